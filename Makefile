@@ -1,0 +1,31 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+# Everything else here is what those two are built from.
+
+GO ?= go
+export GOFLAGS := -buildvcs=false
+
+.PHONY: run test generate check-generated cluster cluster-stop build
+
+## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
+run:
+	$(GO) run ./cmd/styrmin-dev run
+
+## test: run every test, starting whatever they need.
+test: check-generated
+	$(GO) vet ./...
+	$(GO) test -timeout 40m ./...
+
+## build: build the styrmin binary into bin/.
+build:
+	$(GO) build -o bin/styrmin ./cmd/styrmin
+
+## generate: regenerate templ views, sqlc queries and the docs/ reference.
+generate:
+	$(GO) tool templ generate
+	$(GO) tool sqlc generate
+	$(GO) run ./cmd/styrmin docs driver-api --out docs/driver-api.md
+	$(GO) run ./cmd/styrmin driver schema > docs/driver.schema.json
+
+## check-generated: fail when committed generated code differs from a fresh generation.
+check-generated:
+	./scripts/check-generated

@@ -1,0 +1,39 @@
+// Command styrmin is the one Styrmin binary: the web server, its database
+// migrations, user administration and the driver author's tools.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// errSilent marks a failure the command has already reported; main only sets the exit code.
+var errSilent = errors.New("failed")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root := &cobra.Command{
+		Use:           "styrmin",
+		Short:         "Run third-party applications on Kubernetes through drivers",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newDriverCmd(),
+		newDocsCmd(),
+	)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if !errors.Is(err, errSilent) {
+			fmt.Fprintln(os.Stderr, "styrmin:", err)
+		}
+		os.Exit(1)
+	}
+}
