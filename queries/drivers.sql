@@ -1,0 +1,44 @@
+-- name: InsertDriverVersion :one
+-- Inserts a driver version unless one with the same name and version exists;
+-- returns no row in that case (the caller then compares digests).
+INSERT INTO driver_versions (
+    name, version, title, summary, labels, spec, icon, icon_content_type,
+    readme, digest, bundle, created_by
+) VALUES (
+    @name, @version, @title, @summary, @labels, @spec, @icon, @icon_content_type,
+    @readme, @digest, @bundle, @created_by
+)
+ON CONFLICT (name, version) DO NOTHING
+RETURNING id;
+
+-- name: GetDriverVersionDigest :one
+SELECT digest FROM driver_versions WHERE name = @name AND version = @version;
+
+-- name: ListDriverVersionSummaries :many
+-- Every version of every driver without the large columns, for the catalogue.
+SELECT name, version, title, summary, labels, (icon IS NOT NULL)::boolean AS has_icon, created_at
+FROM driver_versions
+ORDER BY name, id;
+
+-- name: ListDriverVersions :many
+-- The versions of one driver, for its version picker.
+SELECT version, created_at, created_by
+FROM driver_versions
+WHERE name = @name
+ORDER BY id;
+
+-- name: GetDriverVersion :one
+-- One driver version without its icon bytes and bundle archive.
+SELECT name, version, title, summary, labels, spec, (icon IS NOT NULL)::boolean AS has_icon,
+       readme, digest, created_at, created_by
+FROM driver_versions
+WHERE name = @name AND version = @version;
+
+-- name: GetDriverIcon :one
+SELECT icon, icon_content_type
+FROM driver_versions
+WHERE name = @name AND version = @version AND icon IS NOT NULL;
+
+-- name: GetDriverBundle :one
+-- The whole bundle as a gzip-compressed tar archive.
+SELECT bundle FROM driver_versions WHERE name = @name AND version = @version;
