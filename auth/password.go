@@ -1,0 +1,82 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/crypto/argon2"
+
+	"github.com/styrmin/styrmin"
+)
+
+// Argon2id parameters: the OWASP recommendation of 19 MiB memory, two passes, one lane.
+const (
+	argonMemoryKiB = 19 * 1024
+	argonTime      = 2
+	argonThreads   = 1
+	argonKeyLen    = 32
+	argonSaltLen   = 16
+)
+
+// MinPasswordLength is the shortest password accepted.
+const MinPasswordLength = 10
+
+// HashPassword returns the argon2id hash of password in PHC string format
+// ($argon2id$v=19$m=...,t=...,p=...$salt$hash).
+func HashPassword(password string) (string, error) {
+	salt := make([]byte, argonSaltLen)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("auth: salt: %w", err)
+	}
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
+		argon2.Version, argonMemoryKiB, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+}
+
+// VerifyPassword reports whether password matches a hash made by HashPassword,
+// using the parameters recorded in the hash.
+func VerifyPassword(hash, password string) (bool, error) {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
+		return false, errors.New("auth: password hash is not an argon2id PHC string")
+	}
+	var version int
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false, fmt.Errorf("auth: unsupported argon2 version %q", parts[2])
+	}
+	var memory, passes uint32
+	var threads uint8
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &passes, &threads); err != nil {
+		return false, fmt.Errorf("auth: argon2 parameters %q: %w", parts[3], err)
+	}
+	salt, err := base64.RawStdEncoding.DecodeString(parts[4])
+	if err != nil {
+		return false, fmt.Errorf("auth: argon2 salt: %w", err)
+	}
+	want, err := base64.RawStdEncoding.DecodeString(parts[5])
+	if err != nil {
+		return false, fmt.Errorf("auth: argon2 hash: %w", err)
+	}
+	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+// CheckPassword refuses passwords too short to be safe.
+func CheckPassword(password string) error {
+	if len([]rune(password)) < MinPasswordLength {
+		return &styrmin.Error{
+			Code:    styrmin.EINVALID,
+			Message: fmt.Sprintf("The password must have at least %d characters.", MinPasswordLength),
+			Fields:  map[string]string{"password": fmt.Sprintf("At least %d characters.", MinPasswordLength)},
+		}
+	}
+	return nil
+}
+
+// GeneratePassword returns a random password of 26 base32 characters (130 bits).
+func GeneratePassword() string { return rand.Text() }

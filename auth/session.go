@@ -1,0 +1,171 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin/db"
+)
+
+// SessionCookie is the name of the session cookie.
+const SessionCookie = "styrmin_session"
+
+// SessionLifetime is how long a session lasts without signing in again.
+const SessionLifetime = 12 * time.Hour
+
+// MinSessionKeyLength is the shortest STYRMIN_SESSION_KEY accepted.
+const MinSessionKeyLength = 32
+
+// sessionKeySetting names the generated session key in the settings table.
+const sessionKeySetting = "session_key"
+
+// Session is what the session cookie carries: who is signed in, the CSRF
+// token and the messages to show on the next page.
+type Session struct {
+	// UserID is 0 when nobody is signed in.
+	UserID int64
+	// Epoch is the user's SessionEpoch at sign-in; a different epoch voids the session.
+	Epoch int32
+	// CSRF is the token every state-changing request must carry.
+	CSRF string
+	// flashes are "kind\x00message" pairs, shown once.
+	flashes []string
+}
+
+// Flash is a one-time message for the next page.
+type Flash struct {
+	Kind    string
+	Message string
+}
+
+// AddFlash queues a message for the next page.
+func (sess *Session) AddFlash(kind, message string) {
+	sess.flashes = append(sess.flashes, kind+"\x00"+message)
+}
+
+// TakeFlashes returns the queued messages and forgets them.
+func (sess *Session) TakeFlashes() []Flash {
+	out := make([]Flash, 0, len(sess.flashes))
+	for _, f := range sess.flashes {
+		kind, msg, _ := strings.Cut(f, "\x00")
+		out = append(out, Flash{Kind: kind, Message: msg})
+	}
+	sess.flashes = nil
+	return out
+}
+
+// Sessions reads and writes sessions in signed and encrypted cookies.
+type Sessions struct {
+	store *sessions.CookieStore
+}
+
+// NewSessions returns the cookie codec keyed by secret (at least 32 bytes).
+func NewSessions(secret []byte) (*Sessions, error) {
+	if len(secret) < MinSessionKeyLength {
+		return nil, fmt.Errorf("auth: session key has %d bytes; it needs at least %d", len(secret), MinSessionKeyLength)
+	}
+	hashKey := sha512.Sum512(append([]byte("styrmin session signing\x00"), secret...))
+	blockKey := sha256.Sum256(append([]byte("styrmin session encryption\x00"), secret...))
+	store := sessions.NewCookieStore(hashKey[:], blockKey[:])
+	store.Options = &sessions.Options{
+		Path:     "/",
+		MaxAge:   int(SessionLifetime.Seconds()),
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+	}
+	store.MaxAge(int(SessionLifetime.Seconds()))
+	return &Sessions{store: store}, nil
+}
+
+// SessionSecret returns the secret that keys session cookies: fromEnv when
+// given (STYRMIN_SESSION_KEY), else a random secret generated on first use and
+// kept in the database, so every server and every restart shares it.
+func SessionSecret(ctx context.Context, q *db.Queries, fromEnv string) ([]byte, error) {
+	if fromEnv != "" {
+		if len(fromEnv) < MinSessionKeyLength {
+			return nil, fmt.Errorf("auth: STYRMIN_SESSION_KEY has %d characters; use at least %d random ones (e.g. `openssl rand -hex 32`)", len(fromEnv), MinSessionKeyLength)
+		}
+		return []byte(fromEnv), nil
+	}
+	if err := q.InsertSettingIfAbsent(ctx, db.InsertSettingIfAbsentParams{Name: sessionKeySetting, Value: []byte(rand.Text() + rand.Text())}); err != nil {
+		return nil, fmt.Errorf("auth: store session key: %w", err)
+	}
+	secret, err := q.GetSetting(ctx, sessionKeySetting)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errors.New("auth: session key vanished from the settings table")
+	} else if err != nil {
+		return nil, fmt.Errorf("auth: read session key: %w", err)
+	}
+	return secret, nil
+}
+
+// Load reads the request's session. A missing, expired or forged cookie
+// gives a new anonymous session; every session has a CSRF token.
+func (s *Sessions) Load(r *http.Request) *Session {
+	sess := &Session{}
+	raw, err := s.store.New(r, SessionCookie)
+	if err == nil {
+		sess.UserID, _ = raw.Values["uid"].(int64)
+		sess.Epoch, _ = raw.Values["epoch"].(int32)
+		sess.CSRF, _ = raw.Values["csrf"].(string)
+		sess.flashes, _ = raw.Values["flash"].([]string)
+	}
+	if sess.CSRF == "" {
+		sess.CSRF = rand.Text()
+	}
+	return sess
+}
+
+// Save writes the session into the response's cookie. The cookie is Secure
+// when the request came over TLS.
+func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) error {
+	raw := sessions.NewSession(s.store, SessionCookie)
+	opts := *s.store.Options
+	opts.Secure = r.TLS != nil
+	raw.Options = &opts
+	raw.Values["uid"] = sess.UserID
+	raw.Values["epoch"] = sess.Epoch
+	raw.Values["csrf"] = sess.CSRF
+	if len(sess.flashes) > 0 {
+		raw.Values["flash"] = sess.flashes
+	}
+	if err := s.store.Save(r, w, raw); err != nil {
+		return fmt.Errorf("auth: save session: %w", err)
+	}
+	return nil
+}
+
+// SignIn makes the session the user's, with a fresh CSRF token.
+func (sess *Session) SignIn(u User) {
+	sess.UserID = u.ID
+	sess.Epoch = u.SessionEpoch
+	sess.CSRF = rand.Text()
+}
+
+// SignOut makes the session anonymous, with a fresh CSRF token.
+func (sess *Session) SignOut() {
+	sess.UserID = 0
+	sess.Epoch = 0
+	sess.CSRF = rand.Text()
+}
+
+// ValidFor reports whether the session still belongs to u: same epoch, u not disabled.
+func (sess *Session) ValidFor(u User) bool {
+	return sess.UserID == u.ID && sess.Epoch == u.SessionEpoch && !u.Disabled
+}
+
+// CheckCSRF reports whether token is the session's CSRF token.
+func (sess *Session) CheckCSRF(token string) bool {
+	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(sess.CSRF)) == 1
+}

@@ -1,0 +1,232 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// User is a person who signs in.
+type User struct {
+	ID       int64
+	Username string
+	Role     Role
+	Disabled bool
+	// SessionEpoch changes whenever the user's sessions must end (new password,
+	// disabled, new role); a session carrying another epoch is void.
+	SessionEpoch int32
+	CreatedAt    time.Time
+}
+
+// Users stores users in PostgreSQL and checks their passwords.
+type Users struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+	now  func() time.Time
+	// dummyHash is verified against when a username is unknown, so that
+	// unknown and known usernames take the same time to refuse.
+	dummyHash string
+}
+
+// NewUsers returns the user store on pool.
+func NewUsers(pool *pgxpool.Pool) (*Users, error) {
+	dummy, err := HashPassword("not a password of anyone")
+	if err != nil {
+		return nil, err
+	}
+	return &Users{pool: pool, q: db.New(pool), now: time.Now, dummyHash: dummy}, nil
+}
+
+var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// NormalizeUsername lower-cases and trims a username as typed.
+func NormalizeUsername(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// CheckUsername refuses names that are not 1–63 lower-case letters, digits, '.', '_' or '-'.
+func CheckUsername(name string) error {
+	if !usernamePattern.MatchString(name) {
+		return &styrmin.Error{
+			Code:    styrmin.EINVALID,
+			Message: fmt.Sprintf("Invalid username %q: use 1 to 63 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit.", name),
+			Fields:  map[string]string{"username": "1 to 63 lower-case letters, digits, '.', '_' or '-'."},
+		}
+	}
+	return nil
+}
+
+// NewUser is what Create needs.
+type NewUser struct {
+	Username string
+	Password string
+	Role     Role
+}
+
+// Create adds a user.
+func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
+	name := NormalizeUsername(nu.Username)
+	if err := CheckUsername(name); err != nil {
+		return User{}, err
+	}
+	if nu.Role == Anonymous {
+		return User{}, &styrmin.Error{Code: styrmin.EINVALID, Message: "Choose a role: admin, operator or read-only.", Fields: map[string]string{"role": "Choose a role."}}
+	}
+	if err := CheckPassword(nu.Password); err != nil {
+		return User{}, err
+	}
+	hash, err := HashPassword(nu.Password)
+	if err != nil {
+		return User{}, err
+	}
+	row, err := u.q.CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: hash, Role: nu.Role.String()})
+	if isUniqueViolation(err) {
+		return User{}, &styrmin.Error{
+			Code:    styrmin.ECONFLICT,
+			Message: fmt.Sprintf("A user named %q already exists; choose another name.", name),
+			Fields:  map[string]string{"username": "This name is taken."},
+		}
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: create user %s: %w", name, err)
+	}
+	return userFromRow(row), nil
+}
+
+// Get returns the user with id.
+func (u *Users) Get(ctx context.Context, id int64) (User, error) {
+	row, err := u.q.GetUserByID(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: get user %d: %w", id, err)
+	}
+	return userFromRow(row), nil
+}
+
+// List returns every user, by username.
+func (u *Users) List(ctx context.Context) ([]User, error) {
+	rows, err := u.q.ListUsers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("auth: list users: %w", err)
+	}
+	users := make([]User, 0, len(rows))
+	for _, r := range rows {
+		users = append(users, userFromRow(r))
+	}
+	return users, nil
+}
+
+// SetRole changes a user's role and ends their sessions. It refuses to leave
+// no enabled admin.
+func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) {
+	if role == Anonymous {
+		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
+	}
+	return u.changeKeepingAdmin(ctx, id, role != Admin, func(q *db.Queries) (db.User, error) {
+		return q.SetUserRole(ctx, db.SetUserRoleParams{ID: id, Role: role.String()})
+	})
+}
+
+// SetDisabled disables or enables a user; disabling ends their sessions. It
+// refuses to disable the last enabled admin.
+func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User, error) {
+	return u.changeKeepingAdmin(ctx, id, disabled, func(q *db.Queries) (db.User, error) {
+		return q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
+	})
+}
+
+// SetPassword replaces a user's password and ends their sessions.
+func (u *Users) SetPassword(ctx context.Context, id int64, password string) (User, error) {
+	if err := CheckPassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return User{}, err
+	}
+	row, err := u.q.SetUserPassword(ctx, db.SetUserPasswordParams{ID: id, PasswordHash: hash})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: set password of user %d: %w", id, err)
+	}
+	return userFromRow(row), nil
+}
+
+// changeKeepingAdmin applies change in a transaction that holds the users
+// table, and rolls it back when it would leave no enabled admin. demotes says
+// whether the change can take admin rights away.
+func (u *Users) changeKeepingAdmin(ctx context.Context, id int64, demotes bool, change func(*db.Queries) (db.User, error)) (User, error) {
+	tx, err := u.pool.Begin(ctx)
+	if err != nil {
+		return User{}, fmt.Errorf("auth: begin: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	q := u.q.WithTx(tx)
+	if err := q.LockUsers(ctx); err != nil {
+		return User{}, fmt.Errorf("auth: lock users: %w", err)
+	}
+	row, err := change(q)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: change user %d: %w", id, err)
+	}
+	if demotes {
+		admins, err := q.CountActiveAdmins(ctx)
+		if err != nil {
+			return User{}, fmt.Errorf("auth: count admins: %w", err)
+		}
+		if admins == 0 {
+			return User{}, styrmin.Errorf(styrmin.ECONFLICT, "%s is the last enabled admin; make another user admin first.", row.Username)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return User{}, fmt.Errorf("auth: commit: %w", err)
+	}
+	return userFromRow(row), nil
+}
+
+// EnsureAdmin creates the user "admin" when there are no users at all, with
+// password, or a generated one when password is empty. It returns whether it
+// created the user and the password it used.
+func (u *Users) EnsureAdmin(ctx context.Context, password string) (created bool, used string, err error) {
+	n, err := u.q.CountUsers(ctx)
+	if err != nil {
+		return false, "", fmt.Errorf("auth: count users: %w", err)
+	}
+	if n > 0 {
+		return false, "", nil
+	}
+	if password == "" {
+		password = GeneratePassword()
+	}
+	if _, err := u.Create(ctx, NewUser{Username: "admin", Password: password, Role: Admin}); err != nil {
+		if styrmin.ErrorCode(err) == styrmin.ECONFLICT {
+			return false, "", nil // another server created it first
+		}
+		return false, "", fmt.Errorf("auth: first admin: %w", err)
+	}
+	return true, password, nil
+}
+
+func userFromRow(r db.User) User {
+	role, err := ParseRole(r.Role)
+	if err != nil {
+		role = Anonymous // the table's CHECK constraint makes this unreachable
+	}
+	return User{ID: r.ID, Username: r.Username, Role: role, Disabled: r.Disabled, SessionEpoch: r.SessionEpoch, CreatedAt: r.CreatedAt}
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/views"
+)
+
+// render writes a templ component as the HTML response with status.
+func render(c echo.Context, status int, component templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return component.Render(c.Request().Context(), c.Response())
+}
+
+// page returns the layout's props for the current request: the signed-in
+// user, the CSRF token and the flash messages (which it consumes).
+func page(c echo.Context, title, nav string) views.Page {
+	p := views.Page{Title: title, Nav: nav}
+	sess, _ := c.Get(ctxSession).(*auth.Session)
+	if sess == nil {
+		return p
+	}
+	p.CSRFToken = sess.CSRF
+	for _, f := range sess.TakeFlashes() {
+		p.Flashes = append(p.Flashes, views.Flash{Kind: f.Kind, Message: f.Message})
+	}
+	if u := currentUser(c); u != nil {
+		p.User = &views.User{ID: u.ID, Username: u.Username, Role: u.Role.String()}
+	}
+	return p
+}
+
+// flash queues a message for the next page.
+func flash(c echo.Context, kind, message string) {
+	session(c).AddFlash(kind, message)
+}
+
+// redirect sends the browser to target after a form post or when sign-in is
+// needed: a 303 for ordinary requests, an HX-Redirect header for htmx ones.
+func redirect(c echo.Context, target string) error {
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", target)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
+
+// isHTMX reports whether htmx made the request to swap part of a page
+// (boosted navigation counts as a full page).
+func isHTMX(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+}
+
+// localPath returns next when it is a path on this server, else fallback;
+// it keeps a sign-in link from sending the user to another site.
+func localPath(next, fallback string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return fallback
+	}
+	return next
+}

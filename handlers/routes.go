@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/auth"
+)
+
+// route is one line of the permission table.
+type route struct {
+	method string
+	path   string
+	// least is the least role allowed; auth.Anonymous means everyone.
+	least   auth.Role
+	handler echo.HandlerFunc
+	// bare routes (health checks, static files) skip the session, the role check and CSRF.
+	bare bool
+}
+
+// routes is THE permission table: every route the server has, and who may call
+// it. To add a page, add a line here; the route-walking test in
+// routes_test.go checks every registered route against this table for every role.
+//
+// Rules the test enforces: state-changing methods (anything but GET/HEAD) need
+// at least operator, except signing in (anyone) and signing out (any signed-in user),
+// which change only the caller's own session.
+func routes(d Deps) []route {
+	return []route{
+		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
+		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready), bare: true},
+		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
+
+		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: signinShow()},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: signinSubmit(d.Users)},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit()},
+
+		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
+
+		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
+		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: userCreate(d.Users)},
+		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: userRole(d.Users)},
+		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
+		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
+		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
+	}
+}

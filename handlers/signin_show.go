@@ -1,0 +1,20 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/views"
+)
+
+// signinShow shows the sign-in form, or sends a signed-in user on.
+func signinShow() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		next := localPath(c.QueryParam("next"), "/")
+		if currentUser(c) != nil {
+			return c.Redirect(http.StatusSeeOther, next)
+		}
+		return render(c, http.StatusOK, views.SigninPage(views.SigninProps{Page: page(c, "Sign in", ""), Next: next}))
+	}
+}

@@ -1,0 +1,37 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/views"
+)
+
+// signer checks typed credentials.
+type signer interface {
+	SignIn(ctx context.Context, username, password, address string) (auth.User, error)
+}
+
+// signinSubmit signs the user in and sends them where they were going; wrong
+// credentials and throttled attempts come back to the form with the reason.
+func signinSubmit(users signer) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		username, next := c.FormValue("username"), localPath(c.FormValue("next"), "/")
+		u, err := users.SignIn(c.Request().Context(), username, c.FormValue("password"), c.RealIP())
+		switch code := styrmin.ErrorCode(err); code {
+		case "":
+		case styrmin.EUNAUTHORIZED, styrmin.ETHROTTLED:
+			return render(c, statusOf[code], views.SigninPage(views.SigninProps{
+				Page: page(c, "Sign in", ""), Username: username, Next: next, Error: styrmin.ErrorMessage(err),
+			}))
+		default:
+			return err
+		}
+		session(c).SignIn(u)
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+}
