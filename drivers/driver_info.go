@@ -1,0 +1,67 @@
+package drivers
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// Title returns spec.info.title, or metadata.name when it is unset.
+func (d *Driver) Title() string {
+	if d.Spec.Info.Title != "" {
+		return d.Spec.Info.Title
+	}
+	return d.Metadata.Name
+}
+
+// Summary returns the first paragraph of spec.info.description as plain text,
+// with Markdown markup removed and lines joined; "" when there is none.
+func (d *Driver) Summary() string {
+	src := []byte(d.Spec.Info.Description)
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	var out strings.Builder
+	_ = ast.Walk(doc, // the walker never fails
+		func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if !entering || n.Kind() != ast.KindParagraph {
+				return ast.WalkContinue, nil
+			}
+			plainText(&out, n, src)
+			return ast.WalkStop, nil
+		})
+	return strings.Join(strings.Fields(out.String()), " ")
+}
+
+// plainText writes the text of n's inline descendants, line breaks as spaces.
+func plainText(out *strings.Builder, n ast.Node, src []byte) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			out.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				out.WriteByte(' ')
+			}
+		case *ast.String:
+			out.Write(t.Value)
+		default:
+			plainText(out, c, src)
+		}
+	}
+}
+
+// DefaultValues maps every parameter that has a valid default to that default,
+// in its canonical type (see Parameter.Check).
+func (d *Driver) DefaultValues() map[string]any {
+	vals := map[string]any{}
+	for i := range d.Spec.Parameters {
+		p := &d.Spec.Parameters[i]
+		if p.Default == nil {
+			continue
+		}
+		if v, err := p.Check(p.Default); err == nil {
+			vals[p.Name] = v
+		}
+	}
+	return vals
+}

@@ -1,0 +1,192 @@
+package drivers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+	"helm.sh/helm/v3/pkg/chartutil"
+)
+
+// maxValuesSize bounds the rendered values, in bytes.
+const maxValuesSize = 1 << 20
+
+// ValuesData is what the values template sees.
+type ValuesData struct {
+	// Parameters maps each parameter name to its typed value (see Parameter.Check).
+	Parameters map[string]any
+	// Version is the application version being installed or upgraded to.
+	Version string
+	// Deployment identifies the deployment being rendered.
+	Deployment DeploymentRef
+	// Driver identifies the driver version in use.
+	Driver DriverRef
+}
+
+// DeploymentRef identifies a deployment in the values template.
+type DeploymentRef struct {
+	Name      string
+	Namespace string
+	Release   string
+}
+
+// DriverRef identifies a driver version in the values template.
+type DriverRef struct {
+	Name    string
+	Version string
+}
+
+// TemplateError is a values template failure, located in the template text.
+type TemplateError struct {
+	// Line and Column in the template, starting at 1; 0 when unknown.
+	Line, Column int
+	// Message says what went wrong.
+	Message string
+}
+
+// Error formats the failure with its template line.
+func (e *TemplateError) Error() string {
+	if e.Line == 0 {
+		return "values template: " + e.Message
+	}
+	return fmt.Sprintf("values template line %d: %s", e.Line, e.Message)
+}
+
+// RenderValues renders the driver's values template with data and returns the
+// Helm values it produces. An empty output gives empty values.
+func (d *Driver) RenderValues(data ValuesData) (map[string]any, error) {
+	vals, err := renderValues(d.Spec.Helm.Main.Values, data)
+	if err != nil {
+		return nil, fmt.Errorf("drivers: render values of %s %s: %w", d.Metadata.Name, d.Spec.Version, err)
+	}
+	return vals, nil
+}
+
+// renderValues parses, executes and reads the values template.
+func renderValues(text string, data ValuesData) (map[string]any, error) {
+	tmpl, err := template.New("values").Option("missingkey=error").Funcs(valuesFuncs()).Parse(text)
+	if err != nil {
+		return nil, templateError(err)
+	}
+	out := &limitedBuffer{max: maxValuesSize}
+	if err := tmpl.Execute(out, data); err != nil {
+		return nil, templateError(err)
+	}
+	return readValues(out.Bytes())
+}
+
+// readValues reads rendered values, which must form one YAML mapping.
+func readValues(out []byte) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(out, &doc); err != nil {
+		return nil, &TemplateError{Message: "output is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return map[string]any{}, nil
+	}
+	if root := doc.Content[0]; root.Kind != yaml.MappingNode {
+		return nil, &TemplateError{Message: "output is " + describeNode(root) + ", not a YAML mapping of values"}
+	}
+	vals, err := chartutil.ReadValues(out)
+	if err != nil {
+		return nil, &TemplateError{Message: "output is not valid Helm values: " + err.Error()}
+	}
+	return vals, nil
+}
+
+// templateErrorText splits text/template messages into line, column and message.
+var templateErrorText = regexp.MustCompile(`^template: values:(\d+)(?::(\d+))?: (?:executing "values" at <[^>]*>: )?(.*)$`)
+
+// templateError turns a text/template error into a TemplateError.
+func templateError(err error) error {
+	var te *TemplateError
+	if errors.As(err, &te) {
+		return te
+	}
+	m := templateErrorText.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &TemplateError{Message: err.Error()}
+	}
+	line, _ := strconv.Atoi(m[1]) // the pattern guarantees digits
+	col, _ := strconv.Atoi(m[2])  // empty when absent: 0
+	msg := strings.TrimPrefix(m[3], "error calling ")
+	if strings.HasPrefix(msg, "map has no entry for key") {
+		msg += "; declare it in spec.parameters or fix the name"
+	}
+	return &TemplateError{Line: line, Column: col, Message: msg}
+}
+
+// limitedBuffer is a buffer that fails once it holds more than max bytes.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+// Write appends p or fails when the buffer would grow past its limit.
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, &TemplateError{Message: fmt.Sprintf("output is larger than %d bytes", b.max)}
+	}
+	return b.Buffer.Write(p)
+}
+
+// checkValuesTemplate renders the values template with each parameter's default
+// or a placeholder, reporting template errors at their line in the file.
+func checkValuesTemplate(rep *report, d *Driver, data []byte) {
+	const field = "spec.helm.main.values"
+	params := map[string]any{}
+	for i := range d.Spec.Parameters {
+		p := &d.Spec.Parameters[i]
+		v, err := p.Check(p.Default)
+		if p.Default == nil || err != nil {
+			v = p.placeholder()
+		}
+		params[p.Name] = v
+	}
+	sample := ValuesData{
+		Parameters: params,
+		Version:    "1.0.0",
+		Deployment: DeploymentRef{Name: "example", Namespace: "example", Release: "example"},
+		Driver:     DriverRef{Name: d.Metadata.Name, Version: d.Spec.Version},
+	}
+	_, err := renderValues(d.Spec.Helm.Main.Values, sample)
+	var te *TemplateError
+	if !errors.As(err, &te) {
+		return
+	}
+	pos, ok := rep.positions[field]
+	if !ok {
+		return
+	}
+	if te.Line > 0 {
+		pos = blockScalarPosition(data, pos, te.Line, te.Column)
+		rep.at(pos, field, "line %d of the template: %s", te.Line, te.Message)
+		return
+	}
+	rep.at(pos, field, "%s", te.Message)
+}
+
+// blockScalarPosition maps a template line and column to the file when the
+// template is a literal block scalar (`values: |`); otherwise it returns start.
+func blockScalarPosition(data []byte, start position, line, col int) position {
+	lines := strings.Split(string(data), "\n")
+	if start.line < 1 || start.line > len(lines) {
+		return start
+	}
+	head := lines[start.line-1]
+	if start.column-1 >= len(head) || head[start.column-1] != '|' {
+		return start
+	}
+	target := start.line + line
+	if target > len(lines) {
+		return start
+	}
+	text := lines[target-1]
+	indent := len(text) - len(strings.TrimLeft(text, " "))
+	return position{line: target, column: indent + max(col, 1)}
+}
