@@ -189,13 +189,13 @@ func TestParseColumnsPointAtValues(t *testing.T) {
 
 func TestParseAliasBomb(t *testing.T) {
 	t.Parallel()
-	var b strings.Builder
-	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
-	for i := 1; i < 9; i++ {
-		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
-	}
-	b.WriteString("spec: {parameters: *a8}\n")
-	_, err := Parse("bomb.yml", []byte(b.String()))
+	wide := func(alias string) string { return "[" + strings.TrimSuffix(strings.Repeat(alias+", ", 100), ", ") + "]" }
+	bomb := "v: &v " + wide("a") + "\n" +
+		"e: &e {key: k, operator: In, values: *v}\n" +
+		"es: &es " + wide("*e") + "\n" +
+		"c: &c {name: c, selector: {matchExpressions: *es}}\n" +
+		"spec: {components: " + wide("*c") + "}\n"
+	_, err := Parse("bomb.yml", []byte(bomb))
 	require.ErrorContains(t, err, "more than 100000 YAML nodes")
 }
 
