@@ -130,7 +130,7 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 	if role == Anonymous {
 		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
 	}
-	return u.changeKeepingAdmin(ctx, id, role != Admin, func(q *db.Queries) (db.User, error) {
+	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
 		return q.SetUserRole(ctx, db.SetUserRoleParams{ID: id, Role: role.String()})
 	})
 }
@@ -138,7 +138,7 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 // SetDisabled disables or enables a user; disabling ends their sessions. It
 // refuses to disable the last enabled admin.
 func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User, error) {
-	return u.changeKeepingAdmin(ctx, id, disabled, func(q *db.Queries) (db.User, error) {
+	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
 		return q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
 	})
 }
@@ -162,9 +162,8 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string) (Use
 }
 
 // changeKeepingAdmin applies change in a transaction that holds the users
-// table, and rolls it back when it would leave no enabled admin. demotes says
-// whether the change can take admin rights away.
-func (u *Users) changeKeepingAdmin(ctx context.Context, id int64, demotes bool, change func(*db.Queries) (db.User, error)) (User, error) {
+// table, and rolls it back when it takes the last enabled admin's rights away.
+func (u *Users) changeKeepingAdmin(ctx context.Context, id int64, change func(*db.Queries) (db.User, error)) (User, error) {
 	tx, err := u.pool.Begin(ctx)
 	if err != nil {
 		return User{}, fmt.Errorf("auth: begin: %w", err)
@@ -174,13 +173,17 @@ func (u *Users) changeKeepingAdmin(ctx context.Context, id int64, demotes bool, 
 	if err := q.LockUsers(ctx); err != nil {
 		return User{}, fmt.Errorf("auth: lock users: %w", err)
 	}
-	row, err := change(q)
+	before, err := q.GetUserByID(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
 	} else if err != nil {
+		return User{}, fmt.Errorf("auth: get user %d: %w", id, err)
+	}
+	row, err := change(q)
+	if err != nil {
 		return User{}, fmt.Errorf("auth: change user %d: %w", id, err)
 	}
-	if demotes {
+	if isActiveAdmin(before) && !isActiveAdmin(row) {
 		admins, err := q.CountActiveAdmins(ctx)
 		if err != nil {
 			return User{}, fmt.Errorf("auth: count admins: %w", err)
@@ -217,6 +220,8 @@ func (u *Users) EnsureAdmin(ctx context.Context, password string) (created bool,
 	}
 	return true, password, nil
 }
+
+func isActiveAdmin(r db.User) bool { return r.Role == Admin.String() && !r.Disabled }
 
 func userFromRow(r db.User) User {
 	role, err := ParseRole(r.Role)

@@ -27,6 +27,9 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(
+		newServeCmd(),
+		newMigrateCmd(),
+		newUserCmd(),
 		newDriverCmd(),
 		newDocsCmd(),
 	)

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/handlers"
+)
+
+// serveConfig is the server's configuration, from flags and STYRMIN_* variables.
+type serveConfig struct {
+	addr          string
+	databaseURL   string
+	sessionKey    string
+	adminPassword string
+	driversDir    string
+	kubeconfig    string
+	logFormat     string
+}
+
+func newServeCmd() *cobra.Command {
+	var cfg serveConfig
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the web server (migrates the database first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.addr, "addr", envOr("STYRMIN_ADDR", "127.0.0.1:8080"), "address to listen on (env STYRMIN_ADDR)")
+	addDatabaseFlag(cmd, &cfg.databaseURL)
+	f.StringVar(&cfg.sessionKey, "session-key", os.Getenv("STYRMIN_SESSION_KEY"),
+		"secret of at least 32 characters that signs session cookies; generated once and kept in the database when empty (env STYRMIN_SESSION_KEY)")
+	f.StringVar(&cfg.adminPassword, "admin-password", os.Getenv("STYRMIN_ADMIN_PASSWORD"),
+		"password of the first admin, created when there are no users; generated and printed once when empty (env STYRMIN_ADMIN_PASSWORD)")
+	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")
+	f.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
+	f.StringVar(&cfg.logFormat, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
+	return cmd
+}
+
+// runServe wires the server together, serves until ctx ends, then shuts down gracefully.
+func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error {
+	logger, err := newLogger(cfg.logFormat, stderr)
+	if err != nil {
+		return err
+	}
+	pool, err := openDatabase(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	applied, err := db.Migrate(ctx, pool)
+	if err != nil {
+		return err
+	}
+	for _, m := range applied {
+		logger.Info("migration applied", "version", m.Version, "name", m.Name)
+	}
+
+	users, err := auth.NewUsers(pool)
+	if err != nil {
+		return err
+	}
+	created, password, err := users.EnsureAdmin(ctx, cfg.adminPassword)
+	if err != nil {
+		return fmt.Errorf("first admin (STYRMIN_ADMIN_PASSWORD): %w", err)
+	}
+	if created {
+		announceAdmin(stdout, password, cfg.adminPassword == "")
+		logger.Info("first admin created", "username", "admin")
+	}
+	secret, err := auth.SessionSecret(ctx, db.New(pool), cfg.sessionKey)
+	if err != nil {
+		return err
+	}
+	sessions, err := auth.NewSessions(secret)
+	if err != nil {
+		return err
+	}
+
+	// Readiness: every dependency a request may need. The cluster check joins
+	// this list when kube/ is wired in.
+	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
+
+	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready})
+	go forgetOldFailures(ctx, users, logger)
+	return listenAndServe(ctx, cfg.addr, e, logger)
+}
+
+// listenAndServe serves handler on addr until ctx ends, then lets running
+// requests finish for up to 30 seconds.
+func listenAndServe(ctx context.Context, addr string, handler http.Handler, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another server running there? choose another with --addr or STYRMIN_ADDR)", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Info("listening", "url", "http://"+ln.Addr().String())
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// newLogger returns the structured logger in format "text" or "json".
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	default:
+		return nil, fmt.Errorf("unknown log format %q: use text or json", format)
+	}
+}
+
+// announceAdmin prints the first admin's credentials, once.
+func announceAdmin(w io.Writer, password string, generated bool) {
+	fmt.Fprintln(w, "================================================================")
+	fmt.Fprintln(w, " First run: created the user \"admin\".")
+	if generated {
+		fmt.Fprintf(w, " Password: %s\n", password)
+		fmt.Fprintln(w, " It is shown only this once; change it on the Users page.")
+	} else {
+		fmt.Fprintln(w, " Password: the value of STYRMIN_ADMIN_PASSWORD.")
+	}
+	fmt.Fprintln(w, "================================================================")
+}
+
+// forgetOldFailures deletes stale sign-in failures every hour until ctx ends.
+func forgetOldFailures(ctx context.Context, users *auth.Users, logger *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := users.ForgetOldFailures(ctx); err != nil {
+				logger.Warn("forget old sign-in failures", "err", err)
+			}
+		}
+	}
+}
