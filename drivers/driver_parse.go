@@ -25,16 +25,22 @@ const maxNodes = 100_000
 // file in problems. When the file breaks the contract the error is Problems
 // listing every violation, and the returned Driver holds what could be decoded.
 func Parse(path string, data []byte) (*Driver, error) {
-	rep := newReport(path)
-	d := &Driver{}
-	if !decodeFile(rep, data, d) {
-		return d, rep.result()
-	}
-	validate(rep, d, data)
+	d, rep := parse(path, data)
 	if ps := rep.result(); ps != nil {
 		return d, ps
 	}
 	return d, nil
+}
+
+// parse decodes and validates a driver file, returning the report that holds
+// its problems and the positions of its fields.
+func parse(path string, data []byte) (*Driver, *report) {
+	rep := newReport(path)
+	d := &Driver{}
+	if decodeFile(rep, data, d) {
+		validate(rep, d, data)
+	}
+	return d, rep
 }
 
 // decodeFile decodes data into d, recording positions and problems in rep. It

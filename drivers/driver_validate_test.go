@@ -189,7 +189,9 @@ func TestParseColumnsPointAtValues(t *testing.T) {
 
 func TestParseAliasBomb(t *testing.T) {
 	t.Parallel()
-	wide := func(alias string) string { return "[" + strings.TrimSuffix(strings.Repeat(alias+", ", 100), ", ") + "]" }
+	wide := func(alias string) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(alias+", ", 100), ", ") + "]"
+	}
 	bomb := "v: &v " + wide("a") + "\n" +
 		"e: &e {key: k, operator: In, values: *v}\n" +
 		"es: &es " + wide("*e") + "\n" +

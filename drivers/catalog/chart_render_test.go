@@ -1,14 +1,12 @@
 package catalog_test
 
 import (
-	"io/fs"
 	"path"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
@@ -22,30 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers"
 )
-
-// loadChart loads the chart folder of a bundle from the embedded file system.
-func loadChart(t *testing.T, bundle string) *chart.Chart {
-	t.Helper()
-	root := path.Join(bundle, "chart")
-	var files []*loader.BufferedFile
-	err := fs.WalkDir(catalog.Bundles(), root, func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(catalog.Bundles(), name)
-		if err != nil {
-			return err
-		}
-		files = append(files, &loader.BufferedFile{Name: strings.TrimPrefix(name, root+"/"), Data: data})
-		return nil
-	})
-	require.NoError(t, err)
-	loaded, err := loader.LoadFiles(files)
-	require.NoError(t, err)
-	return loaded
-}
 
 // renderManifests renders a chart as a fresh install of the release in namespace
 // "apps" and decodes every manifest strictly, as an API server would reject unknown
@@ -189,11 +165,11 @@ func requireConsistentWorkloads(t *testing.T, m manifests) {
 
 // requireComponentsMatch checks that each component selects exactly one workload
 // (its object and its pods) and each workload belongs to exactly one component.
-func requireComponentsMatch(t *testing.T, d driverFile, m manifests) {
+func requireComponentsMatch(t *testing.T, d *drivers.Driver, m manifests) {
 	t.Helper()
 	owners := map[string]int{}
 	for _, c := range d.Spec.Components {
-		selector := labels.SelectorFromSet(c.Selector.MatchLabels)
+		selector := componentSelector(t, c)
 		var matched []string
 		for _, w := range m.workloads {
 			if selector.Matches(labels.Set(w.labels)) {
@@ -211,11 +187,11 @@ func requireComponentsMatch(t *testing.T, d driverFile, m manifests) {
 
 // requireServicesExposed checks that each driver service has a Kubernetes Service
 // on its port that selects the pods of the service's component.
-func requireServicesExposed(t *testing.T, d driverFile, m manifests) {
+func requireServicesExposed(t *testing.T, d *drivers.Driver, m manifests) {
 	t.Helper()
 	components := map[string]labels.Selector{}
 	for _, c := range d.Spec.Components {
-		components[c.Name] = labels.SelectorFromSet(c.Selector.MatchLabels)
+		components[c.Name] = componentSelector(t, c)
 	}
 	for _, s := range d.Spec.Services {
 		exposed := false
@@ -234,11 +210,25 @@ func requireServicesExposed(t *testing.T, d driverFile, m manifests) {
 	}
 }
 
-func hasPort(svc *corev1.Service, port int32) bool {
+func hasPort(svc *corev1.Service, port int) bool {
 	for _, p := range svc.Spec.Ports {
-		if p.Port == port {
+		if int(p.Port) == port {
 			return true
 		}
 	}
 	return false
+}
+
+// componentSelector converts a component's selector to a Kubernetes one.
+func componentSelector(t *testing.T, c drivers.Component) labels.Selector {
+	t.Helper()
+	ls := &metav1.LabelSelector{MatchLabels: c.Selector.MatchLabels}
+	for _, e := range c.Selector.MatchExpressions {
+		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
+		})
+	}
+	selector, err := metav1.LabelSelectorAsSelector(ls)
+	require.NoError(t, err, "selector of component %s", c.Name)
+	return selector
 }

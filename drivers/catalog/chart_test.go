@@ -98,9 +98,9 @@ func TestChartsRenderWhatTheDriversPromise(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := readDriver(t, tt.bundle)
-			ch := loadChart(t, tt.bundle)
-			objects := renderManifests(t, ch, tt.release, renderValues(t, d, tt.version, tt.release, tt.params))
+			b := loadBundle(t, tt.bundle)
+			d := b.Driver
+			objects := renderManifests(t, b.Chart, tt.release, renderValues(t, d, tt.version, tt.release, tt.params))
 			requireValidNames(t, objects)
 			m := sortManifests(t, objects)
 			require.Equal(t, tt.kinds, m.kinds)

@@ -1,86 +1,64 @@
 package catalog_test
 
 import (
-	"bytes"
-	"io/fs"
-	"path"
 	"testing"
-	"text/template"
 
-	"github.com/Masterminds/sprig/v3"
-	"github.com/goccy/go-yaml"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/catalog"
 )
-
-// driverFile is the part of driver.styrmin.yml that these tests read.
-type driverFile struct {
-	Spec struct {
-		Version string `yaml:"version"`
-		Helm    struct {
-			Main struct {
-				Version string `yaml:"version"`
-				Values  string `yaml:"values"`
-			} `yaml:"main"`
-		} `yaml:"helm"`
-		Parameters []struct {
-			Name    string `yaml:"name"`
-			Type    string `yaml:"type"`
-			Default any    `yaml:"default"`
-		} `yaml:"parameters"`
-		Services []struct {
-			Name      string `yaml:"name"`
-			Component string `yaml:"component"`
-			Port      int32  `yaml:"port"`
-		} `yaml:"services"`
-		Components []struct {
-			Name     string `yaml:"name"`
-			Selector struct {
-				MatchLabels map[string]string `yaml:"matchLabels"`
-			} `yaml:"selector"`
-		} `yaml:"components"`
-	} `yaml:"spec"`
-}
-
-func readDriver(t *testing.T, bundle string) driverFile {
-	t.Helper()
-	data, err := fs.ReadFile(catalog.Bundles(), path.Join(bundle, "driver.styrmin.yml"))
-	require.NoError(t, err)
-	var d driverFile
-	require.NoError(t, yaml.Unmarshal(data, &d))
-	return d
-}
 
 // testPassword is the value every secret parameter gets in these tests.
 const testPassword = "s3cret-test-password"
 
-// renderValues renders the driver's values template with every parameter's
-// default (secrets get testPassword), then the overrides, for the given
-// application version and release.
-func renderValues(t *testing.T, d driverFile, version, release string, overrides map[string]any) map[string]any {
+// loadBundle loads a bundled driver with the drivers package, which fails on
+// anything `styrmin driver lint` would report.
+func loadBundle(t *testing.T, name string) *drivers.Bundle {
 	t.Helper()
-	params := map[string]any{}
-	for _, p := range d.Spec.Parameters {
-		params[p.Name] = p.Default
-		if p.Type == "secret" {
+	b, err := drivers.LoadBundle(catalog.Bundles(), name)
+	require.NoError(t, err)
+	require.NotNil(t, b.Chart, "%s ships its chart in the bundle", name)
+	return b
+}
+
+// renderValues renders the driver's values template as Styrmin does on an
+// install: every parameter's default (secrets get testPassword), then the
+// overrides, checked against their parameters.
+func renderValues(t *testing.T, d *drivers.Driver, version, release string, overrides map[string]any) map[string]any {
+	t.Helper()
+	params := d.DefaultValues()
+	for i := range d.Spec.Parameters {
+		if p := &d.Spec.Parameters[i]; p.Type == drivers.TypeSecret {
 			params[p.Name] = testPassword
 		}
 	}
 	for name, value := range overrides {
-		require.Contains(t, params, name, "override of an undeclared parameter")
-		params[name] = value
+		p := parameter(t, d, name)
+		checked, err := p.Check(value)
+		require.NoError(t, err, "override of %s", name)
+		params[name] = checked
 	}
-	tpl, err := template.New("values").Option("missingkey=error").Funcs(sprig.TxtFuncMap()).Parse(d.Spec.Helm.Main.Values)
+	for i := range d.Spec.Parameters {
+		require.Contains(t, params, d.Spec.Parameters[i].Name, "every parameter has a value")
+	}
+	values, err := d.RenderValues(drivers.ValuesData{
+		Parameters: params,
+		Version:    version,
+		Deployment: drivers.DeploymentRef{Name: "demo", Namespace: "apps", Release: release},
+		Driver:     drivers.DriverRef{Name: d.Metadata.Name, Version: d.Spec.Version},
+	})
 	require.NoError(t, err)
-	var out bytes.Buffer
-	require.NoError(t, tpl.Execute(&out, map[string]any{
-		"Parameters": params,
-		"Version":    version,
-		"Deployment": map[string]any{"Name": "demo", "Namespace": "apps", "Release": release},
-		"Driver":     map[string]any{"Name": "test", "Version": d.Spec.Version},
-	}))
-	values := map[string]any{}
-	require.NoError(t, yaml.Unmarshal(out.Bytes(), &values), out.String())
 	return values
+}
+
+func parameter(t *testing.T, d *drivers.Driver, name string) *drivers.Parameter {
+	t.Helper()
+	for i := range d.Spec.Parameters {
+		if d.Spec.Parameters[i].Name == name {
+			return &d.Spec.Parameters[i]
+		}
+	}
+	require.Failf(t, "unknown parameter", "%s declares no parameter %s", d.Metadata.Name, name)
+	return nil
 }

@@ -68,7 +68,7 @@ def fetch_page(path: str = "/") -> None:
     url = _site_url(path)
     styrmin.log.info("Fetching %s", url)
     script = (
-        "set -eu; "
+        "set -eu -o pipefail; "
         f"url={shlex.quote(url)}; "
         'wget -S -T 10 -O /tmp/body "$url" 2>&1 | grep -E "^ +HTTP/"; '
         'echo "body: $(wc -c < /tmp/body) bytes"'
