@@ -1,0 +1,237 @@
+package catalog_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/drivers"
+	bundled "github.com/styrmin/styrmin/drivers/catalog"
+)
+
+// driverYAML is a small valid driver file; %s is its spec.version.
+const driverYAML = `apiVersion: styrmin.io/v1
+kind: Driver
+metadata:
+  name: tiny
+  labels: {category: test}
+spec:
+  version: %s
+  supported_versions: ">=1.0.0"
+  info:
+    title: Tiny
+    description: |
+      A tiny **test** driver.
+
+      Second paragraph.
+  helm:
+    main:
+      location: oci://registry.example.com/charts/tiny
+      version: 1.0.0
+  parameters:
+    - name: size
+      type: integer
+      default: 3
+      min: 1
+`
+
+// tinyBundle returns a bundle folder "tiny" holding version with the given README.
+func tinyBundle(version, readme string) fstest.MapFS {
+	return fstest.MapFS{
+		"tiny/driver.styrmin.yml": {Data: fmt.Appendf(nil, driverYAML, version)},
+		"tiny/README.md":          {Data: []byte(readme)},
+	}
+}
+
+// setup returns a catalogue on a fresh database.
+func setup(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	return catalog.New(dbtest.New(t))
+}
+
+func TestImportBundledIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+
+	first, err := c.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	require.Len(t, first, len(bundled.Names()))
+	for _, res := range first {
+		require.True(t, res.Created, "%s is new", res.Name)
+	}
+
+	again, err := c.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
+	require.NoError(t, err, "importing identical bundles again is a no-op")
+	for _, res := range again {
+		require.False(t, res.Created, "%s already stored", res.Name)
+	}
+
+	entries, err := c.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, entries, len(bundled.Names()))
+}
+
+func TestImportStoresEverythingTheBundleHolds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	for _, name := range bundled.Names() {
+		want, err := drivers.LoadBundle(bundled.Bundles(), name)
+		require.NoError(t, err)
+		_, err = c.Import(ctx, want, "bundled")
+		require.NoError(t, err)
+
+		v, err := c.Get(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)
+		require.NoError(t, err)
+		require.Equal(t, want.Driver, v.Driver, "the stored spec decodes to the imported driver")
+		require.Equal(t, want.Readme, v.Readme)
+		require.Equal(t, want.Digest(), v.Digest)
+		require.Equal(t, "bundled", v.CreatedBy)
+		require.Equal(t, want.Icon != nil, v.HasIcon)
+		if want.Icon != nil {
+			icon, err := c.Icon(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)
+			require.NoError(t, err)
+			require.Equal(t, want.Icon.ContentType, icon.ContentType)
+			require.Equal(t, want.Icon.Data, icon.Data)
+		}
+
+		got, err := c.Bundle(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)
+		require.NoError(t, err)
+		require.Equal(t, want.Digest(), got.Digest(), "the stored archive holds the same bundle")
+	}
+}
+
+func TestImportRefusesChangedContentUnderSameVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+
+	res, err := c.ImportFS(ctx, tinyBundle("1.0.0", "first"), "tiny", "alice")
+	require.NoError(t, err)
+	require.True(t, res.Created)
+
+	res, err = c.ImportFS(ctx, tinyBundle("1.0.0", "first"), "tiny", "bob")
+	require.NoError(t, err)
+	require.False(t, res.Created, "identical content is a no-op")
+
+	_, err = c.ImportFS(ctx, tinyBundle("1.0.0", "changed README"), "tiny", "bob")
+	require.Error(t, err)
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
+	require.Contains(t, styrmin.ErrorMessage(err), "Driver tiny version 1.0.0 is already in the catalogue with different content")
+	require.Contains(t, styrmin.ErrorMessage(err), "raise spec.version")
+
+	v, err := c.Get(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Equal(t, "first", v.Readme, "the stored version is unchanged")
+	require.Equal(t, "alice", v.CreatedBy)
+}
+
+func TestImportRefusesInvalidBundleWithProblems(t *testing.T) {
+	t.Parallel()
+	c := setup(t)
+	fsys := fstest.MapFS{"bad/driver.styrmin.yml": {Data: []byte("apiVersion: styrmin.io/v1\nkind: Driver\nmetadata:\n  name: Bad_Name\n")}}
+
+	_, err := c.ImportFS(context.Background(), fsys, "bad", "alice")
+	require.Error(t, err)
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+	var ps drivers.Problems
+	require.ErrorAs(t, err, &ps)
+	require.NotEmpty(t, ps)
+	require.Equal(t, 4, findProblem(t, ps, "metadata.name").Line, "problems keep their lines")
+
+	entries, err := c.List(context.Background())
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}
+
+// findProblem returns the problem about field.
+func findProblem(t *testing.T, ps drivers.Problems, field string) drivers.Problem {
+	t.Helper()
+	for _, p := range ps {
+		if p.Field == field {
+			return p
+		}
+	}
+	t.Fatalf("no problem about %s in %v", field, ps)
+	return drivers.Problem{}
+}
+
+func TestListShowsNewestVersionBySemver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	for _, v := range []string{"1.2.0", "1.10.0", "1.10.1-rc.1", "1.9.0"} {
+		_, err := c.ImportFS(ctx, tinyBundle(v, ""), "tiny", "alice")
+		require.NoError(t, err)
+	}
+
+	entries, err := c.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Equal(t, catalog.Entry{
+		Name: "tiny", Version: "1.10.1-rc.1", Title: "Tiny", Summary: "A tiny test driver.",
+		Labels: map[string]string{"category": "test"}, Versions: 4,
+	}, entries[0])
+
+	versions, err := c.Versions(ctx, "tiny")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.10.1-rc.1", "1.10.0", "1.9.0", "1.2.0"}, versions)
+}
+
+func TestMissingDriverIsNotFound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	_, err := c.Versions(ctx, "nope")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	_, err = c.Get(ctx, "nope", "1.0.0")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	_, err = c.Icon(ctx, "nope", "1.0.0")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	_, err = c.Bundle(ctx, "nope", "1.0.0")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+}
+
+func TestImportArchive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	files := map[string][]byte{}
+	for name, f := range tinyBundle("2.0.0", "readme") {
+		files[name] = f.Data
+	}
+	archive, err := catalog.Pack(files)
+	require.NoError(t, err)
+
+	res, err := c.ImportArchive(ctx, bytes.NewReader(archive), "alice")
+	require.NoError(t, err)
+	require.Equal(t, catalog.Imported{Name: "tiny", Version: "2.0.0", Created: true}, res)
+}
+
+func TestImportDirImportsEveryBundleFolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	dir := t.TempDir()
+	for name, f := range tinyBundle("3.0.0", "") {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, f.Data, 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "not-a-bundle"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
+
+	res, err := c.ImportDir(ctx, dir)
+	require.NoError(t, err)
+	require.Equal(t, []catalog.Imported{{Name: "tiny", Version: "3.0.0", Created: true}}, res)
+}

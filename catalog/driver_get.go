@@ -1,0 +1,107 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// Version is one stored driver version, without its icon and bundle archive.
+type Version struct {
+	Driver    *drivers.Driver
+	HasIcon   bool
+	Readme    string
+	Digest    string
+	CreatedAt time.Time
+	// CreatedBy says who or what imported the version ("bundled", a user name, ...).
+	CreatedBy string
+}
+
+// Icon is a driver version's icon with its checked content type.
+type Icon struct {
+	ContentType string
+	Data        []byte
+}
+
+// Versions returns the versions of the named driver, newest first. A driver
+// the catalogue does not hold is an ENOTFOUND error.
+func (c *Catalog) Versions(ctx context.Context, name string) ([]string, error) {
+	rows, err := c.q.ListDriverVersions(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: versions of %s: %w", name, err)
+	}
+	if len(rows) == 0 {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver named %q.", name)
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Version
+	}
+	slices.SortFunc(out, func(a, b string) int { return compareVersions(b, a) })
+	return out, nil
+}
+
+// Get returns one version of the named driver. A missing one is an ENOTFOUND error.
+func (c *Catalog) Get(ctx context.Context, name, version string) (*Version, error) {
+	row, err := c.q.GetDriverVersion(ctx, db.GetDriverVersionParams{Name: name, Version: version})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: get %s %s: %w", name, version, err)
+	}
+	d, err := drivers.Parse("spec.json", row.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: decode stored spec of %s %s: %w", name, version, err)
+	}
+	return &Version{
+		Driver:    d,
+		HasIcon:   row.HasIcon,
+		Readme:    row.Readme,
+		Digest:    row.Digest,
+		CreatedAt: row.CreatedAt,
+		CreatedBy: row.CreatedBy.String,
+	}, nil
+}
+
+// Icon returns the icon of a driver version. A version without an icon is an ENOTFOUND error.
+func (c *Catalog) Icon(ctx context.Context, name, version string) (Icon, error) {
+	row, err := c.q.GetDriverIcon(ctx, db.GetDriverIconParams{Name: name, Version: version})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Icon{}, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %q version %q has no icon.", name, version)
+	}
+	if err != nil {
+		return Icon{}, fmt.Errorf("catalog: icon of %s %s: %w", name, version, err)
+	}
+	return Icon{ContentType: row.IconContentType.String, Data: row.Icon}, nil
+}
+
+// Bundle loads the whole stored bundle of a driver version (chart, actions and
+// all), as deployments need it. A missing version is an ENOTFOUND error.
+func (c *Catalog) Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error) {
+	archive, err := c.q.GetDriverBundle(ctx, db.GetDriverBundleParams{Name: name, Version: version})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: bundle of %s %s: %w", name, version, err)
+	}
+	fsys, root, err := Unpack(bytes.NewReader(archive), DefaultLimits)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: unpack stored bundle of %s %s: %w", name, version, err)
+	}
+	b, err := drivers.LoadBundle(fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: load stored bundle of %s %s: %w", name, version, err)
+	}
+	return b, nil
+}

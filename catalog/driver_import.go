@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"gopkg.in/yaml.v3"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// Imported says what an import did with one bundle.
+type Imported struct {
+	Name    string
+	Version string
+	// Created is false when the catalogue already held the identical version.
+	Created bool
+}
+
+// Import stores one loaded bundle as a driver version. The same name and
+// version with the same content is a no-op (Created false); with other content
+// it is refused with an ECONFLICT error, because a driver version is immutable.
+// by records who or what imported it.
+func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imported, error) {
+	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
+	res := Imported{Name: name, Version: version}
+	digest := b.Digest()
+	params, err := insertParams(b, digest, by)
+	if err != nil {
+		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+	}
+	_, err = c.q.InsertDriverVersion(ctx, params)
+	switch {
+	case err == nil:
+		res.Created = true
+		return res, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+	}
+	stored, err := c.q.GetDriverVersionDigest(ctx, db.GetDriverVersionDigestParams{Name: name, Version: version})
+	if err != nil {
+		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+	}
+	if stored != digest {
+		return res, styrmin.Errorf(styrmin.ECONFLICT,
+			"Driver %s version %s is already in the catalogue with different content. "+
+				"A driver version never changes once imported: raise spec.version in driver.styrmin.yml and import the bundle again",
+			name, version)
+	}
+	return res, nil
+}
+
+// insertParams turns a bundle into the row that stores it.
+func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionParams, error) {
+	spec, err := SpecJSON(b.Driver)
+	if err != nil {
+		return db.InsertDriverVersionParams{}, err
+	}
+	labels := b.Driver.Metadata.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labelsJSON, err := json.Marshal(labels)
+	if err != nil {
+		return db.InsertDriverVersionParams{}, fmt.Errorf("encode labels: %w", err)
+	}
+	archive, err := Pack(b.Files)
+	if err != nil {
+		return db.InsertDriverVersionParams{}, err
+	}
+	p := db.InsertDriverVersionParams{
+		Name:      b.Driver.Metadata.Name,
+		Version:   b.Driver.Spec.Version,
+		Title:     b.Driver.Title(),
+		Summary:   b.Driver.Summary(),
+		Labels:    labelsJSON,
+		Spec:      spec,
+		Readme:    b.Readme,
+		Digest:    digest,
+		Bundle:    archive,
+		CreatedBy: pgtype.Text{String: by, Valid: by != ""},
+	}
+	if b.Icon != nil {
+		p.Icon = b.Icon.Data
+		p.IconContentType = pgtype.Text{String: b.Icon.ContentType, Valid: true}
+	}
+	return p, nil
+}
+
+// SpecJSON encodes a driver as JSON with the field names of driver.styrmin.yml.
+func SpecJSON(d *drivers.Driver) ([]byte, error) {
+	data, err := yaml.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode spec: %w", err)
+	}
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("encode spec: %w", err)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encode spec: %w", err)
+	}
+	return out, nil
+}
+
+// ImportFS loads the bundle in folder dir of fsys and imports it. A bundle
+// that breaks the driver contract is refused with an EINVALID error wrapping
+// drivers.Problems.
+func (c *Catalog) ImportFS(ctx context.Context, fsys fs.FS, dir, by string) (Imported, error) {
+	b, err := drivers.LoadBundle(fsys, dir)
+	if err != nil {
+		return Imported{}, invalidBundle(dir, err)
+	}
+	return c.Import(ctx, b, by)
+}
+
+// ImportArchive imports an uploaded bundle: a gzip-compressed tar archive
+// holding driver.styrmin.yml at its top or in one top-level folder.
+func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, by string) (Imported, error) {
+	fsys, root, err := Unpack(r, DefaultLimits)
+	if err != nil {
+		return Imported{}, err
+	}
+	return c.ImportFS(ctx, fsys, root, by)
+}
+
+// ImportPath imports the bundle folder or .tar.gz bundle archive at path.
+func (c *Catalog) ImportPath(ctx context.Context, path, by string) (Imported, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Imported{}, styrmin.Errorf(styrmin.EINVALID, "Cannot read %s (%v); give a bundle folder or a .tar.gz archive of one.", path, err)
+	}
+	if info.IsDir() {
+		b, err := drivers.LoadPath(path)
+		if err != nil {
+			return Imported{}, invalidBundle(path, err)
+		}
+		return c.Import(ctx, b, by)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Imported{}, fmt.Errorf("catalog: open %s: %w", path, err)
+	}
+	defer f.Close()
+	return c.ImportArchive(ctx, f, by)
+}
+
+// ImportBundled imports every bundle folder named in names from fsys (the
+// drivers that ship inside the binary).
+func (c *Catalog) ImportBundled(ctx context.Context, fsys fs.FS, names []string) ([]Imported, error) {
+	out := make([]Imported, 0, len(names))
+	for _, name := range names {
+		res, err := c.ImportFS(ctx, fsys, name, "bundled")
+		if err != nil {
+			return out, fmt.Errorf("bundled driver %s: %w", name, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ImportDir imports every bundle folder directly inside dir (the folders that
+// hold a driver.styrmin.yml); other entries are skipped.
+func (c *Catalog) ImportDir(ctx context.Context, dir string) ([]Imported, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: read drivers folder: %w", err)
+	}
+	var out []Imported
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(path, driverFile)); !e.IsDir() || err != nil {
+			continue
+		}
+		res, err := c.ImportPath(ctx, path, "folder "+path)
+		if err != nil {
+			return out, fmt.Errorf("driver folder %s: %w", path, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// invalidBundle wraps a bundle loading failure; contract problems become EINVALID.
+func invalidBundle(dir string, err error) error {
+	var ps drivers.Problems
+	if errors.As(err, &ps) {
+		return &styrmin.Error{
+			Code:    styrmin.EINVALID,
+			Message: fmt.Sprintf("The driver bundle breaks the driver contract (%s); fix the file and import it again", problemCount(len(ps))),
+			Err:     err,
+		}
+	}
+	return fmt.Errorf("catalog: load bundle %s: %w", dir, err)
+}
+
+// problemCount says how many problems there are, in words.
+func problemCount(n int) string {
+	if n == 1 {
+		return "1 problem"
+	}
+	return fmt.Sprintf("%d problems", n)
+}

@@ -1,0 +1,134 @@
+package catalog
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// Entry is one driver of the catalogue, described by its newest version.
+type Entry struct {
+	Name    string
+	Version string
+	Title   string
+	Summary string
+	Labels  map[string]string
+	HasIcon bool
+	// Versions is how many versions of the driver the catalogue holds.
+	Versions int
+}
+
+// List returns every driver with its newest version (by semantic version
+// precedence), sorted by title.
+func (c *Catalog) List(ctx context.Context) ([]Entry, error) {
+	rows, err := c.q.ListDriverVersionSummaries(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list drivers: %w", err)
+	}
+	byName := map[string]*Entry{}
+	var order []string
+	for _, r := range rows {
+		e, seen := byName[r.Name]
+		if seen {
+			e.Versions++
+			if compareVersions(r.Version, e.Version) <= 0 {
+				continue
+			}
+		} else {
+			e = &Entry{Versions: 1}
+			byName[r.Name] = e
+			order = append(order, r.Name)
+		}
+		labels := map[string]string{}
+		if err := json.Unmarshal(r.Labels, &labels); err != nil {
+			return nil, fmt.Errorf("catalog: labels of %s %s: %w", r.Name, r.Version, err)
+		}
+		*e = Entry{Name: r.Name, Version: r.Version, Title: r.Title, Summary: r.Summary,
+			Labels: labels, HasIcon: r.HasIcon, Versions: e.Versions}
+	}
+	out := make([]Entry, 0, len(order))
+	for _, name := range order {
+		out = append(out, *byName[name])
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		return cmp.Or(cmp.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)), cmp.Compare(a.Name, b.Name))
+	})
+	return out, nil
+}
+
+// Search keeps the entries whose name, title, summary or labels contain every
+// word of query (case-insensitive) and that carry label ("key=value"; empty
+// for any).
+func Search(entries []Entry, query, label string) []Entry {
+	words := strings.Fields(strings.ToLower(query))
+	key, value, _ := strings.Cut(label, "=")
+	out := []Entry{}
+	for _, e := range entries {
+		if v, ok := e.Labels[key]; label != "" && (!ok || v != value) {
+			continue
+		}
+		if matchesAll(e, words) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// matchesAll reports whether every word occurs in the entry's searchable text.
+func matchesAll(e Entry, words []string) bool {
+	var text strings.Builder
+	for _, s := range []string{e.Name, e.Title, e.Summary} {
+		text.WriteString(strings.ToLower(s))
+		text.WriteByte('\n')
+	}
+	for k, v := range e.Labels {
+		text.WriteString(strings.ToLower(k + ":" + v + "\n"))
+	}
+	haystack := text.String()
+	for _, w := range words {
+		if !strings.Contains(haystack, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Label is one metadata label of a driver.
+type Label struct {
+	Key   string
+	Value string
+}
+
+// Labels returns every distinct label of the entries, sorted.
+func Labels(entries []Entry) []Label {
+	seen := map[Label]bool{}
+	for _, e := range entries {
+		for k, v := range e.Labels {
+			seen[Label{k, v}] = true
+		}
+	}
+	out := make([]Label, 0, len(seen))
+	for l := range seen {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b Label) int {
+		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Value, b.Value))
+	})
+	return out
+}
+
+// compareVersions orders two driver versions by semantic version precedence;
+// versions that do not parse (none should: import checks them) sort as text.
+func compareVersions(a, b string) int {
+	va, errA := semver.StrictNewVersion(a)
+	vb, errB := semver.StrictNewVersion(b)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	return va.Compare(vb)
+}
