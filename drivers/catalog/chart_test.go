@@ -1,10 +1,12 @@
 package catalog_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/lint"
 
 	"github.com/styrmin/styrmin/drivers/catalog"
 )
@@ -111,6 +113,19 @@ func TestChartsRenderWhatTheDriversPromise(t *testing.T) {
 				require.Equal(t, testPassword, string(s.Data["password"]), "the Secret holds the secret parameter")
 			}
 			tt.check(t, m)
+		})
+	}
+}
+
+func TestChartsPassHelmLint(t *testing.T) {
+	t.Parallel()
+	for _, name := range catalog.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := loadBundle(t, name)
+			values := renderValues(t, b.Driver, b.Chart.Metadata.AppVersion, "demo", nil)
+			linter := lint.All(filepath.Join(name, "chart"), values, "apps", true)
+			require.Empty(t, linter.Messages, "helm lint reports nothing, not even INFO")
 		})
 	}
 }
