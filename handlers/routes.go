@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/views"
 )
 
 // route is one line of the permission table.
@@ -37,6 +38,12 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit()},
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
+
+		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: driverUploadShow()},
+		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown())},
+		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: driverIcon(d.Drivers)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
 		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: userCreate(d.Users)},

@@ -24,6 +24,8 @@ type Deps struct {
 	Users UserStore
 	// Ready lists what /readyz checks: the database, the cluster, ...
 	Ready []ReadyCheck
+	// Drivers is the driver catalogue (catalog.Catalog).
+	Drivers DriverCatalog
 }
 
 // UserStore is what the sign-in, session and users pages need from auth.Users.

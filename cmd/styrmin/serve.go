@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/handlers"
 )
@@ -96,7 +97,12 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	// this list when kube/ is wired in.
 	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
 
-	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready})
+	drivers := catalog.New(pool)
+	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {
+		return err
+	}
+
+	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers})
 	go forgetOldFailures(ctx, users, logger)
 	return listenAndServe(ctx, cfg.addr, e, logger)
 }

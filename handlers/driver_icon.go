@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+)
+
+// iconTypes are the content types an icon may be served with; the bundle
+// loader checks an icon's content against them before it is stored.
+var iconTypes = map[string]bool{
+	"image/svg+xml": true,
+	"image/png":     true,
+	"image/jpeg":    true,
+	"image/webp":    true,
+}
+
+// iconPolicy keeps an icon inert even when opened directly: an SVG can carry
+// script, so the response may load nothing and runs sandboxed.
+const iconPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+// iconURL is the address of a driver version's icon.
+func iconURL(name, version string) string {
+	return "/drivers/" + url.PathEscape(name) + "/" + url.PathEscape(version) + "/icon"
+}
+
+// driverIcon serves a driver version's icon with its checked content type.
+func driverIcon(drivers DriverCatalog) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name, version := c.Param("name"), c.Param("version")
+		icon, err := drivers.Icon(c.Request().Context(), name, version)
+		if err != nil {
+			return err
+		}
+		if !iconTypes[icon.ContentType] {
+			return styrmin.Errorf(styrmin.EINTERNAL, "driver %s %s: stored icon has content type %q, which is not served", name, version, icon.ContentType)
+		}
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", iconPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		// A driver version never changes, so neither does its icon.
+		h.Set("Cache-Control", "private, max-age=86400, immutable")
+		return c.Blob(http.StatusOK, icon.ContentType, icon.Data)
+	}
+}

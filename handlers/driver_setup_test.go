@@ -1,0 +1,111 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db/dbtest"
+	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/handlers"
+)
+
+// catalogEnv is a running server on its own database with the bundled drivers imported.
+type catalogEnv struct {
+	URL     string
+	Catalog *catalog.Catalog
+	Users   *auth.Users
+}
+
+// catalogPassword is the password of every user the tests create.
+const catalogPassword = "correct horse battery staple"
+
+// newCatalogEnv starts the real server (real handlers, sessions and
+// database) on a loopback listener.
+func newCatalogEnv(t *testing.T) *catalogEnv {
+	t.Helper()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	users, err := auth.NewUsers(pool)
+	require.NoError(t, err)
+	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)))
+	require.NoError(t, err)
+	cat := catalog.New(pool)
+	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	srv := httptest.NewServer(handlers.New(handlers.Deps{
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sessions: sessions,
+		Users:    users,
+		Drivers:  cat,
+	}))
+	t.Cleanup(srv.Close)
+	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users}
+}
+
+// signedIn creates a user with role and returns an HTTP client signed in as
+// that user; it does not follow redirects, so tests see them.
+func (env *catalogEnv) signedIn(t *testing.T, role auth.Role) *http.Client {
+	t.Helper()
+	name := strings.ReplaceAll(role.String(), "-", "") + "-user"
+	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: name, Password: catalogPassword, Role: role})
+	require.NoError(t, err)
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	_, doc := env.get(t, client, "/signin", http.StatusOK)
+	res, err := client.PostForm(env.URL+"/signin", url.Values{
+		"username": {name}, "password": {catalogPassword}, "_csrf": {csrfToken(t, doc)},
+	})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "sign-in as %s succeeds", name)
+	return client
+}
+
+// get requests path, checks the status and parses the HTML body.
+func (env *catalogEnv) get(t *testing.T, client *http.Client, path string, status int) (*http.Response, *goquery.Document) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.URL+path, nil)
+	require.NoError(t, err)
+	return env.do(t, client, req, status)
+}
+
+// do sends req, checks the status and parses the HTML body.
+func (env *catalogEnv) do(t *testing.T, client *http.Client, req *http.Request, status int) (*http.Response, *goquery.Document) {
+	t.Helper()
+	res, err := client.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, status, res.StatusCode, "%s %s", req.Method, req.URL.Path)
+	doc, err := goquery.NewDocumentFromReader(res.Body)
+	require.NoError(t, err)
+	return res, doc
+}
+
+// csrfToken returns the CSRF token of the first form on the page.
+func csrfToken(t *testing.T, doc *goquery.Document) string {
+	t.Helper()
+	token, ok := doc.Find(`input[name="_csrf"]`).First().Attr("value")
+	require.True(t, ok, "the page has a CSRF field")
+	require.NotEmpty(t, token)
+	return token
+}
+
+// texts returns the trimmed text of every match of selector.
+func texts(sel *goquery.Selection) []string {
+	out := []string{}
+	sel.Each(func(_ int, s *goquery.Selection) { out = append(out, strings.Join(strings.Fields(s.Text()), " ")) })
+	return out
+}
