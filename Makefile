@@ -12,6 +12,7 @@ run:
 
 ## test: run every test, starting whatever they need.
 test: check-generated
+	./scripts/ensure-chromium
 	$(GO) vet ./...
 	$(GO) test -timeout 40m ./...
 
