@@ -65,7 +65,7 @@ func LoadBundle(fsys fs.FS, dir string) (*Bundle, error) {
 func LoadPath(p string) (*Bundle, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("drivers: load %s: %w", p, err)
+		return nil, fmt.Errorf("drivers: load %s: %w; give a bundle folder or its %s", p, err, SpecFile)
 	}
 	if info.IsDir() {
 		return loadBundle(os.DirFS(p), ".", SpecFile, filepath.Join(p, SpecFile))

@@ -18,41 +18,57 @@ import (
 // maxRepeat bounds the count of the repeat function.
 const maxRepeat = 10_000
 
-// valuesFuncs is the safe function set of the values template: pure functions
-// of their arguments; none reads the environment, files, the network or the clock.
-func valuesFuncs() template.FuncMap {
-	return template.FuncMap{
-		"quote":      func(v any) string { return strconv.Quote(toString(v)) },
-		"squote":     func(v any) string { return "'" + strings.ReplaceAll(toString(v), "'", "''") + "'" },
-		"default":    func(def, v any) any { return ifEmpty(v, def) },
-		"empty":      isEmpty,
-		"coalesce":   coalesce,
-		"ternary":    func(yes, no any, cond bool) any { return ifElse(cond, yes, no) },
-		"required":   required,
-		"fail":       func(msg string) (string, error) { return "", errors.New(msg) },
-		"toYaml":     toYAML,
-		"toJson":     toJSON,
-		"b64enc":     func(v any) string { return base64.StdEncoding.EncodeToString([]byte(toString(v))) },
-		"b64dec":     b64dec,
-		"sha256sum":  func(v any) string { sum := sha256.Sum256([]byte(toString(v))); return hex.EncodeToString(sum[:]) },
-		"indent":     func(n int, s string) string { return indent(n, s) },
-		"nindent":    func(n int, s string) string { return "\n" + indent(n, s) },
-		"upper":      strings.ToUpper,
-		"lower":      strings.ToLower,
-		"trim":       strings.TrimSpace,
-		"trimPrefix": func(prefix, s string) string { return strings.TrimPrefix(s, prefix) },
-		"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
-		"replace":    func(old, repl, s string) string { return strings.ReplaceAll(s, old, repl) },
-		"contains":   func(sub, s string) bool { return strings.Contains(s, sub) },
-		"hasPrefix":  func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
-		"hasSuffix":  func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
-		"repeat":     repeat,
-		"join":       join,
-		"splitList":  func(sep, s string) []string { return strings.Split(s, sep) },
-		"list":       func(vs ...any) []any { return vs },
-		"dict":       dict,
-		"toString":   toString,
+// valuesFunc is one function of the values template, with its documentation.
+type valuesFunc struct {
+	name, usage, doc string
+	fn               any
+}
+
+// valuesFunctions is the safe function set of the values template: pure
+// functions of their arguments; none reads the environment, files, the network
+// or the clock. Their names and argument order follow Helm's (sprig).
+func valuesFunctions() []valuesFunc {
+	return []valuesFunc{
+		{"quote", "quote VALUE", "VALUE as a double-quoted string, escaped.", func(v any) string { return strconv.Quote(toString(v)) }},
+		{"squote", "squote VALUE", "VALUE as a single-quoted YAML string.", func(v any) string { return "'" + strings.ReplaceAll(toString(v), "'", "''") + "'" }},
+		{"default", "default FALLBACK VALUE", "VALUE, or FALLBACK when VALUE is empty (zero, \"\", false, empty list).", func(def, v any) any { return ifEmpty(v, def) }},
+		{"empty", "empty VALUE", "Whether VALUE is empty.", isEmpty},
+		{"coalesce", "coalesce VALUE...", "The first VALUE that is not empty.", coalesce},
+		{"ternary", "ternary YES NO COND", "YES when COND is true, else NO.", func(yes, no any, cond bool) any { return ifElse(cond, yes, no) }},
+		{"required", "required MESSAGE VALUE", "VALUE, or fails rendering with MESSAGE when it is empty.", required},
+		{"fail", "fail MESSAGE", "Fails rendering with MESSAGE.", func(msg string) (string, error) { return "", errors.New(msg) }},
+		{"toYaml", "toYaml VALUE", "VALUE as YAML, without a trailing newline.", toYAML},
+		{"toJson", "toJson VALUE", "VALUE as compact JSON.", toJSON},
+		{"b64enc", "b64enc VALUE", "VALUE encoded as standard base64.", func(v any) string { return base64.StdEncoding.EncodeToString([]byte(toString(v))) }},
+		{"b64dec", "b64dec STRING", "STRING decoded from standard base64.", b64dec},
+		{"sha256sum", "sha256sum VALUE", "Hex SHA-256 of VALUE.", func(v any) string { sum := sha256.Sum256([]byte(toString(v))); return hex.EncodeToString(sum[:]) }},
+		{"indent", "indent N STRING", "STRING with every line indented by N spaces.", func(n int, s string) string { return indent(n, s) }},
+		{"nindent", "nindent N STRING", "A newline, then STRING with every line indented by N spaces.", func(n int, s string) string { return "\n" + indent(n, s) }},
+		{"upper", "upper STRING", "STRING in upper case.", strings.ToUpper},
+		{"lower", "lower STRING", "STRING in lower case.", strings.ToLower},
+		{"trim", "trim STRING", "STRING without leading and trailing white space.", strings.TrimSpace},
+		{"trimPrefix", "trimPrefix PREFIX STRING", "STRING without PREFIX.", func(prefix, s string) string { return strings.TrimPrefix(s, prefix) }},
+		{"trimSuffix", "trimSuffix SUFFIX STRING", "STRING without SUFFIX.", func(suffix, s string) string { return strings.TrimSuffix(s, suffix) }},
+		{"replace", "replace OLD NEW STRING", "STRING with every OLD replaced by NEW.", func(old, repl, s string) string { return strings.ReplaceAll(s, old, repl) }},
+		{"contains", "contains PART STRING", "Whether STRING contains PART.", func(sub, s string) bool { return strings.Contains(s, sub) }},
+		{"hasPrefix", "hasPrefix PREFIX STRING", "Whether STRING starts with PREFIX.", func(prefix, s string) bool { return strings.HasPrefix(s, prefix) }},
+		{"hasSuffix", "hasSuffix SUFFIX STRING", "Whether STRING ends with SUFFIX.", func(suffix, s string) bool { return strings.HasSuffix(s, suffix) }},
+		{"repeat", "repeat N STRING", fmt.Sprintf("STRING repeated N times (N at most %d).", maxRepeat), repeat},
+		{"join", "join SEPARATOR LIST", "The elements of LIST as strings, joined with SEPARATOR.", join},
+		{"splitList", "splitList SEPARATOR STRING", "The parts of STRING between SEPARATORs, as a list.", func(sep, s string) []string { return strings.Split(s, sep) }},
+		{"list", "list VALUE...", "A list of the VALUEs.", func(vs ...any) []any { return vs }},
+		{"dict", "dict KEY VALUE...", "A mapping of each KEY to the VALUE that follows it.", dict},
+		{"toString", "toString VALUE", "VALUE as a string.", toString},
 	}
+}
+
+// valuesFuncs is the function map of the values template.
+func valuesFuncs() template.FuncMap {
+	m := template.FuncMap{}
+	for _, f := range valuesFunctions() {
+		m[f.name] = f.fn
+	}
+	return m
 }
 
 // toString prints a value the way Helm's toString does.

@@ -1,0 +1,59 @@
+package drivers
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/invopop/jsonschema"
+)
+
+// SchemaID is the $id of the driver file's JSON Schema.
+const SchemaID = "https://styrmin.io/schemas/driver.schema.json"
+
+// Schema returns the JSON Schema (2020-12) of driver.styrmin.yml, indented,
+// with the types' doc comments as descriptions.
+func Schema() ([]byte, error) {
+	docs, err := readTypeDocs()
+	if err != nil {
+		return nil, fmt.Errorf("drivers: schema: %w", err)
+	}
+	r := &jsonschema.Reflector{
+		FieldNameTag:               "yaml",
+		RequiredFromJSONSchemaTags: true,
+		ExpandedStruct:             true,
+		LookupComment: func(t reflect.Type, field string) string {
+			if field == "" {
+				return docs[t.Name()]
+			}
+			return docs[t.Name()+"."+field]
+		},
+		Mapper: schemaOf,
+	}
+	s := r.Reflect(&Driver{})
+	s.ID = SchemaID
+	s.Title = "driver.styrmin.yml v1"
+	out, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("drivers: schema: %w", err)
+	}
+	return append(out, '\n'), nil
+}
+
+// anyType is the type of fields that hold one scalar of any type.
+var anyType = reflect.TypeFor[any]()
+
+// schemaOf gives the schemas of enumerations and scalar values; nil leaves a type to the reflector.
+func schemaOf(t reflect.Type) *jsonschema.Schema {
+	if t == anyType {
+		return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "number"}, {Type: "boolean"}}}
+	}
+	if e, ok := reflect.Zero(t).Interface().(enum); ok {
+		values := make([]any, len(e.allowed()))
+		for i, v := range e.allowed() {
+			values[i] = v
+		}
+		return &jsonschema.Schema{Type: "string", Enum: values}
+	}
+	return nil
+}
