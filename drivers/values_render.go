@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -163,13 +165,20 @@ func checkValuesTemplate(rep *report, d *Driver, data []byte) {
 	if !ok {
 		return
 	}
+	msg := te.Message
+	if m := missingKey.FindStringSubmatch(msg); m != nil {
+		msg += suggest(m[1], slices.Collect(maps.Keys(params)))
+	}
 	if te.Line > 0 {
 		pos = blockScalarPosition(data, pos, te.Line, te.Column)
-		rep.at(pos, field, "line %d of the template: %s", te.Line, te.Message)
+		rep.at(pos, field, "line %d of the template: %s", te.Line, msg)
 		return
 	}
-	rep.at(pos, field, "%s", te.Message)
+	rep.at(pos, field, "%s", msg)
 }
+
+// missingKey finds the key in a text/template missing-key error.
+var missingKey = regexp.MustCompile(`^map has no entry for key "([^"]*)"`)
 
 // blockScalarPosition maps a template line and column to the file when the
 // template is a literal block scalar (`values: |`); otherwise it returns start.

@@ -14,7 +14,7 @@ import styrmin
 
 time.gmtime = lambda *args: time.struct_time((2026, 1, 2, 3, 4, 5, 4, 2, 0))
 
-bundle, target, kwargs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+bundle, target, kwargs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]) or {}
 sys.path.insert(0, bundle)
 module, function = target.split(":")
 result = {}

@@ -1,0 +1,7 @@
+def backups():
+    pass
+
+
+class Backup:
+    def backup(self):
+        pass
