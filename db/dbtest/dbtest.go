@@ -44,6 +44,9 @@ var (
 type testServer struct {
 	baseURL  string // URL of the maintenance database
 	template string
+	// strategy is " STRATEGY FILE_COPY" on PostgreSQL 15 and later: copying the
+	// files of a small template is ten times faster than logging them.
+	strategy string
 }
 
 // New returns a pool on a new database holding the migrated schema; the
@@ -70,7 +73,7 @@ func NewURL(t testing.TB) string {
 	}
 	ctx := context.Background()
 	name := fmt.Sprintf("styrmin_test_%d_%d", os.Getpid(), counter.Add(1))
-	if err := server.exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{server.template}.Sanitize()); err != nil {
+	if err := server.exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{server.template}.Sanitize()+server.strategy); err != nil {
 		t.Fatalf("dbtest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
@@ -145,6 +148,13 @@ func (s *testServer) ensureTemplate(ctx context.Context) error {
 		return fmt.Errorf("lock: %w", err)
 	}
 	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock(7281965)") //nolint:errcheck // the connection closes right after
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		return fmt.Errorf("server version: %w", err)
+	}
+	if version >= 150000 {
+		s.strategy = " STRATEGY FILE_COPY"
+	}
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", s.template).Scan(&exists); err != nil {
 		return fmt.Errorf("look up template: %w", err)

@@ -1,0 +1,121 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin"
+)
+
+func TestNotFoundPage(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	reader, _ := a.as(t, "reader", auth.ReadOnly)
+
+	rec := a.request(reader, http.MethodGet, "/no/such/page", nil)
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	doc := parse(t, rec)
+	require.Equal(t, "404", text(doc.Find(`[data-testid="error-status"]`)))
+	require.Equal(t, "Page not found", text(doc.Find("h1")))
+	require.Equal(t, "reader", text(doc.Find(`[data-testid="current-user"]`)), "the page keeps the signed-in layout")
+
+	rec = a.request(reader, http.MethodGet, "/no/such/page", nil, "HX-Request", "true")
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	require.Equal(t, "#flash", rec.Header().Get("HX-Retarget"))
+	require.Equal(t, "innerHTML", rec.Header().Get("HX-Reswap"))
+	doc = parse(t, rec)
+	require.Empty(t, doc.Find("header").Nodes, "an htmx request gets a fragment, not a page")
+	require.Contains(t, text(doc.Find(`[data-testid="flash-error"]`)), "There is no page at this address")
+}
+
+func TestEveryResponseCarriesSecurityHeaders(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	for _, path := range []string{"/signin", "/healthz", "/static/css/app.css", "/missing"} {
+		rec := a.request(visitor{}, http.MethodGet, path, nil)
+		require.Contains(t, rec.Header().Get("Content-Security-Policy"), "script-src 'self'", path)
+		require.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"), path)
+		require.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"), path)
+	}
+}
+
+func TestDescribeMapsErrorsToStatuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err    error
+		status int
+	}{
+		{errors.New("boom"), http.StatusInternalServerError},
+		{echo.ErrNotFound, http.StatusNotFound},
+		{echo.ErrMethodNotAllowed, http.StatusMethodNotAllowed},
+		{fmt.Errorf("auth: get user: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), http.StatusServiceUnavailable},
+		{styrmin.Errorf(styrmin.EINVALID, "bad"), http.StatusBadRequest},
+		{styrmin.Errorf(styrmin.ECONFLICT, "taken"), http.StatusConflict},
+		{fmt.Errorf("wrapped: %w", styrmin.Errorf(styrmin.ENOTFOUND, "gone")), http.StatusNotFound},
+		{styrmin.Errorf(styrmin.EFORBIDDEN, "no"), http.StatusForbidden},
+		{styrmin.Errorf(styrmin.ETHROTTLED, "later"), http.StatusTooManyRequests},
+		{styrmin.Errorf(styrmin.EUNAVAILABLE, "down"), http.StatusServiceUnavailable},
+		{styrmin.Errorf("made-up", "?"), http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		status, msg := describe(tt.err)
+		require.Equal(t, tt.status, status, tt.err.Error())
+		require.NotEmpty(t, msg)
+	}
+	_, msg := describe(errors.New("secret internal detail"))
+	require.NotContains(t, msg, "secret internal detail", "internal errors are not shown")
+}
+
+// TestDatabaseOutageGives503 runs the server against a database address where
+// nothing listens: pages that need the database say so with a 503, the
+// sign-in page and /healthz still answer, and /readyz reports the outage.
+func TestDatabaseOutageGives503(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	deadAddr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	pool, err := pgxpool.New(ctx, "postgres://nobody@"+deadAddr+"/nothing?connect_timeout=2")
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	users, err := auth.NewUsers(pool)
+	require.NoError(t, err)
+	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", 32)))
+	require.NoError(t, err)
+	a := &app{sessions: sessions, e: New(Deps{
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sessions: sessions,
+		Users:    users,
+		Ready:    []ReadyCheck{{Name: "database", Check: pool.Ping}},
+	})}
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	sess := sessions.Load(req)
+	sess.SignIn(auth.User{ID: 1})
+	v := a.visitorWith(t, req, sess)
+
+	rec := a.request(v, http.MethodGet, "/users", nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, text(parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
+
+	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/signin", nil).Code)
+	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/healthz", nil).Code)
+	rec = a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, rec.Body.String(), `"status":"unavailable"`)
+	require.Contains(t, rec.Body.String(), `"database":`)
+}

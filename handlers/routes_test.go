@@ -1,0 +1,114 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+)
+
+// samplePath fills a route's parameters with values that exist nowhere, so
+// that no request of the walk changes anything that later requests depend on.
+func samplePath(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		switch {
+		case p == "*":
+			parts[i] = "css/app.css"
+		case strings.HasPrefix(p, ":id"):
+			parts[i] = "999999"
+		case strings.HasPrefix(p, ":"):
+			parts[i] = "no-such-" + p[1:]
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// TestEveryRouteEnforcesThePermissionTable walks every route registered on the
+// Echo instance as anonymous, read-only, operator and admin, and checks the
+// answer against the least role the permission table gives the route.
+func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	table := map[string]auth.Role{}
+	for _, r := range routes(a.deps) {
+		table[r.method+" "+r.path] = r.least
+	}
+	personas := map[auth.Role]visitor{auth.Anonymous: a.anonymous(t)}
+	for _, role := range auth.Roles() {
+		personas[role], _ = a.as(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
+	}
+
+	registered := a.e.Routes()
+	require.NotEmpty(t, registered)
+	for _, r := range registered {
+		key := r.Method + " " + r.Path
+		least, ok := table[key]
+		require.True(t, ok, "route %s is registered but not in the permission table (routes.go)", key)
+		target := samplePath(r.Path)
+		for _, role := range append([]auth.Role{auth.Anonymous}, auth.Roles()...) {
+			var form url.Values
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				form = url.Values{}
+			}
+			rec := a.request(personas[role], r.Method, target, form)
+			what := key + " as " + role.String()
+			switch {
+			case role == auth.Anonymous && least != auth.Anonymous:
+				require.Equal(t, http.StatusSeeOther, rec.Code, what)
+				require.True(t, strings.HasPrefix(rec.Header().Get("Location"), "/signin"), "%s goes to sign-in, not %q", what, rec.Header().Get("Location"))
+			case !role.AtLeast(least):
+				require.Equal(t, http.StatusForbidden, rec.Code, what)
+			default:
+				require.NotEqual(t, http.StatusForbidden, rec.Code, "%s: %s", what, rec.Body.String())
+				require.Less(t, rec.Code, 500, "%s: %s", what, rec.Body.String())
+				if key != "POST /signout" { // signing out ends at the sign-in page by design
+					require.False(t, strings.HasPrefix(rec.Header().Get("Location"), "/signin"), "%s is not sent to sign-in", what)
+				}
+			}
+		}
+	}
+}
+
+// TestStateChangesNeedOperator checks the rule of the permission table: a
+// read-only user can change nothing. The only exceptions change nothing but
+// the caller's own session.
+func TestStateChangesNeedOperator(t *testing.T) {
+	t.Parallel()
+	ownSession := map[string]bool{"POST /signin": true, "POST /signout": true}
+	for _, r := range routes(Deps{}) {
+		key := r.method + " " + r.path
+		if r.method == http.MethodGet || r.method == http.MethodHead || ownSession[key] {
+			continue
+		}
+		require.True(t, r.least.AtLeast(auth.Operator), "%s changes state but lets %s in", key, r.least)
+	}
+}
+
+func TestEveryTableRouteIsRegisteredOnce(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, r := range routes(Deps{}) {
+		key := r.method + " " + r.path
+		require.False(t, seen[key], "%s appears twice in the permission table", key)
+		seen[key] = true
+	}
+}
+
+func TestReadOnlyUserIsRefusedEveryStateChange(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	reader, _ := a.as(t, "reader", auth.ReadOnly)
+	for _, r := range routes(a.deps) {
+		if r.method == http.MethodGet || r.path == "/signin" || r.path == "/signout" {
+			continue
+		}
+		rec := a.request(reader, r.method, samplePath(r.path), url.Values{})
+		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s", r.method, r.path)
+		require.Contains(t, rec.Body.String(), "read-only role", "the page says why")
+	}
+}
