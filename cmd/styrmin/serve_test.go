@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/db/dbtest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// freeAddr returns a loopback address with a port nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// startServe runs `styrmin serve` until the returned stop function is called;
+// stop returns serve's result.
+func startServe(t *testing.T, cfg serveConfig) (stdout, logs *syncBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, logs = &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, cfg, stdout, logs) }()
+
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		res, err := http.Get("http://" + cfg.addr + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve stopped: %v\n%s", err, logs.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "serve did not answer within 2 minutes:\n%s", logs.String())
+	}
+	var once sync.Once
+	var result error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			result = <-done
+		})
+		return result
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stdout, logs, stop
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(body)
+}
+
+func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json"}
+
+	stdout, logs, stop := startServe(t, cfg)
+	require.Contains(t, stdout.String(), `First run: created the user "admin".`)
+	require.Regexp(t, `Password: \S{20,}`, stdout.String(), "the generated password is printed")
+
+	status, body := get(t, "http://"+cfg.addr+"/readyz")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, `"database":"ok"`)
+	status, _ = get(t, "http://"+cfg.addr+"/signin")
+	require.Equal(t, http.StatusOK, status)
+
+	require.NoError(t, stop(), "SIGTERM (context end) shuts down cleanly")
+	require.Contains(t, logs.String(), `"msg":"listening"`, "logs are structured JSON")
+	require.Contains(t, logs.String(), `"msg":"stopped"`)
+
+	cfg.addr = freeAddr(t)
+	stdout, _, stop = startServe(t, cfg)
+	require.NotContains(t, stdout.String(), "First run", "the admin is created once")
+	require.NoError(t, stop())
+}
+
+func TestServeWithAdminPasswordFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", adminPassword: "from the environment"}
+	stdout, _, stop := startServe(t, cfg)
+	require.Contains(t, stdout.String(), "Password: the value of STYRMIN_ADMIN_PASSWORD.")
+	require.NotContains(t, stdout.String(), "from the environment", "the password itself is not printed")
+	require.NoError(t, stop())
+}
+
+func TestServeRefusesBadConfiguration(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t)
+	tests := []struct {
+		name string
+		cfg  serveConfig
+		want string
+	}{
+		{"no database", serveConfig{addr: "127.0.0.1:0", logFormat: "text"}, "set STYRMIN_DATABASE_URL"},
+		{"log format", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "xml"}, `unknown log format "xml"`},
+		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
+		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", adminPassword: "short"}, "at least 10 characters"},
+		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text"}, "listen on 127.0.0.1:http-alt-nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := runServe(context.Background(), tt.cfg, io.Discard, io.Discard)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestMigrateAndUserCreateCommands(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t)
+	run := func(args ...string) (string, error) {
+		cmd := newRootCmdForTest()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(args)
+		err := cmd.ExecuteContext(context.Background())
+		return out.String(), err
+	}
+
+	out, err := run("migrate", "--database-url", url)
+	require.NoError(t, err)
+	require.Equal(t, "database schema is up to date\n", out, "dbtest databases are migrated already")
+
+	out, err = run("user", "create", "--database-url", url, "--username", "Alice", "--role", "operator", "--password", "alice's password")
+	require.NoError(t, err)
+	require.Equal(t, "created user alice with the operator role\n", out)
+
+	out, err = run("user", "create", "--database-url", url, "--username", "bob", "--role", "read-only")
+	require.NoError(t, err)
+	require.Regexp(t, `^created user bob with the read-only role\npassword: \S{20,}\n$`, out)
+
+	_, err = run("user", "create", "--database-url", url, "--username", "alice", "--role", "admin", "--password", "another password")
+	require.ErrorContains(t, err, `A user named "alice" already exists`)
+	_, err = run("user", "create", "--database-url", url, "--username", "carol", "--role", "boss")
+	require.ErrorContains(t, err, `unknown role "boss": use admin, operator or read-only`)
+	_, err = run("user", "create", "--database-url", url, "--role", "admin")
+	require.ErrorContains(t, err, `required flag(s) "username" not set`)
+	_, err = run("migrate", "--database-url", "")
+	require.ErrorContains(t, err, "set STYRMIN_DATABASE_URL")
+	require.True(t, strings.Contains(err.Error(), "make run"))
+}
+
+// newRootCmdForTest is the part of the root command these tests run.
+func newRootCmdForTest() *cobra.Command {
+	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(newMigrateCmd(), newUserCmd())
+	return root
+}
