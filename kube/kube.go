@@ -1,0 +1,85 @@
+// Package kube is Styrmin's client-go connection to the configured Kubernetes cluster.
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Client is a connection to one cluster.
+type Client struct {
+	// Config is the REST config, for building other clients (dynamic, Helm).
+	Config *rest.Config
+	// Clientset is the typed client.
+	Clientset kubernetes.Interface
+}
+
+// Connect loads the kubeconfig at kubeconfigPath; with an empty path it follows
+// the usual rules ($KUBECONFIG, then ~/.kube/config, then the in-cluster
+// service account). It does not contact the cluster: see Health.
+func Connect(kubeconfigPath string) (*Client, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfigPath
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if errors.Is(err, clientcmd.ErrEmptyConfig) {
+		config, err = rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("kube: no cluster configured: set KUBECONFIG to a kubeconfig file, or run `make cluster` for the local one: %w", err)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kube: load kubeconfig %q: %w", kubeconfigPath, err)
+	}
+	clientset, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	return &Client{Config: config, Clientset: clientset}, nil
+}
+
+// Server is the API server URL the client talks to.
+func (c *Client) Server() string { return c.Config.Host }
+
+// ServerVersion asks the API server for its version, e.g. "v1.37.2".
+func (c *Client) ServerVersion(ctx context.Context) (string, error) {
+	body, err := c.Clientset.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return "", fmt.Errorf("kube: server version from %s: %w", c.Server(), err)
+	}
+	var info struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.Unmarshal(body, &info); err != nil {
+		return "", fmt.Errorf("kube: server version from %s: %w", c.Server(), err)
+	}
+	return info.GitVersion, nil
+}
+
+// Health is the outcome of one reachability check, for /readyz and the log.
+type Health struct {
+	Server    string `json:"server"`
+	Reachable bool   `json:"reachable"`
+	Version   string `json:"version,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Health checks whether the cluster answers within timeout and reports its version.
+func (c *Client) Health(ctx context.Context, timeout time.Duration) Health {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h := Health{Server: c.Server()}
+	version, err := c.ServerVersion(ctx)
+	if err != nil {
+		h.Error = err.Error()
+		return h
+	}
+	h.Reachable, h.Version = true, version
+	return h
+}

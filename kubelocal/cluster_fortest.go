@@ -1,0 +1,31 @@
+package kubelocal
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// ForTest returns the kubeconfig of the shared local cluster of this checkout,
+// building and starting it when none runs. The cluster is left running for the
+// other test packages; `make test` stops it at the end when it started it
+// (see `go run ./kubelocal/cmd/cluster scope`).
+func ForTest(t testing.TB) string {
+	t.Helper()
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := New(root, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	kubeconfig, _, err := cluster.Ensure(ctx)
+	if err != nil {
+		t.Fatalf("local cluster: %v", err)
+	}
+	return kubeconfig
+}

@@ -1,0 +1,209 @@
+// Package controlplane starts and stops the local cluster: etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler and kwok managing one fake Node, all on
+// 127.0.0.1, and reports when the cluster can run pods.
+package controlplane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/styrmin/styrmin/localkube/pki"
+)
+
+// NodeName is the name of the cluster's only Node, managed by kwok.
+const NodeName = "styrmin-local"
+
+// Layout is where the cluster keeps its files, all under one directory.
+type Layout struct {
+	Dir string // e.g. .cluster
+}
+
+// BinDir holds the built component binaries.
+func (l Layout) BinDir() string { return filepath.Join(l.Dir, "bin") }
+
+// LogDir holds one log file per component.
+func (l Layout) LogDir() string { return filepath.Join(l.Dir, "logs") }
+
+// RunDir holds the state of the running cluster (data, certificates, action scratch folders).
+func (l Layout) RunDir() string { return filepath.Join(l.Dir, "run") }
+
+// Kubeconfig is the admin kubeconfig of the running cluster.
+func (l Layout) Kubeconfig() string { return filepath.Join(l.Dir, "kubeconfig") }
+
+// ReadyFile exists while the cluster is up and ready; it holds a State.
+func (l Layout) ReadyFile() string { return filepath.Join(l.Dir, "ready.json") }
+
+// State describes a running cluster; it is written to Layout.ReadyFile.
+type State struct {
+	PID        int    `json:"pid"`
+	Server     string `json:"server"`
+	Kubeconfig string `json:"kubeconfig"`
+}
+
+// ports are the loopback ports of the components, chosen free at start.
+type ports struct {
+	etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok int
+}
+
+func freePorts() (ports, error) {
+	var got []int
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for range 6 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return ports{}, fmt.Errorf("find a free port: %w", err)
+		}
+		listeners = append(listeners, l)
+		got = append(got, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports{got[0], got[1], got[2], got[3], got[4], got[5]}, nil
+}
+
+// Run starts the cluster in layout, logs progress with logf, marks it ready,
+// then keeps it running until ctx ends and stops every component in reverse order.
+// onReady runs (with the admin kubeconfig path) once the cluster is ready; the
+// cluster stops when it returns an error.
+func Run(ctx context.Context, layout Layout, logf func(format string, args ...any), onReady func(ctx context.Context, kubeconfig string) error) (err error) {
+	if err := prepareDirs(layout); err != nil {
+		return err
+	}
+	p, err := freePorts()
+	if err != nil {
+		return err
+	}
+	files, err := pki.Generate(filepath.Join(layout.RunDir(), "pki"))
+	if err != nil {
+		return err
+	}
+	server := "https://127.0.0.1:" + strconv.Itoa(p.apiserver)
+	if err := pki.WriteKubeconfig(layout.Kubeconfig(), server, files); err != nil {
+		return err
+	}
+
+	var running []*process
+	defer func() {
+		os.Remove(layout.ReadyFile())
+		logf("stopping")
+		for i := len(running) - 1; i >= 0; i-- {
+			if stopErr := running[i].stop(30 * time.Second); stopErr != nil {
+				err = errors.Join(err, stopErr)
+			}
+		}
+		logf("stopped")
+	}()
+	start := func(name string, args []string, ready func(context.Context) error) error {
+		logf("starting %s", name)
+		proc, err := startProcess(layout.BinDir(), layout.LogDir(), name, args...)
+		if err != nil {
+			return err
+		}
+		running = append(running, proc)
+		return waitFor(ctx, name, 2*time.Minute, proc, ready)
+	}
+
+	if err := start("etcd", etcdArgs(layout, p), httpOK(fmt.Sprintf("http://127.0.0.1:%d/health", p.etcdClient))); err != nil {
+		return err
+	}
+	client, err := newAdminClient(layout.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	if err := start("kube-apiserver", apiserverArgs(layout, p, files), client.apiserverReady); err != nil {
+		return err
+	}
+	if err := client.setup(ctx); err != nil {
+		return err
+	}
+	kcArgs := controllerManagerArgs(layout, p, files)
+	if err := start("kube-controller-manager", kcArgs, httpOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager))); err != nil {
+		return err
+	}
+	if err := start("kube-scheduler", schedulerArgs(layout, p), httpOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler))); err != nil {
+		return err
+	}
+	kwokArgs, err := kwokArgs(layout, p, files)
+	if err != nil {
+		return err
+	}
+	if err := start("kwok", kwokArgs, client.nodeReady); err != nil {
+		return err
+	}
+	logf("waiting for the default service account")
+	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {
+		return err
+	}
+	if err := writeState(layout, server); err != nil {
+		return err
+	}
+	logf("ready: kubeconfig %s", layout.Kubeconfig())
+
+	readyCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	onReadyErr := make(chan error, 1)
+	go func() { onReadyErr <- onReady(readyCtx, layout.Kubeconfig()) }()
+	return supervise(ctx, running, onReadyErr)
+}
+
+// supervise waits for ctx to end, a component to exit or onReady to fail.
+func supervise(ctx context.Context, running []*process, onReadyErr <-chan error) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-onReadyErr:
+			if err != nil {
+				return err
+			}
+			onReadyErr = nil
+		case <-tick.C:
+			for _, p := range running {
+				if done, err := p.exited(); done {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func prepareDirs(layout Layout) error {
+	// A fresh cluster each start: old data would carry old ports and certificates.
+	if err := os.RemoveAll(layout.RunDir()); err != nil {
+		return fmt.Errorf("clean %s: %w", layout.RunDir(), err)
+	}
+	for _, dir := range []string{layout.LogDir(), layout.RunDir()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	os.Remove(layout.ReadyFile())
+	return nil
+}
+
+func writeState(layout Layout, server string) error {
+	data, err := json.Marshal(State{PID: os.Getpid(), Server: server, Kubeconfig: layout.Kubeconfig()})
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	tmp := layout.ReadyFile() + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := os.Rename(tmp, layout.ReadyFile()); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
