@@ -3,6 +3,8 @@
 
 GO ?= go
 export GOFLAGS := -buildvcs=false
+# CLUSTER starts/stops the local cluster; `scope -- CMD` stops it after CMD if CMD's tests started it.
+CLUSTER := $(GO) run ./kubelocal/cmd/cluster
 
 .PHONY: run test generate check-generated cluster cluster-stop build
 
@@ -14,7 +16,16 @@ run:
 test: check-generated
 	./scripts/ensure-chromium
 	$(GO) vet ./...
-	$(GO) test -timeout 40m ./...
+	$(CLUSTER) scope -- $(GO) test -timeout 40m ./...
+
+## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
+## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.
+cluster:
+	$(CLUSTER) start
+
+## cluster-stop: stop the local Kubernetes cluster (kwok, scheduler, controller-manager, apiserver, etcd).
+cluster-stop:
+	$(CLUSTER) stop
 
 ## build: build the styrmin binary into bin/.
 build:
