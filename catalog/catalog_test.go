@@ -88,7 +88,7 @@ func TestImportStoresEverythingTheBundleHolds(t *testing.T) {
 	for _, name := range bundled.Names() {
 		want, err := drivers.LoadBundle(bundled.Bundles(), name)
 		require.NoError(t, err)
-		_, err = c.Import(ctx, want, "bundled")
+		_, err = c.Import(ctx, want, catalog.ByBundled)
 		require.NoError(t, err)
 
 		v, err := c.Get(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)
@@ -96,7 +96,7 @@ func TestImportStoresEverythingTheBundleHolds(t *testing.T) {
 		require.Equal(t, want.Driver, v.Driver, "the stored spec decodes to the imported driver")
 		require.Equal(t, want.Readme, v.Readme)
 		require.Equal(t, want.Digest(), v.Digest)
-		require.Equal(t, "bundled", v.CreatedBy)
+		require.Equal(t, catalog.ByBundled, v.CreatedBy)
 		require.Equal(t, want.Icon != nil, v.HasIcon)
 		if want.Icon != nil {
 			icon, err := c.Icon(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)

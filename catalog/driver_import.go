@@ -19,6 +19,9 @@ import (
 	"github.com/styrmin/styrmin/drivers"
 )
 
+// ByBundled is the importer recorded for the drivers that ship inside the binary.
+const ByBundled = "bundled"
+
 // Imported says what an import did with one bundle.
 type Imported struct {
 	Name    string
@@ -161,7 +164,7 @@ func (c *Catalog) ImportPath(ctx context.Context, path, by string) (Imported, er
 func (c *Catalog) ImportBundled(ctx context.Context, fsys fs.FS, names []string) ([]Imported, error) {
 	out := make([]Imported, 0, len(names))
 	for _, name := range names {
-		res, err := c.ImportFS(ctx, fsys, name, "bundled")
+		res, err := c.ImportFS(ctx, fsys, name, ByBundled)
 		if err != nil {
 			return out, fmt.Errorf("bundled driver %s: %w", name, err)
 		}

@@ -48,7 +48,7 @@ func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) 
 		Actions:           actions,
 		Digest:            v.Digest,
 		ImportedAt:        v.CreatedAt.UTC().Format("2 Jan 2006 15:04 UTC"),
-		ImportedBy:        v.CreatedBy,
+		ImportedBy:        importedBy(v.CreatedBy),
 	}
 	if v.HasIcon {
 		p.IconURL = iconURL(p.Name, p.Version)
@@ -97,6 +97,7 @@ func viewParameter(prm drivers.Parameter) views.DriverParameter {
 		Required:    prm.Required,
 		Immutable:   prm.Immutable,
 		Constraints: constraints(prm),
+		Pattern:     prm.Pattern,
 	}
 	if !out.Secret && prm.Default != nil {
 		out.HasDefault = true
@@ -105,7 +106,7 @@ func viewParameter(prm drivers.Parameter) views.DriverParameter {
 	return out
 }
 
-// constraints lists a parameter's limits in words.
+// constraints lists a parameter's limits in words, except its pattern.
 func constraints(prm drivers.Parameter) []string {
 	var out []string
 	switch {
@@ -123,9 +124,6 @@ func constraints(prm drivers.Parameter) []string {
 		out = append(out, "at least "+number(*prm.Min))
 	case prm.Max != nil:
 		out = append(out, "at most "+number(*prm.Max))
-	}
-	if prm.Pattern != "" {
-		out = append(out, "matches "+prm.Pattern)
 	}
 	if len(prm.Choices) > 0 {
 		choices := make([]string, len(prm.Choices))
@@ -223,4 +221,16 @@ func duration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// importedBy says who imported a driver version, for the page.
+func importedBy(by string) string {
+	switch by {
+	case "":
+		return ""
+	case catalog.ByBundled:
+		return "shipped with Styrmin"
+	default:
+		return "by " + by
+	}
 }

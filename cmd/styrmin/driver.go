@@ -19,6 +19,7 @@ func newDriverCmd() *cobra.Command {
 	cmd.AddCommand(
 		newDriverLintCmd(),
 		newDriverSchemaCmd(),
+		newDriverImportCmd(),
 	)
 	return cmd
 }
