@@ -167,7 +167,11 @@ func serverUser() (*syscall.Credential, error) {
 }
 
 func initdb(ctx context.Context, bin, dir string, owner *syscall.Credential) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// Parents stay enterable for the postgres user; the data folder is private.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("pglocal: create %s: %w", filepath.Dir(dir), err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("pglocal: create %s: %w", dir, err)
 	}
 	if owner != nil {

@@ -1,0 +1,151 @@
+// Command styrmin-dev is what `make run` runs: it starts what Styrmin needs on
+// a developer's machine when nothing is configured, then runs `styrmin serve`.
+//
+// Without STYRMIN_DATABASE_URL it starts (or reuses) a private PostgreSQL in
+// .dev/postgres from the installed server binaries, creates the database
+// "styrmin" in it, and passes its URL to the server. The server is built into
+// .dev/bin/styrmin and runs as a child process; Ctrl-C or SIGTERM stops the
+// server gracefully, then the PostgreSQL this command started.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin/pglocal"
+)
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] != "run" {
+		fmt.Fprintln(os.Stderr, "usage: styrmin-dev run [styrmin serve flags...]")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "styrmin-dev:", err)
+		os.Exit(1)
+	}
+}
+
+// run prepares the database, builds the server and runs it until ctx ends.
+func run(ctx context.Context, serveArgs []string) error {
+	root, err := findRoot()
+	if err != nil {
+		return err
+	}
+	env := os.Environ()
+	if os.Getenv("STYRMIN_DATABASE_URL") == "" {
+		url, stopDB, err := startDatabase(ctx, filepath.Join(root, ".dev", "postgres"))
+		if err != nil {
+			return err
+		}
+		defer stopDB()
+		env = append(env, "STYRMIN_DATABASE_URL="+url)
+	}
+	bin := filepath.Join(root, ".dev", "bin", "styrmin")
+	fmt.Fprintln(os.Stderr, "styrmin-dev: building", bin)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/styrmin")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the server: %w", err)
+	}
+	return serve(ctx, bin, serveArgs, env)
+}
+
+// startDatabase starts or reuses the private PostgreSQL in dir and makes sure
+// the database "styrmin" exists; stop stops the server if this call started it.
+func startDatabase(ctx context.Context, dir string) (url string, stop func(), err error) {
+	fmt.Fprintln(os.Stderr, "styrmin-dev: STYRMIN_DATABASE_URL is not set; using the private PostgreSQL in", dir)
+	cluster, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
+	if err != nil {
+		return "", nil, err
+	}
+	stop = func() {
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "styrmin-dev:", err)
+		}
+	}
+	if err := ensureDatabase(ctx, cluster.URL("postgres"), "styrmin"); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return cluster.URL("styrmin"), stop, nil
+}
+
+// ensureDatabase creates database name unless it exists.
+func ensureDatabase(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("connect to the private PostgreSQL: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// serve runs `styrmin serve` and passes SIGINT/SIGTERM on as SIGTERM.
+func serve(ctx context.Context, bin string, args, env []string) error {
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the server: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return serverResult(err)
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(syscall.SIGTERM) // it may have got the terminal's SIGINT already
+		return serverResult(<-done)
+	}
+}
+
+func serverResult(err error) error {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("the server stopped with %s", exit.ProcessState)
+	}
+	return err
+}
+
+// findRoot returns the repository root: the nearest folder upwards with sqlc.yaml and go.mod.
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fileExists(filepath.Join(dir, "go.mod")) && fileExists(filepath.Join(dir, "sqlc.yaml")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run this from the Styrmin checkout (no go.mod with sqlc.yaml found upwards)")
+		}
+		dir = parent
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
