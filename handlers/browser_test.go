@@ -114,6 +114,8 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 	require.NoError(t, err)
 	redis, err := drivers.LoadBundle(bundled.Bundles(), "redis")
 	require.NoError(t, err)
+	importSample(t, env, "1.0.0", "", "the first version")
+	importSample(t, env, "2.0.0", "", "the second version")
 	ctx := newBrowser(t)
 
 	step(t, ctx, "sign in",
@@ -125,7 +127,7 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
 	require.Equal(t, "boss", eval[string](t, ctx, `document.querySelector('[data-testid="current-user"]').textContent.trim()`))
-	require.Equal(t, len(bundled.Names()), eval[int](t, ctx, cardCount), "the catalogue shows every bundled driver")
+	require.Equal(t, len(bundled.Names())+1, eval[int](t, ctx, cardCount), "the catalogue shows every bundled driver and the sample")
 	waitFor(t, ctx, "icons load", `[...document.querySelectorAll('img[data-testid="driver-icon"]')].every(i => i.complete && i.naturalWidth > 0)`)
 
 	// A marker on the window survives htmx swaps but not a page load.
@@ -141,7 +143,7 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 		input.value = '';
 		input.dispatchEvent(new Event('input', {bubbles: true}));
 	})()`))
-	waitFor(t, ctx, "every driver is back", fmt.Sprintf("%s === %d", cardCount, len(bundled.Names())))
+	waitFor(t, ctx, "every driver is back", fmt.Sprintf("%s === %d", cardCount, len(bundled.Names())+1))
 	step(t, ctx, "filter by label", chromedp.Evaluate[chromedp.Void](`(() => {
 		const select = document.querySelector('[data-testid="driver-label-filter"]');
 		select.value = 'category=database';
@@ -167,4 +169,18 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 	for _, a := range redis.Driver.Spec.Actions {
 		require.True(t, strings.Contains(actions, a.Function), "action %s is visible", a.Name)
 	}
+
+	step(t, ctx, "open the sample page",
+		chromedp.Navigate(env.URL+"/drivers/sample"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="version-picker"]`)),
+	)
+	require.Equal(t, "2.0.0", eval[string](t, ctx, `document.querySelector('[data-testid="driver-page-version"]').textContent.trim()`), "the newest version first")
+	step(t, ctx, "pick version 1.0.0", chromedp.Evaluate[chromedp.Void](`(() => {
+		const select = document.querySelector('#driver-version');
+		select.value = '1.0.0';
+		select.dispatchEvent(new Event('change', {bubbles: true}));
+	})()`))
+	waitFor(t, ctx, "the page shows version 1.0.0",
+		`document.querySelector('[data-testid="driver-page-version"]').textContent.trim() === "1.0.0" && location.search.includes("version=1.0.0")`)
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid="driver-readme"]').innerText`), "the first version")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
+	bundled "github.com/styrmin/styrmin/drivers/catalog"
 )
 
 // runDriverImport runs `styrmin driver import` against databaseURL and returns its output.
@@ -55,4 +58,38 @@ func TestDriverImportNeedsADatabase(t *testing.T) {
 	t.Setenv("STYRMIN_DATABASE_URL", "")
 	_, _, err := runDriverImport(t, "", "x")
 	require.ErrorContains(t, err, "STYRMIN_DATABASE_URL")
+}
+
+func TestImportDriversAtStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	c := catalog.New(pool)
+	dir := t.TempDir()
+	tiny := filepath.Join(dir, "tiny")
+	require.NoError(t, os.Mkdir(tiny, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tiny, "driver.styrmin.yml"), []byte(`apiVersion: styrmin.io/v1
+kind: Driver
+metadata:
+  name: tiny
+spec:
+  version: 0.1.0
+  supported_versions: ">=1.0.0"
+  helm:
+    main:
+      location: oci://registry.example.com/charts/tiny
+      version: 1.0.0
+`), 0o644))
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	for range 2 { // the second start finds everything in place
+		require.NoError(t, importDrivers(ctx, c, dir, logger))
+	}
+	entries, err := c.List(ctx)
+	require.NoError(t, err)
+	names := []string{}
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	require.ElementsMatch(t, append(bundled.Names(), "tiny"), names)
 }
