@@ -20,12 +20,12 @@ func readyz(checks []ReadyCheck) echo.HandlerFunc {
 		defer cancel()
 		status, results := http.StatusOK, map[string]string{}
 		for _, check := range checks {
-			if err := check.Check(ctx); err != nil {
+			result, err := check.run(ctx)
+			if err != nil {
 				status = http.StatusServiceUnavailable
-				results[check.Name] = err.Error()
-			} else {
-				results[check.Name] = "ok"
+				result = err.Error()
 			}
+			results[check.Name] = result
 		}
 		state := "ready"
 		if status != http.StatusOK {

@@ -31,3 +31,21 @@ func TestReadyz(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	require.JSONEq(t, `{"status":"unavailable","checks":{"database":"ok","cluster":"no route to host"}}`, rec.Body.String())
 }
+
+func TestReadyzShowsWhatADescribeCheckReports(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	a.deps.Ready = append(a.deps.Ready, ReadyCheck{Name: "cluster", Describe: func(context.Context) (string, error) {
+		return "v1.37.2 at https://127.0.0.1:6443", nil
+	}})
+	a.e = New(a.deps)
+	rec := a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.JSONEq(t, `{"status":"ready","checks":{"database":"ok","cluster":"ok: v1.37.2 at https://127.0.0.1:6443"}}`, rec.Body.String())
+
+	a.deps.Ready[len(a.deps.Ready)-1].Describe = func(context.Context) (string, error) { return "", errors.New("connection refused") }
+	a.e = New(a.deps)
+	rec = a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.JSONEq(t, `{"status":"unavailable","checks":{"database":"ok","cluster":"connection refused"}}`, rec.Body.String())
+}

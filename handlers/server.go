@@ -43,6 +43,24 @@ type ReadyCheck struct {
 	Name string
 	// Check returns nil when the dependency answers.
 	Check func(context.Context) error
+	// Describe, when set, is used instead of Check: it returns what /readyz
+	// shows after "ok: " (e.g. the cluster's server and version), or an error.
+	Describe func(context.Context) (string, error)
+}
+
+// run runs the check and returns what /readyz shows for it when it passes.
+func (c ReadyCheck) run(ctx context.Context) (string, error) {
+	if c.Describe != nil {
+		description, err := c.Describe(ctx)
+		if err != nil {
+			return "", err
+		}
+		return "ok: " + description, nil
+	}
+	if err := c.Check(ctx); err != nil {
+		return "", err
+	}
+	return "ok", nil
 }
 
 // New returns the Echo server with every route of the permission table.
