@@ -1,5 +1,7 @@
 package views
 
+import "encoding/json"
+
 // Page is what the layout needs from every page: its title, the signed-in
 // user, the CSRF token and the messages to show once.
 type Page struct {
@@ -63,5 +65,9 @@ const htmxConfig = `{"responseHandling":[{"code":"204","swap":false},{"code":"[2
 
 // csrfHeaders is the hx-headers value that adds the CSRF token to every htmx request.
 func csrfHeaders(token string) string {
-	return `{"` + CSRFHeader + `": "` + token + `"}`
+	b, err := json.Marshal(map[string]string{CSRFHeader: token})
+	if err != nil {
+		panic(err) // a map of strings always marshals
+	}
+	return string(b)
 }
