@@ -65,7 +65,7 @@ func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imp
 
 // insertParams turns a bundle into the row that stores it.
 func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionParams, error) {
-	spec, err := SpecJSON(b.Driver)
+	spec, err := specJSON(b.Driver)
 	if err != nil {
 		return db.InsertDriverVersionParams{}, err
 	}
@@ -100,8 +100,8 @@ func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionP
 	return p, nil
 }
 
-// SpecJSON encodes a driver as JSON with the field names of driver.styrmin.yml.
-func SpecJSON(d *drivers.Driver) ([]byte, error) {
+// specJSON encodes a driver as JSON with the field names of driver.styrmin.yml.
+func specJSON(d *drivers.Driver) ([]byte, error) {
 	data, err := yaml.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode spec: %w", err)
