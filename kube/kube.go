@@ -13,6 +13,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// ErrNotConfigured means no kubeconfig was given or found and the process does
+// not run inside a cluster.
+var ErrNotConfigured = errors.New("kube: no cluster configured: set KUBECONFIG to a kubeconfig file (`make run` starts a local cluster when it is unset)")
+
 // Client is a connection to one cluster.
 type Client struct {
 	// Config is the REST config, for building other clients (dynamic, Helm).
@@ -23,15 +27,15 @@ type Client struct {
 
 // Connect loads the kubeconfig at kubeconfigPath; with an empty path it follows
 // the usual rules ($KUBECONFIG, then ~/.kube/config, then the in-cluster
-// service account). It does not contact the cluster: see Health.
+// service account), and returns ErrNotConfigured when there is none. It does
+// not contact the cluster: see Health.
 func Connect(kubeconfigPath string) (*Client, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfigPath
 	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if errors.Is(err, clientcmd.ErrEmptyConfig) {
-		config, err = rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("kube: no cluster configured: set KUBECONFIG to a kubeconfig file, or run `make cluster` for the local one: %w", err)
+		if config, err = rest.InClusterConfig(); err != nil {
+			return nil, ErrNotConfigured
 		}
 	}
 	if err != nil {

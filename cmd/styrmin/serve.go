@@ -93,9 +93,13 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	// Readiness: every dependency a request may need. The cluster check joins
-	// this list when kube/ is wired in.
+	// Readiness: every dependency a request may need.
 	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
+	clusterReady, err := clusterChecks(ctx, cfg.kubeconfig, logger)
+	if err != nil {
+		return err
+	}
+	ready = append(ready, clusterReady...)
 
 	drivers := catalog.New(pool)
 	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/kube"
+)
+
+// clusterChecks connects to the configured cluster, logs whether it answers and
+// its version, and returns the /readyz check for it; none when no cluster is
+// configured. A kubeconfig that cannot be loaded is an error.
+func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) ([]handlers.ReadyCheck, error) {
+	client, err := kube.Connect(kubeconfig)
+	if errors.Is(err, kube.ErrNotConfigured) {
+		logger.Warn("no Kubernetes cluster configured", "hint", "set KUBECONFIG or --kubeconfig; `make run` starts a local cluster when KUBECONFIG is unset")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	health := client.Health(ctx, 10*time.Second)
+	if health.Reachable {
+		logger.Info("cluster connected", "server", health.Server, "version", health.Version)
+	} else {
+		logger.Warn("cluster unreachable", "server", health.Server, "err", health.Error)
+	}
+	describe := func(ctx context.Context) (string, error) {
+		health := client.Health(ctx, 5*time.Second)
+		if !health.Reachable {
+			return "", errors.New(health.Error)
+		}
+		return health.Version + " at " + health.Server, nil
+	}
+	return []handlers.ReadyCheck{{Name: "cluster", Describe: describe}}, nil
+}

@@ -1,0 +1,70 @@
+package kube_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/kubelocal"
+)
+
+func TestConnectReportsTheLocalCluster(t *testing.T) {
+	client, err := kube.Connect(kubelocal.ForTest(t))
+	require.NoError(t, err)
+
+	version, err := client.ServerVersion(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "v1.37.2", version)
+
+	health := client.Health(context.Background(), 5*time.Second)
+	require.Equal(t, kube.Health{Server: client.Server(), Reachable: true, Version: "v1.37.2"}, health)
+}
+
+func TestHealthOfAnUnreachableCluster(t *testing.T) {
+	t.Parallel()
+	// A kubeconfig pointing at a closed port: reachable false, with the reason.
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600))
+	client, err := kube.Connect(path)
+	require.NoError(t, err)
+
+	health := client.Health(context.Background(), 5*time.Second)
+	require.False(t, health.Reachable)
+	require.Equal(t, "https://127.0.0.1:1", health.Server)
+	require.Contains(t, health.Error, "connection refused")
+}
+
+func TestConnectErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string // "" means: the file does not exist
+		want    string
+	}{
+		{"missing file", "", "no such file or directory"},
+		{"not yaml", "{{{", "kube: load kubeconfig"},
+		{"no current context", "apiVersion: v1\nkind: Config\n", "no cluster configured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "kubeconfig")
+			if tt.content != "" {
+				require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			}
+			_, err := kube.Connect(path)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
