@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
@@ -105,9 +107,21 @@ func describe(err error) (int, string) {
 }
 
 // isConnectionError reports whether err says the database (or another
-// server) could not be reached, rather than that a query failed.
+// server) could not be reached or dropped the connection, rather than that a
+// query failed.
 func isConnectionError(err error) bool {
 	var connErr *pgconn.ConnectError
 	var netErr net.Error
-	return errors.As(err, &connErr) || errors.As(err, &netErr) || pgconn.Timeout(err)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &connErr), errors.As(err, &netErr), pgconn.Timeout(err):
+		return true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	case errors.As(err, &pgErr):
+		// Class 08: connection exception; 57P: the server is shutting down or restarting.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	default:
+		return false
+	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
 )
 
 func TestNotFoundPage(t *testing.T) {
