@@ -6,6 +6,10 @@
 // "styrmin" in it, and passes its URL to the server. The server is built into
 // .dev/bin/styrmin and runs as a child process; Ctrl-C or SIGTERM stops the
 // server gracefully, then the PostgreSQL this command started.
+//
+// Without KUBECONFIG it starts (or reuses) the local Kubernetes cluster in
+// .cluster (see kubelocal; built on first use) and passes .cluster/kubeconfig
+// to the server; it stops the cluster on exit if it started it.
 package main
 
 import (
@@ -50,6 +54,14 @@ func run(ctx context.Context, serveArgs []string) error {
 		}
 		defer stopDB()
 		env = append(env, "STYRMIN_DATABASE_URL="+url)
+	}
+	if os.Getenv("KUBECONFIG") == "" {
+		kubeconfig, stopCluster, err := startCluster(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer stopCluster()
+		env = append(env, "KUBECONFIG="+kubeconfig)
 	}
 	bin := filepath.Join(root, ".dev", "bin", "styrmin")
 	fmt.Fprintln(os.Stderr, "styrmin-dev: building", bin)
