@@ -21,7 +21,8 @@ import (
 // SessionCookie is the name of the session cookie.
 const SessionCookie = "styrmin_session"
 
-// SessionLifetime is how long a session lasts without signing in again.
+// SessionLifetime is how long a session lasts after its last request; every
+// response renews the cookie.
 const SessionLifetime = 12 * time.Hour
 
 // MinSessionKeyLength is the shortest STYRMIN_SESSION_KEY accepted.

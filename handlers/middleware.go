@@ -88,7 +88,7 @@ func logRequests(logger *slog.Logger) echo.MiddlewareFunc {
 // session is still valid for them; a void session becomes anonymous. The
 // session cookie is written back just before the response's header. Routes
 // in bare (health checks, static files) get no session.
-func loadSession(sessions *auth.Sessions, users userGetter, bare map[string]bool) echo.MiddlewareFunc {
+func loadSession(sessions *auth.Sessions, users userGetter, bare map[string]bool, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if bare[c.Path()] {
@@ -98,7 +98,7 @@ func loadSession(sessions *auth.Sessions, users userGetter, bare map[string]bool
 			c.Set(ctxSession, sess)
 			c.Response().Before(func() {
 				if err := sessions.Save(c.Response(), c.Request(), sess); err != nil {
-					c.Logger().Error(err)
+					logger.Error("save session", "path", c.Request().URL.Path, "err", err)
 				}
 			})
 			if sess.UserID != 0 {

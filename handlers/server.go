@@ -79,7 +79,7 @@ func New(d Deps) *echo.Echo {
 			bare[r.path] = true
 		}
 	}
-	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, loadSession(d.Sessions, d.Users, bare))
+	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, loadSession(d.Sessions, d.Users, bare, d.Logger))
 	for _, r := range table {
 		if r.bare {
 			e.Add(r.method, r.path, r.handler)
