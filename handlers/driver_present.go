@@ -29,6 +29,10 @@ func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) 
 	if err != nil {
 		return views.DriverShowProps{}, err
 	}
+	groups, err := viewParameterGroups(d.Spec.Parameters, md)
+	if err != nil {
+		return views.DriverShowProps{}, err
+	}
 	p := views.DriverShowProps{
 		Name:              d.Metadata.Name,
 		Version:           d.Spec.Version,
@@ -42,7 +46,7 @@ func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) 
 		ChartLocation:     d.Spec.Helm.Main.Location,
 		ChartName:         d.Spec.Helm.Main.Chart,
 		ChartVersion:      d.Spec.Helm.Main.Version,
-		ParameterGroups:   viewParameterGroups(d.Spec.Parameters),
+		ParameterGroups:   groups,
 		Components:        viewComponents(d.Spec.Components),
 		Services:          viewServices(d.Spec.Services),
 		Actions:           actions,
@@ -67,7 +71,7 @@ func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) 
 
 // viewParameterGroups groups parameters for the page: ungrouped first, then
 // each group in the order it first appears.
-func viewParameterGroups(params []drivers.Parameter) []views.DriverParameterGroup {
+func viewParameterGroups(params []drivers.Parameter, md *views.Markdown) ([]views.DriverParameterGroup, error) {
 	var groups []views.DriverParameterGroup
 	index := map[string]int{}
 	if slices.ContainsFunc(params, func(p drivers.Parameter) bool { return p.Group == "" }) {
@@ -81,17 +85,25 @@ func viewParameterGroups(params []drivers.Parameter) []views.DriverParameterGrou
 			index[prm.Group] = i
 			groups = append(groups, views.DriverParameterGroup{Name: prm.Group})
 		}
-		groups[i].Parameters = append(groups[i].Parameters, viewParameter(prm))
+		vp, err := viewParameter(prm, md)
+		if err != nil {
+			return nil, err
+		}
+		groups[i].Parameters = append(groups[i].Parameters, vp)
 	}
-	return groups
+	return groups, nil
 }
 
 // viewParameter describes one parameter or prompt; a secret's default is never included.
-func viewParameter(prm drivers.Parameter) views.DriverParameter {
+func viewParameter(prm drivers.Parameter, md *views.Markdown) (views.DriverParameter, error) {
+	desc, err := md.HTML(prm.Description)
+	if err != nil {
+		return views.DriverParameter{}, err
+	}
 	out := views.DriverParameter{
 		Name:        prm.Name,
 		Title:       cmpOr(prm.Title, prm.Name),
-		Description: prm.Description,
+		Description: desc,
 		Type:        string(prm.Type),
 		Secret:      prm.Type == drivers.TypeSecret,
 		Required:    prm.Required,
@@ -103,7 +115,7 @@ func viewParameter(prm drivers.Parameter) views.DriverParameter {
 		out.HasDefault = true
 		out.Default = scalarText(prm.Default)
 	}
-	return out
+	return out, nil
 }
 
 // constraints lists a parameter's limits in words, except its pattern.
@@ -204,7 +216,11 @@ func viewActions(actions []drivers.Action, md *views.Markdown) ([]views.DriverAc
 			Mode: string(a.EffectiveMode()), Function: a.Function, Timeout: duration(a.TimeoutDuration()),
 		}
 		for _, prm := range a.Prompts {
-			va.Prompts = append(va.Prompts, viewParameter(prm))
+			vp, err := viewParameter(prm, md)
+			if err != nil {
+				return nil, err
+			}
+			va.Prompts = append(va.Prompts, vp)
 		}
 		out = append(out, va)
 	}
