@@ -82,7 +82,7 @@ func readDocument(rep *report, data []byte) (*yaml.Node, bool) {
 		rep.at(yamlErrorPosition(err), "", "invalid YAML: %s", yamlErrorMessage(err))
 		return nil, false
 	}
-	if len(doc.Content) == 0 {
+	if len(doc.Content) == 0 || isEmptyScalar(doc.Content[0]) {
 		rep.at(position{1, 1}, "", "file is empty; a driver file starts with apiVersion: %s", APIVersion)
 		return nil, false
 	}

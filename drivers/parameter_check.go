@@ -182,6 +182,9 @@ func (p *Parameter) ParseInput(s string) (any, error) {
 
 // checkString checks a string value against the length and pattern constraints.
 func (p *Parameter) checkString(s string) error {
+	if p.Type == TypeString && strings.ContainsAny(s, "\r\n") {
+		return errors.New("must be one line; use type text for multi-line values")
+	}
 	n := utf8.RuneCountInString(s)
 	if p.MinLength != nil && n < *p.MinLength {
 		return fmt.Errorf("is %d characters long; at least %d are required", n, *p.MinLength)

@@ -111,7 +111,10 @@ func writeTemplateSection(b *bytes.Buffer) {
 		"`spec.helm.main.values` is a Go [text/template](https://pkg.go.dev/text/template) rendered when a\n" +
 		"deployment is installed, reconfigured or upgraded. Its output must be a YAML mapping: the Helm\n" +
 		"values of the release. A reference to a key that does not exist, such as an undeclared\n" +
-		"parameter, fails rendering.\n\n" +
+		"parameter, fails rendering. The output is read as Helm reads a values file, with YAML 1.1\n" +
+		"rules: an unquoted `y`, `n`, `yes`, `no`, `on` or `off` is a boolean, so pass strings through\n" +
+		"`quote`. A `range` over a number above 10000 and `{{template}}` calls are refused, so that\n" +
+		"rendering always ends quickly.\n\n" +
 		"| Data | Type | Value |\n|---|---|---|\n" +
 		"| `.Parameters.<name>` | per parameter type | The parameter's value: a string for `string`, `text` and `secret`, a whole number for `integer`, a number for `number`, `true`/`false` for `boolean`, the chosen value for `enum`. |\n" +
 		"| `.Version` | string | The application version being installed or upgraded to. |\n" +

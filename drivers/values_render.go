@@ -75,6 +75,9 @@ func renderValues(text string, data ValuesData) (map[string]any, error) {
 	if err != nil {
 		return nil, templateError(err)
 	}
+	if err := guardTemplate(tmpl); err != nil {
+		return nil, err
+	}
 	out := &limitedBuffer{max: maxValuesSize}
 	if err := tmpl.Execute(out, data); err != nil {
 		return nil, templateError(err)

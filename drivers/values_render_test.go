@@ -1,0 +1,127 @@
+package drivers
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRenderValues(t *testing.T) {
+	t.Parallel()
+	data := ValuesData{
+		Parameters: map[string]any{"db": "app", "n": int64(3), "on": true, "ratio": 0.5, "empty": ""},
+		Version:    "16.2.0",
+		Deployment: DeploymentRef{Name: "shop", Namespace: "team-a", Release: "shop-pg"},
+		Driver:     DriverRef{Name: "postgresql", Version: "2.1.0"},
+	}
+	tests := []struct {
+		name     string
+		template string
+		want     map[string]any
+		wantErr  string
+	}{
+		{"empty template gives empty values", "", map[string]any{}, ""},
+		{"typed parameters and data", "db: {{ .Parameters.db | quote }}\ncount: {{ .Parameters.n }}\nflag: {{ .Parameters.on }}\nyes_is_bool: y\nr: {{ .Parameters.ratio }}\ntag: {{ .Version }}\nns: {{ .Deployment.Namespace }}\nrel: {{ .Deployment.Release }}\ndrv: {{ .Driver.Name }}-{{ .Driver.Version }}\n",
+			map[string]any{"db": "app", "count": float64(3), "flag": true, "yes_is_bool": true, "r": 0.5, "tag": "16.2.0", "ns": "team-a", "rel": "shop-pg", "drv": "postgresql-2.1.0"}, ""},
+		{"helpers", "a: {{ default \"x\" .Parameters.empty }}\nb: {{ .Parameters.db | upper | b64enc }}\nc: {{ list 1 2 | toJson | squote }}\nd:{{ dict \"k\" .Parameters.db | toYaml | nindent 2 }}\ne: {{ ternary \"big\" \"small\" .Parameters.on }}\nf: {{ join \",\" (splitList \"-\" \"a-b\") }}\n",
+			map[string]any{"a": "x", "b": "QVBQ", "c": "[1,2]", "d": map[string]any{"k": "app"}, "e": "big", "f": "a,b"}, ""},
+		{"small range", "ports: [{{ range $i := 3 }}{{ if $i }}, {{ end }}{{ $i }}{{ end }}]\n", map[string]any{"ports": []any{float64(0), float64(1), float64(2)}}, ""},
+		{"missing parameter", "a: {{ .Parameters.nope }}", nil, `values template line 1: map has no entry for key "nope"`},
+		{"missing data field", "a: {{ .Deployment.Owner }}", nil, "can't evaluate field Owner"},
+		{"not a mapping", "- a\n- b\n", nil, "output is a list, not a YAML mapping"},
+		{"scalar output", "hello", nil, `output is "hello", not a YAML mapping`},
+		{"invalid YAML output", "a: [\n", nil, "output is not valid YAML"},
+		{"required fails", "a: {{ required \"db is needed\" .Parameters.empty }}", nil, "db is needed"},
+		{"no environment access", "a: {{ env \"HOME\" }}", nil, `function "env" not defined`},
+		{"no clock", "a: {{ now }}", nil, `function "now" not defined`},
+		{"huge range refused", "{{ range $i := 100000000000 }}{{ end }}a: 1", nil, "range over 100000000000 numbers; at most 10000 are allowed"},
+		{"range over a parameter is guarded", "{{ if true }}{{ range .Parameters.n }}{{ end }}{{ end }}a: 1", map[string]any{"a": float64(1)}, ""},
+		{"template calls refused", "{{ define \"x\" }}{{ template \"x\" . }}{{ end }}a: {{ template \"x\" . }}", nil, "{{template}} calls are not allowed"},
+		{"repeat bounded", "a: {{ repeat 100000 \"x\" }}", nil, "repeat: count 100000 is outside 0..10000"},
+		{"output bounded", "a: " + strings.Repeat(`{{ repeat 10000 "xxxxxxxxxx" }}`, 11), nil, "output is larger than 1048576 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := &Driver{Metadata: Metadata{Name: "postgresql"}, Spec: Spec{Version: "2.1.0", Helm: Helm{Main: ChartRef{Values: tt.template}}}}
+			got, err := d.RenderValues(data)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				var te *TemplateError
+				require.True(t, errors.As(err, &te), "a TemplateError: %v", err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParameterCheckAndInput(t *testing.T) {
+	t.Parallel()
+	one, ten := 1.0, 10.0
+	three := 3
+	tests := []struct {
+		name    string
+		param   Parameter
+		value   any
+		input   string
+		want    any
+		wantErr string
+	}{
+		{"integer from YAML int", Parameter{Type: TypeInteger, Min: &one, Max: &ten}, 5, "5", int64(5), ""},
+		{"integer from JSON float", Parameter{Type: TypeInteger}, 7.0, " 7 ", int64(7), ""},
+		{"integer out of range", Parameter{Type: TypeInteger, Max: &ten}, 11, "11", nil, "more than the maximum 10"},
+		{"integer not whole", Parameter{Type: TypeInteger}, 1.5, "1.5", nil, "whole number"},
+		{"number", Parameter{Type: TypeNumber, Min: &one}, 2, "2", 2.0, ""},
+		{"boolean", Parameter{Type: TypeBoolean}, true, "true", true, ""},
+		{"boolean wrong", Parameter{Type: TypeBoolean}, "yes", "yes", nil, "true or false"},
+		{"string length", Parameter{Type: TypeString, MaxLength: &three}, "abcd", "abcd", nil, "at most 3"},
+		{"string pattern anchored", Parameter{Type: TypeString, Pattern: "[a-z]+"}, "ab1", "ab1", nil, "does not match"},
+		{"string single line", Parameter{Type: TypeString}, "a\nb", "a\nb", nil, "must be one line"},
+		{"text keeps lines", Parameter{Type: TypeText}, "a\nb", "a\nb", "a\nb", ""},
+		{"secret pattern hides value", Parameter{Type: TypeSecret, Pattern: "[0-9]+"}, "hunter2", "hunter2", nil, "does not match the pattern [0-9]+"},
+		{"enum numeric choice", Parameter{Type: TypeEnum, Choices: []any{1, 2}}, 2.0, "2", 2, ""},
+		{"enum unknown", Parameter{Type: TypeEnum, Choices: []any{"a"}}, "b", "b", nil, `not one of the choices: "a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, got := range []func() (any, error){
+				func() (any, error) { return tt.param.Check(tt.value) },
+				func() (any, error) { return tt.param.ParseInput(tt.input) },
+			} {
+				v, err := got()
+				if tt.wantErr != "" {
+					require.ErrorContains(t, err, tt.wantErr)
+					require.NotContains(t, err.Error(), "hunter2", "errors never show secrets")
+					continue
+				}
+				require.NoError(t, err)
+				require.Equal(t, tt.want, v)
+			}
+		})
+	}
+}
+
+func TestDriverInfo(t *testing.T) {
+	t.Parallel()
+	d := &Driver{Metadata: Metadata{Name: "pg"}}
+	require.Equal(t, "pg", d.Title())
+	require.Empty(t, d.Summary())
+	d.Spec.Info = Info{Title: "PostgreSQL", Description: "The **world's** most\nadvanced [database](https://x).\n\nMore text."}
+	require.Equal(t, "PostgreSQL", d.Title())
+	require.Equal(t, "The world's most advanced database.", d.Summary())
+	d.Spec.Parameters = []Parameter{
+		{Name: "a", Type: TypeInteger, Default: 3},
+		{Name: "b", Type: TypeString},
+		{Name: "c", Type: TypeBoolean, Default: false},
+	}
+	require.Equal(t, map[string]any{"a": int64(3), "c": false}, d.DefaultValues())
+	a := Action{}
+	require.Equal(t, DefaultTimeout, a.TimeoutDuration())
+	require.Equal(t, ModeBlocking, a.EffectiveMode())
+	require.Equal(t, ProtocolTCP, (&Service{}).EffectiveProtocol())
+}
