@@ -76,7 +76,7 @@ func LoadPath(p string) (*Bundle, error) {
 // loadBundle reads the files under dir, parses the spec named specName and
 // checks the icon, chart, actions and values template. display names the spec in problems.
 func loadBundle(fsys fs.FS, dir, specName, display string) (*Bundle, error) {
-	files, err := readFiles(fsys, dir)
+	files, links, err := readFiles(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: load %s: %w", display, err)
 	}
@@ -85,6 +85,9 @@ func loadBundle(fsys fs.FS, dir, specName, display string) (*Bundle, error) {
 		return nil, fmt.Errorf("drivers: load %s: file not found; a bundle is a folder holding %s", display, SpecFile)
 	}
 	d, rep := parse(display, data)
+	for _, link := range links {
+		rep.at(position{1, 1}, "", "%s is a symbolic link, which a bundle cannot hold; copy the file into the bundle instead", link)
+	}
 	b := &Bundle{Path: display, Driver: d, Readme: string(files[ReadmeFile]), Files: files}
 	b.Icon = loadIcon(rep, d, files)
 	b.Chart = loadChart(rep, d, fsys, dir, files)
@@ -100,9 +103,11 @@ func loadBundle(fsys fs.FS, dir, specName, display string) (*Bundle, error) {
 // skippedNames are files and folders that are never part of a bundle.
 var skippedNames = []string{".git", "__pycache__", ".DS_Store"}
 
-// readFiles reads every regular file under dir, keyed by slash path relative to dir.
-func readFiles(fsys fs.FS, dir string) (map[string][]byte, error) {
+// readFiles reads every regular file under dir, keyed by slash path relative
+// to dir, and lists the symbolic links it finds; other special files are skipped.
+func readFiles(fsys fs.FS, dir string) (map[string][]byte, []string, error) {
 	files := map[string][]byte{}
+	var links []string
 	total := 0
 	err := fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -121,8 +126,12 @@ func readFiles(fsys fs.FS, dir string) (map[string][]byte, error) {
 		if dir == "." {
 			rel = p
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			links = append(links, rel)
+			return nil
+		}
 		if !e.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file; a bundle holds only files and folders (no links)", rel)
+			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
@@ -136,9 +145,9 @@ func readFiles(fsys fs.FS, dir string) (map[string][]byte, error) {
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("folder not found: %w", err)
+		return nil, nil, fmt.Errorf("folder not found: %w", err)
 	}
-	return files, err
+	return files, links, err
 }
 
 // Digest is the hex SHA-256 of the bundle's files (paths and contents, in path

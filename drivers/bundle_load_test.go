@@ -169,6 +169,24 @@ func TestBundleDigest(t *testing.T) {
 	require.NotEqual(t, a.Digest(), renamed.Digest())
 }
 
+func TestLoadPathReportsLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, f := range goodBundle() {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, f.Data, 0o644))
+	}
+	require.NoError(t, os.Rename(filepath.Join(dir, "b/actions.py"), filepath.Join(dir, "actions.py")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "actions.py"), filepath.Join(dir, "b/actions.py")))
+	_, err := LoadPath(filepath.Join(dir, "b"))
+	var ps Problems
+	require.ErrorAs(t, err, &ps)
+	require.Len(t, ps, 2, "%v", ps)
+	require.Equal(t, "actions.py is a symbolic link, which a bundle cannot hold; copy the file into the bundle instead", ps[0].Message)
+	require.Equal(t, "spec.actions[0].function", ps[1].Field)
+}
+
 func TestLoadPath(t *testing.T) {
 	t.Parallel()
 	b, err := LoadPath("testdata/good")
