@@ -179,10 +179,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		seen[name] = true
-		d.decode(val, v.Field(f.index), child)
 		if f.required && isEmptyScalar(val) {
-			d.rep.add(child, "must not be empty")
+			d.rep.at(position{val.Line, val.Column}, child, "must not be empty")
+			continue
 		}
+		d.decode(val, v.Field(f.index), child)
 	}
 	for _, name := range fieldNames(fields) {
 		if fields[name].required && !seen[name] {

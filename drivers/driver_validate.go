@@ -200,10 +200,8 @@ func validateServices(rep *report, svcs []Service, comps []Component) {
 		if s.Component != "" && !names[s.Component] {
 			rep.add(p+".component", "%q is not a component of this driver; declare it in spec.components%s", s.Component, suggest(s.Component, keys(names)))
 		}
-		if s.Port < 1 || s.Port > 65535 {
-			if _, given := rep.positions[p+".port"]; given {
-				rep.add(p+".port", "%d is not a port number; use 1 to 65535", s.Port)
-			}
+		if _, given := rep.positions[p+".port"]; given && (s.Port < 1 || s.Port > 65535) && !rep.reported(p+".port") {
+			rep.add(p+".port", "%d is not a port number; use 1 to 65535", s.Port)
 		}
 		if s.Protocol != "" {
 			checkEnum(rep, p+".protocol", string(s.Protocol), protocols)
