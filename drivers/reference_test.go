@@ -79,6 +79,10 @@ func TestSchemaDescribesTheContract(t *testing.T) {
 	require.Equal(t, "TCP", s.Defs["Service"].Properties["protocol"].Default)
 	require.Equal(t, parameterTypes, s.Defs["Parameter"].Properties["type"].Enum)
 	require.NotEmpty(t, s.Defs["Parameter"].Properties["max_length"].Description)
+	require.Contains(t, string(raw), `"then": {
+            "required": [
+              "choices"
+            ]`, "enum parameters require choices")
 }
 
 // contractTypes lists the struct types of driver.styrmin.yml.

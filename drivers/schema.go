@@ -31,6 +31,7 @@ func Schema() ([]byte, error) {
 		Mapper: schemaOf,
 	}
 	s := r.Reflect(&Driver{})
+	addConditionalRules(s.Definitions)
 	s.ID = SchemaID
 	s.Title = "driver.styrmin.yml v1"
 	out, err := json.MarshalIndent(s, "", "  ")
@@ -38,6 +39,20 @@ func Schema() ([]byte, error) {
 		return nil, fmt.Errorf("drivers: schema: %w", err)
 	}
 	return append(out, '\n'), nil
+}
+
+// addConditionalRules adds the requirements that depend on another field's value.
+func addConditionalRules(defs jsonschema.Definitions) {
+	requireWhen := func(def, field string, cond *jsonschema.Schema, required string) {
+		props := jsonschema.NewProperties()
+		props.Set(field, cond)
+		defs[def].AllOf = append(defs[def].AllOf, &jsonschema.Schema{
+			If:   &jsonschema.Schema{Properties: props, Required: []string{field}},
+			Then: &jsonschema.Schema{Required: []string{required}},
+		})
+	}
+	requireWhen("Parameter", "type", &jsonschema.Schema{Const: string(TypeEnum)}, "choices")
+	requireWhen("ChartRef", "location", &jsonschema.Schema{Pattern: "^https://"}, "chart")
 }
 
 // anyType is the type of fields that hold one scalar of any type.
