@@ -115,6 +115,9 @@ func (p *Parameter) Check(v any) (any, error) {
 	switch p.Type {
 	case TypeString, TypeText, TypeSecret:
 		s, ok := v.(string)
+		if !ok && p.Type == TypeSecret {
+			return nil, errors.New("the value must be a string; quote it")
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s must be a string; quote it", describeValue(v))
 		}

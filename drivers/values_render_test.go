@@ -67,7 +67,7 @@ func TestParameterCheckAndInput(t *testing.T) {
 		name    string
 		param   Parameter
 		value   any
-		input   string
+		input   string // "" when only Check applies
 		want    any
 		wantErr string
 	}{
@@ -83,20 +83,23 @@ func TestParameterCheckAndInput(t *testing.T) {
 		{"string single line", Parameter{Type: TypeString}, "a\nb", "a\nb", nil, "must be one line"},
 		{"text keeps lines", Parameter{Type: TypeText}, "a\nb", "a\nb", "a\nb", ""},
 		{"secret pattern hides value", Parameter{Type: TypeSecret, Pattern: "[0-9]+"}, "hunter2", "hunter2", nil, "does not match the pattern [0-9]+"},
+		{"secret type error hides value", Parameter{Type: TypeSecret}, 1234567, "", nil, "the value must be a string"},
 		{"enum numeric choice", Parameter{Type: TypeEnum, Choices: []any{1, 2}}, 2.0, "2", 2, ""},
 		{"enum unknown", Parameter{Type: TypeEnum, Choices: []any{"a"}}, "b", "b", nil, `not one of the choices: "a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, got := range []func() (any, error){
-				func() (any, error) { return tt.param.Check(tt.value) },
-				func() (any, error) { return tt.param.ParseInput(tt.input) },
-			} {
+			checks := []func() (any, error){func() (any, error) { return tt.param.Check(tt.value) }}
+			if tt.input != "" {
+				checks = append(checks, func() (any, error) { return tt.param.ParseInput(tt.input) })
+			}
+			for _, got := range checks {
 				v, err := got()
 				if tt.wantErr != "" {
 					require.ErrorContains(t, err, tt.wantErr)
 					require.NotContains(t, err.Error(), "hunter2", "errors never show secrets")
+					require.NotContains(t, err.Error(), "1234567", "errors never show secrets")
 					continue
 				}
 				require.NoError(t, err)
