@@ -59,6 +59,7 @@ func ignoreNotFound(err error) error {
 }
 
 func TestNodeIsReadyAndVersionReported(t *testing.T) {
+	t.Parallel()
 	client, _, _ := setup(t)
 	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
@@ -77,6 +78,7 @@ func TestNodeIsReadyAndVersionReported(t *testing.T) {
 }
 
 func TestDeploymentReachesReadyReplicas(t *testing.T) {
+	t.Parallel()
 	client, _, ns := setup(t)
 	labels := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{
@@ -99,6 +101,7 @@ func TestDeploymentReachesReadyReplicas(t *testing.T) {
 }
 
 func TestActionJobRunsItsCommand(t *testing.T) {
+	t.Parallel()
 	client, _, ns := setup(t)
 	tests := []struct {
 		name      string
@@ -175,6 +178,7 @@ func actionJob(name, script string) *batchv1.Job {
 }
 
 func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
+	t.Parallel()
 	client, kubeconfig, ns := setup(t)
 	ctx := context.Background()
 	chartDir := filepath.Join("..", "drivers", "catalog", "hello-web", "chart")

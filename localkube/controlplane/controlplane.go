@@ -150,10 +150,19 @@ func Run(ctx context.Context, layout Layout, logf func(format string, args ...an
 	logf("ready: kubeconfig %s", layout.Kubeconfig())
 
 	readyCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	onReadyErr := make(chan error, 1)
-	go func() { onReadyErr <- onReady(readyCtx, layout.Kubeconfig()) }()
-	return supervise(ctx, running, onReadyErr)
+	onReadyDone := make(chan struct{})
+	go func() {
+		defer close(onReadyDone)
+		onReadyErr <- onReady(readyCtx, layout.Kubeconfig())
+	}()
+	err = supervise(ctx, running, onReadyErr)
+	cancel()
+	select { // let onReady (the action runner) end its work before the components stop
+	case <-onReadyDone:
+	case <-time.After(10 * time.Second):
+	}
+	return err
 }
 
 // supervise waits for ctx to end, a component to exit or onReady to fail.
