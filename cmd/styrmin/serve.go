@@ -107,7 +107,9 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	}
 
 	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers})
-	go forgetOldFailures(ctx, users, logger)
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	go forgetOldFailures(bgCtx, users, logger)
 	return listenAndServe(ctx, cfg.addr, e, logger)
 }
 
