@@ -82,6 +82,8 @@ func TestCreateUserShowsErrorsNextToTheFields(t *testing.T) {
 			require.Contains(t, text(doc.Find(`[data-testid="error-`+tt.field+`"]`)), tt.want)
 			require.NotEmpty(t, text(doc.Find(`[data-testid="form-error"]`)))
 			require.Equal(t, tt.form.Get("username"), doc.Find(`#new-username`).AttrOr("value", ""), "the form keeps what was typed")
+			require.Len(t, doc.Find(`[aria-invalid="true"]`).Nodes, 1, "only the wrong field is marked")
+			require.Equal(t, "true", doc.Find(`[name="`+tt.field+`"]`).Last().AttrOr("aria-invalid", ""))
 		})
 	}
 	rec := a.request(admin, http.MethodPost, "/users", url.Values{"username": {"eve"}, "role": {"root"}, "password": {testPassword}})
