@@ -25,6 +25,9 @@ const (
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 10
 
+// MaxPasswordLength bounds passwords (in bytes) so that hashing stays cheap.
+const MaxPasswordLength = 1024
+
 // HashPassword returns the argon2id hash of password in PHC string format
 // ($argon2id$v=19$m=...,t=...,p=...$salt$hash).
 func HashPassword(password string) (string, error) {
@@ -66,8 +69,15 @@ func VerifyPassword(hash, password string) (bool, error) {
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
-// CheckPassword refuses passwords too short to be safe.
+// CheckPassword refuses passwords too short to be safe or too long to hash cheaply.
 func CheckPassword(password string) error {
+	if len(password) > MaxPasswordLength {
+		return &styrmin.Error{
+			Code:    styrmin.EINVALID,
+			Message: fmt.Sprintf("The password is too long; use at most %d bytes.", MaxPasswordLength),
+			Fields:  map[string]string{"password": fmt.Sprintf("At most %d bytes.", MaxPasswordLength)},
+		}
+	}
 	if len([]rune(password)) < MinPasswordLength {
 		return &styrmin.Error{
 			Code:    styrmin.EINVALID,

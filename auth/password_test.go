@@ -62,6 +62,8 @@ func TestCheckPassword(t *testing.T) {
 		{"123456789", false},
 		{"1234567890", true},
 		{"ääääääääää", true}, // counted in characters, not bytes
+		{strings.Repeat("x", auth.MaxPasswordLength), true},
+		{strings.Repeat("x", auth.MaxPasswordLength+1), false},
 	}
 	for _, tt := range tests {
 		err := auth.CheckPassword(tt.password)

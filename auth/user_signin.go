@@ -26,6 +26,9 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 	if err := u.checkThrottle(ctx, name, address); err != nil {
 		return User{}, err
 	}
+	if len(password) > MaxPasswordLength {
+		password = "" // no stored password is this long; do not spend time hashing it
+	}
 	row, err := u.q.GetUserByUsername(ctx, name)
 	hash := row.PasswordHash
 	if err != nil {

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ func TestSignIn(t *testing.T) {
 	for _, attempt := range []struct{ username, password string }{
 		{"alice", "wrong password"},
 		{"nobody", "alice's password"},
+		{"alice", strings.Repeat("alice's password", 100)},
 	} {
 		_, err := users.SignIn(ctx, attempt.username, attempt.password, "192.0.2.1")
 		require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err))
