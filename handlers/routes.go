@@ -23,6 +23,8 @@ type route struct {
 // routes is THE permission table: every route the server has, and who may call
 // it. To add a page, add a line here; the route-walking test in
 // routes_test.go checks every registered route against this table for every role.
+// A handler's new dependency goes into Deps, and into addTestDeps
+// (deps_test.go) so that the walk can call it.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except signing in (anyone) and signing out (any signed-in user),
