@@ -70,7 +70,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				obj = tomb.Obj
 			}
 			if pod, ok := obj.(*corev1.Pod); ok {
-				r.cancel(pod.UID)
+				r.forget(pod)
 			}
 		},
 	})
@@ -112,6 +112,25 @@ func (r *Runner) observe(ctx context.Context, obj any) {
 	})
 }
 
+// forget stops a deleted pod's commands and removes its scratch folder and logs.
+func (r *Runner) forget(pod *corev1.Pod) {
+	r.mu.Lock()
+	cancel, ok := r.running[pod.UID]
+	delete(r.running, pod.UID)
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	cancel()
+	if err := os.RemoveAll(r.podDir(pod)); err != nil {
+		r.logf("action pod %s/%s: remove scratch folder: %v", pod.Namespace, pod.Name, err)
+	}
+}
+
+func (r *Runner) podDir(pod *corev1.Pod) string {
+	return filepath.Join(r.scratchDir, pod.Namespace, pod.Name+"-"+string(pod.UID))
+}
+
 func (r *Runner) cancel(uid types.UID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,7 +141,7 @@ func (r *Runner) cancel(uid types.UID) {
 
 // runPod runs every container of pod at once and records the outcome.
 func (r *Runner) runPod(ctx context.Context, pod *corev1.Pod) error {
-	dir := filepath.Join(r.scratchDir, pod.Namespace, pod.Name+"-"+string(pod.UID))
+	dir := r.podDir(pod)
 	workDir := filepath.Join(dir, "work")
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return err
