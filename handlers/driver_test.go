@@ -348,6 +348,16 @@ func TestDriverUploadShowsProblemsWithLines(t *testing.T) {
 	require.Len(t, entries, len(bundled.Names()), "nothing was imported")
 }
 
+func TestDriverUploadRefusesAnOversizedBodyBeforeReadingIt(t *testing.T) {
+	t.Parallel()
+	env := newCatalogEnv(t)
+	admin := env.signedIn(t, auth.Admin)
+	huge := bytes.Repeat([]byte{0}, 17<<20) // the upload page promises at most 16 MiB
+
+	_, doc := upload(t, env, admin, "huge.tar.gz", huge, http.StatusRequestEntityTooLarge)
+	require.Contains(t, doc.Find("h1").Text(), "Upload too large")
+}
+
 func TestDriverUploadNeedsAdmin(t *testing.T) {
 	t.Parallel()
 	env := newCatalogEnv(t)

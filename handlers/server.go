@@ -7,9 +7,11 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/styrmin/styrmin/auth"
 )
@@ -79,7 +81,11 @@ func New(d Deps) *echo.Echo {
 			bare[r.path] = true
 		}
 	}
-	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, loadSession(d.Sessions, d.Users, bare, d.Logger))
+	// The body limit comes before anything reads a form (the CSRF check does),
+	// so an oversized upload is refused before it is read; 1 MiB is for the
+	// multipart envelope around the largest bundle archive.
+	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", maxUploadMiB+1))
+	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, bodyLimit, loadSession(d.Sessions, d.Users, bare, d.Logger))
 	for _, r := range table {
 		if r.bare {
 			e.Add(r.method, r.path, r.handler)

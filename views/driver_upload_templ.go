@@ -64,10 +64,6 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = driverStyles().Render(ctx, templ_7745c5c3_Buffer)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumb\"><a href=\"/drivers\">Drivers</a> <span aria-hidden=\"true\">/</span> Upload</nav><div class=\"page-header\"><div><h1>Upload a driver</h1><p>Add a driver bundle to the catalogue. A driver version never changes once imported: to publish changes, raise <code>spec.version</code>.</p></div></div><section class=\"card upload-card\"><form class=\"stacked\" method=\"post\" action=\"/drivers/upload\" enctype=\"multipart/form-data\" data-testid=\"upload-form\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -93,7 +89,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p.MaxMiB))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 47, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 46, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -116,7 +112,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(p.FileName)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 59, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 58, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
@@ -130,7 +126,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(p.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 61, Col: 15}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 60, Col: 15}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -153,7 +149,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pr.File)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 72, Col: 24}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 71, Col: 24}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
@@ -166,7 +162,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 						var templ_7745c5c3_Var7 string
 						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(pr.Line))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 72, Col: 50}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 71, Col: 50}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
@@ -179,7 +175,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 						var templ_7745c5c3_Var8 string
 						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(pr.Column))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 72, Col: 78}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 71, Col: 78}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 						if templ_7745c5c3_Err != nil {
@@ -197,7 +193,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 							var templ_7745c5c3_Var9 string
 							templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Field)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 75, Col: 29}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 74, Col: 29}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 							if templ_7745c5c3_Err != nil {
@@ -215,7 +211,7 @@ func DriverUploadPage(p DriverUploadProps) templ.Component {
 						var templ_7745c5c3_Var10 string
 						templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Message)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 78, Col: 27}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/driver_upload.templ`, Line: 77, Col: 27}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 						if templ_7745c5c3_Err != nil {
