@@ -3,7 +3,7 @@
 
 GO ?= go
 export GOFLAGS := -buildvcs=false
-# CLUSTER starts/stops the local cluster; `scope -- CMD` stops it after CMD if CMD's tests started it.
+# CLUSTER starts/stops the local cluster; `scope -- CMD` runs CMD with it up and stops it afterwards if scope started it.
 CLUSTER := $(GO) run ./kubelocal/cmd/cluster
 
 .PHONY: run test generate check-generated cluster cluster-stop build

@@ -39,7 +39,7 @@ func (c *Cluster) Build(ctx context.Context) error {
 	if err := os.MkdirAll(c.binDir(), 0o755); err != nil {
 		return fmt.Errorf("kubelocal: build: %w", err)
 	}
-	fmt.Fprintf(c.out, "kubelocal: building the local cluster binaries into %s (first time about 15 min on 2 cores; cached afterwards)\n", c.binDir())
+	fmt.Fprintf(c.out, "kubelocal: building the local cluster binaries into %s (first time: about 15 min on an idle 2-core machine, longer when it is busy; cached afterwards)\n", c.binDir())
 	v := "k8s.io/component-base/version"
 	major, minor, _ := strings.Cut(strings.TrimPrefix(kubernetesVersion, "v"), ".")
 	minor, _, _ = strings.Cut(minor, ".")

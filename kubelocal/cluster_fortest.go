@@ -9,8 +9,8 @@ import (
 
 // ForTest returns the kubeconfig of the shared local cluster of this checkout,
 // building and starting it when none runs. The cluster is left running for the
-// other test packages; `make test` stops it at the end when it started it
-// (see `go run ./kubelocal/cmd/cluster scope`).
+// other test packages; `make test` starts it before the tests and stops it
+// afterwards when it started it (`go run ./kubelocal/cmd/cluster scope`).
 func ForTest(t testing.TB) string {
 	t.Helper()
 	root, err := FindRoot(".")

@@ -4,7 +4,7 @@
 //	cluster start            build if needed, start if not running, print the kubeconfig path
 //	cluster stop             stop it (components in reverse order)
 //	cluster status           print whether it runs
-//	cluster scope -- CMD...  run CMD; stop the cluster afterwards if it was not running before
+//	cluster scope -- CMD...  start it if needed, run CMD, stop it afterwards if this started it
 package main
 
 import (
@@ -69,37 +69,38 @@ func run(args []string) (int, error) {
 		fmt.Printf("local cluster running at %s, kubeconfig %s\n", server, cluster.Kubeconfig())
 		return 0, nil
 	case "scope":
-		return scope(cluster, args[1:])
+		return scope(ctx, cluster, args[1:])
 	default:
 		return 2, fmt.Errorf("unknown command %q; %s", args[0], usage)
 	}
 }
 
-// scope runs a command and stops the cluster afterwards when it was not running
-// before, so `make test` leaves the machine as it found it.
-func scope(cluster *kubelocal.Cluster, args []string) (int, error) {
+// scope starts the cluster if needed (building it with live progress), runs
+// the command, and stops the cluster afterwards if it started it, so `make test`
+// leaves the machine as it found it.
+func scope(ctx context.Context, cluster *kubelocal.Cluster, args []string) (int, error) {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	if len(args) == 0 {
 		return 2, errors.New(usage)
 	}
-	_, wasRunning, err := cluster.Running()
+	_, started, err := cluster.Ensure(ctx)
 	if err != nil {
 		return 1, err
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	signal.Ignore(os.Interrupt) // the command gets the terminal's interrupt; stop the cluster after it
 	runErr := cmd.Run()
 	code := 0
 	var exitErr *exec.ExitError
 	if errors.As(runErr, &exitErr) {
 		code = exitErr.ExitCode()
 	} else if runErr != nil {
-		return 1, runErr
+		code = 1
+		fmt.Fprintln(os.Stderr, runErr)
 	}
-	if _, running, _ := cluster.Running(); running && !wasRunning {
+	if started {
 		if err := cluster.Stop(); err != nil {
 			return 1, err
 		}
