@@ -34,6 +34,12 @@ func apiserverArgs(layout Layout, p ports, files pki.Files) []string {
 		"--authorization-mode=RBAC",
 		"--cert-dir=" + filepath.Join(layout.RunDir(), "pki"),
 		"--client-ca-file=" + files.CACert,
+		// The controller-manager and scheduler read these from extension-apiserver-authentication.
+		"--requestheader-client-ca-file=" + files.CACert,
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--tls-cert-file=" + files.ServingCert,
 		"--tls-private-key-file=" + files.ServingKey,
 		"--service-account-key-file=" + files.ServiceAccountPublic,

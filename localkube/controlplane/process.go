@@ -18,10 +18,10 @@ type process struct {
 	err  error
 }
 
-// startProcess runs binDir/name with args, its output appended to logDir/name.log.
+// startProcess runs binDir/name with args, its output in logDir/name.log (replaced at each start).
 // The component is killed if this supervisor dies.
 func startProcess(binDir, logDir, name string, args ...string) (*process, error) {
-	logFile, err := os.OpenFile(filepath.Join(logDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, err := os.OpenFile(filepath.Join(logDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
