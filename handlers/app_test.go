@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
@@ -33,7 +34,13 @@ type app struct {
 // setup returns a server with the real handlers, sessions and database.
 func setup(t *testing.T) *app {
 	t.Helper()
-	pool := dbtest.New(t)
+	return setupOn(t, dbtest.New(t))
+}
+
+// setupOn returns a server with the real handlers and sessions on pool, a
+// migrated database.
+func setupOn(t *testing.T, pool *pgxpool.Pool) *app {
+	t.Helper()
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)))

@@ -2,12 +2,9 @@ package handlers
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,18 +34,7 @@ func TestServerSurvivesADatabaseRestart(t *testing.T) {
 	t.Cleanup(pool.Close)
 	_, err = db.Migrate(ctx, pool)
 	require.NoError(t, err)
-	users, err := auth.NewUsers(pool)
-	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", 32)))
-	require.NoError(t, err)
-	deps := Deps{
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sessions: sessions,
-		Users:    users,
-		Ready:    []ReadyCheck{{Name: "database", Check: pool.Ping}},
-	}
-	addTestDeps(t, pool, &deps)
-	a := &app{e: New(deps), deps: deps, users: users, sessions: sessions}
+	a := setupOn(t, pool)
 	admin, _ := a.as(t, "root", auth.Admin)
 	require.Equal(t, http.StatusOK, a.request(admin, http.MethodGet, "/users", nil).Code)
 
