@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/kubelocal"
+	"github.com/styrmin/styrmin/kubelocal/kubetest"
 )
 
 func TestConnectReportsTheLocalCluster(t *testing.T) {
-	client, err := kube.Connect(kubelocal.ForTest(t))
+	client, err := kube.Connect(kubetest.Kubeconfig(t))
 	require.NoError(t, err)
 
 	version, err := client.ServerVersion(context.Background())

@@ -20,13 +20,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/kubelocal"
+	"github.com/styrmin/styrmin/kubelocal/kubetest"
 )
 
 // setup connects to the shared local cluster and gives the test its own namespace.
 func setup(t *testing.T) (client *kube.Client, kubeconfig, namespace string) {
 	t.Helper()
-	kubeconfig = kubelocal.ForTest(t)
+	kubeconfig = kubetest.Kubeconfig(t)
 	client, err := kube.Connect(kubeconfig)
 	require.NoError(t, err)
 	namespace = "smoke-" + rand.String(6)

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db/dbtest"
-	"github.com/styrmin/styrmin/kubelocal"
+	"github.com/styrmin/styrmin/kubelocal/kubetest"
 )
 
 func TestServeReportsTheClusterOnReadyzAndInTheLog(t *testing.T) {
 	t.Parallel()
-	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", kubeconfig: kubelocal.ForTest(t)}
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", kubeconfig: kubetest.Kubeconfig(t)}
 	_, logs, stop := startServe(t, cfg)
 
 	status, body := get(t, "http://"+cfg.addr+"/readyz")
