@@ -3,6 +3,7 @@ package drivers
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,12 @@ const maxIconSize = 256 << 10
 
 // iconTypes are the image types an icon may have.
 var iconTypes = []string{"image/svg+xml", "image/png", "image/jpeg", "image/webp"}
+
+// IsIconType reports whether contentType is one an icon may have, and so may
+// be served with.
+func IsIconType(contentType string) bool {
+	return slices.Contains(iconTypes, contentType)
+}
 
 // loadIcon checks and returns the bundled icon named by spec.info.icon.
 func loadIcon(rep *report, d *Driver, files map[string][]byte) *Icon {

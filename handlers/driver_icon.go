@@ -7,16 +7,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/drivers"
 )
-
-// iconTypes are the content types an icon may be served with; the bundle
-// loader checks an icon's content against them before it is stored.
-var iconTypes = map[string]bool{
-	"image/svg+xml": true,
-	"image/png":     true,
-	"image/jpeg":    true,
-	"image/webp":    true,
-}
 
 // iconPolicy keeps an icon inert even when opened directly: an SVG can carry
 // script, so the response may load nothing and runs sandboxed.
@@ -28,14 +20,14 @@ func iconURL(name, version string) string {
 }
 
 // driverIcon serves a driver version's icon with its checked content type.
-func driverIcon(drivers DriverCatalog) echo.HandlerFunc {
+func driverIcon(store DriverCatalog) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name, version := c.Param("name"), c.Param("version")
-		icon, err := drivers.Icon(c.Request().Context(), name, version)
+		icon, err := store.Icon(c.Request().Context(), name, version)
 		if err != nil {
 			return err
 		}
-		if !iconTypes[icon.ContentType] {
+		if !drivers.IsIconType(icon.ContentType) {
 			return styrmin.Errorf(styrmin.EINTERNAL, "driver %s %s: stored icon has content type %q, which is not served", name, version, icon.ContentType)
 		}
 		h := c.Response().Header()
