@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,10 @@ type serveConfig struct {
 	driversDir    string
 	kubeconfig    string
 	logFormat     string
+	// tlsCert and tlsKey are PEM files; with both set the server speaks HTTPS
+	// only, and session cookies are Secure.
+	tlsCert string
+	tlsKey  string
 }
 
 func newServeCmd() *cobra.Command {
@@ -50,12 +55,18 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")
 	f.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
 	f.StringVar(&cfg.logFormat, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
+	f.StringVar(&cfg.tlsCert, "tls-cert", os.Getenv("STYRMIN_TLS_CERT"), "PEM certificate (chain) to serve HTTPS with; needs --tls-key (env STYRMIN_TLS_CERT)")
+	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	return cmd
 }
 
 // runServe wires the server together, serves until ctx ends, then shuts down gracefully.
 func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error {
 	logger, err := newLogger(cfg.logFormat, stderr)
+	if err != nil {
+		return err
+	}
+	tlsConfig, err := loadTLS(cfg.tlsCert, cfg.tlsKey)
 	if err != nil {
 		return err
 	}
@@ -110,15 +121,36 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetOldFailures(bgCtx, users, logger)
-	return listenAndServe(ctx, cfg.addr, e, logger)
+	return listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
 }
 
-// listenAndServe serves handler on addr until ctx ends, then lets running
-// requests finish for up to 30 seconds.
-func listenAndServe(ctx context.Context, addr string, handler http.Handler, logger *slog.Logger) error {
+// loadTLS returns the TLS configuration of the certificate and key files, or
+// nil when neither is set.
+func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+	if certFile == "" && keyFile == "" {
+		return nil, nil
+	}
+	if certFile == "" || keyFile == "" {
+		return nil, errors.New("HTTPS needs both a certificate and its key: set --tls-cert and --tls-key (STYRMIN_TLS_CERT, STYRMIN_TLS_KEY), or neither for plain HTTP")
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("load the TLS certificate %s and key %s: %w", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// listenAndServe serves handler on addr, over TLS when tlsConfig is set, until
+// ctx ends, then lets running requests finish for up to 30 seconds.
+func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, handler http.Handler, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another server running there? choose another with --addr or STYRMIN_ADDR)", addr, err)
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+		scheme = "https"
 	}
 	srv := &http.Server{
 		Handler:           handler,
@@ -127,7 +159,7 @@ func listenAndServe(ctx context.Context, addr string, handler http.Handler, logg
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	logger.Info("listening", "url", "http://"+ln.Addr().String())
+	logger.Info("listening", "url", scheme+"://"+ln.Addr().String())
 
 	select {
 	case err := <-served:

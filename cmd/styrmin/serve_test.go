@@ -3,9 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +66,7 @@ func startServe(t *testing.T, cfg serveConfig) (stdout, logs *syncBuffer, stop f
 
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		res, err := http.Get("http://" + cfg.addr + "/healthz")
+		res, err := testClient.Get(serveURL(cfg) + "/healthz")
 		if err == nil {
 			res.Body.Close()
 			break
@@ -82,9 +92,21 @@ func startServe(t *testing.T, cfg serveConfig) (stdout, logs *syncBuffer, stop f
 	return stdout, logs, stop
 }
 
+// testClient talks to test servers, including those serving HTTPS with a
+// self-signed certificate.
+var testClient = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+
+// serveURL is the base URL of the server cfg configures.
+func serveURL(cfg serveConfig) string {
+	if cfg.tlsCert != "" {
+		return "https://" + cfg.addr
+	}
+	return "http://" + cfg.addr
+}
+
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	res, err := http.Get(url)
+	res, err := testClient.Get(url)
 	require.NoError(t, err)
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
@@ -103,8 +125,13 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	status, body := get(t, "http://"+cfg.addr+"/readyz")
 	require.Equal(t, http.StatusOK, status)
 	require.Contains(t, body, `"database":"ok"`)
-	status, _ = get(t, "http://"+cfg.addr+"/signin")
-	require.Equal(t, http.StatusOK, status)
+	res, err := testClient.Get("http://" + cfg.addr + "/signin")
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	for _, c := range res.Cookies() {
+		require.False(t, c.Secure, "cookie %s is not Secure over plain HTTP, or the browser would drop it", c.Name)
+	}
 
 	require.NoError(t, stop(), "SIGTERM (context end) shuts down cleanly")
 	require.Contains(t, logs.String(), `"msg":"listening"`, "logs are structured JSON")
@@ -114,6 +141,49 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	stdout, _, stop = startServe(t, cfg)
 	require.NotContains(t, stdout.String(), "First run", "the admin is created once")
 	require.NoError(t, stop())
+}
+
+func TestServeOverTLSSetsSecureSessionCookies(t *testing.T) {
+	t.Parallel()
+	certFile, keyFile := selfSignedCertificate(t)
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", tlsCert: certFile, tlsKey: keyFile}
+	_, logs, stop := startServe(t, cfg)
+	require.Contains(t, logs.String(), `"url":"https://`)
+
+	res, err := testClient.Get(serveURL(cfg) + "/signin")
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.NotEmpty(t, res.Cookies(), "the sign-in form's session carries its CSRF token")
+	for _, c := range res.Cookies() {
+		require.True(t, c.Secure, "cookie %s is Secure over HTTPS", c.Name)
+		require.True(t, c.HttpOnly, "cookie %s is HttpOnly", c.Name)
+	}
+	require.NoError(t, stop())
+}
+
+// selfSignedCertificate writes a certificate for 127.0.0.1 and its key as PEM
+// files and returns their paths.
+func selfSignedCertificate(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	template := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "styrmin test"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
+	return certFile, keyFile
 }
 
 func TestServeWithAdminPasswordFromTheEnvironment(t *testing.T) {
@@ -138,6 +208,8 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
 		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", adminPassword: "short"}, "at least 10 characters"},
 		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text"}, "listen on 127.0.0.1:http-alt-nope"},
+		{"certificate without key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", tlsCert: "cert.pem"}, "set --tls-cert and --tls-key"},
+		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
