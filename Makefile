@@ -12,12 +12,13 @@ CLUSTER := $(GO) run ./kubelocal/cmd/cluster
 run:
 	$(GO) run ./cmd/styrmin-dev run
 
-## test: run every test, starting whatever they need.
+## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
+## Kubernetes and Chromium, which Go's test cache cannot see, so nothing is taken from it.
 test: check-generated
 	./scripts/ensure-chromium
 	$(GO) vet ./...
-	$(CLUSTER) scope -- $(GO) test -timeout 40m ./...
-	cd localkube && $(GO) test ./...
+	$(CLUSTER) scope -- $(GO) test -count=1 -timeout 40m ./...
+	cd localkube && $(GO) test -count=1 ./...
 
 ## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
 ## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.
