@@ -185,11 +185,7 @@ func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
 	chart, err := loader.Load(chartDir)
 	require.NoError(t, err)
 
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig = ptr.To(kubeconfig)
-	flags.Namespace = ptr.To(ns)
-	cfg := new(action.Configuration)
-	require.NoError(t, cfg.Init(flags, ns, "secret", func(format string, v ...any) { t.Logf(format, v...) }))
+	cfg := helmConfig(t, kubeconfig, ns)
 
 	install := action.NewInstall(cfg)
 	install.ReleaseName, install.Namespace = "hello", ns
@@ -213,6 +209,18 @@ func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
 	deployments, err := client.Clientset.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, deployments.Items)
+}
+
+// helmConfig is a Helm SDK configuration on the real cluster of kubeconfig,
+// keeping releases as Secrets in namespace ns and logging to t.
+func helmConfig(t *testing.T, kubeconfig, ns string) *action.Configuration {
+	t.Helper()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig = ptr.To(kubeconfig)
+	flags.Namespace = ptr.To(ns)
+	cfg := new(action.Configuration)
+	require.NoError(t, cfg.Init(flags, ns, "secret", func(format string, v ...any) { t.Logf(format, v...) }))
+	return cfg
 }
 
 func requireReadyDeployment(t *testing.T, client *kube.Client, ns string, replicas int32) {

@@ -31,7 +31,7 @@ func (l Layout) BinDir() string { return filepath.Join(l.Dir, "bin") }
 // LogDir holds one log file per component.
 func (l Layout) LogDir() string { return filepath.Join(l.Dir, "logs") }
 
-// RunDir holds the state of the running cluster (data, certificates, action scratch folders).
+// RunDir holds the state of the running cluster (data, certificates, action scratch folders, volumes).
 func (l Layout) RunDir() string { return filepath.Join(l.Dir, "run") }
 
 // Kubeconfig is the admin kubeconfig of the running cluster.

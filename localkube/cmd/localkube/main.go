@@ -1,7 +1,8 @@
 // Command localkube runs Styrmin's local cluster in the foreground: it starts
 // etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from
 // binaries next to it, marks the cluster ready in <dir>/ready.json, runs the
-// action-job runner, and on SIGTERM or SIGINT stops everything in reverse order.
+// action-job runner and the volume provisioner (hostPath volumes under
+// <dir>/run/volumes), and on SIGTERM or SIGINT stops everything in reverse order.
 //
 // Usage: localkube run -dir .cluster
 package main
@@ -16,10 +17,13 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/styrmin/styrmin/localkube/actionrunner"
 	"github.com/styrmin/styrmin/localkube/controlplane"
+	"github.com/styrmin/styrmin/localkube/provisioner"
 )
 
 func main() {
@@ -46,12 +50,20 @@ func run(dir string) error {
 	return controlplane.Run(ctx, layout, log.Printf, func(ctx context.Context, kubeconfig string) error {
 		config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return fmt.Errorf("action runner: %w", err)
+			return fmt.Errorf("cluster services: %w", err)
 		}
 		runner, err := actionrunner.New(config, filepath.Join(layout.RunDir(), "actions"), log.Printf)
 		if err != nil {
 			return err
 		}
-		return runner.Run(ctx)
+		core, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			return fmt.Errorf("volume provisioner: %w", err)
+		}
+		volumes := provisioner.New(core, filepath.Join(layout.RunDir(), "volumes"), log.Printf)
+		services, ctx := errgroup.WithContext(ctx)
+		services.Go(func() error { return runner.Run(ctx) })
+		services.Go(func() error { return volumes.Run(ctx) })
+		return services.Wait()
 	})
 }
