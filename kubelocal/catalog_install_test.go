@@ -191,16 +191,10 @@ func requireService(t *testing.T, client *kube.Client, ns, release string, d *dr
 		release, s.Port, s.EffectiveProtocol(), s.Component, s.Name)
 }
 
-// componentSelector turns a spec selector into a label selector.
+// componentSelector is the Kubernetes selector of component c.
 func componentSelector(t *testing.T, c drivers.Component) labels.Selector {
 	t.Helper()
-	ls := &metav1.LabelSelector{MatchLabels: c.Selector.MatchLabels}
-	for _, e := range c.Selector.MatchExpressions {
-		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{
-			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
-		})
-	}
-	selector, err := metav1.LabelSelectorAsSelector(ls)
+	selector, err := c.Selector.Kubernetes()
 	require.NoError(t, err, "selector of component %s", c.Name)
 	return selector
 }

@@ -219,16 +219,10 @@ func hasPort(svc *corev1.Service, port int) bool {
 	return false
 }
 
-// componentSelector converts a component's selector to a Kubernetes one.
+// componentSelector is the Kubernetes selector of component c.
 func componentSelector(t *testing.T, c drivers.Component) labels.Selector {
 	t.Helper()
-	ls := &metav1.LabelSelector{MatchLabels: c.Selector.MatchLabels}
-	for _, e := range c.Selector.MatchExpressions {
-		ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{
-			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
-		})
-	}
-	selector, err := metav1.LabelSelectorAsSelector(ls)
+	selector, err := c.Selector.Kubernetes()
 	require.NoError(t, err, "selector of component %s", c.Name)
 	return selector
 }
