@@ -52,33 +52,32 @@ func apiserverArgs(layout Layout, p ports, files pki.Files) []string {
 	}
 }
 
-func controllerManagerArgs(layout Layout, p ports, files pki.Files) []string {
+// controllerArgs are the flags kube-controller-manager and kube-scheduler
+// share: the cluster's admin kubeconfig for everything, a secure port on
+// loopback with certificates in certDir, no leader election, no profiling.
+func controllerArgs(layout Layout, port int, certDir string) []string {
 	return []string{
 		"--kubeconfig=" + layout.Kubeconfig(),
 		"--authentication-kubeconfig=" + layout.Kubeconfig(),
 		"--authorization-kubeconfig=" + layout.Kubeconfig(),
 		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", p.controllerManager),
-		"--cert-dir=" + filepath.Join(layout.RunDir(), "pki", "kcm"),
+		fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + filepath.Join(layout.RunDir(), "pki", certDir),
 		"--leader-elect=false",
-		"--service-account-private-key-file=" + files.ServiceAccountKey,
-		"--root-ca-file=" + files.CACert,
-		"--use-service-account-credentials=false",
 		"--profiling=false",
 	}
 }
 
+func controllerManagerArgs(layout Layout, p ports, files pki.Files) []string {
+	return append(controllerArgs(layout, p.controllerManager, "kcm"),
+		"--service-account-private-key-file="+files.ServiceAccountKey,
+		"--root-ca-file="+files.CACert,
+		"--use-service-account-credentials=false",
+	)
+}
+
 func schedulerArgs(layout Layout, p ports) []string {
-	return []string{
-		"--kubeconfig=" + layout.Kubeconfig(),
-		"--authentication-kubeconfig=" + layout.Kubeconfig(),
-		"--authorization-kubeconfig=" + layout.Kubeconfig(),
-		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", p.scheduler),
-		"--cert-dir=" + filepath.Join(layout.RunDir(), "pki", "scheduler"),
-		"--leader-elect=false",
-		"--profiling=false",
-	}
+	return controllerArgs(layout, p.scheduler, "scheduler")
 }
 
 func kwokArgs(layout Layout, p ports, files pki.Files) ([]string, error) {
