@@ -117,3 +117,17 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 	)
 	return i, err
 }
+
+const setDeploymentSecrets = `-- name: SetDeploymentSecrets :exec
+UPDATE deployments SET secrets = $1, updated_at = now() WHERE id = $2
+`
+
+type SetDeploymentSecretsParams struct {
+	Secrets []byte
+	ID      int64
+}
+
+func (q *Queries) SetDeploymentSecrets(ctx context.Context, arg SetDeploymentSecretsParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentSecrets, arg.Secrets, arg.ID)
+	return err
+}

@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -238,4 +239,36 @@ func formatValue(v any) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// marshalPlain encodes the plain values for storage.
+func marshalPlain(v Values) ([]byte, error) {
+	out, err := json.Marshal(v.Plain)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: encode parameters: %w", err)
+	}
+	return out, nil
+}
+
+// storedValues reads values back from storage (plain JSON and sealed
+// secrets), giving each declared parameter's value its canonical type again.
+func (s *Service) storedValues(params []drivers.Parameter, plain, sealed []byte, deploymentID int64) (Values, error) {
+	v := Values{Plain: map[string]any{}}
+	if err := json.Unmarshal(plain, &v.Plain); err != nil {
+		return Values{}, fmt.Errorf("deployment: decode stored parameters: %w", err)
+	}
+	secretValues, err := s.box.OpenValues(sealed, secretsLabel(deploymentID))
+	if err != nil {
+		return Values{}, fmt.Errorf("deployment: open stored secrets: %w", err)
+	}
+	v.Secrets = secretValues
+	for i := range params {
+		p := &params[i]
+		if old, ok := v.Plain[p.Name]; ok {
+			if typed, err := p.Check(old); err == nil {
+				v.Plain[p.Name] = typed
+			}
+		}
+	}
+	return v, nil
 }

@@ -11,3 +11,6 @@ SELECT * FROM deployments WHERE name = @name AND deleted_at IS NULL;
 
 -- name: GetDeploymentByID :one
 SELECT * FROM deployments WHERE id = @id;
+
+-- name: SetDeploymentSecrets :exec
+UPDATE deployments SET secrets = @secrets, updated_at = now() WHERE id = @id;
