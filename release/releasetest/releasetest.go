@@ -67,4 +67,3 @@ func (c *Cluster) Storage(namespace string) *storage.Storage {
 	}
 	return s
 }
-
