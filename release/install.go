@@ -49,7 +49,7 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 	}
 	install := action.NewInstall(cfg)
 	install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
-	install.Wait, install.Timeout = opts.Wait, timeout(opts.Timeout)
+	install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	install.Description = opts.Description
 	install.Replace = true
 	if opts.DryRun {
@@ -60,12 +60,4 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}
 	return fromHelm(rel), nil
-}
-
-// timeout is d, or DefaultTimeout when d is zero.
-func timeout(d time.Duration) time.Duration {
-	if d <= 0 {
-		return DefaultTimeout
-	}
-	return d
 }

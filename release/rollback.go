@@ -33,7 +33,7 @@ func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, 
 	}
 	rollback := action.NewRollback(cfg)
 	rollback.Version = opts.Revision
-	rollback.Wait, rollback.Timeout = opts.Wait, timeout(opts.Timeout)
+	rollback.Wait, rollback.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	if err := rollback.Run(opts.Name); err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}

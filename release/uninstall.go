@@ -39,7 +39,7 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) (Uninstal
 		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
 	}
 	uninstall := action.NewUninstall(cfg)
-	uninstall.Wait, uninstall.Timeout = opts.Wait, timeout(opts.Timeout)
+	uninstall.Wait, uninstall.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	uninstall.IgnoreNotFound = opts.IgnoreNotFound
 	res, err := uninstall.Run(opts.Name)
 	if err != nil {

@@ -44,7 +44,7 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 	}
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = opts.Namespace
-	upgrade.Wait, upgrade.Timeout = opts.Wait, timeout(opts.Timeout)
+	upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	upgrade.Description = opts.Description
 	upgrade.ResetValues = true
 	if opts.DryRun {
