@@ -58,4 +58,3 @@ func TestDeleteNamespace(t *testing.T) {
 	defer cancel()
 	require.NoError(t, client.WaitNamespaceDeleted(ctx, "shop"))
 }
-
