@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 )
 
 const getDeploymentByID = `-- name: GetDeploymentByID :one
@@ -15,6 +16,37 @@ SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_
 
 func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, error) {
 	row := q.db.QueryRow(ctx, getDeploymentByID, id)
+	var i Deployment
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Namespace,
+		&i.NamespaceCreated,
+		&i.DriverName,
+		&i.DriverVersion,
+		&i.AppVersion,
+		&i.Parameters,
+		&i.Secrets,
+		&i.Status,
+		&i.Components,
+		&i.HolderTaskID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.DeletedAt,
+	)
+	return i, err
+}
+
+const getDeploymentByName = `-- name: GetDeploymentByName :one
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at FROM deployments WHERE name = $1
+ORDER BY deleted_at IS NOT NULL, id DESC
+LIMIT 1
+`
+
+// The deployment of that name: the live one, else the one deleted last.
+func (q *Queries) GetDeploymentByName(ctx context.Context, name string) (Deployment, error) {
+	row := q.db.QueryRow(ctx, getDeploymentByName, name)
 	var i Deployment
 	err := row.Scan(
 		&i.ID,
@@ -62,6 +94,31 @@ func (q *Queries) GetLiveDeployment(ctx context.Context, name string) (Deploymen
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+	)
+	return i, err
+}
+
+const getRevision = `-- name: GetRevision :one
+SELECT deployment_id, revision, task_id, driver_version, app_version, parameters, secrets, created_at FROM revisions WHERE deployment_id = $1 AND revision = $2
+`
+
+type GetRevisionParams struct {
+	DeploymentID int64
+	Revision     int32
+}
+
+func (q *Queries) GetRevision(ctx context.Context, arg GetRevisionParams) (Revision, error) {
+	row := q.db.QueryRow(ctx, getRevision, arg.DeploymentID, arg.Revision)
+	var i Revision
+	err := row.Scan(
+		&i.DeploymentID,
+		&i.Revision,
+		&i.TaskID,
+		&i.DriverVersion,
+		&i.AppVersion,
+		&i.Parameters,
+		&i.Secrets,
+		&i.CreatedAt,
 	)
 	return i, err
 }
@@ -118,6 +175,193 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 	return i, err
 }
 
+const insertRevision = `-- name: InsertRevision :exec
+INSERT INTO revisions (deployment_id, revision, task_id, driver_version, app_version, parameters, secrets)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (deployment_id, revision) DO UPDATE
+SET task_id = EXCLUDED.task_id, driver_version = EXCLUDED.driver_version,
+    app_version = EXCLUDED.app_version, parameters = EXCLUDED.parameters, secrets = EXCLUDED.secrets
+`
+
+type InsertRevisionParams struct {
+	DeploymentID  int64
+	Revision      int32
+	TaskID        int64
+	DriverVersion string
+	AppVersion    string
+	Parameters    []byte
+	Secrets       []byte
+}
+
+func (q *Queries) InsertRevision(ctx context.Context, arg InsertRevisionParams) error {
+	_, err := q.db.Exec(ctx, insertRevision,
+		arg.DeploymentID,
+		arg.Revision,
+		arg.TaskID,
+		arg.DriverVersion,
+		arg.AppVersion,
+		arg.Parameters,
+		arg.Secrets,
+	)
+	return err
+}
+
+const listDeployments = `-- name: ListDeployments :many
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+       t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
+       t.created_by AS last_task_by, t.created_at AS last_task_at
+FROM deployments d
+JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN LATERAL (
+    SELECT id, kind, status, created_by, created_at FROM tasks
+    WHERE deployment_id = d.id AND parent_step_id IS NULL
+    ORDER BY id DESC LIMIT 1
+) t ON true
+WHERE $1::boolean OR d.deleted_at IS NULL
+ORDER BY d.deleted_at IS NOT NULL, d.name, d.id DESC
+`
+
+type ListDeploymentsRow struct {
+	Deployment     Deployment
+	DriverTitle    string
+	HasIcon        bool
+	LastTaskID     int64
+	LastTaskKind   string
+	LastTaskStatus string
+	LastTaskBy     string
+	LastTaskAt     time.Time
+}
+
+// Every deployment (the deleted ones too when asked) with its driver's title
+// and icon flag and its newest top-level task (every deployment has one:
+// its install task is written with it).
+func (q *Queries) ListDeployments(ctx context.Context, includeDeleted bool) ([]ListDeploymentsRow, error) {
+	rows, err := q.db.Query(ctx, listDeployments, includeDeleted)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDeploymentsRow{}
+	for rows.Next() {
+		var i ListDeploymentsRow
+		if err := rows.Scan(
+			&i.Deployment.ID,
+			&i.Deployment.Name,
+			&i.Deployment.Namespace,
+			&i.Deployment.NamespaceCreated,
+			&i.Deployment.DriverName,
+			&i.Deployment.DriverVersion,
+			&i.Deployment.AppVersion,
+			&i.Deployment.Parameters,
+			&i.Deployment.Secrets,
+			&i.Deployment.Status,
+			&i.Deployment.Components,
+			&i.Deployment.HolderTaskID,
+			&i.Deployment.CreatedBy,
+			&i.Deployment.CreatedAt,
+			&i.Deployment.UpdatedAt,
+			&i.Deployment.DeletedAt,
+			&i.DriverTitle,
+			&i.HasIcon,
+			&i.LastTaskID,
+			&i.LastTaskKind,
+			&i.LastTaskStatus,
+			&i.LastTaskBy,
+			&i.LastTaskAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listRevisions = `-- name: ListRevisions :many
+SELECT deployment_id, revision, task_id, driver_version, app_version, parameters, secrets, created_at FROM revisions WHERE deployment_id = $1 ORDER BY revision DESC
+`
+
+func (q *Queries) ListRevisions(ctx context.Context, deploymentID int64) ([]Revision, error) {
+	rows, err := q.db.Query(ctx, listRevisions, deploymentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Revision{}
+	for rows.Next() {
+		var i Revision
+		if err := rows.Scan(
+			&i.DeploymentID,
+			&i.Revision,
+			&i.TaskID,
+			&i.DriverVersion,
+			&i.AppVersion,
+			&i.Parameters,
+			&i.Secrets,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const markDeploymentDeleted = `-- name: MarkDeploymentDeleted :exec
+UPDATE deployments SET status = 'deleted', deleted_at = now(), updated_at = now() WHERE id = $1
+`
+
+func (q *Queries) MarkDeploymentDeleted(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, markDeploymentDeleted, id)
+	return err
+}
+
+const setDeploymentComponents = `-- name: SetDeploymentComponents :exec
+UPDATE deployments SET components = $1, updated_at = now() WHERE id = $2
+`
+
+type SetDeploymentComponentsParams struct {
+	Components []byte
+	ID         int64
+}
+
+func (q *Queries) SetDeploymentComponents(ctx context.Context, arg SetDeploymentComponentsParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentComponents, arg.Components, arg.ID)
+	return err
+}
+
+const setDeploymentRelease = `-- name: SetDeploymentRelease :exec
+UPDATE deployments
+SET driver_version = $1, app_version = $2, parameters = $3,
+    secrets = $4, status = 'deployed', updated_at = now()
+WHERE id = $5
+`
+
+type SetDeploymentReleaseParams struct {
+	DriverVersion string
+	AppVersion    string
+	Parameters    []byte
+	Secrets       []byte
+	ID            int64
+}
+
+// Records what a successful install, upgrade or rollback put in place.
+func (q *Queries) SetDeploymentRelease(ctx context.Context, arg SetDeploymentReleaseParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentRelease,
+		arg.DriverVersion,
+		arg.AppVersion,
+		arg.Parameters,
+		arg.Secrets,
+		arg.ID,
+	)
+	return err
+}
+
 const setDeploymentSecrets = `-- name: SetDeploymentSecrets :exec
 UPDATE deployments SET secrets = $1, updated_at = now() WHERE id = $2
 `
@@ -129,5 +373,28 @@ type SetDeploymentSecretsParams struct {
 
 func (q *Queries) SetDeploymentSecrets(ctx context.Context, arg SetDeploymentSecretsParams) error {
 	_, err := q.db.Exec(ctx, setDeploymentSecrets, arg.Secrets, arg.ID)
+	return err
+}
+
+const setDeploymentStatus = `-- name: SetDeploymentStatus :exec
+UPDATE deployments SET status = $1, updated_at = now() WHERE id = $2
+`
+
+type SetDeploymentStatusParams struct {
+	Status string
+	ID     int64
+}
+
+func (q *Queries) SetDeploymentStatus(ctx context.Context, arg SetDeploymentStatusParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentStatus, arg.Status, arg.ID)
+	return err
+}
+
+const setNamespaceCreated = `-- name: SetNamespaceCreated :exec
+UPDATE deployments SET namespace_created = true, updated_at = now() WHERE id = $1
+`
+
+func (q *Queries) SetNamespaceCreated(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, setNamespaceCreated, id)
 	return err
 }

@@ -114,6 +114,41 @@ func (q *Queries) ListSteps(ctx context.Context, taskID int64) ([]Step, error) {
 	return items, nil
 }
 
+const listStepsOfTasks = `-- name: ListStepsOfTasks :many
+SELECT id, task_id, position, kind, title, status, message, detail, started_at, ended_at FROM steps WHERE task_id = ANY($1::bigint[]) ORDER BY task_id, position
+`
+
+func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]Step, error) {
+	rows, err := q.db.Query(ctx, listStepsOfTasks, taskIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Step{}
+	for rows.Next() {
+		var i Step
+		if err := rows.Scan(
+			&i.ID,
+			&i.TaskID,
+			&i.Position,
+			&i.Kind,
+			&i.Title,
+			&i.Status,
+			&i.Message,
+			&i.Detail,
+			&i.StartedAt,
+			&i.EndedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const updateStepDetail = `-- name: UpdateStepDetail :exec
 UPDATE steps SET message = $1, detail = $2 WHERE id = $3
 `

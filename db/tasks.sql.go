@@ -207,6 +207,103 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 	return i, err
 }
 
+const listNestedTasks = `-- name: ListNestedTasks :many
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
+`
+
+// The tasks that the given steps started.
+func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task, error) {
+	rows, err := q.db.Query(ctx, listNestedTasks, stepIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Task{}
+	for rows.Next() {
+		var i Task
+		if err := rows.Scan(
+			&i.ID,
+			&i.DeploymentID,
+			&i.Kind,
+			&i.Status,
+			&i.Inputs,
+			&i.SecretInputs,
+			&i.Result,
+			&i.Message,
+			&i.ParentStepID,
+			&i.RootTaskID,
+			&i.RiverJobID,
+			&i.Runner,
+			&i.HeartbeatAt,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.EndedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTasks = `-- name: ListTasks :many
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks
+WHERE deployment_id = $1 AND parent_step_id IS NULL
+  AND ($2::bigint = 0 OR id < $2::bigint)
+ORDER BY id DESC
+LIMIT $3
+`
+
+type ListTasksParams struct {
+	DeploymentID int64
+	BeforeID     int64
+	PageSize     int32
+}
+
+// A page of a deployment's top-level tasks, newest first, before a task id
+// (0 for the newest).
+func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]Task, error) {
+	rows, err := q.db.Query(ctx, listTasks, arg.DeploymentID, arg.BeforeID, arg.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Task{}
+	for rows.Next() {
+		var i Task
+		if err := rows.Scan(
+			&i.ID,
+			&i.DeploymentID,
+			&i.Kind,
+			&i.Status,
+			&i.Inputs,
+			&i.SecretInputs,
+			&i.Result,
+			&i.Message,
+			&i.ParentStepID,
+			&i.RootTaskID,
+			&i.RiverJobID,
+			&i.Runner,
+			&i.HeartbeatAt,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.EndedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockTask = `-- name: LockTask :one
 SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks WHERE id = $1 FOR UPDATE
 `

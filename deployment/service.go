@@ -40,12 +40,12 @@ type Service struct {
 	catalog Catalog
 	queue   Queue
 	box     *secrets.Box
-	cluster Cluster
+	cluster *Cluster
 }
 
 // New returns the service. cluster may be nil when no cluster is configured:
 // pages then say so, and tasks fail with that message.
-func New(pool *pgxpool.Pool, cat Catalog, queue Queue, box *secrets.Box, cluster Cluster) *Service {
+func New(pool *pgxpool.Pool, cat Catalog, queue Queue, box *secrets.Box, cluster *Cluster) *Service {
 	return &Service{pool: pool, q: db.New(pool), catalog: cat, queue: queue, box: box, cluster: cluster}
 }
 

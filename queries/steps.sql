@@ -18,3 +18,6 @@ WHERE task_id = @task_id AND status = 'running';
 
 -- name: ListSteps :many
 SELECT * FROM steps WHERE task_id = @task_id ORDER BY position;
+
+-- name: ListStepsOfTasks :many
+SELECT * FROM steps WHERE task_id = ANY(@task_ids::bigint[]) ORDER BY task_id, position;

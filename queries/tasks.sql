@@ -92,3 +92,16 @@ LIMIT 1;
 SELECT count(*) FROM tasks t
 WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
   AND t.parent_step_id IS NULL AND t.id < @task_id;
+
+-- name: ListTasks :many
+-- A page of a deployment's top-level tasks, newest first, before a task id
+-- (0 for the newest).
+SELECT * FROM tasks
+WHERE deployment_id = @deployment_id AND parent_step_id IS NULL
+  AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+ORDER BY id DESC
+LIMIT @page_size;
+
+-- name: ListNestedTasks :many
+-- The tasks that the given steps started.
+SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
