@@ -24,3 +24,6 @@ func (s *Service) needCluster() (*Cluster, error) {
 	}
 	return s.cluster, nil
 }
+
+// isNotFound reports whether err is an ENOTFOUND error.
+func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTFOUND }

@@ -252,16 +252,26 @@ func marshalPlain(v Values) ([]byte, error) {
 
 // storedValues reads values back from storage (plain JSON and sealed
 // secrets), giving each declared parameter's value its canonical type again.
-func (s *Service) storedValues(params []drivers.Parameter, plain, sealed []byte, deploymentID int64) (Values, error) {
-	v := Values{Plain: map[string]any{}}
-	if err := json.Unmarshal(plain, &v.Plain); err != nil {
+func (s *Service) storedValues(params []drivers.Parameter, plainJSON, sealed []byte, deploymentID int64) (Values, error) {
+	var plain map[string]any
+	if err := json.Unmarshal(plainJSON, &plain); err != nil {
 		return Values{}, fmt.Errorf("deployment: decode stored parameters: %w", err)
 	}
+	return s.openValues(params, plain, sealed, deploymentID)
+}
+
+// openValues opens sealed secrets and gives each declared parameter's plain
+// value its canonical type again (JSON gives every number as float64).
+func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, sealed []byte, deploymentID int64) (Values, error) {
+	v := Values{Plain: map[string]any{}}
 	secretValues, err := s.box.OpenValues(sealed, secretsLabel(deploymentID))
 	if err != nil {
 		return Values{}, fmt.Errorf("deployment: open stored secrets: %w", err)
 	}
 	v.Secrets = secretValues
+	for name, value := range plain {
+		v.Plain[name] = value
+	}
 	for i := range params {
 		p := &params[i]
 		if old, ok := v.Plain[p.Name]; ok {
