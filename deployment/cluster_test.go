@@ -19,22 +19,31 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// clusterFixture is a service on the local cluster with a running executor.
+// clusterFixture is a service on the local cluster.
 type clusterFixture struct {
 	fixture
-	cluster *deployment.Cluster
+	cluster    *deployment.Cluster
+	kubeconfig string
+}
+
+// setupClusterWithoutWorker returns a service deploying to the local
+// Kubernetes; nothing works its tasks.
+func setupClusterWithoutWorker(t *testing.T) clusterFixture {
+	t.Helper()
+	kubeconfig := kubetest.Kubeconfig(t)
+	client, err := kube.Connect(kubeconfig)
+	require.NoError(t, err)
+	releases, err := release.New(client.Config, slog.Default())
+	require.NoError(t, err)
+	cluster := &deployment.Cluster{Releases: releases, Kube: client}
+	return clusterFixture{fixture: setup(t, cluster), cluster: cluster, kubeconfig: kubeconfig}
 }
 
 // setupCluster returns a service deploying to the local Kubernetes, with an
 // executor working its tasks until the test ends.
 func setupCluster(t *testing.T) clusterFixture {
 	t.Helper()
-	client, err := kube.Connect(kubetest.Kubeconfig(t))
-	require.NoError(t, err)
-	releases, err := release.New(client.Config, slog.Default())
-	require.NoError(t, err)
-	cluster := &deployment.Cluster{Releases: releases, Kube: client}
-	f := setup(t, cluster)
+	f := setupClusterWithoutWorker(t)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
 	require.NoError(t, err)
 	require.NoError(t, worker.Start(context.Background()))
@@ -43,19 +52,26 @@ func setupCluster(t *testing.T) clusterFixture {
 		defer cancel()
 		require.NoError(t, worker.Stop(ctx))
 	})
-	return clusterFixture{fixture: f, cluster: cluster}
+	return f
+}
+
+// waitEnded waits for a task to end.
+func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
+	t.Helper()
+	var task *deployment.Task
+	require.Eventually(t, func() bool {
+		var err error
+		task, err = f.svc.Task(context.Background(), name, id)
+		require.NoError(t, err)
+		return task.Ended()
+	}, 5*time.Minute, 200*time.Millisecond, "task %d of %s ends", id, name)
+	return task
 }
 
 // waitTask waits for a task to end and requires it to succeed.
 func (f clusterFixture) waitTask(t *testing.T, name string, q *deployment.Queued) *deployment.Task {
 	t.Helper()
-	var task *deployment.Task
-	require.Eventually(t, func() bool {
-		var err error
-		task, err = f.svc.Task(context.Background(), name, q.TaskID)
-		require.NoError(t, err)
-		return task.Ended()
-	}, 5*time.Minute, 200*time.Millisecond, "task %d of %s ends", q.TaskID, name)
+	task := f.waitEnded(t, name, q.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
 	return task
 }

@@ -20,6 +20,8 @@ import (
 // fixture is what a service test works with.
 type fixture struct {
 	svc     *deployment.Service
+	dbURL   string
+	keyText string
 	pool    *pgxpool.Pool
 	q       *db.Queries
 	catalog *catalog.Catalog
@@ -31,17 +33,22 @@ type fixture struct {
 func setup(t *testing.T, cluster *deployment.Cluster) fixture {
 	t.Helper()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	cat := catalog.New(pool)
-	_, err := cat.ImportBundled(ctx, drivercatalog.Bundles(), drivercatalog.Names())
+	dbURL := dbtest.NewURL(t)
+	pool, err := pgxpool.New(ctx, dbURL)
 	require.NoError(t, err)
-	key, err := secrets.ParseKey(secrets.NewKeyText())
+	t.Cleanup(pool.Close)
+	cat := catalog.New(pool)
+	_, err = cat.ImportBundled(ctx, drivercatalog.Bundles(), drivercatalog.Names())
+	require.NoError(t, err)
+	keyText := secrets.NewKeyText()
+	key, err := secrets.ParseKey(keyText)
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
 	queue, err := executor.New(pool, nil, executor.Options{})
 	require.NoError(t, err)
-	return fixture{svc: deployment.New(pool, cat, queue, box, cluster), pool: pool, q: db.New(pool), catalog: cat, queue: queue}
+	return fixture{svc: deployment.New(pool, cat, queue, box, cluster), dbURL: dbURL, keyText: keyText,
+		pool: pool, q: db.New(pool), catalog: cat, queue: queue}
 }
 
 // helloWeb is a valid install request of the bundled Hello Web driver.
