@@ -26,7 +26,7 @@ import (
 // setup connects to the shared local cluster and gives the test its own namespace.
 func setup(t *testing.T) (client *kube.Client, namespace string) {
 	t.Helper()
-	client, err := kube.Connect(kubetest.Kubeconfig(t))
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
 	require.NoError(t, err)
 	namespace = "smoke-" + rand.String(6)
 	ctx := context.Background()
