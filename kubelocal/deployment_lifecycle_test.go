@@ -126,7 +126,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 			require.NotContains(t, d.Diff, testPassword)
 		}
 	}
-	require.Equal(t, []string{"StatefulSet/redis-replica"}, changed)
+	require.Equal(t, []string{"StatefulSet/redis-redis-replica"}, changed)
 
 	rel, err = l.releases.Upgrade(ctx, release.UpgradeOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"replicas": 3})})
 	require.NoError(t, err)
