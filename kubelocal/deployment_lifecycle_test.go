@@ -3,14 +3,18 @@ package kubelocal_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 
@@ -208,10 +212,43 @@ func TestPendingUpgradeIsRecovered(t *testing.T) {
 	require.Equal(t, []release.Status{release.StatusSuperseded, release.StatusFailed, release.StatusSuperseded, release.StatusDeployed}, l.historyStatuses(t))
 }
 
-
 func toJSON(t *testing.T, v any) string {
 	t.Helper()
 	out, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(out)
+}
+
+// TestWildChartInstalls installs a chart as found in the wild (appVersion
+// v1.2.3, a subchart, a CRD in crds/, cluster-scoped RBAC, NOTES.txt) on the
+// real API server, unchanged.
+func TestWildChartInstalls(t *testing.T) {
+	t.Parallel()
+	client, ns := setup(t)
+	ctx := context.Background()
+	c, err := loader.Load(filepath.Join("..", "release", "testdata", "wild"))
+	require.NoError(t, err)
+	releases := releaseClient(t, client)
+
+	rel, err := releases.Install(ctx, release.InstallOptions{Namespace: ns, Name: "wild", Chart: c, Wait: true, Timeout: readyTimeout})
+	require.NoError(t, err)
+	require.Equal(t, release.StatusDeployed, rel.Status)
+	require.Equal(t, "v1.2.3", rel.AppVersion)
+	require.Equal(t, "wild says hello from version v1.2.3.\n", rel.Notes)
+
+	apiext, err := apiextensionsclient.NewForConfig(client.Config)
+	require.NoError(t, err)
+	_, err = apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "widgets.example.styrmin.io", metav1.GetOptions{})
+	require.NoError(t, err, "the chart's CRD is installed")
+	_, err = client.Clientset.RbacV1().ClusterRoles().Get(ctx, ns+"-wild-reader", metav1.GetOptions{})
+	require.NoError(t, err)
+	services, err := client.ReleaseServices(ctx, ns, "wild")
+	require.NoError(t, err)
+	require.Len(t, services, 1, "the subchart's Service")
+	require.Equal(t, "wild-sub."+ns+".svc:8080", services[0].Address(services[0].Ports[0].Port))
+
+	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "wild", Wait: true, Timeout: readyTimeout})
+	require.NoError(t, err)
+	_, err = client.Clientset.RbacV1().ClusterRoles().Get(ctx, ns+"-wild-reader", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "cluster-scoped objects go with the release: %v", err)
 }
