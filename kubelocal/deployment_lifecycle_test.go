@@ -16,7 +16,9 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/dynamic"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
@@ -238,8 +240,17 @@ func TestWildChartInstalls(t *testing.T) {
 
 	apiext, err := apiextensionsclient.NewForConfig(client.Config)
 	require.NoError(t, err)
+	t.Cleanup(func() { // Helm never deletes CRDs; the next run installs it again, as a first install does
+		err := apiext.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), "widgets.example.styrmin.io", metav1.DeleteOptions{})
+		require.NoError(t, ignoreNotFound(err))
+	})
 	_, err = apiext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "widgets.example.styrmin.io", metav1.GetOptions{})
 	require.NoError(t, err, "the chart's CRD is installed")
+	widget := schema.GroupVersionResource{Group: "example.styrmin.io", Version: "v1", Resource: "widgets"}
+	dyn, err := dynamic.NewForConfig(client.Config)
+	require.NoError(t, err)
+	_, err = dyn.Resource(widget).Namespace(ns).Get(ctx, "wild-widget", metav1.GetOptions{})
+	require.NoError(t, err, "the custom resource of the chart is created once its CRD is known")
 	_, err = client.Clientset.RbacV1().ClusterRoles().Get(ctx, ns+"-wild-reader", metav1.GetOptions{})
 	require.NoError(t, err)
 	services, err := client.ReleaseServices(ctx, ns, "wild")

@@ -51,7 +51,7 @@ func TestInstallRendersAWildChart(t *testing.T) {
 	}, rel.Revision)
 	require.False(t, rel.Updated.IsZero())
 	require.Equal(t, "wild says hi from version v1.2.3.\n", rel.Notes)
-	for _, want := range []string{"kind: ClusterRole\n", "kind: ClusterRoleBinding\n", "name: apps-wild-reader", "image: \"nginx:1.2.3\"", "name: wild-sub", "port: 8080"} {
+	for _, want := range []string{"kind: Widget\n", "kind: ClusterRole\n", "kind: ClusterRoleBinding\n", "name: apps-wild-reader", "image: \"nginx:1.2.3\"", "name: wild-sub", "port: 8080"} {
 		require.Contains(t, rel.Manifest, want)
 	}
 	require.NotContains(t, rel.Manifest, "CustomResourceDefinition", "CRDs are installed before the release, not part of its manifest")
