@@ -225,7 +225,8 @@ type ComponentStatus struct {
 }
 
 // ComponentsReady reports the readiness of each component of release, in the
-// order given, and whether all are ready. A component without workloads is not ready.
+// order given, and whether all are ready. A component without workloads is not
+// ready; a stopped one (its workloads at 0 replicas) is.
 func (c *Client) ComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component) ([]ComponentStatus, bool, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
