@@ -225,7 +225,8 @@ type ComponentStatus struct {
 }
 
 // ComponentsReady reports the readiness of each component of release, in the
-// order given, and whether all are ready. A component without workloads is not ready.
+// order given, and whether all are ready. A component without workloads is not
+// ready; a stopped one (its workloads at 0 replicas) is.
 func (c *Client) ComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component) ([]ComponentStatus, bool, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
@@ -257,21 +258,25 @@ func (c *Client) ComponentsReady(ctx context.Context, namespace, release string,
 }
 
 // WaitComponentsReady polls until every component of release is ready and
-// returns their last statuses. Errors: EUNAVAILABLE naming each component that
-// is not ready when timeout passes or ctx ends.
+// returns their last statuses; a failed poll (the API server briefly away) is
+// tried again. Errors: EUNAVAILABLE naming each component that is not ready (or
+// the last failure) when timeout passes or ctx ends.
 func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component, timeout time.Duration) ([]ComponentStatus, error) {
-	var statuses []ComponentStatus
+	var (
+		statuses []ComponentStatus
+		lastErr  error
+	)
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
-		var ready bool
-		var err error
-		statuses, ready, err = c.ComponentsReady(ctx, namespace, release, comps)
-		return ready, err
+		got, ready, err := c.ComponentsReady(ctx, namespace, release, comps)
+		if err != nil {
+			lastErr = err
+			return false, nil
+		}
+		statuses, lastErr = got, nil
+		return ready, nil
 	})
 	if err == nil {
 		return statuses, nil
-	}
-	if ctx.Err() == nil && !wait.Interrupted(err) {
-		return statuses, err
 	}
 	var waits []string
 	for _, s := range statuses {
@@ -279,8 +284,11 @@ func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release str
 			waits = append(waits, fmt.Sprintf("component %s (%s)", s.Component, s.Waiting))
 		}
 	}
+	if lastErr != nil {
+		waits = append(waits, lastErr.Error())
+	}
 	if len(waits) == 0 {
-		waits = append(waits, "the cluster did not answer")
+		waits = append(waits, err.Error())
 	}
 	return statuses, &styrmin.Error{Code: styrmin.EUNAVAILABLE,
 		Message: fmt.Sprintf("Release %s is not ready after %s: %s.", release, timeout, strings.Join(waits, ", ")), Err: err}
