@@ -185,3 +185,9 @@ func TestDeletePageAsksForTheName(t *testing.T) {
 	require.Equal(t, "Type cache to delete it.", doc.Find("#"+in.AttrOr("aria-describedby", "")).Text())
 	require.Contains(t, doc.Find(`[data-testid="delete-effects"]`).Text(), "is removed, because Styrmin created it")
 }
+
+func TestTextareaKeepsALeadingNewline(t *testing.T) {
+	t.Parallel()
+	doc := renderDoc(t, ParameterFieldset([]ParamGroup{{Fields: []ParamField{{Name: "t", Type: "text", Value: "\nsecond line"}}}}))
+	require.Equal(t, "\nsecond line", doc.Find("textarea").Text())
+}

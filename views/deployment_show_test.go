@@ -268,3 +268,11 @@ func TestTimesInWords(t *testing.T) {
 	require.Equal(t, "1 h 5 min", formatDuration(65*time.Minute))
 	require.Equal(t, "1 line", lineCount("only\n"))
 }
+
+func TestOlderTasksPageWorksWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	doc := renderDoc(t, DeploymentTasksPage(DeploymentTasksProps{Page: Page{User: reader}, Name: "cache", Tasks: sampleTasks()[2:], OlderBefore: 4}))
+	require.Equal(t, "10", doc.Find(`[data-testid="task-list"] > [data-testid="task"]`).AttrOr("data-task-id", ""))
+	require.Equal(t, "/deployments/cache/tasks?before=4", doc.Find(`[data-testid="task-more-link"]`).AttrOr("href", ""))
+	require.Equal(t, "/deployments/cache", doc.Find(`.breadcrumbs a`).Last().AttrOr("href", ""))
+}
