@@ -90,24 +90,19 @@ func sampleReview() DeploymentReviewProps {
 			NewParamChange("size", "Disk size", "unchanged", false, "20Gi", "20Gi"),
 		},
 		Resources: []ResourceDiff{
-			{Kind: "StatefulSet", Name: "cache-redis", Namespace: "cache", Change: "changed", Lines: []DiffLine{
-				{Op: "@", Text: "@@ -10,3 +10,3 @@"},
-				{Op: " ", Text: "spec:"},
-				{Op: "-", Text: "  replicas: 1"},
-				{Op: "+", Text: "  replicas: 3"},
-			}},
-			{Kind: "Secret", Name: "cache-redis-auth", Change: "changed", Lines: []DiffLine{
-				{Op: "-", Text: "  password: " + leakedSecret},
-				{Op: "+", Text: "  password: " + leakedSecret + "-new"},
-			}},
-			{Kind: "ConfigMap", Name: "cache-metrics", Change: "added", Lines: []DiffLine{{Op: "+", Text: "kind: ConfigMap"}}},
+			{Kind: "StatefulSet", Name: "cache-redis", Namespace: "cache", Change: "changed",
+				Diff: "--- old\n+++ new\n@@ -10,3 +10,3 @@\n spec:\n-  replicas: 1\n+  replicas: 3\n"},
+			{Kind: "Secret", Name: "cache-redis-auth", Change: "changed", ChangedSecretKeys: []string{"data.password"},
+				Diff: "-  password: " + leakedSecret + "\n+  password: " + leakedSecret + "-new\n"},
+			{Kind: "ConfigMap", Name: "cache-metrics", Change: "added", Diff: "+kind: ConfigMap\n"},
+			{Kind: "Service", Name: "cache-redis", Change: "unchanged"},
 		},
 	}
 }
 
 func sampleTasks() []TaskProps {
 	return []TaskProps{
-		{Deployment: "cache", ID: 12, Kind: "upgrade", Status: "queued", QueuePosition: 2, CreatedBy: "olga", CreatedAt: t0.Add(2 * time.Minute)},
+		{Deployment: "cache", ID: 12, Kind: "upgrade", Status: "queued", Ahead: 2, CreatedBy: "olga", CreatedAt: t0.Add(2 * time.Minute)},
 		{Deployment: "cache", ID: 11, Kind: "upgrade", Status: "running", CreatedBy: "olga", CreatedAt: t0, StartedAt: t0.Add(time.Second),
 			Inputs:        []TaskInput{{Label: "Driver version", Value: "1.0.0 → 1.1.0"}, {Label: "Application version", Value: "7.2.3 → 7.2.4"}},
 			ChangedParams: []string{"replicas", "password"},

@@ -63,7 +63,7 @@ func busyLabel(kind string) string {
 	case "action":
 		return "running an action…"
 	}
-	return kind + "…"
+	return "working…"
 }
 
 // statusClass is the badge colour of a deployment, task or step status.

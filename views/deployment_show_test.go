@@ -35,7 +35,13 @@ func TestReviewPageNeverShowsASecret(t *testing.T) {
 	sts := doc.Find(`[data-testid="resource-diff"][data-kind="StatefulSet"]`)
 	require.Equal(t, 1, sts.Find(".diff-add").Length())
 	require.Equal(t, "-  replicas: 1\n", sts.Find(".diff-del").Text())
-	require.Equal(t, 1, doc.Find(`[data-testid="resource-diff"][data-kind="Secret"] [data-testid="diff-hidden"]`).Length())
+	require.Equal(t, 3, sts.Find(".diff-hunk").Length(), "file and hunk headers")
+	require.Equal(t, " spec:\n", sts.Find(".diff-ctx").Text())
+	secret := doc.Find(`[data-testid="resource-diff"][data-kind="Secret"]`)
+	require.Equal(t, 1, secret.Find(`[data-testid="diff-hidden"]`).Length())
+	require.Equal(t, "data.password", secret.Find(`[data-testid="secret-key"]`).Text())
+	require.Equal(t, 3, doc.Find(`[data-testid="resource-diff"]`).Length(), "unchanged resources are only counted")
+	require.Equal(t, "From a Helm dry run of the upgrade: 3 resources change, 1 stay as they are.", doc.Find(`[data-testid="resource-count"]`).Text())
 
 	confirm := doc.Find(`[data-testid="review-confirm"]`).Closest("form")
 	require.Equal(t, "/deployments/cache/upgrade", confirm.AttrOr("action", ""))
@@ -91,7 +97,10 @@ func TestTaskShowsItsStatusStepsAndHookDetails(t *testing.T) {
 	t.Parallel()
 	tasks := sampleTasks()
 	doc := renderDoc(t, Task(Viewer{}, tasks[0]))
-	require.Equal(t, "queued · position 2 in the queue", strings.Join(strings.Fields(doc.Find(`[data-testid="task-status"]`).Text()), " "))
+	require.Equal(t, "queued · position 3 in the queue", strings.Join(strings.Fields(doc.Find(`[data-testid="task-status"]`).Text()), " "))
+
+	doc = renderDoc(t, Task(Viewer{}, TaskProps{Status: "queued"}))
+	require.Equal(t, "queued · next in the queue", strings.Join(strings.Fields(doc.Find(`[data-testid="task-status"]`).Text()), " "))
 
 	doc = renderDoc(t, Task(Viewer{}, tasks[1]))
 	running := doc.Find(`#task-11`)
