@@ -145,8 +145,8 @@ func sampleShow(user *User) DeploymentShowProps {
 			{Name: "exporter", Title: "Metrics exporter", Stopped: true, Workloads: []WorkloadRow{{Kind: "Deployment", Name: "cache-exporter"}}},
 		},
 		Services: []ServiceRow{
-			{Name: "cache-redis", Title: "Redis", Component: "redis", Port: 6379, Protocol: "TCP", Scheme: "redis"},
-			{Name: "cache-metrics", Component: "exporter", Port: 9121, Protocol: "TCP"},
+			{Name: "redis", Title: "Redis", Port: 6379, Protocol: "TCP", Address: "cache-redis.cache-ns.svc:6379", URL: "redis://cache-redis.cache-ns.svc:6379"},
+			{Name: "metrics", Port: 9121, Protocol: "TCP"},
 		},
 		Parameters: []ParamRow{
 			{Name: "replicas", Title: "Replicas", Value: "3", Set: true},
@@ -156,7 +156,7 @@ func sampleShow(user *User) DeploymentShowProps {
 		Notes: "Connect with redis-cli -h cache-redis.cache-ns.svc",
 		Revisions: []RevisionRow{
 			{Revision: 2, Status: "deployed", ChartVersion: "18.1.0", AppVersion: "7.2.3", DriverVersion: "1.0.0", Updated: t0, Description: "Upgrade complete", Current: true},
-			{Revision: 1, Status: "superseded", ChartVersion: "18.0.0", AppVersion: "7.2.0", DriverVersion: "1.0.0", Updated: t0.Add(-time.Hour), Description: "Install complete"},
+			{Revision: 1, Status: "superseded", ChartVersion: "18.0.0", AppVersion: "7.2.0", DriverVersion: "1.0.0", Updated: t0.Add(-time.Hour), Description: "Install complete", CanRollBack: true},
 		},
 		Tasks:            sampleTasks(),
 		OlderTasksBefore: 10,

@@ -181,7 +181,7 @@ func TestDeploymentPageButtonsFollowTheRole(t *testing.T) {
 	require.Equal(t, 1, doc.Find(`[data-name="exporter"] [data-testid="component-start"]`).Length(), "a stopped component offers Start")
 
 	rollbacks := doc.Find(`[data-testid="rollback"]`)
-	require.Equal(t, 1, rollbacks.Length(), "no roll back to the current revision")
+	require.Equal(t, 1, rollbacks.Length(), "roll back only where the service allows it")
 	form := rollbacks.Closest("form")
 	require.Equal(t, "/deployments/cache/rollback", form.AttrOr("action", ""))
 	require.Equal(t, "1", form.Find(`input[name="revision"]`).AttrOr("value", ""))
@@ -208,17 +208,19 @@ func TestDeploymentPageShowsTheDeployment(t *testing.T) {
 	require.Equal(t, "2 / 3", doc.Find(`[data-name="redis"] [data-testid="replicas"]`).Text())
 	require.Equal(t, "stopped", doc.Find(`[data-name="exporter"] [data-testid="component-state"]`).Text())
 
-	redis := doc.Find(`[data-testid="service"][data-name="cache-redis"]`)
+	redis := doc.Find(`[data-testid="service"][data-name="redis"]`)
 	require.Equal(t, "cache-redis.cache-ns.svc:6379", redis.Find(`[data-testid="service-address"]`).Text())
 	require.Equal(t, "redis://cache-redis.cache-ns.svc:6379", redis.Find(`[data-testid="service-url"]`).Text(), "a URL of another scheme is text")
-	require.Empty(t, doc.Find(`[data-name="cache-metrics"] [data-testid="service-url"]`).Nodes, "no scheme, no URL")
+	metrics := doc.Find(`[data-testid="service"][data-name="metrics"]`)
+	require.Empty(t, metrics.Find(`[data-testid="service-url"]`).Nodes, "no scheme, no URL")
+	require.Equal(t, "no Service in the cluster yet", metrics.Find(`[data-testid="service-address"]`).Text())
 
 	p := sampleShow(reader)
-	p.Services = []ServiceRow{{Name: "web", Port: 80, Scheme: "http", Path: "/admin"}, {Name: "evil", Port: 1, Scheme: "javascript", Path: "/%0aalert(1)"}}
+	p.Services = []ServiceRow{{Name: "web", Port: 80, Address: "web.ns.svc:80", URL: "http://web.ns.svc:80/admin"}, {Name: "evil", Port: 1, URL: "javascript://x/%0aalert(1)"}}
 	doc = renderDoc(t, DeploymentShowPage(p))
-	require.Equal(t, "http://web.cache-ns.svc:80/admin", doc.Find(`[data-name="web"] a[data-testid="service-url"]`).AttrOr("href", ""))
+	require.Equal(t, "http://web.ns.svc:80/admin", doc.Find(`[data-name="web"] a[data-testid="service-url"]`).AttrOr("href", ""))
 	require.Empty(t, doc.Find(`[data-name="evil"] a`).Nodes, "only http and https URLs are links")
-	require.Equal(t, "javascript://evil.cache-ns.svc:1/%0aalert(1)", doc.Find(`[data-name="evil"] [data-testid="service-url"]`).Text())
+	require.Equal(t, "javascript://x/%0aalert(1)", doc.Find(`[data-name="evil"] [data-testid="service-url"]`).Text())
 	require.Contains(t, doc.Find(`[data-testid="deployment-notes"] pre`).Text(), "redis-cli")
 	require.Empty(t, doc.Find(`[data-testid="cluster-error"]`).Nodes)
 
@@ -226,7 +228,9 @@ func TestDeploymentPageShowsTheDeployment(t *testing.T) {
 	p.ClusterError = "dial tcp 10.0.0.1:6443: connection refused"
 	doc = renderDoc(t, DeploymentShowPage(p))
 	require.Contains(t, doc.Find(`[data-testid="cluster-error"]`).Text(), "connection refused")
-	require.Empty(t, doc.Find(`[data-testid="replicas"]`).Nodes, "no replica counts without the cluster")
+	p.Components[0].Workloads = nil
+	doc = renderDoc(t, DeploymentShowPage(p))
+	require.Equal(t, "unknown", doc.Find(`[data-name="redis"] [data-testid="workloads-unknown"]`).Text(), "no workloads read, and the cluster did not answer")
 }
 
 func TestDeploymentList(t *testing.T) {
