@@ -155,8 +155,8 @@ func (c *Client) ScaleComponent(ctx context.Context, namespace, release string, 
 }
 
 // StartComponent scales every workload of component comp back up: to the
-// component's defaults.replicas when the driver sets it, else to the replicas
-// the workload had in stopped (what ScaleComponent returned), else to 1. It
+// replicas the workload had in stopped (what ScaleComponent returned), else to
+// the component's defaults.replicas, else to 1. It
 // returns the workloads with their new replicas. Errors: ENOTFOUND when the
 // component has no workload.
 func (c *Client) StartComponent(ctx context.Context, namespace, release string, comp drivers.Component, stopped []Workload) ([]Workload, error) {
@@ -177,16 +177,18 @@ func (c *Client) StartComponent(ctx context.Context, namespace, release string, 
 	return current, nil
 }
 
-// StartReplicas is the replica count starting comp gives workload w: the
-// component's defaults.replicas, else w's replicas in stopped when above 0, else 1.
+// StartReplicas is the replica count starting comp gives workload w: w's
+// replicas in stopped when above 0 (a start restores what the stop took
+// down, including a count a user chose through a parameter), else the
+// component's defaults.replicas when above 0, else 1.
 func StartReplicas(comp drivers.Component, w Workload, stopped []Workload) int32 {
-	if comp.Defaults.Replicas != nil {
-		return int32(*comp.Defaults.Replicas)
-	}
 	for _, s := range stopped {
 		if s.Kind == w.Kind && s.Name == w.Name && s.Replicas > 0 {
 			return s.Replicas
 		}
+	}
+	if comp.Defaults.Replicas != nil && *comp.Defaults.Replicas > 0 {
+		return int32(*comp.Defaults.Replicas)
 	}
 	return 1
 }

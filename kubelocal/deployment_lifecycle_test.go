@@ -43,7 +43,7 @@ type lifecycle struct {
 // newLifecycle connects and loads driver; the namespace is not created yet.
 func newLifecycle(t *testing.T, driver string) *lifecycle {
 	t.Helper()
-	client, err := kube.Connect(kubetest.Kubeconfig(t))
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
 	require.NoError(t, err)
 	b, err := drivers.LoadBundle(catalog.Bundles(), driver)
 	require.NoError(t, err)
