@@ -1,27 +1,37 @@
-"""Lists the top-level functions of Python modules for `styrmin driver lint`.
+"""Lists the top-level functions of one Python module for `styrmin driver lint`.
 
-Reads {"path": "source", ...} as JSON on stdin and writes
-{"path": {"functions": [...]} or {"error": "..."}, ...} as JSON on stdout.
-The modules are parsed with ast, never imported or run.
+Usage: python3 -I -c SCRIPT MEMORY_BYTES CPU_SECONDS < source
+
+Limits its own address space and CPU time first, then reads the module's
+source on stdin and writes {"functions": [...]} or {"error": "..."} as JSON
+on stdout ({"unchecked": "..."} when it is too deep or large to parse). The module is parsed with ast, never imported or run.
 """
 import ast
 import json
+import resource
 import sys
 
-result = {}
-for name, source in json.load(sys.stdin).items():
+memory, cpu = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+
+def check(source):
     try:
-        tree = ast.parse(source, filename=name)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError) as e:
         line = getattr(e, "lineno", None)
         where = f"line {line}: " if line else ""
-        result[name] = {"error": f"{where}{getattr(e, 'msg', str(e))}"}
-        continue
-    result[name] = {
+        return {"error": f"{where}{getattr(e, 'msg', str(e))}"}
+    except (RecursionError, MemoryError):
+        return {"unchecked": "it is too deeply nested or too large to parse; simplify it"}
+    return {
         "functions": [
             node.name
             for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
     }
-json.dump(result, sys.stdout)
+
+
+json.dump(check(sys.stdin.buffer.read()), sys.stdout)

@@ -52,7 +52,7 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 			t.Parallel()
 			client, kubeconfig, ns := setup(t)
 			ctx := context.Background()
-			b, err := drivers.LoadBundle(catalog.Bundles(), tt.driver)
+			b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), tt.driver)
 			require.NoError(t, err)
 			require.NotNil(t, b.Chart, "%s ships its chart in the bundle", tt.driver)
 			release := tt.driver
@@ -101,7 +101,7 @@ func renderDefaultValues(t *testing.T, d *drivers.Driver, version, ns, release s
 		}
 		require.Contains(t, params, p.Name, "parameter %s has a value", p.Name)
 	}
-	values, err := d.RenderValues(drivers.ValuesData{
+	values, err := d.RenderValues(t.Context(), drivers.ValuesData{
 		Parameters: params,
 		Version:    version,
 		Deployment: drivers.DeploymentRef{Name: release, Namespace: ns, Release: release},
