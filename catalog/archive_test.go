@@ -23,7 +23,7 @@ type entry struct {
 }
 
 // tarGz builds a gzip-compressed tar archive from entries.
-func tarGz(t *testing.T, entries ...entry) []byte {
+func tarGz(t testing.TB, entries ...entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
