@@ -83,8 +83,10 @@ func (b *budget) iterate() error {
 	return nil
 }
 
-// text builds a string whose size is at most about estimate bytes, after
-// checking that the estimate fits, and spends its real size.
+// text builds a string of about estimate bytes, after checking that the
+// estimate fits, and spends its real size. An estimate may be low by a small
+// factor (escaping, case mapping), never by more: what is built stays within a
+// few times the budget, and spending its real size then fails.
 func (b *budget) text(estimate int, build func() string) (string, error) {
 	if err := b.fits(estimate); err != nil {
 		return "", err

@@ -176,7 +176,7 @@ func (b *budget) quote(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return b.text(mulSize(len(s), 10)+2, func() string { return strconv.Quote(s) })
+	return b.text(len(s)+2, func() string { return strconv.Quote(s) })
 }
 
 // squote is the squote function: v as a single-quoted YAML string.
@@ -185,7 +185,7 @@ func (b *budget) squote(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return b.text(mulSize(len(s), 2)+2, func() string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" })
+	return b.text(len(s)+2, func() string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" })
 }
 
 // b64enc is the b64enc function: v encoded as standard base64.
@@ -222,7 +222,7 @@ func (b *budget) sha256sum(v any) (string, error) {
 // stringFunc wraps a function that maps a string to a string of about the same size.
 func (b *budget) stringFunc(fn func(string) string) func(string) (string, error) {
 	return func(s string) (string, error) {
-		return b.text(mulSize(len(s), 3), func() string { return fn(s) })
+		return b.text(len(s), func() string { return fn(s) })
 	}
 }
 
@@ -321,7 +321,7 @@ func (b *budget) toYAML(v any) (string, error) {
 
 // toJSON is the toJson function: v as compact JSON.
 func (b *budget) toJSON(v any) (string, error) {
-	if err := b.fits(mulSize(printedSize(v, b.bytes), 6)); err != nil {
+	if err := b.fits(printedSize(v, b.bytes)); err != nil {
 		return "", err
 	}
 	out, err := json.Marshal(v)
@@ -355,7 +355,7 @@ func (b *budget) printf(format string, args ...any) (string, error) {
 			}
 		}
 	}
-	estimate := addSize(mulSize(printedSize(args, b.bytes), 3), addSize(len(format), mulSize(verbs, maxPrintfWidth)))
+	estimate := addSize(printedSize(args, b.bytes), addSize(len(format), mulSize(verbs, maxPrintfWidth)))
 	return b.text(estimate, func() string { return fmt.Sprintf(format, args...) })
 }
 
@@ -365,7 +365,7 @@ var printfNumber = regexp.MustCompile(`%[-+# 0]*(?:\[\d+\])?(\d*)(?:\.(\d*))?`)
 // escapeFunc wraps html, js and urlquery: the arguments printed and escaped with fn.
 func (b *budget) escapeFunc(fn func(...any) string) func(...any) (string, error) {
 	return func(args ...any) (string, error) {
-		return b.text(mulSize(printedSize(args, b.bytes), 6), func() string { return fn(args...) })
+		return b.text(printedSize(args, b.bytes), func() string { return fn(args...) })
 	}
 }
 

@@ -93,6 +93,7 @@ var hostileTemplates = []struct {
 	{"printf star width", `{{ $x := printf "%*d" 1000000 1 }}a: 1`, nil, "printf: * widths are not allowed"},
 	{"print of a long list", "{{ $l := splitList \",\" (repeat 10000 \",,,,,\") }}{{ $x := print $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l }}a: 1", nil, tooLarge},
 	{"dict keys count", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + `{{ $x := dict $a 1 }}a: 1`, nil, tooLarge},
+	{"large strings within the budget work", `a: {{ repeat 10000 "xxxxxxxxxx" | quote | upper | len }}`, map[string]any{"a": float64(100_002)}, ""},
 	{"budgeted functions still work", `a: {{ printf "%05d-%s" 42 "x" | quote }}` + "\nb: {{ print 1 \"x\" }}\nc: {{ \"a<b\" | html }}", map[string]any{"a": "00042-x", "b": "1x", "c": "a&lt;b"}, ""},
 }
 
