@@ -3,17 +3,26 @@
 Usage: python3 -I -c SCRIPT MEMORY_BYTES CPU_SECONDS < source
 
 Limits its own address space and CPU time first, then reads the module's
-source on stdin and writes {"functions": [...]} or {"error": "..."} as JSON
-on stdout ({"unchecked": "..."} when it is too deep or large to parse). The module is parsed with ast, never imported or run.
+source on stdin and writes {"functions": [...]}, {"error": "..."} (not valid
+Python) or {"unchecked": "..."} (too deep or large to parse) as JSON on
+stdout. The module is parsed with ast, never imported or run.
 """
 import ast
 import json
 import resource
 import sys
 
-memory, cpu = int(sys.argv[1]), int(sys.argv[2])
-resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+def limit(kind, value):
+    """Lowers the soft and hard limit of kind to value (or the hard limit, when lower)."""
+    hard = resource.getrlimit(kind)[1]
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+limit(resource.RLIMIT_AS, int(sys.argv[1]))
+limit(resource.RLIMIT_CPU, int(sys.argv[2]))
 
 
 def check(source):
