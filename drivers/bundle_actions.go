@@ -106,6 +106,7 @@ func listFunctions(ctx context.Context, source []byte) (moduleFunctions, error) 
 	cmd := exec.CommandContext(child, python, "-I", "-c", functionLister,
 		strconv.Itoa(pythonMemory), strconv.Itoa(int(pythonCPU.Seconds())))
 	cmd.Stdin = bytes.NewReader(source)
+	cmd.WaitDelay = time.Second // a killed child's pipes are closed soon, even if something holds them
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
