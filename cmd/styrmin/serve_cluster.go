@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // clusterChecks connects to the configured cluster, logs whether it answers and
-// its version, and returns the /readyz check for it; none when no cluster is
+// its version, and returns the /readyz check for it (whose error, with the
+// cluster's address, goes only to the log); none when no cluster is
 // configured. A kubeconfig that cannot be loaded is an error.
 func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) ([]handlers.ReadyCheck, error) {
 	client, err := kube.Connect(kubeconfig)
@@ -28,12 +30,12 @@ func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) 
 	} else {
 		logger.Warn("cluster unreachable", "server", health.Server, "err", health.Error)
 	}
-	describe := func(ctx context.Context) (string, error) {
+	check := func(ctx context.Context) error {
 		health := client.Health(ctx, 5*time.Second)
 		if !health.Reachable {
-			return "", errors.New(health.Error)
+			return fmt.Errorf("cluster %s: %s", health.Server, health.Error)
 		}
-		return health.Version + " at " + health.Server, nil
+		return nil
 	}
-	return []handlers.ReadyCheck{{Name: "cluster", Describe: describe}}, nil
+	return []handlers.ReadyCheck{{Name: "cluster", Check: check}}, nil
 }

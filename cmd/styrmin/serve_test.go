@@ -129,6 +129,7 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Empty(t, res.Header.Get("Strict-Transport-Security"), "no HSTS over plain HTTP")
 	for _, c := range res.Cookies() {
 		require.False(t, c.Secure, "cookie %s is not Secure over plain HTTP, or the browser would drop it", c.Name)
 	}
@@ -154,6 +155,7 @@ func TestServeOverTLSSetsSecureSessionCookies(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "max-age=31536000; includeSubDomains", res.Header.Get("Strict-Transport-Security"))
 	require.NotEmpty(t, res.Cookies(), "the sign-in form's session carries its CSRF token")
 	for _, c := range res.Cookies() {
 		require.True(t, c.Secure, "cookie %s is Secure over HTTPS", c.Name)
