@@ -45,11 +45,11 @@ type benchEnv struct {
 	client *http.Client
 }
 
-// newBenchEnv starts the server with the bundled drivers and signs in a read-only user.
-func newBenchEnv(b *testing.B) *benchEnv {
+// newBenchEnv starts the server with the bundled drivers and signs in a user with role.
+func newBenchEnv(b *testing.B, role auth.Role) *benchEnv {
 	b.Helper()
 	env := newCatalogEnv(b)
-	client := env.signedIn(b, auth.ReadOnly)
+	client := env.signedIn(b, role)
 	client.Transport = &http.Transport{MaxIdleConnsPerHost: benchClients}
 	return &benchEnv{catalogEnv: env, client: client}
 }
@@ -118,7 +118,7 @@ func (env *benchEnv) compareWithHealthz(b *testing.B, path string) {
 
 // BenchmarkHealthz is the yardstick: the cheapest route, with no session.
 func BenchmarkHealthz(b *testing.B) {
-	env := newBenchEnv(b)
+	env := newBenchEnv(b, auth.ReadOnly)
 	env.fetch(b, "/healthz", benchClients)
 	b.ResetTimer()
 	elapsed := env.fetch(b, "/healthz", b.N)
@@ -128,15 +128,23 @@ func BenchmarkHealthz(b *testing.B) {
 // BenchmarkCatalogue1000 shows the catalogue holding 1,000 driver versions
 // (benchDrivers drivers of benchVersions versions each) and the bundled drivers.
 func BenchmarkCatalogue1000(b *testing.B) {
-	env := newBenchEnv(b)
+	env := newBenchEnv(b, auth.ReadOnly)
 	importVersions(b, env.Catalog, benchDrivers, benchVersions)
 	env.compareWithHealthz(b, "/drivers")
 }
 
 // BenchmarkDriverPage shows the bundled PostgreSQL driver, the largest page.
 func BenchmarkDriverPage(b *testing.B) {
-	env := newBenchEnv(b)
+	env := newBenchEnv(b, auth.ReadOnly)
 	env.compareWithHealthz(b, "/drivers/postgresql")
+}
+
+// BenchmarkSignedInFloor shows the upload form, a small page that reads
+// nothing but the session: what every signed-in page costs at least (the
+// session cookie and the user's lookup in PostgreSQL), for comparison.
+func BenchmarkSignedInFloor(b *testing.B) {
+	env := newBenchEnv(b, auth.Admin)
+	env.compareWithHealthz(b, "/drivers/upload")
 }
 
 // importVersions imports the bundled Hello Web driver under drivers names,
