@@ -25,8 +25,8 @@ type Entry struct {
 
 // List returns every driver with its newest version (by semantic version
 // precedence), sorted by title. The entries are built again only when the
-// catalogue's content has changed (checked with one index lookup and a count),
-// so callers share their Labels maps and must not modify them.
+// catalogue's content has changed (one small query says whether it has), so
+// callers share their Labels maps and must not modify them.
 func (c *Catalog) List(ctx context.Context) ([]Entry, error) {
 	generation, err := c.q.GetDriverCatalogueGeneration(ctx)
 	if err != nil {
