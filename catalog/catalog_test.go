@@ -183,16 +183,18 @@ func TestListShowsNewestVersionBySemver(t *testing.T) {
 		Labels: map[string]string{"category": "test"}, Versions: 4,
 	}, entries[0])
 
-	refs, err := c.Versions(ctx, "tiny")
+	versions, err := c.Versions(ctx, "tiny")
 	require.NoError(t, err)
-	versions := []string{}
-	for _, r := range refs {
-		versions = append(versions, r.Version)
+	require.Equal(t, []string{"1.10.1-rc.1", "1.10.0", "1.9.0", "1.2.0"}, versions)
+	refs, err := c.VersionRefs(ctx, "tiny")
+	require.NoError(t, err)
+	require.Len(t, refs, len(versions))
+	for i, r := range refs {
+		require.Equal(t, versions[i], r.Version)
 		v, err := c.Get(ctx, "tiny", r.Version)
 		require.NoError(t, err)
 		require.Equal(t, v.Digest, r.Digest, "each version comes with its digest")
 	}
-	require.Equal(t, []string{"1.10.1-rc.1", "1.10.0", "1.9.0", "1.2.0"}, versions)
 }
 
 func TestMissingDriverIsNotFound(t *testing.T) {

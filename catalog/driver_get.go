@@ -41,7 +41,21 @@ type VersionRef struct {
 
 // Versions returns the versions of the named driver, newest first. A driver
 // the catalogue does not hold is an ENOTFOUND error.
-func (c *Catalog) Versions(ctx context.Context, name string) ([]VersionRef, error) {
+func (c *Catalog) Versions(ctx context.Context, name string) ([]string, error) {
+	refs, err := c.VersionRefs(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.Version
+	}
+	return out, nil
+}
+
+// VersionRefs returns the versions of the named driver with their digests,
+// newest first. A driver the catalogue does not hold is an ENOTFOUND error.
+func (c *Catalog) VersionRefs(ctx context.Context, name string) ([]VersionRef, error) {
 	rows, err := c.q.ListDriverVersions(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: versions of %s: %w", name, err)

@@ -17,7 +17,7 @@ func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) e
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		name := c.Param("name")
-		versions, err := drivers.Versions(ctx, name)
+		versions, err := drivers.VersionRefs(ctx, name)
 		if err != nil {
 			return err
 		}

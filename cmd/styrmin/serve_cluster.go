@@ -11,18 +11,20 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// clusterChecks connects to the configured cluster, logs whether it answers and
-// its version, and returns the /readyz check for it (whose error, with the
-// cluster's address, goes only to the log); none when no cluster is
-// configured. A kubeconfig that cannot be loaded is an error.
-func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) ([]handlers.ReadyCheck, error) {
-	client, err := kube.Connect(kubeconfig)
+// connectCluster connects to the configured cluster (kubeContext of
+// kubeconfig, or its current context), logs whether it answers
+// and its version, and returns the client and the /readyz check for it (whose
+// error, with the cluster's address, goes only to the log); no client and no
+// check when no cluster is configured. A kubeconfig that cannot be loaded is
+// an error.
+func connectCluster(ctx context.Context, kubeconfig, kubeContext string, logger *slog.Logger) (*kube.Client, []handlers.ReadyCheck, error) {
+	client, err := kube.Connect(kubeconfig, kubeContext)
 	if errors.Is(err, kube.ErrNotConfigured) {
 		logger.Warn("no Kubernetes cluster configured", "hint", "set KUBECONFIG or --kubeconfig; `make run` starts a local cluster when KUBECONFIG is unset")
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	health := client.Health(ctx, 10*time.Second)
 	if health.Reachable {
@@ -37,5 +39,5 @@ func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) 
 		}
 		return nil
 	}
-	return []handlers.ReadyCheck{{Name: "cluster", Check: check}}, nil
+	return client, []handlers.ReadyCheck{{Name: "cluster", Check: check}}, nil
 }
