@@ -151,7 +151,7 @@ func BenchmarkSignedInFloor(b *testing.B) {
 // each in versions versions.
 func importVersions(b *testing.B, cat *catalog.Catalog, names, versions int) {
 	b.Helper()
-	bundle, err := drivers.LoadBundle(bundled.Bundles(), "hello-web")
+	bundle, err := drivers.LoadBundle(context.Background(), bundled.Bundles(), "hello-web")
 	require.NoError(b, err)
 	for i := range names {
 		for v := range versions {
