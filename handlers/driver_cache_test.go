@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -16,37 +18,48 @@ import (
 
 func TestDriverPagesForgetsTheLeastRecentlyShown(t *testing.T) {
 	t.Parallel()
+	// props is a presentation with a README of n bytes; every name is one letter,
+	// so presentations with the same n have the same size.
+	props := func(name string, n int) views.DriverShowProps {
+		return views.DriverShowProps{Name: name, Readme: views.SafeHTML(strings.Repeat("x", n))}
+	}
+	unit := textSize(reflect.ValueOf(props("a", 1000)))
 	tests := []struct {
 		name string
-		adds []string // "+digest" adds, "?digest" reads
+		ops  []string // "+d" adds d with a 1,000-byte README, "!d" with a huge one, "?d" reads d
 		want []string // cached afterwards
 		gone []string // not cached afterwards
 	}{
-		{name: "under the bound", adds: []string{"+a", "+b"}, want: []string{"a", "b"}},
-		{name: "oldest goes first", adds: []string{"+a", "+b", "+c", "+d"}, want: []string{"b", "c", "d"}, gone: []string{"a"}},
-		{name: "a read keeps a version", adds: []string{"+a", "+b", "+c", "?a", "+d"}, want: []string{"a", "c", "d"}, gone: []string{"b"}},
-		{name: "adding again replaces", adds: []string{"+a", "+b", "+c", "+a", "+d"}, want: []string{"a", "c", "d"}, gone: []string{"b"}},
+		{name: "within the bound", ops: []string{"+a", "+b", "+c", "+d"}, want: []string{"a", "b", "c", "d"}},
+		{name: "the oldest goes first", ops: []string{"+a", "+b", "+c", "+d", "+e"}, want: []string{"b", "c", "d", "e"}, gone: []string{"a"}},
+		{name: "a read keeps a version", ops: []string{"+a", "+b", "+c", "+d", "?a", "+e"}, want: []string{"a", "c", "d", "e"}, gone: []string{"b"}},
+		{name: "adding again replaces", ops: []string{"+a", "+b", "+c", "+d", "+a", "+e"}, want: []string{"a", "c", "d", "e"}, gone: []string{"b"}},
+		{name: "a huge page is not kept", ops: []string{"+a", "!h"}, want: []string{"a"}, gone: []string{"h"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pages := newDriverPages(3)
-			for _, op := range tt.adds {
-				if op[0] == '+' {
-					pages.add(op[1:], views.DriverShowProps{Name: op[1:]})
-				} else {
-					pages.get(op[1:])
+			pages := newDriverPages(4 * unit)
+			for _, op := range tt.ops {
+				switch name := op[1:]; op[0] {
+				case '+':
+					pages.add(name, props(name, 1000))
+				case '!':
+					pages.add(name, props(name, 4*unit))
+				default:
+					pages.get(name)
 				}
 			}
 			for _, d := range tt.want {
-				props, ok := pages.get(d)
+				got, ok := pages.get(d)
 				require.True(t, ok, "%s is cached", d)
-				require.Equal(t, d, props.Name)
+				require.Equal(t, d, got.Name)
 			}
 			for _, d := range tt.gone {
 				_, ok := pages.get(d)
-				require.False(t, ok, "%s is forgotten", d)
+				require.False(t, ok, "%s is not cached", d)
 			}
-			require.LessOrEqual(t, pages.recent.Len(), 3)
+			require.LessOrEqual(t, pages.size, 4*unit)
+			require.Equal(t, len(tt.want)*unit, pages.size, "the size adds up")
 			require.Len(t, pages.byDigest, pages.recent.Len())
 		})
 	}

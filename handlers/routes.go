@@ -44,7 +44,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: driverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
-		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheSize))},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: driverIcon(d.Drivers)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
