@@ -27,6 +27,17 @@ type DriverVersion struct {
 	CreatedBy       pgtype.Text
 }
 
+type Session struct {
+	ID         int64
+	TokenHash  []byte
+	UserID     int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	UserAgent  string
+	Address    string
+}
+
 type Setting struct {
 	Name      string
 	Value     []byte
@@ -46,7 +57,6 @@ type User struct {
 	PasswordHash string
 	Role         string
 	Disabled     bool
-	SessionEpoch int32
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }

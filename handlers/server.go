@@ -20,7 +20,7 @@ import (
 type Deps struct {
 	// Logger receives request logs and internal errors.
 	Logger *slog.Logger
-	// Sessions reads and writes the session cookie.
+	// Sessions keeps sessions: the cookie and the server-side record.
 	Sessions *auth.Sessions
 	// Users stores users and checks their passwords.
 	Users UserStore
@@ -30,9 +30,8 @@ type Deps struct {
 	Drivers DriverCatalog
 }
 
-// UserStore is what the sign-in, session and users pages need from auth.Users.
+// UserStore is what the sign-in and users pages need from auth.Users.
 type UserStore interface {
-	userGetter
 	signer
 	userAdmin
 }
@@ -85,7 +84,7 @@ func New(d Deps) *echo.Echo {
 	// so an oversized upload is refused before it is read; 1 MiB is for the
 	// multipart envelope around the largest bundle archive.
 	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", maxUploadMiB+1))
-	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, bodyLimit, loadSession(d.Sessions, d.Users, bare, d.Logger))
+	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, bodyLimit, loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		if r.bare {
 			e.Add(r.method, r.path, r.handler)

@@ -60,24 +60,12 @@ func TestSignInAndOut(t *testing.T) {
 	require.Equal(t, "/signin?next=%2Fusers", rec.Header().Get("Location"))
 }
 
-func TestSignInRefusesForeignNextAddresses(t *testing.T) {
-	t.Parallel()
-	a := setup(t)
-	_, _ = a.as(t, "alice", auth.Admin)
-	v := a.anonymous(t)
-	for _, next := range []string{"https://evil.example/", "//evil.example/", `/\evil.example`, "javascript:alert(1)"} {
-		rec := a.request(v, http.MethodPost, "/signin", url.Values{"username": {"alice"}, "password": {testPassword}, "next": {next}})
-		require.Equal(t, http.StatusSeeOther, rec.Code)
-		require.Equal(t, "/", rec.Header().Get("Location"), next)
-	}
-}
-
 func TestSignInIsThrottled(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	_, _ = a.as(t, "alice", auth.Admin)
 	v := a.anonymous(t)
-	for range auth.MaxFailuresPerUser {
+	for range auth.MaxFailuresPerPair {
 		rec := a.request(v, http.MethodPost, "/signin", url.Values{"username": {"alice"}, "password": {"guess"}})
 		require.Equal(t, http.StatusUnauthorized, rec.Code)
 	}
@@ -120,6 +108,16 @@ func TestCSRF(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, rec.Code)
 		require.Equal(t, "#flash", rec.Header().Get("HX-Retarget"), "the refusal shows in the flash area")
 		require.Contains(t, rec.Body.String(), "security token (CSRF)")
+	})
+	t.Run("token in the query string only", func(t *testing.T) {
+		form := newUser()
+		form.Set(views.CSRFField, "")
+		rec := a.request(admin, http.MethodPost, "/users?"+views.CSRFField+"="+url.QueryEscape(admin.csrf), form)
+		require.Equal(t, http.StatusForbidden, rec.Code, "URLs leak into logs and Referer headers")
+	})
+	t.Run("token in the query string of a bodyless post", func(t *testing.T) {
+		rec := a.request(admin, http.MethodPost, "/signout?"+views.CSRFField+"="+url.QueryEscape(admin.csrf), nil)
+		require.Equal(t, http.StatusForbidden, rec.Code)
 	})
 	t.Run("sign-in form", func(t *testing.T) {
 		rec := a.request(visitor{}, http.MethodPost, "/signin", url.Values{"username": {"root"}, "password": {testPassword}})
