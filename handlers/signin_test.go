@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
+	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
@@ -72,6 +76,36 @@ func TestSignInIsThrottled(t *testing.T) {
 	rec := a.request(v, http.MethodPost, "/signin", url.Values{"username": {"alice"}, "password": {testPassword}})
 	require.Equal(t, http.StatusTooManyRequests, rec.Code)
 	require.Equal(t, "Too many failed sign-in attempts; try again in 15 minutes.", text(parse(t, rec).Find(`[data-testid="signin-error"]`)))
+}
+
+// signinFrom posts the sign-in form as v from address.
+func (a *app) signinFrom(v visitor, address, username, password string) *httptest.ResponseRecorder {
+	form := url.Values{"username": {username}, "password": {password}, views.CSRFField: {v.csrf}}
+	req := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
+	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
+	req.RemoteAddr = net.JoinHostPort(address, "40000")
+	req.AddCookie(v.cookie)
+	rec := httptest.NewRecorder()
+	a.e.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestGuessingFromOneAddressDoesNotLockTheAdminOut is the lockout of issue 7
+// over HTTP: wrong passwords for admin from address A refuse A, not the real
+// admin at address B.
+func TestGuessingFromOneAddressDoesNotLockTheAdminOut(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	_, _ = a.as(t, "admin", auth.Admin)
+	attacker, owner := a.anonymous(t), a.anonymous(t)
+	for range auth.MaxFailuresPerPair {
+		require.Equal(t, http.StatusUnauthorized, a.signinFrom(attacker, "203.0.113.66", "admin", "guess").Code)
+	}
+	require.Equal(t, http.StatusTooManyRequests, a.signinFrom(attacker, "203.0.113.66", "admin", testPassword).Code)
+
+	rec := a.signinFrom(owner, "198.51.100.7", "admin", testPassword)
+	require.Equal(t, http.StatusSeeOther, rec.Code, "the admin signs in from another address")
+	require.Equal(t, "/", rec.Header().Get("Location"))
 }
 
 func TestCSRF(t *testing.T) {
