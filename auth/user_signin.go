@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,7 +18,8 @@ import (
 // MaxFailuresPerPair times for one username and MaxFailuresPerAddr times in
 // all; further attempts from it are refused without checking the password
 // until the window passes. Failures from one address never refuse another, so
-// guessing a username's password cannot lock its owner out.
+// guessing a username's password cannot lock its owner out. An IPv6 address
+// counts as its /64 network.
 const (
 	ThrottleWindow     = 15 * time.Minute
 	MaxFailuresPerPair = 5
@@ -30,7 +32,7 @@ const (
 // a database that does not answer fails with styrmin.EUNAVAILABLE and counts
 // no failure.
 func (u *Users) SignIn(ctx context.Context, username, password, address string) (User, error) {
-	name := NormalizeUsername(username)
+	name, address := NormalizeUsername(username), throttleAddress(address)
 	if len(password) > MaxPasswordLength {
 		password = "" // no stored password is this long; do not spend time hashing it
 	}
@@ -97,6 +99,17 @@ func (u *Users) reserveAttempt(ctx context.Context, name, address string) (int64
 		return 0, fmt.Errorf("auth: commit: %w", err)
 	}
 	return id, nil
+}
+
+// throttleAddress is the address that attempts are counted against: an IPv6
+// address's /64 network, as one host usually holds all of it (an IPv4
+// address, or anything unparsable, is kept as is).
+func throttleAddress(address string) string {
+	ip, err := netip.ParseAddr(address)
+	if err != nil || !ip.Is6() || ip.Is4In6() {
+		return address
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
 }
 
 func (u *Users) throttled(oldest time.Time) error {

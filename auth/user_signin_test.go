@@ -235,6 +235,37 @@ func TestSignInWhileTheDatabaseIsDown(t *testing.T) {
 	require.NoError(t, err)
 }
 
+func TestThrottleAddress(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ address, want string }{
+		{"192.0.2.1", "192.0.2.1"},
+		{"2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff::1", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "2001:db8:1:3::/64"},
+		{"::ffff:192.0.2.1", "::ffff:192.0.2.1"},
+		{"not an address", "not an address"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, throttleAddress(tt.address), tt.address)
+	}
+}
+
+// TestSignInThrottlesAnIPv6Network: one host holds a whole /64, so changing
+// the last 64 bits does not buy more guesses.
+func TestSignInThrottlesAnIPv6Network(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	users := newTestUsers(t)
+	for i := range MaxFailuresPerPair {
+		_, err := users.SignIn(ctx, "admin", "guess", fmt.Sprintf("2001:db8:1:2::%x", i+1))
+		require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err))
+	}
+	_, err := users.SignIn(ctx, "admin", "guess", "2001:db8:1:2::ffff")
+	require.Equal(t, styrmin.ETHROTTLED, styrmin.ErrorCode(err))
+	_, err = users.SignIn(ctx, "admin", "guess", "2001:db8:1:3::1")
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "another network is counted apart")
+}
+
 func TestThrottledMessageCountsMinutes(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
