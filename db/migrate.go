@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 )
 
 //go:embed migrations/*.sql
@@ -21,9 +23,27 @@ type MigrationResult struct {
 	Name    string
 }
 
-// Migrate applies every pending embedded migration. Several servers may call it
-// at once: a PostgreSQL advisory lock lets one of them migrate at a time.
+// riverMigrationLock is the PostgreSQL advisory lock key held while River's
+// migrations run, so that several servers starting at once take turns.
+const riverMigrationLock = 0x5374_726d_5276 // "StrmRv"
+
+// Migrate applies every pending embedded migration, then the job queue's
+// (River's) own. Several servers may call it at once: PostgreSQL advisory
+// locks let one of them migrate at a time.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]MigrationResult, error) {
+	applied, err := migrateSchema(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	queue, err := migrateQueue(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	return append(applied, queue...), nil
+}
+
+// migrateSchema applies the embedded goose migrations.
+func migrateSchema(ctx context.Context, pool *pgxpool.Pool) ([]MigrationResult, error) {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return nil, fmt.Errorf("db: migration lock: %w", err)
@@ -52,4 +72,30 @@ func Migrations() fs.FS {
 		panic(err) // the embedded folder name is fixed at compile time
 	}
 	return fsys
+}
+
+// migrateQueue applies River's migrations under an advisory lock.
+func migrateQueue(ctx context.Context, pool *pgxpool.Pool) ([]MigrationResult, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: migrate job queue: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(riverMigrationLock)); err != nil {
+		return nil, fmt.Errorf("db: migrate job queue: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverMigrationLock)) //nolint:errcheck // the lock ends with the session anyway
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return nil, fmt.Errorf("db: migrate job queue: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("db: migrate job queue: %w", err)
+	}
+	applied := make([]MigrationResult, 0, len(res.Versions))
+	for _, v := range res.Versions {
+		applied = append(applied, MigrationResult{Version: int64(v.Version), Name: "river/" + v.Name})
+	}
+	return applied, nil
 }

@@ -10,6 +10,25 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Deployment struct {
+	ID               int64
+	Name             string
+	Namespace        string
+	NamespaceCreated bool
+	DriverName       string
+	DriverVersion    string
+	AppVersion       string
+	Parameters       []byte
+	Secrets          []byte
+	Status           string
+	Components       []byte
+	HolderTaskID     *int64
+	CreatedBy        string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	DeletedAt        *time.Time
+}
+
 type DriverVersion struct {
 	ID              int64
 	Name            string
@@ -25,6 +44,17 @@ type DriverVersion struct {
 	Bundle          []byte
 	CreatedAt       time.Time
 	CreatedBy       pgtype.Text
+}
+
+type Revision struct {
+	DeploymentID  int64
+	Revision      int32
+	TaskID        int64
+	DriverVersion string
+	AppVersion    string
+	Parameters    []byte
+	Secrets       []byte
+	CreatedAt     time.Time
 }
 
 type Session struct {
@@ -49,6 +79,39 @@ type SigninFailure struct {
 	Username string
 	Address  string
 	FailedAt time.Time
+}
+
+type Step struct {
+	ID        int64
+	TaskID    int64
+	Position  int32
+	Kind      string
+	Title     string
+	Status    string
+	Message   string
+	Detail    []byte
+	StartedAt time.Time
+	EndedAt   *time.Time
+}
+
+type Task struct {
+	ID           int64
+	DeploymentID int64
+	Kind         string
+	Status       string
+	Inputs       []byte
+	SecretInputs []byte
+	Result       []byte
+	Message      string
+	ParentStepID *int64
+	RootTaskID   *int64
+	RiverJobID   *int64
+	Runner       pgtype.Text
+	HeartbeatAt  *time.Time
+	CreatedBy    string
+	CreatedAt    time.Time
+	StartedAt    *time.Time
+	EndedAt      *time.Time
 }
 
 type User struct {

@@ -6,14 +6,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/action"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/release"
 )
 
 // testPassword is the value every secret parameter gets.
@@ -50,34 +49,31 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			client, kubeconfig, ns := setup(t)
+			client, ns := setup(t)
 			ctx := context.Background()
 			b, err := drivers.LoadBundle(catalog.Bundles(), tt.driver)
 			require.NoError(t, err)
 			require.NotNil(t, b.Chart, "%s ships its chart in the bundle", tt.driver)
-			release := tt.driver
-			values := renderDefaultValues(t, b.Driver, b.Chart.Metadata.AppVersion, ns, release, tt.overrides)
+			name := tt.driver
+			values := renderDefaultValues(t, b.Driver, b.Chart.Metadata.AppVersion, ns, name, tt.overrides)
 
-			cfg := helmConfig(t, kubeconfig, ns)
-			install := action.NewInstall(cfg)
-			install.ReleaseName, install.Namespace = release, ns
-			install.Wait, install.Timeout = true, installTimeout
-			rel, err := install.RunWithContext(ctx, b.Chart, values)
+			releases := releaseClient(t, client)
+			rel, err := releases.Install(ctx, release.InstallOptions{
+				Namespace: ns, Name: name, Chart: b.Chart, Values: values, Wait: true, Timeout: installTimeout,
+			})
 			require.NoError(t, err)
-			require.Equal(t, "deployed", rel.Info.Status.String())
+			require.Equal(t, release.StatusDeployed, rel.Status)
 
 			for _, c := range b.Driver.Spec.Components {
-				requireReadyComponent(t, client, ns, release, c)
+				requireReadyComponent(t, client, ns, name, c)
 			}
 			for _, s := range b.Driver.Spec.Services {
-				requireService(t, client, ns, release, b.Driver, s)
+				requireService(t, client, ns, name, b.Driver, s)
 			}
 			volumes := requireBoundClaims(t, client, ns)
 			require.Equal(t, tt.wantVolumes, len(volumes) > 0, "bound volumes: %v", volumes)
 
-			uninstall := action.NewUninstall(cfg)
-			uninstall.Wait, uninstall.Timeout = true, installTimeout
-			_, err = uninstall.Run(release)
+			_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: name, Wait: true, Timeout: installTimeout})
 			require.NoError(t, err)
 			requireVolumesReclaimed(t, client, ns, volumes)
 		})
@@ -86,7 +82,7 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 
 // renderDefaultValues renders d's values as an install with every parameter at
 // its default does, secrets set to testPassword, then overrides applied.
-func renderDefaultValues(t *testing.T, d *drivers.Driver, version, ns, release string, overrides map[string]any) map[string]any {
+func renderDefaultValues(t *testing.T, d *drivers.Driver, version, ns, name string, overrides map[string]any) map[string]any {
 	t.Helper()
 	params := d.DefaultValues()
 	for i := range d.Spec.Parameters {
@@ -101,70 +97,34 @@ func renderDefaultValues(t *testing.T, d *drivers.Driver, version, ns, release s
 		}
 		require.Contains(t, params, p.Name, "parameter %s has a value", p.Name)
 	}
-	values, err := d.RenderValues(drivers.ValuesData{
-		Parameters: params,
-		Version:    version,
-		Deployment: drivers.DeploymentRef{Name: release, Namespace: ns, Release: release},
-		Driver:     drivers.DriverRef{Name: d.Metadata.Name, Version: d.Spec.Version},
-	})
+	values, err := release.Values(d, params, version, ns, name)
 	require.NoError(t, err)
 	return values
 }
 
-// workload is a Deployment or StatefulSet reduced to what the checks need.
-type workload struct {
-	kind, name        string
-	podLabels         map[string]string
-	replicas, ready   int32
-	releaseAnnotation string
-}
-
-func workloads(t *testing.T, client *kube.Client, ns string) []workload {
-	t.Helper()
-	ctx := context.Background()
-	var all []workload
-	deployments, err := client.Clientset.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
-	require.NoError(t, err)
-	for _, d := range deployments.Items {
-		all = append(all, workload{"Deployment", d.Name, d.Spec.Template.Labels, *d.Spec.Replicas, d.Status.ReadyReplicas, d.Annotations[releaseNameAnnotation]})
-	}
-	statefulSets, err := client.Clientset.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-	require.NoError(t, err)
-	for _, s := range statefulSets.Items {
-		all = append(all, workload{"StatefulSet", s.Name, s.Spec.Template.Labels, *s.Spec.Replicas, s.Status.ReadyReplicas, s.Annotations[releaseNameAnnotation]})
-	}
-	return all
-}
-
-// releaseNameAnnotation is set by Helm on every object of a release.
-const releaseNameAnnotation = "meta.helm.sh/release-name"
-
 // componentWorkload is the one workload of release whose pods c's selector matches.
-func componentWorkload(t *testing.T, client *kube.Client, ns, release string, c drivers.Component) workload {
+func componentWorkload(t *testing.T, client *kube.Client, ns, name string, c drivers.Component) kube.Workload {
 	t.Helper()
-	selector := componentSelector(t, c)
-	var matched []workload
-	for _, w := range workloads(t, client, ns) {
-		if w.releaseAnnotation == release && selector.Matches(labels.Set(w.podLabels)) {
-			matched = append(matched, w)
-		}
-	}
-	require.Len(t, matched, 1, "component %s (selector %s) must match exactly one Deployment or StatefulSet of release %s", c.Name, selector, release)
+	matched, err := client.ComponentWorkloads(context.Background(), ns, name, c)
+	require.NoError(t, err)
+	require.Len(t, matched, 1, "component %s must match exactly one Deployment or StatefulSet of release %s", c.Name, name)
 	return matched[0]
 }
 
-func requireReadyComponent(t *testing.T, client *kube.Client, ns, release string, c drivers.Component) {
+// requireReadyComponent checks that c runs its default replicas (when it has
+// one), at least one, all ready.
+func requireReadyComponent(t *testing.T, client *kube.Client, ns, name string, c drivers.Component) {
 	t.Helper()
-	w := componentWorkload(t, client, ns, release, c)
+	w := componentWorkload(t, client, ns, name, c)
 	if c.Defaults.Replicas != nil {
-		require.Equal(t, int32(*c.Defaults.Replicas), w.replicas, "%s %s runs the component's default replicas", w.kind, w.name)
+		require.Equal(t, int32(*c.Defaults.Replicas), w.Replicas, "%s %s runs the component's default replicas", w.Kind, w.Name)
 	}
-	require.Positive(t, w.replicas, "%s %s", w.kind, w.name)
-	require.Equal(t, w.replicas, w.ready, "%s %s ready replicas", w.kind, w.name)
+	require.Positive(t, w.Replicas, "%s %s", w.Kind, w.Name)
+	require.True(t, w.Ready(), w.Waiting)
 }
 
 // requireService checks that a Service of release exposes s's port to the pods of s's component.
-func requireService(t *testing.T, client *kube.Client, ns, release string, d *drivers.Driver, s drivers.Service) {
+func requireService(t *testing.T, client *kube.Client, ns, name string, d *drivers.Driver, s drivers.Service) {
 	t.Helper()
 	var component *drivers.Component
 	for i := range d.Spec.Components {
@@ -173,30 +133,12 @@ func requireService(t *testing.T, client *kube.Client, ns, release string, d *dr
 		}
 	}
 	require.NotNil(t, component, "service %s names component %s", s.Name, s.Component)
-	pods := labels.Set(componentWorkload(t, client, ns, release, *component).podLabels)
-	services, err := client.Clientset.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{})
+	services, err := client.ReleaseServices(context.Background(), ns, name)
 	require.NoError(t, err)
-	for _, svc := range services.Items {
-		if svc.Annotations[releaseNameAnnotation] != release || len(svc.Spec.Selector) == 0 ||
-			!labels.SelectorFromSet(svc.Spec.Selector).Matches(pods) {
-			continue
-		}
-		for _, p := range svc.Spec.Ports {
-			if int(p.Port) == s.Port && string(p.Protocol) == string(s.EffectiveProtocol()) {
-				return
-			}
-		}
-	}
-	require.Failf(t, "service missing", "no Service of release %s exposes port %d/%s to component %s (spec service %s)",
-		release, s.Port, s.EffectiveProtocol(), s.Component, s.Name)
-}
-
-// componentSelector is the Kubernetes selector of component c.
-func componentSelector(t *testing.T, c drivers.Component) labels.Selector {
-	t.Helper()
-	selector, err := c.Selector.Kubernetes()
-	require.NoError(t, err, "selector of component %s", c.Name)
-	return selector
+	workloads := []kube.Workload{componentWorkload(t, client, ns, name, *component)}
+	_, ok := kube.ComponentService(services, workloads, int32(s.Port), string(s.EffectiveProtocol()))
+	require.True(t, ok, "no Service of release %s exposes port %d/%s to component %s (spec service %s)",
+		name, s.Port, s.EffectiveProtocol(), s.Component, s.Name)
 }
 
 // requireBoundClaims checks that every PersistentVolumeClaim in ns is bound to a

@@ -2,12 +2,12 @@ package kubelocal_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -16,18 +16,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/utils/ptr"
 
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
+	"github.com/styrmin/styrmin/release"
 )
 
 // setup connects to the shared local cluster and gives the test its own namespace.
-func setup(t *testing.T) (client *kube.Client, kubeconfig, namespace string) {
+func setup(t *testing.T) (client *kube.Client, namespace string) {
 	t.Helper()
-	kubeconfig = kubetest.Kubeconfig(t)
-	client, err := kube.Connect(kubeconfig)
+	client, err := kube.Connect(kubetest.Kubeconfig(t))
 	require.NoError(t, err)
 	namespace = "smoke-" + rand.String(6)
 	ctx := context.Background()
@@ -42,7 +41,7 @@ func setup(t *testing.T) (client *kube.Client, kubeconfig, namespace string) {
 		_, err := client.Clientset.CoreV1().ServiceAccounts(namespace).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, ignoreNotFound(err)
 	})
-	return client, kubeconfig, namespace
+	return client, namespace
 }
 
 func eventually(t *testing.T, what string, done func(ctx context.Context) (bool, error)) {
@@ -60,7 +59,7 @@ func ignoreNotFound(err error) error {
 
 func TestNodeIsReadyAndVersionReported(t *testing.T) {
 	t.Parallel()
-	client, _, _ := setup(t)
+	client, _ := setup(t)
 	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, nodes.Items, 1)
@@ -79,7 +78,7 @@ func TestNodeIsReadyAndVersionReported(t *testing.T) {
 
 func TestDeploymentReachesReadyReplicas(t *testing.T) {
 	t.Parallel()
-	client, _, ns := setup(t)
+	client, ns := setup(t)
 	labels := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
@@ -102,7 +101,7 @@ func TestDeploymentReachesReadyReplicas(t *testing.T) {
 
 func TestActionJobRunsItsCommand(t *testing.T) {
 	t.Parallel()
-	client, _, ns := setup(t)
+	client, ns := setup(t)
 	tests := []struct {
 		name      string
 		script    string
@@ -179,48 +178,40 @@ func actionJob(name, script string) *batchv1.Job {
 
 func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
 	t.Parallel()
-	client, kubeconfig, ns := setup(t)
+	client, ns := setup(t)
 	ctx := context.Background()
-	chartDir := filepath.Join("..", "drivers", "catalog", "hello-web", "chart")
-	chart, err := loader.Load(chartDir)
+	chart, err := loader.Load(filepath.Join("..", "drivers", "catalog", "hello-web", "chart"))
 	require.NoError(t, err)
+	releases := releaseClient(t, client)
 
-	cfg := helmConfig(t, kubeconfig, ns)
-
-	install := action.NewInstall(cfg)
-	install.ReleaseName, install.Namespace = "hello", ns
-	install.Wait, install.Timeout = true, 2*time.Minute
-	rel, err := install.RunWithContext(ctx, chart, map[string]any{"replicaCount": 2})
+	rel, err := releases.Install(ctx, release.InstallOptions{
+		Namespace: ns, Name: "hello", Chart: chart, Values: map[string]any{"replicaCount": 2}, Wait: true, Timeout: 2 * time.Minute,
+	})
 	require.NoError(t, err)
-	require.Equal(t, "deployed", rel.Info.Status.String())
+	require.Equal(t, release.StatusDeployed, rel.Status)
 	requireReadyDeployment(t, client, ns, 2)
 
-	upgrade := action.NewUpgrade(cfg)
-	upgrade.Namespace, upgrade.Wait, upgrade.Timeout = ns, true, 2*time.Minute
-	rel, err = upgrade.RunWithContext(ctx, "hello", chart, map[string]any{"replicaCount": 3, "site": map[string]any{"title": "Upgraded"}})
+	rel, err = releases.Upgrade(ctx, release.UpgradeOptions{
+		Namespace: ns, Name: "hello", Chart: chart, Values: map[string]any{"replicaCount": 3, "site": map[string]any{"title": "Upgraded"}},
+		Wait: true, Timeout: 2 * time.Minute,
+	})
 	require.NoError(t, err)
-	require.Equal(t, 2, rel.Version)
+	require.Equal(t, 2, rel.Number)
 	requireReadyDeployment(t, client, ns, 3)
 
-	uninstall := action.NewUninstall(cfg)
-	uninstall.Wait, uninstall.Timeout = true, 2*time.Minute
-	_, err = uninstall.Run("hello")
+	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "hello", Wait: true, Timeout: 2 * time.Minute})
 	require.NoError(t, err)
 	deployments, err := client.Clientset.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, deployments.Items)
 }
 
-// helmConfig is a Helm SDK configuration on the real cluster of kubeconfig,
-// keeping releases as Secrets in namespace ns and logging to t.
-func helmConfig(t *testing.T, kubeconfig, ns string) *action.Configuration {
+// releaseClient is Styrmin's release layer on the cluster of client.
+func releaseClient(t *testing.T, client *kube.Client) *release.Client {
 	t.Helper()
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig = ptr.To(kubeconfig)
-	flags.Namespace = ptr.To(ns)
-	cfg := new(action.Configuration)
-	require.NoError(t, cfg.Init(flags, ns, "secret", func(format string, v ...any) { t.Logf(format, v...) }))
-	return cfg
+	releases, err := release.New(client.Config, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	return releases
 }
 
 func requireReadyDeployment(t *testing.T, client *kube.Client, ns string, replicas int32) {

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin/pglocal"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 func main() {
@@ -55,6 +56,13 @@ func run(ctx context.Context, serveArgs []string) error {
 		defer stopDB()
 		env = append(env, "STYRMIN_DATABASE_URL="+url)
 	}
+	if os.Getenv("STYRMIN_SECRET_KEY") == "" && os.Getenv("STYRMIN_SECRET_KEY_FILE") == "" {
+		keyFile, err := ensureSecretKey(filepath.Join(root, ".dev", "secret-key"))
+		if err != nil {
+			return err
+		}
+		env = append(env, "STYRMIN_SECRET_KEY_FILE="+keyFile)
+	}
 	if os.Getenv("KUBECONFIG") == "" {
 		kubeconfig, stopCluster, err := startCluster(ctx, root)
 		if err != nil {
@@ -71,6 +79,23 @@ func run(ctx context.Context, serveArgs []string) error {
 		return fmt.Errorf("build the server: %w", err)
 	}
 	return serve(ctx, bin, serveArgs, env)
+}
+
+// ensureSecretKey returns the key file at path, writing a new random key
+// there on first use. The private database's secrets are sealed with it, so it
+// lives beside .dev/postgres and goes with it.
+func ensureSecretKey(path string) (string, error) {
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("secret key: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(secrets.NewKeyText()+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("secret key: %w", err)
+	}
+	fmt.Fprintln(os.Stderr, "styrmin-dev: STYRMIN_SECRET_KEY is not set; generated a key for secret parameters in", path)
+	return path, nil
 }
 
 // startDatabase starts or reuses the private PostgreSQL in dir and makes sure

@@ -28,6 +28,7 @@ func main() {
 	}
 	root.AddCommand(
 		newServeCmd(),
+		newWorkerCmd(),
 		newMigrateCmd(),
 		newUserCmd(),
 		newDriverCmd(),

@@ -33,6 +33,9 @@ type serveConfig struct {
 	// only, and session cookies are Secure.
 	tlsCert string
 	tlsKey  string
+	deploy  deployConfig
+	// noExecutor leaves running tasks to `styrmin worker` processes.
+	noExecutor bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -57,6 +60,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.logFormat, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
 	f.StringVar(&cfg.tlsCert, "tls-cert", os.Getenv("STYRMIN_TLS_CERT"), "PEM certificate (chain) to serve HTTPS with; needs --tls-key (env STYRMIN_TLS_CERT)")
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
+	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
+	addDeployFlags(cmd, &cfg.deploy)
 	return cmd
 }
 
@@ -106,7 +111,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 
 	// Readiness: every dependency a request may need.
 	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
-	clusterReady, err := clusterChecks(ctx, cfg.kubeconfig, logger)
+	client, clusterReady, err := connectCluster(ctx, cfg.kubeconfig, logger)
 	if err != nil {
 		return err
 	}
@@ -116,12 +121,23 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {
 		return err
 	}
+	_, worker, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
+	if err != nil {
+		return err
+	}
 
 	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetStale(bgCtx, users, sessions, logger)
-	return listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
+	if cfg.noExecutor {
+		return listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
+	}
+	executorDone := make(chan error, 1)
+	go func() { executorDone <- runExecutor(bgCtx, worker, cfg.deploy.drainTimeout, logger) }()
+	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
+	stopBackground()
+	return errors.Join(serveErr, <-executorDone)
 }
 
 // loadTLS returns the TLS configuration of the certificate and key files, or

@@ -10,17 +10,18 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// clusterChecks connects to the configured cluster, logs whether it answers and
-// its version, and returns the /readyz check for it; none when no cluster is
-// configured. A kubeconfig that cannot be loaded is an error.
-func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) ([]handlers.ReadyCheck, error) {
+// connectCluster connects to the configured cluster, logs whether it answers
+// and its version, and returns the client and the /readyz check for it; no
+// client and no check when no cluster is configured. A kubeconfig that cannot
+// be loaded is an error.
+func connectCluster(ctx context.Context, kubeconfig string, logger *slog.Logger) (*kube.Client, []handlers.ReadyCheck, error) {
 	client, err := kube.Connect(kubeconfig)
 	if errors.Is(err, kube.ErrNotConfigured) {
 		logger.Warn("no Kubernetes cluster configured", "hint", "set KUBECONFIG or --kubeconfig; `make run` starts a local cluster when KUBECONFIG is unset")
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	health := client.Health(ctx, 10*time.Second)
 	if health.Reachable {
@@ -35,5 +36,5 @@ func clusterChecks(ctx context.Context, kubeconfig string, logger *slog.Logger) 
 		}
 		return health.Version + " at " + health.Server, nil
 	}
-	return []handlers.ReadyCheck{{Name: "cluster", Describe: describe}}, nil
+	return client, []handlers.ReadyCheck{{Name: "cluster", Describe: describe}}, nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
@@ -44,6 +45,9 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// testDeploy is the deployments' configuration of the tests' servers.
+var testDeploy = deployConfig{secretKey: "c3R5cm1pbiB0ZXN0IHNlY3JldCBrZXkgMzIgYnl0ZXM=", drainTimeout: time.Second}
 
 // freeAddr returns a loopback address with a port nobody listens on.
 func freeAddr(t *testing.T) string {
@@ -116,7 +120,7 @@ func get(t *testing.T, url string) (int, string) {
 
 func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	t.Parallel()
-	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json"}
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: testDeploy}
 
 	stdout, logs, stop := startServe(t, cfg)
 	require.Contains(t, stdout.String(), `First run: created the user "admin".`)
@@ -146,7 +150,7 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 func TestServeOverTLSSetsSecureSessionCookies(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile := selfSignedCertificate(t)
-	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", tlsCert: certFile, tlsKey: keyFile}
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: testDeploy, tlsCert: certFile, tlsKey: keyFile}
 	_, logs, stop := startServe(t, cfg)
 	require.Contains(t, logs.String(), `"url":"https://`)
 
@@ -188,7 +192,7 @@ func selfSignedCertificate(t *testing.T) (certFile, keyFile string) {
 
 func TestServeWithAdminPasswordFromTheEnvironment(t *testing.T) {
 	t.Parallel()
-	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", adminPassword: "from the environment"}
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, adminPassword: "from the environment"}
 	stdout, _, stop := startServe(t, cfg)
 	require.Contains(t, stdout.String(), "Password: the value of STYRMIN_ADMIN_PASSWORD.")
 	require.NotContains(t, stdout.String(), "from the environment", "the password itself is not printed")
@@ -198,18 +202,24 @@ func TestServeWithAdminPasswordFromTheEnvironment(t *testing.T) {
 func TestServeRefusesBadConfiguration(t *testing.T) {
 	t.Parallel()
 	url := dbtest.NewURL(t)
+	keyedURL := dbtest.NewURL(t)
+	_, _, stop := startServe(t, serveConfig{addr: freeAddr(t), databaseURL: keyedURL, logFormat: "text", deploy: testDeploy})
+	require.NoError(t, stop())
 	tests := []struct {
 		name string
 		cfg  serveConfig
 		want string
 	}{
-		{"no database", serveConfig{addr: "127.0.0.1:0", logFormat: "text"}, "set STYRMIN_DATABASE_URL"},
-		{"log format", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "xml"}, `unknown log format "xml"`},
-		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
-		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", adminPassword: "short"}, "at least 10 characters"},
-		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text"}, "listen on 127.0.0.1:http-alt-nope"},
-		{"certificate without key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", tlsCert: "cert.pem"}, "set --tls-cert and --tls-key"},
-		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
+		{"no database", serveConfig{addr: "127.0.0.1:0", logFormat: "text", deploy: testDeploy}, "set STYRMIN_DATABASE_URL"},
+		{"log format", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "xml", deploy: testDeploy}, `unknown log format "xml"`},
+		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
+		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, adminPassword: "short"}, "at least 10 characters"},
+		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text", deploy: testDeploy}, "listen on 127.0.0.1:http-alt-nope"},
+		{"certificate without key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "cert.pem"}, "set --tls-cert and --tls-key"},
+		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
+		{"no secret key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text"}, "set STYRMIN_SECRET_KEY or --secret-key-file"},
+		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{secretKey: "hunter2"}}, "openssl rand -base64 32"},
+		{"another secret key than the database's", serveConfig{addr: "127.0.0.1:0", databaseURL: keyedURL, logFormat: "text", deploy: deployConfig{secretKey: secrets.NewKeyText()}}, "is not the key this database's secrets were encrypted with"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

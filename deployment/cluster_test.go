@@ -1,0 +1,204 @@
+package deployment_test
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/deployment"
+	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/kubelocal/kubetest"
+	"github.com/styrmin/styrmin/release"
+)
+
+// clusterFixture is a service on the local cluster.
+type clusterFixture struct {
+	fixture
+	cluster    *deployment.Cluster
+	kubeconfig string
+}
+
+// setupClusterWithoutWorker returns a service deploying to the local
+// Kubernetes; nothing works its tasks.
+func setupClusterWithoutWorker(t *testing.T) clusterFixture {
+	t.Helper()
+	kubeconfig := kubetest.Kubeconfig(t)
+	client, err := kube.Connect(kubeconfig)
+	require.NoError(t, err)
+	releases, err := release.New(client.Config, slog.Default())
+	require.NoError(t, err)
+	cluster := &deployment.Cluster{Releases: releases, Kube: client}
+	return clusterFixture{fixture: setup(t, cluster), cluster: cluster, kubeconfig: kubeconfig}
+}
+
+// setupCluster returns a service deploying to the local Kubernetes, with an
+// executor working its tasks until the test ends.
+func setupCluster(t *testing.T) clusterFixture {
+	t.Helper()
+	f := setupClusterWithoutWorker(t)
+	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, worker.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		require.NoError(t, worker.Stop(ctx))
+	})
+	return f
+}
+
+// waitEnded waits for a task to end.
+func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
+	t.Helper()
+	var task *deployment.Task
+	require.Eventually(t, func() bool {
+		var err error
+		task, err = f.svc.Task(context.Background(), name, id)
+		require.NoError(t, err)
+		return task.Ended()
+	}, 5*time.Minute, 200*time.Millisecond, "task %d of %s ends", id, name)
+	return task
+}
+
+// waitTask waits for a task to end and requires it to succeed.
+func (f clusterFixture) waitTask(t *testing.T, name string, q *deployment.Queued) *deployment.Task {
+	t.Helper()
+	task := f.waitEnded(t, name, q.TaskID)
+	require.Equal(t, executor.TaskSucceeded, task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
+	return task
+}
+
+// importNextVersion imports a copy of a bundled driver as version 1.1.0.
+func (f clusterFixture) importNextVersion(t *testing.T, driver string) {
+	t.Helper()
+	sub, err := fs.Sub(drivercatalog.Bundles(), driver)
+	require.NoError(t, err)
+	bundle := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(sub, path)
+		bundle[path] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	spec := bundle["driver.styrmin.yml"]
+	spec.Data = regexp.MustCompile(`(?m)^  version: 1\.0\.0$`).ReplaceAll(spec.Data, []byte("  version: 1.1.0"))
+	_, err = f.catalog.ImportFS(context.Background(), bundle, ".", "test")
+	require.NoError(t, err)
+}
+
+// TestEveryBundledDriverThroughItsLifeOnTheLocalCluster installs each bundled
+// driver, upgrades it (through a review) to a new driver version and a new
+// application version, stops and starts its components, rolls it back and
+// deletes it, checking the cluster and Helm's own history at each stage.
+func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	for _, tc := range []struct {
+		install     deployment.InstallRequest
+		nextApp     string
+		upgradeWith map[string]string
+	}{
+		{helloWeb("life-hello"), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
+		{postgres("life-pg"), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
+		{redis("life-redis"), "7.4.1", map[string]string{"replicas": "1"}},
+	} {
+		f.importNextVersion(t, tc.install.Driver)
+		t.Run(tc.install.Driver, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			name := tc.install.Name
+
+			f.waitTask(t, name, queued(t)(f.svc.Install(ctx, tc.install)))
+			d := mustGet(t, f.fixture, name)
+			require.Equal(t, deployment.StatusDeployed, d.Status)
+			requireHistory(t, f, d, 1)
+
+			review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, DriverVersion: "1.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
+			require.NoError(t, err)
+			require.Empty(t, review.DryRunError)
+			require.NotEmpty(t, review.Resources, "the dry run shows the manifest")
+			f.waitTask(t, name, queued(t)(f.svc.Upgrade(ctx, review.Token, "alice")))
+			d = mustGet(t, f.fixture, name)
+			require.Equal(t, "1.1.0", d.DriverVersion)
+			require.Equal(t, tc.nextApp, d.AppVersion)
+			requireHistory(t, f, d, 2)
+
+			stop := f.waitTask(t, name, queued(t)(f.svc.Stop(ctx, name, nil, "alice")))
+			require.NotEmpty(t, stop.Steps)
+			for _, c := range mustComponents(t, f, d) {
+				for _, w := range c {
+					require.Zero(t, w.Replicas, "%s %s is stopped", w.Kind, w.Name)
+				}
+			}
+			f.waitTask(t, name, queued(t)(f.svc.Start(ctx, name, nil, "alice")))
+			for _, c := range mustComponents(t, f, d) {
+				for _, w := range c {
+					require.Positive(t, w.Replicas, "%s %s is started", w.Kind, w.Name)
+					require.Equal(t, w.Replicas, w.ReadyReplicas, "%s %s is ready", w.Kind, w.Name)
+				}
+			}
+
+			f.waitTask(t, name, queued(t)(f.svc.Rollback(ctx, name, 1, "alice")))
+			d = mustGet(t, f.fixture, name)
+			require.Equal(t, "1.0.0", d.DriverVersion, "the rollback restores revision 1's driver version")
+			require.Equal(t, tc.install.AppVersion, d.AppVersion)
+			requireHistory(t, f, d, 3)
+
+			f.waitTask(t, name, queued(t)(f.svc.Delete(ctx, name, name, "alice")))
+			d = mustGet(t, f.fixture, name)
+			require.Equal(t, deployment.StatusDeleted, d.Status)
+			_, err = f.cluster.Releases.History(ctx, d.Namespace, name)
+			require.Error(t, err, "Helm keeps no history of a deleted deployment")
+			tasks, _, err := f.svc.Tasks(ctx, d.ID, 0, 0)
+			require.NoError(t, err)
+			require.Len(t, tasks, 6, "the deleted deployment keeps its tasks")
+		})
+	}
+}
+
+// requireHistory checks that Helm's history (what `helm history` shows) has
+// revisions 1..n, the last one deployed.
+func requireHistory(t *testing.T, f clusterFixture, d *deployment.Deployment, n int) {
+	t.Helper()
+	history, err := f.cluster.Releases.History(context.Background(), d.Namespace, d.Name)
+	require.NoError(t, err)
+	require.Len(t, history, n)
+	last := history[len(history)-1]
+	require.Equal(t, n, last.Number)
+	require.Equal(t, release.StatusDeployed, last.Status)
+}
+
+// mustComponents reads each component's workloads from the cluster.
+func mustComponents(t *testing.T, f clusterFixture, d *deployment.Deployment) map[string][]kube.Workload {
+	t.Helper()
+	v, err := f.catalog.Get(context.Background(), d.Driver, d.DriverVersion)
+	require.NoError(t, err)
+	out := map[string][]kube.Workload{}
+	for _, c := range v.Driver.Spec.Components {
+		ws, err := f.cluster.Kube.ComponentWorkloads(context.Background(), d.Namespace, d.Name, c)
+		require.NoError(t, err)
+		require.NotEmpty(t, ws, "component %s has workloads", c.Name)
+		out[c.Name] = ws
+	}
+	return out
+}
+
+// queued returns a function that passes on a queued task, failing t when
+// queueing it failed: queued(t)(svc.Install(...)).
+func queued(t *testing.T) func(*deployment.Queued, error) *deployment.Queued {
+	return func(q *deployment.Queued, err error) *deployment.Queued {
+		t.Helper()
+		require.NoError(t, err)
+		return q
+	}
+}

@@ -1,0 +1,150 @@
+package deployment_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// The crash test's worker runs in a child process: this test binary started
+// again with these variables set, running only TestHelperWorker.
+const (
+	envWorkerDB   = "STYRMIN_TEST_WORKER_DATABASE_URL"
+	envWorkerKube = "STYRMIN_TEST_WORKER_KUBECONFIG"
+	envWorkerKey  = "STYRMIN_TEST_WORKER_SECRET_KEY"
+)
+
+// crashOptions are the executor options of the crash test's processes:
+// heartbeats quick enough that a dead worker is noticed in seconds.
+var crashOptions = executor.Options{HeartbeatEvery: 300 * time.Millisecond, StaleAfter: 2 * time.Second}
+
+// TestHelperWorker is the child process of the crash test: an executor that
+// works tasks until it is killed. It does nothing in a normal test run.
+func TestHelperWorker(t *testing.T) {
+	if os.Getenv(envWorkerDB) == "" {
+		t.Skip("the crash test's child process")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	pool, err := pgxpool.New(ctx, os.Getenv(envWorkerDB))
+	require.NoError(t, err)
+	svc := newService(t, pool, os.Getenv(envWorkerKube), os.Getenv(envWorkerKey))
+	worker, err := executor.New(pool, svc.Runners(), crashOptions)
+	require.NoError(t, err)
+	require.NoError(t, worker.Start(ctx))
+	<-ctx.Done()
+}
+
+// newService builds a service on pool deploying to the cluster of kubeconfig.
+func newService(t *testing.T, pool *pgxpool.Pool, kubeconfig, keyText string) *deployment.Service {
+	t.Helper()
+	client, err := kube.Connect(kubeconfig)
+	require.NoError(t, err)
+	releases, err := release.New(client.Config, slog.Default())
+	require.NoError(t, err)
+	key, err := secrets.ParseKey(keyText)
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	queue, err := executor.New(pool, nil, crashOptions)
+	require.NoError(t, err)
+	return deployment.New(pool, catalog.New(pool), queue, box, &deployment.Cluster{Releases: releases, Kube: client})
+}
+
+// startWorkerProcess starts the child worker process on the test's database.
+func startWorkerProcess(t *testing.T, dbURL, kubeconfig, key string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWorker$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envWorkerDB+"="+dbURL, envWorkerKube+"="+kubeconfig, envWorkerKey+"="+key)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) //nolint:errcheck // already dead when the test killed it
+	return cmd
+}
+
+// killDuring waits until task taskID runs a step of one of kinds, then kills
+// the worker process with SIGKILL.
+func killDuring(t *testing.T, svc *deployment.Service, name string, taskID int64, worker *exec.Cmd, kinds ...string) string {
+	t.Helper()
+	var during string
+	require.Eventually(t, func() bool {
+		task, err := svc.Task(context.Background(), name, taskID)
+		require.NoError(t, err)
+		require.False(t, task.Ended(), "the task ended before the kill: %s %s", task.Status, task.Message)
+		for _, s := range task.Steps {
+			if s.Status == executor.StepRunning && slices.Contains(kinds, s.Kind) {
+				during = s.Title
+				return true
+			}
+		}
+		return false
+	}, 3*time.Minute, 5*time.Millisecond)
+	require.NoError(t, worker.Process.Signal(syscall.SIGKILL))
+	_, _ = worker.Process.Wait() // reaped: the kill is done
+	return during
+}
+
+// TestKilledWorkerLeavesEveryTaskInADefinedState kills the process running an
+// install, then the one running an upgrade, each in the middle of its work
+// (SIGKILL, a real child process), and shows that another process ends each
+// task in a defined state, recovers the Helm release, and that the deployment
+// can be upgraded again afterwards.
+func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
+	t.Parallel()
+	f := setupClusterWithoutWorker(t)
+	ctx := context.Background()
+	key := f.keyText
+
+	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
+	install, err := f.svc.Install(ctx, redis("crash-redis"))
+	require.NoError(t, err)
+	during := killDuring(t, f.svc, "crash-redis", install.TaskID, worker, "helm", "wait")
+	t.Logf("killed the worker during %q", during)
+
+	worker = startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
+	task := f.waitEnded(t, "crash-redis", install.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
+	require.Contains(t, task.Message, "Upgrade the deployment to finish installing it")
+	for _, s := range task.Steps {
+		require.NotEqual(t, executor.StepRunning, s.Status, "no step stays running")
+	}
+
+	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "crash-redis", Parameters: map[string]string{"replicas": "1"}, By: "alice"})
+	require.NoError(t, err)
+	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	during = killDuring(t, f.svc, "crash-redis", upgrade.TaskID, worker, "helm", "wait")
+	t.Logf("killed the worker during %q", during)
+
+	startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
+	task = f.waitEnded(t, "crash-redis", upgrade.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "Review the upgrade again")
+
+	review, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "crash-redis", Parameters: map[string]string{"replicas": "2"}, By: "alice"})
+	require.NoError(t, err)
+	again, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	task = f.waitEnded(t, "crash-redis", again.TaskID)
+	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
+	d := mustGet(t, f.fixture, "crash-redis")
+	require.Equal(t, deployment.StatusDeployed, d.Status)
+	require.EqualValues(t, 2, d.Parameters["replicas"])
+}

@@ -1,0 +1,191 @@
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/release"
+)
+
+// Timeouts of a task's cluster operations.
+const (
+	// HelmTimeout bounds one Helm operation (and its hooks).
+	HelmTimeout = 10 * time.Minute
+	// ReadyTimeout bounds the wait for one component to become ready.
+	ReadyTimeout = 10 * time.Minute
+)
+
+// Runners returns the executor's runner of each task kind.
+func (s *Service) Runners() map[string]executor.Runner {
+	return map[string]executor.Runner{
+		KindInstall:  installRunner{s},
+		KindUpgrade:  upgradeRunner{s},
+		KindRollback: rollbackRunner{s},
+		KindStop:     componentsRunner{s: s, stop: true},
+		KindStart:    componentsRunner{s: s},
+		KindDelete:   deleteRunner{s},
+	}
+}
+
+// job is what every runner starts from: the task's deployment, its inputs
+// and the cluster.
+type job struct {
+	s       *Service
+	run     *executor.Run
+	row     db.Deployment
+	cluster *Cluster
+}
+
+// newJob reads the task's deployment and decodes its inputs into inputs.
+func (s *Service) newJob(ctx context.Context, run *executor.Run, inputs any) (*job, error) {
+	cluster, err := s.needCluster()
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.q.GetDeploymentByID(ctx, run.Task.DeploymentID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+	}
+	if err := json.Unmarshal(run.Task.Inputs, inputs); err != nil {
+		return nil, fmt.Errorf("deployment: task %d inputs: %w", run.Task.ID, err)
+	}
+	return &job{s: s, run: run, row: row, cluster: cluster}, nil
+}
+
+// render loads the chart of bundle b and renders the values the deployment
+// gives it, as one step.
+func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
+	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Timeout: HelmTimeout,
+		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
+	err := j.run.Step(ctx, "render", "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
+		var err error
+		if opts.Chart, err = j.cluster.Charts.Load(ctx, b); err != nil {
+			return err
+		}
+		if opts.Values, err = release.Values(b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
+			return err
+		}
+		st.Say("Chart %s %s, application version %s.", opts.Chart.Name(), opts.Chart.Metadata.Version, appVersion)
+		return nil
+	})
+	return opts, err
+}
+
+// waitReady waits for each component to be ready, one step per component.
+func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
+	for _, c := range comps {
+		err := j.run.Step(ctx, "wait", "Wait for "+componentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
+			statuses, err := j.cluster.Kube.WaitComponentsReady(ctx, j.row.Namespace, j.row.Name, []drivers.Component{c}, ReadyTimeout)
+			if err != nil {
+				return err
+			}
+			var ready, want int32
+			for _, w := range statuses[0].Workloads {
+				ready, want = ready+w.ReadyReplicas, want+w.Replicas
+			}
+			st.Set("ready", ready)
+			st.Set("replicas", want)
+			st.Say("%d of %d replicas ready.", ready, want)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record saves what a successful release operation put in place: the
+// revision's versions and values, and the deployment's.
+func (j *job) record(ctx context.Context, revision int, driverVersion, appVersion string, values Values) error {
+	plain, err := marshalPlain(values)
+	if err != nil {
+		return err
+	}
+	sealed, err := j.s.box.SealValues(values.Secrets, secretsLabel(j.row.ID))
+	if err != nil {
+		return err
+	}
+	if err := j.s.q.InsertRevision(ctx, db.InsertRevisionParams{
+		DeploymentID: j.row.ID, Revision: int32(revision), TaskID: j.run.Task.ID, DriverVersion: driverVersion,
+		AppVersion: appVersion, Parameters: plain, Secrets: sealed,
+	}); err != nil {
+		return fmt.Errorf("deployment: record revision %d of %s: %w", revision, j.row.Name, err)
+	}
+	if err := j.s.q.SetDeploymentRelease(ctx, db.SetDeploymentReleaseParams{
+		ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain, Secrets: sealed,
+	}); err != nil {
+		return fmt.Errorf("deployment: record release of %s: %w", j.row.Name, err)
+	}
+	return nil
+}
+
+// failed marks the deployment failed after a task failed, and passes err on.
+func (j *job) failed(ctx context.Context, err error) error {
+	if serr := j.s.q.SetDeploymentStatus(context.WithoutCancel(ctx), db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed}); serr != nil {
+		return fmt.Errorf("%w (and recording the failure: %v)", err, serr)
+	}
+	return err
+}
+
+// releaseResult is the result of a task that made a revision.
+type releaseResult struct {
+	Revision     int    `json:"revision"`
+	ChartVersion string `json:"chart_version"`
+	AppVersion   string `json:"app_version"`
+	Notes        string `json:"notes,omitempty"`
+}
+
+// componentTitle is a component's title, or its name.
+func componentTitle(c drivers.Component) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.Name
+}
+
+// helmStepStarted reports whether the task reached its Helm step: after that
+// a task is not simply run again after a crash.
+func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, error) {
+	steps, err := s.q.ListSteps(ctx, taskID)
+	if err != nil {
+		return false, fmt.Errorf("deployment: steps of task %d: %w", taskID, err)
+	}
+	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == "helm" }), nil
+}
+
+// recoverRelease is the Recover of install, upgrade and rollback tasks: a task
+// that died before its Helm step runs again; after it, a release Helm left
+// pending is recovered and the task ends failed, saying what to do next.
+func (s *Service) recoverRelease(ctx context.Context, run *executor.Run, next string) (bool, string, error) {
+	started, err := s.helmStepStarted(ctx, run.Task.ID)
+	if err != nil || !started {
+		return !started, "Nothing had changed in the cluster yet, so the task runs again.", err
+	}
+	cluster, err := s.needCluster()
+	if err != nil {
+		return false, "", err
+	}
+	row, err := s.q.GetDeploymentByID(ctx, run.Task.DeploymentID)
+	if err != nil {
+		return false, "", fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+	}
+	rec, err := cluster.Releases.RecoverPending(ctx, row.Namespace, row.Name)
+	switch {
+	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
+		rec.Message = "Helm has no record of the release."
+	case err != nil:
+		return false, "", err
+	}
+	if err := s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: row.ID, Status: StatusFailed}); err != nil {
+		return false, "", fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+	}
+	return false, fmt.Sprintf("%s %s", rec.Message, next), nil
+}

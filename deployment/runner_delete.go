@@ -1,0 +1,59 @@
+package deployment
+
+import (
+	"context"
+
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/release"
+)
+
+// deleteRunner uninstalls a deployment and removes the namespace Styrmin
+// created for it; the deployment stays in the history as deleted.
+type deleteRunner struct{ s *Service }
+
+// Run uninstalls the release, deletes the namespace when Styrmin created it,
+// and marks the deployment deleted.
+func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
+	var in struct{}
+	j, err := r.s.newJob(ctx, run, &in)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusDeleting}); err != nil {
+		return nil, err
+	}
+	err = run.Step(ctx, "helm", "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
+		if err != nil {
+			return err
+		}
+		st.Say("Uninstalled.")
+		if res.Kept != "" {
+			st.Warn("Helm kept these resources (helm.sh/resource-policy: keep): %s", res.Kept)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if j.row.NamespaceCreated {
+		err = run.Step(ctx, "namespace", "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+			if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
+				return err
+			}
+			st.Say("Styrmin created it for this deployment; Kubernetes is removing it and what is left in it.")
+			return nil
+		})
+		if err != nil {
+			return nil, j.failed(ctx, err)
+		}
+	}
+	return nil, r.s.q.MarkDeploymentDeleted(ctx, j.row.ID)
+}
+
+// Recover runs a delete again: uninstalling a release that is gone and
+// deleting a namespace that is gone both succeed.
+func (r deleteRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	return true, "Deleting is safe to repeat, so the task runs again.", nil
+}

@@ -1,0 +1,74 @@
+package deployment
+
+import (
+	"context"
+
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/release"
+)
+
+// installRunner installs a deployment: namespace, values, Helm install,
+// then a wait for each component.
+type installRunner struct{ s *Service }
+
+// Run installs the deployment as its install task says.
+func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
+	var in installInputs
+	j, err := r.s.newJob(ctx, run, &in)
+	if err != nil {
+		return nil, err
+	}
+	err = run.Step(ctx, "namespace", "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace)
+		if err != nil {
+			return err
+		}
+		if !created {
+			st.Say("The namespace exists; Styrmin will leave it in place on delete.")
+			return nil
+		}
+		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin; deleting the deployment removes it.")
+		return r.s.q.SetNamespaceCreated(ctx, j.row.ID)
+	})
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	values, err := r.s.storedValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, j.row.ID)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	opts, err := j.render(ctx, b, in.AppVersion, values)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	var rel *release.Release
+	err = run.Step(ctx, "helm", "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		var err error
+		if rel, err = j.cluster.Releases.Install(ctx, *opts); err != nil {
+			return err
+		}
+		st.Set("revision", rel.Number)
+		st.Say("Revision %d: %s.", rel.Number, rel.Description)
+		return nil
+	})
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if err := j.waitReady(ctx, b.Driver.Spec.Components); err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
+		return nil, err
+	}
+	return releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}, nil
+}
+
+// Recover runs an install again when it died before Helm started; otherwise
+// it recovers the release and ends the install failed.
+func (r installRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	return r.s.recoverRelease(ctx, run, "Upgrade the deployment to finish installing it, or delete it.")
+}

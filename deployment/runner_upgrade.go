@@ -1,0 +1,90 @@
+package deployment
+
+import (
+	"context"
+
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/release"
+)
+
+// upgradeRunner upgrades a deployment to the driver version, application
+// version and values its task holds.
+type upgradeRunner struct{ s *Service }
+
+// Run upgrades the release (installing it again when no revision of it
+// ever deployed), waits for the components, then records the new values.
+func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
+	var in upgradeInputs
+	j, err := r.s.newJob(ctx, run, &in)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	values, err := r.s.openValues(b.Driver.Spec.Parameters, in.Parameters, run.Task.SecretInputs, j.row.ID)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	opts, err := j.render(ctx, b, in.AppVersion, values)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	rel, err := j.upgrade(ctx, opts)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if err := j.waitReady(ctx, b.Driver.Spec.Components); err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
+		return nil, err
+	}
+	return releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}, nil
+}
+
+// upgrade runs the Helm step of an upgrade. A release none of whose revisions
+// ever deployed (its install failed) cannot be upgraded by Helm; it is
+// installed again instead.
+func (j *job) upgrade(ctx context.Context, opts *release.InstallOptions) (*release.Release, error) {
+	var rel *release.Release
+	err := j.run.Step(ctx, "helm", "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		history, err := j.cluster.Releases.History(ctx, j.row.Namespace, j.row.Name)
+		if err != nil && !isNotFound(err) {
+			return err
+		}
+		if !everDeployed(history) {
+			st.Say("No revision of the release ever deployed: installing it again.")
+			rel, err = j.cluster.Releases.Install(ctx, *opts)
+		} else {
+			rel, err = j.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{
+				Namespace: opts.Namespace, Name: opts.Name, Chart: opts.Chart, Values: opts.Values,
+				Timeout: opts.Timeout, Description: opts.Description,
+			})
+		}
+		if err != nil {
+			return err
+		}
+		st.Set("revision", rel.Number)
+		st.Say("Revision %d: %s.", rel.Number, rel.Description)
+		return nil
+	})
+	return rel, err
+}
+
+// everDeployed reports whether any revision of a history went live.
+func everDeployed(history []release.Revision) bool {
+	for _, r := range history {
+		if r.Status == release.StatusDeployed || r.Status == release.StatusSuperseded {
+			return true
+		}
+	}
+	return false
+}
+
+// Recover runs an upgrade again when it died before Helm started; otherwise
+// it recovers the release and ends the upgrade failed.
+func (r upgradeRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	return r.s.recoverRelease(ctx, run, "Review the upgrade again and confirm it to retry.")
+}

@@ -1,0 +1,126 @@
+// Package deployment is every decision about deployments: what may be
+// installed, what may change in an upgrade, defaults and limits. Pages and
+// the API call its Service, which validates a request, writes the task and
+// queues it in one transaction; its Runners do the tasks on the cluster.
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// Catalog is what the service reads of the driver catalogue.
+type Catalog interface {
+	Versions(ctx context.Context, name string) ([]string, error)
+	Get(ctx context.Context, name, version string) (*catalog.Version, error)
+	Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error)
+}
+
+// Queue commits tasks with their jobs (the executor implements it).
+type Queue interface {
+	Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error
+	CancelQueued(ctx context.Context, taskID int64, message string) error
+}
+
+// Service decides and queues every change of a deployment, and reads them back.
+type Service struct {
+	pool    *pgxpool.Pool
+	q       *db.Queries
+	catalog Catalog
+	queue   Queue
+	box     *secrets.Box
+	cluster *Cluster
+}
+
+// New returns the service. cluster may be nil when no cluster is configured:
+// pages then say so, and tasks fail with that message.
+func New(pool *pgxpool.Pool, cat Catalog, queue Queue, box *secrets.Box, cluster *Cluster) *Service {
+	return &Service{pool: pool, q: db.New(pool), catalog: cat, queue: queue, box: box, cluster: cluster}
+}
+
+// MaxNameLength is the longest deployment name: the name is the Helm release
+// name, and "<name>-job" must stay a valid 53-character Job name for actions.
+const MaxNameLength = 49
+
+// namePattern is a DNS label, as Kubernetes requires of release and namespace names.
+var namePattern = regexp.MustCompile(`^[a-z]([a-z0-9-]*[a-z0-9])?$`)
+
+// checkName checks a deployment or namespace name; what names the field in the message.
+func checkName(what, name string, maxLen int) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("give the %s", what)
+	case len(name) > maxLen:
+		return fmt.Errorf("the %s has %d characters; at most %d are allowed", what, len(name), maxLen)
+	case !namePattern.MatchString(name):
+		return fmt.Errorf("the %s must be lower-case letters, digits and '-', starting with a letter and ending with a letter or digit", what)
+	}
+	return nil
+}
+
+// Task kinds.
+const (
+	KindInstall  = "install"
+	KindUpgrade  = "upgrade"
+	KindRollback = "rollback"
+	KindStop     = "stop"
+	KindStart    = "start"
+	KindDelete   = "delete"
+)
+
+// Deployment statuses.
+const (
+	StatusPending  = "pending"
+	StatusDeployed = "deployed"
+	StatusFailed   = "failed"
+	StatusDeleting = "deleting"
+	StatusDeleted  = "deleted"
+)
+
+// secretsLabel binds a deployment's sealed secrets to it: sealed values
+// copied to another deployment's row do not open.
+func secretsLabel(deploymentID int64) string { return fmt.Sprintf("deployment %d", deploymentID) }
+
+// queueTask inserts a top-level task of kind for a deployment, with its
+// inputs and sealed secret inputs, and queues it, inside tx.
+func (s *Service) queueTask(ctx context.Context, tx pgx.Tx, deploymentID int64, kind string, inputs any, secretInputs map[string]string, by string) (db.Task, error) {
+	q := s.q.WithTx(tx)
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
+	}
+	sealed, err := s.box.SealValues(secretInputs, secretsLabel(deploymentID))
+	if err != nil {
+		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
+	}
+	task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: in, SecretInputs: sealed, CreatedBy: by})
+	if err != nil {
+		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+	}
+	if err := q.SetTaskRoot(ctx, task.ID); err != nil {
+		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+	}
+	if err := s.queue.Enqueue(ctx, tx, task.ID); err != nil {
+		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+	}
+	return task, nil
+}
+
+// invalid is the EINVALID error of a form: a summary and a message per field.
+func invalid(fields map[string]string) error {
+	return &styrmin.Error{Code: styrmin.EINVALID, Message: "Some values need fixing; see the marked fields.", Fields: fields}
+}
+
+// paramField is the name of a parameter's form field, as errors key it.
+func paramField(name string) string { return "param." + name }

@@ -1,0 +1,259 @@
+package deployment_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
+	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// fixture is what a service test works with.
+type fixture struct {
+	svc     *deployment.Service
+	dbURL   string
+	keyText string
+	pool    *pgxpool.Pool
+	q       *db.Queries
+	catalog *catalog.Catalog
+	queue   *executor.Executor
+}
+
+// setup returns a service on a fresh database holding the bundled drivers.
+// cluster may be nil (no cluster configured).
+func setup(t *testing.T, cluster *deployment.Cluster) fixture {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := dbtest.NewURL(t)
+	pool, err := pgxpool.New(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	cat := catalog.New(pool)
+	_, err = cat.ImportBundled(ctx, drivercatalog.Bundles(), drivercatalog.Names())
+	require.NoError(t, err)
+	keyText := secrets.NewKeyText()
+	key, err := secrets.ParseKey(keyText)
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	queue, err := executor.New(pool, nil, executor.Options{})
+	require.NoError(t, err)
+	return fixture{svc: deployment.New(pool, cat, queue, box, cluster), dbURL: dbURL, keyText: keyText,
+		pool: pool, q: db.New(pool), catalog: cat, queue: queue}
+}
+
+// helloWeb is a valid install request of the bundled Hello Web driver.
+func helloWeb(name string) deployment.InstallRequest {
+	return deployment.InstallRequest{
+		Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
+		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}, By: "alice",
+	}
+}
+
+// postgres is a valid install request of the bundled PostgreSQL driver.
+func postgres(name string) deployment.InstallRequest {
+	return deployment.InstallRequest{
+		Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
+		Parameters: map[string]string{"password": "s3cret-password"}, By: "alice",
+	}
+}
+
+// redis is a valid install request of the bundled Redis driver.
+func redis(name string) deployment.InstallRequest {
+	return deployment.InstallRequest{
+		Driver: "redis", DriverVersion: "1.0.0", Name: name, AppVersion: "7.4.0",
+		Parameters: map[string]string{"password": "s3cret-password"}, By: "alice",
+	}
+}
+
+// fieldsOf returns the per-field messages of an EINVALID error.
+func fieldsOf(t *testing.T, err error) map[string]string {
+	t.Helper()
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	var e *styrmin.Error
+	require.ErrorAs(t, err, &e)
+	return e.Fields
+}
+
+func TestInstallFormStartsFromDefaultsAndTheChartsAppVersion(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	form, err := f.svc.InstallForm(context.Background(), "postgresql", "")
+	require.NoError(t, err)
+	require.Equal(t, "16.4.0", form.AppVersion)
+	require.Equal(t, []string{"1.0.0"}, form.DriverVersions)
+	require.Equal(t, "app", form.Values["database"])
+	require.NotContains(t, form.Values, "password", "a secret field starts blank")
+}
+
+func TestInstallQueuesATaskWithTheDeployment(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	queued, err := f.svc.Install(ctx, postgres("orders"))
+	require.NoError(t, err)
+	require.Equal(t, "orders", queued.Deployment)
+
+	d, err := f.svc.Get(ctx, "orders")
+	require.NoError(t, err)
+	require.Equal(t, "orders", d.Namespace, "the namespace defaults to the name")
+	require.Equal(t, deployment.StatusPending, d.Status)
+	require.Equal(t, "app", d.Parameters["database"])
+	require.NotContains(t, d.Parameters, "password")
+	require.Equal(t, []string{"password"}, d.SecretsSet)
+	require.True(t, d.Busy == false, "nothing holds it until a worker takes the task")
+
+	task, err := f.svc.Task(ctx, "orders", queued.TaskID)
+	require.NoError(t, err)
+	require.Equal(t, deployment.KindInstall, task.Kind)
+	require.Equal(t, executor.TaskQueued, task.Status)
+	require.Equal(t, "alice", task.By)
+	require.Equal(t, "16.4.0", task.Inputs["app_version"])
+
+	var stored []byte
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT secrets FROM deployments WHERE name = 'orders'`).Scan(&stored))
+	require.NotContains(t, string(stored), "s3cret-password", "secret values are encrypted at rest")
+	var inputs string
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT inputs::text FROM tasks WHERE id = $1`, queued.TaskID).Scan(&inputs))
+	require.NotContains(t, inputs, "s3cret-password", "a task's inputs never hold a secret")
+}
+
+func TestInstallRefusesBadValuesFieldByField(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	req := postgres("Bad_Name")
+	req.AppVersion = "18.0.0"
+	req.Parameters = map[string]string{"storage_gib": "0"}
+	fields := fieldsOf(t, func() error { _, err := f.svc.Install(ctx, req); return err }())
+	require.Equal(t, map[string]string{
+		"name":              "the name must be lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
+		"app_version":       "version 18.0.0 is not supported by driver postgresql 1.0.0, which supports >=14.0.0, <18.0.0",
+		"param.password":    "Superuser password is required",
+		"param.storage_gib": "0 is less than the minimum 1",
+	}, fields)
+
+	long := postgres("a23456789-123456789-123456789-123456789-1234567890")
+	fields = fieldsOf(t, func() error { _, err := f.svc.Install(ctx, long); return err }())
+	require.Equal(t, "the name has 50 characters; at most 49 are allowed", fields["name"])
+
+	_, err := f.svc.Install(ctx, postgres("orders"))
+	require.NoError(t, err)
+	fields = fieldsOf(t, func() error { _, err := f.svc.Install(ctx, postgres("orders")); return err }())
+	require.Equal(t, "a deployment named orders exists; choose another name or delete it first", fields["name"])
+}
+
+func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	_, err := f.svc.Install(ctx, redis("orders"))
+	require.NoError(t, err)
+
+	form, err := f.svc.UpgradeForm(ctx, "orders", "")
+	require.NoError(t, err)
+	require.Equal(t, "2", form.Values["replicas"])
+	require.NotContains(t, form.Values, "password")
+
+	req := deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"password": "new-s3cret-password", "replicas": "1"}, By: "alice"}
+	review, err := f.svc.ReviewUpgrade(ctx, req)
+	require.NoError(t, err)
+	require.Contains(t, review.DryRunError, "No Kubernetes cluster is configured", "the review says why it has no manifest diff")
+	require.NotContains(t, review.Token, "new-s3cret-password")
+	changes := map[string]string{}
+	for _, c := range review.Changes {
+		changes[c.Name] = c.Kind
+		if c.Secret {
+			require.Empty(t, c.Old+c.New, "a secret's values are never in a review")
+		}
+	}
+	require.Equal(t, "changed", changes["password"])
+	require.Equal(t, "changed", changes["replicas"])
+	require.Equal(t, "unchanged", changes["persistence"])
+
+	edit, err := f.svc.EditUpgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	require.Equal(t, "1", edit.Values["replicas"], "Back keeps the entered values")
+
+	_, err = f.svc.Upgrade(ctx, review.Token, "mallory")
+	require.ErrorContains(t, err, "made by another user")
+	_, err = f.svc.Upgrade(ctx, review.Token[:len(review.Token)-2], "alice")
+	require.ErrorContains(t, err, "This review is not valid")
+
+	queued, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	task, err := f.svc.Task(ctx, "orders", queued.TaskID)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []any{"password", "replicas"}, task.Inputs["changed"])
+
+	_, err = f.pool.Exec(ctx, `UPDATE deployments SET app_version = '7.4.1' WHERE name = 'orders'`)
+	require.NoError(t, err)
+	_, err = f.svc.Upgrade(ctx, review.Token, "alice")
+	require.ErrorContains(t, err, "changed since this review")
+}
+
+func TestUpgradeRefusesACraftedChangeOfAnImmutableParameter(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	_, err := f.svc.Install(ctx, postgres("orders"))
+	require.NoError(t, err)
+	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "stolen"}, By: "alice"})
+	require.Equal(t, "Database name cannot change after install; it stays app", fieldsOf(t, err)["param.database"])
+	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "app", "password": "another-password"}, By: "alice"})
+	require.Equal(t, "Superuser password cannot change after install", fieldsOf(t, err)["param.password"])
+	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "app"}, AppVersion: "19.0.0", By: "alice"})
+	require.Contains(t, fieldsOf(t, err)["app_version"], "not supported")
+}
+
+func TestOperationsCheckTheirInputs(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	queued, err := f.svc.Install(ctx, helloWeb("site"))
+	require.NoError(t, err)
+
+	_, err = f.svc.Rollback(ctx, "site", 3, "alice")
+	require.ErrorContains(t, err, "has no revision 3")
+	_, err = f.svc.Stop(ctx, "site", []string{"db"}, "alice")
+	require.ErrorContains(t, err, `has no component "db"; it has web`)
+	_, err = f.svc.Delete(ctx, "site", "sight", "alice")
+	require.Equal(t, "type site to confirm", fieldsOf(t, err)["confirm"])
+	_, err = f.svc.Stop(ctx, "nope", nil, "alice")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+
+	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
+	require.NoError(t, err)
+	tasks, next, err := f.svc.Tasks(ctx, mustGet(t, f, "site").ID, 0, 1)
+	require.NoError(t, err)
+	require.Equal(t, stop.TaskID, tasks[0].ID, "newest first")
+	require.Equal(t, 1, tasks[0].QueuePosition, "the install waits before it")
+	require.Equal(t, stop.TaskID, next)
+	older, next, err := f.svc.Tasks(ctx, mustGet(t, f, "site").ID, next, 1)
+	require.NoError(t, err)
+	require.Equal(t, queued.TaskID, older[0].ID)
+	require.Zero(t, next, "no more pages")
+
+	require.NoError(t, f.svc.CancelTask(ctx, "site", stop.TaskID, "bob"))
+	task, err := f.svc.Task(ctx, "site", stop.TaskID)
+	require.NoError(t, err)
+	require.Equal(t, executor.TaskCanceled, task.Status)
+	require.Equal(t, "Cancelled by bob before it started.", task.Message)
+	require.ErrorContains(t, f.svc.CancelTask(ctx, "site", stop.TaskID, "bob"), "only a queued task can be cancelled")
+}
+
+func mustGet(t *testing.T, f fixture, name string) *deployment.Deployment {
+	t.Helper()
+	d, err := f.svc.Get(context.Background(), name)
+	require.NoError(t, err)
+	return d
+}

@@ -1,0 +1,165 @@
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// Task is one change of a deployment with its steps, as pages and the API
+// show it. Its inputs never hold a secret value.
+type Task struct {
+	ID, DeploymentID int64
+	Kind, Status     string
+	// Message says how the task ended, or why it waits.
+	Message string
+	Inputs  map[string]any
+	Result  json.RawMessage
+	By      string
+	// QueuePosition is, for a queued task, how many tasks wait before it.
+	QueuePosition                int
+	CreatedAt                    time.Time
+	StartedAt, EndedAt           *time.Time
+	Steps                        []Step
+}
+
+// Ended reports whether the task is over (succeeded, failed or canceled).
+func (t *Task) Ended() bool { return t.EndedAt != nil }
+
+// Step is one recorded step of a task.
+type Step struct {
+	ID                   int64
+	Position             int
+	Kind, Title, Status  string
+	Message              string
+	Detail               map[string]any
+	StartedAt            time.Time
+	EndedAt              *time.Time
+	// Tasks are the tasks this step started (nested tasks).
+	Tasks []Task
+}
+
+// DefaultTaskPage is how many tasks a page of the task history holds.
+const DefaultTaskPage = 20
+
+// Tasks returns a page of a deployment's tasks, newest first, with their
+// steps and nested tasks: before is the id of the last task of the previous
+// page (0 for the first). next is the id to ask for the next page, 0 at the end.
+func (s *Service) Tasks(ctx context.Context, deploymentID, before int64, pageSize int) (tasks []Task, next int64, err error) {
+	if pageSize <= 0 {
+		pageSize = DefaultTaskPage
+	}
+	rows, err := s.q.ListTasks(ctx, db.ListTasksParams{DeploymentID: deploymentID, BeforeID: before, PageSize: int32(pageSize + 1)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("deployment: tasks of %d: %w", deploymentID, err)
+	}
+	if len(rows) > pageSize {
+		rows = rows[:pageSize]
+		next = rows[pageSize-1].ID
+	}
+	tasks, err = s.withSteps(ctx, rows)
+	return tasks, next, err
+}
+
+// Task returns one task of the named deployment with its steps. A task of
+// another deployment, or none, is an ENOTFOUND error.
+func (s *Service) Task(ctx context.Context, deployment string, id int64) (*Task, error) {
+	d, err := s.Get(ctx, deployment)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.q.GetTask(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && row.DeploymentID != d.ID) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Deployment %s has no task %d.", deployment, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deployment: task %d: %w", id, err)
+	}
+	tasks, err := s.withSteps(ctx, []db.Task{row})
+	if err != nil {
+		return nil, err
+	}
+	return &tasks[0], nil
+}
+
+// withSteps converts task rows and attaches their steps and, under each step,
+// the tasks it started, level by level (three queries per level).
+func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error) {
+	tasks := make([]Task, len(rows))
+	ids := make([]int64, len(rows))
+	index := map[int64]*Task{}
+	for i, r := range rows {
+		t, err := s.toTask(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		tasks[i] = t
+		ids[i] = r.ID
+		index[r.ID] = &tasks[i]
+	}
+	if len(ids) == 0 {
+		return tasks, nil
+	}
+	steps, err := s.q.ListStepsOfTasks(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: steps: %w", err)
+	}
+	stepIDs := make([]int64, 0, len(steps))
+	for _, st := range steps {
+		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
+			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
+		if err := json.Unmarshal(st.Detail, &step.Detail); err != nil {
+			return nil, fmt.Errorf("deployment: step %d detail: %w", st.ID, err)
+		}
+		t := index[st.TaskID]
+		t.Steps = append(t.Steps, step)
+		stepIDs = append(stepIDs, st.ID)
+	}
+	nestedRows, err := s.q.ListNestedTasks(ctx, stepIDs)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: nested tasks: %w", err)
+	}
+	if len(nestedRows) == 0 {
+		return tasks, nil
+	}
+	nested, err := s.withSteps(ctx, nestedRows)
+	if err != nil {
+		return nil, err
+	}
+	for i := range tasks {
+		for j := range tasks[i].Steps {
+			step := &tasks[i].Steps[j]
+			for k, r := range nestedRows {
+				if r.ParentStepID != nil && *r.ParentStepID == step.ID {
+					step.Tasks = append(step.Tasks, nested[k])
+				}
+			}
+		}
+	}
+	return tasks, nil
+}
+
+// toTask converts a task row; a queued task gets its queue position.
+func (s *Service) toTask(ctx context.Context, r db.Task) (Task, error) {
+	t := Task{ID: r.ID, DeploymentID: r.DeploymentID, Kind: r.Kind, Status: r.Status, Message: r.Message,
+		Result: r.Result, By: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
+	if err := json.Unmarshal(r.Inputs, &t.Inputs); err != nil {
+		return Task{}, fmt.Errorf("deployment: task %d inputs: %w", r.ID, err)
+	}
+	if r.Status == executor.TaskQueued && r.ParentStepID == nil {
+		n, err := s.q.QueuePosition(ctx, db.QueuePositionParams{DeploymentID: r.DeploymentID, TaskID: r.ID})
+		if err != nil {
+			return Task{}, fmt.Errorf("deployment: queue position of task %d: %w", r.ID, err)
+		}
+		t.QueuePosition = int(n)
+	}
+	return t, nil
+}

@@ -1,0 +1,165 @@
+// Package executor runs tasks durably on PostgreSQL.
+//
+// A task is a row of the tasks table committed together with its River job
+// (Enqueue). A worker process picks the job up, takes the task's deployment
+// (one task chain per deployment at a time, in queue order), marks the task
+// running and renews a heartbeat while the task's Runner works, recording
+// steps as they happen. When a process dies, another one sees the heartbeat
+// stop and asks the Runner to recover: the task then either runs again from
+// the start or ends failed with a message saying what happened.
+//
+// The executor knows nothing of Helm or Kubernetes: Runners do the work.
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/styrmin/styrmin/db"
+)
+
+// Runner does the work of one kind of task.
+type Runner interface {
+	// Run does the task, recording its steps on run, and returns its result
+	// (marshalled to JSON). An error fails the task; its message is shown to
+	// users, so it should say what went wrong and what to do.
+	Run(ctx context.Context, run *Run) (result any, err error)
+	// Recover is called, on another process or after a restart, for a task
+	// whose runner stopped (crash, kill, shutdown) while it ran. It makes the
+	// deployment consistent again and says whether the task may run again
+	// from the start (resume) or must end failed with message.
+	Recover(ctx context.Context, run *Run) (resume bool, message string, err error)
+}
+
+// Options tunes the executor; zero values take the defaults.
+type Options struct {
+	// Workers is how many tasks this process runs at once (default 10).
+	Workers int
+	// HeartbeatEvery is how often a running task's heartbeat is renewed (default 5 s).
+	HeartbeatEvery time.Duration
+	// StaleAfter is how old a heartbeat may get before the task's runner is
+	// taken for dead (default 45 s).
+	StaleAfter time.Duration
+	// WaitRetry is how long a task that waits for its deployment sleeps
+	// before it looks again, if nothing wakes it earlier (default 30 s).
+	WaitRetry time.Duration
+	// RescueAfter is how long River waits before it hands out again a job
+	// whose process vanished before the task started (default 5 min).
+	RescueAfter time.Duration
+	// Name identifies this process in tasks.runner (default host:pid).
+	Name string
+	// Logger receives the executor's own log lines.
+	Logger *slog.Logger
+}
+
+// withDefaults fills in the zero fields of o.
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 10
+	}
+	if o.HeartbeatEvery <= 0 {
+		o.HeartbeatEvery = 5 * time.Second
+	}
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = 45 * time.Second
+	}
+	if o.WaitRetry <= 0 {
+		o.WaitRetry = 30 * time.Second
+	}
+	if o.RescueAfter <= 0 {
+		o.RescueAfter = 5 * time.Minute
+	}
+	if o.Name == "" {
+		host, _ := os.Hostname() // an empty host still leaves the pid
+		o.Name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Executor queues tasks and, when started with Runners, works them.
+type Executor struct {
+	pool    *pgxpool.Pool
+	queries *db.Queries
+	river   *river.Client[pgx.Tx]
+	runners map[string]Runner
+	opts    Options
+	log     *slog.Logger
+	// stopReaper ends the loop that recovers tasks of dead runners.
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+}
+
+// New returns an executor on pool. With no runners it only queues tasks (a
+// web process started with --no-executor); with runners (task kind →
+// Runner), Start works them.
+func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor, error) {
+	opts = opts.withDefaults()
+	e := &Executor{pool: pool, queries: db.New(pool), runners: runners, opts: opts, log: opts.Logger}
+	cfg := &river.Config{
+		Logger:               opts.Logger,
+		JobTimeout:           -1, // a task's own operations carry their time limits
+		RescueStuckJobsAfter: opts.RescueAfter,
+	}
+	if len(runners) > 0 {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &taskWorker{e: e})
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
+		cfg.FetchCooldown = 20 * time.Millisecond
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
+	}
+	e.river = client
+	return e, nil
+}
+
+// Start works queued tasks until Stop. It also recovers, now and then, the
+// tasks of runners that died.
+func (e *Executor) Start(ctx context.Context) error {
+	if len(e.runners) == 0 {
+		return errors.New("executor: no runners: this executor only queues tasks")
+	}
+	if err := e.river.Start(ctx); err != nil {
+		return fmt.Errorf("executor: start: %w", err)
+	}
+	reaperCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.stopReaper, e.reaperDone = cancel, make(chan struct{})
+	go e.reap(reaperCtx)
+	return nil
+}
+
+// Stop lets running tasks finish until ctx ends (the drain time limit), then
+// cancels them: their runners recover what they were doing and the tasks end
+// failed with a message saying Styrmin stopped.
+func (e *Executor) Stop(ctx context.Context) error {
+	if e.stopReaper == nil {
+		return nil
+	}
+	e.stopReaper()
+	<-e.reaperDone
+	err := e.river.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		e.log.Warn("executor: drain time is up; cancelling running tasks")
+		cancelCtx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
+		defer cancel()
+		err = e.river.StopAndCancel(cancelCtx)
+	}
+	if err != nil {
+		return fmt.Errorf("executor: stop: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// fast are options that make a test's heartbeats and retries quick.
+var fast = executor.Options{HeartbeatEvery: 100 * time.Millisecond, StaleAfter: time.Second, WaitRetry: 2 * time.Second}
+
+// bundle is what a test works with.
+type bundle struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	pool := dbtest.New(t)
+	q := db.New(pool)
+	_, err := q.InsertDriverVersion(context.Background(), db.InsertDriverVersionParams{
+		Name: "demo", Version: "1.0.0", Title: "Demo", Labels: []byte("{}"), Spec: []byte("{}"),
+		Digest: "sha256:demo", Bundle: []byte{},
+	})
+	require.NoError(t, err)
+	return bundle{pool: pool, q: q}
+}
+
+// deployment inserts a deployment named name.
+func (b bundle) deployment(t *testing.T, name string) int64 {
+	t.Helper()
+	d, err := b.q.InsertDeployment(context.Background(), db.InsertDeploymentParams{
+		Name: name, Namespace: name, DriverName: "demo", DriverVersion: "1.0.0", AppVersion: "1.0.0",
+		Parameters: []byte("{}"), CreatedBy: "test",
+	})
+	require.NoError(t, err)
+	return d.ID
+}
+
+// start starts an executor with runners and stops it when the test ends.
+func (b bundle) start(t *testing.T, runners map[string]executor.Runner, opts executor.Options) *executor.Executor {
+	t.Helper()
+	e, err := executor.New(b.pool, runners, opts)
+	require.NoError(t, err)
+	require.NoError(t, e.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, e.Stop(ctx))
+	})
+	return e
+}
+
+// enqueue commits a task of kind on deployment with its job, as the service does.
+func (b bundle) enqueue(t *testing.T, e *executor.Executor, deployment int64, kind string, parentStep *int64, root *int64) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var id int64
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		q := b.q.WithTx(tx)
+		task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deployment, Kind: kind, Inputs: []byte("{}"),
+			ParentStepID: parentStep, RootTaskID: root, CreatedBy: "test"})
+		if err != nil {
+			return err
+		}
+		if err := q.SetTaskRoot(ctx, task.ID); err != nil {
+			return err
+		}
+		id = task.ID
+		return e.Enqueue(ctx, tx, task.ID)
+	}))
+	return id
+}
+
+// waitEnded waits for a task to end and returns its row.
+func (b bundle) waitEnded(t *testing.T, id int64) db.Task {
+	t.Helper()
+	var task db.Task
+	require.Eventually(t, func() bool {
+		var err error
+		task, err = b.q.GetTask(context.Background(), id)
+		require.NoError(t, err)
+		return task.EndedAt != nil
+	}, 30*time.Second, 20*time.Millisecond, "task %d ends", id)
+	return task
+}
+
+// runnerFunc is a Runner from two functions.
+type runnerFunc struct {
+	run     func(ctx context.Context, run *executor.Run) (any, error)
+	recover func(ctx context.Context, run *executor.Run) (bool, string, error)
+}
+
+func (r runnerFunc) Run(ctx context.Context, run *executor.Run) (any, error) { return r.run(ctx, run) }
+func (r runnerFunc) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	if r.recover == nil {
+		return false, "Nothing was changed.", nil
+	}
+	return r.recover(ctx, run)
+}
+
+func TestTaskRecordsItsStepsAndResult(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		if err := run.Step(ctx, "render", "Render values", func(ctx context.Context, s *executor.Step) error {
+			s.Say("3 values")
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		err := run.Step(ctx, "wait", "Wait for components", func(ctx context.Context, s *executor.Step) error {
+			s.Set("ready", 2)
+			s.Warn("one component is slow")
+			return nil
+		})
+		return map[string]int{"revision": 1}, err
+	}}
+	e := b.start(t, map[string]executor.Runner{"install": runner}, fast)
+	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskSucceeded, task.Status)
+	require.JSONEq(t, `{"revision": 1}`, string(task.Result))
+	steps, err := b.q.ListSteps(context.Background(), id)
+	require.NoError(t, err)
+	require.Len(t, steps, 2)
+	require.Equal(t, "Render values", steps[0].Title)
+	require.Equal(t, executor.StepSucceeded, steps[0].Status)
+	require.Equal(t, "3 values", steps[0].Message)
+	require.Equal(t, executor.StepWarning, steps[1].Status)
+	require.JSONEq(t, `{"ready": 2}`, string(steps[1].Detail))
+	require.NotNil(t, steps[1].EndedAt)
+}
+
+func TestFailingStepFailsTheTaskWithItsMessage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		return nil, run.Step(ctx, "helm", "Helm install", func(ctx context.Context, s *executor.Step) error {
+			return errors.New("chart refused: image missing")
+		})
+	}}
+	e := b.start(t, map[string]executor.Runner{"install": runner}, fast)
+	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Equal(t, "chart refused: image missing", task.Message)
+	steps, err := b.q.ListSteps(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, executor.StepFailed, steps[0].Status)
+	d, err := b.q.GetDeploymentByID(context.Background(), task.DeploymentID)
+	require.NoError(t, err)
+	require.Nil(t, d.HolderTaskID, "the deployment is free again")
+}
+
+func TestPanickingRunnerFailsTheTaskAndFreesTheDeployment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) { panic("bug") }}
+	e := b.start(t, map[string]executor.Runner{"install": runner}, fast)
+	dep := b.deployment(t, "web")
+	first := b.enqueue(t, e, dep, "install", nil, nil)
+	second := b.enqueue(t, e, dep, "install", nil, nil)
+
+	task := b.waitEnded(t, first)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "internal error")
+	require.Equal(t, executor.TaskFailed, b.waitEnded(t, second).Status, "the next task ran")
+}
+
+// timeline records when each task ran.
+type timeline struct {
+	mu    sync.Mutex
+	spans map[int64][2]time.Time
+	order []int64
+}
+
+func (tl *timeline) runner(hold time.Duration) runnerFunc {
+	return runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		start := time.Now()
+		time.Sleep(hold)
+		tl.mu.Lock()
+		defer tl.mu.Unlock()
+		tl.spans[run.Task.ID] = [2]time.Time{start, time.Now()}
+		tl.order = append(tl.order, run.Task.ID)
+		return nil, nil
+	}}
+}
+
+func TestTasksOfOneDeploymentRunOneAtATimeInQueueOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tl := &timeline{spans: map[int64][2]time.Time{}}
+	e := b.start(t, map[string]executor.Runner{"upgrade": tl.runner(50 * time.Millisecond)}, fast)
+	dep := b.deployment(t, "db")
+
+	var ids []int64
+	for range 10 {
+		ids = append(ids, b.enqueue(t, e, dep, "upgrade", nil, nil))
+	}
+	for _, id := range ids {
+		require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, id).Status)
+	}
+	require.Equal(t, ids, tl.order, "tasks ran in the order they were queued")
+	for i := 1; i < len(ids); i++ {
+		prev, cur := tl.spans[ids[i-1]], tl.spans[ids[i]]
+		require.False(t, cur[0].Before(prev[1]), "task %d started before task %d ended", ids[i], ids[i-1])
+	}
+}
+
+func TestTasksOfTwoDeploymentsRunInParallel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var started sync.WaitGroup
+	started.Add(2)
+	both := make(chan struct{})
+	go func() { started.Wait(); close(both) }()
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		started.Done()
+		select { // each task waits until the other one runs too
+		case <-both:
+			return nil, nil
+		case <-time.After(20 * time.Second):
+			return nil, errors.New("the other deployment's task did not run meanwhile")
+		}
+	}}
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	a := b.enqueue(t, e, b.deployment(t, "a"), "upgrade", nil, nil)
+	c := b.enqueue(t, e, b.deployment(t, "c"), "upgrade", nil, nil)
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, a).Status)
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, c).Status)
+}
+
+func TestQueuedTaskShowsItsPositionAndCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	release := make(chan struct{})
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		<-release
+		return nil, nil
+	}}
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	dep := b.deployment(t, "db")
+	first := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	second := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	third := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		task, err := b.q.GetTask(ctx, first)
+		require.NoError(t, err)
+		return task.Status == executor.TaskRunning
+	}, 10*time.Second, 20*time.Millisecond)
+
+	pos, err := b.q.QueuePosition(ctx, db.QueuePositionParams{DeploymentID: dep, TaskID: third})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, pos, "one task waits before the third")
+
+	require.NoError(t, e.CancelQueued(ctx, second, "Cancelled by alice."))
+	require.ErrorIs(t, e.CancelQueued(ctx, first, "too late"), executor.ErrNotQueued)
+	close(release)
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, first).Status)
+	require.Equal(t, executor.TaskCanceled, b.waitEnded(t, second).Status)
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, third).Status)
+}
+
+func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var e *executor.Executor
+	parent := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		var nested int64
+		err := run.Step(ctx, "hook", "Run backup", func(ctx context.Context, s *executor.Step) error {
+			root := run.Task.ID
+			nested = b.enqueue(t, e, run.Task.DeploymentID, "stop", &s.ID, &root)
+			for {
+				task, err := b.q.GetTask(ctx, nested)
+				if err != nil || task.EndedAt != nil {
+					return err
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+		return map[string]int64{"nested": nested}, err
+	}}
+	child := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) { return "stopped", nil }}
+	e = b.start(t, map[string]executor.Runner{"upgrade": parent, "stop": child}, fast)
+	dep := b.deployment(t, "db")
+	id := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	later := b.enqueue(t, e, dep, "upgrade", nil, nil)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
+	var result struct{ Nested int64 }
+	require.NoError(t, json.Unmarshal(task.Result, &result))
+	nested, err := b.q.GetTask(context.Background(), result.Nested)
+	require.NoError(t, err)
+	require.Equal(t, executor.TaskSucceeded, nested.Status)
+	require.True(t, nested.StartedAt.After(*task.StartedAt) && nested.EndedAt.Before(*task.EndedAt), "the nested task ran inside its parent")
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, later).Status, "the top-level task queued behind still runs")
+}
+
+// crashedTask inserts a task that a dead process left running, with an old heartbeat.
+func (b bundle) crashedTask(t *testing.T, deployment int64, kind string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	task, err := b.q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deployment, Kind: kind, Inputs: []byte("{}"), CreatedBy: "test"})
+	require.NoError(t, err)
+	require.NoError(t, b.q.SetTaskRoot(ctx, task.ID))
+	_, err = b.pool.Exec(ctx, `UPDATE tasks SET status = 'running', runner = 'dead:1', started_at = now(), heartbeat_at = now() - interval '1 hour' WHERE id = $1`, task.ID)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE deployments SET holder_task_id = $1 WHERE id = $2`, task.ID, deployment)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `INSERT INTO steps (task_id, position, kind, title) VALUES ($1, 1, 'helm', 'Helm upgrade')`, task.ID)
+	require.NoError(t, err)
+	return task.ID
+}
+
+func TestTaskOfADeadProcessEndsFailedWithWhatRecoveryDid(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runner := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) { return nil, nil },
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			return false, "Rolled the release back to revision 1; upgrade again.", nil
+		},
+	}
+	dep := b.deployment(t, "db")
+	id := b.crashedTask(t, dep, "upgrade")
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	next := b.enqueue(t, e, dep, "upgrade", nil, nil)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Equal(t, "The Styrmin process running this task stopped (crash, kill or restart). Rolled the release back to revision 1; upgrade again.", task.Message)
+	steps, err := b.q.ListSteps(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, executor.StepFailed, steps[0].Status, "the step the process died in is failed, not running")
+	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, next).Status, "the deployment is free for the next task")
+}
+
+func TestTaskOfADeadProcessResumesWhenItsRunnerSaysSo(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runs := 0
+	runner := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) { runs++; return fmt.Sprint("run ", runs), nil },
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			return true, "Scaling is safe to repeat: running it again.", nil
+		},
+	}
+	id := b.crashedTask(t, b.deployment(t, "db"), "stop")
+	b.start(t, map[string]executor.Runner{"stop": runner}, fast)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskSucceeded, task.Status)
+	require.JSONEq(t, `"run 1"`, string(task.Result))
+}
+
+func TestShutdownAfterTheDrainTimeRecoversTheRunningTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	running := make(chan struct{})
+	runner := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) {
+			close(running)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			return false, "The release was rolled back.", nil
+		},
+	}
+	e, err := executor.New(b.pool, map[string]executor.Runner{"upgrade": runner}, fast)
+	require.NoError(t, err)
+	require.NoError(t, e.Start(context.Background()))
+	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
+	<-running
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.NoError(t, e.Stop(ctx))
+
+	task, err := b.q.GetTask(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Equal(t, "Styrmin was shut down while this task ran. The release was rolled back.", task.Message)
+}
+
+func TestShutdownWaitsForRunningTasksWithinTheDrainTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	running := make(chan struct{})
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		close(running)
+		time.Sleep(300 * time.Millisecond)
+		return "done", ctx.Err()
+	}}
+	e, err := executor.New(b.pool, map[string]executor.Runner{"upgrade": runner}, fast)
+	require.NoError(t, err)
+	require.NoError(t, e.Start(context.Background()))
+	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
+	<-running
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, e.Stop(ctx))
+
+	task, err := b.q.GetTask(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, executor.TaskSucceeded, task.Status)
+}

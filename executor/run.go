@@ -1,0 +1,88 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/styrmin/styrmin/db"
+)
+
+// Step statuses, as stored in steps.status.
+const (
+	StepRunning   = "running"
+	StepSucceeded = "succeeded"
+	StepFailed    = "failed"
+	StepWarning   = "warning"
+	StepCanceled  = "canceled"
+)
+
+// Task statuses, as stored in tasks.status.
+const (
+	TaskQueued    = "queued"
+	TaskRunning   = "running"
+	TaskSucceeded = "succeeded"
+	TaskFailed    = "failed"
+	TaskCanceled  = "canceled"
+)
+
+// Run is one run of a task, given to its Runner: the task's row and the
+// recorder of its steps.
+type Run struct {
+	// Task is the task's row as it was when the run started.
+	Task    db.Task
+	queries *db.Queries
+}
+
+// Step records one step of the run: it is saved as running, fn runs, and the
+// step is saved again as succeeded, failed (fn's error is its message) or
+// whatever fn set with Warn. Step returns fn's error.
+func (r *Run) Step(ctx context.Context, kind, title string, fn func(ctx context.Context, s *Step) error) error {
+	row, err := r.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
+	if err != nil {
+		return fmt.Errorf("executor: record step %q: %w", title, err)
+	}
+	s := &Step{ID: row.ID, detail: map[string]any{}}
+	ferr := fn(ctx, s)
+	status := StepSucceeded
+	switch {
+	case ferr != nil:
+		status = StepFailed
+		if s.message == "" {
+			s.message = ferr.Error()
+		}
+	case s.warning:
+		status = StepWarning
+	}
+	detail, err := json.Marshal(s.detail)
+	if err != nil {
+		return fmt.Errorf("executor: record step %q: %w", title, err)
+	}
+	// A cancelled run still records how its step ended.
+	endCtx := context.WithoutCancel(ctx)
+	if err := r.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: s.message, Detail: detail}); err != nil {
+		return fmt.Errorf("executor: record step %q: %w", title, err)
+	}
+	return ferr
+}
+
+// Step is a step being recorded.
+type Step struct {
+	// ID is the step's row id (nested tasks link to it).
+	ID      int64
+	message string
+	warning bool
+	detail  map[string]any
+}
+
+// Say sets the step's message, shown beside it on the deployment page.
+func (s *Step) Say(format string, args ...any) { s.message = fmt.Sprintf(format, args...) }
+
+// Warn ends the step as a warning with the message: the task goes on.
+func (s *Step) Warn(format string, args ...any) {
+	s.warning = true
+	s.Say(format, args...)
+}
+
+// Set records a detail of the step (shown by the page according to the step's kind).
+func (s *Step) Set(key string, value any) { s.detail[key] = value }

@@ -1,0 +1,73 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/styrmin/styrmin/db"
+)
+
+// taskArgs is the River job that runs one task.
+type taskArgs struct {
+	TaskID int64 `json:"task_id"`
+}
+
+// Kind names the job kind in River's table.
+func (taskArgs) Kind() string { return "styrmin_task" }
+
+// InsertOpts gives a task's job its retries: only a failure to reach the
+// database is retried (a task's own failure ends the task, not the job).
+func (taskArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 50} }
+
+// Enqueue queues the task taskID inside tx: it runs once tx commits, and
+// never if tx rolls back, so a task is never lost nor run without its row.
+func (e *Executor) Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error {
+	res, err := e.river.InsertTx(ctx, tx, taskArgs{TaskID: taskID}, nil)
+	if err != nil {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
+	}
+	if err := e.queries.WithTx(tx).SetTaskJob(ctx, db.SetTaskJobParams{ID: taskID, RiverJobID: &res.Job.ID}); err != nil {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
+	}
+	return nil
+}
+
+// ErrNotQueued means a task could not be cancelled because it no longer waits.
+var ErrNotQueued = errors.New("executor: the task is no longer queued")
+
+// CancelQueued cancels a task that has not started yet.
+func (e *Executor) CancelQueued(ctx context.Context, taskID int64, message string) error {
+	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		task, err := e.queries.WithTx(tx).CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: taskID, Message: message})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotQueued
+		}
+		if err != nil {
+			return err
+		}
+		// Its job finds the task cancelled and ends.
+		return e.handOver(ctx, tx, task.DeploymentID)
+	})
+	if err != nil && !errors.Is(err, ErrNotQueued) {
+		return fmt.Errorf("executor: cancel task %d: %w", taskID, err)
+	}
+	return err
+}
+
+// handOver gives a free deployment to its first queued task at once, under a
+// new job (whose insert wakes a worker), instead of at that task's next
+// retry. The task's earlier job then finds itself replaced and ends.
+func (e *Executor) handOver(ctx context.Context, tx pgx.Tx, deploymentID int64) error {
+	next, err := e.queries.WithTx(tx).NextQueuedTask(ctx, deploymentID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return e.Enqueue(ctx, tx, next.ID)
+}

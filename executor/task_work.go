@@ -1,0 +1,192 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/styrmin/styrmin/db"
+)
+
+// taskWorker is the River worker of task jobs.
+type taskWorker struct {
+	river.WorkerDefaults[taskArgs]
+	e *Executor
+}
+
+// Work runs the job's task when its deployment is free, or sleeps until it is.
+func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
+	task, wait, err := w.e.claim(ctx, job.ID, job.Args.TaskID)
+	if err != nil {
+		return err
+	}
+	if wait {
+		return river.JobSnooze(w.e.opts.WaitRetry)
+	}
+	if task != nil {
+		w.e.execute(ctx, *task)
+	}
+	return nil
+}
+
+// claim takes the task's deployment and marks the task running. It returns
+// wait when another task holds the deployment or comes first, and no task when
+// there is nothing to run (the task ended, was cancelled, or was queued again
+// under another job).
+func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Task, wait bool, err error) {
+	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		q := e.queries.WithTx(tx)
+		t, err := q.LockTask(ctx, taskID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if t.Status != TaskQueued || t.RiverJobID == nil || *t.RiverJobID != jobID {
+			return nil
+		}
+		_, err = q.HoldDeployment(ctx, db.HoldDeploymentParams{
+			RootTaskID:   rootOf(t),
+			DeploymentID: t.DeploymentID,
+			Nested:       t.ParentStepID != nil,
+			TaskID:       t.ID,
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			wait = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		started, err := q.StartTask(ctx, db.StartTaskParams{ID: t.ID, Runner: e.opts.Name})
+		if err != nil {
+			return err
+		}
+		task = &started
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("executor: claim task %d: %w", taskID, err)
+	}
+	return task, wait, nil
+}
+
+// rootOf is the top-level task of t's chain.
+func rootOf(t db.Task) int64 {
+	if t.RootTaskID != nil {
+		return *t.RootTaskID
+	}
+	return t.ID
+}
+
+// errTakenOver ends a run whose heartbeat another process found stale.
+var errTakenOver = errors.New("executor: another process took the task over")
+
+// execute runs a claimed task to its end and records how it ended.
+func (e *Executor) execute(ctx context.Context, task db.Task) {
+	runner, ok := e.runners[task.Kind]
+	if !ok {
+		e.finish(task, TaskFailed, nil, fmt.Sprintf("This Styrmin process cannot run %s tasks; run a worker of the same version.", task.Kind))
+		return
+	}
+	var result any
+	err := e.withHeartbeat(ctx, task, func(ctx context.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				e.log.Error("executor: task panicked", "task", task.ID, "panic", p, "stack", string(debug.Stack()))
+				err = errors.New("Styrmin hit an internal error while running this task; the server log has the details")
+			}
+		}()
+		result, err = runner.Run(ctx, &Run{Task: task, queries: e.queries})
+		return err
+	})
+	switch {
+	case errors.Is(err, errTakenOver):
+		e.log.Warn("executor: task taken over by another process", "task", task.ID)
+	case ctx.Err() != nil:
+		// Shutdown after the drain time: recover now rather than leave the
+		// task for another process to find stale.
+		e.recoverTask(context.WithoutCancel(ctx), task, "Styrmin was shut down while this task ran.")
+	case err != nil:
+		e.finish(task, TaskFailed, result, err.Error())
+	default:
+		e.finish(task, TaskSucceeded, result, "")
+	}
+}
+
+// withHeartbeat runs fn while renewing the task's heartbeat. fn's context is
+// cancelled with errTakenOver when the heartbeat finds the task owned by
+// another process.
+func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(e.opts.HeartbeatEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			n, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
+			if err != nil {
+				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
+				continue
+			}
+			if n == 0 {
+				cancel(errTakenOver)
+				return
+			}
+		}
+	}()
+	err := fn(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, errTakenOver) {
+		err = cause
+	}
+	cancel(nil)
+	<-done
+	return err
+}
+
+// finish records how a task ended, frees its deployment when it was a
+// top-level task, and wakes the next task of the deployment.
+func (e *Executor) finish(task db.Task, status string, result any, message string) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
+	defer cancel()
+	resultJSON, err := json.Marshal(result)
+	if err != nil {
+		e.log.Error("executor: task result is not JSON", "task", task.ID, "error", err)
+		resultJSON = []byte("null")
+	}
+	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		q := e.queries.WithTx(tx)
+		n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
+		if err != nil || n == 0 {
+			return err // n == 0: another process took the task over
+		}
+		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
+			return err
+		}
+		if rootOf(task) != task.ID {
+			return nil
+		}
+		if err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: task.ID}); err != nil {
+			return err
+		}
+		return e.handOver(ctx, tx, task.DeploymentID)
+	})
+	if err != nil {
+		// The heartbeat stops with this run: another process will recover the task.
+		e.log.Error("executor: record the end of a task", "task", task.ID, "status", status, "error", err)
+	}
+}

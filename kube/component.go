@@ -1,0 +1,287 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// ReleaseNameAnnotation is set by Helm on every object of a release, to the release name.
+const ReleaseNameAnnotation = "meta.helm.sh/release-name"
+
+// The kinds of workload a component selects.
+const (
+	KindDeployment  = "Deployment"
+	KindStatefulSet = "StatefulSet"
+)
+
+// Workload is a Deployment or StatefulSet of a release, as a component sees it.
+type Workload struct {
+	// Kind is KindDeployment or KindStatefulSet.
+	Kind string `json:"kind"`
+	// Name is the object's name.
+	Name string `json:"name"`
+	// Replicas is the desired number of pods.
+	Replicas int32 `json:"replicas"`
+	// ReadyReplicas is the number of ready pods.
+	ReadyReplicas int32 `json:"readyReplicas"`
+	// PodLabels are the labels of the pod template, which the selector matches.
+	PodLabels map[string]string `json:"-"`
+	// Waiting says why the workload is not ready; "" when it is.
+	Waiting string `json:"-"`
+}
+
+// Ready reports whether every desired pod runs the current template and is ready.
+func (w Workload) Ready() bool { return w.Waiting == "" }
+
+// deploymentWorkload reduces a Deployment.
+func deploymentWorkload(d *appsv1.Deployment) Workload {
+	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas, PodLabels: d.Spec.Template.Labels}
+	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
+	return w
+}
+
+// statefulSetWorkload reduces a StatefulSet.
+func statefulSetWorkload(s *appsv1.StatefulSet) Workload {
+	w := Workload{Kind: KindStatefulSet, Name: s.Name, Replicas: replicas(s.Spec.Replicas), ReadyReplicas: s.Status.ReadyReplicas, PodLabels: s.Spec.Template.Labels}
+	updated := s.Status.UpdatedReplicas
+	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		updated = w.Replicas // pods are replaced only when deleted: do not wait for that
+	}
+	w.Waiting = waiting(w, s.Generation, s.Status.ObservedGeneration, updated, s.Status.Replicas)
+	return w
+}
+
+// replicas is a spec's replica count; Kubernetes defaults a missing one to 1.
+func replicas(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+// waiting says why a workload is not ready, "" when it is.
+func waiting(w Workload, generation, observed int64, updated, current int32) string {
+	switch {
+	case observed < generation:
+		return fmt.Sprintf("%s %s: its controller has not seen the latest change yet", w.Kind, w.Name)
+	case updated < w.Replicas:
+		return fmt.Sprintf("%s %s: %d of %d replicas updated", w.Kind, w.Name, updated, w.Replicas)
+	case w.ReadyReplicas < w.Replicas:
+		return fmt.Sprintf("%s %s: %d of %d replicas ready", w.Kind, w.Name, w.ReadyReplicas, w.Replicas)
+	case current > w.Replicas:
+		return fmt.Sprintf("%s %s: %d old replicas still terminating", w.Kind, w.Name, current-w.Replicas)
+	}
+	return ""
+}
+
+// releaseWorkloads lists the Deployments and StatefulSets of release in namespace.
+func (c *Client) releaseWorkloads(ctx context.Context, namespace, release string) ([]Workload, error) {
+	deployments, err := c.Clientset.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list deployments in %s: %w", namespace, err)
+	}
+	statefulSets, err := c.Clientset.AppsV1().StatefulSets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
+	}
+	var all []Workload
+	for i := range deployments.Items {
+		if deployments.Items[i].Annotations[ReleaseNameAnnotation] == release {
+			all = append(all, deploymentWorkload(&deployments.Items[i]))
+		}
+	}
+	for i := range statefulSets.Items {
+		if statefulSets.Items[i].Annotations[ReleaseNameAnnotation] == release {
+			all = append(all, statefulSetWorkload(&statefulSets.Items[i]))
+		}
+	}
+	return all, nil
+}
+
+// selectWorkloads keeps the workloads whose pod template labels c's selector matches.
+func selectWorkloads(all []Workload, c drivers.Component) ([]Workload, error) {
+	selector, err := c.Selector.Kubernetes()
+	if err != nil {
+		return nil, fmt.Errorf("kube: component %s: %w", c.Name, err)
+	}
+	var matched []Workload
+	for _, w := range all {
+		if selector.Matches(labels.Set(w.PodLabels)) {
+			matched = append(matched, w)
+		}
+	}
+	return matched, nil
+}
+
+// ComponentWorkloads lists the Deployments and StatefulSets of release (by
+// Helm's release-name annotation) whose pod template labels component c's
+// selector matches, Deployments first; none is not an error.
+func (c *Client) ComponentWorkloads(ctx context.Context, namespace, release string, comp drivers.Component) ([]Workload, error) {
+	all, err := c.releaseWorkloads(ctx, namespace, release)
+	if err != nil {
+		return nil, err
+	}
+	return selectWorkloads(all, comp)
+}
+
+// ScaleComponent sets the replicas of every workload of component comp and
+// returns the workloads as they were before, for a later StartComponent.
+// Errors: ENOTFOUND when the component has no workload.
+func (c *Client) ScaleComponent(ctx context.Context, namespace, release string, comp drivers.Component, replicas int32) ([]Workload, error) {
+	before, err := c.ComponentWorkloads(ctx, namespace, release, comp)
+	if err != nil {
+		return nil, err
+	}
+	if len(before) == 0 {
+		return nil, noWorkload(release, comp)
+	}
+	for _, w := range before {
+		if err := c.scale(ctx, namespace, w, replicas); err != nil {
+			return nil, err
+		}
+	}
+	return before, nil
+}
+
+// StartComponent scales every workload of component comp back up: to the
+// component's defaults.replicas when the driver sets it, else to the replicas
+// the workload had in stopped (what ScaleComponent returned), else to 1. It
+// returns the workloads with their new replicas. Errors: ENOTFOUND when the
+// component has no workload.
+func (c *Client) StartComponent(ctx context.Context, namespace, release string, comp drivers.Component, stopped []Workload) ([]Workload, error) {
+	current, err := c.ComponentWorkloads(ctx, namespace, release, comp)
+	if err != nil {
+		return nil, err
+	}
+	if len(current) == 0 {
+		return nil, noWorkload(release, comp)
+	}
+	for i, w := range current {
+		target := StartReplicas(comp, w, stopped)
+		if err := c.scale(ctx, namespace, w, target); err != nil {
+			return nil, err
+		}
+		current[i].Replicas = target
+	}
+	return current, nil
+}
+
+// StartReplicas is the replica count starting comp gives workload w: the
+// component's defaults.replicas, else w's replicas in stopped when above 0, else 1.
+func StartReplicas(comp drivers.Component, w Workload, stopped []Workload) int32 {
+	if comp.Defaults.Replicas != nil {
+		return int32(*comp.Defaults.Replicas)
+	}
+	for _, s := range stopped {
+		if s.Kind == w.Kind && s.Name == w.Name && s.Replicas > 0 {
+			return s.Replicas
+		}
+	}
+	return 1
+}
+
+// scale patches the replicas of one workload.
+func (c *Client) scale(ctx context.Context, namespace string, w Workload, replicas int32) error {
+	patch := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
+	var err error
+	switch w.Kind {
+	case KindDeployment:
+		_, err = c.Clientset.AppsV1().Deployments(namespace).Patch(ctx, w.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	case KindStatefulSet:
+		_, err = c.Clientset.AppsV1().StatefulSets(namespace).Patch(ctx, w.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("kube: scale %s %s/%s to %d: %w", w.Kind, namespace, w.Name, replicas, err)
+	}
+	return nil
+}
+
+// noWorkload is the error for a component that selects nothing.
+func noWorkload(release string, comp drivers.Component) error {
+	return styrmin.Errorf(styrmin.ENOTFOUND, "Component %s matches no Deployment or StatefulSet of release %s.", comp.Name, release)
+}
+
+// ComponentStatus is the readiness of one component.
+type ComponentStatus struct {
+	// Component is the component's name.
+	Component string
+	// Workloads are its Deployments and StatefulSets.
+	Workloads []Workload
+	// Ready is true when it has workloads and all are ready.
+	Ready bool
+	// Waiting says why it is not ready; "" when it is.
+	Waiting string
+}
+
+// ComponentsReady reports the readiness of each component of release, in the
+// order given, and whether all are ready. A component without workloads is not ready.
+func (c *Client) ComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component) ([]ComponentStatus, bool, error) {
+	all, err := c.releaseWorkloads(ctx, namespace, release)
+	if err != nil {
+		return nil, false, err
+	}
+	statuses := make([]ComponentStatus, len(comps))
+	allReady := true
+	for i, comp := range comps {
+		workloads, err := selectWorkloads(all, comp)
+		if err != nil {
+			return nil, false, err
+		}
+		s := ComponentStatus{Component: comp.Name, Workloads: workloads}
+		var waits []string
+		for _, w := range workloads {
+			if !w.Ready() {
+				waits = append(waits, w.Waiting)
+			}
+		}
+		if len(workloads) == 0 {
+			waits = append(waits, fmt.Sprintf("no Deployment or StatefulSet of release %s matches its selector", release))
+		}
+		s.Waiting = strings.Join(waits, "; ")
+		s.Ready = s.Waiting == ""
+		allReady = allReady && s.Ready
+		statuses[i] = s
+	}
+	return statuses, allReady, nil
+}
+
+// WaitComponentsReady polls until every component of release is ready and
+// returns their last statuses. Errors: EUNAVAILABLE naming each component that
+// is not ready when timeout passes or ctx ends.
+func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component, timeout time.Duration) ([]ComponentStatus, error) {
+	var statuses []ComponentStatus
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
+		var ready bool
+		var err error
+		statuses, ready, err = c.ComponentsReady(ctx, namespace, release, comps)
+		return ready, err
+	})
+	if err == nil {
+		return statuses, nil
+	}
+	if ctx.Err() == nil && !wait.Interrupted(err) {
+		return statuses, err
+	}
+	var waits []string
+	for _, s := range statuses {
+		if !s.Ready {
+			waits = append(waits, fmt.Sprintf("component %s (%s)", s.Component, s.Waiting))
+		}
+	}
+	if len(waits) == 0 {
+		waits = append(waits, "the cluster did not answer")
+	}
+	return statuses, &styrmin.Error{Code: styrmin.EUNAVAILABLE,
+		Message: fmt.Sprintf("Release %s is not ready after %s: %s.", release, timeout, strings.Join(waits, ", ")), Err: err}
+}

@@ -1,0 +1,71 @@
+-- name: InsertDeployment :one
+INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
+                         parameters, secrets, created_by)
+VALUES (@name, @namespace, @driver_name, @driver_version, @app_version,
+        @parameters, @secrets, @created_by)
+RETURNING *;
+
+-- name: GetLiveDeployment :one
+-- The deployment of that name that has not been deleted.
+SELECT * FROM deployments WHERE name = @name AND deleted_at IS NULL;
+
+-- name: GetDeploymentByID :one
+SELECT * FROM deployments WHERE id = @id;
+
+-- name: SetDeploymentSecrets :exec
+UPDATE deployments SET secrets = @secrets, updated_at = now() WHERE id = @id;
+
+-- name: ListDeployments :many
+-- Every deployment (the deleted ones too when asked) with its driver's title
+-- and icon flag and its newest top-level task (every deployment has one:
+-- its install task is written with it).
+SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+       t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
+       t.created_by AS last_task_by, t.created_at AS last_task_at
+FROM deployments d
+JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN LATERAL (
+    SELECT id, kind, status, created_by, created_at FROM tasks
+    WHERE deployment_id = d.id AND parent_step_id IS NULL
+    ORDER BY id DESC LIMIT 1
+) t ON true
+WHERE @include_deleted::boolean OR d.deleted_at IS NULL
+ORDER BY d.deleted_at IS NOT NULL, d.name, d.id DESC;
+
+-- name: GetDeploymentByName :one
+-- The deployment of that name: the live one, else the one deleted last.
+SELECT * FROM deployments WHERE name = @name
+ORDER BY deleted_at IS NOT NULL, id DESC
+LIMIT 1;
+
+-- name: GetRevision :one
+SELECT * FROM revisions WHERE deployment_id = @deployment_id AND revision = @revision;
+
+-- name: ListRevisions :many
+SELECT * FROM revisions WHERE deployment_id = @deployment_id ORDER BY revision DESC;
+
+-- name: InsertRevision :exec
+INSERT INTO revisions (deployment_id, revision, task_id, driver_version, app_version, parameters, secrets)
+VALUES (@deployment_id, @revision, @task_id, @driver_version, @app_version, @parameters, @secrets)
+ON CONFLICT (deployment_id, revision) DO UPDATE
+SET task_id = EXCLUDED.task_id, driver_version = EXCLUDED.driver_version,
+    app_version = EXCLUDED.app_version, parameters = EXCLUDED.parameters, secrets = EXCLUDED.secrets;
+
+-- name: SetDeploymentRelease :exec
+-- Records what a successful install, upgrade or rollback put in place.
+UPDATE deployments
+SET driver_version = @driver_version, app_version = @app_version, parameters = @parameters,
+    secrets = @secrets, status = 'deployed', updated_at = now()
+WHERE id = @id;
+
+-- name: SetDeploymentStatus :exec
+UPDATE deployments SET status = @status, updated_at = now() WHERE id = @id;
+
+-- name: SetNamespaceCreated :exec
+UPDATE deployments SET namespace_created = true, updated_at = now() WHERE id = @id;
+
+-- name: SetDeploymentComponents :exec
+UPDATE deployments SET components = @components, updated_at = now() WHERE id = @id;
+
+-- name: MarkDeploymentDeleted :exec
+UPDATE deployments SET status = 'deleted', deleted_at = now(), updated_at = now() WHERE id = @id;

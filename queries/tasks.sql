@@ -1,0 +1,107 @@
+-- name: InsertTask :one
+INSERT INTO tasks (deployment_id, kind, inputs, secret_inputs, parent_step_id, root_task_id, created_by)
+VALUES (@deployment_id, @kind, @inputs, @secret_inputs, sqlc.narg(parent_step_id),
+        sqlc.narg(root_task_id), @created_by)
+RETURNING *;
+
+-- name: SetTaskRoot :exec
+-- Makes a top-level task its own root, once its id is known.
+UPDATE tasks SET root_task_id = id WHERE id = @id AND root_task_id IS NULL;
+
+-- name: SetTaskJob :exec
+UPDATE tasks SET river_job_id = @river_job_id WHERE id = @id;
+
+-- name: GetTask :one
+SELECT * FROM tasks WHERE id = @id;
+
+-- name: LockTask :one
+SELECT * FROM tasks WHERE id = @id FOR UPDATE;
+
+-- name: HoldDeployment :one
+-- Gives the deployment to the task chain of root_task_id when no other chain
+-- holds it and, for a top-level task, no earlier top-level task still waits:
+-- tasks of one deployment run one at a time, in the order they were queued.
+UPDATE deployments d
+SET holder_task_id = @root_task_id::bigint, updated_at = now()
+WHERE d.id = @deployment_id
+  AND (d.holder_task_id IS NULL OR d.holder_task_id = @root_task_id::bigint)
+  AND (@nested::boolean OR NOT EXISTS (
+        SELECT 1 FROM tasks t
+        WHERE t.deployment_id = d.id AND t.status = 'queued'
+          AND t.parent_step_id IS NULL AND t.id < @task_id))
+RETURNING d.id;
+
+-- name: ReleaseDeployment :exec
+UPDATE deployments SET holder_task_id = NULL, updated_at = now()
+WHERE id = @deployment_id AND holder_task_id = @root_task_id::bigint;
+
+-- name: StartTask :one
+UPDATE tasks
+SET status = 'running', runner = @runner::text, heartbeat_at = now(),
+    started_at = coalesce(started_at, now()), message = ''
+WHERE id = @id AND status = 'queued'
+RETURNING *;
+
+-- name: BeatTask :execrows
+-- Renews the heartbeat of a task its runner still owns; no row means another
+-- process took the task over.
+UPDATE tasks SET heartbeat_at = now()
+WHERE id = @id AND runner = @runner::text AND status = 'running';
+
+-- name: FinishTask :execrows
+UPDATE tasks
+SET status = @status, result = @result, message = @message, ended_at = now(),
+    heartbeat_at = NULL, secret_inputs = NULL
+WHERE id = @id AND runner = @runner::text AND status = 'running';
+
+-- name: RequeueTask :exec
+-- Puts a task whose runner died back in the queue, to run again from the start.
+UPDATE tasks
+SET status = 'queued', runner = NULL, heartbeat_at = NULL, message = @message
+WHERE id = @id AND runner = @runner::text AND status = 'running';
+
+-- name: StaleTasks :many
+-- Running tasks whose runner has not renewed the heartbeat in time.
+SELECT id FROM tasks
+WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => @stale_after_seconds::float8)
+ORDER BY id;
+
+-- name: TakeOverTask :one
+-- Takes a stale running task over for recovery.
+UPDATE tasks SET runner = @runner::text, heartbeat_at = now()
+WHERE id = @id AND status = 'running'
+  AND heartbeat_at < now() - make_interval(secs => @stale_after_seconds::float8)
+RETURNING *;
+
+-- name: CancelQueuedTask :one
+UPDATE tasks SET status = 'canceled', message = @message, ended_at = now(), secret_inputs = NULL
+WHERE id = @id AND status = 'queued'
+RETURNING *;
+
+-- name: NextQueuedTask :one
+-- The first waiting top-level task of a deployment that no task holds: the
+-- one to hand the deployment over to.
+SELECT t.* FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
+  AND t.parent_step_id IS NULL AND d.holder_task_id IS NULL
+ORDER BY t.id
+LIMIT 1;
+
+-- name: QueuePosition :one
+-- How many top-level tasks of the deployment wait before this one.
+SELECT count(*) FROM tasks t
+WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
+  AND t.parent_step_id IS NULL AND t.id < @task_id;
+
+-- name: ListTasks :many
+-- A page of a deployment's top-level tasks, newest first, before a task id
+-- (0 for the newest).
+SELECT * FROM tasks
+WHERE deployment_id = @deployment_id AND parent_step_id IS NULL
+  AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+ORDER BY id DESC
+LIMIT @page_size;
+
+-- name: ListNestedTasks :many
+-- The tasks that the given steps started.
+SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;

@@ -1,0 +1,90 @@
+package release
+
+import (
+	"fmt"
+	"log/slog"
+
+	"helm.sh/helm/v3/pkg/action"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// discoveryBurst lets discovery read every API group at once, as kubectl does.
+const discoveryBurst = 300
+
+// New returns a Client for the cluster of config (from a kubeconfig, a
+// --kube-context or the in-cluster service account). Discovery is cached for
+// the Client's lifetime and refreshed by Helm when it installs CRDs. It does
+// not contact the cluster.
+func New(config *rest.Config, log *slog.Logger) (*Client, error) {
+	dconfig := rest.CopyConfig(config)
+	dconfig.Burst = discoveryBurst
+	dc, err := discovery.NewDiscoveryClientForConfig(dconfig)
+	if err != nil {
+		return nil, fmt.Errorf("release: discovery client: %w", err)
+	}
+	cached := memory.NewMemCacheClient(dc)
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
+	configure := func(namespace string) (*action.Configuration, error) {
+		getter := &restGetter{config: config, namespace: namespace, discovery: cached, mapper: mapper}
+		cfg := new(action.Configuration)
+		if err := cfg.Init(getter, namespace, storageDriver, helmLog(log, namespace)); err != nil {
+			return nil, fmt.Errorf("release: helm configuration for namespace %s: %w", namespace, err)
+		}
+		return cfg, nil
+	}
+	return NewWithHelm(configure, log), nil
+}
+
+// restGetter gives Helm the clients of a rest.Config, with a shared cached
+// discovery client and a default namespace.
+type restGetter struct {
+	config    *rest.Config
+	namespace string
+	discovery discovery.CachedDiscoveryInterface
+	mapper    meta.RESTMapper
+}
+
+var _ genericclioptions.RESTClientGetter = (*restGetter)(nil)
+
+// ToRESTConfig returns a copy of the config.
+func (g *restGetter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.config), nil }
+
+// ToDiscoveryClient returns the shared cached discovery client.
+func (g *restGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return g.discovery, nil
+}
+
+// ToRESTMapper returns the shared mapper over the cached discovery.
+func (g *restGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.mapper, nil }
+
+// ToRawKubeConfigLoader returns a loader that only knows the namespace.
+func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+	return namespaceConfig{getter: g}
+}
+
+// namespaceConfig is the clientcmd.ClientConfig of a restGetter: Helm reads
+// the default namespace from it.
+type namespaceConfig struct{ getter *restGetter }
+
+// RawConfig returns an empty kubeconfig: there is none behind a rest.Config.
+func (n namespaceConfig) RawConfig() (clientcmdapi.Config, error) {
+	return *clientcmdapi.NewConfig(), nil
+}
+
+// ClientConfig returns a copy of the rest.Config.
+func (n namespaceConfig) ClientConfig() (*rest.Config, error) { return n.getter.ToRESTConfig() }
+
+// Namespace returns the getter's namespace.
+func (n namespaceConfig) Namespace() (string, bool, error) { return n.getter.namespace, false, nil }
+
+// ConfigAccess returns the default loading rules; nothing is persisted through them.
+func (n namespaceConfig) ConfigAccess() clientcmd.ConfigAccess {
+	return clientcmd.NewDefaultClientConfigLoadingRules()
+}

@@ -1,0 +1,63 @@
+package release
+
+import (
+	"context"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+)
+
+// DefaultTimeout bounds Helm's wait and each hook when an operation gives no timeout.
+const DefaultTimeout = 5 * time.Minute
+
+// dryRunServer makes Helm render with the cluster at hand (the chart's
+// `lookup` calls see real objects) and change nothing.
+const dryRunServer = "server"
+
+// InstallOptions says what Install does.
+type InstallOptions struct {
+	// Namespace of the release; it must exist (see kube.Client.EnsureNamespace).
+	Namespace string
+	// Name is the release name.
+	Name string
+	// Chart is the chart to install (see LoadChart).
+	Chart *chart.Chart
+	// Values are the release's values; the chart's defaults fill the rest.
+	Values map[string]any
+	// Wait makes Install return only when Helm sees every resource ready.
+	Wait bool
+	// Timeout bounds the wait and each hook; DefaultTimeout when zero.
+	Timeout time.Duration
+	// DryRun renders the chart against the cluster and returns the release
+	// without storing or applying anything (for a review page).
+	DryRun bool
+	// Description is recorded in the history instead of "Install complete".
+	Description string
+}
+
+// Install installs a chart as revision 1 of a release. Helm records the
+// revision as pending-install before it creates anything; a release whose last
+// revision failed or was uninstalled is replaced. The CRDs of the chart's crds/
+// folder are created first (not on a dry run). When ctx ends, Install returns
+// ctx's error while Helm finishes in the background. Errors: ECONFLICT when the
+// release exists, EUNAVAILABLE when the cluster does not answer.
+func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, error) {
+	cfg, err := c.config(ctx, opts.Namespace)
+	if err != nil {
+		return nil, fail("install", opts.Namespace, opts.Name, err)
+	}
+	install := action.NewInstall(cfg)
+	install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
+	install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
+	install.Description = opts.Description
+	install.Replace = true
+	if opts.DryRun {
+		install.DryRunOption = dryRunServer
+	}
+	rel, err := install.RunWithContext(ctx, opts.Chart, opts.Values)
+	if err != nil {
+		return nil, fail("install", opts.Namespace, opts.Name, err)
+	}
+	return fromHelm(rel), nil
+}

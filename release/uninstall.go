@@ -1,0 +1,52 @@
+package release
+
+import (
+	"context"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+)
+
+// UninstallOptions says what Uninstall does.
+type UninstallOptions struct {
+	// Namespace of the release.
+	Namespace string
+	// Name is the release name.
+	Name string
+	// Wait makes Uninstall return only when the release's resources are gone.
+	Wait bool
+	// Timeout bounds the wait and each hook; DefaultTimeout when zero.
+	Timeout time.Duration
+	// IgnoreNotFound makes uninstalling a missing release succeed (for a task
+	// that is retried after its uninstall went through).
+	IgnoreNotFound bool
+}
+
+// UninstallResult is what Uninstall did.
+type UninstallResult struct {
+	// Kept lists the resources Helm left in place because of their
+	// helm.sh/resource-policy: keep annotation, as Helm words it; "" when none.
+	Kept string
+}
+
+// Uninstall deletes a release's resources and its whole history (so the name
+// can be installed again). Helm's uninstall takes no context: ctx is checked
+// before it starts, then Timeout bounds it. Errors: ENOTFOUND when the release
+// does not exist (unless IgnoreNotFound), EUNAVAILABLE when the cluster does not answer.
+func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) (UninstallResult, error) {
+	cfg, err := c.config(ctx, opts.Namespace)
+	if err != nil {
+		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
+	}
+	uninstall := action.NewUninstall(cfg)
+	uninstall.Wait, uninstall.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
+	uninstall.IgnoreNotFound = opts.IgnoreNotFound
+	res, err := uninstall.Run(opts.Name)
+	if err != nil {
+		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
+	}
+	if res == nil { // a missing release with IgnoreNotFound
+		return UninstallResult{}, nil
+	}
+	return UninstallResult{Kept: res.Info}, nil
+}

@@ -1,0 +1,58 @@
+package release
+
+import (
+	"context"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+)
+
+// UpgradeOptions says what Upgrade does.
+type UpgradeOptions struct {
+	// Namespace of the release.
+	Namespace string
+	// Name is the release name.
+	Name string
+	// Chart is the chart to upgrade to (see LoadChart).
+	Chart *chart.Chart
+	// Values replace the previous revision's values entirely; the chart's
+	// defaults fill the rest.
+	Values map[string]any
+	// Wait makes Upgrade return only when Helm sees every resource ready.
+	Wait bool
+	// Timeout bounds the wait and each hook; DefaultTimeout when zero.
+	Timeout time.Duration
+	// DryRun renders the upgrade against the cluster and returns the would-be
+	// revision without storing or applying anything; compare its Manifest with
+	// the current one with DiffManifests.
+	DryRun bool
+	// Description is recorded in the history instead of "Upgrade complete".
+	Description string
+}
+
+// Upgrade makes a new revision of a release from a chart and values. Helm
+// records it as pending-upgrade before it changes anything, and marks it failed
+// when an error or the end of ctx stops it (then Helm may still finish in the
+// background). Errors: ENOTFOUND when the release does not exist, ECONFLICT
+// when another operation is pending (see RecoverPending), EUNAVAILABLE when the
+// cluster does not answer.
+func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, error) {
+	cfg, err := c.config(ctx, opts.Namespace)
+	if err != nil {
+		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
+	}
+	upgrade := action.NewUpgrade(cfg)
+	upgrade.Namespace = opts.Namespace
+	upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
+	upgrade.Description = opts.Description
+	upgrade.ResetValues = true
+	if opts.DryRun {
+		upgrade.DryRunOption = dryRunServer
+	}
+	rel, err := upgrade.RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)
+	if err != nil {
+		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
+	}
+	return fromHelm(rel), nil
+}
