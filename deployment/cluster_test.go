@@ -2,9 +2,12 @@ package deployment_test
 
 import (
 	"context"
+	"crypto/rand"
 	"io/fs"
 	"log/slog"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -28,10 +31,10 @@ type clusterFixture struct {
 
 // setupClusterWithoutWorker returns a service deploying to the local
 // Kubernetes; nothing works its tasks.
-func setupClusterWithoutWorker(t *testing.T) clusterFixture {
+func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 	t.Helper()
 	kubeconfig := kubetest.Kubeconfig(t)
-	client, err := kube.Connect(kubeconfig)
+	client, err := kube.Connect(kubeconfig, "")
 	require.NoError(t, err)
 	releases, err := release.New(client.Config, slog.Default())
 	require.NoError(t, err)
@@ -41,7 +44,7 @@ func setupClusterWithoutWorker(t *testing.T) clusterFixture {
 
 // setupCluster returns a service deploying to the local Kubernetes, with an
 // executor working its tasks until the test ends.
-func setupCluster(t *testing.T) clusterFixture {
+func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
 	f := setupClusterWithoutWorker(t)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
@@ -56,7 +59,7 @@ func setupCluster(t *testing.T) clusterFixture {
 }
 
 // waitEnded waits for a task to end.
-func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
+func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
 	var task *deployment.Task
 	require.Eventually(t, func() bool {
@@ -69,7 +72,7 @@ func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployme
 }
 
 // waitTask waits for a task to end and requires it to succeed.
-func (f clusterFixture) waitTask(t *testing.T, name string, q *deployment.Queued) *deployment.Task {
+func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued) *deployment.Task {
 	t.Helper()
 	task := f.waitEnded(t, name, q.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
@@ -108,20 +111,22 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 		nextApp     string
 		upgradeWith map[string]string
 	}{
-		{helloWeb("life-hello"), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
-		{postgres("life-pg"), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
-		{redis("life-redis"), "7.4.1", map[string]string{"replicas": "1"}},
+		{helloWeb(uniqueName("life-hello")), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
+		{postgres(uniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
+		{redis(uniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
 	} {
 		f.importNextVersion(t, tc.install.Driver)
 		t.Run(tc.install.Driver, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			name := tc.install.Name
+			f.cleanUp(t, name)
 
 			f.waitTask(t, name, queued(t)(f.svc.Install(ctx, tc.install)))
 			d := mustGet(t, f.fixture, name)
 			require.Equal(t, deployment.StatusDeployed, d.Status)
 			requireHistory(t, f, d, 1)
+			requireLive(t, f, d)
 
 			review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, DriverVersion: "1.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
 			require.NoError(t, err)
@@ -166,6 +171,21 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	}
 }
 
+// uniqueName gives a deployment a name no earlier run left on the shared cluster.
+func uniqueName(prefix string) string {
+	return prefix + "-" + strings.ToLower(rand.Text()[:6])
+}
+
+// cleanUp removes a test's deployment from the cluster when the test ends,
+// whatever state it is in.
+func (f clusterFixture) cleanUp(t testing.TB, name string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_, _ = f.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: name, Name: name, IgnoreNotFound: true, Timeout: time.Minute})
+		_ = f.cluster.Kube.DeleteNamespace(ctx, name)
+	})
+}
+
 // requireHistory checks that Helm's history (what `helm history` shows) has
 // revisions 1..n, the last one deployed.
 func requireHistory(t *testing.T, f clusterFixture, d *deployment.Deployment, n int) {
@@ -176,6 +196,28 @@ func requireHistory(t *testing.T, f clusterFixture, d *deployment.Deployment, n 
 	last := history[len(history)-1]
 	require.Equal(t, n, last.Number)
 	require.Equal(t, release.StatusDeployed, last.Status)
+}
+
+// requireLive checks what the deployment page reads from the cluster: every
+// component ready, every service at its in-cluster address, the history.
+func requireLive(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+	t.Helper()
+	live := f.svc.Live(context.Background(), d)
+	require.Empty(t, live.Err)
+	require.NotEmpty(t, live.Components)
+	for _, c := range live.Components {
+		require.NotEmpty(t, c.Workloads, "component %s", c.Name)
+		for _, w := range c.Workloads {
+			require.Equal(t, w.Replicas, w.ReadyReplicas, "%s %s", w.Kind, w.Name)
+		}
+	}
+	require.NotEmpty(t, live.Services)
+	for _, s := range live.Services {
+		require.Regexp(t, `^[a-z0-9-]+\.`+d.Namespace+`\.svc:`+strconv.Itoa(s.Port)+`$`, s.Address, "service %s", s.Name)
+	}
+	require.Len(t, live.History, 1)
+	require.True(t, live.History[0].Current)
+	require.Equal(t, d.DriverVersion, live.History[0].DriverVersion)
 }
 
 // mustComponents reads each component's workloads from the cluster.
@@ -195,7 +237,7 @@ func mustComponents(t *testing.T, f clusterFixture, d *deployment.Deployment) ma
 
 // queued returns a function that passes on a queued task, failing t when
 // queueing it failed: queued(t)(svc.Install(...)).
-func queued(t *testing.T) func(*deployment.Queued, error) *deployment.Queued {
+func queued(t testing.TB) func(*deployment.Queued, error) *deployment.Queued {
 	return func(q *deployment.Queued, err error) *deployment.Queued {
 		t.Helper()
 		require.NoError(t, err)

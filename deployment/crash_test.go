@@ -54,7 +54,7 @@ func TestHelperWorker(t *testing.T) {
 // newService builds a service on pool deploying to the cluster of kubeconfig.
 func newService(t *testing.T, pool *pgxpool.Pool, kubeconfig, keyText string) *deployment.Service {
 	t.Helper()
-	client, err := kube.Connect(kubeconfig)
+	client, err := kube.Connect(kubeconfig, "")
 	require.NoError(t, err)
 	releases, err := release.New(client.Config, slog.Default())
 	require.NoError(t, err)
@@ -111,14 +111,16 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	ctx := context.Background()
 	key := f.keyText
 
+	name := uniqueName("crash")
+	f.cleanUp(t, name)
 	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	install, err := f.svc.Install(ctx, redis("crash-redis"))
+	install, err := f.svc.Install(ctx, redis(name))
 	require.NoError(t, err)
-	during := killDuring(t, f.svc, "crash-redis", install.TaskID, worker, "helm", "wait")
+	during := killDuring(t, f.svc, name, install.TaskID, worker, "helm", "wait")
 	t.Logf("killed the worker during %q", during)
 
 	worker = startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	task := f.waitEnded(t, "crash-redis", install.TaskID)
+	task := f.waitEnded(t, name, install.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
 	require.Contains(t, task.Message, "Upgrade the deployment to finish installing it")
@@ -126,25 +128,25 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 		require.NotEqual(t, executor.StepRunning, s.Status, "no step stays running")
 	}
 
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "crash-redis", Parameters: map[string]string{"replicas": "1"}, By: "alice"})
+	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "1"}, By: "alice"})
 	require.NoError(t, err)
 	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)
-	during = killDuring(t, f.svc, "crash-redis", upgrade.TaskID, worker, "helm", "wait")
+	during = killDuring(t, f.svc, name, upgrade.TaskID, worker, "helm", "wait")
 	t.Logf("killed the worker during %q", during)
 
 	startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	task = f.waitEnded(t, "crash-redis", upgrade.TaskID)
+	task = f.waitEnded(t, name, upgrade.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "Review the upgrade again")
 
-	review, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "crash-redis", Parameters: map[string]string{"replicas": "2"}, By: "alice"})
+	review, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "2"}, By: "alice"})
 	require.NoError(t, err)
 	again, err := f.svc.Upgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)
-	task = f.waitEnded(t, "crash-redis", again.TaskID)
+	task = f.waitEnded(t, name, again.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
-	d := mustGet(t, f.fixture, "crash-redis")
+	d := mustGet(t, f.fixture, name)
 	require.Equal(t, deployment.StatusDeployed, d.Status)
 	require.EqualValues(t, 2, d.Parameters["replicas"])
 }

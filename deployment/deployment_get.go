@@ -18,18 +18,18 @@ import (
 // Deployment is one installed application as pages and the API show it:
 // never a secret value, only which secret parameters are set.
 type Deployment struct {
-	ID                             int64
-	Name, Namespace                string
-	NamespaceCreated               bool
-	Driver, DriverVersion          string
-	AppVersion                     string
-	Status                         string
-	Parameters                     map[string]any
-	SecretsSet                     []string
-	Components                     map[string]ComponentState
-	CreatedBy                      string
-	CreatedAt, UpdatedAt           time.Time
-	DeletedAt                      *time.Time
+	ID                    int64
+	Name, Namespace       string
+	NamespaceCreated      bool
+	Driver, DriverVersion string
+	AppVersion            string
+	Status                string
+	Parameters            map[string]any
+	SecretsSet            []string
+	Components            map[string]ComponentState
+	CreatedBy             string
+	CreatedAt, UpdatedAt  time.Time
+	DeletedAt             *time.Time
 	// Busy is true while a task holds the deployment.
 	Busy bool
 }
@@ -89,9 +89,9 @@ type Summary struct {
 
 // TaskSummary names a task without its steps.
 type TaskSummary struct {
-	ID                  int64
-	Kind, Status, By    string
-	CreatedAt           time.Time
+	ID               int64
+	Kind, Status, By string
+	CreatedAt        time.Time
 }
 
 // List returns the deployments, live ones first by name, then (with

@@ -162,9 +162,9 @@ func (s *Service) liveDeployment(ctx context.Context, name string, row *db.Deplo
 
 // Review is what an upgrade will change, shown before it is confirmed.
 type Review struct {
-	Deployment                   *Deployment
+	Deployment                       *Deployment
 	FromDriverVersion, DriverVersion string
-	FromAppVersion, AppVersion   string
+	FromAppVersion, AppVersion       string
 	// Changes lists each parameter's change; secrets only say whether they change.
 	Changes []Change
 	// Resources is the manifest diff from a Helm dry run, Secret values redacted.
@@ -228,7 +228,7 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	values, err := release.Values(p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
+	values, err := release.Values(ctx, p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
 	if err != nil {
 		return nil, err
 	}

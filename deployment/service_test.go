@@ -2,7 +2,9 @@ package deployment_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -14,7 +16,10 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
+	"k8s.io/client-go/rest"
 )
 
 // fixture is what a service test works with.
@@ -30,7 +35,7 @@ type fixture struct {
 
 // setup returns a service on a fresh database holding the bundled drivers.
 // cluster may be nil (no cluster configured).
-func setup(t *testing.T, cluster *deployment.Cluster) fixture {
+func setup(t testing.TB, cluster *deployment.Cluster) fixture {
 	t.Helper()
 	ctx := context.Background()
 	dbURL := dbtest.NewURL(t)
@@ -256,4 +261,26 @@ func mustGet(t *testing.T, f fixture, name string) *deployment.Deployment {
 	d, err := f.svc.Get(context.Background(), name)
 	require.NoError(t, err)
 	return d
+}
+
+func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
+	client, err := kube.New(config)
+	require.NoError(t, err)
+	releases, err := release.New(config, slog.Default())
+	require.NoError(t, err)
+	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
+	ctx := context.Background()
+	_, err = f.svc.Install(ctx, helloWeb("site"))
+	require.NoError(t, err)
+
+	live := f.svc.Live(ctx, mustGet(t, f, "site"))
+	require.Contains(t, live.Err, "The Kubernetes cluster does not answer")
+	require.Empty(t, live.Components)
+
+	none := setup(t, nil)
+	_, err = none.svc.Install(ctx, helloWeb("site"))
+	require.NoError(t, err)
+	require.Contains(t, none.svc.Live(ctx, mustGet(t, none, "site")).Err, "No Kubernetes cluster is configured")
 }

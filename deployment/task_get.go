@@ -25,10 +25,10 @@ type Task struct {
 	Result  json.RawMessage
 	By      string
 	// QueuePosition is, for a queued task, how many tasks wait before it.
-	QueuePosition                int
-	CreatedAt                    time.Time
-	StartedAt, EndedAt           *time.Time
-	Steps                        []Step
+	QueuePosition      int
+	CreatedAt          time.Time
+	StartedAt, EndedAt *time.Time
+	Steps              []Step
 }
 
 // Ended reports whether the task is over (succeeded, failed or canceled).
@@ -36,13 +36,13 @@ func (t *Task) Ended() bool { return t.EndedAt != nil }
 
 // Step is one recorded step of a task.
 type Step struct {
-	ID                   int64
-	Position             int
-	Kind, Title, Status  string
-	Message              string
-	Detail               map[string]any
-	StartedAt            time.Time
-	EndedAt              *time.Time
+	ID                  int64
+	Position            int
+	Kind, Title, Status string
+	Message             string
+	Detail              map[string]any
+	StartedAt           time.Time
+	EndedAt             *time.Time
 	// Tasks are the tasks this step started (nested tasks).
 	Tasks []Task
 }

@@ -155,8 +155,8 @@ func (c *Client) ScaleComponent(ctx context.Context, namespace, release string, 
 }
 
 // StartComponent scales every workload of component comp back up: to the
-// component's defaults.replicas when the driver sets it, else to the replicas
-// the workload had in stopped (what ScaleComponent returned), else to 1. It
+// replicas the workload had in stopped (what ScaleComponent returned), else to
+// the component's defaults.replicas, else to 1. It
 // returns the workloads with their new replicas. Errors: ENOTFOUND when the
 // component has no workload.
 func (c *Client) StartComponent(ctx context.Context, namespace, release string, comp drivers.Component, stopped []Workload) ([]Workload, error) {
@@ -177,16 +177,18 @@ func (c *Client) StartComponent(ctx context.Context, namespace, release string, 
 	return current, nil
 }
 
-// StartReplicas is the replica count starting comp gives workload w: the
-// component's defaults.replicas, else w's replicas in stopped when above 0, else 1.
+// StartReplicas is the replica count starting comp gives workload w: w's
+// replicas in stopped when above 0 (a start restores what the stop took
+// down, including a count a user chose through a parameter), else the
+// component's defaults.replicas when above 0, else 1.
 func StartReplicas(comp drivers.Component, w Workload, stopped []Workload) int32 {
-	if comp.Defaults.Replicas != nil {
-		return int32(*comp.Defaults.Replicas)
-	}
 	for _, s := range stopped {
 		if s.Kind == w.Kind && s.Name == w.Name && s.Replicas > 0 {
 			return s.Replicas
 		}
+	}
+	if comp.Defaults.Replicas != nil && *comp.Defaults.Replicas > 0 {
+		return int32(*comp.Defaults.Replicas)
 	}
 	return 1
 }
@@ -225,7 +227,8 @@ type ComponentStatus struct {
 }
 
 // ComponentsReady reports the readiness of each component of release, in the
-// order given, and whether all are ready. A component without workloads is not ready.
+// order given, and whether all are ready. A component without workloads is not
+// ready; a stopped one (its workloads at 0 replicas) is.
 func (c *Client) ComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component) ([]ComponentStatus, bool, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
@@ -257,21 +260,25 @@ func (c *Client) ComponentsReady(ctx context.Context, namespace, release string,
 }
 
 // WaitComponentsReady polls until every component of release is ready and
-// returns their last statuses. Errors: EUNAVAILABLE naming each component that
-// is not ready when timeout passes or ctx ends.
+// returns their last statuses; a failed poll (the API server briefly away) is
+// tried again. Errors: EUNAVAILABLE naming each component that is not ready (or
+// the last failure) when timeout passes or ctx ends.
 func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release string, comps []drivers.Component, timeout time.Duration) ([]ComponentStatus, error) {
-	var statuses []ComponentStatus
+	var (
+		statuses []ComponentStatus
+		lastErr  error
+	)
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
-		var ready bool
-		var err error
-		statuses, ready, err = c.ComponentsReady(ctx, namespace, release, comps)
-		return ready, err
+		got, ready, err := c.ComponentsReady(ctx, namespace, release, comps)
+		if err != nil {
+			lastErr = err
+			return false, nil
+		}
+		statuses, lastErr = got, nil
+		return ready, nil
 	})
 	if err == nil {
 		return statuses, nil
-	}
-	if ctx.Err() == nil && !wait.Interrupted(err) {
-		return statuses, err
 	}
 	var waits []string
 	for _, s := range statuses {
@@ -279,8 +286,11 @@ func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release str
 			waits = append(waits, fmt.Sprintf("component %s (%s)", s.Component, s.Waiting))
 		}
 	}
+	if lastErr != nil {
+		waits = append(waits, lastErr.Error())
+	}
 	if len(waits) == 0 {
-		waits = append(waits, "the cluster did not answer")
+		waits = append(waits, err.Error())
 	}
 	return statuses, &styrmin.Error{Code: styrmin.EUNAVAILABLE,
 		Message: fmt.Sprintf("Release %s is not ready after %s: %s.", release, timeout, strings.Join(waits, ", ")), Err: err}

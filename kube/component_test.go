@@ -97,7 +97,7 @@ func TestStopAndStartComponent(t *testing.T) {
 		wantStart []string
 	}{
 		{"start restores the replicas each workload had", nil, []string{"Deployment/web 3/3", "StatefulSet/web-cache 2/2"}},
-		{"start uses the component's default replicas when set", ptr.To(1), []string{"Deployment/web 1/3", "StatefulSet/web-cache 1/2"}},
+		{"remembered replicas win over the component's default", ptr.To(1), []string{"Deployment/web 3/3", "StatefulSet/web-cache 2/2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,8 +135,9 @@ func TestStartReplicas(t *testing.T) {
 		stopped  []kube.Workload
 		want     int32
 	}{
-		{"default wins", ptr.To(2), []kube.Workload{{Kind: kube.KindDeployment, Name: "web", Replicas: 5}}, 2},
-		{"default may be zero", ptr.To(0), nil, 0},
+		{"remembered replicas win over the default", ptr.To(2), []kube.Workload{{Kind: kube.KindDeployment, Name: "web", Replicas: 5}}, 5},
+		{"default when nothing is remembered", ptr.To(2), nil, 2},
+		{"a start never leaves a component at zero", ptr.To(0), nil, 1},
 		{"remembered replicas", nil, []kube.Workload{{Kind: kube.KindDeployment, Name: "web", Replicas: 5}}, 5},
 		{"same name, other kind is not remembered", nil, []kube.Workload{{Kind: kube.KindStatefulSet, Name: "web", Replicas: 5}}, 1},
 		{"remembered as stopped already", nil, []kube.Workload{{Kind: kube.KindDeployment, Name: "web", Replicas: 0}}, 1},

@@ -25,15 +25,17 @@ type Client struct {
 	Clientset kubernetes.Interface
 }
 
-// Connect loads the kubeconfig at kubeconfigPath; with an empty path it follows
-// the usual rules ($KUBECONFIG, then ~/.kube/config, then the in-cluster
-// service account), and returns ErrNotConfigured when there is none. It does
-// not contact the cluster: see Health.
-func Connect(kubeconfigPath string) (*Client, error) {
+// Connect loads the kubeconfig at kubeconfigPath, using its context
+// contextName (its current context when ""); with an empty path it follows the
+// usual rules ($KUBECONFIG, then ~/.kube/config, then the in-cluster service
+// account), and returns ErrNotConfigured when there is none. It does not
+// contact the cluster: see Health.
+func Connect(kubeconfigPath, contextName string) (*Client, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfigPath
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if errors.Is(err, clientcmd.ErrEmptyConfig) {
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextName}
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if errors.Is(err, clientcmd.ErrEmptyConfig) && contextName == "" {
 		if config, err = rest.InClusterConfig(); err != nil {
 			return nil, ErrNotConfigured
 		}
@@ -41,6 +43,11 @@ func Connect(kubeconfigPath string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: load kubeconfig %q: %w", kubeconfigPath, err)
 	}
+	return New(config)
+}
+
+// New returns a Client for the cluster of config.
+func New(config *rest.Config) (*Client, error) {
 	clientset, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return nil, fmt.Errorf("kube: %w", err)

@@ -14,7 +14,7 @@ import (
 )
 
 func TestConnectReportsTheLocalCluster(t *testing.T) {
-	client, err := kube.Connect(kubetest.Kubeconfig(t))
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
 	require.NoError(t, err)
 
 	version, err := client.ServerVersion(context.Background())
@@ -36,7 +36,7 @@ users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `), 0o600))
-	client, err := kube.Connect(path)
+	client, err := kube.Connect(path, "")
 	require.NoError(t, err)
 
 	health := client.Health(context.Background(), 5*time.Second)
@@ -63,8 +63,33 @@ func TestConnectErrors(t *testing.T) {
 			if tt.content != "" {
 				require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
 			}
-			_, err := kube.Connect(path)
+			_, err := kube.Connect(path, "")
 			require.ErrorContains(t, err, tt.want)
 		})
 	}
+}
+
+func TestConnectUsesTheChosenContext(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+current-context: first
+clusters:
+- {name: one, cluster: {server: "https://one.example:6443"}}
+- {name: two, cluster: {server: "https://two.example:6443"}}
+users:
+- {name: me, user: {token: t}}
+contexts:
+- {name: first, context: {cluster: one, user: me}}
+- {name: second, context: {cluster: two, user: me}}
+`), 0o600))
+	client, err := kube.Connect(path, "")
+	require.NoError(t, err)
+	require.Equal(t, "https://one.example:6443", client.Server())
+	client, err = kube.Connect(path, "second")
+	require.NoError(t, err)
+	require.Equal(t, "https://two.example:6443", client.Server())
+	_, err = kube.Connect(path, "third")
+	require.ErrorContains(t, err, `context "third" does not exist`)
 }

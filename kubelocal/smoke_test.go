@@ -26,7 +26,7 @@ import (
 // setup connects to the shared local cluster and gives the test its own namespace.
 func setup(t *testing.T) (client *kube.Client, namespace string) {
 	t.Helper()
-	client, err := kube.Connect(kubetest.Kubeconfig(t))
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
 	require.NoError(t, err)
 	namespace = "smoke-" + rand.String(6)
 	ctx := context.Background()
@@ -155,7 +155,7 @@ func TestActionJobRunsItsCommand(t *testing.T) {
 }
 
 func actionJob(name, script string) *batchv1.Job {
-	labels := map[string]string{"styrmin.io/action-job": "true"}
+	labels := map[string]string{kube.ActionJobLabel: kube.ActionJobLabelValue}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: batchv1.JobSpec{

@@ -2,11 +2,14 @@ package release_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/release"
@@ -48,7 +51,7 @@ func TestInstallRendersAWildChart(t *testing.T) {
 	}, rel.Revision)
 	require.False(t, rel.Updated.IsZero())
 	require.Equal(t, "wild says hi from version v1.2.3.\n", rel.Notes)
-	for _, want := range []string{"kind: ClusterRole\n", "kind: ClusterRoleBinding\n", "name: apps-wild-reader", "image: \"nginx:1.2.3\"", "name: wild-sub", "port: 8080"} {
+	for _, want := range []string{"kind: Widget\n", "kind: ClusterRole\n", "kind: ClusterRoleBinding\n", "name: apps-wild-reader", "image: \"nginx:1.2.3\"", "name: wild-sub", "port: 8080"} {
 		require.Contains(t, rel.Manifest, want)
 	}
 	require.NotContains(t, rel.Manifest, "CustomResourceDefinition", "CRDs are installed before the release, not part of its manifest")
@@ -176,4 +179,33 @@ func TestOperationErrorsHaveCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestFailedOperationsAreRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kc := &kubefake.FailingKubeClient{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}}
+	cluster := releasetest.NewWithKube(t, kc)
+	install(t, cluster.Client, "hi")
+
+	kc.WaitError = errors.New("timed out waiting for the condition")
+	_, err := cluster.Client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Name: "wild", Chart: wildChart(t), Wait: true})
+	require.ErrorContains(t, err, "release: upgrade wild: timed out waiting for the condition")
+	_, err = cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Name: "other", Chart: wildChart(t), Wait: true})
+	require.ErrorContains(t, err, "release: install other: timed out waiting for the condition")
+
+	history, err := cluster.Client.History(ctx, ns, "wild")
+	require.NoError(t, err)
+	require.Len(t, history, 2)
+	require.Equal(t, release.StatusDeployed, history[0].Status, "a failed upgrade leaves the deployed revision deployed")
+	require.Equal(t, release.StatusFailed, history[1].Status)
+	require.Equal(t, `Upgrade "wild" failed: timed out waiting for the condition`, history[1].Description)
+	other, err := cluster.Client.Status(ctx, ns, "other")
+	require.NoError(t, err)
+	require.Equal(t, release.StatusFailed, other.Status)
+
+	kc.WaitError = nil
+	rel, err := cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Name: "other", Chart: wildChart(t)})
+	require.NoError(t, err, "an install replaces a failed one")
+	require.Equal(t, release.StatusDeployed, rel.Status)
 }

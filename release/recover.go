@@ -55,6 +55,9 @@ const recoveredDescription = "Marked failed by Styrmin: the process running this
 //     the stopped operation had applied. With no deployed revision, the release
 //     is only marked failed.
 //   - any other status, or no release at all: nothing is done (RecoveryNone).
+//     A release left uninstalling is not pending: Uninstall again finishes it.
+//
+// Whatever it changes is also logged.
 //
 // Errors: EUNAVAILABLE when the cluster does not answer; a failed rollback
 // leaves the release failed and returns the error with the Recovery so far.
@@ -83,11 +86,13 @@ func (c *Client) RecoverPending(ctx context.Context, namespace, name string) (Re
 	rec.Action = RecoveryMarkedFailed
 	rec.Message = fmt.Sprintf("Revision %d of release %s was %s; marked it failed.", rec.Revision, name, rec.Was)
 	if rec.Was == StatusPendingInstall {
+		c.logRecovery(namespace, name, rec)
 		return rec, nil
 	}
 	deployed, err := cfg.Releases.Deployed(name)
 	if errors.Is(err, driver.ErrNoDeployedReleases) {
 		rec.Message = fmt.Sprintf("Revision %d of release %s was %s; marked it failed (no deployed revision to roll back to).", rec.Revision, name, rec.Was)
+		c.logRecovery(namespace, name, rec)
 		return rec, nil
 	}
 	if err != nil {
@@ -96,11 +101,19 @@ func (c *Client) RecoverPending(ctx context.Context, namespace, name string) (Re
 	rollback := action.NewRollback(cfg)
 	rollback.Version, rollback.Timeout = deployed.Version, DefaultTimeout
 	if err := rollback.Run(name); err != nil {
+		c.logRecovery(namespace, name, rec)
 		return rec, fail("recover", namespace, name, fmt.Errorf("roll back to revision %d: %w", deployed.Version, err))
 	}
 	rec.Action, rec.RolledBackTo = RecoveryRolledBack, deployed.Version
 	rec.Message = fmt.Sprintf("Revision %d of release %s was %s; marked it failed and rolled back to revision %d.", rec.Revision, name, rec.Was, deployed.Version)
+	c.logRecovery(namespace, name, rec)
 	return rec, nil
+}
+
+// logRecovery logs what RecoverPending changed.
+func (c *Client) logRecovery(namespace, name string, rec Recovery) {
+	c.log.Info("release: recovered a pending release", "namespace", namespace, "release", name,
+		"action", rec.Action, "revision", rec.Revision, "was", rec.Was, "rolled_back_to", rec.RolledBackTo)
 }
 
 // pendingOperation names the operation a pending status belongs to.

@@ -34,8 +34,9 @@ func (u *User) CanChange() bool { return u != nil && (u.Role == "admin" || u.Rol
 
 // Navigation sections for Page.Nav.
 const (
-	NavDrivers = "drivers"
-	NavUsers   = "users"
+	NavDrivers     = "drivers"
+	NavDeployments = "deployments"
+	NavUsers       = "users"
 )
 
 // Flash kinds.

@@ -10,12 +10,13 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// connectCluster connects to the configured cluster, logs whether it answers
+// connectCluster connects to the configured cluster (kubeContext of
+// kubeconfig, or its current context), logs whether it answers
 // and its version, and returns the client and the /readyz check for it; no
 // client and no check when no cluster is configured. A kubeconfig that cannot
 // be loaded is an error.
-func connectCluster(ctx context.Context, kubeconfig string, logger *slog.Logger) (*kube.Client, []handlers.ReadyCheck, error) {
-	client, err := kube.Connect(kubeconfig)
+func connectCluster(ctx context.Context, kubeconfig, kubeContext string, logger *slog.Logger) (*kube.Client, []handlers.ReadyCheck, error) {
+	client, err := kube.Connect(kubeconfig, kubeContext)
 	if errors.Is(err, kube.ErrNotConfigured) {
 		logger.Warn("no Kubernetes cluster configured", "hint", "set KUBECONFIG or --kubeconfig; `make run` starts a local cluster when KUBECONFIG is unset")
 		return nil, nil, nil

@@ -1,0 +1,180 @@
+package deployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/release"
+)
+
+// LiveTimeout bounds the cluster reads of a deployment page, so that an
+// unreachable cluster makes the page say so instead of hanging it.
+const LiveTimeout = 5 * time.Second
+
+// Live is what the cluster says of a deployment now, with the revision
+// history Styrmin recorded. Err says, in plain words, why the cluster could
+// not be read; what could be read is still there.
+type Live struct {
+	Err        string
+	Components []LiveComponent
+	Services   []LiveService
+	// Notes is the chart's rendered NOTES.txt of the current revision.
+	Notes   string
+	History []Revision
+}
+
+// LiveComponent is a component with its workloads' desired and ready replicas.
+type LiveComponent struct {
+	Name, Title string
+	Stopped     bool
+	Workloads   []kube.Workload
+}
+
+// LiveService is a declared service with its in-cluster address.
+type LiveService struct {
+	Name, Title, Protocol string
+	Port                  int
+	// Address is <service>.<namespace>.svc:<port>; "" when no Service of the
+	// release serves it (yet).
+	Address string
+	// URL is scheme://address[path] when the driver gives a scheme.
+	URL string
+}
+
+// Revision is one Helm revision of the deployment with what Styrmin recorded
+// for it (driver and application versions).
+type Revision struct {
+	release.Revision
+	// DriverVersion and AppVersion are those Styrmin recorded; empty for a
+	// revision Styrmin did not make.
+	DriverVersion, AppVersion string
+	// Current is the revision in place now.
+	Current bool
+	// CanRollBack is true for an earlier revision whose values Styrmin recorded.
+	CanRollBack bool
+}
+
+// Live reads the deployment's components, services, notes and history from
+// the cluster. It never fails: a cluster that does not answer is reported in
+// Live.Err.
+func (s *Service) Live(ctx context.Context, d *Deployment) *Live {
+	live := &Live{}
+	recorded, err := s.q.ListRevisions(ctx, d.ID)
+	if err != nil {
+		live.Err = "Styrmin could not read the revision history: " + err.Error()
+		return live
+	}
+	if d.DeletedAt != nil {
+		live.History = recordedHistory(recorded)
+		return live
+	}
+	cluster, err := s.needCluster()
+	if err != nil {
+		live.Err = styrmin.ErrorMessage(err)
+		live.History = recordedHistory(recorded)
+		return live
+	}
+	ctx, cancel := context.WithTimeout(ctx, LiveTimeout)
+	defer cancel()
+	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if err == nil {
+		err = s.readCluster(ctx, cluster, d, v.Driver, recorded, live)
+	}
+	if err != nil {
+		live.Err = clusterMessage(err)
+	}
+	if live.History == nil {
+		live.History = recordedHistory(recorded)
+	}
+	return live
+}
+
+// readCluster fills live from the cluster.
+func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployment, drv *drivers.Driver, recorded []db.Revision, live *Live) error {
+	history, err := cluster.Releases.History(ctx, d.Namespace, d.Name)
+	if err != nil && !isNotFound(err) {
+		return err
+	}
+	live.History = mergeHistory(history, recorded)
+	if status, err := cluster.Releases.Status(ctx, d.Namespace, d.Name); err == nil {
+		live.Notes = status.Notes
+	}
+	workloads := map[string][]kube.Workload{}
+	for _, c := range drv.Spec.Components {
+		ws, err := cluster.Kube.ComponentWorkloads(ctx, d.Namespace, d.Name, c)
+		if err != nil {
+			return err
+		}
+		workloads[c.Name] = ws
+		live.Components = append(live.Components, LiveComponent{Name: c.Name, Title: componentTitle(c), Stopped: d.Components[c.Name].Stopped, Workloads: ws})
+	}
+	services, err := cluster.Kube.ReleaseServices(ctx, d.Namespace, d.Name)
+	if err != nil {
+		return err
+	}
+	for _, sv := range drv.Spec.Services {
+		ls := LiveService{Name: sv.Name, Title: sv.Title, Protocol: string(sv.Protocol), Port: sv.Port}
+		if ls.Title == "" {
+			ls.Title = sv.Name
+		}
+		if ls.Protocol == "" {
+			ls.Protocol = string(drivers.ProtocolTCP)
+		}
+		if k, ok := kube.ComponentService(services, workloads[sv.Component], int32(sv.Port), ls.Protocol); ok {
+			ls.Address = k.Address(int32(sv.Port))
+			if sv.Scheme != "" {
+				ls.URL = sv.Scheme + "://" + ls.Address + sv.Path
+			}
+		}
+		live.Services = append(live.Services, ls)
+	}
+	return nil
+}
+
+// mergeHistory lists Helm's revisions, newest first, with what Styrmin recorded of each.
+func mergeHistory(history []release.Revision, recorded []db.Revision) []Revision {
+	byNumber := map[int]db.Revision{}
+	for _, r := range recorded {
+		byNumber[int(r.Revision)] = r
+	}
+	out := make([]Revision, 0, len(history))
+	for i := len(history) - 1; i >= 0; i-- {
+		h := history[i]
+		r := Revision{Revision: h, Current: i == len(history)-1 && h.Status == release.StatusDeployed}
+		if rec, ok := byNumber[h.Number]; ok {
+			r.DriverVersion, r.AppVersion = rec.DriverVersion, rec.AppVersion
+			r.CanRollBack = !r.Current
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// recordedHistory is the history Styrmin recorded, when Helm's cannot be read.
+func recordedHistory(recorded []db.Revision) []Revision {
+	out := make([]Revision, 0, len(recorded))
+	for _, r := range recorded {
+		out = append(out, Revision{
+			Revision:      release.Revision{Number: int(r.Revision), Status: release.StatusUnknown, Updated: r.CreatedAt},
+			DriverVersion: r.DriverVersion, AppVersion: r.AppVersion,
+		})
+	}
+	return out
+}
+
+// clusterMessage says in plain words why the cluster could not be read.
+func clusterMessage(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("The Kubernetes cluster did not answer within %s; what it runs now is not shown.", LiveTimeout)
+	}
+	if code := styrmin.ErrorCode(err); code == styrmin.EUNAVAILABLE {
+		return styrmin.ErrorMessage(err) + " What it runs now is not shown."
+	}
+	return "Styrmin could not read the deployment from the cluster: " + err.Error()
+}
