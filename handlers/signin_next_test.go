@@ -67,6 +67,9 @@ func TestSignInRefusesForeignNextAddresses(t *testing.T) {
 	alice, _ := a.as(t, "alice", auth.Admin)
 	for _, next := range openRedirects {
 		rec := a.request(alice, http.MethodGet, "/signin?next="+url.QueryEscape(next), nil)
+		if rec.Code == http.StatusBadRequest && strings.ContainsRune(next, 0) {
+			continue // checkInput refuses a NUL before any handler sees it
+		}
 		require.Equal(t, http.StatusSeeOther, rec.Code, "%q", next)
 		require.Equal(t, "/", rec.Header().Get("Location"), "GET %q", next)
 	}
