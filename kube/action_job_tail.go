@@ -16,10 +16,11 @@ const (
 	TailMaxBytes = 64 << 10
 )
 
-// tailBuffer is an io.Writer that keeps the last TailMaxBytes bytes written to
-// it in a fixed ring, so its memory stays the same whatever is written.
+// tailBuffer is an io.Writer that keeps the last bytes written to it in a
+// fixed ring, so its memory stays the same whatever is written: TailMaxBytes
+// and room for a final CRLF, which Tail drops.
 type tailBuffer struct {
-	ring  [TailMaxBytes]byte
+	ring  [TailMaxBytes + 2]byte
 	next  int  // where the next byte goes
 	full  bool // the ring has wrapped: every byte is in use
 	total int64
@@ -74,7 +75,7 @@ func (b *tailBuffer) Tail() (string, int) {
 		lines = lines[len(lines)-TailMaxLines:]
 	}
 	text = strings.ToValidUTF8(strings.Join(lines, "\n"), "\uFFFD")
-	if len(text) > TailMaxBytes { // replacement characters made it longer
+	if len(text) > TailMaxBytes { // the room for a final CRLF was not needed, or replacement characters made it longer
 		text = text[len(text)-TailMaxBytes:]
 		for text != "" && !utf8.RuneStart(text[0]) {
 			text = text[1:]
