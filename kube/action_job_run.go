@@ -130,7 +130,7 @@ func (c *Client) waitJobGone(ctx context.Context, namespace, name string, uid ty
 		return job.UID != uid, nil
 	})
 	if err != nil {
-		return waitError(ctx, err, "The ended Job %s in namespace %s was not gone with its pods after %s.", name, namespace, jobEndGrace)
+		return waitError(ctx, name, err, "The ended Job %s in namespace %s was not gone with its pods after %s.", name, namespace, jobEndGrace)
 	}
 	return nil
 }
@@ -164,14 +164,15 @@ func (c *Client) waitJobEnded(ctx context.Context, job *batchv1.Job, limit time.
 	case lastErr != nil:
 		err = fmt.Errorf("%w (last: %w)", err, lastErr)
 	}
-	return nil, waitError(ctx, err, "The Job %s in namespace %s had not ended %s after its time limit.", job.Name, job.Namespace, jobEndGrace)
+	return nil, waitError(ctx, job.Name, err, "The Job %s in namespace %s had not ended %s after its time limit.", job.Name, job.Namespace, jobEndGrace)
 }
 
-// waitError is the error of a wait that stopped: ctx's error when the
-// caller's ctx ended, else EUNAVAILABLE with msg (the wait's own limit passed).
-func waitError(ctx context.Context, err error, msg string, args ...any) error {
+// waitError is the error of a wait for the Job name that stopped: ctx's
+// error when the caller's ctx ended, else EUNAVAILABLE with msg (the wait's
+// own limit passed).
+func waitError(ctx context.Context, name string, err error, msg string, args ...any) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("kube: %s: %w", fmt.Sprintf(msg, args...), ctx.Err())
+		return fmt.Errorf("kube: stopped waiting for the Job %s: %w", name, ctx.Err())
 	}
 	return unavailable(err, msg, args...)
 }
