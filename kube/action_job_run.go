@@ -221,7 +221,10 @@ func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, timeout time.
 			}
 		}
 	}
-	if err != nil {
+	switch {
+	case err != nil && failed.Reason == batchv1.JobReasonDeadlineExceeded:
+		out.Message += " Kubernetes deleted its pod, and the pod's output with it."
+	case err != nil:
 		out.Message += fmt.Sprintf(" Its output could not be read: %v.", err)
 	}
 	return out
