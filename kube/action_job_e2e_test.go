@@ -211,6 +211,32 @@ func TestLocalActionJobStoppedByItsTimeLimit(t *testing.T) {
 	require.Less(t, time.Since(start), 45*time.Second)
 }
 
+func TestLocalActionJobStopsWhenItsCallerGoesAway(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // the action was cancelled once its Job runs
+		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+			return err == nil && job.Status.Active > 0, nil
+		})
+		cancel()
+	}()
+	_, err := client.RunActionJob(ctx, hostJob(namespace, "sleep 60"))
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "the Job was told to stop")
+
+	var job *batchv1.Job
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		job, err = client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+		return err == nil && len(job.Status.Conditions) > 0 && job.Status.Conditions[len(job.Status.Conditions)-1].Type == batchv1.JobFailed, err
+	})
+	require.NoError(t, err, "the Job ends failed, long before its 2 minutes")
+	out, err := client.RunActionJob(context.Background(), hostJob(namespace, "true"))
+	require.NoError(t, err)
+	require.Equal(t, "app-job", out.DeletedJob, "and the next call replaces it")
+}
+
 // jobPods lists the pods of job that still exist.
 func jobPods(t *testing.T, client *kube.Client, job *batchv1.Job) []corev1.Pod {
 	t.Helper()

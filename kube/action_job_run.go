@@ -50,8 +50,9 @@ type JobOutcome struct {
 // Errors: EINVALID for a bad spec; ECONFLICT, deleting nothing, when a Job of
 // that name is still running or has no ActionJobLabel (no action created it);
 // EUNAVAILABLE when the cluster does not answer or does not end the Job in
-// time; ctx's error when ctx ends first (the Job then goes on until it ends or
-// its time limit passes).
+// time; ctx's error when ctx ends first (the action was cancelled or its
+// process ended): the Job is then told to stop, its time limit set to one
+// second, and it ends failed, kept for the next call to delete.
 func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, error) {
 	if err := spec.validate(); err != nil {
 		return JobOutcome{}, err
@@ -73,6 +74,9 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 		return out, unavailable(err, "Could not create the Job %s in namespace %s.", name, spec.Namespace)
 	}
 	ended, err := c.waitJobEnded(ctx, created, spec.Timeout+jobEndGrace)
+	if err != nil && ctx.Err() != nil {
+		return out, c.stopActionJob(ctx, created, err)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -113,6 +117,24 @@ func (c *Client) clearActionJob(ctx context.Context, namespace, name string) (de
 		return false, err
 	}
 	return true, nil
+}
+
+// jobStopTimeout bounds the request that stops a Job whose caller went away.
+const jobStopTimeout = 10 * time.Second
+
+// stopActionJob ends job, whose caller's ctx ended, by setting its time limit
+// to one second (counted from its start, so already past), and returns waitErr
+// with what became of the Job.
+func (c *Client) stopActionJob(ctx context.Context, job *batchv1.Job, waitErr error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobStopTimeout)
+	defer cancel()
+	// The uid makes the patch apply to this very Job only.
+	patch := fmt.Appendf(nil, `{"metadata":{"uid":%q},"spec":{"activeDeadlineSeconds":1}}`, job.UID)
+	_, err := c.Clientset.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("%w; the Job could not be told to stop, it ends at its time limit (%w)", waitErr, err)
+	}
+	return fmt.Errorf("%w; the Job was told to stop", waitErr)
 }
 
 // waitJobGone waits until the Job with uid (and so, foreground deletion, its pods) no longer exists.

@@ -209,6 +209,10 @@ func TestRunActionJobEndsWithItsContext(t *testing.T) {
 	_, err := client.RunActionJob(ctx, backup())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NotEqual(t, styrmin.EUNAVAILABLE, styrmin.ErrorCode(err), "the caller stopped waiting; the cluster is fine")
+	require.ErrorContains(t, err, "the Job was told to stop")
+	job, err := client.Clientset.BatchV1().Jobs(ns).Get(context.Background(), "pg-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ptr.To[int64](1), job.Spec.ActiveDeadlineSeconds, "its time limit is already past: Kubernetes ends it")
 }
 
 func TestEnsureActionSecret(t *testing.T) {
