@@ -47,7 +47,8 @@ type JobOutcome struct {
 // the Tail of the failed pod's log, read as a stream keeping only its end. A
 // Job stopped by its time limit (spec.Timeout) fails the same way.
 //
-// Errors: EINVALID for a bad spec; ECONFLICT, deleting nothing, when a Job of
+// Errors: EINVALID for a bad spec or a SecretEnv key that is not in its
+// Secret (Kubernetes would never start the pod); ECONFLICT, deleting nothing, when a Job of
 // that name is still running or has no ActionJobLabel (no action created it);
 // EUNAVAILABLE when the cluster does not answer or does not end the Job in
 // time; ctx's error when ctx ends first (the action was cancelled or its
@@ -55,6 +56,9 @@ type JobOutcome struct {
 // second, and it ends failed, kept for the next call to delete.
 func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, error) {
 	if err := spec.validate(); err != nil {
+		return JobOutcome{}, err
+	}
+	if err := c.checkSecretEnv(ctx, spec); err != nil {
 		return JobOutcome{}, err
 	}
 	name := ActionJobName(spec.Release)
@@ -81,6 +85,31 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 		return out, err
 	}
 	return c.jobOutcome(ctx, ended, spec.Timeout, out), nil
+}
+
+// checkSecretEnv makes sure every key spec.SecretEnv refers to exists.
+func (c *Client) checkSecretEnv(ctx context.Context, spec ActionJob) error {
+	names := make([]string, 0, len(spec.SecretEnv))
+	for name := range spec.SecretEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ref := spec.SecretEnv[name]
+		secret, err := c.Clientset.CoreV1().Secrets(spec.Namespace).Get(ctx, ref.Secret, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: there is no Secret %s in namespace %s.", name, ref.Secret, spec.Namespace),
+				Fields: map[string]string{"secret_env": fmt.Sprintf("No Secret %s.", ref.Secret)}}
+		case err != nil:
+			return unavailable(err, "Could not read the Secret %s in namespace %s.", ref.Secret, spec.Namespace)
+		}
+		if _, ok := secret.Data[ref.Key]; !ok {
+			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: the Secret %s has no key %s.", name, ref.Secret, ref.Key),
+				Fields: map[string]string{"secret_env": fmt.Sprintf("No key %s in Secret %s.", ref.Key, ref.Secret)}}
+		}
+	}
+	return nil
 }
 
 // clearActionJob deletes the Job name of namespace, with its pods, when it is

@@ -22,12 +22,14 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// jobsEnding is a kube.Client over a fake clientset in which every Job created
+// jobsEnding is a kube.Client over a fake clientset holding objects and the
+// Secret pg-styrmin-action (key superuser_password), in which every Job created
 // ends at once: completed, or failed with a pod that exited with code 3 (the
 // fake serves "fake logs" as every pod's log).
 func jobsEnding(t *testing.T, succeed bool, objects ...runtime.Object) *kube.Client {
 	t.Helper()
-	clientset := fake.NewClientset(objects...)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-styrmin-action", Namespace: ns}, Data: map[string][]byte{"superuser_password": []byte("hunter2-very-secret")}}
+	clientset := fake.NewClientset(append(objects, secret)...)
 	clientset.PrependReactor("create", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		job := action.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
 		job.UID = types.UID("uid-" + job.Name + "-new")
@@ -82,8 +84,7 @@ func TestActionJobName(t *testing.T) {
 func TestRunActionJobCreatesTheJob(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-styrmin-action", Namespace: ns}, Data: map[string][]byte{"superuser_password": []byte("hunter2-very-secret")}}
-	client := jobsEnding(t, true, secret)
+	client := jobsEnding(t, true)
 
 	out, err := client.RunActionJob(ctx, backup())
 	require.NoError(t, err)
@@ -184,6 +185,10 @@ func TestRunActionJobValidatesItsSpec(t *testing.T) {
 		{"bad env name", func(j *kube.ActionJob) { j.Env = map[string]string{"1X": "y"} }, "env"},
 		{"secret without key", func(j *kube.ActionJob) { j.SecretEnv = map[string]kube.SecretRef{"PW": {Secret: "s"}} }, "secret_env"},
 		{"both env and secret_env", func(j *kube.ActionJob) { j.Env = map[string]string{"PGPASSWORD": "x"} }, "secret_env"},
+		{"no such Secret", func(j *kube.ActionJob) { j.SecretEnv = map[string]kube.SecretRef{"PW": {Secret: "gone", Key: "k"}} }, "secret_env"},
+		{"no such key in the Secret", func(j *kube.ActionJob) {
+			j.SecretEnv = map[string]kube.SecretRef{"PW": {Secret: "pg-styrmin-action", Key: "admin_password"}}
+		}, "secret_env"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,7 +208,7 @@ func TestRunActionJobValidatesItsSpec(t *testing.T) {
 
 func TestRunActionJobEndsWithItsContext(t *testing.T) {
 	t.Parallel()
-	client := fakeClient() // its Jobs never end
+	client := fakeClient(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pg-styrmin-action", Namespace: ns}, Data: map[string][]byte{"superuser_password": nil}}) // its Jobs never end
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	_, err := client.RunActionJob(ctx, backup())
