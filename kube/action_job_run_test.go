@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	styrmin "github.com/styrmin/styrmin"
+	styrdeploy "github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -77,8 +78,12 @@ func backup() kube.ActionJob {
 func TestActionJobName(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "pg-job", kube.ActionJobName("pg"))
-	release49 := "a23456789-123456789-123456789-123456789-123456789"
-	require.Len(t, kube.ActionJobName(release49), 53, "the longest release's Job name fits in a label value (63)")
+	longest := strings.Repeat("a", styrdeploy.MaxNameLength)
+	require.LessOrEqual(t, len(kube.ActionJobName(longest)), 63, "the longest release's Job name fits in the job-name label of its pods")
+	spec := backup()
+	spec.Release = longest
+	_, err := jobsEnding(t, true).RunActionJob(context.Background(), spec)
+	require.NoError(t, err)
 }
 
 func TestRunActionJobCreatesTheJob(t *testing.T) {
