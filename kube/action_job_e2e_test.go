@@ -123,6 +123,18 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	require.NotEqual(t, old.UID, current.UID)
 }
 
+func TestLocalActionJobKeepsTheEndOfALongLine(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	// One line of 100000 bytes, CRLF-terminated: the tail is its last 64 KiB.
+	out, err := client.RunActionJob(context.Background(), hostJob(namespace, `head -c 99999 /dev/zero | tr '\0' x`, `printf 'y\r\n'`, `exit 2`))
+	require.NoError(t, err)
+	require.False(t, out.Succeeded)
+	require.Len(t, out.Tail, kube.TailMaxBytes)
+	require.True(t, out.Tail == strings.Repeat("x", kube.TailMaxBytes-1)+"y", "the tail is the end of the line: %q...%q", out.Tail[:20], out.Tail[len(out.Tail)-20:])
+	require.Equal(t, 1, out.TailLines)
+}
+
 func TestLocalActionJobIsRefusedWhileTheEarlierOneRuns(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
