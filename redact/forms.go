@@ -20,6 +20,15 @@ type form struct {
 	// accept, when set, reports whether a match is a secret; it is given
 	// the submatches.
 	accept func(m []string) bool
+	// fold makes re match the text in ASCII lower case (re is then written
+	// in lower case): faster than (?i).
+	fold bool
+	// keyAt, when set, anchors re (which starts with ^) where a run of key
+	// characters holding a keyword starts: it is given the text in lower
+	// case, the start of the run and the start of the search, and returns
+	// where re must match, or -1 to skip the run. Anchored, a search costs
+	// the length of the match, not of the line.
+	keyAt func(lower string, run, pos int) int
 }
 
 // keyword matches the part of a key name that may make it name a secret;
@@ -66,8 +75,8 @@ var lineForms = []form{
 	// KEY=value, for key names that name a secret; an authorization scheme
 	// before the value (Authorization: Bearer ...) is kept.
 	{
-		hints: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"},
-		re: regexp.MustCompile(`(?i)\\?["']?([A-Za-z0-9_.-]*` + keyword + `[A-Za-z0-9_.-]*)\\?["']?[ \t]*(?:=>|:|=)[ \t]*` +
+		hints: keyHints,
+		re: regexp.MustCompile(`^\\?["']?([a-z0-9_.-]*` + keyword + `[a-z0-9_.-]*)\\?["']?[ \t]*(?:=>|:|=)[ \t]*` +
 			`(?:(?:bearer|basic|token|bot|negotiate|ntlm)[ \t]+)?(` + value + `)`),
 		secret: 2,
 		accept: func(m []string) bool {
@@ -76,27 +85,47 @@ var lineForms = []form{
 			}
 			return sensitiveKey(m[1])
 		},
+		fold: true,
+		keyAt: func(lower string, run, pos int) int {
+			// Back over an opening quote, JSON-escaped or not.
+			if run > pos && (lower[run-1] == '"' || lower[run-1] == '\'') {
+				run--
+				if run > pos && lower[run-1] == '\\' {
+					run--
+				}
+			}
+			return run
+		},
 	},
 	// --key value and -key value, for flag names that name a secret.
 	{
-		hints: []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"},
-		re: regexp.MustCompile(`(?i)(?:^|[\s"'(\[])--?([A-Za-z0-9_.-]*` + keyword + `[A-Za-z0-9_.-]*)[ \t]+` +
+		hints: keyHints,
+		re: regexp.MustCompile(`^--?([a-z0-9_.-]*` + keyword + `[a-z0-9_.-]*)[ \t]+` +
 			`("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"'&,;-][^\s"'&,;]*)`),
 		secret: 2,
 		accept: func(m []string) bool { return sensitiveFlag(m[1]) },
+		fold:   true,
+		keyAt: func(lower string, run, _ int) int {
+			if run == 0 || strings.IndexByte(" \t\"'([", lower[run-1]) >= 0 {
+				return run
+			}
+			return -1
+		},
 	},
 	// Bearer, Basic and Token credentials outside a header.
 	{
 		hints:  []string{"bearer", "basic", "token"},
-		re:     regexp.MustCompile(`(?i)\b(bearer|basic|token)[ \t]+([A-Za-z0-9._~+/-]+=*)`),
+		re:     regexp.MustCompile(`\b(bearer|basic|token)[ \t]+([a-z0-9._~+/-]+=*)`),
 		secret: 2,
 		accept: func(m []string) bool { return credentialLike(m[1], m[2]) },
+		fold:   true,
 	},
 	// SQL: PASSWORD 'secret' (PostgreSQL), IDENTIFIED BY 'secret' (MySQL).
 	{
 		hints:  []string{"password", "identified"},
-		re:     regexp.MustCompile(`(?i)\b(?:password|identified[ \t]+by)[ \t]+('(?:[^'\\\n]|\\.|'')*')`),
+		re:     regexp.MustCompile(`\b(?:password|identified[ \t]+by)[ \t]+('(?:[^'\\\n]|\\.|'')*')`),
 		secret: 1,
+		fold:   true,
 	},
 	// Redis: redis-cli -a secret; requirepass and masterauth in a
 	// configuration or a CONFIG SET.
@@ -107,8 +136,9 @@ var lineForms = []form{
 	},
 	{
 		hints:  []string{"requirepass", "masterauth"},
-		re:     regexp.MustCompile(`(?i)\b(?:requirepass|masterauth)[ \t]+(` + value + `)`),
+		re:     regexp.MustCompile(`\b(?:requirepass|masterauth)[ \t]+(` + value + `)`),
 		secret: 1,
+		fold:   true,
 	},
 	// MySQL clients: mysql -psecret.
 	{
@@ -156,21 +186,21 @@ func (f *form) wants(lower string) bool {
 	return false
 }
 
-// apply returns s with the secret of each accepted match replaced. After a
-// refused match, the search goes on from the start of its secret, so that a
-// secret inside it (author: token=...) is still found.
-func (f *form) apply(s string) string {
+// apply returns s, whose ASCII lower case is lower, with the secret of each
+// accepted match replaced. After a refused match, the search goes on from
+// the start of its secret, so that a secret inside it (author: token=...) is
+// still found.
+func (f *form) apply(s, lower string) string {
+	text := s
+	if f.fold {
+		text = lower
+	}
 	var b strings.Builder
 	last := 0
 	for pos := 0; pos < len(s); {
-		m := f.re.FindStringSubmatchIndex(s[pos:])
+		m := f.next(text, lower, pos)
 		if m == nil {
 			break
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += pos
-			}
 		}
 		start, end := m[2*f.secret], m[2*f.secret+1]
 		if f.accept != nil && !f.accept(submatches(s, m)) {
@@ -181,7 +211,7 @@ func (f *form) apply(s string) string {
 			continue
 		}
 		pos = max(m[1], m[0]+1)
-		start, end = unquote(s, start, end)
+		start, end = bounds(s, start, end)
 		if start >= end {
 			continue
 		}
@@ -196,6 +226,61 @@ func (f *form) apply(s string) string {
 	return b.String()
 }
 
+// next returns the submatch indexes in text of the first match at or after
+// pos, or nil.
+func (f *form) next(text, lower string, pos int) []int {
+	if f.keyAt == nil {
+		return offset(f.re.FindStringSubmatchIndex(text[pos:]), pos)
+	}
+	for run := pos; run < len(lower); {
+		if !isKeyChar(lower[run]) {
+			run++
+			continue
+		}
+		end := run + 1
+		for end < len(lower) && isKeyChar(lower[end]) {
+			end++
+		}
+		if hasKeyword(lower[run:end]) {
+			if at := f.keyAt(lower, run, pos); at >= 0 {
+				if m := f.re.FindStringSubmatchIndex(text[at:]); m != nil {
+					return offset(m, at)
+				}
+			}
+		}
+		run = end
+	}
+	return nil
+}
+
+// offset adds pos to the indexes m of a match.
+func offset(m []int, pos int) []int {
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += pos
+		}
+	}
+	return m
+}
+
+// isKeyChar reports whether c, in lower case, may be part of a key name.
+func isKeyChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+// keyHints are the strings of which a key that keyword matches holds one.
+var keyHints = []string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"}
+
+// hasKeyword reports whether key, in lower case, holds one of keyHints.
+func hasKeyword(key string) bool {
+	for _, w := range keyHints {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // submatches returns the submatches of s at the indexes m.
 func submatches(s string, m []int) []string {
 	sub := make([]string, len(m)/2)
@@ -207,8 +292,10 @@ func submatches(s string, m []int) []string {
 	return sub
 }
 
-// unquote returns the bounds of s[start:end] without its quotes: ", ' or \".
-func unquote(s string, start, end int) (int, int) {
+// bounds returns the bounds of the secret s[start:end] without its quotes
+// (", ' or \") or, unquoted, without the closing brackets that it does not
+// open: (PGPASSWORD=secret) keeps its ')'.
+func bounds(s string, start, end int) (int, int) {
 	var q string
 	switch {
 	case strings.HasPrefix(s[start:end], `\"`):
@@ -216,6 +303,13 @@ func unquote(s string, start, end int) (int, int) {
 	case strings.HasPrefix(s[start:end], `"`), strings.HasPrefix(s[start:end], `'`):
 		q = s[start : start+1]
 	default:
+		for end > start {
+			i := strings.IndexByte(")]}", s[end-1])
+			if i < 0 || strings.Count(s[start:end], "([{"[i:i+1]) >= strings.Count(s[start:end], ")]}"[i:i+1]) {
+				break
+			}
+			end--
+		}
 		return start, end
 	}
 	start += len(q)

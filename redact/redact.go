@@ -126,7 +126,7 @@ func (r *Redactor) String(s string) string {
 	lower := asciiLower(s)
 	for _, f := range blockForms {
 		if f.wants(lower) {
-			s = f.apply(s)
+			s = f.apply(s, lower)
 		}
 	}
 	return redactLines(s)
@@ -159,10 +159,12 @@ func redactLines(s string) string {
 		} else {
 			end += start
 		}
-		line := s[start:end]
+		line, lowerLine := s[start:end], lower[start:end]
 		for _, f := range lineForms {
-			if f.wants(lower[start:end]) {
-				line = f.apply(line)
+			if f.wants(lowerLine) {
+				if l := f.apply(line, lowerLine); l != line {
+					line, lowerLine = l, asciiLower(l)
+				}
 			}
 		}
 		if line != s[start:end] && !changed {
