@@ -4,8 +4,12 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // addTestDeps fills in the dependencies of the pages beyond sign-in and
@@ -13,4 +17,18 @@ import (
 func addTestDeps(t *testing.T, pool *pgxpool.Pool, deps *Deps) {
 	t.Helper()
 	deps.Drivers = catalog.New(pool)
+	deps.Primitives = newTestDeployments(t, pool)
+}
+
+// newTestDeployments is a deployment service on the test's database with no
+// cluster, queueing tasks that nothing runs.
+func newTestDeployments(t *testing.T, pool *pgxpool.Pool) *deployment.Service {
+	t.Helper()
+	key, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	queue, err := executor.New(pool, nil, executor.Options{})
+	require.NoError(t, err)
+	return deployment.New(pool, catalog.New(pool), queue, box, nil)
 }

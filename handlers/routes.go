@@ -18,6 +18,9 @@ type route struct {
 	handler echo.HandlerFunc
 	// bare routes (health checks, static files) skip the session, the role check and CSRF.
 	bare bool
+	// actionToken routes are the action primitives: no session, no CSRF; the
+	// handler takes an action token (see action_api.go) and nothing else.
+	actionToken bool
 }
 
 // routes is THE permission table: every route the server has, and who may call
@@ -31,7 +34,7 @@ type route struct {
 // signing in (anyone), signing out and ending one of one's own sessions (any
 // signed-in user).
 func routes(d Deps) []route {
-	return []route{
+	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
@@ -56,5 +59,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
-	}
+	}, actionRoutes(d.Primitives, d.Logger)...)
 }
