@@ -16,6 +16,10 @@ from .errors import CommandsFailed, StyrminError, TaskFailed
 # Seconds between two reads of a task a primitive waits for.
 POLL_INTERVAL = 1.0
 
+# How many reads of a task in a row may fail because Styrmin cannot be reached
+# or answers 5xx (a restart, say) before the wait gives up.
+POLL_RETRIES = 30
+
 # Seconds the HTTP call of execute_commands may last beyond the Job's own timeout.
 JOB_CALL_MARGIN = 60
 
@@ -48,8 +52,8 @@ class Deployment:
 
     ``name``, ``namespace`` (Kubernetes namespace) and ``release`` (Helm release
     name) identify it; ``driver`` and ``driver_version`` are the driver's name and
-    version in use; ``app_version`` is the application version deployed (during an
-    upgrade hook, the version being upgraded to); ``parameters`` maps each
+    version in use; ``app_version`` is the deployment's application version;
+    ``parameters`` maps each
     non-secret parameter's name to its value (secret parameters are left out: use
     execute_commands' secret_env to hand one to a Job); ``components`` lists the
     driver's components.
@@ -129,7 +133,8 @@ def stop_components(names: Optional[List[str]] = None) -> TaskResult:
     ``stop`` task linked to the hook step running this action: the deployment
     page lists it under that step and the hook's task result includes its result.
     The call waits for that task, without a limit of its own (the action's timeout
-    still applies).
+    still applies), reading it every second; it rides out Styrmin being
+    unreachable for about half a minute.
 
     Returns the ended task as a TaskResult.
 
@@ -239,8 +244,17 @@ def _wait(answer) -> TaskResult:
     task_id = answer.get("task_id")
     if not isinstance(task_id, int):
         raise StyrminError(f"Styrmin started a task but did not say which: {answer!r}")
+    failures = 0
     while True:
-        task = _task(_api.call("GET", f"tasks/{task_id}"))
+        try:
+            task = _task(_api.call("GET", f"tasks/{task_id}"))
+        except StyrminError as err:
+            failures += 1
+            if failures > POLL_RETRIES or (err.status is not None and err.status < 500):
+                raise
+            time.sleep(POLL_INTERVAL)
+            continue
+        failures = 0
         if task.status == "succeeded":
             return task
         if task.status in _FAILED_STATUSES:

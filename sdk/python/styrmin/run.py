@@ -12,6 +12,7 @@ with the environment and the protocol of docs/actions.md:
 - exit status 2 when the function cannot be started.
 """
 
+import asyncio
 import dataclasses
 import importlib
 import inspect
@@ -222,6 +223,13 @@ def check_arguments(function, target, prompts):
         raise NotStarted(f"{target} does not take the prompts {sorted(prompts)}: {err}") from None
 
 
+def call(function, prompts):
+    """Call function with the prompts as keyword arguments; run it to its end if it is a coroutine function."""
+    if inspect.iscoroutinefunction(function):
+        return asyncio.run(function(**prompts))
+    return function(**prompts)
+
+
 def _json_default(value):
     """Make dataclasses (such as the primitives' results) JSON; anything else is not."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -288,7 +296,7 @@ def main():
                 runner.debug("".join(traceback.format_exception(type(cause), cause, cause.__traceback__)).rstrip("\n"))
             return EXIT_NOT_STARTED
         try:
-            value = function(**prompts)
+            value = call(function, prompts)
         except _Stopped:
             runner.warning("the action was stopped (SIGTERM)")
             return 128 + signal.SIGTERM
@@ -308,8 +316,10 @@ def main():
         stderr.close()
         protocol.write(_result_line(value))
         return EXIT_RETURNED
-    except (_Stopped, KeyboardInterrupt):
+    except _Stopped:
         return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
     finally:
         for stream in (stdout, stderr):
             if not stream.closed:
@@ -324,8 +334,8 @@ def _write_exception(protocol, exc):
         if isinstance(stream, LineLog) and not stream.closed:
             stream.close()
     tb = exc.__traceback__
-    if tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-        tb = tb.tb_next  # the runner's own frame says nothing about the action
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next  # the runner's own frames say nothing about the action
     trace = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
     protocol.write({"t": "exception", "msg": exception_line(exc), "traceback": trace})
 

@@ -133,6 +133,23 @@ class PrimitivesTest(unittest.TestCase):
         self.assertEqual({"components": ["primary"]}, self.fake.requests[0]["body"])
         self.assertEqual("application/json", self.fake.requests[0]["type"])
 
+    def test_waiting_rides_out_an_unreachable_server(self):
+        self.fake.answer("POST tasks/stop", (202, {"task_id": 12}))
+        done = {"id": 12, "kind": "stop", "status": "succeeded", "message": "", "result": None}
+        self.fake.answer("GET tasks/12", (503, {"error": "restarting"}), (502, b"bad gateway"), (200, done))
+        self.assertEqual("succeeded", styrmin.stop_components().status)
+        with mock.patch.object(primitives, "POLL_RETRIES", 2):
+            self.fake.answer("GET tasks/12", (503, {"error": "restarting"}), (503, {"error": "restarting"}), (503, {"error": "still restarting"}))
+            with self.assertRaisesRegex(styrmin.StyrminError, "still restarting"):
+                styrmin.stop_components()
+
+    def test_waiting_stops_at_a_refusal(self):
+        self.fake.answer("POST tasks/stop", (202, {"task_id": 12}))
+        self.fake.answer("GET tasks/12", (404, {"error": "task 12 was not started by this hook step"}))
+        with self.assertRaisesRegex(styrmin.StyrminError, "not started by this hook step"):
+            styrmin.stop_components()
+        self.assertEqual(2, len(self.fake.requests))
+
     def test_component_names(self):
         self.fake.answer("POST tasks/start", (202, {"task_id": 13}))
         self.fake.answer("GET tasks/13", (200, {"id": 13, "kind": "start", "status": "succeeded", "message": "", "result": None}))

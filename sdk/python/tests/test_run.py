@@ -52,6 +52,13 @@ def prompts(label, count=1, flag=False, items=None):
     return {"label": label, "count": count, "flag": flag, "items": items}
 
 
+async def coroutine(label):
+    import asyncio
+    await asyncio.sleep(0)
+    log.info("awaited")
+    return label
+
+
 def returns_object():
     return object()
 
@@ -184,6 +191,12 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             {"t": "result", "value": {"label": "pre-upgrade", "count": 3, "flag": True, "items": ["a", "b"]}}, lines[-1]
         )
+
+    def test_coroutine_functions_are_run(self):
+        code, lines, _, _ = run("actions:coroutine", '{"label": "x"}')
+        self.assertEqual(0, code)
+        self.assertEqual(["awaited"], logs(lines))
+        self.assertEqual({"t": "result", "value": "x"}, lines[-1])
 
     def test_result_that_is_not_json_is_its_repr(self):
         code, lines, _, _ = run("actions:returns_object")
