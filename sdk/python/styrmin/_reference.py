@@ -34,8 +34,8 @@ INTRO = """\
 
 An action is a function of a Python module in the bundle (`spec.actions[].function`). Styrmin
 runs it with Python 3.9 or later and the standard library, plus the `styrmin` package shipped
-with Styrmin; prompt values arrive as keyword arguments, and what the function returns (JSON,
-or else its `repr`) is the hook step's result. [How actions run](actions.md) describes the
+with Styrmin; prompt values arrive as keyword arguments, and what the function returns (as
+JSON, or else as its `repr`) is reported as the action's result. It may be an `async def`. [How actions run](actions.md) describes the
 process, its environment and its time limit.
 
 ```python

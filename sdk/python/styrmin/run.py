@@ -199,7 +199,7 @@ def load_function(target):
 def read_prompts(stream):
     """Read the prompt values (one JSON object) from stream, or raise NotStarted."""
     try:
-        raw = stream.read()
+        raw = getattr(stream, "buffer", stream).read()
     except (OSError, ValueError) as err:
         raise NotStarted(f"cannot read the prompt values from standard input: {err}") from err
     try:
@@ -307,10 +307,10 @@ def main():
             if exc.code in (None, 0):
                 value = None
             else:
-                _write_exception(protocol, exc)
+                _write_exception(protocol, exc, stdout, stderr)
                 return EXIT_EXCEPTION
         except BaseException as exc:
-            _write_exception(protocol, exc)
+            _write_exception(protocol, exc, stdout, stderr)
             return EXIT_EXCEPTION
         stdout.close()
         stderr.close()
@@ -328,10 +328,10 @@ def main():
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
 
-def _write_exception(protocol, exc):
-    """Write the exception line of an uncaught exc, after the partial lines of print and stderr."""
-    for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, LineLog) and not stream.closed:
+def _write_exception(protocol, exc, *streams):
+    """Write the exception line of an uncaught exc, after the partial lines of streams."""
+    for stream in streams:
+        if not stream.closed:
             stream.close()
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
