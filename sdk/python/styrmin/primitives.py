@@ -194,9 +194,11 @@ def execute_commands(
 ) -> ExecResult:
     """Run shell commands in a Kubernetes Job in the deployment's namespace and wait for it.
 
-    ``commands`` is a list of shell command strings (or one string), run one after
-    the other with ``sh -c`` in one container; the first command that fails fails
-    the Job. ``image`` (required, keyword) is the container image, which must
+    ``commands`` is a list of shell command strings (or one string). The Job's one
+    container runs them in order as one ``sh -c`` script that starts with
+    ``set -e``, each command on its own line, so they share the shell (variables,
+    working folder) and the first command that fails (as ``set -e`` defines it)
+    fails the Job. ``image`` (required, keyword) is the container image, which must
     provide ``sh``. ``env`` maps environment variable names to plain values.
     ``secret_env`` maps environment variable names to names of the deployment's
     secret parameters: the container reads the value from the deployment's
