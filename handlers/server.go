@@ -28,6 +28,9 @@ type Deps struct {
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
 	Drivers DriverCatalog
+	// Deployments installs, changes and reads deployments and their tasks
+	// (deployment.Service); handlers only ever go through it.
+	Deployments Deployments
 }
 
 // UserStore is what the sign-in, session and users pages need from auth.Users.

@@ -123,12 +123,12 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {
 		return err
 	}
-	_, worker, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
+	service, worker, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
 	if err != nil {
 		return err
 	}
 
-	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers})
+	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers, Deployments: service})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetOldFailures(bgCtx, users, logger)
