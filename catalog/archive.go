@@ -14,32 +14,20 @@ import (
 	"strings"
 	"testing/fstest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/drivers"
 )
-
-// Limits bound what an uploaded bundle archive may hold once decompressed.
-type Limits struct {
-	// MaxFiles is the largest number of entries (files and folders).
-	MaxFiles int
-	// MaxFileSize is the largest size of one file in bytes.
-	MaxFileSize int64
-	// MaxTotalSize is the largest sum of file sizes in bytes.
-	MaxTotalSize int64
-}
-
-// DefaultLimits are generous for a driver bundle (a YAML file, an icon, a
-// chart and some Python) and small enough to refuse decompression bombs.
-var DefaultLimits = Limits{MaxFiles: 2000, MaxFileSize: 16 << 20, MaxTotalSize: 64 << 20}
-
-// driverFile is the file that marks a bundle's root folder.
-const driverFile = "driver.styrmin.yml"
 
 // Unpack reads a gzip-compressed tar archive into memory and returns its files
 // and the bundle's root in it: "." when driver.styrmin.yml is at the top, or
-// the one top-level folder that holds it. Only regular files and folders are
-// accepted; absolute names, ".." and links are refused.
-func Unpack(r io.Reader, lim Limits) (fs.FS, string, error) {
+// the one top-level folder that holds it. Only regular files and folders with
+// UTF-8 names are accepted; absolute names, ".." and links are refused, and so
+// is an archive past the bundle limits (drivers.MaxBundleFiles and the others),
+// so whatever it accepts the bundle loader accepts too. Every refusal is an
+// EINVALID error.
+func Unpack(r io.Reader) (fs.FS, string, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, "", invalidArchive("it is not gzip-compressed (%v); create it with tar -czf", err)
@@ -56,8 +44,8 @@ func Unpack(r io.Reader, lim Limits) (fs.FS, string, error) {
 		if err != nil {
 			return nil, "", invalidArchive("it is not a valid tar archive: %v", err)
 		}
-		if n >= lim.MaxFiles {
-			return nil, "", invalidArchive("it holds more than %d entries", lim.MaxFiles)
+		if n >= drivers.MaxBundleFiles {
+			return nil, "", invalidArchive("it holds more than %d entries (files and folders); keep only what the driver needs", drivers.MaxBundleFiles)
 		}
 		name, err := entryName(hdr.Name)
 		if err != nil {
@@ -75,12 +63,9 @@ func Unpack(r io.Reader, lim Limits) (fs.FS, string, error) {
 		if name == "." {
 			return nil, "", invalidArchive("entry %q has no file name", hdr.Name)
 		}
-		if hdr.Size > lim.MaxFileSize {
-			return nil, "", invalidArchive("file %q is larger than %d MiB", name, lim.MaxFileSize>>20)
-		}
 		total += hdr.Size
-		if total > lim.MaxTotalSize {
-			return nil, "", invalidArchive("its files add up to more than %d MiB", lim.MaxTotalSize>>20)
+		if msg := drivers.BundleOverLimit(len(files)+1, hdr.Size, total); msg != "" {
+			return nil, "", invalidArchive("%q: %s", name, msg)
 		}
 		data, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
 		if err != nil {
@@ -100,6 +85,9 @@ func Unpack(r io.Reader, lim Limits) (fs.FS, string, error) {
 
 // entryName checks an archive entry's name and returns it cleaned.
 func entryName(raw string) (string, error) {
+	if !utf8.ValidString(raw) {
+		return "", invalidArchive("entry name %q is not UTF-8; rename the file", raw)
+	}
 	if raw == "" || strings.ContainsRune(raw, '\\') || strings.ContainsRune(raw, 0) {
 		return "", invalidArchive("entry name %q is not allowed", raw)
 	}
@@ -116,13 +104,13 @@ func entryName(raw string) (string, error) {
 
 // bundleRoot finds the folder holding driver.styrmin.yml: the top, or the only top-level folder.
 func bundleRoot(files fstest.MapFS) (string, error) {
-	if _, ok := files[driverFile]; ok {
+	if _, ok := files[drivers.SpecFile]; ok {
 		return ".", nil
 	}
 	var roots []string
 	for name := range files {
 		dir, file := path.Split(name)
-		if file == driverFile && strings.Count(dir, "/") == 1 {
+		if file == drivers.SpecFile && strings.Count(dir, "/") == 1 {
 			roots = append(roots, strings.TrimSuffix(dir, "/"))
 		}
 	}
@@ -130,7 +118,7 @@ func bundleRoot(files fstest.MapFS) (string, error) {
 	case 1:
 		return roots[0], nil
 	case 0:
-		return "", invalidArchive("%s is missing: put it at the top of the archive or in one top-level folder", driverFile)
+		return "", invalidArchive("%s is missing: put it at the top of the archive or in one top-level folder", drivers.SpecFile)
 	default:
 		slices.Sort(roots)
 		return "", invalidArchive("it holds several bundles (%s); upload one driver per archive", strings.Join(roots, ", "))

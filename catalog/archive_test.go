@@ -4,11 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/drivers"
 )
 
 // entry is one member of a test archive.
@@ -20,7 +23,7 @@ type entry struct {
 }
 
 // tarGz builds a gzip-compressed tar archive from entries.
-func tarGz(t *testing.T, entries ...entry) []byte {
+func tarGz(t testing.TB, entries ...entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -45,13 +48,16 @@ func tarGz(t *testing.T, entries ...entry) []byte {
 	return buf.Bytes()
 }
 
+// zeros is a string of n zero bytes: a large file that compresses well.
+func zeros(n int) string {
+	return strings.Repeat("\x00", n)
+}
+
 func TestUnpack(t *testing.T) {
 	t.Parallel()
-	small := Limits{MaxFiles: 4, MaxFileSize: 10, MaxTotalSize: 15}
 	tests := []struct {
 		name     string
 		archive  func(t *testing.T) []byte
-		limits   Limits
 		wantRoot string
 		wantFile string
 		wantErr  string
@@ -107,27 +113,37 @@ func TestUnpack(t *testing.T) {
 			wantErr: "not a regular file or folder",
 		},
 		{
-			name:    "file too large",
-			archive: func(t *testing.T) []byte { return tarGz(t, entry{name: "driver.styrmin.yml", body: "0123456789ab"}) },
-			limits:  small,
-			wantErr: "larger than",
+			name: "file too large",
+			archive: func(t *testing.T) []byte {
+				return tarGz(t, entry{name: "driver.styrmin.yml", body: "a"}, entry{name: "chart.tgz", body: zeros(drivers.MaxBundleFileSize + 1)})
+			},
+			wantErr: `"chart.tgz": the file is larger than 8 MiB`,
 		},
 		{
 			name: "total too large",
 			archive: func(t *testing.T) []byte {
-				return tarGz(t, entry{name: "driver.styrmin.yml", body: "012345678"}, entry{name: "b", body: "012345678"})
+				return tarGz(t, entry{name: "driver.styrmin.yml", body: "a"}, entry{name: "a", body: zeros(drivers.MaxBundleFileSize)},
+					entry{name: "b", body: zeros(drivers.MaxBundleFileSize)})
 			},
-			limits:  small,
-			wantErr: "add up to more than",
+			wantErr: "the bundle's files add up to more than 16 MiB",
 		},
 		{
 			name: "too many entries",
 			archive: func(t *testing.T) []byte {
-				return tarGz(t, entry{name: "a/", typeflag: tar.TypeDir}, entry{name: "b/", typeflag: tar.TypeDir},
-					entry{name: "c/", typeflag: tar.TypeDir}, entry{name: "d/", typeflag: tar.TypeDir}, entry{name: "e/", typeflag: tar.TypeDir})
+				entries := []entry{{name: "driver.styrmin.yml", body: "a"}}
+				for i := range drivers.MaxBundleFiles {
+					entries = append(entries, entry{name: fmt.Sprintf("d%d/", i), typeflag: tar.TypeDir})
+				}
+				return tarGz(t, entries...)
 			},
-			limits:  small,
-			wantErr: "more than 4 entries",
+			wantErr: "more than 2000 entries",
+		},
+		{
+			name: "name that is not UTF-8",
+			archive: func(t *testing.T) []byte {
+				return tarGz(t, entry{name: "driver.styrmin.yml", body: "a"}, entry{name: "chart/bad\xff.yaml", body: "x"})
+			},
+			wantErr: `entry name "chart/bad\xff.yaml" is not UTF-8`,
 		},
 		{
 			name:    "no driver file",
@@ -152,11 +168,7 @@ func TestUnpack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			lim := tt.limits
-			if lim == (Limits{}) {
-				lim = DefaultLimits
-			}
-			fsys, root, err := Unpack(bytes.NewReader(tt.archive(t)), lim)
+			fsys, root, err := Unpack(bytes.NewReader(tt.archive(t)))
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
@@ -183,7 +195,7 @@ func TestPackRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first, second, "packing the same files twice gives the same bytes")
 
-	fsys, root, err := Unpack(bytes.NewReader(first), DefaultLimits)
+	fsys, root, err := Unpack(bytes.NewReader(first))
 	require.NoError(t, err)
 	require.Equal(t, ".", root)
 	for name, want := range files {

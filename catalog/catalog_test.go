@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -86,7 +87,7 @@ func TestImportStoresEverythingTheBundleHolds(t *testing.T) {
 	ctx := context.Background()
 	c := setup(t)
 	for _, name := range bundled.Names() {
-		want, err := drivers.LoadBundle(bundled.Bundles(), name)
+		want, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
 		_, err = c.Import(ctx, want, catalog.ByBundled)
 		require.NoError(t, err)
@@ -234,4 +235,84 @@ func TestImportDirImportsEveryBundleFolder(t *testing.T) {
 	res, err := c.ImportDir(ctx, dir)
 	require.NoError(t, err)
 	require.Equal(t, []catalog.Imported{{Name: "tiny", Version: "3.0.0", Created: true}}, res)
+}
+
+// tinyFiles returns the files of the tiny bundle at version, at the archive's top.
+func tinyFiles(version string) map[string][]byte {
+	files := map[string][]byte{}
+	for name, f := range tinyBundle(version, "") {
+		files[strings.TrimPrefix(name, "tiny/")] = f.Data
+	}
+	return files
+}
+
+func TestArchiveAndLoaderShareTheBundleLimits(t *testing.T) {
+	t.Parallel()
+	spec := len(tinyFiles("1.0.0")[drivers.SpecFile])
+	tests := []struct {
+		name  string
+		sizes []int // sizes of the files added to the tiny bundle
+		ok    bool
+	}{
+		{"at the limits", []int{drivers.MaxBundleFileSize, drivers.MaxBundleSize - drivers.MaxBundleFileSize - spec}, true},
+		{"four files of 15.9 MiB", []int{159 << 20 / 10, 159 << 20 / 10, 159 << 20 / 10, 159 << 20 / 10}, false},
+		{"one byte past the total", []int{drivers.MaxBundleFileSize, drivers.MaxBundleSize - drivers.MaxBundleFileSize - spec + 1}, false},
+		{"one byte past the file size", []int{drivers.MaxBundleFileSize + 1}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			files := tinyFiles("1.0.0")
+			for i, size := range tt.sizes {
+				files[fmt.Sprintf("data/%d.bin", i)] = make([]byte, size)
+			}
+			archive, err := catalog.Pack(files)
+			require.NoError(t, err)
+			folder := fstest.MapFS{}
+			for name, data := range files {
+				folder[name] = &fstest.MapFile{Data: data}
+			}
+			_, loadErr := drivers.LoadBundle(t.Context(), folder, ".")
+			_, importErr := setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), "alice")
+			if tt.ok {
+				require.NoError(t, loadErr)
+				require.NoError(t, importErr)
+				return
+			}
+			var ps drivers.Problems
+			require.ErrorAs(t, loadErr, &ps, "the loader refuses it as a problem of the bundle")
+			require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(importErr), "the upload is refused as invalid: %v", importErr)
+		})
+	}
+}
+
+func TestImportArchiveRefusesNamesThatAreNotUTF8(t *testing.T) {
+	t.Parallel()
+	files := tinyFiles("1.0.0")
+	files["chart/bad\xff.yaml"] = []byte("a: 1\n")
+	archive, err := catalog.Pack(files)
+	require.NoError(t, err)
+	_, err = setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), "alice")
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	require.Contains(t, styrmin.ErrorMessage(err), `entry name "chart/bad\xff.yaml" is not UTF-8`)
+}
+
+func TestBundleReadsAStoredVersionWithoutCheckingItAgain(t *testing.T) {
+	// Not parallel: it takes python3 out of PATH.
+	ctx := t.Context()
+	c := setup(t)
+	want, err := drivers.LoadBundle(ctx, bundled.Bundles(), "postgresql")
+	require.NoError(t, err)
+	require.NotEmpty(t, want.Driver.Spec.Actions, "the bundle has actions, which a check runs Python on")
+	_, err = c.Import(ctx, want, catalog.ByBundled)
+	require.NoError(t, err)
+
+	t.Setenv("PATH", t.TempDir())
+	_, err = drivers.LoadBundle(ctx, bundled.Bundles(), "postgresql")
+	require.ErrorContains(t, err, "python3 not found", "a check would need python3")
+	got, err := c.Bundle(ctx, want.Driver.Metadata.Name, want.Driver.Spec.Version)
+	require.NoError(t, err)
+	require.Equal(t, want.Digest(), got.Digest())
+	require.Equal(t, want.Driver, got.Driver)
+	require.Equal(t, want.Chart.Metadata, got.Chart.Metadata)
 }

@@ -59,7 +59,7 @@ func (c *Catalog) Get(ctx context.Context, name, version string) (*Version, erro
 	if err != nil {
 		return nil, fmt.Errorf("catalog: get %s %s: %w", name, version, err)
 	}
-	d, err := drivers.Parse("spec.json", row.Spec)
+	d, err := drivers.Decode("spec.json", row.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: decode stored spec of %s %s: %w", name, version, err)
 	}
@@ -85,23 +85,27 @@ func (c *Catalog) Icon(ctx context.Context, name, version string) (Icon, error) 
 	return Icon{ContentType: row.IconContentType.String, Data: row.Icon}, nil
 }
 
-// Bundle loads the whole stored bundle of a driver version (chart, actions and
-// all), as deployments need it. A missing version is an ENOTFOUND error.
+// Bundle returns the whole stored bundle of a driver version (chart files,
+// actions and the parsed Driver), as deployments need it. The bundle was
+// checked when it was imported, so it is not checked again: no Python and no
+// values template run. It is refused when its files no longer match the
+// digest recorded at import (drivers.ErrDigestMismatch). A missing version is
+// an ENOTFOUND error.
 func (c *Catalog) Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error) {
-	archive, err := c.q.GetDriverBundle(ctx, db.GetDriverBundleParams{Name: name, Version: version})
+	row, err := c.q.GetDriverBundle(ctx, db.GetDriverBundleParams{Name: name, Version: version})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("catalog: bundle of %s %s: %w", name, version, err)
 	}
-	fsys, root, err := Unpack(bytes.NewReader(archive), DefaultLimits)
+	fsys, root, err := Unpack(bytes.NewReader(row.Bundle))
 	if err != nil {
 		return nil, fmt.Errorf("catalog: unpack stored bundle of %s %s: %w", name, version, err)
 	}
-	b, err := drivers.LoadBundle(fsys, root)
+	b, err := drivers.LoadTrusted(fsys, root, row.Digest)
 	if err != nil {
-		return nil, fmt.Errorf("catalog: load stored bundle of %s %s: %w", name, version, err)
+		return nil, fmt.Errorf("catalog: bundle of %s %s: %w", name, version, err)
 	}
 	return b, nil
 }

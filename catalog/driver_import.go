@@ -121,7 +121,7 @@ func specJSON(d *drivers.Driver) ([]byte, error) {
 // that breaks the driver contract is refused with an EINVALID error wrapping
 // drivers.Problems.
 func (c *Catalog) ImportFS(ctx context.Context, fsys fs.FS, dir, by string) (Imported, error) {
-	b, err := drivers.LoadBundle(fsys, dir)
+	b, err := drivers.LoadBundle(ctx, fsys, dir)
 	if err != nil {
 		return Imported{}, invalidBundle(dir, err)
 	}
@@ -131,7 +131,7 @@ func (c *Catalog) ImportFS(ctx context.Context, fsys fs.FS, dir, by string) (Imp
 // ImportArchive imports an uploaded bundle: a gzip-compressed tar archive
 // holding driver.styrmin.yml at its top or in one top-level folder.
 func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, by string) (Imported, error) {
-	fsys, root, err := Unpack(r, DefaultLimits)
+	fsys, root, err := Unpack(r)
 	if err != nil {
 		return Imported{}, err
 	}
@@ -145,7 +145,7 @@ func (c *Catalog) ImportPath(ctx context.Context, path, by string) (Imported, er
 		return Imported{}, styrmin.Errorf(styrmin.EINVALID, "Cannot read %s (%v); give a bundle folder or a .tar.gz archive of one.", path, err)
 	}
 	if info.IsDir() {
-		b, err := drivers.LoadPath(path)
+		b, err := drivers.LoadPath(ctx, path)
 		if err != nil {
 			return Imported{}, invalidBundle(path, err)
 		}
@@ -183,7 +183,7 @@ func (c *Catalog) ImportDir(ctx context.Context, dir string) ([]Imported, error)
 	var out []Imported
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(path, driverFile)); !e.IsDir() || err != nil {
+		if _, err := os.Stat(filepath.Join(path, drivers.SpecFile)); !e.IsDir() || err != nil {
 			continue
 		}
 		res, err := c.ImportPath(ctx, path, "folder "+path)

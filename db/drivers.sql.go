@@ -13,7 +13,7 @@ import (
 )
 
 const getDriverBundle = `-- name: GetDriverBundle :one
-SELECT bundle FROM driver_versions WHERE name = $1 AND version = $2
+SELECT bundle, digest FROM driver_versions WHERE name = $1 AND version = $2
 `
 
 type GetDriverBundleParams struct {
@@ -21,12 +21,17 @@ type GetDriverBundleParams struct {
 	Version string
 }
 
-// The whole bundle as a gzip-compressed tar archive.
-func (q *Queries) GetDriverBundle(ctx context.Context, arg GetDriverBundleParams) ([]byte, error) {
+type GetDriverBundleRow struct {
+	Bundle []byte
+	Digest string
+}
+
+// The whole bundle as a gzip-compressed tar archive, with the digest of its files.
+func (q *Queries) GetDriverBundle(ctx context.Context, arg GetDriverBundleParams) (GetDriverBundleRow, error) {
 	row := q.db.QueryRow(ctx, getDriverBundle, arg.Name, arg.Version)
-	var bundle []byte
-	err := row.Scan(&bundle)
-	return bundle, err
+	var i GetDriverBundleRow
+	err := row.Scan(&i.Bundle, &i.Digest)
+	return i, err
 }
 
 const getDriverIcon = `-- name: GetDriverIcon :one

@@ -228,7 +228,7 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	values, err := release.Values(p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
+	values, err := release.Values(ctx, p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
 	if err != nil {
 		return nil, err
 	}

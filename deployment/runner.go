@@ -69,7 +69,7 @@ func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, 
 		if opts.Chart, err = j.cluster.Charts.Load(ctx, b); err != nil {
 			return err
 		}
-		if opts.Values, err = release.Values(b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
+		if opts.Values, err = release.Values(ctx, b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
 		st.Say("Chart %s %s, application version %s.", opts.Chart.Name(), opts.Chart.Metadata.Version, appVersion)

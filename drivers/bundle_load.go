@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"helm.sh/helm/v3/pkg/chart"
 )
@@ -22,10 +24,16 @@ const SpecFile = "driver.styrmin.yml"
 // ReadmeFile is the name of the optional long description at the root of a bundle.
 const ReadmeFile = "README.md"
 
-// Limits on the content of a bundle.
+// Limits of a bundle, wherever it comes from (a folder, an uploaded archive,
+// the catalogue): an archive within them unpacks to a bundle the loader reads.
 const (
-	maxBundleFiles = 2000
-	maxBundleBytes = 50 << 20
+	// MaxBundleFiles is the largest number of files in a bundle, and of
+	// entries (files and folders) in a bundle archive.
+	MaxBundleFiles = 2000
+	// MaxBundleFileSize is the largest size of one file of a bundle, in bytes.
+	MaxBundleFileSize = 8 << 20
+	// MaxBundleSize is the largest sum of the sizes of a bundle's files, in bytes.
+	MaxBundleSize = 16 << 20
 )
 
 // Bundle is a loaded driver folder: its spec and the files it ships.
@@ -55,43 +63,49 @@ type Icon struct {
 }
 
 // LoadBundle loads and checks the bundle in folder dir of fsys. The error is
-// Problems when the content breaks the contract.
-func LoadBundle(fsys fs.FS, dir string) (*Bundle, error) {
-	return loadBundle(fsys, dir, SpecFile, path.Join(dir, SpecFile))
+// Problems when the content breaks the contract or the bundle limits.
+func LoadBundle(ctx context.Context, fsys fs.FS, dir string) (*Bundle, error) {
+	return loadBundle(ctx, fsys, dir, SpecFile, path.Join(dir, SpecFile))
 }
 
 // LoadPath loads and checks a bundle on disk, given as its folder or as its
 // driver file (then the file's folder is the bundle).
-func LoadPath(p string) (*Bundle, error) {
+func LoadPath(ctx context.Context, p string) (*Bundle, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: load %s: %w; give a bundle folder or its %s", p, err, SpecFile)
 	}
 	if info.IsDir() {
-		return loadBundle(os.DirFS(p), ".", SpecFile, filepath.Join(p, SpecFile))
+		return loadBundle(ctx, os.DirFS(p), ".", SpecFile, filepath.Join(p, SpecFile))
 	}
-	return loadBundle(os.DirFS(filepath.Dir(p)), ".", filepath.Base(p), p)
+	return loadBundle(ctx, os.DirFS(filepath.Dir(p)), ".", filepath.Base(p), p)
 }
 
 // loadBundle reads the files under dir, parses the spec named specName and
 // checks the icon, chart, actions and values template. display names the spec in problems.
-func loadBundle(fsys fs.FS, dir, specName, display string) (*Bundle, error) {
-	files, links, err := readFiles(fsys, dir)
+func loadBundle(ctx context.Context, fsys fs.FS, dir, specName, display string) (*Bundle, error) {
+	files, complaints, err := readFiles(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: load %s: %w", display, err)
+	}
+	if files == nil {
+		rep := newReport(display)
+		rep.at(position{1, 1}, "", "%s", complaints[0])
+		return nil, rep.result()
 	}
 	data, ok := files[specName]
 	if !ok {
 		return nil, fmt.Errorf("drivers: load %s: file not found; a bundle is a folder holding %s", display, SpecFile)
 	}
-	d, rep := parse(display, data)
-	for _, link := range links {
-		rep.at(position{1, 1}, "", "%s is a symbolic link, which a bundle cannot hold; copy the file into the bundle instead", link)
+	d, rep := parse(ctx, display, data)
+	for _, c := range complaints {
+		rep.at(position{1, 1}, "", "%s", c)
 	}
-	b := &Bundle{Path: display, Driver: d, Readme: string(files[ReadmeFile]), Files: files}
-	b.Icon = loadIcon(rep, d, files)
-	b.Chart = loadChart(rep, d, fsys, dir, files)
-	if err := checkActions(rep, d, files); err != nil {
+	b := assemble(rep, d, display, fsys, dir, files)
+	if err := checkActions(ctx, rep, d, files); err != nil {
+		return nil, fmt.Errorf("drivers: load %s: %w", display, err)
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("drivers: load %s: %w", display, err)
 	}
 	if ps := rep.result(); ps != nil {
@@ -100,14 +114,56 @@ func loadBundle(fsys fs.FS, dir, specName, display string) (*Bundle, error) {
 	return b, nil
 }
 
+// ErrDigestMismatch means a stored bundle's files no longer have the digest
+// recorded when it was imported.
+var ErrDigestMismatch = errors.New("drivers: the bundle's files do not match its recorded digest")
+
+// LoadTrusted loads a bundle that was checked when it was imported and has
+// not changed since: it verifies that the files under dir of fsys have the
+// digest recorded then (else ErrDigestMismatch) and decodes the spec, icon
+// and chart, without checking the contract again: it runs neither Python nor
+// the values template, so it is fast and needs no context.
+func LoadTrusted(fsys fs.FS, dir, digest string) (*Bundle, error) {
+	files, complaints, err := readFiles(fsys, dir)
+	if err == nil && len(complaints) > 0 {
+		err = errors.New(complaints[0])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("drivers: load stored bundle: %w", err)
+	}
+	if got := (&Bundle{Files: files}).Digest(); got != digest {
+		return nil, fmt.Errorf("%w: want %s, got %s", ErrDigestMismatch, digest, got)
+	}
+	d, err := Decode(SpecFile, files[SpecFile])
+	if err != nil {
+		return nil, fmt.Errorf("drivers: load stored bundle: %w", err)
+	}
+	rep := newReport(SpecFile)
+	b := assemble(rep, d, SpecFile, fsys, dir, files)
+	if ps := rep.result(); ps != nil {
+		return nil, fmt.Errorf("drivers: load stored bundle: %w", ps)
+	}
+	return b, nil
+}
+
+// assemble builds the bundle of a decoded spec, loading its icon and chart.
+func assemble(rep *report, d *Driver, display string, fsys fs.FS, dir string, files map[string][]byte) *Bundle {
+	b := &Bundle{Path: display, Driver: d, Readme: string(files[ReadmeFile]), Files: files}
+	b.Icon = loadIcon(rep, d, files)
+	b.Chart = loadChart(rep, d, fsys, dir, files)
+	return b
+}
+
 // skippedNames are files and folders that are never part of a bundle.
 var skippedNames = []string{".git", "__pycache__", ".DS_Store"}
 
 // readFiles reads every regular file under dir, keyed by slash path relative
-// to dir, and lists the symbolic links it finds; other special files are skipped.
+// to dir, with complaints about what a bundle cannot hold (symbolic links,
+// names that are not UTF-8); other special files are skipped. A bundle past
+// the limits gives nil files and the one complaint that says so.
 func readFiles(fsys fs.FS, dir string) (map[string][]byte, []string, error) {
 	files := map[string][]byte{}
-	var links []string
+	var complaints []string
 	total := 0
 	err := fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -119,35 +175,72 @@ func readFiles(fsys fs.FS, dir string) (map[string][]byte, []string, error) {
 			}
 			return nil
 		}
-		if e.IsDir() {
-			return nil
-		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
 		if dir == "." {
 			rel = p
 		}
+		if !utf8.ValidString(rel) {
+			complaints = append(complaints, fmt.Sprintf("%q is not a UTF-8 name, which a bundle cannot hold; rename it", rel))
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			return nil
+		}
 		if e.Type()&fs.ModeSymlink != 0 {
-			links = append(links, rel)
+			complaints = append(complaints, rel+" is a symbolic link, which a bundle cannot hold; copy the file into the bundle instead")
 			return nil
 		}
 		if !e.Type().IsRegular() {
 			return nil
 		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if msg := BundleOverLimit(len(files)+1, info.Size(), int64(total)+info.Size()); msg != "" {
+			complaints = []string{rel + ": " + msg}
+			return errOverLimit
+		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
-		total += len(data)
-		if len(files) >= maxBundleFiles || total > maxBundleBytes {
-			return fmt.Errorf("bundle holds more than %d files or %d MiB; keep only what the driver needs", maxBundleFiles, maxBundleBytes>>20)
+		if msg := BundleOverLimit(len(files)+1, int64(len(data)), int64(total+len(data))); msg != "" {
+			complaints = []string{rel + ": " + msg}
+			return errOverLimit
 		}
+		total += len(data)
 		files[rel] = data
 		return nil
 	})
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, errOverLimit):
+		return nil, complaints, nil
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, fmt.Errorf("folder not found: %w", err)
 	}
-	return files, links, err
+	return files, complaints, err
+}
+
+// errOverLimit stops readFiles at the first file past the bundle limits.
+var errOverLimit = errors.New("bundle past its limits")
+
+// BundleOverLimit says which bundle limit a bundle of files files, whose latest is
+// size bytes, adding up to total bytes, passes; "" when it passes none.
+// Archives and folders share it, so both refuse the same bundles.
+func BundleOverLimit(files int, size, total int64) string {
+	switch {
+	case files > MaxBundleFiles:
+		return fmt.Sprintf("the bundle holds more than %d files; keep only what the driver needs", MaxBundleFiles)
+	case size > MaxBundleFileSize:
+		return fmt.Sprintf("the file is larger than %d MiB; a bundle file may be at most that", MaxBundleFileSize>>20)
+	case total > MaxBundleSize:
+		return fmt.Sprintf("the bundle's files add up to more than %d MiB; keep only what the driver needs", MaxBundleSize>>20)
+	}
+	return ""
 }
 
 // Digest is the hex SHA-256 of the bundle's files (paths and contents, in path

@@ -3,6 +3,7 @@ package drivers
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -103,6 +104,39 @@ func TestLoadBundle(t *testing.T) {
 			replaceSpec(f, "actions:backup", "ops.db:backup")
 			f["b/ops/db/__init__.py"] = &fstest.MapFile{Data: []byte("async def backup():\n    pass\n")}
 		}, nil},
+		{"action module too large", func(f fstest.MapFS) {
+			f["b/actions.py"].Data = append([]byte("def backup():\n    pass\n"), bytes.Repeat([]byte("x = 1\n"), 7<<20/6)...)
+		}, []want{{14, "spec.actions[0].function", "bytes; an action module may be at most 1048576, so split it"}}},
+		{"action module deeply parenthesised", func(f fstest.MapFS) {
+			f["b/actions.py"].Data = []byte("def backup():\n    pass\nx = " + strings.Repeat("(", 100_000) + strings.Repeat(")", 100_000) + "\n")
+		}, []want{{14, "spec.actions[0].function", "actions.py is not valid Python: line 3: too many nested parentheses"}}},
+		{"action module deeply nested list", func(f fstest.MapFS) {
+			f["b/actions.py"].Data = []byte("def backup():\n    pass\nx = " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n")
+		}, []want{{14, "spec.actions[0].function", "actions.py is not valid Python: line 3: too many nested parentheses"}}},
+		{"action module too deep for the parser", func(f fstest.MapFS) {
+			f["b/actions.py"].Data = []byte("def backup():\n    pass\nx = " + strings.Repeat("-", 1_000_000) + "1\n")
+		}, []want{{14, "spec.actions[0].function", "actions.py cannot be checked: it is too deeply nested or too large to parse"}}},
+		{"action module too deep for the compiler", func(f fstest.MapFS) {
+			f["b/actions.py"].Data = []byte("def backup():\n    pass\nx = 1" + strings.Repeat("+1", 500_000) + "\n")
+		}, []want{{14, "spec.actions[0].function", "actions.py cannot be checked: it is too deeply nested or too large to parse"}}},
+		{"too many files", func(f fstest.MapFS) {
+			for i := range MaxBundleFiles {
+				f[fmt.Sprintf("b/data/%d", i)] = &fstest.MapFile{}
+			}
+		}, []want{{1, "", "the bundle holds more than 2000 files"}}},
+		{"file too large", func(f fstest.MapFS) {
+			f["b/data"] = &fstest.MapFile{Data: make([]byte, MaxBundleFileSize+1)}
+		}, []want{{1, "", "data: the file is larger than 8 MiB"}}},
+		{"files too large together", func(f fstest.MapFS) {
+			f["b/data1"] = &fstest.MapFile{Data: make([]byte, MaxBundleFileSize)}
+			f["b/data2"] = &fstest.MapFile{Data: make([]byte, MaxBundleFileSize)}
+		}, []want{{1, "", "the bundle's files add up to more than 16 MiB"}}},
+		{"name that is not UTF-8", func(f fstest.MapFS) {
+			f["b/chart/bad\xff.yaml"] = &fstest.MapFile{Data: []byte("a: 1")}
+		}, []want{{1, "", `"chart/bad\xff.yaml" is not a UTF-8 name`}}},
+		{"values template past its budget", func(f fstest.MapFS) {
+			replaceSpec(f, "version: 1.2.3", "version: 1.2.3\n      values: '{{ $x := indent 1000000000000 \"x\" }}a: 1'")
+		}, []want{{12, "spec.helm.main.values", "would be larger than 1048576 bytes"}}},
 		{"spec and bundle problems together", func(f fstest.MapFS) {
 			replaceSpec(f, "name: demo", "name: Demo")
 			delete(f, "b/icon.svg")
@@ -113,7 +147,7 @@ func TestLoadBundle(t *testing.T) {
 			t.Parallel()
 			fsys := goodBundle()
 			tt.change(fsys)
-			b, err := LoadBundle(fsys, "b")
+			b, err := LoadBundle(t.Context(), fsys, "b")
 			if tt.want == nil {
 				require.NoError(t, err)
 				require.NotNil(t, b.Driver)
@@ -132,9 +166,56 @@ func TestLoadBundle(t *testing.T) {
 	}
 }
 
+// fakePython puts a python3 that runs script (sh) first in PATH.
+func fakePython(t *testing.T, script string) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "python3"), []byte("#!/bin/sh\n"+script+"\n"), 0o755))
+	t.Setenv("PATH", dir)
+}
+
+func TestLoadBundleReportsAFailingPythonAsAProblem(t *testing.T) {
+	tests := []struct{ name, script, want string }{
+		{"killed", "kill -9 $$", "actions.py cannot be checked: checking it failed (signal: killed); simplify it"},
+		{"crashed", "echo 'MemoryError' >&2; exit 1", "actions.py cannot be checked: checking it failed (exit status 1: MemoryError); simplify it"},
+		{"no result", "echo garbage", "actions.py cannot be checked: checking it gave no result; simplify it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakePython(t, tt.script)
+			_, err := LoadBundle(t.Context(), goodBundle(), "b")
+			var ps Problems
+			require.ErrorAs(t, err, &ps)
+			require.Len(t, ps, 1)
+			require.Equal(t, "spec.actions[0].function", ps[0].Field)
+			require.Equal(t, tt.want, ps[0].Message)
+		})
+	}
+}
+
+func TestLoadTrusted(t *testing.T) {
+	checked, err := LoadBundle(t.Context(), goodBundle(), "b")
+	require.NoError(t, err)
+	t.Setenv("PATH", t.TempDir()) // no python3: loading a trusted bundle must not need it
+	_, err = LoadBundle(t.Context(), goodBundle(), "b")
+	require.ErrorContains(t, err, "python3 not found", "without python3 a checked load fails")
+
+	trusted, err := LoadTrusted(goodBundle(), "b", checked.Digest())
+	require.NoError(t, err)
+	require.Equal(t, checked.Driver, trusted.Driver)
+	require.Equal(t, checked.Icon, trusted.Icon)
+	require.Equal(t, checked.Readme, trusted.Readme)
+	require.Equal(t, checked.Chart.Metadata, trusted.Chart.Metadata)
+	require.Equal(t, checked.Files, trusted.Files)
+
+	tampered := goodBundle()
+	tampered["b/actions.py"].Data = []byte("import os\nos.system('curl evil')\n")
+	_, err = LoadTrusted(tampered, "b", checked.Digest())
+	require.ErrorIs(t, err, ErrDigestMismatch)
+}
+
 func TestLoadBundleContent(t *testing.T) {
 	t.Parallel()
-	b, err := LoadBundle(goodBundle(), "b")
+	b, err := LoadBundle(t.Context(), goodBundle(), "b")
 	require.NoError(t, err)
 	require.Equal(t, "b/driver.styrmin.yml", b.Path)
 	require.Equal(t, "demo", b.Driver.Metadata.Name)
@@ -146,20 +227,20 @@ func TestLoadBundleContent(t *testing.T) {
 
 func TestBundleDigest(t *testing.T) {
 	t.Parallel()
-	a, err := LoadBundle(goodBundle(), "b")
+	a, err := LoadBundle(t.Context(), goodBundle(), "b")
 	require.NoError(t, err)
 	moved := fstest.MapFS{}
 	for name, f := range goodBundle() {
 		moved["other/place/"+strings.TrimPrefix(name, "b/")] = f
 	}
-	same, err := LoadBundle(moved, "other/place")
+	same, err := LoadBundle(t.Context(), moved, "other/place")
 	require.NoError(t, err)
 	require.Equal(t, a.Digest(), same.Digest(), "the folder a bundle is in does not change its digest")
 	require.Len(t, a.Digest(), 64)
 
 	changed := goodBundle()
 	changed["b/README.md"].Data = []byte("# Demo!\n")
-	c, err := LoadBundle(changed, "b")
+	c, err := LoadBundle(t.Context(), changed, "b")
 	require.NoError(t, err)
 	require.NotEqual(t, a.Digest(), c.Digest())
 
@@ -179,7 +260,7 @@ func TestLoadPathReportsLinks(t *testing.T) {
 	}
 	require.NoError(t, os.Rename(filepath.Join(dir, "b/actions.py"), filepath.Join(dir, "actions.py")))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "actions.py"), filepath.Join(dir, "b/actions.py")))
-	_, err := LoadPath(filepath.Join(dir, "b"))
+	_, err := LoadPath(t.Context(), filepath.Join(dir, "b"))
 	var ps Problems
 	require.ErrorAs(t, err, &ps)
 	require.Len(t, ps, 2, "%v", ps)
@@ -189,21 +270,21 @@ func TestLoadPathReportsLinks(t *testing.T) {
 
 func TestLoadPath(t *testing.T) {
 	t.Parallel()
-	b, err := LoadPath("testdata/good")
+	b, err := LoadPath(t.Context(), "testdata/good")
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join("testdata/good", SpecFile), b.Path)
 	require.Equal(t, "postgresql", b.Chart.Metadata.Name)
 	require.NotContains(t, b.Chart.Raw, "notes.bak")
 	require.Equal(t, "image/svg+xml", b.Icon.ContentType)
 
-	byFile, err := LoadPath("testdata/good/driver.styrmin.yml")
+	byFile, err := LoadPath(t.Context(), "testdata/good/driver.styrmin.yml")
 	require.NoError(t, err)
 	require.Equal(t, b.Digest(), byFile.Digest())
 
-	_, err = LoadPath("testdata/missing")
+	_, err = LoadPath(t.Context(), "testdata/missing")
 	require.ErrorIs(t, err, os.ErrNotExist)
 
-	_, err = LoadPath("testdata")
+	_, err = LoadPath(t.Context(), "testdata")
 	require.ErrorContains(t, err, "file not found; a bundle is a folder holding driver.styrmin.yml")
 }
 

@@ -33,7 +33,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := Parse("fuzz.yml", data)
+		d, err := Parse(t.Context(), "fuzz.yml", data)
 		require.NotNil(t, d)
 		if err == nil {
 			require.NotEmpty(t, d.Title())

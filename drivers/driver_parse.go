@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,24 +22,43 @@ const maxSpecSize = 1 << 20
 // that alias bombs cannot exhaust memory.
 const maxNodes = 100_000
 
-// Parse decodes and validates a driver.styrmin.yml file. path only names the
-// file in problems. When the file breaks the contract the error is Problems
-// listing every violation, and the returned Driver holds what could be decoded.
-func Parse(path string, data []byte) (*Driver, error) {
-	d, rep := parse(path, data)
+// Parse decodes and validates a driver.styrmin.yml file, rendering its values
+// template under its budget (see RenderValues) with a sample of the
+// parameters. path only names the file in problems. When the file breaks the
+// contract the error is Problems listing every violation, and the returned
+// Driver holds what could be decoded; when ctx ends first, the error wraps ctx.Err().
+func Parse(ctx context.Context, path string, data []byte) (*Driver, error) {
+	d, rep := parse(ctx, path, data)
+	if err := ctx.Err(); err != nil {
+		return d, fmt.Errorf("drivers: parse %s: %w", path, err)
+	}
 	if ps := rep.result(); ps != nil {
 		return d, ps
 	}
 	return d, nil
 }
 
+// Decode decodes a driver file that was validated before, such as one stored
+// in the catalogue, without checking the contract again: it neither validates
+// nor renders the values template. The error is Problems when data does not decode.
+func Decode(path string, data []byte) (*Driver, error) {
+	rep := newReport(path)
+	d := &Driver{}
+	decodeFile(rep, data, d)
+	if ps := rep.result(); ps != nil {
+		return nil, ps
+	}
+	return d, nil
+}
+
 // parse decodes and validates a driver file, returning the report that holds
 // its problems and the positions of its fields.
-func parse(path string, data []byte) (*Driver, *report) {
+func parse(ctx context.Context, path string, data []byte) (*Driver, *report) {
 	rep := newReport(path)
 	d := &Driver{}
 	if decodeFile(rep, data, d) {
-		validate(rep, d, data)
+		validate(rep, d)
+		checkValuesTemplate(ctx, rep, d, data)
 	}
 	return d, rep
 }

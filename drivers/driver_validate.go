@@ -26,7 +26,7 @@ var (
 )
 
 // validate checks every rule of the contract that the decoder cannot, adding problems to rep.
-func validate(rep *report, d *Driver, data []byte) {
+func validate(rep *report, d *Driver) {
 	if d.APIVersion != "" && d.APIVersion != APIVersion {
 		rep.add("apiVersion", "%q is not supported; use %s", d.APIVersion, APIVersion)
 	}
@@ -51,7 +51,6 @@ func validate(rep *report, d *Driver, data []byte) {
 	validateParameters(rep, "spec.parameters", s.Parameters)
 	validateServices(rep, s.Services, s.Components)
 	validateActions(rep, s.Actions)
-	checkValuesTemplate(rep, d, data)
 }
 
 // validateInfo checks spec.info.

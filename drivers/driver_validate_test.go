@@ -154,7 +154,7 @@ func TestParseRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("driver.styrmin.yml", []byte(tt.yaml))
+			_, err := Parse(t.Context(), "driver.styrmin.yml", []byte(tt.yaml))
 			if tt.want == nil {
 				require.NoError(t, err)
 				return
@@ -183,7 +183,7 @@ func TestProblemString(t *testing.T) {
 
 func TestParseColumnsPointAtValues(t *testing.T) {
 	t.Parallel()
-	_, err := Parse("f.yml", []byte(strings.Replace(baseDriver, "name: demo", "name: Demo", 1)))
+	_, err := Parse(t.Context(), "f.yml", []byte(strings.Replace(baseDriver, "name: demo", "name: Demo", 1)))
 	var ps Problems
 	require.ErrorAs(t, err, &ps)
 	require.Equal(t, "f.yml:4:9: metadata.name: \"Demo\" is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", ps[0].String())
@@ -199,7 +199,7 @@ func TestParseAliasBomb(t *testing.T) {
 		"es: &es " + wide("*e") + "\n" +
 		"c: &c {name: c, selector: {matchExpressions: *es}}\n" +
 		"spec: {components: " + wide("*c") + "}\n"
-	_, err := Parse("bomb.yml", []byte(bomb))
+	_, err := Parse(t.Context(), "bomb.yml", []byte(bomb))
 	require.ErrorContains(t, err, "more than 100000 YAML nodes")
 }
 

@@ -22,7 +22,7 @@ func TestLintGolden(t *testing.T) {
 		dir := filepath.Dir(spec)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			ps, err := LintPath(dir)
+			ps, err := LintPath(t.Context(), dir)
 			require.NoError(t, err)
 			require.NotEmpty(t, ps, "every lint fixture is invalid")
 			var got strings.Builder
@@ -42,7 +42,7 @@ func TestLintGolden(t *testing.T) {
 
 func TestLintGoodBundle(t *testing.T) {
 	t.Parallel()
-	ps, err := LintPath("testdata/good")
+	ps, err := LintPath(t.Context(), "testdata/good")
 	require.NoError(t, err)
 	require.Empty(t, ps)
 }
@@ -55,7 +55,7 @@ func TestLintBundledCatalog(t *testing.T) {
 	for _, spec := range specs {
 		t.Run(filepath.Base(filepath.Dir(spec)), func(t *testing.T) {
 			t.Parallel()
-			ps, err := LintPath(filepath.Dir(spec))
+			ps, err := LintPath(t.Context(), filepath.Dir(spec))
 			require.NoError(t, err)
 			require.Empty(t, ps, "problems:\n%v", ps)
 		})
@@ -64,6 +64,6 @@ func TestLintBundledCatalog(t *testing.T) {
 
 func TestLintMissingPath(t *testing.T) {
 	t.Parallel()
-	_, err := LintPath("testdata/does-not-exist")
+	_, err := LintPath(t.Context(), "testdata/does-not-exist")
 	require.ErrorIs(t, err, os.ErrNotExist)
 }

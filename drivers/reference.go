@@ -17,6 +17,10 @@ func Reference() ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString(referenceIntro)
+	fmt.Fprintf(&b, "A bundle holds at most %d files, each at most %d MiB and %d MiB in all, whether it is a\n"+
+		"folder or an uploaded `.tar.gz` archive (an archive counts its folders as entries too); each\n"+
+		"Python module named by an action is at most %d MiB.\n\n",
+		MaxBundleFiles, MaxBundleFileSize>>20, MaxBundleSize>>20, maxModuleSize>>20)
 	writeFieldSections(&b, docs)
 	writeTemplateSection(&b)
 	b.WriteString(referenceErrors)
@@ -113,8 +117,10 @@ func writeTemplateSection(b *bytes.Buffer) {
 		"values of the release. A reference to a key that does not exist, such as an undeclared\n" +
 		"parameter, fails rendering. The output is read as Helm reads a values file, with YAML 1.1\n" +
 		"rules: an unquoted `y`, `n`, `yes`, `no`, `on` or `off` is a boolean, so pass strings through\n" +
-		"`quote`. A `range` over a number above 10000 and `{{template}}` calls are refused, so that\n" +
-		"rendering always ends quickly.\n\n" +
+		"`quote`. `{{template}}` calls are refused, and every render has one budget, so that it\n" +
+		"always ends quickly: " + fmt.Sprintf("%d MiB for the output and every string or list the functions build on\n", maxValuesBytes>>20) +
+		fmt.Sprintf("the way (`indent`, `repeat`, `toYaml`, `printf`, …), %d `range` iterations in all loops\n", maxValuesIterations) +
+		fmt.Sprintf("together, and %s. A template that needs more fails (`styrmin driver lint` reports it).\n\n", maxValuesTime) +
 		"| Data | Type | Value |\n|---|---|---|\n" +
 		"| `.Parameters.<name>` | per parameter type | The parameter's value: a string for `string`, `text` and `secret`, a whole number for `integer`, a number for `number`, `true`/`false` for `boolean`, the chosen value for `enum`. |\n" +
 		"| `.Version` | string | The application version being installed or upgraded to. |\n" +
@@ -128,7 +134,7 @@ func writeTemplateSection(b *bytes.Buffer) {
 		"`index`, `print`, `printf`, `println`, …), only these functions exist. None reads the\n" +
 		"environment, files, the network or the clock.\n\n" +
 		"| Function | Result |\n|---|---|\n")
-	for _, f := range valuesFunctions() {
+	for _, f := range valuesFunctions(nil) {
 		fmt.Fprintf(b, "| `%s` | %s |\n", f.usage, cell(f.doc))
 	}
 	b.WriteString("\n")

@@ -44,7 +44,7 @@ func TestReferenceDocumentsEveryField(t *testing.T) {
 			require.Contains(t, string(ref), cell(doc))
 		}
 	}
-	for _, f := range valuesFunctions() {
+	for _, f := range valuesFunctions(nil) {
 		require.Contains(t, string(ref), "| `"+f.usage+"` |")
 	}
 }

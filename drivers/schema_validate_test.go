@@ -32,7 +32,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		valid = append(valid, mustRead(t, f))
 	}
 	for _, text := range valid {
-		_, err := Parse("valid.yml", []byte(text))
+		_, err := Parse(t.Context(), "valid.yml", []byte(text))
 		require.NoError(t, err)
 		require.NoError(t, schema.Validate(yamlToJSONValue(t, text)))
 	}
@@ -44,7 +44,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		"bad hook":             withSpec("actions:\n  - {name: b, hook: later, function: \"actions:b\"}"),
 		"missing spec":         "apiVersion: styrmin.io/v1\nkind: Driver\nmetadata: {name: x}\n",
 	} {
-		_, err := Parse("invalid.yml", []byte(text))
+		_, err := Parse(t.Context(), "invalid.yml", []byte(text))
 		require.Error(t, err, name)
 		require.Error(t, schema.Validate(yamlToJSONValue(t, text)), name)
 	}

@@ -1,25 +1,27 @@
 package drivers
 
 import (
-	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"text/template"
 	tparse "text/template/parse"
 )
 
-// maxRangeCount is the largest number a values template may range over.
-const maxRangeCount = 10_000
+// Names of the functions guardTemplate inserts into a values template.
+const (
+	iterationGuardFunc = "styrminIteration"
+	outputGuardFunc    = "styrminOutput"
+)
 
-// rangeGuardFunc names the function guardTemplate inserts in range pipelines.
-const rangeGuardFunc = "styrminRangeGuard"
-
-// guardTemplate bounds the work of a values template: it refuses template
-// calls (which could recurse) and makes every range over a number fail above
-// maxRangeCount, so a template cannot run for a long time.
-func guardTemplate(tmpl *template.Template) error {
-	tmpl.Funcs(template.FuncMap{rangeGuardFunc: rangeGuard})
+// guardTemplate puts a values template under budget b: it refuses template
+// calls (which could recurse), starts every range body with a call that spends
+// one iteration, and ends every printing action with a call that refuses a
+// value too large to print, before fmt builds its text.
+func guardTemplate(tmpl *template.Template, b *budget) error {
+	tmpl.Funcs(template.FuncMap{
+		iterationGuardFunc: func() (string, error) { return "", b.iterate() },
+		outputGuardFunc:    func(v any) (any, error) { return v, b.fits(printedSize(v, b.bytes)) },
+	})
 	for _, t := range tmpl.Templates() {
 		if t.Tree == nil {
 			continue
@@ -42,15 +44,27 @@ func guardList(tree *tparse.Tree, list *tparse.ListNode) error {
 		case *tparse.TemplateNode:
 			loc, _ := tree.ErrorContext(n)
 			return locatedError(loc, "{{template}} calls are not allowed in a values template; write the YAML out")
+		case *tparse.ActionNode:
+			if len(n.Pipe.Decl) == 0 {
+				n.Pipe.Cmds = append(n.Pipe.Cmds, guardCommand(tree, outputGuardFunc, n.Pos))
+			}
 		case *tparse.IfNode:
 			branch = &n.BranchNode
 		case *tparse.WithNode:
 			branch = &n.BranchNode
 		case *tparse.RangeNode:
 			branch = &n.BranchNode
-			guard := &tparse.CommandNode{NodeType: tparse.NodeCommand, Pos: n.Pipe.Pos,
-				Args: []tparse.Node{tparse.NewIdentifier(rangeGuardFunc).SetTree(tree).SetPos(n.Pipe.Pos)}}
-			n.Pipe.Cmds = append(n.Pipe.Cmds, guard)
+			if err := guardList(tree, branch.List); err != nil {
+				return err
+			}
+			tick := &tparse.ActionNode{NodeType: tparse.NodeAction, Pos: n.Pos, Line: n.Line,
+				Pipe: &tparse.PipeNode{NodeType: tparse.NodePipe, Pos: n.Pos, Line: n.Line,
+					Cmds: []*tparse.CommandNode{guardCommand(tree, iterationGuardFunc, n.Pos)}}}
+			branch.List.Nodes = append([]tparse.Node{tick}, branch.List.Nodes...)
+			if err := guardList(tree, branch.ElseList); err != nil {
+				return err
+			}
+			continue
 		}
 		if branch == nil {
 			continue
@@ -65,20 +79,10 @@ func guardList(tree *tparse.Tree, list *tparse.ListNode) error {
 	return nil
 }
 
-// rangeGuard passes v on unless it is a number above maxRangeCount.
-func rangeGuard(v any) (any, error) {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if rv.Int() > maxRangeCount {
-			return nil, fmt.Errorf("range over %d numbers; at most %d are allowed", rv.Int(), maxRangeCount)
-		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		if rv.Uint() > maxRangeCount {
-			return nil, fmt.Errorf("range over %d numbers; at most %d are allowed", rv.Uint(), maxRangeCount)
-		}
-	}
-	return v, nil
+// guardCommand is a pipeline command that calls the guard function name.
+func guardCommand(tree *tparse.Tree, name string, pos tparse.Pos) *tparse.CommandNode {
+	return &tparse.CommandNode{NodeType: tparse.NodeCommand, Pos: pos,
+		Args: []tparse.Node{tparse.NewIdentifier(name).SetTree(tree).SetPos(pos)}}
 }
 
 // locatedError builds a TemplateError from a text/template location "name:line:col".

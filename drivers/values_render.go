@@ -1,7 +1,7 @@
 package drivers
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,9 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 	"helm.sh/helm/v3/pkg/chartutil"
 )
-
-// maxValuesSize bounds the rendered values, in bytes.
-const maxValuesSize = 1 << 20
 
 // ValuesData is what the values template sees.
 type ValuesData struct {
@@ -60,26 +57,35 @@ func (e *TemplateError) Error() string {
 }
 
 // RenderValues renders the driver's values template with data and returns the
-// Helm values it produces. An empty output gives empty values.
-func (d *Driver) RenderValues(data ValuesData) (map[string]any, error) {
-	vals, err := renderValues(d.Spec.Helm.Main.Values, data)
+// Helm values it produces; an empty output gives empty values. The render runs
+// under one budget: 1 MiB for the output and every string or list built on the
+// way, 100,000 range iterations in all, and 5 seconds, ending earlier when ctx
+// ends. A template that breaks the contract or passes its budget fails with a
+// *TemplateError; a cancelled ctx fails with an error wrapping ctx.Err().
+func (d *Driver) RenderValues(ctx context.Context, data ValuesData) (map[string]any, error) {
+	vals, err := renderValues(ctx, d.Spec.Helm.Main.Values, data)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: render values of %s %s: %w", d.Metadata.Name, d.Spec.Version, err)
 	}
 	return vals, nil
 }
 
-// renderValues parses, executes and reads the values template.
-func renderValues(text string, data ValuesData) (map[string]any, error) {
-	tmpl, err := template.New("values").Option("missingkey=error").Funcs(valuesFuncs()).Parse(text)
+// renderValues parses, executes and reads the values template under one budget.
+func renderValues(ctx context.Context, text string, data ValuesData) (map[string]any, error) {
+	b := newBudget(ctx)
+	tmpl, err := template.New("values").Option("missingkey=error").Funcs(valuesFuncs(b)).Parse(text)
 	if err != nil {
 		return nil, templateError(err)
 	}
-	if err := guardTemplate(tmpl); err != nil {
+	if err := guardTemplate(tmpl, b); err != nil {
 		return nil, err
 	}
-	out := &limitedBuffer{max: maxValuesSize}
-	if err := tmpl.Execute(out, data); err != nil {
+	out := &budgetBuffer{b: b}
+	err = tmpl.Execute(out, data)
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, fmt.Errorf("values template: %w", cerr)
+	}
+	if err != nil {
 		return nil, templateError(err)
 	}
 	return readValues(out.Bytes())
@@ -126,23 +132,9 @@ func templateError(err error) error {
 	return &TemplateError{Line: line, Column: col, Message: msg}
 }
 
-// limitedBuffer is a buffer that fails once it holds more than max bytes.
-type limitedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-// Write appends p or fails when the buffer would grow past its limit.
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		return 0, &TemplateError{Message: fmt.Sprintf("output is larger than %d bytes", b.max)}
-	}
-	return b.Buffer.Write(p)
-}
-
 // checkValuesTemplate renders the values template with each parameter's default
 // or a placeholder, reporting template errors at their line in the file.
-func checkValuesTemplate(rep *report, d *Driver, data []byte) {
+func checkValuesTemplate(ctx context.Context, rep *report, d *Driver, data []byte) {
 	const field = "spec.helm.main.values"
 	params := map[string]any{}
 	for i := range d.Spec.Parameters {
@@ -159,7 +151,7 @@ func checkValuesTemplate(rep *report, d *Driver, data []byte) {
 		Deployment: DeploymentRef{Name: "example", Namespace: "example", Release: "example"},
 		Driver:     DriverRef{Name: d.Metadata.Name, Version: d.Spec.Version},
 	}
-	_, err := renderValues(d.Spec.Helm.Main.Values, sample)
+	_, err := renderValues(ctx, d.Spec.Helm.Main.Values, sample)
 	var te *TemplateError
 	if !errors.As(err, &te) {
 		return

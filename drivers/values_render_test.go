@@ -1,8 +1,11 @@
 package drivers
 
 import (
+	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,17 +39,18 @@ func TestRenderValues(t *testing.T) {
 		{"required fails", "a: {{ required \"db is needed\" .Parameters.empty }}", nil, "db is needed"},
 		{"no environment access", "a: {{ env \"HOME\" }}", nil, `function "env" not defined`},
 		{"no clock", "a: {{ now }}", nil, `function "now" not defined`},
-		{"huge range refused", "{{ range $i := 100000000000 }}{{ end }}a: 1", nil, "range over 100000000000 numbers; at most 10000 are allowed"},
+		{"huge range refused", "{{ range $i := 100000000000 }}{{ end }}a: 1", nil, "range loops run more than 100000 iterations together"},
 		{"range over a parameter is guarded", "{{ if true }}{{ range .Parameters.n }}{{ end }}{{ end }}a: 1", map[string]any{"a": float64(1)}, ""},
 		{"template calls refused", "{{ define \"x\" }}{{ template \"x\" . }}{{ end }}a: {{ template \"x\" . }}", nil, "{{template}} calls are not allowed"},
 		{"repeat bounded", "a: {{ repeat 100000 \"x\" }}", nil, "repeat: count 100000 is outside 0..10000"},
-		{"output bounded", "a: " + strings.Repeat(`{{ repeat 10000 "xxxxxxxxxx" }}`, 11), nil, "output is larger than 1048576 bytes"},
+		{"output bounded", "a: " + strings.Repeat(`{{ repeat 10000 "xxxxxxxxxx" }}`, 6), nil, tooLarge},
 	}
+	tests = append(tests, hostileTemplates...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			d := &Driver{Metadata: Metadata{Name: "postgresql"}, Spec: Spec{Version: "2.1.0", Helm: Helm{Main: ChartRef{Values: tt.template}}}}
-			got, err := d.RenderValues(data)
+			got, err := d.RenderValues(t.Context(), data)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				var te *TemplateError
@@ -57,6 +61,83 @@ func TestRenderValues(t *testing.T) {
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// tooLarge is the error of a template that builds more than its budget of bytes.
+const tooLarge = "would be larger than 1048576 bytes"
+
+// hostileTemplates are values templates that would exhaust memory or CPU
+// without the render budget.
+var hostileTemplates = []struct {
+	name     string
+	template string
+	want     map[string]any
+	wantErr  string
+}{
+	{"huge indent", `{{ $x := indent 1000000000000 "x" }}a: 1`, nil, tooLarge},
+	{"huge nindent of many lines", `{{ $x := nindent 100000000 (repeat 10000 "\n") }}a: 1`, nil, tooLarge},
+	{"nested repeat", `{{ $x := repeat 10000 (repeat 10000 "xxxxxxxxxx") }}a: 1`, nil, tooLarge},
+	{"intermediate strings count", `{{ range 200 }}{{ $x := repeat 10000 "x" }}{{ end }}a: 1`, nil, tooLarge},
+	{"replace that multiplies", `{{ $x := replace "a" (repeat 10000 "b") (repeat 10000 "a") }}a: 1`, nil, tooLarge},
+	{"empty replace that multiplies", `{{ $x := replace "" (repeat 10000 "b") (repeat 10000 "a") }}a: 1`, nil, tooLarge},
+	{"nested ranges multiply", `{{ range 10000 }}{{ range 10000 }}{{ range 10000 }}{{ end }}{{ end }}{{ end }}a: 1`, nil, "range loops run more than 100000 iterations together"},
+	{"range over a list counts", `{{ $l := splitList "," (repeat 1000 ",") }}{{ range $l }}{{ range $l }}{{ end }}{{ end }}a: 1`, nil, "range loops run more than 100000 iterations together"},
+	{"doubling lists then toJson", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + "{{ $x := toJson $a }}a: 1", nil, tooLarge},
+	{"doubling lists then toYaml", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + "{{ $x := toYaml $a }}a: 1", nil, tooLarge},
+	{"doubling lists then join", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + "{{ $x := join \",\" $a }}a: 1", nil, tooLarge},
+	{"doubling lists then quote", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + "{{ $x := quote $a }}a: 1", nil, tooLarge},
+	{"doubling lists printed", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + "a: {{ $a }}", nil, tooLarge},
+	{"doubling lists printf", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + `{{ $x := printf "%v" $a }}a: 1`, nil, tooLarge},
+	{"printf width", `{{ $x := printf "%01000000d%01000000d" 1 2 }}a: 1`, nil, "printf: width or precision 1000000 is larger than 1000"},
+	{"printf precision", `{{ $x := printf "%.1000000f" 1.0 }}a: 1`, nil, "printf: width or precision 1000000 is larger than 1000"},
+	{"printf star width", `{{ $x := printf "%*d" 1000000 1 }}a: 1`, nil, "printf: * widths are not allowed"},
+	{"print of a long list", "{{ $l := splitList \",\" (repeat 10000 \",,,,,\") }}{{ $x := print $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l $l }}a: 1", nil, tooLarge},
+	{"dict keys count", "{{ $a := list \"xxxxxxxxxxxxxxxx\" }}" + strings.Repeat("{{ $a = list $a $a }}", 40) + `{{ $x := dict $a 1 }}a: 1`, nil, tooLarge},
+	{"large strings within the budget work", `a: {{ repeat 10000 "xxxxxxxxxx" | quote | upper | len }}`, map[string]any{"a": float64(100_002)}, ""},
+	{"budgeted functions still work", `a: {{ printf "%05d-%s" 42 "x" | quote }}` + "\nb: {{ print 1 \"x\" }}\nc: {{ \"a<b\" | html }}", map[string]any{"a": "00042-x", "b": "1x", "c": "a&lt;b"}, ""},
+}
+
+func TestRenderValuesHostileTemplatesStaySmall(t *testing.T) {
+	// Not parallel: it measures the memory the renders allocate.
+	for _, tt := range hostileTemplates {
+		if tt.wantErr == "" {
+			continue
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d := &Driver{Spec: Spec{Helm: Helm{Main: ChartRef{Values: tt.template}}}}
+		_, err := d.RenderValues(t.Context(), ValuesData{})
+		runtime.ReadMemStats(&after)
+		require.ErrorContains(t, err, tt.wantErr, tt.name)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "%s allocates little", tt.name)
+	}
+}
+
+// cancelAfter is a context that is cancelled after its Err has been asked n times.
+type cancelAfter struct {
+	context.Context
+	n atomic.Int64
+}
+
+// Err reports context.Canceled once it has been asked n times.
+func (c *cancelAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestRenderValuesStopsWhenTheContextEnds(t *testing.T) {
+	t.Parallel()
+	ctx := &cancelAfter{Context: t.Context()}
+	ctx.n.Store(1000)
+	d := &Driver{Spec: Spec{Helm: Helm{Main: ChartRef{Values: "{{ range 300 }}{{ range 300 }}{{ end }}{{ end }}a: 1"}}}}
+	_, err := d.RenderValues(ctx, ValuesData{})
+	require.ErrorIs(t, err, context.Canceled)
+	var te *TemplateError
+	require.False(t, errors.As(err, &te), "a cancelled render is not the template's fault: %v", err)
+	require.Less(t, ctx.n.Load(), int64(0))
+	require.Greater(t, ctx.n.Load(), int64(-10), "the render stopped soon after the cancellation")
 }
 
 func TestParameterCheckAndInput(t *testing.T) {

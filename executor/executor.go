@@ -88,6 +88,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// dispatchCooldown is River's fetch cooldown: the least time between two
+// fetches of a worker, and between two insert notifications of a client.
+const dispatchCooldown = 5 * time.Millisecond
+
 // Executor queues tasks and, when started with Runners, works them.
 type Executor struct {
 	pool    *pgxpool.Pool
@@ -111,13 +115,16 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		Logger:               opts.Logger,
 		JobTimeout:           -1, // a task's own operations carry their time limits
 		RescueStuckJobsAfter: opts.RescueAfter,
+		// A task starts as soon as its insert is heard (LISTEN/NOTIFY): the
+		// cooldown bounds both how often an inserting client notifies and
+		// how often a worker fetches; polling is the fallback.
+		FetchCooldown: dispatchCooldown,
 	}
 	if len(runners) > 0 {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &taskWorker{e: e})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
-		cfg.FetchCooldown = 20 * time.Millisecond
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {

@@ -27,7 +27,7 @@ type bundle struct {
 	q    *db.Queries
 }
 
-func setup(t *testing.T) bundle {
+func setup(t testing.TB) bundle {
 	t.Helper()
 	pool := dbtest.New(t)
 	q := db.New(pool)
@@ -40,7 +40,7 @@ func setup(t *testing.T) bundle {
 }
 
 // deployment inserts a deployment named name.
-func (b bundle) deployment(t *testing.T, name string) int64 {
+func (b bundle) deployment(t testing.TB, name string) int64 {
 	t.Helper()
 	d, err := b.q.InsertDeployment(context.Background(), db.InsertDeploymentParams{
 		Name: name, Namespace: name, DriverName: "demo", DriverVersion: "1.0.0", AppVersion: "1.0.0",
@@ -51,7 +51,7 @@ func (b bundle) deployment(t *testing.T, name string) int64 {
 }
 
 // start starts an executor with runners and stops it when the test ends.
-func (b bundle) start(t *testing.T, runners map[string]executor.Runner, opts executor.Options) *executor.Executor {
+func (b bundle) start(t testing.TB, runners map[string]executor.Runner, opts executor.Options) *executor.Executor {
 	t.Helper()
 	e, err := executor.New(b.pool, runners, opts)
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ func (b bundle) start(t *testing.T, runners map[string]executor.Runner, opts exe
 }
 
 // enqueue commits a task of kind on deployment with its job, as the service does.
-func (b bundle) enqueue(t *testing.T, e *executor.Executor, deployment int64, kind string, parentStep *int64, root *int64) int64 {
+func (b bundle) enqueue(t testing.TB, e *executor.Executor, deployment int64, kind string, parentStep *int64, root *int64) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var id int64

@@ -112,7 +112,7 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 	env := newCatalogEnv(t)
 	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: "boss", Password: catalogPassword, Role: auth.Admin})
 	require.NoError(t, err)
-	redis, err := drivers.LoadBundle(bundled.Bundles(), "redis")
+	redis, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), "redis")
 	require.NoError(t, err)
 	importSample(t, env, "1.0.0", "", "the first version")
 	importSample(t, env, "2.0.0", "", "the second version")

@@ -67,7 +67,7 @@ func TestDriverListShowsEveryBundledDriver(t *testing.T) {
 	cards := doc.Find(`[data-testid="driver-card"]`)
 	require.Equal(t, len(bundled.Names()), cards.Length())
 	for _, name := range bundled.Names() {
-		b, err := drivers.LoadBundle(bundled.Bundles(), name)
+		b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
 		card := doc.Find(fmt.Sprintf(`[data-testid="driver-card"][data-driver=%q]`, b.Driver.Metadata.Name))
 		require.Equal(t, 1, card.Length(), "card of %s", name)
@@ -147,7 +147,7 @@ func TestDriverShowShowsWhatTheFileDeclares(t *testing.T) {
 	env := newCatalogEnv(t)
 	client := env.signedIn(t, auth.ReadOnly)
 	for _, name := range bundled.Names() {
-		b, err := drivers.LoadBundle(bundled.Bundles(), name)
+		b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
 		spec := b.Driver.Spec
 		_, doc := env.get(t, client, "/drivers/"+b.Driver.Metadata.Name, http.StatusOK)
@@ -263,7 +263,7 @@ func TestDriverIconIsServedInert(t *testing.T) {
 	env := newCatalogEnv(t)
 	client := env.signedIn(t, auth.ReadOnly)
 	for _, name := range bundled.Names() {
-		b, err := drivers.LoadBundle(bundled.Bundles(), name)
+		b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
 		if b.Icon == nil {
 			continue

@@ -13,8 +13,9 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// maxUploadMiB is the largest bundle archive accepted, in MiB.
-const maxUploadMiB = 16
+// maxUploadMiB is the largest bundle archive accepted, in MiB: the bundle
+// size limit, since an archive compresses the files it holds.
+const maxUploadMiB = drivers.MaxBundleSize >> 20
 
 // driverUploadShow shows the bundle upload form.
 func driverUploadShow() echo.HandlerFunc {

@@ -51,7 +51,7 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 			t.Parallel()
 			client, ns := setup(t)
 			ctx := context.Background()
-			b, err := drivers.LoadBundle(catalog.Bundles(), tt.driver)
+			b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), tt.driver)
 			require.NoError(t, err)
 			require.NotNil(t, b.Chart, "%s ships its chart in the bundle", tt.driver)
 			name := tt.driver
@@ -97,7 +97,7 @@ func renderDefaultValues(t *testing.T, d *drivers.Driver, version, ns, name stri
 		}
 		require.Contains(t, params, p.Name, "parameter %s has a value", p.Name)
 	}
-	values, err := release.Values(d, params, version, ns, name)
+	values, err := release.Values(t.Context(), d, params, version, ns, name)
 	require.NoError(t, err)
 	return values
 }

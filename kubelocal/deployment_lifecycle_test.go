@@ -45,7 +45,7 @@ func newLifecycle(t *testing.T, driver string) *lifecycle {
 	t.Helper()
 	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
 	require.NoError(t, err)
-	b, err := drivers.LoadBundle(catalog.Bundles(), driver)
+	b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), driver)
 	require.NoError(t, err)
 	l := &lifecycle{client: client, releases: releaseClient(t, client), bundle: b, ns: "life-" + rand.String(6), name: driver}
 	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), l.ns)) })

@@ -155,7 +155,7 @@ func TestActionJobRunsItsCommand(t *testing.T) {
 }
 
 func actionJob(name, script string) *batchv1.Job {
-	labels := map[string]string{"styrmin.io/action-job": "true"}
+	labels := map[string]string{kube.ActionJobLabel: kube.ActionJobLabelValue}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: batchv1.JobSpec{

@@ -40,5 +40,5 @@ FROM driver_versions
 WHERE name = @name AND version = @version AND icon IS NOT NULL;
 
 -- name: GetDriverBundle :one
--- The whole bundle as a gzip-compressed tar archive.
-SELECT bundle FROM driver_versions WHERE name = @name AND version = @version;
+-- The whole bundle as a gzip-compressed tar archive, with the digest of its files.
+SELECT bundle, digest FROM driver_versions WHERE name = @name AND version = @version;

@@ -175,7 +175,7 @@ func TestLoadChart(t *testing.T) {
 
 func TestLoadChartGivesTheBundledChart(t *testing.T) {
 	t.Parallel()
-	b, err := drivers.LoadBundle(os.DirFS(filepath.Join("..", "drivers", "catalog")), "hello-web")
+	b, err := drivers.LoadBundle(t.Context(), os.DirFS(filepath.Join("..", "drivers", "catalog")), "hello-web")
 	require.NoError(t, err)
 	c, err := release.ChartLoader{}.Load(context.Background(), b)
 	require.NoError(t, err)

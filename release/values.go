@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/styrmin/styrmin/drivers"
@@ -9,9 +10,10 @@ import (
 // Values renders the Helm values that driver d gives the deployment whose
 // release is name in namespace (a deployment's name is its release name), for
 // application version appVersion and params (each parameter's typed value, as
-// drivers.Parameter.Check returns it).
-func Values(d *drivers.Driver, params map[string]any, appVersion, namespace, name string) (map[string]any, error) {
-	values, err := d.RenderValues(drivers.ValuesData{
+// drivers.Parameter.Check returns it), under the values template's budget
+// (see drivers.Driver.RenderValues); it stops when ctx ends.
+func Values(ctx context.Context, d *drivers.Driver, params map[string]any, appVersion, namespace, name string) (map[string]any, error) {
+	values, err := d.RenderValues(ctx, drivers.ValuesData{
 		Parameters: params,
 		Version:    appVersion,
 		Deployment: drivers.DeploymentRef{Name: name, Namespace: namespace, Release: name},

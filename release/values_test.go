@@ -12,17 +12,17 @@ import (
 
 func TestValuesNameTheDeploymentByItsRelease(t *testing.T) {
 	t.Parallel()
-	b, err := drivers.LoadBundle(catalog.Bundles(), "redis")
+	b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), "redis")
 	require.NoError(t, err)
 	params := b.Driver.DefaultValues()
 	params["password"] = "pw"
 
-	values, err := release.Values(b.Driver, params, "7.4.1", "cache", "sessions")
+	values, err := release.Values(t.Context(), b.Driver, params, "7.4.1", "cache", "sessions")
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"deployment": "sessions", "driverVersion": b.Driver.Spec.Version}, values["styrmin"])
 	require.Equal(t, map[string]any{"tag": "7.4.1"}, values["image"])
 
 	delete(params, "password")
-	_, err = release.Values(b.Driver, params, "7.4.1", "cache", "sessions")
+	_, err = release.Values(t.Context(), b.Driver, params, "7.4.1", "cache", "sessions")
 	require.ErrorContains(t, err, "release: values of sessions: drivers: render values of redis")
 }

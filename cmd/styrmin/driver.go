@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ func newDriverLintCmd() *cobra.Command {
 			"per line as PATH:LINE:COL: FIELD: message and exits with 1 when there is any.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, paths []string) error {
-			return lintPaths(paths, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return lintPaths(cmd.Context(), paths, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the problems as a JSON array of {file, line, column, field, message}")
@@ -44,11 +45,11 @@ func newDriverLintCmd() *cobra.Command {
 
 // lintPaths lints every path, writes the problems to out and failures to check
 // to errOut, and returns errSilent when there was any.
-func lintPaths(paths []string, asJSON bool, out, errOut io.Writer) error {
+func lintPaths(ctx context.Context, paths []string, asJSON bool, out, errOut io.Writer) error {
 	all := drivers.Problems{}
 	failed := false
 	for _, p := range paths {
-		ps, err := drivers.LintPath(p)
+		ps, err := drivers.LintPath(ctx, p)
 		if err != nil {
 			failed = true
 			fmt.Fprintln(errOut, err)

@@ -16,7 +16,7 @@ const testPassword = "s3cret-test-password"
 // anything `styrmin driver lint` would report.
 func loadBundle(t *testing.T, name string) *drivers.Bundle {
 	t.Helper()
-	b, err := drivers.LoadBundle(catalog.Bundles(), name)
+	b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), name)
 	require.NoError(t, err)
 	require.NotNil(t, b.Chart, "%s ships its chart in the bundle", name)
 	return b
@@ -42,7 +42,7 @@ func renderValues(t *testing.T, d *drivers.Driver, version, release string, over
 	for i := range d.Spec.Parameters {
 		require.Contains(t, params, d.Spec.Parameters[i].Name, "every parameter has a value")
 	}
-	values, err := d.RenderValues(drivers.ValuesData{
+	values, err := d.RenderValues(t.Context(), drivers.ValuesData{
 		Parameters: params,
 		Version:    version,
 		Deployment: drivers.DeploymentRef{Name: "demo", Namespace: "apps", Release: release},

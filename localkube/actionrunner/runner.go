@@ -23,8 +23,15 @@ import (
 	kwokclient "sigs.k8s.io/kwok/pkg/client/clientset/versioned/typed/apis/v1alpha1"
 )
 
-// Label marks the Jobs and pod templates the runner executes.
-const Label = "styrmin.io/action-job"
+// The label that marks the Jobs and pod templates the runner executes:
+// Label=LabelValue. Styrmin's main module has the same pair as
+// kube.ActionJobLabel and kube.ActionJobLabelValue (a test there compares them).
+const (
+	// Label is the label's key.
+	Label = "styrmin.io/action-job"
+	// LabelValue is the label's value.
+	LabelValue = "true"
+)
 
 // DefaultTimeLimit bounds a pod without spec.activeDeadlineSeconds.
 const DefaultTimeLimit = 10 * time.Minute
@@ -60,7 +67,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		return fmt.Errorf("action runner: %w", err)
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(r.core, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = Label + "=true" }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = Label + "=" + LabelValue }))
 	pods := factory.Core().V1().Pods().Informer()
 	_, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { r.observe(ctx, obj) },

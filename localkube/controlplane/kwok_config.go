@@ -8,14 +8,14 @@ import (
 	"sigs.k8s.io/kwok/kustomize/stage/node/heartbeat"
 	podfast "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
 	"sigs.k8s.io/yaml"
+
+	"github.com/styrmin/styrmin/localkube/actionrunner"
 )
 
-// ActionJobLabel marks the Jobs and pods whose containers the action runner
-// executes on the host; kwok's pod-ready and pod-complete stages leave them alone.
-const ActionJobLabel = "styrmin.io/action-job" // same as actionrunner.Label
-
 // kwokConfig returns the multi-document --config file for kwok: its stock node
-// and pod stages, with pod-ready and pod-complete skipping action-job pods.
+// and pod stages, with pod-ready and pod-complete skipping action-job pods
+// (labelled actionrunner.Label=actionrunner.LabelValue), whose containers the
+// action runner executes on the host.
 func kwokConfig() ([]byte, error) {
 	var out bytes.Buffer
 	docs := []struct {
@@ -55,9 +55,9 @@ func excludeActionJobs(stage []byte) ([]byte, error) {
 	}
 	exprs, _ := selector["matchExpressions"].([]any)
 	selector["matchExpressions"] = append(exprs, map[string]any{
-		"key":      fmt.Sprintf(".metadata.labels[%q]", ActionJobLabel),
+		"key":      fmt.Sprintf(".metadata.labels[%q]", actionrunner.Label),
 		"operator": "NotIn",
-		"values":   []any{"true"},
+		"values":   []any{actionrunner.LabelValue},
 	})
 	out, err := yaml.Marshal(doc)
 	if err != nil {
