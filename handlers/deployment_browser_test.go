@@ -71,8 +71,11 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 		require.NoError(t, worker.Stop(stopCtx))
 	})
 
+	simulated, err := client.Simulated(ctx)
+	require.NoError(t, err)
+	require.True(t, simulated, "the local cluster's pods are simulated")
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger: logger, Sessions: sessions, Users: users, Drivers: cat, Deployments: svc,
+		Logger: logger, Sessions: sessions, Users: users, Drivers: cat, Deployments: svc, SimulatedCluster: simulated,
 	}))
 	t.Cleanup(srv.Close)
 	return &clusterEnv{URL: srv.URL, Users: users, Service: svc, Cluster: cluster}
@@ -144,6 +147,8 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	waitFor(t, ctx, "the header follows the task",
 		`document.querySelector('[data-testid="deployment-status"]').textContent.trim() === "deployed" && !document.querySelector('[data-testid="deployment-busy"]')`)
 	require.True(t, eval[bool](t, ctx, `window.__sameDocument === true`))
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid="simulated-cluster"]').textContent`),
+		"cannot be reached from this machine", "the page says what the local cluster cannot do")
 
 	step(t, ctx, "open the upgrade form",
 		chromedp.Navigate(env.URL+"/deployments/"+name),

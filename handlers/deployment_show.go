@@ -16,8 +16,9 @@ import (
 
 // deploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
-// update live while they run.
-func deploymentShow(svc deploymentReader, catalog DriverCatalog) echo.HandlerFunc {
+// update live while they run. simulated says the cluster's pods are
+// simulated (the local development cluster).
+func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
@@ -34,6 +35,7 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog) echo.HandlerFun
 		}
 		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d), tasks)
 		props.OlderTasksBefore = next
+		props.SimulatedCluster = simulated && d.DeletedAt == nil
 		props.Page = page(c, d.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
 	}

@@ -31,6 +31,9 @@ type Deps struct {
 	// Deployments installs, changes and reads deployments and their tasks
 	// (deployment.Service); handlers only ever go through it.
 	Deployments Deployments
+	// SimulatedCluster is set when the cluster is the local development one
+	// (kube.Client.Simulated): deployment pages say its pods are simulated.
+	SimulatedCluster bool
 }
 
 // UserStore is what the sign-in, session and users pages need from auth.Users.

@@ -128,7 +128,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers, Deployments: service})
+	e := handlers.New(handlers.Deps{
+		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
+		Deployments: service, SimulatedCluster: clusterSimulated(ctx, client, logger),
+	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetOldFailures(bgCtx, users, logger)
