@@ -146,6 +146,8 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	require.Greater(t, eval[int](t, ctx, newestTask+`.querySelectorAll('[data-testid="step"]').length`), 1, "its steps are shown")
 	waitFor(t, ctx, "the header follows the task",
 		`document.querySelector('[data-testid="deployment-status"]').textContent.trim() === "deployed" && !document.querySelector('[data-testid="deployment-busy"]')`)
+	waitFor(t, ctx, "the components follow the task",
+		`[...document.querySelectorAll('[data-testid="component"][data-name="web"] [data-testid="replicas"]')].map(r => r.textContent.replace(/\s/g, "")).join() === "2/2"`)
 	require.True(t, eval[bool](t, ctx, `window.__sameDocument === true`))
 	require.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid="simulated-cluster"]').textContent`),
 		"cannot be reached from this machine", "the page says what the local cluster cannot do")
@@ -176,6 +178,10 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	eval[bool](t, ctx, `window.__sameDocument = true`)
 	waitLong(t, ctx, "the upgrade task succeeds live", newestTask+`.dataset.status === "succeeded"`)
 	require.True(t, eval[bool](t, ctx, `window.__sameDocument === true`), "the task updated without a page reload")
+	waitFor(t, ctx, "the parameters and revisions follow the task",
+		`document.querySelector('[data-testid="param-value"][data-name="replicas"] code.value').textContent.trim() === "3" && `+
+			`document.querySelectorAll('[data-testid="revision"]').length === 2`)
+	require.True(t, eval[bool](t, ctx, `window.__sameDocument === true`))
 
 	d, err := env.Service.Get(context.Background(), name)
 	require.NoError(t, err)
