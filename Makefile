@@ -33,8 +33,9 @@ cluster-stop:
 build:
 	$(GO) build -o bin/styrmin ./cmd/styrmin
 
-## generate: regenerate templ views, sqlc queries and the docs/ reference.
+## generate: tidy go.mod and go.sum, regenerate templ views, sqlc queries and the docs/ reference.
 generate:
+	$(GO) mod tidy
 	$(GO) tool templ generate
 	$(GO) tool sqlc generate
 	$(GO) run ./cmd/styrmin docs driver-api --out docs/driver-api.md

@@ -4,12 +4,25 @@
 package catalog
 
 import (
+	"sync"
+
 	"github.com/styrmin/styrmin/db"
 )
 
 // Catalog is the driver catalogue stored in PostgreSQL.
 type Catalog struct {
 	q *db.Queries
+
+	// mu guards listed, the last List result and the catalogue generation it
+	// was built from.
+	mu     sync.Mutex
+	listed listing
+}
+
+// listing is the catalogue's entries as of one generation of its content.
+type listing struct {
+	generation db.GetDriverCatalogueGenerationRow
+	entries    []Entry
 }
 
 // New returns the catalogue stored in the database behind dbtx (a pool).

@@ -187,6 +187,15 @@ func TestListShowsNewestVersionBySemver(t *testing.T) {
 	versions, err := c.Versions(ctx, "tiny")
 	require.NoError(t, err)
 	require.Equal(t, []string{"1.10.1-rc.1", "1.10.0", "1.9.0", "1.2.0"}, versions)
+	refs, err := c.VersionRefs(ctx, "tiny")
+	require.NoError(t, err)
+	require.Len(t, refs, len(versions))
+	for i, r := range refs {
+		require.Equal(t, versions[i], r.Version)
+		v, err := c.Get(ctx, "tiny", r.Version)
+		require.NoError(t, err)
+		require.Equal(t, v.Digest, r.Digest, "each version comes with its digest")
+	}
 }
 
 func TestMissingDriverIsNotFound(t *testing.T) {
@@ -315,4 +324,30 @@ func TestBundleReadsAStoredVersionWithoutCheckingItAgain(t *testing.T) {
 	require.Equal(t, want.Digest(), got.Digest())
 	require.Equal(t, want.Driver, got.Driver)
 	require.Equal(t, want.Chart.Metadata, got.Chart.Metadata)
+}
+
+// TestListSeesImportsFromElsewhere: List keeps its entries between calls, so
+// it must notice a version imported by another process (here another
+// Catalog on the same database).
+func TestListSeesImportsFromElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	web, cli := catalog.New(pool), catalog.New(pool)
+
+	entries, err := web.List(ctx)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		_, err = cli.ImportFS(ctx, tinyBundle(v, ""), "tiny", "alice")
+		require.NoError(t, err)
+		entries, err = web.List(ctx)
+		require.NoError(t, err)
+		require.Len(t, entries, 1)
+		require.Equal(t, v, entries[0].Version)
+	}
+	again, err := web.List(ctx)
+	require.NoError(t, err)
+	require.Equal(t, entries, again)
+	require.Equal(t, 2, again[0].Versions)
 }

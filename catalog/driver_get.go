@@ -32,9 +32,30 @@ type Icon struct {
 	Data        []byte
 }
 
+// VersionRef names one version of a driver and the digest of its content,
+// which identifies it for good: a driver version never changes.
+type VersionRef struct {
+	Version string
+	Digest  string
+}
+
 // Versions returns the versions of the named driver, newest first. A driver
 // the catalogue does not hold is an ENOTFOUND error.
 func (c *Catalog) Versions(ctx context.Context, name string) ([]string, error) {
+	refs, err := c.VersionRefs(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.Version
+	}
+	return out, nil
+}
+
+// VersionRefs returns the versions of the named driver with their digests,
+// newest first. A driver the catalogue does not hold is an ENOTFOUND error.
+func (c *Catalog) VersionRefs(ctx context.Context, name string) ([]VersionRef, error) {
 	rows, err := c.q.ListDriverVersions(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: versions of %s: %w", name, err)
@@ -42,11 +63,11 @@ func (c *Catalog) Versions(ctx context.Context, name string) ([]string, error) {
 	if len(rows) == 0 {
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver named %q.", name)
 	}
-	out := make([]string, len(rows))
+	out := make([]VersionRef, len(rows))
 	for i, r := range rows {
-		out[i] = r.Version
+		out[i] = VersionRef{Version: r.Version, Digest: r.Digest}
 	}
-	slices.SortFunc(out, func(a, b string) int { return compareVersions(b, a) })
+	slices.SortFunc(out, func(a, b VersionRef) int { return compareVersions(b.Version, a.Version) })
 	return out, nil
 }
 

@@ -24,8 +24,32 @@ type Entry struct {
 }
 
 // List returns every driver with its newest version (by semantic version
-// precedence), sorted by title.
+// precedence), sorted by title. The entries are built again only when the
+// catalogue's content has changed (one small query says whether it has), so
+// callers share their Labels maps and must not modify them.
 func (c *Catalog) List(ctx context.Context) ([]Entry, error) {
+	generation, err := c.q.GetDriverCatalogueGeneration(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list drivers: %w", err)
+	}
+	c.mu.Lock()
+	listed := c.listed
+	c.mu.Unlock()
+	if listed.entries != nil && listed.generation == generation {
+		return slices.Clone(listed.entries), nil
+	}
+	entries, err := c.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.listed = listing{generation: generation, entries: entries}
+	c.mu.Unlock()
+	return slices.Clone(entries), nil
+}
+
+// list reads every driver version and keeps the newest of each driver.
+func (c *Catalog) list(ctx context.Context) ([]Entry, error) {
 	rows, err := c.q.ListDriverVersionSummaries(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: list drivers: %w", err)

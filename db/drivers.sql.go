@@ -34,6 +34,25 @@ func (q *Queries) GetDriverBundle(ctx context.Context, arg GetDriverBundleParams
 	return i, err
 }
 
+const getDriverCatalogueGeneration = `-- name: GetDriverCatalogueGeneration :one
+SELECT count(*)::bigint AS versions, coalesce(max(id), 0)::bigint AS last_id
+FROM driver_versions
+`
+
+type GetDriverCatalogueGenerationRow struct {
+	Versions int64
+	LastID   int64
+}
+
+// What identifies the catalogue's content: versions are immutable, so any
+// import or removal changes the count or the last id.
+func (q *Queries) GetDriverCatalogueGeneration(ctx context.Context) (GetDriverCatalogueGenerationRow, error) {
+	row := q.db.QueryRow(ctx, getDriverCatalogueGeneration)
+	var i GetDriverCatalogueGenerationRow
+	err := row.Scan(&i.Versions, &i.LastID)
+	return i, err
+}
+
 const getDriverIcon = `-- name: GetDriverIcon :one
 SELECT icon, icon_content_type
 FROM driver_versions
@@ -214,19 +233,19 @@ func (q *Queries) ListDriverVersionSummaries(ctx context.Context) ([]ListDriverV
 }
 
 const listDriverVersions = `-- name: ListDriverVersions :many
-SELECT version, created_at, created_by
+SELECT version, digest
 FROM driver_versions
 WHERE name = $1
 ORDER BY id
 `
 
 type ListDriverVersionsRow struct {
-	Version   string
-	CreatedAt time.Time
-	CreatedBy pgtype.Text
+	Version string
+	Digest  string
 }
 
-// The versions of one driver, for its version picker.
+// The versions of one driver with their content digests, for its version
+// picker and the driver page's cache (driver_versions_name_version_key).
 func (q *Queries) ListDriverVersions(ctx context.Context, name string) ([]ListDriverVersionsRow, error) {
 	rows, err := q.db.Query(ctx, listDriverVersions, name)
 	if err != nil {
@@ -236,7 +255,7 @@ func (q *Queries) ListDriverVersions(ctx context.Context, name string) ([]ListDr
 	items := []ListDriverVersionsRow{}
 	for rows.Next() {
 		var i ListDriverVersionsRow
-		if err := rows.Scan(&i.Version, &i.CreatedAt, &i.CreatedBy); err != nil {
+		if err := rows.Scan(&i.Version, &i.Digest); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

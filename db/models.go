@@ -10,6 +10,17 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ActionToken struct {
+	ID           int64
+	TokenHash    []byte
+	DeploymentID int64
+	TaskID       int64
+	StepID       int64
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	RevokedAt    *time.Time
+}
+
 type Deployment struct {
 	ID               int64
 	Name             string
@@ -81,6 +92,14 @@ type Step struct {
 	Detail    []byte
 	StartedAt time.Time
 	EndedAt   *time.Time
+}
+
+type StepLog struct {
+	StepID   int64
+	Seq      int32
+	Level    string
+	Message  string
+	LoggedAt time.Time
 }
 
 type Task struct {

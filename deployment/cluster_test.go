@@ -31,7 +31,7 @@ type clusterFixture struct {
 
 // setupClusterWithoutWorker returns a service deploying to the local
 // Kubernetes; nothing works its tasks.
-func setupClusterWithoutWorker(t *testing.T) clusterFixture {
+func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 	t.Helper()
 	kubeconfig := kubetest.Kubeconfig(t)
 	client, err := kube.Connect(kubeconfig, "")
@@ -44,7 +44,7 @@ func setupClusterWithoutWorker(t *testing.T) clusterFixture {
 
 // setupCluster returns a service deploying to the local Kubernetes, with an
 // executor working its tasks until the test ends.
-func setupCluster(t *testing.T) clusterFixture {
+func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
 	f := setupClusterWithoutWorker(t)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
@@ -59,7 +59,7 @@ func setupCluster(t *testing.T) clusterFixture {
 }
 
 // waitEnded waits for a task to end.
-func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
+func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
 	var task *deployment.Task
 	require.Eventually(t, func() bool {
@@ -72,7 +72,7 @@ func (f clusterFixture) waitEnded(t *testing.T, name string, id int64) *deployme
 }
 
 // waitTask waits for a task to end and requires it to succeed.
-func (f clusterFixture) waitTask(t *testing.T, name string, q *deployment.Queued) *deployment.Task {
+func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued) *deployment.Task {
 	t.Helper()
 	task := f.waitEnded(t, name, q.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
@@ -178,7 +178,7 @@ func uniqueName(prefix string) string {
 
 // cleanUp removes a test's deployment from the cluster when the test ends,
 // whatever state it is in.
-func (f clusterFixture) cleanUp(t *testing.T, name string) {
+func (f clusterFixture) cleanUp(t testing.TB, name string) {
 	t.Cleanup(func() {
 		ctx := context.Background()
 		_, _ = f.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: name, Name: name, IgnoreNotFound: true, Timeout: time.Minute})
@@ -237,7 +237,7 @@ func mustComponents(t *testing.T, f clusterFixture, d *deployment.Deployment) ma
 
 // queued returns a function that passes on a queued task, failing t when
 // queueing it failed: queued(t)(svc.Install(...)).
-func queued(t *testing.T) func(*deployment.Queued, error) *deployment.Queued {
+func queued(t testing.TB) func(*deployment.Queued, error) *deployment.Queued {
 	return func(q *deployment.Queued, err error) *deployment.Queued {
 		t.Helper()
 		require.NoError(t, err)

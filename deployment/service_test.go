@@ -35,7 +35,7 @@ type fixture struct {
 
 // setup returns a service on a fresh database holding the bundled drivers.
 // cluster may be nil (no cluster configured).
-func setup(t *testing.T, cluster *deployment.Cluster) fixture {
+func setup(t testing.TB, cluster *deployment.Cluster) fixture {
 	t.Helper()
 	ctx := context.Background()
 	dbURL := dbtest.NewURL(t)

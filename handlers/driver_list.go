@@ -14,7 +14,7 @@ import (
 // DriverCatalog is what the driver pages need from catalog.Catalog.
 type DriverCatalog interface {
 	List(ctx context.Context) ([]catalog.Entry, error)
-	Versions(ctx context.Context, name string) ([]string, error)
+	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
 	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)

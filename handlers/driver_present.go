@@ -14,8 +14,8 @@ import (
 )
 
 // driverShowProps turns a stored driver version into what the driver page
-// shows; versions (newest first) feed the version picker.
-func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) (views.DriverShowProps, error) {
+// shows of it, everything but the layout and the version picker.
+func driverShowProps(v *catalog.Version, md *views.Markdown) (views.DriverShowProps, error) {
 	d := v.Driver
 	description, err := md.HTML(d.Spec.Info.Description)
 	if err != nil {
@@ -56,9 +56,6 @@ func driverShowProps(v *catalog.Version, versions []string, md *views.Markdown) 
 	}
 	if v.HasIcon {
 		p.IconURL = iconURL(p.Name, p.Version)
-	}
-	for i, ver := range versions {
-		p.Versions = append(p.Versions, views.DriverVersionOption{Version: ver, Newest: i == 0})
 	}
 	for _, l := range d.Spec.Info.Links {
 		p.Links = append(p.Links, views.DriverLink{Title: l.Title, URL: l.URL})

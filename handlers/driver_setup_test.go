@@ -33,7 +33,7 @@ const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
 // database) on a loopback listener.
-func newCatalogEnv(t *testing.T) *catalogEnv {
+func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -56,7 +56,7 @@ func newCatalogEnv(t *testing.T) *catalogEnv {
 
 // signedIn creates a user with role and returns an HTTP client signed in as
 // that user; it does not follow redirects, so tests see them.
-func (env *catalogEnv) signedIn(t *testing.T, role auth.Role) *http.Client {
+func (env *catalogEnv) signedIn(t testing.TB, role auth.Role) *http.Client {
 	t.Helper()
 	name := strings.ReplaceAll(role.String(), "-", "") + "-user"
 	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: name, Password: catalogPassword, Role: role})
@@ -75,7 +75,7 @@ func (env *catalogEnv) signedIn(t *testing.T, role auth.Role) *http.Client {
 }
 
 // get requests path, checks the status and parses the HTML body.
-func (env *catalogEnv) get(t *testing.T, client *http.Client, path string, status int) (*http.Response, *goquery.Document) {
+func (env *catalogEnv) get(t testing.TB, client *http.Client, path string, status int) (*http.Response, *goquery.Document) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, env.URL+path, nil)
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func (env *catalogEnv) get(t *testing.T, client *http.Client, path string, statu
 }
 
 // do sends req, checks the status and parses the HTML body.
-func (env *catalogEnv) do(t *testing.T, client *http.Client, req *http.Request, status int) (*http.Response, *goquery.Document) {
+func (env *catalogEnv) do(t testing.TB, client *http.Client, req *http.Request, status int) (*http.Response, *goquery.Document) {
 	t.Helper()
 	res, err := client.Do(req)
 	require.NoError(t, err)
@@ -95,7 +95,7 @@ func (env *catalogEnv) do(t *testing.T, client *http.Client, req *http.Request, 
 }
 
 // csrfToken returns the CSRF token of the first form on the page.
-func csrfToken(t *testing.T, doc *goquery.Document) string {
+func csrfToken(t testing.TB, doc *goquery.Document) string {
 	t.Helper()
 	token, ok := doc.Find(`input[name="_csrf"]`).First().Attr("value")
 	require.True(t, ok, "the page has a CSRF field")

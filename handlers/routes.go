@@ -21,7 +21,7 @@ type route struct {
 }
 
 // routes is THE permission table: every route the server has, and who may call
-// it. To add a page, add a line here; the route-walking test in
+// it. Each GET route also answers HEAD (see methodsOf). To add a page, add a line here; the route-walking test in
 // routes_test.go checks every registered route against this table for every role.
 // A handler's new dependency goes into Deps, and into addTestDeps
 // (deps_test.go) so that the walk can call it.
@@ -33,7 +33,7 @@ func routes(d Deps) []route {
 	md := views.NewMarkdown()
 	return []route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
-		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready), bare: true},
+		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
 
 		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: signinShow()},
@@ -45,7 +45,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: driverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
-		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown())},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: driverIcon(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallSubmit(d.Deployments, d.Drivers, md)},

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -30,7 +32,8 @@ func samplePath(path string) string {
 
 // TestEveryRouteEnforcesThePermissionTable walks every route registered on the
 // Echo instance as anonymous, read-only, operator and admin, and checks the
-// answer against the least role the permission table gives the route.
+// answer against the least role the permission table gives the route. HEAD
+// routes have the permission of their GET line; every GET line has one.
 func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
@@ -45,9 +48,15 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 
 	registered := a.e.Routes()
 	require.NotEmpty(t, registered)
+	heads := map[string]bool{}
 	for _, r := range registered {
 		key := r.Method + " " + r.Path
-		least, ok := table[key]
+		tableKey := key
+		if r.Method == http.MethodHead {
+			heads[r.Path] = true
+			tableKey = http.MethodGet + " " + r.Path
+		}
+		least, ok := table[tableKey]
 		require.True(t, ok, "route %s is registered but not in the permission table (routes.go)", key)
 		target := samplePath(r.Path)
 		for _, role := range append([]auth.Role{auth.Anonymous}, auth.Roles()...) {
@@ -69,6 +78,56 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 				if key != "POST /signout" { // signing out ends at the sign-in page by design
 					require.False(t, strings.HasPrefix(rec.Header().Get("Location"), "/signin"), "%s is not sent to sign-in", what)
 				}
+			}
+		}
+	}
+	for _, r := range routes(a.deps) {
+		if r.method == http.MethodGet {
+			require.True(t, heads[r.path], "GET %s answers HEAD too", r.path)
+		}
+	}
+}
+
+// TestHeadAnswersLikeGet asks every GET route of the table with HEAD, over a
+// real connection, as an admin and as an anonymous visitor: the status (and
+// the content type of a page) is that of GET (never 405, which uptime monitors read as down),
+// and there is no body.
+func TestHeadAnswersLikeGet(t *testing.T) {
+	t.Parallel()
+	a := setup(t)
+	srv := httptest.NewServer(a.e)
+	t.Cleanup(srv.Close)
+	admin, _ := a.as(t, "root", auth.Admin)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	paths := []string{"/drivers/hello-web", "/drivers?q=x"}
+	for _, r := range routes(a.deps) {
+		if r.method == http.MethodGet {
+			paths = append(paths, samplePath(r.path))
+		}
+	}
+	for _, v := range []visitor{{}, admin} {
+		for _, path := range paths {
+			do := func(method string) *http.Response {
+				req, err := http.NewRequest(method, srv.URL+path, nil)
+				require.NoError(t, err)
+				if v.cookie != nil {
+					req.AddCookie(v.cookie)
+				}
+				res, err := client.Do(req)
+				require.NoError(t, err)
+				body, err := io.ReadAll(res.Body)
+				require.NoError(t, err)
+				require.NoError(t, res.Body.Close())
+				if method == http.MethodHead {
+					require.Empty(t, body, "HEAD %s", path)
+				}
+				return res
+			}
+			get, head := do(http.MethodGet), do(http.MethodHead)
+			require.NotEqual(t, http.StatusMethodNotAllowed, head.StatusCode, "HEAD %s", path)
+			require.Equal(t, get.StatusCode, head.StatusCode, "HEAD %s answers as GET does", path)
+			if get.StatusCode == http.StatusOK {
+				require.Equal(t, get.Header.Get("Content-Type"), head.Header.Get("Content-Type"), "HEAD %s", path)
 			}
 		}
 	}

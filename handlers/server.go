@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -49,26 +50,8 @@ var _ UserStore = (*auth.Users)(nil)
 type ReadyCheck struct {
 	// Name identifies the check in /readyz output, e.g. "database".
 	Name string
-	// Check returns nil when the dependency answers.
+	// Check returns nil when the dependency answers; its error is logged, never shown.
 	Check func(context.Context) error
-	// Describe, when set, is used instead of Check: it returns what /readyz
-	// shows after "ok: " (e.g. the cluster's server and version), or an error.
-	Describe func(context.Context) (string, error)
-}
-
-// run runs the check and returns what /readyz shows for it when it passes.
-func (c ReadyCheck) run(ctx context.Context) (string, error) {
-	if c.Describe != nil {
-		description, err := c.Describe(ctx)
-		if err != nil {
-			return "", err
-		}
-		return "ok: " + description, nil
-	}
-	if err := c.Check(ctx); err != nil {
-		return "", err
-	}
-	return "ok", nil
 }
 
 // New returns the Echo server with every route of the permission table.
@@ -91,13 +74,28 @@ func New(d Deps) *echo.Echo {
 	// so an oversized upload is refused before it is read; 1 MiB is for the
 	// multipart envelope around the largest bundle archive.
 	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", maxUploadMiB+1))
-	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, bodyLimit, loadSession(d.Sessions, d.Users, bare, d.Logger))
+	// checkInput follows the body limit (it reads URL-encoded forms) and comes
+	// before the session, whose lookup is the first to reach PostgreSQL.
+	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
+		loadSession(d.Sessions, d.Users, bare, d.Logger))
 	for _, r := range table {
-		if r.bare {
-			e.Add(r.method, r.path, r.handler)
-		} else {
-			e.Add(r.method, r.path, r.handler, requireRole(r.least), checkCSRF)
+		var mw []echo.MiddlewareFunc
+		if !r.bare {
+			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
+		}
+		for _, method := range methodsOf(r) {
+			e.Add(method, r.path, r.handler, mw...)
 		}
 	}
 	return e
+}
+
+// methodsOf returns the methods a route of the table is registered for: HEAD
+// goes with every GET (uptime monitors use it; Echo does not derive it), with
+// the same handler and permission; net/http sends no body in answer to HEAD.
+func methodsOf(r route) []string {
+	if r.method == http.MethodGet {
+		return []string{http.MethodGet, http.MethodHead}
+	}
+	return []string{r.method}
 }

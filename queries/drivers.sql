@@ -14,6 +14,12 @@ RETURNING id;
 -- name: GetDriverVersionDigest :one
 SELECT digest FROM driver_versions WHERE name = @name AND version = @version;
 
+-- name: GetDriverCatalogueGeneration :one
+-- What identifies the catalogue's content: versions are immutable, so any
+-- import or removal changes the count or the last id.
+SELECT count(*)::bigint AS versions, coalesce(max(id), 0)::bigint AS last_id
+FROM driver_versions;
+
 -- name: ListDriverVersionSummaries :many
 -- Every version of every driver without the large columns, for the catalogue.
 SELECT name, version, title, summary, labels, (icon IS NOT NULL)::boolean AS has_icon, created_at
@@ -21,8 +27,9 @@ FROM driver_versions
 ORDER BY name, id;
 
 -- name: ListDriverVersions :many
--- The versions of one driver, for its version picker.
-SELECT version, created_at, created_by
+-- The versions of one driver with their content digests, for its version
+-- picker and the driver page's cache (driver_versions_name_version_key).
+SELECT version, digest
 FROM driver_versions
 WHERE name = @name
 ORDER BY id;

@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
+	"sync"
 )
 
 // Prefix is the URL path under which the files are served.
@@ -26,10 +27,32 @@ func FS() fs.FS { return files }
 // browsers may cache it for ever. It panics on a name that is not embedded,
 // a programming error caught by any test that renders the page.
 func URL(name string) string {
-	data, err := fs.ReadFile(files, name)
-	if err != nil {
+	url, ok := urls()[name]
+	if !ok {
 		panic("static: no embedded file " + name)
 	}
-	sum := sha256.Sum256(data)
-	return Prefix + name + "?v=" + hex.EncodeToString(sum[:6])
+	return url
 }
+
+// urls maps every embedded file to its address; the digests are computed on
+// first use, not on every page (htmx alone is 50 KiB to hash).
+var urls = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		out[name] = Prefix + name + "?v=" + hex.EncodeToString(sum[:6])
+		return nil
+	})
+	if err != nil {
+		// The embedded files are always readable; failing here means a broken build.
+		panic("static: read embedded files: " + err.Error())
+	}
+	return out
+})

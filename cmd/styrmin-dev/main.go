@@ -7,6 +7,9 @@
 // .dev/bin/styrmin and runs as a child process; Ctrl-C or SIGTERM stops the
 // server gracefully, then the PostgreSQL this command started.
 //
+// Without STYRMIN_SECRET_KEY (or _FILE) it generates a key for secret
+// parameters in .dev/secret-key on first use and passes its path.
+//
 // Without KUBECONFIG it starts (or reuses) the local Kubernetes cluster in
 // .cluster (see kubelocal; built on first use) and passes .cluster/kubeconfig
 // to the server; it stops the cluster on exit if it started it.

@@ -37,6 +37,41 @@ type serveConfig struct {
 	deploy  deployConfig
 	// noExecutor leaves running tasks to `styrmin worker` processes.
 	noExecutor bool
+	// limits bounds each connection; zero means defaultConnLimits (tests set
+	// short ones).
+	limits connLimits
+}
+
+// connLimits bounds what one client connection may hold of the server.
+type connLimits struct {
+	// readHeader is the time to send the request line and headers.
+	readHeader time.Duration
+	// read is the time to send the whole request, body included: a body that
+	// stalls ends the connection.
+	read time.Duration
+	// write is the time from the end of the request's headers to the end of
+	// the response. A streaming route (server-sent events, a live log) must
+	// lift it for its own response, and only there:
+	//	http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
+	// (echo's Response unwraps to the http.ResponseWriter, so this works
+	// through the middleware), renewing a deadline per message if it wants one.
+	write time.Duration
+	// idle is how long a kept-alive connection waits for its next request.
+	idle time.Duration
+	// maxHeaderBytes caps the request line and headers; beyond it the answer is 431.
+	maxHeaderBytes int
+}
+
+// defaultConnLimits returns the server's limits on each connection: the one
+// place they are set. read allows a 16 MiB driver upload at about 1.2 Mbit/s.
+func defaultConnLimits() connLimits {
+	return connLimits{
+		readHeader:     10 * time.Second,
+		read:           2 * time.Minute,
+		write:          2 * time.Minute,
+		idle:           2 * time.Minute,
+		maxHeaderBytes: 64 << 10,
+	}
 }
 
 func newServeCmd() *cobra.Command {
@@ -135,12 +170,16 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetOldFailures(bgCtx, users, logger)
+	limits := cfg.limits
+	if limits == (connLimits{}) {
+		limits = defaultConnLimits()
+	}
 	if cfg.noExecutor {
-		return listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
+		return listenAndServe(ctx, cfg.addr, tlsConfig, limits, e, logger)
 	}
 	executorDone := make(chan error, 1)
 	go func() { executorDone <- runExecutor(bgCtx, worker, cfg.deploy.drainTimeout, logger) }()
-	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, e, logger)
+	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, e, logger)
 	stopBackground()
 	return errors.Join(serveErr, <-executorDone)
 }
@@ -161,9 +200,10 @@ func loadTLS(certFile, keyFile string) (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// listenAndServe serves handler on addr, over TLS when tlsConfig is set, until
-// ctx ends, then lets running requests finish for up to 30 seconds.
-func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, handler http.Handler, logger *slog.Logger) error {
+// listenAndServe serves handler on addr, over TLS when tlsConfig is set and
+// within limits, until ctx ends, then lets running requests finish for up to
+// 30 seconds.
+func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, limits connLimits, handler http.Handler, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another server running there? choose another with --addr or STYRMIN_ADDR)", addr, err)
@@ -175,7 +215,11 @@ func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, han
 	}
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.readHeader,
+		ReadTimeout:       limits.read,
+		WriteTimeout:      limits.write,
+		IdleTimeout:       limits.idle,
+		MaxHeaderBytes:    limits.maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

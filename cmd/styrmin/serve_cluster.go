@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -12,9 +13,10 @@ import (
 
 // connectCluster connects to the configured cluster (kubeContext of
 // kubeconfig, or its current context), logs whether it answers
-// and its version, and returns the client and the /readyz check for it; no
-// client and no check when no cluster is configured. A kubeconfig that cannot
-// be loaded is an error.
+// and its version, and returns the client and the /readyz check for it (whose
+// error, with the cluster's address, goes only to the log); no client and no
+// check when no cluster is configured. A kubeconfig that cannot be loaded is
+// an error.
 func connectCluster(ctx context.Context, kubeconfig, kubeContext string, logger *slog.Logger) (*kube.Client, []handlers.ReadyCheck, error) {
 	client, err := kube.Connect(kubeconfig, kubeContext)
 	if errors.Is(err, kube.ErrNotConfigured) {
@@ -30,14 +32,14 @@ func connectCluster(ctx context.Context, kubeconfig, kubeContext string, logger 
 	} else {
 		logger.Warn("cluster unreachable", "server", health.Server, "err", health.Error)
 	}
-	describe := func(ctx context.Context) (string, error) {
+	check := func(ctx context.Context) error {
 		health := client.Health(ctx, 5*time.Second)
 		if !health.Reachable {
-			return "", errors.New(health.Error)
+			return fmt.Errorf("cluster %s: %s", health.Server, health.Error)
 		}
-		return health.Version + " at " + health.Server, nil
+		return nil
 	}
-	return client, []handlers.ReadyCheck{{Name: "cluster", Describe: describe}}, nil
+	return client, []handlers.ReadyCheck{{Name: "cluster", Check: check}}, nil
 }
 
 // clusterSimulated reports whether the cluster's pods are simulated (the

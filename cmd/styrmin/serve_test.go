@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -133,6 +134,7 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Empty(t, res.Header.Get("Strict-Transport-Security"), "no HSTS over plain HTTP")
 	for _, c := range res.Cookies() {
 		require.False(t, c.Secure, "cookie %s is not Secure over plain HTTP, or the browser would drop it", c.Name)
 	}
@@ -158,6 +160,7 @@ func TestServeOverTLSSetsSecureSessionCookies(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, res.Body.Close())
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "max-age=31536000; includeSubDomains", res.Header.Get("Strict-Transport-Security"))
 	require.NotEmpty(t, res.Cookies(), "the sign-in form's session carries its CSRF token")
 	for _, c := range res.Cookies() {
 		require.True(t, c.Secure, "cookie %s is Secure over HTTPS", c.Name)
@@ -270,4 +273,34 @@ func newRootCmdForTest() *cobra.Command {
 	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(newMigrateCmd(), newUserCmd())
 	return root
+}
+
+// TestServeBoundsEachConnection: a client that sends its headers and then
+// stalls its body has its connection closed once the read limit passes
+// (shortened here), and headers beyond the limit are answered 431.
+func TestServeBoundsEachConnection(t *testing.T) {
+	t.Parallel()
+	limits := defaultConnLimits()
+	limits.read = 500 * time.Millisecond
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, limits: limits}
+	_, _, stop := startServe(t, cfg)
+
+	conn, err := net.Dial("tcp", cfg.addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	// Only a guard, so that a server without the limit fails the test rather than hanging it.
+	require.NoError(t, conn.SetDeadline(time.Now().Add(time.Minute)))
+	_, err = fmt.Fprintf(conn, "POST /signin HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nusername=", cfg.addr)
+	require.NoError(t, err)
+	_, err = io.ReadAll(conn)
+	require.NoError(t, err, "the server closes the connection of a stalled body (EOF), rather than holding it")
+
+	req, err := http.NewRequest(http.MethodGet, serveURL(cfg)+"/healthz", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Padding", strings.Repeat("x", defaultConnLimits().maxHeaderBytes+8<<10))
+	res, err := testClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, res.StatusCode)
+	require.NoError(t, stop())
 }

@@ -1,0 +1,259 @@
+// Package actions runs a driver's Python action in a child process as
+// docs/actions.md describes: the bundle in a private folder, the prompts on
+// standard input, only the run's own variables in the environment, log lines
+// read as they come, and the process group killed at the action's timeout
+// or when the run is cancelled.
+package actions
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// Limits of what one run may write.
+const (
+	// MaxLineBytes is the longest log line kept; longer ones are cut.
+	MaxLineBytes = 16 << 10
+	// MaxLines is how many log lines of one run reach the sink; later ones
+	// are counted and reported in one last line.
+	MaxLines = 5000
+	// killGrace is how long a stopped action gets between SIGTERM and SIGKILL.
+	killGrace = 5 * time.Second
+)
+
+// Env is what the action process learns about its run.
+type Env struct {
+	APIURL     string
+	Token      string
+	Deployment string
+	Namespace  string
+	Release    string
+	StepID     int64
+}
+
+// Spec is one run of an action.
+type Spec struct {
+	// Python is the interpreter's path (see FindPython).
+	Python string
+	// SDK is the folder holding the styrmin package.
+	SDK string
+	// Files are the bundle's files by slash path (drivers.Bundle.Files).
+	Files   map[string][]byte
+	Action  drivers.Action
+	Prompts map[string]any
+	Env     Env
+}
+
+// Line is one log line of the run.
+type Line struct {
+	Level   string
+	Message string
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	// Result is the function's return value as JSON; nil when it did not return.
+	Result json.RawMessage
+	// ExitCode is the process's exit status (-1 when it was killed).
+	ExitCode int
+	// Exception is the last line of the uncaught exception, "" when none.
+	Exception string
+	// Traceback is the uncaught exception's traceback.
+	Traceback string
+	// FirstError is the first log line of level ERROR or CRITICAL, "" when none.
+	FirstError string
+	// TimedOut and Canceled say why a run was stopped.
+	TimedOut, Canceled bool
+}
+
+// Failed reports whether the run crashed, timed out or was stopped.
+func (o Outcome) Failed() bool { return o.ExitCode != 0 || o.TimedOut || o.Canceled }
+
+// ErrorLine is what becomes part of a failed run's error: the first ERROR
+// line, else the exception's last line, else why the process ended.
+func (o Outcome) ErrorLine(timeout time.Duration) string {
+	switch {
+	case o.FirstError != "":
+		return o.FirstError
+	case o.Exception != "":
+		return o.Exception
+	case o.TimedOut:
+		return fmt.Sprintf("the action did not finish within its timeout of %s and was stopped", timeout)
+	case o.Canceled:
+		return "the action was cancelled"
+	case o.ExitCode == -1:
+		return "the action's process was killed"
+	}
+	return fmt.Sprintf("the action's process exited with status %d", o.ExitCode)
+}
+
+// FindPython returns the path of the python3 interpreter, asking it for its
+// own executable so that version-manager shims (pyenv) are not run at every
+// action, nor need their variables in the action's environment.
+func FindPython(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return "", fmt.Errorf("actions: python3 is needed to run driver actions: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Run runs the action and calls sink with each log line as it arrives. It
+// returns once the process has ended; an error means it could not be run at all.
+func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
+	dir, err := os.MkdirTemp("", "styrmin-action-")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	bundle := filepath.Join(dir, "bundle")
+	if err := writeFiles(bundle, spec.Files); err != nil {
+		return Outcome{}, err
+	}
+	stdin, err := json.Marshal(spec.Prompts)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: prompts: %w", err)
+	}
+	timeout := spec.Action.TimeoutDuration()
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
+	cmd.Dir = bundle
+	cmd.Env = environment(spec, dir, bundle)
+	cmd.Stdin = strings.NewReader(string(stdin))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: %w", err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return Outcome{}, fmt.Errorf("actions: start %s: %w", spec.Python, err)
+	}
+	stopped := make(chan struct{})
+	go stopOnDone(runCtx, cmd.Process.Pid, stopped)
+
+	var out Outcome
+	lines := newLineSink(sink, &out)
+	errDone := make(chan struct{})
+	go func() {
+		defer close(errDone)
+		readLines(stderr, func(text string) { lines.add(Line{Level: "WARNING", Message: text}) })
+	}()
+	readLines(stdout, lines.protocol)
+	<-errDone
+	waitErr := cmd.Wait()
+	close(stopped)
+	lines.finish()
+
+	out.ExitCode = cmd.ProcessState.ExitCode()
+	switch {
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		out.TimedOut = true
+	case ctx.Err() != nil:
+		out.Canceled = true
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return out, fmt.Errorf("actions: wait: %w", waitErr)
+	}
+	return out, nil
+}
+
+// environment is the action process's whole environment.
+func environment(spec Spec, home, bundle string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"LANG=C.UTF-8",
+		"PYTHONUNBUFFERED=1",
+		"PYTHONDONTWRITEBYTECODE=1",
+		"PYTHONPATH=" + bundle + string(os.PathListSeparator) + spec.SDK,
+		"STYRMIN_API_URL=" + spec.Env.APIURL,
+		"STYRMIN_ACTION_TOKEN=" + spec.Env.Token,
+		"STYRMIN_DEPLOYMENT=" + spec.Env.Deployment,
+		"STYRMIN_NAMESPACE=" + spec.Env.Namespace,
+		"STYRMIN_RELEASE=" + spec.Env.Release,
+		fmt.Sprintf("STYRMIN_HOOK_STEP=%d", spec.Env.StepID),
+		"STYRMIN_ACTION=" + spec.Action.Name,
+		"STYRMIN_ACTION_FUNCTION=" + spec.Action.Function,
+	}
+}
+
+// stopOnDone ends the process group when ctx ends before the process does:
+// SIGTERM, then SIGKILL after killGrace.
+func stopOnDone(ctx context.Context, pid int, stopped <-chan struct{}) {
+	select {
+	case <-stopped:
+		return
+	case <-ctx.Done():
+	}
+	syscall.Kill(-pid, syscall.SIGTERM) //nolint:errcheck // the group may be gone already
+	select {
+	case <-stopped:
+	case <-time.After(killGrace):
+		syscall.Kill(-pid, syscall.SIGKILL) //nolint:errcheck // the group may be gone already
+	}
+}
+
+// writeFiles writes a bundle's files under dir.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(path, dir+string(filepath.Separator)) {
+			return fmt.Errorf("actions: bundle file %q is outside the bundle", name)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("actions: %w", err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return fmt.Errorf("actions: %w", err)
+		}
+	}
+	return nil
+}
+
+// readLines calls fn with each line of r (cut at MaxLineBytes) until EOF.
+func readLines(r io.Reader, fn func(string)) {
+	br := bufio.NewReaderSize(r, MaxLineBytes)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			text := strings.TrimRight(string(line), "\r\n")
+			if err == bufio.ErrBufferFull {
+				text += " …(line cut)"
+				discardRest(br)
+			}
+			fn(text)
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+// discardRest skips to the end of an over-long line.
+func discardRest(br *bufio.Reader) {
+	for {
+		_, err := br.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}

@@ -1,0 +1,19 @@
+-- name: InsertActionToken :exec
+INSERT INTO action_tokens (token_hash, deployment_id, task_id, step_id, expires_at)
+VALUES (@token_hash, @deployment_id, @task_id, @step_id, @expires_at);
+
+-- name: RevokeActionTokens :exec
+-- Revokes every token of a hook step (its run ended).
+UPDATE action_tokens SET revoked_at = now() WHERE step_id = @step_id AND revoked_at IS NULL;
+
+-- name: GetActionToken :one
+-- A token that is neither revoked nor expired.
+SELECT * FROM action_tokens
+WHERE token_hash = @token_hash AND revoked_at IS NULL AND expires_at > now();
+
+-- name: InsertStepLog :exec
+INSERT INTO step_logs (step_id, seq, level, message)
+VALUES (@step_id, @seq, @level, @message);
+
+-- name: ListStepLogs :many
+SELECT * FROM step_logs WHERE step_id = ANY(@step_ids::bigint[]) ORDER BY step_id, seq;
