@@ -63,14 +63,15 @@ func backToDeployment(c echo.Context, name string, err error) error {
 	}
 }
 
-// stopOf and startOf pick the operation of svc, which may be nil when a
-// test builds the permission table without dependencies.
+// stopOf is svc's Stop, looked up only when called: svc is nil when a test
+// builds the permission table without dependencies.
 func stopOf(svc deploymentOperator) componentsOperation {
 	return func(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error) {
 		return svc.Stop(ctx, name, components, by)
 	}
 }
 
+// startOf is svc's Start, looked up only when called.
 func startOf(svc deploymentOperator) componentsOperation {
 	return func(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error) {
 		return svc.Start(ctx, name, components, by)

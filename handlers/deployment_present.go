@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/views"
@@ -72,9 +73,9 @@ func formValues(params []drivers.Parameter, start map[string]string, entered ent
 // paramGroups builds a form's parameter fields, grouped as the driver
 // declares them: ungrouped first, then each group in order of appearance.
 // secretsSet names the secrets that have a value already (upgrade; nil for
-// an install), immutable parameters are locked on an upgrade, and errors are
-// the service's field errors (param.<name> → message).
-func paramGroups(params []drivers.Parameter, values map[string]string, errors map[string]string, upgrade bool, secretsSet []string, md *views.Markdown) ([]views.ParamGroup, error) {
+// an install), immutable parameters are locked on an upgrade, and
+// fieldErrors are the service's field errors (param.<name> → message).
+func paramGroups(params []drivers.Parameter, values map[string]string, fieldErrors map[string]string, upgrade bool, secretsSet []string, md *views.Markdown) ([]views.ParamGroup, error) {
 	var groups []views.ParamGroup
 	index := map[string]int{}
 	if slices.ContainsFunc(params, func(p drivers.Parameter) bool { return p.Group == "" }) {
@@ -95,7 +96,7 @@ func paramGroups(params []drivers.Parameter, values map[string]string, errors ma
 		f := views.ParamField{
 			Name: p.Name, Title: p.Title, Description: desc, Type: string(p.Type),
 			Required: p.Required, Locked: upgrade && p.Immutable, Pattern: p.Pattern,
-			Error: errors[paramPrefix+p.Name],
+			Error: fieldErrors[paramPrefix+p.Name],
 		}
 		if p.Type != drivers.TypeSecret {
 			f.Value = values[p.Name]
@@ -263,14 +264,8 @@ func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 // viewer is who looks at a fragment rendered without the layout; unlike
 // page, it leaves the flash messages for the next page.
 func viewer(c echo.Context) views.Viewer {
-	v := views.Viewer{}
-	if u := currentUser(c); u != nil {
-		v.CanChange = (&views.User{Role: u.Role.String()}).CanChange()
-	}
-	if sess := session(c); sess != nil {
-		v.CSRFToken = sess.CSRF
-	}
-	return v
+	u := currentUser(c)
+	return views.Viewer{CanChange: u != nil && u.Role.AtLeast(auth.Operator), CSRFToken: session(c).CSRF}
 }
 
 // parseID reads a positive id from a path or query parameter.
