@@ -90,3 +90,12 @@ func CheckPassword(password string) error {
 
 // GeneratePassword returns a random password of 26 base32 characters (130 bits).
 func GeneratePassword() string { return rand.Text() }
+
+// PasswordOrGenerated returns password, or a generated one when password is
+// blank; generated says which, so that a generated password can be shown once.
+func PasswordOrGenerated(password string) (pw string, generated bool) {
+	if password == "" {
+		return GeneratePassword(), true
+	}
+	return password, false
+}

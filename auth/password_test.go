@@ -81,3 +81,16 @@ func TestGeneratePasswordIsLongAndRandom(t *testing.T) {
 	require.NoError(t, auth.CheckPassword(a))
 	require.NotEqual(t, a, b)
 }
+
+func TestPasswordOrGenerated(t *testing.T) {
+	t.Parallel()
+	pw, generated := auth.PasswordOrGenerated("typed password")
+	require.Equal(t, "typed password", pw)
+	require.False(t, generated)
+
+	pw, generated = auth.PasswordOrGenerated("")
+	require.True(t, generated)
+	require.NoError(t, auth.CheckPassword(pw), "a generated password passes the password rules")
+	other, _ := auth.PasswordOrGenerated("")
+	require.NotEqual(t, pw, other)
+}

@@ -21,9 +21,12 @@ import (
 // SessionCookie is the name of the session cookie.
 const SessionCookie = "styrmin_session"
 
-// SessionLifetime is how long a session lasts after its last request; every
-// response renews the cookie.
-const SessionLifetime = 12 * time.Hour
+// A session ends after IdleTimeout without a request, and AbsoluteLifetime
+// after sign-in however busy it is.
+const (
+	IdleTimeout      = 12 * time.Hour
+	AbsoluteLifetime = 7 * 24 * time.Hour
+)
 
 // MinSessionKeyLength is the shortest STYRMIN_SESSION_KEY accepted.
 const MinSessionKeyLength = 32
@@ -31,15 +34,17 @@ const MinSessionKeyLength = 32
 // sessionKeySetting names the generated session key in the settings table.
 const sessionKeySetting = "session_key"
 
-// Session is what the session cookie carries: who is signed in, the CSRF
-// token and the messages to show on the next page.
+// Session is what the session cookie carries: the id of a server-side
+// session when someone is signed in, the CSRF token and the messages to show
+// on the next page.
 type Session struct {
-	// UserID is 0 when nobody is signed in.
-	UserID int64
-	// Epoch is the user's SessionEpoch at sign-in; a different epoch voids the session.
-	Epoch int32
 	// CSRF is the token every state-changing request must carry.
 	CSRF string
+	// token is the random session id; only its SHA-256 is stored. Empty when
+	// nobody is signed in.
+	token string
+	// id and userID name the server-side session once Authenticate found it live.
+	id, userID int64
 	// flashes are "kind\x00message" pairs, shown once.
 	flashes []string
 }
@@ -66,13 +71,17 @@ func (sess *Session) TakeFlashes() []Flash {
 	return out
 }
 
-// Sessions reads and writes sessions in signed and encrypted cookies.
+// Sessions keeps sessions: the session id, CSRF token and flashes in a signed
+// and encrypted cookie, who is signed in and until when in the sessions table.
 type Sessions struct {
 	store *sessions.CookieStore
+	q     *db.Queries
+	now   func() time.Time
 }
 
-// NewSessions returns the cookie codec keyed by secret (at least 32 bytes).
-func NewSessions(secret []byte) (*Sessions, error) {
+// NewSessions returns the session keeper on conn, with cookies keyed by secret
+// (at least 32 bytes).
+func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 	if len(secret) < MinSessionKeyLength {
 		return nil, fmt.Errorf("auth: session key has %d bytes; it needs at least %d", len(secret), MinSessionKeyLength)
 	}
@@ -81,12 +90,12 @@ func NewSessions(secret []byte) (*Sessions, error) {
 	store := sessions.NewCookieStore(hashKey[:], blockKey[:])
 	store.Options = &sessions.Options{
 		Path:     "/",
-		MaxAge:   int(SessionLifetime.Seconds()),
+		MaxAge:   int(AbsoluteLifetime.Seconds()),
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
 	}
-	store.MaxAge(int(SessionLifetime.Seconds()))
-	return &Sessions{store: store}, nil
+	store.MaxAge(int(AbsoluteLifetime.Seconds()))
+	return &Sessions{store: store, q: db.New(conn), now: time.Now}, nil
 }
 
 // SessionSecret returns the secret that keys session cookies: fromEnv when
@@ -111,14 +120,14 @@ func SessionSecret(ctx context.Context, q *db.Queries, fromEnv string) ([]byte, 
 	return secret, nil
 }
 
-// Load reads the request's session. A missing, expired or forged cookie
-// gives a new anonymous session; every session has a CSRF token.
+// Load reads the request's session cookie. A missing or forged cookie gives a
+// new anonymous session; every session has a CSRF token. Whether the session
+// is still live is for Authenticate to say.
 func (s *Sessions) Load(r *http.Request) *Session {
 	sess := &Session{}
 	raw, err := s.store.New(r, SessionCookie)
 	if err == nil {
-		sess.UserID, _ = raw.Values["uid"].(int64)
-		sess.Epoch, _ = raw.Values["epoch"].(int32)
+		sess.token, _ = raw.Values["sid"].(string)
 		sess.CSRF, _ = raw.Values["csrf"].(string)
 		sess.flashes, _ = raw.Values["flash"].([]string)
 	}
@@ -135,8 +144,9 @@ func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) e
 	opts := *s.store.Options
 	opts.Secure = r.TLS != nil
 	raw.Options = &opts
-	raw.Values["uid"] = sess.UserID
-	raw.Values["epoch"] = sess.Epoch
+	if sess.token != "" {
+		raw.Values["sid"] = sess.token
+	}
 	raw.Values["csrf"] = sess.CSRF
 	if len(sess.flashes) > 0 {
 		raw.Values["flash"] = sess.flashes
@@ -145,25 +155,6 @@ func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) e
 		return fmt.Errorf("auth: save session: %w", err)
 	}
 	return nil
-}
-
-// SignIn makes the session the user's, with a fresh CSRF token.
-func (sess *Session) SignIn(u User) {
-	sess.UserID = u.ID
-	sess.Epoch = u.SessionEpoch
-	sess.CSRF = rand.Text()
-}
-
-// SignOut makes the session anonymous, with a fresh CSRF token.
-func (sess *Session) SignOut() {
-	sess.UserID = 0
-	sess.Epoch = 0
-	sess.CSRF = rand.Text()
-}
-
-// ValidFor reports whether the session still belongs to u: same epoch, u not disabled.
-func (sess *Session) ValidFor(u User) bool {
-	return sess.UserID == u.ID && sess.Epoch == u.SessionEpoch && !u.Disabled
 }
 
 // CheckCSRF reports whether token is the session's CSRF token.

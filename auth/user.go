@@ -18,14 +18,11 @@ import (
 
 // User is a person who signs in.
 type User struct {
-	ID       int64
-	Username string
-	Role     Role
-	Disabled bool
-	// SessionEpoch changes whenever the user's sessions must end (new password,
-	// disabled, new role); a session carrying another epoch is void.
-	SessionEpoch int32
-	CreatedAt    time.Time
+	ID        int64
+	Username  string
+	Role      Role
+	Disabled  bool
+	CreatedAt time.Time
 }
 
 // Users stores users in PostgreSQL and checks their passwords.
@@ -33,6 +30,8 @@ type Users struct {
 	pool *pgxpool.Pool
 	q    *db.Queries
 	now  func() time.Time
+	// hashes bounds the argon2id hashes running at once.
+	hashes *hashGate
 	// dummyHash is verified against when a username is unknown, so that
 	// unknown and known usernames take the same time to refuse.
 	dummyHash string
@@ -44,7 +43,7 @@ func NewUsers(pool *pgxpool.Pool) (*Users, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Users{pool: pool, q: db.New(pool), now: time.Now, dummyHash: dummy}, nil
+	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(), dummyHash: dummy}, nil
 }
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
@@ -83,7 +82,7 @@ func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
 	if err := CheckPassword(nu.Password); err != nil {
 		return User{}, err
 	}
-	hash, err := HashPassword(nu.Password)
+	hash, err := u.hashes.Hash(ctx, nu.Password)
 	if err != nil {
 		return User{}, err
 	}
@@ -124,8 +123,8 @@ func (u *Users) List(ctx context.Context) ([]User, error) {
 	return users, nil
 }
 
-// SetRole changes a user's role and ends their sessions. It refuses to leave
-// no enabled admin.
+// SetRole changes a user's role, from their next request on. It refuses to
+// leave no enabled admin.
 func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) {
 	if role == Anonymous {
 		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
@@ -139,7 +138,11 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 // refuses to disable the last enabled admin.
 func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User, error) {
 	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
-		return q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
+		row, err := q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
+		if err == nil && disabled {
+			err = q.DeleteUserSessions(ctx, id)
+		}
+		return row, err
 	})
 }
 
@@ -148,15 +151,27 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string) (Use
 	if err := CheckPassword(password); err != nil {
 		return User{}, err
 	}
-	hash, err := HashPassword(password)
+	hash, err := u.hashes.Hash(ctx, password)
 	if err != nil {
 		return User{}, err
 	}
-	row, err := u.q.SetUserPassword(ctx, db.SetUserPasswordParams{ID: id, PasswordHash: hash})
+	tx, err := u.pool.Begin(ctx)
+	if err != nil {
+		return User{}, fmt.Errorf("auth: begin: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	q := u.q.WithTx(tx)
+	row, err := q.SetUserPassword(ctx, db.SetUserPasswordParams{ID: id, PasswordHash: hash})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
 	} else if err != nil {
 		return User{}, fmt.Errorf("auth: set password of user %d: %w", id, err)
+	}
+	if err := q.DeleteUserSessions(ctx, id); err != nil {
+		return User{}, fmt.Errorf("auth: end sessions of user %d: %w", id, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return User{}, fmt.Errorf("auth: commit: %w", err)
 	}
 	return userFromRow(row), nil
 }
@@ -209,9 +224,7 @@ func (u *Users) EnsureAdmin(ctx context.Context, password string) (created bool,
 	if n > 0 {
 		return false, "", nil
 	}
-	if password == "" {
-		password = GeneratePassword()
-	}
+	password, _ = PasswordOrGenerated(password)
 	if _, err := u.Create(ctx, NewUser{Username: "admin", Password: password, Role: Admin}); err != nil {
 		if styrmin.ErrorCode(err) == styrmin.ECONFLICT {
 			return false, "", nil // another server created it first
@@ -228,7 +241,7 @@ func userFromRow(r db.User) User {
 	if err != nil {
 		role = Anonymous // the table's CHECK constraint makes this unreachable
 	}
-	return User{ID: r.ID, Username: r.Username, Role: role, Disabled: r.Disabled, SessionEpoch: r.SessionEpoch, CreatedAt: r.CreatedAt}
+	return User{ID: r.ID, Username: r.Username, Role: role, Disabled: r.Disabled, CreatedAt: r.CreatedAt}
 }
 
 func isUniqueViolation(err error) bool {

@@ -2,72 +2,114 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 )
 
-// Sign-in throttling: more than this many failures within ThrottleWindow refuse
-// further attempts for that username or that address until the window passes.
+// Sign-in throttling, per address: within ThrottleWindow an address may fail
+// MaxFailuresPerPair times for one username and MaxFailuresPerAddr times in
+// all; further attempts from it are refused without checking the password
+// until the window passes. Failures from one address never refuse another, so
+// guessing a username's password cannot lock its owner out. An IPv6 address
+// counts as its /64 network.
 const (
 	ThrottleWindow     = 15 * time.Minute
-	MaxFailuresPerUser = 5
+	MaxFailuresPerPair = 5
 	MaxFailuresPerAddr = 20
 )
 
 // SignIn checks a username and password typed by someone at address (their IP)
 // and returns the user. Wrong credentials, disabled users and throttled
-// attempts all fail with a message that does not reveal which usernames exist.
+// attempts all fail with a message that does not reveal which usernames exist;
+// a database that does not answer fails with styrmin.EUNAVAILABLE and counts
+// no failure.
 func (u *Users) SignIn(ctx context.Context, username, password, address string) (User, error) {
-	name := NormalizeUsername(username)
-	if err := u.checkThrottle(ctx, name, address); err != nil {
-		return User{}, err
-	}
+	name, address := NormalizeUsername(username), throttleAddress(address)
 	if len(password) > MaxPasswordLength {
 		password = "" // no stored password is this long; do not spend time hashing it
 	}
 	row, err := u.q.GetUserByUsername(ctx, name)
-	hash := row.PasswordHash
+	known := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return User{}, db.Classify(fmt.Errorf("auth: sign in %s: %w", name, err))
+	}
+	attempt, err := u.reserveAttempt(ctx, name, address)
 	if err != nil {
-		hash = u.dummyHash
+		return User{}, err
 	}
-	ok, verr := VerifyPassword(hash, password)
-	if verr != nil {
-		return User{}, fmt.Errorf("auth: sign in %s: %w", name, verr)
+	hash := u.dummyHash // unknown usernames take as long to refuse as known ones
+	if known {
+		hash = row.PasswordHash
 	}
-	if err != nil || !ok || row.Disabled {
-		if rerr := u.q.RecordSigninFailure(ctx, db.RecordSigninFailureParams{Username: name, Address: address}); rerr != nil {
-			return User{}, fmt.Errorf("auth: record sign-in failure: %w", rerr)
+	ok, err := u.hashes.Verify(ctx, hash, password)
+	if err != nil {
+		// Busy, cancelled or a broken hash: not the visitor's failure.
+		if derr := u.q.DeleteSigninFailure(context.WithoutCancel(ctx), attempt); derr != nil {
+			err = errors.Join(err, derr)
 		}
+		return User{}, fmt.Errorf("auth: sign in %s: %w", name, err)
+	}
+	if !known || !ok || row.Disabled {
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "Wrong username or password, or the user is disabled.")
 	}
-	if err := u.q.ClearSigninFailures(ctx, name); err != nil {
+	if err := u.q.ClearSigninFailures(ctx, db.ClearSigninFailuresParams{Username: name, Address: address}); err != nil {
 		return User{}, fmt.Errorf("auth: clear sign-in failures: %w", err)
 	}
 	return userFromRow(row), nil
 }
 
-// checkThrottle refuses an attempt when the username or the address failed too often lately.
-func (u *Users) checkThrottle(ctx context.Context, name, address string) error {
-	since := u.now().Add(-ThrottleWindow)
-	byUser, err := u.q.SigninFailuresByUsername(ctx, db.SigninFailuresByUsernameParams{Username: name, Since: since})
+// reserveAttempt refuses the attempt when address is over a limit, and else
+// records it as a failure (which a successful sign-in clears) and returns its
+// id. Counting and recording happen under a per-address lock in one
+// transaction, so parallel attempts cannot all pass the count.
+func (u *Users) reserveAttempt(ctx context.Context, name, address string) (int64, error) {
+	now := u.now()
+	tx, err := u.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("auth: count sign-in failures: %w", err)
+		return 0, fmt.Errorf("auth: begin: %w", err)
 	}
-	if byUser.Failures >= MaxFailuresPerUser {
-		return u.throttled(byUser.Oldest)
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	q := u.q.WithTx(tx)
+	if err := q.LockSigninAddress(ctx, address); err != nil {
+		return 0, fmt.Errorf("auth: lock sign-in attempts of %s: %w", address, err)
 	}
-	byAddr, err := u.q.SigninFailuresByAddress(ctx, db.SigninFailuresByAddressParams{Address: address, Since: since})
+	n, err := q.CountSigninFailures(ctx, db.CountSigninFailuresParams{Username: name, Address: address, Since: now.Add(-ThrottleWindow)})
 	if err != nil {
-		return fmt.Errorf("auth: count sign-in failures: %w", err)
+		return 0, fmt.Errorf("auth: count sign-in failures: %w", err)
 	}
-	if byAddr.Failures >= MaxFailuresPerAddr {
-		return u.throttled(byAddr.Oldest)
+	switch {
+	case n.ByPair >= MaxFailuresPerPair:
+		return 0, u.throttled(n.PairOldest)
+	case n.ByAddress >= MaxFailuresPerAddr:
+		return 0, u.throttled(n.AddressOldest)
 	}
-	return nil
+	id, err := q.RecordSigninFailure(ctx, db.RecordSigninFailureParams{Username: name, Address: address, FailedAt: now})
+	if err != nil {
+		return 0, fmt.Errorf("auth: record sign-in attempt: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("auth: commit: %w", err)
+	}
+	return id, nil
+}
+
+// throttleAddress is the address that attempts are counted against: an IPv6
+// address's /64 network, as one host usually holds all of it (an IPv4
+// address, or anything unparsable, is kept as is).
+func throttleAddress(address string) string {
+	ip, err := netip.ParseAddr(address)
+	if err != nil || !ip.Is6() || ip.Is4In6() {
+		return address
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
 }
 
 func (u *Users) throttled(oldest time.Time) error {

@@ -68,6 +68,17 @@ type Revision struct {
 	CreatedAt     time.Time
 }
 
+type Session struct {
+	ID         int64
+	TokenHash  []byte
+	UserID     int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	UserAgent  string
+	Address    string
+}
+
 type Setting struct {
 	Name      string
 	Value     []byte
@@ -128,7 +139,6 @@ type User struct {
 	PasswordHash string
 	Role         string
 	Disabled     bool
-	SessionEpoch int32
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }

@@ -11,11 +11,62 @@ import (
 )
 
 const clearSigninFailures = `-- name: ClearSigninFailures :exec
-DELETE FROM signin_failures WHERE username = $1
+DELETE FROM signin_failures WHERE username = $1 AND address = $2
 `
 
-func (q *Queries) ClearSigninFailures(ctx context.Context, username string) error {
-	_, err := q.db.Exec(ctx, clearSigninFailures, username)
+type ClearSigninFailuresParams struct {
+	Username string
+	Address  string
+}
+
+// ClearSigninFailures forgets a username's failures from one address.
+func (q *Queries) ClearSigninFailures(ctx context.Context, arg ClearSigninFailuresParams) error {
+	_, err := q.db.Exec(ctx, clearSigninFailures, arg.Username, arg.Address)
+	return err
+}
+
+const countSigninFailures = `-- name: CountSigninFailures :one
+SELECT count(*)::bigint AS by_address,
+       coalesce(min(failed_at), now())::timestamptz AS address_oldest,
+       count(*) FILTER (WHERE username = $1)::bigint AS by_pair,
+       coalesce(min(failed_at) FILTER (WHERE username = $1), now())::timestamptz AS pair_oldest
+FROM signin_failures
+WHERE address = $2 AND failed_at > $3
+`
+
+type CountSigninFailuresParams struct {
+	Username string
+	Address  string
+	Since    time.Time
+}
+
+type CountSigninFailuresRow struct {
+	ByAddress     int64
+	AddressOldest time.Time
+	ByPair        int64
+	PairOldest    time.Time
+}
+
+// CountSigninFailures counts an address's failures since a time, in all and for
+// one username, with the oldest of each.
+func (q *Queries) CountSigninFailures(ctx context.Context, arg CountSigninFailuresParams) (CountSigninFailuresRow, error) {
+	row := q.db.QueryRow(ctx, countSigninFailures, arg.Username, arg.Address, arg.Since)
+	var i CountSigninFailuresRow
+	err := row.Scan(
+		&i.ByAddress,
+		&i.AddressOldest,
+		&i.ByPair,
+		&i.PairOldest,
+	)
+	return i, err
+}
+
+const deleteSigninFailure = `-- name: DeleteSigninFailure :exec
+DELETE FROM signin_failures WHERE id = $1
+`
+
+func (q *Queries) DeleteSigninFailure(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, deleteSigninFailure, id)
 	return err
 }
 
@@ -28,64 +79,31 @@ func (q *Queries) DeleteSigninFailuresBefore(ctx context.Context, before time.Ti
 	return err
 }
 
-const recordSigninFailure = `-- name: RecordSigninFailure :exec
-INSERT INTO signin_failures (username, address) VALUES ($1, $2)
+const lockSigninAddress = `-- name: LockSigninAddress :exec
+SELECT pg_advisory_xact_lock(hashtextextended('styrmin signin ' || $1::text, 0))
+`
+
+// LockSigninAddress serialises, until the end of the transaction, the sign-in
+// attempts from one address, so that counting and recording one is atomic.
+func (q *Queries) LockSigninAddress(ctx context.Context, address string) error {
+	_, err := q.db.Exec(ctx, lockSigninAddress, address)
+	return err
+}
+
+const recordSigninFailure = `-- name: RecordSigninFailure :one
+INSERT INTO signin_failures (username, address, failed_at) VALUES ($1, $2, $3)
+RETURNING id
 `
 
 type RecordSigninFailureParams struct {
 	Username string
 	Address  string
+	FailedAt time.Time
 }
 
-func (q *Queries) RecordSigninFailure(ctx context.Context, arg RecordSigninFailureParams) error {
-	_, err := q.db.Exec(ctx, recordSigninFailure, arg.Username, arg.Address)
-	return err
-}
-
-const signinFailuresByAddress = `-- name: SigninFailuresByAddress :one
-SELECT count(*)::bigint AS failures, coalesce(min(failed_at), now())::timestamptz AS oldest
-FROM signin_failures
-WHERE address = $1 AND failed_at > $2
-`
-
-type SigninFailuresByAddressParams struct {
-	Address string
-	Since   time.Time
-}
-
-type SigninFailuresByAddressRow struct {
-	Failures int64
-	Oldest   time.Time
-}
-
-// SigninFailuresByAddress counts an address's failures since a time and the oldest of them.
-func (q *Queries) SigninFailuresByAddress(ctx context.Context, arg SigninFailuresByAddressParams) (SigninFailuresByAddressRow, error) {
-	row := q.db.QueryRow(ctx, signinFailuresByAddress, arg.Address, arg.Since)
-	var i SigninFailuresByAddressRow
-	err := row.Scan(&i.Failures, &i.Oldest)
-	return i, err
-}
-
-const signinFailuresByUsername = `-- name: SigninFailuresByUsername :one
-SELECT count(*)::bigint AS failures, coalesce(min(failed_at), now())::timestamptz AS oldest
-FROM signin_failures
-WHERE username = $1 AND failed_at > $2
-`
-
-type SigninFailuresByUsernameParams struct {
-	Username string
-	Since    time.Time
-}
-
-type SigninFailuresByUsernameRow struct {
-	Failures int64
-	Oldest   time.Time
-}
-
-// SigninFailuresByUsername counts a user's failures since a time and the oldest of them.
-func (q *Queries) SigninFailuresByUsername(ctx context.Context, arg SigninFailuresByUsernameParams) (SigninFailuresByUsernameRow, error) {
-	row := q.db.QueryRow(ctx, signinFailuresByUsername, arg.Username, arg.Since)
-	var i SigninFailuresByUsernameRow
-	err := row.Scan(&i.Failures, &i.Oldest)
-	return i, err
+func (q *Queries) RecordSigninFailure(ctx context.Context, arg RecordSigninFailureParams) (int64, error) {
+	row := q.db.QueryRow(ctx, recordSigninFailure, arg.Username, arg.Address, arg.FailedAt)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }

@@ -9,6 +9,23 @@ import (
 	"context"
 )
 
+const addStepDeletedJob = `-- name: AddStepDeletedJob :exec
+UPDATE steps
+SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb($1::text))
+WHERE id = $2
+`
+
+type AddStepDeletedJobParams struct {
+	Line string
+	ID   int64
+}
+
+// Appends a line naming a Job that an action's call deleted.
+func (q *Queries) AddStepDeletedJob(ctx context.Context, arg AddStepDeletedJobParams) error {
+	_, err := q.db.Exec(ctx, addStepDeletedJob, arg.Line, arg.ID)
+	return err
+}
+
 const endRunningSteps = `-- name: EndRunningSteps :exec
 UPDATE steps SET status = $1, message = $2, ended_at = now()
 WHERE task_id = $3 AND status = 'running'
@@ -27,7 +44,7 @@ func (q *Queries) EndRunningSteps(ctx context.Context, arg EndRunningStepsParams
 }
 
 const endStep = `-- name: EndStep :exec
-UPDATE steps SET status = $1, message = $2, detail = $3, ended_at = now()
+UPDATE steps SET status = $1, message = $2, detail = detail || $3::jsonb, ended_at = now()
 WHERE id = $4
 `
 
@@ -38,6 +55,8 @@ type EndStepParams struct {
 	ID      int64
 }
 
+// Ends a step; its detail keys are merged over what primitives recorded
+// meanwhile (a Job's tail, deleted Jobs).
 func (q *Queries) EndStep(ctx context.Context, arg EndStepParams) error {
 	_, err := q.db.Exec(ctx, endStep,
 		arg.Status,
@@ -147,6 +166,20 @@ func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]Step
 		return nil, err
 	}
 	return items, nil
+}
+
+const mergeStepDetail = `-- name: MergeStepDetail :exec
+UPDATE steps SET detail = detail || $1::jsonb WHERE id = $2
+`
+
+type MergeStepDetailParams struct {
+	Patch []byte
+	ID    int64
+}
+
+func (q *Queries) MergeStepDetail(ctx context.Context, arg MergeStepDetailParams) error {
+	_, err := q.db.Exec(ctx, mergeStepDetail, arg.Patch, arg.ID)
+	return err
 }
 
 const updateStepDetail = `-- name: UpdateStepDetail :exec

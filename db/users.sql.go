@@ -34,7 +34,7 @@ func (q *Queries) CountUsers(ctx context.Context) (int64, error) {
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (username, password_hash, role)
 VALUES ($1, $2, $3)
-RETURNING id, username, password_hash, role, disabled, session_epoch, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at
 `
 
 type CreateUserParams struct {
@@ -52,7 +52,6 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -60,7 +59,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 }
 
 const getUserByID = `-- name: GetUserByID :one
-SELECT id, username, password_hash, role, disabled, session_epoch, created_at, updated_at FROM users WHERE id = $1
+SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users WHERE id = $1
 `
 
 func (q *Queries) GetUserByID(ctx context.Context, id int64) (User, error) {
@@ -72,7 +71,6 @@ func (q *Queries) GetUserByID(ctx context.Context, id int64) (User, error) {
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -80,7 +78,7 @@ func (q *Queries) GetUserByID(ctx context.Context, id int64) (User, error) {
 }
 
 const getUserByUsername = `-- name: GetUserByUsername :one
-SELECT id, username, password_hash, role, disabled, session_epoch, created_at, updated_at FROM users WHERE username = $1
+SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users WHERE username = $1
 `
 
 func (q *Queries) GetUserByUsername(ctx context.Context, username string) (User, error) {
@@ -92,7 +90,6 @@ func (q *Queries) GetUserByUsername(ctx context.Context, username string) (User,
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -100,7 +97,7 @@ func (q *Queries) GetUserByUsername(ctx context.Context, username string) (User,
 }
 
 const listUsers = `-- name: ListUsers :many
-SELECT id, username, password_hash, role, disabled, session_epoch, created_at, updated_at FROM users ORDER BY username
+SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users ORDER BY username
 `
 
 func (q *Queries) ListUsers(ctx context.Context) ([]User, error) {
@@ -118,7 +115,6 @@ func (q *Queries) ListUsers(ctx context.Context) ([]User, error) {
 			&i.PasswordHash,
 			&i.Role,
 			&i.Disabled,
-			&i.SessionEpoch,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -144,9 +140,9 @@ func (q *Queries) LockUsers(ctx context.Context) error {
 
 const setUserDisabled = `-- name: SetUserDisabled :one
 UPDATE users
-SET disabled = $1, session_epoch = session_epoch + 1, updated_at = now()
+SET disabled = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, session_epoch, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at
 `
 
 type SetUserDisabledParams struct {
@@ -163,7 +159,6 @@ func (q *Queries) SetUserDisabled(ctx context.Context, arg SetUserDisabledParams
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -172,9 +167,9 @@ func (q *Queries) SetUserDisabled(ctx context.Context, arg SetUserDisabledParams
 
 const setUserPassword = `-- name: SetUserPassword :one
 UPDATE users
-SET password_hash = $1, session_epoch = session_epoch + 1, updated_at = now()
+SET password_hash = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, session_epoch, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at
 `
 
 type SetUserPasswordParams struct {
@@ -191,7 +186,6 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -200,9 +194,9 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 
 const setUserRole = `-- name: SetUserRole :one
 UPDATE users
-SET role = $1, session_epoch = session_epoch + 1, updated_at = now()
+SET role = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, session_epoch, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at
 `
 
 type SetUserRoleParams struct {
@@ -219,7 +213,6 @@ func (q *Queries) SetUserRole(ctx context.Context, arg SetUserRoleParams) (User,
 		&i.PasswordHash,
 		&i.Role,
 		&i.Disabled,
-		&i.SessionEpoch,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)

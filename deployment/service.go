@@ -95,6 +95,12 @@ func secretsLabel(deploymentID int64) string { return fmt.Sprintf("deployment %d
 // queueTask inserts a top-level task of kind for a deployment, with its
 // inputs and sealed secret inputs, and queues it, inside tx.
 func (s *Service) queueTask(ctx context.Context, tx pgx.Tx, deploymentID int64, kind string, inputs any, secretInputs map[string]string, by string) (db.Task, error) {
+	return s.insertTask(ctx, tx, deploymentID, kind, inputs, secretInputs, by, nil, nil)
+}
+
+// insertTask inserts and queues a task inside tx: a top-level one (parentStep
+// and root nil), or a nested one started by step parentStep of root's chain.
+func (s *Service) insertTask(ctx context.Context, tx pgx.Tx, deploymentID int64, kind string, inputs any, secretInputs map[string]string, by string, parentStep, root *int64) (db.Task, error) {
 	q := s.q.WithTx(tx)
 	in, err := json.Marshal(inputs)
 	if err != nil {
@@ -104,12 +110,15 @@ func (s *Service) queueTask(ctx context.Context, tx pgx.Tx, deploymentID int64, 
 	if err != nil {
 		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
 	}
-	task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: in, SecretInputs: sealed, CreatedBy: by})
+	task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: in, SecretInputs: sealed,
+		CreatedBy: by, ParentStepID: parentStep, RootTaskID: root})
 	if err != nil {
 		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
 	}
-	if err := q.SetTaskRoot(ctx, task.ID); err != nil {
-		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+	if root == nil {
+		if err := q.SetTaskRoot(ctx, task.ID); err != nil {
+			return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+		}
 	}
 	if err := s.queue.Enqueue(ctx, tx, task.ID); err != nil {
 		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)

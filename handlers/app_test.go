@@ -43,7 +43,7 @@ func setupOn(t *testing.T, pool *pgxpool.Pool) *app {
 	t.Helper()
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)))
+	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	deps := Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -76,7 +76,7 @@ func (a *app) as(t *testing.T, name string, role auth.Role) (visitor, auth.User)
 	require.NoError(t, err)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	sess := a.sessions.Load(req)
-	sess.SignIn(u)
+	require.NoError(t, a.sessions.Start(context.Background(), sess, u, "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "192.0.2.1"))
 	return a.visitorWith(t, req, sess), u
 }
 

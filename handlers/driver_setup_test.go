@@ -46,7 +46,7 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 	pool := dbtest.New(t)
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)))
+	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	cat := catalog.New(pool)
 	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())

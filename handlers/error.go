@@ -2,16 +2,13 @@ package handlers
 
 import (
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -40,9 +37,6 @@ var headingOf = map[int]string{
 	http.StatusServiceUnavailable:    "Temporarily unavailable",
 	http.StatusInternalServerError:   "Something went wrong",
 }
-
-// unavailableMessage is shown when the database does not answer.
-const unavailableMessage = "The database does not answer right now; try again in a moment. /readyz shows what is down."
 
 // errorHandler is the one place that turns an error into a response: a full
 // error page, or for htmx requests a message swapped into the flash area.
@@ -95,33 +89,10 @@ func describe(err error) (int, string) {
 		}
 		return he.Code, msg
 	}
-	code := styrmin.ErrorCode(err)
-	if code == styrmin.EINTERNAL && isConnectionError(err) {
-		return http.StatusServiceUnavailable, unavailableMessage
-	}
-	status, ok := statusOf[code]
+	err = db.Classify(err)
+	status, ok := statusOf[styrmin.ErrorCode(err)]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
 	return status, styrmin.ErrorMessage(err)
-}
-
-// isConnectionError reports whether err says the database (or another
-// server) could not be reached or dropped the connection, rather than that a
-// query failed.
-func isConnectionError(err error) bool {
-	var connErr *pgconn.ConnectError
-	var netErr net.Error
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &connErr), errors.As(err, &netErr), pgconn.Timeout(err):
-		return true
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return true
-	case errors.As(err, &pgErr):
-		// Class 08: connection exception; 57P: the server is shutting down or restarting.
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
-	default:
-		return false
-	}
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,11 +20,6 @@ const (
 	ctxSession = "styrmin.session"
 	ctxUser    = "styrmin.user"
 )
-
-// userGetter looks up the user a session names.
-type userGetter interface {
-	Get(ctx context.Context, id int64) (auth.User, error)
-}
 
 // contentSecurityPolicy allows only this server's own scripts, styles and
 // images: no inline script, no eval, no framing.
@@ -84,11 +78,11 @@ func logRequests(logger *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// loadSession reads the session cookie, looks up its user and checks the
-// session is still valid for them; a void session becomes anonymous. The
+// loadSession reads the session cookie and asks the server-side session who
+// is signed in; an ended, expired or void session becomes anonymous. The
 // session cookie is written back just before the response's header. Routes
 // in bare (health checks, static files) get no session.
-func loadSession(sessions *auth.Sessions, users userGetter, bare map[string]bool, logger *slog.Logger) echo.MiddlewareFunc {
+func loadSession(sessions *auth.Sessions, bare map[string]bool, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if bare[c.Path()] {
@@ -101,16 +95,12 @@ func loadSession(sessions *auth.Sessions, users userGetter, bare map[string]bool
 					logger.Error("save session", "path", c.Request().URL.Path, "err", err)
 				}
 			})
-			if sess.UserID != 0 {
-				u, err := users.Get(c.Request().Context(), sess.UserID)
-				switch {
-				case err == nil && sess.ValidFor(u):
-					c.Set(ctxUser, &u)
-				case err == nil || styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
-					sess.SignOut()
-				default:
-					return err
-				}
+			u, ok, err := sessions.Authenticate(c.Request().Context(), sess)
+			if err != nil {
+				return err
+			}
+			if ok {
+				c.Set(ctxUser, &u)
 			}
 			return next(c)
 		}
@@ -148,7 +138,9 @@ func redirectToSignin(c echo.Context) error {
 }
 
 // checkCSRF refuses state-changing requests that lack the session's CSRF
-// token, in the X-CSRF-Token header (htmx) or the _csrf form field.
+// token, in the X-CSRF-Token header (htmx) or the _csrf field of the request
+// body; a token in the query string does not count, as URLs end up in logs,
+// histories and Referer headers.
 func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		switch c.Request().Method {
@@ -157,7 +149,7 @@ func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		token := c.Request().Header.Get(views.CSRFHeader)
 		if token == "" {
-			token = c.FormValue(views.CSRFField)
+			token = c.Request().PostFormValue(views.CSRFField)
 		}
 		if !session(c).CheckCSRF(token) {
 			return styrmin.Errorf(styrmin.EFORBIDDEN, "The request was refused because its security token (CSRF) is missing or out of date. Reload the page and try again.")

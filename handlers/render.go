@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -61,13 +60,4 @@ func redirect(c echo.Context, target string) error {
 func isHTMX(c echo.Context) bool {
 	h := c.Request().Header
 	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
-}
-
-// localPath returns next when it is a path on this server, else fallback;
-// it keeps a sign-in link from sending the user to another site.
-func localPath(next, fallback string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return fallback
-	}
-	return next
 }

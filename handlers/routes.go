@@ -27,8 +27,9 @@ type route struct {
 // (deps_test.go) so that the walk can call it.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
-// at least operator, except signing in (anyone) and signing out (any signed-in user),
-// which change only the caller's own session.
+// at least operator, except those that change only the caller's own sessions:
+// signing in (anyone), signing out and ending one of one's own sessions (any
+// signed-in user).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
 	return []route{
@@ -37,8 +38,10 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
 
 		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: signinShow()},
-		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: signinSubmit(d.Users)},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit()},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: signinSubmit(d.Users, d.Sessions)},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit(d.Sessions)},
+		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: sessionList(d.Sessions)},
+		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: sessionEnd(d.Sessions)},
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
 

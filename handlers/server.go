@@ -21,7 +21,7 @@ import (
 type Deps struct {
 	// Logger receives request logs and internal errors.
 	Logger *slog.Logger
-	// Sessions reads and writes the session cookie.
+	// Sessions keeps sessions: the cookie and the server-side record.
 	Sessions *auth.Sessions
 	// Users stores users and checks their passwords.
 	Users UserStore
@@ -37,9 +37,8 @@ type Deps struct {
 	SimulatedCluster bool
 }
 
-// UserStore is what the sign-in, session and users pages need from auth.Users.
+// UserStore is what the sign-in and users pages need from auth.Users.
 type UserStore interface {
-	userGetter
 	signer
 	userAdmin
 }
@@ -77,7 +76,7 @@ func New(d Deps) *echo.Echo {
 	// checkInput follows the body limit (it reads URL-encoded forms) and comes
 	// before the session, whose lookup is the first to reach PostgreSQL.
 	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
-		loadSession(d.Sessions, d.Users, bare, d.Logger))
+		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc
 		if !r.bare {

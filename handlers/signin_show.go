@@ -11,7 +11,7 @@ import (
 // signinShow shows the sign-in form, or sends a signed-in user on.
 func signinShow() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		next := localPath(c.QueryParam("next"), "/")
+		next := safeNext(c.QueryParam("next"))
 		if currentUser(c) != nil {
 			return c.Redirect(http.StatusSeeOther, next)
 		}

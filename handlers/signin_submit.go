@@ -16,11 +16,16 @@ type signer interface {
 	SignIn(ctx context.Context, username, password, address string) (auth.User, error)
 }
 
+// sessionStarter starts a signed-in session.
+type sessionStarter interface {
+	Start(ctx context.Context, sess *auth.Session, u auth.User, userAgent, address string) error
+}
+
 // signinSubmit signs the user in and sends them where they were going; wrong
 // credentials and throttled attempts come back to the form with the reason.
-func signinSubmit(users signer) echo.HandlerFunc {
+func signinSubmit(users signer, sessions sessionStarter) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		username, next := c.FormValue("username"), localPath(c.FormValue("next"), "/")
+		username, next := c.FormValue("username"), safeNext(c.FormValue("next"))
 		u, err := users.SignIn(c.Request().Context(), username, c.FormValue("password"), c.RealIP())
 		switch code := styrmin.ErrorCode(err); code {
 		case "":
@@ -31,7 +36,9 @@ func signinSubmit(users signer) echo.HandlerFunc {
 		default:
 			return err
 		}
-		session(c).SignIn(u)
+		if err := sessions.Start(c.Request().Context(), session(c), u, c.Request().UserAgent(), c.RealIP()); err != nil {
+			return err
+		}
 		return c.Redirect(http.StatusSeeOther, next)
 	}
 }

@@ -1,17 +1,27 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/views"
 )
 
-// signoutSubmit ends the session.
-func signoutSubmit() echo.HandlerFunc {
+// sessionEnder ends the caller's session on the server.
+type sessionEnder interface {
+	End(ctx context.Context, sess *auth.Session) error
+}
+
+// signoutSubmit ends the session on the server, so that a copy of the cookie
+// stops working too.
+func signoutSubmit(sessions sessionEnder) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		session(c).SignOut()
+		if err := sessions.End(c.Request().Context(), session(c)); err != nil {
+			return err
+		}
 		flash(c, views.FlashInfo, "You are signed out.")
 		return c.Redirect(http.StatusSeeOther, "/signin")
 	}

@@ -15,10 +15,7 @@ import (
 func userCreate(users userAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form := views.NewUserForm{Username: c.FormValue("username"), Role: c.FormValue("role")}
-		password, generated := c.FormValue("password"), false
-		if password == "" {
-			password, generated = auth.GeneratePassword(), true
-		}
+		password, generated := auth.PasswordOrGenerated(c.FormValue("password"))
 		role, err := auth.ParseRole(form.Role)
 		if err == nil {
 			_, err = users.Create(c.Request().Context(), auth.NewUser{Username: form.Username, Password: password, Role: role})

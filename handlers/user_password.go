@@ -17,10 +17,7 @@ func userPassword(users userAdmin) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		password, generated := c.FormValue("password"), false
-		if password == "" {
-			password, generated = auth.GeneratePassword(), true
-		}
+		password, generated := auth.PasswordOrGenerated(c.FormValue("password"))
 		u, err := users.SetPassword(c.Request().Context(), id, password)
 		if err != nil {
 			return backToUsers(c, err)

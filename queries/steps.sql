@@ -5,7 +5,18 @@ VALUES (@task_id, (SELECT coalesce(max(position), 0) + 1 FROM steps WHERE task_i
 RETURNING *;
 
 -- name: EndStep :exec
-UPDATE steps SET status = @status, message = @message, detail = @detail, ended_at = now()
+-- Ends a step; its detail keys are merged over what primitives recorded
+-- meanwhile (a Job's tail, deleted Jobs).
+UPDATE steps SET status = @status, message = @message, detail = detail || @detail::jsonb, ended_at = now()
+WHERE id = @id;
+
+-- name: MergeStepDetail :exec
+UPDATE steps SET detail = detail || @patch::jsonb WHERE id = @id;
+
+-- name: AddStepDeletedJob :exec
+-- Appends a line naming a Job that an action's call deleted.
+UPDATE steps
+SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb(@line::text))
 WHERE id = @id;
 
 -- name: UpdateStepDetail :exec

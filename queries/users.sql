@@ -20,19 +20,19 @@ SELECT count(*) FROM users WHERE role = 'admin' AND NOT disabled;
 
 -- name: SetUserRole :one
 UPDATE users
-SET role = @role, session_epoch = session_epoch + 1, updated_at = now()
+SET role = @role, updated_at = now()
 WHERE id = @id
 RETURNING *;
 
 -- name: SetUserDisabled :one
 UPDATE users
-SET disabled = @disabled, session_epoch = session_epoch + 1, updated_at = now()
+SET disabled = @disabled, updated_at = now()
 WHERE id = @id
 RETURNING *;
 
 -- name: SetUserPassword :one
 UPDATE users
-SET password_hash = @password_hash, session_epoch = session_epoch + 1, updated_at = now()
+SET password_hash = @password_hash, updated_at = now()
 WHERE id = @id
 RETURNING *;
 

@@ -141,7 +141,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	sessions, err := auth.NewSessions(secret)
+	sessions, err := auth.NewSessions(secret, pool)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
-	go forgetOldFailures(bgCtx, users, logger)
+	go forgetStale(bgCtx, users, sessions, logger)
 	limits := cfg.limits
 	if limits == (connLimits{}) {
 		limits = defaultConnLimits()
@@ -269,8 +269,8 @@ func announceAdmin(w io.Writer, password string, generated bool) {
 	fmt.Fprintln(w, "================================================================")
 }
 
-// forgetOldFailures deletes stale sign-in failures every hour until ctx ends.
-func forgetOldFailures(ctx context.Context, users *auth.Users, logger *slog.Logger) {
+// forgetStale deletes stale sign-in failures and dead sessions every hour until ctx ends.
+func forgetStale(ctx context.Context, users *auth.Users, sessions *auth.Sessions, logger *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -280,6 +280,9 @@ func forgetOldFailures(ctx context.Context, users *auth.Users, logger *slog.Logg
 		case <-tick.C:
 			if err := users.ForgetOldFailures(ctx); err != nil {
 				logger.Warn("forget old sign-in failures", "err", err)
+			}
+			if err := sessions.DeleteDead(ctx); err != nil {
+				logger.Warn("delete dead sessions", "err", err)
 			}
 		}
 	}

@@ -37,10 +37,7 @@ func newUserCreateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			generated := password == ""
-			if generated {
-				password = auth.GeneratePassword()
-			}
+			password, generated := auth.PasswordOrGenerated(password)
 			u, err := users.Create(cmd.Context(), auth.NewUser{Username: username, Password: password, Role: r})
 			if err != nil {
 				return err

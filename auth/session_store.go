@@ -1,0 +1,166 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// lastSeenPrecision is how stale a session's last-seen time may get: it is
+// written at most once per this interval, not on every request.
+const lastSeenPrecision = time.Minute
+
+// maxUserAgentLength bounds the user agent kept with a session, in characters.
+const maxUserAgentLength = 256
+
+// SessionInfo describes one signed-in session for the sessions page.
+type SessionInfo struct {
+	ID         int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	UserAgent  string
+	Address    string
+	// Current marks the session the list was asked from.
+	Current bool
+}
+
+// Start signs the user in on sess: it ends the session's previous server-side
+// session, if any, and starts a new one with a new id and CSRF token, so that
+// an id planted before sign-in is worthless after it.
+func (s *Sessions) Start(ctx context.Context, sess *Session, u User, userAgent, address string) error {
+	if err := s.End(ctx, sess); err != nil {
+		return err
+	}
+	token, now := rand.Text(), s.now()
+	id, err := s.q.CreateSession(ctx, db.CreateSessionParams{
+		TokenHash: tokenHash(token),
+		UserID:    u.ID,
+		Now:       now,
+		ExpiresAt: now.Add(AbsoluteLifetime),
+		UserAgent: cleanUserAgent(userAgent),
+		Address:   address,
+	})
+	if err != nil {
+		return fmt.Errorf("auth: start session of %s: %w", u.Username, err)
+	}
+	sess.token, sess.id, sess.userID, sess.CSRF = token, id, u.ID, rand.Text()
+	return nil
+}
+
+// Authenticate returns the user signed in on sess and whether there is one.
+// A session that was ended, has been idle for IdleTimeout, is older than
+// AbsoluteLifetime or whose user is disabled becomes anonymous, with a new
+// CSRF token.
+func (s *Sessions) Authenticate(ctx context.Context, sess *Session) (User, bool, error) {
+	if sess.token == "" {
+		return User{}, false, nil
+	}
+	now := s.now()
+	row, err := s.q.GetLiveSession(ctx, db.GetLiveSessionParams{TokenHash: tokenHash(sess.token), IdleSince: now.Add(-IdleTimeout), Now: now})
+	if errors.Is(err, pgx.ErrNoRows) {
+		sess.anonymous()
+		return User{}, false, nil
+	} else if err != nil {
+		return User{}, false, fmt.Errorf("auth: look up session: %w", err)
+	}
+	if now.Sub(row.Session.LastSeenAt) >= lastSeenPrecision {
+		if err := s.q.TouchSession(ctx, db.TouchSessionParams{ID: row.Session.ID, Now: now}); err != nil {
+			return User{}, false, fmt.Errorf("auth: touch session: %w", err)
+		}
+	}
+	sess.id, sess.userID = row.Session.ID, row.User.ID
+	return userFromRow(row.User), true, nil
+}
+
+// End signs sess out: its server-side session is deleted, so a copy of the
+// cookie no longer works either.
+func (s *Sessions) End(ctx context.Context, sess *Session) error {
+	if sess.token == "" {
+		return nil
+	}
+	if err := s.q.DeleteSessionByTokenHash(ctx, tokenHash(sess.token)); err != nil {
+		return fmt.Errorf("auth: end session: %w", err)
+	}
+	sess.anonymous()
+	return nil
+}
+
+// List returns the live sessions of sess's user, the most recently used
+// first, with sess's own marked Current.
+func (s *Sessions) List(ctx context.Context, sess *Session) ([]SessionInfo, error) {
+	now := s.now()
+	rows, err := s.q.ListUserSessions(ctx, db.ListUserSessionsParams{UserID: sess.userID, IdleSince: now.Add(-IdleTimeout), Now: now})
+	if err != nil {
+		return nil, fmt.Errorf("auth: list sessions: %w", err)
+	}
+	out := make([]SessionInfo, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, SessionInfo{
+			ID: r.ID, CreatedAt: r.CreatedAt, LastSeenAt: r.LastSeenAt, ExpiresAt: r.ExpiresAt,
+			UserAgent: r.UserAgent, Address: r.Address, Current: r.ID == sess.id,
+		})
+	}
+	return out, nil
+}
+
+// EndOwn ends the session with id if it belongs to sess's user; another
+// user's session is not found.
+func (s *Sessions) EndOwn(ctx context.Context, sess *Session, id int64) error {
+	n, err := s.q.DeleteUserSession(ctx, db.DeleteUserSessionParams{ID: id, UserID: sess.userID})
+	if err != nil {
+		return fmt.Errorf("auth: end session %d: %w", id, err)
+	}
+	if n == 0 {
+		return styrmin.Errorf(styrmin.ENOTFOUND, "You have no session with id %d; it may have ended already.", id)
+	}
+	if id == sess.id {
+		sess.anonymous()
+	}
+	return nil
+}
+
+// DeleteDead deletes the sessions that are idle or expired.
+func (s *Sessions) DeleteDead(ctx context.Context) error {
+	now := s.now()
+	if err := s.q.DeleteDeadSessions(ctx, db.DeleteDeadSessionsParams{IdleSince: now.Add(-IdleTimeout), Now: now}); err != nil {
+		return fmt.Errorf("auth: delete dead sessions: %w", err)
+	}
+	return nil
+}
+
+// anonymous forgets who is signed in, with a fresh CSRF token.
+func (sess *Session) anonymous() {
+	sess.token, sess.id, sess.userID, sess.CSRF = "", 0, 0, rand.Text()
+}
+
+// tokenHash is what the sessions table stores of a session id.
+func tokenHash(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// cleanUserAgent makes a User-Agent header safe to store and show: valid
+// UTF-8, no control characters, at most maxUserAgentLength characters.
+func cleanUserAgent(ua string) string {
+	ua = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(ua, "\uFFFD"))
+	if r := []rune(ua); len(r) > maxUserAgentLength {
+		ua = string(r[:maxUserAgentLength])
+	}
+	return ua
+}
