@@ -44,7 +44,7 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	pool := dbtest.New(t)
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)))
+	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	cat := catalog.New(pool)
 	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
