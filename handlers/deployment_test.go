@@ -436,3 +436,34 @@ func attrs(sel *goquery.Selection, name string) []string {
 	sel.Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr(name, "")) })
 	return out
 }
+
+func TestDeploymentListShowsEveryDeploymentWithItsLastTask(t *testing.T) {
+	t.Parallel()
+	d := setupDeployments(t)
+	ctx := context.Background()
+	d.install(t, helloInstall("site"))
+	d.install(t, pgInstall("orders"))
+	_, err := d.svc.Stop(ctx, "site", nil, "olga")
+	require.NoError(t, err)
+
+	doc := parse(t, d.request(d.reader, http.MethodGet, "/deployments", nil))
+	require.Equal(t, []string{"orders", "site"}, texts(doc.Find(`[data-testid="deployment-link"]`)))
+	site := doc.Find(`[data-testid="deployment"][data-name="site"]`)
+	require.Equal(t, "/drivers/hello-web/1.0.0/icon", site.Find(`img[data-testid="driver-icon"]`).AttrOr("src", ""))
+	require.Contains(t, text(site), "Hello Web")
+	require.Equal(t, "pending", text(site.Find(`[data-testid="deployment-status"]`)))
+	require.Contains(t, text(site.Find(`[data-testid="last-task"]`)), "Stop components queued")
+	require.Contains(t, text(site.Find(`[data-testid="last-task"]`)), "by olga")
+
+	_, err = d.pool.Exec(ctx, `UPDATE deployments SET status = 'deleted', deleted_at = now() WHERE name = 'orders'`)
+	require.NoError(t, err)
+	doc = parse(t, d.request(d.reader, http.MethodGet, "/deployments", nil))
+	require.Equal(t, []string{"site"}, texts(doc.Find(`[data-testid="deployment-link"]`)))
+	doc = parse(t, d.request(d.reader, http.MethodGet, "/deployments?deleted=1", nil))
+	require.ElementsMatch(t, []string{"orders", "site"}, texts(doc.Find(`[data-testid="deployment-link"]`)))
+
+	page := parse(t, d.request(d.operator, http.MethodGet, "/deployments/orders", nil))
+	require.Equal(t, "deleted", text(page.Find(`[data-testid="deployment-status"]`)))
+	require.Zero(t, page.Find(`[data-testid="deployment-actions"]`).Length(), "a deleted deployment offers no change")
+	require.Equal(t, http.StatusConflict, d.request(d.operator, http.MethodGet, "/deployments/orders/delete", nil).Code)
+}
