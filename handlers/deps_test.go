@@ -17,13 +17,21 @@ import (
 // deployment service queues tasks that nothing runs, and has no cluster.
 func addTestDeps(t *testing.T, pool *pgxpool.Pool, deps *Deps) {
 	t.Helper()
-	cat := catalog.New(pool)
-	deps.Drivers = cat
+	deps.Drivers = catalog.New(pool)
+	svc := newTestDeployments(t, pool)
+	deps.Deployments = svc
+	deps.Primitives = svc
+}
+
+// newTestDeployments is a deployment service on the test's database with no
+// cluster, queueing tasks that nothing runs.
+func newTestDeployments(t *testing.T, pool *pgxpool.Pool) *deployment.Service {
+	t.Helper()
 	key, err := secrets.ParseKey(secrets.NewKeyText())
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
 	queue, err := executor.New(pool, nil, executor.Options{})
 	require.NoError(t, err)
-	deps.Deployments = deployment.New(pool, cat, queue, box, nil)
+	return deployment.New(pool, catalog.New(pool), queue, box, nil)
 }

@@ -18,6 +18,9 @@ type route struct {
 	handler echo.HandlerFunc
 	// bare routes (health checks, static files) skip the session, the role check and CSRF.
 	bare bool
+	// actionToken routes are the action primitives: no session, no CSRF; the
+	// handler takes an action token (see action_api.go) and nothing else.
+	actionToken bool
 }
 
 // routes is THE permission table: every route the server has, and who may call
@@ -32,7 +35,7 @@ type route struct {
 // signed-in user).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
-	return []route{
+	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
@@ -74,5 +77,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
-	}
+	}, actionRoutes(d.Primitives, d.Logger)...)
 }

@@ -35,6 +35,9 @@ type Deps struct {
 	// SimulatedCluster is set when the cluster is the local development one
 	// (kube.Client.Simulated): deployment pages say its pods are simulated.
 	SimulatedCluster bool
+	// Primitives serves the action primitives (deployment.Service); nil
+	// when the server runs no deployments.
+	Primitives ActionPrimitives
 }
 
 // UserStore is what the sign-in and users pages need from auth.Users.
@@ -65,7 +68,7 @@ func New(d Deps) *echo.Echo {
 	table := routes(d)
 	bare := map[string]bool{}
 	for _, r := range table {
-		if r.bare {
+		if r.bare || r.actionToken {
 			bare[r.path] = true
 		}
 	}
@@ -79,7 +82,7 @@ func New(d Deps) *echo.Echo {
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc
-		if !r.bare {
+		if !r.bare && !r.actionToken {
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}
 		for _, method := range methodsOf(r) {

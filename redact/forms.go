@@ -303,11 +303,20 @@ func bounds(s string, start, end int) (int, int) {
 	case strings.HasPrefix(s[start:end], `"`), strings.HasPrefix(s[start:end], `'`):
 		q = s[start : start+1]
 	default:
+		var open, unopened [3]int
+		for i := start; i < end; i++ {
+			if k := strings.IndexByte("([{", s[i]); k >= 0 {
+				open[k]++
+			} else if k := strings.IndexByte(")]}", s[i]); k >= 0 {
+				unopened[k]++
+			}
+		}
 		for end > start {
-			i := strings.IndexByte(")]}", s[end-1])
-			if i < 0 || strings.Count(s[start:end], "([{"[i:i+1]) >= strings.Count(s[start:end], ")]}"[i:i+1]) {
+			k := strings.IndexByte(")]}", s[end-1])
+			if k < 0 || unopened[k] <= open[k] {
 				break
 			}
+			unopened[k]--
 			end--
 		}
 		return start, end
