@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,36 +29,6 @@ func deploymentComponents(op componentsOperation, verb string) echo.HandlerFunc 
 		}
 		flash(c, views.FlashSuccess, fmt.Sprintf("The %s of %s is queued (task #%d).", verb, queued.Deployment, queued.TaskID))
 		return redirect(c, deploymentPath(name))
-	}
-}
-
-// deploymentRollback queues a roll back to the posted revision.
-func deploymentRollback(svc deploymentOperator) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		name := c.Param("name")
-		revision, err := strconv.Atoi(c.FormValue("revision"))
-		if err != nil || revision < 1 {
-			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
-		}
-		queued, err := svc.Rollback(c.Request().Context(), name, revision, currentUser(c).Username)
-		if err != nil {
-			return backToDeployment(c, name, err)
-		}
-		flash(c, views.FlashSuccess, fmt.Sprintf("The roll back of %s to revision %d is queued (task #%d).", name, revision, queued.TaskID))
-		return redirect(c, deploymentPath(name))
-	}
-}
-
-// backToDeployment shows a refused change (bad input, a deleted deployment)
-// as a message on the deployment's page; other errors, and an unknown
-// deployment, go to the error handler.
-func backToDeployment(c echo.Context, name string, err error) error {
-	switch styrmin.ErrorCode(err) {
-	case styrmin.EINVALID, styrmin.ECONFLICT:
-		flash(c, views.FlashError, styrmin.ErrorMessage(err))
-		return redirect(c, deploymentPath(name))
-	default:
-		return err
 	}
 }
 
