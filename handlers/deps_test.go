@@ -13,11 +13,14 @@ import (
 )
 
 // addTestDeps fills in the dependencies of the pages beyond sign-in and
-// users, so that every route in the permission table has what it needs.
+// users, so that every route in the permission table has what it needs. The
+// deployment service queues tasks that nothing runs, and has no cluster.
 func addTestDeps(t *testing.T, pool *pgxpool.Pool, deps *Deps) {
 	t.Helper()
 	deps.Drivers = catalog.New(pool)
-	deps.Primitives = newTestDeployments(t, pool)
+	svc := newTestDeployments(t, pool)
+	deps.Deployments = svc
+	deps.Primitives = svc
 }
 
 // newTestDeployments is a deployment service on the test's database with no

@@ -12,13 +12,17 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // catalogEnv is a running server on its own database with the bundled drivers imported.
@@ -26,13 +30,16 @@ type catalogEnv struct {
 	URL     string
 	Catalog *catalog.Catalog
 	Users   *auth.Users
+	// Deployments queues tasks that nothing runs, and has no cluster.
+	Deployments *deployment.Service
+	Pool        *pgxpool.Pool
 }
 
 // catalogPassword is the password of every user the tests create.
 const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
-// database) on a loopback listener.
+// database) on a loopback listener; its deployments go to no cluster.
 func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -44,14 +51,22 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 	cat := catalog.New(pool)
 	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
 	require.NoError(t, err)
+	key, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	queue, err := executor.New(pool, nil, executor.Options{})
+	require.NoError(t, err)
+	svc := deployment.New(pool, cat, queue, box, nil)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sessions: sessions,
-		Users:    users,
-		Drivers:  cat,
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sessions:    sessions,
+		Users:       users,
+		Drivers:     cat,
+		Deployments: svc,
 	}))
 	t.Cleanup(srv.Close)
-	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users}
+	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, Deployments: svc, Pool: pool}
 }
 
 // signedIn creates a user with role and returns an HTTP client signed in as

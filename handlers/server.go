@@ -29,6 +29,12 @@ type Deps struct {
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
 	Drivers DriverCatalog
+	// Deployments installs, changes and reads deployments and their tasks
+	// (deployment.Service); handlers only ever go through it.
+	Deployments Deployments
+	// SimulatedCluster is set when the cluster is the local development one
+	// (kube.Client.Simulated): deployment pages say its pods are simulated.
+	SimulatedCluster bool
 	// Primitives serves the action primitives (deployment.Service); nil
 	// when the server runs no deployments.
 	Primitives ActionPrimitives

@@ -167,7 +167,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers, Primitives: svc})
+	e := handlers.New(handlers.Deps{
+		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
+		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
+	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go forgetStale(bgCtx, users, sessions, logger)
