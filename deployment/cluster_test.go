@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"io/fs"
 	"log/slog"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,12 +15,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
 	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/sdk"
 )
 
 // clusterFixture is a service on the local cluster.
@@ -43,10 +47,13 @@ func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 }
 
 // setupCluster returns a service deploying to the local Kubernetes, with an
-// executor working its tasks until the test ends.
+// executor working its tasks until the test ends and driver actions run for
+// real: python3, the styrmin package, and the primitive endpoints served by
+// the handlers on a test server.
 func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
 	f := setupClusterWithoutWorker(t)
+	enableActions(t, f.svc)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
 	require.NoError(t, err)
 	require.NoError(t, worker.Start(context.Background()))
@@ -58,17 +65,33 @@ func setupCluster(t testing.TB) clusterFixture {
 	return f
 }
 
+// enableActions lets svc run driver actions, with its primitives served over HTTP.
+func enableActions(t testing.TB, svc *deployment.Service) {
+	t.Helper()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	api := httptest.NewServer(handlers.New(handlers.Deps{Logger: slog.Default(), Primitives: svc}))
+	t.Cleanup(api.Close)
+	svc.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: api.URL}, slog.Default())
+}
+
 // waitEnded waits for a task to end.
 func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
-	var task *deployment.Task
-	require.Eventually(t, func() bool {
-		var err error
-		task, err = f.svc.Task(context.Background(), name, id)
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		task, err := f.svc.Task(context.Background(), name, id)
 		require.NoError(t, err)
-		return task.Ended()
-	}, 5*time.Minute, 200*time.Millisecond, "task %d of %s ends", id, name)
-	return task
+		if task.Ended() {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %d (%s) of %s did not end within 5 minutes; it is %s: %s\nsteps: %+v", id, task.Kind, name, task.Status, task.Message, task.Steps)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // waitTask waits for a task to end and requires it to succeed.
