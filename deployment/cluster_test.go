@@ -6,14 +6,14 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http/httptest"
-	"regexp"
-	"strconv"
+		"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
@@ -102,8 +102,10 @@ func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued
 	return task
 }
 
-// importNextVersion imports a copy of a bundled driver as version 1.1.0.
-func (f clusterFixture) importNextVersion(t *testing.T, driver string) {
+// importCopy imports a copy of a bundled driver as version, with its
+// spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
+// when actionsPy is not "", its actions.py replaced.
+func (f clusterFixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
 	t.Helper()
 	sub, err := fs.Sub(drivercatalog.Bundles(), driver)
 	require.NoError(t, err)
@@ -116,16 +118,53 @@ func (f clusterFixture) importNextVersion(t *testing.T, driver string) {
 		bundle[path] = &fstest.MapFile{Data: data}
 		return err
 	}))
-	spec := bundle["driver.styrmin.yml"]
-	spec.Data = regexp.MustCompile(`(?m)^  version: 1\.0\.0$`).ReplaceAll(spec.Data, []byte("  version: 1.1.0"))
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(bundle["driver.styrmin.yml"].Data, &doc))
+	spec := mappingValue(t, doc.Content[0], "spec")
+	mappingValue(t, spec, "version").Value = version
+	for i := 0; i < len(spec.Content); i += 2 {
+		if spec.Content[i].Value == "actions" {
+			spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
+			break
+		}
+	}
+	if actionsYAML != "" {
+		var list yaml.Node
+		require.NoError(t, yaml.Unmarshal([]byte(actionsYAML), &list))
+		spec.Content = append(spec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "actions"}, list.Content[0])
+	}
+	out, err := yaml.Marshal(&doc)
+	require.NoError(t, err)
+	bundle["driver.styrmin.yml"] = &fstest.MapFile{Data: out}
+	if actionsPy != "" {
+		bundle["actions.py"] = &fstest.MapFile{Data: []byte(actionsPy)}
+	}
 	_, err = f.catalog.ImportFS(context.Background(), bundle, ".", "test")
 	require.NoError(t, err)
+}
+
+// mappingValue is the value of key in a YAML mapping node.
+func mappingValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
+	t.Helper()
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	t.Fatalf("no %s in the driver file", key)
+	return nil
 }
 
 // TestEveryBundledDriverThroughItsLifeOnTheLocalCluster installs each bundled
 // driver, upgrades it (through a review) to a new driver version and a new
 // application version, stops and starts its components, rolls it back and
 // deletes it, checking the cluster and Helm's own history at each stage.
+//
+// It uses copies of the drivers without their actions: on the local cluster
+// pods are simulated, so the bundled actions, which talk to the running
+// application, cannot succeed (their checks wait minutes, then fail; the
+// PostgreSQL backup rightly blocks the upgrade). Actions are tested on their
+// own in actions_cluster_test.go.
 func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
@@ -138,7 +177,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 		{postgres(uniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
 		{redis(uniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
 	} {
-		f.importNextVersion(t, tc.install.Driver)
+		tc.install.DriverVersion = "1.0.1"
+		f.importCopy(t, tc.install.Driver, "1.0.1", "", "")
+		f.importCopy(t, tc.install.Driver, "1.1.0", "", "")
 		t.Run(tc.install.Driver, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -178,7 +219,7 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 
 			f.waitTask(t, name, queued(t)(f.svc.Rollback(ctx, name, 1, "alice")))
 			d = mustGet(t, f.fixture, name)
-			require.Equal(t, "1.0.0", d.DriverVersion, "the rollback restores revision 1's driver version")
+			require.Equal(t, "1.0.1", d.DriverVersion, "the rollback restores revision 1's driver version")
 			require.Equal(t, tc.install.AppVersion, d.AppVersion)
 			requireHistory(t, f, d, 3)
 
