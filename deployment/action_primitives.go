@@ -244,8 +244,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	}
 	r := redact.New(secretList(values.Secrets)...)
 	if out.DeletedJob != "" {
-		line := "Deleted the ended Job " + out.DeletedJob + " of an earlier action, with its pods."
-		if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Line: line}); err != nil {
+		if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: out.DeletedJob}); err != nil {
 			return nil, fmt.Errorf("deployment: record the deleted Job: %w", err)
 		}
 	}

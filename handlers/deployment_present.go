@@ -182,6 +182,18 @@ func stepProps(deploymentName string, s deployment.Step) views.StepProps {
 	for _, n := range s.Tasks {
 		p.Nested = append(p.Nested, taskProps(deploymentName, n))
 	}
+	for _, l := range s.Logs {
+		p.Logs = append(p.Logs, views.LogLine{Time: l.At, Level: l.Level, Message: l.Message})
+	}
+	p.Error, _ = s.Detail["error"].(string)
+	p.JobTail, _ = s.Detail["job_tail"].(string)
+	if deleted, ok := s.Detail["deleted_jobs"].([]any); ok {
+		lines := make([]string, 0, len(deleted))
+		for _, d := range deleted {
+			lines = append(lines, scalarText(d))
+		}
+		p.DeletedJob = strings.Join(lines, ", ")
+	}
 	return p
 }
 
