@@ -32,6 +32,7 @@ type deploymentOperator interface {
 	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
 	Delete(ctx context.Context, name, confirm, by string) (*deployment.Queued, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
+	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
 }
 
 // Deployments is what the deployment pages need from deployment.Service.

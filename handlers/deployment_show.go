@@ -18,7 +18,7 @@ import (
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
 // update live while they run. simulated says the cluster's pods are
 // simulated (the local development cluster).
-func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool) echo.HandlerFunc {
+func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
@@ -35,6 +35,11 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool)
 		}
 		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d), tasks)
 		props.OlderTasksBefore = next
+		if drv != nil && d.DeletedAt == nil {
+			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
+				return err
+			}
+		}
 		props.SimulatedCluster = simulated && d.DeletedAt == nil
 		props.Page = page(c, d.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
@@ -145,4 +150,25 @@ func paramRows(d *deployment.Deployment, declared []drivers.Parameter) []views.P
 		}
 	}
 	return out
+}
+
+// manualActions are the forms of a driver's manual actions, their prompts
+// starting from their defaults (secret prompts blank).
+func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualAction, error) {
+	var out []views.ManualAction
+	for _, a := range all {
+		if a.Hook != drivers.HookManual {
+			continue
+		}
+		groups, err := paramGroups(a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		if err != nil {
+			return nil, err
+		}
+		desc, err := md.HTML(a.Description)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views.ManualAction{Name: a.Name, Title: cmpOr(a.Title, a.Name), Description: desc, Prompts: groups})
+	}
+	return out, nil
 }

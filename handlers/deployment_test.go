@@ -467,3 +467,30 @@ func TestDeploymentListShowsEveryDeploymentWithItsLastTask(t *testing.T) {
 	require.Zero(t, page.Find(`[data-testid="deployment-actions"]`).Length(), "a deleted deployment offers no change")
 	require.Equal(t, http.StatusConflict, d.request(d.operator, http.MethodGet, "/deployments/orders/delete", nil).Code)
 }
+
+func TestManualActionsRunFromTheirFormOnTheDeploymentPage(t *testing.T) {
+	t.Parallel()
+	d := setupDeployments(t)
+	d.install(t, helloInstall("site"))
+
+	doc := parse(t, d.request(d.operator, http.MethodGet, "/deployments/site", nil))
+	form := doc.Find(`[data-testid="action-fetch_page"] form`)
+	require.Equal(t, "/deployments/site/actions/fetch_page", attrs(form, "action")[0])
+	require.Equal(t, "/", attrs(form.Find(`[name="param.path"]`), "value")[0], "a prompt starts from its default")
+
+	rec := d.request(d.operator, http.MethodPost, "/deployments/site/actions/fetch_page", url.Values{"param.path": {"/index.html"}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	run := d.tasksOf(t, "site")[0]
+	require.Equal(t, deployment.KindAction, run.Kind)
+	require.Equal(t, "fetch_page", run.Inputs["action"])
+	require.Equal(t, map[string]any{"path": "/index.html"}, run.Inputs["prompts"])
+
+	rec = d.request(d.operator, http.MethodPost, "/deployments/site/actions/fetch_page", url.Values{"param.path": {"no-slash"}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, "a refused prompt goes back to the page")
+	page := d.request(d.operator.follow(rec), http.MethodGet, "/deployments/site", nil)
+	require.Contains(t, text(parse(t, page).Find(`[data-testid="flash-error"]`)), "Some values need fixing")
+	require.Len(t, d.tasksOf(t, "site"), 2, "a refused run queues nothing")
+
+	reader := parse(t, d.request(d.reader, http.MethodGet, "/deployments/site", nil))
+	require.Zero(t, reader.Find(`[data-testid="deployment-manual-actions"]`).Length(), "a read-only user sees no action form")
+}
