@@ -122,7 +122,11 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	if err := writeFiles(bundle, spec.Files); err != nil {
 		return Outcome{}, err
 	}
-	stdin, err := json.Marshal(spec.Prompts)
+	prompts := spec.Prompts
+	if prompts == nil {
+		prompts = map[string]any{} // the runner takes one JSON object, {} for none
+	}
+	stdin, err := json.Marshal(prompts)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("actions: prompts: %w", err)
 	}

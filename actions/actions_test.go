@@ -1,0 +1,117 @@
+package actions_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/sdk"
+)
+
+// runModule runs function fn of a bundle whose actions.py is module, with
+// the real styrmin package, and returns the outcome and the log lines.
+func runModule(t *testing.T, ctx context.Context, module, fn, timeout string, prompts map[string]any) (actions.Outcome, []actions.Line) {
+	t.Helper()
+	python, err := actions.FindPython(ctx)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	var lines []actions.Line
+	out, err := actions.Run(ctx, actions.Spec{
+		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
+		Action:  drivers.Action{Name: "test", Function: "actions:" + fn, Timeout: timeout},
+		Prompts: prompts,
+		Env:     actions.Env{APIURL: "http://127.0.0.1:1", Token: "sta_test", Deployment: "web", Namespace: "web", Release: "web", StepID: 7},
+	}, func(l actions.Line) { lines = append(lines, l) })
+	require.NoError(t, err)
+	return out, lines
+}
+
+const module = `
+import logging, os, sys, time
+log = logging.getLogger("t")
+
+def ok(greeting):
+    print("hello", greeting)
+    log.warning("careful")
+    print("to stderr", file=sys.stderr)
+    return {"done": True}
+
+def crash():
+    log.info("before")
+    raise ValueError("bad label")
+
+def error_then_crash():
+    log.error("the first error")
+    log.error("the second error")
+    raise RuntimeError("boom")
+
+def env():
+    keys = sorted(k for k in os.environ if k.startswith("STYRMIN_") or k in ("HOME", "DATABASE_URL"))
+    print(",".join(keys))
+
+def slow():
+    print("sleeping")
+    time.sleep(60)
+
+def chatty():
+    for i in range(6000):
+        print("line", i)
+`
+
+func TestAnActionsLinesReachTheSinkWithTheirLevels(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "ok", "", map[string]any{"greeting": "world"})
+	require.False(t, out.Failed())
+	require.JSONEq(t, `{"done": true}`, string(out.Result))
+	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "hello world"})
+	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "careful"})
+	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "to stderr"})
+}
+
+func TestACrashsErrorIsTheFirstErrorLineElseTheExceptionsLastLine(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "crash", "", nil)
+	require.True(t, out.Failed())
+	require.Equal(t, 1, out.ExitCode)
+	require.Equal(t, "ValueError: bad label", out.ErrorLine(time.Minute))
+	require.Contains(t, lines, actions.Line{Level: "ERROR", Message: "ValueError: bad label"}, "the traceback is in the log")
+
+	out, _ = runModule(t, context.Background(), module, "error_then_crash", "", nil)
+	require.Equal(t, "the first error", out.ErrorLine(time.Minute))
+}
+
+func TestAnActionSeesOnlyItsOwnVariables(t *testing.T) {
+	t.Setenv("STYRMIN_DATABASE_URL", "postgres://server-secret")
+	t.Setenv("DATABASE_URL", "postgres://server-secret")
+	_, lines := runModule(t, context.Background(), module, "env", "", nil)
+	require.Equal(t, "HOME,STYRMIN_ACTION,STYRMIN_ACTION_FUNCTION,STYRMIN_ACTION_TOKEN,STYRMIN_API_URL,STYRMIN_DEPLOYMENT,STYRMIN_HOOK_STEP,STYRMIN_NAMESPACE,STYRMIN_RELEASE", lines[0].Message)
+}
+
+func TestAnActionIsStoppedAtItsTimeoutAndWhenCancelled(t *testing.T) {
+	t.Parallel()
+	out, _ := runModule(t, context.Background(), module, "slow", "1s", nil)
+	require.True(t, out.TimedOut)
+	require.Equal(t, "the action did not finish within its timeout of 1s and was stopped", out.ErrorLine(time.Second))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(time.Second); cancel() }()
+	out, _ = runModule(t, ctx, module, "slow", "1m", nil)
+	require.True(t, out.Canceled)
+	require.Equal(t, "the action was cancelled", out.ErrorLine(time.Minute))
+}
+
+func TestAnActionsLogIsBounded(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "chatty", "", nil)
+	require.False(t, out.Failed())
+	require.Len(t, lines, actions.MaxLines+1)
+	last := lines[len(lines)-1]
+	require.Equal(t, "WARNING", last.Level)
+	require.True(t, strings.HasPrefix(last.Message, "… 1000 more log lines were not kept"), last.Message)
+}
