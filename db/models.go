@@ -114,23 +114,24 @@ type StepLog struct {
 }
 
 type Task struct {
-	ID           int64
-	DeploymentID int64
-	Kind         string
-	Status       string
-	Inputs       []byte
-	SecretInputs []byte
-	Result       []byte
-	Message      string
-	ParentStepID *int64
-	RootTaskID   *int64
-	RiverJobID   *int64
-	Runner       pgtype.Text
-	HeartbeatAt  *time.Time
-	CreatedBy    string
-	CreatedAt    time.Time
-	StartedAt    *time.Time
-	EndedAt      *time.Time
+	ID                int64
+	DeploymentID      int64
+	Kind              string
+	Status            string
+	Inputs            []byte
+	SecretInputs      []byte
+	Result            []byte
+	Message           string
+	ParentStepID      *int64
+	RootTaskID        *int64
+	RiverJobID        *int64
+	Runner            pgtype.Text
+	HeartbeatAt       *time.Time
+	CreatedBy         string
+	CreatedAt         time.Time
+	StartedAt         *time.Time
+	EndedAt           *time.Time
+	CancelRequestedBy pgtype.Text
 }
 
 type User struct {

@@ -7,11 +7,14 @@ package db
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const beatTask = `-- name: BeatTask :execrows
+const beatTask = `-- name: BeatTask :one
 UPDATE tasks SET heartbeat_at = now()
 WHERE id = $1 AND runner = $2::text AND status = 'running'
+RETURNING cancel_requested_by
 `
 
 type BeatTaskParams struct {
@@ -19,20 +22,19 @@ type BeatTaskParams struct {
 	Runner string
 }
 
-// Renews the heartbeat of a task its runner still owns; no row means another
-// process took the task over.
-func (q *Queries) BeatTask(ctx context.Context, arg BeatTaskParams) (int64, error) {
-	result, err := q.db.Exec(ctx, beatTask, arg.ID, arg.Runner)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+// Renews the heartbeat of a task its runner still owns and says whether
+// someone asked to cancel it; no row means another process took it over.
+func (q *Queries) BeatTask(ctx context.Context, arg BeatTaskParams) (pgtype.Text, error) {
+	row := q.db.QueryRow(ctx, beatTask, arg.ID, arg.Runner)
+	var cancel_requested_by pgtype.Text
+	err := row.Scan(&cancel_requested_by)
+	return cancel_requested_by, err
 }
 
 const cancelQueuedTask = `-- name: CancelQueuedTask :one
 UPDATE tasks SET status = 'canceled', message = $1, ended_at = now(), secret_inputs = NULL
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
 type CancelQueuedTaskParams struct {
@@ -61,6 +63,7 @@ func (q *Queries) CancelQueuedTask(ctx context.Context, arg CancelQueuedTaskPara
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
@@ -95,7 +98,7 @@ func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (int64, 
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks WHERE id = $1
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
@@ -119,6 +122,7 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
@@ -161,7 +165,7 @@ const insertTask = `-- name: InsertTask :one
 INSERT INTO tasks (deployment_id, kind, inputs, secret_inputs, parent_step_id, root_task_id, created_by)
 VALUES ($1, $2, $3, $4, $5,
         $6, $7)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
 type InsertTaskParams struct {
@@ -203,12 +207,13 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
 
 const listNestedTasks = `-- name: ListNestedTasks :many
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
 `
 
 // The tasks that the given steps started.
@@ -239,6 +244,7 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.EndedAt,
+			&i.CancelRequestedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -251,7 +257,7 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks
 WHERE deployment_id = $1 AND parent_step_id IS NULL
   AND ($2::bigint = 0 OR id < $2::bigint)
 ORDER BY id DESC
@@ -293,6 +299,7 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]Task, e
 			&i.CreatedAt,
 			&i.StartedAt,
 			&i.EndedAt,
+			&i.CancelRequestedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -305,7 +312,7 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]Task, e
 }
 
 const lockTask = `-- name: LockTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
@@ -329,12 +336,13 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
 
 const nextQueuedTask = `-- name: NextQueuedTask :one
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.deployment_id = $1 AND t.status = 'queued'
   AND t.parent_step_id IS NULL AND d.holder_task_id IS NULL
 ORDER BY t.id
@@ -364,6 +372,7 @@ func (q *Queries) NextQueuedTask(ctx context.Context, deploymentID int64) (Task,
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
@@ -400,6 +409,25 @@ type ReleaseDeploymentParams struct {
 func (q *Queries) ReleaseDeployment(ctx context.Context, arg ReleaseDeploymentParams) error {
 	_, err := q.db.Exec(ctx, releaseDeployment, arg.DeploymentID, arg.RootTaskID)
 	return err
+}
+
+const requestCancel = `-- name: RequestCancel :one
+UPDATE tasks SET cancel_requested_by = $1::text
+WHERE id = $2 AND status = 'running'
+RETURNING id
+`
+
+type RequestCancelParams struct {
+	By string
+	ID int64
+}
+
+// Asks the runner of a running task to stop it.
+func (q *Queries) RequestCancel(ctx context.Context, arg RequestCancelParams) (int64, error) {
+	row := q.db.QueryRow(ctx, requestCancel, arg.By, arg.ID)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }
 
 const requeueTask = `-- name: RequeueTask :exec
@@ -476,7 +504,7 @@ UPDATE tasks
 SET status = 'running', runner = $1::text, heartbeat_at = now(),
     started_at = coalesce(started_at, now()), message = ''
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
 type StartTaskParams struct {
@@ -505,6 +533,7 @@ func (q *Queries) StartTask(ctx context.Context, arg StartTaskParams) (Task, err
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }
@@ -513,7 +542,7 @@ const takeOverTask = `-- name: TakeOverTask :one
 UPDATE tasks SET runner = $1::text, heartbeat_at = now()
 WHERE id = $2 AND status = 'running'
   AND heartbeat_at < now() - make_interval(secs => $3::float8)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
 type TakeOverTaskParams struct {
@@ -544,6 +573,7 @@ func (q *Queries) TakeOverTask(ctx context.Context, arg TakeOverTaskParams) (Tas
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.EndedAt,
+		&i.CancelRequestedBy,
 	)
 	return i, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -25,6 +26,7 @@ const testActions = `
   prompts:
     - {name: note, type: string, default: hello}
     - {name: key, type: secret, required: true}
+- {name: linger, hook: manual, function: "actions:linger", timeout: 5m}
 `
 
 // testActionsPy is their Python module. Jobs run their commands with sh on
@@ -58,6 +60,12 @@ def cycle(note, key):
     stopped = styrmin.stop_components()
     started = styrmin.start_components()
     return {"deployment": d.name, "stopped": stopped.status, "started": started.status}
+
+
+def linger():
+    print("lingering")
+    import time
+    time.sleep(300)
 `
 
 // TestActionsRunAsHookStepsOnTheLocalCluster runs driver actions for real: a
@@ -124,6 +132,34 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	returned, err := json.Marshal(cycle.Detail["result"])
 	require.NoError(t, err)
 	require.JSONEq(t, `{"deployment": "`+name+`", "stopped": "succeeded", "started": "succeeded"}`, string(returned), "the action's return value")
+}
+
+// TestARunningActionCanBeCancelled cancels a manual action while its process
+// runs: the process is stopped, its step says so, the task ends canceled.
+func TestARunningActionCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
+	name := uniqueName("cancel")
+	f.cleanUp(t, name)
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+	f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+
+	run := queued(t)(f.svc.RunAction(ctx, name, "linger", nil, "alice"))
+	require.Eventually(t, func() bool {
+		task, err := f.svc.Task(ctx, name, run.TaskID)
+		require.NoError(t, err)
+		return len(task.Steps) == 1 && strings.Contains(logText(task.Steps[0]), "lingering")
+	}, time.Minute, 100*time.Millisecond, "the action runs")
+	require.NoError(t, f.svc.CancelTask(ctx, name, run.TaskID, "bob"))
+
+	task := f.waitEnded(t, name, run.TaskID)
+	require.Equal(t, executor.TaskCanceled, task.Status)
+	require.True(t, strings.HasPrefix(task.Message, "Cancelled by bob while it ran."), task.Message)
+	require.Equal(t, executor.StepFailed, task.Steps[0].Status)
+	require.Equal(t, "Action linger failed: the action was cancelled", task.Steps[0].Detail["error"])
 }
 
 // hookStep is the hook step of the named action in a task.

@@ -115,14 +115,19 @@ func (s *Service) queueSimpleWithSecrets(ctx context.Context, row db.Deployment,
 	return &Queued{TaskID: task.ID, Deployment: row.Name}, nil
 }
 
-// CancelTask cancels a queued task of the named deployment.
+// CancelTask cancels a task of the named deployment: a queued one at once, a
+// running one at its runner's next heartbeat (a running action is stopped,
+// the release recovered, and the task ends canceled).
 func (s *Service) CancelTask(ctx context.Context, name string, taskID int64, by string) error {
 	if _, err := s.Task(ctx, name, taskID); err != nil {
 		return err
 	}
 	err := s.queue.CancelQueued(ctx, taskID, fmt.Sprintf("Cancelled by %s before it started.", by))
 	if errors.Is(err, executor.ErrNotQueued) {
-		return styrmin.Errorf(styrmin.ECONFLICT, "Task %d has started or ended; only a queued task can be cancelled.", taskID)
+		err = s.queue.RequestCancel(ctx, taskID, by)
+	}
+	if errors.Is(err, executor.ErrNotRunning) {
+		return styrmin.Errorf(styrmin.ECONFLICT, "Task %d has ended; there is nothing to cancel.", taskID)
 	}
 	return err
 }

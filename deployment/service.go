@@ -32,6 +32,7 @@ type Catalog interface {
 type Queue interface {
 	Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error
 	CancelQueued(ctx context.Context, taskID int64, message string) error
+	RequestCancel(ctx context.Context, taskID int64, by string) error
 }
 
 // Service decides and queues every change of a deployment, and reads them back.

@@ -253,7 +253,7 @@ func TestOperationsCheckTheirInputs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskCanceled, task.Status)
 	require.Equal(t, "Cancelled by bob before it started.", task.Message)
-	require.ErrorContains(t, f.svc.CancelTask(ctx, "site", stop.TaskID, "bob"), "only a queued task can be cancelled")
+	require.ErrorContains(t, f.svc.CancelTask(ctx, "site", stop.TaskID, "bob"), "has ended; there is nothing to cancel")
 }
 
 func mustGet(t *testing.T, f fixture, name string) *deployment.Deployment {

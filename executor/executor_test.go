@@ -422,3 +422,37 @@ func TestShutdownWaitsForRunningTasksWithinTheDrainTime(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskSucceeded, task.Status)
 }
+
+func TestARunningTaskCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	running := make(chan struct{})
+	runner := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) {
+			return nil, run.Step(ctx, "hook", "Back up", func(ctx context.Context, s *executor.Step) error {
+				close(running)
+				<-ctx.Done()
+				return errors.New("the action was cancelled")
+			})
+		},
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			return true, "Nothing was upgraded.", nil
+		},
+	}
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	dep := b.deployment(t, "db")
+	id := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	next := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	<-running
+	ctx := context.Background()
+	require.ErrorIs(t, e.RequestCancel(ctx, next, "bob"), executor.ErrNotRunning, "a queued task is cancelled with CancelQueued")
+	require.NoError(t, e.RequestCancel(ctx, id, "bob"))
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskCanceled, task.Status, "cancelled, not run again although its runner could")
+	require.Equal(t, "Cancelled by bob while it ran. Nothing was upgraded.", task.Message)
+	steps, err := b.q.ListSteps(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, executor.StepFailed, steps[0].Status)
+	require.NotEqual(t, executor.TaskQueued, b.waitEnded(t, next).Status, "the deployment is free for the next task")
+}

@@ -58,6 +58,23 @@ func (e *Executor) CancelQueued(ctx context.Context, taskID int64, message strin
 	return err
 }
 
+// ErrNotRunning means a task could not be stopped because it does not run.
+var ErrNotRunning = errors.New("executor: the task is not running")
+
+// RequestCancel asks the runner of a running task to stop it: at its next
+// heartbeat the run's context ends, the Runner recovers what it was doing,
+// and the task ends canceled.
+func (e *Executor) RequestCancel(ctx context.Context, taskID int64, by string) error {
+	_, err := e.queries.RequestCancel(ctx, db.RequestCancelParams{ID: taskID, By: by})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotRunning
+	}
+	if err != nil {
+		return fmt.Errorf("executor: cancel task %d: %w", taskID, err)
+	}
+	return nil
+}
+
 // handOver gives a free deployment to its first queued task at once, under a
 // new job (whose insert wakes a worker), instead of at that task's next
 // retry. The task's earlier job then finds itself replaced and ends.

@@ -47,16 +47,17 @@ func (e *Executor) reapOnce(ctx context.Context) {
 			continue
 		}
 		e.log.Warn("executor: recovering a task whose process stopped", "task", id, "runner", task.Runner)
-		e.recoverTask(ctx, task, "The Styrmin process running this task stopped (crash, kill or restart).")
+		e.recoverTask(ctx, task, "The Styrmin process running this task stopped (crash, kill or restart).", TaskFailed)
 	}
 }
 
 // recoverTask asks the task's Runner to make the deployment consistent after
-// its run stopped for reason, then queues the task again or ends it failed.
-func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string) {
+// its run stopped for reason, then queues the task again or ends it with
+// status (failed, or canceled when a user stopped it).
+func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason, status string) {
 	runner, ok := e.runners[task.Kind]
 	if !ok {
-		e.finish(task, TaskFailed, nil, reason)
+		e.finish(task, status, nil, reason)
 		return
 	}
 	var resume bool
@@ -73,13 +74,13 @@ func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string)
 	case errors.Is(err, errTakenOver):
 		return
 	case err != nil:
-		e.finish(task, TaskFailed, nil, fmt.Sprintf("%s Recovering from it failed too: %v", reason, err))
-	case resume:
+		e.finish(task, status, nil, fmt.Sprintf("%s Recovering from it failed too: %v", reason, err))
+	case resume && status != TaskCanceled:
 		if err := e.requeue(ctx, task, reason+" "+message); err != nil {
 			e.log.Error("executor: queue a recovered task again", "task", task.ID, "error", err)
 		}
 	default:
-		e.finish(task, TaskFailed, nil, reason+" "+message)
+		e.finish(task, status, nil, reason+" "+message)
 	}
 }
 

@@ -89,6 +89,12 @@ func rootOf(t db.Task) int64 {
 // errTakenOver ends a run whose heartbeat another process found stale.
 var errTakenOver = errors.New("executor: another process took the task over")
 
+// cancelRequest ends a run that a user asked to cancel.
+type cancelRequest struct{ by string }
+
+// Error says who cancelled.
+func (c *cancelRequest) Error() string { return "cancelled by " + c.by }
+
 // execute runs a claimed task to its end and records how it ended.
 func (e *Executor) execute(ctx context.Context, task db.Task) {
 	runner, ok := e.runners[task.Kind]
@@ -107,13 +113,16 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 		result, err = runner.Run(ctx, &Run{Task: task, queries: e.queries})
 		return err
 	})
+	var cancelled *cancelRequest
 	switch {
 	case errors.Is(err, errTakenOver):
 		e.log.Warn("executor: task taken over by another process", "task", task.ID)
+	case errors.As(err, &cancelled):
+		e.recoverTask(context.WithoutCancel(ctx), task, fmt.Sprintf("Cancelled by %s while it ran.", cancelled.by), TaskCanceled)
 	case ctx.Err() != nil:
 		// Shutdown after the drain time: recover now rather than leave the
 		// task for another process to find stale.
-		e.recoverTask(context.WithoutCancel(ctx), task, "Styrmin was shut down while this task ran.")
+		e.recoverTask(context.WithoutCancel(ctx), task, "Styrmin was shut down while this task ran.", TaskFailed)
 	case err != nil:
 		e.finish(task, TaskFailed, result, err.Error())
 	default:
@@ -123,7 +132,7 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 
 // withHeartbeat runs fn while renewing the task's heartbeat. fn's context is
 // cancelled with errTakenOver when the heartbeat finds the task owned by
-// another process.
+// another process, and with a *cancelRequest when a user asked to cancel it.
 func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -138,19 +147,22 @@ func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx 
 				return
 			case <-tick.C:
 			}
-			n, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
-			if err != nil {
-				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
-				continue
-			}
-			if n == 0 {
+			by, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
 				cancel(errTakenOver)
+				return
+			case err != nil:
+				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
+			case by.Valid:
+				cancel(&cancelRequest{by: by.String})
 				return
 			}
 		}
 	}()
 	err := fn(ctx)
-	if cause := context.Cause(ctx); errors.Is(cause, errTakenOver) {
+	var cancelled *cancelRequest
+	if cause := context.Cause(ctx); errors.Is(cause, errTakenOver) || errors.As(cause, &cancelled) {
 		err = cause
 	}
 	cancel(nil)

@@ -42,11 +42,18 @@ SET status = 'running', runner = @runner::text, heartbeat_at = now(),
 WHERE id = @id AND status = 'queued'
 RETURNING *;
 
--- name: BeatTask :execrows
--- Renews the heartbeat of a task its runner still owns; no row means another
--- process took the task over.
+-- name: BeatTask :one
+-- Renews the heartbeat of a task its runner still owns and says whether
+-- someone asked to cancel it; no row means another process took it over.
 UPDATE tasks SET heartbeat_at = now()
-WHERE id = @id AND runner = @runner::text AND status = 'running';
+WHERE id = @id AND runner = @runner::text AND status = 'running'
+RETURNING cancel_requested_by;
+
+-- name: RequestCancel :one
+-- Asks the runner of a running task to stop it.
+UPDATE tasks SET cancel_requested_by = @by::text
+WHERE id = @id AND status = 'running'
+RETURNING id;
 
 -- name: FinishTask :execrows
 UPDATE tasks

@@ -132,7 +132,7 @@ func TestTaskShowsItsStatusStepsAndHookDetails(t *testing.T) {
 	require.Contains(t, failed.Find(`[data-testid="task-duration"]`).Text(), "took 3 min")
 }
 
-func TestTaskCancelIsForOperatorsOnQueuedTasks(t *testing.T) {
+func TestTaskCancelIsForOperatorsOnQueuedAndRunningTasks(t *testing.T) {
 	t.Parallel()
 	queued := sampleTasks()[0]
 	doc := renderDoc(t, Task(Viewer{CanChange: true, CSRFToken: "tok"}, queued))
@@ -142,8 +142,13 @@ func TestTaskCancelIsForOperatorsOnQueuedTasks(t *testing.T) {
 
 	doc = renderDoc(t, Task(Viewer{}, queued))
 	require.Empty(t, doc.Find(`[data-testid="task-cancel"]`).Nodes, "read-only users get no Cancel")
-	doc = renderDoc(t, Task(Viewer{CanChange: true}, sampleTasks()[1]))
-	require.Empty(t, doc.Find(`[data-testid="task-cancel"]`).Nodes, "a running task cannot be canceled")
+	running := sampleTasks()[1]
+	require.Equal(t, "running", running.Status)
+	doc = renderDoc(t, Task(Viewer{CanChange: true}, running))
+	require.Len(t, doc.Find(`[data-testid="task-cancel"]`).Nodes, 1, "a running task can be cancelled")
+	ended := sampleTasks()[2]
+	doc = renderDoc(t, Task(Viewer{CanChange: true}, ended))
+	require.Empty(t, doc.Find(`[data-testid="task-cancel"]`).Nodes, "an ended task has nothing to cancel")
 }
 
 func TestTaskHistoryLoadsOlderTasks(t *testing.T) {

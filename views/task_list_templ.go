@@ -457,7 +457,7 @@ func task(v Viewer, t TaskProps, nested bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.CanChange && t.Status == "queued" && !nested {
+		if v.CanChange && (t.Status == "queued" || t.Status == "running") && !nested {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form class=\"task-cancel\" method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

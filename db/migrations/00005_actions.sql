@@ -1,5 +1,5 @@
--- Action runs: the tokens that let one run call the primitives, and the log
--- lines of each hook step, stored as they arrive.
+-- Action runs: the tokens that let one run call the primitives, the log
+-- lines of each hook step, stored as they arrive, and cancelling a running task.
 
 -- +goose Up
 CREATE TABLE action_tokens (
@@ -24,6 +24,11 @@ CREATE TABLE step_logs (
     PRIMARY KEY (step_id, seq)
 );
 
+-- cancel_requested_by names who asked to cancel a running task; its runner
+-- sees it at its next heartbeat and stops.
+ALTER TABLE tasks ADD COLUMN cancel_requested_by text;
+
 -- +goose Down
+ALTER TABLE tasks DROP COLUMN cancel_requested_by;
 DROP TABLE step_logs;
 DROP TABLE action_tokens;
