@@ -77,6 +77,9 @@ type Sessions struct {
 	store *sessions.CookieStore
 	q     *db.Queries
 	now   func() time.Time
+	// cache remembers live sessions while database notifications are
+	// received (see ListenOn); without them every lookup reads PostgreSQL.
+	cache *sessionCache
 }
 
 // NewSessions returns the session keeper on conn, with cookies keyed by secret
@@ -95,7 +98,16 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 		SameSite: http.SameSiteLaxMode,
 	}
 	store.MaxAge(int(AbsoluteLifetime.Seconds()))
-	return &Sessions{store: store, q: db.New(conn), now: time.Now}, nil
+	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL)}, nil
+}
+
+// ListenOn has l's notifications of ended sessions and changed users reach
+// s, which then keeps live sessions in memory while l is listening: a
+// signed-in request no longer waits for PostgreSQL, and a sign-out, a disabled
+// user, a new password, a new role or an ended session, made by any server
+// on the database, still takes effect at once.
+func (s *Sessions) ListenOn(l *db.Listener) {
+	l.Subscribe(db.SessionsChannel, s.cache)
 }
 
 // SessionSecret returns the secret that keys session cookies: fromEnv when

@@ -10,12 +10,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/handlers"
@@ -32,20 +34,34 @@ type catalogEnv struct {
 const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
-// database) on a loopback listener.
+// database, wired as `styrmin serve` does: sessions and catalogue kept in
+// memory while database notifications arrive) on a loopback listener.
 func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
 	ctx := context.Background()
 	pool := dbtest.New(t)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	cat := catalog.New(pool)
+	users.InformSessions(sessions)
+	notifications := db.NewListener(pool, logger)
+	sessions.ListenOn(notifications)
+	cat.ListenOn(notifications)
+	listenCtx, stopListening := context.WithCancel(ctx)
+	t.Cleanup(stopListening)
+	go notifications.Run(listenCtx)
+	select {
+	case <-notifications.Ready():
+	case <-time.After(time.Minute):
+		t.Fatal("the notification listener did not start")
+	}
 	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
 	require.NoError(t, err)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:   logger,
 		Sessions: sessions,
 		Users:    users,
 		Drivers:  cat,
