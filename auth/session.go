@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 	"github.com/jackc/pgx/v5"
 
@@ -98,6 +99,11 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 		SameSite: http.SameSiteLaxMode,
 	}
 	store.MaxAge(int(AbsoluteLifetime.Seconds()))
+	for _, codec := range store.Codecs {
+		if sc, ok := codec.(*securecookie.SecureCookie); ok {
+			sc.SetSerializer(cookieSerializer{})
+		}
+	}
 	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL)}, nil
 }
 
