@@ -48,6 +48,9 @@ type Session struct {
 	id, userID int64
 	// flashes are "kind\x00message" pairs, shown once.
 	flashes []string
+	// inCookie is what the request's cookie held, if it was valid: Save
+	// need not send the same again.
+	inCookie *cookieContent
 }
 
 // Flash is a one-time message for the next page.
@@ -148,6 +151,7 @@ func (s *Sessions) Load(r *http.Request) *Session {
 		sess.token, _ = raw.Values["sid"].(string)
 		sess.CSRF, _ = raw.Values["csrf"].(string)
 		sess.flashes, _ = raw.Values["flash"].([]string)
+		sess.inCookie = &cookieContent{SID: sess.token, CSRF: sess.CSRF, Flash: sess.flashes}
 	}
 	if sess.CSRF == "" {
 		sess.CSRF = rand.Text()
@@ -155,9 +159,15 @@ func (s *Sessions) Load(r *http.Request) *Session {
 	return sess
 }
 
-// Save writes the session into the response's cookie. The cookie is Secure
-// when the request came over TLS.
+// Save writes the session into the response's cookie, unless the request's
+// cookie holds the same already: a cookie is written when someone signs in or
+// out, when the CSRF token is new and while there are flashes, not on every
+// request (it lives as long as a session may: AbsoluteLifetime). The cookie is
+// Secure when the request came over TLS.
 func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) error {
+	if c := sess.inCookie; c != nil && c.SID == sess.token && c.CSRF == sess.CSRF && len(c.Flash) == 0 && len(sess.flashes) == 0 {
+		return nil
+	}
 	raw := sessions.NewSession(s.store, SessionCookie)
 	opts := *s.store.Options
 	opts.Secure = r.TLS != nil

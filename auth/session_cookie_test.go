@@ -35,7 +35,9 @@ func TestSessionCookieRoundTrips(t *testing.T) {
 
 			req.AddCookie(rec.Result().Cookies()[0])
 			got := s.Load(req)
-			require.Equal(t, want, got)
+			require.Equal(t, want.CSRF, got.CSRF)
+			require.Equal(t, want.token, got.token)
+			require.Equal(t, want.flashes, got.flashes)
 		})
 	}
 }
@@ -47,4 +49,46 @@ func TestSessionCookieIsCompactJSON(t *testing.T) {
 	require.JSONEq(t, `{"s":"a","c":"b"}`, string(data))
 	_, err = cookieSerializer{}.Serialize("not a map")
 	require.Error(t, err)
+}
+
+// TestUnchangedSessionIsNotWrittenAgain: a cookie is sent when the session
+// changes (sign-in, sign-out, flashes, a new CSRF token), not on every request.
+func TestUnchangedSessionIsNotWrittenAgain(t *testing.T) {
+	t.Parallel()
+	s, err := NewSessions([]byte(strings.Repeat("k", 32)), nil)
+	require.NoError(t, err)
+	save := func(req *http.Request, sess *Session) []*http.Cookie {
+		rec := httptest.NewRecorder()
+		require.NoError(t, s.Save(rec, req, sess))
+		return rec.Result().Cookies()
+	}
+	fresh := httptest.NewRequest(http.MethodGet, "/", nil)
+	cookies := save(fresh, s.Load(fresh))
+	require.Len(t, cookies, 1, "a new visitor gets a cookie")
+
+	again := func() (*http.Request, *Session) {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.AddCookie(cookies[0])
+		return req, s.Load(req)
+	}
+	req, sess := again()
+	require.Empty(t, save(req, sess), "nothing changed")
+
+	req, sess = again()
+	sess.AddFlash("success", "Saved")
+	cookies = save(req, sess)
+	require.Len(t, cookies, 1, "a flash is written")
+	req, sess = again()
+	require.Len(t, sess.TakeFlashes(), 1)
+	cookies = save(req, sess)
+	require.Len(t, cookies, 1, "and taken away once shown")
+	req, sess = again()
+	require.Empty(t, save(req, sess))
+
+	req, sess = again()
+	sess.token = "signed-in"
+	require.Len(t, save(req, sess), 1, "signing in is written")
+	req, sess = again()
+	sess.anonymous()
+	require.Len(t, save(req, sess), 1, "signing out is written")
 }

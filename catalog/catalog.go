@@ -71,6 +71,14 @@ func (n *notifications) Notify(string) {
 	c.forget()
 }
 
+// changed forgets what c remembers after c changed the catalogue: at once
+// in this process, without waiting for the notification.
+func (c *Catalog) changed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forget()
+}
+
 // forget drops what c remembers of the catalogue's content; c.mu is held.
 func (c *Catalog) forget() {
 	c.epoch++

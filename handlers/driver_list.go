@@ -48,7 +48,7 @@ func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
 		}
 		c.Response().Header().Add("Vary", "HX-Request, HX-Target")
 		if isHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
-			return c.HTMLBlob(http.StatusOK, grid.html)
+			return htmlBlob(c, http.StatusOK, grid.html)
 		}
 		return render(c, http.StatusOK, views.DriverListPage(views.DriverListProps{
 			Page:         page(c, "Drivers", views.NavDrivers),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
@@ -28,6 +29,8 @@ type catalogEnv struct {
 	URL     string
 	Catalog *catalog.Catalog
 	Users   *auth.Users
+	// Pool is the server's database, for what another process would do.
+	Pool *pgxpool.Pool
 }
 
 // catalogPassword is the password of every user the tests create.
@@ -67,7 +70,7 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 		Drivers:  cat,
 	}))
 	t.Cleanup(srv.Close)
-	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users}
+	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, Pool: pool}
 }
 
 // signedIn creates a user with role and returns an HTTP client signed in as
