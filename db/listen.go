@@ -2,9 +2,11 @@ package db
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -20,6 +22,8 @@ const (
 	SessionsChannel = "styrmin_sessions"
 	// CatalogueChannel carries an empty payload whenever driver_versions changes.
 	CatalogueChannel = "styrmin_catalogue"
+	// probeChannel carries the listener's own probes.
+	probeChannel = "styrmin_listener_probe"
 )
 
 // Subscriber is told about the notifications of one channel.
@@ -36,12 +40,16 @@ type Subscriber interface {
 // hands each to its channel's subscriber, reconnecting when the connection is
 // lost. Subscribe before Run.
 type Listener struct {
+	// pool sends the probes, over another connection than the listening one.
+	pool   *pgxpool.Pool
 	config *pgx.ConnConfig
 	logger *slog.Logger
 	subs   map[string][]Subscriber
-	// pingEvery is how long the connection may stay silent before it is pinged,
-	// so that a connection lost without a word is noticed.
-	pingEvery time.Duration
+	// probeEvery is how long the connection may stay silent before a probe is
+	// sent, and how long the probe may take to come back.
+	probeEvery time.Duration
+	// probes numbers the probes sent.
+	probes uint64
 	// retryMax is the longest wait between two connection attempts.
 	retryMax time.Duration
 
@@ -52,12 +60,13 @@ type Listener struct {
 // NewListener returns a listener connecting like pool does.
 func NewListener(pool *pgxpool.Pool, logger *slog.Logger) *Listener {
 	return &Listener{
-		config:    pool.Config().ConnConfig.Copy(),
-		logger:    logger,
-		subs:      map[string][]Subscriber{},
-		pingEvery: 10 * time.Second,
-		retryMax:  30 * time.Second,
-		ready:     make(chan struct{}),
+		pool:       pool,
+		config:     pool.Config().ConnConfig.Copy(),
+		logger:     logger,
+		subs:       map[string][]Subscriber{},
+		probeEvery: 10 * time.Second,
+		retryMax:   30 * time.Second,
+		ready:      make(chan struct{}),
 	}
 }
 
@@ -92,45 +101,73 @@ func (l *Listener) Run(ctx context.Context) {
 }
 
 // listen connects, listens on every subscribed channel and dispatches
-// notifications until the connection fails. It reports whether it got as far
-// as listening.
+// notifications until the connection fails. Subscribers are told it listens
+// only once a probe notification, sent over another connection, came back:
+// a connection that takes LISTEN but gets nothing (a pooler in transaction
+// mode) never turns the caches on. While the connection is silent a probe
+// goes every probeEvery, and one that does not come back within probeEvery
+// ends the connection. It reports whether it got as far as listening.
 func (l *Listener) listen(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, l.config)
 	if err != nil {
 		return false, fmt.Errorf("db: connect to listen: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for channel := range l.subs {
+	for _, channel := range append(slices.Collect(maps.Keys(l.subs)), probeChannel) {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 			return false, fmt.Errorf("db: listen on %s: %w", channel, err)
 		}
 	}
-	l.tell(true)
-	defer l.tell(false)
-	l.readyOnce.Do(func() { close(l.ready) })
+	defer func() {
+		if listened {
+			l.tell(false)
+		}
+	}()
+	pending, err := l.probe(ctx)
+	if err != nil {
+		return false, err
+	}
 	for {
-		waitCtx, cancel := context.WithTimeout(ctx, l.pingEvery)
+		waitCtx, cancel := context.WithTimeout(ctx, l.probeEvery)
 		n, err := conn.WaitForNotification(waitCtx)
 		timedOut := waitCtx.Err() != nil
 		cancel()
 		switch {
+		case err == nil && n.Channel == probeChannel:
+			if n.Payload == pending {
+				pending = ""
+				if !listened {
+					listened = true
+					l.tell(true)
+					l.readyOnce.Do(func() { close(l.ready) })
+				}
+			}
 		case err == nil:
 			for _, s := range l.subs[n.Channel] {
 				s.Notify(n.Payload)
 			}
 		case ctx.Err() != nil:
-			return true, ctx.Err()
-		case timedOut && !conn.IsClosed():
-			pingCtx, cancel := context.WithTimeout(ctx, l.pingEvery)
-			err := conn.Ping(pingCtx)
-			cancel()
-			if err != nil {
-				return true, fmt.Errorf("db: ping the listening connection: %w", err)
+			return listened, ctx.Err()
+		case timedOut && pending != "":
+			return listened, fmt.Errorf("db: a notification sent %s ago has not arrived", l.probeEvery)
+		case timedOut:
+			if pending, err = l.probe(ctx); err != nil {
+				return listened, err
 			}
 		default:
-			return true, fmt.Errorf("db: wait for notifications: %w", errors.Join(err, ctx.Err()))
+			return listened, fmt.Errorf("db: wait for notifications: %w", err)
 		}
 	}
+}
+
+// probe sends a notification on probeChannel through the pool and returns its payload.
+func (l *Listener) probe(ctx context.Context) (string, error) {
+	l.probes++
+	payload := strconv.FormatUint(l.probes, 10)
+	if err := New(l.pool).Notify(ctx, NotifyParams{Channel: probeChannel, Payload: payload}); err != nil {
+		return "", fmt.Errorf("db: send a probe notification: %w", err)
+	}
+	return payload, nil
 }
 
 // tell every subscriber whether notifications are being received.
