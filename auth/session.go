@@ -84,6 +84,8 @@ type Sessions struct {
 	// cache remembers live sessions while database notifications are
 	// received (see ListenOn); without them every lookup reads PostgreSQL.
 	cache *sessionCache
+	// cookies remembers the content of cookies decoded recently.
+	cookies *cookieCache
 }
 
 // NewSessions returns the session keeper on conn, with cookies keyed by secret
@@ -107,7 +109,8 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 			sc.SetSerializer(cookieSerializer{})
 		}
 	}
-	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL)}, nil
+	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL),
+		cookies: newCookieCache(cookieCacheSize, cookieCacheTTL)}, nil
 }
 
 // ListenOn has l's notifications of ended sessions and changed users reach
@@ -146,12 +149,22 @@ func SessionSecret(ctx context.Context, q *db.Queries, fromEnv string) ([]byte, 
 // is still live is for Authenticate to say.
 func (s *Sessions) Load(r *http.Request) *Session {
 	sess := &Session{}
+	cookie, _ := r.Cookie(SessionCookie)
+	if cookie != nil {
+		if c, ok := s.cookies.get(cookie.Value, s.now()); ok {
+			sess.token, sess.CSRF, sess.inCookie = c.SID, c.CSRF, &c
+			return sess
+		}
+	}
 	raw, err := s.store.New(r, SessionCookie)
 	if err == nil {
 		sess.token, _ = raw.Values["sid"].(string)
 		sess.CSRF, _ = raw.Values["csrf"].(string)
 		sess.flashes, _ = raw.Values["flash"].([]string)
 		sess.inCookie = &cookieContent{SID: sess.token, CSRF: sess.CSRF, Flash: sess.flashes}
+		if cookie != nil && !raw.IsNew && len(sess.flashes) == 0 {
+			s.cookies.put(cookie.Value, *sess.inCookie, s.now())
+		}
 	}
 	if sess.CSRF == "" {
 		sess.CSRF = rand.Text()

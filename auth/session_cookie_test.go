@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/securecookie"
 	"github.com/stretchr/testify/require"
@@ -91,4 +92,51 @@ func TestUnchangedSessionIsNotWrittenAgain(t *testing.T) {
 	req, sess = again()
 	sess.anonymous()
 	require.Len(t, save(req, sess), 1, "signing out is written")
+}
+
+func TestCookieCache(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	c := newCookieCache(2, time.Minute)
+	c.put("a", cookieContent{SID: "1"}, now)
+	c.put("f", cookieContent{SID: "2", Flash: []string{"x"}}, now)
+	got, ok := c.get("a", now.Add(59*time.Second))
+	require.True(t, ok)
+	require.Equal(t, "1", got.SID)
+	_, ok = c.get("a", now.Add(time.Minute))
+	require.False(t, ok, "forgotten after its TTL")
+	_, ok = c.get("f", now)
+	require.False(t, ok, "flashes are shown once, never remembered")
+
+	c.put("b", cookieContent{SID: "2"}, now)
+	c.put("c", cookieContent{SID: "3"}, now)
+	require.LessOrEqual(t, len(c.entries), 2, "bounded")
+}
+
+// TestForgedCookieIsNotRemembered: only cookies whose signature was checked
+// are remembered, so a cookie changed by one byte stays anonymous.
+func TestForgedCookieIsNotRemembered(t *testing.T) {
+	t.Parallel()
+	s, err := NewSessions([]byte(strings.Repeat("k", 32)), nil)
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	rec := httptest.NewRecorder()
+	require.NoError(t, s.Save(rec, req, &Session{CSRF: "csrf", token: "token"}))
+	cookie := rec.Result().Cookies()[0]
+	for range 2 {
+		loaded := s.Load(requestWithCookie(cookie))
+		require.Equal(t, "token", loaded.token, "the first load decodes, the second remembers")
+	}
+	forged := *cookie
+	forged.Value = forged.Value[:len(forged.Value)-2] + "AA"
+	for range 2 {
+		require.Empty(t, s.Load(requestWithCookie(&forged)).token)
+	}
+	require.Len(t, s.cookies.entries, 1)
+}
+
+func requestWithCookie(c *http.Cookie) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.AddCookie(c)
+	return req
 }
