@@ -38,11 +38,20 @@ const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
 // database, wired as `styrmin serve` does: sessions and catalogue kept in
-// memory while database notifications arrive) on a loopback listener.
+// memory while database notifications arrive) on a loopback listener, on a
+// new database with the bundled drivers imported.
 func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
-	ctx := context.Background()
-	pool := dbtest.New(t)
+	env := serveOn(t, dbtest.New(t))
+	_, err := env.Catalog.ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	return env
+}
+
+// serveOn starts a server process on pool, as newCatalogEnv does; several
+// on one pool are several servers sharing a database.
+func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
@@ -53,7 +62,7 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 	notifications := db.NewListener(pool, logger)
 	sessions.ListenOn(notifications)
 	cat.ListenOn(notifications)
-	listenCtx, stopListening := context.WithCancel(ctx)
+	listenCtx, stopListening := context.WithCancel(context.Background())
 	t.Cleanup(stopListening)
 	go notifications.Run(listenCtx)
 	select {
@@ -61,8 +70,6 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 	case <-time.After(time.Minute):
 		t.Fatal("the notification listener did not start")
 	}
-	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
-	require.NoError(t, err)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger:   logger,
 		Sessions: sessions,
