@@ -38,6 +38,13 @@ func (c *countingDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 	return c.DBTX.QueryRow(ctx, sql, args...)
 }
 
+// notified counts notifications; subscribed after the Catalog, it hears of
+// each one after the Catalog did.
+type notified struct{ n atomic.Int64 }
+
+func (c *notified) Listening(bool) {}
+func (c *notified) Notify(string)  { c.n.Add(1) }
+
 // TestListingIsKeptUntilAnImportIsNotified: while notifications arrive, the
 // listing and a driver's versions are answered from memory, and an import by
 // another process (another Catalog, which the web server's does not hear
@@ -50,6 +57,8 @@ func TestListingIsKeptUntilAnImportIsNotified(t *testing.T) {
 	web, cli := catalog.New(queries), catalog.New(pool)
 	l := db.NewListener(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	web.ListenOn(l)
+	var imports notified
+	l.Subscribe(db.CatalogueChannel, &imports)
 	listenCtx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
 	go l.Run(listenCtx)
@@ -57,12 +66,10 @@ func TestListingIsKeptUntilAnImportIsNotified(t *testing.T) {
 
 	_, err := cli.ImportFS(ctx, tinyBundle("1.0.0", ""), "tiny", "alice")
 	require.NoError(t, err)
-	var first catalog.Listing
-	require.Eventually(t, func() bool {
-		first, err = web.Listing(ctx)
-		require.NoError(t, err)
-		return len(first.Entries) == 1
-	}, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return imports.n.Load() == 1 }, 5*time.Second, 10*time.Millisecond)
+	first, err := web.Listing(ctx)
+	require.NoError(t, err)
+	require.Len(t, first.Entries, 1)
 	_, err = web.VersionRefs(ctx, "tiny")
 	require.NoError(t, err)
 	before := queries.n.Load()

@@ -16,13 +16,14 @@ WHERE id = $2
 `
 
 type AddStepDeletedJobParams struct {
-	Line string
-	ID   int64
+	Job string
+	ID  int64
 }
 
-// Appends a line naming a Job that an action's call deleted.
+// Records the name of an ended Job that an action's call deleted (with its
+// pods) before creating its own.
 func (q *Queries) AddStepDeletedJob(ctx context.Context, arg AddStepDeletedJobParams) error {
-	_, err := q.db.Exec(ctx, addStepDeletedJob, arg.Line, arg.ID)
+	_, err := q.db.Exec(ctx, addStepDeletedJob, arg.Job, arg.ID)
 	return err
 }
 

@@ -5,21 +5,25 @@ import (
 	"crypto/rand"
 	"io/fs"
 	"log/slog"
-	"regexp"
-	"strconv"
+	"net/http/httptest"
+		"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
 	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/sdk"
 )
 
 // clusterFixture is a service on the local cluster.
@@ -43,10 +47,13 @@ func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 }
 
 // setupCluster returns a service deploying to the local Kubernetes, with an
-// executor working its tasks until the test ends.
+// executor working its tasks until the test ends and driver actions run for
+// real: python3, the styrmin package, and the primitive endpoints served by
+// the handlers on a test server.
 func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
 	f := setupClusterWithoutWorker(t)
+	enableActions(t, f.svc)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
 	require.NoError(t, err)
 	require.NoError(t, worker.Start(context.Background()))
@@ -58,17 +65,33 @@ func setupCluster(t testing.TB) clusterFixture {
 	return f
 }
 
+// enableActions lets svc run driver actions, with its primitives served over HTTP.
+func enableActions(t testing.TB, svc *deployment.Service) {
+	t.Helper()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	api := httptest.NewServer(handlers.New(handlers.Deps{Logger: slog.Default(), Primitives: svc}))
+	t.Cleanup(api.Close)
+	svc.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: api.URL}, slog.Default())
+}
+
 // waitEnded waits for a task to end.
 func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
-	var task *deployment.Task
-	require.Eventually(t, func() bool {
-		var err error
-		task, err = f.svc.Task(context.Background(), name, id)
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		task, err := f.svc.Task(context.Background(), name, id)
 		require.NoError(t, err)
-		return task.Ended()
-	}, 5*time.Minute, 200*time.Millisecond, "task %d of %s ends", id, name)
-	return task
+		if task.Ended() {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %d (%s) of %s did not end within 5 minutes; it is %s: %s\nsteps: %+v", id, task.Kind, name, task.Status, task.Message, task.Steps)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // waitTask waits for a task to end and requires it to succeed.
@@ -79,8 +102,10 @@ func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued
 	return task
 }
 
-// importNextVersion imports a copy of a bundled driver as version 1.1.0.
-func (f clusterFixture) importNextVersion(t *testing.T, driver string) {
+// importCopy imports a copy of a bundled driver as version, with its
+// spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
+// when actionsPy is not "", its actions.py replaced.
+func (f clusterFixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
 	t.Helper()
 	sub, err := fs.Sub(drivercatalog.Bundles(), driver)
 	require.NoError(t, err)
@@ -93,16 +118,53 @@ func (f clusterFixture) importNextVersion(t *testing.T, driver string) {
 		bundle[path] = &fstest.MapFile{Data: data}
 		return err
 	}))
-	spec := bundle["driver.styrmin.yml"]
-	spec.Data = regexp.MustCompile(`(?m)^  version: 1\.0\.0$`).ReplaceAll(spec.Data, []byte("  version: 1.1.0"))
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(bundle["driver.styrmin.yml"].Data, &doc))
+	spec := mappingValue(t, doc.Content[0], "spec")
+	mappingValue(t, spec, "version").Value = version
+	for i := 0; i < len(spec.Content); i += 2 {
+		if spec.Content[i].Value == "actions" {
+			spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
+			break
+		}
+	}
+	if actionsYAML != "" {
+		var list yaml.Node
+		require.NoError(t, yaml.Unmarshal([]byte(actionsYAML), &list))
+		spec.Content = append(spec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "actions"}, list.Content[0])
+	}
+	out, err := yaml.Marshal(&doc)
+	require.NoError(t, err)
+	bundle["driver.styrmin.yml"] = &fstest.MapFile{Data: out}
+	if actionsPy != "" {
+		bundle["actions.py"] = &fstest.MapFile{Data: []byte(actionsPy)}
+	}
 	_, err = f.catalog.ImportFS(context.Background(), bundle, ".", "test")
 	require.NoError(t, err)
+}
+
+// mappingValue is the value of key in a YAML mapping node.
+func mappingValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
+	t.Helper()
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	t.Fatalf("no %s in the driver file", key)
+	return nil
 }
 
 // TestEveryBundledDriverThroughItsLifeOnTheLocalCluster installs each bundled
 // driver, upgrades it (through a review) to a new driver version and a new
 // application version, stops and starts its components, rolls it back and
 // deletes it, checking the cluster and Helm's own history at each stage.
+//
+// It uses copies of the drivers without their actions: on the local cluster
+// pods are simulated, so the bundled actions, which talk to the running
+// application, cannot succeed (their checks wait minutes, then fail; the
+// PostgreSQL backup rightly blocks the upgrade). Actions are tested on their
+// own in actions_cluster_test.go.
 func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
@@ -115,7 +177,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 		{postgres(uniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
 		{redis(uniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
 	} {
-		f.importNextVersion(t, tc.install.Driver)
+		tc.install.DriverVersion = "1.0.1"
+		f.importCopy(t, tc.install.Driver, "1.0.1", "", "")
+		f.importCopy(t, tc.install.Driver, "1.1.0", "", "")
 		t.Run(tc.install.Driver, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -155,7 +219,7 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 
 			f.waitTask(t, name, queued(t)(f.svc.Rollback(ctx, name, 1, "alice")))
 			d = mustGet(t, f.fixture, name)
-			require.Equal(t, "1.0.0", d.DriverVersion, "the rollback restores revision 1's driver version")
+			require.Equal(t, "1.0.1", d.DriverVersion, "the rollback restores revision 1's driver version")
 			require.Equal(t, tc.install.AppVersion, d.AppVersion)
 			requireHistory(t, f, d, 3)
 

@@ -84,6 +84,8 @@ type installInputs struct {
 	AppVersion    string         `json:"app_version"`
 	Namespace     string         `json:"namespace"`
 	Parameters    map[string]any `json:"parameters"`
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }
 
 // Install checks the request, records the deployment and queues its install

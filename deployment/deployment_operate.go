@@ -93,15 +93,20 @@ func (s *Service) Delete(ctx context.Context, name, confirm, by string) (*Queued
 	if strings.TrimSpace(confirm) != name {
 		return nil, invalid(map[string]string{"confirm": fmt.Sprintf("type %s to confirm", name)})
 	}
-	return s.queueSimple(ctx, row, KindDelete, struct{}{}, by)
+	return s.queueSimple(ctx, row, KindDelete, deleteInputs{}, by)
 }
 
 // queueSimple queues a task without secret inputs.
 func (s *Service) queueSimple(ctx context.Context, row db.Deployment, kind string, inputs any, by string) (*Queued, error) {
+	return s.queueSimpleWithSecrets(ctx, row, kind, inputs, nil, by)
+}
+
+// queueSimpleWithSecrets queues a task with its secret inputs.
+func (s *Service) queueSimpleWithSecrets(ctx context.Context, row db.Deployment, kind string, inputs any, secretInputs map[string]string, by string) (*Queued, error) {
 	var task db.Task
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		task, err = s.queueTask(ctx, tx, row.ID, kind, inputs, nil, by)
+		task, err = s.queueTask(ctx, tx, row.ID, kind, inputs, secretInputs, by)
 		return err
 	})
 	if err != nil {

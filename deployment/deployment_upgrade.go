@@ -299,6 +299,8 @@ type upgradeInputs struct {
 	Parameters        map[string]any `json:"parameters"`
 	// Changed names the parameters that change, secrets included.
 	Changed []string `json:"changed"`
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }
 
 // Upgrade queues the upgrade that a review (its token) describes, if the

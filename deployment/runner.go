@@ -31,6 +31,7 @@ func (s *Service) Runners() map[string]executor.Runner {
 		KindStop:     componentsRunner{s: s, stop: true},
 		KindStart:    componentsRunner{s: s},
 		KindDelete:   deleteRunner{s},
+		KindAction:   actionRunner{s},
 	}
 }
 
@@ -141,6 +142,20 @@ type releaseResult struct {
 	ChartVersion string `json:"chart_version"`
 	AppVersion   string `json:"app_version"`
 	Notes        string `json:"notes,omitempty"`
+	// Linked are the tasks its actions started through primitives.
+	Linked []LinkedResult `json:"linked,omitempty"`
+}
+
+// finishHooks runs the post-operation hook of a task that made a revision,
+// then completes its result with the tasks its actions started.
+func (j *job) finishHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any, result releaseResult) (any, error) {
+	hookErr := j.runHooks(ctx, b, hook, prompts)
+	linked, err := j.linked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	result.Linked = linked
+	return result, hookErr
 }
 
 // componentTitle is a component's title, or its name.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -15,13 +16,20 @@ type deleteRunner struct{ s *Service }
 // Run uninstalls the release, deletes the namespace when Styrmin created it,
 // and marks the deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in struct{}
+	var in deleteInputs
 	j, err := r.s.newJob(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}
 	if err := r.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusDeleting}); err != nil {
 		return nil, err
+	}
+	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	if err := j.runHooks(ctx, b, drivers.HookPreDelete, in.Prompts); err != nil {
+		return nil, j.failed(ctx, err)
 	}
 	err = run.Step(ctx, "helm", "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
@@ -37,6 +45,9 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
+	if err := j.runHooks(ctx, b, drivers.HookPostDelete, in.Prompts); err != nil {
+		return nil, j.failed(ctx, err)
+	}
 	if j.row.NamespaceCreated {
 		err = run.Step(ctx, "namespace", "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
 			if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
@@ -49,7 +60,17 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 			return nil, j.failed(ctx, err)
 		}
 	}
-	return nil, r.s.q.MarkDeploymentDeleted(ctx, j.row.ID)
+	if err := r.s.q.MarkDeploymentDeleted(ctx, j.row.ID); err != nil {
+		return nil, err
+	}
+	linked, err := j.linked(ctx)
+	return map[string]any{"linked": linked}, err
+}
+
+// deleteInputs are a delete task's inputs.
+type deleteInputs struct {
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }
 
 // Recover runs a delete again: uninstalling a release that is gone and

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -45,6 +46,9 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
+	if err := j.runHooks(ctx, b, drivers.HookPreInstall, in.Prompts); err != nil {
+		return nil, j.failed(ctx, err)
+	}
 	var rel *release.Release
 	err = run.Step(ctx, "helm", "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		var err error
@@ -64,7 +68,8 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
 		return nil, err
 	}
-	return releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}, nil
+	result := releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}
+	return j.finishHooks(ctx, b, drivers.HookPostInstall, in.Prompts, result)
 }
 
 // Recover runs an install again when it died before Helm started; otherwise

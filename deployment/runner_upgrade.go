@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -31,6 +32,9 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
+	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, in.Prompts); err != nil {
+		return nil, j.failed(ctx, err)
+	}
 	rel, err := j.upgrade(ctx, opts)
 	if err != nil {
 		return nil, j.failed(ctx, err)
@@ -41,7 +45,8 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
 		return nil, err
 	}
-	return releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}, nil
+	result := releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}
+	return j.finishHooks(ctx, b, drivers.HookPostUpgrade, in.Prompts, result)
 }
 
 // upgrade runs the Helm step of an upgrade. A release none of whose revisions

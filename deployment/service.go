@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
 
 	"github.com/jackc/pgx/v5"
@@ -41,12 +42,21 @@ type Service struct {
 	queue   Queue
 	box     *secrets.Box
 	cluster *Cluster
+	// actions runs driver actions; nil when python3 is missing.
+	actions *ActionsConfig
+	log     *slog.Logger
 }
 
 // New returns the service. cluster may be nil when no cluster is configured:
 // pages then say so, and tasks fail with that message.
 func New(pool *pgxpool.Pool, cat Catalog, queue Queue, box *secrets.Box, cluster *Cluster) *Service {
-	return &Service{pool: pool, q: db.New(pool), catalog: cat, queue: queue, box: box, cluster: cluster}
+	return &Service{pool: pool, q: db.New(pool), catalog: cat, queue: queue, box: box, cluster: cluster, log: slog.Default()}
+}
+
+// EnableActions lets the service's runners run driver actions as cfg says;
+// without it a hook step fails saying that actions cannot run here.
+func (s *Service) EnableActions(cfg ActionsConfig, log *slog.Logger) {
+	s.actions, s.log = &cfg, log
 }
 
 // MaxNameLength is the longest deployment name: the name is the Helm release

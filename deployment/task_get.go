@@ -45,6 +45,14 @@ type Step struct {
 	EndedAt             *time.Time
 	// Tasks are the tasks this step started (nested tasks).
 	Tasks []Task
+	// Logs are a hook step's log lines, redacted.
+	Logs []LogLine
+}
+
+// LogLine is one log line of an action.
+type LogLine struct {
+	Level, Message string
+	At             time.Time
 }
 
 // DefaultTaskPage is how many tasks a page of the task history holds.
@@ -123,6 +131,20 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 		t.Steps = append(t.Steps, step)
 		stepIDs = append(stepIDs, st.ID)
 	}
+	logs, err := s.q.ListStepLogs(ctx, stepIDs)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: step logs: %w", err)
+	}
+	stepIndex := map[int64]*Step{}
+	for i := range tasks {
+		for j := range tasks[i].Steps {
+			stepIndex[tasks[i].Steps[j].ID] = &tasks[i].Steps[j]
+		}
+	}
+	for _, l := range logs {
+		st := stepIndex[l.StepID]
+		st.Logs = append(st.Logs, LogLine{Level: l.Level, Message: l.Message, At: l.LoggedAt})
+	}
 	nestedRows, err := s.q.ListNestedTasks(ctx, stepIDs)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: nested tasks: %w", err)
@@ -134,15 +156,9 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 	if err != nil {
 		return nil, err
 	}
-	for i := range tasks {
-		for j := range tasks[i].Steps {
-			step := &tasks[i].Steps[j]
-			for k, r := range nestedRows {
-				if r.ParentStepID != nil && *r.ParentStepID == step.ID {
-					step.Tasks = append(step.Tasks, nested[k])
-				}
-			}
-		}
+	for k, r := range nestedRows {
+		st := stepIndex[*r.ParentStepID]
+		st.Tasks = append(st.Tasks, nested[k])
 	}
 	return tasks, nil
 }

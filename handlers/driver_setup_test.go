@@ -20,8 +20,11 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // catalogEnv is a running server on its own database with the bundled drivers imported.
@@ -29,6 +32,8 @@ type catalogEnv struct {
 	URL     string
 	Catalog *catalog.Catalog
 	Users   *auth.Users
+	// Deployments queues tasks that nothing runs, and has no cluster.
+	Deployments *deployment.Service
 	// Pool is the server's database, for what another process would do.
 	Pool *pgxpool.Pool
 }
@@ -39,7 +44,8 @@ const catalogPassword = "correct horse battery staple"
 // newCatalogEnv starts the real server (real handlers, sessions and
 // database, wired as `styrmin serve` does: sessions and catalogue kept in
 // memory while database notifications arrive) on a loopback listener, on a
-// new database with the bundled drivers imported.
+// new database with the bundled drivers imported; its deployments go to no
+// cluster.
 func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
 	env := serveOn(t, dbtest.New(t))
@@ -70,14 +76,22 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	case <-time.After(time.Minute):
 		t.Fatal("the notification listener did not start")
 	}
+	key, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	queue, err := executor.New(pool, nil, executor.Options{})
+	require.NoError(t, err)
+	svc := deployment.New(pool, cat, queue, box, nil)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger:   logger,
-		Sessions: sessions,
-		Users:    users,
-		Drivers:  cat,
+		Logger:      logger,
+		Sessions:    sessions,
+		Users:       users,
+		Drivers:     cat,
+		Deployments: svc,
 	}))
 	t.Cleanup(srv.Close)
-	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, Pool: pool}
+	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, Deployments: svc, Pool: pool}
 }
 
 // signedIn creates a user with role and returns an HTTP client signed in as

@@ -18,6 +18,9 @@ type route struct {
 	handler echo.HandlerFunc
 	// bare routes (health checks, static files) skip the session, the role check and CSRF.
 	bare bool
+	// actionToken routes are the action primitives: no session, no CSRF; the
+	// handler takes an action token (see action_api.go) and nothing else.
+	actionToken bool
 }
 
 // routes is THE permission table: every route the server has, and who may call
@@ -31,7 +34,8 @@ type route struct {
 // signing in (anyone), signing out and ending one of one's own sessions (any
 // signed-in user).
 func routes(d Deps) []route {
-	return []route{
+	md := views.NewMarkdown()
+	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
@@ -49,6 +53,24 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: driverIcon(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallShow(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallSubmit(d.Deployments, d.Drivers, md)},
+
+		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: deploymentList(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, d.SimulatedCluster, views.NewMarkdown())},
+		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeShow(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: deploymentUpgradeReview(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: deploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeConfirm(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: deploymentRollback(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: deploymentActionRun(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: deploymentComponents(stopOf(d.Deployments), "stop")},
+		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: deploymentComponents(startOf(d.Deployments), "start")},
+		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteShow(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteSubmit(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: taskList(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: taskShow(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: taskCancel(d.Deployments)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
 		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: userCreate(d.Users)},
@@ -56,5 +78,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
-	}
+	}, actionRoutes(d.Primitives, d.Logger)...)
 }

@@ -39,9 +39,9 @@ func samplePath(path string) string {
 func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
-	table := map[string]auth.Role{}
+	table := map[string]route{}
 	for _, r := range routes(a.deps) {
-		table[r.method+" "+r.path] = r.least
+		table[r.method+" "+r.path] = r
 	}
 	personas := map[auth.Role]visitor{auth.Anonymous: a.anonymous(t)}
 	for _, role := range auth.Roles() {
@@ -66,8 +66,9 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			heads[r.Path] = true
 			tableKey = http.MethodGet + " " + r.Path
 		}
-		least, ok := table[tableKey]
+		line, ok := table[tableKey]
 		require.True(t, ok, "route %s is registered but not in the permission table (routes.go)", key)
+		least := line.least
 		target := samplePath(r.Path)
 		for _, role := range append([]auth.Role{auth.Anonymous}, auth.Roles()...) {
 			var form url.Values
@@ -77,6 +78,8 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			rec := a.request(personas[role], r.Method, target, form)
 			what := key + " as " + role.String()
 			switch {
+			case line.actionToken:
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: a session is not an action token", what)
 			case role == auth.Anonymous && least != auth.Anonymous:
 				require.Equal(t, http.StatusSeeOther, rec.Code, what)
 				require.True(t, strings.HasPrefix(rec.Header().Get("Location"), "/signin"), "%s goes to sign-in, not %q", what, rec.Header().Get("Location"))
@@ -165,6 +168,10 @@ func TestStateChangesNeedOperator(t *testing.T) {
 		if r.method == http.MethodGet || r.method == http.MethodHead {
 			continue
 		}
+		if r.actionToken {
+			require.True(t, strings.HasPrefix(r.path, actionAPIPrefix), "%s takes an action token, so it is a primitive under %s", key, actionAPIPrefix)
+			continue
+		}
 		require.True(t, r.least.AtLeast(auth.Operator), "%s changes state but lets %s in", key, r.least)
 	}
 }
@@ -188,6 +195,10 @@ func TestReadOnlyUserIsRefusedEveryStateChange(t *testing.T) {
 			continue
 		}
 		rec := a.request(reader, r.method, samplePath(r.path), url.Values{})
+		if r.actionToken {
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s %s takes an action token, not a session", r.method, r.path)
+			continue
+		}
 		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s", r.method, r.path)
 		require.Contains(t, rec.Body.String(), "read-only role", "the page says why")
 	}

@@ -29,6 +29,15 @@ type Deps struct {
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
 	Drivers DriverCatalog
+	// Deployments installs, changes and reads deployments and their tasks
+	// (deployment.Service); handlers only ever go through it.
+	Deployments Deployments
+	// SimulatedCluster is set when the cluster is the local development one
+	// (kube.Client.Simulated): deployment pages say its pods are simulated.
+	SimulatedCluster bool
+	// Primitives serves the action primitives (deployment.Service); nil
+	// when the server runs no deployments.
+	Primitives ActionPrimitives
 }
 
 // UserStore is what the sign-in and users pages need from auth.Users.
@@ -59,7 +68,7 @@ func New(d Deps) *echo.Echo {
 	table := routes(d)
 	bare := map[string]bool{}
 	for _, r := range table {
-		if r.bare {
+		if r.bare || r.actionToken {
 			bare[r.path] = true
 		}
 	}
@@ -73,7 +82,7 @@ func New(d Deps) *echo.Echo {
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc
-		if !r.bare {
+		if !r.bare && !r.actionToken {
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}
 		for _, method := range methodsOf(r) {

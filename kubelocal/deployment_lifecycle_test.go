@@ -150,7 +150,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	_, err = l.client.StartComponent(ctx, l.ns, l.name, replica, stopped)
 	require.NoError(t, err)
 	components = l.waitReady(t)
-	require.Equal(t, int32(*replica.Defaults.Replicas), replicasOf(t, components["replica"]), "a component with defaults.replicas starts with them")
+	require.Equal(t, int32(3), replicasOf(t, components["replica"]), "a start restores the replicas the stop took down, not the component's default")
 
 	require.Equal(t, []release.Status{release.StatusSuperseded, release.StatusDeployed}, l.historyStatuses(t))
 	secrets, err := l.client.Clientset.CoreV1().Secrets(l.ns).List(ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=" + l.name})

@@ -80,6 +80,11 @@ func TestSourceStampChangesWithTheSources(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, before, again)
 
+	require.NoError(t, os.WriteFile(filepath.Join(c.root, "localkube", "cmd", "main_test.go"), []byte("package main\n"), 0o644))
+	tests, err := c.sourceStamp()
+	require.NoError(t, err)
+	require.Equal(t, before, tests, "a test file does not change the binaries")
+
 	require.NoError(t, os.WriteFile(filepath.Join(c.root, "localkube", "cmd", "main.go"), []byte("package main\n"), 0o644))
 	after, err := c.sourceStamp()
 	require.NoError(t, err)

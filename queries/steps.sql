@@ -14,9 +14,10 @@ WHERE id = @id;
 UPDATE steps SET detail = detail || @patch::jsonb WHERE id = @id;
 
 -- name: AddStepDeletedJob :exec
--- Appends a line naming a Job that an action's call deleted.
+-- Records the name of an ended Job that an action's call deleted (with its
+-- pods) before creating its own.
 UPDATE steps
-SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb(@line::text))
+SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb(@job::text))
 WHERE id = @id;
 
 -- name: UpdateStepDetail :exec

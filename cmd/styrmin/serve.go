@@ -158,7 +158,11 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {
 		return err
 	}
-	_, worker, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
+	if cfg.deploy.apiURL == "" {
+		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
+	}
+	svc, worker, cleanup, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
+	defer cleanup()
 	if err != nil {
 		return err
 	}
@@ -171,7 +175,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	sessions.ListenOn(notifications)
 	drivers.ListenOn(notifications)
 
-	e := handlers.New(handlers.Deps{Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers})
+	e := handlers.New(handlers.Deps{
+		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
+		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
+	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go notifications.Run(bgCtx)

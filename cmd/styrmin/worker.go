@@ -57,7 +57,11 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, worker, err := deployments(ctx, pool, cfg.deploy, catalog.New(pool), client, logger)
+	if cfg.deploy.apiURL == "" {
+		cfg.deploy.apiURL = "http://127.0.0.1:8080"
+	}
+	_, worker, cleanup, err := deployments(ctx, pool, cfg.deploy, catalog.New(pool), client, logger)
+	defer cleanup()
 	if err != nil {
 		return err
 	}

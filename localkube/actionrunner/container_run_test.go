@@ -16,7 +16,11 @@ import (
 
 func TestRunContainer(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "ns"}, Data: map[string][]byte{"token": []byte("s3cret")}}
-	r := &Runner{core: fake.NewClientset(secret)}
+	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "ns"}, Data: map[string]string{"mode": "fast"}}
+	r := &Runner{core: fake.NewClientset(secret, config)}
+	secretKey := func(name, key string) *corev1.EnvVarSource {
+		return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key}}
+	}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "job-abc", Namespace: "ns"}}
 	tests := []struct {
 		name      string
@@ -46,6 +50,34 @@ func TestRunContainer(t *testing.T) {
 			}},
 			wantCode: 0, wantRsn: "Completed",
 			wantLog: []string{"stdout F plain s3cret job-abc WORKDIR"},
+		},
+		{
+			name: "secret_env as Styrmin's action Jobs use it: the value reaches the command, not the spec",
+			container: corev1.Container{Command: []string{"sh", "-c", "set -e\necho \"PGPASSWORD has ${#PGPASSWORD} characters\""}, Env: []corev1.EnvVar{
+				{Name: "PGPASSWORD", ValueFrom: secretKey("creds", "token")},
+			}},
+			wantCode: 0, wantRsn: "Completed",
+			wantLog: []string{"stdout F PGPASSWORD has 6 characters"},
+		},
+		{
+			name: "env from a ConfigMap key",
+			container: corev1.Container{Command: []string{"sh", "-c", `echo "$MODE"`}, Env: []corev1.EnvVar{
+				{Name: "MODE", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}, Key: "mode"}}},
+			}},
+			wantCode: 0, wantRsn: "Completed",
+			wantLog: []string{"stdout F fast"},
+		},
+		{
+			name:      "missing secret",
+			container: corev1.Container{Command: []string{"true"}, Env: []corev1.EnvVar{{Name: "X", ValueFrom: secretKey("gone", "token")}}},
+			wantCode:  126, wantRsn: "CreateContainerConfigError",
+			wantLog: []string{`stderr F env X of container "": secrets "gone" not found`},
+		},
+		{
+			name:      "missing configmap key",
+			container: corev1.Container{Command: []string{"true"}, Env: []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}, Key: "nope"}}}}},
+			wantCode:  126, wantRsn: "CreateContainerConfigError",
+			wantLog: []string{`stderr F env X of container "": configmap settings has no key "nope"`},
 		},
 		{
 			name:      "missing secret key",

@@ -4,11 +4,12 @@ Styrmin runs each function in its own Python process with this bundle on the
 import path; prompts arrive as keyword arguments. SQL runs through psql in a
 short-lived Job in the deployment's namespace (execute_commands).
 
-Passwords: a Job started by execute_commands cannot read the release's Secret,
-so actions that log in take the superuser password as a secret prompt and hand
-it to the Job as the PGPASSWORD environment variable. It is never part of a
-command line or a log line, but it is visible in the Job's spec to whoever may
-read Jobs in the namespace, until the next action replaces the Job.
+Passwords: actions that log in do so as the deployment's superuser (the
+`username` parameter, read with styrmin.deployment()) and hand its password to
+their Job with execute_commands' secret_env, which maps PGPASSWORD to the
+deployment's secret parameter `password`. The Job's container reads it through a
+Kubernetes Secret reference, so neither the action nor the Job's spec ever holds
+it, and it is never part of a command line or a log line.
 """
 
 import os
@@ -27,6 +28,13 @@ SERVER_COMPONENT = "primary"
 # On the server's volume, next to (not inside) the data directory, so backups
 # survive restarts and upgrades of the server pod.
 BACKUP_DIR = "/var/lib/postgresql/data/backups"
+
+# The parameters naming the superuser and holding its password (see
+# driver.styrmin.yml). The password is a secret parameter, handed to Jobs that
+# log in as PGPASSWORD.
+USERNAME_PARAMETER = "username"
+PASSWORD_PARAMETER = "password"
+SECRET_ENV = {"PGPASSWORD": PASSWORD_PARAMETER}
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 LABEL_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -58,14 +66,18 @@ def _psql(sql: str) -> str:
     return f"psql -X -v ON_ERROR_STOP=1 --no-psqlrc -c '{quoted}'"
 
 
-def _connection(database: str, username: str, password: str) -> dict:
-    """Return the libpq environment of a Job that logs in to the server."""
+def _superuser() -> str:
+    """Return the deployment's superuser name: the role whose password SECRET_ENV hands over."""
+    return _require(NAME_PATTERN, str(styrmin.deployment().parameters.get(USERNAME_PARAMETER, "")), "superuser name")
+
+
+def _connection(database: str, username: str) -> dict:
+    """Return the libpq environment of a Job that logs in, but the password (see SECRET_ENV)."""
     return {
         "PGHOST": _server_host(),
         "PGPORT": "5432",
         "PGDATABASE": database,
         "PGUSER": username,
-        "PGPASSWORD": password,
         "PGCONNECT_TIMEOUT": "10",
         "PGAPPNAME": "styrmin-action",
     }
@@ -88,7 +100,7 @@ def wait_ready() -> None:
     styrmin.log.info("%s accepts connections", host)
 
 
-def backup(label: str = "pre-upgrade", database: str = "app", username: str = "postgres", password: str = "") -> None:
+def backup(label: str = "pre-upgrade", database: str = "app") -> None:
     """Dump one database with pg_dump into the server's volume, then list the backups.
 
     The dump runs on the database server itself (COPY ... TO PROGRAM, which only a
@@ -99,9 +111,7 @@ def backup(label: str = "pre-upgrade", database: str = "app", username: str = "p
     """
     _require(LABEL_PATTERN, label, "backup label")
     _require(NAME_PATTERN, database, "database")
-    _require(NAME_PATTERN, username, "user name")
-    if not password:
-        raise ValueError("the superuser password is required to log in for the backup")
+    username = _superuser()
 
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     dump = f"{BACKUP_DIR}/{database}-{label}-{stamp}.dump"
@@ -120,7 +130,8 @@ def backup(label: str = "pre-upgrade", database: str = "app", username: str = "p
             _psql(listing),
         ],
         image=CLIENT_IMAGE,
-        env=_connection(database, username, password),
+        env=_connection(database, username),
+        secret_env=SECRET_ENV,
         timeout=1800,
     )
     styrmin.log.info("Backup %s written; earlier backups stay in %s until you delete them", dump, BACKUP_DIR)
@@ -131,8 +142,6 @@ def vacuum(
     table: str = "",
     full: bool = False,
     analyze: bool = True,
-    username: str = "postgres",
-    password: str = "",
 ) -> None:
     """Run VACUUM on one table, or on every table of the database when table is empty.
 
@@ -140,11 +149,9 @@ def vacuum(
     refreshes the planner's statistics afterwards.
     """
     _require(NAME_PATTERN, database, "database")
-    _require(NAME_PATTERN, username, "user name")
     if table:
         _require(TABLE_PATTERN, table, "table")
-    if not password:
-        raise ValueError("the superuser password is required to log in for the vacuum")
+    username = _superuser()
 
     options = ["VERBOSE"]
     if full:
@@ -157,7 +164,8 @@ def vacuum(
     styrmin.execute_commands(
         [_psql(sql)],
         image=CLIENT_IMAGE,
-        env=_connection(database, username, password),
+        env=_connection(database, username),
+        secret_env=SECRET_ENV,
         timeout=3600,
     )
     styrmin.log.info("Vacuum of %s finished", table or f"every table of {database}")

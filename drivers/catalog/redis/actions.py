@@ -5,11 +5,11 @@ import path; prompts arrive as keyword arguments. Commands that talk to Redis ru
 through redis-cli in a short-lived Job in the deployment's namespace
 (execute_commands).
 
-Passwords: a Job started by execute_commands cannot read the release's Secret,
-so an action that must log in takes the password as a secret prompt and hands it
-to the Job as REDISCLI_AUTH, which redis-cli reads without echoing it. It never
-appears on a command line or in a log line, but it is visible in the Job's spec
-to whoever may read Jobs in the namespace, until the next action replaces the Job.
+Passwords: an action that must log in hands the password to its Job with
+execute_commands' secret_env, which maps REDISCLI_AUTH (read by redis-cli without
+echoing it) to the deployment's secret parameter `password`. The Job's container
+reads it through a Kubernetes Secret reference, so neither the action nor the
+Job's spec ever holds it, and it is never part of a command line or a log line.
 """
 
 import os
@@ -23,6 +23,9 @@ PRIMARY_COMPONENT = "primary"
 REPLICA_COMPONENT = "replica"
 
 CONFIRMATION = "FLUSH"
+
+# The secret parameter holding the password (see driver.styrmin.yml).
+PASSWORD_PARAMETER = "password"
 
 
 def _fullname() -> str:
@@ -67,7 +70,7 @@ def check_servers() -> None:
     styrmin.log.info("Every Redis server answers")
 
 
-def flush(database: int = 0, all_databases: bool = False, confirm: str = "", password: str = "") -> None:
+def flush(database: int = 0, all_databases: bool = False, confirm: str = "") -> None:
     """Delete every key of one logical database, or of all of them, on the primary.
 
     Replicas follow the primary, so they are flushed too. Refuses to run unless
@@ -77,8 +80,6 @@ def flush(database: int = 0, all_databases: bool = False, confirm: str = "", pas
         raise ValueError(f"type {CONFIRMATION} in the confirmation field to flush the cache")
     if not 0 <= int(database) <= 15:
         raise ValueError(f"logical database {database} must be between 0 and 15")
-    if not password:
-        raise ValueError("the Redis password is required to flush the cache")
 
     primary = _fullname()
     command = "FLUSHALL" if all_databases else "FLUSHDB"
@@ -91,7 +92,7 @@ def flush(database: int = 0, all_databases: bool = False, confirm: str = "", pas
         'echo "reply: $reply"; '
         'test "$reply" = OK'
     )
-    styrmin.execute_commands([script], image=CLIENT_IMAGE, env={"REDISCLI_AUTH": password}, timeout=240)
+    styrmin.execute_commands([script], image=CLIENT_IMAGE, secret_env={"REDISCLI_AUTH": PASSWORD_PARAMETER}, timeout=240)
     styrmin.log.info("Flushed %s", scope)
 
 

@@ -1,0 +1,271 @@
+package deployment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/redact"
+)
+
+// Caller is the action run behind an action token: the primitives act on
+// its deployment only, and link what they start to its hook step.
+type Caller struct {
+	DeploymentID, TaskID, StepID int64
+}
+
+// Authenticate returns the run of a live action token; an unknown, revoked
+// or expired token is an EUNAUTHORIZED error.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Caller, error) {
+	if !strings.HasPrefix(token, ActionTokenPrefix) {
+		return nil, styrmin.Errorf(styrmin.EUNAUTHORIZED, "An action token is needed (Authorization: Bearer %s...).", ActionTokenPrefix)
+	}
+	sum := sha256.Sum256([]byte(token))
+	row, err := s.q.GetActionToken(ctx, sum[:])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, styrmin.Errorf(styrmin.EUNAUTHORIZED, "This action token is unknown, or its run has ended.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deployment: action token: %w", err)
+	}
+	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID}, nil
+}
+
+// ActionDeployment is what an action reads of its deployment: no secret value.
+type ActionDeployment struct {
+	Name          string                 `json:"name"`
+	Namespace     string                 `json:"namespace"`
+	Release       string                 `json:"release"`
+	Driver        string                 `json:"driver"`
+	DriverVersion string                 `json:"driver_version"`
+	AppVersion    string                 `json:"app_version"`
+	Parameters    map[string]any         `json:"parameters"`
+	Components    []ActionComponentState `json:"components"`
+}
+
+// ActionComponentState is a component as an action reads it.
+type ActionComponentState struct {
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Stopped bool   `json:"stopped"`
+}
+
+// Deployment returns the caller's deployment.
+func (c *Caller) deployment(ctx context.Context, s *Service) (db.Deployment, *Deployment, error) {
+	row, err := s.q.GetDeploymentByID(ctx, c.DeploymentID)
+	if err != nil {
+		return db.Deployment{}, nil, fmt.Errorf("deployment: action's deployment: %w", err)
+	}
+	d, err := s.toDeployment(row)
+	return row, d, err
+}
+
+// ReadDeployment is the deployment() primitive.
+func (s *Service) ReadDeployment(ctx context.Context, c *Caller) (*ActionDeployment, error) {
+	_, d, err := c.deployment(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionDeployment{Name: d.Name, Namespace: d.Namespace, Release: d.Name, Driver: d.Driver,
+		DriverVersion: d.DriverVersion, AppVersion: d.AppVersion, Parameters: d.Parameters}
+	for _, comp := range v.Driver.Spec.Components {
+		out.Components = append(out.Components, ActionComponentState{Name: comp.Name, Title: componentTitle(comp), Stopped: d.Components[comp.Name].Stopped})
+	}
+	return out, nil
+}
+
+// StartLinked starts a stop, start or upgrade task of the caller's
+// deployment, linked to its hook step: it runs although the caller's task
+// holds the deployment, and its result joins the caller's task result. An
+// upgrade started from an upgrade of the same deployment is refused (it
+// would wait on itself).
+func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, components []string, version string) (int64, error) {
+	row, d, err := c.deployment(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	caller, err := s.q.GetTask(ctx, c.TaskID)
+	if err != nil {
+		return 0, fmt.Errorf("deployment: calling task: %w", err)
+	}
+	root := caller.ID
+	if caller.RootTaskID != nil {
+		root = *caller.RootTaskID
+	}
+	by := fmt.Sprintf("action (task %d)", caller.ID)
+	var inputs any
+	var secretInputs map[string]string
+	switch kind {
+	case KindStop, KindStart:
+		v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+		if err != nil {
+			return 0, err
+		}
+		for _, name := range components {
+			if !slices.ContainsFunc(v.Driver.Spec.Components, func(comp drivers.Component) bool { return comp.Name == name }) {
+				return 0, styrmin.Errorf(styrmin.EINVALID, "Deployment %s has no component %q.", d.Name, name)
+			}
+		}
+		inputs = componentsInputs{Components: components}
+	case KindUpgrade:
+		if caller.Kind == KindUpgrade || s.rootKind(ctx, root) == KindUpgrade {
+			return 0, styrmin.Errorf(styrmin.ECONFLICT, "An action of an upgrade of %s cannot start another upgrade of it: the new upgrade would wait for the one running it.", d.Name)
+		}
+		p, err := s.planUpgrade(ctx, UpgradeRequest{Name: d.Name, AppVersion: version}, false)
+		if err != nil {
+			return 0, err
+		}
+		if err := p.to.SupportsVersion(p.appVersion); err != nil {
+			return 0, styrmin.Errorf(styrmin.EINVALID, "%s", err)
+		}
+		inputs = upgradeInputs{FromDriverVersion: d.DriverVersion, DriverVersion: d.DriverVersion,
+			FromAppVersion: d.AppVersion, AppVersion: p.appVersion, Parameters: p.current.Plain}
+		secretInputs = p.current.Secrets
+	default:
+		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", kind)
+	}
+	var task db.Task
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		task, err = s.insertTask(ctx, tx, row.ID, kind, inputs, secretInputs, by, &c.StepID, &root)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("deployment: linked %s of %s: %w", kind, d.Name, err)
+	}
+	return task.ID, nil
+}
+
+// rootKind is the kind of a task, "" when it cannot be read.
+func (s *Service) rootKind(ctx context.Context, id int64) string {
+	t, err := s.q.GetTask(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return t.Kind
+}
+
+// LinkedTask returns a task the caller's hook step started.
+func (s *Service) LinkedTask(ctx context.Context, c *Caller, id int64) (*Task, error) {
+	row, err := s.q.GetTask(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (row.ParentStepID == nil || *row.ParentStepID != c.StepID)) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "This action started no task %d.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deployment: linked task %d: %w", id, err)
+	}
+	t, err := s.toTask(ctx, row)
+	return &t, err
+}
+
+// JobRequest is an execute_commands call.
+type JobRequest struct {
+	Commands []string          `json:"commands"`
+	Image    string            `json:"image"`
+	Env      map[string]string `json:"env"`
+	// SecretEnv maps a variable to one of the deployment's secret parameters.
+	SecretEnv map[string]string `json:"secret_env"`
+	// Timeout is in seconds.
+	Timeout int `json:"timeout"`
+}
+
+// JobResult is how an execute_commands call ended.
+type JobResult struct {
+	Job        string `json:"job"`
+	Succeeded  bool   `json:"succeeded"`
+	DeletedJob string `json:"deleted_job"`
+	Message    string `json:"message,omitempty"`
+	TailLines  int    `json:"tail_lines,omitempty"`
+}
+
+// RunJob is the execute_commands primitive: it runs the commands in the
+// deployment's action Job and records, on the caller's hook step, the Job it
+// deleted and a failed Job's output tail (redacted).
+func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobResult, error) {
+	cluster, err := s.needCluster()
+	if err != nil {
+		return nil, err
+	}
+	row, d, err := c.deployment(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	values, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	spec := kube.ActionJob{Namespace: d.Namespace, Release: d.Name, Commands: req.Commands, Image: req.Image,
+		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second}
+	if len(req.SecretEnv) > 0 {
+		data := map[string]string{}
+		spec.SecretEnv = map[string]kube.SecretRef{}
+		for variable, param := range req.SecretEnv {
+			if !slices.ContainsFunc(v.Driver.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
+				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: %s is not a secret parameter of driver %s.", param, d.Driver)
+			}
+			value, ok := values.Secrets[param]
+			if !ok {
+				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: the secret parameter %s has no value.", param)
+			}
+			data[param] = value
+			spec.SecretEnv[variable] = kube.SecretRef{Key: param}
+		}
+		name, err := cluster.Kube.EnsureActionSecret(ctx, d.Namespace, d.Name, data)
+		if err != nil {
+			return nil, err
+		}
+		for variable, ref := range spec.SecretEnv {
+			ref.Secret = name
+			spec.SecretEnv[variable] = ref
+		}
+	}
+	out, err := cluster.Kube.RunActionJob(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	r := redact.New(secretList(values.Secrets)...)
+	if out.DeletedJob != "" {
+		if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: out.DeletedJob}); err != nil {
+			return nil, fmt.Errorf("deployment: record the deleted Job: %w", err)
+		}
+	}
+	if !out.Succeeded {
+		tail := map[string]any{"job": out.Job, "job_tail": r.String(out.Tail), "job_tail_lines": out.TailLines}
+		if err := s.mergeStepDetail(ctx, c.StepID, tail); err != nil {
+			return nil, err
+		}
+	}
+	return &JobResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
+}
+
+// mergeStepDetail adds keys to a step's detail (an action may run several
+// Jobs: the last failed one's tail is kept).
+func (s *Service) mergeStepDetail(ctx context.Context, stepID int64, add map[string]any) error {
+	patch, err := json.Marshal(add)
+	if err != nil {
+		return fmt.Errorf("deployment: step detail: %w", err)
+	}
+	if err := s.q.MergeStepDetail(ctx, db.MergeStepDetailParams{ID: stepID, Patch: patch}); err != nil {
+		return fmt.Errorf("deployment: step detail: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package deployment_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/redact"
+)
+
+// testActions are the actions of the Hello Web copy the actions test
+// deploys: one per behaviour under test.
+const testActions = `
+- {name: announce, hook: post-install, mode: best-effort, function: "actions:crash", timeout: 2m}
+- {name: prepare, hook: pre-upgrade, mode: blocking, function: "actions:prepare", timeout: 3m}
+- name: cycle
+  hook: manual
+  function: "actions:cycle"
+  timeout: 3m
+  prompts:
+    - {name: note, type: string, default: hello}
+    - {name: key, type: secret, required: true}
+`
+
+// testActionsPy is their Python module. Jobs run their commands with sh on
+// this host (the local cluster's action runner).
+const testActionsPy = `
+import logging
+import os
+
+import styrmin
+
+log = logging.getLogger("test")
+
+
+def crash():
+    print("starting")
+    log.error("could not reach https://admin:hunter2-db-pass@db.example with token=%s", os.environ["STYRMIN_ACTION_TOKEN"])
+    raise RuntimeError("boom")
+
+
+def prepare():
+    styrmin.execute_commands(["echo first"], image="busybox")
+    styrmin.execute_commands(
+        ["i=0; while [ $i -lt 5000 ]; do i=$((i+1)); echo line $i password=s3cret-passw0rd; done; exit 3"],
+        image="busybox",
+    )
+
+
+def cycle(note, key):
+    d = styrmin.deployment()
+    log.info("note %s, key %s", note, key)
+    stopped = styrmin.stop_components()
+    started = styrmin.start_components()
+    return {"deployment": d.name, "stopped": stopped.status, "started": started.status}
+`
+
+// TestActionsRunAsHookStepsOnTheLocalCluster runs driver actions for real: a
+// crashing best-effort post-install action (its error line and log
+// redacted), a blocking pre-upgrade action whose second Job fails (the
+// upgrade does not happen; the deleted-Job line and a bounded tail are on its
+// step), and a manual action with a secret prompt that stops and starts the
+// components through linked tasks, listed under its step and in its result.
+func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
+	name := uniqueName("acts")
+	f.cleanUp(t, name)
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+
+	install := f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+	announce := hookStep(t, install, "announce")
+	require.Equal(t, executor.StepWarning, announce.Status, "a best-effort action's failure is a warning")
+	errLine := announce.Detail["error"].(string)
+	require.Contains(t, errLine, "could not reach https://admin:"+redact.Mark+"@db.example with token="+redact.Mark, "the first ERROR line, redacted")
+	logs := logText(announce)
+	require.Contains(t, logs, "INFO starting", "print() reaches the step at INFO")
+	require.Contains(t, logs, "RuntimeError: boom")
+	require.NotContains(t, logs, "hunter2-db-pass")
+	require.NotContains(t, logs, "sta_", "the action token never reaches the log")
+
+	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "alice"})
+	require.NoError(t, err)
+	upgrade := f.waitEnded(t, name, queued(t)(f.svc.Upgrade(ctx, review.Token, "alice")).TaskID)
+	require.Equal(t, executor.TaskFailed, upgrade.Status, "a blocking pre-upgrade failure fails the upgrade")
+	prepare := hookStep(t, upgrade, "prepare")
+	require.Equal(t, executor.StepFailed, prepare.Status)
+	for _, st := range upgrade.Steps {
+		require.NotEqual(t, "helm", st.Kind, "nothing is upgraded after a blocking failure")
+	}
+	require.Len(t, prepare.Detail["deleted_jobs"], 1, "the second call deleted the first call's ended Job")
+	require.Contains(t, prepare.Detail["deleted_jobs"].([]any)[0], name+"-job")
+	tail := prepare.Detail["job_tail"].(string)
+	require.LessOrEqual(t, strings.Count(tail, "\n")+1, 200)
+	require.LessOrEqual(t, len(tail), 64<<10)
+	require.True(t, strings.HasSuffix(tail, "line 5000 password="+redact.Mark), "the tail ends with the last line, redacted: %q", tail[max(0, len(tail)-80):])
+	d := mustGet(t, f.fixture, name)
+	require.Equal(t, "1.5.0", d.DriverVersion)
+	requireHistory(t, f, d, 1)
+
+	_, err = f.svc.RunAction(ctx, name, "cycle", map[string]string{}, "alice")
+	require.Equal(t, "key is required", fieldsOf(t, err)["param.key"])
+	action := f.waitTask(t, name, queued(t)(f.svc.RunAction(ctx, name, "cycle", map[string]string{"key": "prompt-s3cret"}, "alice")))
+	cycle := hookStep(t, action, "cycle")
+	require.NotContains(t, logText(cycle), "prompt-s3cret", "a secret prompt is redacted")
+	require.Contains(t, logText(cycle), "note hello, key "+redact.Mark)
+	require.Len(t, cycle.Tasks, 2, "the stop and start tasks are listed under the step")
+	require.Equal(t, deployment.KindStop, cycle.Tasks[0].Kind)
+	require.Equal(t, deployment.KindStart, cycle.Tasks[1].Kind)
+	var result struct {
+		Linked []deployment.LinkedResult
+	}
+	require.NoError(t, json.Unmarshal(action.Result, &result))
+	require.Len(t, result.Linked, 2, "the hook's result includes the linked tasks")
+	require.Equal(t, executor.TaskSucceeded, result.Linked[0].Status)
+	returned, err := json.Marshal(cycle.Detail["result"])
+	require.NoError(t, err)
+	require.JSONEq(t, `{"deployment": "`+name+`", "stopped": "succeeded", "started": "succeeded"}`, string(returned), "the action's return value")
+}
+
+// hookStep is the hook step of the named action in a task.
+func hookStep(t *testing.T, task *deployment.Task, action string) deployment.Step {
+	t.Helper()
+	for _, st := range task.Steps {
+		if st.Kind == "hook" && st.Detail["action"] == action {
+			return st
+		}
+	}
+	t.Fatalf("task %d has no hook step of action %s: %+v", task.ID, action, task.Steps)
+	return deployment.Step{}
+}
+
+// logText is a hook step's log as "LEVEL message" lines.
+func logText(st deployment.Step) string {
+	var b strings.Builder
+	for _, l := range st.Logs {
+		b.WriteString(l.Level + " " + l.Message + "\n")
+	}
+	return b.String()
+}

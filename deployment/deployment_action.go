@@ -1,0 +1,119 @@
+package deployment
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// KindAction is the kind of a task that runs a manual action.
+const KindAction = "action"
+
+// actionInputs are a manual action task's inputs (secret prompts travel
+// sealed apart).
+type actionInputs struct {
+	Action  string         `json:"action"`
+	Prompts map[string]any `json:"prompts"`
+}
+
+// ManualActions returns the manual actions of a deployment's driver version,
+// for its page's forms.
+func (s *Service) ManualActions(ctx context.Context, d *Deployment) ([]drivers.Action, error) {
+	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	var out []drivers.Action
+	for _, a := range v.Driver.Spec.Actions {
+		if a.Hook == drivers.HookManual {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// RunAction queues a task that runs the manual action named action with the
+// prompt fields of its form (prompt name → text). Bad fields are an EINVALID
+// error keyed param.<prompt name>.
+func (s *Service) RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*Queued, error) {
+	var row db.Deployment
+	var dep *Deployment
+	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
+		return nil, err
+	}
+	actions, err := s.ManualActions(ctx, dep)
+	if err != nil {
+		return nil, err
+	}
+	var a *drivers.Action
+	for i := range actions {
+		if actions[i].Name == action {
+			a = &actions[i]
+		}
+	}
+	if a == nil {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, action)
+	}
+	values, paramErrs := ReadForm(a.Prompts, form, nil)
+	if len(paramErrs) > 0 {
+		fields := map[string]string{}
+		for p, msg := range paramErrs {
+			fields[paramField(p)] = msg
+		}
+		return nil, invalid(fields)
+	}
+	return s.queueSimpleWithSecrets(ctx, row, KindAction, actionInputs{Action: a.Name, Prompts: values.Plain}, values.Secrets, by)
+}
+
+// actionRunner runs one manual action as the one hook step of its task.
+type actionRunner struct{ s *Service }
+
+// Run runs the action with its prompts (secret ones unsealed) and returns its
+// result with the tasks it started.
+func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
+	var in actionInputs
+	j, err := r.s.newJob(ctx, run, &in)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	secretPrompts, err := r.s.box.OpenValues(run.Task.SecretInputs, secretsLabel(j.row.ID))
+	if err != nil {
+		return nil, err
+	}
+	prompts := in.Prompts
+	if prompts == nil {
+		prompts = map[string]any{}
+	}
+	for k, v := range secretPrompts {
+		prompts[k] = v
+	}
+	var a *drivers.Action
+	for i := range b.Driver.Spec.Actions {
+		if b.Driver.Spec.Actions[i].Name == in.Action {
+			a = &b.Driver.Spec.Actions[i]
+		}
+	}
+	if a == nil {
+		return nil, fmt.Errorf("driver %s %s has no action %q any more", j.row.DriverName, j.row.DriverVersion, in.Action)
+	}
+	actionErr := j.runAction(ctx, b, a, prompts)
+	linked, err := j.linked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"action": a.Name, "linked": linked}, actionErr
+}
+
+// Recover ends a manual action whose process stopped: running it again could
+// repeat what it did.
+func (r actionRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	return false, "The action may have done part of its work; run it again from the deployment page if it is safe.", nil
+}

@@ -1,0 +1,185 @@
+package deployment
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/redact"
+)
+
+// ActionsConfig is how the executor runs driver actions.
+type ActionsConfig struct {
+	// Python is the interpreter (actions.FindPython).
+	Python string
+	// SDK is the folder holding the styrmin Python package.
+	SDK string
+	// APIURL is the server's base URL, which actions call back.
+	APIURL string
+}
+
+// ActionTokenPrefix starts every action token, so that it is recognised (and
+// redacted) wherever it surfaces.
+const ActionTokenPrefix = "sta_"
+
+// tokenGrace is how long an action token outlives its action's timeout at most.
+const tokenGrace = 5 * time.Minute
+
+// runHooks runs the actions of hook, in declaration order, as one hook step
+// each. A blocking action's failure stops there and is returned; a
+// best-effort one's is a warning on its step.
+func (j *job) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any) error {
+	for i := range b.Driver.Spec.Actions {
+		a := &b.Driver.Spec.Actions[i]
+		if a.Hook != hook {
+			continue
+		}
+		if err := j.runAction(ctx, b, a, prompts[a.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runAction runs one action as a hook step.
+func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Action, prompts map[string]any) error {
+	title := a.Title
+	if title == "" {
+		title = a.Name
+	}
+	return j.run.Step(ctx, "hook", fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
+		st.Set("action", a.Name)
+		st.Set("mode", string(a.EffectiveMode()))
+		if j.s.actions == nil {
+			return j.hookFailed(st, a, "Styrmin cannot run driver actions here: python3 was not found when it started.")
+		}
+		token, err := j.mintToken(ctx, st.ID, a.TimeoutDuration())
+		if err != nil {
+			return err
+		}
+		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
+		secrets, err := j.s.openValues(nil, nil, j.row.Secrets, j.row.ID)
+		if err != nil {
+			return err
+		}
+		hidden := append(secretList(secrets.Secrets), token)
+		for _, p := range a.Prompts {
+			if v, ok := prompts[p.Name].(string); ok && p.Type == drivers.TypeSecret {
+				hidden = append(hidden, v)
+			}
+		}
+		r := redact.New(hidden...)
+		seq := int32(0)
+		out, err := actions.Run(ctx, actions.Spec{
+			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
+			Env: actions.Env{APIURL: j.s.actions.APIURL, Token: token, Deployment: j.row.Name, Namespace: j.row.Namespace, Release: j.row.Name, StepID: st.ID},
+		}, func(l actions.Line) {
+			seq++
+			if err := j.s.q.InsertStepLog(context.WithoutCancel(ctx), db.InsertStepLogParams{StepID: st.ID, Seq: seq, Level: l.Level, Message: r.String(l.Message)}); err != nil {
+				j.s.log.Warn("deployment: record an action's log line", "step", st.ID, "error", err)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if len(out.Result) > 0 {
+			st.Set("result", json.RawMessage(r.String(string(out.Result))))
+		}
+		if !out.Failed() {
+			st.Say("Done.")
+			return nil
+		}
+		return j.hookFailed(st, a, r.String(out.ErrorLine(a.TimeoutDuration())))
+	})
+}
+
+// hookFailed records an action's failure on its step: a warning for a
+// best-effort action (nil: the task goes on), else the step's error.
+func (j *job) hookFailed(st *executor.Step, a *drivers.Action, line string) error {
+	msg := fmt.Sprintf("Action %s failed: %s", a.Name, line)
+	st.Set("error", msg)
+	if a.EffectiveMode() == drivers.ModeBestEffort {
+		st.Warn("%s (best-effort: the task goes on)", msg)
+		return nil
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// mintToken creates the action token of one run of the hook step stepID,
+// storing only its hash.
+func (j *job) mintToken(ctx context.Context, stepID int64, timeout time.Duration) (string, error) {
+	raw := make([]byte, 32)
+	rand.Read(raw) // never fails
+	token := ActionTokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	sum := sha256.Sum256([]byte(token))
+	err := j.s.q.InsertActionToken(ctx, db.InsertActionTokenParams{
+		TokenHash: sum[:], DeploymentID: j.row.ID, TaskID: j.run.Task.ID, StepID: stepID,
+		ExpiresAt: time.Now().Add(timeout + tokenGrace),
+	})
+	if err != nil {
+		return "", fmt.Errorf("deployment: action token: %w", err)
+	}
+	return token, nil
+}
+
+// withPromptDefaults is the prompt values of a run: those given, else each
+// prompt's default.
+func withPromptDefaults(a *drivers.Action, given map[string]any) map[string]any {
+	values := map[string]any{}
+	for i := range a.Prompts {
+		p := &a.Prompts[i]
+		if v, ok := given[p.Name]; ok {
+			values[p.Name] = v
+		} else if p.Default != nil {
+			values[p.Name] = p.Default
+		}
+	}
+	return values
+}
+
+// secretList is the values of a set of secrets, for redaction.
+func secretList(secrets map[string]string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		out = append(out, v)
+	}
+	return out
+}
+
+// LinkedResult is a task that an action started through a primitive, as its
+// hook's task result includes it.
+type LinkedResult struct {
+	ID     int64           `json:"id"`
+	Kind   string          `json:"kind"`
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// linked lists the tasks the steps of this run started, for its result.
+func (j *job) linked(ctx context.Context) ([]LinkedResult, error) {
+	steps, err := j.s.q.ListSteps(ctx, j.run.Task.ID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: steps of task %d: %w", j.run.Task.ID, err)
+	}
+	ids := make([]int64, len(steps))
+	for i, st := range steps {
+		ids[i] = st.ID
+	}
+	rows, err := j.s.q.ListNestedTasks(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: linked tasks of task %d: %w", j.run.Task.ID, err)
+	}
+	out := make([]LinkedResult, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, LinkedResult{ID: r.ID, Kind: r.Kind, Status: r.Status, Result: r.Result})
+	}
+	return out, nil
+}

@@ -1,0 +1,28 @@
+package handlers
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/views"
+)
+
+// deploymentRollback queues a roll back to the posted revision.
+func deploymentRollback(svc deploymentOperator) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		revision, err := strconv.Atoi(c.FormValue("revision"))
+		if err != nil || revision < 1 {
+			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
+		}
+		queued, err := svc.Rollback(c.Request().Context(), name, revision, currentUser(c).Username)
+		if err != nil {
+			return backToDeployment(c, name, err)
+		}
+		flash(c, views.FlashSuccess, fmt.Sprintf("The roll back of %s to revision %d is queued (task #%d).", name, revision, queued.TaskID))
+		return redirect(c, deploymentPath(name))
+	}
+}

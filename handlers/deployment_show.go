@@ -1,0 +1,174 @@
+package handlers
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/views"
+)
+
+// deploymentShow shows a deployment: its status, what the cluster runs, its
+// parameters (secrets masked), its Helm revisions and its newest tasks, which
+// update live while they run. simulated says the cluster's pods are
+// simulated (the local development cluster).
+func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool, md *views.Markdown) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		d, err := svc.Get(ctx, c.Param("name"))
+		if err != nil {
+			return err
+		}
+		tasks, next, err := svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+		if err != nil {
+			return err
+		}
+		drv, hasIcon, err := deployedDriver(ctx, catalog, d)
+		if err != nil {
+			return err
+		}
+		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d), tasks)
+		props.OlderTasksBefore = next
+		if drv != nil && d.DeletedAt == nil {
+			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
+				return err
+			}
+		}
+		props.SimulatedCluster = simulated && d.DeletedAt == nil
+		props.Page = page(c, d.Name, views.NavDeployments)
+		return render(c, http.StatusOK, views.DeploymentShowPage(props))
+	}
+}
+
+// deployedDriver returns the spec of the deployment's driver version and
+// whether it has an icon; nil when the catalogue no longer has it.
+func deployedDriver(ctx context.Context, catalog DriverCatalog, d *deployment.Deployment) (*drivers.Driver, bool, error) {
+	v, err := catalog.Get(ctx, d.Driver, d.DriverVersion)
+	switch {
+	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return v.Driver, v.HasIcon, nil
+}
+
+// deploymentShowProps are a deployment page's props (without the layout's).
+// drv may be nil when the catalogue lost the driver version.
+func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon bool, live *deployment.Live, tasks []deployment.Task) views.DeploymentShowProps {
+	p := views.DeploymentShowProps{
+		Name: d.Name, Namespace: d.Namespace, Status: d.Status, Busy: busyKind(d, tasks),
+		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
+		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, hasIcon),
+		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt,
+		ClusterError: live.Err, Notes: live.Notes,
+		Tasks: taskPropsList(d.Name, tasks),
+	}
+	var spec drivers.Spec
+	if drv != nil {
+		p.DriverTitle, spec = drv.Title(), drv.Spec
+	}
+	p.Components = componentRows(d, spec.Components, live.Components)
+	p.Services = serviceRows(spec.Services, live.Services)
+	p.Parameters = paramRows(d, spec.Parameters)
+	for _, r := range live.History {
+		row := views.RevisionRow{
+			Revision: r.Number, Status: string(r.Status), ChartVersion: r.ChartVersion,
+			AppVersion: cmpOr(r.AppVersion, r.Revision.AppVersion), DriverVersion: r.DriverVersion,
+			Updated: r.Updated, Description: r.Description, Current: r.Current, CanRollBack: r.CanRollBack,
+		}
+		p.Revisions = append(p.Revisions, row)
+	}
+	return p
+}
+
+// componentRows lists the components the cluster reported, or the declared
+// ones (without workloads) when it could not be read.
+func componentRows(d *deployment.Deployment, declared []drivers.Component, live []deployment.LiveComponent) []views.ComponentRow {
+	var out []views.ComponentRow
+	if len(live) > 0 {
+		for _, lc := range live {
+			row := views.ComponentRow{Name: lc.Name, Title: lc.Title, Stopped: lc.Stopped}
+			for _, w := range lc.Workloads {
+				row.Workloads = append(row.Workloads, views.WorkloadRow{Kind: w.Kind, Name: w.Name, Desired: int(w.Replicas), Ready: int(w.ReadyReplicas)})
+			}
+			out = append(out, row)
+		}
+		return out
+	}
+	for _, c := range declared {
+		out = append(out, views.ComponentRow{Name: c.Name, Title: cmpOr(c.Title, c.Name), Stopped: d.Components[c.Name].Stopped})
+	}
+	return out
+}
+
+// serviceRows lists the services with the addresses the cluster gave, or
+// the declared ones (without addresses) when it could not be read.
+func serviceRows(declared []drivers.Service, live []deployment.LiveService) []views.ServiceRow {
+	var out []views.ServiceRow
+	if len(live) > 0 {
+		for _, s := range live {
+			out = append(out, views.ServiceRow{Name: s.Name, Title: s.Title, Port: s.Port, Protocol: s.Protocol, Address: s.Address, URL: s.URL})
+		}
+		return out
+	}
+	for _, s := range declared {
+		out = append(out, views.ServiceRow{Name: s.Name, Title: cmpOr(s.Title, s.Name), Port: s.Port, Protocol: string(s.EffectiveProtocol())})
+	}
+	return out
+}
+
+// paramRows lists the deployment's values in the driver's order, then any
+// value the driver no longer declares; a secret only says whether it is set.
+func paramRows(d *deployment.Deployment, declared []drivers.Parameter) []views.ParamRow {
+	var out []views.ParamRow
+	seen := map[string]bool{}
+	for _, prm := range declared {
+		seen[prm.Name] = true
+		row := views.ParamRow{Name: prm.Name, Title: prm.Title}
+		if prm.Type == drivers.TypeSecret {
+			row.Secret, row.Set = true, slices.Contains(d.SecretsSet, prm.Name)
+		} else if v, ok := d.Parameters[prm.Name]; ok && v != nil {
+			row.Set, row.Value = true, scalarText(v)
+		}
+		out = append(out, row)
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Parameters)) {
+		if !seen[name] && d.Parameters[name] != nil {
+			out = append(out, views.ParamRow{Name: name, Set: true, Value: scalarText(d.Parameters[name])})
+		}
+	}
+	for _, name := range d.SecretsSet {
+		if !seen[name] {
+			out = append(out, views.ParamRow{Name: name, Secret: true, Set: true})
+		}
+	}
+	return out
+}
+
+// manualActions are the forms of a driver's manual actions, their prompts
+// starting from their defaults (secret prompts blank).
+func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualAction, error) {
+	var out []views.ManualAction
+	for _, a := range all {
+		if a.Hook != drivers.HookManual {
+			continue
+		}
+		groups, err := paramGroups(a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		if err != nil {
+			return nil, err
+		}
+		desc, err := md.HTML(a.Description)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views.ManualAction{Name: a.Name, Title: cmpOr(a.Title, a.Name), Description: desc, Prompts: groups})
+	}
+	return out, nil
+}

@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/views"
+)
+
+// taskList is a page of a deployment's tasks older than the task before:
+// for htmx the history fragment that replaces the "Load older tasks"
+// control, else a page of its own.
+func taskList(svc deploymentReader) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		d, err := svc.Get(ctx, c.Param("name"))
+		if err != nil {
+			return err
+		}
+		var before int64
+		if text := c.QueryParam("before"); text != "" {
+			var ok bool
+			if before, ok = parseID(text); !ok {
+				return styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
+			}
+		}
+		tasks, next, err := svc.Tasks(ctx, d.ID, before, deployment.DefaultTaskPage)
+		if err != nil {
+			return err
+		}
+		if isHTMX(c) {
+			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, taskPropsList(d.Name, tasks), next))
+		}
+		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
+			Page: page(c, "Tasks of "+d.Name, views.NavDeployments),
+			Name: d.Name, Tasks: taskPropsList(d.Name, tasks), OlderBefore: next,
+		}))
+	}
+}

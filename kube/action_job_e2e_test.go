@@ -1,0 +1,263 @@
+package kube_test
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/kubelocal/kubetest"
+)
+
+// These tests run action Jobs on the local cluster, whose action runner runs
+// the commands of pods labelled kube.ActionJobLabel with sh on this host: the
+// image is ignored there, and the commands must exist on the host.
+
+// localJobs connects to the local cluster and gives the test its own
+// namespace, deleted at the end.
+func localJobs(t *testing.T) (*kube.Client, string) {
+	t.Helper()
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
+	require.NoError(t, err)
+	namespace := "jobs-" + rand.String(6)
+	ctx := context.Background()
+	_, err = client.EnsureNamespace(ctx, namespace)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), namespace)) })
+	// Pods are refused until the namespace's default service account exists.
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := client.Clientset.CoreV1().ServiceAccounts(namespace).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	require.NoError(t, err, "default service account of %s", namespace)
+	return client, namespace
+}
+
+// hostJob is an ActionJob for the local cluster (its image is not pulled).
+func hostJob(namespace string, commands ...string) kube.ActionJob {
+	return kube.ActionJob{Namespace: namespace, Release: "app", Commands: commands, Image: "ignored.example/on-the-local-cluster:1", Timeout: 2 * time.Minute}
+}
+
+func TestLocalActionJobSucceedsAndIsKept(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx := context.Background()
+	spec := hostJob(namespace, `echo "hello $GREETING"`, `test "$GREETING" = hi`)
+	spec.Env = map[string]string{"GREETING": "hi"}
+
+	out, err := client.RunActionJob(ctx, spec)
+	require.NoError(t, err)
+	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, Message: "The Job app-job completed."}, out)
+
+	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+	require.NoError(t, err, "the Job stays after it ends")
+	pods := jobPods(t, client, job)
+	require.Len(t, pods, 1)
+	require.Equal(t, "true", pods[0].Labels[kube.ActionJobLabel])
+	require.Equal(t, corev1.PodSucceeded, pods[0].Status.Phase)
+}
+
+func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
+	// Not parallel: it measures this process's heap.
+	client, namespace := localJobs(t)
+	ctx := context.Background()
+	// 50 MB of 1000-byte lines: far more than 200 lines and 64 KiB.
+	spec := hostJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `echo`, `echo the end`, `exit 3`)
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	out, err := client.RunActionJob(ctx, spec)
+	close(done)
+	require.NoError(t, err)
+	growth := int64(peak.Load()) - int64(before.HeapInuse)
+	t.Logf("heap in use: %d KiB before, peak %d KiB (growth %d KiB) while reading a 50 MB log", before.HeapInuse>>10, peak.Load()>>10, growth>>10)
+	require.Less(t, growth, int64(32<<20), "memory stays flat whatever the size of the log")
+
+	require.False(t, out.Succeeded)
+	require.Equal(t, "The Job app-job failed: its commands exited with code 3.", out.Message)
+	require.LessOrEqual(t, out.TailLines, kube.TailMaxLines)
+	require.LessOrEqual(t, len(out.Tail), kube.TailMaxBytes)
+	require.Greater(t, len(out.Tail), kube.TailMaxBytes-1000, "the tail is as long as the bounds allow")
+	require.True(t, strings.HasSuffix(out.Tail, "\n\nthe end"), "the tail ends with the last lines: %q", out.Tail[len(out.Tail)-40:])
+	require.Equal(t, strings.Count(out.Tail, "\n")+1, out.TailLines)
+
+	// The next call deletes the ended Job and its pods, then runs its own.
+	old, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	out, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	require.NoError(t, err)
+	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, DeletedJob: "app-job", Message: "The Job app-job completed."}, out)
+	require.Empty(t, jobPods(t, client, old), "the ended Job's pods are gone")
+	current, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotEqual(t, old.UID, current.UID)
+}
+
+func TestLocalActionJobKeepsTheEndOfALongLine(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	// One line of 100000 bytes, CRLF-terminated: the tail is its last 64 KiB.
+	out, err := client.RunActionJob(context.Background(), hostJob(namespace, `head -c 99999 /dev/zero | tr '\0' x`, `printf 'y\r\n'`, `exit 2`))
+	require.NoError(t, err)
+	require.False(t, out.Succeeded)
+	require.Len(t, out.Tail, kube.TailMaxBytes)
+	require.True(t, out.Tail == strings.Repeat("x", kube.TailMaxBytes-1)+"y", "the tail is the end of the line: %q...%q", out.Tail[:20], out.Tail[len(out.Tail)-20:])
+	require.Equal(t, 1, out.TailLines)
+}
+
+func TestLocalActionJobIsRefusedWhileTheEarlierOneRuns(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _, _ = client.RunActionJob(ctx, hostJob(namespace, "sleep 30")) }() // stopped waiting for by cancel
+	var running *batchv1.Job
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+		running = job
+		return err == nil && job.Status.Active > 0, nil
+	})
+	require.NoError(t, err, "the first Job runs")
+
+	out, err := client.RunActionJob(context.Background(), hostJob(namespace, "true"))
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
+	require.Equal(t, "The Job app-job of an earlier action is still running in namespace "+namespace+"; try again once it has ended.", styrmin.ErrorMessage(err))
+	require.Empty(t, out.DeletedJob)
+	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(context.Background(), "app-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, running.UID, job.UID, "the running Job is left alone")
+	require.Nil(t, job.DeletionTimestamp)
+}
+
+func TestLocalActionJobIsRefusedForAJobNoActionCreated(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx := context.Background()
+	// No action label: kwok simulates its pod, nothing runs; the Job just exists.
+	theirs := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "app-job", Namespace: namespace},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "main", Image: "registry.example/simulated:1"}},
+		}}},
+	}
+	theirs, err := client.Clientset.BatchV1().Jobs(namespace).Create(ctx, theirs, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	_, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
+	require.Equal(t, "A Job named app-job exists in namespace "+namespace+" that no driver action created; Styrmin leaves it alone — delete or rename it.", styrmin.ErrorMessage(err))
+	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, theirs.UID, job.UID, "their Job is left alone")
+	require.Nil(t, job.DeletionTimestamp)
+}
+
+func TestLocalActionJobReadsSecretEnvFromTheSecret(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx := context.Background()
+	const password = "s3cret-Value-16c"
+	secret, err := client.EnsureActionSecret(ctx, namespace, "app", map[string]string{"superuser_password": password})
+	require.NoError(t, err)
+
+	// The command prints the length of the value, never the value.
+	spec := hostJob(namespace, `echo "PGPASSWORD has ${#PGPASSWORD} characters"`, `exit 4`)
+	spec.SecretEnv = map[string]kube.SecretRef{"PGPASSWORD": {Secret: secret, Key: "superuser_password"}}
+	out, err := client.RunActionJob(ctx, spec)
+	require.NoError(t, err)
+	require.False(t, out.Succeeded)
+	require.Equal(t, "PGPASSWORD has 16 characters", out.Tail)
+	require.Equal(t, 1, out.TailLines)
+
+	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	stored, err := json.Marshal(job)
+	require.NoError(t, err)
+	require.NotContains(t, string(stored), password, "the Job's spec holds a reference, not the value")
+	require.Contains(t, string(stored), `"secretKeyRef":{"name":"app-styrmin-action","key":"superuser_password"}`)
+}
+
+func TestLocalActionJobStoppedByItsTimeLimit(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	spec := hostJob(namespace, "echo started", "sleep 60")
+	spec.Timeout = 3 * time.Second
+	start := time.Now()
+	out, err := client.RunActionJob(context.Background(), spec)
+	require.NoError(t, err)
+	require.False(t, out.Succeeded)
+	require.True(t, strings.HasPrefix(out.Message, "The Job app-job failed: it was stopped after its time limit of 3s."), out.Message)
+	// Kubernetes deletes the pod of a Job past its deadline; the local cluster at once.
+	require.True(t, strings.HasPrefix(out.Message, "The Job app-job failed: it was stopped after its time limit of 3s."), out.Message)
+	require.Less(t, time.Since(start), 45*time.Second)
+}
+
+func TestLocalActionJobStopsWhenItsCallerGoesAway(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // the action was cancelled once its Job runs
+		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+			return err == nil && job.Status.Active > 0, nil
+		})
+		cancel()
+	}()
+	_, err := client.RunActionJob(ctx, hostJob(namespace, "sleep 60"))
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "the Job was told to stop")
+
+	var job *batchv1.Job
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		job, err = client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
+		return err == nil && len(job.Status.Conditions) > 0 && job.Status.Conditions[len(job.Status.Conditions)-1].Type == batchv1.JobFailed, err
+	})
+	require.NoError(t, err, "the Job ends failed, long before its 2 minutes")
+	out, err := client.RunActionJob(context.Background(), hostJob(namespace, "true"))
+	require.NoError(t, err)
+	require.Equal(t, "app-job", out.DeletedJob, "and the next call replaces it")
+}
+
+// jobPods lists the pods of job that still exist.
+func jobPods(t *testing.T, client *kube.Client, job *batchv1.Job) []corev1.Pod {
+	t.Helper()
+	selector, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+	require.NoError(t, err)
+	pods, err := client.Clientset.CoreV1().Pods(job.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: selector.String()})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	return pods.Items
+}

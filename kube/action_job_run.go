@@ -1,0 +1,321 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	styrmin "github.com/styrmin/styrmin"
+)
+
+// jobEndGrace is how long past its time limit RunActionJob waits for the
+// cluster to end a Job before it gives up waiting.
+const jobEndGrace = 2 * time.Minute
+
+// JobOutcome is how an action Job ended.
+type JobOutcome struct {
+	// Job is the name of the Job that ran.
+	Job string
+	// Succeeded is true when the Job completed, false when it failed.
+	Succeeded bool
+	// DeletedJob names the ended Job of an earlier call that this call
+	// deleted before creating its own; "" when there was none.
+	DeletedJob string
+	// Tail is the end of the failed pod's output (see TailMaxLines and
+	// TailMaxBytes); "" when the Job succeeded.
+	Tail string
+	// TailLines is the number of lines in Tail.
+	TailLines int
+	// Message says in one sentence how the Job ended.
+	Message string
+}
+
+// RunActionJob runs spec's commands in the Job ActionJobName(spec.Release) of
+// spec.Namespace and waits until it ends. An ended Job of that name (from an
+// earlier call) is first deleted with its pods and named in DeletedJob. A Job
+// that fails is not an error: the outcome has Succeeded false, the Message and
+// the Tail of the failed pod's log, read as a stream keeping only its end. A
+// Job stopped by its time limit (spec.Timeout) fails the same way.
+//
+// Errors: EINVALID for a bad spec or a SecretEnv key that is not in its
+// Secret (Kubernetes would never start the pod); ECONFLICT, deleting nothing, when a Job of
+// that name is still running or has no ActionJobLabel (no action created it);
+// EUNAVAILABLE when the cluster does not answer or does not end the Job in
+// time; ctx's error when ctx ends first (the action was cancelled or its
+// process ended): the Job is then told to stop, its time limit set to one
+// second, and it ends failed, kept for the next call to delete.
+func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, error) {
+	if err := spec.validate(); err != nil {
+		return JobOutcome{}, err
+	}
+	if err := c.checkSecretEnv(ctx, spec); err != nil {
+		return JobOutcome{}, err
+	}
+	name := ActionJobName(spec.Release)
+	out := JobOutcome{Job: name}
+	deleted, err := c.clearActionJob(ctx, spec.Namespace, name)
+	if err != nil {
+		return out, err
+	}
+	if deleted {
+		out.DeletedJob = name
+	}
+	created, err := c.Clientset.BatchV1().Jobs(spec.Namespace).Create(ctx, spec.job(), metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return out, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s was created by someone else meanwhile; try again once it has ended.", name)
+	case err != nil:
+		return out, unavailable(err, "Could not create the Job %s in namespace %s.", name, spec.Namespace)
+	}
+	ended, err := c.waitJobEnded(ctx, created, spec.Timeout+jobEndGrace)
+	if err != nil && ctx.Err() != nil {
+		return out, c.stopActionJob(ctx, created, err)
+	}
+	if err != nil {
+		return out, err
+	}
+	return c.jobOutcome(ctx, ended, spec.Timeout, out), nil
+}
+
+// checkSecretEnv makes sure every key spec.SecretEnv refers to exists.
+func (c *Client) checkSecretEnv(ctx context.Context, spec ActionJob) error {
+	names := make([]string, 0, len(spec.SecretEnv))
+	for name := range spec.SecretEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ref := spec.SecretEnv[name]
+		secret, err := c.Clientset.CoreV1().Secrets(spec.Namespace).Get(ctx, ref.Secret, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: there is no Secret %s in namespace %s.", name, ref.Secret, spec.Namespace),
+				Fields: map[string]string{"secret_env": fmt.Sprintf("No Secret %s.", ref.Secret)}}
+		case err != nil:
+			return unavailable(err, "Could not read the Secret %s in namespace %s.", ref.Secret, spec.Namespace)
+		}
+		if _, ok := secret.Data[ref.Key]; !ok {
+			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: the Secret %s has no key %s.", name, ref.Secret, ref.Key),
+				Fields: map[string]string{"secret_env": fmt.Sprintf("No key %s in Secret %s.", ref.Key, ref.Secret)}}
+		}
+	}
+	return nil
+}
+
+// clearActionJob deletes the Job name of namespace, with its pods, when it is
+// an action Job that has ended, waits until it is gone and reports whether it
+// deleted one. It refuses, deleting nothing, a Job that runs or has no label.
+func (c *Client) clearActionJob(ctx context.Context, namespace, name string) (deleted bool, err error) {
+	jobs := c.Clientset.BatchV1().Jobs(namespace)
+	existing, err := jobs.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, unavailable(err, "Could not read the Job %s in namespace %s.", name, namespace)
+	case existing.Labels[ActionJobLabel] != ActionJobLabelValue:
+		return false, styrmin.Errorf(styrmin.ECONFLICT, "A Job named %s exists in namespace %s that no driver action created; Styrmin leaves it alone — delete or rename it.", name, namespace)
+	case existing.DeletionTimestamp == nil && !jobEnded(existing):
+		return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s of an earlier action is still running in namespace %s; try again once it has ended.", name, namespace)
+	}
+	if existing.DeletionTimestamp == nil {
+		err = jobs.Delete(ctx, name, metav1.DeleteOptions{
+			PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
+			Preconditions:     &metav1.Preconditions{UID: &existing.UID}, // exactly the Job judged above
+		})
+		switch {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case apierrors.IsConflict(err):
+			return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s changed while Styrmin was deleting it; try again.", name)
+		case err != nil:
+			return false, unavailable(err, "Could not delete the ended Job %s in namespace %s.", name, namespace)
+		}
+	}
+	if err := c.waitJobGone(ctx, namespace, name, existing.UID); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// jobStopTimeout bounds the request that stops a Job whose caller went away.
+const jobStopTimeout = 10 * time.Second
+
+// stopActionJob ends job, whose caller's ctx ended, by setting its time limit
+// to one second (counted from its start, so already past), and returns waitErr
+// with what became of the Job.
+func (c *Client) stopActionJob(ctx context.Context, job *batchv1.Job, waitErr error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobStopTimeout)
+	defer cancel()
+	// The uid makes the patch apply to this very Job only.
+	patch := fmt.Appendf(nil, `{"metadata":{"uid":%q},"spec":{"activeDeadlineSeconds":1}}`, job.UID)
+	_, err := c.Clientset.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("%w; the Job could not be told to stop, it ends at its time limit (%w)", waitErr, err)
+	}
+	return fmt.Errorf("%w; the Job was told to stop", waitErr)
+}
+
+// waitJobGone waits until the Job with uid (and so, foreground deletion, its pods) no longer exists.
+func (c *Client) waitJobGone(ctx context.Context, namespace, name string, uid types.UID) error {
+	waitCtx, cancel := context.WithTimeout(ctx, jobEndGrace)
+	defer cancel()
+	err := wait.PollUntilContextCancel(waitCtx, pollInterval/4, true, func(ctx context.Context) (bool, error) {
+		job, err := c.Clientset.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, nil // the API server briefly away: ask again
+		}
+		return job.UID != uid, nil
+	})
+	if err != nil {
+		return waitError(ctx, name, err, "The ended Job %s in namespace %s was not gone with its pods after %s.", name, namespace, jobEndGrace)
+	}
+	return nil
+}
+
+// waitJobEnded polls job until it completes or fails, at most limit.
+func (c *Client) waitJobEnded(ctx context.Context, job *batchv1.Job, limit time.Duration) (*batchv1.Job, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var (
+		last    = job
+		lastErr error
+	)
+	err := wait.PollUntilContextCancel(waitCtx, pollInterval/2, false, func(ctx context.Context) (bool, error) {
+		got, err := c.Clientset.BatchV1().Jobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err) || (err == nil && got.UID != job.UID):
+			return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s was deleted by someone else before it ended.", job.Name)
+		case err != nil:
+			lastErr = err
+			return false, nil
+		}
+		last, lastErr = got, nil
+		return jobEnded(got), nil
+	})
+	var conflict *styrmin.Error
+	switch {
+	case err == nil:
+		return last, nil
+	case errors.As(err, &conflict):
+		return nil, err
+	case lastErr != nil:
+		err = fmt.Errorf("%w (last: %w)", err, lastErr)
+	}
+	return nil, waitError(ctx, job.Name, err, "The Job %s in namespace %s had not ended %s after its time limit.", job.Name, job.Namespace, jobEndGrace)
+}
+
+// waitError is the error of a wait for the Job name that stopped: ctx's
+// error when the caller's ctx ended, else EUNAVAILABLE with msg (the wait's
+// own limit passed).
+func waitError(ctx context.Context, name string, err error, msg string, args ...any) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("kube: stopped waiting for the Job %s: %w", name, ctx.Err())
+	}
+	return unavailable(err, msg, args...)
+}
+
+// jobEnded reports whether job has completed or failed.
+func jobEnded(job *batchv1.Job) bool {
+	return jobCondition(job, batchv1.JobComplete) != nil || jobCondition(job, batchv1.JobFailed) != nil
+}
+
+// jobCondition returns job's condition of type t when it is true, else nil.
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i, cond := range job.Status.Conditions {
+		if cond.Type == t && cond.Status == corev1.ConditionTrue {
+			return &job.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// jobOutcome completes out for the ended job: on failure, why and the tail
+// of the failed pod's log.
+func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, timeout time.Duration, out JobOutcome) JobOutcome {
+	if jobCondition(job, batchv1.JobComplete) != nil {
+		out.Succeeded = true
+		out.Message = fmt.Sprintf("The Job %s completed.", job.Name)
+		return out
+	}
+	failed := jobCondition(job, batchv1.JobFailed)
+	pod, err := c.failedPod(ctx, job)
+	why := ""
+	switch {
+	case failed.Reason == batchv1.JobReasonDeadlineExceeded:
+		why = fmt.Sprintf("it was stopped after its time limit of %s", timeout)
+	case pod != nil && exitCode(pod) != nil:
+		why = fmt.Sprintf("its commands exited with code %d", *exitCode(pod))
+	default:
+		why = fmt.Sprintf("%s: %s", failed.Reason, failed.Message)
+	}
+	out.Message = fmt.Sprintf("The Job %s failed: %s.", job.Name, why)
+	if err == nil {
+		stream, serr := c.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: ActionJobContainer}).Stream(ctx)
+		if err = serr; serr == nil {
+			out.Tail, out.TailLines, err = readTail(stream)
+			if cerr := stream.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	switch {
+	case err != nil && failed.Reason == batchv1.JobReasonDeadlineExceeded:
+		out.Message += " Kubernetes deleted its pod, and the pod's output with it."
+	case err != nil:
+		out.Message += fmt.Sprintf(" Its output could not be read: %v.", err)
+	}
+	return out
+}
+
+// failedPod returns job's most recent failed pod, else its most recent pod;
+// an error when it has none.
+func (c *Client) failedPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
+	selector, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("selector of Job %s: %w", job.Name, err)
+	}
+	pods, err := c.Clientset.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, fmt.Errorf("list the pods of Job %s: %w", job.Name, err)
+	}
+	if len(pods.Items) == 0 {
+		return nil, errors.New("it has no pod left")
+	}
+	sort.SliceStable(pods.Items, func(a, b int) bool {
+		pa, pb := &pods.Items[a], &pods.Items[b]
+		if fa, fb := pa.Status.Phase == corev1.PodFailed, pb.Status.Phase == corev1.PodFailed; fa != fb {
+			return fa
+		}
+		return pb.CreationTimestamp.Before(&pa.CreationTimestamp)
+	})
+	return &pods.Items[0], nil
+}
+
+// exitCode is the exit code of pod's action container once it has terminated.
+func exitCode(pod *corev1.Pod) *int32 {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name == ActionJobContainer && s.State.Terminated != nil {
+			return &s.State.Terminated.ExitCode
+		}
+	}
+	return nil
+}
+
+// unavailable is an EUNAVAILABLE error with msg and the cluster's err.
+func unavailable(err error, msg string, args ...any) error {
+	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf(msg, args...), Err: err}
+}

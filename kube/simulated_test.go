@@ -1,0 +1,35 @@
+package kube_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func TestSimulatedWhenEveryNodeIsKwoks(t *testing.T) {
+	t.Parallel()
+	node := func(name string, annotations map[string]string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations}}
+	}
+	kwok := map[string]string{"kwok.x-k8s.io/node": "fake"}
+	for _, tc := range []struct {
+		name  string
+		nodes []runtime.Object
+		want  bool
+	}{
+		{"no nodes", nil, false},
+		{"a kwok node", []runtime.Object{node("styrmin-local", kwok)}, true},
+		{"a real node", []runtime.Object{node("worker-1", nil)}, false},
+		{"a real node among kwok ones", []runtime.Object{node("a", kwok), node("b", nil)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := fakeClient(tc.nodes...).Simulated(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
