@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 	"github.com/jackc/pgx/v5"
 
@@ -47,6 +48,9 @@ type Session struct {
 	id, userID int64
 	// flashes are "kind\x00message" pairs, shown once.
 	flashes []string
+	// inCookie is what the request's cookie held, if it was valid: Save
+	// need not send the same again.
+	inCookie *cookieContent
 }
 
 // Flash is a one-time message for the next page.
@@ -77,6 +81,11 @@ type Sessions struct {
 	store *sessions.CookieStore
 	q     *db.Queries
 	now   func() time.Time
+	// cache remembers live sessions while database notifications are
+	// received (see ListenOn); without them every lookup reads PostgreSQL.
+	cache *sessionCache
+	// cookies remembers the content of cookies decoded recently.
+	cookies *cookieCache
 }
 
 // NewSessions returns the session keeper on conn, with cookies keyed by secret
@@ -95,7 +104,22 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 		SameSite: http.SameSiteLaxMode,
 	}
 	store.MaxAge(int(AbsoluteLifetime.Seconds()))
-	return &Sessions{store: store, q: db.New(conn), now: time.Now}, nil
+	for _, codec := range store.Codecs {
+		if sc, ok := codec.(*securecookie.SecureCookie); ok {
+			sc.SetSerializer(cookieSerializer{})
+		}
+	}
+	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL),
+		cookies: newCookieCache(cookieCacheSize, cookieCacheTTL)}, nil
+}
+
+// ListenOn has l's notifications of ended sessions and changed users reach
+// s, which then keeps live sessions in memory while l is listening: a
+// signed-in request no longer waits for PostgreSQL, and a sign-out, a disabled
+// user, a new password, a new role or an ended session, made by any server
+// on the database, still takes effect at once.
+func (s *Sessions) ListenOn(l *db.Listener) {
+	l.Subscribe(db.SessionsChannel, s.cache)
 }
 
 // SessionSecret returns the secret that keys session cookies: fromEnv when
@@ -125,11 +149,22 @@ func SessionSecret(ctx context.Context, q *db.Queries, fromEnv string) ([]byte, 
 // is still live is for Authenticate to say.
 func (s *Sessions) Load(r *http.Request) *Session {
 	sess := &Session{}
+	cookie, _ := r.Cookie(SessionCookie)
+	if cookie != nil {
+		if c, ok := s.cookies.get(cookie.Value, s.now()); ok {
+			sess.token, sess.CSRF, sess.inCookie = c.SID, c.CSRF, &c
+			return sess
+		}
+	}
 	raw, err := s.store.New(r, SessionCookie)
 	if err == nil {
 		sess.token, _ = raw.Values["sid"].(string)
 		sess.CSRF, _ = raw.Values["csrf"].(string)
 		sess.flashes, _ = raw.Values["flash"].([]string)
+		sess.inCookie = &cookieContent{SID: sess.token, CSRF: sess.CSRF, Flash: sess.flashes}
+		if cookie != nil && !raw.IsNew && len(sess.flashes) == 0 {
+			s.cookies.put(cookie.Value, *sess.inCookie, s.now())
+		}
 	}
 	if sess.CSRF == "" {
 		sess.CSRF = rand.Text()
@@ -137,9 +172,15 @@ func (s *Sessions) Load(r *http.Request) *Session {
 	return sess
 }
 
-// Save writes the session into the response's cookie. The cookie is Secure
-// when the request came over TLS.
+// Save writes the session into the response's cookie, unless the request's
+// cookie holds the same already: a cookie is written when someone signs in or
+// out, when the CSRF token is new and while there are flashes, not on every
+// request (it lives as long as a session may: AbsoluteLifetime). The cookie is
+// Secure when the request came over TLS.
 func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) error {
+	if c := sess.inCookie; c != nil && c.SID == sess.token && c.CSRF == sess.CSRF && len(c.Flash) == 0 && len(sess.flashes) == 0 {
+		return nil
+	}
 	raw := sessions.NewSession(s.store, SessionCookie)
 	opts := *s.store.Options
 	opts.Secure = r.TLS != nil

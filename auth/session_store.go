@@ -61,26 +61,43 @@ func (s *Sessions) Start(ctx context.Context, sess *Session, u User, userAgent, 
 // Authenticate returns the user signed in on sess and whether there is one.
 // A session that was ended, has been idle for IdleTimeout, is older than
 // AbsoluteLifetime or whose user is disabled becomes anonymous, with a new
-// CSRF token.
+// CSRF token. A session found live is remembered (see ListenOn), so the next
+// request of the same session is answered from memory.
 func (s *Sessions) Authenticate(ctx context.Context, sess *Session) (User, bool, error) {
 	if sess.token == "" {
 		return User{}, false, nil
 	}
-	now := s.now()
-	row, err := s.q.GetLiveSession(ctx, db.GetLiveSessionParams{TokenHash: tokenHash(sess.token), IdleSince: now.Add(-IdleTimeout), Now: now})
+	now, hash := s.now(), sha256.Sum256([]byte(sess.token))
+	if cs, touch, ok := s.cache.get(hash, now); ok {
+		if touch {
+			if err := s.q.TouchSession(ctx, db.TouchSessionParams{ID: cs.id, Now: now}); err != nil {
+				return User{}, false, fmt.Errorf("auth: touch session: %w", err)
+			}
+		}
+		sess.id, sess.userID = cs.id, cs.user.ID
+		return cs.user, true, nil
+	}
+	epoch, caching := s.cache.begin()
+	row, err := s.q.GetLiveSession(ctx, db.GetLiveSessionParams{TokenHash: hash[:], IdleSince: now.Add(-IdleTimeout), Now: now})
 	if errors.Is(err, pgx.ErrNoRows) {
 		sess.anonymous()
 		return User{}, false, nil
 	} else if err != nil {
 		return User{}, false, fmt.Errorf("auth: look up session: %w", err)
 	}
-	if now.Sub(row.Session.LastSeenAt) >= lastSeenPrecision {
+	lastSeen := row.Session.LastSeenAt
+	if now.Sub(lastSeen) >= lastSeenPrecision {
 		if err := s.q.TouchSession(ctx, db.TouchSessionParams{ID: row.Session.ID, Now: now}); err != nil {
 			return User{}, false, fmt.Errorf("auth: touch session: %w", err)
 		}
+		lastSeen = now
+	}
+	u := userFromRow(row.User)
+	if caching {
+		s.cache.put(epoch, now, cachedSession{hash: hash, id: row.Session.ID, user: u, lastSeen: lastSeen, expires: row.Session.ExpiresAt})
 	}
 	sess.id, sess.userID = row.Session.ID, row.User.ID
-	return userFromRow(row.User), true, nil
+	return u, true, nil
 }
 
 // End signs sess out: its server-side session is deleted, so a copy of the
@@ -89,9 +106,11 @@ func (s *Sessions) End(ctx context.Context, sess *Session) error {
 	if sess.token == "" {
 		return nil
 	}
-	if err := s.q.DeleteSessionByTokenHash(ctx, tokenHash(sess.token)); err != nil {
+	hash := sha256.Sum256([]byte(sess.token))
+	if err := s.q.DeleteSessionByTokenHash(ctx, hash[:]); err != nil {
 		return fmt.Errorf("auth: end session: %w", err)
 	}
+	s.cache.forgetHash(hash)
 	sess.anonymous()
 	return nil
 }
@@ -121,6 +140,7 @@ func (s *Sessions) EndOwn(ctx context.Context, sess *Session, id int64) error {
 	if err != nil {
 		return fmt.Errorf("auth: end session %d: %w", id, err)
 	}
+	s.cache.forgetSession(id)
 	if n == 0 {
 		return styrmin.Errorf(styrmin.ENOTFOUND, "You have no session with id %d; it may have ended already.", id)
 	}

@@ -35,6 +35,8 @@ type Users struct {
 	// dummyHash is verified against when a username is unknown, so that
 	// unknown and known usernames take the same time to refuse.
 	dummyHash string
+	// caches are the session caches of this process (InformSessions).
+	caches []*sessionCache
 }
 
 // NewUsers returns the user store on pool.
@@ -44,6 +46,22 @@ func NewUsers(pool *pgxpool.Pool) (*Users, error) {
 		return nil, err
 	}
 	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(), dummyHash: dummy}, nil
+}
+
+// InformSessions has every change to a user (disabled, new password, new
+// role) forget the user's sessions in s's memory as soon as it commits, in
+// this process; other processes learn of it from the database's
+// notification. Call it when wiring, before serving.
+func (u *Users) InformSessions(s *Sessions) {
+	u.caches = append(u.caches, s.cache)
+}
+
+// changed forgets the remembered sessions of the user with id, after a
+// change to the user committed.
+func (u *Users) changed(id int64) {
+	for _, c := range u.caches {
+		c.forgetUser(id)
+	}
 }
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
@@ -129,6 +147,7 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 	if role == Anonymous {
 		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
 	}
+	defer u.changed(id)
 	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
 		return q.SetUserRole(ctx, db.SetUserRoleParams{ID: id, Role: role.String()})
 	})
@@ -137,6 +156,7 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 // SetDisabled disables or enables a user; disabling ends their sessions. It
 // refuses to disable the last enabled admin.
 func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User, error) {
+	defer u.changed(id)
 	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
 		row, err := q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
 		if err == nil && disabled {
@@ -155,6 +175,7 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string) (Use
 	if err != nil {
 		return User{}, err
 	}
+	defer u.changed(id)
 	tx, err := u.pool.Begin(ctx)
 	if err != nil {
 		return User{}, fmt.Errorf("auth: begin: %w", err)

@@ -13,19 +13,75 @@ import (
 type Catalog struct {
 	q *db.Queries
 
-	// mu guards listed, the last List result and the catalogue generation it
-	// was built from.
-	mu     sync.Mutex
+	// mu guards what the catalogue remembers of its content between calls.
+	mu sync.Mutex
+	// listed is the last List result and the catalogue generation it was built from.
 	listed listing
+	// built counts the listings built, to number them (Listing.Generation).
+	built uint64
+	// listening is true while database notifications of catalogue changes
+	// are received (ListenOn): then listed and refs are trusted until one
+	// arrives, without asking PostgreSQL whether the catalogue changed.
+	listening bool
+	// epoch counts the notifications; a read that began in an older epoch
+	// must not be remembered.
+	epoch uint64
+	// refs holds each driver's versions, while listening.
+	refs map[string][]VersionRef
 }
 
 // listing is the catalogue's entries as of one generation of its content.
 type listing struct {
 	generation db.GetDriverCatalogueGenerationRow
-	entries    []Entry
+	Listing
 }
 
 // New returns the catalogue stored in the database behind dbtx (a pool).
 func New(dbtx db.DBTX) *Catalog {
-	return &Catalog{q: db.New(dbtx)}
+	return &Catalog{q: db.New(dbtx), refs: map[string][]VersionRef{}}
+}
+
+var _ db.Subscriber = (*notifications)(nil)
+
+// notifications is how database notifications reach a Catalog.
+type notifications Catalog
+
+// ListenOn has l's notifications of catalogue changes reach c, which then
+// keeps its listing and the drivers' version lists without asking PostgreSQL
+// on every call, and forgets them whenever any server imports a version.
+func (c *Catalog) ListenOn(l *db.Listener) {
+	l.Subscribe(db.CatalogueChannel, (*notifications)(c))
+}
+
+// Listening turns the memory on once notifications are received, and off
+// (forgetting everything) when they may be missed.
+func (n *notifications) Listening(on bool) {
+	c := (*Catalog)(n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listening = on
+	c.forget()
+}
+
+// Notify forgets what the catalogue remembers: its content changed.
+func (n *notifications) Notify(string) {
+	c := (*Catalog)(n)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forget()
+}
+
+// changed forgets what c remembers after c changed the catalogue: at once
+// in this process, without waiting for the notification.
+func (c *Catalog) changed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forget()
+}
+
+// forget drops what c remembers of the catalogue's content; c.mu is held.
+func (c *Catalog) forget() {
+	c.epoch++
+	c.listed = listing{}
+	clear(c.refs)
 }

@@ -55,7 +55,16 @@ func (c *Catalog) Versions(ctx context.Context, name string) ([]string, error) {
 
 // VersionRefs returns the versions of the named driver with their digests,
 // newest first. A driver the catalogue does not hold is an ENOTFOUND error.
+// While notifications are received (ListenOn), a driver's versions are kept
+// until the catalogue changes.
 func (c *Catalog) VersionRefs(ctx context.Context, name string) ([]VersionRef, error) {
+	c.mu.Lock()
+	refs, ok := c.refs[name]
+	listening, epoch := c.listening, c.epoch
+	c.mu.Unlock()
+	if listening && ok {
+		return slices.Clone(refs), nil
+	}
 	rows, err := c.q.ListDriverVersions(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: versions of %s: %w", name, err)
@@ -68,7 +77,12 @@ func (c *Catalog) VersionRefs(ctx context.Context, name string) ([]VersionRef, e
 		out[i] = VersionRef{Version: r.Version, Digest: r.Digest}
 	}
 	slices.SortFunc(out, func(a, b VersionRef) int { return compareVersions(b.Version, a.Version) })
-	return out, nil
+	c.mu.Lock()
+	if c.listening && c.epoch == epoch {
+		c.refs[name] = out
+	}
+	c.mu.Unlock()
+	return slices.Clone(out), nil
 }
 
 // Get returns one version of the named driver. A missing one is an ENOTFOUND error.

@@ -46,6 +46,7 @@ func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imp
 	switch {
 	case err == nil:
 		res.Created = true
+		c.changed()
 		return res, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)

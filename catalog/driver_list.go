@@ -23,29 +23,58 @@ type Entry struct {
 	Versions int
 }
 
+// Listing is the catalogue's drivers at one state of its content.
+type Listing struct {
+	// Generation numbers the state within this process: two listings with
+	// the same Generation hold the same entries.
+	Generation uint64
+	// Entries are every driver with its newest version (by semantic version
+	// precedence), sorted by title. They are shared: never modify them.
+	Entries []Entry
+}
+
 // List returns every driver with its newest version (by semantic version
-// precedence), sorted by title. The entries are built again only when the
-// catalogue's content has changed (one small query says whether it has), so
-// callers share their Labels maps and must not modify them.
+// precedence), sorted by title. Callers share the entries' Labels maps and
+// must not modify them.
 func (c *Catalog) List(ctx context.Context) ([]Entry, error) {
-	generation, err := c.q.GetDriverCatalogueGeneration(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("catalog: list drivers: %w", err)
-	}
-	c.mu.Lock()
-	listed := c.listed
-	c.mu.Unlock()
-	if listed.entries != nil && listed.generation == generation {
-		return slices.Clone(listed.entries), nil
-	}
-	entries, err := c.list(ctx)
+	l, err := c.Listing(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return slices.Clone(l.Entries), nil
+}
+
+// Listing returns the catalogue's drivers. It is built again only when the
+// catalogue's content has changed: while notifications are received
+// (ListenOn) it is kept until one says so, otherwise one small query tells.
+func (c *Catalog) Listing(ctx context.Context) (Listing, error) {
 	c.mu.Lock()
-	c.listed = listing{generation: generation, entries: entries}
+	listed, listening, epoch := c.listed, c.listening, c.epoch
 	c.mu.Unlock()
-	return slices.Clone(entries), nil
+	if listening && listed.Entries != nil {
+		return listed.Listing, nil
+	}
+	generation, err := c.q.GetDriverCatalogueGeneration(ctx)
+	if err != nil {
+		return Listing{}, fmt.Errorf("catalog: list drivers: %w", err)
+	}
+	if listed.Entries != nil && listed.generation == generation {
+		return listed.Listing, nil
+	}
+	entries, err := c.list(ctx)
+	if err != nil {
+		return Listing{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.built++
+	built := listing{generation: generation, Listing: Listing{Generation: c.built, Entries: entries}}
+	// Notified meanwhile: the entries may be older than the change, so they
+	// are answered but not kept.
+	if c.epoch == epoch {
+		c.listed = built
+	}
+	return built.Listing, nil
 }
 
 // list reads every driver version and keeps the newest of each driver.

@@ -147,6 +147,14 @@ func BenchmarkSignedInFloor(b *testing.B) {
 	env.compareWithHealthz(b, "/drivers/upload")
 }
 
+// BenchmarkStaticScript serves the htmx script (52 KB) as a static file: no
+// session, no rendering, nothing but bytes on the wire, for comparison with
+// the pages of similar size.
+func BenchmarkStaticScript(b *testing.B) {
+	env := newBenchEnv(b, auth.ReadOnly)
+	env.compareWithHealthz(b, "/static/js/htmx.min.js")
+}
+
 // importVersions imports the bundled Hello Web driver under drivers names,
 // each in versions versions.
 func importVersions(b *testing.B, cat *catalog.Catalog, names, versions int) {

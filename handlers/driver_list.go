@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -13,7 +14,7 @@ import (
 
 // DriverCatalog is what the driver pages need from catalog.Catalog.
 type DriverCatalog interface {
-	List(ctx context.Context) ([]catalog.Entry, error)
+	Listing(ctx context.Context) (catalog.Listing, error)
 	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
@@ -26,30 +27,51 @@ var _ DriverCatalog = (*catalog.Catalog)(nil)
 const gridTarget = "driver-grid"
 
 // driverList shows the catalogue, filtered by the q and label query
-// parameters. An htmx request aimed at the grid gets only the grid.
-func driverList(drivers DriverCatalog) echo.HandlerFunc {
+// parameters. An htmx request aimed at the grid gets only the grid. The grid
+// is the same for everyone, so it is rendered once per state of the catalogue
+// and filter, and kept in grids.
+func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		entries, err := drivers.List(c.Request().Context())
+		ctx := c.Request().Context()
+		listing, err := drivers.Listing(ctx)
 		if err != nil {
 			return err
 		}
 		query, label := c.QueryParam("q"), c.QueryParam("label")
-		props := views.DriverListProps{
-			Page:         page(c, "Drivers", views.NavDrivers),
-			Query:        query,
-			Label:        label,
-			LabelOptions: viewLabels(catalog.Labels(entries)),
-			Total:        len(entries),
-		}
-		for _, e := range catalog.Search(entries, query, label) {
-			props.Cards = append(props.Cards, driverCard(e))
+		key := gridKey{generation: listing.Generation, query: query, label: label}
+		grid, ok := grids.get(key)
+		if !ok {
+			if grid, err = renderGrid(ctx, listing.Entries, query, label); err != nil {
+				return err
+			}
+			grids.add(key, grid)
 		}
 		c.Response().Header().Add("Vary", "HX-Request, HX-Target")
 		if isHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
-			return render(c, http.StatusOK, views.DriverGrid(props))
+			return htmlBlob(c, http.StatusOK, grid.html)
 		}
-		return render(c, http.StatusOK, views.DriverListPage(props))
+		return render(c, http.StatusOK, views.DriverListPage(views.DriverListProps{
+			Page:         page(c, "Drivers", views.NavDrivers),
+			Query:        query,
+			Label:        label,
+			LabelOptions: grid.labelOptions,
+			Total:        grid.total,
+			Grid:         grid.component(),
+		}))
 	}
+}
+
+// renderGrid renders the catalogue grid of the entries that match query and label.
+func renderGrid(ctx context.Context, entries []catalog.Entry, query, label string) (renderedGrid, error) {
+	props := views.DriverListProps{Total: len(entries)}
+	for _, e := range catalog.Search(entries, query, label) {
+		props.Cards = append(props.Cards, driverCard(e))
+	}
+	var buf bytes.Buffer
+	if err := views.DriverGrid(props).Render(ctx, &buf); err != nil {
+		return renderedGrid{}, err
+	}
+	return renderedGrid{html: buf.Bytes(), labelOptions: viewLabels(catalog.Labels(entries)), total: len(entries)}, nil
 }
 
 // driverCard is a catalogue entry as the grid shows it.

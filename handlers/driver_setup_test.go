@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/deployment"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
@@ -32,25 +34,48 @@ type catalogEnv struct {
 	Users   *auth.Users
 	// Deployments queues tasks that nothing runs, and has no cluster.
 	Deployments *deployment.Service
-	Pool        *pgxpool.Pool
+	// Pool is the server's database, for what another process would do.
+	Pool *pgxpool.Pool
 }
 
 // catalogPassword is the password of every user the tests create.
 const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
-// database) on a loopback listener; its deployments go to no cluster.
+// database, wired as `styrmin serve` does: sessions and catalogue kept in
+// memory while database notifications arrive) on a loopback listener, on a
+// new database with the bundled drivers imported; its deployments go to no
+// cluster.
 func newCatalogEnv(t testing.TB) *catalogEnv {
 	t.Helper()
-	ctx := context.Background()
-	pool := dbtest.New(t)
+	env := serveOn(t, dbtest.New(t))
+	_, err := env.Catalog.ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	return env
+}
+
+// serveOn starts a server process on pool, as newCatalogEnv does; several
+// on one pool are several servers sharing a database.
+func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	users, err := auth.NewUsers(pool)
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	cat := catalog.New(pool)
-	_, err = cat.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
-	require.NoError(t, err)
+	users.InformSessions(sessions)
+	notifications := db.NewListener(pool, logger)
+	sessions.ListenOn(notifications)
+	cat.ListenOn(notifications)
+	listenCtx, stopListening := context.WithCancel(context.Background())
+	t.Cleanup(stopListening)
+	go notifications.Run(listenCtx)
+	select {
+	case <-notifications.Ready():
+	case <-time.After(time.Minute):
+		t.Fatal("the notification listener did not start")
+	}
 	key, err := secrets.ParseKey(secrets.NewKeyText())
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
@@ -59,7 +84,7 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 	require.NoError(t, err)
 	svc := deployment.New(pool, cat, queue, box, nil)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:      logger,
 		Sessions:    sessions,
 		Users:       users,
 		Drivers:     cat,

@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,8 +13,9 @@ import (
 )
 
 // driverShow shows one version of a driver: the one named by the version
-// query parameter, else the newest. A version's presentation is built once
-// and kept in pages; each request reads only the driver's list of versions.
+// query parameter, else the newest. A version's presentation is built and
+// its body rendered once, and kept in pages; each request renders only the
+// layout and the header (the version picker and the user's buttons).
 func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -31,12 +34,29 @@ func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) e
 			if props, err = driverShowProps(v, md); err != nil {
 				return err
 			}
+			if props, err = withRenderedBody(ctx, props); err != nil {
+				return err
+			}
 			pages.add(v.Digest, props)
 		}
 		props.Versions = versionOptions(versions)
 		props.Page = page(c, props.Title, views.NavDrivers)
 		return render(c, http.StatusOK, views.DriverShowPage(props))
 	}
+}
+
+// withRenderedBody renders the body of a driver page and returns the props
+// the header needs with the body as HTML, to be kept instead of the full
+// presentation.
+func withRenderedBody(ctx context.Context, props views.DriverShowProps) (views.DriverShowProps, error) {
+	var body strings.Builder
+	if err := views.DriverShowBody(props).Render(ctx, &body); err != nil {
+		return views.DriverShowProps{}, err
+	}
+	return views.DriverShowProps{
+		Name: props.Name, Version: props.Version, Title: props.Title, Summary: props.Summary,
+		Labels: props.Labels, IconURL: props.IconURL, Body: views.SafeHTML(body.String()),
+	}, nil
 }
 
 // pickVersion returns the version named, or the newest when version is empty.

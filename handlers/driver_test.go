@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
@@ -365,4 +367,38 @@ func TestDriverUploadNeedsAdmin(t *testing.T) {
 		client := env.signedIn(t, role)
 		env.get(t, client, "/drivers/upload", http.StatusForbidden)
 	}
+}
+
+// TestDriverListKeepsTheGridNotTheUsersParts: the grid is rendered once and
+// shared, the header around it is each user's own, and an import by another
+// server shows up.
+func TestDriverListKeepsTheGridNotTheUsersParts(t *testing.T) {
+	t.Parallel()
+	env := newCatalogEnv(t)
+	admin, reader := env.signedIn(t, auth.Admin), env.signedIn(t, auth.ReadOnly)
+	cards := func(doc *goquery.Document) []string {
+		return texts(doc.Find(`[data-testid="driver-title"]`))
+	}
+
+	_, adminDoc := env.get(t, admin, "/drivers", http.StatusOK)
+	_, readerDoc := env.get(t, reader, "/drivers", http.StatusOK)
+	require.Equal(t, cards(adminDoc), cards(readerDoc))
+	require.Equal(t, 1, adminDoc.Find(`[data-testid="upload-link"]`).Length(), "admins may upload")
+	require.Zero(t, readerDoc.Find(`[data-testid="upload-link"]`).Length())
+	require.Equal(t, "admin-user", adminDoc.Find(`[data-testid="current-user"]`).Text())
+	require.Equal(t, "readonly-user", readerDoc.Find(`[data-testid="current-user"]`).Text())
+	require.NotEqual(t, csrfToken(t, adminDoc), csrfToken(t, readerDoc))
+
+	fsys := fstest.MapFS{}
+	for name, data := range sampleFiles("1.0.0", "", "") {
+		fsys["sample/"+name] = &fstest.MapFile{Data: data}
+	}
+	_, err := catalog.New(env.Pool).ImportFS(context.Background(), fsys, "sample", "elsewhere")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, doc := env.get(t, reader, "/drivers", http.StatusOK)
+		return slices.Contains(cards(doc), "Sample")
+	}, 5*time.Second, 10*time.Millisecond, "another server's import shows")
+	_, doc := env.get(t, reader, "/drivers/sample", http.StatusOK)
+	require.Equal(t, "Sample", doc.Find(`[data-testid="driver-page-title"]`).Text())
 }

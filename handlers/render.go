@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -19,7 +20,14 @@ func render(c echo.Context, status int, component templ.Component) error {
 	if err := component.Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return htmlBlob(c, status, buf.Bytes())
+}
+
+// htmlBlob sends body as the HTML response with status and its length, so
+// that it goes out as it is rather than in chunks.
+func htmlBlob(c echo.Context, status int, body []byte) error {
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
+	return c.HTMLBlob(status, body)
 }
 
 // page returns the layout's props for the current request: the signed-in

@@ -48,7 +48,7 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
 
-		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers, newDriverGrids(driverGridCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: driverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheBytes))},

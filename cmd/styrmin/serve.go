@@ -167,12 +167,21 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
+	// Sessions and the catalogue are kept in memory while the database's
+	// change notifications arrive (and read from it on every request while
+	// they do not).
+	users.InformSessions(sessions)
+	notifications := db.NewListener(pool, logger)
+	sessions.ListenOn(notifications)
+	drivers.ListenOn(notifications)
+
 	e := handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
 		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
 	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
+	go notifications.Run(bgCtx)
 	go forgetStale(bgCtx, users, sessions, logger)
 	limits := cfg.limits
 	if limits == (connLimits{}) {
