@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http/httptest"
-		"strconv"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"

@@ -358,7 +358,10 @@ func TestTaskOfADeadProcessResumesWhenItsRunnerSaysSo(t *testing.T) {
 	b := setup(t)
 	runs := 0
 	runner := runnerFunc{
-		run: func(ctx context.Context, run *executor.Run) (any, error) { runs++; return fmt.Sprint("run ", runs), nil },
+		run: func(ctx context.Context, run *executor.Run) (any, error) {
+			runs++
+			return fmt.Sprint("run ", runs), nil
+		},
 		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
 			return true, "Scaling is safe to repeat: running it again.", nil
 		},

@@ -157,7 +157,7 @@ func BenchmarkStaticScript(b *testing.B) {
 
 // importVersions imports the bundled Hello Web driver under drivers names,
 // each in versions versions.
-func importVersions(b *testing.B, cat *catalog.Catalog, names, versions int) {
+func importVersions(b testing.TB, cat *catalog.Catalog, names, versions int) {
 	b.Helper()
 	bundle, err := drivers.LoadBundle(context.Background(), bundled.Bundles(), "hello-web")
 	require.NoError(b, err)

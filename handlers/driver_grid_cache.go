@@ -20,6 +20,7 @@ const driverGridCacheBytes = 16 << 20
 type gridKey struct {
 	generation   uint64
 	query, label string
+	page         int
 }
 
 // renderedGrid is the catalogue grid for one key, rendered, with what the

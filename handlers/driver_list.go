@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,10 +39,14 @@ func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
 			return err
 		}
 		query, label := c.QueryParam("q"), c.QueryParam("label")
-		key := gridKey{generation: listing.Generation, query: query, label: label}
+		pageNumber, err := strconv.Atoi(c.QueryParam("page"))
+		if err != nil || pageNumber < 1 {
+			pageNumber = 1
+		}
+		key := gridKey{generation: listing.Generation, query: query, label: label, page: pageNumber}
 		grid, ok := grids.get(key)
 		if !ok {
-			if grid, err = renderGrid(ctx, listing.Entries, query, label); err != nil {
+			if grid, err = renderGrid(ctx, listing.Entries, query, label, pageNumber); err != nil {
 				return err
 			}
 			grids.add(key, grid)
@@ -61,10 +66,18 @@ func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
 	}
 }
 
-// renderGrid renders the catalogue grid of the entries that match query and label.
-func renderGrid(ctx context.Context, entries []catalog.Entry, query, label string) (renderedGrid, error) {
-	props := views.DriverListProps{Total: len(entries)}
-	for _, e := range catalog.Search(entries, query, label) {
+// DriversPerPage is how many drivers a page of the catalogue grid shows.
+const DriversPerPage = 24
+
+// renderGrid renders one page of the catalogue grid of the entries that
+// match query and label; a page past the last shows the last.
+func renderGrid(ctx context.Context, entries []catalog.Entry, query, label string, pageNumber int) (renderedGrid, error) {
+	matches := catalog.Search(entries, query, label)
+	props := views.DriverListProps{Query: query, Label: label, Total: len(entries), Matches: len(matches),
+		Pages: max(1, (len(matches)+DriversPerPage-1)/DriversPerPage)}
+	props.PageNumber = min(pageNumber, props.Pages)
+	start := (props.PageNumber - 1) * DriversPerPage
+	for _, e := range matches[start:min(start+DriversPerPage, len(matches))] {
 		props.Cards = append(props.Cards, driverCard(e))
 	}
 	var buf bytes.Buffer

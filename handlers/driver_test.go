@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
@@ -121,6 +122,26 @@ func TestDriverListSearchAndLabelFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDriverListShowsItsDriversPageByPage(t *testing.T) {
+	t.Parallel()
+	env := newCatalogEnv(t)
+	importVersions(t, env.Catalog, handlers.DriversPerPage+6, 1) // with the 3 bundled drivers: 33
+	client := env.signedIn(t, auth.ReadOnly)
+	cards := func(doc *goquery.Document) int { return doc.Find(`[data-testid="driver-card"]`).Length() }
+
+	_, first := env.get(t, client, "/drivers", http.StatusOK)
+	require.Equal(t, handlers.DriversPerPage, cards(first))
+	require.Equal(t, "/drivers?page=2", first.Find(`[data-testid="driver-page-next"]`).AttrOr("href", ""))
+	_, second := env.get(t, client, "/drivers?page=2", http.StatusOK)
+	require.Equal(t, 9, cards(second))
+	require.Zero(t, second.Find(`[data-testid="driver-page-next"]`).Length(), "the last page has no Next")
+	_, past := env.get(t, client, "/drivers?page=99", http.StatusOK)
+	require.Equal(t, 9, cards(past), "a page past the end shows the last")
+	_, filtered := env.get(t, client, "/drivers?q=bench-001", http.StatusOK)
+	require.Equal(t, 1, cards(filtered))
+	require.Zero(t, filtered.Find(`[data-testid="driver-pager"]`).Length())
 }
 
 func TestDriverListAnswersHtmxWithTheGridOnly(t *testing.T) {

@@ -64,3 +64,17 @@ func promptCount(n int) string {
 	}
 	return strconv.Itoa(n) + " prompts"
 }
+
+// catalogPageURL is the catalogue's address for page n with the same search
+// and label filter.
+func catalogPageURL(p DriverListProps, n int) string {
+	q := url.Values{}
+	if p.Query != "" {
+		q.Set("q", p.Query)
+	}
+	if p.Label != "" {
+		q.Set("label", p.Label)
+	}
+	q.Set("page", strconv.Itoa(n))
+	return "/drivers?" + q.Encode()
+}
