@@ -284,3 +284,49 @@ func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, none.svc.Live(ctx, mustGet(t, none, "site")).Err, "No Kubernetes cluster is configured")
 }
+
+func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	install, err := f.svc.Install(ctx, redis("cache"))
+	require.NoError(t, err)
+	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "cache", Parameters: map[string]string{"replicas": "1"}, By: "alice"})
+	require.NoError(t, err)
+	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	d := mustGet(t, f, "cache")
+	caller := func(taskID int64) *deployment.Caller {
+		step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: "hook", Title: "an action"})
+		require.NoError(t, err)
+		return &deployment.Caller{DeploymentID: d.ID, TaskID: taskID, StepID: step.ID}
+	}
+
+	fromUpgrade := caller(upgrade.TaskID)
+	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.KindUpgrade, nil, "7.4.1")
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
+	require.ErrorContains(t, err, "cannot start another upgrade of it")
+
+	stop, err := f.svc.StartLinked(ctx, fromUpgrade, deployment.KindStop, []string{"replica"}, "")
+	require.NoError(t, err)
+	task, err := f.svc.LinkedTask(ctx, fromUpgrade, stop)
+	require.NoError(t, err)
+	require.Equal(t, deployment.KindStop, task.Kind)
+	row, err := f.q.GetTask(ctx, stop)
+	require.NoError(t, err)
+	require.Equal(t, fromUpgrade.StepID, *row.ParentStepID, "linked to the calling step")
+	require.Equal(t, upgrade.TaskID, *row.RootTaskID, "sharing its chain's hold on the deployment")
+	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.KindStop, []string{"nope"}, "")
+	require.ErrorContains(t, err, `has no component "nope"`)
+
+	fromInstall := caller(install.TaskID)
+	_, err = f.svc.LinkedTask(ctx, fromInstall, stop)
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "a step reads only the tasks it started")
+	linkedUpgrade, err := f.svc.StartLinked(ctx, fromInstall, deployment.KindUpgrade, nil, "7.4.1")
+	require.NoError(t, err, "an install's action may upgrade")
+	task, err = f.svc.LinkedTask(ctx, fromInstall, linkedUpgrade)
+	require.NoError(t, err)
+	require.Equal(t, "7.4.1", task.Inputs["app_version"])
+	_, err = f.svc.StartLinked(ctx, fromInstall, deployment.KindUpgrade, nil, "8.0.0")
+	require.ErrorContains(t, err, "not supported")
+}
