@@ -304,3 +304,21 @@ func TestServeBoundsEachConnection(t *testing.T) {
 	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, res.StatusCode)
 	require.NoError(t, stop())
 }
+
+func TestWorkerRunsTasksUntilStoppedAndNeedsTheSecretKey(t *testing.T) {
+	t.Parallel()
+	url := dbtest.NewURL(t)
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- runWorker(ctx, workerConfig{databaseURL: url, kubeconfig: "", logFormat: "text", deploy: testDeploy}, logs)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "executor started") }, time.Minute, 50*time.Millisecond, logs.String())
+	cancel()
+	require.NoError(t, <-done)
+	require.Contains(t, logs.String(), "executor stopped")
+
+	err := runWorker(context.Background(), workerConfig{databaseURL: url, logFormat: "text"}, io.Discard)
+	require.ErrorContains(t, err, "set STYRMIN_SECRET_KEY or --secret-key-file")
+}
