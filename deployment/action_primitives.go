@@ -15,6 +15,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -103,10 +104,7 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, compo
 	if err != nil {
 		return 0, fmt.Errorf("deployment: calling task: %w", err)
 	}
-	root := caller.ID
-	if caller.RootTaskID != nil {
-		root = *caller.RootTaskID
-	}
+	root := executor.RootOf(caller)
 	by := fmt.Sprintf("action (task %d)", caller.ID)
 	var inputs any
 	var secretInputs map[string]string

@@ -20,22 +20,6 @@ type actionInputs struct {
 	Prompts map[string]any `json:"prompts"`
 }
 
-// ManualActions returns the manual actions of a deployment's driver version,
-// for its page's forms.
-func (s *Service) ManualActions(ctx context.Context, d *Deployment) ([]drivers.Action, error) {
-	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
-	if err != nil {
-		return nil, err
-	}
-	var out []drivers.Action
-	for _, a := range v.Driver.Spec.Actions {
-		if a.Hook == drivers.HookManual {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
 // RunAction queues a task that runs the manual action named action with the
 // prompt fields of its form (prompt name → text). Bad fields are an EINVALID
 // error keyed param.<prompt name>.
@@ -45,25 +29,17 @@ func (s *Service) RunAction(ctx context.Context, name, action string, form map[s
 	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
 		return nil, err
 	}
-	actions, err := s.ManualActions(ctx, dep)
+	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
 	if err != nil {
 		return nil, err
 	}
-	var a *drivers.Action
-	for i := range actions {
-		if actions[i].Name == action {
-			a = &actions[i]
-		}
-	}
-	if a == nil {
+	a := v.Driver.Action(action)
+	if a == nil || a.Hook != drivers.HookManual {
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, action)
 	}
-	values, paramErrs := ReadForm(a.Prompts, form, nil)
-	if len(paramErrs) > 0 {
-		fields := map[string]string{}
-		for p, msg := range paramErrs {
-			fields[paramField(p)] = msg
-		}
+	fields := map[string]string{}
+	values := readFields(a.Prompts, form, nil, fields)
+	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}
 	return s.queueSimpleWithSecrets(ctx, row, KindAction, actionInputs{Action: a.Name, Prompts: values.Plain}, values.Secrets, by)
@@ -95,12 +71,7 @@ func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	for k, v := range secretPrompts {
 		prompts[k] = v
 	}
-	var a *drivers.Action
-	for i := range b.Driver.Spec.Actions {
-		if b.Driver.Spec.Actions[i].Name == in.Action {
-			a = &b.Driver.Spec.Actions[i]
-		}
-	}
+	a := b.Driver.Action(in.Action)
 	if a == nil {
 		return nil, fmt.Errorf("driver %s %s has no action %q any more", j.row.DriverName, j.row.DriverVersion, in.Action)
 	}

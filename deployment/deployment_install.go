@@ -115,10 +115,7 @@ func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, err
 	if err := d.SupportsVersion(req.AppVersion); err != nil {
 		fields["app_version"] = err.Error()
 	}
-	values, paramErrs := ReadForm(d.Spec.Parameters, req.Parameters, nil)
-	for name, msg := range paramErrs {
-		fields[paramField(name)] = msg
-	}
+	values := readFields(d.Spec.Parameters, req.Parameters, nil, fields)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}

@@ -129,10 +129,7 @@ func (s *Service) planUpgrade(ctx context.Context, req UpgradeRequest, checkValu
 	if err := p.to.SupportsVersion(p.appVersion); err != nil {
 		fields["app_version"] = err.Error()
 	}
-	next, paramErrs := ReadForm(p.to.Spec.Parameters, req.Parameters, &p.current)
-	for name, msg := range paramErrs {
-		fields[paramField(name)] = msg
-	}
+	next := readFields(p.to.Spec.Parameters, req.Parameters, &p.current, fields)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}

@@ -144,3 +144,13 @@ func invalid(fields map[string]string) error {
 
 // paramField is the name of a parameter's form field, as errors key it.
 func paramField(name string) string { return "param." + name }
+
+// readFields reads parameter (or prompt) fields as ReadForm does and adds
+// each bad field's message to fields, keyed by paramField.
+func readFields(params []drivers.Parameter, form map[string]string, current *Values, fields map[string]string) Values {
+	values, bad := ReadForm(params, form, current)
+	for name, msg := range bad {
+		fields[paramField(name)] = msg
+	}
+	return values
+}

@@ -65,3 +65,13 @@ func (d *Driver) DefaultValues() map[string]any {
 	}
 	return vals
 }
+
+// Action returns the action named name, nil when the driver has none.
+func (d *Driver) Action(name string) *Action {
+	for i := range d.Spec.Actions {
+		if d.Spec.Actions[i].Name == name {
+			return &d.Spec.Actions[i]
+		}
+	}
+	return nil
+}

@@ -53,7 +53,7 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 			return nil
 		}
 		_, err = q.HoldDeployment(ctx, db.HoldDeploymentParams{
-			RootTaskID:   rootOf(t),
+			RootTaskID:   RootOf(t),
 			DeploymentID: t.DeploymentID,
 			Nested:       t.ParentStepID != nil,
 			TaskID:       t.ID,
@@ -78,8 +78,8 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 	return task, wait, nil
 }
 
-// rootOf is the top-level task of t's chain.
-func rootOf(t db.Task) int64 {
+// RootOf is the top-level task of t's chain (t itself for a top-level task).
+func RootOf(t db.Task) int64 {
 	if t.RootTaskID != nil {
 		return *t.RootTaskID
 	}
@@ -189,7 +189,7 @@ func (e *Executor) finish(task db.Task, status string, result any, message strin
 		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
 			return err
 		}
-		if rootOf(task) != task.ID {
+		if RootOf(task) != task.ID {
 			return nil
 		}
 		if err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: task.ID}); err != nil {
