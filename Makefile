@@ -33,8 +33,9 @@ cluster-stop:
 build:
 	$(GO) build -o bin/styrmin ./cmd/styrmin
 
-## generate: tidy go.mod and go.sum, regenerate templ views, sqlc queries and the docs/ reference.
+## generate: tidy go.mod and go.sum, regenerate templ views, sqlc queries, the REST API's Go code and the docs/ reference.
 generate:
+	cd api && $(GO) tool oapi-codegen -config oapi-codegen.yaml -o api.gen.go openapi.yaml
 	$(GO) mod tidy
 	$(GO) tool templ generate
 	$(GO) tool sqlc generate
