@@ -164,7 +164,7 @@ func (sess *Session) anonymous() {
 	sess.token, sess.id, sess.userID, sess.CSRF = "", 0, 0, rand.Text()
 }
 
-// tokenHash is what the sessions table stores of a session id.
+// tokenHash is what a table stores of a secret token (a session id, an API token).
 func tokenHash(token string) []byte {
 	sum := sha256.Sum256([]byte(token))
 	return sum[:]

@@ -21,6 +21,16 @@ type ActionToken struct {
 	RevokedAt    *time.Time
 }
 
+type ApiToken struct {
+	ID         int64
+	TokenHash  []byte
+	UserID     int64
+	Name       string
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+}
+
 type Deployment struct {
 	ID               int64
 	Name             string

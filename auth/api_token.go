@@ -1,0 +1,141 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// APITokenPrefix starts every personal API token, so that it is recognised
+// (and redacted) wherever it surfaces. Action tokens start with "sta_".
+const APITokenPrefix = "stp_"
+
+// maxTokenName bounds a token's name.
+const maxTokenName = 100
+
+// lastUsedEvery is how often a token's last use is written at most.
+const lastUsedEvery = time.Minute
+
+// APIToken is a personal API token as lists show it: never its secret.
+type APIToken struct {
+	ID         int64
+	Name       string
+	Username   string
+	UserID     int64
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+// CreatedAPIToken is a new token with its secret, shown this once.
+type CreatedAPIToken struct {
+	APIToken
+	Secret string
+}
+
+// APITokens stores personal API tokens: only their SHA-256 is kept.
+type APITokens struct {
+	q   *db.Queries
+	now func() time.Time
+}
+
+// NewAPITokens returns the token store on pool.
+func NewAPITokens(pool *pgxpool.Pool) *APITokens {
+	return &APITokens{q: db.New(pool), now: time.Now}
+}
+
+// Create makes a token named name for user; expiresAt nil means it lasts
+// until revoked.
+func (t *APITokens) Create(ctx context.Context, user User, name string, expiresAt *time.Time) (CreatedAPIToken, error) {
+	name = strings.TrimSpace(name)
+	now := t.now()
+	switch {
+	case name == "":
+		return CreatedAPIToken{}, invalidField("name", "Name the token after what will use it, such as \"nightly backup script\".")
+	case utf8.RuneCountInString(name) > maxTokenName:
+		return CreatedAPIToken{}, invalidField("name", fmt.Sprintf("A token's name has at most %d characters.", maxTokenName))
+	case expiresAt != nil && !expiresAt.After(now):
+		return CreatedAPIToken{}, invalidField("expires_at", "The expiry must be in the future.")
+	}
+	raw := make([]byte, 32)
+	rand.Read(raw) // never fails
+	secret := APITokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	row, err := t.q.CreateAPIToken(ctx, db.CreateAPITokenParams{
+		TokenHash: tokenHash(secret), UserID: user.ID, Name: name, Now: now, ExpiresAt: expiresAt,
+	})
+	if err != nil {
+		return CreatedAPIToken{}, fmt.Errorf("auth: create API token for %s: %w", user.Username, err)
+	}
+	return CreatedAPIToken{APIToken: apiTokenFromRow(row, user.Username), Secret: secret}, nil
+}
+
+// Authenticate returns the user of a live token and records its use. An
+// unknown, revoked or expired token, or one of a disabled user, is an
+// EUNAUTHORIZED error.
+func (t *APITokens) Authenticate(ctx context.Context, secret string) (User, error) {
+	if !strings.HasPrefix(secret, APITokenPrefix) {
+		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "This is not a personal API token; create one on the API tokens page.")
+	}
+	now := t.now()
+	row, err := t.q.GetLiveAPIToken(ctx, db.GetLiveAPITokenParams{TokenHash: tokenHash(secret), Now: now})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "The API token is unknown, revoked or expired, or its user is disabled.")
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: authenticate API token: %w", err)
+	}
+	if err := t.q.TouchAPIToken(ctx, db.TouchAPITokenParams{ID: row.ApiToken.ID, Now: now, Since: now.Add(-lastUsedEvery)}); err != nil {
+		return User{}, fmt.Errorf("auth: record API token use: %w", err)
+	}
+	return userFromRow(row.User), nil
+}
+
+// List returns user's tokens, the newest first.
+func (t *APITokens) List(ctx context.Context, user User) ([]APIToken, error) {
+	rows, err := t.q.ListUserAPITokens(ctx, user.ID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: list API tokens of %s: %w", user.Username, err)
+	}
+	out := make([]APIToken, len(rows))
+	for i, r := range rows {
+		out[i] = apiTokenFromRow(r, user.Username)
+	}
+	return out, nil
+}
+
+// Revoke deletes the token id. Users revoke their own tokens; admins anyone's.
+// Another user's token is ENOTFOUND for a non-admin, so that ids reveal nothing.
+func (t *APITokens) Revoke(ctx context.Context, by User, id int64) error {
+	row, err := t.q.GetAPIToken(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && row.UserID != by.ID && !by.Role.AtLeast(Admin)) {
+		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no API token %d of yours.", id)
+	} else if err != nil {
+		return fmt.Errorf("auth: get API token %d: %w", id, err)
+	}
+	if _, err := t.q.DeleteAPIToken(ctx, id); err != nil {
+		return fmt.Errorf("auth: revoke API token %d: %w", id, err)
+	}
+	return nil
+}
+
+func apiTokenFromRow(r db.ApiToken, username string) APIToken {
+	return APIToken{
+		ID: r.ID, Name: r.Name, Username: username, UserID: r.UserID,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
+	}
+}
+
+// invalidField is an EINVALID error about one field.
+func invalidField(field, message string) error {
+	return &styrmin.Error{Code: styrmin.EINVALID, Message: message, Fields: map[string]string{field: message}}
+}
