@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
@@ -21,6 +22,7 @@ func addTestDeps(t *testing.T, pool *pgxpool.Pool, deps *Deps) {
 	svc := newTestDeployments(t, pool)
 	deps.Deployments = svc
 	deps.Primitives = svc
+	deps.APITokens = auth.NewAPITokens(pool)
 }
 
 // newTestDeployments is a deployment service on the test's database with no

@@ -39,7 +39,8 @@ var headingOf = map[int]string{
 }
 
 // errorHandler is the one place that turns an error into a response: a full
-// error page, or for htmx requests a message swapped into the flash area.
+// error page, for htmx requests a message swapped into the flash area, for
+// the REST API problem details (RFC 9457) with the same code and message.
 // Only internal errors and outages are logged.
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
@@ -55,6 +56,9 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		switch {
 		case c.Request().Method == http.MethodHead:
 			rerr = c.NoContent(status)
+		case isAPI(c):
+			c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
+			rerr = c.JSON(status, problem(status, err, message))
 		case isHTMX(c):
 			c.Response().Header().Set("HX-Retarget", "#flash")
 			c.Response().Header().Set("HX-Reswap", "innerHTML")

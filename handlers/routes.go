@@ -21,6 +21,9 @@ type route struct {
 	// actionToken routes are the action primitives: no session, no CSRF; the
 	// handler takes an action token (see action_api.go) and nothing else.
 	actionToken bool
+	// api routes are operations of the REST API (api.go): no session, no
+	// CSRF; a personal API token, whose user's role is checked against least.
+	api bool
 }
 
 // routes is THE permission table: every route the server has, and who may call
@@ -78,5 +81,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
-	}, actionRoutes(d.Primitives, d.Logger)...)
+	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d})...)...)
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -44,9 +45,16 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 		table[r.method+" "+r.path] = r
 	}
 	personas := map[auth.Role]visitor{auth.Anonymous: a.anonymous(t)}
+	tokens := map[auth.Role]string{}
 	for _, role := range auth.Roles() {
-		personas[role], _ = a.as(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
+		var u auth.User
+		personas[role], u = a.as(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
+		created, err := a.deps.APITokens.Create(context.Background(), u, "walker", nil)
+		require.NoError(t, err)
+		tokens[role] = created.Secret
 	}
+	// An action token of a real run: it reaches the primitives and nothing else.
+	actionToken := "sta_" + strings.TrimPrefix(tokens[auth.Admin], auth.APITokenPrefix)
 
 	registered := a.e.Routes()
 	require.NotEmpty(t, registered)
@@ -70,14 +78,25 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 		require.True(t, ok, "route %s is registered but not in the permission table (routes.go)", key)
 		least := line.least
 		target := samplePath(r.Path)
+		if line.api {
+			rec := a.request(personas[auth.Admin], r.Method, target, nil)
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: an admin's session is not an API token", key)
+			rec = a.call(t, actionToken, r.Method, target, nil)
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: an action token is not an API token", key)
+		}
 		for _, role := range append([]auth.Role{auth.Anonymous}, auth.Roles()...) {
 			var form url.Values
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				form = url.Values{}
 			}
 			rec := a.request(personas[role], r.Method, target, form)
+			if line.api {
+				rec = a.call(t, tokens[role], r.Method, target, nil)
+			}
 			what := key + " as " + role.String()
 			switch {
+			case line.api && role == auth.Anonymous:
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: no token", what)
 			case line.actionToken:
 				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: a session is not an action token", what)
 			case role == auth.Anonymous && least != auth.Anonymous:
@@ -146,23 +165,25 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 	}
 }
 
-// ownSessionRoutes change nothing but the caller's own sessions, so every
-// signed-in role (and for signing in, anyone) may call them.
-var ownSessionRoutes = map[string]bool{
+// ownCredentialRoutes change nothing but the caller's own sessions and API
+// tokens, so every signed-in role (and for signing in, anyone) may call them.
+var ownCredentialRoutes = map[string]bool{
 	"POST /signin":                   true,
 	"POST /signout":                  true,
 	"POST /account/sessions/:id/end": true,
+	"POST /api/v1/tokens":            true,
+	"DELETE /api/v1/tokens/:id":      true,
 }
 
 // TestStateChangesNeedOperator checks the rule of the permission table: a
 // read-only user can change nothing. The only exceptions change nothing but
-// the caller's own sessions, and let every signed-in role in.
+// the caller's own sessions and tokens, and let every signed-in role in.
 func TestStateChangesNeedOperator(t *testing.T) {
 	t.Parallel()
 	for _, r := range routes(Deps{}) {
 		key := r.method + " " + r.path
-		if ownSessionRoutes[key] {
-			require.False(t, r.least.AtLeast(auth.Operator), "%s changes only the caller's own sessions: every signed-in role may call it", key)
+		if ownCredentialRoutes[key] {
+			require.False(t, r.least.AtLeast(auth.Operator), "%s changes only the caller's own credentials: every signed-in role may call it", key)
 			continue
 		}
 		if r.method == http.MethodGet || r.method == http.MethodHead {
@@ -190,11 +211,15 @@ func TestReadOnlyUserIsRefusedEveryStateChange(t *testing.T) {
 	t.Parallel()
 	a := setup(t)
 	reader, _ := a.as(t, "reader", auth.ReadOnly)
+	readerToken := a.tokenFor(t, "scripted-reader", auth.ReadOnly)
 	for _, r := range routes(a.deps) {
-		if r.method == http.MethodGet || ownSessionRoutes[r.method+" "+r.path] {
+		if r.method == http.MethodGet || ownCredentialRoutes[r.method+" "+r.path] {
 			continue
 		}
 		rec := a.request(reader, r.method, samplePath(r.path), url.Values{})
+		if r.api {
+			rec = a.call(t, readerToken, r.method, samplePath(r.path), nil)
+		}
 		if r.actionToken {
 			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s %s takes an action token, not a session", r.method, r.path)
 			continue

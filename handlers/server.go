@@ -38,6 +38,8 @@ type Deps struct {
 	// Primitives serves the action primitives (deployment.Service); nil
 	// when the server runs no deployments.
 	Primitives ActionPrimitives
+	// APITokens stores the personal API tokens that authenticate REST API calls.
+	APITokens *auth.APITokens
 }
 
 // UserStore is what the sign-in and users pages need from auth.Users.
@@ -68,7 +70,7 @@ func New(d Deps) *echo.Echo {
 	table := routes(d)
 	bare := map[string]bool{}
 	for _, r := range table {
-		if r.bare || r.actionToken {
+		if r.bare || r.actionToken || r.api {
 			bare[r.path] = true
 		}
 	}
@@ -82,7 +84,10 @@ func New(d Deps) *echo.Echo {
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc
-		if !r.bare && !r.actionToken {
+		switch {
+		case r.api:
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), withAPIUser}
+		case !r.bare && !r.actionToken:
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}
 		for _, method := range methodsOf(r) {

@@ -178,6 +178,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	e := handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
 		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
+		APITokens: auth.NewAPITokens(pool),
 	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
