@@ -71,4 +71,3 @@ func (s *apiServer) GetTask(ctx context.Context, request api.GetTaskRequestObjec
 func (s *apiServer) CancelTask(ctx context.Context, request api.CancelTaskRequestObject) (api.CancelTaskResponseObject, error) {
 	return nil, notYet()
 }
-

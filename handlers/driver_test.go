@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/handlers"
 )
 
 // sampleDriver is a driver file for the tests; %s is spec.version and %s spec.info.icon.
