@@ -22,9 +22,11 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 )
 
-// deployConfig is what deployments need besides the database: the key of
-// secret parameters and how long a stopping executor lets tasks finish.
+// deployConfig is what deployments need besides the database: the cluster,
+// the key of secret parameters and how long a stopping executor lets tasks finish.
 type deployConfig struct {
+	kubeconfig    string
+	kubeContext   string
 	secretKey     string
 	secretKeyFile string
 	drainTimeout  time.Duration
@@ -35,6 +37,8 @@ type deployConfig struct {
 // addDeployFlags adds the flags of deployConfig to cmd.
 func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 	f := cmd.Flags()
+	f.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
+	f.StringVar(&cfg.kubeContext, "kube-context", os.Getenv("STYRMIN_KUBE_CONTEXT"), "context of the kubeconfig to use instead of its current one (env STYRMIN_KUBE_CONTEXT)")
 	f.StringVar(&cfg.secretKey, "secret-key", os.Getenv("STYRMIN_SECRET_KEY"),
 		"32 random bytes as base64 (`openssl rand -base64 32`) that encrypt secret parameters; keep it safe: without it they cannot be read (env STYRMIN_SECRET_KEY)")
 	f.StringVar(&cfg.secretKeyFile, "secret-key-file", os.Getenv("STYRMIN_SECRET_KEY_FILE"), "file holding the secret key instead of --secret-key (env STYRMIN_SECRET_KEY_FILE)")

@@ -27,8 +27,6 @@ type serveConfig struct {
 	sessionKey    string
 	adminPassword string
 	driversDir    string
-	kubeconfig    string
-	kubeContext   string
 	logFormat     string
 	// tlsCert and tlsKey are PEM files; with both set the server speaks HTTPS
 	// only, and session cookies are Secure.
@@ -92,9 +90,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.adminPassword, "admin-password", os.Getenv("STYRMIN_ADMIN_PASSWORD"),
 		"password of the first admin, created when there are no users; generated and printed once when empty (env STYRMIN_ADMIN_PASSWORD)")
 	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")
-	f.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
-	f.StringVar(&cfg.kubeContext, "kube-context", os.Getenv("STYRMIN_KUBE_CONTEXT"), "context of the kubeconfig to use instead of its current one (env STYRMIN_KUBE_CONTEXT)")
-	f.StringVar(&cfg.logFormat, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
+	addLogFormatFlag(cmd, &cfg.logFormat)
 	f.StringVar(&cfg.tlsCert, "tls-cert", os.Getenv("STYRMIN_TLS_CERT"), "PEM certificate (chain) to serve HTTPS with; needs --tls-key (env STYRMIN_TLS_CERT)")
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
@@ -148,7 +144,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 
 	// Readiness: every dependency a request may need.
 	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
-	client, clusterReady, err := connectCluster(ctx, cfg.kubeconfig, cfg.kubeContext, logger)
+	client, clusterReady, err := connectCluster(ctx, cfg.deploy.kubeconfig, cfg.deploy.kubeContext, logger)
 	if err != nil {
 		return err
 	}
@@ -256,6 +252,11 @@ func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, lim
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// addLogFormatFlag adds --log-format, the format newLogger takes.
+func addLogFormatFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
 }
 
 // newLogger returns the structured logger in format "text" or "json".

@@ -12,7 +12,7 @@ import (
 
 func TestServeReportsTheClusterOnReadyzAndInTheLog(t *testing.T) {
 	t.Parallel()
-	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: testDeploy, kubeconfig: kubetest.Kubeconfig(t)}
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: withKubeconfig(testDeploy, kubetest.Kubeconfig(t))}
 	_, logs, stop := startServe(t, cfg)
 
 	status, body := get(t, "http://"+cfg.addr+"/readyz")
@@ -24,6 +24,6 @@ func TestServeReportsTheClusterOnReadyzAndInTheLog(t *testing.T) {
 
 func TestServeRefusesAMissingKubeconfig(t *testing.T) {
 	t.Parallel()
-	err := runServe(t.Context(), serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, kubeconfig: "/nonexistent/kubeconfig"}, &syncBuffer{}, &syncBuffer{})
+	err := runServe(t.Context(), serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: withKubeconfig(testDeploy, "/nonexistent/kubeconfig")}, &syncBuffer{}, &syncBuffer{})
 	require.ErrorContains(t, err, "/nonexistent/kubeconfig")
 }

@@ -50,6 +50,12 @@ func (b *syncBuffer) String() string {
 // testDeploy is the deployments' configuration of the tests' servers.
 var testDeploy = deployConfig{secretKey: "c3R5cm1pbiB0ZXN0IHNlY3JldCBrZXkgMzIgYnl0ZXM=", drainTimeout: time.Second}
 
+// withKubeconfig returns cfg deploying to the cluster of kubeconfig.
+func withKubeconfig(cfg deployConfig, kubeconfig string) deployConfig {
+	cfg.kubeconfig = kubeconfig
+	return cfg
+}
+
 // freeAddr returns a loopback address with a port nobody listens on.
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -312,7 +318,7 @@ func TestWorkerRunsTasksUntilStoppedAndNeedsTheSecretKey(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- runWorker(ctx, workerConfig{databaseURL: url, kubeconfig: "", logFormat: "text", deploy: testDeploy}, logs)
+		done <- runWorker(ctx, workerConfig{databaseURL: url, logFormat: "text", deploy: testDeploy}, logs)
 	}()
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "executor started") }, time.Minute, 50*time.Millisecond, logs.String())
 	cancel()

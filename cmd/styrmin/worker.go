@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +13,6 @@ import (
 // workerConfig is a worker's configuration, from flags and STYRMIN_* variables.
 type workerConfig struct {
 	databaseURL string
-	kubeconfig  string
-	kubeContext string
 	logFormat   string
 	deploy      deployConfig
 }
@@ -30,11 +27,8 @@ func newWorkerCmd() *cobra.Command {
 			return runWorker(cmd.Context(), cfg, cmd.ErrOrStderr())
 		},
 	}
-	f := cmd.Flags()
 	addDatabaseFlag(cmd, &cfg.databaseURL)
-	f.StringVar(&cfg.kubeconfig, "kubeconfig", envOr("KUBECONFIG", ""), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
-	f.StringVar(&cfg.kubeContext, "kube-context", os.Getenv("STYRMIN_KUBE_CONTEXT"), "context of the kubeconfig to use instead of its current one (env STYRMIN_KUBE_CONTEXT)")
-	f.StringVar(&cfg.logFormat, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
+	addLogFormatFlag(cmd, &cfg.logFormat)
 	addDeployFlags(cmd, &cfg.deploy)
 	return cmd
 }
@@ -53,7 +47,7 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	if _, err := db.Migrate(ctx, pool); err != nil {
 		return err
 	}
-	client, _, err := connectCluster(ctx, cfg.kubeconfig, cfg.kubeContext, logger)
+	client, _, err := connectCluster(ctx, cfg.deploy.kubeconfig, cfg.deploy.kubeContext, logger)
 	if err != nil {
 		return err
 	}
