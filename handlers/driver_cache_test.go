@@ -60,7 +60,7 @@ func TestDriverPagesForgetsTheLeastRecentlyShown(t *testing.T) {
 			}
 			require.LessOrEqual(t, pages.size, 4*unit)
 			require.Equal(t, len(tt.want)*unit, pages.size, "the size adds up")
-			require.Len(t, pages.byDigest, pages.recent.Len())
+			require.Len(t, pages.byKey, pages.recent.Len())
 		})
 	}
 }
