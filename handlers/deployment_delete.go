@@ -34,7 +34,7 @@ func deploymentDeleteSubmit(svc Deployments) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		name, confirm := c.Param("name"), c.FormValue("confirm")
-		queued, err := svc.Delete(ctx, name, confirm, currentUser(c).Username)
+		queued, err := svc.Delete(ctx, name, confirm, nil, currentUser(c).Username)
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			d, gerr := svc.Get(ctx, name)
 			if gerr != nil {
