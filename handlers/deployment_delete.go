@@ -13,7 +13,7 @@ import (
 
 // deploymentDeleteShow asks for the deployment's name, and the prompts of
 // its delete hook actions, before deleting it.
-func deploymentDeleteShow(svc Deployments, md *views.Markdown) echo.HandlerFunc {
+func deploymentDeleteShow(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form, err := svc.DeleteForm(c.Request().Context(), c.Param("name"))
 		if err != nil {
@@ -30,7 +30,7 @@ func deploymentDeleteShow(svc Deployments, md *views.Markdown) echo.HandlerFunc 
 
 // deploymentDeleteSubmit queues the deletion when the name is confirmed and
 // the prompts are valid, and shows the confirmation again when they are not.
-func deploymentDeleteSubmit(svc Deployments, md *views.Markdown) echo.HandlerFunc {
+func deploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		values, err := c.FormParams()
