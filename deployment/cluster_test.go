@@ -78,7 +78,7 @@ func enableActions(t testing.TB, svc *deployment.Service) {
 }
 
 // waitEnded waits for a task to end.
-func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
+func (f fixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for {

@@ -3,11 +3,18 @@ package deployment_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/redact"
+	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -45,8 +52,11 @@ const promptActions = `
     - {name: confirm, type: string, required: true}
 `
 
-// promptActionsPy is their Python module (the tests queue tasks; nothing runs them).
+// promptActionsPy is their Python module; archive logs its prompts.
 const promptActionsPy = `
+import logging
+
+
 def seed(keys, api_key):
     pass
 
@@ -56,7 +66,7 @@ def announce(channel, webhook=None):
 
 
 def archive(bucket=None, token=None):
-    pass
+    logging.getLogger("test").info("bucket %s, token %s", bucket, token)
 `
 
 // setupPrompts returns a service holding Redis 1.5.0 with promptActions.
@@ -194,4 +204,37 @@ func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	inputs, sealed := f.taskRow(t, queued.TaskID)
 	require.NotContains(t, inputs, "t0ken-s3cret")
 	require.Equal(t, map[string]string{"prompt/archive/token": "t0ken-s3cret"}, sealed)
+}
+
+// TestDeleteRunsItsHookActionWithItsSecretPrompt runs a delete task for real
+// against a cluster that does not answer: its pre-delete action runs before
+// Helm does, and gets the plain prompt and the secret one, unsealed (the log
+// line that prints it is redacted).
+func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
+	t.Parallel()
+	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
+	client, err := kube.New(config)
+	require.NoError(t, err)
+	releases, err := release.New(config, slog.Default())
+	require.NoError(t, err)
+	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
+	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
+	enableActions(t, f.svc)
+	ctx := context.Background()
+	_, err = f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, "alice")
+	require.NoError(t, err)
+
+	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, worker.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, worker.Stop(context.Background())) })
+
+	task := f.waitEnded(t, "cache", queued.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status, "Helm cannot reach the cluster")
+	archive := hookStep(t, task, "archive")
+	require.Equal(t, executor.StepSucceeded, archive.Status, "%+v", archive)
+	require.Contains(t, logText(archive), "bucket old, token "+redact.Mark, "the action got both prompts")
+	require.NotContains(t, logText(archive), "t0ken-s3cret")
 }
