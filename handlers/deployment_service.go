@@ -30,7 +30,8 @@ type deploymentOperator interface {
 	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
 	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
 	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
-	Delete(ctx context.Context, name, confirm, by string) (*deployment.Queued, error)
+	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
+	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
 	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
 }
