@@ -68,11 +68,17 @@ func setupCluster(t testing.TB) clusterFixture {
 // enableActions lets svc run driver actions, with its primitives served over HTTP.
 func enableActions(t testing.TB, svc *deployment.Service) {
 	t.Helper()
+	serveActions(t, svc, handlers.Deps{Logger: slog.Default(), Primitives: svc})
+}
+
+// serveActions lets svc run driver actions, which call back the server of deps.
+func serveActions(t testing.TB, svc *deployment.Service, deps handlers.Deps) {
+	t.Helper()
 	python, err := actions.FindPython(context.Background())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, sdk.Install(dir))
-	api := httptest.NewServer(handlers.New(handlers.Deps{Logger: slog.Default(), Primitives: svc}))
+	api := httptest.NewServer(handlers.New(deps))
 	t.Cleanup(api.Close)
 	svc.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: api.URL}, slog.Default())
 }
