@@ -16,35 +16,7 @@ func (s *apiServer) ListDeployments(ctx context.Context, request api.ListDeploym
 	return nil, notYet()
 }
 
-func (s *apiServer) InstallDeployment(ctx context.Context, request api.InstallDeploymentRequestObject) (api.InstallDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) DeleteDeployment(ctx context.Context, request api.DeleteDeploymentRequestObject) (api.DeleteDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
 func (s *apiServer) GetDeployment(ctx context.Context, request api.GetDeploymentRequestObject) (api.GetDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) RunAction(ctx context.Context, request api.RunActionRequestObject) (api.RunActionResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) RollbackDeployment(ctx context.Context, request api.RollbackDeploymentRequestObject) (api.RollbackDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) StartDeployment(ctx context.Context, request api.StartDeploymentRequestObject) (api.StartDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) StopDeployment(ctx context.Context, request api.StopDeploymentRequestObject) (api.StopDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) UpgradeDeployment(ctx context.Context, request api.UpgradeDeploymentRequestObject) (api.UpgradeDeploymentResponseObject, error) {
 	return nil, notYet()
 }
 
@@ -65,9 +37,5 @@ func (s *apiServer) ListTasks(ctx context.Context, request api.ListTasksRequestO
 }
 
 func (s *apiServer) GetTask(ctx context.Context, request api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) CancelTask(ctx context.Context, request api.CancelTaskRequestObject) (api.CancelTaskResponseObject, error) {
 	return nil, notYet()
 }
