@@ -1,12 +1,58 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 )
+
+// taskCursor is where the next page of tasks starts: before this task id.
+type taskCursor struct {
+	Before int64 `json:"before"`
+}
+
+// ListTasks lists the top-level tasks of every deployment, newest first, a
+// page at a time; linked tasks are under the steps that started them.
+func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
+	var from taskCursor
+	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
+		return nil, err
+	}
+	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(req.Params.Limit)}
+	if p := req.Params; p.Deployment != nil {
+		f.Deployment = *p.Deployment
+	}
+	if p := req.Params; p.Status != nil {
+		f.Status = string(*p.Status)
+	}
+	if p := req.Params; p.Kind != nil {
+		f.Kind = string(*p.Kind)
+	}
+	tasks, next, err := s.d.Deployments.FindTasks(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTasks200JSONResponse{Items: make([]api.Task, len(tasks))}
+	for i := range tasks {
+		out.Items[i] = apiTaskOf(&tasks[i].Task, tasks[i].Deployment)
+	}
+	if next != 0 {
+		out.NextCursor = encodeCursor(taskCursor{Before: next})
+	}
+	return out, nil
+}
+
+// GetTask shows a task, top-level or linked, with its steps.
+func (s *apiServer) GetTask(ctx context.Context, req api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
+	t, err := s.d.Deployments.TaskByID(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+}
 
 // apiTaskPath is a task's address in the API.
 func apiTaskPath(id int64) string {

@@ -12,19 +12,11 @@ import (
 // notYet answers operations that are not built yet. TEMPORARY: each operation moves to its own file as it is built.
 func notYet() error { return echo.NewHTTPError(http.StatusNotImplemented, "not built yet") }
 
-func (s *apiServer) ListDeployments(ctx context.Context, request api.ListDeploymentsRequestObject) (api.ListDeploymentsResponseObject, error) {
-	return nil, notYet()
-}
-
 func (s *apiServer) InstallDeployment(ctx context.Context, request api.InstallDeploymentRequestObject) (api.InstallDeploymentResponseObject, error) {
 	return nil, notYet()
 }
 
 func (s *apiServer) DeleteDeployment(ctx context.Context, request api.DeleteDeploymentRequestObject) (api.DeleteDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) GetDeployment(ctx context.Context, request api.GetDeploymentRequestObject) (api.GetDeploymentResponseObject, error) {
 	return nil, notYet()
 }
 
@@ -45,26 +37,6 @@ func (s *apiServer) StopDeployment(ctx context.Context, request api.StopDeployme
 }
 
 func (s *apiServer) UpgradeDeployment(ctx context.Context, request api.UpgradeDeploymentRequestObject) (api.UpgradeDeploymentResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) ListDrivers(ctx context.Context, request api.ListDriversRequestObject) (api.ListDriversResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) GetDriver(ctx context.Context, request api.GetDriverRequestObject) (api.GetDriverResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) GetDriverVersion(ctx context.Context, request api.GetDriverVersionRequestObject) (api.GetDriverVersionResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) ListTasks(ctx context.Context, request api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
-	return nil, notYet()
-}
-
-func (s *apiServer) GetTask(ctx context.Context, request api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
 	return nil, notYet()
 }
 
