@@ -133,7 +133,7 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, compo
 		}
 		inputs = upgradeInputs{FromDriverVersion: d.DriverVersion, DriverVersion: d.DriverVersion,
 			FromAppVersion: d.AppVersion, AppVersion: p.appVersion, Parameters: p.current.Plain}
-		secretInputs = p.current.Secrets
+		secretInputs = taskSecrets{Params: p.current.Secrets}.sealable()
 	default:
 		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", kind)
 	}

@@ -78,7 +78,7 @@ func enableActions(t testing.TB, svc *deployment.Service) {
 }
 
 // waitEnded waits for a task to end.
-func (f clusterFixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
+func (f fixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
@@ -105,7 +105,7 @@ func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued
 // importCopy imports a copy of a bundled driver as version, with its
 // spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
 // when actionsPy is not "", its actions.py replaced.
-func (f clusterFixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
+func (f fixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
 	t.Helper()
 	sub, err := fs.Sub(drivercatalog.Bundles(), driver)
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 			require.Equal(t, tc.install.AppVersion, d.AppVersion)
 			requireHistory(t, f, d, 3)
 
-			f.waitTask(t, name, queued(t)(f.svc.Delete(ctx, name, name, "alice")))
+			f.waitTask(t, name, queued(t)(f.svc.Delete(ctx, name, name, nil, "alice")))
 			d = mustGet(t, f.fixture, name)
 			require.Equal(t, deployment.StatusDeleted, d.Status)
 			_, err = f.cluster.Releases.History(ctx, d.Namespace, name)

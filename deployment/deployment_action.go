@@ -38,7 +38,7 @@ func (s *Service) RunAction(ctx context.Context, name, action string, form map[s
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, action)
 	}
 	fields := map[string]string{}
-	values := readFields(a.Prompts, form, nil, fields)
+	values := readFields(a.Prompts, form, nil, fields, paramField)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}

@@ -26,6 +26,12 @@ type Form struct {
 	AppVersions []string
 	// Values is the text each parameter's field starts with (no secrets).
 	Values map[string]string
+	// HookActions are the actions of the task's hooks that ask prompts, a
+	// section each, in declaration order.
+	HookActions []*drivers.Action
+	// Prompts is the text each of their prompt fields starts with, by action
+	// then prompt (no secrets).
+	Prompts map[string]map[string]string
 }
 
 // InstallForm returns the install form of a driver version; an empty version
@@ -43,11 +49,16 @@ func (s *Service) InstallForm(ctx context.Context, driver, version string) (*For
 		return nil, err
 	}
 	f := &Form{Driver: b.Driver, DriverVersions: versions, Values: FormText(b.Driver.Spec.Parameters, nil)}
+	f.HookActions = hookActions(b.Driver, installHooks...)
+	f.Prompts = promptText(f.HookActions)
 	if v := chartAppVersion(b); v != "" {
 		f.AppVersion, f.AppVersions = v, []string{v}
 	}
 	return f, nil
 }
+
+// installHooks are the hooks an install task runs.
+var installHooks = []drivers.Hook{drivers.HookPreInstall, drivers.HookPostInstall}
 
 // chartAppVersion is the appVersion of a bundled chart, "" for a remote one.
 func chartAppVersion(b *drivers.Bundle) string {
@@ -68,6 +79,9 @@ type InstallRequest struct {
 	// Parameters holds each parameter field's text by parameter name; an
 	// unchecked boolean is absent.
 	Parameters map[string]string
+	// Prompts holds the prompt fields of the install's hook actions, by
+	// action then prompt, as Parameters holds parameter fields.
+	Prompts map[string]map[string]string
 	// By is who asks.
 	By string
 }
@@ -90,7 +104,8 @@ type installInputs struct {
 
 // Install checks the request, records the deployment and queues its install
 // task. Bad values are an EINVALID error with a message per field (name,
-// namespace, driver_version, app_version, param.<name>).
+// namespace, driver_version, app_version, param.<name>,
+// prompt.<action>.<prompt>).
 func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, error) {
 	fields := map[string]string{}
 	version, err := s.catalog.Get(ctx, req.Driver, req.DriverVersion)
@@ -115,7 +130,8 @@ func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, err
 	if err := d.SupportsVersion(req.AppVersion); err != nil {
 		fields["app_version"] = err.Error()
 	}
-	values := readFields(d.Spec.Parameters, req.Parameters, nil, fields)
+	values := readFields(d.Spec.Parameters, req.Parameters, nil, fields, paramField)
+	prompts := readPrompts(hookActions(d, installHooks...), req.Prompts, fields)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}
@@ -141,8 +157,10 @@ func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, err
 		if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed}); err != nil {
 			return err
 		}
-		inputs := installInputs{DriverVersion: req.DriverVersion, AppVersion: req.AppVersion, Namespace: req.Namespace, Parameters: values.Plain}
-		task, err := s.queueTask(ctx, tx, dep.ID, KindInstall, inputs, nil, req.By)
+		inputs := installInputs{DriverVersion: req.DriverVersion, AppVersion: req.AppVersion, Namespace: req.Namespace,
+			Parameters: values.Plain, Prompts: prompts.Plain}
+		secretInputs := taskSecrets{Prompts: prompts.Secrets}.sealable()
+		task, err := s.queueTask(ctx, tx, dep.ID, KindInstall, inputs, secretInputs, req.By)
 		if err != nil {
 			return err
 		}

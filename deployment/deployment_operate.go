@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -83,17 +84,57 @@ func (s *Service) queueComponents(ctx context.Context, name, kind string, compon
 	return s.queueSimple(ctx, row, kind, componentsInputs{Components: components}, by)
 }
 
-// Delete queues the deletion of a deployment; confirm must repeat its name.
-func (s *Service) Delete(ctx context.Context, name, confirm, by string) (*Queued, error) {
+// DeleteForm is the confirmation form of a deployment's deletion.
+type DeleteForm struct {
+	Deployment *Deployment
+	// HookActions are the delete hook actions that ask prompts, a section
+	// each; Prompts the text their fields start with, by action then prompt.
+	HookActions []*drivers.Action
+	Prompts     map[string]map[string]string
+}
+
+// deleteHooks are the hooks a delete task runs.
+var deleteHooks = []drivers.Hook{drivers.HookPreDelete, drivers.HookPostDelete}
+
+// DeleteForm returns the form that confirms the deletion of a live deployment.
+func (s *Service) DeleteForm(ctx context.Context, name string) (*DeleteForm, error) {
 	var row db.Deployment
 	var dep *Deployment
 	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(confirm) != name {
-		return nil, invalid(map[string]string{"confirm": fmt.Sprintf("type %s to confirm", name)})
+	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	if err != nil {
+		return nil, err
 	}
-	return s.queueSimple(ctx, row, KindDelete, deleteInputs{}, by)
+	actions := hookActions(v.Driver, deleteHooks...)
+	return &DeleteForm{Deployment: dep, HookActions: actions, Prompts: promptText(actions)}, nil
+}
+
+// Delete queues the deletion of a deployment; confirm must repeat its name,
+// and prompts holds the prompt fields of its delete hook actions (action →
+// prompt → text). Bad fields are an EINVALID error keyed confirm and
+// prompt.<action>.<prompt>.
+func (s *Service) Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*Queued, error) {
+	var row db.Deployment
+	var dep *Deployment
+	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
+		return nil, err
+	}
+	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	if strings.TrimSpace(confirm) != name {
+		fields["confirm"] = fmt.Sprintf("type %s to confirm", name)
+	}
+	values := readPrompts(hookActions(v.Driver, deleteHooks...), prompts, fields)
+	if len(fields) > 0 {
+		return nil, invalid(fields)
+	}
+	secretInputs := taskSecrets{Prompts: values.Secrets}.sealable()
+	return s.queueSimpleWithSecrets(ctx, row, KindDelete, deleteInputs{Prompts: values.Plain}, secretInputs, by)
 }
 
 // queueSimple queues a task without secret inputs.

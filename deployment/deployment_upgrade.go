@@ -38,14 +38,15 @@ func (s *Service) UpgradeForm(ctx context.Context, name, driverVersion string) (
 	if err != nil {
 		return nil, err
 	}
-	return p.form(FormText(p.to.Spec.Parameters, &p.current)), nil
+	return p.form(FormText(p.to.Spec.Parameters, &p.current), promptText(p.hookActions)), nil
 }
 
-// form is the upgrade form of the plan with field text.
-func (p *upgradePlan) form(text map[string]string) *UpgradeForm {
+// form is the upgrade form of the plan with the text of its parameter and
+// prompt fields.
+func (p *upgradePlan) form(text map[string]string, prompts map[string]map[string]string) *UpgradeForm {
 	f := &UpgradeForm{
 		Form: Form{Driver: p.to, DriverVersions: p.driverVersions, AppVersion: p.appVersion,
-			AppVersions: []string{p.dep.AppVersion}, Values: text},
+			AppVersions: []string{p.dep.AppVersion}, Values: text, HookActions: p.hookActions, Prompts: prompts},
 		Deployment: p.dep, DriverVersion: p.to.Spec.Version, Removed: p.removed,
 	}
 	if v := chartAppVersion(p.bundle); v != "" && v != p.dep.AppVersion {
@@ -64,7 +65,10 @@ type UpgradeRequest struct {
 	// Parameters holds each parameter field's text by parameter name; a
 	// blank secret keeps its value.
 	Parameters map[string]string
-	By         string
+	// Prompts holds the prompt fields of the hook actions of the target
+	// driver version's upgrade, by action then prompt.
+	Prompts map[string]map[string]string
+	By      string
 }
 
 // upgradePlan is a checked upgrade request with everything it involves.
@@ -77,7 +81,14 @@ type upgradePlan struct {
 	appVersion     string
 	current, next  Values
 	removed        []string
+	// hookActions are the target version's upgrade hook actions that ask
+	// prompts; prompts their values (read with checkValues).
+	hookActions []*drivers.Action
+	prompts     hookPrompts
 }
+
+// upgradeHooks are the hooks an upgrade task runs.
+var upgradeHooks = []drivers.Hook{drivers.HookPreUpgrade, drivers.HookPostUpgrade}
 
 // planUpgrade checks an upgrade request; with checkValues it also reads and
 // checks the parameter fields (an EINVALID error names each bad field).
@@ -110,6 +121,7 @@ func (s *Service) planUpgrade(ctx context.Context, req UpgradeRequest, checkValu
 		return nil, err
 	}
 	p.to = p.bundle.Driver
+	p.hookActions = hookActions(p.to, upgradeHooks...)
 	if p.current, err = s.storedValues(p.to.Spec.Parameters, p.row.Parameters, p.row.Secrets, p.row.ID); err != nil {
 		return nil, err
 	}
@@ -129,7 +141,8 @@ func (s *Service) planUpgrade(ctx context.Context, req UpgradeRequest, checkValu
 	if err := p.to.SupportsVersion(p.appVersion); err != nil {
 		fields["app_version"] = err.Error()
 	}
-	next := readFields(p.to.Spec.Parameters, req.Parameters, &p.current, fields)
+	next := readFields(p.to.Spec.Parameters, req.Parameters, &p.current, fields, paramField)
+	p.prompts = readPrompts(p.hookActions, req.Prompts, fields)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}
@@ -268,7 +281,8 @@ func (s *Service) openReview(token, by string) (*reviewToken, error) {
 }
 
 // EditUpgrade returns the upgrade form filled in as the reviewed request was
-// (secret fields blank: a blank secret keeps its current value).
+// (secret fields blank: a blank secret keeps its current value; a secret
+// prompt must be entered again).
 func (s *Service) EditUpgrade(ctx context.Context, token, by string) (*UpgradeForm, error) {
 	rt, err := s.openReview(token, by)
 	if err != nil {
@@ -278,13 +292,22 @@ func (s *Service) EditUpgrade(ctx context.Context, token, by string) (*UpgradeFo
 	if err != nil {
 		return nil, err
 	}
+	prompts := map[string]map[string]string{}
+	for _, a := range p.hookActions {
+		prompts[a.Name] = plainText(a.Prompts, rt.Request.Prompts[a.Name])
+	}
+	return p.form(plainText(p.to.Spec.Parameters, rt.Request.Parameters), prompts), nil
+}
+
+// plainText is the entered text of the fields of params that are not secret.
+func plainText(params []drivers.Parameter, entered map[string]string) map[string]string {
 	text := map[string]string{}
-	for _, param := range p.to.Spec.Parameters {
-		if v, ok := rt.Request.Parameters[param.Name]; ok && param.Type != drivers.TypeSecret {
+	for _, param := range params {
+		if v, ok := entered[param.Name]; ok && param.Type != drivers.TypeSecret {
 			text[param.Name] = v
 		}
 	}
-	return p.form(text), nil
+	return text
 }
 
 // upgradeInputs are an upgrade task's inputs (secrets travel sealed apart).
@@ -322,7 +345,9 @@ func (s *Service) queueUpgrade(ctx context.Context, p *upgradePlan, by string) (
 	inputs := upgradeInputs{
 		FromDriverVersion: p.dep.DriverVersion, DriverVersion: p.to.Spec.Version,
 		FromAppVersion: p.dep.AppVersion, AppVersion: p.appVersion, Parameters: p.next.Plain,
+		Prompts: p.prompts.Plain,
 	}
+	secretInputs := taskSecrets{Params: p.next.Secrets, Prompts: p.prompts.Secrets}.sealable()
 	for _, c := range Compare(p.to.Spec.Parameters, p.current, p.next) {
 		if c.Kind != "unchanged" {
 			inputs.Changed = append(inputs.Changed, c.Name)
@@ -331,7 +356,7 @@ func (s *Service) queueUpgrade(ctx context.Context, p *upgradePlan, by string) (
 	var task db.Task
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		task, err = s.queueTask(ctx, tx, p.row.ID, KindUpgrade, inputs, p.next.Secrets, by)
+		task, err = s.queueTask(ctx, tx, p.row.ID, KindUpgrade, inputs, secretInputs, by)
 		return err
 	})
 	if err != nil {

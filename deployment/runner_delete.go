@@ -28,7 +28,12 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
-	if err := j.runHooks(ctx, b, drivers.HookPreDelete, in.Prompts); err != nil {
+	secret, err := j.openTaskSecrets()
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
+	if err := j.runHooks(ctx, b, drivers.HookPreDelete, prompts); err != nil {
 		return nil, j.failed(ctx, err)
 	}
 	err = run.Step(ctx, "helm", "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
@@ -45,7 +50,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
-	if err := j.runHooks(ctx, b, drivers.HookPostDelete, in.Prompts); err != nil {
+	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
 		return nil, j.failed(ctx, err)
 	}
 	if j.row.NamespaceCreated {
@@ -67,7 +72,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	return map[string]any{"linked": linked}, err
 }
 
-// deleteInputs are a delete task's inputs.
+// deleteInputs are a delete task's inputs (secret prompts travel sealed apart).
 type deleteInputs struct {
 	// Prompts holds the plain prompt values of hook actions, by action.
 	Prompts map[string]map[string]any `json:"prompts,omitempty"`

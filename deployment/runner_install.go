@@ -46,7 +46,12 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
-	if err := j.runHooks(ctx, b, drivers.HookPreInstall, in.Prompts); err != nil {
+	secret, err := j.openTaskSecrets()
+	if err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
+	if err := j.runHooks(ctx, b, drivers.HookPreInstall, prompts); err != nil {
 		return nil, j.failed(ctx, err)
 	}
 	var rel *release.Release
@@ -69,7 +74,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return nil, err
 	}
 	result := releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}
-	return j.finishHooks(ctx, b, drivers.HookPostInstall, in.Prompts, result)
+	return j.finishHooks(ctx, b, drivers.HookPostInstall, prompts, result)
 }
 
 // Recover runs an install again when it died before Helm started; otherwise

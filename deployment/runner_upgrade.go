@@ -24,15 +24,17 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
-	values, err := r.s.openValues(b.Driver.Spec.Parameters, in.Parameters, run.Task.SecretInputs, j.row.ID)
+	secret, err := j.openTaskSecrets()
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
+	values := typedValues(b.Driver.Spec.Parameters, in.Parameters, secret.Params)
+	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	opts, err := j.render(ctx, b, in.AppVersion, values)
 	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
-	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, in.Prompts); err != nil {
+	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, prompts); err != nil {
 		return nil, j.failed(ctx, err)
 	}
 	rel, err := j.upgrade(ctx, opts)
@@ -46,7 +48,7 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return nil, err
 	}
 	result := releaseResult{Revision: rel.Number, ChartVersion: rel.ChartVersion, AppVersion: in.AppVersion, Notes: rel.Notes}
-	return j.finishHooks(ctx, b, drivers.HookPostUpgrade, in.Prompts, result)
+	return j.finishHooks(ctx, b, drivers.HookPostUpgrade, prompts, result)
 }
 
 // upgrade runs the Helm step of an upgrade. A release none of whose revisions

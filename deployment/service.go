@@ -146,11 +146,12 @@ func invalid(fields map[string]string) error {
 func paramField(name string) string { return "param." + name }
 
 // readFields reads parameter (or prompt) fields as ReadForm does and adds
-// each bad field's message to fields, keyed by paramField.
-func readFields(params []drivers.Parameter, form map[string]string, current *Values, fields map[string]string) Values {
+// each bad field's message to fields, keyed by field (paramField for
+// parameters and manual actions' prompts).
+func readFields(params []drivers.Parameter, form map[string]string, current *Values, fields map[string]string, field func(name string) string) Values {
 	values, bad := ReadForm(params, form, current)
 	for name, msg := range bad {
-		fields[paramField(name)] = msg
+		fields[field(name)] = msg
 	}
 	return values
 }

@@ -231,7 +231,7 @@ func TestOperationsCheckTheirInputs(t *testing.T) {
 	require.ErrorContains(t, err, "has no revision 3")
 	_, err = f.svc.Stop(ctx, "site", []string{"db"}, "alice")
 	require.ErrorContains(t, err, `has no component "db"; it has web`)
-	_, err = f.svc.Delete(ctx, "site", "sight", "alice")
+	_, err = f.svc.Delete(ctx, "site", "sight", nil, "alice")
 	require.Equal(t, "type site to confirm", fieldsOf(t, err)["confirm"])
 	_, err = f.svc.Stop(ctx, "nope", nil, "alice")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))

@@ -263,12 +263,17 @@ func (s *Service) storedValues(params []drivers.Parameter, plainJSON, sealed []b
 // openValues opens sealed secrets and gives each declared parameter's plain
 // value its canonical type again (JSON gives every number as float64).
 func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, sealed []byte, deploymentID int64) (Values, error) {
-	v := Values{Plain: map[string]any{}}
 	secretValues, err := s.box.OpenValues(sealed, secretsLabel(deploymentID))
 	if err != nil {
 		return Values{}, fmt.Errorf("deployment: open stored secrets: %w", err)
 	}
-	v.Secrets = secretValues
+	return typedValues(params, plain, secretValues), nil
+}
+
+// typedValues are plain values and opened secrets, each declared
+// parameter's plain value given its canonical type again.
+func typedValues(params []drivers.Parameter, plain map[string]any, secretValues map[string]string) Values {
+	v := Values{Plain: map[string]any{}, Secrets: secretValues}
 	for name, value := range plain {
 		v.Plain[name] = value
 	}
@@ -280,5 +285,5 @@ func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, s
 			}
 		}
 	}
-	return v, nil
+	return v
 }

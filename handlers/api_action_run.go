@@ -18,7 +18,7 @@ func (s *apiServer) RunAction(ctx context.Context, req api.RunActionRequestObjec
 		return nil, err
 	}
 	var form map[string]string
-	field := promptPrefix + req.Action + "."
+	field := promptPrefix + "." + req.Action + "."
 	if prompts != nil {
 		text, bad := deployment.JSONForm(prompts, deployment.FormText(prompts, nil), optional(optional(req.Body).Prompts))
 		if len(bad) > 0 {
@@ -33,7 +33,7 @@ func (s *apiServer) RunAction(ctx context.Context, req api.RunActionRequestObjec
 	// Without prompts to read (no such manual action), the service refuses the run.
 	queued, err := s.d.Deployments.RunAction(ctx, req.Name, req.Action, form, apiUser(ctx).Username)
 	if err != nil {
-		return nil, rekeyed(err, paramPrefix, field)
+		return nil, rekeyed(err, paramPrefix+".", field)
 	}
 	accepted, err := s.taskAccepted(ctx, queued)
 	if err != nil {

@@ -28,11 +28,7 @@ func (s *apiServer) InstallDeployment(ctx context.Context, req api.InstallDeploy
 		}
 		fields := map[string]string{}
 		install.Parameters = paramForm(form.Driver.Spec.Parameters, form.Values, in.Parameters, fields)
-		// HOOK PROMPTS (h-prompts): the install's hook actions and their
-		// starting text are form.HookActions and form.Prompts there; the
-		// result goes to install.Prompts. Until then the service runs no hook
-		// action with prompts, and any prompt given is refused.
-		hookPromptForm(nil, nil, in.Prompts, fields)
+		install.Prompts = hookPromptForm(form.HookActions, form.Prompts, in.Prompts, fields)
 		if len(fields) > 0 {
 			return nil, apiInvalid(fields)
 		}

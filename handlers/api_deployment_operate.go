@@ -53,15 +53,16 @@ func (s *apiServer) StartDeployment(ctx context.Context, req api.StartDeployment
 // typed confirmation guards against a slip of the mouse; an API call names
 // the deployment in its URL, which is confirmation enough.
 func (s *apiServer) DeleteDeployment(ctx context.Context, req api.DeleteDeploymentRequestObject) (api.DeleteDeploymentResponseObject, error) {
+	form, err := s.d.Deployments.DeleteForm(ctx, req.Name)
+	if err != nil {
+		return nil, err
+	}
 	fields := map[string]string{}
-	// HOOK PROMPTS (h-prompts): the delete's hook actions and their starting
-	// text are DeleteForm(name).HookActions and .Prompts there; the result is
-	// Delete's prompts argument. Until then any prompt given is refused.
-	hookPromptForm(nil, nil, optional(req.Body).Prompts, fields)
+	prompts := hookPromptForm(form.HookActions, form.Prompts, optional(req.Body).Prompts, fields)
 	if len(fields) > 0 {
 		return nil, apiInvalid(fields)
 	}
-	queued, err := s.d.Deployments.Delete(ctx, req.Name, req.Name, apiUser(ctx).Username)
+	queued, err := s.d.Deployments.Delete(ctx, req.Name, req.Name, prompts, apiUser(ctx).Username)
 	if err != nil {
 		return nil, err
 	}

@@ -290,3 +290,39 @@ func TestAPICancelTaskFindsItsDeployment(t *testing.T) {
 	require.Contains(t, p.Detail, "has ended")
 	refused(t, d.call(t, d.operatorToken, http.MethodPost, "/api/v1/tasks/999999/cancel", nil), http.StatusNotFound)
 }
+
+func TestAPIHookActionPromptsOnInstallAndDelete(t *testing.T) {
+	t.Parallel()
+	d := setupAPIDeployments(t)
+	importHooked(t, d.deployApp)
+	install := func(prompts map[string]any) map[string]any {
+		return map[string]any{"driver": "hooked", "driver_version": "1.0.0", "name": "data", "app_version": "1.0.0", "prompts": prompts}
+	}
+
+	p := refused(t, d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", install(map[string]any{
+		"seed": map[string]any{"rows": 11}, "archive": map[string]any{"bucket": "b"},
+	})), http.StatusBadRequest)
+	require.Equal(t, map[string]string{"prompt.archive": "this change runs no action archive that asks prompts"}, fieldsOf(p),
+		"the service checks the values once the request names only what the install runs")
+	p = refused(t, d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", install(map[string]any{
+		"seed": map[string]any{"rows": 11},
+	})), http.StatusBadRequest)
+	require.Equal(t, map[string]string{
+		"prompt.seed.rows":    "11 is more than the maximum 10",
+		"prompt.seed.api_key": "API key is required",
+	}, fieldsOf(p))
+
+	rec := d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", install(map[string]any{
+		"seed": map[string]any{"api_key": promptSecret},
+	}))
+	task := d.accepted(t, rec, "data")
+	require.Equal(t, map[string]any{"seed": map[string]any{"rows": float64(3)}}, task.Inputs["prompts"], "an omitted prompt takes its default; a secret one is not an input")
+	require.NotContains(t, rec.Body.String(), promptSecret)
+
+	p = refused(t, d.call(t, d.operatorToken, http.MethodDelete, "/api/v1/deployments/data", nil), http.StatusBadRequest)
+	require.Equal(t, map[string]string{"prompt.archive.token": "Archive token is required"}, fieldsOf(p))
+	del := d.accepted(t, d.call(t, d.operatorToken, http.MethodDelete, "/api/v1/deployments/data", map[string]any{
+		"prompts": map[string]any{"archive": map[string]any{"token": promptSecret, "bucket": "cold"}},
+	}), "data")
+	require.Equal(t, map[string]any{"archive": map[string]any{"bucket": "cold"}}, del.Inputs["prompts"])
+}

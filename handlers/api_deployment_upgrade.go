@@ -23,11 +23,8 @@ func (s *apiServer) UpgradeDeployment(ctx context.Context, req api.UpgradeDeploy
 	upgrade := deployment.UpgradeRequest{
 		Name: req.Name, DriverVersion: form.DriverVersion, AppVersion: optional(in.AppVersion), By: by,
 		Parameters: paramForm(form.Driver.Spec.Parameters, form.Values, in.Parameters, fields),
+		Prompts:    hookPromptForm(form.HookActions, form.Prompts, in.Prompts, fields),
 	}
-	// HOOK PROMPTS (h-prompts): the upgrade's hook actions and their starting
-	// text are form.HookActions and form.Prompts there; the result goes to
-	// upgrade.Prompts. Until then any prompt given is refused.
-	hookPromptForm(nil, nil, in.Prompts, fields)
 	if len(fields) > 0 {
 		return nil, apiInvalid(fields)
 	}

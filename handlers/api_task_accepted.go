@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"maps"
-	"strconv"
 	"strings"
 
 	"github.com/styrmin/styrmin"
@@ -16,9 +15,6 @@ import (
 // deployment service, as the pages do, and answers 202 with the task it
 // queued (taskAccepted).
 
-// apiTaskURL is the API's URL of a task.
-func apiTaskURL(id int64) string { return apiPrefix + "/tasks/" + strconv.FormatInt(id, 10) }
-
 // taskAccepted is the answer to a change queued as a task: the task as it
 // is now and its URL, which the Location header repeats.
 func (s *apiServer) taskAccepted(ctx context.Context, q *deployment.Queued) (api.TaskAcceptedJSONResponse, error) {
@@ -26,7 +22,7 @@ func (s *apiServer) taskAccepted(ctx context.Context, q *deployment.Queued) (api
 	if err != nil {
 		return api.TaskAcceptedJSONResponse{}, err
 	}
-	url := apiTaskURL(q.TaskID)
+	url := apiTaskPath(q.TaskID)
 	return api.TaskAcceptedJSONResponse{
 		Body:    api.TaskAccepted{Task: apiTaskOf(t, q.Deployment), Url: url},
 		Headers: api.TaskAcceptedResponseHeaders{Location: &url},
@@ -48,14 +44,10 @@ func paramForm(params []drivers.Parameter, start map[string]string, values *api.
 	}
 	form, bad := deployment.JSONForm(params, start, *values)
 	for name, msg := range bad {
-		fields[paramPrefix+name] = msg
+		fields[paramPrefix+"."+name] = msg
 	}
 	return form
 }
-
-// promptPrefix starts the field of a hook action's prompt in errors:
-// prompt.<action>.<prompt>.
-const promptPrefix = "prompt."
 
 // hookPromptForm is the form text of a request's hook action prompts (action
 // → prompt → JSON value), for the actions that the change runs and that ask
@@ -73,12 +65,12 @@ func hookPromptForm(actions []*drivers.Action, start map[string]map[string]strin
 	for action, prompts := range *values {
 		i := indexOfAction(actions, action)
 		if i < 0 {
-			fields[promptPrefix+action] = "this change runs no action " + action + " that asks prompts"
+			fields[promptPrefix+"."+action] = "this change runs no action " + action + " that asks prompts"
 			continue
 		}
 		text, bad := deployment.JSONForm(actions[i].Prompts, start[action], prompts)
 		for name, msg := range bad {
-			fields[promptPrefix+action+"."+name] = msg
+			fields[promptPrefix+"."+action+"."+name] = msg
 		}
 		form[action] = text
 	}

@@ -186,7 +186,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	d, err := env.Service.Get(context.Background(), name)
 	require.NoError(t, err)
 	require.Equal(t, float64(3), d.Parameters["replicas"])
-	queued, err := env.Service.Delete(context.Background(), name, name, "boss")
+	queued, err := env.Service.Delete(context.Background(), name, name, nil, "boss")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		task, err := env.Service.Task(context.Background(), name, queued.TaskID)

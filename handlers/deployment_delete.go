@@ -7,44 +7,51 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentDeleteShow asks for the deployment's name before deleting it.
-func deploymentDeleteShow(svc deploymentReader) echo.HandlerFunc {
+// deploymentDeleteShow asks for the deployment's name, and the prompts of
+// its delete hook actions, before deleting it.
+func deploymentDeleteShow(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		d, err := svc.Get(c.Request().Context(), c.Param("name"))
+		form, err := svc.DeleteForm(c.Request().Context(), c.Param("name"))
 		if err != nil {
 			return err
 		}
-		if d.DeletedAt != nil {
-			return styrmin.Errorf(styrmin.ECONFLICT, "Deployment %s is deleted already; it stays in the history only.", d.Name)
+		props, err := deleteProps(form, enteredForm{}, nil, md)
+		if err != nil {
+			return err
 		}
-		props := views.DeploymentDeleteProps{
-			Page: page(c, "Delete "+d.Name, views.NavDeployments),
-			Name: d.Name, Namespace: d.Namespace, NamespaceCreated: d.NamespaceCreated,
-		}
+		props.Page = page(c, "Delete "+props.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentDeletePage(props))
 	}
 }
 
-// deploymentDeleteSubmit queues the deletion when the name is confirmed, and
-// shows the confirmation again when it is not.
-func deploymentDeleteSubmit(svc Deployments) echo.HandlerFunc {
+// deploymentDeleteSubmit queues the deletion when the name is confirmed and
+// the prompts are valid, and shows the confirmation again when they are not.
+func deploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		name, confirm := c.Param("name"), c.FormValue("confirm")
-		queued, err := svc.Delete(ctx, name, confirm, currentUser(c).Username)
+		values, err := c.FormParams()
+		if err != nil {
+			return styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
+		}
+		entered := readEntered(values)
+		entered.Carried = true
+		name, confirm := c.Param("name"), values.Get("confirm")
+		queued, err := svc.Delete(ctx, name, confirm, entered.Prompts, currentUser(c).Username)
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
-			d, gerr := svc.Get(ctx, name)
-			if gerr != nil {
-				return gerr
+			form, ferr := svc.DeleteForm(ctx, name)
+			if ferr != nil {
+				return ferr
 			}
-			props := views.DeploymentDeleteProps{
-				Page: page(c, "Delete "+d.Name, views.NavDeployments),
-				Name: d.Name, Namespace: d.Namespace, NamespaceCreated: d.NamespaceCreated,
-				Confirm: confirm, Error: cmpOr(styrmin.ErrorFields(err)["confirm"], styrmin.ErrorMessage(err)),
+			props, perr := deleteProps(form, entered, err, md)
+			if perr != nil {
+				return perr
 			}
+			props.Page = page(c, "Delete "+props.Name, views.NavDeployments)
+			props.Confirm = confirm
 			return render(c, http.StatusUnprocessableEntity, views.DeploymentDeletePage(props))
 		}
 		if err != nil {
@@ -53,4 +60,24 @@ func deploymentDeleteSubmit(svc Deployments) echo.HandlerFunc {
 		flash(c, views.FlashSuccess, fmt.Sprintf("Deployment %s is queued for deletion (task #%d).", queued.Deployment, queued.TaskID))
 		return redirect(c, deploymentPath(queued.Deployment))
 	}
+}
+
+// deleteProps are the delete page's props (without the layout's) with the
+// entered prompts and, after a refusal, its messages: the confirmation's
+// next to its field, the prompts' next to theirs.
+func deleteProps(form *deployment.DeleteForm, entered enteredForm, refusal error, md *views.Markdown) (views.DeploymentDeleteProps, error) {
+	d := form.Deployment
+	fieldErrors := styrmin.ErrorFields(refusal)
+	actions, err := hookActionSections(form.HookActions, form.Prompts, entered, fieldErrors, md)
+	if err != nil {
+		return views.DeploymentDeleteProps{}, err
+	}
+	p := views.DeploymentDeleteProps{Name: d.Name, Namespace: d.Namespace, NamespaceCreated: d.NamespaceCreated, Actions: actions}
+	if refusal != nil {
+		p.Error = fieldErrors["confirm"]
+		if len(fieldErrors) == 0 {
+			p.Error = styrmin.ErrorMessage(refusal)
+		}
+	}
+	return p, nil
 }

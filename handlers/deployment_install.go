@@ -49,7 +49,7 @@ func deploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 		driver := c.Param("name")
 		queued, err := svc.Install(ctx, deployment.InstallRequest{
 			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
-			AppVersion: entered.AppVersion, Parameters: entered.Params, By: currentUser(c).Username,
+			AppVersion: entered.AppVersion, Parameters: entered.Params, Prompts: entered.Prompts, By: currentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			return installRefused(c, svc, catalog, md, driver, entered, err)
@@ -92,7 +92,11 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		return views.DeploymentInstallProps{}, err
 	}
 	params := d.Spec.Parameters
-	groups, err := paramGroups(params, formValues(params, form.Values, entered), fieldErrors, false, nil, md)
+	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
+	if err != nil {
+		return views.DeploymentInstallProps{}, err
+	}
+	actions, err := hookActionSections(form.HookActions, form.Prompts, entered, fieldErrors, md)
 	if err != nil {
 		return views.DeploymentInstallProps{}, err
 	}
@@ -101,7 +105,7 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		DriverVersion: d.Spec.Version, DriverVersions: versionChoices(form.DriverVersions, ""),
 		Name: entered.Name, Namespace: entered.Namespace, NameMaxLength: deployment.MaxNameLength,
 		AppVersion: form.AppVersion, AppVersions: form.AppVersions, AppVersionConstraint: d.Spec.SupportedVersions,
-		Groups: groups, FieldErrors: fieldErrors,
+		Groups: groups, Actions: actions, FieldErrors: fieldErrors,
 	}
 	if entered.Carried && entered.AppVersion != "" {
 		p.AppVersion = entered.AppVersion

@@ -14,8 +14,12 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// paramPrefix starts the form field name of every parameter: param.<name>.
-const paramPrefix = "param."
+// Form field name prefixes: param.<name> for parameters (and a manual
+// action's prompts), prompt.<action>.<name> for hook actions' prompts.
+const (
+	paramPrefix  = "param"
+	promptPrefix = "prompt"
+)
 
 // enteredForm is what a user typed into an install or upgrade form, as the
 // form sends it. Secrets are read for the service but never shown again.
@@ -24,23 +28,37 @@ type enteredForm struct {
 	// Params holds each parameter field by parameter name; an unchecked
 	// boolean is absent.
 	Params map[string]string
+	// Prompts holds each hook action prompt field by action, then prompt.
+	Prompts map[string]map[string]string
 	// Carried is set when the request carries the form's fields (a POST, or
 	// the htmx reload of the form for another driver version).
 	Carried bool
 }
 
-// readEntered reads the form fields of an install or upgrade form from
-// values (the POST body or, for a reload, the query).
+// readEntered reads the form fields of an install, upgrade or delete form
+// from values (the POST body or, for a reload, the query).
 func readEntered(values url.Values) enteredForm {
 	f := enteredForm{
 		Name: values.Get("name"), Namespace: values.Get("namespace"),
 		DriverVersion: values.Get("driver_version"), AppVersion: values.Get("app_version"),
-		Params: map[string]string{},
+		Params: map[string]string{}, Prompts: map[string]map[string]string{},
 	}
 	for key, vs := range values {
-		if name, ok := strings.CutPrefix(key, paramPrefix); ok && len(vs) > 0 {
+		if len(vs) == 0 {
+			continue
+		}
+		if name, ok := strings.CutPrefix(key, paramPrefix+"."); ok {
 			f.Params[name] = vs[0]
 			f.Carried = true
+		}
+		if rest, ok := strings.CutPrefix(key, promptPrefix+"."); ok {
+			if action, name, ok := strings.Cut(rest, "."); ok {
+				if f.Prompts[action] == nil {
+					f.Prompts[action] = map[string]string{}
+				}
+				f.Prompts[action][name] = vs[0]
+				f.Carried = true
+			}
 		}
 	}
 	_, hasApp := values["app_version"]
@@ -48,18 +66,18 @@ func readEntered(values url.Values) enteredForm {
 	return f
 }
 
-// formValues returns the text each parameter field shows: start (the
-// service's text: defaults or current values), overridden by what the user
-// entered when the form was carried. Secrets are never in the result.
-func formValues(params []drivers.Parameter, start map[string]string, entered enteredForm) map[string]string {
+// formValues returns the text each parameter (or prompt) field shows: start
+// (the service's text: defaults or current values), overridden by what the
+// user entered when the form was carried. Secrets are never in the result.
+func formValues(params []drivers.Parameter, start, entered map[string]string, carried bool) map[string]string {
 	out := map[string]string{}
 	for _, p := range params {
 		if p.Type == drivers.TypeSecret {
 			continue
 		}
 		v := start[p.Name]
-		if entered.Carried {
-			if e, given := entered.Params[p.Name]; given {
+		if carried {
+			if e, given := entered[p.Name]; given {
 				v = e
 			} else if p.Type == drivers.TypeBoolean {
 				v = "" // an unchecked box sends nothing
@@ -72,10 +90,11 @@ func formValues(params []drivers.Parameter, start map[string]string, entered ent
 
 // paramGroups builds a form's parameter fields, grouped as the driver
 // declares them: ungrouped first, then each group in order of appearance.
+// prefix starts the fields' names (paramPrefix, or promptPrefix.<action>),
 // secretsSet names the secrets that have a value already (upgrade; nil for
 // an install), immutable parameters are locked on an upgrade, and
-// fieldErrors are the service's field errors (param.<name> → message).
-func paramGroups(params []drivers.Parameter, values map[string]string, fieldErrors map[string]string, upgrade bool, secretsSet []string, md *views.Markdown) ([]views.ParamGroup, error) {
+// fieldErrors are the service's field errors (<prefix>.<name> → message).
+func paramGroups(prefix string, params []drivers.Parameter, values map[string]string, fieldErrors map[string]string, upgrade bool, secretsSet []string, md *views.Markdown) ([]views.ParamGroup, error) {
 	var groups []views.ParamGroup
 	index := map[string]int{}
 	if slices.ContainsFunc(params, func(p drivers.Parameter) bool { return p.Group == "" }) {
@@ -94,9 +113,9 @@ func paramGroups(params []drivers.Parameter, values map[string]string, fieldErro
 			return nil, err
 		}
 		f := views.ParamField{
-			Name: p.Name, Title: p.Title, Description: desc, Type: string(p.Type),
+			Prefix: prefix, Name: p.Name, Title: p.Title, Description: desc, Type: string(p.Type),
 			Required: p.Required, Locked: upgrade && p.Immutable, Pattern: p.Pattern,
-			Error: fieldErrors[paramPrefix+p.Name],
+			Error: fieldErrors[prefix+"."+p.Name],
 		}
 		if p.Type != drivers.TypeSecret {
 			f.Value = values[p.Name]
@@ -121,6 +140,27 @@ func paramGroups(params []drivers.Parameter, values map[string]string, fieldErro
 		groups[i].Fields = append(groups[i].Fields, f)
 	}
 	return groups, nil
+}
+
+// hookActionSections builds a section per hook action of a form, its prompt
+// fields named prompt.<action>.<prompt>: start holds their starting text by
+// action (the service's), overridden by what the user entered when the form
+// was carried; fieldErrors are the service's field errors.
+func hookActionSections(actions []*drivers.Action, start map[string]map[string]string, entered enteredForm, fieldErrors map[string]string, md *views.Markdown) ([]views.HookActionSection, error) {
+	out := make([]views.HookActionSection, 0, len(actions))
+	for _, a := range actions {
+		values := formValues(a.Prompts, start[a.Name], entered.Prompts[a.Name], entered.Carried)
+		groups, err := paramGroups(promptPrefix+"."+a.Name, a.Prompts, values, fieldErrors, false, nil, md)
+		if err != nil {
+			return nil, err
+		}
+		desc, err := md.HTML(a.Description)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views.HookActionSection{Name: a.Name, Title: cmpOr(a.Title, a.Name), Hook: string(a.Hook), Description: desc, Prompts: groups})
+	}
+	return out, nil
 }
 
 // versionChoices lists driver versions (newest first) for a select; current

@@ -25,7 +25,7 @@ func deploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md 
 		name := c.Param("name")
 		review, err := svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{
 			Name: name, DriverVersion: entered.DriverVersion, AppVersion: entered.AppVersion,
-			Parameters: entered.Params, By: currentUser(c).Username,
+			Parameters: entered.Params, Prompts: entered.Prompts, By: currentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			form, ferr := svc.UpgradeForm(ctx, name, entered.DriverVersion)

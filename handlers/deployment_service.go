@@ -13,7 +13,8 @@ type deploymentReader interface {
 	Live(ctx context.Context, d *deployment.Deployment) *deployment.Live
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
-	TaskByID(ctx context.Context, id int64) (*deployment.Task, string, error)
+	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 }
 
 // deploymentInstaller is what the install and upgrade forms need.
@@ -31,7 +32,8 @@ type deploymentOperator interface {
 	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
 	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
 	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
-	Delete(ctx context.Context, name, confirm, by string) (*deployment.Queued, error)
+	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
+	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
 	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
 }

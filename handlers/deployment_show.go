@@ -160,7 +160,7 @@ func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualActi
 		if a.Hook != drivers.HookManual {
 			continue
 		}
-		groups, err := paramGroups(a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		groups, err := paramGroups(paramPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,11 @@ func upgradeProps(ctx context.Context, catalog DriverCatalog, form *deployment.U
 		return views.DeploymentUpgradeProps{}, err
 	}
 	params := drv.Spec.Parameters
-	groups, err := paramGroups(params, formValues(params, form.Values, entered), fieldErrors, true, d.SecretsSet, md)
+	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, true, d.SecretsSet, md)
+	if err != nil {
+		return views.DeploymentUpgradeProps{}, err
+	}
+	actions, err := hookActionSections(form.HookActions, form.Prompts, entered, fieldErrors, md)
 	if err != nil {
 		return views.DeploymentUpgradeProps{}, err
 	}
@@ -58,7 +62,7 @@ func upgradeProps(ctx context.Context, catalog DriverCatalog, form *deployment.U
 		CurrentDriverVersion: d.DriverVersion, CurrentAppVersion: d.AppVersion,
 		DriverVersion: form.DriverVersion, DriverVersions: versionChoices(form.DriverVersions, d.DriverVersion),
 		AppVersion: form.AppVersion, AppVersions: form.AppVersions, AppVersionConstraint: drv.Spec.SupportedVersions,
-		Groups: groups, FieldErrors: fieldErrors,
+		Groups: groups, Actions: actions, FieldErrors: fieldErrors,
 	}
 	if entered.Carried && entered.AppVersion != "" {
 		p.AppVersion = entered.AppVersion

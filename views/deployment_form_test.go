@@ -191,3 +191,30 @@ func TestTextareaKeepsALeadingNewline(t *testing.T) {
 	doc := renderDoc(t, ParameterFieldset([]ParamGroup{{Fields: []ParamField{{Name: "t", Type: "text", Value: "\nsecond line"}}}}))
 	require.Equal(t, "\nsecond line", doc.Find("textarea").Text())
 }
+
+func TestHookActionsAreASectionEachWithPrefixedPromptFields(t *testing.T) {
+	t.Parallel()
+	p := sampleUpgrade(operator)
+	p.Actions = []HookActionSection{{
+		Name: "back-up", Title: "Back up the database", Hook: "pre-upgrade", Description: "Dumps <em>everything</em>.",
+		Prompts: []ParamGroup{{Fields: []ParamField{
+			{Prefix: "prompt.back-up", Name: "label", Title: "Label", Type: "string", Value: "nightly", Error: "Label is too long"},
+			{Prefix: "prompt.back-up", Name: "key", Title: "Key", Type: "secret"},
+		}}},
+	}}
+	doc := renderDoc(t, DeploymentUpgradePage(p))
+	section := doc.Find(`form [data-testid="hook-action"][data-action="back-up"]`)
+	require.Equal(t, "Before upgrade: Back up the database", section.Find("h2").Text())
+	require.Equal(t, "everything", section.Find("em").Text(), "the description is help text")
+	label := section.Find("#prompt-back-up-label")
+	require.Equal(t, "prompt.back-up.label", label.AttrOr("name", ""))
+	require.Equal(t, "nightly", label.AttrOr("value", ""))
+	require.Equal(t, "Label is too long", section.Find("#prompt-back-up-label-error").Text())
+	require.Equal(t, "prompt.back-up.key", section.Find(`input[type="password"]`).AttrOr("name", ""))
+	require.Contains(t, doc.Find(`[data-testid="error-summary"] a`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("href", "") }),
+		"#prompt-back-up-label", "the summary links to a bad prompt")
+
+	del := renderDoc(t, DeploymentDeletePage(DeploymentDeleteProps{Page: Page{User: operator}, Name: "cache", Namespace: "cache", Actions: p.Actions}))
+	require.Equal(t, 1, del.Find(`form[data-testid="delete-form"] [data-testid="hook-action"] #prompt-back-up-label`).Length())
+	require.Equal(t, "#prompt-back-up-label", del.Find(`[data-testid="error-summary"] a`).AttrOr("href", ""))
+}

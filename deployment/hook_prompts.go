@@ -1,0 +1,143 @@
+package deployment
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// promptField is the name of a hook action prompt's form field, as errors
+// key it: prompt.<action>.<prompt>.
+func promptField(action, name string) string { return "prompt." + action + "." + name }
+
+// hookActions are the actions of d that run at one of hooks and ask
+// prompts, in declaration order: the sections of a form.
+func hookActions(d *drivers.Driver, hooks ...drivers.Hook) []*drivers.Action {
+	var out []*drivers.Action
+	for i := range d.Spec.Actions {
+		a := &d.Spec.Actions[i]
+		for _, h := range hooks {
+			if a.Hook == h && len(a.Prompts) > 0 {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// promptText is the text each hook action's prompt fields start with, by
+// action then prompt: the defaults, secrets blank.
+func promptText(actions []*drivers.Action) map[string]map[string]string {
+	text := map[string]map[string]string{}
+	for _, a := range actions {
+		text[a.Name] = FormText(a.Prompts, nil)
+	}
+	return text
+}
+
+// hookPrompts are the prompt values of the hook actions a task runs, by
+// action then prompt: the plain ones travel in the task's inputs, the secret
+// ones sealed in its secret inputs.
+type hookPrompts struct {
+	Plain   map[string]map[string]any
+	Secrets map[string]map[string]string
+}
+
+// readPrompts reads the prompt fields of actions (action → prompt → text) as
+// parameters are read, adding each bad field's message to fields keyed
+// prompt.<action>.<prompt>.
+func readPrompts(actions []*drivers.Action, form map[string]map[string]string, fields map[string]string) hookPrompts {
+	var p hookPrompts
+	for _, a := range actions {
+		v := readFields(a.Prompts, form[a.Name], nil, fields, func(name string) string { return promptField(a.Name, name) })
+		if len(v.Plain) > 0 {
+			if p.Plain == nil {
+				p.Plain = map[string]map[string]any{}
+			}
+			p.Plain[a.Name] = v.Plain
+		}
+		if len(v.Secrets) > 0 {
+			if p.Secrets == nil {
+				p.Secrets = map[string]map[string]string{}
+			}
+			p.Secrets[a.Name] = v.Secrets
+		}
+	}
+	return p
+}
+
+// promptSecretPrefix starts the key of a secret prompt in a task's sealed
+// secret inputs, prompt/<action>/<prompt>: no parameter name holds a '/'.
+const promptSecretPrefix = "prompt/"
+
+// taskSecrets are a task's sealed secret inputs: the deployment's secret
+// parameter values (upgrade) and its hook actions' secret prompt values.
+type taskSecrets struct {
+	Params  map[string]string
+	Prompts map[string]map[string]string
+}
+
+// sealable is the one map that is sealed into a task's secret inputs.
+func (t taskSecrets) sealable() map[string]string {
+	out := maps.Clone(t.Params)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for action, values := range t.Prompts {
+		for name, v := range values {
+			out[promptSecretPrefix+action+"/"+name] = v
+		}
+	}
+	return out
+}
+
+// splitTaskSecrets takes the opened secret inputs of a task apart again, as
+// taskSecrets.sealable put them together.
+func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
+	t := taskSecrets{Params: map[string]string{}, Prompts: map[string]map[string]string{}}
+	for key, v := range opened {
+		rest, isPrompt := strings.CutPrefix(key, promptSecretPrefix)
+		if !isPrompt {
+			t.Params[key] = v
+			continue
+		}
+		action, name, ok := strings.Cut(rest, "/")
+		if !ok || action == "" || name == "" {
+			return taskSecrets{}, fmt.Errorf("deployment: secret input %q names no action and prompt", key)
+		}
+		if t.Prompts[action] == nil {
+			t.Prompts[action] = map[string]string{}
+		}
+		t.Prompts[action][name] = v
+	}
+	return t, nil
+}
+
+// openTaskSecrets opens and splits the secret inputs of the job's task.
+func (j *job) openTaskSecrets() (taskSecrets, error) {
+	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, secretsLabel(j.row.ID))
+	if err != nil {
+		return taskSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", j.run.Task.ID, err)
+	}
+	return splitTaskSecrets(opened)
+}
+
+// withSecretPrompts is the prompt values the hooks of a task get: the plain
+// ones of its inputs with its secret ones added.
+func withSecretPrompts(plain map[string]map[string]any, secret map[string]map[string]string) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for action, values := range plain {
+		out[action] = maps.Clone(values)
+	}
+	for action, values := range secret {
+		if out[action] == nil {
+			out[action] = map[string]any{}
+		}
+		for name, v := range values {
+			out[action][name] = v
+		}
+	}
+	return out
+}

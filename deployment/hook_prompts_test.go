@@ -1,0 +1,240 @@
+package deployment_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/redact"
+	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// promptActions are the actions of the Redis copy the prompt tests install:
+// hook actions with plain and secret prompts, and a manual action whose
+// required prompt no install, upgrade or delete form asks.
+const promptActions = `
+- name: seed
+  title: Seed the cache
+  description: Loads the first keys.
+  hook: pre-install
+  function: "actions:seed"
+  prompts:
+    - {name: keys, type: integer, default: 3, min: 1, max: 10}
+    - {name: api_key, type: secret, required: true}
+- name: announce
+  hook: post-upgrade
+  function: "actions:announce"
+  prompts:
+    - {name: channel, type: string, required: true, pattern: "^#[a-z]+$"}
+    - {name: webhook, type: secret}
+- name: archive
+  hook: pre-delete
+  function: "actions:archive"
+  prompts:
+    - {name: bucket, type: string, default: backups}
+    - {name: token, type: secret, required: true}
+- name: quiet
+  hook: post-delete
+  function: "actions:archive"
+- name: flush
+  hook: manual
+  function: "actions:archive"
+  prompts:
+    - {name: confirm, type: string, required: true}
+`
+
+// promptActionsPy is their Python module; archive logs its prompts.
+const promptActionsPy = `
+import logging
+
+
+def seed(keys, api_key):
+    pass
+
+
+def announce(channel, webhook=None):
+    pass
+
+
+def archive(bucket=None, token=None):
+    logging.getLogger("test").info("bucket %s, token %s", bucket, token)
+`
+
+// setupPrompts returns a service holding Redis 1.5.0 with promptActions.
+func setupPrompts(t *testing.T) fixture {
+	t.Helper()
+	f := setup(t, nil)
+	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
+	return f
+}
+
+// redisWithPrompts is a valid install request of that Redis copy.
+func redisWithPrompts(name string) deployment.InstallRequest {
+	req := redis(name)
+	req.DriverVersion = "1.5.0"
+	req.Prompts = map[string]map[string]string{"seed": {"keys": "5", "api_key": "k3y-s3cret"}}
+	return req
+}
+
+// taskRow is a task's inputs as text and its secret inputs opened.
+func (f fixture) taskRow(t *testing.T, taskID int64) (inputs string, secretInputs map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	var sealed []byte
+	var deploymentID int64
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT inputs::text, secret_inputs, deployment_id FROM tasks WHERE id = $1`, taskID).Scan(&inputs, &sealed, &deploymentID))
+	key, err := secrets.ParseKey(f.keyText)
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	secretInputs, err = box.OpenValues(sealed, fmt.Sprintf("deployment %d", deploymentID))
+	require.NoError(t, err)
+	return inputs, secretInputs
+}
+
+func TestInstallFormHasASectionPerHookActionWithPrompts(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	form, err := f.svc.InstallForm(context.Background(), "redis", "1.5.0")
+	require.NoError(t, err)
+	require.Len(t, form.HookActions, 1, "only the install's hook actions that ask prompts")
+	require.Equal(t, "seed", form.HookActions[0].Name)
+	require.Equal(t, map[string]map[string]string{"seed": {"keys": "3"}}, form.Prompts, "defaults; a secret starts blank")
+}
+
+func TestInstallPutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	ctx := context.Background()
+	queued, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+
+	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"seed": map[string]any{"keys": float64(5)}}, task.Inputs["prompts"])
+	inputs, sealed := f.taskRow(t, queued.TaskID)
+	require.NotContains(t, inputs, "k3y-s3cret", "a task's inputs never hold a secret")
+	require.Equal(t, map[string]string{"prompt/seed/api_key": "k3y-s3cret"}, sealed, "the install's secret parameters stay on the deployment")
+}
+
+func TestHookPromptsAreCheckedLikeParameters(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	ctx := context.Background()
+	req := redisWithPrompts("cache")
+	req.Prompts = map[string]map[string]string{"seed": {"keys": "20"}}
+	_, err := f.svc.Install(ctx, req)
+	require.Equal(t, map[string]string{
+		"prompt.seed.keys":    "20 is more than the maximum 10",
+		"prompt.seed.api_key": "api_key is required",
+	}, fieldsOf(t, err), "the manual action's required prompt is not asked")
+
+	_, err = f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "cache", By: "alice",
+		Prompts: map[string]map[string]string{"announce": {"channel": "ops"}}})
+	require.Equal(t, map[string]string{"prompt.announce.channel": `"ops" does not match the pattern ^#[a-z]+$`}, fieldsOf(t, err))
+
+	_, err = f.svc.Delete(ctx, "cache", "cach", nil, "alice")
+	require.Equal(t, map[string]string{
+		"confirm":              "type cache to confirm",
+		"prompt.archive.token": "token is required",
+	}, fieldsOf(t, err))
+}
+
+func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	ctx := context.Background()
+	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+
+	form, err := f.svc.UpgradeForm(ctx, "cache", "")
+	require.NoError(t, err)
+	require.Len(t, form.HookActions, 1)
+	require.Equal(t, "announce", form.HookActions[0].Name)
+
+	req := deployment.UpgradeRequest{Name: "cache", Parameters: map[string]string{"password": "new-s3cret-password"}, By: "alice",
+		Prompts: map[string]map[string]string{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}}}
+	review, err := f.svc.ReviewUpgrade(ctx, req)
+	require.NoError(t, err)
+	require.NotContains(t, review.Token, "w3bhook-s3cret")
+
+	edit, err := f.svc.EditUpgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"channel": "#ops"}, edit.Prompts["announce"], "Back keeps the entered prompts, secrets blank")
+
+	queued, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	require.NoError(t, err)
+	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"announce": map[string]any{"channel": "#ops"}}, task.Inputs["prompts"])
+	inputs, sealed := f.taskRow(t, queued.TaskID)
+	require.NotContains(t, inputs, "w3bhook-s3cret")
+	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"])
+	require.Equal(t, "new-s3cret-password", sealed["password"], "the deployment's secrets travel beside the prompts")
+}
+
+func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	ctx := context.Background()
+	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+
+	form, err := f.svc.DeleteForm(ctx, "cache")
+	require.NoError(t, err)
+	require.Len(t, form.HookActions, 1, "the post-delete action asks nothing")
+	require.Equal(t, map[string]map[string]string{"archive": {"bucket": "backups"}}, form.Prompts)
+
+	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"token": "t0ken-s3cret"}}, "alice")
+	require.NoError(t, err)
+	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"archive": map[string]any{"bucket": "backups"}}, task.Inputs["prompts"], "a blank field takes its default")
+	inputs, sealed := f.taskRow(t, queued.TaskID)
+	require.NotContains(t, inputs, "t0ken-s3cret")
+	require.Equal(t, map[string]string{"prompt/archive/token": "t0ken-s3cret"}, sealed)
+}
+
+// TestDeleteRunsItsHookActionWithItsSecretPrompt runs a delete task for real
+// against a cluster that does not answer: its pre-delete action runs before
+// Helm does, and gets the plain prompt and the secret one, unsealed (the log
+// line that prints it is redacted).
+func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
+	t.Parallel()
+	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
+	client, err := kube.New(config)
+	require.NoError(t, err)
+	releases, err := release.New(config, slog.Default())
+	require.NoError(t, err)
+	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
+	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
+	enableActions(t, f.svc)
+	ctx := context.Background()
+	_, err = f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, "alice")
+	require.NoError(t, err)
+
+	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
+	require.NoError(t, err)
+	require.NoError(t, worker.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, worker.Stop(context.Background())) })
+
+	task := f.waitEnded(t, "cache", queued.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status, "Helm cannot reach the cluster")
+	archive := hookStep(t, task, "archive")
+	require.Equal(t, executor.StepSucceeded, archive.Status, "%+v", archive)
+	require.Contains(t, logText(archive), "bucket old, token "+redact.Mark, "the action got both prompts")
+	require.NotContains(t, logText(archive), "t0ken-s3cret")
+}
