@@ -21,6 +21,10 @@ import (
 // (and redacted) wherever it surfaces. Action tokens start with "sta_".
 const APITokenPrefix = "stp_"
 
+// DefaultAPITokenLifetime is how long a new token lasts unless its creator
+// chooses otherwise, on the page and on the command line.
+const DefaultAPITokenLifetime = 30 * 24 * time.Hour
+
 // maxTokenName bounds a token's name.
 const maxTokenName = 100
 

@@ -128,6 +128,18 @@ func (u *Users) Get(ctx context.Context, id int64) (User, error) {
 	return userFromRow(row), nil
 }
 
+// GetByUsername returns the user named name (as typed: it is normalised).
+func (u *Users) GetByUsername(ctx context.Context, name string) (User, error) {
+	name = NormalizeUsername(name)
+	row, err := u.q.GetUserByUsername(ctx, name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user named %q.", name)
+	} else if err != nil {
+		return User{}, fmt.Errorf("auth: get user %s: %w", name, err)
+	}
+	return userFromRow(row), nil
+}
+
 // List returns every user, by username.
 func (u *Users) List(ctx context.Context) ([]User, error) {
 	rows, err := u.q.ListUsers(ctx)

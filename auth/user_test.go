@@ -39,6 +39,10 @@ func TestCreateUser(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, u, got)
 
+	got, err = users.GetByUsername(ctx, " Alice")
+	require.NoError(t, err)
+	require.Equal(t, u, got, "a username is found as typed")
+
 	_, err = users.Create(ctx, auth.NewUser{Username: "ALICE", Password: "another password", Role: auth.Admin})
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.ErrorContains(t, err, `"alice" already exists`)
@@ -70,6 +74,8 @@ func TestCreateUserRefusesBadInput(t *testing.T) {
 func TestGetUnknownUserIsNotFound(t *testing.T) {
 	t.Parallel()
 	_, err := newUsers(t).Get(context.Background(), 4242)
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	_, err = newUsers(t).GetByUsername(context.Background(), "nobody")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }
 

@@ -33,9 +33,10 @@ type route struct {
 // (deps_test.go) so that the walk can call it.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
-// at least operator, except those that change only the caller's own sessions:
-// signing in (anyone), signing out and ending one of one's own sessions (any
-// signed-in user).
+// at least operator, except those that change only the caller's own
+// credentials: signing in (anyone), signing out, ending one of one's own
+// sessions, and creating and revoking one's own API tokens (any signed-in
+// user; the token store lets only admins revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
 	return append([]route{
@@ -48,6 +49,9 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit(d.Sessions)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: sessionList(d.Sessions)},
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: sessionEnd(d.Sessions)},
+		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: tokenList(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: tokenCreate(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: tokenRevoke(d.APITokens)},
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
 
@@ -81,5 +85,6 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
+		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: userTokenList(d.Users, d.APITokens)},
 	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d})...)...)
 }

@@ -168,11 +168,13 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 // ownCredentialRoutes change nothing but the caller's own sessions and API
 // tokens, so every signed-in role (and for signing in, anyone) may call them.
 var ownCredentialRoutes = map[string]bool{
-	"POST /signin":                   true,
-	"POST /signout":                  true,
-	"POST /account/sessions/:id/end": true,
-	"POST /api/v1/tokens":            true,
-	"DELETE /api/v1/tokens/:id":      true,
+	"POST /signin":                    true,
+	"POST /signout":                   true,
+	"POST /account/sessions/:id/end":  true,
+	"POST /account/tokens":            true,
+	"POST /account/tokens/:id/revoke": true,
+	"POST /api/v1/tokens":             true,
+	"DELETE /api/v1/tokens/:id":       true,
 }
 
 // TestStateChangesNeedOperator checks the rule of the permission table: a

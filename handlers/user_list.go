@@ -12,6 +12,7 @@ import (
 
 // userAdmin is what the users page needs.
 type userAdmin interface {
+	Get(ctx context.Context, id int64) (auth.User, error)
 	List(ctx context.Context) ([]auth.User, error)
 	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
 	SetRole(ctx context.Context, id int64, role auth.Role) (auth.User, error)

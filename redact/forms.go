@@ -164,6 +164,7 @@ var lineForms = []form{
 	token([]string{"sk-"}, `\bsk-[A-Za-z0-9_-]{20,}`, mixedCase),                                               // OpenAI, Anthropic
 	token([]string{"hf_"}, `\bhf_[A-Za-z0-9]{30,}`, mixedCase),                                                 // Hugging Face
 	token([]string{"sta_"}, `\bsta_[A-Za-z0-9_-]{16,}=*`, nil),                                                 // Styrmin action token
+	token([]string{"stp_"}, `\bstp_[A-Za-z0-9_-]{16,}=*`, nil),                                                 // Styrmin personal API token
 }
 
 // token returns a form that replaces a whole match of expr; accept, when

@@ -95,6 +95,7 @@ func TestStringCommonForms(t *testing.T) {
 		{"azure sas", "GET https://st1.blob.core.windows.net/c/b?sv=2022-11-02&sr=b&sig=Zm9vYmFyJTJCc2lnbmF0dXJl%3D&se=2026", "Zm9vYmFyJTJCc2lnbmF0dXJl%3D", []string{"&sig=<redacted>&se=2026"}},
 		{"s3 presigned", "https://b.s3.amazonaws.com/k?X-Amz-Signature=4f2e1d0c9b8a7f6e5d4c&X-Amz-Date=1", "4f2e1d0c9b8a7f6e5d4c", []string{"X-Amz-Signature=<redacted>&X-Amz-Date=1"}},
 		{"styrmin action token", "POST /api/action/v1/jobs with sta_q2Vx9Lm3Np7Rt5Wz1Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op8Q failed", "sta_q2Vx9Lm3Np7Rt5Wz1Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op8Q", []string{"jobs with <redacted> failed"}},
+		{"styrmin api token", "echo stp_Qm9-vYmFy_YmF6cXV4cXV1eDEyMzQ1Njc4OTBhYmNkZWY > ~/.styrmin", "stp_Qm9-vYmFy_YmF6cXV4cXV1eDEyMzQ1Njc4OTBhYmNkZWY", []string{"echo <redacted> > ~/.styrmin"}},
 		{"docker auth", `{"auths": {"ghcr.io": {"auth": "dXNlcjpnaHBfc2VjcmV0"}}}`, "dXNlcjpnaHBfc2VjcmV0", []string{`"auth": "<redacted>"`}},
 		{"key => value", "{:password => 'r4ils-s3cret'}", "r4ils-s3cret", []string{":password => '<redacted>'"}},
 		{"after a refused key", "author: token=abc123def", "abc123def", []string{"author: token=<redacted>"}},

@@ -3,9 +3,11 @@
 //
 // Without STYRMIN_DATABASE_URL it starts (or reuses) a private PostgreSQL in
 // .dev/postgres from the installed server binaries, creates the database
-// "styrmin" in it, and passes its URL to the server. The server is built into
-// .dev/bin/styrmin and runs as a child process; Ctrl-C or SIGTERM stops the
-// server gracefully, then the PostgreSQL this command started.
+// "styrmin" in it, and passes its URL to the server. It prints the database's
+// URL (a configured one without its password) with the command that creates
+// an API token on it. The server is built into .dev/bin/styrmin and runs as a
+// child process; Ctrl-C or SIGTERM stops the server gracefully, then the
+// PostgreSQL this command started.
 //
 // Without STYRMIN_SECRET_KEY (or _FILE) it generates a key for secret
 // parameters in .dev/secret-key on first use and passes its path.
@@ -19,6 +21,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -51,13 +55,15 @@ func run(ctx context.Context, serveArgs []string) error {
 		return err
 	}
 	env := os.Environ()
-	if os.Getenv("STYRMIN_DATABASE_URL") == "" {
-		url, stopDB, err := startDatabase(ctx, filepath.Join(root, ".dev", "postgres"))
+	databaseURL, private := os.Getenv("STYRMIN_DATABASE_URL"), false
+	if databaseURL == "" {
+		privateURL, stopDB, err := startDatabase(ctx, filepath.Join(root, ".dev", "postgres"))
 		if err != nil {
 			return err
 		}
 		defer stopDB()
-		env = append(env, "STYRMIN_DATABASE_URL="+url)
+		env = append(env, "STYRMIN_DATABASE_URL="+privateURL)
+		databaseURL, private = privateURL, true
 	}
 	if os.Getenv("STYRMIN_SECRET_KEY") == "" && os.Getenv("STYRMIN_SECRET_KEY_FILE") == "" {
 		keyFile, err := ensureSecretKey(filepath.Join(root, ".dev", "secret-key"))
@@ -81,7 +87,28 @@ func run(ctx context.Context, serveArgs []string) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build the server: %w", err)
 	}
+	announceDatabase(os.Stderr, databaseURL, private)
 	return serve(ctx, bin, serveArgs, env)
+}
+
+// announceDatabase prints the database the server uses and how to reach it
+// from the command line, such as to create an API token. The URL of a
+// database the developer configured is printed without its password.
+func announceDatabase(w io.Writer, databaseURL string, private bool) {
+	shown := databaseURL
+	if !private {
+		if u, err := url.Parse(databaseURL); err == nil {
+			shown = u.Redacted()
+		} else {
+			shown = "(STYRMIN_DATABASE_URL, which is not a URL)"
+		}
+	}
+	fmt.Fprintln(w, "styrmin-dev: database:", shown)
+	if private {
+		fmt.Fprintf(w, "styrmin-dev: an API token for scripts: STYRMIN_DATABASE_URL='%s' go run ./cmd/styrmin token create --username admin\n", databaseURL)
+	} else {
+		fmt.Fprintln(w, "styrmin-dev: an API token for scripts: go run ./cmd/styrmin token create --username admin (with the same STYRMIN_DATABASE_URL)")
+	}
 }
 
 // ensureSecretKey returns the key file at path, writing a new random key

@@ -31,6 +31,7 @@ func main() {
 		newWorkerCmd(),
 		newMigrateCmd(),
 		newUserCmd(),
+		newTokenCmd(),
 		newDriverCmd(),
 		newDocsCmd(),
 	)

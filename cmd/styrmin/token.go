@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/styrmin/styrmin/auth"
+)
+
+// commandLine is who revokes a token from the command line: whoever reaches
+// the database can change anything, so it acts as an admin of no user id.
+var commandLine = auth.User{Username: "the command line", Role: auth.Admin}
+
+func newTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Manage the personal API tokens that scripts send to the REST API (Authorization: Bearer)",
+	}
+	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
+	return cmd
+}
+
+func newTokenCreateCmd() *cobra.Command {
+	var databaseURL, username, name, expires string
+	cmd := &cobra.Command{
+		Use:   "create --username NAME [--name NAME] [--expires 30d]",
+		Short: "Create an API token for a user and print it, and only it, on stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			lifetime, err := auth.ParseAPITokenLifetime(expires)
+			if err != nil {
+				return fmt.Errorf("--expires: %w", err)
+			}
+			return withTokenStores(cmd.Context(), databaseURL, func(users *auth.Users, tokens *auth.APITokens) error {
+				u, err := users.GetByUsername(cmd.Context(), username)
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				if name == "" {
+					name = "created on the command line " + now.UTC().Format(time.DateOnly)
+				}
+				created, err := tokens.Create(cmd.Context(), u, name, auth.APITokenExpiry(now, lifetime))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "created API token %d %q for %s, expires %s; it is not shown again\n",
+					created.ID, created.Name, u.Username, expiryText(created.ExpiresAt))
+				fmt.Fprintln(cmd.OutOrStdout(), created.Secret)
+				return nil
+			})
+		},
+	}
+	addDatabaseFlag(cmd, &databaseURL)
+	cmd.Flags().StringVar(&username, "username", "", "the user the token acts as, with their role (required)")
+	cmd.Flags().StringVar(&name, "name", "", `what the token is for; default "created on the command line <date>"`)
+	cmd.Flags().StringVar(&expires, "expires", "30d", `lifetime: 12h, 30d, 2w, 1y, ... or "never"`)
+	_ = cmd.MarkFlagRequired("username")
+	return cmd
+}
+
+func newTokenListCmd() *cobra.Command {
+	var databaseURL, username string
+	cmd := &cobra.Command{
+		Use:   "list --username NAME",
+		Short: "List a user's API tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withTokenStores(cmd.Context(), databaseURL, func(users *auth.Users, tokens *auth.APITokens) error {
+				u, err := users.GetByUsername(cmd.Context(), username)
+				if err != nil {
+					return err
+				}
+				list, err := tokens.List(cmd.Context(), u)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tNAME\tCREATED\tEXPIRES\tLAST USED")
+				for _, t := range list {
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expiryText(t.ExpiresAt), expiryText(t.LastUsedAt))
+				}
+				return w.Flush()
+			})
+		},
+	}
+	addDatabaseFlag(cmd, &databaseURL)
+	cmd.Flags().StringVar(&username, "username", "", "the user whose tokens to list (required)")
+	_ = cmd.MarkFlagRequired("username")
+	return cmd
+}
+
+func newTokenRevokeCmd() *cobra.Command {
+	var databaseURL string
+	var id int64
+	cmd := &cobra.Command{
+		Use:   "revoke --id N",
+		Short: "Revoke an API token of any user (its id is in `token list`)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withTokenStores(cmd.Context(), databaseURL, func(_ *auth.Users, tokens *auth.APITokens) error {
+				if err := tokens.Revoke(cmd.Context(), commandLine, id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "revoked API token %d\n", id)
+				return nil
+			})
+		},
+	}
+	addDatabaseFlag(cmd, &databaseURL)
+	cmd.Flags().Int64Var(&id, "id", 0, "the token's id (required)")
+	_ = cmd.MarkFlagRequired("id")
+	return cmd
+}
+
+// withTokenStores runs f with the user and token stores on the database at url.
+func withTokenStores(ctx context.Context, url string, f func(*auth.Users, *auth.APITokens) error) error {
+	pool, err := openDatabase(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	users, err := auth.NewUsers(pool)
+	if err != nil {
+		return err
+	}
+	return f(users, auth.NewAPITokens(pool))
+}
+
+// expiryText shows an optional time in UTC, or "never".
+func expiryText(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
