@@ -30,7 +30,8 @@ const clientLiveTest = "sdk/python/tests/test_client_live.py"
 
 // apiDriverVersion is the version of the action-less Hello Web copy that the
 // API tests deploy: on the local cluster pods are simulated, so the bundled
-// actions, which talk to the running site, cannot succeed.
+// actions, which talk to the running site, cannot succeed. It is the newest
+// version, which the Python client's test installs.
 const apiDriverVersion = "1.0.1"
 
 // TestAPIOnTheCluster drives deployments through the REST API on the local
