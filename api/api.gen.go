@@ -200,7 +200,7 @@ type APIToken struct {
 
 // ActionRequest defines model for ActionRequest.
 type ActionRequest struct {
-	// Prompts The action's prompt values by prompt name; omitted prompts take their default.
+	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
 	Prompts *map[string]interface{} `json:"prompts,omitempty"`
 }
 
@@ -347,10 +347,13 @@ type InstallRequest struct {
 	// Namespace Defaults to the name.
 	Namespace *string `json:"namespace,omitempty"`
 
-	// Parameters Parameter values by name: strings, numbers, booleans, lists or objects
-	// as the parameter's type says. Omitted parameters take their default
-	// on install and keep their value on upgrade; an omitted or empty
-	// secret keeps its value on upgrade.
+	// Parameters Parameter values by name, as the parameter's type says: a string, a
+	// number, or true or false. A boolean parameter takes only true or
+	// false; the others also take their value as a string, as the form
+	// does. No parameter takes a list or an object, and an unknown name is
+	// refused. Omitted (or null) parameters take their default on install
+	// and keep their value on upgrade; an omitted or empty secret keeps its
+	// value on upgrade.
 	Parameters *ParameterValues `json:"parameters,omitempty"`
 
 	// Prompts Prompt values of hook actions, by action name then prompt name.
@@ -394,10 +397,13 @@ type ParameterChange struct {
 // ParameterChangeChange defines model for ParameterChange.Change.
 type ParameterChangeChange string
 
-// ParameterValues Parameter values by name: strings, numbers, booleans, lists or objects
-// as the parameter's type says. Omitted parameters take their default
-// on install and keep their value on upgrade; an omitted or empty
-// secret keeps its value on upgrade.
+// ParameterValues Parameter values by name, as the parameter's type says: a string, a
+// number, or true or false. A boolean parameter takes only true or
+// false; the others also take their value as a string, as the form
+// does. No parameter takes a list or an object, and an unknown name is
+// refused. Omitted (or null) parameters take their default on install
+// and keep their value on upgrade; an omitted or empty secret keeps its
+// value on upgrade.
 type ParameterValues map[string]interface{}
 
 // Problem defines model for Problem.
@@ -564,10 +570,13 @@ type UpgradeRequest struct {
 	// DriverVersion Empty: the current one.
 	DriverVersion *string `json:"driver_version,omitempty"`
 
-	// Parameters Parameter values by name: strings, numbers, booleans, lists or objects
-	// as the parameter's type says. Omitted parameters take their default
-	// on install and keep their value on upgrade; an omitted or empty
-	// secret keeps its value on upgrade.
+	// Parameters Parameter values by name, as the parameter's type says: a string, a
+	// number, or true or false. A boolean parameter takes only true or
+	// false; the others also take their value as a string, as the form
+	// does. No parameter takes a list or an object, and an unknown name is
+	// refused. Omitted (or null) parameters take their default on install
+	// and keep their value on upgrade; an omitted or empty secret keeps its
+	// value on upgrade.
 	Parameters *ParameterValues `json:"parameters,omitempty"`
 
 	// Prompts Prompt values of hook actions, by action name then prompt name.
@@ -3030,90 +3039,92 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Fxbc9y2kv4rXdytslVLj2Qn52ytXPugxMmJE2/ikuWch0ilwZCYGUQkwACg5Dku/fctdAO8DMG5SCMn",
-	"W7VPlocgLn3vrxv8nGSqrJTk0prk9HNSMc1KbrnG/31ba6O0+yvnJtOiskLJ5DS5WHKYSv7JXmc4Ygpq",
-	"DnbJodL8VqjaQMUWfJKkiXDD/6i5XiVpIlnJk9OE3knSxGRLXjI3fck+veNyYZfJ6auTkzSxq8qNNFYL",
-	"uUju79PkDa8KtSq5tD/jLJ9p6orZZTsz/pMmmv9RC83z5NTqmnfXicyrxS3Xh53znSiFHVLtB3UHJZMr",
-	"EJaXBhgSCZaqyA0wC6UydoxkBc7YXTXnc1YXNjn920nqyCfKuvTEK4Wk/71sCCmk5QuucXcXzNy8fTNy",
-	"WpFvPOtc6ZJZmvDvXyeR+e/d66ZS0nAUofdazQpeuj8zJS2XSBhWVYXImCPMcUUj/uN346j0ubPav2s+",
-	"T06TfztuZfSYnprjMC+u2KfzmQSutdIpMAPn338L//X13/4T/DKQc8tEYSaJJ8VZlvHKusOO7nC/nfUm",
-	"jWzPKU+2ZHLB4Y4Z+KPmNc/dVhlYZm6cCCw5y70KvlO0ibgSuheeGfh4/m6SbJJJ3IbfoHt+9v7thbrh",
-	"OGulVcW1FcSvTHNmeX7NbI/fObP8hRWoCmuTpwn/VAnNzaZ3ZF0UbFbwIFKDOUS+k3ylScGMva7N5i1u",
-	"XU56hR88qA3XIw/vu5rxG6mKtw7NW2mXgFfNwmr2O8+sm/8sc+w753/U3Ngh+SutyopMMctz4cay4n1n",
-	"CJ1nKAkM531mgGaAW1bU3MBsFX5w23sNqhTW8tz/aMCyG+4st9DgLcokGez6PnKOb4Pgf7DM8uFBNGf5",
-	"aii078QtB/dMSG5MCnyymMCr41evgZeVXcHdkkv0JFlRG8s1ZKoucpDKwoxenMQk0FhVVaTD/tlMqYIz",
-	"OeBaGHm16UxmlD99b9k/W/M60tq8Bqkkh5IzaYAVBdp2Z/mjcud/YFqz1QjFSbC6qsuK4pd5cvrbZoPU",
-	"vHGfrh/HhpmGAmV4prlNwSzVnWOJMKBkxk/B2Op6MomwYY3SNPeQzlfozQtu+S5asMUHlJX9FSU9TrM2",
-	"atidXO07H+qyZHoVoZuXzmv0M0P6/XO5QiEunLQbpyBDOU5J1oVtH0VFuy9xcaOw+UBrqhqjUz/s28/y",
-	"SCVfkLBAM403PxFb4mTkVhihpInL3Q+8KKEZk4Lkd9xYmAvtw6OgQpuOfO7fH2pWmtBezbXhdpPkt4cx",
-	"YJfMwpLdcmB0Mngu+S3XyGT84WhP7e4qSof4/d31mN8l3JhSBcF9zxYRk9xsbycSxtRgQMtODrCDw8Rl",
-	"+y9dbVTasPLgKKyqrm+5Nj4wGtB7VpuI8znDeMlH3I51ebNSR1Ibz5E+KBgK78xW0Z3laPkeF7zkmLPE",
-	"p8dHG2mDAZQjxC6BbIf3oyETeruKZfGnzvzVca2oq3xP8q5JlA+52g00tBlQIu3JTLMtLyo9tvX43ttl",
-	"VFobZvRFdJRcphXqoZ0Qtoi/5Xc+YjTD0w3mcj+b5ClL+2n33NnHOC0OYn1wpi9ueXqrDo5QsBkvNrrh",
-	"MSK3SzyNWMSlwsuCHxONLsbFqkErwhAKy5llhVrUHreYJFGIISJJreYNZcrTdSfh+rU98OMT1222Wix8",
-	"eLp7/uhCuzEOVzzbP7yqmDY8BzJnE2NXuhRysioLeJ6rzByHB6g4k9+NkkCTzLgBYY+iMdi4f9jGPU+T",
-	"NRvZs56eBP7AMVa+lcayohiN/9fce58obyhPNWAVOXEkQBDTZyaSyB7KdQauD7nURhLPDKZ/wGQeYtmC",
-	"M8Px1+ieev5z81lH5+gH8BuTpjAy5E3pg9OtrqCM+10kWkwK3qnFOyEjrmIfFS74LS+izCq5Md4TbZZx",
-	"mqJ9IU1GXP3P/G4cOOuDYOv5oEc1MCcGY1Vl4E7pGyEXHiaYKw3MP8d0w4VpBmppReHSIXXDEfp4HNzV",
-	"wdlfeqi4+f9OwdYIWT6aWAhUMWPulM4jkbgFpxQWXr6CbMk0y5zoRiVbK3J9G9M9N2Yv8K4D2OECabvZ",
-	"2BEbpfkWgduI92l+57Iu3QoszzmB6aW6xb9ojPurluHvq8iJ51qV+zkdShqHZP5eaZ/NmhTctGiVrAKm",
-	"OQFup6BksQp4tOVFYeKp0HgIYtXObiS4fk+tZuP+zDjXRvJ747OXE32/BkrAbIV29BRosy5orssZ1yYF",
-	"f2CTQiGc+ikNtAtzKRlFQI2lfWbAbRQMW5kJ/BKA1Q5qMMBWL6WSIMj5IStuOK/8EMIVlIS6WmiW89fA",
-	"ZAPXKk3supQenHAvOvduBu9NLmXM43fqMOuIZj7i0xDcAvfcH3zBDdQGHVCQ8kzJeSEyi3Ur63SqwD9v",
-	"WUH4uLLXc1XLnEzXTOQ5l6gBrLZLpcW/UCHsUitrC68c7JYJsmcx9aACTszIMgt3XFq400oukL537jer",
-	"IFdYDArHQJ6BiIcIc8GLfL8of6h1ngIgZFXbFBh45wIV14ArwPMWLaMlUSun+Ovksj45+SpzYop/8Wka",
-	"cHw/dkr/9QMJ/aehw3fjMeAgMe8UWRptj6Bj+NozA0tE8RdIWEXujSQm1H5HkqEhKvPx/K3TSCEXvohM",
-	"lTrUrudspmp7OiuYvEEnWRVMSPjh4uI9LWeOdoCi3dNO5hFyfy9KKSnBVVxt2phng0hsMkeDSdfsU69g",
-	"o+awVOrG13OcSVr5vymstC6U6JR0oqw950bVOuNvxHy+j69qPVTrtTb7qtyvsM7SWoq5cGmLmM9Dc0DJ",
-	"pJhzY1P4QEbMH1nz3Pn/eGXnRsh8P2e4CY5akwucvCniNV4JD3UVpauHlfcGJHv0eVjyoTuLDzX2KWG2",
-	"ZuWu6myG17aAZuc+qAsC6FLGFy4SSdLEkZVZbBBheSlkVO7OVVHMWHYzmkJ2qbWlISJ61NiuP1heRVif",
-	"xevz32NEj8psLK9S9NY0OJ6aemT4dzUb8ccy5zn8qGaUINhu1Zd/4llt+XWmypLJ3CXBOBvM+FxpDpig",
-	"OwPrNqHuxnYQPOvu0dV3t1yv7NJNzQtDkYI7LmieKZ33tLqlJB7lURj4SOWNiD5nouB5l/Z9YlF3yEa7",
-	"s3M/wii7iFGdZV1GN2SUZnFm/K5m1/FAx02OcxVCksdwy/gz/6hmzwyo2la1hee+rQhenZzQ6BT+/jX8",
-	"JL452nL8sPo1vhU3OcE093eHRMdsVrZHd0yIrlOohYn5j4Z1jm5qETbf3fNOOHLAGCII8jg+kCZlNCge",
-	"aPSsUJnL4V18PuPGvuDzudLxsLJSRthN5lvvi15uMPmWmRsz3jJkqJ6PeupXhueFkDc8p+dHOxP4gpmb",
-	"GHXH8sVYE01DmjR45EGk1mIzHUp58QnHjZnsC1/n6pvsEbz3IRBy3uswGJopZ+hibSmHsIE72yjMQvZM",
-	"mymdYgaYueF5CnfCLlVtQ3V8Q4E/2IVtYvOTG9dXxGEJwnqRJe+XOk27W65AuL0Ja8bAUC7ttRPva5HH",
-	"1aDRYnKmQQtQL3A9l5LWiyUwqLQohRW3LhmBjpYc9fC4QP0RrnW4gR1/1117EDMzvi/QLZTCMhRjSHvd",
-	"0YNn72WxnVU0N9gfGk2TG6pWWuV15tTfmex+5kG4BM1jMJ0emIj+YXezY1vFurVrW6vTNBLf4dXu1UUM",
-	"5LaVQNE0ddS7MU4Ro+QVLE2G5WOyAGGHYzaq24W61qK1Y6UeI31dbOwTPXv/NvSKbkmY3YQ039iOf/Ja",
-	"HkJ4D2th7I9AFEGrGKUn1KEXrHcSgl0X4lP0HIvx3SqHqCWPuagnKSF3xLJDHFJmR5FaSjd9mpg6yzgn",
-	"2aDYzUkOkxkvRnLtbj/GU7q0nd3KvoZ+f8WOqeS6Fq6rXIwrH0kkH1Zw/I6Acix/19q5FlCSbygvHmSq",
-	"P6WiN064W8Hv9oc9CFLZXVXX6ywRrd0BKcn16lrXclt3JlZnc70CXUufPr0GU2dLl7p4IwbCgObz2ozk",
-	"SXOtyuttVMBBOyE8BNvtTq8e0LfNocW2EQFyBkdax3YCU7sbjipdtCj4oCBbGBcxjATSO9urpyklolEa",
-	"1hObPW83Tma8rrj55N0C6yMKp/exjn/Ds1oLu/rghnofw5nm+iLeM34GFdfGZRYYZmAlO4Wp7xafNvdT",
-	"8Ag4UcujpbUVXZURcq4iZrMFmZzifqAmGF+R8rWdHz/88vMEzmq75NKKjFmOKYuL3zv7upRUYn/ueRIq",
-	"F5dJs2lzmVCRyKUaboapb7rx1Xl6c3p0eimnZ76IhVd0TuEbPBc0Z4Yz/w7LrKHJhMUamn5mwDHo9FI2",
-	"2Cf+brA5HHgHVvvkQsN+3pVCQEkNsMKoSw/Sd/pQTAoIn9IAlz24M+ESE6BbKP688HxqLMMdH+F2siVV",
-	"hVv0qs2BsMWQWp8FBpSTS3kpv8NKDBWwxu52TeF5uIx19Bqmmcr51JlXRAxZyS/laMER3mE11k1fsYWQ",
-	"jnOn4KQfB65fRbzEjgrkITMwDQ+sggWn3Me9gAVWunXSn4BLag++lIUw1jExlMdd6qRrR9JwWwuYNHeO",
-	"a9NXJ68gRPFT4nXIsi6lS54c5z+ev3sNlSoKmP7juws4xkzq+LPI76e+1WOK+QIRRtehmktgShIE/+z9",
-	"205T1mny0um7qrhklUhOk68mJ5OvsKXBLlFxjzti4f6/oGYBkiGh5Nscr+YY+6Yzrh+CjFyaaIcc+8ui",
-	"9+nWkXQ/0g2M3XUUMivqnF97BDt+63HOCsOHfQr3V2vXD1+dnBzsYt9af33s5qE3HPOuHk4IJvIbjy/R",
-	"7Llzr7HTErrWYobtCbfchY5NN0NKlcEA+7tHCIwtDHZndfh6lSafXniT9oKcRKf+QkhlRDx8z96bbkKs",
-	"KZ7+RtFVr4NQea038L7vbj3MsMbjV9vp2r+V+WiGvA1NHGvth2QZJL+DHnKwKx+a2pdbrau1x58dk+9J",
-	"BzB1HjCI7lT1+LOfAq9dsSZdOjyD+3e/7odXhv8Mfn6UoS2nfy8EYS+iODWTBBPs44cH8TaNG+B/cHto",
-	"7j25JRy74Ny9WfN47px1OdKEUZ1Wq+e+y43iFqcq+VEK7QrIxvb+1IMMY1wjjz1cevyZ/kAVjVvQ81pS",
-	"3PVo3qbRu/ssTL77twqeSMX7l5z/Iip+XktgLg6uWRHCWl877XVve4PeipnHUg5nxY8bXHRcVvyIv745",
-	"X+/E+Is6bLdNcPvE9lcJnOlCcN0YhTZib7qSqH8Ba9nikE78mEDwUd5/cI//+owf3pb/iyg60g/8Rf+u",
-	"E2hYrDkeGrO8FSxZfljuqmoTc1X1/7x9BG9V1WXpc5OxInRZ3yl9UyiW43WZf3GtsMul5OWMa48dYUGT",
-	"mH9InoeSV4fta5gzAkkemP5vZxSnIBUBPB5PpbIA4QkBF9GIuxMYERBpamBeqjvTbSH2k1CDf6fZsunA",
-	"ZIh3X0oPeKfhYkDTU3M0gX/6Gr8glKSDgWdLnmHptwFr7tgKF6PSFuEUfVH3tYMDSvsIYuDJ+gCk4PCa",
-	"s1Zp2skbnhx+dSzXjMTmXqhQJrw0YJD+p+RdXsTQKSu75DrEX0pDhw4hv8YGEA/H9b6b8EBVxrW2YGJ+",
-	"zJfAw9aMhtJky4rQUyeoC9ykgJCgSYFIKbzm003asa+I/bHXN9eeNIFsL4pvhtGI9mlAuQ6GpZGMNbeZ",
-	"U1CSA5dWr/CGxnoO0L9J3RU3Lxy75I40tIPkjKIA4S7lntay/ZTdF2DeaOZP95EPk/WvsSH+mYNDsOM4",
-	"TH382f+1A4d+bcTh4YyKp/KtoO2Zyz8py8N5N3K+/dzA4yXgF9l82iK4q7XcfOxy/MNkgsq9Y0z/H/oO",
-	"5FO5bjOuUxkrisPolJutNv7LRVSbnPFCyYXzMx2iYZ1wF5I1ncaj/vMCR3x57/lLKGFSzyRCPcKsffMn",
-	"Gk52A9YN3/mMB6NNX9LuX4tsu53iU4aOp50npIarJ7UITXPeRv+NpD+I3LqJ+mY/bfJ5oYG6K1v5bTrC",
-	"d5JfrMBuUv0L6ofcT4T9h1afnA1jVoO+JnoIP4yV7sboIq3TTgd1oRYm9bcxU7r3wkQxbBl+HH+OqTly",
-	"HFr5Fp//n2UVsLn1htknpodgHhFlvZ/cJVduRfD9qBj+WoWgGTDrY95PFvm7E9v6eRU1lmx2CzRkwKnB",
-	"TVLfWfWaaju+p6VklBCAUSXH2L0wox+cdlMkTxk6PaY7ufN1zi396DjbsIFsRKKQvH2L+bpp3UGTifjP",
-	"oYIKClF8j3noK+owy4kb3QpbKcmfeTB26lgzPepKGInFA5sU6BupRM+nwXe634DZCdx5eThQdu0DsCOc",
-	"l/zOR3atxT4Yq2kPwGTLZ2SrbUTgdWdFEAaE/3isBzb9Jd/92N2alMZTj3VBnOOncoIErNmWp/jg+dB2",
-	"fD2Ef8/DB3wOUMjCqdBg++plo3oRtaMvBzVad/Qg0lMysMmYfzSEkP1pVpSyp4NaUDz1QZGns6KgWXdK",
-	"tOjy+xZT95Fc2xNZujYn/XJWblMe7EybI9ghLRn46GBnhjQa0diiitlsOeTQR/wGgufQl7JET1DRaNvT",
-	"v3Q1Y4MoIIjRRsxUEjiIXFBxgXW7tFPwffj4ISaJf9klLzGQNtRTLDQ07fj7SFOn1R4lo9dk/9uV46rh",
-	"+jYIDl7xS45ZJY5vX2LC4pf63FbDCO+6Tz8PEY3ezxTNd36g3XZHkI+4v7r/3wAAAP//",
+	"7Hxtc9u2lv9XOcP/fyb2LCM5ae/dufbsC7dpb9Nm24zj9L6oPBZEQhJqEmAB0Ipuxt99B+eATyKoB1tO",
+	"uzP7KooJ4uE8n9854OcoUXmhJJfWROefo4JplnPLNf7v21Ibpd2vlJtEi8IKJaPz6HrJYSr5J3ub4Igp",
+	"qDnYJYdC83uhSgMFW/BRFEfCDf+j5HodxZFkOY/OI3oniiOTLHnO3PQ5+/SOy4VdRuevz87iyK4LN9JY",
+	"LeQieniIoze8yNQ659L+jLN8pqkLZpfNzPhPHGn+Ryk0T6Nzq0veXicwrxb3XB93znciF7ZPtR/UCnIm",
+	"1yAszw0wJBIsVZYaYBZyZewQyTKcsb1qyueszGx0/rez2JFP5GXuiZcLSf97VRNSSMsXXOPurpm5e/tm",
+	"4LQi3XrWudI5szTh37+OAvM/uNdNoaThKELvtZplPHc/EyUtl0gYVhSZSJgjzLigEf/xu3FU+txa7f9r",
+	"Po/Oo/83bmR0TE/NuJoXV+zS+VIC11rpGJiBq++/hX98/bf/BL8MpNwykZlR5ElxmSS8sO6wgzs8bGed",
+	"SQPbc8qTLJlccFgxA3+UvOSp2yoDy8ydE4ElZ6lXwXeKNhFWQvfCCwMfr96Nom0yidvwG3TPL9+/vVZ3",
+	"HGcttCq4toL4lWjOLE9vme3wO2WWv7QCVWFj8jjinwqhudn2jiyzjM0yXolUbw6R7iVfcZQxY29Ls32L",
+	"O5eTXuF7D0rD9cDDh7Zm/Eaq4q1D/VbcJuBNvbCa/c4T6+a/TBz7rvgfJTe2T/5Cq7wgU8zSVLixLHvf",
+	"GkLn6UsCw3lfGKAZ4J5lJTcwW1d/cNuLwe0Hha029NVIpvkFqFxYy1P/jgHL7rgz7EKDNzijqHeoh8Ax",
+	"v6304oNllvfPqTlL132ZfifuObhnQnJjYuCjxQhej19fAM8Lu4bVkkt0NElWGrf5RJVZClJZmNGLo5CA",
+	"GquKglTcP5splXEme0ytRt5sO5MZZF/XmXbPVr+OrDAXIJXkkHMmDbAsQ9PvHENQLP0fmNZsPUBxkru2",
+	"ZrMs+2Uenf+23V7VbzzEm8ex1Ux9eTM80dzGYJZq5VgiDCiZ8HMwtrgdjQJs2KA0zd2n8w06+4xbvo+S",
+	"7HAReWF/RfEO06wJKvYnV/POhzLPmV4H6Oal8xbdUJ9+/1quUYgzJ+3GKUhfjmOSdWGbR0HR7kpc2GZs",
+	"P9CGqobo1I0KDzNMUsmXJCw9mxOwJU5G7oURSpqw3P3AsxzqMTFIvuLGwlxoHz1VKrTtyFf+/b5mxRHt",
+	"1dwabrdJfnMYA3bJLCzZPQdGJ4MTye+5RibjH04P1O62orSI391dh/ltwg0pVSW479kiYJLr7e1FwpAa",
+	"9GjZShH28Ke4bPelm61KW63cOworitt7ro2Pm3r0npUm4HwuMZzyAbljXVqv1JLU2nPEj4qVqndm6+DO",
+	"UrR8T4ttUkxpwtPjo620wfjKEWKfOLfF+8GICr1dwZLwU2f+yrBWlEV6IHk3JMpHZM0Gatr0KBF3ZKbe",
+	"lheVDts6fO/sMiitNTO6IjpILtMIdd9OCJuF3/I7HzCa1dMt5vIwm+QpS/tp9tzaxzAtjmJ9cKYvbnk6",
+	"q/aOkLEZz7a64SEiN0s8j1iEpcLLgh8TjC6GxaoGM6ohFJYzyzK1KD2sMYqCCERAkhrN68uUp+tewvVr",
+	"c+Cn57W7bLVY+PB0//TShXZDHC54cnh4VTBteApkzkbGrnUu5GidZ3CSqsSMqweoOKPfjZJAk8y4AWFP",
+	"gzHYsH/YxT1Pkw0b2bGengT+wCFWvpXGsiwbjP833HuXKG8oTzVgFTlxJEAlpi9MIJE9luusuN7nUhNJ",
+	"vDCY/gGTaRXLZpwZjn8N7qnjP7efdXCObgC/NWmqRlZ5U/zodKstKMN+F4kWkoJ3avFOyICrOESFM37P",
+	"syCzcm6M90TbZZymaF6IowFX/zNfDeNqXYxsMx/0qAbmxGCsKgyslL4TcuFhgrnSwPxzTDdcmGaglFZk",
+	"Lh1Sdxyhj6ehYS0Y/pVHkuv/7xVsDZDlowmFQAUzZqV0GojELTilsPDqNSRLplniRDco2VqR69ua7rkx",
+	"B2F7LTwPF4ibzYaOWCvNt4jrBrxP/Xcuy9ytwNKUE9aeq3v8RWPcr1JWv28CJ55rlR/mdChp7JP5e6V9",
+	"NmticNOiVbIKmOYEuJ2Dktm6gqstzzITToWGQxCr9nYjlev31Ko37s+Mc20lvzc+BznR95tA6GztsVJG",
+	"MU1tO18YhE/BsLU5BwZ0mBjYRMoyn3Edg9Lg1nD/zllm+AguwVOphX5YdscNUdaPnkgcfoELKrvk2gDL",
+	"jGoDsIQsYJ2gXpl26JR+IlPFzQh+Vr2FGGTCWLcnJoGoFiOnmYRS3km1kuSThJlIzeel4ekIfvFQ8InS",
+	"4AzIaQfx6OHCoCQI8tsT6Sa/47zo7FxJKIuFZim/wI34+ZX22K7HVdx7LjIxE7n53mgiQ9FKq8S0icam",
+	"A/4YgTlwzz2LF9xAadB5VhqaKDnPRGKxJGedPcjw5z3LCPpX9nauSpmS2Z2JNOUStZeVdqm0+Dcqs11q",
+	"ZW3mFZvdM0G2OKTaVJsKOQhmYcWlhZVWcoHMW7m/WQWpaknqgqQTRDi8mQuepYdlKH2L4SkAQhalEyTw",
+	"jhEKrgFXgJNGBGlJtChT/OtoUp6dfZU4gcNffBpXJQo/dkr/9QOpsEFD+++G49ceqNCqH9WWKoDs4Wsv",
+	"DCyxAkEKpsg1k8RUZe2BRK6PKH28eut0S8iFr49TERLtyAmbqdKezzIm79DBFxkTEn64vn5Py5nTPWB0",
+	"97SVNVW4hRelmJTgJqw2Tby2RSS2mdLepBu2tVOLUnNYKnXnS1UmdpaWfpP5sS4MalWrgqy94kaVOuFv",
+	"xHx+iJ9tvGvjcbf72dSvsMnSUoq5cCmXmM+rvoecSTHnxsbwgayYP7LmqYtdwlWpOyHTwxz5NihtQy5w",
+	"8ro+WXtUPNRNkK4eEj8YTO3Q53GJk24t3tfY54QI65XbqrMdGtwB+F35gLQSQJfuvnS+PoojR1ZmsfeF",
+	"pbmQQbm7Ulk2Y8ndYPrbptaOXo/gUUO7/mB5EWB9Em49+B6zEVRmY3kRO3ftVTmcVntU+3c1G/DHMuUp",
+	"/KhmlNzYdkGbf+JJafltovKcydQl8DgbzPhcaQ4ILjgD6zahVkM7qDzr/pHhd/dcr+3STc0zQ5GCOy5o",
+	"niiddrS6oSQe5Un4/UDVkIg+ZyLjaZv2XWJR48tWu7N3q8Ugu4hRrWVdNtpnlGZhZvyuZrfhQMdNjnNl",
+	"QpLHwPiWzvyjmr0woEpblBZOfMcUvD47o9Ex/P1r+El8c7rj+NXqt/hW2ORUprm7OyT6nOLo+uiOCcF1",
+	"MrUwIf9Rs87RTS2qzbf3vBcGXuEjAfR7GNuIozwYFPc0epap5M6JvtIw48a+5PO50uGwslBG2G3mWx+K",
+	"vG4x+ZaZOzPcDWWoFwH11K8MJ5mQdzyl56d7E/iambsQdYdy3VB/UE2auPLIvUitwZValPLiUx03ZLKv",
+	"fY2ua7IHsOrHwN9ppzuib6acoQu11BzDBu5tozALOTDlp3TKZdLmjqcxrIRdqtJWGeiW5oTKLuwSm5/c",
+	"uK4i9ssn1osseT8ED1bLNQi3N2HNEJDLpb114n0r0rAa1FpMzrTSAtQLXM+lpOViCQwKLXJhxb1LRqCl",
+	"JacdLLGi/gDXWtzAZsbbtj0ImRnf8ugWimFZFZJIe93RK8/eyWJbq2husPU1mCbXVC20SsvEqb8z2d3M",
+	"g3AJmsdgOt0zEd3D7mfHdop1Y9d2VtZpJL7Di/0roxjI7SrfomlqqXdtnAJGyStYHPVL32QBqh0O2ah2",
+	"g+1Ge9meXQYY6etsawvs5fu3VRvsjoTZTUjzDe34J6/lVQjvcS2M/RGIIlgYo/SIugsr6x1Vwa4L8Sl6",
+	"DsX4bpVj1MGHXNSzlL9bYtkiDimzo0gppZs+jkyZJJyTbFDs5iSHyYRnA7l2u5fkOV3a3m7lUEN/uGKH",
+	"VHJTCzdVLsSVjySSjyuWfkcgP5buS+1cCyjJt5RGjzLVn1KNHCbcveCrw2EPglT2V9XNGlFAa/dASlK9",
+	"vtWl3NVZipXlVK9Bl9KnTxdgymSJmD8dHISBCu2PBupMt7uogIP2QngIttufXh2gb5dDC20jAOT0jrSJ",
+	"7VRMbW84qHTBguajgmxhXMQwEEjvba+epwyKRqlfC633vNs4meGa6PaTt4vDTyj6PoRuKxielFrY9Qc3",
+	"1PsYzjTX1+F+90souDYus8AwA6vwMUx9p/u0vnqDR8CJGh4trS3oFpCQcxUwmw3I5BT3AzXw+IqUr+38",
+	"+OGXn0dwWdoll1YkzHJMWVz83trXRFJ7wInnSVW5mET1ps0koiKRSzXcDFPfMOQ7C+jN6en5RE4vfREL",
+	"bx+dwzd4LqjPDJf+HZZYQ5MJizU0/cKAY9D5RNbYJ/7dYGM78Bas9smFht28K4YKJaUS6MSD9K0eGhMD",
+	"wqe+Rpoz6c6ES4yALtj488LJ1FiGOz7F7SRLX3et0asmB8L2SGrbFhhQjiZyIr/DSgwVsIaurU3hpLpn",
+	"dnoB00SlfOrMKyKGLOcTOVhwhHfCWJq+YAshHefOwUk/Dty8ZTnBbhDkITMwrR5YBQtOuY97AQusVFXt",
+	"TsAltTZPZCaMdUysSvsuddKlI2l1EQ2YNCvHtenrs9dQRfFT4nWVZVGt13H+49W7CyhUlsH0n99dwxgz",
+	"qfFnkT5MfZvKFPMFIowuq2ougSlRJfiX79+2GsrOo1dO31XBJStEdB59NTobfYXtGHaJijtuiYX7/4Ia",
+	"HUiGhJJvU7xWZOyb1rhuCDJw4aMZMvb3YB/inSPp6qcbGLrGKWSSlSm/9Qh2+EIndgL0eywebjZuVr4+",
+	"OzvancWNuwGhS5XecMzbejgimMhvPLxEvefWlc1WO+tGe5yJ6VaMku1ODKwMVrC/e4TA2MJgZ1mLrzdx",
+	"9OmlN2kvyUm06i+EVAbEw/cbvmknxJri6W8UXVM7CpU3+hofuu7WwwwbPH69m67dC6dPZojfJbCN1kmy",
+	"DJKvoIMc7MuHuvblVmtr7fizY/ID6QCmzj0G0X2wDn8OU+CN2+OkS8dncPfe2kP/NvSfwc+P0uMXG3da",
+	"EPYiilMzSWWCffzwKN7GYQP8T26Pzb1nt4RDd7fbt4Kezp3LNkfqMKrVanXiO/QobnGqkp7G0KyAbGzu",
+	"fj3KMIY1cuzh0vFn+oEqGragV6WkuOvJvI2DnyVg1eT7f4bhmVS8e3/7L6LiV6UE5uLgkmVVWOtrp53O",
+	"c2/QGzHzWMrxrPi4xkWHZcWP+Oub881OjL+ow3bbBLdPbN2VwJnOBNe1UWgi9rorifoXsJYtjunExwSC",
+	"D/L+g3v812d8/6b/X0TRkX7gP1LQdgI1izXHQ2OWt4YlS4/LXVVsY64q/o+3T+CtKtosPTEJy6ou65XS",
+	"d5liKV71+TfXCrtccp7PuPbYERY0ifnH5HlV8mqxfQNzRiDJA9P/5YziFKQigMfjqVQWIDyhwkU04u4E",
+	"RlSINDUwL9XKtFuI/SR0OaHVbFl3YDLEuyfSA95xdamh7qk5HcG/fI1fEErSwsCTJU+w9FuDNSu2xsWo",
+	"tHVRfYnBdBB1Ux9SNB/xoR1OZHNUBl+f/aPp+8WCPFsbWC3XBIB0dcgXJY6oRgNQhOfXIyCI46vkRglr",
+	"Lzd7dvzVsQ40EPR7aUVh81KA0f+fktB52UVvj5dFqsBOaWjRoUrcsbPE43ydj0k80kbgWjvANj/mSwBt",
+	"G9ZIaTKSWdWsJ6i93MSAWKOJgUgpvEmh68VDX17746Dv1D1rZtrcnt+OzxHt4wo+OxpIRzJWX/GOQUkO",
+	"XFq9xqsfm8lF93p5W9y8cOyTlNLQFkQ0CC9UF0wPtJbN5/++APMGIQW6pH0cOGGDDeFvPxyDHeNq6vFn",
+	"/2sPDv1ai8PjGRXGCBpBOxAkeFaWV+fdyvnmGwxPl4BfZP29j8pdbST9Q18MeJxMUB15iOn/Td/OfC7X",
+	"bYZ1KmFZdhydcrOVxn/OiYqeM54puXB+pkU0LEDuQ7K6hXnQf17jiC/vPX+paqPUjIkYkjAbH0IKhpPt",
+	"gHXLt1HDwWjd8LT/FzabNqrwlFUr1d4TUifXs1qEuutvq/9G0h9Fbt1EXbMf10CB0EBtm4381q3me8kv",
+	"lna3qf41NVoeJsL+47TPzoYhq0FfYD2GH8YSem10kdZxqzU7UwsT+2ueMV2owaRysxf5afwZU9flMGbz",
+	"LT7/X8sqYHPrDbNPTI/BPCLKZqO6S67ciuAbXTH8tQrROGDWx7yfLPJ3L7Z18yrqWNnuFmhIj1O9K6q+",
+	"ZeuCika+WSZnlBCAUTnH2D0zgx/pdlNEzxk6PaXtufXJ0h2N7jhbvzNtQKKQvF2LeVH3BKHJRGDpWEEF",
+	"hSi+eb1qWGoxy4kbXTdbK8lfeJR36lgzPW1LGInFI7sf6MOxRM/nwXfaH8bZC9x5dTy0d+OruAOcl3zl",
+	"I7vGYh+N1bQHYLLhM7LV1iJw0VoRhAHhv6jrYUR/e/gwdjcmpfbUQ+0VV/j9oEoCNmzLc3wkvm87vu7j",
+	"ylfVV42OUCHDqdBg+7JorXoBtaPPKdVad/oo0lMysM2YfzSEkP1pVpSyp6NaUDz1UZGnyyyjWfdKtOhW",
+	"/Q5T95Fc2zNZuiYn/XJWblse7EybI9gxLRn46GBvhtQaUduigtlk2efQR/y4gufQl7JEz1DRaPrev3Q1",
+	"Y4soIIjRRMxUEjiKXFBxgbXbv2PwDf74hSeJv+yS5xhIG2pWFhrqPv9DpKnVw4+S0ene/+3GcdVwfV8J",
+	"Dt4djMasEOP7V5iw+KU+N9Uwwrse4s99RKPzZ4rmW3+g3bZHkI94uHn4nwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -66,7 +66,7 @@ func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imp
 
 // insertParams turns a bundle into the row that stores it.
 func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionParams, error) {
-	spec, err := specJSON(b.Driver)
+	spec, err := SpecJSON(b.Driver)
 	if err != nil {
 		return db.InsertDriverVersionParams{}, err
 	}
@@ -101,8 +101,9 @@ func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionP
 	return p, nil
 }
 
-// specJSON encodes a driver as JSON with the field names of driver.styrmin.yml.
-func specJSON(d *drivers.Driver) ([]byte, error) {
+// SpecJSON encodes a driver as JSON with the field names of driver.styrmin.yml,
+// as the catalogue stores it and the API shows it.
+func SpecJSON(d *drivers.Driver) ([]byte, error) {
 	data, err := yaml.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode spec: %w", err)

@@ -68,6 +68,81 @@ func (q *Queries) CancelQueuedTask(ctx context.Context, arg CancelQueuedTaskPara
 	return i, err
 }
 
+const findTasks = `-- name: FindTasks :many
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, d.name AS deployment_name
+FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.parent_step_id IS NULL
+  AND ($1::bigint = 0 OR t.id < $1::bigint)
+  AND ($2::text = '' OR d.name = $2::text)
+  AND ($3::text = '' OR t.status = $3::text)
+  AND ($4::text = '' OR t.kind = $4::text)
+ORDER BY t.id DESC
+LIMIT $5
+`
+
+type FindTasksParams struct {
+	BeforeID       int64
+	DeploymentName string
+	Status         string
+	Kind           string
+	PageSize       int32
+}
+
+type FindTasksRow struct {
+	Task           Task
+	DeploymentName string
+}
+
+// A page of the top-level tasks of every deployment, newest first, before a
+// task id (0 for the newest), each with its deployment's name; the filters
+// keep the tasks of deployments of that name, of that status, of that kind
+// (” for any).
+func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
+	rows, err := q.db.Query(ctx, findTasks,
+		arg.BeforeID,
+		arg.DeploymentName,
+		arg.Status,
+		arg.Kind,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FindTasksRow{}
+	for rows.Next() {
+		var i FindTasksRow
+		if err := rows.Scan(
+			&i.Task.ID,
+			&i.Task.DeploymentID,
+			&i.Task.Kind,
+			&i.Task.Status,
+			&i.Task.Inputs,
+			&i.Task.SecretInputs,
+			&i.Task.Result,
+			&i.Task.Message,
+			&i.Task.ParentStepID,
+			&i.Task.RootTaskID,
+			&i.Task.RiverJobID,
+			&i.Task.Runner,
+			&i.Task.HeartbeatAt,
+			&i.Task.CreatedBy,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.EndedAt,
+			&i.Task.CancelRequestedBy,
+			&i.DeploymentName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const finishTask = `-- name: FinishTask :execrows
 UPDATE tasks
 SET status = $1, result = $2, message = $3, ended_at = now(),
@@ -123,6 +198,45 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+	)
+	return i, err
+}
+
+const getTaskOfDeployment = `-- name: GetTaskOfDeployment :one
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, d.name AS deployment_name
+FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.id = $1
+`
+
+type GetTaskOfDeploymentRow struct {
+	Task           Task
+	DeploymentName string
+}
+
+// A task with its deployment's name.
+func (q *Queries) GetTaskOfDeployment(ctx context.Context, id int64) (GetTaskOfDeploymentRow, error) {
+	row := q.db.QueryRow(ctx, getTaskOfDeployment, id)
+	var i GetTaskOfDeploymentRow
+	err := row.Scan(
+		&i.Task.ID,
+		&i.Task.DeploymentID,
+		&i.Task.Kind,
+		&i.Task.Status,
+		&i.Task.Inputs,
+		&i.Task.SecretInputs,
+		&i.Task.Result,
+		&i.Task.Message,
+		&i.Task.ParentStepID,
+		&i.Task.RootTaskID,
+		&i.Task.RiverJobID,
+		&i.Task.Runner,
+		&i.Task.HeartbeatAt,
+		&i.Task.CreatedBy,
+		&i.Task.CreatedAt,
+		&i.Task.StartedAt,
+		&i.Task.EndedAt,
+		&i.Task.CancelRequestedBy,
+		&i.DeploymentName,
 	)
 	return i, err
 }

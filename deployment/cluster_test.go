@@ -3,21 +3,18 @@ package deployment_test
 import (
 	"context"
 	"crypto/rand"
-	"io/fs"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
-	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
@@ -110,55 +107,11 @@ func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued
 
 // importCopy imports a copy of a bundled driver as version, with its
 // spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
-// when actionsPy is not "", its actions.py replaced.
+// when actionsPy is not "", its actions.py replaced (catalogtest.Copy).
 func (f fixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
 	t.Helper()
-	sub, err := fs.Sub(drivercatalog.Bundles(), driver)
+	_, err := f.catalog.ImportFS(context.Background(), catalogtest.Copy(t, driver, version, actionsYAML, actionsPy), ".", "test")
 	require.NoError(t, err)
-	bundle := fstest.MapFS{}
-	require.NoError(t, fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(sub, path)
-		bundle[path] = &fstest.MapFile{Data: data}
-		return err
-	}))
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal(bundle["driver.styrmin.yml"].Data, &doc))
-	spec := mappingValue(t, doc.Content[0], "spec")
-	mappingValue(t, spec, "version").Value = version
-	for i := 0; i < len(spec.Content); i += 2 {
-		if spec.Content[i].Value == "actions" {
-			spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
-			break
-		}
-	}
-	if actionsYAML != "" {
-		var list yaml.Node
-		require.NoError(t, yaml.Unmarshal([]byte(actionsYAML), &list))
-		spec.Content = append(spec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "actions"}, list.Content[0])
-	}
-	out, err := yaml.Marshal(&doc)
-	require.NoError(t, err)
-	bundle["driver.styrmin.yml"] = &fstest.MapFile{Data: out}
-	if actionsPy != "" {
-		bundle["actions.py"] = &fstest.MapFile{Data: []byte(actionsPy)}
-	}
-	_, err = f.catalog.ImportFS(context.Background(), bundle, ".", "test")
-	require.NoError(t, err)
-}
-
-// mappingValue is the value of key in a YAML mapping node.
-func mappingValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
-	t.Helper()
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	t.Fatalf("no %s in the driver file", key)
-	return nil
 }
 
 // TestEveryBundledDriverThroughItsLifeOnTheLocalCluster installs each bundled

@@ -18,7 +18,10 @@ import (
 // show it. Its inputs never hold a secret value.
 type Task struct {
 	ID, DeploymentID int64
-	Kind, Status     string
+	// ParentStepID is the hook step that started this task through a
+	// primitive (a linked task); nil for a top-level task.
+	ParentStepID *int64
+	Kind, Status string
 	// Message says how the task ended, or why it waits.
 	Message string
 	Inputs  map[string]any
@@ -165,7 +168,7 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 
 // toTask converts a task row; a queued task gets its queue position.
 func (s *Service) toTask(ctx context.Context, r db.Task) (Task, error) {
-	t := Task{ID: r.ID, DeploymentID: r.DeploymentID, Kind: r.Kind, Status: r.Status, Message: r.Message,
+	t := Task{ID: r.ID, DeploymentID: r.DeploymentID, ParentStepID: r.ParentStepID, Kind: r.Kind, Status: r.Status, Message: r.Message,
 		Result: r.Result, By: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
 	if err := json.Unmarshal(r.Inputs, &t.Inputs); err != nil {
 		return Task{}, fmt.Errorf("deployment: task %d inputs: %w", r.ID, err)

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/api"
@@ -41,7 +43,42 @@ func (a *app) call(t *testing.T, token, method, target string, body any) *httpte
 	}
 	rec := httptest.NewRecorder()
 	a.e.ServeHTTP(rec, req)
+	checkAPIResponse(t, req, rec)
 	return rec
+}
+
+// apiDocRouter finds a request's operation in the OpenAPI document, for
+// checking the answers the tests get.
+var apiDocRouter = sync.OnceValues(apiRouter)
+
+// checkAPIResponse fails the test when an answer of the API is not one the
+// OpenAPI document describes: its status, media type and body, problems
+// included. An answer for an address that is no operation must be a problem.
+func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if !strings.HasPrefix(req.URL.Path, apiPrefix+"/") || req.URL.Path == apiPrefix+"/openapi.json" {
+		return
+	}
+	router, err := apiDocRouter()
+	require.NoError(t, err)
+	route, params, err := apiRouteOf(router, req)
+	if err != nil {
+		doc, err := api.GetSpec()
+		require.NoError(t, err)
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), "%s %s is no operation: its answer is a problem", req.Method, req.URL)
+		var body any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.NoError(t, doc.Components.Schemas["Problem"].Value.VisitJSON(body), "%s %s answered a problem the document does not describe: %s", req.Method, req.URL, rec.Body)
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(rec.Body.Bytes())
+	require.NoError(t, openapi3filter.ValidateResponse(req.Context(), in), "%s %s answered %d, which the OpenAPI document does not describe: %s", req.Method, req.URL, rec.Code, rec.Body)
 }
 
 // problemOf decodes a problem details answer, checking its media type.

@@ -29,14 +29,16 @@ import (
 // clusterEnv is a running server whose deployments go to the local
 // Kubernetes, with an executor working their tasks.
 type clusterEnv struct {
-	URL     string
-	Users   *auth.Users
-	Service *deployment.Service
-	Cluster *deployment.Cluster
+	URL       string
+	Users     *auth.Users
+	APITokens *auth.APITokens
+	Catalog   *catalog.Catalog
+	Service   *deployment.Service
+	Cluster   *deployment.Cluster
 }
 
-// newClusterEnv starts the real server and an executor on a fresh database
-// with the bundled drivers, deploying to the local cluster.
+// newClusterEnv starts the real server (pages and API) and an executor on a
+// fresh database with the bundled drivers, deploying to the local cluster.
 func newClusterEnv(t *testing.T) *clusterEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -74,11 +76,13 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	simulated, err := client.Simulated(ctx)
 	require.NoError(t, err)
 	require.True(t, simulated, "the local cluster's pods are simulated")
+	tokens := auth.NewAPITokens(pool)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Drivers: cat, Deployments: svc, SimulatedCluster: simulated,
+		APITokens: tokens,
 	}))
 	t.Cleanup(srv.Close)
-	return &clusterEnv{URL: srv.URL, Users: users, Service: svc, Cluster: cluster}
+	return &clusterEnv{URL: srv.URL, Users: users, APITokens: tokens, Catalog: cat, Service: svc, Cluster: cluster}
 }
 
 // removeWhenDone deletes the deployment and its namespace from the cluster

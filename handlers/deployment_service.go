@@ -13,6 +13,8 @@ type deploymentReader interface {
 	Live(ctx context.Context, d *deployment.Deployment) *deployment.Live
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
+	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 }
 
 // deploymentInstaller is what the install and upgrade forms need.

@@ -68,6 +68,12 @@ func New(d Deps) *echo.Echo {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	table := routes(d)
+	// The embedded OpenAPI document is part of the binary: one that does not
+	// load is a programming error, caught by any test.
+	docRouter, err := apiRouter()
+	if err != nil {
+		panic(err)
+	}
 	bare := map[string]bool{}
 	for _, r := range table {
 		if r.bare || r.actionToken || r.api {
@@ -86,7 +92,7 @@ func New(d Deps) *echo.Echo {
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), withAPIUser}
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), validateAPIRequest(docRouter), withAPIUser}
 		case !r.bare && !r.actionToken:
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}

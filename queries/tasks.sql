@@ -112,3 +112,24 @@ LIMIT @page_size;
 -- name: ListNestedTasks :many
 -- The tasks that the given steps started.
 SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
+
+-- name: FindTasks :many
+-- A page of the top-level tasks of every deployment, newest first, before a
+-- task id (0 for the newest), each with its deployment's name; the filters
+-- keep the tasks of deployments of that name, of that status, of that kind
+-- ('' for any).
+SELECT sqlc.embed(t), d.name AS deployment_name
+FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.parent_step_id IS NULL
+  AND (@before_id::bigint = 0 OR t.id < @before_id::bigint)
+  AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
+  AND (@status::text = '' OR t.status = @status::text)
+  AND (@kind::text = '' OR t.kind = @kind::text)
+ORDER BY t.id DESC
+LIMIT @page_size;
+
+-- name: GetTaskOfDeployment :one
+-- A task with its deployment's name.
+SELECT sqlc.embed(t), d.name AS deployment_name
+FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.id = @id;

@@ -27,7 +27,7 @@ func TestInstallWritesThePackage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, sdk.Install(dir))
-	for _, name := range []string{"__init__.py", "run.py", "primitives.py", "errors.py", "_api.py", "_reference.py"} {
+	for _, name := range []string{"__init__.py", "run.py", "primitives.py", "errors.py", "_api.py", "_reference.py", "client.py"} {
 		want, err := os.ReadFile(filepath.Join("python", "styrmin", name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(dir, "styrmin", name))

@@ -5,10 +5,26 @@ with ``python3 -m styrmin.run`` (see docs/actions.md), passes its prompts as
 keyword arguments and stores its log lines on the hook step: use ``styrmin.log``
 (or any ``logging`` logger, or ``print``). The primitives below act on the
 deployment the action runs for.
+
+Scripts reach Styrmin's REST API with ``styrmin.Client(url, token)`` and a
+personal API token; its result classes live in ``styrmin.client``.
 """
 
 import logging
 
+from .client import (
+    APIError,
+    Client,
+    Forbidden,
+    Invalid,
+    NetworkError,
+    NotFound,
+    Page,
+    ServerError,
+    Throttled,
+    Unauthorized,
+    Unavailable,
+)
 from .errors import CommandsFailed, Conflict, StyrminError, TaskFailed
 from .primitives import (
     Component,
@@ -44,4 +60,15 @@ __all__ = [
     "Conflict",
     "TaskFailed",
     "CommandsFailed",
+    "Client",
+    "Page",
+    "APIError",
+    "Invalid",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Throttled",
+    "Unavailable",
+    "ServerError",
+    "NetworkError",
 ]

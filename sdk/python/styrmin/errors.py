@@ -32,10 +32,10 @@ class Conflict(StyrminError):
 
 
 class TaskFailed(StyrminError):
-    """The task a primitive started ended failed or canceled.
+    """The task a primitive started, or that Client.wait waited for, ended failed or canceled.
 
-    ``task`` is its TaskResult (``task.status`` is ``"failed"`` or
-    ``"canceled"``, ``task.message`` says why).
+    ``task`` is its TaskResult (for Client.wait, its ``styrmin.client.Task``):
+    ``task.status`` is ``"failed"`` or ``"canceled"``, ``task.message`` says why.
     """
 
     def __init__(self, task):

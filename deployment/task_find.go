@@ -1,0 +1,85 @@
+package deployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// NamedTask is a task with the name of its deployment.
+type NamedTask struct {
+	Task
+	Deployment string
+}
+
+// TaskFilter says which tasks FindTasks returns; zero fields keep every task.
+type TaskFilter struct {
+	// Deployment keeps the tasks of the deployments of that name (a deleted
+	// deployment's name may have been used again).
+	Deployment string
+	// Status and Kind keep the tasks of that status, of that kind.
+	Status, Kind string
+	// Before is the id of the last task of the previous page (0 for the first).
+	Before int64
+	// PageSize is how many tasks a page holds (DefaultTaskPage when 0).
+	PageSize int
+}
+
+// FindTasks returns a page of the top-level tasks of every deployment that
+// f keeps, newest first, with their steps and linked tasks. next is the
+// Before of the next page, 0 at the end. A deployment name that no
+// deployment ever had is an ENOTFOUND error.
+func (s *Service) FindTasks(ctx context.Context, f TaskFilter) (tasks []NamedTask, next int64, err error) {
+	if f.PageSize <= 0 {
+		f.PageSize = DefaultTaskPage
+	}
+	if f.Deployment != "" {
+		if _, err := s.Get(ctx, f.Deployment); err != nil {
+			return nil, 0, err
+		}
+	}
+	rows, err := s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
+		Status: f.Status, Kind: f.Kind, PageSize: int32(f.PageSize + 1)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("deployment: find tasks: %w", err)
+	}
+	if len(rows) > f.PageSize {
+		rows = rows[:f.PageSize]
+		next = rows[f.PageSize-1].Task.ID
+	}
+	plain := make([]db.Task, len(rows))
+	for i, r := range rows {
+		plain[i] = r.Task
+	}
+	withSteps, err := s.withSteps(ctx, plain)
+	if err != nil {
+		return nil, 0, err
+	}
+	tasks = make([]NamedTask, len(rows))
+	for i, r := range rows {
+		tasks[i] = NamedTask{Task: withSteps[i], Deployment: r.DeploymentName}
+	}
+	return tasks, next, nil
+}
+
+// TaskByID returns a task, top-level or linked, with its steps and its
+// deployment's name. An unknown id is an ENOTFOUND error.
+func (s *Service) TaskByID(ctx context.Context, id int64) (*NamedTask, error) {
+	row, err := s.q.GetTaskOfDeployment(ctx, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "There is no task %d.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deployment: task %d: %w", id, err)
+	}
+	tasks, err := s.withSteps(ctx, []db.Task{row.Task})
+	if err != nil {
+		return nil, err
+	}
+	return &NamedTask{Task: tasks[0], Deployment: row.DeploymentName}, nil
+}

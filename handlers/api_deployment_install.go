@@ -1,0 +1,45 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/deployment"
+)
+
+// InstallDeployment installs a driver version as a new deployment: the
+// install form's defaults, with the request's values written over them.
+func (s *apiServer) InstallDeployment(ctx context.Context, req api.InstallDeploymentRequestObject) (api.InstallDeploymentResponseObject, error) {
+	in := optional(req.Body)
+	install := deployment.InstallRequest{
+		Driver: in.Driver, DriverVersion: in.DriverVersion, Name: in.Name,
+		Namespace: optional(in.Namespace), AppVersion: optional(in.AppVersion), By: apiUser(ctx).Username,
+	}
+	form, err := s.d.Deployments.InstallForm(ctx, in.Driver, in.DriverVersion)
+	switch {
+	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
+		// No such driver version: Install refuses it, naming the field.
+	case err != nil:
+		return nil, err
+	default:
+		if install.AppVersion == "" {
+			install.AppVersion = form.AppVersion
+		}
+		fields := map[string]string{}
+		install.Parameters = paramForm(form.Driver.Spec.Parameters, form.Values, in.Parameters, fields)
+		install.Prompts = hookPromptForm(form.HookActions, form.Prompts, in.Prompts, fields)
+		if len(fields) > 0 {
+			return nil, apiInvalid(fields)
+		}
+	}
+	queued, err := s.d.Deployments.Install(ctx, install)
+	if err != nil {
+		return nil, err
+	}
+	accepted, err := s.taskAccepted(ctx, queued)
+	if err != nil {
+		return nil, err
+	}
+	return api.InstallDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+}

@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/catalog"
+)
+
+// The API's reads of the driver catalogue: the same catalogue and search as
+// the drivers pages.
+
+// driverCursor is where the next page of drivers starts: after this name.
+type driverCursor struct {
+	After string `json:"after"`
+}
+
+// ListDrivers lists the drivers that match q, by name, a page at a time.
+func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestObject) (api.ListDriversResponseObject, error) {
+	var from driverCursor
+	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
+		return nil, err
+	}
+	listing, err := s.d.Drivers.Listing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var query string
+	if req.Params.Q != nil {
+		query = *req.Params.Q
+	}
+	// Search returns a new slice, so sorting it leaves the shared listing alone.
+	matches := catalog.Search(listing.Entries, query, "")
+	slices.SortFunc(matches, func(a, b catalog.Entry) int { return strings.Compare(a.Name, b.Name) })
+	if start := slices.IndexFunc(matches, func(e catalog.Entry) bool { return e.Name > from.After }); start >= 0 {
+		matches = matches[start:]
+	} else {
+		matches = nil
+	}
+	out := api.ListDrivers200JSONResponse{Items: []api.DriverSummary{}}
+	limit := pageLimit(req.Params.Limit)
+	if len(matches) > limit {
+		matches = matches[:limit]
+		out.NextCursor = encodeCursor(driverCursor{After: matches[limit-1].Name})
+	}
+	for _, e := range matches {
+		labels := e.Labels
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		out.Items = append(out.Items, api.DriverSummary{Name: e.Name, Version: e.Version, Title: e.Title,
+			Summary: e.Summary, Labels: labels, Versions: e.Versions})
+	}
+	return out, nil
+}
+
+// GetDriver describes a driver by its newest version and lists its versions, newest first.
+func (s *apiServer) GetDriver(ctx context.Context, req api.GetDriverRequestObject) (api.GetDriverResponseObject, error) {
+	refs, err := s.d.Drivers.VersionRefs(ctx, req.Name)
+	if err != nil {
+		return nil, err
+	}
+	newest, err := s.d.Drivers.Get(ctx, req.Name, refs[0].Version)
+	if err != nil {
+		return nil, err
+	}
+	out := api.GetDriver200JSONResponse{Name: req.Name, Title: newest.Driver.Title(), Summary: newest.Driver.Summary(),
+		Versions: make([]string, len(refs))}
+	for i, r := range refs {
+		out.Versions[i] = r.Version
+	}
+	return out, nil
+}
+
+// GetDriverVersion shows one version of a driver with its parsed
+// driver.styrmin.yml, under the field names of that file.
+func (s *apiServer) GetDriverVersion(ctx context.Context, req api.GetDriverVersionRequestObject) (api.GetDriverVersionResponseObject, error) {
+	v, err := s.d.Drivers.Get(ctx, req.Name, req.Version)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := catalog.SpecJSON(v.Driver)
+	if err != nil {
+		return nil, fmt.Errorf("handlers: driver %s %s: %w", req.Name, req.Version, err)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, fmt.Errorf("handlers: driver %s %s: %w", req.Name, req.Version, err)
+	}
+	return api.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
+		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec}, nil
+}

@@ -1,0 +1,137 @@
+package handlers
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// taskCursor is where the next page of tasks starts: before this task id.
+type taskCursor struct {
+	Before int64 `json:"before"`
+}
+
+// ListTasks lists the top-level tasks of every deployment, newest first, a
+// page at a time; linked tasks are under the steps that started them.
+func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
+	var from taskCursor
+	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
+		return nil, err
+	}
+	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(req.Params.Limit)}
+	if p := req.Params; p.Deployment != nil {
+		f.Deployment = *p.Deployment
+	}
+	if p := req.Params; p.Status != nil {
+		f.Status = string(*p.Status)
+	}
+	if p := req.Params; p.Kind != nil {
+		f.Kind = string(*p.Kind)
+	}
+	tasks, next, err := s.d.Deployments.FindTasks(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTasks200JSONResponse{Items: make([]api.Task, len(tasks))}
+	for i := range tasks {
+		out.Items[i] = apiTaskOf(&tasks[i].Task, tasks[i].Deployment)
+	}
+	if next != 0 {
+		out.NextCursor = encodeCursor(taskCursor{Before: next})
+	}
+	return out, nil
+}
+
+// GetTask shows a task, top-level or linked, with its steps.
+func (s *apiServer) GetTask(ctx context.Context, req api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
+	t, err := s.d.Deployments.TaskByID(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+}
+
+// apiTaskPath is a task's address in the API.
+func apiTaskPath(id int64) string {
+	return apiPrefix + "/tasks/" + strconv.FormatInt(id, 10)
+}
+
+// apiTaskOf is a task of the named deployment as the API shows it, with its
+// steps and, under them, the tasks they started (of the same deployment).
+func apiTaskOf(t *deployment.Task, deploymentName string) api.Task {
+	out := api.Task{
+		Id: t.ID, Deployment: deploymentName, ParentStepId: t.ParentStepID,
+		Kind: api.TaskKind(t.Kind), Status: api.TaskStatus(t.Status), Message: t.Message,
+		Inputs: t.Inputs, By: t.By, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		Ended: t.Ended(), Steps: make([]api.Step, len(t.Steps)),
+	}
+	if out.Inputs == nil {
+		out.Inputs = map[string]any{}
+	}
+	if len(t.Result) > 0 && string(t.Result) != "null" {
+		out.Result = t.Result
+	}
+	if t.Status == executor.TaskQueued && t.ParentStepID == nil {
+		n := t.QueuePosition
+		out.QueuePosition = &n
+	}
+	for i := range t.Steps {
+		out.Steps[i] = apiStepOf(&t.Steps[i], deploymentName)
+	}
+	return out
+}
+
+// hookDetail are the keys of a hook step's detail that the API shows as
+// fields of their own (deployment/hook.go and the execute_commands
+// primitive record them); the rest stays in detail.
+var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "job": true, "job_tail": true, "job_tail_lines": true}
+
+// apiStepOf is a task's step as the API shows it.
+func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
+	out := api.Step{
+		Id: s.ID, Position: s.Position, Kind: s.Kind, Title: s.Title, Status: s.Status, Message: s.Message,
+		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
+		Action: detailString(s.Detail, "action"), Mode: detailString(s.Detail, "mode"),
+		Error: detailString(s.Detail, "error"), Job: detailString(s.Detail, "job"), JobTail: detailString(s.Detail, "job_tail"),
+		Logs: make([]api.LogLine, len(s.Logs)), Tasks: make([]api.Task, len(s.Tasks)),
+	}
+	if n, ok := s.Detail["job_tail_lines"].(float64); ok {
+		lines := int(n)
+		out.JobTailLines = &lines
+	}
+	// An action may replace several ended Jobs; deleted_job is the last one
+	// and detail.deleted_jobs keeps them all.
+	if deleted, ok := s.Detail["deleted_jobs"].([]any); ok && len(deleted) > 0 {
+		if name, ok := deleted[len(deleted)-1].(string); ok {
+			out.DeletedJob = &name
+		}
+	}
+	rest := map[string]any{}
+	for k, v := range s.Detail {
+		if !hookDetail[k] {
+			rest[k] = v
+		}
+	}
+	if len(rest) > 0 {
+		out.Detail = &rest
+	}
+	for i, l := range s.Logs {
+		out.Logs[i] = api.LogLine{Level: l.Level, Message: l.Message, At: l.At}
+	}
+	for i := range s.Tasks {
+		out.Tasks[i] = apiTaskOf(&s.Tasks[i], deploymentName)
+	}
+	return out
+}
+
+// detailString is a string of a step's detail, nil when absent or empty.
+func detailString(detail map[string]any, key string) *string {
+	v, ok := detail[key].(string)
+	if !ok || v == "" {
+		return nil
+	}
+	return &v
+}

@@ -1,0 +1,897 @@
+"""A client of Styrmin's REST API (/api/v1, api/openapi.yaml) for scripts.
+
+Standard library only. Authenticate with a personal API token (``stp_...``,
+from the "API tokens" page or ``styrmin token create``); it acts with its
+user's role. Every operation of the API is a method of Client; answers are
+frozen dataclasses mirroring the document's schemas (date-times as aware
+datetimes; fields the client does not know are ignored, fields the server
+leaves out take their empty value). Errors are APIError subclasses chosen by
+the problem's ``code``.
+
+The result classes live in this module (``styrmin.client.Deployment`` is
+the API's deployment; ``styrmin.Deployment`` is the action's own).
+"""
+
+import dataclasses
+import datetime as _dt
+import http.client
+import json
+import re
+import socket
+import sys
+import time
+import typing
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+
+from . import errors
+from .errors import StyrminError, TaskFailed
+
+# Where the API lives on a Styrmin server.
+API_PREFIX = "/api/v1"
+
+# Seconds a single HTTP call may take.
+DEFAULT_TIMEOUT = 60
+
+# How long wait() waits for a task by default, and between two reads, in seconds.
+DEFAULT_WAIT = 1800
+DEFAULT_POLL = 2.0
+
+# How much of an answer that is not Styrmin's JSON is quoted in an error.
+_QUOTE_LIMIT = 200
+
+# Statuses of a task that ended without success.
+_FAILED_STATUSES = ("failed", "canceled")
+
+T = TypeVar("T")
+
+
+# --- errors -------------------------------------------------------------------
+
+
+class APIError(StyrminError):
+    """Styrmin refused a call: its answer's problem details (RFC 9457).
+
+    ``status`` is the HTTP status, ``code`` the error code the pages use
+    (``not_found``, ``forbidden``, ``invalid``, ``conflict``, ...), ``title``
+    the status's heading, ``detail`` what went wrong and what to do (also
+    ``str(error)``) and ``fields`` a message per input field for invalid input
+    (parameters are ``param.<name>``, prompts ``prompt.<action>.<name>``).
+    """
+
+    def __init__(self, status, code, detail, title="", fields=None, type="about:blank"):
+        super().__init__(detail, status)
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.fields = dict(fields or {})
+        self.type = type
+
+    def __repr__(self):
+        return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, detail={self.detail!r}, fields={self.fields!r})"
+
+
+class Invalid(APIError):
+    """The request's input is invalid (400, code ``invalid``); ``fields`` says which and why."""
+
+
+class Unauthorized(APIError):
+    """No token, or one that is unknown, revoked or expired (401, code ``unauthorized``)."""
+
+
+class Forbidden(APIError):
+    """The token's user lacks the role the operation needs (403, code ``forbidden``)."""
+
+
+class NotFound(APIError):
+    """No such driver, version, deployment, task, user or token (404, code ``not_found``)."""
+
+
+class Conflict(APIError, errors.Conflict):
+    """The state refuses the change (409, code ``conflict``): a busy deployment, a taken name, a failed dry run.
+
+    It is also a ``styrmin.Conflict``, the primitives' conflict.
+    """
+
+
+class Throttled(APIError):
+    """Too many requests (429, code ``throttled``); try again later."""
+
+
+class Unavailable(APIError):
+    """Styrmin cannot do it now, e.g. the cluster is unreachable (503, code ``unavailable``)."""
+
+
+class ServerError(APIError):
+    """Styrmin failed (500, code ``internal``); its log says why."""
+
+
+class NetworkError(StyrminError):
+    """Styrmin could not be reached, or did not answer in time; ``status`` is None."""
+
+
+# Exception classes by problem code, and by HTTP status for answers without one.
+_BY_CODE = {
+    "invalid": Invalid,
+    "unauthorized": Unauthorized,
+    "forbidden": Forbidden,
+    "not_found": NotFound,
+    "conflict": Conflict,
+    "throttled": Throttled,
+    "unavailable": Unavailable,
+    "internal": ServerError,
+}
+_CODE_BY_STATUS = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    413: "invalid",
+    422: "invalid",
+    429: "throttled",
+    500: "internal",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
+}
+
+
+# --- results ------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class User:
+    """A Styrmin user: ``role`` is ``read-only``, ``operator`` or ``admin``."""
+
+    id: int
+    username: str
+    role: str
+    disabled: bool
+    created_at: _dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class APIToken:
+    """A personal API token, without its secret; ``expires_at`` and ``last_used_at`` may be None."""
+
+    id: int
+    name: str
+    username: str
+    created_at: _dt.datetime
+    expires_at: Optional[_dt.datetime] = None
+    last_used_at: Optional[_dt.datetime] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CreatedAPIToken(APIToken):
+    """A new API token with its secret ``token`` (``stp_...``), which Styrmin shows only this once."""
+
+    token: str = dataclasses.field(default="", repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class DriverSummary:
+    """A driver of the catalogue: ``version`` is its newest version, ``versions`` how many it has."""
+
+    name: str
+    version: str
+    title: str
+    summary: str
+    labels: Dict[str, str]
+    versions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Driver:
+    """A driver with its ``versions``, newest first."""
+
+    name: str
+    title: str
+    summary: str
+    versions: List[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class DriverVersion:
+    """One version of a driver; ``spec`` is its parsed driver.styrmin.yml (a dict)."""
+
+    name: str
+    version: str
+    digest: str
+    created_at: _dt.datetime
+    created_by: str
+    readme: str
+    spec: Dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class ComponentState:
+    """A component's state: ``stopped``, and live readiness such as ``2/2`` (empty when unknown)."""
+
+    stopped: bool
+    ready: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Revision:
+    """A Helm revision of a deployment."""
+
+    revision: int
+    status: str
+    driver_version: str
+    app_version: str
+    updated_at: _dt.datetime
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskSummary:
+    """A task in brief (a deployment's last task)."""
+
+    id: int
+    kind: str
+    status: str
+    by: str
+    created_at: _dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class DeploymentSummary:
+    """A deployment as the list shows it; ``busy`` says a task holds it, ``deleted_at`` when it was deleted."""
+
+    name: str
+    namespace: str
+    driver: str
+    driver_version: str
+    app_version: str
+    status: str
+    busy: bool
+    created_by: str
+    created_at: _dt.datetime
+    updated_at: _dt.datetime
+    deleted_at: Optional[_dt.datetime] = None
+    last_task: Optional[TaskSummary] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Deployment(DeploymentSummary):
+    """A deployment with its non-secret ``parameters``, the names of the secrets that have a value
+    (``secrets_set``), its ``components`` by name, its Helm ``revisions`` (newest first) and, when the
+    cluster could not be read, ``cluster_error``."""
+
+    parameters: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    secrets_set: List[str] = dataclasses.field(default_factory=list)
+    components: Dict[str, ComponentState] = dataclasses.field(default_factory=dict)
+    revisions: List[Revision] = dataclasses.field(default_factory=list)
+    cluster_error: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ParameterChange:
+    """How an upgrade changes a parameter: ``change`` is added, removed, changed or unchanged.
+
+    ``from_`` and ``to`` are the values as text (JSON ``from`` and ``to``); both are empty for a secret.
+    """
+
+    name: str
+    title: str
+    change: str
+    secret: bool
+    from_: str = dataclasses.field(metadata={"json": "from"})
+    to: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ResourceDiff:
+    """How an upgrade changes a Kubernetes resource: ``diff`` is a unified diff, Secret values redacted."""
+
+    kind: str
+    name: str
+    change: str
+    diff: str
+    namespace: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class UpgradeReview:
+    """The review of an upgrade's dry run; a non-empty ``dry_run_error`` means it would be refused."""
+
+    from_driver_version: str
+    driver_version: str
+    from_app_version: str
+    app_version: str
+    changes: List[ParameterChange]
+    resources: List[ResourceDiff]
+    dry_run_error: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LogLine:
+    """A log line of a hook step (redacted)."""
+
+    level: str
+    message: str
+    at: _dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """A step of a task. For a hook step: ``action``, ``mode``, ``logs``, and when it failed ``error``
+    and the tail of its Job's output (``job``, ``job_tail``, ``job_tail_lines``); ``tasks`` are the
+    tasks it started (linked tasks)."""
+
+    id: int
+    position: int
+    kind: str
+    title: str
+    status: str
+    message: str
+    started_at: _dt.datetime
+    logs: List[LogLine]
+    tasks: List["Task"]
+    action: str = ""
+    mode: str = ""
+    error: str = ""
+    job: str = ""
+    job_tail: str = ""
+    job_tail_lines: int = 0
+    deleted_job: str = ""
+    detail: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    ended_at: Optional[_dt.datetime] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """A task: ``status`` is queued, running, succeeded, failed or canceled; ``ended`` says it is over.
+
+    ``message`` says how it ended or why it waits, ``inputs`` what was asked (no secrets),
+    ``result`` what it produced.
+    """
+
+    id: int
+    deployment: str
+    kind: str
+    status: str
+    message: str
+    inputs: Dict[str, Any]
+    by: str
+    created_at: _dt.datetime
+    ended: bool
+    steps: List[Step]
+    parent_step_id: Optional[int] = None
+    result: Any = None
+    queue_position: int = 0
+    started_at: Optional[_dt.datetime] = None
+    ended_at: Optional[_dt.datetime] = None
+
+    @property
+    def succeeded(self):
+        """Whether the task ended successfully."""
+        return self.status == "succeeded"
+
+    def failed_steps(self):
+        """Return the steps that failed, in order."""
+        return [s for s in self.steps if s.status == "failed"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskAccepted:
+    """The answer to a change: the queued ``task`` and its API ``url``."""
+
+    task: Task
+    url: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list: its ``items`` and the ``next_cursor`` of the next page ("" after the last)."""
+
+    items: List[T]
+    next_cursor: str = ""
+
+
+# --- decoding -----------------------------------------------------------------
+
+_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_time(text):
+    """Return an RFC 3339 date-time (as Go writes it: ``Z``, up to 9 fraction digits) as an aware datetime.
+
+    A time without an offset is taken as UTC; None and "" give None. Raises ValueError otherwise.
+    """
+    if text is None or text == "":
+        return None
+    m = _TIME.match(text)
+    if not m:
+        raise ValueError(f"not an RFC 3339 date-time: {text!r}")
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
+    zone = m.group(8)
+    tz = _dt.timezone.utc
+    if zone and zone not in ("Z", "z"):
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = _dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        tz = _dt.timezone(sign * offset) if offset else _dt.timezone.utc
+    return _dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
+
+
+_HINTS = {}
+
+
+def _hints(cls):
+    """Return the resolved field types of a dataclass, cached."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = typing.get_type_hints(cls, vars(sys.modules[__name__]))
+        _HINTS[cls] = hints
+    return hints
+
+
+def _zero(tp):
+    """Return the empty value of a type, for a field the server left out."""
+    origin = typing.get_origin(tp)
+    if origin in (list, List):
+        return []
+    if origin in (dict, Dict):
+        return {}
+    return {str: "", int: 0, bool: False, float: 0.0}.get(tp)
+
+
+def decode(tp, value):
+    """Return the JSON value as type tp (a result dataclass, a typing generic, datetime or a plain type).
+
+    Unknown object keys are ignored; left-out fields take their default or empty value.
+    """
+    if value is None or tp is Any:
+        return value
+    origin = typing.get_origin(tp)
+    if origin is Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return decode(args[0], value) if len(args) == 1 else value
+    if origin in (list, List):
+        (item,) = typing.get_args(tp) or (Any,)
+        return [decode(item, v) for v in _expect(list, value)]
+    if origin in (dict, Dict):
+        args = typing.get_args(tp) or (str, Any)
+        return {k: decode(args[1], v) for k, v in _expect(dict, value).items()}
+    if tp is _dt.datetime:
+        return parse_time(value)
+    if dataclasses.is_dataclass(tp):
+        obj = _expect(dict, value)
+        hints = _hints(tp)
+        kwargs = {}
+        for f in dataclasses.fields(tp):
+            key = f.metadata.get("json", f.name)
+            if key in obj:
+                kwargs[f.name] = decode(hints[f.name], obj[key])
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                kwargs[f.name] = _zero(hints[f.name])
+        return tp(**kwargs)
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if tp in (str, int, bool, float) and not isinstance(value, tp):
+        raise ValueError(f"expected {tp.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _expect(kind, value):
+    """Return value when it is a kind (list or dict), else raise ValueError."""
+    if not isinstance(value, kind):
+        raise ValueError(f"expected a JSON {'array' if kind is list else 'object'}, got {type(value).__name__}")
+    return value
+
+
+# --- the client ---------------------------------------------------------------
+
+
+class Client:
+    """A client of the Styrmin REST API at ``url`` with a personal API token.
+
+    ``url`` is the server's base URL (``https://styrmin.example.com``; a trailing
+    ``/api/v1`` is accepted too). ``token`` is a personal API token (``stp_...``);
+    the client never puts it in an error or a repr. ``timeout`` bounds each HTTP
+    call, in seconds.
+
+    Every method raises an APIError subclass when Styrmin refuses the call
+    (Unauthorized, Forbidden, NotFound, Invalid, Conflict, Throttled,
+    Unavailable, ServerError) and NetworkError when it cannot be reached.
+    """
+
+    def __init__(self, url, token, *, timeout=DEFAULT_TIMEOUT):
+        if not url:
+            raise ValueError("Client needs the server's URL, e.g. https://styrmin.example.com")
+        if not token:
+            raise ValueError("Client needs a personal API token (stp_...): create one on the API tokens page")
+        base = url.rstrip("/")
+        if base.endswith(API_PREFIX):
+            base = base[: -len(API_PREFIX)]
+        self.url = base
+        self.timeout = timeout
+        self._token = token
+
+    def __repr__(self):
+        return f"styrmin.Client({self.url!r})"
+
+    # --- users and tokens ---
+
+    def me(self):
+        """Return the User the token belongs to (GET /me).
+
+        Raises Unauthorized for an unknown, revoked or expired token.
+        """
+        return decode(User, self._call("GET", "/me"))
+
+    def users(self):
+        """Return all users, by name, as a list of User (GET /users; admin).
+
+        Raises Forbidden unless the token's user is an admin.
+        """
+        return decode(List[User], self._call("GET", "/users")["items"])
+
+    def create_user(self, username, role, password):
+        """Create a user and return it as a User (POST /users; admin).
+
+        ``role`` is ``read-only``, ``operator`` or ``admin``; ``password`` has at
+        least 12 characters. Raises Invalid (with ``fields``) for bad input,
+        Conflict for a taken username, Forbidden unless an admin calls.
+        """
+        body = {"username": username, "role": role, "password": password}
+        return decode(User, self._call("POST", "/users", body=body))
+
+    def update_user(self, id, role=None, disabled=None, password=None):
+        """Change a user's role, disable or enable them, or set their password; return the User (PATCH /users/{id}; admin).
+
+        Arguments left None do not change. Raises NotFound for an unknown id,
+        Invalid for bad input, Forbidden unless an admin calls.
+        """
+        body = _without_none({"role": role, "disabled": disabled, "password": password})
+        return decode(User, self._call("PATCH", "/users/" + _segment(id), body=body))
+
+    def tokens(self, user=None):
+        """Return the caller's API tokens, newest first, as a list of APIToken, never their secrets (GET /tokens).
+
+        Admins may pass another ``user``'s username; others get Forbidden.
+        """
+        return decode(List[APIToken], self._call("GET", "/tokens", query={"user": user})["items"])
+
+    def create_token(self, name, expires_at=None):
+        """Create an API token for the caller and return it as CreatedAPIToken, whose ``token`` is the secret (POST /tokens).
+
+        ``expires_at`` is an aware datetime (or an RFC 3339 string); None makes a
+        token that lasts until revoked. The secret is in this answer only.
+        Raises Invalid for a bad name or a time in the past.
+        """
+        if isinstance(expires_at, _dt.datetime):
+            if expires_at.tzinfo is None:
+                raise ValueError("expires_at needs a time zone, e.g. datetime.now(timezone.utc) + timedelta(days=30)")
+            expires_at = expires_at.isoformat()
+        body = _without_none({"name": name, "expires_at": expires_at})
+        return decode(CreatedAPIToken, self._call("POST", "/tokens", body=body))
+
+    def revoke_token(self, id):
+        """Revoke an API token by its id; return None (DELETE /tokens/{id}).
+
+        Raises NotFound for an unknown token or, for non-admins, someone else's.
+        """
+        self._call("DELETE", "/tokens/" + _segment(id))
+
+    # --- drivers ---
+
+    def list_drivers(self, q=None, cursor=None, limit=None):
+        """Return one Page of DriverSummary, by name (GET /drivers).
+
+        ``q`` searches names, titles, summaries and labels; ``cursor`` is the
+        ``next_cursor`` of the previous page; ``limit`` (1-200) bounds the page.
+        """
+        return self._page(DriverSummary, "/drivers", {"q": q, "cursor": cursor, "limit": limit})
+
+    def iter_drivers(self, q=None, limit=None):
+        """Iterate over every DriverSummary of the catalogue (matching ``q``), fetching pages as needed."""
+        return self._iterate(DriverSummary, "/drivers", {"q": q, "limit": limit})
+
+    def drivers(self, q=None):
+        """Return every DriverSummary of the catalogue (matching ``q``) as a list, following all pages."""
+        return list(self.iter_drivers(q=q))
+
+    def driver(self, name):
+        """Return a Driver with its versions, newest first (GET /drivers/{name}).
+
+        Raises NotFound for an unknown driver.
+        """
+        return decode(Driver, self._call("GET", "/drivers/" + _segment(name)))
+
+    def driver_version(self, name, version):
+        """Return a DriverVersion with its readme and parsed spec (GET /drivers/{name}/versions/{version}).
+
+        Raises NotFound for an unknown driver or version.
+        """
+        path = f"/drivers/{_segment(name)}/versions/{_segment(version)}"
+        return decode(DriverVersion, self._call("GET", path))
+
+    # --- deployments ---
+
+    def list_deployments(self, include_deleted=False, cursor=None, limit=None):
+        """Return one Page of DeploymentSummary: live ones by name, then deleted ones (GET /deployments).
+
+        ``include_deleted`` adds the deleted deployments; ``cursor`` and ``limit`` as for list_drivers.
+        """
+        query = {"include_deleted": include_deleted or None, "cursor": cursor, "limit": limit}
+        return self._page(DeploymentSummary, "/deployments", query)
+
+    def iter_deployments(self, include_deleted=False, limit=None):
+        """Iterate over every DeploymentSummary, fetching pages as needed."""
+        return self._iterate(DeploymentSummary, "/deployments", {"include_deleted": include_deleted or None, "limit": limit})
+
+    def deployments(self, include_deleted=False):
+        """Return every DeploymentSummary as a list, following all pages."""
+        return list(self.iter_deployments(include_deleted=include_deleted))
+
+    def deployment(self, name):
+        """Return a Deployment with its parameters (secrets only named), components and revisions (GET /deployments/{name}).
+
+        Raises NotFound for an unknown deployment.
+        """
+        return decode(Deployment, self._call("GET", "/deployments/" + _segment(name)))
+
+    def install(self, driver, driver_version, name, namespace=None, app_version=None, parameters=None, prompts=None):
+        """Install a driver version as deployment ``name``; return the queued Task (POST /deployments; operator).
+
+        ``namespace`` defaults to the name and ``app_version`` to the driver
+        version's default; ``parameters`` maps parameter names to values
+        (omitted ones take their default); ``prompts`` maps a hook action's name
+        to its prompt values. Pass the Task to wait(). Raises Invalid (``fields``
+        names each bad ``param.<name>`` or ``prompt.<action>.<name>``), Conflict
+        for a taken name, Forbidden for a read-only token.
+        """
+        body = _without_none({
+            "driver": driver, "driver_version": driver_version, "name": name, "namespace": namespace,
+            "app_version": app_version, "parameters": parameters, "prompts": prompts,
+        })
+        return self._accepted("POST", "/deployments", body=body)
+
+    def upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None, dry_run=False):
+        """Upgrade a deployment or change its parameters (POST /deployments/{name}/upgrade; operator).
+
+        ``driver_version`` and ``app_version`` default to the current ones;
+        ``parameters`` holds only the values to change (an omitted secret keeps
+        its value). With ``dry_run=True`` nothing changes and the result is the
+        UpgradeReview (parameter changes and the manifest diff of a Helm dry
+        run); otherwise the upgrade is queued and the result is its Task.
+        Raises Invalid for bad values, Conflict when the deployment is busy or
+        the dry run fails, NotFound for an unknown deployment or version.
+        """
+        body = _without_none({"driver_version": driver_version, "app_version": app_version, "parameters": parameters, "prompts": prompts})
+        path = f"/deployments/{_segment(name)}/upgrade"
+        if dry_run:
+            return decode(UpgradeReview, self._call("POST", path, query={"dry_run": True}, body=body))
+        return self._accepted("POST", path, body=body)
+
+    def rollback(self, name, revision):
+        """Roll a deployment back to an earlier Helm revision with its recorded values; return the Task (operator).
+
+        Raises Invalid for a revision that does not exist, Conflict when the deployment is busy.
+        """
+        return self._accepted("POST", f"/deployments/{_segment(name)}/rollback", body={"revision": revision})
+
+    def stop(self, name, components=None):
+        """Stop components (scale them to zero, remembering their replicas); return the Task (operator).
+
+        ``components`` lists component names; None stops them all.
+        """
+        body = _without_none({"components": components})
+        return self._accepted("POST", f"/deployments/{_segment(name)}/stop", body=body)
+
+    def start(self, name, components=None):
+        """Start stopped components with the replicas they had; return the Task (operator).
+
+        ``components`` lists component names; None starts them all.
+        """
+        body = _without_none({"components": components})
+        return self._accepted("POST", f"/deployments/{_segment(name)}/start", body=body)
+
+    def delete(self, name, prompts=None):
+        """Uninstall a deployment and delete what Styrmin created; return the Task (DELETE /deployments/{name}; operator).
+
+        ``prompts`` maps a hook action's name to its prompt values.
+        """
+        body = _without_none({"prompts": prompts})
+        return self._accepted("DELETE", "/deployments/" + _segment(name), body=body or None)
+
+    def run_action(self, name, action, prompts=None):
+        """Run a manual action of the deployment's driver; return the Task (operator).
+
+        ``prompts`` maps the action's prompt names to values (omitted ones take
+        their default). Raises NotFound for an unknown action, Invalid for bad
+        prompt values (``fields`` names ``prompt.<action>.<name>``).
+        """
+        body = _without_none({"prompts": prompts})
+        return self._accepted("POST", f"/deployments/{_segment(name)}/actions/{_segment(action)}", body=body)
+
+    # --- tasks ---
+
+    def list_tasks(self, deployment=None, status=None, kind=None, cursor=None, limit=None):
+        """Return one Page of Task, newest first, with their steps (GET /tasks).
+
+        Filters: ``deployment`` (a name; NotFound when unknown), ``status``
+        (queued, running, succeeded, failed, canceled) and ``kind`` (install,
+        upgrade, rollback, stop, start, delete, action).
+        """
+        query = {"deployment": deployment, "status": status, "kind": kind, "cursor": cursor, "limit": limit}
+        return self._page(Task, "/tasks", query)
+
+    def iter_tasks(self, deployment=None, status=None, kind=None, limit=None):
+        """Iterate over every matching Task, newest first, fetching pages as needed (stop early on long histories)."""
+        return self._iterate(Task, "/tasks", {"deployment": deployment, "status": status, "kind": kind, "limit": limit})
+
+    def tasks(self, deployment=None, status=None, kind=None):
+        """Return every matching Task, newest first, as a list, following all pages."""
+        return list(self.iter_tasks(deployment=deployment, status=status, kind=kind))
+
+    def task(self, id):
+        """Return a Task (an id, or a Task to read again) with its steps, hook logs, errors, Job tails and linked tasks.
+
+        Raises NotFound for an unknown task.
+        """
+        return decode(Task, self._call("GET", "/tasks/" + _segment(_task_id(id))))
+
+    def cancel_task(self, id):
+        """Cancel a queued task, or ask a running one to stop at its next step; return the Task after the request (operator).
+
+        Raises Conflict when the task has already ended.
+        """
+        return decode(Task, self._call("POST", f"/tasks/{_segment(_task_id(id))}/cancel"))
+
+    def wait(self, task_or_id, timeout=DEFAULT_WAIT, poll=DEFAULT_POLL, raise_on_failure=True):
+        """Read a task every ``poll`` seconds until it has ended; return the final Task.
+
+        ``task_or_id`` is a Task (as install and the other changes return) or
+        its id. Raises styrmin.TaskFailed, whose ``task`` is the final Task,
+        when it failed or was canceled (unless ``raise_on_failure`` is False),
+        and TimeoutError (with the last read as ``task``) when it has not ended
+        within ``timeout`` seconds; the task keeps running then.
+        """
+        id = _task_id(task_or_id)
+        deadline = time.monotonic() + timeout
+        while True:
+            task = self.task(id)
+            if task.ended:
+                if raise_on_failure and task.status in _FAILED_STATUSES:
+                    raise TaskFailed(task)
+                return task
+            left = deadline - time.monotonic()
+            if left <= 0:
+                err = TimeoutError(f"task {id} ({task.kind}) has not ended within {timeout:g} s; it is {task.status}: {task.message or 'no message'}")
+                err.task = task
+                raise err
+            time.sleep(min(poll, left))
+
+    # --- HTTP ---
+
+    def _accepted(self, method, path, body=None):
+        """Send a change that answers 202 and return its Task."""
+        return decode(TaskAccepted, self._call(method, path, body=body)).task
+
+    def _page(self, cls, path, query):
+        """Return a Page of cls from a list operation."""
+        answer = self._call("GET", path, query=query)
+        return Page(items=decode(List[cls], answer.get("items") or []), next_cursor=answer.get("next_cursor") or "")
+
+    def _iterate(self, cls, path, query):
+        """Yield every item of a list operation, following next_cursor."""
+        cursor = None
+        while True:
+            page = self._page(cls, path, dict(query, cursor=cursor))
+            yield from page.items
+            if not page.next_cursor or page.next_cursor == cursor:
+                return
+            cursor = page.next_cursor
+
+    def _call(self, method, path, query=None, body=None):
+        """Call the API and return its decoded JSON answer (None for an empty one); raise APIError or NetworkError."""
+        what = f"{method} {API_PREFIX}{path}"
+        url = self.url + API_PREFIX + path
+        query = _query(query)
+        if query:
+            url += "?" + query
+        headers = {
+            "Authorization": "Bearer " + self._token,
+            "Accept": "application/json, application/problem+json",
+            "User-Agent": "styrmin-python/" + _version(),
+        }
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as err:
+            with err:
+                raw = err.read()
+            raise _problem(err.code, err.reason, raw) from None
+        except (urllib.error.URLError, socket.timeout, ConnectionError, http.client.HTTPException) as err:
+            reason = getattr(err, "reason", err)
+            if isinstance(reason, socket.timeout) or isinstance(err, socket.timeout):
+                raise NetworkError(f"{what}: Styrmin at {self.url} did not answer within {self.timeout:g} s") from None
+            raise NetworkError(f"{what}: cannot reach Styrmin at {self.url}: {reason}") from None
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise APIError(status, "", f"{what}: Styrmin answered {status} with something that is not JSON: {_quote(raw)}") from None
+
+
+def _problem(status, reason, raw):
+    """Return the APIError for an error answer, from its problem details when it has them."""
+    problem = {}
+    try:
+        decoded = json.loads(raw)
+        if isinstance(decoded, dict):
+            problem = decoded
+    except ValueError:
+        pass
+    code = problem.get("code") if isinstance(problem.get("code"), str) else ""
+    detail = problem.get("detail") if isinstance(problem.get("detail"), str) else ""
+    if not detail:
+        detail = f"Styrmin answered {status} {reason}: {_quote(raw)}".rstrip(": ")
+    fields = problem.get("fields") if isinstance(problem.get("fields"), dict) else {}
+    cls = _BY_CODE.get(code) or _BY_CODE.get(_CODE_BY_STATUS.get(status, ""), APIError)
+    return cls(
+        status,
+        code or _CODE_BY_STATUS.get(status, ""),
+        detail,
+        title=problem.get("title") or reason or "",
+        fields={str(k): str(v) for k, v in fields.items()},
+        type=problem.get("type") or "about:blank",
+    )
+
+
+def _query(params):
+    """Return the query string of params, leaving out None; booleans as true/false."""
+    pairs = []
+    for k, v in (params or {}).items():
+        if v is None:
+            continue
+        pairs.append((k, ("true" if v else "false") if isinstance(v, bool) else str(v)))
+    return urllib.parse.urlencode(pairs)
+
+
+def _segment(value):
+    """Return value as one escaped path segment."""
+    return urllib.parse.quote(str(value), safe="")
+
+
+def _task_id(task_or_id):
+    """Return the id of a task given as an id, a Task, a TaskSummary or a TaskAccepted."""
+    if isinstance(task_or_id, TaskAccepted):
+        return task_or_id.task.id
+    if isinstance(task_or_id, (Task, TaskSummary)):
+        return task_or_id.id
+    if isinstance(task_or_id, bool) or not isinstance(task_or_id, (int, str)):
+        raise TypeError(f"expected a task or a task id, got {type(task_or_id).__name__}")
+    return task_or_id
+
+
+def _without_none(body):
+    """Return body without its None values."""
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _quote(raw):
+    """Return the start of a raw answer, as text for an error message."""
+    text = raw.decode("utf-8", "replace").strip()
+    if len(text) > _QUOTE_LIMIT:
+        text = text[:_QUOTE_LIMIT] + "…"
+    return text
+
+
+def _version():
+    """Return the package's version, for the User-Agent."""
+    return getattr(sys.modules.get(__package__), "__version__", "0")

@@ -1,0 +1,393 @@
+"""styrmin.Client against a local fake of the REST API (/api/v1): parsing, pagination, errors, wait.
+
+What the real server does is tested by test_client_live.py.
+"""
+
+import datetime
+import json
+import socket
+import threading
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import styrmin
+from styrmin import client as api
+
+TOKEN = "stp_test-token-0123456789"
+UTC = datetime.timezone.utc
+
+
+class FakeAPI:
+    """A fake REST API: answers from a script of (status, body) per "METHOD path", records requests.
+
+    path excludes the query string, which is recorded as a dict.
+    """
+
+    def __init__(self):
+        self.requests = []
+        self.answers = {}
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                self._answer()
+
+            do_POST = do_PATCH = do_DELETE = do_GET
+
+            def log_message(self, *args):
+                pass
+
+            def _answer(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                url = urlsplit(self.path)
+                key = f"{self.command} {url.path}"
+                with fake.lock:
+                    fake.requests.append({
+                        "key": key,
+                        "query": {k: v[0] for k, v in parse_qs(url.query).items()},
+                        "auth": self.headers.get("Authorization"),
+                        "type": self.headers.get("Content-Type"),
+                        "body": json.loads(raw) if raw else None,
+                    })
+                    script = fake.answers.get(key) or [(404, problem(404, "not_found", f"no route {key}"))]
+                    status, body = script.pop(0) if len(script) > 1 else script[0]
+                if status == 204:
+                    self.send_response(204)
+                    self.end_headers()
+                    return
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
+                self.send_response(status)
+                kind = "application/problem+json" if status >= 400 and not isinstance(body, bytes) else "application/json"
+                self.send_header("Content-Type", kind if not isinstance(body, bytes) else "text/html")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    def answer(self, key, *script):
+        """Answer key ("POST /deployments") with the (status, body) pairs in turn, the last one forever."""
+        method, path = key.split(" ", 1)
+        self.answers[f"{method} /api/v1{path}"] = list(script)
+
+    def keys(self):
+        return [r["key"] for r in self.requests]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def problem(status, code, detail, fields=None):
+    """Return problem details as Styrmin writes them."""
+    p = {"type": "about:blank", "title": "Title", "status": status, "detail": detail, "code": code}
+    if fields is not None:
+        p["fields"] = fields
+    return p
+
+
+def task(id=7, status="queued", ended=False, kind="install", **extra):
+    """Return a task as the API writes it."""
+    t = {
+        "id": id, "deployment": "demo", "kind": kind, "status": status, "message": "", "inputs": {},
+        "by": "ops", "created_at": "2026-12-02T18:00:00.123456789Z", "started_at": None, "ended_at": None,
+        "ended": ended, "steps": [], "result": None,
+    }
+    t.update(extra)
+    return t
+
+
+def summary(name):
+    return {"name": name, "version": "1.0.0", "title": name.title(), "summary": "", "labels": {}, "versions": 1}
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.fake = FakeAPI()
+        self.addCleanup(self.fake.close)
+        self.client = styrmin.Client(self.fake.url + "/", TOKEN, timeout=5)
+
+    def test_me_sends_the_token_and_parses_the_user(self):
+        self.fake.answer("GET /me", (200, {
+            "id": 3, "username": "ada", "role": "operator", "disabled": False,
+            "created_at": "2026-12-02T18:19:50Z", "favourite_colour": "green",
+        }))
+        me = self.client.me()
+        self.assertEqual(api.User(3, "ada", "operator", False, datetime.datetime(2026, 12, 2, 18, 19, 50, tzinfo=UTC)), me)
+        self.assertEqual("Bearer " + TOKEN, self.fake.requests[0]["auth"])
+
+    def test_a_url_with_the_api_prefix_is_the_same_server(self):
+        self.assertEqual(self.fake.url, styrmin.Client(self.fake.url + "/api/v1/", TOKEN).url)
+
+    def test_the_token_is_never_in_the_repr(self):
+        self.assertNotIn(TOKEN, repr(self.client))
+        self.assertNotIn(TOKEN, repr(self.client.__dict__.get("url")))
+
+    def test_a_client_needs_a_url_and_a_token(self):
+        with self.assertRaises(ValueError):
+            styrmin.Client("", TOKEN)
+        with self.assertRaises(ValueError):
+            styrmin.Client(self.fake.url, "")
+
+    def test_date_times_parse_as_go_writes_them(self):
+        self.assertEqual(datetime.datetime(2026, 12, 2, 18, 0, 0, 123456, tzinfo=UTC), api.parse_time("2026-12-02T18:00:00.123456789Z"))
+        self.assertEqual(datetime.datetime(2026, 12, 2, 16, 0, tzinfo=UTC), api.parse_time("2026-12-02T18:00:00+02:00"))
+        self.assertEqual(datetime.datetime(2026, 12, 2, 18, 0, 0, 500000, tzinfo=UTC), api.parse_time("2026-12-02T18:00:00.5Z"))
+        self.assertIsNone(api.parse_time(None))
+        with self.assertRaises(ValueError):
+            api.parse_time("yesterday")
+
+    def test_a_task_parses_with_its_steps_logs_and_linked_tasks(self):
+        step = {
+            "id": 11, "position": 2, "kind": "hook", "title": "Back up", "status": "failed", "message": "failed",
+            "action": "backup", "mode": "blocking", "error": "CommandsFailed: Job backup-1 failed: exit 2",
+            "job": "backup-1", "job_tail": "pg_dump: error\n", "job_tail_lines": 1,
+            "started_at": "2026-12-02T18:00:01Z", "ended_at": "2026-12-02T18:00:09Z",
+            "logs": [{"level": "ERROR", "message": "dump failed", "at": "2026-12-02T18:00:08Z", "source": "stderr"}],
+            "tasks": [task(id=8, kind="stop", status="succeeded", ended=True, parent_step_id=11)],
+            "brand_new_field": {"x": 1},
+        }
+        self.fake.answer("GET /tasks/7", (200, task(status="failed", ended=True, steps=[step], queue_position=0)))
+        t = self.client.task(7)
+        self.assertEqual(7, t.id)
+        self.assertFalse(t.succeeded)
+        (failed,) = t.failed_steps()
+        self.assertEqual("pg_dump: error\n", failed.job_tail)
+        self.assertEqual(datetime.datetime(2026, 12, 2, 18, 0, 9, tzinfo=UTC), failed.ended_at)
+        self.assertEqual(api.LogLine("ERROR", "dump failed", datetime.datetime(2026, 12, 2, 18, 0, 8, tzinfo=UTC)), failed.logs[0])
+        self.assertEqual(11, failed.tasks[0].parent_step_id)
+        self.assertIsInstance(failed.tasks[0], api.Task)
+
+    def test_a_deployment_parses_with_components_and_revisions(self):
+        self.fake.answer("GET /deployments/demo", (200, {
+            "name": "demo", "namespace": "demo", "driver": "hello-web", "driver_version": "1.0.0", "app_version": "1.27.0",
+            "status": "deployed", "busy": False, "created_by": "ops",
+            "created_at": "2026-12-01T10:00:00Z", "updated_at": "2026-12-02T10:00:00Z", "deleted_at": None,
+            "last_task": {"id": 4, "kind": "upgrade", "status": "succeeded", "by": "ops", "created_at": "2026-12-02T09:59:00Z"},
+            "parameters": {"replicas": 2}, "secrets_set": ["password"],
+            "components": {"web": {"stopped": False, "ready": "2/2"}},
+            "revisions": [{"revision": 2, "status": "deployed", "driver_version": "1.0.0", "app_version": "1.27.0", "updated_at": "2026-12-02T10:00:00Z"}],
+        }))
+        d = self.client.deployment("demo")
+        self.assertIsInstance(d, api.DeploymentSummary)
+        self.assertEqual({"web": api.ComponentState(stopped=False, ready="2/2")}, d.components)
+        self.assertEqual(2, d.revisions[0].revision)
+        self.assertEqual("", d.revisions[0].description)
+        self.assertEqual(4, d.last_task.id)
+        self.assertIsNone(d.deleted_at)
+        self.assertEqual("", d.cluster_error)
+
+    def test_path_segments_are_escaped(self):
+        self.fake.answer("GET /drivers/a%2Fb/versions/1.0.0%2Bx", (200, {
+            "name": "a/b", "version": "1.0.0+x", "digest": "sha256:0", "created_at": "2026-12-02T18:00:00Z",
+            "created_by": "ops", "readme": "# A", "spec": {"version": "1.0.0+x"},
+        }))
+        v = self.client.driver_version("a/b", "1.0.0+x")
+        self.assertEqual({"version": "1.0.0+x"}, v.spec)
+
+    def test_pages_and_iterators_follow_next_cursor(self):
+        self.fake.answer(
+            "GET /drivers",
+            (200, {"items": [summary("a"), summary("b")], "next_cursor": "c1"}),
+            (200, {"items": [summary("c")], "next_cursor": ""}),
+        )
+        self.assertEqual(["a", "b", "c"], [d.name for d in self.client.drivers(q="web")])
+        self.assertEqual([{"q": "web"}, {"q": "web", "cursor": "c1"}], [r["query"] for r in self.fake.requests])
+
+        page = self.client.list_drivers(cursor="c1", limit=1)
+        self.assertEqual(api.Page([api.DriverSummary("c", "1.0.0", "C", "", {}, 1)], ""), page)
+        self.assertEqual({"cursor": "c1", "limit": "1"}, self.fake.requests[-1]["query"])
+
+    def test_list_filters_are_sent_as_query_parameters(self):
+        self.fake.answer("GET /tasks", (200, {"items": [task()], "next_cursor": ""}))
+        self.fake.answer("GET /deployments", (200, {"items": [], "next_cursor": ""}))
+        self.assertEqual([7], [t.id for t in self.client.tasks(deployment="demo", status="failed", kind="install")])
+        self.assertEqual([], self.client.deployments(include_deleted=True))
+        self.assertEqual([], self.client.deployments())
+        self.assertEqual(
+            [{"deployment": "demo", "status": "failed", "kind": "install"}, {"include_deleted": "true"}, {}],
+            [r["query"] for r in self.fake.requests],
+        )
+
+    def test_changes_send_their_body_and_return_the_accepted_task(self):
+        accepted = (202, {"task": task(), "url": "/api/v1/tasks/7"})
+        for key in ("POST /deployments", "POST /deployments/demo/upgrade", "POST /deployments/demo/rollback",
+                    "POST /deployments/demo/stop", "POST /deployments/demo/start", "DELETE /deployments/demo",
+                    "POST /deployments/demo/actions/fetch_page"):
+            self.fake.answer(key, accepted)
+        calls = [
+            (lambda: self.client.install("hello-web", "1.0.0", "demo", parameters={"replicas": 3}),
+             {"driver": "hello-web", "driver_version": "1.0.0", "name": "demo", "parameters": {"replicas": 3}}),
+            (lambda: self.client.upgrade("demo", app_version="1.27.1", prompts={"backup": {"label": "x"}}),
+             {"app_version": "1.27.1", "prompts": {"backup": {"label": "x"}}}),
+            (lambda: self.client.rollback("demo", 1), {"revision": 1}),
+            (lambda: self.client.stop("demo", components=["web"]), {"components": ["web"]}),
+            (lambda: self.client.start("demo"), {}),
+            (lambda: self.client.delete("demo"), None),
+            (lambda: self.client.run_action("demo", "fetch_page", prompts={"path": "/"}), {"prompts": {"path": "/"}}),
+        ]
+        for call, body in calls:
+            with self.subTest(body=body):
+                t = call()
+                self.assertIsInstance(t, api.Task)
+                self.assertEqual(7, t.id)
+                self.assertEqual(body, self.fake.requests[-1]["body"])
+                self.assertEqual({}, self.fake.requests[-1]["query"])
+
+    def test_a_dry_run_upgrade_returns_the_review(self):
+        self.fake.answer("POST /deployments/demo/upgrade", (200, {
+            "from_driver_version": "1.0.0", "driver_version": "1.0.1", "from_app_version": "1.27.0", "app_version": "1.27.0",
+            "changes": [{"name": "replicas", "title": "Replicas", "change": "changed", "secret": False, "from": "2", "to": "3"}],
+            "resources": [{"kind": "Deployment", "name": "demo-web", "change": "changed", "diff": "-  replicas: 2\n+  replicas: 3\n"}],
+        }))
+        review = self.client.upgrade("demo", driver_version="1.0.1", parameters={"replicas": 3}, dry_run=True)
+        self.assertIsInstance(review, api.UpgradeReview)
+        self.assertEqual(api.ParameterChange("replicas", "Replicas", "changed", False, "2", "3"), review.changes[0])
+        self.assertEqual("", review.resources[0].namespace)
+        self.assertEqual("", review.dry_run_error)
+        self.assertEqual({"dry_run": "true"}, self.fake.requests[-1]["query"])
+
+    def test_users_and_tokens(self):
+        user = {"id": 5, "username": "bob", "role": "read-only", "disabled": True, "created_at": "2026-12-02T18:00:00Z"}
+        tok = {"id": 9, "name": "ci", "username": "bob", "created_at": "2026-12-02T18:00:00Z", "expires_at": None, "last_used_at": None}
+        self.fake.answer("GET /users", (200, {"items": [user]}))
+        self.fake.answer("POST /users", (201, user))
+        self.fake.answer("PATCH /users/5", (200, user))
+        self.fake.answer("GET /tokens", (200, {"items": [tok]}))
+        self.fake.answer("POST /tokens", (201, dict(tok, token="stp_secret", expires_at="2027-01-01T00:00:00Z")))
+        self.fake.answer("DELETE /tokens/9", (204, None))
+
+        self.assertEqual(["bob"], [u.username for u in self.client.users()])
+        self.assertEqual(5, self.client.create_user("bob", "read-only", "a long password").id)
+        self.assertEqual({"username": "bob", "role": "read-only", "password": "a long password"}, self.fake.requests[-1]["body"])
+        self.client.update_user(5, disabled=True)
+        self.assertEqual({"disabled": True}, self.fake.requests[-1]["body"])
+        self.assertIsNone(self.client.tokens(user="bob")[0].expires_at)
+        self.assertEqual({"user": "bob"}, self.fake.requests[-1]["query"])
+        created = self.client.create_token("ci", expires_at=datetime.datetime(2027, 1, 1, tzinfo=UTC))
+        self.assertEqual({"name": "ci", "expires_at": "2027-01-01T00:00:00+00:00"}, self.fake.requests[-1]["body"])
+        self.assertIsInstance(created, api.APIToken)
+        self.assertEqual("stp_secret", created.token)
+        self.assertNotIn("stp_secret", repr(created))
+        self.assertIsNone(self.client.revoke_token(9))
+        with self.assertRaises(ValueError):
+            self.client.create_token("ci", expires_at=datetime.datetime(2027, 1, 1))
+
+    def test_problems_raise_the_exception_of_their_code(self):
+        cases = [
+            (400, "invalid", styrmin.Invalid),
+            (401, "unauthorized", styrmin.Unauthorized),
+            (403, "forbidden", styrmin.Forbidden),
+            (404, "not_found", styrmin.NotFound),
+            (409, "conflict", styrmin.client.Conflict),
+            (429, "throttled", styrmin.Throttled),
+            (500, "internal", styrmin.ServerError),
+            (503, "unavailable", styrmin.Unavailable),
+            (418, "teapot", styrmin.APIError),
+        ]
+        for status, code, cls in cases:
+            with self.subTest(code=code):
+                self.fake.answer("GET /me", (status, problem(status, code, f"It is {code}.")))
+                with self.assertRaises(cls) as caught:
+                    self.client.me()
+                err = caught.exception
+                self.assertIs(cls, type(err))
+                self.assertEqual(f"It is {code}.", str(err))
+                self.assertEqual((status, code, "Title", {}), (err.status, err.code, err.title, err.fields))
+                self.assertIsInstance(err, styrmin.StyrminError)
+
+    def test_an_invalid_problem_carries_its_fields(self):
+        self.fake.answer("POST /deployments", (400, problem(400, "invalid", "Check the highlighted fields.", {"param.replicas": "0 is less than the minimum 1"})))
+        with self.assertRaises(styrmin.Invalid) as caught:
+            self.client.install("hello-web", "1.0.0", "demo", parameters={"replicas": 0})
+        self.assertEqual({"param.replicas": "0 is less than the minimum 1"}, caught.exception.fields)
+
+    def test_a_conflict_is_also_the_primitives_conflict(self):
+        self.fake.answer("POST /deployments/demo/stop", (409, problem(409, "conflict", "Task 3 holds demo.")))
+        with self.assertRaises(styrmin.Conflict) as caught:
+            self.client.stop("demo")
+        self.assertIsInstance(caught.exception, styrmin.APIError)
+
+    def test_an_error_answer_without_problem_details_maps_by_status(self):
+        self.fake.answer("GET /me", (404, b"<html>nginx: not found</html>"))
+        with self.assertRaises(styrmin.NotFound) as caught:
+            self.client.me()
+        self.assertEqual("not_found", caught.exception.code)
+        self.assertIn("404", str(caught.exception))
+        self.assertIn("nginx: not found", str(caught.exception))
+
+    def test_a_success_that_is_not_json_is_an_api_error(self):
+        self.fake.answer("GET /me", (200, b"<html>a login page</html>"))
+        with self.assertRaisesRegex(styrmin.APIError, "not JSON: <html>a login page"):
+            self.client.me()
+
+    def test_an_unreachable_server_is_a_network_error(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        c = styrmin.Client(f"http://127.0.0.1:{port}", TOKEN, timeout=2)
+        with self.assertRaises(styrmin.NetworkError) as caught:
+            c.me()
+        self.assertIn("cannot reach Styrmin at http://127.0.0.1:", str(caught.exception))
+        self.assertIn("GET /api/v1/me", str(caught.exception))
+        self.assertNotIn(TOKEN, str(caught.exception))
+        self.assertIsNone(caught.exception.status)
+
+    def test_wait_polls_until_the_task_ends(self):
+        self.fake.answer(
+            "GET /tasks/7",
+            (200, task(status="queued")),
+            (200, task(status="running")),
+            (200, task(status="succeeded", ended=True, ended_at="2026-12-02T18:01:00Z")),
+        )
+        done = self.client.wait(api.decode(api.Task, task()), poll=0.01, timeout=5)
+        self.assertEqual("succeeded", done.status)
+        self.assertEqual(["GET /api/v1/tasks/7"] * 3, self.fake.keys())
+
+    def test_wait_raises_task_failed_with_the_task(self):
+        for status in ("failed", "canceled"):
+            with self.subTest(status=status):
+                self.fake.answer("GET /tasks/7", (200, task(status=status, ended=True, message="the hook failed")))
+                with self.assertRaises(styrmin.TaskFailed) as caught:
+                    self.client.wait(7, poll=0.01)
+                self.assertEqual(status, caught.exception.task.status)
+                self.assertIn("the hook failed", str(caught.exception))
+                self.assertEqual(status, self.client.wait(7, raise_on_failure=False).status)
+
+    def test_wait_times_out(self):
+        self.fake.answer("GET /tasks/7", (200, task(status="running", message="waiting for pods")))
+        with self.assertRaises(TimeoutError) as caught:
+            self.client.wait(7, timeout=0.1, poll=0.02)
+        self.assertEqual("running", caught.exception.task.status)
+        self.assertIn("waiting for pods", str(caught.exception))
+
+    def test_wait_takes_only_tasks_and_ids(self):
+        with self.assertRaises(TypeError):
+            self.client.wait(None)
+
+    def test_cancel_task(self):
+        self.fake.answer("POST /tasks/7/cancel", (200, task(status="canceled", ended=True)))
+        self.assertEqual("canceled", self.client.cancel_task(7).status)
+
+
+class ExportTest(unittest.TestCase):
+    def test_the_package_exports_the_client_and_its_errors(self):
+        for name in ("Client", "Page", "APIError", "Invalid", "Unauthorized", "Forbidden", "NotFound",
+                     "Throttled", "Unavailable", "ServerError", "NetworkError"):
+            self.assertIs(getattr(api, name), getattr(styrmin, name), name)
+            self.assertIn(name, styrmin.__all__)
+
+    def test_every_public_method_has_a_docstring(self):
+        for name in dir(styrmin.Client):
+            if not name.startswith("_"):
+                self.assertTrue(getattr(styrmin.Client, name).__doc__, name)
+
+
+if __name__ == "__main__":
+    unittest.main()
