@@ -17,7 +17,8 @@ import (
 // the real styrmin package, and returns the outcome and the log lines.
 func runModule(t *testing.T, ctx context.Context, module, fn, timeout string, prompts map[string]any) (actions.Outcome, []actions.Line) {
 	t.Helper()
-	python, err := actions.FindPython(ctx)
+	// Found apart from ctx, which a test may cancel while the action runs.
+	python, err := actions.FindPython(context.Background())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, sdk.Install(dir))
