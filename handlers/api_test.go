@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -163,4 +164,8 @@ func TestAPIOpenAPIDocumentIsServed(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
 	require.Equal(t, "3.0.3", doc.OpenAPI)
 	require.Contains(t, doc.Paths, "/deployments/{name}/upgrade")
+
+	committed, err := os.ReadFile("../docs/openapi.json")
+	require.NoError(t, err)
+	require.Equal(t, string(committed), rec.Body.String(), "docs/openapi.json is the served document (make generate writes it)")
 }
