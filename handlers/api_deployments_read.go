@@ -42,7 +42,7 @@ func keyOf(d *deployment.Deployment) deploymentCursor {
 // include_deleted the deleted ones, a page at a time.
 func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeploymentsRequestObject) (api.ListDeploymentsResponseObject, error) {
 	var from *deploymentCursor
-	if req.Params.Cursor != nil {
+	if c := req.Params.Cursor; c != nil && *c != "" {
 		from = &deploymentCursor{}
 		if err := decodeCursor(req.Params.Cursor, from); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -162,6 +163,28 @@ func TestAPIListRequestsOutOfTheDocumentAreRefused(t *testing.T) {
 		require.NotNil(t, p.Fields, "%s: %s", tc.target, p.Detail)
 		require.Contains(t, *p.Fields, tc.field, "%s: %s", tc.target, p.Detail)
 		require.Less(t, len(p.Detail), 300, "a short message, no schema: %s", p.Detail)
-		t.Logf("%s: %s", tc.target, p.Detail)
 	}
+
+	admin := a.tokenFor(t, "ada", auth.Admin)
+	for _, tc := range []struct {
+		why, field string
+		body       any
+	}{
+		{"a number for a string", "username", map[string]any{"username": 5, "role": "operator", "password": "a long password"}},
+		{"an unknown role", "role", map[string]any{"username": "ann", "role": "boss", "password": "a long password"}},
+		{"a required field missing", "password", map[string]any{"username": "ann", "role": "operator"}},
+		{"no object", "body", "ann, operator"},
+	} {
+		rec := a.call(t, admin, http.MethodPost, "/api/v1/users", tc.body)
+		require.Equal(t, http.StatusBadRequest, rec.Code, tc.why)
+		p := problemOf(t, rec)
+		require.NotNil(t, p.Fields, "%s: %s", tc.why, p.Detail)
+		require.Contains(t, *p.Fields, tc.field, "%s: %s", tc.why, p.Detail)
+		require.Less(t, len(p.Detail), 300, "a short message, no schema: %s", p.Detail)
+	}
+
+	huge := map[string]any{"username": "ann", "role": "operator", "password": strings.Repeat("x", maxAPIRequest)}
+	rec := a.call(t, admin, http.MethodPost, "/api/v1/users", huge)
+	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	require.Contains(t, problemOf(t, rec).Detail, "larger than the API accepts (1 MiB)")
 }
