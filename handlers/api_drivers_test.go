@@ -2,13 +2,10 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -49,15 +46,6 @@ func importSampleVersions(t *testing.T, cat *catalog.Catalog, versions ...string
 		_, err := cat.ImportFS(context.Background(), fsys, "sample", "test")
 		require.NoError(t, err)
 	}
-}
-
-// decoded decodes a JSON answer, checking its status.
-func decoded[T any](t *testing.T, rec *httptest.ResponseRecorder, status int) T {
-	t.Helper()
-	require.Equal(t, status, rec.Code, rec.Body.String())
-	var v T
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
-	return v
 }
 
 func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
@@ -139,52 +127,4 @@ func TestAPIDriverVersionsNewestFirstWithTheParsedSpec(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, rec.Code, target)
 		require.Equal(t, api.ProblemCode("not_found"), problemOf(t, rec).Code)
 	}
-}
-
-func TestAPIListRequestsOutOfTheDocumentAreRefused(t *testing.T) {
-	t.Parallel()
-	a := setup(t)
-	token := a.tokenFor(t, "reta", auth.ReadOnly)
-	for _, tc := range []struct{ target, field string }{
-		{"/api/v1/drivers?limit=0", "limit"},
-		{"/api/v1/drivers?limit=201", "limit"},
-		{"/api/v1/drivers?limit=many", "limit"},
-		{"/api/v1/drivers?cursor=%21%21not-base64", "cursor"},
-		{"/api/v1/deployments?cursor=" + encodeCursor("a string, not a key"), "cursor"},
-		{"/api/v1/deployments?include_deleted=perhaps", "include_deleted"},
-		{"/api/v1/tasks?status=sleeping", "status"},
-		{"/api/v1/tasks?kind=reboot", "kind"},
-		{"/api/v1/tasks/twelve", "id"},
-	} {
-		rec := a.call(t, token, http.MethodGet, tc.target, nil)
-		require.Equal(t, http.StatusBadRequest, rec.Code, tc.target)
-		p := problemOf(t, rec)
-		require.Equal(t, api.ProblemCode("invalid"), p.Code, tc.target)
-		require.NotNil(t, p.Fields, "%s: %s", tc.target, p.Detail)
-		require.Contains(t, *p.Fields, tc.field, "%s: %s", tc.target, p.Detail)
-		require.Less(t, len(p.Detail), 300, "a short message, no schema: %s", p.Detail)
-	}
-
-	admin := a.tokenFor(t, "ada", auth.Admin)
-	for _, tc := range []struct {
-		why, field string
-		body       any
-	}{
-		{"a number for a string", "username", map[string]any{"username": 5, "role": "operator", "password": "a long password"}},
-		{"an unknown role", "role", map[string]any{"username": "ann", "role": "boss", "password": "a long password"}},
-		{"a required field missing", "password", map[string]any{"username": "ann", "role": "operator"}},
-		{"no object", "body", "ann, operator"},
-	} {
-		rec := a.call(t, admin, http.MethodPost, "/api/v1/users", tc.body)
-		require.Equal(t, http.StatusBadRequest, rec.Code, tc.why)
-		p := problemOf(t, rec)
-		require.NotNil(t, p.Fields, "%s: %s", tc.why, p.Detail)
-		require.Contains(t, *p.Fields, tc.field, "%s: %s", tc.why, p.Detail)
-		require.Less(t, len(p.Detail), 300, "a short message, no schema: %s", p.Detail)
-	}
-
-	huge := map[string]any{"username": "ann", "role": "operator", "password": strings.Repeat("x", maxAPIRequest)}
-	rec := a.call(t, admin, http.MethodPost, "/api/v1/users", huge)
-	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
-	require.Contains(t, problemOf(t, rec).Detail, "larger than the API accepts (1 MiB)")
 }

@@ -82,6 +82,15 @@ func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRec
 	require.NoError(t, openapi3filter.ValidateResponse(req.Context(), in), "%s %s answered %d, which the OpenAPI document does not describe: %s", req.Method, req.URL, rec.Code, rec.Body)
 }
 
+// decoded decodes a JSON answer, checking its status.
+func decoded[T any](t *testing.T, rec *httptest.ResponseRecorder, status int) T {
+	t.Helper()
+	require.Equal(t, status, rec.Code, rec.Body.String())
+	var v T
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+	return v
+}
+
 // problemOf decodes a problem details answer, checking its media type.
 func problemOf(t *testing.T, rec *httptest.ResponseRecorder) api.Problem {
 	t.Helper()
