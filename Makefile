@@ -40,6 +40,7 @@ generate:
 	$(GO) tool templ generate
 	$(GO) tool sqlc generate
 	$(GO) run ./cmd/styrmin docs driver-api --out docs/driver-api.md
+	$(GO) run ./cmd/styrmin docs openapi --out docs/openapi.json
 	$(GO) run ./cmd/styrmin driver schema > docs/driver.schema.json
 
 ## check-generated: fail when committed generated code differs from a fresh generation.

@@ -191,9 +191,9 @@ func withAPIUser(next echo.HandlerFunc) echo.HandlerFunc {
 // generated code (docs/openapi.json is the same document).
 func openAPIDocument() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		doc, err := api.GetSpecJSON()
+		doc, err := api.DocumentJSON()
 		if err != nil {
-			return fmt.Errorf("handlers: the embedded OpenAPI document: %w", err)
+			return fmt.Errorf("handlers: %w", err)
 		}
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc)
 	}

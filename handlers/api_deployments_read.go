@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
 )
 
 // The API's reads of deployments: the same service as the deployment pages.
@@ -42,7 +43,7 @@ func keyOf(d *deployment.Deployment) deploymentCursor {
 // include_deleted the deleted ones, a page at a time.
 func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeploymentsRequestObject) (api.ListDeploymentsResponseObject, error) {
 	var from *deploymentCursor
-	if req.Params.Cursor != nil {
+	if c := req.Params.Cursor; c != nil && *c != "" {
 		from = &deploymentCursor{}
 		if err := decodeCursor(req.Params.Cursor, from); err != nil {
 			return nil, err
@@ -99,7 +100,7 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
 		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
-		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: map[string]api.ComponentState{},
+		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, drv, live.Components),
 		Revisions: make([]api.Revision, 0, len(live.History)),
 	}
 	if out.Parameters == nil {
@@ -111,23 +112,6 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 	if live.Err != "" {
 		out.ClusterError = &live.Err
 	}
-	for name, c := range d.Components {
-		out.Components[name] = api.ComponentState{Stopped: c.Stopped}
-	}
-	if drv != nil {
-		for _, c := range drv.Spec.Components {
-			out.Components[c.Name] = api.ComponentState{Stopped: d.Components[c.Name].Stopped}
-		}
-	}
-	for _, c := range live.Components {
-		var desired, ready int32
-		for _, w := range c.Workloads {
-			desired += w.Replicas
-			ready += w.ReadyReplicas
-		}
-		readiness := fmt.Sprintf("%d/%d", ready, desired)
-		out.Components[c.Name] = api.ComponentState{Stopped: c.Stopped, Ready: &readiness}
-	}
 	for _, r := range live.History {
 		rev := api.Revision{Revision: r.Number, Status: string(r.Status), DriverVersion: r.DriverVersion,
 			AppVersion: cmpOr(r.AppVersion, r.Revision.AppVersion), UpdatedAt: r.Updated}
@@ -137,6 +121,32 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 		out.Revisions = append(out.Revisions, rev)
 	}
 	return out, nil
+}
+
+// apiComponentsOf are a deployment's components, whether they are stopped
+// and, for those the cluster reported, their readiness (ready/desired pods
+// of their workloads). drv, the deployment's driver, is nil when the
+// catalogue lost it: then only the components Styrmin remembers are shown.
+func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deployment.LiveComponent) map[string]api.ComponentState {
+	out := map[string]api.ComponentState{}
+	for name, c := range d.Components {
+		out[name] = api.ComponentState{Stopped: c.Stopped}
+	}
+	if drv != nil {
+		for _, c := range drv.Spec.Components {
+			out[c.Name] = api.ComponentState{Stopped: d.Components[c.Name].Stopped}
+		}
+	}
+	for _, c := range live {
+		var desired, ready int32
+		for _, w := range c.Workloads {
+			desired += w.Replicas
+			ready += w.ReadyReplicas
+		}
+		readiness := fmt.Sprintf("%d/%d", ready, desired)
+		out[c.Name] = api.ComponentState{Stopped: c.Stopped, Ready: &readiness}
+	}
+	return out
 }
 
 // apiDeploymentSummaryOf is a deployment as the API's list shows it.

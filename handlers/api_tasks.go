@@ -21,14 +21,15 @@ func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObjec
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
 		return nil, err
 	}
-	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(req.Params.Limit)}
-	if p := req.Params; p.Deployment != nil {
+	p := req.Params
+	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(p.Limit)}
+	if p.Deployment != nil {
 		f.Deployment = *p.Deployment
 	}
-	if p := req.Params; p.Status != nil {
+	if p.Status != nil {
 		f.Status = string(*p.Status)
 	}
-	if p := req.Params; p.Kind != nil {
+	if p.Kind != nil {
 		f.Kind = string(*p.Kind)
 	}
 	tasks, next, err := s.d.Deployments.FindTasks(ctx, f)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,15 @@ func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRec
 	}
 	in.SetBodyBytes(rec.Body.Bytes())
 	require.NoError(t, openapi3filter.ValidateResponse(req.Context(), in), "%s %s answered %d, which the OpenAPI document does not describe: %s", req.Method, req.URL, rec.Code, rec.Body)
+}
+
+// decoded decodes a JSON answer, checking its status.
+func decoded[T any](t *testing.T, rec *httptest.ResponseRecorder, status int) T {
+	t.Helper()
+	require.Equal(t, status, rec.Code, rec.Body.String())
+	var v T
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+	return v
 }
 
 // problemOf decodes a problem details answer, checking its media type.
@@ -163,4 +173,8 @@ func TestAPIOpenAPIDocumentIsServed(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
 	require.Equal(t, "3.0.3", doc.OpenAPI)
 	require.Contains(t, doc.Paths, "/deployments/{name}/upgrade")
+
+	committed, err := os.ReadFile("../docs/openapi.json")
+	require.NoError(t, err)
+	require.Equal(t, string(committed), rec.Body.String(), "docs/openapi.json is the served document (make generate writes it)")
 }

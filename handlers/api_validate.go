@@ -37,7 +37,7 @@ func apiRouter() (routers.Router, error) {
 // apiRouteOf finds the operation of a request and its path parameters. A
 // HEAD request is checked as the GET it stands for.
 func apiRouteOf(router routers.Router, r *http.Request) (*routers.Route, map[string]string, error) {
-	find := r.Clone(r.Context())
+	find := r.WithContext(r.Context()) // a shallow copy, whose URL and method change alone
 	// Only the path counts: a request in absolute form must match the relative server URL too.
 	find.URL = &url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
 	if find.Method == http.MethodHead {
@@ -76,7 +76,7 @@ func validateAPIRequest(router routers.Router) echo.MiddlewareFunc {
 func requestProblem(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d KiB.", maxAPIRequest>>10))
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than the API accepts (%d MiB).", maxAPIRequest>>20))
 	}
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {

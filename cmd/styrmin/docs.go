@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/drivers"
 )
 
@@ -15,7 +16,7 @@ func newDocsCmd() *cobra.Command {
 		Use:   "docs",
 		Short: "Generate reference documentation",
 	}
-	cmd.AddCommand(newDocsDriverAPICmd())
+	cmd.AddCommand(newDocsDriverAPICmd(), newDocsOpenAPICmd())
 	return cmd
 }
 
@@ -37,6 +38,32 @@ func newDocsDriverAPICmd() *cobra.Command {
 			}
 			if err := os.WriteFile(out, ref, 0o644); err != nil {
 				return fmt.Errorf("docs driver-api: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "file to write (default: standard output)")
+	return cmd
+}
+
+// newDocsOpenAPICmd is `styrmin docs openapi`.
+func newDocsOpenAPICmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "openapi",
+		Short: "Write the REST API's OpenAPI document (JSON), as the server serves it at /api/v1/openapi.json",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			doc, err := api.DocumentJSON()
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				_, err = cmd.OutOrStdout().Write(doc)
+				return err
+			}
+			if err := os.WriteFile(out, doc, 0o644); err != nil {
+				return fmt.Errorf("docs openapi: %w", err)
 			}
 			return nil
 		},
