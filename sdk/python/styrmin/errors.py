@@ -52,7 +52,8 @@ class CommandsFailed(StyrminError):
     """
 
     def __init__(self, job, message, tail_lines=0):
-        super().__init__(f"Job {job} failed: {message}" if job else message)
+        # Styrmin's message names the Job already ("The Job web-job failed: ...").
+        super().__init__(message or f"The Job {job} failed.")
         self.job = job
         self.message = message
         self.tail_lines = tail_lines

@@ -238,13 +238,13 @@ class PrimitivesTest(unittest.TestCase):
 
     def test_failed_job_raises_commands_failed(self):
         self.fake.answer(
-            "POST jobs", (200, {"job": "demo-job", "succeeded": False, "message": "command 2 exited with status 1", "tail_lines": 200})
+            "POST jobs", (200, {"job": "demo-job", "succeeded": False, "message": "The Job demo-job failed: its commands exited with code 1.", "tail_lines": 200})
         )
         with self.assertRaises(styrmin.CommandsFailed) as caught:
             styrmin.execute_commands(["true", "false"], image="busybox")
         err = caught.exception
-        self.assertEqual(("demo-job", "command 2 exited with status 1", 200), (err.job, err.message, err.tail_lines))
-        self.assertEqual("Job demo-job failed: command 2 exited with status 1", str(err))
+        self.assertEqual(("demo-job", "The Job demo-job failed: its commands exited with code 1.", 200), (err.job, err.message, err.tail_lines))
+        self.assertEqual("The Job demo-job failed: its commands exited with code 1.", str(err), "Styrmin's message, which names the Job, once")
 
     def test_running_job_is_a_conflict(self):
         self.fake.answer("POST jobs", (409, {"error": "the Job demo-job is still running; wait for it to end"}))
