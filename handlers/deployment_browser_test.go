@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
@@ -23,6 +24,7 @@ import (
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -37,8 +39,9 @@ type clusterEnv struct {
 	Cluster   *deployment.Cluster
 }
 
-// newClusterEnv starts the real server (pages and API) and an executor on a
-// fresh database with the bundled drivers, deploying to the local cluster.
+// newClusterEnv starts the real server (pages, API and action primitives) and
+// an executor on a fresh database with the bundled drivers, deploying to the
+// local cluster. Driver actions run only after runActions.
 func newClusterEnv(t *testing.T) *clusterEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -79,10 +82,21 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	tokens := auth.NewAPITokens(pool)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Drivers: cat, Deployments: svc, SimulatedCluster: simulated,
-		APITokens: tokens,
+		APITokens: tokens, Primitives: svc,
 	}))
 	t.Cleanup(srv.Close)
 	return &clusterEnv{URL: srv.URL, Users: users, APITokens: tokens, Catalog: cat, Service: svc, Cluster: cluster}
+}
+
+// runActions lets the executor run driver actions for real, calling back
+// this server's primitives.
+func (env *clusterEnv) runActions(t *testing.T) {
+	t.Helper()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	env.Service.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: env.URL}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // removeWhenDone deletes the deployment and its namespace from the cluster

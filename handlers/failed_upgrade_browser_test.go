@@ -1,0 +1,110 @@
+package handlers_test
+
+import (
+	"context"
+	"crypto/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/redact"
+)
+
+// failingUpgradeActions give a Hello Web copy one blocking pre-upgrade
+// action whose Job prints many lines, one of them a password, and fails.
+const failingUpgradeActions = `
+- {name: prepare, title: Prepare the data, hook: pre-upgrade, mode: blocking, function: "actions:prepare", timeout: 3m}
+`
+
+const failingUpgradeActionsPy = `
+import styrmin
+
+
+def prepare():
+    styrmin.log.error("migration check failed for password=s3cret-passw0rd")
+    styrmin.execute_commands(
+        ["i=0; while [ $i -lt 500 ]; do i=$((i+1)); echo checked row $i password=s3cret-passw0rd; done; exit 3"],
+        image="busybox",
+    )
+`
+
+// TestBrowserReadOnlyUserSeesAFailedUpgrade fails an upgrade for real on the
+// local cluster (its blocking pre-upgrade action's Job exits 3), then a
+// read-only user opens the task in Chromium: the hook step's error and the
+// Job's output tail are there, the password in them redacted, and nothing
+// was upgraded.
+func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := newClusterEnv(t)
+	env.runActions(t)
+	_, err := env.Catalog.ImportFS(ctx, catalogtest.Copy(t, "hello-web", "1.0.2", failingUpgradeActions, failingUpgradeActionsPy), ".", "test")
+	require.NoError(t, err)
+	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: catalogPassword, Role: auth.ReadOnly})
+	require.NoError(t, err)
+	name := "failed-" + strings.ToLower(rand.Text()[:6])
+	env.removeWhenDone(t, name)
+
+	install, err := env.Service.Install(ctx, deployment.InstallRequest{
+		Driver: "hello-web", DriverVersion: "1.0.2", Name: name, Parameters: map[string]string{"site_title": "Shop"}, By: "test",
+	})
+	require.NoError(t, err)
+	require.Equal(t, executor.TaskSucceeded, env.waitEnded(t, name, install.TaskID).Status)
+	review, err := env.Service.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "test"})
+	require.NoError(t, err)
+	upgrade, err := env.Service.Upgrade(ctx, review.Token, "test")
+	require.NoError(t, err)
+	failed := env.waitEnded(t, name, upgrade.TaskID)
+	require.Equal(t, executor.TaskFailed, failed.Status, "a blocking pre-upgrade action's failure fails the upgrade")
+
+	browser := newBrowser(t)
+	step(t, browser, "sign in as the read-only user and open the failed task",
+		chromedp.Navigate(env.URL+"/deployments/"+name+"/tasks/"+strconv.FormatInt(upgrade.TaskID, 10)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "reader"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), catalogPassword),
+		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="step"][data-kind="hook"]`)),
+	)
+	hookStep := `document.querySelector('[data-testid="step"][data-kind="hook"]')`
+	require.Equal(t, "failed", eval[string](t, browser, hookStep+`.dataset.status`))
+	stepError := eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-error"]').textContent`)
+	require.Contains(t, stepError, "Action prepare failed")
+	require.Contains(t, stepError, "password="+redact.Mark, "the first ERROR line is the error, redacted")
+
+	step(t, browser, "open the Job's output", chromedp.Click(chromedp.CSS(`[data-testid="step-job-tail"] summary`)))
+	tail := eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"] pre').textContent`)
+	require.True(t, strings.HasSuffix(strings.TrimSpace(tail), "checked row 500 password="+redact.Mark), "the tail ends with the Job's last line, redacted: %q", tail[max(0, len(tail)-80):])
+	require.NotContains(t, tail, "checked row 300 ", "only the last 200 lines are kept")
+	require.Equal(t, "200 lines", strings.TrimSpace(eval[string](t, browser, hookStep+`.querySelector('[data-testid="job-tail-lines"]').textContent`)))
+	require.True(t, eval[bool](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"]').open`), "the tail opens")
+	require.NotContains(t, eval[string](t, browser, `document.documentElement.outerHTML`), "s3cret-passw0rd", "the password is nowhere in the page")
+
+	d, err := env.Service.Get(ctx, name)
+	require.NoError(t, err)
+	require.Equal(t, float64(2), d.Parameters["replicas"], "nothing was upgraded")
+	history, err := env.Cluster.Releases.History(ctx, name, name)
+	require.NoError(t, err)
+	require.Len(t, history, 1, "the Helm release is still at its first revision")
+}
+
+// waitEnded waits for a task to end on the cluster.
+func (env *clusterEnv) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
+	t.Helper()
+	var task *deployment.Task
+	require.Eventually(t, func() bool {
+		var err error
+		task, err = env.Service.Task(context.Background(), name, id)
+		require.NoError(t, err)
+		return task.Ended()
+	}, 5*time.Minute, 300*time.Millisecond, "task %d of %s ends", id, name)
+	return task
+}
