@@ -15,6 +15,7 @@ import logging
 from .client import (
     APIError,
     Client,
+    ConnectionFailed,
     Forbidden,
     Invalid,
     NetworkError,
@@ -71,4 +72,5 @@ __all__ = [
     "Unavailable",
     "ServerError",
     "NetworkError",
+    "ConnectionFailed",
 ]

@@ -108,8 +108,19 @@ class ServerError(APIError):
     """Styrmin failed (500, code ``internal``); its log says why."""
 
 
-class NetworkError(StyrminError):
-    """Styrmin could not be reached, or did not answer in time; ``status`` is None."""
+class ConnectionFailed(APIError):
+    """Styrmin could not be reached, or did not answer in time.
+
+    ``status`` is None and ``code`` is ``"connection_failed"``; ``str(error)``
+    says which URL failed and why. ``except APIError`` catches it too.
+    """
+
+    def __init__(self, detail):
+        super().__init__(None, "connection_failed", detail, title="Connection failed")
+
+
+# The earlier name of ConnectionFailed.
+NetworkError = ConnectionFailed
 
 
 # Exception classes by problem code, and by HTTP status for answers without one.
@@ -499,7 +510,7 @@ class Client:
 
     Every method raises an APIError subclass when Styrmin refuses the call
     (Unauthorized, Forbidden, NotFound, Invalid, Conflict, Throttled,
-    Unavailable, ServerError) and NetworkError when it cannot be reached.
+    Unavailable, ServerError) and ConnectionFailed when it cannot be reached.
     """
 
     def __init__(self, url, token, *, timeout=DEFAULT_TIMEOUT):
@@ -671,6 +682,19 @@ class Client:
             return decode(UpgradeReview, self._call("POST", path, query={"dry_run": True}, body=body))
         return self._accepted("POST", path, body=body)
 
+    def review_upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None):
+        """Review an upgrade without making it (POST /deployments/{name}/upgrade?dry_run=true; operator).
+
+        Takes the arguments of ``upgrade``. Returns an UpgradeReview: the
+        parameter changes, the resources a Helm dry run would change (with
+        their diffs) and ``dry_run_error`` (non-empty when the upgrade would be
+        refused). Raises Invalid for bad values, Conflict when the dry run
+        fails, NotFound for an unknown deployment or version, Forbidden for a
+        read-only token.
+        """
+        return self.upgrade(name, driver_version=driver_version, app_version=app_version,
+                            parameters=parameters, prompts=prompts, dry_run=True)
+
     def rollback(self, name, revision):
         """Roll a deployment back to an earlier Helm revision with its recorded values; return the Task (operator).
 
@@ -792,7 +816,7 @@ class Client:
             cursor = page.next_cursor
 
     def _call(self, method, path, query=None, body=None):
-        """Call the API and return its decoded JSON answer (None for an empty one); raise APIError or NetworkError."""
+        """Call the API and return its decoded JSON answer (None for an empty one); raise APIError (ConnectionFailed when unreachable)."""
         what = f"{method} {API_PREFIX}{path}"
         url = self.url + API_PREFIX + path
         query = _query(query)
@@ -818,8 +842,8 @@ class Client:
         except (urllib.error.URLError, socket.timeout, ConnectionError, http.client.HTTPException) as err:
             reason = getattr(err, "reason", err)
             if isinstance(reason, socket.timeout) or isinstance(err, socket.timeout):
-                raise NetworkError(f"{what}: Styrmin at {self.url} did not answer within {self.timeout:g} s") from None
-            raise NetworkError(f"{what}: cannot reach Styrmin at {self.url}: {reason}") from None
+                raise ConnectionFailed(f"{what}: Styrmin at {self.url} did not answer within {self.timeout:g} s") from None
+            raise ConnectionFailed(f"{what}: cannot reach Styrmin at {self.url}: {reason}") from None
         if not raw:
             return None
         try:

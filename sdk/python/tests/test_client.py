@@ -253,6 +253,18 @@ class ClientTest(unittest.TestCase):
         self.assertEqual("", review.dry_run_error)
         self.assertEqual({"dry_run": "true"}, self.fake.requests[-1]["query"])
 
+    def test_review_upgrade_is_the_dry_run(self):
+        self.fake.answer("POST /deployments/demo/upgrade", (200, {
+            "from_driver_version": "1.0.0", "driver_version": "1.0.1",
+            "changes": [], "resources": [], "dry_run_error": "",
+            "some_future_field": {"x": 1},
+        }))
+        review = self.client.review_upgrade("demo", driver_version="1.0.1", prompts={"ok": True})
+        self.assertIsInstance(review, api.UpgradeReview)
+        self.assertEqual("1.0.1", review.driver_version)
+        self.assertEqual({"dry_run": "true"}, self.fake.requests[-1]["query"])
+        self.assertEqual({"driver_version": "1.0.1", "prompts": {"ok": True}}, self.fake.requests[-1]["body"])
+
     def test_users_and_tokens(self):
         user = {"id": 5, "username": "bob", "role": "read-only", "disabled": True, "created_at": "2026-12-02T18:00:00Z"}
         tok = {"id": 9, "name": "ci", "username": "bob", "created_at": "2026-12-02T18:00:00Z", "expires_at": None, "last_used_at": None}
@@ -332,8 +344,11 @@ class ClientTest(unittest.TestCase):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         c = styrmin.Client(f"http://127.0.0.1:{port}", TOKEN, timeout=2)
-        with self.assertRaises(styrmin.NetworkError) as caught:
+        with self.assertRaises(styrmin.ConnectionFailed) as caught:
             c.me()
+        self.assertIsInstance(caught.exception, styrmin.APIError)
+        self.assertIsInstance(caught.exception, styrmin.NetworkError)
+        self.assertEqual("connection_failed", caught.exception.code)
         self.assertIn("cannot reach Styrmin at http://127.0.0.1:", str(caught.exception))
         self.assertIn("GET /api/v1/me", str(caught.exception))
         self.assertNotIn(TOKEN, str(caught.exception))
@@ -379,7 +394,7 @@ class ClientTest(unittest.TestCase):
 class ExportTest(unittest.TestCase):
     def test_the_package_exports_the_client_and_its_errors(self):
         for name in ("Client", "Page", "APIError", "Invalid", "Unauthorized", "Forbidden", "NotFound",
-                     "Throttled", "Unavailable", "ServerError", "NetworkError"):
+                     "Throttled", "Unavailable", "ServerError", "NetworkError", "ConnectionFailed"):
             self.assertIs(getattr(api, name), getattr(styrmin, name), name)
             self.assertIn(name, styrmin.__all__)
 

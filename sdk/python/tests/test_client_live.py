@@ -9,10 +9,10 @@ Environment (all four required, else every test skips; some but not all is an er
 
 Optional:
 
-    STYRMIN_TEST_DRIVER           the driver to install (default: the first of the catalogue).
-                                  Its newest version must install, upgrade and delete
-                                  successfully with its default parameters on the server's
-                                  cluster (hooks included).
+    STYRMIN_TEST_DRIVER           the driver to install (default: hello-web).
+    STYRMIN_TEST_DRIVER_VERSION   its version to install (default: its newest). That version
+                                  must install, upgrade and delete successfully with its
+                                  default parameters on the server's cluster (hooks included).
     STYRMIN_TEST_TIMEOUT          seconds each task may take (default 600)
 
 The tests install one deployment named ``pyclient-<random>`` (namespace the
@@ -46,11 +46,12 @@ class LiveTest(unittest.TestCase):
         cls.operator = styrmin.Client(url, os.environ["STYRMIN_TEST_TOKEN_OPERATOR"])
         cls.admin = styrmin.Client(url, os.environ["STYRMIN_TEST_TOKEN_ADMIN"])
         cls.timeout = float(os.environ.get("STYRMIN_TEST_TIMEOUT") or 600)
-        cls.driver_name = os.environ.get("STYRMIN_TEST_DRIVER") or cls.readonly.list_drivers(limit=1).items[0].name
+        cls.driver_name = os.environ.get("STYRMIN_TEST_DRIVER") or "hello-web"
+        cls.driver_version = os.environ.get("STYRMIN_TEST_DRIVER_VERSION") or ""
 
     def newest_version(self):
-        """Return the newest version of the test driver."""
-        return self.readonly.driver(self.driver_name).versions[0]
+        """Return the version of the test driver to install (STYRMIN_TEST_DRIVER_VERSION, else its newest)."""
+        return self.driver_version or self.readonly.driver(self.driver_name).versions[0]
 
     def test_me_tells_each_token_role(self):
         roles = {c.me().role: c.me().username for c in (self.readonly, self.operator, self.admin)}
@@ -135,13 +136,20 @@ class LiveTest(unittest.TestCase):
         installed = self.operator.wait(installing, timeout=self.timeout, poll=0.5)
         self.assertEqual("succeeded", installed.status, installed.message)
         self.assertIn(installed.id, [t.id for t in self.readonly.tasks(deployment=name)])
+        seen = self.readonly.task(installed.id)
+        self.assertIsInstance(seen, api.Task)
+        self.assertTrue(seen.steps, "an install task has steps")
+        for step in seen.steps:
+            self.assertIsInstance(step, api.Step)
+            self.assertTrue(step.title and step.status, step)
+            self.assertIsNotNone(step.started_at.tzinfo)
 
         d = self.readonly.deployment(name)
         self.assertEqual((self.driver_name, version, name), (d.driver, d.driver_version, d.namespace))
         self.assertEqual(1, len(d.revisions))
         self.assertIn(name, [s.name for s in self.readonly.deployments()])
 
-        review = self.operator.upgrade(name, dry_run=True)
+        review = self.operator.review_upgrade(name)
         self.assertIsInstance(review, api.UpgradeReview)
         self.assertEqual((version, version), (review.from_driver_version, review.driver_version))
         self.assertEqual(d.app_version, review.from_app_version)
