@@ -54,7 +54,8 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	env.removeWhenDone(t, name)
 
 	install, err := env.Service.Install(ctx, deployment.InstallRequest{
-		Driver: "hello-web", DriverVersion: "1.0.2", Name: name, Parameters: map[string]string{"site_title": "Shop"}, By: "test",
+		Driver: "hello-web", DriverVersion: "1.0.2", Name: name, AppVersion: "1.27.0",
+		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}, By: "test",
 	})
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskSucceeded, env.waitEnded(t, name, install.TaskID).Status)
