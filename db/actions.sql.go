@@ -117,3 +117,14 @@ func (q *Queries) RevokeActionTokens(ctx context.Context, stepID int64) error {
 	_, err := q.db.Exec(ctx, revokeActionTokens, stepID)
 	return err
 }
+
+const revokeTaskActionTokens = `-- name: RevokeTaskActionTokens :exec
+UPDATE action_tokens SET revoked_at = now() WHERE task_id = $1 AND revoked_at IS NULL
+`
+
+// Revokes every token of a task's hook steps (the task is recovered after its
+// process died, so no step's own revocation ran).
+func (q *Queries) RevokeTaskActionTokens(ctx context.Context, taskID int64) error {
+	_, err := q.db.Exec(ctx, revokeTaskActionTokens, taskID)
+	return err
+}

@@ -24,7 +24,7 @@ const (
 
 // Runners returns the executor's runner of each task kind.
 func (s *Service) Runners() map[string]executor.Runner {
-	return map[string]executor.Runner{
+	runners := map[string]executor.Runner{
 		KindInstall:  installRunner{s},
 		KindUpgrade:  upgradeRunner{s},
 		KindRollback: rollbackRunner{s},
@@ -33,6 +33,24 @@ func (s *Service) Runners() map[string]executor.Runner {
 		KindDelete:   deleteRunner{s},
 		KindAction:   actionRunner{s},
 	}
+	for kind, r := range runners {
+		runners[kind] = revokingRunner{Runner: r, s: s}
+	}
+	return runners
+}
+
+// revokingRunner revokes, before a task is recovered, every action token its
+// hook steps minted: the process that died never ran the steps' own revocation.
+type revokingRunner struct {
+	executor.Runner
+	s *Service
+}
+
+func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+	if err := r.s.q.RevokeTaskActionTokens(ctx, run.Task.ID); err != nil {
+		return false, "", fmt.Errorf("deployment: revoke the action tokens of task %d: %w", run.Task.ID, err)
+	}
+	return r.Runner.Recover(ctx, run)
 }
 
 // job is what every runner starts from: the task's deployment, its inputs

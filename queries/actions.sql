@@ -17,3 +17,8 @@ VALUES (@step_id, @seq, @level, @message);
 
 -- name: ListStepLogs :many
 SELECT * FROM step_logs WHERE step_id = ANY(@step_ids::bigint[]) ORDER BY step_id, seq;
+
+-- name: RevokeTaskActionTokens :exec
+-- Revokes every token of a task's hook steps (the task is recovered after its
+-- process died, so no step's own revocation ran).
+UPDATE action_tokens SET revoked_at = now() WHERE task_id = @task_id AND revoked_at IS NULL;
