@@ -1,8 +1,13 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
@@ -36,11 +42,23 @@ def prepare():
     )
 `
 
+// readFailedStep is a read-only user's script: it prints the error and Job
+// tail of the failed hook step of a task (argv: URL, token, task id).
+const readFailedStep = `
+import json, sys
+import styrmin
+
+client = styrmin.Client(sys.argv[1], sys.argv[2])
+task = client.task(int(sys.argv[3]))
+step = task.failed_steps()[0]
+print(json.dumps({"error": step.error, "jobTail": step.job_tail, "lines": step.job_tail_lines}))
+`
+
 // TestBrowserReadOnlyUserSeesAFailedUpgrade fails an upgrade for real on the
 // local cluster (its blocking pre-upgrade action's Job exits 3), then a
 // read-only user opens the task in Chromium: the hook step's error and the
 // Job's output tail are there, the password in them redacted, and nothing
-// was upgraded.
+// was upgraded. A read-only user's script reads the same through the API.
 func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -89,12 +107,39 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	require.True(t, eval[bool](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"]').open`), "the tail opens")
 	require.NotContains(t, eval[string](t, browser, `document.documentElement.outerHTML`), "s3cret-passw0rd", "the password is nowhere in the page")
 
+	readerToken := env.apiToken(t, "reading-script", auth.ReadOnly)
+	var read struct {
+		Error, JobTail string
+		Lines          int
+	}
+	require.NoError(t, json.Unmarshal(runPython(t, readFailedStep, env.URL, readerToken, strconv.FormatInt(upgrade.TaskID, 10)), &read))
+	require.Equal(t, stepError, read.Error, "a read-only script reads the hook step's error")
+	require.Equal(t, 200, read.Lines)
+	require.Equal(t, strings.TrimSpace(tail), strings.TrimSpace(read.JobTail), "and the same Job tail")
+
 	d, err := env.Service.Get(ctx, name)
 	require.NoError(t, err)
 	require.Equal(t, float64(2), d.Parameters["replicas"], "nothing was upgraded")
 	history, err := env.Cluster.Releases.History(ctx, name, name)
 	require.NoError(t, err)
 	require.Len(t, history, 1, "the Helm release is still at its first revision")
+}
+
+// runPython runs a Python script with the styrmin package of this checkout
+// and returns its standard output.
+func runPython(t *testing.T, script string, args ...string) []byte {
+	t.Helper()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	sdkDir, err := filepath.Abs(filepath.Join("..", "sdk", "python"))
+	require.NoError(t, err)
+	cmd := exec.Command(python, append([]string{"-B", "-c", script}, args...)...)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+sdkDir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "python: %s", stderr.String())
+	return out
 }
 
 // waitEnded waits for a task to end on the cluster.
