@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
@@ -28,6 +30,8 @@ const (
 	envWorkerDB   = "STYRMIN_TEST_WORKER_DATABASE_URL"
 	envWorkerKube = "STYRMIN_TEST_WORKER_KUBECONFIG"
 	envWorkerKey  = "STYRMIN_TEST_WORKER_SECRET_KEY"
+	// envWorkerActions, when set, lets the child process run driver actions.
+	envWorkerActions = "STYRMIN_TEST_WORKER_ACTIONS"
 )
 
 // crashOptions are the executor options of the crash test's processes:
@@ -45,6 +49,9 @@ func TestHelperWorker(t *testing.T) {
 	pool, err := pgxpool.New(ctx, os.Getenv(envWorkerDB))
 	require.NoError(t, err)
 	svc := newService(t, pool, os.Getenv(envWorkerKube), os.Getenv(envWorkerKey))
+	if os.Getenv(envWorkerActions) != "" {
+		enableActions(t, svc)
+	}
 	worker, err := executor.New(pool, svc.Runners(), crashOptions)
 	require.NoError(t, err)
 	require.NoError(t, worker.Start(ctx))
@@ -68,10 +75,12 @@ func newService(t *testing.T, pool *pgxpool.Pool, kubeconfig, keyText string) *d
 }
 
 // startWorkerProcess starts the child worker process on the test's database.
-func startWorkerProcess(t *testing.T, dbURL, kubeconfig, key string) *exec.Cmd {
+// Extra variables (envWorkerActions=1) are added to its environment.
+func startWorkerProcess(t *testing.T, dbURL, kubeconfig, key string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWorker$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envWorkerDB+"="+dbURL, envWorkerKube+"="+kubeconfig, envWorkerKey+"="+key)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) //nolint:errcheck // already dead when the test killed it
@@ -149,4 +158,63 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	d := mustGet(t, f.fixture, name)
 	require.Equal(t, deployment.StatusDeployed, d.Status)
 	require.EqualValues(t, 2, d.Parameters["replicas"])
+}
+
+// leakActions and leakActionsPy are a manual action that hands the test its
+// action token (through the file its prompt names) and runs until its worker
+// process is gone.
+const (
+	leakActions   = `[{name: leak, hook: manual, function: "actions:leak", timeout: 5m, prompts: [{name: path, type: string, required: true}]}]`
+	leakActionsPy = `
+import os
+import time
+
+
+def leak(path):
+    worker = os.getppid()
+    with open(path + ".part", "w") as f:
+        f.write(os.environ["STYRMIN_ACTION_TOKEN"])
+    os.rename(path + ".part", path)
+    while os.getppid() == worker:
+        time.sleep(0.1)
+`
+)
+
+// TestAKilledWorkersActionTokenIsRevokedOnRecovery kills the process running
+// an action (SIGKILL: its own revocation never runs) and shows that the
+// action's token works until then and is refused once another process has
+// recovered the task, long before it would expire.
+func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
+	t.Parallel()
+	f := setupClusterWithoutWorker(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", leakActions, leakActionsPy)
+	name := uniqueName("revoke")
+	f.cleanUp(t, name)
+	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, envWorkerActions+"=1")
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+	install := queued(t)(f.svc.Install(ctx, req))
+	require.Equal(t, executor.TaskSucceeded, f.waitEnded(t, name, install.TaskID).Status)
+
+	path := filepath.Join(t.TempDir(), "token")
+	run := queued(t)(f.svc.RunAction(ctx, name, "leak", map[string]string{"path": path}, "alice"))
+	var token string
+	require.Eventually(t, func() bool {
+		data, err := os.ReadFile(path)
+		token = string(data)
+		return err == nil
+	}, 2*time.Minute, 20*time.Millisecond, "the action hands over its token")
+	caller, err := f.svc.Authenticate(ctx, token)
+	require.NoError(t, err, "the token works while its action runs")
+	require.Equal(t, run.TaskID, caller.TaskID)
+	require.NoError(t, worker.Process.Signal(syscall.SIGKILL))
+	_, _ = worker.Process.Wait() // reaped: the kill is done
+
+	startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText)
+	task := f.waitEnded(t, name, run.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
+	_, err = f.svc.Authenticate(ctx, token)
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
 }
