@@ -137,9 +137,13 @@ func (s *Service) insertTask(ctx context.Context, tx pgx.Tx, deploymentID int64,
 	return task, nil
 }
 
+// InvalidFields is the message of an EINVALID error whose messages are all
+// per field: a form marks the fields, the API lists them.
+const InvalidFields = "Some values need fixing; see the marked fields."
+
 // invalid is the EINVALID error of a form: a summary and a message per field.
 func invalid(fields map[string]string) error {
-	return &styrmin.Error{Code: styrmin.EINVALID, Message: "Some values need fixing; see the marked fields.", Fields: fields}
+	return &styrmin.Error{Code: styrmin.EINVALID, Message: InvalidFields, Fields: fields}
 }
 
 // paramField is the name of a parameter's form field, as errors key it.

@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -11,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
 )
 
 // apiPrefix is where the REST API lives; api/openapi.yaml describes it.
@@ -210,8 +213,20 @@ func problem(status int, err error, message string) api.Problem {
 	}
 	if fields := styrmin.ErrorFields(err); len(fields) > 0 {
 		p.Fields = &fields
+		if message == deployment.InvalidFields {
+			p.Detail = "Some values need fixing: " + fieldList(fields)
+		}
 	}
 	return p
+}
+
+// fieldList is "field: message" for each field, by field name.
+func fieldList(fields map[string]string) string {
+	names := slices.Sorted(maps.Keys(fields))
+	for i, name := range names {
+		names[i] = name + ": " + strings.TrimSuffix(fields[name], ".")
+	}
+	return strings.Join(names, "; ") + "."
 }
 
 // codeOf is the error code of an answer: the error's own, else the one its

@@ -129,6 +129,9 @@ func TestAPIInstallRefusesBadValuesPerField(t *testing.T) {
 		p := refused(t, d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", tc.body), http.StatusBadRequest)
 		require.Equal(t, api.ProblemCode("invalid"), p.Code, tc.why)
 		require.Equal(t, tc.fields, fieldsOf(p), tc.why)
+		for field, message := range tc.fields {
+			require.Contains(t, p.Detail, field+": "+message, "%s: the detail lists every field, for scripts that print it", tc.why)
+		}
 	}
 	_, err := d.svc.Get(context.Background(), "site")
 	require.Error(t, err, "nothing was installed")

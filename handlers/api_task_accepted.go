@@ -32,7 +32,7 @@ func (s *apiServer) taskAccepted(ctx context.Context, q *deployment.Queued) (api
 // apiInvalid is the EINVALID error of a request's bad fields, worded as the
 // service words a form's.
 func apiInvalid(fields map[string]string) error {
-	return &styrmin.Error{Code: styrmin.EINVALID, Message: "Some values need fixing; see the fields.", Fields: fields}
+	return &styrmin.Error{Code: styrmin.EINVALID, Message: deployment.InvalidFields, Fields: fields}
 }
 
 // paramForm is the form text of a request's parameter values on top of
