@@ -26,14 +26,11 @@ type actionInputs struct {
 func (s *Service) RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*Queued, error) {
 	var row db.Deployment
 	var dep *Deployment
-	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
-		return nil, err
-	}
-	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	drv, err := s.liveDriver(ctx, name, &row, &dep)
 	if err != nil {
 		return nil, err
 	}
-	a := v.Driver.Action(action)
+	a := drv.Action(action)
 	if a == nil || a.Hook != drivers.HookManual {
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, action)
 	}

@@ -62,15 +62,12 @@ func (s *Service) Start(ctx context.Context, name string, components []string, b
 func (s *Service) queueComponents(ctx context.Context, name, kind string, components []string, by string) (*Queued, error) {
 	var row db.Deployment
 	var dep *Deployment
-	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
-		return nil, err
-	}
-	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	drv, err := s.liveDriver(ctx, name, &row, &dep)
 	if err != nil {
 		return nil, err
 	}
 	var known []string
-	for _, c := range v.Driver.Spec.Components {
+	for _, c := range drv.Spec.Components {
 		known = append(known, c.Name)
 	}
 	if len(known) == 0 {
@@ -100,14 +97,11 @@ var deleteHooks = []drivers.Hook{drivers.HookPreDelete, drivers.HookPostDelete}
 func (s *Service) DeleteForm(ctx context.Context, name string) (*DeleteForm, error) {
 	var row db.Deployment
 	var dep *Deployment
-	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
-		return nil, err
-	}
-	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	drv, err := s.liveDriver(ctx, name, &row, &dep)
 	if err != nil {
 		return nil, err
 	}
-	actions := hookActions(v.Driver, deleteHooks...)
+	actions := hookActions(drv, deleteHooks...)
 	return &DeleteForm{Deployment: dep, HookActions: actions, Prompts: promptText(actions)}, nil
 }
 
@@ -118,10 +112,7 @@ func (s *Service) DeleteForm(ctx context.Context, name string) (*DeleteForm, err
 func (s *Service) Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*Queued, error) {
 	var row db.Deployment
 	var dep *Deployment
-	if err := s.liveDeployment(ctx, name, &row, &dep); err != nil {
-		return nil, err
-	}
-	v, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	drv, err := s.liveDriver(ctx, name, &row, &dep)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +120,7 @@ func (s *Service) Delete(ctx context.Context, name, confirm string, prompts map[
 	if strings.TrimSpace(confirm) != name {
 		fields["confirm"] = fmt.Sprintf("type %s to confirm", name)
 	}
-	values := readPrompts(hookActions(v.Driver, deleteHooks...), prompts, fields)
+	values := readPrompts(hookActions(drv, deleteHooks...), prompts, fields)
 	if len(fields) > 0 {
 		return nil, invalid(fields)
 	}

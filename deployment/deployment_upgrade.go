@@ -170,6 +170,19 @@ func (s *Service) liveDeployment(ctx context.Context, name string, row *db.Deplo
 	return nil
 }
 
+// liveDriver reads the named live deployment (see liveDeployment) and the
+// spec of its driver version.
+func (s *Service) liveDriver(ctx context.Context, name string, row *db.Deployment, dep **Deployment) (*drivers.Driver, error) {
+	if err := s.liveDeployment(ctx, name, row, dep); err != nil {
+		return nil, err
+	}
+	v, err := s.catalog.Get(ctx, (*dep).Driver, (*dep).DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	return v.Driver, nil
+}
+
 // Review is what an upgrade will change, shown before it is confirmed.
 type Review struct {
 	Deployment                       *Deployment
