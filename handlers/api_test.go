@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -177,4 +178,31 @@ func TestAPIOpenAPIDocumentIsServed(t *testing.T) {
 	committed, err := os.ReadFile("../docs/openapi.json")
 	require.NoError(t, err)
 	require.Equal(t, string(committed), rec.Body.String(), "docs/openapi.json is the served document (make generate writes it)")
+}
+
+// TestTheDocumentSaysWhoMayCallEachOperation checks each operation's
+// x-styrmin-role in api/openapi.yaml against the permission table, which is
+// what the server enforces: the document tells script authors the truth.
+func TestTheDocumentSaysWhoMayCallEachOperation(t *testing.T) {
+	t.Parallel()
+	doc, err := api.GetSpec()
+	require.NoError(t, err)
+	least := map[string]auth.Role{}
+	for _, r := range routes(Deps{}) {
+		if r.api {
+			least[r.method+" "+r.path] = r.least
+		}
+	}
+	pathParam := regexp.MustCompile(`\{([^}]+)\}`)
+	operations := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			key := method + " " + apiPrefix + pathParam.ReplaceAllString(path, ":$1")
+			role, ok := least[key]
+			require.True(t, ok, "%s (%s) has no line in the permission table", key, op.OperationID)
+			require.Equal(t, role.String(), op.Extensions["x-styrmin-role"], "%s (%s): the document's role", key, op.OperationID)
+			operations++
+		}
+	}
+	require.Equal(t, len(least), operations, "every API line of the table is an operation of the document")
 }
