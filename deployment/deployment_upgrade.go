@@ -190,6 +190,8 @@ type Review struct {
 	FromAppVersion, AppVersion       string
 	// Changes lists each parameter's change; secrets only say whether they change.
 	Changes []Change
+	// Prompts are what the upgrade's hook actions will run with.
+	Prompts []PromptValue
 	// Resources is the manifest diff from a Helm dry run, Secret values redacted.
 	Resources []release.ResourceDiff
 	// DryRunError says why the dry run failed; the upgrade cannot be confirmed then.
@@ -223,6 +225,7 @@ func (s *Service) ReviewUpgrade(ctx context.Context, req UpgradeRequest) (*Revie
 		Deployment: p.dep, FromDriverVersion: p.dep.DriverVersion, DriverVersion: p.to.Spec.Version,
 		FromAppVersion: p.dep.AppVersion, AppVersion: p.appVersion,
 		Changes: Compare(p.to.Spec.Parameters, p.current, p.next),
+		Prompts: p.prompts.values(p.hookActions),
 	}
 	if r.Resources, err = s.dryRunUpgrade(ctx, p); err != nil {
 		r.DryRunError = styrmin.ErrorMessage(err)

@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
@@ -66,6 +67,40 @@ func readPrompts(actions []*drivers.Action, form map[string]map[string]string, f
 		}
 	}
 	return p
+}
+
+// PromptValue is what one prompt of a hook action will run with, as a review
+// shows it: a secret's value is never in it, only whether one was given.
+type PromptValue struct {
+	Action, ActionTitle string
+	Hook                drivers.Hook
+	Name, Title         string
+	// Value is the value as the form's text ("" for a secret).
+	Value       string
+	Secret, Set bool
+}
+
+// values lists what each prompt of actions will run with (a value given,
+// else its default), in the actions' and prompts' order.
+func (p hookPrompts) values(actions []*drivers.Action) []PromptValue {
+	var out []PromptValue
+	for _, a := range actions {
+		text := FormText(a.Prompts, &Values{Plain: withPromptDefaults(a, p.Plain[a.Name])})
+		for _, prompt := range a.Prompts {
+			v := PromptValue{
+				Action: a.Name, ActionTitle: cmp.Or(a.Title, a.Name), Hook: a.Hook,
+				Name: prompt.Name, Title: cmp.Or(prompt.Title, prompt.Name),
+				Secret: prompt.Type == drivers.TypeSecret,
+			}
+			if v.Secret {
+				_, v.Set = p.Secrets[a.Name][prompt.Name]
+			} else {
+				v.Value, v.Set = text[prompt.Name], true
+			}
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // promptSecretPrefix starts the key of a secret prompt in a task's sealed

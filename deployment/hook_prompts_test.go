@@ -168,6 +168,11 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	review, err := f.svc.ReviewUpgrade(ctx, req)
 	require.NoError(t, err)
 	require.NotContains(t, review.Token, "w3bhook-s3cret")
+	require.Len(t, review.Prompts, 2)
+	require.Equal(t, deployment.PromptValue{Action: "announce", ActionTitle: review.Prompts[0].ActionTitle, Hook: "post-upgrade",
+		Name: "channel", Title: "channel", Value: "#ops", Set: true}, review.Prompts[0], "the review lists what the action will run with")
+	require.Equal(t, deployment.PromptValue{Action: "announce", ActionTitle: review.Prompts[0].ActionTitle, Hook: "post-upgrade",
+		Name: "webhook", Title: "webhook", Secret: true, Set: true}, review.Prompts[1], "a secret prompt only says it was given")
 
 	edit, err := f.svc.EditUpgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)

@@ -128,7 +128,10 @@ func TestUpgradeFormAsksThePromptsOfTheUpgradesActions(t *testing.T) {
 	form.Set("prompt.backup.label", "nightly")
 	rec = d.request(d.operator, http.MethodPost, "/deployments/orders/upgrade/review", form)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	token := parse(t, rec).Find(`input[name="review"]`).AttrOr("value", "")
+	review := parse(t, rec)
+	label := review.Find(`[data-testid="review-prompt"][data-action="backup"][data-name="label"] td`)
+	require.Equal(t, []string{"Before upgrade: Back up the database", "Backup label", "nightly"}, texts(label), "the review says what the action will run with")
+	token := review.Find(`input[name="review"]`).AttrOr("value", "")
 	rec = d.request(d.operator, http.MethodPost, "/deployments/orders/upgrade/edit", url.Values{"review": {token}})
 	require.Equal(t, "nightly", parse(t, rec).Find("#prompt-backup-label").AttrOr("value", ""), "Back keeps the entered prompts")
 

@@ -84,6 +84,12 @@ func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 	for _, ch := range r.Changes {
 		p.Changes = append(p.Changes, views.NewParamChange(ch.Name, ch.Title, ch.Kind, ch.Secret, ch.Old, ch.New))
 	}
+	for _, pv := range r.Prompts {
+		p.Prompts = append(p.Prompts, views.ReviewPrompt{
+			Action: views.HookActionSection{Name: pv.Action, Title: pv.ActionTitle, Hook: string(pv.Hook)},
+			Name:   pv.Name, Title: pv.Title, Value: pv.Value, Secret: pv.Secret, Set: pv.Set,
+		})
+	}
 	for _, res := range r.Resources {
 		p.Resources = append(p.Resources, views.ResourceDiff{
 			Kind: res.Kind, Name: res.Name, Namespace: res.Namespace, Change: string(res.Change),
