@@ -428,6 +428,23 @@ type Problem struct {
 // ProblemCode The error code the pages use.
 type ProblemCode string
 
+// PromptValue defines model for PromptValue.
+type PromptValue struct {
+	Action string `json:"action"`
+
+	// Hook pre-upgrade or post-upgrade.
+	Hook   string `json:"hook"`
+	Name   string `json:"name"`
+	Secret bool   `json:"secret"`
+
+	// Set Whether a secret prompt was given.
+	Set   bool   `json:"set"`
+	Title string `json:"title"`
+
+	// Value The value as text (a given one, else the prompt's default); empty for a secret.
+	Value string `json:"value"`
+}
+
 // PromptValues Prompt values of hook actions, by action name then prompt name.
 type PromptValues map[string]map[string]interface{}
 
@@ -590,10 +607,13 @@ type UpgradeReview struct {
 	DriverVersion string            `json:"driver_version"`
 
 	// DryRunError Why the Helm dry run failed; such an upgrade is refused.
-	DryRunError       *string        `json:"dry_run_error,omitempty"`
-	FromAppVersion    string         `json:"from_app_version"`
-	FromDriverVersion string         `json:"from_driver_version"`
-	Resources         []ResourceDiff `json:"resources"`
+	DryRunError       *string `json:"dry_run_error,omitempty"`
+	FromAppVersion    string  `json:"from_app_version"`
+	FromDriverVersion string  `json:"from_driver_version"`
+
+	// Prompts What the upgrade's hook actions will run with, prompt by prompt.
+	Prompts   *[]PromptValue `json:"prompts,omitempty"`
+	Resources []ResourceDiff `json:"resources"`
 }
 
 // User defines model for User.
@@ -3039,94 +3059,96 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7Hxbc9y2kv9X6eL/X2Wplh7Jjs/ZOlLtgxInJ068iUuWcx4yKg2GxMwgIgEGADWeo9J330I3eBuCc5FG",
-	"jrdqnywPSVz63r9u4D5KVF4oyaU10dl9VDDNcm65xv99V2qjtPsr5SbRorBCyegsulpwmEj+2d4k+MYE",
-	"1AzsgkOh+Z1QpYGCzfkoiiPhXv+z5HoVxZFkOY/OIvomiiOTLHjO3PA5+/yey7ldRGevT0/jyK4K96ax",
-	"Wsh59PAQR295kalVzqX9BUe5p6ELZhfNyPhPHGn+Zyk0T6Mzq0venicwrhZ3XB92zPciF7ZPtR/VEnIm",
-	"VyAszw0wJBIsVJYaYBZyZewQyTIcsT1rymeszGx09rfT2JFP5GXuiZcLSf97VRNSSMvnXOPqrpi5ffd2",
-	"YLci3bjXmdI5szTg399EgfEf3OemUNJwFKEPWk0znrs/EyUtl0gYVhSZSJgjzElBb/zHH8ZR6b412//X",
-	"fBadRf/vpJHRE3pqTqpxccYunS8kcK2VjoEZuPzhO/jHm7/9J/hpIOWWicyMIk+KiyThhXWbHVzhfivr",
-	"DBpYnlOeZMHknMOSGfiz5CVP3VIZWGZunQgsOEu9Cr5XtIiwEroPXhj4dPl+FG2SSVyGX6B7fvHh3ZW6",
-	"5ThqoVXBtRXEr0RzZnl6w2yH3ymz/KUVqAprg8cR/1wIzc2mb2SZZWya8UqkemOIdCf5iqOMGXtTms1L",
-	"3Dqd9Arfe1AargcePrQ143dSFW8d6q/iNgGv64nV9A+eWDf+ReLYd8n/LLmxffIXWuUFmWKWpsK9y7IP",
-	"rVdoP31JYDjuCwM0AtyxrOQGpqvqB7e8GNx6UNhqQ1+9yTQ/B5ULa3nqvzFg2S13hl1o8AZnFPU29RDY",
-	"5neVXny0zPL+PjVn6aov0+/FHQf3TEhuTAx8NB/B65PX58Dzwq5gueASHU2SlcYtPlFlloJUFqb04Sgk",
-	"oMaqoiAV98+mSmWcyR5TqzevN+3JDLKv60y7e6s/R1aYc5BKcsg5kwZYlqHpd44hKJb+B6Y1Ww1QnOSu",
-	"rdksy36dRWe/b7ZX9RcP8fp2bDVSX94MTzS3MZiFWjqWCANKJvwMjC1uRqMAG9YoTWP36XyNzj7jlu+i",
-	"JFtcRF7Y31C8wzRrgordydV887HMc6ZXAbp56bxBN9Sn378WKxTizEm7cQrSl+OYZF3Y5lFQtLsSF7YZ",
-	"mze0pqohOnWjwv0Mk1TyJQlLz+YEbImTkTthhJImLHc/8iyH+p0YJF9yY2EmtI+eKhXatOVL/31fs+KI",
-	"1mpuDLebJL/ZjAG7YBYW7I4Do53BkeR3XCOT8YfjPbW7rSgt4ndX12F+m3BDSlUJ7gc2D5jkenk7kTCk",
-	"Bj1atlKEHfwpTtv96Hqj0lYz97bCiuLmjmvj46YevaelCTifCwynfEDuWJfWM7UktfYc8aNipeqb6Sq4",
-	"shQt39NimxRTmvDw+GgjbTC+coTYJc5t8X4wokJvV7Ak/NSZvzKsFWWR7kneNYnyEVmzgJo2PUrEHZmp",
-	"l+VFpcO2Dt87qwxKa82MrogOkss0Qt23E8Jm4a/8ygeMZvV0g7nczyZ5ytJ6mjW31jFMi4NYHxzpi1ue",
-	"zqy9LWRsyrONbniIyM0UzyMWYanwsuDfCUYXw2JVgxnVKxSWM8syNS89rDGKgghEQJIazevLlKfrTsL1",
-	"W7Php+e122y1mPvwdPf00oV2QxwueLJ/eFUwbXgKZM5Gxq50LuRolWdwlKrEnFQPUHFGfxglgQaZcgPC",
-	"HgdjsGH/sI17niZrNrJjPT0J/IZDrHwnjWVZNhj/r7n3LlHeUp5qwCpy4kiASkxfmEAieyjXWXG9z6Um",
-	"knhhMP0DJtMqls04Mxx/Da6p4z8373VwjG4AvzFpqt6s8qb40elWW1CG/S4SLSQF79X8vZABV7GPCmf8",
-	"jmdBZuXcGO+JNss4DdF8EEcDrv4XvhzG1boY2Xo+6FENzInBWFUYWCp9K+TcwwQzpYH555huuDDNQCmt",
-	"yFw6pG45Qh9PQ8NaMPwrjyTX/98p2BogyycTCoEKZsxS6TQQiVtwSmHh1WtIFkyzxIluULK1Ite3Md1z",
-	"7+yF7bXwPJwgbhYb2mKtNN8hrhvwPvXvXJa5m4GlKSesPVd3+Be94/4qZfX3dWDHM63y/ZwOJY19Mv+g",
-	"tM9mTQxuWLRKVgHTnAC3M1AyW1VwteVZZsKp0HAIYtXObqRy/Z5a9cL9nnGsjeT3xmcvJ/phHQidrjxW",
-	"yiimqW3nC4PwKRi2MmfAgDYTAxtLWeZTrmNQGtwc7t8ZywwfwQV4KrXQD8tuuSHK+rfHEl8/xwmVXXBt",
-	"gGVGtQFYQhawTlDPTCt0Sj+WqeJmBL+o3kQMMmGsWxOTQFSLkdNMQilvpVpK8knCjKXms9LwdAS/eij4",
-	"SGlwBuS4g3j0cGFQEgT57bF0g99yXnRWriSUxVyzlJ/jQvz4Snts1+Mq7jsXmZixXP9uNJahaKVVYlpH",
-	"Y9MBf4zAHLjnnsVzbqA06DwrDU2UnGUisViSs84eZPjnHcsI+lf2ZqZKmZLZnYo05RK1l5V2obT4Nyqz",
-	"XWhlbeYVm90xQbY4pNpUmwo5CGZhyaWFpVZyjsxbut+sglS1JHVO0gkiHN7MBM/S/TKUvsXwFAAhi9IJ",
-	"EnjHCAXXgDPAUSOCNCValAn+OhqXp6ffJE7g8C8+iasShX93Qv/1L1Jhg17tfxuOX3ugQqt+VFuqALKH",
-	"n70wsMAKBCmYItdMElOVtQcSuT6i9OnyndMtIee+Pk5FSLQjR2yqSns2zZi8RQdfZExI+PHq6gNNZ453",
-	"gNHd01bWVOEWXpRiUoLrsNo08doGkdhkSnuDrtnWTi1KzWCh1K0vVZnYWVr6m8yPdWFQq1oVZO0lN6rU",
-	"CX8rZrN9/GzjXRuPu9nPpn6GdZaWUsyES7nEbFb1PeRMihk3NoaPZMX8ljVPXewSrkrdCpnu58g3QWlr",
-	"coGD1/XJ2qPipq6DdPWQ+N5gaoc+j0ucdGvyvsY+J0RYz9xWnc3Q4BbA79IHpJUAunT3pfP1URw5sjKL",
-	"vS8szYUMyt2lyrIpS24H0982tbb0egS3Glr1R8uLAOuTcOvBD5iNoDIby4vYuWuvyuG02qPaf6hp2PK6",
-	"bAa4THkKP6kpZTi2XdXmn3lSWn6TqDxnMnVZPA4JUz5TmgMiDM7KupW4gOaIDOCoNbXBOMgAv+N6BUry",
-	"44HFVk549yDyezekXbgF8MxQUOEoA5onSqcdA9AQHTf8JKh/oMBI/JkxkfG0zaYuSalHZqOJ2rkrY5Cz",
-	"xM7WtMTqdXZqFpacP9T0JhwT1WKTCUnOBUNh2vNPavrCgCptUVo48s1V8Pr0lN6O4e9v4Gfx7fGW7Vez",
-	"3+BXYetUWfHu6pDoMwq56607JgTnydTchFxNzTpHNzWvFt9e805weQWlBIDyYRgkjvJg/NxT/mmmklsn",
-	"+krDlBv7ks9mSocj0EIZYTdZer0vSLvBO1hmbs1w45ShtgXUUz8zHGVC3vKUnh/vTOArZm5D1B1Ki0Ot",
-	"RDVp4sp594K6BoJqUcqLT7XdkHW/8uW8rnUfgLUfg5SnnUaKvplyhi7UfXMIG7izjcKEZU90gDIvl3Sb",
-	"W57GsBR2oUpbJasb+hgqu7BNbH5273UVsV9psV5kyUcizrBcrEC4tQlrhjBfLu2NE+8bkYbVoNZicrmV",
-	"FqBe4Hwuey3nC2BQaJELK+5c3gItLTnuwI4V9Qe41uIG9j3etO1ByMz47kg3UQyLquZE2uu2Xvn/TsLb",
-	"mkVzg12ywYy6pmqhVVomTv2dye4mKQRh0DgGM++eiehudjc7tlWsG7u2tQhPb+I3vNi9iIox37ZKL5qm",
-	"lnrXxilglLyCxVG/Sk4WoFrhkI1q9+KudaLt2JCASYHONnbLXnx4V3XMbsmt3YA03tCKf/ZaXkX7HgLD",
-	"NAExK0KQMaCPqBGxst5RFRe7bIAC7VA64GY5RMl8yEU9S6W8JZYt4pAyO4qUUrrh48iUScI5yQbFbk5y",
-	"mEx4NpCWt9tOntOl7exW9jX0+yt2SCXXtXBd5UJc+UQi+bi66vdUD8Aqf6mda3Ep1IYq6kGG+ksKl8OE",
-	"uxN8uT9CQujL7qq6Xk4KaO0OoEqqVze6lNuaULEIneoV6FL69OkcTJkssDxAGwdhoCoMRAMlqZttVMCX",
-	"dgKDCOHbnV4dTHCbQwstI4D59La0DgNVTG0vOKh0wdrno4JsYVzEMBBI72yvnqdiikapXzat17zdOJnh",
-	"8unmnbfryE+oDz+EDjYYnpRa2NVH96r3MZxprq/CrfEXUHBtXGaBYQYW7GOY+Kb4SX1KB7eAAzU8Wlhb",
-	"0IEhIWcqYDYbkMkp7kfq9fHFK18G+unjr7+M4KK0Cy6tSJjlmLK4+L21rrGkToIjz5OqyDGO6kWbcUT1",
-	"JJdquBEmvrfINyHQl5Pjs7GcXPh6Fx5UOoNvcV9Q7xku/DcssYYGExbLbfqFAcegs7GsYVL83WAPPCF1",
-	"Hlb77ELDbt4VQwWoUrV07PH8VruNiQGRVl9OzZl0e8IpRkBncfx+4WhiLMMVH+NykoUv0dboVZMDYScl",
-	"dXgLDChHYzmW32PRhmpdQyfcJnBUHUk7PodJolI+ceYVEUOW87EcrE3Ce4Qv3fAFmwvpOHcGTvrxxfUD",
-	"mWNsHEEeMgOT6oFVMOeU+7gPsBZLBdjuAFxSF/RYZsJYx8SqC8ClTrp0JK3OrAGTZum4Nnl9+hqqKH5C",
-	"vK6yLCoLO85/unx/DoXKMpj88/srOMFM6uRepA8T39EywXyBCKPLqvBLYEpUCf7Fh3et3rOz6JXTd1Vw",
-	"yQoRnUXfjE5H32Dnhl2g4p60xML9f049ESRDQsl3KZ5AMvZt671uCDJwNqR55cQfmX2It75Jp0Tdi6ET",
-	"n0ImWZnyG49fh89+YtNAvx3j4XrtEObr09ODHW9cO0YQOn/pDcesrYcjgon8wsNT1Gtune5sdb6uddKZ",
-	"mA7QKNlu2sAiYlUccI8QGJsbbEJr8fU6jj6/9CbtJTmJVqmGkMqAePjWxLfthFhTPP2tohNtB6HyWgvk",
-	"Q9fdephhjcevt9O1ezb1yQzxqwS21mVJlkHyJXSQg135UJfJ3GxtrT25d0x+IB3A1LnHIDo61uHPfgq8",
-	"dtCcdOnwDO4ecXvoH5z+K/j5SXr8Yu34C8JeRHHqO6lMsI8fHsXbOGyA/8ntobn37JZw6Jh3+wDR07lz",
-	"0eZIHUa1urKOfDMfxS1OVdLjGJoZkI3NMbFHGcawRp54uPTknv5AFQ1b0MtSUtz1ZN7GwRsMWDX47jc2",
-	"PJOKd496fyUqfllKYC4OLllWhbW+dtppUvcGvREzj6Uczoqf1LjosKz4N75+c77etPGVOmy3THDrxC5f",
-	"CZzpTHBdG4UmYq8bmKh/AWvZ4pBO/IRA8EHef3SPv37G9y8F+EoUHekH/j6DthOoWaw5bhqzvBUsWHpY",
-	"7qpiE3NV8X+8fQJvVdFm6ZFJWFY1ZC+Vvs0US/FU0L+5VtjlkvN8yrXHjrCgScw/JM+rkleL7WuYMwJJ",
-	"Hpj+L2cUJyAVATweT6WyAOEJFS6iEXcnMKJCpKnXeaGWpt1t7Aehcwytvsy6WZMh3j2WHvCOq/MPdU/N",
-	"8Qj+5Wv8glCSFgaeLHiCpd8arFmyFU5Gpa3z6tIG00HUTb1J0dz3Qyscy2arDN6c/qNpEcaCPFsZWC5W",
-	"BIB0dcgXJQ6oRgNQhOfXIyCIw6vkWglrJzd7evjZsQ40EPR7aUVh81KA0f9fktB52UVvj+dKqsBOaWjR",
-	"oUrcsbPE43ydeyceaSNwri1gm3/nSwBta9ZIaTKSWdWsJ6gT3cSAWKOJgUgpvEmhk8hDl7T9udeVds+a",
-	"mTYH7Tfjc0T7uILPDgbSkYzVp8FjUJIDl1av8JTIenLRPYneFjcvHLskpfRqCyIahBeqs6h7WsvmpsAv",
-	"wLxBSIHOcx8GTlhjQ/iaiEOw46Qa+uTe/7UDh36rxeHxjApjBI2g7QkSPCvLq/1u5HxzXcPTJeBXWV8N",
-	"UrmrtaR/6HKBx8kE1ZGHmP7fdM3mc7luM6xTCcuyw+iUG600/uYnKnpOeabk3PmZFtGwALkLyeoW5nnw",
-	"OipVvMTj6b4jUs384YbGTZ9Dp1vTxZmZMJanUMqUFjqWA22gwsKRc3v9Kp1bpcEAWanjUHDqPPsVrv3L",
-	"+/Vfq6ptTZQuuuV/Ev4mhqN2tQg35GiGj6RqQ65Y8F2w1NHwzemboTCgU/LYcE1sONiuG7p2v2y0aRML",
-	"D1m1iu08IHWqPavFq7saN8YnyMCD6KUbqOvW4hoIERqoLbXRz7qVfif9RKXYZNquqJF0P0Xw9/Q+OxuG",
-	"rCJdRnuIOAMNT+1UkNZxq/U8U3MT+xOvMR0YwqR5vdf6afw5oa7SYUzqO3z+v5ZVwGbWOx6feB+CeUSU",
-	"9UZ8lzy6GcE38mJ4bxWijcCsj+k/W+TvTmzr5o3UkbMxbbyiV3qc6p3W9S1p51QU881AOaOEB4zKOeYm",
-	"mRm8r9wNET1naPiUtu7W7a1bGvlxtH7n3YBEIXm7FvO87nlCk4nA2aGCJgrBfHN+1ZDVYpYTNzpOt1KS",
-	"v/Ao9sSxZnLcljASi0d2d9AdukTP58Gv2ncE7QRevTocmr12QfAA5yVf+si1sdgHYzWtAZhs+IxstbUI",
-	"nLdmdIGW8JcLe5jUH6Tej92NSak99VD7yCVepVRJwJpteY778vu2400/zr+sLng6QAUQh0KD7QPjWvUC",
-	"akc3S9Vad/wo0lOys8mYfzKEAP5lVpSyw4NaUNz1QZG1iyyjUXdKJOmCgS2m7hO5tmeydE3O/eWs3KY8",
-	"35k2R7BDWjLw0cHODKk1orZFBbPJos+hT3jPhOfQl7JEz1Cxafr6v3S1ZoMoIEjTRMxU8jiIXFDxhLXb",
-	"22PwBxjwsiuJf9kFzzGQNtSMLTTU5xj2kabWGQWUjM7phN+vHVcN13eV4ODZyOiEFeLk7hUmLH6q+6ba",
-	"R3jeQ3zfRzQ6P1M03/qBVtt+g3zEw/XD/wQAAP//",
+	"7H1tcxs3kv9X6Zr/v8pS3ZiSvd69WqnuhTbObpz4EpcsJy8ilQjOgCSiITABMKK5Ln33K3QD88DB8EGi",
+	"nFzVvYrMmcFDP/evG8iXJFOLUkkurUnOviQl02zBLdf4r28qbZR2f+XcZFqUViiZnCVXcw5jyT/b2wzf",
+	"GIOagp1zKDW/F6oyULIZHyVpItzrv1dcr5I0kWzBk7OEvknSxGRzvmBu+AX7/J7LmZ0nZ69PT9PErkr3",
+	"prFayFny8JAmb3lZqNWCS/sjjvKFhi6ZnTcj43/SRPPfK6F5npxZXfH2PJFxtbjn+rBjvhcLYftU+04t",
+	"YcHkCoTlCwMMiQRzVeQGmIWFMnaIZAWO2J4151NWFTY5++tp6sgnFtXCE28hJP3rVU1IIS2fcY2ru2Lm",
+	"7t3bgd2KfONep0ovmKUB//YmiYz/4D43pZKGowh90GpS8IX7M1PScomEYWVZiIw5wpyU9MZ//GYclb60",
+	"Zvv/mk+Ts+T/nTQyekJPzUkYF2fs0vlCAtda6RSYgct/fgN/f/PX/wQ/DeTcMlGYUeJJcZFlvLRus4Mr",
+	"3G9lnUEjy3PKk82ZnHFYMgO/V7ziuVsqA8vMnROBOWe5V8H3ihYRV0L3wQsDny7fj5JNMonL8At0zy8+",
+	"vLtSdxxHLbUqubaC+JVpzizPb5nt8Dtnlr+0AlVhbfA04Z9LobnZ9I2sioJNCh5EqjeGyHeSrzQpmLG3",
+	"ldm8xK3TSa/wvQeV4Xrg4UNbM34lVfHWof4qbRPwpp5YTX7jmXXjX2SOfZf894ob2yd/qdWiJFPM8ly4",
+	"d1nxofUK7acvCQzHfWGARoB7VlTcwGQVfnDLS8GtB4WtNvThTab5OaiFsJbn/hsDlt1xZ9iFBm9wRklv",
+	"Uw+RbX4T9OKjZZb396k5y1d9mX4v7jm4Z0JyY1Lgo9kIXp+8Pge+KO0KlnMu0dFkRWXc4jNVFTlIZWFC",
+	"H45iAmqsKktScf9solTBmewxNbx5s2lPZpB9XWfa3Vv9ObLCnINUksOCM2mAFQWafucYomLpf2Bas9UA",
+	"xUnu2prNiuKnaXL262Z7VX/xkK5vx4aR+vJmeKa5TcHM1dKxRBhQMuNnYGx5OxpF2LBGaRq7T+cbdPYF",
+	"t3wXJdniIhal/RnFO06zJqjYnVzNNx+rxYLpVYRuXjpv0Q316ffLfIVCXDhpN05B+nKckqwL2zyKinZX",
+	"4uI2Y/OG1lQ1RqduVLifYZJKviRh6dmciC1xMnIvjFDSxOXuO14soH4nBcmX3FiYCu2jp6BCm7Z86b/v",
+	"a1aa0FrNreF2k+Q3mzFg58zCnN1zYLQzOJL8nmtkMv5wvKd2txWlRfzu6jrMbxNuSKmC4H5gs4hJrpe3",
+	"EwljatCjZStF2MGf4rTdj242Km2YubcVVpa391wbHzf16D2pTMT5XGA45QNyx7q8nqklqbXnSB8VK4Vv",
+	"JqvoynK0fE+LbXJMaeLD46ONtMH4yhFilzi3xfvBiAq9Xcmy+FNn/qq4VlRlvid51yTKR2TNAmra9CiR",
+	"dmSmXpYXlQ7bOnzvrDIqrTUzuiI6SC7TCHXfTghbxL/yKx8wmuHpBnO5n03ylKX1NGturWOYFgexPjjS",
+	"V7c8nVl7WyjYhBcb3fAQkZspnkcs4lLhZcG/E40uhsWqBjPCKxSWM8sKNas8rDFKoghERJIazevLlKfr",
+	"TsL1c7Php+e122y1mPnwdPf00oV2QxwuebZ/eFUybXgOZM5Gxq70QsjRalHAUa4ycxIeoOKMfjNKAg0y",
+	"4QaEPY7GYMP+YRv3PE3WbGTHenoS+A3HWPlOGsuKYjD+X3PvXaK8pTzVgFXkxJEAQUxfmEgieyjXGbje",
+	"51ITSbwwmP4Bk3mIZQvODMdfo2vq+M/Nex0coxvAb0yawpshb0ofnW61BWXY7yLRYlLwXs3eCxlxFfuo",
+	"cMHveRFl1oIb4z3RZhmnIZoP0mTA1f/Il8O4WhcjW88HPaqBOTEYq0oDS6XvhJx5mGCqNDD/HNMNF6YZ",
+	"qKQVhUuH1B1H6ONpaFgLhn/lkeT63zsFWwNk+WRiIVDJjFkqnUcicQtOKSy8eg3ZnGmWOdGNSrZW5Po2",
+	"pnvunb2wvRaehxOkzWJjW6yV5hvEdSPep/6dy2rhZmB5zglrX6h7/IvecX9VMvx9E9nxVKvFfk6HksY+",
+	"mf+ptM9mTQpuWLRKVgHTnAC3M1CyWAW42vKiMPFUaDgEsWpnNxJcv6dWvXC/ZxxrI/m98dnLiX5YB0In",
+	"K4+VMoppatv5wiB8CoatzBkwoM2kwK6lrBYTrlNQGtwc7r9TVhg+ggvwVGqhH5bdcUOU9W9fS3z9HCdU",
+	"ds61AVYY1QZgCVnAOkE9M63QKf21zBU3I/hR9SZiUAhj3ZqYBKJaipxmEip5J9VSkk8S5lpqPq0Mz0fw",
+	"k4eCj5QGZ0COO4hHDxcGJUGQ376WbvA7zsvOypWEqpxplvNzXIgfX2mP7XpcxX3nIhNzLde/G13LWLTS",
+	"KjGto7H5gD9GYA7cc8/iGTdQGXSeQUMzJaeFyCyW5KyzBwX+ec8Kgv6VvZ2qSuZkdiciz7lE7WWVnSst",
+	"/o3KbOdaWVt4xWb3TJAtjqk21aZiDoJZWHJpYamVnCHzlu43qyBXLUmdkXSCiIc3U8GLfL8MpW8xPAVA",
+	"yLJyggTeMULJNeAMcNSIIE2JFmWMv46uq9PTv2RO4PAvPk5DicK/O6Z/+hepsEGv9r+Nx689UKFVP6ot",
+	"VQTZw89eGJhjBYIUTJFrJokJZe2BRK6PKH26fOd0S8iZr49TERLtyBGbqMqeTQom79DBlwUTEr67uvpA",
+	"05njHWB097SVNQXcwotSSkpwE1ebEK9FYqzMDkW5c6Xu+lstNX/p1dSpdKmMDf8ejGq3OKu+l4lisr/M",
+	"uTOYzix6ZJakackMzMQ9l/t6rPtAkgiQEmyw5Z8tHDGaAJTkKfDC8MDkRWmbTOM4VK8oiKNVbuesZ4En",
+	"eLruJGmVLR/piLOFzxtVf5PL7A265kM7NUc1BbdkX5I0qfOo9De5GevC3VZVMqrCl9yoSmf8rZhO94mn",
+	"miiqiaw2x1O5n2FddSsppsKl1mI6Df0tCybFlBubwkeSNb9lzXMXo8arj3dC5vsFbJsg0zUpwcFr4agj",
+	"J9zUTZSuvvSxN2jeoc/jEmTdmrxvmZ8TCq5nbpvIzRDwFmD30iceQQA1Z/lLF9MlaeLIyiz2OLF8IWRU",
+	"7i5VUUxYdjcIc7SptaWnJ7rV2Ko/Wl5usvZ9d89ImY3lZerCMq/KcfjEVy9+U5O4/XRZK3CZ8xy+VxPK",
+	"ZG27e4F/5lll+W2mFgsmc2dDcUiY8KnSHBBJct7UrcQFrkfk6EatqQ3Guwb4PdcrZ5uPBxYbgq3dk4Vv",
+	"3ZB27hZQm3tHGdA8UzrvGICG6LjhJ5V0BgrJxJ8pEwXP22zqkpR6oTaaqJ27bwY5S+xsTUusXmenZnHJ",
+	"+U1NbuOxby02hZDkXDDloT1/ryYvDKjKlpVzx9REB69PT+ntFP72Bn4Q/zjesv0w+y1+FbdOwYp3V4dE",
+	"n1JqVW/dMSE6T6FmJuZqatY5uqlZWHx7zTuVRQJkFimIDMNdabKI5kk95Z8UKrtzoq80TLixL/l0qnQ8",
+	"0yiVEXaTpdf7gvEbvINl5s4MN8gZak9BPfUzw1Eh5B3P6fnxzgS+YuYuRt2hYDLWMlaTJg3Ouxe8N1Bj",
+	"i1JefMJ2Y9b9ypdtu9Z9oHzxmIpI3mmY6ZspZ+jiofvTbeDONgoT0z1RIMqwmQFm7niewlLYuapsSCk2",
+	"9KsEu7BNbH5w73UVsV9Rs15kyUcinrScr0C4tQlrhrB9Lu2tE+9bkcfVoNZicrlBC1AvcD4716qazYFB",
+	"qcVCWHHv8lNoaclxB14O1B/gWosb2N9627YHMTPju2DdRCnMQ22RtNdtPfj/DrDRmkVzg93QUeSkpmqp",
+	"VV5lTv2dye4mKQRV0TgGEZaeiehudjc7tlWsG7u2tdmC3sRveLl7sRxjvm0VfTRNLfWujVPEKHkFS5N+",
+	"NwRZgLDCIRvV7rle6zjcsfEEkwJdbOyKvvjwLnRGb8FQ3IA03tCKf/BaHqJ9D3VimoAgB1UKMKBPqOE0",
+	"WO8kxMUuG6BAO5YOuFkO0Rox5KKepSOiJZYt4pAyO4pUUrrh08RUWcY5yQbFbk5ymMx4MZCWt9uLntOl",
+	"7exW9jX0+yt2TCXXtXBd5WJc+UQi+bj6+bdU98Fujko71+JSqA3V8oMM9YcUqIcJdy/4cn+EhNCX3VV1",
+	"vWwY0dodQJVcr251Jbc1G2OzQa5XoCvp06dzMFU2xzKQR26FgVAASgZKj7fbqIAv7bDuFtcGfLZf1QvT",
+	"cdWwFEWBu3BBWl08qE867BzMtwHwCOm1RyB352cHs9zmcGNkimBSPZKvw1RB6NoLjhqFaA3+UUmAMC6i",
+	"GQj0d7anz1O5R6PZL9/Xa95uPM1wGX/zztv9DE/oU3iIHbAxPKu0sKuP7lXvAznTXF/Fj2hcQMm1cZkP",
+	"hkHYOJLC2B/OGNenxXALOFDDo7m1JR1cE3KqIma9AcGcln6knjNfRPXlyO8//vTjCC4qO+fSioxZjtrq",
+	"8ovWuq4ldbQceZ6EYtt1Ui/aXCdU13SpkBth7HvcfDMMfTk+PruW4wtfd8UDc2fwD9wX1HuGC/8Ny6yh",
+	"wYTFsq9+YcAx6Oxa1jAu/m7wLAYhiR72++xC125emEIAfKlqf+3rDa22L5MCIsG+rL9g0u0JpxgBnQnz",
+	"+4WjsbEMV3yMy8nmvlWgRteaHA07eumkgcCAd3Qtr+W3WDykmuvQScsxHIWjkcfnMM5UzsfO/COiyRb8",
+	"Wg7WyOE9wqtu+JLNhHScOwMn/fji+sHga2xgQh4yA+PwwCqYcbLz7gPsCaAyWXcALqkb/1oWwljHxNCN",
+	"4tyErhxJw9lJYNIsHdfGr09fQ8gyxsTrkAVSe4Lj/KfL9+dQqqKA8b++vYITzPROvoj8Yew7q8aYzxBh",
+	"dBUaEAjsSYLgX3x41+qBPEteOX1XJZesFMlZ8pfR6egv2EFk56i4Jy2xcP+eUVWTZEgo+S7Hk3DGvm29",
+	"1w2RBs4oNa+c+KPbD+nWN+m0snsxdvJYyKyocn7r8fX4GWRsXukXWR9u1g4Dvz49Pdgx27XjLLFzwN5w",
+	"TNt6OCIYyy88PkW95tYp41YH9lpHp0npIJeS7eYhLHKG4oV7hMDdzGAzZIuvN2ny+aU3aS/JSbRKSYSk",
+	"RsTDt8i+bSfsmuL9fyg6WXkQKq+14j503a2HQdZ4/Ho7XbtnpJ/MEL9KYGvdvmQZJF9CB9nYlQ91Gc/N",
+	"1tbaky+OyQ+kA5ja9xhERxg7/NlPgdcuPCBdOjyDu0ctH/oH+P8Ifn6SHl9ZO4aFsBxRnPqfggn28cOj",
+	"eJvGDfC/uD00957dEg5dN9A+yPZ07ly0OVKHUa3uwCPfVEpxi1OV/DiFZgZkY3Nc8VGGMa6RJz5HPPlC",
+	"f6CKxi3oZSUvQofN03ibRm/SqNt3dr855JlUvHvlwJ9ExS8rCczFwRUrQljra7udwxLeoDdi5lGDw1nx",
+	"kxq3HZYV/8af35yvN5X8SR22Wya4dWK3uQTOdCG4ro1CE7HXDVbUX4G1dnFIJ35CIP0g7z+6x39+xvcv",
+	"p/iTKDrSD/y9Gm0nULNYc9w0ZnkrmLP8sNxV5SbmqvL/ePsE3qqyzdIjk7EiHAxYKn1XKJbj6bR/c62w",
+	"C2fBFxOuPXaEBVdi/iF5HkpyLbavIcwIJHng/L+cURyDVATweDyVyhaEJwRcRGNdgMCIgJhTz/1cLU27",
+	"690PQudpWn2jdTMpQzz+WnpAPg3ncOqen+MR/OJ7EEQHDXeLyeY8w9J0DdYs2Qono9Lbebg8xHQQf1Nv",
+	"UjT3TtEKr2WzVQZvTv/etKpjwwBbGVjOVwSAdHXIF00OqEYDUITn1yMgiMOr5FqJbSc3e3r42bFONRD0",
+	"e2lFYfNSgNH/H5LQedlFb4/nm0JgpzS06BASd+x88Thf5/6TR9oInGsL2Obf+RpA25o1UpqMZBGaCQV1",
+	"ypsUEGs0KRAphTcpdCJ+6LLA3/e6WvFZM9PmwofN+BzRPg3w2cFAOpKx+laCFJTkwKXVKzyttJ5cdG9E",
+	"aIubF45dklJ6tQURDcIL4Uz0ntayubHyKzBvEFKgewUOAyessSF+Xckh2HEShj754v/agUM/1+LweEbF",
+	"MYJG0PYECZ6V5WG/GznfXBvydAn4SdZX1AR3tZb0D11y8TiZoDryENP/m657fS7XbYZ1KmNFcRidcqNV",
+	"xt9ARkXPCS+UnDk/0yIaFiB3IVndYj2LXoumypd4TYLv2FRTf/iicdPn0OkmdXFmIYzlOVQyp4Vey4E2",
+	"VWHhyLm9fpXOrdJggKzUcSw4dZ79Ctf+9f36T6FqWxOli275n4S/EeSoXS3CDTma4SOp2pArFnznLHc0",
+	"fHP6ZigM6JQ8NlxXHA+264az3S+9bdrY4kOGVradB6ROume1eHXX5cb4BBl4EL10A3XdWloDIUIDtc02",
+	"+lm3+u+kn6gUm0zbFTW67qcI/r7oZ2fDkFWkS5EPEWeg4amdCtI6bbXGF2pmUn/yOqUDTZg0r/eCP40/",
+	"J9T1OoxJfYPP/9eyCtjUesfjE+9DMI+Isn5QwCWPbkbwjcYY3luFaCMw62P6zxb5uxPbunkjdeRsTBuv",
+	"6JUep3qniX1L2jkVxXwz0IJRwgNGLTjmJoUZvDffDZE8Z2j4lLbz1i3CWw4a4Gj9zrsBiULydi3med3z",
+	"hCbTH6c/TNBEIZg/PBAaslrMcuJGx/1WSvIXHsUeO9aMj9sSRmLxyO4OusuZ6Pk8+FX7rqqdwKtXh0Oz",
+	"1y6qHuC85EsfuTYW+2CspjUAkw2fka22FoHz1owu0BL+kmsPk/qD3vuxuzEptaceah+5xCu9ggSs2Zbn",
+	"+P829G3Hm36cfxkuGjtABRCHQoPtA+Na9SJqRzec1Vp3/CjSU7KzyZh/MoQA/mFWlLLDg1pQ3PVBkbWL",
+	"oqBRd0ok6QKELabuE7m2Z7J0Tc799azcpjzfmTZHsENaMvDRwc4MqTWitkUls9m8z6FPeA+G59DXskTP",
+	"ULFp+vq/drVmgyggSNNEzFTyOIhcUPGEtdvbU/AHGPDSNYl/2TlfYCBtqBlbaKjPMewjTa0zCigZndMJ",
+	"v944rhqu74Pg4NnN5ISV4uT+FSYsfqovTbWP8LyH9Esf0ej8TNF86wdabfsN8hEPNw//EwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -175,6 +175,16 @@ func TestAPIUpgradeReviewsWithoutACluster(t *testing.T) {
 	require.Contains(t, p.Detail, *review.DryRunError)
 	require.Len(t, d.tasksOf(t, "site"), 1, "nothing was queued")
 
+	d.install(t, pgInstall("orders"))
+	rec = d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/orders/upgrade?dry_run=true",
+		map[string]any{"prompts": map[string]any{"backup": map[string]any{"label": "nightly"}}})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	review = api.UpgradeReview{}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &review))
+	require.NotNil(t, review.Prompts)
+	require.Contains(t, *review.Prompts, api.PromptValue{Action: "backup", Hook: "pre-upgrade", Name: "label", Title: "Backup label", Value: "nightly", Set: true},
+		"the review says what the hook actions will run with")
+
 	p = refused(t, d.call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/upgrade?dry_run=true",
 		map[string]any{"parameters": map[string]any{"replicas": 11, "colour": "red"}}), http.StatusBadRequest)
 	require.Equal(t, map[string]string{"param.colour": "there is no parameter named colour"}, fieldsOf(p))

@@ -71,6 +71,13 @@ func apiReviewOf(r *deployment.Review) api.UpgradeReview {
 		}
 		out.Resources = append(out.Resources, res)
 	}
+	if len(r.Prompts) > 0 {
+		prompts := make([]api.PromptValue, len(r.Prompts))
+		for i, pv := range r.Prompts {
+			prompts[i] = api.PromptValue{Action: pv.Action, Hook: string(pv.Hook), Name: pv.Name, Title: pv.Title, Value: pv.Value, Secret: pv.Secret, Set: pv.Set}
+		}
+		out.Prompts = &prompts
+	}
 	if r.DryRunError != "" {
 		out.DryRunError = &r.DryRunError
 	}

@@ -281,6 +281,19 @@ class Deployment(DeploymentSummary):
 
 
 @dataclasses.dataclass(frozen=True)
+class PromptValue:
+    """What a prompt of an upgrade's hook action will run with: ``value`` as text, empty for a secret, whose ``set`` says whether it was given."""
+
+    action: str
+    hook: str
+    name: str
+    title: str
+    value: str
+    secret: bool
+    set: bool
+
+
+@dataclasses.dataclass(frozen=True)
 class ParameterChange:
     """How an upgrade changes a parameter: ``change`` is added, removed, changed or unchanged.
 
@@ -316,6 +329,7 @@ class UpgradeReview:
     app_version: str
     changes: List[ParameterChange]
     resources: List[ResourceDiff]
+    prompts: List[PromptValue] = dataclasses.field(default_factory=list)
     dry_run_error: str = ""
 
 

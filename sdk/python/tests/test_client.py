@@ -245,9 +245,11 @@ class ClientTest(unittest.TestCase):
             "from_driver_version": "1.0.0", "driver_version": "1.0.1", "from_app_version": "1.27.0", "app_version": "1.27.0",
             "changes": [{"name": "replicas", "title": "Replicas", "change": "changed", "secret": False, "from": "2", "to": "3"}],
             "resources": [{"kind": "Deployment", "name": "demo-web", "change": "changed", "diff": "-  replicas: 2\n+  replicas: 3\n"}],
+            "prompts": [{"action": "backup", "hook": "pre-upgrade", "name": "label", "title": "Label", "value": "nightly", "secret": False, "set": True}],
         }))
         review = self.client.upgrade("demo", driver_version="1.0.1", parameters={"replicas": 3}, dry_run=True)
         self.assertIsInstance(review, api.UpgradeReview)
+        self.assertEqual(api.PromptValue("backup", "pre-upgrade", "label", "Label", "nightly", False, True), review.prompts[0])
         self.assertEqual(api.ParameterChange("replicas", "Replicas", "changed", False, "2", "3"), review.changes[0])
         self.assertEqual("", review.resources[0].namespace)
         self.assertEqual("", review.dry_run_error)
