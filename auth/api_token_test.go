@@ -66,6 +66,37 @@ func TestAPITokenActsAsItsUser(t *testing.T) {
 	require.NotNil(t, list[0].LastUsedAt, "the list shows when the token was last used")
 }
 
+func TestAPITokenLastUseIsWrittenAtMostOnceAMinute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	alice := w.user(t, "alice", Operator)
+	created, err := w.tokens.Create(ctx, alice, "poller", nil)
+	require.NoError(t, err)
+	lastUsed := func() time.Time {
+		t.Helper()
+		list, err := w.tokens.List(ctx, alice)
+		require.NoError(t, err)
+		require.NotNil(t, list[0].LastUsedAt)
+		return *list[0].LastUsedAt
+	}
+	use := func(after time.Duration) {
+		t.Helper()
+		w.clock = w.clock.Add(after)
+		_, err := w.tokens.Authenticate(ctx, created.Secret)
+		require.NoError(t, err)
+	}
+
+	use(0)
+	first := w.clock
+	require.WithinDuration(t, first, lastUsed(), time.Millisecond)
+	use(30 * time.Second)
+	use(29 * time.Second)
+	require.WithinDuration(t, first, lastUsed(), time.Millisecond, "uses within a minute of the recorded one write nothing")
+	use(2 * time.Second)
+	require.WithinDuration(t, w.clock, lastUsed(), time.Millisecond, "a use over a minute after the recorded one is recorded")
+}
+
 func TestAPITokenRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -32,6 +32,8 @@ type catalogEnv struct {
 	URL     string
 	Catalog *catalog.Catalog
 	Users   *auth.Users
+	// APITokens are the server's personal API tokens.
+	APITokens *auth.APITokens
 	// Deployments queues tasks that nothing runs, and has no cluster.
 	Deployments *deployment.Service
 	// Pool is the server's database, for what another process would do.
@@ -83,15 +85,17 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	queue, err := executor.New(pool, nil, executor.Options{})
 	require.NoError(t, err)
 	svc := deployment.New(pool, cat, queue, box, nil)
+	tokens := auth.NewAPITokens(pool)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger:      logger,
 		Sessions:    sessions,
 		Users:       users,
+		APITokens:   tokens,
 		Drivers:     cat,
 		Deployments: svc,
 	}))
 	t.Cleanup(srv.Close)
-	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, Deployments: svc, Pool: pool}
+	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, APITokens: tokens, Deployments: svc, Pool: pool}
 }
 
 // signedIn creates a user with role and returns an HTTP client signed in as
