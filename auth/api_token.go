@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
@@ -52,11 +52,23 @@ type CreatedAPIToken struct {
 type APITokens struct {
 	q   *db.Queries
 	now func() time.Time
+	// cache remembers live tokens while database notifications are received
+	// (see ListenOn); without them every call reads PostgreSQL.
+	cache *credentialCache
 }
 
-// NewAPITokens returns the token store on pool.
-func NewAPITokens(pool *pgxpool.Pool) *APITokens {
-	return &APITokens{q: db.New(pool), now: time.Now}
+// NewAPITokens returns the token store on conn.
+func NewAPITokens(conn db.DBTX) *APITokens {
+	return &APITokens{q: db.New(conn), now: time.Now,
+		cache: newCredentialCache(notifyToken, 0, lastUsedEvery, credentialCacheSize, credentialCacheTTL)}
+}
+
+// ListenOn has l's notifications of revoked tokens and changed users reach
+// t, which then keeps live tokens in memory while l is listening: an API
+// call no longer waits for PostgreSQL to authenticate, and a revocation or
+// a disabled user, by any server on the database, still takes effect at once.
+func (t *APITokens) ListenOn(l *db.Listener) {
+	l.Subscribe(db.SessionsChannel, t.cache)
 }
 
 // Create makes a token named name for user; expiresAt nil means it lasts
@@ -86,33 +98,49 @@ func (t *APITokens) Create(ctx context.Context, user User, name string, expiresA
 
 // Authenticate returns the user of a live token and records its use. An
 // unknown, revoked or expired token, or one of a disabled user, is an
-// EUNAUTHORIZED error.
+// EUNAUTHORIZED error. A live token is remembered (see ListenOn), so the next
+// call with it is answered from memory.
 func (t *APITokens) Authenticate(ctx context.Context, secret string) (User, error) {
 	if !strings.HasPrefix(secret, APITokenPrefix) {
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "This is not a personal API token; create one on the API tokens page.")
 	}
-	now := t.now()
-	row, err := t.q.GetLiveAPIToken(ctx, db.GetLiveAPITokenParams{TokenHash: tokenHash(secret), Now: now})
+	now, hash := t.now(), sha256.Sum256([]byte(secret))
+	if cc, touch, ok := t.cache.get(hash, now); ok {
+		if touch {
+			if err := t.touch(ctx, cc.id, now); err != nil {
+				return User{}, err
+			}
+		}
+		return cc.user, nil
+	}
+	epoch, caching := t.cache.begin()
+	row, err := t.q.GetLiveAPIToken(ctx, db.GetLiveAPITokenParams{TokenHash: hash[:], Now: now})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "The API token is unknown, revoked or expired, or its user is disabled.")
 	} else if err != nil {
 		return User{}, fmt.Errorf("auth: authenticate API token: %w", err)
 	}
-	if err := t.touch(ctx, row.ApiToken, now); err != nil {
-		return User{}, err
+	lastUsed := row.ApiToken.LastUsedAt
+	if lastUsed == nil || now.Sub(*lastUsed) >= lastUsedEvery {
+		if err := t.touch(ctx, row.ApiToken.ID, now); err != nil {
+			return User{}, err
+		}
+		lastUsed = &now
 	}
-	return userFromRow(row.User), nil
+	u := userFromRow(row.User)
+	if caching {
+		var expires time.Time
+		if row.ApiToken.ExpiresAt != nil {
+			expires = *row.ApiToken.ExpiresAt
+		}
+		t.cache.put(epoch, now, cachedCredential{hash: hash, id: row.ApiToken.ID, user: u, lastUsed: *lastUsed, expires: expires})
+	}
+	return u, nil
 }
 
-// touch records a use of token at now, unless one was recorded less than
-// lastUsedEvery before: most calls of a busy script then write nothing and
-// make no second round trip.
-func (t *APITokens) touch(ctx context.Context, token db.ApiToken, now time.Time) error {
-	since := now.Add(-lastUsedEvery)
-	if token.LastUsedAt != nil && token.LastUsedAt.After(since) {
-		return nil
-	}
-	if err := t.q.TouchAPIToken(ctx, db.TouchAPITokenParams{ID: token.ID, Now: now, Since: since}); err != nil {
+// touch records a use at now of the token with id.
+func (t *APITokens) touch(ctx context.Context, id int64, now time.Time) error {
+	if err := t.q.TouchAPIToken(ctx, db.TouchAPITokenParams{ID: id, Now: now, Since: now.Add(-lastUsedEvery)}); err != nil {
 		return fmt.Errorf("auth: record API token use: %w", err)
 	}
 	return nil
@@ -143,6 +171,7 @@ func (t *APITokens) Revoke(ctx context.Context, by User, id int64) error {
 	if _, err := t.q.DeleteAPIToken(ctx, id); err != nil {
 		return fmt.Errorf("auth: revoke API token %d: %w", id, err)
 	}
+	t.cache.forgetID(id)
 	return nil
 }
 

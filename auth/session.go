@@ -83,7 +83,7 @@ type Sessions struct {
 	now   func() time.Time
 	// cache remembers live sessions while database notifications are
 	// received (see ListenOn); without them every lookup reads PostgreSQL.
-	cache *sessionCache
+	cache *credentialCache
 	// cookies remembers the content of cookies decoded recently.
 	cookies *cookieCache
 }
@@ -109,7 +109,7 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 			sc.SetSerializer(cookieSerializer{})
 		}
 	}
-	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newSessionCache(sessionCacheSize, sessionCacheTTL),
+	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newCredentialCache(notifySession, IdleTimeout, lastSeenPrecision, credentialCacheSize, credentialCacheTTL),
 		cookies: newCookieCache(cookieCacheSize, cookieCacheTTL)}, nil
 }
 

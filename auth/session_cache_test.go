@@ -38,11 +38,12 @@ func (c *countingDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 	return c.DBTX.QueryRow(ctx, sql, args...)
 }
 
-// server is one simulated server process: its own session keeper, with its
-// own notification listener, on a shared database.
+// server is one simulated server process: its own session keeper and API
+// token store, with its own notification listener, on a shared database.
 type server struct {
 	sessions *Sessions
-	// queries counts the statements its session keeper sent.
+	tokens   *APITokens
+	// queries counts the statements its session keeper and token store sent.
 	queries *countingDB
 }
 
@@ -52,8 +53,10 @@ func newServer(t *testing.T, pool *pgxpool.Pool) server {
 	counting := &countingDB{DBTX: pool}
 	s, err := NewSessions([]byte(strings.Repeat("k", 32)), counting)
 	require.NoError(t, err)
+	tokens := NewAPITokens(counting)
 	l := db.NewListener(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	s.ListenOn(l)
+	tokens.ListenOn(l)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go l.Run(ctx)
@@ -62,7 +65,7 @@ func newServer(t *testing.T, pool *pgxpool.Pool) server {
 	case <-time.After(time.Minute):
 		t.Fatal("the listener did not start")
 	}
-	return server{sessions: s, queries: counting}
+	return server{sessions: s, tokens: tokens, queries: counting}
 }
 
 // signedIn reports whether srv takes sess's cookie as signed in, and as whom.
@@ -216,88 +219,9 @@ func TestRememberedSessionIsReadAgainAfterItsTTL(t *testing.T) {
 	sess := start(t, a.sessions, alice)
 	a.remembered(t, sess)
 
-	clock = clock.Add(sessionCacheTTL)
+	clock = clock.Add(credentialCacheTTL)
 	before := a.queries.n.Load()
 	_, ok := a.signedIn(t, sess)
 	require.True(t, ok)
 	require.Greater(t, a.queries.n.Load(), before, "read from PostgreSQL again")
-}
-
-func TestSessionCacheIsBounded(t *testing.T) {
-	t.Parallel()
-	c := newSessionCache(3, time.Minute)
-	c.Listening(true)
-	now := time.Now()
-	for i := range 5 {
-		epoch, ok := c.begin()
-		require.True(t, ok)
-		c.put(epoch, now, cachedSession{hash: [32]byte{byte(i)}, id: int64(i), lastSeen: now, expires: now.Add(time.Hour)})
-	}
-	require.Equal(t, 3, c.len())
-	require.Len(t, c.byID, 3)
-	for i, want := range []bool{false, false, true, true, true} {
-		_, _, ok := c.get([32]byte{byte(i)}, now)
-		require.Equal(t, want, ok, "session %d", i)
-	}
-}
-
-// TestSessionCacheRefusesStaleFills: a lookup that read the database before
-// a session was ended (here or, notified, elsewhere) must not put it back.
-func TestSessionCacheRefusesStaleFills(t *testing.T) {
-	t.Parallel()
-	now := time.Now()
-	live := cachedSession{hash: [32]byte{1}, id: 1, user: User{ID: 7}, lastSeen: now, expires: now.Add(time.Hour)}
-	forgets := map[string]func(*sessionCache){
-		"ended here":           func(c *sessionCache) { c.forgetHash(live.hash) },
-		"ended elsewhere":      func(c *sessionCache) { c.Notify("session:1") },
-		"user changed":         func(c *sessionCache) { c.Notify("user:7") },
-		"unknown notification": func(c *sessionCache) { c.Notify("what?") },
-		"listener lost":        func(c *sessionCache) { c.Listening(false) },
-		"listener back":        func(c *sessionCache) { c.Listening(false); c.Listening(true) },
-	}
-	for name, forget := range forgets {
-		t.Run(name, func(t *testing.T) {
-			c := newSessionCache(10, time.Minute)
-			c.Listening(true)
-			epoch, ok := c.begin()
-			require.True(t, ok)
-			forget(c)
-			c.put(epoch, now, live)
-			_, _, ok = c.get(live.hash, now)
-			require.False(t, ok)
-		})
-	}
-}
-
-func TestSessionCacheForgetsWhatNotificationsName(t *testing.T) {
-	t.Parallel()
-	now := time.Now()
-	tests := []struct {
-		payload string
-		kept    []int64 // session ids left, of 1 and 2 (user 7) and 3 (user 8)
-	}{
-		{payload: "session:2", kept: []int64{1, 3}},
-		{payload: "user:7", kept: []int64{3}},
-		{payload: "user:9", kept: []int64{1, 2, 3}},
-		{payload: "all", kept: nil},
-		{payload: "session:x", kept: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.payload, func(t *testing.T) {
-			c := newSessionCache(10, time.Minute)
-			c.Listening(true)
-			for id, user := range map[int64]int64{1: 7, 2: 7, 3: 8} {
-				epoch, _ := c.begin()
-				c.put(epoch, now, cachedSession{hash: [32]byte{byte(id)}, id: id, user: User{ID: user}, lastSeen: now, expires: now.Add(time.Hour)})
-			}
-			c.Notify(tt.payload)
-			var kept []int64
-			for id := range int64(4) {
-				if _, _, ok := c.get([32]byte{byte(id)}, now); ok {
-					kept = append(kept, id)
-				}
-			}
-			require.Equal(t, tt.kept, kept)
-		})
-	}
 }

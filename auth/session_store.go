@@ -68,14 +68,14 @@ func (s *Sessions) Authenticate(ctx context.Context, sess *Session) (User, bool,
 		return User{}, false, nil
 	}
 	now, hash := s.now(), sha256.Sum256([]byte(sess.token))
-	if cs, touch, ok := s.cache.get(hash, now); ok {
+	if cc, touch, ok := s.cache.get(hash, now); ok {
 		if touch {
-			if err := s.q.TouchSession(ctx, db.TouchSessionParams{ID: cs.id, Now: now}); err != nil {
+			if err := s.q.TouchSession(ctx, db.TouchSessionParams{ID: cc.id, Now: now}); err != nil {
 				return User{}, false, fmt.Errorf("auth: touch session: %w", err)
 			}
 		}
-		sess.id, sess.userID = cs.id, cs.user.ID
-		return cs.user, true, nil
+		sess.id, sess.userID = cc.id, cc.user.ID
+		return cc.user, true, nil
 	}
 	epoch, caching := s.cache.begin()
 	row, err := s.q.GetLiveSession(ctx, db.GetLiveSessionParams{TokenHash: hash[:], IdleSince: now.Add(-IdleTimeout), Now: now})
@@ -94,7 +94,7 @@ func (s *Sessions) Authenticate(ctx context.Context, sess *Session) (User, bool,
 	}
 	u := userFromRow(row.User)
 	if caching {
-		s.cache.put(epoch, now, cachedSession{hash: hash, id: row.Session.ID, user: u, lastSeen: lastSeen, expires: row.Session.ExpiresAt})
+		s.cache.put(epoch, now, cachedCredential{hash: hash, id: row.Session.ID, user: u, lastUsed: lastSeen, expires: row.Session.ExpiresAt})
 	}
 	sess.id, sess.userID = row.Session.ID, row.User.ID
 	return u, true, nil
@@ -140,7 +140,7 @@ func (s *Sessions) EndOwn(ctx context.Context, sess *Session, id int64) error {
 	if err != nil {
 		return fmt.Errorf("auth: end session %d: %w", id, err)
 	}
-	s.cache.forgetSession(id)
+	s.cache.forgetID(id)
 	if n == 0 {
 		return styrmin.Errorf(styrmin.ENOTFOUND, "You have no session with id %d; it may have ended already.", id)
 	}

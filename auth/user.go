@@ -35,8 +35,9 @@ type Users struct {
 	// dummyHash is verified against when a username is unknown, so that
 	// unknown and known usernames take the same time to refuse.
 	dummyHash string
-	// caches are the session caches of this process (InformSessions).
-	caches []*sessionCache
+	// caches are the session and API token caches of this process
+	// (InformSessions, InformAPITokens).
+	caches []*credentialCache
 }
 
 // NewUsers returns the user store on pool.
@@ -56,8 +57,14 @@ func (u *Users) InformSessions(s *Sessions) {
 	u.caches = append(u.caches, s.cache)
 }
 
-// changed forgets the remembered sessions of the user with id, after a
-// change to the user committed.
+// InformAPITokens does for t's remembered API tokens what InformSessions
+// does for sessions.
+func (u *Users) InformAPITokens(t *APITokens) {
+	u.caches = append(u.caches, t.cache)
+}
+
+// changed forgets the remembered sessions and API tokens of the user with
+// id, after a change to the user committed.
 func (u *Users) changed(id int64) {
 	for _, c := range u.caches {
 		c.forgetUser(id)

@@ -44,8 +44,8 @@ type catalogEnv struct {
 const catalogPassword = "correct horse battery staple"
 
 // newCatalogEnv starts the real server (real handlers, sessions and
-// database, wired as `styrmin serve` does: sessions and catalogue kept in
-// memory while database notifications arrive) on a loopback listener, on a
+// database, wired as `styrmin serve` does: sessions, API tokens and
+// catalogue kept in memory while database notifications arrive) on a loopback listener, on a
 // new database with the bundled drivers imported; its deployments go to no
 // cluster.
 func newCatalogEnv(t testing.TB) *catalogEnv {
@@ -66,9 +66,12 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
 	cat := catalog.New(pool)
+	tokens := auth.NewAPITokens(pool)
 	users.InformSessions(sessions)
+	users.InformAPITokens(tokens)
 	notifications := db.NewListener(pool, logger)
 	sessions.ListenOn(notifications)
+	tokens.ListenOn(notifications)
 	cat.ListenOn(notifications)
 	listenCtx, stopListening := context.WithCancel(context.Background())
 	t.Cleanup(stopListening)
@@ -85,7 +88,6 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	queue, err := executor.New(pool, nil, executor.Options{})
 	require.NoError(t, err)
 	svc := deployment.New(pool, cat, queue, box, nil)
-	tokens := auth.NewAPITokens(pool)
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger:      logger,
 		Sessions:    sessions,

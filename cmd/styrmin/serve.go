@@ -163,18 +163,21 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	// Sessions and the catalogue are kept in memory while the database's
-	// change notifications arrive (and read from it on every request while
-	// they do not).
+	// Sessions, API tokens and the catalogue are kept in memory while the
+	// database's change notifications arrive (and read from it on every
+	// request while they do not).
+	tokens := auth.NewAPITokens(pool)
 	users.InformSessions(sessions)
+	users.InformAPITokens(tokens)
 	notifications := db.NewListener(pool, logger)
 	sessions.ListenOn(notifications)
+	tokens.ListenOn(notifications)
 	drivers.ListenOn(notifications)
 
 	e := handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
 		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
-		APITokens: auth.NewAPITokens(pool),
+		APITokens: tokens,
 	})
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
