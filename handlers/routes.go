@@ -75,6 +75,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: deploymentComponents(startOf(d.Deployments), "start")},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteShow(d.Deployments, md)},
 		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteSubmit(d.Deployments, md)},
+		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: taskActivity(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: taskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: taskShow(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: taskCancel(d.Deployments)},

@@ -36,7 +36,7 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 		}
 		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
 			Page: page(c, "Tasks of "+d.Name, views.NavDeployments),
-			Name: d.Name, Tasks: taskPropsList(d.Name, tasks), OlderBefore: next,
+			Name: d.Name, Heading: "Older tasks of " + d.Name, Tasks: taskPropsList(d.Name, tasks), OlderBefore: next,
 		}))
 	}
 }

@@ -1,8 +1,8 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,9 +11,10 @@ import (
 )
 
 // taskShow is a task's live fragment, which replaces itself every second
-// while the task is queued or running. Outside htmx it sends the browser to
-// the task on the deployment's page. A poll that finds the task ended
-// triggers views.TaskEndedEvent, on which the page's header reloads.
+// while the task is queued or running. Outside htmx it is a page of its own,
+// the task followed by a link to the deployment's older tasks. A poll that
+// finds the task ended triggers views.TaskEndedEvent, on which the page's
+// header reloads.
 func taskShow(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
@@ -26,7 +27,11 @@ func taskShow(svc deploymentReader) echo.HandlerFunc {
 			return err
 		}
 		if !isHTMX(c) {
-			return c.Redirect(http.StatusSeeOther, deploymentPath(name)+"#task-"+strconv.FormatInt(id, 10))
+			heading := fmt.Sprintf("Task #%d of %s", id, name)
+			return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
+				Page: page(c, heading, views.NavTasks), Name: name, Heading: heading,
+				Tasks: []views.TaskProps{taskProps(name, *t)}, OlderBefore: id,
+			}))
 		}
 		if t.Ended() {
 			c.Response().Header().Set("HX-Trigger", views.TaskEndedEvent)

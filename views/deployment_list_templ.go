@@ -123,7 +123,7 @@ func DeploymentListPage(p DeploymentListProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<section class=\"card card-table\"><div class=\"table-wrap\"><table class=\"table deployments-table\" data-testid=\"deployments-table\"><thead><tr><th scope=\"col\">Deployment</th><th scope=\"col\">Driver</th><th scope=\"col\">Application</th><th scope=\"col\">Namespace</th><th scope=\"col\">Status</th><th scope=\"col\">Last task</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<section class=\"card card-table\"><div class=\"table-wrap\"><table class=\"table deployments-table stacked-table\" data-testid=\"deployments-table\"><thead><tr><th scope=\"col\">Deployment</th><th scope=\"col\">Driver</th><th scope=\"col\">Application</th><th scope=\"col\">Namespace</th><th scope=\"col\">Status</th><th scope=\"col\">Last task</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -36,6 +36,7 @@ func (u *User) CanChange() bool { return u != nil && (u.Role == "admin" || u.Rol
 const (
 	NavDrivers     = "drivers"
 	NavDeployments = "deployments"
+	NavTasks       = "tasks"
 	NavUsers       = "users"
 )
 
