@@ -107,7 +107,7 @@ func (j *job) hookFailed(st *executor.Step, a *drivers.Action, line string) erro
 	msg := fmt.Sprintf("Action %s failed: %s", a.Name, line)
 	st.Set("error", msg)
 	if a.EffectiveMode() == drivers.ModeBestEffort {
-		st.Warn("%s (best-effort: the task goes on)", msg)
+		st.Warn("The action is best-effort, so the task goes on.")
 		return nil
 	}
 	return fmt.Errorf("%s", msg)

@@ -132,6 +132,20 @@ func TestTaskShowsItsStatusStepsAndHookDetails(t *testing.T) {
 	require.Contains(t, failed.Find(`[data-testid="task-duration"]`).Text(), "took 3 min")
 }
 
+func TestAFailedHookStepSaysItsErrorOnce(t *testing.T) {
+	t.Parallel()
+	const failure = "Action backup failed: pg_dump: connection refused"
+	task := TaskProps{ID: 1, Deployment: "db", Kind: "upgrade", Status: "failed", Steps: []StepProps{
+		{Title: "Back up", Kind: "hook", Status: "failed", Message: failure, Error: failure},
+		{Title: "Notify", Kind: "hook", Status: "warning", Message: "The action is best-effort, so the task goes on.", Error: "Action notify failed: timeout"},
+	}}
+	steps := renderDoc(t, Task(Viewer{}, task)).Find(`[data-testid="step"]`)
+	require.Zero(t, steps.Eq(0).Find(`[data-testid="step-message"]`).Length(), "a message that is the error is not shown twice")
+	require.Equal(t, failure, steps.Eq(0).Find(`[data-testid="step-error"]`).Text())
+	require.Equal(t, "The action is best-effort, so the task goes on.", steps.Eq(1).Find(`[data-testid="step-message"]`).Text())
+	require.Equal(t, "Action notify failed: timeout", steps.Eq(1).Find(`[data-testid="step-error"]`).Text())
+}
+
 func TestTaskCancelIsForOperatorsOnQueuedAndRunningTasks(t *testing.T) {
 	t.Parallel()
 	queued := sampleTasks()[0]

@@ -974,7 +974,7 @@ func step(v Viewer, s StepProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if s.Message != "" {
+		if s.Message != "" && s.Message != s.Error {
 			{
 				templ_7745c5c3_ElementWriter := templ_7745c5c3_Buffer
 				templ_7745c5c3_Buffer := templ.GetBuffer()
