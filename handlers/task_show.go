@@ -29,7 +29,7 @@ func taskShow(svc deploymentReader) echo.HandlerFunc {
 		if !isHTMX(c) {
 			heading := fmt.Sprintf("Task #%d of %s", id, name)
 			return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
-				Page: page(c, heading, views.NavTasks), Name: name, Heading: heading,
+				Page: page(c, heading, views.NavDeployments), Name: name, Heading: heading,
 				Tasks: []views.TaskProps{taskProps(name, *t)}, OlderBefore: id,
 			}))
 		}
