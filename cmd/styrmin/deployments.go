@@ -111,8 +111,13 @@ func enableActions(ctx context.Context, svc *deployment.Service, apiURL string, 
 }
 
 // runExecutor works tasks until ctx ends, then drains them for up to drain.
+// Stopped while it starts, it stops cleanly: it ran nothing yet.
 func runExecutor(ctx context.Context, worker *executor.Executor, drain time.Duration, logger *slog.Logger) error {
 	if err := worker.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			logger.Info("executor stopped before it started")
+			return nil
+		}
 		return err
 	}
 	logger.Info("executor started")
