@@ -102,11 +102,13 @@ func (s *Service) Task(ctx context.Context, deployment string, id int64) (*Task,
 }
 
 // withSteps converts task rows and attaches their steps and, under each step,
-// the tasks it started, level by level (three queries per level).
+// its log lines and the tasks it started, level by level: one query for the
+// steps, and the log lines and nested tasks only of the steps that have some
+// (hook steps).
 func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error) {
 	tasks := make([]Task, len(rows))
 	ids := make([]int64, len(rows))
-	index := map[int64]*Task{}
+	index := make(map[int64]*Task, len(rows))
 	for i, r := range rows {
 		t, err := s.toTask(ctx, r)
 		if err != nil {
@@ -123,8 +125,9 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: steps: %w", err)
 	}
-	stepIDs := make([]int64, 0, len(steps))
-	for _, st := range steps {
+	var withLogs, withTasks []int64
+	for _, row := range steps {
+		st := row.Step
 		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
 		if err := json.Unmarshal(st.Detail, &step.Detail); err != nil {
@@ -132,11 +135,24 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 		}
 		t := index[st.TaskID]
 		t.Steps = append(t.Steps, step)
-		stepIDs = append(stepIDs, st.ID)
+		if row.HasLogs {
+			withLogs = append(withLogs, st.ID)
+		}
+		if row.HasTasks {
+			withTasks = append(withTasks, st.ID)
+		}
 	}
-	logs, err := s.q.ListStepLogs(ctx, stepIDs)
-	if err != nil {
-		return nil, fmt.Errorf("deployment: step logs: %w", err)
+	if err := s.attachLogsAndTasks(ctx, tasks, withLogs, withTasks); err != nil {
+		return nil, err
+	}
+	return tasks, nil
+}
+
+// attachLogsAndTasks attaches to the steps of tasks the log lines of the
+// steps withLogs and the tasks that the steps withTasks started.
+func (s *Service) attachLogsAndTasks(ctx context.Context, tasks []Task, withLogs, withTasks []int64) error {
+	if len(withLogs) == 0 && len(withTasks) == 0 {
+		return nil
 	}
 	stepIndex := map[int64]*Step{}
 	for i := range tasks {
@@ -144,26 +160,32 @@ func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error)
 			stepIndex[tasks[i].Steps[j].ID] = &tasks[i].Steps[j]
 		}
 	}
-	for _, l := range logs {
-		st := stepIndex[l.StepID]
-		st.Logs = append(st.Logs, LogLine{Level: l.Level, Message: l.Message, At: l.LoggedAt})
+	if len(withLogs) > 0 {
+		logs, err := s.q.ListStepLogs(ctx, withLogs)
+		if err != nil {
+			return fmt.Errorf("deployment: step logs: %w", err)
+		}
+		for _, l := range logs {
+			st := stepIndex[l.StepID]
+			st.Logs = append(st.Logs, LogLine{Level: l.Level, Message: l.Message, At: l.LoggedAt})
+		}
 	}
-	nestedRows, err := s.q.ListNestedTasks(ctx, stepIDs)
+	if len(withTasks) == 0 {
+		return nil
+	}
+	nestedRows, err := s.q.ListNestedTasks(ctx, withTasks)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: nested tasks: %w", err)
-	}
-	if len(nestedRows) == 0 {
-		return tasks, nil
+		return fmt.Errorf("deployment: nested tasks: %w", err)
 	}
 	nested, err := s.withSteps(ctx, nestedRows)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for k, r := range nestedRows {
 		st := stepIndex[*r.ParentStepID]
 		st.Tasks = append(st.Tasks, nested[k])
 	}
-	return tasks, nil
+	return nil
 }
 
 // toTask converts a task row; a queued task gets its queue position.
