@@ -299,6 +299,21 @@ func taskPropsList(deploymentName string, tasks []deployment.Task) []views.TaskP
 	return out
 }
 
+// unfoldedTasks is how many of the newest tasks on a deployment's page show
+// their steps; the ended tasks after them show a link that opens them.
+const unfoldedTasks = 3
+
+// foldSteps folds the steps of the ended tasks after the first keep: each
+// shows how many steps it has and a link to them instead (views.TaskProps.Folded).
+// Tasks still queued or running keep them, as their live updates show them.
+func foldSteps(tasks []views.TaskProps, keep int) {
+	for i := keep; i < len(tasks); i++ {
+		if t := &tasks[i]; !t.EndedAt.IsZero() {
+			t.Folded, t.StepCount, t.Steps = true, len(t.Steps), nil
+		}
+	}
+}
+
 // busyKind is the kind of the task that holds the deployment, "" when none
 // does; "working" when the holder is not on the page.
 func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {

@@ -17,7 +17,8 @@ import (
 
 // deploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
-// update live while they run. simulated says the cluster's pods are
+// update live while they run; the ended ones after the newest few have their
+// steps folded (taskSteps opens them). simulated says the cluster's pods are
 // simulated (the local development cluster).
 func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSpecs, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -89,6 +90,7 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 		ClusterError: live.Err, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, tasks),
 	}
+	foldSteps(p.Tasks, unfoldedTasks)
 	var spec drivers.Spec
 	if drv != nil {
 		p.DriverTitle, spec = drv.Title(), drv.Spec

@@ -78,6 +78,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteSubmit(d.Deployments, md)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: taskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: taskShow(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: taskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: taskCancel(d.Deployments)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},

@@ -10,9 +10,9 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskList is a page of a deployment's tasks older than the task before:
-// for htmx the history fragment that replaces the "Load older tasks"
-// control, else a page of its own.
+// taskList is a page of a deployment's tasks older than the task before,
+// the ended ones with their steps folded: for htmx the history fragment that
+// replaces the "Load older tasks" control, else a page of its own.
 func taskList(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -31,12 +31,14 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		props := taskPropsList(d.Name, tasks)
+		foldSteps(props, 0)
 		if isHTMX(c) {
-			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, taskPropsList(d.Name, tasks), next))
+			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, props, next))
 		}
 		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
 			Page: page(c, "Tasks of "+d.Name, views.NavDeployments),
-			Name: d.Name, Tasks: taskPropsList(d.Name, tasks), OlderBefore: next,
+			Name: d.Name, Tasks: props, OlderBefore: next,
 		}))
 	}
 }
