@@ -94,7 +94,7 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 	if err != nil {
 		return nil, err
 	}
-	live := s.d.Deployments.Live(ctx, d)
+	live := s.d.Deployments.Live(ctx, d, drv)
 	sum := apiDeploymentSummaryOf(d, last)
 	out := api.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,

@@ -35,7 +35,7 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 		if err != nil {
 			return err
 		}
-		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d), tasks)
+		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d, drv), tasks)
 		props.OlderTasksBefore = next
 		if drv != nil && d.DeletedAt == nil {
 			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
