@@ -71,3 +71,37 @@ func messages(lines []deployment.LogLine) []string {
 	}
 	return out
 }
+
+// TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly: the tasks not picked
+// come without steps but say how many they have.
+func TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	install, err := f.svc.Install(ctx, helloWeb("site"))
+	require.NoError(t, err)
+	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
+	require.NoError(t, err)
+	for _, id := range []int64{install.TaskID, stop.TaskID, install.TaskID} {
+		_, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: "render", Title: "Render"})
+		require.NoError(t, err)
+	}
+	d := mustGet(t, f, "site")
+	var seen []int
+	tasks, _, err := f.svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, func(i int, task *deployment.Task) bool {
+		seen = append(seen, i)
+		return task.ID == install.TaskID
+	})
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1}, seen, "every task is offered, newest first")
+	require.Equal(t, stop.TaskID, tasks[0].ID)
+	require.Empty(t, tasks[0].Steps, "a task not picked has no steps")
+	require.Equal(t, 1, tasks[0].StepCount, "but says how many")
+	require.Len(t, tasks[1].Steps, 2)
+	require.Equal(t, 2, tasks[1].StepCount)
+
+	all, _, err := f.svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+	require.NoError(t, err)
+	require.Len(t, all[0].Steps, 1, "Tasks reads every task's steps")
+	require.Equal(t, 1, all[0].StepCount)
+}

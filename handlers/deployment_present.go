@@ -303,13 +303,19 @@ func taskPropsList(deploymentName string, tasks []deployment.Task) []views.TaskP
 // their steps; the ended tasks after them show a link that opens them.
 const unfoldedTasks = 3
 
-// foldSteps folds the steps of the ended tasks after the first keep: each
-// shows how many steps it has and a link to them instead (views.TaskProps.Folded).
-// Tasks still queued or running keep them, as their live updates show them.
-func foldSteps(tasks []views.TaskProps, keep int) {
-	for i := keep; i < len(tasks); i++ {
-		if t := &tasks[i]; !t.EndedAt.IsZero() {
-			t.Folded, t.StepCount, t.Steps = true, len(t.Steps), nil
+// unfolded picks the tasks of a page of the history (0 the newest) that show
+// their steps: the first keep, and any still queued or running, as their
+// live updates show them. The service reads the steps of these only.
+func unfolded(keep int) func(int, *deployment.Task) bool {
+	return func(i int, t *deployment.Task) bool { return i < keep || !t.Ended() }
+}
+
+// foldSteps folds the tasks that pick leaves out: each shows how many steps
+// it has and a link that opens them instead (views.TaskProps.Folded).
+func foldSteps(props []views.TaskProps, tasks []deployment.Task, pick func(int, *deployment.Task) bool) {
+	for i := range props {
+		if !pick(i, &tasks[i]) {
+			props[i].Folded, props[i].StepCount, props[i].Steps = true, tasks[i].StepCount, nil
 		}
 	}
 }

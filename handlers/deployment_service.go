@@ -13,6 +13,7 @@ type deploymentReader interface {
 	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
 	Live(ctx context.Context, d *deployment.Deployment, drv *drivers.Driver) *deployment.Live
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
+	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
 	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)

@@ -27,7 +27,8 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 		if err != nil {
 			return err
 		}
-		tasks, next, err := svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+		pick := unfolded(unfoldedTasks)
+		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, pick)
 		if err != nil {
 			return err
 		}
@@ -36,6 +37,7 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 			return err
 		}
 		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d, drv), tasks)
+		foldSteps(props.Tasks, tasks, pick)
 		props.OlderTasksBefore = next
 		if drv != nil && d.DeletedAt == nil {
 			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
@@ -90,7 +92,6 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 		ClusterError: live.Err, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, tasks),
 	}
-	foldSteps(p.Tasks, unfoldedTasks)
 	var spec drivers.Spec
 	if drv != nil {
 		p.DriverTitle, spec = drv.Title(), drv.Spec

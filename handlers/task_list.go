@@ -27,12 +27,13 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 				return styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
 			}
 		}
-		tasks, next, err := svc.Tasks(ctx, d.ID, before, deployment.DefaultTaskPage)
+		pick := unfolded(0)
+		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, before, deployment.DefaultTaskPage, pick)
 		if err != nil {
 			return err
 		}
 		props := taskPropsList(d.Name, tasks)
-		foldSteps(props, 0)
+		foldSteps(props, tasks, pick)
 		if isHTMX(c) {
 			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, props, next))
 		}
