@@ -135,29 +135,45 @@ func (q *Queries) ListSteps(ctx context.Context, taskID int64) ([]Step, error) {
 }
 
 const listStepsOfTasks = `-- name: ListStepsOfTasks :many
-SELECT id, task_id, position, kind, title, status, message, detail, started_at, ended_at FROM steps WHERE task_id = ANY($1::bigint[]) ORDER BY task_id, position
+SELECT s.id, s.task_id, s.position, s.kind, s.title, s.status, s.message, s.detail, s.started_at, s.ended_at,
+       EXISTS (SELECT 1 FROM step_logs l WHERE l.step_id = s.id)::boolean AS has_logs,
+       EXISTS (SELECT 1 FROM tasks n WHERE n.parent_step_id = s.id)::boolean AS has_tasks
+FROM steps s
+WHERE s.task_id = ANY($1::bigint[])
+ORDER BY s.task_id, s.position
 `
 
-func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]Step, error) {
+type ListStepsOfTasksRow struct {
+	Step     Step
+	HasLogs  bool
+	HasTasks bool
+}
+
+// The steps of the given tasks, each saying whether it has log lines and
+// whether it started tasks (hook steps), so that those are read only when
+// there are some.
+func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]ListStepsOfTasksRow, error) {
 	rows, err := q.db.Query(ctx, listStepsOfTasks, taskIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Step{}
+	items := []ListStepsOfTasksRow{}
 	for rows.Next() {
-		var i Step
+		var i ListStepsOfTasksRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.TaskID,
-			&i.Position,
-			&i.Kind,
-			&i.Title,
-			&i.Status,
-			&i.Message,
-			&i.Detail,
-			&i.StartedAt,
-			&i.EndedAt,
+			&i.Step.ID,
+			&i.Step.TaskID,
+			&i.Step.Position,
+			&i.Step.Kind,
+			&i.Step.Title,
+			&i.Step.Status,
+			&i.Step.Message,
+			&i.Step.Detail,
+			&i.Step.StartedAt,
+			&i.Step.EndedAt,
+			&i.HasLogs,
+			&i.HasTasks,
 		); err != nil {
 			return nil, err
 		}

@@ -371,10 +371,11 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks
-WHERE deployment_id = $1 AND parent_step_id IS NULL
-  AND ($2::bigint = 0 OR id < $2::bigint)
-ORDER BY id DESC
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
+FROM tasks t
+WHERE t.deployment_id = $1 AND t.parent_step_id IS NULL
+  AND ($2::bigint = 0 OR t.id < $2::bigint)
+ORDER BY t.id DESC
 LIMIT $3
 `
 
@@ -384,36 +385,43 @@ type ListTasksParams struct {
 	PageSize     int32
 }
 
+type ListTasksRow struct {
+	Task      Task
+	StepCount int64
+}
+
 // A page of a deployment's top-level tasks, newest first, before a task id
-// (0 for the newest).
-func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]Task, error) {
+// (0 for the newest), each with how many steps it has
+// (steps_task_position_key).
+func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTasksRow, error) {
 	rows, err := q.db.Query(ctx, listTasks, arg.DeploymentID, arg.BeforeID, arg.PageSize)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Task{}
+	items := []ListTasksRow{}
 	for rows.Next() {
-		var i Task
+		var i ListTasksRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.DeploymentID,
-			&i.Kind,
-			&i.Status,
-			&i.Inputs,
-			&i.SecretInputs,
-			&i.Result,
-			&i.Message,
-			&i.ParentStepID,
-			&i.RootTaskID,
-			&i.RiverJobID,
-			&i.Runner,
-			&i.HeartbeatAt,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.StartedAt,
-			&i.EndedAt,
-			&i.CancelRequestedBy,
+			&i.Task.ID,
+			&i.Task.DeploymentID,
+			&i.Task.Kind,
+			&i.Task.Status,
+			&i.Task.Inputs,
+			&i.Task.SecretInputs,
+			&i.Task.Result,
+			&i.Task.Message,
+			&i.Task.ParentStepID,
+			&i.Task.RootTaskID,
+			&i.Task.RiverJobID,
+			&i.Task.Runner,
+			&i.Task.HeartbeatAt,
+			&i.Task.CreatedBy,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.EndedAt,
+			&i.Task.CancelRequestedBy,
+			&i.StepCount,
 		); err != nil {
 			return nil, err
 		}

@@ -225,7 +225,7 @@ func requireHistory(t *testing.T, f clusterFixture, d *deployment.Deployment, n 
 // component ready, every service at its in-cluster address, the history.
 func requireLive(t *testing.T, f clusterFixture, d *deployment.Deployment) {
 	t.Helper()
-	live := f.svc.Live(context.Background(), d)
+	live := f.svc.Live(context.Background(), d, nil)
 	require.Empty(t, live.Err)
 	require.NotEmpty(t, live.Components)
 	for _, c := range live.Components {

@@ -61,9 +61,10 @@ type Revision struct {
 }
 
 // Live reads the deployment's components, services, notes and history from
-// the cluster. It never fails: a cluster that does not answer is reported in
-// Live.Err.
-func (s *Service) Live(ctx context.Context, d *Deployment) *Live {
+// the cluster. drv is the spec of the deployment's driver version when the
+// caller has it already; nil has Live read it from the catalogue. It never
+// fails: a cluster that does not answer is reported in Live.Err.
+func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) *Live {
 	live := &Live{}
 	recorded, err := s.q.ListRevisions(ctx, d.ID)
 	if err != nil {
@@ -82,9 +83,11 @@ func (s *Service) Live(ctx context.Context, d *Deployment) *Live {
 	}
 	ctx, cancel := context.WithTimeout(ctx, LiveTimeout)
 	defer cancel()
-	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if drv == nil {
+		drv, err = s.driverSpec(ctx, d)
+	}
 	if err == nil {
-		err = s.readCluster(ctx, cluster, d, v.Driver, recorded, live)
+		err = s.readCluster(ctx, cluster, d, drv, recorded, live)
 	}
 	if err != nil {
 		live.Err = clusterMessage(err)
@@ -93,6 +96,15 @@ func (s *Service) Live(ctx context.Context, d *Deployment) *Live {
 		live.History = recordedHistory(recorded)
 	}
 	return live
+}
+
+// driverSpec reads the spec of d's driver version from the catalogue.
+func (s *Service) driverSpec(ctx context.Context, d *Deployment) (*drivers.Driver, error) {
+	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	if err != nil {
+		return nil, err
+	}
+	return v.Driver, nil
 }
 
 // readCluster fills live from the cluster.

@@ -275,14 +275,14 @@ func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	_, err = f.svc.Install(ctx, helloWeb("site"))
 	require.NoError(t, err)
 
-	live := f.svc.Live(ctx, mustGet(t, f, "site"))
+	live := f.svc.Live(ctx, mustGet(t, f, "site"), nil)
 	require.Contains(t, live.Err, "The Kubernetes cluster does not answer")
 	require.Empty(t, live.Components)
 
 	none := setup(t, nil)
 	_, err = none.svc.Install(ctx, helloWeb("site"))
 	require.NoError(t, err)
-	require.Contains(t, none.svc.Live(ctx, mustGet(t, none, "site")).Err, "No Kubernetes cluster is configured")
+	require.Contains(t, none.svc.Live(ctx, mustGet(t, none, "site"), nil).Err, "No Kubernetes cluster is configured")
 }
 
 func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {

@@ -32,6 +32,9 @@ type Task struct {
 	CreatedAt          time.Time
 	StartedAt, EndedAt *time.Time
 	Steps              []Step
+	// StepCount is how many steps the task has, also when its steps were
+	// left out (TasksWithSteps).
+	StepCount int
 }
 
 // Ended reports whether the task is over (succeeded, failed or canceled).
@@ -65,6 +68,14 @@ const DefaultTaskPage = 20
 // steps and nested tasks: before is the id of the last task of the previous
 // page (0 for the first). next is the id to ask for the next page, 0 at the end.
 func (s *Service) Tasks(ctx context.Context, deploymentID, before int64, pageSize int) (tasks []Task, next int64, err error) {
+	return s.TasksWithSteps(ctx, deploymentID, before, pageSize, nil)
+}
+
+// TasksWithSteps is Tasks with the steps (and nested tasks) of only the
+// tasks that withSteps picks, by their place on the page (0 is the newest)
+// and the task as read so far; the others have their StepCount only. A nil
+// withSteps picks every task.
+func (s *Service) TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(i int, t *Task) bool) (tasks []Task, next int64, err error) {
 	if pageSize <= 0 {
 		pageSize = DefaultTaskPage
 	}
@@ -74,10 +85,23 @@ func (s *Service) Tasks(ctx context.Context, deploymentID, before int64, pageSiz
 	}
 	if len(rows) > pageSize {
 		rows = rows[:pageSize]
-		next = rows[pageSize-1].ID
+		next = rows[pageSize-1].Task.ID
 	}
-	tasks, err = s.withSteps(ctx, rows)
-	return tasks, next, err
+	tasks = make([]Task, len(rows))
+	var picked []*Task
+	for i, r := range rows {
+		if tasks[i], err = s.toTask(ctx, r.Task); err != nil {
+			return nil, 0, err
+		}
+		tasks[i].StepCount = int(r.StepCount)
+		if withSteps == nil || withSteps(i, &tasks[i]) {
+			picked = append(picked, &tasks[i])
+		}
+	}
+	if err := s.attachSteps(ctx, picked); err != nil {
+		return nil, 0, err
+	}
+	return tasks, next, nil
 }
 
 // Task returns one task of the named deployment with its steps. A task of
@@ -101,69 +125,100 @@ func (s *Service) Task(ctx context.Context, deployment string, id int64) (*Task,
 	return &tasks[0], nil
 }
 
-// withSteps converts task rows and attaches their steps and, under each step,
-// the tasks it started, level by level (three queries per level).
+// withSteps converts task rows and attaches their steps (attachSteps).
 func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error) {
 	tasks := make([]Task, len(rows))
-	ids := make([]int64, len(rows))
-	index := map[int64]*Task{}
+	picked := make([]*Task, len(rows))
 	for i, r := range rows {
 		t, err := s.toTask(ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		tasks[i] = t
-		ids[i] = r.ID
-		index[r.ID] = &tasks[i]
+		tasks[i], picked[i] = t, &tasks[i]
 	}
-	if len(ids) == 0 {
-		return tasks, nil
+	if err := s.attachSteps(ctx, picked); err != nil {
+		return nil, err
+	}
+	return tasks, nil
+}
+
+// attachSteps attaches to tasks their steps and, under each step, its log
+// lines and the tasks it started, level by level: one query for the steps,
+// and the log lines and nested tasks only of the steps that have some
+// (hook steps).
+func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(tasks))
+	index := make(map[int64]*Task, len(tasks))
+	for i, t := range tasks {
+		t.Steps, t.StepCount = nil, 0
+		ids[i], index[t.ID] = t.ID, t
 	}
 	steps, err := s.q.ListStepsOfTasks(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: steps: %w", err)
+		return fmt.Errorf("deployment: steps: %w", err)
 	}
-	stepIDs := make([]int64, 0, len(steps))
-	for _, st := range steps {
+	var withLogs, withTasks []int64
+	for _, row := range steps {
+		st := row.Step
 		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
 		if err := json.Unmarshal(st.Detail, &step.Detail); err != nil {
-			return nil, fmt.Errorf("deployment: step %d detail: %w", st.ID, err)
+			return fmt.Errorf("deployment: step %d detail: %w", st.ID, err)
 		}
 		t := index[st.TaskID]
 		t.Steps = append(t.Steps, step)
-		stepIDs = append(stepIDs, st.ID)
-	}
-	logs, err := s.q.ListStepLogs(ctx, stepIDs)
-	if err != nil {
-		return nil, fmt.Errorf("deployment: step logs: %w", err)
-	}
-	stepIndex := map[int64]*Step{}
-	for i := range tasks {
-		for j := range tasks[i].Steps {
-			stepIndex[tasks[i].Steps[j].ID] = &tasks[i].Steps[j]
+		t.StepCount++
+		if row.HasLogs {
+			withLogs = append(withLogs, st.ID)
+		}
+		if row.HasTasks {
+			withTasks = append(withTasks, st.ID)
 		}
 	}
-	for _, l := range logs {
-		st := stepIndex[l.StepID]
-		st.Logs = append(st.Logs, LogLine{Level: l.Level, Message: l.Message, At: l.LoggedAt})
+	return s.attachLogsAndTasks(ctx, tasks, withLogs, withTasks)
+}
+
+// attachLogsAndTasks attaches to the steps of tasks the log lines of the
+// steps withLogs and the tasks that the steps withTasks started.
+func (s *Service) attachLogsAndTasks(ctx context.Context, tasks []*Task, withLogs, withTasks []int64) error {
+	if len(withLogs) == 0 && len(withTasks) == 0 {
+		return nil
 	}
-	nestedRows, err := s.q.ListNestedTasks(ctx, stepIDs)
+	stepIndex := map[int64]*Step{}
+	for _, t := range tasks {
+		for j := range t.Steps {
+			stepIndex[t.Steps[j].ID] = &t.Steps[j]
+		}
+	}
+	if len(withLogs) > 0 {
+		logs, err := s.q.ListStepLogs(ctx, withLogs)
+		if err != nil {
+			return fmt.Errorf("deployment: step logs: %w", err)
+		}
+		for _, l := range logs {
+			st := stepIndex[l.StepID]
+			st.Logs = append(st.Logs, LogLine{Level: l.Level, Message: l.Message, At: l.LoggedAt})
+		}
+	}
+	if len(withTasks) == 0 {
+		return nil
+	}
+	nestedRows, err := s.q.ListNestedTasks(ctx, withTasks)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: nested tasks: %w", err)
-	}
-	if len(nestedRows) == 0 {
-		return tasks, nil
+		return fmt.Errorf("deployment: nested tasks: %w", err)
 	}
 	nested, err := s.withSteps(ctx, nestedRows)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for k, r := range nestedRows {
 		st := stepIndex[*r.ParentStepID]
 		st.Tasks = append(st.Tasks, nested[k])
 	}
-	return tasks, nil
+	return nil
 }
 
 // toTask converts a task row; a queued task gets its queue position.

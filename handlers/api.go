@@ -25,6 +25,9 @@ const maxAPIRequest = 1 << 20
 // apiServer implements the operations of api/openapi.yaml.
 type apiServer struct {
 	d Deps
+	// specs are the decoded specs of deployed driver versions, shared with
+	// the deployment pages.
+	specs *driverSpecs
 }
 
 var _ api.StrictServerInterface = (*apiServer)(nil)

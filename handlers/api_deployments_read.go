@@ -90,11 +90,11 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
 		last = &sum
 	}
-	drv, _, err := deployedDriver(ctx, s.d.Drivers, d)
+	drv, _, err := deployedDriver(ctx, s.d.Drivers, s.specs, d)
 	if err != nil {
 		return nil, err
 	}
-	live := s.d.Deployments.Live(ctx, d)
+	live := s.d.Deployments.Live(ctx, d, drv)
 	sum := apiDeploymentSummaryOf(d, last)
 	out := api.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,

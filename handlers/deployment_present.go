@@ -299,6 +299,27 @@ func taskPropsList(deploymentName string, tasks []deployment.Task) []views.TaskP
 	return out
 }
 
+// unfoldedTasks is how many of the newest tasks on a deployment's page show
+// their steps; the ended tasks after them show a link that opens them.
+const unfoldedTasks = 3
+
+// unfolded picks the tasks of a page of the history (0 the newest) that show
+// their steps: the first keep, and any still queued or running, as their
+// live updates show them. The service reads the steps of these only.
+func unfolded(keep int) func(int, *deployment.Task) bool {
+	return func(i int, t *deployment.Task) bool { return i < keep || !t.Ended() }
+}
+
+// foldSteps folds the tasks that pick leaves out: each shows how many steps
+// it has and a link that opens them instead (views.TaskProps.Folded).
+func foldSteps(props []views.TaskProps, tasks []deployment.Task, pick func(int, *deployment.Task) bool) {
+	for i := range props {
+		if !pick(i, &tasks[i]) {
+			props[i].Folded, props[i].StepCount, props[i].Steps = true, tasks[i].StepCount, nil
+		}
+	}
+}
+
 // busyKind is the kind of the task that holds the deployment, "" when none
 // does; "working" when the holder is not on the page.
 func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/views"
@@ -16,24 +17,27 @@ import (
 
 // deploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
-// update live while they run. simulated says the cluster's pods are
+// update live while they run; the ended ones after the newest few have their
+// steps folded (taskSteps opens them). simulated says the cluster's pods are
 // simulated (the local development cluster).
-func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSpecs, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
 		if err != nil {
 			return err
 		}
-		tasks, next, err := svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+		pick := unfolded(unfoldedTasks)
+		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, pick)
 		if err != nil {
 			return err
 		}
-		drv, hasIcon, err := deployedDriver(ctx, catalog, d)
+		drv, hasIcon, err := deployedDriver(ctx, catalog, specs, d)
 		if err != nil {
 			return err
 		}
-		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d), tasks)
+		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d, drv), tasks)
+		foldSteps(props.Tasks, tasks, pick)
 		props.OlderTasksBefore = next
 		if drv != nil && d.DeletedAt == nil {
 			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
@@ -47,15 +51,33 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool,
 }
 
 // deployedDriver returns the spec of the deployment's driver version and
-// whether it has an icon; nil when the catalogue no longer has it.
-func deployedDriver(ctx context.Context, catalog DriverCatalog, d *deployment.Deployment) (*drivers.Driver, bool, error) {
-	v, err := catalog.Get(ctx, d.Driver, d.DriverVersion)
+// whether it has an icon; nil when the catalogue no longer has it. The
+// version's digest comes from the catalogue's version list (kept in memory
+// while notifications are received), and the spec of a digest is decoded
+// once and kept in specs.
+func deployedDriver(ctx context.Context, cat DriverCatalog, specs *driverSpecs, d *deployment.Deployment) (*drivers.Driver, bool, error) {
+	refs, err := cat.VersionRefs(ctx, d.Driver)
 	switch {
 	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
 		return nil, false, nil
 	case err != nil:
 		return nil, false, err
 	}
+	i := slices.IndexFunc(refs, func(r catalog.VersionRef) bool { return r.Version == d.DriverVersion })
+	if i < 0 {
+		return nil, false, nil
+	}
+	if s, ok := specs.get(refs[i].Digest); ok {
+		return s.Driver, s.HasIcon, nil
+	}
+	v, err := cat.Get(ctx, d.Driver, d.DriverVersion)
+	switch {
+	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	specs.add(v.Digest, driverSpec{Driver: v.Driver, HasIcon: v.HasIcon})
 	return v.Driver, v.HasIcon, nil
 }
 

@@ -338,9 +338,8 @@ func TestTaskFragmentPollsUntilTheTaskEnds(t *testing.T) {
 	rec = d.request(d.reader, http.MethodGet, path, nil)
 	require.Equal(t, http.StatusOK, rec.Code, "outside htmx the task is a page of its own")
 	doc := parse(t, rec)
-	require.Equal(t, "Task #"+strconv.FormatInt(stop.TaskID, 10)+" of site", text(doc.Find("h1")))
+	require.Equal(t, "Stop components #"+strconv.FormatInt(stop.TaskID, 10)+" of site", text(doc.Find("h1")))
 	require.Equal(t, []string{strconv.FormatInt(stop.TaskID, 10)}, doc.Find(`[data-testid="task"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-task-id", "") }))
-	require.Equal(t, "/deployments/site/tasks?before="+strconv.FormatInt(stop.TaskID, 10), doc.Find(`[data-testid="task-more-link"]`).AttrOr("href", ""), "older tasks follow")
 }
 
 func TestUnknownDeploymentsAndTasksAreNotFound(t *testing.T) {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"reflect"
 
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -22,8 +23,30 @@ func newDriverPages(max int) *driverPages {
 	return newLRU(max, func(_ string, props views.DriverShowProps) int { return textSize(reflect.ValueOf(props)) })
 }
 
-// textSize is the bytes of text in v (strings, in structs and slices at any
-// depth) plus a word per value, an estimate of the memory a presentation holds.
+// driverSpecCacheBytes bounds the decoded specs the deployment pages keep.
+const driverSpecCacheBytes = 16 << 20
+
+// driverSpec is a driver version as a deployment's page shows it: its decoded
+// spec and whether it has an icon.
+type driverSpec struct {
+	Driver  *drivers.Driver
+	HasIcon bool
+}
+
+// driverSpecs keeps the decoded specs of the driver versions that deployment
+// pages showed most recently, keyed by content digest: a driver version
+// never changes, so its spec is decoded once, not on every request. The
+// specs are shared: read them, never modify them.
+type driverSpecs = lru[string, driverSpec]
+
+// newDriverSpecs returns an empty cache of at most max bytes of decoded specs.
+func newDriverSpecs(max int) *driverSpecs {
+	return newLRU(max, func(_ string, s driverSpec) int { return textSize(reflect.ValueOf(s)) })
+}
+
+// textSize is the bytes of text in v (strings, in structs, slices, maps and
+// interfaces at any depth) plus a word per value, an estimate of the memory
+// a presentation or a decoded spec holds.
 func textSize(v reflect.Value) int {
 	const word = 8
 	switch v.Kind() {
@@ -41,7 +64,13 @@ func textSize(v reflect.Value) int {
 			n += textSize(v.Index(i))
 		}
 		return n
-	case reflect.Pointer:
+	case reflect.Map:
+		n := 6 * word
+		for iter := v.MapRange(); iter.Next(); {
+			n += textSize(iter.Key()) + textSize(iter.Value())
+		}
+		return n
+	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return word
 		}

@@ -39,6 +39,7 @@ type route struct {
 // user; the token store lets only admins revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
+	specs := newDriverSpecs(driverSpecCacheBytes)
 	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
@@ -64,7 +65,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallSubmit(d.Deployments, d.Drivers, md)},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: deploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, d.SimulatedCluster, views.NewMarkdown())},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, views.NewMarkdown())},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: deploymentUpgradeReview(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: deploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
@@ -78,6 +79,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: taskActivity(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: taskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: taskShow(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: taskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: taskCancel(d.Deployments)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
@@ -87,5 +89,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: userTokenList(d.Users, d.APITokens)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d})...)...)
+	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d, specs: specs})...)...)
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskList is a page of a deployment's tasks older than the task before:
-// for htmx the history fragment that replaces the "Load older tasks"
-// control, else a page of its own.
+// taskList is a page of a deployment's tasks older than the task before,
+// the ended ones with their steps folded: for htmx the history fragment that
+// replaces the "Load older tasks" control, else a page of its own.
 func taskList(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -27,16 +27,19 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 				return styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
 			}
 		}
-		tasks, next, err := svc.Tasks(ctx, d.ID, before, deployment.DefaultTaskPage)
+		pick := unfolded(0)
+		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, before, deployment.DefaultTaskPage, pick)
 		if err != nil {
 			return err
 		}
+		props := taskPropsList(d.Name, tasks)
+		foldSteps(props, tasks, pick)
 		if isHTMX(c) {
-			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, taskPropsList(d.Name, tasks), next))
+			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, props, next))
 		}
 		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{
 			Page: page(c, "Tasks of "+d.Name, views.NavDeployments),
-			Name: d.Name, Heading: "Older tasks of " + d.Name, Tasks: taskPropsList(d.Name, tasks), OlderBefore: next,
+			Name: d.Name, Tasks: props, OlderBefore: next,
 		}))
 	}
 }

@@ -32,4 +32,12 @@ WHERE task_id = @task_id AND status = 'running';
 SELECT * FROM steps WHERE task_id = @task_id ORDER BY position;
 
 -- name: ListStepsOfTasks :many
-SELECT * FROM steps WHERE task_id = ANY(@task_ids::bigint[]) ORDER BY task_id, position;
+-- The steps of the given tasks, each saying whether it has log lines and
+-- whether it started tasks (hook steps), so that those are read only when
+-- there are some.
+SELECT sqlc.embed(s),
+       EXISTS (SELECT 1 FROM step_logs l WHERE l.step_id = s.id)::boolean AS has_logs,
+       EXISTS (SELECT 1 FROM tasks n WHERE n.parent_step_id = s.id)::boolean AS has_tasks
+FROM steps s
+WHERE s.task_id = ANY(@task_ids::bigint[])
+ORDER BY s.task_id, s.position;

@@ -102,11 +102,13 @@ WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
 
 -- name: ListTasks :many
 -- A page of a deployment's top-level tasks, newest first, before a task id
--- (0 for the newest).
-SELECT * FROM tasks
-WHERE deployment_id = @deployment_id AND parent_step_id IS NULL
-  AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-ORDER BY id DESC
+-- (0 for the newest), each with how many steps it has
+-- (steps_task_position_key).
+SELECT sqlc.embed(t), (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
+FROM tasks t
+WHERE t.deployment_id = @deployment_id AND t.parent_step_id IS NULL
+  AND (@before_id::bigint = 0 OR t.id < @before_id::bigint)
+ORDER BY t.id DESC
 LIMIT @page_size;
 
 -- name: ListNestedTasks :many
