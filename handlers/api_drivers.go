@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/catalog"
 )
@@ -58,17 +59,24 @@ func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestO
 	return out, nil
 }
 
-// GetDriver describes a driver by its newest version and lists its versions, newest first.
+// GetDriver describes a driver by its newest version and lists its versions,
+// newest first, from the catalogue's listing and version list (both kept in
+// memory while database notifications arrive): no spec is read or decoded.
 func (s *apiServer) GetDriver(ctx context.Context, req api.GetDriverRequestObject) (api.GetDriverResponseObject, error) {
 	refs, err := s.d.Drivers.VersionRefs(ctx, req.Name)
 	if err != nil {
 		return nil, err
 	}
-	newest, err := s.d.Drivers.Get(ctx, req.Name, refs[0].Version)
+	listing, err := s.d.Drivers.Listing(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := api.GetDriver200JSONResponse{Name: req.Name, Title: newest.Driver.Title(), Summary: newest.Driver.Summary(),
+	i := slices.IndexFunc(listing.Entries, func(e catalog.Entry) bool { return e.Name == req.Name })
+	if i < 0 {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver %q.", req.Name)
+	}
+	newest := listing.Entries[i]
+	out := api.GetDriver200JSONResponse{Name: req.Name, Title: newest.Title, Summary: newest.Summary,
 		Versions: make([]string, len(refs))}
 	for i, r := range refs {
 		out.Versions[i] = r.Version

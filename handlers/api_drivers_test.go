@@ -16,18 +16,18 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 )
 
-// apiSampleDriver is a driver file; %s is its version.
+// apiSampleDriver is a driver file; %[1]s is its version.
 const apiSampleDriver = `apiVersion: styrmin.io/v1
 kind: Driver
 metadata:
   name: sample
   labels: {category: test}
 spec:
-  version: %s
+  version: %[1]s
   supported_versions: ">=1.0.0"
   info:
     title: Sample
-    description: A driver for the API tests.
+    description: A driver for the API tests, version %[1]s.
   helm:
     main:
       location: oci://registry.example.com/charts/sample
@@ -110,6 +110,7 @@ func TestAPIDriverVersionsNewestFirstWithTheParsedSpec(t *testing.T) {
 	drv := decoded[api.Driver](t, d.call(t, token, http.MethodGet, "/api/v1/drivers/sample", nil), http.StatusOK)
 	require.Equal(t, []string{"1.10.0", "1.2.0", "1.0.0"}, drv.Versions)
 	require.Equal(t, "Sample", drv.Title)
+	require.Equal(t, "A driver for the API tests, version 1.10.0.", drv.Summary, "the driver is described by its newest version")
 
 	stored, err := cat.Get(context.Background(), "sample", "1.2.0")
 	require.NoError(t, err)
