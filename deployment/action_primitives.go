@@ -90,12 +90,27 @@ func (s *Service) ReadDeployment(ctx context.Context, c *Caller) (*ActionDeploym
 	return out, nil
 }
 
+// LinkedRequest is a task an action starts through a primitive.
+type LinkedRequest struct {
+	// Kind is KindStop, KindStart or KindUpgrade.
+	Kind string
+	// Components are the components to stop or start (none: all of them).
+	Components []string
+	// Version is the application version to upgrade to.
+	Version string
+	// Prompts are the values of the upgrade's hook action prompts, as JSON
+	// values by action then prompt (see JSONForm); a prompt left out takes
+	// its default.
+	Prompts map[string]map[string]any
+}
+
 // StartLinked starts a stop, start or upgrade task of the caller's
 // deployment, linked to its hook step: it runs although the caller's task
 // holds the deployment, and its result joins the caller's task result. An
 // upgrade started from an upgrade of the same deployment is refused (it
 // would wait on itself).
-func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, components []string, version string) (int64, error) {
+func (s *Service) StartLinked(ctx context.Context, c *Caller, req LinkedRequest) (int64, error) {
+	kind, components := req.Kind, req.Components
 	row, d, err := c.deployment(ctx, s)
 	if err != nil {
 		return 0, err
@@ -110,6 +125,9 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, compo
 	var secretInputs map[string]string
 	switch kind {
 	case KindStop, KindStart:
+		if len(req.Prompts) > 0 {
+			return 0, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", kind)
+		}
 		v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
 		if err != nil {
 			return 0, err
@@ -124,16 +142,20 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, compo
 		if caller.Kind == KindUpgrade || s.rootKind(ctx, root) == KindUpgrade {
 			return 0, styrmin.Errorf(styrmin.ECONFLICT, "An action of an upgrade of %s cannot start another upgrade of it: the new upgrade would wait for the one running it.", d.Name)
 		}
-		p, err := s.planUpgrade(ctx, UpgradeRequest{Name: d.Name, AppVersion: version}, false)
+		p, err := s.planUpgrade(ctx, UpgradeRequest{Name: d.Name, AppVersion: req.Version}, false)
 		if err != nil {
 			return 0, err
 		}
 		if err := p.to.SupportsVersion(p.appVersion); err != nil {
 			return 0, styrmin.Errorf(styrmin.EINVALID, "%s", err)
 		}
+		prompts, err := linkedPrompts(p.hookActions, req.Prompts)
+		if err != nil {
+			return 0, err
+		}
 		inputs = upgradeInputs{FromDriverVersion: d.DriverVersion, DriverVersion: d.DriverVersion,
-			FromAppVersion: d.AppVersion, AppVersion: p.appVersion, Parameters: p.current.Plain}
-		secretInputs = taskSecrets{Params: p.current.Secrets}.sealable()
+			FromAppVersion: d.AppVersion, AppVersion: p.appVersion, Parameters: p.current.Plain, Prompts: prompts.Plain}
+		secretInputs = taskSecrets{Params: p.current.Secrets, Prompts: prompts.Secrets}.sealable()
 	default:
 		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", kind)
 	}
@@ -147,6 +169,31 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, kind string, compo
 		return 0, fmt.Errorf("deployment: linked %s of %s: %w", kind, d.Name, err)
 	}
 	return task.ID, nil
+}
+
+// linkedPrompts reads the prompt values an action gives the upgrade it
+// starts, as the upgrade form reads them: a prompt left out takes its
+// default, a bad or missing required one is an EINVALID error naming its
+// field (prompt.<action>.<prompt>), as is an action the upgrade does not run.
+func linkedPrompts(actions []*drivers.Action, values map[string]map[string]any) (hookPrompts, error) {
+	form, fields := map[string]map[string]string{}, map[string]string{}
+	for action, prompts := range values {
+		i := slices.IndexFunc(actions, func(a *drivers.Action) bool { return a.Name == action })
+		if i < 0 {
+			fields["prompt."+action] = "this upgrade runs no action " + action + " that asks prompts"
+			continue
+		}
+		text, bad := JSONForm(actions[i].Prompts, nil, prompts)
+		for name, msg := range bad {
+			fields[promptField(action, name)] = msg
+		}
+		form[action] = text
+	}
+	prompts := readPrompts(actions, form, fields)
+	if len(fields) > 0 {
+		return hookPrompts{}, invalid(fields)
+	}
+	return prompts, nil
 }
 
 // rootKind is the kind of a task, "" when it cannot be read.

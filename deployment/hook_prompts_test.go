@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
@@ -187,6 +189,47 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	require.NotContains(t, inputs, "w3bhook-s3cret")
 	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"])
 	require.Equal(t, "new-s3cret-password", sealed["password"], "the deployment's secrets travel beside the prompts")
+}
+
+func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
+	t.Parallel()
+	f := setupPrompts(t)
+	ctx := context.Background()
+	install, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	require.NoError(t, err)
+	d := mustGet(t, f, "cache")
+	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: "hook", Title: "seed"})
+	require.NoError(t, err)
+	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
+	upgrade := func(prompts map[string]map[string]any) (int64, error) {
+		return f.svc.StartLinked(ctx, caller, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1", Prompts: prompts})
+	}
+
+	for _, tt := range []struct {
+		prompts map[string]map[string]any
+		field   string
+	}{
+		{prompts: nil, field: "prompt.announce.channel"}, // required, no default
+		{prompts: map[string]map[string]any{"announce": {"channel": "ops"}}, field: "prompt.announce.channel"},
+		{prompts: map[string]map[string]any{"announce": {"channel": "#ops", "volume": 11}}, field: "prompt.announce.volume"},
+		{prompts: map[string]map[string]any{"announce": {"channel": "#ops"}, "seed": {"keys": 4}}, field: "prompt.seed"},
+	} {
+		_, err := upgrade(tt.prompts)
+		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", tt.prompts)
+		require.Contains(t, styrmin.ErrorFields(err), tt.field, "%v", tt.prompts)
+	}
+
+	id, err := upgrade(map[string]map[string]any{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}})
+	require.NoError(t, err)
+	task, err := f.svc.LinkedTask(ctx, caller, id)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"announce": map[string]any{"channel": "#ops"}}, task.Inputs["prompts"])
+	inputs, sealed := f.taskRow(t, id)
+	require.NotContains(t, inputs, "w3bhook-s3cret")
+	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"], "a secret prompt is sealed, as the form's are")
+
+	_, err = f.svc.StartLinked(ctx, caller, deployment.LinkedRequest{Kind: deployment.KindStop, Prompts: map[string]map[string]any{"announce": {"channel": "#ops"}}})
+	require.ErrorContains(t, err, "Only an upgrade runs hook actions that take prompts")
 }
 
 func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {

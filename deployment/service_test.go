@@ -303,11 +303,11 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	}
 
 	fromUpgrade := caller(upgrade.TaskID)
-	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.KindUpgrade, nil, "7.4.1")
+	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1"})
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.ErrorContains(t, err, "cannot start another upgrade of it")
 
-	stop, err := f.svc.StartLinked(ctx, fromUpgrade, deployment.KindStop, []string{"replica"}, "")
+	stop, err := f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindStop, Components: []string{"replica"}})
 	require.NoError(t, err)
 	task, err := f.svc.LinkedTask(ctx, fromUpgrade, stop)
 	require.NoError(t, err)
@@ -316,17 +316,17 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fromUpgrade.StepID, *row.ParentStepID, "linked to the calling step")
 	require.Equal(t, upgrade.TaskID, *row.RootTaskID, "sharing its chain's hold on the deployment")
-	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.KindStop, []string{"nope"}, "")
+	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindStop, Components: []string{"nope"}})
 	require.ErrorContains(t, err, `has no component "nope"`)
 
 	fromInstall := caller(install.TaskID)
 	_, err = f.svc.LinkedTask(ctx, fromInstall, stop)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "a step reads only the tasks it started")
-	linkedUpgrade, err := f.svc.StartLinked(ctx, fromInstall, deployment.KindUpgrade, nil, "7.4.1")
+	linkedUpgrade, err := f.svc.StartLinked(ctx, fromInstall, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1"})
 	require.NoError(t, err, "an install's action may upgrade")
 	task, err = f.svc.LinkedTask(ctx, fromInstall, linkedUpgrade)
 	require.NoError(t, err)
 	require.Equal(t, "7.4.1", task.Inputs["app_version"])
-	_, err = f.svc.StartLinked(ctx, fromInstall, deployment.KindUpgrade, nil, "8.0.0")
+	_, err = f.svc.StartLinked(ctx, fromInstall, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "8.0.0"})
 	require.ErrorContains(t, err, "not supported")
 }

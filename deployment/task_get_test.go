@@ -34,7 +34,7 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	hook := step(install.TaskID, "hook", "connecting", "migrating")
 	step(install.TaskID, "wait")
 	step(stop.TaskID, "component")
-	linked, err := f.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: hook}, deployment.KindStop, nil, "")
+	linked, err := f.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: hook}, deployment.LinkedRequest{Kind: deployment.KindStop})
 	require.NoError(t, err)
 	nestedHook := step(linked, "hook", "stopping")
 

@@ -23,7 +23,7 @@ import (
 type ActionPrimitives interface {
 	Authenticate(ctx context.Context, token string) (*deployment.Caller, error)
 	ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error)
-	StartLinked(ctx context.Context, c *deployment.Caller, kind string, components []string, version string) (int64, error)
+	StartLinked(ctx context.Context, c *deployment.Caller, req deployment.LinkedRequest) (int64, error)
 	LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error)
 	RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error)
 }
@@ -84,13 +84,16 @@ func actionRoutes(p ActionPrimitives, logger *slog.Logger) []route {
 func linkedTask(p ActionPrimitives, kind string) func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 	return func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		var req struct {
-			Components []string `json:"components"`
-			Version    string   `json:"version"`
+			Components []string                  `json:"components"`
+			Version    string                    `json:"version"`
+			Prompts    map[string]map[string]any `json:"prompts"`
 		}
 		if err := decodeJSON(c, &req); err != nil {
 			return 0, nil, err
 		}
-		id, err := p.StartLinked(c.Request().Context(), caller, kind, req.Components, req.Version)
+		id, err := p.StartLinked(c.Request().Context(), caller, deployment.LinkedRequest{
+			Kind: kind, Components: req.Components, Version: req.Version, Prompts: req.Prompts,
+		})
 		return http.StatusAccepted, map[string]int64{"task_id": id}, err
 	}
 }
@@ -116,7 +119,7 @@ func actionHandler(p ActionPrimitives, logger *slog.Logger, fn func(c echo.Conte
 			if status == http.StatusInternalServerError {
 				logger.Error("action primitive", "path", c.Path(), "error", err)
 			}
-			return c.JSON(status, map[string]string{"error": msg})
+			return c.JSON(status, map[string]string{"error": withFields(err, msg)})
 		}
 		return c.JSON(status, body)
 	}

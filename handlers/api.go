@@ -216,11 +216,18 @@ func problem(status int, err error, message string) api.Problem {
 	}
 	if fields := styrmin.ErrorFields(err); len(fields) > 0 {
 		p.Fields = &fields
-		if message == deployment.InvalidFields {
-			p.Detail = "Some values need fixing: " + fieldList(fields)
-		}
+		p.Detail = withFields(err, message)
 	}
 	return p
+}
+
+// withFields is message, or for the pages' "see the marked fields", which a
+// script has no fields to see, each field and its message.
+func withFields(err error, message string) string {
+	if fields := styrmin.ErrorFields(err); len(fields) > 0 && message == deployment.InvalidFields {
+		return "Some values need fixing: " + fieldList(fields)
+	}
+	return message
 }
 
 // fieldList is "field: message" for each field, by field name.

@@ -51,7 +51,7 @@ func failHookStep(t *testing.T, d deployApp, deploymentName string, taskID int64
 	}
 	dep, err := d.svc.Get(ctx, deploymentName)
 	require.NoError(t, err)
-	h.linkedTaskID, err = d.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.KindStop, nil, "")
+	h.linkedTaskID, err = d.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.LinkedRequest{Kind: deployment.KindStop})
 	require.NoError(t, err)
 	tail, err := json.Marshal(map[string]any{"job": h.job, "job_tail": h.tail, "job_tail_lines": h.tailLines})
 	require.NoError(t, err)

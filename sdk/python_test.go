@@ -65,7 +65,7 @@ func TestReferenceDocumentsEveryPrimitive(t *testing.T) {
 		"#### `styrmin.deployment()`",
 		"#### `styrmin.stop_components(names=None)`",
 		"#### `styrmin.start_components(names=None)`",
-		"#### `styrmin.upgrade_deployment_version(version)`",
+		"#### `styrmin.upgrade_deployment_version(version, prompts=None)`",
 		"#### `styrmin.execute_commands(commands, *, image, env=None, secret_env=None, timeout=600)`",
 		"#### `styrmin.Deployment(name, namespace, release, driver, driver_version, app_version, parameters, components)`",
 		"#### `styrmin.TaskResult(id, kind, status, message, result)`",

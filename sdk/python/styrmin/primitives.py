@@ -162,26 +162,37 @@ def start_components(names: Optional[List[str]] = None) -> TaskResult:
     return _wait(_api.call("POST", "tasks/start", {"components": _component_names(names)}))
 
 
-def upgrade_deployment_version(version: str) -> TaskResult:
+def upgrade_deployment_version(version: str, prompts: Optional[Dict[str, Dict[str, Any]]] = None) -> TaskResult:
     """Upgrade the deployment to another application version and wait for the upgrade.
 
     ``version`` is the application version to upgrade to, one that the driver
-    version in use supports (for example ``"16.5.0"``). Styrmin starts an
-    ``upgrade`` task linked to the hook step running this action, which runs the
-    upgrade's own hooks; the call waits for it.
+    version in use supports (for example ``"16.5.0"``). ``prompts`` gives the
+    upgrade's own hook actions their prompt values, as the upgrade form does:
+    a dict from action name to a dict from prompt name to its value (a string,
+    number or boolean; secret prompts as strings, which Styrmin seals). A prompt
+    left out takes its default; a required prompt without a default must be
+    given. Styrmin starts an ``upgrade`` task linked to the hook step running
+    this action, which runs the upgrade's own hooks; the call waits for it.
 
     Returns the ended task as a TaskResult.
 
     Raises TaskFailed when the upgrade fails or is canceled, Conflict when this
     action itself runs in an upgrade of the same deployment (an upgrade cannot
-    start another one), StyrminError when Styrmin refuses the version,
-    TypeError/ValueError when version is not a non-empty string.
+    start another one), StyrminError when Styrmin refuses the version or a prompt
+    value (its message names each field, such as ``prompt.backup.label``),
+    TypeError/ValueError when version is not a non-empty string or prompts is
+    not a dict of dicts.
     """
     if not isinstance(version, str):
         raise TypeError(f"version must be a string such as '16.5.0', not {type(version).__name__}")
     if not version.strip():
         raise ValueError("version must not be empty")
-    return _wait(_api.call("POST", "tasks/upgrade", {"version": version.strip()}))
+    body: Dict[str, Any] = {"version": version.strip()}
+    if prompts:
+        if not isinstance(prompts, dict) or not all(isinstance(v, dict) for v in prompts.values()):
+            raise TypeError("prompts must map action names to dicts of prompt values, such as {'backup': {'label': 'nightly'}}")
+        body["prompts"] = prompts
+    return _wait(_api.call("POST", "tasks/upgrade", body))
 
 
 def execute_commands(

@@ -184,6 +184,22 @@ class PrimitivesTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             styrmin.upgrade_deployment_version(" ")
 
+    def test_upgrade_deployment_version_gives_its_hook_actions_their_prompts(self):
+        self.fake.answer("POST tasks/upgrade", (202, {"task_id": 15}))
+        self.fake.answer("GET tasks/15", (200, {"id": 15, "kind": "upgrade", "status": "succeeded", "message": "upgraded"}))
+        styrmin.upgrade_deployment_version("16.5.0", prompts={"backup": {"label": "before-16-5", "keep": 3}})
+        self.assertEqual({"version": "16.5.0", "prompts": {"backup": {"label": "before-16-5", "keep": 3}}}, self.fake.requests[0]["body"])
+        for bad in ({"backup": "nightly"}, ["backup"]):
+            with self.subTest(prompts=bad), self.assertRaises(TypeError):
+                styrmin.upgrade_deployment_version("16.5.0", prompts=bad)
+
+    def test_a_refused_prompt_names_its_field(self):
+        message = "Some values need fixing: prompt.backup.label: Backup label is required."
+        self.fake.answer("POST tasks/upgrade", (400, {"error": message}))
+        with self.assertRaises(styrmin.StyrminError) as caught:
+            styrmin.upgrade_deployment_version("16.5.0")
+        self.assertEqual(message, str(caught.exception))
+
     def test_upgrade_loop_is_a_conflict(self):
         self.fake.answer("POST tasks/upgrade", (409, {"error": "an upgrade action cannot upgrade its own deployment"}))
         with self.assertRaises(styrmin.Conflict) as caught:
