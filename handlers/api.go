@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/views"
 )
 
 // apiPrefix is where the REST API lives; api/openapi.yaml describes it.
@@ -26,8 +27,9 @@ const maxAPIRequest = 1 << 20
 type apiServer struct {
 	d Deps
 	// specs are the decoded specs of deployed driver versions, shared with
-	// the deployment pages.
+	// the deployment pages, and md renders what they keep.
 	specs *driverSpecs
+	md    *views.Markdown
 }
 
 var _ api.StrictServerInterface = (*apiServer)(nil)

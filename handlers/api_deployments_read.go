@@ -90,17 +90,17 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
 		last = &sum
 	}
-	drv, _, err := deployedDriver(ctx, s.d.Drivers, s.specs, d)
+	spec, err := deployedDriver(ctx, s.d.Drivers, s.specs, s.md, d)
 	if err != nil {
 		return nil, err
 	}
-	live := s.d.Deployments.Live(ctx, d, drv)
+	live := s.d.Deployments.Live(ctx, d, spec.Driver)
 	sum := apiDeploymentSummaryOf(d, last)
 	out := api.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
 		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
-		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, drv, live.Components),
+		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, spec.Driver, live.Components),
 		Revisions: make([]api.Revision, 0, len(live.History)),
 	}
 	if out.Parameters == nil {

@@ -32,17 +32,15 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 		if err != nil {
 			return err
 		}
-		drv, hasIcon, err := deployedDriver(ctx, catalog, specs, d)
+		spec, err := deployedDriver(ctx, catalog, specs, md, d)
 		if err != nil {
 			return err
 		}
-		props := deploymentShowProps(d, drv, hasIcon, svc.Live(ctx, d, drv), tasks)
+		props := deploymentShowProps(d, spec.Driver, spec.HasIcon, svc.Live(ctx, d, spec.Driver), tasks)
 		foldSteps(props.Tasks, tasks, pick)
 		props.OlderTasksBefore = next
-		if drv != nil && d.DeletedAt == nil {
-			if props.Actions, err = manualActions(drv.Spec.Actions, md); err != nil {
-				return err
-			}
+		if d.DeletedAt == nil {
+			props.Actions = spec.ManualActions
 		}
 		props.SimulatedCluster = simulated && d.DeletedAt == nil
 		props.Page = page(c, d.Name, views.NavDeployments)
@@ -50,35 +48,41 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 	}
 }
 
-// deployedDriver returns the spec of the deployment's driver version and
-// whether it has an icon; nil when the catalogue no longer has it. The
-// version's digest comes from the catalogue's version list (kept in memory
-// while notifications are received), and the spec of a digest is decoded
-// once and kept in specs.
-func deployedDriver(ctx context.Context, cat DriverCatalog, specs *driverSpecs, d *deployment.Deployment) (*drivers.Driver, bool, error) {
+// deployedDriver returns the deployment's driver version: its spec, whether
+// it has an icon and its manual actions' forms; a zero driverSpec when the
+// catalogue no longer has it. The version's digest comes from the
+// catalogue's version list (kept in memory while notifications are
+// received), and a digest's spec is decoded, and its actions' Markdown
+// rendered, once and kept in specs.
+func deployedDriver(ctx context.Context, cat DriverCatalog, specs *driverSpecs, md *views.Markdown, d *deployment.Deployment) (driverSpec, error) {
 	refs, err := cat.VersionRefs(ctx, d.Driver)
 	switch {
 	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
-		return nil, false, nil
+		return driverSpec{}, nil
 	case err != nil:
-		return nil, false, err
+		return driverSpec{}, err
 	}
 	i := slices.IndexFunc(refs, func(r catalog.VersionRef) bool { return r.Version == d.DriverVersion })
 	if i < 0 {
-		return nil, false, nil
+		return driverSpec{}, nil
 	}
 	if s, ok := specs.get(refs[i].Digest); ok {
-		return s.Driver, s.HasIcon, nil
+		return s, nil
 	}
 	v, err := cat.Get(ctx, d.Driver, d.DriverVersion)
 	switch {
 	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
-		return nil, false, nil
+		return driverSpec{}, nil
 	case err != nil:
-		return nil, false, err
+		return driverSpec{}, err
 	}
-	specs.add(v.Digest, driverSpec{Driver: v.Driver, HasIcon: v.HasIcon})
-	return v.Driver, v.HasIcon, nil
+	forms, err := manualActions(v.Driver.Spec.Actions, md)
+	if err != nil {
+		return driverSpec{}, err
+	}
+	s := driverSpec{Driver: v.Driver, HasIcon: v.HasIcon, ManualActions: forms}
+	specs.add(v.Digest, s)
+	return s, nil
 }
 
 // deploymentShowProps are a deployment page's props (without the layout's).

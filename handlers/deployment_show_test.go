@@ -15,6 +15,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/views"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
 )
@@ -63,29 +64,38 @@ func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
 	}
 	specs := newDriverSpecs(driverSpecCacheBytes)
 
-	for range 3 {
-		drv, hasIcon, err := deployedDriver(ctx, cat, specs, dep)
-		require.NoError(t, err)
-		require.Same(t, first, drv)
-		require.True(t, hasIcon)
+	first.Spec.Actions = []drivers.Action{
+		{Name: "vacuum", Title: "Vacuum", Description: "Reclaims **space**.", Hook: drivers.HookManual},
+		{Name: "backup", Hook: drivers.HookPreUpgrade},
 	}
+	var forms []*views.ManualAction
+	for range 3 {
+		spec, err := deployedDriver(ctx, cat, specs, views.NewMarkdown(), dep)
+		require.NoError(t, err)
+		require.Same(t, first, spec.Driver)
+		require.True(t, spec.HasIcon)
+		require.Len(t, spec.ManualActions, 1, "the forms of the manual actions only")
+		require.Contains(t, string(spec.ManualActions[0].Description), "<strong>space</strong>")
+		forms = append(forms, &spec.ManualActions[0])
+	}
+	require.Same(t, forms[0], forms[2], "the actions' forms are rendered once too")
 	require.Equal(t, 1, cat.gets, "the spec of a digest is read and decoded once")
 
 	cat.refs = []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:b"}}
-	drv, _, err := deployedDriver(ctx, cat, specs, dep)
+	spec, err := deployedDriver(ctx, cat, specs, views.NewMarkdown(), dep)
 	require.NoError(t, err)
-	require.Same(t, second, drv, "other content under the same version is other content")
+	require.Same(t, second, spec.Driver, "other content under the same version is other content")
 	require.Equal(t, 2, cat.gets)
 
 	cat.refs = []catalog.VersionRef{{Version: "2.0.0", Digest: "sha256:c"}}
-	drv, _, err = deployedDriver(ctx, cat, specs, dep)
+	spec, err = deployedDriver(ctx, cat, specs, views.NewMarkdown(), dep)
 	require.NoError(t, err)
-	require.Nil(t, drv, "a version the catalogue lost has no spec, even one kept")
+	require.Nil(t, spec.Driver, "a version the catalogue lost has no spec, even one kept")
 
 	cat.refs = nil
-	drv, _, err = deployedDriver(ctx, cat, specs, dep)
+	spec, err = deployedDriver(ctx, cat, specs, views.NewMarkdown(), dep)
 	require.NoError(t, err)
-	require.Nil(t, drv, "nor has a driver the catalogue lost")
+	require.Nil(t, spec.Driver, "nor has a driver the catalogue lost")
 }
 
 func TestDriverSpecsAreBoundedBySize(t *testing.T) {

@@ -27,10 +27,13 @@ func newDriverPages(max int) *driverPages {
 const driverSpecCacheBytes = 16 << 20
 
 // driverSpec is a driver version as a deployment's page shows it: its decoded
-// spec and whether it has an icon.
+// spec, whether it has an icon and the forms of its manual actions.
 type driverSpec struct {
 	Driver  *drivers.Driver
 	HasIcon bool
+	// ManualActions are the forms of its manual actions, their prompts at
+	// their defaults, Markdown rendered.
+	ManualActions []views.ManualAction
 }
 
 // driverSpecs keeps the decoded specs of the driver versions that deployment

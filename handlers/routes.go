@@ -89,5 +89,5 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: userTokenList(d.Users, d.APITokens)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d, specs: specs})...)...)
+	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d, specs: specs, md: md})...)...)
 }
