@@ -129,3 +129,22 @@ func (u *Users) ForgetOldFailures(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ChangeOwnPassword replaces u's password with next once current is proven
+// to be u's password, checked (and throttled, and counted as a failure when
+// wrong) as a sign-in from address is. Every session of u ends, as with
+// SetPassword; the caller starts a new one for the browser that asked.
+// Errors: EINVALID with the field at fault (current_password, password),
+// ETHROTTLED after too many wrong tries.
+func (u *Users) ChangeOwnPassword(ctx context.Context, user User, current, next, address string) (User, error) {
+	if err := CheckPassword(next); err != nil {
+		return User{}, err
+	}
+	if _, err := u.SignIn(ctx, user.Username, current, address); styrmin.ErrorCode(err) == styrmin.EUNAUTHORIZED {
+		msg := "This is not your current password."
+		return User{}, &styrmin.Error{Code: styrmin.EINVALID, Message: msg, Fields: map[string]string{"current_password": msg}}
+	} else if err != nil {
+		return User{}, err
+	}
+	return u.SetPassword(ctx, user.ID, next)
+}

@@ -35,8 +35,9 @@ type route struct {
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except those that change only the caller's own
 // credentials: signing in (anyone), signing out, ending one of one's own
-// sessions, and creating and revoking one's own API tokens (any signed-in
-// user; the token store lets only admins revoke another user's token).
+// sessions, changing one's own password, and creating and revoking one's
+// own API tokens (any signed-in user; the token store lets only admins
+// revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
 	specs := newDriverSpecs(driverSpecCacheBytes)
@@ -50,6 +51,8 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit(d.Sessions)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: sessionList(d.Sessions)},
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: sessionEnd(d.Sessions)},
+		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: accountPasswordShow()},
+		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: accountPasswordSubmit(d.Users, d.Sessions)},
 		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: tokenList(d.APITokens)},
 		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: tokenCreate(d.APITokens)},
 		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: tokenRevoke(d.APITokens)},

@@ -46,6 +46,7 @@ type Deps struct {
 type UserStore interface {
 	signer
 	userAdmin
+	passwordChanger
 }
 
 var _ UserStore = (*auth.Users)(nil)

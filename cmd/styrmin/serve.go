@@ -280,7 +280,7 @@ func announceAdmin(w io.Writer, password string, generated bool) {
 	fmt.Fprintln(w, " First run: created the user \"admin\".")
 	if generated {
 		fmt.Fprintf(w, " Password: %s\n", password)
-		fmt.Fprintln(w, " It is shown only this once; change it on the Users page.")
+		fmt.Fprintln(w, " It is shown only this once; change it under your name, Password (/account/password).")
 	} else {
 		fmt.Fprintln(w, " Password: the value of STYRMIN_ADMIN_PASSWORD.")
 	}
