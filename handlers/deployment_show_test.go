@@ -15,9 +15,9 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/views"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/views"
 )
 
 // fakeVersions is a catalogue of one driver version whose content (digest

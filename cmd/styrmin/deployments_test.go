@@ -18,7 +18,9 @@ type idleRunner struct{}
 
 func (idleRunner) Run(context.Context, *executor.Run) (any, error) { return nil, nil }
 
-func (idleRunner) Recover(context.Context, *executor.Run) (bool, string, error) { return false, "", nil }
+func (idleRunner) Recover(context.Context, *executor.Run) (bool, string, error) {
+	return false, "", nil
+}
 
 // TestAServerStoppedWhileItsExecutorStartsStopsCleanly: serve answers
 // before its executor has started, so a stop (SIGTERM) may come first.
