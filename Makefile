@@ -15,6 +15,7 @@ run:
 ## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
 ## Kubernetes and Chromium, which Go's test cache cannot see, so nothing is taken from it.
 test: check-generated
+	./scripts/check-format
 	./scripts/ensure-chromium
 	$(GO) vet ./...
 	$(CLUSTER) scope -- $(GO) test -count=1 -timeout 40m ./...
