@@ -165,12 +165,14 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 	}
 }
 
-// ownCredentialRoutes change nothing but the caller's own sessions and API
-// tokens, so every signed-in role (and for signing in, anyone) may call them.
+// ownCredentialRoutes change nothing but the caller's own sessions, password
+// and API tokens, so every signed-in role (and for signing in, anyone) may
+// call them.
 var ownCredentialRoutes = map[string]bool{
 	"POST /signin":                    true,
 	"POST /signout":                   true,
 	"POST /account/sessions/:id/end":  true,
+	"POST /account/password":          true,
 	"POST /account/tokens":            true,
 	"POST /account/tokens/:id/revoke": true,
 	"POST /api/v1/tokens":             true,
@@ -179,7 +181,8 @@ var ownCredentialRoutes = map[string]bool{
 
 // TestStateChangesNeedOperator checks the rule of the permission table: a
 // read-only user can change nothing. The only exceptions change nothing but
-// the caller's own sessions and tokens, and let every signed-in role in.
+// the caller's own sessions, password and tokens, and let every signed-in
+// role in.
 func TestStateChangesNeedOperator(t *testing.T) {
 	t.Parallel()
 	for _, r := range routes(Deps{}) {
