@@ -78,13 +78,13 @@ func (s *Service) ReadDeployment(ctx context.Context, c *Caller) (*ActionDeploym
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	drv, err := s.driverSpec(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionDeployment{Name: d.Name, Namespace: d.Namespace, Release: d.Name, Driver: d.Driver,
 		DriverVersion: d.DriverVersion, AppVersion: d.AppVersion, Parameters: d.Parameters}
-	for _, comp := range v.Driver.Spec.Components {
+	for _, comp := range drv.Spec.Components {
 		out.Components = append(out.Components, ActionComponentState{Name: comp.Name, Title: componentTitle(comp), Stopped: d.Components[comp.Name].Stopped})
 	}
 	return out, nil
@@ -128,12 +128,12 @@ func (s *Service) StartLinked(ctx context.Context, c *Caller, req LinkedRequest)
 		if len(req.Prompts) > 0 {
 			return 0, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", kind)
 		}
-		v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+		drv, err := s.driverSpec(ctx, d)
 		if err != nil {
 			return 0, err
 		}
 		for _, name := range components {
-			if !slices.ContainsFunc(v.Driver.Spec.Components, func(comp drivers.Component) bool { return comp.Name == name }) {
+			if !slices.ContainsFunc(drv.Spec.Components, func(comp drivers.Component) bool { return comp.Name == name }) {
 				return 0, styrmin.Errorf(styrmin.EINVALID, "Deployment %s has no component %q.", d.Name, name)
 			}
 		}
@@ -250,7 +250,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	drv, err := s.driverSpec(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 		data := map[string]string{}
 		spec.SecretEnv = map[string]kube.SecretRef{}
 		for variable, param := range req.SecretEnv {
-			if !slices.ContainsFunc(v.Driver.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
+			if !slices.ContainsFunc(drv.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
 				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: %s is not a secret parameter of driver %s.", param, d.Driver)
 			}
 			value, ok := values.Secrets[param]
