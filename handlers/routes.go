@@ -68,7 +68,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallSubmit(d.Deployments, d.Drivers, md)},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: deploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, views.NewMarkdown())},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: deploymentUpgradeReview(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: deploymentUpgradeEdit(d.Deployments, d.Drivers, md)},

@@ -57,11 +57,7 @@ func taskActivityFilter(c echo.Context) (views.TaskActivityFilter, error) {
 	if f.Kind != "" && !slices.Contains(views.TaskKinds, f.Kind) {
 		return f, styrmin.Errorf(styrmin.EINVALID, "There is no task kind %q; choose one of %s.", f.Kind, strings.Join(views.TaskKinds, ", "))
 	}
-	if text := c.QueryParam("before"); text != "" {
-		var ok bool
-		if f.Before, ok = parseID(text); !ok {
-			return f, styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
-		}
-	}
-	return f, nil
+	var err error
+	f.Before, err = beforeParam(c)
+	return f, err
 }

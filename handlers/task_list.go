@@ -20,12 +20,9 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		var before int64
-		if text := c.QueryParam("before"); text != "" {
-			var ok bool
-			if before, ok = parseID(text); !ok {
-				return styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
-			}
+		before, err := beforeParam(c)
+		if err != nil {
+			return err
 		}
 		pick := unfolded(0)
 		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, before, deployment.DefaultTaskPage, pick)
@@ -42,4 +39,18 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 			Name: d.Name, Tasks: props, OlderBefore: next,
 		}))
 	}
+}
+
+// beforeParam is the ?before= of a page of tasks: the task the page starts
+// before, 0 for the newest. Anything but a task number is an EINVALID error.
+func beforeParam(c echo.Context) (int64, error) {
+	text := c.QueryParam("before")
+	if text == "" {
+		return 0, nil
+	}
+	before, ok := parseID(text)
+	if !ok {
+		return 0, styrmin.Errorf(styrmin.EINVALID, "before must be a task number.")
+	}
+	return before, nil
 }
