@@ -44,11 +44,45 @@ type Workload struct {
 // Ready reports whether every desired pod runs the current template and is ready.
 func (w Workload) Ready() bool { return w.Waiting == "" }
 
-// deploymentWorkload reduces a Deployment.
-func deploymentWorkload(d *appsv1.Deployment) Workload {
+// deploymentRevisionAnnotation is set by the Deployment controller on a
+// Deployment and on each of its ReplicaSets: the ReplicaSet with the
+// Deployment's revision runs its current pod template.
+const deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
+
+// deploymentWorkload reduces a Deployment; replicaSets are the ReplicaSets of
+// its namespace, among which its own.
+func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) Workload {
 	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas, PodLabels: d.Spec.Template.Labels}
 	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
+	if w.Waiting == "" && w.Replicas > 0 {
+		w.Waiting = newReplicaSetWaiting(w, d, replicaSets)
+	}
 	return w
+}
+
+// newReplicaSetWaiting says why the ReplicaSet that runs d's current pod
+// template is not ready, "" when it is. A Deployment's status is summed from
+// its ReplicaSets' statuses, and a ReplicaSet's status may not have seen its
+// latest change: one scaled down and straight back up (a stop, then a start)
+// still counts as ready the pods its controller is about to delete. So the
+// ReplicaSet itself must have seen its latest change and have its pods ready.
+func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) string {
+	var rs *appsv1.ReplicaSet
+	for i := range replicaSets {
+		if metav1.IsControlledBy(&replicaSets[i], d) &&
+			replicaSets[i].Annotations[deploymentRevisionAnnotation] == d.Annotations[deploymentRevisionAnnotation] {
+			rs = &replicaSets[i]
+		}
+	}
+	switch {
+	case rs == nil:
+		return fmt.Sprintf("%s %s: its controller has not created the ReplicaSet of its current template yet", w.Kind, w.Name)
+	case rs.Status.ObservedGeneration < rs.Generation:
+		return fmt.Sprintf("%s %s: the controller of its ReplicaSet %s has not seen the latest change yet", w.Kind, w.Name, rs.Name)
+	case rs.Status.ReadyReplicas < w.Replicas:
+		return fmt.Sprintf("%s %s: %d of %d replicas ready", w.Kind, w.Name, rs.Status.ReadyReplicas, w.Replicas)
+	}
+	return ""
 }
 
 // statefulSetWorkload reduces a StatefulSet.
@@ -95,10 +129,14 @@ func (c *Client) releaseWorkloads(ctx context.Context, namespace, release string
 	if err != nil {
 		return nil, fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
 	}
+	replicaSets, err := c.Clientset.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list replicasets in %s: %w", namespace, err)
+	}
 	var all []Workload
 	for i := range deployments.Items {
 		if deployments.Items[i].Annotations[ReleaseNameAnnotation] == release {
-			all = append(all, deploymentWorkload(&deployments.Items[i]))
+			all = append(all, deploymentWorkload(&deployments.Items[i], replicaSets.Items))
 		}
 	}
 	for i := range statefulSets.Items {

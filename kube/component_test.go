@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
@@ -21,9 +22,31 @@ import (
 
 const ns = "shop"
 
-// fakeClient is a kube.Client over client-go's fake clientset holding objects.
+// fakeClient is a kube.Client over client-go's fake clientset holding
+// objects and, for each Deployment among them, the ReplicaSet of its current
+// template with the pods its status counts (replicaSetOf): the state its
+// controllers settle in.
 func fakeClient(objects ...runtime.Object) *kube.Client {
+	for _, o := range objects {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			objects = append(objects, replicaSetOf(d))
+		}
+	}
 	return &kube.Client{Clientset: fake.NewClientset(objects...)}
+}
+
+// replicaSetOf is the ReplicaSet that runs d's current template, having seen
+// its latest change, with as many pods ready as d's status says.
+func replicaSetOf(d *appsv1.Deployment) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: d.Name + "-5d8f7c", Namespace: d.Namespace, Generation: 1,
+			Annotations:     map[string]string{"deployment.kubernetes.io/revision": "1"},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))},
+		},
+		Spec:   appsv1.ReplicaSetSpec{Replicas: d.Spec.Replicas, Template: d.Spec.Template},
+		Status: appsv1.ReplicaSetStatus{ObservedGeneration: 1, Replicas: d.Status.ReadyReplicas, ReadyReplicas: d.Status.ReadyReplicas},
+	}
 }
 
 // meta is the metadata of an object of release, with generation 1.
@@ -31,10 +54,14 @@ func meta(name, release string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: ns, Generation: 1, Annotations: map[string]string{kube.ReleaseNameAnnotation: release}}
 }
 
-// deployment is a Deployment of release whose pods carry component=comp, with replicas of which ready are ready.
+// deployment is a Deployment of release whose pods carry component=comp, with
+// replicas of which ready are ready, at revision 1.
 func deployment(name, release, comp string, replicas, ready int32) *appsv1.Deployment {
+	m := meta(name, release)
+	m.UID = types.UID("uid-" + name)
+	m.Annotations["deployment.kubernetes.io/revision"] = "1"
 	return &appsv1.Deployment{
-		ObjectMeta: meta(name, release),
+		ObjectMeta: m,
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(replicas),
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"component": comp, "app": release}}},
@@ -203,6 +230,52 @@ func TestComponentsReady(t *testing.T) {
 			require.Equal(t, tt.waiting == "", all)
 		})
 	}
+}
+
+// A Deployment's status is summed from its ReplicaSets' statuses, which can
+// lag: stopped, then started at once, a Deployment's ReplicaSet still counts
+// as ready the pods its controller is deleting, and so does the Deployment.
+// Its component is ready only once the ReplicaSet has seen the start and its
+// own new pods are ready.
+func TestADeploymentIsReadyOnlyWhenItsReplicaSetHasSeenTheLatestChange(t *testing.T) {
+	t.Parallel()
+	web := deployment("web", "shop", "web", 3, 3)
+	web.Generation, web.Status.ObservedGeneration = 3, 3 // installed, stopped, started
+	current := replicaSetOf(web)
+	current.Generation = 3 // scaled to 0, then to 3
+	current.Status.ObservedGeneration = 2
+	wrongRevision := replicaSetOf(web)
+	wrongRevision.Name, wrongRevision.Annotations = "web-old", map[string]string{"deployment.kubernetes.io/revision": "0"}
+	notOwned := replicaSetOf(web)
+	notOwned.Name, notOwned.OwnerReferences = "web-orphan", nil
+	tests := []struct {
+		name        string
+		replicaSets []runtime.Object
+		waiting     string
+	}{
+		{"the stop is all it has seen", []runtime.Object{current}, "Deployment web: the controller of its ReplicaSet web-5d8f7c has not seen the latest change yet"},
+		{"it has seen the start", []runtime.Object{seen(current, 0)}, "Deployment web: 0 of 3 replicas ready"},
+		{"its new pods are ready", []runtime.Object{seen(current, 3)}, ""},
+		{"only an older revision's", []runtime.Object{wrongRevision}, "Deployment web: its controller has not created the ReplicaSet of its current template yet"},
+		{"only someone else's", []runtime.Object{notOwned}, "Deployment web: its controller has not created the ReplicaSet of its current template yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client := &kube.Client{Clientset: fake.NewClientset(append(tt.replicaSets, web)...)}
+			statuses, ready, err := client.ComponentsReady(context.Background(), ns, "shop", []drivers.Component{component("web", nil)})
+			require.NoError(t, err)
+			require.Equal(t, tt.waiting, statuses[0].Waiting)
+			require.Equal(t, tt.waiting == "", ready)
+		})
+	}
+}
+
+// seen is rs once its controller has seen its latest change, with ready pods ready.
+func seen(rs *appsv1.ReplicaSet, ready int32) *appsv1.ReplicaSet {
+	rs = rs.DeepCopy()
+	rs.Status.ObservedGeneration, rs.Status.Replicas, rs.Status.ReadyReplicas = rs.Generation, ready, ready
+	return rs
 }
 
 func TestWaitComponentsReadyNamesWhatIsNotReady(t *testing.T) {
