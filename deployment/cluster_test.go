@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
@@ -168,6 +169,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 					require.Zero(t, w.Replicas, "%s %s is stopped", w.Kind, w.Name)
 				}
 			}
+			pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			require.Empty(t, pods.Items, "a stop ends once its pods are gone")
 			f.waitTask(t, name, queued(t)(f.svc.Start(ctx, name, nil, "alice")))
 			for _, c := range mustComponents(t, f, d) {
 				for _, w := range c {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/styrmin/styrmin"
@@ -119,6 +120,23 @@ func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
 		}
 	}
 	return nil
+}
+
+// waitStopped waits, as one step, until the pods of the stopped components
+// are gone: an action that stops a component and then works on its data must
+// find it stopped.
+func (j *job) waitStopped(ctx context.Context, comps []drivers.Component) error {
+	names := make([]string, len(comps))
+	for i, c := range comps {
+		names[i] = componentTitle(c)
+	}
+	return j.run.Step(ctx, "wait", "Wait for the pods of "+strings.Join(names, ", ")+" to end", func(ctx context.Context, st *executor.Step) error {
+		if err := j.cluster.Kube.WaitComponentsStopped(ctx, j.row.Namespace, j.row.Name, comps, ReadyTimeout); err != nil {
+			return err
+		}
+		st.Say("No pod left.")
+		return nil
+	})
 }
 
 // record saves what a successful release operation put in place: the

@@ -24,7 +24,8 @@ type componentsResult struct {
 }
 
 // Run stops or starts each chosen component as one step, saving the
-// components' states after each, then (for a start) waits for them.
+// components' states after each, then waits for their pods to be gone (a
+// stop) or ready (a start).
 func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in componentsInputs
 	j, err := r.s.newJob(ctx, run, &in)
@@ -61,7 +62,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 		}
 	}
 	if r.stop {
-		return result, nil
+		return result, j.waitStopped(ctx, comps)
 	}
 	return result, j.waitReady(ctx, comps)
 }

@@ -39,6 +39,8 @@ type Workload struct {
 	PodLabels map[string]string `json:"-"`
 	// Waiting says why the workload is not ready; "" when it is.
 	Waiting string `json:"-"`
+	// podSelector selects the workload's pods (its spec.selector).
+	podSelector labels.Selector
 }
 
 // Ready reports whether every desired pod runs the current template and is ready.
@@ -52,7 +54,8 @@ const deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
 // deploymentWorkload reduces a Deployment; replicaSets are the ReplicaSets of
 // its namespace, among which its own.
 func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) Workload {
-	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas, PodLabels: d.Spec.Template.Labels}
+	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas,
+		PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
 	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
 	if w.Waiting == "" && w.Replicas > 0 {
 		w.Waiting = newReplicaSetWaiting(w, d, replicaSets)
@@ -87,13 +90,23 @@ func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1
 
 // statefulSetWorkload reduces a StatefulSet.
 func statefulSetWorkload(s *appsv1.StatefulSet) Workload {
-	w := Workload{Kind: KindStatefulSet, Name: s.Name, Replicas: replicas(s.Spec.Replicas), ReadyReplicas: s.Status.ReadyReplicas, PodLabels: s.Spec.Template.Labels}
+	w := Workload{Kind: KindStatefulSet, Name: s.Name, Replicas: replicas(s.Spec.Replicas), ReadyReplicas: s.Status.ReadyReplicas,
+		PodLabels: s.Spec.Template.Labels, podSelector: podSelector(s.Spec.Selector)}
 	updated := s.Status.UpdatedReplicas
 	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		updated = w.Replicas // pods are replaced only when deleted: do not wait for that
 	}
 	w.Waiting = waiting(w, s.Generation, s.Status.ObservedGeneration, updated, s.Status.Replicas)
 	return w
+}
+
+// podSelector is a workload's spec.selector; one Kubernetes would refuse selects nothing.
+func podSelector(selector *metav1.LabelSelector) labels.Selector {
+	s, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil || selector == nil {
+		return labels.Nothing()
+	}
+	return s
 }
 
 // replicas is a spec's replica count; Kubernetes defaults a missing one to 1.
@@ -332,4 +345,54 @@ func (c *Client) WaitComponentsReady(ctx context.Context, namespace, release str
 	}
 	return statuses, &styrmin.Error{Code: styrmin.EUNAVAILABLE,
 		Message: fmt.Sprintf("Release %s is not ready after %s: %s.", release, timeout, strings.Join(waits, ", ")), Err: err}
+}
+
+// WaitComponentsStopped polls until no pod of the workloads of comps is left,
+// so that what a stop ended has really ended (a pod being deleted still runs
+// for its grace period). Errors: EUNAVAILABLE naming the pods left when
+// timeout passes or ctx ends.
+func (c *Client) WaitComponentsStopped(ctx context.Context, namespace, release string, comps []drivers.Component, timeout time.Duration) error {
+	var (
+		left    []string
+		lastErr error
+	)
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
+		left, lastErr = c.componentPods(ctx, namespace, release, comps)
+		return lastErr == nil && len(left) == 0, nil
+	})
+	if err == nil {
+		return nil
+	}
+	why := fmt.Sprintf("pods %s still run", strings.Join(left, ", "))
+	if lastErr != nil {
+		why = lastErr.Error()
+	}
+	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("Release %s has not stopped after %s: %s.", release, timeout, why), Err: err}
+}
+
+// componentPods names the pods of the workloads of comps.
+func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
+	all, err := c.releaseWorkloads(ctx, namespace, release)
+	if err != nil {
+		return nil, err
+	}
+	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
+	}
+	var names []string
+	for _, comp := range comps {
+		workloads, err := selectWorkloads(all, comp)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range workloads {
+			for _, p := range pods.Items {
+				if w.podSelector.Matches(labels.Set(p.Labels)) {
+					names = append(names, p.Name)
+				}
+			}
+		}
+	}
+	return names, nil
 }

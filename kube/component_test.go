@@ -271,6 +271,30 @@ func TestADeploymentIsReadyOnlyWhenItsReplicaSetHasSeenTheLatestChange(t *testin
 	}
 }
 
+// A stop has ended when its components' pods are gone, not when their
+// workloads are scaled to 0: a pod being deleted runs on for its grace period.
+func TestWaitComponentsStoppedWaitsForThePodsToBeGone(t *testing.T) {
+	t.Parallel()
+	web := deployment("web", "shop", "web", 0, 0)
+	web.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"component": "web"}}
+	db := statefulSet("db", "shop", "db", 0, 0)
+	db.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"component": "db"}}
+	pod := func(name, comp string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"component": comp}}}
+	}
+	client := fakeClient(web, db, pod("web-1", "web"), pod("db-0", "db"), pod("cache-0", "cache"))
+	comps := []drivers.Component{component("web", nil), component("db", nil)}
+
+	err := client.WaitComponentsStopped(context.Background(), ns, "shop", comps, 1500*time.Millisecond)
+	require.Equal(t, styrmin.EUNAVAILABLE, styrmin.ErrorCode(err), "%v", err)
+	require.Equal(t, "Release shop has not stopped after 1.5s: pods web-1, db-0 still run.", styrmin.ErrorMessage(err))
+
+	pods := client.Clientset.CoreV1().Pods(ns)
+	require.NoError(t, pods.Delete(context.Background(), "web-1", metav1.DeleteOptions{}))
+	require.NoError(t, pods.Delete(context.Background(), "db-0", metav1.DeleteOptions{}))
+	require.NoError(t, client.WaitComponentsStopped(context.Background(), ns, "shop", comps, time.Minute), "another component's pod does not count")
+}
+
 // seen is rs once its controller has seen its latest change, with ready pods ready.
 func seen(rs *appsv1.ReplicaSet, ready int32) *appsv1.ReplicaSet {
 	rs = rs.DeepCopy()

@@ -126,7 +126,7 @@ def deployment() -> Deployment:
 
 
 def stop_components(names: Optional[List[str]] = None) -> TaskResult:
-    """Stop components of the deployment (scale them to zero) and wait until they are stopped.
+    """Stop components of the deployment (scale them to zero) and wait until their pods are gone.
 
     ``names`` lists the components to stop by name (one name may be given as a
     string); None or an empty list stops every component. Styrmin starts a
