@@ -15,12 +15,13 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// A start right after a stop is ready only when the pods it started are: a
-// Deployment's status, summed from its ReplicaSet's, counts for a moment the
-// pods the stop is deleting. Stop and start follow each other here with no
-// pause, several times, as a driver action's stop_components and
-// start_components do; after each wait as many pods as the Deployment wants
-// are ready and not being deleted.
+// A start right after a stop is ready only when the pods it started are. Stop
+// and start follow each other here after pauses short and long, as when a
+// driver action calls stop_components and start_components; after each wait
+// as many pods as the Deployment wants are ready and not being deleted. (The
+// race this guards against, a ReplicaSet status still counting the pods the
+// stop deletes, needs a loaded machine to show here; the unit test
+// TestADeploymentIsReadyOnlyWhenItsReplicaSetHasSeenTheLatestChange sets it up.)
 func TestLocalStartRightAfterAStopWaitsForTheNewPods(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
@@ -43,9 +44,10 @@ func TestLocalStartRightAfterAStopWaitsForTheNewPods(t *testing.T) {
 	_, err = client.WaitComponentsReady(ctx, namespace, "shop", comps, 2*time.Minute)
 	require.NoError(t, err)
 
-	for round := range 5 {
+	for round, pause := range []time.Duration{0, 10 * time.Millisecond, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond} {
 		stopped, err := client.ScaleComponent(ctx, namespace, "shop", comps[0], 0)
 		require.NoError(t, err)
+		time.Sleep(pause) // the controllers are somewhere in the stop
 		_, err = client.StartComponent(ctx, namespace, "shop", comps[0], stopped)
 		require.NoError(t, err)
 		_, err = client.WaitComponentsReady(ctx, namespace, "shop", comps, 2*time.Minute)
