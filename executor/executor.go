@@ -4,9 +4,12 @@
 // (Enqueue). A worker process picks the job up, takes the task's deployment
 // (one task chain per deployment at a time, in queue order), marks the task
 // running and renews a heartbeat while the task's Runner works, recording
-// steps as they happen. When a process dies, another one sees the heartbeat
-// stop and asks the Runner to recover: the task then either runs again from
-// the start or ends failed with a message saying what happened.
+// steps as they happen. A task that a task's action starts (a nested, or
+// linked, task) runs under its root's hold, on a queue of its depth, and ends
+// with the action that started it (task_linked.go). When a process dies,
+// another one sees the heartbeat stop and asks the Runner to recover: the
+// task then either runs again from the start or ends failed with a message
+// saying what happened.
 //
 // The executor knows nothing of Helm or Kubernetes: Runners do the work.
 package executor
@@ -42,7 +45,9 @@ type Runner interface {
 
 // Options tunes the executor; zero values take the defaults.
 type Options struct {
-	// Workers is how many tasks this process runs at once (default 10).
+	// Workers is how many tasks of each depth of nesting this process runs
+	// at once (default 10): top-level tasks, the tasks their actions start,
+	// and the tasks those start (see MaxLinkDepth).
 	Workers int
 	// HeartbeatEvery is how often a running task's heartbeat is renewed (default 5 s).
 	HeartbeatEvery time.Duration
@@ -124,7 +129,10 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &taskWorker{e: e})
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
+		cfg.Queues = map[string]river.QueueConfig{}
+		for depth := range MaxLinkDepth + 1 {
+			cfg.Queues[queueOf(depth)] = river.QueueConfig{MaxWorkers: opts.Workers}
+		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
