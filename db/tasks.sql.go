@@ -812,3 +812,17 @@ func (q *Queries) UnfinishedLinkedTasks(ctx context.Context, arg UnfinishedLinke
 	}
 	return items, nil
 }
+
+const wakeQueue = `-- name: WakeQueue :exec
+SELECT pg_notify(current_schema() || '.river_insert', '{"queue": ' || to_json($1::text)::text || '}')
+`
+
+// Sends, in the inserting transaction, the notification on which River's
+// producers of a queue fetch new jobs (channel <schema>.river_insert, payload
+// {"queue": "<name>"}, as River's own client writes it: PostgreSQL delivers
+// identical notifications of one transaction once). River's client skips its
+// own when it sent one for that queue less than a fetch cooldown earlier.
+func (q *Queries) WakeQueue(ctx context.Context, queue string) error {
+	_, err := q.db.Exec(ctx, wakeQueue, queue)
+	return err
+}

@@ -94,7 +94,9 @@ func (o Options) withDefaults() Options {
 }
 
 // dispatchCooldown is River's fetch cooldown: the least time between two
-// fetches of a worker, and between two insert notifications of a client.
+// fetches of a queue's producer (calls within it are gathered into one fetch
+// at its end, none lost). River's client also sends at most one insert
+// notification per queue per cooldown, which is why Enqueue sends its own.
 const dispatchCooldown = 5 * time.Millisecond
 
 // Executor queues tasks and, when started with Runners, works them.
@@ -120,9 +122,8 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		Logger:               opts.Logger,
 		JobTimeout:           -1, // a task's own operations carry their time limits
 		RescueStuckJobsAfter: opts.RescueAfter,
-		// A task starts as soon as its insert is heard (LISTEN/NOTIFY): the
-		// cooldown bounds both how often an inserting client notifies and
-		// how often a worker fetches; polling is the fallback.
+		// A task starts as soon as its insert is heard (LISTEN/NOTIFY, sent
+		// by every Enqueue); River's poll (every second) is the fallback.
 		FetchCooldown: dispatchCooldown,
 	}
 	if len(runners) > 0 {

@@ -26,7 +26,10 @@ func (taskArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttem
 // Enqueue queues the task taskID inside tx: it runs once tx commits, and
 // never if tx rolls back, so a task is never lost nor run without its row. A
 // nested task goes to the queue of its depth; one nested deeper than
-// MaxLinkDepth is refused (ErrTooDeep).
+// MaxLinkDepth is refused (ErrTooDeep). Every Enqueue wakes the queue's
+// producers when tx commits: River's client leaves its notification out when
+// it sent one for the queue within the fetch cooldown, and a task committed
+// after the fetch that notification caused would wait for River's poll.
 func (e *Executor) Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error {
 	depth, err := e.queries.WithTx(tx).TaskDepth(ctx, taskID)
 	if err != nil {
@@ -35,8 +38,12 @@ func (e *Executor) Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error {
 	if depth > MaxLinkDepth {
 		return fmt.Errorf("executor: enqueue task %d: %w", taskID, ErrTooDeep)
 	}
-	res, err := e.river.InsertTx(ctx, tx, taskArgs{TaskID: taskID}, &river.InsertOpts{Queue: queueOf(int(depth))})
+	queue := queueOf(int(depth))
+	res, err := e.river.InsertTx(ctx, tx, taskArgs{TaskID: taskID}, &river.InsertOpts{Queue: queue})
 	if err != nil {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
+	}
+	if err := e.queries.WithTx(tx).WakeQueue(ctx, queue); err != nil {
 		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
 	}
 	if err := e.queries.WithTx(tx).SetTaskJob(ctx, db.SetTaskJobParams{ID: taskID, RiverJobID: &res.Job.ID}); err != nil {

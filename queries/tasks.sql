@@ -181,3 +181,11 @@ JOIN steps s ON s.id = t.parent_step_id
 JOIN tasks p ON p.id = s.task_id
 JOIN tasks r ON r.id = t.root_task_id
 WHERE t.id = @id;
+
+-- name: WakeQueue :exec
+-- Sends, in the inserting transaction, the notification on which River's
+-- producers of a queue fetch new jobs (channel <schema>.river_insert, payload
+-- {"queue": "<name>"}, as River's own client writes it: PostgreSQL delivers
+-- identical notifications of one transaction once). River's client skips its
+-- own when it sent one for that queue less than a fetch cooldown earlier.
+SELECT pg_notify(current_schema() || '.river_insert', '{"queue": ' || to_json(@queue::text)::text || '}');
