@@ -252,3 +252,42 @@ func TestTasksNestDeeperThanTheLimitAreRefused(t *testing.T) {
 		return
 	}
 }
+
+func TestTaskOfADeadProcessEndsItsLinkedTasksBeforeItRecovers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	dep := b.deployment(t, "db")
+	id := b.crashedTask(t, dep, "action")
+	var linked int64
+	parent := runnerFunc{
+		run: succeed,
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			task, err := b.q.GetTask(ctx, linked)
+			if err != nil || task.EndedAt == nil {
+				return false, "", fmt.Errorf("recovering while the start its action started has not ended (%v)", err)
+			}
+			return false, "Nothing to undo.", nil
+		},
+	}
+	start := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			return false, "Nothing was started.", nil
+		},
+	}
+	e, err := executor.New(b.pool, nil, executor.Options{})
+	require.NoError(t, err)
+	// start_components, called by the action before its process died.
+	root, step := id, mustStep(t, b, id)
+	linked = b.enqueue(t, e, dep, "start", &step, &root)
+	e = b.start(t, map[string]executor.Runner{"action": parent, "start": start, "upgrade": runnerFunc{run: succeed}}, patient)
+
+	task := b.waitEnded(t, id)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Equal(t, "The Styrmin process running this task stopped (crash, kill or restart). Nothing to undo.", task.Message)
+	require.Equal(t, executor.TaskCanceled, b.waitEnded(t, linked).Status)
+	b.upgradeRunsAtOnce(t, e, dep)
+}
