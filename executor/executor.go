@@ -57,6 +57,10 @@ type Options struct {
 	// WaitRetry is how long a task that waits for its deployment sleeps
 	// before it looks again, if nothing wakes it earlier (default 30 s).
 	WaitRetry time.Duration
+	// PollEvery is how often each queue looks for jobs whose notification
+	// it missed (default 1 s, River's): every Enqueue notifies, so this is
+	// the fallback for a notification lost while the listener reconnects.
+	PollEvery time.Duration
 	// RescueAfter is how long River waits before it hands out again a job
 	// whose process vanished before the task started (default 5 min).
 	RescueAfter time.Duration
@@ -79,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WaitRetry <= 0 {
 		o.WaitRetry = 30 * time.Second
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = river.FetchPollIntervalDefault
 	}
 	if o.RescueAfter <= 0 {
 		o.RescueAfter = 5 * time.Minute
@@ -123,8 +130,9 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		JobTimeout:           -1, // a task's own operations carry their time limits
 		RescueStuckJobsAfter: opts.RescueAfter,
 		// A task starts as soon as its insert is heard (LISTEN/NOTIFY, sent
-		// by every Enqueue); River's poll (every second) is the fallback.
-		FetchCooldown: dispatchCooldown,
+		// by every Enqueue); River's poll (PollEvery) is the fallback.
+		FetchCooldown:     dispatchCooldown,
+		FetchPollInterval: opts.PollEvery,
 	}
 	if len(runners) > 0 {
 		workers := river.NewWorkers()
