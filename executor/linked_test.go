@@ -112,47 +112,68 @@ func TestParentCancelledWhileItsLinkedStopIsQueued(t *testing.T) {
 	require.Zero(t, stopRuns.Load(), "the stop never ran")
 }
 
-func TestParentTimedOutWhileItsLinkedStartRuns(t *testing.T) {
+func TestParentEndsWhileItsLinkedStartRuns(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	var e *executor.Executor
-	dep := b.deployment(t, "db")
-	started := make(chan int64, 1)
-	parent := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
-		return nil, run.Step(ctx, "hook", "Migrate", func(ctx context.Context, s *executor.Step) error {
-			root := run.Task.ID
-			b.enqueue(t, e, dep, "start", &s.ID, &root)
-			<-started
+	for _, tc := range []struct {
+		name   string
+		status string
+		// end ends the parent's action once its linked start runs.
+		end func(ctx context.Context, e *executor.Executor, parent int64) error
+	}{
+		{"parent timed out", executor.TaskFailed, func(context.Context, *executor.Executor, int64) error {
 			// The action's process is killed at its timeout.
 			return errors.New("Action migrate failed: it ran past its timeout of 1s.")
-		})
-	}}
-	start := runnerFunc{
-		run: func(ctx context.Context, run *executor.Run) (any, error) {
-			started <- run.Task.ID
-			<-ctx.Done() // waits for components that never get ready
-			return nil, ctx.Err()
-		},
-		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
-			return true, "Starting is safe to repeat.", nil
-		},
-	}
-	e = b.start(t, map[string]executor.Runner{"action": parent, "start": start, "upgrade": runnerFunc{run: succeed}}, patient)
-	id := b.enqueue(t, e, dep, "action", nil, nil)
-	next := b.enqueue(t, e, dep, "upgrade", nil, nil) // waits for the action
+		}},
+		{"parent cancelled", executor.TaskCanceled, func(ctx context.Context, e *executor.Executor, parent int64) error {
+			if err := e.RequestCancel(context.Background(), parent, "alice"); err != nil {
+				return err
+			}
+			<-ctx.Done()
+			return errors.New("Action migrate failed: the action was cancelled")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			var e *executor.Executor
+			dep := b.deployment(t, "db")
+			started := make(chan int64, 1)
+			parent := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+				return nil, run.Step(ctx, "hook", "Migrate", func(ctx context.Context, s *executor.Step) error {
+					root := run.Task.ID
+					b.enqueue(t, e, dep, "start", &s.ID, &root)
+					<-started
+					return tc.end(ctx, e, run.Task.ID)
+				})
+			}}
+			start := runnerFunc{
+				run: func(ctx context.Context, run *executor.Run) (any, error) {
+					started <- run.Task.ID
+					<-ctx.Done() // waits for components that never get ready
+					return nil, ctx.Err()
+				},
+				recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+					return true, "Starting is safe to repeat.", nil
+				},
+			}
+			e = b.start(t, map[string]executor.Runner{"action": parent, "start": start, "upgrade": runnerFunc{run: succeed}}, patient)
+			id := b.enqueue(t, e, dep, "action", nil, nil)
+			next := b.enqueue(t, e, dep, "upgrade", nil, nil) // waits for the action
 
-	task := b.waitEnded(t, id)
-	require.Equal(t, executor.TaskFailed, task.Status)
-	up := b.waitEnded(t, next)
-	require.Equal(t, executor.TaskSucceeded, up.Status, "the next upgrade ran at once")
-	linked, err := b.q.ListNestedTasks(context.Background(), []int64{mustStep(t, b, id)})
-	require.NoError(t, err)
-	require.Len(t, linked, 1)
-	require.Equal(t, executor.TaskCanceled, linked[0].Status, "cancelled, not run again although its runner could")
-	require.Equal(t, "Cancelled by Styrmin, as the action that started it had ended, while it ran. Starting is safe to repeat.", linked[0].Message)
-	require.False(t, linked[0].EndedAt.After(*task.EndedAt), "the start ended before its parent")
-	require.False(t, up.StartedAt.Before(*linked[0].EndedAt), "the next upgrade never ran beside the start")
-	b.upgradeRunsAtOnce(t, e, dep)
+			task := b.waitEnded(t, id)
+			require.Equal(t, tc.status, task.Status, task.Message)
+			up := b.waitEnded(t, next)
+			require.Equal(t, executor.TaskSucceeded, up.Status, "the next upgrade ran at once")
+			linked, err := b.q.ListNestedTasks(context.Background(), []int64{mustStep(t, b, id)})
+			require.NoError(t, err)
+			require.Len(t, linked, 1)
+			require.Equal(t, executor.TaskCanceled, linked[0].Status, "cancelled, not run again although its runner could")
+			require.Equal(t, "Cancelled by Styrmin, as the action that started it had ended, while it ran. Starting is safe to repeat.", linked[0].Message)
+			require.False(t, linked[0].EndedAt.After(*task.EndedAt), "the start ended before its parent")
+			require.False(t, up.StartedAt.Before(*linked[0].EndedAt), "the next upgrade never ran beside the start")
+			b.upgradeRunsAtOnce(t, e, dep)
+		})
+	}
 }
 
 // mustStep is the id of the first step of a task.
