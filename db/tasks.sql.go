@@ -250,6 +250,8 @@ WHERE d.id = $2
         SELECT 1 FROM tasks t
         WHERE t.deployment_id = d.id AND t.status = 'queued'
           AND t.parent_step_id IS NULL AND t.id < $4))
+  AND (NOT $3::boolean OR (d.holder_task_id = $1::bigint AND EXISTS (
+        SELECT 1 FROM tasks r WHERE r.id = $1::bigint AND r.status = 'running')))
 RETURNING d.id
 `
 
@@ -263,6 +265,8 @@ type HoldDeploymentParams struct {
 // Gives the deployment to the task chain of root_task_id when no other chain
 // holds it and, for a top-level task, no earlier top-level task still waits:
 // tasks of one deployment run one at a time, in the order they were queued.
+// A nested task runs only under its root's hold while its root runs: never
+// in the name of a chain that has ended.
 func (q *Queries) HoldDeployment(ctx context.Context, arg HoldDeploymentParams) (int64, error) {
 	row := q.db.QueryRow(ctx, holdDeployment,
 		arg.RootTaskID,
@@ -322,6 +326,41 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+	)
+	return i, err
+}
+
+const linkedTaskOrigin = `-- name: LinkedTaskOrigin :one
+SELECT s.status AS step_status, s.title AS step_title, p.id AS parent_id, p.status AS parent_status,
+       r.id AS root_id, r.status AS root_status
+FROM tasks t
+JOIN steps s ON s.id = t.parent_step_id
+JOIN tasks p ON p.id = s.task_id
+JOIN tasks r ON r.id = t.root_task_id
+WHERE t.id = $1
+`
+
+type LinkedTaskOriginRow struct {
+	StepStatus   string
+	StepTitle    string
+	ParentID     int64
+	ParentStatus string
+	RootID       int64
+	RootStatus   string
+}
+
+// The state of what started a nested task: the step that started it, that
+// step's task and the chain's root task.
+func (q *Queries) LinkedTaskOrigin(ctx context.Context, id int64) (LinkedTaskOriginRow, error) {
+	row := q.db.QueryRow(ctx, linkedTaskOrigin, id)
+	var i LinkedTaskOriginRow
+	err := row.Scan(
+		&i.StepStatus,
+		&i.StepTitle,
+		&i.ParentID,
+		&i.ParentStatus,
+		&i.RootID,
+		&i.RootStatus,
 	)
 	return i, err
 }
@@ -518,9 +557,13 @@ func (q *Queries) QueuePosition(ctx context.Context, arg QueuePositionParams) (i
 	return count, err
 }
 
-const releaseDeployment = `-- name: ReleaseDeployment :exec
-UPDATE deployments SET holder_task_id = NULL, updated_at = now()
-WHERE id = $1 AND holder_task_id = $2::bigint
+const releaseDeployment = `-- name: ReleaseDeployment :execrows
+UPDATE deployments d SET holder_task_id = NULL, updated_at = now()
+WHERE d.id = $1 AND d.holder_task_id = $2::bigint
+  AND NOT EXISTS (
+        SELECT 1 FROM tasks t
+        WHERE t.root_task_id = $2::bigint
+          AND (t.status = 'running' OR (t.id = $2::bigint AND t.status = 'queued')))
 `
 
 type ReleaseDeploymentParams struct {
@@ -528,9 +571,15 @@ type ReleaseDeploymentParams struct {
 	RootTaskID   int64
 }
 
-func (q *Queries) ReleaseDeployment(ctx context.Context, arg ReleaseDeploymentParams) error {
-	_, err := q.db.Exec(ctx, releaseDeployment, arg.DeploymentID, arg.RootTaskID)
-	return err
+// Frees the deployment of the chain of root_task_id once its root has ended
+// (it is not running, nor queued again to resume) and no task of the chain
+// runs: the last one to end frees it.
+func (q *Queries) ReleaseDeployment(ctx context.Context, arg ReleaseDeploymentParams) (int64, error) {
+	result, err := q.db.Exec(ctx, releaseDeployment, arg.DeploymentID, arg.RootTaskID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const requestCancel = `-- name: RequestCancel :one
@@ -698,4 +747,82 @@ func (q *Queries) TakeOverTask(ctx context.Context, arg TakeOverTaskParams) (Tas
 		&i.CancelRequestedBy,
 	)
 	return i, err
+}
+
+const taskDepth = `-- name: TaskDepth :one
+WITH RECURSIVE up AS (
+    SELECT t.parent_step_id, 0 AS depth FROM tasks t WHERE t.id = $1
+    UNION ALL
+    SELECT p.parent_step_id, up.depth + 1
+    FROM up JOIN steps s ON s.id = up.parent_step_id JOIN tasks p ON p.id = s.task_id
+)
+SELECT max(depth)::int AS depth FROM up
+`
+
+// How many tasks started this one, one through the other: 0 for a top-level
+// task, 1 for a task an action of a top-level task started, and so on.
+func (q *Queries) TaskDepth(ctx context.Context, id int64) (int32, error) {
+	row := q.db.QueryRow(ctx, taskDepth, id)
+	var depth int32
+	err := row.Scan(&depth)
+	return depth, err
+}
+
+const unfinishedLinkedTasks = `-- name: UnfinishedLinkedTasks :many
+WITH RECURSIVE linked AS (
+    SELECT t.id FROM tasks t JOIN steps s ON s.id = t.parent_step_id
+    WHERE s.task_id = $1 AND ($2::bigint = 0 OR s.id = $2::bigint)
+    UNION
+    SELECT t.id FROM linked l JOIN steps s ON s.task_id = l.id JOIN tasks t ON t.parent_step_id = s.id
+)
+SELECT t.id, t.status, t.cancel_requested_by FROM tasks t
+WHERE t.id IN (SELECT id FROM linked) AND t.status IN ('queued', 'running')
+ORDER BY t.id
+`
+
+type UnfinishedLinkedTasksParams struct {
+	TaskID int64
+	StepID int64
+}
+
+type UnfinishedLinkedTasksRow struct {
+	ID                int64
+	Status            string
+	CancelRequestedBy pgtype.Text
+}
+
+// The queued and running tasks that the steps of a task started (only step
+// step_id's, when not 0), and the tasks those started in turn.
+func (q *Queries) UnfinishedLinkedTasks(ctx context.Context, arg UnfinishedLinkedTasksParams) ([]UnfinishedLinkedTasksRow, error) {
+	rows, err := q.db.Query(ctx, unfinishedLinkedTasks, arg.TaskID, arg.StepID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UnfinishedLinkedTasksRow{}
+	for rows.Next() {
+		var i UnfinishedLinkedTasksRow
+		if err := rows.Scan(&i.ID, &i.Status, &i.CancelRequestedBy); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const wakeQueue = `-- name: WakeQueue :exec
+SELECT pg_notify(current_schema() || '.river_insert', '{"queue": ' || to_json($1::text)::text || '}')
+`
+
+// Sends, in the inserting transaction, the notification on which River's
+// producers of a queue fetch new jobs (channel <schema>.river_insert, payload
+// {"queue": "<name>"}, as River's own client writes it: PostgreSQL delivers
+// identical notifications of one transaction once). River's client skips its
+// own when it sent one for that queue less than a fetch cooldown earlier.
+func (q *Queries) WakeQueue(ctx context.Context, queue string) error {
+	_, err := q.db.Exec(ctx, wakeQueue, queue)
+	return err
 }

@@ -149,7 +149,8 @@ func (s *Service) queueSimpleWithSecrets(ctx context.Context, row db.Deployment,
 
 // CancelTask cancels a task of the named deployment: a queued one at once, a
 // running one at its runner's next heartbeat (a running action is stopped,
-// the release recovered, and the task ends canceled).
+// the tasks it started are cancelled, the release recovered, and the task
+// ends canceled).
 func (s *Service) CancelTask(ctx context.Context, name string, taskID int64, by string) error {
 	if _, err := s.Task(ctx, name, taskID); err != nil {
 		return err

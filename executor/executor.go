@@ -4,9 +4,12 @@
 // (Enqueue). A worker process picks the job up, takes the task's deployment
 // (one task chain per deployment at a time, in queue order), marks the task
 // running and renews a heartbeat while the task's Runner works, recording
-// steps as they happen. When a process dies, another one sees the heartbeat
-// stop and asks the Runner to recover: the task then either runs again from
-// the start or ends failed with a message saying what happened.
+// steps as they happen. A task that a task's action starts (a nested, or
+// linked, task) runs under its root's hold, on a queue of its depth, and ends
+// with the action that started it (task_linked.go). When a process dies,
+// another one sees the heartbeat stop and asks the Runner to recover: the
+// task then either runs again from the start or ends failed with a message
+// saying what happened.
 //
 // The executor knows nothing of Helm or Kubernetes: Runners do the work.
 package executor
@@ -42,7 +45,9 @@ type Runner interface {
 
 // Options tunes the executor; zero values take the defaults.
 type Options struct {
-	// Workers is how many tasks this process runs at once (default 10).
+	// Workers is how many tasks of each depth of nesting this process runs
+	// at once (default 10): top-level tasks, the tasks their actions start,
+	// and the tasks those start (see MaxLinkDepth).
 	Workers int
 	// HeartbeatEvery is how often a running task's heartbeat is renewed (default 5 s).
 	HeartbeatEvery time.Duration
@@ -52,6 +57,10 @@ type Options struct {
 	// WaitRetry is how long a task that waits for its deployment sleeps
 	// before it looks again, if nothing wakes it earlier (default 30 s).
 	WaitRetry time.Duration
+	// PollEvery is how often each queue looks for jobs whose notification
+	// it missed (default 1 s, River's): every Enqueue notifies, so this is
+	// the fallback for a notification lost while the listener reconnects.
+	PollEvery time.Duration
 	// RescueAfter is how long River waits before it hands out again a job
 	// whose process vanished before the task started (default 5 min).
 	RescueAfter time.Duration
@@ -75,6 +84,9 @@ func (o Options) withDefaults() Options {
 	if o.WaitRetry <= 0 {
 		o.WaitRetry = 30 * time.Second
 	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = river.FetchPollIntervalDefault
+	}
 	if o.RescueAfter <= 0 {
 		o.RescueAfter = 5 * time.Minute
 	}
@@ -89,7 +101,9 @@ func (o Options) withDefaults() Options {
 }
 
 // dispatchCooldown is River's fetch cooldown: the least time between two
-// fetches of a worker, and between two insert notifications of a client.
+// fetches of a queue's producer (calls within it are gathered into one fetch
+// at its end, none lost). River's client also sends at most one insert
+// notification per queue per cooldown, which is why Enqueue sends its own.
 const dispatchCooldown = 5 * time.Millisecond
 
 // Executor queues tasks and, when started with Runners, works them.
@@ -115,16 +129,19 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		Logger:               opts.Logger,
 		JobTimeout:           -1, // a task's own operations carry their time limits
 		RescueStuckJobsAfter: opts.RescueAfter,
-		// A task starts as soon as its insert is heard (LISTEN/NOTIFY): the
-		// cooldown bounds both how often an inserting client notifies and
-		// how often a worker fetches; polling is the fallback.
-		FetchCooldown: dispatchCooldown,
+		// A task starts as soon as its insert is heard (LISTEN/NOTIFY, sent
+		// by every Enqueue); River's poll (PollEvery) is the fallback.
+		FetchCooldown:     dispatchCooldown,
+		FetchPollInterval: opts.PollEvery,
 	}
 	if len(runners) > 0 {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &taskWorker{e: e})
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
+		cfg.Queues = map[string]river.QueueConfig{}
+		for depth := range MaxLinkDepth + 1 {
+			cfg.Queues[queueOf(depth)] = river.QueueConfig{MaxWorkers: opts.Workers}
+		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {

@@ -459,3 +459,27 @@ func TestARunningTaskCanBeCancelled(t *testing.T) {
 	require.Equal(t, executor.StepFailed, steps[0].Status)
 	require.NotEqual(t, executor.TaskQueued, b.waitEnded(t, next).Status, "the deployment is free for the next task")
 }
+
+func TestTasksCommittedBackToBackStartWithoutWaitingForAPoll(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	started := make(chan int64, 1)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		started <- run.Task.ID
+		return nil, nil
+	}}
+	// River polls once an hour: only notifications start tasks in this test.
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, executor.Options{PollEvery: time.Hour})
+	deployments := []int64{b.deployment(t, "a"), b.deployment(t, "b")}
+	for i := range 20 {
+		// Each is committed as soon as the previous one starts, within River's
+		// fetch cooldown of the previous notification.
+		id := b.enqueue(t, e, deployments[i%2], "upgrade", nil, nil)
+		select {
+		case got := <-started:
+			require.Equal(t, id, got)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("task %d (number %d) did not start: its insert was not notified", id, i+1)
+		}
+	}
+}

@@ -30,15 +30,17 @@ const (
 // recorder of its steps.
 type Run struct {
 	// Task is the task's row as it was when the run started.
-	Task    db.Task
-	queries *db.Queries
+	Task db.Task
+	e    *Executor
 }
 
 // Step records one step of the run: it is saved as running, fn runs, and the
 // step is saved again as succeeded, failed (fn's error is its message) or
-// whatever fn set with Warn. Step returns fn's error.
+// whatever fn set with Warn. The tasks the step started (its action's linked
+// tasks) end with it: those still queued are cancelled, those running are
+// stopped, and Step returns once they have ended. Step returns fn's error.
 func (r *Run) Step(ctx context.Context, kind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
+	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
@@ -60,9 +62,11 @@ func (r *Run) Step(ctx context.Context, kind, title string, fn func(ctx context.
 	}
 	// A cancelled run still records how its step ended.
 	endCtx := context.WithoutCancel(ctx)
-	if err := r.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: s.message, Detail: detail}); err != nil {
+	if err := r.e.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: s.message, Detail: detail}); err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
+	// The step has ended, so no task it started can start any more (claim).
+	r.e.endLinked(ctx, r.Task.ID, s.ID)
 	return ferr
 }
 

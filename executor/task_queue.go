@@ -24,10 +24,26 @@ func (taskArgs) Kind() string { return "styrmin_task" }
 func (taskArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 50} }
 
 // Enqueue queues the task taskID inside tx: it runs once tx commits, and
-// never if tx rolls back, so a task is never lost nor run without its row.
+// never if tx rolls back, so a task is never lost nor run without its row. A
+// nested task goes to the queue of its depth; one nested deeper than
+// MaxLinkDepth is refused (ErrTooDeep). Every Enqueue wakes the queue's
+// producers when tx commits: River's client leaves its notification out when
+// it sent one for the queue within the fetch cooldown, and a task committed
+// after the fetch that notification caused would wait for River's poll.
 func (e *Executor) Enqueue(ctx context.Context, tx pgx.Tx, taskID int64) error {
-	res, err := e.river.InsertTx(ctx, tx, taskArgs{TaskID: taskID}, nil)
+	depth, err := e.queries.WithTx(tx).TaskDepth(ctx, taskID)
 	if err != nil {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
+	}
+	if depth > MaxLinkDepth {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, ErrTooDeep)
+	}
+	queue := queueOf(int(depth))
+	res, err := e.river.InsertTx(ctx, tx, taskArgs{TaskID: taskID}, &river.InsertOpts{Queue: queue})
+	if err != nil {
+		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
+	}
+	if err := e.queries.WithTx(tx).WakeQueue(ctx, queue); err != nil {
 		return fmt.Errorf("executor: enqueue task %d: %w", taskID, err)
 	}
 	if err := e.queries.WithTx(tx).SetTaskJob(ctx, db.SetTaskJobParams{ID: taskID, RiverJobID: &res.Job.ID}); err != nil {

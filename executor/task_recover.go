@@ -51,9 +51,10 @@ func (e *Executor) reapOnce(ctx context.Context) {
 	}
 }
 
-// recoverTask asks the task's Runner to make the deployment consistent after
-// its run stopped for reason, then queues the task again or ends it with
-// status (failed, or canceled when a user stopped it).
+// recoverTask ends the tasks that the task's actions started, asks the
+// task's Runner to make the deployment consistent after its run stopped for
+// reason, then queues the task again or ends it with status (failed, or
+// canceled when a user stopped it).
 func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason, status string) {
 	runner, ok := e.runners[task.Kind]
 	if !ok {
@@ -66,8 +67,10 @@ func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason, status
 		if err := e.queries.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepFailed, Message: reason}); err != nil {
 			return err
 		}
+		// What its actions started ends before the task recovers.
+		e.endLinked(ctx, task.ID, 0)
 		var err error
-		resume, message, err = runner.Recover(ctx, &Run{Task: task, queries: e.queries})
+		resume, message, err = runner.Recover(ctx, &Run{Task: task, e: e})
 		return err
 	})
 	switch {

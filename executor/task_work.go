@@ -38,7 +38,8 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 // claim takes the task's deployment and marks the task running. It returns
 // wait when another task holds the deployment or comes first, and no task when
 // there is nothing to run (the task ended, was cancelled, or was queued again
-// under another job).
+// under another job). A nested task whose action or task chain has ended is
+// cancelled instead: it never holds the deployment for a chain that ended.
 func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Task, wait bool, err error) {
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		q := e.queries.WithTx(tx)
@@ -51,6 +52,16 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 		}
 		if t.Status != TaskQueued || t.RiverJobID == nil || *t.RiverJobID != jobID {
 			return nil
+		}
+		if t.ParentStepID != nil {
+			why, err := orphaned(ctx, q, t)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				_, err := q.CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: why})
+				return err
+			}
 		}
 		_, err = q.HoldDeployment(ctx, db.HoldDeploymentParams{
 			RootTaskID:   RootOf(t),
@@ -110,7 +121,7 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 				err = errors.New("Styrmin hit an internal error while running this task; the server log has the details")
 			}
 		}()
-		result, err = runner.Run(ctx, &Run{Task: task, queries: e.queries})
+		result, err = runner.Run(ctx, &Run{Task: task, e: e})
 		return err
 	})
 	var cancelled *cancelRequest
@@ -130,48 +141,60 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 	}
 }
 
-// withHeartbeat runs fn while renewing the task's heartbeat. fn's context is
-// cancelled with errTakenOver when the heartbeat finds the task owned by
-// another process, and with a *cancelRequest when a user asked to cancel it.
+// withHeartbeat runs fn while renewing the task's heartbeat, until fn
+// returns. fn's context is cancelled with errTakenOver when the heartbeat
+// finds the task owned by another process, and with a *cancelRequest when a
+// user asked to cancel it; the heartbeat goes on while fn winds down (it may
+// wait for the tasks its actions started).
 func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
+	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	beatCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(e.opts.HeartbeatEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			by, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				cancel(errTakenOver)
-				return
-			case err != nil:
-				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
-			case by.Valid:
-				cancel(&cancelRequest{by: by.String})
-				return
-			}
-		}
+		e.beat(beatCtx, task, cancel)
 	}()
-	err := fn(ctx)
+	err := fn(runCtx)
+	stopBeat()
+	<-done
 	var cancelled *cancelRequest
-	if cause := context.Cause(ctx); errors.Is(cause, errTakenOver) || errors.As(cause, &cancelled) {
+	if cause := context.Cause(runCtx); errors.Is(cause, errTakenOver) || errors.As(cause, &cancelled) {
 		err = cause
 	}
-	cancel(nil)
-	<-done
 	return err
 }
 
-// finish records how a task ended, frees its deployment when it was a
-// top-level task, and wakes the next task of the deployment.
+// beat renews the task's heartbeat every HeartbeatEvery until ctx ends, and
+// stops the run (stop) when the task was taken over or a user cancelled it.
+func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCauseFunc) {
+	tick := time.NewTicker(e.opts.HeartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		by, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			stop(errTakenOver)
+			return
+		case err != nil:
+			if ctx.Err() == nil {
+				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
+			}
+		case by.Valid:
+			stop(&cancelRequest{by: by.String}) // the first cause stays
+		}
+	}
+}
+
+// finish records how a task ended, cancels what its actions started and has
+// not ended yet (they were stopped already unless the run broke off), and,
+// once no task of its chain runs any more and its top-level task has ended,
+// frees the deployment and wakes the deployment's next task.
 func (e *Executor) finish(task db.Task, status string, result any, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
 	defer cancel()
@@ -189,10 +212,11 @@ func (e *Executor) finish(task db.Task, status string, result any, message strin
 		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
 			return err
 		}
-		if RootOf(task) != task.ID {
-			return nil
+		if _, err := stopLinked(ctx, q, task.ID, 0); err != nil {
+			return err
 		}
-		if err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: task.ID}); err != nil {
+		freed, err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})
+		if err != nil || freed == 0 {
 			return err
 		}
 		return e.handOver(ctx, tx, task.DeploymentID)

@@ -21,6 +21,8 @@ SELECT * FROM tasks WHERE id = @id FOR UPDATE;
 -- Gives the deployment to the task chain of root_task_id when no other chain
 -- holds it and, for a top-level task, no earlier top-level task still waits:
 -- tasks of one deployment run one at a time, in the order they were queued.
+-- A nested task runs only under its root's hold while its root runs: never
+-- in the name of a chain that has ended.
 UPDATE deployments d
 SET holder_task_id = @root_task_id::bigint, updated_at = now()
 WHERE d.id = @deployment_id
@@ -29,11 +31,20 @@ WHERE d.id = @deployment_id
         SELECT 1 FROM tasks t
         WHERE t.deployment_id = d.id AND t.status = 'queued'
           AND t.parent_step_id IS NULL AND t.id < @task_id))
+  AND (NOT @nested::boolean OR (d.holder_task_id = @root_task_id::bigint AND EXISTS (
+        SELECT 1 FROM tasks r WHERE r.id = @root_task_id::bigint AND r.status = 'running')))
 RETURNING d.id;
 
--- name: ReleaseDeployment :exec
-UPDATE deployments SET holder_task_id = NULL, updated_at = now()
-WHERE id = @deployment_id AND holder_task_id = @root_task_id::bigint;
+-- name: ReleaseDeployment :execrows
+-- Frees the deployment of the chain of root_task_id once its root has ended
+-- (it is not running, nor queued again to resume) and no task of the chain
+-- runs: the last one to end frees it.
+UPDATE deployments d SET holder_task_id = NULL, updated_at = now()
+WHERE d.id = @deployment_id AND d.holder_task_id = @root_task_id::bigint
+  AND NOT EXISTS (
+        SELECT 1 FROM tasks t
+        WHERE t.root_task_id = @root_task_id::bigint
+          AND (t.status = 'running' OR (t.id = @root_task_id::bigint AND t.status = 'queued')));
 
 -- name: StartTask :one
 UPDATE tasks
@@ -135,3 +146,46 @@ LIMIT @page_size;
 SELECT sqlc.embed(t), d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.id = @id;
+
+-- name: TaskDepth :one
+-- How many tasks started this one, one through the other: 0 for a top-level
+-- task, 1 for a task an action of a top-level task started, and so on.
+WITH RECURSIVE up AS (
+    SELECT t.parent_step_id, 0 AS depth FROM tasks t WHERE t.id = @id
+    UNION ALL
+    SELECT p.parent_step_id, up.depth + 1
+    FROM up JOIN steps s ON s.id = up.parent_step_id JOIN tasks p ON p.id = s.task_id
+)
+SELECT max(depth)::int AS depth FROM up;
+
+-- name: UnfinishedLinkedTasks :many
+-- The queued and running tasks that the steps of a task started (only step
+-- step_id's, when not 0), and the tasks those started in turn.
+WITH RECURSIVE linked AS (
+    SELECT t.id FROM tasks t JOIN steps s ON s.id = t.parent_step_id
+    WHERE s.task_id = @task_id AND (@step_id::bigint = 0 OR s.id = @step_id::bigint)
+    UNION
+    SELECT t.id FROM linked l JOIN steps s ON s.task_id = l.id JOIN tasks t ON t.parent_step_id = s.id
+)
+SELECT t.id, t.status, t.cancel_requested_by FROM tasks t
+WHERE t.id IN (SELECT id FROM linked) AND t.status IN ('queued', 'running')
+ORDER BY t.id;
+
+-- name: LinkedTaskOrigin :one
+-- The state of what started a nested task: the step that started it, that
+-- step's task and the chain's root task.
+SELECT s.status AS step_status, s.title AS step_title, p.id AS parent_id, p.status AS parent_status,
+       r.id AS root_id, r.status AS root_status
+FROM tasks t
+JOIN steps s ON s.id = t.parent_step_id
+JOIN tasks p ON p.id = s.task_id
+JOIN tasks r ON r.id = t.root_task_id
+WHERE t.id = @id;
+
+-- name: WakeQueue :exec
+-- Sends, in the inserting transaction, the notification on which River's
+-- producers of a queue fetch new jobs (channel <schema>.river_insert, payload
+-- {"queue": "<name>"}, as River's own client writes it: PostgreSQL delivers
+-- identical notifications of one transaction once). River's client skips its
+-- own when it sent one for that queue less than a fetch cooldown earlier.
+SELECT pg_notify(current_schema() || '.river_insert', '{"queue": ' || to_json(@queue::text)::text || '}');

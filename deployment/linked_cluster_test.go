@@ -1,0 +1,75 @@
+package deployment_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// linkedActions are the actions of the Hello Web copy the linked-task test
+// deploys: a manual action that times out while the upgrade it started
+// still runs that upgrade's slow pre-upgrade action.
+const linkedActions = `
+- name: slow
+  hook: pre-upgrade
+  function: "actions:slow"
+  timeout: 5m
+  prompts:
+    - {name: seconds, type: integer, default: 0}
+- {name: hurry, hook: manual, function: "actions:hurry", timeout: 5s}
+`
+
+const linkedActionsPy = `
+import time
+
+import styrmin
+
+
+def slow(seconds):
+    print("sleeping", seconds)
+    time.sleep(seconds)
+
+
+def hurry():
+    d = styrmin.deployment()
+    styrmin.upgrade_deployment_version(d.app_version, prompts={"slow": {"seconds": 300}})
+`
+
+// TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster runs a manual
+// action whose upgrade_deployment_version call outlasts the action's timeout:
+// the linked upgrade is stopped before the action's task ends, and the
+// upgrade queued behind the action runs after it, never beside it.
+func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", linkedActions, linkedActionsPy)
+	name := uniqueName("linked")
+	f.cleanUp(t, name)
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+	f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+
+	run := queued(t)(f.svc.RunAction(ctx, name, "hurry", nil, "alice"))
+	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "bob"})
+	require.NoError(t, err)
+	next := queued(t)(f.svc.Upgrade(ctx, review.Token, "bob"))
+
+	action := f.waitEnded(t, name, run.TaskID)
+	require.Equal(t, executor.TaskFailed, action.Status, action.Message)
+	hurry := hookStep(t, action, "hurry")
+	require.Len(t, hurry.Tasks, 1, "the linked upgrade is listed under the step")
+	linked := hurry.Tasks[0]
+	require.Equal(t, deployment.KindUpgrade, linked.Kind)
+	require.Equal(t, executor.TaskCanceled, linked.Status, linked.Message)
+	require.NotNil(t, linked.EndedAt)
+	require.False(t, linked.EndedAt.After(*action.EndedAt), "the linked upgrade ended before the action's task")
+
+	upgrade := f.waitTask(t, name, next)
+	require.False(t, upgrade.StartedAt.Before(*linked.EndedAt), "the next upgrade never ran beside the linked one")
+	require.Equal(t, 3, int(mustGet(t, f.fixture, name).Parameters["replicas"].(float64)))
+}
