@@ -240,7 +240,9 @@ type JobResult struct {
 
 // RunJob is the execute_commands primitive: it runs the commands in the
 // deployment's action Job and records, on the caller's hook step, the Job it
-// deleted and a failed Job's output tail (redacted).
+// deleted and a failed Job's output tail (redacted). The secret values the
+// Job reads go into the Job's own Secret, created by kube.RunActionJob only
+// once nothing refuses the call.
 func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobResult, error) {
 	cluster, err := s.needCluster()
 	if err != nil {
@@ -259,10 +261,15 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 		return nil, err
 	}
 	spec := kube.ActionJob{Namespace: d.Namespace, Release: d.Name, Commands: req.Commands, Image: req.Image,
-		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second}
+		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second,
+		RecordDeleted: func(ctx context.Context, job string) error {
+			if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: job}); err != nil {
+				return fmt.Errorf("deployment: record the deleted Job: %w", err)
+			}
+			return nil
+		}}
 	if len(req.SecretEnv) > 0 {
-		data := map[string]string{}
-		spec.SecretEnv = map[string]kube.SecretRef{}
+		spec.SecretEnv = map[string]string{}
 		for variable, param := range req.SecretEnv {
 			if !slices.ContainsFunc(drv.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
 				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: %s is not a secret parameter of driver %s.", param, d.Driver)
@@ -271,16 +278,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 			if !ok {
 				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: the secret parameter %s has no value.", param)
 			}
-			data[param] = value
-			spec.SecretEnv[variable] = kube.SecretRef{Key: param}
-		}
-		name, err := cluster.Kube.EnsureActionSecret(ctx, d.Namespace, d.Name, data)
-		if err != nil {
-			return nil, err
-		}
-		for variable, ref := range spec.SecretEnv {
-			ref.Secret = name
-			spec.SecretEnv[variable] = ref
+			spec.SecretEnv[variable] = value
 		}
 	}
 	out, err := cluster.Kube.RunActionJob(ctx, spec)
@@ -288,11 +286,6 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 		return nil, err
 	}
 	r := redact.New(secretList(values.Secrets)...)
-	if out.DeletedJob != "" {
-		if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: out.DeletedJob}); err != nil {
-			return nil, fmt.Errorf("deployment: record the deleted Job: %w", err)
-		}
-	}
 	if !out.Succeeded {
 		tail := map[string]any{"job": out.Job, "job_tail": r.String(out.Tail), "job_tail_lines": out.TailLines}
 		if err := s.mergeStepDetail(ctx, c.StepID, tail); err != nil {

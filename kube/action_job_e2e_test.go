@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -183,17 +184,15 @@ func TestLocalActionJobIsRefusedForAJobNoActionCreated(t *testing.T) {
 	require.Nil(t, job.DeletionTimestamp)
 }
 
-func TestLocalActionJobReadsSecretEnvFromTheSecret(t *testing.T) {
+func TestLocalActionJobReadsSecretEnvFromItsOwnSecret(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	ctx := context.Background()
 	const password = "s3cret-Value-16c"
-	secret, err := client.EnsureActionSecret(ctx, namespace, "app", map[string]string{"superuser_password": password})
-	require.NoError(t, err)
 
 	// The command prints the length of the value, never the value.
 	spec := hostJob(namespace, `echo "PGPASSWORD has ${#PGPASSWORD} characters"`, `exit 4`)
-	spec.SecretEnv = map[string]kube.SecretRef{"PGPASSWORD": {Secret: secret, Key: "superuser_password"}}
+	spec.SecretEnv = map[string]string{"PGPASSWORD": password}
 	out, err := client.RunActionJob(ctx, spec)
 	require.NoError(t, err)
 	require.False(t, out.Succeeded)
@@ -205,7 +204,57 @@ func TestLocalActionJobReadsSecretEnvFromTheSecret(t *testing.T) {
 	stored, err := json.Marshal(job)
 	require.NoError(t, err)
 	require.NotContains(t, string(stored), password, "the Job's spec holds a reference, not the value")
-	require.Contains(t, string(stored), `"secretKeyRef":{"name":"app-styrmin-action","key":"superuser_password"}`)
+	secretName := job.Spec.Template.Spec.Containers[0].Env[0].ValueFrom.SecretKeyRef.Name
+	secret, err := client.Clientset.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, job.UID, secret.OwnerReferences[0].UID, "the Job owns its Secret")
+
+	// The next call deletes the ended Job, and Kubernetes its Secret with it.
+	out, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	require.NoError(t, err)
+	require.Equal(t, "app-job", out.DeletedJob)
+	_, err = client.Clientset.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the deleted Job's Secret is gone: %v", err)
+
+	// Deleting the deployment's action Job leaves no Secret with a value.
+	spec.Commands = []string{"true"}
+	_, err = client.RunActionJob(ctx, spec)
+	require.NoError(t, err)
+	require.NoError(t, client.DeleteActionJob(ctx, namespace, "app"))
+	secrets, err := client.Clientset.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.ActionJobLabel})
+	require.NoError(t, err)
+	require.Empty(t, secrets.Items)
+}
+
+func TestLocalActionJobRacingCallsOneProceeds(t *testing.T) {
+	t.Parallel()
+	client, namespace := localJobs(t)
+	ctx := context.Background()
+	_, err := client.RunActionJob(ctx, hostJob(namespace, "true")) // an ended Job both calls see
+	require.NoError(t, err)
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			spec := hostJob(namespace, fmt.Sprintf("echo call %d", i), "sleep 2", "exit 5")
+			spec.SecretEnv = map[string]string{"VALUE": fmt.Sprintf("value-of-call-%d", i)}
+			out, err := client.RunActionJob(ctx, spec)
+			if err == nil && out.Tail != fmt.Sprintf("call %d", i) {
+				err = fmt.Errorf("call %d read another output: %q", i, out.Tail)
+			}
+			errs <- err
+		}()
+	}
+	var refused []error
+	for range 2 {
+		if err := <-errs; err != nil {
+			refused = append(refused, err)
+		}
+	}
+	require.Len(t, refused, 1, "exactly one call proceeds: %v", refused)
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(refused[0]), "%v", refused[0])
+	secrets, err := client.Clientset.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.ActionJobLabel})
+	require.NoError(t, err)
+	require.Len(t, secrets.Items, 1, "the refused call left no Secret")
 }
 
 func TestLocalActionJobStoppedByItsTimeLimit(t *testing.T) {

@@ -29,7 +29,8 @@ type JobOutcome struct {
 	// Succeeded is true when the Job completed, false when it failed.
 	Succeeded bool
 	// DeletedJob names the ended Job of an earlier call that this call
-	// deleted before creating its own; "" when there was none.
+	// deleted before creating its own; "" when there was none. It is set
+	// also when the call fails afterwards.
 	DeletedJob string
 	// Tail is the end of the failed pod's output (see TailMaxLines and
 	// TailMaxBytes); "" when the Job succeeded.
@@ -40,42 +41,52 @@ type JobOutcome struct {
 	Message string
 }
 
+// jobSetupGrace is how long a suspended action Job may wait for its call to
+// create its Secret and start it; past it, the call is taken to have died,
+// and the next call deletes the Job as it deletes an ended one.
+const jobSetupGrace = 2 * time.Minute
+
 // RunActionJob runs spec's commands in the Job ActionJobName(spec.Release) of
 // spec.Namespace and waits until it ends. An ended Job of that name (from an
-// earlier call) is first deleted with its pods and named in DeletedJob. A Job
-// that fails is not an error: the outcome has Succeeded false, the Message and
-// the Tail of the failed pod's log, read as a stream keeping only its end. A
-// Job stopped by its time limit (spec.Timeout) fails the same way.
+// earlier call) is first deleted with its pods and its Secret, named in
+// DeletedJob and given to spec.RecordDeleted. A Job that fails is not an
+// error: the outcome has Succeeded false, the Message and the Tail of the
+// failed pod's log, read as a stream keeping only its end. A Job stopped by
+// its time limit (spec.Timeout) fails the same way.
 //
-// Errors: EINVALID for a bad spec or a SecretEnv key that is not in its
-// Secret (Kubernetes would never start the pod); ECONFLICT, deleting nothing, when a Job of
-// that name is still running or has no ActionJobLabel (no action created it);
-// EUNAVAILABLE when the cluster does not answer or does not end the Job in
-// time; ctx's error when ctx ends first (the action was cancelled or its
-// process ended): the Job is then told to stop, its time limit set to one
-// second, and it ends failed, kept for the next call to delete.
+// When spec.SecretEnv is set, the Job is created suspended, then its Secret,
+// owned by the Job, then the Job is started: no other call ever writes that
+// Secret, and deleting the Job deletes it.
+//
+// Errors: EINVALID for a bad spec; ECONFLICT, creating, changing and deleting
+// nothing, when a Job of that name is still running (also while someone
+// deletes it), has no ActionJobLabel (no action created it), or is created
+// by another call meanwhile; EUNAVAILABLE when the cluster does not answer or
+// does not end the Job in time; ctx's error when ctx ends first (the action
+// was cancelled or its process ended): the Job is then told to stop, its
+// time limit set to one second, and it ends failed, kept for the next call
+// to delete.
 func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, error) {
 	if err := spec.validate(); err != nil {
-		return JobOutcome{}, err
-	}
-	if err := c.checkSecretEnv(ctx, spec); err != nil {
 		return JobOutcome{}, err
 	}
 	name := ActionJobName(spec.Release)
 	out := JobOutcome{Job: name}
 	deleted, err := c.clearActionJob(ctx, spec.Namespace, name)
+	if deleted { // recorded whatever happens next, even a wait for it to go that fails
+		out.DeletedJob = name
+		if spec.RecordDeleted != nil {
+			if rerr := spec.RecordDeleted(context.WithoutCancel(ctx), name); rerr != nil {
+				err = errors.Join(rerr, err)
+			}
+		}
+	}
 	if err != nil {
 		return out, err
 	}
-	if deleted {
-		out.DeletedJob = name
-	}
-	created, err := c.Clientset.BatchV1().Jobs(spec.Namespace).Create(ctx, spec.job(), metav1.CreateOptions{})
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		return out, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s was created by someone else meanwhile; try again once it has ended.", name)
-	case err != nil:
-		return out, unavailable(err, "Could not create the Job %s in namespace %s.", name, spec.Namespace)
+	created, err := c.createActionJob(ctx, spec)
+	if err != nil {
+		return out, err
 	}
 	ended, err := c.waitJobEnded(ctx, created, spec.Timeout+jobEndGrace)
 	if err != nil && ctx.Err() != nil {
@@ -87,34 +98,37 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 	return c.jobOutcome(ctx, ended, spec.Timeout, out), nil
 }
 
-// checkSecretEnv makes sure every key spec.SecretEnv refers to exists.
-func (c *Client) checkSecretEnv(ctx context.Context, spec ActionJob) error {
-	names := make([]string, 0, len(spec.SecretEnv))
-	for name := range spec.SecretEnv {
-		names = append(names, name)
+// createActionJob creates the Job of spec, with its Secret when it has
+// SecretEnv, and returns it running. Another call's Job of the same name is
+// an ECONFLICT error.
+func (c *Client) createActionJob(ctx context.Context, spec ActionJob) (*batchv1.Job, error) {
+	name, secret := ActionJobName(spec.Release), ""
+	if len(spec.SecretEnv) > 0 {
+		secret = actionJobSecretName(spec.Release)
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		ref := spec.SecretEnv[name]
-		secret, err := c.Clientset.CoreV1().Secrets(spec.Namespace).Get(ctx, ref.Secret, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: there is no Secret %s in namespace %s.", name, ref.Secret, spec.Namespace),
-				Fields: map[string]string{"secret_env": fmt.Sprintf("No Secret %s.", ref.Secret)}}
-		case err != nil:
-			return unavailable(err, "Could not read the Secret %s in namespace %s.", ref.Secret, spec.Namespace)
-		}
-		if _, ok := secret.Data[ref.Key]; !ok {
-			return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("secret_env %s: the Secret %s has no key %s.", name, ref.Secret, ref.Key),
-				Fields: map[string]string{"secret_env": fmt.Sprintf("No key %s in Secret %s.", ref.Key, ref.Secret)}}
-		}
+	created, err := c.Clientset.BatchV1().Jobs(spec.Namespace).Create(ctx, spec.job(secret), metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s was created by another call meanwhile; try again once it has ended.", name)
+	case err != nil:
+		return nil, unavailable(err, "Could not create the Job %s in namespace %s.", name, spec.Namespace)
+	case secret == "":
+		return created, nil
 	}
-	return nil
+	if err := c.createJobSecret(ctx, created, secret, spec.SecretEnv); err != nil {
+		return nil, c.dropJob(ctx, created, err)
+	}
+	if err := c.startJob(ctx, created); err != nil {
+		return nil, c.dropJob(ctx, created, err)
+	}
+	return created, nil
 }
 
-// clearActionJob deletes the Job name of namespace, with its pods, when it is
-// an action Job that has ended, waits until it is gone and reports whether it
-// deleted one. It refuses, deleting nothing, a Job that runs or has no label.
+// clearActionJob deletes the Job name of namespace, with its pods and its
+// Secret, when it is an action Job that has ended, waits until it is gone and
+// reports whether it deleted one. It refuses, deleting nothing, a Job that
+// has no label or has not ended, also while someone else deletes it; it waits
+// for an ended Job that someone else deletes, without deleting it.
 func (c *Client) clearActionJob(ctx context.Context, namespace, name string) (deleted bool, err error) {
 	jobs := c.Clientset.BatchV1().Jobs(namespace)
 	existing, err := jobs.Get(ctx, name, metav1.GetOptions{})
@@ -125,27 +139,57 @@ func (c *Client) clearActionJob(ctx context.Context, namespace, name string) (de
 		return false, unavailable(err, "Could not read the Job %s in namespace %s.", name, namespace)
 	case existing.Labels[ActionJobLabel] != ActionJobLabelValue:
 		return false, styrmin.Errorf(styrmin.ECONFLICT, "A Job named %s exists in namespace %s that no driver action created; Styrmin leaves it alone — delete or rename it.", name, namespace)
-	case existing.DeletionTimestamp == nil && !jobEnded(existing):
+	case !jobEnded(existing) && !abandoned(existing):
 		return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s of an earlier action is still running in namespace %s; try again once it has ended.", name, namespace)
+	case existing.DeletionTimestamp != nil:
+		return false, c.waitJobGone(ctx, namespace, name, existing.UID)
 	}
-	if existing.DeletionTimestamp == nil {
-		err = jobs.Delete(ctx, name, metav1.DeleteOptions{
-			PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
-			Preconditions:     &metav1.Preconditions{UID: &existing.UID}, // exactly the Job judged above
-		})
-		switch {
-		case apierrors.IsNotFound(err):
-			return false, nil
-		case apierrors.IsConflict(err):
-			return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s changed while Styrmin was deleting it; try again.", name)
-		case err != nil:
-			return false, unavailable(err, "Could not delete the ended Job %s in namespace %s.", name, namespace)
-		}
+	err = jobs.Delete(ctx, name, metav1.DeleteOptions{
+		PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
+		Preconditions:     &metav1.Preconditions{UID: &existing.UID}, // exactly the Job judged above
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case apierrors.IsConflict(err):
+		return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s changed while Styrmin was deleting it; try again.", name)
+	case err != nil:
+		return false, unavailable(err, "Could not delete the ended Job %s in namespace %s.", name, namespace)
 	}
-	if err := c.waitJobGone(ctx, namespace, name, existing.UID); err != nil {
-		return false, err
+	return true, c.waitJobGone(ctx, namespace, name, existing.UID)
+}
+
+// DeleteActionJob deletes the action Job of release in namespace, ended or
+// not, with its pods and its Secret, and waits until it is gone, so that a
+// deleted deployment leaves no Secret with its values behind. A Job of that
+// name that no action created is left alone.
+func (c *Client) DeleteActionJob(ctx context.Context, namespace, release string) error {
+	name := ActionJobName(release)
+	jobs := c.Clientset.BatchV1().Jobs(namespace)
+	existing, err := jobs.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return unavailable(err, "Could not read the Job %s in namespace %s.", name, namespace)
+	case existing.Labels[ActionJobLabel] != ActionJobLabelValue:
+		return nil
 	}
-	return true, nil
+	err = jobs.Delete(ctx, name, metav1.DeleteOptions{
+		PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
+		Preconditions:     &metav1.Preconditions{UID: &existing.UID},
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return unavailable(err, "Could not delete the Job %s in namespace %s.", name, namespace)
+	}
+	return c.waitJobGone(ctx, namespace, name, existing.UID)
+}
+
+// abandoned reports whether job is a suspended action Job whose call died
+// before it could start it (see jobSetupGrace).
+func abandoned(job *batchv1.Job) bool {
+	return ptr.Deref(job.Spec.Suspend, false) && job.Status.StartTime == nil &&
+		time.Since(job.CreationTimestamp.Time) > jobSetupGrace
 }
 
 // jobStopTimeout bounds the request that stops a Job whose caller went away.
@@ -181,7 +225,7 @@ func (c *Client) waitJobGone(ctx context.Context, namespace, name string, uid ty
 		return job.UID != uid, nil
 	})
 	if err != nil {
-		return waitError(ctx, name, err, "The ended Job %s in namespace %s was not gone with its pods after %s.", name, namespace, jobEndGrace)
+		return waitError(ctx, name, err, "The Job %s in namespace %s was not gone with its pods after %s.", name, namespace, jobEndGrace)
 	}
 	return nil
 }
