@@ -11,19 +11,25 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"k8s.io/utils/ptr"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/redact"
 )
 
 // Caller is the action run behind an action token: the primitives act on
 // its deployment only, and link what they start to its hook step.
 type Caller struct {
 	DeploymentID, TaskID, StepID int64
+	// Action is the name of the action that runs.
+	Action string
+	// Deadline is when the action's own timeout ends; zero when unknown.
+	Deadline time.Time
+	// token is the action token itself, which the run's redactor hides.
+	token string
 }
 
 // Authenticate returns the run of a live action token; an unknown, revoked
@@ -40,7 +46,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Caller, erro
 	if err != nil {
 		return nil, fmt.Errorf("deployment: action token: %w", err)
 	}
-	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID}, nil
+	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID,
+		Action: row.Action, Deadline: ptr.Deref(row.ActionDeadline, time.Time{}), token: token}, nil
 }
 
 // ActionDeployment is what an action reads of its deployment: no secret value.
@@ -240,9 +247,10 @@ type JobResult struct {
 
 // RunJob is the execute_commands primitive: it runs the commands in the
 // deployment's action Job and records, on the caller's hook step, the Job it
-// deleted and a failed Job's output tail (redacted). The secret values the
-// Job reads go into the Job's own Secret, created by kube.RunActionJob only
-// once nothing refuses the call.
+// deleted (when it deletes it) and a failed Job's output tail, redacted as
+// the step's own log is. The secret values the Job reads (secret parameters,
+// or the action's secret prompts named prompt.<name>) go into the Job's own
+// Secret, created by kube.RunActionJob only once nothing refuses the call.
 func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobResult, error) {
 	cluster, err := s.needCluster()
 	if err != nil {
@@ -256,12 +264,17 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	if err != nil {
 		return nil, err
 	}
-	values, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	task, err := s.q.GetTask(ctx, c.TaskID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: calling task: %w", err)
+	}
+	secrets, err := s.openRunSecrets(row, task, c.token)
 	if err != nil {
 		return nil, err
 	}
+	r := secrets.redactor()
 	spec := kube.ActionJob{Namespace: d.Namespace, Release: d.Name, Commands: req.Commands, Image: req.Image,
-		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second,
+		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second, Redactor: r,
 		RecordDeleted: func(ctx context.Context, job string) error {
 			if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: job}); err != nil {
 				return fmt.Errorf("deployment: record the deleted Job: %w", err)
@@ -270,27 +283,21 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 		}}
 	if len(req.SecretEnv) > 0 {
 		spec.SecretEnv = map[string]string{}
-		for variable, param := range req.SecretEnv {
-			if !slices.ContainsFunc(drv.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
-				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: %s is not a secret parameter of driver %s.", param, d.Driver)
+		for variable, ref := range req.SecretEnv {
+			if spec.SecretEnv[variable], err = secrets.secretEnvValue(drv, task.Kind, c.Action, ref); err != nil {
+				return nil, err
 			}
-			value, ok := values.Secrets[param]
-			if !ok {
-				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: the secret parameter %s has no value.", param)
-			}
-			spec.SecretEnv[variable] = value
 		}
 	}
 	out, err := cluster.Kube.RunActionJob(ctx, spec)
+	if !out.Succeeded && out.Message != "" { // failed, or stopped waiting for: its output so far, and how it ended
+		detail := map[string]any{"job": out.Job, "job_tail": out.Tail, "job_tail_lines": out.TailLines, "job_message": r.String(out.Message)}
+		if derr := s.mergeStepDetail(context.WithoutCancel(ctx), c.StepID, detail); derr != nil {
+			return nil, errors.Join(derr, err)
+		}
+	}
 	if err != nil {
 		return nil, err
-	}
-	r := redact.New(secretList(values.Secrets)...)
-	if !out.Succeeded {
-		tail := map[string]any{"job": out.Job, "job_tail": r.String(out.Tail), "job_tail_lines": out.TailLines}
-		if err := s.mergeStepDetail(ctx, c.StepID, tail); err != nil {
-			return nil, err
-		}
 	}
 	return &JobResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/redact"
 )
 
 // The label that marks the Jobs (and their pod templates) that run driver
@@ -63,6 +64,9 @@ type ActionJob struct {
 	SecretEnv map[string]string
 	// Timeout is the Job's activeDeadlineSeconds, rounded up to whole seconds.
 	Timeout time.Duration
+	// Redactor hides the secrets of the action's run in the Job's tail;
+	// nil: the common forms of secrets only.
+	Redactor *redact.Redactor
 	// RecordDeleted, when set, is called as soon as the ended Job of an
 	// earlier call has been deleted, before anything else happens; its error
 	// ends the call.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -51,8 +50,13 @@ const jobSetupGrace = 2 * time.Minute
 // earlier call) is first deleted with its pods and its Secret, named in
 // DeletedJob and given to spec.RecordDeleted. A Job that fails is not an
 // error: the outcome has Succeeded false, the Message and the Tail of the
-// failed pod's log, read as a stream keeping only its end. A Job stopped by
-// its time limit (spec.Timeout) fails the same way.
+// failed pod's log (see Tail). A Job stopped by its time limit (spec.Timeout)
+// fails the same way.
+//
+// The pod's log is followed while the Job runs, keeping only its end, so
+// that a Job whose pod is gone (Kubernetes deletes it at the time limit) or
+// that Styrmin stops waiting for still has the Tail of the output seen so
+// far: the outcome has it, and a Message, also with an error.
 //
 // When spec.SecretEnv is set, the Job is created suspended, then its Secret,
 // owned by the Job, then the Job is started: no other call ever writes that
@@ -88,14 +92,21 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 	if err != nil {
 		return out, err
 	}
+	log := c.followJobLog(ctx, created)
 	ended, err := c.waitJobEnded(ctx, created, spec.Timeout+jobEndGrace)
-	if err != nil && ctx.Err() != nil {
-		return out, c.stopActionJob(ctx, created, err)
-	}
-	if err != nil {
+	if err != nil { // the end of the output seen so far, whatever became of the Job
+		out.Tail, out.TailLines = log.tail(spec.Redactor)
+		if ctx.Err() != nil {
+			out.Message = fmt.Sprintf("The Job %s was told to stop: the action ended before it (cancelled, timed out or killed).", name)
+			return out, c.stopActionJob(ctx, created, err)
+		}
+		out.Message = fmt.Sprintf("Styrmin stopped waiting for the Job %s: %s.", name, styrmin.ErrorMessage(err))
+		c.markJobDone(ctx, created)
 		return out, err
 	}
-	return c.jobOutcome(ctx, ended, spec.Timeout, out), nil
+	out = c.jobOutcome(ctx, ended, spec, log, out)
+	c.markJobDone(ctx, ended)
+	return out, nil
 }
 
 // createActionJob creates the Job of spec, with its Secret when it has
@@ -139,7 +150,7 @@ func (c *Client) clearActionJob(ctx context.Context, namespace, name string) (de
 		return false, unavailable(err, "Could not read the Job %s in namespace %s.", name, namespace)
 	case existing.Labels[ActionJobLabel] != ActionJobLabelValue:
 		return false, styrmin.Errorf(styrmin.ECONFLICT, "A Job named %s exists in namespace %s that no driver action created; Styrmin leaves it alone — delete or rename it.", name, namespace)
-	case !jobEnded(existing) && !abandoned(existing):
+	case !collected(existing) && !abandoned(existing):
 		return false, styrmin.Errorf(styrmin.ECONFLICT, "The Job %s of an earlier action is still running in namespace %s; try again once it has ended.", name, namespace)
 	case existing.DeletionTimestamp != nil:
 		return false, c.waitJobGone(ctx, namespace, name, existing.UID)
@@ -185,6 +196,31 @@ func (c *Client) DeleteActionJob(ctx context.Context, namespace, release string)
 	return c.waitJobGone(ctx, namespace, name, existing.UID)
 }
 
+// jobDoneAnnotation marks an ended action Job whose call has read its
+// outcome (or stopped waiting for it): from then on, the next call may
+// delete it. Until then, another call deleting it would take its outcome
+// from the call that created it.
+const jobDoneAnnotation = "styrmin.io/action-job-done"
+
+// collected reports whether job has ended and its call is done with it:
+// marked so, or ended more than jobEndGrace ago (its call died).
+func collected(job *batchv1.Job) bool {
+	end := jobCondition(job, batchv1.JobComplete)
+	if end == nil {
+		end = jobCondition(job, batchv1.JobFailed)
+	}
+	return end != nil && (job.Annotations[jobDoneAnnotation] == "true" || time.Since(end.LastTransitionTime.Time) > jobEndGrace)
+}
+
+// markJobDone marks job as read by its call (see jobDoneAnnotation). Should
+// the cluster not answer, the Job is taken as done jobEndGrace after its end.
+func (c *Client) markJobDone(ctx context.Context, job *batchv1.Job) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobStopTimeout)
+	defer cancel()
+	patch := fmt.Appendf(nil, `{"metadata":{"uid":%q,"annotations":{%q:"true"}}}`, job.UID, jobDoneAnnotation)
+	_, _ = c.Clientset.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.MergePatchType, patch, metav1.PatchOptions{}) // see collected
+}
+
 // abandoned reports whether job is a suspended action Job whose call died
 // before it could start it (see jobSetupGrace).
 func abandoned(job *batchv1.Job) bool {
@@ -201,8 +237,8 @@ const jobStopTimeout = 10 * time.Second
 func (c *Client) stopActionJob(ctx context.Context, job *batchv1.Job, waitErr error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobStopTimeout)
 	defer cancel()
-	// The uid makes the patch apply to this very Job only.
-	patch := fmt.Appendf(nil, `{"metadata":{"uid":%q},"spec":{"activeDeadlineSeconds":1}}`, job.UID)
+	// The uid makes the patch apply to this very Job only; no call waits for it any more.
+	patch := fmt.Appendf(nil, `{"metadata":{"uid":%q,"annotations":{%q:"true"}},"spec":{"activeDeadlineSeconds":1}}`, job.UID, jobDoneAnnotation)
 	_, err := c.Clientset.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("%w; the Job could not be told to stop, it ends at its time limit (%w)", waitErr, err)
@@ -282,78 +318,6 @@ func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCond
 	for i, cond := range job.Status.Conditions {
 		if cond.Type == t && cond.Status == corev1.ConditionTrue {
 			return &job.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// jobOutcome completes out for the ended job: on failure, why and the tail
-// of the failed pod's log.
-func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, timeout time.Duration, out JobOutcome) JobOutcome {
-	if jobCondition(job, batchv1.JobComplete) != nil {
-		out.Succeeded = true
-		out.Message = fmt.Sprintf("The Job %s completed.", job.Name)
-		return out
-	}
-	failed := jobCondition(job, batchv1.JobFailed)
-	pod, err := c.failedPod(ctx, job)
-	why := ""
-	switch {
-	case failed.Reason == batchv1.JobReasonDeadlineExceeded:
-		why = fmt.Sprintf("it was stopped after its time limit of %s", timeout)
-	case pod != nil && exitCode(pod) != nil:
-		why = fmt.Sprintf("its commands exited with code %d", *exitCode(pod))
-	default:
-		why = fmt.Sprintf("%s: %s", failed.Reason, failed.Message)
-	}
-	out.Message = fmt.Sprintf("The Job %s failed: %s.", job.Name, why)
-	if err == nil {
-		stream, serr := c.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: ActionJobContainer}).Stream(ctx)
-		if err = serr; serr == nil {
-			out.Tail, out.TailLines, err = readTail(stream)
-			if cerr := stream.Close(); err == nil {
-				err = cerr
-			}
-		}
-	}
-	switch {
-	case err != nil && failed.Reason == batchv1.JobReasonDeadlineExceeded:
-		out.Message += " Kubernetes deleted its pod, and the pod's output with it."
-	case err != nil:
-		out.Message += fmt.Sprintf(" Its output could not be read: %v.", err)
-	}
-	return out
-}
-
-// failedPod returns job's most recent failed pod, else its most recent pod;
-// an error when it has none.
-func (c *Client) failedPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
-	selector, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
-	if err != nil {
-		return nil, fmt.Errorf("selector of Job %s: %w", job.Name, err)
-	}
-	pods, err := c.Clientset.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
-	if err != nil {
-		return nil, fmt.Errorf("list the pods of Job %s: %w", job.Name, err)
-	}
-	if len(pods.Items) == 0 {
-		return nil, errors.New("it has no pod left")
-	}
-	sort.SliceStable(pods.Items, func(a, b int) bool {
-		pa, pb := &pods.Items[a], &pods.Items[b]
-		if fa, fb := pa.Status.Phase == corev1.PodFailed, pb.Status.Phase == corev1.PodFailed; fa != fb {
-			return fa
-		}
-		return pb.CreationTimestamp.Before(&pa.CreationTimestamp)
-	})
-	return &pods.Items[0], nil
-}
-
-// exitCode is the exit code of pod's action container once it has terminated.
-func exitCode(pod *corev1.Pod) *int32 {
-	for _, s := range pod.Status.ContainerStatuses {
-		if s.Name == ActionJobContainer && s.State.Terminated != nil {
-			return &s.State.Terminated.ExitCode
 		}
 	}
 	return nil

@@ -59,17 +59,18 @@ func jobsEnding(t *testing.T, succeed bool, objects ...runtime.Object) *kube.Cli
 		if !succeed {
 			end = batchv1.JobFailed
 			pod := &corev1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-x1", Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels},
+				ObjectMeta: metav1.ObjectMeta{Name: string(job.UID) + "-pod", Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels},
 				Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
 					Name: kube.ActionJobContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3}},
 				}}},
 			}
-			require.NoError(t, clientset.Tracker().Add(pod))
+			if err := clientset.Tracker().Add(pod); err != nil {
+				return true, nil, err
+			}
 		}
 		job.Status.StartTime = ptr.To(metav1.Now())
-		job.Status.Conditions = []batchv1.JobCondition{{Type: end, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
-		require.NoError(t, clientset.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), job, job.Namespace))
-		return false, nil, nil
+		job.Status.Conditions = []batchv1.JobCondition{{Type: end, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", LastTransitionTime: metav1.Now()}}
+		return true, job, clientset.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), job, job.Namespace)
 	})
 	clientset.PrependReactor("delete", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		del := action.(k8stesting.DeleteActionImpl)
@@ -209,7 +210,8 @@ func TestRunActionJobCreatesTheJob(t *testing.T) {
 	for _, a := range writes(client) {
 		order = append(order, a.GetVerb()+" "+a.GetResource().Resource)
 	}
-	require.Equal(t, []string{"create jobs", "create secrets", "patch jobs"}, order, "created suspended, then its Secret, then started")
+	require.Equal(t, []string{"create jobs", "create secrets", "patch jobs", "patch jobs"}, order, "created suspended, then its Secret, then started; marked done once its outcome is read")
+	require.Equal(t, "true", job.Annotations["styrmin.io/action-job-done"], "the next call may delete it")
 	create := writes(client)[0].(k8stesting.CreateAction).GetObject().(*batchv1.Job)
 	require.Equal(t, ptr.To(true), create.Spec.Suspend, "no pod can start before its Secret exists")
 }
@@ -224,7 +226,7 @@ func TestRunActionJobWithoutSecretsCreatesNoSecret(t *testing.T) {
 	secrets, err := client.Clientset.CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, secrets.Items)
-	require.Len(t, writes(client), 1, "one request: the Job, not suspended")
+	require.Equal(t, ptr.To(false), writes(client)[0].(k8stesting.CreateAction).GetObject().(*batchv1.Job).Spec.Suspend, "created running")
 }
 
 func TestRunActionJobReportsAFailedJobsTail(t *testing.T) {
@@ -268,6 +270,7 @@ func TestRunActionJobRefusesAndDeletesNothing(t *testing.T) {
 		{"label with another value", existingJob("pg-job", map[string]string{kube.ActionJobLabel: "false"}, batchv1.JobFailed), "no driver action created"},
 		{"running while someone deletes it", deleting(existingJob("pg-job", actionLabels)), "still running"},
 		{"suspended by a call that is creating its Secret", suspended(existingJob("pg-job", actionLabels), time.Now()), "still running"},
+		{"ended, its call not done reading it", endedNow(existingJob("pg-job", actionLabels, batchv1.JobFailed)), "still running"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,6 +300,14 @@ func TestRunActionJobRefusesAndDeletesNothing(t *testing.T) {
 func deleting(job *batchv1.Job) *batchv1.Job {
 	job.DeletionTimestamp = ptr.To(metav1.Now())
 	job.Finalizers = []string{metav1.FinalizerDeleteDependents}
+	return job
+}
+
+// endedNow is job whose end conditions came now.
+func endedNow(job *batchv1.Job) *batchv1.Job {
+	for i := range job.Status.Conditions {
+		job.Status.Conditions[i].LastTransitionTime = metav1.Now()
+	}
 	return job
 }
 
@@ -371,10 +382,10 @@ func TestRacingCallsOnOneDeployment(t *testing.T) {
 			refused = append(refused, r)
 		}
 	}
-	require.Len(t, proceeded, 1, "exactly one call proceeds")
+	require.Len(t, proceeded, 1, "exactly one call proceeds: %v", refused)
 	require.Len(t, refused, 1)
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(refused[0].err), "%v", refused[0].err)
-	require.Empty(t, refused[0].out.Tail, "the refused call reads no output")
+	require.Empty(t, refused[0].out.Tail, "the refused call reads no output: %v; %+v", refused[0].err, proceeded)
 	require.Equal(t, "fake logs", proceeded[0].out.Tail)
 
 	job, err := fakes.BatchV1().Jobs(ns).Get(ctx, "pg-job", metav1.GetOptions{})
@@ -509,4 +520,83 @@ func TestDeleteActionJob(t *testing.T) {
 	_, err = client.Clientset.BatchV1().Jobs(ns).Get(ctx, "other-job", metav1.GetOptions{})
 	require.NoError(t, err, "a Job no action created is left alone")
 	require.NoError(t, client.DeleteActionJob(ctx, ns, "none"), "no Job: nothing to do")
+}
+
+func TestRunActionJobKeepsTheOutputSeenWhenItStopsWaiting(t *testing.T) {
+	t.Parallel()
+	for _, clusterAway := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cluster away %v", clusterAway), func(t *testing.T) {
+			t.Parallel()
+			// The Job's pod runs and prints ("fake logs"); the Job never ends.
+			clientset := fake.NewClientset()
+			clientset.PrependReactor("create", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				job := action.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+				job.UID = "uid-running"
+				job.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": "uid-running"}}
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pg-job-run", Namespace: ns, Labels: job.Spec.Selector.MatchLabels},
+					Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+				return false, nil, clientset.Tracker().Add(pod)
+			})
+			var listed atomic.Bool
+			clientset.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				listed.Store(true)
+				return false, nil, nil
+			})
+			if clusterAway { // once the log is followed, the API server stops answering
+				clientset.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
+					if listed.Load() && action.GetVerb() != "list" && action.GetSubresource() != "log" {
+						return true, nil, errors.New("connection refused")
+					}
+					return false, nil, nil
+				})
+			}
+			client := &kube.Client{Clientset: clientset}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second) // the action's own time ends
+			defer cancel()
+			spec := backup()
+			spec.SecretEnv = nil
+			out, err := client.RunActionJob(ctx, spec)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Equal(t, "fake logs", out.Tail, "the end of the output seen so far")
+			require.Equal(t, 1, out.TailLines)
+			require.Equal(t, "The Job pg-job was told to stop: the action ended before it (cancelled, timed out or killed).", out.Message)
+			if clusterAway {
+				require.ErrorContains(t, err, "could not be told to stop")
+			}
+		})
+	}
+}
+
+func TestRunActionJobKeepsTheOutputSeenOfAPodGoneAtItsTimeLimit(t *testing.T) {
+	t.Parallel()
+	// The Job fails at its time limit and Kubernetes deletes its pod, whose
+	// log was followed while it ran.
+	clientset := fake.NewClientset()
+	clientset.PrependReactor("create", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		job := action.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+		job.UID = "uid-limited"
+		job.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": "uid-limited"}}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pg-job-run", Namespace: ns, Labels: job.Spec.Selector.MatchLabels},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+		return false, nil, clientset.Tracker().Add(pod)
+	})
+	var followed atomic.Bool
+	clientset.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return followed.Swap(true), &corev1.PodList{}, nil // the first list finds the pod, later ones none
+	})
+	clientset.PrependReactor("get", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		obj, err := clientset.Tracker().Get(batchv1.SchemeGroupVersion.WithResource("jobs"), ns, "pg-job")
+		if err != nil || !followed.Load() {
+			return false, nil, nil
+		}
+		job := obj.(*batchv1.Job)
+		job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonDeadlineExceeded, LastTransitionTime: metav1.Now()}}
+		return true, job, nil
+	})
+	spec := backup()
+	spec.SecretEnv = nil
+	out, err := (&kube.Client{Clientset: clientset}).RunActionJob(context.Background(), spec)
+	require.NoError(t, err)
+	require.Equal(t, "fake logs", out.Tail, "what was read while it ran")
+	require.Equal(t, "The Job pg-job failed: it was stopped after its time limit of 1m29.5s. Its pod is gone: the output is what Styrmin read while it ran.", out.Message)
 }
