@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
@@ -168,4 +169,25 @@ func TestRunJobRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T) {
 			require.Equal(t, types.UID("uid-old"), *del.GetDeleteOptions().Preconditions.UID)
 		}
 	}
+}
+
+func TestRunJobNeverOutlivesTheAction(t *testing.T) {
+	t.Parallel()
+	f := setupJobs(t)
+	ctx := context.Background()
+	f.caller.Deadline = time.Now().Add(30 * time.Second)
+	req := jobRequest()
+	req.Timeout = 600
+	_, err := f.svc.RunJob(ctx, f.caller, req)
+	require.NoError(t, err)
+	job, err := f.clientset.BatchV1().Jobs("site").Get(ctx, "site-job", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.LessOrEqual(t, *job.Spec.ActiveDeadlineSeconds, int64(30), "the Job ends by the end of the action's own timeout")
+	require.Positive(t, *job.Spec.ActiveDeadlineSeconds)
+
+	g := setupJobs(t)
+	g.caller.Deadline = time.Now().Add(-time.Second)
+	_, err = g.svc.RunJob(ctx, g.caller, jobRequest())
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+	require.Empty(t, g.changes())
 }

@@ -272,9 +272,13 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	if err != nil {
 		return nil, err
 	}
+	timeout, err := c.jobTimeout(req.Timeout)
+	if err != nil {
+		return nil, err
+	}
 	r := secrets.redactor()
 	spec := kube.ActionJob{Namespace: d.Namespace, Release: d.Name, Commands: req.Commands, Image: req.Image,
-		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second, Redactor: r,
+		Env: req.Env, Timeout: timeout, Redactor: r,
 		RecordDeleted: func(ctx context.Context, job string) error {
 			if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: job}); err != nil {
 				return fmt.Errorf("deployment: record the deleted Job: %w", err)
@@ -300,6 +304,21 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 		return nil, err
 	}
 	return &JobResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
+}
+
+// jobTimeout is the time limit of the caller's Job that asked for seconds:
+// never beyond the end of the action's own timeout, in whole seconds. When
+// less than a second of it is left, the call is refused (EINVALID).
+func (c *Caller) jobTimeout(seconds int) (time.Duration, error) {
+	timeout := time.Duration(seconds) * time.Second
+	if c.Deadline.IsZero() {
+		return timeout, nil
+	}
+	left := time.Until(c.Deadline).Truncate(time.Second)
+	if left < time.Second {
+		return 0, styrmin.Errorf(styrmin.EINVALID, "The action's own timeout has run out: no Job can run for it any more.")
+	}
+	return min(timeout, left), nil
 }
 
 // mergeStepDetail adds keys to a step's detail (an action may run several

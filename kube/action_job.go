@@ -166,11 +166,16 @@ func (j ActionJob) job(secret string) *batchv1.Job {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
+					// The commands need no access to the cluster's API.
+					AutomountServiceAccountToken: ptr.To(false),
 					Containers: []corev1.Container{{
 						Name:    ActionJobContainer,
 						Image:   j.Image,
 						Command: []string{"sh", "-c", ActionJobScript(j.Commands)},
 						Env:     j.envVars(secret),
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+						},
 					}},
 				},
 			},

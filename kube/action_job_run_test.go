@@ -182,6 +182,8 @@ func TestRunActionJobCreatesTheJob(t *testing.T) {
 	require.Equal(t, ptr.To(false), job.Spec.Suspend, "started once its Secret exists")
 	pod := job.Spec.Template.Spec
 	require.Equal(t, corev1.RestartPolicyNever, pod.RestartPolicy)
+	require.Equal(t, ptr.To(false), pod.AutomountServiceAccountToken, "no service-account token in the pod")
+	require.Equal(t, ptr.To(false), pod.Containers[0].SecurityContext.AllowPrivilegeEscalation)
 	require.Len(t, pod.Containers, 1)
 	require.Equal(t, "postgres:16", pod.Containers[0].Image)
 	require.Equal(t, []string{"sh", "-c", "set -e\npg_dumpall > /backup/all.sql\necho done"}, pod.Containers[0].Command)
