@@ -70,8 +70,9 @@ func (c *Client) podLog(ctx context.Context, pod *corev1.Pod, follow bool) (io.R
 // of the failed pod's log, read again in full when the pod is still there,
 // else what log saw while the Job ran.
 func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, spec ActionJob, log *logFollower, out JobOutcome) JobOutcome {
-	seen, seenLines := log.tail(spec.Redactor)
 	if jobCondition(job, batchv1.JobComplete) != nil {
+		log.stop()
+		<-log.done
 		out.Succeeded = true
 		out.Message = fmt.Sprintf("The Job %s completed.", job.Name)
 		return out
@@ -88,22 +89,34 @@ func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, spec ActionJo
 		why = fmt.Sprintf("%s: %s", failed.Reason, failed.Message)
 	}
 	out.Message = fmt.Sprintf("The Job %s failed: %s.", job.Name, why)
-	if err == nil {
-		var stream io.ReadCloser
-		if stream, err = c.podLog(ctx, pod, false); err == nil {
-			out.Tail, out.TailLines, err = readTail(stream, spec.Redactor)
-			err = errors.Join(err, stream.Close())
-		}
-	}
+	var seen bool
+	out.Tail, out.TailLines, seen, err = c.finalTail(ctx, job, spec.Redactor, log)
 	switch {
-	case err == nil:
-	case seenLines > 0:
-		out.Tail, out.TailLines = seen, seenLines
+	case seen:
 		out.Message += " Its pod is gone: the output is what Styrmin read while it ran."
-	default:
+	case err != nil:
 		out.Message += fmt.Sprintf(" Its output could not be read: %v.", err)
 	}
 	return out
+}
+
+// finalTail stops log and returns the tail of job's pod's log, read again in
+// full while the pod is still there, else the end of what log saw while the
+// Job ran (seen true); err says why neither could be read.
+func (c *Client) finalTail(ctx context.Context, job *batchv1.Job, r *redact.Redactor, log *logFollower) (tail string, lines int, seen bool, err error) {
+	seenTail, seenLines := log.tail(r)
+	pod, err := c.jobPod(ctx, job)
+	if err == nil {
+		var stream io.ReadCloser
+		if stream, err = c.podLog(ctx, pod, false); err == nil {
+			tail, lines, err = readTail(stream, r)
+			err = errors.Join(err, stream.Close())
+		}
+	}
+	if err != nil && seenLines > 0 {
+		return seenTail, seenLines, true, nil
+	}
+	return tail, lines, false, err
 }
 
 // jobPod returns job's most recent failed pod, else its most recent pod; an

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/redact"
 )
 
 // jobEndGrace is how long past its time limit RunActionJob waits for the
@@ -94,8 +95,8 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 	}
 	log := c.followJobLog(ctx, created)
 	ended, err := c.waitJobEnded(ctx, created, spec.Timeout+jobEndGrace)
-	if err != nil { // the end of the output seen so far, whatever became of the Job
-		out.Tail, out.TailLines = log.tail(spec.Redactor)
+	if err != nil { // the end of the output so far, whatever became of the Job
+		out.Tail, out.TailLines = c.tailSoFar(ctx, created, spec.Redactor, log)
 		if ctx.Err() != nil {
 			out.Message = fmt.Sprintf("The Job %s was told to stop: the action ended before it (cancelled, timed out or killed).", name)
 			return out, c.stopActionJob(ctx, created, err)
@@ -107,6 +108,15 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 	out = c.jobOutcome(ctx, ended, spec, log, out)
 	c.markJobDone(ctx, ended)
 	return out, nil
+}
+
+// tailSoFar is the end of the output of job, which Styrmin stops waiting
+// for: its log as it is now, or what log saw while it ran.
+func (c *Client) tailSoFar(ctx context.Context, job *batchv1.Job, r *redact.Redactor, log *logFollower) (string, int) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jobStopTimeout)
+	defer cancel()
+	tail, lines, _, _ := c.finalTail(ctx, job, r, log) // an unreadable log has no tail
+	return tail, lines
 }
 
 // createActionJob creates the Job of spec, with its Secret when it has
