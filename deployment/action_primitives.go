@@ -230,7 +230,9 @@ type JobRequest struct {
 	Commands []string          `json:"commands"`
 	Image    string            `json:"image"`
 	Env      map[string]string `json:"env"`
-	// SecretEnv maps a variable to one of the deployment's secret parameters.
+	// SecretEnv maps a variable to one of the deployment's secret
+	// parameters, or to a secret prompt of the calling action as
+	// "prompt.<name>" (SecretPromptPrefix).
 	SecretEnv map[string]string `json:"secret_env"`
 	// Timeout is in seconds.
 	Timeout int `json:"timeout"`

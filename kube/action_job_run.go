@@ -32,12 +32,14 @@ type JobOutcome struct {
 	// deleted before creating its own; "" when there was none. It is set
 	// also when the call fails afterwards.
 	DeletedJob string
-	// Tail is the end of the failed pod's output (see TailMaxLines and
-	// TailMaxBytes); "" when the Job succeeded.
+	// Tail is the end of the failed pod's output, redacted by the spec's
+	// Redactor, then bounded (see tailBuffer.Tail); with an error, the end
+	// of the output so far. "" when the Job succeeded.
 	Tail string
 	// TailLines is the number of lines in Tail.
 	TailLines int
-	// Message says in one sentence how the Job ended.
+	// Message says in one sentence how the Job ended, or how Styrmin
+	// stopped waiting for it; "" when the call was refused.
 	Message string
 }
 
