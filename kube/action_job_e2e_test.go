@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/kube"
@@ -290,7 +294,7 @@ func TestLocalActionJobStopsWhenItsCallerGoesAway(t *testing.T) {
 	first, err := client.RunActionJob(ctx, hostJob(namespace, "echo working", "sleep 60"))
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "the Job was told to stop")
-	require.Equal(t, "The Job app-job was told to stop: the action ended before it (cancelled, timed out or killed).", first.Message)
+	require.Equal(t, "Styrmin stopped waiting for the Job app-job: the action ended before it (cancelled, timed out or killed).", first.Message)
 	require.Equal(t, "working", first.Tail, "the output seen while it ran")
 
 	var job *batchv1.Job
@@ -315,4 +319,87 @@ func jobPods(t *testing.T, client *kube.Client, job *batchv1.Job) []corev1.Pod {
 	}
 	require.NoError(t, err)
 	return pods.Items
+}
+
+func TestLocalActionJobKeepsItsOutputWhenTheClusterStopsAnswering(t *testing.T) {
+	t.Parallel()
+	direct, namespace := localJobs(t)
+	// The client under test reaches the API server through a proxy that the
+	// test cuts once the Job has printed for two seconds.
+	proxy := newCuttableProxy(t, strings.TrimPrefix(direct.Config.Host, "https://"))
+	config := rest.CopyConfig(direct.Config)
+	config.Host = "https://" + proxy.addr()
+	client, err := kube.New(config)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			pods, err := direct.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.ActionJobLabel})
+			if err != nil || len(pods.Items) == 0 {
+				return false, nil
+			}
+			log, err := direct.Clientset.CoreV1().Pods(namespace).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+			return err == nil && strings.Contains(string(log), "tick 10\n"), nil
+		})
+		proxy.cut()
+		time.Sleep(3 * time.Second) // the cluster stays silent until the action's own time ends
+		cancel()
+	}()
+	out, err := client.RunActionJob(ctx, hostJob(namespace, `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "tick $i"; sleep 0.2; done`))
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "could not be told to stop", "the cluster does not answer")
+	// The output seen before the cluster stopped answering: its first lines.
+	require.NotEmpty(t, out.Tail)
+	for i, line := range strings.Split(out.Tail, "\n") {
+		require.Equal(t, fmt.Sprintf("tick %d", i+1), line)
+	}
+	require.Equal(t, "Styrmin stopped waiting for the Job app-job: the action ended before it (cancelled, timed out or killed).", out.Message)
+}
+
+// cuttableProxy forwards TCP connections to an address until it is cut:
+// then it closes every connection and refuses new ones.
+type cuttableProxy struct {
+	listener net.Listener
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+func newCuttableProxy(t *testing.T, target string) *cuttableProxy {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &cuttableProxy{listener: listener}
+	t.Cleanup(p.cut)
+	go func() {
+		for {
+			in, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(out, in); _ = out.Close() }()
+			go func() { _, _ = io.Copy(in, out); _ = in.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cuttableProxy) addr() string { return p.listener.Addr().String() }
+
+func (p *cuttableProxy) cut() {
+	_ = p.listener.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
 }

@@ -100,7 +100,7 @@ func (c *Client) RunActionJob(ctx context.Context, spec ActionJob) (JobOutcome, 
 	if err != nil { // the end of the output so far, whatever became of the Job
 		out.Tail, out.TailLines = c.tailSoFar(ctx, created, spec.Redactor, log)
 		if ctx.Err() != nil {
-			out.Message = fmt.Sprintf("The Job %s was told to stop: the action ended before it (cancelled, timed out or killed).", name)
+			out.Message = fmt.Sprintf("Styrmin stopped waiting for the Job %s: the action ended before it (cancelled, timed out or killed).", name)
 			return out, c.stopActionJob(ctx, created, err)
 		}
 		out.Message = fmt.Sprintf("Styrmin stopped waiting for the Job %s: %s.", name, styrmin.ErrorMessage(err))

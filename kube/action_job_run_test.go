@@ -561,7 +561,7 @@ func TestRunActionJobKeepsTheOutputSeenWhenItStopsWaiting(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			require.Equal(t, "fake logs", out.Tail, "the end of the output seen so far")
 			require.Equal(t, 1, out.TailLines)
-			require.Equal(t, "The Job pg-job was told to stop: the action ended before it (cancelled, timed out or killed).", out.Message)
+			require.Equal(t, "Styrmin stopped waiting for the Job pg-job: the action ended before it (cancelled, timed out or killed).", out.Message)
 			if clusterAway {
 				require.ErrorContains(t, err, "could not be told to stop")
 			}
