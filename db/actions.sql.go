@@ -11,7 +11,7 @@ import (
 )
 
 const getActionToken = `-- name: GetActionToken :one
-SELECT id, token_hash, deployment_id, task_id, step_id, created_at, expires_at, revoked_at FROM action_tokens
+SELECT id, token_hash, deployment_id, task_id, step_id, created_at, expires_at, revoked_at, action, action_deadline FROM action_tokens
 WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()
 `
 
@@ -28,21 +28,25 @@ func (q *Queries) GetActionToken(ctx context.Context, tokenHash []byte) (ActionT
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.RevokedAt,
+		&i.Action,
+		&i.ActionDeadline,
 	)
 	return i, err
 }
 
 const insertActionToken = `-- name: InsertActionToken :exec
-INSERT INTO action_tokens (token_hash, deployment_id, task_id, step_id, expires_at)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO action_tokens (token_hash, deployment_id, task_id, step_id, expires_at, action, action_deadline)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type InsertActionTokenParams struct {
-	TokenHash    []byte
-	DeploymentID int64
-	TaskID       int64
-	StepID       int64
-	ExpiresAt    time.Time
+	TokenHash      []byte
+	DeploymentID   int64
+	TaskID         int64
+	StepID         int64
+	ExpiresAt      time.Time
+	Action         string
+	ActionDeadline *time.Time
 }
 
 func (q *Queries) InsertActionToken(ctx context.Context, arg InsertActionTokenParams) error {
@@ -52,6 +56,8 @@ func (q *Queries) InsertActionToken(ctx context.Context, arg InsertActionTokenPa
 		arg.TaskID,
 		arg.StepID,
 		arg.ExpiresAt,
+		arg.Action,
+		arg.ActionDeadline,
 	)
 	return err
 }

@@ -11,14 +11,16 @@ import (
 )
 
 type ActionToken struct {
-	ID           int64
-	TokenHash    []byte
-	DeploymentID int64
-	TaskID       int64
-	StepID       int64
-	CreatedAt    time.Time
-	ExpiresAt    time.Time
-	RevokedAt    *time.Time
+	ID             int64
+	TokenHash      []byte
+	DeploymentID   int64
+	TaskID         int64
+	StepID         int64
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	RevokedAt      *time.Time
+	Action         string
+	ActionDeadline *time.Time
 }
 
 type ApiToken struct {

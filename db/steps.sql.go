@@ -12,7 +12,7 @@ import (
 const addStepDeletedJob = `-- name: AddStepDeletedJob :exec
 UPDATE steps
 SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb($1::text))
-WHERE id = $2
+WHERE id = $2 AND NOT coalesce(detail->'deleted_jobs', '[]'::jsonb) @> jsonb_build_array($1::text)
 `
 
 type AddStepDeletedJobParams struct {
@@ -21,7 +21,8 @@ type AddStepDeletedJobParams struct {
 }
 
 // Records the name of an ended Job that an action's call deleted (with its
-// pods) before creating its own.
+// pods) before creating its own, once: every call of an action replaces the
+// Job of the same name.
 func (q *Queries) AddStepDeletedJob(ctx context.Context, arg AddStepDeletedJobParams) error {
 	_, err := q.db.Exec(ctx, addStepDeletedJob, arg.Job, arg.ID)
 	return err

@@ -11,19 +11,25 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"k8s.io/utils/ptr"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/redact"
 )
 
 // Caller is the action run behind an action token: the primitives act on
 // its deployment only, and link what they start to its hook step.
 type Caller struct {
 	DeploymentID, TaskID, StepID int64
+	// Action is the name of the action that runs.
+	Action string
+	// Deadline is when the action's own timeout ends; zero when unknown.
+	Deadline time.Time
+	// token is the action token itself, which the run's redactor hides.
+	token string
 }
 
 // Authenticate returns the run of a live action token; an unknown, revoked
@@ -40,7 +46,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Caller, erro
 	if err != nil {
 		return nil, fmt.Errorf("deployment: action token: %w", err)
 	}
-	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID}, nil
+	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID,
+		Action: row.Action, Deadline: ptr.Deref(row.ActionDeadline, time.Time{}), token: token}, nil
 }
 
 // ActionDeployment is what an action reads of its deployment: no secret value.
@@ -223,7 +230,9 @@ type JobRequest struct {
 	Commands []string          `json:"commands"`
 	Image    string            `json:"image"`
 	Env      map[string]string `json:"env"`
-	// SecretEnv maps a variable to one of the deployment's secret parameters.
+	// SecretEnv maps a variable to one of the deployment's secret
+	// parameters, or to a secret prompt of the calling action as
+	// "prompt.<name>" (SecretPromptPrefix).
 	SecretEnv map[string]string `json:"secret_env"`
 	// Timeout is in seconds.
 	Timeout int `json:"timeout"`
@@ -240,7 +249,10 @@ type JobResult struct {
 
 // RunJob is the execute_commands primitive: it runs the commands in the
 // deployment's action Job and records, on the caller's hook step, the Job it
-// deleted and a failed Job's output tail (redacted).
+// deleted (when it deletes it) and a failed Job's output tail, redacted as
+// the step's own log is. The secret values the Job reads (secret parameters,
+// or the action's secret prompts named prompt.<name>) go into the Job's own
+// Secret, created by kube.RunActionJob only once nothing refuses the call.
 func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobResult, error) {
 	cluster, err := s.needCluster()
 	if err != nil {
@@ -254,52 +266,61 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	if err != nil {
 		return nil, err
 	}
-	values, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	task, err := s.q.GetTask(ctx, c.TaskID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: calling task: %w", err)
+	}
+	secrets, err := s.openRunSecrets(row, task, c.token)
 	if err != nil {
 		return nil, err
 	}
+	timeout, err := c.jobTimeout(req.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	r := secrets.redactor()
 	spec := kube.ActionJob{Namespace: d.Namespace, Release: d.Name, Commands: req.Commands, Image: req.Image,
-		Env: req.Env, Timeout: time.Duration(req.Timeout) * time.Second}
+		Env: req.Env, Timeout: timeout, Redactor: r,
+		RecordDeleted: func(ctx context.Context, job string) error {
+			if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: job}); err != nil {
+				return fmt.Errorf("deployment: record the deleted Job: %w", err)
+			}
+			return nil
+		}}
 	if len(req.SecretEnv) > 0 {
-		data := map[string]string{}
-		spec.SecretEnv = map[string]kube.SecretRef{}
-		for variable, param := range req.SecretEnv {
-			if !slices.ContainsFunc(drv.Spec.Parameters, func(p drivers.Parameter) bool { return p.Name == param && p.Type == drivers.TypeSecret }) {
-				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: %s is not a secret parameter of driver %s.", param, d.Driver)
+		spec.SecretEnv = map[string]string{}
+		for variable, ref := range req.SecretEnv {
+			if spec.SecretEnv[variable], err = secrets.secretEnvValue(drv, task.Kind, c.Action, ref); err != nil {
+				return nil, err
 			}
-			value, ok := values.Secrets[param]
-			if !ok {
-				return nil, styrmin.Errorf(styrmin.EINVALID, "secret_env: the secret parameter %s has no value.", param)
-			}
-			data[param] = value
-			spec.SecretEnv[variable] = kube.SecretRef{Key: param}
-		}
-		name, err := cluster.Kube.EnsureActionSecret(ctx, d.Namespace, d.Name, data)
-		if err != nil {
-			return nil, err
-		}
-		for variable, ref := range spec.SecretEnv {
-			ref.Secret = name
-			spec.SecretEnv[variable] = ref
 		}
 	}
 	out, err := cluster.Kube.RunActionJob(ctx, spec)
+	if !out.Succeeded && out.Message != "" { // failed, or stopped waiting for: its output so far, and how it ended
+		detail := map[string]any{"job": out.Job, "job_tail": out.Tail, "job_tail_lines": out.TailLines, "job_message": r.String(out.Message)}
+		if derr := s.mergeStepDetail(context.WithoutCancel(ctx), c.StepID, detail); derr != nil {
+			return nil, errors.Join(derr, err)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	r := redact.New(secretList(values.Secrets)...)
-	if out.DeletedJob != "" {
-		if err := s.q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: c.StepID, Job: out.DeletedJob}); err != nil {
-			return nil, fmt.Errorf("deployment: record the deleted Job: %w", err)
-		}
-	}
-	if !out.Succeeded {
-		tail := map[string]any{"job": out.Job, "job_tail": r.String(out.Tail), "job_tail_lines": out.TailLines}
-		if err := s.mergeStepDetail(ctx, c.StepID, tail); err != nil {
-			return nil, err
-		}
-	}
 	return &JobResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
+}
+
+// jobTimeout is the time limit of the caller's Job that asked for seconds:
+// never beyond the end of the action's own timeout, in whole seconds. When
+// less than a second of it is left, the call is refused (EINVALID).
+func (c *Caller) jobTimeout(seconds int) (time.Duration, error) {
+	timeout := time.Duration(seconds) * time.Second
+	if c.Deadline.IsZero() {
+		return timeout, nil
+	}
+	left := time.Until(c.Deadline).Truncate(time.Second)
+	if left < time.Second {
+		return 0, styrmin.Errorf(styrmin.EINVALID, "The action's own timeout has run out: no Job can run for it any more.")
+	}
+	return min(timeout, left), nil
 }
 
 // mergeStepDetail adds keys to a step's detail (an action may run several

@@ -13,7 +13,6 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/redact"
 )
 
 // ActionsConfig is how the executor runs driver actions.
@@ -61,22 +60,16 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 		if j.s.actions == nil {
 			return j.hookFailed(st, a, "Styrmin cannot run driver actions here: python3 was not found when it started.")
 		}
-		token, err := j.mintToken(ctx, st.ID, a.TimeoutDuration())
+		token, err := j.mintToken(ctx, st.ID, a)
 		if err != nil {
 			return err
 		}
 		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
-		secrets, err := j.s.openValues(nil, nil, j.row.Secrets, j.row.ID)
+		secrets, err := j.s.openRunSecrets(j.row, j.run.Task, token)
 		if err != nil {
 			return err
 		}
-		hidden := append(secretList(secrets.Secrets), token)
-		for _, p := range a.Prompts {
-			if v, ok := prompts[p.Name].(string); ok && p.Type == drivers.TypeSecret {
-				hidden = append(hidden, v)
-			}
-		}
-		r := redact.New(hidden...)
+		r := secrets.redactor()
 		seq := int32(0)
 		out, err := actions.Run(ctx, actions.Spec{
 			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
@@ -113,16 +106,18 @@ func (j *job) hookFailed(st *executor.Step, a *drivers.Action, line string) erro
 	return fmt.Errorf("%s", msg)
 }
 
-// mintToken creates the action token of one run of the hook step stepID,
-// storing only its hash.
-func (j *job) mintToken(ctx context.Context, stepID int64, timeout time.Duration) (string, error) {
+// mintToken creates the action token of one run of action a on the hook
+// step stepID, storing only its hash, with the action's name and the end of
+// its timeout (counted from now, so never later than the action's).
+func (j *job) mintToken(ctx context.Context, stepID int64, a *drivers.Action) (string, error) {
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails
 	token := ActionTokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	sum := sha256.Sum256([]byte(token))
+	deadline := time.Now().Add(a.TimeoutDuration())
 	err := j.s.q.InsertActionToken(ctx, db.InsertActionTokenParams{
 		TokenHash: sum[:], DeploymentID: j.row.ID, TaskID: j.run.Task.ID, StepID: stepID,
-		ExpiresAt: time.Now().Add(timeout + tokenGrace),
+		ExpiresAt: deadline.Add(tokenGrace), Action: a.Name, ActionDeadline: &deadline,
 	})
 	if err != nil {
 		return "", fmt.Errorf("deployment: action token: %w", err)

@@ -6,6 +6,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -13,8 +14,9 @@ import (
 // created for it; the deployment stays in the history as deleted.
 type deleteRunner struct{ s *Service }
 
-// Run uninstalls the release, deletes the namespace when Styrmin created it,
-// and marks the deployment deleted.
+// Run uninstalls the release, deletes the action Job an action left (with
+// its Secret), deletes the namespace when Styrmin created it, and marks the
+// deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in deleteInputs
 	j, err := r.s.newJob(ctx, run, &in)
@@ -51,6 +53,16 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 		return nil, j.failed(ctx, err)
 	}
 	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
+		return nil, j.failed(ctx, err)
+	}
+	err = run.Step(ctx, "job", "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
+		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
+			return err
+		}
+		st.Say("The Job %s, its pods and its Secret are gone, if an action had left them.", kube.ActionJobName(j.row.Name))
+		return nil
+	})
+	if err != nil {
 		return nil, j.failed(ctx, err)
 	}
 	if j.row.NamespaceCreated {

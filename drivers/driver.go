@@ -267,7 +267,8 @@ type Action struct {
 	// root (`actions` is `actions.py` or `actions/__init__.py`; `pkg.mod` is `pkg/mod.py`) and
 	// must define the function at its top level.
 	Function string `yaml:"function" jsonschema:"required,pattern=^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"`
-	// Longest run time, as a Go duration (`90s`, `30m`, `1h30m`), more than zero.
+	// Longest run time, as a Go duration (`90s`, `30m`, `1h30m`), more than zero and at most
+	// `24h`. A Job that the action runs with execute_commands never outlives it.
 	Timeout string `yaml:"timeout,omitempty" jsonschema:"default=10m"`
 	// Values asked from the user when the action runs (on the action's form for manual actions,
 	// on the install, upgrade or delete form for hook actions), passed to the function as

@@ -25,6 +25,9 @@ func (SelectorOperator) allowed() []string { return selectorOperators }
 // DefaultTimeout is how long an action may run when it declares no timeout.
 const DefaultTimeout = 10 * time.Minute
 
+// MaxTimeout is the longest timeout an action may declare.
+const MaxTimeout = 24 * time.Hour
+
 // TimeoutDuration returns the action's timeout, DefaultTimeout when unset.
 func (a *Action) TimeoutDuration() time.Duration {
 	t, err := time.ParseDuration(a.Timeout)

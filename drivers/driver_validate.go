@@ -237,8 +237,11 @@ func validateActions(rep *report, actions []Action) {
 			rep.add(p+".function", "%q is not module:function; write for example actions:backup", a.Function)
 		}
 		if a.Timeout != "" {
-			if t, err := time.ParseDuration(a.Timeout); err != nil || t <= 0 {
+			switch t, err := time.ParseDuration(a.Timeout); {
+			case err != nil || t <= 0:
 				rep.add(p+".timeout", "%q is not a positive Go duration; write for example 90s, 30m or 1h30m", a.Timeout)
+			case t > MaxTimeout:
+				rep.add(p+".timeout", "%q is longer than the 24h an action may run (MaxTimeout); split the work or shorten it", a.Timeout)
 			}
 		}
 		validateParameters(rep, p+".prompts", a.Prompts)

@@ -143,6 +143,8 @@ func TestParseRules(t *testing.T) {
 		{"action function form", withSpec("actions:\n  - {name: b, hook: manual, function: actions.b}"), []want{{13, "spec.actions[0].function", "not module:function"}}},
 		{"dotted action module is valid", withSpec("actions:\n  - {name: b, hook: manual, function: \"pkg.mod:b\", timeout: 1h30m}"), nil},
 		{"action timeout", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\", timeout: 10}"), []want{{13, "spec.actions[0].timeout", "not a positive Go duration"}}},
+		{"action timeout of 24h is the longest", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\", timeout: 24h}"), nil},
+		{"action timeout over 24h", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\", timeout: 24h1s}"), []want{{13, "spec.actions[0].timeout", `"24h1s" is longer than the 24h an action may run`}}},
 		{"action names unique", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\"}\n  - {name: b, hook: manual, function: \"actions:c\"}"), []want{{14, "spec.actions[1].name", "already the name"}}},
 		{"prompts are checked like parameters", withSpec("actions:\n  - name: b\n    hook: manual\n    function: \"actions:b\"\n    prompts: [{name: x, type: integer, default: a}]"), []want{{16, "spec.actions[0].prompts[0].default", "must be a whole number"}}},
 		{"values template references an undeclared parameter", baseDriver + "      values: |\n        a: {{ .Parameters.db }}\n        b: {{ .Parameters.nope }}\n" + specLines("parameters:\n  - {name: db, type: string}"), []want{{14, "spec.helm.main.values", `line 2 of the template: map has no entry for key "nope"`}}},

@@ -227,6 +227,7 @@ func stepProps(deploymentName string, s deployment.Step) views.StepProps {
 	}
 	p.Error, _ = s.Detail["error"].(string)
 	p.JobTail, _ = s.Detail["job_tail"].(string)
+	p.JobMessage, _ = s.Detail["job_message"].(string)
 	if deleted, ok := s.Detail["deleted_jobs"].([]any); ok {
 		lines := make([]string, 0, len(deleted))
 		for _, d := range deleted {

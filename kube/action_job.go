@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/redact"
 )
 
 // The label that marks the Jobs (and their pod templates) that run driver
@@ -41,14 +43,6 @@ const maxJobName = validation.LabelValueMaxLength
 // "<release>-job". Release names are at most 49 characters, so it always fits.
 func ActionJobName(release string) string { return release + actionJobSuffix }
 
-// SecretRef names one key of a Kubernetes Secret in the Job's namespace.
-type SecretRef struct {
-	// Secret is the Secret's name.
-	Secret string
-	// Key is the key in the Secret's data.
-	Key string
-}
-
 // ActionJob is what one execute_commands call asks for.
 type ActionJob struct {
 	// Namespace is the deployment's namespace, where the Job runs.
@@ -63,11 +57,20 @@ type ActionJob struct {
 	Image string
 	// Env holds plain environment variables (name → value).
 	Env map[string]string
-	// SecretEnv holds environment variables read from a Secret key by
-	// Kubernetes (valueFrom.secretKeyRef), so the Job's spec never holds the value.
-	SecretEnv map[string]SecretRef
+	// SecretEnv holds environment variables with secret values (name →
+	// value). They go into the Job's own Secret, which the Job owns, and the
+	// container reads them through valueFrom.secretKeyRef, so the Job's spec
+	// never holds a value.
+	SecretEnv map[string]string
 	// Timeout is the Job's activeDeadlineSeconds, rounded up to whole seconds.
 	Timeout time.Duration
+	// Redactor hides the secrets of the action's run in the Job's tail;
+	// nil: the common forms of secrets only.
+	Redactor *redact.Redactor
+	// RecordDeleted, when set, is called as soon as the ended Job of an
+	// earlier call has been deleted, before anything else happens; its error
+	// ends the call.
+	RecordDeleted func(ctx context.Context, job string) error
 }
 
 // ActionJobScript is the script the Job's container runs as `sh -c <script>`:
@@ -112,12 +115,9 @@ func (j ActionJob) validate() error {
 			fields["env"] = fmt.Sprintf("%q is not an environment variable name.", name)
 		}
 	}
-	for name, ref := range j.SecretEnv {
-		switch {
-		case len(validation.IsEnvVarName(name)) > 0:
+	for name := range j.SecretEnv {
+		if len(validation.IsEnvVarName(name)) > 0 {
 			fields["secret_env"] = fmt.Sprintf("%q is not an environment variable name.", name)
-		case ref.Secret == "" || ref.Key == "":
-			fields["secret_env"] = fmt.Sprintf("%s needs a Secret and a key.", name)
 		}
 		if _, both := j.Env[name]; both {
 			fields["secret_env"] = fmt.Sprintf("%s is in both env and secret_env.", name)
@@ -148,14 +148,17 @@ func containsBlank(commands []string) bool {
 }
 
 // job is the Kubernetes Job that runs j: labelled on the Job and its pods,
-// ending at its first failed pod, bounded by j.Timeout and kept after it ends.
-func (j ActionJob) job() *batchv1.Job {
+// ending at its first failed pod, bounded by j.Timeout and kept after it
+// ends; its container reads j.SecretEnv from the Secret secret. It is
+// created suspended when it has a Secret, which must exist before it runs.
+func (j ActionJob) job(secret string) *batchv1.Job {
 	labels := func() map[string]string {
 		return map[string]string{ActionJobLabel: ActionJobLabelValue, ManagedByLabel: ManagedBy}
 	}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: ActionJobName(j.Release), Namespace: j.Namespace, Labels: labels()},
 		Spec: batchv1.JobSpec{
+			Suspend:               ptr.To(len(j.SecretEnv) > 0),
 			BackoffLimit:          ptr.To[int32](0),
 			ActiveDeadlineSeconds: ptr.To(int64(math.Ceil(j.Timeout.Seconds()))),
 			// No TTLSecondsAfterFinished: the Job stays until the next call deletes it.
@@ -163,11 +166,16 @@ func (j ActionJob) job() *batchv1.Job {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
+					// The commands need no access to the cluster's API.
+					AutomountServiceAccountToken: ptr.To(false),
 					Containers: []corev1.Container{{
 						Name:    ActionJobContainer,
 						Image:   j.Image,
 						Command: []string{"sh", "-c", ActionJobScript(j.Commands)},
-						Env:     j.envVars(),
+						Env:     j.envVars(secret),
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+						},
 					}},
 				},
 			},
@@ -175,16 +183,17 @@ func (j ActionJob) job() *batchv1.Job {
 	}
 }
 
-// envVars are Env's values and SecretEnv's Secret references, sorted by name.
-func (j ActionJob) envVars() []corev1.EnvVar {
+// envVars are Env's values and references to SecretEnv's keys in the Secret
+// secret, sorted by name.
+func (j ActionJob) envVars(secret string) []corev1.EnvVar {
 	vars := make([]corev1.EnvVar, 0, len(j.Env)+len(j.SecretEnv))
 	for name, value := range j.Env {
 		vars = append(vars, corev1.EnvVar{Name: name, Value: value})
 	}
-	for name, ref := range j.SecretEnv {
+	for name := range j.SecretEnv {
 		vars = append(vars, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: ref.Secret},
-			Key:                  ref.Key,
+			LocalObjectReference: corev1.LocalObjectReference{Name: secret},
+			Key:                  name,
 		}}})
 	}
 	sort.Slice(vars, func(a, b int) bool { return vars[a].Name < vars[b].Name })

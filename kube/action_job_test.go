@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/redact"
 )
 
 func TestLocalClusterRunsTheActionJobsStyrminLabels(t *testing.T) {
@@ -77,8 +79,8 @@ func TestTailBuffer(t *testing.T) {
 		{"201 lines keep the last 200", numbered(1, 201), strings.TrimSuffix(numbered(2, 201), "\n"), 200},
 		{"5000 lines", numbered(1, 5000), strings.TrimSuffix(numbered(4801, 5000), "\n"), 200},
 		{"a line over 64 KiB keeps its end", long, long[len(long)-TailMaxBytes:], 1},
-		{"a long line then a short one", long + "\nend\n", long[len(long)-(TailMaxBytes-4):] + "\nend", 2},
-		{"200 lines over 64 KiB", strings.Repeat(thousand, 300), strings.TrimSuffix(strings.Repeat(thousand, 300)[300*1000-TailMaxBytes-1:], "\n"), 66},
+		{"a long line then a short one: whole lines only", long + "\nend\n", "end", 1},
+		{"200 lines over 64 KiB: as many whole lines as fit", strings.Repeat(thousand, 300), strings.TrimSuffix(strings.Repeat(thousand, 65), "\n"), 65},
 		{"a cut character is dropped", accents, accents[len(accents)-TailMaxBytes+1:], 1},
 		{"invalid UTF-8 is replaced", "a\xffb\n", "a\uFFFDb", 1},
 	}
@@ -86,7 +88,7 @@ func TestTailBuffer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, r := range []io.Reader{strings.NewReader(tt.log), iotest.HalfReader(strings.NewReader(tt.log))} {
-				tail, lines, err := readTail(r)
+				tail, lines, err := readTail(r, nil)
 				require.NoError(t, err)
 				requireSameText(t, tt.wantTail, tail)
 				require.Equal(t, tt.wantLines, lines)
@@ -96,6 +98,61 @@ func TestTailBuffer(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestTailIsRedactedFirstThenBounded(t *testing.T) {
+	t.Parallel()
+	const secret = "Zq8-very-secret-value-of-the-run-0123456789abcdef" // 49 bytes
+	r := redact.New(secret, "abcd")
+	check := func(t *testing.T, tail string, lines int) {
+		t.Helper()
+		require.LessOrEqual(t, len(tail), TailMaxBytes, "at most 64 KiB after redaction")
+		require.LessOrEqual(t, lines, TailMaxLines)
+		require.Equal(t, strings.Count(tail, "\n")+1, lines)
+		require.True(t, utf8.ValidString(tail))
+		for i := 0; i+8 <= len(secret); i++ {
+			require.NotContains(t, tail, secret[i:i+8], "no part of the secret is shown")
+		}
+	}
+
+	t.Run("a redaction that lengthens the text", func(t *testing.T) {
+		t.Parallel()
+		line := strings.Repeat("abcd", 80)    // 320 bytes: 800 once redacted
+		log := strings.Repeat(line+"\n", 200) // 64200 bytes, within the bound before redaction
+		tail, lines, err := readTail(strings.NewReader(log), r)
+		require.NoError(t, err)
+		check(t, tail, lines)
+		redacted := strings.Repeat(redact.Mark, 80)
+		require.Equal(t, strings.TrimSuffix(strings.Repeat(redacted+"\n", 81), "\n"), tail, "the last whole lines that fit")
+	})
+
+	t.Run("a secret that the buffer's cut halves", func(t *testing.T) {
+		t.Parallel()
+		// One line: a secret cut in two where the buffer's end begins, then
+		// secrets enough that, redacted, the whole kept end fits the bound.
+		rest := strings.Repeat(secret, tailRawBytes/len(secret))
+		half := secret[len(secret)-(tailRawBytes-len(rest)):]
+		require.Greater(t, len(half), 8)
+		log := strings.Repeat("x", 1000) + secret + rest
+		require.True(t, strings.HasSuffix(log, half+rest))
+		tail, lines, err := readTail(strings.NewReader(log), r)
+		require.NoError(t, err)
+		check(t, tail, lines)
+		require.Equal(t, strings.Repeat(redact.Mark, len(rest)/len(secret)), tail)
+	})
+
+	t.Run("a password whose label the buffer's cut drops", func(t *testing.T) {
+		t.Parallel()
+		value := strings.Repeat("v4lue", 5000) // not a literal: only its label shows it is a secret
+		body := strings.Repeat(strings.Repeat(secret, 50)+"\n", 100)
+		log := "password=" + value + "\n" + body
+		require.Less(t, len(body), tailRawBytes, "the buffer keeps the end of the password's line")
+		tail, lines, err := readTail(strings.NewReader(log), r)
+		require.NoError(t, err)
+		check(t, tail, lines)
+		require.NotContains(t, tail, "v4lue", "the cut line is dropped")
+		require.Equal(t, 100, lines)
+	})
 }
 
 func TestTailBoundsAreTheSeedsRule(t *testing.T) {

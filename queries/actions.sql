@@ -1,6 +1,6 @@
 -- name: InsertActionToken :exec
-INSERT INTO action_tokens (token_hash, deployment_id, task_id, step_id, expires_at)
-VALUES (@token_hash, @deployment_id, @task_id, @step_id, @expires_at);
+INSERT INTO action_tokens (token_hash, deployment_id, task_id, step_id, expires_at, action, action_deadline)
+VALUES (@token_hash, @deployment_id, @task_id, @step_id, @expires_at, @action, @action_deadline);
 
 -- name: RevokeActionTokens :exec
 -- Revokes every token of a hook step (its run ended).

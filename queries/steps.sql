@@ -15,10 +15,11 @@ UPDATE steps SET detail = detail || @patch::jsonb WHERE id = @id;
 
 -- name: AddStepDeletedJob :exec
 -- Records the name of an ended Job that an action's call deleted (with its
--- pods) before creating its own.
+-- pods) before creating its own, once: every call of an action replaces the
+-- Job of the same name.
 UPDATE steps
 SET detail = jsonb_set(detail, '{deleted_jobs}', coalesce(detail->'deleted_jobs', '[]'::jsonb) || to_jsonb(@job::text))
-WHERE id = @id;
+WHERE id = @id AND NOT coalesce(detail->'deleted_jobs', '[]'::jsonb) @> jsonb_build_array(@job::text);
 
 -- name: UpdateStepDetail :exec
 UPDATE steps SET message = @message, detail = @detail WHERE id = @id;

@@ -38,6 +38,7 @@ const MinLen = 4
 // concurrent use.
 type Redactor struct {
 	literals *strings.Replacer // nil when there are no literal values
+	forms    []string          // the literal values and their encodings
 }
 
 // New returns a Redactor that also replaces the given literal values, and
@@ -70,7 +71,27 @@ func New(values ...string) *Redactor {
 	for _, f := range forms {
 		pairs = append(pairs, f, markLines(f))
 	}
-	return &Redactor{literals: strings.NewReplacer(pairs...)}
+	return &Redactor{literals: strings.NewReplacer(pairs...), forms: forms}
+}
+
+// TrimCutValue returns s without its start when that start is the end of a
+// literal value (or of one of its encodings) that is longer than it: the
+// rest of a value cut in two where s was cut out of a longer text, which
+// String could not recognize. A nil Redactor trims nothing.
+func (r *Redactor) TrimCutValue(s string) string {
+	if r == nil {
+		return s
+	}
+	cut := 0
+	for _, f := range r.forms {
+		for i := 1; i < len(f) && len(f)-i > cut; i++ {
+			if strings.HasPrefix(s, f[i:]) {
+				cut = len(f) - i
+				break
+			}
+		}
+	}
+	return s[cut:]
 }
 
 // encodings returns v and the forms in which it commonly surfaces: in a URL
@@ -116,9 +137,9 @@ func jsonEscape(v string, ascii bool) string {
 }
 
 // String returns s with every literal value and every common form of secret
-// replaced with Mark.
+// replaced with Mark. A nil Redactor replaces the common forms only.
 func (r *Redactor) String(s string) string {
-	if r.literals != nil {
+	if r != nil && r.literals != nil {
 		s = r.literals.Replace(s)
 	}
 	// Hints found in the text before a replacement are still a superset of

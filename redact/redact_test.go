@@ -144,3 +144,21 @@ func BenchmarkString(b *testing.B) {
 		r.String(in)
 	}
 }
+
+func TestTrimCutValue(t *testing.T) {
+	t.Parallel()
+	r := redact.New("hunter2-very-secret", "line one\nline two")
+	tests := []struct{ in, want string }{
+		{"very-secret and more", " and more"},                      // the end of a value cut in two
+		{"-secret", ""},                                            // nothing but the end
+		{"ZXJ5LXNlY3JldA== rest", " rest"},                         // the end of its base64 form
+		{"e two\nnext", "\nnext"},                                  // a value over lines, cut in its last line
+		{"an ordinary start", "an ordinary start"},                 // no value ends here
+		{"hunter2-very-secret whole", "hunter2-very-secret whole"}, // a whole value is String's
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, r.TrimCutValue(tt.in), tt.in)
+	}
+	var none *redact.Redactor
+	require.Equal(t, "-secret", none.TrimCutValue("-secret"))
+}

@@ -114,7 +114,7 @@ func sampleTasks() []TaskProps {
 						{Time: t0.Add(3 * time.Second), Level: "INFO", Message: "dumping"},
 						{Time: t0.Add(4 * time.Second), Level: "WARNING", Message: "slow disk"},
 					},
-					JobTail: "a\nb\nc\n",
+					JobTail: "a\nb\nc\n", JobMessage: "The Job cache-job failed: its commands exited with code 3.",
 					Nested: []TaskProps{{Deployment: "cache", ID: 13, Kind: "stop", Status: "succeeded", CreatedBy: "action", CreatedAt: t0,
 						Steps: []StepProps{{Title: "Scale redis to 0", Kind: "component", Status: "succeeded", StartedAt: t0, EndedAt: t0.Add(3 * time.Second)}}}},
 				},

@@ -118,6 +118,7 @@ func TestTaskShowsItsStatusStepsAndHookDetails(t *testing.T) {
 	require.Equal(t, 2, hook.Find(`[data-testid="log-line"]`).Length())
 	require.Equal(t, "3 lines", hook.Find(`[data-testid="job-tail-lines"]`).Text())
 	require.Equal(t, "a\nb\nc\n", hook.Find(`[data-testid="step-job-tail"] pre`).Text())
+	require.Equal(t, "The Job cache-job failed: its commands exited with code 3.", hook.Find(`[data-testid="step-job-message"]`).Text())
 	nested := hook.Find(`[data-testid="nested-tasks"] [data-testid="task"]`)
 	require.Equal(t, "13", nested.AttrOr("data-task-id", ""))
 	require.Equal(t, 1, nested.Find(`[data-testid="step"]`).Length())

@@ -210,36 +210,62 @@ def execute_commands(
     ``set -e``, each command on its own line, so they share the shell (variables,
     working folder) and the first command that fails (as ``set -e`` defines it)
     fails the Job. ``image`` (required, keyword) is the container image, which must
-    provide ``sh``. ``env`` maps environment variable names to plain values.
-    ``secret_env`` maps environment variable names to names of the deployment's
-    secret parameters: the container reads the value from the deployment's
-    Kubernetes Secret, so neither the action nor the Job's spec ever holds it
-    (``secret_env={"PGPASSWORD": "password"}``). ``timeout`` is the Job's limit
-    in seconds (1 to 86400); the Job is stopped and fails when it is reached.
+    provide ``sh``. ``env`` maps environment variable names to plain values, which
+    the Job's spec holds: never put a secret there. ``secret_env`` maps environment
+    variable names to secret values by reference: the name of one of the
+    deployment's secret parameters (``secret_env={"PGPASSWORD": "password"}``), or
+    ``"prompt.<name>"`` for a secret prompt of this action
+    (``secret_env={"NEW_PASSWORD": "prompt.new_password"}``). Styrmin puts the
+    values in a Kubernetes Secret of the Job's own, owned by the Job (so deleting
+    the Job deletes it), and the container reads them from there: neither the
+    Job's spec nor the action's request holds them. ``timeout`` is the Job's limit
+    in seconds (1 to 86400); the Job is stopped and fails when it is reached. The
+    limit never outlives the action's own timeout: Styrmin shortens it to the time
+    the action has left.
 
     The Job is named ``<release>-job`` and labelled
     ``styrmin.io/action-job=true``; it ends at its first failed pod (no retries)
-    and stays in the cluster after it ends. Before creating it, Styrmin deletes
-    the ended Job of an earlier call (completed or failed) and its pods, and
-    records a line naming it on the hook step; so an action may call
-    execute_commands several times. When the Job fails, the last 200 lines of its
-    output (at most 64 KiB) are stored on the hook step, where every signed-in
-    user can read them: never print secrets in the commands.
+    and stays in the cluster after it ends. Its pod does not mount a
+    service-account token (``automountServiceAccountToken: false``) and its
+    container runs with ``allowPrivilegeEscalation: false``. Before creating it,
+    Styrmin deletes the ended Job of an earlier call (completed or failed), with
+    its pods and its Secret, and records a line naming it on the hook step, once
+    per step however many calls replace it; so an action may call
+    execute_commands several times.
+
+    The call is refused (Conflict), and changes nothing in the cluster (no Job or
+    Secret is created, changed or deleted), when the Job of that name is still
+    running (also while someone else deletes it, or while the call that created
+    it has not yet read its outcome) or was not created by an action. Of two calls
+    racing on one deployment, exactly one runs its Job; the other is refused.
+
+    When the Job fails, or is stopped at its time limit, or the action ends or
+    Styrmin stops waiting while it runs, the end of its output is stored on the
+    hook step with a sentence saying how the Job ended; every signed-in user can
+    read it. Styrmin reads the pod's log while the Job runs, so the output seen so
+    far is kept even when Kubernetes deletes the pod. The output is redacted
+    first (the action token, the deployment's secret parameters, the run's secret
+    prompts and common forms of secrets become ``<redacted>``) and cut afterwards:
+    what is stored is at most the last 200 lines and at most 64 KiB (65,536
+    bytes) of the redacted text, whole lines only, except a last line longer than
+    that, whose end is kept (cut between characters). A line cut at the start of
+    the output Styrmin keeps, and the rest of a known secret cut there, are left
+    out. Redaction does not know every form of secret: never print secrets in the
+    commands.
 
     Returns an ExecResult once the Job has succeeded.
 
-    Raises CommandsFailed when the Job fails or times out; Conflict when the Job of
-    an earlier call is still running (nothing is deleted) or a Job of that name
-    exists that no action created; StyrminError when Styrmin refuses the call (for
-    example an unknown secret parameter) or the cluster is unavailable; TypeError
-    or ValueError, before anything is sent, for arguments of the wrong type or
-    value.
+    Raises CommandsFailed when the Job fails or times out; Conflict when the call
+    is refused as above; StyrminError when Styrmin refuses the call (for example
+    an unknown secret parameter or prompt, or an action with no time left) or the
+    cluster is unavailable; TypeError or ValueError, before anything is sent, for
+    arguments of the wrong type or value.
     """
     body = {
         "commands": _commands(commands),
         "image": _image(image),
         "env": _env("env", env, "values"),
-        "secret_env": _env("secret_env", secret_env, "secret parameter names"),
+        "secret_env": _env("secret_env", secret_env, "secret parameter names or prompt.<secret prompt name>"),
         "timeout": _timeout(timeout),
     }
     both = sorted(set(body["env"]) & set(body["secret_env"]))
@@ -353,7 +379,7 @@ def _env(argument, mapping, what) -> Dict[str, str]:
             # Only the type: the value may be a secret.
             raise TypeError(f"{argument}[{name!r}] must be a string, not {type(value).__name__}")
         if argument == "secret_env" and not value:
-            raise ValueError(f"secret_env[{name!r}] must name a secret parameter of the deployment")
+            raise ValueError(f"secret_env[{name!r}] must name a secret parameter of the deployment, or a secret prompt as 'prompt.<name>'")
         out[name] = value
     return out
 

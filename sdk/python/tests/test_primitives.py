@@ -213,7 +213,7 @@ class PrimitivesTest(unittest.TestCase):
             ["pg_isready", "psql -c 'SELECT 1'"],
             image="postgres:17.2",
             env={"PGHOST": "demo-postgresql", "PGPORT": 5432, "VERBOSE": True},
-            secret_env={"PGPASSWORD": "password"},
+            secret_env={"PGPASSWORD": "password", "NEW_PASSWORD": "prompt.new_password"},
             timeout=120,
         )
         self.assertEqual(styrmin.ExecResult(job="demo-job", succeeded=True, deleted_job="demo-job"), result)
@@ -222,7 +222,7 @@ class PrimitivesTest(unittest.TestCase):
                 "commands": ["pg_isready", "psql -c 'SELECT 1'"],
                 "image": "postgres:17.2",
                 "env": {"PGHOST": "demo-postgresql", "PGPORT": "5432", "VERBOSE": "true"},
-                "secret_env": {"PGPASSWORD": "password"},
+                "secret_env": {"PGPASSWORD": "password", "NEW_PASSWORD": "prompt.new_password"},
                 "timeout": 120,
             },
             self.fake.requests[0]["body"],
