@@ -110,8 +110,10 @@ func FindPython(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Run runs the action and calls sink with each log line as it arrives. It
-// returns once the process has ended; an error means it could not be run at all.
+// Run runs the action and calls sink with each log line as it arrives, one
+// line at a time (never from two goroutines at once), so that sink may number
+// them. It returns once the process has ended; an error means it could not be
+// run at all.
 func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	dir, err := os.MkdirTemp("", "styrmin-action-")
 	if err != nil {
@@ -158,7 +160,7 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	errDone := make(chan struct{})
 	go func() {
 		defer close(errDone)
-		readLines(stderr, func(text string) { lines.add(Line{Level: "WARNING", Message: text}) })
+		readLines(stderr, lines.stderr)
 	}()
 	readLines(stdout, lines.protocol)
 	<-errDone

@@ -2,7 +2,9 @@ package actions_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,6 +65,17 @@ def slow():
 def chatty():
     for i in range(6000):
         print("line", i)
+
+def both_streams():
+    import threading
+    def err():
+        for i in range(300):
+            os.write(2, b"err %d\n" % i)
+    t = threading.Thread(target=err)
+    t.start()
+    for i in range(300):
+        os.write(1, b"out %d\n" % i)
+    t.join()
 `
 
 func TestAnActionsLinesReachTheSinkWithTheirLevels(t *testing.T) {
@@ -115,4 +128,43 @@ func TestAnActionsLogIsBounded(t *testing.T) {
 	last := lines[len(lines)-1]
 	require.Equal(t, "WARNING", last.Level)
 	require.True(t, strings.HasPrefix(last.Message, "… 1000 more log lines were not kept"), last.Message)
+}
+
+// TestTheSinkSeesOneLineAtATime runs an action writing to standard output and
+// standard error at once: the sink is never called by both readers at the same
+// time (a step's log numbers its lines in the sink), and every line arrives.
+func TestTheSinkSeesOneLineAtATime(t *testing.T) {
+	t.Parallel()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	var inside, overlaps atomic.Int32
+	seq := 0
+	got := map[int]string{}
+	out, err := actions.Run(context.Background(), actions.Spec{
+		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
+		Action: drivers.Action{Name: "test", Function: "actions:both_streams"},
+	}, func(l actions.Line) {
+		if inside.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		seq++
+		n := seq
+		time.Sleep(100 * time.Microsecond) // as long as an insert takes, at least
+		got[n] = l.Message
+		inside.Add(-1)
+	})
+	require.NoError(t, err)
+	require.False(t, out.Failed())
+	require.Zero(t, overlaps.Load(), "the sink was called by both readers at once")
+	require.Len(t, got, 600, "each line has its own number")
+	want := map[string]bool{}
+	for _, m := range got {
+		want[m] = true
+	}
+	for i := range 300 {
+		require.True(t, want[fmt.Sprintf("out %d", i)], "out %d", i)
+		require.True(t, want[fmt.Sprintf("err %d", i)], "err %d", i)
+	}
 }

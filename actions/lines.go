@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // lineSink passes a run's log lines on, up to MaxLines, and notes the first
-// ERROR line in the outcome.
+// ERROR line in the outcome. The readers of standard output and standard
+// error share it: it calls sink with one line at a time, in the order it
+// takes them.
 type lineSink struct {
+	mu      sync.Mutex
 	sink    func(Line)
 	out     *Outcome
 	passed  int
@@ -32,9 +36,18 @@ type protocolLine struct {
 // levels are the log levels a line may have.
 var levels = map[string]bool{"DEBUG": true, "INFO": true, "WARNING": true, "ERROR": true, "CRITICAL": true}
 
+// stderr reads one line of the process's standard error, a WARNING log line.
+func (s *lineSink) stderr(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(Line{Level: "WARNING", Message: text})
+}
+
 // protocol reads one line of the runner's standard output; anything that is
 // not a protocol line is an INFO log line.
 func (s *lineSink) protocol(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := s.out
 	var p protocolLine
 	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &p) != nil {
@@ -60,7 +73,8 @@ func (s *lineSink) protocol(text string) {
 	}
 }
 
-// add passes a line on, noting the first ERROR line; exception lines do not count.
+// add passes a line on, noting the first ERROR line; exception lines do not
+// count. s.mu is held.
 func (s *lineSink) add(l Line) {
 	if s.out.FirstError == "" && (l.Level == "ERROR" || l.Level == "CRITICAL") && s.out.Exception == "" {
 		s.out.FirstError = l.Message
@@ -75,6 +89,8 @@ func (s *lineSink) add(l Line) {
 
 // finish reports the lines that were not kept.
 func (s *lineSink) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.dropped > 0 {
 		s.sink(Line{Level: "WARNING", Message: fmt.Sprintf("… %d more log lines were not kept (at most %d are)", s.dropped, MaxLines)})
 	}
