@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,6 +32,10 @@ const (
 	MaxLines = 5000
 	// killGrace is how long a stopped action gets between SIGTERM and SIGKILL.
 	killGrace = 5 * time.Second
+	// outputDelay is how long the output of an action whose process exited is
+	// still read: enough to read what the pipes hold, not to wait for a
+	// process the action left running with its standard output.
+	outputDelay = 2 * time.Second
 )
 
 // Env is what the action process learns about its run.
@@ -112,8 +117,10 @@ func FindPython(ctx context.Context) (string, error) {
 
 // Run runs the action and calls sink with each log line as it arrives, one
 // line at a time (never from two goroutines at once), so that sink may number
-// them. It returns once the process has ended; an error means it could not be
-// run at all.
+// them. It returns once the process has ended and its output has been read
+// (for outputDelay at most after its end); the processes the action left
+// running in its process group are killed then. An error means it could not
+// be run at all.
 func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	dir, err := os.MkdirTemp("", "styrmin-action-")
 	if err != nil {
@@ -141,14 +148,12 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	cmd.Env = environment(spec, dir, bundle)
 	cmd.Stdin = strings.NewReader(string(stdin))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return Outcome{}, fmt.Errorf("actions: %w", err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return Outcome{}, fmt.Errorf("actions: %w", err)
-	}
+	// Not files: exec copies the output, and stops at outputDelay after the
+	// process exited even when a process it left running holds the pipes.
+	stdoutR, stdoutW := io.Pipe()
+	stderrR, stderrW := io.Pipe()
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	cmd.WaitDelay = outputDelay
 	if err := cmd.Start(); err != nil {
 		return Outcome{}, fmt.Errorf("actions: start %s: %w", spec.Python, err)
 	}
@@ -157,15 +162,15 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 
 	var out Outcome
 	lines := newLineSink(sink, &out)
-	errDone := make(chan struct{})
-	go func() {
-		defer close(errDone)
-		readLines(stderr, lines.stderr)
-	}()
-	readLines(stdout, lines.protocol)
-	<-errDone
+	var readers sync.WaitGroup
+	readers.Go(func() { readLines(stderrR, lines.stderr) })
+	readers.Go(func() { readLines(stdoutR, lines.protocol) })
 	waitErr := cmd.Wait()
 	close(stopped)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // what the action left running, if anything
+	stdoutW.Close()
+	stderrW.Close()
+	readers.Wait()
 	lines.finish()
 
 	out.ExitCode = cmd.ProcessState.ExitCode()
@@ -176,7 +181,7 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 		out.Canceled = true
 	}
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return out, fmt.Errorf("actions: wait: %w", waitErr)
 	}
 	return out, nil

@@ -1,8 +1,11 @@
 package actions_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,6 +68,14 @@ def slow():
 def chatty():
     for i in range(6000):
         print("line", i)
+
+def leaves_a_child(lines=0):
+    import subprocess
+    child = subprocess.Popen(["sleep", "300"])  # inherits standard output and error
+    print("started", child.pid)
+    for i in range(lines):
+        print("line", i)
+    return child.pid
 
 def both_streams():
     import threading
@@ -167,4 +178,59 @@ func TestTheSinkSeesOneLineAtATime(t *testing.T) {
 		require.True(t, want[fmt.Sprintf("out %d", i)], "out %d", i)
 		require.True(t, want[fmt.Sprintf("err %d", i)], "err %d", i)
 	}
+}
+
+// TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput runs an
+// action that leaves a process running with its standard output: the run ends
+// when the action does, not at its timeout, with its lines and result, and the
+// process it left is killed.
+func TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "leaves_a_child", "3m", nil)
+	require.False(t, out.TimedOut, "the run waited for the child until the action's timeout")
+	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+	var pid int
+	require.NoError(t, json.Unmarshal(out.Result, &pid))
+	require.Contains(t, lines, actions.Line{Level: "INFO", Message: fmt.Sprintf("started %d", pid)})
+	deadline := time.Now().Add(time.Minute) // SIGKILL was sent: the kernel ends it at once
+	for !ended(pid) {
+		require.True(t, time.Now().Before(deadline), "process %d, which the action left, still runs", pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ended reports whether process pid has ended (is gone or a zombie).
+func ended(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) == 0 || fields[0] == "Z" || fields[0] == "X"
+}
+
+// TestASlowSinkGetsEveryLineOfAnActionThatLeftAChild: the output an action
+// wrote before it ended is read at once, however slow the sink (a database
+// insert per line), so none of it is lost when reading stops though a process
+// it left holds its standard output.
+func TestASlowSinkGetsEveryLineOfAnActionThatLeftAChild(t *testing.T) {
+	t.Parallel()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	var lines []actions.Line
+	out, err := actions.Run(context.Background(), actions.Spec{
+		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
+		Action:  drivers.Action{Name: "test", Function: "actions:leaves_a_child", Timeout: "3m"},
+		Prompts: map[string]any{"lines": 3000},
+	}, func(l actions.Line) {
+		time.Sleep(time.Millisecond) // 3 s in all, longer than reading goes on after the end
+		lines = append(lines, l)
+	})
+	require.NoError(t, err)
+	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+	require.NotEmpty(t, out.Result)
+	require.Len(t, lines, 3001)
+	require.Equal(t, actions.Line{Level: "INFO", Message: "line 2999"}, lines[3000])
 }

@@ -9,19 +9,28 @@ import (
 
 // lineSink passes a run's log lines on, up to MaxLines, and notes the first
 // ERROR line in the outcome. The readers of standard output and standard
-// error share it: it calls sink with one line at a time, in the order it
-// takes them.
+// error share it and never wait for the sink: their lines go to a queue (at
+// most MaxLines of them), which one goroutine empties into the sink, one line
+// at a time, in the order the readers took them.
 type lineSink struct {
-	mu      sync.Mutex
-	sink    func(Line)
-	out     *Outcome
+	sink func(Line)
+	out  *Outcome
+	done chan struct{}
+	wake chan struct{}
+
+	mu      sync.Mutex // guards what follows, and out while the readers run
+	queue   []Line
+	closed  bool
 	passed  int
 	dropped int
 }
 
-// newLineSink returns a lineSink writing to sink and out.
+// newLineSink returns a lineSink writing to sink and out, and starts the
+// goroutine that calls sink.
 func newLineSink(sink func(Line), out *Outcome) *lineSink {
-	return &lineSink{sink: sink, out: out}
+	s := &lineSink{sink: sink, out: out, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	go s.drain()
+	return s
 }
 
 // protocolLine is one line of the runner's standard output (docs/actions.md).
@@ -73,8 +82,8 @@ func (s *lineSink) protocol(text string) {
 	}
 }
 
-// add passes a line on, noting the first ERROR line; exception lines do not
-// count. s.mu is held.
+// add queues a line for the sink, noting the first ERROR line; exception
+// lines do not count. s.mu is held.
 func (s *lineSink) add(l Line) {
 	if s.out.FirstError == "" && (l.Level == "ERROR" || l.Level == "CRITICAL") && s.out.Exception == "" {
 		s.out.FirstError = l.Message
@@ -84,14 +93,49 @@ func (s *lineSink) add(l Line) {
 		return
 	}
 	s.passed++
-	s.sink(l)
+	s.queue = append(s.queue, l)
+	s.signal()
 }
 
-// finish reports the lines that were not kept.
+// signal wakes drain. s.mu is held.
+func (s *lineSink) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // drain is awake already
+	}
+}
+
+// drain calls the sink with each queued line until finish has been called
+// and the queue is empty.
+func (s *lineSink) drain() {
+	defer close(s.done)
+	for {
+		s.mu.Lock()
+		batch, closed := s.queue, s.closed
+		s.queue = nil
+		s.mu.Unlock()
+		for _, l := range batch {
+			s.sink(l)
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		if closed {
+			return
+		}
+		<-s.wake
+	}
+}
+
+// finish reports the lines that were not kept, and returns once the sink has
+// had every line. The readers have ended.
 func (s *lineSink) finish() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.dropped > 0 {
-		s.sink(Line{Level: "WARNING", Message: fmt.Sprintf("… %d more log lines were not kept (at most %d are)", s.dropped, MaxLines)})
+		s.queue = append(s.queue, Line{Level: "WARNING", Message: fmt.Sprintf("… %d more log lines were not kept (at most %d are)", s.dropped, MaxLines)})
 	}
+	s.closed = true
+	s.signal()
+	s.mu.Unlock()
+	<-s.done
 }
