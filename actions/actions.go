@@ -25,7 +25,9 @@ import (
 
 // Limits of what one run may write.
 const (
-	// MaxLineBytes is the longest log line kept; longer ones are cut.
+	// MaxLineBytes is the longest line read, its newline included; longer
+	// ones are cut. The runner (MAX_LINE_BYTES in sdk/python/styrmin/run.py)
+	// cuts the text of a longer record so that its protocol line fits.
 	MaxLineBytes = 16 << 10
 	// MaxLines is how many log lines of one run reach the sink; later ones
 	// are counted and reported in one last line.
@@ -77,7 +79,9 @@ type Outcome struct {
 	Exception string
 	// Traceback is the uncaught exception's traceback.
 	Traceback string
-	// FirstError is the first log line of level ERROR or CRITICAL, "" when none.
+	// FirstError is the first line of the first log record of level ERROR or
+	// CRITICAL (a logging.exception record's message without its traceback),
+	// "" when none.
 	FirstError string
 	// TimedOut and Canceled say why a run was stopped.
 	TimedOut, Canceled bool

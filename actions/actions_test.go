@@ -57,6 +57,23 @@ def error_then_crash():
     log.error("the second error")
     raise RuntimeError("boom")
 
+def exception_logged():
+    try:
+        raise KeyError("disk")
+    except KeyError:
+        log.exception("backup failed")
+    log.error("the second error")
+    raise RuntimeError("boom")
+
+def long_error():
+    log.info("before")
+    log.error("é" * 20000)
+    raise RuntimeError("boom")
+
+def critical():
+    log.critical("the database is gone")
+    raise RuntimeError("boom")
+
 def env():
     keys = sorted(k for k in os.environ if k.startswith("STYRMIN_") or k in ("HOME", "DATABASE_URL"))
     print(",".join(keys))
@@ -109,6 +126,26 @@ func TestACrashsErrorIsTheFirstErrorLineElseTheExceptionsLastLine(t *testing.T) 
 
 	out, _ = runModule(t, context.Background(), module, "error_then_crash", "", nil)
 	require.Equal(t, "the first error", out.ErrorLine(time.Minute))
+}
+
+// TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord: a logging.exception
+// record gives its message, not its traceback; a CRITICAL record counts; a
+// record longer than a protocol line still counts, its message cut.
+func TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "exception_logged", "", nil)
+	require.Equal(t, "backup failed", out.ErrorLine(time.Minute))
+	require.True(t, strings.HasPrefix(lines[0].Message, "backup failed\nTraceback"), "the log keeps the whole record: %q", lines[0].Message)
+
+	out, _ = runModule(t, context.Background(), module, "critical", "", nil)
+	require.Equal(t, "the database is gone", out.ErrorLine(time.Minute))
+
+	out, lines = runModule(t, context.Background(), module, "long_error", "", nil)
+	line := out.ErrorLine(time.Minute)
+	require.True(t, strings.HasPrefix(line, strings.Repeat("é", 100)), "%.40q", line)
+	require.True(t, strings.HasSuffix(line, " …(line cut)"), "%q", line[len(line)-40:])
+	require.Equal(t, "ERROR", lines[1].Level)
+	require.Equal(t, line, lines[1].Message)
 }
 
 func TestAnActionSeesOnlyItsOwnVariables(t *testing.T) {

@@ -82,11 +82,13 @@ func (s *lineSink) protocol(text string) {
 	}
 }
 
-// add queues a line for the sink, noting the first ERROR line; exception
-// lines do not count. s.mu is held.
+// add queues a line for the sink, noting the first line of the first record
+// of level ERROR or CRITICAL; the lines of the exception's traceback do not
+// count. s.mu is held.
 func (s *lineSink) add(l Line) {
 	if s.out.FirstError == "" && (l.Level == "ERROR" || l.Level == "CRITICAL") && s.out.Exception == "" {
-		s.out.FirstError = l.Message
+		first, _, _ := strings.Cut(l.Message, "\n")
+		s.out.FirstError = strings.TrimRight(first, "\r")
 	}
 	if s.passed >= MaxLines {
 		s.dropped++
