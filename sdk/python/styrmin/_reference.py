@@ -67,7 +67,8 @@ do not write secrets to the logs, and do not print them in `execute_commands` co
 
 **Linked tasks.** The tasks that `stop_components`, `start_components` and
 `upgrade_deployment_version` start are linked to the hook step that runs the action: the
-deployment page lists them under that step and the hook's task result includes their results.
+deployment page lists them under that step and the hook's task result includes their results
+(under `linked`, with each task's status), also when the task fails before its end.
 Calls an action makes to Styrmin's ordinary API instead of these primitives are not linked: the
 tasks they start appear as separate entries and the hook's task result does not include them.
 
