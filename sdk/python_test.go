@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/sdk"
 )
 
@@ -64,6 +66,14 @@ func TestInstallWritesThePackage(t *testing.T) {
 func TestTheRunnerCutsRecordsToTheExecutorsLineLimit(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, strconv.Itoa(actions.MaxLineBytes), pythonConstant(t, "styrmin.run", "MAX_LINE_BYTES"))
+}
+
+// TestExecuteCommandsWaitsLongerThanTheServer: the client's wait on POST jobs
+// covers everything the server may do beyond the Job's timeout, and a minute more.
+func TestExecuteCommandsWaitsLongerThanTheServer(t *testing.T) {
+	t.Parallel()
+	want := handlers.JobCallLimit(0) + time.Minute
+	require.Equal(t, strconv.Itoa(int(want.Seconds())), pythonConstant(t, "styrmin.primitives", "JOB_CALL_MARGIN"))
 }
 
 // pythonConstant returns the repr of a constant of a module of the package.
