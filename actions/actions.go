@@ -7,6 +7,7 @@ package actions
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,17 +148,9 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
-	cmd.Dir = bundle
-	cmd.Env = environment(spec, dir, bundle)
-	cmd.Stdin = strings.NewReader(string(stdin))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Not files: exec copies the output, and stops at outputDelay after the
-	// process exited even when a process it left running holds the pipes.
 	stdoutR, stdoutW := io.Pipe()
 	stderrR, stderrW := io.Pipe()
-	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
-	cmd.WaitDelay = outputDelay
+	cmd := command(spec, dir, bundle, stdin, stdoutW, stderrW)
 	if err := cmd.Start(); err != nil {
 		return Outcome{}, fmt.Errorf("actions: start %s: %w", spec.Python, err)
 	}
@@ -189,6 +182,20 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 		return out, fmt.Errorf("actions: wait: %w", waitErr)
 	}
 	return out, nil
+}
+
+// command is the action's process, writing to stdout and stderr. They are
+// not files, so exec copies the output and stops at outputDelay after the
+// process exited, even when a process it left running holds the pipes.
+func command(spec Spec, home, bundle string, stdin []byte, stdout, stderr io.Writer) *exec.Cmd {
+	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
+	cmd.Dir = bundle
+	cmd.Env = environment(spec, home, bundle)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = outputDelay
+	return cmd
 }
 
 // environment is the action process's whole environment.
