@@ -30,6 +30,9 @@ const (
 	// ones are cut. The runner (MAX_LINE_BYTES in sdk/python/styrmin/run.py)
 	// cuts the text of a longer record so that its protocol line fits.
 	MaxLineBytes = 16 << 10
+	// LineCut ends a line that was cut (MESSAGE_CUT in the runner, which
+	// ends a record's message it cut the same way).
+	LineCut = " …(line cut)"
 	// MaxLines is how many log lines of one run reach the sink; later ones
 	// are counted and reported in one last line.
 	MaxLines = 5000
@@ -259,7 +262,7 @@ func readLines(r io.Reader, fn func(string)) {
 		if len(line) > 0 {
 			text := strings.TrimRight(string(line), "\r\n")
 			if err == bufio.ErrBufferFull {
-				text += " …(line cut)"
+				text += LineCut
 				discardRest(br)
 			}
 			fn(text)

@@ -66,6 +66,7 @@ func TestInstallWritesThePackage(t *testing.T) {
 func TestTheRunnerCutsRecordsToTheExecutorsLineLimit(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, strconv.Itoa(actions.MaxLineBytes), pythonConstant(t, "styrmin.run", "MAX_LINE_BYTES"))
+	require.Equal(t, "'"+actions.LineCut+"'", pythonConstant(t, "styrmin.run", "MESSAGE_CUT"), "a cut record ends as a cut line does")
 }
 
 // TestExecuteCommandsWaitsLongerThanTheServer: the client's wait on POST jobs
