@@ -14,10 +14,15 @@ run:
 
 ## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
 ## Kubernetes and Chromium, which Go's test cache cannot see, so nothing is taken from it.
+## First every test that needs neither the cluster nor a browser runs under the race detector
+## (scripts/test-race: -short makes kubetest.Kubeconfig and the browser tests skip, so a new
+## package is covered as soon as it has tests).
 test: check-generated
 	./scripts/check-format
 	./scripts/ensure-chromium
 	$(GO) vet ./...
+	./scripts/test-race
+	cd localkube && ../scripts/test-race
 	$(CLUSTER) scope -- $(GO) test -count=1 -timeout 40m ./...
 	cd localkube && $(GO) test -count=1 ./...
 

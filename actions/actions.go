@@ -7,6 +7,7 @@ package actions
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,13 +26,22 @@ import (
 
 // Limits of what one run may write.
 const (
-	// MaxLineBytes is the longest log line kept; longer ones are cut.
+	// MaxLineBytes is the longest line read, its newline included; longer
+	// ones are cut. The runner (MAX_LINE_BYTES in sdk/python/styrmin/run.py)
+	// cuts the text of a longer record so that its protocol line fits.
 	MaxLineBytes = 16 << 10
+	// LineCut ends a line that was cut (MESSAGE_CUT in the runner, which
+	// ends a record's message it cut the same way).
+	LineCut = " …(line cut)"
 	// MaxLines is how many log lines of one run reach the sink; later ones
 	// are counted and reported in one last line.
 	MaxLines = 5000
 	// killGrace is how long a stopped action gets between SIGTERM and SIGKILL.
 	killGrace = 5 * time.Second
+	// outputDelay is how long the output of an action whose process exited is
+	// still read: enough to read what the pipes hold, not to wait for a
+	// process the action left running with its standard output.
+	outputDelay = 2 * time.Second
 )
 
 // Env is what the action process learns about its run.
@@ -72,7 +83,9 @@ type Outcome struct {
 	Exception string
 	// Traceback is the uncaught exception's traceback.
 	Traceback string
-	// FirstError is the first log line of level ERROR or CRITICAL, "" when none.
+	// FirstError is the first line of the first log record of level ERROR or
+	// CRITICAL (a logging.exception record's message without its traceback),
+	// "" when none.
 	FirstError string
 	// TimedOut and Canceled say why a run was stopped.
 	TimedOut, Canceled bool
@@ -110,8 +123,12 @@ func FindPython(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Run runs the action and calls sink with each log line as it arrives. It
-// returns once the process has ended; an error means it could not be run at all.
+// Run runs the action and calls sink with each log line as it arrives, one
+// line at a time (never from two goroutines at once), so that sink may number
+// them. It returns once the process has ended and its output has been read
+// (for outputDelay at most after its end); the processes the action left
+// running in its process group are killed then. An error means it could not
+// be run at all.
 func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	dir, err := os.MkdirTemp("", "styrmin-action-")
 	if err != nil {
@@ -134,19 +151,9 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
-	cmd.Dir = bundle
-	cmd.Env = environment(spec, dir, bundle)
-	cmd.Stdin = strings.NewReader(string(stdin))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return Outcome{}, fmt.Errorf("actions: %w", err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return Outcome{}, fmt.Errorf("actions: %w", err)
-	}
+	stdoutR, stdoutW := io.Pipe()
+	stderrR, stderrW := io.Pipe()
+	cmd := command(spec, dir, bundle, stdin, stdoutW, stderrW)
 	if err := cmd.Start(); err != nil {
 		return Outcome{}, fmt.Errorf("actions: start %s: %w", spec.Python, err)
 	}
@@ -155,15 +162,15 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 
 	var out Outcome
 	lines := newLineSink(sink, &out)
-	errDone := make(chan struct{})
-	go func() {
-		defer close(errDone)
-		readLines(stderr, func(text string) { lines.add(Line{Level: "WARNING", Message: text}) })
-	}()
-	readLines(stdout, lines.protocol)
-	<-errDone
+	var readers sync.WaitGroup
+	readers.Go(func() { readLines(stderrR, lines.stderr) })
+	readers.Go(func() { readLines(stdoutR, lines.protocol) })
 	waitErr := cmd.Wait()
 	close(stopped)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // what the action left running, if anything
+	stdoutW.Close()
+	stderrW.Close()
+	readers.Wait()
 	lines.finish()
 
 	out.ExitCode = cmd.ProcessState.ExitCode()
@@ -174,10 +181,24 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 		out.Canceled = true
 	}
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return out, fmt.Errorf("actions: wait: %w", waitErr)
 	}
 	return out, nil
+}
+
+// command is the action's process, writing to stdout and stderr. They are
+// not files, so exec copies the output and stops at outputDelay after the
+// process exited, even when a process it left running holds the pipes.
+func command(spec Spec, home, bundle string, stdin []byte, stdout, stderr io.Writer) *exec.Cmd {
+	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
+	cmd.Dir = bundle
+	cmd.Env = environment(spec, home, bundle)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = outputDelay
+	return cmd
 }
 
 // environment is the action process's whole environment.
@@ -241,7 +262,7 @@ func readLines(r io.Reader, fn func(string)) {
 		if len(line) > 0 {
 			text := strings.TrimRight(string(line), "\r\n")
 			if err == bufio.ErrBufferFull {
-				text += " …(line cut)"
+				text += LineCut
 				discardRest(br)
 			}
 			fn(text)

@@ -1,8 +1,13 @@
 package actions_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +57,23 @@ def error_then_crash():
     log.error("the second error")
     raise RuntimeError("boom")
 
+def exception_logged():
+    try:
+        raise KeyError("disk")
+    except KeyError:
+        log.exception("backup failed")
+    log.error("the second error")
+    raise RuntimeError("boom")
+
+def long_error():
+    log.info("before")
+    log.error("é" * 20000)
+    raise RuntimeError("boom")
+
+def critical():
+    log.critical("the database is gone")
+    raise RuntimeError("boom")
+
 def env():
     keys = sorted(k for k in os.environ if k.startswith("STYRMIN_") or k in ("HOME", "DATABASE_URL"))
     print(",".join(keys))
@@ -63,6 +85,25 @@ def slow():
 def chatty():
     for i in range(6000):
         print("line", i)
+
+def leaves_a_child(lines=0):
+    import subprocess
+    child = subprocess.Popen(["sleep", "300"])  # inherits standard output and error
+    print("started", child.pid)
+    for i in range(lines):
+        print("line", i)
+    return child.pid
+
+def both_streams():
+    import threading
+    def err():
+        for i in range(300):
+            os.write(2, b"err %d\n" % i)
+    t = threading.Thread(target=err)
+    t.start()
+    for i in range(300):
+        os.write(1, b"out %d\n" % i)
+    t.join()
 `
 
 func TestAnActionsLinesReachTheSinkWithTheirLevels(t *testing.T) {
@@ -85,6 +126,26 @@ func TestACrashsErrorIsTheFirstErrorLineElseTheExceptionsLastLine(t *testing.T) 
 
 	out, _ = runModule(t, context.Background(), module, "error_then_crash", "", nil)
 	require.Equal(t, "the first error", out.ErrorLine(time.Minute))
+}
+
+// TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord: a logging.exception
+// record gives its message, not its traceback; a CRITICAL record counts; a
+// record longer than a protocol line still counts, its message cut.
+func TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "exception_logged", "", nil)
+	require.Equal(t, "backup failed", out.ErrorLine(time.Minute))
+	require.True(t, strings.HasPrefix(lines[0].Message, "backup failed\nTraceback"), "the log keeps the whole record: %q", lines[0].Message)
+
+	out, _ = runModule(t, context.Background(), module, "critical", "", nil)
+	require.Equal(t, "the database is gone", out.ErrorLine(time.Minute))
+
+	out, lines = runModule(t, context.Background(), module, "long_error", "", nil)
+	line := out.ErrorLine(time.Minute)
+	require.True(t, strings.HasPrefix(line, strings.Repeat("é", 100)), "%.40q", line)
+	require.True(t, strings.HasSuffix(line, " …(line cut)"), "%q", line[len(line)-40:])
+	require.Equal(t, "ERROR", lines[1].Level)
+	require.Equal(t, line, lines[1].Message)
 }
 
 func TestAnActionSeesOnlyItsOwnVariables(t *testing.T) {
@@ -115,4 +176,98 @@ func TestAnActionsLogIsBounded(t *testing.T) {
 	last := lines[len(lines)-1]
 	require.Equal(t, "WARNING", last.Level)
 	require.True(t, strings.HasPrefix(last.Message, "… 1000 more log lines were not kept"), last.Message)
+}
+
+// TestTheSinkSeesOneLineAtATime runs an action writing to standard output and
+// standard error at once: the sink is never called by both readers at the same
+// time (a step's log numbers its lines in the sink), and every line arrives.
+func TestTheSinkSeesOneLineAtATime(t *testing.T) {
+	t.Parallel()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	var inside, overlaps atomic.Int32
+	seq := 0
+	got := map[int]string{}
+	out, err := actions.Run(context.Background(), actions.Spec{
+		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
+		Action: drivers.Action{Name: "test", Function: "actions:both_streams"},
+	}, func(l actions.Line) {
+		if inside.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		seq++
+		n := seq
+		time.Sleep(100 * time.Microsecond) // as long as an insert takes, at least
+		got[n] = l.Message
+		inside.Add(-1)
+	})
+	require.NoError(t, err)
+	require.False(t, out.Failed())
+	require.Zero(t, overlaps.Load(), "the sink was called by both readers at once")
+	require.Len(t, got, 600, "each line has its own number")
+	want := map[string]bool{}
+	for _, m := range got {
+		want[m] = true
+	}
+	for i := range 300 {
+		require.True(t, want[fmt.Sprintf("out %d", i)], "out %d", i)
+		require.True(t, want[fmt.Sprintf("err %d", i)], "err %d", i)
+	}
+}
+
+// TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput runs an
+// action that leaves a process running with its standard output: the run ends
+// when the action does, not at its timeout, with its lines and result, and the
+// process it left is killed.
+func TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput(t *testing.T) {
+	t.Parallel()
+	out, lines := runModule(t, context.Background(), module, "leaves_a_child", "3m", nil)
+	require.False(t, out.TimedOut, "the run waited for the child until the action's timeout")
+	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+	var pid int
+	require.NoError(t, json.Unmarshal(out.Result, &pid))
+	require.Contains(t, lines, actions.Line{Level: "INFO", Message: fmt.Sprintf("started %d", pid)})
+	deadline := time.Now().Add(time.Minute) // SIGKILL was sent: the kernel ends it at once
+	for !ended(pid) {
+		require.True(t, time.Now().Before(deadline), "process %d, which the action left, still runs", pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ended reports whether process pid has ended (is gone or a zombie).
+func ended(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) == 0 || fields[0] == "Z" || fields[0] == "X"
+}
+
+// TestASlowSinkGetsEveryLineOfAnActionThatLeftAChild: the output an action
+// wrote before it ended is read at once, however slow the sink (a database
+// insert per line), so none of it is lost when reading stops though a process
+// it left holds its standard output.
+func TestASlowSinkGetsEveryLineOfAnActionThatLeftAChild(t *testing.T) {
+	t.Parallel()
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, sdk.Install(dir))
+	var lines []actions.Line
+	out, err := actions.Run(context.Background(), actions.Spec{
+		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
+		Action:  drivers.Action{Name: "test", Function: "actions:leaves_a_child", Timeout: "3m"},
+		Prompts: map[string]any{"lines": 3000},
+	}, func(l actions.Line) {
+		time.Sleep(time.Millisecond) // 3 s in all, longer than reading goes on after the end
+		lines = append(lines, l)
+	})
+	require.NoError(t, err)
+	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+	require.NotEmpty(t, out.Result)
+	require.Len(t, lines, 3001)
+	require.Equal(t, actions.Line{Level: "INFO", Message: "line 2999"}, lines[3000])
 }

@@ -4,20 +4,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // lineSink passes a run's log lines on, up to MaxLines, and notes the first
-// ERROR line in the outcome.
+// ERROR line in the outcome. The readers of standard output and standard
+// error share it and never wait for the sink: their lines go to a queue (at
+// most MaxLines of them), which one goroutine empties into the sink, one line
+// at a time, in the order the readers took them.
 type lineSink struct {
-	sink    func(Line)
-	out     *Outcome
+	sink func(Line)
+	out  *Outcome
+	done chan struct{}
+	wake chan struct{}
+
+	mu      sync.Mutex // guards what follows, and out while the readers run
+	queue   []Line
+	closed  bool
 	passed  int
 	dropped int
 }
 
-// newLineSink returns a lineSink writing to sink and out.
+// newLineSink returns a lineSink writing to sink and out, and starts the
+// goroutine that calls sink.
 func newLineSink(sink func(Line), out *Outcome) *lineSink {
-	return &lineSink{sink: sink, out: out}
+	s := &lineSink{sink: sink, out: out, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	go s.drain()
+	return s
 }
 
 // protocolLine is one line of the runner's standard output (docs/actions.md).
@@ -32,9 +45,18 @@ type protocolLine struct {
 // levels are the log levels a line may have.
 var levels = map[string]bool{"DEBUG": true, "INFO": true, "WARNING": true, "ERROR": true, "CRITICAL": true}
 
+// stderr reads one line of the process's standard error, a WARNING log line.
+func (s *lineSink) stderr(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(Line{Level: "WARNING", Message: text})
+}
+
 // protocol reads one line of the runner's standard output; anything that is
 // not a protocol line is an INFO log line.
 func (s *lineSink) protocol(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := s.out
 	var p protocolLine
 	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &p) != nil {
@@ -60,22 +82,62 @@ func (s *lineSink) protocol(text string) {
 	}
 }
 
-// add passes a line on, noting the first ERROR line; exception lines do not count.
+// add queues a line for the sink, noting the first line of the first record
+// of level ERROR or CRITICAL; the lines of the exception's traceback do not
+// count. s.mu is held.
 func (s *lineSink) add(l Line) {
 	if s.out.FirstError == "" && (l.Level == "ERROR" || l.Level == "CRITICAL") && s.out.Exception == "" {
-		s.out.FirstError = l.Message
+		first, _, _ := strings.Cut(l.Message, "\n")
+		s.out.FirstError = strings.TrimRight(first, "\r")
 	}
 	if s.passed >= MaxLines {
 		s.dropped++
 		return
 	}
 	s.passed++
-	s.sink(l)
+	s.queue = append(s.queue, l)
+	s.signal()
 }
 
-// finish reports the lines that were not kept.
-func (s *lineSink) finish() {
-	if s.dropped > 0 {
-		s.sink(Line{Level: "WARNING", Message: fmt.Sprintf("… %d more log lines were not kept (at most %d are)", s.dropped, MaxLines)})
+// signal wakes drain. s.mu is held.
+func (s *lineSink) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // drain is awake already
 	}
+}
+
+// drain calls the sink with each queued line until finish has been called
+// and the queue is empty.
+func (s *lineSink) drain() {
+	defer close(s.done)
+	for {
+		s.mu.Lock()
+		batch, closed := s.queue, s.closed
+		s.queue = nil
+		s.mu.Unlock()
+		for _, l := range batch {
+			s.sink(l)
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		if closed {
+			return
+		}
+		<-s.wake
+	}
+}
+
+// finish reports the lines that were not kept, and returns once the sink has
+// had every line. The readers have ended.
+func (s *lineSink) finish() {
+	s.mu.Lock()
+	if s.dropped > 0 {
+		s.queue = append(s.queue, Line{Level: "WARNING", Message: fmt.Sprintf("… %d more log lines were not kept (at most %d are)", s.dropped, MaxLines)})
+	}
+	s.closed = true
+	s.signal()
+	s.mu.Unlock()
+	<-s.done
 }

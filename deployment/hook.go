@@ -70,7 +70,7 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 			return err
 		}
 		r := secrets.redactor()
-		seq := int32(0)
+		seq := int32(0) // actions.Run calls the sink with one line at a time
 		out, err := actions.Run(ctx, actions.Spec{
 			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
 			Env: actions.Env{APIURL: j.s.actions.APIURL, Token: token, Deployment: j.row.Name, Namespace: j.row.Namespace, Release: j.row.Name, StepID: st.ID},

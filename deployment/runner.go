@@ -164,12 +164,27 @@ func (j *job) record(ctx context.Context, revision int, driverVersion, appVersio
 	return nil
 }
 
-// failed marks the deployment failed after a task failed, and passes err on.
-func (j *job) failed(ctx context.Context, err error) error {
-	if serr := j.s.q.SetDeploymentStatus(context.WithoutCancel(ctx), db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed}); serr != nil {
-		return fmt.Errorf("%w (and recording the failure: %v)", err, serr)
+// fail marks the deployment failed after a task failed, and returns err with
+// the task's result: the tasks its actions started, as a task that ends
+// includes them (nil when none).
+func (j *job) fail(ctx context.Context, err error) (any, error) {
+	ctx = context.WithoutCancel(ctx)
+	if serr := j.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed}); serr != nil {
+		err = fmt.Errorf("%w (and recording the failure: %v)", err, serr)
 	}
-	return err
+	linked, lerr := j.linked(ctx)
+	if lerr != nil {
+		return nil, fmt.Errorf("%w (and listing the tasks its actions started: %v)", err, lerr)
+	}
+	if len(linked) == 0 {
+		return nil, err
+	}
+	return failedResult{Linked: linked}, err
+}
+
+// failedResult is the result of a task that failed after its actions started tasks.
+type failedResult struct {
+	Linked []LinkedResult `json:"linked"`
 }
 
 // releaseResult is the result of a task that made a revision.

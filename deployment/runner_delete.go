@@ -28,15 +28,15 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	secret, err := j.openTaskSecrets()
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	if err := j.runHooks(ctx, b, drivers.HookPreDelete, prompts); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	err = run.Step(ctx, "helm", "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
@@ -50,10 +50,10 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	err = run.Step(ctx, "job", "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
@@ -63,7 +63,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if j.row.NamespaceCreated {
 		err = run.Step(ctx, "namespace", "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
@@ -74,7 +74,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, j.failed(ctx, err)
+			return j.fail(ctx, err)
 		}
 	}
 	if err := r.s.q.MarkDeploymentDeleted(ctx, j.row.ID); err != nil {

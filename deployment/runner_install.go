@@ -32,27 +32,27 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return r.s.q.SetNamespaceCreated(ctx, j.row.ID)
 	})
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	values, err := r.s.storedValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, j.row.ID)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	opts, err := j.render(ctx, b, in.AppVersion, values)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	secret, err := j.openTaskSecrets()
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	if err := j.runHooks(ctx, b, drivers.HookPreInstall, prompts); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	var rel *release.Release
 	err = run.Step(ctx, "helm", "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
@@ -65,10 +65,10 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return nil
 	})
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.waitReady(ctx, b.Driver.Spec.Components); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
 		return nil, err

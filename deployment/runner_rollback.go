@@ -23,15 +23,15 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 	}
 	rev, err := r.s.q.GetRevision(ctx, db.GetRevisionParams{DeploymentID: j.row.ID, Revision: int32(in.Revision)})
 	if err != nil {
-		return nil, j.failed(ctx, fmt.Errorf("deployment: revision %d of %s: %w", in.Revision, j.row.Name, err))
+		return j.fail(ctx, fmt.Errorf("deployment: revision %d of %s: %w", in.Revision, j.row.Name, err))
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, rev.DriverVersion)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	values, err := r.s.storedValues(b.Driver.Spec.Parameters, rev.Parameters, rev.Secrets, j.row.ID)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	var rel *release.Release
 	err = run.Step(ctx, "helm", fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
@@ -45,10 +45,10 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 		return nil
 	})
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.waitReady(ctx, b.Driver.Spec.Components); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.record(ctx, rel.Number, rev.DriverVersion, rev.AppVersion, values); err != nil {
 		return nil, err

@@ -22,27 +22,27 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	secret, err := j.openTaskSecrets()
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	values := typedValues(b.Driver.Spec.Parameters, in.Parameters, secret.Params)
 	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	opts, err := j.render(ctx, b, in.AppVersion, values)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, prompts); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	rel, err := j.upgrade(ctx, opts)
 	if err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.waitReady(ctx, b.Driver.Spec.Components); err != nil {
-		return nil, j.failed(ctx, err)
+		return j.fail(ctx, err)
 	}
 	if err := j.record(ctx, rel.Number, in.DriverVersion, in.AppVersion, values); err != nil {
 		return nil, err

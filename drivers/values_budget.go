@@ -27,18 +27,17 @@ const listEntrySize = 8
 // template, every range iteration and every write to the output spends from it.
 type budget struct {
 	ctx        context.Context
+	limit      time.Duration
 	deadline   time.Time
 	bytes      int
 	iterations int
 }
 
-// newBudget returns a full budget that ends maxValuesTime from now or when ctx ends.
-func newBudget(ctx context.Context) *budget {
-	return &budget{ctx: ctx, deadline: time.Now().Add(maxValuesTime), bytes: maxValuesBytes, iterations: maxValuesIterations}
+// newBudget returns a full budget that ends limit (maxValuesTime but in
+// tests of the other limits) from now or when ctx ends.
+func newBudget(ctx context.Context, limit time.Duration) *budget {
+	return &budget{ctx: ctx, limit: limit, deadline: time.Now().Add(limit), bytes: maxValuesBytes, iterations: maxValuesIterations}
 }
-
-// errTooLong is the error of a render that ran out of time.
-var errTooLong = fmt.Errorf("rendering takes longer than %s; simplify the template", maxValuesTime)
 
 // alive fails once the render's time is up or its context was cancelled.
 func (b *budget) alive() error {
@@ -46,7 +45,7 @@ func (b *budget) alive() error {
 		return fmt.Errorf("rendering stopped: %w", err)
 	}
 	if time.Now().After(b.deadline) {
-		return errTooLong
+		return fmt.Errorf("rendering takes longer than %s; simplify the template", b.limit)
 	}
 	return nil
 }

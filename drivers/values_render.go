@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 
 	"gopkg.in/yaml.v3"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -63,16 +64,17 @@ func (e *TemplateError) Error() string {
 // ends. A template that breaks the contract or passes its budget fails with a
 // *TemplateError; a cancelled ctx fails with an error wrapping ctx.Err().
 func (d *Driver) RenderValues(ctx context.Context, data ValuesData) (map[string]any, error) {
-	vals, err := renderValues(ctx, d.Spec.Helm.Main.Values, data)
+	vals, err := renderValues(ctx, d.Spec.Helm.Main.Values, data, maxValuesTime)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: render values of %s %s: %w", d.Metadata.Name, d.Spec.Version, err)
 	}
 	return vals, nil
 }
 
-// renderValues parses, executes and reads the values template under one budget.
-func renderValues(ctx context.Context, text string, data ValuesData) (map[string]any, error) {
-	b := newBudget(ctx)
+// renderValues parses, executes and reads the values template under one
+// budget, whose time is limit.
+func renderValues(ctx context.Context, text string, data ValuesData, limit time.Duration) (map[string]any, error) {
+	b := newBudget(ctx, limit)
 	tmpl, err := template.New("values").Option("missingkey=error").Funcs(valuesFuncs(b)).Parse(text)
 	if err != nil {
 		return nil, templateError(err)
@@ -151,7 +153,7 @@ func checkValuesTemplate(ctx context.Context, rep *report, d *Driver, data []byt
 		Deployment: DeploymentRef{Name: "example", Namespace: "example", Release: "example"},
 		Driver:     DriverRef{Name: d.Metadata.Name, Version: d.Spec.Version},
 	}
-	_, err := renderValues(ctx, d.Spec.Helm.Main.Values, sample)
+	_, err := renderValues(ctx, d.Spec.Helm.Main.Values, sample, maxValuesTime)
 	var te *TemplateError
 	if !errors.As(err, &te) {
 		return

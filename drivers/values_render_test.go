@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -49,8 +50,7 @@ func TestRenderValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := &Driver{Metadata: Metadata{Name: "postgresql"}, Spec: Spec{Version: "2.1.0", Helm: Helm{Main: ChartRef{Values: tt.template}}}}
-			got, err := d.RenderValues(t.Context(), data)
+			got, err := renderValues(t.Context(), tt.template, data, untimed)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				var te *TemplateError
@@ -62,6 +62,11 @@ func TestRenderValues(t *testing.T) {
 		})
 	}
 }
+
+// untimed is the time limit of the renders that test the other limits: 100,000
+// range iterations can take longer than maxValuesTime under the race detector
+// on a busy machine.
+const untimed = time.Hour
 
 // tooLarge is the error of a template that builds more than its budget of bytes.
 const tooLarge = "would be larger than 1048576 bytes"
@@ -105,8 +110,7 @@ func TestRenderValuesHostileTemplatesStaySmall(t *testing.T) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		d := &Driver{Spec: Spec{Helm: Helm{Main: ChartRef{Values: tt.template}}}}
-		_, err := d.RenderValues(t.Context(), ValuesData{})
+		_, err := renderValues(t.Context(), tt.template, ValuesData{}, untimed)
 		runtime.ReadMemStats(&after)
 		require.ErrorContains(t, err, tt.wantErr, tt.name)
 		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "%s allocates little", tt.name)
@@ -208,4 +212,12 @@ func TestDriverInfo(t *testing.T) {
 	require.Equal(t, DefaultTimeout, a.TimeoutDuration())
 	require.Equal(t, ModeBlocking, a.EffectiveMode())
 	require.Equal(t, ProtocolTCP, (&Service{}).EffectiveProtocol())
+}
+
+func TestRenderValuesStopsAtItsTimeLimit(t *testing.T) {
+	t.Parallel()
+	_, err := renderValues(t.Context(), "{{ range 300 }}{{ range 300 }}{{ end }}{{ end }}a: 1", ValuesData{}, time.Nanosecond)
+	require.ErrorContains(t, err, "rendering takes longer than 1ns; simplify the template")
+	var te *TemplateError
+	require.True(t, errors.As(err, &te), "a TemplateError: %v", err)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/kube"
 )
 
 // ActionPrimitives is what the primitive endpoints need from the deployment
@@ -35,6 +36,19 @@ const actionAPIPrefix = "/api/action/v1/"
 
 // maxActionRequest bounds a primitive's request body.
 const maxActionRequest = 1 << 20
+
+// JobAnswerGrace is how long POST jobs may take once the deadline of its Job's
+// waits (kube.ActionJobCallLimit) has passed: telling the Job to stop,
+// recording on the hook step and writing the answer.
+const JobAnswerGrace = kube.ActionJobStopGrace + 20*time.Second
+
+// JobCallLimit is the longest a POST jobs call for a Job of this timeout
+// lasts. The styrmin Python package's execute_commands waits a minute more
+// for its answer (JOB_CALL_MARGIN, checked by a test), so it never gives up
+// before the server does.
+func JobCallLimit(timeout time.Duration) time.Duration {
+	return kube.ActionJobCallLimit(timeout) + JobAnswerGrace
+}
 
 // actionRoutes are the primitive endpoints: they answer JSON, take only an
 // action token (never a session), and act on that token's deployment only.
@@ -69,12 +83,15 @@ func actionRoutes(p ActionPrimitives, logger *slog.Logger) []route {
 			if err := decodeJSON(c, &req); err != nil {
 				return 0, nil, err
 			}
-			// The call lasts as long as the Job: lift this response's write deadline.
-			limit := time.Duration(max(req.Timeout, 0))*time.Second + 3*time.Minute
-			if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(limit)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			// The call lasts as long as the Job: lift this response's write
+			// deadline, and bound the server's waits.
+			timeout := time.Duration(max(req.Timeout, 0)) * time.Second
+			if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(JobCallLimit(timeout))); err != nil && !errors.Is(err, http.ErrNotSupported) {
 				return 0, nil, err
 			}
-			res, err := p.RunJob(c.Request().Context(), caller, req)
+			ctx, cancel := context.WithTimeout(c.Request().Context(), kube.ActionJobCallLimit(timeout))
+			defer cancel()
+			res, err := p.RunJob(ctx, caller, req)
 			return http.StatusOK, res, err
 		})),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/kube"
 )
 
 // actionToken mints an action token for a hook step of task, as the
@@ -62,4 +65,37 @@ func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"backup": map[string]any{"label": "before-16-6", "database": "app"}}, task.Inputs["prompts"],
 		"the given prompt and the other's default")
+}
+
+// deadlinePrimitives answers POST jobs at once, noting the deadline RunJob was given.
+type deadlinePrimitives struct {
+	ActionPrimitives
+	deadline time.Time
+}
+
+func (p *deadlinePrimitives) Authenticate(ctx context.Context, token string) (*deployment.Caller, error) {
+	return &deployment.Caller{}, nil
+}
+
+func (p *deadlinePrimitives) RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error) {
+	p.deadline, _ = ctx.Deadline()
+	return &deployment.JobResult{Job: "site-job", Succeeded: true}, nil
+}
+
+func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
+	t.Parallel()
+	p := &deadlinePrimitives{}
+	e := New(Deps{Logger: slog.Default(), Primitives: p})
+	req := httptest.NewRequest(http.MethodPost, actionAPIPrefix+"jobs", strings.NewReader(`{"commands": ["true"], "image": "busybox", "timeout": 600}`))
+	req.Header.Set("Authorization", "Bearer sta_test")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	before := time.Now()
+	e.ServeHTTP(rec, req)
+	after := time.Now()
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	limit := kube.ActionJobCallLimit(600 * time.Second)
+	require.False(t, p.deadline.Before(before.Add(limit)), "RunJob may wait for everything the Job's waits take")
+	require.False(t, p.deadline.After(after.Add(limit)), "and no longer")
+	require.Less(t, limit, JobCallLimit(600*time.Second), "the answer has time to be written")
 }

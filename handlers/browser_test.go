@@ -21,9 +21,13 @@ const chromiumPath = "/usr/bin/chromium"
 
 // newBrowser starts a headless Chromium with a fresh profile and returns a
 // tab's context. When the test fails, a screenshot of the tab is saved to a
-// temporary file named in the test log.
+// temporary file named in the test log. With -short (the race detector's
+// run in `make test`) it skips the test.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium, which -short leaves out")
+	}
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("STYRMIN_SKIP_BROWSER") != "" {
 			t.Skip("STYRMIN_SKIP_BROWSER is set and chromium is missing")

@@ -1,14 +1,19 @@
 package sdk_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/sdk"
 )
 
@@ -53,6 +58,33 @@ func TestInstallWritesThePackage(t *testing.T) {
 	require.Len(t, lines, 2)
 	require.Contains(t, lines[0], `"msg": "hello world"`)
 	require.Equal(t, `{"t": "result", "value": 42}`, lines[1])
+}
+
+// TestTheRunnerCutsRecordsToTheExecutorsLineLimit: the runner's copy of the
+// protocol's line limit is the executor's, so that no record it writes is cut
+// into a line that no longer parses.
+func TestTheRunnerCutsRecordsToTheExecutorsLineLimit(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, strconv.Itoa(actions.MaxLineBytes), pythonConstant(t, "styrmin.run", "MAX_LINE_BYTES"))
+	require.Equal(t, "'"+actions.LineCut+"'", pythonConstant(t, "styrmin.run", "MESSAGE_CUT"), "a cut record ends as a cut line does")
+}
+
+// TestExecuteCommandsWaitsLongerThanTheServer: the client's wait on POST jobs
+// covers everything the server may do beyond the Job's timeout, and a minute more.
+func TestExecuteCommandsWaitsLongerThanTheServer(t *testing.T) {
+	t.Parallel()
+	want := handlers.JobCallLimit(0) + time.Minute
+	require.Equal(t, strconv.Itoa(int(want.Seconds())), pythonConstant(t, "styrmin.primitives", "JOB_CALL_MARGIN"))
+}
+
+// pythonConstant returns the repr of a constant of a module of the package.
+func pythonConstant(t *testing.T, module, name string) string {
+	t.Helper()
+	cmd := exec.Command("python3", "-B", "-c", fmt.Sprintf("import %s as m; print(repr(m.%s))", module, name))
+	cmd.Env = append(os.Environ(), "PYTHONPATH=python")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
 }
 
 func TestReferenceDocumentsEveryPrimitive(t *testing.T) {

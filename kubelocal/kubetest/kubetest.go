@@ -15,8 +15,12 @@ import (
 // checkout, building and starting it when none runs. The cluster is left
 // running for the other test packages; `make test` starts it before the tests
 // and stops it afterwards when it started it (`go run ./kubelocal/cmd/cluster scope`).
+// With -short (the race detector's run in `make test`) it skips the test.
 func Kubeconfig(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local Kubernetes cluster, which -short leaves out")
+	}
 	root, err := kubelocal.FindRoot(".")
 	if err != nil {
 		t.Fatal(err)

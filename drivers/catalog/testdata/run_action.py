@@ -17,7 +17,7 @@ import sys
 import time
 
 import styrmin
-from styrmin import _api
+from styrmin import _api, primitives
 
 time.gmtime = lambda *args: time.struct_time((2026, 1, 2, 3, 4, 5, 4, 2, 0))
 
@@ -50,7 +50,7 @@ def call(method, path, body=None, timeout=_api.DEFAULT_TIMEOUT):
     if method == "GET" and path.startswith("tasks/"):
         return tasks[int(path.split("/")[1])]
     if (method, path) == ("POST", "jobs"):
-        assert timeout == body["timeout"] + 60, "the call lasts as long as the Job"
+        assert timeout == body["timeout"] + primitives.JOB_CALL_MARGIN, "the call lasts as long as the Job"
         calls.append({"execute_commands": body})
         return {"job": "demo-job", "succeeded": True, "deleted_job": ""}
     raise AssertionError(f"unexpected call {method} {path}")

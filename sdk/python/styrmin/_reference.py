@@ -54,16 +54,21 @@ def backup(label="pre-upgrade"):
 
 **Logs.** Every `logging` record reaches the hook step with its level (`styrmin.log` is a
 logger at DEBUG; the root logger is at INFO); `print()` gives INFO lines and `sys.stderr`
-WARNING lines. When the action crashes (an uncaught exception, a non-zero exit, its timeout,
-killed), its first log line of level ERROR becomes part of the hook step's error, else the
-exception's last line (`ValueError: bad label`). Every signed-in user, Read-only users too, can
+WARNING lines. A record longer than 16 KiB as a protocol line keeps its level, its message
+cut. When the action crashes (an uncaught exception, a non-zero exit, its timeout, killed), its
+crash line becomes part of the hook step's error: the first line of the first record of level
+ERROR or CRITICAL (a record of another level counts as the standard level below it; of a
+`log.exception(...)` record, its message without the traceback; of a record that was cut, its
+cut message), else the exception's last line (`ValueError: bad label`). The traceback of the
+uncaught exception is in the log, not the crash line. Every signed-in user, Read-only users too, can
 read that error and the action's log. Styrmin replaces the action token, the deployment's
 secret parameter values and some common forms of secrets with `<redacted>`, but not every form:
 do not write secrets to the logs, and do not print them in `execute_commands` commands.
 
 **Linked tasks.** The tasks that `stop_components`, `start_components` and
 `upgrade_deployment_version` start are linked to the hook step that runs the action: the
-deployment page lists them under that step and the hook's task result includes their results.
+deployment page lists them under that step and the hook's task result includes their results
+(under `linked`, with each task's status), also when the task fails before its end.
 Calls an action makes to Styrmin's ordinary API instead of these primitives are not linked: the
 tasks they start appear as separate entries and the hook's task result does not include them.
 

@@ -20,8 +20,13 @@ POLL_INTERVAL = 1.0
 # or answers 5xx (a restart, say) before the wait gives up.
 POLL_RETRIES = 30
 
-# Seconds the HTTP call of execute_commands may last beyond the Job's own timeout.
-JOB_CALL_MARGIN = 60
+# Seconds the HTTP call of execute_commands waits beyond the Job's own timeout:
+# the longest the server may take beyond it (handlers.JobCallLimit in Go: waiting
+# for the ended Job of an earlier call to be gone, 2 min; for the cluster to end
+# the Job, 2 min; its requests, 1 min; stopping the Job and answering, 30 s), and
+# a minute more, so that the call never gives up before the server. A Go test
+# checks it against the server's numbers.
+JOB_CALL_MARGIN = 390
 
 # Bounds of execute_commands' timeout, in seconds.
 MAX_JOB_TIMEOUT = 24 * 3600

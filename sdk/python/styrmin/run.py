@@ -29,6 +29,15 @@ import traceback
 # The logger of the runner's own lines.
 RUNNER_LOGGER = "styrmin.run"
 
+# The longest line of the protocol, its newline included (actions.MaxLineBytes
+# in Go, checked by a Go test): the executor cuts longer lines, which then no
+# longer parse. The runner cuts a longer record's text instead, keeping the line whole.
+MAX_LINE_BYTES = 16 << 10
+
+# What ends a message that was cut, and starts a traceback that was.
+MESSAGE_CUT = " …(line cut)"
+TRACEBACK_CUT = "…(traceback cut)\n"
+
 # Exit statuses (docs/actions.md).
 EXIT_RETURNED = 0
 EXIT_EXCEPTION = 1
@@ -59,8 +68,10 @@ class Protocol:
         self._lock = threading.Lock()
 
     def write(self, obj):
-        """Write obj as one JSON line and flush it."""
-        line = json.dumps(obj, ensure_ascii=True, default=_json_default, allow_nan=False) + "\n"
+        """Write obj as one JSON line and flush it; a log or exception line too long for the protocol has its text cut."""
+        line = _encode(obj)
+        if len(line) > MAX_LINE_BYTES and obj.get("t") in ("log", "exception"):
+            line = _encode(fit(obj))
         with self._lock:
             self._stream.write(line.encode("ascii"))
             self._stream.flush()
@@ -152,6 +163,48 @@ class LineLog(io.TextIOBase):
         line = line.rstrip("\r")
         if line.strip():
             self._protocol.log(self._level, line, self._logger, time.time())
+
+
+def _encode(obj):
+    """Return obj as one protocol line, its newline included."""
+    return json.dumps(obj, ensure_ascii=True, default=_json_default, allow_nan=False) + "\n"
+
+
+def fit(obj):
+    """Return a log or exception line whose text is cut so that it fits MAX_LINE_BYTES.
+
+    A log line keeps the start of its message and its level; an exception line keeps
+    the start of its message (a quarter of the line at most) and the end of its traceback.
+    """
+    if obj["t"] == "log":
+        return _cut_field(obj, "msg", MESSAGE_CUT, keep_end=False)
+    if _escaped_len(obj["msg"]) > MAX_LINE_BYTES // 4:
+        obj = dict(obj, msg=_cut(obj["msg"], MAX_LINE_BYTES // 4, MESSAGE_CUT, keep_end=False))
+    return _cut_field(obj, "traceback", TRACEBACK_CUT, keep_end=True)
+
+
+def _cut_field(obj, field, mark, keep_end):
+    """Return obj with its text field cut (mark added) so that its line fits MAX_LINE_BYTES."""
+    budget = MAX_LINE_BYTES - len(_encode(dict(obj, **{field: mark})))
+    return dict(obj, **{field: _cut(obj[field], budget, mark, keep_end)})
+
+
+def _cut(text, budget, mark, keep_end):
+    """Return the start (or the end) of text that takes at most budget bytes in JSON, with mark."""
+    if _escaped_len(text) <= budget:
+        return text
+    size, n = 0, 0
+    for ch in reversed(text) if keep_end else text:
+        size += _escaped_len(ch)
+        if size > budget:
+            break
+        n += 1
+    return mark + text[len(text) - n :] if keep_end else text[:n] + mark
+
+
+def _escaped_len(text):
+    """Return how many bytes text takes inside a JSON string of the protocol."""
+    return len(json.dumps(text, ensure_ascii=True)) - 2
 
 
 def level_name(levelno):

@@ -249,7 +249,7 @@ class PrimitivesTest(unittest.TestCase):
         with mock.patch.object(_api.urllib.request, "urlopen", urlopen):
             styrmin.execute_commands(["true"], image="busybox", timeout=1800)
             styrmin.execute_commands(["true"], image="busybox", timeout=2.5)
-        self.assertEqual([1800 + 60, 3 + 60], seen)
+        self.assertEqual([1800 + primitives.JOB_CALL_MARGIN, 3 + primitives.JOB_CALL_MARGIN], seen)
         self.assertEqual(3, self.fake.requests[-1]["body"]["timeout"])
 
     def test_failed_job_raises_commands_failed(self):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -80,6 +81,12 @@ def crash():
 def crash_after_error():
     log.error("backup failed: disk full")
     raise RuntimeError("second")
+
+
+def long_records():
+    log.error("x" * 40000)
+    log.warning("\u00e9\U0001F600" * 10000)
+    raise ValueError("y" * 50000)
 
 
 def crash_styrmin():
@@ -167,6 +174,25 @@ class RunnerTest(unittest.TestCase):
             ],
             got,
         )
+
+    def test_a_record_too_long_for_a_line_is_cut_and_keeps_its_level(self):
+        from styrmin.run import MAX_LINE_BYTES, MESSAGE_CUT, TRACEBACK_CUT
+
+        code, lines, out, _ = run("actions:long_records")
+        self.assertEqual(1, code)
+        for line in out.encode().splitlines(keepends=True):
+            self.assertLessEqual(len(line), MAX_LINE_BYTES)
+        error, warning, exception = lines
+        self.assertEqual(("log", "ERROR"), (error["t"], error["level"]))
+        self.assertRegex(error["msg"], "^x{16000,}" + re.escape(MESSAGE_CUT) + "$")
+        self.assertEqual("WARNING", warning["level"])
+        self.assertTrue(warning["msg"].startswith("\u00e9\U0001F600" * 100), "cut between characters, not inside one")
+        self.assertTrue(warning["msg"].endswith(MESSAGE_CUT))
+        self.assertEqual("exception", exception["t"])
+        self.assertRegex(exception["msg"], "^ValueError: y{1000,}" + re.escape(MESSAGE_CUT) + "$")
+        self.assertLessEqual(len(exception["msg"]), MAX_LINE_BYTES // 4 + len(MESSAGE_CUT))
+        self.assertTrue(exception["traceback"].startswith(TRACEBACK_CUT), "the traceback keeps its end")
+        self.assertTrue(exception["traceback"].endswith("yyyy"))
 
     def test_print_is_info_and_stderr_is_warning_line_by_line(self):
         code, lines, _, stderr = run("actions:printing")
