@@ -102,7 +102,7 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	prepare := hookStep(t, upgrade, "prepare")
 	require.Equal(t, executor.StepFailed, prepare.Status)
 	for _, st := range upgrade.Steps {
-		require.NotEqual(t, "helm", st.Kind, "nothing is upgraded after a blocking failure")
+		require.NotEqual(t, deployment.StepHelm, st.Kind, "nothing is upgraded after a blocking failure")
 	}
 	require.Len(t, prepare.Detail["deleted_jobs"], 1, "the second call deleted the first call's ended Job")
 	require.Contains(t, prepare.Detail["deleted_jobs"].([]any)[0], name+"-job")
@@ -166,7 +166,7 @@ func TestARunningActionCanBeCancelled(t *testing.T) {
 func hookStep(t *testing.T, task *deployment.Task, action string) deployment.Step {
 	t.Helper()
 	for _, st := range task.Steps {
-		if st.Kind == "hook" && st.Detail["action"] == action {
+		if st.Kind == deployment.StepHook && st.Detail["action"] == action {
 			return st
 		}
 	}

@@ -89,7 +89,7 @@ func startWorkerProcess(t *testing.T, dbURL, kubeconfig, key string, env ...stri
 
 // killDuring waits until task taskID runs a step of one of kinds, then kills
 // the worker process with SIGKILL.
-func killDuring(t *testing.T, svc *deployment.Service, name string, taskID int64, worker *exec.Cmd, kinds ...string) string {
+func killDuring(t *testing.T, svc *deployment.Service, name string, taskID int64, worker *exec.Cmd, kinds ...executor.StepKind) string {
 	t.Helper()
 	var during string
 	require.Eventually(t, func() bool {
@@ -125,7 +125,7 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
 	install, err := f.svc.Install(ctx, redis(name))
 	require.NoError(t, err)
-	during := killDuring(t, f.svc, name, install.TaskID, worker, "helm", "wait")
+	during := killDuring(t, f.svc, name, install.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
 
 	worker = startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
@@ -141,7 +141,7 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	require.NoError(t, err)
 	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)
-	during = killDuring(t, f.svc, name, upgrade.TaskID, worker, "helm", "wait")
+	during = killDuring(t, f.svc, name, upgrade.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
 
 	startWorkerProcess(t, f.dbURL, f.kubeconfig, key)

@@ -54,7 +54,7 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 	if title == "" {
 		title = a.Name
 	}
-	return j.run.Step(ctx, "hook", fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
+	return j.run.Step(ctx, StepHook, fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
 		st.Set("action", a.Name)
 		st.Set("mode", string(a.EffectiveMode()))
 		if j.s.actions == nil {

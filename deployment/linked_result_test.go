@@ -99,7 +99,7 @@ func TestAFailedTasksResultIncludesItsLinkedTasks(t *testing.T) {
 
 	del := f.waitEnded(t, "site", queued(t)(f.svc.Delete(ctx, "site", "site", nil, "alice")).TaskID)
 	require.Equal(t, executor.TaskFailed, del.Status)
-	require.Equal(t, "helm", del.Steps[len(del.Steps)-1].Kind, "the delete failed at its Helm step: %s", del.Message)
+	require.Equal(t, deployment.StepHelm, del.Steps[len(del.Steps)-1].Kind, "the delete failed at its Helm step: %s", del.Message)
 	requireOneStop(t, del)
 }
 

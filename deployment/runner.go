@@ -15,6 +15,26 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
+// Step kinds: what each step of a task does (executor.Run.Step). Crash
+// recovery depends on StepHelm (helmStepStarted), and pages and the API
+// read a StepHook's detail as a HookDetail.
+const (
+	// StepRender renders the values of the driver's chart.
+	StepRender executor.StepKind = "render"
+	// StepNamespace creates or deletes the deployment's namespace.
+	StepNamespace executor.StepKind = "namespace"
+	// StepHelm installs, upgrades, rolls back or uninstalls the Helm release.
+	StepHelm executor.StepKind = "helm"
+	// StepWait waits for components to be ready, or their pods to end.
+	StepWait executor.StepKind = "wait"
+	// StepHook runs one driver action.
+	StepHook executor.StepKind = "hook"
+	// StepComponent stops or starts one component.
+	StepComponent executor.StepKind = "component"
+	// StepJob deletes the Job of the driver's actions.
+	StepJob executor.StepKind = "job"
+)
+
 // Timeouts of a task's cluster operations.
 const (
 	// HelmTimeout bounds one Helm operation (and its hooks).
@@ -84,7 +104,7 @@ func (s *Service) newJob(ctx context.Context, run *executor.Run, inputs any) (*j
 func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
 	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Timeout: HelmTimeout,
 		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
-	err := j.run.Step(ctx, "render", "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
+	err := j.run.Step(ctx, StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
 		var err error
 		if opts.Chart, err = j.cluster.Charts.Load(ctx, b); err != nil {
 			return err
@@ -101,7 +121,7 @@ func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, 
 // waitReady waits for each component to be ready, one step per component.
 func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
 	for _, c := range comps {
-		err := j.run.Step(ctx, "wait", "Wait for "+componentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
+		err := j.run.Step(ctx, StepWait, "Wait for "+componentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
 			statuses, err := j.cluster.Kube.WaitComponentsReady(ctx, j.row.Namespace, j.row.Name, []drivers.Component{c}, ReadyTimeout)
 			if err != nil {
 				return err
@@ -130,7 +150,7 @@ func (j *job) waitStopped(ctx context.Context, comps []drivers.Component) error 
 	for i, c := range comps {
 		names[i] = componentTitle(c)
 	}
-	return j.run.Step(ctx, "wait", "Wait for the pods of "+strings.Join(names, ", ")+" to end", func(ctx context.Context, st *executor.Step) error {
+	return j.run.Step(ctx, StepWait, "Wait for the pods of "+strings.Join(names, ", ")+" to end", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.WaitComponentsStopped(ctx, j.row.Namespace, j.row.Name, comps, ReadyTimeout); err != nil {
 			return err
 		}
@@ -224,7 +244,7 @@ func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("deployment: steps of task %d: %w", taskID, err)
 	}
-	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == "helm" }), nil
+	return slices.ContainsFunc(steps, func(st db.Step) bool { return executor.StepKind(st.Kind) == StepHelm }), nil
 }
 
 // recoverRelease is the Recover of install, upgrade and rollback tasks: a task

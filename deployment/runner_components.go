@@ -47,7 +47,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 		if r.stop {
 			verb = "Stop"
 		}
-		err := run.Step(ctx, "component", verb+" "+componentTitle(c), func(ctx context.Context, st *executor.Step) error {
+		err := run.Step(ctx, StepComponent, verb+" "+componentTitle(c), func(ctx context.Context, st *executor.Step) error {
 			state, err := r.apply(ctx, j, c, states[c.Name])
 			if err != nil {
 				return err

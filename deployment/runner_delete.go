@@ -38,7 +38,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err := j.runHooks(ctx, b, drivers.HookPreDelete, prompts); err != nil {
 		return j.fail(ctx, err)
 	}
-	err = run.Step(ctx, "helm", "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
 		return j.fail(ctx, err)
 	}
-	err = run.Step(ctx, "job", "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, StepJob, "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 		return j.fail(ctx, err)
 	}
 	if j.row.NamespaceCreated {
-		err = run.Step(ctx, "namespace", "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+		err = run.Step(ctx, StepNamespace, "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
 			if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
 				return err
 			}

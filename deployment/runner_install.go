@@ -19,7 +19,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	err = run.Step(ctx, "namespace", "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
 		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace)
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return j.fail(ctx, err)
 	}
 	var rel *release.Release
-	err = run.Step(ctx, "helm", "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, StepHelm, "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		var err error
 		if rel, err = j.cluster.Releases.Install(ctx, *opts); err != nil {
 			return err

@@ -34,7 +34,7 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 		return j.fail(ctx, err)
 	}
 	var rel *release.Release
-	err = run.Step(ctx, "helm", fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, StepHelm, fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
 		var err error
 		rel, err = j.cluster.Releases.Rollback(ctx, release.RollbackOptions{Namespace: j.row.Namespace, Name: j.row.Name, Revision: in.Revision, Timeout: HelmTimeout})
 		if err != nil {

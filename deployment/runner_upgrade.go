@@ -56,7 +56,7 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 // installed again instead.
 func (j *job) upgrade(ctx context.Context, opts *release.InstallOptions) (*release.Release, error) {
 	var rel *release.Release
-	err := j.run.Step(ctx, "helm", "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err := j.run.Step(ctx, StepHelm, "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		history, err := j.cluster.Releases.History(ctx, j.row.Namespace, j.row.Name)
 		if err != nil && !isNotFound(err) {
 			return err

@@ -42,13 +42,14 @@ func (t *Task) Ended() bool { return t.EndedAt != nil }
 
 // Step is one recorded step of a task.
 type Step struct {
-	ID                  int64
-	Position            int
-	Kind, Title, Status string
-	Message             string
-	Detail              map[string]any
-	StartedAt           time.Time
-	EndedAt             *time.Time
+	ID            int64
+	Position      int
+	Kind          executor.StepKind
+	Title, Status string
+	Message       string
+	Detail        map[string]any
+	StartedAt     time.Time
+	EndedAt       *time.Time
 	// Tasks are the tasks this step started (nested tasks).
 	Tasks []Task
 	// Logs are a hook step's log lines, redacted.
@@ -163,7 +164,7 @@ func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
 	var withLogs, withTasks []int64
 	for _, row := range steps {
 		st := row.Step
-		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
+		step := Step{ID: st.ID, Position: int(st.Position), Kind: executor.StepKind(st.Kind), Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
 		if err := json.Unmarshal(st.Detail, &step.Detail); err != nil {
 			return fmt.Errorf("deployment: step %d detail: %w", st.ID, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 )
 
 // TestTasksAttachLogsAndLinkedTasksToTheirSteps: a page of tasks carries
@@ -22,21 +23,21 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
 	require.NoError(t, err)
 	d := mustGet(t, f, "site")
-	step := func(taskID int64, kind string, logs ...string) int64 {
-		st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: kind, Title: kind})
+	step := func(taskID int64, kind executor.StepKind, logs ...string) int64 {
+		st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: string(kind), Title: string(kind)})
 		require.NoError(t, err)
 		for i, line := range logs {
 			require.NoError(t, f.q.InsertStepLog(ctx, db.InsertStepLogParams{StepID: st.ID, Seq: int32(i + 1), Level: "INFO", Message: line}))
 		}
 		return st.ID
 	}
-	step(install.TaskID, "render")
-	hook := step(install.TaskID, "hook", "connecting", "migrating")
-	step(install.TaskID, "wait")
-	step(stop.TaskID, "component")
+	step(install.TaskID, deployment.StepRender)
+	hook := step(install.TaskID, deployment.StepHook, "connecting", "migrating")
+	step(install.TaskID, deployment.StepWait)
+	step(stop.TaskID, deployment.StepComponent)
 	linked, err := f.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: hook}, deployment.LinkedRequest{Kind: deployment.KindStop})
 	require.NoError(t, err)
-	nestedHook := step(linked, "hook", "stopping")
+	nestedHook := step(linked, deployment.StepHook, "stopping")
 
 	tasks, next, err := f.svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
 	require.NoError(t, err)
@@ -49,7 +50,7 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 
 	got := tasks[1]
 	require.Equal(t, install.TaskID, got.ID)
-	require.Equal(t, []string{"render", "hook", "wait"}, []string{got.Steps[0].Kind, got.Steps[1].Kind, got.Steps[2].Kind})
+	require.Equal(t, []executor.StepKind{deployment.StepRender, deployment.StepHook, deployment.StepWait}, []executor.StepKind{got.Steps[0].Kind, got.Steps[1].Kind, got.Steps[2].Kind})
 	for _, i := range []int{0, 2} {
 		require.Empty(t, got.Steps[i].Logs, "step %d logged nothing", i)
 		require.Empty(t, got.Steps[i].Tasks, "step %d started nothing", i)

@@ -26,6 +26,11 @@ const (
 	TaskCanceled  = "canceled"
 )
 
+// StepKind says what a step does, as stored in steps.kind; pages and the
+// API show a step according to its kind. The packages whose runners record
+// steps name their kinds (the executor knows none).
+type StepKind string
+
 // Run is one run of a task, given to its Runner: the task's row and the
 // recorder of its steps.
 type Run struct {
@@ -39,8 +44,8 @@ type Run struct {
 // whatever fn set with Warn. The tasks the step started (its action's linked
 // tasks) end with it: those still queued are cancelled, those running are
 // stopped, and Step returns once they have ended. Step returns fn's error.
-func (r *Run) Step(ctx context.Context, kind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
+func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx context.Context, s *Step) error) error {
+	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: string(kind), Title: title})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}

@@ -93,7 +93,7 @@ var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "j
 // apiStepOf is a task's step as the API shows it.
 func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
 	out := api.Step{
-		Id: s.ID, Position: s.Position, Kind: s.Kind, Title: s.Title, Status: s.Status, Message: s.Message,
+		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
 		Action: detailString(s.Detail, "action"), Mode: detailString(s.Detail, "mode"),
 		Error: detailString(s.Detail, "error"), Job: detailString(s.Detail, "job"), JobTail: detailString(s.Detail, "job_tail"),

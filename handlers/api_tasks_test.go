@@ -88,7 +88,7 @@ func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 
 	step := task.Steps[0]
 	require.Equal(t, hook.stepID, step.Id)
-	require.Equal(t, "hook", step.Kind)
+	require.Equal(t, string(deployment.StepHook), step.Kind)
 	require.Equal(t, executor.StepFailed, step.Status)
 	require.Equal(t, &hook.action, step.Action)
 	require.Equal(t, &hook.mode, step.Mode)

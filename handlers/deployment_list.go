@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -34,7 +35,7 @@ func deploymentRow(s deployment.Summary) views.DeploymentRow {
 	}
 	if s.Busy {
 		row.Busy = "working"
-		if s.LastTask.Status == "running" {
+		if s.LastTask.Status == executor.TaskRunning {
 			row.Busy = s.LastTask.Kind
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -215,7 +216,7 @@ func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 
 // stepProps turns a task's step into what the task shows.
 func stepProps(deploymentName string, s deployment.Step) views.StepProps {
-	p := views.StepProps{Title: s.Title, Kind: s.Kind, Status: s.Status, Message: s.Message, StartedAt: s.StartedAt}
+	p := views.StepProps{Title: s.Title, Kind: string(s.Kind), Status: s.Status, Message: s.Message, StartedAt: s.StartedAt}
 	if s.EndedAt != nil {
 		p.EndedAt = *s.EndedAt
 	}
@@ -328,7 +329,7 @@ func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 		return ""
 	}
 	for _, t := range tasks {
-		if t.Status == "running" {
+		if t.Status == executor.TaskRunning {
 			return t.Kind
 		}
 	}
