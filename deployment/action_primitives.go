@@ -297,7 +297,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	}
 	out, err := cluster.Kube.RunActionJob(ctx, spec)
 	if !out.Succeeded && out.Message != "" { // failed, or stopped waiting for: its output so far, and how it ended
-		detail := map[string]any{"job": out.Job, "job_tail": out.Tail, "job_tail_lines": out.TailLines, "job_message": r.String(out.Message)}
+		detail := JobDetail{Job: out.Job, JobTail: out.Tail, JobTailLines: out.TailLines, JobMessage: r.String(out.Message)}
 		if derr := s.mergeStepDetail(context.WithoutCancel(ctx), c.StepID, detail); derr != nil {
 			return nil, errors.Join(derr, err)
 		}
@@ -323,9 +323,9 @@ func (c *Caller) jobTimeout(seconds int) (time.Duration, error) {
 	return min(timeout, left), nil
 }
 
-// mergeStepDetail adds keys to a step's detail (an action may run several
-// Jobs: the last failed one's tail is kept).
-func (s *Service) mergeStepDetail(ctx context.Context, stepID int64, add map[string]any) error {
+// mergeStepDetail adds the keys of a hook step's JobDetail to its detail
+// (an action may run several Jobs: the last failed one's tail is kept).
+func (s *Service) mergeStepDetail(ctx context.Context, stepID int64, add JobDetail) error {
 	patch, err := json.Marshal(add)
 	if err != nil {
 		return fmt.Errorf("deployment: step detail: %w", err)

@@ -55,10 +55,10 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 		title = a.Name
 	}
 	return j.run.Step(ctx, StepHook, fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
-		st.Set("action", a.Name)
-		st.Set("mode", string(a.EffectiveMode()))
+		detail := &HookDetail{Action: a.Name, Mode: string(a.EffectiveMode())}
+		st.SetDetail(detail)
 		if j.s.actions == nil {
-			return j.hookFailed(st, a, "Styrmin cannot run driver actions here: python3 was not found when it started.")
+			return j.hookFailed(st, detail, a, "Styrmin cannot run driver actions here: python3 was not found when it started.")
 		}
 		token, err := j.mintToken(ctx, st.ID, a)
 		if err != nil {
@@ -84,21 +84,22 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 			return err
 		}
 		if len(out.Result) > 0 {
-			st.Set("result", json.RawMessage(r.String(string(out.Result))))
+			detail.Result = json.RawMessage(r.String(string(out.Result)))
 		}
 		if !out.Failed() {
 			st.Say("Done.")
 			return nil
 		}
-		return j.hookFailed(st, a, r.String(out.ErrorLine(a.TimeoutDuration())))
+		return j.hookFailed(st, detail, a, r.String(out.ErrorLine(a.TimeoutDuration())))
 	})
 }
 
-// hookFailed records an action's failure on its step: a warning for a
-// best-effort action (nil: the task goes on), else the step's error.
-func (j *job) hookFailed(st *executor.Step, a *drivers.Action, line string) error {
+// hookFailed records an action's failure on its step and in its detail: a
+// warning for a best-effort action (nil: the task goes on), else the step's
+// error.
+func (j *job) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.Action, line string) error {
 	msg := fmt.Sprintf("Action %s failed: %s", a.Name, line)
-	st.Set("error", msg)
+	detail.Error = msg
 	if a.EffectiveMode() == drivers.ModeBestEffort {
 		st.Warn("The action is best-effort, so the task goes on.")
 		return nil

@@ -130,8 +130,7 @@ func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
 			for _, w := range statuses[0].Workloads {
 				ready, want = ready+w.ReadyReplicas, want+w.Replicas
 			}
-			st.Set("ready", ready)
-			st.Set("replicas", want)
+			st.SetDetail(WaitDetail{Ready: ready, Replicas: want})
 			st.Say("%d of %d replicas ready.", ready, want)
 			return nil
 		})

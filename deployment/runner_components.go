@@ -53,7 +53,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 				return err
 			}
 			states[c.Name], result.Components[c.Name] = state, state
-			st.Set("workloads", state.Workloads)
+			st.SetDetail(ComponentDetail{Workloads: state.Workloads})
 			st.Say("%s.", describeWorkloads(state, r.stop))
 			return r.s.saveStates(ctx, j.row.ID, states)
 		})

@@ -60,7 +60,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		if rel, err = j.cluster.Releases.Install(ctx, *opts); err != nil {
 			return err
 		}
-		st.Set("revision", rel.Number)
+		st.SetDetail(HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d: %s.", rel.Number, rel.Description)
 		return nil
 	})

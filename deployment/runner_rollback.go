@@ -40,7 +40,7 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 		if err != nil {
 			return err
 		}
-		st.Set("revision", rel.Number)
+		st.SetDetail(HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d restores revision %d (driver %s, application %s).", rel.Number, in.Revision, rev.DriverVersion, rev.AppVersion)
 		return nil
 	})

@@ -73,7 +73,7 @@ func (j *job) upgrade(ctx context.Context, opts *release.InstallOptions) (*relea
 		if err != nil {
 			return err
 		}
-		st.Set("revision", rel.Number)
+		st.SetDetail(HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d: %s.", rel.Number, rel.Description)
 		return nil
 	})

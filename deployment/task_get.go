@@ -47,13 +47,30 @@ type Step struct {
 	Kind          executor.StepKind
 	Title, Status string
 	Message       string
-	Detail        map[string]any
-	StartedAt     time.Time
-	EndedAt       *time.Time
+	// Detail is the step's detail as stored, the keys of its kind's detail
+	// type (step_detail.go).
+	Detail map[string]any
+	// Hook is the detail of a StepHook, nil for the other kinds.
+	Hook      *HookDetail
+	StartedAt time.Time
+	EndedAt   *time.Time
 	// Tasks are the tasks this step started (nested tasks).
 	Tasks []Task
 	// Logs are a hook step's log lines, redacted.
 	Logs []LogLine
+}
+
+// readDetail reads the step's stored detail, and its kind's type if it has
+// one that is read back.
+func (s *Step) readDetail(stored []byte) error {
+	if err := json.Unmarshal(stored, &s.Detail); err != nil {
+		return err
+	}
+	if s.Kind != StepHook {
+		return nil
+	}
+	s.Hook = &HookDetail{}
+	return json.Unmarshal(stored, s.Hook)
 }
 
 // LogLine is one log line of an action.
@@ -166,7 +183,7 @@ func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
 		st := row.Step
 		step := Step{ID: st.ID, Position: int(st.Position), Kind: executor.StepKind(st.Kind), Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
-		if err := json.Unmarshal(st.Detail, &step.Detail); err != nil {
+		if err := step.readDetail(st.Detail); err != nil {
 			return fmt.Errorf("deployment: step %d detail: %w", st.ID, err)
 		}
 		t := index[st.TaskID]

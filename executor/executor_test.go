@@ -123,7 +123,7 @@ func TestTaskRecordsItsStepsAndResult(t *testing.T) {
 			return nil, err
 		}
 		err := run.Step(ctx, "wait", "Wait for components", func(ctx context.Context, s *executor.Step) error {
-			s.Set("ready", 2)
+			s.SetDetail(map[string]int{"ready": 2})
 			s.Warn("one component is slow")
 			return nil
 		})

@@ -49,7 +49,7 @@ func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
-	s := &Step{ID: row.ID, detail: map[string]any{}}
+	s := &Step{ID: row.ID}
 	ferr := fn(ctx, s)
 	status := StepSucceeded
 	switch {
@@ -61,7 +61,7 @@ func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx
 	case s.warning:
 		status = StepWarning
 	}
-	detail, err := json.Marshal(s.detail)
+	detail, err := s.detailJSON()
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
@@ -81,7 +81,7 @@ type Step struct {
 	ID      int64
 	message string
 	warning bool
-	detail  map[string]any
+	detail  any
 }
 
 // Say sets the step's message, shown beside it on the deployment page.
@@ -93,5 +93,16 @@ func (s *Step) Warn(format string, args ...any) {
 	s.Say(format, args...)
 }
 
-// Set records a detail of the step (shown by the page according to the step's kind).
-func (s *Step) Set(key string, value any) { s.detail[key] = value }
+// SetDetail records the step's detail, shown by pages and the API according
+// to the step's kind: v is marshalled to a JSON object when the step ends, so
+// it may be a pointer that fn goes on filling. Its keys are merged over those
+// recorded while the step ran.
+func (s *Step) SetDetail(v any) { s.detail = v }
+
+// detailJSON is the step's detail as stored: {} when none was set.
+func (s *Step) detailJSON() ([]byte, error) {
+	if s.detail == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(s.detail)
+}

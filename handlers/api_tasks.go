@@ -85,9 +85,9 @@ func apiTaskOf(t *deployment.Task, deploymentName string) api.Task {
 	return out
 }
 
-// hookDetail are the keys of a hook step's detail that the API shows as
-// fields of their own (deployment/hook.go and the execute_commands
-// primitive record them); the rest stays in detail.
+// hookDetail are the JSON keys of a hook step's detail (deployment.HookDetail)
+// that the API shows as fields of their own (apiHookStep); the rest stays in
+// detail.
 var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "job": true, "job_tail": true, "job_tail_lines": true}
 
 // apiStepOf is a task's step as the API shows it.
@@ -95,29 +95,19 @@ func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
 	out := api.Step{
 		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
-		Action: detailString(s.Detail, "action"), Mode: detailString(s.Detail, "mode"),
-		Error: detailString(s.Detail, "error"), Job: detailString(s.Detail, "job"), JobTail: detailString(s.Detail, "job_tail"),
 		Logs: make([]api.LogLine, len(s.Logs)), Tasks: make([]api.Task, len(s.Tasks)),
-	}
-	if n, ok := s.Detail["job_tail_lines"].(float64); ok {
-		lines := int(n)
-		out.JobTailLines = &lines
-	}
-	// An action may replace several ended Jobs; deleted_job is the last one
-	// and detail.deleted_jobs keeps them all.
-	if deleted, ok := s.Detail["deleted_jobs"].([]any); ok && len(deleted) > 0 {
-		if name, ok := deleted[len(deleted)-1].(string); ok {
-			out.DeletedJob = &name
-		}
 	}
 	rest := map[string]any{}
 	for k, v := range s.Detail {
-		if !hookDetail[k] {
+		if s.Hook == nil || !hookDetail[k] {
 			rest[k] = v
 		}
 	}
 	if len(rest) > 0 {
 		out.Detail = &rest
+	}
+	if s.Hook != nil {
+		apiHookStep(&out, s.Hook)
 	}
 	for i, l := range s.Logs {
 		out.Logs[i] = api.LogLine{Level: l.Level, Message: l.Message, At: l.At}
@@ -128,11 +118,24 @@ func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
 	return out
 }
 
-// detailString is a string of a step's detail, nil when absent or empty.
-func detailString(detail map[string]any, key string) *string {
-	v, ok := detail[key].(string)
-	if !ok || v == "" {
+// apiHookStep sets the fields of a hook step that its detail gives.
+func apiHookStep(out *api.Step, h *deployment.HookDetail) {
+	out.Action, out.Mode, out.Error = nonEmpty(h.Action), nonEmpty(h.Mode), nonEmpty(h.Error)
+	if j := h.JobDetail; j != nil {
+		lines := j.JobTailLines
+		out.Job, out.JobTail, out.JobTailLines = nonEmpty(j.Job), nonEmpty(j.JobTail), &lines
+	}
+	// An action may replace several ended Jobs; deleted_job is the last one
+	// and detail.deleted_jobs keeps them all.
+	if n := len(h.DeletedJobs); n > 0 {
+		out.DeletedJob = &h.DeletedJobs[n-1]
+	}
+}
+
+// nonEmpty is s, nil when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
 		return nil
 	}
-	return &v
+	return &s
 }

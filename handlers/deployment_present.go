@@ -226,15 +226,11 @@ func stepProps(deploymentName string, s deployment.Step) views.StepProps {
 	for _, l := range s.Logs {
 		p.Logs = append(p.Logs, views.LogLine{Time: l.At, Level: l.Level, Message: l.Message})
 	}
-	p.Error, _ = s.Detail["error"].(string)
-	p.JobTail, _ = s.Detail["job_tail"].(string)
-	p.JobMessage, _ = s.Detail["job_message"].(string)
-	if deleted, ok := s.Detail["deleted_jobs"].([]any); ok {
-		lines := make([]string, 0, len(deleted))
-		for _, d := range deleted {
-			lines = append(lines, scalarText(d))
+	if h := s.Hook; h != nil {
+		p.Error, p.DeletedJob = h.Error, strings.Join(h.DeletedJobs, ", ")
+		if h.JobDetail != nil {
+			p.JobTail, p.JobMessage = h.JobTail, h.JobMessage
 		}
-		p.DeletedJob = strings.Join(lines, ", ")
 	}
 	return p
 }
