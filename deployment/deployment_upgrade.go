@@ -365,7 +365,7 @@ func (s *Service) queueUpgrade(ctx context.Context, p *upgradePlan, by string) (
 	}
 	secretInputs := taskSecrets{Params: p.next.Secrets, Prompts: p.prompts.Secrets}.sealable()
 	for _, c := range Compare(p.to.Spec.Parameters, p.current, p.next) {
-		if c.Kind != "unchanged" {
+		if c.Kind != release.Unchanged {
 			inputs.Changed = append(inputs.Changed, c.Name)
 		}
 	}

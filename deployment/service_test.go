@@ -174,16 +174,16 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, review.DryRunError, "No Kubernetes cluster is configured", "the review says why it has no manifest diff")
 	require.NotContains(t, review.Token, "new-s3cret-password")
-	changes := map[string]string{}
+	changes := map[string]release.Change{}
 	for _, c := range review.Changes {
 		changes[c.Name] = c.Kind
 		if c.Secret {
 			require.Empty(t, c.Old+c.New, "a secret's values are never in a review")
 		}
 	}
-	require.Equal(t, "changed", changes["password"])
-	require.Equal(t, "changed", changes["replicas"])
-	require.Equal(t, "unchanged", changes["persistence"])
+	require.Equal(t, release.Changed, changes["password"])
+	require.Equal(t, release.Changed, changes["replicas"])
+	require.Equal(t, release.Unchanged, changes["persistence"])
 
 	edit, err := f.svc.EditUpgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)

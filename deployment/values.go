@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/release"
 )
 
 // Values are a deployment's parameter values: the plain ones in the types
@@ -162,8 +163,9 @@ func FormText(params []drivers.Parameter, current *Values) map[string]string {
 // Change is how one parameter differs between two sets of values.
 type Change struct {
 	Name, Title string
-	// Kind is "added", "removed", "changed" or "unchanged".
-	Kind string
+	// Kind is how it differs, in the words of the release's resource
+	// changes (the review shows both).
+	Kind release.Change
 	// Old and New are the values as text; empty for secrets, which are
 	// never shown.
 	Old, New string
@@ -191,13 +193,13 @@ func Compare(params []drivers.Parameter, old, new Values) []Change {
 		}
 		switch {
 		case !hadOld && hasNew:
-			c.Kind = "added"
+			c.Kind = release.Added
 		case hadOld && !hasNew:
-			c.Kind = "removed"
+			c.Kind = release.Removed
 		case hadOld && !sameValue(oldV, newV):
-			c.Kind = "changed"
+			c.Kind = release.Changed
 		default:
-			c.Kind = "unchanged"
+			c.Kind = release.Unchanged
 		}
 		changes = append(changes, c)
 	}
@@ -215,7 +217,7 @@ func Compare(params []drivers.Parameter, old, new Values) []Change {
 	slices.Sort(gone)
 	for _, name := range gone {
 		_, secret := old.Secrets[name]
-		c := Change{Name: name, Title: name, Kind: "removed", Secret: secret}
+		c := Change{Name: name, Title: name, Kind: release.Removed, Secret: secret}
 		if !secret {
 			c.Old = show(old.Plain[name], true)
 		}

@@ -82,7 +82,7 @@ func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 		Token:       r.Token,
 	}
 	for _, ch := range r.Changes {
-		p.Changes = append(p.Changes, views.NewParamChange(ch.Name, ch.Title, ch.Kind, ch.Secret, ch.Old, ch.New))
+		p.Changes = append(p.Changes, views.NewParamChange(ch.Name, ch.Title, views.Change(ch.Kind), ch.Secret, ch.Old, ch.New))
 	}
 	for _, pv := range r.Prompts {
 		p.Prompts = append(p.Prompts, views.ReviewPrompt{
@@ -92,7 +92,7 @@ func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 	}
 	for _, res := range r.Resources {
 		p.Resources = append(p.Resources, views.ResourceDiff{
-			Kind: res.Kind, Name: res.Name, Namespace: res.Namespace, Change: string(res.Change),
+			Kind: res.Kind, Name: res.Name, Namespace: res.Namespace, Change: views.Change(res.Change),
 			Diff: res.Diff, ChangedSecretKeys: res.ChangedSecretKeys,
 		})
 	}
