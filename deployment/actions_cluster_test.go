@@ -87,7 +87,7 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	install := f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
 	announce := hookStep(t, install, "announce")
 	require.Equal(t, executor.StepWarning, announce.Status, "a best-effort action's failure is a warning")
-	errLine := announce.Detail["error"].(string)
+	errLine := announce.Hook.Error
 	require.Contains(t, errLine, "could not reach https://admin:"+redact.Mark+"@db.example with token="+redact.Mark, "the first ERROR line, redacted")
 	logs := logText(announce)
 	require.Contains(t, logs, "INFO starting", "print() reaches the step at INFO")
@@ -104,9 +104,10 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	for _, st := range upgrade.Steps {
 		require.NotEqual(t, deployment.StepHelm, st.Kind, "nothing is upgraded after a blocking failure")
 	}
-	require.Len(t, prepare.Detail["deleted_jobs"], 1, "the second call deleted the first call's ended Job")
-	require.Contains(t, prepare.Detail["deleted_jobs"].([]any)[0], name+"-job")
-	tail := prepare.Detail["job_tail"].(string)
+	require.Len(t, prepare.Hook.DeletedJobs, 1, "the second call deleted the first call's ended Job")
+	require.Contains(t, prepare.Hook.DeletedJobs[0], name+"-job")
+	require.NotNil(t, prepare.Hook.JobDetail, "the failed Job's tail is recorded")
+	tail := prepare.Hook.JobTail
 	require.LessOrEqual(t, strings.Count(tail, "\n")+1, 200)
 	require.LessOrEqual(t, len(tail), 64<<10)
 	require.True(t, strings.HasSuffix(tail, "line 5000 password="+redact.Mark), "the tail ends with the last line, redacted: %q", tail[max(0, len(tail)-80):])
@@ -129,9 +130,7 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	require.NoError(t, json.Unmarshal(action.Result, &result))
 	require.Len(t, result.Linked, 2, "the hook's result includes the linked tasks")
 	require.Equal(t, executor.TaskSucceeded, result.Linked[0].Status)
-	returned, err := json.Marshal(cycle.Detail["result"])
-	require.NoError(t, err)
-	require.JSONEq(t, `{"deployment": "`+name+`", "stopped": "succeeded", "started": "succeeded"}`, string(returned), "the action's return value")
+	require.JSONEq(t, `{"deployment": "`+name+`", "stopped": "succeeded", "started": "succeeded"}`, string(cycle.Hook.Result), "the action's return value")
 }
 
 // TestARunningActionCanBeCancelled cancels a manual action while its process
@@ -159,14 +158,14 @@ func TestARunningActionCanBeCancelled(t *testing.T) {
 	require.Equal(t, executor.TaskCanceled, task.Status)
 	require.True(t, strings.HasPrefix(task.Message, "Cancelled by bob while it ran."), task.Message)
 	require.Equal(t, executor.StepFailed, task.Steps[0].Status)
-	require.Equal(t, "Action linger failed: the action was cancelled", task.Steps[0].Detail["error"])
+	require.Equal(t, "Action linger failed: the action was cancelled", task.Steps[0].Hook.Error)
 }
 
 // hookStep is the hook step of the named action in a task.
 func hookStep(t *testing.T, task *deployment.Task, action string) deployment.Step {
 	t.Helper()
 	for _, st := range task.Steps {
-		if st.Kind == deployment.StepHook && st.Detail["action"] == action {
+		if st.Kind == deployment.StepHook && st.Hook.Action == action {
 			return st
 		}
 	}

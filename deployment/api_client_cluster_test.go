@@ -90,9 +90,7 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	require.Equal(t, deployment.KindStop, result.Linked[0].Kind)
 
 	var returned struct{ Linked, Separate int64 }
-	raw, err := json.Marshal(step.Detail["result"])
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &returned))
+	require.NoError(t, json.Unmarshal(step.Hook.Result, &returned))
 	require.Equal(t, step.Tasks[0].ID, returned.Linked)
 	separate := f.waitEnded(t, name, returned.Separate)
 	require.Equal(t, executor.TaskSucceeded, separate.Status, "the API's task ran once the action's task let the deployment go: %s", separate.Message)

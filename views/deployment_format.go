@@ -48,19 +48,19 @@ func driverPageURL(name, version string) string {
 // busyLabel says what a deployment is busy with while a task of kind runs.
 func busyLabel(kind string) string {
 	switch kind {
-	case "install":
+	case KindInstall:
 		return "installing…"
-	case "upgrade":
+	case KindUpgrade:
 		return "upgrading…"
-	case "rollback":
+	case KindRollback:
 		return "rolling back…"
-	case "stop":
+	case KindStop:
 		return "stopping…"
-	case "start":
+	case KindStart:
 		return "starting…"
-	case "delete":
+	case KindDelete:
 		return "deleting…"
-	case "action":
+	case KindAction:
 		return "running an action…"
 	}
 	return "working…"
@@ -69,13 +69,13 @@ func busyLabel(kind string) string {
 // statusClass is the badge colour of a deployment, task or step status.
 func statusClass(status string) string {
 	switch status {
-	case "deployed", "succeeded":
+	case StatusDeployed, StatusSucceeded:
 		return "badge-success"
-	case "failed":
+	case StatusFailed:
 		return "badge-danger"
-	case "pending", "deleting", "queued", "warning":
+	case StatusPending, StatusDeleting, StatusQueued, StatusWarning:
 		return "badge-warning"
-	case "running":
+	case StatusRunning:
 		return "badge-running"
 	}
 	return "badge-neutral"
@@ -84,22 +84,22 @@ func statusClass(status string) string {
 // stepIcon is the symbol of a step's status.
 func stepIcon(status string) string {
 	switch status {
-	case "succeeded":
+	case StatusSucceeded:
 		return "✓"
-	case "failed":
+	case StatusFailed:
 		return "✕"
-	case "warning":
+	case StatusWarning:
 		return "!"
-	case "canceled":
+	case StatusCanceled:
 		return "–"
-	case "running":
+	case StatusRunning:
 		return "…"
 	}
 	return "·"
 }
 
 // taskActive reports whether a task still changes and its fragment polls.
-func taskActive(status string) bool { return status == "queued" || status == "running" }
+func taskActive(status string) bool { return status == StatusQueued || status == StatusRunning }
 
 // isoTime is a time for a datetime attribute.
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -41,8 +41,8 @@ type TaskActivityFilter struct {
 
 // TaskStatuses and TaskKinds are the choices of the tasks page's filters.
 var (
-	TaskStatuses = []string{"queued", "running", "succeeded", "failed", "canceled"}
-	TaskKinds    = []string{"install", "upgrade", "rollback", "stop", "start", "delete", "action"}
+	TaskStatuses = []string{StatusQueued, StatusRunning, StatusSucceeded, StatusFailed, StatusCanceled}
+	TaskKinds    = []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction}
 )
 
 // taskActivityID is the id of the part of the tasks page that filters and
@@ -519,7 +519,7 @@ func taskActivityRow(t TaskProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var22 = []any{"small", "task-outcome", templ.KV("task-outcome-failed", t.Status == "failed")}
+				var templ_7745c5c3_Var22 = []any{"small", "task-outcome", templ.KV("task-outcome-failed", t.Status == StatusFailed)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var22...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -554,7 +554,7 @@ func taskActivityRow(t TaskProps) templ.Component {
 			var templ_7745c5c3_Var24 string
 			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(why)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/task_activity.templ`, Line: 150, Col: 137}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/task_activity.templ`, Line: 150, Col: 141}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 			if templ_7745c5c3_Err != nil {
@@ -729,14 +729,14 @@ func taskOutcome(t TaskProps) string {
 	var warnings int
 	for _, s := range t.Steps {
 		switch {
-		case s.Status == "failed" && t.Status == "failed" && t.Message == "":
+		case s.Status == StatusFailed && t.Status == StatusFailed && t.Message == "":
 			return s.Title + ": " + cmp.Or(s.Error, s.Message)
-		case s.Status == "warning":
+		case s.Status == StatusWarning:
 			warnings++
 		}
 	}
 	switch {
-	case t.Status == "failed" || t.Status == "canceled":
+	case t.Status == StatusFailed || t.Status == StatusCanceled:
 		return t.Message
 	case warnings > 0:
 		return plural(warnings, "step") + " ended with a warning"

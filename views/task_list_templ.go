@@ -94,19 +94,19 @@ func taskTitle(t TaskProps) string {
 		return t.Title
 	}
 	switch t.Kind {
-	case "install":
+	case KindInstall:
 		return "Install"
-	case "upgrade":
+	case KindUpgrade:
 		return "Upgrade"
-	case "rollback":
+	case KindRollback:
 		return "Roll back"
-	case "stop":
+	case KindStop:
 		return "Stop components"
-	case "start":
+	case KindStart:
 		return "Start components"
-	case "delete":
+	case KindDelete:
 		return "Delete"
-	case "action":
+	case KindAction:
 		return "Action"
 	}
 	return t.Kind
@@ -463,7 +463,7 @@ func task(v Viewer, t TaskProps, nested bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.CanChange && (t.Status == "queued" || t.Status == "running") && !nested {
+		if v.CanChange && (t.Status == StatusQueued || t.Status == StatusRunning) && !nested {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form class=\"task-cancel\" method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -495,7 +495,7 @@ func task(v Viewer, t TaskProps, nested bool) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if t.Message != "" {
-			if t.Status == "failed" {
+			if t.Status == StatusFailed {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<div class=\"task-message error-box\" role=\"alert\" data-testid=\"task-message\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -799,7 +799,7 @@ func TaskStatusBadge(status string, ahead int) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if status == "running" {
+		if status == StatusRunning {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<span class=\"spinner\" aria-hidden=\"true\"></span> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -818,7 +818,7 @@ func TaskStatusBadge(status string, ahead int) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if status == "queued" {
+		if status == StatusQueued {
 			var templ_7745c5c3_Var35 string
 			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(queuePlace(ahead))
 			if templ_7745c5c3_Err != nil {
@@ -960,7 +960,7 @@ func step(v Viewer, s StepProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if s.Status == "running" {
+		if s.Status == StatusRunning {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<span class=\"spinner\"></span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1090,7 +1090,7 @@ func step(v Viewer, s StepProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var51 = []any{"step-message", templ.KV("text-danger", s.Status == "failed")}
+				var templ_7745c5c3_Var51 = []any{"step-message", templ.KV("text-danger", s.Status == StatusFailed)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var51...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1125,7 +1125,7 @@ func step(v Viewer, s StepProps) templ.Component {
 			var templ_7745c5c3_Var53 string
 			templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(s.Message)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/task_list.templ`, Line: 293, Col: 117}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/task_list.templ`, Line: 293, Col: 121}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 			if templ_7745c5c3_Err != nil {
@@ -1160,7 +1160,7 @@ func step(v Viewer, s StepProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if s.Status == "running" || s.Error != "" {
+			if s.Status == StatusRunning || s.Error != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, " open")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
