@@ -47,7 +47,7 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := dbtest.New(t)
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
