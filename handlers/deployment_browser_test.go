@@ -206,8 +206,5 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	require.Equal(t, float64(3), d.Parameters["replicas"])
 	queued, err := env.Service.Delete(context.Background(), name, name, nil, "boss")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		task, err := env.Service.Task(context.Background(), name, queued.TaskID)
-		return err == nil && task.Ended()
-	}, 3*time.Minute, 500*time.Millisecond, "the deployment is deleted")
+	env.waitEnded(t, name, queued.TaskID)
 }
