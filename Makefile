@@ -5,6 +5,9 @@ GO ?= go
 export GOFLAGS := -buildvcs=false
 # CLUSTER starts/stops the local cluster; `scope -- CMD` runs CMD with it up and stops it afterwards if scope started it.
 CLUSTER := $(GO) run ./kubelocal/cmd/cluster
+# TOOL runs a code generator (templ, sqlc, oapi-codegen) of the tools module (tools/go.mod), which keeps
+# their dependencies out of the product's go.mod; -modfile uses it while working in the repository's root.
+TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 
 .PHONY: run test generate check-generated cluster cluster-stop build
 
@@ -39,12 +42,14 @@ cluster-stop:
 build:
 	$(GO) build -o bin/styrmin ./cmd/styrmin
 
-## generate: tidy go.mod and go.sum, regenerate templ views, sqlc queries, the REST API's Go code and the docs/ reference.
+## generate: tidy go.mod and go.sum (the product's and the tools module's), regenerate templ views, sqlc queries,
+## the REST API's Go code and the docs/ reference.
 generate:
-	cd api && $(GO) tool oapi-codegen -config oapi-codegen.yaml -o api.gen.go openapi.yaml
+	cd api && $(TOOL) oapi-codegen -config oapi-codegen.yaml -o api.gen.go openapi.yaml
 	$(GO) mod tidy
-	$(GO) tool templ generate
-	$(GO) tool sqlc generate
+	cd tools && $(GO) mod tidy
+	$(TOOL) templ generate
+	$(TOOL) sqlc generate
 	$(GO) run ./cmd/styrmin docs driver-api --out docs/driver-api.md
 	$(GO) run ./cmd/styrmin docs openapi --out docs/openapi.json
 	$(GO) run ./cmd/styrmin driver schema > docs/driver.schema.json

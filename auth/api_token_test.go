@@ -23,7 +23,7 @@ type tokenWorld struct {
 func newTokenWorld(t *testing.T) *tokenWorld {
 	t.Helper()
 	pool := dbtest.New(t)
-	users, err := NewUsers(pool)
+	users, err := NewUsers(pool, WithArgon2(CheapArgon2()))
 	require.NoError(t, err)
 	w := &tokenWorld{users: users, tokens: NewAPITokens(pool), clock: time.Now()}
 	w.tokens.now = func() time.Time { return w.clock }

@@ -13,14 +13,31 @@ import (
 	"github.com/styrmin/styrmin"
 )
 
-// Argon2id parameters: the OWASP recommendation of 19 MiB memory, two passes, one lane.
+// Lengths of the key and of the salt of every hash.
 const (
-	argonMemoryKiB = 19 * 1024
-	argonTime      = 2
-	argonThreads   = 1
-	argonKeyLen    = 32
-	argonSaltLen   = 16
+	argonKeyLen  = 32
+	argonSaltLen = 16
 )
+
+// Argon2Params are the argon2id costs new password hashes are made with;
+// a hash records its costs, so hashes made with other costs still verify.
+type Argon2Params struct {
+	MemoryKiB uint32
+	Passes    uint32
+	Threads   uint8
+}
+
+// DefaultArgon2 is the production setting: the OWASP recommendation of
+// 19 MiB memory, two passes, one lane.
+func DefaultArgon2() Argon2Params {
+	return Argon2Params{MemoryKiB: 19 * 1024, Passes: 2, Threads: 1}
+}
+
+// CheapArgon2 is the cheapest setting argon2id accepts (8 KiB, one pass,
+// one lane). It protects nothing: it is for tests, which create many users.
+func CheapArgon2() Argon2Params {
+	return Argon2Params{MemoryKiB: 8, Passes: 1, Threads: 1}
+}
 
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 10
@@ -28,20 +45,20 @@ const MinPasswordLength = 10
 // MaxPasswordLength bounds passwords (in bytes) so that hashing stays cheap.
 const MaxPasswordLength = 1024
 
-// HashPassword returns the argon2id hash of password in PHC string format
-// ($argon2id$v=19$m=...,t=...,p=...$salt$hash).
-func HashPassword(password string) (string, error) {
+// Hash returns the argon2id hash of password made with p, in PHC string
+// format ($argon2id$v=19$m=...,t=...,p=...$salt$hash).
+func (p Argon2Params) Hash(password string) (string, error) {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("auth: salt: %w", err)
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(password), salt, p.Passes, p.MemoryKiB, p.Threads, argonKeyLen)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, argonMemoryKiB, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+		argon2.Version, p.MemoryKiB, p.Passes, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
-// VerifyPassword reports whether password matches a hash made by HashPassword,
+// VerifyPassword reports whether password matches a hash made by Argon2Params.Hash,
 // using the parameters recorded in the hash.
 func VerifyPassword(hash, password string) (bool, error) {
 	parts := strings.Split(hash, "$")

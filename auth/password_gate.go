@@ -18,18 +18,18 @@ const MaxHashWait = 10 * time.Second
 type hashGate struct {
 	slots   chan struct{}
 	maxWait time.Duration
-	// verify and hash are VerifyPassword and HashPassword; tests count calls.
+	// verify and hash are VerifyPassword and Argon2Params.Hash; tests count calls.
 	verify func(hash, password string) (bool, error)
 	hash   func(password string) (string, error)
 }
 
-// newHashGate returns a gate with one slot per CPU.
-func newHashGate() *hashGate {
+// newHashGate returns a gate with one slot per CPU that hashes with params.
+func newHashGate(params Argon2Params) *hashGate {
 	return &hashGate{
 		slots:   make(chan struct{}, runtime.NumCPU()),
 		maxWait: MaxHashWait,
 		verify:  VerifyPassword,
-		hash:    HashPassword,
+		hash:    params.Hash,
 	}
 }
 

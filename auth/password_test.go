@@ -10,9 +10,9 @@ import (
 	"github.com/styrmin/styrmin/auth"
 )
 
-func TestHashPasswordIsArgon2idPHCAndVerifies(t *testing.T) {
+func TestHashIsArgon2idPHCAndVerifies(t *testing.T) {
 	t.Parallel()
-	hash, err := auth.HashPassword("correct horse battery")
+	hash, err := auth.DefaultArgon2().Hash("correct horse battery")
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$"), hash)
 
@@ -24,9 +24,19 @@ func TestHashPasswordIsArgon2idPHCAndVerifies(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 
-	other, err := auth.HashPassword("correct horse battery")
+	other, err := auth.DefaultArgon2().Hash("correct horse battery")
 	require.NoError(t, err)
 	require.NotEqual(t, hash, other, "each hash has its own salt")
+}
+
+func TestCheapArgon2HashesVerify(t *testing.T) {
+	t.Parallel()
+	hash, err := auth.CheapArgon2().Hash("correct horse battery")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(hash, "$argon2id$v=19$m=8,t=1,p=1$"), hash)
+	ok, err := auth.VerifyPassword(hash, "correct horse battery")
+	require.NoError(t, err)
+	require.True(t, ok)
 }
 
 func TestVerifyPasswordUsesTheParametersInTheHash(t *testing.T) {

@@ -27,7 +27,7 @@ func setupSessions(t *testing.T) sessionsBundle {
 	pool := dbtest.New(t)
 	s, err := auth.NewSessions([]byte(strings.Repeat("k", 32)), pool)
 	require.NoError(t, err)
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	return sessionsBundle{sessions: s, users: users}
 }

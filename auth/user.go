@@ -40,13 +40,31 @@ type Users struct {
 	caches []*credentialCache
 }
 
+// UsersOption changes a setting of NewUsers.
+type UsersOption func(*usersConfig)
+
+// usersConfig is what the options of NewUsers set.
+type usersConfig struct {
+	argon2 Argon2Params
+}
+
+// WithArgon2 has the store hash new passwords with params instead of
+// DefaultArgon2.
+func WithArgon2(params Argon2Params) UsersOption {
+	return func(c *usersConfig) { c.argon2 = params }
+}
+
 // NewUsers returns the user store on pool.
-func NewUsers(pool *pgxpool.Pool) (*Users, error) {
-	dummy, err := HashPassword("not a password of anyone")
+func NewUsers(pool *pgxpool.Pool, opts ...UsersOption) (*Users, error) {
+	cfg := usersConfig{argon2: DefaultArgon2()}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	dummy, err := cfg.argon2.Hash("not a password of anyone")
 	if err != nil {
 		return nil, err
 	}
-	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(), dummyHash: dummy}, nil
+	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(cfg.argon2), dummyHash: dummy}, nil
 }
 
 // InformSessions has every change to a user (disabled, new password, new

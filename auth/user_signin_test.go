@@ -19,7 +19,7 @@ import (
 
 func newTestUsers(t *testing.T) *Users {
 	t.Helper()
-	users, err := NewUsers(dbtest.New(t))
+	users, err := NewUsers(dbtest.New(t), WithArgon2(CheapArgon2()))
 	require.NoError(t, err)
 	return users
 }
@@ -217,7 +217,7 @@ func TestSignInWhileTheDatabaseIsDown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pg := dbtest.NewStoppable(t)
-	users, err := NewUsers(pg.Pool)
+	users, err := NewUsers(pg.Pool, WithArgon2(CheapArgon2()))
 	require.NoError(t, err)
 	_, err = users.Create(ctx, NewUser{Username: "alice", Password: "alice's password", Role: Admin})
 	require.NoError(t, err)
@@ -282,5 +282,27 @@ func TestThrottledMessageCountsMinutes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		require.ErrorContains(t, u.throttled(tt.oldest), tt.want)
+	}
+}
+
+// TestNewUsersHashesWithTheProductionSettingByDefault: only an explicit
+// option (which tests pass) makes hashes cheaper than OWASP's setting.
+func TestNewUsersHashesWithTheProductionSettingByDefault(t *testing.T) {
+	t.Parallel()
+	for name, tt := range map[string]struct {
+		opts   []UsersOption
+		prefix string
+	}{
+		"default":      {prefix: "$argon2id$v=19$m=19456,t=2,p=1$"},
+		"cheap option": {opts: []UsersOption{WithArgon2(CheapArgon2())}, prefix: "$argon2id$v=19$m=8,t=1,p=1$"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			users, err := NewUsers(nil, tt.opts...)
+			require.NoError(t, err)
+			hash, err := users.hashes.Hash(context.Background(), "a password")
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(hash, tt.prefix), hash)
+			require.True(t, strings.HasPrefix(users.dummyHash, tt.prefix), "an unknown username costs what a known one does: %s", users.dummyHash)
+		})
 	}
 }

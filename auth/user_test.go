@@ -13,7 +13,7 @@ import (
 
 func newUsers(t *testing.T) *auth.Users {
 	t.Helper()
-	users, err := auth.NewUsers(dbtest.New(t))
+	users, err := auth.NewUsers(dbtest.New(t), auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	return users
 }

@@ -55,7 +55,7 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
 	ctx := context.Background()
-	users, err := auth.NewUsers(f.pool)
+	users, err := auth.NewUsers(f.pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), f.pool)
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
@@ -84,18 +85,7 @@ func serveActions(t testing.TB, svc *deployment.Service, deps handlers.Deps) {
 // waitEnded waits for a task to end.
 func (f fixture) waitEnded(t testing.TB, name string, id int64) *deployment.Task {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		task, err := f.svc.Task(context.Background(), name, id)
-		require.NoError(t, err)
-		if task.Ended() {
-			return task
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %d (%s) of %s did not end within 5 minutes; it is %s: %s\nsteps: %+v", id, task.Kind, name, task.Status, task.Message, task.Steps)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return executortest.Wait(t, func(ctx context.Context) (*deployment.Task, error) { return f.svc.Task(ctx, name, id) }, (*deployment.Task).Ended)
 }
 
 // waitTask waits for a task to end and requires it to succeed.

@@ -16,6 +16,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 )
 
 // fast are options that make a test's heartbeats and retries quick.
@@ -85,19 +86,6 @@ func (b bundle) enqueue(t testing.TB, e *executor.Executor, deployment int64, ki
 	return id
 }
 
-// waitEnded waits for a task to end and returns its row.
-func (b bundle) waitEnded(t *testing.T, id int64) db.Task {
-	t.Helper()
-	var task db.Task
-	require.Eventually(t, func() bool {
-		var err error
-		task, err = b.q.GetTask(context.Background(), id)
-		require.NoError(t, err)
-		return task.EndedAt != nil
-	}, 30*time.Second, 20*time.Millisecond, "task %d ends", id)
-	return task
-}
-
 // runnerFunc is a Runner from two functions.
 type runnerFunc struct {
 	run     func(ctx context.Context, run *executor.Run) (any, error)
@@ -132,7 +120,7 @@ func TestTaskRecordsItsStepsAndResult(t *testing.T) {
 	e := b.start(t, map[string]executor.Runner{"install": runner}, fast)
 	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskSucceeded, task.Status)
 	require.JSONEq(t, `{"revision": 1}`, string(task.Result))
 	steps, err := b.q.ListSteps(context.Background(), id)
@@ -157,7 +145,7 @@ func TestFailingStepFailsTheTaskWithItsMessage(t *testing.T) {
 	e := b.start(t, map[string]executor.Runner{"install": runner}, fast)
 	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Equal(t, "chart refused: image missing", task.Message)
 	steps, err := b.q.ListSteps(context.Background(), id)
@@ -177,10 +165,10 @@ func TestPanickingRunnerFailsTheTaskAndFreesTheDeployment(t *testing.T) {
 	first := b.enqueue(t, e, dep, "install", nil, nil)
 	second := b.enqueue(t, e, dep, "install", nil, nil)
 
-	task := b.waitEnded(t, first)
+	task := executortest.WaitRow(t, b.q, first)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "internal error")
-	require.Equal(t, executor.TaskFailed, b.waitEnded(t, second).Status, "the next task ran")
+	require.Equal(t, executor.TaskFailed, executortest.WaitRow(t, b.q, second).Status, "the next task ran")
 }
 
 // timeline records when each task ran.
@@ -214,7 +202,7 @@ func TestTasksOfOneDeploymentRunOneAtATimeInQueueOrder(t *testing.T) {
 		ids = append(ids, b.enqueue(t, e, dep, "upgrade", nil, nil))
 	}
 	for _, id := range ids {
-		require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, id).Status)
+		require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, id).Status)
 	}
 	require.Equal(t, ids, tl.order, "tasks ran in the order they were queued")
 	for i := 1; i < len(ids); i++ {
@@ -242,8 +230,8 @@ func TestTasksOfTwoDeploymentsRunInParallel(t *testing.T) {
 	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
 	a := b.enqueue(t, e, b.deployment(t, "a"), "upgrade", nil, nil)
 	c := b.enqueue(t, e, b.deployment(t, "c"), "upgrade", nil, nil)
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, a).Status)
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, c).Status)
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, a).Status)
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, c).Status)
 }
 
 func TestQueuedTaskShowsItsPositionAndCanBeCancelled(t *testing.T) {
@@ -273,9 +261,9 @@ func TestQueuedTaskShowsItsPositionAndCanBeCancelled(t *testing.T) {
 	require.NoError(t, e.CancelQueued(ctx, second, "Cancelled by alice."))
 	require.ErrorIs(t, e.CancelQueued(ctx, first, "too late"), executor.ErrNotQueued)
 	close(release)
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, first).Status)
-	require.Equal(t, executor.TaskCanceled, b.waitEnded(t, second).Status)
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, third).Status)
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, first).Status)
+	require.Equal(t, executor.TaskCanceled, executortest.WaitRow(t, b.q, second).Status)
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, third).Status)
 }
 
 func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
@@ -287,13 +275,8 @@ func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
 		err := run.Step(ctx, "hook", "Run backup", func(ctx context.Context, s *executor.Step) error {
 			root := run.Task.ID
 			nested = b.enqueue(t, e, run.Task.DeploymentID, "stop", &s.ID, &root)
-			for {
-				task, err := b.q.GetTask(ctx, nested)
-				if err != nil || task.EndedAt != nil {
-					return err
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			_, err := executortest.Until(ctx, func(ctx context.Context) (db.Task, error) { return b.q.GetTask(ctx, nested) }, executortest.RowEnded)
+			return err
 		})
 		return map[string]int64{"nested": nested}, err
 	}}
@@ -303,7 +286,7 @@ func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
 	id := b.enqueue(t, e, dep, "upgrade", nil, nil)
 	later := b.enqueue(t, e, dep, "upgrade", nil, nil)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
 	var result struct{ Nested int64 }
 	require.NoError(t, json.Unmarshal(task.Result, &result))
@@ -311,7 +294,7 @@ func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskSucceeded, nested.Status)
 	require.True(t, nested.StartedAt.After(*task.StartedAt) && nested.EndedAt.Before(*task.EndedAt), "the nested task ran inside its parent")
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, later).Status, "the top-level task queued behind still runs")
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, later).Status, "the top-level task queued behind still runs")
 }
 
 // crashedTask inserts a task that a dead process left running, with an old heartbeat.
@@ -344,13 +327,13 @@ func TestTaskOfADeadProcessEndsFailedWithWhatRecoveryDid(t *testing.T) {
 	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
 	next := b.enqueue(t, e, dep, "upgrade", nil, nil)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Equal(t, "The Styrmin process running this task stopped (crash, kill or restart). Rolled the release back to revision 1; upgrade again.", task.Message)
 	steps, err := b.q.ListSteps(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, executor.StepFailed, steps[0].Status, "the step the process died in is failed, not running")
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, next).Status, "the deployment is free for the next task")
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, next).Status, "the deployment is free for the next task")
 }
 
 func TestTaskOfADeadProcessResumesWhenItsRunnerSaysSo(t *testing.T) {
@@ -369,7 +352,7 @@ func TestTaskOfADeadProcessResumesWhenItsRunnerSaysSo(t *testing.T) {
 	id := b.crashedTask(t, b.deployment(t, "db"), "stop")
 	b.start(t, map[string]executor.Runner{"stop": runner}, fast)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskSucceeded, task.Status)
 	require.JSONEq(t, `"run 1"`, string(task.Result))
 }
@@ -451,13 +434,13 @@ func TestARunningTaskCanBeCancelled(t *testing.T) {
 	require.ErrorIs(t, e.RequestCancel(ctx, next, "bob"), executor.ErrNotRunning, "a queued task is cancelled with CancelQueued")
 	require.NoError(t, e.RequestCancel(ctx, id, "bob"))
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskCanceled, task.Status, "cancelled, not run again although its runner could")
 	require.Equal(t, "Cancelled by bob while it ran. Nothing was upgraded.", task.Message)
 	steps, err := b.q.ListSteps(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, executor.StepFailed, steps[0].Status)
-	require.NotEqual(t, executor.TaskQueued, b.waitEnded(t, next).Status, "the deployment is free for the next task")
+	require.NotEqual(t, executor.TaskQueued, executortest.WaitRow(t, b.q, next).Status, "the deployment is free for the next task")
 }
 
 func TestTasksCommittedBackToBackStartWithoutWaitingForAPoll(t *testing.T) {

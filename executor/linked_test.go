@@ -13,6 +13,7 @@ import (
 
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 )
 
 // patient are options under which a task that has to wait for its
@@ -40,33 +41,23 @@ func (b bundle) enqueueJob(t testing.TB, e *executor.Executor, id int64) {
 func (b bundle) waitLinked(ctx context.Context, t testing.TB, e *executor.Executor, run *executor.Run, s *executor.Step, kind string) error {
 	root := executor.RootOf(run.Task)
 	id := b.enqueue(t, e, run.Task.DeploymentID, kind, &s.ID, &root)
-	limit := time.After(time.Minute)
-	for {
-		task, err := b.q.GetTask(ctx, id)
-		if err != nil {
-			return err
-		}
-		if task.Status == executor.TaskSucceeded {
-			return nil
-		}
-		if task.EndedAt != nil {
-			return fmt.Errorf("linked %s ended %s: %s", kind, task.Status, task.Message)
-		}
-		select {
-		case <-limit:
-			return fmt.Errorf("linked %s did not end in time (%s)", kind, task.Status)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	task, err := executortest.Until(ctx, func(ctx context.Context) (db.Task, error) { return b.q.GetTask(ctx, id) }, executortest.RowEnded)
+	if err != nil {
+		return fmt.Errorf("linked %s: %w", kind, err)
 	}
+	if task.Status != executor.TaskSucceeded {
+		return fmt.Errorf("linked %s ended %s: %s", kind, task.Status, task.Message)
+	}
+	return nil
 }
 
 // upgradeRunsAtOnce queues an upgrade of the deployment and checks that it
 // runs (under patient options, a waiting task would not).
 func (b bundle) upgradeRunsAtOnce(t *testing.T, e *executor.Executor, dep int64) db.Task {
 	t.Helper()
-	up := b.waitEnded(t, b.enqueue(t, e, dep, "upgrade", nil, nil))
+	up := executortest.WaitRow(t, b.q, b.enqueue(t, e, dep, "upgrade", nil, nil))
 	require.Equal(t, executor.TaskSucceeded, up.Status, up.Message)
 	d, err := b.q.GetDeploymentByID(context.Background(), dep)
 	require.NoError(t, err)
@@ -102,11 +93,11 @@ func TestParentCancelledWhileItsLinkedStopIsQueued(t *testing.T) {
 	linked := <-queued
 	require.NoError(t, e.RequestCancel(context.Background(), id, "alice"))
 
-	require.Equal(t, executor.TaskCanceled, b.waitEnded(t, id).Status)
+	require.Equal(t, executor.TaskCanceled, executortest.WaitRow(t, b.q, id).Status)
 	// The stop's job comes to a worker only now, after its parent ended.
 	b.enqueueJob(t, e, linked)
 	b.upgradeRunsAtOnce(t, e, dep)
-	task := b.waitEnded(t, linked)
+	task := executortest.WaitRow(t, b.q, linked)
 	require.Equal(t, executor.TaskCanceled, task.Status)
 	require.Equal(t, "Cancelled before it started: the action that started it had ended.", task.Message)
 	require.Zero(t, stopRuns.Load(), "the stop never ran")
@@ -160,9 +151,9 @@ func TestParentEndsWhileItsLinkedStartRuns(t *testing.T) {
 			id := b.enqueue(t, e, dep, "action", nil, nil)
 			next := b.enqueue(t, e, dep, "upgrade", nil, nil) // waits for the action
 
-			task := b.waitEnded(t, id)
+			task := executortest.WaitRow(t, b.q, id)
 			require.Equal(t, tc.status, task.Status, task.Message)
-			up := b.waitEnded(t, next)
+			up := executortest.WaitRow(t, b.q, next)
 			require.Equal(t, executor.TaskSucceeded, up.Status, "the next upgrade ran at once")
 			linked, err := b.q.ListNestedTasks(context.Background(), []int64{mustStep(t, b, id)})
 			require.NoError(t, err)
@@ -207,7 +198,7 @@ func TestLinkedTasksRunWhileEveryWorkerWaitsForOne(t *testing.T) {
 		parents = append(parents, b.enqueue(t, e, dep, "action", nil, nil))
 	}
 	for i, id := range parents {
-		task := b.waitEnded(t, id)
+		task := executortest.WaitRow(t, b.q, id)
 		require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
 		b.upgradeRunsAtOnce(t, e, deps[i])
 	}
@@ -232,12 +223,12 @@ func TestLinkedTaskOfAnEndedActionIsCancelledNotRun(t *testing.T) {
 	e := b.start(t, map[string]executor.Runner{"action": parent, "stop": stop, "upgrade": runnerFunc{run: succeed}}, patient)
 	id := b.enqueue(t, e, dep, "action", nil, nil)
 	step := <-steps
-	require.Equal(t, executor.TaskSucceeded, b.waitEnded(t, id).Status)
+	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, id).Status)
 
 	// A stop_components call that was under way when the action ended.
 	root := id
 	linked := b.enqueue(t, e, dep, "stop", &step, &root)
-	task := b.waitEnded(t, linked)
+	task := executortest.WaitRow(t, b.q, linked)
 	require.Equal(t, executor.TaskCanceled, task.Status)
 	require.Equal(t, fmt.Sprintf("Cancelled before it started: task %d, under which it was to run, is no longer running (succeeded).", id), task.Message)
 	require.Zero(t, stopRuns.Load())
@@ -306,9 +297,9 @@ func TestTaskOfADeadProcessEndsItsLinkedTasksBeforeItRecovers(t *testing.T) {
 	linked = b.enqueue(t, e, dep, "start", &step, &root)
 	e = b.start(t, map[string]executor.Runner{"action": parent, "start": start, "upgrade": runnerFunc{run: succeed}}, patient)
 
-	task := b.waitEnded(t, id)
+	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Equal(t, "The Styrmin process running this task stopped (crash, kill or restart). Nothing to undo.", task.Message)
-	require.Equal(t, executor.TaskCanceled, b.waitEnded(t, linked).Status)
+	require.Equal(t, executor.TaskCanceled, executortest.WaitRow(t, b.q, linked).Status)
 	b.upgradeRunsAtOnce(t, e, dep)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -197,17 +198,13 @@ func (c apiCaller) accepted(t *testing.T, method, path string, body any) string 
 func (c apiCaller) waitTask(t *testing.T, url string) api.Task {
 	t.Helper()
 	path := strings.TrimPrefix(url, "/api/v1")
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
+	task := executortest.Wait(t, func(context.Context) (api.Task, error) {
 		var task api.Task
 		c.do(t, http.MethodGet, path, nil, http.StatusOK, &task)
-		if task.Ended {
-			require.Equal(t, api.TaskStatus(executor.TaskSucceeded), task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
-			return task
-		}
-		require.False(t, time.Now().After(deadline), "task %s did not end within 5 minutes; it is %s: %s", url, task.Status, task.Message)
-		time.Sleep(300 * time.Millisecond)
-	}
+		return task, nil
+	}, func(task api.Task) bool { return task.Ended })
+	require.Equal(t, api.TaskStatus(executor.TaskSucceeded), task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
+	return task
 }
 
 // deployment reads a deployment through the API.

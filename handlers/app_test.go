@@ -41,7 +41,7 @@ func setup(t *testing.T) *app {
 // migrated database.
 func setupOn(t *testing.T, pool *pgxpool.Pool) *app {
 	t.Helper()
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)

@@ -47,7 +47,7 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := dbtest.New(t)
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
@@ -206,8 +206,5 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	require.Equal(t, float64(3), d.Parameters["replicas"])
 	queued, err := env.Service.Delete(context.Background(), name, name, nil, "boss")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		task, err := env.Service.Task(context.Background(), name, queued.TaskID)
-		return err == nil && task.Ended()
-	}, 3*time.Minute, 500*time.Millisecond, "the deployment is deleted")
+	env.waitEnded(t, name, queued.TaskID)
 }

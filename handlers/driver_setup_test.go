@@ -61,7 +61,7 @@ func newCatalogEnv(t testing.TB) *catalogEnv {
 func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)

@@ -92,7 +92,7 @@ func TestDatabaseOutageGives503(t *testing.T) {
 	pool, err := pgxpool.New(ctx, "postgres://nobody@"+deadAddr+"/nothing?connect_timeout=2")
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	users, err := auth.NewUsers(pool)
+	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
 	require.NoError(t, err)
 	// The visitor signed in while the database answered; the server below
 	// shares the session key but not the database.

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -21,6 +20,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/redact"
 )
 
@@ -145,12 +145,5 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 // waitEnded waits for a task to end on the cluster.
 func (env *clusterEnv) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
 	t.Helper()
-	var task *deployment.Task
-	require.Eventually(t, func() bool {
-		var err error
-		task, err = env.Service.Task(context.Background(), name, id)
-		require.NoError(t, err)
-		return task.Ended()
-	}, 5*time.Minute, 300*time.Millisecond, "task %d of %s ends", id, name)
-	return task
+	return executortest.Wait(t, func(ctx context.Context) (*deployment.Task, error) { return env.Service.Task(ctx, name, id) }, (*deployment.Task).Ended)
 }
