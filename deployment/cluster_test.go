@@ -52,6 +52,14 @@ func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
 	f := setupClusterWithoutWorker(t)
+	startWorker(t, f.fixture)
+	return f
+}
+
+// startWorker lets f's service run driver actions and starts an executor
+// working its tasks until the test ends.
+func startWorker(t testing.TB, f fixture) {
+	t.Helper()
 	enableActions(t, f.svc)
 	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
 	require.NoError(t, err)
@@ -61,7 +69,6 @@ func setupCluster(t testing.TB) clusterFixture {
 		defer cancel()
 		require.NoError(t, worker.Stop(ctx))
 	})
-	return f
 }
 
 // enableActions lets svc run driver actions, with its primitives served over HTTP.

@@ -54,15 +54,7 @@ func setupDeadCluster(t *testing.T) fixture {
 	releases, err := release.New(config, slog.Default())
 	require.NoError(t, err)
 	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
-	enableActions(t, f.svc)
-	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, worker.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(t, worker.Stop(ctx))
-	})
+	startWorker(t, f)
 	return f
 }
 
