@@ -48,16 +48,34 @@ type Service struct {
 	log     *slog.Logger
 }
 
-// New returns the service. cluster may be nil when no cluster is configured:
-// pages then say so, and tasks fail with that message.
-func New(pool *pgxpool.Pool, cat Catalog, queue Queue, box *secrets.Box, cluster *Cluster) *Service {
-	return &Service{pool: pool, q: db.New(pool), catalog: cat, queue: queue, box: box, cluster: cluster, log: slog.Default()}
+// Config is what a Service is built on.
+type Config struct {
+	Pool    *pgxpool.Pool
+	Catalog Catalog
+	// Queue commits the service's tasks; the process that works them builds
+	// its worker on the same executor.
+	Queue Queue
+	// Box seals secret parameter values.
+	Box *secrets.Box
+	// Cluster is nil when no cluster is configured: pages then say so, and
+	// tasks fail with that message.
+	Cluster *Cluster
+	// Actions is how the runners run driver actions; nil when they cannot
+	// run here (python3 is missing, or the process works no tasks): a hook
+	// step then fails saying so.
+	Actions *ActionsConfig
+	// Logger receives the runners' log lines (default slog.Default()).
+	Logger *slog.Logger
 }
 
-// EnableActions lets the service's runners run driver actions as cfg says;
-// without it a hook step fails saying that actions cannot run here.
-func (s *Service) EnableActions(cfg ActionsConfig, log *slog.Logger) {
-	s.actions, s.log = &cfg, log
+// New returns the service of cfg.
+func New(cfg Config) *Service {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{pool: cfg.Pool, q: db.New(cfg.Pool), catalog: cfg.Catalog, queue: cfg.Queue, box: cfg.Box,
+		cluster: cfg.Cluster, actions: cfg.Actions, log: log}
 }
 
 // MaxNameLength is the longest deployment name: the name is the Helm release

@@ -68,6 +68,9 @@ type Options struct {
 	Name string
 	// Logger receives the executor's own log lines.
 	Logger *slog.Logger
+	// Work builds the queue able to work its tasks in this process
+	// (NewWorker); without it the process only queues them.
+	Work bool
 }
 
 // withDefaults fills in the zero fields of o.
@@ -106,25 +109,27 @@ func (o Options) withDefaults() Options {
 // notification per queue per cooldown, which is why Enqueue sends its own.
 const dispatchCooldown = 5 * time.Millisecond
 
-// Executor queues tasks and, when started with Runners, works them.
+// Executor is the queue of tasks: it commits them (Enqueue) and cancels
+// them. A process that works tasks also builds its Worker on it.
 type Executor struct {
 	pool    *pgxpool.Pool
 	queries *db.Queries
 	river   *river.Client[pgx.Tx]
+	// runners are the Worker's, bound once by NewWorker before it starts.
 	runners map[string]Runner
 	opts    Options
 	log     *slog.Logger
-	// stopReaper ends the loop that recovers tasks of dead runners.
-	stopReaper context.CancelFunc
-	reaperDone chan struct{}
 }
 
-// New returns an executor on pool. With no runners it only queues tasks (a
-// web process started with --no-executor); with runners (task kind →
-// Runner), Start works them.
-func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor, error) {
+// New returns the queue of tasks on pool. With opts.Work, its River client is
+// built able to work tasks too, so that a process that queues and works them
+// has one River client: River fixes a client's workers and queues when it is
+// built, while the Runners need the service that needs this queue, so the
+// client's one River worker hands each job to the runners that NewWorker
+// binds later (River works nothing before the Worker starts it).
+func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 	opts = opts.withDefaults()
-	e := &Executor{pool: pool, queries: db.New(pool), runners: runners, opts: opts, log: opts.Logger}
+	e := &Executor{pool: pool, queries: db.New(pool), opts: opts, log: opts.Logger}
 	cfg := &river.Config{
 		Logger:               opts.Logger,
 		JobTimeout:           -1, // a task's own operations carry their time limits
@@ -134,7 +139,7 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 		FetchCooldown:     dispatchCooldown,
 		FetchPollInterval: opts.PollEvery,
 	}
-	if len(runners) > 0 {
+	if opts.Work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &taskWorker{e: e})
 		cfg.Workers = workers
@@ -151,30 +156,53 @@ func New(pool *pgxpool.Pool, runners map[string]Runner, opts Options) (*Executor
 	return e, nil
 }
 
+// Worker works the tasks of its queue with its Runners, and recovers, now
+// and then, the tasks of runners that died.
+type Worker struct {
+	e *Executor
+	// stopReaper ends the loop that recovers tasks of dead runners.
+	stopReaper context.CancelFunc
+	reaperDone chan struct{}
+}
+
+// NewWorker returns the worker of queue, running each task kind with its
+// Runner (task kind → Runner). queue must have been built with Options.Work,
+// and has one worker.
+func NewWorker(queue *Executor, runners map[string]Runner) (*Worker, error) {
+	switch {
+	case !queue.opts.Work:
+		return nil, errors.New("executor: this queue was built without Options.Work: it only queues tasks")
+	case len(runners) == 0:
+		return nil, errors.New("executor: a worker needs runners")
+	case queue.runners != nil:
+		return nil, errors.New("executor: this queue has its worker already")
+	}
+	queue.runners = runners
+	return &Worker{e: queue}, nil
+}
+
 // Start works queued tasks until Stop. It also recovers, now and then, the
 // tasks of runners that died.
-func (e *Executor) Start(ctx context.Context) error {
-	if len(e.runners) == 0 {
-		return errors.New("executor: no runners: this executor only queues tasks")
-	}
-	if err := e.river.Start(ctx); err != nil {
+func (w *Worker) Start(ctx context.Context) error {
+	if err := w.e.river.Start(ctx); err != nil {
 		return fmt.Errorf("executor: start: %w", err)
 	}
 	reaperCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e.stopReaper, e.reaperDone = cancel, make(chan struct{})
-	go e.reap(reaperCtx)
+	w.stopReaper, w.reaperDone = cancel, make(chan struct{})
+	go w.e.reap(reaperCtx, w.reaperDone)
 	return nil
 }
 
 // Stop lets running tasks finish until ctx ends (the drain time limit), then
 // cancels them: their runners recover what they were doing and the tasks end
 // failed with a message saying Styrmin stopped.
-func (e *Executor) Stop(ctx context.Context) error {
-	if e.stopReaper == nil {
+func (w *Worker) Stop(ctx context.Context) error {
+	if w.stopReaper == nil {
 		return nil
 	}
-	e.stopReaper()
-	<-e.reaperDone
+	w.stopReaper()
+	<-w.reaperDone
+	e := w.e
 	err := e.river.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		e.log.Warn("executor: drain time is up; cancelling running tasks")

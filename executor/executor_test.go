@@ -51,16 +51,27 @@ func (b bundle) deployment(t testing.TB, name string) int64 {
 	return d.ID
 }
 
-// start starts an executor with runners and stops it when the test ends.
+// worker returns a queue able to work tasks and its worker, with runners.
+func (b bundle) worker(t testing.TB, runners map[string]executor.Runner, opts executor.Options) (*executor.Executor, *executor.Worker) {
+	t.Helper()
+	opts.Work = true
+	e, err := executor.New(b.pool, opts)
+	require.NoError(t, err)
+	w, err := executor.NewWorker(e, runners)
+	require.NoError(t, err)
+	return e, w
+}
+
+// start starts a worker with runners and stops it when the test ends; it
+// returns the worker's queue.
 func (b bundle) start(t testing.TB, runners map[string]executor.Runner, opts executor.Options) *executor.Executor {
 	t.Helper()
-	e, err := executor.New(b.pool, runners, opts)
-	require.NoError(t, err)
-	require.NoError(t, e.Start(context.Background()))
+	e, w := b.worker(t, runners, opts)
+	require.NoError(t, w.Start(context.Background()))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		require.NoError(t, e.Stop(ctx))
+		require.NoError(t, w.Stop(ctx))
 	})
 	return e
 }
@@ -371,14 +382,13 @@ func TestShutdownAfterTheDrainTimeRecoversTheRunningTask(t *testing.T) {
 			return false, "The release was rolled back.", nil
 		},
 	}
-	e, err := executor.New(b.pool, map[string]executor.Runner{"upgrade": runner}, fast)
-	require.NoError(t, err)
-	require.NoError(t, e.Start(context.Background()))
+	e, w := b.worker(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	require.NoError(t, w.Start(context.Background()))
 	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
 	<-running
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	require.NoError(t, e.Stop(ctx))
+	require.NoError(t, w.Stop(ctx))
 
 	task, err := b.q.GetTask(context.Background(), id)
 	require.NoError(t, err)
@@ -395,14 +405,13 @@ func TestShutdownWaitsForRunningTasksWithinTheDrainTime(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return "done", ctx.Err()
 	}}
-	e, err := executor.New(b.pool, map[string]executor.Runner{"upgrade": runner}, fast)
-	require.NoError(t, err)
-	require.NoError(t, e.Start(context.Background()))
+	e, w := b.worker(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	require.NoError(t, w.Start(context.Background()))
 	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
 	<-running
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.NoError(t, e.Stop(ctx))
+	require.NoError(t, w.Stop(ctx))
 
 	task, err := b.q.GetTask(context.Background(), id)
 	require.NoError(t, err)
@@ -465,4 +474,20 @@ func TestTasksCommittedBackToBackStartWithoutWaitingForAPoll(t *testing.T) {
 			t.Fatalf("task %d (number %d) did not start: its insert was not notified", id, i+1)
 		}
 	}
+}
+
+// TestAQueueHasAWorkerOnlyWhenBuiltToWork: a process that only queues tasks
+// (serve --no-executor) cannot work them, and a queue has one worker.
+func TestAQueueHasAWorkerOnlyWhenBuiltToWork(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runners := map[string]executor.Runner{"upgrade": runnerFunc{run: succeed}}
+	queueOnly, err := executor.New(b.pool, executor.Options{})
+	require.NoError(t, err)
+	_, err = executor.NewWorker(queueOnly, runners)
+	require.ErrorContains(t, err, "only queues tasks")
+
+	e, _ := b.worker(t, runners, fast)
+	_, err = executor.NewWorker(e, runners)
+	require.ErrorContains(t, err, "has its worker already")
 }

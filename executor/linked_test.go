@@ -238,7 +238,7 @@ func TestLinkedTaskOfAnEndedActionIsCancelledNotRun(t *testing.T) {
 func TestTasksNestDeeperThanTheLimitAreRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	e, err := executor.New(b.pool, nil, executor.Options{})
+	e, err := executor.New(b.pool, executor.Options{})
 	require.NoError(t, err)
 	dep := b.deployment(t, "db")
 	ctx := context.Background()
@@ -290,7 +290,7 @@ func TestTaskOfADeadProcessEndsItsLinkedTasksBeforeItRecovers(t *testing.T) {
 			return false, "Nothing was started.", nil
 		},
 	}
-	e, err := executor.New(b.pool, nil, executor.Options{})
+	e, err := executor.New(b.pool, executor.Options{})
 	require.NoError(t, err)
 	// start_components, called by the action before its process died.
 	root, step := id, mustStep(t, b, id)

@@ -12,9 +12,9 @@ import (
 )
 
 // reap recovers, every heartbeat period until ctx ends, the running tasks
-// whose runner stopped renewing its heartbeat.
-func (e *Executor) reap(ctx context.Context) {
-	defer close(e.reaperDone)
+// whose runner stopped renewing its heartbeat; it closes done when it returns.
+func (e *Executor) reap(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
 	tick := time.NewTicker(e.opts.HeartbeatEvery)
 	defer tick.Stop()
 	for {

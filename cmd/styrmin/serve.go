@@ -14,10 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/handlers"
 )
 
 // serveConfig is the server's configuration, from flags and STYRMIN_* variables.
@@ -98,7 +96,7 @@ func newServeCmd() *cobra.Command {
 	return cmd
 }
 
-// runServe wires the server together, serves until ctx ends, then shuts down gracefully.
+// runServe builds the app (app.New), serves until ctx ends, then shuts down gracefully.
 func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error {
 	logger, err := newLogger(cfg.logFormat, stderr)
 	if err != nil {
@@ -120,81 +118,45 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	for _, m := range applied {
 		logger.Info("migration applied", "version", m.Version, "name", m.Name)
 	}
-
-	users, err := auth.NewUsers(pool)
+	if cfg.deploy.apiURL == "" {
+		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
+	}
+	appCfg := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
+	appCfg.Serve, appCfg.SessionKey = true, cfg.sessionKey
+	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err
 	}
-	created, password, err := users.EnsureAdmin(ctx, cfg.adminPassword)
+	defer a.Close()
+	if err := firstRun(ctx, a, cfg, stdout); err != nil {
+		return err
+	}
+
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	background := make(chan error, 1)
+	go func() { background <- a.Run(bgCtx) }()
+	limits := cfg.limits
+	if limits == (connLimits{}) {
+		limits = defaultConnLimits()
+	}
+	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, a.Handler, logger)
+	stopBackground()
+	return errors.Join(serveErr, <-background)
+}
+
+// firstRun creates the first admin when there are no users, and imports the
+// bundled drivers and those of cfg's folder.
+func firstRun(ctx context.Context, a *app.App, cfg serveConfig, stdout io.Writer) error {
+	created, password, err := a.Users.EnsureAdmin(ctx, cfg.adminPassword)
 	if err != nil {
 		return fmt.Errorf("first admin (STYRMIN_ADMIN_PASSWORD): %w", err)
 	}
 	if created {
 		announceAdmin(stdout, password, cfg.adminPassword == "")
-		logger.Info("first admin created", "username", "admin")
+		a.Logger.Info("first admin created", "username", "admin")
 	}
-	secret, err := auth.SessionSecret(ctx, db.New(pool), cfg.sessionKey)
-	if err != nil {
-		return err
-	}
-	sessions, err := auth.NewSessions(secret, pool)
-	if err != nil {
-		return err
-	}
-
-	// Readiness: every dependency a request may need.
-	ready := []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}}
-	client, clusterReady, err := connectCluster(ctx, cfg.deploy.kubeconfig, cfg.deploy.kubeContext, logger)
-	if err != nil {
-		return err
-	}
-	ready = append(ready, clusterReady...)
-
-	drivers := catalog.New(pool)
-	if err := importDrivers(ctx, drivers, cfg.driversDir, logger); err != nil {
-		return err
-	}
-	if cfg.deploy.apiURL == "" {
-		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
-	}
-	svc, worker, cleanup, err := deployments(ctx, pool, cfg.deploy, drivers, client, logger)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
-
-	// Sessions, API tokens and the catalogue are kept in memory while the
-	// database's change notifications arrive (and read from it on every
-	// request while they do not).
-	tokens := auth.NewAPITokens(pool)
-	users.InformSessions(sessions)
-	users.InformAPITokens(tokens)
-	notifications := db.NewListener(pool, logger)
-	sessions.ListenOn(notifications)
-	tokens.ListenOn(notifications)
-	drivers.ListenOn(notifications)
-
-	e := handlers.New(handlers.Deps{
-		Logger: logger, Sessions: sessions, Users: users, Ready: ready, Drivers: drivers,
-		Deployments: svc, Primitives: svc, SimulatedCluster: clusterSimulated(ctx, client, logger),
-		APITokens: tokens,
-	})
-	bgCtx, stopBackground := context.WithCancel(ctx)
-	defer stopBackground()
-	go notifications.Run(bgCtx)
-	go forgetStale(bgCtx, users, sessions, logger)
-	limits := cfg.limits
-	if limits == (connLimits{}) {
-		limits = defaultConnLimits()
-	}
-	if cfg.noExecutor {
-		return listenAndServe(ctx, cfg.addr, tlsConfig, limits, e, logger)
-	}
-	executorDone := make(chan error, 1)
-	go func() { executorDone <- runExecutor(bgCtx, worker, cfg.deploy.drainTimeout, logger) }()
-	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, e, logger)
-	stopBackground()
-	return errors.Join(serveErr, <-executorDone)
+	return importDrivers(ctx, a.Catalog, cfg.driversDir, a.Logger)
 }
 
 // loadTLS returns the TLS configuration of the certificate and key files, or
@@ -285,23 +247,4 @@ func announceAdmin(w io.Writer, password string, generated bool) {
 		fmt.Fprintln(w, " Password: the value of STYRMIN_ADMIN_PASSWORD.")
 	}
 	fmt.Fprintln(w, "================================================================")
-}
-
-// forgetStale deletes stale sign-in failures and dead sessions every hour until ctx ends.
-func forgetStale(ctx context.Context, users *auth.Users, sessions *auth.Sessions, logger *slog.Logger) {
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if err := users.ForgetOldFailures(ctx); err != nil {
-				logger.Warn("forget old sign-in failures", "err", err)
-			}
-			if err := sessions.DeleteDead(ctx); err != nil {
-				logger.Warn("delete dead sessions", "err", err)
-			}
-		}
-	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -33,7 +33,8 @@ func newWorkerCmd() *cobra.Command {
 	return cmd
 }
 
-// runWorker runs the executor until ctx ends, then drains it.
+// runWorker builds the app (app.New) working tasks and runs its worker until
+// ctx ends, then drains it.
 func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	logger, err := newLogger(cfg.logFormat, stderr)
 	if err != nil {
@@ -47,17 +48,13 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	if _, err := db.Migrate(ctx, pool); err != nil {
 		return err
 	}
-	client, _, err := connectCluster(ctx, cfg.deploy.kubeconfig, cfg.deploy.kubeContext, logger)
-	if err != nil {
-		return err
-	}
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = "http://127.0.0.1:8080"
 	}
-	_, worker, cleanup, err := deployments(ctx, pool, cfg.deploy, catalog.New(pool), client, logger)
-	defer cleanup()
+	a, err := app.New(ctx, cfg.deploy.appConfig(pool, logger, true))
 	if err != nil {
 		return err
 	}
-	return runExecutor(ctx, worker, cfg.deploy.drainTimeout, logger)
+	defer a.Close()
+	return a.Run(ctx)
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 )
 
-// idleRunner is a runner for an executor that is given no task.
+// idleRunner is a runner for a worker that is given no task.
 type idleRunner struct{}
 
 func (idleRunner) Run(context.Context, *executor.Run) (any, error) { return nil, nil }
@@ -26,9 +26,11 @@ func (idleRunner) Recover(context.Context, *executor.Run) (bool, string, error) 
 // before its executor has started, so a stop (SIGTERM) may come first.
 func TestAServerStoppedWhileItsExecutorStartsStopsCleanly(t *testing.T) {
 	t.Parallel()
-	worker, err := executor.New(dbtest.New(t), map[string]executor.Runner{"idle": idleRunner{}}, executor.Options{})
+	queue, err := executor.New(dbtest.New(t), executor.Options{Work: true})
+	require.NoError(t, err)
+	worker, err := executor.NewWorker(queue, map[string]executor.Runner{"idle": idleRunner{}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.NoError(t, runExecutor(ctx, worker, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, runWorker(ctx, worker, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil))))
 }

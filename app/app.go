@@ -1,0 +1,266 @@
+// Package app builds Styrmin once from its configuration: the catalogue, the
+// secrets box, the cluster, the task queue, the deployment service on it, the
+// worker when the process works tasks and the web app when it serves them.
+// `styrmin serve`, `styrmin worker` and the tests' environment (apptest) all
+// build it with New; nothing is changed after New returns.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/sdk"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// Config is what New builds the app from.
+type Config struct {
+	// Pool is the database, migrated; the caller closes it after the app.
+	Pool *pgxpool.Pool
+	// Logger receives every log line (default slog.Default()).
+	Logger *slog.Logger
+	// SecretKey, or the file SecretKeyFile, is the key of secret parameters
+	// (secrets.LoadKey); New refuses a key other than the database's.
+	SecretKey     string
+	SecretKeyFile string
+	// Kubeconfig and KubeContext name the cluster to deploy to (kube.Connect);
+	// with neither configured, there is none and the log says so.
+	Kubeconfig  string
+	KubeContext string
+	// Cluster, when set, is the cluster instead of Kubeconfig's (tests: a
+	// fake or unreachable one).
+	Cluster *deployment.Cluster
+	// ActionsURL is the base URL at which driver actions call back this
+	// Styrmin's primitives (the server's own URL); empty, the process runs
+	// no driver actions and a hook step fails saying so.
+	ActionsURL string
+	// Executor tunes the task queue and the worker (its Work is Config.Work's).
+	Executor executor.Options
+	// Work makes the process work tasks: New builds the Worker, Run runs it.
+	Work bool
+	// Drain is how long Run lets running tasks go on once its context ends,
+	// before they are cancelled and recovered.
+	Drain time.Duration
+	// Serve makes the process serve the web app: New builds the users,
+	// sessions, API tokens and the Handler, and Run keeps their caches
+	// current and forgets stale sessions.
+	Serve bool
+	// SessionKey signs session cookies (auth.SessionSecret: when empty, one
+	// is generated once and kept in the database).
+	SessionKey string
+	// UsersOptions tune the users' store (tests: auth.CheapArgon2).
+	UsersOptions []auth.UsersOption
+}
+
+// App is Styrmin built: what serve, worker and the tests use.
+type App struct {
+	Pool    *pgxpool.Pool
+	Logger  *slog.Logger
+	Catalog *catalog.Catalog
+	// Cluster is nil when no cluster is configured.
+	Cluster *deployment.Cluster
+	// Queue commits and cancels tasks; Deployments queues through it.
+	Queue       *executor.Executor
+	Deployments *deployment.Service
+	// Worker works the tasks; nil unless Config.Work.
+	Worker *executor.Worker
+	// Users, Sessions, APITokens, Notifications and Handler are the web
+	// app's; nil unless Config.Serve.
+	Users     *auth.Users
+	Sessions  *auth.Sessions
+	APITokens *auth.APITokens
+	// Notifications keeps the caches of sessions, tokens and the catalogue
+	// current while Run runs.
+	Notifications *db.Listener
+	// Handler serves the pages, the REST API and the action primitives.
+	Handler http.Handler
+
+	drain time.Duration
+	// sdkDir holds the styrmin Python package that actions import; Close removes it.
+	sdkDir string
+}
+
+// New builds the app of cfg. The deployment service queues through the
+// process's one executor; when cfg.Work is set, the worker is built on that
+// same executor (one River client per process, see executor.New). Close
+// removes what New wrote on disk, also when New fails.
+func New(ctx context.Context, cfg Config) (a *App, err error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool), drain: cfg.Drain}
+	defer func() {
+		if err != nil {
+			a.Close()
+			a = nil
+		}
+	}()
+	var ready []handlers.ReadyCheck
+	var client *kube.Client
+	a.Cluster = cfg.Cluster
+	if a.Cluster == nil {
+		if client, ready, err = connectCluster(ctx, cfg.Kubeconfig, cfg.KubeContext, logger); err != nil {
+			return a, err
+		}
+		if a.Cluster, err = clusterOf(client, logger); err != nil {
+			return a, err
+		}
+	}
+	box, err := openBox(ctx, cfg)
+	if err != nil {
+		return a, err
+	}
+	opts := cfg.Executor
+	opts.Logger, opts.Work = logger, cfg.Work
+	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
+		return a, err
+	}
+	actionsCfg, err := a.actions(ctx, cfg.ActionsURL)
+	if err != nil {
+		return a, err
+	}
+	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
+		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger})
+	if cfg.Work {
+		if a.Worker, err = executor.NewWorker(a.Queue, a.Deployments.Runners()); err != nil {
+			return a, err
+		}
+	}
+	if cfg.Serve {
+		ready = append([]handlers.ReadyCheck{{Name: "database", Check: cfg.Pool.Ping}}, ready...)
+		if err := a.serve(ctx, cfg, ready, clusterSimulated(ctx, client, logger)); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// openBox returns the box of cfg's secret key, once the database has
+// confirmed it is the key its secrets were sealed with.
+func openBox(ctx context.Context, cfg Config) (*secrets.Box, error) {
+	key, err := secrets.LoadKey(cfg.SecretKey, cfg.SecretKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	box, err := secrets.NewBox(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := box.Verify(ctx, db.New(cfg.Pool)); err != nil {
+		return nil, err
+	}
+	return box, nil
+}
+
+// clusterOf is the deployments' cluster of client; nil when client is nil.
+func clusterOf(client *kube.Client, logger *slog.Logger) (*deployment.Cluster, error) {
+	if client == nil {
+		return nil, nil
+	}
+	releases, err := release.New(client.Config, logger)
+	if err != nil {
+		return nil, err
+	}
+	return &deployment.Cluster{Releases: releases, Kube: client}, nil
+}
+
+// actions is how the runners run driver actions calling back apiURL:
+// python3 (a warning and no actions when it is missing; hook steps then say
+// so) and the styrmin package written to a temporary folder that Close
+// removes. No actions when apiURL is empty.
+func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsConfig, error) {
+	if apiURL == "" {
+		return nil, nil
+	}
+	python, err := actions.FindPython(ctx)
+	if err != nil {
+		a.Logger.Warn("driver actions cannot run", "error", err)
+		return nil, nil
+	}
+	if a.sdkDir, err = os.MkdirTemp("", "styrmin-sdk-"); err != nil {
+		return nil, fmt.Errorf("actions: %w", err)
+	}
+	if err := sdk.Install(a.sdkDir); err != nil {
+		return nil, err
+	}
+	return &deployment.ActionsConfig{Python: python, SDK: a.sdkDir, APIURL: apiURL}, nil
+}
+
+// serve builds the web app: users, sessions and API tokens, kept in memory
+// while the database's change notifications arrive (and read from it on
+// every request while they do not), and the handler over them.
+func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck, simulated bool) error {
+	users, err := auth.NewUsers(cfg.Pool, cfg.UsersOptions...)
+	if err != nil {
+		return err
+	}
+	secret, err := auth.SessionSecret(ctx, db.New(cfg.Pool), cfg.SessionKey)
+	if err != nil {
+		return err
+	}
+	sessions, err := auth.NewSessions(secret, cfg.Pool)
+	if err != nil {
+		return err
+	}
+	tokens := auth.NewAPITokens(cfg.Pool)
+	users.InformSessions(sessions)
+	users.InformAPITokens(tokens)
+	notifications := db.NewListener(cfg.Pool, a.Logger)
+	sessions.ListenOn(notifications)
+	tokens.ListenOn(notifications)
+	a.Catalog.ListenOn(notifications)
+	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
+	a.Handler = handlers.New(handlers.Deps{
+		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog,
+		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: simulated, APITokens: tokens,
+	})
+	return nil
+}
+
+// Run runs the app's background work until ctx ends: the web app's change
+// notifications and hourly clean-up when it serves, and the worker when it
+// works tasks (which then lets running tasks finish for up to Config.Drain).
+// It returns once all of it has stopped.
+func (a *App) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	if a.Notifications != nil {
+		wg.Add(2)
+		go func() { defer wg.Done(); a.Notifications.Run(ctx) }()
+		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.Logger) }()
+	}
+	var err error
+	if a.Worker != nil {
+		err = runWorker(ctx, a.Worker, a.drain, a.Logger)
+	} else {
+		<-ctx.Done()
+	}
+	wg.Wait()
+	return err
+}
+
+// Close removes what New wrote on disk (the actions' Python package).
+func (a *App) Close() {
+	if a.sdkDir != "" {
+		if err := os.RemoveAll(a.sdkDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+			a.Logger.Warn("remove the actions' Python package", "dir", a.sdkDir, "err", err)
+		}
+	}
+}
