@@ -47,6 +47,8 @@ type Config struct {
 	// Cluster, when set, is the cluster instead of Kubeconfig's (tests: a
 	// fake or unreachable one).
 	Cluster *deployment.Cluster
+	// NoCluster deploys nowhere, whatever KUBECONFIG says (tests).
+	NoCluster bool
 	// ActionsURL is the base URL at which driver actions call back this
 	// Styrmin's primitives (the server's own URL); empty, the process runs
 	// no driver actions and a hook step fails saying so.
@@ -114,15 +116,16 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		}
 	}()
 	var ready []handlers.ReadyCheck
-	var client *kube.Client
 	a.Cluster = cfg.Cluster
-	if a.Cluster == nil {
-		if client, ready, err = connectCluster(ctx, cfg.Kubeconfig, cfg.KubeContext, logger); err != nil {
+	if a.Cluster == nil && !cfg.NoCluster {
+		client, check, err := connectCluster(ctx, cfg.Kubeconfig, cfg.KubeContext, logger)
+		if err != nil {
 			return a, err
 		}
 		if a.Cluster, err = clusterOf(client, logger); err != nil {
 			return a, err
 		}
+		ready = check
 	}
 	box, err := openBox(ctx, cfg)
 	if err != nil {
@@ -146,7 +149,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	if cfg.Serve {
 		ready = append([]handlers.ReadyCheck{{Name: "database", Check: cfg.Pool.Ping}}, ready...)
-		if err := a.serve(ctx, cfg, ready, clusterSimulated(ctx, client, logger)); err != nil {
+		if err := a.serve(ctx, cfg, ready); err != nil {
 			return a, err
 		}
 	}
@@ -207,7 +210,7 @@ func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsCo
 // serve builds the web app: users, sessions and API tokens, kept in memory
 // while the database's change notifications arrive (and read from it on
 // every request while they do not), and the handler over them.
-func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck, simulated bool) error {
+func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck) error {
 	users, err := auth.NewUsers(cfg.Pool, cfg.UsersOptions...)
 	if err != nil {
 		return err
@@ -230,7 +233,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
 	a.Handler = handlers.New(handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog,
-		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: simulated, APITokens: tokens,
+		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
 	})
 	return nil
 }

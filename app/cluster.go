@@ -42,22 +42,22 @@ func connectCluster(ctx context.Context, kubeconfig, kubeContext string, logger 
 	return client, []handlers.ReadyCheck{{Name: "cluster", Check: check}}, nil
 }
 
-// clusterSimulated reports whether the cluster's pods are simulated (the
-// local development cluster), which the deployment pages then say; false
-// when there is no cluster or it cannot tell.
-func clusterSimulated(ctx context.Context, client *kube.Client, logger *slog.Logger) bool {
-	if client == nil {
+// simulated reports whether the cluster's pods are simulated (the local
+// development cluster), which the deployment pages then say; false when
+// there is no cluster or it cannot tell.
+func (a *App) simulated(ctx context.Context) bool {
+	if a.Cluster == nil || a.Cluster.Kube == nil {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	simulated, err := client.Simulated(ctx)
+	simulated, err := a.Cluster.Kube.Simulated(ctx)
 	if err != nil {
-		logger.Warn("could not tell whether the cluster's pods are simulated", "err", err)
+		a.Logger.Warn("could not tell whether the cluster's pods are simulated", "err", err)
 		return false
 	}
 	if simulated {
-		logger.Info("the cluster's pods are simulated (the local development cluster): applications do not really run, Services are not reachable from the host")
+		a.Logger.Info("the cluster's pods are simulated (the local development cluster): applications do not really run, Services are not reachable from the host")
 	}
 	return simulated
 }

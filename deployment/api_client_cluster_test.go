@@ -3,8 +3,6 @@ package deployment_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,7 +10,6 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/redact"
 )
 
@@ -55,15 +52,8 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
 	ctx := context.Background()
-	users, err := auth.NewUsers(f.pool, auth.WithArgon2(auth.CheapArgon2()))
-	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), f.pool)
-	require.NoError(t, err)
-	tokens := auth.NewAPITokens(f.pool)
-	serveActions(t, f.svc, handlers.Deps{
-		Logger: slog.Default(), Sessions: sessions, Users: users, Drivers: f.catalog,
-		Deployments: f.svc, Primitives: f.svc, APITokens: tokens,
-	})
+	// The environment's server serves the primitives and the REST API alike.
+	users, tokens := f.env.Users, f.env.APITokens
 	scripter, err := users.Create(ctx, auth.NewUser{Username: "scripter", Password: "password-of-scripter", Role: auth.Operator})
 	require.NoError(t, err)
 	token, err := tokens.Create(ctx, scripter, "given to an action", nil)

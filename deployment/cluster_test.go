@@ -3,8 +3,6 @@ package deployment_test
 import (
 	"context"
 	"crypto/rand"
-	"log/slog"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,16 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
-	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
-	"github.com/styrmin/styrmin/sdk"
 )
 
 // clusterFixture is a service on the local cluster.
@@ -36,57 +32,26 @@ type clusterFixture struct {
 // Kubernetes; nothing works its tasks.
 func setupClusterWithoutWorker(t testing.TB) clusterFixture {
 	t.Helper()
-	kubeconfig := kubetest.Kubeconfig(t)
-	client, err := kube.Connect(kubeconfig, "")
-	require.NoError(t, err)
-	releases, err := release.New(client.Config, slog.Default())
-	require.NoError(t, err)
-	cluster := &deployment.Cluster{Releases: releases, Kube: client}
-	return clusterFixture{fixture: setup(t, cluster), cluster: cluster, kubeconfig: kubeconfig}
+	return newClusterFixture(t, apptest.Options{})
 }
 
-// setupCluster returns a service deploying to the local Kubernetes, with an
-// executor working its tasks until the test ends and driver actions run for
+// setupCluster returns a service deploying to the local Kubernetes, with a
+// worker working its tasks until the test ends and driver actions run for
 // real: python3, the styrmin package, and the primitive endpoints served by
-// the handlers on a test server.
+// the environment's server.
 func setupCluster(t testing.TB) clusterFixture {
 	t.Helper()
-	f := setupClusterWithoutWorker(t)
-	startWorker(t, f.fixture)
+	f := newClusterFixture(t, apptest.Options{Work: true, Actions: true})
+	f.env.Start(t)
 	return f
 }
 
-// startWorker lets f's service run driver actions and starts an executor
-// working its tasks until the test ends.
-func startWorker(t testing.TB, f fixture) {
+// newClusterFixture returns the fixture of opts on the local Kubernetes.
+func newClusterFixture(t testing.TB, opts apptest.Options) clusterFixture {
 	t.Helper()
-	enableActions(t, f.svc)
-	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, worker.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(t, worker.Stop(ctx))
-	})
-}
-
-// enableActions lets svc run driver actions, with its primitives served over HTTP.
-func enableActions(t testing.TB, svc *deployment.Service) {
-	t.Helper()
-	serveActions(t, svc, handlers.Deps{Logger: slog.Default(), Primitives: svc})
-}
-
-// serveActions lets svc run driver actions, which call back the server of deps.
-func serveActions(t testing.TB, svc *deployment.Service, deps handlers.Deps) {
-	t.Helper()
-	python, err := actions.FindPython(context.Background())
-	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, sdk.Install(dir))
-	api := httptest.NewServer(handlers.New(deps))
-	t.Cleanup(api.Close)
-	svc.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: api.URL}, slog.Default())
+	opts.Kubeconfig = kubetest.Kubeconfig(t)
+	f := newFixture(t, opts)
+	return clusterFixture{fixture: f, cluster: f.env.Cluster, kubeconfig: opts.Kubeconfig}
 }
 
 // waitEnded waits for a task to end.

@@ -2,7 +2,6 @@ package deployment_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,16 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/release"
-	"github.com/styrmin/styrmin/secrets"
 )
 
 // The crash test's worker runs in a child process: this test binary started
@@ -38,7 +33,7 @@ const (
 // heartbeats quick enough that a dead worker is noticed in seconds.
 var crashOptions = executor.Options{HeartbeatEvery: 300 * time.Millisecond, StaleAfter: 2 * time.Second}
 
-// TestHelperWorker is the child process of the crash test: an executor that
+// TestHelperWorker is the child process of the crash test: a worker that
 // works tasks until it is killed. It does nothing in a normal test run.
 func TestHelperWorker(t *testing.T) {
 	if os.Getenv(envWorkerDB) == "" {
@@ -46,32 +41,12 @@ func TestHelperWorker(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	pool, err := pgxpool.New(ctx, os.Getenv(envWorkerDB))
-	require.NoError(t, err)
-	svc := newService(t, pool, os.Getenv(envWorkerKube), os.Getenv(envWorkerKey))
-	if os.Getenv(envWorkerActions) != "" {
-		enableActions(t, svc)
-	}
-	worker, err := executor.New(pool, svc.Runners(), crashOptions)
-	require.NoError(t, err)
-	require.NoError(t, worker.Start(ctx))
+	env := apptest.New(t, apptest.Options{
+		DatabaseURL: os.Getenv(envWorkerDB), Kubeconfig: os.Getenv(envWorkerKube), SecretKey: os.Getenv(envWorkerKey),
+		Work: true, Actions: os.Getenv(envWorkerActions) != "", Executor: crashOptions,
+	})
+	env.Start(t)
 	<-ctx.Done()
-}
-
-// newService builds a service on pool deploying to the cluster of kubeconfig.
-func newService(t *testing.T, pool *pgxpool.Pool, kubeconfig, keyText string) *deployment.Service {
-	t.Helper()
-	client, err := kube.Connect(kubeconfig, "")
-	require.NoError(t, err)
-	releases, err := release.New(client.Config, slog.Default())
-	require.NoError(t, err)
-	key, err := secrets.ParseKey(keyText)
-	require.NoError(t, err)
-	box, err := secrets.NewBox(key)
-	require.NoError(t, err)
-	queue, err := executor.New(pool, nil, crashOptions)
-	require.NoError(t, err)
-	return deployment.New(pool, catalog.New(pool), queue, box, &deployment.Cluster{Releases: releases, Kube: client})
 }
 
 // startWorkerProcess starts the child worker process on the test's database.

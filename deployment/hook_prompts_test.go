@@ -3,20 +3,16 @@ package deployment_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/rest"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/redact"
-	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -260,24 +256,15 @@ func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 // line that prints it is redacted).
 func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
 	t.Parallel()
-	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
-	client, err := kube.New(config)
-	require.NoError(t, err)
-	releases, err := release.New(config, slog.Default())
-	require.NoError(t, err)
-	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
+	f := newFixture(t, apptest.Options{Cluster: deadCluster(t), Work: true, Actions: true})
 	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
-	enableActions(t, f.svc)
 	ctx := context.Background()
-	_, err = f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, "alice")
 	require.NoError(t, err)
 
-	worker, err := executor.New(f.pool, f.svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
-	require.NoError(t, err)
-	require.NoError(t, worker.Start(ctx))
-	t.Cleanup(func() { require.NoError(t, worker.Stop(context.Background())) })
+	f.env.Start(t)
 
 	task := f.waitEnded(t, "cache", queued.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status, "Helm cannot reach the cluster")

@@ -3,17 +3,13 @@ package deployment_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/rest"
 
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/release"
 )
 
 // stoppingActions stop the components through a linked task before the
@@ -48,13 +44,8 @@ def stop_and_go_on():
 // their first call to the cluster.
 func setupDeadCluster(t *testing.T) fixture {
 	t.Helper()
-	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
-	client, err := kube.New(config)
-	require.NoError(t, err)
-	releases, err := release.New(config, slog.Default())
-	require.NoError(t, err)
-	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
-	startWorker(t, f)
+	f := newFixture(t, apptest.Options{Cluster: deadCluster(t), Work: true, Actions: true})
+	f.env.Start(t)
 	return f
 }
 

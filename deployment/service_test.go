@@ -10,50 +10,52 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/deployment"
-	drivercatalog "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/release"
-	"github.com/styrmin/styrmin/secrets"
 	"k8s.io/client-go/rest"
 )
 
-// fixture is what a service test works with.
+// fixture is what a service test works with: a Styrmin built by app.New
+// (apptest).
 type fixture struct {
+	env     *apptest.Env
 	svc     *deployment.Service
 	dbURL   string
 	keyText string
 	pool    *pgxpool.Pool
 	q       *db.Queries
 	catalog *catalog.Catalog
-	queue   *executor.Executor
 }
 
-// setup returns a service on a fresh database holding the bundled drivers.
-// cluster may be nil (no cluster configured).
+// setup returns a service on a fresh database holding the bundled drivers,
+// whose tasks nothing works. cluster may be nil (no cluster configured).
 func setup(t testing.TB, cluster *deployment.Cluster) fixture {
 	t.Helper()
-	ctx := context.Background()
-	dbURL := dbtest.NewURL(t)
-	pool, err := pgxpool.New(ctx, dbURL)
+	return newFixture(t, apptest.Options{Cluster: cluster})
+}
+
+// newFixture returns the fixture of the environment opts describe.
+func newFixture(t testing.TB, opts apptest.Options) fixture {
+	t.Helper()
+	env := apptest.New(t, opts)
+	return fixture{env: env, svc: env.Deployments, dbURL: env.DatabaseURL, keyText: env.SecretKey,
+		pool: env.Pool, q: db.New(env.Pool), catalog: env.Catalog}
+}
+
+// deadCluster is a cluster that does not answer: calls to it fail within a second.
+func deadCluster(t testing.TB) *deployment.Cluster {
+	t.Helper()
+	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
+	client, err := kube.New(config)
 	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	cat := catalog.New(pool)
-	_, err = cat.ImportBundled(ctx, drivercatalog.Bundles(), drivercatalog.Names())
+	releases, err := release.New(config, slog.Default())
 	require.NoError(t, err)
-	keyText := secrets.NewKeyText()
-	key, err := secrets.ParseKey(keyText)
-	require.NoError(t, err)
-	box, err := secrets.NewBox(key)
-	require.NoError(t, err)
-	queue, err := executor.New(pool, nil, executor.Options{})
-	require.NoError(t, err)
-	return fixture{svc: deployment.New(pool, cat, queue, box, cluster), dbURL: dbURL, keyText: keyText,
-		pool: pool, q: db.New(pool), catalog: cat, queue: queue}
+	return &deployment.Cluster{Releases: releases, Kube: client}
 }
 
 // helloWeb is a valid install request of the bundled Hello Web driver.
@@ -265,14 +267,9 @@ func mustGet(t *testing.T, f fixture, name string) *deployment.Deployment {
 
 func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	t.Parallel()
-	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
-	client, err := kube.New(config)
-	require.NoError(t, err)
-	releases, err := release.New(config, slog.Default())
-	require.NoError(t, err)
-	f := setup(t, &deployment.Cluster{Releases: releases, Kube: client})
+	f := setup(t, deadCluster(t))
 	ctx := context.Background()
-	_, err = f.svc.Install(ctx, helloWeb("site"))
+	_, err := f.svc.Install(ctx, helloWeb("site"))
 	require.NoError(t, err)
 
 	live := f.svc.Live(ctx, mustGet(t, f, "site"), nil)

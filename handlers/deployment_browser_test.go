@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -41,10 +42,21 @@ type clusterEnv struct {
 
 // newClusterEnv starts the real server (pages, API and action primitives) and
 // an executor on a fresh database with the bundled drivers, deploying to the
-// local cluster. Driver actions run only after runActions.
-func newClusterEnv(t *testing.T) *clusterEnv {
+// local cluster. Driver actions do not run (newClusterEnvWithActions).
+func newClusterEnv(t *testing.T) *clusterEnv { return startClusterEnv(t, false) }
+
+// newClusterEnvWithActions is newClusterEnv whose executor runs driver
+// actions for real, calling back this server's primitives.
+func newClusterEnvWithActions(t *testing.T) *clusterEnv { return startClusterEnv(t, true) }
+
+// startClusterEnv starts the server and executor of newClusterEnv; with
+// runActions, driver actions run.
+func startClusterEnv(t *testing.T, runActions bool) *clusterEnv {
 	t.Helper()
 	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := dbtest.New(t)
 	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
@@ -64,10 +76,10 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	queue, err := executor.New(pool, nil, executor.Options{})
+	queue, err := executor.New(pool, executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second, Work: true})
 	require.NoError(t, err)
-	svc := deployment.New(pool, cat, queue, box, cluster)
-	worker, err := executor.New(pool, svc.Runners(), executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second})
+	svc := deployment.New(deployment.Config{Pool: pool, Catalog: cat, Queue: queue, Box: box, Cluster: cluster, Actions: actionsConfig(t, runActions, url), Logger: logger})
+	worker, err := executor.NewWorker(queue, svc.Runners())
 	require.NoError(t, err)
 	require.NoError(t, worker.Start(ctx))
 	t.Cleanup(func() {
@@ -80,23 +92,29 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	require.NoError(t, err)
 	require.True(t, simulated, "the local cluster's pods are simulated")
 	tokens := auth.NewAPITokens(pool)
-	srv := httptest.NewServer(handlers.New(handlers.Deps{
+	srv := httptest.NewUnstartedServer(handlers.New(handlers.Deps{
 		Logger: logger, Sessions: sessions, Users: users, Drivers: cat, Deployments: svc, SimulatedCluster: simulated,
 		APITokens: tokens, Primitives: svc,
 	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &clusterEnv{URL: srv.URL, Users: users, APITokens: tokens, Catalog: cat, Service: svc, Cluster: cluster}
 }
 
-// runActions lets the executor run driver actions for real, calling back
-// this server's primitives.
-func (env *clusterEnv) runActions(t *testing.T) {
+// actionsConfig lets the executor run driver actions for real, calling back
+// the server at url; nil unless runActions.
+func actionsConfig(t *testing.T, runActions bool, url string) *deployment.ActionsConfig {
 	t.Helper()
+	if !runActions {
+		return nil
+	}
 	python, err := actions.FindPython(context.Background())
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, sdk.Install(dir))
-	env.Service.EnableActions(deployment.ActionsConfig{Python: python, SDK: dir, APIURL: env.URL}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return &deployment.ActionsConfig{Python: python, SDK: dir, APIURL: url}
 }
 
 // removeWhenDone deletes the deployment and its namespace from the cluster

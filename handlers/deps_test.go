@@ -33,7 +33,7 @@ func newTestDeployments(t *testing.T, pool *pgxpool.Pool) *deployment.Service {
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	queue, err := executor.New(pool, nil, executor.Options{})
+	queue, err := executor.New(pool, executor.Options{})
 	require.NoError(t, err)
-	return deployment.New(pool, catalog.New(pool), queue, box, nil)
+	return deployment.New(deployment.Config{Pool: pool, Catalog: catalog.New(pool), Queue: queue, Box: box})
 }

@@ -85,9 +85,9 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	queue, err := executor.New(pool, nil, executor.Options{})
+	queue, err := executor.New(pool, executor.Options{})
 	require.NoError(t, err)
-	svc := deployment.New(pool, cat, queue, box, nil)
+	svc := deployment.New(deployment.Config{Pool: pool, Catalog: cat, Queue: queue, Box: box})
 	srv := httptest.NewServer(handlers.New(handlers.Deps{
 		Logger:      logger,
 		Sessions:    sessions,

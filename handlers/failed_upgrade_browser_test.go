@@ -62,8 +62,7 @@ print(json.dumps({"error": step.error, "jobTail": step.job_tail, "lines": step.j
 func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	env := newClusterEnv(t)
-	env.runActions(t)
+	env := newClusterEnvWithActions(t)
 	_, err := env.Catalog.ImportFS(ctx, catalogtest.Copy(t, "hello-web", "1.0.2", failingUpgradeActions, failingUpgradeActionsPy), ".", "test")
 	require.NoError(t, err)
 	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: catalogPassword, Role: auth.ReadOnly})

@@ -1,0 +1,131 @@
+// Package apptest is the tests' one Styrmin: app.New on a fresh database
+// holding the bundled drivers, its web app served on a loopback address, and
+// its worker started when a test asks (Env.Start).
+package apptest
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/app"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
+	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// Options say which Styrmin a test needs; the zero value is one with no
+// cluster, whose tasks nothing works and which runs no driver actions.
+type Options struct {
+	// DatabaseURL is the database; empty, a fresh one (dbtest.NewURL).
+	DatabaseURL string
+	// SecretKey is the key of secret parameters; empty, a new one.
+	SecretKey string
+	// Kubeconfig is the cluster to deploy to (kubetest.Kubeconfig); with
+	// neither it nor Cluster, there is none, whatever KUBECONFIG says.
+	Kubeconfig string
+	// Cluster, when set, is the cluster instead (a fake or unreachable one).
+	Cluster *deployment.Cluster
+	// Work builds the worker, which Env.Start starts.
+	Work bool
+	// Actions runs driver actions for real (python3 is required), calling
+	// back the environment's server.
+	Actions bool
+	// Executor tunes the queue and worker; zero, WorkerOptions.
+	Executor executor.Options
+}
+
+// WorkerOptions are the executor's options of the tests' workers:
+// heartbeats quick enough that a task taken over is noticed in seconds.
+var WorkerOptions = executor.Options{HeartbeatEvery: time.Second, StaleAfter: 10 * time.Second}
+
+// Env is a Styrmin built by app.New for one test.
+type Env struct {
+	*app.App
+	// URL is the base URL of the web app (pages, REST API, action primitives).
+	URL string
+	// DatabaseURL and SecretKey are what another process needs to share
+	// this environment's database.
+	DatabaseURL string
+	SecretKey   string
+}
+
+// SessionKey signs the environment's session cookies.
+var SessionKey = strings.Repeat("k", auth.MinSessionKeyLength)
+
+// New builds the environment of opts; everything stops when the test ends.
+// The server listens before app.New, so that the actions' URL is its own.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	env := &Env{DatabaseURL: opts.DatabaseURL, SecretKey: opts.SecretKey}
+	if env.DatabaseURL == "" {
+		env.DatabaseURL = dbtest.NewURL(t)
+	}
+	if env.SecretKey == "" {
+		env.SecretKey = secrets.NewKeyText()
+	}
+	pool, err := db.Open(ctx, env.DatabaseURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	env.URL = "http://" + ln.Addr().String()
+	cfg := app.Config{
+		Pool: pool, SecretKey: env.SecretKey, Kubeconfig: opts.Kubeconfig, Cluster: opts.Cluster,
+		NoCluster: opts.Kubeconfig == "" && opts.Cluster == nil,
+		Executor:  opts.Executor, Work: opts.Work, Drain: 30 * time.Second,
+		Serve: true, SessionKey: SessionKey, UsersOptions: []auth.UsersOption{auth.WithArgon2(auth.CheapArgon2())},
+	}
+	if cfg.Executor == (executor.Options{}) {
+		cfg.Executor = WorkerOptions
+	}
+	if opts.Actions {
+		_, err := actions.FindPython(ctx)
+		require.NoError(t, err, "driver actions need python3")
+		cfg.ActionsURL = env.URL
+	}
+	env.App, err = app.New(ctx, cfg)
+	if err != nil {
+		ln.Close()
+		t.Fatalf("apptest: %v", err)
+	}
+	t.Cleanup(env.Close)
+	_, err = env.Catalog.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(env.Handler)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return env
+}
+
+// Start runs the environment's background work until the test ends (app's
+// Run: its worker, with Options.Work, and its change notifications), and
+// waits until the notifications are heard.
+func (env *Env) Start(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- env.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	select {
+	case <-env.Notifications.Ready():
+	case <-time.After(time.Minute):
+		t.Fatal("apptest: the notification listener did not start")
+	}
+}
