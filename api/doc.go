@@ -3,4 +3,9 @@
 // embedded document) is generated from it by `make generate` (oapi-codegen,
 // settings in oapi-codegen.yaml). The handlers package implements
 // StrictServerInterface.
+//
+// actions.yaml is the action primitives' contract (the calls driver actions
+// make with an action token, which openapi.yaml leaves out); it is embedded
+// as is (actions.go) and package actionstest checks requests and answers
+// against it.
 package api

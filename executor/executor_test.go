@@ -491,3 +491,63 @@ func TestAQueueHasAWorkerOnlyWhenBuiltToWork(t *testing.T) {
 	_, err = executor.NewWorker(e, runners)
 	require.ErrorContains(t, err, "has its worker already")
 }
+
+// TestATaskQueuedWhileTheDeploymentIsReleasedStartsAtOnce commits a task in
+// the moment its deployment's previous task is ending: after that task's
+// last transaction looked for a queued task to hand the deployment over to,
+// and before it committed. The new task's claim still sees the deployment
+// held and waits; the end of the previous task must then wake it, although
+// its transaction could not see it. A deferred trigger, blocked on an
+// advisory lock the test holds, stops that transaction at its commit.
+func TestATaskQueuedWhileTheDeploymentIsReleasedStartsAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	const lock = 4242
+	_, err := b.pool.Exec(ctx, fmt.Sprintf(`
+CREATE FUNCTION test_hold_release() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN PERFORM pg_advisory_xact_lock_shared(%d); RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER test_hold_release AFTER UPDATE ON deployments
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+  WHEN (OLD.holder_task_id IS NOT NULL AND NEW.holder_task_id IS NULL)
+  EXECUTE FUNCTION test_hold_release();`, lock))
+	require.NoError(t, err)
+	conn, err := b.pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lock)
+	require.NoError(t, err)
+
+	started := make(chan int64, 2)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		started <- run.Task.ID
+		return nil, nil
+	}}
+	// Neither a poll nor a retry starts the second task: only a hand-over can.
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, executor.Options{PollEvery: time.Hour, WaitRetry: time.Hour})
+	dep := b.deployment(t, "db")
+	first := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	require.Equal(t, first, <-started)
+	// The first task's end waits at its commit, the deployment released but not yet for others.
+	executortest.Wait(t, func(ctx context.Context) (int, error) {
+		var waiting int
+		err := b.pool.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted", lock).Scan(&waiting)
+		return waiting, err
+	}, func(waiting int) bool { return waiting > 0 })
+	second := b.enqueue(t, e, dep, "upgrade", nil, nil)
+	// Its claim finds the deployment held and puts its job off.
+	executortest.Wait(t, func(ctx context.Context) (string, error) {
+		var state string
+		err := b.pool.QueryRow(ctx, "SELECT j.state FROM river_job j JOIN tasks t ON t.river_job_id = j.id WHERE t.id = $1", second).Scan(&state)
+		return state, err
+	}, func(state string) bool { return state == "scheduled" })
+	_, err = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lock)
+	require.NoError(t, err)
+
+	select {
+	case got := <-started:
+		require.Equal(t, second, got)
+	case <-time.After(30 * time.Second): // a guard: the hand-over starts it at once
+		t.Fatalf("task %d did not start: the end of task %d did not hand the deployment over", second, first)
+	}
+}

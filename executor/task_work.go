@@ -195,6 +195,11 @@ func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCa
 // not ended yet (they were stopped already unless the run broke off), and,
 // once no task of its chain runs any more and its top-level task has ended,
 // frees the deployment and wakes the deployment's next task.
+//
+// The next task is looked for after the release has committed: a task
+// committed while the release was not yet visible found the deployment held
+// and waits for WaitRetry, and only a look taken after the commit is sure to
+// see it.
 func (e *Executor) finish(task db.Task, status string, result any, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
 	defer cancel()
@@ -203,6 +208,7 @@ func (e *Executor) finish(task db.Task, status string, result any, message strin
 		e.log.Error("executor: task result is not JSON", "task", task.ID, "error", err)
 		resultJSON = []byte("null")
 	}
+	var freed int64
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		q := e.queries.WithTx(tx)
 		n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
@@ -215,14 +221,19 @@ func (e *Executor) finish(task db.Task, status string, result any, message strin
 		if _, err := stopLinked(ctx, q, task.ID, 0); err != nil {
 			return err
 		}
-		freed, err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})
-		if err != nil || freed == 0 {
-			return err
-		}
-		return e.handOver(ctx, tx, task.DeploymentID)
+		freed, err = q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})
+		return err
 	})
 	if err != nil {
 		// The heartbeat stops with this run: another process will recover the task.
 		e.log.Error("executor: record the end of a task", "task", task.ID, "status", status, "error", err)
+		return
+	}
+	if freed == 0 {
+		return
+	}
+	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return e.handOver(ctx, tx, task.DeploymentID) }); err != nil {
+		// The next task starts at its own retry (WaitRetry) instead.
+		e.log.Warn("executor: hand the deployment over", "task", task.ID, "deployment", task.DeploymentID, "error", err)
 	}
 }

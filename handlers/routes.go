@@ -45,6 +45,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
+		{method: http.MethodGet, path: actionAPIPrefix + "openapi.json", least: auth.Anonymous, handler: actionsDocument(), bare: true},
 
 		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: signinShow()},
 		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: signinSubmit(d.Users, d.Sessions)},
