@@ -49,7 +49,8 @@ func readInput(in Input, params []drivers.Parameter, current *Values) (Values, m
 }
 
 // ReadJSON reads parameter values given as JSON (as the REST API and the
-// action primitives take them: strings, numbers, booleans, null) into
+// action primitives take them: strings, numbers of any Go numeric kind,
+// booleans, null) into
 // values, checking each against its parameter's type. current is as for
 // ReadForm, and a value reads as the same value typed in a form would:
 //
@@ -101,8 +102,11 @@ func shapeErrors(params []drivers.Parameter, values map[string]any) map[string]s
 			fields[name] = fmt.Sprintf("%s must be true or false", titleOf(p))
 			continue
 		}
+		if _, isNumber := number(v); isNumber {
+			continue
+		}
 		switch v.(type) {
-		case string, bool, float64, json.Number:
+		case string, bool, json.Number:
 		case []any:
 			fields[name] = fmt.Sprintf("%s takes one value, not a list", titleOf(p))
 		case map[string]any:
