@@ -104,15 +104,20 @@ func (f *fieldErrors) add(field Field, message string) {
 	f.list = append(f.list, FieldError{Field: field, Message: message})
 }
 
+// addShape records message for field, whose value is of a shape no
+// parameter takes.
+func (f *fieldErrors) addShape(field Field, message string) {
+	f.shape = append(f.shape, FieldError{Field: field, Message: message})
+}
+
 // addRead records what a reader found wrong (name → message; shape: the
 // values are of a shape no parameter takes) for the fields field names.
 func (f *fieldErrors) addRead(bad map[string]string, shape bool, field func(name string) Field) {
 	for _, name := range slices.Sorted(maps.Keys(bad)) {
-		e := FieldError{Field: field(name), Message: bad[name]}
 		if shape {
-			f.shape = append(f.shape, e)
+			f.addShape(field(name), bad[name])
 		} else {
-			f.list = append(f.list, e)
+			f.add(field(name), bad[name])
 		}
 	}
 }

@@ -231,8 +231,7 @@ func readHookPrompts(actions []*drivers.Action, in PromptsInput, errs *fieldErro
 		in = JSONPrompts(nil)
 	}
 	for _, name := range in.strays(actions) {
-		errs.addRead(map[string]string{"": "this change runs no action " + name + " that asks prompts"}, true,
-			func(string) Field { return PromptField(name, "") })
+		errs.addShape(PromptField(name, ""), "this change runs no action "+name+" that asks prompts")
 	}
 	var p hookPrompts
 	for _, a := range actions {
