@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +14,6 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -106,101 +103,53 @@ type LinkedRequest struct {
 	// Version is the application version to upgrade to.
 	Version string
 	// Prompts are the values of the upgrade's hook action prompts, as JSON
-	// values by action then prompt (see JSONForm); a prompt left out takes
+	// values by action then prompt (see ReadJSON); a prompt left out takes
 	// its default.
 	Prompts map[string]map[string]any
 }
 
 // StartLinked starts a stop, start or upgrade task of the caller's
-// deployment, linked to its hook step: it runs although the caller's task
-// holds the deployment, and its result joins the caller's task result. An
-// upgrade started from an upgrade of the same deployment is refused (it
-// would wait on itself).
+// deployment, linked to its hook step (see Linked). An application version
+// the driver does not support is refused with its own message, not as a
+// field.
+//
+// Deprecated: phase 2 of issue 16 removes it; call Queue with a Linked.
 func (s *Service) StartLinked(ctx context.Context, c *Caller, req LinkedRequest) (int64, error) {
-	kind, components := req.Kind, req.Components
-	row, d, err := c.deployment(ctx, s)
-	if err != nil {
-		return 0, err
-	}
-	caller, err := s.q.GetTask(ctx, c.TaskID)
-	if err != nil {
-		return 0, fmt.Errorf("deployment: calling task: %w", err)
-	}
-	root := executor.RootOf(caller)
-	by := fmt.Sprintf("action (task %d)", caller.ID)
-	var inputs any
-	var secretInputs map[string]string
-	switch kind {
-	case KindStop, KindStart:
-		if len(req.Prompts) > 0 {
-			return 0, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", kind)
-		}
-		drv, err := s.driverSpec(ctx, d)
-		if err != nil {
-			return 0, err
-		}
-		for _, name := range components {
-			if !slices.ContainsFunc(drv.Spec.Components, func(comp drivers.Component) bool { return comp.Name == name }) {
-				return 0, styrmin.Errorf(styrmin.EINVALID, "Deployment %s has no component %q.", d.Name, name)
-			}
-		}
-		inputs = componentsInputs{Components: components}
+	var op LinkedOperation
+	switch req.Kind {
+	case KindStop:
+		op = &Stop{Components: req.Components}
+	case KindStart:
+		op = &Start{Components: req.Components}
 	case KindUpgrade:
-		if caller.Kind == KindUpgrade || s.rootKind(ctx, root) == KindUpgrade {
-			return 0, styrmin.Errorf(styrmin.ECONFLICT, "An action of an upgrade of %s cannot start another upgrade of it: the new upgrade would wait for the one running it.", d.Name)
-		}
-		p, err := s.planUpgrade(ctx, UpgradeRequest{Name: d.Name, AppVersion: req.Version}, false)
-		if err != nil {
-			return 0, err
-		}
-		if err := p.to.SupportsVersion(p.appVersion); err != nil {
-			return 0, styrmin.Errorf(styrmin.EINVALID, "%s", err)
-		}
-		prompts, err := linkedPrompts(p.hookActions, req.Prompts)
-		if err != nil {
-			return 0, err
-		}
-		inputs = upgradeInputs{FromDriverVersion: d.DriverVersion, DriverVersion: d.DriverVersion,
-			FromAppVersion: d.AppVersion, AppVersion: p.appVersion, Parameters: p.current.Plain, Prompts: prompts.Plain}
-		secretInputs = taskSecrets{Params: p.current.Secrets, Prompts: prompts.Secrets}.sealable()
+		op = &Upgrade{AppVersion: req.Version, Prompts: JSONPrompts(req.Prompts)}
 	default:
-		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", kind)
+		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", req.Kind)
 	}
-	var task db.Task
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		task, err = s.insertTask(ctx, tx, row.ID, kind, inputs, secretInputs, by, &c.StepID, &root)
-		return err
-	})
+	if req.Kind != KindUpgrade && len(req.Prompts) > 0 {
+		return 0, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", req.Kind)
+	}
+	queued, err := s.Queue(ctx, Linked{Caller: c, Op: op})
 	if err != nil {
-		return 0, fmt.Errorf("deployment: linked %s of %s: %w", kind, d.Name, err)
+		return 0, appVersionAlone(err)
 	}
-	return task.ID, nil
+	return queued.TaskID, nil
 }
 
-// linkedPrompts reads the prompt values an action gives the upgrade it
-// starts, as the upgrade form reads them: a prompt left out takes its
-// default, a bad or missing required one is an EINVALID error naming its
-// field (prompt.<action>.<prompt>), as is an action the upgrade does not run.
-func linkedPrompts(actions []*drivers.Action, values map[string]map[string]any) (hookPrompts, error) {
-	form, fields := map[string]map[string]string{}, map[string]string{}
-	for action, prompts := range values {
-		i := slices.IndexFunc(actions, func(a *drivers.Action) bool { return a.Name == action })
-		if i < 0 {
-			fields["prompt."+action] = "this upgrade runs no action " + action + " that asks prompts"
-			continue
-		}
-		text, bad := JSONForm(actions[i].Prompts, nil, prompts)
-		for name, msg := range bad {
-			fields[promptField(action, name)] = msg
-		}
-		form[action] = text
+// appVersionAlone is err, or, when err refuses the application version, an
+// EINVALID error with that refusal's message alone, as the upgrade
+// primitive has always said it.
+func appVersionAlone(err error) error {
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) {
+		return err
 	}
-	prompts := readPrompts(actions, form, fields)
-	if len(fields) > 0 {
-		return hookPrompts{}, invalid(fields)
+	for _, f := range invalid.Fields {
+		if f.Field.Kind == FieldAppVersion {
+			return styrmin.Errorf(styrmin.EINVALID, "%s", f.Message)
+		}
 	}
-	return prompts, nil
+	return err
 }
 
 // rootKind is the kind of a task, "" when it cannot be read.

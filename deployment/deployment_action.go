@@ -2,44 +2,30 @@ package deployment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 )
 
 // KindAction is the kind of a task that runs a manual action.
 const KindAction = "action"
 
-// actionInputs are a manual action task's inputs (secret prompts travel
-// sealed apart).
-type actionInputs struct {
-	Action  string         `json:"action"`
-	Prompts map[string]any `json:"prompts"`
-}
-
 // RunAction queues a task that runs the manual action named action with the
 // prompt fields of its form (prompt name → text). Bad fields are an EINVALID
 // error keyed param.<prompt name>.
+//
+// Deprecated: phase 2 of issue 16 removes it; call Queue with a *RunAction
+// (whose errors name PromptField(action, name)).
 func (s *Service) RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*Queued, error) {
-	var row db.Deployment
-	var dep *Deployment
-	drv, err := s.liveDriver(ctx, name, &row, &dep)
-	if err != nil {
-		return nil, err
+	queued, err := s.Queue(ctx, &RunAction{Name: name, Action: action, Prompts: FormInput(form), By: by})
+	var invalid *InvalidError
+	if errors.As(err, &invalid) {
+		for i, f := range invalid.Fields {
+			invalid.Fields[i].Field = ParamField(f.Field.Name)
+		}
 	}
-	a := drv.Action(action)
-	if a == nil || a.Hook != drivers.HookManual {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, action)
-	}
-	fields := map[string]string{}
-	values := readFields(a.Prompts, form, nil, fields, paramField)
-	if len(fields) > 0 {
-		return nil, invalid(fields)
-	}
-	return s.queueSimpleWithSecrets(ctx, row, KindAction, actionInputs{Action: a.Name, Prompts: values.Plain}, values.Secrets, by)
+	return queued, err
 }
 
 // actionRunner runs one manual action as the one hook step of its task.

@@ -3,14 +3,9 @@ package deployment
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 )
 
@@ -92,88 +87,16 @@ type Queued struct {
 	Deployment string
 }
 
-// installInputs are an install task's inputs (secrets travel sealed apart).
-type installInputs struct {
-	DriverVersion string         `json:"driver_version"`
-	AppVersion    string         `json:"app_version"`
-	Namespace     string         `json:"namespace"`
-	Parameters    map[string]any `json:"parameters"`
-	// Prompts holds the plain prompt values of hook actions, by action.
-	Prompts map[string]map[string]any `json:"prompts,omitempty"`
-}
-
 // Install checks the request, records the deployment and queues its install
 // task. Bad values are an EINVALID error with a message per field (name,
 // namespace, driver_version, app_version, param.<name>,
 // prompt.<action>.<prompt>).
+//
+// Deprecated: phase 2 of issue 16 removes it; call Queue with an *Install.
 func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, error) {
-	fields := map[string]string{}
-	version, err := s.catalog.Get(ctx, req.Driver, req.DriverVersion)
-	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND {
-		fields["driver_version"] = fmt.Sprintf("driver %s has no version %q", req.Driver, req.DriverVersion)
-		return nil, invalid(fields)
-	}
-	if err != nil {
-		return nil, err
-	}
-	d := version.Driver
-	req.Name, req.Namespace, req.AppVersion = strings.TrimSpace(req.Name), strings.TrimSpace(req.Namespace), strings.TrimSpace(req.AppVersion)
-	if req.Namespace == "" {
-		req.Namespace = req.Name
-	}
-	if err := checkName("name", req.Name, MaxNameLength); err != nil {
-		fields["name"] = err.Error()
-	}
-	if err := checkName("namespace", req.Namespace, 63); err != nil && fields["name"] == "" {
-		fields["namespace"] = err.Error()
-	}
-	if err := d.SupportsVersion(req.AppVersion); err != nil {
-		fields["app_version"] = err.Error()
-	}
-	values := readFields(d.Spec.Parameters, req.Parameters, nil, fields, paramField)
-	prompts := readPrompts(hookActions(d, installHooks...), req.Prompts, fields)
-	if len(fields) > 0 {
-		return nil, invalid(fields)
-	}
-
-	var queued *Queued
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		plain, err := marshalPlain(values)
-		if err != nil {
-			return err
-		}
-		dep, err := q.InsertDeployment(ctx, db.InsertDeploymentParams{
-			Name: req.Name, Namespace: req.Namespace, DriverName: req.Driver, DriverVersion: req.DriverVersion,
-			AppVersion: req.AppVersion, Parameters: plain, CreatedBy: req.By,
-		})
-		if err != nil {
-			return err
-		}
-		sealed, err := s.box.SealValues(values.Secrets, secretsLabel(dep.ID))
-		if err != nil {
-			return err
-		}
-		if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed}); err != nil {
-			return err
-		}
-		inputs := installInputs{DriverVersion: req.DriverVersion, AppVersion: req.AppVersion, Namespace: req.Namespace,
-			Parameters: values.Plain, Prompts: prompts.Plain}
-		secretInputs := taskSecrets{Prompts: prompts.Secrets}.sealable()
-		task, err := s.queueTask(ctx, tx, dep.ID, KindInstall, inputs, secretInputs, req.By)
-		if err != nil {
-			return err
-		}
-		queued = &Queued{TaskID: task.ID, Deployment: dep.Name}
-		return nil
-	})
-	if isUniqueViolation(err) {
-		return nil, invalid(map[string]string{"name": fmt.Sprintf("a deployment named %s exists; choose another name or delete it first", req.Name)})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("deployment: install %s: %w", req.Name, err)
-	}
-	return queued, nil
+	return s.Queue(ctx, &Install{Driver: req.Driver, DriverVersion: req.DriverVersion, Name: req.Name,
+		Namespace: req.Namespace, AppVersion: req.AppVersion, Parameters: FormInput(req.Parameters),
+		Prompts: FormPrompts(req.Prompts), By: req.By})
 }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.

@@ -9,10 +9,6 @@ import (
 	"github.com/styrmin/styrmin/drivers"
 )
 
-// promptField is the name of a hook action prompt's form field, as errors
-// key it: prompt.<action>.<prompt>.
-func promptField(action, name string) string { return "prompt." + action + "." + name }
-
 // hookActions are the actions of d that run at one of hooks and ask
 // prompts, in declaration order: the sections of a form.
 func hookActions(d *drivers.Driver, hooks ...drivers.Hook) []*drivers.Action {
@@ -46,27 +42,20 @@ type hookPrompts struct {
 	Secrets map[string]map[string]string
 }
 
-// readPrompts reads the prompt fields of actions (action → prompt → text) as
-// parameters are read, adding each bad field's message to fields keyed
-// prompt.<action>.<prompt>.
-func readPrompts(actions []*drivers.Action, form map[string]map[string]string, fields map[string]string) hookPrompts {
-	var p hookPrompts
-	for _, a := range actions {
-		v := readFields(a.Prompts, form[a.Name], nil, fields, func(name string) string { return promptField(a.Name, name) })
-		if len(v.Plain) > 0 {
-			if p.Plain == nil {
-				p.Plain = map[string]map[string]any{}
-			}
-			p.Plain[a.Name] = v.Plain
+// add records the values of action's prompts.
+func (p *hookPrompts) add(action string, v Values) {
+	if len(v.Plain) > 0 {
+		if p.Plain == nil {
+			p.Plain = map[string]map[string]any{}
 		}
-		if len(v.Secrets) > 0 {
-			if p.Secrets == nil {
-				p.Secrets = map[string]map[string]string{}
-			}
-			p.Secrets[a.Name] = v.Secrets
-		}
+		p.Plain[action] = v.Plain
 	}
-	return p
+	if len(v.Secrets) > 0 {
+		if p.Secrets == nil {
+			p.Secrets = map[string]map[string]string{}
+		}
+		p.Secrets[action] = v.Secrets
+	}
 }
 
 // PromptValue is what one prompt of a hook action will run with, as a review

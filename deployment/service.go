@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
@@ -153,27 +152,4 @@ func (s *Service) insertTask(ctx context.Context, tx pgx.Tx, deploymentID int64,
 		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
 	}
 	return task, nil
-}
-
-// InvalidFields is the message of an EINVALID error whose messages are all
-// per field: a form marks the fields, the API lists them.
-const InvalidFields = "Some values need fixing; see the marked fields."
-
-// invalid is the EINVALID error of a form: a summary and a message per field.
-func invalid(fields map[string]string) error {
-	return &styrmin.Error{Code: styrmin.EINVALID, Message: InvalidFields, Fields: fields}
-}
-
-// paramField is the name of a parameter's form field, as errors key it.
-func paramField(name string) string { return "param." + name }
-
-// readFields reads parameter (or prompt) fields as ReadForm does and adds
-// each bad field's message to fields, keyed by field (paramField for
-// parameters and manual actions' prompts).
-func readFields(params []drivers.Parameter, form map[string]string, current *Values, fields map[string]string, field func(name string) string) Values {
-	values, bad := ReadForm(params, form, current)
-	for name, msg := range bad {
-		fields[field(name)] = msg
-	}
-	return values
 }

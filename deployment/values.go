@@ -38,11 +38,21 @@ func (v Values) All() map[string]any {
 // default. Each bad field gets its message in fields (parameter name →
 // message); a parameter nobody set and that has no default is left out.
 func ReadForm(params []drivers.Parameter, form map[string]string, current *Values) (v Values, fields map[string]string) {
+	return readValues(params, current, func(p *drivers.Parameter) (any, bool, error) {
+		text, given := form[p.Name]
+		return readText(p, text, given, current)
+	})
+}
+
+// readValues reads a value for each parameter with read, then refuses a new
+// value of an immutable one (current: an upgrade's values), as ReadForm
+// says; each bad value gets its message in fields (name → message).
+func readValues(params []drivers.Parameter, current *Values, read func(p *drivers.Parameter) (value any, set bool, err error)) (v Values, fields map[string]string) {
 	v = Values{Plain: map[string]any{}, Secrets: map[string]string{}}
 	fields = map[string]string{}
 	for i := range params {
 		p := &params[i]
-		value, set, err := readField(p, form, current)
+		value, set, err := read(p)
 		if err == nil && set && current != nil && p.Immutable {
 			err = checkUnchanged(p, value, current)
 		}
@@ -59,9 +69,9 @@ func ReadForm(params []drivers.Parameter, form map[string]string, current *Value
 	return v, fields
 }
 
-// readField reads one parameter's field; set is false when it has no value.
-func readField(p *drivers.Parameter, form map[string]string, current *Values) (value any, set bool, err error) {
-	text, given := form[p.Name]
+// readText reads the text of one parameter's field (given: the field was
+// sent; an unchecked box is not); set is false when it has no value.
+func readText(p *drivers.Parameter, text string, given bool, current *Values) (value any, set bool, err error) {
 	if p.Type == drivers.TypeBoolean {
 		return given && text != "" && text != "false", true, nil
 	}

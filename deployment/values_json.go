@@ -24,6 +24,9 @@ import (
 //
 // Bad values and names that params does not declare get a message in fields
 // (parameter name → message), as ReadForm's.
+//
+// Deprecated: phase 2 of issue 16 removes it; read JSON values with ReadJSON
+// (or give operations a JSONInput), which builds no form text.
 func JSONForm(params []drivers.Parameter, start map[string]string, values map[string]any) (form map[string]string, fields map[string]string) {
 	form, fields = maps.Clone(start), map[string]string{}
 	if form == nil {

@@ -1,0 +1,123 @@
+package deployment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// Install records a new deployment of a driver version and queues its
+// install task.
+type Install struct {
+	Driver, DriverVersion string
+	// Name is the deployment's name and Helm release name.
+	Name string
+	// Namespace defaults to Name.
+	Namespace  string
+	AppVersion string
+	// Parameters are the deployment's values; Prompts the prompts of the
+	// install's hook actions.
+	Parameters Input
+	Prompts    PromptsInput
+	By         string
+}
+
+// installInputs are an install task's inputs (secrets travel sealed apart).
+type installInputs struct {
+	DriverVersion string         `json:"driver_version"`
+	AppVersion    string         `json:"app_version"`
+	Namespace     string         `json:"namespace"`
+	Parameters    map[string]any `json:"parameters"`
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
+}
+
+// installPlan is a checked install: the deployment to record and its task.
+type installPlan struct {
+	op      Install
+	values  Values
+	prompts hookPrompts
+}
+
+// plan checks the driver version, the names, the application version, the
+// values and the prompts.
+func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
+	var errs fieldErrors
+	version, err := s.catalog.Get(ctx, o.Driver, o.DriverVersion)
+	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND {
+		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("driver %s has no version %q", o.Driver, o.DriverVersion))
+		return nil, errs.err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := version.Driver
+	p := &installPlan{op: *o}
+	in := &p.op
+	in.Name, in.Namespace, in.AppVersion = strings.TrimSpace(in.Name), strings.TrimSpace(in.Namespace), strings.TrimSpace(in.AppVersion)
+	if in.Namespace == "" {
+		in.Namespace = in.Name
+	}
+	if err := checkName("name", in.Name, MaxNameLength); err != nil {
+		errs.add(Field{Kind: FieldName}, err.Error())
+	}
+	if err := checkName("namespace", in.Namespace, 63); err != nil && !errs.has(FieldName) {
+		errs.add(Field{Kind: FieldNamespace}, err.Error())
+	}
+	if err := d.SupportsVersion(in.AppVersion); err != nil {
+		errs.add(Field{Kind: FieldAppVersion}, err.Error())
+	}
+	values, bad, shape := readInput(in.Parameters, d.Spec.Parameters, nil)
+	errs.addRead(bad, shape, ParamField)
+	p.prompts = readHookPrompts(hookActions(d, installHooks...), in.Prompts, &errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	p.values = values
+	return p, nil
+}
+
+// queue records the deployment with its sealed secrets and queues its
+// install task; a name taken is an InvalidError naming FieldName.
+func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, error) {
+	q, in := s.q.WithTx(tx), &p.op
+	plain, err := marshalPlain(p.values)
+	if err != nil {
+		return nil, err
+	}
+	dep, err := q.InsertDeployment(ctx, db.InsertDeploymentParams{
+		Name: in.Name, Namespace: in.Namespace, DriverName: in.Driver, DriverVersion: in.DriverVersion,
+		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By,
+	})
+	if isUniqueViolation(err) {
+		var errs fieldErrors
+		errs.add(Field{Kind: FieldName}, fmt.Sprintf("a deployment named %s exists; choose another name or delete it first", in.Name))
+		return nil, errs.err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := s.box.SealValues(p.values.Secrets, secretsLabel(dep.ID))
+	if err != nil {
+		return nil, err
+	}
+	if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed}); err != nil {
+		return nil, err
+	}
+	inputs := installInputs{DriverVersion: in.DriverVersion, AppVersion: in.AppVersion, Namespace: in.Namespace,
+		Parameters: p.values.Plain, Prompts: p.prompts.Plain}
+	secretInputs := taskSecrets{Prompts: p.prompts.Secrets}.sealable()
+	task, err := s.queueTask(ctx, tx, dep.ID, KindInstall, inputs, secretInputs, in.By)
+	if err != nil {
+		return nil, err
+	}
+	return &Queued{TaskID: task.ID, Deployment: dep.Name}, nil
+}
+
+// what names the install.
+func (p *installPlan) what() string { return "install " + p.op.Name }

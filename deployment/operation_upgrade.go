@@ -1,0 +1,274 @@
+package deployment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/release"
+)
+
+// Upgrade moves a deployment to a driver version, an application version
+// and parameter values, running its driver version's upgrade hook actions
+// with Prompts. A user's upgrade is reviewed (Service.Review) and then
+// queued as reviewed (ConfirmUpgrade); an action queues one directly
+// (Linked).
+type Upgrade struct {
+	Name string
+	// DriverVersion is the driver version to move to (empty: the current one).
+	DriverVersion string
+	// AppVersion is the application version to move to (empty: the current one).
+	AppVersion string
+	// Parameters are the new values, read against the deployment's current
+	// ones (a JSON value left out, or a blank secret field, keeps its value).
+	Parameters Input
+	// Prompts are the prompts of the upgrade's hook actions.
+	Prompts PromptsInput
+	By      string
+}
+
+// upgradePlan is a checked upgrade: its target and the values it applies.
+type upgradePlan struct {
+	*upgradeTarget
+	next    Values
+	prompts hookPrompts
+	changes []Change
+}
+
+// upgradeInputs are an upgrade task's inputs (secrets travel sealed apart).
+type upgradeInputs struct {
+	FromDriverVersion string         `json:"from_driver_version"`
+	DriverVersion     string         `json:"driver_version"`
+	FromAppVersion    string         `json:"from_app_version"`
+	AppVersion        string         `json:"app_version"`
+	Parameters        map[string]any `json:"parameters"`
+	// Changed names the parameters that change, secrets included.
+	Changed []string `json:"changed"`
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
+}
+
+// plan checks the upgrade of the named live deployment.
+func (o *Upgrade) plan(ctx context.Context, s *Service) (plan, error) {
+	return s.planLive(ctx, o.Name, o.By, o.planOn)
+}
+
+// planOn checks the upgrade of the deployment row and plans its task.
+func (o *Upgrade) planOn(ctx context.Context, s *Service, row db.Deployment, dep *Deployment, by string) (*taskPlan, error) {
+	p, err := o.check(ctx, s, row, dep)
+	if err != nil {
+		return nil, err
+	}
+	inputs, secrets := p.task()
+	return &taskPlan{row: row, kind: KindUpgrade, inputs: inputs, secrets: secrets.sealable(), by: by}, nil
+}
+
+// check reads the upgrade's target and values; bad ones are an
+// InvalidError naming each field.
+func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep *Deployment) (*upgradePlan, error) {
+	t, err := s.upgradeTarget(ctx, row, dep, o.DriverVersion, o.AppVersion)
+	if err != nil {
+		return nil, err
+	}
+	var errs fieldErrors
+	if err := t.to.SupportsVersion(t.appVersion); err != nil {
+		errs.add(Field{Kind: FieldAppVersion}, err.Error())
+	}
+	next, bad, shape := readInput(o.Parameters, t.to.Spec.Parameters, &t.current)
+	errs.addRead(bad, shape, ParamField)
+	prompts := readHookPrompts(t.hookActions, o.Prompts, &errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return &upgradePlan{upgradeTarget: t, next: next, prompts: prompts,
+		changes: Compare(t.to.Spec.Parameters, t.current, next)}, nil
+}
+
+// task is the plan's task: its inputs and its secret inputs.
+func (p *upgradePlan) task() (upgradeInputs, taskSecrets) {
+	inputs := upgradeInputs{
+		FromDriverVersion: p.dep.DriverVersion, DriverVersion: p.to.Spec.Version,
+		FromAppVersion: p.dep.AppVersion, AppVersion: p.appVersion, Parameters: p.next.Plain,
+		Prompts: p.prompts.Plain,
+	}
+	for _, c := range p.changes {
+		if c.Kind != release.Unchanged {
+			inputs.Changed = append(inputs.Changed, c.Name)
+		}
+	}
+	return inputs, taskSecrets{Params: p.next.Secrets, Prompts: p.prompts.Secrets}
+}
+
+// Review is what an upgrade will change, shown before it is confirmed.
+type Review struct {
+	Deployment                       *Deployment
+	FromDriverVersion, DriverVersion string
+	FromAppVersion, AppVersion       string
+	// Changes lists each parameter's change; secrets only say whether they change.
+	Changes []Change
+	// Prompts are what the upgrade's hook actions will run with.
+	Prompts []PromptValue
+	// Resources is the manifest diff from a Helm dry run, Secret values redacted.
+	Resources []release.ResourceDiff
+	// DryRunError says why the dry run failed; the upgrade cannot be confirmed then.
+	DryRunError string
+	// Token carries the planned upgrade, sealed, to ConfirmUpgrade (or the
+	// entered form back to it): secret values never appear in a page.
+	Token string
+}
+
+// ReviewTTL is how long a review may be confirmed.
+const ReviewTTL = 30 * time.Minute
+
+// reviewToken is the sealed content of Review.Token: the planned upgrade's
+// task, and what it was planned against.
+type reviewToken struct {
+	Name string `json:"name"`
+	By   string `json:"by"`
+	// Inputs and Secrets are the task's inputs and secret inputs as planned.
+	Inputs  upgradeInputs `json:"inputs"`
+	Secrets taskSecrets   `json:"secrets"`
+	// Entered and EnteredPrompts are the text of the form's plain fields,
+	// to fill the form in again (EditUpgrade); empty for JSON values.
+	Entered        map[string]string            `json:"entered,omitempty"`
+	EnteredPrompts map[string]map[string]string `json:"entered_prompts,omitempty"`
+	Fingerprint    string                       `json:"fingerprint"`
+	Expires        time.Time                    `json:"expires"`
+}
+
+// reviewLabel binds review tokens to their purpose.
+const reviewLabel = "styrmin upgrade review"
+
+// Review plans op once, dry-runs the plan and returns what it would change
+// with a sealed token that carries the plan to ConfirmUpgrade. Bad inputs
+// are an *InvalidError; a failed dry run is said in Review.DryRunError.
+func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
+	var row db.Deployment
+	var dep *Deployment
+	if err := s.liveDeployment(ctx, op.Name, &row, &dep); err != nil {
+		return nil, err
+	}
+	p, err := op.check(ctx, s, row, dep)
+	if err != nil {
+		return nil, err
+	}
+	r := &Review{
+		Deployment: dep, FromDriverVersion: dep.DriverVersion, DriverVersion: p.to.Spec.Version,
+		FromAppVersion: dep.AppVersion, AppVersion: p.appVersion,
+		Changes: p.changes, Prompts: p.prompts.values(p.hookActions),
+	}
+	if r.Resources, err = s.dryRunUpgrade(ctx, p); err != nil {
+		r.DryRunError = styrmin.ErrorMessage(err)
+	}
+	rt := reviewToken{Name: dep.Name, By: op.By, Fingerprint: fingerprint(row), Expires: time.Now().Add(ReviewTTL)}
+	rt.Inputs, rt.Secrets = p.task()
+	rt.Entered, rt.EnteredPrompts = p.entered(op)
+	plain, err := json.Marshal(rt)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: review of %s: %w", op.Name, err)
+	}
+	r.Token = base64.RawURLEncoding.EncodeToString(s.box.Seal(plain, reviewLabel))
+	return r, nil
+}
+
+// entered is the text of op's plain form fields (none for JSON values).
+func (p *upgradePlan) entered(op *Upgrade) (map[string]string, map[string]map[string]string) {
+	var params map[string]string
+	if form, ok := op.Parameters.(FormInput); ok {
+		params = plainText(p.to.Spec.Parameters, form)
+	}
+	prompts := map[string]map[string]string{}
+	if form, ok := op.Prompts.(FormPrompts); ok {
+		for _, a := range p.hookActions {
+			prompts[a.Name] = plainText(a.Prompts, form[a.Name])
+		}
+	}
+	return params, prompts
+}
+
+// dryRunUpgrade renders the upgrade against the cluster and compares it with
+// the release's current manifest.
+func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.ResourceDiff, error) {
+	cluster, err := s.needCluster()
+	if err != nil {
+		return nil, err
+	}
+	current, err := cluster.Releases.Status(ctx, p.dep.Namespace, p.dep.Name)
+	if err != nil {
+		return nil, err
+	}
+	chart, err := cluster.Charts.Load(ctx, p.bundle)
+	if err != nil {
+		return nil, err
+	}
+	values, err := release.Values(ctx, p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Chart: chart, Values: values, DryRun: true})
+	if err != nil {
+		return nil, err
+	}
+	return release.DiffManifests(current.Manifest, planned.Manifest), nil
+}
+
+// fingerprint identifies what a review was made against: a change of the
+// deployment's versions or values since makes the review stale.
+func fingerprint(row db.Deployment) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00", row.ID, row.DriverVersion, row.AppVersion)
+	h.Write(row.Parameters)
+	h.Write(row.Secrets)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// openReview opens a review token given back by a user.
+func (s *Service) openReview(token, by string) (*reviewToken, error) {
+	sealed, err := base64.RawURLEncoding.DecodeString(token)
+	var rt reviewToken
+	if err == nil {
+		var plain []byte
+		if plain, err = s.box.Open(sealed, reviewLabel); err == nil {
+			err = json.Unmarshal(plain, &rt)
+		}
+	}
+	switch {
+	case err != nil:
+		return nil, styrmin.Errorf(styrmin.EINVALID, "This review is not valid; start the upgrade again.")
+	case rt.By != by:
+		return nil, styrmin.Errorf(styrmin.EINVALID, "This review was made by another user; review the upgrade yourself.")
+	case time.Now().After(rt.Expires):
+		return nil, styrmin.Errorf(styrmin.EINVALID, "This review is older than %s; review the upgrade again.", ReviewTTL)
+	}
+	return &rt, nil
+}
+
+// ConfirmUpgrade queues the upgrade a review planned (Review.Token), as it
+// was planned, if By made the review, it has not expired and the deployment
+// has not changed since (ECONFLICT).
+type ConfirmUpgrade struct {
+	Token, By string
+}
+
+// plan opens the review and checks the deployment's fingerprint.
+func (c ConfirmUpgrade) plan(ctx context.Context, s *Service) (plan, error) {
+	rt, err := s.openReview(c.Token, c.By)
+	if err != nil {
+		return nil, err
+	}
+	var row db.Deployment
+	var dep *Deployment
+	if err := s.liveDeployment(ctx, rt.Name, &row, &dep); err != nil {
+		return nil, err
+	}
+	if fingerprint(row) != rt.Fingerprint {
+		return nil, styrmin.Errorf(styrmin.ECONFLICT, "Deployment %s changed since this review; review the upgrade again.", dep.Name)
+	}
+	return &taskPlan{row: row, kind: KindUpgrade, inputs: rt.Inputs, secrets: rt.Secrets.sealable(), by: c.By}, nil
+}
