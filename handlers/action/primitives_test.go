@@ -1,9 +1,7 @@
-package handlers
+package action_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,57 +9,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/kube"
 )
 
-// actionToken mints an action token for a hook step of task, as the
-// executor does for a run.
-func (d deployApp) actionToken(t *testing.T, name string, task int64) string {
-	t.Helper()
-	ctx := context.Background()
-	dep, err := d.svc.Get(ctx, name)
-	require.NoError(t, err)
-	q := db.New(d.pool)
-	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: task, Kind: "hook", Title: "an action"})
-	require.NoError(t, err)
-	token := "sta_test-token-of-step-" + name
-	sum := sha256.Sum256([]byte(token))
-	require.NoError(t, q.InsertActionToken(ctx, db.InsertActionTokenParams{
-		TokenHash: sum[:], DeploymentID: dep.ID, TaskID: task, StepID: step.ID, ExpiresAt: time.Now().Add(time.Hour),
-	}))
-	return token
-}
-
-// primitive calls an action primitive with token and a JSON body.
-func (d deployApp) primitive(t *testing.T, token, path, body string) (int, map[string]any) {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, actionAPIPrefix+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	d.e.ServeHTTP(rec, req)
-	var answer map[string]any
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &answer), rec.Body.String())
-	return rec.Code, answer
-}
-
 func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
-	install := d.install(t, pgInstall("shop-db"))
-	token := d.actionToken(t, "shop-db", install.TaskID)
+	d := handlerstest.SetupDeployments(t)
+	install := d.Install(t, handlerstest.PgInstall("shop-db"))
+	token := d.ActionToken(t, "shop-db", install.TaskID)
 
-	status, answer := d.primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "Before 16.6"}}}`)
+	status, answer := d.Primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "Before 16.6"}}}`)
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Contains(t, answer["error"], "prompt.backup.label", "the refusal names the field, for the action's log")
 
-	status, answer = d.primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "before-16-6"}}}`)
+	status, answer = d.Primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "before-16-6"}}}`)
 	require.Equal(t, http.StatusAccepted, status, "%v", answer)
-	task, err := d.svc.TaskByID(context.Background(), int64(answer["task_id"].(float64)))
+	task, err := d.Service.TaskByID(context.Background(), int64(answer["task_id"].(float64)))
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"backup": map[string]any{"label": "before-16-6", "database": "app"}}, task.Inputs["prompts"],
 		"the given prompt and the other's default")
@@ -69,7 +39,7 @@ func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
 
 // deadlinePrimitives answers POST jobs at once, noting the deadline RunJob was given.
 type deadlinePrimitives struct {
-	ActionPrimitives
+	action.Primitives
 	deadline time.Time
 }
 
@@ -85,8 +55,8 @@ func (p *deadlinePrimitives) RunJob(ctx context.Context, c *deployment.Caller, r
 func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
 	t.Parallel()
 	p := &deadlinePrimitives{}
-	e := New(Deps{Logger: slog.Default(), Primitives: p})
-	req := httptest.NewRequest(http.MethodPost, actionAPIPrefix+"jobs", strings.NewReader(`{"commands": ["true"], "image": "busybox", "timeout": 600}`))
+	e := handlers.New(handlers.Deps{Logger: slog.Default(), Primitives: p})
+	req := httptest.NewRequest(http.MethodPost, action.Prefix+"jobs", strings.NewReader(`{"commands": ["true"], "image": "busybox", "timeout": 600}`))
 	req.Header.Set("Authorization", "Bearer sta_test")
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
@@ -97,5 +67,5 @@ func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
 	limit := kube.ActionJobCallLimit(600 * time.Second)
 	require.False(t, p.deadline.Before(before.Add(limit)), "RunJob may wait for everything the Job's waits take")
 	require.False(t, p.deadline.After(after.Add(limit)), "and no longer")
-	require.Less(t, limit, JobCallLimit(600*time.Second), "the answer has time to be written")
+	require.Less(t, limit, action.JobCallLimit(600*time.Second), "the answer has time to be written")
 }

@@ -1,33 +1,29 @@
-package handlers_test
+package api_test
 
 import (
 	"context"
 	"net/http"
 	"testing"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
 )
 
-// The API benchmarks measure calls with a personal API token through the
-// same harness as the pages (compareWithHealthz). docs/performance.md has
-// the command and the figures.
-//
-//	go test -run '^$' -bench API -benchtime 2000x ./handlers/
-
 // newAPIBenchEnv starts the server with the bundled drivers and returns a
 // client that calls it with the API token of a new user with role.
-func newAPIBenchEnv(b *testing.B, role auth.Role) *benchEnv {
+func newAPIBenchEnv(b *testing.B, role auth.Role) *handlerstest.BenchEnv {
 	b.Helper()
-	env := newCatalogEnv(b)
+	env := handlerstest.NewCatalogEnv(b)
 	ctx := context.Background()
-	u, err := env.Users.Create(ctx, auth.NewUser{Username: "script", Password: catalogPassword, Role: role})
+	u, err := env.Users.Create(ctx, auth.NewUser{Username: "script", Password: handlerstest.CatalogPassword, Role: role})
 	require.NoError(b, err)
 	token, err := env.APITokens.Create(ctx, u, "bench", nil)
 	require.NoError(b, err)
-	client := &http.Client{Transport: bearer{token: token.Secret, next: &http.Transport{MaxIdleConnsPerHost: benchClients}}}
-	return &benchEnv{catalogEnv: env, client: client}
+	client := &http.Client{Transport: bearer{token: token.Secret, next: &http.Transport{MaxIdleConnsPerHost: handlerstest.BenchClients}}}
+	return &handlerstest.BenchEnv{CatalogEnv: env, Client: client}
 }
 
 // bearer sends every request with an API token.
@@ -47,14 +43,14 @@ func (t bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 // response handling).
 func BenchmarkAPIMe(b *testing.B) {
 	env := newAPIBenchEnv(b, auth.ReadOnly)
-	env.compareWithHealthz(b, "/api/v1/me")
+	env.CompareWithHealthz(b, "/api/v1/me")
 }
 
 // BenchmarkAPIDriver is one driver with its versions, as JSON: the bundled
 // PostgreSQL driver, the largest.
 func BenchmarkAPIDriver(b *testing.B) {
 	env := newAPIBenchEnv(b, auth.ReadOnly)
-	env.compareWithHealthz(b, "/api/v1/drivers/postgresql")
+	env.CompareWithHealthz(b, "/api/v1/drivers/postgresql")
 }
 
 // BenchmarkAPIDeploymentTasks5000 is the newest page of a deployment's tasks
@@ -62,6 +58,6 @@ func BenchmarkAPIDriver(b *testing.B) {
 // history, as a script polling a deployment reads it.
 func BenchmarkAPIDeploymentTasks5000(b *testing.B) {
 	env := newAPIBenchEnv(b, auth.ReadOnly)
-	seedHistory(b, env.catalogEnv, "site")
-	env.compareWithHealthz(b, "/api/v1/tasks?deployment=site")
+	handlerstest.SeedHistory(b, env.CatalogEnv, "site")
+	env.CompareWithHealthz(b, "/api/v1/tasks?deployment=site")
 }

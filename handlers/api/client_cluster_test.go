@@ -1,4 +1,4 @@
-package handlers_test
+package api_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/actions"
@@ -22,7 +24,6 @@ import (
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
-	"github.com/styrmin/styrmin/release"
 )
 
 // clientLiveTest is the Python client's live test, run against a real server
@@ -42,13 +43,13 @@ const apiDriverVersion = "1.0.1"
 // server with a read-only, an operator and an admin token.
 func TestAPIOnTheCluster(t *testing.T) {
 	t.Parallel()
-	env := newClusterEnv(t)
-	env.removeDeploymentsWhenDone(t)
+	env := handlerstest.NewClusterEnv(t)
+	env.RemoveDeploymentsWhenDone(t)
 	_, err := env.Catalog.ImportFS(context.Background(), catalogtest.Copy(t, "hello-web", apiDriverVersion, "", ""), ".", "test")
 	require.NoError(t, err)
 	tokens := map[auth.Role]string{}
 	for _, role := range auth.Roles() {
-		tokens[role] = env.apiToken(t, "api-"+strings.ReplaceAll(role.String(), "-", ""), role)
+		tokens[role] = env.APIToken(t, "api-"+strings.ReplaceAll(role.String(), "-", ""), role)
 	}
 
 	t.Run("upgrade reviewed by a dry run", func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestAPIOnTheCluster(t *testing.T) {
 		}))
 
 		var review api.UpgradeReview
-		op.do(t, http.MethodPost, "/deployments/"+name+"/upgrade?dry_run=true", map[string]any{
+		op.Do(t, http.MethodPost, "/deployments/"+name+"/upgrade?dry_run=true", map[string]any{
 			"parameters": map[string]any{"replicas": 3, "site_title": "After"},
 		}, http.StatusOK, &review)
 		require.Nil(t, review.DryRunError, "the dry run succeeds")
@@ -98,7 +99,7 @@ func TestAPIOnTheCluster(t *testing.T) {
 func runClientLiveTest(t *testing.T, url string, tokens map[auth.Role]string) {
 	python, err := actions.FindPython(context.Background())
 	require.NoError(t, err)
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	sdkDir := filepath.Join(root, "sdk", "python")
 	module := strings.TrimSuffix(strings.ReplaceAll(strings.TrimPrefix(clientLiveTest, "sdk/python/"), "/", "."), ".py")
@@ -124,42 +125,14 @@ func runClientLiveTest(t *testing.T, url string, tokens map[auth.Role]string) {
 	require.NotContains(t, summary, "skipped", "the live test skipped something: is the server's environment incomplete?")
 }
 
-// apiToken creates a user with role and returns one of their API tokens.
-func (env *clusterEnv) apiToken(t *testing.T, username string, role auth.Role) string {
-	t.Helper()
-	u, err := env.Users.Create(context.Background(), auth.NewUser{Username: username, Password: catalogPassword, Role: role})
-	require.NoError(t, err)
-	created, err := env.APITokens.Create(context.Background(), u, "cluster test", nil)
-	require.NoError(t, err)
-	return created.Secret
-}
-
-// removeDeploymentsWhenDone uninstalls every deployment the server knows
-// of, and deletes its namespace, when the test ends, whatever state they
-// are in: the Python client's test names its own.
-func (env *clusterEnv) removeDeploymentsWhenDone(t *testing.T) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		deployments, err := env.Service.List(ctx, true)
-		if err != nil {
-			t.Logf("cleaning up: %v", err)
-			return
-		}
-		for _, d := range deployments {
-			_, _ = env.Cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: d.Namespace, Name: d.Name, IgnoreNotFound: true, Timeout: time.Minute})
-			_ = env.Cluster.Kube.DeleteNamespace(ctx, d.Namespace)
-		}
-	})
-}
-
 // apiCaller calls the REST API at url with a token.
 type apiCaller struct {
 	url, token string
 }
 
-// do sends a request with a JSON body (none when nil), requires the status
+// Do sends a request with a JSON body (none when nil), requires the status
 // and decodes the answer into out (when not nil).
-func (c apiCaller) do(t *testing.T, method, path string, body any, status int, out any) http.Header {
+func (c apiCaller) Do(t *testing.T, method, path string, body any, status int, out any) http.Header {
 	t.Helper()
 	var r io.Reader
 	if body != nil {
@@ -189,7 +162,7 @@ func (c apiCaller) do(t *testing.T, method, path string, body any, status int, o
 func (c apiCaller) accepted(t *testing.T, method, path string, body any) string {
 	t.Helper()
 	var out api.TaskAccepted
-	h := c.do(t, method, path, body, http.StatusAccepted, &out)
+	h := c.Do(t, method, path, body, http.StatusAccepted, &out)
 	require.Equal(t, out.Url, h.Get("Location"))
 	return out.Url
 }
@@ -200,7 +173,7 @@ func (c apiCaller) waitTask(t *testing.T, url string) api.Task {
 	path := strings.TrimPrefix(url, "/api/v1")
 	task := executortest.Wait(t, func(context.Context) (api.Task, error) {
 		var task api.Task
-		c.do(t, http.MethodGet, path, nil, http.StatusOK, &task)
+		c.Do(t, http.MethodGet, path, nil, http.StatusOK, &task)
 		return task, nil
 	}, func(task api.Task) bool { return task.Ended })
 	require.Equal(t, api.TaskStatus(executor.TaskSucceeded), task.Status, "%s task: %s\nsteps: %+v", task.Kind, task.Message, task.Steps)
@@ -211,6 +184,6 @@ func (c apiCaller) waitTask(t *testing.T, url string) api.Task {
 func (c apiCaller) deployment(t *testing.T, name string) api.Deployment {
 	t.Helper()
 	var d api.Deployment
-	c.do(t, http.MethodGet, "/deployments/"+name, nil, http.StatusOK, &d)
+	c.Do(t, http.MethodGet, "/deployments/"+name, nil, http.StatusOK, &d)
 	return d
 }

@@ -1,22 +1,23 @@
-package handlers
+package api
 
 import (
 	"context"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // InstallDeployment installs a driver version as a new deployment: the
 // install form's defaults, with the request's values written over them.
-func (s *apiServer) InstallDeployment(ctx context.Context, req api.InstallDeploymentRequestObject) (api.InstallDeploymentResponseObject, error) {
+func (s *Server) InstallDeployment(ctx context.Context, req oapi.InstallDeploymentRequestObject) (oapi.InstallDeploymentResponseObject, error) {
 	in := optional(req.Body)
 	install := deployment.InstallRequest{
 		Driver: in.Driver, DriverVersion: in.DriverVersion, Name: in.Name,
-		Namespace: optional(in.Namespace), AppVersion: optional(in.AppVersion), By: apiUser(ctx).Username,
+		Namespace: optional(in.Namespace), AppVersion: optional(in.AppVersion), By: httpx.APIUser(ctx).Username,
 	}
-	form, err := s.d.Deployments.InstallForm(ctx, in.Driver, in.DriverVersion)
+	form, err := s.Deployments.InstallForm(ctx, in.Driver, in.DriverVersion)
 	switch {
 	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
 		// No such driver version: Install refuses it, naming the field.
@@ -33,7 +34,7 @@ func (s *apiServer) InstallDeployment(ctx context.Context, req api.InstallDeploy
 			return nil, apiInvalid(fields)
 		}
 	}
-	queued, err := s.d.Deployments.Install(ctx, install)
+	queued, err := s.Deployments.Install(ctx, install)
 	if err != nil {
 		return nil, err
 	}
@@ -41,5 +42,5 @@ func (s *apiServer) InstallDeployment(ctx context.Context, req api.InstallDeploy
 	if err != nil {
 		return nil, err
 	}
-	return api.InstallDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.InstallDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }

@@ -1,18 +1,19 @@
-package handlers
+package api
 
 import (
 	"context"
 
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // RollbackDeployment queues a roll back to an earlier revision.
-func (s *apiServer) RollbackDeployment(ctx context.Context, req api.RollbackDeploymentRequestObject) (api.RollbackDeploymentResponseObject, error) {
+func (s *Server) RollbackDeployment(ctx context.Context, req oapi.RollbackDeploymentRequestObject) (oapi.RollbackDeploymentResponseObject, error) {
 	revision := optional(req.Body).Revision
 	if revision < 1 {
 		return nil, apiInvalid(map[string]string{"revision": "give the revision to roll back to, 1 or more"})
 	}
-	queued, err := s.d.Deployments.Rollback(ctx, req.Name, revision, apiUser(ctx).Username)
+	queued, err := s.Deployments.Rollback(ctx, req.Name, revision, httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
 	}
@@ -20,12 +21,12 @@ func (s *apiServer) RollbackDeployment(ctx context.Context, req api.RollbackDepl
 	if err != nil {
 		return nil, err
 	}
-	return api.RollbackDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.RollbackDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }
 
 // StopDeployment queues a stop of the named components (all when none).
-func (s *apiServer) StopDeployment(ctx context.Context, req api.StopDeploymentRequestObject) (api.StopDeploymentResponseObject, error) {
-	queued, err := s.d.Deployments.Stop(ctx, req.Name, optional(optional(req.Body).Components), apiUser(ctx).Username)
+func (s *Server) StopDeployment(ctx context.Context, req oapi.StopDeploymentRequestObject) (oapi.StopDeploymentResponseObject, error) {
+	queued, err := s.Deployments.Stop(ctx, req.Name, optional(optional(req.Body).Components), httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
 	}
@@ -33,12 +34,12 @@ func (s *apiServer) StopDeployment(ctx context.Context, req api.StopDeploymentRe
 	if err != nil {
 		return nil, err
 	}
-	return api.StopDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.StopDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }
 
 // StartDeployment queues a start of the named components (all when none).
-func (s *apiServer) StartDeployment(ctx context.Context, req api.StartDeploymentRequestObject) (api.StartDeploymentResponseObject, error) {
-	queued, err := s.d.Deployments.Start(ctx, req.Name, optional(optional(req.Body).Components), apiUser(ctx).Username)
+func (s *Server) StartDeployment(ctx context.Context, req oapi.StartDeploymentRequestObject) (oapi.StartDeploymentResponseObject, error) {
+	queued, err := s.Deployments.Start(ctx, req.Name, optional(optional(req.Body).Components), httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
 	}
@@ -46,14 +47,14 @@ func (s *apiServer) StartDeployment(ctx context.Context, req api.StartDeployment
 	if err != nil {
 		return nil, err
 	}
-	return api.StartDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.StartDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }
 
 // DeleteDeployment queues the deletion of a deployment. The delete page's
 // typed confirmation guards against a slip of the mouse; an API call names
 // the deployment in its URL, which is confirmation enough.
-func (s *apiServer) DeleteDeployment(ctx context.Context, req api.DeleteDeploymentRequestObject) (api.DeleteDeploymentResponseObject, error) {
-	form, err := s.d.Deployments.DeleteForm(ctx, req.Name)
+func (s *Server) DeleteDeployment(ctx context.Context, req oapi.DeleteDeploymentRequestObject) (oapi.DeleteDeploymentResponseObject, error) {
+	form, err := s.Deployments.DeleteForm(ctx, req.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (s *apiServer) DeleteDeployment(ctx context.Context, req api.DeleteDeployme
 	if len(fields) > 0 {
 		return nil, apiInvalid(fields)
 	}
-	queued, err := s.d.Deployments.Delete(ctx, req.Name, req.Name, prompts, apiUser(ctx).Username)
+	queued, err := s.Deployments.Delete(ctx, req.Name, req.Name, prompts, httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
 	}
@@ -70,5 +71,5 @@ func (s *apiServer) DeleteDeployment(ctx context.Context, req api.DeleteDeployme
 	if err != nil {
 		return nil, err
 	}
-	return api.DeleteDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.DeleteDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }

@@ -1,21 +1,22 @@
-package handlers
+package api
 
 import (
 	"context"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // UpgradeDeployment reviews an upgrade as the upgrade page does (the
 // deployment's current values, with the request's written over them, and a
 // Helm dry run). With dry_run the review is the answer; without, the
 // upgrade is queued as reviewed, unless its dry run failed.
-func (s *apiServer) UpgradeDeployment(ctx context.Context, req api.UpgradeDeploymentRequestObject) (api.UpgradeDeploymentResponseObject, error) {
+func (s *Server) UpgradeDeployment(ctx context.Context, req oapi.UpgradeDeploymentRequestObject) (oapi.UpgradeDeploymentResponseObject, error) {
 	in := optional(req.Body)
-	by := apiUser(ctx).Username
-	form, err := s.d.Deployments.UpgradeForm(ctx, req.Name, optional(in.DriverVersion))
+	by := httpx.APIUser(ctx).Username
+	form, err := s.Deployments.UpgradeForm(ctx, req.Name, optional(in.DriverVersion))
 	if err != nil {
 		return nil, err
 	}
@@ -28,17 +29,17 @@ func (s *apiServer) UpgradeDeployment(ctx context.Context, req api.UpgradeDeploy
 	if len(fields) > 0 {
 		return nil, apiInvalid(fields)
 	}
-	review, err := s.d.Deployments.ReviewUpgrade(ctx, upgrade)
+	review, err := s.Deployments.ReviewUpgrade(ctx, upgrade)
 	if err != nil {
 		return nil, err
 	}
 	if optional(req.Params.DryRun) {
-		return api.UpgradeDeployment200JSONResponse(apiReviewOf(review)), nil
+		return oapi.UpgradeDeployment200JSONResponse(apiReviewOf(review)), nil
 	}
 	if review.DryRunError != "" {
 		return nil, styrmin.Errorf(styrmin.ECONFLICT, "The upgrade's dry run failed, so it was not queued: %s", review.DryRunError)
 	}
-	queued, err := s.d.Deployments.Upgrade(ctx, review.Token, by)
+	queued, err := s.Deployments.Upgrade(ctx, review.Token, by)
 	if err != nil {
 		return nil, err
 	}
@@ -46,35 +47,35 @@ func (s *apiServer) UpgradeDeployment(ctx context.Context, req api.UpgradeDeploy
 	if err != nil {
 		return nil, err
 	}
-	return api.UpgradeDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+	return oapi.UpgradeDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }
 
 // apiReviewOf is an upgrade's review as the API shows it: secret parameters
 // say only whether they change, and the manifest diff has no Secret values.
-func apiReviewOf(r *deployment.Review) api.UpgradeReview {
-	out := api.UpgradeReview{
+func apiReviewOf(r *deployment.Review) oapi.UpgradeReview {
+	out := oapi.UpgradeReview{
 		FromDriverVersion: r.FromDriverVersion, DriverVersion: r.DriverVersion,
 		FromAppVersion: r.FromAppVersion, AppVersion: r.AppVersion,
-		Changes: []api.ParameterChange{}, Resources: []api.ResourceDiff{},
+		Changes: []oapi.ParameterChange{}, Resources: []oapi.ResourceDiff{},
 	}
 	for _, c := range r.Changes {
-		ch := api.ParameterChange{Name: c.Name, Title: c.Title, Change: api.ParameterChangeChange(c.Kind), Secret: c.Secret}
+		ch := oapi.ParameterChange{Name: c.Name, Title: c.Title, Change: oapi.ParameterChangeChange(c.Kind), Secret: c.Secret}
 		if !c.Secret {
 			ch.From, ch.To = c.Old, c.New
 		}
 		out.Changes = append(out.Changes, ch)
 	}
 	for _, d := range r.Resources {
-		res := api.ResourceDiff{Kind: d.Kind, Name: d.Name, Change: api.ResourceDiffChange(d.Change), Diff: d.Diff}
+		res := oapi.ResourceDiff{Kind: d.Kind, Name: d.Name, Change: oapi.ResourceDiffChange(d.Change), Diff: d.Diff}
 		if d.Namespace != "" {
 			res.Namespace = &d.Namespace
 		}
 		out.Resources = append(out.Resources, res)
 	}
 	if len(r.Prompts) > 0 {
-		prompts := make([]api.PromptValue, len(r.Prompts))
+		prompts := make([]oapi.PromptValue, len(r.Prompts))
 		for i, pv := range r.Prompts {
-			prompts[i] = api.PromptValue{Action: pv.Action, Hook: string(pv.Hook), Name: pv.Name, Title: pv.Title, Value: pv.Value, Secret: pv.Secret, Set: pv.Set}
+			prompts[i] = oapi.PromptValue{Action: pv.Action, Hook: string(pv.Hook), Name: pv.Name, Title: pv.Title, Value: pv.Value, Secret: pv.Secret, Set: pv.Set}
 		}
 		out.Prompts = &prompts
 	}

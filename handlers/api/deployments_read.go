@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"cmp"
@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // The API's reads of deployments: the same service as the deployment pages.
@@ -41,7 +42,7 @@ func keyOf(d *deployment.Deployment) deploymentCursor {
 
 // ListDeployments lists the deployments, live ones by name, then with
 // include_deleted the deleted ones, a page at a time.
-func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeploymentsRequestObject) (api.ListDeploymentsResponseObject, error) {
+func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRequestObject) (oapi.ListDeploymentsResponseObject, error) {
 	var from *deploymentCursor
 	if c := req.Params.Cursor; c != nil && *c != "" {
 		from = &deploymentCursor{}
@@ -49,7 +50,7 @@ func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeployments
 			return nil, err
 		}
 	}
-	all, err := s.d.Deployments.List(ctx, req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted)
+	all, err := s.Deployments.List(ctx, req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeployments
 		}
 		all = all[start:]
 	}
-	out := api.ListDeployments200JSONResponse{Items: make([]api.DeploymentSummary, 0, len(all))}
+	out := oapi.ListDeployments200JSONResponse{Items: make([]oapi.DeploymentSummary, 0, len(all))}
 	if limit := pageLimit(req.Params.Limit); len(all) > limit {
 		all = all[:limit]
 		out.NextCursor = encodeCursor(keyOf(&all[limit-1].Deployment))
@@ -75,33 +76,33 @@ func (s *apiServer) ListDeployments(ctx context.Context, req api.ListDeployments
 
 // GetDeployment shows a deployment with what the cluster runs now; a
 // cluster that cannot be read is said in cluster_error, never as an error.
-func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequestObject) (api.GetDeploymentResponseObject, error) {
-	d, err := s.d.Deployments.Get(ctx, req.Name)
+func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentRequestObject) (oapi.GetDeploymentResponseObject, error) {
+	d, err := s.Deployments.Get(ctx, req.Name)
 	if err != nil {
 		return nil, err
 	}
-	tasks, _, err := s.d.Deployments.Tasks(ctx, d.ID, 0, 1)
+	tasks, _, err := s.Deployments.Tasks(ctx, d.ID, 0, 1)
 	if err != nil {
 		return nil, err
 	}
-	var last *api.TaskSummary
+	var last *oapi.TaskSummary
 	if len(tasks) > 0 {
 		t := tasks[0]
 		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
 		last = &sum
 	}
-	spec, err := deployedDriver(ctx, s.d.Drivers, s.specs, s.md, d)
+	spec, err := httpx.DeployedDriver(ctx, s.Drivers, s.Specs, d)
 	if err != nil {
 		return nil, err
 	}
-	live := s.d.Deployments.Live(ctx, d, spec.Driver)
+	live := s.Deployments.Live(ctx, d, spec.Driver)
 	sum := apiDeploymentSummaryOf(d, last)
-	out := api.GetDeployment200JSONResponse{
+	out := oapi.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
 		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
 		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, spec.Driver, live.Components),
-		Revisions: make([]api.Revision, 0, len(live.History)),
+		Revisions: make([]oapi.Revision, 0, len(live.History)),
 	}
 	if out.Parameters == nil {
 		out.Parameters = map[string]any{}
@@ -113,8 +114,8 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 		out.ClusterError = &live.Err
 	}
 	for _, r := range live.History {
-		rev := api.Revision{Revision: r.Number, Status: string(r.Status), DriverVersion: r.DriverVersion,
-			AppVersion: cmpOr(r.AppVersion, r.Revision.AppVersion), UpdatedAt: r.Updated}
+		rev := oapi.Revision{Revision: r.Number, Status: string(r.Status), DriverVersion: r.DriverVersion,
+			AppVersion: cmp.Or(r.AppVersion, r.Revision.AppVersion), UpdatedAt: r.Updated}
 		if r.Description != "" {
 			rev.Description = &r.Description
 		}
@@ -127,14 +128,14 @@ func (s *apiServer) GetDeployment(ctx context.Context, req api.GetDeploymentRequ
 // and, for those the cluster reported, their readiness (ready/desired pods
 // of their workloads). drv, the deployment's driver, is nil when the
 // catalogue lost it: then only the components Styrmin remembers are shown.
-func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deployment.LiveComponent) map[string]api.ComponentState {
-	out := map[string]api.ComponentState{}
+func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deployment.LiveComponent) map[string]oapi.ComponentState {
+	out := map[string]oapi.ComponentState{}
 	for name, c := range d.Components {
-		out[name] = api.ComponentState{Stopped: c.Stopped}
+		out[name] = oapi.ComponentState{Stopped: c.Stopped}
 	}
 	if drv != nil {
 		for _, c := range drv.Spec.Components {
-			out[c.Name] = api.ComponentState{Stopped: d.Components[c.Name].Stopped}
+			out[c.Name] = oapi.ComponentState{Stopped: d.Components[c.Name].Stopped}
 		}
 	}
 	for _, c := range live {
@@ -144,14 +145,14 @@ func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deplo
 			ready += w.ReadyReplicas
 		}
 		readiness := fmt.Sprintf("%d/%d", ready, desired)
-		out[c.Name] = api.ComponentState{Stopped: c.Stopped, Ready: &readiness}
+		out[c.Name] = oapi.ComponentState{Stopped: c.Stopped, Ready: &readiness}
 	}
 	return out
 }
 
 // apiDeploymentSummaryOf is a deployment as the API's list shows it.
-func apiDeploymentSummaryOf(d *deployment.Deployment, last *api.TaskSummary) api.DeploymentSummary {
-	return api.DeploymentSummary{
+func apiDeploymentSummaryOf(d *deployment.Deployment, last *oapi.TaskSummary) oapi.DeploymentSummary {
+	return oapi.DeploymentSummary{
 		Name: d.Name, Namespace: d.Namespace, Driver: d.Driver, DriverVersion: d.DriverVersion,
 		AppVersion: d.AppVersion, Status: d.Status, Busy: d.Busy, CreatedBy: d.CreatedBy,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last,
@@ -159,6 +160,6 @@ func apiDeploymentSummaryOf(d *deployment.Deployment, last *api.TaskSummary) api
 }
 
 // apiTaskSummaryOf names a task as the API does, without its steps.
-func apiTaskSummaryOf(t deployment.TaskSummary) api.TaskSummary {
-	return api.TaskSummary{Id: t.ID, Kind: api.TaskKind(t.Kind), Status: api.TaskStatus(t.Status), By: t.By, CreatedAt: t.CreatedAt}
+func apiTaskSummaryOf(t deployment.TaskSummary) oapi.TaskSummary {
+	return oapi.TaskSummary{Id: t.ID, Kind: oapi.TaskKind(t.Kind), Status: oapi.TaskStatus(t.Status), By: t.By, CreatedAt: t.CreatedAt}
 }

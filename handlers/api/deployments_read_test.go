@@ -1,4 +1,4 @@
-package handlers
+package api_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/api"
@@ -14,13 +16,11 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/kube"
 )
 
 // deploymentNames reads every page of a deployment list, limit at a time,
 // and returns the names in order with how many pages it took.
-func deploymentNames(t *testing.T, d deployApp, token, query string, limit int) (names []string, pages int, items []api.DeploymentSummary) {
+func deploymentNames(t *testing.T, d handlerstest.DeployApp, token, query string, limit int) (names []string, pages int, items []api.DeploymentSummary) {
 	t.Helper()
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for {
@@ -31,7 +31,7 @@ func deploymentNames(t *testing.T, d deployApp, token, query string, limit int) 
 				q[k] = v
 			}
 		}
-		page := decoded[api.DeploymentPage](t, d.call(t, token, http.MethodGet, "/api/v1/deployments?"+q.Encode(), nil), http.StatusOK)
+		page := decoded[api.DeploymentPage](t, d.Call(t, token, http.MethodGet, "/api/v1/deployments?"+q.Encode(), nil), http.StatusOK)
 		pages++
 		require.LessOrEqual(t, len(page.Items), limit)
 		for _, it := range page.Items {
@@ -47,17 +47,17 @@ func deploymentNames(t *testing.T, d deployApp, token, query string, limit int) 
 
 func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
+	d := handlerstest.SetupDeployments(t)
 	ctx := context.Background()
 	for _, name := range []string{"gamma", "alpha", "delta", "beta"} {
-		d.install(t, helloInstall(name))
+		d.Install(t, handlerstest.HelloInstall(name))
 	}
-	stop, err := d.svc.Stop(ctx, "beta", nil, "olga")
+	stop, err := d.Service.Stop(ctx, "beta", nil, "olga")
 	require.NoError(t, err)
-	gone, err := d.svc.Get(ctx, "alpha")
+	gone, err := d.Service.Get(ctx, "alpha")
 	require.NoError(t, err)
-	require.NoError(t, db.New(d.pool).MarkDeploymentDeleted(ctx, gone.ID))
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	require.NoError(t, db.New(d.Pool).MarkDeploymentDeleted(ctx, gone.ID))
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
 	names, pages, items := deploymentNames(t, d, token, "", 2)
 	require.Equal(t, []string{"beta", "delta", "gamma"}, names)
@@ -79,17 +79,17 @@ func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
 
 func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
+	d := handlerstest.SetupDeployments(t)
 	ctx := context.Background()
-	d.install(t, pgInstall("orders"))
-	stored, err := d.svc.Get(ctx, "orders")
+	d.Install(t, handlerstest.PgInstall("orders"))
+	stored, err := d.Service.Get(ctx, "orders")
 	require.NoError(t, err)
-	v, err := d.deps.Drivers.(*catalog.Catalog).Get(ctx, "postgresql", "1.0.0")
+	v, err := d.Deps.Drivers.(*catalog.Catalog).Get(ctx, "postgresql", "1.0.0")
 	require.NoError(t, err)
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
-	rec := d.call(t, token, http.MethodGet, "/api/v1/deployments/orders", nil)
-	require.NotContains(t, rec.Body.String(), pgSecret)
+	rec := d.Call(t, token, http.MethodGet, "/api/v1/deployments/orders", nil)
+	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret)
 	got := decoded[api.Deployment](t, rec, http.StatusOK)
 	require.Equal(t, "orders", got.Name)
 	require.Equal(t, stored.Namespace, got.Namespace)
@@ -108,28 +108,9 @@ func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t 
 	require.Equal(t, api.TaskKind(deployment.KindInstall), got.LastTask.Kind)
 	require.Empty(t, got.Revisions, "nothing has run")
 
-	rec = d.call(t, token, http.MethodGet, "/api/v1/deployments/nope", nil)
+	rec = d.Call(t, token, http.MethodGet, "/api/v1/deployments/nope", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	p := problemOf(t, rec)
 	require.Equal(t, api.ProblemCode("not_found"), p.Code)
 	require.Contains(t, p.Detail, `"nope"`)
-}
-
-func TestAPIComponentsTellReadinessWhereTheClusterAnswered(t *testing.T) {
-	t.Parallel()
-	d := &deployment.Deployment{Components: map[string]deployment.ComponentState{"db": {Stopped: true}, "gone": {Stopped: true}}}
-	drv := &drivers.Driver{Spec: drivers.Spec{Components: []drivers.Component{{Name: "web"}, {Name: "db"}}}}
-	ready := func(s string) *string { return &s }
-
-	require.Equal(t, map[string]api.ComponentState{
-		"web": {}, "db": {Stopped: true}, "gone": {Stopped: true},
-	}, apiComponentsOf(d, drv, nil), "no cluster: what the driver declares and Styrmin remembers")
-
-	live := []deployment.LiveComponent{
-		{Name: "web", Workloads: []kube.Workload{{Replicas: 2, ReadyReplicas: 1}, {Replicas: 1, ReadyReplicas: 1}}},
-		{Name: "db", Stopped: true, Workloads: []kube.Workload{{Replicas: 0}}},
-	}
-	require.Equal(t, map[string]api.ComponentState{
-		"web": {Ready: ready("2/3")}, "db": {Stopped: true, Ready: ready("0/0")}, "gone": {Stopped: true},
-	}, apiComponentsOf(d, drv, live))
 }

@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/catalog"
 )
 
@@ -21,12 +21,12 @@ type driverCursor struct {
 }
 
 // ListDrivers lists the drivers that match q, by name, a page at a time.
-func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestObject) (api.ListDriversResponseObject, error) {
+func (s *Server) ListDrivers(ctx context.Context, req oapi.ListDriversRequestObject) (oapi.ListDriversResponseObject, error) {
 	var from driverCursor
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
 		return nil, err
 	}
-	listing, err := s.d.Drivers.Listing(ctx)
+	listing, err := s.Drivers.Listing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestO
 	} else {
 		matches = nil
 	}
-	out := api.ListDrivers200JSONResponse{Items: []api.DriverSummary{}}
+	out := oapi.ListDrivers200JSONResponse{Items: []oapi.DriverSummary{}}
 	limit := pageLimit(req.Params.Limit)
 	if len(matches) > limit {
 		matches = matches[:limit]
@@ -53,7 +53,7 @@ func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestO
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		out.Items = append(out.Items, api.DriverSummary{Name: e.Name, Version: e.Version, Title: e.Title,
+		out.Items = append(out.Items, oapi.DriverSummary{Name: e.Name, Version: e.Version, Title: e.Title,
 			Summary: e.Summary, Labels: labels, Versions: e.Versions})
 	}
 	return out, nil
@@ -62,12 +62,12 @@ func (s *apiServer) ListDrivers(ctx context.Context, req api.ListDriversRequestO
 // GetDriver describes a driver by its newest version and lists its versions,
 // newest first, from the catalogue's listing and version list (both kept in
 // memory while database notifications arrive): no spec is read or decoded.
-func (s *apiServer) GetDriver(ctx context.Context, req api.GetDriverRequestObject) (api.GetDriverResponseObject, error) {
-	refs, err := s.d.Drivers.VersionRefs(ctx, req.Name)
+func (s *Server) GetDriver(ctx context.Context, req oapi.GetDriverRequestObject) (oapi.GetDriverResponseObject, error) {
+	refs, err := s.Drivers.VersionRefs(ctx, req.Name)
 	if err != nil {
 		return nil, err
 	}
-	listing, err := s.d.Drivers.Listing(ctx)
+	listing, err := s.Drivers.Listing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *apiServer) GetDriver(ctx context.Context, req api.GetDriverRequestObjec
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver %q.", req.Name)
 	}
 	newest := listing.Entries[i]
-	out := api.GetDriver200JSONResponse{Name: req.Name, Title: newest.Title, Summary: newest.Summary,
+	out := oapi.GetDriver200JSONResponse{Name: req.Name, Title: newest.Title, Summary: newest.Summary,
 		Versions: make([]string, len(refs))}
 	for i, r := range refs {
 		out.Versions[i] = r.Version
@@ -86,8 +86,8 @@ func (s *apiServer) GetDriver(ctx context.Context, req api.GetDriverRequestObjec
 
 // GetDriverVersion shows one version of a driver with its parsed
 // driver.styrmin.yml, under the field names of that file.
-func (s *apiServer) GetDriverVersion(ctx context.Context, req api.GetDriverVersionRequestObject) (api.GetDriverVersionResponseObject, error) {
-	v, err := s.d.Drivers.Get(ctx, req.Name, req.Version)
+func (s *Server) GetDriverVersion(ctx context.Context, req oapi.GetDriverVersionRequestObject) (oapi.GetDriverVersionResponseObject, error) {
+	v, err := s.Drivers.Get(ctx, req.Name, req.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,6 @@ func (s *apiServer) GetDriverVersion(ctx context.Context, req api.GetDriverVersi
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return nil, fmt.Errorf("handlers: driver %s %s: %w", req.Name, req.Version, err)
 	}
-	return api.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
+	return oapi.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
 		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec}, nil
 }

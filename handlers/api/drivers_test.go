@@ -1,4 +1,4 @@
-package handlers
+package api_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"testing/fstest"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,10 +52,10 @@ func importSampleVersions(t *testing.T, cat *catalog.Catalog, versions ...string
 
 func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
-	cat := d.deps.Drivers.(*catalog.Catalog)
+	d := handlerstest.SetupDeployments(t)
+	cat := d.Deps.Drivers.(*catalog.Catalog)
 	importSampleVersions(t, cat, "1.0.0", "1.10.0", "1.2.0")
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 	listing, err := cat.Listing(context.Background())
 	require.NoError(t, err)
 	var want []string
@@ -66,7 +68,7 @@ func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 	var got []string
 	pages := 0
 	for target := "/api/v1/drivers?limit=2"; target != ""; pages++ {
-		page := decoded[api.DriverPage](t, d.call(t, token, http.MethodGet, target, nil), http.StatusOK)
+		page := decoded[api.DriverPage](t, d.Call(t, token, http.MethodGet, target, nil), http.StatusOK)
 		require.LessOrEqual(t, len(page.Items), 2)
 		for _, e := range page.Items {
 			got = append(got, e.Name)
@@ -90,7 +92,7 @@ func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 			want = append(want, e.Name)
 		}
 		slices.Sort(want)
-		page := decoded[api.DriverPage](t, d.call(t, token, http.MethodGet, "/api/v1/drivers?q="+url.QueryEscape(q), nil), http.StatusOK)
+		page := decoded[api.DriverPage](t, d.Call(t, token, http.MethodGet, "/api/v1/drivers?q="+url.QueryEscape(q), nil), http.StatusOK)
 		got := []string{}
 		for _, e := range page.Items {
 			got = append(got, e.Name)
@@ -102,19 +104,19 @@ func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 
 func TestAPIDriverVersionsNewestFirstWithTheParsedSpec(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
-	cat := d.deps.Drivers.(*catalog.Catalog)
+	d := handlerstest.SetupDeployments(t)
+	cat := d.Deps.Drivers.(*catalog.Catalog)
 	importSampleVersions(t, cat, "1.0.0", "1.10.0", "1.2.0")
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
-	drv := decoded[api.Driver](t, d.call(t, token, http.MethodGet, "/api/v1/drivers/sample", nil), http.StatusOK)
+	drv := decoded[api.Driver](t, d.Call(t, token, http.MethodGet, "/api/v1/drivers/sample", nil), http.StatusOK)
 	require.Equal(t, []string{"1.10.0", "1.2.0", "1.0.0"}, drv.Versions)
 	require.Equal(t, "Sample", drv.Title)
 	require.Equal(t, "A driver for the API tests, version 1.10.0.", drv.Summary, "the driver is described by its newest version")
 
 	stored, err := cat.Get(context.Background(), "sample", "1.2.0")
 	require.NoError(t, err)
-	v := decoded[api.DriverVersion](t, d.call(t, token, http.MethodGet, "/api/v1/drivers/sample/versions/1.2.0", nil), http.StatusOK)
+	v := decoded[api.DriverVersion](t, d.Call(t, token, http.MethodGet, "/api/v1/drivers/sample/versions/1.2.0", nil), http.StatusOK)
 	require.Equal(t, stored.Digest, v.Digest)
 	require.Equal(t, "# Sample 1.2.0", v.Readme)
 	require.Equal(t, "test", v.CreatedBy)
@@ -124,7 +126,7 @@ func TestAPIDriverVersionsNewestFirstWithTheParsedSpec(t *testing.T) {
 	require.Equal(t, ">=1.0.0", spec["supported_versions"])
 
 	for _, target := range []string{"/api/v1/drivers/nope", "/api/v1/drivers/sample/versions/9.9.9"} {
-		rec := d.call(t, token, http.MethodGet, target, nil)
+		rec := d.Call(t, token, http.MethodGet, target, nil)
 		require.Equal(t, http.StatusNotFound, rec.Code, target)
 		require.Equal(t, api.ProblemCode("not_found"), problemOf(t, rec).Code)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"strings"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // The API's changes of deployments: each checks its request through the
@@ -17,15 +18,15 @@ import (
 
 // taskAccepted is the answer to a change queued as a task: the task as it
 // is now and its URL, which the Location header repeats.
-func (s *apiServer) taskAccepted(ctx context.Context, q *deployment.Queued) (api.TaskAcceptedJSONResponse, error) {
-	t, err := s.d.Deployments.Task(ctx, q.Deployment, q.TaskID)
+func (s *Server) taskAccepted(ctx context.Context, q *deployment.Queued) (oapi.TaskAcceptedJSONResponse, error) {
+	t, err := s.Deployments.Task(ctx, q.Deployment, q.TaskID)
 	if err != nil {
-		return api.TaskAcceptedJSONResponse{}, err
+		return oapi.TaskAcceptedJSONResponse{}, err
 	}
 	url := apiTaskPath(q.TaskID)
-	return api.TaskAcceptedJSONResponse{
-		Body:    api.TaskAccepted{Task: apiTaskOf(t, q.Deployment), Url: url},
-		Headers: api.TaskAcceptedResponseHeaders{Location: &url},
+	return oapi.TaskAcceptedJSONResponse{
+		Body:    oapi.TaskAccepted{Task: apiTaskOf(t, q.Deployment), Url: url},
+		Headers: oapi.TaskAcceptedResponseHeaders{Location: &url},
 	}, nil
 }
 
@@ -38,13 +39,13 @@ func apiInvalid(fields map[string]string) error {
 // paramForm is the form text of a request's parameter values on top of
 // start, the form's starting text (deployment.JSONForm); bad values get
 // their message in fields, keyed param.<name> as the service keys them.
-func paramForm(params []drivers.Parameter, start map[string]string, values *api.ParameterValues, fields map[string]string) map[string]string {
+func paramForm(params []drivers.Parameter, start map[string]string, values *oapi.ParameterValues, fields map[string]string) map[string]string {
 	if values == nil {
 		return maps.Clone(start)
 	}
 	form, bad := deployment.JSONForm(params, start, *values)
 	for name, msg := range bad {
-		fields[paramPrefix+"."+name] = msg
+		fields[httpx.ParamPrefix+"."+name] = msg
 	}
 	return form
 }
@@ -54,7 +55,7 @@ func paramForm(params []drivers.Parameter, start map[string]string, values *api.
 // prompts, starting from start (action → prompt → text). Bad values, and
 // actions the change does not run, get their message in fields, keyed
 // prompt.<action>.<prompt> (prompt.<action> for an action).
-func hookPromptForm(actions []*drivers.Action, start map[string]map[string]string, values *api.PromptValues, fields map[string]string) map[string]map[string]string {
+func hookPromptForm(actions []*drivers.Action, start map[string]map[string]string, values *oapi.PromptValues, fields map[string]string) map[string]map[string]string {
 	form := map[string]map[string]string{}
 	for _, a := range actions {
 		form[a.Name] = maps.Clone(start[a.Name])
@@ -65,12 +66,12 @@ func hookPromptForm(actions []*drivers.Action, start map[string]map[string]strin
 	for action, prompts := range *values {
 		i := indexOfAction(actions, action)
 		if i < 0 {
-			fields[promptPrefix+"."+action] = "this change runs no action " + action + " that asks prompts"
+			fields[httpx.PromptPrefix+"."+action] = "this change runs no action " + action + " that asks prompts"
 			continue
 		}
 		text, bad := deployment.JSONForm(actions[i].Prompts, start[action], prompts)
 		for name, msg := range bad {
-			fields[promptPrefix+"."+action+"."+name] = msg
+			fields[httpx.PromptPrefix+"."+action+"."+name] = msg
 		}
 		form[action] = text
 	}

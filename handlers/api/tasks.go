@@ -1,10 +1,10 @@
-package handlers
+package api
 
 import (
 	"context"
 	"strconv"
 
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 )
@@ -16,7 +16,7 @@ type taskCursor struct {
 
 // ListTasks lists the top-level tasks of every deployment, newest first, a
 // page at a time; linked tasks are under the steps that started them.
-func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
+func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject) (oapi.ListTasksResponseObject, error) {
 	var from taskCursor
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
 		return nil, err
@@ -32,11 +32,11 @@ func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObjec
 	if p.Kind != nil {
 		f.Kind = string(*p.Kind)
 	}
-	tasks, next, err := s.d.Deployments.FindTasks(ctx, f)
+	tasks, next, err := s.Deployments.FindTasks(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListTasks200JSONResponse{Items: make([]api.Task, len(tasks))}
+	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(tasks))}
 	for i := range tasks {
 		out.Items[i] = apiTaskOf(&tasks[i].Task, tasks[i].Deployment)
 	}
@@ -47,27 +47,27 @@ func (s *apiServer) ListTasks(ctx context.Context, req api.ListTasksRequestObjec
 }
 
 // GetTask shows a task, top-level or linked, with its steps.
-func (s *apiServer) GetTask(ctx context.Context, req api.GetTaskRequestObject) (api.GetTaskResponseObject, error) {
-	t, err := s.d.Deployments.TaskByID(ctx, req.Id)
+func (s *Server) GetTask(ctx context.Context, req oapi.GetTaskRequestObject) (oapi.GetTaskResponseObject, error) {
+	t, err := s.Deployments.TaskByID(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+	return oapi.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
 }
 
 // apiTaskPath is a task's address in the API.
 func apiTaskPath(id int64) string {
-	return apiPrefix + "/tasks/" + strconv.FormatInt(id, 10)
+	return Prefix + "/tasks/" + strconv.FormatInt(id, 10)
 }
 
 // apiTaskOf is a task of the named deployment as the API shows it, with its
 // steps and, under them, the tasks they started (of the same deployment).
-func apiTaskOf(t *deployment.Task, deploymentName string) api.Task {
-	out := api.Task{
+func apiTaskOf(t *deployment.Task, deploymentName string) oapi.Task {
+	out := oapi.Task{
 		Id: t.ID, Deployment: deploymentName, ParentStepId: t.ParentStepID,
-		Kind: api.TaskKind(t.Kind), Status: api.TaskStatus(t.Status), Message: t.Message,
+		Kind: oapi.TaskKind(t.Kind), Status: oapi.TaskStatus(t.Status), Message: t.Message,
 		Inputs: t.Inputs, By: t.By, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
-		Ended: t.Ended(), Steps: make([]api.Step, len(t.Steps)),
+		Ended: t.Ended(), Steps: make([]oapi.Step, len(t.Steps)),
 	}
 	if out.Inputs == nil {
 		out.Inputs = map[string]any{}
@@ -91,11 +91,11 @@ func apiTaskOf(t *deployment.Task, deploymentName string) api.Task {
 var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "job": true, "job_tail": true, "job_tail_lines": true}
 
 // apiStepOf is a task's step as the API shows it.
-func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
-	out := api.Step{
+func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
+	out := oapi.Step{
 		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
-		Logs: make([]api.LogLine, len(s.Logs)), Tasks: make([]api.Task, len(s.Tasks)),
+		Logs: make([]oapi.LogLine, len(s.Logs)), Tasks: make([]oapi.Task, len(s.Tasks)),
 	}
 	rest := map[string]any{}
 	for k, v := range s.Detail {
@@ -110,7 +110,7 @@ func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
 		apiHookStep(&out, s.Hook)
 	}
 	for i, l := range s.Logs {
-		out.Logs[i] = api.LogLine{Level: l.Level, Message: l.Message, At: l.At}
+		out.Logs[i] = oapi.LogLine{Level: l.Level, Message: l.Message, At: l.At}
 	}
 	for i := range s.Tasks {
 		out.Tasks[i] = apiTaskOf(&s.Tasks[i], deploymentName)
@@ -119,7 +119,7 @@ func apiStepOf(s *deployment.Step, deploymentName string) api.Step {
 }
 
 // apiHookStep sets the fields of a hook step that its detail gives.
-func apiHookStep(out *api.Step, h *deployment.HookDetail) {
+func apiHookStep(out *oapi.Step, h *deployment.HookDetail) {
 	out.Action, out.Mode, out.Error = nonEmpty(h.Action), nonEmpty(h.Mode), nonEmpty(h.Error)
 	if j := h.JobDetail; j != nil {
 		lines := j.JobTailLines

@@ -1,4 +1,4 @@
-package handlers
+package api_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -30,10 +32,10 @@ type failedHook struct {
 // failHookStep records on task, as its runner and the execute_commands
 // primitive do, a hook step whose action logged, replaced two ended Jobs,
 // started a linked stop and failed in its Job; the task ends failed.
-func failHookStep(t *testing.T, d deployApp, deploymentName string, taskID int64) failedHook {
+func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string, taskID int64) failedHook {
 	t.Helper()
 	ctx := context.Background()
-	q := db.New(d.pool)
+	q := db.New(d.Pool)
 	_, err := q.StartTask(ctx, db.StartTaskParams{Runner: "test", ID: taskID})
 	require.NoError(t, err)
 	h := failedHook{action: "migrate", mode: "blocking", job: "orders-action-7",
@@ -49,9 +51,9 @@ func failHookStep(t *testing.T, d deployApp, deploymentName string, taskID int64
 	for _, job := range h.deletedJobs {
 		require.NoError(t, q.AddStepDeletedJob(ctx, db.AddStepDeletedJobParams{ID: step.ID, Job: job}))
 	}
-	dep, err := d.svc.Get(ctx, deploymentName)
+	dep, err := d.Service.Get(ctx, deploymentName)
 	require.NoError(t, err)
-	h.linkedTaskID, err = d.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.LinkedRequest{Kind: deployment.KindStop})
+	h.linkedTaskID, err = d.Service.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.LinkedRequest{Kind: deployment.KindStop})
 	require.NoError(t, err)
 	tail, err := json.Marshal(map[string]any{"job": h.job, "job_tail": h.tail, "job_tail_lines": h.tailLines})
 	require.NoError(t, err)
@@ -67,13 +69,13 @@ func failHookStep(t *testing.T, d deployApp, deploymentName string, taskID int64
 
 func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
-	install := d.install(t, pgInstall("orders"))
+	d := handlerstest.SetupDeployments(t)
+	install := d.Install(t, handlerstest.PgInstall("orders"))
 	hook := failHookStep(t, d, "orders", install.TaskID)
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
-	rec := d.call(t, token, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(install.TaskID, 10), nil)
-	require.NotContains(t, rec.Body.String(), pgSecret)
+	rec := d.Call(t, token, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(install.TaskID, 10), nil)
+	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret)
 	task := decoded[api.Task](t, rec, http.StatusOK)
 	require.Equal(t, install.TaskID, task.Id)
 	require.Equal(t, "orders", task.Deployment)
@@ -114,24 +116,24 @@ func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 	require.Equal(t, "orders", linked.Deployment)
 	require.Equal(t, []api.Step{}, linked.Steps)
 
-	direct := decoded[api.Task](t, d.call(t, token, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(hook.linkedTaskID, 10), nil), http.StatusOK)
+	direct := decoded[api.Task](t, d.Call(t, token, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(hook.linkedTaskID, 10), nil), http.StatusOK)
 	require.Equal(t, linked, direct, "a linked task reads by its id too")
 
-	rec = d.call(t, token, http.MethodGet, "/api/v1/tasks/999999", nil)
+	rec = d.Call(t, token, http.MethodGet, "/api/v1/tasks/999999", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	require.Equal(t, api.ProblemCode("not_found"), problemOf(t, rec).Code)
 }
 
 // taskIDs reads every page of a task list, limit at a time, and returns the
 // ids in order with how many pages it took.
-func taskIDs(t *testing.T, d deployApp, token string, filter url.Values, limit int) (ids []int64, pages int) {
+func taskIDs(t *testing.T, d handlerstest.DeployApp, token string, filter url.Values, limit int) (ids []int64, pages int) {
 	t.Helper()
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range filter {
 		q[k] = v
 	}
 	for {
-		page := decoded[api.TaskPage](t, d.call(t, token, http.MethodGet, "/api/v1/tasks?"+q.Encode(), nil), http.StatusOK)
+		page := decoded[api.TaskPage](t, d.Call(t, token, http.MethodGet, "/api/v1/tasks?"+q.Encode(), nil), http.StatusOK)
 		pages++
 		require.LessOrEqual(t, len(page.Items), limit)
 		for _, task := range page.Items {
@@ -156,17 +158,17 @@ func taskIDs(t *testing.T, d deployApp, token string, filter url.Values, limit i
 
 func TestAPITasksComeNewestFirstAcrossDeploymentsWithFilters(t *testing.T) {
 	t.Parallel()
-	d := setupDeployments(t)
+	d := handlerstest.SetupDeployments(t)
 	ctx := context.Background()
-	site := d.install(t, helloInstall("site"))
-	orders := d.install(t, pgInstall("orders"))
-	stop, err := d.svc.Stop(ctx, "site", nil, "olga")
+	site := d.Install(t, handlerstest.HelloInstall("site"))
+	orders := d.Install(t, handlerstest.PgInstall("orders"))
+	stop, err := d.Service.Stop(ctx, "site", nil, "olga")
 	require.NoError(t, err)
-	start, err := d.svc.Start(ctx, "site", []string{"web"}, "olga")
+	start, err := d.Service.Start(ctx, "site", []string{"web"}, "olga")
 	require.NoError(t, err)
-	require.NoError(t, d.svc.CancelTask(ctx, "site", start.TaskID, "olga"))
+	require.NoError(t, d.Service.CancelTask(ctx, "site", start.TaskID, "olga"))
 	hook := failHookStep(t, d, "orders", orders.TaskID)
-	token := d.tokenFor(t, "reta", auth.ReadOnly)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
 	ids, pages := taskIDs(t, d, token, nil, 2)
 	require.Equal(t, []int64{start.TaskID, stop.TaskID, orders.TaskID, site.TaskID}, ids, "newest first, linked tasks left out")
@@ -188,7 +190,7 @@ func TestAPITasksComeNewestFirstAcrossDeploymentsWithFilters(t *testing.T) {
 		require.Equal(t, tc.want, ids, tc.filter.Encode())
 	}
 
-	rec := d.call(t, token, http.MethodGet, "/api/v1/tasks?deployment=nope", nil)
+	rec := d.Call(t, token, http.MethodGet, "/api/v1/tasks?deployment=nope", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	require.Equal(t, api.ProblemCode("not_found"), problemOf(t, rec).Code)
 }

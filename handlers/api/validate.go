@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"errors"
@@ -14,18 +14,18 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/api"
+	oapi "github.com/styrmin/styrmin/api"
 )
 
-// apiRouter finds the operation of api/openapi.yaml (as embedded in the
-// generated code) that a request is for; its server base is apiPrefix.
-func apiRouter() (routers.Router, error) {
-	doc, err := api.GetSpec()
+// Router finds the operation of api/openapi.yaml (as embedded in the
+// generated code) that a request is for; its server base is Prefix.
+func Router() (routers.Router, error) {
+	doc, err := oapi.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("handlers: load the OpenAPI document: %w", err)
 	}
-	if len(doc.Servers) != 1 || doc.Servers[0].URL != apiPrefix {
-		return nil, fmt.Errorf("handlers: the OpenAPI document's server is not %s", apiPrefix)
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != Prefix {
+		return nil, fmt.Errorf("handlers: the OpenAPI document's server is not %s", Prefix)
 	}
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
@@ -34,9 +34,9 @@ func apiRouter() (routers.Router, error) {
 	return router, nil
 }
 
-// apiRouteOf finds the operation of a request and its path parameters. A
+// RouteOf finds the operation of a request and its path parameters. A
 // HEAD request is checked as the GET it stands for.
-func apiRouteOf(router routers.Router, r *http.Request) (*routers.Route, map[string]string, error) {
+func RouteOf(router routers.Router, r *http.Request) (*routers.Route, map[string]string, error) {
 	find := r.WithContext(r.Context()) // a shallow copy, whose URL and method change alone
 	// Only the path counts: a request in absolute form must match the relative server URL too.
 	find.URL = &url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
@@ -46,15 +46,15 @@ func apiRouteOf(router routers.Router, r *http.Request) (*routers.Route, map[str
 	return router.FindRoute(find)
 }
 
-// validateAPIRequest refuses API requests that the OpenAPI document does not
+// ValidateRequest refuses API requests that the OpenAPI document does not
 // allow (an unknown enum value, a limit out of bounds, a malformed body...)
 // with an EINVALID error naming the parameter or body field. It comes after
 // requireToken, which authenticates: the document's security is not checked.
-func validateAPIRequest(router routers.Router) echo.MiddlewareFunc {
+func ValidateRequest(router routers.Router) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			route, params, err := apiRouteOf(router, r)
+			route, params, err := RouteOf(router, r)
 			if err != nil {
 				return fmt.Errorf("handlers: %s %s is not in the OpenAPI document: %w", r.Method, r.URL.Path, err)
 			}
@@ -76,7 +76,7 @@ func validateAPIRequest(router routers.Router) echo.MiddlewareFunc {
 func requestProblem(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than the API accepts (%d MiB).", maxAPIRequest>>20))
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than the API accepts (%d MiB).", MaxRequest>>20))
 	}
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {

@@ -1,15 +1,15 @@
-package handlers
+package httpx
 
 import (
 	"container/list"
 	"sync"
 )
 
-// lru keeps values by key up to max bytes in all (as sizeOf counts them),
+// LRU keeps values by key up to max bytes in all (as sizeOf counts them),
 // forgetting the least recently used first; a value larger than a quarter of
 // max is not kept. It is safe for concurrent use. Values are shared between
 // callers: treat them as read-only.
-type lru[K comparable, V any] struct {
+type LRU[K comparable, V any] struct {
 	sizeOf func(K, V) int
 	mu     sync.Mutex
 	max    int
@@ -26,13 +26,13 @@ type lruEntry[K comparable, V any] struct {
 	size  int
 }
 
-// newLRU returns an empty cache of at most max bytes.
-func newLRU[K comparable, V any](max int, sizeOf func(K, V) int) *lru[K, V] {
-	return &lru[K, V]{sizeOf: sizeOf, max: max, recent: list.New(), byKey: map[K]*list.Element{}}
+// NewLRU returns an empty cache of at most max bytes.
+func NewLRU[K comparable, V any](max int, sizeOf func(K, V) int) *LRU[K, V] {
+	return &LRU[K, V]{sizeOf: sizeOf, max: max, recent: list.New(), byKey: map[K]*list.Element{}}
 }
 
-// get returns the value kept for key, if any.
-func (c *lru[K, V]) get(key K) (V, bool) {
+// Get returns the value kept for key, if any.
+func (c *LRU[K, V]) Get(key K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
@@ -44,9 +44,9 @@ func (c *lru[K, V]) get(key K) (V, bool) {
 	return el.Value.(*lruEntry[K, V]).value, true
 }
 
-// add keeps value for key, forgetting the least recently used values until
+// Add keeps value for key, forgetting the least recently used values until
 // the cache is within its bound.
-func (c *lru[K, V]) add(key K, value V) {
+func (c *LRU[K, V]) Add(key K, value V) {
 	size := c.sizeOf(key, value)
 	if size > c.max/4 {
 		return
@@ -64,7 +64,7 @@ func (c *lru[K, V]) add(key K, value V) {
 }
 
 // remove forgets one value; c.mu is held.
-func (c *lru[K, V]) remove(el *list.Element) {
+func (c *LRU[K, V]) remove(el *list.Element) {
 	e := c.recent.Remove(el).(*lruEntry[K, V])
 	delete(c.byKey, e.key)
 	c.size -= e.size

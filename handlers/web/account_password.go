@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -8,41 +8,42 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// passwordChanger is what the own-password page needs.
-type passwordChanger interface {
+// PasswordChanger is what the own-password page needs.
+type PasswordChanger interface {
 	ChangeOwnPassword(ctx context.Context, u auth.User, current, next, address string) (auth.User, error)
 }
 
-// accountPasswordShow is the form that changes the user's own password.
-func accountPasswordShow() echo.HandlerFunc {
+// AccountPasswordShow is the form that changes the user's own password.
+func AccountPasswordShow() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return renderAccountPassword(c, http.StatusOK, nil)
 	}
 }
 
-// accountPasswordSubmit changes the user's own password once the current
+// AccountPasswordSubmit changes the user's own password once the current
 // one is given (throttled as sign-in is), ends every session of the user
 // (copies of this cookie included) and starts a new one for this browser.
-func accountPasswordSubmit(users passwordChanger, sessions sessionStarter) echo.HandlerFunc {
+func AccountPasswordSubmit(users PasswordChanger, sessions sessionStarter) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		u := currentUser(c)
+		u := httpx.CurrentUser(c)
 		next := c.FormValue("password")
 		if next != c.FormValue("confirm") {
 			msg := "The two new passwords differ."
-			return renderAccountPassword(c, statusOf[styrmin.EINVALID], &styrmin.Error{Code: styrmin.EINVALID, Message: msg, Fields: map[string]string{"confirm": msg}})
+			return renderAccountPassword(c, httpx.Status(styrmin.EINVALID), &styrmin.Error{Code: styrmin.EINVALID, Message: msg, Fields: map[string]string{"confirm": msg}})
 		}
 		changed, err := users.ChangeOwnPassword(c.Request().Context(), *u, c.FormValue("current_password"), next, c.RealIP())
 		switch code := styrmin.ErrorCode(err); code {
 		case "":
 		case styrmin.EINVALID, styrmin.ETHROTTLED:
-			return renderAccountPassword(c, statusOf[code], err)
+			return renderAccountPassword(c, httpx.Status(code), err)
 		default:
 			return err
 		}
-		if err := sessions.Start(c.Request().Context(), session(c), changed, c.Request().UserAgent(), c.RealIP()); err != nil {
+		if err := sessions.Start(c.Request().Context(), httpx.Session(c), changed, c.Request().UserAgent(), c.RealIP()); err != nil {
 			return err
 		}
 		flash(c, views.FlashSuccess, "Your password is changed. Your other sessions have ended; sign in there again with the new password.")

@@ -1,9 +1,11 @@
-package handlers_test
+package web_test
 
 import (
 	"context"
 	"net/url"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -17,26 +19,26 @@ import (
 // on this server whatever next says.
 func TestBrowserSigninNextStaysOnTheOrigin(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: "boss", Password: catalogPassword, Role: auth.Admin})
+	env := handlerstest.NewCatalogEnv(t)
+	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: "boss", Password: handlerstest.CatalogPassword, Role: auth.Admin})
 	require.NoError(t, err)
 	origin, err := url.Parse(env.URL)
 	require.NoError(t, err)
-	ctx := newBrowser(t)
+	ctx := handlerstest.NewBrowser(t)
 
-	step(t, ctx, "sign in",
+	handlerstest.Step(t, ctx, "sign in",
 		chromedp.Navigate(env.URL+"/signin"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#username`), "boss"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), catalogPassword),
+		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
 		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
 	for _, next := range []string{"/%09/evil.example", "/%5Cevil.example", "//evil.example", "/%0A/evil.example", "https:evil.example"} {
-		step(t, ctx, "open /signin?next="+next,
+		handlerstest.Step(t, ctx, "open /signin?next="+next,
 			chromedp.Navigate(env.URL+"/signin?next="+next),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 		)
-		require.Equal(t, origin.Host, eval[string](t, ctx, `location.host`), "next=%s", next)
+		require.Equal(t, origin.Host, handlerstest.Eval[string](t, ctx, `location.host`), "next=%s", next)
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentDeleteShow asks for the deployment's name, and the prompts of
+// DeploymentDeleteShow asks for the deployment's name, and the prompts of
 // its delete hook actions, before deleting it.
-func deploymentDeleteShow(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
+func DeploymentDeleteShow(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form, err := svc.DeleteForm(c.Request().Context(), c.Param("name"))
 		if err != nil {
@@ -28,9 +29,9 @@ func deploymentDeleteShow(svc deploymentOperator, md *views.Markdown) echo.Handl
 	}
 }
 
-// deploymentDeleteSubmit queues the deletion when the name is confirmed and
+// DeploymentDeleteSubmit queues the deletion when the name is confirmed and
 // the prompts are valid, and shows the confirmation again when they are not.
-func deploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
+func DeploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		values, err := c.FormParams()
@@ -40,7 +41,7 @@ func deploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.Han
 		entered := readEntered(values)
 		entered.Carried = true
 		name, confirm := c.Param("name"), values.Get("confirm")
-		queued, err := svc.Delete(ctx, name, confirm, entered.Prompts, currentUser(c).Username)
+		queued, err := svc.Delete(ctx, name, confirm, entered.Prompts, httpx.CurrentUser(c).Username)
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			form, ferr := svc.DeleteForm(ctx, name)
 			if ferr != nil {

@@ -1,6 +1,7 @@
-package handlers
+package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,18 +10,19 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentInstallShow shows the install form of a driver version (the
+// DeploymentInstallShow shows the install form of a driver version (the
 // version or driver_version query parameter, else the newest). The htmx
 // reload for another driver version carries the entered fields, which the
 // form keeps; secrets are never sent back.
-func deploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		entered := readEntered(c.QueryParams())
-		version := cmpOr(entered.DriverVersion, c.QueryParam("version"))
+		version := cmp.Or(entered.DriverVersion, c.QueryParam("version"))
 		form, err := svc.InstallForm(ctx, c.Param("name"), version)
 		if err != nil {
 			return err
@@ -34,10 +36,10 @@ func deploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *v
 	}
 }
 
-// deploymentInstallSubmit installs a driver as a new deployment and opens
+// DeploymentInstallSubmit installs a driver as a new deployment and opens
 // the deployment's page, where the install task runs live; refused values
 // bring the form back with an error next to each bad field.
-func deploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		values, err := c.FormParams()
@@ -49,7 +51,7 @@ func deploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 		driver := c.Param("name")
 		queued, err := svc.Install(ctx, deployment.InstallRequest{
 			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
-			AppVersion: entered.AppVersion, Parameters: entered.Params, Prompts: entered.Prompts, By: currentUser(c).Username,
+			AppVersion: entered.AppVersion, Parameters: entered.Params, Prompts: entered.Prompts, By: httpx.CurrentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			return installRefused(c, svc, catalog, md, driver, entered, err)
@@ -92,7 +94,7 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		return views.DeploymentInstallProps{}, err
 	}
 	params := d.Spec.Parameters
-	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
+	groups, err := paramGroups(httpx.ParamPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
 	if err != nil {
 		return views.DeploymentInstallProps{}, err
 	}

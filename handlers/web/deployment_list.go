@@ -1,6 +1,7 @@
-package handlers
+package web
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -10,8 +11,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentList lists the deployments; ?deleted=1 includes deleted ones.
-func deploymentList(svc deploymentReader) echo.HandlerFunc {
+// DeploymentList lists the deployments; ?deleted=1 includes deleted ones.
+func DeploymentList(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		showDeleted := c.QueryParam("deleted") == "1"
 		list, err := svc.List(c.Request().Context(), showDeleted)
@@ -29,7 +30,7 @@ func deploymentList(svc deploymentReader) echo.HandlerFunc {
 // deploymentRow is a deployment as the list shows it.
 func deploymentRow(s deployment.Summary) views.DeploymentRow {
 	row := views.DeploymentRow{
-		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmpOr(s.DriverTitle, s.Driver),
+		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
 		DriverVersion: s.DriverVersion, DriverIconURL: driverIconURL(s.Driver, s.DriverVersion, s.HasIcon),
 		AppVersion: s.AppVersion, Status: s.Status,
 	}

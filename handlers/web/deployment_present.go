@@ -1,6 +1,7 @@
-package handlers
+package web
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strconv"
@@ -12,14 +13,8 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
-)
-
-// Form field name prefixes: param.<name> for parameters (and a manual
-// action's prompts), prompt.<action>.<name> for hook actions' prompts.
-const (
-	paramPrefix  = "param"
-	promptPrefix = "prompt"
 )
 
 // enteredForm is what a user typed into an install or upgrade form, as the
@@ -48,11 +43,11 @@ func readEntered(values url.Values) enteredForm {
 		if len(vs) == 0 {
 			continue
 		}
-		if name, ok := strings.CutPrefix(key, paramPrefix+"."); ok {
+		if name, ok := strings.CutPrefix(key, httpx.ParamPrefix+"."); ok {
 			f.Params[name] = vs[0]
 			f.Carried = true
 		}
-		if rest, ok := strings.CutPrefix(key, promptPrefix+"."); ok {
+		if rest, ok := strings.CutPrefix(key, httpx.PromptPrefix+"."); ok {
 			if action, name, ok := strings.Cut(rest, "."); ok {
 				if f.Prompts[action] == nil {
 					f.Prompts[action] = map[string]string{}
@@ -91,7 +86,7 @@ func formValues(params []drivers.Parameter, start, entered map[string]string, ca
 
 // paramGroups builds a form's parameter fields, grouped as the driver
 // declares them: ungrouped first, then each group in order of appearance.
-// prefix starts the fields' names (paramPrefix, or promptPrefix.<action>),
+// prefix starts the fields' names (httpx.ParamPrefix, or httpx.PromptPrefix.<action>),
 // secretsSet names the secrets that have a value already (upgrade; nil for
 // an install), immutable parameters are locked on an upgrade, and
 // fieldErrors are the service's field errors (<prefix>.<name> → message).
@@ -151,7 +146,7 @@ func hookActionSections(actions []*drivers.Action, start map[string]map[string]s
 	out := make([]views.HookActionSection, 0, len(actions))
 	for _, a := range actions {
 		values := formValues(a.Prompts, start[a.Name], entered.Prompts[a.Name], entered.Carried)
-		groups, err := paramGroups(promptPrefix+"."+a.Name, a.Prompts, values, fieldErrors, false, nil, md)
+		groups, err := paramGroups(httpx.PromptPrefix+"."+a.Name, a.Prompts, values, fieldErrors, false, nil, md)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +154,7 @@ func hookActionSections(actions []*drivers.Action, start map[string]map[string]s
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, views.HookActionSection{Name: a.Name, Title: cmpOr(a.Title, a.Name), Hook: string(a.Hook), Description: desc, Prompts: groups})
+		out = append(out, views.HookActionSection{Name: a.Name, Title: cmp.Or(a.Title, a.Name), Hook: string(a.Hook), Description: desc, Prompts: groups})
 	}
 	return out, nil
 }
@@ -335,8 +330,8 @@ func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 // viewer is who looks at a fragment rendered without the layout; unlike
 // page, it leaves the flash messages for the next page.
 func viewer(c echo.Context) views.Viewer {
-	u := currentUser(c)
-	return views.Viewer{CanChange: u != nil && u.Role.AtLeast(auth.Operator), CSRFToken: session(c).CSRF}
+	u := httpx.CurrentUser(c)
+	return views.Viewer{CanChange: u != nil && u.Role.AtLeast(auth.Operator), CSRFToken: httpx.Session(c).CSRF}
 }
 
 // parseID reads a positive id from a path or query parameter.

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentUpgradeReview checks an upgrade and shows what it would change,
+// DeploymentUpgradeReview checks an upgrade and shows what it would change,
 // with Confirm and Back; refused values bring the form back with the errors.
-func deploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		values, err := c.FormParams()
@@ -25,7 +26,7 @@ func deploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md 
 		name := c.Param("name")
 		review, err := svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{
 			Name: name, DriverVersion: entered.DriverVersion, AppVersion: entered.AppVersion,
-			Parameters: entered.Params, Prompts: entered.Prompts, By: currentUser(c).Username,
+			Parameters: entered.Params, Prompts: entered.Prompts, By: httpx.CurrentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			form, ferr := svc.UpgradeForm(ctx, name, entered.DriverVersion)
@@ -46,11 +47,11 @@ func deploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md 
 	}
 }
 
-// deploymentUpgradeEdit goes back from a review to the form, filled in as
+// DeploymentUpgradeEdit goes back from a review to the form, filled in as
 // reviewed; secret fields are blank (a blank secret keeps its current value).
-func deploymentUpgradeEdit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentUpgradeEdit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		form, err := svc.EditUpgrade(c.Request().Context(), c.FormValue("review"), currentUser(c).Username)
+		form, err := svc.EditUpgrade(c.Request().Context(), c.FormValue("review"), httpx.CurrentUser(c).Username)
 		if err != nil {
 			return err
 		}
@@ -58,11 +59,11 @@ func deploymentUpgradeEdit(svc deploymentInstaller, catalog DriverCatalog, md *v
 	}
 }
 
-// deploymentUpgradeConfirm queues the reviewed upgrade and opens the
+// DeploymentUpgradeConfirm queues the reviewed upgrade and opens the
 // deployment's page, where it runs live.
-func deploymentUpgradeConfirm(svc deploymentInstaller) echo.HandlerFunc {
+func DeploymentUpgradeConfirm(svc deploymentInstaller) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		queued, err := svc.Upgrade(c.Request().Context(), c.FormValue("review"), currentUser(c).Username)
+		queued, err := svc.Upgrade(c.Request().Context(), c.FormValue("review"), httpx.CurrentUser(c).Username)
 		if err != nil {
 			return err
 		}

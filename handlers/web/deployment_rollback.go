@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -7,18 +7,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentRollback queues a roll back to the posted revision.
-func deploymentRollback(svc deploymentOperator) echo.HandlerFunc {
+// DeploymentRollback queues a roll back to the posted revision.
+func DeploymentRollback(svc deploymentOperator) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
 		revision, err := strconv.Atoi(c.FormValue("revision"))
 		if err != nil || revision < 1 {
 			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
 		}
-		queued, err := svc.Rollback(c.Request().Context(), name, revision, currentUser(c).Username)
+		queued, err := svc.Rollback(c.Request().Context(), name, revision, httpx.CurrentUser(c).Username)
 		if err != nil {
 			return backToDeployment(c, name, err)
 		}

@@ -1,26 +1,28 @@
-package handlers
+package web
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentShow shows a deployment: its status, what the cluster runs, its
+// DeploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
 // update live while they run; the ended ones after the newest few have their
-// steps folded (taskSteps opens them). simulated says the cluster's pods are
+// steps folded (TaskSteps opens them). simulated says the cluster's pods are
 // simulated (the local development cluster).
-func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSpecs, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func DeploymentShow(svc deploymentReader, catalog DriverCatalog, specs *httpx.DriverSpecs, simulated bool, md *views.Markdown) echo.HandlerFunc {
+	forms := newActionForms(actionFormCacheBytes)
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
@@ -32,7 +34,7 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 		if err != nil {
 			return err
 		}
-		spec, err := deployedDriver(ctx, catalog, specs, md, d)
+		spec, manual, err := deployedDriver(ctx, catalog, specs, forms, md, d)
 		if err != nil {
 			return err
 		}
@@ -40,7 +42,7 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 		foldSteps(props.Tasks, tasks, pick)
 		props.OlderTasksBefore = next
 		if d.DeletedAt == nil {
-			props.Actions = spec.ManualActions
+			props.Actions = manual
 		}
 		props.SimulatedCluster = simulated && d.DeletedAt == nil
 		props.Page = page(c, d.Name, views.NavDeployments)
@@ -48,41 +50,36 @@ func deploymentShow(svc deploymentReader, catalog DriverCatalog, specs *driverSp
 	}
 }
 
-// deployedDriver returns the deployment's driver version: its spec, whether
-// it has an icon and its manual actions' forms; a zero driverSpec when the
-// catalogue no longer has it. The version's digest comes from the
-// catalogue's version list (kept in memory while notifications are
-// received), and a digest's spec is decoded, and its actions' Markdown
-// rendered, once and kept in specs.
-func deployedDriver(ctx context.Context, cat DriverCatalog, specs *driverSpecs, md *views.Markdown, d *deployment.Deployment) (driverSpec, error) {
-	refs, err := cat.VersionRefs(ctx, d.Driver)
-	switch {
-	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
-		return driverSpec{}, nil
-	case err != nil:
-		return driverSpec{}, err
+// deployedDriver returns the deployment's driver version (see
+// httpx.DeployedDriver) and its manual actions' forms, their prompts at
+// their defaults, Markdown rendered once per version and kept in forms.
+func deployedDriver(ctx context.Context, cat DriverCatalog, specs *httpx.DriverSpecs, forms *actionForms, md *views.Markdown, d *deployment.Deployment) (httpx.DriverSpec, []views.ManualAction, error) {
+	spec, err := httpx.DeployedDriver(ctx, cat, specs, d)
+	if err != nil || spec.Driver == nil {
+		return spec, nil, err
 	}
-	i := slices.IndexFunc(refs, func(r catalog.VersionRef) bool { return r.Version == d.DriverVersion })
-	if i < 0 {
-		return driverSpec{}, nil
+	if f, ok := forms.Get(spec.Digest); ok {
+		return spec, f, nil
 	}
-	if s, ok := specs.get(refs[i].Digest); ok {
-		return s, nil
-	}
-	v, err := cat.Get(ctx, d.Driver, d.DriverVersion)
-	switch {
-	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
-		return driverSpec{}, nil
-	case err != nil:
-		return driverSpec{}, err
-	}
-	forms, err := manualActions(v.Driver.Spec.Actions, md)
+	f, err := manualActions(spec.Driver.Spec.Actions, md)
 	if err != nil {
-		return driverSpec{}, err
+		return spec, nil, err
 	}
-	s := driverSpec{Driver: v.Driver, HasIcon: v.HasIcon, ManualActions: forms}
-	specs.add(v.Digest, s)
-	return s, nil
+	forms.Add(spec.Digest, f)
+	return spec, f, nil
+}
+
+// actionForms keeps the manual actions' forms of the driver versions that
+// deployment pages showed most recently, keyed by content digest; they are
+// shared: read them, never modify them.
+type actionForms = httpx.LRU[string, []views.ManualAction]
+
+// actionFormCacheBytes bounds the text of the forms an actionForms keeps.
+const actionFormCacheBytes = 16 << 20
+
+// newActionForms returns an empty cache of at most max bytes of forms.
+func newActionForms(max int) *actionForms {
+	return httpx.NewLRU(max, func(_ string, f []views.ManualAction) int { return httpx.TextSize(reflect.ValueOf(f)) })
 }
 
 // deploymentShowProps are a deployment page's props (without the layout's).
@@ -106,7 +103,7 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 	for _, r := range live.History {
 		row := views.RevisionRow{
 			Revision: r.Number, Status: string(r.Status), ChartVersion: r.ChartVersion,
-			AppVersion: cmpOr(r.AppVersion, r.Revision.AppVersion), DriverVersion: r.DriverVersion,
+			AppVersion: cmp.Or(r.AppVersion, r.Revision.AppVersion), DriverVersion: r.DriverVersion,
 			Updated: r.Updated, Description: r.Description, Current: r.Current, CanRollBack: r.CanRollBack,
 		}
 		p.Revisions = append(p.Revisions, row)
@@ -129,7 +126,7 @@ func componentRows(d *deployment.Deployment, declared []drivers.Component, live 
 		return out
 	}
 	for _, c := range declared {
-		out = append(out, views.ComponentRow{Name: c.Name, Title: cmpOr(c.Title, c.Name), Stopped: d.Components[c.Name].Stopped})
+		out = append(out, views.ComponentRow{Name: c.Name, Title: cmp.Or(c.Title, c.Name), Stopped: d.Components[c.Name].Stopped})
 	}
 	return out
 }
@@ -145,7 +142,7 @@ func serviceRows(declared []drivers.Service, live []deployment.LiveService) []vi
 		return out
 	}
 	for _, s := range declared {
-		out = append(out, views.ServiceRow{Name: s.Name, Title: cmpOr(s.Title, s.Name), Port: s.Port, Protocol: string(s.EffectiveProtocol())})
+		out = append(out, views.ServiceRow{Name: s.Name, Title: cmp.Or(s.Title, s.Name), Port: s.Port, Protocol: string(s.EffectiveProtocol())})
 	}
 	return out
 }
@@ -186,7 +183,7 @@ func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualActi
 		if a.Hook != drivers.HookManual {
 			continue
 		}
-		groups, err := paramGroups(paramPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		groups, err := paramGroups(httpx.ParamPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +191,7 @@ func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualActi
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, views.ManualAction{Name: a.Name, Title: cmpOr(a.Title, a.Name), Description: desc, Prompts: groups})
+		out = append(out, views.ManualAction{Name: a.Name, Title: cmp.Or(a.Title, a.Name), Description: desc, Prompts: groups})
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// deploymentUpgradeShow shows a deployment's upgrade form for the current or
+// DeploymentUpgradeShow shows a deployment's upgrade form for the current or
 // a newer driver version (driver_version); the htmx reload for another
 // driver version carries the entered fields, which the form keeps.
-func deploymentUpgradeShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentUpgradeShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		entered := readEntered(c.QueryParams())
@@ -48,7 +49,7 @@ func upgradeProps(ctx context.Context, catalog DriverCatalog, form *deployment.U
 		return views.DeploymentUpgradeProps{}, err
 	}
 	params := drv.Spec.Parameters
-	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, true, d.SecretsSet, md)
+	groups, err := paramGroups(httpx.ParamPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, true, d.SecretsSet, md)
 	if err != nil {
 		return views.DeploymentUpgradeProps{}, err
 	}

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// driverGridCacheBytes bounds the rendered catalogue grids kept: a grid of
+// DriverGridCacheBytes bounds the rendered catalogue grids kept: a grid of
 // 1,000 drivers is about 1 MiB.
-const driverGridCacheBytes = 16 << 20
+const DriverGridCacheBytes = 16 << 20
 
 // gridKey names one rendered grid: the catalogue's state and the filter. The
 // grid is the same for every user (role-dependent parts are outside it).
@@ -37,13 +38,13 @@ func (g renderedGrid) component() templ.Component {
 	})
 }
 
-// driverGrids keeps the catalogue grids rendered most recently, by the
+// DriverGrids keeps the catalogue grids rendered most recently, by the
 // catalogue's state and filter; their slices are shared and read-only.
-type driverGrids = lru[gridKey, renderedGrid]
+type DriverGrids = httpx.LRU[gridKey, renderedGrid]
 
-// newDriverGrids returns an empty cache of at most max bytes.
-func newDriverGrids(max int) *driverGrids {
-	return newLRU(max, func(key gridKey, grid renderedGrid) int {
+// NewDriverGrids returns an empty cache of at most max bytes.
+func NewDriverGrids(max int) *DriverGrids {
+	return httpx.NewLRU(max, func(key gridKey, grid renderedGrid) int {
 		size := len(grid.html) + len(key.query) + len(key.label)
 		for _, l := range grid.labelOptions {
 			size += len(l.Key) + len(l.Value)

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -19,8 +19,8 @@ func iconURL(name, version string) string {
 	return "/drivers/" + url.PathEscape(name) + "/" + url.PathEscape(version) + "/icon"
 }
 
-// driverIcon serves a driver version's icon with its checked content type.
-func driverIcon(store DriverCatalog) echo.HandlerFunc {
+// DriverIcon serves a driver version's icon with its checked content type.
+func DriverIcon(store DriverCatalog) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name, version := c.Param("name"), c.Param("version")
 		icon, err := store.Icon(c.Request().Context(), name, version)

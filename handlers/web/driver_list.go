@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"bytes"
@@ -27,11 +27,11 @@ var _ DriverCatalog = (*catalog.Catalog)(nil)
 // gridTarget is the id of the catalogue grid that search and filter replace.
 const gridTarget = "driver-grid"
 
-// driverList shows the catalogue, filtered by the q and label query
+// DriverList shows the catalogue, filtered by the q and label query
 // parameters. An htmx request aimed at the grid gets only the grid. The grid
 // is the same for everyone, so it is rendered once per state of the catalogue
 // and filter, and kept in grids.
-func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
+func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		listing, err := drivers.Listing(ctx)
@@ -44,15 +44,15 @@ func driverList(drivers DriverCatalog, grids *driverGrids) echo.HandlerFunc {
 			pageNumber = 1
 		}
 		key := gridKey{generation: listing.Generation, query: query, label: label, page: pageNumber}
-		grid, ok := grids.get(key)
+		grid, ok := grids.Get(key)
 		if !ok {
 			if grid, err = renderGrid(ctx, listing.Entries, query, label, pageNumber); err != nil {
 				return err
 			}
-			grids.add(key, grid)
+			grids.Add(key, grid)
 		}
 		c.Response().Header().Add("Vary", "HX-Request, HX-Target")
-		if isHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
+		if IsHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
 			return htmlBlob(c, http.StatusOK, grid.html)
 		}
 		return render(c, http.StatusOK, views.DriverListPage(views.DriverListProps{

@@ -1,6 +1,7 @@
-package handlers
+package web
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -99,7 +100,7 @@ func viewParameter(prm drivers.Parameter, md *views.Markdown) (views.DriverParam
 	}
 	out := views.DriverParameter{
 		Name:        prm.Name,
-		Title:       cmpOr(prm.Title, prm.Name),
+		Title:       cmp.Or(prm.Title, prm.Name),
 		Description: desc,
 		Type:        string(prm.Type),
 		Secret:      prm.Type == drivers.TypeSecret,
@@ -157,19 +158,11 @@ func scalarText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// cmpOr returns s, or fallback when s is empty.
-func cmpOr(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
-}
-
 // viewComponents describes the components with their selectors in words.
 func viewComponents(comps []drivers.Component) []views.DriverComponent {
 	out := make([]views.DriverComponent, 0, len(comps))
 	for _, c := range comps {
-		vc := views.DriverComponent{Name: c.Name, Title: cmpOr(c.Title, c.Name), Replicas: "as before it was stopped"}
+		vc := views.DriverComponent{Name: c.Name, Title: cmp.Or(c.Title, c.Name), Replicas: "as before it was stopped"}
 		if c.Defaults.Replicas != nil {
 			vc.Replicas = strconv.Itoa(*c.Defaults.Replicas)
 		}
@@ -193,7 +186,7 @@ func viewServices(svcs []drivers.Service) []views.DriverService {
 	out := make([]views.DriverService, 0, len(svcs))
 	for _, s := range svcs {
 		out = append(out, views.DriverService{
-			Name: s.Name, Title: cmpOr(s.Title, s.Name), Component: s.Component, Port: s.Port,
+			Name: s.Name, Title: cmp.Or(s.Title, s.Name), Component: s.Component, Port: s.Port,
 			Protocol: string(s.EffectiveProtocol()), Scheme: s.Scheme, Path: s.Path,
 		})
 	}
@@ -209,7 +202,7 @@ func viewActions(actions []drivers.Action, md *views.Markdown) ([]views.DriverAc
 			return nil, err
 		}
 		va := views.DriverAction{
-			Name: a.Name, Title: cmpOr(a.Title, a.Name), Description: desc, Hook: string(a.Hook),
+			Name: a.Name, Title: cmp.Or(a.Title, a.Name), Description: desc, Hook: string(a.Hook),
 			Mode: string(a.EffectiveMode()), Function: a.Function, Timeout: duration(a.TimeoutDuration()),
 		}
 		for _, prm := range a.Prompts {

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// driverShow shows one version of a driver: the one named by the version
+// DriverShow shows one version of a driver: the one named by the version
 // query parameter, else the newest. A version's presentation is built and
 // its body rendered once, and kept in pages; each request renders only the
 // layout and the header (the version picker and the user's buttons).
-func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) echo.HandlerFunc {
+func DriverShow(drivers DriverCatalog, md *views.Markdown, pages *DriverPages) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		name := c.Param("name")
@@ -25,7 +25,7 @@ func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) e
 			return err
 		}
 		ref := pickVersion(versions, c.QueryParam("version"))
-		props, ok := pages.get(ref.Digest)
+		props, ok := pages.Get(ref.Digest)
 		if !ok {
 			v, err := drivers.Get(ctx, name, ref.Version)
 			if err != nil {
@@ -37,7 +37,7 @@ func driverShow(drivers DriverCatalog, md *views.Markdown, pages *driverPages) e
 			if props, err = withRenderedBody(ctx, props); err != nil {
 				return err
 			}
-			pages.add(v.Digest, props)
+			pages.Add(v.Digest, props)
 		}
 		props.Versions = versionOptions(versions)
 		props.Page = page(c, props.Title, views.NavDrivers)

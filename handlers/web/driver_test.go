@@ -1,4 +1,4 @@
-package handlers_test
+package web_test
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/handlers/web"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
@@ -19,54 +22,14 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
-	"github.com/styrmin/styrmin/handlers"
 )
-
-// sampleDriver is a driver file for the tests; %s is spec.version and %s spec.info.icon.
-const sampleDriver = `apiVersion: styrmin.io/v1
-kind: Driver
-metadata:
-  name: sample
-  labels: {category: test}
-spec:
-  version: %s
-  supported_versions: ">=1.0.0"
-  info:
-    title: Sample
-    icon: %s
-    description: |
-      Sample **driver** <script>alert("description")</script>
-  helm:
-    main:
-      location: oci://registry.example.com/charts/sample
-      version: 1.0.0
-`
-
-// sampleFiles returns the files of a sample bundle at the archive's top.
-func sampleFiles(version, icon, readme string) map[string][]byte {
-	return map[string][]byte{
-		"driver.styrmin.yml": fmt.Appendf(nil, sampleDriver, version, icon),
-		"README.md":          []byte(readme),
-	}
-}
-
-// importSample imports a sample bundle straight into the catalogue.
-func importSample(t *testing.T, env *catalogEnv, version, icon, readme string) {
-	t.Helper()
-	fsys := fstest.MapFS{}
-	for name, data := range sampleFiles(version, icon, readme) {
-		fsys["sample/"+name] = &fstest.MapFile{Data: data}
-	}
-	_, err := env.Catalog.ImportFS(context.Background(), fsys, "sample", "test")
-	require.NoError(t, err)
-}
 
 func TestDriverListShowsEveryBundledDriver(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	client := env.SignedIn(t, auth.ReadOnly)
 
-	_, doc := env.get(t, client, "/drivers", http.StatusOK)
+	_, doc := env.Get(t, client, "/drivers", http.StatusOK)
 	cards := doc.Find(`[data-testid="driver-card"]`)
 	require.Equal(t, len(bundled.Names()), cards.Length())
 	for _, name := range bundled.Names() {
@@ -77,7 +40,7 @@ func TestDriverListShowsEveryBundledDriver(t *testing.T) {
 		require.Equal(t, b.Driver.Title(), strings.TrimSpace(card.Find(`[data-testid="driver-title"]`).Text()))
 		require.Equal(t, "v"+b.Driver.Spec.Version, strings.TrimSpace(card.Find(`[data-testid="driver-version"]`).Text()))
 		require.Equal(t, b.Driver.Summary(), strings.TrimSpace(card.Find(`[data-testid="driver-summary"]`).Text()))
-		require.Len(t, texts(card.Find(`[data-testid="driver-label"]`)), len(b.Driver.Metadata.Labels))
+		require.Len(t, handlerstest.Texts(card.Find(`[data-testid="driver-label"]`)), len(b.Driver.Metadata.Labels))
 		if b.Icon != nil {
 			src, _ := card.Find(`img[data-testid="driver-icon"]`).Attr("src")
 			require.Equal(t, "/drivers/"+b.Driver.Metadata.Name+"/"+b.Driver.Spec.Version+"/icon", src)
@@ -87,16 +50,16 @@ func TestDriverListShowsEveryBundledDriver(t *testing.T) {
 	}
 	require.Zero(t, doc.Find(`[data-testid="upload-link"]`).Length(), "read-only users get no upload link")
 
-	admin := env.signedIn(t, auth.Admin)
-	_, doc = env.get(t, admin, "/drivers", http.StatusOK)
+	admin := env.SignedIn(t, auth.Admin)
+	_, doc = env.Get(t, admin, "/drivers", http.StatusOK)
 	require.Equal(t, 1, doc.Find(`[data-testid="upload-link"]`).Length())
 }
 
 func TestDriverListSearchAndLabelFilter(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	importSample(t, env, "1.0.0", "", "")
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	handlerstest.ImportSample(t, env, "1.0.0", "", "")
+	client := env.SignedIn(t, auth.ReadOnly)
 	tests := []struct {
 		name  string
 		query string
@@ -111,7 +74,7 @@ func TestDriverListSearchAndLabelFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, doc := env.get(t, client, "/drivers"+tt.query, http.StatusOK)
+			_, doc := env.Get(t, client, "/drivers"+tt.query, http.StatusOK)
 			got := []string{}
 			doc.Find(`[data-testid="driver-card"]`).Each(func(_ int, s *goquery.Selection) {
 				got = append(got, s.AttrOr("data-driver", ""))
@@ -126,54 +89,54 @@ func TestDriverListSearchAndLabelFilter(t *testing.T) {
 
 func TestDriverListShowsItsDriversPageByPage(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	importVersions(t, env.Catalog, handlers.DriversPerPage+6, 1) // with the 3 bundled drivers: 33
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	handlerstest.ImportVersions(t, env.Catalog, web.DriversPerPage+6, 1) // with the 3 bundled drivers: 33
+	client := env.SignedIn(t, auth.ReadOnly)
 	cards := func(doc *goquery.Document) int { return doc.Find(`[data-testid="driver-card"]`).Length() }
 
-	_, first := env.get(t, client, "/drivers", http.StatusOK)
-	require.Equal(t, handlers.DriversPerPage, cards(first))
+	_, first := env.Get(t, client, "/drivers", http.StatusOK)
+	require.Equal(t, web.DriversPerPage, cards(first))
 	require.Equal(t, "/drivers?page=2", first.Find(`[data-testid="driver-page-next"]`).AttrOr("href", ""))
-	_, second := env.get(t, client, "/drivers?page=2", http.StatusOK)
+	_, second := env.Get(t, client, "/drivers?page=2", http.StatusOK)
 	require.Equal(t, 9, cards(second))
 	require.Zero(t, second.Find(`[data-testid="driver-page-next"]`).Length(), "the last page has no Next")
-	_, past := env.get(t, client, "/drivers?page=99", http.StatusOK)
+	_, past := env.Get(t, client, "/drivers?page=99", http.StatusOK)
 	require.Equal(t, 9, cards(past), "a page past the end shows the last")
-	_, filtered := env.get(t, client, "/drivers?q=bench-001", http.StatusOK)
+	_, filtered := env.Get(t, client, "/drivers?q=bench-001", http.StatusOK)
 	require.Equal(t, 1, cards(filtered))
 	require.Zero(t, filtered.Find(`[data-testid="driver-pager"]`).Length())
 }
 
 func TestDriverListAnswersHtmxWithTheGridOnly(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	client := env.SignedIn(t, auth.ReadOnly)
 
 	req, err := http.NewRequest(http.MethodGet, env.URL+"/drivers?q=redis", nil)
 	require.NoError(t, err)
 	req.Header.Set("HX-Request", "true")
 	req.Header.Set("HX-Target", "driver-grid")
-	res, doc := env.do(t, client, req, http.StatusOK)
+	res, doc := env.Do(t, client, req, http.StatusOK)
 	require.Zero(t, doc.Find("header.topbar").Length(), "no layout around the fragment")
 	require.Equal(t, 1, doc.Find(`#driver-grid`).Length())
-	require.Equal(t, []string{"Redis"}, texts(doc.Find(`[data-testid="driver-title"]`)))
+	require.Equal(t, []string{"Redis"}, handlerstest.Texts(doc.Find(`[data-testid="driver-title"]`)))
 	require.Contains(t, res.Header.Values("Vary"), "HX-Request, HX-Target")
 
 	req.Header.Set("HX-History-Restore-Request", "true")
 	req.Header.Del("HX-Target")
-	_, doc = env.do(t, client, req, http.StatusOK)
+	_, doc = env.Do(t, client, req, http.StatusOK)
 	require.Equal(t, 1, doc.Find("header.topbar").Length(), "history restore gets the whole page")
 }
 
 func TestDriverShowShowsWhatTheFileDeclares(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	client := env.SignedIn(t, auth.ReadOnly)
 	for _, name := range bundled.Names() {
 		b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
 		spec := b.Driver.Spec
-		_, doc := env.get(t, client, "/drivers/"+b.Driver.Metadata.Name, http.StatusOK)
+		_, doc := env.Get(t, client, "/drivers/"+b.Driver.Metadata.Name, http.StatusOK)
 
 		require.Equal(t, b.Driver.Title(), strings.TrimSpace(doc.Find(`[data-testid="driver-page-title"]`).Text()))
 		require.Equal(t, spec.Version, strings.TrimSpace(doc.Find(`[data-testid="driver-page-version"]`).Text()))
@@ -206,52 +169,51 @@ func TestDriverShowShowsWhatTheFileDeclares(t *testing.T) {
 
 func TestDriverShowParameterDetails(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	client := env.signedIn(t, auth.ReadOnly)
-	_, doc := env.get(t, client, "/drivers/postgresql", http.StatusOK)
+	env := handlerstest.NewCatalogEnv(t)
+	client := env.SignedIn(t, auth.ReadOnly)
+	_, doc := env.Get(t, client, "/drivers/postgresql", http.StatusOK)
 
 	row := func(name string) *goquery.Selection {
 		return doc.Find(fmt.Sprintf(`[data-testid="parameter"][data-name=%q]`, name))
 	}
-	text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
-	require.Equal(t, "app", text(row("database").Find(`[data-testid="parameter-default"]`)))
-	require.Contains(t, text(row("database").Find(`[data-testid="parameter-constraints"]`)), "at most 63 characters")
-	require.Contains(t, text(row("database").Find(`[data-testid="parameter-constraints"]`)), "matches ^[a-z][a-z0-9_]*$")
-	require.Contains(t, text(row("database")), "required")
-	require.Contains(t, text(row("database")), "immutable")
-	require.Contains(t, text(row("storage_gib").Find(`[data-testid="parameter-constraints"]`)), "from 1 to 1024")
-	require.Contains(t, text(row("log_statement").Find(`[data-testid="parameter-constraints"]`)), "one of: none, ddl, mod, all")
-	require.Equal(t, "never shown", text(row("password").Find(`[data-testid="parameter-default"]`)))
-	require.Equal(t, []string{"Database", "Storage", "Tuning", "Logging"}, texts(doc.Find(`[data-testid="driver-parameters"] .group-title`)))
+	require.Equal(t, "app", handlerstest.Text(row("database").Find(`[data-testid="parameter-default"]`)))
+	require.Contains(t, handlerstest.Text(row("database").Find(`[data-testid="parameter-constraints"]`)), "at most 63 characters")
+	require.Contains(t, handlerstest.Text(row("database").Find(`[data-testid="parameter-constraints"]`)), "matches ^[a-z][a-z0-9_]*$")
+	require.Contains(t, handlerstest.Text(row("database")), "required")
+	require.Contains(t, handlerstest.Text(row("database")), "immutable")
+	require.Contains(t, handlerstest.Text(row("storage_gib").Find(`[data-testid="parameter-constraints"]`)), "from 1 to 1024")
+	require.Contains(t, handlerstest.Text(row("log_statement").Find(`[data-testid="parameter-constraints"]`)), "one of: none, ddl, mod, all")
+	require.Equal(t, "never shown", handlerstest.Text(row("password").Find(`[data-testid="parameter-default"]`)))
+	require.Equal(t, []string{"Database", "Storage", "Tuning", "Logging"}, handlerstest.Texts(doc.Find(`[data-testid="driver-parameters"] .group-title`)))
 }
 
 func TestDriverShowVersionPicker(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	importSample(t, env, "1.2.0", "", "first")
-	importSample(t, env, "1.10.0", "", "second")
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	handlerstest.ImportSample(t, env, "1.2.0", "", "first")
+	handlerstest.ImportSample(t, env, "1.10.0", "", "second")
+	client := env.SignedIn(t, auth.ReadOnly)
 
-	_, doc := env.get(t, client, "/drivers/sample", http.StatusOK)
+	_, doc := env.Get(t, client, "/drivers/sample", http.StatusOK)
 	require.Equal(t, "1.10.0", strings.TrimSpace(doc.Find(`[data-testid="driver-page-version"]`).Text()), "newest by semver")
-	require.Equal(t, []string{"1.10.0 (newest)", "1.2.0"}, texts(doc.Find(`#driver-version option`)))
+	require.Equal(t, []string{"1.10.0 (newest)", "1.2.0"}, handlerstest.Texts(doc.Find(`#driver-version option`)))
 	require.Equal(t, "1.10.0", doc.Find(`#driver-version option[selected]`).AttrOr("value", ""))
 
-	_, doc = env.get(t, client, "/drivers/sample?version=1.2.0", http.StatusOK)
+	_, doc = env.Get(t, client, "/drivers/sample?version=1.2.0", http.StatusOK)
 	require.Equal(t, "1.2.0", strings.TrimSpace(doc.Find(`[data-testid="driver-page-version"]`).Text()))
 	require.Contains(t, doc.Find(`[data-testid="driver-readme"]`).Text(), "first")
 
-	env.get(t, client, "/drivers/sample?version=9.9.9", http.StatusNotFound)
-	env.get(t, client, "/drivers/no-such-driver", http.StatusNotFound)
+	env.Get(t, client, "/drivers/sample?version=9.9.9", http.StatusNotFound)
+	env.Get(t, client, "/drivers/no-such-driver", http.StatusNotFound)
 }
 
 func TestDriverShowSanitisesMarkdown(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	importSample(t, env, "1.0.0", "", "# Sample\n\n<script>alert('readme')</script>\n\n[evil](javascript:alert(1)) ![x](https://tracker.example.com/p.png)")
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	handlerstest.ImportSample(t, env, "1.0.0", "", "# Sample\n\n<script>alert('readme')</script>\n\n[evil](javascript:alert(1)) ![x](https://tracker.example.com/p.png)")
+	client := env.SignedIn(t, auth.ReadOnly)
 
-	_, doc := env.get(t, client, "/drivers/sample", http.StatusOK)
+	_, doc := env.Get(t, client, "/drivers/sample", http.StatusOK)
 	readme, err := doc.Find(`[data-testid="driver-readme"]`).Html()
 	require.NoError(t, err)
 	require.Contains(t, readme, "<h1>Sample</h1>")
@@ -267,24 +229,24 @@ func TestDriverShowSanitisesMarkdown(t *testing.T) {
 
 func TestDriverRemoteIconIsNotHotLinked(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	importSample(t, env, "1.0.0", "https://icons.example.com/sample.svg", "")
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	handlerstest.ImportSample(t, env, "1.0.0", "https://icons.example.com/sample.svg", "")
+	client := env.SignedIn(t, auth.ReadOnly)
 
 	for _, path := range []string{"/drivers?q=sample", "/drivers/sample"} {
-		_, doc := env.get(t, client, path, http.StatusOK)
+		_, doc := env.Get(t, client, path, http.StatusOK)
 		html, err := doc.Html()
 		require.NoError(t, err)
 		require.NotContains(t, html, "icons.example.com", "%s does not load the remote icon", path)
 		require.Equal(t, "S", strings.TrimSpace(doc.Find(`[data-testid="driver-icon-placeholder"]`).First().Text()))
 	}
-	env.get(t, client, "/drivers/sample/1.0.0/icon", http.StatusNotFound)
+	env.Get(t, client, "/drivers/sample/1.0.0/icon", http.StatusNotFound)
 }
 
 func TestDriverIconIsServedInert(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	client := env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	client := env.SignedIn(t, auth.ReadOnly)
 	for _, name := range bundled.Names() {
 		b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), name)
 		require.NoError(t, err)
@@ -303,16 +265,16 @@ func TestDriverIconIsServedInert(t *testing.T) {
 		require.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
 		require.Equal(t, b.Icon.Data, body.Bytes())
 	}
-	env.get(t, client, "/drivers/postgresql/0.0.1/icon", http.StatusNotFound)
+	env.Get(t, client, "/drivers/postgresql/0.0.1/icon", http.StatusNotFound)
 }
 
 // upload posts an archive to the upload form as client and returns the response and page.
-func upload(t *testing.T, env *catalogEnv, client *http.Client, fileName string, archive []byte, status int) (*http.Response, *goquery.Document) {
+func upload(t *testing.T, env *handlerstest.CatalogEnv, client *http.Client, fileName string, archive []byte, status int) (*http.Response, *goquery.Document) {
 	t.Helper()
-	_, form := env.get(t, client, "/drivers/upload", http.StatusOK)
+	_, form := env.Get(t, client, "/drivers/upload", http.StatusOK)
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	require.NoError(t, mw.WriteField("_csrf", csrfToken(t, form)))
+	require.NoError(t, mw.WriteField("_csrf", handlerstest.CSRFToken(t, form)))
 	fw, err := mw.CreateFormFile("bundle", fileName)
 	require.NoError(t, err)
 	_, err = fw.Write(archive)
@@ -321,26 +283,26 @@ func upload(t *testing.T, env *catalogEnv, client *http.Client, fileName string,
 	req, err := http.NewRequest(http.MethodPost, env.URL+"/drivers/upload", &body)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return env.do(t, client, req, status)
+	return env.Do(t, client, req, status)
 }
 
 func TestDriverUpload(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	admin := env.signedIn(t, auth.Admin)
-	archive, err := catalog.Pack(sampleFiles("2.0.0", "", "uploaded"))
+	env := handlerstest.NewCatalogEnv(t)
+	admin := env.SignedIn(t, auth.Admin)
+	archive, err := catalog.Pack(handlerstest.SampleFiles("2.0.0", "", "uploaded"))
 	require.NoError(t, err)
 
 	res, _ := upload(t, env, admin, "sample.tar.gz", archive, http.StatusSeeOther)
 	require.Equal(t, "/drivers/sample?version=2.0.0", res.Header.Get("Location"))
-	_, doc := env.get(t, admin, "/drivers/sample?version=2.0.0", http.StatusOK)
-	require.Contains(t, texts(doc.Find(`[data-testid="flash-success"]`)), "Imported sample version 2.0.0.")
+	_, doc := env.Get(t, admin, "/drivers/sample?version=2.0.0", http.StatusOK)
+	require.Contains(t, handlerstest.Texts(doc.Find(`[data-testid="flash-success"]`)), "Imported sample version 2.0.0.")
 
 	res, _ = upload(t, env, admin, "sample.tar.gz", archive, http.StatusSeeOther)
-	_, doc = env.get(t, admin, res.Header.Get("Location"), http.StatusOK)
-	require.Contains(t, texts(doc.Find(`[data-testid="flash-info"]`))[0], "already in the catalogue with the same content")
+	_, doc = env.Get(t, admin, res.Header.Get("Location"), http.StatusOK)
+	require.Contains(t, handlerstest.Texts(doc.Find(`[data-testid="flash-info"]`))[0], "already in the catalogue with the same content")
 
-	changed, err := catalog.Pack(sampleFiles("2.0.0", "", "changed"))
+	changed, err := catalog.Pack(handlerstest.SampleFiles("2.0.0", "", "changed"))
 	require.NoError(t, err)
 	_, doc = upload(t, env, admin, "sample.tar.gz", changed, http.StatusConflict)
 	require.Contains(t, doc.Find(`[data-testid="upload-error"]`).Text(), "Driver sample version 2.0.0 is already in the catalogue with different content")
@@ -348,16 +310,16 @@ func TestDriverUpload(t *testing.T) {
 
 func TestDriverUploadShowsProblemsWithLines(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	admin := env.signedIn(t, auth.Admin)
-	files := sampleFiles("not-semver", "", "")
+	env := handlerstest.NewCatalogEnv(t)
+	admin := env.SignedIn(t, auth.Admin)
+	files := handlerstest.SampleFiles("not-semver", "", "")
 	files["driver.styrmin.yml"] = bytes.Replace(files["driver.styrmin.yml"], []byte("kind: Driver"), []byte("kind: Driver\nbogus: 1"), 1)
 	archive, err := catalog.Pack(files)
 	require.NoError(t, err)
 
 	_, doc := upload(t, env, admin, "broken.tar.gz", archive, http.StatusUnprocessableEntity)
 	require.Contains(t, doc.Find(`[data-testid="upload-error"] .form-error`).Text(), "broken.tar.gz")
-	problems := texts(doc.Find(`[data-testid="upload-problem"]`))
+	problems := handlerstest.Texts(doc.Find(`[data-testid="upload-problem"]`))
 	require.GreaterOrEqual(t, len(problems), 2, "every problem is listed: %v", problems)
 	joined := strings.Join(problems, "\n")
 	require.Contains(t, joined, "driver.styrmin.yml:3:1", "the unknown field is located")
@@ -373,8 +335,8 @@ func TestDriverUploadShowsProblemsWithLines(t *testing.T) {
 
 func TestDriverUploadRefusesAnOversizedBodyBeforeReadingIt(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	admin := env.signedIn(t, auth.Admin)
+	env := handlerstest.NewCatalogEnv(t)
+	admin := env.SignedIn(t, auth.Admin)
 	huge := bytes.Repeat([]byte{0}, 17<<20) // the upload page promises at most 16 MiB
 
 	_, doc := upload(t, env, admin, "huge.tar.gz", huge, http.StatusRequestEntityTooLarge)
@@ -383,10 +345,10 @@ func TestDriverUploadRefusesAnOversizedBodyBeforeReadingIt(t *testing.T) {
 
 func TestDriverUploadNeedsAdmin(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
+	env := handlerstest.NewCatalogEnv(t)
 	for _, role := range []auth.Role{auth.ReadOnly, auth.Operator} {
-		client := env.signedIn(t, role)
-		env.get(t, client, "/drivers/upload", http.StatusForbidden)
+		client := env.SignedIn(t, role)
+		env.Get(t, client, "/drivers/upload", http.StatusForbidden)
 	}
 }
 
@@ -395,31 +357,31 @@ func TestDriverUploadNeedsAdmin(t *testing.T) {
 // server shows up.
 func TestDriverListKeepsTheGridNotTheUsersParts(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	admin, reader := env.signedIn(t, auth.Admin), env.signedIn(t, auth.ReadOnly)
+	env := handlerstest.NewCatalogEnv(t)
+	admin, reader := env.SignedIn(t, auth.Admin), env.SignedIn(t, auth.ReadOnly)
 	cards := func(doc *goquery.Document) []string {
-		return texts(doc.Find(`[data-testid="driver-title"]`))
+		return handlerstest.Texts(doc.Find(`[data-testid="driver-title"]`))
 	}
 
-	_, adminDoc := env.get(t, admin, "/drivers", http.StatusOK)
-	_, readerDoc := env.get(t, reader, "/drivers", http.StatusOK)
+	_, adminDoc := env.Get(t, admin, "/drivers", http.StatusOK)
+	_, readerDoc := env.Get(t, reader, "/drivers", http.StatusOK)
 	require.Equal(t, cards(adminDoc), cards(readerDoc))
 	require.Equal(t, 1, adminDoc.Find(`[data-testid="upload-link"]`).Length(), "admins may upload")
 	require.Zero(t, readerDoc.Find(`[data-testid="upload-link"]`).Length())
 	require.Equal(t, "admin-user", adminDoc.Find(`[data-testid="current-user"]`).Text())
 	require.Equal(t, "readonly-user", readerDoc.Find(`[data-testid="current-user"]`).Text())
-	require.NotEqual(t, csrfToken(t, adminDoc), csrfToken(t, readerDoc))
+	require.NotEqual(t, handlerstest.CSRFToken(t, adminDoc), handlerstest.CSRFToken(t, readerDoc))
 
 	fsys := fstest.MapFS{}
-	for name, data := range sampleFiles("1.0.0", "", "") {
+	for name, data := range handlerstest.SampleFiles("1.0.0", "", "") {
 		fsys["sample/"+name] = &fstest.MapFile{Data: data}
 	}
 	_, err := catalog.New(env.Pool).ImportFS(context.Background(), fsys, "sample", "elsewhere")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		_, doc := env.get(t, reader, "/drivers", http.StatusOK)
+		_, doc := env.Get(t, reader, "/drivers", http.StatusOK)
 		return slices.Contains(cards(doc), "Sample")
 	}, 5*time.Second, 10*time.Millisecond, "another server's import shows")
-	_, doc := env.get(t, reader, "/drivers/sample", http.StatusOK)
+	_, doc := env.Get(t, reader, "/drivers/sample", http.StatusOK)
 	require.Equal(t, "Sample", doc.Find(`[data-testid="driver-page-title"]`).Text())
 }

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"errors"
@@ -10,38 +10,39 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// maxUploadMiB is the largest bundle archive accepted, in MiB: the bundle
+// MaxUploadMiB is the largest bundle archive accepted, in MiB: the bundle
 // size limit, since an archive compresses the files it holds.
-const maxUploadMiB = drivers.MaxBundleSize >> 20
+const MaxUploadMiB = drivers.MaxBundleSize >> 20
 
-// driverUploadShow shows the bundle upload form.
-func driverUploadShow() echo.HandlerFunc {
+// DriverUploadShow shows the bundle upload form.
+func DriverUploadShow() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return render(c, http.StatusOK, views.DriverUploadPage(uploadProps(c)))
 	}
 }
 
-// driverUploadSubmit imports an uploaded bundle archive and opens its driver
+// DriverUploadSubmit imports an uploaded bundle archive and opens its driver
 // page; a refused bundle shows the form again with the reason and, for a
 // bundle that breaks the contract, every problem with its line.
-func driverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
+func DriverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		fh, err := c.FormFile("bundle")
 		if err != nil {
 			return uploadRefused(c, "", styrmin.Errorf(styrmin.EINVALID, "Choose a bundle archive (.tar.gz) to upload."))
 		}
-		if fh.Size > maxUploadMiB<<20 {
-			return uploadRefused(c, fh.Filename, styrmin.Errorf(styrmin.EINVALID, "The archive is larger than %d MiB.", maxUploadMiB))
+		if fh.Size > MaxUploadMiB<<20 {
+			return uploadRefused(c, fh.Filename, styrmin.Errorf(styrmin.EINVALID, "The archive is larger than %d MiB.", MaxUploadMiB))
 		}
 		f, err := fh.Open()
 		if err != nil {
 			return fmt.Errorf("handlers: open upload: %w", err)
 		}
 		defer f.Close()
-		res, err := catalog.ImportArchive(c.Request().Context(), f, currentUser(c).Username)
+		res, err := catalog.ImportArchive(c.Request().Context(), f, httpx.CurrentUser(c).Username)
 		if err != nil {
 			return uploadRefused(c, fh.Filename, err)
 		}
@@ -58,7 +59,7 @@ func driverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
 // without a user-facing code go to the error handler.
 func uploadRefused(c echo.Context, fileName string, err error) error {
 	code := styrmin.ErrorCode(err)
-	status, userFacing := statusOf[code]
+	status, userFacing := httpx.StatusOf(code)
 	if !userFacing || code == styrmin.EINTERNAL {
 		return err
 	}
@@ -79,7 +80,7 @@ func uploadRefused(c echo.Context, fileName string, err error) error {
 
 // uploadProps are the upload page's props before any upload.
 func uploadProps(c echo.Context) views.DriverUploadProps {
-	return views.DriverUploadProps{Page: page(c, "Upload a driver", views.NavDrivers), MaxMiB: maxUploadMiB}
+	return views.DriverUploadProps{Page: page(c, "Upload a driver", views.NavDrivers), MaxMiB: MaxUploadMiB}
 }
 
 // driverURL is the address of a driver version's page.

@@ -1,9 +1,11 @@
-package handlers_test
+package web_test
 
 import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -14,8 +16,8 @@ import (
 
 func TestDriverUploadRefusesBundlesPastTheLimitsAsInvalid(t *testing.T) {
 	t.Parallel()
-	env := newCatalogEnv(t)
-	admin := env.signedIn(t, auth.Admin)
+	env := handlerstest.NewCatalogEnv(t)
+	admin := env.SignedIn(t, auth.Admin)
 	tests := []struct {
 		name  string
 		extra map[string][]byte
@@ -30,7 +32,7 @@ func TestDriverUploadRefusesBundlesPastTheLimitsAsInvalid(t *testing.T) {
 		{"a name that is not UTF-8", map[string][]byte{"chart/bad\xff.yaml": []byte("a: 1\n")}, `entry name "chart/bad\xff.yaml" is not UTF-8`},
 	}
 	for _, tt := range tests {
-		files := sampleFiles("3.0.0", "", "")
+		files := handlerstest.SampleFiles("3.0.0", "", "")
 		for name, data := range tt.extra {
 			files[name] = data
 		}

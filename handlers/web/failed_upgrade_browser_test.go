@@ -1,4 +1,4 @@
-package handlers_test
+package web_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -20,7 +22,6 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
 	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/redact"
 )
 
@@ -62,52 +63,52 @@ print(json.dumps({"error": step.error, "jobTail": step.job_tail, "lines": step.j
 func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	env := newClusterEnv(t)
-	env.runActions(t)
+	env := handlerstest.NewClusterEnv(t)
+	env.RunActions(t)
 	_, err := env.Catalog.ImportFS(ctx, catalogtest.Copy(t, "hello-web", "1.0.2", failingUpgradeActions, failingUpgradeActionsPy), ".", "test")
 	require.NoError(t, err)
-	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: catalogPassword, Role: auth.ReadOnly})
+	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: handlerstest.CatalogPassword, Role: auth.ReadOnly})
 	require.NoError(t, err)
 	name := "failed-" + strings.ToLower(rand.Text()[:6])
-	env.removeWhenDone(t, name)
+	env.RemoveWhenDone(t, name)
 
 	install, err := env.Service.Install(ctx, deployment.InstallRequest{
 		Driver: "hello-web", DriverVersion: "1.0.2", Name: name, AppVersion: "1.27.0",
 		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}, By: "test",
 	})
 	require.NoError(t, err)
-	require.Equal(t, executor.TaskSucceeded, env.waitEnded(t, name, install.TaskID).Status)
+	require.Equal(t, executor.TaskSucceeded, env.WaitEnded(t, name, install.TaskID).Status)
 	review, err := env.Service.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "test"})
 	require.NoError(t, err)
 	upgrade, err := env.Service.Upgrade(ctx, review.Token, "test")
 	require.NoError(t, err)
-	failed := env.waitEnded(t, name, upgrade.TaskID)
+	failed := env.WaitEnded(t, name, upgrade.TaskID)
 	require.Equal(t, executor.TaskFailed, failed.Status, "a blocking pre-upgrade action's failure fails the upgrade")
 
-	browser := newBrowser(t)
-	step(t, browser, "sign in as the read-only user and open the failed task",
+	browser := handlerstest.NewBrowser(t)
+	handlerstest.Step(t, browser, "sign in as the read-only user and open the failed task",
 		chromedp.Navigate(env.URL+"/deployments/"+name+"/tasks/"+strconv.FormatInt(upgrade.TaskID, 10)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#username`), "reader"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), catalogPassword),
+		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
 		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="step"][data-kind="hook"]`)),
 	)
 	hookStep := `document.querySelector('[data-testid="step"][data-kind="hook"]')`
-	require.Equal(t, "failed", eval[string](t, browser, hookStep+`.dataset.status`))
-	stepError := eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-error"]').textContent`)
+	require.Equal(t, "failed", handlerstest.Eval[string](t, browser, hookStep+`.dataset.status`))
+	stepError := handlerstest.Eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-error"]').textContent`)
 	require.Contains(t, stepError, "Action prepare failed")
 	require.Contains(t, stepError, "password="+redact.Mark, "the first ERROR line is the error, redacted")
 
-	step(t, browser, "open the Job's output", chromedp.Click(chromedp.CSS(`[data-testid="step-job-tail"] summary`)))
-	tail := eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"] pre').textContent`)
+	handlerstest.Step(t, browser, "open the Job's output", chromedp.Click(chromedp.CSS(`[data-testid="step-job-tail"] summary`)))
+	tail := handlerstest.Eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"] pre').textContent`)
 	require.True(t, strings.HasSuffix(strings.TrimSpace(tail), "checked row 500 password="+redact.Mark), "the tail ends with the Job's last line, redacted: %q", tail[max(0, len(tail)-80):])
 	require.NotContains(t, tail, "checked row 300 ", "only the last 200 lines are kept")
-	require.Equal(t, "200 lines", strings.TrimSpace(eval[string](t, browser, hookStep+`.querySelector('[data-testid="job-tail-lines"]').textContent`)))
-	require.True(t, eval[bool](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"]').open`), "the tail opens")
-	require.NotContains(t, eval[string](t, browser, `document.documentElement.outerHTML`), "s3cret-passw0rd", "the password is nowhere in the page")
+	require.Equal(t, "200 lines", strings.TrimSpace(handlerstest.Eval[string](t, browser, hookStep+`.querySelector('[data-testid="job-tail-lines"]').textContent`)))
+	require.True(t, handlerstest.Eval[bool](t, browser, hookStep+`.querySelector('[data-testid="step-job-tail"]').open`), "the tail opens")
+	require.NotContains(t, handlerstest.Eval[string](t, browser, `document.documentElement.outerHTML`), "s3cret-passw0rd", "the password is nowhere in the page")
 
-	readerToken := env.apiToken(t, "reading-script", auth.ReadOnly)
+	readerToken := env.APIToken(t, "reading-script", auth.ReadOnly)
 	var read struct {
 		Error, JobTail string
 		Lines          int
@@ -131,7 +132,7 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
 	python, err := actions.FindPython(context.Background())
 	require.NoError(t, err)
-	sdkDir, err := filepath.Abs(filepath.Join("..", "sdk", "python"))
+	sdkDir, err := filepath.Abs(filepath.Join("..", "..", "sdk", "python"))
 	require.NoError(t, err)
 	cmd := exec.Command(python, append([]string{"-B", "-c", script}, args...)...)
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+sdkDir)
@@ -140,10 +141,4 @@ func runPython(t *testing.T, script string, args ...string) []byte {
 	out, err := cmd.Output()
 	require.NoError(t, err, "python: %s", stderr.String())
 	return out
-}
-
-// waitEnded waits for a task to end on the cluster.
-func (env *clusterEnv) waitEnded(t *testing.T, name string, id int64) *deployment.Task {
-	t.Helper()
-	return executortest.Wait(t, func(ctx context.Context) (*deployment.Task, error) { return env.Service.Task(ctx, name, id) }, (*deployment.Task).Ended)
 }

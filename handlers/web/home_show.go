@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -6,8 +6,8 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// homeShow sends signed-in users to the driver catalogue.
-func homeShow() echo.HandlerFunc {
+// HomeShow sends signed-in users to the driver catalogue.
+func HomeShow() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/drivers")
 	}

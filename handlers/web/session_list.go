@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -15,10 +16,10 @@ type sessionLister interface {
 	List(ctx context.Context, sess *auth.Session) ([]auth.SessionInfo, error)
 }
 
-// sessionList shows the signed-in user where they are signed in.
-func sessionList(sessions sessionLister) echo.HandlerFunc {
+// SessionList shows the signed-in user where they are signed in.
+func SessionList(sessions sessionLister) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		list, err := sessions.List(c.Request().Context(), session(c))
+		list, err := sessions.List(c.Request().Context(), httpx.Session(c))
 		if err != nil {
 			return err
 		}

@@ -1,14 +1,11 @@
-package handlers
+package web
 
 import (
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/styrmin/styrmin/auth"
 )
 
 // openRedirects are next values that leave the origin in some browser or
@@ -56,31 +53,6 @@ func TestSafeNext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, safeNext(tt.next), "%q", tt.next)
-	}
-}
-
-// TestSignInRefusesForeignNextAddresses is the open redirect of issue 7:
-// GET /signin?next=/%09/evil.example sent a signed-in user to another origin.
-func TestSignInRefusesForeignNextAddresses(t *testing.T) {
-	t.Parallel()
-	a := setup(t)
-	alice, _ := a.as(t, "alice", auth.Admin)
-	for _, next := range openRedirects {
-		rec := a.request(alice, http.MethodGet, "/signin?next="+url.QueryEscape(next), nil)
-		if rec.Code == http.StatusBadRequest && strings.ContainsRune(next, 0) {
-			continue // checkInput refuses a NUL before any handler sees it
-		}
-		require.Equal(t, http.StatusSeeOther, rec.Code, "%q", next)
-		require.Equal(t, "/", rec.Header().Get("Location"), "GET %q", next)
-	}
-	rec := a.request(alice, http.MethodGet, "/signin?next=/%09/evil.example", nil)
-	require.Equal(t, "/", rec.Header().Get("Location"), "the payload of the issue, as sent")
-
-	v := a.anonymous(t)
-	for _, next := range []string{"https://evil.example/", "//evil.example/", `/\evil.example`, "/\t/evil.example", "javascript:alert(1)"} {
-		rec := a.request(v, http.MethodPost, "/signin", url.Values{"username": {"alice"}, "password": {testPassword}, "next": {next}})
-		require.Equal(t, http.StatusSeeOther, rec.Code)
-		require.Equal(t, "/", rec.Header().Get("Location"), "POST %q", next)
 	}
 }
 

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// signer checks typed credentials.
-type signer interface {
+// Signer checks typed credentials.
+type Signer interface {
 	SignIn(ctx context.Context, username, password, address string) (auth.User, error)
 }
 
@@ -21,22 +22,22 @@ type sessionStarter interface {
 	Start(ctx context.Context, sess *auth.Session, u auth.User, userAgent, address string) error
 }
 
-// signinSubmit signs the user in and sends them where they were going; wrong
+// SigninSubmit signs the user in and sends them where they were going; wrong
 // credentials and throttled attempts come back to the form with the reason.
-func signinSubmit(users signer, sessions sessionStarter) echo.HandlerFunc {
+func SigninSubmit(users Signer, sessions sessionStarter) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		username, next := c.FormValue("username"), safeNext(c.FormValue("next"))
 		u, err := users.SignIn(c.Request().Context(), username, c.FormValue("password"), c.RealIP())
 		switch code := styrmin.ErrorCode(err); code {
 		case "":
 		case styrmin.EUNAUTHORIZED, styrmin.ETHROTTLED:
-			return render(c, statusOf[code], views.SigninPage(views.SigninProps{
+			return render(c, httpx.Status(code), views.SigninPage(views.SigninProps{
 				Page: page(c, "Sign in", ""), Username: username, Next: next, Error: styrmin.ErrorMessage(err),
 			}))
 		default:
 			return err
 		}
-		if err := sessions.Start(c.Request().Context(), session(c), u, c.Request().UserAgent(), c.RealIP()); err != nil {
+		if err := sessions.Start(c.Request().Context(), httpx.Session(c), u, c.Request().UserAgent(), c.RealIP()); err != nil {
 			return err
 		}
 		return c.Redirect(http.StatusSeeOther, next)

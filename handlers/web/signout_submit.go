@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -15,11 +16,11 @@ type sessionEnder interface {
 	End(ctx context.Context, sess *auth.Session) error
 }
 
-// signoutSubmit ends the session on the server, so that a copy of the cookie
+// SignoutSubmit ends the session on the server, so that a copy of the cookie
 // stops working too.
-func signoutSubmit(sessions sessionEnder) echo.HandlerFunc {
+func SignoutSubmit(sessions sessionEnder) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := sessions.End(c.Request().Context(), session(c)); err != nil {
+		if err := sessions.End(c.Request().Context(), httpx.Session(c)); err != nil {
 			return err
 		}
 		flash(c, views.FlashInfo, "You are signed out.")

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -9,9 +9,9 @@ import (
 	"github.com/styrmin/styrmin/static"
 )
 
-// staticFiles serves the embedded CSS, scripts and images. Addresses made by
+// StaticFiles serves the embedded CSS, scripts and images. Addresses made by
 // static.URL carry a content digest, so browsers may keep them for a year.
-func staticFiles() echo.HandlerFunc {
+func StaticFiles() echo.HandlerFunc {
 	files := http.StripPrefix(static.Prefix, http.FileServerFS(static.FS()))
 	return func(c echo.Context) error {
 		if name := c.Param("*"); name == "" || strings.HasSuffix(name, "/") {

@@ -1,9 +1,11 @@
-package handlers
+package web_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,7 +14,7 @@ import (
 
 func TestStaticFiles(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
+	a := handlerstest.Setup(t)
 	tests := []struct {
 		name, contentType string
 	}{
@@ -21,15 +23,15 @@ func TestStaticFiles(t *testing.T) {
 		{"img/logo.svg", "image/svg+xml"},
 	}
 	for _, tt := range tests {
-		rec := a.request(visitor{}, http.MethodGet, static.URL(tt.name), nil)
+		rec := a.Request(handlerstest.Visitor{}, http.MethodGet, static.URL(tt.name), nil)
 		require.Equal(t, http.StatusOK, rec.Code, tt.name)
 		require.Equal(t, tt.contentType, rec.Header().Get("Content-Type"), tt.name)
 		require.Equal(t, "public, max-age=31536000, immutable", rec.Header().Get("Cache-Control"), "%s: addresses with a digest are cached for ever", tt.name)
 	}
-	rec := a.request(visitor{}, http.MethodGet, "/static/js/htmx.min.js", nil)
+	rec := a.Request(handlerstest.Visitor{}, http.MethodGet, "/static/js/htmx.min.js", nil)
 	require.True(t, strings.HasPrefix(rec.Header().Get("Cache-Control"), "public, max-age=300"))
 
 	for _, path := range []string{"/static/nothing.css", "/static/", "/static/css/"} {
-		require.Equal(t, http.StatusNotFound, a.request(visitor{}, http.MethodGet, path, nil).Code, path)
+		require.Equal(t, http.StatusNotFound, a.Request(handlerstest.Visitor{}, http.MethodGet, path, nil).Code, path)
 	}
 }

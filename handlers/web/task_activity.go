@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -12,10 +12,10 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskActivity lists the tasks of every deployment, newest first, filtered
+// TaskActivity lists the tasks of every deployment, newest first, filtered
 // by ?deployment=, ?status= and ?kind=, a page at a time (?before=). For
 // htmx (the filters and the live refresh) it sends only the list.
-func taskActivity(svc deploymentReader) echo.HandlerFunc {
+func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		filter, err := taskActivityFilter(c)
 		if err != nil {
@@ -36,7 +36,7 @@ func taskActivity(svc deploymentReader) echo.HandlerFunc {
 		}
 		props.OlderBefore = next
 		c.Response().Header().Add("Vary", "HX-Request")
-		if isHTMX(c) {
+		if IsHTMX(c) {
 			return render(c, http.StatusOK, views.TaskActivity(props))
 		}
 		return render(c, http.StatusOK, views.TaskActivityPage(props))

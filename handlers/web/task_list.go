@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -10,10 +10,10 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskList is a page of a deployment's tasks older than the task before,
+// TaskList is a page of a deployment's tasks older than the task before,
 // the ended ones with their steps folded: for htmx the history fragment that
 // replaces the "Load older tasks" control, else a page of its own.
-func taskList(svc deploymentReader) echo.HandlerFunc {
+func TaskList(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
@@ -31,7 +31,7 @@ func taskList(svc deploymentReader) echo.HandlerFunc {
 		}
 		props := taskPropsList(d.Name, tasks)
 		foldSteps(props, tasks, pick)
-		if isHTMX(c) {
+		if IsHTMX(c) {
 			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, props, next))
 		}
 		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -11,17 +11,17 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskShow is a task's live fragment, which replaces itself every second
+// TaskShow is a task's live fragment, which replaces itself every second
 // while the task is queued or running. Outside htmx it is the task's page. A
 // poll that finds the task ended triggers views.TaskEndedEvent, on which the
 // page's header reloads.
-func taskShow(svc deploymentReader) echo.HandlerFunc {
+func TaskShow(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name, t, err := taskOfPath(c, svc)
 		if err != nil {
 			return err
 		}
-		if !isHTMX(c) {
+		if !IsHTMX(c) {
 			return renderTaskPage(c, name, *t)
 		}
 		if t.Ended() {

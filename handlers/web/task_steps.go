@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -8,15 +8,15 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// taskSteps is the steps of a task that the history shows folded: for htmx
+// TaskSteps is the steps of a task that the history shows folded: for htmx
 // the list that takes the place of its link, else the task's page.
-func taskSteps(svc deploymentReader) echo.HandlerFunc {
+func TaskSteps(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name, t, err := taskOfPath(c, svc)
 		if err != nil {
 			return err
 		}
-		if !isHTMX(c) {
+		if !IsHTMX(c) {
 			return renderTaskPage(c, name, *t)
 		}
 		return render(c, http.StatusOK, views.TaskSteps(viewer(c), taskProps(name, *t).Steps))

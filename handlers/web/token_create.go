@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -8,19 +8,20 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// tokenCreate creates an API token for the signed-in user and answers with
+// TokenCreate creates an API token for the signed-in user and answers with
 // the page showing its secret, this once: the secret goes into no redirect,
 // flash or cache (Cache-Control: no-store).
-func tokenCreate(tokens apiTokenStore) echo.HandlerFunc {
+func TokenCreate(tokens apiTokenStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form := views.APITokenForm{Name: c.FormValue("name"), Expires: c.FormValue("expires"), ExpiresAt: c.FormValue("expires_at")}
 		var created auth.CreatedAPIToken
 		expiresAt, err := tokenExpiry(form, time.Now())
 		if err == nil {
-			created, err = tokens.Create(c.Request().Context(), *currentUser(c), form.Name, expiresAt)
+			created, err = tokens.Create(c.Request().Context(), *httpx.CurrentUser(c), form.Name, expiresAt)
 		}
 		switch code := styrmin.ErrorCode(err); code {
 		case "":

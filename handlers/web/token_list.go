@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -20,8 +21,8 @@ type apiTokenStore interface {
 
 var _ apiTokenStore = (*auth.APITokens)(nil)
 
-// tokenList shows the signed-in user's API tokens and the form to create one.
-func tokenList(tokens apiTokenStore) echo.HandlerFunc {
+// TokenList shows the signed-in user's API tokens and the form to create one.
+func TokenList(tokens apiTokenStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return renderTokens(c, tokens, http.StatusOK, views.APITokenForm{}, nil)
 	}
@@ -30,7 +31,7 @@ func tokenList(tokens apiTokenStore) echo.HandlerFunc {
 // renderTokens renders the API tokens page with form (empty, or with
 // errors) and, right after creating a token, its secret.
 func renderTokens(c echo.Context, tokens apiTokenStore, status int, form views.APITokenForm, created *views.CreatedAPIToken) error {
-	list, err := tokens.List(c.Request().Context(), *currentUser(c))
+	list, err := tokens.List(c.Request().Context(), *httpx.CurrentUser(c))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"strconv"
@@ -7,18 +7,19 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// tokenRevoke revokes an API token: one of the caller's own or, for an
+// TokenRevoke revokes an API token: one of the caller's own or, for an
 // admin, anyone's. Another user's token is not found for a non-admin.
-func tokenRevoke(tokens apiTokenStore) echo.HandlerFunc {
+func TokenRevoke(tokens apiTokenStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil || id <= 0 {
 			return styrmin.Errorf(styrmin.ENOTFOUND, "There is no API token with id %q.", c.Param("id"))
 		}
-		if err := tokens.Revoke(c.Request().Context(), *currentUser(c), id); err != nil {
+		if err := tokens.Revoke(c.Request().Context(), *httpx.CurrentUser(c), id); err != nil {
 			return err
 		}
 		flash(c, views.FlashSuccess, "The API token is revoked; scripts that use it are refused from now on.")
@@ -29,7 +30,7 @@ func tokenRevoke(tokens apiTokenStore) echo.HandlerFunc {
 // tokensPageOf returns the page a Revoke button was on: an admin's page of
 // another user's tokens (the form's "user"), or the caller's own.
 func tokensPageOf(c echo.Context) string {
-	me := currentUser(c)
+	me := httpx.CurrentUser(c)
 	owner, err := strconv.ParseInt(c.FormValue("user"), 10, 64)
 	if err == nil && owner > 0 && owner != me.ID && me.Role.AtLeast(auth.Admin) {
 		return views.UserAPITokensURL(owner)

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// userCreate adds a user; a blank password gets a generated one, shown once.
-func userCreate(users userAdmin) echo.HandlerFunc {
+// UserCreate adds a user; a blank password gets a generated one, shown once.
+func UserCreate(users UserAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form := views.NewUserForm{Username: c.FormValue("username"), Role: c.FormValue("role")}
 		password, generated := auth.PasswordOrGenerated(c.FormValue("password"))

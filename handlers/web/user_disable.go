@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// userDisable disables (or, with disabled false, enables) a user. A disabled
+// UserDisable disables (or, with disabled false, enables) a user. A disabled
 // user cannot sign in and their sessions end at once.
-func userDisable(users userAdmin, disabled bool) echo.HandlerFunc {
+func UserDisable(users UserAdmin, disabled bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// userAdmin is what the users page needs.
-type userAdmin interface {
+// UserAdmin is what the users page needs.
+type UserAdmin interface {
 	Get(ctx context.Context, id int64) (auth.User, error)
 	List(ctx context.Context) ([]auth.User, error)
 	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
@@ -20,20 +21,20 @@ type userAdmin interface {
 	SetPassword(ctx context.Context, id int64, password string) (auth.User, error)
 }
 
-// userList shows every user and the form to add one.
-func userList(users userAdmin) echo.HandlerFunc {
+// UserList shows every user and the form to add one.
+func UserList(users UserAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return renderUsers(c, users, http.StatusOK, views.NewUserForm{})
 	}
 }
 
 // renderUsers renders the users page with form (empty, or with errors).
-func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUserForm) error {
+func renderUsers(c echo.Context, users UserAdmin, status int, form views.NewUserForm) error {
 	list, err := users.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	me := currentUser(c)
+	me := httpx.CurrentUser(c)
 	rows := make([]views.UserRow, 0, len(list))
 	for _, u := range list {
 		rows = append(rows, views.UserRow{
@@ -43,3 +44,12 @@ func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUser
 	}
 	return render(c, status, views.UsersPage(views.UsersProps{Page: page(c, "Users", views.NavUsers), Users: rows, Form: form}))
 }
+
+// UserStore is what the sign-in, account and users pages need from auth.Users.
+type UserStore interface {
+	Signer
+	UserAdmin
+	PasswordChanger
+}
+
+var _ UserStore = (*auth.Users)(nil)

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// userPassword sets a new password for a user and ends their sessions; a
+// UserPassword sets a new password for a user and ends their sessions; a
 // blank password gets a generated one, shown once.
-func userPassword(users userAdmin) echo.HandlerFunc {
+func UserPassword(users UserAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// userRole changes a user's role.
-func userRole(users userAdmin) echo.HandlerFunc {
+// UserRole changes a user's role.
+func UserRole(users UserAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

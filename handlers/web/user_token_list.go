@@ -1,4 +1,4 @@
-package handlers
+package web
 
 import (
 	"net/http"
@@ -10,8 +10,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// userTokenList shows an admin the API tokens of one user, to revoke them.
-func userTokenList(users userAdmin, tokens apiTokenStore) echo.HandlerFunc {
+// UserTokenList shows an admin the API tokens of one user, to revoke them.
+func UserTokenList(users UserAdmin, tokens apiTokenStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil || id <= 0 {

@@ -1,4 +1,4 @@
-package handlers_test
+package handlerstest
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
-
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
@@ -27,8 +26,8 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 )
 
-// catalogEnv is a running server on its own database with the bundled drivers imported.
-type catalogEnv struct {
+// CatalogEnv is a running server on its own database with the bundled drivers imported.
+type CatalogEnv struct {
 	URL     string
 	Catalog *catalog.Catalog
 	Users   *auth.Users
@@ -40,25 +39,25 @@ type catalogEnv struct {
 	Pool *pgxpool.Pool
 }
 
-// catalogPassword is the password of every user the tests create.
-const catalogPassword = "correct horse battery staple"
+// CatalogPassword is the password of every user the tests create.
+const CatalogPassword = "correct horse battery staple"
 
-// newCatalogEnv starts the real server (real handlers, sessions and
+// NewCatalogEnv starts the real server (real handlers, sessions and
 // database, wired as `styrmin serve` does: sessions, API tokens and
 // catalogue kept in memory while database notifications arrive) on a loopback listener, on a
 // new database with the bundled drivers imported; its deployments go to no
 // cluster.
-func newCatalogEnv(t testing.TB) *catalogEnv {
+func NewCatalogEnv(t testing.TB) *CatalogEnv {
 	t.Helper()
-	env := serveOn(t, dbtest.New(t))
+	env := ServeOn(t, dbtest.New(t))
 	_, err := env.Catalog.ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
 	require.NoError(t, err)
 	return env
 }
 
-// serveOn starts a server process on pool, as newCatalogEnv does; several
+// ServeOn starts a server process on pool, as NewCatalogEnv does; several
 // on one pool are several servers sharing a database.
-func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
+func ServeOn(t testing.TB, pool *pgxpool.Pool) *CatalogEnv {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
@@ -97,22 +96,22 @@ func serveOn(t testing.TB, pool *pgxpool.Pool) *catalogEnv {
 		Deployments: svc,
 	}))
 	t.Cleanup(srv.Close)
-	return &catalogEnv{URL: srv.URL, Catalog: cat, Users: users, APITokens: tokens, Deployments: svc, Pool: pool}
+	return &CatalogEnv{URL: srv.URL, Catalog: cat, Users: users, APITokens: tokens, Deployments: svc, Pool: pool}
 }
 
-// signedIn creates a user with role and returns an HTTP client signed in as
+// SignedIn creates a user with role and returns an HTTP client signed in as
 // that user; it does not follow redirects, so tests see them.
-func (env *catalogEnv) signedIn(t testing.TB, role auth.Role) *http.Client {
+func (env *CatalogEnv) SignedIn(t testing.TB, role auth.Role) *http.Client {
 	t.Helper()
 	name := strings.ReplaceAll(role.String(), "-", "") + "-user"
-	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: name, Password: catalogPassword, Role: role})
+	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: name, Password: CatalogPassword, Role: role})
 	require.NoError(t, err)
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	_, doc := env.get(t, client, "/signin", http.StatusOK)
+	_, doc := env.Get(t, client, "/signin", http.StatusOK)
 	res, err := client.PostForm(env.URL+"/signin", url.Values{
-		"username": {name}, "password": {catalogPassword}, "_csrf": {csrfToken(t, doc)},
+		"username": {name}, "password": {CatalogPassword}, "_csrf": {CSRFToken(t, doc)},
 	})
 	require.NoError(t, err)
 	res.Body.Close()
@@ -120,16 +119,16 @@ func (env *catalogEnv) signedIn(t testing.TB, role auth.Role) *http.Client {
 	return client
 }
 
-// get requests path, checks the status and parses the HTML body.
-func (env *catalogEnv) get(t testing.TB, client *http.Client, path string, status int) (*http.Response, *goquery.Document) {
+// Get requests path, checks the status and parses the HTML body.
+func (env *CatalogEnv) Get(t testing.TB, client *http.Client, path string, status int) (*http.Response, *goquery.Document) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, env.URL+path, nil)
 	require.NoError(t, err)
-	return env.do(t, client, req, status)
+	return env.Do(t, client, req, status)
 }
 
-// do sends req, checks the status and parses the HTML body.
-func (env *catalogEnv) do(t testing.TB, client *http.Client, req *http.Request, status int) (*http.Response, *goquery.Document) {
+// Do sends req, checks the status and parses the HTML body.
+func (env *CatalogEnv) Do(t testing.TB, client *http.Client, req *http.Request, status int) (*http.Response, *goquery.Document) {
 	t.Helper()
 	res, err := client.Do(req)
 	require.NoError(t, err)
@@ -140,18 +139,11 @@ func (env *catalogEnv) do(t testing.TB, client *http.Client, req *http.Request, 
 	return res, doc
 }
 
-// csrfToken returns the CSRF token of the first form on the page.
-func csrfToken(t testing.TB, doc *goquery.Document) string {
+// CSRFToken returns the CSRF token of the first form on the page.
+func CSRFToken(t testing.TB, doc *goquery.Document) string {
 	t.Helper()
 	token, ok := doc.Find(`input[name="_csrf"]`).First().Attr("value")
 	require.True(t, ok, "the page has a CSRF field")
 	require.NotEmpty(t, token)
 	return token
-}
-
-// texts returns the trimmed text of every match of selector.
-func texts(sel *goquery.Selection) []string {
-	out := []string{}
-	sel.Each(func(_ int, s *goquery.Selection) { out = append(out, strings.Join(strings.Fields(s.Text()), " ")) })
-	return out
 }
