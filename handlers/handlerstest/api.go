@@ -43,7 +43,7 @@ func (a *App) Call(t *testing.T, token, method, target string, body any) *httpte
 	}
 	rec := httptest.NewRecorder()
 	a.Echo.ServeHTTP(rec, req)
-	CheckAPIResponse(t, req, rec)
+	checkAPIResponse(t, req, rec)
 	return rec
 }
 
@@ -51,10 +51,10 @@ func (a *App) Call(t *testing.T, token, method, target string, body any) *httpte
 // checking the answers the tests get.
 var apiDocRouter = sync.OnceValues(api.Router)
 
-// CheckAPIResponse fails the test when an answer of the API is not one the
+// checkAPIResponse fails the test when an answer of the API is not one the
 // OpenAPI document describes: its status, media type and body, problems
 // included. An answer for an address that is no operation must be a problem.
-func CheckAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) {
+func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	if !strings.HasPrefix(req.URL.Path, api.Prefix+"/") || req.URL.Path == api.Prefix+"/openapi.json" {
 		return

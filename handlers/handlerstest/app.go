@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/handlers"
@@ -51,7 +53,7 @@ func SetupOn(t *testing.T, pool *pgxpool.Pool) *App {
 		Users:    users,
 		Ready:    []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}},
 	}
-	AddTestDeps(t, pool, &deps)
+	addTestDeps(t, pool, &deps)
 	return &App{Echo: handlers.New(deps), Deps: deps, Users: users, Sessions: sessions}
 }
 
@@ -66,7 +68,7 @@ type Visitor struct {
 func (a *App) Anonymous(t *testing.T) Visitor {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	return a.VisitorWith(t, req, a.Sessions.Load(req))
+	return a.visitorWith(t, req, a.Sessions.Load(req))
 }
 
 // As creates a user with role and returns a Visitor signed in as them.
@@ -77,10 +79,10 @@ func (a *App) As(t *testing.T, name string, role auth.Role) (Visitor, auth.User)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	sess := a.Sessions.Load(req)
 	require.NoError(t, a.Sessions.Start(context.Background(), sess, u, "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "192.0.2.1"))
-	return a.VisitorWith(t, req, sess), u
+	return a.visitorWith(t, req, sess), u
 }
 
-func (a *App) VisitorWith(t *testing.T, req *http.Request, sess *auth.Session) Visitor {
+func (a *App) visitorWith(t *testing.T, req *http.Request, sess *auth.Session) Visitor {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	require.NoError(t, a.Sessions.Save(rec, req, sess))
@@ -139,4 +141,64 @@ func Texts(sel *goquery.Selection) []string {
 	out := []string{}
 	sel.Each(func(_ int, s *goquery.Selection) { out = append(out, Text(s)) })
 	return out
+}
+
+// SignInByForm signs in through the sign-in page, as a browser does, and
+// returns the signed-in Visitor with the CSRF token of their next page.
+func (a *App) SignInByForm(t *testing.T, username string) Visitor {
+	t.Helper()
+	v := a.Anonymous(t)
+	rec := a.Request(v, http.MethodPost, "/signin", url.Values{"username": {username}, "password": {TestPassword}}, "User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	v = v.Follow(rec)
+	page := a.Request(v, http.MethodGet, "/account/sessions", nil)
+	require.Equal(t, http.StatusOK, page.Code)
+	v.CSRF = Parse(t, page).Find(`meta[name="csrf-token"]`).AttrOr("content", "")
+	return v
+}
+
+// SigninFrom posts the sign-in form as v from address.
+func (a *App) SigninFrom(v Visitor, address, username, password string) *httptest.ResponseRecorder {
+	form := url.Values{"username": {username}, "password": {password}, views.CSRFField: {v.CSRF}}
+	req := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
+	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
+	req.RemoteAddr = net.JoinHostPort(address, "40000")
+	req.AddCookie(v.Cookie)
+	rec := httptest.NewRecorder()
+	a.Echo.ServeHTTP(rec, req)
+	return rec
+}
+
+// CreateToken creates a token on the API tokens page as v and returns the
+// secret the answer shows.
+func (a *App) CreateToken(t *testing.T, v Visitor, form url.Values) string {
+	t.Helper()
+	rec := a.Request(v, http.MethodPost, "/account/tokens", form)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	secret := Text(Parse(t, rec).Find(`[data-testid="new-token"]`))
+	require.True(t, strings.HasPrefix(secret, auth.APITokenPrefix), secret)
+	return secret
+}
+
+// RequireTokenWorks reports whether secret authenticates as want.
+func (a *App) RequireTokenWorks(t *testing.T, secret string, want auth.User, why string) {
+	t.Helper()
+	got, err := a.Deps.APITokens.Authenticate(context.Background(), secret)
+	require.NoError(t, err, why)
+	require.Equal(t, want.ID, got.ID, why)
+}
+
+func (a *App) RequireTokenRefused(t *testing.T, secret, why string) {
+	t.Helper()
+	_, err := a.Deps.APITokens.Authenticate(context.Background(), secret)
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), why)
+}
+
+// Flashes follows a redirect and returns the flash messages of the next page.
+func (a *App) Flashes(t *testing.T, v Visitor, rec *httptest.ResponseRecorder) []string {
+	t.Helper()
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	page := a.Request(v.Follow(rec), http.MethodGet, rec.Header().Get("Location"), nil)
+	require.Equal(t, http.StatusOK, page.Code)
+	return Texts(Parse(t, page).Find(`#flash .flash`))
 }

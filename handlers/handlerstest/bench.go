@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
 )
@@ -20,8 +21,8 @@ import (
 // BenchClients is how many clients send requests at once, as a load generator would.
 const BenchClients = 8
 
-// BenchRounds is how many times the page and /healthz take turns.
-const BenchRounds = 5
+// benchRounds is how many times the page and /healthz take turns.
+const benchRounds = 5
 
 // BenchEnv is a running server with a signed-in client that keeps its connections.
 type BenchEnv struct {
@@ -80,10 +81,10 @@ func (env *BenchEnv) CompareWithHealthz(b *testing.B, path string) {
 	env.Fetch(b, "/healthz", BenchClients) //
 	b.ResetTimer()
 	var page, health time.Duration
-	for round := range BenchRounds {
-		n := b.N / BenchRounds
+	for round := range benchRounds {
+		n := b.N / benchRounds
 		if round == 0 {
-			n += b.N % BenchRounds
+			n += b.N % benchRounds
 		}
 		if n == 0 {
 			continue
@@ -114,4 +115,47 @@ func ImportVersions(b testing.TB, cat *catalog.Catalog, names, versions int) {
 			require.NoError(b, err)
 		}
 	}
+}
+
+// History size of the deployment benchmarks: BenchTasks tasks of one
+// deployment with BenchStepsPerTask steps each (issue 8: 5,000 tasks and
+// 50,000 steps).
+const (
+	BenchTasks        = 5000
+	BenchStepsPerTask = 10
+)
+
+// SeedHistory installs a Hello Web deployment through the service and gives
+// it BenchTasks ended tasks with BenchStepsPerTask steps each, written
+// straight into the tables (no cluster runs them).
+func SeedHistory(b *testing.B, env *CatalogEnv, name string) {
+	b.Helper()
+	ctx := context.Background()
+	_, err := env.Deployments.Install(ctx, deployment.InstallRequest{
+		Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0", By: "bench",
+		Parameters: map[string]string{"site_title": "Bench", "replicas": "2"},
+	})
+	require.NoError(b, err)
+	for _, stmt := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO tasks (deployment_id, kind, status, inputs, created_by, created_at, started_at, ended_at)
+		  SELECT d.id, 'stop', 'succeeded', '{"components": []}', 'bench',
+		         now() - make_interval(mins => n), now() - make_interval(mins => n), now() - make_interval(mins => n) + interval '3 seconds'
+		  FROM deployments d, generate_series(1, $1::int - 1) AS n WHERE d.name = $2`, []any{BenchTasks, name}},
+		{`UPDATE tasks SET status = 'succeeded', started_at = coalesce(started_at, now()), ended_at = coalesce(ended_at, now()), root_task_id = id`, nil},
+		{`INSERT INTO steps (task_id, position, kind, title, status, message, started_at, ended_at)
+		  SELECT t.id, p, 'component', 'Scale web to 0', 'succeeded', 'Deployment web: 2 → 0 replicas', t.started_at, t.ended_at
+		  FROM tasks t, generate_series(1, $1::int) AS p`, []any{BenchStepsPerTask}},
+		{`UPDATE deployments SET status = 'deployed'`, nil},
+		{`ANALYZE`, nil},
+	} {
+		_, err := env.Pool.Exec(ctx, stmt.sql, stmt.args...)
+		require.NoError(b, err)
+	}
+	var tasks, steps int
+	require.NoError(b, env.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM steps)`).Scan(&tasks, &steps))
+	require.Equal(b, BenchTasks, tasks)
+	require.Equal(b, BenchTasks*BenchStepsPerTask, steps)
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// ChromiumPath is Debian's chromium, installed by scripts/ensure-chromium (make test).
-const ChromiumPath = "/usr/bin/chromium"
+// chromiumPath is Debian's chromium, installed by scripts/ensure-chromium (make test).
+const chromiumPath = "/usr/bin/chromium"
 
 // NewBrowser starts a headless Chromium with a fresh profile and returns a
 // tab's context. When the test fails, a screenshot of the tab is saved to a
@@ -22,14 +22,14 @@ func NewBrowser(t *testing.T) context.Context {
 	if testing.Short() {
 		t.Skip("needs Chromium, which -short leaves out")
 	}
-	if _, err := os.Stat(ChromiumPath); err != nil {
+	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("STYRMIN_SKIP_BROWSER") != "" {
 			t.Skip("STYRMIN_SKIP_BROWSER is set and chromium is missing")
 		}
-		t.Fatalf("%s is missing: run scripts/ensure-chromium (make test does), or set STYRMIN_SKIP_BROWSER=1 to skip the browser test", ChromiumPath)
+		t.Fatalf("%s is missing: run scripts/ensure-chromium (make test does), or set STYRMIN_SKIP_BROWSER=1 to skip the browser test", chromiumPath)
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(ChromiumPath),
+		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -48,14 +48,14 @@ func NewBrowser(t *testing.T) context.Context {
 	require.NoError(t, chromedp.Do(ctx), "start chromium")
 	t.Cleanup(func() {
 		if t.Failed() {
-			SaveScreenshot(t, ctx)
+			saveScreenshot(t, ctx)
 		}
 	})
 	return ctx
 }
 
-// SaveScreenshot writes a full-page screenshot of the tab to a temporary file.
-func SaveScreenshot(t *testing.T, ctx context.Context) {
+// saveScreenshot writes a full-page screenshot of the tab to a temporary file.
+func saveScreenshot(t *testing.T, ctx context.Context) {
 	shotCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(shotCtx, chromedp.FullScreenshot(100))

@@ -13,21 +13,21 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 )
 
-// AddTestDeps fills in the dependencies of the pages beyond sign-in and
+// addTestDeps fills in the dependencies of the pages beyond sign-in and
 // users, so that every route in the permission table has what it needs. The
 // deployment service queues tasks that nothing runs, and has no cluster.
-func AddTestDeps(t *testing.T, pool *pgxpool.Pool, deps *handlers.Deps) {
+func addTestDeps(t *testing.T, pool *pgxpool.Pool, deps *handlers.Deps) {
 	t.Helper()
 	deps.Drivers = catalog.New(pool)
-	svc := NewTestDeployments(t, pool)
+	svc := newTestDeployments(t, pool)
 	deps.Deployments = svc
 	deps.Primitives = svc
 	deps.APITokens = auth.NewAPITokens(pool)
 }
 
-// NewTestDeployments is a deployment service on the test's database with no
+// newTestDeployments is a deployment service on the test's database with no
 // cluster, queueing tasks that nothing runs.
-func NewTestDeployments(t *testing.T, pool *pgxpool.Pool) *deployment.Service {
+func newTestDeployments(t *testing.T, pool *pgxpool.Pool) *deployment.Service {
 	t.Helper()
 	key, err := secrets.ParseKey(secrets.NewKeyText())
 	require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SampleDriver is a driver file for the tests; %s is spec.version and %s spec.info.icon.
-const SampleDriver = `apiVersion: styrmin.io/v1
+// sampleDriver is a driver file for the tests; %s is spec.version and %s spec.info.icon.
+const sampleDriver = `apiVersion: styrmin.io/v1
 kind: Driver
 metadata:
   name: sample
@@ -32,7 +32,7 @@ spec:
 // SampleFiles returns the files of a sample bundle at the archive's top.
 func SampleFiles(version, icon, readme string) map[string][]byte {
 	return map[string][]byte{
-		"driver.styrmin.yml": fmt.Appendf(nil, SampleDriver, version, icon),
+		"driver.styrmin.yml": fmt.Appendf(nil, sampleDriver, version, icon),
 		"README.md":          []byte(readme),
 	}
 }

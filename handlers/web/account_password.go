@@ -12,8 +12,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// PasswordChanger is what the own-password page needs.
-type PasswordChanger interface {
+// passwordChanger is what the own-password page needs.
+type passwordChanger interface {
 	ChangeOwnPassword(ctx context.Context, u auth.User, current, next, address string) (auth.User, error)
 }
 
@@ -27,7 +27,7 @@ func AccountPasswordShow() echo.HandlerFunc {
 // AccountPasswordSubmit changes the user's own password once the current
 // one is given (throttled as sign-in is), ends every session of the user
 // (copies of this cookie included) and starts a new one for this browser.
-func AccountPasswordSubmit(users PasswordChanger, sessions sessionStarter) echo.HandlerFunc {
+func AccountPasswordSubmit(users passwordChanger, sessions sessionStarter) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		u := httpx.CurrentUser(c)
 		next := c.FormValue("password")

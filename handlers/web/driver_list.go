@@ -52,7 +52,7 @@ func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 			grids.Add(key, grid)
 		}
 		c.Response().Header().Add("Vary", "HX-Request, HX-Target")
-		if IsHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
+		if isHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
 			return htmlBlob(c, http.StatusOK, grid.html)
 		}
 		return render(c, http.StatusOK, views.DriverListPage(views.DriverListProps{

@@ -59,16 +59,16 @@ func flash(c echo.Context, kind, message string) {
 // redirect sends the browser to target after a form post or when sign-in is
 // needed: a 303 for ordinary requests, an HX-Redirect header for htmx ones.
 func redirect(c echo.Context, target string) error {
-	if IsHTMX(c) {
+	if isHTMX(c) {
 		c.Response().Header().Set("HX-Redirect", target)
 		return c.NoContent(http.StatusOK)
 	}
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
-// IsHTMX reports whether htmx made the request to swap part of a page
+// isHTMX reports whether htmx made the request to swap part of a page
 // (boosted navigation counts as a full page).
-func IsHTMX(c echo.Context) bool {
+func isHTMX(c echo.Context) bool {
 	h := c.Request().Header
 	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
 }
@@ -76,7 +76,7 @@ func IsHTMX(c echo.Context) bool {
 // ErrorPage renders the error page for status with message: a full page, or
 // for an htmx request the message swapped into the flash area.
 func ErrorPage(c echo.Context, status int, message string) error {
-	if IsHTMX(c) {
+	if isHTMX(c) {
 		c.Response().Header().Set("HX-Retarget", "#flash")
 		c.Response().Header().Set("HX-Reswap", "innerHTML")
 		return render(c, status, views.FlashMessage(views.Flash{Kind: views.FlashError, Message: message}))

@@ -12,8 +12,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// Signer checks typed credentials.
-type Signer interface {
+// signer checks typed credentials.
+type signer interface {
 	SignIn(ctx context.Context, username, password, address string) (auth.User, error)
 }
 
@@ -24,7 +24,7 @@ type sessionStarter interface {
 
 // SigninSubmit signs the user in and sends them where they were going; wrong
 // credentials and throttled attempts come back to the form with the reason.
-func SigninSubmit(users Signer, sessions sessionStarter) echo.HandlerFunc {
+func SigninSubmit(users signer, sessions sessionStarter) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		username, next := c.FormValue("username"), safeNext(c.FormValue("next"))
 		u, err := users.SignIn(c.Request().Context(), username, c.FormValue("password"), c.RealIP())

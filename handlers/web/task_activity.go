@@ -36,7 +36,7 @@ func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 		}
 		props.OlderBefore = next
 		c.Response().Header().Add("Vary", "HX-Request")
-		if IsHTMX(c) {
+		if isHTMX(c) {
 			return render(c, http.StatusOK, views.TaskActivity(props))
 		}
 		return render(c, http.StatusOK, views.TaskActivityPage(props))

@@ -31,7 +31,7 @@ func TaskList(svc deploymentReader) echo.HandlerFunc {
 		}
 		props := taskPropsList(d.Name, tasks)
 		foldSteps(props, tasks, pick)
-		if IsHTMX(c) {
+		if isHTMX(c) {
 			return render(c, http.StatusOK, views.TaskHistory(viewer(c), d.Name, props, next))
 		}
 		return render(c, http.StatusOK, views.DeploymentTasksPage(views.DeploymentTasksProps{

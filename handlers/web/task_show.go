@@ -21,7 +21,7 @@ func TaskShow(svc deploymentReader) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if !IsHTMX(c) {
+		if !isHTMX(c) {
 			return renderTaskPage(c, name, *t)
 		}
 		if t.Ended() {

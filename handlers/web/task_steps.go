@@ -16,7 +16,7 @@ func TaskSteps(svc deploymentReader) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if !IsHTMX(c) {
+		if !isHTMX(c) {
 			return renderTaskPage(c, name, *t)
 		}
 		return render(c, http.StatusOK, views.TaskSteps(viewer(c), taskProps(name, *t).Steps))

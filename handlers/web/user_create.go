@@ -12,7 +12,7 @@ import (
 )
 
 // UserCreate adds a user; a blank password gets a generated one, shown once.
-func UserCreate(users UserAdmin) echo.HandlerFunc {
+func UserCreate(users userAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		form := views.NewUserForm{Username: c.FormValue("username"), Role: c.FormValue("role")}
 		password, generated := auth.PasswordOrGenerated(c.FormValue("password"))

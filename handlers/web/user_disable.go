@@ -12,7 +12,7 @@ import (
 
 // UserDisable disables (or, with disabled false, enables) a user. A disabled
 // user cannot sign in and their sessions end at once.
-func UserDisable(users UserAdmin, disabled bool) echo.HandlerFunc {
+func UserDisable(users userAdmin, disabled bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// UserAdmin is what the users page needs.
-type UserAdmin interface {
+// userAdmin is what the users page needs.
+type userAdmin interface {
 	Get(ctx context.Context, id int64) (auth.User, error)
 	List(ctx context.Context) ([]auth.User, error)
 	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
@@ -22,14 +22,14 @@ type UserAdmin interface {
 }
 
 // UserList shows every user and the form to add one.
-func UserList(users UserAdmin) echo.HandlerFunc {
+func UserList(users userAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return renderUsers(c, users, http.StatusOK, views.NewUserForm{})
 	}
 }
 
 // renderUsers renders the users page with form (empty, or with errors).
-func renderUsers(c echo.Context, users UserAdmin, status int, form views.NewUserForm) error {
+func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUserForm) error {
 	list, err := users.List(c.Request().Context())
 	if err != nil {
 		return err
@@ -47,9 +47,9 @@ func renderUsers(c echo.Context, users UserAdmin, status int, form views.NewUser
 
 // UserStore is what the sign-in, account and users pages need from auth.Users.
 type UserStore interface {
-	Signer
-	UserAdmin
-	PasswordChanger
+	signer
+	userAdmin
+	passwordChanger
 }
 
 var _ UserStore = (*auth.Users)(nil)

@@ -11,7 +11,7 @@ import (
 
 // UserPassword sets a new password for a user and ends their sessions; a
 // blank password gets a generated one, shown once.
-func UserPassword(users UserAdmin) echo.HandlerFunc {
+func UserPassword(users userAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

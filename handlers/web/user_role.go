@@ -10,7 +10,7 @@ import (
 )
 
 // UserRole changes a user's role.
-func UserRole(users UserAdmin) echo.HandlerFunc {
+func UserRole(users userAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := userID(c)
 		if err != nil {

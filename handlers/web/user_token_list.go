@@ -11,7 +11,7 @@ import (
 )
 
 // UserTokenList shows an admin the API tokens of one user, to revoke them.
-func UserTokenList(users UserAdmin, tokens apiTokenStore) echo.HandlerFunc {
+func UserTokenList(users userAdmin, tokens apiTokenStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil || id <= 0 {

@@ -9,9 +9,9 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 )
 
-// HookedDriver is a driver whose install and delete run actions that ask
+// hookedDriver is a driver whose install and delete run actions that ask
 // prompts, one of them secret.
-const HookedDriver = `apiVersion: styrmin.io/v1
+const hookedDriver = `apiVersion: styrmin.io/v1
 kind: Driver
 metadata:
   name: hooked
@@ -52,7 +52,7 @@ const PromptSecret = "pr0mpt-s3cret-never-shown"
 func ImportHooked(t *testing.T, d DeployApp) {
 	t.Helper()
 	fsys := fstest.MapFS{
-		"hooked/driver.styrmin.yml": {Data: []byte(HookedDriver)},
+		"hooked/driver.styrmin.yml": {Data: []byte(hookedDriver)},
 		"hooked/actions.py":         {Data: []byte("def seed(rows, api_key):\n    pass\n\n\ndef archive(bucket, token):\n    pass\n")},
 	}
 	_, err := d.Deps.Drivers.(*catalog.Catalog).ImportFS(context.Background(), fsys, "hooked", "test")

@@ -17,6 +17,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	bundled "github.com/styrmin/styrmin/drivers/catalog"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/kubelocal/kubetest"
@@ -104,4 +105,38 @@ func (env *ClusterEnv) RemoveWhenDone(t *testing.T, name string) {
 		_, _ = env.Cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: name, Name: name, IgnoreNotFound: true, Timeout: time.Minute})
 		_ = env.Cluster.Kube.DeleteNamespace(ctx, name)
 	})
+}
+
+// APIToken creates a user with role and returns one of their API tokens.
+func (env *ClusterEnv) APIToken(t *testing.T, username string, role auth.Role) string {
+	t.Helper()
+	u, err := env.Users.Create(context.Background(), auth.NewUser{Username: username, Password: CatalogPassword, Role: role})
+	require.NoError(t, err)
+	created, err := env.APITokens.Create(context.Background(), u, "cluster test", nil)
+	require.NoError(t, err)
+	return created.Secret
+}
+
+// RemoveDeploymentsWhenDone uninstalls every deployment the server knows
+// of, and deletes its namespace, when the test ends, whatever state they
+// are in: the Python client's test names its own.
+func (env *ClusterEnv) RemoveDeploymentsWhenDone(t *testing.T) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		deployments, err := env.Service.List(ctx, true)
+		if err != nil {
+			t.Logf("cleaning up: %v", err)
+			return
+		}
+		for _, d := range deployments {
+			_, _ = env.Cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: d.Namespace, Name: d.Name, IgnoreNotFound: true, Timeout: time.Minute})
+			_ = env.Cluster.Kube.DeleteNamespace(ctx, d.Namespace)
+		}
+	})
+}
+
+// WaitEnded waits for a task to end on the cluster.
+func (env *ClusterEnv) WaitEnded(t *testing.T, name string, id int64) *deployment.Task {
+	t.Helper()
+	return executortest.Wait(t, func(ctx context.Context) (*deployment.Task, error) { return env.Service.Task(ctx, name, id) }, (*deployment.Task).Ended)
 }
