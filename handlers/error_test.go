@@ -2,8 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,13 +11,10 @@ import (
 
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
-	"github.com/styrmin/styrmin/handlers/httpx"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 )
 
@@ -53,33 +48,6 @@ func TestEveryResponseCarriesSecurityHeaders(t *testing.T) {
 		require.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"), path)
 		require.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"), path)
 	}
-}
-
-func TestDescribeMapsErrorsToStatuses(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		err    error
-		status int
-	}{
-		{errors.New("boom"), http.StatusInternalServerError},
-		{echo.ErrNotFound, http.StatusNotFound},
-		{echo.ErrMethodNotAllowed, http.StatusMethodNotAllowed},
-		{fmt.Errorf("auth: get user: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), http.StatusServiceUnavailable},
-		{styrmin.Errorf(styrmin.EINVALID, "bad"), http.StatusBadRequest},
-		{styrmin.Errorf(styrmin.ECONFLICT, "taken"), http.StatusConflict},
-		{fmt.Errorf("wrapped: %w", styrmin.Errorf(styrmin.ENOTFOUND, "gone")), http.StatusNotFound},
-		{styrmin.Errorf(styrmin.EFORBIDDEN, "no"), http.StatusForbidden},
-		{styrmin.Errorf(styrmin.ETHROTTLED, "later"), http.StatusTooManyRequests},
-		{styrmin.Errorf(styrmin.EUNAVAILABLE, "down"), http.StatusServiceUnavailable},
-		{styrmin.Errorf("made-up", "?"), http.StatusInternalServerError},
-	}
-	for _, tt := range tests {
-		status, msg := httpx.Describe(tt.err)
-		require.Equal(t, tt.status, status, tt.err.Error())
-		require.NotEmpty(t, msg)
-	}
-	_, msg := httpx.Describe(errors.New("secret internal detail"))
-	require.NotContains(t, msg, "secret internal detail", "internal errors are not shown")
 }
 
 // TestDatabaseOutageGives503 runs the server against a database address where

@@ -36,7 +36,7 @@ type route struct {
 // it. Each GET route also answers HEAD (see methodsOf). To add a page, add a line here; the route-walking test in
 // routes_test.go checks every registered route against this table for every role.
 // A handler's new dependency goes into Deps, and into addTestDeps
-// (deps_test.go) so that the walk can call it.
+// (handlerstest/deps.go) so that the walk can call it.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except those that change only the caller's own

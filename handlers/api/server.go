@@ -73,10 +73,14 @@ var _ Users = (*auth.Users)(nil)
 
 // Server implements the operations of api/openapi.yaml.
 type Server struct {
+	// Deployments installs, changes and reads deployments (deployment.Service).
 	Deployments Deployments
-	Drivers     DriverCatalog
-	Users       Users
-	APITokens   *auth.APITokens
+	// Drivers is the driver catalogue (catalog.Catalog).
+	Drivers DriverCatalog
+	// Users stores the users that admins manage (auth.Users).
+	Users Users
+	// APITokens stores personal API tokens.
+	APITokens *auth.APITokens
 	// Specs are the decoded specs of deployed driver versions, shared with
 	// the deployment pages.
 	Specs *httpx.DriverSpecs
