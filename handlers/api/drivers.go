@@ -93,11 +93,11 @@ func (s *Server) GetDriverVersion(ctx context.Context, req oapi.GetDriverVersion
 	}
 	raw, err := catalog.SpecJSON(v.Driver)
 	if err != nil {
-		return nil, fmt.Errorf("handlers: driver %s %s: %w", req.Name, req.Version, err)
+		return nil, fmt.Errorf("api: driver %s %s: %w", req.Name, req.Version, err)
 	}
 	var spec map[string]any
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, fmt.Errorf("handlers: driver %s %s: %w", req.Name, req.Version, err)
+		return nil, fmt.Errorf("api: driver %s %s: %w", req.Name, req.Version, err)
 	}
 	return oapi.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
 		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec}, nil

@@ -29,7 +29,7 @@ func pageLimit(limit *int) int {
 func encodeCursor(key any) string {
 	b, err := json.Marshal(key)
 	if err != nil {
-		panic("handlers: a page cursor that cannot be encoded: " + err.Error())
+		panic("api: a page cursor that cannot be encoded: " + err.Error())
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }

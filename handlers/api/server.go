@@ -146,7 +146,7 @@ func Document() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		doc, err := oapi.DocumentJSON()
 		if err != nil {
-			return fmt.Errorf("handlers: %w", err)
+			return fmt.Errorf("api: %w", err)
 		}
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc)
 	}

@@ -22,14 +22,14 @@ import (
 func Router() (routers.Router, error) {
 	doc, err := oapi.GetSpec()
 	if err != nil {
-		return nil, fmt.Errorf("handlers: load the OpenAPI document: %w", err)
+		return nil, fmt.Errorf("api: load the OpenAPI document: %w", err)
 	}
 	if len(doc.Servers) != 1 || doc.Servers[0].URL != Prefix {
-		return nil, fmt.Errorf("handlers: the OpenAPI document's server is not %s", Prefix)
+		return nil, fmt.Errorf("api: the OpenAPI document's server is not %s", Prefix)
 	}
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
-		return nil, fmt.Errorf("handlers: route the OpenAPI document: %w", err)
+		return nil, fmt.Errorf("api: route the OpenAPI document: %w", err)
 	}
 	return router, nil
 }
@@ -56,7 +56,7 @@ func ValidateRequest(router routers.Router) echo.MiddlewareFunc {
 			r := c.Request()
 			route, params, err := RouteOf(router, r)
 			if err != nil {
-				return fmt.Errorf("handlers: %s %s is not in the OpenAPI document: %w", r.Method, r.URL.Path, err)
+				return fmt.Errorf("api: %s %s is not in the OpenAPI document: %w", r.Method, r.URL.Path, err)
 			}
 			err = openapi3filter.ValidateRequest(r.Context(), &openapi3filter.RequestValidationInput{
 				Request: r, PathParams: params, Route: route,

@@ -32,7 +32,7 @@ func SessionOrNil(c echo.Context) *auth.Session {
 func Session(c echo.Context) *auth.Session {
 	sess := SessionOrNil(c)
 	if sess == nil {
-		panic("handlers: no session on a bare route")
+		panic("httpx: no session on a bare route")
 	}
 	return sess
 }
@@ -62,7 +62,7 @@ func WithAPIUser(ctx context.Context, u *auth.User) context.Context {
 func APIUser(ctx context.Context) auth.User {
 	u, ok := ctx.Value(apiUserKey{}).(*auth.User)
 	if !ok {
-		panic(fmt.Sprintf("handlers: API operation without a user in its context (%T)", ctx.Value(apiUserKey{})))
+		panic(fmt.Sprintf("httpx: API operation without a user in its context (%T)", ctx.Value(apiUserKey{})))
 	}
 	return *u
 }
@@ -81,7 +81,7 @@ func SetCaller(c echo.Context, caller *deployment.Caller) {
 func Caller(c echo.Context) *deployment.Caller {
 	caller, ok := c.Get(ctxCaller).(*deployment.Caller)
 	if !ok {
-		panic("handlers: action primitive without a caller")
+		panic("httpx: action primitive without a caller")
 	}
 	return caller
 }

@@ -39,7 +39,7 @@ func DriverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
 		}
 		f, err := fh.Open()
 		if err != nil {
-			return fmt.Errorf("handlers: open upload: %w", err)
+			return fmt.Errorf("web: open upload: %w", err)
 		}
 		defer f.Close()
 		res, err := catalog.ImportArchive(c.Request().Context(), f, httpx.CurrentUser(c).Username)
