@@ -188,6 +188,7 @@ func (a *App) RequireTokenWorks(t *testing.T, secret string, want auth.User, why
 	require.Equal(t, want.ID, got.ID, why)
 }
 
+// RequireTokenRefused fails the test unless secret is refused as an API token.
 func (a *App) RequireTokenRefused(t *testing.T, secret, why string) {
 	t.Helper()
 	_, err := a.Deps.APITokens.Authenticate(context.Background(), secret)

@@ -25,6 +25,8 @@ type DeployApp struct {
 	Operator, Reader Visitor
 }
 
+// SetupDeployments returns a DeployApp: the server with the bundled drivers
+// imported, an operator (olga) and a read-only user (rita).
 func SetupDeployments(t *testing.T) DeployApp {
 	t.Helper()
 	pool := dbtest.New(t)
