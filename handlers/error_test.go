@@ -1,9 +1,7 @@
-package handlers
+package handlers_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,71 +9,45 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 )
 
 func TestNotFoundPage(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	reader, _ := a.as(t, "reader", auth.ReadOnly)
+	a := handlerstest.Setup(t)
+	reader, _ := a.As(t, "reader", auth.ReadOnly)
 
-	rec := a.request(reader, http.MethodGet, "/no/such/page", nil)
+	rec := a.Request(reader, http.MethodGet, "/no/such/page", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code)
-	doc := parse(t, rec)
-	require.Equal(t, "404", text(doc.Find(`[data-testid="error-status"]`)))
-	require.Equal(t, "Page not found", text(doc.Find("h1")))
-	require.Equal(t, "reader", text(doc.Find(`[data-testid="current-user"]`)), "the page keeps the signed-in layout")
+	doc := handlerstest.Parse(t, rec)
+	require.Equal(t, "404", handlerstest.Text(doc.Find(`[data-testid="error-status"]`)))
+	require.Equal(t, "Page not found", handlerstest.Text(doc.Find("h1")))
+	require.Equal(t, "reader", handlerstest.Text(doc.Find(`[data-testid="current-user"]`)), "the page keeps the signed-in layout")
 
-	rec = a.request(reader, http.MethodGet, "/no/such/page", nil, "HX-Request", "true")
+	rec = a.Request(reader, http.MethodGet, "/no/such/page", nil, "HX-Request", "true")
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	require.Equal(t, "#flash", rec.Header().Get("HX-Retarget"))
 	require.Equal(t, "innerHTML", rec.Header().Get("HX-Reswap"))
-	doc = parse(t, rec)
+	doc = handlerstest.Parse(t, rec)
 	require.Empty(t, doc.Find("header").Nodes, "an htmx request gets a fragment, not a page")
-	require.Contains(t, text(doc.Find(`[data-testid="flash-error"]`)), "There is no page at this address")
+	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="flash-error"]`)), "There is no page at this address")
 }
 
 func TestEveryResponseCarriesSecurityHeaders(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
+	a := handlerstest.Setup(t)
 	for _, path := range []string{"/signin", "/healthz", "/static/css/app.css", "/missing"} {
-		rec := a.request(visitor{}, http.MethodGet, path, nil)
+		rec := a.Request(handlerstest.Visitor{}, http.MethodGet, path, nil)
 		require.Contains(t, rec.Header().Get("Content-Security-Policy"), "script-src 'self'", path)
 		require.Equal(t, "nosniff", rec.Header().Get("X-Content-Type-Options"), path)
 		require.Equal(t, "DENY", rec.Header().Get("X-Frame-Options"), path)
 	}
-}
-
-func TestDescribeMapsErrorsToStatuses(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		err    error
-		status int
-	}{
-		{errors.New("boom"), http.StatusInternalServerError},
-		{echo.ErrNotFound, http.StatusNotFound},
-		{echo.ErrMethodNotAllowed, http.StatusMethodNotAllowed},
-		{fmt.Errorf("auth: get user: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), http.StatusServiceUnavailable},
-		{styrmin.Errorf(styrmin.EINVALID, "bad"), http.StatusBadRequest},
-		{styrmin.Errorf(styrmin.ECONFLICT, "taken"), http.StatusConflict},
-		{fmt.Errorf("wrapped: %w", styrmin.Errorf(styrmin.ENOTFOUND, "gone")), http.StatusNotFound},
-		{styrmin.Errorf(styrmin.EFORBIDDEN, "no"), http.StatusForbidden},
-		{styrmin.Errorf(styrmin.ETHROTTLED, "later"), http.StatusTooManyRequests},
-		{styrmin.Errorf(styrmin.EUNAVAILABLE, "down"), http.StatusServiceUnavailable},
-		{styrmin.Errorf("made-up", "?"), http.StatusInternalServerError},
-	}
-	for _, tt := range tests {
-		status, msg := describe(tt.err)
-		require.Equal(t, tt.status, status, tt.err.Error())
-		require.NotEmpty(t, msg)
-	}
-	_, msg := describe(errors.New("secret internal detail"))
-	require.NotContains(t, msg, "secret internal detail", "internal errors are not shown")
 }
 
 // TestDatabaseOutageGives503 runs the server against a database address where
@@ -96,23 +68,23 @@ func TestDatabaseOutageGives503(t *testing.T) {
 	require.NoError(t, err)
 	// The visitor signed in while the database answered; the server below
 	// shares the session key but not the database.
-	v, _ := setup(t).as(t, "root", auth.Admin)
+	v, _ := handlerstest.Setup(t).As(t, "root", auth.Admin)
 	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), pool)
 	require.NoError(t, err)
-	a := &app{sessions: sessions, e: New(Deps{
+	a := &handlerstest.App{Sessions: sessions, Echo: handlers.New(handlers.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Sessions: sessions,
 		Users:    users,
-		Ready:    []ReadyCheck{{Name: "database", Check: pool.Ping}},
+		Ready:    []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}},
 	})}
 
-	rec := a.request(v, http.MethodGet, "/users", nil)
+	rec := a.Request(v, http.MethodGet, "/users", nil)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
-	require.Contains(t, text(parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
 
-	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/signin", nil).Code)
-	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/healthz", nil).Code)
-	rec = a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/signin", nil).Code)
+	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/healthz", nil).Code)
+	rec = a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	require.Contains(t, rec.Body.String(), `"status":"unavailable"`)
 	require.Contains(t, rec.Body.String(), `"database":`)

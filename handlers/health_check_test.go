@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"bytes"
@@ -10,13 +10,16 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 )
 
 func TestHealthz(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	rec := a.request(visitor{}, http.MethodGet, "/healthz", nil)
+	a := handlerstest.Setup(t)
+	rec := a.Request(handlerstest.Visitor{}, http.MethodGet, "/healthz", nil)
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.JSONEq(t, `{"status":"ok"}`, rec.Body.String())
 	require.Empty(t, rec.Result().Cookies(), "health checks get no session")
@@ -24,8 +27,8 @@ func TestHealthz(t *testing.T) {
 
 func TestReadyz(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	rec := a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	a := handlerstest.Setup(t)
+	rec := a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil)
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.JSONEq(t, `{"status":"ready","checks":{"database":"ok"}}`, rec.Body.String())
 }
@@ -35,20 +38,20 @@ func TestReadyz(t *testing.T) {
 // path, a user name and the cluster's address) is in the log.
 func TestReadyzShowsStatusesAndLogsTheDetails(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
+	a := handlerstest.Setup(t)
 	var logs bytes.Buffer
-	a.deps.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	a.deps.Ready = append(a.deps.Ready,
-		ReadyCheck{Name: "cluster", Check: func(context.Context) error {
+	a.Deps.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	a.Deps.Ready = append(a.Deps.Ready,
+		handlers.ReadyCheck{Name: "cluster", Check: func(context.Context) error {
 			return errors.New(`Get "https://10.1.2.3:6443/version": dial tcp 10.1.2.3:6443: connect: connection refused`)
 		}},
-		ReadyCheck{Name: "queue", Check: func(context.Context) error {
+		handlers.ReadyCheck{Name: "queue", Check: func(context.Context) error {
 			return errors.New(`failed to connect to user=styrmin database=styrmin host=/run/postgresql/.s.PGSQL.5432`)
 		}},
 	)
-	a.e = New(a.deps)
+	a.Echo = handlers.New(a.Deps)
 
-	rec := a.request(visitor{}, http.MethodGet, "/readyz", nil)
+	rec := a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	require.JSONEq(t, `{"status":"unavailable","checks":{"database":"ok","cluster":"unavailable","queue":"unavailable"}}`, rec.Body.String())
 	require.Contains(t, logs.String(), `level=WARN msg="readiness check failed" check=cluster`)
@@ -60,17 +63,17 @@ func TestReadyzShowsStatusesAndLogsTheDetails(t *testing.T) {
 // is sent over TLS only.
 func TestHSTSOnlyOverTLS(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
+	a := handlerstest.Setup(t)
 	for _, path := range []string{"/healthz", "/signin", "/missing"} {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		rec := httptest.NewRecorder()
-		a.e.ServeHTTP(rec, req)
+		a.Echo.ServeHTTP(rec, req)
 		require.Empty(t, rec.Header().Get("Strict-Transport-Security"), "plain HTTP %s", path)
 
 		req = httptest.NewRequest(http.MethodGet, path, nil)
 		req.TLS = &tls.ConnectionState{}
 		rec = httptest.NewRecorder()
-		a.e.ServeHTTP(rec, req)
+		a.Echo.ServeHTTP(rec, req)
 		require.Equal(t, "max-age=31536000; includeSubDomains", rec.Header().Get("Strict-Transport-Security"), "HTTPS %s", path)
 	}
 }

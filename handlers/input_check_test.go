@@ -1,9 +1,11 @@
-package handlers
+package handlers_test
 
 import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -15,8 +17,8 @@ import (
 // answered 400 before a handler (or PostgreSQL) sees it, never 500.
 func TestMalformedInputIsRefusedBeforeAnyHandler(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	admin, _ := a.as(t, "root", auth.Admin)
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "root", auth.Admin)
 	tests := []struct {
 		name   string
 		method string
@@ -31,17 +33,17 @@ func TestMalformedInputIsRefusedBeforeAnyHandler(t *testing.T) {
 		{"invalid UTF-8 in a query key", http.MethodGet, "/drivers?%ff=1", nil},
 		{"NUL in a catalogue search", http.MethodGet, "/drivers?q=a%00", nil},
 		{"invalid UTF-8 in a user id", http.MethodPost, "/users/%ff/role", url.Values{"role": {"admin"}}},
-		{"NUL in a form value", http.MethodPost, "/users", url.Values{"username": {"a\x00b"}, "password": {testPassword}, "role": {"operator"}}},
-		{"invalid UTF-8 in a form value", http.MethodPost, "/users", url.Values{"username": {"a\xffb"}, "password": {testPassword}, "role": {"operator"}}},
+		{"NUL in a form value", http.MethodPost, "/users", url.Values{"username": {"a\x00b"}, "password": {handlerstest.TestPassword}, "role": {"operator"}}},
+		{"invalid UTF-8 in a form value", http.MethodPost, "/users", url.Values{"username": {"a\xffb"}, "password": {handlerstest.TestPassword}, "role": {"operator"}}},
 		{"NUL on an anonymous route", http.MethodGet, "/signin?next=/%00", nil},
 		{"invalid UTF-8 on a bare route", http.MethodGet, "/static/%ff.css", nil},
 		{"invalid UTF-8 on a route that does not exist", http.MethodGet, "/nowhere/%ff", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := a.request(admin, tt.method, tt.target, tt.form)
+			rec := a.Request(admin, tt.method, tt.target, tt.form)
 			require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
-			require.Contains(t, text(parse(t, rec).Find(`[data-testid="error-message"]`)), "not valid UTF-8 text")
+			require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-message"]`)), "not valid UTF-8 text")
 		})
 	}
 }
@@ -50,11 +52,11 @@ func TestMalformedInputIsRefusedBeforeAnyHandler(t *testing.T) {
 // malformed: non-ASCII letters in paths, queries and forms are fine.
 func TestWellFormedInputPassesTheCheck(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	admin, _ := a.as(t, "root", auth.Admin)
-	require.Equal(t, http.StatusOK, a.request(admin, http.MethodGet, "/drivers?q=%C3%A9t%C3%A9", nil).Code)
-	require.Equal(t, http.StatusNotFound, a.request(admin, http.MethodGet, "/drivers/%C3%A9t%C3%A9", nil).Code)
-	rec := a.request(admin, http.MethodPost, "/users", url.Values{"username": {"zoë"}, "password": {testPassword}, "role": {"operator"}})
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "root", auth.Admin)
+	require.Equal(t, http.StatusOK, a.Request(admin, http.MethodGet, "/drivers?q=%C3%A9t%C3%A9", nil).Code)
+	require.Equal(t, http.StatusNotFound, a.Request(admin, http.MethodGet, "/drivers/%C3%A9t%C3%A9", nil).Code)
+	rec := a.Request(admin, http.MethodPost, "/users", url.Values{"username": {"zoë"}, "password": {handlerstest.TestPassword}, "role": {"operator"}})
 	require.Less(t, rec.Code, 500, rec.Body.String())
 	require.NotEqual(t, http.StatusBadRequest, rec.Code, rec.Body.String())
 }

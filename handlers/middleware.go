@@ -4,21 +4,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/api"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/handlers/web"
 	"github.com/styrmin/styrmin/views"
-)
-
-// Keys of the values the middleware leaves in the Echo context.
-const (
-	ctxSession = "styrmin.session"
-	ctxUser    = "styrmin.user"
 )
 
 // contentSecurityPolicy allows only this server's own scripts, styles and
@@ -69,7 +68,7 @@ func logRequests(logger *slog.Logger) echo.MiddlewareFunc {
 				"duration_ms", time.Since(start).Milliseconds(),
 				"remote", c.RealIP(),
 			}
-			if u := currentUser(c); u != nil {
+			if u := httpx.CurrentUser(c); u != nil {
 				attrs = append(attrs, "user", u.Username)
 			}
 			logger.Info("request", attrs...)
@@ -89,7 +88,7 @@ func loadSession(sessions *auth.Sessions, bare map[string]bool, logger *slog.Log
 				return next(c)
 			}
 			sess := sessions.Load(c.Request())
-			c.Set(ctxSession, sess)
+			httpx.SetSession(c, sess)
 			c.Response().Before(func() {
 				if err := sessions.Save(c.Response(), c.Request(), sess); err != nil {
 					logger.Error("save session", "path", c.Request().URL.Path, "err", err)
@@ -100,7 +99,7 @@ func loadSession(sessions *auth.Sessions, bare map[string]bool, logger *slog.Log
 				return err
 			}
 			if ok {
-				c.Set(ctxUser, &u)
+				httpx.SetUser(c, &u)
 			}
 			return next(c)
 		}
@@ -115,9 +114,9 @@ func requireRole(least auth.Role) echo.MiddlewareFunc {
 			if least == auth.Anonymous {
 				return next(c)
 			}
-			u := currentUser(c)
+			u := httpx.CurrentUser(c)
 			if u == nil {
-				return redirectToSignin(c)
+				return web.RedirectToSignin(c)
 			}
 			if !u.Role.AtLeast(least) {
 				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; you are signed in as %s with the %s role.", least, u.Username, u.Role)
@@ -125,16 +124,6 @@ func requireRole(least auth.Role) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
-}
-
-// redirectToSignin sends the visitor to the sign-in page, and back to the
-// page they asked for after signing in.
-func redirectToSignin(c echo.Context) error {
-	target := "/signin"
-	if r := c.Request(); r.Method == http.MethodGet && r.URL.Path != "/" {
-		target += "?next=" + url.QueryEscape(r.URL.RequestURI())
-	}
-	return redirect(c, target)
 }
 
 // checkCSRF refuses state-changing requests that lack the session's CSRF
@@ -151,24 +140,74 @@ func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		if token == "" {
 			token = c.Request().PostFormValue(views.CSRFField)
 		}
-		if !session(c).CheckCSRF(token) {
+		if !httpx.Session(c).CheckCSRF(token) {
 			return styrmin.Errorf(styrmin.EFORBIDDEN, "The request was refused because its security token (CSRF) is missing or out of date. Reload the page and try again.")
 		}
 		return next(c)
 	}
 }
 
-// session returns the request's session.
-func session(c echo.Context) *auth.Session {
-	sess, _ := c.Get(ctxSession).(*auth.Session)
-	if sess == nil {
-		panic("handlers: no session on a bare route")
+// requireToken authenticates an API request by its personal API token and
+// refuses users whose role is below least. There is no session and no CSRF
+// check: a browser never sends the Authorization header on its own.
+func requireToken(tokens *auth.APITokens, least auth.Role) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			secret, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+			if !ok || strings.TrimSpace(secret) == "" {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="styrmin"`)
+				return styrmin.Errorf(styrmin.EUNAUTHORIZED, "An API token is needed: Authorization: Bearer <token>. Create one on the API tokens page.")
+			}
+			if tokens == nil {
+				return styrmin.Errorf(styrmin.EUNAVAILABLE, "This server has no API token store.")
+			}
+			u, err := tokens.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
+			if err != nil {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="styrmin", error="invalid_token"`)
+				return err
+			}
+			if !u.Role.AtLeast(least) {
+				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; the token acts as %s with the %s role.", least, u.Username, u.Role)
+			}
+			httpx.SetUser(c, &u)
+			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, api.MaxRequest)
+			return next(c)
+		}
 	}
-	return sess
 }
 
-// currentUser returns the signed-in user, or nil.
-func currentUser(c echo.Context) *auth.User {
-	u, _ := c.Get(ctxUser).(*auth.User)
-	return u
+// withAPIUser puts the authenticated user into the request's context, which
+// is what the generated strict handlers pass to the operations.
+func withAPIUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if u := httpx.CurrentUser(c); u != nil {
+			r := c.Request()
+			c.SetRequest(r.WithContext(httpx.WithAPIUser(r.Context(), u)))
+		}
+		return next(c)
+	}
+}
+
+// requireActionToken authenticates an action primitive's call by the action
+// token of the step that makes it, and refuses it, as the primitives answer
+// errors (action.WriteError), without one. p is nil when the server runs no
+// deployments.
+func requireActionToken(p action.Primitives, logger *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+			var caller *deployment.Caller
+			var err error = styrmin.Errorf(styrmin.EUNAUTHORIZED, "An action token is needed: Authorization: Bearer <token>.")
+			if p == nil {
+				err = styrmin.Errorf(styrmin.EUNAVAILABLE, "This server runs no deployments.")
+			} else if ok {
+				caller, err = p.Authenticate(c.Request().Context(), strings.TrimSpace(token))
+			}
+			if err != nil {
+				return action.WriteError(c, logger, err)
+			}
+			httpx.SetCaller(c, caller)
+			return next(c)
+		}
+	}
 }

@@ -1,9 +1,11 @@
-package handlers
+package handlers_test
 
 import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -17,24 +19,24 @@ import (
 func TestServerSurvivesADatabaseRestart(t *testing.T) {
 	t.Parallel()
 	pg := dbtest.NewStoppable(t)
-	a := setupOn(t, pg.Pool)
-	admin, _ := a.as(t, "root", auth.Admin)
-	signinVisitor := a.anonymous(t)
-	require.Equal(t, http.StatusOK, a.request(admin, http.MethodGet, "/users", nil).Code)
+	a := handlerstest.SetupOn(t, pg.Pool)
+	admin, _ := a.As(t, "root", auth.Admin)
+	signinVisitor := a.Anonymous(t)
+	require.Equal(t, http.StatusOK, a.Request(admin, http.MethodGet, "/users", nil).Code)
 
 	pg.Stop(t)
-	rec := a.request(admin, http.MethodGet, "/users", nil)
+	rec := a.Request(admin, http.MethodGet, "/users", nil)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
-	require.Contains(t, text(parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
-	require.Equal(t, http.StatusServiceUnavailable, a.request(visitor{}, http.MethodGet, "/readyz", nil).Code)
-	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/healthz", nil).Code, "the process lives on")
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
+	require.Equal(t, http.StatusServiceUnavailable, a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil).Code)
+	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/healthz", nil).Code, "the process lives on")
 
 	// Issue 7: a sign-in during the outage is not a wrong password.
-	rec = a.request(signinVisitor, http.MethodPost, "/signin", url.Values{"username": {"root"}, "password": {testPassword}})
+	rec = a.Request(signinVisitor, http.MethodPost, "/signin", url.Values{"username": {"root"}, "password": {handlerstest.TestPassword}})
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
 	require.NotContains(t, rec.Body.String(), "Wrong username or password")
 
 	pg.Start(t)
-	require.Equal(t, http.StatusOK, a.request(visitor{}, http.MethodGet, "/readyz", nil).Code)
-	require.Equal(t, http.StatusOK, a.request(admin, http.MethodGet, "/users", nil).Code, "the pool reconnects")
+	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil).Code)
+	require.Equal(t, http.StatusOK, a.Request(admin, http.MethodGet, "/users", nil).Code, "the pool reconnects")
 }

@@ -1,11 +1,17 @@
 package handlers
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/api"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/handlers/web"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -18,10 +24,10 @@ type route struct {
 	handler echo.HandlerFunc
 	// bare routes (health checks, static files) skip the session, the role check and CSRF.
 	bare bool
-	// actionToken routes are the action primitives: no session, no CSRF; the
-	// handler takes an action token (see action_api.go) and nothing else.
+	// actionToken routes are the action primitives: no session, no CSRF; an
+	// action token (requireActionToken) and nothing else.
 	actionToken bool
-	// api routes are operations of the REST API (api.go): no session, no
+	// api routes are operations of the REST API (package api): no session, no
 	// CSRF; a personal API token, whose user's role is checked against least.
 	api bool
 }
@@ -30,7 +36,7 @@ type route struct {
 // it. Each GET route also answers HEAD (see methodsOf). To add a page, add a line here; the route-walking test in
 // routes_test.go checks every registered route against this table for every role.
 // A handler's new dependency goes into Deps, and into addTestDeps
-// (deps_test.go) so that the walk can call it.
+// (handlerstest/deps.go) so that the walk can call it.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except those that change only the caller's own
@@ -40,58 +46,143 @@ type route struct {
 // revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
-	specs := newDriverSpecs(driverSpecCacheBytes)
+	specs := httpx.NewDriverSpecs(httpx.DriverSpecCacheBytes)
 	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
-		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: staticFiles(), bare: true},
-		{method: http.MethodGet, path: actionAPIPrefix + "openapi.json", least: auth.Anonymous, handler: actionsDocument(), bare: true},
+		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: web.StaticFiles(), bare: true},
+		{method: http.MethodGet, path: action.Prefix + "openapi.json", least: auth.Anonymous, handler: action.Document(), bare: true},
 
-		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: signinShow()},
-		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: signinSubmit(d.Users, d.Sessions)},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: signoutSubmit(d.Sessions)},
-		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: sessionList(d.Sessions)},
-		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: sessionEnd(d.Sessions)},
-		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: accountPasswordShow()},
-		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: accountPasswordSubmit(d.Users, d.Sessions)},
-		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: tokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: tokenCreate(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: tokenRevoke(d.APITokens)},
+		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: web.SigninShow()},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions)},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions)},
+		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: web.SessionList(d.Sessions)},
+		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions)},
+		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordShow()},
+		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions)},
+		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenList(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens)},
 
-		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: homeShow()},
+		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: web.HomeShow()},
 
-		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: driverList(d.Drivers, newDriverGrids(driverGridCacheBytes))},
-		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: driverUploadShow()},
-		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: driverUploadSubmit(d.Drivers)},
-		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: driverShow(d.Drivers, views.NewMarkdown(), newDriverPages(driverPageCacheBytes))},
-		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: driverIcon(d.Drivers)},
-		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: deploymentInstallSubmit(d.Deployments, d.Drivers, md)},
+		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, web.NewDriverGrids(web.DriverGridCacheBytes))},
+		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
+		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), web.NewDriverPages(web.DriverPageCacheBytes))},
+		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md)},
 
-		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: deploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: deploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, md)},
-		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: deploymentUpgradeReview(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: deploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: deploymentUpgradeConfirm(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: deploymentRollback(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: deploymentActionRun(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: deploymentComponents(stopOf(d.Deployments), "stop")},
-		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: deploymentComponents(startOf(d.Deployments), "start")},
-		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteShow(d.Deployments, md)},
-		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: deploymentDeleteSubmit(d.Deployments, md)},
-		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: taskActivity(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: taskList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: taskShow(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: taskSteps(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: taskCancel(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(web.StopOf(d.Deployments), "stop")},
+		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(web.StartOf(d.Deployments), "start")},
+		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
+		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md)},
+		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: web.TaskActivity(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: web.TaskList(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: web.TaskShow(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments)},
 
-		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: userList(d.Users)},
-		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: userCreate(d.Users)},
-		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: userRole(d.Users)},
-		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: userDisable(d.Users, true)},
-		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: userDisable(d.Users, false)},
-		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: userPassword(d.Users)},
-		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: userTokenList(d.Users, d.APITokens)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), &apiServer{d: d, specs: specs, md: md})...)...)
+		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: web.UserList(d.Users)},
+		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users)},
+		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users)},
+		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: web.UserDisable(d.Users, true)},
+		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false)},
+		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users)},
+		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
+	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d, specs))...)...)
+}
+
+// actionRoutes are the permission table's lines for the action primitives:
+// they answer JSON, take only an action token (never a session), and act on
+// that token's deployment only.
+func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
+	r := func(method, path string, handler echo.HandlerFunc) route {
+		return route{method: method, path: action.Prefix + path, least: auth.Anonymous, handler: handler, actionToken: true}
+	}
+	return []route{
+		r(http.MethodGet, "deployment", action.DeploymentRead(p, logger)),
+		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop)),
+		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart)),
+		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade)),
+		r(http.MethodGet, "tasks/:id", action.TaskRead(p, logger)),
+		r(http.MethodPost, "jobs", action.JobRun(p, logger)),
+	}
+}
+
+// apiRoute is a line of the permission table for an operation of the API;
+// its handler comes from the generated server (see withAPIHandlers).
+func apiRoute(method, path string, least auth.Role) route {
+	return route{method: method, path: api.Prefix + path, least: least, api: true}
+}
+
+// apiRoutes are the permission table's lines for the REST API, one per
+// operation of api/openapi.yaml (its x-styrmin-role says the same, checked
+// by a test).
+func apiRoutes() []route {
+	get, post := http.MethodGet, http.MethodPost
+	return []route{
+		{method: get, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true},
+		apiRoute(get, "/me", auth.ReadOnly),
+		apiRoute(get, "/drivers", auth.ReadOnly),
+		apiRoute(get, "/drivers/:name", auth.ReadOnly),
+		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
+		apiRoute(get, "/deployments", auth.ReadOnly),
+		apiRoute(post, "/deployments", auth.Operator),
+		apiRoute(get, "/deployments/:name", auth.ReadOnly),
+		apiRoute(http.MethodDelete, "/deployments/:name", auth.Operator),
+		apiRoute(post, "/deployments/:name/upgrade", auth.Operator),
+		apiRoute(post, "/deployments/:name/rollback", auth.Operator),
+		apiRoute(post, "/deployments/:name/stop", auth.Operator),
+		apiRoute(post, "/deployments/:name/start", auth.Operator),
+		apiRoute(post, "/deployments/:name/actions/:action", auth.Operator),
+		apiRoute(get, "/tasks", auth.ReadOnly),
+		apiRoute(get, "/tasks/:id", auth.ReadOnly),
+		apiRoute(post, "/tasks/:id/cancel", auth.Operator),
+		apiRoute(get, "/users", auth.Admin),
+		apiRoute(post, "/users", auth.Admin),
+		apiRoute(http.MethodPatch, "/users/:id", auth.Admin),
+		// A user's own tokens: any signed-in user (the store refuses others' tokens to non-admins).
+		apiRoute(get, "/tokens", auth.ReadOnly),
+		apiRoute(post, "/tokens", auth.ReadOnly),
+		apiRoute(http.MethodDelete, "/tokens/:id", auth.ReadOnly),
+	}
+}
+
+// apiServer is the REST API's server over d's services, sharing specs
+// with the deployment pages.
+func apiServer(d Deps, specs *httpx.DriverSpecs) *api.Server {
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Specs: specs}
+}
+
+// withAPIHandlers gives each API line of table the generated handler of its
+// operation. An operation without a line, or a line without an operation, is
+// a programming error: the table must say who may call every operation.
+func withAPIHandlers(table []route, server *api.Server) []route {
+	generated := api.Handlers(server)
+	for i := range table {
+		if !table[i].api {
+			continue
+		}
+		key := table[i].method + " " + table[i].path
+		h, ok := generated[key]
+		if !ok {
+			panic("handlers: the permission table names API operation " + key + ", which api/openapi.yaml does not have")
+		}
+		table[i].handler = h
+		delete(generated, key)
+	}
+	for key := range generated {
+		panic("handlers: API operation " + key + " has no line in the permission table (routes.go)")
+	}
+	return table
 }

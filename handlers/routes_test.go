@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
@@ -39,24 +43,24 @@ func samplePath(path string) string {
 // routes have the permission of their GET line; every GET line has one.
 func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	table := map[string]route{}
-	for _, r := range routes(a.deps) {
-		table[r.method+" "+r.path] = r
+	a := handlerstest.Setup(t)
+	table := map[string]handlers.TableRoute{}
+	for _, r := range handlers.Table(a.Deps) {
+		table[r.Method+" "+r.Path] = r
 	}
-	personas := map[auth.Role]visitor{auth.Anonymous: a.anonymous(t)}
+	personas := map[auth.Role]handlerstest.Visitor{auth.Anonymous: a.Anonymous(t)}
 	tokens := map[auth.Role]string{}
 	for _, role := range auth.Roles() {
 		var u auth.User
-		personas[role], u = a.as(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
-		created, err := a.deps.APITokens.Create(context.Background(), u, "walker", nil)
+		personas[role], u = a.As(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
+		created, err := a.Deps.APITokens.Create(context.Background(), u, "walker", nil)
 		require.NoError(t, err)
 		tokens[role] = created.Secret
 	}
 	// An action token of a real run: it reaches the primitives and nothing else.
 	actionToken := "sta_" + strings.TrimPrefix(tokens[auth.Admin], auth.APITokenPrefix)
 
-	registered := a.e.Routes()
+	registered := a.Echo.Routes()
 	require.NotEmpty(t, registered)
 	// Signing out really ends the walkers' sessions, so it is walked last.
 	signout := func(r *echo.Route) int {
@@ -75,13 +79,13 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			tableKey = http.MethodGet + " " + r.Path
 		}
 		line, ok := table[tableKey]
-		require.True(t, ok, "route %s is registered but not in the permission table (routes.go)", key)
-		least := line.least
+		require.True(t, ok, "handlers.TableRoute %s is registered but not in the permission table (routes.go)", key)
+		least := line.Least
 		target := samplePath(r.Path)
-		if line.api {
-			rec := a.request(personas[auth.Admin], r.Method, target, nil)
+		if line.API {
+			rec := a.Request(personas[auth.Admin], r.Method, target, nil)
 			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: an admin's session is not an API token", key)
-			rec = a.call(t, actionToken, r.Method, target, nil)
+			rec = a.Call(t, actionToken, r.Method, target, nil)
 			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: an action token is not an API token", key)
 		}
 		for _, role := range append([]auth.Role{auth.Anonymous}, auth.Roles()...) {
@@ -89,15 +93,15 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				form = url.Values{}
 			}
-			rec := a.request(personas[role], r.Method, target, form)
-			if line.api {
-				rec = a.call(t, tokens[role], r.Method, target, nil)
+			rec := a.Request(personas[role], r.Method, target, form)
+			if line.API {
+				rec = a.Call(t, tokens[role], r.Method, target, nil)
 			}
 			what := key + " as " + role.String()
 			switch {
-			case line.api && role == auth.Anonymous:
+			case line.API && role == auth.Anonymous:
 				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: no token", what)
-			case line.actionToken:
+			case line.ActionToken:
 				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: a session is not an action token", what)
 			case role == auth.Anonymous && least != auth.Anonymous:
 				require.Equal(t, http.StatusSeeOther, rec.Code, what)
@@ -113,9 +117,9 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range routes(a.deps) {
-		if r.method == http.MethodGet {
-			require.True(t, heads[r.path], "GET %s answers HEAD too", r.path)
+	for _, r := range handlers.Table(a.Deps) {
+		if r.Method == http.MethodGet {
+			require.True(t, heads[r.Path], "GET %s answers HEAD too", r.Path)
 		}
 	}
 }
@@ -126,24 +130,24 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 // and there is no body.
 func TestHeadAnswersLikeGet(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	srv := httptest.NewServer(a.e)
+	a := handlerstest.Setup(t)
+	srv := httptest.NewServer(a.Echo)
 	t.Cleanup(srv.Close)
-	admin, _ := a.as(t, "root", auth.Admin)
+	admin, _ := a.As(t, "root", auth.Admin)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	paths := []string{"/drivers/hello-web", "/drivers?q=x"}
-	for _, r := range routes(a.deps) {
-		if r.method == http.MethodGet {
-			paths = append(paths, samplePath(r.path))
+	for _, r := range handlers.Table(a.Deps) {
+		if r.Method == http.MethodGet {
+			paths = append(paths, samplePath(r.Path))
 		}
 	}
-	for _, v := range []visitor{{}, admin} {
+	for _, v := range []handlerstest.Visitor{{}, admin} {
 		for _, path := range paths {
 			do := func(method string) *http.Response {
 				req, err := http.NewRequest(method, srv.URL+path, nil)
 				require.NoError(t, err)
-				if v.cookie != nil {
-					req.AddCookie(v.cookie)
+				if v.Cookie != nil {
+					req.AddCookie(v.Cookie)
 				}
 				res, err := client.Do(req)
 				require.NoError(t, err)
@@ -185,28 +189,28 @@ var ownCredentialRoutes = map[string]bool{
 // role in.
 func TestStateChangesNeedOperator(t *testing.T) {
 	t.Parallel()
-	for _, r := range routes(Deps{}) {
-		key := r.method + " " + r.path
+	for _, r := range handlers.Table(handlers.Deps{}) {
+		key := r.Method + " " + r.Path
 		if ownCredentialRoutes[key] {
-			require.False(t, r.least.AtLeast(auth.Operator), "%s changes only the caller's own credentials: every signed-in role may call it", key)
+			require.False(t, r.Least.AtLeast(auth.Operator), "%s changes only the caller's own credentials: every signed-in role may call it", key)
 			continue
 		}
-		if r.method == http.MethodGet || r.method == http.MethodHead {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			continue
 		}
-		if r.actionToken {
-			require.True(t, strings.HasPrefix(r.path, actionAPIPrefix), "%s takes an action token, so it is a primitive under %s", key, actionAPIPrefix)
+		if r.ActionToken {
+			require.True(t, strings.HasPrefix(r.Path, action.Prefix), "%s takes an action token, so it is a primitive under %s", key, action.Prefix)
 			continue
 		}
-		require.True(t, r.least.AtLeast(auth.Operator), "%s changes state but lets %s in", key, r.least)
+		require.True(t, r.Least.AtLeast(auth.Operator), "%s changes state but lets %s in", key, r.Least)
 	}
 }
 
 func TestEveryTableRouteIsRegisteredOnce(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for _, r := range routes(Deps{}) {
-		key := r.method + " " + r.path
+	for _, r := range handlers.Table(handlers.Deps{}) {
+		key := r.Method + " " + r.Path
 		require.False(t, seen[key], "%s appears twice in the permission table", key)
 		seen[key] = true
 	}
@@ -214,22 +218,22 @@ func TestEveryTableRouteIsRegisteredOnce(t *testing.T) {
 
 func TestReadOnlyUserIsRefusedEveryStateChange(t *testing.T) {
 	t.Parallel()
-	a := setup(t)
-	reader, _ := a.as(t, "reader", auth.ReadOnly)
-	readerToken := a.tokenFor(t, "scripted-reader", auth.ReadOnly)
-	for _, r := range routes(a.deps) {
-		if r.method == http.MethodGet || ownCredentialRoutes[r.method+" "+r.path] {
+	a := handlerstest.Setup(t)
+	reader, _ := a.As(t, "reader", auth.ReadOnly)
+	readerToken := a.TokenFor(t, "scripted-reader", auth.ReadOnly)
+	for _, r := range handlers.Table(a.Deps) {
+		if r.Method == http.MethodGet || ownCredentialRoutes[r.Method+" "+r.Path] {
 			continue
 		}
-		rec := a.request(reader, r.method, samplePath(r.path), url.Values{})
-		if r.api {
-			rec = a.call(t, readerToken, r.method, samplePath(r.path), nil)
+		rec := a.Request(reader, r.Method, samplePath(r.Path), url.Values{})
+		if r.API {
+			rec = a.Call(t, readerToken, r.Method, samplePath(r.Path), nil)
 		}
-		if r.actionToken {
-			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s %s takes an action token, not a session", r.method, r.path)
+		if r.ActionToken {
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s %s takes an action token, not a session", r.Method, r.Path)
 			continue
 		}
-		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s", r.method, r.path)
+		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s", r.Method, r.Path)
 		require.Contains(t, rec.Body.String(), "read-only role", "the page says why")
 	}
 }

@@ -1,5 +1,7 @@
 // Package handlers is Styrmin's web front: the Echo server, the permission
-// table, the middleware that enforces it, the handlers and the one error handler.
+// table, the middleware that enforces it and the one error handler, over
+// three sibling adapters: the pages (web), the REST API (api) and the action
+// primitives (action), which share only httpx.
 //
 // Every route is registered from the permission table in routes.go, which
 // says for each method and path the least role allowed to call it.
@@ -15,6 +17,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/api"
+	"github.com/styrmin/styrmin/handlers/web"
 )
 
 // Deps is everything the handlers need; cmd/styrmin builds it.
@@ -24,7 +29,7 @@ type Deps struct {
 	// Sessions keeps sessions: the cookie and the server-side record.
 	Sessions *auth.Sessions
 	// Users stores users and checks their passwords.
-	Users UserStore
+	Users web.UserStore
 	// Ready lists what /readyz checks: the database, the cluster, ...
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
@@ -37,19 +42,24 @@ type Deps struct {
 	SimulatedCluster bool
 	// Primitives serves the action primitives (deployment.Service); nil
 	// when the server runs no deployments.
-	Primitives ActionPrimitives
+	Primitives action.Primitives
 	// APITokens stores the personal API tokens that authenticate REST API calls.
 	APITokens *auth.APITokens
 }
 
-// UserStore is what the sign-in and users pages need from auth.Users.
-type UserStore interface {
-	signer
-	userAdmin
-	passwordChanger
+// DriverCatalog is what the pages and the API need from the driver
+// catalogue (catalog.Catalog).
+type DriverCatalog interface {
+	web.DriverCatalog
+	api.DriverCatalog
 }
 
-var _ UserStore = (*auth.Users)(nil)
+// Deployments is what the pages and the API need from the deployment
+// service (deployment.Service).
+type Deployments interface {
+	web.Deployments
+	api.Deployments
+}
 
 // ReadyCheck is one thing the server needs to serve requests, checked by /readyz.
 type ReadyCheck struct {
@@ -71,7 +81,7 @@ func New(d Deps) *echo.Echo {
 	table := routes(d)
 	// The embedded OpenAPI document is part of the binary: one that does not
 	// load is a programming error, caught by any test.
-	docRouter, err := apiRouter()
+	docRouter, err := api.Router()
 	if err != nil {
 		panic(err)
 	}
@@ -84,7 +94,7 @@ func New(d Deps) *echo.Echo {
 	// The body limit comes before anything reads a form (the CSRF check does),
 	// so an oversized upload is refused before it is read; 1 MiB is for the
 	// multipart envelope around the largest bundle archive.
-	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", maxUploadMiB+1))
+	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", web.MaxUploadMiB+1))
 	// checkInput follows the body limit (it reads URL-encoded forms) and comes
 	// before the session, whose lookup is the first to reach PostgreSQL.
 	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
@@ -93,8 +103,10 @@ func New(d Deps) *echo.Echo {
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), validateAPIRequest(docRouter), withAPIUser}
-		case !r.bare && !r.actionToken:
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), api.ValidateRequest(docRouter), withAPIUser}
+		case r.actionToken:
+			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives, d.Logger)}
+		case !r.bare:
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}
 		for _, method := range methodsOf(r) {

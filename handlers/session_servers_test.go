@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
@@ -18,9 +20,9 @@ import (
 // cookie stops working on B too.
 func TestSignOutOnOneServerEndsTheCopiedCookieOnAnother(t *testing.T) {
 	t.Parallel()
-	a := newCatalogEnv(t)
-	b := serveOn(t, a.Pool)
-	admin := a.signedIn(t, auth.Admin)
+	a := handlerstest.NewCatalogEnv(t)
+	b := handlerstest.ServeOn(t, a.Pool)
+	admin := a.SignedIn(t, auth.Admin)
 	aURL, err := url.Parse(a.URL)
 	require.NoError(t, err)
 	bURL, err := url.Parse(b.URL)
@@ -30,11 +32,11 @@ func TestSignOutOnOneServerEndsTheCopiedCookieOnAnother(t *testing.T) {
 	jar.SetCookies(bURL, admin.Jar.Cookies(aURL))
 	copied := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for range 2 {
-		b.get(t, copied, "/drivers/upload", http.StatusOK) // the second answer comes from B's memory
+		b.Get(t, copied, "/drivers/upload", http.StatusOK) // the second answer comes from B's memory
 	}
 
-	_, doc := a.get(t, admin, "/drivers", http.StatusOK)
-	res, err := admin.PostForm(a.URL+"/signout", url.Values{"_csrf": {csrfToken(t, doc)}})
+	_, doc := a.Get(t, admin, "/drivers", http.StatusOK)
+	res, err := admin.PostForm(a.URL+"/signout", url.Values{"_csrf": {handlerstest.CSRFToken(t, doc)}})
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)

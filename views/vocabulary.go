@@ -3,7 +3,7 @@ package views
 // The statuses and task kinds that pages show, named once: views depends on
 // no domain package, so it keeps its own names for the executor's task and
 // step statuses, deployment's statuses and its task kinds, which handlers
-// pass through unchanged (handlers' TestViewsNameTheStatusesAndKindsTheyShow
+// pass through unchanged (handlers/web's TestViewsNameTheStatusesAndKindsTheyShow
 // holds each to its owner's constant).
 const (
 	StatusQueued    = "queued"

@@ -1,0 +1,153 @@
+// Package action is the action primitives: the calls a driver's Python
+// actions make (docs/actions.md) with the action token of their step. They
+// take and answer JSON, errors as {"error": message}, and act on that
+// token's deployment only.
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/kube"
+)
+
+// Primitives is what the primitive endpoints need from the deployment
+// service (*deployment.Service implements it).
+type Primitives interface {
+	Authenticate(ctx context.Context, token string) (*deployment.Caller, error)
+	ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error)
+	StartLinked(ctx context.Context, c *deployment.Caller, req deployment.LinkedRequest) (int64, error)
+	LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error)
+	RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error)
+}
+
+var _ Primitives = (*deployment.Service)(nil)
+
+// Prefix is where the primitive endpoints live (docs/actions.md).
+const Prefix = "/api/action/v1/"
+
+// maxRequest bounds a primitive's request body.
+const maxRequest = 1 << 20
+
+// JobAnswerGrace is how long POST jobs may take once the deadline of its Job's
+// waits (kube.ActionJobCallLimit) has passed: telling the Job to stop,
+// recording on the hook step and writing the answer.
+const JobAnswerGrace = kube.ActionJobStopGrace + 20*time.Second
+
+// JobCallLimit is the longest a POST jobs call for a Job of this timeout
+// lasts. The styrmin Python package's execute_commands waits a minute more
+// for its answer (JOB_CALL_MARGIN, checked by a test), so it never gives up
+// before the server does.
+func JobCallLimit(timeout time.Duration) time.Duration {
+	return kube.ActionJobCallLimit(timeout) + JobAnswerGrace
+}
+
+// bodyFunc is a primitive's handler body: the status and answer for the action
+// that calls (httpx.Caller), or an error.
+type bodyFunc func(c echo.Context, caller *deployment.Caller) (int, any, error)
+
+// DeploymentRead answers GET deployment: the caller's deployment.
+func DeploymentRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
+	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+		d, err := p.ReadDeployment(c.Request().Context(), caller)
+		return http.StatusOK, d, err
+	})
+}
+
+// TaskStart answers POST tasks/stop, tasks/start and tasks/upgrade: it
+// starts a linked task of kind on the caller's deployment.
+func TaskStart(p Primitives, logger *slog.Logger, kind string) echo.HandlerFunc {
+	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+		var req struct {
+			Components []string                  `json:"components"`
+			Version    string                    `json:"version"`
+			Prompts    map[string]map[string]any `json:"prompts"`
+		}
+		if err := decodeJSON(c, &req); err != nil {
+			return 0, nil, err
+		}
+		id, err := p.StartLinked(c.Request().Context(), caller, deployment.LinkedRequest{
+			Kind: kind, Components: req.Components, Version: req.Version, Prompts: req.Prompts,
+		})
+		return http.StatusAccepted, map[string]int64{"task_id": id}, err
+	})
+}
+
+// TaskRead answers GET tasks/:id: a task the caller started.
+func TaskRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
+	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err != nil {
+			return 0, nil, styrmin.Errorf(styrmin.ENOTFOUND, "There is no task %q.", c.Param("id"))
+		}
+		t, err := p.LinkedTask(c.Request().Context(), caller, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, map[string]any{"id": t.ID, "kind": t.Kind, "status": t.Status, "message": t.Message, "result": t.Result}, nil
+	})
+}
+
+// JobRun answers POST jobs: it runs commands in a Job and waits for it.
+func JobRun(p Primitives, logger *slog.Logger) echo.HandlerFunc {
+	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+		var req deployment.JobRequest
+		if err := decodeJSON(c, &req); err != nil {
+			return 0, nil, err
+		}
+		// The call lasts as long as the Job: lift this response's write
+		// deadline, and bound the server's waits.
+		timeout := time.Duration(max(req.Timeout, 0)) * time.Second
+		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(JobCallLimit(timeout))); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return 0, nil, err
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), kube.ActionJobCallLimit(timeout))
+		defer cancel()
+		res, err := p.RunJob(ctx, caller, req)
+		return http.StatusOK, res, err
+	})
+}
+
+// handle runs fn for the caller that the action token's middleware found
+// and writes its answer, or its error (WriteError), as JSON.
+func handle(logger *slog.Logger, fn bodyFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		status, answer, err := fn(c, httpx.Caller(c))
+		if err != nil {
+			return WriteError(c, logger, err)
+		}
+		return c.JSON(status, answer)
+	}
+}
+
+// WriteError writes err as a primitive's error answer: {"error": message}
+// with the error's status. Internal errors are logged.
+func WriteError(c echo.Context, logger *slog.Logger, err error) error {
+	status, msg := httpx.Describe(err)
+	if status == http.StatusInternalServerError {
+		logger.Error("action primitive", "path", c.Path(), "error", err)
+	}
+	return c.JSON(status, map[string]string{"error": httpx.WithFields(err, msg)})
+}
+
+// decodeJSON reads a primitive's JSON body into v; an empty body leaves v as it is.
+func decodeJSON(c echo.Context, v any) error {
+	body := http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxRequest)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return styrmin.Errorf(styrmin.EINVALID, "The request body is not the JSON this call takes: %v.", err)
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package action_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/action"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/kube"
+)
+
+func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	install := d.Install(t, handlerstest.PgInstall("shop-db"))
+	token := d.ActionToken(t, "shop-db", install.TaskID)
+
+	status, answer := d.Primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "Before 16.6"}}}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, answer["error"], "prompt.backup.label", "the refusal names the field, for the action's log")
+
+	status, answer = d.Primitive(t, token, "tasks/upgrade", `{"version": "16.6.0", "prompts": {"backup": {"label": "before-16-6"}}}`)
+	require.Equal(t, http.StatusAccepted, status, "%v", answer)
+	task, err := d.Service.TaskByID(context.Background(), int64(answer["task_id"].(float64)))
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"backup": map[string]any{"label": "before-16-6", "database": "app"}}, task.Inputs["prompts"],
+		"the given prompt and the other's default")
+}
+
+// deadlinePrimitives answers POST jobs at once, noting the deadline RunJob was given.
+type deadlinePrimitives struct {
+	action.Primitives
+	deadline time.Time
+}
+
+func (p *deadlinePrimitives) Authenticate(ctx context.Context, token string) (*deployment.Caller, error) {
+	return &deployment.Caller{}, nil
+}
+
+func (p *deadlinePrimitives) RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error) {
+	p.deadline, _ = ctx.Deadline()
+	return &deployment.JobResult{Job: "site-job", Succeeded: true}, nil
+}
+
+func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
+	t.Parallel()
+	p := &deadlinePrimitives{}
+	e := handlers.New(handlers.Deps{Logger: slog.Default(), Primitives: p})
+	req := httptest.NewRequest(http.MethodPost, action.Prefix+"jobs", strings.NewReader(`{"commands": ["true"], "image": "busybox", "timeout": 600}`))
+	req.Header.Set("Authorization", "Bearer sta_test")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	before := time.Now()
+	e.ServeHTTP(rec, req)
+	after := time.Now()
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	limit := kube.ActionJobCallLimit(600 * time.Second)
+	require.False(t, p.deadline.Before(before.Add(limit)), "RunJob may wait for everything the Job's waits take")
+	require.False(t, p.deadline.After(after.Add(limit)), "and no longer")
+	require.Less(t, limit, action.JobCallLimit(600*time.Second), "the answer has time to be written")
+}

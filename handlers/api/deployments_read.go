@@ -1,0 +1,165 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
+)
+
+// The API's reads of deployments: the same service as the deployment pages.
+
+// deploymentCursor is where the next page of deployments starts: after the
+// deployment with this key, in the list's order (live ones by name, then
+// deleted ones by name, newest first).
+type deploymentCursor struct {
+	Deleted bool   `json:"deleted"`
+	Name    string `json:"name"`
+	ID      int64  `json:"id"`
+}
+
+// compare orders deployment keys as the list is ordered.
+func (k deploymentCursor) compare(o deploymentCursor) int {
+	deleted := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return cmp.Or(cmp.Compare(deleted(k.Deleted), deleted(o.Deleted)), strings.Compare(k.Name, o.Name), cmp.Compare(o.ID, k.ID))
+}
+
+// keyOf is a deployment's place in the list.
+func keyOf(d *deployment.Deployment) deploymentCursor {
+	return deploymentCursor{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID}
+}
+
+// ListDeployments lists the deployments, live ones by name, then with
+// include_deleted the deleted ones, a page at a time.
+func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRequestObject) (oapi.ListDeploymentsResponseObject, error) {
+	var from *deploymentCursor
+	if c := req.Params.Cursor; c != nil && *c != "" {
+		from = &deploymentCursor{}
+		if err := decodeCursor(req.Params.Cursor, from); err != nil {
+			return nil, err
+		}
+	}
+	all, err := s.Deployments.List(ctx, req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(all, func(a, b deployment.Summary) int { return keyOf(&a.Deployment).compare(keyOf(&b.Deployment)) })
+	if from != nil {
+		start := slices.IndexFunc(all, func(d deployment.Summary) bool { return keyOf(&d.Deployment).compare(*from) > 0 })
+		if start < 0 {
+			start = len(all)
+		}
+		all = all[start:]
+	}
+	out := oapi.ListDeployments200JSONResponse{Items: make([]oapi.DeploymentSummary, 0, len(all))}
+	if limit := pageLimit(req.Params.Limit); len(all) > limit {
+		all = all[:limit]
+		out.NextCursor = encodeCursor(keyOf(&all[limit-1].Deployment))
+	}
+	for _, d := range all {
+		last := apiTaskSummaryOf(d.LastTask)
+		out.Items = append(out.Items, apiDeploymentSummaryOf(&d.Deployment, &last))
+	}
+	return out, nil
+}
+
+// GetDeployment shows a deployment with what the cluster runs now; a
+// cluster that cannot be read is said in cluster_error, never as an error.
+func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentRequestObject) (oapi.GetDeploymentResponseObject, error) {
+	d, err := s.Deployments.Get(ctx, req.Name)
+	if err != nil {
+		return nil, err
+	}
+	tasks, _, err := s.Deployments.Tasks(ctx, d.ID, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	var last *oapi.TaskSummary
+	if len(tasks) > 0 {
+		t := tasks[0]
+		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
+		last = &sum
+	}
+	spec, err := httpx.DeployedDriver(ctx, s.Drivers, s.Specs, d)
+	if err != nil {
+		return nil, err
+	}
+	live := s.Deployments.Live(ctx, d, spec.Driver)
+	sum := apiDeploymentSummaryOf(d, last)
+	out := oapi.GetDeployment200JSONResponse{
+		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
+		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
+		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
+		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, spec.Driver, live.Components),
+		Revisions: make([]oapi.Revision, 0, len(live.History)),
+	}
+	if out.Parameters == nil {
+		out.Parameters = map[string]any{}
+	}
+	if out.SecretsSet == nil {
+		out.SecretsSet = []string{}
+	}
+	if live.Err != "" {
+		out.ClusterError = &live.Err
+	}
+	for _, r := range live.History {
+		rev := oapi.Revision{Revision: r.Number, Status: string(r.Status), DriverVersion: r.DriverVersion,
+			AppVersion: cmp.Or(r.AppVersion, r.Revision.AppVersion), UpdatedAt: r.Updated}
+		if r.Description != "" {
+			rev.Description = &r.Description
+		}
+		out.Revisions = append(out.Revisions, rev)
+	}
+	return out, nil
+}
+
+// apiComponentsOf are a deployment's components, whether they are stopped
+// and, for those the cluster reported, their readiness (ready/desired pods
+// of their workloads). drv, the deployment's driver, is nil when the
+// catalogue lost it: then only the components Styrmin remembers are shown.
+func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deployment.LiveComponent) map[string]oapi.ComponentState {
+	out := map[string]oapi.ComponentState{}
+	for name, c := range d.Components {
+		out[name] = oapi.ComponentState{Stopped: c.Stopped}
+	}
+	if drv != nil {
+		for _, c := range drv.Spec.Components {
+			out[c.Name] = oapi.ComponentState{Stopped: d.Components[c.Name].Stopped}
+		}
+	}
+	for _, c := range live {
+		var desired, ready int32
+		for _, w := range c.Workloads {
+			desired += w.Replicas
+			ready += w.ReadyReplicas
+		}
+		readiness := fmt.Sprintf("%d/%d", ready, desired)
+		out[c.Name] = oapi.ComponentState{Stopped: c.Stopped, Ready: &readiness}
+	}
+	return out
+}
+
+// apiDeploymentSummaryOf is a deployment as the API's list shows it.
+func apiDeploymentSummaryOf(d *deployment.Deployment, last *oapi.TaskSummary) oapi.DeploymentSummary {
+	return oapi.DeploymentSummary{
+		Name: d.Name, Namespace: d.Namespace, Driver: d.Driver, DriverVersion: d.DriverVersion,
+		AppVersion: d.AppVersion, Status: d.Status, Busy: d.Busy, CreatedBy: d.CreatedBy,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last,
+	}
+}
+
+// apiTaskSummaryOf names a task as the API does, without its steps.
+func apiTaskSummaryOf(t deployment.TaskSummary) oapi.TaskSummary {
+	return oapi.TaskSummary{Id: t.ID, Kind: oapi.TaskKind(t.Kind), Status: oapi.TaskStatus(t.Status), By: t.By, CreatedAt: t.CreatedAt}
+}

@@ -1,0 +1,116 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
+)
+
+// deploymentNames reads every page of a deployment list, limit at a time,
+// and returns the names in order with how many pages it took.
+func deploymentNames(t *testing.T, d handlerstest.DeployApp, token, query string, limit int) (names []string, pages int, items []api.DeploymentSummary) {
+	t.Helper()
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	for {
+		if query != "" {
+			extra, err := url.ParseQuery(query)
+			require.NoError(t, err)
+			for k, v := range extra {
+				q[k] = v
+			}
+		}
+		page := decoded[api.DeploymentPage](t, d.Call(t, token, http.MethodGet, "/api/v1/deployments?"+q.Encode(), nil), http.StatusOK)
+		pages++
+		require.LessOrEqual(t, len(page.Items), limit)
+		for _, it := range page.Items {
+			names = append(names, it.Name)
+		}
+		items = append(items, page.Items...)
+		if page.NextCursor == "" {
+			return names, pages, items
+		}
+		q.Set("cursor", page.NextCursor)
+	}
+}
+
+func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	ctx := context.Background()
+	for _, name := range []string{"gamma", "alpha", "delta", "beta"} {
+		d.Install(t, handlerstest.HelloInstall(name))
+	}
+	stop, err := d.Service.Stop(ctx, "beta", nil, "olga")
+	require.NoError(t, err)
+	gone, err := d.Service.Get(ctx, "alpha")
+	require.NoError(t, err)
+	require.NoError(t, db.New(d.Pool).MarkDeploymentDeleted(ctx, gone.ID))
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
+
+	names, pages, items := deploymentNames(t, d, token, "", 2)
+	require.Equal(t, []string{"beta", "delta", "gamma"}, names)
+	require.Equal(t, 2, pages)
+	beta := items[0]
+	require.Equal(t, "hello-web", beta.Driver)
+	require.Equal(t, "1.0.0", beta.DriverVersion)
+	require.Equal(t, "olga", beta.CreatedBy)
+	require.NotNil(t, beta.LastTask)
+	require.Equal(t, stop.TaskID, beta.LastTask.Id, "the newest task")
+	require.Equal(t, api.TaskKind(deployment.KindStop), beta.LastTask.Kind)
+	require.Equal(t, api.TaskStatus("queued"), beta.LastTask.Status)
+
+	names, _, items = deploymentNames(t, d, token, "include_deleted=true", 1)
+	require.Equal(t, []string{"beta", "delta", "gamma", "alpha"}, names, "deleted ones last")
+	require.NotNil(t, items[3].DeletedAt)
+	require.Nil(t, items[0].DeletedAt)
+}
+
+func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	ctx := context.Background()
+	d.Install(t, handlerstest.PgInstall("orders"))
+	stored, err := d.Service.Get(ctx, "orders")
+	require.NoError(t, err)
+	v, err := d.Deps.Drivers.(*catalog.Catalog).Get(ctx, "postgresql", "1.0.0")
+	require.NoError(t, err)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
+
+	rec := d.Call(t, token, http.MethodGet, "/api/v1/deployments/orders", nil)
+	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret)
+	got := decoded[api.Deployment](t, rec, http.StatusOK)
+	require.Equal(t, "orders", got.Name)
+	require.Equal(t, stored.Namespace, got.Namespace)
+	require.Equal(t, stored.Parameters, got.Parameters)
+	require.NotContains(t, got.Parameters, "password")
+	require.Equal(t, []string{"password"}, got.SecretsSet)
+	require.NotNil(t, got.ClusterError, "this server has no cluster")
+	require.Contains(t, *got.ClusterError, "No Kubernetes cluster is configured")
+	require.Len(t, got.Components, len(v.Driver.Spec.Components), "the declared components, without their readiness")
+	for _, c := range v.Driver.Spec.Components {
+		require.Contains(t, got.Components, c.Name)
+		require.Nil(t, got.Components[c.Name].Ready)
+		require.False(t, got.Components[c.Name].Stopped)
+	}
+	require.NotNil(t, got.LastTask)
+	require.Equal(t, api.TaskKind(deployment.KindInstall), got.LastTask.Kind)
+	require.Empty(t, got.Revisions, "nothing has run")
+
+	rec = d.Call(t, token, http.MethodGet, "/api/v1/deployments/nope", nil)
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	p := problemOf(t, rec)
+	require.Equal(t, api.ProblemCode("not_found"), p.Code)
+	require.Contains(t, p.Detail, `"nope"`)
+}

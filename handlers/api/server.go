@@ -1,0 +1,176 @@
+// Package api is the REST API under /api/v1: the operations of
+// api/openapi.yaml (oapi-codegen's strict server interface), JSON in and
+// out, errors as RFC 9457 problem details.
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
+)
+
+// Prefix is where the REST API lives; api/openapi.yaml describes it.
+const Prefix = "/api/v1"
+
+// MaxRequest bounds an API request's body.
+const MaxRequest = 1 << 20
+
+// Deployments is what the API's operations need from deployment.Service.
+type Deployments interface {
+	Get(ctx context.Context, name string) (*deployment.Deployment, error)
+	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
+	Live(ctx context.Context, d *deployment.Deployment, drv *drivers.Driver) *deployment.Live
+	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
+	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
+	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
+	InstallForm(ctx context.Context, driver, version string) (*deployment.Form, error)
+	Install(ctx context.Context, req deployment.InstallRequest) (*deployment.Queued, error)
+	UpgradeForm(ctx context.Context, name, driverVersion string) (*deployment.UpgradeForm, error)
+	ReviewUpgrade(ctx context.Context, req deployment.UpgradeRequest) (*deployment.Review, error)
+	Upgrade(ctx context.Context, token, by string) (*deployment.Queued, error)
+	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
+	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
+	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
+	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
+	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
+	CancelTask(ctx context.Context, name string, taskID int64, by string) error
+	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
+}
+
+var _ Deployments = (*deployment.Service)(nil)
+
+// DriverCatalog is what the API reads from the driver catalogue.
+type DriverCatalog interface {
+	Listing(ctx context.Context) (catalog.Listing, error)
+	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
+	Get(ctx context.Context, name, version string) (*catalog.Version, error)
+}
+
+var _ DriverCatalog = (*catalog.Catalog)(nil)
+
+// Users is what the API's user operations need from auth.Users.
+type Users interface {
+	List(ctx context.Context) ([]auth.User, error)
+	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
+	SetRole(ctx context.Context, id int64, role auth.Role) (auth.User, error)
+	SetDisabled(ctx context.Context, id int64, disabled bool) (auth.User, error)
+	SetPassword(ctx context.Context, id int64, password string) (auth.User, error)
+}
+
+var _ Users = (*auth.Users)(nil)
+
+// Server implements the operations of api/openapi.yaml.
+type Server struct {
+	// Deployments installs, changes and reads deployments (deployment.Service).
+	Deployments Deployments
+	// Drivers is the driver catalogue (catalog.Catalog).
+	Drivers DriverCatalog
+	// Users stores the users that admins manage (auth.Users).
+	Users Users
+	// APITokens stores personal API tokens.
+	APITokens *auth.APITokens
+	// Specs are the decoded specs of deployed driver versions, shared with
+	// the deployment pages.
+	Specs *httpx.DriverSpecs
+}
+
+var _ oapi.StrictServerInterface = (*Server)(nil)
+
+// Handlers returns the generated handler of each operation of s, by
+// "METHOD path" (the path with Prefix and Echo's :params).
+func Handlers(s *Server) map[string]echo.HandlerFunc {
+	set := handlerSet{}
+	oapi.RegisterHandlersWithBaseURL(set, oapi.NewStrictHandler(s, nil), Prefix)
+	return set
+}
+
+// handlerSet collects the generated handlers by "METHOD path"; it is the
+// oapi.EchoRouter the generated code registers itself on.
+type handlerSet map[string]echo.HandlerFunc
+
+func (s handlerSet) add(method, path string, h echo.HandlerFunc) *echo.Route {
+	s[method+" "+path] = h
+	return &echo.Route{Method: method, Path: path}
+}
+
+func (s handlerSet) CONNECT(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodConnect, p, h)
+}
+func (s handlerSet) DELETE(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodDelete, p, h)
+}
+func (s handlerSet) GET(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodGet, p, h)
+}
+func (s handlerSet) HEAD(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodHead, p, h)
+}
+func (s handlerSet) OPTIONS(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodOptions, p, h)
+}
+func (s handlerSet) PATCH(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodPatch, p, h)
+}
+func (s handlerSet) POST(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodPost, p, h)
+}
+func (s handlerSet) PUT(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodPut, p, h)
+}
+func (s handlerSet) TRACE(p string, h echo.HandlerFunc, _ ...echo.MiddlewareFunc) *echo.Route {
+	return s.add(http.MethodTrace, p, h)
+}
+
+// IsAPI reports whether the request is for the REST API, whose answers
+// (errors included) are JSON.
+func IsAPI(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return p == Prefix || strings.HasPrefix(p, Prefix+"/")
+}
+
+// Document serves the API's OpenAPI document, as embedded in the generated
+// code (docs/openapi.json is the same document).
+func Document() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		doc, err := oapi.DocumentJSON()
+		if err != nil {
+			return fmt.Errorf("api: %w", err)
+		}
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc)
+	}
+}
+
+// WriteError writes err as problem details (RFC 9457) with status and the
+// user-facing message.
+func WriteError(c echo.Context, status int, err error, message string) error {
+	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
+	return c.JSON(status, problem(status, err, message))
+}
+
+// problem is an error as RFC 9457 problem details (oapi.Problem).
+func problem(status int, err error, message string) oapi.Problem {
+	p := oapi.Problem{
+		Type:   "about:blank",
+		Title:  httpx.Heading(status),
+		Status: status,
+		Detail: message,
+		Code:   oapi.ProblemCode(httpx.Code(status, err)),
+	}
+	if fields := styrmin.ErrorFields(err); len(fields) > 0 {
+		p.Fields = &fields
+		p.Detail = httpx.WithFields(err, message)
+	}
+	return p
+}

@@ -1,0 +1,141 @@
+package api
+
+import (
+	"context"
+	"strconv"
+
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+)
+
+// taskCursor is where the next page of tasks starts: before this task id.
+type taskCursor struct {
+	Before int64 `json:"before"`
+}
+
+// ListTasks lists the top-level tasks of every deployment, newest first, a
+// page at a time; linked tasks are under the steps that started them.
+func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject) (oapi.ListTasksResponseObject, error) {
+	var from taskCursor
+	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
+		return nil, err
+	}
+	p := req.Params
+	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(p.Limit)}
+	if p.Deployment != nil {
+		f.Deployment = *p.Deployment
+	}
+	if p.Status != nil {
+		f.Status = string(*p.Status)
+	}
+	if p.Kind != nil {
+		f.Kind = string(*p.Kind)
+	}
+	tasks, next, err := s.Deployments.FindTasks(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(tasks))}
+	for i := range tasks {
+		out.Items[i] = apiTaskOf(&tasks[i].Task, tasks[i].Deployment)
+	}
+	if next != 0 {
+		out.NextCursor = encodeCursor(taskCursor{Before: next})
+	}
+	return out, nil
+}
+
+// GetTask shows a task, top-level or linked, with its steps.
+func (s *Server) GetTask(ctx context.Context, req oapi.GetTaskRequestObject) (oapi.GetTaskResponseObject, error) {
+	t, err := s.Deployments.TaskByID(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+}
+
+// apiTaskPath is a task's address in the API.
+func apiTaskPath(id int64) string {
+	return Prefix + "/tasks/" + strconv.FormatInt(id, 10)
+}
+
+// apiTaskOf is a task of the named deployment as the API shows it, with its
+// steps and, under them, the tasks they started (of the same deployment).
+func apiTaskOf(t *deployment.Task, deploymentName string) oapi.Task {
+	out := oapi.Task{
+		Id: t.ID, Deployment: deploymentName, ParentStepId: t.ParentStepID,
+		Kind: oapi.TaskKind(t.Kind), Status: oapi.TaskStatus(t.Status), Message: t.Message,
+		Inputs: t.Inputs, By: t.By, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		Ended: t.Ended(), Steps: make([]oapi.Step, len(t.Steps)),
+	}
+	if out.Inputs == nil {
+		out.Inputs = map[string]any{}
+	}
+	if len(t.Result) > 0 && string(t.Result) != "null" {
+		out.Result = t.Result
+	}
+	if t.Status == executor.TaskQueued && t.ParentStepID == nil {
+		n := t.QueuePosition
+		out.QueuePosition = &n
+	}
+	for i := range t.Steps {
+		out.Steps[i] = apiStepOf(&t.Steps[i], deploymentName)
+	}
+	return out
+}
+
+// hookDetail are the JSON keys of a hook step's detail (deployment.HookDetail)
+// that the API shows as fields of their own (apiHookStep); the rest stays in
+// detail.
+var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "job": true, "job_tail": true, "job_tail_lines": true}
+
+// apiStepOf is a task's step as the API shows it.
+func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
+	out := oapi.Step{
+		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
+		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
+		Logs: make([]oapi.LogLine, len(s.Logs)), Tasks: make([]oapi.Task, len(s.Tasks)),
+	}
+	rest := map[string]any{}
+	for k, v := range s.Detail {
+		if s.Hook == nil || !hookDetail[k] {
+			rest[k] = v
+		}
+	}
+	if len(rest) > 0 {
+		out.Detail = &rest
+	}
+	if s.Hook != nil {
+		apiHookStep(&out, s.Hook)
+	}
+	for i, l := range s.Logs {
+		out.Logs[i] = oapi.LogLine{Level: l.Level, Message: l.Message, At: l.At}
+	}
+	for i := range s.Tasks {
+		out.Tasks[i] = apiTaskOf(&s.Tasks[i], deploymentName)
+	}
+	return out
+}
+
+// apiHookStep sets the fields of a hook step that its detail gives.
+func apiHookStep(out *oapi.Step, h *deployment.HookDetail) {
+	out.Action, out.Mode, out.Error = nonEmpty(h.Action), nonEmpty(h.Mode), nonEmpty(h.Error)
+	if j := h.JobDetail; j != nil {
+		lines := j.JobTailLines
+		out.Job, out.JobTail, out.JobTailLines = nonEmpty(j.Job), nonEmpty(j.JobTail), &lines
+	}
+	// An action may replace several ended Jobs; deleted_job is the last one
+	// and detail.deleted_jobs keeps them all.
+	if n := len(h.DeletedJobs); n > 0 {
+		out.DeletedJob = &h.DeletedJobs[n-1]
+	}
+}
+
+// nonEmpty is s, nil when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

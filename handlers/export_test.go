@@ -1,0 +1,20 @@
+package handlers
+
+import "github.com/styrmin/styrmin/auth"
+
+// TableRoute is a line of the permission table as the route walk
+// (routes_test.go) reads it.
+type TableRoute struct {
+	Method, Path           string
+	Least                  auth.Role
+	Bare, ActionToken, API bool
+}
+
+// Table is the permission table for d, for the route walk.
+func Table(d Deps) []TableRoute {
+	var out []TableRoute
+	for _, r := range routes(d) {
+		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api})
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package handlerstest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/stretchr/testify/require"
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/api"
+)
+
+// TokenFor creates a user with role and returns one of their API tokens.
+func (a *App) TokenFor(t *testing.T, name string, role auth.Role) string {
+	t.Helper()
+	_, u := a.As(t, name, role)
+	created, err := a.Deps.APITokens.Create(context.Background(), u, "test", nil)
+	require.NoError(t, err)
+	return created.Secret
+}
+
+// Call makes an API request with token (none when empty) and a JSON body
+// (none when nil).
+func (a *App) Call(t *testing.T, token, method, target string, body any) *httptest.ResponseRecorder {
+	t.Helper()
+	var req *http.Request
+	if body == nil {
+		req = httptest.NewRequest(method, target, nil)
+	} else {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		req = httptest.NewRequest(method, target, strings.NewReader(string(b)))
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	a.Echo.ServeHTTP(rec, req)
+	checkAPIResponse(t, req, rec)
+	return rec
+}
+
+// apiDocRouter finds a request's operation in the OpenAPI document, for
+// checking the answers the tests get.
+var apiDocRouter = sync.OnceValues(api.Router)
+
+// checkAPIResponse fails the test when an answer of the API is not one the
+// OpenAPI document describes: its status, media type and body, problems
+// included. An answer for an address that is no operation must be a problem.
+func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if !strings.HasPrefix(req.URL.Path, api.Prefix+"/") || req.URL.Path == api.Prefix+"/openapi.json" {
+		return
+	}
+	router, err := apiDocRouter()
+	require.NoError(t, err)
+	route, params, err := api.RouteOf(router, req)
+	if err != nil {
+		doc, err := oapi.GetSpec()
+		require.NoError(t, err)
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), "%s %s is no operation: its answer is a problem", req.Method, req.URL)
+		var body any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.NoError(t, doc.Components.Schemas["Problem"].Value.VisitJSON(body), "%s %s answered a problem the document does not describe: %s", req.Method, req.URL, rec.Body)
+		return
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(rec.Body.Bytes())
+	require.NoError(t, openapi3filter.ValidateResponse(req.Context(), in), "%s %s answered %d, which the OpenAPI document does not describe: %s", req.Method, req.URL, rec.Code, rec.Body)
+}

@@ -1,0 +1,104 @@
+package handlerstest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// chromiumPath is Debian's chromium, installed by scripts/ensure-chromium (make test).
+const chromiumPath = "/usr/bin/chromium"
+
+// NewBrowser starts a headless Chromium with a fresh profile and returns a
+// tab's context. When the test fails, a screenshot of the tab is saved to a
+// temporary file named in the test log. With -short (the race detector's
+// run in `make test`) it skips the test.
+func NewBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium, which -short leaves out")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("STYRMIN_SKIP_BROWSER") != "" {
+			t.Skip("STYRMIN_SKIP_BROWSER is set and chromium is missing")
+		}
+		t.Fatalf("%s is missing: run scripts/ensure-chromium (make test does), or set STYRMIN_SKIP_BROWSER=1 to skip the browser test", chromiumPath)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancel)
+	// Start the browser now, without a deadline: a deadline on the first Run would end the browser.
+	require.NoError(t, chromedp.Do(ctx), "start chromium")
+	t.Cleanup(func() {
+		if t.Failed() {
+			saveScreenshot(t, ctx)
+		}
+	})
+	return ctx
+}
+
+// saveScreenshot writes a full-page screenshot of the tab to a temporary file.
+func saveScreenshot(t *testing.T, ctx context.Context) {
+	shotCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(shotCtx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot failed: %v", err)
+		return
+	}
+	f, err := os.CreateTemp("", "styrmin-browser-*.png")
+	if err != nil {
+		t.Logf("screenshot: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(png); err != nil {
+		t.Logf("screenshot: %v", err)
+		return
+	}
+	t.Logf("screenshot of the failing page: %s", f.Name())
+}
+
+// Step runs browser actions with a deadline.
+func Step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Do(stepCtx, actions...), what)
+}
+
+// Eval evaluates a JavaScript expression with a deadline.
+func Eval[T any](t *testing.T, ctx context.Context, expression string) T {
+	t.Helper()
+	evalCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(evalCtx, chromedp.Evaluate[T](expression))
+	require.NoError(t, err, "evaluate %s", expression)
+	return v
+}
+
+// WaitFor polls a JavaScript predicate until it is true.
+func WaitFor(t *testing.T, ctx context.Context, what, predicate string) {
+	t.Helper()
+	Step(t, ctx, what, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(15*time.Second)))
+}
+
+// CardCount is a JavaScript expression counting the catalogue's cards.
+const CardCount = `document.querySelectorAll('[data-testid="driver-card"]').length`

@@ -1,0 +1,70 @@
+package handlerstest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
+	bundled "github.com/styrmin/styrmin/drivers/catalog"
+)
+
+// PgSecret is a secret parameter value that must never come back in a page.
+const PgSecret = "s3cret-password-never-shown"
+
+// DeployApp is a server with the bundled drivers, an operator and a
+// read-only user; its tasks are queued but nothing runs them.
+type DeployApp struct {
+	*App
+	Service          *deployment.Service
+	Pool             *pgxpool.Pool
+	Operator, Reader Visitor
+}
+
+// SetupDeployments returns a DeployApp: the server with the bundled drivers
+// imported, an operator (olga) and a read-only user (rita).
+func SetupDeployments(t *testing.T) DeployApp {
+	t.Helper()
+	pool := dbtest.New(t)
+	a := SetupOn(t, pool)
+	_, err := a.Deps.Drivers.(*catalog.Catalog).ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
+	require.NoError(t, err)
+	operator, _ := a.As(t, "olga", auth.Operator)
+	reader, _ := a.As(t, "rita", auth.ReadOnly)
+	return DeployApp{App: a, Service: a.Deps.Deployments.(*deployment.Service), Pool: pool, Operator: operator, Reader: reader}
+}
+
+// Install installs a deployment through the service, as olga.
+func (d DeployApp) Install(t *testing.T, req deployment.InstallRequest) *deployment.Queued {
+	t.Helper()
+	req.By = "olga"
+	q, err := d.Service.Install(context.Background(), req)
+	require.NoError(t, err)
+	return q
+}
+
+// TasksOf returns a deployment's tasks, newest first.
+func (d DeployApp) TasksOf(t *testing.T, name string) []deployment.Task {
+	t.Helper()
+	dep, err := d.Service.Get(context.Background(), name)
+	require.NoError(t, err)
+	tasks, _, err := d.Service.Tasks(context.Background(), dep.ID, 0, 100)
+	require.NoError(t, err)
+	return tasks
+}
+
+// PgInstall is a valid install request of the bundled PostgreSQL driver.
+func PgInstall(name string) deployment.InstallRequest {
+	return deployment.InstallRequest{Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
+		Parameters: map[string]string{"password": PgSecret}}
+}
+
+// HelloInstall is a valid install request of the bundled Hello Web driver.
+func HelloInstall(name string) deployment.InstallRequest {
+	return deployment.InstallRequest{Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
+		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}}
+}

@@ -1,0 +1,87 @@
+package httpx
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
+)
+
+// Keys of the values the middleware leaves in the Echo context.
+const (
+	ctxSession = "styrmin.session"
+	ctxUser    = "styrmin.user"
+)
+
+// SetSession keeps the request's session for Session.
+func SetSession(c echo.Context, sess *auth.Session) {
+	c.Set(ctxSession, sess)
+}
+
+// SessionOrNil returns the request's session, or nil on a route without one.
+func SessionOrNil(c echo.Context) *auth.Session {
+	sess, _ := c.Get(ctxSession).(*auth.Session)
+	return sess
+}
+
+// Session returns the request's session; a route without one (a bare route)
+// asking for it is a programming error.
+func Session(c echo.Context) *auth.Session {
+	sess := SessionOrNil(c)
+	if sess == nil {
+		panic("httpx: no session on a bare route")
+	}
+	return sess
+}
+
+// SetUser records u as the user the request acts as.
+func SetUser(c echo.Context, u *auth.User) {
+	c.Set(ctxUser, u)
+}
+
+// CurrentUser returns the signed-in user (or the API token's user), or nil.
+func CurrentUser(c echo.Context) *auth.User {
+	u, _ := c.Get(ctxUser).(*auth.User)
+	return u
+}
+
+// apiUserKey is the context key under which the API's user travels from the
+// Echo context into the context the REST API's strict handlers receive.
+type apiUserKey struct{}
+
+// WithAPIUser returns ctx carrying u, the user an API request acts as.
+func WithAPIUser(ctx context.Context, u *auth.User) context.Context {
+	return context.WithValue(ctx, apiUserKey{}, u)
+}
+
+// APIUser returns the user an API request acts as; the API token's
+// middleware has put it into ctx (WithAPIUser).
+func APIUser(ctx context.Context) auth.User {
+	u, ok := ctx.Value(apiUserKey{}).(*auth.User)
+	if !ok {
+		panic(fmt.Sprintf("httpx: API operation without a user in its context (%T)", ctx.Value(apiUserKey{})))
+	}
+	return *u
+}
+
+// ctxCaller is the key of the action primitive's caller in the Echo context.
+const ctxCaller = "styrmin.caller"
+
+// SetCaller records the action (its token's deployment, task and step) that
+// calls an action primitive.
+func SetCaller(c echo.Context, caller *deployment.Caller) {
+	c.Set(ctxCaller, caller)
+}
+
+// Caller returns the action that calls an action primitive; the action
+// token's middleware has set it.
+func Caller(c echo.Context) *deployment.Caller {
+	caller, ok := c.Get(ctxCaller).(*deployment.Caller)
+	if !ok {
+		panic("httpx: action primitive without a caller")
+	}
+	return caller
+}

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/views"
+)
+
+// DeploymentInstallShow shows the install form of a driver version (the
+// version or driver_version query parameter, else the newest). The htmx
+// reload for another driver version carries the entered fields, which the
+// form keeps; secrets are never sent back.
+func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		entered := readEntered(c.QueryParams())
+		version := cmp.Or(entered.DriverVersion, c.QueryParam("version"))
+		form, err := svc.InstallForm(ctx, c.Param("name"), version)
+		if err != nil {
+			return err
+		}
+		props, err := installProps(ctx, catalog, form, entered, nil, md)
+		if err != nil {
+			return err
+		}
+		props.Page = page(c, "Deploy "+props.DriverTitle, views.NavDrivers)
+		return render(c, http.StatusOK, views.DeploymentInstallPage(props))
+	}
+}
+
+// DeploymentInstallSubmit installs a driver as a new deployment and opens
+// the deployment's page, where the install task runs live; refused values
+// bring the form back with an error next to each bad field.
+func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		values, err := c.FormParams()
+		if err != nil {
+			return styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
+		}
+		entered := readEntered(values)
+		entered.Carried = true
+		driver := c.Param("name")
+		queued, err := svc.Install(ctx, deployment.InstallRequest{
+			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
+			AppVersion: entered.AppVersion, Parameters: entered.Params, Prompts: entered.Prompts, By: httpx.CurrentUser(c).Username,
+		})
+		if styrmin.ErrorCode(err) == styrmin.EINVALID {
+			return installRefused(c, svc, catalog, md, driver, entered, err)
+		}
+		if err != nil {
+			return err
+		}
+		flash(c, views.FlashSuccess, fmt.Sprintf("Deployment %s is queued for install (task #%d); follow it below.", queued.Deployment, queued.TaskID))
+		return redirect(c, deploymentPath(queued.Deployment))
+	}
+}
+
+// installRefused shows the install form again with the entered values
+// (secrets excepted) and the service's errors.
+func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown, driver string, entered enteredForm, refusal error) error {
+	ctx := c.Request().Context()
+	form, err := svc.InstallForm(ctx, driver, entered.DriverVersion)
+	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND && entered.DriverVersion != "" {
+		form, err = svc.InstallForm(ctx, driver, "") // the form of the newest version, with the error
+	}
+	if err != nil {
+		return err
+	}
+	props, err := installProps(ctx, catalog, form, entered, styrmin.ErrorFields(refusal), md)
+	if err != nil {
+		return err
+	}
+	props.Page = page(c, "Deploy "+props.DriverTitle, views.NavDrivers)
+	props.Error = styrmin.ErrorMessage(refusal)
+	return render(c, http.StatusUnprocessableEntity, views.DeploymentInstallPage(props))
+}
+
+// installProps are the install form's props (without the layout's) for the
+// service's form, keeping what the user entered when the form was carried;
+// fieldErrors are the service's errors by field.
+func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.Form, entered enteredForm, fieldErrors map[string]string, md *views.Markdown) (views.DeploymentInstallProps, error) {
+	d := form.Driver
+	v, err := catalog.Get(ctx, d.Metadata.Name, d.Spec.Version)
+	if err != nil {
+		return views.DeploymentInstallProps{}, err
+	}
+	params := d.Spec.Parameters
+	groups, err := paramGroups(httpx.ParamPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
+	if err != nil {
+		return views.DeploymentInstallProps{}, err
+	}
+	actions, err := hookActionSections(form.HookActions, form.Prompts, entered, fieldErrors, md)
+	if err != nil {
+		return views.DeploymentInstallProps{}, err
+	}
+	p := views.DeploymentInstallProps{
+		DriverName: d.Metadata.Name, DriverTitle: d.Title(), DriverIconURL: driverIconURL(d.Metadata.Name, d.Spec.Version, v.HasIcon),
+		DriverVersion: d.Spec.Version, DriverVersions: versionChoices(form.DriverVersions, ""),
+		Name: entered.Name, Namespace: entered.Namespace, NameMaxLength: deployment.MaxNameLength,
+		AppVersion: form.AppVersion, AppVersions: form.AppVersions, AppVersionConstraint: d.Spec.SupportedVersions,
+		Groups: groups, Actions: actions, FieldErrors: fieldErrors,
+	}
+	if entered.Carried && entered.AppVersion != "" {
+		p.AppVersion = entered.AppVersion
+	}
+	return p, nil
+}

@@ -1,0 +1,47 @@
+package web
+
+import (
+	"cmp"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/views"
+)
+
+// DeploymentList lists the deployments; ?deleted=1 includes deleted ones.
+func DeploymentList(svc deploymentReader) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		showDeleted := c.QueryParam("deleted") == "1"
+		list, err := svc.List(c.Request().Context(), showDeleted)
+		if err != nil {
+			return err
+		}
+		props := views.DeploymentListProps{Page: page(c, "Deployments", views.NavDeployments), ShowDeleted: showDeleted}
+		for _, s := range list {
+			props.Deployments = append(props.Deployments, deploymentRow(s))
+		}
+		return render(c, http.StatusOK, views.DeploymentListPage(props))
+	}
+}
+
+// deploymentRow is a deployment as the list shows it.
+func deploymentRow(s deployment.Summary) views.DeploymentRow {
+	row := views.DeploymentRow{
+		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
+		DriverVersion: s.DriverVersion, DriverIconURL: driverIconURL(s.Driver, s.DriverVersion, s.HasIcon),
+		AppVersion: s.AppVersion, Status: s.Status,
+	}
+	if s.Busy {
+		row.Busy = "working"
+		if s.LastTask.Status == executor.TaskRunning {
+			row.Busy = s.LastTask.Kind
+		}
+	}
+	if s.LastTask.ID != 0 {
+		row.LastTask = &views.TaskSummary{ID: s.LastTask.ID, Kind: s.LastTask.Kind, Status: s.LastTask.Status, At: s.LastTask.CreatedAt, By: s.LastTask.By}
+	}
+	return row
+}

@@ -1,0 +1,29 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/views"
+)
+
+// DeploymentRollback queues a roll back to the posted revision.
+func DeploymentRollback(svc deploymentOperator) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		revision, err := strconv.Atoi(c.FormValue("revision"))
+		if err != nil || revision < 1 {
+			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
+		}
+		queued, err := svc.Rollback(c.Request().Context(), name, revision, httpx.CurrentUser(c).Username)
+		if err != nil {
+			return backToDeployment(c, name, err)
+		}
+		flash(c, views.FlashSuccess, fmt.Sprintf("The roll back of %s to revision %d is queued (task #%d).", name, revision, queued.TaskID))
+		return redirect(c, deploymentPath(name))
+	}
+}

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"context"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+)
+
+// deploymentReader is what the deployment pages read.
+type deploymentReader interface {
+	Get(ctx context.Context, name string) (*deployment.Deployment, error)
+	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
+	Live(ctx context.Context, d *deployment.Deployment, drv *drivers.Driver) *deployment.Live
+	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
+	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
+	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
+	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
+}
+
+// deploymentInstaller is what the install and upgrade forms need.
+type deploymentInstaller interface {
+	InstallForm(ctx context.Context, driver, version string) (*deployment.Form, error)
+	Install(ctx context.Context, req deployment.InstallRequest) (*deployment.Queued, error)
+	UpgradeForm(ctx context.Context, name, driverVersion string) (*deployment.UpgradeForm, error)
+	ReviewUpgrade(ctx context.Context, req deployment.UpgradeRequest) (*deployment.Review, error)
+	EditUpgrade(ctx context.Context, token, by string) (*deployment.UpgradeForm, error)
+	Upgrade(ctx context.Context, token, by string) (*deployment.Queued, error)
+}
+
+// deploymentOperator is what the buttons of a deployment's page need.
+type deploymentOperator interface {
+	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
+	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
+	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
+	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
+	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
+	CancelTask(ctx context.Context, name string, taskID int64, by string) error
+	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
+}
+
+// Deployments is what the deployment pages need from deployment.Service.
+type Deployments interface {
+	deploymentReader
+	deploymentInstaller
+	deploymentOperator
+}
+
+var _ Deployments = (*deployment.Service)(nil)

@@ -1,0 +1,94 @@
+package web
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/views"
+)
+
+// fakeVersions is a catalogue of one driver version whose content (digest
+// and spec) a test may change, as an edit of the database by hand would.
+type fakeVersions struct {
+	DriverCatalog
+	refs     []catalog.VersionRef
+	byDigest map[string]*drivers.Driver
+	gets     int
+}
+
+func (f *fakeVersions) VersionRefs(_ context.Context, name string) ([]catalog.VersionRef, error) {
+	if len(f.refs) == 0 {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver named %q.", name)
+	}
+	return f.refs, nil
+}
+
+func (f *fakeVersions) Get(_ context.Context, name, version string) (*catalog.Version, error) {
+	f.gets++
+	for _, r := range f.refs {
+		if r.Version == version {
+			return &catalog.Version{Driver: f.byDigest[r.Digest], Digest: r.Digest, HasIcon: true}, nil
+		}
+	}
+	return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
+}
+
+// specOf is a decoded spec of the hello driver whose title is title.
+func specOf(title string) *drivers.Driver {
+	d := &drivers.Driver{Metadata: drivers.Metadata{Name: "hello"}}
+	d.Spec.Version, d.Spec.Info.Title = "1.0.0", title
+	return d
+}
+
+func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dep := &deployment.Deployment{Driver: "hello", DriverVersion: "1.0.0"}
+	first, second := specOf("Hello"), specOf("Hello again")
+	cat := &fakeVersions{
+		refs:     []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:a"}},
+		byDigest: map[string]*drivers.Driver{"sha256:a": first, "sha256:b": second},
+	}
+	specs := httpx.NewDriverSpecs(httpx.DriverSpecCacheBytes)
+	cache := newActionForms(actionFormCacheBytes)
+
+	first.Spec.Actions = []drivers.Action{
+		{Name: "vacuum", Title: "Vacuum", Description: "Reclaims **space**.", Hook: drivers.HookManual},
+		{Name: "backup", Hook: drivers.HookPreUpgrade},
+	}
+	var forms []*views.ManualAction
+	for range 3 {
+		spec, manual, err := deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+		require.NoError(t, err)
+		require.Same(t, first, spec.Driver)
+		require.True(t, spec.HasIcon)
+		require.Len(t, manual, 1, "the forms of the manual actions only")
+		require.Contains(t, string(manual[0].Description), "<strong>space</strong>")
+		forms = append(forms, &manual[0])
+	}
+	require.Same(t, forms[0], forms[2], "the actions' forms are rendered once too")
+	require.Equal(t, 1, cat.gets, "the spec of a digest is read and decoded once")
+
+	cat.refs = []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:b"}}
+	spec, _, err := deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	require.NoError(t, err)
+	require.Same(t, second, spec.Driver, "other content under the same version is other content")
+	require.Equal(t, 2, cat.gets)
+
+	cat.refs = []catalog.VersionRef{{Version: "2.0.0", Digest: "sha256:c"}}
+	spec, _, err = deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	require.NoError(t, err)
+	require.Nil(t, spec.Driver, "a version the catalogue lost has no spec, even one kept")
+
+	cat.refs = nil
+	spec, _, err = deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	require.NoError(t, err)
+	require.Nil(t, spec.Driver, "nor has a driver the catalogue lost")
+}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/views"
+)
+
+// apiTokenStore is what the API tokens pages need from auth.APITokens.
+type apiTokenStore interface {
+	Create(ctx context.Context, user auth.User, name string, expiresAt *time.Time) (auth.CreatedAPIToken, error)
+	List(ctx context.Context, user auth.User) ([]auth.APIToken, error)
+	Revoke(ctx context.Context, by auth.User, id int64) error
+}
+
+var _ apiTokenStore = (*auth.APITokens)(nil)
+
+// TokenList shows the signed-in user's API tokens and the form to create one.
+func TokenList(tokens apiTokenStore) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		return renderTokens(c, tokens, http.StatusOK, views.APITokenForm{}, nil)
+	}
+}
+
+// renderTokens renders the API tokens page with form (empty, or with
+// errors) and, right after creating a token, its secret.
+func renderTokens(c echo.Context, tokens apiTokenStore, status int, form views.APITokenForm, created *views.CreatedAPIToken) error {
+	list, err := tokens.List(c.Request().Context(), *httpx.CurrentUser(c))
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.APITokensPage(views.APITokensProps{
+		Page: page(c, "API tokens", ""), Tokens: tokenRows(list), Form: form, Created: created,
+	}))
+}
+
+// tokenRows returns the rows of the tokens tables.
+func tokenRows(list []auth.APIToken) []views.APITokenRow {
+	rows := make([]views.APITokenRow, 0, len(list))
+	for _, t := range list {
+		rows = append(rows, views.APITokenRow{
+			ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt,
+		})
+	}
+	return rows
+}
