@@ -4,7 +4,7 @@
 GO ?= go
 export GOFLAGS := -buildvcs=false
 # CLUSTER starts/stops the local cluster; `scope -- CMD` runs CMD with it up and stops it afterwards if scope started it.
-CLUSTER := $(GO) run ./kubelocal/cmd/cluster
+CLUSTER := $(GO) run ./devcluster/cmd/cluster
 # TOOL runs a code generator (templ, sqlc, oapi-codegen) of the tools module (tools/go.mod), which keeps
 # their dependencies out of the product's go.mod; -modfile uses it while working in the repository's root.
 TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod

@@ -16,7 +16,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/drivers"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 // driverYAML is a small valid driver file; %s is its spec.version.

@@ -13,11 +13,11 @@ import (
 
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -70,10 +70,10 @@ func (f clusterFixture) waitTask(t testing.TB, name string, q *deployment.Queued
 
 // importCopy imports a copy of a bundled driver as version, with its
 // spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
-// when actionsPy is not "", its actions.py replaced (catalogtest.Copy).
+// when actionsPy is not "", its actions.py replaced (bundledtest.Copy).
 func (f fixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsPy string) {
 	t.Helper()
-	_, err := f.catalog.ImportFS(context.Background(), catalogtest.Copy(t, driver, version, actionsYAML, actionsPy), ".", "test")
+	_, err := f.catalog.ImportFS(context.Background(), bundledtest.Copy(t, driver, version, actionsYAML, actionsPy), ".", "test")
 	require.NoError(t, err)
 }
 

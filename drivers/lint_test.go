@@ -51,7 +51,7 @@ func TestLintBundledCatalog(t *testing.T) {
 	t.Parallel()
 	specs, err := filepath.Glob("catalog/*/" + SpecFile)
 	require.NoError(t, err)
-	require.NotEmpty(t, specs, "drivers/catalog holds no bundles")
+	require.NotEmpty(t, specs, "drivers/bundled holds no bundles")
 	for _, spec := range specs {
 		t.Run(filepath.Base(filepath.Dir(spec)), func(t *testing.T) {
 			t.Parallel()

@@ -23,8 +23,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/kubelocal/kubetest"
 )
 
 // These tests run action Jobs on the local cluster, whose action runner runs

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/kube"
-	"github.com/styrmin/styrmin/kubelocal/kubetest"
 )
 
 func TestConnectReportsTheLocalCluster(t *testing.T) {

@@ -31,7 +31,7 @@ import (
 // helloWeb is the bundled hello-web chart, packaged as a .tgz archive.
 func helloWeb(t *testing.T) (*chart.Chart, []byte) {
 	t.Helper()
-	c, err := loader.Load(filepath.Join("..", "drivers", "catalog", "hello-web", "chart"))
+	c, err := loader.Load(filepath.Join("..", "drivers", "bundled", "hello-web", "chart"))
 	require.NoError(t, err)
 	file, err := chartutil.Save(c, t.TempDir())
 	require.NoError(t, err)
@@ -175,7 +175,7 @@ func TestLoadChart(t *testing.T) {
 
 func TestLoadChartGivesTheBundledChart(t *testing.T) {
 	t.Parallel()
-	b, err := drivers.LoadBundle(t.Context(), os.DirFS(filepath.Join("..", "drivers", "catalog")), "hello-web")
+	b, err := drivers.LoadBundle(t.Context(), os.DirFS(filepath.Join("..", "drivers", "bundled")), "hello-web")
 	require.NoError(t, err)
 	c, err := release.ChartLoader{}.Load(context.Background(), b)
 	require.NoError(t, err)

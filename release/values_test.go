@@ -6,13 +6,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/release"
 )
 
 func TestValuesNameTheDeploymentByItsRelease(t *testing.T) {
 	t.Parallel()
-	b, err := drivers.LoadBundle(t.Context(), catalog.Bundles(), "redis")
+	b, err := drivers.LoadBundle(t.Context(), bundled.Bundles(), "redis")
 	require.NoError(t, err)
 	params := b.Driver.DefaultValues()
 	params["password"] = "pw"

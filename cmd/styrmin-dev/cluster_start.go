@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/styrmin/styrmin/kubelocal"
+	"github.com/styrmin/styrmin/devcluster"
 )
 
 // startCluster starts or reuses the local cluster of the checkout at root and
 // returns its kubeconfig; stop stops the cluster if this call started it.
 func startCluster(ctx context.Context, root string) (kubeconfig string, stop func(), err error) {
 	fmt.Fprintln(os.Stderr, "styrmin-dev: KUBECONFIG is not set; using the local cluster in", root+"/.cluster")
-	cluster, err := kubelocal.New(root, os.Stderr)
+	cluster, err := devcluster.New(root, os.Stderr)
 	if err != nil {
 		return "", nil, err
 	}

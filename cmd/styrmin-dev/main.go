@@ -13,7 +13,7 @@
 // parameters in .dev/secret-key on first use and passes its path.
 //
 // Without KUBECONFIG it starts (or reuses) the local Kubernetes cluster in
-// .cluster (see kubelocal; built on first use) and passes .cluster/kubeconfig
+// .cluster (see devcluster; built on first use) and passes .cluster/kubeconfig
 // to the server; it stops the cluster on exit if it started it.
 package main
 

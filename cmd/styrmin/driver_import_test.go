@@ -13,7 +13,7 @@ import (
 
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 // runDriverImport runs `styrmin driver import` against databaseURL and returns its output.
@@ -31,7 +31,7 @@ func runDriverImport(t *testing.T, databaseURL string, paths ...string) (stdout,
 func TestDriverImportCommand(t *testing.T) {
 	t.Parallel()
 	url := dbtest.NewURL(t)
-	redis := filepath.Join("..", "..", "drivers", "catalog", "redis")
+	redis := filepath.Join("..", "..", "drivers", "bundled", "redis")
 
 	stdout, stderr, err := runDriverImport(t, url, redis)
 	require.NoError(t, err, stderr)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db/dbtest"
-	"github.com/styrmin/styrmin/kubelocal/kubetest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 )
 
 func TestServeReportsTheClusterOnReadyzAndInTheLog(t *testing.T) {

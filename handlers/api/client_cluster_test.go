@@ -21,7 +21,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
+	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
 )
@@ -45,7 +45,7 @@ func TestAPIOnTheCluster(t *testing.T) {
 	t.Parallel()
 	env := handlerstest.NewClusterEnv(t)
 	env.RemoveDeploymentsWhenDone(t)
-	_, err := env.Catalog.ImportFS(context.Background(), catalogtest.Copy(t, "hello-web", apiDriverVersion, "", ""), ".", "test")
+	_, err := env.Catalog.ImportFS(context.Background(), bundledtest.Copy(t, "hello-web", apiDriverVersion, "", ""), ".", "test")
 	require.NoError(t, err)
 	tokens := map[auth.Role]string{}
 	for _, role := range auth.Roles() {

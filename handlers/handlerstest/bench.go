@@ -15,7 +15,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 // BenchClients is how many clients send requests at once, as a load generator would.

@@ -20,7 +20,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/deployment"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/secrets"

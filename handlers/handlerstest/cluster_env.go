@@ -11,8 +11,8 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor/executortest"
-	"github.com/styrmin/styrmin/kubelocal/kubetest"
 	"github.com/styrmin/styrmin/release"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/deployment"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 // PgSecret is a secret parameter value that must never come back in a page.

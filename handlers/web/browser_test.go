@@ -13,7 +13,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/drivers"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 // TestBrowserSignInSearchAndOpenDriver drives a real Chromium through the

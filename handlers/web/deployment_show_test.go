@@ -14,7 +14,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
 )
 

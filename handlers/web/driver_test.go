@@ -21,7 +21,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
-	bundled "github.com/styrmin/styrmin/drivers/catalog"
+	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
 func TestDriverListShowsEveryBundledDriver(t *testing.T) {

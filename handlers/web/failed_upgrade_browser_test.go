@@ -20,7 +20,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers/catalog/catalogtest"
+	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -64,7 +64,7 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := handlerstest.NewClusterEnvWithActions(t)
-	_, err := env.Catalog.ImportFS(ctx, catalogtest.Copy(t, "hello-web", "1.0.2", failingUpgradeActions, failingUpgradeActionsPy), ".", "test")
+	_, err := env.Catalog.ImportFS(ctx, bundledtest.Copy(t, "hello-web", "1.0.2", failingUpgradeActions, failingUpgradeActionsPy), ".", "test")
 	require.NoError(t, err)
 	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: handlerstest.CatalogPassword, Role: auth.ReadOnly})
 	require.NoError(t, err)
