@@ -12,7 +12,10 @@ import (
 
 // linkedActions are the actions of the Hello Web copy the linked-task test
 // deploys: a manual action that times out while the upgrade it started
-// still runs that upgrade's slow pre-upgrade action.
+// still runs that upgrade's slow pre-upgrade action. The manual action's
+// timeout must hold python3's start and two primitive calls on a loaded
+// machine (5 s did not, at load average 20), and stay far below the slow
+// action's 300 s.
 const linkedActions = `
 - name: slow
   hook: pre-upgrade
@@ -20,7 +23,7 @@ const linkedActions = `
   timeout: 5m
   prompts:
     - {name: seconds, type: integer, default: 0}
-- {name: hurry, hook: manual, function: "actions:hurry", timeout: 5s}
+- {name: hurry, hook: manual, function: "actions:hurry", timeout: 30s}
 `
 
 const linkedActionsPy = `
@@ -62,7 +65,7 @@ func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) 
 	action := f.waitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskFailed, action.Status, action.Message)
 	hurry := hookStep(t, action, "hurry")
-	require.Len(t, hurry.Tasks, 1, "the linked upgrade is listed under the step")
+	require.Len(t, hurry.Tasks, 1, "the linked upgrade is listed under the step; the action ended: %s", hurry.Message)
 	linked := hurry.Tasks[0]
 	require.Equal(t, deployment.KindUpgrade, linked.Kind)
 	require.Equal(t, executor.TaskCanceled, linked.Status, linked.Message)
