@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/auth"
@@ -83,8 +83,8 @@ type App struct {
 	Deployments *deployment.Service
 	// Worker works the tasks; nil unless Config.Work.
 	Worker *executor.Worker
-	// Users, Sessions, APITokens, Notifications and Handler are the web
-	// app's; nil unless Config.Serve.
+	// Users, Sessions, APITokens, Notifications, Handler and Deps are the
+	// web app's; zero unless Config.Serve.
 	Users     *auth.Users
 	Sessions  *auth.Sessions
 	APITokens *auth.APITokens
@@ -92,7 +92,11 @@ type App struct {
 	// current while Run runs.
 	Notifications *db.Listener
 	// Handler serves the pages, the REST API and the action primitives.
-	Handler http.Handler
+	Handler *echo.Echo
+	// Deps are the parts Handler was built from (handlers.New); a test
+	// builds a variant of the handler on them (a counting catalogue, a
+	// logger it reads).
+	Deps handlers.Deps
 
 	drain time.Duration
 	// sdkDir holds the styrmin Python package that actions import; Close removes it.
@@ -231,10 +235,11 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	tokens.ListenOn(notifications)
 	a.Catalog.ListenOn(notifications)
 	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
-	a.Handler = handlers.New(handlers.Deps{
+	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
-	})
+	}
+	a.Handler = handlers.New(a.Deps)
 	return nil
 }
 

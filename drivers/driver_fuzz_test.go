@@ -13,7 +13,7 @@ import (
 // FuzzParse checks that Parse never panics and that every problem it reports
 // is located in the file; its seeds run with every go test.
 func FuzzParse(f *testing.F) {
-	for _, pattern := range []string{"testdata/*/" + SpecFile, "testdata/lint/*/" + SpecFile, "catalog/*/" + SpecFile} {
+	for _, pattern := range []string{"testdata/*/" + SpecFile, "testdata/lint/*/" + SpecFile, "bundled/*/" + SpecFile} {
 		files, err := filepath.Glob(pattern)
 		require.NoError(f, err)
 		for _, file := range files {

@@ -49,7 +49,7 @@ func TestLintGoodBundle(t *testing.T) {
 
 func TestLintBundledCatalog(t *testing.T) {
 	t.Parallel()
-	specs, err := filepath.Glob("catalog/*/" + SpecFile)
+	specs, err := filepath.Glob("bundled/*/" + SpecFile)
 	require.NoError(t, err)
 	require.NotEmpty(t, specs, "drivers/bundled holds no bundles")
 	for _, spec := range specs {

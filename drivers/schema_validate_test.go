@@ -26,9 +26,9 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 	require.NoError(t, err)
 
 	valid := []string{baseDriver, mustRead(t, "testdata/good/"+SpecFile)}
-	catalog, err := filepath.Glob("catalog/*/" + SpecFile)
+	bundledSpecs, err := filepath.Glob("bundled/*/" + SpecFile)
 	require.NoError(t, err)
-	for _, f := range catalog {
+	for _, f := range bundledSpecs {
 		valid = append(valid, mustRead(t, f))
 	}
 	for _, text := range valid {

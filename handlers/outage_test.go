@@ -14,8 +14,9 @@ import (
 )
 
 // TestServerSurvivesADatabaseRestart stops the database under a running
-// server: pages answer 503 with a clear message and /readyz reports it; once
-// the database is back, the same session works again.
+// server: pages that need the database answer 503 with a clear message, the
+// sign-in page and /healthz still answer, and /readyz reports the outage;
+// once the database is back, the same session works again.
 func TestServerSurvivesADatabaseRestart(t *testing.T) {
 	t.Parallel()
 	pg := dbtest.NewStoppable(t)
@@ -28,8 +29,12 @@ func TestServerSurvivesADatabaseRestart(t *testing.T) {
 	rec := a.Request(admin, http.MethodGet, "/users", nil)
 	require.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
 	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-message"]`)), "The database does not answer right now")
-	require.Equal(t, http.StatusServiceUnavailable, a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil).Code)
+	rec = a.Request(handlerstest.Visitor{}, http.MethodGet, "/readyz", nil)
+	require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	require.Contains(t, rec.Body.String(), `"status":"unavailable"`)
+	require.Contains(t, rec.Body.String(), `"database":`)
 	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/healthz", nil).Code, "the process lives on")
+	require.Equal(t, http.StatusOK, a.Request(handlerstest.Visitor{}, http.MethodGet, "/signin", nil).Code, "the sign-in page needs no database")
 
 	// Issue 7: a sign-in during the outage is not a wrong password.
 	rec = a.Request(signinVisitor, http.MethodPost, "/signin", url.Values{"username": {"root"}, "password": {handlerstest.TestPassword}})

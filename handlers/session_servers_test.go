@@ -21,7 +21,7 @@ import (
 func TestSignOutOnOneServerEndsTheCopiedCookieOnAnother(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.NewCatalogEnv(t)
-	b := handlerstest.ServeOn(t, a.Pool)
+	b := handlerstest.ServeOn(t, a)
 	admin := a.SignedIn(t, auth.Admin)
 	aURL, err := url.Parse(a.URL)
 	require.NoError(t, err)

@@ -1,16 +1,20 @@
 // Package apptest is the tests' one Styrmin: app.New on a fresh database
-// holding the bundled drivers, its web app served on a loopback address, and
-// its worker started when a test asks (Env.Start).
+// holding the bundled drivers, its web app served on a loopback address (or
+// only built, for tests that send requests to Env.Handler), and its worker
+// started when a test asks (Env.Start). Its users' passwords are hashed with
+// auth.CheapArgon2.
 package apptest
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/actions"
@@ -43,6 +47,14 @@ type Options struct {
 	Actions bool
 	// Executor tunes the queue and worker; zero, WorkerOptions.
 	Executor executor.Options
+	// NoBundled leaves the bundled drivers out of the catalogue: the test
+	// imports its own, or shares a database that has them.
+	NoBundled bool
+	// NoServer builds the web app without serving it: the test sends its
+	// requests to Env.Handler, and URL is empty (Actions needs the server).
+	NoServer bool
+	// Logger receives the app's logs; nil, slog.Default().
+	Logger *slog.Logger
 }
 
 // WorkerOptions are the executor's options of the tests' workers:
@@ -78,11 +90,38 @@ func New(t testing.TB, opts Options) *Env {
 	pool, err := db.Open(ctx, env.DatabaseURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	env.URL = "http://" + ln.Addr().String()
+	var ln net.Listener
+	if !opts.NoServer {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		t.Cleanup(func() { ln.Close() }) // unless the server took it over
+		env.URL = "http://" + ln.Addr().String()
+	}
+	env.App, err = app.New(ctx, config(t, opts, pool, env))
+	if err != nil {
+		t.Fatalf("apptest: %v", err)
+	}
+	t.Cleanup(env.Close)
+	if !opts.NoBundled {
+		_, err = env.Catalog.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
+		require.NoError(t, err)
+	}
+	if ln != nil {
+		srv := httptest.NewUnstartedServer(env.Handler)
+		srv.Listener.Close()
+		srv.Listener = ln
+		srv.Start()
+		t.Cleanup(srv.Close)
+	}
+	return env
+}
+
+// config is the app's configuration of opts, on pool, calling back env.URL
+// when it runs driver actions.
+func config(t testing.TB, opts Options, pool *pgxpool.Pool, env *Env) app.Config {
+	t.Helper()
 	cfg := app.Config{
-		Pool: pool, SecretKey: env.SecretKey, Kubeconfig: opts.Kubeconfig, Cluster: opts.Cluster,
+		Pool: pool, Logger: opts.Logger, SecretKey: env.SecretKey, Kubeconfig: opts.Kubeconfig, Cluster: opts.Cluster,
 		NoCluster: opts.Kubeconfig == "" && opts.Cluster == nil,
 		Executor:  opts.Executor, Work: opts.Work, Drain: 30 * time.Second,
 		Serve: true, SessionKey: SessionKey, UsersOptions: []auth.UsersOption{auth.WithArgon2(auth.CheapArgon2())},
@@ -91,24 +130,12 @@ func New(t testing.TB, opts Options) *Env {
 		cfg.Executor = WorkerOptions
 	}
 	if opts.Actions {
-		_, err := actions.FindPython(ctx)
+		require.NotEmpty(t, env.URL, "driver actions call back the server, which NoServer leaves out")
+		_, err := actions.FindPython(context.Background())
 		require.NoError(t, err, "driver actions need python3")
 		cfg.ActionsURL = env.URL
 	}
-	env.App, err = app.New(ctx, cfg)
-	if err != nil {
-		ln.Close()
-		t.Fatalf("apptest: %v", err)
-	}
-	t.Cleanup(env.Close)
-	_, err = env.Catalog.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
-	require.NoError(t, err)
-	srv := httptest.NewUnstartedServer(env.Handler)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return env
+	return cfg
 }
 
 // Start runs the environment's background work until the test ends (app's

@@ -13,7 +13,6 @@ import (
 
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 )
@@ -84,7 +83,7 @@ func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t 
 	d.Install(t, handlerstest.PgInstall("orders"))
 	stored, err := d.Service.Get(ctx, "orders")
 	require.NoError(t, err)
-	v, err := d.Deps.Drivers.(*catalog.Catalog).Get(ctx, "postgresql", "1.0.0")
+	v, err := d.Catalog.Get(ctx, "postgresql", "1.0.0")
 	require.NoError(t, err)
 	token := d.TokenFor(t, "reta", auth.ReadOnly)
 

@@ -53,7 +53,7 @@ func importSampleVersions(t *testing.T, cat *catalog.Catalog, versions ...string
 func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
-	cat := d.Deps.Drivers.(*catalog.Catalog)
+	cat := d.Catalog
 	importSampleVersions(t, cat, "1.0.0", "1.10.0", "1.2.0")
 	token := d.TokenFor(t, "reta", auth.ReadOnly)
 	listing, err := cat.Listing(context.Background())
@@ -105,7 +105,7 @@ func TestAPIDriversComePageByPageByNameAndSearchLikeTheCatalogue(t *testing.T) {
 func TestAPIDriverVersionsNewestFirstWithTheParsedSpec(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
-	cat := d.Deps.Drivers.(*catalog.Catalog)
+	cat := d.Catalog
 	importSampleVersions(t, cat, "1.0.0", "1.10.0", "1.2.0")
 	token := d.TokenFor(t, "reta", auth.ReadOnly)
 

@@ -16,45 +16,45 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/db/dbtest"
-	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/views"
 )
 
 // TestPassword is the password of every user the tests create.
 const TestPassword = "correct horse battery staple"
 
-// App is a server on its own database, with ways to act as its users.
+// App is Styrmin on its own database (apptest), built but not served: the
+// tests send requests to Echo, with ways to act as its users.
 type App struct {
-	Echo     *echo.Echo
-	Deps     handlers.Deps
-	Users    *auth.Users
-	Sessions *auth.Sessions
+	*apptest.Env
+	// Echo answers the requests: the app's handler, or a variant a test
+	// builds with handlers.New on a changed copy of Deps.
+	Echo *echo.Echo
 }
 
-// Setup returns a server with the real handlers, sessions and database.
+// Setup returns the app on a new database with an empty catalogue, whose
+// tasks are queued but nothing runs them, and which deploys nowhere.
 func Setup(t *testing.T) *App {
 	t.Helper()
-	return SetupOn(t, dbtest.New(t))
+	return newApp(t, apptest.Options{})
 }
 
-// SetupOn returns a server with the real handlers and sessions on pool, a
-// migrated database.
+// SetupOn is Setup on the database pool is connected to (a database the
+// test stops, or one it also reads itself).
 func SetupOn(t *testing.T, pool *pgxpool.Pool) *App {
 	t.Helper()
-	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
-	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("s", auth.MinSessionKeyLength)), pool)
-	require.NoError(t, err)
-	deps := handlers.Deps{
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sessions: sessions,
-		Users:    users,
-		Ready:    []handlers.ReadyCheck{{Name: "database", Check: pool.Ping}},
-	}
-	addTestDeps(t, pool, &deps)
-	return &App{Echo: handlers.New(deps), Deps: deps, Users: users, Sessions: sessions}
+	return newApp(t, apptest.Options{DatabaseURL: pool.Config().ConnString()})
+}
+
+// newApp builds the App of opts, unserved, without the bundled drivers and
+// without logs.
+func newApp(t *testing.T, opts apptest.Options) *App {
+	t.Helper()
+	opts.NoServer, opts.NoBundled = true, true
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	env := apptest.New(t, opts)
+	return &App{Env: env, Echo: env.Handler}
 }
 
 // Visitor is someone using the app: their session cookie and CSRF token
@@ -183,7 +183,7 @@ func (a *App) CreateToken(t *testing.T, v Visitor, form url.Values) string {
 // RequireTokenWorks reports whether secret authenticates as want.
 func (a *App) RequireTokenWorks(t *testing.T, secret string, want auth.User, why string) {
 	t.Helper()
-	got, err := a.Deps.APITokens.Authenticate(context.Background(), secret)
+	got, err := a.APITokens.Authenticate(context.Background(), secret)
 	require.NoError(t, err, why)
 	require.Equal(t, want.ID, got.ID, why)
 }
@@ -191,7 +191,7 @@ func (a *App) RequireTokenWorks(t *testing.T, secret string, want auth.User, why
 // RequireTokenRefused fails the test unless secret is refused as an API token.
 func (a *App) RequireTokenRefused(t *testing.T, secret, why string) {
 	t.Helper()
-	_, err := a.Deps.APITokens.Authenticate(context.Background(), secret)
+	_, err := a.APITokens.Authenticate(context.Background(), secret)
 	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), why)
 }
 

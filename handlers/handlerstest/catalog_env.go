@@ -6,97 +6,49 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/catalog"
-	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/db/dbtest"
-	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers/bundled"
-	"github.com/styrmin/styrmin/executor"
-	"github.com/styrmin/styrmin/handlers"
-	"github.com/styrmin/styrmin/secrets"
 )
 
-// CatalogEnv is a running server on its own database with the bundled drivers imported.
+// CatalogEnv is a running server on its own database with the bundled
+// drivers imported: apptest's environment, its notifications running.
 type CatalogEnv struct {
-	URL     string
-	Catalog *catalog.Catalog
-	Users   *auth.Users
-	// APITokens are the server's personal API tokens.
-	APITokens *auth.APITokens
-	// Deployments queues tasks that nothing runs, and has no cluster.
-	Deployments *deployment.Service
-	// Pool is the server's database, for what another process would do.
-	Pool *pgxpool.Pool
+	*apptest.Env
 }
 
 // CatalogPassword is the password of every user the tests create.
-const CatalogPassword = "correct horse battery staple"
+const CatalogPassword = TestPassword
 
-// NewCatalogEnv starts the real server (real handlers, sessions and
-// database, wired as `styrmin serve` does: sessions, API tokens and
-// catalogue kept in memory while database notifications arrive) on a loopback listener, on a
-// new database with the bundled drivers imported; its deployments go to no
-// cluster.
+// NewCatalogEnv starts the real server (wired by app.New as `styrmin serve`
+// is: sessions, API tokens and catalogue kept in memory while database
+// notifications arrive) on a loopback listener, on a new database with the
+// bundled drivers imported; its tasks are queued but nothing runs them, and
+// its deployments go to no cluster.
 func NewCatalogEnv(t testing.TB) *CatalogEnv {
 	t.Helper()
-	env := ServeOn(t, dbtest.New(t))
-	_, err := env.Catalog.ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
-	require.NoError(t, err)
-	return env
+	return serve(t, apptest.Options{})
 }
 
-// ServeOn starts a server process on pool, as NewCatalogEnv does; several
-// on one pool are several servers sharing a database.
-func ServeOn(t testing.TB, pool *pgxpool.Pool) *CatalogEnv {
+// ServeOn starts another server process on env's database, as NewCatalogEnv
+// does: several servers sharing a database.
+func ServeOn(t testing.TB, env *CatalogEnv) *CatalogEnv {
 	t.Helper()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	users, err := auth.NewUsers(pool, auth.WithArgon2(auth.CheapArgon2()))
-	require.NoError(t, err)
-	sessions, err := auth.NewSessions([]byte(strings.Repeat("k", auth.MinSessionKeyLength)), pool)
-	require.NoError(t, err)
-	cat := catalog.New(pool)
-	tokens := auth.NewAPITokens(pool)
-	users.InformSessions(sessions)
-	users.InformAPITokens(tokens)
-	notifications := db.NewListener(pool, logger)
-	sessions.ListenOn(notifications)
-	tokens.ListenOn(notifications)
-	cat.ListenOn(notifications)
-	listenCtx, stopListening := context.WithCancel(context.Background())
-	t.Cleanup(stopListening)
-	go notifications.Run(listenCtx)
-	select {
-	case <-notifications.Ready():
-	case <-time.After(time.Minute):
-		t.Fatal("the notification listener did not start")
-	}
-	key, err := secrets.ParseKey(secrets.NewKeyText())
-	require.NoError(t, err)
-	box, err := secrets.NewBox(key)
-	require.NoError(t, err)
-	queue, err := executor.New(pool, executor.Options{})
-	require.NoError(t, err)
-	svc := deployment.New(deployment.Config{Pool: pool, Catalog: cat, Queue: queue, Box: box})
-	srv := httptest.NewServer(handlers.New(handlers.Deps{
-		Logger:      logger,
-		Sessions:    sessions,
-		Users:       users,
-		APITokens:   tokens,
-		Drivers:     cat,
-		Deployments: svc,
-	}))
-	t.Cleanup(srv.Close)
-	return &CatalogEnv{URL: srv.URL, Catalog: cat, Users: users, APITokens: tokens, Deployments: svc, Pool: pool}
+	return serve(t, apptest.Options{DatabaseURL: env.DatabaseURL, SecretKey: env.SecretKey, NoBundled: true})
+}
+
+// serve starts the server of opts, without logs, and its notifications.
+func serve(t testing.TB, opts apptest.Options) *CatalogEnv {
+	t.Helper()
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	env := apptest.New(t, opts)
+	env.Start(t)
+	return &CatalogEnv{Env: env}
 }
 
 // SignedIn creates a user with role and returns an HTTP client signed in as

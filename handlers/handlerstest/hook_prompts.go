@@ -6,7 +6,6 @@ import (
 	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
-	"github.com/styrmin/styrmin/catalog"
 )
 
 // hookedDriver is a driver whose install and delete run actions that ask
@@ -55,6 +54,6 @@ func ImportHooked(t *testing.T, d DeployApp) {
 		"hooked/driver.styrmin.yml": {Data: []byte(hookedDriver)},
 		"hooked/actions.py":         {Data: []byte("def seed(rows, api_key):\n    pass\n\n\ndef archive(bucket, token):\n    pass\n")},
 	}
-	_, err := d.Deps.Drivers.(*catalog.Catalog).ImportFS(context.Background(), fsys, "hooked", "test")
+	_, err := d.Catalog.ImportFS(context.Background(), fsys, "hooked", "test")
 	require.NoError(t, err)
 }

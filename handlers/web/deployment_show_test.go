@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
@@ -25,7 +24,7 @@ func TestDeploymentPageDecodesItsDriverVersionOnce(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	d.Install(t, handlerstest.PgInstall("orders"))
-	cat := d.Deps.Drivers.(*catalog.Catalog)
+	cat := d.Catalog
 	counting := &countingCatalog{DriverCatalog: cat}
 	d.Deps.Drivers = counting
 	d.Echo = handlers.New(d.Deps)

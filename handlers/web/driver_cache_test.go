@@ -33,7 +33,7 @@ func (c *countingCatalog) Get(ctx context.Context, name, version string) (*catal
 func TestDriverPageIsBuiltOncePerVersion(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.Setup(t)
-	cat := a.Deps.Drivers.(*catalog.Catalog)
+	cat := a.Catalog
 	_, err := cat.ImportBundled(context.Background(), bundled.Bundles(), []string{"hello-web"})
 	require.NoError(t, err)
 	counting := &countingCatalog{DriverCatalog: cat}
