@@ -183,7 +183,7 @@ func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualActi
 		if a.Hook != drivers.HookManual {
 			continue
 		}
-		groups, err := paramGroups(httpx.ParamPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		groups, err := paramGroups(paramPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
 		if err != nil {
 			return nil, err
 		}
