@@ -70,11 +70,3 @@ func HelloInstall(name string) *deployment.Install {
 	return &deployment.Install{Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
 		Parameters: deployment.FormInput{"site_title": "Shop", "replicas": "2"}}
 }
-
-// Stop queues a stop of every component of the named deployment, as olga.
-func (d DeployApp) Stop(t *testing.T, name string) *deployment.Queued {
-	t.Helper()
-	q, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: name, By: "olga"})
-	require.NoError(t, err)
-	return q
-}
