@@ -75,7 +75,7 @@ func setupPrompts(t *testing.T) fixture {
 	return f
 }
 
-// redisWithPrompts is a valid install request of that Redis copy.
+// redisWithPrompts is a valid install of that Redis copy.
 func redisWithPrompts(name string) *deployment.Install {
 	req := redis(name)
 	req.DriverVersion = "1.5.0"

@@ -58,7 +58,7 @@ func deadCluster(t testing.TB) *deployment.Cluster {
 	return &deployment.Cluster{Releases: releases, Kube: client}
 }
 
-// helloWeb is a valid install request of the bundled Hello Web driver.
+// helloWeb is a valid install of the bundled Hello Web driver.
 func helloWeb(name string) *deployment.Install {
 	return &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
@@ -66,7 +66,7 @@ func helloWeb(name string) *deployment.Install {
 	}
 }
 
-// postgres is a valid install request of the bundled PostgreSQL driver.
+// postgres is a valid install of the bundled PostgreSQL driver.
 func postgres(name string) *deployment.Install {
 	return &deployment.Install{
 		Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
@@ -74,7 +74,7 @@ func postgres(name string) *deployment.Install {
 	}
 }
 
-// redis is a valid install request of the bundled Redis driver.
+// redis is a valid install of the bundled Redis driver.
 func redis(name string) *deployment.Install {
 	return &deployment.Install{
 		Driver: "redis", DriverVersion: "1.0.0", Name: name, AppVersion: "7.4.0",
