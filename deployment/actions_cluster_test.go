@@ -116,7 +116,7 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	requireHistory(t, f, d, 1)
 
 	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{}, By: "alice"})
-	require.Equal(t, "key is required", fieldsOf(t, err)["param.key"])
+	require.Equal(t, "key is required", fieldsOf(t, err)["prompt.cycle.key"])
 	action := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{"key": "prompt-s3cret"}, By: "alice"})))
 	cycle := hookStep(t, action, "cycle")
 	require.NotContains(t, logText(cycle), "prompt-s3cret", "a secret prompt is redacted")
