@@ -51,8 +51,11 @@ func (p *primitives) ReadDeployment(ctx context.Context, c *deployment.Caller) (
 	return p.deployment, p.err
 }
 
-func (p *primitives) StartLinked(ctx context.Context, c *deployment.Caller, req deployment.LinkedRequest) (int64, error) {
-	return p.taskID, p.err
+func (p *primitives) Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return &deployment.Queued{TaskID: p.taskID}, nil
 }
 
 func (p *primitives) LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error) {

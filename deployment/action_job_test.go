@@ -61,9 +61,9 @@ func setupJobs(t *testing.T, objects ...runtime.Object) jobFixture {
 	f.importCopy(t, "hello-web", "1.5.0", jobActions, "def migrate(key):\n    pass\n")
 	req := helloWeb("site")
 	req.DriverVersion = "1.5.0"
-	_, err := f.svc.Install(ctx, req)
+	_, err := f.svc.Queue(ctx, req)
 	require.NoError(t, err)
-	run, err := f.svc.RunAction(ctx, "site", "migrate", map[string]string{"key": "prompt-s3cret-key"}, "alice")
+	run, err := f.svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "migrate", Prompts: deployment.FormInput{"key": "prompt-s3cret-key"}, By: "alice"})
 	require.NoError(t, err)
 	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: run.TaskID, Kind: "hook", Title: "migrate"})
 	require.NoError(t, err)

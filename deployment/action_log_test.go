@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -42,10 +43,10 @@ func TestEveryLineOfBothStreamsIsInTheStepsLog(t *testing.T) {
 	f.importCopy(t, "hello-web", "1.5.0", twoStreamsActions, twoStreamsActionsPy)
 	req := helloWeb("site")
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Install(ctx, req))
+	install := queued(t)(f.svc.Queue(ctx, req))
 	f.waitEnded(t, "site", install.TaskID)
 
-	task := f.waitEnded(t, "site", queued(t)(f.svc.RunAction(ctx, "site", "both-streams", nil, "alice")).TaskID)
+	task := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "both-streams", By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
 	seen := map[string]int{}
 	for _, l := range hookStep(t, task, "both-streams").Logs {

@@ -94,64 +94,6 @@ func (s *Service) ReadDeployment(ctx context.Context, c *Caller) (*ActionDeploym
 	return out, nil
 }
 
-// LinkedRequest is a task an action starts through a primitive.
-type LinkedRequest struct {
-	// Kind is KindStop, KindStart or KindUpgrade.
-	Kind string
-	// Components are the components to stop or start (none: all of them).
-	Components []string
-	// Version is the application version to upgrade to.
-	Version string
-	// Prompts are the values of the upgrade's hook action prompts, as JSON
-	// values by action then prompt (see ReadJSON); a prompt left out takes
-	// its default.
-	Prompts map[string]map[string]any
-}
-
-// StartLinked starts a stop, start or upgrade task of the caller's
-// deployment, linked to its hook step (see Linked). An application version
-// the driver does not support is refused with its own message, not as a
-// field.
-//
-// Deprecated: phase 2 of issue 16 removes it; call Queue with a Linked.
-func (s *Service) StartLinked(ctx context.Context, c *Caller, req LinkedRequest) (int64, error) {
-	var op LinkedOperation
-	switch req.Kind {
-	case KindStop:
-		op = &Stop{Components: req.Components}
-	case KindStart:
-		op = &Start{Components: req.Components}
-	case KindUpgrade:
-		op = &Upgrade{AppVersion: req.Version, Prompts: JSONPrompts(req.Prompts)}
-	default:
-		return 0, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", req.Kind)
-	}
-	if req.Kind != KindUpgrade && len(req.Prompts) > 0 {
-		return 0, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", req.Kind)
-	}
-	queued, err := s.Queue(ctx, Linked{Caller: c, Op: op})
-	if err != nil {
-		return 0, appVersionAlone(err)
-	}
-	return queued.TaskID, nil
-}
-
-// appVersionAlone is err, or, when err refuses the application version, an
-// EINVALID error with that refusal's message alone, as the upgrade
-// primitive has always said it.
-func appVersionAlone(err error) error {
-	var invalid *InvalidError
-	if !errors.As(err, &invalid) {
-		return err
-	}
-	for _, f := range invalid.Fields {
-		if f.Field.Kind == FieldAppVersion {
-			return styrmin.Errorf(styrmin.EINVALID, "%s", f.Message)
-		}
-	}
-	return err
-}
-
 // rootKind is the kind of a task, "" when it cannot be read.
 func (s *Service) rootKind(ctx context.Context, id int64) string {
 	t, err := s.q.GetTask(ctx, id)

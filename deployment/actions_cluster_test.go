@@ -84,7 +84,7 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	req := helloWeb(name)
 	req.DriverVersion = "1.5.0"
 
-	install := f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+	install := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
 	announce := hookStep(t, install, "announce")
 	require.Equal(t, executor.StepWarning, announce.Status, "a best-effort action's failure is a warning")
 	errLine := announce.Hook.Error
@@ -95,9 +95,9 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	require.NotContains(t, logs, "hunter2-db-pass")
 	require.NotContains(t, logs, "sta_", "the action token never reaches the log")
 
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "alice"})
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade := f.waitEnded(t, name, queued(t)(f.svc.Upgrade(ctx, review.Token, "alice")).TaskID)
+	upgrade := f.waitEnded(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, upgrade.Status, "a blocking pre-upgrade failure fails the upgrade")
 	prepare := hookStep(t, upgrade, "prepare")
 	require.Equal(t, executor.StepFailed, prepare.Status)
@@ -115,9 +115,9 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	require.Equal(t, "1.5.0", d.DriverVersion)
 	requireHistory(t, f, d, 1)
 
-	_, err = f.svc.RunAction(ctx, name, "cycle", map[string]string{}, "alice")
-	require.Equal(t, "key is required", fieldsOf(t, err)["param.key"])
-	action := f.waitTask(t, name, queued(t)(f.svc.RunAction(ctx, name, "cycle", map[string]string{"key": "prompt-s3cret"}, "alice")))
+	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{}, By: "alice"})
+	require.Equal(t, "key is required", fieldsOf(t, err)["prompt.cycle.key"])
+	action := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{"key": "prompt-s3cret"}, By: "alice"})))
 	cycle := hookStep(t, action, "cycle")
 	require.NotContains(t, logText(cycle), "prompt-s3cret", "a secret prompt is redacted")
 	require.Contains(t, logText(cycle), "note hello, key "+redact.Mark)
@@ -144,9 +144,9 @@ func TestARunningActionCanBeCancelled(t *testing.T) {
 	f.cleanUp(t, name)
 	req := helloWeb(name)
 	req.DriverVersion = "1.5.0"
-	f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.RunAction(ctx, name, "linger", nil, "alice"))
+	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "linger", By: "alice"}))
 	require.Eventually(t, func() bool {
 		task, err := f.svc.Task(ctx, name, run.TaskID)
 		require.NoError(t, err)

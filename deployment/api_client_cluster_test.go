@@ -64,9 +64,9 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	f.cleanUp(t, name)
 	req := helloWeb(name)
 	req.DriverVersion = "1.6.0"
-	f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
 
-	action := f.waitTask(t, name, queued(t)(f.svc.RunAction(ctx, name, "both-ways", map[string]string{"api_token": token.Secret}, "alice")))
+	action := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "both-ways", Prompts: deployment.FormInput{"api_token": token.Secret}, By: "alice"})))
 	step := hookStep(t, action, "both-ways")
 	require.NotContains(t, logText(step), token.Secret, "the API token, a secret prompt, is redacted")
 	require.Contains(t, logText(step), "with token "+redact.Mark)

@@ -25,19 +25,19 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 	twin := uniqueName("bench-helm")
 	f.cleanUp(b, name)
 	f.cleanUp(b, twin)
-	f.waitTask(b, name, queued(b)(f.svc.Install(ctx, helloWeb(name))))
+	f.waitTask(b, name, queued(b)(f.svc.Queue(ctx, helloWeb(name))))
 
 	b.ResetTimer()
 	var styrmin, helm time.Duration
 	for i := range b.N {
 		title := fmt.Sprintf("Bench %d", i)
 		b.StopTimer()
-		review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"site_title": title, "replicas": "2"}, By: "alice"})
+		review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"site_title": title, "replicas": "2"}, By: "alice"})
 		require.NoError(b, err)
 		b.StartTimer()
 
 		start := time.Now()
-		f.waitTask(b, name, queued(b)(f.svc.Upgrade(ctx, review.Token, "alice")))
+		f.waitTask(b, name, queued(b)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 		styrmin += time.Since(start)
 
 		b.StopTimer()

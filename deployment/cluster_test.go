@@ -91,9 +91,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
 	for _, tc := range []struct {
-		install     deployment.InstallRequest
+		install     *deployment.Install
 		nextApp     string
-		upgradeWith map[string]string
+		upgradeWith deployment.FormInput
 	}{
 		{helloWeb(uniqueName("life-hello")), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
 		{postgres(uniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
@@ -108,23 +108,23 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 			name := tc.install.Name
 			f.cleanUp(t, name)
 
-			f.waitTask(t, name, queued(t)(f.svc.Install(ctx, tc.install)))
+			f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, tc.install)))
 			d := mustGet(t, f.fixture, name)
 			require.Equal(t, deployment.StatusDeployed, d.Status)
 			requireHistory(t, f, d, 1)
 			requireLive(t, f, d)
 
-			review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, DriverVersion: "1.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
+			review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
 			require.NoError(t, err)
 			require.Empty(t, review.DryRunError)
 			require.NotEmpty(t, review.Resources, "the dry run shows the manifest")
-			f.waitTask(t, name, queued(t)(f.svc.Upgrade(ctx, review.Token, "alice")))
+			f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 			d = mustGet(t, f.fixture, name)
 			require.Equal(t, "1.1.0", d.DriverVersion)
 			require.Equal(t, tc.nextApp, d.AppVersion)
 			requireHistory(t, f, d, 2)
 
-			stop := f.waitTask(t, name, queued(t)(f.svc.Stop(ctx, name, nil, "alice")))
+			stop := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Stop{Name: name, By: "alice"})))
 			require.NotEmpty(t, stop.Steps)
 			for _, c := range mustComponents(t, f, d) {
 				for _, w := range c {
@@ -134,7 +134,7 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 			pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{})
 			require.NoError(t, err)
 			require.Empty(t, pods.Items, "a stop ends once its pods are gone")
-			f.waitTask(t, name, queued(t)(f.svc.Start(ctx, name, nil, "alice")))
+			f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Start{Name: name, By: "alice"})))
 			for _, c := range mustComponents(t, f, d) {
 				for _, w := range c {
 					require.Positive(t, w.Replicas, "%s %s is started", w.Kind, w.Name)
@@ -142,13 +142,13 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 				}
 			}
 
-			f.waitTask(t, name, queued(t)(f.svc.Rollback(ctx, name, 1, "alice")))
+			f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Rollback{Name: name, Revision: 1, By: "alice"})))
 			d = mustGet(t, f.fixture, name)
 			require.Equal(t, "1.0.1", d.DriverVersion, "the rollback restores revision 1's driver version")
 			require.Equal(t, tc.install.AppVersion, d.AppVersion)
 			requireHistory(t, f, d, 3)
 
-			f.waitTask(t, name, queued(t)(f.svc.Delete(ctx, name, name, nil, "alice")))
+			f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
 			d = mustGet(t, f.fixture, name)
 			require.Equal(t, deployment.StatusDeleted, d.Status)
 			_, err = f.cluster.Releases.History(ctx, d.Namespace, name)

@@ -98,7 +98,7 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	name := uniqueName("crash")
 	f.cleanUp(t, name)
 	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	install, err := f.svc.Install(ctx, redis(name))
+	install, err := f.svc.Queue(ctx, redis(name))
 	require.NoError(t, err)
 	during := killDuring(t, f.svc, name, install.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
@@ -112,9 +112,9 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 		require.NotEqual(t, executor.StepRunning, s.Status, "no step stays running")
 	}
 
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "1"}, By: "alice"})
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	upgrade, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
 	during = killDuring(t, f.svc, name, upgrade.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
@@ -124,9 +124,9 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "Review the upgrade again")
 
-	review, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "2"}, By: "alice"})
+	review, err = f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "2"}, By: "alice"})
 	require.NoError(t, err)
-	again, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	again, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
 	task = f.waitEnded(t, name, again.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
@@ -169,11 +169,11 @@ func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, envWorkerActions+"=1")
 	req := helloWeb(name)
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Install(ctx, req))
+	install := queued(t)(f.svc.Queue(ctx, req))
 	require.Equal(t, executor.TaskSucceeded, f.waitEnded(t, name, install.TaskID).Status)
 
 	path := filepath.Join(t.TempDir(), "token")
-	run := queued(t)(f.svc.RunAction(ctx, name, "leak", map[string]string{"path": path}, "alice"))
+	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "leak", Prompts: deployment.FormInput{"path": path}, By: "alice"}))
 	var token string
 	require.Eventually(t, func() bool {
 		data, err := os.ReadFile(path)

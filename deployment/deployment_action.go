@@ -2,7 +2,6 @@ package deployment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/styrmin/styrmin/executor"
@@ -10,23 +9,6 @@ import (
 
 // KindAction is the kind of a task that runs a manual action.
 const KindAction = "action"
-
-// RunAction queues a task that runs the manual action named action with the
-// prompt fields of its form (prompt name → text). Bad fields are an EINVALID
-// error keyed param.<prompt name>.
-//
-// Deprecated: phase 2 of issue 16 removes it; call Queue with a *RunAction
-// (whose errors name PromptField(action, name)).
-func (s *Service) RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*Queued, error) {
-	queued, err := s.Queue(ctx, &RunAction{Name: name, Action: action, Prompts: FormInput(form), By: by})
-	var invalid *InvalidError
-	if errors.As(err, &invalid) {
-		for i, f := range invalid.Fields {
-			invalid.Fields[i].Field = ParamField(f.Field.Name)
-		}
-	}
-	return queued, err
-}
 
 // actionRunner runs one manual action as the one hook step of its task.
 type actionRunner struct{ s *Service }

@@ -63,40 +63,10 @@ func chartAppVersion(b *drivers.Bundle) string {
 	return b.Chart.Metadata.AppVersion
 }
 
-// InstallRequest is a filled-in install form.
-type InstallRequest struct {
-	Driver, DriverVersion string
-	// Name is the deployment's name and Helm release name.
-	Name string
-	// Namespace defaults to Name.
-	Namespace  string
-	AppVersion string
-	// Parameters holds each parameter field's text by parameter name; an
-	// unchecked boolean is absent.
-	Parameters map[string]string
-	// Prompts holds the prompt fields of the install's hook actions, by
-	// action then prompt, as Parameters holds parameter fields.
-	Prompts map[string]map[string]string
-	// By is who asks.
-	By string
-}
-
 // Queued names a task that was queued.
 type Queued struct {
 	TaskID     int64
 	Deployment string
-}
-
-// Install checks the request, records the deployment and queues its install
-// task. Bad values are an EINVALID error with a message per field (name,
-// namespace, driver_version, app_version, param.<name>,
-// prompt.<action>.<prompt>).
-//
-// Deprecated: phase 2 of issue 16 removes it; call Queue with an *Install.
-func (s *Service) Install(ctx context.Context, req InstallRequest) (*Queued, error) {
-	return s.Queue(ctx, &Install{Driver: req.Driver, DriverVersion: req.DriverVersion, Name: req.Name,
-		Namespace: req.Namespace, AppVersion: req.AppVersion, Parameters: FormInput(req.Parameters),
-		Prompts: FormPrompts(req.Prompts), By: req.By})
 }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.

@@ -49,39 +49,6 @@ func (t *upgradeTarget) form(text map[string]string, prompts map[string]map[stri
 	return f
 }
 
-// UpgradeRequest is a filled-in upgrade form.
-type UpgradeRequest struct {
-	Name string
-	// DriverVersion is the driver version to move to (empty: the current one).
-	DriverVersion string
-	// AppVersion is the application version to move to (empty: the current one).
-	AppVersion string
-	// Parameters holds each parameter field's text by parameter name; a
-	// blank secret keeps its value.
-	Parameters map[string]string
-	// Prompts holds the prompt fields of the hook actions of the target
-	// driver version's upgrade, by action then prompt.
-	Prompts map[string]map[string]string
-	By      string
-}
-
-// ReviewUpgrade checks an upgrade request and dry-runs it. Bad fields are an
-// EINVALID error, as for Install.
-//
-// Deprecated: phase 2 of issue 16 removes it; call Review with an *Upgrade.
-func (s *Service) ReviewUpgrade(ctx context.Context, req UpgradeRequest) (*Review, error) {
-	return s.Review(ctx, &Upgrade{Name: req.Name, DriverVersion: req.DriverVersion, AppVersion: req.AppVersion,
-		Parameters: FormInput(req.Parameters), Prompts: FormPrompts(req.Prompts), By: req.By})
-}
-
-// Upgrade queues the upgrade that a review (its token) describes, if the
-// deployment has not changed since.
-//
-// Deprecated: phase 2 of issue 16 removes it; call Queue with a ConfirmUpgrade.
-func (s *Service) Upgrade(ctx context.Context, token, by string) (*Queued, error) {
-	return s.Queue(ctx, ConfirmUpgrade{Token: token, By: by})
-}
-
 // EditUpgrade returns the upgrade form filled in as the reviewed form was
 // (secret fields blank: a blank secret keeps its current value; a secret
 // prompt must be entered again).

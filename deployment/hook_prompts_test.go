@@ -75,11 +75,11 @@ func setupPrompts(t *testing.T) fixture {
 	return f
 }
 
-// redisWithPrompts is a valid install request of that Redis copy.
-func redisWithPrompts(name string) deployment.InstallRequest {
+// redisWithPrompts is a valid install of that Redis copy.
+func redisWithPrompts(name string) *deployment.Install {
 	req := redis(name)
 	req.DriverVersion = "1.5.0"
-	req.Prompts = map[string]map[string]string{"seed": {"keys": "5", "api_key": "k3y-s3cret"}}
+	req.Prompts = deployment.FormPrompts{"seed": {"keys": "5", "api_key": "k3y-s3cret"}}
 	return req
 }
 
@@ -113,7 +113,7 @@ func TestInstallPutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	queued, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	queued, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
 	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
@@ -129,20 +129,20 @@ func TestHookPromptsAreCheckedLikeParameters(t *testing.T) {
 	f := setupPrompts(t)
 	ctx := context.Background()
 	req := redisWithPrompts("cache")
-	req.Prompts = map[string]map[string]string{"seed": {"keys": "20"}}
-	_, err := f.svc.Install(ctx, req)
+	req.Prompts = deployment.FormPrompts{"seed": {"keys": "20"}}
+	_, err := f.svc.Queue(ctx, req)
 	require.Equal(t, map[string]string{
 		"prompt.seed.keys":    "20 is more than the maximum 10",
 		"prompt.seed.api_key": "api_key is required",
 	}, fieldsOf(t, err), "the manual action's required prompt is not asked")
 
-	_, err = f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err = f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
-	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "cache", By: "alice",
-		Prompts: map[string]map[string]string{"announce": {"channel": "ops"}}})
+	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "cache", By: "alice",
+		Prompts: deployment.FormPrompts{"announce": {"channel": "ops"}}})
 	require.Equal(t, map[string]string{"prompt.announce.channel": `"ops" does not match the pattern ^#[a-z]+$`}, fieldsOf(t, err))
 
-	_, err = f.svc.Delete(ctx, "cache", "cach", nil, "alice")
+	_, err = f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cach", By: "alice"})
 	require.Equal(t, map[string]string{
 		"confirm":              "type cache to confirm",
 		"prompt.archive.token": "token is required",
@@ -153,7 +153,7 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
 	form, err := f.svc.UpgradeForm(ctx, "cache", "")
@@ -161,9 +161,9 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	require.Len(t, form.HookActions, 1)
 	require.Equal(t, "announce", form.HookActions[0].Name)
 
-	req := deployment.UpgradeRequest{Name: "cache", Parameters: map[string]string{"password": "new-s3cret-password"}, By: "alice",
-		Prompts: map[string]map[string]string{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}}}
-	review, err := f.svc.ReviewUpgrade(ctx, req)
+	req := &deployment.Upgrade{Name: "cache", Parameters: deployment.FormInput{"password": "new-s3cret-password"}, By: "alice",
+		Prompts: deployment.FormPrompts{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}}}
+	review, err := f.svc.Review(ctx, req)
 	require.NoError(t, err)
 	require.NotContains(t, review.Token, "w3bhook-s3cret")
 	require.Len(t, review.Prompts, 2)
@@ -176,7 +176,7 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"channel": "#ops"}, edit.Prompts["announce"], "Back keeps the entered prompts, secrets blank")
 
-	queued, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	queued, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
 	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
@@ -191,14 +191,14 @@ func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	install, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	install, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 	d := mustGet(t, f, "cache")
 	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: "hook", Title: "seed"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
 	upgrade := func(prompts map[string]map[string]any) (int64, error) {
-		return f.svc.StartLinked(ctx, caller, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1", Prompts: prompts})
+		return startLinked(ctx, f, caller, &deployment.Upgrade{AppVersion: "7.4.1", Prompts: deployment.JSONPrompts(prompts)})
 	}
 
 	for _, tt := range []struct {
@@ -223,16 +223,13 @@ func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 	inputs, sealed := f.taskRow(t, id)
 	require.NotContains(t, inputs, "w3bhook-s3cret")
 	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"], "a secret prompt is sealed, as the form's are")
-
-	_, err = f.svc.StartLinked(ctx, caller, deployment.LinkedRequest{Kind: deployment.KindStop, Prompts: map[string]map[string]any{"announce": {"channel": "#ops"}}})
-	require.ErrorContains(t, err, "Only an upgrade runs hook actions that take prompts")
 }
 
 func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
 	form, err := f.svc.DeleteForm(ctx, "cache")
@@ -240,7 +237,7 @@ func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	require.Len(t, form.HookActions, 1, "the post-delete action asks nothing")
 	require.Equal(t, map[string]map[string]string{"archive": {"bucket": "backups"}}, form.Prompts)
 
-	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"token": "t0ken-s3cret"}}, "alice")
+	queued, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
 	require.NoError(t, err)
 	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
@@ -259,9 +256,9 @@ func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
 	f := newFixture(t, apptest.Options{Cluster: deadCluster(t), Work: true, Actions: true})
 	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
-	queued, err := f.svc.Delete(ctx, "cache", "cache", map[string]map[string]string{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, "alice")
+	queued, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, By: "alice"})
 	require.NoError(t, err)
 
 	f.env.Start(t)

@@ -55,12 +55,12 @@ func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) 
 	f.cleanUp(t, name)
 	req := helloWeb(name)
 	req.DriverVersion = "1.5.0"
-	f.waitTask(t, name, queued(t)(f.svc.Install(ctx, req)))
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.RunAction(ctx, name, "hurry", nil, "alice"))
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "bob"})
+	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "hurry", By: "alice"}))
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "bob"})
 	require.NoError(t, err)
-	next := queued(t)(f.svc.Upgrade(ctx, review.Token, "bob"))
+	next := queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "bob"}))
 
 	action := f.waitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskFailed, action.Status, action.Message)

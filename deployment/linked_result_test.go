@@ -70,17 +70,17 @@ func TestAFailedTasksResultIncludesItsLinkedTasks(t *testing.T) {
 	f.importCopy(t, "hello-web", "1.5.0", stoppingActions, stoppingActionsPy)
 	req := helloWeb("site")
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Install(ctx, req))
+	install := queued(t)(f.svc.Queue(ctx, req))
 	require.Equal(t, executor.TaskFailed, f.waitEnded(t, "site", install.TaskID).Status, "the cluster does not answer")
 
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "site", Parameters: map[string]string{"replicas": "3"}, By: "alice"})
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: "site", Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade := f.waitEnded(t, "site", queued(t)(f.svc.Upgrade(ctx, review.Token, "alice")).TaskID)
+	upgrade := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, upgrade.Status)
 	require.Contains(t, upgrade.Message, "Action stop-then-fail failed: RuntimeError: cannot go on")
 	requireOneStop(t, upgrade)
 
-	del := f.waitEnded(t, "site", queued(t)(f.svc.Delete(ctx, "site", "site", nil, "alice")).TaskID)
+	del := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: "site", Confirm: "site", By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, del.Status)
 	require.Equal(t, deployment.StepHelm, del.Steps[len(del.Steps)-1].Kind, "the delete failed at its Helm step: %s", del.Message)
 	requireOneStop(t, del)

@@ -59,7 +59,7 @@ func TestConfirmQueuesTheUpgradeItsReviewPlanned(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redis("orders"))
+	_, err := f.svc.Queue(ctx, redis("orders"))
 	require.NoError(t, err)
 
 	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "orders", Parameters: deployment.JSONInput{"replicas": -1}, By: "alice"})
@@ -96,7 +96,7 @@ func TestRunActionRunsOnlyManualActionsAndNamesItsPrompts(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redisWithPrompts("cache"))
+	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
 	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: "cache", Action: "seed", By: "alice"})
@@ -104,8 +104,8 @@ func TestRunActionRunsOnlyManualActionsAndNamesItsPrompts(t *testing.T) {
 	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: "cache", Action: "flush", Prompts: deployment.JSONInput{}, By: "alice"})
 	require.Equal(t, []deployment.FieldError{{Field: deployment.PromptField("flush", "confirm"), Message: "confirm is required"}},
 		invalidFields(t, err))
-	_, err = f.svc.RunAction(ctx, "cache", "flush", map[string]string{}, "alice")
-	require.Equal(t, map[string]string{"param.confirm": "confirm is required"}, fieldsOf(t, err), "the page's form keys its prompts as parameters")
+	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: "cache", Action: "flush", Prompts: deployment.FormInput{}, By: "alice"})
+	require.Equal(t, map[string]string{"prompt.flush.confirm": "confirm is required"}, fieldsOf(t, err), "a form's text names the same prompt")
 
 	queued, err := f.svc.Queue(ctx, &deployment.RunAction{Name: "cache", Action: "flush", Prompts: deployment.JSONInput{"confirm": "yes"}, By: "alice"})
 	require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestALinkedUpgradeNamesTheParametersItChanges(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Install(ctx, redis("cache"))
+	install, err := f.svc.Queue(ctx, redis("cache"))
 	require.NoError(t, err)
 	// The stored values lack a declared parameter: the upgrade gives it its
 	// default, as the upgrade form would, and says so.
@@ -129,7 +129,7 @@ func TestALinkedUpgradeNamesTheParametersItChanges(t *testing.T) {
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
 
-	id, err := f.svc.StartLinked(ctx, caller, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1"})
+	id, err := startLinked(ctx, f, caller, &deployment.Upgrade{AppVersion: "7.4.1"})
 	require.NoError(t, err)
 	task, err := f.svc.LinkedTask(ctx, caller, id)
 	require.NoError(t, err)

@@ -1,6 +1,8 @@
 // Package deployment is every decision about deployments: what may be
-// installed, what may change in an upgrade, defaults and limits. Pages and
-// the API call its Service, which validates a request, writes the task and
+// installed, what may change in an upgrade, defaults and limits. The pages,
+// the REST API and the action primitives build an Operation (Install,
+// Upgrade, ...) and give it to Service.Queue (a user's upgrade goes through
+// Service.Review first), which validates and plans it, writes the task and
 // queues it in one transaction; its Runners do the tasks on the cluster.
 package deployment
 

@@ -58,27 +58,27 @@ func deadCluster(t testing.TB) *deployment.Cluster {
 	return &deployment.Cluster{Releases: releases, Kube: client}
 }
 
-// helloWeb is a valid install request of the bundled Hello Web driver.
-func helloWeb(name string) deployment.InstallRequest {
-	return deployment.InstallRequest{
+// helloWeb is a valid install of the bundled Hello Web driver.
+func helloWeb(name string) *deployment.Install {
+	return &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
-		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}, By: "alice",
+		Parameters: deployment.FormInput{"site_title": "Shop", "replicas": "2"}, By: "alice",
 	}
 }
 
-// postgres is a valid install request of the bundled PostgreSQL driver.
-func postgres(name string) deployment.InstallRequest {
-	return deployment.InstallRequest{
+// postgres is a valid install of the bundled PostgreSQL driver.
+func postgres(name string) *deployment.Install {
+	return &deployment.Install{
 		Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
-		Parameters: map[string]string{"password": "s3cret-password"}, By: "alice",
+		Parameters: deployment.FormInput{"password": "s3cret-password"}, By: "alice",
 	}
 }
 
-// redis is a valid install request of the bundled Redis driver.
-func redis(name string) deployment.InstallRequest {
-	return deployment.InstallRequest{
+// redis is a valid install of the bundled Redis driver.
+func redis(name string) *deployment.Install {
+	return &deployment.Install{
 		Driver: "redis", DriverVersion: "1.0.0", Name: name, AppVersion: "7.4.0",
-		Parameters: map[string]string{"password": "s3cret-password"}, By: "alice",
+		Parameters: deployment.FormInput{"password": "s3cret-password"}, By: "alice",
 	}
 }
 
@@ -106,7 +106,7 @@ func TestInstallQueuesATaskWithTheDeployment(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	queued, err := f.svc.Install(ctx, postgres("orders"))
+	queued, err := f.svc.Queue(ctx, postgres("orders"))
 	require.NoError(t, err)
 	require.Equal(t, "orders", queued.Deployment)
 
@@ -140,8 +140,8 @@ func TestInstallRefusesBadValuesFieldByField(t *testing.T) {
 	ctx := context.Background()
 	req := postgres("Bad_Name")
 	req.AppVersion = "18.0.0"
-	req.Parameters = map[string]string{"storage_gib": "0"}
-	fields := fieldsOf(t, func() error { _, err := f.svc.Install(ctx, req); return err }())
+	req.Parameters = deployment.FormInput{"storage_gib": "0"}
+	fields := fieldsOf(t, func() error { _, err := f.svc.Queue(ctx, req); return err }())
 	require.Equal(t, map[string]string{
 		"name":              "the name must be lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
 		"app_version":       "version 18.0.0 is not supported by driver postgresql 1.0.0, which supports >=14.0.0, <18.0.0",
@@ -150,12 +150,12 @@ func TestInstallRefusesBadValuesFieldByField(t *testing.T) {
 	}, fields)
 
 	long := postgres("a23456789-123456789-123456789-123456789-1234567890")
-	fields = fieldsOf(t, func() error { _, err := f.svc.Install(ctx, long); return err }())
+	fields = fieldsOf(t, func() error { _, err := f.svc.Queue(ctx, long); return err }())
 	require.Equal(t, "the name has 50 characters; at most 49 are allowed", fields["name"])
 
-	_, err := f.svc.Install(ctx, postgres("orders"))
+	_, err := f.svc.Queue(ctx, postgres("orders"))
 	require.NoError(t, err)
-	fields = fieldsOf(t, func() error { _, err := f.svc.Install(ctx, postgres("orders")); return err }())
+	fields = fieldsOf(t, func() error { _, err := f.svc.Queue(ctx, postgres("orders")); return err }())
 	require.Equal(t, "a deployment named orders exists; choose another name or delete it first", fields["name"])
 }
 
@@ -163,7 +163,7 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, redis("orders"))
+	_, err := f.svc.Queue(ctx, redis("orders"))
 	require.NoError(t, err)
 
 	form, err := f.svc.UpgradeForm(ctx, "orders", "")
@@ -171,8 +171,8 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 	require.Equal(t, "2", form.Values["replicas"])
 	require.NotContains(t, form.Values, "password")
 
-	req := deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"password": "new-s3cret-password", "replicas": "1"}, By: "alice"}
-	review, err := f.svc.ReviewUpgrade(ctx, req)
+	req := &deployment.Upgrade{Name: "orders", Parameters: deployment.FormInput{"password": "new-s3cret-password", "replicas": "1"}, By: "alice"}
+	review, err := f.svc.Review(ctx, req)
 	require.NoError(t, err)
 	require.Contains(t, review.DryRunError, "No Kubernetes cluster is configured", "the review says why it has no manifest diff")
 	require.NotContains(t, review.Token, "new-s3cret-password")
@@ -191,12 +191,12 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "1", edit.Values["replicas"], "Back keeps the entered values")
 
-	_, err = f.svc.Upgrade(ctx, review.Token, "mallory")
+	_, err = f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "mallory"})
 	require.ErrorContains(t, err, "made by another user")
-	_, err = f.svc.Upgrade(ctx, review.Token[:len(review.Token)-2], "alice")
+	_, err = f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token[:len(review.Token)-2], By: "alice"})
 	require.ErrorContains(t, err, "This review is not valid")
 
-	queued, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	queued, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
 	task, err := f.svc.Task(ctx, "orders", queued.TaskID)
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 
 	_, err = f.pool.Exec(ctx, `UPDATE deployments SET app_version = '7.4.1' WHERE name = 'orders'`)
 	require.NoError(t, err)
-	_, err = f.svc.Upgrade(ctx, review.Token, "alice")
+	_, err = f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.ErrorContains(t, err, "changed since this review")
 }
 
@@ -212,13 +212,13 @@ func TestUpgradeRefusesACraftedChangeOfAnImmutableParameter(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, postgres("orders"))
+	_, err := f.svc.Queue(ctx, postgres("orders"))
 	require.NoError(t, err)
-	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "stolen"}, By: "alice"})
+	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "orders", Parameters: deployment.FormInput{"database": "stolen"}, By: "alice"})
 	require.Equal(t, "Database name cannot change after install; it stays app", fieldsOf(t, err)["param.database"])
-	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "app", "password": "another-password"}, By: "alice"})
+	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "orders", Parameters: deployment.FormInput{"database": "app", "password": "another-password"}, By: "alice"})
 	require.Equal(t, "Superuser password cannot change after install", fieldsOf(t, err)["param.password"])
-	_, err = f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "orders", Parameters: map[string]string{"database": "app"}, AppVersion: "19.0.0", By: "alice"})
+	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "orders", Parameters: deployment.FormInput{"database": "app"}, AppVersion: "19.0.0", By: "alice"})
 	require.Contains(t, fieldsOf(t, err)["app_version"], "not supported")
 }
 
@@ -226,19 +226,19 @@ func TestOperationsCheckTheirInputs(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	queued, err := f.svc.Install(ctx, helloWeb("site"))
+	queued, err := f.svc.Queue(ctx, helloWeb("site"))
 	require.NoError(t, err)
 
-	_, err = f.svc.Rollback(ctx, "site", 3, "alice")
+	_, err = f.svc.Queue(ctx, &deployment.Rollback{Name: "site", Revision: 3, By: "alice"})
 	require.ErrorContains(t, err, "has no revision 3")
-	_, err = f.svc.Stop(ctx, "site", []string{"db"}, "alice")
+	_, err = f.svc.Queue(ctx, &deployment.Stop{Name: "site", Components: []string{"db"}, By: "alice"})
 	require.ErrorContains(t, err, `has no component "db"; it has web`)
-	_, err = f.svc.Delete(ctx, "site", "sight", nil, "alice")
+	_, err = f.svc.Queue(ctx, &deployment.Delete{Name: "site", Confirm: "sight", By: "alice"})
 	require.Equal(t, "type site to confirm", fieldsOf(t, err)["confirm"])
-	_, err = f.svc.Stop(ctx, "nope", nil, "alice")
+	_, err = f.svc.Queue(ctx, &deployment.Stop{Name: "nope", By: "alice"})
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 
-	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
+	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
 	tasks, next, err := f.svc.Tasks(ctx, mustGet(t, f, "site").ID, 0, 1)
 	require.NoError(t, err)
@@ -258,6 +258,16 @@ func TestOperationsCheckTheirInputs(t *testing.T) {
 	require.ErrorContains(t, f.svc.CancelTask(ctx, "site", stop.TaskID, "bob"), "has ended; there is nothing to cancel")
 }
 
+// startLinked queues op as an operation the action of c starts (Linked) and
+// returns its task's id.
+func startLinked(ctx context.Context, f fixture, c *deployment.Caller, op deployment.LinkedOperation) (int64, error) {
+	q, err := f.svc.Queue(ctx, deployment.Linked{Caller: c, Op: op})
+	if err != nil {
+		return 0, err
+	}
+	return q.TaskID, nil
+}
+
 func mustGet(t *testing.T, f fixture, name string) *deployment.Deployment {
 	t.Helper()
 	d, err := f.svc.Get(context.Background(), name)
@@ -269,7 +279,7 @@ func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	t.Parallel()
 	f := setup(t, deadCluster(t))
 	ctx := context.Background()
-	_, err := f.svc.Install(ctx, helloWeb("site"))
+	_, err := f.svc.Queue(ctx, helloWeb("site"))
 	require.NoError(t, err)
 
 	live := f.svc.Live(ctx, mustGet(t, f, "site"), nil)
@@ -277,7 +287,7 @@ func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	require.Empty(t, live.Components)
 
 	none := setup(t, nil)
-	_, err = none.svc.Install(ctx, helloWeb("site"))
+	_, err = none.svc.Queue(ctx, helloWeb("site"))
 	require.NoError(t, err)
 	require.Contains(t, none.svc.Live(ctx, mustGet(t, none, "site"), nil).Err, "No Kubernetes cluster is configured")
 }
@@ -286,11 +296,11 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Install(ctx, redis("cache"))
+	install, err := f.svc.Queue(ctx, redis("cache"))
 	require.NoError(t, err)
-	review, err := f.svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: "cache", Parameters: map[string]string{"replicas": "1"}, By: "alice"})
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: "cache", Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade, err := f.svc.Upgrade(ctx, review.Token, "alice")
+	upgrade, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
 	d := mustGet(t, f, "cache")
 	caller := func(taskID int64) *deployment.Caller {
@@ -300,11 +310,11 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	}
 
 	fromUpgrade := caller(upgrade.TaskID)
-	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1"})
+	_, err = startLinked(ctx, f, fromUpgrade, &deployment.Upgrade{AppVersion: "7.4.1"})
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.ErrorContains(t, err, "cannot start another upgrade of it")
 
-	stop, err := f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindStop, Components: []string{"replica"}})
+	stop, err := startLinked(ctx, f, fromUpgrade, &deployment.Stop{Components: []string{"replica"}})
 	require.NoError(t, err)
 	task, err := f.svc.LinkedTask(ctx, fromUpgrade, stop)
 	require.NoError(t, err)
@@ -313,17 +323,17 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fromUpgrade.StepID, *row.ParentStepID, "linked to the calling step")
 	require.Equal(t, upgrade.TaskID, *row.RootTaskID, "sharing its chain's hold on the deployment")
-	_, err = f.svc.StartLinked(ctx, fromUpgrade, deployment.LinkedRequest{Kind: deployment.KindStop, Components: []string{"nope"}})
+	_, err = startLinked(ctx, f, fromUpgrade, &deployment.Stop{Components: []string{"nope"}})
 	require.ErrorContains(t, err, `has no component "nope"`)
 
 	fromInstall := caller(install.TaskID)
 	_, err = f.svc.LinkedTask(ctx, fromInstall, stop)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "a step reads only the tasks it started")
-	linkedUpgrade, err := f.svc.StartLinked(ctx, fromInstall, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "7.4.1"})
+	linkedUpgrade, err := startLinked(ctx, f, fromInstall, &deployment.Upgrade{AppVersion: "7.4.1"})
 	require.NoError(t, err, "an install's action may upgrade")
 	task, err = f.svc.LinkedTask(ctx, fromInstall, linkedUpgrade)
 	require.NoError(t, err)
 	require.Equal(t, "7.4.1", task.Inputs["app_version"])
-	_, err = f.svc.StartLinked(ctx, fromInstall, deployment.LinkedRequest{Kind: deployment.KindUpgrade, Version: "8.0.0"})
-	require.ErrorContains(t, err, "not supported")
+	_, err = startLinked(ctx, f, fromInstall, &deployment.Upgrade{AppVersion: "8.0.0"})
+	require.Contains(t, styrmin.ErrorFields(err)["app_version"], "not supported")
 }

@@ -18,9 +18,9 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Install(ctx, helloWeb("site"))
+	install, err := f.svc.Queue(ctx, helloWeb("site"))
 	require.NoError(t, err)
-	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
+	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
 	d := mustGet(t, f, "site")
 	step := func(taskID int64, kind executor.StepKind, logs ...string) int64 {
@@ -35,7 +35,7 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	hook := step(install.TaskID, deployment.StepHook, "connecting", "migrating")
 	step(install.TaskID, deployment.StepWait)
 	step(stop.TaskID, deployment.StepComponent)
-	linked, err := f.svc.StartLinked(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: hook}, deployment.LinkedRequest{Kind: deployment.KindStop})
+	linked, err := startLinked(ctx, f, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: hook}, &deployment.Stop{})
 	require.NoError(t, err)
 	nestedHook := step(linked, deployment.StepHook, "stopping")
 
@@ -79,9 +79,9 @@ func TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Install(ctx, helloWeb("site"))
+	install, err := f.svc.Queue(ctx, helloWeb("site"))
 	require.NoError(t, err)
-	stop, err := f.svc.Stop(ctx, "site", nil, "alice")
+	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
 	for _, id := range []int64{install.TaskID, stop.TaskID, install.TaskID} {
 		_, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: "render", Title: "Render"})

@@ -1,6 +1,7 @@
 package deployment_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,30 +106,10 @@ func TestReadJSONForAnUpgradeStartsFromTheCurrentValues(t *testing.T) {
 	require.Equal(t, map[string]string{"database": "Database name cannot change after install; it stays shop"}, fields)
 }
 
-// TestReadJSONReadsAsTheFormPathItReplaces holds ReadJSON to what the REST
-// API did before it: write the values as form text over the form's starting
-// text (JSONForm), then read the form (ReadForm). Phase 2 of issue 16
-// deletes JSONForm and this test with it.
-func TestReadJSONReadsAsTheFormPathItReplaces(t *testing.T) {
-	t.Parallel()
-	current := &deployment.Values{
-		Plain:   map[string]any{"database": "shop", "storage_gib": int64(20), "metrics": true, "tier": "large", "motd": "hi"},
-		Secrets: map[string]string{"password": "old-password"},
-	}
-	for _, values := range []string{
-		`{}`,
-		`{"password": "s3cret-pw", "storage_gib": "20", "ratio": 0.5, "metrics": false, "tier": "large", "motd": " x "}`,
-		`{"storage_gib": 2.5, "ratio": "half", "tier": 3, "password": "pw", "database": ""}`,
-		`{"storage_gib": 9223372036854775808, "ratio": 1e21, "database": true, "motd": null, "metrics": null}`,
-		`{"storage_gib": "", "tier": " small ", "password": "", "motd": ""}`,
-	} {
-		for _, cur := range []*deployment.Values{nil, current} {
-			form, bad := deployment.JSONForm(params, deployment.FormText(params, cur), decodeJSON(t, values))
-			require.Empty(t, bad)
-			want, wantFields := deployment.ReadForm(params, form, cur)
-			got, gotFields := deployment.ReadJSON(params, decodeJSON(t, values), cur)
-			require.Equal(t, wantFields, gotFields, "%s (current: %v)", values, cur != nil)
-			require.Equal(t, want, got, "%s (current: %v)", values, cur != nil)
-		}
-	}
+// decodeJSON decodes an API request's values as the server does.
+func decodeJSON(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &v))
+	return v
 }

@@ -27,7 +27,7 @@ import (
 type Primitives interface {
 	Authenticate(ctx context.Context, token string) (*deployment.Caller, error)
 	ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error)
-	StartLinked(ctx context.Context, c *deployment.Caller, req deployment.LinkedRequest) (int64, error)
+	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 	LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error)
 	RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error)
 }
@@ -66,22 +66,68 @@ func DeploymentRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 }
 
 // TaskStart answers POST tasks/stop, tasks/start and tasks/upgrade: it
-// starts a linked task of kind on the caller's deployment.
+// queues a deployment.Linked operation of kind (deployment.KindStop,
+// KindStart, KindUpgrade) on the caller's deployment.
 func TaskStart(p Primitives, logger *slog.Logger, kind string) echo.HandlerFunc {
 	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
-		var req struct {
-			Components []string                  `json:"components"`
-			Version    string                    `json:"version"`
-			Prompts    map[string]map[string]any `json:"prompts"`
-		}
+		var req taskRequest
 		if err := decodeJSON(c, &req); err != nil {
 			return 0, nil, err
 		}
-		id, err := p.StartLinked(c.Request().Context(), caller, deployment.LinkedRequest{
-			Kind: kind, Components: req.Components, Version: req.Version, Prompts: req.Prompts,
-		})
-		return http.StatusAccepted, map[string]int64{"task_id": id}, err
+		op, err := req.operation(kind)
+		if err != nil {
+			return 0, nil, err
+		}
+		queued, err := p.Queue(c.Request().Context(), deployment.Linked{Caller: caller, Op: op})
+		if err != nil {
+			return 0, nil, appVersionAlone(err)
+		}
+		return http.StatusAccepted, map[string]int64{"task_id": queued.TaskID}, nil
 	})
+}
+
+// taskRequest is the body of POST tasks/stop, tasks/start and tasks/upgrade.
+type taskRequest struct {
+	// Components are the components to stop or start (none: all of them).
+	Components []string `json:"components"`
+	// Version is the application version to upgrade to.
+	Version string `json:"version"`
+	// Prompts are the values of the upgrade's hook action prompts, by
+	// action then prompt; a prompt left out takes its default.
+	Prompts map[string]map[string]any `json:"prompts"`
+}
+
+// operation is the linked operation of kind the request asks for. Prompts
+// are refused for a stop or a start: only an upgrade runs hook actions.
+func (r taskRequest) operation(kind string) (deployment.LinkedOperation, error) {
+	if kind != deployment.KindUpgrade && len(r.Prompts) > 0 {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "Only an upgrade runs hook actions that take prompts; a %s takes none.", kind)
+	}
+	switch kind {
+	case deployment.KindStop:
+		return &deployment.Stop{Components: r.Components}, nil
+	case deployment.KindStart:
+		return &deployment.Start{Components: r.Components}, nil
+	case deployment.KindUpgrade:
+		return &deployment.Upgrade{AppVersion: r.Version, Prompts: deployment.JSONPrompts(r.Prompts)}, nil
+	}
+	return nil, styrmin.Errorf(styrmin.EINVALID, "An action cannot start a %s task.", kind)
+}
+
+// appVersionAlone is err, or, when err refuses the application version, an
+// EINVALID error with that refusal's message alone, as the
+// upgrade_deployment_version primitive has always said it (the SDK shows it).
+func appVersionAlone(err error) error {
+	var invalid *deployment.InvalidError
+	if !errors.As(err, &invalid) {
+		return err
+	}
+	for _, f := range invalid.Fields {
+		if f.Field.Kind == deployment.FieldAppVersion {
+			return styrmin.Errorf(styrmin.EINVALID, "%s", f.Message)
+		}
+	}
+	return err
 }
 
 // TaskRead answers GET tasks/:id: a task the caller started.

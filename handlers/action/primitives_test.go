@@ -37,6 +37,33 @@ func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
 		"the given prompt and the other's default")
 }
 
+// TestTaskPrimitivesRefuseAsTheSDKSaysIt: the refusals that the SDK shows
+// an action's author keep their words: prompts given to a stop, and an
+// application version the driver does not support, said alone rather than
+// as a list of fields.
+func TestTaskPrimitivesRefuseAsTheSDKSaysIt(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	install := d.Install(t, handlerstest.PgInstall("shop-db"))
+	token := d.ActionToken(t, "shop-db", install.TaskID)
+
+	status, answer := d.Primitive(t, token, "tasks/stop", `{"prompts": {"backup": {"label": "x"}}}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "Only an upgrade runs hook actions that take prompts; a stop takes none.", answer["error"])
+
+	status, answer = d.Primitive(t, token, "tasks/upgrade", `{"version": "99.0.0"}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "version 99.0.0 is not supported by driver postgresql 1.0.0, which supports "+pgSupported(t, d), answer["error"])
+}
+
+// pgSupported is the supported_versions of the bundled PostgreSQL driver 1.0.0.
+func pgSupported(t *testing.T, d handlerstest.DeployApp) string {
+	t.Helper()
+	v, err := d.Deps.Drivers.Get(context.Background(), "postgresql", "1.0.0")
+	require.NoError(t, err)
+	return v.Driver.Spec.SupportedVersions
+}
+
 // deadlinePrimitives answers POST jobs at once, noting the deadline RunJob was given.
 type deadlinePrimitives struct {
 	action.Primitives

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
@@ -13,11 +14,7 @@ func (s *Server) RollbackDeployment(ctx context.Context, req oapi.RollbackDeploy
 	if revision < 1 {
 		return nil, apiInvalid(map[string]string{"revision": "give the revision to roll back to, 1 or more"})
 	}
-	queued, err := s.Deployments.Rollback(ctx, req.Name, revision, httpx.APIUser(ctx).Username)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := s.taskAccepted(ctx, queued)
+	accepted, err := s.queue(ctx, &deployment.Rollback{Name: req.Name, Revision: revision, By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}
@@ -26,11 +23,8 @@ func (s *Server) RollbackDeployment(ctx context.Context, req oapi.RollbackDeploy
 
 // StopDeployment queues a stop of the named components (all when none).
 func (s *Server) StopDeployment(ctx context.Context, req oapi.StopDeploymentRequestObject) (oapi.StopDeploymentResponseObject, error) {
-	queued, err := s.Deployments.Stop(ctx, req.Name, optional(optional(req.Body).Components), httpx.APIUser(ctx).Username)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := s.taskAccepted(ctx, queued)
+	components := optional(optional(req.Body).Components)
+	accepted, err := s.queue(ctx, &deployment.Stop{Name: req.Name, Components: components, By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +33,8 @@ func (s *Server) StopDeployment(ctx context.Context, req oapi.StopDeploymentRequ
 
 // StartDeployment queues a start of the named components (all when none).
 func (s *Server) StartDeployment(ctx context.Context, req oapi.StartDeploymentRequestObject) (oapi.StartDeploymentResponseObject, error) {
-	queued, err := s.Deployments.Start(ctx, req.Name, optional(optional(req.Body).Components), httpx.APIUser(ctx).Username)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := s.taskAccepted(ctx, queued)
+	components := optional(optional(req.Body).Components)
+	accepted, err := s.queue(ctx, &deployment.Start{Name: req.Name, Components: components, By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}
@@ -54,20 +45,8 @@ func (s *Server) StartDeployment(ctx context.Context, req oapi.StartDeploymentRe
 // typed confirmation guards against a slip of the mouse; an API call names
 // the deployment in its URL, which is confirmation enough.
 func (s *Server) DeleteDeployment(ctx context.Context, req oapi.DeleteDeploymentRequestObject) (oapi.DeleteDeploymentResponseObject, error) {
-	form, err := s.Deployments.DeleteForm(ctx, req.Name)
-	if err != nil {
-		return nil, err
-	}
-	fields := map[string]string{}
-	prompts := hookPromptForm(form.HookActions, form.Prompts, optional(req.Body).Prompts, fields)
-	if len(fields) > 0 {
-		return nil, apiInvalid(fields)
-	}
-	queued, err := s.Deployments.Delete(ctx, req.Name, req.Name, prompts, httpx.APIUser(ctx).Username)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := s.taskAccepted(ctx, queued)
+	accepted, err := s.queue(ctx, &deployment.Delete{Name: req.Name, Confirm: req.Name,
+		Prompts: jsonPrompts(optional(req.Body).Prompts), By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}

@@ -252,8 +252,8 @@ func TestAPIRunActionReadsItsPromptsAsTheFormDoes(t *testing.T) {
 	t.Parallel()
 	d := setupAPIDeployments(t)
 	d.Install(t, handlerstest.HelloInstall("site"))
-	d.Install(t, deployment.InstallRequest{Driver: "redis", DriverVersion: "1.0.0", Name: "cache", AppVersion: "7.4.1",
-		Parameters: map[string]string{"password": handlerstest.PgSecret}})
+	d.Install(t, &deployment.Install{Driver: "redis", DriverVersion: "1.0.0", Name: "cache", AppVersion: "7.4.1",
+		Parameters: deployment.FormInput{"password": handlerstest.PgSecret}})
 
 	run := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/actions/fetch_page",
 		map[string]any{"prompts": map[string]any{"path": "/index.html"}}), "site")
@@ -286,7 +286,7 @@ func TestAPICancelTaskFindsItsDeployment(t *testing.T) {
 	t.Parallel()
 	d := setupAPIDeployments(t)
 	d.Install(t, handlerstest.HelloInstall("site"))
-	stop, err := d.Service.Stop(context.Background(), "site", nil, "olga")
+	stop, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "site", By: "olga"})
 	require.NoError(t, err)
 	path := "/api/v1/tasks/" + strconv.FormatInt(stop.TaskID, 10) + "/cancel"
 

@@ -10,26 +10,17 @@ import (
 )
 
 // UpgradeDeployment reviews an upgrade as the upgrade page does (the
-// deployment's current values, with the request's written over them, and a
-// Helm dry run). With dry_run the review is the answer; without, the
-// upgrade is queued as reviewed, unless its dry run failed.
+// request's values over the deployment's current ones, and a Helm dry run):
+// the review plans it once. With dry_run the review is the answer; without,
+// the plan the review carries is queued (ConfirmUpgrade), unless its dry run
+// failed.
 func (s *Server) UpgradeDeployment(ctx context.Context, req oapi.UpgradeDeploymentRequestObject) (oapi.UpgradeDeploymentResponseObject, error) {
 	in := optional(req.Body)
 	by := httpx.APIUser(ctx).Username
-	form, err := s.Deployments.UpgradeForm(ctx, req.Name, optional(in.DriverVersion))
-	if err != nil {
-		return nil, err
-	}
-	fields := map[string]string{}
-	upgrade := deployment.UpgradeRequest{
-		Name: req.Name, DriverVersion: form.DriverVersion, AppVersion: optional(in.AppVersion), By: by,
-		Parameters: paramForm(form.Driver.Spec.Parameters, form.Values, in.Parameters, fields),
-		Prompts:    hookPromptForm(form.HookActions, form.Prompts, in.Prompts, fields),
-	}
-	if len(fields) > 0 {
-		return nil, apiInvalid(fields)
-	}
-	review, err := s.Deployments.ReviewUpgrade(ctx, upgrade)
+	review, err := s.Deployments.Review(ctx, &deployment.Upgrade{
+		Name: req.Name, DriverVersion: optional(in.DriverVersion), AppVersion: optional(in.AppVersion),
+		Parameters: jsonParameters(in.Parameters), Prompts: jsonPrompts(in.Prompts), By: by,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +30,7 @@ func (s *Server) UpgradeDeployment(ctx context.Context, req oapi.UpgradeDeployme
 	if review.DryRunError != "" {
 		return nil, styrmin.Errorf(styrmin.ECONFLICT, "The upgrade's dry run failed, so it was not queued: %s", review.DryRunError)
 	}
-	queued, err := s.Deployments.Upgrade(ctx, review.Token, by)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := s.taskAccepted(ctx, queued)
+	accepted, err := s.queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: by})
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
 	for _, name := range []string{"gamma", "alpha", "delta", "beta"} {
 		d.Install(t, handlerstest.HelloInstall(name))
 	}
-	stop, err := d.Service.Stop(ctx, "beta", nil, "olga")
+	stop, err := d.Service.Queue(ctx, &deployment.Stop{Name: "beta", By: "olga"})
 	require.NoError(t, err)
 	gone, err := d.Service.Get(ctx, "alpha")
 	require.NoError(t, err)

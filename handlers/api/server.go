@@ -36,17 +36,9 @@ type Deployments interface {
 	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 	InstallForm(ctx context.Context, driver, version string) (*deployment.Form, error)
-	Install(ctx context.Context, req deployment.InstallRequest) (*deployment.Queued, error)
-	UpgradeForm(ctx context.Context, name, driverVersion string) (*deployment.UpgradeForm, error)
-	ReviewUpgrade(ctx context.Context, req deployment.UpgradeRequest) (*deployment.Review, error)
-	Upgrade(ctx context.Context, token, by string) (*deployment.Queued, error)
-	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
-	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
-	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
-	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
-	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
+	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
+	Review(ctx context.Context, op *deployment.Upgrade) (*deployment.Review, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
-	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
 }
 
 var _ Deployments = (*deployment.Service)(nil)

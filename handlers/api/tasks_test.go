@@ -53,8 +53,9 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 	}
 	dep, err := d.Service.Get(ctx, deploymentName)
 	require.NoError(t, err)
-	h.linkedTaskID, err = d.Service.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.LinkedRequest{Kind: deployment.KindStop})
+	linked, err := d.Service.Queue(ctx, deployment.Linked{Caller: &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, Op: &deployment.Stop{}})
 	require.NoError(t, err)
+	h.linkedTaskID = linked.TaskID
 	tail, err := json.Marshal(map[string]any{"job": h.job, "job_tail": h.tail, "job_tail_lines": h.tailLines})
 	require.NoError(t, err)
 	require.NoError(t, q.MergeStepDetail(ctx, db.MergeStepDetailParams{ID: step.ID, Patch: tail}))
@@ -162,9 +163,9 @@ func TestAPITasksComeNewestFirstAcrossDeploymentsWithFilters(t *testing.T) {
 	ctx := context.Background()
 	site := d.Install(t, handlerstest.HelloInstall("site"))
 	orders := d.Install(t, handlerstest.PgInstall("orders"))
-	stop, err := d.Service.Stop(ctx, "site", nil, "olga")
+	stop, err := d.Service.Queue(ctx, &deployment.Stop{Name: "site", By: "olga"})
 	require.NoError(t, err)
-	start, err := d.Service.Start(ctx, "site", []string{"web"}, "olga")
+	start, err := d.Service.Queue(ctx, &deployment.Start{Name: "site", Components: []string{"web"}, By: "olga"})
 	require.NoError(t, err)
 	require.NoError(t, d.Service.CancelTask(ctx, "site", start.TaskID, "olga"))
 	hook := failHookStep(t, d, "orders", orders.TaskID)

@@ -131,9 +131,9 @@ const (
 func SeedHistory(b *testing.B, env *CatalogEnv, name string) {
 	b.Helper()
 	ctx := context.Background()
-	_, err := env.Deployments.Install(ctx, deployment.InstallRequest{
+	_, err := env.Deployments.Queue(ctx, &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0", By: "bench",
-		Parameters: map[string]string{"site_title": "Bench", "replicas": "2"},
+		Parameters: deployment.FormInput{"site_title": "Bench", "replicas": "2"},
 	})
 	require.NoError(b, err)
 	for _, stmt := range []struct {

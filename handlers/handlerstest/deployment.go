@@ -38,11 +38,11 @@ func SetupDeployments(t *testing.T) DeployApp {
 	return DeployApp{App: a, Service: a.Deps.Deployments.(*deployment.Service), Pool: pool, Operator: operator, Reader: reader}
 }
 
-// Install installs a deployment through the service, as olga.
-func (d DeployApp) Install(t *testing.T, req deployment.InstallRequest) *deployment.Queued {
+// Install queues op, an install, through the service, as olga.
+func (d DeployApp) Install(t *testing.T, op *deployment.Install) *deployment.Queued {
 	t.Helper()
-	req.By = "olga"
-	q, err := d.Service.Install(context.Background(), req)
+	op.By = "olga"
+	q, err := d.Service.Queue(context.Background(), op)
 	require.NoError(t, err)
 	return q
 }
@@ -57,14 +57,16 @@ func (d DeployApp) TasksOf(t *testing.T, name string) []deployment.Task {
 	return tasks
 }
 
-// PgInstall is a valid install request of the bundled PostgreSQL driver.
-func PgInstall(name string) deployment.InstallRequest {
-	return deployment.InstallRequest{Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
-		Parameters: map[string]string{"password": PgSecret}}
+// PgInstall is a valid install of the bundled PostgreSQL driver, as its
+// form would send it.
+func PgInstall(name string) *deployment.Install {
+	return &deployment.Install{Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
+		Parameters: deployment.FormInput{"password": PgSecret}}
 }
 
-// HelloInstall is a valid install request of the bundled Hello Web driver.
-func HelloInstall(name string) deployment.InstallRequest {
-	return deployment.InstallRequest{Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
-		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}}
+// HelloInstall is a valid install of the bundled Hello Web driver, as its
+// form would send it.
+func HelloInstall(name string) *deployment.Install {
+	return &deployment.Install{Driver: "hello-web", DriverVersion: "1.0.0", Name: name, AppVersion: "1.27.0",
+		Parameters: deployment.FormInput{"site_title": "Shop", "replicas": "2"}}
 }

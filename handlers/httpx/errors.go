@@ -84,14 +84,6 @@ func Code(status int, err error) string {
 	return styrmin.EINVALID
 }
 
-// Form field name prefixes of the deployment service's forms and field
-// errors: param.<name> for parameters (and a manual action's prompts),
-// prompt.<action>.<name> for hook actions' prompts.
-const (
-	ParamPrefix  = "param"
-	PromptPrefix = "prompt"
-)
-
 // WithFields is message, or for the pages' "see the marked fields", which a
 // script has no fields to see, each field and its message.
 func WithFields(err error, message string) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
@@ -19,7 +20,8 @@ func DeploymentActionRun(svc deploymentOperator) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		queued, err := svc.RunAction(c.Request().Context(), name, action, readEntered(form).Params, httpx.CurrentUser(c).Username)
+		queued, err := svc.Queue(c.Request().Context(), &deployment.RunAction{Name: name, Action: action,
+			Prompts: deployment.FormInput(readEntered(form).Params), By: httpx.CurrentUser(c).Username})
 		if err != nil {
 			return backToDeployment(c, name, err)
 		}

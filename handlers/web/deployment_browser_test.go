@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/chromedp/chromedp"
@@ -110,7 +111,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	d, err := env.Service.Get(context.Background(), name)
 	require.NoError(t, err)
 	require.Equal(t, float64(3), d.Parameters["replicas"])
-	queued, err := env.Service.Delete(context.Background(), name, name, nil, "boss")
+	queued, err := env.Service.Queue(context.Background(), &deployment.Delete{Name: name, Confirm: name, By: "boss"})
 	require.NoError(t, err)
 	env.WaitEnded(t, name, queued.TaskID)
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/labstack/echo/v4"
@@ -12,19 +11,20 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// componentsOperation is Stop or Start of the service.
-type componentsOperation func(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
+// componentsOperation is the stop or start of components (none: all) of
+// the named deployment, asked by by.
+type componentsOperation func(name string, components []string, by string) deployment.Operation
 
-// DeploymentComponents queues a stop or start of the posted components (the
-// component field, repeated; none means all) and goes back to the page.
-func DeploymentComponents(op componentsOperation, verb string) echo.HandlerFunc {
+// DeploymentComponents queues a stop or start (op) of the posted components
+// (the component field, repeated; none means all) and goes back to the page.
+func DeploymentComponents(svc deploymentOperator, op componentsOperation, verb string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		values, err := c.FormParams()
 		if err != nil {
 			return styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
 		}
 		name := c.Param("name")
-		queued, err := op(c.Request().Context(), name, values["component"], httpx.CurrentUser(c).Username)
+		queued, err := svc.Queue(c.Request().Context(), op(name, values["component"], httpx.CurrentUser(c).Username))
 		if err != nil {
 			return backToDeployment(c, name, err)
 		}
@@ -33,17 +33,12 @@ func DeploymentComponents(op componentsOperation, verb string) echo.HandlerFunc 
 	}
 }
 
-// StopOf is svc's Stop, looked up only when called: svc is nil when a test
-// builds the permission table without dependencies.
-func StopOf(svc deploymentOperator) componentsOperation {
-	return func(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error) {
-		return svc.Stop(ctx, name, components, by)
-	}
+// StopComponents is the stop of components of the named deployment.
+func StopComponents(name string, components []string, by string) deployment.Operation {
+	return &deployment.Stop{Name: name, Components: components, By: by}
 }
 
-// StartOf is svc's Start, looked up only when called.
-func StartOf(svc deploymentOperator) componentsOperation {
-	return func(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error) {
-		return svc.Start(ctx, name, components, by)
-	}
+// StartComponents is the start of components of the named deployment.
+func StartComponents(name string, components []string, by string) deployment.Operation {
+	return &deployment.Start{Name: name, Components: components, By: by}
 }

@@ -41,7 +41,8 @@ func DeploymentDeleteSubmit(svc deploymentOperator, md *views.Markdown) echo.Han
 		entered := readEntered(values)
 		entered.Carried = true
 		name, confirm := c.Param("name"), values.Get("confirm")
-		queued, err := svc.Delete(ctx, name, confirm, entered.Prompts, httpx.CurrentUser(c).Username)
+		queued, err := svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: confirm,
+			Prompts: deployment.FormPrompts(entered.Prompts), By: httpx.CurrentUser(c).Username})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			form, ferr := svc.DeleteForm(ctx, name)
 			if ferr != nil {

@@ -93,8 +93,8 @@ func TestDeleteFormAsksThePromptsOfTheDeletesActions(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	handlerstest.ImportHooked(t, d)
-	d.Install(t, deployment.InstallRequest{Driver: "hooked", DriverVersion: "1.0.0", Name: "data", AppVersion: "1.0.0",
-		Prompts: map[string]map[string]string{"seed": {"api_key": handlerstest.PromptSecret}}})
+	d.Install(t, &deployment.Install{Driver: "hooked", DriverVersion: "1.0.0", Name: "data", AppVersion: "1.0.0",
+		Prompts: deployment.FormPrompts{"seed": {"api_key": handlerstest.PromptSecret}}})
 	rec := d.Request(d.Operator, http.MethodGet, "/deployments/data/delete", nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	doc := handlerstest.Parse(t, rec)

@@ -49,9 +49,10 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 		entered := readEntered(values)
 		entered.Carried = true
 		driver := c.Param("name")
-		queued, err := svc.Install(ctx, deployment.InstallRequest{
+		queued, err := svc.Queue(ctx, &deployment.Install{
 			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
-			AppVersion: entered.AppVersion, Parameters: entered.Params, Prompts: entered.Prompts, By: httpx.CurrentUser(c).Username,
+			AppVersion: entered.AppVersion, Parameters: deployment.FormInput(entered.Params),
+			Prompts: deployment.FormPrompts(entered.Prompts), By: httpx.CurrentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			return installRefused(c, svc, catalog, md, driver, entered, err)
@@ -94,7 +95,7 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		return views.DeploymentInstallProps{}, err
 	}
 	params := d.Spec.Parameters
-	groups, err := paramGroups(httpx.ParamPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
+	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, false, nil, md)
 	if err != nil {
 		return views.DeploymentInstallProps{}, err
 	}

@@ -17,6 +17,15 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
+// The prefixes of the forms' field names: param.<name> for a parameter
+// (and a manual action's prompt), prompt.<action>.<name> for a hook action's
+// prompt. They are deployment.Field's FormKey, so that an operation's
+// *deployment.InvalidError marks each bad field next to it.
+const (
+	paramPrefix  = "param"
+	promptPrefix = "prompt"
+)
+
 // enteredForm is what a user typed into an install or upgrade form, as the
 // form sends it. Secrets are read for the service but never shown again.
 type enteredForm struct {
@@ -43,11 +52,11 @@ func readEntered(values url.Values) enteredForm {
 		if len(vs) == 0 {
 			continue
 		}
-		if name, ok := strings.CutPrefix(key, httpx.ParamPrefix+"."); ok {
+		if name, ok := strings.CutPrefix(key, paramPrefix+"."); ok {
 			f.Params[name] = vs[0]
 			f.Carried = true
 		}
-		if rest, ok := strings.CutPrefix(key, httpx.PromptPrefix+"."); ok {
+		if rest, ok := strings.CutPrefix(key, promptPrefix+"."); ok {
 			if action, name, ok := strings.Cut(rest, "."); ok {
 				if f.Prompts[action] == nil {
 					f.Prompts[action] = map[string]string{}
@@ -86,7 +95,7 @@ func formValues(params []drivers.Parameter, start, entered map[string]string, ca
 
 // paramGroups builds a form's parameter fields, grouped as the driver
 // declares them: ungrouped first, then each group in order of appearance.
-// prefix starts the fields' names (httpx.ParamPrefix, or httpx.PromptPrefix.<action>),
+// prefix starts the fields' names (paramPrefix, or promptPrefix.<action>),
 // secretsSet names the secrets that have a value already (upgrade; nil for
 // an install), immutable parameters are locked on an upgrade, and
 // fieldErrors are the service's field errors (<prefix>.<name> → message).
@@ -146,7 +155,7 @@ func hookActionSections(actions []*drivers.Action, start map[string]map[string]s
 	out := make([]views.HookActionSection, 0, len(actions))
 	for _, a := range actions {
 		values := formValues(a.Prompts, start[a.Name], entered.Prompts[a.Name], entered.Carried)
-		groups, err := paramGroups(httpx.PromptPrefix+"."+a.Name, a.Prompts, values, fieldErrors, false, nil, md)
+		groups, err := paramGroups(promptPrefix+"."+a.Name, a.Prompts, values, fieldErrors, false, nil, md)
 		if err != nil {
 			return nil, err
 		}

@@ -24,9 +24,10 @@ func DeploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md 
 		entered := readEntered(values)
 		entered.Carried = true
 		name := c.Param("name")
-		review, err := svc.ReviewUpgrade(ctx, deployment.UpgradeRequest{
+		review, err := svc.Review(ctx, &deployment.Upgrade{
 			Name: name, DriverVersion: entered.DriverVersion, AppVersion: entered.AppVersion,
-			Parameters: entered.Params, Prompts: entered.Prompts, By: httpx.CurrentUser(c).Username,
+			Parameters: deployment.FormInput(entered.Params), Prompts: deployment.FormPrompts(entered.Prompts),
+			By: httpx.CurrentUser(c).Username,
 		})
 		if styrmin.ErrorCode(err) == styrmin.EINVALID {
 			form, ferr := svc.UpgradeForm(ctx, name, entered.DriverVersion)
@@ -63,7 +64,7 @@ func DeploymentUpgradeEdit(svc deploymentInstaller, catalog DriverCatalog, md *v
 // deployment's page, where it runs live.
 func DeploymentUpgradeConfirm(svc deploymentInstaller) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		queued, err := svc.Upgrade(c.Request().Context(), c.FormValue("review"), httpx.CurrentUser(c).Username)
+		queued, err := svc.Queue(c.Request().Context(), deployment.ConfirmUpgrade{Token: c.FormValue("review"), By: httpx.CurrentUser(c).Username})
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
@@ -19,7 +20,7 @@ func DeploymentRollback(svc deploymentOperator) echo.HandlerFunc {
 		if err != nil || revision < 1 {
 			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
 		}
-		queued, err := svc.Rollback(c.Request().Context(), name, revision, httpx.CurrentUser(c).Username)
+		queued, err := svc.Queue(c.Request().Context(), &deployment.Rollback{Name: name, Revision: revision, By: httpx.CurrentUser(c).Username})
 		if err != nil {
 			return backToDeployment(c, name, err)
 		}

@@ -19,25 +19,21 @@ type deploymentReader interface {
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 }
 
-// deploymentInstaller is what the install and upgrade forms need.
+// deploymentInstaller is what the install and upgrade forms need: their
+// starting text, and the review and queueing of what was entered.
 type deploymentInstaller interface {
 	InstallForm(ctx context.Context, driver, version string) (*deployment.Form, error)
-	Install(ctx context.Context, req deployment.InstallRequest) (*deployment.Queued, error)
 	UpgradeForm(ctx context.Context, name, driverVersion string) (*deployment.UpgradeForm, error)
-	ReviewUpgrade(ctx context.Context, req deployment.UpgradeRequest) (*deployment.Review, error)
 	EditUpgrade(ctx context.Context, token, by string) (*deployment.UpgradeForm, error)
-	Upgrade(ctx context.Context, token, by string) (*deployment.Queued, error)
+	Review(ctx context.Context, op *deployment.Upgrade) (*deployment.Review, error)
+	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 }
 
 // deploymentOperator is what the buttons of a deployment's page need.
 type deploymentOperator interface {
-	Rollback(ctx context.Context, name string, revision int, by string) (*deployment.Queued, error)
-	Stop(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
-	Start(ctx context.Context, name string, components []string, by string) (*deployment.Queued, error)
 	DeleteForm(ctx context.Context, name string) (*deployment.DeleteForm, error)
-	Delete(ctx context.Context, name, confirm string, prompts map[string]map[string]string, by string) (*deployment.Queued, error)
+	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
-	RunAction(ctx context.Context, name, action string, form map[string]string, by string) (*deployment.Queued, error)
 }
 
 // Deployments is what the deployment pages need from deployment.Service.

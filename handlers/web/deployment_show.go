@@ -61,7 +61,7 @@ func deployedDriver(ctx context.Context, cat DriverCatalog, specs *httpx.DriverS
 	if f, ok := forms.Get(spec.Digest); ok {
 		return spec, f, nil
 	}
-	f, err := manualActions(spec.Driver.Spec.Actions, md)
+	f, err := manualActions(spec.Driver, md)
 	if err != nil {
 		return spec, nil, err
 	}
@@ -175,15 +175,17 @@ func paramRows(d *deployment.Deployment, declared []drivers.Parameter) []views.P
 	return out
 }
 
-// manualActions are the forms of a driver's manual actions, their prompts
-// starting from their defaults (secret prompts blank).
-func manualActions(all []drivers.Action, md *views.Markdown) ([]views.ManualAction, error) {
+// manualActions are the forms of the actions of d that a user may run
+// (deployment.ManualAction), their prompts starting from their defaults
+// (secret prompts blank).
+func manualActions(d *drivers.Driver, md *views.Markdown) ([]views.ManualAction, error) {
 	var out []views.ManualAction
-	for _, a := range all {
-		if a.Hook != drivers.HookManual {
+	for _, declared := range d.Spec.Actions {
+		a := deployment.ManualAction(d, declared.Name)
+		if a == nil {
 			continue
 		}
-		groups, err := paramGroups(httpx.ParamPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		groups, err := paramGroups(paramPrefix, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
 		if err != nil {
 			return nil, err
 		}

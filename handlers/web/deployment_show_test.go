@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 
@@ -80,14 +81,14 @@ func TestOldEndedTasksFoldTheirSteps(t *testing.T) {
 	d := handlerstest.SetupDeployments(t)
 	ids := []int64{d.Install(t, handlerstest.PgInstall("orders")).TaskID}
 	for range 4 {
-		q, err := d.Service.Stop(context.Background(), "orders", nil, "olga")
+		q, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "orders", By: "olga"})
 		require.NoError(t, err)
 		ids = append(ids, q.TaskID)
 	}
 	for i, id := range ids {
 		runWithSteps(t, d, id, 2, i != 1) // the second task still runs
 	}
-	queued, err := d.Service.Stop(context.Background(), "orders", nil, "olga")
+	queued, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "orders", By: "olga"})
 	require.NoError(t, err)
 
 	rec := d.Request(d.Reader, http.MethodGet, "/deployments/orders", nil)

@@ -254,7 +254,7 @@ func TestTaskFragmentPollsUntilTheTaskEnds(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	d.Install(t, handlerstest.HelloInstall("site"))
-	stop, err := d.Service.Stop(context.Background(), "site", nil, "olga")
+	stop, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "site", By: "olga"})
 	require.NoError(t, err)
 	path := "/deployments/site/tasks/" + strconv.FormatInt(stop.TaskID, 10)
 
@@ -306,7 +306,7 @@ func TestReadOnlyUserSeesEverythingAndCanChangeNothing(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	d.Install(t, handlerstest.PgInstall("orders"))
-	_, err := d.Service.Stop(context.Background(), "orders", nil, "olga")
+	_, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "orders", By: "olga"})
 	require.NoError(t, err)
 
 	rec := d.Request(d.Reader, http.MethodGet, "/deployments/orders", nil)
@@ -353,7 +353,7 @@ func TestOlderTasksLoadPageByPage(t *testing.T) {
 	d := handlerstest.SetupDeployments(t)
 	first := d.Install(t, handlerstest.HelloInstall("site"))
 	for range deployment.DefaultTaskPage {
-		_, err := d.Service.Stop(context.Background(), "site", nil, "olga")
+		_, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "site", By: "olga"})
 		require.NoError(t, err)
 	}
 	doc := handlerstest.Parse(t, d.Request(d.Reader, http.MethodGet, "/deployments/site", nil))
@@ -388,7 +388,7 @@ func TestDeploymentListShowsEveryDeploymentWithItsLastTask(t *testing.T) {
 	ctx := context.Background()
 	d.Install(t, handlerstest.HelloInstall("site"))
 	d.Install(t, handlerstest.PgInstall("orders"))
-	_, err := d.Service.Stop(ctx, "site", nil, "olga")
+	_, err := d.Service.Queue(ctx, &deployment.Stop{Name: "site", By: "olga"})
 	require.NoError(t, err)
 
 	doc := handlerstest.Parse(t, d.Request(d.Reader, http.MethodGet, "/deployments", nil))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -49,7 +48,7 @@ func upgradeProps(ctx context.Context, catalog DriverCatalog, form *deployment.U
 		return views.DeploymentUpgradeProps{}, err
 	}
 	params := drv.Spec.Parameters
-	groups, err := paramGroups(httpx.ParamPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, true, d.SecretsSet, md)
+	groups, err := paramGroups(paramPrefix, params, formValues(params, form.Values, entered.Params, entered.Carried), fieldErrors, true, d.SecretsSet, md)
 	if err != nil {
 		return views.DeploymentUpgradeProps{}, err
 	}

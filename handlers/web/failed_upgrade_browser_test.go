@@ -71,15 +71,15 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	name := "failed-" + strings.ToLower(rand.Text()[:6])
 	env.RemoveWhenDone(t, name)
 
-	install, err := env.Service.Install(ctx, deployment.InstallRequest{
+	install, err := env.Service.Queue(ctx, &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.2", Name: name, AppVersion: "1.27.0",
-		Parameters: map[string]string{"site_title": "Shop", "replicas": "2"}, By: "test",
+		Parameters: deployment.FormInput{"site_title": "Shop", "replicas": "2"}, By: "test",
 	})
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskSucceeded, env.WaitEnded(t, name, install.TaskID).Status)
-	review, err := env.Service.ReviewUpgrade(ctx, deployment.UpgradeRequest{Name: name, Parameters: map[string]string{"replicas": "3"}, By: "test"})
+	review, err := env.Service.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "test"})
 	require.NoError(t, err)
-	upgrade, err := env.Service.Upgrade(ctx, review.Token, "test")
+	upgrade, err := env.Service.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "test"})
 	require.NoError(t, err)
 	failed := env.WaitEnded(t, name, upgrade.TaskID)
 	require.Equal(t, executor.TaskFailed, failed.Status, "a blocking pre-upgrade action's failure fails the upgrade")

@@ -24,14 +24,14 @@ func TestBrowserTasksPageFollowsATaskWithoutReload(t *testing.T) {
 	ctx := context.Background()
 	_, err := env.Users.Create(ctx, auth.NewUser{Username: "rita", Password: handlerstest.CatalogPassword, Role: auth.ReadOnly})
 	require.NoError(t, err)
-	site, err := env.Deployments.Install(ctx, deployment.InstallRequest{
+	site, err := env.Deployments.Queue(ctx, &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.0", Name: "site", AppVersion: "1.27.0", By: "olga",
-		Parameters: map[string]string{"site_title": "Site"},
+		Parameters: deployment.FormInput{"site_title": "Site"},
 	})
 	require.NoError(t, err)
-	_, err = env.Deployments.Install(ctx, deployment.InstallRequest{
+	_, err = env.Deployments.Queue(ctx, &deployment.Install{
 		Driver: "hello-web", DriverVersion: "1.0.0", Name: "blog", AppVersion: "1.27.0", By: "olga",
-		Parameters: map[string]string{"site_title": "Blog"},
+		Parameters: deployment.FormInput{"site_title": "Blog"},
 	})
 	require.NoError(t, err)
 	browser := handlerstest.NewBrowser(t)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 
 	"github.com/PuerkitoBio/goquery"
@@ -46,7 +47,7 @@ func TestTasksPageFilters(t *testing.T) {
 	d := handlerstest.SetupDeployments(t)
 	d.Install(t, handlerstest.HelloInstall("site"))
 	d.Install(t, handlerstest.PgInstall("shop-db"))
-	stop, err := d.Service.Stop(context.Background(), "site", nil, "olga")
+	stop, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "site", By: "olga"})
 	require.NoError(t, err)
 	require.NoError(t, d.Service.CancelTask(context.Background(), "site", stop.TaskID, "olga"))
 
@@ -100,7 +101,7 @@ func TestTasksPageGoesBackAPageAtATime(t *testing.T) {
 	d := handlerstest.SetupDeployments(t)
 	d.Install(t, handlerstest.HelloInstall("site"))
 	for range 20 {
-		stop, err := d.Service.Stop(context.Background(), "site", nil, "olga")
+		stop, err := d.Service.Queue(context.Background(), &deployment.Stop{Name: "site", By: "olga"})
 		require.NoError(t, err)
 		require.NoError(t, d.Service.CancelTask(context.Background(), "site", stop.TaskID, "olga"))
 	}
