@@ -143,10 +143,10 @@ func writeKubeletConfig(layout Layout, p ports, n nodeNetwork, files pki.Files, 
 			"webhook":   map[string]bool{"enabled": true},
 			"x509":      map[string]string{"clientCAFile": files.CACert},
 		},
-		"authorization":     map[string]string{"mode": "Webhook"},
+		"authorization":      map[string]string{"mode": "Webhook"},
 		"registerWithTaints": []map[string]string{{"key": RealNodeTaint, "value": "true", "effect": "NoSchedule"}},
-		"resolvConf":        "", // no upstream DNS for pods until cluster DNS exists
-		"podLogsDir":        layout.nodePath("pod-logs"),
+		"resolvConf":         "", // no upstream DNS for pods until cluster DNS exists
+		"podLogsDir":         layout.nodePath("pod-logs"),
 		// Imported images cannot be pulled again: never collect them, never evict for disk.
 		"imageGCHighThresholdPercent": 100,
 		"imageGCLowThresholdPercent":  99,
