@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,45 +52,135 @@ func removePods(socket string) error {
 }
 
 // sweepNode removes what a real node of the cluster in dir can leave on the
-// host after its processes ended, cleanly or not: container shims still
-// serving its containerd, every mount under dir (deepest first), and its
-// bridge. It runs after every stop and before every start (a start wipes
-// dir's run/, which must hold no mount by then).
+// host when it was not stopped cleanly (after a clean stop it finds nothing):
+// its shims and containers, their network namespaces and cgroups, every
+// mount under dir (deepest first), and its bridge. It runs after every stop
+// and before every start (a start wipes dir's run/, which must hold no mount
+// by then).
 func sweepNode(layout Layout) error {
-	var errs []error
-	if err := killShims(layout.ContainerdSocket()); err != nil {
-		errs = append(errs, err)
-	}
-	if err := unmountUnder(layout.Dir); err != nil {
-		errs = append(errs, err)
-	}
 	bridge, _ := nodeNames(layout.Dir)
-	if err := deleteBridge(bridge); err != nil {
-		errs = append(errs, err)
+	killNodeProcesses(layout)
+	errs := []error{
+		removeNodeNetns(bridge),
+		removeNodeCgroups(layout),
+		unmountUnder(layout.Dir),
+		deleteBridge(bridge),
 	}
 	return errors.Join(errs...)
 }
 
-// killShims kills the containerd-shim-runc-v2 processes started for the
-// containerd at socket (their command line names its address).
-func killShims(socket string) error {
-	entries, err := os.ReadDir("/proc")
+// killNodeProcesses kills the shims serving the node's containerd (their
+// command line names its socket) and the containers' processes (in the
+// cgroup k8s.io/ID of a task the node's containerd knows), and waits a little
+// for them to end.
+func killNodeProcesses(layout Layout) {
+	var cgroups []string
+	for _, task := range nodeTasks(layout) {
+		cgroups = append(cgroups, "/k8s.io/"+task+"\n")
+	}
+	var killed []int
+	for _, pid := range pids() {
+		proc := filepath.Join("/proc", strconv.Itoa(pid))
+		cmdline, _ := os.ReadFile(filepath.Join(proc, "cmdline")) //nolint:errcheck // gone: not ours to kill
+		args := strings.Split(string(cmdline), "\x00")
+		shim := strings.HasSuffix(args[0], "containerd-shim-runc-v2") && strings.Contains(string(cmdline), layout.ContainerdSocket())
+		cgroup, _ := os.ReadFile(filepath.Join(proc, "cgroup")) //nolint:errcheck // gone: not ours to kill
+		container := slices.ContainsFunc(cgroups, func(c string) bool { return strings.Contains(string(cgroup), c) })
+		if (shim || container) && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		alive := slices.ContainsFunc(killed, func(pid int) bool { return syscall.Kill(pid, 0) == nil })
+		if !alive {
+			return
+		}
+	}
+}
+
+// nodeTasks returns the ids of the containers (pods' sandboxes included) the
+// node's containerd has a task folder for.
+func nodeTasks(layout Layout) []string {
+	entries, _ := os.ReadDir(layout.nodePath("containerd/state/io.containerd.runtime.v2.task/k8s.io")) //nolint:errcheck // absent: no containers
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+	}
+	return ids
+}
+
+func pids() []int {
+	entries, _ := os.ReadDir("/proc") //nolint:errcheck // /proc is always there on Linux
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// removeNodeNetns deletes the CNI network namespaces whose interface has an
+// address in the subnet of bridge (those of the node's pods).
+func removeNodeNetns(bridge string) error {
+	subnet := bridgeSubnet(bridge)
+	if subnet == nil {
+		return nil
+	}
+	entries, _ := os.ReadDir("/run/netns") //nolint:errcheck // absent: no namespaces
+	var errs []error
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "cni-") {
+			continue
+		}
+		out, err := exec.Command("ip", "-n", e.Name(), "-o", "-4", "addr", "show").Output()
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(out)) {
+			if ip, _, err := net.ParseCIDR(field); err == nil && subnet.Contains(ip) {
+				if out, err := exec.Command("ip", "netns", "delete", e.Name()).CombinedOutput(); err != nil {
+					errs = append(errs, fmt.Errorf("real node: ip netns delete %s: %w: %s", e.Name(), err, out))
+				}
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bridgeSubnet returns the IPv4 network of the bridge, nil when it is absent.
+func bridgeSubnet(bridge string) *net.IPNet {
+	link, err := net.InterfaceByName(bridge)
+	if err != nil {
+		return nil
+	}
+	addrs, err := link.Addrs()
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if ipnet, ok := a.(*net.IPNet); ok && ipnet.IP.To4() != nil {
+			return &net.IPNet{IP: ipnet.IP.Mask(ipnet.Mask), Mask: ipnet.Mask}
+		}
+	}
+	return nil
+}
+
+// removeNodeCgroups removes the cgroups (v1 hierarchies and the v2 one beside
+// them) of the containers the node's containerd knows, then containerd's
+// parent k8s.io where it is left empty.
+func removeNodeCgroups(layout Layout) error {
+	tasks := nodeTasks(layout)
+	hierarchies, err := filepath.Glob("/sys/fs/cgroup/*/k8s.io")
 	if err != nil {
 		return fmt.Errorf("real node: %w", err)
 	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, parent := range hierarchies {
+		for _, task := range tasks {
+			os.Remove(filepath.Join(parent, task)) //nolint:errcheck // absent, or still in use by a process that would not die
 		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if strings.HasSuffix(args[0], "containerd-shim-runc-v2") && strings.Contains(string(cmdline), socket) {
-			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited meanwhile
-		}
+		os.Remove(parent) //nolint:errcheck // not empty: another containerd's containers use it
 	}
 	return nil
 }

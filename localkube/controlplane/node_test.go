@@ -20,7 +20,7 @@ import (
 
 // hostState is what a real node may add to the host, as seen from outside.
 type hostState struct {
-	links, netns, rules, mounts []string
+	links, netns, rules, mounts, cgroups []string
 }
 
 func snapshot(t *testing.T, dir string) hostState {
@@ -52,6 +52,16 @@ func snapshot(t *testing.T, dir string) hostState {
 	}
 	if s.mounts, err = mountsUnder(dir); err != nil {
 		t.Fatal(err)
+	}
+	// containerd's containers' cgroups, under k8s.io in every hierarchy.
+	cgroupFiles, err := filepath.Glob("/sys/fs/cgroup/*/k8s.io/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range cgroupFiles {
+		if info, err := os.Stat(f); err == nil && info.IsDir() {
+			s.cgroups = append(s.cgroups, f)
+		}
 	}
 	return s
 }
@@ -118,14 +128,14 @@ func TestRealNodeStopLeavesNothing(t *testing.T) {
 		t.Fatalf("cluster stopped before its pod ran: %v", err)
 	}
 	during := snapshot(t, dir)
-	if len(during.mounts) == 0 || len(during.links) <= len(before.links) || len(during.netns) <= len(before.netns) {
-		t.Fatalf("a running pod left no mark to clean (links %v, netns %v, mounts %v)", during.links, during.netns, during.mounts)
-	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 	after := snapshot(t, dir)
+	if len(during.mounts) == 0 || len(during.links) <= len(before.links) || len(during.netns) <= len(before.netns) || len(during.cgroups) <= len(before.cgroups) {
+		t.Fatalf("a running pod left no mark to clean (links %v, netns %v, mounts %v, cgroups %v)", during.links, during.netns, during.mounts, during.cgroups)
+	}
 	for _, c := range []struct {
 		what          string
 		before, after []string
@@ -134,6 +144,7 @@ func TestRealNodeStopLeavesNothing(t *testing.T) {
 		{"network namespaces", before.netns, after.netns},
 		{"iptables rules", before.rules, after.rules},
 		{"mounts under the cluster folder", before.mounts, after.mounts},
+		{"container cgroups", before.cgroups, after.cgroups},
 	} {
 		if !slices.Equal(c.before, c.after) {
 			t.Errorf("%s before start:\n%s\nafter stop:\n%s", c.what, strings.Join(c.before, "\n"), strings.Join(c.after, "\n"))
