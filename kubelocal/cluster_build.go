@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -67,6 +68,9 @@ func (c *Cluster) Build(ctx context.Context) error {
 // time about 8 min on a busy 2-core machine, mostly downloading and compiling
 // containerd; cached afterwards by the versions in .stamp-node).
 func (c *Cluster) buildNode(ctx context.Context) error {
+	if missing := missingFiles(nodeHostFiles); len(missing) > 0 {
+		return fmt.Errorf("kubelocal: the real node needs Debian packages that are missing (%s): run ./scripts/ensure-node-packages with %s=real", strings.Join(missing, ", "), NodeEnv)
+	}
 	stampFile := filepath.Join(c.binDir(), ".stamp-node")
 	stamp := fmt.Sprintf("containerd %s runc %s kubelet %s\n", containerdVersion, runcVersion, kubernetesVersion)
 	if c.built(nodeBinaries, stampFile, stamp) {
@@ -92,6 +96,27 @@ func (c *Cluster) buildNode(ctx context.Context) error {
 		return fmt.Errorf("kubelocal: build: %w", err)
 	}
 	return nil
+}
+
+// nodeHostFiles are files of the Debian packages the real node needs, which
+// scripts/ensure-node-packages installs, by package.
+var nodeHostFiles = map[string]string{
+	"containernetworking-plugins": "/usr/lib/cni/bridge",
+	"libseccomp-dev":              "/usr/include/seccomp.h",
+	"iptables":                    "/usr/sbin/iptables",
+}
+
+// missingFiles returns the packages of files (package → file) whose file is
+// absent, sorted.
+func missingFiles(files map[string]string) []string {
+	var missing []string
+	for pkg, path := range files {
+		if _, err := os.Stat(path); err != nil {
+			missing = append(missing, pkg)
+		}
+	}
+	sort.Strings(missing)
+	return missing
 }
 
 // built reports whether names are all in .cluster/bin, built for stamp.
