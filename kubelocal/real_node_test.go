@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,13 +29,17 @@ const (
 	realNodeTaint = "styrmin.io/real-node"
 )
 
-// helloSource is the test image's program: it prints a greeting and its
-// IPv4 addresses, then exits.
+// helloSource is the test image's program: it prints a greeting, its IPv4
+// addresses and its IPv4 routes (from its network namespace's
+// /proc/net/route), then exits.
 const helloSource = `package main
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net"
+	"os"
+	"strings"
 )
 
 func main() {
@@ -44,6 +49,17 @@ func main() {
 		if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
 			fmt.Println("addr", ip.IP)
 		}
+	}
+	routes, _ := os.ReadFile("/proc/net/route")
+	for _, line := range strings.Split(string(routes), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		d, _ := hex.DecodeString(f[1])
+		m, _ := hex.DecodeString(f[7])
+		ones, _ := net.IPv4Mask(m[3], m[2], m[1], m[0]).Size()
+		fmt.Printf("route %s/%d\n", net.IPv4(d[3], d[2], d[1], d[0]), ones)
 	}
 }
 `
@@ -62,12 +78,26 @@ func realNodeSetup(t *testing.T) (*kube.Client, string) {
 	return client, namespace
 }
 
-// importHello builds helloSource as a static binary and imports it into the
-// real node as name, with `localkube image`.
-func importHello(t *testing.T, name string) {
+// serverSource is an image's program that answers HTTP on port 8080.
+const serverSource = `package main
+
+import (
+	"fmt"
+	"net/http"
+)
+
+func main() {
+	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "served from a real pod") })
+	panic(http.ListenAndServe(":8080", nil))
+}
+`
+
+// importProgram builds the Go program source as a static binary and imports
+// it into the real node as name, with `localkube image`.
+func importProgram(t *testing.T, name, source string) {
 	t.Helper()
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(helloSource), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(source), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644))
 	build := exec.Command("go", "build", "-o", "hello", ".")
 	build.Dir = dir
@@ -102,7 +132,7 @@ func TestRealNodeRunsPodOfImageBuiltHere(t *testing.T) {
 	t.Parallel()
 	client, namespace := realNodeSetup(t)
 	image := fmt.Sprintf("styrmin.local/hello-%s:1", rand.String(6))
-	importHello(t, image)
+	importProgram(t, image, helloSource)
 	ctx := context.Background()
 	pods := client.Clientset.CoreV1().Pods(namespace)
 	_, err := pods.Create(ctx, realPod("hello", image, corev1.PullNever), metav1.CreateOptions{})
@@ -123,8 +153,28 @@ func TestRealNodeRunsPodOfImageBuiltHere(t *testing.T) {
 	logs, err := pods.GetLogs("hello", &corev1.PodLogOptions{}).DoRaw(ctx)
 	require.NoError(t, err)
 	require.Contains(t, string(logs), "hello from a real pod")
+	lines := strings.Split(strings.TrimSpace(string(logs)), "\n")
 	// The program saw the pod IP on its own interface: a real network namespace.
-	require.Contains(t, strings.Split(strings.TrimSpace(string(logs)), "\n"), "addr "+pod.Status.PodIP)
+	require.Contains(t, lines, "addr "+pod.Status.PodIP)
+	requireTrafficStaysOnTheMachine(t, lines, net.ParseIP(pod.Status.PodIP))
+}
+
+// requireTrafficStaysOnTheMachine checks, without sending anything, that the
+// pod's routes (printed by helloSource) reach only its own /24 (no default
+// route) and that no NAT rule of the host rewrites traffic from that range.
+func requireTrafficStaysOnTheMachine(t *testing.T, lines []string, podIP net.IP) {
+	t.Helper()
+	podNet := &net.IPNet{IP: podIP.Mask(net.CIDRMask(24, 32)), Mask: net.CIDRMask(24, 32)}
+	var routes []string
+	for _, line := range lines {
+		if route, ok := strings.CutPrefix(line, "route "); ok {
+			routes = append(routes, route)
+		}
+	}
+	require.Equal(t, []string{podNet.String()}, routes, "the pod's routes")
+	nat, err := exec.Command("iptables-save", "-t", "nat").Output()
+	require.NoError(t, err)
+	require.NotContains(t, string(nat), podNet.String(), "a NAT rule for the pod range")
 }
 
 func TestRealNodeRefusesImageNotLoaded(t *testing.T) {
@@ -162,4 +212,35 @@ func TestRealNodeRefusesImageNotLoaded(t *testing.T) {
 		}
 		require.Contains(t, waiting.Message, image)
 	}
+}
+
+func TestRealNodePodAnswersTheHost(t *testing.T) {
+	t.Parallel()
+	client, namespace := realNodeSetup(t)
+	image := fmt.Sprintf("styrmin.local/server-%s:1", rand.String(6))
+	importProgram(t, image, serverSource)
+	ctx := context.Background()
+	pods := client.Clientset.CoreV1().Pods(namespace)
+	_, err := pods.Create(ctx, realPod("server", image, corev1.PullNever), metav1.CreateOptions{})
+	require.NoError(t, err)
+	var body string
+	eventually(t, "the pod's server to answer the host", func(ctx context.Context) (bool, error) {
+		pod, err := pods.Get(ctx, "server", metav1.GetOptions{})
+		if err != nil || pod.Status.PodIP == "" {
+			return false, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(pod.Status.PodIP, "8080")+"/", nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil //nolint:nilerr // not listening yet
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		body = string(data)
+		return err == nil, err
+	})
+	require.Equal(t, "served from a real pod\n", body)
 }
