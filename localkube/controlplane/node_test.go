@@ -2,12 +2,14 @@ package controlplane
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -187,4 +189,77 @@ func runPausePod(ctx context.Context, kubeconfig string) error {
 		return fmt.Errorf("pod sleeper not running: %w (status %+v)", err, status)
 	}
 	return nil
+}
+
+// TestRealNodeStartsAgainAfterACrash kills the supervisor (localkube) of a
+// cluster whose real node runs a pod, as a crash would: its components die
+// with it, the pod's shim, processes, network namespace and mounts stay. The
+// next start in the same folder must sweep them and come up, and its stop
+// must leave the host as it was before the first start.
+func TestRealNodeStartsAgainAfterACrash(t *testing.T) {
+	bin := clusterBinDir(t)
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	layout := Layout{Dir: dir}
+	before := snapshot(t, dir)
+
+	crashed := startLocalkube(t, layout)
+	if err := runPausePod(context.Background(), layout.Kubeconfig()); err != nil {
+		t.Fatal(err)
+	}
+	if err := crashed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	crashed.Wait() //nolint:errcheck // killed
+	left := snapshot(t, dir)
+	if len(left.netns) <= len(before.netns) || len(left.mounts) == 0 {
+		t.Fatalf("the crash left nothing to sweep (netns %v, mounts %v)", left.netns, left.mounts)
+	}
+
+	again := startLocalkube(t, layout)
+	if err := again.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Wait(); err != nil {
+		t.Fatalf("stop after the restart: %v", err)
+	}
+	after := snapshot(t, dir)
+	if !slices.Equal(before.links, after.links) || !slices.Equal(before.netns, after.netns) ||
+		!slices.Equal(before.mounts, after.mounts) || !slices.Equal(before.cgroups, after.cgroups) {
+		t.Fatalf("before the first start: %+v\nafter the restart's stop: %+v", before, after)
+	}
+}
+
+// startLocalkube runs `localkube run -node real` on layout and waits until it
+// is ready; the test's end kills it if it still runs.
+func startLocalkube(t *testing.T, layout Layout) *exec.Cmd {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "localkube.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(layout.BinDir(), "localkube"), "run", "-dir", layout.Dir, "-node", "real")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // reporting happens in the test
+			cmd.Wait()                          //nolint:errcheck // idem
+		}
+	})
+	// Ready when ready.json names this process (a crashed one leaves its own).
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+		data, err := os.ReadFile(layout.ReadyFile())
+		var state State
+		return err == nil && json.Unmarshal(data, &state) == nil && state.PID == cmd.Process.Pid, nil
+	})
+	if err != nil {
+		log, _ := os.ReadFile(logFile.Name()) //nolint:errcheck // best effort
+		t.Fatalf("localkube not ready: %v\n%s", err, log)
+	}
+	return cmd
 }
