@@ -23,6 +23,7 @@ run:
 test: check-generated
 	./scripts/check-format
 	./scripts/ensure-chromium
+	./scripts/ensure-node-packages
 	$(GO) vet ./...
 	./scripts/test-race
 	cd localkube && ../scripts/test-race
@@ -31,7 +32,9 @@ test: check-generated
 
 ## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
 ## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.
+## With STYRMIN_LOCAL_NODE=real it also runs a real node (docs/local-cluster.md).
 cluster:
+	./scripts/ensure-node-packages
 	$(CLUSTER) start
 
 ## cluster-stop: stop the local Kubernetes cluster (kwok, scheduler, controller-manager, apiserver, etcd).

@@ -11,12 +11,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
 
 // binaries are the programs Build puts into .cluster/bin.
-var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "localkube"}
+var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "localkube", "pause"}
+
+// nodeBinaries are the real node's programs, built only when it is on.
+var nodeBinaries = []string{"containerd", "containerd-shim-runc-v2", "ctr", "runc", "kubelet"}
+
+// The real node's runtime versions. containerd and runc are built by `go
+// install` from their own modules (their go.mod, not localkube's); the kubelet
+// in localkube/ at kubernetesVersion.
+const (
+	containerdModule  = "github.com/containerd/containerd/v2"
+	containerdVersion = "v2.2.9"
+	runcModule        = "github.com/opencontainers/runc"
+	runcVersion       = "v1.3.4"
+)
 
 // kubernetesVersion is stamped into the Kubernetes binaries; keep it equal to
 // the k8s.io/kubernetes version in localkube/go.mod.
@@ -31,23 +45,105 @@ func (c *Cluster) Build(ctx context.Context) error {
 		return err
 	}
 	stampFile := filepath.Join(c.binDir(), ".stamp")
-	if c.binariesPresent() {
-		if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
-			return nil
+	if !c.built(binaries, stampFile, stamp) {
+		if err := os.MkdirAll(c.binDir(), 0o755); err != nil {
+			return fmt.Errorf("devcluster: build: %w", err)
+		}
+		fmt.Fprintf(c.out, "devcluster: building the local cluster binaries into %s (first time: about 15 min on an idle 2-core machine, longer when it is busy; cached afterwards)\n", c.binDir())
+		if err := c.goBuild(ctx, "go build in localkube/", "build", "-v", "-o", c.binDir()+string(filepath.Separator),
+			"-ldflags", kubernetesLdflags(), "./cmd/...", "sigs.k8s.io/kwok/cmd/kwok"); err != nil {
+			return err
+		}
+		if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
+			return fmt.Errorf("devcluster: build: %w", err)
 		}
 	}
-	if err := os.MkdirAll(c.binDir(), 0o755); err != nil {
+	if c.realNode {
+		return c.buildNode(ctx)
+	}
+	return nil
+}
+
+// buildNode builds the real node's binaries into .cluster/bin (the first
+// time about 8 min on a busy 2-core machine, mostly downloading and compiling
+// containerd; cached afterwards by the versions in .stamp-node).
+func (c *Cluster) buildNode(ctx context.Context) error {
+	if missing := missingFiles(nodeHostFiles); len(missing) > 0 {
+		return fmt.Errorf("devcluster: the real node needs Debian packages that are missing (%s): run ./scripts/ensure-node-packages with %s=real", strings.Join(missing, ", "), NodeEnv)
+	}
+	stampFile := filepath.Join(c.binDir(), ".stamp-node")
+	stamp := fmt.Sprintf("containerd %s runc %s kubelet %s\n", containerdVersion, runcVersion, kubernetesVersion)
+	if c.built(nodeBinaries, stampFile, stamp) {
+		return nil
+	}
+	fmt.Fprintf(c.out, "devcluster: building the real node (containerd %s, runc %s, kubelet %s) into %s (first time: several minutes; cached afterwards)\n",
+		containerdVersion, runcVersion, kubernetesVersion, c.binDir())
+	steps := [][]string{
+		{"install", "-v", "-tags", "no_btrfs no_devmapper no_zfs",
+			containerdModule + "/cmd/containerd@" + containerdVersion,
+			containerdModule + "/cmd/containerd-shim-runc-v2@" + containerdVersion,
+			containerdModule + "/cmd/ctr@" + containerdVersion},
+		// cgo (on where a C compiler is) with Debian's libseccomp-dev (scripts/ensure-node-packages).
+		{"install", "-v", "-tags", "seccomp", runcModule + "@" + runcVersion},
+		{"build", "-v", "-o", c.binDir() + string(filepath.Separator), "-ldflags", kubernetesLdflags(), "k8s.io/kubernetes/cmd/kubelet"},
+	}
+	for _, args := range steps {
+		if err := c.goBuild(ctx, "go "+args[0]+" of the real node", args...); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
 		return fmt.Errorf("devcluster: build: %w", err)
 	}
-	fmt.Fprintf(c.out, "devcluster: building the local cluster binaries into %s (first time: about 15 min on an idle 2-core machine, longer when it is busy; cached afterwards)\n", c.binDir())
+	return nil
+}
+
+// nodeHostFiles are files of the Debian packages the real node needs, which
+// scripts/ensure-node-packages installs, by package.
+var nodeHostFiles = map[string]string{
+	"containernetworking-plugins": "/usr/lib/cni/bridge",
+	"libseccomp-dev":              "/usr/include/seccomp.h",
+	"iptables":                    "/usr/sbin/iptables",
+}
+
+// missingFiles returns the packages of files (package → file) whose file is
+// absent, sorted.
+func missingFiles(files map[string]string) []string {
+	var missing []string
+	for pkg, path := range files {
+		if _, err := os.Stat(path); err != nil {
+			missing = append(missing, pkg)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// built reports whether names are all in .cluster/bin, built for stamp.
+func (c *Cluster) built(names []string, stampFile, stamp string) bool {
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(c.binDir(), name)); err != nil {
+			return false
+		}
+	}
+	old, err := os.ReadFile(stampFile)
+	return err == nil && string(old) == stamp
+}
+
+// kubernetesLdflags stamp kubernetesVersion into a Kubernetes binary.
+func kubernetesLdflags() string {
 	v := "k8s.io/component-base/version"
 	major, minor, _ := strings.Cut(strings.TrimPrefix(kubernetesVersion, "v"), ".")
 	minor, _, _ = strings.Cut(minor, ".")
-	ldflags := fmt.Sprintf("-X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s", v, kubernetesVersion, v, major, v, minor)
-	cmd := exec.CommandContext(ctx, "go", "build", "-v", "-o", c.binDir()+string(filepath.Separator),
-		"-ldflags", ldflags, "./cmd/...", "sigs.k8s.io/kwok/cmd/kwok")
+	return fmt.Sprintf("-X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s", v, kubernetesVersion, v, major, v, minor)
+}
+
+// goBuild runs go with args in localkube/ (GOBIN=.cluster/bin for `go
+// install`), reporting progress; what names the step in messages.
+func (c *Cluster) goBuild(ctx context.Context, what string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = filepath.Join(c.root, "localkube")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false", "GOBIN="+c.binDir())
 	output, err := cmd.StderrPipe()
 	if err != nil {
 		return fmt.Errorf("devcluster: build: %w", err)
@@ -59,12 +155,9 @@ func (c *Cluster) Build(ctx context.Context) error {
 	}
 	tail := reportProgress(c.out, output, started)
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("devcluster: go build in localkube/ failed: %w\n%s", err, strings.Join(tail, "\n"))
+		return fmt.Errorf("devcluster: %s failed: %w\n%s", what, err, strings.Join(tail, "\n"))
 	}
-	fmt.Fprintf(c.out, "devcluster: built in %s\n", time.Since(started).Round(time.Second))
-	if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
-		return fmt.Errorf("devcluster: build: %w", err)
-	}
+	fmt.Fprintf(c.out, "devcluster: %s done in %s\n", what, time.Since(started).Round(time.Second))
 	return nil
 }
 
@@ -86,15 +179,6 @@ func reportProgress(out io.Writer, r io.Reader, started time.Time) []string {
 		}
 	}
 	return tail
-}
-
-func (c *Cluster) binariesPresent() bool {
-	for _, name := range binaries {
-		if _, err := os.Stat(filepath.Join(c.binDir(), name)); err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // sourceStamp hashes localkube/'s go.mod, go.sum and sources: the binaries are

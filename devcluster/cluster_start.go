@@ -52,7 +52,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	defer logFile.Close()
 	fmt.Fprintf(c.out, "devcluster: starting the local cluster (log: %s)\n", c.logFile())
-	cmd := exec.Command(filepath.Join(c.binDir(), "localkube"), "run", "-dir", c.Dir())
+	node := "kwok"
+	if c.realNode {
+		node = "real"
+	}
+	cmd := exec.Command(filepath.Join(c.binDir(), "localkube"), "run", "-dir", c.Dir(), "-node", node)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

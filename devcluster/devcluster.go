@@ -18,19 +18,32 @@ import (
 	"syscall"
 )
 
+// NodeEnv is the environment variable that turns the real node on: with
+// NodeEnv=real the cluster also runs containerd and a kubelet beside kwok's
+// simulated node (docs/local-cluster.md). It is off by default for now.
+const NodeEnv = "STYRMIN_LOCAL_NODE"
+
+// RealNodeRequested reports whether NodeEnv asks for the real node.
+func RealNodeRequested() bool { return os.Getenv(NodeEnv) == "real" }
+
 // Cluster is the local cluster of one repository checkout.
 type Cluster struct {
-	root string    // repository root, holding localkube/
-	out  io.Writer // progress messages
+	root     string    // repository root, holding localkube/
+	out      io.Writer // progress messages
+	realNode bool      // also build and run the real node
 }
 
-// New returns the cluster of the checkout at root, reporting progress to out.
+// New returns the cluster of the checkout at root, reporting progress to out;
+// it runs the real node when RealNodeRequested.
 func New(root string, out io.Writer) (*Cluster, error) {
 	if _, err := os.Stat(filepath.Join(root, "localkube", "go.mod")); err != nil {
 		return nil, fmt.Errorf("devcluster: %s is not a Styrmin checkout (no localkube/go.mod): %w", root, err)
 	}
-	return &Cluster{root: root, out: out}, nil
+	return &Cluster{root: root, out: out, realNode: RealNodeRequested()}, nil
 }
+
+// BinDir holds the built binaries (kubectl, and localkube for `localkube image`).
+func (c *Cluster) BinDir() string { return c.binDir() }
 
 // FindRoot walks up from dir to the repository root (the folder holding localkube/go.mod).
 func FindRoot(dir string) (string, error) {

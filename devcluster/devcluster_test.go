@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +90,20 @@ func TestSourceStampChangesWithTheSources(t *testing.T) {
 	after, err := c.sourceStamp()
 	require.NoError(t, err)
 	require.NotEqual(t, before, after)
+}
+
+func TestMissingFilesNamesThePackagesToInstall(t *testing.T) {
+	dir := t.TempDir()
+	present := filepath.Join(dir, "bridge")
+	if err := os.WriteFile(present, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := missingFiles(map[string]string{
+		"containernetworking-plugins": present,
+		"libseccomp-dev":              filepath.Join(dir, "seccomp.h"),
+		"iptables":                    filepath.Join(dir, "iptables"),
+	})
+	if strings.Join(got, " ") != "iptables libseccomp-dev" {
+		t.Fatalf("missing %v, want iptables and libseccomp-dev", got)
+	}
 }

@@ -60,7 +60,8 @@ func ignoreNotFound(err error) error {
 func TestNodeIsReadyAndVersionReported(t *testing.T) {
 	t.Parallel()
 	client, _ := setup(t)
-	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	// The simulated node (the real one, when STYRMIN_LOCAL_NODE=real, has real_node_test.go).
+	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "type=kwok"})
 	require.NoError(t, err)
 	require.Len(t, nodes.Items, 1)
 	ready := false

@@ -10,6 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+func tainted(n *corev1.Node, effect corev1.TaintEffect) *corev1.Node {
+	n.Spec.Taints = []corev1.Taint{{Key: "styrmin.io/real-node", Value: "true", Effect: effect}}
+	return n
+}
+
 func TestSimulatedWhenEveryNodeIsKwoks(t *testing.T) {
 	t.Parallel()
 	node := func(name string, annotations map[string]string) *corev1.Node {
@@ -25,6 +30,10 @@ func TestSimulatedWhenEveryNodeIsKwoks(t *testing.T) {
 		{"a kwok node", []runtime.Object{node("styrmin-local", kwok)}, true},
 		{"a real node", []runtime.Object{node("worker-1", nil)}, false},
 		{"a real node among kwok ones", []runtime.Object{node("a", kwok), node("b", nil)}, false},
+		// The local cluster's opt-in real node: only pods that tolerate its taint land there.
+		{"a tainted real node beside a kwok one", []runtime.Object{node("styrmin-local", kwok), tainted(node("styrmin-node", nil), corev1.TaintEffectNoSchedule)}, true},
+		{"a real node tainted PreferNoSchedule beside a kwok one", []runtime.Object{node("styrmin-local", kwok), tainted(node("b", nil), corev1.TaintEffectPreferNoSchedule)}, false},
+		{"only tainted real nodes", []runtime.Object{tainted(node("b", nil), corev1.TaintEffectNoSchedule)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := fakeClient(tc.nodes...).Simulated(context.Background())

@@ -89,17 +89,20 @@ func (c *adminClient) setup(ctx context.Context) error {
 	return nil
 }
 
-func (c *adminClient) nodeReady(ctx context.Context) error {
-	node, err := c.core.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-			return nil
+// nodeReady returns a readiness check that wants the Node name Ready.
+func (c *adminClient) nodeReady(name string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		node, err := c.core.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
+		for _, cond := range node.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("node %s not Ready yet", name)
 	}
-	return fmt.Errorf("node %s not Ready yet", NodeName)
 }
 
 func (c *adminClient) defaultServiceAccount(ctx context.Context) error {

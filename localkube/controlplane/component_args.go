@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/styrmin/styrmin/localkube/pki"
 )
@@ -101,4 +102,23 @@ func kwokArgs(layout Layout, p ports, files pki.Files) ([]string, error) {
 		"--tls-private-key-file=" + files.ServingKey,
 		"--enable-crds=Logs", // the action runner creates a Logs object per pod
 	}, nil
+}
+
+// setFlags returns args with each --name=value of flags replacing the
+// argument of the same name, or appended when args has none.
+func setFlags(args, flags []string) []string {
+	out := append([]string(nil), args...)
+	for _, flag := range flags {
+		name, _, _ := strings.Cut(flag, "=")
+		replaced := false
+		for i, arg := range out {
+			if strings.HasPrefix(arg, name+"=") {
+				out[i], replaced = flag, true
+			}
+		}
+		if !replaced {
+			out = append(out, flag)
+		}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 // Package controlplane starts and stops the local cluster: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok managing one fake Node, all on
-// 127.0.0.1, and reports when the cluster can run pods.
+// 127.0.0.1, and reports when the cluster can run pods. With Options.RealNode it
+// also runs a real node beside kwok's: containerd with runc and CNI, and a
+// kubelet registered as RealNodeName, all private to the cluster's folder.
 package controlplane
 
 import (
@@ -47,9 +49,16 @@ type State struct {
 	Kubeconfig string `json:"kubeconfig"`
 }
 
-// ports are the loopback ports of the components, chosen free at start.
+// Options choose what the cluster runs beside its control plane.
+type Options struct {
+	// RealNode also starts the real node (containerd and a kubelet).
+	RealNode bool
+}
+
+// ports are the ports of the components, chosen free at start.
 type ports struct {
 	etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok int
+	kubelet, kubeletHealthz                                             int
 }
 
 func freePorts() (ports, error) {
@@ -60,7 +69,7 @@ func freePorts() (ports, error) {
 			l.Close()
 		}
 	}()
-	for range 6 {
+	for range 8 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return ports{}, fmt.Errorf("find a free port: %w", err)
@@ -68,14 +77,18 @@ func freePorts() (ports, error) {
 		listeners = append(listeners, l)
 		got = append(got, l.Addr().(*net.TCPAddr).Port)
 	}
-	return ports{got[0], got[1], got[2], got[3], got[4], got[5]}, nil
+	return ports{got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7]}, nil
 }
 
 // Run starts the cluster in layout, logs progress with logf, marks it ready,
 // then keeps it running until ctx ends and stops every component in reverse order.
 // onReady runs (with the admin kubeconfig path) once the cluster is ready; the
 // cluster stops when it returns an error.
-func Run(ctx context.Context, layout Layout, logf func(format string, args ...any), onReady func(ctx context.Context, kubeconfig string) error) (err error) {
+func Run(ctx context.Context, layout Layout, opts Options, logf func(format string, args ...any), onReady func(ctx context.Context, kubeconfig string) error) (err error) {
+	// What a real node left after an unclean stop goes before run/ is wiped.
+	if err := sweepNode(layout); err != nil {
+		return err
+	}
 	if err := prepareDirs(layout); err != nil {
 		return err
 	}
@@ -101,16 +114,29 @@ func Run(ctx context.Context, layout Layout, logf func(format string, args ...an
 				err = errors.Join(err, stopErr)
 			}
 		}
+		err = errors.Join(err, sweepNode(layout))
 		logf("stopped")
 	}()
-	start := func(name string, args []string, ready func(context.Context) error) error {
+	startProc := func(name string, args []string, ready func(context.Context) error) (*process, error) {
 		logf("starting %s", name)
 		proc, err := startProcess(layout.BinDir(), layout.LogDir(), name, args...)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		running = append(running, proc)
-		return waitFor(ctx, name, 2*time.Minute, proc, ready)
+		return proc, waitFor(ctx, name, 2*time.Minute, proc, ready)
+	}
+	start := func(name string, args []string, ready func(context.Context) error) error {
+		_, err := startProc(name, args, ready)
+		return err
+	}
+	var node realNode
+	apiArgs := apiserverArgs(layout, p, files)
+	if opts.RealNode {
+		if node, err = prepareRealNode(layout, files); err != nil {
+			return err
+		}
+		apiArgs = setFlags(apiArgs, node.apiserverNodeArgs(files))
 	}
 
 	if err := start("etcd", etcdArgs(layout, p), httpOK(fmt.Sprintf("http://127.0.0.1:%d/health", p.etcdClient))); err != nil {
@@ -120,7 +146,7 @@ func Run(ctx context.Context, layout Layout, logf func(format string, args ...an
 	if err != nil {
 		return err
 	}
-	if err := start("kube-apiserver", apiserverArgs(layout, p, files), client.apiserverReady); err != nil {
+	if err := start("kube-apiserver", apiArgs, client.apiserverReady); err != nil {
 		return err
 	}
 	if err := client.setup(ctx); err != nil {
@@ -137,8 +163,13 @@ func Run(ctx context.Context, layout Layout, logf func(format string, args ...an
 	if err != nil {
 		return err
 	}
-	if err := start("kwok", kwokArgs, client.nodeReady); err != nil {
+	if err := start("kwok", kwokArgs, client.nodeReady(NodeName)); err != nil {
 		return err
+	}
+	if opts.RealNode {
+		if err := node.start(ctx, layout, p, server, files, client, startProc); err != nil {
+			return err
+		}
 	}
 	logf("waiting for the default service account")
 	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {

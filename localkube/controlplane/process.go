@@ -16,6 +16,8 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// beforeStop, when set, runs before the process is signalled to stop.
+	beforeStop func() error
 }
 
 // startProcess runs binDir/name with args, its output in logDir/name.log (replaced at each start).
@@ -52,8 +54,16 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// stop sends SIGTERM and waits up to grace, then kills the process.
+// stop runs beforeStop, sends SIGTERM and waits up to grace, then kills the process.
 func (p *process) stop(grace time.Duration) error {
+	var before error
+	if p.beforeStop != nil {
+		before = p.beforeStop()
+	}
+	return errors.Join(before, p.signalStop(grace))
+}
+
+func (p *process) signalStop(grace time.Duration) error {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("stop %s: %w", p.name, err)
 	}

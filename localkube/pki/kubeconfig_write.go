@@ -9,6 +9,12 @@ import (
 // WriteKubeconfig writes a kubeconfig for server that authenticates as the admin
 // user, with every certificate embedded so the file can be copied anywhere.
 func WriteKubeconfig(path, server string, files Files) error {
+	return WriteClientKubeconfig(path, server, files.CACert, files.AdminCert, files.AdminKey)
+}
+
+// WriteClientKubeconfig writes a kubeconfig for server that trusts caCert and
+// authenticates with the client certificate cert and its key, all embedded.
+func WriteClientKubeconfig(path, server, caCert, cert, key string) error {
 	read := func(p string) (string, error) {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -16,15 +22,15 @@ func WriteKubeconfig(path, server string, files Files) error {
 		}
 		return base64.StdEncoding.EncodeToString(b), nil
 	}
-	ca, err := read(files.CACert)
+	caData, err := read(caCert)
 	if err != nil {
 		return err
 	}
-	cert, err := read(files.AdminCert)
+	certData, err := read(cert)
 	if err != nil {
 		return err
 	}
-	key, err := read(files.AdminKey)
+	keyData, err := read(key)
 	if err != nil {
 		return err
 	}
@@ -47,7 +53,7 @@ contexts:
     user: admin
     namespace: default
 current-context: styrmin-local
-`, server, ca, cert, key)
+`, server, caData, certData, keyData)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
 		return fmt.Errorf("pki: kubeconfig: %w", err)

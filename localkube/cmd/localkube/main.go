@@ -4,7 +4,14 @@
 // action-job runner and the volume provisioner (hostPath volumes under
 // <dir>/run/volumes), and on SIGTERM or SIGINT stops everything in reverse order.
 //
-// Usage: localkube run -dir .cluster
+// With -node real it also runs a real node (containerd and a kubelet; see
+// docs/local-cluster.md). `localkube image` builds an image from one static
+// binary and imports it into that node's containerd (no registry is reached).
+//
+// Usage:
+//
+//	localkube run -dir .cluster [-node kwok|real]
+//	localkube image -dir .cluster -name styrmin.local/hello:1 -binary ./hello
 package main
 
 import (
@@ -23,23 +30,53 @@ import (
 
 	"github.com/styrmin/styrmin/localkube/actionrunner"
 	"github.com/styrmin/styrmin/localkube/controlplane"
+	"github.com/styrmin/styrmin/localkube/ociimage"
 	"github.com/styrmin/styrmin/localkube/provisioner"
 )
 
+const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
+
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "run" {
-		fmt.Fprintln(os.Stderr, "usage: localkube run -dir DIR (start it with `make cluster`, stop it with `make cluster-stop`)")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	flags := flag.NewFlagSet("run", flag.ExitOnError)
+	flags := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	dir := flags.String("dir", ".cluster", "folder of the cluster: bin/ with the component binaries, logs/, run/, kubeconfig")
-	flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
-	if err := run(*dir); err != nil {
+	var err error
+	switch os.Args[1] {
+	case "run":
+		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd and a kubelet)")
+		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+		err = run(*dir, controlplane.Options{RealNode: *node == "real"})
+	case "image":
+		var img ociimage.Image
+		flags.StringVar(&img.Name, "name", "", "the image's full name, e.g. styrmin.local/hello:1")
+		flags.StringVar(&img.Binary, "binary", "", "the static binary the image runs")
+		flags.StringVar(&img.Path, "path", "/app", "where the binary goes in the image")
+		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+		err = importImage(*dir, img)
+	default:
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err != nil {
 		log.Fatalf("localkube: %v", err)
 	}
 }
 
-func run(dir string) error {
+func importImage(dir string, img ociimage.Image) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if img.Name == "" || img.Binary == "" {
+		return fmt.Errorf("image: -name and -binary are required")
+	}
+	return controlplane.ImportImage(context.Background(), controlplane.Layout{Dir: abs}, img)
+}
+
+func run(dir string, opts controlplane.Options) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -47,7 +84,7 @@ func run(dir string) error {
 	layout := controlplane.Layout{Dir: abs}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	return controlplane.Run(ctx, layout, log.Printf, func(ctx context.Context, kubeconfig string) error {
+	return controlplane.Run(ctx, layout, opts, log.Printf, func(ctx context.Context, kubeconfig string) error {
 		config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
 			return fmt.Errorf("cluster services: %w", err)

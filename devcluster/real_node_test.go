@@ -1,0 +1,246 @@
+package devcluster_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/styrmin/styrmin/devcluster"
+	"github.com/styrmin/styrmin/kube"
+)
+
+// The real node's name, label and taint, as localkube/controlplane registers
+// them (RealNodeName, RealNodeLabel, RealNodeTaint; another module).
+const (
+	realNodeName  = "styrmin-node"
+	realNodeLabel = "styrmin.io/node"
+	realNodeTaint = "styrmin.io/real-node"
+)
+
+// helloSource is the test image's program: it prints a greeting, its IPv4
+// addresses and its IPv4 routes (from its network namespace's
+// /proc/net/route), then exits.
+const helloSource = `package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+func main() {
+	fmt.Println("hello from a real pod")
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+			fmt.Println("addr", ip.IP)
+		}
+	}
+	routes, _ := os.ReadFile("/proc/net/route")
+	for _, line := range strings.Split(string(routes), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		d, _ := hex.DecodeString(f[1])
+		m, _ := hex.DecodeString(f[7])
+		ones, _ := net.IPv4Mask(m[3], m[2], m[1], m[0]).Size()
+		fmt.Printf("route %s/%d\n", net.IPv4(d[3], d[2], d[1], d[0]), ones)
+	}
+}
+`
+
+// realNodeSetup skips unless the real node is on, then gives the test a
+// namespace on a cluster whose real node is Ready.
+func realNodeSetup(t *testing.T) (*kube.Client, string) {
+	t.Helper()
+	if !devcluster.RealNodeRequested() {
+		t.Skipf("the real node is off: set %s=real to run pods on it (docs/local-cluster.md)", devcluster.NodeEnv)
+	}
+	client, namespace := setup(t)
+	node, err := client.Clientset.CoreV1().Nodes().Get(context.Background(), realNodeName, metav1.GetOptions{})
+	require.NoError(t, err, "%s=real but the running cluster has no real node: stop it and start it again with %s=real", devcluster.NodeEnv, devcluster.NodeEnv)
+	require.Equal(t, "real", node.Labels[realNodeLabel])
+	return client, namespace
+}
+
+// serverSource is an image's program that answers HTTP on port 8080.
+const serverSource = `package main
+
+import (
+	"fmt"
+	"net/http"
+)
+
+func main() {
+	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "served from a real pod") })
+	panic(http.ListenAndServe(":8080", nil))
+}
+`
+
+// importProgram builds the Go program source as a static binary and imports
+// it into the real node as name, with `localkube image`.
+func importProgram(t *testing.T, name, source string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(source), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644))
+	build := exec.Command("go", "build", "-o", "hello", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	root, err := devcluster.FindRoot(".")
+	require.NoError(t, err)
+	cluster, err := devcluster.New(root, io.Discard)
+	require.NoError(t, err)
+	imp := exec.Command(filepath.Join(cluster.BinDir(), "localkube"), "image", "-dir", cluster.Dir(),
+		"-name", name, "-binary", filepath.Join(dir, "hello"), "-path", "/hello")
+	out, err = imp.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}
+
+// realPod is a pod for the real node: it selects the node and tolerates its taint.
+func realPod(name, image string, pull corev1.PullPolicy) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			NodeSelector:  map[string]string{realNodeLabel: "real"},
+			Tolerations:   []corev1.Toleration{{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			Containers:    []corev1.Container{{Name: "main", Image: image, ImagePullPolicy: pull}},
+		},
+	}
+}
+
+func TestRealNodeRunsPodOfImageBuiltHere(t *testing.T) {
+	t.Parallel()
+	client, namespace := realNodeSetup(t)
+	image := fmt.Sprintf("styrmin.local/hello-%s:1", rand.String(6))
+	importProgram(t, image, helloSource)
+	ctx := context.Background()
+	pods := client.Clientset.CoreV1().Pods(namespace)
+	_, err := pods.Create(ctx, realPod("hello", image, corev1.PullNever), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	var pod *corev1.Pod
+	eventually(t, "pod hello to complete", func(ctx context.Context) (bool, error) {
+		pod, err = pods.Get(ctx, "hello", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed, nil
+	})
+	require.Equal(t, corev1.PodSucceeded, pod.Status.Phase, "status: %+v", pod.Status)
+	require.Equal(t, realNodeName, pod.Spec.NodeName)
+	require.NotNil(t, net.ParseIP(pod.Status.PodIP), "pod IP %q", pod.Status.PodIP)
+
+	logs, err := pods.GetLogs("hello", &corev1.PodLogOptions{}).DoRaw(ctx)
+	require.NoError(t, err)
+	require.Contains(t, string(logs), "hello from a real pod")
+	lines := strings.Split(strings.TrimSpace(string(logs)), "\n")
+	// The program saw the pod IP on its own interface: a real network namespace.
+	require.Contains(t, lines, "addr "+pod.Status.PodIP)
+	requireTrafficStaysOnTheMachine(t, lines, net.ParseIP(pod.Status.PodIP))
+}
+
+// requireTrafficStaysOnTheMachine checks, without sending anything, that the
+// pod's routes (printed by helloSource) reach only its own /24 (no default
+// route) and that no NAT rule of the host rewrites traffic from that range.
+func requireTrafficStaysOnTheMachine(t *testing.T, lines []string, podIP net.IP) {
+	t.Helper()
+	podNet := &net.IPNet{IP: podIP.Mask(net.CIDRMask(24, 32)), Mask: net.CIDRMask(24, 32)}
+	var routes []string
+	for _, line := range lines {
+		if route, ok := strings.CutPrefix(line, "route "); ok {
+			routes = append(routes, route)
+		}
+	}
+	require.Equal(t, []string{podNet.String()}, routes, "the pod's routes")
+	nat, err := exec.Command("iptables-save", "-t", "nat").Output()
+	require.NoError(t, err)
+	require.NotContains(t, string(nat), podNet.String(), "a NAT rule for the pod range")
+}
+
+func TestRealNodeRefusesImageNotLoaded(t *testing.T) {
+	t.Parallel()
+	client, namespace := realNodeSetup(t)
+	image := fmt.Sprintf("styrmin.local/missing-%s:1", rand.String(6))
+	cases := []struct {
+		name, reason, message string
+		pull                  corev1.PullPolicy
+	}{
+		// What pods on the real node use: the kubelet refuses to pull at all.
+		{"never", "ErrImageNeverPull", "is not present with pull policy of Never", corev1.PullNever},
+		// A pod that would pull: containerd sends every registry to a closed
+		// loopback port, so the pull fails on the machine.
+		{"if-not-present", "", "127.0.0.1:9", corev1.PullIfNotPresent},
+	}
+	ctx := context.Background()
+	pods := client.Clientset.CoreV1().Pods(namespace)
+	for _, c := range cases {
+		_, err := pods.Create(ctx, realPod(c.name, image, c.pull), metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	for _, c := range cases {
+		var waiting *corev1.ContainerStateWaiting
+		eventually(t, "pod "+c.name+" to fail its image", func(ctx context.Context) (bool, error) {
+			pod, err := pods.Get(ctx, c.name, metav1.GetOptions{})
+			if err != nil || len(pod.Status.ContainerStatuses) == 0 {
+				return false, err
+			}
+			waiting = pod.Status.ContainerStatuses[0].State.Waiting
+			return waiting != nil && strings.Contains(waiting.Message, c.message), nil
+		})
+		if c.reason != "" {
+			require.Equal(t, c.reason, waiting.Reason)
+		}
+		require.Contains(t, waiting.Message, image)
+	}
+}
+
+func TestRealNodePodAnswersTheHost(t *testing.T) {
+	t.Parallel()
+	client, namespace := realNodeSetup(t)
+	image := fmt.Sprintf("styrmin.local/server-%s:1", rand.String(6))
+	importProgram(t, image, serverSource)
+	ctx := context.Background()
+	pods := client.Clientset.CoreV1().Pods(namespace)
+	_, err := pods.Create(ctx, realPod("server", image, corev1.PullNever), metav1.CreateOptions{})
+	require.NoError(t, err)
+	var body string
+	eventually(t, "the pod's server to answer the host", func(ctx context.Context) (bool, error) {
+		pod, err := pods.Get(ctx, "server", metav1.GetOptions{})
+		if err != nil || pod.Status.PodIP == "" {
+			return false, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(pod.Status.PodIP, "8080")+"/", nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil //nolint:nilerr // not listening yet
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		body = string(data)
+		return err == nil, err
+	})
+	require.Equal(t, "served from a real pod\n", body)
+}
