@@ -43,7 +43,7 @@ type Deployment struct {
 	AppVersion       string
 	Parameters       []byte
 	Secrets          []byte
-	Status           string
+	Status           DeploymentStatus
 	Components       []byte
 	HolderTaskID     *int64
 	CreatedBy        string
@@ -110,7 +110,7 @@ type Step struct {
 	Position  int32
 	Kind      string
 	Title     string
-	Status    string
+	Status    StepStatus
 	Message   string
 	Detail    []byte
 	StartedAt time.Time
@@ -129,7 +129,7 @@ type Task struct {
 	ID                int64
 	DeploymentID      int64
 	Kind              string
-	Status            string
+	Status            TaskStatus
 	Inputs            []byte
 	SecretInputs      []byte
 	Result            []byte

@@ -34,7 +34,7 @@ WHERE task_id = $3 AND status = 'running'
 `
 
 type EndRunningStepsParams struct {
-	Status  string
+	Status  StepStatus
 	Message string
 	TaskID  int64
 }
@@ -51,7 +51,7 @@ WHERE id = $4
 `
 
 type EndStepParams struct {
-	Status  string
+	Status  StepStatus
 	Message string
 	Detail  []byte
 	ID      int64

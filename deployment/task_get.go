@@ -21,7 +21,8 @@ type Task struct {
 	// ParentStepID is the hook step that started this task through a
 	// primitive (a linked task); nil for a top-level task.
 	ParentStepID *int64
-	Kind, Status string
+	Kind         string
+	Status       executor.TaskStatus
 	// Message says how the task ended, or why it waits.
 	Message string
 	Inputs  map[string]any
@@ -42,11 +43,12 @@ func (t *Task) Ended() bool { return t.EndedAt != nil }
 
 // Step is one recorded step of a task.
 type Step struct {
-	ID            int64
-	Position      int
-	Kind          executor.StepKind
-	Title, Status string
-	Message       string
+	ID       int64
+	Position int
+	Kind     executor.StepKind
+	Title    string
+	Status   executor.StepStatus
+	Message  string
 	// Detail is the step's detail as stored, the keys of its kind's detail
 	// type (step_detail.go).
 	Detail map[string]any

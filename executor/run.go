@@ -8,22 +8,30 @@ import (
 	"github.com/styrmin/styrmin/db"
 )
 
-// Step statuses, as stored in steps.status.
+// StepStatus is a step's status, as stored in steps.status; the type is
+// db's (the generated rows carry it), the executor names its values.
+type StepStatus = db.StepStatus
+
+// Step statuses.
 const (
-	StepRunning   = "running"
-	StepSucceeded = "succeeded"
-	StepFailed    = "failed"
-	StepWarning   = "warning"
-	StepCanceled  = "canceled"
+	StepRunning   StepStatus = "running"
+	StepSucceeded StepStatus = "succeeded"
+	StepFailed    StepStatus = "failed"
+	StepWarning   StepStatus = "warning"
+	StepCanceled  StepStatus = "canceled"
 )
 
-// Task statuses, as stored in tasks.status.
+// TaskStatus is a task's status, as stored in tasks.status; the type is db's
+// (the generated rows carry it), the executor names its values.
+type TaskStatus = db.TaskStatus
+
+// Task statuses.
 const (
-	TaskQueued    = "queued"
-	TaskRunning   = "running"
-	TaskSucceeded = "succeeded"
-	TaskFailed    = "failed"
-	TaskCanceled  = "canceled"
+	TaskQueued    TaskStatus = "queued"
+	TaskRunning   TaskStatus = "running"
+	TaskSucceeded TaskStatus = "succeeded"
+	TaskFailed    TaskStatus = "failed"
+	TaskCanceled  TaskStatus = "canceled"
 )
 
 // StepKind says what a step does, as stored in steps.kind; pages and the

@@ -93,7 +93,7 @@ var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "j
 // apiStepOf is a task's step as the API shows it.
 func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
 	out := oapi.Step{
-		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
+		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: string(s.Status), Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
 		Logs: make([]oapi.LogLine, len(s.Logs)), Tasks: make([]oapi.Task, len(s.Tasks)),
 	}

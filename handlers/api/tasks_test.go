@@ -180,10 +180,10 @@ func TestAPITasksComeNewestFirstAcrossDeploymentsWithFilters(t *testing.T) {
 		want   []int64
 	}{
 		{url.Values{"deployment": {"site"}}, []int64{start.TaskID, stop.TaskID, site.TaskID}},
-		{url.Values{"status": {executor.TaskCanceled}}, []int64{start.TaskID}},
-		{url.Values{"status": {executor.TaskFailed}}, []int64{orders.TaskID}},
+		{url.Values{"status": {string(executor.TaskCanceled)}}, []int64{start.TaskID}},
+		{url.Values{"status": {string(executor.TaskFailed)}}, []int64{orders.TaskID}},
 		{url.Values{"kind": {deployment.KindInstall}}, []int64{orders.TaskID, site.TaskID}},
-		{url.Values{"deployment": {"site"}, "kind": {deployment.KindStop}, "status": {executor.TaskQueued}}, []int64{stop.TaskID}},
+		{url.Values{"deployment": {"site"}, "kind": {deployment.KindStop}, "status": {string(executor.TaskQueued)}}, []int64{stop.TaskID}},
 		{url.Values{"deployment": {"orders"}, "kind": {deployment.KindStop}}, nil},
 	} {
 		ids, _ := taskIDs(t, d, token, tc.filter, 1)
