@@ -27,7 +27,7 @@ func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject)
 		f.Deployment = *p.Deployment
 	}
 	if p.Status != nil {
-		f.Status = string(*p.Status)
+		f.Status = executor.TaskStatus(*p.Status)
 	}
 	if p.Kind != nil {
 		f.Kind = string(*p.Kind)

@@ -91,7 +91,7 @@ func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 	step := task.Steps[0]
 	require.Equal(t, hook.stepID, step.Id)
 	require.Equal(t, string(deployment.StepHook), step.Kind)
-	require.Equal(t, executor.StepFailed, step.Status)
+	require.Equal(t, string(executor.StepFailed), step.Status)
 	require.Equal(t, &hook.action, step.Action)
 	require.Equal(t, &hook.mode, step.Mode)
 	require.Equal(t, &hook.err, step.Error)
