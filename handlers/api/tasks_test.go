@@ -42,7 +42,7 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 		tail: "applying 0042_index.sql\nERROR: relation \"orders\" does not exist", tailLines: 2,
 		deletedJobs: []string{"orders-action-5", "orders-action-6"}, logs: []string{"connecting", "migrating"}}
 	h.err = "Action migrate failed: the Job " + h.job + " failed"
-	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: "hook", Title: "Migrate (pre-upgrade action migrate)"})
+	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: string(deployment.StepHook), Title: "Migrate (pre-upgrade action migrate)"})
 	require.NoError(t, err)
 	h.stepID = step.ID
 	for i, line := range h.logs {
@@ -55,10 +55,10 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 	require.NoError(t, err)
 	h.linkedTaskID, err = d.Service.StartLinked(ctx, &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, deployment.LinkedRequest{Kind: deployment.KindStop})
 	require.NoError(t, err)
-	tail, err := json.Marshal(map[string]any{"job": h.job, "job_tail": h.tail, "job_tail_lines": h.tailLines})
+	tail, err := json.Marshal(deployment.JobDetail{Job: h.job, JobTail: h.tail, JobTailLines: h.tailLines})
 	require.NoError(t, err)
 	require.NoError(t, q.MergeStepDetail(ctx, db.MergeStepDetailParams{ID: step.ID, Patch: tail}))
-	detail, err := json.Marshal(map[string]any{"action": h.action, "mode": h.mode, "error": h.err})
+	detail, err := json.Marshal(deployment.HookDetail{Action: h.action, Mode: h.mode, Error: h.err})
 	require.NoError(t, err)
 	require.NoError(t, q.EndStep(ctx, db.EndStepParams{ID: step.ID, Status: executor.StepFailed, Message: h.err, Detail: detail}))
 	n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Runner: "test", Status: executor.TaskFailed, Message: h.err, Result: []byte("null")})
