@@ -108,7 +108,7 @@ type Step struct {
 	ID        int64
 	TaskID    int64
 	Position  int32
-	Kind      string
+	Kind      StepKind
 	Title     string
 	Status    StepStatus
 	Message   string

@@ -78,7 +78,7 @@ RETURNING id, task_id, position, kind, title, status, message, detail, started_a
 
 type InsertStepParams struct {
 	TaskID int64
-	Kind   string
+	Kind   StepKind
 	Title  string
 }
 

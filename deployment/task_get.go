@@ -183,7 +183,7 @@ func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
 	var withLogs, withTasks []int64
 	for _, row := range steps {
 		st := row.Step
-		step := Step{ID: st.ID, Position: int(st.Position), Kind: executor.StepKind(st.Kind), Title: st.Title, Status: st.Status,
+		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
 		if err := step.readDetail(st.Detail); err != nil {
 			return fmt.Errorf("deployment: step %d detail: %w", st.ID, err)

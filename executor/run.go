@@ -35,9 +35,10 @@ const (
 )
 
 // StepKind says what a step does, as stored in steps.kind; pages and the
-// API show a step according to its kind. The packages whose runners record
-// steps name their kinds (the executor knows none).
-type StepKind string
+// API show a step according to its kind. The type is db's (the generated
+// rows carry it); the packages whose runners record steps name their kinds
+// (the executor knows none).
+type StepKind = db.StepKind
 
 // Run is one run of a task, given to its Runner: the task's row and the
 // recorder of its steps.
@@ -53,7 +54,7 @@ type Run struct {
 // tasks) end with it: those still queued are cancelled, those running are
 // stopped, and Step returns once they have ended. Step returns fn's error.
 func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: string(kind), Title: title})
+	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}

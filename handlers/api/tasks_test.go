@@ -42,7 +42,7 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 		tail: "applying 0042_index.sql\nERROR: relation \"orders\" does not exist", tailLines: 2,
 		deletedJobs: []string{"orders-action-5", "orders-action-6"}, logs: []string{"connecting", "migrating"}}
 	h.err = "Action migrate failed: the Job " + h.job + " failed"
-	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: string(deployment.StepHook), Title: "Migrate (pre-upgrade action migrate)"})
+	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: deployment.StepHook, Title: "Migrate (pre-upgrade action migrate)"})
 	require.NoError(t, err)
 	h.stepID = step.ID
 	for i, line := range h.logs {
