@@ -20,6 +20,7 @@ import (
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/api/actionstest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
 )
 
@@ -171,8 +172,8 @@ func TestThePrimitivesAnswerAsTheActionsDocumentSays(t *testing.T) {
 		{name: "upgrade", method: "POST", path: "tasks/upgrade", body: `{"version": "16.5.0", "prompts": {"backup": {"label": "nightly", "keep": 3, "verify": true}}}`, p: &primitives{taskID: 14}, status: 202},
 		{name: "upgrade, bad prompt", method: "POST", path: "tasks/upgrade", body: `{"version": "16.5.0", "prompts": {"backup": {"label": "no way"}}}`, p: &primitives{err: invalid}, status: 400},
 		{name: "upgrade from an upgrade", method: "POST", path: "tasks/upgrade", body: `{"version": "16.5.0"}`, p: &primitives{err: styrmin.Errorf(styrmin.ECONFLICT, "An action of an upgrade cannot start another upgrade.")}, status: 409},
-		{name: "task running", method: "GET", path: "tasks/12", p: &primitives{task: &deployment.Task{ID: 12, Kind: "stop", Status: "running"}}, status: 200},
-		{name: "task ended", method: "GET", path: "tasks/12", p: &primitives{task: &deployment.Task{ID: 12, Kind: "upgrade", Status: "failed", Message: "Helm failed.", Result: json.RawMessage(`{"hooks": []}`)}}, status: 200},
+		{name: "task running", method: "GET", path: "tasks/12", p: &primitives{task: &deployment.Task{ID: 12, Kind: deployment.KindStop, Status: executor.TaskRunning}}, status: 200},
+		{name: "task ended", method: "GET", path: "tasks/12", p: &primitives{task: &deployment.Task{ID: 12, Kind: deployment.KindUpgrade, Status: executor.TaskFailed, Message: "Helm failed.", Result: json.RawMessage(`{"hooks": []}`)}}, status: 200},
 		{name: "task of another step", method: "GET", path: "tasks/99", p: &primitives{err: styrmin.Errorf(styrmin.ENOTFOUND, "This action started no task 99.")}, status: 404},
 		{name: "task id not a number", method: "GET", path: "tasks/twelve", p: &primitives{}, status: 404, unchecked: true},
 		{name: "job succeeded", method: "POST", path: "jobs", body: `{"commands": ["true"], "image": "busybox", "env": {"A": "1"}, "secret_env": {"PGPASSWORD": "superuser_password"}, "timeout": 60}`, p: &primitives{job: &deployment.JobResult{Job: "shop-db-job", Succeeded: true, DeletedJob: "shop-db-job"}}, status: 200},

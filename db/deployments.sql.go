@@ -227,7 +227,7 @@ type ListDeploymentsRow struct {
 	HasIcon        bool
 	LastTaskID     int64
 	LastTaskKind   string
-	LastTaskStatus string
+	LastTaskStatus TaskStatus
 	LastTaskBy     string
 	LastTaskAt     time.Time
 }
@@ -381,7 +381,7 @@ UPDATE deployments SET status = $1, updated_at = now() WHERE id = $2
 `
 
 type SetDeploymentStatusParams struct {
-	Status string
+	Status DeploymentStatus
 	ID     int64
 }
 

@@ -43,7 +43,7 @@ type Deployment struct {
 	AppVersion       string
 	Parameters       []byte
 	Secrets          []byte
-	Status           string
+	Status           DeploymentStatus
 	Components       []byte
 	HolderTaskID     *int64
 	CreatedBy        string
@@ -108,9 +108,9 @@ type Step struct {
 	ID        int64
 	TaskID    int64
 	Position  int32
-	Kind      string
+	Kind      StepKind
 	Title     string
-	Status    string
+	Status    StepStatus
 	Message   string
 	Detail    []byte
 	StartedAt time.Time
@@ -129,7 +129,7 @@ type Task struct {
 	ID                int64
 	DeploymentID      int64
 	Kind              string
-	Status            string
+	Status            TaskStatus
 	Inputs            []byte
 	SecretInputs      []byte
 	Result            []byte

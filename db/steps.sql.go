@@ -34,7 +34,7 @@ WHERE task_id = $3 AND status = 'running'
 `
 
 type EndRunningStepsParams struct {
-	Status  string
+	Status  StepStatus
 	Message string
 	TaskID  int64
 }
@@ -51,7 +51,7 @@ WHERE id = $4
 `
 
 type EndStepParams struct {
-	Status  string
+	Status  StepStatus
 	Message string
 	Detail  []byte
 	ID      int64
@@ -78,7 +78,7 @@ RETURNING id, task_id, position, kind, title, status, message, detail, started_a
 
 type InsertStepParams struct {
 	TaskID int64
-	Kind   string
+	Kind   StepKind
 	Title  string
 }
 

@@ -151,7 +151,7 @@ WHERE id = $4 AND runner = $5::text AND status = 'running'
 `
 
 type FinishTaskParams struct {
-	Status  string
+	Status  TaskStatus
 	Result  []byte
 	Message string
 	ID      int64
@@ -341,12 +341,12 @@ WHERE t.id = $1
 `
 
 type LinkedTaskOriginRow struct {
-	StepStatus   string
+	StepStatus   StepStatus
 	StepTitle    string
 	ParentID     int64
-	ParentStatus string
+	ParentStatus TaskStatus
 	RootID       int64
-	RootStatus   string
+	RootStatus   TaskStatus
 }
 
 // The state of what started a nested task: the step that started it, that
@@ -787,7 +787,7 @@ type UnfinishedLinkedTasksParams struct {
 
 type UnfinishedLinkedTasksRow struct {
 	ID                int64
-	Status            string
+	Status            TaskStatus
 	CancelRequestedBy pgtype.Text
 }
 

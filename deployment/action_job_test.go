@@ -65,7 +65,7 @@ func setupJobs(t *testing.T, objects ...runtime.Object) jobFixture {
 	require.NoError(t, err)
 	run, err := f.svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "migrate", Prompts: deployment.FormInput{"key": "prompt-s3cret-key"}, By: "alice"})
 	require.NoError(t, err)
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: run.TaskID, Kind: "hook", Title: "migrate"})
+	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: run.TaskID, Kind: deployment.StepHook, Title: "migrate"})
 	require.NoError(t, err)
 	d := mustGet(t, f, "site")
 	clientset.ClearActions()

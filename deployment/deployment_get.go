@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -23,7 +24,7 @@ type Deployment struct {
 	NamespaceCreated      bool
 	Driver, DriverVersion string
 	AppVersion            string
-	Status                string
+	Status                Status
 	Parameters            map[string]any
 	SecretsSet            []string
 	Components            map[string]ComponentState
@@ -89,9 +90,11 @@ type Summary struct {
 
 // TaskSummary names a task without its steps.
 type TaskSummary struct {
-	ID               int64
-	Kind, Status, By string
-	CreatedAt        time.Time
+	ID        int64
+	Kind      string
+	Status    executor.TaskStatus
+	By        string
+	CreatedAt time.Time
 }
 
 // List returns the deployments, live ones first by name, then (with

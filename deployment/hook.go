@@ -153,10 +153,10 @@ func secretList(secrets map[string]string) []string {
 // LinkedResult is a task that an action started through a primitive, as its
 // hook's task result includes it.
 type LinkedResult struct {
-	ID     int64           `json:"id"`
-	Kind   string          `json:"kind"`
-	Status string          `json:"status"`
-	Result json.RawMessage `json:"result,omitempty"`
+	ID     int64               `json:"id"`
+	Kind   string              `json:"kind"`
+	Status executor.TaskStatus `json:"status"`
+	Result json.RawMessage     `json:"result,omitempty"`
 }
 
 // linked lists the tasks the steps of this run started, for its result.

@@ -194,7 +194,7 @@ func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 	install, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 	d := mustGet(t, f, "cache")
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: "hook", Title: "seed"})
+	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "seed"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
 	upgrade := func(prompts map[string]map[string]any) (int64, error) {

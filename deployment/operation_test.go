@@ -125,7 +125,7 @@ func TestALinkedUpgradeNamesTheParametersItChanges(t *testing.T) {
 	_, err = f.pool.Exec(ctx, `UPDATE deployments SET parameters = parameters - 'replicas' WHERE name = 'cache'`)
 	require.NoError(t, err)
 	d := mustGet(t, f, "cache")
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: "hook", Title: "an action"})
+	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "an action"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
 

@@ -18,7 +18,7 @@ import (
 func liveToken(t *testing.T, f fixture, task db.Task, secret string) string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: task.ID, Kind: "hook", Title: "Run pre-upgrade action prepare"})
+	st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: task.ID, Kind: deployment.StepHook, Title: "Run pre-upgrade action prepare"})
 	require.NoError(t, err)
 	token := deployment.ActionTokenPrefix + secret
 	sum := sha256.Sum256([]byte(token))

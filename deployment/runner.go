@@ -243,7 +243,7 @@ func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("deployment: steps of task %d: %w", taskID, err)
 	}
-	return slices.ContainsFunc(steps, func(st db.Step) bool { return executor.StepKind(st.Kind) == StepHelm }), nil
+	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == StepHelm }), nil
 }
 
 // recoverRelease is the Recover of install, upgrade and rollback tasks: a task

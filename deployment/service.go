@@ -109,13 +109,17 @@ const (
 	KindDelete   = "delete"
 )
 
+// Status is a deployment's status, as stored in deployments.status; the type
+// is db's (the generated rows carry it), deployment names its values.
+type Status = db.DeploymentStatus
+
 // Deployment statuses.
 const (
-	StatusPending  = "pending"
-	StatusDeployed = "deployed"
-	StatusFailed   = "failed"
-	StatusDeleting = "deleting"
-	StatusDeleted  = "deleted"
+	StatusPending  Status = "pending"
+	StatusDeployed Status = "deployed"
+	StatusFailed   Status = "failed"
+	StatusDeleting Status = "deleting"
+	StatusDeleted  Status = "deleted"
 )
 
 // secretsLabel binds a deployment's sealed secrets to it: sealed values

@@ -304,7 +304,7 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	require.NoError(t, err)
 	d := mustGet(t, f, "cache")
 	caller := func(taskID int64) *deployment.Caller {
-		step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: "hook", Title: "an action"})
+		step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: deployment.StepHook, Title: "an action"})
 		require.NoError(t, err)
 		return &deployment.Caller{DeploymentID: d.ID, TaskID: taskID, StepID: step.ID}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/executor"
 )
 
 // NamedTask is a task with the name of its deployment.
@@ -22,8 +23,10 @@ type TaskFilter struct {
 	// Deployment keeps the tasks of the deployments of that name (a deleted
 	// deployment's name may have been used again).
 	Deployment string
-	// Status and Kind keep the tasks of that status, of that kind.
-	Status, Kind string
+	// Status keeps the tasks of that status.
+	Status executor.TaskStatus
+	// Kind keeps the tasks of that kind.
+	Kind string
 	// Before is the id of the last task of the previous page (0 for the first).
 	Before int64
 	// PageSize is how many tasks a page holds (DefaultTaskPage when 0).
@@ -44,7 +47,7 @@ func (s *Service) FindTasks(ctx context.Context, f TaskFilter) (tasks []NamedTas
 		}
 	}
 	rows, err := s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
-		Status: f.Status, Kind: f.Kind, PageSize: int32(f.PageSize + 1)})
+		Status: string(f.Status), Kind: f.Kind, PageSize: int32(f.PageSize + 1)})
 	if err != nil {
 		return nil, 0, fmt.Errorf("deployment: find tasks: %w", err)
 	}

@@ -21,7 +21,8 @@ type Task struct {
 	// ParentStepID is the hook step that started this task through a
 	// primitive (a linked task); nil for a top-level task.
 	ParentStepID *int64
-	Kind, Status string
+	Kind         string
+	Status       executor.TaskStatus
 	// Message says how the task ended, or why it waits.
 	Message string
 	Inputs  map[string]any
@@ -42,11 +43,12 @@ func (t *Task) Ended() bool { return t.EndedAt != nil }
 
 // Step is one recorded step of a task.
 type Step struct {
-	ID            int64
-	Position      int
-	Kind          executor.StepKind
-	Title, Status string
-	Message       string
+	ID       int64
+	Position int
+	Kind     executor.StepKind
+	Title    string
+	Status   executor.StepStatus
+	Message  string
 	// Detail is the step's detail as stored, the keys of its kind's detail
 	// type (step_detail.go).
 	Detail map[string]any
@@ -181,7 +183,7 @@ func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
 	var withLogs, withTasks []int64
 	for _, row := range steps {
 		st := row.Step
-		step := Step{ID: st.ID, Position: int(st.Position), Kind: executor.StepKind(st.Kind), Title: st.Title, Status: st.Status,
+		step := Step{ID: st.ID, Position: int(st.Position), Kind: st.Kind, Title: st.Title, Status: st.Status,
 			Message: st.Message, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
 		if err := step.readDetail(st.Detail); err != nil {
 			return fmt.Errorf("deployment: step %d detail: %w", st.ID, err)

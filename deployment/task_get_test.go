@@ -24,7 +24,7 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	require.NoError(t, err)
 	d := mustGet(t, f, "site")
 	step := func(taskID int64, kind executor.StepKind, logs ...string) int64 {
-		st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: string(kind), Title: string(kind)})
+		st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: kind, Title: string(kind)})
 		require.NoError(t, err)
 		for i, line := range logs {
 			require.NoError(t, f.q.InsertStepLog(ctx, db.InsertStepLogParams{StepID: st.ID, Seq: int32(i + 1), Level: "INFO", Message: line}))
@@ -84,7 +84,7 @@ func TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly(t *testing.T) {
 	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
 	for _, id := range []int64{install.TaskID, stop.TaskID, install.TaskID} {
-		_, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: "render", Title: "Render"})
+		_, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: deployment.StepRender, Title: "Render"})
 		require.NoError(t, err)
 	}
 	d := mustGet(t, f, "site")

@@ -107,7 +107,7 @@ func TestParentEndsWhileItsLinkedStartRuns(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		status string
+		status executor.TaskStatus
 		// end ends the parent's action once its linked start runs.
 		end func(ctx context.Context, e *executor.Executor, parent int64) error
 	}{

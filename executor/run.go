@@ -8,28 +8,37 @@ import (
 	"github.com/styrmin/styrmin/db"
 )
 
-// Step statuses, as stored in steps.status.
+// StepStatus is a step's status, as stored in steps.status; the type is
+// db's (the generated rows carry it), the executor names its values.
+type StepStatus = db.StepStatus
+
+// Step statuses.
 const (
-	StepRunning   = "running"
-	StepSucceeded = "succeeded"
-	StepFailed    = "failed"
-	StepWarning   = "warning"
-	StepCanceled  = "canceled"
+	StepRunning   StepStatus = "running"
+	StepSucceeded StepStatus = "succeeded"
+	StepFailed    StepStatus = "failed"
+	StepWarning   StepStatus = "warning"
+	StepCanceled  StepStatus = "canceled"
 )
 
-// Task statuses, as stored in tasks.status.
+// TaskStatus is a task's status, as stored in tasks.status; the type is db's
+// (the generated rows carry it), the executor names its values.
+type TaskStatus = db.TaskStatus
+
+// Task statuses.
 const (
-	TaskQueued    = "queued"
-	TaskRunning   = "running"
-	TaskSucceeded = "succeeded"
-	TaskFailed    = "failed"
-	TaskCanceled  = "canceled"
+	TaskQueued    TaskStatus = "queued"
+	TaskRunning   TaskStatus = "running"
+	TaskSucceeded TaskStatus = "succeeded"
+	TaskFailed    TaskStatus = "failed"
+	TaskCanceled  TaskStatus = "canceled"
 )
 
 // StepKind says what a step does, as stored in steps.kind; pages and the
-// API show a step according to its kind. The packages whose runners record
-// steps name their kinds (the executor knows none).
-type StepKind string
+// API show a step according to its kind. The type is db's (the generated
+// rows carry it); the packages whose runners record steps name their kinds
+// (the executor knows none).
+type StepKind = db.StepKind
 
 // Run is one run of a task, given to its Runner: the task's row and the
 // recorder of its steps.
@@ -45,7 +54,7 @@ type Run struct {
 // tasks) end with it: those still queued are cancelled, those running are
 // stopped, and Step returns once they have ended. Step returns fn's error.
 func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: string(kind), Title: title})
+	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}

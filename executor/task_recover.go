@@ -55,7 +55,7 @@ func (e *Executor) reapOnce(ctx context.Context) {
 // task's Runner to make the deployment consistent after its run stopped for
 // reason, then queues the task again or ends it with status (failed, or
 // canceled when a user stopped it).
-func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason, status string) {
+func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string, status TaskStatus) {
 	runner, ok := e.runners[task.Kind]
 	if !ok {
 		e.finish(task, status, nil, reason)

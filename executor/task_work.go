@@ -200,7 +200,7 @@ func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCa
 // committed while the release was not yet visible found the deployment held
 // and waits for WaitRetry, and only a look taken after the commit is sure to
 // see it.
-func (e *Executor) finish(task db.Task, status string, result any, message string) {
+func (e *Executor) finish(task db.Task, status TaskStatus, result any, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
 	defer cancel()
 	resultJSON, err := json.Marshal(result)

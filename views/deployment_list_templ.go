@@ -186,7 +186,7 @@ func deploymentRow(d DeploymentRow) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var5 = []any{templ.KV("row-deleted", d.Status == "deleted")}
+			var templ_7745c5c3_Var5 = []any{templ.KV("row-deleted", d.Status == StatusDeleted)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var5...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

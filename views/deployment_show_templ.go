@@ -131,7 +131,7 @@ func (s ServiceRow) linkable() bool {
 
 // canAct reports whether the page offers the buttons that change the deployment.
 func (p DeploymentShowProps) canAct() bool {
-	return p.User.CanChange() && p.Status != "deleted"
+	return p.User.CanChange() && p.Status != StatusDeleted
 }
 
 // DeploymentShowPage is a deployment's page: its status, what runs in the

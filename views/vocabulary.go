@@ -15,6 +15,7 @@ const (
 	StatusPending   = "pending"
 	StatusDeployed  = "deployed"
 	StatusDeleting  = "deleting"
+	StatusDeleted   = "deleted"
 )
 
 // Task kinds.
@@ -27,3 +28,7 @@ const (
 	KindDelete   = "delete"
 	KindAction   = "action"
 )
+
+// BusyElsewhere is a deployment's Busy when a task that is not on the page
+// holds it (its kind unknown there); the badge reads "busy: working…".
+const BusyElsewhere = "working"

@@ -154,7 +154,7 @@ func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deplo
 func apiDeploymentSummaryOf(d *deployment.Deployment, last *oapi.TaskSummary) oapi.DeploymentSummary {
 	return oapi.DeploymentSummary{
 		Name: d.Name, Namespace: d.Namespace, Driver: d.Driver, DriverVersion: d.DriverVersion,
-		AppVersion: d.AppVersion, Status: d.Status, Busy: d.Busy, CreatedBy: d.CreatedBy,
+		AppVersion: d.AppVersion, Status: string(d.Status), Busy: d.Busy, CreatedBy: d.CreatedBy,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last,
 	}
 }

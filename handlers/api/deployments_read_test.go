@@ -15,6 +15,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 )
 
 // deploymentNames reads every page of a deployment list, limit at a time,
@@ -68,7 +69,7 @@ func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
 	require.NotNil(t, beta.LastTask)
 	require.Equal(t, stop.TaskID, beta.LastTask.Id, "the newest task")
 	require.Equal(t, api.TaskKind(deployment.KindStop), beta.LastTask.Kind)
-	require.Equal(t, api.TaskStatus("queued"), beta.LastTask.Status)
+	require.Equal(t, api.TaskStatus(executor.TaskQueued), beta.LastTask.Status)
 
 	names, _, items = deploymentNames(t, d, token, "include_deleted=true", 1)
 	require.Equal(t, []string{"beta", "delta", "gamma", "alpha"}, names, "deleted ones last")

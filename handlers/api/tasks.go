@@ -2,7 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
 
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
@@ -27,7 +30,7 @@ func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject)
 		f.Deployment = *p.Deployment
 	}
 	if p.Status != nil {
-		f.Status = string(*p.Status)
+		f.Status = executor.TaskStatus(*p.Status)
 	}
 	if p.Kind != nil {
 		f.Kind = string(*p.Kind)
@@ -85,21 +88,36 @@ func apiTaskOf(t *deployment.Task, deploymentName string) oapi.Task {
 	return out
 }
 
-// hookDetail are the JSON keys of a hook step's detail (deployment.HookDetail)
-// that the API shows as fields of their own (apiHookStep); the rest stays in
-// detail.
-var hookDetail = map[string]bool{"action": true, "mode": true, "error": true, "job": true, "job_tail": true, "job_tail_lines": true}
+// hookFields are the JSON keys of a hook step's detail that the API shows as
+// fields of their own (apiHookStep), read from the tags of the detail types;
+// the rest stays in detail.
+var hookFields = map[string]bool{
+	jsonKey[deployment.HookDetail]("Action"): true, jsonKey[deployment.HookDetail]("Mode"): true,
+	jsonKey[deployment.HookDetail]("Error"): true, jsonKey[deployment.JobDetail]("Job"): true,
+	jsonKey[deployment.JobDetail]("JobTail"): true, jsonKey[deployment.JobDetail]("JobTailLines"): true,
+}
+
+// jsonKey is the JSON key of the field of T named field; a field T lacks
+// panics when the package starts.
+func jsonKey[T any](field string) string {
+	f, ok := reflect.TypeFor[T]().FieldByName(field)
+	if !ok {
+		panic(fmt.Sprintf("api: %s has no field %s", reflect.TypeFor[T](), field))
+	}
+	key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return key
+}
 
 // apiStepOf is a task's step as the API shows it.
 func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
 	out := oapi.Step{
-		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: s.Status, Message: s.Message,
+		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: string(s.Status), Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
 		Logs: make([]oapi.LogLine, len(s.Logs)), Tasks: make([]oapi.Task, len(s.Tasks)),
 	}
 	rest := map[string]any{}
 	for k, v := range s.Detail {
-		if s.Hook == nil || !hookDetail[k] {
+		if s.Hook == nil || !hookFields[k] {
 			rest[k] = v
 		}
 	}

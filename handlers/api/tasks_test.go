@@ -42,7 +42,7 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 		tail: "applying 0042_index.sql\nERROR: relation \"orders\" does not exist", tailLines: 2,
 		deletedJobs: []string{"orders-action-5", "orders-action-6"}, logs: []string{"connecting", "migrating"}}
 	h.err = "Action migrate failed: the Job " + h.job + " failed"
-	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: "hook", Title: "Migrate (pre-upgrade action migrate)"})
+	step, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: deployment.StepHook, Title: "Migrate (pre-upgrade action migrate)"})
 	require.NoError(t, err)
 	h.stepID = step.ID
 	for i, line := range h.logs {
@@ -56,10 +56,10 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 	linked, err := d.Service.Queue(ctx, deployment.Linked{Caller: &deployment.Caller{DeploymentID: dep.ID, TaskID: taskID, StepID: step.ID}, Op: &deployment.Stop{}})
 	require.NoError(t, err)
 	h.linkedTaskID = linked.TaskID
-	tail, err := json.Marshal(map[string]any{"job": h.job, "job_tail": h.tail, "job_tail_lines": h.tailLines})
+	tail, err := json.Marshal(deployment.JobDetail{Job: h.job, JobTail: h.tail, JobTailLines: h.tailLines})
 	require.NoError(t, err)
 	require.NoError(t, q.MergeStepDetail(ctx, db.MergeStepDetailParams{ID: step.ID, Patch: tail}))
-	detail, err := json.Marshal(map[string]any{"action": h.action, "mode": h.mode, "error": h.err})
+	detail, err := json.Marshal(deployment.HookDetail{Action: h.action, Mode: h.mode, Error: h.err})
 	require.NoError(t, err)
 	require.NoError(t, q.EndStep(ctx, db.EndStepParams{ID: step.ID, Status: executor.StepFailed, Message: h.err, Detail: detail}))
 	n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Runner: "test", Status: executor.TaskFailed, Message: h.err, Result: []byte("null")})
@@ -92,7 +92,7 @@ func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 	step := task.Steps[0]
 	require.Equal(t, hook.stepID, step.Id)
 	require.Equal(t, string(deployment.StepHook), step.Kind)
-	require.Equal(t, executor.StepFailed, step.Status)
+	require.Equal(t, string(executor.StepFailed), step.Status)
 	require.Equal(t, &hook.action, step.Action)
 	require.Equal(t, &hook.mode, step.Mode)
 	require.Equal(t, &hook.err, step.Error)
@@ -181,10 +181,10 @@ func TestAPITasksComeNewestFirstAcrossDeploymentsWithFilters(t *testing.T) {
 		want   []int64
 	}{
 		{url.Values{"deployment": {"site"}}, []int64{start.TaskID, stop.TaskID, site.TaskID}},
-		{url.Values{"status": {executor.TaskCanceled}}, []int64{start.TaskID}},
-		{url.Values{"status": {executor.TaskFailed}}, []int64{orders.TaskID}},
+		{url.Values{"status": {string(executor.TaskCanceled)}}, []int64{start.TaskID}},
+		{url.Values{"status": {string(executor.TaskFailed)}}, []int64{orders.TaskID}},
 		{url.Values{"kind": {deployment.KindInstall}}, []int64{orders.TaskID, site.TaskID}},
-		{url.Values{"deployment": {"site"}, "kind": {deployment.KindStop}, "status": {executor.TaskQueued}}, []int64{stop.TaskID}},
+		{url.Values{"deployment": {"site"}, "kind": {deployment.KindStop}, "status": {string(executor.TaskQueued)}}, []int64{stop.TaskID}},
 		{url.Values{"deployment": {"orders"}, "kind": {deployment.KindStop}}, nil},
 	} {
 		ids, _ := taskIDs(t, d, token, tc.filter, 1)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/views"
 )
 
 // waitLong polls a JavaScript predicate for as long as a task on the
@@ -66,11 +67,11 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 
 	// A marker on the window survives htmx swaps but not a page load.
 	handlerstest.Eval[bool](t, ctx, `window.__sameDocument = true`)
-	waitLong(t, ctx, "the install task succeeds live", newestTask+`.dataset.status === "succeeded"`)
+	waitLong(t, ctx, "the install task succeeds live", newestTask+`.dataset.status === "`+views.StatusSucceeded+`"`)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`), "the task updated without a page reload")
 	require.Greater(t, handlerstest.Eval[int](t, ctx, newestTask+`.querySelectorAll('[data-testid="step"]').length`), 1, "its steps are shown")
 	handlerstest.WaitFor(t, ctx, "the header follows the task",
-		`document.querySelector('[data-testid="deployment-status"]').textContent.trim() === "deployed" && !document.querySelector('[data-testid="deployment-busy"]')`)
+		`document.querySelector('[data-testid="deployment-status"]').textContent.trim() === "`+views.StatusDeployed+`" && !document.querySelector('[data-testid="deployment-busy"]')`)
 	handlerstest.WaitFor(t, ctx, "the components follow the task",
 		`[...document.querySelectorAll('[data-testid="component"][data-name="web"] [data-testid="replicas"]')].map(r => r.textContent.replace(/\s/g, "")).join() === "2/2"`)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`))
@@ -101,7 +102,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	require.Equal(t, "/deployments/"+name, handlerstest.Eval[string](t, ctx, `location.pathname`))
 	require.Contains(t, handlerstest.Eval[string](t, ctx, newestTask+`.querySelector('h3').textContent`), "Upgrade")
 	handlerstest.Eval[bool](t, ctx, `window.__sameDocument = true`)
-	waitLong(t, ctx, "the upgrade task succeeds live", newestTask+`.dataset.status === "succeeded"`)
+	waitLong(t, ctx, "the upgrade task succeeds live", newestTask+`.dataset.status === "`+views.StatusSucceeded+`"`)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`), "the task updated without a page reload")
 	handlerstest.WaitFor(t, ctx, "the parameters and revisions follow the task",
 		`document.querySelector('[data-testid="param-value"][data-name="replicas"] code.value').textContent.trim() === "3" && `+

@@ -32,16 +32,16 @@ func deploymentRow(s deployment.Summary) views.DeploymentRow {
 	row := views.DeploymentRow{
 		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
 		DriverVersion: s.DriverVersion, DriverIconURL: driverIconURL(s.Driver, s.DriverVersion, s.HasIcon),
-		AppVersion: s.AppVersion, Status: s.Status,
+		AppVersion: s.AppVersion, Status: string(s.Status),
 	}
 	if s.Busy {
-		row.Busy = "working"
+		row.Busy = views.BusyElsewhere
 		if s.LastTask.Status == executor.TaskRunning {
 			row.Busy = s.LastTask.Kind
 		}
 	}
 	if s.LastTask.ID != 0 {
-		row.LastTask = &views.TaskSummary{ID: s.LastTask.ID, Kind: s.LastTask.Kind, Status: s.LastTask.Status, At: s.LastTask.CreatedAt, By: s.LastTask.By}
+		row.LastTask = &views.TaskSummary{ID: s.LastTask.ID, Kind: s.LastTask.Kind, Status: string(s.LastTask.Status), At: s.LastTask.CreatedAt, By: s.LastTask.By}
 	}
 	return row
 }

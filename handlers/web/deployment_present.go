@@ -202,7 +202,7 @@ func deploymentPath(name string) string {
 // Nested tasks are shown under the same deployment's addresses.
 func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 	p := views.TaskProps{
-		Deployment: deploymentName, ID: t.ID, Kind: t.Kind, Status: t.Status, Ahead: t.QueuePosition,
+		Deployment: deploymentName, ID: t.ID, Kind: t.Kind, Status: string(t.Status), Ahead: t.QueuePosition,
 		CreatedBy: t.By, CreatedAt: t.CreatedAt, Message: t.Message,
 	}
 	if t.StartedAt != nil {
@@ -220,7 +220,7 @@ func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 
 // stepProps turns a task's step into what the task shows.
 func stepProps(deploymentName string, s deployment.Step) views.StepProps {
-	p := views.StepProps{Title: s.Title, Kind: string(s.Kind), Status: s.Status, Message: s.Message, StartedAt: s.StartedAt}
+	p := views.StepProps{Title: s.Title, Kind: string(s.Kind), Status: string(s.Status), Message: s.Message, StartedAt: s.StartedAt}
 	if s.EndedAt != nil {
 		p.EndedAt = *s.EndedAt
 	}
@@ -323,7 +323,7 @@ func foldSteps(props []views.TaskProps, tasks []deployment.Task, pick func(int, 
 }
 
 // busyKind is the kind of the task that holds the deployment, "" when none
-// does; "working" when the holder is not on the page.
+// does; views.BusyElsewhere when the holder is not on the page.
 func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 	if !d.Busy {
 		return ""
@@ -333,7 +333,7 @@ func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 			return t.Kind
 		}
 	}
-	return "working"
+	return views.BusyElsewhere
 }
 
 // viewer is who looks at a fragment rendered without the layout; unlike

@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/views"
 )
 
 // TestStepPropsShowAHookStepsDetail: a failed hook step shows its error,
@@ -29,4 +31,22 @@ func TestStepPropsShowAHookStepsDetail(t *testing.T) {
 
 	wait := stepProps("site", deployment.Step{Kind: deployment.StepWait, Detail: map[string]any{"ready": 1.0, "replicas": 1.0}})
 	require.Empty(t, wait.Error+wait.JobTail+wait.DeletedJob)
+}
+
+// TestBusyNamesTheHoldersKind: a busy deployment's badge names the kind of
+// the running task that holds it, on the deployment's page and in the list,
+// and reads "working…" (views.BusyElsewhere) when that task is not at hand.
+func TestBusyNamesTheHoldersKind(t *testing.T) {
+	t.Parallel()
+	busy := &deployment.Deployment{Busy: true}
+	queued := deployment.Task{Kind: deployment.KindStop, Status: executor.TaskQueued}
+	running := deployment.Task{Kind: deployment.KindUpgrade, Status: executor.TaskRunning}
+	require.Empty(t, busyKind(&deployment.Deployment{}, []deployment.Task{running}))
+	require.Equal(t, deployment.KindUpgrade, busyKind(busy, []deployment.Task{queued, running}))
+	require.Equal(t, views.BusyElsewhere, busyKind(busy, []deployment.Task{queued}))
+
+	summary := deployment.Summary{Deployment: *busy, LastTask: deployment.TaskSummary{ID: 1, Kind: deployment.KindUpgrade, Status: executor.TaskRunning}}
+	require.Equal(t, deployment.KindUpgrade, deploymentRow(summary).Busy)
+	summary.LastTask.Status = executor.TaskQueued
+	require.Equal(t, views.BusyElsewhere, deploymentRow(summary).Busy)
 }

@@ -86,7 +86,7 @@ func newActionForms(max int) *actionForms {
 // drv may be nil when the catalogue lost the driver version.
 func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon bool, live *deployment.Live, tasks []deployment.Task) views.DeploymentShowProps {
 	p := views.DeploymentShowProps{
-		Name: d.Name, Namespace: d.Namespace, Status: d.Status, Busy: busyKind(d, tasks),
+		Name: d.Name, Namespace: d.Namespace, Status: string(d.Status), Busy: busyKind(d, tasks),
 		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
 		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, hasIcon),
 		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt,

@@ -6,16 +6,15 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/handlers"
-	"github.com/styrmin/styrmin/handlers/handlerstest"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
 // TestDeploymentPageDecodesItsDriverVersionOnce: a deployment page reads its
@@ -60,7 +59,7 @@ func runWithSteps(t *testing.T, d handlerstest.DeployApp, taskID int64, steps in
 	_, err := q.StartTask(ctx, db.StartTaskParams{Runner: "test", ID: taskID})
 	require.NoError(t, err)
 	for i := range steps {
-		st, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: "component", Title: "Scale step " + strconv.Itoa(i+1)})
+		st, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: deployment.StepComponent, Title: "Scale step " + strconv.Itoa(i+1)})
 		require.NoError(t, err)
 		if end {
 			require.NoError(t, q.EndStep(ctx, db.EndStepParams{ID: st.ID, Status: executor.StepSucceeded, Detail: []byte("{}")}))

@@ -117,9 +117,9 @@ func TestInstallQueuesTheTaskAndOpensTheDeploymentPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	doc := handlerstest.Parse(t, rec)
 	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="flash-success"]`)), "queued for install")
-	require.Equal(t, "pending", handlerstest.Text(doc.Find(`[data-testid="deployment-status"]`)))
+	require.Equal(t, views.StatusPending, handlerstest.Text(doc.Find(`[data-testid="deployment-status"]`)))
 	task := doc.Find(`[data-testid="task"]`)
-	require.Equal(t, "queued", task.AttrOr("data-status", ""))
+	require.Equal(t, views.StatusQueued, task.AttrOr("data-status", ""))
 	require.Equal(t, "every 1s", task.AttrOr("hx-trigger", ""), "a queued task polls")
 	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="param-value"][data-name="password"]`)), "(set)")
 	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret)
@@ -273,7 +273,7 @@ func TestTaskFragmentPollsUntilTheTaskEnds(t *testing.T) {
 	require.NoError(t, d.Service.CancelTask(context.Background(), "site", stop.TaskID, "olga"))
 	rec = d.Request(d.Reader, http.MethodGet, path, nil, "HX-Request", "true")
 	task = handlerstest.Parse(t, rec).Find(`[data-testid="task"]`)
-	require.Equal(t, "canceled", task.AttrOr("data-status", ""))
+	require.Equal(t, views.StatusCanceled, task.AttrOr("data-status", ""))
 	_, polls := task.Attr("hx-trigger")
 	require.False(t, polls, "an ended task stops polling")
 	require.Equal(t, views.TaskEndedEvent, rec.Header().Get("HX-Trigger"), "the page header reloads")
@@ -396,7 +396,7 @@ func TestDeploymentListShowsEveryDeploymentWithItsLastTask(t *testing.T) {
 	site := doc.Find(`[data-testid="deployment"][data-name="site"]`)
 	require.Equal(t, "/drivers/hello-web/1.0.0/icon", site.Find(`img[data-testid="driver-icon"]`).AttrOr("src", ""))
 	require.Contains(t, handlerstest.Text(site), "Hello Web")
-	require.Equal(t, "pending", handlerstest.Text(site.Find(`[data-testid="deployment-status"]`)))
+	require.Equal(t, views.StatusPending, handlerstest.Text(site.Find(`[data-testid="deployment-status"]`)))
 	require.Contains(t, handlerstest.Text(site.Find(`[data-testid="last-task"]`)), "Stop components queued")
 	require.Contains(t, handlerstest.Text(site.Find(`[data-testid="last-task"]`)), "by olga")
 
@@ -408,7 +408,7 @@ func TestDeploymentListShowsEveryDeploymentWithItsLastTask(t *testing.T) {
 	require.ElementsMatch(t, []string{"orders", "site"}, handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)))
 
 	page := handlerstest.Parse(t, d.Request(d.Operator, http.MethodGet, "/deployments/orders", nil))
-	require.Equal(t, "deleted", handlerstest.Text(page.Find(`[data-testid="deployment-status"]`)))
+	require.Equal(t, views.StatusDeleted, handlerstest.Text(page.Find(`[data-testid="deployment-status"]`)))
 	require.Zero(t, page.Find(`[data-testid="deployment-actions"]`).Length(), "a deleted deployment offers no change")
 	require.Equal(t, http.StatusConflict, d.Request(d.Operator, http.MethodGet, "/deployments/orders/delete", nil).Code)
 }

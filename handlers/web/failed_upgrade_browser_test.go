@@ -23,6 +23,7 @@ import (
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
+	"github.com/styrmin/styrmin/views"
 )
 
 // failingUpgradeActions give a Hello Web copy one blocking pre-upgrade
@@ -94,7 +95,7 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="step"][data-kind="hook"]`)),
 	)
 	hookStep := `document.querySelector('[data-testid="step"][data-kind="hook"]')`
-	require.Equal(t, "failed", handlerstest.Eval[string](t, browser, hookStep+`.dataset.status`))
+	require.Equal(t, views.StatusFailed, handlerstest.Eval[string](t, browser, hookStep+`.dataset.status`))
 	stepError := handlerstest.Eval[string](t, browser, hookStep+`.querySelector('[data-testid="step-error"]').textContent`)
 	require.Contains(t, stepError, "Action prepare failed")
 	require.Contains(t, stepError, "password="+redact.Mark, "the first ERROR line is the error, redacted")

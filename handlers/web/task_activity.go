@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -23,7 +24,7 @@ func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 		}
 		props := views.TaskActivityProps{Page: page(c, "Tasks", views.NavTasks), Filter: filter}
 		tasks, next, err := svc.FindTasks(c.Request().Context(), deployment.TaskFilter{
-			Deployment: filter.Deployment, Status: filter.Status, Kind: filter.Kind, Before: filter.Before,
+			Deployment: filter.Deployment, Status: executor.TaskStatus(filter.Status), Kind: filter.Kind, Before: filter.Before,
 		})
 		switch {
 		case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:

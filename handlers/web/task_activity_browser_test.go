@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/views"
 )
 
 // TestBrowserTasksPageFollowsATaskWithoutReload: a read-only user watches
@@ -45,11 +46,11 @@ func TestBrowserTasksPageFollowsATaskWithoutReload(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tasks-table"]`)),
 	)
 	const statusOf = `document.querySelector('[data-testid="activity-task"][data-task-id="%d"]')?.dataset.status`
-	require.Equal(t, "queued", handlerstest.Eval[string](t, browser, fmt.Sprintf(statusOf, site.TaskID)))
+	require.Equal(t, views.StatusQueued, handlerstest.Eval[string](t, browser, fmt.Sprintf(statusOf, site.TaskID)))
 	handlerstest.Eval[bool](t, browser, `window.__sameDocument = true`)
 
 	require.NoError(t, env.Deployments.CancelTask(ctx, "site", site.TaskID, "olga"))
-	handlerstest.WaitFor(t, browser, "the cancelled install shows up in place", fmt.Sprintf(statusOf, site.TaskID)+` === "canceled"`)
+	handlerstest.WaitFor(t, browser, "the cancelled install shows up in place", fmt.Sprintf(statusOf+" === %q", site.TaskID, views.StatusCanceled))
 	require.Contains(t, handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="activity-task-outcome"]').textContent`), "Cancelled by olga")
 
 	handlerstest.Step(t, browser, "show only cancelled tasks", chromedp.Evaluate[chromedp.Void](`(() => {

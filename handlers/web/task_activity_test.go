@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/views"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
@@ -65,7 +66,7 @@ func TestTasksPageFilters(t *testing.T) {
 	rec := d.Request(d.Reader, http.MethodGet, "/tasks?status=canceled", nil)
 	doc := handlerstest.Parse(t, rec)
 	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="activity-task-outcome"]`)), "Cancelled by olga before it started.")
-	require.Equal(t, "canceled", doc.Find(`[data-testid="task-filter-status"] option[selected]`).AttrOr("value", ""), "the form shows the filter")
+	require.Equal(t, views.StatusCanceled, doc.Find(`[data-testid="task-filter-status"] option[selected]`).AttrOr("value", ""), "the form shows the filter")
 	_, live := doc.Find(`[data-testid="task-activity"]`).Attr("hx-trigger")
 	require.False(t, live, "a list of ended tasks does not poll")
 

@@ -30,15 +30,16 @@ func TestReviewPageNamesEachReleaseChange(t *testing.T) {
 func TestViewsNameTheStatusesAndKindsTheyShow(t *testing.T) {
 	t.Parallel()
 	for owner, view := range map[string]string{
-		executor.TaskQueued: views.StatusQueued, executor.TaskRunning: views.StatusRunning,
-		executor.TaskSucceeded: views.StatusSucceeded, executor.TaskFailed: views.StatusFailed,
-		executor.TaskCanceled: views.StatusCanceled, executor.StepWarning: views.StatusWarning,
-		deployment.StatusPending: views.StatusPending, deployment.StatusDeployed: views.StatusDeployed,
-		deployment.StatusDeleting: views.StatusDeleting,
+		string(executor.TaskQueued): views.StatusQueued, string(executor.TaskRunning): views.StatusRunning,
+		string(executor.TaskSucceeded): views.StatusSucceeded, string(executor.TaskFailed): views.StatusFailed,
+		string(executor.TaskCanceled): views.StatusCanceled, string(executor.StepWarning): views.StatusWarning,
+		string(deployment.StatusPending): views.StatusPending, string(deployment.StatusDeployed): views.StatusDeployed,
+		string(deployment.StatusDeleting): views.StatusDeleting, string(deployment.StatusDeleted): views.StatusDeleted,
 	} {
 		require.Equal(t, owner, view)
 	}
-	require.ElementsMatch(t, []string{executor.TaskQueued, executor.TaskRunning, executor.TaskSucceeded, executor.TaskFailed, executor.TaskCanceled}, views.TaskStatuses)
+	require.ElementsMatch(t, []string{string(executor.TaskQueued), string(executor.TaskRunning), string(executor.TaskSucceeded),
+		string(executor.TaskFailed), string(executor.TaskCanceled)}, views.TaskStatuses)
 	require.ElementsMatch(t, []string{deployment.KindInstall, deployment.KindUpgrade, deployment.KindRollback, deployment.KindStop,
 		deployment.KindStart, deployment.KindDelete, deployment.KindAction}, views.TaskKinds)
 }
