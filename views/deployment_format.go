@@ -47,21 +47,8 @@ func driverPageURL(name, version string) string {
 
 // busyLabel says what a deployment is busy with while a task of kind runs.
 func busyLabel(kind string) string {
-	switch kind {
-	case KindInstall:
-		return "installing…"
-	case KindUpgrade:
-		return "upgrading…"
-	case KindRollback:
-		return "rolling back…"
-	case KindStop:
-		return "stopping…"
-	case KindStart:
-		return "starting…"
-	case KindDelete:
-		return "deleting…"
-	case KindAction:
-		return "running an action…"
+	if words, ok := wordsOf(kind); ok {
+		return words.busy
 	}
 	return "working…"
 }

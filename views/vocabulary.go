@@ -32,3 +32,47 @@ const (
 // BusyElsewhere is a deployment's Busy when a task that is not on the page
 // holds it (its kind unknown there); the badge reads "busy: working…".
 const BusyElsewhere = "working"
+
+// taskKindWords is how the pages name a kind of task: its title, and what a
+// deployment is busy with while such a task runs.
+type taskKindWords struct {
+	kind, title, busy string
+}
+
+// taskKinds are the task kinds the pages know, in the order the tasks
+// page's filter offers them: the one place a new kind is named.
+var taskKinds = []taskKindWords{
+	{KindInstall, "Install", "installing…"},
+	{KindUpgrade, "Upgrade", "upgrading…"},
+	{KindRollback, "Roll back", "rolling back…"},
+	{KindStop, "Stop components", "stopping…"},
+	{KindStart, "Start components", "starting…"},
+	{KindDelete, "Delete", "deleting…"},
+	{KindAction, "Action", "running an action…"},
+}
+
+// TaskStatuses and TaskKinds are the choices of the tasks page's filters.
+var (
+	TaskStatuses = []string{StatusQueued, StatusRunning, StatusSucceeded, StatusFailed, StatusCanceled}
+	TaskKinds    = kindNames()
+)
+
+// kindNames lists taskKinds' kinds.
+func kindNames() []string {
+	names := make([]string, len(taskKinds))
+	for i, k := range taskKinds {
+		names[i] = k.kind
+	}
+	return names
+}
+
+// wordsOf returns the words of kind; ok is false for a kind the pages do
+// not know.
+func wordsOf(kind string) (words taskKindWords, ok bool) {
+	for _, k := range taskKinds {
+		if k.kind == kind {
+			return k, true
+		}
+	}
+	return taskKindWords{}, false
+}

@@ -278,7 +278,11 @@ func taskInputs(kind string, in map[string]any) (lines []views.TaskInput, change
 		add("Revision", text("revision"))
 		add("Driver version", text("driver_version"))
 		add("Application version", text("app_version"))
-	case deployment.KindStop, deployment.KindStart:
+	default:
+		// A change of components (a stop, a start) names them; empty is all.
+		if _, ok := in["components"]; !ok {
+			break
+		}
 		components := "all"
 		if names, ok := in["components"].([]any); ok && len(names) > 0 {
 			parts := make([]string, len(names))
