@@ -37,7 +37,7 @@ type primitives struct {
 	deployment *deployment.ActionDeployment
 	taskID     int64
 	task       *deployment.Task
-	job        *deployment.JobResult
+	job        *deployment.CommandsResult
 	err        error
 }
 
@@ -63,7 +63,7 @@ func (p *primitives) LinkedTask(ctx context.Context, c *deployment.Caller, id in
 	return p.task, p.err
 }
 
-func (p *primitives) RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error) {
+func (p *primitives) ExecuteCommands(ctx context.Context, c *deployment.Caller, req deployment.CommandsRequest) (*deployment.CommandsResult, error) {
 	return p.job, p.err
 }
 
@@ -176,8 +176,8 @@ func TestThePrimitivesAnswerAsTheActionsDocumentSays(t *testing.T) {
 		{name: "task ended", method: "GET", path: "tasks/12", p: &primitives{task: &deployment.Task{ID: 12, Kind: deployment.KindUpgrade, Status: executor.TaskFailed, Message: "Helm failed.", Result: json.RawMessage(`{"hooks": []}`)}}, status: 200},
 		{name: "task of another step", method: "GET", path: "tasks/99", p: &primitives{err: styrmin.Errorf(styrmin.ENOTFOUND, "This action started no task 99.")}, status: 404},
 		{name: "task id not a number", method: "GET", path: "tasks/twelve", p: &primitives{}, status: 404, unchecked: true},
-		{name: "job succeeded", method: "POST", path: "jobs", body: `{"commands": ["true"], "image": "busybox", "env": {"A": "1"}, "secret_env": {"PGPASSWORD": "superuser_password"}, "timeout": 60}`, p: &primitives{job: &deployment.JobResult{Job: "shop-db-job", Succeeded: true, DeletedJob: "shop-db-job"}}, status: 200},
-		{name: "job failed", method: "POST", path: "jobs", body: `{"commands": ["false"], "image": "busybox", "timeout": 60}`, p: &primitives{job: &deployment.JobResult{Job: "shop-db-job", Message: "The Job failed: exit code 1.", TailLines: 3}}, status: 200},
+		{name: "job succeeded", method: "POST", path: "jobs", body: `{"commands": ["true"], "image": "busybox", "env": {"A": "1"}, "secret_env": {"PGPASSWORD": "superuser_password"}, "timeout": 60}`, p: &primitives{job: &deployment.CommandsResult{Job: "shop-db-job", Succeeded: true, DeletedJob: "shop-db-job"}}, status: 200},
+		{name: "job failed", method: "POST", path: "jobs", body: `{"commands": ["false"], "image": "busybox", "timeout": 60}`, p: &primitives{job: &deployment.CommandsResult{Job: "shop-db-job", Message: "The Job failed: exit code 1.", TailLines: 3}}, status: 200},
 		{name: "job still running", method: "POST", path: "jobs", body: `{"commands": ["true"], "image": "busybox", "timeout": 60}`, p: &primitives{err: styrmin.Errorf(styrmin.ECONFLICT, "The Job shop-db-job is still running.")}, status: 409},
 		{name: "no cluster", method: "POST", path: "jobs", body: `{"commands": ["true"], "image": "busybox", "timeout": 60}`, p: &primitives{err: styrmin.Errorf(styrmin.EUNAVAILABLE, "The cluster does not answer.")}, status: 503},
 		{name: "internal error", method: "GET", path: "deployment", p: &primitives{err: errors.New("boom")}, status: 500},

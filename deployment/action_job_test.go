@@ -95,16 +95,16 @@ func (f jobFixture) changes() []k8stesting.Action {
 	return out
 }
 
-func jobRequest() deployment.JobRequest {
-	return deployment.JobRequest{Commands: []string{"migrate --key \"$KEY\""}, Image: "busybox", Timeout: 60,
+func jobRequest() deployment.CommandsRequest {
+	return deployment.CommandsRequest{Commands: []string{"migrate --key \"$KEY\""}, Image: "busybox", Timeout: 60,
 		SecretEnv: map[string]string{"KEY": deployment.SecretPromptPrefix + "key"}}
 }
 
-func TestRunJobHandsASecretPromptToItsJobOnly(t *testing.T) {
+func TestExecuteCommandsHandsASecretPromptToItsJobOnly(t *testing.T) {
 	t.Parallel()
 	f := setupJobs(t)
 	ctx := context.Background()
-	res, err := f.svc.RunJob(ctx, f.caller, jobRequest())
+	res, err := f.svc.ExecuteCommands(ctx, f.caller, jobRequest())
 	require.NoError(t, err)
 	require.False(t, res.Succeeded)
 
@@ -125,11 +125,11 @@ func TestRunJobHandsASecretPromptToItsJobOnly(t *testing.T) {
 
 	req := jobRequest()
 	req.SecretEnv = map[string]string{"KEY": deployment.SecretPromptPrefix + "path"}
-	_, err = f.svc.RunJob(ctx, f.caller, req)
+	_, err = f.svc.ExecuteCommands(ctx, f.caller, req)
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "only a secret prompt of the calling action")
 }
 
-func TestRunJobRefusedChangesNothing(t *testing.T) {
+func TestExecuteCommandsRefusedChangesNothing(t *testing.T) {
 	t.Parallel()
 	running := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "site-job", Namespace: "site", UID: "uid-running",
 		Labels: map[string]string{kube.ActionJobLabel: kube.ActionJobLabelValue}}}
@@ -137,22 +137,22 @@ func TestRunJobRefusedChangesNothing(t *testing.T) {
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "site-job", UID: "uid-running"}}},
 		Data: map[string][]byte{"KEY": []byte("the running pod's key")}}
 	f := setupJobs(t, running, itsSecret)
-	_, err := f.svc.RunJob(context.Background(), f.caller, jobRequest())
+	_, err := f.svc.ExecuteCommands(context.Background(), f.caller, jobRequest())
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Empty(t, f.changes(), "no Secret written, nothing created or deleted")
 	require.NotContains(t, f.detail(t), "job_tail")
 }
 
-func TestRunJobRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T) {
+func TestExecuteCommandsRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T) {
 	t.Parallel()
 	ended := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "site-job", Namespace: "site", UID: "uid-old",
 		Labels: map[string]string{kube.ActionJobLabel: kube.ActionJobLabelValue}},
 		Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}}
 	f := setupJobs(t, ended)
 	ctx := context.Background()
-	_, err := f.svc.RunJob(ctx, f.caller, jobRequest())
+	_, err := f.svc.ExecuteCommands(ctx, f.caller, jobRequest())
 	require.NoError(t, err)
-	_, err = f.svc.RunJob(ctx, f.caller, jobRequest()) // deletes the first call's Job, of the same name
+	_, err = f.svc.ExecuteCommands(ctx, f.caller, jobRequest()) // deletes the first call's Job, of the same name
 	require.NoError(t, err)
 	require.Equal(t, []any{"site-job"}, f.detail(t)["deleted_jobs"], "the step names the Job once")
 
@@ -161,7 +161,7 @@ func TestRunJobRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T) {
 	g.clientset.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewAlreadyExists(batchv1.Resource("jobs"), "site-job")
 	})
-	_, err = g.svc.RunJob(ctx, g.caller, jobRequest())
+	_, err = g.svc.ExecuteCommands(ctx, g.caller, jobRequest())
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Equal(t, []any{"site-job"}, g.detail(t)["deleted_jobs"])
 	for _, a := range g.changes() {
@@ -171,14 +171,14 @@ func TestRunJobRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T) {
 	}
 }
 
-func TestRunJobNeverOutlivesTheAction(t *testing.T) {
+func TestExecuteCommandsNeverOutlivesTheAction(t *testing.T) {
 	t.Parallel()
 	f := setupJobs(t)
 	ctx := context.Background()
 	f.caller.Deadline = time.Now().Add(30 * time.Second)
 	req := jobRequest()
 	req.Timeout = 600
-	_, err := f.svc.RunJob(ctx, f.caller, req)
+	_, err := f.svc.ExecuteCommands(ctx, f.caller, req)
 	require.NoError(t, err)
 	job, err := f.clientset.BatchV1().Jobs("site").Get(ctx, "site-job", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -187,7 +187,7 @@ func TestRunJobNeverOutlivesTheAction(t *testing.T) {
 
 	g := setupJobs(t)
 	g.caller.Deadline = time.Now().Add(-time.Second)
-	_, err = g.svc.RunJob(ctx, g.caller, jobRequest())
+	_, err = g.svc.ExecuteCommands(ctx, g.caller, jobRequest())
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
 	require.Empty(t, g.changes())
 }

@@ -116,8 +116,8 @@ func (s *Service) LinkedTask(ctx context.Context, c *Caller, id int64) (*Task, e
 	return &t, err
 }
 
-// JobRequest is an execute_commands call.
-type JobRequest struct {
+// CommandsRequest is an execute_commands call.
+type CommandsRequest struct {
 	Commands []string          `json:"commands"`
 	Image    string            `json:"image"`
 	Env      map[string]string `json:"env"`
@@ -129,8 +129,8 @@ type JobRequest struct {
 	Timeout int `json:"timeout"`
 }
 
-// JobResult is how an execute_commands call ended.
-type JobResult struct {
+// CommandsResult is how an execute_commands call ended.
+type CommandsResult struct {
 	Job        string `json:"job"`
 	Succeeded  bool   `json:"succeeded"`
 	DeletedJob string `json:"deleted_job"`
@@ -138,13 +138,13 @@ type JobResult struct {
 	TailLines  int    `json:"tail_lines,omitempty"`
 }
 
-// RunJob is the execute_commands primitive: it runs the commands in the
+// ExecuteCommands is the execute_commands primitive: it runs the commands in the
 // deployment's action Job and records, on the caller's hook step, the Job it
 // deleted (when it deletes it) and a failed Job's output tail, redacted as
 // the step's own log is. The secret values the Job reads (secret parameters,
 // or the action's secret prompts named prompt.<name>) go into the Job's own
 // Secret, created by kube.RunActionJob only once nothing refuses the call.
-func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobResult, error) {
+func (s *Service) ExecuteCommands(ctx context.Context, c *Caller, req CommandsRequest) (*CommandsResult, error) {
 	cluster, err := s.needCluster()
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (s *Service) RunJob(ctx context.Context, c *Caller, req JobRequest) (*JobRe
 	if err != nil {
 		return nil, err
 	}
-	return &JobResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
+	return &CommandsResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
 }
 
 // jobTimeout is the time limit of the caller's Job that asked for seconds:

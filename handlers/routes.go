@@ -115,7 +115,7 @@ func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
 		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart)),
 		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade)),
 		r(http.MethodGet, "tasks/:id", action.TaskRead(p, logger)),
-		r(http.MethodPost, "jobs", action.JobRun(p, logger)),
+		r(http.MethodPost, "jobs", action.ExecuteCommands(p, logger)),
 	}
 }
 

@@ -73,7 +73,7 @@ func TestTheRunnerCutsRecordsToTheExecutorsLineLimit(t *testing.T) {
 // covers everything the server may do beyond the Job's timeout, and a minute more.
 func TestExecuteCommandsWaitsLongerThanTheServer(t *testing.T) {
 	t.Parallel()
-	want := action.JobCallLimit(0) + time.Minute
+	want := action.CommandsCallLimit(0) + time.Minute
 	require.Equal(t, strconv.Itoa(int(want.Seconds())), pythonConstant(t, "styrmin.primitives", "JOB_CALL_MARGIN"))
 }
 

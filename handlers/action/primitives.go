@@ -29,7 +29,7 @@ type Primitives interface {
 	ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error)
 	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 	LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error)
-	RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error)
+	ExecuteCommands(ctx context.Context, c *deployment.Caller, req deployment.CommandsRequest) (*deployment.CommandsResult, error)
 }
 
 var _ Primitives = (*deployment.Service)(nil)
@@ -40,17 +40,17 @@ const Prefix = "/api/action/v1/"
 // maxRequest bounds a primitive's request body.
 const maxRequest = 1 << 20
 
-// JobAnswerGrace is how long POST jobs may take once the deadline of its Job's
+// CommandsAnswerGrace is how long POST jobs may take once the deadline of its Job's
 // waits (kube.ActionJobCallLimit) has passed: telling the Job to stop,
 // recording on the hook step and writing the answer.
-const JobAnswerGrace = kube.ActionJobStopGrace + 20*time.Second
+const CommandsAnswerGrace = kube.ActionJobStopGrace + 20*time.Second
 
-// JobCallLimit is the longest a POST jobs call for a Job of this timeout
+// CommandsCallLimit is the longest a POST jobs call for a Job of this timeout
 // lasts. The styrmin Python package's execute_commands waits a minute more
 // for its answer (JOB_CALL_MARGIN, checked by a test), so it never gives up
 // before the server does.
-func JobCallLimit(timeout time.Duration) time.Duration {
-	return kube.ActionJobCallLimit(timeout) + JobAnswerGrace
+func CommandsCallLimit(timeout time.Duration) time.Duration {
+	return kube.ActionJobCallLimit(timeout) + CommandsAnswerGrace
 }
 
 // bodyFunc is a primitive's handler body: the status and answer for the action
@@ -145,22 +145,22 @@ func TaskRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 	})
 }
 
-// JobRun answers POST jobs: it runs commands in a Job and waits for it.
-func JobRun(p Primitives, logger *slog.Logger) echo.HandlerFunc {
+// ExecuteCommands answers POST jobs: it runs commands in a Job and waits for it.
+func ExecuteCommands(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
-		var req deployment.JobRequest
+		var req deployment.CommandsRequest
 		if err := decodeJSON(c, &req); err != nil {
 			return 0, nil, err
 		}
 		// The call lasts as long as the Job: lift this response's write
 		// deadline, and bound the server's waits.
 		timeout := time.Duration(max(req.Timeout, 0)) * time.Second
-		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(JobCallLimit(timeout))); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(CommandsCallLimit(timeout))); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return 0, nil, err
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), kube.ActionJobCallLimit(timeout))
 		defer cancel()
-		res, err := p.RunJob(ctx, caller, req)
+		res, err := p.ExecuteCommands(ctx, caller, req)
 		return http.StatusOK, res, err
 	})
 }

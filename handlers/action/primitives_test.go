@@ -64,7 +64,7 @@ func pgSupported(t *testing.T, d handlerstest.DeployApp) string {
 	return v.Driver.Spec.SupportedVersions
 }
 
-// deadlinePrimitives answers POST jobs at once, noting the deadline RunJob was given.
+// deadlinePrimitives answers POST jobs at once, noting the deadline ExecuteCommands was given.
 type deadlinePrimitives struct {
 	action.Primitives
 	deadline time.Time
@@ -74,9 +74,9 @@ func (p *deadlinePrimitives) Authenticate(ctx context.Context, token string) (*d
 	return &deployment.Caller{}, nil
 }
 
-func (p *deadlinePrimitives) RunJob(ctx context.Context, c *deployment.Caller, req deployment.JobRequest) (*deployment.JobResult, error) {
+func (p *deadlinePrimitives) ExecuteCommands(ctx context.Context, c *deployment.Caller, req deployment.CommandsRequest) (*deployment.CommandsResult, error) {
 	p.deadline, _ = ctx.Deadline()
-	return &deployment.JobResult{Job: "site-job", Succeeded: true}, nil
+	return &deployment.CommandsResult{Job: "site-job", Succeeded: true}, nil
 }
 
 func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
@@ -92,7 +92,7 @@ func TestAJobsCallIsBoundedByItsTimeoutAndTheServersWaits(t *testing.T) {
 	after := time.Now()
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	limit := kube.ActionJobCallLimit(600 * time.Second)
-	require.False(t, p.deadline.Before(before.Add(limit)), "RunJob may wait for everything the Job's waits take")
+	require.False(t, p.deadline.Before(before.Add(limit)), "ExecuteCommands may wait for everything the Job's waits take")
 	require.False(t, p.deadline.After(after.Add(limit)), "and no longer")
-	require.Less(t, limit, action.JobCallLimit(600*time.Second), "the answer has time to be written")
+	require.Less(t, limit, action.CommandsCallLimit(600*time.Second), "the answer has time to be written")
 }

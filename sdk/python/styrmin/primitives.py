@@ -21,7 +21,7 @@ POLL_INTERVAL = 1.0
 POLL_RETRIES = 30
 
 # Seconds the HTTP call of execute_commands waits beyond the Job's own timeout:
-# the longest the server may take beyond it (action.JobCallLimit in Go: waiting
+# the longest the server may take beyond it (action.CommandsCallLimit in Go: waiting
 # for the ended Job of an earlier call to be gone, 2 min; for the cluster to end
 # the Job, 2 min; its requests, 1 min; stopping the Job and answering, 30 s), and
 # a minute more, so that the call never gives up before the server. A Go test
