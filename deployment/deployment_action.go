@@ -17,7 +17,7 @@ type actionRunner struct{ s *Service }
 // result with the tasks it started.
 func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in actionInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ const tokenGrace = 5 * time.Minute
 // runHooks runs the actions of hook, in declaration order, as one hook step
 // each. A blocking action's failure stops there and is returned; a
 // best-effort one's is a warning on its step.
-func (j *job) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any) error {
+func (j *taskRun) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any) error {
 	for i := range b.Driver.Spec.Actions {
 		a := &b.Driver.Spec.Actions[i]
 		if a.Hook != hook {
@@ -49,7 +49,7 @@ func (j *job) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook
 }
 
 // runAction runs one action as a hook step.
-func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Action, prompts map[string]any) error {
+func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Action, prompts map[string]any) error {
 	title := a.Title
 	if title == "" {
 		title = a.Name
@@ -97,7 +97,7 @@ func (j *job) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.Actio
 // hookFailed records an action's failure on its step and in its detail: a
 // warning for a best-effort action (nil: the task goes on), else the step's
 // error.
-func (j *job) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.Action, line string) error {
+func (j *taskRun) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.Action, line string) error {
 	msg := fmt.Sprintf("Action %s failed: %s", a.Name, line)
 	detail.Error = msg
 	if a.EffectiveMode() == drivers.ModeBestEffort {
@@ -110,7 +110,7 @@ func (j *job) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.Actio
 // mintToken creates the action token of one run of action a on the hook
 // step stepID, storing only its hash, with the action's name and the end of
 // its timeout (counted from now, so never later than the action's).
-func (j *job) mintToken(ctx context.Context, stepID int64, a *drivers.Action) (string, error) {
+func (j *taskRun) mintToken(ctx context.Context, stepID int64, a *drivers.Action) (string, error) {
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails
 	token := ActionTokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
@@ -160,7 +160,7 @@ type LinkedResult struct {
 }
 
 // linked lists the tasks the steps of this run started, for its result.
-func (j *job) linked(ctx context.Context) ([]LinkedResult, error) {
+func (j *taskRun) linked(ctx context.Context) ([]LinkedResult, error) {
 	steps, err := j.s.q.ListSteps(ctx, j.run.Task.ID)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: steps of task %d: %w", j.run.Task.ID, err)

@@ -140,7 +140,7 @@ func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
 }
 
 // openTaskSecrets opens and splits the secret inputs of the job's task.
-func (j *job) openTaskSecrets() (taskSecrets, error) {
+func (j *taskRun) openTaskSecrets() (taskSecrets, error) {
 	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, secretsLabel(j.row.ID))
 	if err != nil {
 		return taskSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", j.run.Task.ID, err)

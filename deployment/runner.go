@@ -74,17 +74,17 @@ func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, s
 	return r.Runner.Recover(ctx, run)
 }
 
-// job is what every runner starts from: the task's deployment, its inputs
+// taskRun is what every runner starts from: the task's deployment, its inputs
 // and the cluster.
-type job struct {
+type taskRun struct {
 	s       *Service
 	run     *executor.Run
 	row     db.Deployment
 	cluster *Cluster
 }
 
-// newJob reads the task's deployment and decodes its inputs into inputs.
-func (s *Service) newJob(ctx context.Context, run *executor.Run, inputs any) (*job, error) {
+// newTaskRun reads the task's deployment and decodes its inputs into inputs.
+func (s *Service) newTaskRun(ctx context.Context, run *executor.Run, inputs any) (*taskRun, error) {
 	cluster, err := s.needCluster()
 	if err != nil {
 		return nil, err
@@ -96,12 +96,12 @@ func (s *Service) newJob(ctx context.Context, run *executor.Run, inputs any) (*j
 	if err := json.Unmarshal(run.Task.Inputs, inputs); err != nil {
 		return nil, fmt.Errorf("deployment: task %d inputs: %w", run.Task.ID, err)
 	}
-	return &job{s: s, run: run, row: row, cluster: cluster}, nil
+	return &taskRun{s: s, run: run, row: row, cluster: cluster}, nil
 }
 
 // render loads the chart of bundle b and renders the values the deployment
 // gives it, as one step.
-func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
+func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
 	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Timeout: HelmTimeout,
 		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
 	err := j.run.Step(ctx, StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
@@ -119,7 +119,7 @@ func (j *job) render(ctx context.Context, b *drivers.Bundle, appVersion string, 
 }
 
 // waitReady waits for each component to be ready, one step per component.
-func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
+func (j *taskRun) waitReady(ctx context.Context, comps []drivers.Component) error {
 	for _, c := range comps {
 		err := j.run.Step(ctx, StepWait, "Wait for "+componentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
 			statuses, err := j.cluster.Kube.WaitComponentsReady(ctx, j.row.Namespace, j.row.Name, []drivers.Component{c}, ReadyTimeout)
@@ -144,7 +144,7 @@ func (j *job) waitReady(ctx context.Context, comps []drivers.Component) error {
 // waitStopped waits, as one step, until the pods of the stopped components
 // are gone: an action that stops a component and then works on its data must
 // find it stopped.
-func (j *job) waitStopped(ctx context.Context, comps []drivers.Component) error {
+func (j *taskRun) waitStopped(ctx context.Context, comps []drivers.Component) error {
 	names := make([]string, len(comps))
 	for i, c := range comps {
 		names[i] = componentTitle(c)
@@ -160,7 +160,7 @@ func (j *job) waitStopped(ctx context.Context, comps []drivers.Component) error 
 
 // record saves what a successful release operation put in place: the
 // revision's versions and values, and the deployment's.
-func (j *job) record(ctx context.Context, revision int, driverVersion, appVersion string, values Values) error {
+func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVersion string, values Values) error {
 	plain, err := marshalPlain(values)
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func (j *job) record(ctx context.Context, revision int, driverVersion, appVersio
 // fail marks the deployment failed after a task failed, and returns err with
 // the task's result: the tasks its actions started, as a task that ends
 // includes them (nil when none).
-func (j *job) fail(ctx context.Context, err error) (any, error) {
+func (j *taskRun) fail(ctx context.Context, err error) (any, error) {
 	ctx = context.WithoutCancel(ctx)
 	if serr := j.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed}); serr != nil {
 		err = fmt.Errorf("%w (and recording the failure: %v)", err, serr)
@@ -218,7 +218,7 @@ type releaseResult struct {
 
 // finishHooks runs the post-operation hook of a task that made a revision,
 // then completes its result with the tasks its actions started.
-func (j *job) finishHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any, result releaseResult) (any, error) {
+func (j *taskRun) finishHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any, result releaseResult) (any, error) {
 	hookErr := j.runHooks(ctx, b, hook, prompts)
 	linked, err := j.linked(ctx)
 	if err != nil {

@@ -28,7 +28,7 @@ type componentsResult struct {
 // stop) or ready (a start).
 func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in componentsInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 
 // apply stops or starts one component and returns its new state. Stopping a
 // stopped component keeps the replicas remembered at its first stop.
-func (r componentsRunner) apply(ctx context.Context, j *job, c drivers.Component, state ComponentState) (ComponentState, error) {
+func (r componentsRunner) apply(ctx context.Context, j *taskRun, c drivers.Component, state ComponentState) (ComponentState, error) {
 	if r.stop {
 		before, err := j.cluster.Kube.ScaleComponent(ctx, j.row.Namespace, j.row.Name, c, 0)
 		if err != nil {

@@ -19,7 +19,7 @@ type deleteRunner struct{ s *Service }
 // deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in deleteInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}

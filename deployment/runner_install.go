@@ -15,7 +15,7 @@ type installRunner struct{ s *Service }
 // Run installs the deployment as its install task says.
 func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in installInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ type rollbackRunner struct{ s *Service }
 // revision with the old one's values.
 func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in rollbackInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ type upgradeRunner struct{ s *Service }
 // ever deployed), waits for the components, then records the new values.
 func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in upgradeInputs
-	j, err := r.s.newJob(ctx, run, &in)
+	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 // upgrade runs the Helm step of an upgrade. A release none of whose revisions
 // ever deployed (its install failed) cannot be upgraded by Helm; it is
 // installed again instead.
-func (j *job) upgrade(ctx context.Context, opts *release.InstallOptions) (*release.Release, error) {
+func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions) (*release.Release, error) {
 	var rel *release.Release
 	err := j.run.Step(ctx, StepHelm, "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		history, err := j.cluster.Releases.History(ctx, j.row.Namespace, j.row.Name)
