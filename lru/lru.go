@@ -73,6 +73,7 @@ func (c *Cache[K, V]) remove(el *list.Element) {
 	delete(c.byKey, e.key)
 	c.size -= e.size
 }
+
 // TextSize is the bytes of text in v (strings, in structs, slices, maps and
 // interfaces at any depth) plus a word per value, an estimate of the memory
 // a presentation or a decoded spec holds.
