@@ -28,6 +28,9 @@ type Catalog struct {
 	epoch uint64
 	// refs holds each driver's versions, while listening.
 	refs map[string][]VersionRef
+
+	// specs keeps decoded specs by content digest (Spec); it has its own lock.
+	specs *specCache
 }
 
 // listing is the catalogue's entries as of one generation of its content.
@@ -38,7 +41,7 @@ type listing struct {
 
 // New returns the catalogue stored in the database behind dbtx (a pool).
 func New(dbtx db.DBTX) *Catalog {
-	return &Catalog{q: db.New(dbtx), refs: map[string][]VersionRef{}}
+	return &Catalog{q: db.New(dbtx), refs: map[string][]VersionRef{}, specs: newSpecCache(SpecCacheBytes)}
 }
 
 var _ db.Subscriber = (*notifications)(nil)

@@ -98,13 +98,15 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	return live
 }
 
-// driverSpec reads the spec of d's driver version from the catalogue.
+// driverSpec returns the decoded spec of d's driver version, which the
+// catalogue decodes once per content digest and shares: read it, never
+// modify it.
 func (s *Service) driverSpec(ctx context.Context, d *Deployment) (*drivers.Driver, error) {
-	v, err := s.catalog.Get(ctx, d.Driver, d.DriverVersion)
+	spec, err := s.catalog.Spec(ctx, d.Driver, d.DriverVersion)
 	if err != nil {
 		return nil, err
 	}
-	return v.Driver, nil
+	return spec.Driver, nil
 }
 
 // readCluster fills live from the cluster.

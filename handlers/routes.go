@@ -10,7 +10,6 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/action"
 	"github.com/styrmin/styrmin/handlers/api"
-	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/handlers/web"
 	"github.com/styrmin/styrmin/views"
 )
@@ -46,7 +45,6 @@ type route struct {
 // revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
-	specs := httpx.NewDriverSpecs(httpx.DriverSpecCacheBytes)
 	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
@@ -75,7 +73,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md)},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, specs, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
@@ -99,7 +97,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false)},
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d, specs))...)...)
+	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
 }
 
 // actionRoutes are the permission table's lines for the action primitives:
@@ -158,10 +156,9 @@ func apiRoutes() []route {
 	}
 }
 
-// apiServer is the REST API's server over d's services, sharing specs
-// with the deployment pages.
-func apiServer(d Deps, specs *httpx.DriverSpecs) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Specs: specs}
+// apiServer is the REST API's server over d's services.
+func apiServer(d Deps) *api.Server {
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens}
 }
 
 // withAPIHandlers gives each API line of table the generated handler of its

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // The API's reads of deployments: the same service as the deployment pages.
@@ -91,7 +91,7 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
 		last = &sum
 	}
-	spec, err := httpx.DeployedDriver(ctx, s.Drivers, s.Specs, d)
+	spec, err := catalog.Absent(s.Drivers.Spec(ctx, d.Driver, d.DriverVersion))
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,7 @@ type DriverCatalog interface {
 	Listing(ctx context.Context) (catalog.Listing, error)
 	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
+	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)
@@ -73,9 +74,6 @@ type Server struct {
 	Users Users
 	// APITokens stores personal API tokens.
 	APITokens *auth.APITokens
-	// Specs are the decoded specs of deployed driver versions, shared with
-	// the deployment pages.
-	Specs *httpx.DriverSpecs
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

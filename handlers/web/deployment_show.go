@@ -10,9 +10,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/lru"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -21,7 +22,7 @@ import (
 // update live while they run; the ended ones after the newest few have their
 // steps folded (TaskSteps opens them). simulated says the cluster's pods are
 // simulated (the local development cluster).
-func DeploymentShow(svc deploymentReader, catalog DriverCatalog, specs *httpx.DriverSpecs, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func DeploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	forms := newActionForms(actionFormCacheBytes)
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -34,7 +35,7 @@ func DeploymentShow(svc deploymentReader, catalog DriverCatalog, specs *httpx.Dr
 		if err != nil {
 			return err
 		}
-		spec, manual, err := deployedDriver(ctx, catalog, specs, forms, md, d)
+		spec, manual, err := deployedDriver(ctx, catalog, forms, md, d)
 		if err != nil {
 			return err
 		}
@@ -50,11 +51,12 @@ func DeploymentShow(svc deploymentReader, catalog DriverCatalog, specs *httpx.Dr
 	}
 }
 
-// deployedDriver returns the deployment's driver version (see
-// httpx.DeployedDriver) and its manual actions' forms, their prompts at
-// their defaults, Markdown rendered once per version and kept in forms.
-func deployedDriver(ctx context.Context, cat DriverCatalog, specs *httpx.DriverSpecs, forms *actionForms, md *views.Markdown, d *deployment.Deployment) (httpx.DriverSpec, []views.ManualAction, error) {
-	spec, err := httpx.DeployedDriver(ctx, cat, specs, d)
+// deployedDriver returns the deployment's driver version (a zero Spec when
+// the catalogue no longer holds it) and its manual actions' forms, their
+// prompts at their defaults, Markdown rendered once per version and kept in
+// forms.
+func deployedDriver(ctx context.Context, cat DriverCatalog, forms *actionForms, md *views.Markdown, d *deployment.Deployment) (catalog.Spec, []views.ManualAction, error) {
+	spec, err := catalog.Absent(cat.Spec(ctx, d.Driver, d.DriverVersion))
 	if err != nil || spec.Driver == nil {
 		return spec, nil, err
 	}
@@ -72,14 +74,14 @@ func deployedDriver(ctx context.Context, cat DriverCatalog, specs *httpx.DriverS
 // actionForms keeps the manual actions' forms of the driver versions that
 // deployment pages showed most recently, keyed by content digest; they are
 // shared: read them, never modify them.
-type actionForms = httpx.LRU[string, []views.ManualAction]
+type actionForms = lru.Cache[string, []views.ManualAction]
 
 // actionFormCacheBytes bounds the text of the forms an actionForms keeps.
 const actionFormCacheBytes = 16 << 20
 
 // newActionForms returns an empty cache of at most max bytes of forms.
 func newActionForms(max int) *actionForms {
-	return httpx.NewLRU(max, func(_ string, f []views.ManualAction) int { return httpx.TextSize(reflect.ValueOf(f)) })
+	return lru.New(max, func(_ string, f []views.ManualAction) int { return lru.TextSize(reflect.ValueOf(f)) })
 }
 
 // deploymentShowProps are a deployment page's props (without the layout's).

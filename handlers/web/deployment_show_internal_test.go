@@ -10,7 +10,6 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -20,24 +19,15 @@ type fakeVersions struct {
 	DriverCatalog
 	refs     []catalog.VersionRef
 	byDigest map[string]*drivers.Driver
-	gets     int
 }
 
-func (f *fakeVersions) VersionRefs(_ context.Context, name string) ([]catalog.VersionRef, error) {
-	if len(f.refs) == 0 {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no driver named %q.", name)
-	}
-	return f.refs, nil
-}
-
-func (f *fakeVersions) Get(_ context.Context, name, version string) (*catalog.Version, error) {
-	f.gets++
+func (f *fakeVersions) Spec(_ context.Context, name, version string) (catalog.Spec, error) {
 	for _, r := range f.refs {
 		if r.Version == version {
-			return &catalog.Version{Driver: f.byDigest[r.Digest], Digest: r.Digest, HasIcon: true}, nil
+			return catalog.Spec{Driver: f.byDigest[r.Digest], Digest: r.Digest, HasIcon: true}, nil
 		}
 	}
-	return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
+	return catalog.Spec{}, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
 }
 
 // specOf is a decoded spec of the hello driver whose title is title.
@@ -47,7 +37,11 @@ func specOf(title string) *drivers.Driver {
 	return d
 }
 
-func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
+// TestDeployedDriverRendersEachDigestsFormsOnce: a deployment page renders
+// its driver version's manual action forms once per content digest, and a
+// version the catalogue lost has no spec (catalog.Spec decodes each digest
+// once: TestSpecDecodesEachDigestOnce).
+func TestDeployedDriverRendersEachDigestsFormsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dep := &deployment.Deployment{Driver: "hello", DriverVersion: "1.0.0"}
@@ -56,7 +50,6 @@ func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
 		refs:     []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:a"}},
 		byDigest: map[string]*drivers.Driver{"sha256:a": first, "sha256:b": second},
 	}
-	specs := httpx.NewDriverSpecs(httpx.DriverSpecCacheBytes)
 	cache := newActionForms(actionFormCacheBytes)
 
 	first.Spec.Actions = []drivers.Action{
@@ -65,7 +58,7 @@ func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
 	}
 	var forms []*views.ManualAction
 	for range 3 {
-		spec, manual, err := deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+		spec, manual, err := deployedDriver(ctx, cat, cache, views.NewMarkdown(), dep)
 		require.NoError(t, err)
 		require.Same(t, first, spec.Driver)
 		require.True(t, spec.HasIcon)
@@ -73,22 +66,20 @@ func TestDeployedDriverDecodesEachDigestOnce(t *testing.T) {
 		require.Contains(t, string(manual[0].Description), "<strong>space</strong>")
 		forms = append(forms, &manual[0])
 	}
-	require.Same(t, forms[0], forms[2], "the actions' forms are rendered once too")
-	require.Equal(t, 1, cat.gets, "the spec of a digest is read and decoded once")
+	require.Same(t, forms[0], forms[2], "the actions' forms are rendered once")
 
 	cat.refs = []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:b"}}
-	spec, _, err := deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	spec, _, err := deployedDriver(ctx, cat, cache, views.NewMarkdown(), dep)
 	require.NoError(t, err)
 	require.Same(t, second, spec.Driver, "other content under the same version is other content")
-	require.Equal(t, 2, cat.gets)
 
 	cat.refs = []catalog.VersionRef{{Version: "2.0.0", Digest: "sha256:c"}}
-	spec, _, err = deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	spec, _, err = deployedDriver(ctx, cat, cache, views.NewMarkdown(), dep)
 	require.NoError(t, err)
 	require.Nil(t, spec.Driver, "a version the catalogue lost has no spec, even one kept")
 
 	cat.refs = nil
-	spec, _, err = deployedDriver(ctx, cat, specs, cache, views.NewMarkdown(), dep)
+	spec, _, err = deployedDriver(ctx, cat, cache, views.NewMarkdown(), dep)
 	require.NoError(t, err)
 	require.Nil(t, spec.Driver, "nor has a driver the catalogue lost")
 }

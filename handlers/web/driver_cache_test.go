@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -14,18 +15,44 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
-// countingCatalog counts how often a driver version is read and presented.
+// countingCatalog counts how often a driver version is read and presented,
+// and which decoded specs its Spec returned.
 type countingCatalog struct {
 	web.DriverCatalog
 	gets atomic.Int64
+
+	mu sync.Mutex
+	// decoded holds each distinct decoded spec Spec returned.
+	decoded map[*drivers.Driver]bool
 }
 
 func (c *countingCatalog) Get(ctx context.Context, name, version string) (*catalog.Version, error) {
 	c.gets.Add(1)
 	return c.DriverCatalog.Get(ctx, name, version)
+}
+
+func (c *countingCatalog) Spec(ctx context.Context, name, version string) (catalog.Spec, error) {
+	s, err := c.DriverCatalog.Spec(ctx, name, version)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.decoded == nil {
+		c.decoded = map[*drivers.Driver]bool{}
+	}
+	if s.Driver != nil {
+		c.decoded[s.Driver] = true
+	}
+	return s, err
+}
+
+// decodings is how many distinct decoded specs Spec returned.
+func (c *countingCatalog) decodings() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.decoded)
 }
 
 // TestDriverPageIsBuiltOncePerVersion: a driver version never changes, so its

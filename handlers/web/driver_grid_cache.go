@@ -6,7 +6,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/lru"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -40,11 +40,11 @@ func (g renderedGrid) component() templ.Component {
 
 // DriverGrids keeps the catalogue grids rendered most recently, by the
 // catalogue's state and filter; their slices are shared and read-only.
-type DriverGrids = httpx.LRU[gridKey, renderedGrid]
+type DriverGrids = lru.Cache[gridKey, renderedGrid]
 
 // NewDriverGrids returns an empty cache of at most max bytes.
 func NewDriverGrids(max int) *DriverGrids {
-	return httpx.NewLRU(max, func(key gridKey, grid renderedGrid) int {
+	return lru.New(max, func(key gridKey, grid renderedGrid) int {
 		size := len(grid.html) + len(key.query) + len(key.label)
 		for _, l := range grid.labelOptions {
 			size += len(l.Key) + len(l.Value)

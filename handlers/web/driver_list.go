@@ -18,6 +18,7 @@ type DriverCatalog interface {
 	Listing(ctx context.Context) (catalog.Listing, error)
 	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
+	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
 	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
 }

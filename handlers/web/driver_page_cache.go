@@ -3,7 +3,7 @@ package web
 import (
 	"reflect"
 
-	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/lru"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -16,9 +16,9 @@ const DriverPageCacheBytes = 32 << 20
 // recently (Markdown rendered, spec turned into view props), keyed by content
 // digest: a driver version never changes, so neither does its presentation.
 // Its slices are shared: set fields of a copy, never modify their elements.
-type DriverPages = httpx.LRU[string, views.DriverShowProps]
+type DriverPages = lru.Cache[string, views.DriverShowProps]
 
 // NewDriverPages returns an empty cache of at most max bytes of text.
 func NewDriverPages(max int) *DriverPages {
-	return httpx.NewLRU(max, func(_ string, props views.DriverShowProps) int { return httpx.TextSize(reflect.ValueOf(props)) })
+	return lru.New(max, func(_ string, props views.DriverShowProps) int { return lru.TextSize(reflect.ValueOf(props)) })
 }

@@ -1,4 +1,4 @@
-package httpx
+package catalog
 
 import (
 	"reflect"
@@ -8,39 +8,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/lru"
 )
 
-// specOf is a decoded spec of the hello driver whose title is title.
-func specOf(title string) *drivers.Driver {
-	d := &drivers.Driver{Metadata: drivers.Metadata{Name: "hello"}}
-	d.Spec.Version, d.Spec.Info.Title = "1.0.0", title
-	return d
-}
-
-func TestDriverSpecsAreBoundedBySize(t *testing.T) {
+func TestSpecCacheIsBoundedBySize(t *testing.T) {
 	t.Parallel()
 	// spec is a decoded spec whose one parameter has a default of n bytes,
 	// held in an interface as decoded JSON holds it.
-	spec := func(n int) DriverSpec {
-		d := specOf("Hello")
+	spec := func(n int) Spec {
+		d := &drivers.Driver{Metadata: drivers.Metadata{Name: "hello"}}
+		d.Spec.Version, d.Spec.Info.Title = "1.0.0", "Hello"
 		d.Spec.Parameters = []drivers.Parameter{{Name: "motd", Type: drivers.TypeText, Default: strings.Repeat("x", n)}}
-		return DriverSpec{Driver: d}
+		return Spec{Driver: d}
 	}
-	small, large := TextSize(reflect.ValueOf(spec(10))), TextSize(reflect.ValueOf(spec(10_010)))
+	small, large := lru.TextSize(reflect.ValueOf(spec(10))), lru.TextSize(reflect.ValueOf(spec(10_010)))
 	require.Equal(t, 10_000, large-small, "a default's text counts")
 	withMap := spec(10)
 	withMap.Driver.Spec.Parameters[0].Default = map[string]any{"greeting": strings.Repeat("x", 10_000)}
-	require.Greater(t, TextSize(reflect.ValueOf(withMap)), large, "so does the text in a map")
+	require.Greater(t, lru.TextSize(reflect.ValueOf(withMap)), large, "so does the text in a map")
 
-	specs := NewDriverSpecs(4 * large)
+	specs := newSpecCache(4 * large)
 	for _, digest := range []string{"a", "b", "c", "d", "e"} {
 		specs.Add(digest, spec(10_010))
 	}
 	_, ok := specs.Get("a")
-	require.False(t, ok, "the least recently shown goes first")
+	require.False(t, ok, "the least recently read goes first")
 	for _, digest := range []string{"b", "c", "d", "e"} {
 		_, ok := specs.Get(digest)
 		require.True(t, ok, "%s is kept", digest)
 	}
-	require.LessOrEqual(t, specs.size, 4*large)
 }

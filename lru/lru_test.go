@@ -1,4 +1,4 @@
-package httpx
+package lru
 
 import (
 	"reflect"
@@ -6,16 +6,20 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/styrmin/styrmin/views"
 )
 
-func TestDriverPagesForgetsTheLeastRecentlyShown(t *testing.T) {
+// page is a presentation of a driver version, as the pages cache them.
+type page struct {
+	Name   string
+	Readme string
+}
+
+func TestCacheForgetsTheLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	// props is a presentation with a README of n bytes; every name is one letter,
 	// so presentations with the same n have the same size.
-	props := func(name string, n int) views.DriverShowProps {
-		return views.DriverShowProps{Name: name, Readme: views.SafeHTML(strings.Repeat("x", n))}
+	props := func(name string, n int) page {
+		return page{Name: name, Readme: strings.Repeat("x", n)}
 	}
 	unit := TextSize(reflect.ValueOf(props("a", 1000)))
 	tests := []struct {
@@ -32,7 +36,7 @@ func TestDriverPagesForgetsTheLeastRecentlyShown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pages := NewLRU(4*unit, func(_ string, props views.DriverShowProps) int { return TextSize(reflect.ValueOf(props)) })
+			pages := New(4*unit, func(_ string, props page) int { return TextSize(reflect.ValueOf(props)) })
 			for _, op := range tt.ops {
 				switch name := op[1:]; op[0] {
 				case '+':

@@ -1,0 +1,68 @@
+package deployment_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// specCatalog records how the service reads driver versions: the versions
+// it read whole, and each distinct decoded spec Spec returned.
+type specCatalog struct {
+	deployment.Catalog
+	mu      sync.Mutex
+	gets    int
+	decoded map[*drivers.Driver]bool
+}
+
+func (c *specCatalog) Get(ctx context.Context, name, version string) (*catalog.Version, error) {
+	c.mu.Lock()
+	c.gets++
+	c.mu.Unlock()
+	return c.Catalog.Get(ctx, name, version)
+}
+
+func (c *specCatalog) Spec(ctx context.Context, name, version string) (catalog.Spec, error) {
+	s, err := c.Catalog.Spec(ctx, name, version)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.decoded[s.Driver] = true
+	return s, err
+}
+
+// TestPrimitivesDecodeTheDriverSpecOnce: action primitives read their
+// deployment's driver spec through the catalogue's cache, so two calls
+// decode it once.
+func TestPrimitivesDecodeTheDriverSpecOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t, nil)
+	ctx := context.Background()
+	install, err := f.svc.Queue(ctx, redis("cache"))
+	require.NoError(t, err)
+	d := mustGet(t, f, "cache")
+	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "an action"})
+	require.NoError(t, err)
+	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
+	cat := &specCatalog{Catalog: f.catalog, decoded: map[*drivers.Driver]bool{}}
+	key, err := secrets.ParseKey(f.keyText)
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	svc := deployment.New(deployment.Config{Pool: f.pool, Catalog: cat, Box: box})
+
+	for range 2 {
+		got, err := svc.ReadDeployment(ctx, caller)
+		require.NoError(t, err)
+		require.Len(t, got.Components, 2, "the components come from the driver's spec")
+	}
+	require.Zero(t, cat.gets, "no primitive reads the stored version itself")
+	require.Len(t, cat.decoded, 1, "the spec was decoded once for both calls")
+}
