@@ -131,7 +131,7 @@ func (s *Service) upgradeTarget(ctx context.Context, row db.Deployment, dep *Dep
 		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("choose one of %s: a deployment moves to the same or a newer driver version", strings.Join(versions, ", ")))
 		return nil, errs.err()
 	}
-	from, err := s.catalog.Get(ctx, dep.Driver, dep.DriverVersion)
+	from, err := s.catalog.Spec(ctx, dep.Driver, dep.DriverVersion)
 	if err != nil {
 		return nil, err
 	}

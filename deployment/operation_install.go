@@ -48,7 +48,7 @@ type installPlan struct {
 // values and the prompts.
 func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	var errs fieldErrors
-	version, err := s.catalog.Get(ctx, o.Driver, o.DriverVersion)
+	version, err := s.catalog.Spec(ctx, o.Driver, o.DriverVersion)
 	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND {
 		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("driver %s has no version %q", o.Driver, o.DriverVersion))
 		return nil, errs.err()

@@ -32,7 +32,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	v, err := r.s.catalog.Get(ctx, j.row.DriverName, j.row.DriverVersion)
+	v, err := r.s.catalog.Spec(ctx, j.row.DriverName, j.row.DriverVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,6 @@ import (
 // Catalog is what the service reads of the driver catalogue.
 type Catalog interface {
 	Versions(ctx context.Context, name string) ([]string, error)
-	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	// Spec is a version's decoded spec, decoded once per content digest.
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error)
