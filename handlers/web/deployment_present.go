@@ -100,51 +100,63 @@ func formValues(params []drivers.Parameter, start, entered map[string]string, ca
 // an install), immutable parameters are locked on an upgrade, and
 // fieldErrors are the service's field errors (<prefix>.<name> → message).
 func paramGroups(prefix string, params []drivers.Parameter, values map[string]string, fieldErrors map[string]string, upgrade bool, secretsSet []string, md *views.Markdown) ([]views.ParamGroup, error) {
+	form := paramForm{prefix: prefix, values: values, fieldErrors: fieldErrors, upgrade: upgrade, secretsSet: secretsSet, md: md}
 	var groups []views.ParamGroup
-	index := map[string]int{}
-	if slices.ContainsFunc(params, func(p drivers.Parameter) bool { return p.Group == "" }) {
-		groups = append(groups, views.ParamGroup{})
-		index[""] = 0
-	}
-	for _, p := range params {
-		i, ok := index[p.Group]
-		if !ok {
-			i = len(groups)
-			index[p.Group] = i
-			groups = append(groups, views.ParamGroup{Name: p.Group})
+	for _, group := range drivers.Groups(params) {
+		g := views.ParamGroup{Name: group.Name}
+		for _, p := range group.Parameters {
+			f, err := form.field(p)
+			if err != nil {
+				return nil, err
+			}
+			g.Fields = append(g.Fields, f)
 		}
-		desc, err := md.HTML(p.Description)
-		if err != nil {
-			return nil, err
-		}
-		f := views.ParamField{
-			Prefix: prefix, Name: p.Name, Title: p.Title, Description: desc, Type: string(p.Type),
-			Required: p.Required, Locked: upgrade && p.Immutable, Pattern: p.Pattern,
-			Error: fieldErrors[prefix+"."+p.Name],
-		}
-		if p.Type != drivers.TypeSecret {
-			f.Value = values[p.Name]
-		} else {
-			f.KeepsSecret = slices.Contains(secretsSet, p.Name)
-		}
-		if p.MinLength != nil {
-			f.MinLength = *p.MinLength
-		}
-		if p.MaxLength != nil {
-			f.MaxLength = *p.MaxLength
-		}
-		if p.Min != nil {
-			f.Min = number(*p.Min)
-		}
-		if p.Max != nil {
-			f.Max = number(*p.Max)
-		}
-		for _, choice := range p.Choices {
-			f.Choices = append(f.Choices, views.ParamChoice{Value: scalarText(choice)})
-		}
-		groups[i].Fields = append(groups[i].Fields, f)
+		groups = append(groups, g)
 	}
 	return groups, nil
+}
+
+// paramForm is what paramGroups builds each field from.
+type paramForm struct {
+	prefix              string
+	values, fieldErrors map[string]string
+	upgrade             bool
+	secretsSet          []string
+	md                  *views.Markdown
+}
+
+// field builds the form field of parameter p.
+func (form paramForm) field(p drivers.Parameter) (views.ParamField, error) {
+	desc, err := form.md.HTML(p.Description)
+	if err != nil {
+		return views.ParamField{}, err
+	}
+	f := views.ParamField{
+		Prefix: form.prefix, Name: p.Name, Title: p.Title, Description: desc, Type: string(p.Type),
+		Required: p.Required, Locked: form.upgrade && p.Immutable, Pattern: p.Pattern,
+		Error: form.fieldErrors[form.prefix+"."+p.Name],
+	}
+	if p.Type != drivers.TypeSecret {
+		f.Value = form.values[p.Name]
+	} else {
+		f.KeepsSecret = slices.Contains(form.secretsSet, p.Name)
+	}
+	if p.MinLength != nil {
+		f.MinLength = *p.MinLength
+	}
+	if p.MaxLength != nil {
+		f.MaxLength = *p.MaxLength
+	}
+	if p.Min != nil {
+		f.Min = number(*p.Min)
+	}
+	if p.Max != nil {
+		f.Max = number(*p.Max)
+	}
+	for _, choice := range p.Choices {
+		f.Choices = append(f.Choices, views.ParamChoice{Value: scalarText(choice)})
+	}
+	return f, nil
 }
 
 // hookActionSections builds a section per hook action of a form, its prompt

@@ -71,23 +71,16 @@ func driverShowProps(v *catalog.Version, md *views.Markdown) (views.DriverShowPr
 // each group in the order it first appears.
 func viewParameterGroups(params []drivers.Parameter, md *views.Markdown) ([]views.DriverParameterGroup, error) {
 	var groups []views.DriverParameterGroup
-	index := map[string]int{}
-	if slices.ContainsFunc(params, func(p drivers.Parameter) bool { return p.Group == "" }) {
-		groups = append(groups, views.DriverParameterGroup{})
-		index[""] = 0
-	}
-	for _, prm := range params {
-		i, ok := index[prm.Group]
-		if !ok {
-			i = len(groups)
-			index[prm.Group] = i
-			groups = append(groups, views.DriverParameterGroup{Name: prm.Group})
+	for _, group := range drivers.Groups(params) {
+		g := views.DriverParameterGroup{Name: group.Name}
+		for _, prm := range group.Parameters {
+			vp, err := viewParameter(prm, md)
+			if err != nil {
+				return nil, err
+			}
+			g.Parameters = append(g.Parameters, vp)
 		}
-		vp, err := viewParameter(prm, md)
-		if err != nil {
-			return nil, err
-		}
-		groups[i].Parameters = append(groups[i].Parameters, vp)
+		groups = append(groups, g)
 	}
 	return groups, nil
 }
