@@ -1,10 +1,8 @@
 package pki
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"net"
-	"os"
 	"testing"
 )
 
@@ -17,12 +15,7 @@ func TestGenerateNodeIssuesTheKubeletsAndAPIServersCertificates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	caPEM, err := os.ReadFile(files.CACert)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
+	roots := caPool(t, files)
 	client := []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	tests := []struct {
 		name, cert, key, wantCN, wantOrg string
@@ -34,18 +27,7 @@ func TestGenerateNodeIssuesTheKubeletsAndAPIServersCertificates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pair, err := tls.LoadX509KeyPair(tt.cert, tt.key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			leaf, err := x509.ParseCertificate(pair.Certificate[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt.verify.Roots = roots
-			if _, err := leaf.Verify(tt.verify); err != nil {
-				t.Fatal(err)
-			}
+			leaf := verifiedLeaf(t, roots, tt.cert, tt.key, tt.verify)
 			if leaf.Subject.CommonName != tt.wantCN {
 				t.Fatalf("common name %q, want %q", leaf.Subject.CommonName, tt.wantCN)
 			}

@@ -14,14 +14,7 @@ func TestGenerateMakesAChainTheAPIServerAndAdminCanUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	caPEM, err := os.ReadFile(files.CACert)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(caPEM) {
-		t.Fatal("ca.crt holds no certificate")
-	}
+	roots := caPool(t, files)
 	tests := []struct {
 		name      string
 		cert, key string
@@ -34,18 +27,7 @@ func TestGenerateMakesAChainTheAPIServerAndAdminCanUse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pair, err := tls.LoadX509KeyPair(tt.cert, tt.key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			leaf, err := x509.ParseCertificate(pair.Certificate[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt.verify.Roots = roots
-			if _, err := leaf.Verify(tt.verify); err != nil {
-				t.Fatal(err)
-			}
+			leaf := verifiedLeaf(t, roots, tt.cert, tt.key, tt.verify)
 			if tt.wantOrg != "" && (len(leaf.Subject.Organization) != 1 || leaf.Subject.Organization[0] != tt.wantOrg) {
 				t.Fatalf("organization %v, want %s", leaf.Subject.Organization, tt.wantOrg)
 			}
@@ -72,4 +54,37 @@ func TestWriteKubeconfigEmbedsEverything(t *testing.T) {
 			t.Errorf("kubeconfig lacks %q:\n%s", want, data)
 		}
 	}
+}
+
+// caPool is the pool of the CA that Generate wrote into files.
+func caPool(t *testing.T, files Files) *x509.CertPool {
+	t.Helper()
+	caPEM, err := os.ReadFile(files.CACert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	return roots
+}
+
+// verifiedLeaf loads the key pair cert and key and returns its certificate,
+// failing the test unless it verifies against roots with opts.
+func verifiedLeaf(t *testing.T, roots *x509.CertPool, cert, key string, opts x509.VerifyOptions) *x509.Certificate {
+	t.Helper()
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Roots = roots
+	if _, err := leaf.Verify(opts); err != nil {
+		t.Fatal(err)
+	}
+	return leaf
 }
