@@ -76,8 +76,9 @@ func stripCounters(line string) string {
 	return line
 }
 
-// clusterBinDir is the checkout's .cluster/bin, built with the real node.
-func clusterBinDir(t *testing.T) string {
+// nodeCluster is the layout of a cluster in a folder of its own that uses
+// the checkout's .cluster/bin, built with the real node.
+func nodeCluster(t *testing.T) Layout {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a whole local cluster with a real node, which -short leaves out")
@@ -92,7 +93,11 @@ func clusterBinDir(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(bin, "kubelet")); err != nil {
 		t.Skipf("the real node is not built in %s: run `STYRMIN_LOCAL_NODE=real make cluster` once", bin)
 	}
-	return bin
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	return Layout{Dir: dir}
 }
 
 // TestRealNodeStopLeavesNothing starts a cluster with a real node in a
@@ -100,13 +105,8 @@ func clusterBinDir(t *testing.T) string {
 // host's links, network namespaces, iptables rules and the mounts under the
 // folder with what they were before.
 func TestRealNodeStopLeavesNothing(t *testing.T) {
-	bin := clusterBinDir(t)
-	dir := t.TempDir()
-	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
-		t.Fatal(err)
-	}
-	layout := Layout{Dir: dir}
-	before := snapshot(t, dir)
+	layout := nodeCluster(t)
+	before := snapshot(t, layout.Dir)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -129,12 +129,12 @@ func TestRealNodeStopLeavesNothing(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("cluster stopped before its pod ran: %v", err)
 	}
-	during := snapshot(t, dir)
+	during := snapshot(t, layout.Dir)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	after := snapshot(t, dir)
+	after := snapshot(t, layout.Dir)
 	if len(during.mounts) == 0 || len(during.links) <= len(before.links) || len(during.netns) <= len(before.netns) || len(during.cgroups) <= len(before.cgroups) {
 		t.Fatalf("a running pod left no mark to clean (links %v, netns %v, mounts %v, cgroups %v)", during.links, during.netns, during.mounts, during.cgroups)
 	}
@@ -197,13 +197,8 @@ func runPausePod(ctx context.Context, kubeconfig string) error {
 // next start in the same folder must sweep them and come up, and its stop
 // must leave the host as it was before the first start.
 func TestRealNodeStartsAgainAfterACrash(t *testing.T) {
-	bin := clusterBinDir(t)
-	dir := t.TempDir()
-	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
-		t.Fatal(err)
-	}
-	layout := Layout{Dir: dir}
-	before := snapshot(t, dir)
+	layout := nodeCluster(t)
+	before := snapshot(t, layout.Dir)
 
 	crashed := startLocalkube(t, layout)
 	if err := runPausePod(context.Background(), layout.Kubeconfig()); err != nil {
@@ -213,7 +208,7 @@ func TestRealNodeStartsAgainAfterACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	crashed.Wait() //nolint:errcheck // killed
-	left := snapshot(t, dir)
+	left := snapshot(t, layout.Dir)
 	if len(left.netns) <= len(before.netns) || len(left.mounts) == 0 {
 		t.Fatalf("the crash left nothing to sweep (netns %v, mounts %v)", left.netns, left.mounts)
 	}
@@ -225,7 +220,7 @@ func TestRealNodeStartsAgainAfterACrash(t *testing.T) {
 	if err := again.Wait(); err != nil {
 		t.Fatalf("stop after the restart: %v", err)
 	}
-	after := snapshot(t, dir)
+	after := snapshot(t, layout.Dir)
 	if !slices.Equal(before.links, after.links) || !slices.Equal(before.netns, after.netns) ||
 		!slices.Equal(before.mounts, after.mounts) || !slices.Equal(before.cgroups, after.cgroups) {
 		t.Fatalf("before the first start: %+v\nafter the restart's stop: %+v", before, after)
