@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/styrmin/styrmin/devcluster"
 	"github.com/styrmin/styrmin/kube"
@@ -116,6 +117,16 @@ func importProgram(t *testing.T, name, source string) {
 }
 
 // realPod is a pod for the real node: it selects the node and tolerates its taint.
+// startProgramPod builds source into an image of its own, imports it and
+// creates the pod name that runs it on the real node.
+func startProgramPod(t *testing.T, pods typedcorev1.PodInterface, name, source string) {
+	t.Helper()
+	image := fmt.Sprintf("styrmin.local/%s-%s:1", name, rand.String(6))
+	importProgram(t, image, source)
+	_, err := pods.Create(context.Background(), realPod(name, image, corev1.PullNever), metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
 func realPod(name, image string, pull corev1.PullPolicy) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -131,15 +142,12 @@ func realPod(name, image string, pull corev1.PullPolicy) *corev1.Pod {
 func TestRealNodeRunsPodOfImageBuiltHere(t *testing.T) {
 	t.Parallel()
 	client, namespace := realNodeSetup(t)
-	image := fmt.Sprintf("styrmin.local/hello-%s:1", rand.String(6))
-	importProgram(t, image, helloSource)
-	ctx := context.Background()
 	pods := client.Clientset.CoreV1().Pods(namespace)
-	_, err := pods.Create(ctx, realPod("hello", image, corev1.PullNever), metav1.CreateOptions{})
-	require.NoError(t, err)
+	startProgramPod(t, pods, "hello", helloSource)
 
 	var pod *corev1.Pod
 	eventually(t, "pod hello to complete", func(ctx context.Context) (bool, error) {
+		var err error
 		pod, err = pods.Get(ctx, "hello", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -150,6 +158,7 @@ func TestRealNodeRunsPodOfImageBuiltHere(t *testing.T) {
 	require.Equal(t, realNodeName, pod.Spec.NodeName)
 	require.NotNil(t, net.ParseIP(pod.Status.PodIP), "pod IP %q", pod.Status.PodIP)
 
+	ctx := context.Background()
 	logs, err := pods.GetLogs("hello", &corev1.PodLogOptions{}).DoRaw(ctx)
 	require.NoError(t, err)
 	require.Contains(t, string(logs), "hello from a real pod")
@@ -217,12 +226,8 @@ func TestRealNodeRefusesImageNotLoaded(t *testing.T) {
 func TestRealNodePodAnswersTheHost(t *testing.T) {
 	t.Parallel()
 	client, namespace := realNodeSetup(t)
-	image := fmt.Sprintf("styrmin.local/server-%s:1", rand.String(6))
-	importProgram(t, image, serverSource)
-	ctx := context.Background()
 	pods := client.Clientset.CoreV1().Pods(namespace)
-	_, err := pods.Create(ctx, realPod("server", image, corev1.PullNever), metav1.CreateOptions{})
-	require.NoError(t, err)
+	startProgramPod(t, pods, "server", serverSource)
 	var body string
 	eventually(t, "the pod's server to answer the host", func(ctx context.Context) (bool, error) {
 		pod, err := pods.Get(ctx, "server", metav1.GetOptions{})
