@@ -12,7 +12,9 @@ TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 .PHONY: run test generate check-generated cluster cluster-stop build
 
 ## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
+## Where packages cannot be installed, the cluster's node falls back to a simulated one and says why.
 run:
+	-./scripts/ensure-node-packages
 	$(GO) run ./cmd/styrmin-dev run
 
 ## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
@@ -32,7 +34,7 @@ test: check-generated
 
 ## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
 ## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.
-## With STYRMIN_LOCAL_NODE=real it also runs a real node (docs/local-cluster.md).
+## Its node is real (containerd and a kubelet); STYRMIN_LOCAL_NODE=kwok simulates it instead (docs/local-cluster.md).
 cluster:
 	./scripts/ensure-node-packages
 	$(CLUSTER) start

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// binaries are the programs Build puts into .cluster/bin.
+// binaries are the programs build puts into .cluster/bin.
 var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "localkube", "pause"}
 
 // nodeBinaries are the real node's programs, built only when it is on.
@@ -36,10 +36,10 @@ const (
 // the k8s.io/kubernetes version in localkube/go.mod.
 const kubernetesVersion = "v1.37.2"
 
-// Build compiles the cluster binaries into .cluster/bin with `go build` in
+// build compiles the cluster binaries into .cluster/bin with `go build` in
 // localkube/, unless they were built from the same sources already. The first
 // build takes about 15 minutes on 2 cores; progress goes to the Cluster's writer.
-func (c *Cluster) Build(ctx context.Context) error {
+func (c *Cluster) build(ctx context.Context) error {
 	stamp, err := c.sourceStamp()
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (c *Cluster) Build(ctx context.Context) error {
 			return fmt.Errorf("devcluster: build: %w", err)
 		}
 	}
-	if c.realNode {
+	if c.node == NodeReal {
 		return c.buildNode(ctx)
 	}
 	return nil
@@ -68,9 +68,6 @@ func (c *Cluster) Build(ctx context.Context) error {
 // time about 8 min on a busy 2-core machine, mostly downloading and compiling
 // containerd; cached afterwards by the versions in .stamp-node).
 func (c *Cluster) buildNode(ctx context.Context) error {
-	if missing := missingFiles(nodeHostFiles); len(missing) > 0 {
-		return fmt.Errorf("devcluster: the real node needs Debian packages that are missing (%s): run ./scripts/ensure-node-packages with %s=real", strings.Join(missing, ", "), NodeEnv)
-	}
 	stampFile := filepath.Join(c.binDir(), ".stamp-node")
 	stamp := fmt.Sprintf("containerd %s runc %s kubelet %s\n", containerdVersion, runcVersion, kubernetesVersion)
 	if c.built(nodeBinaries, stampFile, stamp) {

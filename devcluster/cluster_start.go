@@ -24,10 +24,20 @@ func (c *Cluster) Ensure(ctx context.Context) (kubeconfig string, started bool, 
 		return "", false, err
 	}
 	defer unlock()
-	if _, running, err := c.Running(); err != nil || running {
-		return c.Kubeconfig(), false, err
+	if err := c.chooseNode(); err != nil {
+		return "", false, err
 	}
-	if err := c.Build(ctx); err != nil {
+	s, running, err := c.running()
+	if err != nil {
+		return "", false, err
+	}
+	if running && s.Node == c.node {
+		return c.Kubeconfig(), false, nil
+	}
+	if running {
+		fmt.Fprintf(c.out, "devcluster: the running local cluster's node is %q, not %q: restarting it\n", s.Node, c.node)
+	}
+	if err := c.build(ctx); err != nil {
 		return "", false, err
 	}
 	// A supervisor that lives but never became ready is stuck: replace it.
@@ -38,6 +48,26 @@ func (c *Cluster) Ensure(ctx context.Context) (kubeconfig string, started bool, 
 		return "", false, err
 	}
 	return c.Kubeconfig(), true, nil
+}
+
+// chooseNode keeps the real node where this machine can run containers; where
+// it cannot, it falls back to the simulated node, saying so, if allowed, and
+// fails otherwise.
+func (c *Cluster) chooseNode() error {
+	if c.node != NodeReal {
+		return nil
+	}
+	err := c.support()
+	switch {
+	case err == nil:
+		return nil
+	case c.allowSimulated:
+		fmt.Fprintf(c.out, "devcluster: %v, so the local cluster's node is simulated: pods report Running but nothing runs in them, and driver actions fail.\n", err)
+		c.node = NodeSimulated
+		return nil
+	default:
+		return fmt.Errorf("devcluster: %w; the tests need the local cluster's real node, which runs the pods (docs/local-cluster.md)", err)
+	}
 }
 
 // start runs localkube detached from this process (its own session, output in
@@ -52,11 +82,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	defer logFile.Close()
 	fmt.Fprintf(c.out, "devcluster: starting the local cluster (log: %s)\n", c.logFile())
-	node := "kwok"
-	if c.realNode {
-		node = "real"
-	}
-	cmd := exec.Command(filepath.Join(c.binDir(), "localkube"), "run", "-dir", c.Dir(), "-node", node)
+	cmd := exec.Command(filepath.Join(c.binDir(), "localkube"), "run", "-dir", c.Dir(), "-node", c.node)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

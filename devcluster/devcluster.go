@@ -18,29 +18,37 @@ import (
 	"syscall"
 )
 
-// NodeEnv is the environment variable that turns the real node on: with
-// NodeEnv=real the cluster also runs containerd and a kubelet beside kwok's
-// simulated node (docs/local-cluster.md). It is off by default for now.
-const NodeEnv = "STYRMIN_LOCAL_NODE"
-
-// RealNodeRequested reports whether NodeEnv asks for the real node.
-func RealNodeRequested() bool { return os.Getenv(NodeEnv) == "real" }
-
 // Cluster is the local cluster of one repository checkout.
 type Cluster struct {
-	root     string    // repository root, holding localkube/
-	out      io.Writer // progress messages
-	realNode bool      // also build and run the real node
+	root string    // repository root, holding localkube/
+	out  io.Writer // progress messages
+	// node is the node the cluster runs: NodeReal unless NodeEnv asks for
+	// NodeSimulated, or the machine cannot run containers and the caller
+	// allowed the fallback.
+	node           string
+	allowSimulated bool
+	// support says whether the machine can run containers (containerSupport).
+	support func() error
 }
 
-// New returns the cluster of the checkout at root, reporting progress to out;
-// it runs the real node when RealNodeRequested.
+// New returns the cluster of the checkout at root, reporting progress to out.
+// It runs the node NodeEnv asks for, the real one by default; where the
+// machine cannot run containers, Ensure fails unless AllowSimulated was called.
 func New(root string, out io.Writer) (*Cluster, error) {
 	if _, err := os.Stat(filepath.Join(root, "localkube", "go.mod")); err != nil {
 		return nil, fmt.Errorf("devcluster: %s is not a Styrmin checkout (no localkube/go.mod): %w", root, err)
 	}
-	return &Cluster{root: root, out: out, realNode: RealNodeRequested()}, nil
+	return &Cluster{root: root, out: out, node: requestedNode(), support: containerSupport}, nil
 }
+
+// AllowSimulated lets Ensure fall back to the simulated node, saying so in
+// one sentence, where the machine cannot run containers (`make run`, `make
+// cluster`). Tests never fall back: this kind of machine must run real pods.
+func (c *Cluster) AllowSimulated() { c.allowSimulated = true }
+
+// Node is the node the cluster runs, NodeReal or NodeSimulated; after Ensure,
+// it says whether the fallback was taken.
+func (c *Cluster) Node() string { return c.node }
 
 // BinDir holds the built binaries (kubectl, and localkube for `localkube image`).
 func (c *Cluster) BinDir() string { return c.binDir() }
@@ -76,26 +84,33 @@ func (c *Cluster) logFile() string   { return filepath.Join(c.Dir(), "logs", "lo
 type state struct {
 	PID    int    `json:"pid"`
 	Server string `json:"server"`
+	Node   string `json:"node"` // NodeReal or NodeSimulated; empty before the real node was the default
 }
 
 // Running reports whether a ready cluster runs, and its API server URL.
 func (c *Cluster) Running() (server string, running bool, err error) {
+	s, running, err := c.running()
+	return s.Server, running, err
+}
+
+// running returns the state of the ready cluster that runs, if one does.
+func (c *Cluster) running() (state, bool, error) {
 	pid, alive, err := c.supervisor()
 	if err != nil || !alive {
-		return "", false, err
+		return state{}, false, err
 	}
 	data, err := os.ReadFile(c.readyFile())
 	if errors.Is(err, os.ErrNotExist) {
-		return "", false, nil
+		return state{}, false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("devcluster: %w", err)
+		return state{}, false, fmt.Errorf("devcluster: %w", err)
 	}
 	var s state
 	if err := json.Unmarshal(data, &s); err != nil {
-		return "", false, fmt.Errorf("devcluster: read %s: %w", c.readyFile(), err)
+		return state{}, false, fmt.Errorf("devcluster: read %s: %w", c.readyFile(), err)
 	}
-	return s.Server, s.PID == pid, nil
+	return s, s.PID == pid, nil
 }
 
 // supervisor returns the pid of the localkube process from the pid file and

@@ -1,6 +1,7 @@
 package devcluster
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,4 +107,41 @@ func TestMissingFilesNamesThePackagesToInstall(t *testing.T) {
 	if strings.Join(got, " ") != "iptables libseccomp-dev" {
 		t.Fatalf("missing %v, want iptables and libseccomp-dev", got)
 	}
+}
+
+func TestAMachineWithoutContainersFallsBackToTheSimulatedNodeOnlyWhereAllowed(t *testing.T) {
+	t.Setenv(NodeEnv, "")
+	cannot := func() error { return errors.New("this machine cannot run containers (no overlay filesystem)") }
+	newCluster := func(support func() error) (*Cluster, *strings.Builder) {
+		var out strings.Builder
+		c, err := New(fakeCheckout(t), &out)
+		require.NoError(t, err)
+		c.support = support
+		return c, &out
+	}
+
+	// `make test`: this kind of machine must run real pods.
+	c, _ := newCluster(cannot)
+	err := c.chooseNode()
+	require.ErrorContains(t, err, "this machine cannot run containers (no overlay filesystem); the tests need the local cluster's real node")
+
+	// `make run`: one plain sentence, then the simulated node.
+	c, out := newCluster(cannot)
+	c.AllowSimulated()
+	require.NoError(t, c.chooseNode())
+	require.Equal(t, NodeSimulated, c.Node())
+	require.Equal(t, "devcluster: this machine cannot run containers (no overlay filesystem), so the local cluster's node is simulated: pods report Running but nothing runs in them, and driver actions fail.\n", out.String())
+
+	// A machine that can run containers keeps the real node, silently.
+	c, out = newCluster(func() error { return nil })
+	c.AllowSimulated()
+	require.NoError(t, c.chooseNode())
+	require.Equal(t, NodeReal, c.Node())
+	require.Empty(t, out.String())
+
+	// Asking for the simulated node never checks the machine.
+	t.Setenv(NodeEnv, NodeSimulated)
+	c, _ = newCluster(func() error { panic("checked the machine") })
+	require.NoError(t, c.chooseNode())
+	require.Equal(t, NodeSimulated, c.Node())
 }

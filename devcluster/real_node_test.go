@@ -22,12 +22,11 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// The real node's name, label and taint, as localkube/controlplane registers
-// them (RealNodeName, RealNodeLabel, RealNodeTaint; another module).
+// The real node's name and label, as localkube/controlplane registers them
+// (RealNodeName, RealNodeLabel; another module).
 const (
 	realNodeName  = "styrmin-node"
 	realNodeLabel = "styrmin.io/node"
-	realNodeTaint = "styrmin.io/real-node"
 )
 
 // helloSource is the test image's program: it prints a greeting, its IPv4
@@ -65,16 +64,16 @@ func main() {
 }
 `
 
-// realNodeSetup skips unless the real node is on, then gives the test a
-// namespace on a cluster whose real node is Ready.
+// realNodeSetup skips when the simulated node was asked for, then gives the
+// test a namespace on a cluster whose real node is Ready.
 func realNodeSetup(t *testing.T) (*kube.Client, string) {
 	t.Helper()
-	if !devcluster.RealNodeRequested() {
-		t.Skipf("the real node is off: set %s=real to run pods on it (docs/local-cluster.md)", devcluster.NodeEnv)
+	if os.Getenv(devcluster.NodeEnv) == devcluster.NodeSimulated {
+		t.Skipf("%s=%s: the cluster runs only the simulated node", devcluster.NodeEnv, devcluster.NodeSimulated)
 	}
 	client, namespace := setup(t)
 	node, err := client.Clientset.CoreV1().Nodes().Get(context.Background(), realNodeName, metav1.GetOptions{})
-	require.NoError(t, err, "%s=real but the running cluster has no real node: stop it and start it again with %s=real", devcluster.NodeEnv, devcluster.NodeEnv)
+	require.NoError(t, err, "the local cluster has no real node")
 	require.Equal(t, "real", node.Labels[realNodeLabel])
 	return client, namespace
 }
@@ -133,7 +132,6 @@ func realPod(name, image string, pull corev1.PullPolicy) *corev1.Pod {
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
 			NodeSelector:  map[string]string{realNodeLabel: "real"},
-			Tolerations:   []corev1.Toleration{{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 			Containers:    []corev1.Container{{Name: "main", Image: image, ImagePullPolicy: pull}},
 		},
 	}

@@ -17,12 +17,12 @@ import (
 	"github.com/styrmin/styrmin/redact"
 )
 
-func TestLocalClusterRunsTheActionJobsStyrminLabels(t *testing.T) {
+func TestTheLocalClustersSimulatedNodeKnowsTheActionJobsStyrminLabels(t *testing.T) {
 	t.Parallel()
 	// localkube is a separate module that cannot import this one: read its constants from the source.
-	consts := stringConsts(t, "../localkube/actionrunner/runner.go")
-	require.Equal(t, ActionJobLabel, consts["Label"], "actionrunner.Label")
-	require.Equal(t, ActionJobLabelValue, consts["LabelValue"], "actionrunner.LabelValue")
+	consts := stringConsts(t, "../localkube/controlplane/kwok_config.go")
+	require.Equal(t, ActionJobLabel, consts["actionJobLabel"], "controlplane.actionJobLabel")
+	require.Equal(t, ActionJobLabelValue, consts["actionJobLabelValue"], "controlplane.actionJobLabelValue")
 }
 
 // stringConsts returns the string constants declared in a Go file, by name.

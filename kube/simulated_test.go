@@ -11,7 +11,7 @@ import (
 )
 
 func tainted(n *corev1.Node, effect corev1.TaintEffect) *corev1.Node {
-	n.Spec.Taints = []corev1.Taint{{Key: "styrmin.io/real-node", Value: "true", Effect: effect}}
+	n.Spec.Taints = []corev1.Taint{{Key: "styrmin.io/simulated", Value: "true", Effect: effect}}
 	return n
 }
 
@@ -30,8 +30,9 @@ func TestSimulatedWhenEveryNodeIsKwoks(t *testing.T) {
 		{"a kwok node", []runtime.Object{node("styrmin-local", kwok)}, true},
 		{"a real node", []runtime.Object{node("worker-1", nil)}, false},
 		{"a real node among kwok ones", []runtime.Object{node("a", kwok), node("b", nil)}, false},
-		// The local cluster's opt-in real node: only pods that tolerate its taint land there.
-		{"a tainted real node beside a kwok one", []runtime.Object{node("styrmin-local", kwok), tainted(node("styrmin-node", nil), corev1.TaintEffectNoSchedule)}, true},
+		// The local cluster: its kwok node is tainted beside the real node, where every pod lands.
+		{"a tainted kwok node beside a real one", []runtime.Object{tainted(node("styrmin-local", kwok), corev1.TaintEffectNoSchedule), node("styrmin-node", nil)}, false},
+		{"a real node tainted beside a kwok one", []runtime.Object{node("styrmin-local", kwok), tainted(node("styrmin-node", nil), corev1.TaintEffectNoSchedule)}, true},
 		{"a real node tainted PreferNoSchedule beside a kwok one", []runtime.Object{node("styrmin-local", kwok), tainted(node("b", nil), corev1.TaintEffectPreferNoSchedule)}, false},
 		{"only tainted real nodes", []runtime.Object{tainted(node("b", nil), corev1.TaintEffectNoSchedule)}, false},
 	} {

@@ -16,6 +16,7 @@ func startCluster(ctx context.Context, root string) (kubeconfig string, stop fun
 	if err != nil {
 		return "", nil, err
 	}
+	cluster.AllowSimulated()
 	kubeconfig, started, err := cluster.Ensure(ctx)
 	if err != nil {
 		return "", nil, err

@@ -8,20 +8,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	kwokcrd "sigs.k8s.io/kwok/kustomize/crd"
-	"sigs.k8s.io/yaml"
 )
 
 // adminClient talks to the starting cluster as the admin user.
 type adminClient struct {
 	core kubernetes.Interface
-	ext  apiextensions.Interface
 }
 
 func newAdminClient(kubeconfig string) (*adminClient, error) {
@@ -34,11 +29,7 @@ func newAdminClient(kubeconfig string) (*adminClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	ext, err := apiextensions.NewForConfig(config)
-	if err != nil {
-		return nil, fmt.Errorf("apiextensions client: %w", err)
-	}
-	return &adminClient{core: core, ext: ext}, nil
+	return &adminClient{core: core}, nil
 }
 
 func (c *adminClient) apiserverReady(ctx context.Context) error {
@@ -49,30 +40,10 @@ func (c *adminClient) apiserverReady(ctx context.Context) error {
 	return nil
 }
 
-// setup installs kwok's Logs CRD and creates the Node kwok manages.
-func (c *adminClient) setup(ctx context.Context) error {
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(kwokcrd.Logs, &crd); err != nil {
-		return fmt.Errorf("kwok Logs CRD: %w", err)
-	}
-	if _, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create kwok Logs CRD: %w", err)
-	}
-	err := waitFor(ctx, "kwok Logs CRD", time.Minute, nil, func(ctx context.Context) error {
-		got, err := c.ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, cond := range got.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return nil
-			}
-		}
-		return fmt.Errorf("not established yet")
-	})
-	if err != nil {
-		return err
-	}
+// setup creates the Node kwok manages; with beside set (a real node runs),
+// the kwok node is tainted SimulatedNodeTaint so that pods land on the real
+// node.
+func (c *adminClient) setup(ctx context.Context, beside bool) error {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 		Name: NodeName,
 		Labels: map[string]string{
@@ -83,6 +54,9 @@ func (c *adminClient) setup(ctx context.Context) error {
 		},
 		Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
 	}}
+	if beside {
+		node.Spec.Taints = []corev1.Taint{{Key: SimulatedNodeTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	}
 	if _, err := c.core.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create node %s: %w", NodeName, err)
 	}

@@ -100,7 +100,6 @@ func kwokArgs(layout Layout, p ports, files pki.Files) ([]string, error) {
 		fmt.Sprintf("--server-address=127.0.0.1:%d", p.kwok),
 		"--tls-cert-file=" + files.ServingCert,
 		"--tls-private-key-file=" + files.ServingKey,
-		"--enable-crds=Logs", // the action runner creates a Logs object per pod
 	}, nil
 }
 

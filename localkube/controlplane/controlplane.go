@@ -47,12 +47,28 @@ type State struct {
 	PID        int    `json:"pid"`
 	Server     string `json:"server"`
 	Kubeconfig string `json:"kubeconfig"`
+	// Node is where pods run: NodeReal or NodeSimulated.
+	Node string `json:"node"`
 }
+
+// The values of State.Node.
+const (
+	NodeReal      = "real" // containerd and a kubelet run the pods
+	NodeSimulated = "kwok" // kwok's node only: pods report Running without running
+)
 
 // Options choose what the cluster runs beside its control plane.
 type Options struct {
 	// RealNode also starts the real node (containerd and a kubelet).
 	RealNode bool
+}
+
+// node is the State.Node the options give.
+func (o Options) node() string {
+	if o.RealNode {
+		return NodeReal
+	}
+	return NodeSimulated
 }
 
 // ports are the ports of the components, chosen free at start.
@@ -149,7 +165,7 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	if err := start("kube-apiserver", apiArgs, client.apiserverReady); err != nil {
 		return err
 	}
-	if err := client.setup(ctx); err != nil {
+	if err := client.setup(ctx, opts.RealNode); err != nil {
 		return err
 	}
 	kcArgs := controllerManagerArgs(layout, p, files)
@@ -175,7 +191,7 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {
 		return err
 	}
-	if err := writeState(layout, server); err != nil {
+	if err := writeState(layout, server, opts.node()); err != nil {
 		return err
 	}
 	logf("ready: kubeconfig %s", layout.Kubeconfig())
@@ -189,7 +205,7 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	}()
 	err = supervise(ctx, running, onReadyErr)
 	cancel()
-	select { // let onReady (the action runner) end its work before the components stop
+	select { // let onReady (the volume provisioner) end its work before the components stop
 	case <-onReadyDone:
 	case <-time.After(10 * time.Second):
 	}
@@ -233,8 +249,8 @@ func prepareDirs(layout Layout) error {
 	return nil
 }
 
-func writeState(layout Layout, server string) error {
-	data, err := json.Marshal(State{PID: os.Getpid(), Server: server, Kubeconfig: layout.Kubeconfig()})
+func writeState(layout Layout, server, node string) error {
+	data, err := json.Marshal(State{PID: os.Getpid(), Server: server, Kubeconfig: layout.Kubeconfig(), Node: node})
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}

@@ -8,14 +8,20 @@ import (
 	"sigs.k8s.io/kwok/kustomize/stage/node/heartbeat"
 	podfast "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
 	"sigs.k8s.io/yaml"
+)
 
-	"github.com/styrmin/styrmin/localkube/actionrunner"
+// Styrmin labels its action Jobs' pods actionJobLabel=actionJobLabelValue
+// (kube.ActionJobLabel in the main module, which this module does not import).
+const (
+	actionJobLabel      = "styrmin.io/action-job"
+	actionJobLabelValue = "true"
 )
 
 // kwokConfig returns the multi-document --config file for kwok: its stock node
 // and pod stages, with pod-ready and pod-complete skipping action-job pods
-// (labelled actionrunner.Label=actionrunner.LabelValue), whose containers the
-// action runner executes on the host.
+// (labelled actionJobLabel=actionJobLabelValue). An action's commands must
+// really run: on a simulated node nothing runs them, so their pods stay
+// Pending rather than pretend to succeed.
 func kwokConfig() ([]byte, error) {
 	var out bytes.Buffer
 	docs := []struct {
@@ -55,9 +61,9 @@ func excludeActionJobs(stage []byte) ([]byte, error) {
 	}
 	exprs, _ := selector["matchExpressions"].([]any)
 	selector["matchExpressions"] = append(exprs, map[string]any{
-		"key":      fmt.Sprintf(".metadata.labels[%q]", actionrunner.Label),
+		"key":      fmt.Sprintf(".metadata.labels[%q]", actionJobLabel),
 		"operator": "NotIn",
-		"values":   []any{actionrunner.LabelValue},
+		"values":   []any{actionJobLabelValue},
 	})
 	out, err := yaml.Marshal(doc)
 	if err != nil {

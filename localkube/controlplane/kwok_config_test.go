@@ -8,8 +8,6 @@ import (
 	"sigs.k8s.io/kwok/pkg/apis/internalversion"
 	"sigs.k8s.io/kwok/pkg/utils/expression"
 	"sigs.k8s.io/yaml"
-
-	"github.com/styrmin/styrmin/localkube/actionrunner"
 )
 
 type stageDoc struct {
@@ -68,7 +66,7 @@ func TestKwokConfigLeavesActionJobPodsToTheRunner(t *testing.T) {
 			"status":   map[string]any{"phase": phase},
 		}
 	}
-	action := map[string]any{actionrunner.Label: actionrunner.LabelValue}
+	action := map[string]any{actionJobLabel: actionJobLabelValue}
 	tests := []struct {
 		stage string
 		pod   map[string]any
@@ -79,7 +77,7 @@ func TestKwokConfigLeavesActionJobPodsToTheRunner(t *testing.T) {
 		{"pod-ready", pod("Pending", action, "Job"), false},
 		{"pod-complete", pod("Running", nil, "Job"), true},
 		{"pod-complete", pod("Running", action, "Job"), false},
-		{"pod-complete", pod("Running", map[string]any{actionrunner.Label: "false"}, "Job"), true},
+		{"pod-complete", pod("Running", map[string]any{actionJobLabel: "false"}, "Job"), true},
 	}
 	for _, tt := range tests {
 		if got := stages[tt.stage].matches(t, tt.pod); got != tt.want {

@@ -9,9 +9,9 @@ import (
 	"github.com/styrmin/styrmin/localkube/pki"
 )
 
-// The real node's name, label and taint. Only pods that select the label and
-// tolerate the taint run on it; the kwok node (label type=kwok) keeps every
-// other pod, so simulated and real pods never land on each other's node.
+// The real node's name and label. With the real node, every pod runs on it:
+// the kwok node beside it carries SimulatedNodeTaint, so only a pod that
+// tolerates it (a benchmark with hundreds of pods, say) is simulated.
 const (
 	// RealNodeName is the name the kubelet registers.
 	RealNodeName = "styrmin-node"
@@ -19,8 +19,9 @@ const (
 	RealNodeLabel = "styrmin.io/node"
 	// RealNodeLabelValue is RealNodeLabel's value.
 	RealNodeLabelValue = "real"
-	// RealNodeTaint is the key of the real node's NoSchedule taint.
-	RealNodeTaint = "styrmin.io/real-node"
+	// SimulatedNodeTaint is the key of the kwok node's NoSchedule taint
+	// while the real node runs.
+	SimulatedNodeTaint = "styrmin.io/simulated"
 )
 
 // PauseImage is the sandbox image, built from cmd/pause and imported under
@@ -144,7 +145,6 @@ func writeKubeletConfig(layout Layout, p ports, n nodeNetwork, files pki.Files, 
 			"x509":      map[string]string{"clientCAFile": files.CACert},
 		},
 		"authorization":      map[string]string{"mode": "Webhook"},
-		"registerWithTaints": []map[string]string{{"key": RealNodeTaint, "value": "true", "effect": "NoSchedule"}},
 		"resolvConf":         "", // no upstream DNS for pods until cluster DNS exists
 		"podLogsDir":         layout.nodePath("pod-logs"),
 		// Imported images cannot be pulled again: never collect them, never evict for disk.

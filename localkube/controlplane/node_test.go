@@ -83,15 +83,15 @@ func nodeCluster(t *testing.T) Layout {
 	if testing.Short() {
 		t.Skip("starts a whole local cluster with a real node, which -short leaves out")
 	}
-	if os.Getenv("STYRMIN_LOCAL_NODE") != "real" {
-		t.Skip("the real node is off: set STYRMIN_LOCAL_NODE=real (docs/local-cluster.md)")
+	if os.Getenv("STYRMIN_LOCAL_NODE") == NodeSimulated {
+		t.Skip("STYRMIN_LOCAL_NODE=kwok: only the simulated node")
 	}
 	bin, err := filepath.Abs(filepath.Join("..", "..", ".cluster", "bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(bin, "kubelet")); err != nil {
-		t.Skipf("the real node is not built in %s: run `STYRMIN_LOCAL_NODE=real make cluster` once", bin)
+		t.Fatalf("the real node is not built in %s: run `make cluster` once", bin)
 	}
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
@@ -169,7 +169,6 @@ func runPausePod(ctx context.Context, kubeconfig string) error {
 		ObjectMeta: metav1.ObjectMeta{Name: "sleeper"},
 		Spec: corev1.PodSpec{
 			NodeSelector: map[string]string{RealNodeLabel: RealNodeLabelValue},
-			Tolerations:  []corev1.Toleration{{Key: RealNodeTaint, Operator: corev1.TolerationOpExists}},
 			Containers:   []corev1.Container{{Name: "main", Image: PauseImage, ImagePullPolicy: corev1.PullNever}},
 		},
 	}

@@ -45,6 +45,7 @@ func run(args []string) (int, error) {
 	defer stop()
 	switch args[0] {
 	case "start":
+		cluster.AllowSimulated()
 		kubeconfig, _, err := cluster.Ensure(ctx)
 		if err != nil {
 			return 1, err

@@ -1,12 +1,13 @@
 // Command localkube runs Styrmin's local cluster in the foreground: it starts
 // etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from
 // binaries next to it, marks the cluster ready in <dir>/ready.json, runs the
-// action-job runner and the volume provisioner (hostPath volumes under
-// <dir>/run/volumes), and on SIGTERM or SIGINT stops everything in reverse order.
+// volume provisioner (hostPath volumes under <dir>/run/volumes), and on
+// SIGTERM or SIGINT stops everything in reverse order.
 //
 // With -node real it also runs a real node (containerd and a kubelet; see
-// docs/local-cluster.md). `localkube image` builds an image from one static
-// binary and imports it into that node's containerd (no registry is reached).
+// docs/local-cluster.md), where every pod runs; kwok's node is then tainted.
+// `localkube image` builds an image from one static binary and imports it into
+// that node's containerd (no registry is reached).
 //
 // Usage:
 //
@@ -24,11 +25,9 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/styrmin/styrmin/localkube/actionrunner"
 	"github.com/styrmin/styrmin/localkube/controlplane"
 	"github.com/styrmin/styrmin/localkube/ociimage"
 	"github.com/styrmin/styrmin/localkube/provisioner"
@@ -46,9 +45,9 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "run":
-		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd and a kubelet)")
+		node := flags.String("node", controlplane.NodeReal, "real: a real node (containerd and a kubelet) runs the pods; kwok: only the simulated node")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
-		err = run(*dir, controlplane.Options{RealNode: *node == "real"})
+		err = run(*dir, controlplane.Options{RealNode: *node == controlplane.NodeReal})
 	case "image":
 		var img ociimage.Image
 		flags.StringVar(&img.Name, "name", "", "the image's full name, e.g. styrmin.local/hello:1")
@@ -87,20 +86,12 @@ func run(dir string, opts controlplane.Options) error {
 	return controlplane.Run(ctx, layout, opts, log.Printf, func(ctx context.Context, kubeconfig string) error {
 		config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 		if err != nil {
-			return fmt.Errorf("cluster services: %w", err)
-		}
-		runner, err := actionrunner.New(config, filepath.Join(layout.RunDir(), "actions"), log.Printf)
-		if err != nil {
-			return err
+			return fmt.Errorf("volume provisioner: %w", err)
 		}
 		core, err := kubernetes.NewForConfig(config)
 		if err != nil {
 			return fmt.Errorf("volume provisioner: %w", err)
 		}
-		volumes := provisioner.New(core, filepath.Join(layout.RunDir(), "volumes"), log.Printf)
-		services, ctx := errgroup.WithContext(ctx)
-		services.Go(func() error { return runner.Run(ctx) })
-		services.Go(func() error { return volumes.Run(ctx) })
-		return services.Wait()
+		return provisioner.New(core, filepath.Join(layout.RunDir(), "volumes"), log.Printf).Run(ctx)
 	})
 }
