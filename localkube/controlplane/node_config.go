@@ -144,9 +144,9 @@ func writeKubeletConfig(layout Layout, p ports, n nodeNetwork, files pki.Files, 
 			"webhook":   map[string]bool{"enabled": true},
 			"x509":      map[string]string{"clientCAFile": files.CACert},
 		},
-		"authorization":      map[string]string{"mode": "Webhook"},
-		"resolvConf":         "", // no upstream DNS for pods until cluster DNS exists
-		"podLogsDir":         layout.nodePath("pod-logs"),
+		"authorization": map[string]string{"mode": "Webhook"},
+		"resolvConf":    "", // no upstream DNS for pods until cluster DNS exists
+		"podLogsDir":    layout.nodePath("pod-logs"),
 		// Imported images cannot be pulled again: never collect them, never evict for disk.
 		"imageGCHighThresholdPercent": 100,
 		"imageGCLowThresholdPercent":  99,
