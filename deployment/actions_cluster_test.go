@@ -29,8 +29,8 @@ const testActions = `
 - {name: linger, hook: manual, function: "actions:linger", timeout: 5m}
 `
 
-// testActionsPy is their Python module. Jobs run their commands with sh on
-// this host (the local cluster's action runner).
+// testActionsPy is their Python module. Jobs run their commands with
+// busybox's sh in pods on the local cluster's real node.
 const testActionsPy = `
 import logging
 import os

@@ -60,8 +60,7 @@ func ignoreNotFound(err error) error {
 func TestNodeIsReadyAndVersionReported(t *testing.T) {
 	t.Parallel()
 	client, _ := setup(t)
-	// The simulated node (the real one, when STYRMIN_LOCAL_NODE=real, has real_node_test.go).
-	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "type=kwok"})
+	nodes, err := client.Clientset.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: realNodeLabel + "=real"})
 	require.NoError(t, err)
 	require.Len(t, nodes.Items, 1)
 	ready := false
@@ -168,7 +167,7 @@ func actionJob(name, script string) *batchv1.Job {
 					ActiveDeadlineSeconds: ptr.To[int64](60),
 					Containers: []corev1.Container{{
 						Name:    "action",
-						Image:   "python:3.13-slim",
+						Image:   "busybox:1.36",
 						Command: []string{"sh", "-c", script},
 					}},
 				},

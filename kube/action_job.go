@@ -52,8 +52,8 @@ type ActionJob struct {
 	// Commands are shell commands run in order by `sh -c`, stopping at the first
 	// that fails (see ActionJobScript).
 	Commands []string
-	// Image is the container image. The local cluster ignores it and runs the
-	// commands on its host.
+	// Image is the container image. The local cluster runs a stand-in built
+	// on its machine in its place (docs/local-cluster.md).
 	Image string
 	// Env holds plain environment variables (name → value).
 	Env map[string]string

@@ -27,9 +27,8 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
-// These tests run action Jobs on the local cluster, whose action runner runs
-// the commands of pods labelled kube.ActionJobLabel with sh on this host: the
-// image is ignored there, and the commands must exist on the host.
+// These tests run action Jobs on the local cluster's real node, in busybox
+// (on the local cluster, the stand-in built from Debian's busybox package).
 
 // localJobs connects to the local cluster and gives the test its own
 // namespace, deleted at the end.
@@ -51,16 +50,16 @@ func localJobs(t *testing.T) (*kube.Client, string) {
 	return client, namespace
 }
 
-// hostJob is an ActionJob for the local cluster (its image is not pulled).
-func hostJob(namespace string, commands ...string) kube.ActionJob {
-	return kube.ActionJob{Namespace: namespace, Release: "app", Commands: commands, Image: "ignored.example/on-the-local-cluster:1", Timeout: 2 * time.Minute}
+// busyboxJob is an ActionJob that runs commands with busybox's sh.
+func busyboxJob(namespace string, commands ...string) kube.ActionJob {
+	return kube.ActionJob{Namespace: namespace, Release: "app", Commands: commands, Image: "busybox:1.36", Timeout: 2 * time.Minute}
 }
 
 func TestLocalActionJobSucceedsAndIsKept(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	ctx := context.Background()
-	spec := hostJob(namespace, `echo "hello $GREETING"`, `test "$GREETING" = hi`)
+	spec := busyboxJob(namespace, `echo "hello $GREETING"`, `test "$GREETING" = hi`)
 	spec.Env = map[string]string{"GREETING": "hi"}
 
 	out, err := client.RunActionJob(ctx, spec)
@@ -80,7 +79,7 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	client, namespace := localJobs(t)
 	ctx := context.Background()
 	// 50 MB of 1000-byte lines: far more than 200 lines and 64 KiB.
-	spec := hostJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `echo`, `echo the end`, `exit 3`)
+	spec := busyboxJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `echo`, `echo the end`, `exit 3`)
 
 	runtime.GC()
 	var before runtime.MemStats
@@ -119,7 +118,7 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	// The next call deletes the ended Job and its pods, then runs its own.
 	old, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
 	require.NoError(t, err)
-	out, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	out, err = client.RunActionJob(ctx, busyboxJob(namespace, "true"))
 	require.NoError(t, err)
 	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, DeletedJob: "app-job", Message: "The Job app-job completed."}, out)
 	require.Empty(t, jobPods(t, client, old), "the ended Job's pods are gone")
@@ -132,7 +131,7 @@ func TestLocalActionJobKeepsTheEndOfALongLine(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	// One line of 100000 bytes, CRLF-terminated: the tail is its last 64 KiB.
-	out, err := client.RunActionJob(context.Background(), hostJob(namespace, `head -c 99999 /dev/zero | tr '\0' x`, `printf 'y\r\n'`, `exit 2`))
+	out, err := client.RunActionJob(context.Background(), busyboxJob(namespace, `head -c 99999 /dev/zero | tr '\0' x`, `printf 'y\r\n'`, `exit 2`))
 	require.NoError(t, err)
 	require.False(t, out.Succeeded)
 	require.Len(t, out.Tail, kube.TailMaxBytes)
@@ -145,7 +144,7 @@ func TestLocalActionJobIsRefusedWhileTheEarlierOneRuns(t *testing.T) {
 	client, namespace := localJobs(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _, _ = client.RunActionJob(ctx, hostJob(namespace, "sleep 30")) }() // stopped waiting for by cancel
+	go func() { _, _ = client.RunActionJob(ctx, busyboxJob(namespace, "sleep 30")) }() // stopped waiting for by cancel
 	var running *batchv1.Job
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
@@ -154,7 +153,7 @@ func TestLocalActionJobIsRefusedWhileTheEarlierOneRuns(t *testing.T) {
 	})
 	require.NoError(t, err, "the first Job runs")
 
-	out, err := client.RunActionJob(context.Background(), hostJob(namespace, "true"))
+	out, err := client.RunActionJob(context.Background(), busyboxJob(namespace, "true"))
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Equal(t, "The Job app-job of an earlier action is still running in namespace "+namespace+"; try again once it has ended.", styrmin.ErrorMessage(err))
 	require.Empty(t, out.DeletedJob)
@@ -168,18 +167,18 @@ func TestLocalActionJobIsRefusedForAJobNoActionCreated(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	ctx := context.Background()
-	// No action label: kwok simulates its pod, nothing runs; the Job just exists.
+	// No action label: someone else's Job, still running.
 	theirs := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "app-job", Namespace: namespace},
 		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
-			Containers:    []corev1.Container{{Name: "main", Image: "registry.example/simulated:1"}},
+			Containers:    []corev1.Container{{Name: "main", Image: "busybox:1.36", Command: []string{"sleep", "600"}}},
 		}}},
 	}
 	theirs, err := client.Clientset.BatchV1().Jobs(namespace).Create(ctx, theirs, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	_, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	_, err = client.RunActionJob(ctx, busyboxJob(namespace, "true"))
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Equal(t, "A Job named app-job exists in namespace "+namespace+" that no driver action created; Styrmin leaves it alone — delete or rename it.", styrmin.ErrorMessage(err))
 	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
@@ -195,7 +194,7 @@ func TestLocalActionJobReadsSecretEnvFromItsOwnSecret(t *testing.T) {
 	const password = "s3cret-Value-16c"
 
 	// The command prints the length of the value, never the value.
-	spec := hostJob(namespace, `echo "PGPASSWORD has ${#PGPASSWORD} characters"`, `exit 4`)
+	spec := busyboxJob(namespace, `echo "PGPASSWORD has ${#PGPASSWORD} characters"`, `exit 4`)
 	spec.SecretEnv = map[string]string{"PGPASSWORD": password}
 	out, err := client.RunActionJob(ctx, spec)
 	require.NoError(t, err)
@@ -214,7 +213,7 @@ func TestLocalActionJobReadsSecretEnvFromItsOwnSecret(t *testing.T) {
 	require.Equal(t, job.UID, secret.OwnerReferences[0].UID, "the Job owns its Secret")
 
 	// The next call deletes the ended Job, and Kubernetes its Secret with it.
-	out, err = client.RunActionJob(ctx, hostJob(namespace, "true"))
+	out, err = client.RunActionJob(ctx, busyboxJob(namespace, "true"))
 	require.NoError(t, err)
 	require.Equal(t, "app-job", out.DeletedJob)
 	_, err = client.Clientset.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
@@ -234,12 +233,12 @@ func TestLocalActionJobRacingCallsOneProceeds(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	ctx := context.Background()
-	_, err := client.RunActionJob(ctx, hostJob(namespace, "true")) // an ended Job both calls see
+	_, err := client.RunActionJob(ctx, busyboxJob(namespace, "true")) // an ended Job both calls see
 	require.NoError(t, err)
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			spec := hostJob(namespace, fmt.Sprintf("echo call %d", i), "sleep 2", "exit 5")
+			spec := busyboxJob(namespace, fmt.Sprintf("echo call %d", i), "sleep 2", "exit 5")
 			spec.SecretEnv = map[string]string{"VALUE": fmt.Sprintf("value-of-call-%d", i)}
 			out, err := client.RunActionJob(ctx, spec)
 			if err == nil && out.Tail != fmt.Sprintf("call %d", i) {
@@ -264,7 +263,7 @@ func TestLocalActionJobRacingCallsOneProceeds(t *testing.T) {
 func TestLocalActionJobStoppedByItsTimeLimit(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
-	spec := hostJob(namespace, "echo started", "echo password=hunter2-limit", "sleep 60")
+	spec := busyboxJob(namespace, "echo started", "echo password=hunter2-limit", "sleep 60")
 	spec.Timeout = 3 * time.Second
 	out, err := client.RunActionJob(context.Background(), spec)
 	require.NoError(t, err)
@@ -291,7 +290,7 @@ func TestLocalActionJobStopsWhenItsCallerGoesAway(t *testing.T) {
 		})
 		cancel()
 	}()
-	first, err := client.RunActionJob(ctx, hostJob(namespace, "echo working", "sleep 60"))
+	first, err := client.RunActionJob(ctx, busyboxJob(namespace, "echo working", "sleep 60"))
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "the Job was told to stop")
 	require.Equal(t, "Styrmin stopped waiting for the Job app-job: the action ended before it (cancelled, timed out or killed).", first.Message)
@@ -303,7 +302,7 @@ func TestLocalActionJobStopsWhenItsCallerGoesAway(t *testing.T) {
 		return err == nil && len(job.Status.Conditions) > 0 && job.Status.Conditions[len(job.Status.Conditions)-1].Type == batchv1.JobFailed, err
 	})
 	require.NoError(t, err, "the Job ends failed, long before its 2 minutes")
-	out, err := client.RunActionJob(context.Background(), hostJob(namespace, "true"))
+	out, err := client.RunActionJob(context.Background(), busyboxJob(namespace, "true"))
 	require.NoError(t, err)
 	require.Equal(t, "app-job", out.DeletedJob, "and the next call replaces it")
 }
@@ -347,7 +346,7 @@ func TestLocalActionJobKeepsItsOutputWhenTheClusterStopsAnswering(t *testing.T) 
 		time.Sleep(3 * time.Second) // the cluster stays silent until the action's own time ends
 		cancel()
 	}()
-	out, err := client.RunActionJob(ctx, hostJob(namespace, `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "tick $i"; sleep 0.2; done`))
+	out, err := client.RunActionJob(ctx, busyboxJob(namespace, `i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "tick $i"; sleep 0.2; done`))
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "could not be told to stop", "the cluster does not answer")
 	// The output seen before the cluster stopped answering: its first lines.

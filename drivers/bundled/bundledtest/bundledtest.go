@@ -13,11 +13,41 @@ import (
 	"github.com/styrmin/styrmin/drivers/bundled"
 )
 
+// AsVersion returns the files of a bundled driver as version, with its
+// actions as bundled: a bundle for bundled.Catalog.ImportFS with root ".".
+func AsVersion(t testing.TB, driver, version string) fstest.MapFS {
+	t.Helper()
+	return edited(t, driver, version, func(*yaml.Node) {})
+}
+
 // Copy returns the files of a bundled driver as version, with its
 // spec.actions replaced by actionsYAML (a YAML list; "" removes them) and,
 // when actionsPy is not "", its actions.py replaced: a bundle for
 // bundled.Catalog.ImportFS with root ".".
 func Copy(t testing.TB, driver, version, actionsYAML, actionsPy string) fstest.MapFS {
+	t.Helper()
+	bundle := edited(t, driver, version, func(spec *yaml.Node) {
+		for i := 0; i < len(spec.Content); i += 2 {
+			if spec.Content[i].Value == "actions" {
+				spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
+				break
+			}
+		}
+		if actionsYAML != "" {
+			var list yaml.Node
+			require.NoError(t, yaml.Unmarshal([]byte(actionsYAML), &list))
+			spec.Content = append(spec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "actions"}, list.Content[0])
+		}
+	})
+	if actionsPy != "" {
+		bundle["actions.py"] = &fstest.MapFile{Data: []byte(actionsPy)}
+	}
+	return bundle
+}
+
+// edited returns the files of a bundled driver as version, with edit applied
+// to its driver file's spec.
+func edited(t testing.TB, driver, version string, edit func(spec *yaml.Node)) fstest.MapFS {
 	t.Helper()
 	sub, err := fs.Sub(bundled.Bundles(), driver)
 	require.NoError(t, err)
@@ -34,23 +64,10 @@ func Copy(t testing.TB, driver, version, actionsYAML, actionsPy string) fstest.M
 	require.NoError(t, yaml.Unmarshal(bundle["driver.styrmin.yml"].Data, &doc))
 	spec := mappingValue(t, doc.Content[0], "spec")
 	mappingValue(t, spec, "version").Value = version
-	for i := 0; i < len(spec.Content); i += 2 {
-		if spec.Content[i].Value == "actions" {
-			spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
-			break
-		}
-	}
-	if actionsYAML != "" {
-		var list yaml.Node
-		require.NoError(t, yaml.Unmarshal([]byte(actionsYAML), &list))
-		spec.Content = append(spec.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "actions"}, list.Content[0])
-	}
+	edit(spec)
 	out, err := yaml.Marshal(&doc)
 	require.NoError(t, err)
 	bundle["driver.styrmin.yml"] = &fstest.MapFile{Data: out}
-	if actionsPy != "" {
-		bundle["actions.py"] = &fstest.MapFile{Data: []byte(actionsPy)}
-	}
 	return bundle
 }
 

@@ -1,0 +1,181 @@
+package deployment_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
+)
+
+// These tests run the bundled drivers, actions included, against live
+// applications on the local cluster's real node: the data a driver keeps
+// must survive its upgrade, stop and start.
+
+// probeRelease names the Jobs the tests run beside a deployment's own.
+const probeRelease = "probe"
+
+// probe runs commands in image in the deployment's namespace and requires
+// them to succeed; secretEnv goes through the Job's own Secret.
+func (f clusterFixture) probe(t *testing.T, d *deployment.Deployment, image string, env, secretEnv map[string]string, commands ...string) {
+	t.Helper()
+	out, err := f.cluster.Kube.RunActionJob(context.Background(), kube.ActionJob{
+		Namespace: d.Namespace, Release: probeRelease, Commands: commands, Image: image,
+		Env: env, SecretEnv: secretEnv, Timeout: 3 * time.Minute,
+	})
+	require.NoError(t, err)
+	require.True(t, out.Succeeded, "%s: %s\n%s", strings.Join(commands, "; "), out.Message, out.Tail)
+}
+
+// requireHookSucceeded finds the hook step of action in task and requires
+// that it succeeded and logged want.
+func requireHookSucceeded(t *testing.T, task *deployment.Task, action, want string) {
+	t.Helper()
+	for _, s := range task.Steps {
+		if s.Hook == nil || s.Hook.Action != action {
+			continue
+		}
+		require.Equal(t, executor.StepSucceeded, s.Status, "%s: %s %+v", action, s.Message, s.Hook)
+		var logged []string
+		for _, l := range s.Logs {
+			logged = append(logged, l.Message)
+		}
+		require.Contains(t, strings.Join(logged, "\n"), want, "the %s step's log", action)
+		return
+	}
+	t.Fatalf("the %s task has no %s step: %+v", task.Kind, action, task.Steps)
+}
+
+// requireNoPods requires that the deployment's namespace has no pod left.
+func (f clusterFixture) requireNoPods(t *testing.T, d *deployment.Deployment) {
+	t.Helper()
+	pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + d.Name})
+	require.NoError(t, err)
+	require.Empty(t, pods.Items, "a stop ends once its pods are gone")
+}
+
+// lifeWithData installs a bundled driver, writes data, upgrades it to driver
+// 1.1.0 and application nextApp (its hooks run), stops and starts it, and
+// deletes it, reading the data back after each change.
+type lifeWithData struct {
+	install *deployment.Install
+	nextApp string
+	// write and read run Jobs against the live application.
+	write, read func(t *testing.T, f clusterFixture, d *deployment.Deployment)
+	// upgradeHook is a hook action of the upgrade, and a line it logs.
+	upgradeHook, upgradeLog string
+}
+
+func (l lifeWithData) run(t *testing.T, f clusterFixture) {
+	ctx := context.Background()
+	name := l.install.Name
+	f.cleanUp(t, name)
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, l.install)))
+	d := mustGet(t, f.fixture, name)
+	l.write(t, f, d)
+
+	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: l.nextApp, By: "alice"})
+	require.NoError(t, err)
+	require.Empty(t, review.DryRunError)
+	upgrade := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
+	requireHookSucceeded(t, upgrade, l.upgradeHook, l.upgradeLog)
+	d = mustGet(t, f.fixture, name)
+	require.Equal(t, l.nextApp, d.AppVersion)
+	l.read(t, f, d)
+
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Stop{Name: name, By: "alice"})))
+	f.requireNoPods(t, d)
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Start{Name: name, By: "alice"})))
+	l.read(t, f, d)
+
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+	f.requireNoPods(t, d)
+}
+
+func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	_, err := f.catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.1.0"), ".", "test")
+	require.NoError(t, err)
+	name := uniqueName("pg-data")
+	login := func(d *deployment.Deployment) (env, secretEnv map[string]string) {
+		return map[string]string{"PGHOST": d.Name + "-postgresql", "PGUSER": "postgres", "PGDATABASE": "app", "PGCONNECT_TIMEOUT": "10"},
+			map[string]string{"PGPASSWORD": "s3cret-password"}
+	}
+	lifeWithData{
+		install: postgres(name),
+		nextApp: "16.5.0",
+		write: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+			env, secretEnv := login(d)
+			f.probe(t, d, "postgres:16.4", env, secretEnv,
+				`psql -X -v ON_ERROR_STOP=1 -c "CREATE TABLE notes (body text); INSERT INTO notes VALUES ('kept through it all')"`)
+		},
+		read: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+			env, secretEnv := login(d)
+			f.probe(t, d, "postgres:16.4", env, secretEnv,
+				`got="$(psql -X -At -v ON_ERROR_STOP=1 -c 'SELECT body FROM notes')"`,
+				`echo "read: $got"`,
+				`test "$got" = "kept through it all"`)
+		},
+		upgradeHook: "backup",
+		upgradeLog:  "written; earlier backups stay in /var/lib/postgresql/data/backups",
+	}.run(t, f)
+}
+
+func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	_, err := f.catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "redis", "1.1.0"), ".", "test")
+	require.NoError(t, err)
+	install := redis(uniqueName("redis-data"))
+	install.Parameters = deployment.FormInput{"password": "s3cret-password", "replicas": "0", "persistence": "true"}
+	cli := func(d *deployment.Deployment, command string) []string {
+		return []string{fmt.Sprintf(`redis-cli -h %s-redis %s`, d.Name, command)}
+	}
+	auth := map[string]string{"REDISCLI_AUTH": "s3cret-password"}
+	lifeWithData{
+		install: install,
+		nextApp: "7.4.1",
+		write: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+			f.probe(t, d, "redis:7.4", nil, auth, cli(d, "SET kept 'through it all'")...)
+		},
+		read: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+			f.probe(t, d, "redis:7.4", nil, auth, `got="$(`+cli(d, "GET kept")[0]+`)"`, `echo "read: $got"`, `test "$got" = "through it all"`)
+		},
+		upgradeHook: "check_servers",
+		upgradeLog:  "Checking that",
+	}.run(t, f)
+}
+
+func TestHelloWebAnswersTheHostThroughItsServiceOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	ctx := context.Background()
+	install := helloWeb(uniqueName("hello-host"))
+	f.cleanUp(t, install.Name)
+	task := f.waitTask(t, install.Name, queued(t)(f.svc.Queue(ctx, install)))
+	requireHookSucceeded(t, task, "smoke_test", "Fetching")
+	d := mustGet(t, f.fixture, install.Name)
+
+	svc, err := f.cluster.Kube.Clientset.CoreV1().Services(d.Namespace).Get(ctx, d.Name+"-hello-web", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, svc.Spec.ClusterIP)
+	client := http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get("http://" + svc.Spec.ClusterIP + "/")
+	require.NoError(t, err, "the host reaches the Service's cluster IP")
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "<title>Shop</title>", "the page carries the configured title")
+}
