@@ -82,11 +82,10 @@ func (f fixture) importCopy(t *testing.T, driver, version, actionsYAML, actionsP
 // application version, stops and starts its components, rolls it back and
 // deletes it, checking the cluster and Helm's own history at each stage.
 //
-// It uses copies of the drivers without their actions: on the local cluster
-// pods are simulated, so the bundled actions, which talk to the running
-// application, cannot succeed (their checks wait minutes, then fail; the
-// PostgreSQL backup rightly blocks the upgrade). Actions are tested on their
-// own in actions_cluster_test.go.
+// It uses copies of the drivers without their actions, to check the
+// lifecycle alone; the drivers' own actions run against their live
+// applications in bundled_apps_cluster_test.go, and actions of the tests' own
+// in actions_cluster_test.go.
 func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)

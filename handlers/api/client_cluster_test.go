@@ -31,8 +31,8 @@ import (
 const clientLiveTest = "sdk/python/tests/test_client_live.py"
 
 // apiDriverVersion is the version of the action-less Hello Web copy that the
-// API tests deploy: on the local cluster pods are simulated, so the bundled
-// actions, which talk to the running site, cannot succeed. It is the newest
+// API tests deploy, so that they wait for no smoke test (the bundled drivers'
+// actions run in deployment/bundled_apps_cluster_test.go). It is the newest
 // version, which the Python client's test installs.
 const apiDriverVersion = "1.0.1"
 
