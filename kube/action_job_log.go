@@ -85,6 +85,8 @@ func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, spec ActionJo
 		why = fmt.Sprintf("it was stopped after its time limit of %s", spec.Timeout)
 	case err == nil && exitCode(pod) != nil:
 		why = fmt.Sprintf("its commands exited with code %d", *exitCode(pod))
+	case err == nil && pod.Status.Message != "":
+		why = "its pod failed: " + pod.Status.Message
 	default:
 		why = fmt.Sprintf("%s: %s", failed.Reason, failed.Message)
 	}

@@ -36,6 +36,18 @@ import (
 // and deletions honour their uid precondition, as the API server does.
 func jobsEnding(t *testing.T, succeed bool, objects ...runtime.Object) *kube.Client {
 	t.Helper()
+	if succeed {
+		return jobsEndingWith(t, nil, objects...)
+	}
+	return jobsEndingWith(t, &corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: kube.ActionJobContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3}},
+	}}}, objects...)
+}
+
+// jobsEndingWith is jobsEnding where a Job fails with a pod of failed status,
+// or completes when failed is nil.
+func jobsEndingWith(t *testing.T, failed *corev1.PodStatus, objects ...runtime.Object) *kube.Client {
+	t.Helper()
 	clientset := fake.NewClientset(objects...)
 	var created atomic.Int32
 	clientset.PrependReactor("create", "jobs", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -56,13 +68,11 @@ func jobsEnding(t *testing.T, succeed bool, objects ...runtime.Object) *kube.Cli
 			return false, nil, nil
 		}
 		end := batchv1.JobComplete
-		if !succeed {
+		if failed != nil {
 			end = batchv1.JobFailed
 			pod := &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: string(job.UID) + "-pod", Namespace: job.Namespace, Labels: job.Spec.Selector.MatchLabels},
-				Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
-					Name: kube.ActionJobContainer, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 3}},
-				}}},
+				Status:     *failed,
 			}
 			if err := clientset.Tracker().Add(pod); err != nil {
 				return true, nil, err
@@ -240,6 +250,15 @@ func TestRunActionJobReportsAFailedJobsTail(t *testing.T) {
 		Job: "pg-job", Message: "The Job pg-job failed: its commands exited with code 3.",
 		Tail: "fake logs", TailLines: 1,
 	}, out)
+}
+
+func TestRunActionJobSaysWhyAPodFailedBeforeItsCommandsRan(t *testing.T) {
+	t.Parallel()
+	// As the local cluster's simulated node fails an action's pod.
+	client := jobsEndingWith(t, &corev1.PodStatus{Phase: corev1.PodFailed, Reason: "NotRun", Message: "nothing runs an action's commands"})
+	out, err := client.RunActionJob(context.Background(), backup())
+	require.NoError(t, err)
+	require.Equal(t, "The Job pg-job failed: its pod failed: nothing runs an action's commands.", out.Message)
 }
 
 func TestRunActionJobDeletesTheEndedJob(t *testing.T) {

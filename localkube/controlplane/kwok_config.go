@@ -17,11 +17,39 @@ const (
 	actionJobLabelValue = "true"
 )
 
+// actionNotRun is the stage that fails an action Job's pod on the simulated
+// node at once, saying why, rather than let it pretend to succeed or wait
+// for its time limit: nothing runs an action's commands there.
+var actionNotRun = fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-action-not-run
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.metadata.labels[%q]'
+      operator: 'In'
+      values: [%q]
+    - key: '.status.phase'
+      operator: 'NotIn'
+      values: ['Failed']
+  next:
+    statusTemplate: |
+      phase: Failed
+      reason: NotRun
+      message: "the local cluster's node is simulated (this machine cannot run containers), so nothing runs an action's commands"
+`, actionJobLabel, actionJobLabelValue)
+
 // kwokConfig returns the multi-document --config file for kwok: its stock node
 // and pod stages, with pod-ready and pod-complete skipping action-job pods
-// (labelled actionJobLabel=actionJobLabelValue). An action's commands must
-// really run: on a simulated node nothing runs them, so their pods stay
-// Pending rather than pretend to succeed.
+// (labelled actionJobLabel=actionJobLabelValue), which actionNotRun fails
+// instead. An action's commands must really run, and on a simulated node
+// nothing runs them.
 func kwokConfig() ([]byte, error) {
 	var out bytes.Buffer
 	docs := []struct {
@@ -33,6 +61,7 @@ func kwokConfig() ([]byte, error) {
 		{podfast.DefaultPodReady, true},
 		{podfast.DefaultPodComplete, true},
 		{podfast.DefaultPodDelete, false},
+		{actionNotRun, false},
 	}
 	for _, doc := range docs {
 		data := []byte(doc.yaml)

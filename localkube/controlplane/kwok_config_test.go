@@ -42,7 +42,7 @@ func (s stageDoc) matches(t *testing.T, pod map[string]any) bool {
 	return true
 }
 
-func TestKwokConfigLeavesActionJobPodsToTheRunner(t *testing.T) {
+func TestKwokConfigFailsActionJobPodsInsteadOfSimulatingThem(t *testing.T) {
 	config, err := kwokConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestKwokConfigLeavesActionJobPodsToTheRunner(t *testing.T) {
 		}
 		stages[s.Metadata.Name] = s
 	}
-	for _, name := range []string{"node-initialize", "node-heartbeat", "pod-ready", "pod-complete", "pod-delete"} {
+	for _, name := range []string{"node-initialize", "node-heartbeat", "pod-ready", "pod-complete", "pod-delete", "pod-action-not-run"} {
 		if _, ok := stages[name]; !ok {
 			t.Fatalf("stage %s missing from the kwok config", name)
 		}
@@ -78,6 +78,9 @@ func TestKwokConfigLeavesActionJobPodsToTheRunner(t *testing.T) {
 		{"pod-complete", pod("Running", nil, "Job"), true},
 		{"pod-complete", pod("Running", action, "Job"), false},
 		{"pod-complete", pod("Running", map[string]any{actionJobLabel: "false"}, "Job"), true},
+		{"pod-action-not-run", pod("Pending", action, "Job"), true},
+		{"pod-action-not-run", pod("Failed", action, "Job"), false},
+		{"pod-action-not-run", pod("Pending", nil, "Job"), false},
 	}
 	for _, tt := range tests {
 		if got := stages[tt.stage].matches(t, tt.pod); got != tt.want {
