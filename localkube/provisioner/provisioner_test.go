@@ -168,6 +168,8 @@ func TestRunProvisionsAndReclaims(t *testing.T) {
 	folder := filepath.Join(dir, "pvc-u-data")
 	if info, err := os.Stat(folder); err != nil || !info.IsDir() {
 		t.Fatalf("volume folder: %v", err)
+	} else if info.Mode().Perm() != 0o777 {
+		t.Fatalf("volume folder mode %v: a pod running as any user must be able to write to it", info.Mode().Perm())
 	}
 	// Claims are handled in order, so the bound one was looked at already.
 	if _, err := core.CoreV1().PersistentVolumes().Get(ctx, "pvc-u-bound", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

@@ -28,7 +28,12 @@ func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVol
 	if _, err := p.volumes.Get(volume.Name); err == nil {
 		return nil // made already; the controller-manager has yet to bind it
 	}
+	// Writable by the pod whatever user it runs as (a hostPath volume is
+	// not given to the pod's fsGroup), whatever this process's umask.
 	if err := os.MkdirAll(volume.Spec.HostPath.Path, 0o777); err != nil {
+		return fmt.Errorf("create the volume folder: %w", err)
+	}
+	if err := os.Chmod(volume.Spec.HostPath.Path, 0o777); err != nil {
 		return fmt.Errorf("create the volume folder: %w", err)
 	}
 	_, err = p.core.CoreV1().PersistentVolumes().Create(ctx, volume, metav1.CreateOptions{})
