@@ -173,8 +173,14 @@ func (n nodeNetwork) create() error {
 	if err := os.WriteFile(filepath.Join("/proc/sys/net/ipv4/conf", n.HostLink, "forwarding"), []byte("0"), 0o644); err != nil {
 		return fmt.Errorf("real node: turn forwarding off on %s: %w", n.HostLink, err)
 	}
-	return inNamespace(n.Namespace, "sysctl", "-w", "net.ipv4.ip_forward=1", "net.bridge.bridge-nf-call-iptables=1")
+	return inNamespace(n.Namespace, "sh", "-c", nodeSysctls)
 }
+
+// nodeSysctls, run in the node's namespace (these sysctls are per network
+// namespace), turn on routing between the pods, the Services and the host,
+// and let a Service's reply between two pods of the bridge pass through
+// kube-proxy's rules to be un-NATed (module br_netfilter).
+const nodeSysctls = "echo 1 > /proc/sys/net/ipv4/ip_forward && echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables"
 
 func runIP(args ...string) error {
 	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
