@@ -19,7 +19,8 @@ import (
 //
 //	host: Host/30 on the veth HostLink (forwarding off), routes to Subnet and Services via Peer
 //	netns Namespace: Peer/30 on the veth end NodeLink, the bridge Bridge with Gateway/24 (the
-//	node IP), ip_forward on, no default route; containerd, the kubelet, kube-proxy and DNS
+//	node IP), Services routed to the bridge, ip_forward and br_netfilter on, no default
+//	route; containerd, the kubelet, kube-proxy and DNS
 //	pods on Bridge: routes to Subnet, Services and Host only
 //
 // Its names derive from the cluster folder, and its ranges (10.122.N.0/30,
@@ -160,6 +161,10 @@ func (n nodeNetwork) create() error {
 		{"-n", n.Namespace, "link", "add", n.Bridge, "type", "bridge"},
 		{"-n", n.Namespace, "addr", "add", fmt.Sprintf("%s/%d", n.Gateway, prefix), "dev", n.Bridge},
 		{"-n", n.Namespace, "link", "set", n.Bridge, "up"},
+		// A route for the Services' range, so that the node's own processes
+		// (and host-network pods) can connect to a ClusterIP: kube-proxy's
+		// rules rewrite the destination after the route lookup.
+		{"-n", n.Namespace, "route", "add", n.Services.String(), "dev", n.Bridge},
 		{"route", "add", n.Subnet.String(), "via", n.Peer.String(), "dev", n.HostLink},
 		{"route", "add", n.Services.String(), "via", n.Peer.String(), "dev", n.HostLink},
 	}

@@ -31,7 +31,8 @@ const netprobeImage = "styrmin.local/netprobe:1"
 
 // TestRealNodeRoutesServicesAndAnswersDNS runs an HTTP server pod behind the
 // Service web and a client pod that resolves web's cluster name and GETs it
-// through the Service; the host GETs the Service IP and the pod IP; cluster
+// through the Service, and reaches the API server through the `kubernetes`
+// Service (by its cluster name, checking its certificate); the host GETs the Service IP and the pod IP; cluster
 // DNS, asked from the host, answers web's name and refuses one outside the
 // cluster; and, without sending anything out, the pod's routes and the NAT
 // rules reach only the machine's own ranges.
@@ -76,7 +77,8 @@ func TestRealNodeRoutesServicesAndAnswersDNS(t *testing.T) {
 		t.Fatalf("cluster DNS answered a name outside the cluster: %v", outside)
 	}
 
-	probe, err := core.CoreV1().Pods("default").Create(ctx, nodePod("probe", netprobeImage, "probe", name, "http://"+name+"/"), metav1.CreateOptions{})
+	webURL, apiURL := "http://"+name+"/", "https://kubernetes.default.svc/livez"
+	probe, err := core.CoreV1().Pods("default").Create(ctx, nodePod("probe", netprobeImage, "probe", name, webURL, apiURL), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestRealNodeRoutesServicesAndAnswersDNS(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(logs)), "\n")
-	for _, want := range []string{fmt.Sprintf("lookup %s [%s] <nil>", name, svc.Spec.ClusterIP), "get served by server"} {
+	for _, want := range []string{fmt.Sprintf("lookup %s [%s] <nil>", name, svc.Spec.ClusterIP), "get " + webURL + " served by server", "get " + apiURL + " ok"} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("the probe pod's output lacks %q:\n%s", want, logs)
 		}

@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -21,11 +23,11 @@ func main() {
 		serve()
 		return
 	}
-	if len(os.Args) == 4 && os.Args[1] == "probe" {
-		probe(os.Args[2], os.Args[3])
+	if len(os.Args) >= 4 && os.Args[1] == "probe" {
+		probe(os.Args[2], os.Args[3:])
 		return
 	}
-	fmt.Fprintln(os.Stderr, "usage: netprobe serve | netprobe probe NAME URL")
+	fmt.Fprintln(os.Stderr, "usage: netprobe serve | netprobe probe NAME URL...")
 	os.Exit(2)
 }
 
@@ -37,12 +39,15 @@ func serve() {
 	os.Exit(1)
 }
 
-func probe(name, url string) {
+func probe(name string, urls []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	addrs, err := net.DefaultResolver.LookupHost(ctx, name)
 	fmt.Printf("lookup %s %v %v\n", name, addrs, err)
-	fmt.Printf("get %s\n", get(ctx, url))
+	client := httpClient()
+	for _, url := range urls {
+		fmt.Printf("get %s %s\n", url, get(ctx, client, url))
+	}
 	routes, _ := os.ReadFile("/proc/net/route")
 	for _, line := range strings.Split(string(routes), "\n")[1:] {
 		f := strings.Fields(line)
@@ -56,12 +61,21 @@ func probe(name, url string) {
 	}
 }
 
-func get(ctx context.Context, url string) string {
+// httpClient trusts the service-account CA the kubelet mounts into the pod.
+func httpClient() *http.Client {
+	pool := x509.NewCertPool()
+	if ca, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"); err == nil {
+		pool.AppendCertsFromPEM(ca)
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+}
+
+func get(ctx context.Context, client *http.Client, url string) string {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err.Error()
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return err.Error()
 	}
