@@ -1,8 +1,10 @@
 // Package controlplane starts and stops the local cluster: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok managing one fake Node, all on
 // 127.0.0.1, and reports when the cluster can run pods. With Options.RealNode it
-// also runs a real node beside kwok's: containerd with runc and CNI, and a
-// kubelet registered as RealNodeName, all private to the cluster's folder.
+// also runs a real node beside kwok's, in a network namespace of its own:
+// containerd with runc and CNI, a kubelet registered as RealNodeName,
+// kube-proxy and cluster DNS (CoreDNS), all private to the cluster's folder;
+// the API server then listens on the host's end of the node's veth.
 package controlplane
 
 import (
@@ -51,7 +53,8 @@ type State struct {
 
 // Options choose what the cluster runs beside its control plane.
 type Options struct {
-	// RealNode also starts the real node (containerd and a kubelet).
+	// RealNode also starts the real node (containerd, a kubelet, kube-proxy
+	// and cluster DNS, in the node's network namespace).
 	RealNode bool
 }
 

@@ -4,8 +4,8 @@
 // action-job runner and the volume provisioner (hostPath volumes under
 // <dir>/run/volumes), and on SIGTERM or SIGINT stops everything in reverse order.
 //
-// With -node real it also runs a real node (containerd and a kubelet; see
-// docs/local-cluster.md). `localkube image` builds an image from one static
+// With -node real it also runs a real node (containerd, a kubelet, kube-proxy
+// and CoreDNS in a network namespace of its own; see docs/local-cluster.md). `localkube image` builds an image from one static
 // binary and imports it into that node's containerd (no registry is reached).
 //
 // Usage:
@@ -46,7 +46,7 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "run":
-		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd and a kubelet)")
+		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd, a kubelet, kube-proxy and cluster DNS)")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
 		err = run(*dir, controlplane.Options{RealNode: *node == "real"})
 	case "image":
