@@ -16,15 +16,18 @@ import (
 	"time"
 )
 
-// binaries are the programs build puts into .cluster/bin.
-var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "localkube", "pause"}
+// binaries are the programs build puts into .cluster/bin: localkube/cmd/*
+// (coredns and pause are the real node's, but built from localkube's own
+// sources, so the source stamp rebuilds them) and kwok.
+var binaries = []string{"coredns", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok", "localkube", "pause"}
 
-// nodeBinaries are the real node's programs, built only when it is on.
-var nodeBinaries = []string{"containerd", "containerd-shim-runc-v2", "ctr", "runc", "kubelet"}
+// nodeBinaries are the real node's programs built from other modules at
+// fixed versions, built only when it is on.
+var nodeBinaries = []string{"containerd", "containerd-shim-runc-v2", "ctr", "runc", "kubelet", "kube-proxy"}
 
 // The real node's runtime versions. containerd and runc are built by `go
 // install` from their own modules (their go.mod, not localkube's); the kubelet
-// in localkube/ at kubernetesVersion.
+// and kube-proxy in localkube/ at kubernetesVersion.
 const (
 	containerdModule  = "github.com/containerd/containerd/v2"
 	containerdVersion = "v2.2.9"
@@ -69,11 +72,11 @@ func (c *Cluster) build(ctx context.Context) error {
 // containerd; cached afterwards by the versions in .stamp-node).
 func (c *Cluster) buildNode(ctx context.Context) error {
 	stampFile := filepath.Join(c.binDir(), ".stamp-node")
-	stamp := fmt.Sprintf("containerd %s runc %s kubelet %s\n", containerdVersion, runcVersion, kubernetesVersion)
+	stamp := fmt.Sprintf("containerd %s runc %s kubelet and kube-proxy %s\n", containerdVersion, runcVersion, kubernetesVersion)
 	if c.built(nodeBinaries, stampFile, stamp) {
 		return nil
 	}
-	fmt.Fprintf(c.out, "devcluster: building the real node (containerd %s, runc %s, kubelet %s) into %s (first time: several minutes; cached afterwards)\n",
+	fmt.Fprintf(c.out, "devcluster: building the real node (containerd %s, runc %s, kubelet and kube-proxy %s) into %s (first time: several minutes; cached afterwards)\n",
 		containerdVersion, runcVersion, kubernetesVersion, c.binDir())
 	steps := [][]string{
 		{"install", "-v", "-tags", "no_btrfs no_devmapper no_zfs",
@@ -82,7 +85,7 @@ func (c *Cluster) buildNode(ctx context.Context) error {
 			containerdModule + "/cmd/ctr@" + containerdVersion},
 		// cgo (on where a C compiler is) with Debian's libseccomp-dev (scripts/ensure-node-packages).
 		{"install", "-v", "-tags", "seccomp", runcModule + "@" + runcVersion},
-		{"build", "-v", "-o", c.binDir() + string(filepath.Separator), "-ldflags", kubernetesLdflags(), "k8s.io/kubernetes/cmd/kubelet"},
+		{"build", "-v", "-o", c.binDir() + string(filepath.Separator), "-ldflags", kubernetesLdflags(), "k8s.io/kubernetes/cmd/kubelet", "k8s.io/kubernetes/cmd/kube-proxy"},
 	}
 	for _, args := range steps {
 		if err := c.goBuild(ctx, "go "+args[0]+" of the real node", args...); err != nil {

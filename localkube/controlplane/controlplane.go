@@ -1,8 +1,10 @@
 // Package controlplane starts and stops the local cluster: etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok managing one fake Node, all on
 // 127.0.0.1, and reports when the cluster can run pods. With Options.RealNode it
-// also runs a real node beside kwok's: containerd with runc and CNI, and a
-// kubelet registered as RealNodeName, all private to the cluster's folder.
+// also runs a real node beside kwok's, in a network namespace of its own:
+// containerd with runc and CNI, a kubelet registered as RealNodeName,
+// kube-proxy and cluster DNS (CoreDNS), all private to the cluster's folder;
+// the API server then listens on the host's end of the node's veth.
 package controlplane
 
 import (
@@ -59,7 +61,8 @@ const (
 
 // Options choose what the cluster runs beside its control plane.
 type Options struct {
-	// RealNode also starts the real node (containerd and a kubelet).
+	// RealNode also starts the real node (containerd, a kubelet, kube-proxy
+	// and cluster DNS, in the node's network namespace).
 	RealNode bool
 }
 
@@ -112,11 +115,21 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	if err != nil {
 		return err
 	}
-	files, err := pki.Generate(filepath.Join(layout.RunDir(), "pki"))
+	// With a real node, the API server listens on the host's end of the
+	// node's veth (which the node's namespace reaches) instead of loopback.
+	var network nodeNetwork
+	apiHost := "127.0.0.1"
+	if opts.RealNode {
+		if network, err = planNodeNetwork(layout.Dir); err != nil {
+			return err
+		}
+		apiHost = network.Host.String()
+	}
+	files, err := pki.Generate(filepath.Join(layout.RunDir(), "pki"), network.serverIPs()...)
 	if err != nil {
 		return err
 	}
-	server := "https://127.0.0.1:" + strconv.Itoa(p.apiserver)
+	server := "https://" + net.JoinHostPort(apiHost, strconv.Itoa(p.apiserver))
 	if err := pki.WriteKubeconfig(layout.Kubeconfig(), server, files); err != nil {
 		return err
 	}
@@ -133,9 +146,9 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 		err = errors.Join(err, sweepNode(layout))
 		logf("stopped")
 	}()
-	startProc := func(name string, args []string, ready func(context.Context) error) (*process, error) {
+	startProc := func(namespace, name string, args []string, ready func(context.Context) error) (*process, error) {
 		logf("starting %s", name)
-		proc, err := startProcess(layout.BinDir(), layout.LogDir(), name, args...)
+		proc, err := startProcess(layout.BinDir(), layout.LogDir(), namespace, name, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -143,13 +156,13 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 		return proc, waitFor(ctx, name, 2*time.Minute, proc, ready)
 	}
 	start := func(name string, args []string, ready func(context.Context) error) error {
-		_, err := startProc(name, args, ready)
+		_, err := startProc("", name, args, ready)
 		return err
 	}
 	var node realNode
 	apiArgs := apiserverArgs(layout, p, files)
 	if opts.RealNode {
-		if node, err = prepareRealNode(layout, files); err != nil {
+		if node, err = prepareRealNode(network, files); err != nil {
 			return err
 		}
 		apiArgs = setFlags(apiArgs, node.apiserverNodeArgs(files))

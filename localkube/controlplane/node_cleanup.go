@@ -52,19 +52,19 @@ func removePods(socket string) error {
 }
 
 // sweepNode removes what a real node of the cluster in dir can leave on the
-// host when it was not stopped cleanly (after a clean stop it finds nothing):
-// its shims and containers, their network namespaces and cgroups, every
-// mount under dir (deepest first), and its bridge. It runs after every stop
-// and before every start (a start wipes dir's run/, which must hold no mount
-// by then).
+// host when it was not stopped cleanly (after a clean stop it finds only its
+// network namespace): its shims and containers, the pods' network
+// namespaces, cgroups, every mount under dir (deepest first), and its own
+// network namespace with the veth to it. It runs after every stop and before
+// every start (a start wipes dir's run/, which must hold no mount by then).
 func sweepNode(layout Layout) error {
-	bridge, _ := nodeNames(layout.Dir)
+	namespace, _ := nodeNames(layout.Dir)
 	killNodeProcesses(layout)
 	errs := []error{
-		removeNodeNetns(bridge),
+		removePodNetns(namespace),
 		removeNodeCgroups(layout),
 		unmountUnder(layout.Dir),
-		deleteBridge(bridge),
+		deleteNodeNetwork(namespace),
 	}
 	return errors.Join(errs...)
 }
@@ -120,10 +120,10 @@ func pids() []int {
 	return out
 }
 
-// removeNodeNetns deletes the CNI network namespaces whose interface has an
-// address in the subnet of bridge (those of the node's pods).
-func removeNodeNetns(bridge string) error {
-	subnet := bridgeSubnet(bridge)
+// removePodNetns deletes the CNI network namespaces whose interface has an
+// address in the pod range of the node's namespace (those of the node's pods).
+func removePodNetns(namespace string) error {
+	subnet := podSubnet(namespace)
 	if subnet == nil {
 		return nil
 	}
@@ -139,8 +139,8 @@ func removeNodeNetns(bridge string) error {
 		}
 		for _, field := range strings.Fields(string(out)) {
 			if ip, _, err := net.ParseCIDR(field); err == nil && subnet.Contains(ip) {
-				if out, err := exec.Command("ip", "netns", "delete", e.Name()).CombinedOutput(); err != nil {
-					errs = append(errs, fmt.Errorf("real node: ip netns delete %s: %w: %s", e.Name(), err, out))
+				if err := runIP("netns", "delete", e.Name()); err != nil {
+					errs = append(errs, err)
 				}
 				break
 			}
@@ -149,19 +149,16 @@ func removeNodeNetns(bridge string) error {
 	return errors.Join(errs...)
 }
 
-// bridgeSubnet returns the IPv4 network of the bridge, nil when it is absent.
-func bridgeSubnet(bridge string) *net.IPNet {
-	link, err := net.InterfaceByName(bridge)
+// podSubnet returns the IPv4 network of the bridge in the node's namespace,
+// nil when either is absent.
+func podSubnet(namespace string) *net.IPNet {
+	out, err := exec.Command("ip", "-n", namespace, "-o", "-4", "addr", "show", "dev", nodeBridge).Output()
 	if err != nil {
 		return nil
 	}
-	addrs, err := link.Addrs()
-	if err != nil {
-		return nil
-	}
-	for _, a := range addrs {
-		if ipnet, ok := a.(*net.IPNet); ok && ipnet.IP.To4() != nil {
-			return &net.IPNet{IP: ipnet.IP.Mask(ipnet.Mask), Mask: ipnet.Mask}
+	for _, field := range strings.Fields(string(out)) {
+		if _, subnet, err := net.ParseCIDR(field); err == nil {
+			return subnet
 		}
 	}
 	return nil

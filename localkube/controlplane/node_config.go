@@ -90,7 +90,8 @@ state = %q
 
 // writeCNIConfig writes the pod network: the node's bridge, addresses from
 // host-local (leases under the node's folder), no masquerade and no default
-// route (nothing is routed off the machine), portmap for hostPorts.
+// route (routes to the Services and the host only: nothing is routed off the
+// machine), portmap for hostPorts.
 func writeCNIConfig(layout Layout, n nodeNetwork) error {
 	conf := map[string]any{
 		"cniVersion": "1.0.0",
@@ -105,6 +106,7 @@ func writeCNIConfig(layout Layout, n nodeNetwork) error {
 				"ipam": map[string]any{
 					"type":    "host-local",
 					"ranges":  [][]map[string]string{{{"subnet": n.Subnet.String(), "gateway": n.Gateway.String()}}},
+					"routes":  podRoutes(n),
 					"dataDir": layout.nodePath("cni-ipam"),
 				},
 			},
@@ -120,8 +122,17 @@ func writeCNIConfig(layout Layout, n nodeNetwork) error {
 
 // writeKubeletConfig writes the KubeletConfiguration (measured on this kind
 // of machine: cgroups v1 allowed, cgroupfs, no QoS cgroups; client
-// certificates and webhook authorization for its API, nobody anonymous) and
-// returns its path.
+// certificates and webhook authorization for its API, nobody anonymous; cluster
+// DNS on the node IP) and returns its path.
+// podRoutes are the pods' routes beside their own range: the Service range
+// and the host's end of the node's veth (the API server), via the node.
+func podRoutes(n nodeNetwork) []map[string]string {
+	return []map[string]string{
+		{"dst": n.Services.String(), "gw": n.Gateway.String()},
+		{"dst": n.Host.String() + "/32", "gw": n.Gateway.String()},
+	}
+}
+
 func writeKubeletConfig(layout Layout, p ports, n nodeNetwork, files pki.Files, node pki.NodeFiles) (string, error) {
 	config := map[string]any{
 		"apiVersion":               "kubelet.config.k8s.io/v1beta1",
@@ -145,7 +156,9 @@ func writeKubeletConfig(layout Layout, p ports, n nodeNetwork, files pki.Files, 
 			"x509":      map[string]string{"clientCAFile": files.CACert},
 		},
 		"authorization": map[string]string{"mode": "Webhook"},
-		"resolvConf":    "", // no upstream DNS for pods until cluster DNS exists
+		"resolvConf":    "", // pods get cluster DNS only, never the host's resolvers
+		"clusterDNS":    []string{n.Gateway.String()},
+		"clusterDomain": ClusterDomain,
 		"podLogsDir":    layout.nodePath("pod-logs"),
 		// Imported images cannot be pulled again: never collect them, never evict for disk.
 		"imageGCHighThresholdPercent": 100,

@@ -9,32 +9,51 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
-// nodeNetwork is the real node's network: one Linux bridge with the node's
-// address (the pods' gateway) and a /24 pod range that collides with nothing
-// on the host. Its names derive from the cluster folder, so two clusters on
-// one host never share a bridge, and pods get no default route: their traffic
-// reaches the node and other pods, never the host's uplink.
+// nodeNetwork is the real node's network, all in a network namespace of its
+// own so that its iptables rules, routes and sysctls never meet the host's or
+// another cluster's:
+//
+//	host: Host/30 on the veth HostLink (forwarding off), routes to Subnet and Services via Peer
+//	netns Namespace: Peer/30 on the veth end NodeLink, the bridge Bridge with Gateway/24 (the
+//	node IP), Services routed to the bridge, ip_forward and br_netfilter on, no default
+//	route; containerd, the kubelet, kube-proxy and DNS
+//	pods on Bridge: routes to Subnet, Services and Host only
+//
+// Its names derive from the cluster folder, and its ranges (10.122.N.0/30,
+// 10.123.N.0/24 and 10.124.N.0/24) collide with nothing on the host.
 type nodeNetwork struct {
-	Bridge  string     // Linux bridge, e.g. styr1a2b3c4d
-	Name    string     // CNI network name
-	Subnet  *net.IPNet // pod range
-	Gateway net.IP     // the bridge's address: the node IP
+	Namespace string     // network namespace, e.g. styr1a2b3c4d
+	HostLink  string     // the host's end of the veth pair (same name as the namespace)
+	NodeLink  string     // the namespace's end of the veth pair
+	Bridge    string     // Linux bridge in the namespace
+	Name      string     // CNI network name
+	Subnet    *net.IPNet // pod range
+	Gateway   net.IP     // the bridge's address: the node IP
+	Services  *net.IPNet // Service ClusterIP range
+	Link      *net.IPNet // the veth pair's /30
+	Host      net.IP     // the host's address on the veth: the API server's
+	Peer      net.IP     // the namespace's address on the veth
 }
 
-// nodeNames returns the bridge and CNI network names of the cluster in dir.
-func nodeNames(dir string) (bridge, network string) {
+// nodeBridge is the pods' bridge, inside the node's namespace.
+const nodeBridge = "cni0"
+
+// nodeNames returns the network namespace (also the host's veth end) and CNI
+// network names of the cluster in dir.
+func nodeNames(dir string) (namespace, network string) {
 	sum := sha256.Sum256([]byte(dir))
 	id := hex.EncodeToString(sum[:4])
 	return "styr" + id, "styrmin-" + id
 }
 
-// planNodeNetwork picks the pod range 10.123.N.0/24, N from the cluster
-// folder's hash, moving on while it overlaps an address or route of the host.
+// planNodeNetwork picks N for the ranges 10.122.N.0/30, 10.123.N.0/24 and
+// 10.124.N.0/24 from the cluster folder's hash, moving on while one of them
+// overlaps an address or route of the host (another cluster's included).
 func planNodeNetwork(dir string) (nodeNetwork, error) {
-	bridge, name := nodeNames(dir)
 	taken, err := hostNetworks()
 	if err != nil {
 		return nodeNetwork{}, err
@@ -42,13 +61,37 @@ func planNodeNetwork(dir string) (nodeNetwork, error) {
 	sum := sha256.Sum256([]byte(dir))
 	first := int(binary.BigEndian.Uint16(sum[4:6]))
 	for i := range 256 {
-		third := byte((first + i) % 256)
-		subnet := &net.IPNet{IP: net.IPv4(10, 123, third, 0).To4(), Mask: net.CIDRMask(24, 32)}
-		if !overlapsAny(subnet, taken) {
-			return nodeNetwork{Bridge: bridge, Name: name, Subnet: subnet, Gateway: net.IPv4(10, 123, third, 1).To4()}, nil
+		n := nodeNetworkAt(dir, byte((first+i)%256))
+		if !overlapsAny(n.Subnet, taken) && !overlapsAny(n.Services, taken) && !overlapsAny(n.Link, taken) {
+			return n, nil
 		}
 	}
-	return nodeNetwork{}, fmt.Errorf("real node: every /24 of 10.123.0.0/16 overlaps an address or route of this host")
+	return nodeNetwork{}, fmt.Errorf("real node: every N of 10.122-124.N.0 overlaps an address or route of this host")
+}
+
+// nodeNetworkAt is the cluster in dir's network with the ranges numbered n.
+func nodeNetworkAt(dir string, n byte) nodeNetwork {
+	namespace, name := nodeNames(dir)
+	return nodeNetwork{
+		Namespace: namespace,
+		HostLink:  namespace,
+		NodeLink:  "styn" + strings.TrimPrefix(namespace, "styr"),
+		Bridge:    nodeBridge,
+		Name:      name,
+		Subnet:    &net.IPNet{IP: net.IPv4(10, 123, n, 0).To4(), Mask: net.CIDRMask(24, 32)},
+		Gateway:   net.IPv4(10, 123, n, 1).To4(),
+		Services:  &net.IPNet{IP: net.IPv4(10, 124, n, 0).To4(), Mask: net.CIDRMask(24, 32)},
+		Link:      &net.IPNet{IP: net.IPv4(10, 122, n, 0).To4(), Mask: net.CIDRMask(30, 32)},
+		Host:      net.IPv4(10, 122, n, 1).To4(),
+		Peer:      net.IPv4(10, 122, n, 2).To4(),
+	}
+}
+
+// APIServiceIP is the ClusterIP of the `kubernetes` Service: the first
+// address of the Service range.
+func (n nodeNetwork) APIServiceIP() net.IP {
+	ip := n.Services.IP.To4()
+	return net.IPv4(ip[0], ip[1], ip[2], ip[3]+1).To4()
 }
 
 func overlapsAny(subnet *net.IPNet, taken []*net.IPNet) bool {
@@ -102,30 +145,79 @@ func hexIPv4(s string) net.IP {
 	return net.IPv4(b[3], b[2], b[1], b[0]).To4()
 }
 
-// create makes the bridge with the gateway address and brings it up.
+// create makes the namespace, the veth pair between it and the host, the
+// bridge inside it, and the host's routes to the pod and Service ranges.
 func (n nodeNetwork) create() error {
 	prefix, _ := n.Subnet.Mask.Size()
+	linkPrefix, _ := n.Link.Mask.Size()
 	steps := [][]string{
-		{"link", "add", n.Bridge, "type", "bridge"},
-		{"addr", "add", fmt.Sprintf("%s/%d", n.Gateway, prefix), "dev", n.Bridge},
-		{"link", "set", n.Bridge, "up"},
+		{"netns", "add", n.Namespace},
+		{"link", "add", n.HostLink, "type", "veth", "peer", "name", n.NodeLink, "netns", n.Namespace},
+		{"addr", "add", fmt.Sprintf("%s/%d", n.Host, linkPrefix), "dev", n.HostLink},
+		{"link", "set", n.HostLink, "up"},
+		{"-n", n.Namespace, "link", "set", "lo", "up"},
+		{"-n", n.Namespace, "addr", "add", fmt.Sprintf("%s/%d", n.Peer, linkPrefix), "dev", n.NodeLink},
+		{"-n", n.Namespace, "link", "set", n.NodeLink, "up"},
+		{"-n", n.Namespace, "link", "add", n.Bridge, "type", "bridge"},
+		{"-n", n.Namespace, "addr", "add", fmt.Sprintf("%s/%d", n.Gateway, prefix), "dev", n.Bridge},
+		{"-n", n.Namespace, "link", "set", n.Bridge, "up"},
+		// A route for the Services' range, so that the node's own processes
+		// (and host-network pods) can connect to a ClusterIP: kube-proxy's
+		// rules rewrite the destination after the route lookup.
+		{"-n", n.Namespace, "route", "add", n.Services.String(), "dev", n.Bridge},
+		{"route", "add", n.Subnet.String(), "via", n.Peer.String(), "dev", n.HostLink},
+		{"route", "add", n.Services.String(), "via", n.Peer.String(), "dev", n.HostLink},
 	}
 	for _, args := range steps {
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("real node: ip %s: %w: %s", strings.Join(args, " "), err, out)
+		if err := runIP(args...); err != nil {
+			return err
 		}
+	}
+	// The host forwards nothing that comes from the node; the node routes
+	// between its pods, the Services and the host.
+	if err := os.WriteFile(filepath.Join("/proc/sys/net/ipv4/conf", n.HostLink, "forwarding"), []byte("0"), 0o644); err != nil {
+		return fmt.Errorf("real node: turn forwarding off on %s: %w", n.HostLink, err)
+	}
+	return inNamespace(n.Namespace, "sh", "-c", nodeSysctls)
+}
+
+// nodeSysctls, run in the node's namespace (these sysctls are per network
+// namespace), turn on routing between the pods, the Services and the host,
+// and let a Service's reply between two pods of the bridge pass through
+// kube-proxy's rules to be un-NATed (module br_netfilter).
+const nodeSysctls = "echo 1 > /proc/sys/net/ipv4/ip_forward && echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables"
+
+func runIP(args ...string) error {
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("real node: ip %s: %w: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
 }
 
-// deleteBridge removes the bridge named name (and so the pods' veth ends on
-// it) when it exists.
-func deleteBridge(name string) error {
-	if _, err := net.InterfaceByName(name); err != nil {
-		return nil //nolint:nilerr // no such link: nothing to remove
-	}
-	if out, err := exec.Command("ip", "link", "del", name).CombinedOutput(); err != nil {
-		return fmt.Errorf("real node: ip link del %s: %w: %s", name, err, out)
+// inNamespace runs a command in the network namespace (only: the mounts stay the host's).
+func inNamespace(namespace string, args ...string) error {
+	out, err := exec.Command("nsenter", append([]string{"--net=" + namespacePath(namespace), "--"}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("real node: in %s: %s: %w: %s", namespace, strings.Join(args, " "), err, out)
 	}
 	return nil
+}
+
+// namespacePath is where `ip netns` keeps the namespace's handle.
+func namespacePath(namespace string) string { return filepath.Join("/run/netns", namespace) }
+
+// deleteNodeNetwork removes the namespace (and with it everything inside: the
+// bridge, the veth pair, iptables rules, routes) and the host's veth end,
+// with the host's routes through it, when they exist.
+func deleteNodeNetwork(namespace string) error {
+	if _, err := os.Stat(namespacePath(namespace)); err == nil {
+		if err := runIP("netns", "delete", namespace); err != nil {
+			return err
+		}
+	}
+	// A process left in the namespace keeps it, and the veth pair, alive.
+	if _, err := net.InterfaceByName(namespace); err != nil {
+		return nil //nolint:nilerr // no such link: nothing to remove
+	}
+	return runIP("link", "del", namespace)
 }

@@ -22,7 +22,7 @@ import (
 
 // hostState is what a real node may add to the host, as seen from outside.
 type hostState struct {
-	links, netns, rules, mounts, cgroups []string
+	links, netns, rules, routes, mounts, cgroups []string
 }
 
 func snapshot(t *testing.T, dir string) hostState {
@@ -41,16 +41,15 @@ func snapshot(t *testing.T, dir string) hostState {
 	for _, e := range entries {
 		s.netns = append(s.netns, e.Name())
 	}
-	for _, tool := range []string{"iptables-save", "ip6tables-save"} {
-		out, err := exec.Command(tool).Output()
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if line != "" && !strings.HasPrefix(line, "#") {
-				s.rules = append(s.rules, tool+" "+stripCounters(line))
-			}
-		}
+	dumps := [][]string{{"iptables-save"}, {"ip6tables-save"}}
+	if _, err := exec.LookPath("nft"); err == nil {
+		dumps = append(dumps, []string{"nft", "list", "ruleset"})
+	}
+	for _, dump := range dumps {
+		s.rules = append(s.rules, commandLines(t, dump...)...)
+	}
+	for _, family := range []string{"-4", "-6"} {
+		s.routes = append(s.routes, commandLines(t, "ip", family, "-o", "route", "show", "table", "all")...)
 	}
 	if s.mounts, err = mountsUnder(dir); err != nil {
 		t.Fatal(err)
@@ -66,6 +65,23 @@ func snapshot(t *testing.T, dir string) hostState {
 		}
 	}
 	return s
+}
+
+// commandLines runs a command that dumps host state and returns its lines,
+// each prefixed with the command's name, without comments and counters.
+func commandLines(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command(args[0], args[1:]...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", strings.Join(args, " "), err)
+	}
+	var lines []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, args[0]+" "+stripCounters(line))
+		}
+	}
+	return lines
 }
 
 // stripCounters drops the packet counters of a chain line (":INPUT ACCEPT [5:300]").
@@ -102,8 +118,8 @@ func nodeCluster(t *testing.T) Layout {
 
 // TestRealNodeStopLeavesNothing starts a cluster with a real node in a
 // folder of its own, runs a pod on it, stops the cluster and compares the
-// host's links, network namespaces, iptables rules and the mounts under the
-// folder with what they were before.
+// host's links, network namespaces, iptables (and nftables) rules, routes,
+// and the mounts under the folder with what they were before.
 func TestRealNodeStopLeavesNothing(t *testing.T) {
 	layout := nodeCluster(t)
 	before := snapshot(t, layout.Dir)
@@ -144,7 +160,8 @@ func TestRealNodeStopLeavesNothing(t *testing.T) {
 	}{
 		{"links", before.links, after.links},
 		{"network namespaces", before.netns, after.netns},
-		{"iptables rules", before.rules, after.rules},
+		{"iptables and nftables rules", before.rules, after.rules},
+		{"routes", before.routes, after.routes},
 		{"mounts under the cluster folder", before.mounts, after.mounts},
 		{"container cgroups", before.cgroups, after.cgroups},
 	} {
@@ -221,6 +238,7 @@ func TestRealNodeStartsAgainAfterACrash(t *testing.T) {
 	}
 	after := snapshot(t, layout.Dir)
 	if !slices.Equal(before.links, after.links) || !slices.Equal(before.netns, after.netns) ||
+		!slices.Equal(before.rules, after.rules) || !slices.Equal(before.routes, after.routes) ||
 		!slices.Equal(before.mounts, after.mounts) || !slices.Equal(before.cgroups, after.cgroups) {
 		t.Fatalf("before the first start: %+v\nafter the restart's stop: %+v", before, after)
 	}

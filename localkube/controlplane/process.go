@@ -20,14 +20,19 @@ type process struct {
 	beforeStop func() error
 }
 
-// startProcess runs binDir/name with args, its output in logDir/name.log (replaced at each start).
-// The component is killed if this supervisor dies.
-func startProcess(binDir, logDir, name string, args ...string) (*process, error) {
+// startProcess runs binDir/name with args, its output in logDir/name.log
+// (replaced at each start), in the network namespace namespace (the host's
+// when empty). The component is killed if this supervisor dies.
+func startProcess(binDir, logDir, namespace, name string, args ...string) (*process, error) {
 	logFile, err := os.OpenFile(filepath.Join(logDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	if namespace != "" {
+		// nsenter enters the network namespace only and then execs the component.
+		cmd = exec.Command("nsenter", append([]string{"--net=" + namespacePath(namespace), "--", cmd.Path}, args...)...)
+	}
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -13,12 +13,23 @@ import (
 // NodeFiles are the certificates of the real node (a kubelet), signed by the
 // cluster's CA: the kubelet's client certificate (user system:node:NAME in
 // group system:nodes, for the Node authorizer), its serving certificate for
-// the node IP, and the API server's client certificate for the kubelet's API.
+// the node IP, the API server's client certificate for the kubelet's API,
+// kube-proxy's (user KubeProxyUser) and cluster DNS's (user DNSUser).
 type NodeFiles struct {
 	KubeletCert, KubeletKey                   string
 	KubeletServingCert, KubeletServingKey     string
 	APIServerKubeletCert, APIServerKubeletKey string
+	KubeProxyCert, KubeProxyKey               string
+	DNSCert, DNSKey                           string
 }
+
+// KubeProxyUser is kube-proxy's user, which the default RBAC binding
+// system:node-proxier lets read Services and EndpointSlices.
+const KubeProxyUser = "system:kube-proxy"
+
+// DNSUser is cluster DNS's user; the control plane binds it to a role that
+// reads Services, EndpointSlices and Namespaces.
+const DNSUser = "styrmin:cluster-dns"
 
 // NodeFilesIn returns the node's file layout under dir (the folder Generate wrote).
 func NodeFilesIn(dir string) NodeFiles {
@@ -27,6 +38,8 @@ func NodeFilesIn(dir string) NodeFiles {
 		KubeletCert: p("kubelet-client.crt"), KubeletKey: p("kubelet-client.key"),
 		KubeletServingCert: p("kubelet.crt"), KubeletServingKey: p("kubelet.key"),
 		APIServerKubeletCert: p("apiserver-kubelet-client.crt"), APIServerKubeletKey: p("apiserver-kubelet-client.key"),
+		KubeProxyCert: p("kube-proxy.crt"), KubeProxyKey: p("kube-proxy.key"),
+		DNSCert: p("cluster-dns.crt"), DNSKey: p("cluster-dns.key"),
 	}
 }
 
@@ -57,7 +70,20 @@ func GenerateNode(files Files, nodeName string, nodeIP net.IP) (NodeFiles, error
 	if err := issue(apiserver, ca, caKey, out.APIServerKubeletCert, out.APIServerKubeletKey); err != nil {
 		return out, err
 	}
+	if err := issue(clientTemplate(KubeProxyUser), ca, caKey, out.KubeProxyCert, out.KubeProxyKey); err != nil {
+		return out, err
+	}
+	if err := issue(clientTemplate(DNSUser), ca, caKey, out.DNSCert, out.DNSKey); err != nil {
+		return out, err
+	}
 	return out, nil
+}
+
+// clientTemplate is a client certificate of the user name, in no group.
+func clientTemplate(name string) *x509.Certificate {
+	client := template(name)
+	client.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	return client
 }
 
 func loadCA(files Files) (*x509.Certificate, crypto.Signer, error) {

@@ -24,6 +24,8 @@ func TestGenerateNodeIssuesTheKubeletsAndAPIServersCertificates(t *testing.T) {
 		{"kubelet client", node.KubeletCert, node.KubeletKey, "system:node:styrmin-node", "system:nodes", x509.VerifyOptions{KeyUsages: client}},
 		{"kubelet serving", node.KubeletServingCert, node.KubeletServingKey, "styrmin-node", "", x509.VerifyOptions{DNSName: "10.123.4.1", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}},
 		{"apiserver to kubelet", node.APIServerKubeletCert, node.APIServerKubeletKey, "kube-apiserver-kubelet-client", "system:masters", x509.VerifyOptions{KeyUsages: client}},
+		{"kube-proxy", node.KubeProxyCert, node.KubeProxyKey, KubeProxyUser, "", x509.VerifyOptions{KeyUsages: client}},
+		{"cluster DNS", node.DNSCert, node.DNSKey, DNSUser, "", x509.VerifyOptions{KeyUsages: client}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,8 +40,9 @@ func FilesIn(dir string) Files {
 	}
 }
 
-// Generate writes a fresh CA and the certificates signed by it into dir.
-func Generate(dir string) (Files, error) {
+// Generate writes a fresh CA and the certificates signed by it into dir; the
+// API server's certificate is also valid for serverIPs.
+func Generate(dir string, serverIPs ...net.IP) (Files, error) {
 	files := FilesIn(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return files, fmt.Errorf("pki: %w", err)
@@ -69,7 +70,7 @@ func Generate(dir string) (Files, error) {
 	serving := template("kube-apiserver")
 	serving.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 	serving.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
-	serving.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
+	serving.IPAddresses = append([]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}, serverIPs...)
 	if err := issue(serving, caCert, caKey, files.ServingCert, files.ServingKey); err != nil {
 		return files, err
 	}

@@ -3,6 +3,7 @@ package pki
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestGenerateMakesAChainTheAPIServerAndAdminCanUse(t *testing.T) {
-	files, err := Generate(t.TempDir())
+	files, err := Generate(t.TempDir(), net.ParseIP("10.122.7.1"), net.ParseIP("10.124.7.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +23,8 @@ func TestGenerateMakesAChainTheAPIServerAndAdminCanUse(t *testing.T) {
 		wantOrg   string
 	}{
 		{"serving", files.ServingCert, files.ServingKey, x509.VerifyOptions{DNSName: "127.0.0.1", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ""},
+		{"serving on the real node's link", files.ServingCert, files.ServingKey, x509.VerifyOptions{DNSName: "10.122.7.1", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ""},
+		{"serving by service IP", files.ServingCert, files.ServingKey, x509.VerifyOptions{DNSName: "10.124.7.1", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ""},
 		{"serving by service name", files.ServingCert, files.ServingKey, x509.VerifyOptions{DNSName: "kubernetes.default.svc", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ""},
 		{"admin", files.AdminCert, files.AdminKey, x509.VerifyOptions{KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, "system:masters"},
 	}

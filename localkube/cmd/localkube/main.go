@@ -4,10 +4,11 @@
 // volume provisioner (hostPath volumes under <dir>/run/volumes), and on
 // SIGTERM or SIGINT stops everything in reverse order.
 //
-// With -node real it also runs a real node (containerd and a kubelet; see
-// docs/local-cluster.md), where every pod runs; kwok's node is then tainted.
-// `localkube image` builds an image from one static binary and imports it into
-// that node's containerd (no registry is reached).
+// With -node real it also runs a real node (containerd, a kubelet, kube-proxy
+// and CoreDNS in a network namespace of its own; see docs/local-cluster.md),
+// where every pod runs; kwok's node is then tainted. `localkube image` builds
+// an image from one static binary and imports it into that node's containerd
+// (no registry is reached).
 //
 // Usage:
 //
@@ -45,7 +46,7 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "run":
-		node := flags.String("node", controlplane.NodeReal, "real: a real node (containerd and a kubelet) runs the pods; kwok: only the simulated node")
+		node := flags.String("node", controlplane.NodeReal, "real: a real node (containerd, a kubelet, kube-proxy and cluster DNS) runs the pods; kwok: only the simulated node")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
 		err = run(*dir, controlplane.Options{RealNode: *node == controlplane.NodeReal})
 	case "image":
