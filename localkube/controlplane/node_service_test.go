@@ -163,7 +163,6 @@ func nodePod(name, image string, args ...string) *corev1.Pod {
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
 			NodeSelector:  map[string]string{RealNodeLabel: RealNodeLabelValue},
-			Tolerations:   []corev1.Toleration{{Key: RealNodeTaint, Operator: corev1.TolerationOpExists}},
 			Containers:    []corev1.Container{{Name: "main", Image: image, Args: args, ImagePullPolicy: corev1.PullNever}},
 		},
 	}
