@@ -54,6 +54,10 @@ func Build(ctx context.Context, dir string, logf func(format string, args ...any
 		return Images{}, fmt.Errorf("node images: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// MkdirTemp makes it private; the entry is for everyone to read.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return Images{}, fmt.Errorf("node images: %w", err)
+	}
 	logf("node images: building postgres, redis, nginx, busybox and python from Debian %s packages with mmdebstrap into %s (first time: a few minutes; cached afterwards)", suite, entry)
 	started := time.Now()
 	if err := build(ctx, tmp); err != nil {
