@@ -265,6 +265,17 @@ func (c *imagesCluster) redis() {
 		c.t.Errorf("redis writes no data in /data as redis (999): %s", out)
 	}
 	c.remove("redis")
+
+	// Without the chart's securityContext, the entrypoint starts as root,
+	// passes "-" arguments to redis-server and runs it as 999.
+	c.run(pod("redis-root", corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "redis", Image: "styrmin.local/redis:7", Args: []string{"--requirepass", "pw"}}},
+	}), corev1.PodRunning)
+	c.eventually("redis-root", "redis-cli ping 2>&1 | grep NOAUTH")
+	if out := c.exec("redis-root", "grep ^Uid: /proc/1/status"); !strings.Contains(out, "\t999\t") {
+		c.t.Errorf("redis-server does not run as 999: %s", out)
+	}
+	c.remove("redis-root")
 }
 
 // nginx serves a mounted page, fetched from the host at the pod's IP.
@@ -302,19 +313,18 @@ func (c *imagesCluster) nginx() {
 	c.remove("web")
 }
 
-// busybox runs busybox's default shell, its wget (as the hello-web driver's
-// actions use it) and its httpd. Pod-to-pod traffic is left to the network's
-// tests: the page comes from the pod itself.
+// busybox runs busybox's shell and httpd, and wget with a timeout as the
+// hello-web driver's actions do (GNU wget: see nodeimages). Pod-to-pod
+// traffic is left to the network's tests: the page comes from the pod itself.
 func (c *imagesCluster) busybox() {
 	script := "set -eu -o pipefail; mkdir /tmp/www; echo made-here > /tmp/www/index.html; httpd -p 8080 -h /tmp/www; " +
-		"wget --help 2>&1 | head -n 1; wget -q -T 10 -O - http://127.0.0.1:8080/"
+		"readlink /usr/local/bin/nslookup /usr/local/bin/sh; wget -q -T 10 -O - http://127.0.0.1:8080/"
 	c.run(pod("box", corev1.PodSpec{
 		RestartPolicy: corev1.RestartPolicyNever,
 		Containers:    []corev1.Container{{Name: "box", Image: "styrmin.local/busybox:1", Command: []string{"sh", "-c", script}}},
 	}), corev1.PodSucceeded)
-	log := c.kubectlOut("logs", "box")
-	if !strings.HasPrefix(log, "BusyBox v") || !strings.Contains(log, "made-here") {
-		c.t.Errorf("busybox printed %q, want its banner and the page its wget fetched", log)
+	if log := c.kubectlOut("logs", "box"); log != "/bin/busybox\n/bin/busybox\nmade-here\n" {
+		c.t.Errorf("busybox printed %q, want its applets and the page wget fetched", log)
 	}
 	c.remove("box")
 }

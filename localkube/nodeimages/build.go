@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/styrmin/styrmin/localkube/ociimage"
@@ -156,7 +157,12 @@ func mmdebstrap(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.New("mmdebstrap is not installed: run scripts/ensure-node-packages (Debian package mmdebstrap) and start again")
 	}
-	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, path, args...)
+	// Stopped, mmdebstrap unmounts and removes its chroot before it exits;
+	// killed, it would leave them.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = time.Minute
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("mmdebstrap could not build the Debian %s root filesystem from %s (%v); "+
 			"check that this machine reaches its Debian mirror (apt-get update), then start again:\n%s",

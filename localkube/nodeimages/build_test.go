@@ -44,6 +44,10 @@ Package: python3
 Status: install ok installed
 Version: 3.11.2-1+b1
 
+Package: wget
+Status: install ok installed
+Version: 1.21.3-1+deb12u1
+
 Package: python2
 Status: deinstall ok config-files
 Version: 2.7.18-3
@@ -93,7 +97,7 @@ func TestBuildListsTheVersionsInstalledAndReusesItsCache(t *testing.T) {
 		{Repository: "docker.io/library/postgres", Image: "styrmin.local/postgres:15", Runs: "Debian PostgreSQL 15.20"},
 		{Repository: "docker.io/library/redis", Image: "styrmin.local/redis:7", Runs: "Debian Redis 7.0.15"},
 		{Repository: "docker.io/library/nginx", Image: "styrmin.local/nginx:1", Runs: "Debian nginx 1.22.1"},
-		{Repository: "docker.io/library/busybox", Image: "styrmin.local/busybox:1", Runs: "Debian BusyBox 1.35.0"},
+		{Repository: "docker.io/library/busybox", Image: "styrmin.local/busybox:1", Runs: "Debian BusyBox 1.35.0 with GNU Wget 1.21.3"},
 		{Repository: "docker.io/library/python", Image: "styrmin.local/python:3", Runs: "Debian Python 3.11.2"},
 	}
 	if !slices.Equal(images.Rules, want) {
@@ -236,7 +240,7 @@ func TestLayersHoldEachImagesInterface(t *testing.T) {
 	f := facts{
 		passwd:         []byte("root:x:0:0:root:/root:/bin/bash\npostgres:x:999:999::/var/lib/postgresql:/bin/bash\nredis:x:100:102::/var/lib/redis:/usr/sbin/nologin\n"),
 		group:          []byte("root:x:0:\npostgres:x:999:\nredis:x:102:\n"),
-		busyboxApplets: []string{"sh", "wget"},
+		busyboxApplets: []string{"sh", "wget", "nslookup"},
 	}
 	layerOf := func(name string) map[string]*tar.Header {
 		t.Helper()
@@ -273,8 +277,11 @@ func TestLayersHoldEachImagesInterface(t *testing.T) {
 		t.Errorf("nginx: access.log %+v, want a link to /dev/stdout", h)
 	}
 	busybox := layerOf("busybox")
-	if h := busybox["usr/local/bin/wget"]; h == nil || h.Linkname != "/bin/busybox" {
-		t.Errorf("busybox: wget %+v, want the busybox applet", h)
+	if h := busybox["usr/local/bin/nslookup"]; h == nil || h.Linkname != "/bin/busybox" {
+		t.Errorf("busybox: nslookup %+v, want the busybox applet", h)
+	}
+	if h := busybox["usr/local/bin/wget"]; h != nil {
+		t.Errorf("busybox: wget %+v, want GNU wget, not busybox's (which crashes on -T)", h)
 	}
 }
 

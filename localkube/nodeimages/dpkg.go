@@ -50,11 +50,16 @@ func upstreamVersion(debian string) string {
 	return debian
 }
 
-// runs says what runs in s, with the version installed in the base.
+// runs says what runs in s, with the versions installed in the base:
+// "Debian BusyBox 1.35.0 with GNU Wget 1.21.3".
 func (s standIn) runs(versions map[string]string) (string, error) {
-	v, ok := versions[s.pkg]
-	if !ok {
-		return "", fmt.Errorf("package %s is not installed in the base", s.pkg)
+	var parts []string
+	for _, c := range append([]component{{product: s.product, pkg: s.pkg}}, s.with...) {
+		v, ok := versions[c.pkg]
+		if !ok {
+			return "", fmt.Errorf("package %s is not installed in the base", c.pkg)
+		}
+		parts = append(parts, c.product+" "+upstreamVersion(v))
 	}
-	return "Debian " + s.product + " " + upstreamVersion(v), nil
+	return "Debian " + strings.Join(parts, " with "), nil
 }

@@ -103,14 +103,16 @@ func nginxLayer(facts) ([]entry, error) {
 }
 
 // busyboxLayer puts every applet first on PATH, as the busybox image has
-// them in /bin.
+// them in /bin, but wget: GNU wget (in /usr/bin) runs instead.
 func busyboxLayer(f facts) ([]entry, error) {
 	if len(f.busyboxApplets) == 0 {
 		return nil, fmt.Errorf("busybox lists no applets")
 	}
 	out := []entry{dir("usr/local/bin", 0o755, 0, 0)}
 	for _, applet := range f.busyboxApplets {
-		out = append(out, symlink("usr/local/bin/"+applet, "/bin/busybox"))
+		if applet != "wget" {
+			out = append(out, symlink("usr/local/bin/"+applet, "/bin/busybox"))
+		}
 	}
 	return out, nil
 }

@@ -32,6 +32,10 @@ var packages = []string{
 	"redis-server", "redis-tools",
 	"nginx-light",
 	"busybox-static",
+	// Debian bookworm's busybox wget crashes on -T (its timeout is not
+	// compiled in before 1.36.1-5), which the hello-web driver's actions
+	// pass: the busybox image runs GNU wget instead.
+	"wget",
 	"python3",
 }
 
@@ -117,10 +121,16 @@ type standIn struct {
 	// product and pkg say what runs: the product's name and the Debian
 	// package whose version is read from the base's dpkg status.
 	product, pkg string
-	config       ociimage.Config
+	// with are other programs that run in the image instead of the
+	// original's, said in the rule too.
+	with   []component
+	config ociimage.Config
 	// layer lists the image's own files on top of the base.
 	layer func(facts) ([]entry, error)
 }
+
+// component is a program of an image and the Debian package it comes from.
+type component struct{ product, pkg string }
 
 // standIns are the images built here, in the order they are listed.
 var standIns = []standIn{
@@ -162,6 +172,7 @@ var standIns = []standIn{
 	{
 		image: "styrmin.local/busybox:1", repository: "docker.io/library/busybox",
 		product: "BusyBox", pkg: "busybox-static",
+		with:   []component{{product: "GNU Wget", pkg: "wget"}},
 		config: ociimage.Config{Cmd: []string{"sh"}, Env: []string{"PATH=" + defaultPath}},
 		layer:  busyboxLayer,
 	},
