@@ -31,6 +31,9 @@ type imagesCluster struct {
 	kubeconfig string
 	kubectl    string
 	data       string
+	// page and pageURL are what the nginx pod serves, where; busybox's
+	// wget fetches it from another pod.
+	page, pageURL string
 }
 
 // TestRealNodeRunsTheImagesBuiltHere starts a cluster with a real node,
@@ -278,7 +281,8 @@ func (c *imagesCluster) redis() {
 	c.remove("redis-root")
 }
 
-// nginx serves a mounted page, fetched from the host at the pod's IP.
+// nginx serves a mounted page, fetched from the host at the pod's IP; the
+// pod stays for busybox.
 func (c *imagesCluster) nginx() {
 	page := "<h1>made here</h1>"
 	if err := os.WriteFile(filepath.Join(c.data, "index.html"), []byte(page), 0o644); err != nil {
@@ -310,23 +314,27 @@ func (c *imagesCluster) nginx() {
 	if log := c.kubectlOut("logs", "web"); !strings.Contains(log, `"GET / HTTP/1.1" 200`) {
 		c.t.Errorf("nginx's access log is not on stdout: %s", log)
 	}
-	c.remove("web")
+	c.page, c.pageURL = page, url
 }
 
 // busybox runs busybox's shell and httpd, and wget with a timeout as the
-// hello-web driver's actions do (GNU wget: see nodeimages). Pod-to-pod
-// traffic is left to the network's tests: the page comes from the pod itself.
+// hello-web driver's actions do (GNU wget: see nodeimages), against its own
+// httpd and the nginx pod.
 func (c *imagesCluster) busybox() {
+	if c.pageURL == "" {
+		c.t.Fatal("no nginx pod to fetch a page from")
+	}
 	script := "set -eu -o pipefail; mkdir /tmp/www; echo made-here > /tmp/www/index.html; httpd -p 8080 -h /tmp/www; " +
-		"readlink /usr/local/bin/nslookup /usr/local/bin/sh; wget -q -T 10 -O - http://127.0.0.1:8080/"
+		"readlink /usr/local/bin/nslookup; readlink /usr/local/bin/sh; wget -q -T 10 -O - http://127.0.0.1:8080/; wget -q -T 10 -O - " + c.pageURL
 	c.run(pod("box", corev1.PodSpec{
 		RestartPolicy: corev1.RestartPolicyNever,
 		Containers:    []corev1.Container{{Name: "box", Image: "styrmin.local/busybox:1", Command: []string{"sh", "-c", script}}},
 	}), corev1.PodSucceeded)
-	if log := c.kubectlOut("logs", "box"); log != "/bin/busybox\n/bin/busybox\nmade-here\n" {
-		c.t.Errorf("busybox printed %q, want its applets and the page wget fetched", log)
+	if log, want := c.kubectlOut("logs", "box"), "/bin/busybox\n/bin/busybox\nmade-here\n"+c.page; log != want {
+		c.t.Errorf("busybox printed %q, want %q: its applets and the pages wget fetched", log, want)
 	}
 	c.remove("box")
+	c.remove("web")
 }
 
 func (c *imagesCluster) python() {

@@ -36,7 +36,7 @@ Package: nginx-light
 Status: install ok installed
 Version: 1.22.1-9+deb12u11
 
-Package: busybox-static
+Package: busybox
 Status: install ok installed
 Version: 1:1.35.0-4+deb12u1+b1
 

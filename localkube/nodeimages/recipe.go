@@ -31,10 +31,12 @@ var packages = []string{
 	"postgresql-15", "postgresql-client-15",
 	"redis-server", "redis-tools",
 	"nginx-light",
-	"busybox-static",
-	// Debian bookworm's busybox wget crashes on -T (its timeout is not
-	// compiled in before 1.36.1-5), which the hello-web driver's actions
-	// pass: the busybox image runs GNU wget instead.
+	// Debian's busybox, not busybox-static: the static one's shell runs
+	// its own applets before anything on PATH, and bookworm's busybox wget
+	// crashes on -T (its timeout is not compiled in before 1.36.1-5),
+	// which the hello-web driver's actions pass. The busybox image runs
+	// GNU wget instead, found on PATH.
+	"busybox",
 	"wget",
 	"python3",
 }
@@ -171,7 +173,7 @@ var standIns = []standIn{
 	},
 	{
 		image: "styrmin.local/busybox:1", repository: "docker.io/library/busybox",
-		product: "BusyBox", pkg: "busybox-static",
+		product: "BusyBox", pkg: "busybox",
 		with:   []component{{product: "GNU Wget", pkg: "wget"}},
 		config: ociimage.Config{Cmd: []string{"sh"}, Env: []string{"PATH=" + defaultPath}},
 		layer:  busyboxLayer,
