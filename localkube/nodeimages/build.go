@@ -16,8 +16,8 @@ import (
 	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
-// Mirror is the apt source mmdebstrap builds from: the machine's own.
-const Mirror = "/etc/apt/sources.list.d/debian.sources"
+// mirror is the apt source mmdebstrap builds from: the machine's own.
+const mirror = "/etc/apt/sources.list.d/debian.sources"
 
 // Images are the built images of one recipe, in their cache folder.
 type Images struct {
@@ -59,7 +59,7 @@ func Build(ctx context.Context, dir string, logf func(format string, args ...any
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Images{}, fmt.Errorf("node images: %w", err)
 	}
-	logf("node images: building postgres, redis, nginx, busybox and python from Debian %s packages with mmdebstrap into %s (first time: a few minutes; cached afterwards)", suite, entry)
+	logf("node images: building postgres, redis, nginx, busybox and python from Debian %s packages with mmdebstrap into %s (first time: about a minute; cached afterwards)", suite, entry)
 	started := time.Now()
 	if err := build(ctx, tmp); err != nil {
 		return Images{}, fmt.Errorf("node images: %w", err)
@@ -72,8 +72,12 @@ func Build(ctx context.Context, dir string, logf func(format string, args ...any
 		return Images{}, fmt.Errorf("node images: %w", err)
 	}
 	logf("node images: built in %s", time.Since(started).Round(time.Second))
-	removeOthers(dir, key)
-	return load(entry)
+	removeOthers(dir, key, logf)
+	images, err := load(entry)
+	if err != nil {
+		return Images{}, fmt.Errorf("node images: %w", err)
+	}
+	return images, nil
 }
 
 // load reads a complete cache entry.
@@ -94,12 +98,16 @@ func load(entry string) (Images, error) {
 }
 
 // removeOthers removes the entries of other recipes and leftover temporary
-// folders of builds that did not finish.
-func removeOthers(dir, key string) {
+// folders of builds that did not finish; what it cannot remove only costs
+// disk space, so it is reported, not returned.
+func removeOthers(dir, key string, logf func(format string, args ...any)) {
 	entries, _ := os.ReadDir(dir) //nolint:errcheck // nothing to remove
 	for _, e := range entries {
-		if e.Name() != key {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
+		if e.Name() == key {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			logf("node images: could not remove an old cache entry: %v", err)
 		}
 	}
 }
@@ -112,7 +120,7 @@ func build(ctx context.Context, out string) error {
 		return err
 	}
 	base := filepath.Join(out, "base.tar")
-	if err := mmdebstrap(ctx, mmdebstrapArgs(factsDir, base, Mirror)); err != nil {
+	if err := mmdebstrap(ctx, mmdebstrapArgs(factsDir, base, mirror)); err != nil {
 		return err
 	}
 	f, versions, err := readFacts(factsDir)
@@ -121,12 +129,15 @@ func build(ctx context.Context, out string) error {
 	}
 	var images []ociimage.LayeredImage
 	var rules []substitute.Rule
+	// The layout holds the layers once written: the rest is scratch.
+	scratch := []string{base, factsDir}
 	for i, s := range standIns {
 		entries, err := s.layer(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.image, err)
 		}
 		layer := filepath.Join(out, fmt.Sprintf("layer-%d.tar", i))
+		scratch = append(scratch, layer)
 		if err := writeLayer(layer, entries); err != nil {
 			return fmt.Errorf("%s: %w", s.image, err)
 		}
@@ -140,8 +151,7 @@ func build(ctx context.Context, out string) error {
 	if err := writeLayout(filepath.Join(out, layoutFile), images); err != nil {
 		return err
 	}
-	// The layout holds the layers now.
-	if err := removeAll(append([]string{base, factsDir}, layerFiles(out)...)); err != nil {
+	if err := removeAll(scratch); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(rules, "", "  ")
@@ -166,7 +176,7 @@ func mmdebstrap(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("mmdebstrap could not build the Debian %s root filesystem from %s (%v); "+
 			"check that this machine reaches its Debian mirror (apt-get update), then start again:\n%s",
-			suite, Mirror, err, lastLines(string(out), 15))
+			suite, mirror, err, lastLines(string(out), 15))
 	}
 	return nil
 }
@@ -211,11 +221,6 @@ func writeLayout(p string, images []ociimage.LayeredImage) error {
 		return err
 	}
 	return f.Close()
-}
-
-func layerFiles(out string) []string {
-	matches, _ := filepath.Glob(filepath.Join(out, "layer-*.tar")) //nolint:errcheck // a valid pattern
-	return matches
 }
 
 func removeAll(paths []string) error {
