@@ -62,7 +62,22 @@ func (c *Cluster) build(ctx context.Context) error {
 		}
 	}
 	if c.node == NodeReal {
-		return c.buildNode(ctx)
+		if err := c.buildNode(ctx); err != nil {
+			return err
+		}
+		return c.buildNodeImages(ctx)
+	}
+	return nil
+}
+
+// buildNodeImages builds the real node's images from Debian packages into
+// .cluster/images (about a minute the first time; cached afterwards), so
+// that the start, which has a deadline, only imports them.
+func (c *Cluster) buildNodeImages(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir(), "localkube"), "node-images", "-dir", c.Dir())
+	cmd.Stdout, cmd.Stderr = io.Discard, c.out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("devcluster: build the node's images: %w (see the lines above)", err)
 	}
 	return nil
 }
@@ -104,6 +119,7 @@ var nodeHostFiles = map[string]string{
 	"containernetworking-plugins": "/usr/lib/cni/bridge",
 	"libseccomp-dev":              "/usr/include/seccomp.h",
 	"iptables":                    "/usr/sbin/iptables",
+	"mmdebstrap":                  "/usr/bin/mmdebstrap",
 }
 
 // missingFiles returns the packages of files (package → file) whose file is

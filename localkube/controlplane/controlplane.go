@@ -199,6 +199,9 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 		if err := node.start(ctx, layout, p, server, files, client, startProc); err != nil {
 			return err
 		}
+		if err := importNodeImages(ctx, layout, logf); err != nil {
+			return err
+		}
 	}
 	logf("waiting for the default service account")
 	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {

@@ -113,6 +113,14 @@ func nodeCluster(t *testing.T) Layout {
 	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
 		t.Fatal(err)
 	}
+	// The node's images are built once and shared through the checkout's cache.
+	images := filepath.Join(filepath.Dir(bin), "images")
+	if err := os.MkdirAll(images, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(images, Layout{Dir: dir}.ImagesDir()); err != nil {
+		t.Fatal(err)
+	}
 	return Layout{Dir: dir}
 }
 

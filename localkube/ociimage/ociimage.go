@@ -1,7 +1,9 @@
-// Package ociimage writes a one-layer OCI image holding a single static binary,
-// as an OCI image layout in a tar stream that `ctr images import` loads. The
-// local cluster's real node reaches no registry, so its sandbox ("pause") image
-// and the tests' images are made this way on the machine.
+// Package ociimage writes OCI images as an OCI image layout in a tar stream
+// that `ctr images import` loads. The local cluster's real node reaches no
+// registry, so its images are made on the machine: the sandbox ("pause") image
+// and the tests' images hold one static binary (Write); the images built from
+// Debian packages (localkube/nodeimages) are tar layers on disk plus a config
+// (WriteAll).
 package ociimage
 
 import (
@@ -21,12 +23,13 @@ import (
 )
 
 const (
-	mediaManifest = "application/vnd.oci.image.manifest.v1+json"
-	mediaConfig   = "application/vnd.oci.image.config.v1+json"
-	mediaLayer    = "application/vnd.oci.image.layer.v1.tar+gzip"
+	mediaManifest  = "application/vnd.oci.image.manifest.v1+json"
+	mediaConfig    = "application/vnd.oci.image.config.v1+json"
+	mediaLayerGzip = "application/vnd.oci.image.layer.v1.tar+gzip"
+	mediaLayerTar  = "application/vnd.oci.image.layer.v1.tar"
 )
 
-// Image is what Write puts into the image.
+// Image is one static binary as an image, written by Write.
 type Image struct {
 	// Name is the full reference the image is imported as, e.g.
 	// styrmin.local/pause:1. It is the image's only name: the index carries it
@@ -38,6 +41,30 @@ type Image struct {
 	Path string
 }
 
+// Config is what a container of the image runs with, as the OCI image
+// config's "config" object holds it.
+type Config struct {
+	Entrypoint []string
+	Cmd        []string
+	// Env holds NAME=value entries; put PATH here, nothing adds one.
+	Env        []string
+	User       string
+	WorkingDir string
+	// ExposedPorts are "5432/tcp" style ports.
+	ExposedPorts []string
+	StopSignal   string
+}
+
+// LayeredImage is an image made of uncompressed tar layers on disk, written
+// by WriteAll.
+type LayeredImage struct {
+	// Name is the full reference, as in Image.
+	Name string
+	// Layers are paths of uncompressed tar files, the bottom layer first.
+	Layers []string
+	Config Config
+}
+
 type descriptor struct {
 	MediaType   string            `json:"mediaType"`
 	Digest      string            `json:"digest"`
@@ -46,15 +73,42 @@ type descriptor struct {
 	Platform    map[string]string `json:"platform,omitempty"`
 }
 
-// blob is one content-addressed file of the layout.
+// blob is one content-addressed file of the layout, held in memory (data)
+// or read from a file on disk (file).
 type blob struct {
 	data []byte
+	file string
 	desc descriptor
 }
 
 func newBlob(mediaType string, data []byte) blob {
+	return blob{data: data, desc: descriptor{MediaType: mediaType, Digest: digestOf(data), Size: int64(len(data))}}
+}
+
+func digestOf(data []byte) string {
 	sum := sha256.Sum256(data)
-	return blob{data: data, desc: descriptor{MediaType: mediaType, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}}
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// fileBlob reads the file once for its digest; writeLayout copies it later.
+func fileBlob(mediaType, name string) (blob, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return blob{}, fmt.Errorf("ociimage: layer: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	size, err := io.Copy(h, f)
+	if err != nil {
+		return blob{}, fmt.Errorf("ociimage: layer %s: %w", name, err)
+	}
+	return blob{file: name, desc: descriptor{MediaType: mediaType, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil)), Size: size}}, nil
+}
+
+// manifest is one image's manifest with the blobs it names.
+type manifest struct {
+	blobs   []blob
+	indexed descriptor
 }
 
 // Write writes img as an OCI image layout tar to w, with the binary as the
@@ -68,33 +122,94 @@ func Write(w io.Writer, img Image) error {
 	if err != nil {
 		return err
 	}
+	m, err := manifestOf(img.Name, Config{Entrypoint: []string{img.Path}}, []blob{layer}, []string{diffID})
+	if err != nil {
+		return err
+	}
+	return writeLayout(w, []manifest{m})
+}
+
+// WriteAll writes images as one OCI image layout tar to w. A layer file
+// that several images share is stored once.
+func WriteAll(w io.Writer, images []LayeredImage) error {
+	layers := map[string]blob{}
+	var manifests []manifest
+	for _, img := range images {
+		var blobs []blob
+		var diffIDs []string
+		for _, name := range img.Layers {
+			layer, ok := layers[name]
+			if !ok {
+				var err error
+				if layer, err = fileBlob(mediaLayerTar, name); err != nil {
+					return err
+				}
+				layers[name] = layer
+			}
+			blobs = append(blobs, layer)
+			// An uncompressed layer's diff_id is its own digest.
+			diffIDs = append(diffIDs, layer.desc.Digest)
+		}
+		m, err := manifestOf(img.Name, img.Config, blobs, diffIDs)
+		if err != nil {
+			return err
+		}
+		manifests = append(manifests, m)
+	}
+	return writeLayout(w, manifests)
+}
+
+// manifestOf makes the config and manifest of one image named name.
+func manifestOf(name string, c Config, layers []blob, diffIDs []string) (manifest, error) {
 	config, err := jsonBlob(mediaConfig, map[string]any{
 		"architecture": runtime.GOARCH,
 		"os":           "linux",
-		"config":       map[string]any{"Entrypoint": []string{img.Path}},
-		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{diffID}},
+		"config":       c.imageConfig(),
+		"rootfs":       map[string]any{"type": "layers", "diff_ids": diffIDs},
 	})
 	if err != nil {
-		return err
+		return manifest{}, err
 	}
-	manifest, err := jsonBlob(mediaManifest, map[string]any{
+	var layerDescs []descriptor
+	for _, l := range layers {
+		layerDescs = append(layerDescs, l.desc)
+	}
+	m, err := jsonBlob(mediaManifest, map[string]any{
 		"schemaVersion": 2,
 		"mediaType":     mediaManifest,
 		"config":        config.desc,
-		"layers":        []descriptor{layer.desc},
+		"layers":        layerDescs,
 	})
 	if err != nil {
-		return err
+		return manifest{}, err
 	}
-	_, tag, _ := strings.Cut(path.Base(img.Name), ":")
-	indexed := manifest.desc
-	indexed.Annotations = map[string]string{"io.containerd.image.name": img.Name, "org.opencontainers.image.ref.name": tag}
+	_, tag, _ := strings.Cut(path.Base(name), ":")
+	indexed := m.desc
+	indexed.Annotations = map[string]string{"io.containerd.image.name": name, "org.opencontainers.image.ref.name": tag}
 	indexed.Platform = map[string]string{"architecture": runtime.GOARCH, "os": "linux"}
-	index, err := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": []descriptor{indexed}})
-	if err != nil {
-		return fmt.Errorf("ociimage: index: %w", err)
+	return manifest{blobs: append([]blob{config, m}, layers...), indexed: indexed}, nil
+}
+
+// imageConfig is c as the OCI config's "config" object, without empty fields.
+func (c Config) imageConfig() map[string]any {
+	out := map[string]any{}
+	set := func(key string, v any, empty bool) {
+		if !empty {
+			out[key] = v
+		}
 	}
-	return writeLayout(w, index, layer, config, manifest)
+	set("Entrypoint", c.Entrypoint, len(c.Entrypoint) == 0)
+	set("Cmd", c.Cmd, len(c.Cmd) == 0)
+	set("Env", c.Env, len(c.Env) == 0)
+	set("User", c.User, c.User == "")
+	set("WorkingDir", c.WorkingDir, c.WorkingDir == "")
+	set("StopSignal", c.StopSignal, c.StopSignal == "")
+	ports := map[string]struct{}{}
+	for _, p := range c.ExposedPorts {
+		ports[p] = struct{}{}
+	}
+	set("ExposedPorts", ports, len(ports) == 0)
+	return out
 }
 
 func jsonBlob(mediaType string, v any) (blob, error) {
@@ -120,7 +235,6 @@ func layerOf(name string, binary []byte) (blob, string, error) {
 	if err := tw.Close(); err != nil {
 		return blob{}, "", fmt.Errorf("ociimage: layer: %w", err)
 	}
-	sum := sha256.Sum256(raw.Bytes())
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	if _, err := zw.Write(raw.Bytes()); err != nil {
@@ -129,32 +243,65 @@ func layerOf(name string, binary []byte) (blob, string, error) {
 	if err := zw.Close(); err != nil {
 		return blob{}, "", fmt.Errorf("ociimage: layer: %w", err)
 	}
-	return newBlob(mediaLayer, zipped.Bytes()), "sha256:" + hex.EncodeToString(sum[:]), nil
+	return newBlob(mediaLayerGzip, zipped.Bytes()), digestOf(raw.Bytes()), nil
 }
 
-func writeLayout(w io.Writer, index []byte, blobs ...blob) error {
+// writeLayout writes the layout of manifests, each blob once, and an index
+// naming every manifest.
+func writeLayout(w io.Writer, manifests []manifest) error {
+	var indexed []descriptor
+	for _, m := range manifests {
+		indexed = append(indexed, m.indexed)
+	}
+	index, err := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": indexed})
+	if err != nil {
+		return fmt.Errorf("ociimage: index: %w", err)
+	}
 	tw := tar.NewWriter(w)
-	file := func(name string, data []byte) error {
-		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err := tw.Write(data)
+	if err := writeFile(tw, "oci-layout", int64(len(`{"imageLayoutVersion":"1.0.0"}`)), strings.NewReader(`{"imageLayoutVersion":"1.0.0"}`)); err != nil {
 		return err
 	}
-	if err := file("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`)); err != nil {
-		return fmt.Errorf("ociimage: %w", err)
+	if err := writeFile(tw, "index.json", int64(len(index)), bytes.NewReader(index)); err != nil {
+		return err
 	}
-	if err := file("index.json", index); err != nil {
-		return fmt.Errorf("ociimage: %w", err)
-	}
-	for _, b := range blobs {
-		if err := file("blobs/sha256/"+strings.TrimPrefix(b.desc.Digest, "sha256:"), b.data); err != nil {
-			return fmt.Errorf("ociimage: %w", err)
+	written := map[string]bool{}
+	for _, m := range manifests {
+		for _, b := range m.blobs {
+			if written[b.desc.Digest] {
+				continue
+			}
+			written[b.desc.Digest] = true
+			if err := writeBlob(tw, b); err != nil {
+				return err
+			}
 		}
 	}
 	if err := tw.Close(); err != nil {
 		return fmt.Errorf("ociimage: %w", err)
+	}
+	return nil
+}
+
+func writeBlob(tw *tar.Writer, b blob) error {
+	name := "blobs/sha256/" + strings.TrimPrefix(b.desc.Digest, "sha256:")
+	if b.file == "" {
+		return writeFile(tw, name, b.desc.Size, bytes.NewReader(b.data))
+	}
+	f, err := os.Open(b.file)
+	if err != nil {
+		return fmt.Errorf("ociimage: %w", err)
+	}
+	defer f.Close()
+	return writeFile(tw, name, b.desc.Size, f)
+}
+
+func writeFile(tw *tar.Writer, name string, size int64, r io.Reader) error {
+	hdr := &tar.Header{Name: name, Mode: 0o644, Size: size, ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return fmt.Errorf("ociimage: %s: %w", name, err)
+	}
+	if _, err := io.CopyN(tw, r, size); err != nil {
+		return fmt.Errorf("ociimage: %s: %w", name, err)
 	}
 	return nil
 }

@@ -7,23 +7,22 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
-func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "tool")
-	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := Write(&out, Image{Name: "styrmin.local/tool:2", Binary: bin, Path: "/tool"}); err != nil {
-		t.Fatal(err)
-	}
+// readLayout reads a layout tar into its files, checking that every blob's
+// name is its digest, as containerd's importer does.
+func readLayout(t *testing.T, r io.Reader) map[string][]byte {
+	t.Helper()
 	files := map[string][]byte{}
-	tr := tar.NewReader(&out)
+	tr := tar.NewReader(r)
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -32,7 +31,13 @@ func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, _ := io.ReadAll(tr)
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := files[hdr.Name]; dup {
+			t.Errorf("%s written twice", hdr.Name)
+		}
 		files[hdr.Name] = data
 	}
 	for name, data := range files {
@@ -43,9 +48,41 @@ func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
 			}
 		}
 	}
-	var index struct {
-		Manifests []descriptor `json:"manifests"`
+	if _, ok := files["oci-layout"]; !ok {
+		t.Fatal("oci-layout missing")
 	}
+	return files
+}
+
+// blobOf decodes the blob a descriptor names.
+func blobOf(t *testing.T, files map[string][]byte, desc ocispec.Descriptor, v any) []byte {
+	t.Helper()
+	data, ok := files["blobs/sha256/"+desc.Digest.Encoded()]
+	if !ok {
+		t.Fatalf("blob %s (%s) missing", desc.Digest, desc.MediaType)
+	}
+	if int64(len(data)) != desc.Size {
+		t.Fatalf("blob %s is %d bytes, its descriptor says %d", desc.Digest, len(data), desc.Size)
+	}
+	if v != nil {
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tool")
+	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, Image{Name: "styrmin.local/tool:2", Binary: bin, Path: "/tool"}); err != nil {
+		t.Fatal(err)
+	}
+	files := readLayout(t, &out)
+	var index ocispec.Index
 	if err := json.Unmarshal(files["index.json"], &index); err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +90,149 @@ func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
 		t.Fatalf("index has %d manifests", len(index.Manifests))
 	}
 	m := index.Manifests[0]
-	if m.Annotations["io.containerd.image.name"] != "styrmin.local/tool:2" || m.Annotations["org.opencontainers.image.ref.name"] != "2" {
+	if m.Annotations["io.containerd.image.name"] != "styrmin.local/tool:2" || m.Annotations[ocispec.AnnotationRefName] != "2" {
 		t.Fatalf("annotations %v", m.Annotations)
 	}
-	if _, ok := files["blobs/sha256/"+strings.TrimPrefix(m.Digest, "sha256:")]; !ok {
-		t.Fatalf("manifest %s missing", m.Digest)
+	var manifest ocispec.Manifest
+	blobOf(t, files, m, &manifest)
+	var config ocispec.Image
+	blobOf(t, files, manifest.Config, &config)
+	if !slices.Equal(config.Config.Entrypoint, []string{"/tool"}) {
+		t.Fatalf("entrypoint %v", config.Config.Entrypoint)
 	}
-	if _, ok := files["oci-layout"]; !ok {
-		t.Fatal("oci-layout missing")
+}
+
+// writeTar writes a layer tar holding the named files with their contents.
+func writeTar(t *testing.T, name string, contents map[string]string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	for _, file := range slices.Sorted(maps.Keys(contents)) {
+		if err := tw.WriteHeader(&tar.Header{Name: file, Mode: 0o644, Size: int64(len(contents[file])), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(contents[file])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// unpack applies an image's layers in order, as a snapshotter does, and
+// returns the resulting files.
+func unpack(t *testing.T, files map[string][]byte, layers []ocispec.Descriptor) map[string]string {
+	t.Helper()
+	root := map[string]string{}
+	for _, l := range layers {
+		if l.MediaType != ocispec.MediaTypeImageLayer {
+			t.Fatalf("layer %s has media type %s, want an uncompressed tar", l.Digest, l.MediaType)
+		}
+		tr := tar.NewReader(bytes.NewReader(blobOf(t, files, l, nil)))
+		for {
+			hdr, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(tr)
+			root[hdr.Name] = string(data)
+		}
+	}
+	return root
+}
+
+func TestWriteAllStoresASharedLayerOnceAndEachImagesConfig(t *testing.T) {
+	base := writeTar(t, "base.tar", map[string]string{"etc/os-release": "debian", "etc/motd": "base"})
+	db := writeTar(t, "db.tar", map[string]string{"etc/motd": "db", "entrypoint.sh": "#!/bin/sh"})
+	web := writeTar(t, "web.tar", map[string]string{"etc/nginx.conf": "http {}"})
+	dbConfig := Config{
+		Entrypoint:   []string{"/entrypoint.sh"},
+		Cmd:          []string{"postgres"},
+		Env:          []string{"PATH=/usr/bin:/bin", "PGDATA=/data"},
+		User:         "999:999",
+		WorkingDir:   "/data",
+		ExposedPorts: []string{"5432/tcp"},
+		StopSignal:   "SIGINT",
+	}
+	images := []LayeredImage{
+		{Name: "styrmin.local/db:15", Layers: []string{base, db}, Config: dbConfig},
+		{Name: "styrmin.local/web:1", Layers: []string{base, web}, Config: Config{Cmd: []string{"nginx"}}},
+	}
+	var out bytes.Buffer
+	if err := WriteAll(&out, images); err != nil {
+		t.Fatal(err)
+	}
+	files := readLayout(t, &out)
+	blobs := 0
+	for name := range files {
+		if strings.HasPrefix(name, "blobs/") {
+			blobs++
+		}
+	}
+	// 3 layers (the base once), 2 configs, 2 manifests.
+	if blobs != 7 {
+		t.Errorf("layout has %d blobs, want 7", blobs)
+	}
+	var index ocispec.Index
+	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	if len(index.Manifests) != 2 {
+		t.Fatalf("index has %d manifests, want 2", len(index.Manifests))
+	}
+	var seen []string
+	for _, desc := range index.Manifests {
+		name := desc.Annotations["io.containerd.image.name"]
+		seen = append(seen, name)
+		var manifest ocispec.Manifest
+		blobOf(t, files, desc, &manifest)
+		var config ocispec.Image
+		blobOf(t, files, manifest.Config, &config)
+		if len(config.RootFS.DiffIDs) != len(manifest.Layers) {
+			t.Fatalf("%s: %d diff_ids for %d layers", name, len(config.RootFS.DiffIDs), len(manifest.Layers))
+		}
+		for i, l := range manifest.Layers {
+			if config.RootFS.DiffIDs[i] != l.Digest {
+				t.Errorf("%s: diff_id %d is %s, the uncompressed layer is %s", name, i, config.RootFS.DiffIDs[i], l.Digest)
+			}
+		}
+		root := unpack(t, files, manifest.Layers)
+		switch name {
+		case "styrmin.local/db:15":
+			c := config.Config
+			if !slices.Equal(c.Entrypoint, dbConfig.Entrypoint) || !slices.Equal(c.Cmd, dbConfig.Cmd) || !slices.Equal(c.Env, dbConfig.Env) ||
+				c.User != "999:999" || c.WorkingDir != "/data" || c.StopSignal != "SIGINT" {
+				t.Errorf("db config %+v", c)
+			}
+			if _, ok := c.ExposedPorts["5432/tcp"]; !ok || len(c.ExposedPorts) != 1 {
+				t.Errorf("db exposed ports %v", c.ExposedPorts)
+			}
+			if root["etc/motd"] != "db" || root["etc/os-release"] != "debian" {
+				t.Errorf("db's files %v: want the base's with its own layer on top", root)
+			}
+		case "styrmin.local/web:1":
+			if !slices.Equal(config.Config.Cmd, []string{"nginx"}) || config.Config.Entrypoint != nil || config.Config.ExposedPorts != nil {
+				t.Errorf("web config %+v", config.Config)
+			}
+			if root["etc/motd"] != "base" || root["etc/nginx.conf"] != "http {}" {
+				t.Errorf("web's files %v", root)
+			}
+		}
+	}
+	slices.Sort(seen)
+	if !slices.Equal(seen, []string{"styrmin.local/db:15", "styrmin.local/web:1"}) {
+		t.Fatalf("index names %v", seen)
 	}
 }

@@ -9,15 +9,20 @@
 // where every pod runs; kwok's node is then tainted. `localkube image` builds
 // an image from one static binary and imports it into that node's containerd
 // (no registry is reached).
+// `localkube node-images` builds the node's images from Debian packages into
+// <dir>/images, or finds them there, and prints their substitution rules; the
+// node imports them when it starts.
 //
 // Usage:
 //
 //	localkube run -dir .cluster [-node kwok|real]
 //	localkube image -dir .cluster -name styrmin.local/hello:1 -binary ./hello
+//	localkube node-images -dir .cluster
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -30,11 +35,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/styrmin/styrmin/localkube/controlplane"
+	"github.com/styrmin/styrmin/localkube/nodeimages"
 	"github.com/styrmin/styrmin/localkube/ociimage"
 	"github.com/styrmin/styrmin/localkube/provisioner"
 )
 
-const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
+const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE | localkube node-images -dir DIR (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -56,6 +62,9 @@ func main() {
 		flags.StringVar(&img.Path, "path", "/app", "where the binary goes in the image")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
 		err = importImage(*dir, img)
+	case "node-images":
+		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
+		err = buildNodeImages(*dir)
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -74,6 +83,24 @@ func importImage(dir string, img ociimage.Image) error {
 		return fmt.Errorf("image: -name and -binary are required")
 	}
 	return controlplane.ImportImage(context.Background(), controlplane.Layout{Dir: abs}, img)
+}
+
+// buildNodeImages builds the node's images into the cache (or finds them
+// there) and prints their rules as JSON.
+func buildNodeImages(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	images, err := nodeimages.Build(ctx, controlplane.Layout{Dir: abs}.ImagesDir(), log.Printf)
+	if err != nil {
+		return err
+	}
+	out := json.NewEncoder(os.Stdout)
+	out.SetIndent("", "  ")
+	return out.Encode(images.Rules)
 }
 
 func run(dir string, opts controlplane.Options) error {
