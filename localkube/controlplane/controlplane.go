@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/styrmin/styrmin/localkube/pki"
+	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
 // NodeName is the name of the cluster's only Node, managed by kwok.
@@ -53,6 +54,12 @@ type State struct {
 type Options struct {
 	// RealNode also starts the real node (containerd and a kubelet).
 	RealNode bool
+	// SubstituteImages runs the image substitution webhook (package
+	// admission) with ImageRules: every pod's images are replaced by ones
+	// built on the machine, or by one that says none is.
+	SubstituteImages bool
+	// ImageRules are the substitutions the webhook makes.
+	ImageRules []substitute.Rule
 }
 
 // ports are the ports of the components, chosen free at start.
@@ -174,6 +181,14 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	logf("waiting for the default service account")
 	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {
 		return err
+	}
+	if opts.SubstituteImages {
+		logf("starting the image substitution webhook")
+		stopWebhook, err := startImageSubstitution(ctx, opts.ImageRules, files, client)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, stopWebhook()) }()
 	}
 	if err := writeState(layout, server); err != nil {
 		return err

@@ -5,19 +5,25 @@
 // <dir>/run/volumes), and on SIGTERM or SIGINT stops everything in reverse order.
 //
 // With -node real it also runs a real node (containerd and a kubelet; see
-// docs/local-cluster.md). `localkube image` builds an image from one static
+// docs/local-cluster.md) and the admission webhook that substitutes images
+// built on the machine for the ones pods request, by the rules in
+// -image-rules (a JSON list of substitute.Rule; none when the file is absent). `localkube image` builds an image from one static
 // binary and imports it into that node's containerd (no registry is reached).
 //
 // Usage:
 //
-//	localkube run -dir .cluster [-node kwok|real]
+//	localkube run -dir .cluster [-node kwok|real] [-image-rules FILE]
 //	localkube image -dir .cluster -name styrmin.local/hello:1 -binary ./hello
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"os/signal"
@@ -32,9 +38,10 @@ import (
 	"github.com/styrmin/styrmin/localkube/controlplane"
 	"github.com/styrmin/styrmin/localkube/ociimage"
 	"github.com/styrmin/styrmin/localkube/provisioner"
+	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
-const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
+const usage = "usage: localkube run -dir DIR [-node kwok|real] [-image-rules FILE] | localkube image -dir DIR -name NAME -binary FILE (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,9 +53,16 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "run":
-		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd and a kubelet)")
+		node := flags.String("node", "kwok", "kwok: only the simulated node; real: also a real node (containerd and a kubelet) and image substitution")
+		rulesFile := flags.String("image-rules", "", "with -node real: a JSON list of image substitution rules (default DIR/image-rules.json, none when absent)")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
-		err = run(*dir, controlplane.Options{RealNode: *node == "real"})
+		opts := controlplane.Options{RealNode: *node == "real", SubstituteImages: *node == "real"}
+		if opts.SubstituteImages {
+			opts.ImageRules, err = readImageRules(cmp.Or(*rulesFile, filepath.Join(*dir, "image-rules.json")), *rulesFile != "")
+		}
+		if err == nil {
+			err = run(*dir, opts)
+		}
 	case "image":
 		var img ociimage.Image
 		flags.StringVar(&img.Name, "name", "", "the image's full name, e.g. styrmin.local/hello:1")
@@ -63,6 +77,23 @@ func main() {
 	if err != nil {
 		log.Fatalf("localkube: %v", err)
 	}
+}
+
+// readImageRules reads a JSON list of substitute.Rule from path; an absent
+// file is no rules unless required.
+func readImageRules(path string, required bool) ([]substitute.Rule, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image rules: %w", err)
+	}
+	var rules []substitute.Rule
+	if err := json.Unmarshal(data, &rules); err != nil {
+		return nil, fmt.Errorf("image rules: %s is not a JSON list of rules: %w", path, err)
+	}
+	return rules, nil
 }
 
 func importImage(dir string, img ociimage.Image) error {
