@@ -27,6 +27,9 @@ type Live struct {
 	// Notes is the chart's rendered NOTES.txt of the current revision.
 	Notes   string
 	History []Revision
+	// ImageSubstitutions are the images the local cluster runs instead of
+	// the ones the release's pods request, each once; none elsewhere.
+	ImageSubstitutions []kube.ImageSubstitution
 }
 
 // LiveComponent is a component with its workloads' desired and ready replicas.
@@ -60,8 +63,8 @@ type Revision struct {
 	CanRollBack bool
 }
 
-// Live reads the deployment's components, services, notes and history from
-// the cluster. drv is the spec of the deployment's driver version when the
+// Live reads the deployment's components, services, notes, history and
+// image substitutions from the cluster. drv is the spec of the deployment's driver version when the
 // caller has it already; nil has Live read it from the catalogue. It never
 // fails: a cluster that does not answer is reported in Live.Err.
 func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) *Live {
@@ -148,7 +151,8 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 		}
 		live.Services = append(live.Services, ls)
 	}
-	return nil
+	live.ImageSubstitutions, err = cluster.Kube.ReleaseImageSubstitutions(ctx, d.Namespace, d.Name)
+	return err
 }
 
 // mergeHistory lists Helm's revisions, newest first, with what Styrmin recorded of each.

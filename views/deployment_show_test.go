@@ -309,3 +309,27 @@ func TestOlderTasksPageWorksWithoutJavaScript(t *testing.T) {
 	require.Equal(t, "/deployments/cache/tasks?before=4", doc.Find(`[data-testid="task-more-link"]`).AttrOr("href", ""))
 	require.Equal(t, "/deployments/cache", doc.Find(`.breadcrumbs a`).Last().AttrOr("href", ""))
 }
+
+func TestDeploymentPageSaysWhatTheLocalClusterRunsInstead(t *testing.T) {
+	t.Parallel()
+	p := sampleShow(reader)
+	p.ImageSubstitutions = []ImageSubstitutionRow{
+		{Requested: "postgres:16.4", Image: "styrmin.local/postgres:15", Runs: "Debian PostgreSQL 15.14"},
+		{Requested: "redis:7.2", Runs: "no image on the local cluster stands in for redis:7.2; the local cluster builds postgres"},
+		{Requested: "nginx", Image: "styrmin.local/nginx:1", Runs: "Debian nginx 1.22.1"},
+	}
+	doc := renderDoc(t, DeploymentShowPage(p))
+	section := doc.Find(`[data-testid="deployment-components"]`)
+	lines := section.Find(`[data-testid="image-substitution"]`).Map(func(_ int, s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") })
+	require.Equal(t, []string{
+		"On the local cluster, postgres:16.4 runs as Debian PostgreSQL 15.14 (styrmin.local/postgres:15).",
+		"On the local cluster, nginx runs as Debian nginx 1.22.1 (styrmin.local/nginx:1).",
+	}, lines)
+	missing := section.Find(`[data-testid="image-substitute-missing"]`)
+	require.Equal(t, "alert", missing.AttrOr("role", ""))
+	require.Equal(t, "On the local cluster, redis:7.2 does not run: no image on the local cluster stands in for redis:7.2; the local cluster builds postgres.",
+		strings.Join(strings.Fields(missing.Text()), " "))
+
+	doc = renderDoc(t, DeploymentShowPage(sampleShow(reader)))
+	require.Empty(t, doc.Find(`[data-testid="image-substitutions"], [data-testid="image-substitute-missing"]`).Nodes, "no substitution, no word of it")
+}

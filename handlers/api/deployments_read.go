@@ -11,6 +11,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/kube"
 )
 
 // The API's reads of deployments: the same service as the deployment pages.
@@ -113,6 +114,10 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 	if live.Err != "" {
 		out.ClusterError = &live.Err
 	}
+	if len(live.ImageSubstitutions) > 0 {
+		subs := apiImageSubstitutionsOf(live.ImageSubstitutions)
+		out.ImageSubstitutions = &subs
+	}
 	for _, r := range live.History {
 		rev := oapi.Revision{Revision: r.Number, Status: string(r.Status), DriverVersion: r.DriverVersion,
 			AppVersion: cmp.Or(r.AppVersion, r.Revision.AppVersion), UpdatedAt: r.Updated}
@@ -146,6 +151,20 @@ func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deplo
 		}
 		readiness := fmt.Sprintf("%d/%d", ready, desired)
 		out[c.Name] = oapi.ComponentState{Stopped: c.Stopped, Ready: &readiness}
+	}
+	return out
+}
+
+// apiImageSubstitutionsOf are the local cluster's image substitutions as
+// the API shows them.
+func apiImageSubstitutionsOf(subs []kube.ImageSubstitution) []oapi.ImageSubstitution {
+	out := make([]oapi.ImageSubstitution, 0, len(subs))
+	for _, s := range subs {
+		sub := oapi.ImageSubstitution{Requested: s.Requested, Runs: s.Runs}
+		if !s.Missing() {
+			sub.Image = &s.Image
+		}
+		out = append(out, sub)
 	}
 	return out
 }

@@ -98,6 +98,7 @@ func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t 
 	require.Equal(t, []string{"password"}, got.SecretsSet)
 	require.NotNil(t, got.ClusterError, "this server has no cluster")
 	require.Contains(t, *got.ClusterError, "No Kubernetes cluster is configured")
+	require.Nil(t, got.ImageSubstitutions, "no local cluster, no substitution")
 	require.Len(t, got.Components, len(v.Driver.Spec.Components), "the declared components, without their readiness")
 	for _, c := range v.Driver.Spec.Components {
 		require.Contains(t, got.Components, c.Name)
@@ -113,4 +114,19 @@ func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t 
 	p := problemOf(t, rec)
 	require.Equal(t, api.ProblemCode("not_found"), p.Code)
 	require.Contains(t, p.Detail, `"nope"`)
+}
+
+func TestAPIDeploymentSaysWhatRunsOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeploymentsOn(t, handlerstest.FakeCluster(t, handlerstest.PgSubstituted("orders", handlerstest.PgSubstitutions)...))
+	d.Install(t, handlerstest.PgInstall("orders"))
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
+
+	got := decoded[api.Deployment](t, d.Call(t, token, http.MethodGet, "/api/v1/deployments/orders", nil), http.StatusOK)
+	require.NotNil(t, got.ImageSubstitutions)
+	image := "styrmin.local/postgres:15"
+	require.Equal(t, []api.ImageSubstitution{
+		{Requested: "postgres:16.4", Image: &image, Runs: "Debian PostgreSQL 15.14"},
+		{Requested: "quay.io/prometheuscommunity/postgres-exporter:v0.15.0", Runs: "no image on the local cluster stands in for quay.io/prometheuscommunity/postgres-exporter:v0.15.0; the local cluster builds postgres, redis"},
+	}, *got.ImageSubstitutions, "each once, though two pods carry them")
 }

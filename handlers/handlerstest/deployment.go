@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
@@ -26,11 +28,19 @@ type DeployApp struct {
 }
 
 // SetupDeployments returns a DeployApp: the server with the bundled drivers
-// imported, an operator (olga) and a read-only user (rita).
+// imported, an operator (olga) and a read-only user (rita), deploying
+// nowhere.
 func SetupDeployments(t *testing.T) DeployApp {
 	t.Helper()
+	return SetupDeploymentsOn(t, nil)
+}
+
+// SetupDeploymentsOn is SetupDeployments whose deployment pages read
+// cluster (a fake one; nil for none).
+func SetupDeploymentsOn(t *testing.T, cluster *deployment.Cluster) DeployApp {
+	t.Helper()
 	pool := dbtest.New(t)
-	a := SetupOn(t, pool)
+	a := newApp(t, apptest.Options{DatabaseURL: pool.Config().ConnString(), Cluster: cluster})
 	_, err := a.Deps.Drivers.(*catalog.Catalog).ImportBundled(context.Background(), bundled.Bundles(), bundled.Names())
 	require.NoError(t, err)
 	operator, _ := a.As(t, "olga", auth.Operator)

@@ -101,6 +101,9 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 	}
 	p.Components = componentRows(d, spec.Components, live.Components)
 	p.Services = serviceRows(spec.Services, live.Services)
+	for _, s := range live.ImageSubstitutions {
+		p.ImageSubstitutions = append(p.ImageSubstitutions, views.ImageSubstitutionRow{Requested: s.Requested, Image: s.Image, Runs: s.Runs})
+	}
 	p.Parameters = paramRows(d, spec.Parameters)
 	for _, r := range live.History {
 		row := views.RevisionRow{

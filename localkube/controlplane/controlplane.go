@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/styrmin/styrmin/localkube/pki"
+	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
 // NodeName is the name of the cluster's only Node, managed by kwok.
@@ -64,6 +65,13 @@ type Options struct {
 	// RealNode also starts the real node (containerd, a kubelet, kube-proxy
 	// and cluster DNS, in the node's network namespace).
 	RealNode bool
+	// SubstituteImages runs the image substitution webhook (package
+	// admission): every pod's images are replaced by ones built on the
+	// machine, or by one that says none is.
+	SubstituteImages bool
+	// ImageRules are substitutions the webhook makes beside the rules of the
+	// images the real node builds.
+	ImageRules []substitute.Rule
 }
 
 // node is the State.Node the options give.
@@ -195,17 +203,28 @@ func Run(ctx context.Context, layout Layout, opts Options, logf func(format stri
 	if err := start("kwok", kwokArgs, client.nodeReady(NodeName)); err != nil {
 		return err
 	}
+	rules := opts.ImageRules
 	if opts.RealNode {
 		if err := node.start(ctx, layout, p, server, files, client, startProc); err != nil {
 			return err
 		}
-		if err := importNodeImages(ctx, layout, logf); err != nil {
+		built, err := importNodeImages(ctx, layout, logf)
+		if err != nil {
 			return err
 		}
+		rules = append(rules, built...)
 	}
 	logf("waiting for the default service account")
 	if err := waitFor(ctx, "default service account", 2*time.Minute, nil, client.defaultServiceAccount); err != nil {
 		return err
+	}
+	if opts.SubstituteImages {
+		logf("starting the image substitution webhook")
+		stopWebhook, err := startImageSubstitution(ctx, rules, files, client)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, stopWebhook()) }()
 	}
 	if err := writeState(layout, server, opts.node()); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin/localkube/nodeimages"
 	"github.com/styrmin/styrmin/localkube/ociimage"
+	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
 // ImagesDir caches the images built from Debian packages
@@ -44,27 +45,27 @@ func ImportImage(ctx context.Context, layout Layout, img ociimage.Image) error {
 
 // importNodeImages builds the stand-ins for the images the bundled drivers
 // request (or takes them from ImagesDir), imports them into the real node's
-// containerd and writes their rules to ImageRulesFile.
-func importNodeImages(ctx context.Context, layout Layout, logf func(format string, args ...any)) error {
+// containerd, writes their rules to ImageRulesFile and returns them.
+func importNodeImages(ctx context.Context, layout Layout, logf func(format string, args ...any)) ([]substitute.Rule, error) {
 	images, err := nodeimages.Build(ctx, layout.ImagesDir(), logf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	started := time.Now()
 	// Every image is named styrmin.local/...: the prefix keeps ctr from
 	// adding import-<date> names.
 	if err := ctrImport(ctx, layout, "styrmin.local", images.Layout); err != nil {
-		return fmt.Errorf("import the node images: %w", err)
+		return nil, fmt.Errorf("import the node images: %w", err)
 	}
 	logf("imported %d node images in %s", len(images.Rules), time.Since(started).Round(100*time.Millisecond))
 	data, err := json.MarshalIndent(images.Rules, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write the node images' rules: %w", err)
+		return nil, fmt.Errorf("write the node images' rules: %w", err)
 	}
 	if err := os.WriteFile(layout.ImageRulesFile(), data, 0o644); err != nil {
-		return fmt.Errorf("write the node images' rules: %w", err)
+		return nil, fmt.Errorf("write the node images' rules: %w", err)
 	}
-	return nil
+	return images.Rules, nil
 }
 
 // ctrImport imports the OCI layout tar at path into the CRI's namespace,

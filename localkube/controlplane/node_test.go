@@ -96,18 +96,26 @@ func stripCounters(line string) string {
 // the checkout's .cluster/bin, built with the real node.
 func nodeCluster(t *testing.T) Layout {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a whole local cluster with a real node, which -short leaves out")
-	}
 	if os.Getenv("STYRMIN_LOCAL_NODE") == NodeSimulated {
 		t.Skip("STYRMIN_LOCAL_NODE=kwok: only the simulated node")
+	}
+	return clusterFolder(t, "a whole local cluster with a real node", "kubelet", "`make cluster`")
+}
+
+// clusterFolder is the layout of a cluster in a temporary folder whose bin/
+// is the checkout's .cluster/bin. The test is skipped under -short (it
+// starts what) and when bin/ lacks binary (build says how to build it).
+func clusterFolder(t *testing.T, what, binary, build string) Layout {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("starts %s, which -short leaves out", what)
 	}
 	bin, err := filepath.Abs(filepath.Join("..", "..", ".cluster", "bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(bin, "kubelet")); err != nil {
-		t.Fatalf("the real node is not built in %s: run `make cluster` once", bin)
+	if _, err := os.Stat(filepath.Join(bin, binary)); err != nil {
+		t.Fatalf("%s is not built in %s: run %s once", binary, bin, build)
 	}
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {

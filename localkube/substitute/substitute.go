@@ -18,8 +18,12 @@ type Rule struct {
 }
 
 // Annotation is the pod annotation that records what was substituted: a JSON
-// list of Substitution, one per container (init containers included). Styrmin
-// reads it to say on the deployment page what really runs.
+// list of Substitution, one per container (init containers first) whose
+// requested image is not one built on the machine (styrmin.local/...);
+// containers that request such an image run it unchanged and have no entry,
+// and a pod with no entry has no annotation. Styrmin reads it to say on the
+// deployment page what really runs (its kube package keeps a copy of this
+// key and shape; both modules test against testdata/annotation.json).
 const Annotation = "styrmin.io/image-substitutions"
 
 // Substitution is one container's entry in Annotation.

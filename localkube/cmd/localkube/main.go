@@ -6,10 +6,11 @@
 //
 // With -node real it also runs a real node (containerd, a kubelet, kube-proxy
 // and CoreDNS in a network namespace of its own; see docs/local-cluster.md),
-// where every pod runs; kwok's node is then tainted. `localkube image` builds
-// an image from one static binary and imports it into that node's containerd
-// (no registry is reached).
-// `localkube node-images` builds the node's images from Debian packages into
+// where every pod runs, with images built on the machine from Debian packages
+// and the admission webhook that substitutes them for the images pods
+// request; kwok's node is then tainted. `localkube image` builds an image from
+// one static binary and imports it into that node's containerd (no registry
+// is reached). `localkube node-images` builds the node's images into
 // <dir>/images, or finds them there, and prints their substitution rules; the
 // node imports them when it starts.
 //
@@ -54,7 +55,8 @@ func main() {
 	case "run":
 		node := flags.String("node", controlplane.NodeReal, "real: a real node (containerd, a kubelet, kube-proxy and cluster DNS) runs the pods; kwok: only the simulated node")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
-		err = run(*dir, controlplane.Options{RealNode: *node == controlplane.NodeReal})
+		real := *node == controlplane.NodeReal
+		err = run(*dir, controlplane.Options{RealNode: real, SubstituteImages: real})
 	case "image":
 		var img ociimage.Image
 		flags.StringVar(&img.Name, "name", "", "the image's full name, e.g. styrmin.local/hello:1")
@@ -74,6 +76,8 @@ func main() {
 	}
 }
 
+// readImageRules reads a JSON list of substitute.Rule from path; an absent
+// file is no rules unless required.
 func importImage(dir string, img ociimage.Image) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
