@@ -56,12 +56,16 @@ func requireHookSucceeded(t *testing.T, task *deployment.Task, action, want stri
 	t.Fatalf("the %s task has no %s step: %+v", task.Kind, action, task.Steps)
 }
 
-// requireNoPods requires that the deployment's namespace has no pod left.
-func (f clusterFixture) requireNoPods(t *testing.T, d *deployment.Deployment) {
+// releasePods names the pods of the deployment's release.
+func (f clusterFixture) releasePods(t *testing.T, d *deployment.Deployment) []string {
 	t.Helper()
 	pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + d.Name})
 	require.NoError(t, err)
-	require.Empty(t, pods.Items, "a stop ends once its pods are gone")
+	var names []string
+	for _, p := range pods.Items {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 // lifeWithData installs a bundled driver, writes data, upgrades it to driver
@@ -94,12 +98,13 @@ func (l lifeWithData) run(t *testing.T, f clusterFixture) {
 	l.read(t, f, d)
 
 	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Stop{Name: name, By: "alice"})))
-	f.requireNoPods(t, d)
+	require.Empty(t, f.releasePods(t, d), "a stop ends once its pods are gone")
 	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Start{Name: name, By: "alice"})))
 	l.read(t, f, d)
 
 	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
-	f.requireNoPods(t, d)
+	// Helm's uninstall does not wait for the pods; they end after their grace period.
+	require.Eventually(t, func() bool { return len(f.releasePods(t, d)) == 0 }, 2*time.Minute, time.Second, "the deleted deployment's pods go")
 }
 
 func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {

@@ -147,6 +147,10 @@ func containsBlank(commands []string) bool {
 	return false
 }
 
+// actionJobGracePeriod is how long an action Job's pod has to end once it is
+// told to stop (its time limit, a cancelled action), before it is killed.
+const actionJobGracePeriod = 5 * time.Second
+
 // job is the Kubernetes Job that runs j: labelled on the Job and its pods,
 // ending at its first failed pod, bounded by j.Timeout and kept after it
 // ends; its container reads j.SecretEnv from the Secret secret. It is
@@ -166,6 +170,10 @@ func (j ActionJob) job(secret string) *batchv1.Job {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
+					// A stopped Job ends soon: sh, the container's first
+					// process, ignores SIGTERM, so its commands get
+					// actionJobGracePeriod before they are killed.
+					TerminationGracePeriodSeconds: ptr.To(int64(actionJobGracePeriod.Seconds())),
 					// The commands need no access to the cluster's API.
 					AutomountServiceAccountToken: ptr.To(false),
 					Containers: []corev1.Container{{

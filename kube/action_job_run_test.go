@@ -192,6 +192,7 @@ func TestRunActionJobCreatesTheJob(t *testing.T) {
 	require.Equal(t, ptr.To(false), job.Spec.Suspend, "started once its Secret exists")
 	pod := job.Spec.Template.Spec
 	require.Equal(t, corev1.RestartPolicyNever, pod.RestartPolicy)
+	require.Equal(t, ptr.To[int64](5), pod.TerminationGracePeriodSeconds, "a stopped Job's commands are killed 5 s later")
 	require.Equal(t, ptr.To(false), pod.AutomountServiceAccountToken, "no service-account token in the pod")
 	require.Equal(t, ptr.To(false), pod.Containers[0].SecurityContext.AllowPrivilegeEscalation)
 	require.Len(t, pod.Containers, 1)

@@ -232,7 +232,9 @@ def execute_commands(
     ``styrmin.io/action-job=true``; it ends at its first failed pod (no retries)
     and stays in the cluster after it ends. Its pod does not mount a
     service-account token (``automountServiceAccountToken: false``) and its
-    container runs with ``allowPrivilegeEscalation: false``. Before creating it,
+    container runs with ``allowPrivilegeEscalation: false``. A Job stopped at its
+    time limit, or because the action ended, is killed 5 seconds later
+    (``terminationGracePeriodSeconds: 5``). Before creating it,
     Styrmin deletes the ended Job of an earlier call (completed or failed), with
     its pods and its Secret, and records a line naming it on the hook step, once
     per step however many calls replace it; so an action may call
