@@ -75,8 +75,9 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	handlerstest.WaitFor(t, ctx, "the components follow the task",
 		`[...document.querySelectorAll('[data-testid="component"][data-name="web"] [data-testid="replicas"]')].map(r => r.textContent.replace(/\s/g, "")).join() === "2/2"`)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`))
-	require.Contains(t, handlerstest.Eval[string](t, ctx, `document.querySelector('[data-testid="simulated-cluster"]').textContent`),
-		"cannot be reached from this machine", "the page says what the local cluster cannot do")
+	require.False(t, handlerstest.Eval[bool](t, ctx, `!!document.querySelector('[data-testid="simulated-cluster"]')`), "the local cluster's pods are real")
+	require.Regexp(t, `On the local cluster, nginx:1\.27\.0 runs as Debian nginx 1\.22\.\d+ \(styrmin\.local/nginx:1\)\.`,
+		handlerstest.Eval[string](t, ctx, `document.querySelector('[data-testid="image-substitution"]').textContent`), "the page says what really runs")
 
 	handlerstest.Step(t, ctx, "open the upgrade form",
 		chromedp.Navigate(env.URL+"/deployments/"+name),
