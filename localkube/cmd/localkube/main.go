@@ -7,8 +7,9 @@
 // With -node real it also runs a real node (containerd and a kubelet; see
 // docs/local-cluster.md) and the admission webhook that substitutes images
 // built on the machine for the ones pods request, by the rules in
-// -image-rules (a JSON list of substitute.Rule; none when the file is absent). `localkube image` builds an image from one static
-// binary and imports it into that node's containerd (no registry is reached).
+// -image-rules (a JSON list of substitute.Rule; none when the file is
+// absent). `localkube image` builds an image from one static binary and
+// imports it into that node's containerd (no registry is reached).
 //
 // Usage:
 //
