@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -370,15 +371,25 @@ func (c *Client) WaitComponentsStopped(ctx context.Context, namespace, release s
 	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("Release %s has not stopped after %s: %s.", release, timeout, why), Err: err}
 }
 
-// componentPods names the pods of the workloads of comps.
-func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
+// releaseWorkloadsAndPods lists the Deployments and StatefulSets of release
+// in namespace, and every pod of namespace.
+func (c *Client) releaseWorkloadsAndPods(ctx context.Context, namespace, release string) ([]Workload, *corev1.PodList, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
+		return nil, nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
+	}
+	return all, pods, nil
+}
+
+// componentPods names the pods of the workloads of comps.
+func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
+	all, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, comp := range comps {

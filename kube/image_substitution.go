@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -42,13 +41,9 @@ func (s ImageSubstitution) Missing() bool { return s.Image == "" }
 // (the same requested image, image and what runs, whatever the container),
 // ordered by requested image; none on a cluster that substitutes nothing.
 func (c *Client) ReleaseImageSubstitutions(ctx context.Context, namespace, release string) ([]ImageSubstitution, error) {
-	workloads, err := c.releaseWorkloads(ctx, namespace, release)
+	workloads, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
 	if err != nil {
 		return nil, err
-	}
-	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
 	}
 	var all []ImageSubstitution
 	for _, p := range pods.Items {

@@ -12,23 +12,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/styrmin/styrmin/localkube/substitute"
 )
 
-// startControlPlane runs a control-plane-only cluster (kwok's node, no real
-// one) with opts in a folder of its own until the test ends, and returns a
-// client of it once it is ready.
-func startControlPlane(t *testing.T, opts Options) kubernetes.Interface {
+// startCluster runs the cluster of layout with opts until the test ends,
+// and returns a client of it once it is ready.
+func startCluster(t *testing.T, layout Layout, opts Options) kubernetes.Interface {
 	t.Helper()
-	layout := clusterFolder(t, "a whole local control plane", "kube-apiserver", "`make cluster`")
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	done := make(chan error, 1)
+	stopped := make(chan struct{})
+	var stopErr error
 	go func() {
-		done <- Run(ctx, layout, opts, t.Logf, func(ctx context.Context, kubeconfig string) error {
+		defer close(stopped)
+		stopErr = Run(ctx, layout, opts, t.Logf, func(ctx context.Context, kubeconfig string) error {
 			ready <- kubeconfig
 			<-ctx.Done()
 			return nil
@@ -36,15 +37,16 @@ func startControlPlane(t *testing.T, opts Options) kubernetes.Interface {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("stop: %v", err)
+		<-stopped
+		if stopErr != nil {
+			t.Errorf("stop: %v", stopErr)
 		}
 	})
 	var kubeconfig string
 	select {
 	case kubeconfig = <-ready:
-	case err := <-done:
-		t.Fatalf("the cluster stopped before it was ready: %v", err)
+	case <-stopped:
+		t.Fatalf("the cluster stopped before it was ready: %v", stopErr)
 	}
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -64,7 +66,8 @@ func startControlPlane(t *testing.T, opts Options) kubernetes.Interface {
 // refused with the reason.
 func TestImageSubstitutionRewritesPodsThroughTheAPI(t *testing.T) {
 	rules := []substitute.Rule{{Repository: "docker.io/library/postgres", Image: "styrmin.local/postgres:15", Runs: "Debian PostgreSQL 15.14"}}
-	client := startControlPlane(t, Options{SubstituteImages: true, ImageRules: rules})
+	layout := clusterFolder(t, "a whole local control plane", "kube-apiserver", "`make cluster`")
+	client := startCluster(t, layout, Options{SubstituteImages: true, ImageRules: rules})
 	ctx := context.Background()
 	pods := client.CoreV1().Pods(metav1.NamespaceDefault)
 
@@ -165,4 +168,57 @@ func deploymentPodIsSubstituted(t *testing.T, client kubernetes.Interface) {
 	if image != "styrmin.local/postgres:15" {
 		t.Errorf("the Deployment's pod runs %s, want styrmin.local/postgres:15", image)
 	}
+}
+
+// TestRealNodeSubstitutesImages: on a real node, a pod that requests an
+// image of an extra rule (hello, standing for the pause image) runs the
+// local image the rule names, beside the rules of the images the node
+// builds, and a pod that requests an image without rule fails with
+// ErrImageNeverPull naming styrmin.local/no-substitute/..., never pulled.
+func TestRealNodeSubstitutesImages(t *testing.T) {
+	layout := nodeCluster(t)
+	rules := []substitute.Rule{{Repository: "docker.io/library/hello", Image: PauseImage, Runs: "the local cluster's pause program"}}
+	client := startCluster(t, layout, Options{RealNode: true, SubstituteImages: true, ImageRules: rules})
+	ctx := context.Background()
+	pods := client.CoreV1().Pods(metav1.NamespaceDefault)
+	onRealNode := func(name, image string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{
+				NodeSelector: map[string]string{RealNodeLabel: RealNodeLabelValue},
+				Containers:   []corev1.Container{{Name: "main", Image: image, ImagePullPolicy: corev1.PullAlways}},
+			},
+		}
+	}
+	for _, p := range []*corev1.Pod{onRealNode("substituted", "hello:1.36"), onRealNode("unsubstituted", "foo:1")} {
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	podState(t, pods, "substituted", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	unsubstituted := podState(t, pods, "unsubstituted", func(p *corev1.Pod) bool {
+		s := p.Status.ContainerStatuses
+		return len(s) == 1 && s[0].State.Waiting != nil && s[0].State.Waiting.Reason == "ErrImageNeverPull"
+	})
+	if msg := unsubstituted.Status.ContainerStatuses[0].State.Waiting.Message; !strings.Contains(msg, "styrmin.local/no-substitute/foo:1") {
+		t.Errorf("the waiting message %q does not name the missing substitute", msg)
+	}
+}
+
+// podState waits until the pod name is as want says, and returns it.
+func podState(t *testing.T, pods corev1client.PodInterface, name string, want func(*corev1.Pod) bool) *corev1.Pod {
+	t.Helper()
+	last := &corev1.Pod{}
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the timeout
+		}
+		last = p
+		return want(p), nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s: %v (status %+v)", name, err, last.Status)
+	}
+	return last
 }

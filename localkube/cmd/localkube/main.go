@@ -76,8 +76,6 @@ func main() {
 	}
 }
 
-// readImageRules reads a JSON list of substitute.Rule from path; an absent
-// file is no rules unless required.
 func importImage(dir string, img ociimage.Image) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
