@@ -147,7 +147,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
 		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger})
 	if cfg.Work {
-		if a.Worker, err = executor.NewWorker(a.Queue, a.Deployments.Runners()); err != nil {
+		if a.Worker, err = executor.NewWorker(a.Queue, a.Deployments.Runners(), a.Deployments.TaskSecrets); err != nil {
 			return a, err
 		}
 	}

@@ -28,7 +28,7 @@ func TestAServerStoppedWhileItsExecutorStartsStopsCleanly(t *testing.T) {
 	t.Parallel()
 	queue, err := executor.New(dbtest.New(t), executor.Options{Work: true})
 	require.NoError(t, err)
-	worker, err := executor.NewWorker(queue, map[string]executor.Runner{"idle": idleRunner{}})
+	worker, err := executor.NewWorker(queue, map[string]executor.Runner{"idle": idleRunner{}}, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

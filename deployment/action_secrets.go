@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,10 +39,37 @@ func (s *Service) openRunSecrets(row db.Deployment, task db.Task, token string) 
 	return runSecrets{Params: params.Secrets, Inputs: inputs, Token: token}, nil
 }
 
+// values lists every one of the run's secrets.
+func (r runSecrets) values() []string {
+	return append(append(secretList(r.Params), secretList(r.Inputs)...), r.Token)
+}
+
 // redactor replaces every one of the run's secrets.
-func (r runSecrets) redactor() *redact.Redactor {
-	values := append(secretList(r.Params), secretList(r.Inputs)...)
-	return redact.New(append(values, r.Token)...)
+func (r runSecrets) redactor() *redact.Redactor { return redact.New(r.values()...) }
+
+// TaskSecrets returns the secret values of task, which everything its run
+// records hides (executor.SecretsOf): its deployment's secret parameter
+// values and its sealed inputs (secret prompts, an upgrade's new secrets).
+func (s *Service) TaskSecrets(ctx context.Context, task db.Task) ([]string, error) {
+	row, err := s.q.GetDeploymentByID(ctx, task.DeploymentID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: task %d: %w", task.ID, err)
+	}
+	secrets, err := s.openRunSecrets(row, task, "")
+	return secrets.values(), err
+}
+
+// deploymentRedactor hides the secret parameter values of deployment id.
+func (s *Service) deploymentRedactor(ctx context.Context, id int64) (*redact.Redactor, error) {
+	row, err := s.q.GetDeploymentByID(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: %w", err)
+	}
+	values, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	return redact.New(secretList(values.Secrets)...), nil
 }
 
 // SecretPromptPrefix starts a secret_env value that names a secret prompt of

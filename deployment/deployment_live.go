@@ -98,7 +98,26 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	if live.History == nil {
 		live.History = recordedHistory(recorded)
 	}
+	if err := s.hideSecrets(ctx, d.ID, live); err != nil {
+		s.log.Error("deployment: open the secrets of a live deployment", "deployment", d.Name, "error", err)
+		return &Live{Err: "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details.", History: recordedHistory(recorded)}
+	}
 	return live
+}
+
+// hideSecrets redacts, in what the cluster said, the texts that a chart or
+// Helm wrote and that could hold the deployment's secret values: its notes,
+// its revisions' descriptions and the cluster's error.
+func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
+	r, err := s.deploymentRedactor(ctx, id)
+	if err != nil {
+		return err
+	}
+	live.Err, live.Notes = r.String(live.Err), r.String(live.Notes)
+	for i := range live.History {
+		live.History[i].Description = r.String(live.History[i].Description)
+	}
+	return nil
 }
 
 // driverSpec returns the decoded spec of d's driver version, which the

@@ -65,11 +65,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 			return err
 		}
 		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
-		secrets, err := j.s.openRunSecrets(j.row, j.run.Task, token)
-		if err != nil {
-			return err
-		}
-		r := secrets.redactor()
+		j.run.Conceal(token)                                              // the run hides the deployment's secrets and the task's already
+		r := j.run.Redactor()
 		seq := int32(0) // actions.Run calls the sink with one line at a time
 		out, err := actions.Run(ctx, actions.Spec{
 			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
@@ -84,7 +81,7 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 			return err
 		}
 		if len(out.Result) > 0 {
-			detail.Result = json.RawMessage(r.String(string(out.Result)))
+			detail.Result = out.Result // redacted, as JSON, with the step's detail
 		}
 		if !out.Failed() {
 			st.Say("Done.")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/redact"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -166,6 +167,7 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 	if r.Resources, err = s.dryRunUpgrade(ctx, p); err != nil {
 		r.DryRunError = styrmin.ErrorMessage(err)
 	}
+	p.hideSecrets(r)
 	rt := reviewToken{Name: dep.Name, By: op.By, Fingerprint: fingerprint(row), Expires: time.Now().Add(ReviewTTL)}
 	rt.Inputs, rt.Secrets = p.task()
 	rt.Entered, rt.EnteredPrompts = p.entered(op)
@@ -175,6 +177,18 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 	}
 	r.Token = base64.RawURLEncoding.EncodeToString(s.box.Seal(plain, reviewLabel))
 	return r, nil
+}
+
+// hideSecrets redacts, in the review's diffs and dry-run error, the
+// deployment's secret values before and after the upgrade: a chart may
+// render a secret parameter anywhere (a ConfigMap, an env value), and only
+// Secrets are masked by the diff itself.
+func (p *upgradePlan) hideSecrets(r *Review) {
+	red := redact.New(append(secretList(p.current.Secrets), secretList(p.next.Secrets)...)...)
+	r.DryRunError = red.String(r.DryRunError)
+	for i := range r.Resources {
+		r.Resources[i].Diff = red.String(r.Resources[i].Diff)
+	}
 }
 
 // entered is the text of op's plain form fields (none for JSON values).

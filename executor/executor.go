@@ -43,6 +43,11 @@ type Runner interface {
 	Recover(ctx context.Context, run *Run) (resume bool, message string, err error)
 }
 
+// SecretsOf returns the secret values of a task (its deployment's secret
+// parameters, its sealed inputs): everything the task's run records hides
+// them (see Run.Conceal).
+type SecretsOf func(ctx context.Context, task db.Task) ([]string, error)
+
 // Options tunes the executor; zero values take the defaults.
 type Options struct {
 	// Workers is how many tasks of each depth of nesting this process runs
@@ -115,10 +120,11 @@ type Executor struct {
 	pool    *pgxpool.Pool
 	queries *db.Queries
 	river   *river.Client[pgx.Tx]
-	// runners are the Worker's, bound once by NewWorker before it starts.
-	runners map[string]Runner
-	opts    Options
-	log     *slog.Logger
+	// runners and secretsOf are the Worker's, bound once by NewWorker before it starts.
+	runners   map[string]Runner
+	secretsOf SecretsOf
+	opts      Options
+	log       *slog.Logger
 }
 
 // New returns the queue of tasks on pool. With opts.Work, its River client is
@@ -166,9 +172,10 @@ type Worker struct {
 }
 
 // NewWorker returns the worker of queue, running each task kind with its
-// Runner (task kind → Runner). queue must have been built with Options.Work,
-// and has one worker.
-func NewWorker(queue *Executor, runners map[string]Runner) (*Worker, error) {
+// Runner (task kind → Runner) and hiding the secrets that secretsOf gives
+// for each task in what its run records (nil: the common forms of secrets
+// only). queue must have been built with Options.Work, and has one worker.
+func NewWorker(queue *Executor, runners map[string]Runner, secretsOf SecretsOf) (*Worker, error) {
 	switch {
 	case !queue.opts.Work:
 		return nil, errors.New("executor: this queue was built without Options.Work: it only queues tasks")
@@ -177,7 +184,7 @@ func NewWorker(queue *Executor, runners map[string]Runner) (*Worker, error) {
 	case queue.runners != nil:
 		return nil, errors.New("executor: this queue has its worker already")
 	}
-	queue.runners = runners
+	queue.runners, queue.secretsOf = runners, secretsOf
 	return &Worker{e: queue}, nil
 }
 

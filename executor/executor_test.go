@@ -55,10 +55,16 @@ func (b bundle) deployment(t testing.TB, name string) int64 {
 // worker returns a queue able to work tasks and its worker, with runners.
 func (b bundle) worker(t testing.TB, runners map[string]executor.Runner, opts executor.Options) (*executor.Executor, *executor.Worker) {
 	t.Helper()
+	return b.workerHiding(t, runners, opts, nil)
+}
+
+// workerHiding is worker with the secrets of each task given by secretsOf.
+func (b bundle) workerHiding(t testing.TB, runners map[string]executor.Runner, opts executor.Options, secretsOf executor.SecretsOf) (*executor.Executor, *executor.Worker) {
+	t.Helper()
 	opts.Work = true
 	e, err := executor.New(b.pool, opts)
 	require.NoError(t, err)
-	w, err := executor.NewWorker(e, runners)
+	w, err := executor.NewWorker(e, runners, secretsOf)
 	require.NoError(t, err)
 	return e, w
 }
@@ -144,6 +150,54 @@ func TestTaskRecordsItsStepsAndResult(t *testing.T) {
 	require.Equal(t, executor.StepWarning, steps[1].Status)
 	require.JSONEq(t, `{"ready": 2}`, string(steps[1].Detail))
 	require.NotNil(t, steps[1].EndedAt)
+}
+
+func TestEverythingARunRecordsHidesItsSecrets(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) {
+		run.Conceal("minted-token-4711")
+		if err := run.Step(ctx, "render", "Render with db-password-1234", func(ctx context.Context, s *executor.Step) error {
+			s.Say("rendered db-password-1234 and minted-token-4711")
+			s.SetDetail(map[string]any{"notes": []string{"password: db-password-1234"}, "count": 2})
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return map[string]string{"notes": "connect with db-password-1234"}, errors.New("helm: ConfigMap value db-password-1234 refused")
+	}}
+	secretsOf := func(ctx context.Context, task db.Task) ([]string, error) { return []string{"db-password-1234"}, nil }
+	e, w := b.workerHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
+	require.NoError(t, w.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
+	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
+
+	task := executortest.WaitRow(t, b.q, id)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Equal(t, "helm: ConfigMap value <redacted> refused", task.Message)
+	require.JSONEq(t, `{"notes": "connect with <redacted>"}`, string(task.Result))
+	steps, err := b.q.ListSteps(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, "Render with <redacted>", steps[0].Title)
+	require.Equal(t, "rendered <redacted> and <redacted>", steps[0].Message)
+	require.JSONEq(t, `{"notes": ["password: <redacted>"], "count": 2}`, string(steps[0].Detail))
+}
+
+func TestATaskWhoseSecretsCannotBeReadFailsWithoutRunning(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var ran atomic.Bool
+	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) { ran.Store(true); return nil, nil }}
+	secretsOf := func(ctx context.Context, task db.Task) ([]string, error) { return nil, errors.New("wrong key") }
+	e, w := b.workerHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
+	require.NoError(t, w.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
+	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
+
+	task := executortest.WaitRow(t, b.q, id)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "could not read this deployment's secrets")
+	require.False(t, ran.Load(), "nothing ran that could have recorded a secret in the clear")
 }
 
 func TestFailingStepFailsTheTaskWithItsMessage(t *testing.T) {
@@ -457,6 +511,36 @@ func TestARunningTaskCanBeCancelled(t *testing.T) {
 	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, next).Status, "the deployment is free for the next task")
 }
 
+func TestACancelledTaskRecoversEvenWhenItsRecoveryOutlastsAHeartbeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	running := make(chan struct{})
+	runner := runnerFunc{
+		run: func(ctx context.Context, run *executor.Run) (any, error) {
+			close(running)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		recover: func(ctx context.Context, run *executor.Run) (bool, string, error) {
+			// Heartbeats go on meanwhile, and each sees the cancel request.
+			select {
+			case <-time.After(5 * fast.HeartbeatEvery):
+				return false, "The upgrade was undone.", nil
+			case <-ctx.Done():
+				return false, "", context.Cause(ctx)
+			}
+		},
+	}
+	e := b.start(t, map[string]executor.Runner{"upgrade": runner}, fast)
+	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
+	<-running
+	require.NoError(t, e.RequestCancel(context.Background(), id, "bob"))
+
+	task := executortest.WaitRow(t, b.q, id)
+	require.Equal(t, executor.TaskCanceled, task.Status)
+	require.Equal(t, "Cancelled by bob while it ran. The upgrade was undone.", task.Message, "the request that cancelled the run does not cut its recovery short")
+}
+
 func TestTasksCommittedBackToBackStartWithoutWaitingForAPoll(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -489,11 +573,11 @@ func TestAQueueHasAWorkerOnlyWhenBuiltToWork(t *testing.T) {
 	runners := map[string]executor.Runner{"upgrade": runnerFunc{run: succeed}}
 	queueOnly, err := executor.New(b.pool, executor.Options{})
 	require.NoError(t, err)
-	_, err = executor.NewWorker(queueOnly, runners)
+	_, err = executor.NewWorker(queueOnly, runners, nil)
 	require.ErrorContains(t, err, "only queues tasks")
 
 	e, _ := b.worker(t, runners, fast)
-	_, err = executor.NewWorker(e, runners)
+	_, err = executor.NewWorker(e, runners, nil)
 	require.ErrorContains(t, err, "has its worker already")
 }
 

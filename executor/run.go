@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/redact"
 )
 
 // StepStatus is a step's status, as stored in steps.status; the type is
@@ -41,11 +43,45 @@ const (
 type StepKind = db.StepKind
 
 // Run is one run of a task, given to its Runner: the task's row and the
-// recorder of its steps.
+// recorder of its steps, which hides the run's secrets in everything it
+// records (step messages and details, the task's message and result).
 type Run struct {
 	// Task is the task's row as it was when the run started.
 	Task db.Task
 	e    *Executor
+
+	mu       sync.Mutex
+	secrets  []string
+	redactor *redact.Redactor
+}
+
+// Conceal adds values that everything the run records from now on replaces
+// with redact.Mark, such as a token the run minted. The values the worker's
+// SecretsOf gave for the task are concealed from the start.
+func (r *Run) Conceal(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secrets = append(r.secrets, values...)
+	r.redactor = redact.New(r.secrets...)
+}
+
+// Redactor hides the run's secrets and the common forms of secrets.
+func (r *Run) Redactor() *redact.Redactor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.redactor
+}
+
+// recordable returns what the run records of a message and of a value
+// marshalled to JSON (its detail or result): redacted.
+func (r *Run) recordable(message string, v any) (string, []byte, error) {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return "", nil, err
+	}
+	red := r.Redactor()
+	doc, err = red.JSON(doc)
+	return red.String(message), doc, err
 }
 
 // Step records one step of the run: it is saved as running, fn runs, and the
@@ -54,7 +90,7 @@ type Run struct {
 // tasks) end with it: those still queued are cancelled, those running are
 // stopped, and Step returns once they have ended. Step returns fn's error.
 func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: title})
+	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: r.Redactor().String(title)})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
@@ -70,13 +106,13 @@ func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx
 	case s.warning:
 		status = StepWarning
 	}
-	detail, err := s.detailJSON()
+	message, detail, err := r.recordable(s.message, s.detailOrEmpty())
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
 	// A cancelled run still records how its step ended.
 	endCtx := context.WithoutCancel(ctx)
-	if err := r.e.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: s.message, Detail: detail}); err != nil {
+	if err := r.e.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: message, Detail: detail}); err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
 	// The step has ended, so no task it started can start any more (claim).
@@ -108,10 +144,10 @@ func (s *Step) Warn(format string, args ...any) {
 // recorded while the step ran.
 func (s *Step) SetDetail(v any) { s.detail = v }
 
-// detailJSON is the step's detail as stored: {} when none was set.
-func (s *Step) detailJSON() ([]byte, error) {
+// detailOrEmpty is the step's detail to store: {} when none was set.
+func (s *Step) detailOrEmpty() any {
 	if s.detail == nil {
-		return []byte("{}"), nil
+		return struct{}{}
 	}
-	return json.Marshal(s.detail)
+	return s.detail
 }

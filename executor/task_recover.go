@@ -58,32 +58,37 @@ func (e *Executor) reapOnce(ctx context.Context) {
 func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string, status TaskStatus) {
 	runner, ok := e.runners[task.Kind]
 	if !ok {
-		e.finish(task, status, nil, reason)
+		e.finish(&Run{Task: task}, status, nil, reason)
+		return
+	}
+	run, err := e.newRun(ctx, task)
+	if err != nil {
+		e.finish(run, status, nil, reason+" "+err.Error())
 		return
 	}
 	var resume bool
 	var message string
-	err := e.withHeartbeat(ctx, task, func(ctx context.Context) error {
+	err = e.withHeartbeat(ctx, task, ignoreCancel, func(ctx context.Context) error {
 		if err := e.queries.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepFailed, Message: reason}); err != nil {
 			return err
 		}
 		// What its actions started ends before the task recovers.
 		e.endLinked(ctx, task.ID, 0)
 		var err error
-		resume, message, err = runner.Recover(ctx, &Run{Task: task, e: e})
+		resume, message, err = runner.Recover(ctx, run)
 		return err
 	})
 	switch {
 	case errors.Is(err, errTakenOver):
 		return
 	case err != nil:
-		e.finish(task, status, nil, fmt.Sprintf("%s Recovering from it failed too: %v", reason, err))
+		e.finish(run, status, nil, fmt.Sprintf("%s Recovering from it failed too: %v", reason, err))
 	case resume && status != TaskCanceled:
-		if err := e.requeue(ctx, task, reason+" "+message); err != nil {
+		if err := e.requeue(ctx, task, run.Redactor().String(reason+" "+message)); err != nil {
 			e.log.Error("executor: queue a recovered task again", "task", task.ID, "error", err)
 		}
 	default:
-		e.finish(task, status, nil, reason+" "+message)
+		e.finish(run, status, nil, reason+" "+message)
 	}
 }
 

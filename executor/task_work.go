@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -110,18 +109,23 @@ func (c *cancelRequest) Error() string { return "cancelled by " + c.by }
 func (e *Executor) execute(ctx context.Context, task db.Task) {
 	runner, ok := e.runners[task.Kind]
 	if !ok {
-		e.finish(task, TaskFailed, nil, fmt.Sprintf("This Styrmin process cannot run %s tasks; run a worker of the same version.", task.Kind))
+		e.finish(&Run{Task: task}, TaskFailed, nil, fmt.Sprintf("This Styrmin process cannot run %s tasks; run a worker of the same version.", task.Kind))
+		return
+	}
+	run, err := e.newRun(ctx, task)
+	if err != nil {
+		e.finish(run, TaskFailed, nil, err.Error())
 		return
 	}
 	var result any
-	err := e.withHeartbeat(ctx, task, func(ctx context.Context) (err error) {
+	err = e.withHeartbeat(ctx, task, stopOnCancel, func(ctx context.Context) (err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				e.log.Error("executor: task panicked", "task", task.ID, "panic", p, "stack", string(debug.Stack()))
 				err = errors.New("Styrmin hit an internal error while running this task; the server log has the details")
 			}
 		}()
-		result, err = runner.Run(ctx, &Run{Task: task, e: e})
+		result, err = runner.Run(ctx, run)
 		return err
 	})
 	var cancelled *cancelRequest
@@ -135,25 +139,53 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 		// task for another process to find stale.
 		e.recoverTask(context.WithoutCancel(ctx), task, "Styrmin was shut down while this task ran.", TaskFailed)
 	case err != nil:
-		e.finish(task, TaskFailed, result, err.Error())
+		e.finish(run, TaskFailed, result, err.Error())
 	default:
-		e.finish(task, TaskSucceeded, result, "")
+		e.finish(run, TaskSucceeded, result, "")
 	}
 }
 
+// newRun returns the run of task, concealing the secrets that the worker's
+// SecretsOf gives for it. When they cannot be read, the run conceals the
+// common forms of secrets only and the error says why the task cannot run.
+func (e *Executor) newRun(ctx context.Context, task db.Task) (*Run, error) {
+	run := &Run{Task: task, e: e}
+	if e.secretsOf == nil {
+		return run, nil
+	}
+	secrets, err := e.secretsOf(ctx, task)
+	if err != nil {
+		e.log.Error("executor: read the secrets of a task", "task", task.ID, "error", err)
+		return run, errors.New("Styrmin could not read this deployment's secrets, which it hides in what the task records; the server log has the details")
+	}
+	run.Conceal(secrets...)
+	return run, nil
+}
+
+// cancelMode says whether a user's request to cancel a task stops what runs
+// under its heartbeat: it stops the task's run, never its recovery, which
+// makes the deployment consistent whatever the user asked (a cancelled run
+// is recovered, under the very request that cancelled it).
+type cancelMode bool
+
+const (
+	stopOnCancel cancelMode = true
+	ignoreCancel cancelMode = false
+)
+
 // withHeartbeat runs fn while renewing the task's heartbeat, until fn
 // returns. fn's context is cancelled with errTakenOver when the heartbeat
-// finds the task owned by another process, and with a *cancelRequest when a
-// user asked to cancel it; the heartbeat goes on while fn winds down (it may
-// wait for the tasks its actions started).
-func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx context.Context) error) error {
+// finds the task owned by another process, and, in stopOnCancel mode, with a
+// *cancelRequest when a user asked to cancel it; the heartbeat goes on while
+// fn winds down (it may wait for the tasks its actions started).
+func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, mode cancelMode, fn func(ctx context.Context) error) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	beatCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.beat(beatCtx, task, cancel)
+		e.beat(beatCtx, task, mode, cancel)
 	}()
 	err := fn(runCtx)
 	stopBeat()
@@ -166,8 +198,9 @@ func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, fn func(ctx 
 }
 
 // beat renews the task's heartbeat every HeartbeatEvery until ctx ends, and
-// stops the run (stop) when the task was taken over or a user cancelled it.
-func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCauseFunc) {
+// stops the run (stop) when the task was taken over or, in stopOnCancel
+// mode, a user cancelled it.
+func (e *Executor) beat(ctx context.Context, task db.Task, mode cancelMode, stop context.CancelCauseFunc) {
 	tick := time.NewTicker(e.opts.HeartbeatEvery)
 	defer tick.Stop()
 	for {
@@ -185,7 +218,7 @@ func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCa
 			if ctx.Err() == nil {
 				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
 			}
-		case by.Valid:
+		case by.Valid && mode == stopOnCancel:
 			stop(&cancelRequest{by: by.String}) // the first cause stays
 		}
 	}
@@ -200,10 +233,11 @@ func (e *Executor) beat(ctx context.Context, task db.Task, stop context.CancelCa
 // committed while the release was not yet visible found the deployment held
 // and waits for WaitRetry, and only a look taken after the commit is sure to
 // see it.
-func (e *Executor) finish(task db.Task, status TaskStatus, result any, message string) {
+func (e *Executor) finish(run *Run, status TaskStatus, result any, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
 	defer cancel()
-	resultJSON, err := json.Marshal(result)
+	task := run.Task
+	message, resultJSON, err := run.recordable(message, result)
 	if err != nil {
 		e.log.Error("executor: task result is not JSON", "task", task.ID, "error", err)
 		resultJSON = []byte("null")

@@ -162,3 +162,14 @@ func TestTrimCutValue(t *testing.T) {
 	var none *redact.Redactor
 	require.Equal(t, "-secret", none.TrimCutValue("-secret"))
 }
+
+func TestJSONRedactsStringValuesAndKeepsTheDocument(t *testing.T) {
+	r := redact.New(`s3cr"et-value`)
+	doc := []byte(`{"notes":"password is s3cr\"et-value","list":["x s3cr\"et-value y",7,1.50,null,true],"s3cr\"et-value":"key stays","n":{"m":"s3cr\"et-value"}}`)
+	out, err := r.JSON(doc)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"notes":"password is <redacted>","list":["x <redacted> y",7,1.50,null,true],"s3cr\"et-value":"key stays","n":{"m":"<redacted>"}}`, string(out))
+
+	_, err = r.JSON([]byte(`{"cut":`))
+	require.Error(t, err, "a document that is not JSON is an error, not passed through")
+}

@@ -17,7 +17,7 @@ import (
 // actions as bundled: a bundle for bundled.Catalog.ImportFS with root ".".
 func AsVersion(t testing.TB, driver, version string) fstest.MapFS {
 	t.Helper()
-	return edited(t, driver, version, func(*yaml.Node) {})
+	return Edited(t, driver, version, func(*yaml.Node) {})
 }
 
 // Copy returns the files of a bundled driver as version, with its
@@ -26,7 +26,7 @@ func AsVersion(t testing.TB, driver, version string) fstest.MapFS {
 // bundled.Catalog.ImportFS with root ".".
 func Copy(t testing.TB, driver, version, actionsYAML, actionsPy string) fstest.MapFS {
 	t.Helper()
-	bundle := edited(t, driver, version, func(spec *yaml.Node) {
+	bundle := Edited(t, driver, version, func(spec *yaml.Node) {
 		for i := 0; i < len(spec.Content); i += 2 {
 			if spec.Content[i].Value == "actions" {
 				spec.Content = append(spec.Content[:i], spec.Content[i+2:]...)
@@ -45,9 +45,9 @@ func Copy(t testing.TB, driver, version, actionsYAML, actionsPy string) fstest.M
 	return bundle
 }
 
-// edited returns the files of a bundled driver as version, with edit applied
-// to its driver file's spec.
-func edited(t testing.TB, driver, version string, edit func(spec *yaml.Node)) fstest.MapFS {
+// Edited returns the files of a bundled driver as version, with edit applied
+// to its driver file's spec (a YAML mapping node; see MappingValue).
+func Edited(t testing.TB, driver, version string, edit func(spec *yaml.Node)) fstest.MapFS {
 	t.Helper()
 	sub, err := fs.Sub(bundled.Bundles(), driver)
 	require.NoError(t, err)
@@ -62,8 +62,8 @@ func edited(t testing.TB, driver, version string, edit func(spec *yaml.Node)) fs
 	}))
 	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal(bundle["driver.styrmin.yml"].Data, &doc))
-	spec := mappingValue(t, doc.Content[0], "spec")
-	mappingValue(t, spec, "version").Value = version
+	spec := MappingValue(t, doc.Content[0], "spec")
+	MappingValue(t, spec, "version").Value = version
 	edit(spec)
 	out, err := yaml.Marshal(&doc)
 	require.NoError(t, err)
@@ -71,8 +71,9 @@ func edited(t testing.TB, driver, version string, edit func(spec *yaml.Node)) fs
 	return bundle
 }
 
-// mappingValue is the value of key in a YAML mapping node.
-func mappingValue(t testing.TB, m *yaml.Node, key string) *yaml.Node {
+// MappingValue is the value of key in a YAML mapping node; the test fails
+// when there is none.
+func MappingValue(t testing.TB, m *yaml.Node, key string) *yaml.Node {
 	t.Helper()
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
