@@ -10,6 +10,25 @@ import (
 	"time"
 )
 
+const countSecretsNotUnder = `-- name: CountSecretsNotUnder :one
+SELECT ((SELECT count(*) FROM deployments
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM revisions
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM tasks
+        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
+       AS not_under
+`
+
+// The sealed values of deployments, revisions and tasks that are not sealed
+// under the key of header (see ListDeploymentSecretsNotUnder).
+func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int64, error) {
+	row := q.db.QueryRow(ctx, countSecretsNotUnder, header)
+	var not_under int64
+	err := row.Scan(&not_under)
+	return not_under, err
+}
+
 const getDeploymentByID = `-- name: GetDeploymentByID :one
 SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE id = $1
 `
