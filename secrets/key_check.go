@@ -63,3 +63,31 @@ func (b *Box) ResealCheck(ctx context.Context, settings Settings) error {
 	}
 	return nil
 }
+
+// KeyConfig is how the keys are given: the current key as text or a file,
+// and the previous keys as text or a file (see LoadKey, LoadPreviousKeys).
+type KeyConfig struct {
+	Key, KeyFile                  string
+	PreviousKeys, PreviousKeyFile string
+}
+
+// OpenBox returns the box of cfg's keys, once the database has confirmed
+// (Verify) that one of them is the key its secrets were sealed with.
+func OpenBox(ctx context.Context, settings Settings, cfg KeyConfig) (*Box, error) {
+	current, err := LoadKey(cfg.Key, cfg.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	previous, err := LoadPreviousKeys(cfg.PreviousKeys, cfg.PreviousKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	box, err := NewBox(current, previous...)
+	if err != nil {
+		return nil, err
+	}
+	if err := box.Verify(ctx, settings); err != nil {
+		return nil, err
+	}
+	return box, nil
+}
