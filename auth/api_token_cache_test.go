@@ -137,6 +137,9 @@ func TestRememberedAPITokenStopsAtItsExpiry(t *testing.T) {
 	created, err := a.tokens.Create(ctx, Credential{User: alice}, "short-lived", &expires)
 	require.NoError(t, err)
 	a.rememberedToken(t, created.Secret)
+	remembered, err := a.tokens.Authenticate(ctx, created.Secret)
+	require.NoError(t, err)
+	require.Equal(t, expires.UnixMicro(), remembered.ExpiresAt.UnixMicro(), "a remembered token still says when it expires")
 
 	clock = expires
 	_, ok := a.acts(t, created.Secret)

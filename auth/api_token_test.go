@@ -178,3 +178,65 @@ func TestAPITokenCreateRefusesBadInput(t *testing.T) {
 		require.Contains(t, styrmin.ErrorFields(err), tc.field, tc.why)
 	}
 }
+
+func TestATokenNeverOutlivesTheTokenThatCreatesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	ends := w.clock.Add(24 * time.Hour)
+	creator := Credential{User: bob, ExpiresAt: &ends}
+	for _, tc := range []struct {
+		why     string
+		expires *time.Time
+		refused bool
+	}{
+		{"a token that never expires", nil, true},
+		{"a token that expires a second later", new(ends.Add(time.Second)), true},
+		{"a token that expires with it", &ends, false},
+		{"a token that expires earlier", new(ends.Add(-time.Hour)), false},
+	} {
+		_, err := w.tokens.Create(ctx, creator, "minted", tc.expires)
+		if tc.refused {
+			require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), tc.why)
+			require.Contains(t, styrmin.ErrorFields(err), "expires_at", tc.why)
+		} else {
+			require.NoError(t, err, tc.why)
+		}
+	}
+	_, err := w.tokens.Create(ctx, Credential{User: bob}, "forever", nil)
+	require.NoError(t, err, "a session, the command line or a token without expiry may create a token that never expires")
+}
+
+func TestAPasswordResetEndsTheUsersAPITokensUnlessKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	leaked, err := w.tokens.Create(ctx, Credential{User: bob}, "made with the leaked password", nil)
+	require.NoError(t, err)
+
+	_, err = w.users.SetPassword(ctx, bob.ID, "bob's second password", KeepAPITokens)
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, leaked.Secret)
+	require.NoError(t, err, "kept when asked")
+
+	_, err = w.users.SetPassword(ctx, bob.ID, "bob's third password", EndAPITokens)
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, leaked.Secret)
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "ended with the reset")
+}
+
+func TestChangingYourOwnPasswordKeepsYourAPITokens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	script, err := w.tokens.Create(ctx, Credential{User: bob}, "nightly backup", nil)
+	require.NoError(t, err)
+
+	_, err = w.users.ChangeOwnPassword(ctx, bob, "password-of-bob", "bob's brand new password", "192.0.2.1")
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, script.Secret)
+	require.NoError(t, err, "proving the current password is not a reset: the user's scripts keep working")
+}
