@@ -90,7 +90,9 @@ func TestUserChanges(t *testing.T) {
 
 	changes := []func() (auth.User, error){
 		func() (auth.User, error) { return users.SetRole(ctx, bob.ID, auth.Operator) },
-		func() (auth.User, error) { return users.SetPassword(ctx, bob.ID, "a brand new password", auth.EndAPITokens) },
+		func() (auth.User, error) {
+			return users.SetPassword(ctx, bob.ID, "a brand new password", auth.EndAPITokens)
+		},
 		func() (auth.User, error) { return users.SetDisabled(ctx, bob.ID, true) },
 		func() (auth.User, error) { return users.SetDisabled(ctx, bob.ID, false) },
 	}
