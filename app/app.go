@@ -40,6 +40,11 @@ type Config struct {
 	// (secrets.LoadKey); New refuses a key other than the database's.
 	SecretKey     string
 	SecretKeyFile string
+	// PreviousSecretKeys, or the file PreviousSecretKeyFile, are the keys
+	// that were current before SecretKey: they open what is not yet re-sealed
+	// during a key rotation (secrets.LoadPreviousKeys).
+	PreviousSecretKeys    string
+	PreviousSecretKeyFile string
 	// Kubeconfig and KubeContext name the cluster to deploy to (kube.Connect);
 	// with neither configured, there is none and the log says so.
 	Kubeconfig  string
@@ -146,6 +151,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
 		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger})
+	if err := deployment.RecordSecretNames(ctx, db.New(cfg.Pool), box); err != nil {
+		return a, err
+	}
 	if cfg.Work {
 		if a.Worker, err = executor.NewWorker(a.Queue, a.Deployments.Runners(), a.Deployments.TaskSecrets); err != nil {
 			return a, err
@@ -160,21 +168,13 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	return a, nil
 }
 
-// openBox returns the box of cfg's secret key, once the database has
-// confirmed it is the key its secrets were sealed with.
+// openBox returns the box of cfg's secret keys, once the database has
+// confirmed one of them is the key its secrets were sealed with.
 func openBox(ctx context.Context, cfg Config) (*secrets.Box, error) {
-	key, err := secrets.LoadKey(cfg.SecretKey, cfg.SecretKeyFile)
-	if err != nil {
-		return nil, err
-	}
-	box, err := secrets.NewBox(key)
-	if err != nil {
-		return nil, err
-	}
-	if err := box.Verify(ctx, db.New(cfg.Pool)); err != nil {
-		return nil, err
-	}
-	return box, nil
+	return secrets.OpenBox(ctx, db.New(cfg.Pool), secrets.KeyConfig{
+		Key: cfg.SecretKey, KeyFile: cfg.SecretKeyFile,
+		PreviousKeys: cfg.PreviousSecretKeys, PreviousKeyFile: cfg.PreviousSecretKeyFile,
+	})
 }
 
 // clusterOf is the deployments' cluster of client; nil when client is nil.

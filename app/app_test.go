@@ -50,5 +50,5 @@ func TestNewRefusesAnotherSecretKeyThanTheDatabases(t *testing.T) {
 	require.NoError(t, err)
 	cfg.SecretKey = secrets.NewKeyText()
 	_, err = app.New(context.Background(), cfg)
-	require.ErrorContains(t, err, "is not the key this database's secrets were encrypted with")
+	require.ErrorContains(t, err, "is the key this database's secrets were encrypted with")
 }

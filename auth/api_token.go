@@ -31,6 +31,21 @@ const maxTokenName = 100
 // lastUsedEvery is how often a token's last use is written at most.
 const lastUsedEvery = time.Minute
 
+// Credential is a user as one credential proves them, and when that
+// credential expires: an API token's expiry; nil for one that does not (a
+// token without expiry), for a session and for the command line.
+type Credential struct {
+	User User
+	// ExpiresAt is when the credential stops working; nil for never.
+	ExpiresAt *time.Time
+}
+
+// outlives tells whether a token expiring at expiresAt (nil: never) would
+// outlive the credential c.
+func (c Credential) outlives(expiresAt *time.Time) bool {
+	return c.ExpiresAt != nil && (expiresAt == nil || expiresAt.After(*c.ExpiresAt))
+}
+
 // APIToken is a personal API token as lists show it: never its secret.
 type APIToken struct {
 	ID         int64
@@ -71,12 +86,18 @@ func (t *APITokens) ListenOn(l *db.Listener) {
 	l.Subscribe(db.SessionsChannel, t.cache)
 }
 
-// Create makes a token named name for user; expiresAt nil means it lasts
-// until revoked.
-func (t *APITokens) Create(ctx context.Context, user User, name string, expiresAt *time.Time) (CreatedAPIToken, error) {
+// Create makes a token named name for the user of the credential by;
+// expiresAt nil means it lasts until revoked. A token never outlives the
+// credential that creates it: a token that expires cannot create one that
+// expires later, or never.
+func (t *APITokens) Create(ctx context.Context, by Credential, name string, expiresAt *time.Time) (CreatedAPIToken, error) {
+	user := by.User
 	name = strings.TrimSpace(name)
 	now := t.now()
 	switch {
+	case by.outlives(expiresAt):
+		return CreatedAPIToken{}, invalidField("expires_at", fmt.Sprintf(
+			"A token cannot outlive the token that creates it, which expires at %s: choose an expiry at or before it.", by.ExpiresAt.UTC().Format(time.RFC3339)))
 	case name == "":
 		return CreatedAPIToken{}, invalidField("name", "Name the token after what will use it, such as \"nightly backup script\".")
 	case utf8.RuneCountInString(name) > maxTokenName:
@@ -96,46 +117,46 @@ func (t *APITokens) Create(ctx context.Context, user User, name string, expiresA
 	return CreatedAPIToken{APIToken: apiTokenFromRow(row, user.Username), Secret: secret}, nil
 }
 
-// Authenticate returns the user of a live token and records its use. An
-// unknown, revoked or expired token, or one of a disabled user, is an
-// EUNAUTHORIZED error. A live token is remembered (see ListenOn), so the next
-// call with it is answered from memory.
-func (t *APITokens) Authenticate(ctx context.Context, secret string) (User, error) {
+// Authenticate returns the user of a live token, and when the token
+// expires, and records its use. An unknown, revoked or expired token, or one
+// of a disabled user, is an EUNAUTHORIZED error. A live token is remembered
+// (see ListenOn), so the next call with it is answered from memory.
+func (t *APITokens) Authenticate(ctx context.Context, secret string) (Credential, error) {
 	if !strings.HasPrefix(secret, APITokenPrefix) {
-		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "This is not a personal API token; create one on the API tokens page.")
+		return Credential{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "This is not a personal API token; create one on the API tokens page.")
 	}
 	now, hash := t.now(), sha256.Sum256([]byte(secret))
 	if cc, touch, ok := t.cache.get(hash, now); ok {
 		if touch {
 			if err := t.touch(ctx, cc.id, now); err != nil {
-				return User{}, err
+				return Credential{}, err
 			}
 		}
-		return cc.user, nil
+		return cc.credential(), nil
 	}
 	epoch, caching := t.cache.begin()
 	row, err := t.q.GetLiveAPIToken(ctx, db.GetLiveAPITokenParams{TokenHash: hash[:], Now: now})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "The API token is unknown, revoked or expired, or its user is disabled.")
+		return Credential{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "The API token is unknown, revoked or expired, or its user is disabled.")
 	} else if err != nil {
-		return User{}, fmt.Errorf("auth: authenticate API token: %w", err)
+		return Credential{}, fmt.Errorf("auth: authenticate API token: %w", err)
 	}
 	lastUsed := row.ApiToken.LastUsedAt
 	if lastUsed == nil || now.Sub(*lastUsed) >= lastUsedEvery {
 		if err := t.touch(ctx, row.ApiToken.ID, now); err != nil {
-			return User{}, err
+			return Credential{}, err
 		}
 		lastUsed = &now
 	}
-	u := userFromRow(row.User)
+	cred := Credential{User: userFromRow(row.User), ExpiresAt: row.ApiToken.ExpiresAt}
 	if caching {
 		var expires time.Time
 		if row.ApiToken.ExpiresAt != nil {
 			expires = *row.ApiToken.ExpiresAt
 		}
-		t.cache.put(epoch, now, cachedCredential{hash: hash, id: row.ApiToken.ID, user: u, lastUsed: *lastUsed, expires: expires})
+		t.cache.put(epoch, now, cachedCredential{hash: hash, id: row.ApiToken.ID, user: cred.User, lastUsed: *lastUsed, expires: expires})
 	}
-	return u, nil
+	return cred, nil
 }
 
 // touch records a use at now of the token with id.

@@ -18,7 +18,7 @@ func (srv server) acts(t *testing.T, token string) (User, bool) {
 		require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "a refused token is unauthorized: %v", err)
 		return User{}, false
 	}
-	return u, true
+	return u.User, true
 }
 
 // rememberedToken calls srv with token and checks that srv now answers for
@@ -36,7 +36,7 @@ func (srv server) rememberedToken(t *testing.T, token string) {
 // newToken creates a token of u on srv and returns its secret.
 func (srv server) newToken(t *testing.T, u User) (id int64, secret string) {
 	t.Helper()
-	created, err := srv.tokens.Create(context.Background(), u, "script", nil)
+	created, err := srv.tokens.Create(context.Background(), Credential{User: u}, "script", nil)
 	require.NoError(t, err)
 	return created.ID, created.Secret
 }
@@ -134,9 +134,12 @@ func TestRememberedAPITokenStopsAtItsExpiry(t *testing.T) {
 	clock := time.Now()
 	a.tokens.now = func() time.Time { return clock }
 	expires := clock.Add(10 * time.Second)
-	created, err := a.tokens.Create(ctx, alice, "short-lived", &expires)
+	created, err := a.tokens.Create(ctx, Credential{User: alice}, "short-lived", &expires)
 	require.NoError(t, err)
 	a.rememberedToken(t, created.Secret)
+	remembered, err := a.tokens.Authenticate(ctx, created.Secret)
+	require.NoError(t, err)
+	require.Equal(t, expires.UnixMicro(), remembered.ExpiresAt.UnixMicro(), "a remembered token still says when it expires")
 
 	clock = expires
 	_, ok := a.acts(t, created.Secret)

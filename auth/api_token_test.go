@@ -43,7 +43,7 @@ func TestAPITokenActsAsItsUser(t *testing.T) {
 	w := newTokenWorld(t)
 	alice := w.user(t, "alice", Operator)
 
-	created, err := w.tokens.Create(ctx, alice, "  deploy script ", nil)
+	created, err := w.tokens.Create(ctx, Credential{User: alice}, "  deploy script ", nil)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(created.Secret, APITokenPrefix))
 	require.Equal(t, "deploy script", created.Name)
@@ -51,14 +51,14 @@ func TestAPITokenActsAsItsUser(t *testing.T) {
 
 	got, err := w.tokens.Authenticate(ctx, created.Secret)
 	require.NoError(t, err)
-	require.Equal(t, alice.ID, got.ID)
-	require.Equal(t, Operator, got.Role)
+	require.Equal(t, alice.ID, got.User.ID)
+	require.Equal(t, Operator, got.User.Role)
 
 	_, err = w.users.SetRole(ctx, alice.ID, ReadOnly)
 	require.NoError(t, err)
 	got, err = w.tokens.Authenticate(ctx, created.Secret)
 	require.NoError(t, err)
-	require.Equal(t, ReadOnly, got.Role, "a token has its user's current role, not the one at creation")
+	require.Equal(t, ReadOnly, got.User.Role, "a token has its user's current role, not the one at creation")
 
 	list, err := w.tokens.List(ctx, alice)
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestAPITokenLastUseIsWrittenAtMostOnceAMinute(t *testing.T) {
 	ctx := context.Background()
 	w := newTokenWorld(t)
 	alice := w.user(t, "alice", Operator)
-	created, err := w.tokens.Create(ctx, alice, "poller", nil)
+	created, err := w.tokens.Create(ctx, Credential{User: alice}, "poller", nil)
 	require.NoError(t, err)
 	lastUsed := func() time.Time {
 		t.Helper()
@@ -105,12 +105,12 @@ func TestAPITokenRefused(t *testing.T) {
 	bob := w.user(t, "bob", Operator)
 	expiry := w.clock.Add(time.Hour)
 
-	expiring, err := w.tokens.Create(ctx, bob, "expiring", &expiry)
+	expiring, err := w.tokens.Create(ctx, Credential{User: bob}, "expiring", &expiry)
 	require.NoError(t, err)
-	revoked, err := w.tokens.Create(ctx, bob, "revoked", nil)
+	revoked, err := w.tokens.Create(ctx, Credential{User: bob}, "revoked", nil)
 	require.NoError(t, err)
 	require.NoError(t, w.tokens.Revoke(ctx, bob, revoked.ID))
-	kept, err := w.tokens.Create(ctx, bob, "kept", nil)
+	kept, err := w.tokens.Create(ctx, Credential{User: bob}, "kept", nil)
 	require.NoError(t, err)
 
 	refuse := func(secret, why string) {
@@ -146,7 +146,7 @@ func TestAPITokenRevokeOnlyYourOwn(t *testing.T) {
 	w := newTokenWorld(t)
 	bob := w.user(t, "bob", Operator)
 	carol := w.user(t, "carol", Operator)
-	bobs, err := w.tokens.Create(ctx, bob, "bob's", nil)
+	bobs, err := w.tokens.Create(ctx, Credential{User: bob}, "bob's", nil)
 	require.NoError(t, err)
 
 	err = w.tokens.Revoke(ctx, carol, bobs.ID)
@@ -173,8 +173,70 @@ func TestAPITokenCreateRefusesBadInput(t *testing.T) {
 		{"a long name", strings.Repeat("n", maxTokenName+1), "name", nil},
 		{"an expiry in the past", "script", "expires_at", &past},
 	} {
-		_, err := w.tokens.Create(ctx, bob, tc.name, tc.expires)
+		_, err := w.tokens.Create(ctx, Credential{User: bob}, tc.name, tc.expires)
 		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), tc.why)
 		require.Contains(t, styrmin.ErrorFields(err), tc.field, tc.why)
 	}
+}
+
+func TestATokenNeverOutlivesTheTokenThatCreatesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	ends := w.clock.Add(24 * time.Hour)
+	creator := Credential{User: bob, ExpiresAt: &ends}
+	for _, tc := range []struct {
+		why     string
+		expires *time.Time
+		refused bool
+	}{
+		{"a token that never expires", nil, true},
+		{"a token that expires a second later", new(ends.Add(time.Second)), true},
+		{"a token that expires with it", &ends, false},
+		{"a token that expires earlier", new(ends.Add(-time.Hour)), false},
+	} {
+		_, err := w.tokens.Create(ctx, creator, "minted", tc.expires)
+		if tc.refused {
+			require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), tc.why)
+			require.Contains(t, styrmin.ErrorFields(err), "expires_at", tc.why)
+		} else {
+			require.NoError(t, err, tc.why)
+		}
+	}
+	_, err := w.tokens.Create(ctx, Credential{User: bob}, "forever", nil)
+	require.NoError(t, err, "a session, the command line or a token without expiry may create a token that never expires")
+}
+
+func TestAPasswordResetEndsTheUsersAPITokensUnlessKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	leaked, err := w.tokens.Create(ctx, Credential{User: bob}, "made with the leaked password", nil)
+	require.NoError(t, err)
+
+	_, err = w.users.SetPassword(ctx, bob.ID, "bob's second password", KeepAPITokens)
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, leaked.Secret)
+	require.NoError(t, err, "kept when asked")
+
+	_, err = w.users.SetPassword(ctx, bob.ID, "bob's third password", EndAPITokens)
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, leaked.Secret)
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "ended with the reset")
+}
+
+func TestChangingYourOwnPasswordKeepsYourAPITokens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newTokenWorld(t)
+	bob := w.user(t, "bob", Operator)
+	script, err := w.tokens.Create(ctx, Credential{User: bob}, "nightly backup", nil)
+	require.NoError(t, err)
+
+	_, err = w.users.ChangeOwnPassword(ctx, bob, "password-of-bob", "bob's brand new password", "192.0.2.1")
+	require.NoError(t, err)
+	_, err = w.tokens.Authenticate(ctx, script.Secret)
+	require.NoError(t, err, "proving the current password is not a reset: the user's scripts keep working")
 }

@@ -68,6 +68,15 @@ type cachedCredential struct {
 	until time.Time
 }
 
+// credential is the user and expiry of a remembered API token.
+func (cc cachedCredential) credential() Credential {
+	c := Credential{User: cc.user}
+	if !cc.expires.IsZero() {
+		c.ExpiresAt = &cc.expires
+	}
+	return c
+}
+
 var _ db.Subscriber = (*credentialCache)(nil)
 
 // newCredentialCache returns an empty cache of at most max credentials of

@@ -174,7 +174,7 @@ func TestUserChangesElsewhereReachRememberedSessions(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { _, ok := a.signedIn(t, carols); return !ok }, soon, 10*time.Millisecond, "disabled")
 
-	_, err = users.SetPassword(ctx, dave.ID, "dave's new password")
+	_, err = users.SetPassword(ctx, dave.ID, "dave's new password", EndAPITokens)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { _, ok := a.signedIn(t, daves); return !ok }, soon, 10*time.Millisecond, "password reset")
 

@@ -187,7 +187,7 @@ func TestDisablingOrResettingAPasswordEndsTheUsersSessions(t *testing.T) {
 	_, ok = b.signedInAs(t, carolCookie)
 	require.True(t, ok, "other users are not affected")
 
-	_, err = b.users.SetPassword(ctx, carol.ID, "carol's new password")
+	_, err = b.users.SetPassword(ctx, carol.ID, "carol's new password", auth.EndAPITokens)
 	require.NoError(t, err)
 	_, ok = b.signedInAs(t, carolCookie)
 	require.False(t, ok, "password reset")

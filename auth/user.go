@@ -203,8 +203,21 @@ func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User,
 	})
 }
 
-// SetPassword replaces a user's password and ends their sessions.
-func (u *Users) SetPassword(ctx context.Context, id int64, password string) (User, error) {
+// APITokensOnReset says whether a new password also ends the user's API tokens.
+type APITokensOnReset bool
+
+// What SetPassword does with the user's API tokens.
+const (
+	// EndAPITokens revokes them: an admin resetting the password of a user
+	// whose password leaked ends whatever was made with it.
+	EndAPITokens APITokensOnReset = true
+	// KeepAPITokens leaves them working.
+	KeepAPITokens APITokensOnReset = false
+)
+
+// SetPassword replaces a user's password and ends their sessions, and their
+// API tokens too unless tokens is KeepAPITokens.
+func (u *Users) SetPassword(ctx context.Context, id int64, password string, tokens APITokensOnReset) (User, error) {
 	if err := CheckPassword(password); err != nil {
 		return User{}, err
 	}
@@ -227,6 +240,11 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string) (Use
 	}
 	if err := q.DeleteUserSessions(ctx, id); err != nil {
 		return User{}, fmt.Errorf("auth: end sessions of user %d: %w", id, err)
+	}
+	if tokens == EndAPITokens {
+		if _, err := q.DeleteUserAPITokens(ctx, id); err != nil {
+			return User{}, fmt.Errorf("auth: end API tokens of user %d: %w", id, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return User{}, fmt.Errorf("auth: commit: %w", err)

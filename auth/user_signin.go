@@ -133,7 +133,8 @@ func (u *Users) ForgetOldFailures(ctx context.Context) error {
 // ChangeOwnPassword replaces u's password with next once current is proven
 // to be u's password, checked (and throttled, and counted as a failure when
 // wrong) as a sign-in from address is. Every session of u ends, as with
-// SetPassword; the caller starts a new one for the browser that asked.
+// SetPassword, and u's API tokens stay; the caller starts a new session for
+// the browser that asked.
 // Errors: EINVALID with the field at fault (current_password, password),
 // ETHROTTLED after too many wrong tries.
 func (u *Users) ChangeOwnPassword(ctx context.Context, user User, current, next, address string) (User, error) {
@@ -146,5 +147,5 @@ func (u *Users) ChangeOwnPassword(ctx context.Context, user User, current, next,
 	} else if err != nil {
 		return User{}, err
 	}
-	return u.SetPassword(ctx, user.ID, next)
+	return u.SetPassword(ctx, user.ID, next, KeepAPITokens)
 }

@@ -90,7 +90,9 @@ func TestUserChanges(t *testing.T) {
 
 	changes := []func() (auth.User, error){
 		func() (auth.User, error) { return users.SetRole(ctx, bob.ID, auth.Operator) },
-		func() (auth.User, error) { return users.SetPassword(ctx, bob.ID, "a brand new password") },
+		func() (auth.User, error) {
+			return users.SetPassword(ctx, bob.ID, "a brand new password", auth.EndAPITokens)
+		},
 		func() (auth.User, error) { return users.SetDisabled(ctx, bob.ID, true) },
 		func() (auth.User, error) { return users.SetDisabled(ctx, bob.ID, false) },
 	}
@@ -139,7 +141,7 @@ func TestSetRoleAndPasswordOfUnknownUser(t *testing.T) {
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 	_, err = users.SetDisabled(ctx, 99, true)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
-	_, err = users.SetPassword(ctx, 99, "a long password")
+	_, err = users.SetPassword(ctx, 99, "a long password", auth.EndAPITokens)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }
 

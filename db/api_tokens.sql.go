@@ -57,6 +57,18 @@ func (q *Queries) DeleteAPIToken(ctx context.Context, id int64) (int64, error) {
 	return result.RowsAffected(), nil
 }
 
+const deleteUserAPITokens = `-- name: DeleteUserAPITokens :execrows
+DELETE FROM api_tokens WHERE user_id = $1
+`
+
+func (q *Queries) DeleteUserAPITokens(ctx context.Context, userID int64) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteUserAPITokens, userID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const getAPIToken = `-- name: GetAPIToken :one
 SELECT id, token_hash, user_id, name, created_at, expires_at, last_used_at FROM api_tokens WHERE id = $1
 `

@@ -10,8 +10,27 @@ import (
 	"time"
 )
 
+const countSecretsNotUnder = `-- name: CountSecretsNotUnder :one
+SELECT ((SELECT count(*) FROM deployments
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM revisions
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM tasks
+        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
+       AS not_under
+`
+
+// The sealed values of deployments, revisions and tasks that are not sealed
+// under the key of header (see ListDeploymentSecretsNotUnder).
+func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int64, error) {
+	row := q.db.QueryRow(ctx, countSecretsNotUnder, header)
+	var not_under int64
+	err := row.Scan(&not_under)
+	return not_under, err
+}
+
 const getDeploymentByID = `-- name: GetDeploymentByID :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at FROM deployments WHERE id = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE id = $1
 `
 
 func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, error) {
@@ -34,12 +53,13 @@ func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.SecretNames,
 	)
 	return i, err
 }
 
 const getDeploymentByName = `-- name: GetDeploymentByName :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at FROM deployments WHERE name = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE name = $1
 ORDER BY deleted_at IS NOT NULL, id DESC
 LIMIT 1
 `
@@ -65,12 +85,13 @@ func (q *Queries) GetDeploymentByName(ctx context.Context, name string) (Deploym
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.SecretNames,
 	)
 	return i, err
 }
 
 const getLiveDeployment = `-- name: GetLiveDeployment :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at FROM deployments WHERE name = $1 AND deleted_at IS NULL
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE name = $1 AND deleted_at IS NULL
 `
 
 // The deployment of that name that has not been deleted.
@@ -94,6 +115,7 @@ func (q *Queries) GetLiveDeployment(ctx context.Context, name string) (Deploymen
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.SecretNames,
 	)
 	return i, err
 }
@@ -125,10 +147,10 @@ func (q *Queries) GetRevision(ctx context.Context, arg GetRevisionParams) (Revis
 
 const insertDeployment = `-- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secrets, created_by)
+                         parameters, secret_names, created_by)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7, $8)
-RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at
+        $6, '{}', $7)
+RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names
 `
 
 type InsertDeploymentParams struct {
@@ -138,7 +160,6 @@ type InsertDeploymentParams struct {
 	DriverVersion string
 	AppVersion    string
 	Parameters    []byte
-	Secrets       []byte
 	CreatedBy     string
 }
 
@@ -150,7 +171,6 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		arg.DriverVersion,
 		arg.AppVersion,
 		arg.Parameters,
-		arg.Secrets,
 		arg.CreatedBy,
 	)
 	var i Deployment
@@ -171,6 +191,7 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.SecretNames,
 	)
 	return i, err
 }
@@ -206,8 +227,48 @@ func (q *Queries) InsertRevision(ctx context.Context, arg InsertRevisionParams) 
 	return err
 }
 
+const listDeploymentSecretsNotUnder = `-- name: ListDeploymentSecretsNotUnder :many
+SELECT id, secrets FROM deployments
+WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea
+  AND id > $2
+ORDER BY id LIMIT $3
+`
+
+type ListDeploymentSecretsNotUnderParams struct {
+	Header []byte
+	After  int64
+	Page   int32
+}
+
+type ListDeploymentSecretsNotUnderRow struct {
+	ID      int64
+	Secrets []byte
+}
+
+// A page of the deployments whose secrets are not sealed under the key of
+// header (a version byte and key id, see secrets.Box.Header), by id.
+func (q *Queries) ListDeploymentSecretsNotUnder(ctx context.Context, arg ListDeploymentSecretsNotUnderParams) ([]ListDeploymentSecretsNotUnderRow, error) {
+	rows, err := q.db.Query(ctx, listDeploymentSecretsNotUnder, arg.Header, arg.After, arg.Page)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDeploymentSecretsNotUnderRow{}
+	for rows.Next() {
+		var i ListDeploymentSecretsNotUnderRow
+		if err := rows.Scan(&i.ID, &i.Secrets); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listDeployments = `-- name: ListDeployments :many
-SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
 FROM deployments d
@@ -261,6 +322,7 @@ func (q *Queries) ListDeployments(ctx context.Context, includeDeleted bool) ([]L
 			&i.Deployment.CreatedAt,
 			&i.Deployment.UpdatedAt,
 			&i.Deployment.DeletedAt,
+			&i.Deployment.SecretNames,
 			&i.DriverTitle,
 			&i.HasIcon,
 			&i.LastTaskID,
@@ -269,6 +331,82 @@ func (q *Queries) ListDeployments(ctx context.Context, includeDeleted bool) ([]L
 			&i.LastTaskBy,
 			&i.LastTaskAt,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listDeploymentsWithoutSecretNames = `-- name: ListDeploymentsWithoutSecretNames :many
+SELECT id, secrets FROM deployments WHERE secret_names IS NULL
+`
+
+type ListDeploymentsWithoutSecretNamesRow struct {
+	ID      int64
+	Secrets []byte
+}
+
+// Deployments whose secrets were sealed before their names were recorded.
+func (q *Queries) ListDeploymentsWithoutSecretNames(ctx context.Context) ([]ListDeploymentsWithoutSecretNamesRow, error) {
+	rows, err := q.db.Query(ctx, listDeploymentsWithoutSecretNames)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDeploymentsWithoutSecretNamesRow{}
+	for rows.Next() {
+		var i ListDeploymentsWithoutSecretNamesRow
+		if err := rows.Scan(&i.ID, &i.Secrets); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listRevisionSecretsNotUnder = `-- name: ListRevisionSecretsNotUnder :many
+SELECT deployment_id, revision, secrets FROM revisions
+WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea
+  AND (deployment_id, revision) > ($2::bigint, $3::integer)
+ORDER BY deployment_id, revision LIMIT $4
+`
+
+type ListRevisionSecretsNotUnderParams struct {
+	Header            []byte
+	AfterDeploymentID int64
+	AfterRevision     int32
+	Page              int32
+}
+
+type ListRevisionSecretsNotUnderRow struct {
+	DeploymentID int64
+	Revision     int32
+	Secrets      []byte
+}
+
+// ListDeploymentSecretsNotUnder for revisions, by (deployment_id, revision).
+func (q *Queries) ListRevisionSecretsNotUnder(ctx context.Context, arg ListRevisionSecretsNotUnderParams) ([]ListRevisionSecretsNotUnderRow, error) {
+	rows, err := q.db.Query(ctx, listRevisionSecretsNotUnder,
+		arg.Header,
+		arg.AfterDeploymentID,
+		arg.AfterRevision,
+		arg.Page,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListRevisionSecretsNotUnderRow{}
+	for rows.Next() {
+		var i ListRevisionSecretsNotUnderRow
+		if err := rows.Scan(&i.DeploymentID, &i.Revision, &i.Secrets); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -321,6 +459,50 @@ func (q *Queries) MarkDeploymentDeleted(ctx context.Context, id int64) error {
 	return err
 }
 
+const resealDeploymentSecrets = `-- name: ResealDeploymentSecrets :execrows
+UPDATE deployments SET secrets = $1 WHERE id = $2 AND secrets = $3
+`
+
+type ResealDeploymentSecretsParams struct {
+	New []byte
+	ID  int64
+	Old []byte
+}
+
+// Replaces a deployment's sealed secrets, unless they changed since they were read.
+func (q *Queries) ResealDeploymentSecrets(ctx context.Context, arg ResealDeploymentSecretsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, resealDeploymentSecrets, arg.New, arg.ID, arg.Old)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const resealRevisionSecrets = `-- name: ResealRevisionSecrets :execrows
+UPDATE revisions SET secrets = $1
+WHERE deployment_id = $2 AND revision = $3 AND secrets = $4
+`
+
+type ResealRevisionSecretsParams struct {
+	New          []byte
+	DeploymentID int64
+	Revision     int32
+	Old          []byte
+}
+
+func (q *Queries) ResealRevisionSecrets(ctx context.Context, arg ResealRevisionSecretsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, resealRevisionSecrets,
+		arg.New,
+		arg.DeploymentID,
+		arg.Revision,
+		arg.Old,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setDeploymentComponents = `-- name: SetDeploymentComponents :exec
 UPDATE deployments SET components = $1, updated_at = now() WHERE id = $2
 `
@@ -338,8 +520,8 @@ func (q *Queries) SetDeploymentComponents(ctx context.Context, arg SetDeployment
 const setDeploymentRelease = `-- name: SetDeploymentRelease :exec
 UPDATE deployments
 SET driver_version = $1, app_version = $2, parameters = $3,
-    secrets = $4, status = 'deployed', updated_at = now()
-WHERE id = $5
+    secrets = $4, secret_names = $5::text[], status = 'deployed', updated_at = now()
+WHERE id = $6
 `
 
 type SetDeploymentReleaseParams struct {
@@ -347,6 +529,7 @@ type SetDeploymentReleaseParams struct {
 	AppVersion    string
 	Parameters    []byte
 	Secrets       []byte
+	SecretNames   []string
 	ID            int64
 }
 
@@ -357,22 +540,39 @@ func (q *Queries) SetDeploymentRelease(ctx context.Context, arg SetDeploymentRel
 		arg.AppVersion,
 		arg.Parameters,
 		arg.Secrets,
+		arg.SecretNames,
 		arg.ID,
 	)
 	return err
 }
 
+const setDeploymentSecretNames = `-- name: SetDeploymentSecretNames :exec
+UPDATE deployments SET secret_names = $1::text[] WHERE id = $2 AND secrets = $3
+`
+
+type SetDeploymentSecretNamesParams struct {
+	SecretNames []string
+	ID          int64
+	Secrets     []byte
+}
+
+func (q *Queries) SetDeploymentSecretNames(ctx context.Context, arg SetDeploymentSecretNamesParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentSecretNames, arg.SecretNames, arg.ID, arg.Secrets)
+	return err
+}
+
 const setDeploymentSecrets = `-- name: SetDeploymentSecrets :exec
-UPDATE deployments SET secrets = $1, updated_at = now() WHERE id = $2
+UPDATE deployments SET secrets = $1, secret_names = $2::text[], updated_at = now() WHERE id = $3
 `
 
 type SetDeploymentSecretsParams struct {
-	Secrets []byte
-	ID      int64
+	Secrets     []byte
+	SecretNames []string
+	ID          int64
 }
 
 func (q *Queries) SetDeploymentSecrets(ctx context.Context, arg SetDeploymentSecretsParams) error {
-	_, err := q.db.Exec(ctx, setDeploymentSecrets, arg.Secrets, arg.ID)
+	_, err := q.db.Exec(ctx, setDeploymentSecrets, arg.Secrets, arg.SecretNames, arg.ID)
 	return err
 }
 

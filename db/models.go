@@ -50,6 +50,7 @@ type Deployment struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	DeletedAt        *time.Time
+	SecretNames      []string
 }
 
 type DriverVersion struct {

@@ -34,3 +34,22 @@ func (q *Queries) InsertSettingIfAbsent(ctx context.Context, arg InsertSettingIf
 	_, err := q.db.Exec(ctx, insertSettingIfAbsent, arg.Name, arg.Value)
 	return err
 }
+
+const replaceSetting = `-- name: ReplaceSetting :execrows
+UPDATE settings SET value = $1 WHERE name = $2 AND value = $3
+`
+
+type ReplaceSettingParams struct {
+	New  []byte
+	Name string
+	Old  []byte
+}
+
+// ReplaceSetting sets a setting to new, unless it no longer holds old.
+func (q *Queries) ReplaceSetting(ctx context.Context, arg ReplaceSettingParams) (int64, error) {
+	result, err := q.db.Exec(ctx, replaceSetting, arg.New, arg.Name, arg.Old)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}

@@ -280,9 +280,9 @@ func (q *Queries) HoldDeployment(ctx context.Context, arg HoldDeploymentParams) 
 }
 
 const insertTask = `-- name: InsertTask :one
-INSERT INTO tasks (deployment_id, kind, inputs, secret_inputs, parent_step_id, root_task_id, created_by)
-VALUES ($1, $2, $3, $4, $5,
-        $6, $7)
+INSERT INTO tasks (deployment_id, kind, inputs, parent_step_id, root_task_id, created_by)
+VALUES ($1, $2, $3, $4,
+        $5, $6)
 RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
@@ -290,7 +290,6 @@ type InsertTaskParams struct {
 	DeploymentID int64
 	Kind         string
 	Inputs       []byte
-	SecretInputs []byte
 	ParentStepID *int64
 	RootTaskID   *int64
 	CreatedBy    string
@@ -301,7 +300,6 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 		arg.DeploymentID,
 		arg.Kind,
 		arg.Inputs,
-		arg.SecretInputs,
 		arg.ParentStepID,
 		arg.RootTaskID,
 		arg.CreatedBy,
@@ -399,6 +397,46 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 			&i.EndedAt,
 			&i.CancelRequestedBy,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTaskSecretsNotUnder = `-- name: ListTaskSecretsNotUnder :many
+SELECT id, deployment_id, secret_inputs FROM tasks
+WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea
+  AND id > $2
+ORDER BY id LIMIT $3
+`
+
+type ListTaskSecretsNotUnderParams struct {
+	Header []byte
+	After  int64
+	Page   int32
+}
+
+type ListTaskSecretsNotUnderRow struct {
+	ID           int64
+	DeploymentID int64
+	SecretInputs []byte
+}
+
+// ListDeploymentSecretsNotUnder for the secret inputs of tasks.
+func (q *Queries) ListTaskSecretsNotUnder(ctx context.Context, arg ListTaskSecretsNotUnderParams) ([]ListTaskSecretsNotUnderRow, error) {
+	rows, err := q.db.Query(ctx, listTaskSecretsNotUnder, arg.Header, arg.After, arg.Page)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListTaskSecretsNotUnderRow{}
+	for rows.Next() {
+		var i ListTaskSecretsNotUnderRow
+		if err := rows.Scan(&i.ID, &i.DeploymentID, &i.SecretInputs); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -619,6 +657,24 @@ func (q *Queries) RequeueTask(ctx context.Context, arg RequeueTaskParams) error 
 	return err
 }
 
+const resealTaskSecrets = `-- name: ResealTaskSecrets :execrows
+UPDATE tasks SET secret_inputs = $1 WHERE id = $2 AND secret_inputs = $3
+`
+
+type ResealTaskSecretsParams struct {
+	New []byte
+	ID  int64
+	Old []byte
+}
+
+func (q *Queries) ResealTaskSecrets(ctx context.Context, arg ResealTaskSecretsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, resealTaskSecrets, arg.New, arg.ID, arg.Old)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setTaskJob = `-- name: SetTaskJob :exec
 UPDATE tasks SET river_job_id = $1 WHERE id = $2
 `
@@ -640,6 +696,21 @@ UPDATE tasks SET root_task_id = id WHERE id = $1 AND root_task_id IS NULL
 // Makes a top-level task its own root, once its id is known.
 func (q *Queries) SetTaskRoot(ctx context.Context, id int64) error {
 	_, err := q.db.Exec(ctx, setTaskRoot, id)
+	return err
+}
+
+const setTaskSecretInputs = `-- name: SetTaskSecretInputs :exec
+UPDATE tasks SET secret_inputs = $1 WHERE id = $2
+`
+
+type SetTaskSecretInputsParams struct {
+	SecretInputs []byte
+	ID           int64
+}
+
+// Stores a task's sealed secret inputs, once its id (their place) is known.
+func (q *Queries) SetTaskSecretInputs(ctx context.Context, arg SetTaskSecretInputsParams) error {
+	_, err := q.db.Exec(ctx, setTaskSecretInputs, arg.SecretInputs, arg.ID)
 	return err
 }
 

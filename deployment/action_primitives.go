@@ -72,7 +72,7 @@ func (c *Caller) deployment(ctx context.Context, s *Service) (db.Deployment, *De
 	if err != nil {
 		return db.Deployment{}, nil, fmt.Errorf("deployment: action's deployment: %w", err)
 	}
-	d, err := s.toDeployment(row)
+	d, err := toDeployment(row)
 	return row, d, err
 }
 

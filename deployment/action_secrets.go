@@ -28,11 +28,11 @@ type runSecrets struct {
 
 // openRunSecrets opens the secrets of a run of task on the deployment row.
 func (s *Service) openRunSecrets(row db.Deployment, task db.Task, token string) (runSecrets, error) {
-	params, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	params, err := s.openValues(nil, nil, row.Secrets, deploymentSecretsAt(row.ID))
 	if err != nil {
 		return runSecrets{}, err
 	}
-	inputs, err := s.box.OpenValues(task.SecretInputs, secretsLabel(row.ID))
+	inputs, err := s.box.OpenValues(task.SecretInputs, taskSecretsAt(task.ID, row.ID))
 	if err != nil {
 		return runSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", task.ID, err)
 	}

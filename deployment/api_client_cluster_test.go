@@ -56,7 +56,7 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	users, tokens := f.env.Users, f.env.APITokens
 	scripter, err := users.Create(ctx, auth.NewUser{Username: "scripter", Password: "password-of-scripter", Role: auth.Operator})
 	require.NoError(t, err)
-	token, err := tokens.Create(ctx, scripter, "given to an action", nil)
+	token, err := tokens.Create(ctx, auth.Credential{User: scripter}, "given to an action", nil)
 	require.NoError(t, err)
 
 	f.importCopy(t, "hello-web", "1.6.0", clientActions, clientActionsPy)

@@ -25,7 +25,7 @@ func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	secretPrompts, err := r.s.box.OpenValues(run.Task.SecretInputs, secretsLabel(j.row.ID))
+	secretPrompts, err := r.s.box.OpenValues(run.Task.SecretInputs, taskSecretsAt(run.Task.ID, j.row.ID))
 	if err != nil {
 		return nil, err
 	}

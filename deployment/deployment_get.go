@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,13 +41,14 @@ type ComponentState struct {
 	Workloads []kube.Workload `json:"workloads,omitempty"`
 }
 
-// toDeployment converts a row, reading which secrets are set without opening them.
-func (s *Service) toDeployment(row db.Deployment) (*Deployment, error) {
+// toDeployment converts a row, reading which secrets are set without opening
+// them (deployments.secret_names).
+func toDeployment(row db.Deployment) (*Deployment, error) {
 	d := &Deployment{
 		ID: row.ID, Name: row.Name, Namespace: row.Namespace, NamespaceCreated: row.NamespaceCreated,
 		Driver: row.DriverName, DriverVersion: row.DriverVersion, AppVersion: row.AppVersion,
 		Status: row.Status, CreatedBy: row.CreatedBy, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
-		DeletedAt: row.DeletedAt, Busy: row.HolderTaskID != nil,
+		DeletedAt: row.DeletedAt, Busy: row.HolderTaskID != nil, SecretsSet: row.SecretNames,
 	}
 	if err := json.Unmarshal(row.Parameters, &d.Parameters); err != nil {
 		return nil, fmt.Errorf("deployment: decode parameters of %s: %w", row.Name, err)
@@ -56,14 +56,6 @@ func (s *Service) toDeployment(row db.Deployment) (*Deployment, error) {
 	if err := json.Unmarshal(row.Components, &d.Components); err != nil {
 		return nil, fmt.Errorf("deployment: decode components of %s: %w", row.Name, err)
 	}
-	secretValues, err := s.box.OpenValues(row.Secrets, secretsLabel(row.ID))
-	if err != nil {
-		return nil, fmt.Errorf("deployment: secrets of %s: %w", row.Name, err)
-	}
-	for name := range secretValues {
-		d.SecretsSet = append(d.SecretsSet, name)
-	}
-	slices.Sort(d.SecretsSet)
 	return d, nil
 }
 
@@ -77,7 +69,7 @@ func (s *Service) Get(ctx context.Context, name string) (*Deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployment: get %s: %w", name, err)
 	}
-	return s.toDeployment(row)
+	return toDeployment(row)
 }
 
 // Summary is a deployment in the list, with its driver and its last task.
@@ -106,7 +98,7 @@ func (s *Service) List(ctx context.Context, includeDeleted bool) ([]Summary, err
 	}
 	out := make([]Summary, 0, len(rows))
 	for _, r := range rows {
-		d, err := s.toDeployment(r.Deployment)
+		d, err := toDeployment(r.Deployment)
 		if err != nil {
 			return nil, err
 		}

@@ -141,7 +141,7 @@ func (s *Service) upgradeTarget(ctx context.Context, row db.Deployment, dep *Dep
 	}
 	t.to = t.bundle.Driver
 	t.hookActions = hookActions(t.to, upgradeHooks...)
-	if t.current, err = s.storedValues(t.to.Spec.Parameters, row.Parameters, row.Secrets, row.ID); err != nil {
+	if t.current, err = s.storedValues(t.to.Spec.Parameters, row.Parameters, row.Secrets, deploymentSecretsAt(row.ID)); err != nil {
 		return nil, err
 	}
 	for _, old := range t.from.Spec.Parameters {
@@ -168,7 +168,7 @@ func (s *Service) liveDeployment(ctx context.Context, name string, row *db.Deplo
 	if err != nil {
 		return fmt.Errorf("deployment: get %s: %w", name, err)
 	}
-	d, err := s.toDeployment(r)
+	d, err := toDeployment(r)
 	if err != nil {
 		return err
 	}

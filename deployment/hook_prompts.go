@@ -141,7 +141,7 @@ func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
 
 // openTaskSecrets opens and splits the secret inputs of the job's task.
 func (j *taskRun) openTaskSecrets() (taskSecrets, error) {
-	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, secretsLabel(j.row.ID))
+	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, taskSecretsAt(j.run.Task.ID, j.row.ID))
 	if err != nil {
 		return taskSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", j.run.Task.ID, err)
 	}

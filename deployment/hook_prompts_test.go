@@ -2,7 +2,6 @@ package deployment_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,13 +87,12 @@ func (f fixture) taskRow(t *testing.T, taskID int64) (inputs string, secretInput
 	t.Helper()
 	ctx := context.Background()
 	var sealed []byte
-	var deploymentID int64
-	require.NoError(t, f.pool.QueryRow(ctx, `SELECT inputs::text, secret_inputs, deployment_id FROM tasks WHERE id = $1`, taskID).Scan(&inputs, &sealed, &deploymentID))
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT inputs::text, secret_inputs FROM tasks WHERE id = $1`, taskID).Scan(&inputs, &sealed))
 	key, err := secrets.ParseKey(f.keyText)
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	secretInputs, err = box.OpenValues(sealed, fmt.Sprintf("deployment %d", deploymentID))
+	secretInputs, err = box.OpenValues(sealed, secrets.At("tasks", "secret_inputs", taskID))
 	require.NoError(t, err)
 	return inputs, secretInputs
 }

@@ -102,11 +102,11 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	if err != nil {
 		return nil, err
 	}
-	sealed, err := s.box.SealValues(p.values.Secrets, secretsLabel(dep.ID))
+	sealed, err := s.box.SealValues(p.values.Secrets, deploymentSecretsAt(dep.ID))
 	if err != nil {
 		return nil, err
 	}
-	if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed}); err != nil {
+	if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed, SecretNames: secretNames(p.values.Secrets)}); err != nil {
 		return nil, err
 	}
 	inputs := installInputs{DriverVersion: in.DriverVersion, AppVersion: in.AppVersion, Namespace: in.Namespace,

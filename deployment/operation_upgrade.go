@@ -143,9 +143,6 @@ type reviewToken struct {
 	Expires        time.Time                    `json:"expires"`
 }
 
-// reviewLabel binds review tokens to their purpose.
-const reviewLabel = "styrmin upgrade review"
-
 // Review plans op once, dry-runs the plan and returns what it would change
 // with a sealed token that carries the plan to ConfirmUpgrade. Bad inputs
 // are an *InvalidError; a failed dry run is said in Review.DryRunError.
@@ -175,7 +172,7 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployment: review of %s: %w", op.Name, err)
 	}
-	r.Token = base64.RawURLEncoding.EncodeToString(s.box.Seal(plain, reviewLabel))
+	r.Token = base64.RawURLEncoding.EncodeToString(s.box.Seal(plain, reviewTokens))
 	return r, nil
 }
 
@@ -248,7 +245,7 @@ func (s *Service) openReview(token, by string) (*reviewToken, error) {
 	var rt reviewToken
 	if err == nil {
 		var plain []byte
-		if plain, err = s.box.Open(sealed, reviewLabel); err == nil {
+		if plain, err = s.box.Open(sealed, reviewTokens); err == nil {
 			err = json.Unmarshal(plain, &rt)
 		}
 	}

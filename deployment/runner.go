@@ -165,18 +165,23 @@ func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVe
 	if err != nil {
 		return err
 	}
-	sealed, err := j.s.box.SealValues(values.Secrets, secretsLabel(j.row.ID))
+	revisionSecrets, err := j.s.box.SealValues(values.Secrets, revisionSecretsAt(j.row.ID, int32(revision)))
+	if err != nil {
+		return err
+	}
+	deploymentSecrets, err := j.s.box.SealValues(values.Secrets, deploymentSecretsAt(j.row.ID))
 	if err != nil {
 		return err
 	}
 	if err := j.s.q.InsertRevision(ctx, db.InsertRevisionParams{
 		DeploymentID: j.row.ID, Revision: int32(revision), TaskID: j.run.Task.ID, DriverVersion: driverVersion,
-		AppVersion: appVersion, Parameters: plain, Secrets: sealed,
+		AppVersion: appVersion, Parameters: plain, Secrets: revisionSecrets,
 	}); err != nil {
 		return fmt.Errorf("deployment: record revision %d of %s: %w", revision, j.row.Name, err)
 	}
 	if err := j.s.q.SetDeploymentRelease(ctx, db.SetDeploymentReleaseParams{
-		ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain, Secrets: sealed,
+		ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain,
+		Secrets: deploymentSecrets, SecretNames: secretNames(values.Secrets),
 	}); err != nil {
 		return fmt.Errorf("deployment: record release of %s: %w", j.row.Name, err)
 	}

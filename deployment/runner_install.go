@@ -38,7 +38,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	values, err := r.s.storedValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, j.row.ID)
+	values, err := r.s.storedValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, deploymentSecretsAt(j.row.ID))
 	if err != nil {
 		return j.fail(ctx, err)
 	}

@@ -29,7 +29,7 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	values, err := r.s.storedValues(b.Driver.Spec.Parameters, rev.Parameters, rev.Secrets, j.row.ID)
+	values, err := r.s.storedValues(b.Driver.Spec.Parameters, rev.Parameters, rev.Secrets, revisionSecretsAt(rev.DeploymentID, rev.Revision))
 	if err != nil {
 		return j.fail(ctx, err)
 	}

@@ -123,10 +123,6 @@ const (
 	StatusDeleted  Status = "deleted"
 )
 
-// secretsLabel binds a deployment's sealed secrets to it: sealed values
-// copied to another deployment's row do not open.
-func secretsLabel(deploymentID int64) string { return fmt.Sprintf("deployment %d", deploymentID) }
-
 // queueTask inserts a top-level task of kind for a deployment, with its
 // inputs and sealed secret inputs, and queues it, inside tx.
 func (s *Service) queueTask(ctx context.Context, tx pgx.Tx, deploymentID int64, kind string, inputs any, secretInputs map[string]string, by string) (db.Task, error) {
@@ -141,13 +137,15 @@ func (s *Service) insertTask(ctx context.Context, tx pgx.Tx, deploymentID int64,
 	if err != nil {
 		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
 	}
-	sealed, err := s.box.SealValues(secretInputs, secretsLabel(deploymentID))
-	if err != nil {
-		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
-	}
-	task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: in, SecretInputs: sealed,
+	task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: in,
 		CreatedBy: by, ParentStepID: parentStep, RootTaskID: root})
 	if err != nil {
+		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
+	}
+	if task.SecretInputs, err = s.box.SealValues(secretInputs, taskSecretsAt(task.ID, deploymentID)); err != nil {
+		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
+	}
+	if err := q.SetTaskSecretInputs(ctx, db.SetTaskSecretInputsParams{ID: task.ID, SecretInputs: task.SecretInputs}); err != nil {
 		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
 	}
 	if root == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // Values are a deployment's parameter values: the plain ones in the types
@@ -264,18 +265,18 @@ func marshalPlain(v Values) ([]byte, error) {
 
 // storedValues reads values back from storage (plain JSON and sealed
 // secrets), giving each declared parameter's value its canonical type again.
-func (s *Service) storedValues(params []drivers.Parameter, plainJSON, sealed []byte, deploymentID int64) (Values, error) {
+func (s *Service) storedValues(params []drivers.Parameter, plainJSON, sealed []byte, at secrets.Place) (Values, error) {
 	var plain map[string]any
 	if err := json.Unmarshal(plainJSON, &plain); err != nil {
 		return Values{}, fmt.Errorf("deployment: decode stored parameters: %w", err)
 	}
-	return s.openValues(params, plain, sealed, deploymentID)
+	return s.openValues(params, plain, sealed, at)
 }
 
 // openValues opens sealed secrets and gives each declared parameter's plain
 // value its canonical type again (JSON gives every number as float64).
-func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, sealed []byte, deploymentID int64) (Values, error) {
-	secretValues, err := s.box.OpenValues(sealed, secretsLabel(deploymentID))
+func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, sealed []byte, at secrets.Place) (Values, error) {
+	secretValues, err := s.box.OpenValues(sealed, at)
 	if err != nil {
 		return Values{}, fmt.Errorf("deployment: open stored secrets: %w", err)
 	}

@@ -161,28 +161,28 @@ func requireToken(tokens *auth.APITokens, least auth.Role) echo.MiddlewareFunc {
 			if tokens == nil {
 				return styrmin.Errorf(styrmin.EUNAVAILABLE, "This server has no API token store.")
 			}
-			u, err := tokens.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
+			cred, err := tokens.Authenticate(c.Request().Context(), strings.TrimSpace(secret))
 			if err != nil {
 				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="styrmin", error="invalid_token"`)
 				return err
 			}
-			if !u.Role.AtLeast(least) {
+			if u := cred.User; !u.Role.AtLeast(least) {
 				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; the token acts as %s with the %s role.", least, u.Username, u.Role)
 			}
-			httpx.SetUser(c, &u)
+			httpx.SetCredential(c, &cred)
 			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, api.MaxRequest)
 			return next(c)
 		}
 	}
 }
 
-// withAPIUser puts the authenticated user into the request's context, which
-// is what the generated strict handlers pass to the operations.
-func withAPIUser(next echo.HandlerFunc) echo.HandlerFunc {
+// withAPICredential puts the API token's credential into the request's
+// context, which is what the generated strict handlers pass to the operations.
+func withAPICredential(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if u := httpx.CurrentUser(c); u != nil {
+		if cred := httpx.CredentialOrNil(c); cred != nil {
 			r := c.Request()
-			c.SetRequest(r.WithContext(httpx.WithAPIUser(r.Context(), u)))
+			c.SetRequest(r.WithContext(httpx.WithAPICredential(r.Context(), cred)))
 		}
 		return next(c)
 	}

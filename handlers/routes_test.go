@@ -53,7 +53,7 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 	for _, role := range auth.Roles() {
 		var u auth.User
 		personas[role], u = a.As(t, "walker-"+strings.ReplaceAll(role.String(), "-", ""), role)
-		created, err := a.Deps.APITokens.Create(context.Background(), u, "walker", nil)
+		created, err := a.Deps.APITokens.Create(context.Background(), auth.Credential{User: u}, "walker", nil)
 		require.NoError(t, err)
 		tokens[role] = created.Secret
 	}

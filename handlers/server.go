@@ -103,7 +103,7 @@ func New(d Deps) *echo.Echo {
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), api.ValidateRequest(docRouter), withAPIUser}
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), api.ValidateRequest(docRouter), withAPICredential}
 		case r.actionToken:
 			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives, d.Logger)}
 		case !r.bare:

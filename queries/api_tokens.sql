@@ -26,3 +26,6 @@ SELECT * FROM api_tokens WHERE id = @id;
 
 -- name: DeleteAPIToken :execrows
 DELETE FROM api_tokens WHERE id = @id;
+
+-- name: DeleteUserAPITokens :execrows
+DELETE FROM api_tokens WHERE user_id = @user_id;

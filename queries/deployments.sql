@@ -1,8 +1,8 @@
 -- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secrets, created_by)
+                         parameters, secret_names, created_by)
 VALUES (@name, @namespace, @driver_name, @driver_version, @app_version,
-        @parameters, @secrets, @created_by)
+        @parameters, '{}', @created_by)
 RETURNING *;
 
 -- name: GetLiveDeployment :one
@@ -13,7 +13,7 @@ SELECT * FROM deployments WHERE name = @name AND deleted_at IS NULL;
 SELECT * FROM deployments WHERE id = @id;
 
 -- name: SetDeploymentSecrets :exec
-UPDATE deployments SET secrets = @secrets, updated_at = now() WHERE id = @id;
+UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[], updated_at = now() WHERE id = @id;
 
 -- name: ListDeployments :many
 -- Every deployment (the deleted ones too when asked) with its driver's title
@@ -55,7 +55,7 @@ SET task_id = EXCLUDED.task_id, driver_version = EXCLUDED.driver_version,
 -- Records what a successful install, upgrade or rollback put in place.
 UPDATE deployments
 SET driver_version = @driver_version, app_version = @app_version, parameters = @parameters,
-    secrets = @secrets, status = 'deployed', updated_at = now()
+    secrets = @secrets, secret_names = @secret_names::text[], status = 'deployed', updated_at = now()
 WHERE id = @id;
 
 -- name: SetDeploymentStatus :exec
@@ -69,3 +69,44 @@ UPDATE deployments SET components = @components, updated_at = now() WHERE id = @
 
 -- name: MarkDeploymentDeleted :exec
 UPDATE deployments SET status = 'deleted', deleted_at = now(), updated_at = now() WHERE id = @id;
+
+-- name: ListDeploymentsWithoutSecretNames :many
+-- Deployments whose secrets were sealed before their names were recorded.
+SELECT id, secrets FROM deployments WHERE secret_names IS NULL;
+
+-- name: SetDeploymentSecretNames :exec
+UPDATE deployments SET secret_names = @secret_names::text[] WHERE id = @id AND secrets = @secrets;
+
+-- name: ListDeploymentSecretsNotUnder :many
+-- A page of the deployments whose secrets are not sealed under the key of
+-- header (a version byte and key id, see secrets.Box.Header), by id.
+SELECT id, secrets FROM deployments
+WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea
+  AND id > @after
+ORDER BY id LIMIT @page;
+
+-- name: ResealDeploymentSecrets :execrows
+-- Replaces a deployment's sealed secrets, unless they changed since they were read.
+UPDATE deployments SET secrets = @new WHERE id = @id AND secrets = @old;
+
+-- name: ListRevisionSecretsNotUnder :many
+-- ListDeploymentSecretsNotUnder for revisions, by (deployment_id, revision).
+SELECT deployment_id, revision, secrets FROM revisions
+WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea
+  AND (deployment_id, revision) > (@after_deployment_id::bigint, @after_revision::integer)
+ORDER BY deployment_id, revision LIMIT @page;
+
+-- name: ResealRevisionSecrets :execrows
+UPDATE revisions SET secrets = @new
+WHERE deployment_id = @deployment_id AND revision = @revision AND secrets = @old;
+
+-- name: CountSecretsNotUnder :one
+-- The sealed values of deployments, revisions and tasks that are not sealed
+-- under the key of header (see ListDeploymentSecretsNotUnder).
+SELECT ((SELECT count(*) FROM deployments
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea)
+     + (SELECT count(*) FROM revisions
+        WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea)
+     + (SELECT count(*) FROM tasks
+        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
+       AS not_under;

@@ -4,3 +4,7 @@ ON CONFLICT (name) DO NOTHING;
 
 -- name: GetSetting :one
 SELECT value FROM settings WHERE name = @name;
+
+-- name: ReplaceSetting :execrows
+-- ReplaceSetting sets a setting to new, unless it no longer holds old.
+UPDATE settings SET value = @new WHERE name = @name AND value = @old;

@@ -1,6 +1,6 @@
 -- name: InsertTask :one
-INSERT INTO tasks (deployment_id, kind, inputs, secret_inputs, parent_step_id, root_task_id, created_by)
-VALUES (@deployment_id, @kind, @inputs, @secret_inputs, sqlc.narg(parent_step_id),
+INSERT INTO tasks (deployment_id, kind, inputs, parent_step_id, root_task_id, created_by)
+VALUES (@deployment_id, @kind, @inputs, sqlc.narg(parent_step_id),
         sqlc.narg(root_task_id), @created_by)
 RETURNING *;
 
@@ -189,3 +189,17 @@ WHERE t.id = @id;
 -- identical notifications of one transaction once). River's client skips its
 -- own when it sent one for that queue less than a fetch cooldown earlier.
 SELECT pg_notify(current_schema() || '.river_insert', '{"queue": ' || to_json(@queue::text)::text || '}');
+
+-- name: SetTaskSecretInputs :exec
+-- Stores a task's sealed secret inputs, once its id (their place) is known.
+UPDATE tasks SET secret_inputs = @secret_inputs WHERE id = @id;
+
+-- name: ListTaskSecretsNotUnder :many
+-- ListDeploymentSecretsNotUnder for the secret inputs of tasks.
+SELECT id, deployment_id, secret_inputs FROM tasks
+WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length(@header::bytea)) <> @header::bytea
+  AND id > @after
+ORDER BY id LIMIT @page;
+
+-- name: ResealTaskSecrets :execrows
+UPDATE tasks SET secret_inputs = @new WHERE id = @id AND secret_inputs = @old;

@@ -1,118 +1,146 @@
 // Package secrets seals the values of secret parameters for storage in
-// PostgreSQL with AES-256-GCM, under a key the database never holds.
+// PostgreSQL with AES-256-GCM, under keys the database never holds. Each
+// sealed value names the key it was sealed with and is bound to its place
+// (table, column and row), so that a value copied elsewhere does not open.
 package secrets
 
 import (
-	"context"
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
-
-	"github.com/styrmin/styrmin/db"
 )
 
-// KeySize is the length of a key in bytes (AES-256).
-const KeySize = 32
+// The formats of a sealed value, told apart by its first byte.
+const (
+	// version1 is a version byte, a nonce and the ciphertext, sealed with a
+	// label of the caller's choosing (Place.V1Label). It is still opened, by
+	// trying every key, and re-sealed as version2 by `styrmin secrets rotate`.
+	version1 byte = 1
+	// version2 is a version byte, the key's id, a nonce and the ciphertext;
+	// the version, the key id and the place are its associated data.
+	version2 byte = 2
+)
 
-// version prefixes every sealed value, so that the format can change later.
-const version byte = 1
+// headerSize is the length of a version-2 value's version byte and key id.
+const headerSize = 1 + keyIDSize
 
-// ErrWrongKey means a sealed value does not open with this key: the key is
-// not the one it was sealed with, or the value was altered.
-var ErrWrongKey = errors.New("secrets: the value does not open with this key (a different STYRMIN_SECRET_KEY, or altered data)")
+// ErrWrongKey means a sealed value does not open: none of the keys given is
+// the one it was sealed with, it was copied from another place, or it was altered.
+var ErrWrongKey = errors.New("secrets: the value does not open with these keys (a different STYRMIN_SECRET_KEY, a value copied from elsewhere, or altered data)")
 
-// Box seals and opens values under one key.
+// Box seals values under its current key and opens them under the current
+// key or a previous one, which is what a key rotation needs.
 type Box struct {
-	aead cipher.AEAD
+	current key
+	// keys are the current key and the previous ones, by id.
+	keys map[KeyID]key
+	// order lists the keys' ids, the current one first: version-1 values,
+	// which name no key, are tried with each in this order.
+	order []KeyID
 }
 
-// NewBox returns a Box for a KeySize-byte key.
-func NewBox(key []byte) (*Box, error) {
-	if len(key) != KeySize {
-		return nil, fmt.Errorf("secrets: the key has %d bytes; it needs %d", len(key), KeySize)
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("secrets: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, fmt.Errorf("secrets: %w", err)
-	}
-	return &Box{aead: aead}, nil
-}
-
-// ParseKey reads a key written as base64 (standard or URL alphabet, padded or
-// not) or as 64 hexadecimal digits, as `NewKeyText` writes it.
-func ParseKey(text string) ([]byte, error) {
-	text = strings.TrimSpace(text)
-	if key, err := hex.DecodeString(text); err == nil && len(key) == KeySize {
-		return key, nil
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if key, err := enc.DecodeString(text); err == nil && len(key) == KeySize {
-			return key, nil
-		}
-	}
-	return nil, fmt.Errorf("secrets: the key must be %d random bytes written as base64 or hex (make one with `openssl rand -base64 32`)", KeySize)
-}
-
-// NewKeyText returns a new random key, written as base64.
-func NewKeyText() string {
-	key := make([]byte, KeySize)
-	rand.Read(key) // never fails (crypto/rand panics instead)
-	return base64.StdEncoding.EncodeToString(key)
-}
-
-// LoadKey returns the key from text, or else from the file at path; it fails
-// when both or neither are given.
-func LoadKey(text, path string) ([]byte, error) {
-	switch {
-	case text != "" && path != "":
-		return nil, errors.New("secrets: give the key once: STYRMIN_SECRET_KEY or --secret-key-file, not both")
-	case text != "":
-		return ParseKey(text)
-	case path != "":
-		data, err := os.ReadFile(path)
+// NewBox returns a Box that seals under current and also opens what was
+// sealed under one of previous.
+func NewBox(current []byte, previous ...[]byte) (*Box, error) {
+	b := &Box{keys: map[KeyID]key{}}
+	for i, raw := range append([][]byte{current}, previous...) {
+		k, err := newKey(raw)
 		if err != nil {
-			return nil, fmt.Errorf("secrets: read the key file: %w", err)
+			return nil, err
 		}
-		return ParseKey(string(data))
+		if i == 0 {
+			b.current = k
+		}
+		if _, dup := b.keys[k.id]; !dup {
+			b.keys[k.id] = k
+			b.order = append(b.order, k.id)
+		}
 	}
-	return nil, errors.New("secrets: no key: set STYRMIN_SECRET_KEY or --secret-key-file to 32 random bytes as base64 (`openssl rand -base64 32`); secret parameters are encrypted with it")
+	return b, nil
 }
 
-// Seal encrypts plaintext. label binds the value to its place (for example
-// "deployment 7 parameters"): a value copied elsewhere does not open.
-func (b *Box) Seal(plaintext []byte, label string) []byte {
-	nonce := make([]byte, b.aead.NonceSize(), 1+b.aead.NonceSize()+len(plaintext)+b.aead.Overhead())
+// KeyID is the id of the key b seals with.
+func (b *Box) KeyID() KeyID { return b.current.id }
+
+// Header is how every value b seals begins: its version and key id. A value
+// that does not begin so is not yet sealed under b's current key.
+func (b *Box) Header() []byte { return append([]byte{version2}, b.current.id[:]...) }
+
+// Seal encrypts plaintext under the current key, bound to the place it is
+// stored at: a value copied to another place does not open.
+func (b *Box) Seal(plaintext []byte, at Place) []byte {
+	header := b.Header()
+	aead := b.current.aead
+	out := make([]byte, headerSize+aead.NonceSize(), headerSize+aead.NonceSize()+len(plaintext)+aead.Overhead())
+	copy(out, header)
+	nonce := out[headerSize:]
 	rand.Read(nonce) // never fails
-	out := append([]byte{version}, nonce...)
-	return b.aead.Seal(out, nonce, plaintext, []byte(label))
+	return aead.Seal(out, nonce, plaintext, associatedData(header, at))
 }
 
-// Open decrypts a value sealed with label; ErrWrongKey when it does not open.
-func (b *Box) Open(sealed []byte, label string) ([]byte, error) {
-	n := b.aead.NonceSize()
-	if len(sealed) < 1+n || sealed[0] != version {
+// Open decrypts a value sealed at the place at; an error wrapping
+// ErrWrongKey when it does not open.
+func (b *Box) Open(sealed []byte, at Place) ([]byte, error) {
+	if len(sealed) == 0 {
 		return nil, ErrWrongKey
 	}
-	plain, err := b.aead.Open(nil, sealed[1:1+n], sealed[1+n:], []byte(label))
+	switch sealed[0] {
+	case version1:
+		return b.openVersion1(sealed, at)
+	case version2:
+		return b.openVersion2(sealed, at)
+	}
+	return nil, ErrWrongKey
+}
+
+// openVersion2 opens sealed with the key it names.
+func (b *Box) openVersion2(sealed []byte, at Place) ([]byte, error) {
+	if len(sealed) < headerSize {
+		return nil, ErrWrongKey
+	}
+	id := KeyID(sealed[1:headerSize])
+	k, ok := b.keys[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: it was sealed under the key with id %s, which is neither STYRMIN_SECRET_KEY nor one of STYRMIN_PREVIOUS_SECRET_KEYS", ErrWrongKey, id)
+	}
+	return open(k.aead, sealed[headerSize:], associatedData(sealed[:headerSize], at))
+}
+
+// openVersion1 opens sealed with the first key that opens it.
+func (b *Box) openVersion1(sealed []byte, at Place) ([]byte, error) {
+	if at.V1Label == "" {
+		return nil, ErrWrongKey
+	}
+	for _, id := range b.order {
+		if plain, err := open(b.keys[id].aead, sealed[1:], []byte(at.V1Label)); err == nil {
+			return plain, nil
+		}
+	}
+	return nil, ErrWrongKey
+}
+
+// open opens body, a nonce followed by a ciphertext, with the associated data ad.
+func open(aead cipher.AEAD, body, ad []byte) ([]byte, error) {
+	n := aead.NonceSize()
+	if len(body) < n {
+		return nil, ErrWrongKey
+	}
+	plain, err := aead.Open(nil, body[:n], body[n:], ad)
 	if err != nil {
 		return nil, ErrWrongKey
 	}
 	return plain, nil
 }
 
+// associatedData binds a version-2 value to its header and its place.
+func associatedData(header []byte, at Place) []byte {
+	return append(append([]byte{}, header...), at.String()...)
+}
+
 // SealValues seals a map of secret values as JSON; nil for an empty map.
-func (b *Box) SealValues(values map[string]string, label string) ([]byte, error) {
+func (b *Box) SealValues(values map[string]string, at Place) ([]byte, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}
@@ -120,16 +148,16 @@ func (b *Box) SealValues(values map[string]string, label string) ([]byte, error)
 	if err != nil {
 		return nil, fmt.Errorf("secrets: %w", err)
 	}
-	return b.Seal(plain, label), nil
+	return b.Seal(plain, at), nil
 }
 
 // OpenValues opens what SealValues sealed; an empty map for nil.
-func (b *Box) OpenValues(sealed []byte, label string) (map[string]string, error) {
+func (b *Box) OpenValues(sealed []byte, at Place) (map[string]string, error) {
 	values := map[string]string{}
 	if len(sealed) == 0 {
 		return values, nil
 	}
-	plain, err := b.Open(sealed, label)
+	plain, err := b.Open(sealed, at)
 	if err != nil {
 		return nil, err
 	}
@@ -139,33 +167,21 @@ func (b *Box) OpenValues(sealed []byte, label string) (map[string]string, error)
 	return values, nil
 }
 
-// checkLabel labels the known value that proves a key is the database's.
-const checkLabel = "styrmin secret key check"
-
-// Settings stores the key check: a known value sealed with the first key the
-// database saw. (*db.Queries implements it.)
-type Settings interface {
-	InsertSettingIfAbsent(ctx context.Context, arg db.InsertSettingIfAbsentParams) error
-	GetSetting(ctx context.Context, name string) ([]byte, error)
+// Reseal opens sealed and seals it again under the current key, at the same
+// place; a value already under the current key comes back unchanged.
+func (b *Box) Reseal(sealed []byte, at Place) ([]byte, error) {
+	if len(sealed) == 0 || b.SealedUnderCurrentKey(sealed) {
+		return sealed, nil
+	}
+	plain, err := b.Open(sealed, at)
+	if err != nil {
+		return nil, err
+	}
+	return b.Seal(plain, at), nil
 }
 
-var _ Settings = (*db.Queries)(nil)
-
-// checkSetting names the key check in the settings table.
-const checkSetting = "secret_key_check"
-
-// Verify fails with a clear error when b's key is not the one this database's
-// secrets were sealed with; on the first start it records the key check.
-func (b *Box) Verify(ctx context.Context, settings Settings) error {
-	if err := settings.InsertSettingIfAbsent(ctx, db.InsertSettingIfAbsentParams{Name: checkSetting, Value: b.Seal([]byte(checkLabel), checkLabel)}); err != nil {
-		return fmt.Errorf("secrets: record the key check: %w", err)
-	}
-	sealed, err := settings.GetSetting(ctx, checkSetting)
-	if err != nil {
-		return fmt.Errorf("secrets: read the key check: %w", err)
-	}
-	if _, err := b.Open(sealed, checkLabel); err != nil {
-		return errors.New("secrets: STYRMIN_SECRET_KEY is not the key this database's secrets were encrypted with; start with the original key (a lost key means re-entering every secret parameter)")
-	}
-	return nil
+// SealedUnderCurrentKey tells whether sealed is a version-2 value under the
+// key b seals with.
+func (b *Box) SealedUnderCurrentKey(sealed []byte) bool {
+	return len(sealed) >= headerSize && string(sealed[:headerSize]) == string(b.Header())
 }

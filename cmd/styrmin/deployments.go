@@ -10,16 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/app"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // deployConfig is what deployments need besides the database: the cluster,
 // the key of secret parameters and how long a stopping executor lets tasks finish.
 type deployConfig struct {
-	kubeconfig    string
-	kubeContext   string
-	secretKey     string
-	secretKeyFile string
-	drainTimeout  time.Duration
+	kubeconfig   string
+	kubeContext  string
+	keys         secrets.KeyConfig
+	drainTimeout time.Duration
 	// apiURL is the base URL driver actions call back (their primitives).
 	apiURL string
 }
@@ -29,9 +29,7 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 	f := cmd.Flags()
 	f.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to deploy to (env KUBECONFIG)")
 	f.StringVar(&cfg.kubeContext, "kube-context", os.Getenv("STYRMIN_KUBE_CONTEXT"), "context of the kubeconfig to use instead of its current one (env STYRMIN_KUBE_CONTEXT)")
-	f.StringVar(&cfg.secretKey, "secret-key", os.Getenv("STYRMIN_SECRET_KEY"),
-		"32 random bytes as base64 (`openssl rand -base64 32`) that encrypt secret parameters; keep it safe: without it they cannot be read (env STYRMIN_SECRET_KEY)")
-	f.StringVar(&cfg.secretKeyFile, "secret-key-file", os.Getenv("STYRMIN_SECRET_KEY_FILE"), "file holding the secret key instead of --secret-key (env STYRMIN_SECRET_KEY_FILE)")
+	addKeyFlags(cmd, &cfg.keys)
 	f.DurationVar(&cfg.drainTimeout, "drain-timeout", 30*time.Second, "how long running tasks may go on after a stop signal before they are cancelled and recovered")
 	f.StringVar(&cfg.apiURL, "api-url", os.Getenv("STYRMIN_API_URL"),
 		"base URL at which driver actions reach this Styrmin's primitives; serve defaults to its own address (env STYRMIN_API_URL)")
@@ -41,7 +39,8 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) app.Config {
 	return app.Config{
 		Pool: pool, Logger: logger,
-		SecretKey: cfg.secretKey, SecretKeyFile: cfg.secretKeyFile,
+		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
+		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
 		ActionsURL: cfg.apiURL, Work: work, Drain: cfg.drainTimeout,
 	}

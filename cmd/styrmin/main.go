@@ -32,6 +32,7 @@ func main() {
 		newMigrateCmd(),
 		newUserCmd(),
 		newTokenCmd(),
+		newSecretsCmd(),
 		newDriverCmd(),
 		newDocsCmd(),
 	)

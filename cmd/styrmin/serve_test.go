@@ -48,7 +48,7 @@ func (b *syncBuffer) String() string {
 }
 
 // testDeploy is the deployments' configuration of the tests' servers.
-var testDeploy = deployConfig{secretKey: "c3R5cm1pbiB0ZXN0IHNlY3JldCBrZXkgMzIgYnl0ZXM=", drainTimeout: time.Second}
+var testDeploy = deployConfig{keys: secrets.KeyConfig{Key: "c3R5cm1pbiB0ZXN0IHNlY3JldCBrZXkgMzIgYnl0ZXM="}, drainTimeout: time.Second}
 
 // withKubeconfig returns cfg deploying to the cluster of kubeconfig.
 func withKubeconfig(cfg deployConfig, kubeconfig string) deployConfig {
@@ -227,8 +227,8 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"certificate without key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "cert.pem"}, "set --tls-cert and --tls-key"},
 		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
 		{"no secret key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text"}, "set STYRMIN_SECRET_KEY or --secret-key-file"},
-		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{secretKey: "hunter2"}}, "openssl rand -base64 32"},
-		{"another secret key than the database's", serveConfig{addr: "127.0.0.1:0", databaseURL: keyedURL, logFormat: "text", deploy: deployConfig{secretKey: secrets.NewKeyText()}}, "is not the key this database's secrets were encrypted with"},
+		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: "hunter2"}}}, "openssl rand -base64 32"},
+		{"another secret key than the database's", serveConfig{addr: "127.0.0.1:0", databaseURL: keyedURL, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: secrets.NewKeyText()}}}, "is the key this database's secrets were encrypted with"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func newTokenCreateCmd() *cobra.Command {
 				if name == "" {
 					name = "created on the command line " + now.UTC().Format(time.DateOnly)
 				}
-				created, err := tokens.Create(cmd.Context(), u, name, auth.APITokenExpiry(now, lifetime))
+				created, err := tokens.Create(cmd.Context(), auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime))
 				if err != nil {
 					return err
 				}

@@ -20,7 +20,7 @@ func newAPIBenchEnv(b *testing.B, role auth.Role) *handlerstest.BenchEnv {
 	ctx := context.Background()
 	u, err := env.Users.Create(ctx, auth.NewUser{Username: "script", Password: handlerstest.CatalogPassword, Role: role})
 	require.NoError(b, err)
-	token, err := env.APITokens.Create(ctx, u, "bench", nil)
+	token, err := env.APITokens.Create(ctx, auth.Credential{User: u}, "bench", nil)
 	require.NoError(b, err)
 	client := &http.Client{Transport: bearer{token: token.Secret, next: &http.Transport{MaxIdleConnsPerHost: handlerstest.BenchClients}}}
 	return &handlerstest.BenchEnv{CatalogEnv: env, Client: client}

@@ -42,7 +42,7 @@ func (r *reviewingDeployments) Task(ctx context.Context, name string, id int64) 
 func TestAPIUpgradePlansOnceAndQueuesThatPlan(t *testing.T) {
 	t.Parallel()
 	svc := &reviewingDeployments{}
-	ctx := httpx.WithAPIUser(context.Background(), &auth.User{Username: "olga"})
+	ctx := httpx.WithAPICredential(context.Background(), &auth.Credential{User: auth.User{Username: "olga"}})
 	version := "7.4.1"
 	_, err := (&api.Server{Deployments: svc}).UpgradeDeployment(ctx, oapi.UpgradeDeploymentRequestObject{Name: "site",
 		Body: &oapi.UpgradeRequest{AppVersion: &version, Parameters: &oapi.ParameterValues{"replicas": 3.0}}})

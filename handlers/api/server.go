@@ -59,7 +59,7 @@ type Users interface {
 	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
 	SetRole(ctx context.Context, id int64, role auth.Role) (auth.User, error)
 	SetDisabled(ctx context.Context, id int64, disabled bool) (auth.User, error)
-	SetPassword(ctx context.Context, id int64, password string) (auth.User, error)
+	SetPassword(ctx context.Context, id int64, password string, tokens auth.APITokensOnReset) (auth.User, error)
 }
 
 var _ Users = (*auth.Users)(nil)

@@ -65,7 +65,8 @@ func (s *Server) UpdateUser(ctx context.Context, req oapi.UpdateUserRequestObjec
 		}
 	}
 	if change.Password != nil {
-		if u, err = s.Users.SetPassword(ctx, req.Id, *change.Password); err != nil {
+		tokens := auth.APITokensOnReset(change.RevokeApiTokens == nil || *change.RevokeApiTokens)
+		if u, err = s.Users.SetPassword(ctx, req.Id, *change.Password, tokens); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +98,7 @@ func (s *Server) ListTokens(ctx context.Context, req oapi.ListTokensRequestObjec
 }
 
 func (s *Server) CreateToken(ctx context.Context, req oapi.CreateTokenRequestObject) (oapi.CreateTokenResponseObject, error) {
-	t, err := s.APITokens.Create(ctx, httpx.APIUser(ctx), req.Body.Name, req.Body.ExpiresAt)
+	t, err := s.APITokens.Create(ctx, httpx.APICredential(ctx), req.Body.Name, req.Body.ExpiresAt)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 func (a *App) TokenFor(t *testing.T, name string, role auth.Role) string {
 	t.Helper()
 	_, u := a.As(t, name, role)
-	created, err := a.Deps.APITokens.Create(context.Background(), u, "test", nil)
+	created, err := a.Deps.APITokens.Create(context.Background(), auth.Credential{User: u}, "test", nil)
 	require.NoError(t, err)
 	return created.Secret
 }

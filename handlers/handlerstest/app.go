@@ -185,7 +185,7 @@ func (a *App) RequireTokenWorks(t *testing.T, secret string, want auth.User, why
 	t.Helper()
 	got, err := a.APITokens.Authenticate(context.Background(), secret)
 	require.NoError(t, err, why)
-	require.Equal(t, want.ID, got.ID, why)
+	require.Equal(t, want.ID, got.User.ID, why)
 }
 
 // RequireTokenRefused fails the test unless secret is refused as an API token.

@@ -63,7 +63,7 @@ func (env *ClusterEnv) APIToken(t *testing.T, username string, role auth.Role) s
 	t.Helper()
 	u, err := env.Users.Create(context.Background(), auth.NewUser{Username: username, Password: CatalogPassword, Role: role})
 	require.NoError(t, err)
-	created, err := env.APITokens.Create(context.Background(), u, "cluster test", nil)
+	created, err := env.APITokens.Create(context.Background(), auth.Credential{User: u}, "cluster test", nil)
 	require.NoError(t, err)
 	return created.Secret
 }

@@ -12,8 +12,9 @@ import (
 
 // Keys of the values the middleware leaves in the Echo context.
 const (
-	ctxSession = "styrmin.session"
-	ctxUser    = "styrmin.user"
+	ctxSession    = "styrmin.session"
+	ctxUser       = "styrmin.user"
+	ctxCredential = "styrmin.credential"
 )
 
 // SetSession keeps the request's session for Session.
@@ -48,23 +49,43 @@ func CurrentUser(c echo.Context) *auth.User {
 	return u
 }
 
-// apiUserKey is the context key under which the API's user travels from the
-// Echo context into the context the REST API's strict handlers receive.
-type apiUserKey struct{}
-
-// WithAPIUser returns ctx carrying u, the user an API request acts as.
-func WithAPIUser(ctx context.Context, u *auth.User) context.Context {
-	return context.WithValue(ctx, apiUserKey{}, u)
+// SetCredential records cred, an API token's, as what the request acts with;
+// its user is the request's user (CurrentUser).
+func SetCredential(c echo.Context, cred *auth.Credential) {
+	c.Set(ctxCredential, cred)
+	SetUser(c, &cred.User)
 }
 
-// APIUser returns the user an API request acts as; the API token's
-// middleware has put it into ctx (WithAPIUser).
-func APIUser(ctx context.Context) auth.User {
-	u, ok := ctx.Value(apiUserKey{}).(*auth.User)
+// CredentialOrNil returns the API token's credential the request acts with,
+// or nil on a route without one.
+func CredentialOrNil(c echo.Context) *auth.Credential {
+	cred, _ := c.Get(ctxCredential).(*auth.Credential)
+	return cred
+}
+
+// apiCredentialKey is the context key under which the API token's credential
+// travels from the Echo context into the context the REST API's strict
+// handlers receive.
+type apiCredentialKey struct{}
+
+// WithAPICredential returns ctx carrying cred, what an API request acts with.
+func WithAPICredential(ctx context.Context, cred *auth.Credential) context.Context {
+	return context.WithValue(ctx, apiCredentialKey{}, cred)
+}
+
+// APICredential returns what an API request acts with: its token's user and
+// expiry; the API token's middleware has put it into ctx (WithAPICredential).
+func APICredential(ctx context.Context) auth.Credential {
+	cred, ok := ctx.Value(apiCredentialKey{}).(*auth.Credential)
 	if !ok {
-		panic(fmt.Sprintf("httpx: API operation without a user in its context (%T)", ctx.Value(apiUserKey{})))
+		panic(fmt.Sprintf("httpx: API operation without a credential in its context (%T)", ctx.Value(apiCredentialKey{})))
 	}
-	return *u
+	return *cred
+}
+
+// APIUser returns the user an API request acts as (see APICredential).
+func APIUser(ctx context.Context) auth.User {
+	return APICredential(ctx).User
 }
 
 // ctxCaller is the key of the action primitive's caller in the Echo context.

@@ -21,7 +21,7 @@ func TokenCreate(tokens apiTokenStore) echo.HandlerFunc {
 		var created auth.CreatedAPIToken
 		expiresAt, err := tokenExpiry(form, time.Now())
 		if err == nil {
-			created, err = tokens.Create(c.Request().Context(), *httpx.CurrentUser(c), form.Name, expiresAt)
+			created, err = tokens.Create(c.Request().Context(), auth.Credential{User: *httpx.CurrentUser(c)}, form.Name, expiresAt)
 		}
 		switch code := styrmin.ErrorCode(err); code {
 		case "":

@@ -14,7 +14,7 @@ import (
 
 // apiTokenStore is what the API tokens pages need from auth.APITokens.
 type apiTokenStore interface {
-	Create(ctx context.Context, user auth.User, name string, expiresAt *time.Time) (auth.CreatedAPIToken, error)
+	Create(ctx context.Context, by auth.Credential, name string, expiresAt *time.Time) (auth.CreatedAPIToken, error)
 	List(ctx context.Context, user auth.User) ([]auth.APIToken, error)
 	Revoke(ctx context.Context, by auth.User, id int64) error
 }

@@ -18,7 +18,7 @@ type userAdmin interface {
 	Create(ctx context.Context, nu auth.NewUser) (auth.User, error)
 	SetRole(ctx context.Context, id int64, role auth.Role) (auth.User, error)
 	SetDisabled(ctx context.Context, id int64, disabled bool) (auth.User, error)
-	SetPassword(ctx context.Context, id int64, password string) (auth.User, error)
+	SetPassword(ctx context.Context, id int64, password string, tokens auth.APITokensOnReset) (auth.User, error)
 }
 
 // UserList shows every user and the form to add one.

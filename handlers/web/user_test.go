@@ -102,7 +102,7 @@ func TestChangeRoleDisableEnableAndResetPassword(t *testing.T) {
 	require.Equal(t, []string{"bob is enabled."}, a.Flashes(t, admin, rec))
 
 	rec = a.Request(admin, http.MethodPost, userURL(bob.ID, "password"), url.Values{"password": {"bob's new password"}})
-	require.Equal(t, []string{"The password of bob is changed; their sessions have ended."}, a.Flashes(t, admin, rec))
+	require.Equal(t, []string{"The password of bob is changed. Their sessions have ended."}, a.Flashes(t, admin, rec))
 	u, err := a.Users.SignIn(ctx, "bob", "bob's new password", "192.0.2.1")
 	require.NoError(t, err)
 	require.Equal(t, auth.Operator, u.Role)
@@ -141,4 +141,27 @@ func TestUsersPageIsForAdminsOnly(t *testing.T) {
 	require.Equal(t, "403", handlerstest.Text(doc.Find(`[data-testid="error-status"]`)))
 	require.Equal(t, "This needs the admin role; you are signed in as op with the operator role.", handlerstest.Text(doc.Find(`[data-testid="error-message"]`)))
 	require.Empty(t, doc.Find(`nav a[href="/users"]`).Nodes, "operators see no Users link")
+}
+
+func TestUserPasswordResetRevokesTheUsersAPITokensUnlessUnchecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "root", auth.Admin)
+	_, bob := a.As(t, "bob", auth.Operator)
+	token, err := a.Deps.APITokens.Create(ctx, auth.Credential{User: bob}, "script", nil)
+	require.NoError(t, err)
+
+	page := handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/users", nil))
+	box := page.Find(`[data-testid="revoke-api-tokens"]`)
+	require.Equal(t, 2, box.Length(), "a box on every user's reset form")
+	require.True(t, box.Is("[checked]"), "checked by default")
+
+	rec := a.Request(admin, http.MethodPost, userURL(bob.ID, "password"), url.Values{"password": {"bob's new password"}})
+	require.Equal(t, []string{"The password of bob is changed. Their sessions have ended."}, a.Flashes(t, admin, rec))
+	a.RequireTokenWorks(t, token.Secret, bob, "the box unchecked keeps the tokens")
+
+	rec = a.Request(admin, http.MethodPost, userURL(bob.ID, "password"), url.Values{"password": {"bob's newer password"}, "revoke_api_tokens": {"on"}})
+	require.Equal(t, []string{"The password of bob is changed. Their sessions have ended and their API tokens are revoked."}, a.Flashes(t, admin, rec))
+	a.RequireTokenRefused(t, token.Secret, "the box checked revokes them")
 }
