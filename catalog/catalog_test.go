@@ -17,6 +17,7 @@ import (
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
+	"github.com/styrmin/styrmin/release"
 )
 
 // driverYAML is a small valid driver file; %s is its spec.version.
@@ -36,7 +37,7 @@ spec:
       Second paragraph.
   helm:
     main:
-      location: oci://registry.example.com/charts/tiny
+      location: ./chart
       version: 1.0.0
   parameters:
     - name: size
@@ -50,13 +51,14 @@ func tinyBundle(version, readme string) fstest.MapFS {
 	return fstest.MapFS{
 		"tiny/driver.styrmin.yml": {Data: fmt.Appendf(nil, driverYAML, version)},
 		"tiny/README.md":          {Data: []byte(readme)},
+		"tiny/chart/Chart.yaml":   {Data: []byte("apiVersion: v2\nname: tiny\nversion: 1.0.0\n")},
 	}
 }
 
 // setup returns a catalogue on a fresh database.
 func setup(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	return catalog.New(dbtest.New(t))
+	return catalog.New(dbtest.New(t), release.ChartFetcher{})
 }
 
 func TestImportBundledIsIdempotent(t *testing.T) {
@@ -333,7 +335,7 @@ func TestListSeesImportsFromElsewhere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	web, cli := catalog.New(pool), catalog.New(pool)
+	web, cli := catalog.New(pool, release.ChartFetcher{}), catalog.New(pool, release.ChartFetcher{})
 
 	entries, err := web.List(ctx)
 	require.NoError(t, err)

@@ -67,6 +67,7 @@ type DriverVersion struct {
 	Bundle          []byte
 	CreatedAt       time.Time
 	CreatedBy       pgtype.Text
+	Chart           []byte
 }
 
 type Revision struct {
