@@ -1,8 +1,10 @@
 package release_test
 
 import (
-	"context"
+	"bytes"
+	"crypto/x509"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -40,18 +42,24 @@ func helloWeb(t *testing.T) (*chart.Chart, []byte) {
 	return c, archive
 }
 
-// chartRepository serves an https chart repository: index.yaml listing the
-// chart with a relative URL, and the archive. A slow server answers nothing
-// until the request is given up.
-func chartRepository(t *testing.T, c *chart.Chart, archive []byte, slow bool) *httptest.Server {
+// chartRepository serves an https chart repository: index.yaml at
+// /stable/index.yaml lists hello-web 1.0.0 at chartURL (relative to /stable/
+// or absolute), the archive is at /stable/charts/hello-web-1.0.0.tgz, and each
+// path of redirects answers 302 Found to its target. A slow server answers
+// nothing until the request is given up.
+func chartRepository(t *testing.T, c *chart.Chart, archive []byte, chartURL string, redirects map[string]string, slow bool) *httptest.Server {
 	t.Helper()
 	index := repo.NewIndexFile()
-	require.NoError(t, index.MustAdd(c.Metadata, "charts/hello-web-1.0.0.tgz", "", digest.FromBytes(archive).Encoded()))
+	require.NoError(t, index.MustAdd(c.Metadata, chartURL, "", digest.FromBytes(archive).Encoded()))
 	indexYAML, err := yaml.Marshal(index)
 	require.NoError(t, err)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if slow {
 			<-r.Context().Done()
+			return
+		}
+		if target, ok := redirects[r.URL.Path]; ok {
+			http.Redirect(w, r, target, http.StatusFound)
 			return
 		}
 		switch r.URL.Path {
@@ -65,6 +73,19 @@ func chartRepository(t *testing.T, c *chart.Chart, archive []byte, slow bool) *h
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// helloRepository serves hello-web at its usual place in a chart repository.
+func helloRepository(t *testing.T, c *chart.Chart, archive []byte) *httptest.Server {
+	return chartRepository(t, c, archive, "charts/hello-web-1.0.0.tgz", nil, false)
+}
+
+// trusting is a fetcher that trusts the test servers' certificate, and the
+// allowed hosts that let it reach srv (which listens on loopback).
+func trusting(srv *httptest.Server) (release.ChartFetcher, release.ChartHosts) {
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	return release.ChartFetcher{RootCAs: roots}, release.ChartHosts{srv.Listener.Addr().String()}
 }
 
 // ociRegistry serves the chart as an OCI artifact at charts/hello-web:1.0.0,
@@ -112,72 +133,229 @@ func ociRegistry(t *testing.T, c *chart.Chart, archive []byte) *httptest.Server 
 	return srv
 }
 
-// remoteBundle is a bundle whose chart is at location.
-func remoteBundle(location, name, version string) *drivers.Bundle {
-	d := &drivers.Driver{}
-	d.Metadata.Name = "remote"
-	d.Spec.Helm.Main = drivers.ChartRef{Location: location, Chart: name, Version: version}
-	return &drivers.Bundle{Driver: d}
+// ref names hello-web 1.0.0 at location.
+func ref(location, name string) drivers.ChartRef {
+	return drivers.ChartRef{Location: location, Chart: name, Version: "1.0.0"}
 }
 
-func TestLoadChart(t *testing.T) {
+// sha256Of is data's digest as spec.helm.main.digest writes it.
+func sha256Of(data []byte) string {
+	return digest.FromBytes(data).String()
+}
+
+// requireChart checks that archive is the hello-web chart.
+func requireChart(t *testing.T, hello *chart.Chart, archive []byte) {
+	t.Helper()
+	c, err := loader.LoadArchive(bytes.NewReader(archive))
+	require.NoError(t, err)
+	require.Equal(t, "hello-web", c.Metadata.Name)
+	require.Equal(t, "1.0.0", c.Metadata.Version)
+	require.Equal(t, hello.Values, c.Values)
+	require.Len(t, c.Templates, len(hello.Templates))
+}
+
+// requireRefused checks that err is an error of code whose message contains msg.
+func requireRefused(t *testing.T, err error, code, msg string) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, code, styrmin.ErrorCode(err), "%v", err)
+	require.Contains(t, styrmin.ErrorMessage(err), msg)
+}
+
+func TestFetchChart(t *testing.T) {
 	t.Parallel()
 	hello, archive := helloWeb(t)
-	repoServer := chartRepository(t, hello, archive, false)
-	slowServer := chartRepository(t, hello, archive, true)
+	repoServer := helloRepository(t, hello, archive)
+	slowServer := chartRepository(t, hello, archive, "charts/hello-web-1.0.0.tgz", nil, true)
 	oci := ociRegistry(t, hello, archive)
 	ociHost := strings.TrimPrefix(oci.URL, "https://")
+	repoFetcher, repoHosts := trusting(repoServer)
+	ociFetcher, ociHosts := trusting(oci)
+	slowFetcher, slowHosts := trusting(slowServer)
+	withDigest := func(r drivers.ChartRef, d string) drivers.ChartRef { r.Digest = d; return r }
+	budgeted, timed := repoFetcher, slowFetcher
+	budgeted.MaxBytes, timed.Timeout = 1024, 200*time.Millisecond
 
 	tests := []struct {
-		name   string
-		loader release.ChartLoader
-		bundle *drivers.Bundle
-		code   string // "" for success
-		msg    string
+		name    string
+		fetcher release.ChartFetcher
+		allowed release.ChartHosts
+		ref     drivers.ChartRef
+		code    string // "" for success
+		msg     string
 	}{
-		{"https repository", release.ChartLoader{HTTPClient: repoServer.Client()},
-			remoteBundle(repoServer.URL+"/stable", "hello-web", "1.0.0"), "", ""},
-		{"https repository without that version", release.ChartLoader{HTTPClient: repoServer.Client()},
-			remoteBundle(repoServer.URL+"/stable", "hello-web", "9.9.9"), styrmin.EUNAVAILABLE, "cannot be downloaded"},
-		{"https repository without index", release.ChartLoader{HTTPClient: repoServer.Client()},
-			remoteBundle(repoServer.URL+"/nothing", "hello-web", "1.0.0"), styrmin.EUNAVAILABLE, "cannot be downloaded"},
-		{"download past its byte budget", release.ChartLoader{HTTPClient: repoServer.Client(), MaxBytes: 1024},
-			remoteBundle(repoServer.URL+"/stable", "hello-web", "1.0.0"), styrmin.EINVALID, "is larger than 1 KiB"},
-		{"download past its time", release.ChartLoader{HTTPClient: slowServer.Client(), Timeout: 200 * time.Millisecond},
-			remoteBundle(slowServer.URL+"/stable", "hello-web", "1.0.0"), styrmin.EUNAVAILABLE, "did not download in time"},
-		{"oci registry", release.ChartLoader{HTTPClient: oci.Client()},
-			remoteBundle("oci://"+ociHost+"/charts/hello-web", "", "1.0.0"), "", ""},
-		{"oci registry without that version", release.ChartLoader{HTTPClient: oci.Client()},
-			remoteBundle("oci://"+ociHost+"/charts/hello-web", "", "2.0.0"), styrmin.EUNAVAILABLE, "cannot be downloaded"},
-		{"oci chart of another name", release.ChartLoader{HTTPClient: oci.Client()},
-			remoteBundle("oci://"+ociHost+"/charts/hello-web", "other", "1.0.0"), styrmin.EINVALID, "is hello-web 1.0.0, not other 1.0.0"},
-		{"bundle without its chart", release.ChartLoader{},
-			remoteBundle("./chart", "", "1.0.0"), styrmin.EINVALID, "Driver remote has no chart at ./chart."},
+		{"https repository", repoFetcher, repoHosts, ref(repoServer.URL+"/stable", "hello-web"), "", ""},
+		{"https repository with the chart's digest", repoFetcher, repoHosts, withDigest(ref(repoServer.URL+"/stable", "hello-web"), sha256Of(archive)), "", ""},
+		{"https repository with another digest", repoFetcher, repoHosts, withDigest(ref(repoServer.URL+"/stable", "hello-web"), sha256Of([]byte("other"))),
+			styrmin.EINVALID, "has digest " + sha256Of(archive) + ", not " + sha256Of([]byte("other"))},
+		{"https repository without that version", repoFetcher, repoHosts,
+			drivers.ChartRef{Location: repoServer.URL + "/stable", Chart: "hello-web", Version: "9.9.9"}, styrmin.EUNAVAILABLE, "cannot be downloaded"},
+		{"https repository without index", repoFetcher, repoHosts, ref(repoServer.URL+"/nothing", "hello-web"), styrmin.EUNAVAILABLE, "cannot be downloaded"},
+		{"download past its byte budget", budgeted, repoHosts, ref(repoServer.URL+"/stable", "hello-web"), styrmin.EINVALID, "is larger than 1 KiB"},
+		{"download past its time", timed, slowHosts, ref(slowServer.URL+"/stable", "hello-web"), styrmin.EUNAVAILABLE, "did not download in time"},
+		{"oci registry", ociFetcher, ociHosts, ref("oci://"+ociHost+"/charts/hello-web", ""), "", ""},
+		{"oci registry with the chart's digest", ociFetcher, ociHosts, withDigest(ref("oci://"+ociHost+"/charts/hello-web", ""), sha256Of(archive)), "", ""},
+		{"oci registry without that version", ociFetcher, ociHosts,
+			drivers.ChartRef{Location: "oci://" + ociHost + "/charts/hello-web", Version: "2.0.0"}, styrmin.EUNAVAILABLE, "cannot be downloaded"},
+		{"oci chart of another name", ociFetcher, ociHosts, ref("oci://"+ociHost+"/charts/hello-web", "other"), styrmin.EINVALID, "is hello-web 1.0.0, not other 1.0.0"},
+		{"chart inside the bundle", release.ChartFetcher{}, nil, ref("./chart", ""), styrmin.EINVALID, "is not an oci:// reference or an https:// repository"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := tt.loader.Load(context.Background(), tt.bundle)
+			data, err := tt.fetcher.Fetch(t.Context(), tt.ref, tt.allowed)
 			if tt.code != "" {
-				require.Error(t, err)
-				require.Equal(t, tt.code, styrmin.ErrorCode(err), "%v", err)
-				require.Contains(t, styrmin.ErrorMessage(err), tt.msg)
+				requireRefused(t, err, tt.code, tt.msg)
 				return
 			}
 			require.NoError(t, err)
-			require.Equal(t, "hello-web", c.Metadata.Name)
-			require.Equal(t, "1.0.0", c.Metadata.Version)
-			require.Equal(t, hello.Values, c.Values)
-			require.Len(t, c.Templates, len(hello.Templates))
+			requireChart(t, hello, data)
 		})
 	}
 }
 
-func TestLoadChartGivesTheBundledChart(t *testing.T) {
+// countingListener accepts TCP connections on a loopback port and counts
+// them: the address an attack points a download at.
+type countingListener struct {
+	net.Listener
+	remotes chan string
+}
+
+// listenCounting starts a countingListener, closed when the test ends.
+func listenCounting(t *testing.T) *countingListener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := &countingListener{Listener: ln, remotes: make(chan string, 100)}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			l.remotes <- conn.RemoteAddr().String()
+			conn.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return l
+}
+
+// port is the listener's port.
+func (l *countingListener) port() string {
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// accepted is how many connections the listener accepted before now. It
+// connects once itself and counts what came before that probe, so that a
+// connection whose accept is still under way is counted too.
+func (l *countingListener) accepted(t *testing.T) int {
+	t.Helper()
+	probe, err := net.Dial("tcp", l.Addr().String())
+	require.NoError(t, err)
+	defer probe.Close()
+	for n := 0; ; n++ {
+		select {
+		case remote := <-l.remotes:
+			if remote == probe.LocalAddr().String() {
+				return n
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the probe connection was not accepted")
+		}
+	}
+}
+
+func TestFetchChartRefusesAddressesThatAreNotPublic(t *testing.T) {
 	t.Parallel()
-	b, err := drivers.LoadBundle(t.Context(), os.DirFS(filepath.Join("..", "drivers", "bundled")), "hello-web")
+	hello, archive := helloWeb(t)
+	tests := []struct {
+		name string
+		// chartURL is where the index says the archive is; %s is the counting listener's port.
+		chartURL  string
+		redirects map[string]string
+		msg       string
+	}{
+		{"index pointing at a loopback port", "https://127.0.0.1:%s/hello-web-1.0.0.tgz", nil,
+			"the chart's host 127.0.0.1:%s resolves to a loopback address, which chart downloads do not reach. If the host is trusted, an admin can allow it"},
+		{"index pointing at a name that resolves to loopback", "https://localhost:%s/hello-web-1.0.0.tgz", nil,
+			"the chart's host localhost:%s resolves to a loopback address"},
+		{"index pointing at plain http", "http://127.0.0.1:%s/hello-web-1.0.0.tgz", nil,
+			"it leads to http://127.0.0.1:%s/hello-web-1.0.0.tgz, and charts are downloaded over https only"},
+		{"redirect chain to a loopback port", "hop1", map[string]string{"/stable/hop1": "/stable/hop2", "/stable/hop2": "https://127.0.0.1:%s/hello-web-1.0.0.tgz"},
+			"the chart's host 127.0.0.1:%s resolves to a loopback address"},
+		{"redirect to plain http", "hop1", map[string]string{"/stable/hop1": "http://127.0.0.1:%s/hello-web-1.0.0.tgz"},
+			"it leads to http://127.0.0.1:%s/hello-web-1.0.0.tgz, and charts are downloaded over https only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			target := listenCounting(t)
+			withPort := func(s string) string { return strings.ReplaceAll(s, "%s", target.port()) }
+			redirects := map[string]string{}
+			for from, to := range tt.redirects {
+				redirects[from] = withPort(to)
+			}
+			srv := chartRepository(t, hello, archive, withPort(tt.chartURL), redirects, false)
+			fetcher, allowed := trusting(srv)
+			_, err := fetcher.Fetch(t.Context(), ref(srv.URL+"/stable", "hello-web"), allowed)
+			requireRefused(t, err, styrmin.EINVALID, withPort(tt.msg))
+			require.Zero(t, target.accepted(t), "no connection reaches the attacked address")
+		})
+	}
+}
+
+func TestFetchChartRefusesARepositoryAtAnAddressThatIsNotPublic(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		location string
+		kind     string
+	}{
+		{"https://10.1.2.3/stable", "a private address"},
+		{"https://192.168.0.1:8443/stable", "a private address"},
+		{"https://[fd00::1]/stable", "a private address"},
+		{"https://169.254.169.254/latest", "a link-local address"},
+		{"https://[fe80::1]/stable", "a link-local address"},
+		{"https://100.64.0.1/stable", "a shared (carrier-grade NAT) address"},
+		{"https://0.0.0.0/stable", "an unspecified address"},
+		{"https://[::ffff:127.0.0.1]/stable", "a loopback address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.location, func(t *testing.T) {
+			t.Parallel()
+			_, err := release.ChartFetcher{}.Fetch(t.Context(), ref(tt.location, "hello-web"), nil)
+			requireRefused(t, err, styrmin.EINVALID, "resolves to "+tt.kind+", which chart downloads do not reach")
+			var refused *release.AddressRefused
+			require.ErrorAs(t, err, &refused, "refused before connecting")
+		})
+	}
+}
+
+func TestFetchChartReachesAnAllowedHostAtAnyPortOrTheAllowedOne(t *testing.T) {
+	t.Parallel()
+	hello, archive := helloWeb(t)
+	srv := helloRepository(t, hello, archive)
+	fetcher, _ := trusting(srv)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
 	require.NoError(t, err)
-	c, err := release.ChartLoader{}.Load(context.Background(), b)
+	for _, allowed := range []release.ChartHosts{{"127.0.0.1"}, {"127.0.0.1:" + port}} {
+		data, err := fetcher.Fetch(t.Context(), ref(srv.URL+"/stable", "hello-web"), allowed)
+		require.NoError(t, err, "allowed %v", allowed)
+		requireChart(t, hello, data)
+	}
+	_, err = fetcher.Fetch(t.Context(), ref(srv.URL+"/stable", "hello-web"), release.ChartHosts{"127.0.0.1:1"})
+	requireRefused(t, err, styrmin.EINVALID, "resolves to a loopback address")
+}
+
+func TestParseChartHosts(t *testing.T) {
+	t.Parallel()
+	hosts, err := release.ParseChartHosts([]string{" Charts.Internal. ", "", "charts.internal", "registry.local:5000", "10.0.0.5", "FD00::1", "[fd00::1]:8443"})
 	require.NoError(t, err)
-	require.Same(t, b.Chart, c)
+	require.Equal(t, release.ChartHosts{"charts.internal", "registry.local:5000", "10.0.0.5", "fd00::1", "[fd00::1]:8443"}, hosts,
+		"entries are normalized, blank ones and duplicates left out")
+	for _, bad := range []string{"https://charts.internal", "charts.internal:0", "charts.internal:http", "char ts", "charts.internal/path"} {
+		_, err := release.ParseChartHosts([]string{"ok.example", bad})
+		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), bad)
+		require.Contains(t, styrmin.ErrorFields(err)["hosts"], bad+" is not a host name", bad)
+	}
 }

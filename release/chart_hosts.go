@@ -33,7 +33,7 @@ func ParseChartHosts(entries []string) (ChartHosts, error) {
 		if !ok {
 			return nil, &styrmin.Error{Code: styrmin.EINVALID,
 				Message: "Some chart hosts are not valid.",
-				Fields: map[string]string{"hosts": e + " is not a host name, an IP address or host:port; write one such as charts.internal or charts.internal:8443"}}
+				Fields:  map[string]string{"hosts": e + " is not a host name, an IP address or host:port; write one such as charts.internal or charts.internal:8443"}}
 		}
 		if !slices.Contains(hosts, h) {
 			hosts = append(hosts, h)
