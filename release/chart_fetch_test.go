@@ -2,13 +2,10 @@ package release_test
 
 import (
 	"bytes"
-	"crypto/x509"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,72 +17,17 @@ import (
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/registry"
-	"helm.sh/helm/v3/pkg/repo"
-	"sigs.k8s.io/yaml"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/release/releasetest"
 )
-
-// helloWeb is the bundled hello-web chart, packaged as a .tgz archive.
-func helloWeb(t *testing.T) (*chart.Chart, []byte) {
-	t.Helper()
-	c, err := loader.Load(filepath.Join("..", "drivers", "bundled", "hello-web", "chart"))
-	require.NoError(t, err)
-	file, err := chartutil.Save(c, t.TempDir())
-	require.NoError(t, err)
-	archive, err := os.ReadFile(file)
-	require.NoError(t, err)
-	return c, archive
-}
-
-// chartRepository serves an https chart repository: index.yaml at
-// /stable/index.yaml lists hello-web 1.0.0 at chartURL (relative to /stable/
-// or absolute), the archive is at /stable/charts/hello-web-1.0.0.tgz, and each
-// path of redirects answers 302 Found to its target. A slow server answers
-// nothing until the request is given up.
-func chartRepository(t *testing.T, c *chart.Chart, archive []byte, chartURL string, redirects map[string]string, slow bool) *httptest.Server {
-	t.Helper()
-	index := repo.NewIndexFile()
-	require.NoError(t, index.MustAdd(c.Metadata, chartURL, "", digest.FromBytes(archive).Encoded()))
-	indexYAML, err := yaml.Marshal(index)
-	require.NoError(t, err)
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if slow {
-			<-r.Context().Done()
-			return
-		}
-		if target, ok := redirects[r.URL.Path]; ok {
-			http.Redirect(w, r, target, http.StatusFound)
-			return
-		}
-		switch r.URL.Path {
-		case "/stable/index.yaml":
-			w.Write(indexYAML)
-		case "/stable/charts/hello-web-1.0.0.tgz":
-			w.Write(archive)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // helloRepository serves hello-web at its usual place in a chart repository.
 func helloRepository(t *testing.T, c *chart.Chart, archive []byte) *httptest.Server {
-	return chartRepository(t, c, archive, "charts/hello-web-1.0.0.tgz", nil, false)
-}
-
-// trusting is a fetcher that trusts the test servers' certificate, and the
-// allowed hosts that let it reach srv (which listens on loopback).
-func trusting(srv *httptest.Server) (release.ChartFetcher, release.ChartHosts) {
-	roots := x509.NewCertPool()
-	roots.AddCert(srv.Certificate())
-	return release.ChartFetcher{RootCAs: roots}, release.ChartHosts{srv.Listener.Addr().String()}
+	return releasetest.ChartRepository(t, c, archive, releasetest.HelloWebPath, nil, false)
 }
 
 // ociRegistry serves the chart as an OCI artifact at charts/hello-web:1.0.0,
@@ -164,14 +106,14 @@ func requireRefused(t *testing.T, err error, code, msg string) {
 
 func TestFetchChart(t *testing.T) {
 	t.Parallel()
-	hello, archive := helloWeb(t)
+	hello, archive := releasetest.HelloWeb(t)
 	repoServer := helloRepository(t, hello, archive)
-	slowServer := chartRepository(t, hello, archive, "charts/hello-web-1.0.0.tgz", nil, true)
+	slowServer := releasetest.ChartRepository(t, hello, archive, releasetest.HelloWebPath, nil, true)
 	oci := ociRegistry(t, hello, archive)
 	ociHost := strings.TrimPrefix(oci.URL, "https://")
-	repoFetcher, repoHosts := trusting(repoServer)
-	ociFetcher, ociHosts := trusting(oci)
-	slowFetcher, slowHosts := trusting(slowServer)
+	repoFetcher, repoHosts := releasetest.Trusting(repoServer)
+	ociFetcher, ociHosts := releasetest.Trusting(oci)
+	slowFetcher, slowHosts := releasetest.Trusting(slowServer)
 	withDigest := func(r drivers.ChartRef, d string) drivers.ChartRef { r.Digest = d; return r }
 	budgeted, timed := repoFetcher, slowFetcher
 	budgeted.MaxBytes, timed.Timeout = 1024, 200*time.Millisecond
@@ -268,7 +210,7 @@ func (l *countingListener) accepted(t *testing.T) int {
 
 func TestFetchChartRefusesAddressesThatAreNotPublic(t *testing.T) {
 	t.Parallel()
-	hello, archive := helloWeb(t)
+	hello, archive := releasetest.HelloWeb(t)
 	tests := []struct {
 		name string
 		// chartURL is where the index says the archive is; %s is the counting listener's port.
@@ -296,8 +238,8 @@ func TestFetchChartRefusesAddressesThatAreNotPublic(t *testing.T) {
 			for from, to := range tt.redirects {
 				redirects[from] = withPort(to)
 			}
-			srv := chartRepository(t, hello, archive, withPort(tt.chartURL), redirects, false)
-			fetcher, allowed := trusting(srv)
+			srv := releasetest.ChartRepository(t, hello, archive, withPort(tt.chartURL), redirects, false)
+			fetcher, allowed := releasetest.Trusting(srv)
 			_, err := fetcher.Fetch(t.Context(), ref(srv.URL+"/stable", "hello-web"), allowed)
 			requireRefused(t, err, styrmin.EINVALID, withPort(tt.msg))
 			require.Zero(t, target.accepted(t), "no connection reaches the attacked address")
@@ -333,9 +275,9 @@ func TestFetchChartRefusesARepositoryAtAnAddressThatIsNotPublic(t *testing.T) {
 
 func TestFetchChartReachesAnAllowedHostAtAnyPortOrTheAllowedOne(t *testing.T) {
 	t.Parallel()
-	hello, archive := helloWeb(t)
+	hello, archive := releasetest.HelloWeb(t)
 	srv := helloRepository(t, hello, archive)
-	fetcher, _ := trusting(srv)
+	fetcher, _ := releasetest.Trusting(srv)
 	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
 	require.NoError(t, err)
 	for _, allowed := range []release.ChartHosts{{"127.0.0.1"}, {"127.0.0.1:" + port}} {
