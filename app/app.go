@@ -236,7 +236,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Catalog.ListenOn(notifications)
 	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
 	a.Deps = handlers.Deps{
-		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog,
+		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
 	}
 	a.Handler = handlers.New(a.Deps)
