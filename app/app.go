@@ -117,7 +117,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool), drain: cfg.Drain}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), drain: cfg.Drain}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -236,7 +236,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Catalog.ListenOn(notifications)
 	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
 	a.Deps = handlers.Deps{
-		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog,
+		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
 	}
 	a.Handler = handlers.New(a.Deps)

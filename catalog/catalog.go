@@ -4,14 +4,19 @@
 package catalog
 
 import (
+	"context"
 	"sync"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/release"
 )
 
 // Catalog is the driver catalogue stored in PostgreSQL.
 type Catalog struct {
 	q *db.Queries
+	// charts downloads the remote charts of imported versions.
+	charts ChartFetcher
 
 	// mu guards what the catalogue remembers of its content between calls.
 	mu sync.Mutex
@@ -39,10 +44,19 @@ type listing struct {
 	Listing
 }
 
-// New returns the catalogue stored in the database behind dbtx (a pool).
-func New(dbtx db.DBTX) *Catalog {
-	return &Catalog{q: db.New(dbtx), refs: map[string][]VersionRef{}, specs: newSpecCache(SpecCacheBytes)}
+// New returns the catalogue stored in the database behind dbtx (a pool),
+// which downloads the remote charts of the versions it imports with charts.
+func New(dbtx db.DBTX, charts ChartFetcher) *Catalog {
+	return &Catalog{q: db.New(dbtx), charts: charts, refs: map[string][]VersionRef{}, specs: newSpecCache(SpecCacheBytes)}
 }
+
+// ChartFetcher downloads the remote chart a driver names, reaching addresses
+// that are not public only at the allowed hosts (release.ChartFetcher).
+type ChartFetcher interface {
+	Fetch(ctx context.Context, ref drivers.ChartRef, allowed release.ChartHosts) ([]byte, error)
+}
+
+var _ ChartFetcher = release.ChartFetcher{}
 
 var _ db.Subscriber = (*notifications)(nil)
 

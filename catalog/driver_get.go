@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
@@ -121,7 +123,10 @@ func (c *Catalog) Icon(ctx context.Context, name, version string) (Icon, error) 
 }
 
 // Bundle returns the whole stored bundle of a driver version (chart files,
-// actions and the parsed Driver), as deployments need it. The bundle was
+// actions and the parsed Driver), as deployments need it, with its chart:
+// the bundled one, or the remote one stored at import (never downloaded
+// again). A remote chart that was not stored (a version imported before
+// charts were) is an EUNAVAILABLE error that says to import it again. The bundle was
 // checked when it was imported, so it is not checked again: no Python and no
 // values template run. It is refused when its files no longer match the
 // digest recorded at import (drivers.ErrDigestMismatch). A missing version is
@@ -142,5 +147,26 @@ func (c *Catalog) Bundle(ctx context.Context, name, version string) (*drivers.Bu
 	if err != nil {
 		return nil, fmt.Errorf("catalog: bundle of %s %s: %w", name, version, err)
 	}
+	if b.Driver.Spec.Helm.Main.Remote() {
+		if b.Chart, err = storedChart(b, row.Chart); err != nil {
+			return nil, fmt.Errorf("catalog: bundle of %s %s: %w", name, version, err)
+		}
+	}
 	return b, nil
+}
+
+// storedChart loads the remote chart archive stored with bundle b's version.
+func storedChart(b *drivers.Bundle, archive []byte) (*chart.Chart, error) {
+	ref := b.Driver.Spec.Helm.Main
+	if archive == nil {
+		return nil, styrmin.Errorf(styrmin.EUNAVAILABLE,
+			"Driver %s version %s was imported before Styrmin stored remote charts, so its chart %s %s is not stored. "+
+				"An admin can import the same bundle again: the chart is then downloaded once and stored.",
+			b.Driver.Metadata.Name, b.Driver.Spec.Version, ref.Location, ref.Version)
+	}
+	c, err := loader.LoadArchive(bytes.NewReader(archive))
+	if err != nil {
+		return nil, fmt.Errorf("load stored chart %s: %w", ref.Location, err)
+	}
+	return c, nil
 }

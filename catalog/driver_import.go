@@ -33,39 +33,89 @@ type Imported struct {
 // Import stores one loaded bundle as a driver version. The same name and
 // version with the same content is a no-op (Created false); with other content
 // it is refused with an ECONFLICT error, because a driver version is immutable.
-// by records who or what imported it.
+// A remote chart is downloaded here, once, and stored with the version (see
+// release.ChartFetcher for what a download may reach). by records who or what
+// imported it.
 func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imported, error) {
 	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
-	res := Imported{Name: name, Version: version}
-	digest := b.Digest()
-	params, err := insertParams(b, digest, by)
+	created, err := c.importVersion(ctx, b, by)
 	if err != nil {
-		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+		return Imported{}, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+	}
+	return Imported{Name: name, Version: version, Created: created}, nil
+}
+
+// importVersion stores b's version unless it is stored already, and
+// reports whether it stored it.
+func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by string) (bool, error) {
+	key := db.GetDriverVersionDigestParams{Name: b.Driver.Metadata.Name, Version: b.Driver.Spec.Version}
+	stored, err := c.q.GetDriverVersionDigest(ctx, key)
+	switch {
+	case err == nil:
+		return false, c.importAgain(ctx, b, stored)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return false, err
+	}
+	params, err := c.insertParams(ctx, b, by)
+	if err != nil {
+		return false, err
 	}
 	_, err = c.q.InsertDriverVersion(ctx, params)
 	switch {
 	case err == nil:
-		res.Created = true
 		c.changed()
-		return res, nil
+		return true, nil
 	case !errors.Is(err, pgx.ErrNoRows):
-		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+		return false, err
 	}
-	stored, err := c.q.GetDriverVersionDigest(ctx, db.GetDriverVersionDigestParams{Name: name, Version: version})
-	if err != nil {
-		return res, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
+	// Another import stored the version since it was looked up.
+	if stored, err = c.q.GetDriverVersionDigest(ctx, key); err != nil {
+		return false, err
 	}
-	if stored != digest {
-		return res, styrmin.Errorf(styrmin.ECONFLICT,
+	return false, c.importAgain(ctx, b, stored)
+}
+
+// importAgain checks that b has the content of its stored version, and
+// stores the remote chart of a version imported before charts were stored.
+func (c *Catalog) importAgain(ctx context.Context, b *drivers.Bundle, stored db.GetDriverVersionDigestRow) error {
+	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
+	if stored.Digest != b.Digest() {
+		return styrmin.Errorf(styrmin.ECONFLICT,
 			"Driver %s version %s is already in the catalogue with different content. "+
 				"A driver version never changes once imported: raise spec.version in driver.styrmin.yml and import the bundle again",
 			name, version)
 	}
-	return res, nil
+	if stored.HasChart || !b.Driver.Spec.Helm.Main.Remote() {
+		return nil
+	}
+	chart, err := c.fetchChart(ctx, b.Driver.Spec.Helm.Main)
+	if err != nil {
+		return err
+	}
+	return c.q.SetDriverVersionChart(ctx, db.SetDriverVersionChartParams{Name: name, Version: version, Chart: chart})
 }
 
-// insertParams turns a bundle into the row that stores it.
-func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionParams, error) {
+// fetchChart downloads the remote chart ref names, from the hosts an admin allows.
+func (c *Catalog) fetchChart(ctx context.Context, ref drivers.ChartRef) ([]byte, error) {
+	hosts, err := c.ChartHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.charts.Fetch(ctx, ref, hosts)
+}
+
+// insertParams turns a bundle into the row that stores it, downloading its remote chart.
+func (c *Catalog) insertParams(ctx context.Context, b *drivers.Bundle, by string) (db.InsertDriverVersionParams, error) {
+	p, err := bundleParams(b, by)
+	if err != nil || !b.Driver.Spec.Helm.Main.Remote() {
+		return p, err
+	}
+	p.Chart, err = c.fetchChart(ctx, b.Driver.Spec.Helm.Main)
+	return p, err
+}
+
+// bundleParams turns a bundle's own files into the row that stores them.
+func bundleParams(b *drivers.Bundle, by string) (db.InsertDriverVersionParams, error) {
 	spec, err := SpecJSON(b.Driver)
 	if err != nil {
 		return db.InsertDriverVersionParams{}, err
@@ -90,7 +140,7 @@ func insertParams(b *drivers.Bundle, digest, by string) (db.InsertDriverVersionP
 		Labels:    labelsJSON,
 		Spec:      spec,
 		Readme:    b.Readme,
-		Digest:    digest,
+		Digest:    b.Digest(),
 		Bundle:    archive,
 		CreatedBy: pgtype.Text{String: by, Valid: by != ""},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/release"
 )
 
 // countingDB counts the statements sent to the database.
@@ -54,7 +55,7 @@ func TestListingIsKeptUntilAnImportIsNotified(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	queries := &countingDB{DBTX: pool}
-	web, cli := catalog.New(queries), catalog.New(pool)
+	web, cli := catalog.New(queries, release.ChartFetcher{}), catalog.New(pool, release.ChartFetcher{})
 	l := db.NewListener(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	web.ListenOn(l)
 	var imports notified

@@ -13,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/release"
 )
 
 // specReadsDB counts the reads of a stored driver version (its spec, which
@@ -38,7 +39,7 @@ func TestSpecDecodesEachDigestOnce(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	reads := &specReadsDB{DBTX: pool}
-	cat := catalog.New(reads)
+	cat := catalog.New(reads, release.ChartFetcher{})
 	_, err := cat.ImportFS(ctx, tinyBundle("1.0.0", ""), "tiny", "alice")
 	require.NoError(t, err)
 

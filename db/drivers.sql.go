@@ -13,7 +13,7 @@ import (
 )
 
 const getDriverBundle = `-- name: GetDriverBundle :one
-SELECT bundle, digest FROM driver_versions WHERE name = $1 AND version = $2
+SELECT bundle, digest, chart FROM driver_versions WHERE name = $1 AND version = $2
 `
 
 type GetDriverBundleParams struct {
@@ -24,13 +24,15 @@ type GetDriverBundleParams struct {
 type GetDriverBundleRow struct {
 	Bundle []byte
 	Digest string
+	Chart  []byte
 }
 
-// The whole bundle as a gzip-compressed tar archive, with the digest of its files.
+// The whole bundle as a gzip-compressed tar archive, with the digest of its
+// files and the archive of its remote chart (NULL for a chart in the bundle).
 func (q *Queries) GetDriverBundle(ctx context.Context, arg GetDriverBundleParams) (GetDriverBundleRow, error) {
 	row := q.db.QueryRow(ctx, getDriverBundle, arg.Name, arg.Version)
 	var i GetDriverBundleRow
-	err := row.Scan(&i.Bundle, &i.Digest)
+	err := row.Scan(&i.Bundle, &i.Digest, &i.Chart)
 	return i, err
 }
 
@@ -123,7 +125,8 @@ func (q *Queries) GetDriverVersion(ctx context.Context, arg GetDriverVersionPara
 }
 
 const getDriverVersionDigest = `-- name: GetDriverVersionDigest :one
-SELECT digest FROM driver_versions WHERE name = $1 AND version = $2
+SELECT digest, (chart IS NOT NULL)::boolean AS has_chart
+FROM driver_versions WHERE name = $1 AND version = $2
 `
 
 type GetDriverVersionDigestParams struct {
@@ -131,20 +134,26 @@ type GetDriverVersionDigestParams struct {
 	Version string
 }
 
-func (q *Queries) GetDriverVersionDigest(ctx context.Context, arg GetDriverVersionDigestParams) (string, error) {
+type GetDriverVersionDigestRow struct {
+	Digest   string
+	HasChart bool
+}
+
+// The digest of a stored version's bundle, and whether its remote chart is stored.
+func (q *Queries) GetDriverVersionDigest(ctx context.Context, arg GetDriverVersionDigestParams) (GetDriverVersionDigestRow, error) {
 	row := q.db.QueryRow(ctx, getDriverVersionDigest, arg.Name, arg.Version)
-	var digest string
-	err := row.Scan(&digest)
-	return digest, err
+	var i GetDriverVersionDigestRow
+	err := row.Scan(&i.Digest, &i.HasChart)
+	return i, err
 }
 
 const insertDriverVersion = `-- name: InsertDriverVersion :one
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, created_by
+    readme, digest, bundle, chart, created_by
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7, $8,
-    $9, $10, $11, $12
+    $9, $10, $11, $12, $13
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id
@@ -162,6 +171,7 @@ type InsertDriverVersionParams struct {
 	Readme          string
 	Digest          string
 	Bundle          []byte
+	Chart           []byte
 	CreatedBy       pgtype.Text
 }
 
@@ -180,6 +190,7 @@ func (q *Queries) InsertDriverVersion(ctx context.Context, arg InsertDriverVersi
 		arg.Readme,
 		arg.Digest,
 		arg.Bundle,
+		arg.Chart,
 		arg.CreatedBy,
 	)
 	var id int64
@@ -264,4 +275,21 @@ func (q *Queries) ListDriverVersions(ctx context.Context, name string) ([]ListDr
 		return nil, err
 	}
 	return items, nil
+}
+
+const setDriverVersionChart = `-- name: SetDriverVersionChart :exec
+UPDATE driver_versions SET chart = $1
+WHERE name = $2 AND version = $3 AND chart IS NULL
+`
+
+type SetDriverVersionChartParams struct {
+	Chart   []byte
+	Name    string
+	Version string
+}
+
+// Stores the remote chart of a version imported before charts were stored.
+func (q *Queries) SetDriverVersionChart(ctx context.Context, arg SetDriverVersionChartParams) error {
+	_, err := q.db.Exec(ctx, setDriverVersionChart, arg.Chart, arg.Name, arg.Version)
+	return err
 }

@@ -68,6 +68,7 @@ type DriverVersion struct {
 	Bundle          []byte
 	CreatedAt       time.Time
 	CreatedBy       pgtype.Text
+	Chart           []byte
 }
 
 type Revision struct {

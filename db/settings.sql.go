@@ -53,3 +53,18 @@ func (q *Queries) ReplaceSetting(ctx context.Context, arg ReplaceSettingParams) 
 	}
 	return result.RowsAffected(), nil
 }
+
+const upsertSetting = `-- name: UpsertSetting :exec
+INSERT INTO settings (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = excluded.value
+`
+
+type UpsertSettingParams struct {
+	Name  string
+	Value []byte
+}
+
+func (q *Queries) UpsertSetting(ctx context.Context, arg UpsertSettingParams) error {
+	_, err := q.db.Exec(ctx, upsertSetting, arg.Name, arg.Value)
+	return err
+}

@@ -67,9 +67,7 @@ func helmTwin(b *testing.B, f clusterFixture, twin, title string, first bool) re
 	}
 	bundle, err := f.catalog.Bundle(ctx, "hello-web", "1.0.0")
 	require.NoError(b, err)
-	chart, err := f.cluster.Charts.Load(ctx, bundle)
-	require.NoError(b, err)
 	values, err := release.Values(ctx, bundle.Driver, map[string]any{"site_title": title, "replicas": int64(2), "message": "", "theme": "ocean", "show_version": true, "memory_mib": int64(64)}, "1.27.0", twin, twin)
 	require.NoError(b, err)
-	return release.InstallOptions{Namespace: twin, Name: twin, Chart: chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
+	return release.InstallOptions{Namespace: twin, Name: twin, Chart: bundle.Chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
 }

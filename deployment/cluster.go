@@ -7,11 +7,11 @@ import (
 )
 
 // Cluster is the Kubernetes cluster deployments go to: Helm for releases,
-// client-go for namespaces and workloads, and the loader of drivers' charts.
+// client-go for namespaces and workloads. Drivers' charts come with their
+// bundles from the catalogue (catalog.Catalog.Bundle), never from the network.
 type Cluster struct {
 	Releases *release.Client
 	Kube     *kube.Client
-	Charts   release.ChartLoader
 }
 
 // errNoCluster is what tasks and pages say when no cluster is configured.

@@ -214,15 +214,11 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	chart, err := cluster.Charts.Load(ctx, p.bundle)
-	if err != nil {
-		return nil, err
-	}
 	values, err := release.Values(ctx, p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
 	if err != nil {
 		return nil, err
 	}
-	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Chart: chart, Values: values, DryRun: true})
+	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Chart: p.bundle.Chart, Values: values, DryRun: true})
 	if err != nil {
 		return nil, err
 	}

@@ -99,16 +99,14 @@ func (s *Service) newTaskRun(ctx context.Context, run *executor.Run, inputs any)
 	return &taskRun{s: s, run: run, row: row, cluster: cluster}, nil
 }
 
-// render loads the chart of bundle b and renders the values the deployment
-// gives it, as one step.
+// render takes the chart of bundle b (stored with it) and renders the values
+// the deployment gives it, as one step.
 func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
 	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Timeout: HelmTimeout,
 		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
 	err := j.run.Step(ctx, StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
 		var err error
-		if opts.Chart, err = j.cluster.Charts.Load(ctx, b); err != nil {
-			return err
-		}
+		opts.Chart = b.Chart
 		if opts.Values, err = release.Values(ctx, b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}

@@ -110,6 +110,13 @@ type ChartRef struct {
 	Chart string `yaml:"chart,omitempty"`
 	// Exact chart version. For a chart inside the bundle it must equal the `version` of its Chart.yaml.
 	Version string `yaml:"version" jsonschema:"required"`
+	// SHA-256 digest of a remote chart's archive: `sha256:` followed by the 64 lower-case hex digits
+	// that `sha256sum` prints for the `.tgz` (for an `oci://` chart, the digest of its chart layer).
+	// Optional; when given, an import whose downloaded archive has another digest is refused. A
+	// remote chart is downloaded once, when the driver is imported, and stored with it: deployments
+	// never download it again. A chart inside the bundle takes no `digest` (the bundle's own digest
+	// covers it).
+	Digest string `yaml:"digest,omitempty" jsonschema:"pattern=^sha256:[0-9a-f]{64}$"`
 	// Go text/template that renders the release's values; the output must be a YAML mapping (an
 	// empty output means no values). Data: `.Parameters` (parameter name to typed value),
 	// `.Version` (application version), `.Deployment.Name`, `.Deployment.Namespace`,

@@ -107,6 +107,21 @@ func validateChart(rep *report, p string, c *ChartRef) {
 			rep.add(p+".version", "%q is not an exact chart version; write one version such as 15.5.0, not a range", c.Version)
 		}
 	}
+	validateChartDigest(rep, p+".digest", c)
+}
+
+// chartDigestPattern is the form of spec.helm.main.digest.
+var chartDigestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// validateChartDigest checks the digest of a remote chart; a chart inside the bundle has none.
+func validateChartDigest(rep *report, p string, c *ChartRef) {
+	switch {
+	case c.Digest == "":
+	case chartLocationKind(c.Location) == locationLocal:
+		rep.add(p, "applies to remote charts only; the bundle's own digest covers the chart at %s, so remove digest", c.Location)
+	case !chartDigestPattern.MatchString(c.Digest):
+		rep.add(p, "%q is not a chart digest; write sha256: and the 64 lower-case hex digits that `sha256sum chart.tgz` prints", c.Digest)
+	}
 }
 
 // The kinds of chart location.

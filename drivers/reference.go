@@ -75,7 +75,14 @@ is 1 when there is any problem. Besides the rules above, lint loads the local ch
 loader, checks the icon's type and size, checks that each action's function is a top-level
 function of its module (with Python's ast, so python3 must be installed), and renders the values
 template with each parameter's default (or a placeholder of its type). Remote charts (oci://,
-https://) are checked for form only.
+https://) are checked for form only: lint stays offline.
+
+A remote chart is downloaded once, when the driver is imported, and stored with the driver
+version; deployments use the stored copy and never download it again. The download speaks
+https only (also where a repository's index or a redirect points), stays within a size and a
+time budget, and never connects to a loopback, private, link-local or other non-public address
+unless an admin allowed the chart's host (Settings, Chart hosts). Give ` + "`digest`" + ` to pin the
+archive: an import whose download has another digest is refused.
 `
 
 // writeFieldSections writes one section per mapping type, parents before their children.

@@ -38,11 +38,12 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 	}
 
 	for name, text := range map[string]string{
-		"unknown field":        mustRead(t, "testdata/lint/unknown-fields/"+SpecFile),
-		"enum without choices": withSpec("parameters:\n  - {name: a, type: enum}"),
-		"https without chart":  strings.Replace(baseDriver, "oci://registry.example.com/charts/demo", "https://charts.example.com", 1),
-		"bad hook":             withSpec("actions:\n  - {name: b, hook: later, function: \"actions:b\"}"),
-		"missing spec":         "apiVersion: styrmin.io/v1\nkind: Driver\nmetadata: {name: x}\n",
+		"unknown field":           mustRead(t, "testdata/lint/unknown-fields/"+SpecFile),
+		"enum without choices":    withSpec("parameters:\n  - {name: a, type: enum}"),
+		"https without chart":     strings.Replace(baseDriver, "oci://registry.example.com/charts/demo", "https://charts.example.com", 1),
+		"bad hook":                withSpec("actions:\n  - {name: b, hook: later, function: \"actions:b\"}"),
+		"chart digest not sha256": baseDriver + "      digest: md5:d41d8cd98f00b204e9800998ecf8427e\n",
+		"missing spec":            "apiVersion: styrmin.io/v1\nkind: Driver\nmetadata: {name: x}\n",
 	} {
 		_, err := Parse(t.Context(), "invalid.yml", []byte(text))
 		require.Error(t, err, name)

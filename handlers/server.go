@@ -34,6 +34,9 @@ type Deps struct {
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
 	Drivers DriverCatalog
+	// ChartHosts keeps the hosts remote charts may come from although they
+	// resolve to addresses that are not public (catalog.Catalog).
+	ChartHosts web.ChartHostSettings
 	// Deployments installs, changes and reads deployments and their tasks
 	// (deployment.Service); handlers only ever go through it.
 	Deployments Deployments

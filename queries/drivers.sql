@@ -3,16 +3,23 @@
 -- returns no row in that case (the caller then compares digests).
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, created_by
+    readme, digest, bundle, chart, created_by
 ) VALUES (
     @name, @version, @title, @summary, @labels, @spec, @icon, @icon_content_type,
-    @readme, @digest, @bundle, @created_by
+    @readme, @digest, @bundle, @chart, @created_by
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id;
 
 -- name: GetDriverVersionDigest :one
-SELECT digest FROM driver_versions WHERE name = @name AND version = @version;
+-- The digest of a stored version's bundle, and whether its remote chart is stored.
+SELECT digest, (chart IS NOT NULL)::boolean AS has_chart
+FROM driver_versions WHERE name = @name AND version = @version;
+
+-- name: SetDriverVersionChart :exec
+-- Stores the remote chart of a version imported before charts were stored.
+UPDATE driver_versions SET chart = @chart
+WHERE name = @name AND version = @version AND chart IS NULL;
 
 -- name: GetDriverCatalogueGeneration :one
 -- What identifies the catalogue's content: versions are immutable, so any
@@ -47,5 +54,6 @@ FROM driver_versions
 WHERE name = @name AND version = @version AND icon IS NOT NULL;
 
 -- name: GetDriverBundle :one
--- The whole bundle as a gzip-compressed tar archive, with the digest of its files.
-SELECT bundle, digest FROM driver_versions WHERE name = @name AND version = @version;
+-- The whole bundle as a gzip-compressed tar archive, with the digest of its
+-- files and the archive of its remote chart (NULL for a chart in the bundle).
+SELECT bundle, digest, chart FROM driver_versions WHERE name = @name AND version = @version;

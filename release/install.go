@@ -21,7 +21,7 @@ type InstallOptions struct {
 	Namespace string
 	// Name is the release name.
 	Name string
-	// Chart is the chart to install (see LoadChart).
+	// Chart is the chart to install: the bundle's (see catalog.Catalog.Bundle).
 	Chart *chart.Chart
 	// Values are the release's values; the chart's defaults fill the rest.
 	Values map[string]any

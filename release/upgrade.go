@@ -14,7 +14,7 @@ type UpgradeOptions struct {
 	Namespace string
 	// Name is the release name.
 	Name string
-	// Chart is the chart to upgrade to (see LoadChart).
+	// Chart is the chart to upgrade to: the bundle's (see catalog.Catalog.Bundle).
 	Chart *chart.Chart
 	// Values replace the previous revision's values entirely; the chart's
 	// defaults fill the rest.

@@ -30,7 +30,7 @@ func TestLayoutNavigationFollowsTheRole(t *testing.T) {
 		{"anonymous", nil, nil},
 		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers"}},
 		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers"}},
-		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/users"}},
+		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/users", "/settings"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

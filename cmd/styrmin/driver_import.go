@@ -15,6 +15,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
+	"github.com/styrmin/styrmin/release"
 )
 
 func newDriverImportCmd() *cobra.Command {
@@ -35,7 +36,7 @@ func newDriverImportCmd() *cobra.Command {
 			if _, err := db.Migrate(cmd.Context(), pool); err != nil {
 				return err
 			}
-			return importPaths(cmd.Context(), catalog.New(pool), paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return importPaths(cmd.Context(), catalog.New(pool, release.ChartFetcher{}), paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addDatabaseFlag(cmd, &databaseURL)

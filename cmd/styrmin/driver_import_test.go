@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/drivers/bundled"
+	"github.com/styrmin/styrmin/release"
 )
 
 // runDriverImport runs `styrmin driver import` against databaseURL and returns its output.
@@ -64,10 +65,11 @@ func TestImportDriversAtStart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	c := catalog.New(pool)
+	c := catalog.New(pool, release.ChartFetcher{})
 	dir := t.TempDir()
 	tiny := filepath.Join(dir, "tiny")
-	require.NoError(t, os.Mkdir(tiny, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(tiny, "chart"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tiny, "chart", "Chart.yaml"), []byte("apiVersion: v2\nname: tiny\nversion: 1.0.0\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(tiny, "driver.styrmin.yml"), []byte(`apiVersion: styrmin.io/v1
 kind: Driver
 metadata:
@@ -77,7 +79,7 @@ spec:
   supported_versions: ">=1.0.0"
   helm:
     main:
-      location: oci://registry.example.com/charts/tiny
+      location: ./chart
       version: 1.0.0
 `), 0o644))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -32,7 +32,7 @@ spec:
     description: A driver for the API tests, version %[1]s.
   helm:
     main:
-      location: oci://registry.example.com/charts/sample
+      location: ./chart
       version: 1.0.0
 `
 
@@ -44,6 +44,7 @@ func importSampleVersions(t *testing.T, cat *catalog.Catalog, versions ...string
 		fsys := fstest.MapFS{
 			"sample/driver.styrmin.yml": {Data: fmt.Appendf(nil, apiSampleDriver, v)},
 			"sample/README.md":          {Data: []byte("# Sample " + v)},
+			"sample/chart/Chart.yaml":   {Data: []byte("apiVersion: v2\nname: sample\nversion: 1.0.0\n")},
 		}
 		_, err := cat.ImportFS(context.Background(), fsys, "sample", "test")
 		require.NoError(t, err)

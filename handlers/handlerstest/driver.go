@@ -25,7 +25,7 @@ spec:
       Sample **driver** <script>alert("description")</script>
   helm:
     main:
-      location: oci://registry.example.com/charts/sample
+      location: ./chart
       version: 1.0.0
 `
 
@@ -34,6 +34,7 @@ func SampleFiles(version, icon, readme string) map[string][]byte {
 	return map[string][]byte{
 		"driver.styrmin.yml": fmt.Appendf(nil, sampleDriver, version, icon),
 		"README.md":          []byte(readme),
+		"chart/Chart.yaml":   []byte("apiVersion: v2\nname: sample\nversion: 1.0.0\n"),
 	}
 }
 

@@ -22,7 +22,7 @@ spec:
     title: Hooked
   helm:
     main:
-      location: oci://registry.example.com/charts/hooked
+      location: ./chart
       version: 1.0.0
   parameters:
     - {name: size, type: integer, default: 1}
@@ -52,6 +52,7 @@ func ImportHooked(t *testing.T, d DeployApp) {
 	t.Helper()
 	fsys := fstest.MapFS{
 		"hooked/driver.styrmin.yml": {Data: []byte(hookedDriver)},
+		"hooked/chart/Chart.yaml":   {Data: []byte("apiVersion: v2\nname: hooked\nversion: 1.0.0\n")},
 		"hooked/actions.py":         {Data: []byte("def seed(rows, api_key):\n    pass\n\n\ndef archive(bucket, token):\n    pass\n")},
 	}
 	_, err := d.Catalog.ImportFS(context.Background(), fsys, "hooked", "test")

@@ -22,6 +22,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/drivers/bundled"
+	"github.com/styrmin/styrmin/release"
 )
 
 func TestDriverListShowsEveryBundledDriver(t *testing.T) {
@@ -376,7 +377,7 @@ func TestDriverListKeepsTheGridNotTheUsersParts(t *testing.T) {
 	for name, data := range handlerstest.SampleFiles("1.0.0", "", "") {
 		fsys["sample/"+name] = &fstest.MapFile{Data: data}
 	}
-	_, err := catalog.New(env.Pool).ImportFS(context.Background(), fsys, "sample", "elsewhere")
+	_, err := catalog.New(env.Pool, release.ChartFetcher{}).ImportFS(context.Background(), fsys, "sample", "elsewhere")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		_, doc := env.Get(t, reader, "/drivers", http.StatusOK)
