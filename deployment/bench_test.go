@@ -47,7 +47,7 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 		if i == 0 {
 			_, err = f.cluster.Releases.Install(ctx, opts)
 		} else {
-			_, err = f.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
+			_, err = f.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
 		}
 		require.NoError(b, err)
 		helm += time.Since(start)
@@ -56,6 +56,9 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 	b.ReportMetric(float64(helm.Milliseconds())/float64(b.N), "helm-ms/upgrade")
 	b.ReportMetric(float64(styrmin)/float64(helm), "ratio")
 }
+
+// twinOwner marks the twin release, which no deployment owns.
+var twinOwner = release.Owner{Installation: "bench-helm-twin", Deployment: 1}
 
 // helmTwin is the Helm operation of the twin release: the same chart and
 // values Styrmin renders for Hello Web with that title, with Helm's wait.
@@ -71,5 +74,5 @@ func helmTwin(b *testing.B, f clusterFixture, twin, title string, first bool) re
 	require.NoError(b, err)
 	values, err := release.Values(ctx, bundle.Driver, map[string]any{"site_title": title, "replicas": int64(2), "message": "", "theme": "ocean", "show_version": true, "memory_mib": int64(64)}, "1.27.0", twin, twin)
 	require.NoError(b, err)
-	return release.InstallOptions{Namespace: twin, Name: twin, Chart: chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
+	return release.InstallOptions{Namespace: twin, Name: twin, Owner: twinOwner, Chart: chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
 }

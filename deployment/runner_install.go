@@ -9,7 +9,8 @@ import (
 )
 
 // installRunner installs a deployment: namespace, values, Helm install,
-// then a wait for each component.
+// then a wait for each component. It starts nothing when a release of the
+// deployment's name exists that is not its own.
 type installRunner struct{ s *Service }
 
 // Run installs the deployment as its install task says.
@@ -18,6 +19,9 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
+	}
+	if err := j.checkOwnRelease(ctx); err != nil {
+		return j.fail(ctx, err)
 	}
 	err = run.Step(ctx, StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
 		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace)
