@@ -69,6 +69,14 @@ type DriverVersion struct {
 	CreatedBy       pgtype.Text
 }
 
+type NamespacePolicy struct {
+	ID               bool
+	Allowed          []string
+	CreateNamespaces bool
+	UpdatedBy        string
+	UpdatedAt        time.Time
+}
+
 type Revision struct {
 	DeploymentID  int64
 	Revision      int32

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
@@ -24,7 +25,14 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return j.fail(ctx, err)
 	}
 	err = run.Step(ctx, StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace)
+		policy, why, err := r.s.namespaceRefusal(ctx, j.row.Namespace)
+		if err != nil {
+			return err
+		}
+		if why != "" { // the policy changed since the install was queued
+			return styrmin.Errorf(styrmin.EINVALID, "The namespace policy refuses this install: %s.", why)
+		}
+		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces)
 		if err != nil {
 			return err
 		}
