@@ -385,6 +385,28 @@ type LogLine struct {
 	Message string    `json:"message"`
 }
 
+// NamespacePolicy defines model for NamespacePolicy.
+type NamespacePolicy struct {
+	// Allowed Glob patterns of the namespaces deployments may go into: * any characters, ? one, [a-z] a class.
+	Allowed []string `json:"allowed"`
+
+	// CreateNamespaces Whether an install may create its namespace when it does not exist.
+	CreateNamespaces bool `json:"create_namespaces"`
+
+	// Reserved The reserved namespaces (kube-*, default, Styrmin's own): allowed only by an entry that names one exactly.
+	Reserved  []string  `json:"reserved"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// UpdatedBy The admin who set the policy last; empty before any did.
+	UpdatedBy string `json:"updated_by"`
+}
+
+// NamespacePolicyChange defines model for NamespacePolicyChange.
+type NamespacePolicyChange struct {
+	Allowed          []string `json:"allowed"`
+	CreateNamespaces bool     `json:"create_namespaces"`
+}
+
 // NewAPIToken defines model for NewAPIToken.
 type NewAPIToken struct {
 	// ExpiresAt When the token stops working; none for a token that lasts until revoked.
@@ -733,6 +755,9 @@ type StopDeploymentJSONRequestBody = ComponentsRequest
 // UpgradeDeploymentJSONRequestBody defines body for UpgradeDeployment for application/json ContentType.
 type UpgradeDeploymentJSONRequestBody = UpgradeRequest
 
+// SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
+type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
+
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
@@ -783,6 +808,12 @@ type ServerInterface interface {
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx echo.Context) error
+	// GetNamespacePolicy Where operators may deploy
+	// (GET /namespace-policy)
+	GetNamespacePolicy(ctx echo.Context) error
+	// SetNamespacePolicy Set where operators may deploy
+	// (PUT /namespace-policy)
+	SetNamespacePolicy(ctx echo.Context) error
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx echo.Context, params ListTasksParams) error
@@ -1068,6 +1099,24 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	return err
 }
 
+// GetNamespacePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetNamespacePolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetNamespacePolicy(ctx)
+	return err
+}
+
+// SetNamespacePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) SetNamespacePolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetNamespacePolicy(ctx)
+	return err
+}
+
 // ListTasks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
 	var err error
@@ -1289,6 +1338,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
+	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
 	router.DELETE(options.BaseURL+"/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["revokeToken"]...)
@@ -1856,6 +1907,83 @@ func (response GetMedefaultApplicationProblemPlusJSONResponse) VisitGetMeRespons
 	return err
 }
 
+type GetNamespacePolicyRequestObject struct {
+}
+
+type GetNamespacePolicyResponseObject interface {
+	VisitGetNamespacePolicyResponse(w http.ResponseWriter) error
+}
+
+type GetNamespacePolicy200JSONResponse NamespacePolicy
+
+func (response GetNamespacePolicy200JSONResponse) VisitGetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespacePolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetNamespacePolicydefaultApplicationProblemPlusJSONResponse) VisitGetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetNamespacePolicyRequestObject struct {
+	Body *SetNamespacePolicyJSONRequestBody
+}
+
+type SetNamespacePolicyResponseObject interface {
+	VisitSetNamespacePolicyResponse(w http.ResponseWriter) error
+}
+
+type SetNamespacePolicy200JSONResponse NamespacePolicy
+
+func (response SetNamespacePolicy200JSONResponse) VisitSetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetNamespacePolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetNamespacePolicydefaultApplicationProblemPlusJSONResponse) VisitSetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTasksRequestObject struct {
 	Params ListTasksParams
 }
@@ -2246,6 +2374,12 @@ type StrictServerInterface interface {
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// GetNamespacePolicy Where operators may deploy
+	// (GET /namespace-policy)
+	GetNamespacePolicy(ctx context.Context, request GetNamespacePolicyRequestObject) (GetNamespacePolicyResponseObject, error)
+	// SetNamespacePolicy Set where operators may deploy
+	// (PUT /namespace-policy)
+	SetNamespacePolicy(ctx context.Context, request SetNamespacePolicyRequestObject) (SetNamespacePolicyResponseObject, error)
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -2784,6 +2918,75 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 	return nil
 }
 
+// GetNamespacePolicy operation middleware
+func (sh *strictHandler) GetNamespacePolicy(ctx echo.Context) error {
+	var request GetNamespacePolicyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetNamespacePolicy(ctx.Request().Context(), request.(GetNamespacePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetNamespacePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetNamespacePolicyResponseObject); ok {
+		return validResponse.VisitGetNamespacePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetNamespacePolicy operation middleware
+func (sh *strictHandler) SetNamespacePolicy(ctx echo.Context) error {
+	var request SetNamespacePolicyRequestObject
+
+	var body SetNamespacePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetNamespacePolicy(ctx.Request().Context(), request.(SetNamespacePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetNamespacePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetNamespacePolicyResponseObject); ok {
+		return validResponse.VisitSetNamespacePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTasks operation middleware
 func (sh *strictHandler) ListTasks(ctx echo.Context, params ListTasksParams) error {
 	var request ListTasksRequestObject
@@ -3077,101 +3280,108 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7F1bc9y2kv4rKO5WWaqlR7KPk60j1T4occ6JE2/sleXkIaPSYMieGUQkwACgxnNc+u9b6AZvQ3Au0sjx",
-	"Vu2TRySIS9/Q/XUD/hwlKi+UBGlNdPY5KrjmOVjQ+Nf3pTZKu18pmESLwgolo7PoagFsIuGTvUmwxYSp",
-	"GbMLYIWGO6FKwwo+h1EUR8I1/7MEvYriSPIcorOIvoniyCQLyLnrPuef3oKc20V09vL0NI7sqnAtjdVC",
-	"zqP7+zh6DUWmVjlI+wv28pm6LrhdND3jP3Gk4c9SaEijM6tLaI8T6FeLO9CH7fOtyIXtU+1HtWQ5lysm",
-	"LOSGcSQSW6gsNYxblitjh0iWYY/tUVOY8TKz0dk3p7Ejn8jL3BMvF5L+elETUkgLc9A4uytubt+8Hlit",
-	"SDeudaZ0zi11+O2rKND/vfvcFEoaQBF6r9U0g9z9TJS0IJEwvCgykXBHmJOCWvzHH8ZR6XNrtH/XMIvO",
-	"on87aWT0hN6ak6pfHLFL5wvJQGulY8YNu/zH9+zvr775T+aHYSlYLjIzijwpLpIECusWOzjD/WbW6TQw",
-	"Pac8yYLLObAlN+zPEkpI3VQ5s9zcOhFYAE+9Cr5VNImwEroPnhn28fLtKNokkzgNP0H3/uL9myt1C9hr",
-	"oVUB2griV6KBW0hvuO3wO+UWnluBqrDWeRzBp0JoMJu+kWWW8WkGlUj1+hDpTvIVRxk39qY0m6e4dTjp",
-	"Fb73ojSgB17etzXjd1IVbx3qr+I2Aa/rgdX0D0is6/8icey7hD9LMLZP/kKrvCBTzNNUuLY8e99qQuvp",
-	"SwLHfp8ZRj2wO56VYNh0VT1w04uZmw8KW23oq5ZcwzlTubAWUv+NYZbfgjPsQjNvcEZRb1H3gWV+X+nF",
-	"B8st9Nepgaervky/FXfA3DshwZiYwWg+Yi9PXp4zyAu7YssFSNxokqw0bvKJKrOUSWXZlD4chQTUWFUU",
-	"pOL+3VSpDLjsMbVqeb1pTWaQfd3NtLu2+nNkhTlnUklgOXBpGM8yNP1uYwiKpX/AtearAYqT3LU1m2fZ",
-	"u1l09vtme1V/cR+vL8dWPfXlzUCiwcbMLNTSsUQYpmQCZ8zY4mY0CrBhjdLUd5/O17jZZ2BhFyXZskXk",
-	"hf0VxTtMs8ap2J1czTcfyjznehWgm5fOG9yG+vT7bbFCIc6ctBunIH05jknWhW1eBUW7K3Fhm7F5QWuq",
-	"GqKTyPkcbkw5NVbY0g0QkO93pJmZSnhW66eS2YodpSoxJ/jiuX8xytPjM2yPfRtmF9wyXcqxFNJY4Gnl",
-	"UiqJb4GlNeGdlVOpYZoEJGbAkwVLhbFCJnYs2xNFqYwZlyl24j+BtDNuwqUjvS5xCRpGY3kxNU5VXQfu",
-	"UbUgMxrLtqJuIuwbN8KH1lz6ihyvOdz72Xyp5HPSw545D5hpp353woSZ57r7EbKc1W1iJmEJxrKZ0N4x",
-	"3WXRl/770FpprubGgN1kVJrFePYs+B0wTitjRxLuQCMz8cHxnoazbYNaxO/OrqNXbcIN2atKNN/zeWC3",
-	"q6e3EwlDFqZHy1b0tYOrgsN2P7reaA+rkXtL4UVxcwfaeJe0R+9paQL7+gV6qj7W6SpzS1LrTTl+kBta",
-	"fTNdBWeW4qbyOLcxxWgx3D2+2kgbdF0dIXYJIVq8H3RW0ZEoeBJ+63aWMqwVZZHuSd41ifLObjOBmjY9",
-	"SsQdmamn5UWlw7YO3zuzDEprzYyuiA6SyzRC3bcTwmbhr/zMB4xm9XaDudzPJnnK0nyaObfmMUyLg1gf",
-	"7OmLW57OqL0lZHwK2UYPZ4jIzRBPIxZhqfCy4NsEHbdhsapxoqoJRTzc8kzNS48YjaIguBOQpEbz+jLl",
-	"6bqTcP3aLPjxkME2Wy3m3vPfPXJ3XvMQhwtI9nevCq4NpIzM2cjYlc6FHK3yzDu01QtUnNEfRklGnUzB",
-	"MGGPgz7Y8P6wjXueJms2smM9PQn8gkOs7PukfXOReyvSpwi+YtNSZOgZ9939yos3zHvxPoSviIetTwpl",
-	"7FyDOXvxzTnj5GhjtIMRcarANA57oqTlQjoPnJx0Y7kOh0K1b79p8tyFDlUYYBAiXGphLUg/1WZy345e",
-	"hccpQ1r7W2vpNFbMlsIumLCm0mR29Bqmgkv2ngb58D9v2YtvRi9eHcdMabZcrFyctxByjlTYHkQ3S/bT",
-	"CvJcGsuzbDCcXnPpust6TbCPYVaR44ZCXy3omQngQodylypN77OyEwq6ZiguPn7JgBvAp8E5dXymzWsd",
-	"7KMbtG3EIKqWFQwRPxi9aPN92NdCooWk4K2avxUy4B7sY7YzuIMsyKwcjPF2Y7PIUhfNB3E04N79Asth",
-	"mLoLOa9rogcJEWJixqrCsKXSt0LOPeo2U5px/x5tlnPNDSulFZkLgdUtIJL4OHC5ldV64RMz9d87OdgD",
-	"ZPloQm5vwY1ZKh2wfheWOaWw7MVLliy45gkiGUHbpsjd2RjiuzZ7QeUteBwHiJvJhpZYK833mCYJeBz1",
-	"c5Bl7kbgaUpGEHJ1h7+ojftVyur3dWDFM63y/RwNAgr6ZP6H0h7BMDFz3dImphjXQPj1GeFhPvtjIctM",
-	"OPwddjut2tl1qNw9T6164n7N2NdG8nvjs5fj9H49rzBd+dQDJz+2tp3PDGYjmOErc8Y4o8XEjI+lLPMp",
-	"aNwT3Rju3xnPDIzYBfNUaiFelt+CIcr61mOJzc8JQLQL0IbxzKh2PoPQJEy71SPTDJ3SjyVuwOwX1RuI",
-	"s0wY6+bEJSOqkbvCJSvlrVRLSXuSMGOpYVYaSEfsnc+sHCnNnAE57qBcvTSLc68E7dtj6Tq/BSg6M1eS",
-	"lcVc8xTOcSK+f6V9qsRjae47542asVz/jqDMPvubjO16ciMd2I8R52buvWfxHAwrDW6elYYmSs4ykVjM",
-	"cFtnDzL8ecczyqQpezNTpUzJ7E5FmoJE7eWlXSgt/oXKbBdaWZt5xeZ3XJAtDqk2pXoHXLUlep1ayTky",
-	"b+meWcVS1ZLUOUknE2H3ZiYgS/eLSvsWw1OACVmUTpCY3xhZAZrhCOyoEUEaEi3KBJ+OxuXp6d8SJ3D4",
-	"CyZxlfHzbSf0p29IeUJq2v82HLP0gKRWOra2VAE0Fz97ZtgCE3qkYD5sIImpqkQGgvc+ivjx8o3TLecg",
-	"U7kJ5fTRjhzxqSrt2TTj8hY3+CLjQrIfr67e03DmeIeslHvbipQrrMqLUkxKcB1Wm8pfC/hYiR3ychdK",
-	"3faXWmh47tXUqbQLSqq/B73aLZtVf5cJ4vC/LQATHrxG40maltywubgDue+OdVeRJACeVTbYwifLjjgN",
-	"wJSEmEFmoGJyXtgm0jiuksHkxNEst3PWs8ATPF7fJGmWrT3SEWcLnzeq/qYts9fp2h7aSeGrGXNT9hl+",
-	"E7sdlX7TNmOdu9tK8gdV+BKMKnUCr8Vsto8/1XhRjWe12Z9K/QjrqltKMROQMve+yu3lXIoZZvA+kKz5",
-	"JWtInY8aTubfCpnu57BtgsnXpAQ7r4Wj9pxwUddBuvp0196Jkg59HhYg69bgfcv8lPB/PXLbRG6G/beA",
-	"+Zc+8KgEUANPnzufLoojR1ZusWSQp7mQQbm7VFk25cntIMzRptaWErngUkOz/mCh2GTt+9s9J2U2FooY",
-	"oSFqHIZPfMbqDzUN208XtTKQKaTsJzWlSNa2i4HgEySlhZtE5TmXqbOh2CWbwkxpYIgeut3UzcQ5rke0",
-	"0Y1aQxv0dw2DO9ArZ5uPByZbOVu7Bws/uC4J76rNvaMM05AonXYMQEN0XPCj0ngDdRnEnxkXGaRtNnVJ",
-	"SqWFG03UzsVsg5wldraGJVavs1PzsOT8oaY3Yd+3FptMSNpcMOShNf+kps8MU6UtSrcdU00qe3l6Sq1j",
-	"9u0r9rP47njL8qvRb/CrsHWqrHh3dkj0GYVW9dIdE4LjZGpuQltNzTpHNzWvJt+e806psAoyCyTBhuGu",
-	"OMqDcVJP+aeZSm6d6CvNpmDsc5jN1AC0XSgj7CZLr/dNwGzYHSw3t2a43tRQtRfqqR+ZHWVC3kJK7493",
-	"JvAVN7ch6g45k6EKzJo0cbV595z3BmpsUcqLT7XckHW/8qn6rnUfSFk9JAuWdurP+mbKGbqw6/54G7iz",
-	"jcLAdE8UiCJsbhg3t5BSIkSVtgopNtQoVXZhm9j87Np1FbGfRbVeZGmPrHMsws1NWDOE7YO0N068b8RA",
-	"KqnWYtpyKy1AvcDx7EKrcr5gnBVa5MKKOxefspaWHHfg5Yr6A1xrcQPLxW/a9iBkZnxRuRsoZosqn0za",
-	"65Ze7f8dYKM1igaDhwuCyElN1UKrtEyc+juT3Q1SCKqifgwiLD0T0V3sbnZsq1g3dm1rgQ21xG+g2L1A",
-	"An2+bVUcaJpa6l0bp4BR8goWR/0KGLIA1QyHbFT7CMNaAe+OxUYYFOhs4yGDi/dvqoMGWzAU1yH1NzTj",
-	"n72WV96+hzoxTECQgzIF6NBHVL9dWe+o8otdNECOdigccKMcohxmaIt6kiqYlli2iEPKTBle6bqPI1Mm",
-	"CQDJBvluTnK4TCAbCMvbJWVPuaXtvK3sa+j3V+yQSq5r4brKhbjykUTyYfnzHyjvg6UMpdZUUwwbsuUH",
-	"6eovSVAPE+5OwHJ/hITQl91VdT1tGNDaHUCVVK9udCm31e5jsUGqV1g0Tip4zkyZLDAN5JFbYViVAIoG",
-	"Uo8326iAjXaYd4trA3u2n9Uz09mq2VJkGa7COWl18qA+OLSzM98GwAOk1x6B3J2fHcxy24YbIlMAk+qR",
-	"fB2mqoSuPeGgUQjm4B8UBAjjPJoBR39ne/o0mXs0mv30fT3n7cbTDKfxN6+8Xc/wiDqF+9B5NQNJqYVd",
-	"fXBN/R4IXIO+Cp94umAFaOMiH3SDsHAkZhN/1mlSH77EJWBHDY8W1hZ0DlTImQqY9QYEc1r6gUrlfBLV",
-	"pyN/+vDulxG7KO0CpBUJt0C1Zbwzr7GkipYjz5Mq2TaO6kmbcUR5TRcKuR4mvjTPF8PQl5Pjs7GcXPi8",
-	"K54/PWPf4bpYvWZ24b/hiTVNqZsTlmeGOQadjWUN4+Jzg0ebCEn0sN8n57p248KYVYAvZe3HPt/QKvsy",
-	"MUMk2Kf1cy7dmnCIEaMjln697GhiLMcZH+N0koUvFajRtSZGwypuOl0i0OEdjeVY/oDJQ8q5Dh1cnrCj",
-	"6qTx8TmbJCqFiTP/iGjyHMZyMEfO3iK86rov+FxIx7kz5qQfG66fsx9jARPykBs2qV5YxeZAdt59gDUB",
-	"lCbrdgCSTmCMZSaMdUysqlHq+sX6KDLj0iwd1yYvT1+yKsqYEK+rKJDKExznP16+PWeFyjI2+ecPV+wE",
-	"I72TzyK9n/jKqgnGM0QYXVYFCAT2RJXgX7x/06p7PYteOH1XBUheiOgs+tvodPQ3rCCyC1Tck5ZYuL/n",
-	"lNUkGRJKvknxYKmxr1vtui7SwJG/psmJvwnhPt7akg7/u4ahg/xCJlmZwo3H18NH+rF4pZ9kvb9eO1v/",
-	"8vT0YKfW144whY7Ve8Mxa+vhiGAsP/HwEPWcW4f2W1X3axWdJqZzkXjury4ewiRnlbxwrxC4mxsshmzx",
-	"9TqOPj33Ju05bRKtVBIhqQHx8CWyr9sBu6+t/U7RQeWDUHmtFPe+u916GGSNxy+307V75cCjGeJnyfha",
-	"tS9ZBglL1kE2duVDncZzo7W19uSzY/I96QCG9j0G0YngDn/2U+C1+0NIlw7P4O7J5fv+fRh/BT8/So+v",
-	"rB29Q1iOKE71T5UJ9v7Dg3gbhw3wP8EemntPbgmHbu9oH158PHcu2hyp3ahWdeCRLyolv8WpSnocs2YE",
-	"ZGNzRPVBhjGskSc+Rjz5TD9QRcMW9LKUF1WFzeN4GwcvpqnLd3a/iOeJVLx7g8dXouKXpWTc+cElzyq3",
-	"1ud2O4clvEFvxMyjBoez4ic1bjssK77F12/O14tKvtIN202TuXlitblkwHUmQNdGofHY6wIrqq/AXLs4",
-	"5CZ+QiD9IO8/uNdfP+P7d718JYqO9GP+mpr2JlCzWAMuGqO8FVvw9LDcVcUm5qri/3n7CN6qos3SI5Pw",
-	"rDoYsFT6NlM8xdNp/wKtsAonh3wK2mNHmHAl5h+S51VKrsX2NYQZgSQPnP+XM4qT+hyjx1MpbUF4QoWL",
-	"aMwLEBhRIeZUc79QS9Oueved1IdCq7rRupiUIx4/lh6Qj6tzOHXNz/GI/eZrEEQHDXeTSRaQYGq6BmuW",
-	"fIWDUertvLqLx3QQf1MvUjTXuNEMx7JZKmevTv/elKpjwQBfGbZcrAgA6eqQT5ocUI0GoAjPrwdAEIdX",
-	"ybUU207b7OnhR8c81YDT76UVhc1LAXr/f0lA52UXd3u6n8g7dkqzFh2qwB0rXzzO17nz5oE2AsfaArb5",
-	"Nl8CaFuzRkqTkcyqYkJBlfImZog1mpgRKYU3KXQLwtDdm3/udVPpk0amzSUfm/E5on1cwWcHA+lIxuqb",
-	"KGKmJDCQVq/wtNJ6cNG9BaMtbl44dglKqWkLIhqEF6oz0Xtay+YC2C/AvEFIge6SOAycsMaG8BU1h2DH",
-	"SdX1yWf/awcO/VqLw8MZFcYIGkHbEyR4UpZX693I+eaqmMdLwDtZX0tUbVdrQf/QxSYPkwnKIw8x/b/p",
-	"9uSn2rrNsE4lPMsOo1Out9L4W+co6TmFTMm522daRMME5C4kq0us58Gr8FTxHK9J8BWbauYPXzTb9Dnr",
-	"VJM6PzMTeK9hKVOa6FgOlKkKy47cttfP0rlZGnSQlToOOaduZ7/CuX/5ff1dlbWtidJFt/wj4W8EOWpn",
-	"i3BBjmb4Sqo25IoJ3wVPHQ1fnb4acgM6KY8Nt3+Hne264Gz3O6SbMrZwl1Up284dUiXdk1q8uupyo3+C",
-	"DDyIXrqOuttaXAMhQjMqm230sy7130k/USk2mbYrKnTdTxH89etPzoYhq0h3jB/Cz0DDU28qSOu4VRqf",
-	"qbmJ/cnrmA40YdC8Xgv+OP6cUNXrMCb1Pb7/P8sqxmfWbzw+8D4E84go6wcFXPDoRmS+0Bjde6sQbWTc",
-	"ep/+k0X+7sS2btxIFTkbw8YratLjVO80sS9JO6ekmC8GyjkFPMyoHDA2yczgf0Phuoie0jV8TNl561Lu",
-	"LQcNsLd+5d2ARCF5uxbzvK55QpPpj9MfxmkiF8wfHqgKslrMcuJGx/1WSsIzj2JPHGsmx20JI7F4YHUH",
-	"XY1O9Hwa/Kp9V9VO4NWLw6HZa/e+D3BewtJ7ro3FPhiraQ6My4bPyFZbi8B5a0TnaAl/Z7yHSf1B7/3Y",
-	"3ZiUeqceKh+5xCu9KglYsy1P8d+g9G3Hq76ff1ldNHaADCB2hQbbO8a16gXUjm44q7Xu+EGkp2BnkzH/",
-	"aAgB/MusKEWHB7WguOqDImsXWUa97hRI0gUIW0zdR9ransjSNTH3l7Nym+J8Z9ocwQ5pyZj3DnZmSK0R",
-	"tS0quE0WfQ59xHswPIe+lCV6goxNU9f/pbM1G0QBQZrGY6aUx0HkgpInvF3eHjN/gAEvXZP4yy4gR0fa",
-	"UDG20Kw+x7CPNLXOKKBkdE4n/H7tuGpA31WCg2c3oxNeiJO7Fxiw+KE+N9k+wvPu4899RKPzmLz51gOa",
-	"bbsF7RH31/f/GwAA//8=",
+	"7H1tc9s4kvBf6dLzVMXeY2Qnm9mrtevqyjuZ3c1ubibnJDsfxikbIiEJYwrgAKAVTcr//QrdAAmKoF5s",
+	"OTNXdZ8siyDQ6Df0G1pfRrlaVEpyac3o7MuoYpotuOUa//u21kZp96ngJteiskLJ0dnow5zDjeSf7XWO",
+	"I25ATcHOOVSa3wlVG6jYjI9H2Ui44b/UXK9G2UiyBR+djeidUTYy+ZwvmJt+wT6/5XJm56Ozl6en2ciu",
+	"KjfSWC3kbHR/n41e86pUqwWX9nuc5QtNXTE7b2fGP9lI819qoXkxOrO65vE6iXm1uOP6sHO+FQth+1j7",
+	"u1rCgskVCMsXBhgiCeaqLAwwCwtl7BDKSpwxXrXgU1aXdnT2zWnm0CcW9cIjbyEk/feiQaSQls+4Rug+",
+	"MHP75vXAbkWxca9TpRfM0oR/ejVKzH/vXjeVkoYjC73TalLyhfuYK2m5RMSwqipFzhxiTioa8W8/G4el",
+	"L9Fq/1/z6ehs9P9OWh49oafmJMyLK3bxfCGBa610BszA5V+/hT+/+ubfwS8DBbdMlGY88qi4yHNeWbfZ",
+	"QQj3g6wzaQI8Jzz5nMkZhyUz8EvNa144UBlYZm4dC8w5K7wIvlUERFoI3QvPDHy8fDsebeJJBMMD6J5f",
+	"vHvzQd1ynLXSquLaCqJXrjmzvLhmtkPvgln+3AoUhbXJsxH/XAnNzaZ3ZF2WbFLywFK9OUSxE39lo5IZ",
+	"e12bzSBuXU56ge89qA3XAw/vY8n4iUTFa4fmrSxG4KdmYTX5mefWzX+RO/Jd8l9qbmwf/ZVWi4pUMSsK",
+	"4cay8l00hPbT5wSG8z4zQDPAHStrbmCyCl848DJw8CCzNYo+jGSan4NaCGt54d8xYNktd4pdaPAKZzzq",
+	"beo+sc1vg1y8t8zy/j41Z8Wqz9NvxR0H90xIbkwGfDwbw8uTl+fAF5VdwXLOJR40eVkbB3yu6rIAqSxM",
+	"6MVxikGNVVVFIu6fTZQqOZM9ooaRnzbtyQySr3uYdvfWvI6kMOcgleSw4EwaYGWJqt8dDEm29F8wrdlq",
+	"AOPEd7Fks7L8YTo6+2mzvmreuM/Wt2PDTH1+MzzX3GZg5mrpSCIMKJnzMzC2uh6PE2RYwzTN3cfzJzzs",
+	"S275LkKy5YhYVPZfyN5pnLVGxe7oat95Xy8WTK8SePPceY3HUB9/P85XyMSl43bjBKTPxxnxurDtoyRr",
+	"dzkurTM2b2hNVFN4Egs249emnhgrbO0WSPD3DySZpcpZ2cinkuUKjgqVmxN88Nw/GC+K4zMcj3MbsHNm",
+	"QdfySgppLGdFMCmVxKccigbxTsupwoAmBsmAs3wOhTBWyNxeyRhQ5MoMmCxwEv8KLzrr5kw61Osat6D5",
+	"+EpeTIwTVTeB+ypsyIyvZCyomxD7xq3wPoKlL8jZmsG9n86XSj4nOeyp84SaduJ3J0yaeG66v/NyAc2Y",
+	"DCRfcmNhKrQ3THfZ9KV/P7VXgtVcG243KZV2M548c3bHgdHO4EjyO66RmPjF8Z6KM9ZBEfK70HXkKkbc",
+	"kL4KrPmOzRKnXQPeTihMaZgeLiPvawdTBZftvvRpoz4MK/e2wqrq+o5r403SHr4ntUmc6xdoqXpfpyvM",
+	"Eac2h3L2IDM0vDNZJSEr8FB5nNlYoLeYnh4fbcQNmq4OEbu4EBHtB41VNCQqlqefupOlTktFXRV7oneN",
+	"o7yx2wLQ4KaHiazDMw1YnlU6ZOvQvQNlklsbYnRZdBBdpmXqvp4Qtky/5SEfUJrh6QZ1uZ9O8pgleFqY",
+	"IziGcXEQ7YMzfXXN01m1t4WSTXi50cIZQnK7xNOwRZorPC/4MUnDbZitmjhRGEIeD7OsVLPaR4zGo2Rw",
+	"J8FJreT1ecrjdSfm+le74ceHDLbpajHzlv/unruzmocoXPF8f/OqYtrwAkidjY1d6YWQ49Wi9AZteICC",
+	"M/7ZKAk0yYQbEPY4aYMNnw/bqOdxsqYjO9rTo8BvOEXKvk3aVxcLr0X6GMFHMKlFiZZx39wPVrwBb8V7",
+	"Fz4gD0efVMrYmebm7MU358DI0EZvBz3iQnHTGuy5kpYJ6SxwMtKNZTrtCjW2/SbgmXMdghtgMES41MJa",
+	"Lj2oLXB/Gr9Kr1OnpPbHaOu0VgZLYecgrAmSDEev+UQwCe9okff//RZefDN+8eo4A6VhOV85P28u5Ayx",
+	"sN2JbrfswUrSXBrLynLQnV4z6brbek1hHwNWkeGGTB829Mwk4kKHMpeCpPdJ2XEF3TBkF++/lJwZjt8m",
+	"YerYTJv3OjhH12nbGIMII0MYIntw9CKm+7CthUhLccFbNXsrZMI82Edtl/yOl0liLbgxXm9sZlmaon0h",
+	"Gw2Yd98HQr1TpchTrkhZqmVK2v9WqglUzFqupQlxhIbuJmIfAwu2gpkCIa06gz+AO3bzOdMsd9TN4D9B",
+	"SZ7BT+z5r5+AQV4yY/Yx7oKCvm6XT6kOjjEGJlFtsrJEsOhN1B/N201UyOkHjBfxz8IMOFGaG67vhvRh",
+	"eBpj5ui2nvDnf8iCVGfwnjT3MwNqKY/PwCOdAjuTlYOZS6tXpPpxKocy4J9ZbsvVfrja3y1p35ms0ttk",
+	"xUJIWM4VGG4pSYn8BM4bC3HlCZ8qzZH6hSi2693AeinyRnjvQLfVn1lj+G8xR7SR7R/JhVti4Zs2mYSf",
+	"L4fzSt0cUY//yZjAmDAYqyoDS6VvhZz5MPlUaWD+OXKao56BWlpRguZ36pYj2R6XDYrS0C98JrX5fyeP",
+	"eAAtH03KT62YMUulE+J5YcGdYhZevIy0UdoYUeSfbIzJuTF75baifBYukLXAprbYnHJDPJs333NZL5C5",
+	"ioKsFr5QJCo0BoVGhs+fEjuearXYzzOgyF4fzX9V2occTQZuWrI6FTDNSTGckZ7z6VrLy9KkVe2wn2jV",
+	"zrZ+8M88thrA/Z5xro3o99bCXp7Ou/VE4GTlc4WMHM/G2HlmMH0Ihq3MGTCgzWTArqSsFxOu0Yh1a7i/",
+	"U1YaPoYL8FiKQtSW3eIpUa7C6CuJw88p4u8OQwOsNCpOQFL4F/PkzcoEoRP6K4kWM3yvegsxKIWxDiYm",
+	"gbBG/gWTUMtbqZaSjEhhrqTm09rwYgw/+FTokdLgFMhxJyzdy4s6f8gf3lfSTX7LedWBXEmoq5lmBT9H",
+	"QPz8SvszyAe/3XvOfTRXcv09yj30yd+WWKxnI4sBAxoTU+CeexLPuIHaoLUbJDRXclqK3GJJijOlWIkf",
+	"71hJqW9lr6eqlgWp3YkoCi5Rellt50qLX1GY7Vwra0sv2OyOCdLFKdGm2owB32qJbqJWcobEW7rvrIJC",
+	"RZw6I+4EkfZHpoKXxX5hpL7G8BgAIavaMRJ4SxYqrgFXgKOWBWlJ1Cg3+O34qj49/WPuGA4/8ZsspOj9",
+	"2Bv61w+kxD4N7b+bDjL0Ir9R/USjqRLpF3ztmYE5ZuBJwLyfTxwTyroG7I1+2P/j5RsnW86jpfowKsJB",
+	"PXLEJqq2Z5OSyVs84KuSCQl///DhHS1njndII7unUWgrBJc9K2UkBJ/SYhMcrISRldsht3Su1G1/q5Xm",
+	"z72YOpGulLHh/0E3dMth1T9lkomzxnto0mfETUtmYCbuuNz3xLoLKElEu4MOtvyzhSNGC5CPxEvDA5EX",
+	"lW1DA8fByiYjjqDcwcYmEniEZ+uHJEEZnZEOOVvovFH0Nx2ZvUnXztBOzY2aggPZl+SYDN0k/EzHjHXm",
+	"blSVkxThS25UrXP+Wkyn+9hTrRXVWlab7anCr7AuurUUU8ELcM+DE71gUkwx5f6eeM1vWfPC2ajp6ptb",
+	"IYv9DLZNea01LsHJG+ZoLCfc1KckXn1+eu/MZgc/D4to6WjxvmZ+ynxds3KsIjfn6bZ4q5fe8QgMqDkr",
+	"njubbpSNHFqZxRpfdL+TfHepynLC8tvBuGSMrS01rcmtpqB+b3m1Sdv3j3tGwmwsrzKMxdDgdLzTp5h/",
+	"VpO0/nReK3BZ8AL+oSbkydq4eo9/5nlt+XWuFgsmC6dDccoQoUBP3J2mDhJnuB7RQTeOljZo7xrgd1yv",
+	"nG4+HgA2GFu7OwvfuSkpQN2oe4cZ0DxXuugogBbpuOFH5d0HCqmIPlMmSl7EZOqilGqBN6qonatPBylL",
+	"5IyWJVKvk1OzNOf8rCbXadu3YZtSSN5EM/2e/6Emzwyo2la1O46piBxenp7S6Az+9Ar+Kf5yvGX7YfVr",
+	"fCutnYIW70KHSJ+Sa9Vs3REhuU6pZiZ11DSkc3hTswB8DPNOuesQ404EwIbj09lokfSTesI/KVV+61hf",
+	"aZhwY5/z6VQN5KIqZYTdpOn1vnHODaeDZebWDBeIGyrPRDn1K8NRKeQtL+j58c4I/sDMbQq7Q8ZkqmS6",
+	"QU0WDu+e8d7mBiJMefYJ201p9w++tqar3QdyzA9JWxedgtG+mnKKLm26P14H7qyj0DHdMwpEHjYzwMwt",
+	"LyhzqWobXIoNRYVBL2xjm3+6cV1B7Jc9WM+ydEY2SVHhYBPWDCXjuLTXjr2vxUCuo5FiOnKDFKBc4Hp2",
+	"rlU9mwODSouFsOLO+acQSclxJ7wcsD9AtYgaeL/jOtYHKTXjb4G4hTKYhwIQkl639XD+dwIb0SqaG7wN",
+	"lIycNFittCrq3Im/U9ldJ4VCVTSPwQhLT0V0N7ubHtvK1q1e21oRRyPxHV7tXtGENt+2sitUTZF4N8op",
+	"oZS8gGWjfskaaYAA4ZCOiu8crVXc71gdiE6BLjfeCrp49ybcDNoSQ3ET0nxDEP/TS3mw9n2oE90EDHJQ",
+	"pgAN+hFduAjaexTsYucNkKGdcgfcKoeoXxs6op6kbC1iywg5JMxUkiHd9NnI1HnOOfEG2W6Oc5jMeTng",
+	"lsc1oE95pO18rOyr6PcX7JRIrkvhusilqPKRWPJhBS/fUd4Ha49qrekSAN9Q3nKQqX6TipJhxN0Jvtw/",
+	"QkLRl91FdT1tmJDaHYIqhV5d61puu2yD1UGFXuEtDxLBczB1Psc0kI/cCgMhATQaSD1eb8MCDtoB7ohq",
+	"A2e2h+qZ6RzVsBRlibtwRlqTPGhu+u1szMcB8ATqtY9A7k7PTsxy24GbQlMiJtVD+XqYKjBdDHBSKSRz",
+	"8A9yAoRxFs2Aob+zPn2azD0qzX76voF5u/I0w2n8zTuP6xkeUadwn7pganhea2FX791QfwZyprn+kL6i",
+	"eAEV18Z5PmgGYeFIBjf+cuJNc1sat4ATtTSaW1vRxW0hpyqh1tsgmJNSXyHlk6g+HfmP9z98P4aL2s65",
+	"tCJnllMxKOvAdSWpouXI0yQk265GDdDmakR5TecKuRlufC2tL4ahN2+Oz67kzYXPu+KF8TP4C+4Lmj3D",
+	"hX+H5da0tamOWZ4ZcAQ6u5JNGBe/N3gXkSKJPuz32ZmuXb8wgxDwpaz9lc83xIV2GRVi+bT+gkm3J1xi",
+	"DHQn2u8Xjm6MZQjxMYKTz32pQBNda300vHZB18EEGrzjK3klv8PkIeVchzoN3MBRaA1wfA43uSr4jVP/",
+	"GNFkC34lB3Pk8BbDq276is2EdJQ7A8f9OHC9McYVFjAhDZmBm/DAKpj5gjT3AtYEUJqsOwGXdGXqSpbC",
+	"WEfEUI3SFBw3vQOASbN0VLt5efoSgpdxQ7QOXiCVJzjKf7x8ew6VKku4+dt3H+AEPb2TL6K4v/GVVTfo",
+	"zxBidB0KECjYMwqMf/HuTVSofjZ64eRdVVyySozORn8cn47/iBVEdo6CexKxhft/RllN4iGh5JsCb4Ib",
+	"+zoa1zWRBu7otkNOfOuS+2zrSOrW4QamOm8ImZd1wa99fD3dgwOLV/pJ1vtPa80wXp6eHqzNxNqdw1Qf",
+	"DK84prEcjimM5QFPL9HAHHXZiK7JrJVgm4wuMuNF3aZ4CJOcIXnhHmHgbmawejmi66ds9Pm5V2nP6ZCI",
+	"UkkUSU2wh69pfx077L4Y/i+KOgscBMtrtfP33ePWh0HWaPxyO167PUIeTRAPJbC18nzSDJIvoRPZ2JUO",
+	"TRrPrRZL7ckXR+R7kgF07XsEoiv8HfrsJ8BrDX9Ilg5P4G6rgft+A5vfgp4fZagD796VxbAcYZzqn4IK",
+	"9vbDg2ibpRXw37g9NPWeXBMOtduJbxs/njoXMUUaMyqqDjzyRaVktzhRKY4zaFdAMrZ3yh+kGNMSeeJ9",
+	"xJMv9AFFNK1BL2t5ESpsHkfbLNlJqinf2b1z1hOJeLflzu9ExC9rCczZwTUrg1nrc7ud201eobds5qMG",
+	"h9PiJ03cdphX/IjfvzpfLyr5nR7YDkxwcGK1uQTOdCm4bpRCa7E3BVZUX4G5dnHIQ/yEgvSDtH/vHv/+",
+	"Cd9vzvQ7EXTEH/i+UvEh0JBYc9w0enkrmLPisNRV1Sbiqur/aPsI2qoqJumRyVkZLgYslb4tFSvwOumv",
+	"XCuswlnwxYRrHzvChCsR/5A0Dym5iOxrEWYMJPnA+X84pXjTXDz28VRKW1A8IcRFNOYFKBgRIuZUcz9X",
+	"SxNXvftJmlvcoW60KSZlGI+/kj4gn4V7OE3Nz/EYfvQ1CKITDXfA5HOeY2q6CdYs2QoXo9TbebgmaToR",
+	"f9NsUrR9FwnCK9lulcGr0z+3pepYMMBWBpbzFQVAujLkkyYHFKOBUISn1wNCEIcXybUU207H7OnhV8c8",
+	"1YDR77kVmc1zAVr/v4lD53kXT3tqKOYNO6UhwkNw3LHyxcf5Ok2qHqgjcK0twTY/5msE2ta0kdKkJMtQ",
+	"TCioUt5kgLFGkwGhUniVQm1Lhprl/rJXa+En9Uzbrjyb43OE+yyEzw4WpCMea1rHZHQ1G+9rVy0PNs5F",
+	"t21NzG6eOXZxSmloFCIaDC+EJgZ7asu2Y/NXIN5gSIGavxwmnLBGhnRPqUOQ4yRMffLFf9qBQv9q2OHh",
+	"hErHCFpG2zNI8KQkD/vdSPm2t9PjOeAH2fQRC8fVmtM/1InoYTxBeeQhov8XtTt/qqPbDMtUzsryMDLl",
+	"ZquNbxNJSc8JL5WcuXMmQhomIHdBWXMj6XnVdCOZDbWx3N5qxN9gpYt7IYgb9fxgUccPNEDX2n3AWp8O",
+	"nK/TqiOagGkeqlqgliU3pu3akWzY0WOJ9VYsT8gf60sNsIrv4SGksxfygxyYP8655lEm25GDyBcxTLcF",
+	"xpbMVZ3gj0telcgZbSeSc+fhIMY4mkE+9m+oJQEm0pQcw0VoaUMcIYgfYk6ZlWoSlTDB0avT0+M+Qd+n",
+	"CXp4JyHd0OQr+wr7MZRUy4My1XuOrc0ezVh0jQ5VUXPbI61/VPUcWyz54nE19ffAWk10Dp3CdscxpcCe",
+	"yLUsSGdeyYGKeWHhyOmafsGAY32DvrpSxyk/2TkZHxD2r+9i/BAKSBqkdAPt/ivhu4kdxYlr3NC5FzSQ",
+	"Ks7+YO3JnBUOh69OXw15JJ3s64ZfDkn7/U3t6+6/P9FW1KanDFW1O09IRb1Panw1BeAbXSUk4EFMBDdR",
+	"18LOmpis0EAV/K2ANreOtpkKrVBssrI+UM39foLgf7rlyckwpCTp90kO4fKg4mnsW8R1Ft3SKdXMZL4J",
+	"REZ3KzF+t34t5XH0OaEC/OHw+Lf4/H8tqYBNrbeB/fF+COIRUtbvLCkNuCL4Ow9oU1qFiQ9w5gqGFz5b",
+	"pO9OZOuGsKg4cGME6wMN6VGq19jAV8eeU37e1yW6Uxk1vFELjgZxaQZ/wspNMXpKL/UxN2CiH/TYcucJ",
+	"Z+sXAQ9wFKK3qzHPm/JLVJm+s8dh/DfyBv09plAbGhHLsRvdPF4pyZ/5hNqNI83NccxhxBYPLDSjn1Uh",
+	"fD6RlRy1zdvJNn5xuMTa2m/GDFBe8qV3oluNfTBSf+s9XtnSGclqGxY4j1Z0hpbwvzfjMza+58R+5G5V",
+	"SnNSD1WyXWJ3wcABa7rlKX5Cra87XqX8SN/z8ADFCDgVKmxvGDeilxA7arbYSN3xg1BPcZdNyvyjoWTE",
+	"b6ZFKVB1UA2Kuz5okP+iLGnWnWJa3oncrOo+0tH2RJquDf99PS23KeToVJtD2CE1GXjrYGeCNBLR6KKK",
+	"2Xzep9BHbMnjKfS1NNETJI/bK0ZfO3G8gRUwXtxazJR9PQhfUB6XxTdtMvB3qbD/o8RPds4XaEj7RsVC",
+	"Q3Olah9uiq5LIWd0Lkr99MlRFfsTe8bBa+SjE1aJk7sX6LD4pb60hQeUWrjPvvQjGp2vyZqPviBo4xF0",
+	"RkTfRJGv+0/3/xMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

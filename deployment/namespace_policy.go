@@ -26,19 +26,28 @@ type NamespacePolicy struct {
 	// ("" before any admin did).
 	UpdatedBy string
 	UpdatedAt time.Time
+	// Reserved are the patterns of the reserved namespaces (see Reserved),
+	// Styrmin's own included when it runs in the cluster; read only.
+	Reserved []string
 }
 
 // reservedPatterns are the namespaces of Kubernetes itself, refused unless
 // the policy names one exactly.
 var reservedPatterns = []string{"kube-*", "default"}
 
+// reserved are the patterns of the reserved namespaces: Kubernetes's, and
+// Styrmin's own (own; "" when Styrmin runs outside the cluster).
+func reserved(own string) []string {
+	if own == "" {
+		return reservedPatterns
+	}
+	return append(slices.Clone(reservedPatterns), own)
+}
+
 // Reserved reports whether namespace belongs to Kubernetes (kube-*, default)
 // or to Styrmin itself (own; "" when Styrmin runs outside the cluster).
 func Reserved(namespace, own string) bool {
-	if own != "" && namespace == own {
-		return true
-	}
-	return slices.ContainsFunc(reservedPatterns, func(p string) bool { ok, _ := path.Match(p, namespace); return ok })
+	return slices.ContainsFunc(reserved(own), func(p string) bool { ok, _ := path.Match(p, namespace); return ok })
 }
 
 // permits says why namespace may not receive deployments, "" when it may;
@@ -82,7 +91,7 @@ func (s *Service) NamespacePolicy(ctx context.Context) (NamespacePolicy, error) 
 	if err != nil {
 		return NamespacePolicy{}, fmt.Errorf("deployment: read the namespace policy: %w", err)
 	}
-	return policyOf(row), nil
+	return s.policyOf(row), nil
 }
 
 // SetNamespacePolicy replaces the policy with p's patterns (trimmed, blank
@@ -98,7 +107,7 @@ func (s *Service) SetNamespacePolicy(ctx context.Context, p NamespacePolicy, by 
 	if err != nil {
 		return NamespacePolicy{}, fmt.Errorf("deployment: set the namespace policy: %w", err)
 	}
-	return policyOf(row), nil
+	return s.policyOf(row), nil
 }
 
 // cleanPatterns trims patterns and drops blank and repeated ones, keeping their order.
@@ -113,8 +122,9 @@ func cleanPatterns(patterns []string) []string {
 }
 
 // policyOf is the policy of its database row.
-func policyOf(row db.NamespacePolicy) NamespacePolicy {
-	return NamespacePolicy{Allowed: row.Allowed, CreateNamespaces: row.CreateNamespaces, UpdatedBy: row.UpdatedBy, UpdatedAt: row.UpdatedAt}
+func (s *Service) policyOf(row db.NamespacePolicy) NamespacePolicy {
+	return NamespacePolicy{Allowed: row.Allowed, CreateNamespaces: row.CreateNamespaces, UpdatedBy: row.UpdatedBy, UpdatedAt: row.UpdatedAt,
+		Reserved: reserved(s.ownNamespace())}
 }
 
 // ownNamespace is the namespace Styrmin runs in, "" outside a cluster or without one.

@@ -38,6 +38,7 @@ const (
 	NavDeployments = "deployments"
 	NavTasks       = "tasks"
 	NavUsers       = "users"
+	NavNamespaces  = "namespaces"
 )
 
 // Flash kinds.
