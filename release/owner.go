@@ -63,7 +63,7 @@ func refuseForeign(op string, r *helmrelease.Release) error {
 	}
 	return &styrmin.Error{Code: styrmin.EFORBIDDEN,
 		Message: fmt.Sprintf("Release %s in namespace %s was not created by Styrmin for this deployment, so Styrmin will not %s it. %s", r.Name, r.Namespace, op, next),
-		Err:     fmt.Errorf("release: %s %s: %w", op, r.Name, ErrForeign)}
+		Err:     ErrForeign}
 }
 
 // IsForeign reports whether err refuses a release that is not the deployment's.
