@@ -385,6 +385,28 @@ type LogLine struct {
 	Message string    `json:"message"`
 }
 
+// NamespacePolicy defines model for NamespacePolicy.
+type NamespacePolicy struct {
+	// Allowed Glob patterns of the namespaces deployments may go into: * any characters, ? one, [a-z] a class.
+	Allowed []string `json:"allowed"`
+
+	// CreateNamespaces Whether an install may create its namespace when it does not exist.
+	CreateNamespaces bool `json:"create_namespaces"`
+
+	// Reserved The reserved namespaces (kube-*, default, Styrmin's own): allowed only by an entry that names one exactly.
+	Reserved  []string  `json:"reserved"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// UpdatedBy The admin who set the policy last; empty before any did.
+	UpdatedBy string `json:"updated_by"`
+}
+
+// NamespacePolicyChange defines model for NamespacePolicyChange.
+type NamespacePolicyChange struct {
+	Allowed          []string `json:"allowed"`
+	CreateNamespaces bool     `json:"create_namespaces"`
+}
+
 // NewAPIToken defines model for NewAPIToken.
 type NewAPIToken struct {
 	// ExpiresAt When the token stops working; none for a token that lasts until revoked. A token never outlives the token that creates it.
@@ -738,6 +760,9 @@ type StopDeploymentJSONRequestBody = ComponentsRequest
 // UpgradeDeploymentJSONRequestBody defines body for UpgradeDeployment for application/json ContentType.
 type UpgradeDeploymentJSONRequestBody = UpgradeRequest
 
+// SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
+type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
+
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
@@ -788,6 +813,12 @@ type ServerInterface interface {
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx echo.Context) error
+	// GetNamespacePolicy Where operators may deploy
+	// (GET /namespace-policy)
+	GetNamespacePolicy(ctx echo.Context) error
+	// SetNamespacePolicy Set where operators may deploy
+	// (PUT /namespace-policy)
+	SetNamespacePolicy(ctx echo.Context) error
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx echo.Context, params ListTasksParams) error
@@ -1073,6 +1104,24 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	return err
 }
 
+// GetNamespacePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetNamespacePolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetNamespacePolicy(ctx)
+	return err
+}
+
+// SetNamespacePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) SetNamespacePolicy(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetNamespacePolicy(ctx)
+	return err
+}
+
 // ListTasks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
 	var err error
@@ -1294,6 +1343,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
+	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
 	router.DELETE(options.BaseURL+"/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["revokeToken"]...)
@@ -1861,6 +1912,83 @@ func (response GetMedefaultApplicationProblemPlusJSONResponse) VisitGetMeRespons
 	return err
 }
 
+type GetNamespacePolicyRequestObject struct {
+}
+
+type GetNamespacePolicyResponseObject interface {
+	VisitGetNamespacePolicyResponse(w http.ResponseWriter) error
+}
+
+type GetNamespacePolicy200JSONResponse NamespacePolicy
+
+func (response GetNamespacePolicy200JSONResponse) VisitGetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNamespacePolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetNamespacePolicydefaultApplicationProblemPlusJSONResponse) VisitGetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetNamespacePolicyRequestObject struct {
+	Body *SetNamespacePolicyJSONRequestBody
+}
+
+type SetNamespacePolicyResponseObject interface {
+	VisitSetNamespacePolicyResponse(w http.ResponseWriter) error
+}
+
+type SetNamespacePolicy200JSONResponse NamespacePolicy
+
+func (response SetNamespacePolicy200JSONResponse) VisitSetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetNamespacePolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetNamespacePolicydefaultApplicationProblemPlusJSONResponse) VisitSetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTasksRequestObject struct {
 	Params ListTasksParams
 }
@@ -2251,6 +2379,12 @@ type StrictServerInterface interface {
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// GetNamespacePolicy Where operators may deploy
+	// (GET /namespace-policy)
+	GetNamespacePolicy(ctx context.Context, request GetNamespacePolicyRequestObject) (GetNamespacePolicyResponseObject, error)
+	// SetNamespacePolicy Set where operators may deploy
+	// (PUT /namespace-policy)
+	SetNamespacePolicy(ctx context.Context, request SetNamespacePolicyRequestObject) (SetNamespacePolicyResponseObject, error)
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -2789,6 +2923,75 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 	return nil
 }
 
+// GetNamespacePolicy operation middleware
+func (sh *strictHandler) GetNamespacePolicy(ctx echo.Context) error {
+	var request GetNamespacePolicyRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetNamespacePolicy(ctx.Request().Context(), request.(GetNamespacePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetNamespacePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetNamespacePolicyResponseObject); ok {
+		return validResponse.VisitGetNamespacePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetNamespacePolicy operation middleware
+func (sh *strictHandler) SetNamespacePolicy(ctx echo.Context) error {
+	var request SetNamespacePolicyRequestObject
+
+	var body SetNamespacePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetNamespacePolicy(ctx.Request().Context(), request.(SetNamespacePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetNamespacePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetNamespacePolicyResponseObject); ok {
+		return validResponse.VisitSetNamespacePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTasks operation middleware
 func (sh *strictHandler) ListTasks(ctx echo.Context, params ListTasksParams) error {
 	var request ListTasksRequestObject
@@ -3082,103 +3285,110 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7D1dc9u2ln8Fw92Z2LOM7OSm3bn27IPb9N6mzTZZx2kfKo8FkZCEmgRYALSim/F/38E5AAmKoD5sOc3O",
-	"7FNkEgQOzvcXkM9JJstKCiaMTs4+JxVVtGSGKfjr+1ppqeyvnOlM8cpwKZKz5GrByESwT+YmgxETImfE",
-	"LBipFLvjstakonM2StKE2+F/1kytkjQRtGTJWYLfJGmiswUrqZ2+pJ/eMjE3i+Ts5elpmphVZUdqo7iY",
-	"J/f3afKaVYVclUyYX2CWzzh1Rc2inRn+SRPF/qy5YnlyZlTNwnUi8yp+x9Rh53zLS276WPtRLklJxYpw",
-	"w0pNKCCJLGSRa0INKaU2QygrYMZw1ZzNaF2Y5Oyb09Sij5d16ZBXcoF/vWgQyYVhc6YAuiuqb9+8Htgt",
-	"zzfudSZVSQ1O+O2rJDL/vf1cV1JoBiz0XslpwUr7M5PCMAGIoVVV8IxaxJxUOOI//tAWS5+D1f5dsVly",
-	"lvzbScujJ/hWn/h5YcUuni8EYUpJlRKqyeU/vid/f/XNfxK3DMmZobzQo8Sh4iLLWGXsZgch3A+yzqQR",
-	"8KzwZAsq5owsqSZ/1qxmuQWVEkP1rWWBBaO5E8G3EoGIC6H94JkmHy/fjpJNPAlgOADt+4v3b67kLYNZ",
-	"KyUrpgxHemWKUcPyG2o69M6pYc8NB1FYmzxN2KeKK6Y3fSPqoqDTgnmW6s3B8534K00Kqs1NrTeDuHU5",
-	"4QS+96LWTA28vA8l43cUFacdmq/SEIHXzcJy+gfLjJ3/IrPku2R/1kybPvorJcsKVTHNc27H0uJ9MAT3",
-	"0+cECvM+0wRnIHe0qJkm05V/YMFLiYUHmK1R9H4kVeycyJIbw3L3jSaG3jKr2LkiTuGMkt6m7iPb/N7L",
-	"xQdDDevvUzGar/o8/ZbfMWLfccG0TgkbzUfk5cnLc8LKyqzIcsEEGJqsqLUFPpN1kRMhDZnih6MYg2oj",
-	"qwpF3L2bSlkwKnpE9SOvN+1JD5Kva0y7e2s+B1LocyKkYKRkVGhCiwJUvzUMUbZ0D6hSdDWAceS7ULJp",
-	"UbybJWe/b9ZXzRf36fp2jJ+pz2+aZYqZlOiFXFqScE2kyNgZ0aa6GY0iZFjDNM7dx/M1GPuCGbaLkGwx",
-	"EWVlfgX2juOsdSp2R1f7zYe6LKlaRfDmuPMGzFAff78tVsDEheV2bQWkz8cp8jo37asoa3c5Lq4zNm9o",
-	"TVRjeOIlnbMbXU+14aa2C0T4+x1KZiEzWjTyKUWxIke5zPQJvHjuXozK/PgMxsPcmpgFNUTVYiy40IbR",
-	"3LuUUsBbRvIG8VbLyVwThQySEkazBcm5NlxkZixCQIErU0JFDpO4T1jeWTejwqJe1bAFxUZjcTHVVlTt",
-	"BPaR35AejUUoqJsQ+8au8CGApS/I6ZrDvZ/OF1I8RznsqfOImrbid8d1nHh2uh9ZUZJmTEoEWzJtyIwr",
-	"55jusulL931srwirvtHMbFIq7WYceRb0jhGKOyNHgt0xBcSEB8d7Ks5QBwXI70LXkasQcUP6yrPmezqP",
-	"WLsGvJ1QGNMwPVwG0dcOrgos2/3oeqM+9Cv3tkKr6uaOKe1c0h6+p7WO2PUL8FRdrNMV5oBTG6OcPsgN",
-	"9d9MV1HIcjAqj3Mbc4gW49PDq424AdfVImKXECKg/aCzCo5ERbP4W2tZ6rhU1FW+J3rXOMo5uy0ADW56",
-	"mEg7PNOA5VilQ7YO3TtQRrm1IUaXRQfRpVum7usJbor4Vw7yAaXp325Ql/vpJIdZhKeFOYBjGBcH0T4w",
-	"0xfXPJ1Ve1so6JQVGz2cISS3SzwNW8S5wvGCGxN13IbZqskT+SEY8VBDCzmvXcZolESTOxFOaiWvz1MO",
-	"rzsx16/thh+fMtimq/ncef67R+7Wax6icMWy/d2riirNcoLqbKTNSpVcjFZl4Rxa/wIEZ/SHloLgJFOm",
-	"CTfHUR9s2D5so57DyZqO7GhPhwK34Rgp+z5pX12UTov0MQKvyLTmBXjGfXffe/GaOC/ehfAeeTD6pJLa",
-	"zBXTZy++OScUHW2IdiAiziXTrcOeSWEoF9YDRyddG6rioVDj228CntrQwYcBGlKES8WNYcKB2gL37ehV",
-	"fJ06JrW/BVvHtVKy5GZBuNFeksnRazblVJD3uMiH/3lLXnwzevHqOCVSkeViZeO8BRdzwML2ILrdsgMr",
-	"SnOhDS2KwXB6zaXrbus1pn00MRIdN2B6v6FnOpIXOpS75CW9T8pOKGiHAbu4+KVgVDN4GoWp4zNt3uvg",
-	"HN2gbWMOwo/0aYj0wdmLkO7DvhYgLcYFb+X8LRcR92AftV2wO1ZEiVUyrZ3e2MyyOEX7QZoMuHe/sOVw",
-	"mrqbcl6XRJckhBQT0UZWmiyluuVi7rJuM6kIde9BZ1nXXJNaGF7YEFjesnxELtwIjDhlbQp+55IRwaeo",
-	"ga3Gt7zyuHR0UAd74Uo5zd87ueQDiPyoY45yRbVeShXRlxeGWDEy5MVLki2oohnkPqLaUKKDtDEpYMfs",
-	"lVwPEuqwQNoCG9tiI2bfQ2El4qM0z5moS7sCzXNUm6yUd/ALx9hftfC/ryM7nilZ7ueaYGqhj+Z/SOVy",
-	"Hjoldlo0e5JQxTDjfYYZNFcvMqwodDxgHnZUjdzZ2fAOosNWA7jbM8y1Ef1OXe3lar1fr0RMV65YQVHW",
-	"Gm37TEP9gmi60meEEtxMSuhYiLqcMgVW1K5h/53RQjMrxA5LQY7M0FumEbNu9FjA8HNMOZoFU5rQQsuw",
-	"AoL5JyjUNSsjhFboxwJMNvlF9haipODaWJioIIg1dHCoILW4FXIp0IpxPRaKzWpttc87V4s5kopYBXLc",
-	"yYv1CjPWIeNo6cfCTn7LWNWBXApSV3NFc3YOgLj5pXLFFZd9s99ZbabHYv07TH72yd/WeNfLIfmABYfM",
-	"OLHvHYnnTJNag7n1EppJMSt4ZqAmbqw+KODnHS2w9ibNzUzWIke1O+V5zgRIL63NQir+LxBms1DSmMIJ",
-	"Nr2jHHVxTLSxODzg3C3BT1VSzIF4S/vMSJLLgFPnyJ3OGPRVB2dFvl8c29cYDgOEi6q2jEScKSUVUwRW",
-	"IEctC+KSoFEm8HQ0rk9P/5ZZhoNfbJL6GqEbO8E/3UCsLOLQ/rfxKKeXegoKuI2miuR/4bNnmiygBIgC",
-	"5gIN5BjfVzIQ7vfzjh8v31jZsi41NqhgFwDokSM6lbU5mxZU3IJLUBWUC/Lj1dV7XE4f71DHsm+D2Npn",
-	"txwrpSgE13Gx8R5exCvLzJBfvJDytr/VSrHnTkytSNswxv896AdvMVZ9KxPN3P+2YFAioU3+HrlpSTWZ",
-	"8zsm9rVYdx4lkXSb18GGfTLkiOICRAqWElZo5olcVqaNTY59+RjdPoRyO2UdCRzC03UjiVAGNtIiZwud",
-	"N4r+JpPZm3TNhnaK/nJGLMiuJ0Cn1qLibzQzxjrIQVtAVIQvmZa1ythrPpvt40+1XlTrWW32p3K3wrro",
-	"1oLPOMuJfe+rgSUVfAY1vw/Ia27LiuXWR42X/2+5yPdz2DYl1te4BCZvmKPxnGBT11G8ugLZ3qWVDn4e",
-	"FlKrYPG+Zn7KgkGzcqgiNxcKtqT/L13g4RlQMZo/tz5dkiYWrdRAkyHNSy6ifHcpi2JKs9vBxEiIrS1N",
-	"ddGtxqD+YFi1Sdv3zT1FYdaGVSkkk3BwPOHialx/yGlcf9o4lzCRs5z8JKcYwJqwfYh9Yllt2E0my5KK",
-	"3OpQmJJM2UwqhtGutaYWEuu4HqGhGwVLa/B3NbFh88rq5uMBYL2ztXuw8IOdEjNkjbq3mCGKZVLlHQXQ",
-	"Ih02/KjC30AnB9JnRnnB8pBMXZRiM+JGFbVz+9sgZZGcwbJI6nVyKhrnnD/k9Cbu+zZsU3CBxgVCHtzz",
-	"T3L6TBNZm6q25hi7WMnL01McnZJvX5Gf+XfHW7bvV7+Br+LayWvxLnSA9BmGVs3WLRGi6xRyrmOmpiGd",
-	"xZuce+BDmHcqnvkkW6RsNpwgS5MyGif1hH9ayOzWsr5UZMq0ec5mMzmQDK+k5maTplf7lmw2WAdD9a0e",
-	"7lDV2B8GcupWJkcFF7csx/fHOyP4iurbGHaHnMlYz2aDmtQb757z3iYnA0w59vHbjWn3K1fc72r3gSLX",
-	"Q+pmeadjra+mrKKLu+6P14E76ygITPfMAmGETTWh+pblWDqRtfEhxYauJq8XtrHNz3ZcVxD7dVfjWBZt",
-	"ZFOV4RY2bvRQNYAJc2PZ+4YPFJ8aKUaT66UA5ALWMwsl6/mCUFIpXnLD72x8SgIpOe6klz32B6gWUAMa",
-	"zG9CfRBTM64N3S6UkoWvQKP02q17+99JbASrKKbhOEI0c9JgtVIyrzMr/lZld4MUTFXhPBoyLD0V0d3s",
-	"bnpsK1u3em1rSw6OhG9YtXtLBfh82/o+QDUF4t0op4hScgKWJv2eGdQAHsIhHRUeelhr+d2xPQmCAlVs",
-	"PJZw8f6NP5qwJYdiJ8T5hiD+2Um59/ZdqhPCBEhyYKUAHPoEO7699k68X2yjAXS0Y+GAXeUQDTRDJupJ",
-	"+mYCtgyQg8KMNWFhp08TXWcZY8gb6LtZzqEiY8VAWB42oT2lSdvZrOyr6PcX7JhIrkvhusjFqPIRWfJh",
-	"FfcfsO4DzQ+1UtiFzDbU1w8y1V9S0h5G3B1ny/0zJJh92V1U18uGEandIamSq9WNqsW2bn9oT8jVCtrM",
-	"UQTPia6zBZSBXOaWa+ILQMlA6fFmGxZg0A5wB1QbsNkOqme6Y6rJkhcF7MI6aU3xoDlqtLMzHybAI6hX",
-	"LgO5Oz07OcttBjeGpkhOqofy9TSVZ7oQ4KhSiNbgHxQEcG09mgFHf2d9+jSVe1Ca/fJ9A/N25amHy/ib",
-	"d76hn4EItiT+PWpEC+MzTTTT2GTJRN60nXEFzgt0eWhipCS1KJjWrjfkhlb8xr3k2lWa4y1pa8M7R3ej",
-	"cRA3iwBQqEHjLCHQAXBH2E6PhY6UaC4yRpYLCT0rt3bbUNIu8mZWUtIVnqkorcrRslMBCPC5O4Pcxw4F",
-	"apbVipvVBzvUuQ2MKqau4sfKLkjFlLbBYru/lEzcgbJJc8IVoISJWqgXxlR42JaLmYxYwjZvaNHxAfsR",
-	"Xd3ZVXB/+vDulxG5qM2CCcMzahg28NEOXGOBvT9Hjo19fXKctEQZJ1gKttGjnWHi+h9d2xB+OTk+G4vJ",
-	"hStVwyHfM/Id7Is0e256kGhmdNtP6NjAEuhsLJrMNzzXcH4Mk68uU/rJevvdUDolPkeOjQ5jV6IJeut0",
-	"SiB57johSirsnmCJEcFzrA0TTrShAPExgJMtXHdFk5Bsw1polccjPBw4eTQWY/ED1FuxTD10OnxCjvxx",
-	"7uNzMslkziZW/iAJTEs2FoNtBeQtZKTt9BWdc2EpdwYSAQPXLzMYQ5cY0JBqMvEvjCRzhqbRfgBtFFhZ",
-	"7E7ABB5zGYuCa2OJ6Bt4mibR5rw3oUIvLdUmL09fEh+YTZDWPnDGjg5L+Y+Xb89JJYuCTP75wxU5geD4",
-	"5DPP7yeufW0CISAiRtW+ZwPzY4ln/Iv3b4Lm4rPkhZV3WTFBK56cJX8bnY7+Bk1XZgGCexKwhf17joVg",
-	"5CEuxZscTu9q8zoY1/UqB85VtkNO3HUT9+nWkXjDgh0Yuy2Bi6yoc3bjShLxexNAafe13v312gUGL09P",
-	"D3Y1wNo5sdjdBU5xzEI5HGHmzwEeX6KBObgZITjasNY2q1M8fAqHK5t+K6gL+3qPfQW5zrmGjtOArtdp",
-	"8um5U2nP0UgE1TdMPkfYw/Uhvw5zHK6B+TuJp8EPguW1fuf7rofiMkdrNH65Ha/dex0eTRAHJaFrLdWo",
-	"Gazd7iSDdqVDU/m0q4VSe/LZEvkeZQCyIT0C4bHrDn32E+C1S1pQlg5P4O7x8Pv+pSN/BT0/CpeSWjvf",
-	"CC4lYhxbxrwKdv7Dg2ibxhXwP5k5NPWeXBMOXZESnhB9PHUuQoo0blTQUHnk+nDRb7Gikh+npF0ByNie",
-	"A36QYoxL5IkLq08+4w8Q0bgGvazFhW9Kehxt0+jtP03H0+63HT2RiHevSflKRPyyFoRaP7imhXdrXTm8",
-	"cyLFKfSWzVyi5XBa/KRJdQ/zihvx9avz9T6cr9RgWzCJhRMa9AVhVBWcqUYptB5705OGLSnQnsAPacRP",
-	"sK4xSPsP9vXXT/j+hTpfiaAD/oi7Cyg0Ag2JFYNNQ5S3IguaH5a6stpEXFn9P20fQVtZhSQ90hkt/FmK",
-	"pVS3haQ5HAH8F1MSGpdKVk6ZcrkjqFEj8Q9Jc1/FDMgeSQxOXK3hv6xSnDSHRV0KGvOamE/weREFpRRM",
-	"RvgiAx5TWMilDg8KuEmak7e+1bbpv6VQwhgLV8NI/dGlpk3qeER+c20bvFNAsMBkC5ZBNb9J1izpChbD",
-	"auW5v/BId4okutkkb+/KQwjHot0qJa9O/95290OPBV1pslysMAHSlSFXZzqgGA2kIhy9HpCCOLxIrlUl",
-	"dzKzp4dfHUp7A06/41ZgNscF4P3/JQGd412w9ngJlHPspCIBHnzgDs1CLs/XuVjogToC1tqSbHNjvkSi",
-	"bU0bSYVKsvD9lxwPF+iUQK5RpwRRyZ1Kwasmhi44/XOv62CfNDJtb1LZnJ9D3Kc+fXawJB3yWHPdR0qk",
-	"YIQJo1ZwwGs9uOheNRKym2OOXYJSHBqkiAbTC/7g+Z7asr1l9wsQbzClgBd2HCadsEaG+D1AhyDHiZ/6",
-	"5LP7tQOFfm3Y4eGEiucIWkbbM0nwpCT3+91I+fY+nsdzwDvR3P3kzdVa0D90e8zDeAJL70NE/2+8ovqp",
-	"TLcelqmMFsVhZOrKlbeD+xWmrJBibu1MgDQoQO6CsqYrfR69b1BWz+EuCtfkKmfuvEprps9JpwHX+pkF",
-	"h8sja5EjoGMx0NnLDTmyZq9fpbNQanCQpTyOOafWsl8B7F/err/zVdsGKd3slnvE3bUrR2G1CDZkcQav",
-	"hAxTrlDwXdDc4vDV6ashN6BT8thwxXrc2W569Ha/qLvt/ItP6bv/dp4Qmw+fVOM1jaob/RMg4EHk0k7U",
-	"NWtpkwjhimCncSufzemIneQThGKTarvC3uD9BMHdcf/kZBjSiniR+yH8DFA8jVEBXKfBaYJCznXqDqun",
-	"eAYMgub19vnH0ecEG4WHc1Lfw/v/s6QidGac4XGB9yGIh0hZP1thg0e7InG92eDeGwnZRkKN8+k/GaDv",
-	"TmTrxo1tn9lg2HiFQ3qU6h3Adl1851gUc81AJcWABxrHIDZx3W8x/WmnSJ7SNXxMp35w8/mWsxkwW79Z",
-	"cYCjAL1djXne9DyBynQ3EBzGaUIXbK0rMCCWZTc8IbmSgj1zWeyJJc3kOOQwZIsHdnfg/fOIz6fJX4UX",
-	"gu2UvHpxuGz22uX6A5SHbkvwXFuNfTBSIwyEipbOQFbTsMB5sKJ1tLi7mN+lSd3Z+P3I3aqUxlIPtY9c",
-	"Qpuq54A13fIU/9dMX3e86vv5l+42t0NUALEP1+o85xg3ohcRO9e166Xu+EGox2BnkzL/qDED+JdpUYwO",
-	"D6pBYdcHzaxdFAXOulMgiXdGbFF1H9G0PZGma2PuL6flNsX5VrVZhB1SkxHnHexMkEYiGl1UUZMt+hT6",
-	"CFeHOAp9KU30BBWb9ijEl67WbGAFSNK0HjOWPA7CF1g8oWF7e0rcmQ+4p07AL7NgJTjSGpuxuWrONuzF",
-	"TcEZBeCMzumE368tVTVTd55x4LhrckIrfnL3AgIWt9TnttqH+bz79HM/o9F5jN588AChDUegjbi/vv/f",
-	"AAAA//8=",
+	"7H1tc+M2kvBfQfF5qsbeo2XP7GSv1q6rK28muzu7c8mc7dl8iFwWREISYhJgANAaZcr//QrdAAmKoF5s",
+	"eZKruk+WRRBo9Bv6FfqSZLKspGDC6OT8S1JRRUtmmIL/vq2Vlsp+ypnOFK8MlyI5T24WjEwE+2zuMhgx",
+	"IXJGzIKRSrEHLmtNKjpnoyRNuB3+S83UKkkTQUuWnCf4TpImOluwktrpS/r5AxNzs0jO35ydpYlZVXak",
+	"NoqLefL4mCbvWFXIVcmE+R5m+YJTV9Qs2pnhT5oo9kvNFcuTc6NqFq4TmVfxB6YOO+cHXnLTx9rf5ZKU",
+	"VKwIN6zUhAKSyEIWuSbUkFJqM4SyAmYMV83ZjNaFSc6/OUst+nhZlw55JRf43+sGkVwYNmcKoLuh+v79",
+	"u4Hd8nzjXmdSldTghH96m0Tmf7Sv60oKzYCFPio5LVhpP2ZSGCYAMbSqCp5Ri5jTCkf828/aYulLsNr/",
+	"V2yWnCf/77Tl0VN8qk/9vLBiF8+XgjClpEoJ1eTqr9+SP7/95t+JW4bkzFBe6FHiUHGZZawydrODEO4H",
+	"WWfSCHhWeLIFFXNGllSTX2pWs9yCSomh+t6ywILR3IngB4lAxIXQvvBKk09XH0bJJp4EMByA9vnlx/c3",
+	"8p7BrJWSFVOGI70yxahh+R01HXrn1LATw0EU1iZPE/a54orpTe+IuijotGCepXpz8Hwn/kqTgmpzV+vN",
+	"IG5dTjiB7z2oNVMDDx9DyfgJRcVph+atNETgbbOwnP7MMmPnv8ws+a7YLzXTpo/+SsmyQlVM85zbsbT4",
+	"GAzB/fQ5gcK8rzTBGcgDLWqmyXTlv7DgpcTCA8zWKHo/kip2QWTJjWG5e0cTQ++ZVexcEadwRklvU4+R",
+	"bX7r5eLaUMP6+1SM5qs+T3/gD4zYZ1wwrVPCRvMReXP65oKwsjIrslwwAQdNVtTaAp/JusiJkIZM8cVR",
+	"jEG1kVWFIu6eTaUsGBU9ovqRt5v2pAfJ1z1Mu3trXgdS6AsipGCkZFRoQosCVL89GKJs6b6gStHVAMaR",
+	"70LJpkXxwyw5/2mzvmreeEzXt2P8TH1+0yxTzKREL+TSkoRrIkXGzok21d1oFCHDGqZx7j6eb+GwL5hh",
+	"uwjJliOirMy/gL3jOGuNit3R1b5zXZclVasI3hx33sEx1Mffj4sVMHFhuV1bAenzcYq8zk37KMraXY6L",
+	"64zNG1oT1RieeEnn7E7XU224qe0CEf7+ASWzkBktGvmUoliRo1xm+hQenLgHozI/PofxMLcmZkENUbUY",
+	"Cy60YTT3JqUU8JSRvEG81XIy10Qhg6SE0WxBcq4NF5kZixBQ4MqUUJHDJO4VlnfWzaiwqFc1bEGx0Vhc",
+	"TrUVVTuB/cpvSI/GIhTUTYh9b1e4DmDpC3K6ZnDvp/OFFCcohz11HlHTVvweuI4Tz073d1aUpBmTEsGW",
+	"TBsy48oZprts+sq9H9srwqrvNDOblEq7GUeeBX1ghOLOyJFgD0wBMeGL4z0VZ6iDAuR3oevIVYi4IX3l",
+	"WfMjnUdOuwa8nVAY0zA9XAbe1w6mCizbfel2oz70K/e2Qqvq7oEp7UzSHr6ntY6c65dgqTpfpyvMAac2",
+	"h3L6JDPUvzNdRSHL4VB5ntmYg7cYnx4ebcQNmK4WEbu4EAHtB41VMCQqmsWf2pOljktFXeV7oneNo5yx",
+	"2wLQ4KaHibTDMw1YjlU6ZOvQvQNllFsbYnRZdBBdumXqvp7gpoi/5SAfUJr+6QZ1uZ9OcphFeFqYAziG",
+	"cXEQ7QMzfXXN01m1t4WCTlmx0cIZQnK7xMuwRZwrHC+4MVHDbZitmjiRH4IeDzW0kPPaRYxGSTS4E+Gk",
+	"VvL6POXwuhNz/avd8PNDBtt0NZ87y393z91azUMUrli2v3lVUaVZTlCdjbRZqZKL0aosnEHrH4DgjH7W",
+	"UhCcZMo04eY4aoMNnw/bqOdwsqYjO9rTocBtOEbKvk3aVxel0yJ9jMAjMq15AZZx39z3Vrwmzop3LrxH",
+	"How+raQ2c8X0+etvLghFQxu8HfCIc8l0a7BnUhjKhbXA0UjXhqq4K9TY9puAp9Z18G6AhhDhUnFjmHCg",
+	"tsD9afQ2vk4dk9ofg63jWilZcrMg3GgvyeToHZtyKshHXOT6vz+Q19+MXr89TolUZLlYWT9vwcUcsLDd",
+	"iW637MCK0lxoQ4ti0J1eM+m623qHYR9NjETDDZjeb+iVjsSFDmUueUnvk7LjCtphwC7OfykY1Qy+jcLU",
+	"sZk273Vwjq7TtjEG4Uf6MET65OhFSPdhWwuQFuOCD3L+gYuIebCP2i7YAyuixCqZ1k5vbGZZnKJ9IU0G",
+	"zLvvPaE+yoJnMVekKOQyJu1/K+SUVNQYpoT2cYSG7jpgH01KuiJzSbgw8pz8gdhjN1tQRTNL3ZT8J5GC",
+	"peQnevLrLaEkK6jW+xh3XkHftcvHVAeDGAMVoDZpUQBY+Cboj+btJipk9QPEi9hnrgecKMU0Uw9D+tA/",
+	"DTFzdF9P2ckfUi/VKblGzf1KE7kUx+fEIR0DO9OVhZkJo1ao+mEqizLCPtPMFKv9cLW/W9K+M13Ft0nz",
+	"kguyXEiimcEkJfATsd6YjytP2UwqBtTPeb5d73rWi5E3wHsHuq3+zBrDfws5oo1s/0wu3BIL37TJKPxs",
+	"OZxX6uaIevyPxgTEhIk2stJkKdU9F3MXJp9JRah7DpxmqadJLQwviGIP8p7lI3LpRmCISNam4A8uehi8",
+	"iruxJpol9PPyR0Hi+rXLvTb/7+RDDyDyk455thXVeilVRKAvDbHnniGv3wT6K26+SPRoNkbx7Ji9smFB",
+	"BgwWSFtgY1tszsUhLs+a75moS2DHPEc7h5UShQvHgJgJ//k2suOZkuV+vgTGAvto/qtULkipU2KnRTtV",
+	"EqoYqpJz1IwuwWtYUei4ch72LI3c2TvwHp3DVgO42zPMtRH9zr7Yyzf6uJ46nK5cdpGirDXm0SsNCUei",
+	"6UqfE0pwMymhYyHqcsoUmL12Dft3RgvNrBA7LAVBbUPv4VwpVn70WMDwC8wR2ONTE1poGaYsMWAMmfVm",
+	"ZYTQCv1YgI1Nvpe9hSgpuDYWJioIYg09EipILe6FXAo0O7keC8Vmtbba5weXPD2SilgFctwJZPcyqdaD",
+	"csf9WNjJ7xmrOpBLQepqrmjOLgAQN79U7tRy4XL7ntVmeizW38NsRZ/8bVHGev4yHzC5IZVF7HNH4jnT",
+	"pNZgH3sJzaSYFTwzUMRijS9awMcHWmCyXJq7maxFjmp3yvOcCZBeWpuFVPxXEGazUNKYwgk2faAcdXFM",
+	"tLGaY8AbW4JjqaSYA/GW9jsjSS4DTp0jd7rDoK86OCvy/QJPfY3hMEC4qGrLSMTZvqRiisAK5KhlQVwS",
+	"NMoEvh2N67OzP2aW4eATm6Q+qe/GTvBfNxBLAXBo/914WKIXKw4qLhpNFUnYwGuvNFlAzh4FzEUGkGN8",
+	"IdiAhdJPFHy6em9ly/rAWFGGZTugR47oVNbmfFpQcQ8mQVVQLsjfb24+4nL6eIfEs30aBMN8ONqxUopC",
+	"cBsXG++SRcyyzAw5sgsp7/tbrRQ7cWJqRbqS2vj/Bx3XLYdV/5SJptoaf6NJuCE3Lakmc/7AxL4n1oNH",
+	"SSQ+7nWwYZ8NOaK4AHpVrNDME7msTBtMOPZ2OZp9COUOVjmSwCE8XT8kEcrgjLTI2ULnjaK/6cjsTbp2",
+	"hnaqdOSMWJBdEY9OwbGCz3jMGGsgB3U8URG+YlrWKmPv+Gy2jz3VWlGtZbXZnsrdCuuiWws+4ywn9rl3",
+	"u0sq+AyS9NfIa27LiuXWRo3X69xzke9nsG3KhK1xCUzeMEdjOcGmbqN4dRntvXOhHfw8LQamgsX7mvkl",
+	"M3zNyqGK3JzZ2+LfXjnHwzOgYjQ/sTZdkiYWrdRAVTA47FG+u5JFMaXZ/WAkM8TWlirY6FZjUF8bVm3S",
+	"9v3jnqIwa8OqFKI3ODgeIXVJ6Z/lNK4/rZ9LmMhZTv4hp+jAmrDej31mWW3YXSbLkorc6lCY0sc0wNu1",
+	"p6mFxBquR3jQjYKlNdi7mli3eWV18/EAsN7Y2t1Z+M5OiSHtRt1bzBDFMqnyjgJokQ4bflamfqD0Cukz",
+	"o7xgeUimLkqxenijitq5XnWQskjOYFkk9To5FY1zzs9yehe3fRu2KbhgTfzT7fkfcvpKE1mbqrbHMZad",
+	"kzdnZzg6JX96S/7J/3K8Zft+9Tt4K66dvBbvQgdIn6Fr1WzdEiG6TiHnOnbUNKSzeJNzD3wI807Zbh8V",
+	"j4TMhiPaaVJG/aSe8E8Lmd1b1peKTJk2J2w2kwPZq0pqbjZperVvZHTD6WCovtfDJeUaCzpBTt3K5Kjg",
+	"4p7l+Px4ZwTfUH0fw+6QMRkrsm5Qk/rDu2e8t9mEAFOOffx2Y9r9xlXjdLX7QFb6KYnuvFNi2ldTVtHF",
+	"Tffn68CddRQ4pntGgdDDpppQfc9yzHXK2niXYkMZotcL29jmn3ZcVxD7hRLGsSyekU0alVvYuNFD6Tsm",
+	"zJ1l7zs+kB1ppBiPXC8FIBewnlkoWc8XhJJK8ZIb/mD9UxJIyXEnvOyxP0C1gBrQEXIX6oOYmnF9I3ah",
+	"lCx8yQhKr926P/87gY1gFcU09A9FIycNVisl8zqz4m9VdtdJwVAVzqMhwtJTEd3N7qbHtrJ1q9e21tDh",
+	"SHiHVbvXQIHNt61QC1RTIN6NcoooJSdgadIvckMN4CEc0lFhl9Jajf6O9YTgFKhiYx/R5cf3vpdoSwzF",
+	"TojzDUH8Tyfl3tp3oU5wEyDIgZkCMOgTbNHw2jvxdrH1BtDQjrkDdpVDVLwNHVEvUugWsGWAHBRmLOIQ",
+	"dvo00XWWMYa8gbab5RwqMlYMuOVh1ehLHmk7Hyv7Kvr9BTsmkutSuC5yMap8QpZ8WonMd5j3gWqlWils",
+	"G2AbCmIOMtVvUoMyjLgHzpb7R0gw+rK7qK6nDSNSu0NQJVerO1WLbe05UE+UqxX0haAIXhBdZwtIA7nI",
+	"LdfEJ4CSgdTj3TYswKAd4A6oNnBmO6he6c5RTZa8KGAX1khrkgdNb+DOxnwYAI+gXrkI5O707MQstx24",
+	"MTRFYlI9lK+HqTzThQBHlUI0B/8kJ4Bra9EMGPo769OXydyD0uyn7xuYtytPPZzG37zzDfUMRLAl8c9R",
+	"I1oYX2mimcaqaCbypk6UKzBeoMpDEyMlqUXBtHa1IXe04nfuIdcu0xyvIV0b3um1j/pB3CwCQCEHjbOE",
+	"QAfAHWH/CyY6UqK5gLIuCTUr93bbkNIu8mZWqAaDJqjSqhwtOxmAsOBrZwZ5jHXxapbVipvVtR3qzAZG",
+	"FVM38T7QS1Ixpa2z2O4vJRPXATppWtIBSpiohXphTIXd8VzMZOQkbOOGFh2uDM3lnV0G9x/XP3w/Ipe1",
+	"WTBheEYNw4pb2oFrLLD258ixsc9PjpOWKOMEU8HWe7QzTFzBsisbwjcnx+djMbl0qWroyj8nf4F9kWbP",
+	"TQ0SzYxuC4AdG1gCnY9FE/mG7zU0fGLw1UVKP1trv+tKp8THyLHQYexSNGE1Y4rVbq4SoqTC7gmWGBFs",
+	"PG+YcKINBYiPAZxs4aormoBk69ZCbwv23HHg5NFYjMV3kG/FNPXQdQ4TcuTvXzi+IJNM5mxi5Q+CwLRk",
+	"YzFYVkA+QETaTl/ROReWcucgETBw/faRMVSJAQ2pJhP/wEgyd1V/9gUoo8DMYncCJrAvbSwKro0loi/g",
+	"aaq6mwsaCBV6aak2eXP2hnjHbIK09o4zVnRYyn+6+nBBKlkUZPK3727IKTjHp194/jhx5WsTcAERMar2",
+	"NRsYH0s8419+fB90A5wnr628y4oJWvHkPPnj6Gz0Ryi6MgsQ3NOALez/c0wEIw9xKd7n0G6vzbtgXNeq",
+	"HGiEboecuvthHtOtI/FKFDswdr0JF1lR5+zOpSTiF52A0u5rvcfbtRtH3pydHewuj7XGzthlI05xzEI5",
+	"HGHkzwEeX6KBObjKJOhFWqtz1yl2i0M3dFNvBXlhn++xjyDWOddQIh7Q9TZNPp84lXaCh0SQfcPgc4Q9",
+	"XOPAuzDG4ToO/iLx+oaDYHmtQeGxa6G4yNEajd9sx2v3IpZnE8RBSehaDwRqBntud4JBu9KhyXza1UKp",
+	"Pf1iifyIMgDRkB6B8J6EDn32E+C1W5VQlg5P4O59Do/9W4J+C3p+Er7YvtuQDCYlYhxLxrwKdvbDk2ib",
+	"xhXw35g5NPVeXBMO3WkUtnQ/nzqXIUUaMyooqDxydbhot1hRyY9T0q4AZGwb95+kGOMSeerc6tMv+AFE",
+	"NK5Br2px6YuSnkfbNHpdV1PxtPv1ZC8k4t17jX4nIn5VC0KtHVzTwpu1Lh3eaSFzCr1lMxdoOZwWP21C",
+	"3cO84kb8/tX5eh3O7/TAtmASCycU6AvCqCo4U41SaC32piYNS1KgPIEf8hA/xbzGIO2v7ePfP+H7N2D9",
+	"TgQd8Efc5V3hIdCQWDHYNHh5K7Kg+WGpK6tNxJXV/9H2GbSVVUjSI53RwvdSLKW6LyTNoWf3V6YkFC6V",
+	"rJwy5WJHkKNG4h+S5j6LGZA9EhicuFzDf1ilOGm6u10IGuOaGE/wcREFqRQMRvgkA7YpLORSh40CbpKm",
+	"Vd6X2jb1txRSGGPhchipb11qyqSOR+RHV7bBOwkEC0y2YBlk85tgzZKuYDHMVl74XlTdSZLoZpO8vdwS",
+	"IRyLdquUvD37c1vdDzUWdKXJcrHCAEhXhlye6YBiNBCKcPR6Qgji8CK5lpXc6Zg9O/zqkNobMPodtwKz",
+	"OS4A6/83cegc78Jpj7e2OcNOKhLgwTvuUCzk4nydm8CeqCNgrS3BNjfmawTa1rSRVKgkC19/ybG5QKcE",
+	"Yo06JYhK7lQK3g0zdCPxL3vd3/yinml79dHm+BziPvXhs4MF6ZDHmvt5Uux/h6b4quXBxrno3g0Usptj",
+	"jl2cUhwahIgGwwv+pog9tWV7LfZXIN5gSAFv2DlMOGGNDPGLuw5BjlM/9ekX92kHCv2rYYenEyoeI2gZ",
+	"bc8gwYuS3O93I+XbC7SezwE/iOayNn9crTn9Q9c9PY0nMPU+RPT/wjvlX+ro1sMyldGiOIxM3bj0dnC/",
+	"wpQVUsztORMgDRKQu6CsaeI6qZorX+ZDd4Vuv8/FNf1ir6MP4gYXq9DgWhUwQNfuVCFrl6HAfJ37UIIJ",
+	"qGK+EMiXHjRXo0RvRemxxPp9Ny/IH+tLDbCKuyiFC2svZAc5MH9cMMWCTLYlB5IvYJjuPSNbMld1hD+u",
+	"WFUAZ7TXvVxYDwcwxsAMcrF/jbc4QCJNihG59PcGIUdw5IeQU+aFnAZVX+To7dnZcZ+g13GCHt5JiN8a",
+	"85V9hf0YSsjlQZnqmsH9cc9mLOw8BFXUNMjE9Y+sTuAeK1dvL2euda7VRBek0wtgOabgcPF0LXLUmWMx",
+	"0GTADTmyuqZfMGBZX4OvLuVxzE+2TsYNwP71XYwffAFJg5RuoN19xd2VbUdh4ho2dOEEjQgZZn+g9mRB",
+	"c4vDt2dvhzySTvZ1w8+zxP3+plx49x/5aIuQ41P6QuSdJ8Q66Bc1vpqa+Y2uEhDwICaCnahrYadNTJYr",
+	"gk0PrYA2jVrbTIVWKDZZWTfYprCfILjfx3lxMgwpSfwRmEO4PKB4GvsWcJ0GjU2FnOvU3ZuRYjsqxO/W",
+	"O3meR59T7FkYDo9/C8//15KK0JlxNrA73g9BPETKepuXVARWJK5NBGxKIyHxQay5AuGFzwbouxPZuiGs",
+	"tuR1MIJ1g0N6lOrdBeEKii8wP+/qEu2pDBpey5KBQewKcWP6006RvKSX+pymoeBXU7a0icFs/brpAY4C",
+	"9HY15kVTfgkq012Gchj/Db3BtQLlgFiW3bBZeyUFe+USahNLmslxyGHIFk8sNMPfrkF8vpCVHNxNuJNt",
+	"/PpwibW1H+YZoDwUfoMT3Wrsg5H6W+fxipbOQFbTsMBFsKI1tLj7UR+XsXHXdOxH7lalNCf1UCXbFVTM",
+	"ew5Y0y0v8Tt1fd3xNuZH4sWShyhGwJYAq/OcYdyIXkTsXAOBl7rjJ6Ee4y6blPknjcmI30yLYqDqoBoU",
+	"dn3QIP9lUeCsO8W0nBO5WdV9wqPthTRdG/77elpuU8jRqjaLsENqMuKsg50J0khEo4sqarJFn0Kf4BYj",
+	"R6GvpYleIHncdmV97cTxBlaAeHFrMWP29SB8gXlcGnbapMS1n8GVmQI+mQUrwZB2t0Fz1bRZ7cVNQbsU",
+	"cEanUeqnW0tVuATaMQ503ientOKnD6/BYXFLfWkLDzC18Jh+6Uc0Ol+jNR98gdCGI/CMCL4JIl+Pt4//",
+	"EwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -71,6 +71,14 @@ type DriverVersion struct {
 	Chart           []byte
 }
 
+type NamespacePolicy struct {
+	ID               bool
+	Allowed          []string
+	CreateNamespaces bool
+	UpdatedBy        string
+	UpdatedAt        time.Time
+}
+
 type Revision struct {
 	DeploymentID  int64
 	Revision      int32

@@ -65,7 +65,7 @@ func (s *Service) deploymentRedactor(ctx context.Context, id int64) (*redact.Red
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	values, err := s.openValues(nil, nil, row.Secrets, row.ID)
+	values, err := s.openValues(nil, nil, row.Secrets, deploymentSecretsAt(row.ID))
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 		if i == 0 {
 			_, err = f.cluster.Releases.Install(ctx, opts)
 		} else {
-			_, err = f.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
+			_, err = f.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
 		}
 		require.NoError(b, err)
 		helm += time.Since(start)
@@ -57,17 +57,20 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 	b.ReportMetric(float64(styrmin)/float64(helm), "ratio")
 }
 
+// twinOwner marks the twin release, which no deployment owns.
+var twinOwner = release.Owner{Installation: "bench-helm-twin", Deployment: 1}
+
 // helmTwin is the Helm operation of the twin release: the same chart and
 // values Styrmin renders for Hello Web with that title, with Helm's wait.
 func helmTwin(b *testing.B, f clusterFixture, twin, title string, first bool) release.InstallOptions {
 	ctx := context.Background()
 	if first {
-		_, err := f.cluster.Kube.EnsureNamespace(ctx, twin)
+		_, err := f.cluster.Kube.EnsureNamespace(ctx, twin, true)
 		require.NoError(b, err)
 	}
 	bundle, err := f.catalog.Bundle(ctx, "hello-web", "1.0.0")
 	require.NoError(b, err)
 	values, err := release.Values(ctx, bundle.Driver, map[string]any{"site_title": title, "replicas": int64(2), "message": "", "theme": "ocean", "show_version": true, "memory_mib": int64(64)}, "1.27.0", twin, twin)
 	require.NoError(b, err)
-	return release.InstallOptions{Namespace: twin, Name: twin, Chart: bundle.Chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
+	return release.InstallOptions{Namespace: twin, Name: twin, Owner: twinOwner, Chart: bundle.Chart, Values: values, Wait: true, Timeout: 5 * time.Minute}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -167,11 +166,7 @@ func uniqueName(prefix string) string {
 // cleanUp removes a test's deployment from the cluster when the test ends,
 // whatever state it is in.
 func (f clusterFixture) cleanUp(t testing.TB, name string) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_, _ = f.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: name, Name: name, IgnoreNotFound: true, Timeout: time.Minute})
-		_ = f.cluster.Kube.DeleteNamespace(ctx, name)
-	})
+	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.svc, f.cluster, name, name) })
 }
 
 // requireHistory checks that Helm's history (what `helm history` shows) has

@@ -44,8 +44,8 @@ type installPlan struct {
 	prompts hookPrompts
 }
 
-// plan checks the driver version, the names, the application version, the
-// values and the prompts.
+// plan checks the driver version, the names, the namespace against the
+// namespace policy, the application version, the values and the prompts.
 func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	var errs fieldErrors
 	version, err := s.catalog.Spec(ctx, o.Driver, o.DriverVersion)
@@ -68,6 +68,15 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	}
 	if err := checkName("namespace", in.Namespace, 63); err != nil && !errs.has(FieldName) {
 		errs.add(Field{Kind: FieldNamespace}, err.Error())
+	}
+	if !errs.has(FieldName) && !errs.has(FieldNamespace) {
+		_, why, err := s.namespaceRefusal(ctx, in.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			errs.add(Field{Kind: FieldNamespace}, why)
+		}
 	}
 	if err := d.SupportsVersion(in.AppVersion); err != nil {
 		errs.add(Field{Kind: FieldAppVersion}, err.Error())

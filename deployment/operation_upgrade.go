@@ -218,7 +218,11 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Chart: p.bundle.Chart, Values: values, DryRun: true})
+	owner, err := s.ReleaseOwner(ctx, p.dep.ID)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true})
 	if err != nil {
 		return nil, err
 	}

@@ -74,13 +74,14 @@ func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, s
 	return r.Runner.Recover(ctx, run)
 }
 
-// taskRun is what every runner starts from: the task's deployment, its inputs
-// and the cluster.
+// taskRun is what every runner starts from: the task's deployment, its inputs,
+// the cluster and the owner of the deployment's release.
 type taskRun struct {
 	s       *Service
 	run     *executor.Run
 	row     db.Deployment
 	cluster *Cluster
+	owner   release.Owner
 }
 
 // newTaskRun reads the task's deployment and decodes its inputs into inputs.
@@ -96,13 +97,29 @@ func (s *Service) newTaskRun(ctx context.Context, run *executor.Run, inputs any)
 	if err := json.Unmarshal(run.Task.Inputs, inputs); err != nil {
 		return nil, fmt.Errorf("deployment: task %d inputs: %w", run.Task.ID, err)
 	}
-	return &taskRun{s: s, run: run, row: row, cluster: cluster}, nil
+	owner, err := s.ReleaseOwner(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &taskRun{s: s, run: run, row: row, cluster: cluster, owner: owner}, nil
+}
+
+// checkOwnRelease refuses (release.IsForeign) a release of the deployment's
+// name that is not the deployment's own, before a task runs any hook or
+// changes anything. No release at all is not refused; nor is a cluster that
+// does not answer: the task's Helm step, which checks again, fails then.
+func (j *taskRun) checkOwnRelease(ctx context.Context) error {
+	err := j.cluster.Releases.CheckOwner(ctx, j.row.Namespace, j.row.Name, j.owner)
+	if isNotFound(err) || styrmin.ErrorCode(err) == styrmin.EUNAVAILABLE {
+		return nil
+	}
+	return err
 }
 
 // render takes the chart of bundle b (stored with it) and renders the values
 // the deployment gives it, as one step.
 func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
-	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Timeout: HelmTimeout,
+	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner, Timeout: HelmTimeout,
 		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
 	err := j.run.Step(ctx, StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
 		var err error
@@ -265,7 +282,11 @@ func (s *Service) recoverRelease(ctx context.Context, run *executor.Run, next st
 	if err != nil {
 		return false, "", fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
 	}
-	rec, err := cluster.Releases.RecoverPending(ctx, row.Namespace, row.Name)
+	owner, err := s.ReleaseOwner(ctx, row.ID)
+	if err != nil {
+		return false, "", err
+	}
+	rec, err := cluster.Releases.RecoverPending(ctx, row.Namespace, row.Name, owner)
 	switch {
 	case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
 		rec.Message = "Helm has no record of the release."

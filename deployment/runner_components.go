@@ -25,11 +25,15 @@ type componentsResult struct {
 
 // Run stops or starts each chosen component as one step, saving the
 // components' states after each, then waits for their pods to be gone (a
-// stop) or ready (a start).
+// stop) or ready (a start). It scales nothing when the deployment's release
+// is not its own (release.IsForeign).
 func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in componentsInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
+		return nil, err
+	}
+	if err := j.cluster.Releases.CheckOwner(ctx, j.row.Namespace, j.row.Name, j.owner); err != nil {
 		return nil, err
 	}
 	v, err := r.s.catalog.Spec(ctx, j.row.DriverName, j.row.DriverVersion)

@@ -16,7 +16,9 @@ type deleteRunner struct{ s *Service }
 
 // Run uninstalls the release, deletes the action Job an action left (with
 // its Secret), deletes the namespace when Styrmin created it, and marks the
-// deployment deleted.
+// deployment deleted. When a release of the deployment's name is not its
+// own (its install was refused), it changes nothing in the cluster: it only
+// marks the deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in deleteInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
@@ -26,20 +28,56 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err := r.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusDeleting}); err != nil {
 		return nil, err
 	}
-	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
+	foreign, err := j.releaseForeign(ctx)
 	if err != nil {
 		return j.fail(ctx, err)
+	}
+	if !foreign {
+		if err := r.removeFromCluster(ctx, j, &in); err != nil {
+			return j.fail(ctx, err)
+		}
+	}
+	if err := r.s.q.MarkDeploymentDeleted(ctx, j.row.ID); err != nil {
+		return nil, err
+	}
+	linked, err := j.linked(ctx)
+	return map[string]any{"linked": linked}, err
+}
+
+// releaseForeign reports, as a step when so, whether a release of the
+// deployment's name exists that is not the deployment's own: then Styrmin
+// must leave the cluster as it is.
+func (j *taskRun) releaseForeign(ctx context.Context) (bool, error) {
+	err := j.checkOwnRelease(ctx)
+	if err == nil || !release.IsForeign(err) {
+		return false, err
+	}
+	err = j.run.Step(ctx, StepHelm, "Leave release "+j.row.Name+" in place", func(ctx context.Context, st *executor.Step) error {
+		st.Warn("Release %s in namespace %s was not created by Styrmin for this deployment: Styrmin leaves it, its objects and the namespace as they are, runs no hook, and only forgets the deployment.", j.row.Name, j.row.Namespace)
+		return nil
+	})
+	return true, err
+}
+
+// removeFromCluster runs the pre-delete hooks, uninstalls the release, runs
+// the post-delete hooks, deletes the action Job and, when Styrmin created
+// it, the namespace.
+func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *deleteInputs) error {
+	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
+	if err != nil {
+		return err
 	}
 	secret, err := j.openTaskSecrets()
 	if err != nil {
-		return j.fail(ctx, err)
+		return err
 	}
 	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	if err := j.runHooks(ctx, b, drivers.HookPreDelete, prompts); err != nil {
-		return j.fail(ctx, err)
+		return err
 	}
-	err = run.Step(ctx, StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
-		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
+	err = j.run.Step(ctx, StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner,
+			Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
 		if err != nil {
 			return err
 		}
@@ -50,38 +88,28 @@ func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 		return nil
 	})
 	if err != nil {
-		return j.fail(ctx, err)
+		return err
 	}
 	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
-		return j.fail(ctx, err)
+		return err
 	}
-	err = run.Step(ctx, StepJob, "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
+	err = j.run.Step(ctx, StepJob, "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
 		st.Say("The Job %s, its pods and its Secret are gone, if an action had left them.", kube.ActionJobName(j.row.Name))
 		return nil
 	})
-	if err != nil {
-		return j.fail(ctx, err)
+	if err != nil || !j.row.NamespaceCreated {
+		return err
 	}
-	if j.row.NamespaceCreated {
-		err = run.Step(ctx, StepNamespace, "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-			if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
-				return err
-			}
-			st.Say("Styrmin created it for this deployment; Kubernetes is removing it and what is left in it.")
-			return nil
-		})
-		if err != nil {
-			return j.fail(ctx, err)
+	return j.run.Step(ctx, StepNamespace, "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+		if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
+			return err
 		}
-	}
-	if err := r.s.q.MarkDeploymentDeleted(ctx, j.row.ID); err != nil {
-		return nil, err
-	}
-	linked, err := j.linked(ctx)
-	return map[string]any{"linked": linked}, err
+		st.Say("Styrmin created it for this deployment; Kubernetes is removing it and what is left in it.")
+		return nil
+	})
 }
 
 // deleteInputs are a delete task's inputs (secret prompts travel sealed apart).

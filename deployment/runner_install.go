@@ -3,13 +3,15 @@ package deployment
 import (
 	"context"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
 
 // installRunner installs a deployment: namespace, values, Helm install,
-// then a wait for each component.
+// then a wait for each component. It starts nothing when a release of the
+// deployment's name exists that is not its own.
 type installRunner struct{ s *Service }
 
 // Run installs the deployment as its install task says.
@@ -19,8 +21,18 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := j.checkOwnRelease(ctx); err != nil {
+		return j.fail(ctx, err)
+	}
 	err = run.Step(ctx, StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace)
+		policy, why, err := r.s.namespaceRefusal(ctx, j.row.Namespace)
+		if err != nil {
+			return err
+		}
+		if why != "" { // the policy changed since the install was queued
+			return styrmin.Errorf(styrmin.EINVALID, "The namespace policy refuses this install: %s.", why)
+		}
+		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces)
 		if err != nil {
 			return err
 		}

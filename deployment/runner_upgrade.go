@@ -20,6 +20,9 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := j.checkOwnRelease(ctx); err != nil {
+		return j.fail(ctx, err)
+	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)
 	if err != nil {
 		return j.fail(ctx, err)
@@ -66,7 +69,7 @@ func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions) (*r
 			rel, err = j.cluster.Releases.Install(ctx, *opts)
 		} else {
 			rel, err = j.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{
-				Namespace: opts.Namespace, Name: opts.Name, Chart: opts.Chart, Values: opts.Values,
+				Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values,
 				Timeout: opts.Timeout, Description: opts.Description,
 			})
 		}

@@ -29,6 +29,9 @@ import (
 )
 
 // readyTimeout bounds the wait for a deployment's components.
+// owner is the Styrmin installation and deployment these releases are made for.
+var owner = release.Owner{Installation: "devcluster-test", Deployment: 1}
+
 const readyTimeout = 3 * time.Minute
 
 // lifecycle is one bundled driver deployed on the local cluster through the
@@ -111,11 +114,11 @@ func TestDeploymentLifecycle(t *testing.T) {
 	l := newLifecycle(t, "redis")
 	ctx := context.Background()
 
-	created, err := l.client.EnsureNamespace(ctx, l.ns)
+	created, err := l.client.EnsureNamespace(ctx, l.ns, true)
 	require.NoError(t, err)
 	require.True(t, created)
 
-	rel, err := l.releases.Install(ctx, release.InstallOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, nil)})
+	rel, err := l.releases.Install(ctx, release.InstallOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, nil)})
 	require.NoError(t, err)
 	require.Equal(t, release.StatusDeployed, rel.Status)
 	require.Equal(t, l.bundle.Chart.Metadata.AppVersion, rel.AppVersion)
@@ -123,7 +126,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	require.Equal(t, int32(1), replicasOf(t, components["primary"]))
 	require.Equal(t, int32(2), replicasOf(t, components["replica"]))
 
-	dry, err := l.releases.Upgrade(ctx, release.UpgradeOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"replicas": 3}), DryRun: true})
+	dry, err := l.releases.Upgrade(ctx, release.UpgradeOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"replicas": 3}), DryRun: true})
 	require.NoError(t, err)
 	var changed []string
 	for _, d := range release.DiffManifests(rel.Manifest, dry.Manifest) {
@@ -134,7 +137,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	}
 	require.Equal(t, []string{"StatefulSet/redis-redis-replica"}, changed)
 
-	rel, err = l.releases.Upgrade(ctx, release.UpgradeOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"replicas": 3})})
+	rel, err = l.releases.Upgrade(ctx, release.UpgradeOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"replicas": 3})})
 	require.NoError(t, err)
 	require.Equal(t, 2, rel.Number)
 	require.Equal(t, int32(3), replicasOf(t, l.waitReady(t)["replica"]))
@@ -157,7 +160,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, secrets.Items, 2, "helm history -n %s %s reads these", l.ns, l.name)
 
-	rel, err = l.releases.Rollback(ctx, release.RollbackOptions{Namespace: l.ns, Name: l.name, Revision: 1, Wait: true, Timeout: readyTimeout})
+	rel, err = l.releases.Rollback(ctx, release.RollbackOptions{Namespace: l.ns, Name: l.name, Owner: owner, Revision: 1, Wait: true, Timeout: readyTimeout})
 	require.NoError(t, err)
 	require.Equal(t, 3, rel.Number)
 	values, err := l.releases.GetValues(ctx, l.ns, l.name, 3)
@@ -165,7 +168,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	require.JSONEq(t, toJSON(t, l.values(t, nil)), toJSON(t, values), "revision 3 has revision 1's values")
 	require.Equal(t, int32(2), replicasOf(t, l.waitReady(t)["replica"]))
 
-	_, err = l.releases.Uninstall(ctx, release.UninstallOptions{Namespace: l.ns, Name: l.name, Wait: true, Timeout: readyTimeout})
+	_, err = l.releases.Uninstall(ctx, release.UninstallOptions{Namespace: l.ns, Name: l.name, Owner: owner, Wait: true, Timeout: readyTimeout})
 	require.NoError(t, err)
 	_, err = l.releases.Status(ctx, l.ns, l.name)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "%v", err)
@@ -184,9 +187,9 @@ func TestPendingUpgradeIsRecovered(t *testing.T) {
 	t.Parallel()
 	l := newLifecycle(t, "hello-web")
 	ctx := context.Background()
-	_, err := l.client.EnsureNamespace(ctx, l.ns)
+	_, err := l.client.EnsureNamespace(ctx, l.ns, true)
 	require.NoError(t, err)
-	_, err = l.releases.Install(ctx, release.InstallOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, nil)})
+	_, err = l.releases.Install(ctx, release.InstallOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, nil)})
 	require.NoError(t, err)
 	l.waitReady(t)
 
@@ -198,11 +201,11 @@ func TestPendingUpgradeIsRecovered(t *testing.T) {
 	pending.Version = 2
 	require.NoError(t, store.Create(&pending))
 
-	upgrade := release.UpgradeOptions{Namespace: l.ns, Name: l.name, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"site_title": "After recovery"})}
+	upgrade := release.UpgradeOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, map[string]any{"site_title": "After recovery"})}
 	_, err = l.releases.Upgrade(ctx, upgrade)
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err), "%v", err)
 
-	recovery, err := l.releases.RecoverPending(ctx, l.ns, l.name)
+	recovery, err := l.releases.RecoverPending(ctx, l.ns, l.name, owner)
 	require.NoError(t, err)
 	require.Equal(t, release.Recovery{Action: release.RecoveryRolledBack, Revision: 2, Was: release.StatusPendingUpgrade, RolledBackTo: 1,
 		Message: "Revision 2 of release hello-web was pending-upgrade; marked it failed and rolled back to revision 1."}, recovery)
@@ -232,7 +235,7 @@ func TestWildChartInstalls(t *testing.T) {
 	require.NoError(t, err)
 	releases := releaseClient(t, client)
 
-	rel, err := releases.Install(ctx, release.InstallOptions{Namespace: ns, Name: "wild", Chart: c, Wait: true, Timeout: readyTimeout})
+	rel, err := releases.Install(ctx, release.InstallOptions{Namespace: ns, Name: "wild", Owner: owner, Chart: c, Wait: true, Timeout: readyTimeout})
 	require.NoError(t, err)
 	require.Equal(t, release.StatusDeployed, rel.Status)
 	require.Equal(t, "v1.2.3", rel.AppVersion)
@@ -258,7 +261,7 @@ func TestWildChartInstalls(t *testing.T) {
 	require.Len(t, services, 1, "the subchart's Service")
 	require.Equal(t, "wild-sub."+ns+".svc:8080", services[0].Address(services[0].Ports[0].Port))
 
-	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "wild", Wait: true, Timeout: readyTimeout})
+	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "wild", Owner: owner, Wait: true, Timeout: readyTimeout})
 	require.NoError(t, err)
 	_, err = client.Clientset.RbacV1().ClusterRoles().Get(ctx, ns+"-wild-reader", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "cluster-scoped objects go with the release: %v", err)

@@ -90,6 +90,9 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments)},
 
+		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
+		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments)},
+
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: web.UserList(d.Users)},
 		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users)},
 		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users)},
@@ -156,12 +159,14 @@ func apiRoutes() []route {
 		apiRoute(get, "/tokens", auth.ReadOnly),
 		apiRoute(post, "/tokens", auth.ReadOnly),
 		apiRoute(http.MethodDelete, "/tokens/:id", auth.ReadOnly),
+		apiRoute(get, "/namespace-policy", auth.ReadOnly),
+		apiRoute(http.MethodPut, "/namespace-policy", auth.Admin),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments}
 }
 
 // withAPIHandlers gives each API line of table the generated handler of its

@@ -62,6 +62,7 @@ type DriverCatalog interface {
 type Deployments interface {
 	web.Deployments
 	api.Deployments
+	web.NamespacePolicies
 }
 
 // ReadyCheck is one thing the server needs to serve requests, checked by /readyz.

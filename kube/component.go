@@ -17,8 +17,19 @@ import (
 	"github.com/styrmin/styrmin/drivers"
 )
 
-// ReleaseNameAnnotation is set by Helm on every object of a release, to the release name.
-const ReleaseNameAnnotation = "meta.helm.sh/release-name"
+// The annotations Helm sets on every object of a release.
+const (
+	// ReleaseNameAnnotation is set to the release's name.
+	ReleaseNameAnnotation = "meta.helm.sh/release-name"
+	// ReleaseNamespaceAnnotation is set to the release's namespace.
+	ReleaseNamespaceAnnotation = "meta.helm.sh/release-namespace"
+)
+
+// ofRelease reports whether Helm made the object of m for release in
+// namespace: an object of another release of that name (elsewhere) is not.
+func ofRelease(m metav1.ObjectMeta, namespace, release string) bool {
+	return m.Annotations[ReleaseNameAnnotation] == release && m.Annotations[ReleaseNamespaceAnnotation] == namespace
+}
 
 // The kinds of workload a component selects.
 const (
@@ -149,12 +160,12 @@ func (c *Client) releaseWorkloads(ctx context.Context, namespace, release string
 	}
 	var all []Workload
 	for i := range deployments.Items {
-		if deployments.Items[i].Annotations[ReleaseNameAnnotation] == release {
+		if ofRelease(deployments.Items[i].ObjectMeta, namespace, release) {
 			all = append(all, deploymentWorkload(&deployments.Items[i], replicaSets.Items))
 		}
 	}
 	for i := range statefulSets.Items {
-		if statefulSets.Items[i].Annotations[ReleaseNameAnnotation] == release {
+		if ofRelease(statefulSets.Items[i].ObjectMeta, namespace, release) {
 			all = append(all, statefulSetWorkload(&statefulSets.Items[i]))
 		}
 	}
@@ -177,7 +188,7 @@ func selectWorkloads(all []Workload, c drivers.Component) ([]Workload, error) {
 }
 
 // ComponentWorkloads lists the Deployments and StatefulSets of release (by
-// Helm's release-name annotation) whose pod template labels component c's
+// Helm's release-name and release-namespace annotations) whose pod template labels component c's
 // selector matches, Deployments first; none is not an error.
 func (c *Client) ComponentWorkloads(ctx context.Context, namespace, release string, comp drivers.Component) ([]Workload, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)

@@ -28,7 +28,7 @@ func TestLocalStartRightAfterAStopWaitsForTheNewPods(t *testing.T) {
 	ctx := context.Background()
 	labels := map[string]string{"component": "web"}
 	web := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace, Annotations: map[string]string{kube.ReleaseNameAnnotation: "shop"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: namespace, Annotations: map[string]string{kube.ReleaseNameAnnotation: "shop", kube.ReleaseNamespaceAnnotation: namespace}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To[int32](3),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},

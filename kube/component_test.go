@@ -51,7 +51,7 @@ func replicaSetOf(d *appsv1.Deployment) *appsv1.ReplicaSet {
 
 // meta is the metadata of an object of release, with generation 1.
 func meta(name, release string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: ns, Generation: 1, Annotations: map[string]string{kube.ReleaseNameAnnotation: release}}
+	return metav1.ObjectMeta{Name: name, Namespace: ns, Generation: 1, Annotations: map[string]string{kube.ReleaseNameAnnotation: release, kube.ReleaseNamespaceAnnotation: ns}}
 }
 
 // deployment is a Deployment of release whose pods carry component=comp, with
@@ -114,6 +114,22 @@ func TestComponentWorkloadsSelectTheReleasesWorkloadsByPodLabels(t *testing.T) {
 	got, err = client.ComponentWorkloads(context.Background(), ns, "shop", component("nothing", nil))
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+func TestAStopLeavesWorkloadsOfAReleaseOfTheSameNameElsewhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	elsewhere := deployment("web-of-shop-in-prod", "shop", "web", 2, 2)
+	elsewhere.Annotations[kube.ReleaseNamespaceAnnotation] = "prod" // Helm made it for release shop of namespace prod
+	client := fakeClient(deployment("web", "shop", "web", 3, 3), elsewhere)
+
+	stopped, err := client.ScaleComponent(ctx, ns, "shop", component("web", nil), 0)
+
+	require.NoError(t, err)
+	require.Equal(t, []string{"Deployment/web 3/3"}, summary(stopped))
+	untouched, err := client.Clientset.AppsV1().Deployments(ns).Get(ctx, "web-of-shop-in-prod", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int32(2), *untouched.Spec.Replicas)
 }
 
 func TestStopAndStartComponent(t *testing.T) {

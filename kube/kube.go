@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -23,7 +25,13 @@ type Client struct {
 	Config *rest.Config
 	// Clientset is the typed client.
 	Clientset kubernetes.Interface
+	// OwnNamespace is the namespace Styrmin runs in when it runs inside the
+	// cluster (its service account's), "" otherwise.
+	OwnNamespace string
 }
+
+// serviceAccountNamespace is where Kubernetes tells a pod its namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // Connect loads the kubeconfig at kubeconfigPath, using its context
 // contextName (its current context when ""); with an empty path it follows the
@@ -39,6 +47,7 @@ func Connect(kubeconfigPath, contextName string) (*Client, error) {
 		if config, err = rest.InClusterConfig(); err != nil {
 			return nil, ErrNotConfigured
 		}
+		return inCluster(config)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("kube: load kubeconfig %q: %w", kubeconfigPath, err)
@@ -53,6 +62,20 @@ func New(config *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("kube: %w", err)
 	}
 	return &Client{Config: config, Clientset: clientset}, nil
+}
+
+// inCluster returns the Client of a pod's service account, knowing the pod's namespace.
+func inCluster(config *rest.Config) (*Client, error) {
+	c, err := New(config)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := os.ReadFile(serviceAccountNamespace)
+	if err != nil {
+		return nil, fmt.Errorf("kube: the namespace Styrmin runs in: %w", err)
+	}
+	c.OwnNamespace = strings.TrimSpace(string(ns))
+	return c, nil
 }
 
 // Server is the API server URL the client talks to.

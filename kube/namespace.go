@@ -23,9 +23,10 @@ const (
 const pollInterval = time.Second
 
 // EnsureNamespace creates namespace name, labelled ManagedByLabel=ManagedBy,
-// when it does not exist, and reports whether it did. Errors: ECONFLICT when
-// the namespace is being deleted.
-func (c *Client) EnsureNamespace(ctx context.Context, name string) (created bool, err error) {
+// when it does not exist and mayCreate, and reports whether it did. Errors:
+// ECONFLICT when the namespace is being deleted, EINVALID when it does not
+// exist and may not be created.
+func (c *Client) EnsureNamespace(ctx context.Context, name string, mayCreate bool) (created bool, err error) {
 	existing, err := c.Clientset.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
 		if existing.Status.Phase == corev1.NamespaceTerminating {
@@ -35,6 +36,9 @@ func (c *Client) EnsureNamespace(ctx context.Context, name string) (created bool
 	}
 	if !apierrors.IsNotFound(err) {
 		return false, fmt.Errorf("kube: get namespace %s: %w", name, err)
+	}
+	if !mayCreate {
+		return false, styrmin.Errorf(styrmin.EINVALID, "Namespace %s does not exist, and an admin has not let Styrmin create namespaces: ask an admin to create it, or deploy into an existing namespace.", name)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy}}}
 	_, err = c.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})

@@ -21,7 +21,7 @@ func TestEnsureNamespace(t *testing.T) {
 	terminating := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "going"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}}
 	client := fakeClient(existing, terminating)
 
-	created, err := client.EnsureNamespace(ctx, "shop")
+	created, err := client.EnsureNamespace(ctx, "shop", true)
 	require.NoError(t, err)
 	require.True(t, created)
 	ns, err := client.Clientset.CoreV1().Namespaces().Get(ctx, "shop", metav1.GetOptions{})
@@ -29,19 +29,35 @@ func TestEnsureNamespace(t *testing.T) {
 	require.Equal(t, map[string]string{kube.ManagedByLabel: kube.ManagedBy}, ns.Labels)
 	require.Equal(t, map[string]string{"app.kubernetes.io/managed-by": "styrmin"}, ns.Labels)
 
-	created, err = client.EnsureNamespace(ctx, "shop")
+	created, err = client.EnsureNamespace(ctx, "shop", true)
 	require.NoError(t, err)
 	require.False(t, created, "a second call finds it")
 
-	created, err = client.EnsureNamespace(ctx, "theirs")
+	created, err = client.EnsureNamespace(ctx, "theirs", true)
 	require.NoError(t, err)
 	require.False(t, created)
 	ns, err = client.Clientset.CoreV1().Namespaces().Get(ctx, "theirs", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Empty(t, ns.Labels, "a namespace Styrmin did not create is left as it is")
 
-	_, err = client.EnsureNamespace(ctx, "going")
+	_, err = client.EnsureNamespace(ctx, "going", true)
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
+}
+
+func TestEnsureNamespaceCreatesNoneWhenNotAllowedTo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := fakeClient(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "theirs"}})
+
+	created, err := client.EnsureNamespace(ctx, "theirs", false)
+	require.NoError(t, err)
+	require.False(t, created, "an existing namespace is fine")
+
+	_, err = client.EnsureNamespace(ctx, "shop", false)
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+	require.Equal(t, "Namespace shop does not exist, and an admin has not let Styrmin create namespaces: ask an admin to create it, or deploy into an existing namespace.", styrmin.ErrorMessage(err))
+	_, err = client.Clientset.CoreV1().Namespaces().Get(ctx, "shop", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err))
 }
 
 func TestDeleteNamespace(t *testing.T) {

@@ -2,10 +2,12 @@ package release
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // DefaultTimeout bounds Helm's wait and each hook when an operation gives no timeout.
@@ -34,16 +36,26 @@ type InstallOptions struct {
 	DryRun bool
 	// Description is recorded in the history instead of "Install complete".
 	Description string
+	// Owner marks the release (see Owner); a release of that name must be
+	// missing, or be Owner's and failed or uninstalled (then it is replaced).
+	Owner Owner
 }
 
-// Install installs a chart as revision 1 of a release. Helm records the
-// revision as pending-install before it creates anything; a release whose last
-// revision failed or was uninstalled is replaced. The CRDs of the chart's crds/
-// folder are created first (not on a dry run). When ctx ends, Install returns
-// ctx's error while Helm finishes in the background. Errors: ECONFLICT when the
-// release exists, EUNAVAILABLE when the cluster does not answer.
+// Install installs a chart as revision 1 of a release, marked with
+// opts.Owner. Helm records the revision as pending-install before it creates
+// anything; a release of opts.Owner whose last revision failed or was
+// uninstalled is replaced. The CRDs of the chart's crds/ folder are created
+// first (not on a dry run). When ctx ends, Install returns ctx's error while
+// Helm finishes in the background. Errors: EFORBIDDEN (IsForeign) when a
+// release of that name exists that is not opts.Owner's, ECONFLICT when
+// opts.Owner's release exists and is not failed, EUNAVAILABLE when the
+// cluster does not answer.
 func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, error) {
 	cfg, err := c.config(ctx, opts.Namespace)
+	if err != nil {
+		return nil, fail("install", opts.Namespace, opts.Name, err)
+	}
+	replace, err := replaceable(cfg, opts.Name, opts.Owner)
 	if err != nil {
 		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}
@@ -51,7 +63,7 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 	install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
 	install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	install.Description = opts.Description
-	install.Replace = true
+	install.Replace, install.Labels = replace, opts.Owner.labels()
 	if opts.DryRun {
 		install.DryRunOption = dryRunServer
 	}
@@ -60,4 +72,16 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}
 	return fromHelm(rel), nil
+}
+
+// replaceable reports whether a release of that name exists that owner may
+// replace: Helm replaces it only when its last revision failed or was
+// uninstalled, and refuses the name otherwise. A release that is not owner's
+// is refused here, whatever its state.
+func replaceable(cfg *action.Configuration, name string, owner Owner) (bool, error) {
+	_, err := lastOwned(cfg, "install", name, owner)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }

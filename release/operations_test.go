@@ -18,6 +18,12 @@ import (
 
 const ns = "apps"
 
+// owner is the Styrmin installation and deployment the tests act for.
+var owner = release.Owner{Installation: "test-installation", Deployment: 7}
+
+// ownerLabels are the release labels that mark owner.
+var ownerLabels = map[string]string{release.InstallationLabel: "test-installation", release.DeploymentLabel: "7"}
+
 // wildChart is a chart as found in the wild: appVersion v1.2.3, a subchart,
 // a CRD, cluster-scoped RBAC, a Secret and NOTES.txt.
 func wildChart(t *testing.T) *chart.Chart {
@@ -31,7 +37,7 @@ func wildChart(t *testing.T) *chart.Chart {
 func install(t *testing.T, client *release.Client, greeting string) *release.Release {
 	t.Helper()
 	rel, err := client.Install(context.Background(), release.InstallOptions{
-		Namespace: ns, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": greeting}, Wait: true,
+		Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": greeting}, Wait: true,
 	})
 	require.NoError(t, err)
 	return rel
@@ -68,7 +74,7 @@ func TestUpgradeRollbackHistoryAndValues(t *testing.T) {
 	install(t, client, "hi")
 
 	rel, err := client.Upgrade(ctx, release.UpgradeOptions{
-		Namespace: ns, Name: "wild", Chart: wildChart(t), Values: map[string]any{"replicas": 3}, Description: "Upgrade by alice",
+		Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), Values: map[string]any{"replicas": 3}, Description: "Upgrade by alice",
 	})
 	require.NoError(t, err)
 	require.Equal(t, 2, rel.Number)
@@ -83,7 +89,7 @@ func TestUpgradeRollbackHistoryAndValues(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"replicas": 3}, values)
 
-	rel, err = client.Rollback(ctx, release.RollbackOptions{Namespace: ns, Name: "wild", Revision: 1})
+	rel, err = client.Rollback(ctx, release.RollbackOptions{Namespace: ns, Owner: owner, Name: "wild", Revision: 1})
 	require.NoError(t, err)
 	require.Equal(t, 3, rel.Number)
 	require.Equal(t, release.StatusDeployed, rel.Status)
@@ -99,11 +105,11 @@ func TestUpgradeRollbackHistoryAndValues(t *testing.T) {
 	require.Equal(t, []string{"superseded 0.3.0 v1.2.3", "superseded 0.3.0 v1.2.3", "deployed 0.3.0 v1.2.3"}, got)
 	require.Equal(t, []int{1, 2, 3}, []int{history[0].Number, history[1].Number, history[2].Number})
 
-	_, err = client.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "wild", Wait: true})
+	_, err = client.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Owner: owner, Name: "wild", Wait: true})
 	require.NoError(t, err)
 	_, err = client.History(ctx, ns, "wild")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "%v", err)
-	_, err = client.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "wild", IgnoreNotFound: true})
+	_, err = client.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Owner: owner, Name: "wild", IgnoreNotFound: true})
 	require.NoError(t, err)
 
 	install(t, client, "again") // the name is free again
@@ -114,7 +120,7 @@ func TestDryRunsStoreNothing(t *testing.T) {
 	client := releasetest.New(t).Client
 	ctx := context.Background()
 
-	dry, err := client.Install(ctx, release.InstallOptions{Namespace: ns, Name: "wild", Chart: wildChart(t), DryRun: true})
+	dry, err := client.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), DryRun: true})
 	require.NoError(t, err)
 	require.Contains(t, dry.Manifest, "kind: Deployment")
 	require.Equal(t, "Dry run complete", dry.Description)
@@ -122,7 +128,7 @@ func TestDryRunsStoreNothing(t *testing.T) {
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "%v", err)
 
 	install(t, client, "hi")
-	dry, err = client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": "bye"}, DryRun: true})
+	dry, err = client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": "bye"}, DryRun: true})
 	require.NoError(t, err)
 	require.Equal(t, 2, dry.Number)
 	require.Contains(t, dry.Manifest, `value: "bye"`)
@@ -142,7 +148,7 @@ func TestOperationErrorsHaveCodes(t *testing.T) {
 		msg  string
 	}{
 		{"upgrade of a missing release", func(c *release.Client) error {
-			_, err := c.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Name: "nope", Chart: wildChart(t)})
+			_, err := c.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Owner: owner, Name: "nope", Chart: wildChart(t)})
 			return err
 		}, styrmin.ENOTFOUND, "There is no release nope in namespace apps."},
 		{"status of a missing release", func(c *release.Client) error {
@@ -154,7 +160,7 @@ func TestOperationErrorsHaveCodes(t *testing.T) {
 			return err
 		}, styrmin.ENOTFOUND, "There is no release wild in namespace apps."},
 		{"second install", func(c *release.Client) error {
-			_, err := c.Install(ctx, release.InstallOptions{Namespace: ns, Name: "wild", Chart: wildChart(t)})
+			_, err := c.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t)})
 			return err
 		}, styrmin.ECONFLICT, "Release wild already exists in namespace apps."},
 		{"no namespace", func(c *release.Client) error {
@@ -162,7 +168,7 @@ func TestOperationErrorsHaveCodes(t *testing.T) {
 			return err
 		}, styrmin.EINVALID, "A release needs a namespace."},
 		{"rollback to a missing revision", func(c *release.Client) error {
-			_, err := c.Rollback(ctx, release.RollbackOptions{Namespace: ns, Name: "wild", Revision: 9})
+			_, err := c.Rollback(ctx, release.RollbackOptions{Namespace: ns, Owner: owner, Name: "wild", Revision: 9})
 			return err
 		}, styrmin.EINTERNAL, ""},
 	}
@@ -189,9 +195,9 @@ func TestFailedOperationsAreRecorded(t *testing.T) {
 	install(t, cluster.Client, "hi")
 
 	kc.WaitError = errors.New("timed out waiting for the condition")
-	_, err := cluster.Client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Name: "wild", Chart: wildChart(t), Wait: true})
+	_, err := cluster.Client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), Wait: true})
 	require.ErrorContains(t, err, "release: upgrade wild: timed out waiting for the condition")
-	_, err = cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Name: "other", Chart: wildChart(t), Wait: true})
+	_, err = cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "other", Chart: wildChart(t), Wait: true})
 	require.ErrorContains(t, err, "release: install other: timed out waiting for the condition")
 
 	history, err := cluster.Client.History(ctx, ns, "wild")
@@ -205,7 +211,7 @@ func TestFailedOperationsAreRecorded(t *testing.T) {
 	require.Equal(t, release.StatusFailed, other.Status)
 
 	kc.WaitError = nil
-	rel, err := cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Name: "other", Chart: wildChart(t)})
+	rel, err := cluster.Client.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "other", Chart: wildChart(t)})
 	require.NoError(t, err, "an install replaces a failed one")
 	require.Equal(t, release.StatusDeployed, rel.Status)
 }

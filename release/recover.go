@@ -59,14 +59,15 @@ const recoveredDescription = "Marked failed by Styrmin: the process running this
 //
 // Whatever it changes is also logged.
 //
-// Errors: EUNAVAILABLE when the cluster does not answer; a failed rollback
+// Errors: EFORBIDDEN (IsForeign) when the release is not owner's (nothing is
+// changed), EUNAVAILABLE when the cluster does not answer; a failed rollback
 // leaves the release failed and returns the error with the Recovery so far.
-func (c *Client) RecoverPending(ctx context.Context, namespace, name string) (Recovery, error) {
+func (c *Client) RecoverPending(ctx context.Context, namespace, name string, owner Owner) (Recovery, error) {
 	cfg, err := c.config(ctx, namespace)
 	if err != nil {
 		return Recovery{}, fail("recover", namespace, name, err)
 	}
-	last, err := cfg.Releases.Last(name)
+	last, err := lastOwned(cfg, "recover", name, owner)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return Recovery{Action: RecoveryNone, Message: fmt.Sprintf("Release %s has no revision to recover.", name)}, nil
 	}

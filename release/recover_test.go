@@ -23,7 +23,7 @@ func leavePending(t *testing.T, cluster *releasetest.Cluster, status helmrelease
 		version = last.Version + 1
 	}
 	rel := &helmrelease.Release{
-		Name: "wild", Namespace: ns, Version: version, Chart: wildChart(t),
+		Name: "wild", Namespace: ns, Version: version, Chart: wildChart(t), Labels: ownerLabels,
 		Manifest: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: half-done\n",
 		Info:     &helmrelease.Info{Status: status, Description: "underway", LastDeployed: helmtime.Now()},
 	}
@@ -88,7 +88,7 @@ func TestRecoverPending(t *testing.T) {
 				leavePending(t, cluster, tt.pending)
 			}
 
-			got, err := cluster.Client.RecoverPending(ctx, ns, "wild")
+			got, err := cluster.Client.RecoverPending(ctx, ns, "wild", owner)
 			require.NoError(t, err)
 			require.Equal(t, tt.want, got)
 
@@ -116,11 +116,11 @@ func TestAfterRecoveryTheNextOperationRuns(t *testing.T) {
 		cluster := releasetest.New(t)
 		install(t, cluster.Client, "hi")
 		leavePending(t, cluster, helmrelease.StatusPendingUpgrade)
-		upgrade := release.UpgradeOptions{Namespace: ns, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": "bye"}}
+		upgrade := release.UpgradeOptions{Namespace: ns, Owner: owner, Name: "wild", Chart: wildChart(t), Values: map[string]any{"greeting": "bye"}}
 		_, err := cluster.Client.Upgrade(ctx, upgrade)
 		require.ErrorContains(t, err, "has an operation in progress")
 
-		_, err = cluster.Client.RecoverPending(ctx, ns, "wild")
+		_, err = cluster.Client.RecoverPending(ctx, ns, "wild", owner)
 		require.NoError(t, err)
 		rel, err := cluster.Client.Upgrade(ctx, upgrade)
 		require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestAfterRecoveryTheNextOperationRuns(t *testing.T) {
 		t.Parallel()
 		cluster := releasetest.New(t)
 		leavePending(t, cluster, helmrelease.StatusPendingInstall)
-		_, err := cluster.Client.RecoverPending(ctx, ns, "wild")
+		_, err := cluster.Client.RecoverPending(ctx, ns, "wild", owner)
 		require.NoError(t, err)
 		rel := install(t, cluster.Client, "hi")
 		require.Equal(t, release.StatusDeployed, rel.Status)

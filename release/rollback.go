@@ -19,16 +19,22 @@ type RollbackOptions struct {
 	Wait bool
 	// Timeout bounds the wait and each hook; DefaultTimeout when zero.
 	Timeout time.Duration
+	// Owner must own the release (see Owner).
+	Owner Owner
 }
 
 // Rollback makes a new revision with the chart, values and manifest of an
 // earlier one, and returns it. Helm records it as pending-rollback before it
 // changes anything. Helm's rollback takes no context: ctx is checked before it
-// starts, then Timeout bounds it. Errors: ENOTFOUND when the release does not
-// exist, EUNAVAILABLE when the cluster does not answer.
+// starts, then Timeout bounds it. Errors: EFORBIDDEN (IsForeign) when the
+// release is not opts.Owner's, ENOTFOUND when the release does not exist,
+// EUNAVAILABLE when the cluster does not answer.
 func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, error) {
 	cfg, err := c.config(ctx, opts.Namespace)
 	if err != nil {
+		return nil, fail("rollback", opts.Namespace, opts.Name, err)
+	}
+	if _, err := lastOwned(cfg, "roll back", opts.Name, opts.Owner); err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
 	rollback := action.NewRollback(cfg)

@@ -2,9 +2,11 @@ package release
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // UninstallOptions says what Uninstall does.
@@ -20,6 +22,8 @@ type UninstallOptions struct {
 	// IgnoreNotFound makes uninstalling a missing release succeed (for a task
 	// that is retried after its uninstall went through).
 	IgnoreNotFound bool
+	// Owner must own the release (see Owner).
+	Owner Owner
 }
 
 // UninstallResult is what Uninstall did.
@@ -31,10 +35,19 @@ type UninstallResult struct {
 
 // Uninstall deletes a release's resources and its whole history (so the name
 // can be installed again). Helm's uninstall takes no context: ctx is checked
-// before it starts, then Timeout bounds it. Errors: ENOTFOUND when the release
-// does not exist (unless IgnoreNotFound), EUNAVAILABLE when the cluster does not answer.
+// before it starts, then Timeout bounds it. Errors: EFORBIDDEN (IsForeign)
+// when the release is not opts.Owner's (nothing is deleted), ENOTFOUND when
+// the release does not exist (unless IgnoreNotFound), EUNAVAILABLE when the
+// cluster does not answer.
 func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) (UninstallResult, error) {
 	cfg, err := c.config(ctx, opts.Namespace)
+	if err != nil {
+		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
+	}
+	_, err = lastOwned(cfg, "uninstall", opts.Name, opts.Owner)
+	if errors.Is(err, driver.ErrReleaseNotFound) && opts.IgnoreNotFound {
+		return UninstallResult{}, nil
+	}
 	if err != nil {
 		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
 	}
@@ -45,7 +58,7 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) (Uninstal
 	if err != nil {
 		return UninstallResult{}, fail("uninstall", opts.Namespace, opts.Name, err)
 	}
-	if res == nil { // a missing release with IgnoreNotFound
+	if res == nil { // gone meanwhile, with IgnoreNotFound
 		return UninstallResult{}, nil
 	}
 	return UninstallResult{Kept: res.Info}, nil

@@ -29,12 +29,15 @@ type UpgradeOptions struct {
 	DryRun bool
 	// Description is recorded in the history instead of "Upgrade complete".
 	Description string
+	// Owner must own the release (see Owner); the new revision carries its marks.
+	Owner Owner
 }
 
 // Upgrade makes a new revision of a release from a chart and values. Helm
 // records it as pending-upgrade before it changes anything, and marks it failed
 // when an error or the end of ctx stops it (then Helm may still finish in the
-// background). Errors: ENOTFOUND when the release does not exist, ECONFLICT
+// background). Errors: EFORBIDDEN (IsForeign) when the release is not
+// opts.Owner's, ENOTFOUND when the release does not exist, ECONFLICT
 // when another operation is pending (see RecoverPending), EUNAVAILABLE when the
 // cluster does not answer.
 func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, error) {
@@ -42,11 +45,14 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 	if err != nil {
 		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
 	}
+	if _, err := lastOwned(cfg, "upgrade", opts.Name, opts.Owner); err != nil {
+		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
+	}
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = opts.Namespace
 	upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	upgrade.Description = opts.Description
-	upgrade.ResetValues = true
+	upgrade.ResetValues, upgrade.Labels = true, opts.Owner.labels()
 	if opts.DryRun {
 		upgrade.DryRunOption = dryRunServer
 	}

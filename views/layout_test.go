@@ -28,9 +28,9 @@ func TestLayoutNavigationFollowsTheRole(t *testing.T) {
 		links []string
 	}{
 		{"anonymous", nil, nil},
-		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers"}},
-		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers"}},
-		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/users", "/settings"}},
+		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces"}},
+		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces"}},
+		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/users", "/settings"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

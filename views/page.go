@@ -39,6 +39,7 @@ const (
 	NavTasks       = "tasks"
 	NavUsers       = "users"
 	NavSettings    = "settings"
+	NavNamespaces  = "namespaces"
 )
 
 // Flash kinds.

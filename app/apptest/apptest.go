@@ -25,6 +25,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -155,4 +156,18 @@ func (env *Env) Start(t testing.TB) {
 	case <-time.After(time.Minute):
 		t.Fatal("apptest: the notification listener did not start")
 	}
+}
+
+// Uninstall removes deployment name from the cluster, whatever state it is
+// in: it uninstalls the deployment's release as its owner and deletes
+// namespace. A test's cleanup on the shared cluster; errors are ignored, and
+// a release the service has no deployment for is left to the namespace's
+// deletion.
+func Uninstall(ctx context.Context, svc *deployment.Service, cluster *deployment.Cluster, name, namespace string) {
+	if d, err := svc.Get(ctx, name); err == nil {
+		if owner, err := svc.ReleaseOwner(ctx, d.ID); err == nil {
+			_, _ = cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: namespace, Name: name, Owner: owner, IgnoreNotFound: true, Timeout: time.Minute})
+		}
+	}
+	_ = cluster.Kube.DeleteNamespace(ctx, namespace)
 }

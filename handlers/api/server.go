@@ -74,6 +74,8 @@ type Server struct {
 	Users Users
 	// APITokens stores personal API tokens.
 	APITokens *auth.APITokens
+	// Namespaces reads and sets the namespace policy (deployment.Service).
+	Namespaces NamespacePolicies
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

@@ -3,7 +3,6 @@ package handlerstest
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor/executortest"
-	"github.com/styrmin/styrmin/release"
 )
 
 // ClusterEnv is a running server whose deployments go to the local
@@ -51,11 +49,7 @@ func newClusterEnv(t *testing.T, actions bool) *ClusterEnv {
 // RemoveWhenDone deletes the deployment and its namespace from the cluster
 // when the test ends, whatever state it is in.
 func (env *ClusterEnv) RemoveWhenDone(t *testing.T, name string) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_, _ = env.Cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: name, Name: name, IgnoreNotFound: true, Timeout: time.Minute})
-		_ = env.Cluster.Kube.DeleteNamespace(ctx, name)
-	})
+	t.Cleanup(func() { apptest.Uninstall(context.Background(), env.Service, env.Cluster, name, name) })
 }
 
 // APIToken creates a user with role and returns one of their API tokens.
@@ -80,8 +74,7 @@ func (env *ClusterEnv) RemoveDeploymentsWhenDone(t *testing.T) {
 			return
 		}
 		for _, d := range deployments {
-			_, _ = env.Cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: d.Namespace, Name: d.Name, IgnoreNotFound: true, Timeout: time.Minute})
-			_ = env.Cluster.Kube.DeleteNamespace(ctx, d.Namespace)
+			apptest.Uninstall(ctx, env.Service, env.Cluster, d.Name, d.Namespace)
 		}
 	})
 }

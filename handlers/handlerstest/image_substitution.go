@@ -27,7 +27,7 @@ func FakeCluster(t *testing.T, objects ...runtime.Object) *deployment.Cluster {
 func PgSubstituted(name, annotation string) []runtime.Object {
 	labels := map[string]string{"app.kubernetes.io/name": "postgresql", "app.kubernetes.io/component": "primary"}
 	statefulSet := &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name + "-postgresql", Namespace: name, Annotations: map[string]string{kube.ReleaseNameAnnotation: name}},
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-postgresql", Namespace: name, Annotations: map[string]string{kube.ReleaseNameAnnotation: name, kube.ReleaseNamespaceAnnotation: name}},
 		Spec: appsv1.StatefulSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}},

@@ -78,6 +78,7 @@ func TestInstallRefusesBadValuesNextToTheirFields(t *testing.T) {
 		{"unsupported app version", url.Values{"app_version": {"18.0.0"}}, "deploy-app-version", "is not supported by driver postgresql 1.0.0"},
 		{"bad parameter", url.Values{"param.storage_gib": {"0"}}, "param-storage_gib", "0 is less than the minimum 1"},
 		{"unknown driver version", url.Values{"driver_version": {"9.9.9"}}, "deploy-driver-version", `has no version "9.9.9"`},
+		{"reserved namespace", url.Values{"namespace": {"kube-system"}}, "deploy-namespace", "namespace kube-system is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow kube-system by its exact name on the Namespaces page"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			form := pgForm("orders")

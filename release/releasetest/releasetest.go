@@ -43,14 +43,20 @@ func NewWithKube(t testing.TB, kc kube.Interface) *Cluster {
 	c := &Cluster{stores: map[string]*storage.Storage{}, kube: kc}
 	log := slog.New(slog.DiscardHandler)
 	c.Client = release.NewWithHelm(func(namespace string) (*action.Configuration, error) {
-		return &action.Configuration{
-			Releases:     c.Storage(namespace),
-			KubeClient:   c.kube,
-			Capabilities: chartutil.DefaultCapabilities,
-			Log:          func(string, ...any) {},
-		}, nil
+		return c.Helm(namespace), nil
 	}, log)
 	return c
+}
+
+// Helm returns a Helm configuration on the releases of namespace, for tests
+// that act on them with Helm's SDK as a tool other than Styrmin would.
+func (c *Cluster) Helm(namespace string) *action.Configuration {
+	return &action.Configuration{
+		Releases:     c.Storage(namespace),
+		KubeClient:   c.kube,
+		Capabilities: chartutil.DefaultCapabilities,
+		Log:          func(string, ...any) {},
+	}
 }
 
 // Storage returns the release storage of namespace, for tests that record a
