@@ -223,6 +223,11 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 		return nil, err
 	}
 	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true})
+	if styrmin.ErrorCode(err) == styrmin.EINTERNAL {
+		// Helm's own error (the chart does not render, the API server
+		// refuses a manifest) is what the reviewer needs to see.
+		return nil, &styrmin.Error{Code: styrmin.EINVALID, Message: "Helm's dry run of the upgrade failed: " + err.Error(), Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
