@@ -71,7 +71,7 @@ func TestRemoteChartIsDownloadedAtImportAndNeverAgain(t *testing.T) {
 
 	values, err := release.Values(ctx, b.Driver, map[string]any{}, "1.0.0", "web", "web")
 	require.NoError(t, err)
-	rel, err := releasetest.New(t).Client.Install(ctx, release.InstallOptions{Namespace: "web", Name: "web", Chart: b.Chart, Values: values, DryRun: true})
+	rel, err := releasetest.New(t).Client.Install(ctx, release.InstallOptions{Namespace: "web", Name: "web", Owner: release.Owner{Installation: "test", Deployment: 1}, Chart: b.Chart, Values: values, DryRun: true})
 	require.NoError(t, err, "the stored chart renders with the repository gone")
 	require.Contains(t, rel.Manifest, "kind: Deployment")
 }

@@ -2,6 +2,7 @@ package releasetest
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -41,8 +42,14 @@ const HelloWebPath = "charts/hello-web-1.0.0.tgz"
 // answers nothing until the request is given up.
 func ChartRepository(t testing.TB, c *chart.Chart, archive []byte, chartURL string, redirects map[string]string, slow bool) *httptest.Server {
 	t.Helper()
+	// MustAdd sanitizes the metadata it is given in place: a copy keeps c
+	// safe to share between parallel tests.
+	var metadata chart.Metadata
+	data, err := json.Marshal(c.Metadata)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &metadata))
 	index := repo.NewIndexFile()
-	require.NoError(t, index.MustAdd(c.Metadata, chartURL, "", digest.FromBytes(archive).Encoded()))
+	require.NoError(t, index.MustAdd(&metadata, chartURL, "", digest.FromBytes(archive).Encoded()))
 	indexYAML, err := yaml.Marshal(index)
 	require.NoError(t, err)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
