@@ -59,7 +59,7 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 
 			releases := releaseClient(t, client)
 			rel, err := releases.Install(ctx, release.InstallOptions{
-				Namespace: ns, Name: name, Chart: b.Chart, Values: values, Wait: true, Timeout: installTimeout,
+				Namespace: ns, Name: name, Owner: owner, Chart: b.Chart, Values: values, Wait: true, Timeout: installTimeout,
 			})
 			require.NoError(t, err)
 			require.Equal(t, release.StatusDeployed, rel.Status)
@@ -73,7 +73,7 @@ func TestBundledDriversInstallAndBecomeReady(t *testing.T) {
 			volumes := requireBoundClaims(t, client, ns)
 			require.Equal(t, tt.wantVolumes, len(volumes) > 0, "bound volumes: %v", volumes)
 
-			_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: name, Wait: true, Timeout: installTimeout})
+			_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: name, Owner: owner, Wait: true, Timeout: installTimeout})
 			require.NoError(t, err)
 			requireVolumesReclaimed(t, client, ns, volumes)
 		})

@@ -185,21 +185,21 @@ func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
 	releases := releaseClient(t, client)
 
 	rel, err := releases.Install(ctx, release.InstallOptions{
-		Namespace: ns, Name: "hello", Chart: chart, Values: map[string]any{"replicaCount": 2}, Wait: true, Timeout: 2 * time.Minute,
+		Namespace: ns, Name: "hello", Owner: owner, Chart: chart, Values: map[string]any{"replicaCount": 2}, Wait: true, Timeout: 2 * time.Minute,
 	})
 	require.NoError(t, err)
 	require.Equal(t, release.StatusDeployed, rel.Status)
 	requireReadyDeployment(t, client, ns, 2)
 
 	rel, err = releases.Upgrade(ctx, release.UpgradeOptions{
-		Namespace: ns, Name: "hello", Chart: chart, Values: map[string]any{"replicaCount": 3, "site": map[string]any{"title": "Upgraded"}},
+		Namespace: ns, Name: "hello", Owner: owner, Chart: chart, Values: map[string]any{"replicaCount": 3, "site": map[string]any{"title": "Upgraded"}},
 		Wait: true, Timeout: 2 * time.Minute,
 	})
 	require.NoError(t, err)
 	require.Equal(t, 2, rel.Number)
 	requireReadyDeployment(t, client, ns, 3)
 
-	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "hello", Wait: true, Timeout: 2 * time.Minute})
+	_, err = releases.Uninstall(ctx, release.UninstallOptions{Namespace: ns, Name: "hello", Owner: owner, Wait: true, Timeout: 2 * time.Minute})
 	require.NoError(t, err)
 	deployments, err := client.Clientset.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
