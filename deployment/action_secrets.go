@@ -69,7 +69,7 @@ func (s *Service) deploymentRedactor(ctx context.Context, id int64) (*redact.Red
 	if err != nil {
 		return nil, err
 	}
-	return redact.New(secretList(values.Secrets)...), nil
+	return runSecrets{Params: values.Secrets}.redactor(), nil
 }
 
 // SecretPromptPrefix starts a secret_env value that names a secret prompt of

@@ -73,7 +73,13 @@ func (b bundle) workerHiding(t testing.TB, runners map[string]executor.Runner, o
 // returns the worker's queue.
 func (b bundle) start(t testing.TB, runners map[string]executor.Runner, opts executor.Options) *executor.Executor {
 	t.Helper()
-	e, w := b.worker(t, runners, opts)
+	return b.startHiding(t, runners, opts, nil)
+}
+
+// startHiding is start with the secrets of each task given by secretsOf.
+func (b bundle) startHiding(t testing.TB, runners map[string]executor.Runner, opts executor.Options, secretsOf executor.SecretsOf) *executor.Executor {
+	t.Helper()
+	e, w := b.workerHiding(t, runners, opts, secretsOf)
 	require.NoError(t, w.Start(context.Background()))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -167,9 +173,7 @@ func TestEverythingARunRecordsHidesItsSecrets(t *testing.T) {
 		return map[string]string{"notes": "connect with db-password-1234"}, errors.New("helm: ConfigMap value db-password-1234 refused")
 	}}
 	secretsOf := func(ctx context.Context, task db.Task) ([]string, error) { return []string{"db-password-1234"}, nil }
-	e, w := b.workerHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
-	require.NoError(t, w.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
+	e := b.startHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
 	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
 
 	task := executortest.WaitRow(t, b.q, id)
@@ -189,9 +193,7 @@ func TestATaskWhoseSecretsCannotBeReadFailsWithoutRunning(t *testing.T) {
 	var ran atomic.Bool
 	runner := runnerFunc{run: func(ctx context.Context, run *executor.Run) (any, error) { ran.Store(true); return nil, nil }}
 	secretsOf := func(ctx context.Context, task db.Task) ([]string, error) { return nil, errors.New("wrong key") }
-	e, w := b.workerHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
-	require.NoError(t, w.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
+	e := b.startHiding(t, map[string]executor.Runner{"install": runner}, fast, secretsOf)
 	id := b.enqueue(t, e, b.deployment(t, "web"), "install", nil, nil)
 
 	task := executortest.WaitRow(t, b.q, id)
