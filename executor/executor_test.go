@@ -423,6 +423,14 @@ func TestTaskOfADeadProcessResumesWhenItsRunnerSaysSo(t *testing.T) {
 	task := executortest.WaitRow(t, b.q, id)
 	require.Equal(t, executor.TaskSucceeded, task.Status)
 	require.JSONEq(t, `"run 1"`, string(task.Result))
+	steps, err := b.q.ListSteps(context.Background(), id)
+	require.NoError(t, err)
+	require.Len(t, steps, 2, "the step the process died in, then the recovery's")
+	recovery := steps[1]
+	require.Equal(t, executor.StepRecover, recovery.Kind)
+	require.Equal(t, executor.StepWarning, recovery.Status)
+	require.Equal(t, "The Styrmin process running this task stopped (crash, kill or restart). Scaling is safe to repeat: running it again.", recovery.Message,
+		"the history says the task was interrupted although its new run succeeded")
 }
 
 func TestShutdownAfterTheDrainTimeRecoversTheRunningTask(t *testing.T) {

@@ -38,9 +38,12 @@ const (
 
 // StepKind says what a step does, as stored in steps.kind; pages and the
 // API show a step according to its kind. The type is db's (the generated
-// rows carry it); the packages whose runners record steps name their kinds
-// (the executor knows none).
+// rows carry it); the packages whose runners record steps name their kinds.
 type StepKind = db.StepKind
+
+// StepRecover is the one step kind the executor records itself: a task whose
+// run was interrupted (its process stopped) runs again after it.
+const StepRecover StepKind = "recover"
 
 // Run is one run of a task, given to its Runner: the task's row and the
 // recorder of its steps, which hides the run's secrets in everything it

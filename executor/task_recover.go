@@ -84,6 +84,15 @@ func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string,
 	case err != nil:
 		e.finish(run, status, nil, fmt.Sprintf("%s Recovering from it failed too: %v", reason, err))
 	case resume && status != TaskCanceled:
+		// The new run's steps follow this one, so the task's history says
+		// it was interrupted even when the new run succeeds.
+		note := func(ctx context.Context, s *Step) error {
+			s.Warn("%s %s", reason, message)
+			return nil
+		}
+		if err := run.Step(ctx, StepRecover, "Run the task again", note); err != nil {
+			e.log.Error("executor: record a task's recovery", "task", task.ID, "error", err)
+		}
 		if err := e.requeue(ctx, task, run.Redactor().String(reason+" "+message)); err != nil {
 			e.log.Error("executor: queue a recovered task again", "task", task.ID, "error", err)
 		}
