@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -151,4 +152,60 @@ func secretParameters(t *testing.T, bundle string) []any {
 		}
 	}
 	return names
+}
+
+// TestHelloWebsSmokeTestChecksThePageItFetched runs the smoke test's shell
+// script with a fake wget: each attempt fetches once and checks that page, a
+// failed attempt says wget's error, and the script ends at the first good page.
+func TestHelloWebsSmokeTestChecksThePageItFetched(t *testing.T) {
+	t.Parallel()
+	_, run := runAction(t, "hello-web", "actions:smoke_test", nil)
+	require.Empty(t, run.Error)
+	var script string
+	for _, call := range run.Calls {
+		if job, ok := call["execute_commands"].(map[string]any); ok {
+			script = job["commands"].([]any)[0].(string)
+		}
+	}
+	require.NotEmpty(t, script, "the smoke test runs a Job")
+
+	// pages are what the fake wget serves at each call; "" is a connection refused.
+	smoke := func(t *testing.T, pages ...string) (calls int, out string, err error) {
+		bin, served := t.TempDir(), t.TempDir()
+		for i, page := range pages {
+			require.NoError(t, os.WriteFile(filepath.Join(served, strconv.Itoa(i+1)), []byte(page), 0o644))
+		}
+		fakeWget := `#!/bin/sh
+n=$(($(cat "$SERVED/calls" 2>/dev/null || echo 0) + 1)); echo $n > "$SERVED/calls"
+while [ $# -gt 1 ]; do [ "$1" = -O ] && out=$2; shift; done
+if [ ! -s "$SERVED/$n" ]; then echo "wget: can't connect to remote host: Connection refused" >&2; exit 1; fi
+cp "$SERVED/$n" "$out"
+`
+		require.NoError(t, os.WriteFile(filepath.Join(bin, "wget"), []byte(fakeWget), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(bin, "sleep"), []byte("#!/bin/sh\n"), 0o755))
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "SERVED="+served)
+		output, err := cmd.CombinedOutput()
+		count, readErr := os.ReadFile(filepath.Join(served, "calls"))
+		require.NoError(t, readErr)
+		calls, convErr := strconv.Atoi(strings.TrimSpace(string(count)))
+		require.NoError(t, convErr)
+		return calls, string(output), err
+	}
+	page := "<html><title>Hello</title><p>deployed with Styrmin</p></html>"
+
+	t.Run("a site that answers on the third attempt", func(t *testing.T) {
+		calls, out, err := smoke(t, "", "<html>default nginx page</html>", page, page)
+		require.NoError(t, err, out)
+		require.Equal(t, 3, calls, "the page that passed is not fetched again")
+		require.Contains(t, out, "attempt 1: http://demo-hello-web:80/ not reachable yet: wget: can't connect to remote host: Connection refused")
+		require.Contains(t, out, "attempt 2: http://demo-hello-web:80/ answered, but not with the generated page")
+		require.Contains(t, out, "bytes on attempt 3")
+	})
+	t.Run("a site that never serves the generated page", func(t *testing.T) {
+		calls, out, err := smoke(t)
+		require.Error(t, err)
+		require.Equal(t, 24, calls)
+		require.Contains(t, out, "http://demo-hello-web:80/ did not serve the generated page in 24 attempts")
+	})
 }

@@ -42,17 +42,25 @@ def smoke_test() -> None:
     """
     url = _site_url("/")
     styrmin.log.info("Fetching %s from inside the cluster", url)
+    # Each attempt fetches the page once and checks that very page, so a site
+    # that answered is never fetched a second time; the last attempt's error
+    # says why it failed.
     script = (
-        "set -eu; "
+        "set -u; "
         f"url={shlex.quote(url)}; "
+        'dir=$(mktemp -d); trap \'rm -rf "$dir"\' EXIT; '
         "for attempt in $(seq 1 24); do "
-        '  if wget -q -T 5 -O /tmp/page.html "$url"; then break; fi; '
-        '  echo "attempt $attempt: $url not reachable yet"; sleep 5; '
+        '  if wget -q -T 5 -O "$dir/page.html" "$url" 2>"$dir/wget.err"; then '
+        '    if grep -q "<title>" "$dir/page.html" && grep -q "deployed with Styrmin" "$dir/page.html"; then '
+        '      echo "fetched $(wc -c < "$dir/page.html") bytes on attempt $attempt"; exit 0; '
+        "    fi; "
+        '    echo "attempt $attempt: $url answered, but not with the generated page"; '
+        "  else "
+        '    echo "attempt $attempt: $url not reachable yet: $(tail -n 1 "$dir/wget.err")"; '
+        "  fi; "
+        "  sleep 5; "
         "done; "
-        'wget -q -T 5 -O /tmp/page.html "$url"; '
-        "grep -q '<title>' /tmp/page.html; "
-        "grep -q 'deployed with Styrmin' /tmp/page.html; "
-        'echo "fetched $(wc -c < /tmp/page.html) bytes"'
+        'echo "$url did not serve the generated page in 24 attempts" >&2; exit 1'
     )
     styrmin.execute_commands([script], image=CLIENT_IMAGE, timeout=240)
     styrmin.log.info("The site answers at %s and serves the generated page", url)
