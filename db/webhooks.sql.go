@@ -244,6 +244,45 @@ func (q *Queries) ListDeliveries(ctx context.Context, arg ListDeliveriesParams) 
 	return items, nil
 }
 
+const listWebhookSecretsNotUnder = `-- name: ListWebhookSecretsNotUnder :many
+SELECT id, secret FROM webhooks
+WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length($1::bytea)) <> $1::bytea
+  AND id > $2
+ORDER BY id LIMIT $3
+`
+
+type ListWebhookSecretsNotUnderParams struct {
+	Header []byte
+	After  int64
+	Page   int32
+}
+
+type ListWebhookSecretsNotUnderRow struct {
+	ID     int64
+	Secret []byte
+}
+
+// ListDeploymentSecretsNotUnder for webhooks' secrets.
+func (q *Queries) ListWebhookSecretsNotUnder(ctx context.Context, arg ListWebhookSecretsNotUnderParams) ([]ListWebhookSecretsNotUnderRow, error) {
+	rows, err := q.db.Query(ctx, listWebhookSecretsNotUnder, arg.Header, arg.After, arg.Page)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWebhookSecretsNotUnderRow{}
+	for rows.Next() {
+		var i ListWebhookSecretsNotUnderRow
+		if err := rows.Scan(&i.ID, &i.Secret); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWebhooks = `-- name: ListWebhooks :many
 SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at FROM webhooks
 WHERE NOT $1::boolean OR cardinality(deployments) > 0
@@ -306,6 +345,24 @@ func (q *Queries) RecordAttempt(ctx context.Context, arg RecordAttemptParams) er
 		arg.ID,
 	)
 	return err
+}
+
+const resealWebhookSecret = `-- name: ResealWebhookSecret :execrows
+UPDATE webhooks SET secret = $1 WHERE id = $2 AND secret = $3
+`
+
+type ResealWebhookSecretParams struct {
+	New []byte
+	ID  int64
+	Old []byte
+}
+
+func (q *Queries) ResealWebhookSecret(ctx context.Context, arg ResealWebhookSecretParams) (int64, error) {
+	result, err := q.db.Exec(ctx, resealWebhookSecret, arg.New, arg.ID, arg.Old)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const setWebhookSecret = `-- name: SetWebhookSecret :exec

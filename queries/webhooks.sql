@@ -54,3 +54,13 @@ SELECT sqlc.embed(d), dep.name AS deployment
 FROM webhook_deliveries d JOIN tasks t ON t.id = d.task_id JOIN deployments dep ON dep.id = t.deployment_id
 WHERE d.webhook_id = @webhook_id
 ORDER BY d.id DESC LIMIT @page_size;
+
+-- name: ListWebhookSecretsNotUnder :many
+-- ListDeploymentSecretsNotUnder for webhooks' secrets.
+SELECT id, secret FROM webhooks
+WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea
+  AND id > @after
+ORDER BY id LIMIT @page;
+
+-- name: ResealWebhookSecret :execrows
+UPDATE webhooks SET secret = @new WHERE id = @id AND secret = @old;

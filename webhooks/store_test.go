@@ -8,7 +8,9 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -128,4 +130,35 @@ func ids(list []Webhook) []int64 {
 		out = append(out, w.ID)
 	}
 	return out
+}
+
+func TestAKeyRotationResealsWebhookSecrets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	oldKey, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	newKey, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	oldBox, err := secrets.NewBox(oldKey)
+	require.NoError(t, err)
+	w, err := NewStore(pool, oldBox, nil).Create(ctx, admin, NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}})
+	require.NoError(t, err)
+	rotating, err := secrets.NewBox(newKey, oldKey)
+	require.NoError(t, err)
+	q := db.New(pool)
+
+	_, err = deployment.ResealSecrets(ctx, q, rotating)
+	require.ErrorContains(t, err, "1 secrets are still sealed under another key", "a rotation that forgets webhooks says so")
+	n, err := deployment.ResealSecrets(ctx, q, rotating, SealedSecrets(q, rotating.Header()))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+
+	newOnly, err := secrets.NewBox(newKey)
+	require.NoError(t, err)
+	row, err := q.GetWebhook(ctx, w.ID)
+	require.NoError(t, err)
+	opened, err := newOnly.Open(row.Secret, secretAt(w.ID))
+	require.NoError(t, err, "the new key alone opens the secret")
+	require.Equal(t, testSecret, string(opened))
 }
