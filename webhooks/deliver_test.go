@@ -181,12 +181,19 @@ func TestTheReceiverGetsEachEventSignedWithTheSecret(t *testing.T) {
 	list := b.deliveries(t, w.ID, 2)
 	got := rcv.got()
 	require.Len(t, got, 2)
+	// The two deliveries may arrive in either order: each names its own.
+	byID := map[string]received{}
+	for _, req := range got {
+		byID[req.header.Get(DeliveryHeader)] = req
+	}
 	for i, event := range []Event{Started, Succeeded} {
-		req, d := got[i], list[i]
+		d := list[i]
+		req, ok := byID[strconv.FormatInt(d.ID, 10)]
+		require.True(t, ok, "delivery %d was received with its id", d.ID)
 		require.True(t, Verify([]byte(testSecret), req.body, req.header.Get(SignatureHeader)), "the receiver verifies the signature")
 		require.False(t, Verify([]byte("another secret of some length"), req.body, req.header.Get(SignatureHeader)))
 		require.Equal(t, string(event), req.header.Get(EventHeader))
-		require.Equal(t, strconv.FormatInt(d.ID, 10), req.header.Get(DeliveryHeader))
+		require.Equal(t, event, d.Event)
 		require.Equal(t, "application/json", req.header.Get("Content-Type"))
 		require.Equal(t, DeliveryDelivered, d.Status)
 		require.Equal(t, 1, d.Attempts)
@@ -203,7 +210,7 @@ func TestTheReceiverGetsEachEventSignedWithTheSecret(t *testing.T) {
 		require.NotNil(t, p.StartedAt)
 	}
 	var ended Payload
-	require.NoError(t, json.Unmarshal(got[1].body, &ended))
+	require.NoError(t, json.Unmarshal(byID[strconv.FormatInt(list[1].ID, 10)].body, &ended))
 	require.Equal(t, executor.TaskSucceeded, ended.Status)
 	require.NotNil(t, ended.EndedAt)
 }
