@@ -162,3 +162,12 @@ func TestAKeyRotationResealsWebhookSecrets(t *testing.T) {
 	require.NoError(t, err, "the new key alone opens the secret")
 	require.Equal(t, testSecret, string(opened))
 }
+
+// TestDeliveryStatusesAndFormatsAreTheSchemas: the statuses and formats
+// this package names are those the CHECK constraints allow.
+func TestDeliveryStatusesAndFormatsAreTheSchemas(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	require.ElementsMatch(t, []string{DeliveryPending, DeliveryDelivered, DeliveryFailed}, dbtest.CheckedValues[string](t, pool, "webhook_deliveries", "status"))
+	require.ElementsMatch(t, Formats(), dbtest.CheckedValues[Format](t, pool, "webhooks", "format"))
+}
