@@ -163,25 +163,88 @@ func (e TaskKind) Valid() bool {
 
 // Defines values for TaskStatus.
 const (
-	Canceled  TaskStatus = "canceled"
-	Failed    TaskStatus = "failed"
-	Queued    TaskStatus = "queued"
-	Running   TaskStatus = "running"
-	Succeeded TaskStatus = "succeeded"
+	TaskStatusCanceled  TaskStatus = "canceled"
+	TaskStatusFailed    TaskStatus = "failed"
+	TaskStatusQueued    TaskStatus = "queued"
+	TaskStatusRunning   TaskStatus = "running"
+	TaskStatusSucceeded TaskStatus = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the TaskStatus enum.
 func (e TaskStatus) Valid() bool {
 	switch e {
-	case Canceled:
+	case TaskStatusCanceled:
 		return true
-	case Failed:
+	case TaskStatusFailed:
 		return true
-	case Queued:
+	case TaskStatusQueued:
 		return true
-	case Running:
+	case TaskStatusRunning:
 		return true
-	case Succeeded:
+	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryStatus.
+const (
+	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
+	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
+func (e WebhookDeliveryStatus) Valid() bool {
+	switch e {
+	case WebhookDeliveryStatusDelivered:
+		return true
+	case WebhookDeliveryStatusFailed:
+		return true
+	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEvent.
+const (
+	WebhookEventCanceled  WebhookEvent = "canceled"
+	WebhookEventFailed    WebhookEvent = "failed"
+	WebhookEventStarted   WebhookEvent = "started"
+	WebhookEventSucceeded WebhookEvent = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEvent enum.
+func (e WebhookEvent) Valid() bool {
+	switch e {
+	case WebhookEventCanceled:
+		return true
+	case WebhookEventFailed:
+		return true
+	case WebhookEventStarted:
+		return true
+	case WebhookEventSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookFormat.
+const (
+	Json  WebhookFormat = "json"
+	Slack WebhookFormat = "slack"
+)
+
+// Valid indicates whether the value is a known member of the WebhookFormat enum.
+func (e WebhookFormat) Valid() bool {
+	switch e {
+	case Json:
+		return true
+	case Slack:
 		return true
 	default:
 		return false
@@ -420,6 +483,23 @@ type NewUser struct {
 	Password string `json:"password"`
 	Role     Role   `json:"role"`
 	Username string `json:"username"`
+}
+
+// NewWebhook defines model for NewWebhook.
+type NewWebhook struct {
+	// Deployments Only tasks of these deployments; empty or absent for every deployment (admins only).
+	Deployments *[]string      `json:"deployments,omitempty"`
+	Events      []WebhookEvent `json:"events"`
+
+	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+	Format *WebhookFormat `json:"format,omitempty"`
+
+	// Kinds Only tasks of these kinds (install, upgrade, rollback, stop, start, delete, action); empty or absent for every kind.
+	Kinds *[]string `json:"kinds,omitempty"`
+
+	// Secret Signs every delivery; never shown again.
+	Secret string `json:"secret"`
+	Url    string `json:"url"`
 }
 
 // ParameterChange defines model for ParameterChange.
@@ -677,6 +757,73 @@ type UserChange struct {
 	Role            *Role `json:"role,omitempty"`
 }
 
+// Webhook defines model for Webhook.
+type Webhook struct {
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
+
+	// Deployments The deployments whose tasks are sent; empty for every deployment.
+	Deployments []string       `json:"deployments"`
+	Events      []WebhookEvent `json:"events"`
+
+	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+	Format WebhookFormat `json:"format"`
+	Id     int64         `json:"id"`
+
+	// Kinds The task kinds sent; empty for every kind.
+	Kinds []string `json:"kinds"`
+	Url   string   `json:"url"`
+}
+
+// WebhookDelivery defines model for WebhookDelivery.
+type WebhookDelivery struct {
+	AttemptedAt *time.Time `json:"attempted_at,omitempty"`
+	Attempts    int        `json:"attempts"`
+	CreatedAt   time.Time  `json:"created_at"`
+	DurationMs  *int       `json:"duration_ms,omitempty"`
+
+	// Error Why the last attempt failed; empty when it did not.
+	Error string       `json:"error"`
+	Event WebhookEvent `json:"event"`
+
+	// Id Sent as X-Styrmin-Delivery.
+	Id           int64                 `json:"id"`
+	RedeliveryOf *int64                `json:"redelivery_of,omitempty"`
+	Status       WebhookDeliveryStatus `json:"status"`
+
+	// StatusCode The receiver's answer to the last attempt.
+	StatusCode *int  `json:"status_code,omitempty"`
+	TaskId     int64 `json:"task_id"`
+}
+
+// WebhookDeliveryStatus defines model for WebhookDelivery.Status.
+type WebhookDeliveryStatus string
+
+// WebhookEvent defines model for WebhookEvent.
+type WebhookEvent string
+
+// WebhookFormat `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+type WebhookFormat string
+
+// WebhookWithDeliveries defines model for WebhookWithDeliveries.
+type WebhookWithDeliveries struct {
+	CreatedAt  time.Time         `json:"created_at"`
+	CreatedBy  string            `json:"created_by"`
+	Deliveries []WebhookDelivery `json:"deliveries"`
+
+	// Deployments The deployments whose tasks are sent; empty for every deployment.
+	Deployments []string       `json:"deployments"`
+	Events      []WebhookEvent `json:"events"`
+
+	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+	Format WebhookFormat `json:"format"`
+	Id     int64         `json:"id"`
+
+	// Kinds The task kinds sent; empty for every kind.
+	Kinds []string `json:"kinds"`
+	Url   string   `json:"url"`
+}
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -691,6 +838,9 @@ type Limit = int
 
 // TaskID defines model for TaskID.
 type TaskID = int64
+
+// WebhookID defines model for WebhookID.
+type WebhookID = int64
 
 // ListDeploymentsParams defines parameters for ListDeployments.
 type ListDeploymentsParams struct {
@@ -772,6 +922,9 @@ type CreateUserJSONRequestBody = NewUser
 // UpdateUserJSONRequestBody defines body for UpdateUser for application/json ContentType.
 type UpdateUserJSONRequestBody = UserChange
 
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = NewWebhook
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListDeployments The deployments, live ones by name, then deleted ones
@@ -846,6 +999,21 @@ type ServerInterface interface {
 	// UpdateUser Change a user's role, disable or enable them, or set their password
 	// (PATCH /users/{id})
 	UpdateUser(ctx echo.Context, id int64) error
+	// ListWebhooks The webhooks the caller manages (operators see those filtered to deployments)
+	// (GET /webhooks)
+	ListWebhooks(ctx echo.Context) error
+	// CreateWebhook Subscribe a URL to task events (operators must name deployments)
+	// (POST /webhooks)
+	CreateWebhook(ctx echo.Context) error
+	// DeleteWebhook Delete a webhook and its delivery log
+	// (DELETE /webhooks/{id})
+	DeleteWebhook(ctx echo.Context, id WebhookID) error
+	// GetWebhook A webhook and its latest deliveries
+	// (GET /webhooks/{id})
+	GetWebhook(ctx echo.Context, id WebhookID) error
+	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
+	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
+	RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -1277,6 +1445,80 @@ func (w *ServerInterfaceWrapper) UpdateUser(ctx echo.Context) error {
 	return err
 }
 
+// ListWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhooks(ctx)
+	return err
+}
+
+// CreateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhook(ctx)
+	return err
+}
+
+// DeleteWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhook(ctx, id)
+	return err
+}
+
+// GetWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWebhook(ctx, id)
+	return err
+}
+
+// RedeliverWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "delivery" -------------
+	var delivery int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "delivery", ctx.Param("delivery"), &delivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter delivery: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverWebhook(ctx, id, delivery)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -1348,6 +1590,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
 	router.DELETE(options.BaseURL+"/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["revokeToken"]...)
+	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
+	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
+	router.DELETE(options.BaseURL+"/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.GET(options.BaseURL+"/webhooks/:id", wrapper.GetWebhook, options.OperationMiddlewares["getWebhook"]...)
+	router.POST(options.BaseURL+"/webhooks/:id/deliveries/:delivery/redeliver", wrapper.RedeliverWebhook, options.OperationMiddlewares["redeliverWebhook"]...)
 
 }
 
@@ -2338,6 +2585,197 @@ func (response UpdateUserdefaultApplicationProblemPlusJSONResponse) VisitUpdateU
 	return err
 }
 
+type ListWebhooksRequestObject struct {
+}
+
+type ListWebhooksResponseObject interface {
+	VisitListWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListWebhooks200JSONResponse struct {
+	Items []Webhook `json:"items"`
+}
+
+func (response ListWebhooks200JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooksdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListWebhooksdefaultApplicationProblemPlusJSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookRequestObject struct {
+	Body *CreateWebhookJSONRequestBody
+}
+
+type CreateWebhookResponseObject interface {
+	VisitCreateWebhookResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhook201JSONResponse Webhook
+
+func (response CreateWebhook201JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateWebhookdefaultApplicationProblemPlusJSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookRequestObject struct {
+	Id WebhookID `json:"id"`
+}
+
+type DeleteWebhookResponseObject interface {
+	VisitDeleteWebhookResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhook204Response struct {
+}
+
+func (response DeleteWebhook204Response) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteWebhookdefaultApplicationProblemPlusJSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookRequestObject struct {
+	Id WebhookID `json:"id"`
+}
+
+type GetWebhookResponseObject interface {
+	VisitGetWebhookResponse(w http.ResponseWriter) error
+}
+
+type GetWebhook200JSONResponse WebhookWithDeliveries
+
+func (response GetWebhook200JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetWebhookdefaultApplicationProblemPlusJSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookRequestObject struct {
+	Id       WebhookID `json:"id"`
+	Delivery int64     `json:"delivery"`
+}
+
+type RedeliverWebhookResponseObject interface {
+	VisitRedeliverWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverWebhook202JSONResponse WebhookDelivery
+
+func (response RedeliverWebhook202JSONResponse) VisitRedeliverWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response RedeliverWebhookdefaultApplicationProblemPlusJSONResponse) VisitRedeliverWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListDeployments The deployments, live ones by name, then deleted ones
@@ -2412,6 +2850,21 @@ type StrictServerInterface interface {
 	// UpdateUser Change a user's role, disable or enable them, or set their password
 	// (PATCH /users/{id})
 	UpdateUser(ctx context.Context, request UpdateUserRequestObject) (UpdateUserResponseObject, error)
+	// ListWebhooks The webhooks the caller manages (operators see those filtered to deployments)
+	// (GET /webhooks)
+	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
+	// CreateWebhook Subscribe a URL to task events (operators must name deployments)
+	// (POST /webhooks)
+	CreateWebhook(ctx context.Context, request CreateWebhookRequestObject) (CreateWebhookResponseObject, error)
+	// DeleteWebhook Delete a webhook and its delivery log
+	// (DELETE /webhooks/{id})
+	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// GetWebhook A webhook and its latest deliveries
+	// (GET /webhooks/{id})
+	GetWebhook(ctx context.Context, request GetWebhookRequestObject) (GetWebhookResponseObject, error)
+	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
+	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
+	RedeliverWebhook(ctx context.Context, request RedeliverWebhookRequestObject) (RedeliverWebhookResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3280,115 +3733,274 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListWebhooks operation middleware
+func (sh *strictHandler) ListWebhooks(ctx echo.Context) error {
+	var request ListWebhooksRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhooks(ctx.Request().Context(), request.(ListWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhooksResponseObject); ok {
+		return validResponse.VisitListWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWebhook operation middleware
+func (sh *strictHandler) CreateWebhook(ctx echo.Context) error {
+	var request CreateWebhookRequestObject
+
+	var body CreateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhook(ctx.Request().Context(), request.(CreateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWebhookResponseObject); ok {
+		return validResponse.VisitCreateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWebhook operation middleware
+func (sh *strictHandler) DeleteWebhook(ctx echo.Context, id WebhookID) error {
+	var request DeleteWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhook(ctx.Request().Context(), request.(DeleteWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWebhookResponseObject); ok {
+		return validResponse.VisitDeleteWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWebhook operation middleware
+func (sh *strictHandler) GetWebhook(ctx echo.Context, id WebhookID) error {
+	var request GetWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWebhook(ctx.Request().Context(), request.(GetWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWebhookResponseObject); ok {
+		return validResponse.VisitGetWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverWebhook operation middleware
+func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error {
+	var request RedeliverWebhookRequestObject
+
+	request.Id = id
+	request.Delivery = delivery
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverWebhook(ctx.Request().Context(), request.(RedeliverWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tc+M2kvBfQfF5qsbeo2XP7GSv1q6rK28muzu7c8mc7dl8iFwWREISYhJgANAaZcr//QrdAAmKoF5s",
-	"eZKruk+WRRBo9Bv6FfqSZLKspGDC6OT8S1JRRUtmmIL/vq2Vlsp+ypnOFK8MlyI5T24WjEwE+2zuMhgx",
-	"IXJGzIKRSrEHLmtNKjpnoyRNuB3+S83UKkkTQUuWnCf4TpImOluwktrpS/r5AxNzs0jO35ydpYlZVXak",
-	"NoqLefL4mCbvWFXIVcmE+R5m+YJTV9Qs2pnhT5oo9kvNFcuTc6NqFq4TmVfxB6YOO+cHXnLTx9rf5ZKU",
-	"VKwIN6zUhAKSyEIWuSbUkFJqM4SyAmYMV83ZjNaFSc6/OUst+nhZlw55JRf43+sGkVwYNmcKoLuh+v79",
-	"u4Hd8nzjXmdSldTghH96m0Tmf7Sv60oKzYCFPio5LVhpP2ZSGCYAMbSqCp5Ri5jTCkf828/aYulLsNr/",
-	"V2yWnCf/77Tl0VN8qk/9vLBiF8+XgjClpEoJ1eTqr9+SP7/95t+JW4bkzFBe6FHiUHGZZawydrODEO4H",
-	"WWfSCHhWeLIFFXNGllSTX2pWs9yCSomh+t6ywILR3IngB4lAxIXQvvBKk09XH0bJJp4EMByA9vnlx/c3",
-	"8p7BrJWSFVOGI70yxahh+R01HXrn1LATw0EU1iZPE/a54orpTe+IuijotGCepXpz8Hwn/kqTgmpzV+vN",
-	"IG5dTjiB7z2oNVMDDx9DyfgJRcVph+atNETgbbOwnP7MMmPnv8ws+a7YLzXTpo/+SsmyQlVM85zbsbT4",
-	"GAzB/fQ5gcK8rzTBGcgDLWqmyXTlv7DgpcTCA8zWKHo/kip2QWTJjWG5e0cTQ++ZVexcEadwRklvU4+R",
-	"bX7r5eLaUMP6+1SM5qs+T3/gD4zYZ1wwrVPCRvMReXP65oKwsjIrslwwAQdNVtTaAp/JusiJkIZM8cVR",
-	"jEG1kVWFIu6eTaUsGBU9ovqRt5v2pAfJ1z1Mu3trXgdS6AsipGCkZFRoQosCVL89GKJs6b6gStHVAMaR",
-	"70LJpkXxwyw5/2mzvmreeEzXt2P8TH1+0yxTzKREL+TSkoRrIkXGzok21d1oFCHDGqZx7j6eb+GwL5hh",
-	"uwjJliOirMy/gL3jOGuNit3R1b5zXZclVasI3hx33sEx1Mffj4sVMHFhuV1bAenzcYq8zk37KMraXY6L",
-	"64zNG1oT1RieeEnn7E7XU224qe0CEf7+ASWzkBktGvmUoliRo1xm+hQenLgHozI/PofxMLcmZkENUbUY",
-	"Cy60YTT3JqUU8JSRvEG81XIy10Qhg6SE0WxBcq4NF5kZixBQ4MqUUJHDJO4VlnfWzaiwqFc1bEGx0Vhc",
-	"TrUVVTuB/cpvSI/GIhTUTYh9b1e4DmDpC3K6ZnDvp/OFFCcohz11HlHTVvweuI4Tz073d1aUpBmTEsGW",
-	"TBsy48oZprts+sq9H9srwqrvNDOblEq7GUeeBX1ghOLOyJFgD0wBMeGL4z0VZ6iDAuR3oevIVYi4IX3l",
-	"WfMjnUdOuwa8nVAY0zA9XAbe1w6mCizbfel2oz70K/e2Qqvq7oEp7UzSHr6ntY6c65dgqTpfpyvMAac2",
-	"h3L6JDPUvzNdRSHL4VB5ntmYg7cYnx4ebcQNmK4WEbu4EAHtB41VMCQqmsWf2pOljktFXeV7oneNo5yx",
-	"2wLQ4KaHibTDMw1YjlU6ZOvQvQNllFsbYnRZdBBdumXqvp7gpoi/5SAfUJr+6QZ1uZ9OcphFeFqYAziG",
-	"cXEQ7QMzfXXN01m1t4WCTlmx0cIZQnK7xMuwRZwrHC+4MVHDbZitmjiRH4IeDzW0kPPaRYxGSTS4E+Gk",
-	"VvL6POXwuhNz/avd8PNDBtt0NZ87y393z91azUMUrli2v3lVUaVZTlCdjbRZqZKL0aosnEHrH4DgjH7W",
-	"UhCcZMo04eY4aoMNnw/bqOdwsqYjO9rTocBtOEbKvk3aVxel0yJ9jMAjMq15AZZx39z3Vrwmzop3LrxH",
-	"How+raQ2c8X0+etvLghFQxu8HfCIc8l0a7BnUhjKhbXA0UjXhqq4K9TY9puAp9Z18G6AhhDhUnFjmHCg",
-	"tsD9afQ2vk4dk9ofg63jWilZcrMg3GgvyeToHZtyKshHXOT6vz+Q19+MXr89TolUZLlYWT9vwcUcsLDd",
-	"iW637MCK0lxoQ4ti0J1eM+m623qHYR9NjETDDZjeb+iVjsSFDmUueUnvk7LjCtphwC7OfykY1Qy+jcLU",
-	"sZk273Vwjq7TtjEG4Uf6MET65OhFSPdhWwuQFuOCD3L+gYuIebCP2i7YAyuixCqZ1k5vbGZZnKJ9IU0G",
-	"zLvvPaE+yoJnMVekKOQyJu1/K+SUVNQYpoT2cYSG7jpgH01KuiJzSbgw8pz8gdhjN1tQRTNL3ZT8J5GC",
-	"peQnevLrLaEkK6jW+xh3XkHftcvHVAeDGAMVoDZpUQBY+Cboj+btJipk9QPEi9hnrgecKMU0Uw9D+tA/",
-	"DTFzdF9P2ckfUi/VKblGzf1KE7kUx+fEIR0DO9OVhZkJo1ao+mEqizLCPtPMFKv9cLW/W9K+M13Ft0nz",
-	"kguyXEiimcEkJfATsd6YjytP2UwqBtTPeb5d73rWi5E3wHsHuq3+zBrDfws5oo1s/0wu3BIL37TJKPxs",
-	"OZxX6uaIevyPxgTEhIk2stJkKdU9F3MXJp9JRah7DpxmqadJLQwviGIP8p7lI3LpRmCISNam4A8uehi8",
-	"iruxJpol9PPyR0Hi+rXLvTb/7+RDDyDyk455thXVeilVRKAvDbHnniGv3wT6K26+SPRoNkbx7Ji9smFB",
-	"BgwWSFtgY1tszsUhLs+a75moS2DHPEc7h5UShQvHgJgJ//k2suOZkuV+vgTGAvto/qtULkipU2KnRTtV",
-	"EqoYqpJz1IwuwWtYUei4ch72LI3c2TvwHp3DVgO42zPMtRH9zr7Yyzf6uJ46nK5cdpGirDXm0SsNCUei",
-	"6UqfE0pwMymhYyHqcsoUmL12Dft3RgvNrBA7LAVBbUPv4VwpVn70WMDwC8wR2ONTE1poGaYsMWAMmfVm",
-	"ZYTQCv1YgI1Nvpe9hSgpuDYWJioIYg09EipILe6FXAo0O7keC8Vmtbba5weXPD2SilgFctwJZPcyqdaD",
-	"csf9WNjJ7xmrOpBLQepqrmjOLgAQN79U7tRy4XL7ntVmeizW38NsRZ/8bVHGev4yHzC5IZVF7HNH4jnT",
-	"pNZgH3sJzaSYFTwzUMRijS9awMcHWmCyXJq7maxFjmp3yvOcCZBeWpuFVPxXEGazUNKYwgk2faAcdXFM",
-	"tLGaY8AbW4JjqaSYA/GW9jsjSS4DTp0jd7rDoK86OCvy/QJPfY3hMEC4qGrLSMTZvqRiisAK5KhlQVwS",
-	"NMoEvh2N67OzP2aW4eATm6Q+qe/GTvBfNxBLAXBo/914WKIXKw4qLhpNFUnYwGuvNFlAzh4FzEUGkGN8",
-	"IdiAhdJPFHy6em9ly/rAWFGGZTugR47oVNbmfFpQcQ8mQVVQLsjfb24+4nL6eIfEs30aBMN8ONqxUopC",
-	"cBsXG++SRcyyzAw5sgsp7/tbrRQ7cWJqRbqS2vj/Bx3XLYdV/5SJptoaf6NJuCE3Lakmc/7AxL4n1oNH",
-	"SSQ+7nWwYZ8NOaK4AHpVrNDME7msTBtMOPZ2OZp9COUOVjmSwCE8XT8kEcrgjLTI2ULnjaK/6cjsTbp2",
-	"hnaqdOSMWJBdEY9OwbGCz3jMGGsgB3U8URG+YlrWKmPv+Gy2jz3VWlGtZbXZnsrdCuuiWws+4ywn9rl3",
-	"u0sq+AyS9NfIa27LiuXWRo3X69xzke9nsG3KhK1xCUzeMEdjOcGmbqN4dRntvXOhHfw8LQamgsX7mvkl",
-	"M3zNyqGK3JzZ2+LfXjnHwzOgYjQ/sTZdkiYWrdRAVTA47FG+u5JFMaXZ/WAkM8TWlirY6FZjUF8bVm3S",
-	"9v3jnqIwa8OqFKI3ODgeIXVJ6Z/lNK4/rZ9LmMhZTv4hp+jAmrDej31mWW3YXSbLkorc6lCY0sc0wNu1",
-	"p6mFxBquR3jQjYKlNdi7mli3eWV18/EAsN7Y2t1Z+M5OiSHtRt1bzBDFMqnyjgJokQ4bflamfqD0Cukz",
-	"o7xgeUimLkqxenijitq5XnWQskjOYFkk9To5FY1zzs9yehe3fRu2KbhgTfzT7fkfcvpKE1mbqrbHMZad",
-	"kzdnZzg6JX96S/7J/3K8Zft+9Tt4K66dvBbvQgdIn6Fr1WzdEiG6TiHnOnbUNKSzeJNzD3wI807Zbh8V",
-	"j4TMhiPaaVJG/aSe8E8Lmd1b1peKTJk2J2w2kwPZq0pqbjZperVvZHTD6WCovtfDJeUaCzpBTt3K5Kjg",
-	"4p7l+Px4ZwTfUH0fw+6QMRkrsm5Qk/rDu2e8t9mEAFOOffx2Y9r9xlXjdLX7QFb6KYnuvFNi2ldTVtHF",
-	"Tffn68CddRQ4pntGgdDDpppQfc9yzHXK2niXYkMZotcL29jmn3ZcVxD7hRLGsSyekU0alVvYuNFD6Tsm",
-	"zJ1l7zs+kB1ppBiPXC8FIBewnlkoWc8XhJJK8ZIb/mD9UxJIyXEnvOyxP0C1gBrQEXIX6oOYmnF9I3ah",
-	"lCx8yQhKr926P/87gY1gFcU09A9FIycNVisl8zqz4m9VdtdJwVAVzqMhwtJTEd3N7qbHtrJ1q9e21tDh",
-	"SHiHVbvXQIHNt61QC1RTIN6NcoooJSdgadIvckMN4CEc0lFhl9Jajf6O9YTgFKhiYx/R5cf3vpdoSwzF",
-	"TojzDUH8Tyfl3tp3oU5wEyDIgZkCMOgTbNHw2jvxdrH1BtDQjrkDdpVDVLwNHVEvUugWsGWAHBRmLOIQ",
-	"dvo00XWWMYa8gbab5RwqMlYMuOVh1ehLHmk7Hyv7Kvr9BTsmkutSuC5yMap8QpZ8WonMd5j3gWqlWils",
-	"G2AbCmIOMtVvUoMyjLgHzpb7R0gw+rK7qK6nDSNSu0NQJVerO1WLbe05UE+UqxX0haAIXhBdZwtIA7nI",
-	"LdfEJ4CSgdTj3TYswKAd4A6oNnBmO6he6c5RTZa8KGAX1khrkgdNb+DOxnwYAI+gXrkI5O707MQstx24",
-	"MTRFYlI9lK+HqTzThQBHlUI0B/8kJ4Bra9EMGPo769OXydyD0uyn7xuYtytPPZzG37zzDfUMRLAl8c9R",
-	"I1oYX2mimcaqaCbypk6UKzBeoMpDEyMlqUXBtHa1IXe04nfuIdcu0xyvIV0b3um1j/pB3CwCQCEHjbOE",
-	"QAfAHWH/CyY6UqK5gLIuCTUr93bbkNIu8mZWqAaDJqjSqhwtOxmAsOBrZwZ5jHXxapbVipvVtR3qzAZG",
-	"FVM38T7QS1Ixpa2z2O4vJRPXATppWtIBSpiohXphTIXd8VzMZOQkbOOGFh2uDM3lnV0G9x/XP3w/Ipe1",
-	"WTBheEYNw4pb2oFrLLD258ixsc9PjpOWKOMEU8HWe7QzTFzBsisbwjcnx+djMbl0qWroyj8nf4F9kWbP",
-	"TQ0SzYxuC4AdG1gCnY9FE/mG7zU0fGLw1UVKP1trv+tKp8THyLHQYexSNGE1Y4rVbq4SoqTC7gmWGBFs",
-	"PG+YcKINBYiPAZxs4aormoBk69ZCbwv23HHg5NFYjMV3kG/FNPXQdQ4TcuTvXzi+IJNM5mxi5Q+CwLRk",
-	"YzFYVkA+QETaTl/ROReWcucgETBw/faRMVSJAQ2pJhP/wEgyd1V/9gUoo8DMYncCJrAvbSwKro0loi/g",
-	"aaq6mwsaCBV6aak2eXP2hnjHbIK09o4zVnRYyn+6+nBBKlkUZPK3727IKTjHp194/jhx5WsTcAERMar2",
-	"NRsYH0s8419+fB90A5wnr628y4oJWvHkPPnj6Gz0Ryi6MgsQ3NOALez/c0wEIw9xKd7n0G6vzbtgXNeq",
-	"HGiEboecuvthHtOtI/FKFDswdr0JF1lR5+zOpSTiF52A0u5rvcfbtRtH3pydHewuj7XGzthlI05xzEI5",
-	"HGHkzwEeX6KBObjKJOhFWqtz1yl2i0M3dFNvBXlhn++xjyDWOddQIh7Q9TZNPp84lXaCh0SQfcPgc4Q9",
-	"XOPAuzDG4ToO/iLx+oaDYHmtQeGxa6G4yNEajd9sx2v3IpZnE8RBSehaDwRqBntud4JBu9KhyXza1UKp",
-	"Pf1iifyIMgDRkB6B8J6EDn32E+C1W5VQlg5P4O59Do/9W4J+C3p+Er7YvtuQDCYlYhxLxrwKdvbDk2ib",
-	"xhXw35g5NPVeXBMO3WkUtnQ/nzqXIUUaMyooqDxydbhot1hRyY9T0q4AZGwb95+kGOMSeerc6tMv+AFE",
-	"NK5Br2px6YuSnkfbNHpdV1PxtPv1ZC8k4t17jX4nIn5VC0KtHVzTwpu1Lh3eaSFzCr1lMxdoOZwWP21C",
-	"3cO84kb8/tX5eh3O7/TAtmASCycU6AvCqCo4U41SaC32piYNS1KgPIEf8hA/xbzGIO2v7ePfP+H7N2D9",
-	"TgQd8Efc5V3hIdCQWDHYNHh5K7Kg+WGpK6tNxJXV/9H2GbSVVUjSI53RwvdSLKW6LyTNoWf3V6YkFC6V",
-	"rJwy5WJHkKNG4h+S5j6LGZA9EhicuFzDf1ilOGm6u10IGuOaGE/wcREFqRQMRvgkA7YpLORSh40CbpKm",
-	"Vd6X2jb1txRSGGPhchipb11qyqSOR+RHV7bBOwkEC0y2YBlk85tgzZKuYDHMVl74XlTdSZLoZpO8vdwS",
-	"IRyLdquUvD37c1vdDzUWdKXJcrHCAEhXhlye6YBiNBCKcPR6Qgji8CK5lpXc6Zg9O/zqkNobMPodtwKz",
-	"OS4A6/83cegc78Jpj7e2OcNOKhLgwTvuUCzk4nydm8CeqCNgrS3BNjfmawTa1rSRVKgkC19/ybG5QKcE",
-	"Yo06JYhK7lQK3g0zdCPxL3vd3/yinml79dHm+BziPvXhs4MF6ZDHmvt5Uux/h6b4quXBxrno3g0Usptj",
-	"jl2cUhwahIgGwwv+pog9tWV7LfZXIN5gSAFv2DlMOGGNDPGLuw5BjlM/9ekX92kHCv2rYYenEyoeI2gZ",
-	"bc8gwYuS3O93I+XbC7SezwE/iOayNn9crTn9Q9c9PY0nMPU+RPT/wjvlX+ro1sMyldGiOIxM3bj0dnC/",
-	"wpQVUsztORMgDRKQu6CsaeI6qZorX+ZDd4Vuv8/FNf1ir6MP4gYXq9DgWhUwQNfuVCFrl6HAfJ37UIIJ",
-	"qGK+EMiXHjRXo0RvRemxxPp9Ny/IH+tLDbCKuyiFC2svZAc5MH9cMMWCTLYlB5IvYJjuPSNbMld1hD+u",
-	"WFUAZ7TXvVxYDwcwxsAMcrF/jbc4QCJNihG59PcGIUdw5IeQU+aFnAZVX+To7dnZcZ+g13GCHt5JiN8a",
-	"85V9hf0YSsjlQZnqmsH9cc9mLOw8BFXUNMjE9Y+sTuAeK1dvL2euda7VRBek0wtgOabgcPF0LXLUmWMx",
-	"0GTADTmyuqZfMGBZX4OvLuVxzE+2TsYNwP71XYwffAFJg5RuoN19xd2VbUdh4ho2dOEEjQgZZn+g9mRB",
-	"c4vDt2dvhzySTvZ1w8+zxP3+plx49x/5aIuQ41P6QuSdJ8Q66Bc1vpqa+Y2uEhDwICaCnahrYadNTJYr",
-	"gk0PrYA2jVrbTIVWKDZZWTfYprCfILjfx3lxMgwpSfwRmEO4PKB4GvsWcJ0GjU2FnOvU3ZuRYjsqxO/W",
-	"O3meR59T7FkYDo9/C8//15KK0JlxNrA73g9BPETKepuXVARWJK5NBGxKIyHxQay5AuGFzwbouxPZuiGs",
-	"tuR1MIJ1g0N6lOrdBeEKii8wP+/qEu2pDBpey5KBQewKcWP6006RvKSX+pymoeBXU7a0icFs/brpAY4C",
-	"9HY15kVTfgkq012Gchj/Db3BtQLlgFiW3bBZeyUFe+USahNLmslxyGHIFk8sNMPfrkF8vpCVHNxNuJNt",
-	"/PpwibW1H+YZoDwUfoMT3Wrsg5H6W+fxipbOQFbTsMBFsKI1tLj7UR+XsXHXdOxH7lalNCf1UCXbFVTM",
-	"ew5Y0y0v8Tt1fd3xNuZH4sWShyhGwJYAq/OcYdyIXkTsXAOBl7rjJ6Ee4y6blPknjcmI30yLYqDqoBoU",
-	"dn3QIP9lUeCsO8W0nBO5WdV9wqPthTRdG/77elpuU8jRqjaLsENqMuKsg50J0khEo4sqarJFn0Kf4BYj",
-	"R6GvpYleIHncdmV97cTxBlaAeHFrMWP29SB8gXlcGnbapMS1n8GVmQI+mQUrwZB2t0Fz1bRZ7cVNQbsU",
-	"cEanUeqnW0tVuATaMQ503ientOKnD6/BYXFLfWkLDzC18Jh+6Uc0Ol+jNR98gdCGI/CMCL4JIl+Pt4//",
-	"EwAA//8=",
+	"7H37b9s4uui/QvheoMlexUmzbe/dBIuLbNvd6W532pOkOwcYBzEt0TYnMqkhqbjeIv/7Ab+PlCiJ8iNx",
+	"OnOA81NTi+Lje/F769sglYtCCiaMHpx9GxRU0QUzTMH/3pZKS2X/yphOFS8Ml2JwNrieMzIW7Ku5TWHE",
+	"mMgpMXNGCsXuuSw1KeiMDQfJgNvhv5ZMrQbJQNAFG5wN8J1BMtDpnC2onX5Bv35kYmbmg7PTk5NkYFaF",
+	"HamN4mI2eHhIBu9YkcvVggnzI8zyDacuqJnXM8M/yUCxX0uuWDY4M6pk4TqReRW/Z2q/c37kC266UPtB",
+	"LsmCihXhhi00oQAkMpd5pgk1ZCG16QNZDjOGq2ZsSsvcDM5enyQWfHxRLhzwFlzg/15WgOTCsBlTsLtr",
+	"qu8+vOs5Lc/WnnUq1YIanPDNq0F0/p/YZC7lMy7xYF/XhRSaAZV+VnKSs4X9M5XCMAGwp0WR85Ra2B8X",
+	"OOL//KItIr4Fq/1vxaaDs8H/Oq7Z4Bif6mM/L6zYROWFIEwpqRJCNbn861vyp1ev/y9xy5CMGcpzPRw4",
+	"aF+kKSuMPWzvDnfbWWPSyPYsf6ZzKmaMLKkmv5asZJndKiWG6jtLZXNGM8flHyVuIs7n9oUXmny5/Dgc",
+	"rCN72IbboH1+8fnDtbxjMGuhZMGU4YivVDFqWHZLTQPfGTXsyHDgttbkyYB9Lbhiet07osxzOsmZJ6nO",
+	"HDzbir6SQU61uS31+i1uXE44mdJ5UGqmeh4+hJzxM7KKE0DVW0kIwJtqYTn5haXGzn+RWvRdsl9Lpk0X",
+	"/IWSiwKlPc0ybsfS/HMwBM/TpQQK877QBGcg9zQvmSaTlf/Bbi8hdj9AbNVd4kdSxc6JXHBjWObe0cTQ",
+	"O2bvDq6Ik2nDQedQD5FjvvV8cWWoYd1zKkazVZemP/J7RuwzLpjWCWHD2ZCcHp+eE7YozIos50zAXZbm",
+	"pbabT2WZZ0RIQyb44jBGoNrIokAWd88mUuaMig5S/cibdWfSvehr3tfNs1WvAyr0ORFSMLJgVGhC8xxu",
+	"F3v3RMnS/UCVoqseiCPdhZxN8/zTdHD283p5Vb3xkLSPY/xMXXrTLFXMJETP5dKihGsiRcrOiDbF7XAY",
+	"QUML0jh3F843oE/kzLBtmGTDFbEozL+AvOMwq/WW7cFVv3NVLhZUrSJwc9R5C9dQF34/zVdAxLmldm0Z",
+	"pEvHCdI6N/WjKGk3KS4uM9YfqMWqMTjxBZ2xW11OtOGmtAtE6PsTcmYuU5pX/ClFviIHmUz1MTw4cg+G",
+	"i+zwDMbD3JqYOTVElWIkuNCG0cxrrVLAU0ayCvBWyslME4UEkhBG0znJuDZcpGYkwo0CVSaEigwmca+w",
+	"rLFuSoUFvSrhCIoNR+Jioi2r2gnsT/5AejgSIaOuA+wHu8JVsJcuIyctnX43mS+kOEI+7IjziJi27HfP",
+	"dRx5drofWL4g1ZiECLZk2pApV0733ebQl+792Flxr/pWM7NOqNSHceiZ03tGKJ6MHAh2zxQgE3443FFw",
+	"hjIoAH5zdw2+CgHXJ688aX6ms8htV21vKxDGJEwHloGBt4WqAss2X7pZKw/9yp2j0KK4vWdKO5W0A+9J",
+	"qSP3+gVoqs6cajJzQKnVpZw8Sg3170xW0Z1lcKk8TW3MwCCNTw+P1sIGVFcLiG1MiAD3vcoqKBIFTeNP",
+	"7c1SxrmiLLIdwduiKKfs1huoYNOBRNKgmWpbjlQaaGvgvbHLKLVWyGiSaC+4dE3UXTnBTR5/y+28R2j6",
+	"p2vE5W4yyUEW91PvOdhHPyz2In1gpu8ueRqrdo6Q0wnL12o4fUCul3gesohThaMFNyaquPWTVeWK8kPQ",
+	"4qGG5nJWOqfUMO7fiVBSzXldmnJw3Yq4/lUf+Okug02yms+c5r+95W615j4MFyzdXb0qqNIsIyjOhtqs",
+	"1IKL4WqRO4XWPwDGGf6ipSA4yYRpws1hVAfrvx82Yc/BpCUjG9LTgcAdOIbKrk7aFRcLJ0W6EIFHZFLy",
+	"HDTjrrrvtXhNnBbvTHgPPBh9XEhtZorps5evzwlFRRusHbCIM8l0rbCnUhjKhdXAUUnXhqq4KVTp9us2",
+	"T63p4M0ADS7CpeLGMOG2Wm/uzfBVfJ0yxrU/BUfHtRKy5GZOuNGek8nBOzbhVJDPuMjVf3wkL18PX746",
+	"TIhUZDlfWTtvzsUMoLDZiK6P7LYVxbnQhuZ5rzndUumax3qHbh9NjETFDYjeH+iFjviF9qUueU7vorJh",
+	"CtphQC7OfskZ1Qx+je6poTOtP2vvHE2jba0Pwo/0bojk0d6LEO/9uhYALUYFH+XsIxcR9WAXsZ2ze5ZH",
+	"kbVgWju5sZ5kcYr6hWTQo9796BH1WeY8jZkieS6XMW7/Wy4npKDGMCW09yNUeNcB+WiyoCsyk4QLI8/I",
+	"H4i9dtM5VTS12E3I/ydSsIT8TI/+fUMoSXOq9S7KnRfQt/XyMdHBwMdABYhNmuewLXwT5Ef1duUVsvIB",
+	"/EXsK9c9RpRimqn7Pnnon4aQObgrJ+zoD4nn6oRcoeR+oYlcisMz4oCOjp3Jyu6ZCaNWKPphKgsywr7S",
+	"1OSr3WC1u1lSvzNZxY9JswUXZDmXRDODcVCgJ2KtMe9XnrCpVAywn/Fss9z1pBdDbwD3xu422jMtgn8L",
+	"MaK1ZP9EKtzgC193yOj+2bI/rtSMEXXoH5UJ8AkTbWShyVKqOy5mzk0+lYpQ9xwozWJPk1IYnhPF7uUd",
+	"y4bkwo1AF5EsTc7vnfcweBVPY1U0i+inxY+C2PhLF96t/r+VDd0DyC86ZtkWVOulVBGGvjDE3nuGvDwN",
+	"5FdcfZFo0az14tkxO0XDgggYLJDUm+05ogtFd08ZiOeYlzlfgTPJC3YdqgPaM7QlF1QsLeVYclgFw8gB",
+	"SAUNUuxwNxnF7v3GtjKn3Snf27fgnuTiA773sju3p8WtpvwrDn5IBndcZFuCCoaSA3fNJKQsZopmLCFK",
+	"5vmEpncJsF+Cara9B3JmWOLCi4frwGun3g2U6HHtbvyKz4SukGZ5WK3OHVNjvInOKAezOsxNef2myX9v",
+	"YreFyjspLa/+3258a+eoNl8RRIzKK+2vT5an1e9MlAsQulmG2jxbSLxCcAxcJsL/fRM52lTJxW4Wcx/8",
+	"/yqVc8XrhNhp0RqThCqGBHCG979LYzAsz3VcBen3nxi5tQ3s/RYOWgHs4cww11rwOy16Jw/A53aAfLJy",
+	"MXSKN0plBLzQEFYnmq70GaEED5MQOhKiXEyYAuPOrmH/ndJcM3tVOSgFoRtD7xjKJD96JGD4OUbCrJKo",
+	"Cc21DAPzGBaB/JFqZdyhFScjAZYk+VF2FqIk59oALwuCUEO7mwpSijthGQ2MK65HQrFpqe0d+8mlCBxI",
+	"Rew1edgI13TyBYislNqRsJPfMVY0di6Fl0LnsBE3v5UrIGtcUMi+Z+9sPRLt9zAm10V/nXrUjtJnPYYl",
+	"BGyJfe5QPGOalBqsQM+hqRTTnKcGssGsiUFz+POe5pgSIs3tVJYiQ+ViwrOMCeBeWpq5VPzfwMxmrqQx",
+	"uWNsek85ahwx1sacpR6fwxLcJ0qKGSBvaX8zkmQyoNQZUqdTebqig7M828292pUYDgKEi6K0hESchUcK",
+	"pgisQA5qEsQlQaKM4dfhqDw5+WNqCQ7+YuPEp664sWP8rxuINxIO7b4bd751IiJBXlElqSJhSXjthSZz",
+	"yExBBnP+L6QYn1HZc+V1w2FfLj9Y3uJi5lIzMTkN5MgBncjSnE1yKu7gfi1yygX54fr6My6nD7dIr7BP",
+	"A5evD7o4UkqQCW7ibOMdDxHjIzV97hqvzDWPWih25NjUsnQhtfH/73XPbLisurdMNKBcWdVVWBmpaUk1",
+	"mfF7Jna9se49SCJRIC+DDftqtUtcAH0HLNfMI3lRmNplVmlTaNzgLrewPREFDuBJ+5LEXQZ3pAXOBjyv",
+	"Zf11V2Zn0tYd2shFk1Nit+x0SZ2A+wD+xmvGWDMwyFaLsvAl07JUKXvHp9Nd9Klai6o1q/X6VOZWaLNu",
+	"KfiUs4zY5965tKCCTyEV5QppzR1ZscxaYvGsNKsw76awrYv3tqgEJq+Io9Kc4FA3Ubi6vI2dI/4N+DzO",
+	"06uCxbuS+Tnj2NXKoYhcH7/e4MW5dOa1J0DFaHZkdbpBMrBgpQbS68EAjdLdpbPEev31IbQ2pJNHjxrb",
+	"9ZVhxTpp373uKTKzNqxIwEeJg+NxAJd68YucxOVnTrUhTGQsI3+XE3TTmDCrlX1laWnYbSoXC2pNWDel",
+	"99yBT8fepnYnVnE9wItuGCytQd/1hqUU7LBns17Z2t5YeG+nxMBNJe4tZIhiqVRZQwDUQIcDPykfpSfB",
+	"EPEzpTxnWYimJkgxR36tiNo6K7sXs4jOYFlEdRudisYp5xc5uY3rvhXZ5Fywysvvzvx3OXmhiSxNUdrr",
+	"GOs3yOnJCY5OyJtX5B/8L4cbju9Xv4W34tLJS/Hm7gDoUzStqqNbJETXyeVMx66aCnUWbnLmNx/ueSsn",
+	"lI/9RHww/XGbZLCI2kkd5p/kMr2zpC8VmTBtjth0KntitIXU3KyT9GpX//+a2wF8X/2FExrTloFP3crk",
+	"IOfijmX4/HBrAF9TfReDbp8yGSslqECT+Mu7o7zXMbMAUo58/HFj0v3a5Zw1pXtP7sVj0jmyRiJ1V0xZ",
+	"QRdX3Z8uA7eWUWCY7ugFQgubakL1Hcswoi9L402KNcm2Xi5sIpt/2HFNRuymAxlHsnhHVskC3O6NG90X",
+	"pGbC3FryvuU9McCKi/HK9VwAfAHrmbmS5WxOKCkUX3DD7619SgIuOWwEUTz0e7AWYAPqnm5DeRATM646",
+	"yi6UkLlPjELutUf393/DsRGsopiGQryo56SCaqFkVqaW/a3Ibhop6KrCeTR4WDoionnY7eTYRrKu5drG",
+	"TFEcCe+wYvvQBOh8m9IRQTQF7F0Jp4hQcgyWDLqpnCgB/A77ZFRYi9eqRNkyazbw8fdWy118/uAr5jb4",
+	"UOyEOF/fjv/huNxr+87VCWYCODkwHgYK/QALkbz0Hni92FoDqGjHzAG7yj7yOvuuqGdJ5wzIMgAOMjOm",
+	"Kgk7fTLQZZoyhrSBupulHCpSlveY5WFu9HNeaVtfK7sK+t0ZO8aSbS5ss1wMK1+QJB+XCPYe4z6Qk1cq",
+	"hcUxbE3a116m+k0yrfoBd8/ZcncPCXpftmfVdtgwwrVbOFUytbpVpdhUhAZZc5laQfUTsuA50WU6hzCQ",
+	"89xyTXwAaNATerzdBAUYtMW+A6z13NluVy9046omS57ncAqrpFXBg6oCdmtlPnSAR0CvnAdye3w2fJab",
+	"LtwYmCI+qQ7I224qT3ThhqNCIZpp8igjgGur0fQo+lvL0+fJTwGh2U1Sqfa8WXjq/jD++pOvydohgi2J",
+	"f44S0e7xhSaaacz9ZyKrsqG5AuUFcpk0MVKSUuRMa5cBdUsLfusecu0izfFM6dbwRtOKqB3EzTzYKMSg",
+	"cZZw08HmDrDKCwMdCdFcQPKihCSOO3tsCGnnWTUr5DxCqd/CihwtGxGAMK1xawKJyfLetKNnKTlbk8nU",
+	"TGTWFjjaOyaoYkQzYcIIUTuJ6bumLe0pU2knpWqN68blMcVBtHsikrMYtpEgkPvjgNlEsN90BZz+0rab",
+	"frp85/KdYnnaxp70iWalm6XHmfkosV8q6FByi8DebPlvqoqn2hC3zUohCdo/cEMy3l8QD7jZlbxj/pEr",
+	"q5dSTf7zyOVAH3ncRD0eMd+DT167ldMo3W+Gle4YUQUTGdpObvbQdrrpdSTc9ie9KJYyO9ELTajQS6Z8",
+	"/UOIieFW27W8ebslk8fYy7/v0RgYOBXhegLalqPee4LwEHTemUdZn02J1gHn+BctxfgsyJrPZFouQEyN",
+	"dU7Tu/EZGX8bDQz7akaDMzIcDh/GILuu7NMXmnCRSsgLWeJSOsw9gk5EyQBmWrc/e107aq2zxrdobuEv",
+	"x25Li6wx2y53SCXRNmm+wRKxMnvMASkVN6sru4Kz+BlVTF3HG5VckIIpLQXNa9UkIWPXomRc9UwCBQMm",
+	"qul0bkyB7Zu4mMqIEVuH/CyvOIy7lDGXfPX3q08/DslFaeZMGJ5Sw7AkjDb2NRKYnH7g6NmnFo0GtT41",
+	"GmAWl1Q4w9hV1Lm8dnxzfHg2EuMLl2UGQvmM/AXORaozV0nyNLVKh69Qcxqc1a3ORqIKWsPvGjqS4O3q",
+	"gpxfU1a0vOAJ8eFtzFEcueyKUMlJiEu8BgVyQYU9EywxJNgZqdIfx9pQ2PEhbCedu8TIKpZYe6Sh+Bqb",
+	"QnBQQocjMRLvIVUKM8z6+o2NyYFvEHZ4TsZWRo6t6gzxW7pgI9GbEUg+QjDZTl/QGRcWc2egzMLAdge+",
+	"EZQxAA6pJmP/wEgyc2Up9gXIgMS7rjkBE9g4YSRyro1Fos+9rcoOqw5iToprMj49OSXepzpGXHufNyZj",
+	"Wsx/ufx4TgqZ52T8t/fX5Bg00ONvPHsYu/qKMXhvETCq9OmWGNoaeMK/+PwhKFc9G7y0/C4LJmjBB2eD",
+	"Pw5Phn+EqgAzB8Y9binHM8zhQhriUnzIoB+UNu8aOlboEOoRZvWQY9cj0YqzDSOxLaAdGGvxx0Walxm7",
+	"ddkE8WZ/YG91DZaHm1ZLvNOTk701m2t1Hol1w3OCYxry4RCtE7fx+BLVnoNee0GxfNt+SbCdEbTrqVKl",
+	"IaXLp2rYR3DHzzSK+xqvN8ng65ETaUdo3wWJMxg3jpCHq2x9F4YnXEnsXyT2F9sLlFsVtA/Nm8sFfVo4",
+	"Pt0M12anwCcjxO2S0FaRLkoGa3I34jjb4qFKWrKrhVx7/M0i+cFpBwzbvDURhI28GvjZjYFbnUWRl/aP",
+	"4GbDsYduG8vfAp9fhK8GbXbMAW8QQhyzvb0IdvrDo3CbxAXw35jZN/aeXRL2Nd0MXSdPx85FiJFKjQpq",
+	"IQ5cCQ3qLZZVssOE1CsAGuvOUo8SjHGOPHYe8eNv+AewaFyCXpbiwucTPw23SbSfbJWsvH2L3mdi8Wbj",
+	"zd8Ji1+WglCrB5c092qty2Rr9DhwAr0mMxcj2Z8UP66i1P204kb8/sV5O4X2d3ph220Su0+orROEUZVz",
+	"piqhUGvsVTo5ZpOCw4Dv8xI/xpSEXtxf2ce/f8R3W7T+Thgd4Edcd9nwEqhQrBgcGqy8FZnTbL/YlcU6",
+	"5Mrif3D7BNzKIkTpgU5p7ssgl1Ld5ZJm0FTm30xJyDlesMWEKec7gvQyRP4+ce4TkAK0R2J6Y5cm8Gcr",
+	"FMdV+yEXPcaQpPMKO7+IgiwIdEb4/ACsMJzLpQ5r/NwkVS8nXyVTlc5QyD4YCZd+kPiq4yrD+XBIfnIZ",
+	"l7wR+7ebSecshUS8ylmzpCtYDBONzn28QDfyG3R1SF53X8cdjkR9VEpenfypLsyD9Ei60mQ5X6EDpMlD",
+	"LkVkj2zU44pw+HqEC2L/LNlKKNrqmj3Z/+qQldOj9DtqBWJzVADa/29i0Dnahdse2wo7xU4qEsDBG+6Q",
+	"5+v8fI1WtY+UEbDWBmebG/M9HG0taSQVCsncl05wrAvUCQFfo04IgpI7kYLNC/u+yvHrTt8weVbLtO7N",
+	"ud4/h7BPvPtsb046pLGqgWSCDZqga1NR02BlXDSbV4bk5ohjG6MUhwYuol73gm9ltqO0rD8N8x2Q1+tS",
+	"wBaQ+3EntNAQ7yy7D3Qc+6mPv7m/tsDQvypyeDyi4j6CmtB2dBI8K8r9eddivu7w+nQK+CSqbsL+umoZ",
+	"/X39SB9HE5g114f0f+J3lZ7r6tb9PJXSPN8PT127zLSgAdiE5VLM7D0TAA0CkNuArKq/PiqqnoSzvmb2",
+	"mxsOun4d2KbAO3GDzn806PsHCmir6R9pdeuD+RoN+4IJqGI+h9dnDVa9+6Jt+zok0W7I+Iz00V6qh1Rc",
+	"Jz8urL6Q7uXC/GnOFAsi2RYdiL6AYJqN8DZErsoIfVyyIgfKqPsRnlsLByDGQA1yvn+NDZggkCbFkFz4",
+	"xpZIERzpIaSUWS4nQcI2OXh1cnLYRehVHKH7NxLibQ2/s62wG0EJudwrUV0xaHD8ZMLCpgEgiqra1rj8",
+	"kcURNFqt+7+100fPSaOMz1JMzuHLKKXIUGaORE99IDfkwMqabsKAJX0NtrqUhzE72RoZ17D3729ifPIJ",
+	"JGFTvIZwhp+46yl8EAau4UDnjtGIkGH0B3JP5jSzMHx18qrPImlEX9d8ojBu91eJcNt/ha6uH4pP6WuI",
+	"tp4QS5ieVfmqyt3WmkqAwL2oCHaipoadVD5ZrgjWK9YMWtVYb1IVaqZYp2VdY4XhbozgvhH57GjoE5L4",
+	"lcJ9mDwgeCr9FmCdBDXJuZzpxLW8SrCTBPjv2kW4T8PPMSZ89rvH38Lz/7aoInRqnA7srvd9IA+B0q7Q",
+	"lorAisRVeIJOaSQEPohVV8C98NUAfrdCW9OFVVer9HqwrnFIB1OdNk6uFugc4/MuL9HeyiDhtVwwUIhd",
+	"DU1MftopBs9ppT6l3jf4rN+GCm+YrZtx20NRAN6mxDyv0i9BZLo+Zvux39AabNUWBciy5IZ9VlZSsBcu",
+	"oDa2qBkfhhSGZPHIRDP8uCLC85m05KB59la68cv9BdZaX47swTzUbIERXUvsvaH6rbN4RY1nQKupSOA8",
+	"WNEqWtx9ddJFbFyHrd3QXYuU6qbuy2S7hGI3TwEt2fIcH1Luyo5XMTsSO5/vIxkBq/mszHOKccV6EbZz",
+	"tX+e6w4fBXr0u6wT5l80BiN+MymKjqq9SlA49V6d/Bd5jrNu5dNyRuR6UfcFr7ZnknS1++/7Sbl1Lkcr",
+	"2izA9inJiNMOtkZIxRGVLCqoSeddDH2BBoQOQ99LEj1D8LguqP7egeM1pAD+4lpjxujrXugC47g0rLRJ",
+	"iKsch27XAv4yc7YARdp9roSrqkJ6V2ryFWRrRexPftBvKGXrsrN9Clp//O+nrPoVg+vTFTlpclC7/jSz",
+	"aJaakSnPDVMMmusHfqjwOq2QuCl/O57k856mcwLFlFZp+vzp6hpXG5cqH/satYRoPhMs87VlAJQx4WIk",
+	"xnX56xWfCWpKxY5OX785I3pOT1+/+TO23p6zr+SHf168Pbr64eL09RuvQkxktnIduYcjEXzil+vI9xzI",
+	"FWMEPq1X1T4uspgTEWWsp5pnu6Yqsvy+N1Vj2fhl5eCzF990OcFvFhJKvlx+hNpf6DR3j8lsgce61NiY",
+	"+YmkGoqmjXo3VmbUqN7N/+Lei7tgXsW+AAce333AFaci1OOK+Ho7XxROcjl7DJ/3+RKfBUYn+6bqVmXy",
+	"etEdhVn7S7v7cES218upgTzFeqNPp/Ljerbjb/5AD8dVl4A1ifd+yB5QHE/B8NvZu816um/6qavJ+6Wj",
+	"P03inJP7CeGJjNCaEOHGslacwY+T2T+SsNKuAuiudBPUuQNuGxXuP99YIMPn5RzqoXfJ4JgW/Pj+JbCw",
+	"W/BbnTGKOSEW951QVONndMMGP6CaGY5A4z74JQhZBr9Wh324efivAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,6 +6,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/webhooks"
 )
 
 // Config is what New builds the app from.
@@ -58,6 +60,9 @@ type Config struct {
 	// Styrmin's primitives (the server's own URL); empty, the process runs
 	// no driver actions and a hook step fails saying so.
 	ActionsURL string
+	// PublicURL is the base URL people open Styrmin at: webhook deliveries
+	// link the task's page under it (default ActionsURL; empty, no link).
+	PublicURL string
 	// Executor tunes the task queue and the worker (its Work is Config.Work's).
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
@@ -86,6 +91,8 @@ type App struct {
 	// Queue commits and cancels tasks; Deployments queues through it.
 	Queue       *executor.Executor
 	Deployments *deployment.Service
+	// Webhooks keeps the webhooks that hear of tasks starting and ending.
+	Webhooks *webhooks.Store
 	// Worker works the tasks; nil unless Config.Work.
 	Worker *executor.Worker
 	// Users, Sessions, APITokens, Notifications, Handler and Deps are the
@@ -142,9 +149,12 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	opts := cfg.Executor
 	opts.Logger, opts.Work = logger, cfg.Work
+	opts.Events = &webhooks.TaskEvents{BaseURL: cmp.Or(cfg.PublicURL, cfg.ActionsURL)}
+	opts.Extra = webhooks.NewDeliverer(cfg.Pool, box, logger)
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
 	}
+	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue)
 	actionsCfg, err := a.actions(ctx, cfg.ActionsURL)
 	if err != nil {
 		return a, err
@@ -238,6 +248,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
+		Webhooks: a.Webhooks,
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil

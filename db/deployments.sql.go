@@ -16,11 +16,13 @@ SELECT ((SELECT count(*) FROM deployments
      + (SELECT count(*) FROM revisions
         WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea)
      + (SELECT count(*) FROM tasks
-        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
+        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM webhooks
+        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
        AS not_under
 `
 
-// The sealed values of deployments, revisions and tasks that are not sealed
+// The sealed values of deployments, revisions, tasks and webhooks that are not sealed
 // under the key of header (see ListDeploymentSecretsNotUnder).
 func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int64, error) {
 	row := q.db.QueryRow(ctx, countSecretsNotUnder, header)

@@ -165,3 +165,31 @@ type User struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
+
+type Webhook struct {
+	ID          int64
+	Url         string
+	Secret      []byte
+	Events      []string
+	Deployments []string
+	Kinds       []string
+	Format      string
+	CreatedBy   string
+	CreatedAt   time.Time
+}
+
+type WebhookDelivery struct {
+	ID           int64
+	WebhookID    int64
+	TaskID       int64
+	Event        string
+	Body         []byte
+	Status       string
+	Attempts     int32
+	StatusCode   pgtype.Int4
+	Error        string
+	DurationMs   pgtype.Int4
+	RedeliveryOf *int64
+	CreatedAt    time.Time
+	AttemptedAt  *time.Time
+}

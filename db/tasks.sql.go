@@ -143,11 +143,12 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 	return items, nil
 }
 
-const finishTask = `-- name: FinishTask :execrows
+const finishTask = `-- name: FinishTask :one
 UPDATE tasks
 SET status = $1, result = $2, message = $3, ended_at = now(),
     heartbeat_at = NULL, secret_inputs = NULL
 WHERE id = $4 AND runner = $5::text AND status = 'running'
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
 `
 
 type FinishTaskParams struct {
@@ -158,18 +159,38 @@ type FinishTaskParams struct {
 	Runner  string
 }
 
-func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (int64, error) {
-	result, err := q.db.Exec(ctx, finishTask,
+// Records how a task its runner still owns ended; no row means another
+// process took it over.
+func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (Task, error) {
+	row := q.db.QueryRow(ctx, finishTask,
 		arg.Status,
 		arg.Result,
 		arg.Message,
 		arg.ID,
 		arg.Runner,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i Task
+	err := row.Scan(
+		&i.ID,
+		&i.DeploymentID,
+		&i.Kind,
+		&i.Status,
+		&i.Inputs,
+		&i.SecretInputs,
+		&i.Result,
+		&i.Message,
+		&i.ParentStepID,
+		&i.RootTaskID,
+		&i.RiverJobID,
+		&i.Runner,
+		&i.HeartbeatAt,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.EndedAt,
+		&i.CancelRequestedBy,
+	)
+	return i, err
 }
 
 const getTask = `-- name: GetTask :one

@@ -9,33 +9,35 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 )
 
-// resealPage is how many values ResealSecrets reads at a time.
-const resealPage = 100
-
-// sealedValue is one stored sealed value, where it is and how to replace it.
-type sealedValue struct {
-	at     secrets.Place
-	sealed []byte
-	// replace stores resealed instead of sealed, unless the value changed
+// SealedValue is one stored sealed value, where it is and how to replace it.
+type SealedValue struct {
+	At     secrets.Place
+	Sealed []byte
+	// Replace stores resealed instead of Sealed, unless the value changed
 	// since it was read; it returns how many rows it changed.
-	replace func(ctx context.Context, resealed []byte) (int64, error)
+	Replace func(ctx context.Context, resealed []byte) (int64, error)
 }
 
-// sealedColumn returns the next page of a column's values not sealed under
+// SealedColumn returns the next page of a column's values not sealed under
 // the current key, and none once the column is done.
-type sealedColumn func(ctx context.Context) ([]sealedValue, error)
+type SealedColumn func(ctx context.Context) ([]SealedValue, error)
 
-// ResealSecrets seals every secret of deployments, revisions and tasks again
-// under box's current key, opening each with the key it names (box's
+// ResealPage is how many values a SealedColumn returns at a time.
+const ResealPage = 100
+
+// ResealSecrets seals every secret of deployments, revisions and tasks (and
+// of the more columns other packages own, such as webhooks') again under
+// box's current key, opening each with the key it names (box's
 // previous keys), and returns how many it re-sealed. Each value is replaced
 // on its own, only if unchanged since it was read: an interrupted run leaves
 // every value sealed under the old or the new key, which a box with both
 // opens, and running it again finishes the work. It fails, naming the count,
 // when values remain under another key (a server still sealing with it).
-func ResealSecrets(ctx context.Context, q *db.Queries, box *secrets.Box) (int, error) {
+func ResealSecrets(ctx context.Context, q *db.Queries, box *secrets.Box, more ...SealedColumn) (int, error) {
 	header := box.Header()
 	total := 0
-	for _, column := range []sealedColumn{deploymentSecretsColumn(q, header), revisionSecretsColumn(q, header), taskSecretsColumn(q, header)} {
+	columns := append([]SealedColumn{deploymentSecretsColumn(q, header), revisionSecretsColumn(q, header), taskSecretsColumn(q, header)}, more...)
+	for _, column := range columns {
 		n, err := resealColumn(ctx, box, column)
 		total += n
 		if err != nil {
@@ -53,7 +55,7 @@ func ResealSecrets(ctx context.Context, q *db.Queries, box *secrets.Box) (int, e
 }
 
 // resealColumn re-seals every value of column under box's current key.
-func resealColumn(ctx context.Context, box *secrets.Box, column sealedColumn) (int, error) {
+func resealColumn(ctx context.Context, box *secrets.Box, column SealedColumn) (int, error) {
 	n := 0
 	for {
 		page, err := column(ctx)
@@ -64,13 +66,13 @@ func resealColumn(ctx context.Context, box *secrets.Box, column sealedColumn) (i
 			return n, nil
 		}
 		for _, v := range page {
-			resealed, err := box.Reseal(v.sealed, v.at)
+			resealed, err := box.Reseal(v.Sealed, v.At)
 			if err != nil {
-				return n, fmt.Errorf("deployment: re-seal %s: %w", v.at, err)
+				return n, fmt.Errorf("deployment: re-seal %s: %w", v.At, err)
 			}
-			changed, err := v.replace(ctx, resealed)
+			changed, err := v.Replace(ctx, resealed)
 			if err != nil {
-				return n, fmt.Errorf("deployment: re-seal %s: %w", v.at, err)
+				return n, fmt.Errorf("deployment: re-seal %s: %w", v.At, err)
 			}
 			n += int(changed)
 		}
@@ -78,13 +80,13 @@ func resealColumn(ctx context.Context, box *secrets.Box, column sealedColumn) (i
 }
 
 // deploymentSecretsColumn is deployments.secrets, by id.
-func deploymentSecretsColumn(q *db.Queries, header []byte) sealedColumn {
+func deploymentSecretsColumn(q *db.Queries, header []byte) SealedColumn {
 	var after int64
-	return func(ctx context.Context) ([]sealedValue, error) {
-		rows, err := q.ListDeploymentSecretsNotUnder(ctx, db.ListDeploymentSecretsNotUnderParams{Header: header, After: after, Page: resealPage})
-		out := make([]sealedValue, len(rows))
+	return func(ctx context.Context) ([]SealedValue, error) {
+		rows, err := q.ListDeploymentSecretsNotUnder(ctx, db.ListDeploymentSecretsNotUnderParams{Header: header, After: after, Page: ResealPage})
+		out := make([]SealedValue, len(rows))
 		for i, r := range rows {
-			out[i] = sealedValue{at: deploymentSecretsAt(r.ID), sealed: r.Secrets, replace: func(ctx context.Context, resealed []byte) (int64, error) {
+			out[i] = SealedValue{At: deploymentSecretsAt(r.ID), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 				return q.ResealDeploymentSecrets(ctx, db.ResealDeploymentSecretsParams{ID: r.ID, Old: r.Secrets, New: resealed})
 			}}
 			after = r.ID
@@ -94,15 +96,15 @@ func deploymentSecretsColumn(q *db.Queries, header []byte) sealedColumn {
 }
 
 // revisionSecretsColumn is revisions.secrets, by deployment and revision.
-func revisionSecretsColumn(q *db.Queries, header []byte) sealedColumn {
+func revisionSecretsColumn(q *db.Queries, header []byte) SealedColumn {
 	var afterDeployment int64
 	var afterRevision int32
-	return func(ctx context.Context) ([]sealedValue, error) {
+	return func(ctx context.Context) ([]SealedValue, error) {
 		rows, err := q.ListRevisionSecretsNotUnder(ctx, db.ListRevisionSecretsNotUnderParams{
-			Header: header, AfterDeploymentID: afterDeployment, AfterRevision: afterRevision, Page: resealPage})
-		out := make([]sealedValue, len(rows))
+			Header: header, AfterDeploymentID: afterDeployment, AfterRevision: afterRevision, Page: ResealPage})
+		out := make([]SealedValue, len(rows))
 		for i, r := range rows {
-			out[i] = sealedValue{at: revisionSecretsAt(r.DeploymentID, r.Revision), sealed: r.Secrets, replace: func(ctx context.Context, resealed []byte) (int64, error) {
+			out[i] = SealedValue{At: revisionSecretsAt(r.DeploymentID, r.Revision), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 				return q.ResealRevisionSecrets(ctx, db.ResealRevisionSecretsParams{DeploymentID: r.DeploymentID, Revision: r.Revision, Old: r.Secrets, New: resealed})
 			}}
 			afterDeployment, afterRevision = r.DeploymentID, r.Revision
@@ -112,13 +114,13 @@ func revisionSecretsColumn(q *db.Queries, header []byte) sealedColumn {
 }
 
 // taskSecretsColumn is tasks.secret_inputs, by id.
-func taskSecretsColumn(q *db.Queries, header []byte) sealedColumn {
+func taskSecretsColumn(q *db.Queries, header []byte) SealedColumn {
 	var after int64
-	return func(ctx context.Context) ([]sealedValue, error) {
-		rows, err := q.ListTaskSecretsNotUnder(ctx, db.ListTaskSecretsNotUnderParams{Header: header, After: after, Page: resealPage})
-		out := make([]sealedValue, len(rows))
+	return func(ctx context.Context) ([]SealedValue, error) {
+		rows, err := q.ListTaskSecretsNotUnder(ctx, db.ListTaskSecretsNotUnderParams{Header: header, After: after, Page: ResealPage})
+		out := make([]SealedValue, len(rows))
 		for i, r := range rows {
-			out[i] = sealedValue{at: taskSecretsAt(r.ID, r.DeploymentID), sealed: r.SecretInputs, replace: func(ctx context.Context, resealed []byte) (int64, error) {
+			out[i] = SealedValue{At: taskSecretsAt(r.ID, r.DeploymentID), Sealed: r.SecretInputs, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 				return q.ResealTaskSecrets(ctx, db.ResealTaskSecretsParams{ID: r.ID, Old: r.SecretInputs, New: resealed})
 			}}
 			after = r.ID

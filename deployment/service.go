@@ -100,6 +100,16 @@ func checkName(what, name string, maxLen int) error {
 	return nil
 }
 
+// CheckDeploymentName says what is wrong with a deployment's name, nil when nothing is.
+func CheckDeploymentName(name string) error {
+	return checkName("deployment name", name, MaxNameLength)
+}
+
+// TaskKinds are the kinds of task, as tasks.kind allows them.
+func TaskKinds() []string {
+	return []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction}
+}
+
 // Task kinds.
 const (
 	KindInstall  = "install"

@@ -17,3 +17,10 @@ func TestStatusesAreTheSchemas(t *testing.T) {
 	require.ElementsMatch(t, []deployment.Status{deployment.StatusPending, deployment.StatusDeployed, deployment.StatusFailed,
 		deployment.StatusDeleting, deployment.StatusDeleted}, dbtest.CheckedValues[deployment.Status](t, dbtest.New(t), "deployments", "status"))
 }
+
+// TestTaskKindsAreTheSchemas: TaskKinds are exactly the kinds that the
+// CHECK constraint of tasks.kind allows (webhooks filter tasks by them).
+func TestTaskKindsAreTheSchemas(t *testing.T) {
+	t.Parallel()
+	require.ElementsMatch(t, deployment.TaskKinds(), dbtest.CheckedValues[string](t, dbtest.New(t), "tasks", "kind"))
+}

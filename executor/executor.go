@@ -76,6 +76,12 @@ type Options struct {
 	// Work builds the queue able to work its tasks in this process
 	// (NewWorker); without it the process only queues them.
 	Work bool
+	// Events hears of every task that starts or ends, in the transaction
+	// that records it (nil: nobody does).
+	Events Events
+	// Extra is River work this process also does when it works tasks
+	// (webhook deliveries); nil: none.
+	Extra JobWorkers
 }
 
 // withDefaults fills in the zero fields of o.
@@ -152,6 +158,11 @@ func New(pool *pgxpool.Pool, opts Options) (*Executor, error) {
 		cfg.Queues = map[string]river.QueueConfig{}
 		for depth := range MaxLinkDepth + 1 {
 			cfg.Queues[queueOf(depth)] = river.QueueConfig{MaxWorkers: opts.Workers}
+		}
+		if opts.Extra != nil {
+			opts.Extra.Register(workers)
+			name, n := opts.Extra.Queue()
+			cfg.Queues[name] = river.QueueConfig{MaxWorkers: n}
 		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)

@@ -50,7 +50,7 @@ func (e *Executor) endLinked(ctx context.Context, taskID, stepID int64) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*e.opts.StaleAfter)
 	defer cancel()
 	for {
-		running, err := stopLinked(ctx, e.queries, taskID, stepID)
+		running, err := e.stopLinked(ctx, e.pool, taskID, stepID)
 		if err == nil && running == 0 {
 			return
 		}
@@ -66,16 +66,29 @@ func (e *Executor) endLinked(ctx context.Context, taskID, stepID int64) {
 	}
 }
 
-// stopLinked is one pass of endLinked on q: it cancels the queued tasks and
+// conn is the database or a transaction in it.
+type conn interface {
+	db.DBTX
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// stopLinked is one pass of endLinked on c: it cancels the queued tasks and
 // asks the running ones to stop, and says how many run.
-func stopLinked(ctx context.Context, q *db.Queries, taskID, stepID int64) (running int, err error) {
+func (e *Executor) stopLinked(ctx context.Context, c conn, taskID, stepID int64) (running int, err error) {
+	q := db.New(c)
 	tasks, err := q.UnfinishedLinkedTasks(ctx, db.UnfinishedLinkedTasksParams{TaskID: taskID, StepID: stepID})
 	if err != nil {
 		return 0, fmt.Errorf("executor: linked tasks of task %d: %w", taskID, err)
 	}
 	for _, t := range tasks {
 		if t.Status == TaskQueued {
-			_, err := q.CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: "Cancelled before it started: the action that started it had ended."})
+			err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				cancelled, err := e.queries.WithTx(tx).CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: "Cancelled before it started: the action that started it had ended."})
+				if err == nil {
+					e.taskChanged(ctx, tx, cancelled)
+				}
+				return err
+			})
 			if err == nil {
 				continue
 			}

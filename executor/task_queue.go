@@ -65,6 +65,7 @@ func (e *Executor) CancelQueued(ctx context.Context, taskID int64, message strin
 		if err != nil {
 			return err
 		}
+		e.taskChanged(ctx, tx, task)
 		// Its job finds the task cancelled and ends.
 		return e.handOver(ctx, tx, task.DeploymentID)
 	})

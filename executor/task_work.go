@@ -58,7 +58,10 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 				return err
 			}
 			if why != "" {
-				_, err := q.CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: why})
+				cancelled, err := q.CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: why})
+				if err == nil {
+					e.taskChanged(ctx, tx, cancelled)
+				}
 				return err
 			}
 		}
@@ -79,6 +82,7 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 		if err != nil {
 			return err
 		}
+		e.taskChanged(ctx, tx, started)
 		task = &started
 		return nil
 	})
@@ -245,14 +249,18 @@ func (e *Executor) finish(run *Run, status TaskStatus, result any, message strin
 	var freed int64
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		q := e.queries.WithTx(tx)
-		n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
-		if err != nil || n == 0 {
-			return err // n == 0: another process took the task over
+		ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // another process took the task over
 		}
+		if err != nil {
+			return err
+		}
+		e.taskChanged(ctx, tx, ended)
 		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
 			return err
 		}
-		if _, err := stopLinked(ctx, q, task.ID, 0); err != nil {
+		if _, err := e.stopLinked(ctx, tx, task.ID, 0); err != nil {
 			return err
 		}
 		freed, err = q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})

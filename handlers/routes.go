@@ -101,6 +101,12 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
 
+		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks)},
+		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks)},
+
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
 		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts)},
 	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
@@ -161,12 +167,18 @@ func apiRoutes() []route {
 		apiRoute(http.MethodDelete, "/tokens/:id", auth.ReadOnly),
 		apiRoute(get, "/namespace-policy", auth.ReadOnly),
 		apiRoute(http.MethodPut, "/namespace-policy", auth.Admin),
+		// Operators manage the webhooks of named deployments; the store keeps the others to admins.
+		apiRoute(get, "/webhooks", auth.Operator),
+		apiRoute(post, "/webhooks", auth.Operator),
+		apiRoute(get, "/webhooks/:id", auth.Operator),
+		apiRoute(http.MethodDelete, "/webhooks/:id", auth.Operator),
+		apiRoute(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks}
 }
 
 // withAPIHandlers gives each API line of table the generated handler of its

@@ -48,6 +48,14 @@ type Deps struct {
 	Primitives action.Primitives
 	// APITokens stores the personal API tokens that authenticate REST API calls.
 	APITokens *auth.APITokens
+	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
+	Webhooks Webhooks
+}
+
+// Webhooks is what the pages and the API need of the webhooks (webhooks.Store).
+type Webhooks interface {
+	web.Webhooks
+	api.Webhooks
 }
 
 // DriverCatalog is what the pages and the API need from the driver

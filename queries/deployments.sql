@@ -101,12 +101,14 @@ UPDATE revisions SET secrets = @new
 WHERE deployment_id = @deployment_id AND revision = @revision AND secrets = @old;
 
 -- name: CountSecretsNotUnder :one
--- The sealed values of deployments, revisions and tasks that are not sealed
+-- The sealed values of deployments, revisions, tasks and webhooks that are not sealed
 -- under the key of header (see ListDeploymentSecretsNotUnder).
 SELECT ((SELECT count(*) FROM deployments
         WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea)
      + (SELECT count(*) FROM revisions
         WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea)
      + (SELECT count(*) FROM tasks
-        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
+        WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length(@header::bytea)) <> @header::bytea)
+     + (SELECT count(*) FROM webhooks
+        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
        AS not_under;

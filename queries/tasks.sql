@@ -66,11 +66,14 @@ UPDATE tasks SET cancel_requested_by = @by::text
 WHERE id = @id AND status = 'running'
 RETURNING id;
 
--- name: FinishTask :execrows
+-- name: FinishTask :one
+-- Records how a task its runner still owns ended; no row means another
+-- process took it over.
 UPDATE tasks
 SET status = @status, result = @result, message = @message, ended_at = now(),
     heartbeat_at = NULL, secret_inputs = NULL
-WHERE id = @id AND runner = @runner::text AND status = 'running';
+WHERE id = @id AND runner = @runner::text AND status = 'running'
+RETURNING *;
 
 -- name: RequeueTask :exec
 -- Puts a task whose runner died back in the queue, to run again from the start.

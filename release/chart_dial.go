@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/netip"
 	"syscall"
+
+	"github.com/styrmin/styrmin/publicnet"
 )
 
 // AddressRefused is why a chart download did not connect to an address: the
@@ -59,52 +61,11 @@ func refuseNonPublic(host string) func(network, address string, _ syscall.RawCon
 		if err != nil {
 			return fmt.Errorf("chart download: dial %s: %w", address, err)
 		}
-		if kind := nonPublicKind(ap.Addr()); kind != "" {
+		if kind := publicnet.NonPublicKind(ap.Addr()); kind != "" {
 			return &AddressRefused{Host: host, Address: ap.Addr().Unmap(), Kind: kind}
 		}
 		return nil
 	}
-}
-
-// nonPublicRanges are the address ranges a chart download does not reach
-// unless an admin allows the host, with what they are.
-var nonPublicRanges = []struct {
-	prefix netip.Prefix
-	kind   string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "a \"this network\" address"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "a shared (carrier-grade NAT) address"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol address"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 address"},
-	{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
-}
-
-// nonPublicKind says what kind of address addr is when a chart download may
-// not reach it (loopback, private, link-local, unspecified, multicast, CGNAT,
-// reserved ...); "" for a public address. An IPv4 address written as IPv6
-// (::ffff:a.b.c.d) is judged as the IPv4 address.
-func nonPublicKind(addr netip.Addr) string {
-	addr = addr.Unmap()
-	switch {
-	case addr.IsLoopback():
-		return "a loopback address"
-	case addr.IsPrivate():
-		return "a private address"
-	case addr.IsLinkLocalUnicast():
-		return "a link-local address"
-	case addr.IsUnspecified():
-		return "an unspecified address"
-	case addr.IsMulticast():
-		return "a multicast address"
-	}
-	for _, r := range nonPublicRanges {
-		if r.prefix.Contains(addr) {
-			return r.kind
-		}
-	}
-	return ""
 }
 
 // httpsOnly is a transport that sends https requests only, so that neither

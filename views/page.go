@@ -40,6 +40,7 @@ const (
 	NavUsers       = "users"
 	NavSettings    = "settings"
 	NavNamespaces  = "namespaces"
+	NavWebhooks    = "webhooks"
 )
 
 // Flash kinds.

@@ -9,6 +9,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/webhooks"
 )
 
 // addKeyFlags adds the flags of the keys that seal secret parameters to cmd.
@@ -38,7 +39,7 @@ func newSecretsRotateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rotate --secret-key-file NEW --previous-secret-key-file OLD",
 		Short: "Re-seal every secret under the secret key (the new one), opening them with the previous keys",
-		Long: `Re-seals every secret parameter, revision and task input under the secret key,
+		Long: `Re-seals every secret parameter, revision, task input and webhook secret under the secret key,
 opening each with the key it was sealed with: the secret key or a previous one.
 Start every server and worker with the new key as the secret key and the old one
 as a previous key first, so that nothing is sealed under the old key any more;
@@ -56,7 +57,7 @@ value under the old or the new key: run it again.`,
 			if err != nil {
 				return err
 			}
-			n, err := deployment.ResealSecrets(cmd.Context(), q, box)
+			n, err := deployment.ResealSecrets(cmd.Context(), q, box, webhooks.SealedSecrets(q, box.Header()))
 			if err != nil {
 				return err
 			}

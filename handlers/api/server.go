@@ -76,6 +76,8 @@ type Server struct {
 	APITokens *auth.APITokens
 	// Namespaces reads and sets the namespace policy (deployment.Service).
 	Namespaces NamespacePolicies
+	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
+	Webhooks Webhooks
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

@@ -67,9 +67,9 @@ func runWithSteps(t *testing.T, d handlerstest.DeployApp, taskID int64, steps in
 		}
 	}
 	if end {
-		n, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Runner: "test", Status: executor.TaskSucceeded, Result: []byte("null")})
+		ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Runner: "test", Status: executor.TaskSucceeded, Result: []byte("null")})
 		require.NoError(t, err)
-		require.EqualValues(t, 1, n)
+		require.Equal(t, executor.TaskSucceeded, ended.Status)
 	}
 }
 

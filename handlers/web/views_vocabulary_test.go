@@ -9,6 +9,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/views"
+	"github.com/styrmin/styrmin/webhooks"
 )
 
 // TestReviewPageNamesEachReleaseChange: the review page's changes are
@@ -42,4 +43,12 @@ func TestViewsNameTheStatusesAndKindsTheyShow(t *testing.T) {
 		string(executor.TaskFailed), string(executor.TaskCanceled)}, views.TaskStatuses)
 	require.ElementsMatch(t, []string{deployment.KindInstall, deployment.KindUpgrade, deployment.KindRollback, deployment.KindStop,
 		deployment.KindStart, deployment.KindDelete, deployment.KindAction}, views.TaskKinds)
+}
+
+// TestTheWebhookPageNamesTheDeliveryStatuses: the webhook page's delivery
+// statuses are those package webhooks records.
+func TestTheWebhookPageNamesTheDeliveryStatuses(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{webhooks.DeliveryPending, webhooks.DeliveryDelivered, webhooks.DeliveryFailed},
+		[]string{views.DeliveryPending, views.DeliveryDelivered, views.DeliveryFailed})
 }

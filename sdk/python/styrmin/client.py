@@ -184,6 +184,38 @@ class CreatedAPIToken(APIToken):
 
 
 @dataclasses.dataclass(frozen=True)
+class WebhookDelivery:
+    """One event sent to a webhook, as its last attempt left it: ``status`` is ``pending``, ``delivered`` or ``failed``."""
+
+    id: int
+    task_id: int
+    event: str
+    status: str
+    attempts: int
+    error: str
+    created_at: _dt.datetime
+    status_code: Optional[int] = None
+    duration_ms: Optional[int] = None
+    redelivery_of: Optional[int] = None
+    attempted_at: Optional[_dt.datetime] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Webhook:
+    """A URL subscribed to task events, never with its secret; empty ``deployments`` or ``kinds`` mean every one."""
+
+    id: int
+    url: str
+    events: List[str]
+    deployments: List[str]
+    kinds: List[str]
+    format: str
+    created_by: str
+    created_at: _dt.datetime
+    deliveries: List[WebhookDelivery] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
 class DriverSummary:
     """A driver of the catalogue: ``version`` is its newest version, ``versions`` how many it has."""
 
@@ -604,6 +636,42 @@ class Client:
         Raises NotFound for an unknown token or, for non-admins, someone else's.
         """
         self._call("DELETE", "/tokens/" + _segment(id))
+
+    # --- webhooks ---
+
+    def webhooks(self):
+        """Return the webhooks the caller manages, newest first, as a list of Webhook (GET /webhooks; operator).
+
+        Operators see the webhooks filtered to deployments; admins see every one.
+        """
+        return decode(List[Webhook], self._call("GET", "/webhooks")["items"])
+
+    def create_webhook(self, url, secret, events, deployments=None, kinds=None, format=None):
+        """Subscribe ``url`` to task ``events`` and return the Webhook (POST /webhooks; operator).
+
+        ``events`` are among ``started``, ``succeeded``, ``failed`` and
+        ``canceled``; ``deployments`` and ``kinds`` filter the tasks (None:
+        every one; operators must name deployments); ``format`` is ``json``
+        (the default) or ``slack``. ``secret`` (16 characters or more) signs
+        every delivery and is never shown again. Raises Invalid for bad input.
+        """
+        body = _without_none({"url": url, "secret": secret, "events": list(events), "deployments": deployments,
+                              "kinds": kinds, "format": format})
+        return decode(Webhook, self._call("POST", "/webhooks", body=body))
+
+    def webhook(self, id):
+        """Return a Webhook with its latest ``deliveries``, newest first (GET /webhooks/{id}; operator)."""
+        return decode(Webhook, self._call("GET", "/webhooks/" + _segment(id)))
+
+    def delete_webhook(self, id):
+        """Delete a webhook and its delivery log; return None (DELETE /webhooks/{id}; operator)."""
+        self._call("DELETE", "/webhooks/" + _segment(id))
+
+    def redeliver(self, id, delivery):
+        """Send a webhook's delivery again, byte for byte, and return the new WebhookDelivery
+        (POST /webhooks/{id}/deliveries/{delivery}/redeliver; operator)."""
+        path = "/webhooks/" + _segment(id) + "/deliveries/" + _segment(delivery) + "/redeliver"
+        return decode(WebhookDelivery, self._call("POST", path))
 
     # --- drivers ---
 

@@ -293,6 +293,27 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.create_token("ci", expires_at=datetime.datetime(2027, 1, 1))
 
+    def test_webhooks(self):
+        hook = {"id": 3, "url": "https://hooks.example/", "events": ["failed"], "deployments": ["shop"], "kinds": [],
+                "format": "json", "created_by": "olga", "created_at": "2026-12-04T12:00:00Z"}
+        delivery = {"id": 8, "task_id": 41, "event": "failed", "status": "delivered", "attempts": 2, "status_code": 200,
+                    "error": "", "duration_ms": 12, "created_at": "2026-12-04T12:00:00Z", "attempted_at": "2026-12-04T12:00:01Z"}
+        self.fake.answer("GET /webhooks", (200, {"items": [hook]}))
+        self.fake.answer("POST /webhooks", (201, hook))
+        self.fake.answer("GET /webhooks/3", (200, dict(hook, deliveries=[delivery])))
+        self.fake.answer("POST /webhooks/3/deliveries/8/redeliver", (202, dict(delivery, id=9, status="pending", redelivery_of=8)))
+        self.fake.answer("DELETE /webhooks/3", (204, None))
+
+        self.assertEqual(["shop"], self.client.webhooks()[0].deployments)
+        self.assertEqual(3, self.client.create_webhook("https://hooks.example/", "a secret of 16+ chars", ["failed"], deployments=["shop"]).id)
+        self.assertEqual({"url": "https://hooks.example/", "secret": "a secret of 16+ chars", "events": ["failed"], "deployments": ["shop"]},
+                         self.fake.requests[-1]["body"])
+        got = self.client.webhook(3)
+        self.assertEqual([200], [d.status_code for d in got.deliveries])
+        again = self.client.redeliver(3, 8)
+        self.assertEqual((9, 8), (again.id, again.redelivery_of))
+        self.assertIsNone(self.client.delete_webhook(3))
+
     def test_problems_raise_the_exception_of_their_code(self):
         cases = [
             (400, "invalid", styrmin.Invalid),

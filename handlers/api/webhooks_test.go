@@ -1,0 +1,100 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+)
+
+// newWebhook is a webhook to create through the API, for deployments.
+func newWebhook(names ...string) oapi.NewWebhook {
+	deployments := append([]string{}, names...)
+	return oapi.NewWebhook{Url: "https://hooks.example/styrmin", Secret: "a-webhook-secret-of-32-characters",
+		Events: []oapi.WebhookEvent{oapi.WebhookEventFailed, oapi.WebhookEventSucceeded}, Deployments: &deployments}
+}
+
+func TestAPICreatesListsReadsAndDeletesWebhooks(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin := a.TokenFor(t, "root", auth.Admin)
+	slack := oapi.Slack
+	body := newWebhook()
+	body.Format = &slack
+
+	rec := a.Call(t, admin, http.MethodPost, "/api/v1/webhooks", body)
+
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	require.NotContains(t, rec.Body.String(), body.Secret, "the secret is never shown")
+	var created oapi.Webhook
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &created))
+	require.Equal(t, []oapi.WebhookEvent{"failed", "succeeded"}, created.Events)
+	require.Equal(t, []string{}, created.Deployments)
+	require.Equal(t, oapi.Slack, created.Format)
+	require.Equal(t, "root", created.CreatedBy)
+
+	rec = a.Call(t, admin, http.MethodGet, "/api/v1/webhooks", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.NotContains(t, rec.Body.String(), body.Secret)
+	var list struct{ Items []oapi.Webhook }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &list))
+	require.Len(t, list.Items, 1)
+
+	one := fmt.Sprintf("/api/v1/webhooks/%d", created.Id)
+	rec = a.Call(t, admin, http.MethodGet, one, nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	var got oapi.WebhookWithDeliveries
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+	require.Equal(t, created.Url, got.Url)
+	require.Empty(t, got.Deliveries)
+
+	require.Equal(t, http.StatusNoContent, a.Call(t, admin, http.MethodDelete, one, nil).Code)
+	require.Equal(t, http.StatusNotFound, a.Call(t, admin, http.MethodGet, one, nil).Code)
+	rec = a.Call(t, admin, http.MethodPost, one+"/deliveries/1/redeliver", nil)
+	require.Equal(t, http.StatusNotFound, rec.Code)
+}
+
+func TestAPIKeepsWebhooksFromReadOnlyUsersAndOperatorsToTheirDeployments(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin := a.TokenFor(t, "root", auth.Admin)
+	operator := a.TokenFor(t, "olga", auth.Operator)
+	reader := a.TokenFor(t, "rita", auth.ReadOnly)
+	rec := a.Call(t, admin, http.MethodPost, "/api/v1/webhooks", newWebhook())
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var everywhere oapi.Webhook
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &everywhere))
+
+	require.Equal(t, http.StatusForbidden, a.Call(t, reader, http.MethodGet, "/api/v1/webhooks", nil).Code)
+	require.Equal(t, http.StatusForbidden, a.Call(t, reader, http.MethodPost, "/api/v1/webhooks", newWebhook("shop")).Code)
+	require.Equal(t, http.StatusForbidden, a.Call(t, reader, http.MethodGet, fmt.Sprintf("/api/v1/webhooks/%d", everywhere.Id), nil).Code)
+
+	rec = a.Call(t, operator, http.MethodPost, "/api/v1/webhooks", newWebhook())
+	require.Equal(t, http.StatusForbidden, rec.Code, "an operator's webhook for every deployment")
+	require.Contains(t, rec.Body.String(), "Operators manage webhooks of named deployments only")
+	require.Equal(t, http.StatusCreated, a.Call(t, operator, http.MethodPost, "/api/v1/webhooks", newWebhook("shop")).Code)
+	require.Equal(t, http.StatusForbidden, a.Call(t, operator, http.MethodDelete, fmt.Sprintf("/api/v1/webhooks/%d", everywhere.Id), nil).Code)
+	rec = a.Call(t, operator, http.MethodGet, "/api/v1/webhooks", nil)
+	var list struct{ Items []oapi.Webhook }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &list))
+	require.Len(t, list.Items, 1)
+	require.Equal(t, []string{"shop"}, list.Items[0].Deployments)
+}
+
+func TestAPIRefusesABadWebhookAsAProblem(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	body := newWebhook()
+	body.Url = "ftp://hooks.example/"
+
+	rec := a.Call(t, a.TokenFor(t, "root", auth.Admin), http.MethodPost, "/api/v1/webhooks", body)
+
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Contains(t, rec.Body.String(), "The URL must start with https://")
+}

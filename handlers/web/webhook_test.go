@@ -1,0 +1,83 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/views"
+	"github.com/styrmin/styrmin/webhooks"
+)
+
+const webhookSecret = "a-webhook-secret-of-32-characters"
+
+func TestAnAdminAddsAWebhookOnItsPage(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "root", auth.Admin)
+
+	rec := a.Request(admin, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/styrmin"}, "secret": {webhookSecret},
+		"events": {"failed", "canceled"}, "deployments": {"shop, blog"}, "kinds": {"upgrade"}, "format": {"slack"}})
+
+	require.Equal(t, []string{"The webhook is added: it hears of tasks from now on."}, a.Flashes(t, admin, rec))
+	list, err := a.Webhooks.List(context.Background(), webhooks.Caller{Username: "root", Role: auth.Admin})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	w := list[0]
+	require.Equal(t, views.WebhookURL(w.ID), rec.Header().Get("Location"))
+	require.Equal(t, []webhooks.Event{"canceled", "failed"}, w.Events)
+	require.Equal(t, []string{"blog", "shop"}, w.Deployments)
+	require.Equal(t, []string{"upgrade"}, w.Kinds)
+	require.Equal(t, webhooks.FormatSlack, w.Format)
+	page := a.Request(admin, http.MethodGet, views.WebhookURL(w.ID), nil)
+	require.NotContains(t, page.Body.String(), webhookSecret)
+	doc := handlerstest.Parse(t, page)
+	require.Equal(t, "https://hooks.example/styrmin", handlerstest.Text(doc.Find(`[data-testid="webhook-url"]`)))
+	require.Equal(t, "canceled, failed", handlerstest.Text(doc.Find(`[data-testid="events"]`)))
+	require.NotEmpty(t, doc.Find(`[data-testid="no-deliveries"]`).Nodes)
+	doc = handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/webhooks", nil))
+	require.Equal(t, "Webhooks", handlerstest.Text(doc.Find(`nav [aria-current="page"]`)))
+	require.Equal(t, "blog, shop", handlerstest.Text(doc.Find(`[data-testid="deployments"]`)))
+}
+
+func TestARefusedWebhookShowsTheFormAgainWithoutItsSecret(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	operator, _ := a.As(t, "olga", auth.Operator)
+
+	rec := a.Request(operator, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/x"}, "secret": {webhookSecret},
+		"events": {"failed"}}, "HX-Request", "true")
+
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	require.NotContains(t, rec.Body.String(), webhookSecret)
+	doc := handlerstest.Parse(t, rec)
+	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="form-error"]`)), "Operators manage webhooks of named deployments only")
+	require.Equal(t, "https://hooks.example/x", doc.Find(`[data-testid="url"]`).AttrOr("value", ""))
+	_, checked := doc.Find(`[data-testid="event-failed"]`).Attr("checked")
+	require.True(t, checked, "the events chosen stay chosen")
+
+	rec = a.Request(operator, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/x"}, "secret": {"short"},
+		"events": {"failed"}, "deployments": {"shop"}})
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	doc = handlerstest.Parse(t, rec)
+	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="error-secret"]`)), "at least 16 characters")
+	require.Equal(t, "shop", doc.Find(`[data-testid="deployments"]`).AttrOr("value", ""))
+}
+
+func TestReadOnlyUsersHaveNoWebhookPages(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	reader, _ := a.As(t, "rita", auth.ReadOnly)
+
+	doc := handlerstest.Parse(t, a.Request(reader, http.MethodGet, "/deployments", nil))
+	require.Empty(t, doc.Find(`nav a[href="/webhooks"]`).Nodes)
+	require.Equal(t, http.StatusForbidden, a.Request(reader, http.MethodGet, "/webhooks", nil).Code)
+	rec := a.Request(reader, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/x"}, "secret": {webhookSecret},
+		"events": {"failed"}, "deployments": {"shop"}})
+	require.Equal(t, http.StatusForbidden, rec.Code)
+}

@@ -1,0 +1,66 @@
+-- name: InsertWebhook :one
+INSERT INTO webhooks (url, events, deployments, kinds, format, created_by)
+VALUES (@url, @events, @deployments, @kinds, @format, @created_by)
+RETURNING *;
+
+-- name: SetWebhookSecret :exec
+-- Stores a webhook's sealed secret, once its id (its place) is known.
+UPDATE webhooks SET secret = @secret WHERE id = @id;
+
+-- name: ListWebhooks :many
+-- Every webhook, newest first; only those filtered to deployments when
+-- scoped (what an operator manages).
+SELECT * FROM webhooks
+WHERE NOT @scoped::boolean OR cardinality(deployments) > 0
+ORDER BY id DESC;
+
+-- name: GetWebhook :one
+SELECT * FROM webhooks WHERE id = @id;
+
+-- name: DeleteWebhook :execrows
+DELETE FROM webhooks WHERE id = @id;
+
+-- name: WebhooksFor :many
+-- The webhooks that subscribe to event for a task of kind on deployment.
+SELECT * FROM webhooks
+WHERE @event::text = ANY(events)
+  AND (cardinality(deployments) = 0 OR @deployment::text = ANY(deployments))
+  AND (cardinality(kinds) = 0 OR @kind::text = ANY(kinds))
+ORDER BY id;
+
+-- name: InsertDelivery :one
+INSERT INTO webhook_deliveries (webhook_id, task_id, event, body, redelivery_of)
+VALUES (@webhook_id, @task_id, @event, @body, sqlc.narg(redelivery_of))
+RETURNING *;
+
+-- name: GetDelivery :one
+SELECT * FROM webhook_deliveries WHERE id = @id;
+
+-- name: DeliveryToSend :one
+-- A delivery with its webhook.
+SELECT sqlc.embed(d), sqlc.embed(w)
+FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+WHERE d.id = @id;
+
+-- name: RecordAttempt :exec
+UPDATE webhook_deliveries
+SET status = @status, attempts = attempts + 1, status_code = sqlc.narg(status_code), error = @error,
+    duration_ms = @duration_ms, attempted_at = now()
+WHERE id = @id;
+
+-- name: ListDeliveries :many
+-- A webhook's latest deliveries, newest first, with their task's deployment.
+SELECT sqlc.embed(d), dep.name AS deployment
+FROM webhook_deliveries d JOIN tasks t ON t.id = d.task_id JOIN deployments dep ON dep.id = t.deployment_id
+WHERE d.webhook_id = @webhook_id
+ORDER BY d.id DESC LIMIT @page_size;
+
+-- name: ListWebhookSecretsNotUnder :many
+-- ListDeploymentSecretsNotUnder for webhooks' secrets.
+SELECT id, secret FROM webhooks
+WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea
+  AND id > @after
+ORDER BY id LIMIT @page;
+
+-- name: ResealWebhookSecret :execrows
+UPDATE webhooks SET secret = @new WHERE id = @id AND secret = @old;

@@ -1,0 +1,173 @@
+package webhooks
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/secrets"
+)
+
+// newStore is a store on a new database; its redeliveries queue nowhere.
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	key, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	box, err := secrets.NewBox(key)
+	require.NoError(t, err)
+	return NewStore(dbtest.New(t), box, nil)
+}
+
+func TestOperatorsManageOnlyTheWebhooksOfNamedDeployments(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	operator := Caller{Username: "olga", Role: auth.Operator}
+	everywhere, err := s.Create(ctx, admin, NewWebhook{URL: "https://hooks.example/all", Secret: testSecret, Events: []Event{Failed}})
+	require.NoError(t, err)
+
+	_, err = s.Create(ctx, operator, NewWebhook{URL: "https://hooks.example/all", Secret: testSecret, Events: []Event{Failed}})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "an operator's webhook for every deployment")
+	shop, err := s.Create(ctx, operator, NewWebhook{URL: "https://hooks.example/shop", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+	require.Equal(t, "olga", shop.CreatedBy)
+
+	list, err := s.List(ctx, operator)
+	require.NoError(t, err)
+	require.Equal(t, []int64{shop.ID}, ids(list), "an operator does not see an admin's webhook for every deployment")
+	list, err = s.List(ctx, admin)
+	require.NoError(t, err)
+	require.Equal(t, []int64{shop.ID, everywhere.ID}, ids(list), "an admin sees every webhook, newest first")
+	_, _, err = s.Get(ctx, operator, everywhere.ID)
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(s.Delete(ctx, operator, everywhere.ID)))
+	_, err = s.Redeliver(ctx, operator, everywhere.ID, 1)
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+
+	require.NoError(t, s.Delete(ctx, operator, shop.ID))
+	_, _, err = s.Get(ctx, admin, shop.ID)
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+}
+
+func TestReadOnlyUsersManageNoWebhooks(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	reader := Caller{Username: "rita", Role: auth.ReadOnly}
+	w, err := s.Create(ctx, admin, NewWebhook{URL: "https://hooks.example/shop", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+
+	_, err = s.Create(ctx, reader, NewWebhook{URL: "https://hooks.example/x", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	_, err = s.List(ctx, reader)
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	_, _, err = s.Get(ctx, reader, w.ID)
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(s.Delete(ctx, reader, w.ID)))
+}
+
+func TestTheSecretIsStoredSealedAndNeverReadBack(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	w, err := s.Create(ctx, admin, NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}})
+	require.NoError(t, err)
+
+	row, err := s.q.GetWebhook(ctx, w.ID)
+	require.NoError(t, err)
+	require.NotContains(t, string(row.Secret), testSecret)
+	opened, err := s.box.Open(row.Secret, secretAt(w.ID))
+	require.NoError(t, err)
+	require.Equal(t, testSecret, string(opened))
+	_, err = s.box.Open(row.Secret, secretAt(w.ID+1))
+	require.ErrorIs(t, err, secrets.ErrWrongKey, "a secret copied to another webhook does not open")
+}
+
+func TestAWebhookIsCheckedBeforeItIsStored(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	good := NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}}
+	for name, tc := range map[string]struct {
+		change func(nw *NewWebhook)
+		field  string
+		says   string
+	}{
+		"no URL":             {func(nw *NewWebhook) { nw.URL = " " }, "url", "Give the URL"},
+		"not http":           {func(nw *NewWebhook) { nw.URL = "ftp://hooks.example/" }, "url", "must start with https://"},
+		"no host":            {func(nw *NewWebhook) { nw.URL = "https:///path" }, "url", "names no host"},
+		"credentials in URL": {func(nw *NewWebhook) { nw.URL = "https://u:p@hooks.example/" }, "url", "Leave credentials out"},
+		"short secret":       {func(nw *NewWebhook) { nw.Secret = "short" }, "secret", "at least 16 characters"},
+		"no event":           {func(nw *NewWebhook) { nw.Events = nil }, "events", "Choose at least one event"},
+		"unknown event":      {func(nw *NewWebhook) { nw.Events = []Event{"deleted"} }, "events", `There is no event "deleted"`},
+		"bad deployment":     {func(nw *NewWebhook) { nw.Deployments = []string{"Shop!"} }, "deployments", `"Shop!"`},
+		"unknown kind":       {func(nw *NewWebhook) { nw.Kinds = []string{"restart"} }, "kinds", `There is no task kind "restart"`},
+		"unknown format":     {func(nw *NewWebhook) { nw.Format = "xml" }, "format", `There is no format "xml"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			nw := good
+			tc.change(&nw)
+			_, err := s.Create(context.Background(), admin, nw)
+			require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+			require.Contains(t, styrmin.ErrorFields(err)[tc.field], tc.says)
+			require.Contains(t, styrmin.ErrorMessage(err), tc.says)
+		})
+	}
+	list, err := s.List(context.Background(), admin)
+	require.NoError(t, err)
+	require.Empty(t, list)
+}
+
+// ids are the ids of list.
+func ids(list []Webhook) []int64 {
+	out := []int64{}
+	for _, w := range list {
+		out = append(out, w.ID)
+	}
+	return out
+}
+
+func TestAKeyRotationResealsWebhookSecrets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	oldKey, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	newKey, err := secrets.ParseKey(secrets.NewKeyText())
+	require.NoError(t, err)
+	oldBox, err := secrets.NewBox(oldKey)
+	require.NoError(t, err)
+	w, err := NewStore(pool, oldBox, nil).Create(ctx, admin, NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}})
+	require.NoError(t, err)
+	rotating, err := secrets.NewBox(newKey, oldKey)
+	require.NoError(t, err)
+	q := db.New(pool)
+
+	_, err = deployment.ResealSecrets(ctx, q, rotating)
+	require.ErrorContains(t, err, "1 secrets are still sealed under another key", "a rotation that forgets webhooks says so")
+	n, err := deployment.ResealSecrets(ctx, q, rotating, SealedSecrets(q, rotating.Header()))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+
+	newOnly, err := secrets.NewBox(newKey)
+	require.NoError(t, err)
+	row, err := q.GetWebhook(ctx, w.ID)
+	require.NoError(t, err)
+	opened, err := newOnly.Open(row.Secret, secretAt(w.ID))
+	require.NoError(t, err, "the new key alone opens the secret")
+	require.Equal(t, testSecret, string(opened))
+}
+
+// TestDeliveryStatusesAndFormatsAreTheSchemas: the statuses and formats
+// this package names are those the CHECK constraints allow.
+func TestDeliveryStatusesAndFormatsAreTheSchemas(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	require.ElementsMatch(t, []string{DeliveryPending, DeliveryDelivered, DeliveryFailed}, dbtest.CheckedValues[string](t, pool, "webhook_deliveries", "status"))
+	require.ElementsMatch(t, Formats(), dbtest.CheckedValues[Format](t, pool, "webhooks", "format"))
+}
