@@ -189,7 +189,9 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 
 // exitCode is the action's exit status, -1 when it was killed. The init of
 // a sandbox, which cannot kill itself with the signal that killed the action,
-// exits with 128 plus the signal's number as a shell does.
+// exits with 128 plus the signal's number as a shell does; so a sandboxed
+// action that exits with such a status itself (the runner's 143 after
+// SIGTERM) reads as killed too.
 func exitCode(state *os.ProcessState, sandboxed bool) int {
 	code := state.ExitCode()
 	if sandboxed && code > 128 && code <= 128+64 {
