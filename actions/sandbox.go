@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -17,13 +18,33 @@ import (
 //go:embed sandbox.py
 var sandboxInit string
 
-// Sandboxed reports whether actions run in a sandbox (see docs/actions.md):
-// only a server running as root can build one.
-func Sandboxed() bool { return os.Geteuid() == 0 }
+// sandboxCaps are the capabilities that build a sandbox: CAP_SETGID,
+// CAP_SETUID and CAP_SYS_ADMIN (namespaces, mounts).
+const sandboxCaps = 1<<6 | 1<<7 | 1<<21
 
-// MissingProtections says what an action run by a server that is not root
-// can do that a sandboxed one cannot, for the server's log.
-const MissingProtections = "the server does not run as root, so driver actions run as its own user, " +
+// Sandboxed reports whether actions run in a sandbox (see docs/actions.md):
+// only a server running as root with the capabilities to build one (a
+// container's root may lack CAP_SYS_ADMIN) does so.
+func Sandboxed() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(status)) {
+		if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && caps&sandboxCaps == sandboxCaps
+		}
+	}
+	return false
+}
+
+// MissingProtections says what an action run by a server that cannot build a
+// sandbox can do that a sandboxed one cannot, for the server's log.
+const MissingProtections = "the server is not root with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID, so driver actions run as its own user, " +
 	"without PID and mount namespaces: they can read every file the server's user can read and see its other processes, " +
 	"and what they leave running is killed with their process group only (the server's environment stays " +
 	"unreadable: it is not dumpable)"

@@ -26,8 +26,9 @@ import (
 	"github.com/styrmin/styrmin/sdk"
 )
 
-// fakeSecret stands for the server's secrets in the environment of the
-// process that runs the actions (this test process).
+// fakeSecret stands for the server's secrets in the environment of a server
+// (this test binary run as a helper, see TestMain) and of this test process,
+// which runs the actions.
 const fakeSecret = "styrmin-fake-secret-9d1f0c"
 
 // reach is what the attacking action (testdata/attack.py) reached.
@@ -52,9 +53,10 @@ type reach struct {
 // and its bundle, and leaves a process behind. It reaches none of it.
 func TestAProcessActionReachesNothingOfTheServer(t *testing.T) {
 	if !actions.Sandboxed() {
-		t.Skip("actions are sandboxed only when the server runs as root: " + actions.MissingProtections)
+		t.Skip("this test process cannot build a sandbox: " + actions.MissingProtections)
 	}
 	t.Setenv("STYRMIN_SECRET_KEY", fakeSecret)
+	server := startServer(t, exec.Command(os.Args[0]), "server") // root, not shielded: the sandbox alone protects it
 	serverFiles, err := os.MkdirTemp("", "styrmin-server-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(serverFiles) })
@@ -82,7 +84,7 @@ func TestAProcessActionReachesNothingOfTheServer(t *testing.T) {
 		Python: python, SDK: sdkDir, Files: map[string][]byte{"attack.py": attack},
 		Action: drivers.Action{Name: "attack", Function: "attack:attack", Timeout: "2m"},
 		Prompts: map[string]any{
-			"secret": fakeSecret, "server_pid": os.Getpid(), "key_file": keyFile, "kubeconfig": kubeconfig,
+			"secret": fakeSecret, "server_pid": server.Process.Pid, "key_file": keyFile, "kubeconfig": kubeconfig,
 			"db_socket": socket, "db_port": int(database.Port), "db_user": database.User, "db_name": database.Database,
 			"host_sdk": sdkDir, "marker": marker,
 		},
@@ -219,17 +221,7 @@ func copyForNobody(t *testing.T) string {
 // environment, and returns the reader's error.
 func readEnvironmentOf(t *testing.T, binary, role string) error {
 	t.Helper()
-	server := asNobody(binary)
-	server.Env = []string{helperVar + "=" + role, "STYRMIN_SECRET_KEY=" + fakeSecret}
-	stdin, err := server.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := server.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, server.Start())
-	defer func() { stdin.Close(); server.Wait() }() //nolint:errcheck // it ends when its input does
-	ready, _ := bufio.NewReader(stdout).ReadString('\n')
-	require.Equal(t, "ready\n", ready, "the %s did not start", role)
-
+	server := startServer(t, asNobody(binary), role)
 	reader := asNobody(binary, strconv.Itoa(server.Process.Pid))
 	reader.Env = []string{helperVar + "=reader"}
 	out, err := reader.Output()
@@ -238,6 +230,22 @@ func readEnvironmentOf(t *testing.T, binary, role string) error {
 		return fmt.Errorf("%s", result)
 	}
 	return nil
+}
+
+// startServer starts cmd, the test binary, as a server of role with a secret
+// in its environment, and returns once it is ready; it ends with the test.
+func startServer(t *testing.T, cmd *exec.Cmd, role string) *exec.Cmd {
+	t.Helper()
+	cmd.Env = []string{helperVar + "=" + role, "STYRMIN_SECRET_KEY=" + fakeSecret}
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() }) //nolint:errcheck // it ends when its input does
+	ready, _ := bufio.NewReader(stdout).ReadString('\n')
+	require.Equal(t, "ready\n", ready, "the %s did not start", role)
+	return cmd
 }
 
 // asNobody is binary run with args as the user nobody.
