@@ -2,7 +2,10 @@
 // docs/actions.md describes: the bundle in a private folder, the prompts on
 // standard input, only the run's own variables in the environment, log lines
 // read as they come, and the process group killed at the action's timeout
-// or when the run is cancelled.
+// or when the run is cancelled. A server running as root runs each action in
+// a sandbox (sandbox.go): as nobody, in new PID and mount namespaces, with
+// read-only copies of its bundle and of the SDK; everything it started ends
+// with it.
 package actions
 
 import (
@@ -77,7 +80,7 @@ type Line struct {
 type Outcome struct {
 	// Result is the function's return value as JSON; nil when it did not return.
 	Result json.RawMessage
-	// ExitCode is the process's exit status (-1 when it was killed).
+	// ExitCode is the action's exit status (-1 when it was killed).
 	ExitCode int
 	// Exception is the last line of the uncaught exception, "" when none.
 	Exception string
@@ -127,18 +130,15 @@ func FindPython(ctx context.Context) (string, error) {
 // line at a time (never from two goroutines at once), so that sink may number
 // them. It returns once the process has ended and its output has been read
 // (for outputDelay at most after its end); the processes the action left
-// running in its process group are killed then. An error means it could not
+// running in its process group (in its sandbox, all of them) are killed then. An error means it could not
 // be run at all.
 func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
-	dir, err := os.MkdirTemp("", "styrmin-action-")
+	sandboxed := Sandboxed()
+	dir, err := newRunDir(spec, sandboxed)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("actions: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	bundle := filepath.Join(dir, "bundle")
-	if err := writeFiles(bundle, spec.Files); err != nil {
 		return Outcome{}, err
 	}
+	defer os.RemoveAll(dir.root)
 	prompts := spec.Prompts
 	if prompts == nil {
 		prompts = map[string]any{} // the runner takes one JSON object, {} for none
@@ -153,7 +153,7 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 
 	stdoutR, stdoutW := io.Pipe()
 	stderrR, stderrW := io.Pipe()
-	cmd := command(spec, dir, bundle, stdin, stdoutW, stderrW)
+	cmd := command(spec, dir, sandboxed, stdin, stdoutW, stderrW)
 	if err := cmd.Start(); err != nil {
 		return Outcome{}, fmt.Errorf("actions: start %s: %w", spec.Python, err)
 	}
@@ -173,7 +173,7 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	readers.Wait()
 	lines.finish()
 
-	out.ExitCode = cmd.ProcessState.ExitCode()
+	out.ExitCode = exitCode(cmd.ProcessState, sandboxed)
 	switch {
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		out.TimedOut = true
@@ -187,29 +187,40 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	return out, nil
 }
 
+// exitCode is the action's exit status, -1 when it was killed. The init of
+// a sandbox, which cannot kill itself with the signal that killed the action,
+// exits with 128 plus the signal's number as a shell does; so a sandboxed
+// action that exits with such a status itself (the runner's 143 after
+// SIGTERM) reads as killed too.
+func exitCode(state *os.ProcessState, sandboxed bool) int {
+	code := state.ExitCode()
+	if sandboxed && code > 128 && code <= 128+64 {
+		return -1
+	}
+	return code
+}
+
 // command is the action's process, writing to stdout and stderr. They are
 // not files, so exec copies the output and stops at outputDelay after the
 // process exited, even when a process it left running holds the pipes.
-func command(spec Spec, home, bundle string, stdin []byte, stdout, stderr io.Writer) *exec.Cmd {
-	cmd := exec.Command(spec.Python, "-m", "styrmin.run")
-	cmd.Dir = bundle
-	cmd.Env = environment(spec, home, bundle)
+func command(spec Spec, dir runDir, sandboxed bool, stdin []byte, stdout, stderr io.Writer) *exec.Cmd {
+	cmd := newCommand(spec, dir, sandboxed, "-m", "styrmin.run")
+	cmd.Env = environment(spec, dir)
 	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = outputDelay
 	return cmd
 }
 
 // environment is the action process's whole environment.
-func environment(spec Spec, home, bundle string) []string {
+func environment(spec Spec, dir runDir) []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
+		"HOME=" + dir.home,
 		"LANG=C.UTF-8",
 		"PYTHONUNBUFFERED=1",
 		"PYTHONDONTWRITEBYTECODE=1",
-		"PYTHONPATH=" + bundle + string(os.PathListSeparator) + spec.SDK,
+		"PYTHONPATH=" + dir.bundle + string(os.PathListSeparator) + dir.sdk,
 		"STYRMIN_API_URL=" + spec.Env.APIURL,
 		"STYRMIN_ACTION_TOKEN=" + spec.Env.Token,
 		"STYRMIN_DEPLOYMENT=" + spec.Env.Deployment,
@@ -244,10 +255,10 @@ func writeFiles(dir string, files map[string][]byte) error {
 		if !strings.HasPrefix(path, dir+string(filepath.Separator)) {
 			return fmt.Errorf("actions: bundle file %q is outside the bundle", name)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("actions: %w", err)
 		}
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return fmt.Errorf("actions: %w", err)
 		}
 	}

@@ -86,9 +86,10 @@ def chatty():
     for i in range(6000):
         print("line", i)
 
-def leaves_a_child(lines=0):
+def leaves_a_child(marker="", lines=0):
     import subprocess
-    child = subprocess.Popen(["sleep", "300"])  # inherits standard output and error
+    # inherits standard output and error; the marker finds it from outside
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", marker])
     print("started", child.pid)
     for i in range(lines):
         print("line", i)
@@ -223,17 +224,14 @@ func TestTheSinkSeesOneLineAtATime(t *testing.T) {
 // process it left is killed.
 func TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput(t *testing.T) {
 	t.Parallel()
-	out, lines := runModule(t, context.Background(), module, "leaves_a_child", "3m", nil)
+	marker := fmt.Sprintf("styrmin-child-%d-%d", os.Getpid(), time.Now().UnixNano())
+	out, lines := runModule(t, context.Background(), module, "leaves_a_child", "3m", map[string]any{"marker": marker})
 	require.False(t, out.TimedOut, "the run waited for the child until the action's timeout")
 	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
 	var pid int
 	require.NoError(t, json.Unmarshal(out.Result, &pid))
 	require.Contains(t, lines, actions.Line{Level: "INFO", Message: fmt.Sprintf("started %d", pid)})
-	deadline := time.Now().Add(time.Minute) // SIGKILL was sent: the kernel ends it at once
-	for !ended(pid) {
-		require.True(t, time.Now().Before(deadline), "process %d, which the action left, still runs", pid)
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGone(t, marker) // SIGKILL was sent: the kernel ends it at once
 }
 
 // ended reports whether process pid has ended (is gone or a zombie).

@@ -212,6 +212,9 @@ func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsCo
 		a.Logger.Warn("driver actions cannot run", "error", err)
 		return nil, nil
 	}
+	if !actions.Sandboxed() {
+		a.Logger.Warn("driver actions run without a sandbox", "missing", actions.MissingProtections)
+	}
 	if a.sdkDir, err = os.MkdirTemp("", "styrmin-sdk-"); err != nil {
 		return nil, fmt.Errorf("actions: %w", err)
 	}

@@ -172,7 +172,7 @@ func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	install := queued(t)(f.svc.Queue(ctx, req))
 	require.Equal(t, executor.TaskSucceeded, f.waitEnded(t, name, install.TaskID).Status)
 
-	path := filepath.Join(t.TempDir(), "token")
+	path := filepath.Join(sharedDir(t), "token")
 	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "leak", Prompts: deployment.FormInput{"path": path}, By: "alice"}))
 	var token string
 	require.Eventually(t, func() bool {
@@ -192,4 +192,15 @@ func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
 	_, err = f.svc.Authenticate(ctx, token)
 	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
+}
+
+// sharedDir is a folder that a sandboxed action (user nobody) may write in;
+// it is removed when the test ends.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "styrmin-shared-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o777))
+	return dir
 }

@@ -41,16 +41,18 @@ func newMigrateCmd() *cobra.Command {
 	return cmd
 }
 
-// addDatabaseFlag adds --database-url, defaulting to STYRMIN_DATABASE_URL.
+// addDatabaseFlag adds --database-url, defaulting to STYRMIN_DATABASE_URL,
+// and --database-url-file (STYRMIN_DATABASE_URL_FILE).
 func addDatabaseFlag(cmd *cobra.Command, url *string) {
 	cmd.Flags().StringVar(url, "database-url", os.Getenv("STYRMIN_DATABASE_URL"),
 		"PostgreSQL URL, e.g. postgres://styrmin:secret@localhost:5432/styrmin (env STYRMIN_DATABASE_URL)")
+	addSecretFileFlag(cmd, "database-url", "STYRMIN_DATABASE_URL", url)
 }
 
 // openDatabase connects to url, explaining what to do when it is not set.
 func openDatabase(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if url == "" {
-		return nil, errors.New("no database: set STYRMIN_DATABASE_URL or --database-url to a PostgreSQL URL (`make run` starts a private PostgreSQL for you)")
+		return nil, errors.New("no database: set STYRMIN_DATABASE_URL or --database-url to a PostgreSQL URL (or --database-url-file to a file holding it) (`make run` starts a private PostgreSQL for you)")
 	}
 	return db.Open(ctx, url)
 }

@@ -77,6 +77,9 @@ func newServeCmd() *cobra.Command {
 		Short: "Run the web server (migrates the database first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := shield(); err != nil {
+				return err
+			}
 			return runServe(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -85,6 +88,7 @@ func newServeCmd() *cobra.Command {
 	addDatabaseFlag(cmd, &cfg.databaseURL)
 	f.StringVar(&cfg.sessionKey, "session-key", os.Getenv("STYRMIN_SESSION_KEY"),
 		"secret of at least 32 characters that signs session cookies; generated once and kept in the database when empty (env STYRMIN_SESSION_KEY)")
+	addSecretFileFlag(cmd, "session-key", "STYRMIN_SESSION_KEY", &cfg.sessionKey)
 	f.StringVar(&cfg.adminPassword, "admin-password", os.Getenv("STYRMIN_ADMIN_PASSWORD"),
 		"password of the first admin, created when there are no users; generated and printed once when empty (env STYRMIN_ADMIN_PASSWORD)")
 	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")

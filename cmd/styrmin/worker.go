@@ -24,6 +24,9 @@ func newWorkerCmd() *cobra.Command {
 		Short: "Run tasks only, beside `styrmin serve --no-executor` (several workers may share one database)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := shield(); err != nil {
+				return err
+			}
 			return runWorker(cmd.Context(), cfg, cmd.ErrOrStderr())
 		},
 	}
