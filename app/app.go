@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +28,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
@@ -74,6 +78,15 @@ type Config struct {
 	SessionKey string
 	// UsersOptions tune the users' store (tests: auth.CheapArgon2).
 	UsersOptions []auth.UsersOption
+	// Metrics, when set, receives the process's series: requests, tasks,
+	// sign-ins, actions and the queue's depth (the caller serves it).
+	Metrics *metrics.Metrics
+	// TrustedProxies are the reverse proxies whose forwarding headers the
+	// web app believes (handlers.Deps.TrustedProxies).
+	TrustedProxies []*net.IPNet
+	// ExternalURL is the URL users reach the web app at, through a proxy;
+	// when it is https, session cookies are always Secure.
+	ExternalURL *url.URL
 }
 
 // App is Styrmin built: what serve, worker and the tests use.
@@ -142,6 +155,13 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	opts := cfg.Executor
 	opts.Logger, opts.Work = logger, cfg.Work
+	var actionObserver deployment.ActionObserver
+	if cfg.Metrics != nil {
+		opts.Observer, actionObserver = cfg.Metrics, cfg.Metrics
+		if err := cfg.Metrics.WatchQueue(db.New(cfg.Pool), logger); err != nil {
+			return a, err
+		}
+	}
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
 	}
@@ -150,7 +170,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return a, err
 	}
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
-		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger})
+		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger, Observer: actionObserver})
 	if err := deployment.RecordSecretNames(ctx, db.New(cfg.Pool), box); err != nil {
 		return a, err
 	}
@@ -215,7 +235,11 @@ func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsCo
 // while the database's change notifications arrive (and read from it on
 // every request while they do not), and the handler over them.
 func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck) error {
-	users, err := auth.NewUsers(cfg.Pool, cfg.UsersOptions...)
+	usersOpts := cfg.UsersOptions
+	if cfg.Metrics != nil {
+		usersOpts = append(slices.Clip(usersOpts), auth.WithSigninObserver(cfg.Metrics))
+	}
+	users, err := auth.NewUsers(cfg.Pool, usersOpts...)
 	if err != nil {
 		return err
 	}
@@ -226,6 +250,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	sessions, err := auth.NewSessions(secret, cfg.Pool)
 	if err != nil {
 		return err
+	}
+	if cfg.ExternalURL != nil && cfg.ExternalURL.Scheme == "https" {
+		sessions.SecureCookies()
 	}
 	tokens := auth.NewAPITokens(cfg.Pool)
 	users.InformSessions(sessions)
@@ -238,6 +265,10 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
+		TrustedProxies: cfg.TrustedProxies,
+	}
+	if cfg.Metrics != nil {
+		a.Deps.Requests = cfg.Metrics
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil

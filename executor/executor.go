@@ -76,6 +76,18 @@ type Options struct {
 	// Work builds the queue able to work its tasks in this process
 	// (NewWorker); without it the process only queues them.
 	Work bool
+	// Observer hears of each task this process starts and ends (metrics);
+	// nil hears nothing.
+	Observer Observer
+}
+
+// Observer hears of the tasks a process runs, as they start and end.
+type Observer interface {
+	// TaskStarted is called when a task of kind starts running here.
+	TaskStarted(kind string)
+	// TaskEnded is called when this process records a task's end: outcome
+	// is its final status (succeeded, failed, canceled), took its run time.
+	TaskEnded(kind, outcome string, took time.Duration)
 }
 
 // withDefaults fills in the zero fields of o.

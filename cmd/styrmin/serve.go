@@ -16,6 +16,7 @@ import (
 
 	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/handlers"
 )
 
 // serveConfig is the server's configuration, from flags and STYRMIN_* variables.
@@ -36,6 +37,12 @@ type serveConfig struct {
 	// limits bounds each connection; zero means defaultConnLimits (tests set
 	// short ones).
 	limits connLimits
+	// metricsAddr serves /metrics; empty, nowhere.
+	metricsAddr string
+	// trustedProxies are the CIDRs whose forwarding headers are believed.
+	trustedProxies string
+	// externalURL is the URL users reach the server at, through a proxy.
+	externalURL string
 }
 
 // connLimits bounds what one client connection may hold of the server.
@@ -93,6 +100,11 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
 	addDeployFlags(cmd, &cfg.deploy)
+	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9090")
+	f.StringVar(&cfg.trustedProxies, "trusted-proxies", os.Getenv("STYRMIN_TRUSTED_PROXIES"),
+		"comma-separated CIDRs of the reverse proxies in front of the server, whose X-Forwarded-For and X-Forwarded-Proto are believed (env STYRMIN_TRUSTED_PROXIES)")
+	f.StringVar(&cfg.externalURL, "external-url", os.Getenv("STYRMIN_EXTERNAL_URL"),
+		"URL users reach the server at through a proxy; https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	return cmd
 }
 
@@ -103,6 +115,14 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 	tlsConfig, err := loadTLS(cfg.tlsCert, cfg.tlsKey)
+	if err != nil {
+		return err
+	}
+	proxies, err := handlers.ParseTrustedProxies(cfg.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies (STYRMIN_TRUSTED_PROXIES): %w", err)
+	}
+	external, err := parseExternalURL(cfg.externalURL)
 	if err != nil {
 		return err
 	}
@@ -121,8 +141,16 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
 	}
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	m, waitMetrics, err := startMetrics(bgCtx, cfg.metricsAddr, logger)
+	if err != nil {
+		stopBackground()
+		return err
+	}
+	defer func() { stopBackground(); _ = waitMetrics() }() // the normal path below returns its error
 	appCfg := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
-	appCfg.Serve, appCfg.SessionKey = true, cfg.sessionKey
+	appCfg.Serve, appCfg.SessionKey, appCfg.Metrics = true, cfg.sessionKey, m
+	appCfg.TrustedProxies, appCfg.ExternalURL = proxies, external
 	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err
@@ -132,8 +160,6 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	bgCtx, stopBackground := context.WithCancel(ctx)
-	defer stopBackground()
 	background := make(chan error, 1)
 	go func() { background <- a.Run(bgCtx) }()
 	limits := cfg.limits
@@ -142,7 +168,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	}
 	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, a.Handler, logger)
 	stopBackground()
-	return errors.Join(serveErr, <-background)
+	return errors.Join(serveErr, <-background, waitMetrics())
 }
 
 // firstRun creates the first admin when there are no users, and imports the
