@@ -117,3 +117,31 @@ func TestDashboardReadsOnlyExportedSeries(t *testing.T) {
 		}
 	}
 }
+
+// stalledQueue is a database that does not answer until the query's context ends.
+type stalledQueue struct{}
+
+func (stalledQueue) QueueStats(ctx context.Context) (db.QueueStatsRow, error) {
+	<-ctx.Done()
+	return db.QueueStatsRow{}, ctx.Err()
+}
+
+// TestQueueSeriesAbsentWhenTheDatabaseStalls: a scrape while PostgreSQL
+// does not answer ends within the queue's time limit, without the queue's
+// series and with every other.
+func TestQueueSeriesAbsentWhenTheDatabaseStalls(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	require.NoError(t, m.WatchQueue(stalledQueue{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	m.TaskStarted("install")
+	families, err := m.Gatherer().Gather()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, f := range families {
+		names[f.GetName()] = true
+	}
+	require.False(t, names["styrmin_tasks_queued"])
+	require.False(t, names["styrmin_tasks_queued_oldest_age_seconds"])
+	require.True(t, names["styrmin_tasks_started_total"])
+	require.True(t, names["go_goroutines"])
+}
