@@ -6,12 +6,14 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
@@ -60,9 +63,6 @@ type Config struct {
 	// Styrmin's primitives (the server's own URL); empty, the process runs
 	// no driver actions and a hook step fails saying so.
 	ActionsURL string
-	// PublicURL is the base URL people open Styrmin at: webhook deliveries
-	// link the task's page under it (default ActionsURL; empty, no link).
-	PublicURL string
 	// Executor tunes the task queue and the worker (its Work is Config.Work's).
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
@@ -79,6 +79,17 @@ type Config struct {
 	SessionKey string
 	// UsersOptions tune the users' store (tests: auth.CheapArgon2).
 	UsersOptions []auth.UsersOption
+	// Metrics, when set, receives the process's series: requests, tasks,
+	// sign-ins, actions and the queue's depth (the caller serves it).
+	Metrics *metrics.Metrics
+	// TrustedProxies are the reverse proxies whose forwarding headers the
+	// web app believes (handlers.Deps.TrustedProxies).
+	TrustedProxies []*net.IPNet
+	// ExternalURL is the URL users reach the web app at, through a proxy:
+	// webhook deliveries link the task's page under it (default ActionsURL;
+	// both empty, no link), and when it is https session cookies are always
+	// Secure.
+	ExternalURL *url.URL
 }
 
 // App is Styrmin built: what serve, worker and the tests use.
@@ -149,8 +160,15 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	opts := cfg.Executor
 	opts.Logger, opts.Work = logger, cfg.Work
-	opts.Events = &webhooks.TaskEvents{BaseURL: cmp.Or(cfg.PublicURL, cfg.ActionsURL)}
+	opts.Events = &webhooks.TaskEvents{BaseURL: webhookBase(cfg)}
 	opts.Extra = webhooks.NewDeliverer(cfg.Pool, box, logger)
+	var actionObserver deployment.ActionObserver
+	if cfg.Metrics != nil {
+		opts.Observer, actionObserver = cfg.Metrics, cfg.Metrics
+		if err := cfg.Metrics.WatchQueue(db.New(cfg.Pool), logger); err != nil {
+			return a, err
+		}
+	}
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
 	}
@@ -160,7 +178,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return a, err
 	}
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
-		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger})
+		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger, Observer: actionObserver})
 	if err := deployment.RecordSecretNames(ctx, db.New(cfg.Pool), box); err != nil {
 		return a, err
 	}
@@ -228,7 +246,11 @@ func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsCo
 // while the database's change notifications arrive (and read from it on
 // every request while they do not), and the handler over them.
 func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck) error {
-	users, err := auth.NewUsers(cfg.Pool, cfg.UsersOptions...)
+	usersOpts := cfg.UsersOptions
+	if cfg.Metrics != nil {
+		usersOpts = append(slices.Clip(usersOpts), auth.WithSigninObserver(cfg.Metrics))
+	}
+	users, err := auth.NewUsers(cfg.Pool, usersOpts...)
 	if err != nil {
 		return err
 	}
@@ -239,6 +261,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	sessions, err := auth.NewSessions(secret, cfg.Pool)
 	if err != nil {
 		return err
+	}
+	if cfg.ExternalURL != nil && cfg.ExternalURL.Scheme == "https" {
+		sessions.SecureCookies()
 	}
 	tokens := auth.NewAPITokens(cfg.Pool)
 	users.InformSessions(sessions)
@@ -251,7 +276,10 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
-		Webhooks: a.Webhooks,
+		Webhooks: a.Webhooks, TrustedProxies: cfg.TrustedProxies,
+	}
+	if cfg.Metrics != nil {
+		a.Deps.Requests = cfg.Metrics
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil
@@ -285,4 +313,12 @@ func (a *App) Close() {
 			a.Logger.Warn("remove the actions' Python package", "dir", a.sdkDir, "err", err)
 		}
 	}
+}
+
+// webhookBase is the base URL of the task pages that webhook deliveries link.
+func webhookBase(cfg Config) string {
+	if cfg.ExternalURL != nil {
+		return cfg.ExternalURL.String()
+	}
+	return cfg.ActionsURL
 }

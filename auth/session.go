@@ -86,6 +86,15 @@ type Sessions struct {
 	cache *credentialCache
 	// cookies remembers the content of cookies decoded recently.
 	cookies *cookieCache
+	// secure marks every session cookie Secure (SecureCookies).
+	secure bool
+}
+
+// SecureCookies marks every session cookie Secure, also on requests that
+// reach the server over plain HTTP: the server sits behind a proxy whose
+// external URL is https. Call it when wiring, before serving.
+func (s *Sessions) SecureCookies() {
+	s.secure = true
 }
 
 // NewSessions returns the session keeper on conn, with cookies keyed by secret
@@ -176,14 +185,14 @@ func (s *Sessions) Load(r *http.Request) *Session {
 // cookie holds the same already: a cookie is written when someone signs in or
 // out, when the CSRF token is new and while there are flashes, not on every
 // request (it lives as long as a session may: AbsoluteLifetime). The cookie is
-// Secure when the request came over TLS.
+// Secure when the request came over TLS, and always once SecureCookies was called.
 func (s *Sessions) Save(w http.ResponseWriter, r *http.Request, sess *Session) error {
 	if c := sess.inCookie; c != nil && c.SID == sess.token && c.CSRF == sess.CSRF && len(c.Flash) == 0 && len(sess.flashes) == 0 {
 		return nil
 	}
 	raw := sessions.NewSession(s.store, SessionCookie)
 	opts := *s.store.Options
-	opts.Secure = r.TLS != nil
+	opts.Secure = s.secure || r.TLS != nil
 	raw.Options = &opts
 	if sess.token != "" {
 		raw.Values["sid"] = sess.token

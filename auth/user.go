@@ -38,6 +38,15 @@ type Users struct {
 	// caches are the session and API token caches of this process
 	// (InformSessions, InformAPITokens).
 	caches []*credentialCache
+	// signins hears of refused sign-ins; nil hears nothing.
+	signins SigninObserver
+}
+
+// SigninObserver hears of refused sign-ins (metrics.Metrics).
+type SigninObserver interface {
+	// SigninRefused is called with "failed" for wrong credentials or a
+	// disabled user, and "throttled" for an attempt refused unchecked.
+	SigninRefused(reason string)
 }
 
 // UsersOption changes a setting of NewUsers.
@@ -45,7 +54,13 @@ type UsersOption func(*usersConfig)
 
 // usersConfig is what the options of NewUsers set.
 type usersConfig struct {
-	argon2 Argon2Params
+	argon2  Argon2Params
+	signins SigninObserver
+}
+
+// WithSigninObserver has obs hear of every refused sign-in.
+func WithSigninObserver(obs SigninObserver) UsersOption {
+	return func(c *usersConfig) { c.signins = obs }
 }
 
 // WithArgon2 has the store hash new passwords with params instead of
@@ -64,7 +79,7 @@ func NewUsers(pool *pgxpool.Pool, opts ...UsersOption) (*Users, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(cfg.argon2), dummyHash: dummy}, nil
+	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(cfg.argon2), dummyHash: dummy, signins: cfg.signins}, nil
 }
 
 // InformSessions has every change to a user (disabled, new password, new

@@ -43,6 +43,9 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 	}
 	attempt, err := u.reserveAttempt(ctx, name, address)
 	if err != nil {
+		if styrmin.ErrorCode(err) == styrmin.ETHROTTLED {
+			u.refused("throttled")
+		}
 		return User{}, err
 	}
 	hash := u.dummyHash // unknown usernames take as long to refuse as known ones
@@ -58,6 +61,7 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 		return User{}, fmt.Errorf("auth: sign in %s: %w", name, err)
 	}
 	if !known || !ok || row.Disabled {
+		u.refused("failed")
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "Wrong username or password, or the user is disabled.")
 	}
 	if err := u.q.ClearSigninFailures(ctx, db.ClearSigninFailuresParams{Username: name, Address: address}); err != nil {
@@ -99,6 +103,13 @@ func (u *Users) reserveAttempt(ctx context.Context, name, address string) (int64
 		return 0, fmt.Errorf("auth: commit: %w", err)
 	}
 	return id, nil
+}
+
+// refused tells the observer, if any, of a sign-in refused for reason.
+func (u *Users) refused(reason string) {
+	if u.signins != nil {
+		u.signins.SigninRefused(reason)
+	}
 }
 
 // throttleAddress is the address that attempts are counted against: an IPv6

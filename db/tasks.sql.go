@@ -616,6 +616,26 @@ func (q *Queries) QueuePosition(ctx context.Context, arg QueuePositionParams) (i
 	return count, err
 }
 
+const queueStats = `-- name: QueueStats :one
+SELECT count(*)::bigint AS queued,
+       coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+FROM tasks
+WHERE status = 'queued'
+`
+
+type QueueStatsRow struct {
+	Queued        int64
+	OldestSeconds float64
+}
+
+// How many tasks wait in the queue and how long the oldest has waited (metrics).
+func (q *Queries) QueueStats(ctx context.Context) (QueueStatsRow, error) {
+	row := q.db.QueryRow(ctx, queueStats)
+	var i QueueStatsRow
+	err := row.Scan(&i.Queued, &i.OldestSeconds)
+	return i, err
+}
+
 const releaseDeployment = `-- name: ReleaseDeployment :execrows
 UPDATE deployments d SET holder_task_id = NULL, updated_at = now()
 WHERE d.id = $1 AND d.holder_task_id = $2::bigint

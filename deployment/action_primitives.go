@@ -196,6 +196,7 @@ func (s *Service) ExecuteCommands(ctx context.Context, c *Caller, req CommandsRe
 	if err != nil {
 		return nil, err
 	}
+	s.observer.JobRan(out.Succeeded)
 	return &CommandsResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
 }
 

@@ -80,6 +80,7 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		if err != nil {
 			return err
 		}
+		j.s.observer.ActionRan(!out.Failed())
 		if len(out.Result) > 0 {
 			detail.Result = out.Result // redacted, as JSON, with the step's detail
 		}

@@ -48,7 +48,23 @@ type Service struct {
 	// actions runs driver actions; nil when python3 is missing.
 	actions *ActionsConfig
 	log     *slog.Logger
+	// observer hears of actions and their Jobs; never nil.
+	observer ActionObserver
 }
+
+// ActionObserver hears of driver actions run and of the Jobs they run (metrics.Metrics).
+type ActionObserver interface {
+	// ActionRan is called when a driver action's run ends.
+	ActionRan(succeeded bool)
+	// JobRan is called when an action's Kubernetes Job ends.
+	JobRan(succeeded bool)
+}
+
+// noActionObserver hears nothing.
+type noActionObserver struct{}
+
+func (noActionObserver) ActionRan(bool) {}
+func (noActionObserver) JobRan(bool)    {}
 
 // Config is what a Service is built on.
 type Config struct {
@@ -68,6 +84,8 @@ type Config struct {
 	Actions *ActionsConfig
 	// Logger receives the runners' log lines (default slog.Default()).
 	Logger *slog.Logger
+	// Observer hears of actions and their Jobs; nil hears nothing.
+	Observer ActionObserver
 }
 
 // New returns the service of cfg.
@@ -76,8 +94,12 @@ func New(cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
+	var observer ActionObserver = noActionObserver{}
+	if cfg.Observer != nil {
+		observer = cfg.Observer
+	}
 	return &Service{pool: cfg.Pool, q: db.New(cfg.Pool), catalog: cfg.Catalog, queue: cfg.Queue, box: cfg.Box,
-		cluster: cfg.Cluster, actions: cfg.Actions, log: log}
+		cluster: cfg.Cluster, actions: cfg.Actions, log: log, observer: observer}
 }
 
 // MaxNameLength is the longest deployment name: the name is the Helm release

@@ -82,6 +82,18 @@ type Options struct {
 	// Extra is River work this process also does when it works tasks
 	// (webhook deliveries); nil: none.
 	Extra JobWorkers
+	// Observer hears of each task this process starts and ends (metrics);
+	// nil hears nothing.
+	Observer Observer
+}
+
+// Observer hears of the tasks a process runs, as they start and end.
+type Observer interface {
+	// TaskStarted is called when a task of kind starts running here.
+	TaskStarted(kind string)
+	// TaskEnded is called when this process records a task's end: outcome
+	// is its final status (succeeded, failed, canceled), took its run time.
+	TaskEnded(kind, outcome string, took time.Duration)
 }
 
 // withDefaults fills in the zero fields of o.

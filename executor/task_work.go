@@ -89,6 +89,9 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 	if err != nil {
 		return nil, false, fmt.Errorf("executor: claim task %d: %w", taskID, err)
 	}
+	if task != nil && e.opts.Observer != nil {
+		e.opts.Observer.TaskStarted(task.Kind)
+	}
 	return task, wait, nil
 }
 
@@ -247,6 +250,7 @@ func (e *Executor) finish(run *Run, status TaskStatus, result any, message strin
 		resultJSON = []byte("null")
 	}
 	var freed int64
+	var recorded bool
 	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		q := e.queries.WithTx(tx)
 		ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
@@ -256,6 +260,7 @@ func (e *Executor) finish(run *Run, status TaskStatus, result any, message strin
 		if err != nil {
 			return err
 		}
+		recorded = true
 		e.taskChanged(ctx, tx, ended)
 		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
 			return err
@@ -271,6 +276,9 @@ func (e *Executor) finish(run *Run, status TaskStatus, result any, message strin
 		e.log.Error("executor: record the end of a task", "task", task.ID, "status", status, "error", err)
 		return
 	}
+	if recorded {
+		e.observeEnd(task, status)
+	}
 	if freed == 0 {
 		return
 	}
@@ -278,4 +286,17 @@ func (e *Executor) finish(run *Run, status TaskStatus, result any, message strin
 		// The next task starts at its own retry (WaitRetry) instead.
 		e.log.Warn("executor: hand the deployment over", "task", task.ID, "deployment", task.DeploymentID, "error", err)
 	}
+}
+
+// observeEnd tells the observer, if any, that task ended with status; its
+// run time counts from its start (from its creation if it never started).
+func (e *Executor) observeEnd(task db.Task, status TaskStatus) {
+	if e.opts.Observer == nil {
+		return
+	}
+	start := task.CreatedAt
+	if task.StartedAt != nil {
+		start = *task.StartedAt
+	}
+	e.opts.Observer.TaskEnded(task.Kind, string(status), time.Since(start))
 }

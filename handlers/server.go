@@ -11,7 +11,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -50,6 +52,19 @@ type Deps struct {
 	APITokens *auth.APITokens
 	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
 	Webhooks Webhooks
+	// Requests hears of every request answered (metrics.Metrics); nil hears nothing.
+	Requests RequestObserver
+	// TrustedProxies are the networks of the reverse proxies in front of the
+	// server: only from a peer in them are X-Forwarded-For and
+	// X-Forwarded-Proto believed. Empty, the peer is the client.
+	TrustedProxies []*net.IPNet
+}
+
+// RequestObserver hears of the requests the server answers (metrics.Metrics).
+type RequestObserver interface {
+	// RequestServed is called once per request: route is the pattern of the
+	// route that answered (never the request's own path).
+	RequestServed(route, method string, status int, took time.Duration)
 }
 
 // Webhooks is what the pages and the API need of the webhooks (webhooks.Store).
@@ -86,9 +101,10 @@ func New(d Deps) *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// Client addresses come from the connection, never from headers a client
-	// can forge: sign-in throttling counts failures per address.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// Client addresses come from the connection, or from the forwarding
+	// headers of a trusted proxy, never from headers a client can forge:
+	// sign-in throttling counts failures per address.
+	e.IPExtractor, e.SchemeExtractor = clientOf(d.TrustedProxies)
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	table := routes(d)
 	// The embedded OpenAPI document is part of the binary: one that does not
@@ -109,7 +125,7 @@ func New(d Deps) *echo.Echo {
 	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", web.MaxUploadMiB+1))
 	// checkInput follows the body limit (it reads URL-encoded forms) and comes
 	// before the session, whose lookup is the first to reach PostgreSQL.
-	e.Use(logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
+	e.Use(observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc

@@ -206,3 +206,10 @@ ORDER BY id LIMIT @page;
 
 -- name: ResealTaskSecrets :execrows
 UPDATE tasks SET secret_inputs = @new WHERE id = @id AND secret_inputs = @old;
+
+-- name: QueueStats :one
+-- How many tasks wait in the queue and how long the oldest has waited (metrics).
+SELECT count(*)::bigint AS queued,
+       coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+FROM tasks
+WHERE status = 'queued';

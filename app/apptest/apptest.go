@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
 )
@@ -56,6 +58,10 @@ type Options struct {
 	NoServer bool
 	// Logger receives the app's logs; nil, slog.Default().
 	Logger *slog.Logger
+	// Metrics receives the app's series (app.Config.Metrics).
+	Metrics *metrics.Metrics
+	// ExternalURL is the URL users reach the app at (app.Config.ExternalURL).
+	ExternalURL *url.URL
 }
 
 // WorkerOptions are the executor's options of the tests' workers:
@@ -126,6 +132,7 @@ func config(t testing.TB, opts Options, pool *pgxpool.Pool, env *Env) app.Config
 		NoCluster: opts.Kubeconfig == "" && opts.Cluster == nil,
 		Executor:  opts.Executor, Work: opts.Work, Drain: 30 * time.Second,
 		Serve: true, SessionKey: SessionKey, UsersOptions: []auth.UsersOption{auth.WithArgon2(auth.CheapArgon2())},
+		Metrics: opts.Metrics, ExternalURL: opts.ExternalURL,
 	}
 	if cfg.Executor == (executor.Options{}) {
 		cfg.Executor = WorkerOptions

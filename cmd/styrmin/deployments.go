@@ -22,8 +22,9 @@ type deployConfig struct {
 	drainTimeout time.Duration
 	// apiURL is the base URL driver actions call back (their primitives).
 	apiURL string
-	// publicURL is the base URL people open Styrmin at (webhooks link task pages under it).
-	publicURL string
+	// externalURL is the URL users reach Styrmin at (through a proxy, say):
+	// webhooks link task pages under it, and https makes cookies Secure.
+	externalURL string
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -35,19 +36,21 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 	f.DurationVar(&cfg.drainTimeout, "drain-timeout", 30*time.Second, "how long running tasks may go on after a stop signal before they are cancelled and recovered")
 	f.StringVar(&cfg.apiURL, "api-url", os.Getenv("STYRMIN_API_URL"),
 		"base URL at which driver actions reach this Styrmin's primitives; serve defaults to its own address (env STYRMIN_API_URL)")
-	f.StringVar(&cfg.publicURL, "public-url", os.Getenv("STYRMIN_PUBLIC_URL"),
-		"base URL people open Styrmin at, such as https://styrmin.example.com; webhook deliveries link task pages under it (default --api-url) (env STYRMIN_PUBLIC_URL)")
+	f.StringVar(&cfg.externalURL, "external-url", os.Getenv("STYRMIN_EXTERNAL_URL"),
+		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 }
 
-// appConfig is the app's configuration of cfg, on pool, working tasks when work is set.
-func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) app.Config {
+// appConfig is the app's configuration of cfg, on pool, working tasks when
+// work is set; it fails on an external URL that is not absolute.
+func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) (app.Config, error) {
+	external, err := parseExternalURL(cfg.externalURL)
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, PublicURL: cfg.publicURL, Work: work, Drain: cfg.drainTimeout,
-	}
+		ActionsURL: cfg.apiURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout,
+	}, err
 }
 
 // ownURL is the base URL of a server listening on addr, as a process on the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/handlers"
 )
 
 // serveConfig is the server's configuration, from flags and STYRMIN_* variables.
@@ -36,6 +37,10 @@ type serveConfig struct {
 	// limits bounds each connection; zero means defaultConnLimits (tests set
 	// short ones).
 	limits connLimits
+	// metricsAddr serves /metrics; empty, nowhere.
+	metricsAddr string
+	// trustedProxies are the CIDRs whose forwarding headers are believed.
+	trustedProxies string
 }
 
 // connLimits bounds what one client connection may hold of the server.
@@ -97,6 +102,9 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
 	addDeployFlags(cmd, &cfg.deploy)
+	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9090")
+	f.StringVar(&cfg.trustedProxies, "trusted-proxies", os.Getenv("STYRMIN_TRUSTED_PROXIES"),
+		"comma-separated CIDRs of the reverse proxies in front of the server, whose X-Forwarded-For and X-Forwarded-Proto are believed (env STYRMIN_TRUSTED_PROXIES)")
 	return cmd
 }
 
@@ -109,6 +117,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	tlsConfig, err := loadTLS(cfg.tlsCert, cfg.tlsKey)
 	if err != nil {
 		return err
+	}
+	proxies, err := handlers.ParseTrustedProxies(cfg.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies (STYRMIN_TRUSTED_PROXIES): %w", err)
 	}
 	pool, err := openDatabase(ctx, cfg.databaseURL)
 	if err != nil {
@@ -125,8 +137,19 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
 	}
-	appCfg := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
-	appCfg.Serve, appCfg.SessionKey = true, cfg.sessionKey
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	m, waitMetrics, err := startMetrics(bgCtx, cfg.metricsAddr, logger)
+	if err != nil {
+		stopBackground()
+		return err
+	}
+	defer func() { stopBackground(); _ = waitMetrics() }() // the normal path below returns its error
+	appCfg, err := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
+	if err != nil {
+		return err
+	}
+	appCfg.Serve, appCfg.SessionKey, appCfg.Metrics = true, cfg.sessionKey, m
+	appCfg.TrustedProxies = proxies
 	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err
@@ -136,8 +159,6 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 
-	bgCtx, stopBackground := context.WithCancel(ctx)
-	defer stopBackground()
 	background := make(chan error, 1)
 	go func() { background <- a.Run(bgCtx) }()
 	limits := cfg.limits
@@ -146,7 +167,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	}
 	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, a.Handler, logger)
 	stopBackground()
-	return errors.Join(serveErr, <-background)
+	return errors.Join(serveErr, <-background, waitMetrics())
 }
 
 // firstRun creates the first admin when there are no users, and imports the

@@ -50,6 +50,12 @@ func (b *syncBuffer) String() string {
 // testDeploy is the deployments' configuration of the tests' servers.
 var testDeploy = deployConfig{keys: secrets.KeyConfig{Key: "c3R5cm1pbiB0ZXN0IHNlY3JldCBrZXkgMzIgYnl0ZXM="}, drainTimeout: time.Second}
 
+// withExternalURL returns cfg with the external URL raw.
+func withExternalURL(cfg deployConfig, raw string) deployConfig {
+	cfg.externalURL = raw
+	return cfg
+}
+
 // withKubeconfig returns cfg deploying to the cluster of kubeconfig.
 func withKubeconfig(cfg deployConfig, kubeconfig string) deployConfig {
 	cfg.kubeconfig = kubeconfig
@@ -228,6 +234,9 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
 		{"no secret key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text"}, "set STYRMIN_SECRET_KEY or --secret-key-file"},
 		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: "hunter2"}}}, "openssl rand -base64 32"},
+		{"trusted proxies", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, trustedProxies: "10.0.0.0/8, ingress"}, `trusted proxy "ingress" is neither an address nor a CIDR`},
+		{"external URL", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: withExternalURL(testDeploy, "styrmin.example.com")}, "give an absolute http or https URL"},
+		{"metrics address", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, metricsAddr: "127.0.0.1:nope"}, "listen on 127.0.0.1:nope for metrics"},
 		{"another secret key than the database's", serveConfig{addr: "127.0.0.1:0", databaseURL: keyedURL, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: secrets.NewKeyText()}}}, "is the key this database's secrets were encrypted with"},
 	}
 	for _, tt := range tests {
@@ -317,14 +326,45 @@ func TestWorkerRunsTasksUntilStoppedAndNeedsTheSecretKey(t *testing.T) {
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	metricsAddr := freeAddr(t)
 	go func() {
-		done <- runWorker(ctx, workerConfig{databaseURL: url, logFormat: "text", deploy: testDeploy}, logs)
+		done <- runWorker(ctx, workerConfig{databaseURL: url, logFormat: "text", deploy: testDeploy, metricsAddr: metricsAddr}, logs)
 	}()
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "executor started") }, time.Minute, 50*time.Millisecond, logs.String())
+	status, body := get(t, "http://"+metricsAddr+"/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "\nstyrmin_tasks_queued 0\n", "the worker exports the queue's depth")
 	cancel()
 	require.NoError(t, <-done)
 	require.Contains(t, logs.String(), "executor stopped")
 
 	err := runWorker(context.Background(), workerConfig{databaseURL: url, logFormat: "text"}, io.Discard)
 	require.ErrorContains(t, err, "set STYRMIN_SECRET_KEY or --secret-key-file")
+}
+
+// TestServeBehindAnHTTPSProxyWithMetrics: with an https external URL the
+// session cookie is Secure although the server speaks plain HTTP, and
+// /metrics answers on its own address, not on the web app's.
+func TestServeBehindAnHTTPSProxyWithMetrics(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: withExternalURL(testDeploy, "https://styrmin.example.com"),
+		metricsAddr: freeAddr(t), trustedProxies: "127.0.0.1"}
+	_, _, stop := startServe(t, cfg)
+
+	res, err := testClient.Get(serveURL(cfg) + "/signin")
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.NotEmpty(t, res.Cookies())
+	for _, c := range res.Cookies() {
+		require.True(t, c.Secure, "cookie %s is Secure behind an https external URL", c.Name)
+	}
+	status, _ := get(t, serveURL(cfg)+"/metrics")
+	require.Equal(t, http.StatusNotFound, status, "the web app does not serve the metrics")
+	status, body := get(t, "http://"+cfg.metricsAddr+"/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, `styrmin_http_requests_total{method="GET",route="/signin",status="200"} 1`)
+	require.NoError(t, stop())
+	_, err = testClient.Get("http://" + cfg.metricsAddr + "/metrics")
+	require.Error(t, err, "the metrics server stops with serve")
 }

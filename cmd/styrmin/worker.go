@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,8 @@ type workerConfig struct {
 	databaseURL string
 	logFormat   string
 	deploy      deployConfig
+	// metricsAddr serves /metrics; empty, nowhere.
+	metricsAddr string
 }
 
 func newWorkerCmd() *cobra.Command {
@@ -33,6 +36,7 @@ func newWorkerCmd() *cobra.Command {
 	addDatabaseFlag(cmd, &cfg.databaseURL)
 	addLogFormatFlag(cmd, &cfg.logFormat)
 	addDeployFlags(cmd, &cfg.deploy)
+	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9091")
 	return cmd
 }
 
@@ -54,10 +58,24 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = "http://127.0.0.1:8080"
 	}
-	a, err := app.New(ctx, cfg.deploy.appConfig(pool, logger, true))
+	metricsCtx, stopMetrics := context.WithCancel(ctx)
+	m, waitMetrics, err := startMetrics(metricsCtx, cfg.metricsAddr, logger)
+	if err != nil {
+		stopMetrics()
+		return err
+	}
+	defer func() { stopMetrics(); _ = waitMetrics() }() // the normal path below returns its error
+	appCfg, err := cfg.deploy.appConfig(pool, logger, true)
+	if err != nil {
+		return err
+	}
+	appCfg.Metrics = m
+	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	return a.Run(ctx)
+	runErr := a.Run(ctx)
+	stopMetrics()
+	return errors.Join(runErr, waitMetrics())
 }

@@ -157,12 +157,16 @@ func (a *App) SignInByForm(t *testing.T, username string) Visitor {
 	return v
 }
 
-// SigninFrom posts the sign-in form as v from address.
-func (a *App) SigninFrom(v Visitor, address, username, password string) *httptest.ResponseRecorder {
+// SigninFrom posts the sign-in form as v from address (the TCP peer), with
+// header's extra name, value pairs (X-Forwarded-For).
+func (a *App) SigninFrom(v Visitor, address, username, password string, header ...string) *httptest.ResponseRecorder {
 	form := url.Values{"username": {username}, "password": {password}, views.CSRFField: {v.CSRF}}
 	req := httptest.NewRequest(http.MethodPost, "/signin", strings.NewReader(form.Encode()))
 	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
 	req.RemoteAddr = net.JoinHostPort(address, "40000")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	req.AddCookie(v.Cookie)
 	rec := httptest.NewRecorder()
 	a.Echo.ServeHTTP(rec, req)
