@@ -67,4 +67,3 @@ func TestImportRecordsWhatTheChartNeedsAndAnAdminApprovesItPerVersion(t *testing
 	_, err = c.ApprovePermissions(ctx, "tiny", "2.0.0", "root")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }
-
