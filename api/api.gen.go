@@ -313,6 +313,24 @@ type DriverPage struct {
 	NextCursor string          `json:"next_cursor"`
 }
 
+// DriverPermissionItem defines model for DriverPermissionItem.
+type DriverPermissionItem struct {
+	Approved bool `json:"approved"`
+
+	// Text The item, such as: creates ClusterRoleBinding (rbac.authorization.k8s.io)
+	Text string `json:"text"`
+}
+
+// DriverPermissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
+type DriverPermissions struct {
+	ApprovedAt *time.Time             `json:"approved_at,omitempty"`
+	ApprovedBy *string                `json:"approved_by,omitempty"`
+	Items      []DriverPermissionItem `json:"items"`
+
+	// RenderError Why the chart did not render with its default values.
+	RenderError *string `json:"render_error,omitempty"`
+}
+
 // DriverSummary defines model for DriverSummary.
 type DriverSummary struct {
 	Labels  map[string]string `json:"labels"`
@@ -333,7 +351,10 @@ type DriverVersion struct {
 	CreatedBy string    `json:"created_by"`
 	Digest    string    `json:"digest"`
 	Name      string    `json:"name"`
-	Readme    string    `json:"readme"`
+
+	// Permissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
+	Permissions *DriverPermissions `json:"permissions,omitempty"`
+	Readme      string             `json:"readme"`
 
 	// Spec The parsed driver.styrmin.yml (docs/driver.schema.json describes it).
 	Spec    map[string]interface{} `json:"spec"`
@@ -810,6 +831,9 @@ type ServerInterface interface {
 	// GetDriverVersion One version of a driver with its parsed driver.styrmin.yml
 	// (GET /drivers/{name}/versions/{version})
 	GetDriverVersion(ctx echo.Context, name DriverName, version string) error
+	// ApproveDriverPermissions Approve what a driver version's chart creates beyond its namespace
+	// (POST /drivers/{name}/versions/{version}/permissions/approve)
+	ApproveDriverPermissions(ctx echo.Context, name DriverName, version string) error
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx echo.Context) error
@@ -1095,6 +1119,30 @@ func (w *ServerInterfaceWrapper) GetDriverVersion(ctx echo.Context) error {
 	return err
 }
 
+// ApproveDriverPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveDriverPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DriverName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveDriverPermissions(ctx, name, version)
+	return err
+}
+
 // GetMe converts echo context to params.
 func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	var err error
@@ -1328,6 +1376,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/drivers", wrapper.ListDrivers, options.OperationMiddlewares["listDrivers"]...)
 	router.GET(options.BaseURL+"/drivers/:name", wrapper.GetDriver, options.OperationMiddlewares["getDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name/versions/:version", wrapper.GetDriverVersion, options.OperationMiddlewares["getDriverVersion"]...)
+	router.POST(options.BaseURL+"/drivers/:name/versions/:version/permissions/approve", wrapper.ApproveDriverPermissions, options.OperationMiddlewares["approveDriverPermissions"]...)
 	router.GET(options.BaseURL+"/deployments", wrapper.ListDeployments, options.OperationMiddlewares["listDeployments"]...)
 	router.POST(options.BaseURL+"/deployments", wrapper.InstallDeployment, options.OperationMiddlewares["installDeployment"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name", wrapper.DeleteDeployment, options.OperationMiddlewares["deleteDeployment"]...)
@@ -1874,6 +1923,46 @@ func (response GetDriverVersiondefaultApplicationProblemPlusJSONResponse) VisitG
 	return err
 }
 
+type ApproveDriverPermissionsRequestObject struct {
+	Name    DriverName `json:"name"`
+	Version string     `json:"version"`
+}
+
+type ApproveDriverPermissionsResponseObject interface {
+	VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error
+}
+
+type ApproveDriverPermissions200JSONResponse DriverPermissions
+
+func (response ApproveDriverPermissions200JSONResponse) VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveDriverPermissionsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ApproveDriverPermissionsdefaultApplicationProblemPlusJSONResponse) VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeRequestObject struct {
 }
 
@@ -2376,6 +2465,9 @@ type StrictServerInterface interface {
 	// GetDriverVersion One version of a driver with its parsed driver.styrmin.yml
 	// (GET /drivers/{name}/versions/{version})
 	GetDriverVersion(ctx context.Context, request GetDriverVersionRequestObject) (GetDriverVersionResponseObject, error)
+	// ApproveDriverPermissions Approve what a driver version's chart creates beyond its namespace
+	// (POST /drivers/{name}/versions/{version}/permissions/approve)
+	ApproveDriverPermissions(ctx context.Context, request ApproveDriverPermissionsRequestObject) (ApproveDriverPermissionsResponseObject, error)
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -2900,6 +2992,32 @@ func (sh *strictHandler) GetDriverVersion(ctx echo.Context, name DriverName, ver
 	return nil
 }
 
+// ApproveDriverPermissions operation middleware
+func (sh *strictHandler) ApproveDriverPermissions(ctx echo.Context, name DriverName, version string) error {
+	var request ApproveDriverPermissionsRequestObject
+
+	request.Name = name
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveDriverPermissions(ctx.Request().Context(), request.(ApproveDriverPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveDriverPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveDriverPermissionsResponseObject); ok {
+		return validResponse.VisitApproveDriverPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetMe operation middleware
 func (sh *strictHandler) GetMe(ctx echo.Context) error {
 	var request GetMeRequestObject
@@ -3285,110 +3403,116 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tc+M2kvBfQfF5qsbeo2XP7GSv1q6rK28muzu7c8mc7dl8iFwWREISYhJgANAaZcr//QrdAAmKoF5s",
-	"eZKruk+WRRBo9Bv6FfqSZLKspGDC6OT8S1JRRUtmmIL/vq2Vlsp+ypnOFK8MlyI5T24WjEwE+2zuMhgx",
-	"IXJGzIKRSrEHLmtNKjpnoyRNuB3+S83UKkkTQUuWnCf4TpImOluwktrpS/r5AxNzs0jO35ydpYlZVXak",
-	"NoqLefL4mCbvWFXIVcmE+R5m+YJTV9Qs2pnhT5oo9kvNFcuTc6NqFq4TmVfxB6YOO+cHXnLTx9rf5ZKU",
-	"VKwIN6zUhAKSyEIWuSbUkFJqM4SyAmYMV83ZjNaFSc6/OUst+nhZlw55JRf43+sGkVwYNmcKoLuh+v79",
-	"u4Hd8nzjXmdSldTghH96m0Tmf7Sv60oKzYCFPio5LVhpP2ZSGCYAMbSqCp5Ri5jTCkf828/aYulLsNr/",
-	"V2yWnCf/77Tl0VN8qk/9vLBiF8+XgjClpEoJ1eTqr9+SP7/95t+JW4bkzFBe6FHiUHGZZawydrODEO4H",
-	"WWfSCHhWeLIFFXNGllSTX2pWs9yCSomh+t6ywILR3IngB4lAxIXQvvBKk09XH0bJJp4EMByA9vnlx/c3",
-	"8p7BrJWSFVOGI70yxahh+R01HXrn1LATw0EU1iZPE/a54orpTe+IuijotGCepXpz8Hwn/kqTgmpzV+vN",
-	"IG5dTjiB7z2oNVMDDx9DyfgJRcVph+atNETgbbOwnP7MMmPnv8ws+a7YLzXTpo/+SsmyQlVM85zbsbT4",
-	"GAzB/fQ5gcK8rzTBGcgDLWqmyXTlv7DgpcTCA8zWKHo/kip2QWTJjWG5e0cTQ++ZVexcEadwRklvU4+R",
-	"bX7r5eLaUMP6+1SM5qs+T3/gD4zYZ1wwrVPCRvMReXP65oKwsjIrslwwAQdNVtTaAp/JusiJkIZM8cVR",
-	"jEG1kVWFIu6eTaUsGBU9ovqRt5v2pAfJ1z1Mu3trXgdS6AsipGCkZFRoQosCVL89GKJs6b6gStHVAMaR",
-	"70LJpkXxwyw5/2mzvmreeEzXt2P8TH1+0yxTzKREL+TSkoRrIkXGzok21d1oFCHDGqZx7j6eb+GwL5hh",
-	"uwjJliOirMy/gL3jOGuNit3R1b5zXZclVasI3hx33sEx1Mffj4sVMHFhuV1bAenzcYq8zk37KMraXY6L",
-	"64zNG1oT1RieeEnn7E7XU224qe0CEf7+ASWzkBktGvmUoliRo1xm+hQenLgHozI/PofxMLcmZkENUbUY",
-	"Cy60YTT3JqUU8JSRvEG81XIy10Qhg6SE0WxBcq4NF5kZixBQ4MqUUJHDJO4VlnfWzaiwqFc1bEGx0Vhc",
-	"TrUVVTuB/cpvSI/GIhTUTYh9b1e4DmDpC3K6ZnDvp/OFFCcohz11HlHTVvweuI4Tz073d1aUpBmTEsGW",
-	"TBsy48oZprts+sq9H9srwqrvNDOblEq7GUeeBX1ghOLOyJFgD0wBMeGL4z0VZ6iDAuR3oevIVYi4IX3l",
-	"WfMjnUdOuwa8nVAY0zA9XAbe1w6mCizbfel2oz70K/e2Qqvq7oEp7UzSHr6ntY6c65dgqTpfpyvMAac2",
-	"h3L6JDPUvzNdRSHL4VB5ntmYg7cYnx4ebcQNmK4WEbu4EAHtB41VMCQqmsWf2pOljktFXeV7oneNo5yx",
-	"2wLQ4KaHibTDMw1YjlU6ZOvQvQNllFsbYnRZdBBdumXqvp7gpoi/5SAfUJr+6QZ1uZ9OcphFeFqYAziG",
-	"cXEQ7QMzfXXN01m1t4WCTlmx0cIZQnK7xMuwRZwrHC+4MVHDbZitmjiRH4IeDzW0kPPaRYxGSTS4E+Gk",
-	"VvL6POXwuhNz/avd8PNDBtt0NZ87y393z91azUMUrli2v3lVUaVZTlCdjbRZqZKL0aosnEHrH4DgjH7W",
-	"UhCcZMo04eY4aoMNnw/bqOdwsqYjO9rTocBtOEbKvk3aVxel0yJ9jMAjMq15AZZx39z3Vrwmzop3LrxH",
-	"How+raQ2c8X0+etvLghFQxu8HfCIc8l0a7BnUhjKhbXA0UjXhqq4K9TY9puAp9Z18G6AhhDhUnFjmHCg",
-	"tsD9afQ2vk4dk9ofg63jWilZcrMg3GgvyeToHZtyKshHXOT6vz+Q19+MXr89TolUZLlYWT9vwcUcsLDd",
-	"iW637MCK0lxoQ4ti0J1eM+m623qHYR9NjETDDZjeb+iVjsSFDmUueUnvk7LjCtphwC7OfykY1Qy+jcLU",
-	"sZk273Vwjq7TtjEG4Uf6MET65OhFSPdhWwuQFuOCD3L+gYuIebCP2i7YAyuixCqZ1k5vbGZZnKJ9IU0G",
-	"zLvvPaE+yoJnMVekKOQyJu1/K+SUVNQYpoT2cYSG7jpgH01KuiJzSbgw8pz8gdhjN1tQRTNL3ZT8J5GC",
-	"peQnevLrLaEkK6jW+xh3XkHftcvHVAeDGAMVoDZpUQBY+Cboj+btJipk9QPEi9hnrgecKMU0Uw9D+tA/",
-	"DTFzdF9P2ckfUi/VKblGzf1KE7kUx+fEIR0DO9OVhZkJo1ao+mEqizLCPtPMFKv9cLW/W9K+M13Ft0nz",
-	"kguyXEiimcEkJfATsd6YjytP2UwqBtTPeb5d73rWi5E3wHsHuq3+zBrDfws5oo1s/0wu3BIL37TJKPxs",
-	"OZxX6uaIevyPxgTEhIk2stJkKdU9F3MXJp9JRah7DpxmqadJLQwviGIP8p7lI3LpRmCISNam4A8uehi8",
-	"iruxJpol9PPyR0Hi+rXLvTb/7+RDDyDyk455thXVeilVRKAvDbHnniGv3wT6K26+SPRoNkbx7Ji9smFB",
-	"BgwWSFtgY1tszsUhLs+a75moS2DHPEc7h5UShQvHgJgJ//k2suOZkuV+vgTGAvto/qtULkipU2KnRTtV",
-	"EqoYqpJz1IwuwWtYUei4ch72LI3c2TvwHp3DVgO42zPMtRH9zr7Yyzf6uJ46nK5cdpGirDXm0SsNCUei",
-	"6UqfE0pwMymhYyHqcsoUmL12Dft3RgvNrBA7LAVBbUPv4VwpVn70WMDwC8wR2ONTE1poGaYsMWAMmfVm",
-	"ZYTQCv1YgI1Nvpe9hSgpuDYWJioIYg09EipILe6FXAo0O7keC8Vmtbba5weXPD2SilgFctwJZPcyqdaD",
-	"csf9WNjJ7xmrOpBLQepqrmjOLgAQN79U7tRy4XL7ntVmeizW38NsRZ/8bVHGev4yHzC5IZVF7HNH4jnT",
-	"pNZgH3sJzaSYFTwzUMRijS9awMcHWmCyXJq7maxFjmp3yvOcCZBeWpuFVPxXEGazUNKYwgk2faAcdXFM",
-	"tLGaY8AbW4JjqaSYA/GW9jsjSS4DTp0jd7rDoK86OCvy/QJPfY3hMEC4qGrLSMTZvqRiisAK5KhlQVwS",
-	"NMoEvh2N67OzP2aW4eATm6Q+qe/GTvBfNxBLAXBo/914WKIXKw4qLhpNFUnYwGuvNFlAzh4FzEUGkGN8",
-	"IdiAhdJPFHy6em9ly/rAWFGGZTugR47oVNbmfFpQcQ8mQVVQLsjfb24+4nL6eIfEs30aBMN8ONqxUopC",
-	"cBsXG++SRcyyzAw5sgsp7/tbrRQ7cWJqRbqS2vj/Bx3XLYdV/5SJptoaf6NJuCE3Lakmc/7AxL4n1oNH",
-	"SSQ+7nWwYZ8NOaK4AHpVrNDME7msTBtMOPZ2OZp9COUOVjmSwCE8XT8kEcrgjLTI2ULnjaK/6cjsTbp2",
-	"hnaqdOSMWJBdEY9OwbGCz3jMGGsgB3U8URG+YlrWKmPv+Gy2jz3VWlGtZbXZnsrdCuuiWws+4ywn9rl3",
-	"u0sq+AyS9NfIa27LiuXWRo3X69xzke9nsG3KhK1xCUzeMEdjOcGmbqN4dRntvXOhHfw8LQamgsX7mvkl",
-	"M3zNyqGK3JzZ2+LfXjnHwzOgYjQ/sTZdkiYWrdRAVTA47FG+u5JFMaXZ/WAkM8TWlirY6FZjUF8bVm3S",
-	"9v3jnqIwa8OqFKI3ODgeIXVJ6Z/lNK4/rZ9LmMhZTv4hp+jAmrDej31mWW3YXSbLkorc6lCY0sc0wNu1",
-	"p6mFxBquR3jQjYKlNdi7mli3eWV18/EAsN7Y2t1Z+M5OiSHtRt1bzBDFMqnyjgJokQ4bflamfqD0Cukz",
-	"o7xgeUimLkqxenijitq5XnWQskjOYFkk9To5FY1zzs9yehe3fRu2KbhgTfzT7fkfcvpKE1mbqrbHMZad",
-	"kzdnZzg6JX96S/7J/3K8Zft+9Tt4K66dvBbvQgdIn6Fr1WzdEiG6TiHnOnbUNKSzeJNzD3wI807Zbh8V",
-	"j4TMhiPaaVJG/aSe8E8Lmd1b1peKTJk2J2w2kwPZq0pqbjZperVvZHTD6WCovtfDJeUaCzpBTt3K5Kjg",
-	"4p7l+Px4ZwTfUH0fw+6QMRkrsm5Qk/rDu2e8t9mEAFOOffx2Y9r9xlXjdLX7QFb6KYnuvFNi2ldTVtHF",
-	"Tffn68CddRQ4pntGgdDDpppQfc9yzHXK2niXYkMZotcL29jmn3ZcVxD7hRLGsSyekU0alVvYuNFD6Tsm",
-	"zJ1l7zs+kB1ppBiPXC8FIBewnlkoWc8XhJJK8ZIb/mD9UxJIyXEnvOyxP0C1gBrQEXIX6oOYmnF9I3ah",
-	"lCx8yQhKr926P/87gY1gFcU09A9FIycNVisl8zqz4m9VdtdJwVAVzqMhwtJTEd3N7qbHtrJ1q9e21tDh",
-	"SHiHVbvXQIHNt61QC1RTIN6NcoooJSdgadIvckMN4CEc0lFhl9Jajf6O9YTgFKhiYx/R5cf3vpdoSwzF",
-	"TojzDUH8Tyfl3tp3oU5wEyDIgZkCMOgTbNHw2jvxdrH1BtDQjrkDdpVDVLwNHVEvUugWsGWAHBRmLOIQ",
-	"dvo00XWWMYa8gbab5RwqMlYMuOVh1ehLHmk7Hyv7Kvr9BTsmkutSuC5yMap8QpZ8WonMd5j3gWqlWils",
-	"G2AbCmIOMtVvUoMyjLgHzpb7R0gw+rK7qK6nDSNSu0NQJVerO1WLbe05UE+UqxX0haAIXhBdZwtIA7nI",
-	"LdfEJ4CSgdTj3TYswKAd4A6oNnBmO6he6c5RTZa8KGAX1khrkgdNb+DOxnwYAI+gXrkI5O707MQstx24",
-	"MTRFYlI9lK+HqTzThQBHlUI0B/8kJ4Bra9EMGPo769OXydyD0uyn7xuYtytPPZzG37zzDfUMRLAl8c9R",
-	"I1oYX2mimcaqaCbypk6UKzBeoMpDEyMlqUXBtHa1IXe04nfuIdcu0xyvIV0b3um1j/pB3CwCQCEHjbOE",
-	"QAfAHWH/CyY6UqK5gLIuCTUr93bbkNIu8mZWqAaDJqjSqhwtOxmAsOBrZwZ5jHXxapbVipvVtR3qzAZG",
-	"FVM38T7QS1Ixpa2z2O4vJRPXATppWtIBSpiohXphTIXd8VzMZOQkbOOGFh2uDM3lnV0G9x/XP3w/Ipe1",
-	"WTBheEYNw4pb2oFrLLD258ixsc9PjpOWKOMEU8HWe7QzTFzBsisbwjcnx+djMbl0qWroyj8nf4F9kWbP",
-	"TQ0SzYxuC4AdG1gCnY9FE/mG7zU0fGLw1UVKP1trv+tKp8THyLHQYexSNGE1Y4rVbq4SoqTC7gmWGBFs",
-	"PG+YcKINBYiPAZxs4aormoBk69ZCbwv23HHg5NFYjMV3kG/FNPXQdQ4TcuTvXzi+IJNM5mxi5Q+CwLRk",
-	"YzFYVkA+QETaTl/ROReWcucgETBw/faRMVSJAQ2pJhP/wEgyd1V/9gUoo8DMYncCJrAvbSwKro0loi/g",
-	"aaq6mwsaCBV6aak2eXP2hnjHbIK09o4zVnRYyn+6+nBBKlkUZPK3727IKTjHp194/jhx5WsTcAERMar2",
-	"NRsYH0s8419+fB90A5wnr628y4oJWvHkPPnj6Gz0Ryi6MgsQ3NOALez/c0wEIw9xKd7n0G6vzbtgXNeq",
-	"HGiEboecuvthHtOtI/FKFDswdr0JF1lR5+zOpSTiF52A0u5rvcfbtRtH3pydHewuj7XGzthlI05xzEI5",
-	"HGHkzwEeX6KBObjKJOhFWqtz1yl2i0M3dFNvBXlhn++xjyDWOddQIh7Q9TZNPp84lXaCh0SQfcPgc4Q9",
-	"XOPAuzDG4ToO/iLx+oaDYHmtQeGxa6G4yNEajd9sx2v3IpZnE8RBSehaDwRqBntud4JBu9KhyXza1UKp",
-	"Pf1iifyIMgDRkB6B8J6EDn32E+C1W5VQlg5P4O59Do/9W4J+C3p+Er7YvtuQDCYlYhxLxrwKdvbDk2ib",
-	"xhXw35g5NPVeXBMO3WkUtnQ/nzqXIUUaMyooqDxydbhot1hRyY9T0q4AZGwb95+kGOMSeerc6tMv+AFE",
-	"NK5Br2px6YuSnkfbNHpdV1PxtPv1ZC8k4t17jX4nIn5VC0KtHVzTwpu1Lh3eaSFzCr1lMxdoOZwWP21C",
-	"3cO84kb8/tX5eh3O7/TAtmASCycU6AvCqCo4U41SaC32piYNS1KgPIEf8hA/xbzGIO2v7ePfP+H7N2D9",
-	"TgQd8Efc5V3hIdCQWDHYNHh5K7Kg+WGpK6tNxJXV/9H2GbSVVUjSI53RwvdSLKW6LyTNoWf3V6YkFC6V",
-	"rJwy5WJHkKNG4h+S5j6LGZA9EhicuFzDf1ilOGm6u10IGuOaGE/wcREFqRQMRvgkA7YpLORSh40CbpKm",
-	"Vd6X2jb1txRSGGPhchipb11qyqSOR+RHV7bBOwkEC0y2YBlk85tgzZKuYDHMVl74XlTdSZLoZpO8vdwS",
-	"IRyLdquUvD37c1vdDzUWdKXJcrHCAEhXhlye6YBiNBCKcPR6Qgji8CK5lpXc6Zg9O/zqkNobMPodtwKz",
-	"OS4A6/83cegc78Jpj7e2OcNOKhLgwTvuUCzk4nydm8CeqCNgrS3BNjfmawTa1rSRVKgkC19/ybG5QKcE",
-	"Yo06JYhK7lQK3g0zdCPxL3vd3/yinml79dHm+BziPvXhs4MF6ZDHmvt5Uux/h6b4quXBxrno3g0Usptj",
-	"jl2cUhwahIgGwwv+pog9tWV7LfZXIN5gSAFv2DlMOGGNDPGLuw5BjlM/9ekX92kHCv2rYYenEyoeI2gZ",
-	"bc8gwYuS3O93I+XbC7SezwE/iOayNn9crTn9Q9c9PY0nMPU+RPT/wjvlX+ro1sMyldGiOIxM3bj0dnC/",
-	"wpQVUsztORMgDRKQu6CsaeI6qZorX+ZDd4Vuv8/FNf1ir6MP4gYXq9DgWhUwQNfuVCFrl6HAfJ37UIIJ",
-	"qGK+EMiXHjRXo0RvRemxxPp9Ny/IH+tLDbCKuyiFC2svZAc5MH9cMMWCTLYlB5IvYJjuPSNbMld1hD+u",
-	"WFUAZ7TXvVxYDwcwxsAMcrF/jbc4QCJNihG59PcGIUdw5IeQU+aFnAZVX+To7dnZcZ+g13GCHt5JiN8a",
-	"85V9hf0YSsjlQZnqmsH9cc9mLOw8BFXUNMjE9Y+sTuAeK1dvL2euda7VRBek0wtgOabgcPF0LXLUmWMx",
-	"0GTADTmyuqZfMGBZX4OvLuVxzE+2TsYNwP71XYwffAFJg5RuoN19xd2VbUdh4ho2dOEEjQgZZn+g9mRB",
-	"c4vDt2dvhzySTvZ1w8+zxP3+plx49x/5aIuQ41P6QuSdJ8Q66Bc1vpqa+Y2uEhDwICaCnahrYadNTJYr",
-	"gk0PrYA2jVrbTIVWKDZZWTfYprCfILjfx3lxMgwpSfwRmEO4PKB4GvsWcJ0GjU2FnOvU3ZuRYjsqxO/W",
-	"O3meR59T7FkYDo9/C8//15KK0JlxNrA73g9BPETKepuXVARWJK5NBGxKIyHxQay5AuGFzwbouxPZuiGs",
-	"tuR1MIJ1g0N6lOrdBeEKii8wP+/qEu2pDBpey5KBQewKcWP6006RvKSX+pymoeBXU7a0icFs/brpAY4C",
-	"9HY15kVTfgkq012Gchj/Db3BtQLlgFiW3bBZeyUFe+USahNLmslxyGHIFk8sNMPfrkF8vpCVHNxNuJNt",
-	"/PpwibW1H+YZoDwUfoMT3Wrsg5H6W+fxipbOQFbTsMBFsKI1tLj7UR+XsXHXdOxH7lalNCf1UCXbFVTM",
-	"ew5Y0y0v8Tt1fd3xNuZH4sWShyhGwJYAq/OcYdyIXkTsXAOBl7rjJ6Ee4y6blPknjcmI30yLYqDqoBoU",
-	"dn3QIP9lUeCsO8W0nBO5WdV9wqPthTRdG/77elpuU8jRqjaLsENqMuKsg50J0khEo4sqarJFn0Kf4BYj",
-	"R6GvpYleIHncdmV97cTxBlaAeHFrMWP29SB8gXlcGnbapMS1n8GVmQI+mQUrwZB2t0Fz1bRZ7cVNQbsU",
-	"cEanUeqnW0tVuATaMQ503ientOKnD6/BYXFLfWkLDzC18Jh+6Uc0Ol+jNR98gdCGI/CMCL4JIl+Pt4//",
-	"EwAA//8=",
+	"7H1tc9s4kvBf6dLzVMXeY2Qnm9m7tevqypOZ3c1ubibnJLsfxikbIiEJYwrgAKAVbcr//QrdAAmKoF5s",
+	"OTNXd58siyDQ6Df0G1pfRrlaVEpyac3o7MuoYpotuOUa/3tda6O0+1Rwk2tRWaHk6Gz0Yc7hRvLP9jrH",
+	"ETegpmDnHCrN74SqDVRsxsejbCTc8F9qrlejbCTZgo/ORvTOKBuZfM4XzE2/YJ/fcjmz89HZy9PTbGRX",
+	"lRtprBZyNrq/z0bf8apUqwWX9gec5QtNXTE7b2fGP9lI819qoXkxOrO65vE6iXm1uOP6sHO+FQth+1j7",
+	"i1rCgskVCMsXBhgiCeaqLAwwCwtl7BDKSpwxXrXgU1aXdnT2zWnm0CcW9cIjbyEk/feiQaSQls+4Rug+",
+	"MHP75ruB3Ypi416nSi+YpQn/8GqUmP/evW4qJQ1HFnqn1aTkC/cxV9JyiYhhVVWKnDnEnFQ04l9+Ng5L",
+	"X6LV/r/m09HZ6P+dtDx6Qk/NSZgXV+zi+UIC11rpDJiByz+9hj+++uZfwS8DBbdMlGY88qi4yHNeWbfZ",
+	"QQj3g6wzaQI8Jzz5nMkZhyUz8EvNa144UBlYZm4dC8w5K7wIvlUERFoI3QvPDHy8fDsebeJJBMMD6J5f",
+	"vHvzQd1ynLXSquLaCqJXrjmzvLhmtkPvgln+3AoUhbXJsxH/XAnNzaZ3ZF2WbFLywFK9OUSxE39lo5IZ",
+	"e12bzSBuXU56ge89qA3XAw/vY8n4iUTFa4fmrSxG4KdmYTX5mefWzX+RO/Jd8l9qbmwf/ZVWi4pUMSsK",
+	"4cay8l00hPbT5wSG8z4zQDPAHStrbmCyCl848DJw8CCzNYo+jGSan4NaCGt54d8xYNktd4pdaPAKZzzq",
+	"beo+sc3XQS7eW2Z5f5+as2LV5+m34o6DeyYkNyYDPp6N4eXJy3Pgi8quYDnnEg+avKyNAz5XdVmAVBYm",
+	"9OI4xaDGqqoiEffPJkqVnMkeUcPIT5v2ZAbJ1z1Mu3trXkdSmHOQSnJYcCYNsLJE1e8OhiRb+i+Y1mw1",
+	"gHHiu1iyWVn+OB2d/bRZXzVv3Gfr27Fhpj6/GZ5rbjMwc7V0JBEGlMz5GRhbXY/HCTKsYZrm7uP5Ex72",
+	"Jbd8FyHZckQsKvt3ZO80zlqjYnd0te+8rxcLplcJvHnuvMZjqI+/f8xXyMSl43bjBKTPxxnxurDtoyRr",
+	"dzkurTM2b2hNVFN4Egs249emnhgrbO0WSPD3jySZpcpZ2cinkuUKjgqVmxN88Nw/GC+K4zMcj3MbsHNm",
+	"QdfySgppLGdFMCmVxKccigbxTsupwoAmBsmAs3wOhTBWyNxeyRhQ5MoMmCxwEv8KLzrr5kw61Osat6D5",
+	"+EpeTIwTVTeB+ypsyIyvZCyomxD7xq3wPoKlL8jZmsG9n86XSj4nOeyp84SaduJ3J0yaeG66v/ByAc2Y",
+	"DCRfcmNhKrQ3THfZ9KV/P7VXgtVcG243KZV2M548c3bHgdHO4EjyO66RmPjF8Z6KM9ZBEfK70HXkKkbc",
+	"kL4KrPmOzRKnXQPeTihMaZgeLiPvawdTBZftvvRpoz4MK/e2wqrq+o5r403SHr4ntUmc6xdoqXpfpyvM",
+	"Eac2h3L2IDM0vDNZJSEr8FB5nNlYoLeYnh4fbcQNmq4OEbu4EBHtB41VNCQqlqefupOlTktFXRV7oneN",
+	"o7yx2wLQ4KaHiazDMw1YnlU6ZOvQvQNlklsbYnRZdBBdpmXqvp4Qtky/5SEfUJrh6QZ1uZ9O8pgleFqY",
+	"IziGcXEQ7YMzfXXNQ/BzvRDG7fKNpZhBT/lodZc25LOR5Z8HzhUHRQamzufAzBkQkxl4TWf6pSr5t0IW",
+	"Qs7gSE9YPma1nSst/ome9/j238xYqOPtFq1bP2uB3GWfJmUdMkvHGxH8mYF8zrTNQHNZcM0LWAo7Dw6Z",
+	"P/CzZlcTvlKyAGGdgVRyZvgzA42gwpG3ZJ6bXDlf8FbIwmT0x9lctbyVzqTHxxlcfnvxGnRdOg9RFjAh",
+	"PJljMqmWc47WEZPAioWQEDYPwo7hQoIz5lhZZlBXM80KDkqDVmU5Yfmtt7082EwimdAGbmaZKh2jAoTb",
+	"09R5/07C0syx15nRvDRwaDxEdta4OCFCRMht7gFSHQpBfgG9Q6R3tO2Sf7u/RRsY5snBE79kE15u9C6G",
+	"FFy7xNOo5LSwez3sxySdpmGV3sRowxCiBLOsVLPaR2vHo2RgNaHF21Ovr889XndS7H9vN/z4cN02O0nM",
+	"vNe9e9Ss6iq0fWTEkECwYohDKp7v7xpVTBteAJkiY2NXeiHkeLUovTMaHiBQ45+NkkCTTLgBYY+T/tOw",
+	"bbeN+h6na/ZNx/LxKPAbTrFC35/sH/ULbwEkzkD3CCa1KNGr7bvqwQM34D1wH34LyMPRJ5Uydqa5OXvx",
+	"zTkwcpIxUoHRrEK5kyg427mSlgnpvGdysI1lOh3GaPzyTcAz5/YHF95geH+phbVcelBb4P4wfpVepx48",
+	"cv3Waa2sVbTh7Dn6jk8Ek/COFnn/X2/hxTfjF6+OM3eoLecrp6bnzohwWNiukNste7CSNKfzczAUtuaO",
+	"dbf1HR0RBqwipwuZPrIr+jHdQ7k6QVP0SdkJ47hhyC4+9oDmCn6bhKnj72ze6+Ac3YDLxvhhGBlCiNmD",
+	"I48x3Yf9JERaigveqtlbIROm/T5qv+R3vEwSa8GN8XpjM8vSFO0L2WjANfshEOqdKkWeCiOUpVqmpP3P",
+	"pZpAxazlWpoQA2zobiL2MbBgK5gpENKqM/gduGPb2Uwsd9TN4D9ASZ7BT+z5Pz8Bg7xkxuzjmAUFfd0u",
+	"n1IdjQXsbV0Ei95E/dGa3iGi6/QD2nT8szADARDNDdd3Q/owPI0xc3RbT/jz32VBqjN4T5r7mQG1lMdn",
+	"4JFOQdnJysHMpdUrUv04lUMZ8M8st+VqP1ztH1Jo35ms0tskn2I5V2A4+UQV8hOUzNiQE5rwqdIcqV+I",
+	"YrveDayXIm+E9w50W2MRawz/GvO7G9n+kVy4JY+1aZNJ+PlyOCfcze/2+J+MCczngLGqMrBU+lbImU9x",
+	"OSeO+efIaY56BmppRQma36lbXozhwo+g8K6qbSnufOQ/ejV4iwLF5nG536jo5IWvm2j+3yn+NYDIjyYV",
+	"laqYMUulEwJ9YcGdexZevIz0V9p8UeQRbYzAuzF7ZbKj7DUukLXAprbYnItDXJ4333NZL5Adi4LsHL5Q",
+	"JFw0BsVMhs+fEjuearXYzxehOH4fzX9S2icYTAZuWrJTFTDNSZWckWb0xRmWl6VJK+dhz9Sqnb2D4BF6",
+	"bDWA+z3jXBvR7+2LvXyjd+tp/8nKVwYwkrXGPHpmsFgADFuZM2BAm8mAXUlZLyZco9nr1nB/p6w03Amx",
+	"x1KUkLLsFs+VchVGX0kcfk75PXd8GmClUXG5ASV7sCqmWZkgdEJ/JdHGhh9UbyEGpTDWwcQkENbII2Gy",
+	"iW2h2SnMlQzBJPjRFz4cKQ1OgRx3klC9KgjnQfnj/kq6yW85rzqQKxlCXucIiJ9faX9q+VSXe89pM3Ml",
+	"19+jTGOf/G1B1XrtQTFgcmOcCdxzT+IZN1AbtI+DhOZKTkuRWyxAc8YXK/HjHSup0EXZ66mqZUFqdyKK",
+	"gkuU3hAsRWG2c62sLb1gszsmSBenRJsqsQa8sSU6llrJmQ80MutktVARp86IO/1h0FcdgpfFfoGrvsbw",
+	"GAAhq9oxEnjbFyquAVeAo5YFaUnUKDf47fiqPj39fe4YDj/xmywU5PixN/SvH0hlPDS0/246LNHL80TV",
+	"Uo2mSiRb8bVnBuZYb0MC5iMDxDGhiHPAQukn+T5evnGy5XxgqgalkjvUI0dsomp7NimZvEWToCqZkPCX",
+	"Dx/e0XLmeIeiEfc0CqaFVJJnpYyE4FNabIJLljDLcjvkyM6Vuu1vtdL8eRTRrpSx4f9Bx3XLYdU/ZZJp",
+	"8sbfaJLlxE1LZmAm7rjc98S6CyhJ5LaCDrb8s4UjRguQV8VLwwORF5VtgwnHwS4ns4+g3MEqJxJ4hGfr",
+	"hyRBGZ2RDjlb6LxR9Dcdmb1J187QToWdmoID2RfgmQwdK/xMx4x1BnJUg5cU4UtuVK1z/p2YTvexp1or",
+	"qrWsNttThV9hXXRrKaaCF+CeB7d7waSYYoHNe+I1v2XNC2ejpmvtboUs9jPYNmWx17gEJ2+Yo7GccFOf",
+	"knj11Sh71zF08POwGJiOFu9r5qfMzjcrxypyc1Z+i3976R2PwICas+K5s+lG2cihlVms6EeHPcl3lz7p",
+	"NxjJjLG1pYI9udUU1O8trzZp+/5xz0iYjeVVhtEbGpyOkPqCkp/VJK0/nZ8LXBa8gL+qCTmwNq7V5Z95",
+	"Xlt+navFgsnC6VCcMsQ00Nt1p6mDxBmuR3TQjaOlDdq7BpzbvHK6+XgA2GBs7e4sfO+mpJB2o+4dZkDz",
+	"XOmiowBapOOGH1VlM5AXJfpMmSh5EZOpi1Kq/N+oonauNR+kLJEzWpZIvU5OzdKc87OaXKdt34ZtSiF5",
+	"E//0e/6rmjwzoGpb1e44pisj8PL0lEZn8IdX8Dfx7fGW7YfVr/GttHYKWrwLHSJ9Sq5Vs3VHhOQ6pZqZ",
+	"1FHTkM7hTc0C8DHMO2XbQ1Q8ETIbjmhno0XST+oJ/6RU+a1jfaVhwo19zqdTNZC9qpQRdpOm1/tGRjec",
+	"DpaZWzN8HcRQMTbKqV8Zjkohb3lBz493RvAHZm5T2B0yJlMXJBrUZOHw7hnvbTYhwpRnn7DdlHb/4Cvp",
+	"utp9IKv9kER50SkP76spp+jSpvvjdeDOOgod0z2jQORhMwPM3PKCcp2qtsGl2FBCHPTCNrb5mxvXFcR+",
+	"oYX1LEtnZJNGFQ42Yc1Q+o5Le+3Y+1oMZEcaKaYjN0gBygWuZ+da1bM5MKi0WAgr7px/CpGUHHfCywH7",
+	"A1SLqIG3ua5jfZBSM/7Ol1sog3koOSHpdVsP538nsBGtornBu3+DpWO4y0qros6d+DuV3XVSKFRF81Bl",
+	"V09FdDe7mx7bytatXtta/0oj8R1e7V6DhTbftiJLVE2ReDfKKaGUvIBlo36BKmmAAOGQjopvGK7dr9mx",
+	"FhidAl1uvAN48e5NuAe4JYbiJqT5hiD+m5fyYO37UCe6CRjkoEwBGvQjul4VtPco2MXOGyBDO+UOuFUO",
+	"Ua06dEQ9SZFqxJYRckiYqYhDuumzkanznHPiDbLdHOcwmfNywC2PK76f8kjb+VjZV9HvL9gpkVyXwnWR",
+	"S1HlI7Hkw0pkvqe8D1Yr1VrTlR++oSDmIFP9KjUow4i7E3y5f4SEoi+7i+p62jAhtTsEVQq9uta13FY7",
+	"i/VEhV7hnS4SwXNfAN4kWNaqiZOpx+ttWMBBO8AdUW3gzPZQPTOdoxqWoixxF85Ia5IHzb3enY35OACe",
+	"LEmmCOTu9OzELLcduCk0JWJSPZSvh6kC08UAJ5VCMgf/ICdAGGfRDBj6O+vTp8nco9Lsp+8bmLcrTzOc",
+	"xt+88w31DCD5EsJz0ogOxmcGDKeaX2fxN3WiQqPxglUeBqxSUMuSG+NrQ65ZJa79Q2F8pjldQ7o2vNMn",
+	"I+kHCTuPAMUcNM0SAx0Bd0R31yjRkYEREsu6FNas3LptY0q7LJpZsRoMLzAunMoxqpMBiAu+dmaQ+9QN",
+	"fMPzWgu7eu+GerOBM831h/Qd7guouDbOWWz3l8GNv71907STQChxohbqubUVdbYQcqoSJ2EbN3To8GVo",
+	"Pu/sM7h/ff/jD2O4qO2cSytyZjlV3LIOXFeSan+OPBuH/OTVqCXK1YhSwcpfjrjxBcu+bIjevDk+u5I3",
+	"F/G9njP4FvcFzZ6bGiSWW9MWAHs2cAQ6u5JN5Bu/N3hZm4KvPlL62Vn7XVc6gxAjp0KHK5+iiasZM6p2",
+	"85UQCybdnnCJMVDTiIYJb4xlCPExgpPPfXVFE5Bs3Vq8l0b3ZQVy8vhKXsnvMd9KaeqhViw3cBR6pxyf",
+	"w02uCn7j5A+DwGzBr+RgWQG8xYi0m75iMyEd5c5QInDgeuegK6wSQxoyAzfhgVUw81V/7gUso6DMYncC",
+	"LulO6ZUshbGOiKGAp6nqbpqrAJNm6ah28/L0JQTH7IZoHRxnquhwlP94+fYcKlWWcPPn7z/ACTrHJ19E",
+	"cX/jy9du0AUkxOg61GxQfGwUGP/i3ZvoNsDZ6IWTd1VxySoxOhv9fnw6/j0WXdk5Cu5JxBbu/xklgomH",
+	"hJJvCmyVYex30biuVTnQxKAdcuJ7O91nW0dSOyM3MNWaSMi8rAt+7VMS6SZFqLT7Wu/+01q3oJenpwfr",
+	"w7N2KTvVKMgrjmksh2OK/HnA00s0MEdtiKK7TGt17iajTg/YyaCpt8K8cMj3uEcY65wZLBGP6PopG31+",
+	"7lXaczokouwbBZ8T7OEvDnwXxzj8jYNvFbVeOQiW1y4o3HctFB85WqPxy+147TZRejRBPJTA1u5AkGZw",
+	"53YnGLQrHZrMp1stltqTL47I9yQDGA3pEYh6nHTos58Ar3VEI1k6PIG7vVju+x2+fg16fpSh2L7bTABN",
+	"SsI4lYwFFezthwfRNksr4D9ze2jqPbkmHOpHFrdjeDx1LmKKNGZUVFB55OtwyW5xolIcZ9CugGRsm248",
+	"SDGmJfLEu9UnX+gDimhag17W8iIUJT2Otlmy1V5T8bR7a8EnEvFuT7LfiIhf1hKYs4NrVgaz1qfDO1fI",
+	"vEJv2cwHWg6nxU+aUPcwr/gRv311vl6H8xs9sB2YQE0CFBr+TJeC60YptBZ7U5NGJSlYniAOeYifUF5j",
+	"kPbv3ePfPuH73et+I4KO+APfeC8+BBoSa46bRi9vBXNWHJa6qtpEXFX9H20fQVtVxSQ9Mjkrw12KpdK3",
+	"pWIF3tn9J9cKC5cWfDHh2seOMEdNxD8kzUMWMyJ7IjB443MN/+6U4k1zu9uHoCmuSfGEEBfRmEqhYERI",
+	"MtA1hblamviigJ+kuSofSm2b+luGKYwr6XMYWbi61JRJHY/hH75sQ3QSCA6YfM5zzOY3wZolW+FilK08",
+	"D3dRTSdJYppNirYxLUF4JdutMnh1+se2uh9rLNjKwHK+ogBIV4Z8numAYjQQivD0ekAI4vAiuZaV3OmY",
+	"PT386pjaGzD6Pbcis3kuQOv/V3HoPO/iaU8dF71hpzREeAiOOxYL+Thfp4vfA3UErrUl2ObHfI1A25o2",
+	"UpqUZBnqLwVdLjAZYKzRZECoFF6lUG+ZoW7iv+zVe/1JPdO2bdnm+BzhPgvhs4MF6YjHmv4+Gd1/x0vx",
+	"VcuDjXPR7S0Us5tnjl2cUhoahYgGwwuhU8Se2rJtaf8ViDcYUqAOO4cJJ6yRId107xDkOAlTn3zxn3ag",
+	"0N8bdng4odIxgpbR9gwSPCnJw343Ur5twPV4DvhRti3g/HG15vQPtXt6Ip44iRpenfgecsPW5AUNCHc0",
+	"Eg34UGljq72ZZjLZ/s83gDNDHeDgCBHRwnWc+fZ5wqxHvd1Ox+CD4qZpzufjbj5CEDlg4b0FW1Hewrc3",
+	"sXO+GPfsPb/dfqOv/y3y0WlulpaRlrgRxbKm8eFB1CbNRXFw1m/+RFyV6BoZN3XdRXjo0hcKDtWsDGnL",
+	"/6QfUnkqm9cMH0Y5K8vDHEYffF1I1JhkwkslZ85AixCGmftddE2D7edV0ytpNtQge3sjpE5bzpD9iDoS",
+	"sagfEXpua82IYK2LEM7XaSQUTcA0DxV0oWan6SmUbCfUY4n1RlFPyB/rSw2wiu8wJKTTnvlBLM1/zLnm",
+	"UQmIIweRL2KYboOeLSnfOsEfl7wqkTPaPknnICx5Txz9B580M9T+BDW5kmO4CA23iCME8UPMKbNSTaJy",
+	"STh6dXp63Cfo+zRBD+9dp9stfWUnez+Gkmp5UKZ6z7Hx4qMZK9Lezc2ytP5R1XNsAOcvqqipt2daTXQO",
+	"nUs0jmNKgb+2UGPzWowjDdzOERaOnK7pV9o41jcY5FLqOBVgct75B4T96/vmP4bKqwYp3QyV/0r4XodH",
+	"ccUHbujcCxpIFadNsWhrzgqHw1enr4Zc+U7ZwobfJEsHzJo6+91/2aqt3k9PGSr4d56QLhA8qVXWXDbZ",
+	"GGNAAh7ERHATdV3TrLGlhQa6LdQKaHPDcZup0ArFJivrA93v2U8Q/I/CPTkZhpQk/fLZIWIFqHgaHwlx",
+	"nUU3Aks1M5lvOJPRPW4MfK9fgXscfU7oss9wXuk1Pv8fSypgU+ttYH+8H4J4hJT1+5FKA64I/n4V2pRW",
+	"YcYQnLmCcbnPFum7E9m6sd+2Vnww9PuBhvQo1Wui4ivxz6mwxRf0ulMZNbxRC44Gsa9gT+lPN8XoKd3X",
+	"x9y2i34qbMv9yoFm8wMchejtaszzpm4ZVabvInQY/428wbXK/ohYjt2oy8FKSf7MB0JuHGlujmMOI7Z4",
+	"YIUm/WAb4fOJrOSoqedOtvGLw2Wk136NboDyeGMCnehWYx+M1K+9xytbOjc/KEEscB6t6Awt4X/Jzqc6",
+	"fX+b/cjdqpTmpB4qAb3EqyaBA9Z0y1P8OGtfd7xK+ZHUkfUQVTx0l8bpPG8YN6KXEDt/8yZI3fGDUE9x",
+	"l03K/KOhLN6vpkUpUHVQDYq7Pmh27KIsadadYlreidys6j7S0fZEmq4N/309Lbcp5OhUm0PYITUZeOtg",
+	"Z4I0EtHooorZfN6n0Eds/+Up9LU00RNUXbTXGb92xcUGVsB4cWsxU9nCQfiCCiBYfEUtA39vE3vNSvxk",
+	"53yBhrRvoy50cz9xL26K7hkiZ3RuGP70yVEVu6d7xsGWFaMTVomTuxfosPilvrQVO5RWuM++9CMana/J",
+	"mo++IGjjEXRGRN9Eka/7T/f/HQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -141,6 +141,7 @@ func apiRoutes() []route {
 		apiRoute(get, "/drivers", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
+		apiRoute(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin),
 		apiRoute(get, "/deployments", auth.ReadOnly),
 		apiRoute(post, "/deployments", auth.Operator),
 		apiRoute(get, "/deployments/:name", auth.ReadOnly),

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,33 +12,11 @@ import (
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
-// granter is a driver whose chart binds its ServiceAccount to cluster-admin.
-var granter = fstest.MapFS{
-	"granter/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
-kind: Driver
-metadata: {name: granter}
-spec:
-  version: 1.0.0
-  supported_versions: ">=1.0.0"
-  info: {title: Granter, description: A driver whose chart grants itself cluster-admin.}
-  helm:
-    main: {location: ./chart, version: 1.0.0}
-`)},
-	"granter/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: granter\nversion: 1.0.0\nappVersion: 1.0.0\n")},
-	"granter/chart/templates/binding.yaml": {Data: []byte(`apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: "{{ .Release.Name }}-admin"}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
-subjects:
-- {kind: ServiceAccount, name: default, namespace: "{{ .Release.Namespace }}"}
-`)},
-}
-
 func TestOnlyAnAdminApprovesADriversPermissions(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.Setup(t)
 	ctx := context.Background()
-	_, err := a.Catalog.ImportFS(ctx, granter, "granter", "root")
+	_, err := a.Catalog.ImportFS(ctx, handlerstest.Granter, "granter", "root")
 	require.NoError(t, err)
 	const approve = "/drivers/granter/1.0.0/permissions/approve"
 
