@@ -376,6 +376,24 @@ type DriverPage struct {
 	NextCursor string          `json:"next_cursor"`
 }
 
+// DriverPermissionItem defines model for DriverPermissionItem.
+type DriverPermissionItem struct {
+	Approved bool `json:"approved"`
+
+	// Text The item, such as: creates ClusterRoleBinding (rbac.authorization.k8s.io)
+	Text string `json:"text"`
+}
+
+// DriverPermissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
+type DriverPermissions struct {
+	ApprovedAt *time.Time             `json:"approved_at,omitempty"`
+	ApprovedBy *string                `json:"approved_by,omitempty"`
+	Items      []DriverPermissionItem `json:"items"`
+
+	// RenderError Why the chart did not render with its default values.
+	RenderError *string `json:"render_error,omitempty"`
+}
+
 // DriverSummary defines model for DriverSummary.
 type DriverSummary struct {
 	Labels  map[string]string `json:"labels"`
@@ -396,7 +414,10 @@ type DriverVersion struct {
 	CreatedBy string    `json:"created_by"`
 	Digest    string    `json:"digest"`
 	Name      string    `json:"name"`
-	Readme    string    `json:"readme"`
+
+	// Permissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
+	Permissions *DriverPermissions `json:"permissions,omitempty"`
+	Readme      string             `json:"readme"`
 
 	// Spec The parsed driver.styrmin.yml (docs/driver.schema.json describes it).
 	Spec    map[string]interface{} `json:"spec"`
@@ -963,6 +984,9 @@ type ServerInterface interface {
 	// GetDriverVersion One version of a driver with its parsed driver.styrmin.yml
 	// (GET /drivers/{name}/versions/{version})
 	GetDriverVersion(ctx echo.Context, name DriverName, version string) error
+	// ApproveDriverPermissions Approve what a driver version's chart creates beyond its namespace
+	// (POST /drivers/{name}/versions/{version}/permissions/approve)
+	ApproveDriverPermissions(ctx echo.Context, name DriverName, version string) error
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx echo.Context) error
@@ -1260,6 +1284,30 @@ func (w *ServerInterfaceWrapper) GetDriverVersion(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDriverVersion(ctx, name, version)
+	return err
+}
+
+// ApproveDriverPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveDriverPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DriverName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveDriverPermissions(ctx, name, version)
 	return err
 }
 
@@ -1570,6 +1618,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/drivers", wrapper.ListDrivers, options.OperationMiddlewares["listDrivers"]...)
 	router.GET(options.BaseURL+"/drivers/:name", wrapper.GetDriver, options.OperationMiddlewares["getDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name/versions/:version", wrapper.GetDriverVersion, options.OperationMiddlewares["getDriverVersion"]...)
+	router.POST(options.BaseURL+"/drivers/:name/versions/:version/permissions/approve", wrapper.ApproveDriverPermissions, options.OperationMiddlewares["approveDriverPermissions"]...)
 	router.GET(options.BaseURL+"/deployments", wrapper.ListDeployments, options.OperationMiddlewares["listDeployments"]...)
 	router.POST(options.BaseURL+"/deployments", wrapper.InstallDeployment, options.OperationMiddlewares["installDeployment"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name", wrapper.DeleteDeployment, options.OperationMiddlewares["deleteDeployment"]...)
@@ -2110,6 +2159,46 @@ type GetDriverVersiondefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetDriverVersiondefaultApplicationProblemPlusJSONResponse) VisitGetDriverVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveDriverPermissionsRequestObject struct {
+	Name    DriverName `json:"name"`
+	Version string     `json:"version"`
+}
+
+type ApproveDriverPermissionsResponseObject interface {
+	VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error
+}
+
+type ApproveDriverPermissions200JSONResponse DriverPermissions
+
+func (response ApproveDriverPermissions200JSONResponse) VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveDriverPermissionsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ApproveDriverPermissionsdefaultApplicationProblemPlusJSONResponse) VisitApproveDriverPermissionsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2814,6 +2903,9 @@ type StrictServerInterface interface {
 	// GetDriverVersion One version of a driver with its parsed driver.styrmin.yml
 	// (GET /drivers/{name}/versions/{version})
 	GetDriverVersion(ctx context.Context, request GetDriverVersionRequestObject) (GetDriverVersionResponseObject, error)
+	// ApproveDriverPermissions Approve what a driver version's chart creates beyond its namespace
+	// (POST /drivers/{name}/versions/{version}/permissions/approve)
+	ApproveDriverPermissions(ctx context.Context, request ApproveDriverPermissionsRequestObject) (ApproveDriverPermissionsResponseObject, error)
 	// GetMe The user the token belongs to
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -3353,6 +3445,32 @@ func (sh *strictHandler) GetDriverVersion(ctx echo.Context, name DriverName, ver
 	return nil
 }
 
+// ApproveDriverPermissions operation middleware
+func (sh *strictHandler) ApproveDriverPermissions(ctx echo.Context, name DriverName, version string) error {
+	var request ApproveDriverPermissionsRequestObject
+
+	request.Name = name
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveDriverPermissions(ctx.Request().Context(), request.(ApproveDriverPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveDriverPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveDriverPermissionsResponseObject); ok {
+		return validResponse.VisitApproveDriverPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetMe operation middleware
 func (sh *strictHandler) GetMe(ctx echo.Context) error {
 	var request GetMeRequestObject
@@ -3883,124 +4001,131 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37b9s4uui/QvheoMlexUmzbe/dBIuLbNvd6W532pOkOwcYBzEt0TYnMqkhqbjeIv/7Ab+PlCiJ8iNx",
-	"OnOA81NTi+Lje/F769sglYtCCiaMHpx9GxRU0QUzTMH/3pZKS2X/yphOFS8Ml2JwNrieMzIW7Ku5TWHE",
-	"mMgpMXNGCsXuuSw1KeiMDQfJgNvhv5ZMrQbJQNAFG5wN8J1BMtDpnC2onX5Bv35kYmbmg7PTk5NkYFaF",
-	"HamN4mI2eHhIBu9YkcvVggnzI8zyDacuqJnXM8M/yUCxX0uuWDY4M6pk4TqReRW/Z2q/c37kC266UPtB",
-	"LsmCihXhhi00oQAkMpd5pgk1ZCG16QNZDjOGq2ZsSsvcDM5enyQWfHxRLhzwFlzg/15WgOTCsBlTsLtr",
-	"qu8+vOs5Lc/WnnUq1YIanPDNq0F0/p/YZC7lMy7xYF/XhRSaAZV+VnKSs4X9M5XCMAGwp0WR85Ra2B8X",
-	"OOL//KItIr4Fq/1vxaaDs8H/Oq7Z4Bif6mM/L6zYROWFIEwpqRJCNbn861vyp1ev/y9xy5CMGcpzPRw4",
-	"aF+kKSuMPWzvDnfbWWPSyPYsf6ZzKmaMLKkmv5asZJndKiWG6jtLZXNGM8flHyVuIs7n9oUXmny5/Dgc",
-	"rCN72IbboH1+8fnDtbxjMGuhZMGU4YivVDFqWHZLTQPfGTXsyHDgttbkyYB9Lbhiet07osxzOsmZJ6nO",
-	"HDzbir6SQU61uS31+i1uXE44mdJ5UGqmeh4+hJzxM7KKE0DVW0kIwJtqYTn5haXGzn+RWvRdsl9Lpk0X",
-	"/IWSiwKlPc0ybsfS/HMwBM/TpQQK877QBGcg9zQvmSaTlf/Bbi8hdj9AbNVd4kdSxc6JXHBjWObe0cTQ",
-	"O2bvDq6Ik2nDQedQD5FjvvV8cWWoYd1zKkazVZemP/J7RuwzLpjWCWHD2ZCcHp+eE7YozIos50zAXZbm",
-	"pbabT2WZZ0RIQyb44jBGoNrIokAWd88mUuaMig5S/cibdWfSvehr3tfNs1WvAyr0ORFSMLJgVGhC8xxu",
-	"F3v3RMnS/UCVoqseiCPdhZxN8/zTdHD283p5Vb3xkLSPY/xMXXrTLFXMJETP5dKihGsiRcrOiDbF7XAY",
-	"QUML0jh3F843oE/kzLBtmGTDFbEozL+AvOMwq/WW7cFVv3NVLhZUrSJwc9R5C9dQF34/zVdAxLmldm0Z",
-	"pEvHCdI6N/WjKGk3KS4uM9YfqMWqMTjxBZ2xW11OtOGmtAtE6PsTcmYuU5pX/ClFviIHmUz1MTw4cg+G",
-	"i+zwDMbD3JqYOTVElWIkuNCG0cxrrVLAU0ayCvBWyslME4UEkhBG0znJuDZcpGYkwo0CVSaEigwmca+w",
-	"rLFuSoUFvSrhCIoNR+Jioi2r2gnsT/5AejgSIaOuA+wHu8JVsJcuIyctnX43mS+kOEI+7IjziJi27HfP",
-	"dRx5drofWL4g1ZiECLZk2pApV0733ebQl+792Flxr/pWM7NOqNSHceiZ03tGKJ6MHAh2zxQgE3443FFw",
-	"hjIoAH5zdw2+CgHXJ688aX6ms8htV21vKxDGJEwHloGBt4WqAss2X7pZKw/9yp2j0KK4vWdKO5W0A+9J",
-	"qSP3+gVoqs6cajJzQKnVpZw8Sg3170xW0Z1lcKk8TW3MwCCNTw+P1sIGVFcLiG1MiAD3vcoqKBIFTeNP",
-	"7c1SxrmiLLIdwduiKKfs1huoYNOBRNKgmWpbjlQaaGvgvbHLKLVWyGiSaC+4dE3UXTnBTR5/y+28R2j6",
-	"p2vE5W4yyUEW91PvOdhHPyz2In1gpu8ueRqrdo6Q0wnL12o4fUCul3gesohThaMFNyaquPWTVeWK8kPQ",
-	"4qGG5nJWOqfUMO7fiVBSzXldmnJw3Yq4/lUf+Okug02yms+c5r+95W615j4MFyzdXb0qqNIsIyjOhtqs",
-	"1IKL4WqRO4XWPwDGGf6ipSA4yYRpws1hVAfrvx82Yc/BpCUjG9LTgcAdOIbKrk7aFRcLJ0W6EIFHZFLy",
-	"HDTjrrrvtXhNnBbvTHgPPBh9XEhtZorps5evzwlFRRusHbCIM8l0rbCnUhjKhdXAUUnXhqq4KVTp9us2",
-	"T63p4M0ADS7CpeLGMOG2Wm/uzfBVfJ0yxrU/BUfHtRKy5GZOuNGek8nBOzbhVJDPuMjVf3wkL18PX746",
-	"TIhUZDlfWTtvzsUMoLDZiK6P7LYVxbnQhuZ5rzndUumax3qHbh9NjETFDYjeH+iFjviF9qUueU7vorJh",
-	"CtphQC7OfskZ1Qx+je6poTOtP2vvHE2jba0Pwo/0bojk0d6LEO/9uhYALUYFH+XsIxcR9WAXsZ2ze5ZH",
-	"kbVgWju5sZ5kcYr6hWTQo9796BH1WeY8jZkieS6XMW7/Wy4npKDGMCW09yNUeNcB+WiyoCsyk4QLI8/I",
-	"H4i9dtM5VTS12E3I/ydSsIT8TI/+fUMoSXOq9S7KnRfQt/XyMdHBwMdABYhNmuewLXwT5Ef1duUVsvIB",
-	"/EXsK9c9RpRimqn7Pnnon4aQObgrJ+zoD4nn6oRcoeR+oYlcisMz4oCOjp3Jyu6ZCaNWKPphKgsywr7S",
-	"1OSr3WC1u1lSvzNZxY9JswUXZDmXRDODcVCgJ2KtMe9XnrCpVAywn/Fss9z1pBdDbwD3xu422jMtgn8L",
-	"MaK1ZP9EKtzgC193yOj+2bI/rtSMEXXoH5UJ8AkTbWShyVKqOy5mzk0+lYpQ9xwozWJPk1IYnhPF7uUd",
-	"y4bkwo1AF5EsTc7vnfcweBVPY1U0i+inxY+C2PhLF96t/r+VDd0DyC86ZtkWVOulVBGGvjDE3nuGvDwN",
-	"5FdcfZFo0az14tkxO0XDgggYLJDUm+05ogtFd08ZiOeYlzlfgTPJC3YdqgPaM7QlF1QsLeVYclgFw8gB",
-	"SAUNUuxwNxnF7v3GtjKn3Snf27fgnuTiA773sju3p8WtpvwrDn5IBndcZFuCCoaSA3fNJKQsZopmLCFK",
-	"5vmEpncJsF+Cara9B3JmWOLCi4frwGun3g2U6HHtbvyKz4SukGZ5WK3OHVNjvInOKAezOsxNef2myX9v",
-	"YreFyjspLa/+3258a+eoNl8RRIzKK+2vT5an1e9MlAsQulmG2jxbSLxCcAxcJsL/fRM52lTJxW4Wcx/8",
-	"/yqVc8XrhNhp0RqThCqGBHCG979LYzAsz3VcBen3nxi5tQ3s/RYOWgHs4cww11rwOy16Jw/A53aAfLJy",
-	"MXSKN0plBLzQEFYnmq70GaEED5MQOhKiXEyYAuPOrmH/ndJcM3tVOSgFoRtD7xjKJD96JGD4OUbCrJKo",
-	"Cc21DAPzGBaB/JFqZdyhFScjAZYk+VF2FqIk59oALwuCUEO7mwpSijthGQ2MK65HQrFpqe0d+8mlCBxI",
-	"Rew1edgI13TyBYislNqRsJPfMVY0di6Fl0LnsBE3v5UrIGtcUMi+Z+9sPRLt9zAm10V/nXrUjtJnPYYl",
-	"BGyJfe5QPGOalBqsQM+hqRTTnKcGssGsiUFz+POe5pgSIs3tVJYiQ+ViwrOMCeBeWpq5VPzfwMxmrqQx",
-	"uWNsek85ahwx1sacpR6fwxLcJ0qKGSBvaX8zkmQyoNQZUqdTebqig7M828292pUYDgKEi6K0hESchUcK",
-	"pgisQA5qEsQlQaKM4dfhqDw5+WNqCQ7+YuPEp664sWP8rxuINxIO7b4bd751IiJBXlElqSJhSXjthSZz",
-	"yExBBnP+L6QYn1HZc+V1w2FfLj9Y3uJi5lIzMTkN5MgBncjSnE1yKu7gfi1yygX54fr6My6nD7dIr7BP",
-	"A5evD7o4UkqQCW7ibOMdDxHjIzV97hqvzDWPWih25NjUsnQhtfH/73XPbLisurdMNKBcWdVVWBmpaUk1",
-	"mfF7Jna9se49SCJRIC+DDftqtUtcAH0HLNfMI3lRmNplVmlTaNzgLrewPREFDuBJ+5LEXQZ3pAXOBjyv",
-	"Zf11V2Zn0tYd2shFk1Nit+x0SZ2A+wD+xmvGWDMwyFaLsvAl07JUKXvHp9Nd9Klai6o1q/X6VOZWaLNu",
-	"KfiUs4zY5965tKCCTyEV5QppzR1ZscxaYvGsNKsw76awrYv3tqgEJq+Io9Kc4FA3Ubi6vI2dI/4N+DzO",
-	"06uCxbuS+Tnj2NXKoYhcH7/e4MW5dOa1J0DFaHZkdbpBMrBgpQbS68EAjdLdpbPEev31IbQ2pJNHjxrb",
-	"9ZVhxTpp373uKTKzNqxIwEeJg+NxAJd68YucxOVnTrUhTGQsI3+XE3TTmDCrlX1laWnYbSoXC2pNWDel",
-	"99yBT8fepnYnVnE9wItuGCytQd/1hqUU7LBns17Z2t5YeG+nxMBNJe4tZIhiqVRZQwDUQIcDPykfpSfB",
-	"EPEzpTxnWYimJkgxR36tiNo6K7sXs4jOYFlEdRudisYp5xc5uY3rvhXZ5Fywysvvzvx3OXmhiSxNUdrr",
-	"GOs3yOnJCY5OyJtX5B/8L4cbju9Xv4W34tLJS/Hm7gDoUzStqqNbJETXyeVMx66aCnUWbnLmNx/ueSsn",
-	"lI/9RHww/XGbZLCI2kkd5p/kMr2zpC8VmTBtjth0KntitIXU3KyT9GpX//+a2wF8X/2FExrTloFP3crk",
-	"IOfijmX4/HBrAF9TfReDbp8yGSslqECT+Mu7o7zXMbMAUo58/HFj0v3a5Zw1pXtP7sVj0jmyRiJ1V0xZ",
-	"QRdX3Z8uA7eWUWCY7ugFQgubakL1Hcswoi9L402KNcm2Xi5sIpt/2HFNRuymAxlHsnhHVskC3O6NG90X",
-	"pGbC3FryvuU9McCKi/HK9VwAfAHrmbmS5WxOKCkUX3DD7619SgIuOWwEUTz0e7AWYAPqnm5DeRATM646",
-	"yi6UkLlPjELutUf393/DsRGsopiGQryo56SCaqFkVqaW/a3Ibhop6KrCeTR4WDoionnY7eTYRrKu5drG",
-	"TFEcCe+wYvvQBOh8m9IRQTQF7F0Jp4hQcgyWDLqpnCgB/A77ZFRYi9eqRNkyazbw8fdWy118/uAr5jb4",
-	"UOyEOF/fjv/huNxr+87VCWYCODkwHgYK/QALkbz0Hni92FoDqGjHzAG7yj7yOvuuqGdJ5wzIMgAOMjOm",
-	"Kgk7fTLQZZoyhrSBupulHCpSlveY5WFu9HNeaVtfK7sK+t0ZO8aSbS5ss1wMK1+QJB+XCPYe4z6Qk1cq",
-	"hcUxbE3a116m+k0yrfoBd8/ZcncPCXpftmfVdtgwwrVbOFUytbpVpdhUhAZZc5laQfUTsuA50WU6hzCQ",
-	"89xyTXwAaNATerzdBAUYtMW+A6z13NluVy9046omS57ncAqrpFXBg6oCdmtlPnSAR0CvnAdye3w2fJab",
-	"LtwYmCI+qQ7I224qT3ThhqNCIZpp8igjgGur0fQo+lvL0+fJTwGh2U1Sqfa8WXjq/jD++pOvydohgi2J",
-	"f44S0e7xhSaaacz9ZyKrsqG5AuUFcpk0MVKSUuRMa5cBdUsLfusecu0izfFM6dbwRtOKqB3EzTzYKMSg",
-	"cZZw08HmDrDKCwMdCdFcQPKihCSOO3tsCGnnWTUr5DxCqd/CihwtGxGAMK1xawKJyfLetKNnKTlbk8nU",
-	"TGTWFjjaOyaoYkQzYcIIUTuJ6bumLe0pU2knpWqN68blMcVBtHsikrMYtpEgkPvjgNlEsN90BZz+0rab",
-	"frp85/KdYnnaxp70iWalm6XHmfkosV8q6FByi8DebPlvqoqn2hC3zUohCdo/cEMy3l8QD7jZlbxj/pEr",
-	"q5dSTf7zyOVAH3ncRD0eMd+DT167ldMo3W+Gle4YUQUTGdpObvbQdrrpdSTc9ie9KJYyO9ELTajQS6Z8",
-	"/UOIieFW27W8ebslk8fYy7/v0RgYOBXhegLalqPee4LwEHTemUdZn02J1gHn+BctxfgsyJrPZFouQEyN",
-	"dU7Tu/EZGX8bDQz7akaDMzIcDh/GILuu7NMXmnCRSsgLWeJSOsw9gk5EyQBmWrc/e107aq2zxrdobuEv",
-	"x25Li6wx2y53SCXRNmm+wRKxMnvMASkVN6sru4Kz+BlVTF3HG5VckIIpLQXNa9UkIWPXomRc9UwCBQMm",
-	"qul0bkyB7Zu4mMqIEVuH/CyvOIy7lDGXfPX3q08/DslFaeZMGJ5Sw7AkjDb2NRKYnH7g6NmnFo0GtT41",
-	"GmAWl1Q4w9hV1Lm8dnxzfHg2EuMLl2UGQvmM/AXORaozV0nyNLVKh69Qcxqc1a3ORqIKWsPvGjqS4O3q",
-	"gpxfU1a0vOAJ8eFtzFEcueyKUMlJiEu8BgVyQYU9EywxJNgZqdIfx9pQ2PEhbCedu8TIKpZYe6Sh+Bqb",
-	"QnBQQocjMRLvIVUKM8z6+o2NyYFvEHZ4TsZWRo6t6gzxW7pgI9GbEUg+QjDZTl/QGRcWc2egzMLAdge+",
-	"EZQxAA6pJmP/wEgyc2Up9gXIgMS7rjkBE9g4YSRyro1Fos+9rcoOqw5iToprMj49OSXepzpGXHufNyZj",
-	"Wsx/ufx4TgqZ52T8t/fX5Bg00ONvPHsYu/qKMXhvETCq9OmWGNoaeMK/+PwhKFc9G7y0/C4LJmjBB2eD",
-	"Pw5Phn+EqgAzB8Y9binHM8zhQhriUnzIoB+UNu8aOlboEOoRZvWQY9cj0YqzDSOxLaAdGGvxx0Walxm7",
-	"ddkE8WZ/YG91DZaHm1ZLvNOTk701m2t1Hol1w3OCYxry4RCtE7fx+BLVnoNee0GxfNt+SbCdEbTrqVKl",
-	"IaXLp2rYR3DHzzSK+xqvN8ng65ETaUdo3wWJMxg3jpCHq2x9F4YnXEnsXyT2F9sLlFsVtA/Nm8sFfVo4",
-	"Pt0M12anwCcjxO2S0FaRLkoGa3I34jjb4qFKWrKrhVx7/M0i+cFpBwzbvDURhI28GvjZjYFbnUWRl/aP",
-	"4GbDsYduG8vfAp9fhK8GbXbMAW8QQhyzvb0IdvrDo3CbxAXw35jZN/aeXRL2Nd0MXSdPx85FiJFKjQpq",
-	"IQ5cCQ3qLZZVssOE1CsAGuvOUo8SjHGOPHYe8eNv+AewaFyCXpbiwucTPw23SbSfbJWsvH2L3mdi8Wbj",
-	"zd8Ji1+WglCrB5c092qty2Rr9DhwAr0mMxcj2Z8UP66i1P204kb8/sV5O4X2d3ph220Su0+orROEUZVz",
-	"piqhUGvsVTo5ZpOCw4Dv8xI/xpSEXtxf2ce/f8R3W7T+Thgd4Edcd9nwEqhQrBgcGqy8FZnTbL/YlcU6",
-	"5Mrif3D7BNzKIkTpgU5p7ssgl1Ld5ZJm0FTm30xJyDlesMWEKec7gvQyRP4+ce4TkAK0R2J6Y5cm8Gcr",
-	"FMdV+yEXPcaQpPMKO7+IgiwIdEb4/ACsMJzLpQ5r/NwkVS8nXyVTlc5QyD4YCZd+kPiq4yrD+XBIfnIZ",
-	"l7wR+7ebSecshUS8ylmzpCtYDBONzn28QDfyG3R1SF53X8cdjkR9VEpenfypLsyD9Ei60mQ5X6EDpMlD",
-	"LkVkj2zU44pw+HqEC2L/LNlKKNrqmj3Z/+qQldOj9DtqBWJzVADa/29i0Dnahdse2wo7xU4qEsDBG+6Q",
-	"5+v8fI1WtY+UEbDWBmebG/M9HG0taSQVCsncl05wrAvUCQFfo04IgpI7kYLNC/u+yvHrTt8weVbLtO7N",
-	"ud4/h7BPvPtsb046pLGqgWSCDZqga1NR02BlXDSbV4bk5ohjG6MUhwYuol73gm9ltqO0rD8N8x2Q1+tS",
-	"wBaQ+3EntNAQ7yy7D3Qc+6mPv7m/tsDQvypyeDyi4j6CmtB2dBI8K8r9eddivu7w+nQK+CSqbsL+umoZ",
-	"/X39SB9HE5g114f0f+J3lZ7r6tb9PJXSPN8PT127zLSgAdiE5VLM7D0TAA0CkNuArKq/PiqqnoSzvmb2",
-	"mxsOun4d2KbAO3GDzn806PsHCmir6R9pdeuD+RoN+4IJqGI+h9dnDVa9+6Jt+zok0W7I+Iz00V6qh1Rc",
-	"Jz8urL6Q7uXC/GnOFAsi2RYdiL6AYJqN8DZErsoIfVyyIgfKqPsRnlsLByDGQA1yvn+NDZggkCbFkFz4",
-	"xpZIERzpIaSUWS4nQcI2OXh1cnLYRehVHKH7NxLibQ2/s62wG0EJudwrUV0xaHD8ZMLCpgEgiqra1rj8",
-	"kcURNFqt+7+100fPSaOMz1JMzuHLKKXIUGaORE99IDfkwMqabsKAJX0NtrqUhzE72RoZ17D3729ifPIJ",
-	"JGFTvIZwhp+46yl8EAau4UDnjtGIkGH0B3JP5jSzMHx18qrPImlEX9d8ojBu91eJcNt/ha6uH4pP6WuI",
-	"tp4QS5ieVfmqyt3WmkqAwL2oCHaipoadVD5ZrgjWK9YMWtVYb1IVaqZYp2VdY4XhbozgvhH57GjoE5L4",
-	"lcJ9mDwgeCr9FmCdBDXJuZzpxLW8SrCTBPjv2kW4T8PPMSZ89rvH38Lz/7aoInRqnA7srvd9IA+B0q7Q",
-	"lorAisRVeIJOaSQEPohVV8C98NUAfrdCW9OFVVer9HqwrnFIB1OdNk6uFugc4/MuL9HeyiDhtVwwUIhd",
-	"DU1MftopBs9ppT6l3jf4rN+GCm+YrZtx20NRAN6mxDyv0i9BZLo+Zvux39AabNUWBciy5IZ9VlZSsBcu",
-	"oDa2qBkfhhSGZPHIRDP8uCLC85m05KB59la68cv9BdZaX47swTzUbIERXUvsvaH6rbN4RY1nQKupSOA8",
-	"WNEqWtx9ddJFbFyHrd3QXYuU6qbuy2S7hGI3TwEt2fIcH1Luyo5XMTsSO5/vIxkBq/mszHOKccV6EbZz",
-	"tX+e6w4fBXr0u6wT5l80BiN+MymKjqq9SlA49V6d/Bd5jrNu5dNyRuR6UfcFr7ZnknS1++/7Sbl1Lkcr",
-	"2izA9inJiNMOtkZIxRGVLCqoSeddDH2BBoQOQ99LEj1D8LguqP7egeM1pAD+4lpjxujrXugC47g0rLRJ",
-	"iKsch27XAv4yc7YARdp9roSrqkJ6V2ryFWRrRexPftBvKGXrsrN9Clp//O+nrPoVg+vTFTlpclC7/jSz",
-	"aJaakSnPDVMMmusHfqjwOq2QuCl/O57k856mcwLFlFZp+vzp6hpXG5cqH/satYRoPhMs87VlAJQx4WIk",
-	"xnX56xWfCWpKxY5OX785I3pOT1+/+TO23p6zr+SHf168Pbr64eL09RuvQkxktnIduYcjEXzil+vI9xzI",
-	"FWMEPq1X1T4uspgTEWWsp5pnu6Yqsvy+N1Vj2fhl5eCzF990OcFvFhJKvlx+hNpf6DR3j8lsgce61NiY",
-	"+YmkGoqmjXo3VmbUqN7N/+Lei7tgXsW+AAce333AFaci1OOK+Ho7XxROcjl7DJ/3+RKfBUYn+6bqVmXy",
-	"etEdhVn7S7v7cES218upgTzFeqNPp/Ljerbjb/5AD8dVl4A1ifd+yB5QHE/B8NvZu816um/6qavJ+6Wj",
-	"P03inJP7CeGJjNCaEOHGslacwY+T2T+SsNKuAuiudBPUuQNuGxXuP99YIMPn5RzqoXfJ4JgW/Pj+JbCw",
-	"W/BbnTGKOSEW951QVONndMMGP6CaGY5A4z74JQhZBr9Wh324efivAAAA//8=",
+	"7H39c9y4seC/gpq7Kks5aiQ7ti+RKnWltTdZJ87aJ9nZV7VSaTAkNIMVB+ACoOSJS//7K3QDIEiC8yGN",
+	"vPvqvZ8sD0F89Hc3uptfR7lcVFIwYfTo+OuooooumGEK/vemVloq+1fBdK54ZbgUo+PRpzkjE8G+mKsc",
+	"RkyIvCZmzkil2C2XtSYVnbHxKBtxO/zXmqnlKBsJumCj4xG+M8pGOp+zBbXTL+iX90zMzHx0/OLoKBuZ",
+	"ZWVHaqO4mI3u77PRW1aVcrlgwvwIs3zFqStq5s3M8E82UuzXmitWjI6Nqlm8TmJexW+Z2u2c7/mCmz7U",
+	"fpB3ZEHFknDDFppQABKZy7LQhBqykNoMgayEGeNVC3ZN69KMjl8dZRZ8fFEvHPAWXOD/ngdAcmHYjCnY",
+	"3Seqb969HTgtL1ae9VqqBTU44euXo+T8P7HpXMonXOLevq4rKTQDKv2o5LRkC/tnLoVhAmBPq6rkObWw",
+	"P6xwxP/5RVtEfI1W+9+KXY+OR//rsGGDQ3yqD/28sGIblaeCMKWkygjV5Oyvb8ifX776v8QtQwpmKC/1",
+	"eOSgfZrnrDL2sIM73G5nrUkT27P8mc+pmDFyRzX5tWY1K+xWKTFU31gqmzNaOC5/L3ETaT63LzzT5PPZ",
+	"+/FoFdnDNtwG7fPTj+8+yRsGs1ZKVkwZjvjKFaOGFVfUtPBdUMMODAdu60yejdiXiiumV70j6rKk05J5",
+	"kurNwYuN6CsblVSbq1qv3uLa5YSTKb0HtWZq4OF9zBk/I6s4ARTeymIAXoaF5fQXlhs7/2lu0XfGfq2Z",
+	"Nn3wV0ouKpT2tCi4HUvLj9EQPE+fEijM+0wTnIHc0rJmmkyX/ge7vYzY/QCxBV3iR1LFTohccGNY4d7R",
+	"xNAbZnUHV8TJtPGod6j7xDHfeL44N9Sw/jkVo8WyT9Pv+S0j9hkXTOuMsPFsTF4cvjghbFGZJbmbMwG6",
+	"LC9rbTefy7osiJCGTPHFcYpAtZFVhSzunk2lLBkVPaT6kZerzqQH0dfW1+2zhdcBFfqECCkYWTAqNKFl",
+	"CdrF6p4kWbofqFJ0OQBxpLuYs2lZfrgeHf+8Wl6FN+6z7nGMn6lPb5rlipmM6Lm8syjhmkiRs2OiTXU1",
+	"HifQ0IE0zt2H8yXYEyUzbBMmWaMiFpX5F5B3GmaN3bI5uJp3zuvFgqplAm6OOq9ADfXh99N8CURcWmrX",
+	"lkH6dJwhrXPTPEqSdpvi0jJj9YE6rJqCE1/QGbvS9VQbbmq7QIK+PyBnljKnZeBPKcol2Stkrg/hwYF7",
+	"MF4U+8cwHubWxMypIaoWF4ILbRgtvNUqBTxlpAiAt1JOFpooJJCMMJrPScG14SI3FyLeKFBlRqgoYBL3",
+	"Cita6+ZUWNCrGo6g2PhCnE61ZVU7gf3JH0iPL0TMqKsA+86ucB7tpc/IWcem307mCykOkA974jwhpi37",
+	"3XKdRp6d7gdWLkgYkxHB7pg25JorZ/tucugz937qrLhXfaWZWSVUmsM49MzpLSMUT0b2BLtlCpAJP+xv",
+	"KThjGRQBv727Fl/FgBuSV540P9JZQtuF7W0EwpSE6cEycvA2MFVg2fZLlyvloV+5dxRaVVe3TGlnkvbg",
+	"Pa11Qq+fgqXq3Kk2M0eUGpRy9iAz1L8zXSZ3VoBSeZzZWIBDmp4eHq2EDZiuFhCbuBAR7geNVTAkKpqn",
+	"n1rNUqe5oq6KLcHboShn7DYbCLDpQSJr0UzYliOVFtpaeG/tMkmtARltEh0El26Iui8nuCnTb7mdDwhN",
+	"/3SFuNxOJjnI4n6aPUf7GIbFTqQPzPTNJQ/un6kF1/aU7wzGDHrCR8nbtCGfjQz7MqBX7C4yout8Tqg+",
+	"JkhkmrxBnX4mS/YdFwUXM7KnpjQf09rMpeL/Bs97fPMnPeZyf71Fa9fPmk1uck6dsg6pQfWGCH+mST6n",
+	"ymREMVEwxQpyx83cO2RO4WfhVFO2lKIg3FgDqWRUs2eaBEYle86SOdC5tL7gDReFzvAfa3PV4kZYkx4e",
+	"Z+Tsu9M3RNWl9RBFQaYIJ72PJtXdnIF1RAWhxYIL4g9PuBmTU0GsMUfLMiN1NVO0YEQqomRZTml+42wv",
+	"t20qAE1gA4dZrqWKQUG4PdO19f4th6WJYyudEV4aUBoP4Z0OFSdYCBG5zj0ArJOCo1+A7yDqLW7b6F/v",
+	"b+EBhmlyUOOXdMrKld7FkIBrlngakZxmdieH3Zik0zQs0kMY2A9BTFBDSzmrXUB4nI6tJqR4o/X68tzB",
+	"dSPB/q/mwI8P162zk/jMed2bR82qtkDbhkc0MgQthiikYvn2rlFFlWYFQVNkrM1SLbgYLxelc0b9A9jU",
+	"+BctBcFJpkwTbvaT/tOwbbcO+w6mHfumZfk4ELgDp0ih70/2Vf3CWQAJHWgfkWnNS/Bq+66698A1cR64",
+	"C7954MHow0pqM1NMHz9/dUIoOskQqYBoViGtJvLOdi6FoVxY7xkdbG2oSocxgl++avPUuv3ehdcQ3r9T",
+	"3Bgm3Fabzb0ev0yvUw+qXHd0XCtrBK3XPXtv2ZRTQT7iIuf//z15/mr8/OV+ZpXa3XxpxfTcGhEWCusF",
+	"cnNkt60kzlF/DobCOu5Y+1hvUUVoYiQ6XUD0kV3Rj+nuytXxkqKPylYYxw4DcnGxBzBX4Nfknlr+zuqz",
+	"Ds7RDrisjB/6kT6EmD048hjjfdhPAqClqOC9nL3nImHabyP2S3bLyiSyFkxrJzdWkyxO0byQjQZcsx89",
+	"oj7KkuepMEJZyrsUt/+tlFNSUWOYEtrHAAPedUQ+mizokswk4cLIY/IHYtW2tZlobrGbkf9HpGAZ+Zke",
+	"/PuSUJKXVOttHDMvoK+a5VOiI1jAztaFbeGbID8a09tHdK18AJuOfeF6IACimGbqdkge+qcxZPZu6ik7",
+	"+EPmuToj5yi5n2ki78T+MXFAx6DsdGn3zIRRSxT9MJUFGWFfaG7K5Xaw2j6k0LwzXaaPiT7F3VwSzdAn",
+	"qoCeSEm18XdCU3YtFQPsF7xYL3c96aXQG8G9tbu1sYgOwb+B+92VZP9IKlxzj7XqkMn9s7vhO+H2/W6P",
+	"/tGYgPscoo2sNLmT6oaLmbvisk4cdc+B0iz2NKmF4SVR7FbesGJMTt0IDO/K2pT81kX+o1e9t8iBbR53",
+	"9xvltTx3qRnh/xvFvwYA+VmnolIV1fpOqgRDnxpi9Z4hz19E8ittvkj0iFZG4O2YrW6yo9trWCBrNjtw",
+	"RJdG0j9lJJ5TN0TlEgLBXrDr2BzQnqEtuaBhaSnHksMyGkb2QCpokGL728kodus3tpE77075vX0L9CQH",
+	"j17H9BHm9rS40ZR/xcH32QjiLpuBCkM0e92QShYCKhmwX4ZmttUDJTMsc6kB+6vAa6feDpR4W9Lf+Dmf",
+	"CR2QZnlYLU8cU+NdMZ1RDm55nFf26nWb/16ntIUqe+loL/+0Hd/aOcLmA0GkqDxYf0OyPA+/M1EvQOgW",
+	"BVrzbCFRheAYUCbC/32ZONq1kovtPO4h+P9VKneNpjNip0VvTBKqGBLAMep/l4JkWFnqtAkyHH8xcmMf",
+	"2Mc9HLQi2MOZYa6V4HdW9FYRgI/d5Jbp0uW/UNQowQl4piElhmi61MeEEjxMRuiFEPViyhQ4d3YN++81",
+	"LTWzqspBKbp2NfSGoUzyoy8EDD/BW2xrJGpCSy3jpBq80oTcr7Ay7tCKkwsBniT5UfYWoqTk2gAvC4JQ",
+	"Q7+bihDBBeeK6wvhQ6bkg0vv2ZOKWDW537pq7eX6EBmM2gthJ79hrGrtXAovhU5gI25+K1dA1rgLXfue",
+	"1dn6QnTfw/v0PvqbtMFuhk0x4FhCNJXY5w7FM6ZJrcEL9ByaS3Fd8txAJqd1MWgJf97SEtO5pLm6lrUo",
+	"0LiY8qJgArjXXwkAM5u5ksaUjrHpLeVocaRYG/MNB2IOdxA+UVLMXDidGsurhYwodYbU6UyevujgrCy2",
+	"C8/2JYaDAOGiqi0hEefhkYopAiuQvYYEcUmQKBP4dXxRHx39MbcEB3+xSebTztzYCf7XDUSNhEP776aD",
+	"b73bzCgnMEiqREoBvPZMkzlklSGDufgXUozPhh5Qef2r7M9n7yxvcTFzadWYWApyZI9OZW2OpyUVN6Bf",
+	"q5JyQX749OkjLqf3N0iNsk+jkLG/MHWklCETXKbZxgceEs5HbobCNd6Yax+1UuwgureppDb+/4PhmTXK",
+	"qq9lkskgwasOKSFITXdUkxm/ZWJbjXXrQZK4wfUy2LAv1rrEBTB2wErNPJIXlWlCZsGaQucGd7mB74ko",
+	"cADPukoSdxnpSAucNXheyfqrVGZv0o4ObeWRymtit+xsSZ1B+AD+RjVjrBsYZZomWfiMaVmrnL3l19fb",
+	"2FONFdVYVqvtqcKt0GXdWvBrzgpin/vg0oIKfg1pZOdIa+7IihXWE0tnlFqDeTuDbVWuRodKYPJAHMFy",
+	"gkNdJuHqcq62ztZpwedhkV4VLd6XzE+ZgxJWjkXk6tyTNVGcM+deewJUjBYH1qYbZSMLVmqgNAYc0CTd",
+	"nTlPbDBeH0NrTSlI8qipXZ8bVq2S9n11T5GZtWFVBjFKHJy+B3BpU7/IaVp+llQbwkTBCvJ3OcUwjYkz",
+	"0tkXlteGXeVysaDWhXVT+sgdxHSsNrU7sYbrHiq6cbS0BnvXO5ZSsP2BzXpja3Nn4Xs7JV7cBHFvIUMU",
+	"y6UqWgKgAToc+FG5ZAO3/4ifa8pLVsRoaoMU61tWiqiNKyoGMYvojJZFVHfRqWiacn6R06u07RvIpuSC",
+	"hSi/O/Pf5fSZJrI2VW3VMdZekRdHRzg6I69fkn/w7/bXHN+vfgVvpaWTl+Lt3QHQr9G1Cke3SEiuU8qZ",
+	"TqmagDoLNznzm4/3vFEQyt/9JGIww/c22WiR9JN6zD8tZX5jSV8qMmXaHLDrazlwR1tJzc0qSa+2jf+v",
+	"0A4Q+xouetJYcgB86lYmeyUXN6zA5/sbA/gT1Tcp6A4Zk6kyoACazCvvnvHe3JlFkHLk44+bku6fXL5o",
+	"W7oP5G48JB2kaBVB9MWUFXRp0/3xMnBjGQWO6ZZRIPSwqSZU37ACb/RlbbxLsSJR3suFdWTzDzuuzYj9",
+	"dCLjSBZ1ZEgW4HZv3OihS2omzJUl7ys+cAcYuBhVrucC4AtYz8yVrGdzQkml+IIbfmv9UxJxyX7rEsVD",
+	"fwBrETagZvEqlgcpMeMqG+1CGZn7xCrkXnt0r/9bgY1oFcU0FNEOJkjCKSslizq37G9FdttJwVAVzoP5",
+	"iz0R0T7sZnJsLVk3cm1tljeOhHdYtfnVBNh861KJQTRF7B2EU0IoOQbLRv00bJQAfodDMiquo+1UkW2Y",
+	"8R7F+AcrXU8/vvPVrmtiKHZCnG9ox/9wXO6tfRfqBDcBghx4HwYG/QiLCL30Hnm72HoDaGin3AG7yi5y",
+	"sodU1JOkYkdkGQEHmRlTlYSdPhvpOs8ZQ9pA281SDhU5Kwfc8riu4SlV2sZqZVtBvz1jp1iyy4Vdlkth",
+	"5TOS5MMSwb7Hex/IyauVwsI2tiLtaydT/SaZVsOAu+XsbvsICUZfNmfV7rVhgms3CKoUanmlarEuQxyy",
+	"5gq1hMpFZMETV+YQLlg6OfPJq8erdVCAQRvsO8LagM52u3qmW6qa3PGyhFNYIy1cHoTq9Y2N+TgAnky8",
+	"xwjk5vhsxSzXKdwUmBIxqR7Iu2EqT3TxhpNCIZlp8iAngGtr0QwY+hvL06fJTwGh2U9SCXteLzz18DX+",
+	"6pOvyNohgt0R/xwlot3jM000w8x2a/GHbGiuwHiBXCZNjJSkFiXT2mVAXdGKX7mHXLub5nSmdGd4q+FM",
+	"0g/iZh5tFO6gcZZ409Hm9rBCEy86MqK5gORFCUkcN/bYcKVdFmFWyHmEMt2FFTlatm4A4rTGjQkkJcsH",
+	"046epFx0RSZTO5FZW+BoH5igihHNhIlviLpJTN80bWlHmUpbGVUrQjcujykNou0TkZzHsIkEgdwfB8w2",
+	"gv2mA3CGy1Ivh+nyrct3SuVpG3vSR7qVbpaBYOaDxH6toMbxCoG93vNf19GCakPcNoNBErVu4aGeLSnb",
+	"ADfbkncqPnJu7VKqyX8cuBzoA4+bZMQjFXvwyWtX8jpJ9+thpXtOVMWgehK9Rzt77DtdDgYSroaTXhTL",
+	"mZ3omSZU6DumfP1DjInxRtu1vHm1IZOn2Mu/79EYOTiBcD0BbcpR33uC8BB00ZkHeZ9tidYD5+QXLcXk",
+	"OMqaL2ReL0BMTXRJ85vJMZl8vYA634vRMRmPx/cTkF3n9ukzTbjIJeSF3OFSOs49gi5i2QhmWrU/q64d",
+	"tTZZ4xs0pvHKsd+OpmjNto0OCRJtneUbLZFqkYE5ILXiZnluV3AeP6OKqU/pJkOnpGJKS0HLxjTJyMS1",
+	"F5qEfmdgYMBEDZ3Ojamw9RoX1zLhxDZXfpZXHMZdyphLvvr7+Ycfx+S0NnMmDM+pYVgSRlv7uhCYnL7n",
+	"6NmnFl2MGnvqYoRZXNJV705cRZ3La8c3J/vHF2JyGheeH5Pv4FwknDkkydPcGh2+Qs1ZcNa2Or4Q4dIa",
+	"ftfQTQi1q7vk/JKzqhMFz4i/3sYcxQuXXREbORlxiddgQC6osGeCJcYEu5oF+3GiDYUd78N28rlLjAx3",
+	"iU1EGhonYEMXDkbo+EJciO8hVQozzIZ6BU7Inm/ut39CJlZGTqzpDPe3dMEuxGBGIHkPl8l2+orOuLCY",
+	"OwZjFgZ2u2deQBkD4JBqMvEPjCQzV5ZiX4AMSNR17QmYwKYnF6Lk2lgk+tzbUHYYuv85Ka7J5MXRC+Jj",
+	"qhPEtY95YzKmxfzns/cnpJJlSSZ/+/4TOQQL9PArL+4nrr5iAtFbBIyqfbolXm2NPOGffnwXlasej55b",
+	"fpcVE7Tio+PRH8dH4z9CVYCZA+MedozjGeZwIQ1xKd4V0MtNm7ctGysOCA0Is2bIoetvasXZmpHY0tMO",
+	"TLXn5CIv64JduWyCdKNO8Lf6Dsv9Zaed5Yujo501iux0DUp1snSC4zrmwzF6J27j6SXCnqM+mVGxfdd/",
+	"ybAVGbTaCqnSkNLlUzXsI9DxM43ivsHrZTb6cuBE2gH6d1HiDN4bJ8jDVba+ja8nXEnsdxJ7A+4Eyp0K",
+	"2vu25nKXPh0cv1gP13aXz0cjxO2S0E6RLkoG63K37nE2xUNIWrKrxVx7+NUi+d5ZBwxbNLYRhE34WvjZ",
+	"joE7XYGRl3aP4HazwPt+C9rfAp+fha8GbXe7gmgQQhyzvb0IdvbDg3CbpQXw35jZNfaeXBIONcyNQyeP",
+	"x85pjJFgRkW1EHuuhAbtFssqxX5GmhUAjU1XuAcJxjRHHrqI+OFX/ANYNC1Bz2px6vOJH4fbLNkLOiQr",
+	"b95e+4lYvN0093fC4me1INTawTUtvVnrMtlaPQ6cQG/IzN2R7E6KH4Zb6mFacSN+/+K8m0L7O1XYdpsE",
+	"u1hJMPypKjlTQSg0FntIJ8dsUggY8F0q8UNMSRjE/bl9/PtHfL+98u+E0QF+xHWGjpVAQLFicGjw8pZk",
+	"TovdYldWq5Arq//B7SNwK6sYpXs6p6Uvg7yT6qaUtICmMv9mSkLO8YItpky52BGklyHyd4lzn4AUoT1x",
+	"pzdxaQJ/sUJxEtoPudtjvJJ0UWEXF1GQBYHBCJ8fgBWGc3mn4xo/N0no5eSrZELpDIXsgwvh0g8yX3Uc",
+	"Mpz3x+Qnl3HJW3f/djP5nOWQiBeCNXd0CYthotGJvy/QrfwGHQ7Jmy8n4A4vRHNUSl4e/bkpzIP0SLrU",
+	"5G6+xABIm4dcisgO2WggFOHw9YAQxO5ZspNQtJGaPdr96pCVM2D0O2oFYnNUANb/b+LQOdoFbY8twZ1h",
+	"JxWJ4OAdd8jzdXG+VpvpB8oIWGtNsM2N+RaBto40kgqFZOlLJzjWBeqMQKxRZwRByZ1IweaHQ1/U+XWr",
+	"7w89qWfa9NVdHZ9D2Gc+fLazIB3SWGhAmWGDJujaVDU0GJyLdvPLmNwccWzilOLQKEQ0GF7wrcy2lJbN",
+	"Z52+AfIGQwrYAnI34YQOGtJdoXeBjkM/9eFX99cGGPpXIIeHIyodI2gIbcsgwZOi3J93JeabDrGPp4AP",
+	"oulR7NRVx+kf6kf6RDRxGHVkPXRNjoetyVMc4MsrEx2iQWhDL+iZoiLZn9p1KNZDLYrJHgCi2dd+5vo7",
+	"c92NetuTjokLiuvQ6sjF3VyEIHLA/HsLusR7C9d/z8zZYtyz99xx+51o/7vwR6v7bppHGuRGGMtCZ+6d",
+	"iE2cC+PgtN+dFKkq0dY8/urAJsyD9drAOJhuOiQt/4kfE3wqm1cPK6OcluVulNEnl9IZdc6bslKKmTXQ",
+	"IoDBzf0msiZA+6AKzTxnQ19wWd+ps9U33t9+RC0zadQwEzy3TrdM0mlzCfO1Ol1GE1DFfPK7T7cNTS+T",
+	"/S57JNHtZPqE9NFdaoBUXAtMLqz0zHdiaf40Z4pFKSAWHYi+iGDaHSTXXPnWCfo4Y1UJlNE08jwh3KD3",
+	"xMB/cJdmGjuXgSSXYkxOfUdYpAiO9BBTyqyU06jSgey9PDra7yP0PI3Q3XvX6X6g39jJ3o6ghLzbKVGd",
+	"M+gM/mjCiqR3KApPyx9ZHUCH4qZxYjfv+oS06l8txZQcPgdWw9cVII40UFjLDdmzsqafaWNJX0OQS8r9",
+	"VIDJeuefYO/f3jf/4DOv4m6SLeEMP3HXjHsvzviAA504RiNCxtemkLQ1p4WF4cujl0OufCttYcV3edMB",
+	"s5BBuvmnV5vCu/SUvvhu4wmx9u9JrbJQJ7oyxgAI3ImJYCdqu6ZZsKW5Iljo2zBoaE6wzlRomGKVlfUJ",
+	"S3O3YwT3YeQnR8OQkMRP8+4iVgCCJ/hIAOssKuYv5Uxnrldchi1YIPDdrV5/HH4OMVN6+F7pDTz/L4sq",
+	"Qq+Ns4Gdet8F8hAo3dYGUhFYkbjSaLApjYQbQ2LNFYjLfTGA343Q1o79NmVeg6HfTzikh6le/zNXRHeC",
+	"iS0uoddqZZDwWi4YGMSu+CwlP+0Uo6d0Xx9TKB99y3ZNa4SBryENUBSAty0xT0LeMohM1wBwN/4beoOd",
+	"orwIWZbcsEHRUgr2zAVCJhY1k/2YwpAsHpihiV8URng+kZUcdZ3fyDZ+vrsb6c7nkgcwD8WO4EQ3Entn",
+	"qH7jPF7R4Dl88QxJ4CRa0Rpa3H1q2V11utZ026G7ESlBUw+lgJ5BlaingI5sSUS7eLEy0LW+rKgvO16m",
+	"/Ej8ZMAusniwDNbKPGcYB9ZLsJ0rmvVct/8g0GPcZZUw/6zxFu83k6IYqNqpBIVT7/R27LQscdaNYlrO",
+	"iVwt6j6jansiSdeE/76dlFsVcrSizQJsl5KMOOtgY4QEjgiyqKImn/cx9Bk6dzoMfStJ9ARZF00ngm+d",
+	"cbGCFCBe3FjMmLawE7rABAgal6hlxLVcgDbxAv4yc7YAQ9p954er0FpgW2rypZcrRexPftBvKGWbes1d",
+	"Clp//G9nrPoVI/XpqgM12WtCf5pZNEvNyDUvDXzG1sQBpZY6DUhcV/iQvs/8nuZzAlXI1mj6+OH8E642",
+	"qVU58cWdGdF8JvzXdCcIlAnh4kJMmrrxcz4T1NSKHbx49fqY6Dl98er1X7Bn/Zx9IT/88/TNwfkPpy9e",
+	"vfYmxFQWS9fKfnwhou/ac534EAo5Z4zANylD0fCiSAURUcZ6qnkyNRXI8ttqqtayaWXl4LOT2HQ9xY99",
+	"Eko+n72Honlo0XiLWaBRxLrW2NH8kaQai6a1djeWNDWo3i7+4t5Lh2Bepj6dCBHfXcAVpyLU44r4QlXf",
+	"TYGUcvYQPh+KJT4JjI52TdWdkv7VojsJs+7n5XcRiOyuV1IDCb7NRh9P5YfNbIdf/YHuD0N7jRUVK37I",
+	"DlCczs3w29m5z/pi1/TTtGEYlo7+NJkLTu7mCk8UhDaECBrLenEGv+pn/8jiEtUA0G3pJmoQAbhttYb4",
+	"+dICGb7L6FAPTX9Gh7Tih7fPgYXdgl+bVGvMB7G4711FtX7GMGz0A5qZ8Qh07qNfoivL6Ndw2PvL+/8M",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -104,14 +104,26 @@ func (c *Catalog) fetchChart(ctx context.Context, ref drivers.ChartRef) ([]byte,
 	return c.charts.Fetch(ctx, ref, hosts)
 }
 
-// insertParams turns a bundle into the row that stores it, downloading its remote chart.
+// insertParams turns a bundle into the row that stores it, downloading its
+// remote chart and recording what the chart needs approved (see Permissions).
 func (c *Catalog) insertParams(ctx context.Context, b *drivers.Bundle, by string) (db.InsertDriverVersionParams, error) {
 	p, err := bundleParams(b, by)
-	if err != nil || !b.Driver.Spec.Helm.Main.Remote() {
+	if err != nil {
 		return p, err
 	}
-	p.Chart, err = c.fetchChart(ctx, b.Driver.Spec.Helm.Main)
-	return p, err
+	withChart := b
+	if b.Driver.Spec.Helm.Main.Remote() {
+		if p.Chart, err = c.fetchChart(ctx, b.Driver.Spec.Helm.Main); err != nil {
+			return p, err
+		}
+		loaded := *b
+		if loaded.Chart, err = storedChart(b, p.Chart); err != nil {
+			return p, err
+		}
+		withChart = &loaded
+	}
+	p.Permissions, p.PermissionsError = needs(ctx, withChart)
+	return p, nil
 }
 
 // bundleParams turns a bundle's own files into the row that stores them.

@@ -12,6 +12,34 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const approveDriverPermissions = `-- name: ApproveDriverPermissions :one
+UPDATE driver_versions
+SET approved_permissions = permissions, approved_by = $1, approved_at = now()
+WHERE name = $2 AND version = $3 AND permissions IS NOT NULL
+RETURNING approved_permissions, approved_by, approved_at
+`
+
+type ApproveDriverPermissionsParams struct {
+	ApprovedBy pgtype.Text
+	Name       string
+	Version    string
+}
+
+type ApproveDriverPermissionsRow struct {
+	ApprovedPermissions []byte
+	ApprovedBy          pgtype.Text
+	ApprovedAt          *time.Time
+}
+
+// Approves what a version's chart needs as recorded; returns no row when the
+// version is missing or its need is not recorded.
+func (q *Queries) ApproveDriverPermissions(ctx context.Context, arg ApproveDriverPermissionsParams) (ApproveDriverPermissionsRow, error) {
+	row := q.db.QueryRow(ctx, approveDriverPermissions, arg.ApprovedBy, arg.Name, arg.Version)
+	var i ApproveDriverPermissionsRow
+	err := row.Scan(&i.ApprovedPermissions, &i.ApprovedBy, &i.ApprovedAt)
+	return i, err
+}
+
 const getDriverBundle = `-- name: GetDriverBundle :one
 SELECT bundle, digest, chart FROM driver_versions WHERE name = $1 AND version = $2
 `
@@ -75,6 +103,38 @@ func (q *Queries) GetDriverIcon(ctx context.Context, arg GetDriverIconParams) (G
 	row := q.db.QueryRow(ctx, getDriverIcon, arg.Name, arg.Version)
 	var i GetDriverIconRow
 	err := row.Scan(&i.Icon, &i.IconContentType)
+	return i, err
+}
+
+const getDriverPermissions = `-- name: GetDriverPermissions :one
+SELECT permissions, permissions_error, approved_permissions, approved_by, approved_at
+FROM driver_versions WHERE name = $1 AND version = $2
+`
+
+type GetDriverPermissionsParams struct {
+	Name    string
+	Version string
+}
+
+type GetDriverPermissionsRow struct {
+	Permissions         []byte
+	PermissionsError    pgtype.Text
+	ApprovedPermissions []byte
+	ApprovedBy          pgtype.Text
+	ApprovedAt          *time.Time
+}
+
+// What a version's chart needs approved, and the approval.
+func (q *Queries) GetDriverPermissions(ctx context.Context, arg GetDriverPermissionsParams) (GetDriverPermissionsRow, error) {
+	row := q.db.QueryRow(ctx, getDriverPermissions, arg.Name, arg.Version)
+	var i GetDriverPermissionsRow
+	err := row.Scan(
+		&i.Permissions,
+		&i.PermissionsError,
+		&i.ApprovedPermissions,
+		&i.ApprovedBy,
+		&i.ApprovedAt,
+	)
 	return i, err
 }
 
@@ -150,29 +210,31 @@ func (q *Queries) GetDriverVersionDigest(ctx context.Context, arg GetDriverVersi
 const insertDriverVersion = `-- name: InsertDriverVersion :one
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, chart, created_by
+    readme, digest, bundle, chart, permissions, permissions_error, created_by
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7, $8,
-    $9, $10, $11, $12, $13
+    $9, $10, $11, $12, $13, $14, $15
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id
 `
 
 type InsertDriverVersionParams struct {
-	Name            string
-	Version         string
-	Title           string
-	Summary         string
-	Labels          []byte
-	Spec            []byte
-	Icon            []byte
-	IconContentType pgtype.Text
-	Readme          string
-	Digest          string
-	Bundle          []byte
-	Chart           []byte
-	CreatedBy       pgtype.Text
+	Name             string
+	Version          string
+	Title            string
+	Summary          string
+	Labels           []byte
+	Spec             []byte
+	Icon             []byte
+	IconContentType  pgtype.Text
+	Readme           string
+	Digest           string
+	Bundle           []byte
+	Chart            []byte
+	Permissions      []byte
+	PermissionsError pgtype.Text
+	CreatedBy        pgtype.Text
 }
 
 // Inserts a driver version unless one with the same name and version exists;
@@ -191,6 +253,8 @@ func (q *Queries) InsertDriverVersion(ctx context.Context, arg InsertDriverVersi
 		arg.Digest,
 		arg.Bundle,
 		arg.Chart,
+		arg.Permissions,
+		arg.PermissionsError,
 		arg.CreatedBy,
 	)
 	var id int64
@@ -275,6 +339,30 @@ func (q *Queries) ListDriverVersions(ctx context.Context, name string) ([]ListDr
 		return nil, err
 	}
 	return items, nil
+}
+
+const setDriverPermissions = `-- name: SetDriverPermissions :exec
+UPDATE driver_versions SET permissions = $1, permissions_error = $2
+WHERE name = $3 AND version = $4 AND permissions IS NULL AND permissions_error IS NULL
+`
+
+type SetDriverPermissionsParams struct {
+	Permissions      []byte
+	PermissionsError pgtype.Text
+	Name             string
+	Version          string
+}
+
+// Records what a version's chart needs, for a version imported before
+// permissions were recorded.
+func (q *Queries) SetDriverPermissions(ctx context.Context, arg SetDriverPermissionsParams) error {
+	_, err := q.db.Exec(ctx, setDriverPermissions,
+		arg.Permissions,
+		arg.PermissionsError,
+		arg.Name,
+		arg.Version,
+	)
+	return err
 }
 
 const setDriverVersionChart = `-- name: SetDriverVersionChart :exec

@@ -54,21 +54,26 @@ type Deployment struct {
 }
 
 type DriverVersion struct {
-	ID              int64
-	Name            string
-	Version         string
-	Title           string
-	Summary         string
-	Labels          []byte
-	Spec            []byte
-	Icon            []byte
-	IconContentType pgtype.Text
-	Readme          string
-	Digest          string
-	Bundle          []byte
-	CreatedAt       time.Time
-	CreatedBy       pgtype.Text
-	Chart           []byte
+	ID                  int64
+	Name                string
+	Version             string
+	Title               string
+	Summary             string
+	Labels              []byte
+	Spec                []byte
+	Icon                []byte
+	IconContentType     pgtype.Text
+	Readme              string
+	Digest              string
+	Bundle              []byte
+	CreatedAt           time.Time
+	CreatedBy           pgtype.Text
+	Chart               []byte
+	Permissions         []byte
+	PermissionsError    pgtype.Text
+	ApprovedPermissions []byte
+	ApprovedBy          pgtype.Text
+	ApprovedAt          *time.Time
 }
 
 type NamespacePolicy struct {

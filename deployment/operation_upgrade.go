@@ -222,7 +222,11 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true})
+	check, err := s.permissionCheck(ctx, p.dep.Driver, p.to.Spec.Version, p.dep.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true, Check: check})
 	if styrmin.ErrorCode(err) == styrmin.EINTERNAL {
 		// Helm's own error (the chart does not render, the API server
 		// refuses a manifest) is what the reviewer needs to see.

@@ -127,6 +127,9 @@ func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion stri
 		if opts.Values, err = release.Values(ctx, b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
+		if opts.Check, err = j.s.permissionCheck(ctx, b.Driver.Metadata.Name, b.Driver.Spec.Version, j.row.Namespace); err != nil {
+			return err
+		}
 		st.Say("Chart %s %s, application version %s.", opts.Chart.Name(), opts.Chart.Metadata.Version, appVersion)
 		return nil
 	})

@@ -33,10 +33,14 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 	if err != nil {
 		return j.fail(ctx, err)
 	}
+	check, err := r.s.permissionCheck(ctx, j.row.DriverName, rev.DriverVersion, j.row.Namespace)
+	if err != nil {
+		return j.fail(ctx, err)
+	}
 	var rel *release.Release
 	err = run.Step(ctx, StepHelm, fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
 		var err error
-		rel, err = j.cluster.Releases.Rollback(ctx, release.RollbackOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner, Revision: in.Revision, Timeout: HelmTimeout})
+		rel, err = j.cluster.Releases.Rollback(ctx, release.RollbackOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner, Revision: in.Revision, Timeout: HelmTimeout, Check: check})
 		if err != nil {
 			return err
 		}

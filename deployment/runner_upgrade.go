@@ -70,7 +70,7 @@ func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions) (*r
 		} else {
 			rel, err = j.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{
 				Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values,
-				Timeout: opts.Timeout, Description: opts.Description,
+				Timeout: opts.Timeout, Description: opts.Description, Check: opts.Check,
 			})
 		}
 		if err != nil {

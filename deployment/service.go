@@ -28,6 +28,8 @@ type Catalog interface {
 	// Spec is a version's decoded spec, decoded once per content digest.
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error)
+	// Permissions is what a version's chart needs and what an admin approved.
+	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
 }
 
 // Queue commits tasks with their jobs (the executor implements it).

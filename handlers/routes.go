@@ -69,6 +69,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), web.NewDriverPages(web.DriverPageCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
+		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md)},
 
@@ -146,6 +147,7 @@ func apiRoutes() []route {
 		apiRoute(get, "/drivers", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
+		apiRoute(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin),
 		apiRoute(get, "/deployments", auth.ReadOnly),
 		apiRoute(post, "/deployments", auth.Operator),
 		apiRoute(get, "/deployments/:name", auth.ReadOnly),

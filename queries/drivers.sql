@@ -3,10 +3,10 @@
 -- returns no row in that case (the caller then compares digests).
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, chart, created_by
+    readme, digest, bundle, chart, permissions, permissions_error, created_by
 ) VALUES (
     @name, @version, @title, @summary, @labels, @spec, @icon, @icon_content_type,
-    @readme, @digest, @bundle, @chart, @created_by
+    @readme, @digest, @bundle, @chart, @permissions, @permissions_error, @created_by
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id;
@@ -57,3 +57,22 @@ WHERE name = @name AND version = @version AND icon IS NOT NULL;
 -- The whole bundle as a gzip-compressed tar archive, with the digest of its
 -- files and the archive of its remote chart (NULL for a chart in the bundle).
 SELECT bundle, digest, chart FROM driver_versions WHERE name = @name AND version = @version;
+
+-- name: GetDriverPermissions :one
+-- What a version's chart needs approved, and the approval.
+SELECT permissions, permissions_error, approved_permissions, approved_by, approved_at
+FROM driver_versions WHERE name = @name AND version = @version;
+
+-- name: SetDriverPermissions :exec
+-- Records what a version's chart needs, for a version imported before
+-- permissions were recorded.
+UPDATE driver_versions SET permissions = @permissions, permissions_error = @permissions_error
+WHERE name = @name AND version = @version AND permissions IS NULL AND permissions_error IS NULL;
+
+-- name: ApproveDriverPermissions :one
+-- Approves what a version's chart needs as recorded; returns no row when the
+-- version is missing or its need is not recorded.
+UPDATE driver_versions
+SET approved_permissions = permissions, approved_by = @approved_by, approved_at = now()
+WHERE name = @name AND version = @version AND permissions IS NOT NULL
+RETURNING approved_permissions, approved_by, approved_at;

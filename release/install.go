@@ -7,6 +7,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
@@ -39,6 +40,10 @@ type InstallOptions struct {
 	// Owner marks the release (see Owner); a release of that name must be
 	// missing, or be Owner's and failed or uninstalled (then it is replaced).
 	Owner Owner
+	// Check, when set, judges everything the install would create (a dry
+	// run) before Helm creates anything, and the resources again as Helm
+	// is about to apply them.
+	Check Check
 }
 
 // Install installs a chart as revision 1 of a release, marked with
@@ -59,15 +64,27 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 	if err != nil {
 		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}
-	install := action.NewInstall(cfg)
-	install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
-	install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
-	install.Description = opts.Description
-	install.Replace, install.Labels = replace, opts.Owner.labels()
-	if opts.DryRun {
-		install.DryRunOption = dryRunServer
+	newInstall := func(dryRun bool) *action.Install {
+		install := action.NewInstall(cfg)
+		install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
+		install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
+		install.Description = opts.Description
+		install.Replace, install.Labels = replace, opts.Owner.labels()
+		if dryRun {
+			install.DryRunOption = dryRunServer
+		}
+		if opts.Check != nil {
+			install.PostRenderer = checkRendered(opts.Check)
+		}
+		return install
 	}
-	rel, err := install.RunWithContext(ctx, opts.Chart, opts.Values)
+	err = checkFirst(opts.Check, func() (*helmrelease.Release, error) {
+		return newInstall(true).RunWithContext(ctx, opts.Chart, opts.Values)
+	})
+	if err != nil {
+		return nil, fail("install", opts.Namespace, opts.Name, err)
+	}
+	rel, err := newInstall(opts.DryRun).RunWithContext(ctx, opts.Chart, opts.Values)
 	if err != nil {
 		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}

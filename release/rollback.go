@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
+	helmrelease "helm.sh/helm/v3/pkg/release"
 )
 
 // RollbackOptions says what Rollback does.
@@ -21,6 +22,9 @@ type RollbackOptions struct {
 	Timeout time.Duration
 	// Owner must own the release (see Owner).
 	Owner Owner
+	// Check, when set, judges everything the revision rolled back to holds
+	// before Helm changes anything.
+	Check Check
 }
 
 // Rollback makes a new revision with the chart, values and manifest of an
@@ -34,7 +38,18 @@ func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, 
 	if err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
-	if _, err := lastOwned(cfg, "roll back", opts.Name, opts.Owner); err != nil {
+	last, err := lastOwned(cfg, "roll back", opts.Name, opts.Owner)
+	if err != nil {
+		return nil, fail("rollback", opts.Namespace, opts.Name, err)
+	}
+	err = checkFirst(opts.Check, func() (*helmrelease.Release, error) {
+		target := opts.Revision
+		if target == 0 {
+			target = last.Version - 1
+		}
+		return cfg.Releases.Get(opts.Name, target)
+	})
+	if err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
 	rollback := action.NewRollback(cfg)
@@ -43,8 +58,7 @@ func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, 
 	if err := rollback.Run(opts.Name); err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
-	last, err := cfg.Releases.Last(opts.Name)
-	if err != nil {
+	if last, err = cfg.Releases.Last(opts.Name); err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
 	return fromHelm(last), nil

@@ -6,6 +6,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	helmrelease "helm.sh/helm/v3/pkg/release"
 )
 
 // UpgradeOptions says what Upgrade does.
@@ -31,6 +32,10 @@ type UpgradeOptions struct {
 	Description string
 	// Owner must own the release (see Owner); the new revision carries its marks.
 	Owner Owner
+	// Check, when set, judges everything the upgrade would create (a dry
+	// run) before Helm changes anything, and the resources again as Helm
+	// is about to apply them.
+	Check Check
 }
 
 // Upgrade makes a new revision of a release from a chart and values. Helm
@@ -48,15 +53,27 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 	if _, err := lastOwned(cfg, "upgrade", opts.Name, opts.Owner); err != nil {
 		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
 	}
-	upgrade := action.NewUpgrade(cfg)
-	upgrade.Namespace = opts.Namespace
-	upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
-	upgrade.Description = opts.Description
-	upgrade.ResetValues, upgrade.Labels = true, opts.Owner.labels()
-	if opts.DryRun {
-		upgrade.DryRunOption = dryRunServer
+	newUpgrade := func(dryRun bool) *action.Upgrade {
+		upgrade := action.NewUpgrade(cfg)
+		upgrade.Namespace = opts.Namespace
+		upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
+		upgrade.Description = opts.Description
+		upgrade.ResetValues, upgrade.Labels = true, opts.Owner.labels()
+		if dryRun {
+			upgrade.DryRunOption = dryRunServer
+		}
+		if opts.Check != nil {
+			upgrade.PostRenderer = checkRendered(opts.Check)
+		}
+		return upgrade
 	}
-	rel, err := upgrade.RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)
+	err = checkFirst(opts.Check, func() (*helmrelease.Release, error) {
+		return newUpgrade(true).RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)
+	})
+	if err != nil {
+		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
+	}
+	rel, err := newUpgrade(opts.DryRun).RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)
 	if err != nil {
 		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
 	}

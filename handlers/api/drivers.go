@@ -99,6 +99,11 @@ func (s *Server) GetDriverVersion(ctx context.Context, req oapi.GetDriverVersion
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return nil, fmt.Errorf("api: driver %s %s: %w", req.Name, req.Version, err)
 	}
+	perms, err := s.Drivers.Permissions(ctx, req.Name, req.Version)
+	if err != nil {
+		return nil, err
+	}
+	out := permissionsOut(perms)
 	return oapi.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
-		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec}, nil
+		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec, Permissions: &out}, nil
 }

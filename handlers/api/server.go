@@ -49,6 +49,8 @@ type DriverCatalog interface {
 	VersionRefs(ctx context.Context, name string) ([]catalog.VersionRef, error)
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
+	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
+	ApprovePermissions(ctx context.Context, name, version, by string) (*catalog.Permissions, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)

@@ -21,6 +21,8 @@ type DriverCatalog interface {
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
 	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
+	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
+	ApprovePermissions(ctx context.Context, name, version, by string) (*catalog.Permissions, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)

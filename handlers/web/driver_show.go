@@ -41,6 +41,11 @@ func DriverShow(drivers DriverCatalog, md *views.Markdown, pages *DriverPages) e
 		}
 		props.Versions = versionOptions(versions)
 		props.Page = page(c, props.Title, views.NavDrivers)
+		perms, err := drivers.Permissions(ctx, name, ref.Version)
+		if err != nil {
+			return err
+		}
+		props.Permissions = permissionsProps(perms, props.Page, name, ref.Version)
 		return render(c, http.StatusOK, views.DriverShowPage(props))
 	}
 }

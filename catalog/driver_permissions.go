@@ -1,0 +1,149 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/permissions"
+	"github.com/styrmin/styrmin/release"
+)
+
+// Permissions is what a driver version's chart creates beyond its release's
+// namespace, rendered with the driver's default values, and what an admin
+// approved of it.
+type Permissions struct {
+	// Needs is what the chart renders with default values that needs approval.
+	Needs permissions.Set
+	// RenderError says why the chart did not render with its default
+	// values; Needs is empty then and nothing can be approved.
+	RenderError string
+	// Approval is nil until an admin approves.
+	Approval *Approval
+}
+
+// Approval is what an admin approved for a driver version, who and when.
+type Approval struct {
+	Set permissions.Set
+	By  string
+	At  time.Time
+}
+
+// Approved is what installs of the version may create: nothing until approved.
+func (p *Permissions) Approved() permissions.Set {
+	if p.Approval == nil {
+		return permissions.Set{}
+	}
+	return p.Approval.Set
+}
+
+// Pending is what the version's chart needs that no admin approved.
+func (p *Permissions) Pending() permissions.Set {
+	return permissions.Missing(p.Needs, p.Approved())
+}
+
+// renderNamespace and renderName are the release a version's chart is
+// rendered as at import; the names never matter (see permissions).
+const renderNamespace, renderName = "styrmin-import", "import"
+
+// needs renders b's chart with the driver's default values and returns
+// what it needs as JSON, or why it did not render.
+func needs(ctx context.Context, b *drivers.Bundle) ([]byte, pgtype.Text) {
+	set, err := render(ctx, b)
+	if err != nil {
+		return nil, pgtype.Text{String: styrmin.ErrorMessage(err), Valid: true}
+	}
+	data, err := json.Marshal(set)
+	if err != nil {
+		return nil, pgtype.Text{String: err.Error(), Valid: true}
+	}
+	return data, pgtype.Text{}
+}
+
+// render renders b's chart with default values and parses what it creates.
+func render(ctx context.Context, b *drivers.Bundle) (permissions.Set, error) {
+	d := b.Driver
+	values, err := release.Values(ctx, d, d.DefaultValues(), b.Chart.Metadata.AppVersion, renderNamespace, renderName)
+	if err != nil {
+		return permissions.Set{}, err
+	}
+	manifest, err := release.Render(ctx, b.Chart, values, renderNamespace, renderName)
+	if err != nil {
+		return permissions.Set{}, err
+	}
+	return permissions.Parse(manifest, renderNamespace)
+}
+
+// Permissions returns what a driver version's chart needs and its approval.
+// A version imported before permissions were recorded is rendered now, once.
+// A missing version is an ENOTFOUND error.
+func (c *Catalog) Permissions(ctx context.Context, name, version string) (*Permissions, error) {
+	key := db.GetDriverPermissionsParams{Name: name, Version: version}
+	row, err := c.q.GetDriverPermissions(ctx, key)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "The catalogue has no version %q of driver %q.", version, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: permissions of %s %s: %w", name, version, err)
+	}
+	if row.Permissions == nil && !row.PermissionsError.Valid {
+		b, err := c.Bundle(ctx, name, version)
+		if err != nil {
+			return nil, err
+		}
+		data, why := needs(ctx, b)
+		err = c.q.SetDriverPermissions(ctx, db.SetDriverPermissionsParams{Name: name, Version: version, Permissions: data, PermissionsError: why})
+		if err != nil {
+			return nil, fmt.Errorf("catalog: permissions of %s %s: %w", name, version, err)
+		}
+		if row, err = c.q.GetDriverPermissions(ctx, key); err != nil {
+			return nil, fmt.Errorf("catalog: permissions of %s %s: %w", name, version, err)
+		}
+	}
+	p := &Permissions{RenderError: row.PermissionsError.String}
+	if err := unmarshalSet(row.Permissions, &p.Needs); err != nil {
+		return nil, fmt.Errorf("catalog: permissions of %s %s: %w", name, version, err)
+	}
+	if row.ApprovedPermissions != nil {
+		p.Approval = &Approval{By: row.ApprovedBy.String, At: *row.ApprovedAt}
+		if err := unmarshalSet(row.ApprovedPermissions, &p.Approval.Set); err != nil {
+			return nil, fmt.Errorf("catalog: approved permissions of %s %s: %w", name, version, err)
+		}
+	}
+	return p, nil
+}
+
+// ApprovePermissions records that by approved everything the driver
+// version's chart needs as recorded (what Permissions showed), and returns
+// the result. A version whose chart did not render has nothing to approve
+// (EINVALID).
+func (c *Catalog) ApprovePermissions(ctx context.Context, name, version, by string) (*Permissions, error) {
+	p, err := c.Permissions(ctx, name, version)
+	if err != nil {
+		return nil, err
+	}
+	if p.RenderError != "" {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "The chart of driver %s %s did not render with its default values (%s), so there is nothing to approve.", name, version, p.RenderError)
+	}
+	_, err = c.q.ApproveDriverPermissions(ctx, db.ApproveDriverPermissionsParams{Name: name, Version: version, ApprovedBy: pgtype.Text{String: by, Valid: true}})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
+	}
+	return c.Permissions(ctx, name, version)
+}
+
+// unmarshalSet decodes a stored set; NULL is the empty set.
+func unmarshalSet(data []byte, s *permissions.Set) error {
+	if data == nil {
+		return nil
+	}
+	return json.Unmarshal(data, s)
+}

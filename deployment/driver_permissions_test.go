@@ -1,0 +1,94 @@
+package deployment_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/release/releasetest"
+)
+
+// grantingBundle is a driver "granter" whose chart binds the release's
+// ServiceAccount to cluster-admin with a ClusterRoleBinding; extra is more
+// of its templates.
+func grantingBundle(version, extra string) fstest.MapFS {
+	return fstest.MapFS{
+		"granter/driver.styrmin.yml": {Data: fmt.Appendf(nil, `apiVersion: styrmin.io/v1
+kind: Driver
+metadata: {name: granter}
+spec:
+  version: %s
+  supported_versions: ">=1.0.0"
+  info: {title: Granter, description: A driver whose chart grants itself cluster-admin.}
+  helm:
+    main: {location: ./chart, version: 1.0.0}
+`, version)},
+		"granter/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: granter\nversion: 1.0.0\nappVersion: 1.0.0\n")},
+		"granter/chart/templates/binding.yaml": {Data: []byte(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "{{ .Release.Name }}-admin"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects:
+- {kind: ServiceAccount, name: default, namespace: "{{ .Release.Namespace }}"}
+` + extra)},
+	}
+}
+
+// TestAChartThatAddsAClusterRoleBindingIsRefusedUntilAnAdminApprovesIt
+// installs a driver whose chart binds itself to cluster-admin, on Helm's
+// memory storage: refused (nothing recorded) until an admin approves that
+// driver version, then installed; the approval of 1.0.0 does not let 1.1.0
+// add a grant.
+func TestAChartThatAddsAClusterRoleBindingIsRefusedUntilAnAdminApprovesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, nil)
+	for _, b := range []fstest.MapFS{grantingBundle("1.0.0", ""), grantingBundle("1.1.0", `---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "{{ .Release.Name }}-secrets"}
+rules: [{apiGroups: [""], resources: [secrets], verbs: [list]}]
+`)} {
+		_, err := f.catalog.ImportFS(ctx, b, "granter", "root")
+		require.NoError(t, err)
+	}
+	client := releasetest.New(t).Client
+	owner := release.Owner{Installation: "i", Deployment: 1}
+	install := func() error {
+		b, err := f.catalog.Bundle(ctx, "granter", "1.0.0")
+		require.NoError(t, err)
+		check, err := f.svc.PermissionCheck(ctx, "granter", "1.0.0", "apps")
+		require.NoError(t, err)
+		_, err = client.Install(ctx, release.InstallOptions{Namespace: "apps", Name: "g", Owner: owner, Chart: b.Chart, Check: check})
+		return err
+	}
+
+	err := install()
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	msg := styrmin.ErrorMessage(err)
+	require.Contains(t, msg, "driver granter 1.0.0")
+	require.Contains(t, msg, "creates ClusterRoleBinding (rbac.authorization.k8s.io)")
+	require.Contains(t, msg, "binds ClusterRoleBinding of ClusterRole cluster-admin to ServiceAccount default")
+	_, err = client.History(ctx, "apps", "g")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "nothing was applied")
+
+	_, err = f.catalog.ApprovePermissions(ctx, "granter", "1.0.0", "root")
+	require.NoError(t, err)
+	require.NoError(t, install())
+
+	next, err := f.catalog.Bundle(ctx, "granter", "1.1.0")
+	require.NoError(t, err)
+	check, err := f.svc.PermissionCheck(ctx, "granter", "1.1.0", "apps")
+	require.NoError(t, err)
+	_, err = client.Upgrade(ctx, release.UpgradeOptions{Namespace: "apps", Name: "g", Owner: owner, Chart: next.Chart, Check: check})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	require.Contains(t, styrmin.ErrorMessage(err), "grants ClusterRole: list secrets (core)")
+	history, err := client.History(ctx, "apps", "g")
+	require.NoError(t, err)
+	require.Len(t, history, 1, "the refused upgrade to 1.1.0 changed nothing")
+}

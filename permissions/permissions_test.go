@@ -1,0 +1,249 @@
+package permissions_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/permissions"
+)
+
+// operator is a chart with a ClusterRole, its ClusterRoleBinding to the
+// chart's ServiceAccount, a Role in the release's namespace and a CRD.
+const operator = `
+---
+# Source: op/templates/sa.yaml
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: rel-op
+  namespace: ns1
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: rel-op
+rules:
+- apiGroups: [""]
+  resources: [secrets, pods]
+  verbs: [get, list]
+- nonResourceURLs: [/metrics]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: rel-op
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: rel-op}
+subjects:
+- {kind: ServiceAccount, name: rel-op, namespace: ns1}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: rel-leader
+rules:
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [update]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: rel-op
+`
+
+func TestParseListsClusterKindsRulesAndBindings(t *testing.T) {
+	t.Parallel()
+	s, err := permissions.Parse(operator, "ns1")
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"creates CustomResourceDefinition (apiextensions.k8s.io)",
+		"creates ClusterRole (rbac.authorization.k8s.io)",
+		"creates ClusterRoleBinding (rbac.authorization.k8s.io)",
+		"grants ClusterRole: get /metrics (core)",
+		"grants ClusterRole: get pods (core)",
+		"grants ClusterRole: list pods (core)",
+		"grants ClusterRole: get secrets (core)",
+		"grants ClusterRole: list secrets (core)",
+		"grants Role: update leases (coordination.k8s.io)",
+		"binds ClusterRoleBinding of the chart's ClusterRole to the chart's ServiceAccount",
+	}, s.Lines())
+}
+
+func TestTheSameChartInAnotherReleaseNeedsTheSame(t *testing.T) {
+	t.Parallel()
+	a, err := permissions.Parse(operator, "ns1")
+	require.NoError(t, err)
+	other := strings.NewReplacer("rel-", "other-", "ns1", "ns2").Replace(operator)
+	b, err := permissions.Parse(other, "ns2")
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	require.True(t, permissions.Missing(b, a).Empty())
+}
+
+func TestParseNamesWhatIsOutsideTheChart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"a built-in role", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: x}
+roleRef: {kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: default, namespace: ns1}]`,
+			"binds ClusterRoleBinding of ClusterRole cluster-admin to ServiceAccount default"},
+		{"a group", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: x}
+roleRef: {kind: ClusterRole, name: edit}
+subjects: [{kind: Group, name: "system:authenticated"}]`,
+			"binds RoleBinding of ClusterRole edit to Group system:authenticated"},
+		{"a role binding in another namespace", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: x, namespace: kube-system}
+roleRef: {kind: Role, name: extension-apiserver-authentication-reader}
+subjects: [{kind: ServiceAccount, name: api, namespace: ns1}]`,
+			"binds RoleBinding in namespace kube-system of Role extension-apiserver-authentication-reader to ServiceAccount api"},
+		{"a service account of another namespace", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: x}
+roleRef: {kind: Role, name: r}
+subjects: [{kind: ServiceAccount, name: builder, namespace: ci}]`,
+			"binds RoleBinding of Role r to ServiceAccount builder in namespace ci"},
+		{"an aggregating role", `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: x}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {rbac.example.com/aggregate: "true"}}]`,
+			"aggregates the ClusterRoles selected by rbac.example.com/aggregate=true"},
+		{"a custom resource", `
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: x}`,
+			"creates Certificate (cert-manager.io), of a scope Styrmin does not know"},
+		{"a binding hidden in a list", `
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: x}
+- apiVersion: v1
+  kind: ConfigMapList
+  items:
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: ClusterRoleBinding
+    metadata: {name: x}
+    roleRef: {kind: ClusterRole, name: view}
+    subjects: [{kind: User, name: eve}]`,
+			"binds ClusterRoleBinding of ClusterRole view to User eve"},
+		{"a JSON document", `{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}`,
+			"creates Namespace (core)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := permissions.Parse(tc.manifest, "ns1")
+			require.NoError(t, err)
+			require.Contains(t, s.Lines(), tc.want)
+		})
+	}
+}
+
+func TestANamespacedChartNeedsNothing(t *testing.T) {
+	t.Parallel()
+	s, err := permissions.Parse(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+---
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: b}
+---
+# only a comment
+`, "ns1")
+	require.NoError(t, err)
+	require.True(t, s.Empty(), s.Lines())
+}
+
+func TestMissingNamesWhatTheApprovalDoesNotCover(t *testing.T) {
+	t.Parallel()
+	need, err := permissions.Parse(operator, "ns1")
+	require.NoError(t, err)
+	require.True(t, permissions.Missing(need, need).Empty())
+
+	approved := need
+	approved.Bindings = nil
+	approved.Rules = []permissions.Rule{
+		{Role: "ClusterRole", APIGroup: "", Resource: "*", Verb: "*"},
+		{Role: "Role", APIGroup: "coordination.k8s.io", Resource: "leases", Verb: "update"},
+	}
+	missing := permissions.Missing(need, approved)
+	require.Equal(t, []string{"binds ClusterRoleBinding of the chart's ClusterRole to the chart's ServiceAccount"}, missing.Lines(),
+		"a wildcard rule covers the core group's rules; the binding is missing")
+
+	err = permissions.Check("op", "1.0.0", need, permissions.Set{})
+	var refused *permissions.RefusedError
+	require.ErrorAs(t, err, &refused)
+	require.Contains(t, err.Error(), "driver op 1.0.0")
+	require.Contains(t, err.Error(), "creates ClusterRoleBinding (rbac.authorization.k8s.io)")
+	require.NoError(t, permissions.Check("op", "1.0.0", permissions.Set{}, permissions.Set{}))
+}
+
+func TestARoleRuleIsNotCoveredByAClusterRoleRule(t *testing.T) {
+	t.Parallel()
+	need := permissions.Set{Rules: []permissions.Rule{{Role: "Role", Namespace: "kube-system", Resource: "secrets", Verb: "get"}}}
+	approved := permissions.Set{Rules: []permissions.Rule{{Role: "Role", Resource: "secrets", Verb: "get"}}}
+	require.Len(t, permissions.Missing(need, approved).Rules, 1, "a Role in another namespace is another grant")
+}
+
+// TestHostileManifestsAreRefusedWithinBudget feeds Parse what a hostile
+// chart can render: each is refused with a clear error, quickly.
+func TestHostileManifestsAreRefusedWithinBudget(t *testing.T) {
+	t.Parallel()
+	many := strings.Repeat("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", permissions.MaxObjects+1)
+	var nested strings.Builder
+	nested.WriteString("apiVersion: v1\nkind: ConfigMap\ndata: ")
+	nested.WriteString(strings.Repeat("[", 200000))
+	deepList := "apiVersion: v1\nkind: List\nitems:\n"
+	for i := 1; i <= 6; i++ {
+		deepList += strings.Repeat("  ", i) + "- kind: List\n" + strings.Repeat("  ", i) + "  items:\n"
+	}
+	laughs := "a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+	for i := 'b'; i <= 'j'; i++ {
+		prev := string(i - 1)
+		laughs += fmt.Sprintf("%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"huge", strings.Repeat("#", permissions.MaxManifestBytes+1), "more than the 32 MiB"},
+		{"many documents", many, "more than 10000 objects"},
+		{"deeply nested", nested.String(), "does not parse"},
+		{"lists in lists", deepList, "nests lists more than 4 deep"},
+		{"alias bomb", laughs, "does not parse"},
+		{"not YAML", "kind: [unclosed", "does not parse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, err := permissions.Parse(tc.manifest, "ns1")
+			require.Error(t, err)
+			require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+			require.Contains(t, err.Error(), tc.want)
+			require.Less(t, time.Since(start), 30*time.Second, "the budget holds")
+		})
+	}
+}
