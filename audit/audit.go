@@ -1,0 +1,94 @@
+// Package audit keeps the audit log: an append-only record of every state
+// change and every sign-in, who made it, what it was about and how it ended.
+// The table refuses changes (db/migrations/00015_audit.sql); only Prune, the
+// retention, deletes entries.
+package audit
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Outcome is how a recorded request ended.
+type Outcome string
+
+// The outcomes of an entry.
+const (
+	// Allowed: the change was made (or, for a task, queued).
+	Allowed Outcome = "allowed"
+	// Refused: the caller may not do it, or the input was wrong; Reason says why.
+	Refused Outcome = "refused"
+	// Failed: the server could not do it (an internal or unavailable error).
+	Failed Outcome = "failed"
+)
+
+// Via names the credential an actor came with.
+type Via string
+
+// The credentials of an actor.
+const (
+	ViaSession     Via = "session"
+	ViaAPIToken    Via = "api-token"
+	ViaActionToken Via = "action-token"
+	// ViaNone: nobody was signed in (a sign-in attempt, a refused visitor).
+	ViaNone Via = "none"
+)
+
+// Target kinds: what an entry is about.
+const (
+	TargetDeployment = "deployment"
+	TargetDriver     = "driver"
+	TargetUser       = "user"
+	TargetToken      = "token"
+	TargetSession    = "session"
+	TargetPolicy     = "policy"
+	TargetSettings   = "settings"
+)
+
+// Actor is who made a request.
+type Actor struct {
+	// UserID is the user's id; 0 for nobody (and for an action token).
+	UserID int64
+	// Name is the username (for a sign-in, the one typed), or for an
+	// action token "action <name> of task <id>".
+	Name string
+	Via  Via
+	// Role is the user's role at the time; empty for nobody.
+	Role string
+	// Address is the client's address; shown to admins only.
+	Address string
+}
+
+// Target is what an entry is about.
+type Target struct {
+	// Kind is one of the Target* constants.
+	Kind string
+	// Name names the thing: a deployment's or driver's name, a user's or
+	// token's id; empty when the request did not name one.
+	Name string
+}
+
+// Entry is one line of the audit log.
+type Entry struct {
+	ID int64
+	At time.Time
+	// Actor is who made the request.
+	Actor Actor
+	// Action names the change, e.g. deployment.install, signin, user.create.
+	Action string
+	// Target is what the request was about.
+	Target Target
+	Outcome Outcome
+	// Reason says why a change was refused or failed; empty when allowed.
+	Reason string
+	// Detail holds what else the request named (path parameters, say).
+	Detail map[string]string
+}
+
+// detailJSON is e's detail as the table stores it.
+func (e Entry) detailJSON() ([]byte, error) {
+	if e.Detail == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(e.Detail)
+}
