@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
@@ -86,6 +87,8 @@ type App struct {
 	// Queue commits and cancels tasks; Deployments queues through it.
 	Queue       *executor.Executor
 	Deployments *deployment.Service
+	// Audit is the audit log: the web app records into it, Run prunes it.
+	Audit *audit.Store
 	// Worker works the tasks; nil unless Config.Work.
 	Worker *executor.Worker
 	// Users, Sessions, APITokens, Notifications, Handler and Deps are the
@@ -117,7 +120,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), drain: cfg.Drain}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -237,7 +240,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Users, a.Sessions, a.APITokens, a.Notifications = users, sessions, tokens, notifications
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
-		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
+		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens, Audit: a.Audit,
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil

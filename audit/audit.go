@@ -77,7 +77,7 @@ type Entry struct {
 	// Action names the change, e.g. deployment.install, signin, user.create.
 	Action string
 	// Target is what the request was about.
-	Target Target
+	Target  Target
 	Outcome Outcome
 	// Reason says why a change was refused or failed; empty when allowed.
 	Reason string
