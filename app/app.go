@@ -63,6 +63,8 @@ type Config struct {
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
 	Work bool
+	// AuditRetention is how long the worker keeps audit entries (0: forever).
+	AuditRetention time.Duration
 	// Drain is how long Run lets running tasks go on once its context ends,
 	// before they are cancelled and recovered.
 	Drain time.Duration
@@ -106,7 +108,8 @@ type App struct {
 	// logger it reads).
 	Deps handlers.Deps
 
-	drain time.Duration
+	drain          time.Duration
+	auditRetention time.Duration
 	// sdkDir holds the styrmin Python package that actions import; Close removes it.
 	sdkDir string
 }
@@ -120,7 +123,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -247,8 +250,8 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications and hourly clean-up when it serves, and the worker when it
-// works tasks (which then lets running tasks finish for up to Config.Drain).
+// notifications and hourly clean-up when it serves, and the worker, with
+// the audit log's hourly prune, when it works tasks (which then lets running tasks finish for up to Config.Drain).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
@@ -259,6 +262,8 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	var err error
 	if a.Worker != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); a.Audit.PruneEvery(ctx, a.auditRetention, time.Hour, a.Logger) }()
 		err = runWorker(ctx, a.Worker, a.drain, a.Logger)
 	} else {
 		<-ctx.Done()

@@ -48,41 +48,41 @@ const (
 // Actor is who made a request.
 type Actor struct {
 	// UserID is the user's id; 0 for nobody (and for an action token).
-	UserID int64
+	UserID int64 `json:"user_id,omitempty"`
 	// Name is the username (for a sign-in, the one typed), or for an
 	// action token "action <name> of task <id>".
-	Name string
-	Via  Via
+	Name string `json:"name"`
+	Via  Via    `json:"via"`
 	// Role is the user's role at the time; empty for nobody.
-	Role string
+	Role string `json:"role"`
 	// Address is the client's address; shown to admins only.
-	Address string
+	Address string `json:"address,omitempty"`
 }
 
 // Target is what an entry is about.
 type Target struct {
 	// Kind is one of the Target* constants.
-	Kind string
+	Kind string `json:"kind"`
 	// Name names the thing: a deployment's or driver's name, a user's or
 	// token's id; empty when the request did not name one.
-	Name string
+	Name string `json:"name"`
 }
 
 // Entry is one line of the audit log.
 type Entry struct {
-	ID int64
-	At time.Time
+	ID int64     `json:"id"`
+	At time.Time `json:"at"`
 	// Actor is who made the request.
-	Actor Actor
+	Actor Actor `json:"actor"`
 	// Action names the change, e.g. deployment.install, signin, user.create.
-	Action string
+	Action string `json:"action"`
 	// Target is what the request was about.
-	Target  Target
-	Outcome Outcome
+	Target  Target  `json:"target"`
+	Outcome Outcome `json:"outcome"`
 	// Reason says why a change was refused or failed; empty when allowed.
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Detail holds what else the request named (path parameters, say).
-	Detail map[string]string
+	Detail map[string]string `json:"detail,omitempty"`
 }
 
 // detailJSON is e's detail as the table stores it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/app"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -22,6 +24,8 @@ type deployConfig struct {
 	drainTimeout time.Duration
 	// apiURL is the base URL driver actions call back (their primitives).
 	apiURL string
+	// auditRetention is how long audit entries are kept (audit.ParseRetention).
+	auditRetention string
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -33,17 +37,24 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 	f.DurationVar(&cfg.drainTimeout, "drain-timeout", 30*time.Second, "how long running tasks may go on after a stop signal before they are cancelled and recovered")
 	f.StringVar(&cfg.apiURL, "api-url", os.Getenv("STYRMIN_API_URL"),
 		"base URL at which driver actions reach this Styrmin's primitives; serve defaults to its own address (env STYRMIN_API_URL)")
+	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
+		"how long the worker keeps audit log entries: days (90d), hours (36h), or 0 for forever (env STYRMIN_AUDIT_RETENTION)")
 }
 
-// appConfig is the app's configuration of cfg, on pool, working tasks when work is set.
-func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) app.Config {
+// appConfig is the app's configuration of cfg, on pool, working tasks when
+// work is set; a retention that does not parse is an error.
+func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) (app.Config, error) {
+	retention, err := audit.ParseRetention(cfg.auditRetention)
+	if err != nil {
+		return app.Config{}, fmt.Errorf("--audit-retention: %w", err)
+	}
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, Work: work, Drain: cfg.drainTimeout,
-	}
+		ActionsURL: cfg.apiURL, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+	}, nil
 }
 
 // ownURL is the base URL of a server listening on addr, as a process on the

@@ -121,7 +121,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
 	}
-	appCfg := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
+	appCfg, err := cfg.deploy.appConfig(pool, logger, !cfg.noExecutor)
+	if err != nil {
+		return err
+	}
 	appCfg.Serve, appCfg.SessionKey = true, cfg.sessionKey
 	a, err := app.New(ctx, appCfg)
 	if err != nil {

@@ -51,7 +51,11 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = "http://127.0.0.1:8080"
 	}
-	a, err := app.New(ctx, cfg.deploy.appConfig(pool, logger, true))
+	appCfg, err := cfg.deploy.appConfig(pool, logger, true)
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err
 	}
