@@ -23,6 +23,51 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AuditActorVia.
+const (
+	AuditActorViaActionToken AuditActorVia = "action-token"
+	AuditActorViaApiToken    AuditActorVia = "api-token"
+	AuditActorViaNone        AuditActorVia = "none"
+	AuditActorViaSession     AuditActorVia = "session"
+)
+
+// Valid indicates whether the value is a known member of the AuditActorVia enum.
+func (e AuditActorVia) Valid() bool {
+	switch e {
+	case AuditActorViaActionToken:
+		return true
+	case AuditActorViaApiToken:
+		return true
+	case AuditActorViaNone:
+		return true
+	case AuditActorViaSession:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditEntryOutcome.
+const (
+	AuditEntryOutcomeAllowed AuditEntryOutcome = "allowed"
+	AuditEntryOutcomeFailed  AuditEntryOutcome = "failed"
+	AuditEntryOutcomeRefused AuditEntryOutcome = "refused"
+)
+
+// Valid indicates whether the value is a known member of the AuditEntryOutcome enum.
+func (e AuditEntryOutcome) Valid() bool {
+	switch e {
+	case AuditEntryOutcomeAllowed:
+		return true
+	case AuditEntryOutcomeFailed:
+		return true
+	case AuditEntryOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ParameterChangeChange.
 const (
 	ParameterChangeChangeAdded     ParameterChangeChange = "added"
@@ -163,25 +208,58 @@ func (e TaskKind) Valid() bool {
 
 // Defines values for TaskStatus.
 const (
-	Canceled  TaskStatus = "canceled"
-	Failed    TaskStatus = "failed"
-	Queued    TaskStatus = "queued"
-	Running   TaskStatus = "running"
-	Succeeded TaskStatus = "succeeded"
+	TaskStatusCanceled  TaskStatus = "canceled"
+	TaskStatusFailed    TaskStatus = "failed"
+	TaskStatusQueued    TaskStatus = "queued"
+	TaskStatusRunning   TaskStatus = "running"
+	TaskStatusSucceeded TaskStatus = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the TaskStatus enum.
 func (e TaskStatus) Valid() bool {
 	switch e {
-	case Canceled:
+	case TaskStatusCanceled:
 		return true
-	case Failed:
+	case TaskStatusFailed:
 		return true
-	case Queued:
+	case TaskStatusQueued:
 		return true
-	case Running:
+	case TaskStatusRunning:
 		return true
-	case Succeeded:
+	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAuditEntriesParamsTargetKind.
+const (
+	ListAuditEntriesParamsTargetKindDeployment ListAuditEntriesParamsTargetKind = "deployment"
+	ListAuditEntriesParamsTargetKindDriver     ListAuditEntriesParamsTargetKind = "driver"
+	ListAuditEntriesParamsTargetKindPolicy     ListAuditEntriesParamsTargetKind = "policy"
+	ListAuditEntriesParamsTargetKindSession    ListAuditEntriesParamsTargetKind = "session"
+	ListAuditEntriesParamsTargetKindSettings   ListAuditEntriesParamsTargetKind = "settings"
+	ListAuditEntriesParamsTargetKindToken      ListAuditEntriesParamsTargetKind = "token"
+	ListAuditEntriesParamsTargetKindUser       ListAuditEntriesParamsTargetKind = "user"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsTargetKind enum.
+func (e ListAuditEntriesParamsTargetKind) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsTargetKindDeployment:
+		return true
+	case ListAuditEntriesParamsTargetKindDriver:
+		return true
+	case ListAuditEntriesParamsTargetKindPolicy:
+		return true
+	case ListAuditEntriesParamsTargetKindSession:
+		return true
+	case ListAuditEntriesParamsTargetKindSettings:
+		return true
+	case ListAuditEntriesParamsTargetKindToken:
+		return true
+	case ListAuditEntriesParamsTargetKindUser:
 		return true
 	default:
 		return false
@@ -202,6 +280,57 @@ type APIToken struct {
 type ActionRequest struct {
 	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
 	Prompts *map[string]interface{} `json:"prompts,omitempty"`
+}
+
+// AuditActor defines model for AuditActor.
+type AuditActor struct {
+	// Address The client's address; empty for anyone but admins.
+	Address string `json:"address"`
+
+	// Name The username (for a sign-in, the one typed), or the action that called.
+	Name string `json:"name"`
+
+	// Role The role at the time; empty for nobody.
+	Role string `json:"role"`
+
+	// UserId The user's id; absent for nobody and for an action.
+	UserId *int64        `json:"user_id,omitempty"`
+	Via    AuditActorVia `json:"via"`
+}
+
+// AuditActorVia defines model for AuditActor.Via.
+type AuditActorVia string
+
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Action What was done, e.g. deployment.install, signin, user.create.
+	Action string     `json:"action"`
+	Actor  AuditActor `json:"actor"`
+	At     time.Time  `json:"at"`
+
+	// Detail What else the request named (its path parameters).
+	Detail  map[string]string `json:"detail"`
+	Id      int64             `json:"id"`
+	Outcome AuditEntryOutcome `json:"outcome"`
+
+	// Reason Why it was refused or failed; empty when allowed.
+	Reason string      `json:"reason"`
+	Target AuditTarget `json:"target"`
+}
+
+// AuditEntryOutcome defines model for AuditEntry.Outcome.
+type AuditEntryOutcome string
+
+// AuditPage defines model for AuditPage.
+type AuditPage struct {
+	Items      []AuditEntry `json:"items"`
+	NextCursor string       `json:"next_cursor"`
+}
+
+// AuditTarget defines model for AuditTarget.
+type AuditTarget struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
 }
 
 // ComponentState defines model for ComponentState.
@@ -692,6 +821,34 @@ type Limit = int
 // TaskID defines model for TaskID.
 type TaskID = int64
 
+// ListAuditEntriesParams defines parameters for ListAuditEntries.
+type ListAuditEntriesParams struct {
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit How many items a page holds at most.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Actor Only the entries of this username.
+	Actor *string `form:"actor,omitempty" json:"actor,omitempty"`
+
+	// Action Only this action (`deployment.install`) or family of actions (`deployment`).
+	Action     *string                           `form:"action,omitempty" json:"action,omitempty"`
+	TargetKind *ListAuditEntriesParamsTargetKind `form:"target_kind,omitempty" json:"target_kind,omitempty"`
+
+	// Target Only the entries about the target of this name.
+	Target *string `form:"target,omitempty" json:"target,omitempty"`
+
+	// Since Only the entries recorded at or after this time.
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only the entries recorded before this time.
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+}
+
+// ListAuditEntriesParamsTargetKind defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsTargetKind string
+
 // ListDeploymentsParams defines parameters for ListDeployments.
 type ListDeploymentsParams struct {
 	// Cursor The `next_cursor` of the previous page.
@@ -774,6 +931,9 @@ type UpdateUserJSONRequestBody = UserChange
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListAuditEntries The audit log, newest first
+	// (GET /audit)
+	ListAuditEntries(ctx echo.Context, params ListAuditEntriesParams) error
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	// (GET /deployments)
 	ListDeployments(ctx echo.Context, params ListDeploymentsParams) error
@@ -851,6 +1011,73 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListAuditEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditEntriesParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "actor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "actor", ctx.QueryParams(), &params.Actor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter actor: %s", err))
+	}
+
+	// ------------- Optional query parameter "action" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "action", ctx.QueryParams(), &params.Action, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter action: %s", err))
+	}
+
+	// ------------- Optional query parameter "target_kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "target_kind", ctx.QueryParams(), &params.TargetKind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target_kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "target" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "target", ctx.QueryParams(), &params.Target, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "until" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "until", ctx.QueryParams(), &params.Until, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter until: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAuditEntries(ctx, params)
+	return err
 }
 
 // ListDeployments converts echo context to params.
@@ -1343,6 +1570,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/audit", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
 	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
@@ -1360,6 +1588,45 @@ type TaskAcceptedJSONResponse struct {
 	Body TaskAccepted
 
 	Headers TaskAcceptedResponseHeaders
+}
+
+type ListAuditEntriesRequestObject struct {
+	Params ListAuditEntriesParams
+}
+
+type ListAuditEntriesResponseObject interface {
+	VisitListAuditEntriesResponse(w http.ResponseWriter) error
+}
+
+type ListAuditEntries200JSONResponse AuditPage
+
+func (response ListAuditEntries200JSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditEntriesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListAuditEntriesdefaultApplicationProblemPlusJSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ListDeploymentsRequestObject struct {
@@ -2340,6 +2607,9 @@ func (response UpdateUserdefaultApplicationProblemPlusJSONResponse) VisitUpdateU
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListAuditEntries The audit log, newest first
+	// (GET /audit)
+	ListAuditEntries(ctx context.Context, request ListAuditEntriesRequestObject) (ListAuditEntriesResponseObject, error)
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	// (GET /deployments)
 	ListDeployments(ctx context.Context, request ListDeploymentsRequestObject) (ListDeploymentsResponseObject, error)
@@ -2424,6 +2694,31 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ListAuditEntries operation middleware
+func (sh *strictHandler) ListAuditEntries(ctx echo.Context, params ListAuditEntriesParams) error {
+	var request ListAuditEntriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAuditEntries(ctx.Request().Context(), request.(ListAuditEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAuditEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAuditEntriesResponseObject); ok {
+		return validResponse.VisitListAuditEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // ListDeployments operation middleware
@@ -3285,110 +3580,120 @@ func (sh *strictHandler) UpdateUser(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1tc+M2kvBfQfF5qsbeo2XP7GSv1q6rK28muzu7c8mc7dl8iFwWREISYhJgANAaZcr//QrdAAmKoF5s",
-	"eZKruk+WRRBo9Bv6FfqSZLKspGDC6OT8S1JRRUtmmIL/vq2Vlsp+ypnOFK8MlyI5T24WjEwE+2zuMhgx",
-	"IXJGzIKRSrEHLmtNKjpnoyRNuB3+S83UKkkTQUuWnCf4TpImOluwktrpS/r5AxNzs0jO35ydpYlZVXak",
-	"NoqLefL4mCbvWFXIVcmE+R5m+YJTV9Qs2pnhT5oo9kvNFcuTc6NqFq4TmVfxB6YOO+cHXnLTx9rf5ZKU",
-	"VKwIN6zUhAKSyEIWuSbUkFJqM4SyAmYMV83ZjNaFSc6/OUst+nhZlw55JRf43+sGkVwYNmcKoLuh+v79",
-	"u4Hd8nzjXmdSldTghH96m0Tmf7Sv60oKzYCFPio5LVhpP2ZSGCYAMbSqCp5Ri5jTCkf828/aYulLsNr/",
-	"V2yWnCf/77Tl0VN8qk/9vLBiF8+XgjClpEoJ1eTqr9+SP7/95t+JW4bkzFBe6FHiUHGZZawydrODEO4H",
-	"WWfSCHhWeLIFFXNGllSTX2pWs9yCSomh+t6ywILR3IngB4lAxIXQvvBKk09XH0bJJp4EMByA9vnlx/c3",
-	"8p7BrJWSFVOGI70yxahh+R01HXrn1LATw0EU1iZPE/a54orpTe+IuijotGCepXpz8Hwn/kqTgmpzV+vN",
-	"IG5dTjiB7z2oNVMDDx9DyfgJRcVph+atNETgbbOwnP7MMmPnv8ws+a7YLzXTpo/+SsmyQlVM85zbsbT4",
-	"GAzB/fQ5gcK8rzTBGcgDLWqmyXTlv7DgpcTCA8zWKHo/kip2QWTJjWG5e0cTQ++ZVexcEadwRklvU4+R",
-	"bX7r5eLaUMP6+1SM5qs+T3/gD4zYZ1wwrVPCRvMReXP65oKwsjIrslwwAQdNVtTaAp/JusiJkIZM8cVR",
-	"jEG1kVWFIu6eTaUsGBU9ovqRt5v2pAfJ1z1Mu3trXgdS6AsipGCkZFRoQosCVL89GKJs6b6gStHVAMaR",
-	"70LJpkXxwyw5/2mzvmreeEzXt2P8TH1+0yxTzKREL+TSkoRrIkXGzok21d1oFCHDGqZx7j6eb+GwL5hh",
-	"uwjJliOirMy/gL3jOGuNit3R1b5zXZclVasI3hx33sEx1Mffj4sVMHFhuV1bAenzcYq8zk37KMraXY6L",
-	"64zNG1oT1RieeEnn7E7XU224qe0CEf7+ASWzkBktGvmUoliRo1xm+hQenLgHozI/PofxMLcmZkENUbUY",
-	"Cy60YTT3JqUU8JSRvEG81XIy10Qhg6SE0WxBcq4NF5kZixBQ4MqUUJHDJO4VlnfWzaiwqFc1bEGx0Vhc",
-	"TrUVVTuB/cpvSI/GIhTUTYh9b1e4DmDpC3K6ZnDvp/OFFCcohz11HlHTVvweuI4Tz073d1aUpBmTEsGW",
-	"TBsy48oZprts+sq9H9srwqrvNDOblEq7GUeeBX1ghOLOyJFgD0wBMeGL4z0VZ6iDAuR3oevIVYi4IX3l",
-	"WfMjnUdOuwa8nVAY0zA9XAbe1w6mCizbfel2oz70K/e2Qqvq7oEp7UzSHr6ntY6c65dgqTpfpyvMAac2",
-	"h3L6JDPUvzNdRSHL4VB5ntmYg7cYnx4ebcQNmK4WEbu4EAHtB41VMCQqmsWf2pOljktFXeV7oneNo5yx",
-	"2wLQ4KaHibTDMw1YjlU6ZOvQvQNllFsbYnRZdBBdumXqvp7gpoi/5SAfUJr+6QZ1uZ9OcphFeFqYAziG",
-	"cXEQ7QMzfXXN01m1t4WCTlmx0cIZQnK7xMuwRZwrHC+4MVHDbZitmjiRH4IeDzW0kPPaRYxGSTS4E+Gk",
-	"VvL6POXwuhNz/avd8PNDBtt0NZ87y393z91azUMUrli2v3lVUaVZTlCdjbRZqZKL0aosnEHrH4DgjH7W",
-	"UhCcZMo04eY4aoMNnw/bqOdwsqYjO9rTocBtOEbKvk3aVxel0yJ9jMAjMq15AZZx39z3Vrwmzop3LrxH",
-	"How+raQ2c8X0+etvLghFQxu8HfCIc8l0a7BnUhjKhbXA0UjXhqq4K9TY9puAp9Z18G6AhhDhUnFjmHCg",
-	"tsD9afQ2vk4dk9ofg63jWilZcrMg3GgvyeToHZtyKshHXOT6vz+Q19+MXr89TolUZLlYWT9vwcUcsLDd",
-	"iW637MCK0lxoQ4ti0J1eM+m623qHYR9NjETDDZjeb+iVjsSFDmUueUnvk7LjCtphwC7OfykY1Qy+jcLU",
-	"sZk273Vwjq7TtjEG4Uf6MET65OhFSPdhWwuQFuOCD3L+gYuIebCP2i7YAyuixCqZ1k5vbGZZnKJ9IU0G",
-	"zLvvPaE+yoJnMVekKOQyJu1/K+SUVNQYpoT2cYSG7jpgH01KuiJzSbgw8pz8gdhjN1tQRTNL3ZT8J5GC",
-	"peQnevLrLaEkK6jW+xh3XkHftcvHVAeDGAMVoDZpUQBY+Cboj+btJipk9QPEi9hnrgecKMU0Uw9D+tA/",
-	"DTFzdF9P2ckfUi/VKblGzf1KE7kUx+fEIR0DO9OVhZkJo1ao+mEqizLCPtPMFKv9cLW/W9K+M13Ft0nz",
-	"kguyXEiimcEkJfATsd6YjytP2UwqBtTPeb5d73rWi5E3wHsHuq3+zBrDfws5oo1s/0wu3BIL37TJKPxs",
-	"OZxX6uaIevyPxgTEhIk2stJkKdU9F3MXJp9JRah7DpxmqadJLQwviGIP8p7lI3LpRmCISNam4A8uehi8",
-	"iruxJpol9PPyR0Hi+rXLvTb/7+RDDyDyk455thXVeilVRKAvDbHnniGv3wT6K26+SPRoNkbx7Ji9smFB",
-	"BgwWSFtgY1tszsUhLs+a75moS2DHPEc7h5UShQvHgJgJ//k2suOZkuV+vgTGAvto/qtULkipU2KnRTtV",
-	"EqoYqpJz1IwuwWtYUei4ch72LI3c2TvwHp3DVgO42zPMtRH9zr7Yyzf6uJ46nK5cdpGirDXm0SsNCUei",
-	"6UqfE0pwMymhYyHqcsoUmL12Dft3RgvNrBA7LAVBbUPv4VwpVn70WMDwC8wR2ONTE1poGaYsMWAMmfVm",
-	"ZYTQCv1YgI1Nvpe9hSgpuDYWJioIYg09EipILe6FXAo0O7keC8Vmtbba5weXPD2SilgFctwJZPcyqdaD",
-	"csf9WNjJ7xmrOpBLQepqrmjOLgAQN79U7tRy4XL7ntVmeizW38NsRZ/8bVHGev4yHzC5IZVF7HNH4jnT",
-	"pNZgH3sJzaSYFTwzUMRijS9awMcHWmCyXJq7maxFjmp3yvOcCZBeWpuFVPxXEGazUNKYwgk2faAcdXFM",
-	"tLGaY8AbW4JjqaSYA/GW9jsjSS4DTp0jd7rDoK86OCvy/QJPfY3hMEC4qGrLSMTZvqRiisAK5KhlQVwS",
-	"NMoEvh2N67OzP2aW4eATm6Q+qe/GTvBfNxBLAXBo/914WKIXKw4qLhpNFUnYwGuvNFlAzh4FzEUGkGN8",
-	"IdiAhdJPFHy6em9ly/rAWFGGZTugR47oVNbmfFpQcQ8mQVVQLsjfb24+4nL6eIfEs30aBMN8ONqxUopC",
-	"cBsXG++SRcyyzAw5sgsp7/tbrRQ7cWJqRbqS2vj/Bx3XLYdV/5SJptoaf6NJuCE3Lakmc/7AxL4n1oNH",
-	"SSQ+7nWwYZ8NOaK4AHpVrNDME7msTBtMOPZ2OZp9COUOVjmSwCE8XT8kEcrgjLTI2ULnjaK/6cjsTbp2",
-	"hnaqdOSMWJBdEY9OwbGCz3jMGGsgB3U8URG+YlrWKmPv+Gy2jz3VWlGtZbXZnsrdCuuiWws+4ywn9rl3",
-	"u0sq+AyS9NfIa27LiuXWRo3X69xzke9nsG3KhK1xCUzeMEdjOcGmbqN4dRntvXOhHfw8LQamgsX7mvkl",
-	"M3zNyqGK3JzZ2+LfXjnHwzOgYjQ/sTZdkiYWrdRAVTA47FG+u5JFMaXZ/WAkM8TWlirY6FZjUF8bVm3S",
-	"9v3jnqIwa8OqFKI3ODgeIXVJ6Z/lNK4/rZ9LmMhZTv4hp+jAmrDej31mWW3YXSbLkorc6lCY0sc0wNu1",
-	"p6mFxBquR3jQjYKlNdi7mli3eWV18/EAsN7Y2t1Z+M5OiSHtRt1bzBDFMqnyjgJokQ4bflamfqD0Cukz",
-	"o7xgeUimLkqxenijitq5XnWQskjOYFkk9To5FY1zzs9yehe3fRu2KbhgTfzT7fkfcvpKE1mbqrbHMZad",
-	"kzdnZzg6JX96S/7J/3K8Zft+9Tt4K66dvBbvQgdIn6Fr1WzdEiG6TiHnOnbUNKSzeJNzD3wI807Zbh8V",
-	"j4TMhiPaaVJG/aSe8E8Lmd1b1peKTJk2J2w2kwPZq0pqbjZperVvZHTD6WCovtfDJeUaCzpBTt3K5Kjg",
-	"4p7l+Px4ZwTfUH0fw+6QMRkrsm5Qk/rDu2e8t9mEAFOOffx2Y9r9xlXjdLX7QFb6KYnuvFNi2ldTVtHF",
-	"Tffn68CddRQ4pntGgdDDpppQfc9yzHXK2niXYkMZotcL29jmn3ZcVxD7hRLGsSyekU0alVvYuNFD6Tsm",
-	"zJ1l7zs+kB1ppBiPXC8FIBewnlkoWc8XhJJK8ZIb/mD9UxJIyXEnvOyxP0C1gBrQEXIX6oOYmnF9I3ah",
-	"lCx8yQhKr926P/87gY1gFcU09A9FIycNVisl8zqz4m9VdtdJwVAVzqMhwtJTEd3N7qbHtrJ1q9e21tDh",
-	"SHiHVbvXQIHNt61QC1RTIN6NcoooJSdgadIvckMN4CEc0lFhl9Jajf6O9YTgFKhiYx/R5cf3vpdoSwzF",
-	"TojzDUH8Tyfl3tp3oU5wEyDIgZkCMOgTbNHw2jvxdrH1BtDQjrkDdpVDVLwNHVEvUugWsGWAHBRmLOIQ",
-	"dvo00XWWMYa8gbab5RwqMlYMuOVh1ehLHmk7Hyv7Kvr9BTsmkutSuC5yMap8QpZ8WonMd5j3gWqlWils",
-	"G2AbCmIOMtVvUoMyjLgHzpb7R0gw+rK7qK6nDSNSu0NQJVerO1WLbe05UE+UqxX0haAIXhBdZwtIA7nI",
-	"LdfEJ4CSgdTj3TYswKAd4A6oNnBmO6he6c5RTZa8KGAX1khrkgdNb+DOxnwYAI+gXrkI5O707MQstx24",
-	"MTRFYlI9lK+HqTzThQBHlUI0B/8kJ4Bra9EMGPo769OXydyD0uyn7xuYtytPPZzG37zzDfUMRLAl8c9R",
-	"I1oYX2mimcaqaCbypk6UKzBeoMpDEyMlqUXBtHa1IXe04nfuIdcu0xyvIV0b3um1j/pB3CwCQCEHjbOE",
-	"QAfAHWH/CyY6UqK5gLIuCTUr93bbkNIu8mZWqAaDJqjSqhwtOxmAsOBrZwZ5jHXxapbVipvVtR3qzAZG",
-	"FVM38T7QS1Ixpa2z2O4vJRPXATppWtIBSpiohXphTIXd8VzMZOQkbOOGFh2uDM3lnV0G9x/XP3w/Ipe1",
-	"WTBheEYNw4pb2oFrLLD258ixsc9PjpOWKOMEU8HWe7QzTFzBsisbwjcnx+djMbl0qWroyj8nf4F9kWbP",
-	"TQ0SzYxuC4AdG1gCnY9FE/mG7zU0fGLw1UVKP1trv+tKp8THyLHQYexSNGE1Y4rVbq4SoqTC7gmWGBFs",
-	"PG+YcKINBYiPAZxs4aormoBk69ZCbwv23HHg5NFYjMV3kG/FNPXQdQ4TcuTvXzi+IJNM5mxi5Q+CwLRk",
-	"YzFYVkA+QETaTl/ROReWcucgETBw/faRMVSJAQ2pJhP/wEgyd1V/9gUoo8DMYncCJrAvbSwKro0loi/g",
-	"aaq6mwsaCBV6aak2eXP2hnjHbIK09o4zVnRYyn+6+nBBKlkUZPK3727IKTjHp194/jhx5WsTcAERMar2",
-	"NRsYH0s8419+fB90A5wnr628y4oJWvHkPPnj6Gz0Ryi6MgsQ3NOALez/c0wEIw9xKd7n0G6vzbtgXNeq",
-	"HGiEboecuvthHtOtI/FKFDswdr0JF1lR5+zOpSTiF52A0u5rvcfbtRtH3pydHewuj7XGzthlI05xzEI5",
-	"HGHkzwEeX6KBObjKJOhFWqtz1yl2i0M3dFNvBXlhn++xjyDWOddQIh7Q9TZNPp84lXaCh0SQfcPgc4Q9",
-	"XOPAuzDG4ToO/iLx+oaDYHmtQeGxa6G4yNEajd9sx2v3IpZnE8RBSehaDwRqBntud4JBu9KhyXza1UKp",
-	"Pf1iifyIMgDRkB6B8J6EDn32E+C1W5VQlg5P4O59Do/9W4J+C3p+Er7YvtuQDCYlYhxLxrwKdvbDk2ib",
-	"xhXw35g5NPVeXBMO3WkUtnQ/nzqXIUUaMyooqDxydbhot1hRyY9T0q4AZGwb95+kGOMSeerc6tMv+AFE",
-	"NK5Br2px6YuSnkfbNHpdV1PxtPv1ZC8k4t17jX4nIn5VC0KtHVzTwpu1Lh3eaSFzCr1lMxdoOZwWP21C",
-	"3cO84kb8/tX5eh3O7/TAtmASCycU6AvCqCo4U41SaC32piYNS1KgPIEf8hA/xbzGIO2v7ePfP+H7N2D9",
-	"TgQd8Efc5V3hIdCQWDHYNHh5K7Kg+WGpK6tNxJXV/9H2GbSVVUjSI53RwvdSLKW6LyTNoWf3V6YkFC6V",
-	"rJwy5WJHkKNG4h+S5j6LGZA9EhicuFzDf1ilOGm6u10IGuOaGE/wcREFqRQMRvgkA7YpLORSh40CbpKm",
-	"Vd6X2jb1txRSGGPhchipb11qyqSOR+RHV7bBOwkEC0y2YBlk85tgzZKuYDHMVl74XlTdSZLoZpO8vdwS",
-	"IRyLdquUvD37c1vdDzUWdKXJcrHCAEhXhlye6YBiNBCKcPR6Qgji8CK5lpXc6Zg9O/zqkNobMPodtwKz",
-	"OS4A6/83cegc78Jpj7e2OcNOKhLgwTvuUCzk4nydm8CeqCNgrS3BNjfmawTa1rSRVKgkC19/ybG5QKcE",
-	"Yo06JYhK7lQK3g0zdCPxL3vd3/yinml79dHm+BziPvXhs4MF6ZDHmvt5Uux/h6b4quXBxrno3g0Usptj",
-	"jl2cUhwahIgGwwv+pog9tWV7LfZXIN5gSAFv2DlMOGGNDPGLuw5BjlM/9ekX92kHCv2rYYenEyoeI2gZ",
-	"bc8gwYuS3O93I+XbC7SezwE/iOayNn9crTn9Q9c9PY0nMPU+RPT/wjvlX+ro1sMyldGiOIxM3bj0dnC/",
-	"wpQVUsztORMgDRKQu6CsaeI6qZorX+ZDd4Vuv8/FNf1ir6MP4gYXq9DgWhUwQNfuVCFrl6HAfJ37UIIJ",
-	"qGK+EMiXHjRXo0RvRemxxPp9Ny/IH+tLDbCKuyiFC2svZAc5MH9cMMWCTLYlB5IvYJjuPSNbMld1hD+u",
-	"WFUAZ7TXvVxYDwcwxsAMcrF/jbc4QCJNihG59PcGIUdw5IeQU+aFnAZVX+To7dnZcZ+g13GCHt5JiN8a",
-	"85V9hf0YSsjlQZnqmsH9cc9mLOw8BFXUNMjE9Y+sTuAeK1dvL2euda7VRBek0wtgOabgcPF0LXLUmWMx",
-	"0GTADTmyuqZfMGBZX4OvLuVxzE+2TsYNwP71XYwffAFJg5RuoN19xd2VbUdh4ho2dOEEjQgZZn+g9mRB",
-	"c4vDt2dvhzySTvZ1w8+zxP3+plx49x/5aIuQ41P6QuSdJ8Q66Bc1vpqa+Y2uEhDwICaCnahrYadNTJYr",
-	"gk0PrYA2jVrbTIVWKDZZWTfYprCfILjfx3lxMgwpSfwRmEO4PKB4GvsWcJ0GjU2FnOvU3ZuRYjsqxO/W",
-	"O3meR59T7FkYDo9/C8//15KK0JlxNrA73g9BPETKepuXVARWJK5NBGxKIyHxQay5AuGFzwbouxPZuiGs",
-	"tuR1MIJ1g0N6lOrdBeEKii8wP+/qEu2pDBpey5KBQewKcWP6006RvKSX+pymoeBXU7a0icFs/brpAY4C",
-	"9HY15kVTfgkq012Gchj/Db3BtQLlgFiW3bBZeyUFe+USahNLmslxyGHIFk8sNMPfrkF8vpCVHNxNuJNt",
-	"/PpwibW1H+YZoDwUfoMT3Wrsg5H6W+fxipbOQFbTsMBFsKI1tLj7UR+XsXHXdOxH7lalNCf1UCXbFVTM",
-	"ew5Y0y0v8Tt1fd3xNuZH4sWShyhGwJYAq/OcYdyIXkTsXAOBl7rjJ6Ee4y6blPknjcmI30yLYqDqoBoU",
-	"dn3QIP9lUeCsO8W0nBO5WdV9wqPthTRdG/77elpuU8jRqjaLsENqMuKsg50J0khEo4sqarJFn0Kf4BYj",
-	"R6GvpYleIHncdmV97cTxBlaAeHFrMWP29SB8gXlcGnbapMS1n8GVmQI+mQUrwZB2t0Fz1bRZ7cVNQbsU",
-	"cEanUeqnW0tVuATaMQ503ientOKnD6/BYXFLfWkLDzC18Jh+6Uc0Ol+jNR98gdCGI/CMCL4JIl+Pt4//",
-	"EwAA//8=",
+	"7H1rc9s4tuBfQWm3KvYsLTuZ9GyNXVtbnqRnJjO53bmOM/2hlbIgEpbQpgA2AFrRpPzfb+EcAARFkJJs",
+	"Od236n6KI4J4nBfOm19HuVxWUjBh9Oj866iiii6ZYQr+96ZWWir7V8F0rnhluBSj89H1gpGpYF/MTQ4j",
+	"pkTeErNgpFLsnstak4rO2XiUjbgd/mvN1HqUjQRdstH5CN8ZZSOdL9iS2umX9Mt7JuZmMTp/dXaWjcy6",
+	"siO1UVzMRw8P2egtq0q5XjJhfoBZvuLUFTWLZmb4Jxsp9mvNFStG50bVLF4nMa/i90wdds73fMlNF2p/",
+	"lyuypGJNuGFLTSgAiSxkWWhCDVlKbfpAVsKM8aoFu6V1aUbn351lFnx8WS8d8JZc4P9eBkByYdicKdjd",
+	"NdV37972nJYXg2e9lWpJDU74p9ejxPwP9nVdSaEZkNAHJWclW9o/cykMEwAYWlUlz6kFzGmFI/7PL9pC",
+	"6Wu02v9W7HZ0Pvpfpw2NnuJTfernhRXbcL4UhCklVUaoJld/fUP+/Pq7/0vcMqRghvJSj0cOFJd5zipj",
+	"D9u7w/121po0sT3LPPmCijkjK6rJrzWrWWG3Somh+s6SwILRwrHge4mbSDOhfeGFJp+u3o9HQzQJ23Ab",
+	"tM8vP7y7lncMZq2UrJgyHPGVK0YNK26oaeG7oIadGA6ssDF5NmJfKq6YHnpH1GVJZyXzJNWZgxc70Vc2",
+	"Kqk2N7Ue3uLW5YRj+M6DWjPV8/Ah5oyfkVWcdAhvZTEAP4eF5ewXlhs7/2Vu0XfFfq2ZNl3wV0ouKxTF",
+	"tCi4HUvLD9EQPE+XEijM+0ITnIHc07JmmszW/ge7vYzY/QCxBUHvR1LFLohccmNY4d7RxNA7ZgU7V8QJ",
+	"nPGoc6iH1DHrgpvL3ODt0T4jLQrFtE5TdF5yJswLTdyoC8KWlVmTW6kIFWspGJnVhtBiyYUejwZQ253b",
+	"Y4kcwWxE87k44SKDq8vODNA5zohU8BPClJgFNSSnZcmK5IJKlj0L2idWtNvJLGXGhxFyJot1ckK7zxtk",
+	"iPQhXmjCiwtCZ5oJE81GqCgcpNzm7fw7MNU9B7HBhL02fh5pprVdMRvRip8YkBTZCGcM/xVSsIjEe7jE",
+	"cYVdwEEqCwTwuY9wvhdGrROEk6cl4U8WQVaWFlKwjLDxfEyKoC+MudCGlmUG+LbotiAcI58m4U893Q6J",
+	"+YjC7St7iEu8gfpZ/Gvqlc55WamBNYlCWQIMXpAjbixzm0XD4fo4wbR7SFxZm1wiT3kCoWUpVwx1hVsr",
+	"jC2ZUV6yIkERdhDVacRZZQhQ5+axrIcTeV5ZLZggbr0ktgxVc2Z2Qtc1Dk1KcmpGHvOe1Edh8gYI4TAB",
+	"j71U/IHOWZeIQflr/bF128gOjZilSlH4f6SC73BfwXrtl3r3fh2A2t79HRdFkkJ3uzPhdTc4tfYbD4GP",
+	"hpoE8BSjxbpLR+/5veUDWnDBtHYS4NXpqxYNGbhdam3vvFzWZUGENGSGLyYpSxtZVSw+70zKklHROZcf",
+	"OXgm3Xvrt22w9tnC68Dg+oJYuUuWjApt2QIsBk9JXd5oEUzqon6D6kqsENKy/PF2dP7zFsr0bzxkm8cx",
+	"fqbu7aVZrpjJiF7IlUUJ10SKnJ0Tbaqb8TiBhg1I49xdOH8GG7Fkhu2iW22xLJaV+RdoRWmYNbbo7uBq",
+	"3vlYL5cU+LlDBkidN2C9pKWlJeLSUru2DNKl4wxpnZvmUZK02xTXdw8NHWiDVVNw4ks6Zze6nmnDTW0X",
+	"SND3j8iZpcxpGfhTinJNjgqZ61N4cOIejJfF8TmMh7k16maqFhNhb3lGC++JkAKeskgRsMqxLLS/MDPC",
+	"aL4gBdeGi9xMRLxRoMoM9KnojmVFa92cCgt6VcMRFBtPxCWqZHYC+5M/kB5PRMyoQ4B9Z1f4GO0lJfnb",
+	"fpr9TAUhxQnyYccKSCoKit1znUaene7vrFySMCYjgq2sOnLLlfNn7HLoK/d+6qy4V32jmRkSKpHCg+hZ",
+	"0HtGKJ6MHAl2z1Cthx+O9xScsQyKgN/eXYuvYsD1yStPmodQFVIS5ttoDN2Vu6p7Vd3cM6Wd/t6B96zW",
+	"iXv9EhwczkXWZuaIUsOlnD3Ke+Hfma17VG97qTzN21CAkzE9PTwahA14PCwgdvE8Rbjv9XGAIlHRPP3U",
+	"3ix1mivqqtgTvGlrsNlAgE0HElmLZsK2HKm00NbCe2uXSWoNyGiTaC+4dEPUXTnBTZl+y+28R2j6pwPi",
+	"cj+Z5CCL+2n2HO2jHxYHkT4w0zeXPK1VO0co6YyVei9Lu7PE85BFmiocLbgxScWtn6xCeMEPQYuHGlrK",
+	"ee0CDeNRMiaQ8tgEzuvSlIPrTsT1r+bAT/c0b5PVfO40/90dvlZr7sNwxfL91auKKs0KguJsrM1aLbkY",
+	"r5elU2j9A2Cc8S9aCoKTzJgm3KSdNf33wzbsOZhsyMiW9HQgcAdOobKrk3bFxdJJkS5E4BGZ1bwEzbir",
+	"7nstXhOnxTsT3gMPRp9WUpu5Yvr85XfB9wnWDljEhWS6UdhzKQzlwmrgqKRrQ1XaFAq6/dDmqTUdvBmg",
+	"IbK0UtwYJtxWm839afw6vU6d4tqfoqPjWhlZcbMg3GjPyeToLZtxKsgHXOTjf74nL78bv3yNrurVYm3t",
+	"vAUXc4DCdiO6ObLbVhLn6DbtNac3VLr2sd5itEATI1FxA6L3B3qhE+GEQ6lL/f7/likIgQBLLs5+KRnV",
+	"DH7tjSoEnWn4rL1ztI22QR+EH+ndENmjvRcx3vt1rV6P3Hs5f89FQj3YR2yX7J6VSWQtmdZObgyTLE7R",
+	"vAAO29SGf/CI+iBLnqdMEee77uDxb6WckYoaw5TQ3o8Q8K4j8tFkSddkLgkXRp6TPxB77eYLqmhusZuR",
+	"/08gEvEzPfn3Z0JJXlKt91HuvIC+aZZPiQ4GPgYqiAtxwLbwTZAf4e3gFbLyAfxF7AvXPUaUYpqp+z55",
+	"6J/GkDm6q2fs5A+Z5+qMfETJ/UITuRLH596Bj46d2drumQmj1ij6YSqIwLEvNDflej9Y7W+WNO/M1ulj",
+	"QoCRrBaSaIYBvAroiVhrzPuVZ+xWKgbYL3ixXe42YZMueiO4t3a31Z7ZIPg3kFowSPZPpMItvvChQyb3",
+	"z1b96Qjt1IIO/aMyAT5hoo2sNFlJdcfF3LnJMc6Lz4HSLPY0qYXhJVHsXt6xYkwu3Qh0EcnalPzeeQ+j",
+	"V/E0VkVrBVUflXYQ5Tu9dCk74f872dA9gPykU5ZtRbVeSZVg6EtD7L1nyMtXkfwajHIPevHsmL2SKKLE",
+	"CRccDptNHTHci31UnoffQ6iyKFygcimRuXAMsJnwf6eilrdKLvezJdAX2AXzX6VyTkqdETst6qmSUMVQ",
+	"lJyjZHR5QYaVpU4L537L0sidrQNv0TlohY27M8Ncg+B3+sVettGHzYyT2dolpVDktaAevdCQiUE0Xetz",
+	"QgkeJiN0IkS9nDGFGRqqZhguLjWzTOygFDm1Db2De6Vc+9ETAcMvMEZgr09NaKllnOmCDmNIyAor4w4t",
+	"008E6NjkB9lZiJKSa0Mw/wKhhhYJFaQWd0KuBKqdXE+EC3iPyY8u5+ZIKmIFyHHLkd1JwLEWlLvuJ8JO",
+	"fsdY1dq5FKSu5ooW7AI24uaXyt1azl1u37PSTE/E5nsYreiiv8nl24xfFj0qN4SyiH3uUDxnmtQa9GPP",
+	"obkUtyXPDeQ+WuWLlvDnPS0xx0qam1tZQ+T4VqoZLwpIQKkFrc1CKv5vYGazUNKY0jE2vaccZfHnwRSM",
+	"VCYJGJZKijkgb2V/M5IUMqLUOVKnuwy6ooOzstBPSPGwEsNBgHBR1ZaQiNN9ScUUgRXIUUOCuCRIlCn8",
+	"Op7UZ2d/zC3BwV9smvlcMDd2iv91AzHnAYd23027JTq+4ihtJEiqRMAGXnuhyQJi9shgzjOAFOPzh3s0",
+	"lG6g4NPVO8tb1gbGRGTM9gQ5ckRnsjbns5KKO1AJqpJyQf5+ff0Bl2tlyPQFnu3TyBnm3dGOlDJkgs9p",
+	"tvEm2VBOU+eoCynvuketFDtxbGpZupLa+P8PpsMNXFbdWyYZagv2Rgi4ITWtqCZzfs/EvjfWvQdJwj/u",
+	"ZbBhXww5orgAWlUh8wnXb5wJx61kQbfLHbRyn+wDAM82L0ncZXRHWuBswfMg6w9dmZ1JN+7QVnKnvCV2",
+	"yy7VT2dgWGHOIlwzxirIUfpnkoWvmJa1ytlbfnu7jz7VaFGNZjWsTxVuhU3WrQW/5awg9rk3u5dU8FsI",
+	"0n9EWnNHVqywOmo6X2ff5KThSNhA6lKkOcGhPifh6iLae8dCW/B5nA9MRYt3JfNzRvjCyrGIHI7sbbFv",
+	"r5zh4QlQMVqcWJ1ulI0sWKlL2bMGe5LurmRZzmh+1+vJjKG1pXgiedTUrj8aVu2ewfpXEFjAzNqwKgPv",
+	"TZPB2xuU/kXO0vLT2rmEiYIV5B9yhgasidPE2ReW14bd5HK5pKKwMhSm9D4NsHbtbWp3YhXXI7zoxtHS",
+	"GvRdTazZvLay+Xj8mHzXlLHwvZ0SXdpB3FvIEMVyqYqWAGiADgd+UqS+J/UK8YOJqTGa2iDFopNBEbVz",
+	"0m0vZhGd0bKI6k10KpqmnF/k7Cat+wayKblgwf/pzvwPOXuhiaxNVdvrGKuVyKuzMxydkT+9Jv/kfzne",
+	"cny/+g28lZZOXoq3dwdAb6W2v9CAhOQ6pZzr1FUTUGfhJud+8/Ged4p2e694wmXW79HORsukndRh/lkp",
+	"8ztL+lKRGdPmhN3eyp7oVSU1N0OSXu3rGR24HQzVd7q/EkljQifwqVuZHJVc3LECnx/vDOBrqu9S0O1T",
+	"JlMZ3QE0mb+8O8p7E02IIOXIxx83Jd2vXTZOW7r3RKUfE+guWimmXTFlBV1adX+6DNxZRoFhuqcXKNRq",
+	"UH3HCox1ytp4k2IgDdHLhW1k8087rs2I3UQJ40gW78gQRoViBG50X/iOCXNjybu3OidwMV65nguAL2A9",
+	"s1Cyni8IJZXiS274vbVPScQlx8manR6sRdiAQsKbWB6kxIwrN7QLZWThU0aQe+3R/f3fcmxEqyimoew0",
+	"6TkJUK2ULOrcsr8V2W0jBV1VOI8GD0tHRLQPu5sc20rWjVzbmkOHI+EdVu2eAwU637ZELRBNEXsH4ZQQ",
+	"So7BslE3yQ0lgN9hn4yKi1s3cvR3zCcEo0CVg+Wnlx/e+RLULT4UOyHO17fjfzou99q+c3WCmQBODowU",
+	"gEI/whINL71HXi9uCnhS5oBd5RAZb31X1LMkukVkGQEHmRmTOISdPhvpOs8ZK+KKrGyUU5GzvuKsOGv0",
+	"Oa+0na+VfQX9/oydYslNLtxkuRRWPiFJPi5F5nuM+0C2Uq0Ulg2wgYSYg0z1m+Sg9APunrPV/h4S9L7s",
+	"zqqbYcME1+7gVCnU+kbVYlt5DuQTFWoNdSG+llHX+QLCQM5zy0PFYzp+oOTyZhsUYNAO+46w1nNnu129",
+	"0K2rmqx4WcIprJIWggehpHxnZT52gCdAr5wHcnd8tnyW2y7cFJgSPqkOyDfdVJ7o4g0nhUIyBv8oI4Br",
+	"q9H0KPo7y9PnidyD0OyG78OetwtP3R/GHz75QD4DEWxF/HOUiK5g3tW0a6vxhzxRrkB5gSwPTYyUpBYl",
+	"09rlhtzQit+4h1y7SHM6h3RjeKtFS9IO4lCi7TcKMWicJd50tLkjrH/BQEdGNBeQ1iUhZ+XOHhtC2mUR",
+	"ZoVsMCiCWlqRo2UrAhAnfO1MIA+p5g+a5bXiZv3RDnVqA6OKqet0HeglqZjS1lhszpeRqasAnYZOJrBL",
+	"mKjZ9cKYCpuqcHErEzdh4ze04HBpaC7u7CK4//j44w9jclmbBROG59QwzLilrX1NBOb+HDky9vHJyahB",
+	"ymSEoWBrPdoZpi5h2aUN4ZvT4/OJmF66UDU0czknf4FzkXDmkINEc6ObBGBHBhZB5xMRPN/wu4aCT3S+",
+	"Ok/pF6vtt03pjHgfOSY6TFyIJs5mzFw7DaTCJRX2TLDEmFy6HhiOCKfaUNjxMWwnX7jsiqZbRjBrobYF",
+	"a+44UPJ4Iibie4i3Ypi6rwvQlBz5tj3HF2Say4JNLf+BE5gu2UT0phWQ9+CRttNXdM6Fxdw5cAQM3Gxa",
+	"NYEsMcAh1WTqHxhJ5i7rz74AaRQYWWxPwATWpU1EybWxSPQJPCGrO/T1IVTolcXa9NXZK+INsyni2hvO",
+	"mNFhMf/p6v0FqWRZkunfvr8mp2Acn37lxcPUpa9NwQREwKja52ygf2zkCf/yw7uoGuB89BIaOlRM0IqP",
+	"zkd/HJ+N/whJV2YBjHtK6wJ7V81TIWBgL6w9PoGjWrLzDSjs1jEU4BqrnEP+5NEUuipMjzNIpZgI+IFL",
+	"Mc3IFPsr4DPLbFNqpscw00KuCPcxjKOp678wzQLAJmKKrRig+xhFfYqWvoNErdjxmFwiYWvG3NYg6/TC",
+	"VecCjU+EfRrI2A7gTBPIGWhzifdVuf4lzFX1IoNxKd4V0ItAm9C1gYO+EOvcPWXizZBT13TtIds6EvuM",
+	"2YGbJdUbZwFfPtehAU5fmzHf/mKguVnPWtyHq8jRtNt6ZXqMWFnycg3IcgpmPBYzTHp25QKKQ9tKvYnU",
+	"deNNu/C6t59bbpiQHG+hBDlw2OemaYaDGcCYAWC4mOtk+5ut2EDKQpa3+wvoGUJNaESyP26alX3wjFDM",
+	"Urs1XjxbFbRvaVA1Rsk2cINx4d2343yOW3cCgm//nXze6En36uzsYN3emk4vqU50Tj249Uceo2/f6YXp",
+	"mcNWox53UbUhZqfbVUkp5+36UYhZzDWkaYAc/5yNvpw4peQE1bwofm7nPY0kXCT2uzLtbTTuW4i0FP65",
+	"yMu6YDcuBp1uiAhaelfNfVYq2KjkHySFCOCHIofWLQXtQaD9RUiwhUQgH+C3jyJCifG/hVwgpJYgD1cp",
+	"9jaWpk4p+IvEfj0HgfJGRdpD2yR1oYINHL/aDtd2w8YnI8TtktCNojdUBa2h1rp2dsVDSHXZ5NrTrxbJ",
+	"D8gD4P7uIAgb47Twsx8Db3RfRV46PILbDXweut1Efwt8fhK+uqrdgQK0VIQ45gh7ndsZjI/CbZYWwH9j",
+	"5tDYe3ZJ2Nf7NO7h8XTsXMYYCXZzlEF/5AovUMOHJnnHGWlWADQ2nVoeJRjTHHnq1NzTr/gHsGhagl7V",
+	"4tJruU/DbZZs6xtU6N3bGD8Ti7f7n/5OWPyqFoSSJRU1Lb0d4/KfWjXDTqA3ZOY864eT4qchttlPK27E",
+	"71+cbyZe/k4vbLtNYvcJFVmCMKpKzlQQCo2LJiQhO7vlVirCD3mJn2Iguxf3H+3j3z/iuy0PfyeMDvAj",
+	"rltjfAkEFCsGhwa33posaHFY7MpqCLmy+h/cPgG3sopReqRzWvriuZVUd6WkBTRp+DdTEjJVl2w5Y8oF",
+	"CyApCZF/SJz7tJUI7YlI0NQFl/+fFYrT0M7DxRwxkIUOZO8IVxA7R0eojypjXdpCrnRcGeYmCb1RfG1F",
+	"KLigELOeCBe0znytasiLPR6Tn5zvk7cixnYz+YLlkL4VvPMrip2oMT3lwjcf0K2ouA6H5E0TfNzhRDRH",
+	"peT12Z+bci5IqqNrTVaLdcr76hILDshGPa4Ih69HuCAOz5IbaSg7XbNnh18dcjl6lH5HrUBsjgpA+/9N",
+	"DDpHu3DbYyDAKXZSkQgO3nCH7FAX2Gm1fnykjIC1tjjb3JhvHzv4SSoUkqVPuOdYTaYzAsElnREEJXci",
+	"BZuB9blsf93rOy/Papk2ve6G/XMI+8y7zw7mpEMaCw3ZMmx4Al1QqoYGg3HRbgYXk5sjjl2MUhwauYh6",
+	"3Qs++rGntGw+n/MNkNfrUsCWaodxJ2ygId2p8RDoOPVTn351f+2AoX8Fcng8otI+gobQ9nQSPCvK/XkH",
+	"Md90THw6BfwoQndOf11tGP19/f0eRxOYa9WH9P/ALw4819Wt+3kKPniiDiX8au2aL2OWy4yVUsztPRMB",
+	"DaLxu4AsVO2eVKHH17yvOfT2Bl6uywMWt3snbtRJi0Z9tEAB3WiiRTa6X8F8rQZY0QRUsfCtC5drFnph",
+	"JdtgdUhis8HZM9LH5lI9pOI6Y3Fh9YX8IBfmTwumWJS6ZNGB6IsIpt1Yakvkqk7QxxWrSqCMpr/XhbVw",
+	"AGIM1CDn+9fYtgcCaVKMyaVvFIcUwZEeYkqZl3IWpfmSo9dnZ8ddhH5MI/TwRkK6Tdg3thX2IyghVwcl",
+	"qo8MGoY+mbCw1BxEUaiITMsfWZ1A40JXYCVvXRZSI4kuSKv4y1JMyeFLA7UoUGZORE9VGTfkyMqaboaY",
+	"JX0NtrqUx31ZStew998wPSkApe1o162EGHIUB67hQBeO0YiQcfQHkg0XtLAwfH32us8iaUVf904pCvUh",
+	"u38MsKk6SU/ZSU/arfDlWZWvUCQ1aCoBAg+iItiJ2hp2k+jHFcEqt4ZBQ2XuNlWhYYohLesa69L2YwT3",
+	"Hc1nR0OfkMSPRR7C5AHBE/RbgHUWVbKWcq4z1ygpw/4D4L/bLN18Gn5OsUit3z3+Bp7/t0VVyLYLX5M5",
+	"BPIQKJt1vVIRWJG4ukD8uKGEwAex6gq4F74YwO9OaGu7sJoah14P1jUO6WCq0/zHpaReYHzeJaLbWxkk",
+	"vJZLBgqxq7xIZgVivubzWalP+oBb85msLXXBMFu3UKaHogC8bYl5EfLtQWS67leHsd/QGtyoSImQZcmt",
+	"+UTnCxdQm1rUTI9jCkOyeGSiGX6s7Nol5j6Llhw1o91JN355uMDaxpfYejAPlT5gRDcS+2CofuMsXtHg",
+	"GdBqAglcRCtaRYu7r7i5iI3ry7QfuhuREm7qvky2KyiR8hSwIVue43vWXdnxOmVHYifhQyQjYA2YlXlO",
+	"MQ6sl2A7VzHmue74UaBHv8uQMP+kMRjxm0lRdFQdVILCqQ/q5L8sS5x1J5+WMyKHRd0nvNqeSdI17r9v",
+	"J+WGXI5WtMG3eQ8oyYiv5tgVIYEjgiyqqMkXXQx9grZ1DkPfShI9Q/C4KcP91oHjAVIAf3GjMWP09SB0",
+	"gXFcGpdWZsTVG0OPZAF/mQVbgiLt2v9zFepq96KmqD4WKKNVGfvzZ4tV6PrvCAdarYxOacVP71+CweKW",
+	"+tokHmBo4SH72vVotH5GbT76AXcbj8A7Ivol8nxFv2IxycPnh/8KAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
@@ -24,9 +25,10 @@ type change struct {
 // changes returns the change of action on a target kind.
 func changes(action, target string) change { return change{action: action, target: target} }
 
-// AuditLog is where auditChanges records entries (audit.Store).
+// AuditLog is where auditChanges records entries and the API reads them (audit.Store).
 type AuditLog interface {
 	Record(ctx context.Context, e audit.Entry) error
+	api.AuditLog
 }
 
 var _ AuditLog = (*audit.Store)(nil)

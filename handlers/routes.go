@@ -174,6 +174,8 @@ func apiRoutes() []route {
 		apiRoute(get, "/tokens", auth.ReadOnly),
 		apiChange(post, "/tokens", auth.ReadOnly, changes("token.create", audit.TargetToken)),
 		apiChange(http.MethodDelete, "/tokens/:id", auth.ReadOnly, changes("token.revoke", audit.TargetToken)),
+		// The store shows non-admins only the entries about deployments.
+		apiRoute(get, "/audit", auth.ReadOnly),
 		apiRoute(get, "/namespace-policy", auth.ReadOnly),
 		apiChange(http.MethodPut, "/namespace-policy", auth.Admin, changes("namespace_policy.update", audit.TargetPolicy)),
 	}
@@ -181,7 +183,7 @@ func apiRoutes() []route {
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Audit: d.Audit}
 }
 
 // withAPIHandlers gives each API line of table the generated handler of its

@@ -76,6 +76,8 @@ type Server struct {
 	APITokens *auth.APITokens
 	// Namespaces reads and sets the namespace policy (deployment.Service).
 	Namespaces NamespacePolicies
+	// Audit reads the audit log (audit.Store).
+	Audit AuditLog
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
