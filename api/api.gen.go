@@ -23,6 +23,51 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AuditActorVia.
+const (
+	AuditActorViaActionToken AuditActorVia = "action-token"
+	AuditActorViaApiToken    AuditActorVia = "api-token"
+	AuditActorViaNone        AuditActorVia = "none"
+	AuditActorViaSession     AuditActorVia = "session"
+)
+
+// Valid indicates whether the value is a known member of the AuditActorVia enum.
+func (e AuditActorVia) Valid() bool {
+	switch e {
+	case AuditActorViaActionToken:
+		return true
+	case AuditActorViaApiToken:
+		return true
+	case AuditActorViaNone:
+		return true
+	case AuditActorViaSession:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditEntryOutcome.
+const (
+	AuditEntryOutcomeAllowed AuditEntryOutcome = "allowed"
+	AuditEntryOutcomeFailed  AuditEntryOutcome = "failed"
+	AuditEntryOutcomeRefused AuditEntryOutcome = "refused"
+)
+
+// Valid indicates whether the value is a known member of the AuditEntryOutcome enum.
+func (e AuditEntryOutcome) Valid() bool {
+	switch e {
+	case AuditEntryOutcomeAllowed:
+		return true
+	case AuditEntryOutcomeFailed:
+		return true
+	case AuditEntryOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ParameterChangeChange.
 const (
 	ParameterChangeChangeAdded     ParameterChangeChange = "added"
@@ -251,6 +296,42 @@ func (e WebhookFormat) Valid() bool {
 	}
 }
 
+// Defines values for ListAuditEntriesParamsTargetKind.
+const (
+	ListAuditEntriesParamsTargetKindDeployment ListAuditEntriesParamsTargetKind = "deployment"
+	ListAuditEntriesParamsTargetKindDriver     ListAuditEntriesParamsTargetKind = "driver"
+	ListAuditEntriesParamsTargetKindPolicy     ListAuditEntriesParamsTargetKind = "policy"
+	ListAuditEntriesParamsTargetKindSession    ListAuditEntriesParamsTargetKind = "session"
+	ListAuditEntriesParamsTargetKindSettings   ListAuditEntriesParamsTargetKind = "settings"
+	ListAuditEntriesParamsTargetKindToken      ListAuditEntriesParamsTargetKind = "token"
+	ListAuditEntriesParamsTargetKindUser       ListAuditEntriesParamsTargetKind = "user"
+	ListAuditEntriesParamsTargetKindWebhook    ListAuditEntriesParamsTargetKind = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsTargetKind enum.
+func (e ListAuditEntriesParamsTargetKind) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsTargetKindDeployment:
+		return true
+	case ListAuditEntriesParamsTargetKindDriver:
+		return true
+	case ListAuditEntriesParamsTargetKindPolicy:
+		return true
+	case ListAuditEntriesParamsTargetKindSession:
+		return true
+	case ListAuditEntriesParamsTargetKindSettings:
+		return true
+	case ListAuditEntriesParamsTargetKindToken:
+		return true
+	case ListAuditEntriesParamsTargetKindUser:
+		return true
+	case ListAuditEntriesParamsTargetKindWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIToken defines model for APIToken.
 type APIToken struct {
 	CreatedAt  time.Time  `json:"created_at"`
@@ -265,6 +346,57 @@ type APIToken struct {
 type ActionRequest struct {
 	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
 	Prompts *map[string]interface{} `json:"prompts,omitempty"`
+}
+
+// AuditActor defines model for AuditActor.
+type AuditActor struct {
+	// Address The client's address; empty for anyone but admins.
+	Address string `json:"address"`
+
+	// Name The username (for a sign-in, the one typed), or the action that called.
+	Name string `json:"name"`
+
+	// Role The role at the time; empty for nobody.
+	Role string `json:"role"`
+
+	// UserId The user's id; absent for nobody and for an action.
+	UserId *int64        `json:"user_id,omitempty"`
+	Via    AuditActorVia `json:"via"`
+}
+
+// AuditActorVia defines model for AuditActor.Via.
+type AuditActorVia string
+
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Action What was done, e.g. deployment.install, signin, user.create.
+	Action string     `json:"action"`
+	Actor  AuditActor `json:"actor"`
+	At     time.Time  `json:"at"`
+
+	// Detail What else the request named (its path parameters).
+	Detail  map[string]string `json:"detail"`
+	Id      int64             `json:"id"`
+	Outcome AuditEntryOutcome `json:"outcome"`
+
+	// Reason Why it was refused or failed; empty when allowed.
+	Reason string      `json:"reason"`
+	Target AuditTarget `json:"target"`
+}
+
+// AuditEntryOutcome defines model for AuditEntry.Outcome.
+type AuditEntryOutcome string
+
+// AuditPage defines model for AuditPage.
+type AuditPage struct {
+	Items      []AuditEntry `json:"items"`
+	NextCursor string       `json:"next_cursor"`
+}
+
+// AuditTarget defines model for AuditTarget.
+type AuditTarget struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
 }
 
 // ComponentState defines model for ComponentState.
@@ -863,6 +995,34 @@ type TaskID = int64
 // WebhookID defines model for WebhookID.
 type WebhookID = int64
 
+// ListAuditEntriesParams defines parameters for ListAuditEntries.
+type ListAuditEntriesParams struct {
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit How many items a page holds at most.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Actor Only the entries of this username.
+	Actor *string `form:"actor,omitempty" json:"actor,omitempty"`
+
+	// Action Only this action (`deployment.install`) or family of actions (`deployment`).
+	Action     *string                           `form:"action,omitempty" json:"action,omitempty"`
+	TargetKind *ListAuditEntriesParamsTargetKind `form:"target_kind,omitempty" json:"target_kind,omitempty"`
+
+	// Target Only the entries about the target of this name.
+	Target *string `form:"target,omitempty" json:"target,omitempty"`
+
+	// Since Only the entries recorded at or after this time.
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only the entries recorded before this time.
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+}
+
+// ListAuditEntriesParamsTargetKind defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsTargetKind string
+
 // ListDeploymentsParams defines parameters for ListDeployments.
 type ListDeploymentsParams struct {
 	// Cursor The `next_cursor` of the previous page.
@@ -948,6 +1108,9 @@ type CreateWebhookJSONRequestBody = NewWebhook
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListAuditEntries The audit log, newest first
+	// (GET /audit)
+	ListAuditEntries(ctx echo.Context, params ListAuditEntriesParams) error
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	// (GET /deployments)
 	ListDeployments(ctx echo.Context, params ListDeploymentsParams) error
@@ -1043,6 +1206,73 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListAuditEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditEntriesParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "actor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "actor", ctx.QueryParams(), &params.Actor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter actor: %s", err))
+	}
+
+	// ------------- Optional query parameter "action" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "action", ctx.QueryParams(), &params.Action, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter action: %s", err))
+	}
+
+	// ------------- Optional query parameter "target_kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "target_kind", ctx.QueryParams(), &params.TargetKind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target_kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "target" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "target", ctx.QueryParams(), &params.Target, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "until" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "until", ctx.QueryParams(), &params.Until, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter until: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAuditEntries(ctx, params)
+	return err
 }
 
 // ListDeployments converts echo context to params.
@@ -1634,6 +1864,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/audit", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
 	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
@@ -1656,6 +1887,45 @@ type TaskAcceptedJSONResponse struct {
 	Body TaskAccepted
 
 	Headers TaskAcceptedResponseHeaders
+}
+
+type ListAuditEntriesRequestObject struct {
+	Params ListAuditEntriesParams
+}
+
+type ListAuditEntriesResponseObject interface {
+	VisitListAuditEntriesResponse(w http.ResponseWriter) error
+}
+
+type ListAuditEntries200JSONResponse AuditPage
+
+func (response ListAuditEntries200JSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditEntriesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListAuditEntriesdefaultApplicationProblemPlusJSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ListDeploymentsRequestObject struct {
@@ -2867,6 +3137,9 @@ func (response RedeliverWebhookdefaultApplicationProblemPlusJSONResponse) VisitR
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListAuditEntries The audit log, newest first
+	// (GET /audit)
+	ListAuditEntries(ctx context.Context, request ListAuditEntriesRequestObject) (ListAuditEntriesResponseObject, error)
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	// (GET /deployments)
 	ListDeployments(ctx context.Context, request ListDeploymentsRequestObject) (ListDeploymentsResponseObject, error)
@@ -2969,6 +3242,31 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ListAuditEntries operation middleware
+func (sh *strictHandler) ListAuditEntries(ctx echo.Context, params ListAuditEntriesParams) error {
+	var request ListAuditEntriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAuditEntries(ctx.Request().Context(), request.(ListAuditEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAuditEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAuditEntriesResponseObject); ok {
+		return validResponse.VisitListAuditEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // ListDeployments operation middleware
@@ -4001,131 +4299,141 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H39c9y4seC/gpq7Kks5aiQ7ti+RKnWltTdZJ87aJ9nZV7VSaTAkNIMVB+ACoOSJS//7K3QDIEiC8yGN",
-	"vPvqvZ8sD0F89Hc3uptfR7lcVFIwYfTo+OuooooumGEK/vemVloq+1fBdK54ZbgUo+PRpzkjE8G+mKsc",
-	"RkyIvCZmzkil2C2XtSYVnbHxKBtxO/zXmqnlKBsJumCj4xG+M8pGOp+zBbXTL+iX90zMzHx0/OLoKBuZ",
-	"ZWVHaqO4mI3u77PRW1aVcrlgwvwIs3zFqStq5s3M8E82UuzXmitWjI6Nqlm8TmJexW+Z2u2c7/mCmz7U",
-	"fpB3ZEHFknDDFppQABKZy7LQhBqykNoMgayEGeNVC3ZN69KMjl8dZRZ8fFEvHPAWXOD/ngdAcmHYjCnY",
-	"3Seqb969HTgtL1ae9VqqBTU44euXo+T8P7HpXMonXOLevq4rKTQDKv2o5LRkC/tnLoVhAmBPq6rkObWw",
-	"P6xwxP/5RVtEfI1W+9+KXY+OR//rsGGDQ3yqD/28sGIblaeCMKWkygjV5Oyvb8ifX776v8QtQwpmKC/1",
-	"eOSgfZrnrDL2sIM73G5nrUkT27P8mc+pmDFyRzX5tWY1K+xWKTFU31gqmzNaOC5/L3ETaT63LzzT5PPZ",
-	"+/FoFdnDNtwG7fPTj+8+yRsGs1ZKVkwZjvjKFaOGFVfUtPBdUMMODAdu60yejdiXiiumV70j6rKk05J5",
-	"kurNwYuN6CsblVSbq1qv3uLa5YSTKb0HtWZq4OF9zBk/I6s4ARTeymIAXoaF5fQXlhs7/2lu0XfGfq2Z",
-	"Nn3wV0ouKpT2tCi4HUvLj9EQPE+fEijM+0wTnIHc0rJmmkyX/ge7vYzY/QCxBV3iR1LFTohccGNY4d7R",
-	"xNAbZnUHV8TJtPGod6j7xDHfeL44N9Sw/jkVo8WyT9Pv+S0j9hkXTOuMsPFsTF4cvjghbFGZJbmbMwG6",
-	"LC9rbTefy7osiJCGTPHFcYpAtZFVhSzunk2lLBkVPaT6kZerzqQH0dfW1+2zhdcBFfqECCkYWTAqNKFl",
-	"CdrF6p4kWbofqFJ0OQBxpLuYs2lZfrgeHf+8Wl6FN+6z7nGMn6lPb5rlipmM6Lm8syjhmkiRs2OiTXU1",
-	"HifQ0IE0zt2H8yXYEyUzbBMmWaMiFpX5F5B3GmaN3bI5uJp3zuvFgqplAm6OOq9ADfXh99N8CURcWmrX",
-	"lkH6dJwhrXPTPEqSdpvi0jJj9YE6rJqCE1/QGbvS9VQbbmq7QIK+PyBnljKnZeBPKcol2Stkrg/hwYF7",
-	"MF4U+8cwHubWxMypIaoWF4ILbRgtvNUqBTxlpAiAt1JOFpooJJCMMJrPScG14SI3FyLeKFBlRqgoYBL3",
-	"Cita6+ZUWNCrGo6g2PhCnE61ZVU7gf3JH0iPL0TMqKsA+86ucB7tpc/IWcem307mCykOkA974jwhpi37",
-	"3XKdRp6d7gdWLkgYkxHB7pg25JorZ/tucugz937qrLhXfaWZWSVUmsM49MzpLSMUT0b2BLtlCpAJP+xv",
-	"KThjGRQBv727Fl/FgBuSV540P9JZQtuF7W0EwpSE6cEycvA2MFVg2fZLlyvloV+5dxRaVVe3TGlnkvbg",
-	"Pa11Qq+fgqXq3Kk2M0eUGpRy9iAz1L8zXSZ3VoBSeZzZWIBDmp4eHq2EDZiuFhCbuBAR7geNVTAkKpqn",
-	"n1rNUqe5oq6KLcHboShn7DYbCLDpQSJr0UzYliOVFtpaeG/tMkmtARltEh0El26Iui8nuCnTb7mdDwhN",
-	"/3SFuNxOJjnI4n6aPUf7GIbFTqQPzPTNJQ/un6kF1/aU7wzGDHrCR8nbtCGfjQz7MqBX7C4yout8Tqg+",
-	"JkhkmrxBnX4mS/YdFwUXM7KnpjQf09rMpeL/Bs97fPMnPeZyf71Fa9fPmk1uck6dsg6pQfWGCH+mST6n",
-	"ymREMVEwxQpyx83cO2RO4WfhVFO2lKIg3FgDqWRUs2eaBEYle86SOdC5tL7gDReFzvAfa3PV4kZYkx4e",
-	"Z+Tsu9M3RNWl9RBFQaYIJ72PJtXdnIF1RAWhxYIL4g9PuBmTU0GsMUfLMiN1NVO0YEQqomRZTml+42wv",
-	"t20qAE1gA4dZrqWKQUG4PdO19f4th6WJYyudEV4aUBoP4Z0OFSdYCBG5zj0ArJOCo1+A7yDqLW7b6F/v",
-	"b+EBhmlyUOOXdMrKld7FkIBrlngakZxmdieH3Zik0zQs0kMY2A9BTFBDSzmrXUB4nI6tJqR4o/X68tzB",
-	"dSPB/q/mwI8P162zk/jMed2bR82qtkDbhkc0MgQthiikYvn2rlFFlWYFQVNkrM1SLbgYLxelc0b9A9jU",
-	"+BctBcFJpkwTbvaT/tOwbbcO+w6mHfumZfk4ELgDp0ih70/2Vf3CWQAJHWgfkWnNS/Bq+66698A1cR64",
-	"C7954MHow0pqM1NMHz9/dUIoOskQqYBoViGtJvLOdi6FoVxY7xkdbG2oSocxgl++avPUuv3ehdcQ3r9T",
-	"3Bgm3Fabzb0ev0yvUw+qXHd0XCtrBK3XPXtv2ZRTQT7iIuf//z15/mr8/OV+ZpXa3XxpxfTcGhEWCusF",
-	"cnNkt60kzlF/DobCOu5Y+1hvUUVoYiQ6XUD0kV3Rj+nuytXxkqKPylYYxw4DcnGxBzBX4Nfknlr+zuqz",
-	"Ds7RDrisjB/6kT6EmD048hjjfdhPAqClqOC9nL3nImHabyP2S3bLyiSyFkxrJzdWkyxO0byQjQZcsx89",
-	"oj7KkuepMEJZyrsUt/+tlFNSUWOYEtrHAAPedUQ+mizokswk4cLIY/IHYtW2tZlobrGbkf9HpGAZ+Zke",
-	"/PuSUJKXVOttHDMvoK+a5VOiI1jAztaFbeGbID8a09tHdK18AJuOfeF6IACimGbqdkge+qcxZPZu6ik7",
-	"+EPmuToj5yi5n2ki78T+MXFAx6DsdGn3zIRRSxT9MJUFGWFfaG7K5Xaw2j6k0LwzXaaPiT7F3VwSzdAn",
-	"qoCeSEm18XdCU3YtFQPsF7xYL3c96aXQG8G9tbu1sYgOwb+B+92VZP9IKlxzj7XqkMn9s7vhO+H2/W6P",
-	"/tGYgPscoo2sNLmT6oaLmbvisk4cdc+B0iz2NKmF4SVR7FbesGJMTt0IDO/K2pT81kX+o1e9t8iBbR53",
-	"9xvltTx3qRnh/xvFvwYA+VmnolIV1fpOqgRDnxpi9Z4hz19E8ittvkj0iFZG4O2YrW6yo9trWCBrNjtw",
-	"RJdG0j9lJJ5TN0TlEgLBXrDr2BzQnqEtuaBhaSnHksMyGkb2QCpokGL728kodus3tpE77075vX0L9CQH",
-	"j17H9BHm9rS40ZR/xcH32QjiLpuBCkM0e92QShYCKhmwX4ZmttUDJTMsc6kB+6vAa6feDpR4W9Lf+Dmf",
-	"CR2QZnlYLU8cU+NdMZ1RDm55nFf26nWb/16ntIUqe+loL/+0Hd/aOcLmA0GkqDxYf0OyPA+/M1EvQOgW",
-	"BVrzbCFRheAYUCbC/32ZONq1kovtPO4h+P9VKneNpjNip0VvTBKqGBLAMep/l4JkWFnqtAkyHH8xcmMf",
-	"2Mc9HLQi2MOZYa6V4HdW9FYRgI/d5Jbp0uW/UNQowQl4piElhmi61MeEEjxMRuiFEPViyhQ4d3YN++81",
-	"LTWzqspBKbp2NfSGoUzyoy8EDD/BW2xrJGpCSy3jpBq80oTcr7Ay7tCKkwsBniT5UfYWoqTk2gAvC4JQ",
-	"Q7+bihDBBeeK6wvhQ6bkg0vv2ZOKWDW537pq7eX6EBmM2gthJ79hrGrtXAovhU5gI25+K1dA1rgLXfue",
-	"1dn6QnTfw/v0PvqbtMFuhk0x4FhCNJXY5w7FM6ZJrcEL9ByaS3Fd8txAJqd1MWgJf97SEtO5pLm6lrUo",
-	"0LiY8qJgArjXXwkAM5u5ksaUjrHpLeVocaRYG/MNB2IOdxA+UVLMXDidGsurhYwodYbU6UyevujgrCy2",
-	"C8/2JYaDAOGiqi0hEefhkYopAiuQvYYEcUmQKBP4dXxRHx39MbcEB3+xSebTztzYCf7XDUSNhEP776aD",
-	"b73bzCgnMEiqREoBvPZMkzlklSGDufgXUozPhh5Qef2r7M9n7yxvcTFzadWYWApyZI9OZW2OpyUVN6Bf",
-	"q5JyQX749OkjLqf3N0iNsk+jkLG/MHWklCETXKbZxgceEs5HbobCNd6Yax+1UuwgureppDb+/4PhmTXK",
-	"qq9lkskgwasOKSFITXdUkxm/ZWJbjXXrQZK4wfUy2LAv1rrEBTB2wErNPJIXlWlCZsGaQucGd7mB74ko",
-	"cADPukoSdxnpSAucNXheyfqrVGZv0o4ObeWRymtit+xsSZ1B+AD+RjVjrBsYZZomWfiMaVmrnL3l19fb",
-	"2FONFdVYVqvtqcKt0GXdWvBrzgpin/vg0oIKfg1pZOdIa+7IihXWE0tnlFqDeTuDbVWuRodKYPJAHMFy",
-	"gkNdJuHqcq62ztZpwedhkV4VLd6XzE+ZgxJWjkXk6tyTNVGcM+deewJUjBYH1qYbZSMLVmqgNAYc0CTd",
-	"nTlPbDBeH0NrTSlI8qipXZ8bVq2S9n11T5GZtWFVBjFKHJy+B3BpU7/IaVp+llQbwkTBCvJ3OcUwjYkz",
-	"0tkXlteGXeVysaDWhXVT+sgdxHSsNrU7sYbrHiq6cbS0BnvXO5ZSsP2BzXpja3Nn4Xs7JV7cBHFvIUMU",
-	"y6UqWgKgAToc+FG5ZAO3/4ifa8pLVsRoaoMU61tWiqiNKyoGMYvojJZFVHfRqWiacn6R06u07RvIpuSC",
-	"hSi/O/Pf5fSZJrI2VW3VMdZekRdHRzg6I69fkn/w7/bXHN+vfgVvpaWTl+Lt3QHQr9G1Cke3SEiuU8qZ",
-	"TqmagDoLNznzm4/3vFEQyt/9JGIww/c22WiR9JN6zD8tZX5jSV8qMmXaHLDrazlwR1tJzc0qSa+2jf+v",
-	"0A4Q+xouetJYcgB86lYmeyUXN6zA5/sbA/gT1Tcp6A4Zk6kyoACazCvvnvHe3JlFkHLk44+bku6fXL5o",
-	"W7oP5G48JB2kaBVB9MWUFXRp0/3xMnBjGQWO6ZZRIPSwqSZU37ACb/RlbbxLsSJR3suFdWTzDzuuzYj9",
-	"dCLjSBZ1ZEgW4HZv3OihS2omzJUl7ys+cAcYuBhVrucC4AtYz8yVrGdzQkml+IIbfmv9UxJxyX7rEsVD",
-	"fwBrETagZvEqlgcpMeMqG+1CGZn7xCrkXnt0r/9bgY1oFcU0FNEOJkjCKSslizq37G9FdttJwVAVzoP5",
-	"iz0R0T7sZnJsLVk3cm1tljeOhHdYtfnVBNh861KJQTRF7B2EU0IoOQbLRv00bJQAfodDMiquo+1UkW2Y",
-	"8R7F+AcrXU8/vvPVrmtiKHZCnG9ox/9wXO6tfRfqBDcBghx4HwYG/QiLCL30Hnm72HoDaGin3AG7yi5y",
-	"sodU1JOkYkdkGQEHmRlTlYSdPhvpOs8ZQ9pA281SDhU5Kwfc8riu4SlV2sZqZVtBvz1jp1iyy4Vdlkth",
-	"5TOS5MMSwb7Hex/IyauVwsI2tiLtaydT/SaZVsOAu+XsbvsICUZfNmfV7rVhgms3CKoUanmlarEuQxyy",
-	"5gq1hMpFZMETV+YQLlg6OfPJq8erdVCAQRvsO8LagM52u3qmW6qa3PGyhFNYIy1cHoTq9Y2N+TgAnky8",
-	"xwjk5vhsxSzXKdwUmBIxqR7Iu2EqT3TxhpNCIZlp8iAngGtr0QwY+hvL06fJTwGh2U9SCXteLzz18DX+",
-	"6pOvyNohgt0R/xwlot3jM000w8x2a/GHbGiuwHiBXCZNjJSkFiXT2mVAXdGKX7mHXLub5nSmdGd4q+FM",
-	"0g/iZh5tFO6gcZZ409Hm9rBCEy86MqK5gORFCUkcN/bYcKVdFmFWyHmEMt2FFTlatm4A4rTGjQkkJcsH",
-	"046epFx0RSZTO5FZW+BoH5igihHNhIlviLpJTN80bWlHmUpbGVUrQjcujykNou0TkZzHsIkEgdwfB8w2",
-	"gv2mA3CGy1Ivh+nyrct3SuVpG3vSR7qVbpaBYOaDxH6toMbxCoG93vNf19GCakPcNoNBErVu4aGeLSnb",
-	"ADfbkncqPnJu7VKqyX8cuBzoA4+bZMQjFXvwyWtX8jpJ9+thpXtOVMWgehK9Rzt77DtdDgYSroaTXhTL",
-	"mZ3omSZU6DumfP1DjInxRtu1vHm1IZOn2Mu/79EYOTiBcD0BbcpR33uC8BB00ZkHeZ9tidYD5+QXLcXk",
-	"OMqaL2ReL0BMTXRJ85vJMZl8vYA634vRMRmPx/cTkF3n9ukzTbjIJeSF3OFSOs49gi5i2QhmWrU/q64d",
-	"tTZZ4xs0pvHKsd+OpmjNto0OCRJtneUbLZFqkYE5ILXiZnluV3AeP6OKqU/pJkOnpGJKS0HLxjTJyMS1",
-	"F5qEfmdgYMBEDZ3Ojamw9RoX1zLhxDZXfpZXHMZdyphLvvr7+Ycfx+S0NnMmDM+pYVgSRlv7uhCYnL7n",
-	"6NmnFl2MGnvqYoRZXNJV705cRZ3La8c3J/vHF2JyGheeH5Pv4FwknDkkydPcGh2+Qs1ZcNa2Or4Q4dIa",
-	"ftfQTQi1q7vk/JKzqhMFz4i/3sYcxQuXXREbORlxiddgQC6osGeCJcYEu5oF+3GiDYUd78N28rlLjAx3",
-	"iU1EGhonYEMXDkbo+EJciO8hVQozzIZ6BU7Inm/ut39CJlZGTqzpDPe3dMEuxGBGIHkPl8l2+orOuLCY",
-	"OwZjFgZ2u2deQBkD4JBqMvEPjCQzV5ZiX4AMSNR17QmYwKYnF6Lk2lgk+tzbUHYYuv85Ka7J5MXRC+Jj",
-	"qhPEtY95YzKmxfzns/cnpJJlSSZ/+/4TOQQL9PArL+4nrr5iAtFbBIyqfbolXm2NPOGffnwXlasej55b",
-	"fpcVE7Tio+PRH8dH4z9CVYCZA+MedozjGeZwIQ1xKd4V0MtNm7ctGysOCA0Is2bIoetvasXZmpHY0tMO",
-	"TLXn5CIv64JduWyCdKNO8Lf6Dsv9Zaed5Yujo501iux0DUp1snSC4zrmwzF6J27j6SXCnqM+mVGxfdd/",
-	"ybAVGbTaCqnSkNLlUzXsI9DxM43ivsHrZTb6cuBE2gH6d1HiDN4bJ8jDVba+ja8nXEnsdxJ7A+4Eyp0K",
-	"2vu25nKXPh0cv1gP13aXz0cjxO2S0E6RLkoG63K37nE2xUNIWrKrxVx7+NUi+d5ZBwxbNLYRhE34WvjZ",
-	"joE7XYGRl3aP4HazwPt+C9rfAp+fha8GbXe7gmgQQhyzvb0IdvbDg3CbpQXw35jZNfaeXBIONcyNQyeP",
-	"x85pjJFgRkW1EHuuhAbtFssqxX5GmhUAjU1XuAcJxjRHHrqI+OFX/ANYNC1Bz2px6vOJH4fbLNkLOiQr",
-	"b95e+4lYvN0093fC4me1INTawTUtvVnrMtlaPQ6cQG/IzN2R7E6KH4Zb6mFacSN+/+K8m0L7O1XYdpsE",
-	"u1hJMPypKjlTQSg0FntIJ8dsUggY8F0q8UNMSRjE/bl9/PtHfL+98u+E0QF+xHWGjpVAQLFicGjw8pZk",
-	"TovdYldWq5Arq//B7SNwK6sYpXs6p6Uvg7yT6qaUtICmMv9mSkLO8YItpky52BGklyHyd4lzn4AUoT1x",
-	"pzdxaQJ/sUJxEtoPudtjvJJ0UWEXF1GQBYHBCJ8fgBWGc3mn4xo/N0no5eSrZELpDIXsgwvh0g8yX3Uc",
-	"Mpz3x+Qnl3HJW3f/djP5nOWQiBeCNXd0CYthotGJvy/QrfwGHQ7Jmy8n4A4vRHNUSl4e/bkpzIP0SLrU",
-	"5G6+xABIm4dcisgO2WggFOHw9YAQxO5ZspNQtJGaPdr96pCVM2D0O2oFYnNUANb/b+LQOdoFbY8twZ1h",
-	"JxWJ4OAdd8jzdXG+VpvpB8oIWGtNsM2N+RaBto40kgqFZOlLJzjWBeqMQKxRZwRByZ1IweaHQ1/U+XWr",
-	"7w89qWfa9NVdHZ9D2Gc+fLazIB3SWGhAmWGDJujaVDU0GJyLdvPLmNwccWzilOLQKEQ0GF7wrcy2lJbN",
-	"Z52+AfIGQwrYAnI34YQOGtJdoXeBjkM/9eFX99cGGPpXIIeHIyodI2gIbcsgwZOi3J93JeabDrGPp4AP",
-	"oulR7NRVx+kf6kf6RDRxGHVkPXRNjoetyVMc4MsrEx2iQWhDL+iZoiLZn9p1KNZDLYrJHgCi2dd+5vo7",
-	"c92NetuTjokLiuvQ6sjF3VyEIHLA/HsLusR7C9d/z8zZYtyz99xx+51o/7vwR6v7bppHGuRGGMtCZ+6d",
-	"iE2cC+PgtN+dFKkq0dY8/urAJsyD9drAOJhuOiQt/4kfE3wqm1cPK6OcluVulNEnl9IZdc6bslKKmTXQ",
-	"IoDBzf0msiZA+6AKzTxnQ19wWd+ps9U33t9+RC0zadQwEzy3TrdM0mlzCfO1Ol1GE1DFfPK7T7cNTS+T",
-	"/S57JNHtZPqE9NFdaoBUXAtMLqz0zHdiaf40Z4pFKSAWHYi+iGDaHSTXXPnWCfo4Y1UJlNE08jwh3KD3",
-	"xMB/cJdmGjuXgSSXYkxOfUdYpAiO9BBTyqyU06jSgey9PDra7yP0PI3Q3XvX6X6g39jJ3o6ghLzbKVGd",
-	"M+gM/mjCiqR3KApPyx9ZHUCH4qZxYjfv+oS06l8txZQcPgdWw9cVII40UFjLDdmzsqafaWNJX0OQS8r9",
-	"VIDJeuefYO/f3jf/4DOv4m6SLeEMP3HXjHsvzviAA504RiNCxtemkLQ1p4WF4cujl0OufCttYcV3edMB",
-	"s5BBuvmnV5vCu/SUvvhu4wmx9u9JrbJQJ7oyxgAI3ImJYCdqu6ZZsKW5Iljo2zBoaE6wzlRomGKVlfUJ",
-	"S3O3YwT3YeQnR8OQkMRP8+4iVgCCJ/hIAOssKuYv5Uxnrldchi1YIPDdrV5/HH4OMVN6+F7pDTz/L4sq",
-	"Qq+Ns4Gdet8F8hAo3dYGUhFYkbjSaLApjYQbQ2LNFYjLfTGA343Q1o79NmVeg6HfTzikh6le/zNXRHeC",
-	"iS0uoddqZZDwWi4YGMSu+CwlP+0Uo6d0Xx9TKB99y3ZNa4SBryENUBSAty0xT0LeMohM1wBwN/4beoOd",
-	"orwIWZbcsEHRUgr2zAVCJhY1k/2YwpAsHpihiV8URng+kZUcdZ3fyDZ+vrsb6c7nkgcwD8WO4EQ3Entn",
-	"qH7jPF7R4Dl88QxJ4CRa0Rpa3H1q2V11utZ026G7ESlBUw+lgJ5BlaingI5sSUS7eLEy0LW+rKgvO16m",
-	"/Ej8ZMAusniwDNbKPGcYB9ZLsJ0rmvVct/8g0GPcZZUw/6zxFu83k6IYqNqpBIVT7/R27LQscdaNYlrO",
-	"iVwt6j6jansiSdeE/76dlFsVcrSizQJsl5KMOOtgY4QEjgiyqKImn/cx9Bk6dzoMfStJ9ARZF00ngm+d",
-	"cbGCFCBe3FjMmLawE7rABAgal6hlxLVcgDbxAv4yc7YAQ9p954er0FpgW2rypZcrRexPftBvKGWbes1d",
-	"Clp//G9nrPoVI/XpqgM12WtCf5pZNEvNyDUvDXzG1sQBpZY6DUhcV/iQvs/8nuZzAlXI1mj6+OH8E642",
-	"qVU58cWdGdF8JvzXdCcIlAnh4kJMmrrxcz4T1NSKHbx49fqY6Dl98er1X7Bn/Zx9IT/88/TNwfkPpy9e",
-	"vfYmxFQWS9fKfnwhou/ac534EAo5Z4zANylD0fCiSAURUcZ6qnkyNRXI8ttqqtayaWXl4LOT2HQ9xY99",
-	"Eko+n72Honlo0XiLWaBRxLrW2NH8kaQai6a1djeWNDWo3i7+4t5Lh2Bepj6dCBHfXcAVpyLU44r4QlXf",
-	"TYGUcvYQPh+KJT4JjI52TdWdkv7VojsJs+7n5XcRiOyuV1IDCb7NRh9P5YfNbIdf/YHuD0N7jRUVK37I",
-	"DlCczs3w29m5z/pi1/TTtGEYlo7+NJkLTu7mCk8UhDaECBrLenEGv+pn/8jiEtUA0G3pJmoQAbhttYb4",
-	"+dICGb7L6FAPTX9Gh7Tih7fPgYXdgl+bVGvMB7G4711FtX7GMGz0A5qZ8Qh07qNfoivL6Ndw2PvL+/8M",
-	"AAD//w==",
+	"7H19c9s4kvdXQel5qmzv0bKTTXK7dm1deZLMTnazMznb2bmqUcqCSFhCTAEcALSjTfm7X6EbAEER1Ist",
+	"Z+bq7q84IomXfkN344fG10Eu55UUTBg9OPk6qKiic2aYgv+9rpWWyv5VMJ0rXhkuxeBkcDljZCzYF3OV",
+	"wxtjIq+JmTFSKXbLZa1JRadsOMgG3L7+a83UYpANBJ2zwckAvxlkA53P2Jza5uf0y3smpmY2OHl+fJwN",
+	"zKKyb2qjuJgO7u+zwRtWlXIxZ8L8CK18xaYramZNy/BPNlDs15orVgxOjKpZ3E+iXcVvmdptm+/5nJsu",
+	"1X6Qd2ROxYJww+aaUCASmcmy0IQaMpfa9JGshBbjXgt2TevSDE5eHmeWfHxezx3x5lzg/54FQnJh2JQp",
+	"GN0l1Tfv3vTMlhcr53ot1ZwabPDVi0Gy/Z/ZZCblE3Zxbz/XlRSagZR+UHJSsrn9M5fCMAG0p1VV8pxa",
+	"2h9V+Ma/fdaWEV+j3v6/YteDk8H/O2rU4Aif6iPfLvTYZuWZIEwpqTJCNTn//jX584uX/05cN6RghvJS",
+	"DweO2md5zipjJ9s7wu1G1mo0MTyrn/mMiikjd1STX2tWs8IOlRJD9Y2VshmjhdPy9xIHkdZz+8GeJh/P",
+	"3w8Hq8QehuEGaJ+ffXh3KW8YtFopWTFlOPIrV4waVlxR0+J3QQ07NBy0banxbMC+VFwxveobUZclnZTM",
+	"i1SnDV5sJF/ZoKTaXNV69RDXdiecTek8qDVTPQ/vY834BVXFGaDwVRYT8FPoWE4+s9zY9s9yy75z9mvN",
+	"tOmSv1JyXqG1p0XB7bu0/BC9gvPpSgKFdvc0wRbILS1rpslk4X+ww8uIHQ8IW1hL/JtUsVMi59wYVrhv",
+	"NDH0htm1gyvibNpw0JnUfWqadcHNWW5wgWrPkRaFYlqnJTovORNmTxP31ilh88osyLVUhIqFFIxMakNo",
+	"MedCDwcrWNtt23OJ7ENrRPOpOOQig9XRtgzUOciIVPAT0pSYGTUkp2XJimSHSpY9HdondvWwjVnJjCcj",
+	"5EQWi2SDdpxXqBDpSexpwotTQieaCRO1RqgoHKXc4G37GyjVLQezwYRdmX4ZaKa17TEb0IofGrAU2QBb",
+	"DP8VUrBIxHu0xGmF7cBRKgsC8KlPcN4KoxYJwcnTlvBnyyBrSwspWEbYcDokRXBJhlxoQ8syA35bdlsS",
+	"DlFPk/SnXm5XmflIwu0nW5hLXIH6Vfxr6pPOfFmpQTWJQlsCCl6QfW6scptZo+H6IKG0W1hcWZtcok55",
+	"AaFlKe8Y+grX1hhbMaO8ZEVCIuxLVKcZZ/0tYJ1rx6oeNuR15W7GBHH9JbllqJoysxG7LvHVpCWnZuA5",
+	"70V9EBpviBAmE/jYK8Uf6JR1hRj8y9Yfa4eN6tCYWaoUhf9HXv4G6xX01/6od+yXgajt0d9wUSQldLM1",
+	"Ez53L6f6fu0pcGGoSRBPMVosunL0nt9aPaAFF0xrZwGeHz1vyZCB1aXWds3LZV0WREhDJvhhUrK0kVXF",
+	"4vlOpCwZFZ15+TdXzkn3rvrtMK89t/A5KLg+JdbukjmjQlu1gKDES1JXN1oCk1qoX6O7EjuEtCx/uh6c",
+	"/LJGMv0X99nydIxvqbt6aZYrZjKiZ/LOsoRrIkXOTog21dVwmGDDEqWx7S6dP0EYWjLDNvGt1kQW88r8",
+	"E7yiNM2acHdzcjXfXNTzOQV97ogBSucVRC9pa2mFuLTSrq2CdOU4Q1nnpnmUFO22xPWtQ6smtKSqKTrx",
+	"OZ2yK11PtOGmth0k5Psn1MxS5rQM+ilFuSD7hcz1ETw4dA+G8+LgBN6HtjX6ZqoWI2FXeUYLn+yQAp6y",
+	"yBGwzrEstF8wM8JoPiMF14aL3IxEPFCQygz8qWiNZUWr35wKS3pVwxQUG47EGbpktgH7k5+QHo5ErKir",
+	"CPvO9nARjSVl+dupoO1CBSHFIephJwpIOgqK3XKdZp5t7gdWzkl4JyOC3Vl35JorlzLZZNLn7vvUXHGs",
+	"+kozs8qoRA4PsmdGbxmhODOyL9gtQ7cefjjY0nDGNigifnt0Lb2KCddnr7xo7sJVSFmYb+MxdHvuuu5V",
+	"dXXLlHb+e4fek1on1vUzSHC4LFxbmSNJDYty9qDshf9msuhxve2i8rhsQwF5zHTz8GglbSDjYQmxSeYp",
+	"4n1vjgMciYrm6ad2ZanTWlFXxZbkTUeDzQACbTqUyFoyE4blRKXFthbfW6NMSmtgRltEe8mlG6Hu2glu",
+	"yvRXbuQ9RtM/XWEut7NJjrI4nmbM0Tj6abET6wMtfXPLg+Nnas4hY/HOYKq5Y3yUvE078tnAsC8964od",
+	"RUZ0nc8I1ScEhUyT17imn8uSfcdFwcWU7KsJzYe0NjOp+L8gYTu8+ZMecnmw3qO1/WfNIDeZp+5JgphG",
+	"tPY0yWdUmYwoJgqmWEHuuJn5PJ5b8LMwqwlbSFEQbqyDVDKq2Z4mQVHJvvNkDnUuK1YQG8npDP+xPlct",
+	"boR16eFxRs6/O3tNVF0yDT7UBOmkD9Clupsx8I6owEQe8ZMn3AzJmSAhZVNXU0ULRqQiSpblhOY3zvdy",
+	"w6YC2AQ+cGjl2iXwHCkID/kFq2Fp4dhqzQgf9SwaD9GdJSlOqBAycl14AFwnBce4AL9B1lvettm/Pt7C",
+	"CfTLZO+KX9IJK/VWWa5OF09jktPK7uyweycZNPWb9LB76F9BTlBDSzmt3T7iML0ll8qWhlWva88dXTcy",
+	"7P9sJvz4XZ51fhKfuqh7882Wqm3QttER7fKKRZ+EVCzfPjSqqNKsIOiKDLVZqDkXw8W8dMGofwCDGn7W",
+	"UhBsZMI04SadaO337dZx39F0yb9peT6OBG7CKVHoxpPdpX7uPIDEGmgfkUnNS4hqu6G6j8A1cRG4S795",
+	"4sHbR5XUZqqYPnn2MuxbQKYCslmFtCuRD7ZzKQzlwkbPGGBrQ1U6jRHi8lWDpzbs9yG8hl3hO8WNYcIN",
+	"tRncq+GLdD9175Lrpo59ZY2h9WvP/hs24VSQD9jJxX++J89eDp+9wG2mu9nCmumZdSIsFdYb5GbKblhJ",
+	"nuP62ZsKWwrH2tN6g0uEJkZi0AVCH/kV3a3AXYU6/Xt3rTQObOJZcXG5B3BX4NfeHcEQ76yea28b7YTL",
+	"yvyhf9OnELMHZx5jvvfHSb3Z9Pdy+p6LhGu/jdkv2S0rk8yaM62d3VgtsthE8wFstqQG/KNn1AdZ8jyV",
+	"RnD7Th0+/rWUE1JRY5gS2ucAA991JD6azOmCTCXhwsgT8gdil23rM9Hccjcj/0FgF/EXevivT4SSvKRa",
+	"bxOYeQN91XSfMh3BA3a+LgwLvwT70bjePqNr7QP4dOwL1z0JEMU0U7d99tA/jSmzf1NP2OEfMq/VGblA",
+	"y72nibwTByd+8w2TspOFHTMTRi3Q9ENTsHvOvtDclIvtaLV9SqH5ZrJITxNjiruZJJphTFSBPJGSauP3",
+	"hCbsWioG3C94sd7uNlueXfZGdG+Nbm0uYkngXwMsaKXYP1IK1+xjrZpkcvzsrh9K1IYFdeQfnQnYzyHa",
+	"yEqTO6luuJi6LS7EaOBzkDTLPU1qYXhJFLuVN6wYkjP3BqZ3ZW1Kfusy/9GnPlrkpgWIeBBkKIJDPnOI",
+	"vvD/jfJfPYT8qFNZqYpqfSdVQqHPDLHrniHPnkf2ayVCZWUG3r6zFQAqAj05YEcYbM8UHfqwO8vIPKd2",
+	"iMoFJIK9YdexOxAQQlZcGkCMFYdF9BrZR8gQWLGD7WwUu/UD2yicd7N8a7+CdZJDRK9j+Qhte1ncqMnv",
+	"8eX7DDbSNyQVpmj2l1MqWUioZKB+GbrZdh0omWGZAxAdrCKvbXo7UuJuSXfgF3wqdGCa1WG1OHVKjXvF",
+	"dEo5hOUxHPnlq7b+vUqtFqrsoJhf/Gk7vbVthMEHgUhJefD++mx5Hn4PYJqicFCaucQlBN+BxUT4v1O4",
+	"mmsl59tF3H30/14qt42mM2KbxWhMEqoYCsAJrv8OuWpYWeq0C9KffzFy4xjY5z0ctSLaw5yhrZXkd170",
+	"VhmAD8uYyMnCwSYprighCNjTgBUkmi70CaEEJ5MROhKink+YQgyhqhkCmkrN7FLlqBRtuxp6w9Am+bdH",
+	"Al4/xV1s6yRqQkstYywmbmkCZDj0jCO05mQkIJIkP8pOR5SUXBuCCEGkGsbdVIQMLgRXXI+ET5mSnxwq",
+	"dF8qYpfJg9ZWawciSmRwakfCNn7DWNUauRTeCp3CQFz71q6ArXEbuvY7u2brkVj+DvfTu+xv0ObLCJui",
+	"J7CEbCqxzx2Lp0yTWkMU6DU0l+K65LmBAwA2xKAl/HlLS0QBS3N1LWvANl1LNeFFARDJWvgtAVBmM1PS",
+	"mNIpNr2lHD2OTytBgimsI6RPlBRTl06nxupqISNJnaJ0Openazo4Kwv9CBCitRiOAoSLqraCRFyERyqm",
+	"CPRA9hsRxC7Boozh1+GoPj7+Y24FDv5i48yjld27Y/yvexFXJHy1+206+dbZzYyAjcFSJSAF8NmeJjNA",
+	"laGCufwXSow/RNOz5HW3sj+ev7O6xcXUncbB8whgR/bpRNbmZFJScQPra1VSLsgPl5cfsLsWhrNvI8k+",
+	"jVLGfsPUiVKGSvAprTY+8bAKdduZqnfm2lOtFDuM9m0qqY3//0rA9orFqrvKJMEgIaoOkBCUpjuqyZTf",
+	"MrHtinXrSZLYwfU22LAv1rvEDjB3ELC52H+TMjtowdndKDeIPT0cFQieLS+SOMpojbTEWcPnlaq/asns",
+	"NLq0hraOH8hrYofsfEmdQfoAUfWwzBgbBkYHFJIqfM60rFXO3vDr6238qcaLajyr1f5U4XpYVt1a8GvO",
+	"CmKf++TSnAp+DTCyC5Q1N2XFChuJpRGl28JnV2M1VoBrI88JJvUpSVeHudoardOiz8MyvSrqvGuZnxKD",
+	"EnqOTeRq7MmaLM65C6+9ACpGi0Pr0w2ygSUrdaByG4Am5e7cRWK9+fqYWmtOECanmhr1hWHV5mcsvgeD",
+	"BcqsDasyyFE2Z0x6YVOf5SRtP0uqDWGiYAX5m5xgmsbEB5nYF5bXhl3lcj6nNoR1TfrMHeR07GpqR2Id",
+	"131c6IZR1xr8XR9YSsEOhg85kZEKFt7aJnHjJph7SxmiWC5V0TIADdFhwo/CkvXs/iN/8OhEzKY2SfFY",
+	"5EoTtfGxkF7OIjujbpHVy+xUNC05n+XkKu37BrEpuWAhy+/m/Dc52dNE1qaq7XKMR3bJ8+NjfDsjr16Q",
+	"v/PvDtZM3/d+BV+lrZO34u3RAdFbh6/2NDAh2U8ppzq11ATWWbrJqR98POaNklB+7yeRg+nft8kG82Sc",
+	"1FH+SSnzGyv6UpEJ0+aQXV/Lnj3aSmpuVll6tW3+f8XqALmv/rOyGo8cgJ66nsl+ycUNK/D5wcYEvqT6",
+	"JkXdPmcydeYokCbzi3fHeW/2zCJKOfHx001Z90uHF21b9x7sxkPgIEXrEETXTFlDl3bdH28DN7ZREJhu",
+	"mQUKpwmpvmEF7ujL2viQYgVQ3tuFdWLzd/teWxG7cCLjRBbXyAAWgONy3Oi+TWomzJUV797zo0GLccn1",
+	"WgB6Af2ZmZL1dEYoqRSfc8NvbXxKIi05SJ4q7eFaxA046n4V24OUmXEH4m1HGZl5YBVqr526X/9biY2o",
+	"F8U01F7oBUjCLCslizq36m9NdjtIwVQVtoP4xY6JaE92Mzu2Vqwbu7YW5Y1vwjes2nxrAny+dVBiME2R",
+	"egfjlDBKTsGyQReGjRbAj7DPRsXlF5ZOkW2IeI9y/L0FEs4+vPNFEtbkUGyD2F7fiP/utNx7+y7VCWEC",
+	"JDlwPwwc+gEeIvTWe+D94uaIaSocsL3sApPdt0Q9CRQ7EsuIOKjMCFUStvlsoOs8Z6yIzwxng5yKnPUd",
+	"H47PNTzlkrbxsrKtod9esVMquayFyyqX4spHFMmHAcHe4r4PYPJqpfBgG1sB+9pJU78J0qqfcLec3W2f",
+	"IcHsy+aqurxtmNDaDZIqhVpcqVqsQ4gDaq5QCzi56E/b4zGHsMGyhJlPbj1eraMCvLTBuCOu9azZblR7",
+	"urVUkzteljAL66SFzYNQ9GRjZz5OgCeB95iB3JyfrZzlugU3RaZETqpD8uU0lRe6eMBJo5BEmjwoCODa",
+	"ejQ9jv7G9vRp8ClgNLsglTDm9cZT92/jr575CtQOEeyO+OdoEV1JF1d1RVuPP6ChuQLnBbBMmhgpSS1K",
+	"prVDQF3Ril+5h1y7neY0Unrp9VadsmQcxKGIiB8o7EFjK/Ggo8Ht4wlN3OjIiOYCwIsSQBw3dtqwpV0W",
+	"oVXAPMIx3bk1OVq2dgBiWOPGApKy5b2woyc5LroCydQGMmtLHO0TE1Qxopkw8Q7RMojpm8KWdoRU2sqp",
+	"WpG6cTimNIm2ByK5iGETCwLYH0fMNoP9oANx+o+lfuqXyzcO75TCaRs700eGla6VnmTmg8x+reCM4xUS",
+	"e33kv66iBdWGuGGmyv/wcJ4taduAN9uKdyo/cmH9UqrJfx06DPSh582GdbQU8+C1K3mdlPv1tNKdIKpi",
+	"cHoSo0fb+rp6S9jEVT/oRbGc2Yb2NKFC3zHlzz/EnBhuNFyrm1cbKnlKvfz3no1RgBME1wvQphr11gtE",
+	"KGiG2ZkHRZ9ti9Yh5/izlmJ8EqHmC5nXczBTY13S/GZ8QsZfR3DOdzQ4IcPh8H4MtuvCPt3ThItcAi7k",
+	"DrvSMfboMxabgpZWjc8u105aG9T4BoVp/OLYLUdTtFrbZg0JFm2d5xt1kSqRgRiQWnGzuLA9uIifUcXU",
+	"ZbrI0BmpmNJS0LJxTTIyduWFxqFMJjgY0FAjpzNjKqzYycW1TASxzZaf1RXHcQcZc+Crv1389OOQnNVm",
+	"xoThOTUMj4TR1rhGAsHp+06ePbRoNGj8qdEAUVzSnd4duxN1DteOX44PTkZifBYfPD8h38G8SJhzAMnT",
+	"3Dod/oSa8+Csb3UyEmHTGn7XUE0IV1e3yfklZ9VSFjwjfnsbMYojh66InZzM1WpEB3JOhZ0TdDEkZ67A",
+	"ovMfx9pQGPEBDCefOWBkU4oxZKShcAIWdOHghA5HYiTeAlQKEWZ9JWbHZN/XhD04JWNrI8fWdYb9Wzpn",
+	"I9GLCCTvYTPZNl/RKReWcyfgzMKLy0WXR3CMAXhINRn7B0aSqTuWYj8ABCSude0GmMCiJyNRcm0sEz32",
+	"Nhw7DEVjnRXXZPz8+DnxOdUx8trnvBGMaTn/8fz9KalkWZLxX99ekiPwQI++8uJ+7M5XjCF7i4RRtYdb",
+	"4tbWwAv+2Yd30XHVk8EzqBZYMUErPjgZ/HF4PPwjnAowM1DcI1oXWHt5mkJvgXphYatDmKoVO1/d0A4d",
+	"fT1XtfMEDvjsj6Fk3/ggAxTkSMAPXIpxRsZYvA+fWWUbUzM+gJZm8s46FQg/2B+74n7jLBBsJMZY5w+q",
+	"Z1NMhdDSlyesFTsYkjMUbM2YGxocizp1pZ9AxkfCPg1ibF/gTBOA+7W1xG8zueKYzJWMQgXjUrwroNCd",
+	"NqEkIIdQP06X9Zj65pUjVzTcGvs1b2KdbPti6ohBNBfYhuc6VFftK5PtayuuKM7d0xf3SBOyP+7W9Rwf",
+	"IFfmvFwAs1xuKH4XwaE9o3JYoFXDSn2J0nXls7Lhc79wt3ZQwulNSyWAr2MR1abSKh5RQ/Ce4QK2d50/",
+	"kKyyupYvKGOo/HakgVGrmBTqXW7PpaZnj4AhFKHm18YbahtQ9HUN+YJBstr4SnDX5sNxG4drRwImcPuR",
+	"fFoqff78+HhnRcWbgqKpgufOUbj2Ux5iJsIld9Ith6FGpdSjwhp4kNL2Sko5bZcpAq99qgFrCRb9Uzb4",
+	"cujck0PM1UQgONvu0VJexC0AXev2phVeP71xS/Gfi7ysC3blgGTp0v6Qauvmqp5UCpYKxq0UhYjguxKH",
+	"1noFVSihymI4JQNoXo/Ss48iQYn5v0ZcABeTEA9X1OBNbFede/CdxLKwO6HyUvGE+3bQ4vb7l3j8fD1d",
+	"2/cCPJohbpSELtVnQKdQsDvSWoA25UPAqy5r7dFXy+R7FxgyrM7bZhDWX23xZzsFXrpHBHVp9wxu14m9",
+	"715a8Vvw86PwhQDahQ7BX0WK40Ef73270PFBvM3SBvivzOyae09uCfuu2Iiz5o/nzlnMkRBBR8fg9t3p",
+	"SfT1oRb7QUaaHoCNTUHQBxnGtEYeOYf36Cv+ASqatqDntTjz/u7jeJslb48JzvTmF/I8kYq3r9n4naj4",
+	"eS0IJXMqalr6iMaBmFvlbZxBb8TMbY/vzoofBYBSv6y4N37/5nz59MTvdMG2wyRYwFBCzoeqkjMVjEKT",
+	"rAkniVzcci0V4btcxI8QjdbL+wv7+PfP+G5l/d+JogP9iLsUIF4EAosVg0lDgm9BZrTYLXdltYq5svo/",
+	"3j6Ct7KKWbqvc1r6E/B3Ut2UkhZQT+xfTEk4bjJn8wlTbtsAkMXI/F3y3GNPI7Yn4BxjhxD7izWK41B5",
+	"zgGHEI3iNgRdSlwBAA5Toh4ahofLZ/JOx8e7XSOhjJ8/IBlOTVIAno2EQ55lvuBEONxyMCQ/uywob8G+",
+	"7GDyGcsBgx3y9HcULzxCjOmp3yrWLWibDpPkzV1rOMKRaKZKyYvjPzdnsgEZTxea3M0WqTysQwfuUI16",
+	"UhGOXw9IQexeJZewpBsts8e77x0AmT1Ov5NWEDYnBeD9/yYBnZNdWO1xS8A5dlKRiA4+cIcjHm6Lp3XD",
+	"wANtBPS1Jtnm3vn2uwg/S4VGsvSn5jgeCdcZgW0mnREkJXcmBeve9qVsf93qxtInjUybkuqr83NI+8yn",
+	"z3aWpEMZC7WHM6zNBwX7qkYGQ3DRrnsci5sTjk2CUnw1ShH1phf8PsiW1rK5CPYbMK83pYDVf3eTTlhi",
+	"Q/pCgF2w48g3ffTV/bUBh/4ZxOHhjErnCBpB2zJJ8KQs9/NdyfmmOPjjJeAn0ZSnd8vVUtDfV4r6iWTi",
+	"KCrGfeTq2/d7k2f4gj9Zn7gcAIw2XAMwVVQkryZwxel1X3V6d5lhM66DzJX253o5621nOiQuKa5DlTuX",
+	"d3MZgigA89/N6QL3LVzpVTNj82HH33PT7RYh/9+iH63C62kdaZgbcSwLlzLsxGxiW5gHp93C1ChViRst",
+	"4gtnNlEeLNUBioMnDfqs5T/wRsin8nl1/2IEF9KqXXkNtXaXYyFQbMJKKabWQYsIBoCWTWxNoPZhFeo4",
+	"T/su71pfpLl1ZYjf/YiqJdOoVjJEbkuFkslShWNor1XkOGqAKhbuInUnLUK942Sp445ILBexfkL5WO6q",
+	"R1Rc9WMurPXMd+Jp/jxjikXoP8sOZF8kMO3iwWu2fOuEfJyzqgTJaGo4nxJuMHpiED+4TTONRSvBkksx",
+	"JGe+GDhKBEd5iCVlWspJdMiN7L84Pj7oMvQizdDdR9fpUtDfOMjeTqCEvNupUF0wuBTi0YIVWe9QDyRt",
+	"f2R1CMXpm5q5y0duTkmr9IGVmJLDTZA1XKwDeaSemgrckH1ra7ogSyv6GpJcUh70Af0uYey/IcIvLiTc",
+	"Ms4xkozsx4gPmNCpUzQiZLxtCnjdGS0sDV8cv+gL5Vuwha1ReeHwwGYC3z5znW6yg/Db7Nj3k3ploUTA",
+	"yhwDMHAnLoJtqB2aNlhZrgjWeGgUNNSlWecqNEqxysu6xKoM2ymC/ejdm8GTs6HPSNqp7SZXAIYnxEhA",
+	"6yyq41LKqc5cmdAMq29B4nu5cMnj+HOEh2T695Vew/P/sawKMNVw2+8umIdEWa5qIxWBHomrigE+pZGw",
+	"Y0isuwJ5uS8G+LsR29q53+aEb2/q9xJf6XCqU/rSobpPEdjiznLYVRksvJZzBg6xO3echNMi5PnpwtdH",
+	"XbDfXGO+pipOz0V4PRIF5G1bzNNwZAVMpqv9upv4DaPBpfPYEbOsuGFtuoUUbM8lQsaWNeODWMJQLB6I",
+	"0MTL5C8dtv1JvOTowpGNfONnu9uRXropv4fzcM4dgujGYu+M1a9dxCsaPofLLlEETqMeraPF3S37bqvT",
+	"VSXdjt2NSQkrdR8E9BwKBHgJWLItiWwXL1YmutafKO3ajhepOBJvi9kFigcrIFib5xzjoHoJtXP1ErzW",
+	"HTyI9Jh3WWXMP2rcxfvNrCgmqnZqQWHWO90dOytLbHWjnJYLIlebuo+4tD2RpWvSf9/Oyq1KOVrTZgm2",
+	"S0tG/IGoTRkSNCLYooqafNbl0Eco2uw49K0s0ROgLpoiNN8acbFCFCBf3HjMCFvYiVwgAILGp5Mz4qrt",
+	"wA0hAv4yMzYHR9pd8cZVqCqzrTT5U/crTezP/qXf0Mo2R/V3aWj99L+ds+p7jJZPdzBck/0m9aeZZbPU",
+	"jFzz0sAN5iZOKLWW08DEdQcf0vuZb2k+I1CAwjpNH366uMTexrUqx/5cfwZnj/1F6mMkyphwMRLjpmTI",
+	"BZ8KamrFDp+/fHVC9Iw+f/nqL3hdyYx9IT/84+z14cUPZ89fvvIuxEQWC3eLyXAk4P6R4MB178AiF4wR",
+	"uI441IuYF6kkItpYLzVPtkwFsfy2K1Wr2/Ri5eizk9x0PcF7ngklH8/fQ70UqM57iyjQKGNda7zM4pGi",
+	"GpumtX43HmlqWL1d/sV9l07BvEjdmgsZ313QFZsi1POK+BoFvpAOKeX0IXrel0t8Ehod71qql6q5rDbd",
+	"SZq1zfluEpHL/ZXUAMC3Gejjpfyoae3oq5/Q/VGorLTixIp/ZQcsTmMz/HB2HrM+37X8NBV4+q2jn03m",
+	"kpO72cITBaGNIMKKZaM4gxe62j+y+IhqIOi2chPVBgLetqoC/fLJEhmu5HWsh3pvgyNa8aPbZ6DCrsOv",
+	"DdQa8SCW952tqNbPmIaNfkA3M34Dg/vol2jLMvo1TDb6DY/U33+6/+8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
@@ -67,6 +68,8 @@ type Config struct {
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
 	Work bool
+	// AuditRetention is how long the worker keeps audit entries (0: forever).
+	AuditRetention time.Duration
 	// Drain is how long Run lets running tasks go on once its context ends,
 	// before they are cancelled and recovered.
 	Drain time.Duration
@@ -104,6 +107,8 @@ type App struct {
 	Deployments *deployment.Service
 	// Webhooks keeps the webhooks that hear of tasks starting and ending.
 	Webhooks *webhooks.Store
+	// Audit is the audit log: the web app records into it, Run prunes it.
+	Audit *audit.Store
 	// Worker works the tasks; nil unless Config.Work.
 	Worker *executor.Worker
 	// Users, Sessions, APITokens, Notifications, Handler and Deps are the
@@ -121,7 +126,8 @@ type App struct {
 	// logger it reads).
 	Deps handlers.Deps
 
-	drain time.Duration
+	drain          time.Duration
+	auditRetention time.Duration
 	// sdkDir holds the styrmin Python package that actions import; Close removes it.
 	sdkDir string
 }
@@ -135,7 +141,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), drain: cfg.Drain}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -276,7 +282,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
-		Webhooks: a.Webhooks, TrustedProxies: cfg.TrustedProxies,
+		Webhooks: a.Webhooks, Audit: a.Audit, TrustedProxies: cfg.TrustedProxies,
 	}
 	if cfg.Metrics != nil {
 		a.Deps.Requests = cfg.Metrics
@@ -286,8 +292,8 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications and hourly clean-up when it serves, and the worker when it
-// works tasks (which then lets running tasks finish for up to Config.Drain).
+// notifications and hourly clean-up when it serves, and the worker, with
+// the audit log's hourly prune, when it works tasks (which then lets running tasks finish for up to Config.Drain).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
@@ -298,6 +304,8 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	var err error
 	if a.Worker != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); a.Audit.PruneEvery(ctx, a.auditRetention, time.Hour, a.Logger) }()
 		err = runWorker(ctx, a.Worker, a.drain, a.Logger)
 	} else {
 		<-ctx.Done()

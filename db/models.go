@@ -33,6 +33,22 @@ type ApiToken struct {
 	LastUsedAt *time.Time
 }
 
+type AuditEntry struct {
+	ID           int64
+	At           time.Time
+	ActorUserID  *int64
+	ActorName    string
+	ActorVia     string
+	ActorRole    string
+	ActorAddress string
+	Action       string
+	TargetKind   string
+	TargetName   string
+	Outcome      string
+	Reason       string
+	Detail       []byte
+}
+
 type Deployment struct {
 	ID               int64
 	Name             string

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -103,10 +106,20 @@ func (s *Service) SetNamespacePolicy(ctx context.Context, p NamespacePolicy, by 
 	if err := p.checkPatterns(); err != nil {
 		return NamespacePolicy{}, err
 	}
-	row, err := s.q.SetNamespacePolicy(ctx, db.SetNamespacePolicyParams{Allowed: p.Allowed, CreateNamespaces: p.CreateNamespaces, UpdatedBy: by})
+	var row db.NamespacePolicy
+	var audited func()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if row, err = s.q.WithTx(tx).SetNamespacePolicy(ctx, db.SetNamespacePolicyParams{Allowed: p.Allowed, CreateNamespaces: p.CreateNamespaces, UpdatedBy: by}); err != nil {
+			return err
+		}
+		audited, err = audit.Within(ctx, tx, "namespaces", 0)
+		return err
+	})
 	if err != nil {
 		return NamespacePolicy{}, fmt.Errorf("deployment: set the namespace policy: %w", err)
 	}
+	audited()
 	return s.policyOf(row), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/executor"
 )
@@ -34,21 +35,27 @@ type plan interface {
 	what() string
 }
 
-// Queue checks and plans op and queues its task in one transaction.
+// Queue checks and plans op and queues its task in one transaction, with
+// the request's audit entry (audit.Within).
 func (s *Service) Queue(ctx context.Context, op Operation) (*Queued, error) {
 	p, err := op.plan(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	var queued *Queued
+	var audited func()
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		queued, err = p.queue(ctx, s, tx)
+		if queued, err = p.queue(ctx, s, tx); err != nil {
+			return err
+		}
+		audited, err = audit.Within(ctx, tx, queued.Deployment, queued.TaskID)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %s: %w", p.what(), err)
 	}
+	audited()
 	return queued, nil
 }
 

@@ -8,13 +8,15 @@ type TableRoute struct {
 	Method, Path           string
 	Least                  auth.Role
 	Bare, ActionToken, API bool
+	// Change is the audit log's action of a state-changing route.
+	Change string
 }
 
 // Table is the permission table for d, for the route walk.
 func Table(d Deps) []TableRoute {
 	var out []TableRoute
 	for _, r := range routes(d) {
-		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api})
+		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Change: r.change.action})
 	}
 	return out
 }

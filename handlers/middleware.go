@@ -166,10 +166,12 @@ func requireToken(tokens *auth.APITokens, least auth.Role) echo.MiddlewareFunc {
 				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="styrmin", error="invalid_token"`)
 				return err
 			}
+			// The credential is known before its role is checked: a refusal
+			// is recorded in its name (auditChanges).
+			httpx.SetCredential(c, &cred)
 			if u := cred.User; !u.Role.AtLeast(least) {
 				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; the token acts as %s with the %s role.", least, u.Username, u.Role)
 			}
-			httpx.SetCredential(c, &cred)
 			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, api.MaxRequest)
 			return next(c)
 		}

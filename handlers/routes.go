@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/action"
@@ -29,6 +30,9 @@ type route struct {
 	// api routes are operations of the REST API (package api): no session, no
 	// CSRF; a personal API token, whose user's role is checked against least.
 	api bool
+	// change names the state change of a route that is not a GET: the audit
+	// log's action and target (auditChanges).
+	change change
 }
 
 // routes is THE permission table: every route the server has, and who may call
@@ -52,64 +56,64 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: action.Prefix + "openapi.json", least: auth.Anonymous, handler: action.Document(), bare: true},
 
 		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: web.SigninShow()},
-		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions)},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions)},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions), change: change{action: "signin", target: audit.TargetUser, form: "username"}},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions), change: changes("signout", audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: web.SessionList(d.Sessions)},
-		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions)},
+		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions), change: changes("session.end", audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordShow()},
-		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions)},
+		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes("password.change", audit.TargetUser)},
 		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens), change: change{action: "token.create", target: audit.TargetToken, form: "name"}},
+		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens), change: changes("token.revoke", audit.TargetToken)},
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: web.HomeShow()},
 
 		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, web.NewDriverGrids(web.DriverGridCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
-		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers)},
+		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes("driver.upload", audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), web.NewDriverPages(web.DriverPageCacheBytes))},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
-		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers)},
+		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes("driver.approve_permissions", audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md)},
+		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: "deployment.install", target: audit.TargetDeployment, form: "name"}},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop")},
-		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start")},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.review", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.edit", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments), change: changes("deployment.upgrade", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments), change: changes("deployment.rollback", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments), change: changes("deployment.action", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop"), change: changes("deployment.stop", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes("deployment.start", audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
-		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md)},
+		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md), change: changes("deployment.delete", audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: web.TaskActivity(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: web.TaskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: web.TaskShow(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments)},
+		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes("deployment.cancel", audit.TargetDeployment)},
 
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
-		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments)},
+		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes("namespace_policy.update", audit.TargetPolicy)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: web.UserList(d.Users)},
-		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users)},
-		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users)},
-		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: web.UserDisable(d.Users, true)},
-		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false)},
-		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users)},
+		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users), change: change{action: "user.create", target: audit.TargetUser, form: "username"}},
+		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users), change: changes("user.role", audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: web.UserDisable(d.Users, true), change: changes("user.disable", audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false), change: changes("user.enable", audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users), change: changes("user.password", audit.TargetUser)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
 
 		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes("webhook.create", audit.TargetWebhook)},
 		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes("webhook.delete", audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes("webhook.redeliver", audit.TargetWebhook)},
 
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
-		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts)},
+		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes("chart_hosts.update", audit.TargetSettings)},
 	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
 }
 
@@ -117,16 +121,20 @@ func routes(d Deps) []route {
 // they answer JSON, take only an action token (never a session), and act on
 // that token's deployment only.
 func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
-	r := func(method, path string, handler echo.HandlerFunc) route {
-		return route{method: method, path: action.Prefix + path, least: auth.Anonymous, handler: handler, actionToken: true}
+	r := func(method, path string, handler echo.HandlerFunc, ch ...change) route {
+		rt := route{method: method, path: action.Prefix + path, least: auth.Anonymous, handler: handler, actionToken: true}
+		if len(ch) > 0 {
+			rt.change = ch[0]
+		}
+		return rt
 	}
 	return []route{
 		r(http.MethodGet, "deployment", action.DeploymentRead(p, logger)),
-		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop)),
-		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart)),
-		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade)),
+		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop), changes("deployment.stop", audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart), changes("deployment.start", audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade), changes("deployment.upgrade", audit.TargetDeployment)),
 		r(http.MethodGet, "tasks/:id", action.TaskRead(p, logger)),
-		r(http.MethodPost, "jobs", action.ExecuteCommands(p, logger)),
+		r(http.MethodPost, "jobs", action.ExecuteCommands(p, logger), changes("deployment.job", audit.TargetDeployment)),
 	}
 }
 
@@ -134,6 +142,13 @@ func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
 // its handler comes from the generated server (see withAPIHandlers).
 func apiRoute(method, path string, least auth.Role) route {
 	return route{method: method, path: api.Prefix + path, least: least, api: true}
+}
+
+// apiChange is the line of an API operation that changes state: ch.
+func apiChange(method, path string, least auth.Role, ch change) route {
+	r := apiRoute(method, path, least)
+	r.change = ch
+	return r
 }
 
 // apiRoutes are the permission table's lines for the REST API, one per
@@ -147,40 +162,42 @@ func apiRoutes() []route {
 		apiRoute(get, "/drivers", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name", auth.ReadOnly),
 		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
-		apiRoute(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin),
+		apiChange(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin, changes("driver.approve_permissions", audit.TargetDriver)),
 		apiRoute(get, "/deployments", auth.ReadOnly),
-		apiRoute(post, "/deployments", auth.Operator),
+		apiChange(post, "/deployments", auth.Operator, changes("deployment.install", audit.TargetDeployment)),
 		apiRoute(get, "/deployments/:name", auth.ReadOnly),
-		apiRoute(http.MethodDelete, "/deployments/:name", auth.Operator),
-		apiRoute(post, "/deployments/:name/upgrade", auth.Operator),
-		apiRoute(post, "/deployments/:name/rollback", auth.Operator),
-		apiRoute(post, "/deployments/:name/stop", auth.Operator),
-		apiRoute(post, "/deployments/:name/start", auth.Operator),
-		apiRoute(post, "/deployments/:name/actions/:action", auth.Operator),
+		apiChange(http.MethodDelete, "/deployments/:name", auth.Operator, changes("deployment.delete", audit.TargetDeployment)),
+		apiChange(post, "/deployments/:name/upgrade", auth.Operator, changes("deployment.upgrade", audit.TargetDeployment)),
+		apiChange(post, "/deployments/:name/rollback", auth.Operator, changes("deployment.rollback", audit.TargetDeployment)),
+		apiChange(post, "/deployments/:name/stop", auth.Operator, changes("deployment.stop", audit.TargetDeployment)),
+		apiChange(post, "/deployments/:name/start", auth.Operator, changes("deployment.start", audit.TargetDeployment)),
+		apiChange(post, "/deployments/:name/actions/:action", auth.Operator, changes("deployment.action", audit.TargetDeployment)),
 		apiRoute(get, "/tasks", auth.ReadOnly),
 		apiRoute(get, "/tasks/:id", auth.ReadOnly),
-		apiRoute(post, "/tasks/:id/cancel", auth.Operator),
+		apiChange(post, "/tasks/:id/cancel", auth.Operator, changes("deployment.cancel", audit.TargetDeployment)),
 		apiRoute(get, "/users", auth.Admin),
-		apiRoute(post, "/users", auth.Admin),
-		apiRoute(http.MethodPatch, "/users/:id", auth.Admin),
+		apiChange(post, "/users", auth.Admin, changes("user.create", audit.TargetUser)),
+		apiChange(http.MethodPatch, "/users/:id", auth.Admin, changes("user.update", audit.TargetUser)),
 		// A user's own tokens: any signed-in user (the store refuses others' tokens to non-admins).
 		apiRoute(get, "/tokens", auth.ReadOnly),
-		apiRoute(post, "/tokens", auth.ReadOnly),
-		apiRoute(http.MethodDelete, "/tokens/:id", auth.ReadOnly),
+		apiChange(post, "/tokens", auth.ReadOnly, changes("token.create", audit.TargetToken)),
+		apiChange(http.MethodDelete, "/tokens/:id", auth.ReadOnly, changes("token.revoke", audit.TargetToken)),
+		// The store shows non-admins only the entries about deployments.
+		apiRoute(get, "/audit", auth.ReadOnly),
 		apiRoute(get, "/namespace-policy", auth.ReadOnly),
-		apiRoute(http.MethodPut, "/namespace-policy", auth.Admin),
+		apiChange(http.MethodPut, "/namespace-policy", auth.Admin, changes("namespace_policy.update", audit.TargetPolicy)),
 		// Operators manage the webhooks of named deployments; the store keeps the others to admins.
 		apiRoute(get, "/webhooks", auth.Operator),
-		apiRoute(post, "/webhooks", auth.Operator),
+		apiChange(post, "/webhooks", auth.Operator, changes("webhook.create", audit.TargetWebhook)),
 		apiRoute(get, "/webhooks/:id", auth.Operator),
-		apiRoute(http.MethodDelete, "/webhooks/:id", auth.Operator),
-		apiRoute(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator),
+		apiChange(http.MethodDelete, "/webhooks/:id", auth.Operator, changes("webhook.delete", audit.TargetWebhook)),
+		apiChange(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator, changes("webhook.redeliver", audit.TargetWebhook)),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit}
 }
 
 // withAPIHandlers gives each API line of table the generated handler of its

@@ -50,6 +50,9 @@ type Deps struct {
 	Primitives action.Primitives
 	// APITokens stores the personal API tokens that authenticate REST API calls.
 	APITokens *auth.APITokens
+	// Audit records every state-changing request (audit.Store); nil records
+	// nothing (tests of a single part).
+	Audit AuditLog
 	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
 	Webhooks Webhooks
 	// Requests hears of every request answered (metrics.Metrics); nil hears nothing.
@@ -136,6 +139,9 @@ func New(d Deps) *echo.Echo {
 			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives, d.Logger)}
 		case !r.bare:
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
+		}
+		if r.change.action != "" && d.Audit != nil {
+			mw = append([]echo.MiddlewareFunc{auditChanges(d.Audit, r.change, r.least, d.Logger)}, mw...)
 		}
 		for _, method := range methodsOf(r) {
 			e.Add(method, r.path, r.handler, mw...)

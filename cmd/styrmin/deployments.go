@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/app"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -25,6 +27,8 @@ type deployConfig struct {
 	// externalURL is the URL users reach Styrmin at (through a proxy, say):
 	// webhooks link task pages under it, and https makes cookies Secure.
 	externalURL string
+	// auditRetention is how long audit entries are kept (audit.ParseRetention).
+	auditRetention string
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -38,19 +42,29 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"base URL at which driver actions reach this Styrmin's primitives; serve defaults to its own address (env STYRMIN_API_URL)")
 	f.StringVar(&cfg.externalURL, "external-url", os.Getenv("STYRMIN_EXTERNAL_URL"),
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
+	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
+		"how long the worker keeps audit log entries: days (90d), hours (36h), or 0 for forever (env STYRMIN_AUDIT_RETENTION)")
 }
 
 // appConfig is the app's configuration of cfg, on pool, working tasks when
-// work is set; it fails on an external URL that is not absolute.
+// work is set; an external URL that is not absolute or a retention that does
+// not parse is an error.
 func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work bool) (app.Config, error) {
 	external, err := parseExternalURL(cfg.externalURL)
+	if err != nil {
+		return app.Config{}, err
+	}
+	retention, err := audit.ParseRetention(cfg.auditRetention)
+	if err != nil {
+		return app.Config{}, fmt.Errorf("--audit-retention: %w", err)
+	}
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout,
-	}, err
+		ActionsURL: cfg.apiURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+	}, nil
 }
 
 // ownURL is the base URL of a server listening on addr, as a process on the

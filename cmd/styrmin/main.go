@@ -32,6 +32,7 @@ func main() {
 		newMigrateCmd(),
 		newUserCmd(),
 		newTokenCmd(),
+		newAuditCmd(),
 		newSecretsCmd(),
 		newDriverCmd(),
 		newDocsCmd(),

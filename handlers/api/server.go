@@ -80,6 +80,8 @@ type Server struct {
 	Namespaces NamespacePolicies
 	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
 	Webhooks Webhooks
+	// Audit reads the audit log (audit.Store).
+	Audit AuditLog
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

@@ -97,6 +97,13 @@ func SetCaller(c echo.Context, caller *deployment.Caller) {
 	c.Set(ctxCaller, caller)
 }
 
+// CallerOrNil returns the action that calls an action primitive, nil when
+// no action token was accepted.
+func CallerOrNil(c echo.Context) *deployment.Caller {
+	caller, _ := c.Get(ctxCaller).(*deployment.Caller)
+	return caller
+}
+
 // Caller returns the action that calls an action primitive; the action
 // token's middleware has set it.
 func Caller(c echo.Context) *deployment.Caller {

@@ -1,0 +1,174 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
+)
+
+// MaxPage is the most entries List returns at once.
+const MaxPage = 200
+
+// Store reads and writes the audit log in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// NewStore returns the audit log of pool.
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool}
+}
+
+// Record appends e to the log.
+func (s *Store) Record(ctx context.Context, e Entry) error {
+	return Record(ctx, s.pool, e)
+}
+
+// Record appends e to the log through q: pass a transaction to write the
+// entry with the change it records, so that both commit or neither does.
+func Record(ctx context.Context, q db.DBTX, e Entry) error {
+	detail, err := e.detailJSON()
+	if err != nil {
+		return fmt.Errorf("audit: record %s: %w", e.Action, err)
+	}
+	a := e.Actor
+	var userID *int64
+	if a.UserID != 0 {
+		userID = &a.UserID
+	}
+	if a.Via == "" {
+		a.Via = ViaNone
+	}
+	_, err = db.New(q).InsertAuditEntry(ctx, db.InsertAuditEntryParams{
+		ActorUserID: userID, ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
+		Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason,
+		Detail: detail,
+	})
+	if err != nil {
+		return fmt.Errorf("audit: record %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// Viewer is who reads the log: an admin reads all of it; anyone else only
+// the entries about deployments, without addresses.
+type Viewer struct {
+	Admin bool
+}
+
+// Filter selects entries; zero fields select everything.
+type Filter struct {
+	// Actor is a username.
+	Actor string
+	// Action is an action (deployment.install) or a family (deployment).
+	Action string
+	// TargetKind and TargetName select what the entries are about.
+	TargetKind string
+	TargetName string
+	// Since and Until bound the time: Since <= at < Until.
+	Since, Until time.Time
+	// Before continues a listing: entries older than the entry with this
+	// id (a page's Next); 0 starts at the newest.
+	Before int64
+	// Limit is the page size, 1 to MaxPage (0: 50).
+	Limit int
+}
+
+// Page is a page of entries, newest first.
+type Page struct {
+	Entries []Entry
+	// Next continues the listing (Filter.Before); 0 at the end.
+	Next int64
+}
+
+// actionFilter is what an action filter may be: dotted lower-case words.
+var actionFilter = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)*$`)
+
+// List returns the page of entries f selects that v may see.
+func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
+	if f.Limit == 0 {
+		f.Limit = 50
+	}
+	if f.Limit < 1 || f.Limit > MaxPage {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The page size must be between 1 and %d.", MaxPage)
+	}
+	if f.Action != "" && !actionFilter.MatchString(f.Action) {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "%q is not an action: actions are dotted words such as deployment.install.", f.Action)
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The time range ends before it starts.")
+	}
+	rows, err := db.New(s.pool).ListAuditEntries(ctx, db.ListAuditEntriesParams{
+		Admin: v.Admin, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
+		TargetName: f.TargetName, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
+	})
+	if err != nil {
+		return Page{}, fmt.Errorf("audit: list: %w", db.Classify(err))
+	}
+	var page Page
+	for i, r := range rows {
+		if i == f.Limit {
+			page.Next = page.Entries[f.Limit-1].ID
+			break
+		}
+		e := Entry{
+			ID: r.ID, At: r.At,
+			Actor:  Actor{Name: r.ActorName, Via: Via(r.ActorVia), Role: r.ActorRole, Address: r.ActorAddress},
+			Action: r.Action, Target: Target{Kind: r.TargetKind, Name: r.TargetName},
+			Outcome: Outcome(r.Outcome), Reason: r.Reason,
+		}
+		if r.ActorUserID != nil {
+			e.Actor.UserID = *r.ActorUserID
+		}
+		if err := json.Unmarshal(r.Detail, &e.Detail); err != nil {
+			return Page{}, fmt.Errorf("audit: entry %d: detail: %w", r.ID, err)
+		}
+		page.Entries = append(page.Entries, e)
+	}
+	return page, nil
+}
+
+// Each calls fn with every entry f selects that v may see, newest first,
+// page by page (f.Before and f.Limit are its own).
+func (s *Store) Each(ctx context.Context, v Viewer, f Filter, fn func(Entry) error) error {
+	f.Before, f.Limit = 0, MaxPage
+	for {
+		page, err := s.List(ctx, v, f)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entries {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if page.Next == 0 {
+			return nil
+		}
+		f.Before = page.Next
+	}
+}
+
+// Prune deletes the entries recorded before before and says how many.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
+	n, err := db.New(s.pool).PruneAuditEntries(ctx, before)
+	if err != nil {
+		return 0, fmt.Errorf("audit: prune: %w", db.Classify(err))
+	}
+	return n, nil
+}
+
+// timeOrNil is t, or nil for the zero time (no bound).
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}

@@ -1,0 +1,202 @@
+package audit_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
+	"github.com/styrmin/styrmin/db/dbtest"
+)
+
+// entry is an allowed change by name to a target.
+func entry(name, action, kind, target string) audit.Entry {
+	return audit.Entry{
+		Actor:  audit.Actor{UserID: 1, Name: name, Via: audit.ViaSession, Role: "admin", Address: "192.0.2.7"},
+		Action: action, Target: audit.Target{Kind: kind, Name: target}, Outcome: audit.Allowed,
+		Detail: map[string]string{"name": target},
+	}
+}
+
+// actions lists the actions of a page's entries, newest first.
+func actions(page audit.Page) []string {
+	var out []string
+	for _, e := range page.Entries {
+		out = append(out, e.Action+" "+e.Target.Name)
+	}
+	return out
+}
+
+// setup returns a store on a fresh database with a few entries: two
+// deployment changes, a sign-in and a user creation.
+func setup(t *testing.T) *audit.Store {
+	t.Helper()
+	s := audit.NewStore(dbtest.New(t))
+	for _, e := range []audit.Entry{
+		entry("ada", "deployment.install", audit.TargetDeployment, "shop"),
+		entry("bob", "deployment.upgrade", audit.TargetDeployment, "blog"),
+		entry("ada", "signin", audit.TargetUser, "ada"),
+		entry("ada", "user.create", audit.TargetUser, "carl"),
+	} {
+		require.NoError(t, s.Record(context.Background(), e))
+	}
+	return s
+}
+
+func TestListFiltersNewestFirst(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	admin := audit.Viewer{Admin: true}
+	for _, tc := range []struct {
+		name   string
+		filter audit.Filter
+		want   []string
+	}{
+		{"everything", audit.Filter{}, []string{"user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}},
+		{"who", audit.Filter{Actor: "bob"}, []string{"deployment.upgrade blog"}},
+		{"action family", audit.Filter{Action: "deployment"}, []string{"deployment.upgrade blog", "deployment.install shop"}},
+		{"one action", audit.Filter{Action: "deployment.install"}, []string{"deployment.install shop"}},
+		{"target", audit.Filter{TargetKind: audit.TargetUser, TargetName: "carl"}, []string{"user.create carl"}},
+		{"time range before everything", audit.Filter{Until: time.Now().Add(-time.Hour)}, nil},
+		{"time range around everything", audit.Filter{Since: time.Now().Add(-time.Hour), Until: time.Now().Add(time.Hour)}, []string{"user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}},
+	} {
+		page, err := s.List(ctx, admin, tc.filter)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, actions(page), tc.name)
+	}
+	page, err := s.List(ctx, admin, audit.Filter{Actor: "ada", Action: "signin"})
+	require.NoError(t, err)
+	require.Len(t, page.Entries, 1)
+	e := page.Entries[0]
+	require.Equal(t, audit.Actor{UserID: 1, Name: "ada", Via: audit.ViaSession, Role: "admin", Address: "192.0.2.7"}, e.Actor)
+	require.Equal(t, map[string]string{"name": "ada"}, e.Detail)
+	require.WithinDuration(t, time.Now(), e.At, time.Minute)
+}
+
+func TestListPagesByCursor(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	var all []string
+	f := audit.Filter{Limit: 3}
+	for {
+		page, err := s.List(context.Background(), audit.Viewer{Admin: true}, f)
+		require.NoError(t, err)
+		all = append(all, actions(page)...)
+		if page.Next == 0 {
+			break
+		}
+		f.Before = page.Next
+	}
+	require.Equal(t, []string{"user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}, all)
+}
+
+func TestListRefusesBadFilters(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	for _, f := range []audit.Filter{
+		{Limit: audit.MaxPage + 1},
+		{Limit: -1},
+		{Action: "%"},
+		{Since: time.Now(), Until: time.Now().Add(-time.Hour)},
+	} {
+		_, err := s.List(context.Background(), audit.Viewer{Admin: true}, f)
+		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%+v", f)
+	}
+}
+
+// TestOnlyAdminsSeeSigninsAndUserAdministration: anyone else sees the
+// entries about deployments and no addresses, whatever they ask for.
+func TestOnlyAdminsSeeSigninsAndUserAdministration(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	for _, f := range []audit.Filter{{}, {Action: "signin"}, {TargetKind: audit.TargetUser}, {Actor: "ada"}} {
+		page, err := s.List(ctx, audit.Viewer{}, f)
+		require.NoError(t, err)
+		for _, e := range page.Entries {
+			require.Equal(t, audit.TargetDeployment, e.Target.Kind, "%+v shows a non-admin %s", f, e.Action)
+			require.Empty(t, e.Actor.Address, "a non-admin sees no addresses")
+		}
+	}
+	page, err := s.List(ctx, audit.Viewer{}, audit.Filter{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"deployment.upgrade blog", "deployment.install shop"}, actions(page))
+}
+
+// TestEntriesCommitWithTheirTransaction: an entry written in a transaction
+// that rolls back is not in the log.
+func TestEntriesCommitWithTheirTransaction(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	s := audit.NewStore(pool)
+	ctx := context.Background()
+	for _, commit := range []bool{false, true} {
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		require.NoError(t, audit.Record(ctx, tx, entry("ada", "namespace_policy.update", audit.TargetPolicy, "namespaces")))
+		if commit {
+			require.NoError(t, tx.Commit(ctx))
+		} else {
+			require.NoError(t, tx.Rollback(ctx))
+		}
+	}
+	page, err := s.List(ctx, audit.Viewer{Admin: true}, audit.Filter{})
+	require.NoError(t, err)
+	require.Len(t, page.Entries, 1, "only the committed transaction's entry")
+}
+
+// TestEntriesCannotBeChanged performs the attacks on the log: updating an
+// entry, deleting it, truncating the table; each is refused.
+func TestEntriesCannotBeChanged(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	s := audit.NewStore(pool)
+	ctx := context.Background()
+	require.NoError(t, s.Record(ctx, entry("mallory", "user.update", audit.TargetUser, "mallory")))
+	for _, attack := range []string{
+		`UPDATE audit_entries SET actor_name = 'ada'`,
+		`DELETE FROM audit_entries`,
+		`TRUNCATE audit_entries`,
+	} {
+		_, err := pool.Exec(ctx, attack)
+		require.ErrorContains(t, err, "append-only", attack)
+	}
+	page, err := s.List(ctx, audit.Viewer{Admin: true}, audit.Filter{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"user.update mallory"}, actions(page))
+}
+
+func TestPruneDeletesOnlyOldEntries(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	s := audit.NewStore(pool)
+	ctx := context.Background()
+	require.NoError(t, s.Record(ctx, entry("ada", "deployment.install", audit.TargetDeployment, "new")))
+	_, err := pool.Exec(ctx, `INSERT INTO audit_entries (at, actor_name, actor_via, actor_role, actor_address, action, target_kind, target_name, outcome, reason)
+		VALUES (now() - interval '100 days', 'ada', 'session', 'admin', '', 'deployment.install', 'deployment', 'old', 'allowed', '')`)
+	require.NoError(t, err)
+	n, err := s.Prune(ctx, time.Now().Add(-90*24*time.Hour))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	page, err := s.List(ctx, audit.Viewer{Admin: true}, audit.Filter{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"deployment.install new"}, actions(page))
+	// The prune's permission ends with it.
+	_, err = pool.Exec(ctx, `DELETE FROM audit_entries`)
+	require.ErrorContains(t, err, "append-only")
+}
+
+func TestEachWalksEveryPage(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	var n int
+	require.NoError(t, s.Each(context.Background(), audit.Viewer{Admin: true}, audit.Filter{Actor: "ada"}, func(audit.Entry) error { n++; return nil }))
+	require.Equal(t, 3, n)
+	stop := errors.New("stop")
+	require.ErrorIs(t, s.Each(context.Background(), audit.Viewer{Admin: true}, audit.Filter{}, func(audit.Entry) error { return stop }), stop)
+}

@@ -1,0 +1,29 @@
+-- name: InsertAuditEntry :one
+INSERT INTO audit_entries (actor_user_id, actor_name, actor_via, actor_role, actor_address,
+                           action, target_kind, target_name, outcome, reason, detail)
+VALUES (sqlc.narg(actor_user_id), @actor_name, @actor_via, @actor_role, @actor_address,
+        @action, @target_kind, @target_name, @outcome, @reason, @detail)
+RETURNING id, at;
+
+-- name: ListAuditEntries :many
+-- ListAuditEntries returns a page of entries, newest first, below the id
+-- before (0: from the newest). A viewer who is not an admin sees only the
+-- entries about deployments, and no addresses: the visibility rule lives here.
+SELECT id, at, actor_user_id, actor_name, actor_via, actor_role,
+       CASE WHEN @admin::boolean THEN actor_address ELSE '' END::text AS actor_address,
+       action, target_kind, target_name, outcome, reason, detail
+FROM audit_entries
+WHERE (@admin::boolean OR target_kind = 'deployment')
+  AND (@before::bigint = 0 OR id < @before::bigint)
+  AND (@actor::text = '' OR actor_name = @actor::text)
+  AND (@action::text = '' OR action = @action::text OR action LIKE @action::text || '.%')
+  AND (@target_kind::text = '' OR target_kind = @target_kind::text)
+  AND (@target_name::text = '' OR target_name = @target_name::text)
+  AND (sqlc.narg(since)::timestamptz IS NULL OR at >= sqlc.narg(since)::timestamptz)
+  AND (sqlc.narg(until)::timestamptz IS NULL OR at < sqlc.narg(until)::timestamptz)
+ORDER BY id DESC
+LIMIT @max_rows::int;
+
+-- name: PruneAuditEntries :one
+-- PruneAuditEntries deletes the entries older than before (the retention).
+SELECT audit_prune(@before::timestamptz)::bigint AS deleted;
