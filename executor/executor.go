@@ -212,9 +212,11 @@ func NewWorker(queue *Executor, runners map[string]Runner, secretsOf SecretsOf) 
 }
 
 // Start works queued tasks until Stop. It also recovers, now and then, the
-// tasks of runners that died.
+// tasks of runners that died. The end of ctx does not stop the worker: River
+// would cancel the running tasks at once (its Start context is their
+// parent), leaving Stop nothing to drain.
 func (w *Worker) Start(ctx context.Context) error {
-	if err := w.e.river.Start(ctx); err != nil {
+	if err := w.e.river.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("executor: start: %w", err)
 	}
 	reaperCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -461,6 +461,8 @@ func TestShutdownAfterTheDrainTimeRecoversTheRunningTask(t *testing.T) {
 	require.Equal(t, "Styrmin was shut down while this task ran. The release was rolled back.", task.Message)
 }
 
+// The process's context ends first (a stop signal, as in app.runWorker),
+// then Stop drains: the running task must not see the signal's cancel.
 func TestShutdownWaitsForRunningTasksWithinTheDrainTime(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -471,9 +473,11 @@ func TestShutdownWaitsForRunningTasksWithinTheDrainTime(t *testing.T) {
 		return "done", ctx.Err()
 	}}
 	e, w := b.worker(t, map[string]executor.Runner{"upgrade": runner}, fast)
-	require.NoError(t, w.Start(context.Background()))
+	processCtx, signal := context.WithCancel(context.Background())
+	require.NoError(t, w.Start(processCtx))
 	id := b.enqueue(t, e, b.deployment(t, "db"), "upgrade", nil, nil)
 	<-running
+	signal()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, w.Stop(ctx))
