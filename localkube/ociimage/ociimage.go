@@ -39,6 +39,9 @@ type Image struct {
 	Binary string
 	// Path is where the binary goes in the image, e.g. /pause.
 	Path string
+	// User is the user (uid[:gid]) the image's containers run as; empty
+	// means root.
+	User string
 }
 
 // Config is what a container of the image runs with, as the OCI image
@@ -112,7 +115,7 @@ type manifest struct {
 }
 
 // Write writes img as an OCI image layout tar to w, with the binary as the
-// image's entrypoint.
+// image's entrypoint, run as img.User.
 func Write(w io.Writer, img Image) error {
 	binary, err := os.ReadFile(img.Binary)
 	if err != nil {
@@ -122,7 +125,7 @@ func Write(w io.Writer, img Image) error {
 	if err != nil {
 		return err
 	}
-	m, err := manifestOf(img.Name, Config{Entrypoint: []string{img.Path}}, []blob{layer}, []string{diffID})
+	m, err := manifestOf(img.Name, Config{Entrypoint: []string{img.Path}, User: img.User}, []blob{layer}, []string{diffID})
 	if err != nil {
 		return err
 	}

@@ -100,6 +100,32 @@ func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
 	if !slices.Equal(config.Config.Entrypoint, []string{"/tool"}) {
 		t.Fatalf("entrypoint %v", config.Config.Entrypoint)
 	}
+	if config.Config.User != "" {
+		t.Fatalf("user %q, want none (root)", config.Config.User)
+	}
+}
+
+func TestWriteRunsTheImageAsItsUser(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tool")
+	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, Image{Name: "styrmin.local/tool:3", Binary: bin, Path: "/tool", User: "65532:65532"}); err != nil {
+		t.Fatal(err)
+	}
+	files := readLayout(t, &out)
+	var index ocispec.Index
+	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	var manifest ocispec.Manifest
+	blobOf(t, files, index.Manifests[0], &manifest)
+	var config ocispec.Image
+	blobOf(t, files, manifest.Config, &config)
+	if config.Config.User != "65532:65532" {
+		t.Fatalf("user %q, want 65532:65532", config.Config.User)
+	}
 }
 
 // writeTar writes a layer tar holding the named files with their contents.
