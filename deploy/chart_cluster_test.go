@@ -229,11 +229,14 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	)
 	tokenCtx, cancel := context.WithTimeout(browser, time.Minute)
 	defer cancel()
-	token, err := chromedp.Run(tokenCtx, chromedp.Evaluate[string](`fetch('/api/v1/tokens', {method: 'POST', headers: {'Content-Type': 'application/json',
+	answer, err := chromedp.Run(tokenCtx, chromedp.Evaluate[string](`fetch('/api/v1/tokens', {method: 'POST', headers: {'Content-Type': 'application/json',
 		'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content}, body: JSON.stringify({name: 'chart test'})})
-		.then(r => r.json()).then(j => j.token)`, chromedp.EvalAwaitPromise))
+		.then(r => r.text())`, chromedp.EvalAwaitPromise))
 	require.NoError(t, err, "create an API token")
-	require.True(t, strings.HasPrefix(token, "stp_"), "token %q", token)
+	var created struct{ Token string }
+	require.NoError(t, json.Unmarshal([]byte(answer), &created), "%s", answer)
+	token := created.Token
+	require.True(t, strings.HasPrefix(token, "stp_"), "answer %s", answer)
 	a := api{base: base, token: token}
 
 	victim := r.pods(t, "web")[0].Name
