@@ -227,16 +227,15 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
-	tokenCtx, cancel := context.WithTimeout(browser, time.Minute)
-	defer cancel()
-	answer, err := chromedp.Run(tokenCtx, chromedp.Evaluate[string](`fetch('/api/v1/tokens', {method: 'POST', headers: {'Content-Type': 'application/json',
-		'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content}, body: JSON.stringify({name: 'chart test'})})
-		.then(r => r.text())`, chromedp.EvalAwaitPromise))
-	require.NoError(t, err, "create an API token")
-	var created struct{ Token string }
-	require.NoError(t, json.Unmarshal([]byte(answer), &created), "%s", answer)
-	token := created.Token
-	require.True(t, strings.HasPrefix(token, "stp_"), "answer %s", answer)
+	var token string
+	handlerstest.Step(t, browser, "create an API token on its page",
+		chromedp.Navigate(base+"/account/tokens"),
+		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "chart test"),
+		chromedp.Click(chromedp.CSS(`[data-testid="create-token"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-token"]`)),
+	)
+	token = strings.TrimSpace(handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="new-token"]').textContent`))
+	require.True(t, strings.HasPrefix(token, "stp_"), "token %q", token)
 	a := api{base: base, token: token}
 
 	victim := r.pods(t, "web")[0].Name
