@@ -9,7 +9,7 @@ CLUSTER := $(GO) run ./devcluster/cmd/cluster
 # their dependencies out of the product's go.mod; -modfile uses it while working in the repository's root.
 TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 
-.PHONY: run test generate check-generated cluster cluster-stop build
+.PHONY: run test generate check-generated cluster cluster-stop build cluster-image
 
 ## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
 ## Where packages cannot be installed, the cluster's node falls back to a simulated one and says why.
@@ -42,6 +42,11 @@ cluster:
 ## cluster-stop: stop the local Kubernetes cluster (kwok, scheduler, controller-manager, apiserver, etcd).
 cluster-stop:
 	$(CLUSTER) stop
+
+## cluster-image: build Styrmin's image (deploy/styrmin/Containerfile's contents, without a container engine)
+## and import it into the running local cluster's node; prints styrmin.local/styrmin:dev-<hash>.
+cluster-image:
+	./scripts/cluster-image
 
 ## build: build the styrmin binary into bin/.
 build:

@@ -39,6 +39,13 @@ type Image struct {
 	Binary string
 	// Path is where the binary goes in the image, e.g. /pause.
 	Path string
+	// User is the user (uid[:gid]) the image's containers run as; empty
+	// means root.
+	User string
+	// BaseLayout and BaseName, when set, name an image in an OCI layout tar
+	// (e.g. the node images') whose layers and environment go under the
+	// binary's layer.
+	BaseLayout, BaseName string
 }
 
 // Config is what a container of the image runs with, as the OCI image
@@ -112,7 +119,7 @@ type manifest struct {
 }
 
 // Write writes img as an OCI image layout tar to w, with the binary as the
-// image's entrypoint.
+// image's entrypoint, run as img.User.
 func Write(w io.Writer, img Image) error {
 	binary, err := os.ReadFile(img.Binary)
 	if err != nil {
@@ -122,7 +129,19 @@ func Write(w io.Writer, img Image) error {
 	if err != nil {
 		return err
 	}
-	m, err := manifestOf(img.Name, Config{Entrypoint: []string{img.Path}}, []blob{layer}, []string{diffID})
+	var under base
+	if img.BaseLayout != "" {
+		scratch, err := os.MkdirTemp("", "ociimage-base-*")
+		if err != nil {
+			return fmt.Errorf("ociimage: %w", err)
+		}
+		defer os.RemoveAll(scratch)
+		if under, err = readBase(img.BaseLayout, img.BaseName, scratch); err != nil {
+			return err
+		}
+	}
+	config := Config{Entrypoint: []string{img.Path}, User: img.User, Env: under.env}
+	m, err := manifestOf(img.Name, config, append(under.layers, layer), append(under.diffIDs, diffID))
 	if err != nil {
 		return err
 	}

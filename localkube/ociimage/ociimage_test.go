@@ -100,6 +100,32 @@ func TestWriteMakesALayoutWithOneNamedImage(t *testing.T) {
 	if !slices.Equal(config.Config.Entrypoint, []string{"/tool"}) {
 		t.Fatalf("entrypoint %v", config.Config.Entrypoint)
 	}
+	if config.Config.User != "" {
+		t.Fatalf("user %q, want none (root)", config.Config.User)
+	}
+}
+
+func TestWriteRunsTheImageAsItsUser(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tool")
+	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, Image{Name: "styrmin.local/tool:3", Binary: bin, Path: "/tool", User: "65532:65532"}); err != nil {
+		t.Fatal(err)
+	}
+	files := readLayout(t, &out)
+	var index ocispec.Index
+	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	var manifest ocispec.Manifest
+	blobOf(t, files, index.Manifests[0], &manifest)
+	var config ocispec.Image
+	blobOf(t, files, manifest.Config, &config)
+	if config.Config.User != "65532:65532" {
+		t.Fatalf("user %q, want 65532:65532", config.Config.User)
+	}
 }
 
 // writeTar writes a layer tar holding the named files with their contents.
@@ -234,5 +260,52 @@ func TestWriteAllStoresASharedLayerOnceAndEachImagesConfig(t *testing.T) {
 	slices.Sort(seen)
 	if !slices.Equal(seen, []string{"styrmin.local/db:15", "styrmin.local/web:1"}) {
 		t.Fatalf("index names %v", seen)
+	}
+}
+
+func TestWritePutsTheBinaryOnABaseImage(t *testing.T) {
+	dir := t.TempDir()
+	layout := filepath.Join(dir, "base.tar")
+	f, err := os.Create(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseLayer := writeTar(t, "python.tar", map[string]string{"usr/bin/python3": "python"})
+	err = WriteAll(f, []LayeredImage{{Name: "styrmin.local/python:3", Layers: []string{baseLayer}, Config: Config{Env: []string{"PATH=/usr/bin"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	bin := filepath.Join(dir, "tool")
+	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	img := Image{Name: "styrmin.local/tool:4", Binary: bin, Path: "/tool", User: "65532", BaseLayout: layout, BaseName: "styrmin.local/python:3"}
+	var out bytes.Buffer
+	if err := Write(&out, img); err != nil {
+		t.Fatal(err)
+	}
+	files := readLayout(t, &out)
+	var index ocispec.Index
+	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	var manifest ocispec.Manifest
+	blobOf(t, files, index.Manifests[0], &manifest)
+	var config ocispec.Image
+	blobOf(t, files, manifest.Config, &config)
+	if len(manifest.Layers) != 2 || len(config.RootFS.DiffIDs) != 2 {
+		t.Fatalf("%d layers, %d diff_ids; want the base's and the binary's", len(manifest.Layers), len(config.RootFS.DiffIDs))
+	}
+	if !slices.Equal(config.Config.Env, []string{"PATH=/usr/bin"}) || config.Config.User != "65532" || !slices.Equal(config.Config.Entrypoint, []string{"/tool"}) {
+		t.Fatalf("config %+v: want the base's environment, the image's user and entrypoint", config.Config)
+	}
+	if got := string(blobOf(t, files, manifest.Layers[0], nil)); !strings.Contains(got, "usr/bin/python3") {
+		t.Fatal("the base's layer is not the first")
+	}
+
+	img.BaseName = "styrmin.local/none:1"
+	if err := Write(io.Discard, img); err == nil || !strings.Contains(err.Error(), "has no image styrmin.local/none:1 (it has styrmin.local/python:3)") {
+		t.Fatalf("a missing base: %v", err)
 	}
 }

@@ -41,7 +41,7 @@ import (
 	"github.com/styrmin/styrmin/localkube/provisioner"
 )
 
-const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE | localkube node-images -dir DIR (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
+const usage = "usage: localkube run -dir DIR [-node kwok|real] | localkube image -dir DIR -name NAME -binary FILE [-path /app] [-user UID:GID] [-base-layout TAR -base NAME] | localkube node-images -dir DIR (start the cluster with `make cluster`, stop it with `make cluster-stop`)"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -62,6 +62,9 @@ func main() {
 		flags.StringVar(&img.Name, "name", "", "the image's full name, e.g. styrmin.local/hello:1")
 		flags.StringVar(&img.Binary, "binary", "", "the static binary the image runs")
 		flags.StringVar(&img.Path, "path", "/app", "where the binary goes in the image")
+		flags.StringVar(&img.BaseLayout, "base-layout", "", "an OCI layout tar holding the base image, e.g. .cluster/images/<key>/images.tar (none: the binary alone)")
+		flags.StringVar(&img.BaseName, "base", "", "the base image's name in -base-layout, e.g. styrmin.local/python:3")
+		flags.StringVar(&img.User, "user", "", "uid[:gid] its containers run as (root when empty), e.g. 65532:65532")
 		flags.Parse(os.Args[2:]) //nolint:errcheck // ExitOnError
 		err = importImage(*dir, img)
 	case "node-images":

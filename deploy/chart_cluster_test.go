@@ -1,0 +1,312 @@
+package deploy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/cli"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+)
+
+// chartNamespace is where the cluster test installs Styrmin.
+const chartNamespace = "styrmin-chart"
+
+// deadline is every wait's limit: the machine is slow and busy.
+const deadline = 8 * time.Minute
+
+// clusterImage builds Styrmin's image and imports it into the local node
+// (scripts/cluster-image), as tag when given; it returns the image's name.
+func clusterImage(t *testing.T, tag ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join("..", "scripts", "cluster-image"), tag...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	return strings.TrimSpace(string(out))
+}
+
+// chartRelease drives Helm's install and upgrade of the chart.
+type chartRelease struct {
+	cfg  *action.Configuration
+	kube kubernetes.Interface
+}
+
+func newChartRelease(t *testing.T, kubeconfig string) chartRelease {
+	t.Helper()
+	settings := cli.New()
+	settings.KubeConfig = kubeconfig
+	settings.SetNamespace(chartNamespace)
+	cfg := new(action.Configuration)
+	require.NoError(t, cfg.Init(settings.RESTClientGetter(), chartNamespace, "secret", t.Logf))
+	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	require.NoError(t, err)
+	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(rest)}
+}
+
+func imageValues(image string) map[string]any {
+	repo, tag, _ := strings.Cut(image, ":")
+	return map[string]any{"image": map[string]any{"repository": repo, "tag": tag}, "postgresql": map[string]any{"enabled": true}}
+}
+
+func (r chartRelease) install(t *testing.T, image string) {
+	t.Helper()
+	in := action.NewInstall(r.cfg)
+	in.ReleaseName, in.Namespace, in.CreateNamespace = "styrmin", chartNamespace, true
+	in.Timeout = deadline
+	_, err := in.Run(loadChart(t), imageValues(image))
+	require.NoError(t, err)
+}
+
+func (r chartRelease) upgrade(t *testing.T, image string) {
+	t.Helper()
+	up := action.NewUpgrade(r.cfg)
+	up.Namespace, up.Timeout, up.Wait = chartNamespace, deadline, true
+	_, err := up.Run("styrmin", loadChart(t), imageValues(image))
+	r.dumpOnFailure(t, err)
+}
+
+// dumpOnFailure fails the test on err, first printing every pod's status and logs.
+func (r chartRelease) dumpOnFailure(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	r.dump(t)
+	t.Fatal(err)
+}
+
+func (r chartRelease) dump(t *testing.T) {
+	ctx := context.Background()
+	pods, _ := r.kube.CoreV1().Pods(chartNamespace).List(ctx, metav1.ListOptions{})
+	for _, p := range pods.Items {
+		status, _ := json.MarshalIndent(p.Status, "", " ")
+		t.Logf("pod %s: %s", p.Name, status)
+		logs, _ := r.kube.CoreV1().Pods(chartNamespace).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: ptr(int64(80))}).DoRaw(ctx)
+		t.Logf("pod %s logs:\n%s", p.Name, logs)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// waitReady polls until the Deployment has want ready, updated replicas of image.
+func (r chartRelease) waitReady(t *testing.T, name string, want int32, image string) {
+	t.Helper()
+	r.poll(t, fmt.Sprintf("%s has %d ready pods of %s", name, want, image), func() bool {
+		d, err := r.kube.AppsV1().Deployments(chartNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		return err == nil && d.Spec.Template.Spec.Containers[0].Image == image && d.Status.ReadyReplicas == want &&
+			d.Status.UpdatedReplicas == want && d.Status.Replicas == want
+	})
+}
+
+func (r chartRelease) poll(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !ok() {
+		if time.Now().After(end) {
+			r.dump(t)
+			t.Fatalf("waited %s: %s", deadline, what)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+func (r chartRelease) pods(t *testing.T, component string) []corev1.Pod {
+	t.Helper()
+	pods, err := r.kube.CoreV1().Pods(chartNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=" + component})
+	require.NoError(t, err)
+	var live []corev1.Pod
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
+		}
+	}
+	return live
+}
+
+// api calls Styrmin's REST API with a token.
+type api struct {
+	base, token string
+}
+
+func (a api) call(t *testing.T, method, path string, body, out any) int {
+	t.Helper()
+	var in io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		in = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, a.base+"/api/v1"+path, in)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if out != nil && resp.StatusCode < 300 {
+		require.NoError(t, json.Unmarshal(data, out), "%s", data)
+	}
+	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, path, data)
+	return resp.StatusCode
+}
+
+type task struct {
+	ID      int64  `json:"id"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Steps   []struct {
+		Title, Status, Message string
+	} `json:"steps"`
+}
+
+func (a api) task(t *testing.T, id int64) task {
+	t.Helper()
+	var tk task
+	a.call(t, http.MethodGet, fmt.Sprintf("/tasks/%d", id), nil, &tk)
+	return tk
+}
+
+func (tk task) ended() bool {
+	return tk.Status == "succeeded" || tk.Status == "failed" || tk.Status == "canceled"
+}
+
+// TestChartRunsStyrminOnTheLocalCluster installs the chart from the image
+// built here (2 web pods, 1 worker), signs in with Chromium through the
+// Service, deploys and upgrades Hello Web through the API with the chart's
+// RBAC, survives a web pod's deletion mid-session and a worker killed in the
+// middle of an upgrade, and upgrades Styrmin itself to a new image tag.
+func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
+	kubeconfig := kubetest.Kubeconfig(t)
+	browser := handlerstest.NewBrowser(t)
+	image := clusterImage(t)
+	r := newChartRelease(t, kubeconfig)
+	ctx := context.Background()
+	t.Cleanup(func() {
+		if _, err := action.NewUninstall(r.cfg).Run("styrmin"); err != nil {
+			t.Logf("uninstall: %v", err)
+		}
+		_ = r.kube.CoreV1().Namespaces().Delete(ctx, chartNamespace, metav1.DeleteOptions{})
+		_ = r.kube.CoreV1().Namespaces().Delete(ctx, "chart-hello", metav1.DeleteOptions{})
+	})
+
+	r.install(t, image)
+	r.waitReady(t, "styrmin-web", 2, image)
+	r.waitReady(t, "styrmin-worker", 1, image)
+	svc, err := r.kube.CoreV1().Services(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
+	require.NoError(t, err)
+	base := "http://" + svc.Spec.ClusterIP
+	secret, err := r.kube.CoreV1().Secrets(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
+	require.NoError(t, err)
+
+	handlerstest.Step(t, browser, "sign in through the Service",
+		chromedp.Navigate(base+"/signin"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), string(secret.Data["admin-password"])),
+		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
+	)
+	var token string
+	handlerstest.Step(t, browser, "create an API token on its page",
+		chromedp.Navigate(base+"/account/tokens"),
+		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "chart test"),
+		chromedp.Click(chromedp.CSS(`[data-testid="create-token"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-token"]`)),
+	)
+	token = strings.TrimSpace(handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="new-token"]').textContent`))
+	require.True(t, strings.HasPrefix(token, "stp_"), "token %q", token)
+	a := api{base: base, token: token}
+
+	victim := r.pods(t, "web")[0].Name
+	require.NoError(t, r.kube.CoreV1().Pods(chartNamespace).Delete(ctx, victim, metav1.DeleteOptions{}))
+	r.poll(t, "the deleted web pod is gone from the Service", func() bool {
+		ep, err := r.kube.CoreV1().Endpoints(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		for _, s := range ep.Subsets {
+			for _, addr := range append(s.Addresses, s.NotReadyAddresses...) {
+				if addr.TargetRef != nil && addr.TargetRef.Name == victim {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	for i := range 4 {
+		handlerstest.Step(t, browser, fmt.Sprintf("still signed in after the pod's deletion (%d)", i),
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
+		)
+	}
+
+	a.call(t, http.MethodPut, "/namespace-policy", map[string]any{"allowed": []string{"chart-*"}, "create_namespaces": true}, nil)
+	var accepted struct{ Task task }
+	a.call(t, http.MethodPost, "/deployments", map[string]any{"driver": "hello-web", "driver_version": "1.0.0", "name": "chart-hello"}, &accepted)
+	installed := a.waitEnded(t, r, accepted.Task.ID)
+	require.Equal(t, "succeeded", installed.Status, "%+v", installed)
+
+	a.call(t, http.MethodPost, "/deployments/chart-hello/upgrade", map[string]any{"parameters": map[string]any{"message": "upgraded under the chart"}}, &accepted)
+	worker := r.pods(t, "worker")[0].Name
+	r.poll(t, "the upgrade has a running step", func() bool {
+		for _, s := range a.task(t, accepted.Task.ID).Steps {
+			if s.Status == "running" {
+				return true
+			}
+		}
+		return false
+	})
+	require.NoError(t, r.kube.CoreV1().Pods(chartNamespace).Delete(ctx, worker, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}))
+	upgraded := a.waitEnded(t, r, accepted.Task.ID)
+	var recovered bool
+	for _, s := range upgraded.Steps {
+		recovered = recovered || strings.Contains(s.Message, "The Styrmin process running this task stopped")
+	}
+	require.True(t, recovered, "the replacement worker recovered the task: %+v", upgraded)
+
+	newImage := clusterImage(t, image[strings.LastIndex(image, ":")+1:]+"-next")
+	r.upgrade(t, newImage)
+	r.waitReady(t, "styrmin-web", 2, newImage)
+	r.waitReady(t, "styrmin-worker", 1, newImage)
+	var page struct {
+		Items []struct{ Name string } `json:"items"`
+	}
+	a.call(t, http.MethodGet, "/deployments", nil, &page)
+	require.Len(t, page.Items, 1)
+	require.Equal(t, "chart-hello", page.Items[0].Name, "the deployment outlives Styrmin's upgrade")
+	require.Equal(t, upgraded.Status, a.task(t, upgraded.ID).Status, "and so does its history")
+	hello, err := r.kube.CoreV1().Services("chart-hello").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, hello.Items, "Hello Web runs")
+}
+
+func (a api) waitEnded(t *testing.T, r chartRelease, id int64) task {
+	t.Helper()
+	var tk task
+	r.poll(t, fmt.Sprintf("task %d ends", id), func() bool {
+		tk = a.task(t, id)
+		return tk.ended()
+	})
+	return tk
+}
