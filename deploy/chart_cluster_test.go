@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -268,16 +271,17 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	require.Equal(t, "succeeded", installed.Status, "%+v", installed)
 
 	a.call(t, http.MethodPost, "/deployments/chart-hello/upgrade", map[string]any{"parameters": map[string]any{"message": "upgraded under the chart"}}, &accepted)
-	worker := r.pods(t, "worker")[0].Name
-	r.poll(t, "the upgrade has a running step", func() bool {
-		for _, s := range a.task(t, accepted.Task.ID).Steps {
-			if s.Status == "running" {
-				return true
-			}
+	worker := r.pods(t, "worker")[0]
+	for running := false; !running; time.Sleep(100 * time.Millisecond) {
+		tk := a.task(t, accepted.Task.ID)
+		require.False(t, tk.ended(), "the upgrade ended before the worker could be killed in it: %+v", tk)
+		for _, s := range tk.Steps {
+			running = running || s.Status == "running"
 		}
-		return false
-	})
-	require.NoError(t, r.kube.CoreV1().Pods(chartNamespace).Delete(ctx, worker, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}))
+	}
+	// SIGKILL, not a pod deletion: Kubernetes only ever sends SIGTERM first,
+	// and on SIGTERM the worker drains, finishing the upgrade itself.
+	killContainer(t, worker)
 	upgraded := a.waitEnded(t, r, accepted.Task.ID)
 	var recovered bool
 	for _, s := range upgraded.Steps {
@@ -309,4 +313,30 @@ func (a api) waitEnded(t *testing.T, r chartRelease, id int64) task {
 		return tk.ended()
 	})
 	return tk
+}
+
+// killContainer sends SIGKILL to the processes of pod's first container, as
+// a crash would: they are processes of this machine (the node is local),
+// found by the container's id in their cgroup.
+func killContainer(t *testing.T, pod corev1.Pod) {
+	t.Helper()
+	require.NotEmpty(t, pod.Status.ContainerStatuses, "pod %s has a running container", pod.Name)
+	id := strings.TrimPrefix(pod.Status.ContainerStatuses[0].ContainerID, "containerd://")
+	require.NotEmpty(t, id, "pod %s's container id", pod.Name)
+	cgroups, err := filepath.Glob("/proc/[0-9]*/cgroup")
+	require.NoError(t, err)
+	var killed []int
+	for _, path := range cgroups {
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data, []byte(id)) {
+			continue // a process that ended meanwhile, or another container's
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		require.NoError(t, err)
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	require.NotEmpty(t, killed, "no process of this machine is in container %s of pod %s", id, pod.Name)
+	t.Logf("killed processes %v of pod %s", killed, pod.Name)
 }
