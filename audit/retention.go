@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"strconv"
@@ -14,9 +15,10 @@ import (
 const DefaultRetention = "90d"
 
 // ParseRetention reads a retention: a number of days ("90d"), a Go
-// duration ("36h") or 0, which keeps entries forever (returned as 0).
+// duration ("36h") or 0, which keeps entries forever (returned as 0); empty
+// is DefaultRetention, as when the setting is not given.
 func ParseRetention(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
+	s = cmp.Or(strings.TrimSpace(s), DefaultRetention)
 	bad := styrmin.Errorf(styrmin.EINVALID, "The audit retention %q is not a duration: write days (90d), hours (36h) or 0 to keep entries forever.", s)
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)

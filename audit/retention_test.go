@@ -17,12 +17,12 @@ import (
 
 func TestParseRetention(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "0": 0, "0d": 0, "36h": 36 * time.Hour, " 7d ": 7 * 24 * time.Hour} {
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "": 90 * 24 * time.Hour, "0": 0, "0d": 0, "36h": 36 * time.Hour, " 7d ": 7 * 24 * time.Hour} {
 		got, err := audit.ParseRetention(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "forever", "-1d", "-3h", "1.5d", "d"} {
+	for _, in := range []string{"forever", "-1d", "-3h", "1.5d", "d"} {
 		_, err := audit.ParseRetention(in)
 		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), in)
 	}
