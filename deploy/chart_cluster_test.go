@@ -113,10 +113,17 @@ func ptr[T any](v T) *T { return &v }
 // waitReady polls until the Deployment has want ready, updated replicas of image.
 func (r chartRelease) waitReady(t *testing.T, name string, want int32, image string) {
 	t.Helper()
-	r.poll(t, fmt.Sprintf("%s has %d ready pods of %s", name, want, image), func() bool {
+	r.poll(t, fmt.Sprintf("%s has %d ready pods of %s and no other pod", name, want, image), func() bool {
 		d, err := r.kube.AppsV1().Deployments(chartNamespace).Get(context.Background(), name, metav1.GetOptions{})
-		return err == nil && d.Spec.Template.Spec.Containers[0].Image == image && d.Status.ReadyReplicas == want &&
-			d.Status.UpdatedReplicas == want && d.Status.Replicas == want
+		if err != nil || d.Spec.Template.Spec.Containers[0].Image != image || d.Status.ReadyReplicas != want ||
+			d.Status.UpdatedReplicas != want || d.Status.Replicas != want {
+			return false
+		}
+		// A replaced pod still terminating may still be in the Service's
+		// routes on the node: wait until it is gone.
+		pods, err := r.kube.CoreV1().Pods(chartNamespace).List(context.Background(), metav1.ListOptions{
+			LabelSelector: "app.kubernetes.io/component=" + strings.TrimPrefix(name, "styrmin-")})
+		return err == nil && len(pods.Items) == int(want)
 	})
 }
 
