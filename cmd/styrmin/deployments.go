@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"time"
 
@@ -65,6 +66,19 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
 		ActionsURL: cfg.apiURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
 	}, nil
+}
+
+// parseExternalURL checks the URL users reach the server at: absolute,
+// http or https, without query or fragment. Empty gives nil.
+func parseExternalURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("external URL %q: give an absolute http or https URL such as https://styrmin.example.com (--external-url, STYRMIN_EXTERNAL_URL)", raw)
+	}
+	return u, nil
 }
 
 // ownURL is the base URL of a server listening on addr, as a process on the

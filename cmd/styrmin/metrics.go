@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"sync"
 
@@ -40,17 +39,4 @@ func startMetrics(ctx context.Context, addr string, logger *slog.Logger) (m *met
 	done := make(chan error, 1)
 	go func() { done <- m.Serve(ctx, ln, logger) }()
 	return m, sync.OnceValue(func() error { return <-done }), nil
-}
-
-// parseExternalURL checks the URL users reach the server at: absolute,
-// http or https, without query or fragment. Empty gives nil.
-func parseExternalURL(raw string) (*url.URL, error) {
-	if raw == "" {
-		return nil, nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("external URL %q: give an absolute http or https URL such as https://styrmin.example.com (--external-url, STYRMIN_EXTERNAL_URL)", raw)
-	}
-	return u, nil
 }
