@@ -171,12 +171,15 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	var actionObserver deployment.ActionObserver
 	if cfg.Metrics != nil {
 		opts.Observer, actionObserver = cfg.Metrics, cfg.Metrics
-		if err := cfg.Metrics.WatchQueue(db.New(cfg.Pool), logger); err != nil {
-			return a, err
-		}
 	}
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
+	}
+	if cfg.Metrics != nil {
+		if err := cfg.Metrics.WatchQueue(db.New(cfg.Pool), a.Queue, logger); err != nil {
+			return a, err
+		}
+		cfg.Metrics.WatchCache("driver_specs", a.Catalog.SpecCacheStats)
 	}
 	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue)
 	actionsCfg, err := a.actions(ctx, cfg.ActionsURL)
@@ -285,7 +288,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		Webhooks: a.Webhooks, Audit: a.Audit, TrustedProxies: cfg.TrustedProxies,
 	}
 	if cfg.Metrics != nil {
-		a.Deps.Requests = cfg.Metrics
+		a.Deps.Requests, a.Deps.Caches = cfg.Metrics, cfg.Metrics
+		cfg.Metrics.WatchCache("sessions", sessions.CacheStats)
+		cfg.Metrics.WatchCache("api_tokens", tokens.CacheStats)
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // APITokenPrefix starts every personal API token, so that it is recognised
@@ -85,6 +86,10 @@ func NewAPITokens(conn db.DBTX) *APITokens {
 func (t *APITokens) ListenOn(l *db.Listener) {
 	l.Subscribe(db.SessionsChannel, t.cache)
 }
+
+// CacheStats returns the lookups of the live API tokens kept in memory: a
+// hit authenticated a call without asking PostgreSQL.
+func (t *APITokens) CacheStats() lru.Stats { return t.cache.lookups() }
 
 // Create makes a token named name for the user of the credential by;
 // expiresAt nil means it lasts until revoked. A token never outlives the

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // acts reports whether srv takes token, and as whom.
@@ -27,10 +28,11 @@ func (srv server) rememberedToken(t *testing.T, token string) {
 	t.Helper()
 	_, ok := srv.acts(t, token)
 	require.True(t, ok)
-	before := srv.queries.n.Load()
+	before, lookups := srv.queries.n.Load(), srv.tokens.CacheStats()
 	_, ok = srv.acts(t, token)
 	require.True(t, ok)
 	require.Equal(t, before, srv.queries.n.Load(), "the second call is answered from memory")
+	require.Equal(t, lru.Stats{Hits: lookups.Hits + 1, Misses: lookups.Misses}, srv.tokens.CacheStats(), "and counted as a hit")
 }
 
 // newToken creates a token of u on srv and returns its secret.
@@ -53,6 +55,7 @@ func TestLiveAPITokenIsAnsweredFromMemoryWhileListening(t *testing.T) {
 	_, err = notListening.Authenticate(context.Background(), secret)
 	require.NoError(t, err)
 	require.Zero(t, notListening.cache.len(), "without notifications, nothing is remembered")
+	require.Equal(t, lru.Stats{Misses: 1}, notListening.CacheStats(), "the call went to PostgreSQL")
 }
 
 // TestAPITokenRevokedOnAnotherServerStopsWorkingEverywhere is the copied

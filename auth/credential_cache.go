@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // credentialCacheSize bounds how many sessions, and how many API tokens, one
@@ -54,6 +55,8 @@ type credentialCache struct {
 	recent *list.List // of *cachedCredential, the most recently used first
 	byHash map[[32]byte]*list.Element
 	byID   map[int64]*list.Element
+	// stats counts the lookups: a hit needed no round trip to PostgreSQL.
+	stats lru.Stats
 }
 
 // cachedCredential is one remembered live session or API token.
@@ -93,6 +96,7 @@ func (c *credentialCache) get(hash [32]byte, now time.Time) (cc cachedCredential
 	defer c.mu.Unlock()
 	el, ok := c.byHash[hash]
 	if !ok {
+		c.stats.Misses++
 		return cachedCredential{}, false, false
 	}
 	e := el.Value.(*cachedCredential)
@@ -100,8 +104,10 @@ func (c *credentialCache) get(hash [32]byte, now time.Time) (cc cachedCredential
 	idle := c.idle > 0 && !e.lastUsed.After(now.Add(-c.idle))
 	if !now.Before(e.until) || expired || idle {
 		c.remove(el)
+		c.stats.Misses++
 		return cachedCredential{}, false, false
 	}
+	c.stats.Hits++
 	c.recent.MoveToFront(el)
 	if now.Sub(e.lastUsed) >= c.touchEvery {
 		e.lastUsed, touch = now, true
@@ -204,6 +210,13 @@ func (c *credentialCache) Notify(payload string) {
 	default:
 		c.forgetAll()
 	}
+}
+
+// lookups returns the lookups so far (lru.Stats, as the other caches count them).
+func (c *credentialCache) lookups() lru.Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
 }
 
 // len returns how many credentials are remembered.

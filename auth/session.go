@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // SessionCookie is the name of the session cookie.
@@ -121,6 +122,10 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newCredentialCache(notifySession, IdleTimeout, lastSeenPrecision, credentialCacheSize, credentialCacheTTL),
 		cookies: newCookieCache(cookieCacheSize, cookieCacheTTL)}, nil
 }
+
+// CacheStats returns the lookups of the live sessions kept in memory: a
+// hit authenticated a request without asking PostgreSQL.
+func (s *Sessions) CacheStats() lru.Stats { return s.cache.lookups() }
 
 // ListenOn has l's notifications of ended sessions and changed users reach
 // s, which then keeps live sessions in memory while l is listening: a

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // countingDB counts the statements sent to the database.
@@ -82,10 +83,11 @@ func (srv server) remembered(t *testing.T, sess *Session) {
 	t.Helper()
 	_, ok := srv.signedIn(t, sess)
 	require.True(t, ok)
-	before := srv.queries.n.Load()
+	before, lookups := srv.queries.n.Load(), srv.sessions.CacheStats()
 	_, ok = srv.signedIn(t, sess)
 	require.True(t, ok)
 	require.Equal(t, before, srv.queries.n.Load(), "the second request is answered from memory")
+	require.Equal(t, lru.Stats{Hits: lookups.Hits + 1, Misses: lookups.Misses}, srv.sessions.CacheStats(), "and counted as a hit")
 }
 
 // soon is how long a change made by one server may take to reach another.
@@ -111,6 +113,7 @@ func TestLiveSessionIsAnsweredFromMemoryWhileListening(t *testing.T) {
 	_, _, err = notListening.Authenticate(context.Background(), &Session{token: start(t, notListening, alice).token})
 	require.NoError(t, err)
 	require.Zero(t, notListening.cache.len(), "without notifications, nothing is remembered")
+	require.Equal(t, uint64(0), notListening.CacheStats().Hits, "every request went to PostgreSQL")
 }
 
 // TestSignOutOnAnotherServerEndsTheSessionEverywhere is the copied-cookie

@@ -31,6 +31,9 @@ func newSpecCache(max int) *specCache {
 	return lru.New(max, func(_ string, s Spec) int { return lru.TextSize(reflect.ValueOf(s)) })
 }
 
+// SpecCacheStats returns the lookups of the decoded specs kept in memory.
+func (c *Catalog) SpecCacheStats() lru.Stats { return c.specs.Stats() }
+
 // Spec returns the decoded spec of one version of the named driver. A
 // driver version never changes, so its spec is decoded once per content
 // digest and kept (up to SpecCacheBytes): the digest comes from the version

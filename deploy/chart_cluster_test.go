@@ -27,6 +27,7 @@ import (
 
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/views"
 )
 
 // chartNamespace is where the cluster test installs Styrmin.
@@ -202,10 +203,15 @@ func (tk task) ended() bool {
 }
 
 // TestChartRunsStyrminOnTheLocalCluster installs the chart from the image
-// built here (2 web pods, 1 worker), signs in with Chromium through the
-// Service, deploys and upgrades Hello Web through the API with the chart's
-// RBAC, survives a web pod's deletion mid-session and a worker killed in the
-// middle of an upgrade, and upgrades Styrmin itself to a new image tag.
+// built here (2 web pods, 1 worker). From the host, Chromium signs in
+// through the Service, deploys Hello Web from its install form, loses a web
+// pod mid-session and, in the same session on the other replica, upgrades
+// Hello Web through the upgrade form and its review page and sees it run
+// (the task succeeds on the page; Hello Web's own page answers with the new
+// title). Then, through the API with the chart's RBAC: an upgrade whose
+// worker is killed midway is recovered by the replacement worker, and a
+// `helm upgrade` of Styrmin to a new image keeps the deployments, their
+// history and the browser's session.
 func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	kubeconfig := kubetest.Kubeconfig(t)
 	browser := handlerstest.NewBrowser(t)
@@ -229,7 +235,7 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	secret, err := r.kube.CoreV1().Secrets(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
 	require.NoError(t, err)
 
-	handlerstest.Step(t, browser, "sign in through the Service",
+	handlerstest.StepWithin(t, browser, "sign in through the Service", pageTime,
 		chromedp.Navigate(base+"/signin"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
@@ -237,16 +243,32 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
-	var token string
-	handlerstest.Step(t, browser, "create an API token on its page",
+	handlerstest.StepWithin(t, browser, "create an API token on its page", pageTime,
 		chromedp.Navigate(base+"/account/tokens"),
 		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "chart test"),
 		chromedp.Click(chromedp.CSS(`[data-testid="create-token"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-token"]`)),
 	)
-	token = strings.TrimSpace(handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="new-token"]').textContent`))
+	token := strings.TrimSpace(handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="new-token"]').textContent`))
 	require.True(t, strings.HasPrefix(token, "stp_"), "token %q", token)
 	a := api{base: base, token: token}
+	a.call(t, http.MethodPut, "/namespace-policy", map[string]any{"allowed": []string{"chart-*"}, "create_namespaces": true}, nil)
+
+	handlerstest.StepWithin(t, browser, "open Hello Web's install form", pageTime,
+		chromedp.Navigate(base+"/drivers/hello-web"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deploy-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="deploy-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="install-form"]`)),
+	)
+	handlerstest.StepWithin(t, browser, "deploy Hello Web from the form", pageTime,
+		chromedp.SendKeys(chromedp.CSS(`#deploy-name`), "chart-hello"),
+		chromedp.SetValue(chromedp.CSS(`#param-site_title`), "Chart shop"),
+		chromedp.Click(chromedp.CSS(`[data-testid="install-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-header"]`)),
+	)
+	require.Equal(t, "/deployments/chart-hello", handlerstest.Eval[string](t, browser, `location.pathname`))
+	handlerstest.WaitLong(t, browser, "the install succeeds on the deployment page",
+		handlerstest.NewestTask+`.dataset.status === "`+views.StatusSucceeded+`"`, deadline)
 
 	victim := r.pods(t, "web")[0].Name
 	require.NoError(t, r.kube.CoreV1().Pods(chartNamespace).Delete(ctx, victim, metav1.DeleteOptions{}))
@@ -264,28 +286,46 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 		}
 		return true
 	})
-	for i := range 4 {
-		handlerstest.Step(t, browser, fmt.Sprintf("still signed in after the pod's deletion (%d)", i),
-			chromedp.Navigate(base+"/"),
-			chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
-		)
-	}
+	handlerstest.StepWithin(t, browser, "still signed in after the pod's deletion: open the upgrade form", pageTime,
+		chromedp.Navigate(base+"/deployments/chart-hello"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="upgrade-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="upgrade-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="upgrade-form"]`)),
+	)
+	require.Equal(t, "Chart shop", handlerstest.Eval[string](t, browser, `document.querySelector('#param-site_title').value`), "the form starts from the current values")
+	handlerstest.StepWithin(t, browser, "change the title and review the upgrade (a dry run on the cluster)", pageTime,
+		chromedp.SetValue(chromedp.CSS(`#param-site_title`), "Chart shop upgraded"),
+		chromedp.Click(chromedp.CSS(`[data-testid="upgrade-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="review-changes"]`)),
+	)
+	require.Equal(t, "changed", handlerstest.Eval[string](t, browser, `document.querySelector('[data-testid="param-change"][data-name="site_title"]').dataset.kind`))
+	require.False(t, handlerstest.Eval[bool](t, browser, `!!document.querySelector('[data-testid="dry-run-error"]')`), "the dry run works with the chart's RBAC")
+	handlerstest.StepWithin(t, browser, "confirm the upgrade", pageTime,
+		chromedp.Click(chromedp.CSS(`[data-testid="review-confirm"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-header"]`)),
+	)
+	require.Contains(t, handlerstest.Eval[string](t, browser, handlerstest.NewestTask+`.querySelector('h3').textContent`), "Upgrade")
+	handlerstest.WaitLong(t, browser, "the upgrade succeeds on the deployment page",
+		handlerstest.NewestTask+`.dataset.status === "`+views.StatusSucceeded+`"`, deadline)
+	hello, err := r.kube.CoreV1().Services("chart-hello").Get(ctx, "chart-hello-hello-web", metav1.GetOptions{})
+	require.NoError(t, err)
+	r.poll(t, "Hello Web's page answers with the upgraded title", func() bool {
+		return strings.Contains(hostGet("http://"+hello.Spec.ClusterIP+"/"), "<title>Chart shop upgraded</title>")
+	})
 
-	a.call(t, http.MethodPut, "/namespace-policy", map[string]any{"allowed": []string{"chart-*"}, "create_namespaces": true}, nil)
 	var accepted struct{ Task task }
-	a.call(t, http.MethodPost, "/deployments", map[string]any{"driver": "hello-web", "driver_version": "1.0.0", "name": "chart-hello"}, &accepted)
-	installed := a.waitEnded(t, r, accepted.Task.ID)
-	require.Equal(t, "succeeded", installed.Status, "%+v", installed)
-
 	a.call(t, http.MethodPost, "/deployments/chart-hello/upgrade", map[string]any{"parameters": map[string]any{"message": "upgraded under the chart"}}, &accepted)
 	worker := r.pods(t, "worker")[0]
-	for running := false; !running; time.Sleep(100 * time.Millisecond) {
+	r.poll(t, "the upgrade has a running step", func() bool {
 		tk := a.task(t, accepted.Task.ID)
 		require.False(t, tk.ended(), "the upgrade ended before the worker could be killed in it: %+v", tk)
 		for _, s := range tk.Steps {
-			running = running || s.Status == "running"
+			if s.Status == "running" {
+				return true
+			}
 		}
-	}
+		return false
+	})
 	// SIGKILL, not a pod deletion: Kubernetes only ever sends SIGTERM first,
 	// and on SIGTERM the worker drains, finishing the upgrade itself.
 	killContainer(t, worker)
@@ -307,9 +347,31 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	require.Len(t, page.Items, 1)
 	require.Equal(t, "chart-hello", page.Items[0].Name, "the deployment outlives Styrmin's upgrade")
 	require.Equal(t, upgraded.Status, a.task(t, upgraded.ID).Status, "and so does its history")
-	hello, err := r.kube.CoreV1().Services("chart-hello").List(ctx, metav1.ListOptions{})
-	require.NoError(t, err)
-	require.NotEmpty(t, hello.Items, "Hello Web runs")
+	handlerstest.StepWithin(t, browser, "the browser's session outlives Styrmin's upgrade", pageTime,
+		chromedp.Navigate(base+"/deployments/chart-hello"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-header"]`)),
+	)
+	require.Equal(t, 3, handlerstest.Eval[int](t, browser, `document.querySelectorAll('[data-testid="task-list"] [data-testid="task"]').length`),
+		"the page shows the install and both upgrades")
+}
+
+// pageTime is a browser step's limit: a page through the Service on a
+// busy machine, an upgrade's review with its dry run on the cluster.
+const pageTime = 2 * time.Minute
+
+// hostGet fetches url from the host and returns its body; empty on any
+// failure (the caller polls).
+func hostGet(url string) string {
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return string(body)
 }
 
 func (a api) waitEnded(t *testing.T, r chartRelease, id int64) task {

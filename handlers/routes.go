@@ -49,6 +49,12 @@ type route struct {
 // revoke another user's token).
 func routes(d Deps) []route {
 	md := views.NewMarkdown()
+	grids, pages, forms := web.NewDriverGrids(web.DriverGridCacheBytes), web.NewDriverPages(web.DriverPageCacheBytes), web.NewActionForms(web.ActionFormCacheBytes)
+	if d.Caches != nil {
+		d.Caches.WatchCache("driver_grids", grids.Stats)
+		d.Caches.WatchCache("driver_pages", pages.Stats)
+		d.Caches.WatchCache("action_forms", forms.Stats)
+	}
 	return append([]route{
 		{method: http.MethodGet, path: "/healthz", least: auth.Anonymous, handler: healthz, bare: true},
 		{method: http.MethodGet, path: "/readyz", least: auth.Anonymous, handler: readyz(d.Ready, d.Logger), bare: true},
@@ -68,17 +74,17 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: web.HomeShow()},
 
-		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, web.NewDriverGrids(web.DriverGridCacheBytes))},
+		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, grids)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes("driver.upload", audit.TargetDriver)},
-		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), web.NewDriverPages(web.DriverPageCacheBytes))},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
 		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes("driver.approve_permissions", audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: "deployment.install", target: audit.TargetDeployment, form: "name"}},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.review", audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.edit", audit.TargetDeployment)},

@@ -22,6 +22,7 @@ import (
 	"github.com/styrmin/styrmin/handlers/action"
 	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/web"
+	"github.com/styrmin/styrmin/lru"
 )
 
 // Deps is everything the handlers need; cmd/styrmin builds it.
@@ -57,6 +58,9 @@ type Deps struct {
 	Webhooks Webhooks
 	// Requests hears of every request answered (metrics.Metrics); nil hears nothing.
 	Requests RequestObserver
+	// Caches exports the lookups of the pages' in-memory caches
+	// (metrics.Metrics); nil exports nothing.
+	Caches CacheWatcher
 	// TrustedProxies are the networks of the reverse proxies in front of the
 	// server: only from a peer in them are X-Forwarded-For and
 	// X-Forwarded-Proto believed. Empty, the peer is the client.
@@ -68,6 +72,12 @@ type RequestObserver interface {
 	// RequestServed is called once per request: route is the pattern of the
 	// route that answered (never the request's own path).
 	RequestServed(route, method string, status int, took time.Duration)
+}
+
+// CacheWatcher exports the hits and misses of a cache named by a fixed word
+// (metrics.Metrics).
+type CacheWatcher interface {
+	WatchCache(name string, stats func() lru.Stats)
 }
 
 // Webhooks is what the pages and the API need of the webhooks (webhooks.Store).

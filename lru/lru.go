@@ -21,6 +21,14 @@ type Cache[K comparable, V any] struct {
 	// recent holds *entry values, the most recently used at the front.
 	recent *list.List
 	byKey  map[K]*list.Element
+	// stats counts the lookups since the cache was made.
+	stats Stats
+}
+
+// Stats are a cache's lookups since it was made: Hits found a value, Misses
+// did not (the caller then made the value, and usually added it).
+type Stats struct {
+	Hits, Misses uint64
 }
 
 // entry is one kept value and its size.
@@ -41,11 +49,20 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
 	if !ok {
+		c.stats.Misses++
 		var zero V
 		return zero, false
 	}
+	c.stats.Hits++
 	c.recent.MoveToFront(el)
 	return el.Value.(*entry[K, V]).value, true
+}
+
+// Stats returns the cache's lookups so far.
+func (c *Cache[K, V]) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
 }
 
 // Add keeps value for key, forgetting the least recently used values until

@@ -62,3 +62,19 @@ func TestCacheForgetsTheLeastRecentlyUsed(t *testing.T) {
 		})
 	}
 }
+
+func TestCacheCountsHitsAndMisses(t *testing.T) {
+	t.Parallel()
+	c := New(1<<10, func(k, v string) int { return len(k) + len(v) })
+	require.Equal(t, Stats{}, c.Stats())
+	_, ok := c.Get("a")
+	require.False(t, ok)
+	c.Add("a", "x")
+	for range 3 {
+		_, ok = c.Get("a")
+		require.True(t, ok)
+	}
+	_, ok = c.Get("b")
+	require.False(t, ok)
+	require.Equal(t, Stats{Hits: 3, Misses: 2}, c.Stats())
+}

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/lru"
 	"github.com/styrmin/styrmin/metrics"
 )
 
@@ -28,13 +30,24 @@ func (fixedQueue) QueueStats(context.Context) (db.QueueStatsRow, error) {
 	return db.QueueStatsRow{Queued: 3, OldestSeconds: 42}, nil
 }
 
+// fixedRiver is River with the same jobs always.
+type fixedRiver struct{}
+
+func (fixedRiver) RiverJobs(context.Context) (executor.RiverJobs, error) {
+	return executor.RiverJobs{
+		ByState: map[string]int{"available": 1, "running": 2, "retryable": 1},
+		Queues:  []executor.RiverQueue{{Name: "default", Available: 1, Running: 2}},
+	}, nil
+}
+
 // exported returns the families a process exports once every kind of
 // event happened, with their label names; a histogram also exports its
 // _bucket, _sum and _count series.
 func exported(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	m := metrics.New()
-	require.NoError(t, m.WatchQueue(fixedQueue{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, m.WatchQueue(fixedQueue{}, fixedRiver{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	m.WatchCache("driver_pages", func() lru.Stats { return lru.Stats{Hits: 3, Misses: 1} })
 	m.RequestServed("/signin", "POST", 401, time.Millisecond)
 	m.TaskStarted("install")
 	m.TaskEnded("install", "succeeded", time.Second)
@@ -126,13 +139,18 @@ func (stalledQueue) QueueStats(ctx context.Context) (db.QueueStatsRow, error) {
 	return db.QueueStatsRow{}, ctx.Err()
 }
 
+func (stalledQueue) RiverJobs(ctx context.Context) (executor.RiverJobs, error) {
+	<-ctx.Done()
+	return executor.RiverJobs{}, ctx.Err()
+}
+
 // TestQueueSeriesAbsentWhenTheDatabaseStalls: a scrape while PostgreSQL
 // does not answer ends within the queue's time limit, without the queue's
-// series and with every other.
+// and River's series and with every other.
 func TestQueueSeriesAbsentWhenTheDatabaseStalls(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
-	require.NoError(t, m.WatchQueue(stalledQueue{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, m.WatchQueue(stalledQueue{}, stalledQueue{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	m.TaskStarted("install")
 	families, err := m.Gatherer().Gather()
 	require.NoError(t, err)
@@ -142,6 +160,8 @@ func TestQueueSeriesAbsentWhenTheDatabaseStalls(t *testing.T) {
 	}
 	require.False(t, names["styrmin_tasks_queued"])
 	require.False(t, names["styrmin_tasks_queued_oldest_age_seconds"])
+	require.False(t, names["styrmin_river_jobs"])
+	require.False(t, names["styrmin_river_queue_jobs"])
 	require.True(t, names["styrmin_tasks_started_total"])
 	require.True(t, names["go_goroutines"])
 }

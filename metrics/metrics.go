@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/styrmin/styrmin/lru"
 )
 
 // Metrics is one process's series, on their own registry.
@@ -28,6 +30,7 @@ type Metrics struct {
 	signins      *prometheus.CounterVec
 	actionRuns   *prometheus.CounterVec
 	jobs         *prometheus.CounterVec
+	caches       *cacheCollector
 }
 
 // taskBuckets are the task durations histograms count, in seconds: a task
@@ -65,20 +68,24 @@ func New() *Metrics {
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "styrmin_action_jobs_total", Help: "Kubernetes Jobs that actions ran, by outcome (succeeded, failed).",
 		}, []string{"outcome"}),
+		caches: &cacheCollector{caches: map[string]func() lru.Stats{}},
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.signins, m.actionRuns, m.jobs,
+		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.signins, m.actionRuns, m.jobs, m.caches,
 	)
 	return m
 }
 
-// WatchQueue adds the task queue's depth and age, read through stats at
-// every scrape.
-func (m *Metrics) WatchQueue(stats QueueStats, logger *slog.Logger) error {
+// WatchQueue adds the task queue's depth and age, read through stats, and
+// River's job counts, read through jobs, at every scrape.
+func (m *Metrics) WatchQueue(stats QueueStats, jobs RiverJobs, logger *slog.Logger) error {
 	if err := m.registry.Register(newQueueCollector(stats, logger)); err != nil {
 		return fmt.Errorf("metrics: watch the queue: %w", err)
+	}
+	if err := m.registry.Register(&riverCollector{jobs: jobs, logger: logger}); err != nil {
+		return fmt.Errorf("metrics: watch River's jobs: %w", err)
 	}
 	return nil
 }

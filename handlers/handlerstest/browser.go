@@ -76,10 +76,17 @@ func saveScreenshot(t *testing.T, ctx context.Context) {
 	t.Logf("screenshot of the failing page: %s", f.Name())
 }
 
-// Step runs browser actions with a deadline.
+// Step runs browser actions with a deadline of 30 seconds.
 func Step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	StepWithin(t, ctx, what, 30*time.Second, actions...)
+}
+
+// StepWithin runs browser actions with a deadline of limit: for pages that
+// ask the cluster (an upgrade's review runs a dry run) on a busy machine.
+func StepWithin(t *testing.T, ctx context.Context, what string, limit time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	stepCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	require.NoError(t, chromedp.Do(stepCtx, actions...), what)
 }
@@ -99,6 +106,18 @@ func WaitFor(t *testing.T, ctx context.Context, what, predicate string) {
 	t.Helper()
 	Step(t, ctx, what, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(15*time.Second)))
 }
+
+// WaitLong polls a JavaScript predicate until it is true, for up to limit:
+// for what a task on the cluster does.
+func WaitLong(t *testing.T, ctx context.Context, what, predicate string, limit time.Duration) {
+	t.Helper()
+	waitCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	require.NoError(t, chromedp.Do(waitCtx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(limit))), what)
+}
+
+// NewestTask is a JavaScript expression for the newest task on a deployment page.
+const NewestTask = `document.querySelector('[data-testid="task-list"] [data-testid="task"]')`
 
 // CardCount is a JavaScript expression counting the catalogue's cards.
 const CardCount = `document.querySelectorAll('[data-testid="driver-card"]').length`

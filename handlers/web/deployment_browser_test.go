@@ -17,17 +17,8 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// waitLong polls a JavaScript predicate for as long as a task on the
-// cluster may take.
-func waitLong(t *testing.T, ctx context.Context, what, predicate string) {
-	t.Helper()
-	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	require.NoError(t, chromedp.Do(waitCtx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(5*time.Minute))), what)
-}
-
-// newestTask is a JavaScript expression for the newest task on a deployment page.
-const newestTask = `document.querySelector('[data-testid="task-list"] [data-testid="task"]')`
+// taskTime is how long a task on the cluster may take.
+const taskTime = 5 * time.Minute
 
 // TestBrowserInstallAndUpgradeOnTheCluster drives a real Chromium through a
 // deployment's life on the local Kubernetes: install Hello Web from its form,
@@ -67,9 +58,9 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 
 	// A marker on the window survives htmx swaps but not a page load.
 	handlerstest.Eval[bool](t, ctx, `window.__sameDocument = true`)
-	waitLong(t, ctx, "the install task succeeds live", newestTask+`.dataset.status === "`+views.StatusSucceeded+`"`)
+	handlerstest.WaitLong(t, ctx, "the install task succeeds live", handlerstest.NewestTask+`.dataset.status === "`+views.StatusSucceeded+`"`, taskTime)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`), "the task updated without a page reload")
-	require.Greater(t, handlerstest.Eval[int](t, ctx, newestTask+`.querySelectorAll('[data-testid="step"]').length`), 1, "its steps are shown")
+	require.Greater(t, handlerstest.Eval[int](t, ctx, handlerstest.NewestTask+`.querySelectorAll('[data-testid="step"]').length`), 1, "its steps are shown")
 	handlerstest.WaitFor(t, ctx, "the header follows the task",
 		`document.querySelector('[data-testid="deployment-status"]').textContent.trim() === "`+views.StatusDeployed+`" && !document.querySelector('[data-testid="deployment-busy"]')`)
 	handlerstest.WaitFor(t, ctx, "the components follow the task",
@@ -101,9 +92,9 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-header"]`)),
 	)
 	require.Equal(t, "/deployments/"+name, handlerstest.Eval[string](t, ctx, `location.pathname`))
-	require.Contains(t, handlerstest.Eval[string](t, ctx, newestTask+`.querySelector('h3').textContent`), "Upgrade")
+	require.Contains(t, handlerstest.Eval[string](t, ctx, handlerstest.NewestTask+`.querySelector('h3').textContent`), "Upgrade")
 	handlerstest.Eval[bool](t, ctx, `window.__sameDocument = true`)
-	waitLong(t, ctx, "the upgrade task succeeds live", newestTask+`.dataset.status === "`+views.StatusSucceeded+`"`)
+	handlerstest.WaitLong(t, ctx, "the upgrade task succeeds live", handlerstest.NewestTask+`.dataset.status === "`+views.StatusSucceeded+`"`, taskTime)
 	require.True(t, handlerstest.Eval[bool](t, ctx, `window.__sameDocument === true`), "the task updated without a page reload")
 	handlerstest.WaitFor(t, ctx, "the parameters and revisions follow the task",
 		`document.querySelector('[data-testid="param-value"][data-name="replicas"] code.value').textContent.trim() === "3" && `+

@@ -20,10 +20,10 @@ import (
 // DeploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
 // update live while they run; the ended ones after the newest few have their
-// steps folded (TaskSteps opens them). simulated says the cluster's pods are
-// simulated (the local development cluster).
-func DeploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool, md *views.Markdown) echo.HandlerFunc {
-	forms := newActionForms(actionFormCacheBytes)
+// steps folded (TaskSteps opens them). forms keeps the manual actions' forms
+// of driver versions; simulated says the cluster's pods are simulated (the
+// local development cluster).
+func DeploymentShow(svc deploymentReader, catalog DriverCatalog, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		d, err := svc.Get(ctx, c.Param("name"))
@@ -55,7 +55,7 @@ func DeploymentShow(svc deploymentReader, catalog DriverCatalog, simulated bool,
 // the catalogue no longer holds it) and its manual actions' forms, their
 // prompts at their defaults, Markdown rendered once per version and kept in
 // forms.
-func deployedDriver(ctx context.Context, cat DriverCatalog, forms *actionForms, md *views.Markdown, d *deployment.Deployment) (catalog.Spec, []views.ManualAction, error) {
+func deployedDriver(ctx context.Context, cat DriverCatalog, forms *ActionForms, md *views.Markdown, d *deployment.Deployment) (catalog.Spec, []views.ManualAction, error) {
 	spec, err := catalog.Absent(cat.Spec(ctx, d.Driver, d.DriverVersion))
 	if err != nil || spec.Driver == nil {
 		return spec, nil, err
@@ -71,16 +71,16 @@ func deployedDriver(ctx context.Context, cat DriverCatalog, forms *actionForms, 
 	return spec, f, nil
 }
 
-// actionForms keeps the manual actions' forms of the driver versions that
+// ActionForms keeps the manual actions' forms of the driver versions that
 // deployment pages showed most recently, keyed by content digest; they are
 // shared: read them, never modify them.
-type actionForms = lru.Cache[string, []views.ManualAction]
+type ActionForms = lru.Cache[string, []views.ManualAction]
 
-// actionFormCacheBytes bounds the text of the forms an actionForms keeps.
-const actionFormCacheBytes = 16 << 20
+// ActionFormCacheBytes bounds the text of the forms an ActionForms keeps.
+const ActionFormCacheBytes = 16 << 20
 
-// newActionForms returns an empty cache of at most max bytes of forms.
-func newActionForms(max int) *actionForms {
+// NewActionForms returns an empty cache of at most max bytes of forms.
+func NewActionForms(max int) *ActionForms {
 	return lru.New(max, func(_ string, f []views.ManualAction) int { return lru.TextSize(reflect.ValueOf(f)) })
 }
 

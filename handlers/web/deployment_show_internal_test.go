@@ -50,7 +50,7 @@ func TestDeployedDriverRendersEachDigestsFormsOnce(t *testing.T) {
 		refs:     []catalog.VersionRef{{Version: "1.0.0", Digest: "sha256:a"}},
 		byDigest: map[string]*drivers.Driver{"sha256:a": first, "sha256:b": second},
 	}
-	cache := newActionForms(actionFormCacheBytes)
+	cache := NewActionForms(ActionFormCacheBytes)
 
 	first.Spec.Actions = []drivers.Action{
 		{Name: "vacuum", Title: "Vacuum", Description: "Reclaims **space**.", Hook: drivers.HookManual},
