@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,31 +28,6 @@ import (
 // action-runner image (scripts/action-runner-image), against an action API
 // served by the test where pods reach the host (the API server's address).
 
-var (
-	runnerImageOnce sync.Once
-	runnerImage     string
-	runnerImageErr  error
-)
-
-// actionRunnerImage builds and imports the action-runner image once per test
-// binary and returns its name.
-func actionRunnerImage(t *testing.T) string {
-	t.Helper()
-	runnerImageOnce.Do(func() {
-		out, err := exec.Command(filepath.Join("..", "scripts", "action-runner-image")).Output()
-		if ee, ok := err.(*exec.ExitError); ok {
-			err = &imageError{err: ee}
-		}
-		runnerImage, runnerImageErr = strings.TrimSpace(string(out)), err
-	})
-	require.NoError(t, runnerImageErr, "scripts/action-runner-image")
-	return runnerImage
-}
-
-type imageError struct{ err *exec.ExitError }
-
-func (e *imageError) Error() string { return e.err.Error() + ": " + string(e.err.Stderr) }
-
 // podEnv is a namespace of the local cluster, the pod runtime on it and a
 // fake action API answering GET run for one token.
 type podEnv struct {
@@ -74,18 +47,16 @@ type runAnswer struct {
 
 func newPodEnv(t *testing.T) *podEnv {
 	t.Helper()
-	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
+	kubeconfig := kubetest.Kubeconfig(t)
+	client, err := kube.Connect(kubeconfig, "")
 	require.NoError(t, err)
 	env := &podEnv{client: client, namespace: "act-" + rand.String(6), runs: map[string]runAnswer{}}
-	env.runtime = &actions.Pod{Client: client.Clientset, Image: actionRunnerImage(t), StartTimeout: time.Minute}
+	env.runtime = &actions.Pod{Client: client.Clientset, Image: kubetest.ActionRunnerImage(t), StartTimeout: time.Minute}
 	ctx := context.Background()
 	_, err = client.EnsureNamespace(ctx, env.namespace, true)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), env.namespace)) })
-	// Pods reach the host at the API server's address (docs/local-cluster.md).
-	server, err := url.Parse(client.Config.Host)
-	require.NoError(t, err)
-	ln, err := net.Listen("tcp", net.JoinHostPort(server.Hostname(), "0"))
+	ln, err := net.Listen("tcp", net.JoinHostPort(kubetest.HostForPods(t, kubeconfig), "0"))
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(env.serveRun), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln) //nolint:errcheck // ends with Close
