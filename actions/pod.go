@@ -105,14 +105,28 @@ func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, err
 }
 
 // ensureServiceAccount creates the service account of spec's deployment's
-// action pods when it does not exist.
+// action pods when it does not exist. One of that name that Styrmin did not
+// create (a driver's chart made it, perhaps with rights) is refused.
 func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
 	sa := serviceAccount(spec)
-	_, err := p.Client.CoreV1().ServiceAccounts(sa.Namespace).Create(ctx, sa, metav1.CreateOptions{})
-	if err == nil || apierrors.IsAlreadyExists(err) {
+	accounts := p.Client.CoreV1().ServiceAccounts(sa.Namespace)
+	_, err := accounts.Create(ctx, sa, metav1.CreateOptions{})
+	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("actions: create the service account %s of the action's pod: %w", sa.Name, err)
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("actions: create the service account %s of the action's pod: %w", sa.Name, err)
+	}
+	existing, err := accounts.Get(ctx, sa.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("actions: read the service account %s of the action's pod: %w", sa.Name, err)
+	}
+	for k, v := range sa.Labels {
+		if existing.Labels[k] != v {
+			return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+		}
+	}
+	return nil
 }
 
 // waitStarted waits until pod's container has started (or already ended),

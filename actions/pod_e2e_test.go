@@ -163,12 +163,14 @@ func TestPodTimeoutStopsTheAction(t *testing.T) {
 	t.Parallel()
 	e := newPodEnv(t)
 	started := time.Now()
-	out, lines, err := e.run(context.Background(), t, podModule, "sleeper", "20s", nil, nil)
+	// Long enough for the pod to start on a busy machine: the action must be
+	// running when its time is up.
+	out, lines, err := e.run(context.Background(), t, podModule, "sleeper", "45s", nil, nil)
 	require.NoError(t, err)
 	require.True(t, out.TimedOut, "%+v %v", out, lines)
 	require.True(t, out.Failed())
 	require.Less(t, time.Since(started), 2*time.Minute)
-	require.Equal(t, "the action did not finish within its timeout of 20s and was stopped", out.ErrorLine(20*time.Second))
+	require.Equal(t, "the action did not finish within its timeout of 45s and was stopped", out.ErrorLine(45*time.Second))
 	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "sleeping"})
 	e.requirePodGone(t)
 }

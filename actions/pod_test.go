@@ -112,3 +112,18 @@ func TestPodDeadlineIsTheTimeoutInWholeSeconds(t *testing.T) {
 	pod, _, _ := runOnFake(t, 0, "1500ms")
 	require.Equal(t, int64(2), *pod.Spec.ActiveDeadlineSeconds)
 }
+
+func TestPodRefusesAServiceAccountStyrminDidNotCreate(t *testing.T) {
+	t.Parallel()
+	client := fake.NewClientset(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "shop-db-action", Namespace: "shop"}})
+	runtime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test"}
+	_, err := runtime.Run(context.Background(), actions.Spec{
+		Action: drivers.Action{Name: "backup", Function: "actions:backup"},
+		Env:    actions.Env{Namespace: "shop", Release: "shop-db", StepID: 9},
+		Labels: map[string]string{"styrmin.io/deployment": "4"},
+	}, func(actions.Line) {})
+	require.ErrorContains(t, err, "the service account shop-db-action in namespace shop was not created by Styrmin for this deployment")
+	pods, err := client.CoreV1().Pods("shop").List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	require.Empty(t, pods.Items, "no pod is created")
+}
