@@ -9,7 +9,7 @@ CLUSTER := $(GO) run ./devcluster/cmd/cluster
 # their dependencies out of the product's go.mod; -modfile uses it while working in the repository's root.
 TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 
-.PHONY: run test generate check-generated cluster cluster-stop build cluster-image
+.PHONY: run test generate check-generated cluster cluster-stop build cluster-image action-runner-image
 
 ## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
 ## Where packages cannot be installed, the cluster's node falls back to a simulated one and says why.
@@ -47,6 +47,11 @@ cluster-stop:
 ## and import it into the running local cluster's node; prints styrmin.local/styrmin:dev-<hash>.
 cluster-image:
 	./scripts/cluster-image
+
+## action-runner-image: build the image driver actions run in under the pod runtime
+## (deploy/action-runner/Containerfile's contents, without a container engine)
+action-runner-image:
+	./scripts/action-runner-image
 
 ## build: build the styrmin binary into bin/.
 build:

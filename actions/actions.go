@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,6 +69,9 @@ type Spec struct {
 	Action  drivers.Action
 	Prompts map[string]any
 	Env     Env
+	// Labels mark what the pod runtime creates for the run as its
+	// deployment's (release.Owner.Labels); the process runtime ignores them.
+	Labels map[string]string
 }
 
 // Line is one log line of the run.
@@ -214,21 +218,32 @@ func command(spec Spec, dir runDir, sandboxed bool, stdin []byte, stdout, stderr
 
 // environment is the action process's whole environment.
 func environment(spec Spec, dir runDir) []string {
-	return []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir.home,
 		"LANG=C.UTF-8",
 		"PYTHONUNBUFFERED=1",
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONPATH=" + dir.bundle + string(os.PathListSeparator) + dir.sdk,
-		"STYRMIN_API_URL=" + spec.Env.APIURL,
-		"STYRMIN_ACTION_TOKEN=" + spec.Env.Token,
-		"STYRMIN_DEPLOYMENT=" + spec.Env.Deployment,
-		"STYRMIN_NAMESPACE=" + spec.Env.Namespace,
-		"STYRMIN_RELEASE=" + spec.Env.Release,
-		fmt.Sprintf("STYRMIN_HOOK_STEP=%d", spec.Env.StepID),
-		"STYRMIN_ACTION=" + spec.Action.Name,
-		"STYRMIN_ACTION_FUNCTION=" + spec.Action.Function,
+	}
+	for _, kv := range runVariables(spec) {
+		env = append(env, kv[0]+"="+kv[1])
+	}
+	return env
+}
+
+// runVariables are the STYRMIN_ variables of a run (docs/actions.md), as
+// name and value, in either runtime.
+func runVariables(spec Spec) [][2]string {
+	return [][2]string{
+		{"STYRMIN_API_URL", spec.Env.APIURL},
+		{"STYRMIN_ACTION_TOKEN", spec.Env.Token},
+		{"STYRMIN_DEPLOYMENT", spec.Env.Deployment},
+		{"STYRMIN_NAMESPACE", spec.Env.Namespace},
+		{"STYRMIN_RELEASE", spec.Env.Release},
+		{"STYRMIN_HOOK_STEP", strconv.FormatInt(spec.Env.StepID, 10)},
+		{"STYRMIN_ACTION", spec.Action.Name},
+		{"STYRMIN_ACTION_FUNCTION", spec.Action.Function},
 	}
 }
 

@@ -34,6 +34,7 @@ const actionsDocPath = "/api/action/v1/openapi.json"
 // primitives answers each action primitive with what a test set; a token
 // other than "sta_live" is refused, as the service refuses an unknown one.
 type primitives struct {
+	run        *deployment.RunInput
 	deployment *deployment.ActionDeployment
 	taskID     int64
 	task       *deployment.Task
@@ -50,6 +51,10 @@ func (p *primitives) Authenticate(ctx context.Context, token string) (*deploymen
 
 func (p *primitives) ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error) {
 	return p.deployment, p.err
+}
+
+func (p *primitives) ReadRunInput(ctx context.Context, c *deployment.Caller) (*deployment.RunInput, error) {
+	return p.run, p.err
 }
 
 func (p *primitives) Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error) {
@@ -163,6 +168,8 @@ func TestThePrimitivesAnswerAsTheActionsDocumentSays(t *testing.T) {
 		// unchecked: the request is one the document does not allow; only the answer is checked.
 		unchecked bool
 	}{
+		{name: "run", method: "GET", path: "run", p: &primitives{run: &deployment.RunInput{Files: map[string][]byte{"actions/backup.py": []byte("def run(): pass\n")}, Prompts: map[string]any{"label": "nightly"}}}, status: 200},
+		{name: "run without prompts", method: "GET", path: "run", p: &primitives{run: &deployment.RunInput{Files: map[string][]byte{}, Prompts: map[string]any{}}}, status: 200},
 		{name: "deployment", method: "GET", path: "deployment", p: &primitives{deployment: deployed}, status: 200},
 		{name: "deployment without parameters or components", method: "GET", path: "deployment", p: &primitives{deployment: &deployment.ActionDeployment{Name: "bare"}}, status: 200},
 		{name: "stop", method: "POST", path: "tasks/stop", body: `{"components": ["primary"]}`, p: &primitives{taskID: 12}, status: 202},

@@ -64,6 +64,15 @@ type Config struct {
 	// Styrmin's primitives (the server's own URL); empty, the process runs
 	// no driver actions and a hook step fails saying so.
 	ActionsURL string
+	// ActionRuntime is how driver actions run: actions.RuntimeProcess
+	// (default: a child process, sandboxed when the server can) or
+	// actions.RuntimePod (a pod per run in the deployment's namespace).
+	ActionRuntime string
+	// ActionImage is the action-runner image of the pod runtime.
+	ActionImage string
+	// ActionAPIURL is the base URL at which action pods reach the action
+	// API (default ActionsURL); the pod runtime only.
+	ActionAPIURL string
 	// Executor tunes the task queue and the worker (its Work is Config.Work's).
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
@@ -182,7 +191,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		cfg.Metrics.WatchCache("driver_specs", a.Catalog.SpecCacheStats)
 	}
 	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue)
-	actionsCfg, err := a.actions(ctx, cfg.ActionsURL)
+	actionsCfg, err := a.actions(ctx, cfg)
 	if err != nil {
 		return a, err
 	}
@@ -226,13 +235,32 @@ func clusterOf(client *kube.Client, logger *slog.Logger) (*deployment.Cluster, e
 	return &deployment.Cluster{Releases: releases, Kube: client}, nil
 }
 
-// actions is how the runners run driver actions calling back apiURL:
-// python3 (a warning and no actions when it is missing; hook steps then say
-// so) and the styrmin package written to a temporary folder that Close
-// removes. No actions when apiURL is empty.
-func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsConfig, error) {
-	if apiURL == "" {
+// actions is how the runners run driver actions calling back the action
+// API (none when cfg.ActionsURL is empty). The pod runtime needs a cluster
+// and an image; the process runtime python3 (a warning and no actions when
+// it is missing; hook steps then say so) and the styrmin package written to
+// a temporary folder that Close removes.
+func (a *App) actions(ctx context.Context, cfg Config) (*deployment.ActionsConfig, error) {
+	if cfg.ActionsURL == "" {
 		return nil, nil
+	}
+	switch cfg.ActionRuntime {
+	case actions.RuntimePod:
+		if cfg.ActionImage == "" {
+			return nil, errors.New("the pod action runtime needs the action-runner image (--action-image, STYRMIN_ACTION_IMAGE)")
+		}
+		if a.Cluster == nil || a.Cluster.Kube == nil {
+			a.Logger.Warn("driver actions cannot run", "error", "the pod action runtime needs a cluster, and none is configured")
+			return nil, nil
+		}
+		apiURL := cfg.ActionAPIURL
+		if apiURL == "" {
+			apiURL = cfg.ActionsURL
+		}
+		return &deployment.ActionsConfig{Runtime: &actions.Pod{Client: a.Cluster.Kube.Clientset, Image: cfg.ActionImage}, APIURL: apiURL}, nil
+	case actions.RuntimeProcess, "":
+	default:
+		return nil, fmt.Errorf("unknown action runtime %q: give %s or %s (--action-runtime, STYRMIN_ACTION_RUNTIME)", cfg.ActionRuntime, actions.RuntimePod, actions.RuntimeProcess)
 	}
 	python, err := actions.FindPython(ctx)
 	if err != nil {
@@ -248,7 +276,7 @@ func (a *App) actions(ctx context.Context, apiURL string) (*deployment.ActionsCo
 	if err := sdk.Install(a.sdkDir); err != nil {
 		return nil, err
 	}
-	return &deployment.ActionsConfig{Python: python, SDK: a.sdkDir, APIURL: apiURL}, nil
+	return &deployment.ActionsConfig{Runtime: actions.Process{}, Python: python, SDK: a.sdkDir, APIURL: cfg.ActionsURL}, nil
 }
 
 // serve builds the web app: users, sessions and API tokens, kept in memory

@@ -40,7 +40,15 @@ const deadline = 8 * time.Minute
 // (scripts/cluster-image), as tag when given; it returns the image's name.
 func clusterImage(t *testing.T, tag ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join("..", "scripts", "cluster-image"), tag...)
+	return buildImage(t, "cluster-image", tag...)
+}
+
+// buildImage runs scripts/<script> (cluster-image, action-runner-image),
+// which builds an image and imports it into the local node, and returns the
+// image's name.
+func buildImage(t *testing.T, script string, tag ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join("..", "scripts", script), tag...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -52,6 +60,9 @@ func clusterImage(t *testing.T, tag ...string) string {
 type chartRelease struct {
 	cfg  *action.Configuration
 	kube kubernetes.Interface
+	// runner is the action-runner image the worker's action pods run
+	// (scripts/action-runner-image).
+	runner string
 }
 
 func newChartRelease(t *testing.T, kubeconfig string) chartRelease {
@@ -63,12 +74,15 @@ func newChartRelease(t *testing.T, kubeconfig string) chartRelease {
 	require.NoError(t, cfg.Init(settings.RESTClientGetter(), chartNamespace, "secret", t.Logf))
 	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	require.NoError(t, err)
-	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(rest)}
+	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(rest), runner: buildImage(t, "action-runner-image")}
 }
 
-func imageValues(image string) map[string]any {
+// values are the chart's values for Styrmin's image and the action-runner image.
+func (r chartRelease) values(image string) map[string]any {
 	repo, tag, _ := strings.Cut(image, ":")
-	return map[string]any{"image": map[string]any{"repository": repo, "tag": tag}, "postgresql": map[string]any{"enabled": true}}
+	runnerRepo, runnerTag, _ := strings.Cut(r.runner, ":")
+	return map[string]any{"image": map[string]any{"repository": repo, "tag": tag}, "postgresql": map[string]any{"enabled": true},
+		"actions": map[string]any{"image": map[string]any{"repository": runnerRepo, "tag": runnerTag}}}
 }
 
 func (r chartRelease) install(t *testing.T, image string) {
@@ -76,7 +90,7 @@ func (r chartRelease) install(t *testing.T, image string) {
 	in := action.NewInstall(r.cfg)
 	in.ReleaseName, in.Namespace, in.CreateNamespace = "styrmin", chartNamespace, true
 	in.Timeout = deadline
-	_, err := in.Run(loadChart(t), imageValues(image))
+	_, err := in.Run(loadChart(t), r.values(image))
 	require.NoError(t, err)
 }
 
@@ -84,7 +98,7 @@ func (r chartRelease) upgrade(t *testing.T, image string) {
 	t.Helper()
 	up := action.NewUpgrade(r.cfg)
 	up.Namespace, up.Timeout, up.Wait = chartNamespace, deadline, true
-	_, err := up.Run("styrmin", loadChart(t), imageValues(image))
+	_, err := up.Run("styrmin", loadChart(t), r.values(image))
 	r.dumpOnFailure(t, err)
 }
 
@@ -269,6 +283,17 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	require.Equal(t, "/deployments/chart-hello", handlerstest.Eval[string](t, browser, `location.pathname`))
 	handlerstest.WaitLong(t, browser, "the install succeeds on the deployment page",
 		handlerstest.NewestTask+`.dataset.status === "`+views.StatusSucceeded+`"`, deadline)
+	var installs struct{ Items []task }
+	a.call(t, http.MethodGet, "/tasks?deployment=chart-hello&kind=install", nil, &installs)
+	require.Len(t, installs.Items, 1)
+	smokeTests := 0
+	for _, s := range installs.Items[0].Steps {
+		if strings.Contains(s.Title, "action smoke_test") {
+			smokeTests++
+			require.Equal(t, "succeeded", s.Status, "the smoke test ran as a pod from the action-runner image: %+v", s)
+		}
+	}
+	require.Equal(t, 1, smokeTests, "the install's post-install hook step: %+v", installs.Items[0].Steps)
 
 	victim := r.pods(t, "web")[0].Name
 	require.NoError(t, r.kube.CoreV1().Pods(chartNamespace).Delete(ctx, victim, metav1.DeleteOptions{}))

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
@@ -74,9 +76,25 @@ def linger():
 // upgrade does not happen; the deleted-Job line and a bounded tail are on its
 // step), and a manual action with a secret prompt that stops and starts the
 // components through linked tasks, listed under its step and in its result.
+// The process runtime runs them.
 func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	runHookSteps(t, setupCluster(t))
+}
+
+// TestActionsRunAsPodsOnTheLocalCluster runs the same actions with the pod
+// runtime: each run is a pod of the action-runner image in the deployment's
+// namespace, which gets its bundle and prompts (a secret one, a default)
+// through GET run; every pod is gone once its run ended.
+func TestActionsRunAsPodsOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := setupClusterPods(t)
+	requireNoActionPods(t, f, runHookSteps(t, f))
+}
+
+// runHookSteps is TestActionsRunAsHookStepsOnTheLocalCluster on f; it
+// returns the deployment's name.
+func runHookSteps(t *testing.T, f clusterFixture) string {
 	ctx := context.Background()
 	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
 	name := uniqueName("acts")
@@ -131,13 +149,27 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	require.Len(t, result.Linked, 2, "the hook's result includes the linked tasks")
 	require.Equal(t, executor.TaskSucceeded, result.Linked[0].Status)
 	require.JSONEq(t, `{"deployment": "`+name+`", "stopped": "succeeded", "started": "succeeded"}`, string(cycle.Hook.Result), "the action's return value")
+	return name
 }
 
 // TestARunningActionCanBeCancelled cancels a manual action while its process
 // runs: the process is stopped, its step says so, the task ends canceled.
 func TestARunningActionCanBeCancelled(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	cancelRunningAction(t, setupCluster(t))
+}
+
+// TestARunningActionPodCanBeCancelled cancels a manual action while its pod
+// runs: the pod is deleted, the step and the task say so as above.
+func TestARunningActionPodCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	f := setupClusterPods(t)
+	requireNoActionPods(t, f, cancelRunningAction(t, f))
+}
+
+// cancelRunningAction is TestARunningActionCanBeCancelled on f; it returns
+// the deployment's name.
+func cancelRunningAction(t *testing.T, f clusterFixture) string {
 	ctx := context.Background()
 	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
 	name := uniqueName("cancel")
@@ -159,6 +191,17 @@ func TestARunningActionCanBeCancelled(t *testing.T) {
 	require.True(t, strings.HasPrefix(task.Message, "Cancelled by bob while it ran."), task.Message)
 	require.Equal(t, executor.StepFailed, task.Steps[0].Status)
 	require.Equal(t, "Action linger failed: the action was cancelled", task.Steps[0].Hook.Error)
+	return name
+}
+
+// requireNoActionPods checks that no action pod is left in the namespace of
+// deployment name.
+func requireNoActionPods(t *testing.T, f clusterFixture, name string) {
+	t.Helper()
+	d := mustGet(t, f.fixture, name)
+	pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: actions.RunLabel})
+	require.NoError(t, err)
+	require.Empty(t, pods.Items, "every action pod is deleted when its run ends")
 }
 
 // hookStep is the hook step of the named action in a task.

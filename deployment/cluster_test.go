@@ -45,6 +45,17 @@ func setupCluster(t testing.TB) clusterFixture {
 	return f
 }
 
+// setupClusterPods is setupCluster with the pod runtime: driver actions run
+// as pods of the action-runner image, which reach the environment's server
+// where the cluster's pods reach the host.
+func setupClusterPods(t testing.TB) clusterFixture {
+	t.Helper()
+	kubeconfig := kubetest.Kubeconfig(t)
+	f := newClusterFixture(t, apptest.Options{Work: true, Actions: true, ActionImage: kubetest.ActionRunnerImage(t), Kubeconfig: kubeconfig})
+	f.env.Start(t)
+	return f
+}
+
 // newClusterFixture returns the fixture of opts on the local Kubernetes.
 func newClusterFixture(t testing.TB, opts apptest.Options) clusterFixture {
 	t.Helper()

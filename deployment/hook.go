@@ -17,11 +17,14 @@ import (
 
 // ActionsConfig is how the executor runs driver actions.
 type ActionsConfig struct {
-	// Python is the interpreter (actions.FindPython).
+	// Runtime runs each action: actions.Process (as a child process, from
+	// Python and SDK) or an *actions.Pod (a pod in the deployment's namespace).
+	Runtime actions.Runtime
+	// Python is the interpreter (actions.FindPython), for the process runtime.
 	Python string
-	// SDK is the folder holding the styrmin Python package.
+	// SDK is the folder holding the styrmin Python package, for the process runtime.
 	SDK string
-	// APIURL is the server's base URL, which actions call back.
+	// APIURL is the base URL at which actions call the action API back.
 	APIURL string
 }
 
@@ -58,7 +61,7 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		detail := &HookDetail{Action: a.Name, Mode: string(a.EffectiveMode())}
 		st.SetDetail(detail)
 		if j.s.actions == nil {
-			return j.hookFailed(st, detail, a, "Styrmin cannot run driver actions here: python3 was not found when it started.")
+			return j.hookFailed(st, detail, a, "Styrmin cannot run driver actions here: it was started without an action runtime (the process runtime needs python3, the pod runtime a cluster; see its log).")
 		}
 		token, err := j.mintToken(ctx, st.ID, a)
 		if err != nil {
@@ -67,10 +70,11 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
 		j.run.Conceal(token)                                              // the run hides the deployment's secrets and the task's already
 		r := j.run.Redactor()
-		seq := int32(0) // actions.Run calls the sink with one line at a time
-		out, err := actions.Run(ctx, actions.Spec{
+		seq := int32(0) // a runtime calls the sink with one line at a time
+		out, err := j.s.actions.Runtime.Run(ctx, actions.Spec{
 			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
-			Env: actions.Env{APIURL: j.s.actions.APIURL, Token: token, Deployment: j.row.Name, Namespace: j.row.Namespace, Release: j.row.Name, StepID: st.ID},
+			Env:    actions.Env{APIURL: j.s.actions.APIURL, Token: token, Deployment: j.row.Name, Namespace: j.row.Namespace, Release: j.row.Name, StepID: st.ID},
+			Labels: j.owner.Labels(),
 		}, func(l actions.Line) {
 			seq++
 			if err := j.s.q.InsertStepLog(context.WithoutCancel(ctx), db.InsertStepLogParams{StepID: st.ID, Seq: seq, Level: l.Level, Message: r.String(l.Message)}); err != nil {

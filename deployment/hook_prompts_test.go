@@ -82,6 +82,16 @@ func redisWithPrompts(name string) *deployment.Install {
 	return req
 }
 
+// setupQueuedCache is setupPrompts with the install of redisWithPrompts
+// "cache" queued (not run): its task and its deployment.
+func setupQueuedCache(t *testing.T) (fixture, *deployment.Queued, *deployment.Deployment) {
+	t.Helper()
+	f := setupPrompts(t)
+	install, err := f.svc.Queue(context.Background(), redisWithPrompts("cache"))
+	require.NoError(t, err)
+	return f, install, mustGet(t, f, "cache")
+}
+
 // taskRow is a task's inputs as text and its secret inputs opened.
 func (f fixture) taskRow(t *testing.T, taskID int64) (inputs string, secretInputs map[string]string) {
 	t.Helper()
@@ -187,11 +197,8 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 
 func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 	t.Parallel()
-	f := setupPrompts(t)
+	f, install, d := setupQueuedCache(t)
 	ctx := context.Background()
-	install, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
-	require.NoError(t, err)
-	d := mustGet(t, f, "cache")
 	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "seed"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
@@ -267,4 +274,34 @@ func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
 	require.Equal(t, executor.StepSucceeded, archive.Status, "%+v", archive)
 	require.Contains(t, logText(archive), "bucket old, token "+redact.Mark, "the action got both prompts")
 	require.NotContains(t, logText(archive), "t0ken-s3cret")
+}
+
+// TestARunReadsItsBundleAndPromptsAsTheExecutorGivesThem: GET run (the pod
+// runtime's entrypoint) gets, for each hook action of a task, that action's
+// prompts (secret ones unsealed, defaults filled in) and the bundle of the
+// task's driver version; an action the driver does not have is not found.
+func TestARunReadsItsBundleAndPromptsAsTheExecutorGivesThem(t *testing.T) {
+	t.Parallel()
+	f, install, d := setupQueuedCache(t)
+	ctx := context.Background()
+	remove, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		task    int64
+		action  string
+		prompts map[string]any
+	}{
+		{install.TaskID, "seed", map[string]any{"keys": float64(5), "api_key": "k3y-s3cret"}},
+		{remove.TaskID, "archive", map[string]any{"bucket": "backups", "token": "t0ken-s3cret"}},
+		{remove.TaskID, "quiet", map[string]any{}},
+	} {
+		in, err := f.svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: c.task, StepID: 1, Action: c.action})
+		require.NoError(t, err)
+		require.Equal(t, c.prompts, in.Prompts, "%s", c.action)
+		require.Equal(t, promptActionsPy, string(in.Files["actions.py"]))
+		require.Contains(t, in.Files, "driver.styrmin.yml")
+	}
+	_, err = f.svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: 1, Action: "nope"})
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }

@@ -47,7 +47,7 @@ type Service struct {
 	queue   Queue
 	box     *secrets.Box
 	cluster *Cluster
-	// actions runs driver actions; nil when python3 is missing.
+	// actions runs driver actions; nil when there is no action runtime.
 	actions *ActionsConfig
 	log     *slog.Logger
 	// observer hears of actions and their Jobs; never nil.

@@ -135,6 +135,7 @@ func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
 		return rt
 	}
 	return []route{
+		r(http.MethodGet, "run", action.RunRead(p, logger)),
 		r(http.MethodGet, "deployment", action.DeploymentRead(p, logger)),
 		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop), changes("deployment.stop", audit.TargetDeployment)),
 		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart), changes("deployment.start", audit.TargetDeployment)),

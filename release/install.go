@@ -69,7 +69,7 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 		install.Namespace, install.ReleaseName = opts.Namespace, opts.Name
 		install.Wait, install.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 		install.Description = opts.Description
-		install.Replace, install.Labels = replace, opts.Owner.labels()
+		install.Replace, install.Labels = replace, opts.Owner.Labels()
 		if dryRun {
 			install.DryRunOption = dryRunServer
 		}

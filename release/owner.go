@@ -35,8 +35,9 @@ type Owner struct {
 // create for the deployment at hand.
 var ErrForeign = errors.New("release: not created by Styrmin for this deployment")
 
-// labels are the release labels that mark o.
-func (o Owner) labels() map[string]string {
+// Labels are the labels that mark o: on its release's records, and on the
+// objects Styrmin itself creates for the deployment (its action pods).
+func (o Owner) Labels() map[string]string {
 	return map[string]string{InstallationLabel: o.Installation, DeploymentLabel: strconv.FormatInt(o.Deployment, 10)}
 }
 

@@ -58,7 +58,7 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 		upgrade.Namespace = opts.Namespace
 		upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 		upgrade.Description = opts.Description
-		upgrade.ResetValues, upgrade.Labels = true, opts.Owner.labels()
+		upgrade.ResetValues, upgrade.Labels = true, opts.Owner.Labels()
 		if dryRun {
 			upgrade.DryRunOption = dryRunServer
 		}

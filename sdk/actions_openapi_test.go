@@ -25,6 +25,8 @@ import (
 // sends, so that each field the package can send goes over the wire.
 const everyPrimitive = `
 import styrmin
+from styrmin import pod
+pod.fetch_run()
 styrmin.deployment()
 styrmin.stop_components(["primary"])
 styrmin.start_components()

@@ -24,6 +24,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/metrics"
@@ -48,6 +49,11 @@ type Options struct {
 	// Actions runs driver actions for real (python3 is required), calling
 	// back the environment's server.
 	Actions bool
+	// ActionImage, with Actions and Kubeconfig, runs driver actions as pods
+	// of this action-runner image (kubetest.ActionRunnerImage) instead: the
+	// server listens where the cluster's pods reach the host
+	// (kubetest.HostForPods).
+	ActionImage string
 	// Executor tunes the queue and worker; zero, WorkerOptions.
 	Executor executor.Options
 	// NoBundled leaves the bundled drivers out of the catalogue: the test
@@ -99,7 +105,11 @@ func New(t testing.TB, opts Options) *Env {
 	t.Cleanup(pool.Close)
 	var ln net.Listener
 	if !opts.NoServer {
-		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		host := "127.0.0.1"
+		if opts.ActionImage != "" {
+			host = kubetest.HostForPods(t, opts.Kubeconfig)
+		}
+		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
 		require.NoError(t, err)
 		t.Cleanup(func() { ln.Close() }) // unless the server took it over
 		env.URL = "http://" + ln.Addr().String()
@@ -139,9 +149,13 @@ func config(t testing.TB, opts Options, pool *pgxpool.Pool, env *Env) app.Config
 	}
 	if opts.Actions {
 		require.NotEmpty(t, env.URL, "driver actions call back the server, which NoServer leaves out")
+		cfg.ActionsURL = env.URL
+		if opts.ActionImage != "" {
+			cfg.ActionRuntime, cfg.ActionImage = actions.RuntimePod, opts.ActionImage
+			return cfg
+		}
 		_, err := actions.FindPython(context.Background())
 		require.NoError(t, err, "driver actions need python3")
-		cfg.ActionsURL = env.URL
 	}
 	return cfg
 }

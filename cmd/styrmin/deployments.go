@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/secrets"
@@ -25,6 +26,10 @@ type deployConfig struct {
 	drainTimeout time.Duration
 	// apiURL is the base URL driver actions call back (their primitives).
 	apiURL string
+	// actionRuntime, actionImage and actionAPIURL say how driver actions
+	// run: as a child process, or as a pod from actionImage that calls
+	// actionAPIURL back (app.Config's fields of the same names).
+	actionRuntime, actionImage, actionAPIURL string
 	// externalURL is the URL users reach Styrmin at (through a proxy, say):
 	// webhooks link task pages under it, and https makes cookies Secure.
 	externalURL string
@@ -41,6 +46,12 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 	f.DurationVar(&cfg.drainTimeout, "drain-timeout", 30*time.Second, "how long running tasks may go on after a stop signal before they are cancelled and recovered")
 	f.StringVar(&cfg.apiURL, "api-url", os.Getenv("STYRMIN_API_URL"),
 		"base URL at which driver actions reach this Styrmin's primitives; serve defaults to its own address (env STYRMIN_API_URL)")
+	f.StringVar(&cfg.actionRuntime, "action-runtime", envOr("STYRMIN_ACTION_RUNTIME", actions.RuntimeProcess),
+		"how driver actions run: pod (a pod per run in the deployment's namespace, from --action-image) or process (a child process of this one, sandboxed when it runs as root; for development) (env STYRMIN_ACTION_RUNTIME)")
+	f.StringVar(&cfg.actionImage, "action-image", os.Getenv("STYRMIN_ACTION_IMAGE"),
+		"the action-runner image of the pod runtime: Python 3 and the styrmin package (deploy/action-runner/Containerfile) (env STYRMIN_ACTION_IMAGE)")
+	f.StringVar(&cfg.actionAPIURL, "action-api-url", os.Getenv("STYRMIN_ACTION_API_URL"),
+		"base URL at which action pods reach this Styrmin's action API, such as http://styrmin.styrmin.svc.cluster.local:8080 (default --api-url) (env STYRMIN_ACTION_API_URL)")
 	f.StringVar(&cfg.externalURL, "external-url", os.Getenv("STYRMIN_EXTERNAL_URL"),
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
@@ -64,7 +75,7 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
 	}, nil
 }
 

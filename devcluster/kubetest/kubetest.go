@@ -3,10 +3,19 @@
 package kubetest
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/styrmin/styrmin/devcluster"
 )
@@ -36,4 +45,52 @@ func Kubeconfig(t testing.TB) string {
 		t.Fatalf("local cluster: %v", err)
 	}
 	return kubeconfig
+}
+
+var (
+	runnerOnce  sync.Once
+	runnerImage string
+	runnerErr   error
+)
+
+// ActionRunnerImage builds the action-runner image and imports it into the
+// local cluster's node (scripts/action-runner-image), once per test binary,
+// and returns its name. The cluster must run (Kubeconfig).
+func ActionRunnerImage(t testing.TB) string {
+	t.Helper()
+	runnerOnce.Do(func() {
+		root, err := devcluster.FindRoot(".")
+		if err != nil {
+			runnerErr = err
+			return
+		}
+		cmd := exec.Command(filepath.Join(root, "scripts", "action-runner-image"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			runnerErr = fmt.Errorf("scripts/action-runner-image: %w: %s", err, stderr.String())
+		}
+		runnerImage = strings.TrimSpace(string(out))
+	})
+	if runnerErr != nil {
+		t.Fatal(runnerErr)
+	}
+	return runnerImage
+}
+
+// HostForPods is the host's address that the local cluster's pods reach:
+// the API server's (docs/local-cluster.md). A server a pod must call (the
+// action API of the pod runtime) listens there.
+func HostForPods(t testing.TB, kubeconfig string) string {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Hostname()
 }

@@ -27,6 +27,7 @@ import (
 type Primitives interface {
 	Authenticate(ctx context.Context, token string) (*deployment.Caller, error)
 	ReadDeployment(ctx context.Context, c *deployment.Caller) (*deployment.ActionDeployment, error)
+	ReadRunInput(ctx context.Context, c *deployment.Caller) (*deployment.RunInput, error)
 	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 	LinkedTask(ctx context.Context, c *deployment.Caller, id int64) (*deployment.Task, error)
 	ExecuteCommands(ctx context.Context, c *deployment.Caller, req deployment.CommandsRequest) (*deployment.CommandsResult, error)
@@ -62,6 +63,15 @@ func DeploymentRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		d, err := p.ReadDeployment(c.Request().Context(), caller)
 		return http.StatusOK, d, err
+	})
+}
+
+// RunRead answers GET run: the caller's bundle and prompts, which an action
+// run as a pod fetches before it starts.
+func RunRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
+	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+		in, err := p.ReadRunInput(c.Request().Context(), caller)
+		return http.StatusOK, in, err
 	})
 }
 

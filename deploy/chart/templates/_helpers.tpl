@@ -68,6 +68,16 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.apiURL | default (printf "http://%s.%s.svc:%d" (include "styrmin.fullname" .) .Release.Namespace (int .Values.service.port)) }}
 {{- end }}
 
+{{/* The action-runner image of the pod action runtime. */}}
+{{- define "styrmin.actionImage" -}}
+{{ .Values.actions.image.repository }}:{{ .Values.actions.image.tag | default .Chart.AppVersion }}
+{{- end }}
+
+{{/* The URL at which action pods reach the action API: the Service by its cluster DNS name. */}}
+{{- define "styrmin.actionAPIURL" -}}
+{{ .Values.actions.apiURL | default (printf "http://%s.%s.svc.cluster.local:%d" (include "styrmin.fullname" .) .Release.Namespace (int .Values.service.port)) }}
+{{- end }}
+
 {{/* Pod and container security: non-root, read-only root filesystem, no privileges. */}}
 {{- define "styrmin.podSecurity" -}}
 runAsNonRoot: true

@@ -1,0 +1,274 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+)
+
+// Pod is the pod runtime: each run is one pod in the deployment's namespace,
+// from the action-runner image, which fetches its bundle and prompts from
+// the action API with the run's token and runs python3 -m styrmin.run.
+type Pod struct {
+	// Client is the cluster's API.
+	Client kubernetes.Interface
+	// Image is the action-runner image (--action-image).
+	Image string
+	// Resources are the container's requests and limits (default DefaultResources).
+	Resources *corev1.ResourceRequirements
+	// StartTimeout bounds the wait for the container to start (default
+	// DefaultStartTimeout): a pod whose image is missing or that cannot be
+	// scheduled fails its run then, saying why.
+	StartTimeout time.Duration
+}
+
+var _ Runtime = (*Pod)(nil)
+
+// DefaultStartTimeout is how long a run's pod may take to start its container.
+const DefaultStartTimeout = 2 * time.Minute
+
+// podPoll is how often the pod runtime looks at its pod while it waits.
+const podPoll = 250 * time.Millisecond
+
+// podEndWait bounds the wait for the container's exit status once its log has ended.
+const podEndWait = 30 * time.Second
+
+// badWaits are the reasons a container waits for that no waiting repairs.
+var badWaits = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": true, "CreateContainerConfigError": true,
+	"CreateContainerError": true, "ErrImagePull": true, "ImagePullBackOff": true, "RunContainerError": true}
+
+// Run runs spec as a pod: it creates the deployment's action service account
+// when missing, then the pod; waits for its container to start (StartTimeout
+// at most); follows its log into sink; and reads the exit status from the
+// container's state. At the action's timeout, or when ctx ends, the pod is
+// deleted with its grace period (killGrace) and the run reads as timed out
+// or cancelled. The pod is deleted at the end, however the run ended. An
+// error means the run could not start (its pod did not), and says why.
+func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
+	if err := p.ensureServiceAccount(ctx, spec); err != nil {
+		return Outcome{}, err
+	}
+	resources := DefaultResources
+	if p.Resources != nil {
+		resources = *p.Resources
+	}
+	pod, err := p.Client.CoreV1().Pods(spec.Env.Namespace).Create(ctx, podOf(spec, p.Image, resources), metav1.CreateOptions{})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: create the action's pod: %w", err)
+	}
+	defer p.remove(pod)
+
+	timeout := spec.Action.TimeoutDuration()
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-runCtx.Done():
+			p.delete(pod, int64(killGrace.Seconds()))
+		case <-stopped:
+		}
+	}()
+
+	var out Outcome
+	if err := p.waitStarted(runCtx, pod); err != nil {
+		if runCtx.Err() == nil {
+			return Outcome{}, err
+		}
+	} else {
+		lines := newLineSink(sink, &out)
+		// The log is read past runCtx's end: the runner's last lines after
+		// SIGTERM come within the grace period.
+		logCtx, stopLog := context.WithTimeout(context.WithoutCancel(ctx), timeout+killGrace+podEndWait)
+		p.followLog(logCtx, pod, lines)
+		stopLog()
+		lines.finish()
+	}
+	out.ExitCode = p.exitCode(context.WithoutCancel(ctx), pod)
+	switch {
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		out.TimedOut = true
+	case ctx.Err() != nil:
+		out.Canceled = true
+	}
+	return out, nil
+}
+
+// ensureServiceAccount creates the service account of spec's deployment's
+// action pods when it does not exist. One of that name that Styrmin did not
+// create (a driver's chart made it, perhaps with rights) is refused.
+func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
+	sa := serviceAccount(spec)
+	accounts := p.Client.CoreV1().ServiceAccounts(sa.Namespace)
+	_, err := accounts.Create(ctx, sa, metav1.CreateOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("actions: create the service account %s of the action's pod: %w", sa.Name, err)
+	}
+	existing, err := accounts.Get(ctx, sa.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("actions: read the service account %s of the action's pod: %w", sa.Name, err)
+	}
+	for k, v := range sa.Labels {
+		if existing.Labels[k] != v {
+			return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+		}
+	}
+	return nil
+}
+
+// waitStarted waits until pod's container has started (or already ended),
+// for StartTimeout at most; a container that cannot start, a pod that
+// failed before, or the wait's end is an error that says why.
+func (p *Pod) waitStarted(ctx context.Context, pod *corev1.Pod) error {
+	limit := p.StartTimeout
+	if limit == 0 {
+		limit = DefaultStartTimeout
+	}
+	deadline := time.Now().Add(limit)
+	why := "it was not scheduled"
+	for {
+		cur, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			why = "the cluster did not answer: " + err.Error()
+		default:
+			started, reason, final := startState(cur)
+			if started {
+				return nil
+			}
+			why = reason
+			if final {
+				return p.notStarted(ctx, pod, why)
+			}
+		}
+		if time.Now().After(deadline) {
+			return p.notStarted(ctx, pod, fmt.Sprintf("%s (waited %s)", why, limit))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(podPoll):
+		}
+	}
+}
+
+// startState says whether pod's container has started, else why not and
+// whether waiting cannot help.
+func startState(pod *corev1.Pod) (started bool, why string, final bool) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil || cs.State.Terminated != nil {
+			return true, "", false
+		}
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			return false, strings.TrimSpace(w.Reason + ": " + w.Message), badWaits[w.Reason]
+		}
+	}
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return false, fmt.Sprintf("the pod ended (%s) before its container started: %s", pod.Status.Phase, pod.Status.Message), true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return false, fmt.Sprintf("it cannot be scheduled: %s", c.Message), false
+		}
+	}
+	return false, "its container has not started", false
+}
+
+// notStarted is the error of a pod that did not start, with the last warning
+// event of the pod when there is one.
+func (p *Pod) notStarted(ctx context.Context, pod *corev1.Pod, why string) error {
+	msg := fmt.Sprintf("actions: the action's pod %s in namespace %s did not start: %s", pod.Name, pod.Namespace, why)
+	events, err := p.Client.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.name": pod.Name, "type": corev1.EventTypeWarning}.String()})
+	if err == nil && len(events.Items) > 0 {
+		last := events.Items[len(events.Items)-1]
+		msg += fmt.Sprintf(" (last event: %s: %s)", last.Reason, last.Message)
+	}
+	return errors.New(msg)
+}
+
+// followLog reads the container's log, followed, into lines until the
+// container ends (the stream's end) or ctx ends. Standard output and
+// standard error arrive as one stream, read as the runner's protocol.
+func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
+	stream, err := p.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: ContainerName, Follow: true}).Stream(ctx)
+	if err != nil {
+		lines.stderr("the action's log could not be read: " + err.Error())
+		return
+	}
+	defer stream.Close()
+	readLines(stream, lines.protocol)
+}
+
+// exitCode waits (podEndWait at most) for the container's exit status; -1
+// when it was killed (a signal's 128+n, as a sandboxed process's) or its pod
+// is gone.
+func (p *Pod) exitCode(ctx context.Context, pod *corev1.Pod) int {
+	ctx, cancel := context.WithTimeout(ctx, podEndWait)
+	defer cancel()
+	for {
+		cur, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return -1
+		}
+		if err == nil {
+			for _, cs := range cur.Status.ContainerStatuses {
+				if t := cs.State.Terminated; t != nil {
+					if t.ExitCode > 128 && t.ExitCode <= 128+64 {
+						return -1
+					}
+					return int(t.ExitCode)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return -1
+		case <-time.After(podPoll):
+		}
+	}
+}
+
+// delete deletes pod (guarded by its uid) with grace seconds for its
+// container to stop; a pod already gone is no error. It never reports
+// failure: the pod's activeDeadlineSeconds stops it anyway.
+func (p *Pod) delete(pod *corev1.Pod, grace int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
+	defer cancel()
+	_ = p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{ //nolint:errcheck // see above
+		GracePeriodSeconds: ptr.To(grace), Preconditions: &metav1.Preconditions{UID: &pod.UID},
+	})
+}
+
+// remove deletes pod at once and waits (podEndWait at most) until it is gone.
+func (p *Pod) remove(pod *corev1.Pod) {
+	p.delete(pod, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
+	defer cancel()
+	for {
+		_, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(podPoll):
+		}
+	}
+}
