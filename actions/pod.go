@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
@@ -57,6 +58,7 @@ func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, err
 	if err := p.ensureServiceAccount(ctx, spec); err != nil {
 		return Outcome{}, err
 	}
+	p.removeEnded(ctx, spec)
 	resources := DefaultResources
 	if p.Resources != nil {
 		resources = *p.Resources
@@ -127,6 +129,24 @@ func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
 		}
 	}
 	return nil
+}
+
+// removeEnded deletes the ended action pods of spec's deployment. A run
+// deletes its own pod when it ends, so an ended one was left by a worker
+// that died mid-run (its activeDeadlineSeconds stopped it); a running one
+// may be another run's and is left alone. Failing to sweep is no reason
+// not to run: the next run tries again.
+func (p *Pod) removeEnded(ctx context.Context, spec Spec) {
+	selector := labels.SelectorFromSet(podLabels(spec, false)).String() + "," + RunLabel
+	pods, err := p.Client.CoreV1().Pods(spec.Env.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return
+	}
+	for i := range pods.Items {
+		if phase := pods.Items[i].Status.Phase; phase == corev1.PodSucceeded || phase == corev1.PodFailed {
+			p.delete(&pods.Items[i], 0)
+		}
+	}
 }
 
 // waitStarted waits until pod's container has started (or already ended),

@@ -2,6 +2,7 @@ package actions_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -18,11 +20,12 @@ import (
 
 // runOnFake runs an action through the pod runtime on a fake clientset,
 // playing the kubelet: once the pod exists, its container ends with exit
-// code. It returns the pod as the runtime created it, and the outcome.
-func runOnFake(t *testing.T, exit int32, timeout string) (*corev1.Pod, actions.Outcome, *fake.Clientset) {
+// code. The cluster holds existing beforehand. It returns the pod as the
+// runtime created it, and the outcome.
+func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Object) (*corev1.Pod, actions.Outcome, *fake.Clientset) {
 	t.Helper()
-	client := fake.NewClientset()
-	runtime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test", StartTimeout: 10 * time.Second}
+	client := fake.NewClientset(existing...)
+	podRuntime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test", StartTimeout: 10 * time.Second}
 	created := make(chan *corev1.Pod, 1)
 	go func() {
 		var pod *corev1.Pod
@@ -35,7 +38,7 @@ func runOnFake(t *testing.T, exit int32, timeout string) (*corev1.Pod, actions.O
 		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: actions.ContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit}}}}
 		_, _ = client.CoreV1().Pods("shop").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{})
 	}()
-	out, err := runtime.Run(context.Background(), actions.Spec{
+	out, err := podRuntime.Run(context.Background(), actions.Spec{
 		Action: drivers.Action{Name: "backup", Function: "actions:backup", Timeout: timeout},
 		Env:    actions.Env{APIURL: "http://styrmin.styrmin.svc.cluster.local:80", Token: "sta_secret", Deployment: "shop-db", Namespace: "shop", Release: "shop-db", StepID: 9},
 		Labels: map[string]string{"styrmin.io/installation": "INST", "styrmin.io/deployment": "4"},
@@ -116,8 +119,8 @@ func TestPodDeadlineIsTheTimeoutInWholeSeconds(t *testing.T) {
 func TestPodRefusesAServiceAccountStyrminDidNotCreate(t *testing.T) {
 	t.Parallel()
 	client := fake.NewClientset(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "shop-db-action", Namespace: "shop"}})
-	runtime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test"}
-	_, err := runtime.Run(context.Background(), actions.Spec{
+	podRuntime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test"}
+	_, err := podRuntime.Run(context.Background(), actions.Spec{
 		Action: drivers.Action{Name: "backup", Function: "actions:backup"},
 		Env:    actions.Env{Namespace: "shop", Release: "shop-db", StepID: 9},
 		Labels: map[string]string{"styrmin.io/deployment": "4"},
@@ -126,4 +129,33 @@ func TestPodRefusesAServiceAccountStyrminDidNotCreate(t *testing.T) {
 	pods, err := client.CoreV1().Pods("shop").List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, pods.Items, "no pod is created")
+}
+
+// actionPod is a pod of an earlier action run on hook step stepID of the
+// deployment whose id label is deployment, in phase.
+func actionPod(stepID int64, deployment string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: actions.PodName("shop-db", stepID), Namespace: "shop", Labels: map[string]string{
+			actions.ManagedByLabel: actions.ManagedBy, actions.RunLabel: strconv.FormatInt(stepID, 10),
+			"styrmin.io/installation": "INST", "styrmin.io/deployment": deployment,
+		}},
+		Status: corev1.PodStatus{Phase: phase},
+	}
+}
+
+// A worker that dies mid-run leaves its pod, which its deadline stops but
+// nothing deletes: the deployment's next run removes it, and leaves alone a
+// pod still running (another run's) and another deployment's.
+func TestARunRemovesTheEndedPodsOfEarlierRuns(t *testing.T) {
+	t.Parallel()
+	_, _, client := runOnFake(t, 0, "1m",
+		actionPod(5, "4", corev1.PodFailed), actionPod(6, "4", corev1.PodSucceeded),
+		actionPod(7, "4", corev1.PodRunning), actionPod(8, "5", corev1.PodFailed))
+	pods, err := client.CoreV1().Pods("shop").List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	var left []string
+	for _, p := range pods.Items {
+		left = append(left, p.Name)
+	}
+	require.ElementsMatch(t, []string{actions.PodName("shop-db", 7), actions.PodName("shop-db", 8)}, left)
 }
