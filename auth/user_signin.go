@@ -48,9 +48,12 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 		}
 		return User{}, err
 	}
-	hash := u.dummyHash // unknown usernames take as long to refuse as known ones
-	if known {
-		hash = row.PasswordHash
+	// Unknown usernames, and users of an identity provider (who have no
+	// password), take as long to refuse as known ones.
+	hash := u.dummyHash
+	local := known && row.PasswordHash != nil
+	if local {
+		hash = *row.PasswordHash
 	}
 	ok, err := u.hashes.Verify(ctx, hash, password)
 	if err != nil {
@@ -60,9 +63,13 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 		}
 		return User{}, fmt.Errorf("auth: sign in %s: %w", name, err)
 	}
-	if !known || !ok || row.Disabled {
+	if !local || !ok || row.Disabled {
 		u.refused("failed")
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "Wrong username or password, or the user is disabled.")
+	}
+	if u.localAdminsOnly && row.Role != Admin.String() {
+		u.refused("failed")
+		return User{}, styrmin.Errorf(styrmin.EFORBIDDEN, "Sign-in with a password is for admins only here; use single sign-on.")
 	}
 	if err := u.q.ClearSigninFailures(ctx, db.ClearSigninFailuresParams{Username: name, Address: address}); err != nil {
 		return User{}, fmt.Errorf("auth: clear sign-in failures: %w", err)

@@ -48,6 +48,7 @@ func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUser
 // UserStore is what the sign-in, account and users pages need from auth.Users.
 type UserStore interface {
 	signer
+	identitySigner
 	userAdmin
 	passwordChanger
 }
