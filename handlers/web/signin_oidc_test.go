@@ -140,7 +140,8 @@ func TestSingleSignOnCreatesTheUserAndFollowsTheirGroups(t *testing.T) {
 
 	// The role follows the groups at every sign-in; the user stays the same.
 	e.iss.SignInAs(ssotest.User{Subject: "sub-ada", Username: "ada", Groups: []string{"readers", "admins"}})
-	res, _ = e.signIn(t, browser(t))
+	adminBrowser := browser(t)
+	res, _ = e.signIn(t, adminBrowser)
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	again, err := e.Users.GetByUsername(ctx, "ada")
 	require.NoError(t, err)
@@ -157,6 +158,18 @@ func TestSingleSignOnCreatesTheUserAndFollowsTheirGroups(t *testing.T) {
 	bob2, err := e.Users.GetByUsername(ctx, "bob-2")
 	require.NoError(t, err)
 	require.Equal(t, auth.ReadOnly, bob2.Role)
+
+	// The users page says who signs in with single sign-on, and offers them no password reset.
+	_, page = e.get(t, adminBrowser, "/users")
+	doc, err = goquery.NewDocumentFromReader(strings.NewReader(page))
+	require.NoError(t, err)
+	for name, sso := range map[string]bool{"ada": true, "bob-2": true, "bob": false} {
+		row := doc.Find(`[data-testid="user-` + name + `"]`)
+		require.Equal(t, 1, row.Length(), name)
+		require.Equal(t, sso, row.Find(`[data-testid="user-sso"]`).Length() == 1, name)
+		require.Equal(t, sso, row.Find(`[data-testid="no-password"]`).Length() == 1, name)
+		require.Equal(t, !sso, row.Find(`input[name="password"]`).Length() == 1, name)
+	}
 }
 
 func TestSingleSignOnWithoutAMappedGroupIsRefused(t *testing.T) {
