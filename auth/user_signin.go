@@ -153,9 +153,13 @@ func (u *Users) ForgetOldFailures(ctx context.Context) error {
 // wrong) as a sign-in from address is. Every session of u ends, as with
 // SetPassword, and u's API tokens stay; the caller starts a new session for
 // the browser that asked.
-// Errors: EINVALID with the field at fault (current_password, password),
-// ETHROTTLED after too many wrong tries.
+// Errors: EINVALID with the field at fault (current_password, password) or
+// for a user of single sign-on (who has no password), ETHROTTLED after too
+// many wrong tries.
 func (u *Users) ChangeOwnPassword(ctx context.Context, user User, current, next, address string) (User, error) {
+	if user.Issuer != "" {
+		return User{}, styrmin.Errorf(styrmin.EINVALID, "You sign in with single sign-on and have no password here; change it at your identity provider.")
+	}
 	if err := CheckPassword(next); err != nil {
 		return User{}, err
 	}

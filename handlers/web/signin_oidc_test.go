@@ -328,4 +328,6 @@ func TestLocalSigninForAdminsOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.Users.SetPassword(ctx, u.ID, handlerstest.TestPassword, auth.KeepAPITokens)
 	require.ErrorContains(t, err, "single sign-on")
+	_, err = e.Users.ChangeOwnPassword(ctx, u, "", handlerstest.TestPassword, "127.0.0.1")
+	require.ErrorContains(t, err, "single sign-on")
 }
