@@ -13,9 +13,10 @@ TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 
 ## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
 ## Where packages cannot be installed, the cluster's node falls back to a simulated one and says why.
+## `make run OIDC=dex` also starts a local Dex and signs people in through it (README, Single sign-on).
 run:
 	-./scripts/ensure-node-packages
-	$(GO) run ./cmd/styrmin-dev run
+	STYRMIN_DEV_OIDC=$(OIDC) $(GO) run ./cmd/styrmin-dev run
 
 ## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
 ## Kubernetes and Chromium, which Go's test cache cannot see, so nothing is taken from it.
@@ -25,6 +26,7 @@ run:
 test: check-generated
 	./scripts/check-format
 	./scripts/ensure-chromium
+	./scripts/ensure-dex
 	./scripts/ensure-node-packages
 	$(GO) vet ./...
 	./scripts/test-race

@@ -33,6 +33,7 @@ import (
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/sso"
 	"github.com/styrmin/styrmin/webhooks"
 )
 
@@ -102,6 +103,11 @@ type Config struct {
 	// both empty, no link), and when it is https session cookies are always
 	// Secure.
 	ExternalURL *url.URL
+	// SSO, when set, is the OpenID Connect provider people sign in with;
+	// New reads its discovery document.
+	SSO *sso.Config
+	// LocalSignin says who may sign in with a password (default everyone).
+	LocalSignin auth.LocalSignin
 }
 
 // App is Styrmin built: what serve, worker and the tests use.
@@ -125,6 +131,8 @@ type App struct {
 	Users     *auth.Users
 	Sessions  *auth.Sessions
 	APITokens *auth.APITokens
+	// SSO is the OpenID Connect provider; nil without single sign-on.
+	SSO *sso.Provider
 	// Notifications keeps the caches of sessions, tokens and the catalogue
 	// current while Run runs.
 	Notifications *db.Listener
@@ -287,6 +295,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	if cfg.Metrics != nil {
 		usersOpts = append(slices.Clip(usersOpts), auth.WithSigninObserver(cfg.Metrics))
 	}
+	if cfg.LocalSignin != "" {
+		usersOpts = append(slices.Clip(usersOpts), auth.WithLocalSignin(cfg.LocalSignin))
+	}
 	users, err := auth.NewUsers(cfg.Pool, usersOpts...)
 	if err != nil {
 		return err
@@ -320,6 +331,12 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		cfg.Metrics.WatchCache("sessions", sessions.CacheStats)
 		cfg.Metrics.WatchCache("api_tokens", tokens.CacheStats)
 	}
+	if cfg.SSO != nil {
+		if a.SSO, err = sso.New(ctx, *cfg.SSO, cfg.Pool); err != nil {
+			return err
+		}
+		a.Deps.SSO = a.SSO
+	}
 	a.Handler = handlers.New(a.Deps)
 	return nil
 }
@@ -333,7 +350,7 @@ func (a *App) Run(ctx context.Context) error {
 	if a.Notifications != nil {
 		wg.Add(2)
 		go func() { defer wg.Done(); a.Notifications.Run(ctx) }()
-		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.Logger) }()
+		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.SSO, a.Logger) }()
 	}
 	var err error
 	if a.Worker != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/sso"
 )
 
 // runWorker works tasks until ctx ends, then drains them for up to drain.
@@ -31,8 +32,9 @@ func runWorker(ctx context.Context, worker *executor.Worker, drain time.Duration
 	return nil
 }
 
-// forgetStale deletes stale sign-in failures and dead sessions every hour until ctx ends.
-func forgetStale(ctx context.Context, users *auth.Users, sessions *auth.Sessions, logger *slog.Logger) {
+// forgetStale deletes stale sign-in failures, dead sessions and unfinished
+// single sign-ons (provider is nil without) every hour until ctx ends.
+func forgetStale(ctx context.Context, users *auth.Users, sessions *auth.Sessions, provider *sso.Provider, logger *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -45,6 +47,11 @@ func forgetStale(ctx context.Context, users *auth.Users, sessions *auth.Sessions
 			}
 			if err := sessions.DeleteDead(ctx); err != nil {
 				logger.Warn("delete dead sessions", "err", err)
+			}
+			if provider != nil {
+				if err := provider.ForgetExpired(ctx); err != nil {
+					logger.Warn("forget unfinished single sign-ons", "err", err)
+				}
 			}
 		}
 	}

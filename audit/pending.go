@@ -69,3 +69,17 @@ func with(detail map[string]string, key, value string) map[string]string {
 	out[key] = value
 	return out
 }
+
+// NameTarget names the target of ctx's pending entry, for a request that
+// learns it as it goes (a single sign-on learns who signs in from the
+// provider's answer), and adds detail to it.
+func NameTarget(ctx context.Context, name string, detail map[string]string) {
+	p, _ := ctx.Value(pendingKey{}).(*Pending)
+	if p == nil {
+		return
+	}
+	p.Entry.Target.Name = name
+	for k, v := range detail {
+		p.Entry.Detail = with(p.Entry.Detail, k, v)
+	}
+}

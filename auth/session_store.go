@@ -184,3 +184,28 @@ func cleanUserAgent(ua string) string {
 	}
 	return ua
 }
+
+// SetIDToken keeps with sess's server-side session the ID token it was
+// signed in with (OIDC), for the provider's end-session endpoint at sign-out.
+func (s *Sessions) SetIDToken(ctx context.Context, sess *Session, idToken string) error {
+	if err := s.q.SetSessionIDToken(ctx, db.SetSessionIDTokenParams{ID: sess.id, IDToken: &idToken}); err != nil {
+		return fmt.Errorf("auth: keep the session's ID token: %w", err)
+	}
+	return nil
+}
+
+// IDToken returns the ID token sess was signed in with; empty when it was
+// not signed in through OIDC or is no longer live.
+func (s *Sessions) IDToken(ctx context.Context, sess *Session) (string, error) {
+	if sess.token == "" {
+		return "", nil
+	}
+	hash := sha256.Sum256([]byte(sess.token))
+	token, err := s.q.GetSessionIDToken(ctx, hash[:])
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && token == nil) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("auth: read the session's ID token: %w", err)
+	}
+	return *token, nil
+}

@@ -23,6 +23,17 @@ type User struct {
 	Role      Role
 	Disabled  bool
 	CreatedAt time.Time
+	// Issuer is the identity provider the user signs in with (OIDC); empty
+	// for a local user, who has a password.
+	Issuer string
+}
+
+// Source says where the user signs in: "local" (a password) or "oidc".
+func (u User) Source() string {
+	if u.Issuer != "" {
+		return "oidc"
+	}
+	return "local"
 }
 
 // Users stores users in PostgreSQL and checks their passwords.
@@ -40,6 +51,9 @@ type Users struct {
 	caches []*credentialCache
 	// signins hears of refused sign-ins; nil hears nothing.
 	signins SigninObserver
+	// localAdminsOnly refuses password sign-in to everyone but admins
+	// (WithLocalSignin).
+	localAdminsOnly bool
 }
 
 // SigninObserver hears of refused sign-ins (metrics.Metrics).
@@ -54,8 +68,37 @@ type UsersOption func(*usersConfig)
 
 // usersConfig is what the options of NewUsers set.
 type usersConfig struct {
-	argon2  Argon2Params
-	signins SigninObserver
+	argon2          Argon2Params
+	signins         SigninObserver
+	localAdminsOnly bool
+}
+
+// LocalSignin says who may sign in with a password.
+type LocalSignin string
+
+// Who may sign in with a password (--local-sign-in).
+const (
+	// LocalSigninAll lets every local user sign in with their password.
+	LocalSigninAll LocalSignin = "all"
+	// LocalSigninAdminsOnly keeps password sign-in for admins, the
+	// break-glass accounts of a server whose people sign in with OIDC.
+	LocalSigninAdminsOnly LocalSignin = "admins-only"
+)
+
+// ParseLocalSignin reads a --local-sign-in setting; empty is LocalSigninAll.
+func ParseLocalSignin(s string) (LocalSignin, error) {
+	switch LocalSignin(s) {
+	case "", LocalSigninAll:
+		return LocalSigninAll, nil
+	case LocalSigninAdminsOnly:
+		return LocalSigninAdminsOnly, nil
+	}
+	return "", fmt.Errorf("auth: local sign-in %q: use %q or %q", s, LocalSigninAll, LocalSigninAdminsOnly)
+}
+
+// WithLocalSignin sets who may sign in with a password (default everyone).
+func WithLocalSignin(who LocalSignin) UsersOption {
+	return func(c *usersConfig) { c.localAdminsOnly = who == LocalSigninAdminsOnly }
 }
 
 // WithSigninObserver has obs hear of every refused sign-in.
@@ -79,7 +122,8 @@ func NewUsers(pool *pgxpool.Pool, opts ...UsersOption) (*Users, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(cfg.argon2), dummyHash: dummy, signins: cfg.signins}, nil
+	return &Users{pool: pool, q: db.New(pool), now: time.Now, hashes: newHashGate(cfg.argon2), dummyHash: dummy, signins: cfg.signins,
+		localAdminsOnly: cfg.localAdminsOnly}, nil
 }
 
 // InformSessions has every change to a user (disabled, new password, new
@@ -144,7 +188,7 @@ func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	row, err := u.q.CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: hash, Role: nu.Role.String()})
+	row, err := u.q.CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: &hash, Role: nu.Role.String()})
 	if isUniqueViolation(err) {
 		return User{}, &styrmin.Error{
 			Code:    styrmin.ECONFLICT,
@@ -247,9 +291,12 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string, toke
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
 	q := u.q.WithTx(tx)
-	row, err := q.SetUserPassword(ctx, db.SetUserPasswordParams{ID: id, PasswordHash: hash})
+	row, err := q.SetUserPassword(ctx, db.SetUserPasswordParams{ID: id, PasswordHash: &hash})
+	var pgErr *pgconn.PgError
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no user with id %d.", id)
+	} else if errors.As(err, &pgErr) && pgErr.ConstraintName == "users_identity_check" {
+		return User{}, styrmin.Errorf(styrmin.EINVALID, "User %d signs in with single sign-on and has no password here.", id)
 	} else if err != nil {
 		return User{}, fmt.Errorf("auth: set password of user %d: %w", id, err)
 	}
@@ -332,7 +379,11 @@ func userFromRow(r db.User) User {
 	if err != nil {
 		role = Anonymous // the table's CHECK constraint makes this unreachable
 	}
-	return User{ID: r.ID, Username: r.Username, Role: role, Disabled: r.Disabled, CreatedAt: r.CreatedAt}
+	u := User{ID: r.ID, Username: r.Username, Role: role, Disabled: r.Disabled, CreatedAt: r.CreatedAt}
+	if r.OidcIssuer != nil {
+		u.Issuer = *r.OidcIssuer
+	}
+	return u
 }
 
 func isUniqueViolation(err error) bool {

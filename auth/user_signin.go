@@ -48,9 +48,12 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 		}
 		return User{}, err
 	}
-	hash := u.dummyHash // unknown usernames take as long to refuse as known ones
-	if known {
-		hash = row.PasswordHash
+	// Unknown usernames, and users of an identity provider (who have no
+	// password), take as long to refuse as known ones.
+	hash := u.dummyHash
+	local := known && row.PasswordHash != nil
+	if local {
+		hash = *row.PasswordHash
 	}
 	ok, err := u.hashes.Verify(ctx, hash, password)
 	if err != nil {
@@ -60,9 +63,13 @@ func (u *Users) SignIn(ctx context.Context, username, password, address string) 
 		}
 		return User{}, fmt.Errorf("auth: sign in %s: %w", name, err)
 	}
-	if !known || !ok || row.Disabled {
+	if !local || !ok || row.Disabled {
 		u.refused("failed")
 		return User{}, styrmin.Errorf(styrmin.EUNAUTHORIZED, "Wrong username or password, or the user is disabled.")
+	}
+	if u.localAdminsOnly && row.Role != Admin.String() {
+		u.refused("failed")
+		return User{}, styrmin.Errorf(styrmin.EFORBIDDEN, "Sign-in with a password is for admins only here; use single sign-on.")
 	}
 	if err := u.q.ClearSigninFailures(ctx, db.ClearSigninFailuresParams{Username: name, Address: address}); err != nil {
 		return User{}, fmt.Errorf("auth: clear sign-in failures: %w", err)
@@ -146,9 +153,13 @@ func (u *Users) ForgetOldFailures(ctx context.Context) error {
 // wrong) as a sign-in from address is. Every session of u ends, as with
 // SetPassword, and u's API tokens stay; the caller starts a new session for
 // the browser that asked.
-// Errors: EINVALID with the field at fault (current_password, password),
-// ETHROTTLED after too many wrong tries.
+// Errors: EINVALID with the field at fault (current_password, password) or
+// for a user of single sign-on (who has no password), ETHROTTLED after too
+// many wrong tries.
 func (u *Users) ChangeOwnPassword(ctx context.Context, user User, current, next, address string) (User, error) {
+	if user.Issuer != "" {
+		return User{}, styrmin.Errorf(styrmin.EINVALID, "You sign in with single sign-on and have no password here; change it at your identity provider.")
+	}
 	if err := CheckPassword(next); err != nil {
 		return User{}, err
 	}

@@ -89,7 +89,7 @@ func (q *Queries) GetAPIToken(ctx context.Context, id int64) (ApiToken, error) {
 }
 
 const getLiveAPIToken = `-- name: GetLiveAPIToken :one
-SELECT api_tokens.id, api_tokens.token_hash, api_tokens.user_id, api_tokens.name, api_tokens.created_at, api_tokens.expires_at, api_tokens.last_used_at, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at
+SELECT api_tokens.id, api_tokens.token_hash, api_tokens.user_id, api_tokens.name, api_tokens.created_at, api_tokens.expires_at, api_tokens.last_used_at, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at, users.oidc_issuer, users.oidc_subject
 FROM api_tokens JOIN users ON users.id = api_tokens.user_id
 WHERE api_tokens.token_hash = $1
   AND (api_tokens.expires_at IS NULL OR api_tokens.expires_at > $2::timestamptz)
@@ -126,6 +126,8 @@ func (q *Queries) GetLiveAPIToken(ctx context.Context, arg GetLiveAPITokenParams
 		&i.User.Disabled,
 		&i.User.CreatedAt,
 		&i.User.UpdatedAt,
+		&i.User.OidcIssuer,
+		&i.User.OidcSubject,
 	)
 	return i, err
 }

@@ -56,7 +56,7 @@ func TestListenerReconnects(t *testing.T) {
 	<-l.Ready()
 
 	q := db.New(pool)
-	_, err := q.CreateUser(ctx, db.CreateUserParams{Username: "alice", PasswordHash: "x", Role: "operator"})
+	_, err := q.CreateUser(ctx, db.CreateUserParams{Username: "alice", PasswordHash: new("x"), Role: "operator"})
 	require.NoError(t, err)
 	u, err := q.SetUserRole(ctx, db.SetUserRoleParams{ID: 1, Role: "admin"})
 	require.NoError(t, err)

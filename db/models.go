@@ -100,6 +100,15 @@ type NamespacePolicy struct {
 	UpdatedAt        time.Time
 }
 
+type OidcLogin struct {
+	StateHash    []byte
+	BrowserHash  []byte
+	Nonce        string
+	CodeVerifier string
+	Next         string
+	ExpiresAt    time.Time
+}
+
 type Revision struct {
 	DeploymentID  int64
 	Revision      int32
@@ -120,6 +129,7 @@ type Session struct {
 	ExpiresAt  time.Time
 	UserAgent  string
 	Address    string
+	IDToken    *string
 }
 
 type Setting struct {
@@ -180,11 +190,13 @@ type Task struct {
 type User struct {
 	ID           int64
 	Username     string
-	PasswordHash string
+	PasswordHash *string
 	Role         string
 	Disabled     bool
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	OidcIssuer   *string
+	OidcSubject  *string
 }
 
 type Webhook struct {

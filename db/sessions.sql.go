@@ -90,7 +90,7 @@ func (q *Queries) DeleteUserSessions(ctx context.Context, userID int64) error {
 }
 
 const getLiveSession = `-- name: GetLiveSession :one
-SELECT sessions.id, sessions.token_hash, sessions.user_id, sessions.created_at, sessions.last_seen_at, sessions.expires_at, sessions.user_agent, sessions.address, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at
+SELECT sessions.id, sessions.token_hash, sessions.user_id, sessions.created_at, sessions.last_seen_at, sessions.expires_at, sessions.user_agent, sessions.address, sessions.id_token, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at, users.oidc_issuer, users.oidc_subject
 FROM sessions JOIN users ON users.id = sessions.user_id
 WHERE sessions.token_hash = $1
   AND sessions.last_seen_at > $2
@@ -123,6 +123,7 @@ func (q *Queries) GetLiveSession(ctx context.Context, arg GetLiveSessionParams) 
 		&i.Session.ExpiresAt,
 		&i.Session.UserAgent,
 		&i.Session.Address,
+		&i.Session.IDToken,
 		&i.User.ID,
 		&i.User.Username,
 		&i.User.PasswordHash,
@@ -130,12 +131,25 @@ func (q *Queries) GetLiveSession(ctx context.Context, arg GetLiveSessionParams) 
 		&i.User.Disabled,
 		&i.User.CreatedAt,
 		&i.User.UpdatedAt,
+		&i.User.OidcIssuer,
+		&i.User.OidcSubject,
 	)
 	return i, err
 }
 
+const getSessionIDToken = `-- name: GetSessionIDToken :one
+SELECT id_token FROM sessions WHERE token_hash = $1
+`
+
+func (q *Queries) GetSessionIDToken(ctx context.Context, tokenHash []byte) (*string, error) {
+	row := q.db.QueryRow(ctx, getSessionIDToken, tokenHash)
+	var id_token *string
+	err := row.Scan(&id_token)
+	return id_token, err
+}
+
 const listUserSessions = `-- name: ListUserSessions :many
-SELECT id, token_hash, user_id, created_at, last_seen_at, expires_at, user_agent, address FROM sessions
+SELECT id, token_hash, user_id, created_at, last_seen_at, expires_at, user_agent, address, id_token FROM sessions
 WHERE user_id = $1 AND last_seen_at > $2 AND expires_at > $3
 ORDER BY last_seen_at DESC, id DESC
 `
@@ -165,6 +179,7 @@ func (q *Queries) ListUserSessions(ctx context.Context, arg ListUserSessionsPara
 			&i.ExpiresAt,
 			&i.UserAgent,
 			&i.Address,
+			&i.IDToken,
 		); err != nil {
 			return nil, err
 		}
@@ -174,6 +189,20 @@ func (q *Queries) ListUserSessions(ctx context.Context, arg ListUserSessionsPara
 		return nil, err
 	}
 	return items, nil
+}
+
+const setSessionIDToken = `-- name: SetSessionIDToken :exec
+UPDATE sessions SET id_token = $1 WHERE id = $2
+`
+
+type SetSessionIDTokenParams struct {
+	IDToken *string
+	ID      int64
+}
+
+func (q *Queries) SetSessionIDToken(ctx context.Context, arg SetSessionIDTokenParams) error {
+	_, err := q.db.Exec(ctx, setSessionIDToken, arg.IDToken, arg.ID)
+	return err
 }
 
 const touchSession = `-- name: TouchSession :exec

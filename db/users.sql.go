@@ -31,15 +31,51 @@ func (q *Queries) CountUsers(ctx context.Context) (int64, error) {
 	return count, err
 }
 
+const createIdentityUser = `-- name: CreateIdentityUser :one
+INSERT INTO users (username, role, oidc_issuer, oidc_subject)
+VALUES ($1, $2, $3, $4)
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject
+`
+
+type CreateIdentityUserParams struct {
+	Username string
+	Role     string
+	Issuer   *string
+	Subject  *string
+}
+
+// CreateIdentityUser adds a user of an identity provider, who has no password.
+func (q *Queries) CreateIdentityUser(ctx context.Context, arg CreateIdentityUserParams) (User, error) {
+	row := q.db.QueryRow(ctx, createIdentityUser,
+		arg.Username,
+		arg.Role,
+		arg.Issuer,
+		arg.Subject,
+	)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Username,
+		&i.PasswordHash,
+		&i.Role,
+		&i.Disabled,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
+	)
+	return i, err
+}
+
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (username, password_hash, role)
 VALUES ($1, $2, $3)
-RETURNING id, username, password_hash, role, disabled, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject
 `
 
 type CreateUserParams struct {
 	Username     string
-	PasswordHash string
+	PasswordHash *string
 	Role         string
 }
 
@@ -54,12 +90,14 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }
 
 const getUserByID = `-- name: GetUserByID :one
-SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users WHERE id = $1
+SELECT id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject FROM users WHERE id = $1
 `
 
 func (q *Queries) GetUserByID(ctx context.Context, id int64) (User, error) {
@@ -73,12 +111,40 @@ func (q *Queries) GetUserByID(ctx context.Context, id int64) (User, error) {
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
+	)
+	return i, err
+}
+
+const getUserByIdentity = `-- name: GetUserByIdentity :one
+SELECT id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2
+`
+
+type GetUserByIdentityParams struct {
+	Issuer  *string
+	Subject *string
+}
+
+func (q *Queries) GetUserByIdentity(ctx context.Context, arg GetUserByIdentityParams) (User, error) {
+	row := q.db.QueryRow(ctx, getUserByIdentity, arg.Issuer, arg.Subject)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Username,
+		&i.PasswordHash,
+		&i.Role,
+		&i.Disabled,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }
 
 const getUserByUsername = `-- name: GetUserByUsername :one
-SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users WHERE username = $1
+SELECT id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject FROM users WHERE username = $1
 `
 
 func (q *Queries) GetUserByUsername(ctx context.Context, username string) (User, error) {
@@ -92,12 +158,14 @@ func (q *Queries) GetUserByUsername(ctx context.Context, username string) (User,
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }
 
 const listUsers = `-- name: ListUsers :many
-SELECT id, username, password_hash, role, disabled, created_at, updated_at FROM users ORDER BY username
+SELECT id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject FROM users ORDER BY username
 `
 
 func (q *Queries) ListUsers(ctx context.Context) ([]User, error) {
@@ -117,6 +185,8 @@ func (q *Queries) ListUsers(ctx context.Context) ([]User, error) {
 			&i.Disabled,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.OidcIssuer,
+			&i.OidcSubject,
 		); err != nil {
 			return nil, err
 		}
@@ -142,7 +212,7 @@ const setUserDisabled = `-- name: SetUserDisabled :one
 UPDATE users
 SET disabled = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject
 `
 
 type SetUserDisabledParams struct {
@@ -161,6 +231,8 @@ func (q *Queries) SetUserDisabled(ctx context.Context, arg SetUserDisabledParams
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }
@@ -169,11 +241,11 @@ const setUserPassword = `-- name: SetUserPassword :one
 UPDATE users
 SET password_hash = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject
 `
 
 type SetUserPasswordParams struct {
-	PasswordHash string
+	PasswordHash *string
 	ID           int64
 }
 
@@ -188,6 +260,8 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }
@@ -196,7 +270,7 @@ const setUserRole = `-- name: SetUserRole :one
 UPDATE users
 SET role = $1, updated_at = now()
 WHERE id = $2
-RETURNING id, username, password_hash, role, disabled, created_at, updated_at
+RETURNING id, username, password_hash, role, disabled, created_at, updated_at, oidc_issuer, oidc_subject
 `
 
 type SetUserRoleParams struct {
@@ -215,6 +289,8 @@ func (q *Queries) SetUserRole(ctx context.Context, arg SetUserRoleParams) (User,
 		&i.Disabled,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.OidcIssuer,
+		&i.OidcSubject,
 	)
 	return i, err
 }

@@ -53,7 +53,9 @@ func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger)
 			}
 			e := p.Entry
 			e.Actor = actorOf(c)
-			e.Target.Name = targetName(c, ch)
+			if name := targetName(c, ch); name != "" {
+				e.Target.Name = name
+			}
 			e.Outcome, e.Reason = outcomeOf(c, err, least, e.Actor)
 			if ch.action == "signin" && e.Actor.Via == audit.ViaNone {
 				e.Actor.Name = e.Target.Name

@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/sso"
 )
 
 // entriesSince returns the audit entries recorded after the entry with id
@@ -44,7 +45,8 @@ func newestID(t *testing.T, log *audit.Store) int64 {
 
 // TestEveryStateChangeLeavesOneAuditEntry walks the permission table: every
 // line that changes state (every method but GET: pages, API and action
-// primitives alike) names its audit action, and a request to it by a
+// primitives alike; and the single sign-on's callback, a GET because the
+// provider redirects to it, which signs in) names its audit action, and a request to it by a
 // read-only user (a session, or for the API their token) leaves exactly one
 // entry with that action, refused where the role or the credential does not
 // allow it.
@@ -62,7 +64,7 @@ func TestEveryStateChangeLeavesOneAuditEntry(t *testing.T) {
 	walked := 0
 	for _, line := range table {
 		key := line.Method + " " + line.Path
-		if line.Method == http.MethodGet {
+		if line.Method == http.MethodGet && line.Path != sso.CallbackPath {
 			require.Empty(t, line.Change, "%s changes nothing: it has no audit action", key)
 			continue
 		}

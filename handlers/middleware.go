@@ -21,19 +21,32 @@ import (
 )
 
 // contentSecurityPolicy allows only this server's own scripts, styles and
-// images: no inline script, no eval, no framing.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// images: no inline script, no eval, no framing. Forms post to this server,
+// and to formOrigin when it is set: the single sign-on provider's end-session
+// endpoint, where the sign-out form's answer redirects (browsers apply
+// form-action to a form's redirects too).
+func contentSecurityPolicy(formOrigin string) string {
+	formAction := "'self'"
+	if formOrigin != "" {
+		formAction += " " + formOrigin
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors 'none'"
+}
 
-// securityHeaders sets the headers every response carries.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "same-origin")
-		return next(c)
+// securityHeaders sets the headers every response carries; formOrigin is
+// contentSecurityPolicy's.
+func securityHeaders(formOrigin string) echo.MiddlewareFunc {
+	csp := contentSecurityPolicy(formOrigin)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("Content-Security-Policy", csp)
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Referrer-Policy", "same-origin")
+			return next(c)
+		}
 	}
 }
 

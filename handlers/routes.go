@@ -12,6 +12,7 @@ import (
 	"github.com/styrmin/styrmin/handlers/action"
 	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/web"
+	"github.com/styrmin/styrmin/sso"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -61,9 +62,12 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/static/*", least: auth.Anonymous, handler: web.StaticFiles(), bare: true},
 		{method: http.MethodGet, path: action.Prefix + "openapi.json", least: auth.Anonymous, handler: action.Document(), bare: true},
 
-		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: web.SigninShow()},
-		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions), change: change{action: "signin", target: audit.TargetUser, form: "username"}},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions), change: changes("signout", audit.TargetSession)},
+		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: web.SigninShow(d.SSO)},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions, d.SSO), change: change{action: "signin", target: audit.TargetUser, form: "username"}},
+		{method: http.MethodGet, path: sso.StartPath, least: auth.Anonymous, handler: web.SigninOIDCStart(d.SSO)},
+		// The provider's answer is a GET that signs in: the one GET with an audit action.
+		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes("signin", audit.TargetUser)},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes("signout", audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: web.SessionList(d.Sessions)},
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions), change: changes("session.end", audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordShow()},

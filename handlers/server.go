@@ -33,6 +33,9 @@ type Deps struct {
 	Sessions *auth.Sessions
 	// Users stores users and checks their passwords.
 	Users web.UserStore
+	// SSO is the OpenID Connect provider people sign in through
+	// (sso.Provider); nil without single sign-on.
+	SSO web.SingleSignOn
 	// Ready lists what /readyz checks: the database, the cluster, ...
 	Ready []ReadyCheck
 	// Drivers is the driver catalogue (catalog.Catalog).
@@ -138,7 +141,11 @@ func New(d Deps) *echo.Echo {
 	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", web.MaxUploadMiB+1))
 	// checkInput follows the body limit (it reads URL-encoded forms) and comes
 	// before the session, whose lookup is the first to reach PostgreSQL.
-	e.Use(observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders, hsts, bodyLimit, checkInput,
+	formOrigin := ""
+	if d.SSO != nil {
+		formOrigin = d.SSO.EndSessionOrigin()
+	}
+	e.Use(observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders(formOrigin), hsts, bodyLimit, checkInput,
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc

@@ -34,3 +34,9 @@ DELETE FROM sessions WHERE user_id = @user_id;
 
 -- name: DeleteDeadSessions :exec
 DELETE FROM sessions WHERE last_seen_at <= @idle_since OR expires_at <= @now;
+
+-- name: SetSessionIDToken :exec
+UPDATE sessions SET id_token = @id_token WHERE id = @id;
+
+-- name: GetSessionIDToken :one
+SELECT id_token FROM sessions WHERE token_hash = @token_hash;

@@ -39,3 +39,12 @@ RETURNING *;
 -- name: LockUsers :exec
 -- LockUsers serialises changes that must keep at least one active admin.
 LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;
+
+-- name: GetUserByIdentity :one
+SELECT * FROM users WHERE oidc_issuer = @issuer AND oidc_subject = @subject;
+
+-- name: CreateIdentityUser :one
+-- CreateIdentityUser adds a user of an identity provider, who has no password.
+INSERT INTO users (username, role, oidc_issuer, oidc_subject)
+VALUES (@username, @role, @issuer, @subject)
+RETURNING *;

@@ -30,6 +30,7 @@ import (
 	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/sso"
 )
 
 // Options say which Styrmin a test needs; the zero value is one with no
@@ -68,6 +69,14 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// ExternalURL is the URL users reach the app at (app.Config.ExternalURL).
 	ExternalURL *url.URL
+	// SSO is the OpenID Connect provider people sign in with; an empty
+	// RedirectURL or PostLogoutURL is filled in under the server's URL.
+	SSO *sso.Config
+	// Listener, when set, is where the server listens (a test that must
+	// know the server's URL before it builds it); empty, a new loopback port.
+	Listener net.Listener
+	// LocalSignin says who may sign in with a password (app.Config.LocalSignin).
+	LocalSignin auth.LocalSignin
 }
 
 // WorkerOptions are the executor's options of the tests' workers:
@@ -105,12 +114,15 @@ func New(t testing.TB, opts Options) *Env {
 	t.Cleanup(pool.Close)
 	var ln net.Listener
 	if !opts.NoServer {
-		host := "127.0.0.1"
-		if opts.ActionImage != "" {
-			host = kubetest.HostForPods(t, opts.Kubeconfig)
+		ln = opts.Listener
+		if ln == nil {
+			host := "127.0.0.1"
+			if opts.ActionImage != "" {
+				host = kubetest.HostForPods(t, opts.Kubeconfig)
+			}
+			ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+			require.NoError(t, err)
 		}
-		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
-		require.NoError(t, err)
 		t.Cleanup(func() { ln.Close() }) // unless the server took it over
 		env.URL = "http://" + ln.Addr().String()
 	}
@@ -142,7 +154,17 @@ func config(t testing.TB, opts Options, pool *pgxpool.Pool, env *Env) app.Config
 		NoCluster: opts.Kubeconfig == "" && opts.Cluster == nil,
 		Executor:  opts.Executor, Work: opts.Work, Drain: 30 * time.Second,
 		Serve: true, SessionKey: SessionKey, UsersOptions: []auth.UsersOption{auth.WithArgon2(auth.CheapArgon2())},
-		Metrics: opts.Metrics, ExternalURL: opts.ExternalURL,
+		Metrics: opts.Metrics, ExternalURL: opts.ExternalURL, LocalSignin: opts.LocalSignin,
+	}
+	if opts.SSO != nil {
+		c := *opts.SSO
+		if c.RedirectURL == "" {
+			c.RedirectURL = env.URL + sso.CallbackPath
+		}
+		if c.PostLogoutURL == "" {
+			c.PostLogoutURL = env.URL + "/signin"
+		}
+		cfg.SSO = &c
 	}
 	if cfg.Executor == (executor.Options{}) {
 		cfg.Executor = WorkerOptions

@@ -12,6 +12,9 @@
 // Without STYRMIN_SECRET_KEY (or _FILE) it generates a key for secret
 // parameters in .dev/secret-key on first use and passes its path.
 //
+// With STYRMIN_DEV_OIDC=dex (`make run OIDC=dex`) it builds and starts Dex
+// with tools/dex/dev-config.yaml and has the server sign people in through it.
+//
 // Without KUBECONFIG it starts (or reuses) the local Kubernetes cluster in
 // .cluster (see devcluster; built on first use) and passes .cluster/kubeconfig
 // to the server; it stops the cluster on exit if it started it.
@@ -79,6 +82,18 @@ func run(ctx context.Context, serveArgs []string) error {
 		}
 		defer stopCluster()
 		env = append(env, "KUBECONFIG="+kubeconfig)
+	}
+	switch os.Getenv("STYRMIN_DEV_OIDC") {
+	case "":
+	case "dex":
+		settings, stopDex, err := startDex(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer stopDex()
+		env = append(env, settings...)
+	default:
+		return fmt.Errorf("STYRMIN_DEV_OIDC=%q: the one provider make run can start is dex", os.Getenv("STYRMIN_DEV_OIDC"))
 	}
 	bin := filepath.Join(root, ".dev", "bin", "styrmin")
 	fmt.Fprintln(os.Stderr, "styrmin-dev: building", bin)

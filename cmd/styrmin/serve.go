@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/app"
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/handlers"
 )
@@ -41,6 +42,8 @@ type serveConfig struct {
 	metricsAddr string
 	// trustedProxies are the CIDRs whose forwarding headers are believed.
 	trustedProxies string
+	// sso is single sign-on's and password sign-in's configuration.
+	sso ssoConfig
 }
 
 // connLimits bounds what one client connection may hold of the server.
@@ -105,6 +108,7 @@ func newServeCmd() *cobra.Command {
 	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9090")
 	f.StringVar(&cfg.trustedProxies, "trusted-proxies", os.Getenv("STYRMIN_TRUSTED_PROXIES"),
 		"comma-separated CIDRs of the reverse proxies in front of the server, whose X-Forwarded-For and X-Forwarded-Proto are believed (env STYRMIN_TRUSTED_PROXIES)")
+	addSSOFlags(cmd, &cfg.sso)
 	return cmd
 }
 
@@ -150,6 +154,12 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	}
 	appCfg.Serve, appCfg.SessionKey, appCfg.Metrics = true, cfg.sessionKey, m
 	appCfg.TrustedProxies = proxies
+	if appCfg.SSO, err = cfg.sso.config(appCfg.ExternalURL, cfg.deploy.apiURL); err != nil {
+		return err
+	}
+	if appCfg.LocalSignin, err = auth.ParseLocalSignin(cfg.sso.localSignin); err != nil {
+		return fmt.Errorf("--local-sign-in (STYRMIN_LOCAL_SIGN_IN): %w", err)
+	}
 	a, err := app.New(ctx, appCfg)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 // the secret out of every process's environment.
 var secretVars = []string{
 	"STYRMIN_DATABASE_URL", "STYRMIN_SESSION_KEY", "STYRMIN_SECRET_KEY",
-	"STYRMIN_PREVIOUS_SECRET_KEYS", "STYRMIN_ADMIN_PASSWORD",
+	"STYRMIN_PREVIOUS_SECRET_KEYS", "STYRMIN_ADMIN_PASSWORD", "STYRMIN_OIDC_CLIENT_SECRET",
 }
 
 // shield keeps a server's secrets from the processes it starts once its flags

@@ -14,7 +14,7 @@ func TestNewGivesEachTestItsOwnMigratedDatabase(t *testing.T) {
 	ctx := context.Background()
 	first, second := dbtest.New(t), dbtest.New(t)
 
-	_, err := db.New(first).CreateUser(ctx, db.CreateUserParams{Username: "alice", PasswordHash: "x", Role: "admin"})
+	_, err := db.New(first).CreateUser(ctx, db.CreateUserParams{Username: "alice", PasswordHash: new("x"), Role: "admin"})
 	require.NoError(t, err)
 
 	n, err := db.New(first).CountUsers(ctx)

@@ -139,7 +139,7 @@ func roleOf(r oapi.Role) (auth.Role, error) {
 }
 
 func apiUserOf(u auth.User) oapi.User {
-	return oapi.User{Id: u.ID, Username: u.Username, Role: oapi.Role(u.Role.String()), Disabled: u.Disabled, CreatedAt: u.CreatedAt}
+	return oapi.User{Id: u.ID, Username: u.Username, Role: oapi.Role(u.Role.String()), Disabled: u.Disabled, CreatedAt: u.CreatedAt, Source: oapi.UserSource(u.Source())}
 }
 
 func apiTokenOf(t auth.APIToken) oapi.APIToken {

@@ -23,17 +23,18 @@ type sessionStarter interface {
 }
 
 // SigninSubmit signs the user in and sends them where they were going; wrong
-// credentials and throttled attempts come back to the form with the reason.
-func SigninSubmit(users signer, sessions sessionStarter) echo.HandlerFunc {
+// credentials, throttled attempts and users who must use single sign-on come
+// back to the form with the reason.
+func SigninSubmit(users signer, sessions sessionStarter, provider SingleSignOn) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		username, next := c.FormValue("username"), safeNext(c.FormValue("next"))
 		u, err := users.SignIn(c.Request().Context(), username, c.FormValue("password"), c.RealIP())
 		switch code := styrmin.ErrorCode(err); code {
 		case "":
-		case styrmin.EUNAUTHORIZED, styrmin.ETHROTTLED:
-			return render(c, httpx.Status(code), views.SigninPage(views.SigninProps{
-				Page: page(c, "Sign in", ""), Username: username, Next: next, Error: styrmin.ErrorMessage(err),
-			}))
+		case styrmin.EUNAUTHORIZED, styrmin.ETHROTTLED, styrmin.EFORBIDDEN:
+			p := signinProps(c, provider, next)
+			p.Username, p.Error = username, styrmin.ErrorMessage(err)
+			return render(c, httpx.Status(code), views.SigninPage(p))
 		default:
 			return err
 		}

@@ -39,7 +39,7 @@ func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUser
 	for _, u := range list {
 		rows = append(rows, views.UserRow{
 			ID: u.ID, Username: u.Username, Role: u.Role.String(), Disabled: u.Disabled,
-			CreatedAt: u.CreatedAt, Self: me != nil && me.ID == u.ID,
+			CreatedAt: u.CreatedAt, Self: me != nil && me.ID == u.ID, SSO: u.Source() == "oidc",
 		})
 	}
 	return render(c, status, views.UsersPage(views.UsersProps{Page: page(c, "Users", views.NavUsers), Users: rows, Form: form}))
@@ -48,6 +48,7 @@ func renderUsers(c echo.Context, users userAdmin, status int, form views.NewUser
 // UserStore is what the sign-in, account and users pages need from auth.Users.
 type UserStore interface {
 	signer
+	identitySigner
 	userAdmin
 	passwordChanger
 }

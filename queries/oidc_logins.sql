@@ -1,0 +1,11 @@
+-- name: CreateOIDCLogin :exec
+INSERT INTO oidc_logins (state_hash, browser_hash, nonce, code_verifier, next, expires_at)
+VALUES (@state_hash, @browser_hash, @nonce, @code_verifier, @next, @expires_at);
+
+-- name: TakeOIDCLogin :one
+-- TakeOIDCLogin deletes the sign-in under way with state_hash and returns it:
+-- a state is good for one answer of the provider, however many arrive.
+DELETE FROM oidc_logins WHERE state_hash = @state_hash RETURNING *;
+
+-- name: DeleteExpiredOIDCLogins :exec
+DELETE FROM oidc_logins WHERE expires_at <= @now;

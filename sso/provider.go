@@ -1,0 +1,251 @@
+package sso
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/oauth2"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+)
+
+// LoginLifetime is how long a sign-in may take at the provider: a state
+// older than this is refused.
+const LoginLifetime = 10 * time.Minute
+
+// requestTimeout bounds each call to the provider (discovery, keys, token).
+const requestTimeout = 15 * time.Second
+
+// Provider is Styrmin's client of one OpenID Connect provider.
+type Provider struct {
+	cfg      Config
+	oauth    oauth2.Config
+	verifier *oidc.IDTokenVerifier
+	// endSession is the provider's end_session_endpoint; empty when it has none.
+	endSession string
+	client     *http.Client
+	q          *db.Queries
+	now        func() time.Time
+}
+
+// New reads the provider's discovery document (which must name cfg.Issuer
+// exactly) and returns the client of it; the sign-ins under way are kept on conn.
+func New(ctx context.Context, cfg Config, conn db.DBTX) (*Provider, error) {
+	switch {
+	case cfg.Issuer == "":
+		return nil, errors.New("sso: the issuer URL is empty (--oidc-issuer)")
+	case cfg.ClientID == "":
+		return nil, errors.New("sso: the client id is empty (--oidc-client-id)")
+	case cfg.RedirectURL == "":
+		return nil, errors.New("sso: the redirect URL is empty: set --oidc-redirect-url or --external-url")
+	case len(cfg.Roles) == 0:
+		return nil, errors.New("sso: no group maps to a role (--oidc-role-groups)")
+	}
+	if cfg.GroupsClaim == "" {
+		cfg.GroupsClaim = "groups"
+	}
+	if cfg.Name == "" {
+		cfg.Name = "single sign-on"
+	}
+	client := &http.Client{Timeout: requestTimeout}
+	discovery, err := oidc.NewProvider(oidc.ClientContext(ctx, client), cfg.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("sso: discover %s: %w", cfg.Issuer, err)
+	}
+	var extra struct {
+		EndSession string `json:"end_session_endpoint"`
+	}
+	if err := discovery.Claims(&extra); err != nil {
+		return nil, fmt.Errorf("sso: discovery document of %s: %w", cfg.Issuer, err)
+	}
+	return &Provider{
+		cfg: cfg,
+		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: discovery.Endpoint(),
+			RedirectURL: cfg.RedirectURL, Scopes: cfg.scopes()},
+		verifier:   discovery.VerifierContext(oidc.ClientContext(context.WithoutCancel(ctx), client), &oidc.Config{ClientID: cfg.ClientID}),
+		endSession: extra.EndSession,
+		client:     client,
+		q:          db.New(conn),
+		now:        time.Now,
+	}, nil
+}
+
+// Name is the provider's name on the sign-in page.
+func (p *Provider) Name() string { return p.cfg.Name }
+
+// Begin starts a sign-in for the browser whose CSRF token is browser, to go
+// on to next afterwards: it keeps a new state, nonce and PKCE verifier and
+// returns the provider's URL to send the browser to.
+func (p *Provider) Begin(ctx context.Context, browser, next string) (string, error) {
+	state, nonce, verifier := rand.Text(), rand.Text(), oauth2.GenerateVerifier()
+	err := p.q.CreateOIDCLogin(ctx, db.CreateOIDCLoginParams{
+		StateHash: hash(state), BrowserHash: hash(browser), Nonce: nonce, CodeVerifier: verifier,
+		Next: next, ExpiresAt: p.now().Add(LoginLifetime),
+	})
+	if err != nil {
+		return "", db.Classify(fmt.Errorf("sso: keep sign-in: %w", err))
+	}
+	return p.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), nil
+}
+
+// Result is a finished sign-in at the provider.
+type Result struct {
+	// Identity is who signed in; its Role is auth.Anonymous when none of
+	// their groups maps to a role.
+	Identity auth.Identity
+	// IDToken is the ID token as received, for the end-session endpoint.
+	IDToken string
+	// Next is where the browser was going.
+	Next string
+}
+
+// refused is the error of a sign-in that must not go on; every one leaves
+// nobody signed in.
+func refused(format string, args ...any) error {
+	return styrmin.Errorf(styrmin.EUNAUTHORIZED, "Single sign-on failed: "+format, args...)
+}
+
+// Finish checks the provider's answer, query, in the browser whose CSRF
+// token is browser: the state must be one Begin kept for this browser, not
+// used before and not expired; the code is exchanged with its PKCE verifier;
+// the ID token must be signed by the provider's keys, name its issuer, this
+// client as audience and the nonce of the state, and not have expired.
+func (p *Provider) Finish(ctx context.Context, browser string, query url.Values) (Result, error) {
+	state := query.Get("state")
+	if state == "" {
+		return Result{}, refused("the answer has no state; start again from the sign-in page.")
+	}
+	login, err := p.q.TakeOIDCLogin(ctx, hash(state))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Result{}, refused("this sign-in was used already or is unknown; start again from the sign-in page.")
+	} else if err != nil {
+		return Result{}, db.Classify(fmt.Errorf("sso: take sign-in: %w", err))
+	}
+	if !p.now().Before(login.ExpiresAt) {
+		return Result{}, refused("this sign-in took longer than %s; start again from the sign-in page.", LoginLifetime)
+	}
+	if subtle.ConstantTimeCompare(login.BrowserHash, hash(browser)) != 1 {
+		return Result{}, refused("this sign-in was started in another browser; start again from the sign-in page.")
+	}
+	if e := query.Get("error"); e != "" {
+		return Result{}, refused("the identity provider answered %s: %s", e, query.Get("error_description"))
+	}
+	code := query.Get("code")
+	if code == "" {
+		return Result{}, refused("the answer has no authorization code.")
+	}
+	ctx = oidc.ClientContext(ctx, p.client)
+	token, err := p.oauth.Exchange(ctx, code, oauth2.VerifierOption(login.CodeVerifier))
+	if err != nil {
+		return Result{}, refused("the identity provider did not exchange the code: %v", err)
+	}
+	raw, _ := token.Extra("id_token").(string)
+	if raw == "" {
+		return Result{}, refused("the identity provider sent no ID token.")
+	}
+	idToken, err := p.verifier.Verify(ctx, raw)
+	if err != nil {
+		return Result{}, refused("the ID token is not valid: %v", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(login.Nonce)) != 1 {
+		return Result{}, refused("the ID token's nonce is not this sign-in's.")
+	}
+	id, err := p.identityOf(idToken)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Identity: id, IDToken: raw, Next: login.Next}, nil
+}
+
+// identityOf reads who the verified token names and what their groups give.
+func (p *Provider) identityOf(t *oidc.IDToken) (auth.Identity, error) {
+	var claims map[string]any
+	if err := t.Claims(&claims); err != nil {
+		return auth.Identity{}, refused("the ID token's claims do not read: %v", err)
+	}
+	name, _ := claims["preferred_username"].(string)
+	if email, _ := claims["email"].(string); name == "" && email != "" {
+		name, _, _ = strings.Cut(email, "@")
+	}
+	if name == "" {
+		name, _ = claims["name"].(string)
+	}
+	return auth.Identity{Issuer: t.Issuer, Subject: t.Subject, Username: name, Role: p.cfg.Roles.RoleOf(groupsOf(claims[p.cfg.GroupsClaim]))}, nil
+}
+
+// groupsOf reads a groups claim: a list of strings, or one string.
+func groupsOf(v any) []string {
+	switch g := v.(type) {
+	case string:
+		return []string{g}
+	case []any:
+		out := make([]string, 0, len(g))
+		for _, x := range g {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// EndSessionURL is where to send a browser signing out of a session begun
+// with idToken: the provider's end-session endpoint with the token as hint
+// and Styrmin's sign-in page to come back to; empty when the provider has
+// no such endpoint.
+func (p *Provider) EndSessionURL(idToken string) string {
+	if p.endSession == "" {
+		return ""
+	}
+	u, err := url.Parse(p.endSession)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	if idToken != "" {
+		q.Set("id_token_hint", idToken)
+	}
+	q.Set("client_id", p.cfg.ClientID)
+	if p.cfg.PostLogoutURL != "" {
+		q.Set("post_logout_redirect_uri", p.cfg.PostLogoutURL)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// EndSessionOrigin is the scheme and host of the end-session endpoint, which
+// the sign-out form may be redirected to (Content-Security-Policy
+// form-action); empty when there is none.
+func (p *Provider) EndSessionOrigin() string {
+	u, err := url.Parse(p.endSession)
+	if err != nil || p.endSession == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// ForgetExpired deletes sign-ins that were never finished.
+func (p *Provider) ForgetExpired(ctx context.Context) error {
+	if err := p.q.DeleteExpiredOIDCLogins(ctx, p.now()); err != nil {
+		return fmt.Errorf("sso: forget expired sign-ins: %w", err)
+	}
+	return nil
+}
+
+func hash(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
