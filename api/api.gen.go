@@ -332,6 +332,27 @@ func (e ListAuditEntriesParamsTargetKind) Valid() bool {
 	}
 }
 
+// Defines values for ListAuditEntriesParamsOutcome.
+const (
+	ListAuditEntriesParamsOutcomeAllowed ListAuditEntriesParamsOutcome = "allowed"
+	ListAuditEntriesParamsOutcomeFailed  ListAuditEntriesParamsOutcome = "failed"
+	ListAuditEntriesParamsOutcomeRefused ListAuditEntriesParamsOutcome = "refused"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsOutcome enum.
+func (e ListAuditEntriesParamsOutcome) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsOutcomeAllowed:
+		return true
+	case ListAuditEntriesParamsOutcomeFailed:
+		return true
+	case ListAuditEntriesParamsOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIToken defines model for APIToken.
 type APIToken struct {
 	CreatedAt  time.Time  `json:"created_at"`
@@ -358,6 +379,9 @@ type AuditActor struct {
 
 	// Role The role at the time; empty for nobody.
 	Role string `json:"role"`
+
+	// TokenId The id (never the secret) of the personal API token the user came with; absent for any other credential.
+	TokenId *int64 `json:"token_id,omitempty"`
 
 	// UserId The user's id; absent for nobody and for an action.
 	UserId *int64        `json:"user_id,omitempty"`
@@ -1013,6 +1037,9 @@ type ListAuditEntriesParams struct {
 	// Target Only the entries about the target of this name.
 	Target *string `form:"target,omitempty" json:"target,omitempty"`
 
+	// Outcome Only the entries that ended so.
+	Outcome *ListAuditEntriesParamsOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
 	// Since Only the entries recorded at or after this time.
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
@@ -1022,6 +1049,9 @@ type ListAuditEntriesParams struct {
 
 // ListAuditEntriesParamsTargetKind defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsTargetKind string
+
+// ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsOutcome string
 
 // ListDeploymentsParams defines parameters for ListDeployments.
 type ListDeploymentsParams struct {
@@ -1254,6 +1284,13 @@ func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "target", ctx.QueryParams(), &params.Target, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
 	}
 
 	// ------------- Optional query parameter "since" -------------
@@ -4299,141 +4336,142 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H19c9s4kvdXQel5qmzv0bKTTXK7dm1deZLMTnazMznb2bmqUcqCSFhCTAEcALSjTfm7X6EbAEER1Ist",
-	"Z+bq7q84IomXfkN344fG10Eu55UUTBg9OPk6qKiic2aYgv+9rpWWyv5VMJ0rXhkuxeBkcDljZCzYF3OV",
-	"wxtjIq+JmTFSKXbLZa1JRadsOMgG3L7+a83UYpANBJ2zwckAvxlkA53P2Jza5uf0y3smpmY2OHl+fJwN",
-	"zKKyb2qjuJgO7u+zwRtWlXIxZ8L8CK18xaYramZNy/BPNlDs15orVgxOjKpZ3E+iXcVvmdptm+/5nJsu",
-	"1X6Qd2ROxYJww+aaUCASmcmy0IQaMpfa9JGshBbjXgt2TevSDE5eHmeWfHxezx3x5lzg/54FQnJh2JQp",
-	"GN0l1Tfv3vTMlhcr53ot1ZwabPDVi0Gy/Z/ZZCblE3Zxbz/XlRSagZR+UHJSsrn9M5fCMAG0p1VV8pxa",
-	"2h9V+Ma/fdaWEV+j3v6/YteDk8H/O2rU4Aif6iPfLvTYZuWZIEwpqTJCNTn//jX584uX/05cN6RghvJS",
-	"DweO2md5zipjJ9s7wu1G1mo0MTyrn/mMiikjd1STX2tWs8IOlRJD9Y2VshmjhdPy9xIHkdZz+8GeJh/P",
-	"3w8Hq8QehuEGaJ+ffXh3KW8YtFopWTFlOPIrV4waVlxR0+J3QQ07NBy0banxbMC+VFwxveobUZclnZTM",
-	"i1SnDV5sJF/ZoKTaXNV69RDXdiecTek8qDVTPQ/vY834BVXFGaDwVRYT8FPoWE4+s9zY9s9yy75z9mvN",
-	"tOmSv1JyXqG1p0XB7bu0/BC9gvPpSgKFdvc0wRbILS1rpslk4X+ww8uIHQ8IW1hL/JtUsVMi59wYVrhv",
-	"NDH0htm1gyvibNpw0JnUfWqadcHNWW5wgWrPkRaFYlqnJTovORNmTxP31ilh88osyLVUhIqFFIxMakNo",
-	"MedCDwcrWNtt23OJ7ENrRPOpOOQig9XRtgzUOciIVPAT0pSYGTUkp2XJimSHSpY9HdondvWwjVnJjCcj",
-	"5EQWi2SDdpxXqBDpSexpwotTQieaCRO1RqgoHKXc4G37GyjVLQezwYRdmX4ZaKa17TEb0IofGrAU2QBb",
-	"DP8VUrBIxHu0xGmF7cBRKgsC8KlPcN4KoxYJwcnTlvBnyyBrSwspWEbYcDokRXBJhlxoQ8syA35bdlsS",
-	"DlFPk/SnXm5XmflIwu0nW5hLXIH6Vfxr6pPOfFmpQTWJQlsCCl6QfW6scptZo+H6IKG0W1hcWZtcok55",
-	"AaFlKe8Y+grX1hhbMaO8ZEVCIuxLVKcZZ/0tYJ1rx6oeNuR15W7GBHH9JbllqJoysxG7LvHVpCWnZuA5",
-	"70V9EBpviBAmE/jYK8Uf6JR1hRj8y9Yfa4eN6tCYWaoUhf9HXv4G6xX01/6od+yXgajt0d9wUSQldLM1",
-	"Ez53L6f6fu0pcGGoSRBPMVosunL0nt9aPaAFF0xrZwGeHz1vyZCB1aXWds3LZV0WREhDJvhhUrK0kVXF",
-	"4vlOpCwZFZ15+TdXzkn3rvrtMK89t/A5KLg+JdbukjmjQlu1gKDES1JXN1oCk1qoX6O7EjuEtCx/uh6c",
-	"/LJGMv0X99nydIxvqbt6aZYrZjKiZ/LOsoRrIkXOTog21dVwmGDDEqWx7S6dP0EYWjLDNvGt1kQW88r8",
-	"E7yiNM2acHdzcjXfXNTzOQV97ogBSucVRC9pa2mFuLTSrq2CdOU4Q1nnpnmUFO22xPWtQ6smtKSqKTrx",
-	"OZ2yK11PtOGmth0k5Psn1MxS5rQM+ilFuSD7hcz1ETw4dA+G8+LgBN6HtjX6ZqoWI2FXeUYLn+yQAp6y",
-	"yBGwzrEstF8wM8JoPiMF14aL3IxEPFCQygz8qWiNZUWr35wKS3pVwxQUG47EGbpktgH7k5+QHo5ErKir",
-	"CPvO9nARjSVl+dupoO1CBSHFIephJwpIOgqK3XKdZp5t7gdWzkl4JyOC3Vl35JorlzLZZNLn7vvUXHGs",
-	"+kozs8qoRA4PsmdGbxmhODOyL9gtQ7cefjjY0nDGNigifnt0Lb2KCddnr7xo7sJVSFmYb+MxdHvuuu5V",
-	"dXXLlHb+e4fek1on1vUzSHC4LFxbmSNJDYty9qDshf9msuhxve2i8rhsQwF5zHTz8GglbSDjYQmxSeYp",
-	"4n1vjgMciYrm6ad2ZanTWlFXxZbkTUeDzQACbTqUyFoyE4blRKXFthbfW6NMSmtgRltEe8mlG6Hu2glu",
-	"yvRXbuQ9RtM/XWEut7NJjrI4nmbM0Tj6abET6wMtfXPLg+Nnas4hY/HOYKq5Y3yUvE078tnAsC8964od",
-	"RUZ0nc8I1ScEhUyT17imn8uSfcdFwcWU7KsJzYe0NjOp+L8gYTu8+ZMecnmw3qO1/WfNIDeZp+5JgphG",
-	"tPY0yWdUmYwoJgqmWEHuuJn5PJ5b8LMwqwlbSFEQbqyDVDKq2Z4mQVHJvvNkDnUuK1YQG8npDP+xPlct",
-	"boR16eFxRs6/O3tNVF0yDT7UBOmkD9Clupsx8I6owEQe8ZMn3AzJmSAhZVNXU0ULRqQiSpblhOY3zvdy",
-	"w6YC2AQ+cGjl2iXwHCkID/kFq2Fp4dhqzQgf9SwaD9GdJSlOqBAycl14AFwnBce4AL9B1lvettm/Pt7C",
-	"CfTLZO+KX9IJK/VWWa5OF09jktPK7uyweycZNPWb9LB76F9BTlBDSzmt3T7iML0ll8qWhlWva88dXTcy",
-	"7P9sJvz4XZ51fhKfuqh7882Wqm3QttER7fKKRZ+EVCzfPjSqqNKsIOiKDLVZqDkXw8W8dMGofwCDGn7W",
-	"UhBsZMI04SadaO337dZx39F0yb9peT6OBG7CKVHoxpPdpX7uPIDEGmgfkUnNS4hqu6G6j8A1cRG4S795",
-	"4sHbR5XUZqqYPnn2MuxbQKYCslmFtCuRD7ZzKQzlwkbPGGBrQ1U6jRHi8lWDpzbs9yG8hl3hO8WNYcIN",
-	"tRncq+GLdD9175Lrpo59ZY2h9WvP/hs24VSQD9jJxX++J89eDp+9wG2mu9nCmumZdSIsFdYb5GbKblhJ",
-	"nuP62ZsKWwrH2tN6g0uEJkZi0AVCH/kV3a3AXYU6/Xt3rTQObOJZcXG5B3BX4NfeHcEQ76yea28b7YTL",
-	"yvyhf9OnELMHZx5jvvfHSb3Z9Pdy+p6LhGu/jdkv2S0rk8yaM62d3VgtsthE8wFstqQG/KNn1AdZ8jyV",
-	"RnD7Th0+/rWUE1JRY5gS2ucAA991JD6azOmCTCXhwsgT8gdil23rM9Hccjcj/0FgF/EXevivT4SSvKRa",
-	"bxOYeQN91XSfMh3BA3a+LgwLvwT70bjePqNr7QP4dOwL1z0JEMU0U7d99tA/jSmzf1NP2OEfMq/VGblA",
-	"y72nibwTByd+8w2TspOFHTMTRi3Q9ENTsHvOvtDclIvtaLV9SqH5ZrJITxNjiruZJJphTFSBPJGSauP3",
-	"hCbsWioG3C94sd7uNlueXfZGdG+Nbm0uYkngXwMsaKXYP1IK1+xjrZpkcvzsrh9K1IYFdeQfnQnYzyHa",
-	"yEqTO6luuJi6LS7EaOBzkDTLPU1qYXhJFLuVN6wYkjP3BqZ3ZW1Kfusy/9GnPlrkpgWIeBBkKIJDPnOI",
-	"vvD/jfJfPYT8qFNZqYpqfSdVQqHPDLHrniHPnkf2ayVCZWUG3r6zFQAqAj05YEcYbM8UHfqwO8vIPKd2",
-	"iMoFJIK9YdexOxAQQlZcGkCMFYdF9BrZR8gQWLGD7WwUu/UD2yicd7N8a7+CdZJDRK9j+Qhte1ncqMnv",
-	"8eX7DDbSNyQVpmj2l1MqWUioZKB+GbrZdh0omWGZAxAdrCKvbXo7UuJuSXfgF3wqdGCa1WG1OHVKjXvF",
-	"dEo5hOUxHPnlq7b+vUqtFqrsoJhf/Gk7vbVthMEHgUhJefD++mx5Hn4PYJqicFCaucQlBN+BxUT4v1O4",
-	"mmsl59tF3H30/14qt42mM2KbxWhMEqoYCsAJrv8OuWpYWeq0C9KffzFy4xjY5z0ctSLaw5yhrZXkd170",
-	"VhmAD8uYyMnCwSYprighCNjTgBUkmi70CaEEJ5MROhKink+YQgyhqhkCmkrN7FLlqBRtuxp6w9Am+bdH",
-	"Al4/xV1s6yRqQkstYywmbmkCZDj0jCO05mQkIJIkP8pOR5SUXBuCCEGkGsbdVIQMLgRXXI+ET5mSnxwq",
-	"dF8qYpfJg9ZWawciSmRwakfCNn7DWNUauRTeCp3CQFz71q6ArXEbuvY7u2brkVj+DvfTu+xv0ObLCJui",
-	"J7CEbCqxzx2Lp0yTWkMU6DU0l+K65LmBAwA2xKAl/HlLS0QBS3N1LWvANl1LNeFFARDJWvgtAVBmM1PS",
-	"mNIpNr2lHD2OTytBgimsI6RPlBRTl06nxupqISNJnaJ0Openazo4Kwv9CBCitRiOAoSLqraCRFyERyqm",
-	"CPRA9hsRxC7Boozh1+GoPj7+Y24FDv5i48yjld27Y/yvexFXJHy1+206+dbZzYyAjcFSJSAF8NmeJjNA",
-	"laGCufwXSow/RNOz5HW3sj+ev7O6xcXUncbB8whgR/bpRNbmZFJScQPra1VSLsgPl5cfsLsWhrNvI8k+",
-	"jVLGfsPUiVKGSvAprTY+8bAKdduZqnfm2lOtFDuM9m0qqY3//0rA9orFqrvKJMEgIaoOkBCUpjuqyZTf",
-	"MrHtinXrSZLYwfU22LAv1rvEDjB3ELC52H+TMjtowdndKDeIPT0cFQieLS+SOMpojbTEWcPnlaq/asns",
-	"NLq0hraOH8hrYofsfEmdQfoAUfWwzBgbBkYHFJIqfM60rFXO3vDr6238qcaLajyr1f5U4XpYVt1a8GvO",
-	"CmKf++TSnAp+DTCyC5Q1N2XFChuJpRGl28JnV2M1VoBrI88JJvUpSVeHudoardOiz8MyvSrqvGuZnxKD",
-	"EnqOTeRq7MmaLM65C6+9ACpGi0Pr0w2ygSUrdaByG4Am5e7cRWK9+fqYWmtOECanmhr1hWHV5mcsvgeD",
-	"BcqsDasyyFE2Z0x6YVOf5SRtP0uqDWGiYAX5m5xgmsbEB5nYF5bXhl3lcj6nNoR1TfrMHeR07GpqR2Id",
-	"131c6IZR1xr8XR9YSsEOhg85kZEKFt7aJnHjJph7SxmiWC5V0TIADdFhwo/CkvXs/iN/8OhEzKY2SfFY",
-	"5EoTtfGxkF7OIjujbpHVy+xUNC05n+XkKu37BrEpuWAhy+/m/Dc52dNE1qaq7XKMR3bJ8+NjfDsjr16Q",
-	"v/PvDtZM3/d+BV+lrZO34u3RAdFbh6/2NDAh2U8ppzq11ATWWbrJqR98POaNklB+7yeRg+nft8kG82Sc",
-	"1FH+SSnzGyv6UpEJ0+aQXV/Lnj3aSmpuVll6tW3+f8XqALmv/rOyGo8cgJ66nsl+ycUNK/D5wcYEvqT6",
-	"JkXdPmcydeYokCbzi3fHeW/2zCJKOfHx001Z90uHF21b9x7sxkPgIEXrEETXTFlDl3bdH28DN7ZREJhu",
-	"mQUKpwmpvmEF7ujL2viQYgVQ3tuFdWLzd/teWxG7cCLjRBbXyAAWgONy3Oi+TWomzJUV797zo0GLccn1",
-	"WgB6Af2ZmZL1dEYoqRSfc8NvbXxKIi05SJ4q7eFaxA046n4V24OUmXEH4m1HGZl5YBVqr526X/9biY2o",
-	"F8U01F7oBUjCLCslizq36m9NdjtIwVQVtoP4xY6JaE92Mzu2Vqwbu7YW5Y1vwjes2nxrAny+dVBiME2R",
-	"egfjlDBKTsGyQReGjRbAj7DPRsXlF5ZOkW2IeI9y/L0FEs4+vPNFEtbkUGyD2F7fiP/utNx7+y7VCWEC",
-	"JDlwPwwc+gEeIvTWe+D94uaIaSocsL3sApPdt0Q9CRQ7EsuIOKjMCFUStvlsoOs8Z6yIzwxng5yKnPUd",
-	"H47PNTzlkrbxsrKtod9esVMquayFyyqX4spHFMmHAcHe4r4PYPJqpfBgG1sB+9pJU78J0qqfcLec3W2f",
-	"IcHsy+aqurxtmNDaDZIqhVpcqVqsQ4gDaq5QCzi56E/b4zGHsMGyhJlPbj1eraMCvLTBuCOu9azZblR7",
-	"urVUkzteljAL66SFzYNQ9GRjZz5OgCeB95iB3JyfrZzlugU3RaZETqpD8uU0lRe6eMBJo5BEmjwoCODa",
-	"ejQ9jv7G9vRp8ClgNLsglTDm9cZT92/jr575CtQOEeyO+OdoEV1JF1d1RVuPP6ChuQLnBbBMmhgpSS1K",
-	"prVDQF3Ril+5h1y7neY0Unrp9VadsmQcxKGIiB8o7EFjK/Ggo8Ht4wlN3OjIiOYCwIsSQBw3dtqwpV0W",
-	"oVXAPMIx3bk1OVq2dgBiWOPGApKy5b2woyc5LroCydQGMmtLHO0TE1Qxopkw8Q7RMojpm8KWdoRU2sqp",
-	"WpG6cTimNIm2ByK5iGETCwLYH0fMNoP9oANx+o+lfuqXyzcO75TCaRs700eGla6VnmTmg8x+reCM4xUS",
-	"e33kv66iBdWGuGGmyv/wcJ4taduAN9uKdyo/cmH9UqrJfx06DPSh582GdbQU8+C1K3mdlPv1tNKdIKpi",
-	"cHoSo0fb+rp6S9jEVT/oRbGc2Yb2NKFC3zHlzz/EnBhuNFyrm1cbKnlKvfz3no1RgBME1wvQphr11gtE",
-	"KGiG2ZkHRZ9ti9Yh5/izlmJ8EqHmC5nXczBTY13S/GZ8QsZfR3DOdzQ4IcPh8H4MtuvCPt3ThItcAi7k",
-	"DrvSMfboMxabgpZWjc8u105aG9T4BoVp/OLYLUdTtFrbZg0JFm2d5xt1kSqRgRiQWnGzuLA9uIifUcXU",
-	"ZbrI0BmpmNJS0LJxTTIyduWFxqFMJjgY0FAjpzNjKqzYycW1TASxzZaf1RXHcQcZc+Crv1389OOQnNVm",
-	"xoThOTUMj4TR1rhGAsHp+06ePbRoNGj8qdEAUVzSnd4duxN1DteOX44PTkZifBYfPD8h38G8SJhzAMnT",
-	"3Dod/oSa8+Csb3UyEmHTGn7XUE0IV1e3yfklZ9VSFjwjfnsbMYojh66InZzM1WpEB3JOhZ0TdDEkZ67A",
-	"ovMfx9pQGPEBDCefOWBkU4oxZKShcAIWdOHghA5HYiTeAlQKEWZ9JWbHZN/XhD04JWNrI8fWdYb9Wzpn",
-	"I9GLCCTvYTPZNl/RKReWcyfgzMKLy0WXR3CMAXhINRn7B0aSqTuWYj8ABCSude0GmMCiJyNRcm0sEz32",
-	"Nhw7DEVjnRXXZPz8+DnxOdUx8trnvBGMaTn/8fz9KalkWZLxX99ekiPwQI++8uJ+7M5XjCF7i4RRtYdb",
-	"4tbWwAv+2Yd30XHVk8EzqBZYMUErPjgZ/HF4PPwjnAowM1DcI1oXWHt5mkJvgXphYatDmKoVO1/d0A4d",
-	"fT1XtfMEDvjsj6Fk3/ggAxTkSMAPXIpxRsZYvA+fWWUbUzM+gJZm8s46FQg/2B+74n7jLBBsJMZY5w+q",
-	"Z1NMhdDSlyesFTsYkjMUbM2YGxocizp1pZ9AxkfCPg1ibF/gTBOA+7W1xG8zueKYzJWMQgXjUrwroNCd",
-	"NqEkIIdQP06X9Zj65pUjVzTcGvs1b2KdbPti6ohBNBfYhuc6VFftK5PtayuuKM7d0xf3SBOyP+7W9Rwf",
-	"IFfmvFwAs1xuKH4XwaE9o3JYoFXDSn2J0nXls7Lhc79wt3ZQwulNSyWAr2MR1abSKh5RQ/Ce4QK2d50/",
-	"kKyyupYvKGOo/HakgVGrmBTqXW7PpaZnj4AhFKHm18YbahtQ9HUN+YJBstr4SnDX5sNxG4drRwImcPuR",
-	"fFoqff78+HhnRcWbgqKpgufOUbj2Ux5iJsIld9Ith6FGpdSjwhp4kNL2Sko5bZcpAq99qgFrCRb9Uzb4",
-	"cujck0PM1UQgONvu0VJexC0AXev2phVeP71xS/Gfi7ysC3blgGTp0v6Qauvmqp5UCpYKxq0UhYjguxKH",
-	"1noFVSihymI4JQNoXo/Ss48iQYn5v0ZcABeTEA9X1OBNbFede/CdxLKwO6HyUvGE+3bQ4vb7l3j8fD1d",
-	"2/cCPJohbpSELtVnQKdQsDvSWoA25UPAqy5r7dFXy+R7FxgyrM7bZhDWX23xZzsFXrpHBHVp9wxu14m9",
-	"715a8Vvw86PwhQDahQ7BX0WK40Ef73270PFBvM3SBvivzOyae09uCfuu2Iiz5o/nzlnMkRBBR8fg9t3p",
-	"SfT1oRb7QUaaHoCNTUHQBxnGtEYeOYf36Cv+ASqatqDntTjz/u7jeJslb48JzvTmF/I8kYq3r9n4naj4",
-	"eS0IJXMqalr6iMaBmFvlbZxBb8TMbY/vzoofBYBSv6y4N37/5nz59MTvdMG2wyRYwFBCzoeqkjMVjEKT",
-	"rAkniVzcci0V4btcxI8QjdbL+wv7+PfP+G5l/d+JogP9iLsUIF4EAosVg0lDgm9BZrTYLXdltYq5svo/",
-	"3j6Ct7KKWbqvc1r6E/B3Ut2UkhZQT+xfTEk4bjJn8wlTbtsAkMXI/F3y3GNPI7Yn4BxjhxD7izWK41B5",
-	"zgGHEI3iNgRdSlwBAA5Toh4ahofLZ/JOx8e7XSOhjJ8/IBlOTVIAno2EQ55lvuBEONxyMCQ/uywob8G+",
-	"7GDyGcsBgx3y9HcULzxCjOmp3yrWLWibDpPkzV1rOMKRaKZKyYvjPzdnsgEZTxea3M0WqTysQwfuUI16",
-	"UhGOXw9IQexeJZewpBsts8e77x0AmT1Ov5NWEDYnBeD9/yYBnZNdWO1xS8A5dlKRiA4+cIcjHm6Lp3XD",
-	"wANtBPS1Jtnm3vn2uwg/S4VGsvSn5jgeCdcZgW0mnREkJXcmBeve9qVsf93qxtInjUybkuqr83NI+8yn",
-	"z3aWpEMZC7WHM6zNBwX7qkYGQ3DRrnsci5sTjk2CUnw1ShH1phf8PsiW1rK5CPYbMK83pYDVf3eTTlhi",
-	"Q/pCgF2w48g3ffTV/bUBh/4ZxOHhjErnCBpB2zJJ8KQs9/NdyfmmOPjjJeAn0ZSnd8vVUtDfV4r6iWTi",
-	"KCrGfeTq2/d7k2f4gj9Zn7gcAIw2XAMwVVQkryZwxel1X3V6d5lhM66DzJX253o5621nOiQuKa5DlTuX",
-	"d3MZgigA89/N6QL3LVzpVTNj82HH33PT7RYh/9+iH63C62kdaZgbcSwLlzLsxGxiW5gHp93C1ChViRst",
-	"4gtnNlEeLNUBioMnDfqs5T/wRsin8nl1/2IEF9KqXXkNtXaXYyFQbMJKKabWQYsIBoCWTWxNoPZhFeo4",
-	"T/su71pfpLl1ZYjf/YiqJdOoVjJEbkuFkslShWNor1XkOGqAKhbuInUnLUK942Sp445ILBexfkL5WO6q",
-	"R1Rc9WMurPXMd+Jp/jxjikXoP8sOZF8kMO3iwWu2fOuEfJyzqgTJaGo4nxJuMHpiED+4TTONRSvBkksx",
-	"JGe+GDhKBEd5iCVlWspJdMiN7L84Pj7oMvQizdDdR9fpUtDfOMjeTqCEvNupUF0wuBTi0YIVWe9QDyRt",
-	"f2R1CMXpm5q5y0duTkmr9IGVmJLDTZA1XKwDeaSemgrckH1ra7ogSyv6GpJcUh70Af0uYey/IcIvLiTc",
-	"Ms4xkozsx4gPmNCpUzQiZLxtCnjdGS0sDV8cv+gL5Vuwha1ReeHwwGYC3z5znW6yg/Db7Nj3k3ploUTA",
-	"yhwDMHAnLoJtqB2aNlhZrgjWeGgUNNSlWecqNEqxysu6xKoM2ymC/ejdm8GTs6HPSNqp7SZXAIYnxEhA",
-	"6yyq41LKqc5cmdAMq29B4nu5cMnj+HOEh2T695Vew/P/sawKMNVw2+8umIdEWa5qIxWBHomrigE+pZGw",
-	"Y0isuwJ5uS8G+LsR29q53+aEb2/q9xJf6XCqU/rSobpPEdjiznLYVRksvJZzBg6xO3echNMi5PnpwtdH",
-	"XbDfXGO+pipOz0V4PRIF5G1bzNNwZAVMpqv9upv4DaPBpfPYEbOsuGFtuoUUbM8lQsaWNeODWMJQLB6I",
-	"0MTL5C8dtv1JvOTowpGNfONnu9uRXropv4fzcM4dgujGYu+M1a9dxCsaPofLLlEETqMeraPF3S37bqvT",
-	"VSXdjt2NSQkrdR8E9BwKBHgJWLItiWwXL1YmutafKO3ajhepOBJvi9kFigcrIFib5xzjoHoJtXP1ErzW",
-	"HTyI9Jh3WWXMP2rcxfvNrCgmqnZqQWHWO90dOytLbHWjnJYLIlebuo+4tD2RpWvSf9/Oyq1KOVrTZgm2",
-	"S0tG/IGoTRkSNCLYooqafNbl0Eco2uw49K0s0ROgLpoiNN8acbFCFCBf3HjMCFvYiVwgAILGp5Mz4qrt",
-	"wA0hAv4yMzYHR9pd8cZVqCqzrTT5U/crTezP/qXf0Mo2R/V3aWj99L+ds+p7jJZPdzBck/0m9aeZZbPU",
-	"jFzz0sAN5iZOKLWW08DEdQcf0vuZb2k+I1CAwjpNH366uMTexrUqx/5cfwZnj/1F6mMkyphwMRLjpmTI",
-	"BZ8KamrFDp+/fHVC9Iw+f/nqL3hdyYx9IT/84+z14cUPZ89fvvIuxEQWC3eLyXAk4P6R4MB178AiF4wR",
-	"uI441IuYF6kkItpYLzVPtkwFsfy2K1Wr2/Ri5eizk9x0PcF7ngklH8/fQ70UqM57iyjQKGNda7zM4pGi",
-	"GpumtX43HmlqWL1d/sV9l07BvEjdmgsZ313QFZsi1POK+BoFvpAOKeX0IXrel0t8Ehod71qql6q5rDbd",
-	"SZq1zfluEpHL/ZXUAMC3Gejjpfyoae3oq5/Q/VGorLTixIp/ZQcsTmMz/HB2HrM+37X8NBV4+q2jn03m",
-	"kpO72cITBaGNIMKKZaM4gxe62j+y+IhqIOi2chPVBgLetqoC/fLJEhmu5HWsh3pvgyNa8aPbZ6DCrsOv",
-	"DdQa8SCW952tqNbPmIaNfkA3M34Dg/vol2jLMvo1TDb6DY/U33+6/+8AAAD//w==",
+	"7H37c9s48ue/gtJdla09WnaySW7Xrq0rT5LZyW52Jmc7O1c1SlkQCUsYUwAHAO1oU/nfr9ANgKAI6mHL",
+	"mbm6709xRBKPfqG78UHjyyCXi0oKJowenH4ZVFTRBTNMwf9e10pLZf8qmM4VrwyXYnA6uJozMhHss7nO",
+	"4Y0JkTfEzBmpFLvjstakojM2GmQDbl//rWZqOcgGgi7Y4HSA3wyygc7nbEFt8wv6+T0TMzMfnD4/OckG",
+	"ZlnZN7VRXMwGX79mgzesKuVywYT5EVr5gk1X1MybluGfbKDYbzVXrBicGlWzuJ9Eu4rfMbXfNt/zBTdd",
+	"qv0g78mCiiXhhi00oUAkMpdloQk1ZCG16SNZCS3GvRbshtalGZy+PMks+fiiXjjiLbjA/z0LhOTCsBlT",
+	"MLorqm/fvemZLS/WzvVGqgU12OCrF4Nk+z+z6VzKJ+ziq/1cV1JoBlL6QclpyRb2z1wKwwTQnlZVyXNq",
+	"aX9c4Rv/41dtGfEl6u2/K3YzOB38t+NGDY7xqT727UKPbVaeC8KUkiojVJOL71+Tv754+T+J64YUzFBe",
+	"6tHAUfs8z1ll7GR7R7jbyFqNJoZn9TOfUzFj5J5q8lvNalbYoVJiqL61UjZntHBa/l7iINJ6bj840OTj",
+	"xfvRYJ3YwzDcAO3z8w/vruQtg1YrJSumDEd+5YpRw4pralr8LqhhR4aDtq00ng3Y54orptd9I+qypNOS",
+	"eZHqtMGLreQrG5RUm+tarx/ixu6EsymdB7Vmqufh11gzfkFVcQYofJXFBPwUOpbTX1lubPvnuWXfBfut",
+	"Ztp0yV8puajQ2tOi4PZdWn6IXsH5dCWBQrsHmmAL5I6WNdNkuvQ/2OFlxI4HhC2sJf5NqtgZkQtuDCvc",
+	"N5oYesvs2sEVcTZtNOhM6mtqmnXBzXlucIFqz5EWhWJapyU6LzkT5kAT99YZYYvKLMmNVISKpRSMTGtD",
+	"aLHgQo8Ga1jbbdtziRxCa0TzmTjiIoPV0bYM1BlmRCr4CWlKzJwaktOyZEWyQyXLng7tE7t62MasZMaT",
+	"EXIqi2WyQWNV8xo1otsoL8ihYHcMx6hZrpgZhjWeKW1Fhpx/eEegHfjZzpzkdur33MzPCJ1qJownKpFm",
+	"bp8rVjBhOC3tqLZQRdtq7zDtwwNNeNHqDWdNqChc547IW/Z4x8G8MWFX0F8Gmmlte8wGtOJHMF37N7QY",
+	"/iukYJEq9miz017bgeNoFgT1U5+AvxVGLRMCnqct9s9WkKzNL6RgGWGj2YgUwXUacaENLcsM5NKKpSXh",
+	"CO1JUk6o1691y1GkifaTHcw6rpT9puhL6pPOfFmpwYQQhTYPDFFBDrmxRsjMG0ukhwnjssPKIGuTS9R9",
+	"LyC0LOU9Q5/mxi4aVswoL1mRkAj7EtVpxlm/EFjn2rEmAhvyOn0/Z4K4/tJaTdWMma3YdYWvJlccagae",
+	"817UB6HxhghhMoGPvVL8gc5YV4jBD279sXHYqA7NckCVovD/KBrZYl2F/tof9Y79KhC1PfpbLoqkhG63",
+	"tsPn7uVU3689BS4NNQniKUaLZVeO3vM7qwe04IJp7SzA8+PnLRkysArW2q7NuazLgghpyBQ/TEqWNrKq",
+	"WDzfqZQlo6IzL//m2jnpXu+kHY625xY+BwXXZ8TaXbJgVGirFhA8eUnq6kZLYFIOxWt0q2LHlZblTzeD",
+	"0182SKb/4mu2Oh3jW+quXrisZkTP5b1lCddEipydEm2q69EowYYVSmPbXTp/gnC5ZIZt4wNuiIAWlfk3",
+	"eG9pmjVh+fbkar65rBcLCvrcEQOUzmuIstLW0gpxaaVdWwXpynGGss5N8ygp2m2J61uH1k1oRVVTdOIL",
+	"OmPXup5qw01tO0jI90+omaXMaRn0U4pySQ4LmetjeHDkHowWxfAU3oe2NfqQqhZjYVd5RgvvsEkBT1nk",
+	"CFgnXhbaL5gZYTSfk4Jrw0VuxiIeKEhlBv5UtMayotVvToUlvaphCoqNxuIcXTLbAPp+OG49GotYUdcR",
+	"9p3t4TIaS8ryt1NWu4U0Qooj1MNOtJJ0FBS74zrNPNvcD6xckPBORgS7t+7IDVcutbPNpC/c96m54lj1",
+	"tWZmnVGJHB5kz5zeMUJxZrFrDz8MdzScsQ2KiN8eXUuvYsL12SsvmvtwFVIW5tt4DN2eu657VV3fMaWd",
+	"/96h97TWiXX9HBIxLlvYVuZIUsOinD0oy+K/mS57XG+7qDwuK1JAvjXdPDxaSxvIzFhCbJMhi3jfm4sB",
+	"R6KiefqpXVnqtFbUVbEjedPRYDOAQJsOJbKWzIRhOVFpsa3F99Yok9IamNEW0V5y6Uaou3aCmzL9lRt5",
+	"j9H0T9eYy91skqMsjqcZczSOflrsxfpAS9/c8uD4mVpwyFi8M5gS7xgfJe/Sjnw2MOxzz7piR5ERXedz",
+	"QvUpQSHT5DWu6ReyZN9xUXAxI4dqSvMRrc1cKv4fSCyPbv+iR1wON3u0tv+sGeQ289Q9SRDTiNaBJvmc",
+	"KpMRxUTBFCsgR+XzjW7Bz8KspmwpRUG4sQ5SyahmB5oERSWHzpM50rmsWEFsJKcz/Mf6XLW4Fdalh8cZ",
+	"ufju/DVRdck0+FBTpJMeokt1P2fgHVGBCUfiJ0+4GZFzQULKpq5mihaMSEWULMspzW+d7+WGTQWwCXzg",
+	"0MqNSzQ6UhAe8gtWw9LCsdOaET7qWTQeojsrUpxQIWTkpvAAuE4KjnEBfoOst7xts39zvIUT6JfJ3hW/",
+	"pFNW6p2yXJ0unsYkp5Xd2WH3TjJo6jfpYZfTv4KcoIaWcla7/c5ReuswlS0Nq17Xnju6bmXY/91M+PG7",
+	"UZv8JD5zUff2m0JV26DtoiPa5RWLPgmpWL57aFRRpVlB0BUZabNUCy5Gy0XpglH/AAY1+lVLQbCRKdOE",
+	"m3Sitd+328R9R9MV/6bl+TgSuAmnRKEbT3aX+oXzABJroH1EpjUvIarthuo+AtfEReAu/eaJB28fV1Kb",
+	"mWL69NnLsG8BmQrIZhXSrkQ+2M6lMJQL2FmBAFsbqtJpjBCXrxs8tWG/D+E17F7fK24ME26ozeBejV6k",
+	"+6l7l1w3dewrawytX3sO37App4J8wE4u//d78uzl6NkL3A67ny+tmZ5bJ8JSYbNBbqbshpXkOa6fvamw",
+	"lXCsPa03uERoYiQGXSD0kV/R3bLcV6jTv8fYSuPAZqMVF5d7AHcFfu3duQzxzvq59rbRTriszR/6N30K",
+	"MXtw5jHme3+c1JtNfy9n77lIuPa7mP2S3bEyyawF09rZjfUii000H8BmS2rAP3pGfZAlz1NpBLfv1OHj",
+	"30s5JRU1himhfQ4w8F1H4qPJgi7JTBIujDwlf4KNWusz0dxyNyP/i8Au4i/06D+fCCV5SbXeJTDzBvq6",
+	"6T5lOoIH7HxdGBZ+Cfajcb19RtfaB/Dp2GeuexIgimmm7vrsoX8aU+bwtp6yoz9lXqszcomW+0ATeS+G",
+	"p37zDZOy06UdMxNGLdH0Q1Owy88+09yUy91otXtKoflmukxPE2OK+7kkmmFMVIE8kZJq4/eEpuxGKgbc",
+	"L3ix2e42W55d9kZ0b41uYy5iReBfA3xprdg/Ugo37GOtm2Ry/Oy+H/LUhi915B+dCcRSaCMrTe6luuVi",
+	"5ra4EEvisRbUAPc0qYXhJVHsTt6yYkTO3RuY3pW1Kfmdy/xHn/pokZsWIOJB0KYItvnMIQ/D/7fKf/UQ",
+	"8qNOZaUqqvW9VAmFPjfErnuGPHse2a+1SJq1GXj7zk5ArQic5YAdYbA9U3Qoye4sI/Oc2iEql5AI9oZd",
+	"x+5AQDJZcWkAMVYcltFr5BChTWDFhrvZKHbnB7ZVOO9m+dZ+Beskh4hex/IR2vayuFWT3+PLXzPYSN+S",
+	"VJiiOVxNqWQhoZKB+mXoZtt1oGSGZQ5ANFxHXtv0bqTE3ZLuwC/5TOjANKvDannmlBr3iumMcgjLY9j0",
+	"y1dt/XuVWi1U2UFbv/jLbnpr2wiDDwKRkvLg/fXZ8jz8HsA0ReGgNAuJSwi+A4uJ8H+ncDU3Si52i7j7",
+	"6P+9VG4bTWfENovRmCRUMRSAU1z/HcLWsLLUaRekP/9i5NYxsM97OGpFtIc5Q1trye+86J0yAB9WsZvT",
+	"pYN3UlxRQhBwoAHTSDRd6lNCCU4mI3QsRL2YMoVYR1UzBDSVmtmlylEp2nY19JahTfJvjwW8foa72NZJ",
+	"1ISWWsaYUdzSBGhz6BlHaM3JWEAkSX6UnY4oKbk2BBGCSDWMu6kIGVwIrrgeC58yJT859OqhVMQuk8PW",
+	"VmsHykpkcGrHwjZ+y1jVGrkU3gqdwUBc+9augK1xG7r2O7tm67FY/Q7307vsb1DxqwiboiewhGwqsc8d",
+	"i2dMk1pDFOg1NJfipuS5gYMKNsSgJfx5R0tEK0tzfSNrwDbdSDXlRQEQyVr4LQFQZjNX0pjSKTa9oxw9",
+	"jk9rQYIprCOkT5QUM5dOp8bqaiEjSZ2hdDqXp2s6OCsL/QgQorUYjgKEi6q2gkRchEcqpgj0QA4bEcQu",
+	"waJM4NfRuD45+XNuBQ7+YpPMo6rduxP8r3sRVyR8tfttOvnW2c2MgI3BUiUgBfDZgSZzQJWhgrn8F0qM",
+	"P+zTs+R1t7I/XryzusXFzJ0awnMTYEcO6VTW5nRaUnEL62tVUi7ID1dXH7C7FoazbyPJPo1Sxn7D1IlS",
+	"hkrwKa02PvGwDnXbmap35tpTrRQ7ivZtKqmN//9aYPmaxaq7yiTBICGqDpAQlKZ7qsmM3zGx64p150mS",
+	"2MH1Ntiwz9a7xA4wdxCwudh/kzIbtmD3bpRbxJ4ejgoEz1YXSRxltEZa4mzg81rVX7dkdhpdWUNbxyTk",
+	"DbFDdr6kziB9gOh/WGaMDQOjgxRJFb5gWtYqZ2/4zc0u/lTjRTWe1Xp/qnA9rKpuLfgNZwWxz31yaUEF",
+	"vwEY2SXKmpuyYoWNxNKI0l3hs+uxGmvAtZHnBJP6lKSrw1ztjNZp0edhmV4Vdd61zE+JQQk9xyZyPfZk",
+	"QxbnwoXXXgAVo8WR9ekG2cCSlTpQuQ1Ak3J34SKx3nx9TK0NJx2TU02N+tKwavszFt+DwQJl1oZVGeQo",
+	"mzMmvbCpX+U0bT9Lqg1homAF+YecYprGxAeu2GeW14Zd53KxoDaEdU36zB3kdOxqakdiHddDXOhGUdca",
+	"/F0fWErBhqOHnMhIBQtvbZO4cRPMvaUMUSyXqmgZgIboMOFHYcl6dv+RP3h0ImZTm6R4fHOtidr6WEgv",
+	"Z5GdUbfI6lV2KpqWnF/l9Drt+waxKblgIcvv5vwPOT3QRNamqu1yjEeLyfOTE3w7I69ekH/y74Ybpu97",
+	"v4av0tbJW/H26IDorcNXBxqYkOynlDOdWmoC6yzd5MwPPh7zVkkov/eTyMH079tkg0UyTuoo/7SU+a0V",
+	"fanIlGlzxG5uZM8ebSU1N+ssvdo1/79mdYDcV/+ZXo1HDkBPXc/ksOTilhX4fLg1ga+ovk1Rt8+ZTJ05",
+	"CqTJ/OLdcd6bPbOIUk58/HRT1v3K4UXb1r0Hu/EQOEjROgTRNVPW0KVd98fbwK1tFASmO2aBwmlCqm9Z",
+	"gTv6sjY+pFgDlPd2YZPY/NO+11bELpzIOJHFNTKABeC4HDe6b5OaCXNtxbv3/GjQYlxyvRaAXkB/Zq5k",
+	"PZsTSirFF9zwOxufkkhLhslTpT1ci7gBR/KvY3uQMjPu4L7tKCNzD6xC7bVT9+t/K7ER9aKYhhoRvQBJ",
+	"mGWlZFHnVv2tyW4HKZiqwnYQv9gxEe3JbmfHNop1Y9c2orzxTfiGVdtvTYDPtwlKDKYpUu9gnBJGySlY",
+	"NujCsNEC+BH22ai4TMTKKbItEe9Rjr+3kMP5h3e+mMOGHIptENvrG/E/nZZ7b9+lOiFMgCQH7oeBQz/A",
+	"Q4Teeg+8X9wcMU2FA7aXfWCy+5aoJ4FiR2IZEQeVGaFKwjafDXSd54wV8ZnhbJBTkbO+48PxuYanXNK2",
+	"XlZ2NfS7K3ZKJVe1cFXlUlz5iCL5MCDYW9z3AUxerRQebGNrYF97aep3QVr1E+6Os/vdMySYfdleVVe3",
+	"DRNau0VSpVDLa1WLTQhxQM0VagknF/1pezzmEDZYVjDzya3H601UgJe2GHfEtZ41243qQLeWanLPyxJm",
+	"YZ20sHkQirNs7czHCfAk8B4zkNvzs5Wz3LTgpsiUyEl1SL6apvJCFw84aRSSSJMHBQFcW4+mx9Hf2p4+",
+	"DT4FjGYXpBLGvNl46v5t/PUzX4PaIYLdE//8NFSROdDEVV3R1uMPaGiumpIzmhgpSS1KprVDQF3Til+7",
+	"h1y7neY0Unrl9VY9tWQcxKGIiB8o7EFjK/Ggo8Ed4glN3OjIiOYCwIsSQBy3dtqwpV0WoVXAPMIx3YU1",
+	"OVq2dgBiWOPWApKy5b2woyc5LroGydQGMmtLHO0TE1Qxopkw8Q7RKojpm8KW9oRU2smpWpO6cTimNIl2",
+	"ByK5iGEbCwLYH0fMNoP9oANx+o+lfuqXyzcO75TCaRs700eGla6VnmTmg8x+reCM4zUSe3Pkv6miBdWG",
+	"uGGmyv/wcJ4taduAN7uKdyo/cmn9UqrJ/zlyGOgjz5st62gp5sFr1/ImKfebaaU7QVTF4PQkRo+29U31",
+	"lrCJ637Qi2I5sw0daEKFvmfKn3+IOTHaarhWN6+3VPKUevnvPRujACcIrhegbTXqrReIUNAMszMPij7b",
+	"Fq1DzsmvWorJaYSaL2ReL8BMTXRJ89vJKZl8GcM53/HglIxGo68TsF2X9umBJlzkEnAh99iVjrFHv2Kx",
+	"KWhp3fjscu2ktUGNb1GYxi+O3XI0Rau1XdaQYNE2eb5RF6kSGYgBqRU3y0vbg4v4GVVMXaWLDJ0nSvVl",
+	"ZOLKC01COU9wMKChRk7nxlRYWZSLG5kIYpstP6srjuMOMubAV/+4/OnHETmvzZwJw3NqsDQgoa1xjQWC",
+	"0w+dPHto0XjQ+FPjAaK4pDu9O3En6hyuHb+cDE/HYnIeHzw/Jd/BvEiYcwDJ09w6Hf6EmvPgrG91OhZh",
+	"0xp+11BNCFdXt8n5OWfVShY8I357GzGKY4euiJ2czNWURAdyQYWdE3QxIueuEKTzHyfaUBjxEIaTzx0w",
+	"sikZGTLSUDgBC7pwcEJHYzEWbwEqhQizvlK4E3Loa9cOz8jE2siJdZ1h/5Yu2Fj0IgLJe9hMts1XdMaF",
+	"5dwpOLPw4mpx6DEcYwAeUk0m/oGRZOaOpdgPAAGJa127ASaw6MlYlFwby0SPvQ3HDkNxW2fFNZk8P3lO",
+	"fE51grz2OW8EY1rOf7x4f0YqWZZk8ve3V+QYPNDjL7z4OnHnKyaQvUXCqNrDLXFra+AF//zDu+i46ung",
+	"GVQLrJigFR+cDv48Ohn9GU4FmDko7jGtC6wRPUuht0C9sLDVEUzVip2vbmiHjr6eqy56Cgd8DidQsm8y",
+	"zAAFORbwA5dikpEJFu/DZ1bZJtRMhtDSXN5bpwLhB4cTV9xvkgWCjcUE6/xBlW+KqRBa+vKEtWLDETlH",
+	"wdaMuaHBsagzV/oJZHws7NMgxvYFzjQBuF9bS/w2kyuOyVzJKFQwLsW7AgrdaRNKAnII9eN0WY+pb145",
+	"dsXNrbHf8CbW87Yvpo4YRHOBbXiuQxXYvnLevrbimiLiPX1xjzQhh5NuXc/JELmy4OUSmOVyQ/G7CA7t",
+	"GZXDAq0bVupLlK5rn5UNn/uFu7WDEk5vWioNXClaQOr5Sqt4RA3Be4YL2N51/kCyyupGvqCMofLbkQZG",
+	"rWNSqHe5O5eansFAoW5p2ddTU1CzS7qdyotuMSAPySEUse83xq8cNsLpGyEkMAbJMu1r0WbbD8ftZG4c",
+	"Cdjk3UfyaaVm/POTk71VY28qnKYqxTvP5cZPeYSpEZdtSrcchhrVoI8qfeDJTtsrKeWsXTcJwoiZBtGB",
+	"JeZTNvh85PylI0weRag82+7xSqLGrUhdc/umFe8/vbVN8Z+LvKwLdu2Qbek7ESD3102ePakUrFSwWysK",
+	"EcH3JQ6tBRTKYkLZx3BsB+DFHjZoH0WCEvN/g7gAUCchHq7KwpvY0Dt/5TuJdWr3QuWVag5f21GUAyCs",
+	"8Pj5Zrq2L1R4NEPcKAldKRiBXqpg96S1Im7LhwCgXdXa4y+WyV9dpMqwXHCbQVgQtsWf3RR45QIW1KX9",
+	"M7hduPZr97aP34OfH4WvTNCuvAgONFIcTx75cMDFsg/ibZY2wH9nZt/ce3JL2Hc3SZzGfzx3zmOOhJA+",
+	"Opd36I5zYvABxeGHGWl6ADY2FUofZBjTGnnsPPDjL/gHqGjagl7U4tw74I/jbZa8did499vfZPREKt6+",
+	"n+QPouIXtSCULKioaelDLIeqbtXbcQa9ETO3X78/K34cEFP9suLe+OOb89XjHH/QBdsOk2BFRQlJKKpK",
+	"zlQwCk32KBxtcnHLjVSE73MRP0Z4XC/vL+3jPz7ju6X+/yCKDvQj7paCeBEILFYMJg0ZxyWZ02K/3JXV",
+	"OubK6r94+wjeyipm6aHOaemP5N9LdVtKWkCBs/8wJeH8y4Itpky5fQyAOiPz98lzD4aN2J7Al0wcZO1v",
+	"1ihOQik8h2RCeIzboXQ5egWIPMzReqwannafy3sdnzd3jYS6gv7EZjjGSQEJNxYOCpf5ChjhtM1wRH52",
+	"aVnewqHZweRzlgMoPGwc3FO8gQlBr2d+71q3sHY6TJI3l9ThCMeimSolL07+2hwSB6g+XWpyP1+mEsMO",
+	"rrhHNepJRTh+PSAFsX+VXAG3brXMnuy/d0CI9jj9TlpB2JwUgPf/uwR0TnZhtcc9CufYSUUiOvjAHc6c",
+	"uD2n1pUHD7QR0NeGZJt759tva/wsFRrJ0h/j43hGXWcE9r10RpCU3JkULMTbl7L9baerXp80Mm1qvK/P",
+	"zyHtM58+21uSDmUsFEPOsFggVBCsGhkMwUW7EHMsbk44tglK8dUoRdSbXvAbMztay+YG3W/AvN6UApYj",
+	"3k86YYUN6RsK9sGOY9/08Rf31xYc+ncQh4czKp0jaARtxyTBk7Lcz3ct55tq5Y+XgJ9EUy/fLVcrQX9f",
+	"bewnkonjqDr4sSu43+9NnuML/qh/4rYCMNpwL8FMUZG8K8FVy9d95fLd7YrNuIaZu2uA69Wst53piLik",
+	"uA5l91zezWUIogDMf7egS9y3cLVgzZwtRh1/z023WxX9/xf9aFWCT+tIw9yIY1m4JWIvZhPbwjw47VbK",
+	"RqlKXLER34CzjfJg7RBQHDz60Gct/4VXVD6Vz6v7FyO4yVfty2uAm3WbKq5TVkoxsw5aRDBA2GxjawK1",
+	"j6pQWHrWd5vY5qrRrTtM/O5HVL6ZRsWbIXJbqdxMVkouQ3utqstRA1SxcDmqO/oRCjAnay93RGK1qvYT",
+	"ysdqVz2i4soxc2GtZ74XT/PnOVMsgiNadiD7IoFpVzPesOVbJ+TjglUlSEZTVPqMcIPRE4P4wW2aaayi",
+	"CZZcihE599XJUSI4ykMsKbNSTqNTd+TwxcnJsMvQyzRD9x9dp2tTf+MgezeBEvJ+r0J1yeCWikcLVmS9",
+	"Q4GStP2R1RFUy2+K+K6eATojrVoMVmJKDldT1nDTD+SReoo8cEMOra3poj6t6GtIckk57EMeXsHYf0fI",
+	"YVzZuGWcY2gbOYwRHzChM6doRMh42xQAxHNaWBq+OHnRF8q3YAs7wwTDaYbtBL59CDzdZAdyuN059Cf1",
+	"ykLNgrU5BmDgXlwE21A7NG3Au1wRLDrRKGgolLPJVWiUYp2XdYVlInZTBPvRuzeDJ2dDn5G0U9tPrgAM",
+	"T4iRgNZZVFimlDOdubqlGZYDg8T3aiWVx/HnGE/t9O8rvYbn/8+yKsBUw/XD+2AeEmW1zI5UBHokrkwH",
+	"+JRGwo4hse4K5OU+G+DvVmxr536bI8e9qd8rfKXDqU4tTgczP0NgiztcYldlsPBaLhg4xO4gdBJOixjs",
+	"pwtfH3Xjf3Ov+oYyPT038/VIFJC3bTHPwhkaMJmuGO1+4jeMBlcOiEfMsuKGxfKWUrADlwiZWNZMhrGE",
+	"oVg8EKGJt9tfObD9k3jJ0Q0oW/nGz/a3I71ydX8P5+HgPQTRjcXeG6tfu4hXNHwOt2+iCJxFPVpHi7tr",
+	"/91WpyuTuhu7G5MSVuo+COgFVCzwErBiWxLZLl6sTXRtPuLatR0vUnEkXl+zDxQPlmSwNs85xkH1Emrn",
+	"Cjh4rRs+iPSYd1lnzD9q3MX73awoJqr2akFh1nvdHTsvS2x1q5yWCyLXm7qPuLQ9kaVr0n/fzsqtSzla",
+	"02YJtk9LRvwJrW0ZEjQi2KKKmnze5dBHqCLtOPStLNEToC6aqjjfGnGxRhQgX9x4zAhb2ItcIACCxsel",
+	"M+LK/8CVJQL+MnO2AEfa3TnHVShzs6s0+TIAa03sz/6l39HKNrUD9mlo/fS/nbPqe4yWT3dSXZPDJvWn",
+	"mWWz1Izc8NLAleomTii1ltPAxE0HH9L7mW9pPidQEcM6TR9+urzC3ia1Kie+0EAGh6H9ze4TJMqEcDEW",
+	"k6aGySWfCWpqxY6ev3x1SvScPn/56m94f8qcfSY//Ov89dHlD+fPX77yLsRUFkt3rcpoLOBClODAdS/l",
+	"IpeMEbgfORSwWBSpJCLaWC81T7ZMBbH8titVq9v0YuXos5fcdD3Fi6cJJR8v3kMBFygXfIco0ChjXWu8",
+	"XeORohqbpo1+Nx5pali9W/7FfZdOwbxIXeMLGd990BWbItTziviiCb6yDynl7CF63pdLfBIanexbqlfK",
+	"y6w33Umatc35fhKRq/2V1ADAtxno46X8uGnt+Iuf0NfjUOppzYkV/8oeWJzGZvjh7D1mfb5v+WlKAvVb",
+	"Rz+bzCUn97OFJwpCG0GEFctGcQZvmLV/ZPER1UDQXeUmKlYEvG2VKfrlkyUy3BHsWA8F6AbHtOLHd89A",
+	"hV2HXxqoNeJBLO87W1GtnzENG/2Abmb8Bgb30S/RlmX0a5hs9Bseqf/66ev/DQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

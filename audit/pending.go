@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -68,4 +70,32 @@ func with(detail map[string]string, key, value string) map[string]string {
 	}
 	out[key] = value
 	return out
+}
+
+// Conn is a database connection that starts transactions: a *pgxpool.Pool,
+// or a pgx.Tx (whose Begin is a savepoint).
+type Conn interface {
+	db.DBTX
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// Change makes a change in one transaction of conn with the pending entry
+// of ctx (Within): change does its work with tx and returns the name of its
+// target. An error of change, or of writing the entry, rolls both back and
+// is returned as it is (the middleware then records the outcome).
+func Change(ctx context.Context, conn Conn, change func(tx pgx.Tx) (target string, err error)) error {
+	var audited func()
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		target, err := change(tx)
+		if err != nil {
+			return err
+		}
+		audited, err = Within(ctx, tx, target, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	audited()
+	return nil
 }

@@ -36,6 +36,9 @@ const lastUsedEvery = time.Minute
 // token without expiry), for a session and for the command line.
 type Credential struct {
 	User User
+	// TokenID is the id of the API token that proves the user; 0 for a
+	// session and for the command line.
+	TokenID int64
 	// ExpiresAt is when the credential stops working; nil for never.
 	ExpiresAt *time.Time
 }
@@ -148,7 +151,7 @@ func (t *APITokens) Authenticate(ctx context.Context, secret string) (Credential
 		}
 		lastUsed = &now
 	}
-	cred := Credential{User: userFromRow(row.User), ExpiresAt: row.ApiToken.ExpiresAt}
+	cred := Credential{User: userFromRow(row.User), TokenID: row.ApiToken.ID, ExpiresAt: row.ApiToken.ExpiresAt}
 	if caching {
 		var expires time.Time
 		if row.ApiToken.ExpiresAt != nil {

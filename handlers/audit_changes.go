@@ -76,6 +76,7 @@ func actorOf(c echo.Context) audit.Actor {
 	}
 	switch {
 	case httpx.CredentialOrNil(c) != nil:
+		a.TokenID = httpx.CredentialOrNil(c).TokenID
 		return user(httpx.CredentialOrNil(c).User, audit.ViaAPIToken)
 	case httpx.CallerOrNil(c) != nil:
 		caller := httpx.CallerOrNil(c)

@@ -95,6 +95,9 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes("deployment.cancel", audit.TargetDeployment)},
 
+		// The store shows non-admins only the entries about deployments, as the API does.
+		{method: http.MethodGet, path: "/audit", least: auth.ReadOnly, handler: web.AuditList(d.Audit)},
+
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
 		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes("namespace_policy.update", audit.TargetPolicy)},
 

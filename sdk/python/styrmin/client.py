@@ -156,19 +156,21 @@ _CODE_BY_STATUS = {
 @dataclasses.dataclass(frozen=True)
 class AuditActor:
     """Who made an audited request: ``via`` is session, api-token, action-token or none;
-    ``role`` the role at the time; ``address`` is empty for anyone but admins."""
+    ``role`` the role at the time; ``address`` is empty for anyone but admins; ``token_id`` is
+    the id (never the secret) of the API token the user came with, None for other credentials."""
 
     name: str
     via: str
     role: str
     address: str
     user_id: Optional[int] = None
+    token_id: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
 class AuditTarget:
     """What an audited request was about: ``kind`` (deployment, driver, user, token, session,
-    policy, settings) and ``name``."""
+    policy, settings, webhook) and ``name``."""
 
     kind: str
     name: str
@@ -534,12 +536,12 @@ def _zero(tp):
     return {str: "", int: 0, bool: False, float: 0.0}.get(tp)
 
 
-def _audit_query(actor, action, target_kind, target, since, until, cursor, limit):
+def _audit_query(actor, action, target_kind, target, outcome, since, until, cursor, limit):
     """Return the query of GET /audit; datetimes become RFC 3339 strings."""
     def when(t):
         return t.isoformat() if isinstance(t, _dt.datetime) else t
 
-    return {"actor": actor, "action": action, "target_kind": target_kind, "target": target,
+    return {"actor": actor, "action": action, "target_kind": target_kind, "target": target, "outcome": outcome,
             "since": when(since), "until": when(until), "cursor": cursor, "limit": limit}
 
 
@@ -882,18 +884,20 @@ class Client:
         """Return every matching Task, newest first, as a list, following all pages."""
         return list(self.iter_tasks(deployment=deployment, status=status, kind=kind))
 
-    def list_audit(self, actor=None, action=None, target_kind=None, target=None, since=None, until=None, cursor=None, limit=None):
+    def list_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None,
+                   cursor=None, limit=None):
         """Return one Page of AuditEntry, newest first (GET /audit).
 
         Filters: ``actor`` (a username), ``action`` (deployment.install, or a family: deployment),
-        ``target_kind`` and ``target`` (its name), ``since`` and ``until`` (datetimes, or RFC 3339
-        strings). Admins see every entry; other users only the entries about deployments.
+        ``target_kind`` and ``target`` (its name), ``outcome`` (allowed, refused or failed),
+        ``since`` and ``until`` (datetimes, or RFC 3339 strings). Admins see every entry; other
+        users only the entries about deployments.
         """
-        return self._page(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, since, until, cursor, limit))
+        return self._page(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, cursor, limit))
 
-    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, since=None, until=None, limit=None):
+    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None, limit=None):
         """Iterate over every matching AuditEntry, newest first, fetching pages as needed."""
-        return self._iterate(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, since, until, None, limit))
+        return self._iterate(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, None, limit))
 
     def task(self, id):
         """Return a Task (an id, or a Task to read again) with its steps, hook logs, errors, Job tails and linked tasks.

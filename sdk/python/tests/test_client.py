@@ -208,19 +208,19 @@ class ClientTest(unittest.TestCase):
         entry = {
             "id": 3, "at": "2026-12-02T18:00:00Z", "action": "deployment.install", "outcome": "refused",
             "reason": "No such driver.", "detail": {"name": "web"},
-            "actor": {"name": "ada", "via": "api-token", "role": "operator", "address": "", "user_id": 4},
+            "actor": {"name": "ada", "via": "api-token", "role": "operator", "address": "", "user_id": 4, "token_id": 12},
             "target": {"kind": "deployment", "name": "shop"},
         }
         self.fake.answer("GET /audit", (200, {"items": [entry], "next_cursor": "c1"}), (200, {"items": [], "next_cursor": ""}))
         since = datetime.datetime(2026, 12, 1, tzinfo=UTC)
-        entries = list(self.client.iter_audit(actor="ada", action="deployment", since=since))
+        entries = list(self.client.iter_audit(actor="ada", action="deployment", outcome="refused", since=since))
         self.assertEqual(1, len(entries))
         e = entries[0]
-        self.assertEqual(api.AuditActor("ada", "api-token", "operator", "", 4), e.actor)
+        self.assertEqual(api.AuditActor("ada", "api-token", "operator", "", 4, 12), e.actor)
         self.assertEqual(api.AuditTarget("deployment", "shop"), e.target)
         self.assertEqual(("refused", "No such driver."), (e.outcome, e.reason))
         self.assertEqual(datetime.datetime(2026, 12, 2, 18, 0, tzinfo=UTC), e.at)
-        query = {"actor": "ada", "action": "deployment", "since": "2026-12-01T00:00:00+00:00"}
+        query = {"actor": "ada", "action": "deployment", "outcome": "refused", "since": "2026-12-01T00:00:00+00:00"}
         self.assertEqual([query, dict(query, cursor="c1")], [r["query"] for r in self.fake.requests])
 
     def test_list_filters_are_sent_as_query_parameters(self):
