@@ -39,10 +39,12 @@ func WithPending(ctx context.Context, p *Pending) context.Context {
 // tx, naming the target name (when the request did not) and the task the
 // change queued (0: none). The returned func marks it recorded: call it once
 // tx has committed; a transaction that rolls back takes the entry with it
-// and leaves the middleware to record the outcome.
+// and leaves the middleware to record the outcome. Once an entry is
+// recorded, a later change of the same request writes none (a new password
+// also starts a new session: one entry).
 func Within(ctx context.Context, tx db.DBTX, target string, task int64) (committed func(), err error) {
 	p, _ := ctx.Value(pendingKey{}).(*Pending)
-	if p == nil {
+	if p == nil || p.recorded {
 		return func() {}, nil
 	}
 	e := p.Entry

@@ -41,9 +41,17 @@ var _ AuditLog = (*audit.Store)(nil)
 func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			// A sign-in's actor is nobody yet: the entry names the username typed.
+			actor := func() audit.Actor {
+				a := actorOf(c)
+				if ch.action == "signin" && a.Via == audit.ViaNone {
+					a.Name = targetName(c, ch)
+				}
+				return a
+			}
 			p := &audit.Pending{
 				Entry: audit.Entry{Action: ch.action, Target: audit.Target{Kind: ch.target}, Detail: paramsOf(c)},
-				Actor: func() audit.Actor { return actorOf(c) },
+				Actor: actor,
 			}
 			r := c.Request()
 			c.SetRequest(r.WithContext(audit.WithPending(r.Context(), p)))
@@ -52,12 +60,9 @@ func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger)
 				return err
 			}
 			e := p.Entry
-			e.Actor = actorOf(c)
+			e.Actor = actor()
 			e.Target.Name = targetName(c, ch)
 			e.Outcome, e.Reason = outcomeOf(c, err, least, e.Actor)
-			if ch.action == "signin" && e.Actor.Via == audit.ViaNone {
-				e.Actor.Name = e.Target.Name
-			}
 			if recErr := log.Record(context.WithoutCancel(r.Context()), e); recErr != nil {
 				logger.Error("audit: record", "action", e.Action, "outcome", e.Outcome, "err", recErr)
 			}
