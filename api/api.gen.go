@@ -952,12 +952,43 @@ type Webhook struct {
 	Url   string   `json:"url"`
 }
 
+// WebhookAttempt defines model for WebhookAttempt.
+type WebhookAttempt struct {
+	// Attempt Counts the delivery's attempts from 1.
+	Attempt     int       `json:"attempt"`
+	AttemptedAt time.Time `json:"attempted_at"`
+	DurationMs  int       `json:"duration_ms"`
+
+	// Error Why the attempt failed; empty when it did not.
+	Error string `json:"error"`
+
+	// StatusCode The receiver's answer; absent when none came.
+	StatusCode *int `json:"status_code,omitempty"`
+}
+
+// WebhookChange defines model for WebhookChange.
+type WebhookChange struct {
+	// Deployments Only tasks of these deployments; empty for every deployment (admins only).
+	Deployments *[]string       `json:"deployments,omitempty"`
+	Events      *[]WebhookEvent `json:"events,omitempty"`
+
+	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+	Format *WebhookFormat `json:"format,omitempty"`
+	Kinds  *[]string      `json:"kinds,omitempty"`
+
+	// Secret A new secret (16 characters or more); absent or empty keeps the secret.
+	Secret *string `json:"secret,omitempty"`
+	Url    *string `json:"url,omitempty"`
+}
+
 // WebhookDelivery defines model for WebhookDelivery.
 type WebhookDelivery struct {
-	AttemptedAt *time.Time `json:"attempted_at,omitempty"`
-	Attempts    int        `json:"attempts"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DurationMs  *int       `json:"duration_ms,omitempty"`
+	// AttemptLog Every attempt, oldest first (in a webhook's delivery log).
+	AttemptLog  *[]WebhookAttempt `json:"attempt_log,omitempty"`
+	AttemptedAt *time.Time        `json:"attempted_at,omitempty"`
+	Attempts    int               `json:"attempts"`
+	CreatedAt   time.Time         `json:"created_at"`
+	DurationMs  *int              `json:"duration_ms,omitempty"`
 
 	// Error Why the last attempt failed; empty when it did not.
 	Error string       `json:"error"`
@@ -1136,6 +1167,9 @@ type UpdateUserJSONRequestBody = UserChange
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = NewWebhook
 
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = WebhookChange
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListAuditEntries The audit log, newest first
@@ -1228,6 +1262,9 @@ type ServerInterface interface {
 	// GetWebhook A webhook and its latest deliveries
 	// (GET /webhooks/{id})
 	GetWebhook(ctx echo.Context, id WebhookID) error
+	// UpdateWebhook Change a webhook
+	// (PATCH /webhooks/{id})
+	UpdateWebhook(ctx echo.Context, id WebhookID) error
 	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error
@@ -1810,6 +1847,22 @@ func (w *ServerInterfaceWrapper) GetWebhook(ctx echo.Context) error {
 	return err
 }
 
+// UpdateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhook(ctx, id)
+	return err
+}
+
 // RedeliverWebhook converts echo context to params.
 func (w *ServerInterfaceWrapper) RedeliverWebhook(ctx echo.Context) error {
 	var err error
@@ -1911,6 +1964,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
 	router.GET(options.BaseURL+"/webhooks/:id", wrapper.GetWebhook, options.OperationMiddlewares["getWebhook"]...)
+	router.PATCH(options.BaseURL+"/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.POST(options.BaseURL+"/webhooks/:id/deliveries/:delivery/redeliver", wrapper.RedeliverWebhook, options.OperationMiddlewares["redeliverWebhook"]...)
 
 }
@@ -3132,6 +3186,46 @@ func (response GetWebhookdefaultApplicationProblemPlusJSONResponse) VisitGetWebh
 	return err
 }
 
+type UpdateWebhookRequestObject struct {
+	Id   WebhookID `json:"id"`
+	Body *UpdateWebhookJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhook200JSONResponse Webhook
+
+func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateWebhookdefaultApplicationProblemPlusJSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RedeliverWebhookRequestObject struct {
 	Id       WebhookID `json:"id"`
 	Delivery int64     `json:"delivery"`
@@ -3264,6 +3358,9 @@ type StrictServerInterface interface {
 	// GetWebhook A webhook and its latest deliveries
 	// (GET /webhooks/{id})
 	GetWebhook(ctx context.Context, request GetWebhookRequestObject) (GetWebhookResponseObject, error)
+	// UpdateWebhook Change a webhook
+	// (PATCH /webhooks/{id})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
 	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx context.Context, request RedeliverWebhookRequestObject) (RedeliverWebhookResponseObject, error)
@@ -4305,6 +4402,54 @@ func (sh *strictHandler) GetWebhook(ctx echo.Context, id WebhookID) error {
 	return nil
 }
 
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx echo.Context, id WebhookID) error {
+	var request UpdateWebhookRequestObject
+
+	request.Id = id
+
+	var body UpdateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx.Request().Context(), request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		return validResponse.VisitUpdateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RedeliverWebhook operation middleware
 func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error {
 	var request RedeliverWebhookRequestObject
@@ -4336,142 +4481,147 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37c9s48ue/gtJdla09WnaySW7Xrq0rT5LZyW52Jmc7O1c1SlkQCUsYUwAHAO1oU/nfr9ANgKAI6mHL",
-	"mbm6709xRBKPfqG78UHjyyCXi0oKJowenH4ZVFTRBTNMwf9e10pLZf8qmM4VrwyXYnA6uJozMhHss7nO",
-	"4Y0JkTfEzBmpFLvjstakojM2GmQDbl//rWZqOcgGgi7Y4HSA3wyygc7nbEFt8wv6+T0TMzMfnD4/OckG",
-	"ZlnZN7VRXMwGX79mgzesKuVywYT5EVr5gk1X1MybluGfbKDYbzVXrBicGlWzuJ9Eu4rfMbXfNt/zBTdd",
-	"qv0g78mCiiXhhi00oUAkMpdloQk1ZCG16SNZCS3GvRbshtalGZy+PMks+fiiXjjiLbjA/z0LhOTCsBlT",
-	"MLorqm/fvemZLS/WzvVGqgU12OCrF4Nk+z+z6VzKJ+ziq/1cV1JoBlL6QclpyRb2z1wKwwTQnlZVyXNq",
-	"aX9c4Rv/41dtGfEl6u2/K3YzOB38t+NGDY7xqT727UKPbVaeC8KUkiojVJOL71+Tv754+T+J64YUzFBe",
-	"6tHAUfs8z1ll7GR7R7jbyFqNJoZn9TOfUzFj5J5q8lvNalbYoVJiqL61UjZntHBa/l7iINJ6bj840OTj",
-	"xfvRYJ3YwzDcAO3z8w/vruQtg1YrJSumDEd+5YpRw4pralr8LqhhR4aDtq00ng3Y54orptd9I+qypNOS",
-	"eZHqtMGLreQrG5RUm+tarx/ixu6EsymdB7Vmqufh11gzfkFVcQYofJXFBPwUOpbTX1lubPvnuWXfBfut",
-	"Ztp0yV8puajQ2tOi4PZdWn6IXsH5dCWBQrsHmmAL5I6WNdNkuvQ/2OFlxI4HhC2sJf5NqtgZkQtuDCvc",
-	"N5oYesvs2sEVcTZtNOhM6mtqmnXBzXlucIFqz5EWhWJapyU6LzkT5kAT99YZYYvKLMmNVISKpRSMTGtD",
-	"aLHgQo8Ga1jbbdtziRxCa0TzmTjiIoPV0bYM1BlmRCr4CWlKzJwaktOyZEWyQyXLng7tE7t62MasZMaT",
-	"EXIqi2WyQWNV8xo1otsoL8ihYHcMx6hZrpgZhjWeKW1Fhpx/eEegHfjZzpzkdur33MzPCJ1qJownKpFm",
-	"bp8rVjBhOC3tqLZQRdtq7zDtwwNNeNHqDWdNqChc547IW/Z4x8G8MWFX0F8Gmmlte8wGtOJHMF37N7QY",
-	"/iukYJEq9miz017bgeNoFgT1U5+AvxVGLRMCnqct9s9WkKzNL6RgGWGj2YgUwXUacaENLcsM5NKKpSXh",
-	"CO1JUk6o1691y1GkifaTHcw6rpT9puhL6pPOfFmpwYQQhTYPDFFBDrmxRsjMG0ukhwnjssPKIGuTS9R9",
-	"LyC0LOU9Q5/mxi4aVswoL1mRkAj7EtVpxlm/EFjn2rEmAhvyOn0/Z4K4/tJaTdWMma3YdYWvJlccagae",
-	"817UB6HxhghhMoGPvVL8gc5YV4jBD279sXHYqA7NckCVovD/KBrZYl2F/tof9Y79KhC1PfpbLoqkhG63",
-	"tsPn7uVU3689BS4NNQniKUaLZVeO3vM7qwe04IJp7SzA8+PnLRkysArW2q7NuazLgghpyBQ/TEqWNrKq",
-	"WDzfqZQlo6IzL//m2jnpXu+kHY625xY+BwXXZ8TaXbJgVGirFhA8eUnq6kZLYFIOxWt0q2LHlZblTzeD",
-	"0182SKb/4mu2Oh3jW+quXrisZkTP5b1lCddEipydEm2q69EowYYVSmPbXTp/gnC5ZIZt4wNuiIAWlfk3",
-	"eG9pmjVh+fbkar65rBcLCvrcEQOUzmuIstLW0gpxaaVdWwXpynGGss5N8ygp2m2J61uH1k1oRVVTdOIL",
-	"OmPXup5qw01tO0jI90+omaXMaRn0U4pySQ4LmetjeHDkHowWxfAU3oe2NfqQqhZjYVd5RgvvsEkBT1nk",
-	"CFgnXhbaL5gZYTSfk4Jrw0VuxiIeKEhlBv5UtMayotVvToUlvaphCoqNxuIcXTLbAPp+OG49GotYUdcR",
-	"9p3t4TIaS8ryt1NWu4U0Qooj1MNOtJJ0FBS74zrNPNvcD6xckPBORgS7t+7IDVcutbPNpC/c96m54lj1",
-	"tWZmnVGJHB5kz5zeMUJxZrFrDz8MdzScsQ2KiN8eXUuvYsL12SsvmvtwFVIW5tt4DN2eu657VV3fMaWd",
-	"/96h97TWiXX9HBIxLlvYVuZIUsOinD0oy+K/mS57XG+7qDwuK1JAvjXdPDxaSxvIzFhCbJMhi3jfm4sB",
-	"R6KiefqpXVnqtFbUVbEjedPRYDOAQJsOJbKWzIRhOVFpsa3F99Yok9IamNEW0V5y6Uaou3aCmzL9lRt5",
-	"j9H0T9eYy91skqMsjqcZczSOflrsxfpAS9/c8uD4mVpwyFi8M5gS7xgfJe/Sjnw2MOxzz7piR5ERXedz",
-	"QvUpQSHT5DWu6ReyZN9xUXAxI4dqSvMRrc1cKv4fSCyPbv+iR1wON3u0tv+sGeQ289Q9SRDTiNaBJvmc",
-	"KpMRxUTBFCsgR+XzjW7Bz8KspmwpRUG4sQ5SyahmB5oERSWHzpM50rmsWEFsJKcz/Mf6XLW4Fdalh8cZ",
-	"ufju/DVRdck0+FBTpJMeokt1P2fgHVGBCUfiJ0+4GZFzQULKpq5mihaMSEWULMspzW+d7+WGTQWwCXzg",
-	"0MqNSzQ6UhAe8gtWw9LCsdOaET7qWTQeojsrUpxQIWTkpvAAuE4KjnEBfoOst7xts39zvIUT6JfJ3hW/",
-	"pFNW6p2yXJ0unsYkp5Xd2WH3TjJo6jfpYZfTv4KcoIaWcla7/c5ReuswlS0Nq17Xnju6bmXY/91M+PG7",
-	"UZv8JD5zUff2m0JV26DtoiPa5RWLPgmpWL57aFRRpVlB0BUZabNUCy5Gy0XpglH/AAY1+lVLQbCRKdOE",
-	"m3Sitd+328R9R9MV/6bl+TgSuAmnRKEbT3aX+oXzABJroH1EpjUvIarthuo+AtfEReAu/eaJB28fV1Kb",
-	"mWL69NnLsG8BmQrIZhXSrkQ+2M6lMJQL2FmBAFsbqtJpjBCXrxs8tWG/D+E17F7fK24ME26ozeBejV6k",
-	"+6l7l1w3dewrawytX3sO37App4J8wE4u//d78uzl6NkL3A67ny+tmZ5bJ8JSYbNBbqbshpXkOa6fvamw",
-	"lXCsPa03uERoYiQGXSD0kV/R3bLcV6jTv8fYSuPAZqMVF5d7AHcFfu3duQzxzvq59rbRTriszR/6N30K",
-	"MXtw5jHme3+c1JtNfy9n77lIuPa7mP2S3bEyyawF09rZjfUii000H8BmS2rAP3pGfZAlz1NpBLfv1OHj",
-	"30s5JRU1himhfQ4w8F1H4qPJgi7JTBIujDwlf4KNWusz0dxyNyP/i8Au4i/06D+fCCV5SbXeJTDzBvq6",
-	"6T5lOoIH7HxdGBZ+Cfajcb19RtfaB/Dp2GeuexIgimmm7vrsoX8aU+bwtp6yoz9lXqszcomW+0ATeS+G",
-	"p37zDZOy06UdMxNGLdH0Q1Owy88+09yUy91otXtKoflmukxPE2OK+7kkmmFMVIE8kZJq4/eEpuxGKgbc",
-	"L3ix2e42W55d9kZ0b41uYy5iReBfA3xprdg/Ugo37GOtm2Ry/Oy+H/LUhi915B+dCcRSaCMrTe6luuVi",
-	"5ra4EEvisRbUAPc0qYXhJVHsTt6yYkTO3RuY3pW1Kfmdy/xHn/pokZsWIOJB0KYItvnMIQ/D/7fKf/UQ",
-	"8qNOZaUqqvW9VAmFPjfErnuGPHse2a+1SJq1GXj7zk5ArQic5YAdYbA9U3Qoye4sI/Oc2iEql5AI9oZd",
-	"x+5AQDJZcWkAMVYcltFr5BChTWDFhrvZKHbnB7ZVOO9m+dZ+Beskh4hex/IR2vayuFWT3+PLXzPYSN+S",
-	"VJiiOVxNqWQhoZKB+mXoZtt1oGSGZQ5ANFxHXtv0bqTE3ZLuwC/5TOjANKvDannmlBr3iumMcgjLY9j0",
-	"y1dt/XuVWi1U2UFbv/jLbnpr2wiDDwKRkvLg/fXZ8jz8HsA0ReGgNAuJSwi+A4uJ8H+ncDU3Si52i7j7",
-	"6P+9VG4bTWfENovRmCRUMRSAU1z/HcLWsLLUaRekP/9i5NYxsM97OGpFtIc5Q1trye+86J0yAB9WsZvT",
-	"pYN3UlxRQhBwoAHTSDRd6lNCCU4mI3QsRL2YMoVYR1UzBDSVmtmlylEp2nY19JahTfJvjwW8foa72NZJ",
-	"1ISWWsaYUdzSBGhz6BlHaM3JWEAkSX6UnY4oKbk2BBGCSDWMu6kIGVwIrrgeC58yJT859OqhVMQuk8PW",
-	"VmsHykpkcGrHwjZ+y1jVGrkU3gqdwUBc+9augK1xG7r2O7tm67FY/Q7307vsb1DxqwiboiewhGwqsc8d",
-	"i2dMk1pDFOg1NJfipuS5gYMKNsSgJfx5R0tEK0tzfSNrwDbdSDXlRQEQyVr4LQFQZjNX0pjSKTa9oxw9",
-	"jk9rQYIprCOkT5QUM5dOp8bqaiEjSZ2hdDqXp2s6OCsL/QgQorUYjgKEi6q2gkRchEcqpgj0QA4bEcQu",
-	"waJM4NfRuD45+XNuBQ7+YpPMo6rduxP8r3sRVyR8tfttOvnW2c2MgI3BUiUgBfDZgSZzQJWhgrn8F0qM",
-	"P+zTs+R1t7I/XryzusXFzJ0awnMTYEcO6VTW5nRaUnEL62tVUi7ID1dXH7C7FoazbyPJPo1Sxn7D1IlS",
-	"hkrwKa02PvGwDnXbmap35tpTrRQ7ivZtKqmN//9aYPmaxaq7yiTBICGqDpAQlKZ7qsmM3zGx64p150mS",
-	"2MH1Ntiwz9a7xA4wdxCwudh/kzIbtmD3bpRbxJ4ejgoEz1YXSRxltEZa4mzg81rVX7dkdhpdWUNbxyTk",
-	"DbFDdr6kziB9gOh/WGaMDQOjgxRJFb5gWtYqZ2/4zc0u/lTjRTWe1Xp/qnA9rKpuLfgNZwWxz31yaUEF",
-	"vwEY2SXKmpuyYoWNxNKI0l3hs+uxGmvAtZHnBJP6lKSrw1ztjNZp0edhmV4Vdd61zE+JQQk9xyZyPfZk",
-	"QxbnwoXXXgAVo8WR9ekG2cCSlTpQuQ1Ak3J34SKx3nx9TK0NJx2TU02N+tKwavszFt+DwQJl1oZVGeQo",
-	"mzMmvbCpX+U0bT9Lqg1homAF+YecYprGxAeu2GeW14Zd53KxoDaEdU36zB3kdOxqakdiHddDXOhGUdca",
-	"/F0fWErBhqOHnMhIBQtvbZO4cRPMvaUMUSyXqmgZgIboMOFHYcl6dv+RP3h0ImZTm6R4fHOtidr6WEgv",
-	"Z5GdUbfI6lV2KpqWnF/l9Drt+waxKblgIcvv5vwPOT3QRNamqu1yjEeLyfOTE3w7I69ekH/y74Ybpu97",
-	"v4av0tbJW/H26IDorcNXBxqYkOynlDOdWmoC6yzd5MwPPh7zVkkov/eTyMH079tkg0UyTuoo/7SU+a0V",
-	"fanIlGlzxG5uZM8ebSU1N+ssvdo1/79mdYDcV/+ZXo1HDkBPXc/ksOTilhX4fLg1ga+ovk1Rt8+ZTJ05",
-	"CqTJ/OLdcd6bPbOIUk58/HRT1v3K4UXb1r0Hu/EQOEjROgTRNVPW0KVd98fbwK1tFASmO2aBwmlCqm9Z",
-	"gTv6sjY+pFgDlPd2YZPY/NO+11bELpzIOJHFNTKABeC4HDe6b5OaCXNtxbv3/GjQYlxyvRaAXkB/Zq5k",
-	"PZsTSirFF9zwOxufkkhLhslTpT1ci7gBR/KvY3uQMjPu4L7tKCNzD6xC7bVT9+t/K7ER9aKYhhoRvQBJ",
-	"mGWlZFHnVv2tyW4HKZiqwnYQv9gxEe3JbmfHNop1Y9c2orzxTfiGVdtvTYDPtwlKDKYpUu9gnBJGySlY",
-	"NujCsNEC+BH22ai4TMTKKbItEe9Rjr+3kMP5h3e+mMOGHIptENvrG/E/nZZ7b9+lOiFMgCQH7oeBQz/A",
-	"Q4Teeg+8X9wcMU2FA7aXfWCy+5aoJ4FiR2IZEQeVGaFKwjafDXSd54wV8ZnhbJBTkbO+48PxuYanXNK2",
-	"XlZ2NfS7K3ZKJVe1cFXlUlz5iCL5MCDYW9z3AUxerRQebGNrYF97aep3QVr1E+6Os/vdMySYfdleVVe3",
-	"DRNau0VSpVDLa1WLTQhxQM0VagknF/1pezzmEDZYVjDzya3H601UgJe2GHfEtZ41243qQLeWanLPyxJm",
-	"YZ20sHkQirNs7czHCfAk8B4zkNvzs5Wz3LTgpsiUyEl1SL6apvJCFw84aRSSSJMHBQFcW4+mx9Hf2p4+",
-	"DT4FjGYXpBLGvNl46v5t/PUzX4PaIYLdE//8NFSROdDEVV3R1uMPaGiumpIzmhgpSS1KprVDQF3Til+7",
-	"h1y7neY0Unrl9VY9tWQcxKGIiB8o7EFjK/Ggo8Ed4glN3OjIiOYCwIsSQBy3dtqwpV0WoVXAPMIx3YU1",
-	"OVq2dgBiWOPWApKy5b2woyc5LroGydQGMmtLHO0TE1Qxopkw8Q7RKojpm8KW9oRU2smpWpO6cTimNIl2",
-	"ByK5iGEbCwLYH0fMNoP9oANx+o+lfuqXyzcO75TCaRs700eGla6VnmTmg8x+reCM4zUSe3Pkv6miBdWG",
-	"uGGmyv/wcJ4taduAN7uKdyo/cmn9UqrJ/zlyGOgjz5st62gp5sFr1/ImKfebaaU7QVTF4PQkRo+29U31",
-	"lrCJ637Qi2I5sw0daEKFvmfKn3+IOTHaarhWN6+3VPKUevnvPRujACcIrhegbTXqrReIUNAMszMPij7b",
-	"Fq1DzsmvWorJaYSaL2ReL8BMTXRJ89vJKZl8GcM53/HglIxGo68TsF2X9umBJlzkEnAh99iVjrFHv2Kx",
-	"KWhp3fjscu2ktUGNb1GYxi+O3XI0Rau1XdaQYNE2eb5RF6kSGYgBqRU3y0vbg4v4GVVMXaWLDJ0nSvVl",
-	"ZOLKC01COU9wMKChRk7nxlRYWZSLG5kIYpstP6srjuMOMubAV/+4/OnHETmvzZwJw3NqsDQgoa1xjQWC",
-	"0w+dPHto0XjQ+FPjAaK4pDu9O3En6hyuHb+cDE/HYnIeHzw/Jd/BvEiYcwDJ09w6Hf6EmvPgrG91OhZh",
-	"0xp+11BNCFdXt8n5OWfVShY8I357GzGKY4euiJ2czNWURAdyQYWdE3QxIueuEKTzHyfaUBjxEIaTzx0w",
-	"sikZGTLSUDgBC7pwcEJHYzEWbwEqhQizvlK4E3Loa9cOz8jE2siJdZ1h/5Yu2Fj0IgLJe9hMts1XdMaF",
-	"5dwpOLPw4mpx6DEcYwAeUk0m/oGRZOaOpdgPAAGJa127ASaw6MlYlFwby0SPvQ3HDkNxW2fFNZk8P3lO",
-	"fE51grz2OW8EY1rOf7x4f0YqWZZk8ve3V+QYPNDjL7z4OnHnKyaQvUXCqNrDLXFra+AF//zDu+i46ung",
-	"GVQLrJigFR+cDv48Ohn9GU4FmDko7jGtC6wRPUuht0C9sLDVEUzVip2vbmiHjr6eqy56Cgd8DidQsm8y",
-	"zAAFORbwA5dikpEJFu/DZ1bZJtRMhtDSXN5bpwLhB4cTV9xvkgWCjcUE6/xBlW+KqRBa+vKEtWLDETlH",
-	"wdaMuaHBsagzV/oJZHws7NMgxvYFzjQBuF9bS/w2kyuOyVzJKFQwLsW7AgrdaRNKAnII9eN0WY+pb145",
-	"dsXNrbHf8CbW87Yvpo4YRHOBbXiuQxXYvnLevrbimiLiPX1xjzQhh5NuXc/JELmy4OUSmOVyQ/G7CA7t",
-	"GZXDAq0bVupLlK5rn5UNn/uFu7WDEk5vWioNXClaQOr5Sqt4RA3Be4YL2N51/kCyyupGvqCMofLbkQZG",
-	"rWNSqHe5O5eansFAoW5p2ddTU1CzS7qdyotuMSAPySEUse83xq8cNsLpGyEkMAbJMu1r0WbbD8ftZG4c",
-	"Cdjk3UfyaaVm/POTk71VY28qnKYqxTvP5cZPeYSpEZdtSrcchhrVoI8qfeDJTtsrKeWsXTcJwoiZBtGB",
-	"JeZTNvh85PylI0weRag82+7xSqLGrUhdc/umFe8/vbVN8Z+LvKwLdu2Qbek7ESD3102ePakUrFSwWysK",
-	"EcH3JQ6tBRTKYkLZx3BsB+DFHjZoH0WCEvN/g7gAUCchHq7KwpvY0Dt/5TuJdWr3QuWVag5f21GUAyCs",
-	"8Pj5Zrq2L1R4NEPcKAldKRiBXqpg96S1Im7LhwCgXdXa4y+WyV9dpMqwXHCbQVgQtsWf3RR45QIW1KX9",
-	"M7hduPZr97aP34OfH4WvTNCuvAgONFIcTx75cMDFsg/ibZY2wH9nZt/ce3JL2Hc3SZzGfzx3zmOOhJA+",
-	"Opd36I5zYvABxeGHGWl6ADY2FUofZBjTGnnsPPDjL/gHqGjagl7U4tw74I/jbZa8did499vfZPREKt6+",
-	"n+QPouIXtSCULKioaelDLIeqbtXbcQa9ETO3X78/K34cEFP9suLe+OOb89XjHH/QBdsOk2BFRQlJKKpK",
-	"zlQwCk32KBxtcnHLjVSE73MRP0Z4XC/vL+3jPz7ju6X+/yCKDvQj7paCeBEILFYMJg0ZxyWZ02K/3JXV",
-	"OubK6r94+wjeyipm6aHOaemP5N9LdVtKWkCBs/8wJeH8y4Itpky5fQyAOiPz98lzD4aN2J7Al0wcZO1v",
-	"1ihOQik8h2RCeIzboXQ5egWIPMzReqwannafy3sdnzd3jYS6gv7EZjjGSQEJNxYOCpf5ChjhtM1wRH52",
-	"aVnewqHZweRzlgMoPGwc3FO8gQlBr2d+71q3sHY6TJI3l9ThCMeimSolL07+2hwSB6g+XWpyP1+mEsMO",
-	"rrhHNepJRTh+PSAFsX+VXAG3brXMnuy/d0CI9jj9TlpB2JwUgPf/uwR0TnZhtcc9CufYSUUiOvjAHc6c",
-	"uD2n1pUHD7QR0NeGZJt759tva/wsFRrJ0h/j43hGXWcE9r10RpCU3JkULMTbl7L9baerXp80Mm1qvK/P",
-	"zyHtM58+21uSDmUsFEPOsFggVBCsGhkMwUW7EHMsbk44tglK8dUoRdSbXvAbMztay+YG3W/AvN6UApYj",
-	"3k86YYUN6RsK9sGOY9/08Rf31xYc+ncQh4czKp0jaARtxyTBk7Lcz3ct55tq5Y+XgJ9EUy/fLVcrQX9f",
-	"bewnkonjqDr4sSu43+9NnuML/qh/4rYCMNpwL8FMUZG8K8FVy9d95fLd7YrNuIaZu2uA69Wst53piLik",
-	"uA5l91zezWUIogDMf7egS9y3cLVgzZwtRh1/z023WxX9/xf9aFWCT+tIw9yIY1m4JWIvZhPbwjw47VbK",
-	"RqlKXLER34CzjfJg7RBQHDz60Gct/4VXVD6Vz6v7FyO4yVfty2uAm3WbKq5TVkoxsw5aRDBA2GxjawK1",
-	"j6pQWHrWd5vY5qrRrTtM/O5HVL6ZRsWbIXJbqdxMVkouQ3utqstRA1SxcDmqO/oRCjAnay93RGK1qvYT",
-	"ysdqVz2i4soxc2GtZ74XT/PnOVMsgiNadiD7IoFpVzPesOVbJ+TjglUlSEZTVPqMcIPRE4P4wW2aaayi",
-	"CZZcihE599XJUSI4ykMsKbNSTqNTd+TwxcnJsMvQyzRD9x9dp2tTf+MgezeBEvJ+r0J1yeCWikcLVmS9",
-	"Q4GStP2R1RFUy2+K+K6eATojrVoMVmJKDldT1nDTD+SReoo8cEMOra3poj6t6GtIckk57EMeXsHYf0fI",
-	"YVzZuGWcY2gbOYwRHzChM6doRMh42xQAxHNaWBq+OHnRF8q3YAs7wwTDaYbtBL59CDzdZAdyuN059Cf1",
-	"ykLNgrU5BmDgXlwE21A7NG3Au1wRLDrRKGgolLPJVWiUYp2XdYVlInZTBPvRuzeDJ2dDn5G0U9tPrgAM",
-	"T4iRgNZZVFimlDOdubqlGZYDg8T3aiWVx/HnGE/t9O8rvYbn/8+yKsBUw/XD+2AeEmW1zI5UBHokrkwH",
-	"+JRGwo4hse4K5OU+G+DvVmxr536bI8e9qd8rfKXDqU4tTgczP0NgiztcYldlsPBaLhg4xO4gdBJOixjs",
-	"pwtfH3Xjf3Ov+oYyPT038/VIFJC3bTHPwhkaMJmuGO1+4jeMBlcOiEfMsuKGxfKWUrADlwiZWNZMhrGE",
-	"oVg8EKGJt9tfObD9k3jJ0Q0oW/nGz/a3I71ydX8P5+HgPQTRjcXeG6tfu4hXNHwOt2+iCJxFPVpHi7tr",
-	"/91WpyuTuhu7G5MSVuo+COgFVCzwErBiWxLZLl6sTXRtPuLatR0vUnEkXl+zDxQPlmSwNs85xkH1Emrn",
-	"Cjh4rRs+iPSYd1lnzD9q3MX73awoJqr2akFh1nvdHTsvS2x1q5yWCyLXm7qPuLQ9kaVr0n/fzsqtSzla",
-	"02YJtk9LRvwJrW0ZEjQi2KKKmnze5dBHqCLtOPStLNEToC6aqjjfGnGxRhQgX9x4zAhb2ItcIACCxsel",
-	"M+LK/8CVJQL+MnO2AEfa3TnHVShzs6s0+TIAa03sz/6l39HKNrUD9mlo/fS/nbPqe4yWT3dSXZPDJvWn",
-	"mWWz1Izc8NLAleomTii1ltPAxE0HH9L7mW9pPidQEcM6TR9+urzC3ia1Kie+0EAGh6H9ze4TJMqEcDEW",
-	"k6aGySWfCWpqxY6ev3x1SvScPn/56m94f8qcfSY//Ov89dHlD+fPX77yLsRUFkt3rcpoLOBClODAdS/l",
-	"IpeMEbgfORSwWBSpJCLaWC81T7ZMBbH8titVq9v0YuXos5fcdD3Fi6cJJR8v3kMBFygXfIco0ChjXWu8",
-	"XeORohqbpo1+Nx5pali9W/7FfZdOwbxIXeMLGd990BWbItTziviiCb6yDynl7CF63pdLfBIanexbqlfK",
-	"y6w33Umatc35fhKRq/2V1ADAtxno46X8uGnt+Iuf0NfjUOppzYkV/8oeWJzGZvjh7D1mfb5v+WlKAvVb",
-	"Rz+bzCUn97OFJwpCG0GEFctGcQZvmLV/ZPER1UDQXeUmKlYEvG2VKfrlkyUy3BHsWA8F6AbHtOLHd89A",
-	"hV2HXxqoNeJBLO87W1GtnzENG/2Abmb8Bgb30S/RlmX0a5hs9Bseqf/66ev/DQAA//8=",
+	"7H17c9s48uBXQemuytbvaNnJJrldu7auPElmJ7vZmZzt7FzVKGVBJCxhTAEcALSjTeW7X6EbAEER1MOW",
+	"M3O191cckcSj393obnwZ5HJRScGE0YPTL4OKKrpghin43+taaansXwXTueKV4VIMTgdXc0Ymgn021zm8",
+	"MSHyhpg5I5Vid1zWmlR0xkaDbMDt67/VTC0H2UDQBRucDvCbQTbQ+ZwtqB1+QT+/Z2Jm5oPT5ycn2cAs",
+	"K/umNoqL2eDr12zwhlWlXC6YMD/CKF9w6IqaeTMy/JMNFPut5ooVg1OjahbPkxhX8Tum9jvme77gpgu1",
+	"H+Q9WVCxJNywhSYUgETmsiw0oYYspDZ9ICthxHjWgt3QujSD05cnmQUfX9QLB7wFF/i/ZwGQXBg2YwpW",
+	"d0X17bs3Pbvlxdq93ki1oAYHfPVikBz/ZzadS/mEU3y1n+tKCs2ASj8oOS3Zwv6ZS2GYANjTqip5Ti3s",
+	"jyt843/8qi0ivkSz/XfFbgang/923LDBMT7Vx35cmLGNynNBmFJSZYRqcvH9a/KXFy//J3HTkIIZyks9",
+	"Gjhon+c5q4zdbO8Kd1tZa9DE8ix/5nMqZozcU01+q1nNCrtUSgzVt5bK5owWjsvfS1xEms/tBweafLx4",
+	"PxqsI3tYhlugfX7+4d2VvGUwaqVkxZThiK9cMWpYcU1NC98FNezIcOC2lcGzAftcccX0um9EXZZ0WjJP",
+	"Up0xeLEVfWWDkmpzXev1S9w4nXAypfOg1kz1PPwac8YvyCpOAIWvshiAn8LEcvory40d/zy36Ltgv9VM",
+	"my74KyUXFUp7WhTcvkvLD9EruJ8uJVAY90ATHIHc0bJmmkyX/ge7vIzY9QCxBV3i36SKnRG54Mawwn2j",
+	"iaG3zOoOroiTaaNBZ1NfU9usC27Oc4MKqr1HWhSKaZ2m6LzkTJgDTdxbZ4QtKrMkN1IRKpZSMDKtDaHF",
+	"ggs9GqxBbXdsjyVyCKMRzWfiiIsMtKMdGaAzzIhU8BPClJg5NSSnZcmK5IRKlj0T2idWe9jBLGXGmxFy",
+	"KotlckBjWfMaOaI7KC/IoWB3DNeoWa6YGQYdz5S2JEPOP7wjMA78bHdOcrv1e27mZ4RONRPGA5VIM7fP",
+	"FSuYMJyWdlVbsKIdtXeZ9uGBJrxozYa7JlQUbnIH5C1nvOMg3piwGvSXgWZa2xmzAa34EWzX/g0jhv8K",
+	"KVjEij3c7LjXTuAwmgVC/dRH4G+FUcsEgedpif2zJSQr8wspWEbYaDYiRTCdRlxoQ8syA7q0ZGlBOEJ5",
+	"kqQT6vlrnTqKONF+soNYR03ZL4q+pD7p7JeVGkQIUSjzQBAV5JAbK4TMvJFEepgQLjtoBlmbXCLvewKh",
+	"ZSnvGdo0N1ZpWDKjvGRFgiLsS1SnEWftQkCdG8eKCBzI8/T9nAni5ktzNVUzZrZC1xW+mtQ41Aw85j2p",
+	"D8LgDRDCZgIee6n4A52xLhGDHdz6Y+OykR0adUCVovD/yBvZQq/CfO2Petd+FYDaXv0tF0WSQrfT7fC5",
+	"ezk192sPgUtDTQJ4itFi2aWj9/zO8gEtuGBaOwnw/Ph5i4YMaMFaW92cy7osiJCGTPHDJGVpI6uKxfud",
+	"SlkyKjr78m+u3ZPutU7a7mh7b+FzYHB9RqzcJQtGhbZsAc6Tp6Qub7QIJmVQvEazKjZcaVn+dDM4/WUD",
+	"Zfovvmar2zF+pK72QrWaET2X9xYlXBMpcnZKtKmuR6MEGlYgjWN34fwJ3OWSGbaNDbjBA1pU5l9gvaVh",
+	"1rjl24Or+eayXiwo8HOHDJA6r8HLSktLS8SlpXZtGaRLxxnSOjfNoyRptymuTw+t29AKq6bgxBd0xq51",
+	"PdWGm9pOkKDvn5AzS5nTMvCnFOWSHBYy18fw4Mg9GC2K4Sm8D2NrtCFVLcbCanlGC2+wSQFPWWQIWCNe",
+	"FtorzIwwms9JwbXhIjdjES8UqDIDeyrSsaxozZtTYUGvatiCYqOxOEeTzA6Ath+uW4/GImbUdYB9Z2e4",
+	"jNaSkvztkNVuLo2Q4gj5sOOtJA0Fxe64TiPPDvcDKxckvJMRwe6tOXLDlQvtbLPpC/d9aq+4Vn2tmVkn",
+	"VCKDB9Ezp3eMUNxZbNrDD8MdBWcsgyLgt1fX4qsYcH3yypPmPkyFlIT5NhZDd+au6V5V13dMaWe/d+A9",
+	"rXVCr59DIMZFC9vMHFFqUMrZg6Is/pvpssf0tkrlcVGRAuKt6eHh0VrYQGTGAmKbCFmE+95YDBgSFc3T",
+	"T61mqdNcUVfFjuBNe4PNAgJsOpDIWjQTluVIpYW2Ft5bq0xSa0BGm0R7waUbou7KCW7K9Fdu5T1C0z9d",
+	"Iy53k0kOsrieZs3ROvphsRfpAyN9c8mD62dqwSFi8c5gSLwjfJS8Sxvy2cCwzz16xa4iI7rO54TqU4JE",
+	"pslr1OkXsmTfcVFwMSOHakrzEa3NXCr+bwgsj27/rEdcDjdbtHb+rFnkNvvUPUEQ05DWgSb5nCqTEcVE",
+	"wRQrIEbl441O4WdhV1O2lKIg3FgDqWRUswNNAqOSQ2fJHOlcVqwg1pPTGf5jba5a3Apr0sPjjFx8d/6a",
+	"qLpkGmyoKcJJD9Gkup8zsI6owIAj8Zsn3IzIuSAhZFNXM0ULRqQiSpbllOa3zvZyy6YC0AQ2cBjlxgUa",
+	"HSgID/EFy2Fp4thJZ4SPepTGQ3hnhYoTLISI3OQeANZJwdEvwG8Q9Ra3bfRv9rdwA/002avxSzplpd4p",
+	"ytWZ4mlEcprZnRx27ySdpn6RHk45/SuICWpoKWe1O+8cpY8OU9HSoPW68tzBdSvB/q9mw48/jdpkJ/GZ",
+	"87q3PxSq2gJtFx7RLq5Y9FFIxfLdXaOKKs0KgqbISJulWnAxWi5K54z6B7Co0a9aCoKDTJkm3KQDrf22",
+	"3SbsO5iu2Dcty8eBwG04RQpdf7Kr6hfOAkjoQPuITGteglfbddW9B66J88Bd+M0DD94+rqQ2M8X06bOX",
+	"4dwCIhUQzSqk1UTe2c6lMJQLOFkBB1sbqtJhjOCXr1s8tW6/d+E1nF7fK24ME26pzeJejV6k56l7Va7b",
+	"Os6VNYLW657DN2zKqSAfcJLL//2ePHs5evYCj8Pu50srpufWiLBQ2CyQmy27ZSVxjvqzNxS24o61t/UG",
+	"VYQmRqLTBUQf2RXdI8t9uTr9Z4ytMA4cNlpycbEHMFfg196Ty+DvrN9r7xjtgMva+KF/04cQswdHHmO8",
+	"9/tJvdH093L2nouEab+L2C/ZHSuTyFowrZ3cWE+yOETzARy2pBb8o0fUB1nyPBVGcOdOHTz+rZRTUlFj",
+	"mBLaxwAD3nVEPpos6JLMJOHCyFPyX3BQa20mmlvsZuR/EThF/IUe/fsToSQvqda7OGZeQF8306dER7CA",
+	"na0Ly8IvQX40preP6Fr5ADYd+8x1TwBEMc3UXZ889E9jyBze1lN29F+Z5+qMXKLkPtBE3ovhqT98w6Ds",
+	"dGnXzIRRSxT9MBSc8rPPNDflcjdY7R5SaL6ZLtPbRJ/ifi6JZugTVUBPpKTa+DOhKbuRigH2C15slrvN",
+	"kWcXvRHcW6vbGItYIfjXkL60luwfSYUbzrHWbTK5fnbfn/LUTl/q0D8aE5hLoY2sNLmX6paLmTviwlwS",
+	"n2tBDWBPk1oYXhLF7uQtK0bk3L2B4V1Zm5Lfuch/9Kn3FrlpJUQ8KLUpStt85jIPw/+3in/1APKjTkWl",
+	"Kqr1vVQJhj43xOo9Q549j+TX2kyatRF4+85OiVpRcpZL7AiL7dmiy5Ls7jISz6kTonIJgWAv2HVsDoRM",
+	"JksuTUKMJYdl9Bo5xNQmkGLD3WQUu/ML28qdd7t8a78CPcnBo9cxfYSxPS1uNeT3+PLXDA7StwQVhmgO",
+	"V0MqWQioZMB+GZrZVg+UzLDMJRAN14HXDr0bKPG0pLvwSz4TOiDN8rBanjmmxrNiOqMc3PI4bfrlqzb/",
+	"vUppC1V2sq1f/Hk3vrVjhMUHgkhRebD++mR5Hn4PyTRF4VJpFhJVCL4DykT4v1N5NTdKLnbzuPvg/71U",
+	"7hhNZ8QOi96YJFQxJIBT1P8uw9awstRpE6Q//mLk1j6wj3s4aEWwhz3DWGvB76zonSIAH1ZzN6dLl95J",
+	"UaMEJ+BAQ04j0XSpTwkluJmM0LEQ9WLKFOY6qpphQlOpmVVVDkrRsauhtwxlkn97LOD1MzzFtkaiJrTU",
+	"Ms4ZxSNNSG0OM+MKrTgZC/AkyY+yMxElJdeGYIYgQg39bipCBBecK67HwodMyU8ue/VQKmLV5LB11NpJ",
+	"ZSUyGLVjYQe/ZaxqrVwKL4XOYCFufCtXQNa4A137ndXZeixWv8Pz9C76m6z41QybosexhGgqsc8dimdM",
+	"k1qDF+g5NJfipuS5gUIF62LQEv68oyVmK0tzfSNryG26kWrKiwJSJGvhjwSAmc1cSWNKx9j0jnK0OD6t",
+	"TRJM5TpC+ERJMXPhdGosrxYyotQZUqczebqig7Oy0I9IQrQSw0GAcFHVlpCI8/BIxRSBGchhQ4I4JUiU",
+	"Cfw6GtcnJ3/KLcHBX2yS+axq9+4E/+teRI2Er3a/TQffOqeZUWJjkFSJlAL47ECTOWSVIYO5+BdSjC/2",
+	"6VF53aPsjxfvLG9xMXNVQ1g3AXLkkE5lbU6nJRW3oF+rknJBfri6+oDTtXI4+w6S7NMoZOwPTB0pZcgE",
+	"n9Js4wMP67JuO1v1xlx7q5ViR9G5TSW18f9fm1i+Rll1tUwyGSR41SElBKnpnmoy43dM7Kqx7jxIEie4",
+	"XgYb9tlalzgBxg5Cbi7O34TMhq20e7fKLXxPn44KAM9WlSSuMtKRFjgb8LyW9depzM6gKzq0VSYhb4hd",
+	"srMldQbhA8z+BzVjrBsYFVIkWfiCaVmrnL3hNze72FONFdVYVuvtqcLNsMq6teA3nBXEPvfBpQUV/AbS",
+	"yC6R1tyWFSusJ5bOKN01fXZ9rsaa5NrIcoJNfUrC1eVc7Zyt04LPwyK9Kpq8K5mfMgclzByLyPW5Jxui",
+	"OBfOvfYEqBgtjqxNN8gGFqzUJZVbBzRJdxfOE+uN18fQ2lDpmNxqatWXhlXb11h8DwILmFkbVmUQo2xq",
+	"THrTpn6V07T8LKk2hImCFeTvcophGhMXXLHPLK8Nu87lYkGtC+uG9JE7iOlYbWpXYg3XQ1R0o2hqDfau",
+	"dyylYMPRQyoyUs7CWzskHtwEcW8hQxTLpSpaAqABOmz4UblkPaf/iB8snYjR1AYplm+uFVFbl4X0YhbR",
+	"GU2LqF5Fp6JpyvlVTq/Ttm8gm5ILFqL8bs9/l9MDTWRtqtqqYywtJs9PTvDtjLx6Qf7Bvxtu2L6f/Rq+",
+	"SksnL8XbqwOgt4qvDjQgITlPKWc6pWoC6izc5MwvPl7zVkEof/aTiMH0n9tkg0XST+ow/7SU+a0lfanI",
+	"lGlzxG5uZM8ZbSU1N+skvdo1/r9GO0Dsq7+mV2PJAfCpm5kcllzcsgKfD7cG8BXVtyno9hmTqZqjAJrM",
+	"K++O8d6cmUWQcuTjt5uS7lcuX7Qt3XtyNx6SDlK0iiC6YsoKurTp/ngZuLWMAsd0xyhQqCak+pYVeKIv",
+	"a+NdijWJ8l4ubCKbf9j32ozYTScyjmRRR4ZkASiX40b3HVIzYa4teffWjwYuRpXruQD4AuYzcyXr2ZxQ",
+	"Uim+4IbfWf+URFwyTFaV9mAtwgaU5F/H8iAlZlzhvp0oI3OfWIXca7fu9X8rsBHNopiGHhG9CZKwy0rJ",
+	"os4t+1uR3XZSMFSF42D+YkdEtDe7nRzbSNaNXNuY5Y1vwjes2v5oAmy+TanEIJoi9g7CKSGUHINlg24a",
+	"NkoAv8I+GRW3iVipItsy4z2K8fc2cjj/8M43c9gQQ7ED4nh9K/6H43Jv7btQJ7gJEOTA8zAw6AdYROil",
+	"98DbxU2JacodsLPsIye7T0U9SSp2RJYRcJCZMVVJ2OGzga7znLEirhnOBjkVOesrH47rGp5SpW2tVnYV",
+	"9LszdoolV7lwleVSWPmIJPmwRLC3eO4DOXm1UljYxtakfe1lqN8l06ofcHec3e8eIcHoy/asunpsmODa",
+	"LYIqhVpeq1psyhCHrLlCLaFy0VfbY5lDOGBZyZlPHj1eb4ICvLTFuiOs9ehst6oD3VLV5J6XJezCGmnh",
+	"8CA0Z9namI8D4MnEe4xAbo/PVsxyk8JNgSkRk+qAfDVM5YkuXnBSKCQzTR7kBHBtLZoeQ39refo0+Skg",
+	"NLtJKmHNm4Wn7j/GX7/zNVk7RLB74p+fhi4yB5q4rivaWvwhG5qrpuWMJkZKUouSae0yoK5pxa/dQ67d",
+	"SXM6U3rl9VY/taQfxKGJiF8onEHjKPGio8UdYoUmHnRkRHMByYsSkjhu7bbhSLsswqiQ8whlugsrcrRs",
+	"nQDEaY1bE0hKlvemHT1JueiaTKZ2IrO2wNE+MEEVI5oJE58QrSYxfdO0pT1lKu1kVK0J3bg8pjSIdk9E",
+	"ch7DNhIEcn8cMNsI9osOwOkvS/3UT5fnxtj9pNK0w4PVniC1JR/kN0yWOtDEva4xf+dZ2jt2L+0q52sF",
+	"RY3Xi56Q6AaLw82aau3DQ63aqD/Wd92fv6FYziwELACEvmcqUV+Su6PFTSGK1WNXB3+/vTYcVmC5BsG9",
+	"OmQPWY//SbmOj08zRO3rInmHz15FibNEKrKQig0D/YR0JMxDarrCpbIQ95Z22EdEbxyj94qJ61LOEo4X",
+	"0IZ7JbPaN1Sbk0MuCCX3OD4kKeAUpJSz7QPhK1IsgY2tZM7G6JgXb2kB9CDrtS3VNgcwNzXmodo8QtQB",
+	"6+3KcKkw76WlXqrJ/zlypRxHnni2bAeomCeFa3mTVN+bYaU7saCKQRE4BsHs6Jvaxu0u+30ZV4yJ0VbL",
+	"tZL2ektbJWUl+O89GqM4TSDcRo9sZxi89QQR+jJikPlBQbS2WO2Ac/KrlmJyGhX/FDKvF2BtTXRJ89vJ",
+	"KZl8GUO7gvHglIxGo68TUD+X9umBJlzkEtLbnETRcQrlr9gzD0Zatz7rdThqbYpftuiv5W38bletojXa",
+	"LiItiNxNDnw0RarTDyqkWnGzvLQzuMAlo4qpq3SvtPNEx9GMTFyXtEnoSgx+EgzU0OncmAobJHNxI3tU",
+	"AmYuWF5xGHeZry6H9O+XP/04Iue1mTNheE4NdjgltLWuscAam0NHzz5Dcjxo3MLxAJNRpWtCMHGFwa48",
+	"B7+cDE/HYnIe9884Jd/BvkjYc6j1obn1nXyhrXNErYt4OhYh9wZ+19AUDQ0kl6vxOWfVymFeRnyWDqZa",
+	"j12SWGxvZa41LvrBCyrsnmCKETl3/WydGzzRhsKKh7CcfO7yu5vOt+FgDfq/YF8qDr70aCzG4i1kfGKi",
+	"bF9H7wk59C24h2dkYmXkhHBnpdAFG4vexGbyHnJi7PAVnXFhMXcKPjm8uNrjfgwmNOCQajLxD4wkM1dd",
+	"Zz+ARG7Ude0BmMDeTWNRcm0sEn0JQaieDj26nRTXZPL85DnxR0MTxLU/usOccov5jxfvz0gly5JM/vb2",
+	"ihyDtXz8hRdfJ65MbAKHUAgYVfuscTyhH3jCP//wLqq6Px08g6anFRO04oPTwZ9GJ6M/QXGTmQPjHtO6",
+	"wFb3s5SNiRYX9Oc7gq1asvNNWu3S0Vx3TZJPoU7xcAKdRyfDDJK5xwJ+4FJMMjLBHqT4zDLbhJrJEEaa",
+	"y3trVGAW1eHE9SidZAFgYzHBdqVwWQHFiC4tfZfVWrHhiJwjYWvG3NKguvPMdbADGh8L+zSQsX2BM00g",
+	"a7nNJf603PX4Za7zHTIYl+JdAf06tQmdTTlELOOof4+ob145dnc0WGG/4U28lsC+mHKvor2Ak8V1aGbd",
+	"dyuBbxG75i6Enrm4T5gjh5Nue+LJELGy4OUSkOVC3PG7mOPesyqX0rhuWakvkbqu/eFS+Nwr7tZBcChC",
+	"t1AauI7akHDsG0ZjpS3mIBsuIEvF2QPJZtEb8YI0hsxvVxoQtQ5JoW3v7lhqZgYBhbylZd9MTV/gLuh2",
+	"6pK8xYJ8ZiGhWMJzY7zmsB5O3wohDjtI3jaxNml2++W4hIyNKwGZvPtKPq1cffH85GRvl0o0jZpTF144",
+	"y+XGb3mEEV4XNE+PHJYaXaURNSzCAnU7q/Wy2+3fwI2YaSAdUDGfssHnI2cvHWEMPEoutuMer8SQnEbq",
+	"its3rbDl00vbFP65yMu6YNcuQTd9tQscYXTPAJ6UClYaca4lhQjg+yKHlgKF7r7QvTZUH0KVhM9+to8i",
+	"Qonxv4FcIN8wQR6uWcybWNA7e+U7ie229wLllaY0X9telMujWsHx881wbd8L82iEuFUSutL3Bq1Uwe5J",
+	"SyNui4dQB7DKtcdfLJK/Ok+VYdfzNoKwr3ULP7sx8Mo9UshL+0dwu//21+6lRb8HPj8K32Cl3UAWDGiE",
+	"OBZQenfA+bIPwm2WFsB/Y2bf2HtySdh3xVJ8Gvl47JzHGAkufVRefOiq0tH5gDsuhhlpZgA0No2WHyQY",
+	"0xx57Czw4y/4B7BoWoJe1OLcG+CPw22WvD0sWPfbX8j2RCzevmbpD8LiF7UglCyoqGnpXSxXHNJqG+YE",
+	"ekNmLu1of1L8OCR+9tOKe+OPL85Xq9L+oArbLpNgY1gJQSiqSs5UEApN9ChUaDq/5UYqwvepxI8xy7cX",
+	"95f28R8f8d0bS/4gjA7wI+6ylVgJBBQrBpuGiOOSzGmxX+zKah1yZfX/cfsI3MoqRumhzmnpO4vcS3Vb",
+	"SlpAn8Z/MyWhjG/BFlOm3DkGVGwg8veJc5/TH6E9kSY3cZm3f7VCcRI6erqETMzycyeULkavILEYY7Q+",
+	"5RabdszlvY7bZrhBQntUX3geqtEpJPSOhcvozXwjn1A0OByRn11YlrfSae1i8jnLobYlHBzcU7xIDnP3",
+	"z/zZtW6lDOuwSd7ctYkrHItmq5S8OPlL0+sCKo7oUpP7+TIVGHZZ13tko55QhMPXA0IQ+2fJlRz9rdTs",
+	"yf5nh0T3HqPfUSsQm6MCsP5/F4fO0S5oezyjcIadVCSCg3fcoXTOnTm1bm55oIyAuTYE29w73/5Y42ep",
+	"UEiWvhqZY6sNnRE499IZQVByJ1Kwn3hfyPa3nW6sflLPtLmqYn18DmGf+fDZ3oJ0SGOhp3uGPU+hEWrV",
+	"0GBwLtr95GNyc8SxjVOKr0Yhot7wgj+Y2VFaNheBfwPk9YYUsKv6fsIJK2hIX7SyD3Qc+6GPv7i/tsDQ",
+	"vwI5PBxR6RhBQ2g7BgmeFOV+v2sx31y68HgK+Ek01344dbXi9Pe1+H8imjiOLjk4dveG9FuT5/iC71iS",
+	"uHQFhDZcrzJTVCSvfHGXfui+Wz/cJbHNuoaZuzKF69Wot93piLiguA7dQ13czUUIIgfMf7egSzy3cC2t",
+	"zZwtRh17z223e7nDfwp/tC60SPNIg9wIY1m47GYvYhPHwjg47Tb8R6pK3BQUX+S1DfNgCyRgHKzg6pOW",
+	"/8Sbdp/K5tX9ygguJFf7shrggvCmGfWUlVLMrIEWAQwybLaRNQHaR1Xojz/ruxRxc/P71lVM/vQj6kJP",
+	"ox704LmtNKAnK53jYbxW8/hoAKpYuOPZVbCFPvLJFvIdkli9HOAJ6WN1qh5ScV3lubDSM9+LpfnznCkW",
+	"pSNadCD6IoJpN2XfcORbJ+jjglUlUEbTG/+McIPeEwP/wR2auWIikORSjMi5v2QBKYIjPcSUMivlNCoe",
+	"JocvTk6GXYRephG6f+863WL/GzvZuxGUkPd7JapLBsVQjyasSHqHPktp+SOrI7j0oylgWq1ROiOtljKW",
+	"YkoON+zWcGEZxJF6etVwQw6trOlmfVrS1xDkknLYl3l4BWv/HVMO46qulnCOU9vIYZzxARs6c4xGhIyP",
+	"TSGBeE4LC8MXJy/6XPlW2sLOaYKhmmE7gm/3skgP2Uk53K6dxpNaZaH1ytoYAyBwLyaCHajtmjbJu1wR",
+	"7J3TMGjo97XJVGiYYp2VdYXdbnZjBPvRuzeDJ0dDn5C0W9tPrAAET/CRANZZ1B+rlDOdufbLGXY1hMD3",
+	"akOox+HnGKt2+s+VXsPz/2dRFdJUwy3q+0AeAmW1W5hUBGYkrtsQ2JRGwokhseYKxOU+G8DvVmhrx36b",
+	"zgm9od8rfKWDqU5LYZdmfoaJLa64xGplkPBaLhgYxK6fQzKdFnOwn859fUzvqXAt0MZuYz0XjPZQFIC3",
+	"LTHPQg0NiExXorsf/w29wZU+FxGyLLlhz8+lFOzABUImFjWTYUxhSBYPzNB8DQ7ZlUu2fxIrObrIaSvb",
+	"+Nn+TqQx3649ffJ+VudENxJ7b6h+7Txe0eA5XCKMJHAWzWgNLS5cRQcedbpuz7uhuxEpQVP3pYBeQOMV",
+	"TwErsiUR7eLF2kDX5hLXrux4kfIj8RaufWTxYGcZK/OcYRxYL8F2rg+N57rhg0CPcZd1wvyjxlO8302K",
+	"YqBqrxIUdr3X07HzssRRt4ppOSdyvaj7iKrtiSRdE/77dlJuXcjRijYLsH1KMuIrtLZFSOCIIIsqavJ5",
+	"F0MfoRm+w9C3kkRPkHXRNPf61hkXa0gB4sWNxYxpC3uhC0yAoHG5dEZcFzNodSLgLzNnCzCk3dWZXIVu",
+	"XbtSk28DsFbE/uxf+h2lbNM7YJ+C1m//2xmrfsZIfbpKdU0Om9CfZhbNUjNyw0vDFIOL3qI4VKxOAxI3",
+	"FT6kzzPf0nxOoCOGNZo+/HR5hbNNalVOfKOBDIqhWeEbBABQJoSLsZg0PUwu+UxQUyt29Pzlq1Oi5/T5",
+	"y1d/xWug5uwz+eGf56+PLn84f/7ylTchprJYutuhRmNxFRr4QNy6c7cguWSMwDXvoYHFokgFEVHGeqp5",
+	"MjUVyPLbaqrWtGll5eCzl9h0PcX78wklHy/eQwMX6Hp+h1mgUcS61nhJ0CNJNRZNG+1uLGlqUL1b/MV9",
+	"lw7BvEjdRg4R333AFYdq2jsR3zQhbvL0ED7viyU+CYxO9k3VK+1l1ovuJMza4nw/gcjV+UpqIMG3WehD",
+	"BLI331Z6B7p0Yrg6BW/Zw5vL/E2NOrp58qyRxio+M/Qd1HgjSscCZemU5rd9LdS4GY7Ia5dwHOop/e65",
+	"xtsg3R7wKBpWOxYQJAv6Td5gJdhKgxZRkJwKIQ1ZUOdLJrtoJhOPC7o/Pt+/Omh3EvzGBusGjRCo9ynN",
+	"1vuAmseK++OGrY6/eM7+ehx6nq0p3fKv7IFO0klKfjl7D9483zcxNL2x+s0Ev5vMRen3c5YtCkIbiQym",
+	"W0amS4PMbv/I4lrtANBd6Sbq2gW4bfXr+uWTBTLc+e9QD/0eB8e04sd3z0AOuAm/NDUHmBhlcd85k239",
+	"jOcR0Q/ob8VvYJQr+iU6u49+DZuNfsPeEl8/ff2/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

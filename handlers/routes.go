@@ -112,6 +112,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
 		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes("webhook.create", audit.TargetWebhook)},
 		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks), change: changes("webhook.update", audit.TargetWebhook)},
 		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes("webhook.delete", audit.TargetWebhook)},
 		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes("webhook.redeliver", audit.TargetWebhook)},
 
@@ -193,6 +194,7 @@ func apiRoutes() []route {
 		apiRoute(get, "/webhooks", auth.Operator),
 		apiChange(post, "/webhooks", auth.Operator, changes("webhook.create", audit.TargetWebhook)),
 		apiRoute(get, "/webhooks/:id", auth.Operator),
+		apiChange(http.MethodPatch, "/webhooks/:id", auth.Operator, changes("webhook.update", audit.TargetWebhook)),
 		apiChange(http.MethodDelete, "/webhooks/:id", auth.Operator, changes("webhook.delete", audit.TargetWebhook)),
 		apiChange(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator, changes("webhook.redeliver", audit.TargetWebhook)),
 	}
