@@ -221,8 +221,20 @@ class CreatedAPIToken(APIToken):
 
 
 @dataclasses.dataclass(frozen=True)
+class WebhookAttempt:
+    """One try at sending a delivery: the receiver's ``status_code`` (None when no answer came) or ``error``."""
+
+    attempt: int
+    error: str
+    duration_ms: int
+    attempted_at: _dt.datetime
+    status_code: Optional[int] = None
+
+
+@dataclasses.dataclass(frozen=True)
 class WebhookDelivery:
-    """One event sent to a webhook, as its last attempt left it: ``status`` is ``pending``, ``delivered`` or ``failed``."""
+    """One event sent to a webhook, as its last attempt left it: ``status`` is ``pending``, ``delivered`` or ``failed``;
+    ``attempt_log`` is every attempt, oldest first (in a webhook's log)."""
 
     id: int
     task_id: int
@@ -235,6 +247,7 @@ class WebhookDelivery:
     duration_ms: Optional[int] = None
     redelivery_of: Optional[int] = None
     attempted_at: Optional[_dt.datetime] = None
+    attempt_log: List[WebhookAttempt] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -708,6 +721,17 @@ class Client:
     def webhook(self, id):
         """Return a Webhook with its latest ``deliveries``, newest first (GET /webhooks/{id}; operator)."""
         return decode(Webhook, self._call("GET", "/webhooks/" + _segment(id)))
+
+    def update_webhook(self, id, url=None, secret=None, events=None, deployments=None, kinds=None, format=None):
+        """Change the fields given of a webhook and return it (PATCH /webhooks/{id}; operator).
+
+        Fields left None stay as they are; ``secret`` replaces the secret (never shown back);
+        ``deployments=[]`` makes it a webhook for every deployment (admins only). Raises Invalid
+        for bad input.
+        """
+        body = _without_none({"url": url, "secret": secret, "events": None if events is None else list(events),
+                              "deployments": deployments, "kinds": kinds, "format": format})
+        return decode(Webhook, self._call("PATCH", "/webhooks/" + _segment(id), body=body))
 
     def delete_webhook(self, id):
         """Delete a webhook and its delivery log; return None (DELETE /webhooks/{id}; operator)."""
