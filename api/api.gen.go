@@ -350,6 +350,27 @@ func (e ListAuditEntriesParamsTargetKind) Valid() bool {
 	}
 }
 
+// Defines values for ListAuditEntriesParamsOutcome.
+const (
+	ListAuditEntriesParamsOutcomeAllowed ListAuditEntriesParamsOutcome = "allowed"
+	ListAuditEntriesParamsOutcomeFailed  ListAuditEntriesParamsOutcome = "failed"
+	ListAuditEntriesParamsOutcomeRefused ListAuditEntriesParamsOutcome = "refused"
+)
+
+// Valid indicates whether the value is a known member of the ListAuditEntriesParamsOutcome enum.
+func (e ListAuditEntriesParamsOutcome) Valid() bool {
+	switch e {
+	case ListAuditEntriesParamsOutcomeAllowed:
+		return true
+	case ListAuditEntriesParamsOutcomeFailed:
+		return true
+	case ListAuditEntriesParamsOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIToken defines model for APIToken.
 type APIToken struct {
 	CreatedAt  time.Time  `json:"created_at"`
@@ -376,6 +397,9 @@ type AuditActor struct {
 
 	// Role The role at the time; empty for nobody.
 	Role string `json:"role"`
+
+	// TokenId The id (never the secret) of the personal API token the user came with; absent for any other credential.
+	TokenId *int64 `json:"token_id,omitempty"`
 
 	// UserId The user's id; absent for nobody and for an action.
 	UserId *int64        `json:"user_id,omitempty"`
@@ -952,12 +976,43 @@ type Webhook struct {
 	Url   string   `json:"url"`
 }
 
+// WebhookAttempt defines model for WebhookAttempt.
+type WebhookAttempt struct {
+	// Attempt Counts the delivery's attempts from 1.
+	Attempt     int       `json:"attempt"`
+	AttemptedAt time.Time `json:"attempted_at"`
+	DurationMs  int       `json:"duration_ms"`
+
+	// Error Why the attempt failed; empty when it did not.
+	Error string `json:"error"`
+
+	// StatusCode The receiver's answer; absent when none came.
+	StatusCode *int `json:"status_code,omitempty"`
+}
+
+// WebhookChange defines model for WebhookChange.
+type WebhookChange struct {
+	// Deployments Only tasks of these deployments; empty for every deployment (admins only).
+	Deployments *[]string       `json:"deployments,omitempty"`
+	Events      *[]WebhookEvent `json:"events,omitempty"`
+
+	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
+	Format *WebhookFormat `json:"format,omitempty"`
+	Kinds  *[]string      `json:"kinds,omitempty"`
+
+	// Secret A new secret (16 characters or more); absent or empty keeps the secret.
+	Secret *string `json:"secret,omitempty"`
+	Url    *string `json:"url,omitempty"`
+}
+
 // WebhookDelivery defines model for WebhookDelivery.
 type WebhookDelivery struct {
-	AttemptedAt *time.Time `json:"attempted_at,omitempty"`
-	Attempts    int        `json:"attempts"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DurationMs  *int       `json:"duration_ms,omitempty"`
+	// AttemptLog Every attempt, oldest first (in a webhook's delivery log).
+	AttemptLog  *[]WebhookAttempt `json:"attempt_log,omitempty"`
+	AttemptedAt *time.Time        `json:"attempted_at,omitempty"`
+	Attempts    int               `json:"attempts"`
+	CreatedAt   time.Time         `json:"created_at"`
+	DurationMs  *int              `json:"duration_ms,omitempty"`
 
 	// Error Why the last attempt failed; empty when it did not.
 	Error string       `json:"error"`
@@ -1037,6 +1092,9 @@ type ListAuditEntriesParams struct {
 	// Target Only the entries about the target of this name.
 	Target *string `form:"target,omitempty" json:"target,omitempty"`
 
+	// Outcome Only the entries that ended so.
+	Outcome *ListAuditEntriesParamsOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
 	// Since Only the entries recorded at or after this time.
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
@@ -1046,6 +1104,9 @@ type ListAuditEntriesParams struct {
 
 // ListAuditEntriesParamsTargetKind defines parameters for ListAuditEntries.
 type ListAuditEntriesParamsTargetKind string
+
+// ListAuditEntriesParamsOutcome defines parameters for ListAuditEntries.
+type ListAuditEntriesParamsOutcome string
 
 // ListDeploymentsParams defines parameters for ListDeployments.
 type ListDeploymentsParams struct {
@@ -1129,6 +1190,9 @@ type UpdateUserJSONRequestBody = UserChange
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = NewWebhook
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = WebhookChange
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -1222,6 +1286,9 @@ type ServerInterface interface {
 	// GetWebhook A webhook and its latest deliveries
 	// (GET /webhooks/{id})
 	GetWebhook(ctx echo.Context, id WebhookID) error
+	// UpdateWebhook Change a webhook
+	// (PATCH /webhooks/{id})
+	UpdateWebhook(ctx echo.Context, id WebhookID) error
 	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error
@@ -1278,6 +1345,13 @@ func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "target", ctx.QueryParams(), &params.Target, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter target: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
 	}
 
 	// ------------- Optional query parameter "since" -------------
@@ -1797,6 +1871,22 @@ func (w *ServerInterfaceWrapper) GetWebhook(ctx echo.Context) error {
 	return err
 }
 
+// UpdateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id WebhookID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhook(ctx, id)
+	return err
+}
+
 // RedeliverWebhook converts echo context to params.
 func (w *ServerInterfaceWrapper) RedeliverWebhook(ctx echo.Context) error {
 	var err error
@@ -1898,6 +1988,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
 	router.GET(options.BaseURL+"/webhooks/:id", wrapper.GetWebhook, options.OperationMiddlewares["getWebhook"]...)
+	router.PATCH(options.BaseURL+"/webhooks/:id", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
 	router.POST(options.BaseURL+"/webhooks/:id/deliveries/:delivery/redeliver", wrapper.RedeliverWebhook, options.OperationMiddlewares["redeliverWebhook"]...)
 
 }
@@ -3119,6 +3210,46 @@ func (response GetWebhookdefaultApplicationProblemPlusJSONResponse) VisitGetWebh
 	return err
 }
 
+type UpdateWebhookRequestObject struct {
+	Id   WebhookID `json:"id"`
+	Body *UpdateWebhookJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhook200JSONResponse Webhook
+
+func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateWebhookdefaultApplicationProblemPlusJSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RedeliverWebhookRequestObject struct {
 	Id       WebhookID `json:"id"`
 	Delivery int64     `json:"delivery"`
@@ -3251,6 +3382,9 @@ type StrictServerInterface interface {
 	// GetWebhook A webhook and its latest deliveries
 	// (GET /webhooks/{id})
 	GetWebhook(ctx context.Context, request GetWebhookRequestObject) (GetWebhookResponseObject, error)
+	// UpdateWebhook Change a webhook
+	// (PATCH /webhooks/{id})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
 	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx context.Context, request RedeliverWebhookRequestObject) (RedeliverWebhookResponseObject, error)
@@ -4292,6 +4426,54 @@ func (sh *strictHandler) GetWebhook(ctx echo.Context, id WebhookID) error {
 	return nil
 }
 
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx echo.Context, id WebhookID) error {
+	var request UpdateWebhookRequestObject
+
+	request.Id = id
+
+	var body UpdateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx.Request().Context(), request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		return validResponse.VisitUpdateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RedeliverWebhook operation middleware
 func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error {
 	var request RedeliverWebhookRequestObject
@@ -4323,143 +4505,149 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9s48uBXQemuytYeLTvZJLdr19aVJ8nsZDc7k7OdnasapSyIhCWMKYADgHa0qXz3K3QDICiCethy",
-	"Zq7u91cckcSj393obnwZ5HJRScGE0YPTL4OKKrpghin43+taaansXwXTueKV4VIMTgdXc0Ymgn021zm8",
+	"7H17c9s48uBXQemuytbvaNnJJrldu7auPElmJ7vZmZzt7FzVKGVBJCxhTAEcALSjTeW7X6EbAEER1MOW",
+	"M3O191cckcSj393obnwZ5HJRScGE0YPTL4OKKrpghin43+taaansXwXTueKV4VIMTgdXc0Ymgn021zm8",
 	"MSHyhpg5I5Vid1zWmlR0xkaDbMDt67/VTC0H2UDQBRucDvCbQTbQ+ZwtqB1+QT+/Z2Jm5oPT5ycn2cAs",
 	"K/umNoqL2eDr12zwhlWlXC6YMD/CKF9w6IqaeTMy/JMNFPut5ooVg1OjahbPkxhX8Tum9jvme77gpgu1",
 	"H+Q9WVCxJNywhSYUgETmsiw0oYYspDZ9ICthxHjWgt3QujSD05cnmQUfX9QLB7wFF/i/ZwGQXBg2YwpW",
 	"d0X17bs3Pbvlxdq93ki1oAYHfPVikBz/ZzadS/mEU3y1n+tKCs2ASj8oOS3Zwv6ZS2GYANjTqip5Ti3s",
-	"jyt843/8qi0ivkSz/XfFbgang/923LDBMT7Vx35cmLGNynNBmFJSZYRqcvH9a/LXFy//J3HTkIIZyks9",
+	"jyt843/8qi0ivkSz/XfFbgang/923LDBMT7Vx35cmLGNynNBmFJSZYRqcvH9a/KXFy//J3HTkIIZyks9",
 	"Gjhon+c5q4zdbO8Kd1tZa9DE8ix/5nMqZozcU01+q1nNCrtUSgzVt5bK5owWjsvfS1xEms/tBweafLx4",
 	"PxqsI3tYhlugfX7+4d2VvGUwaqVkxZThiK9cMWpYcU1NC98FNezIcOC2lcGzAftcccX0um9EXZZ0WjJP",
 	"Up0xeLEVfWWDkmpzXev1S9w4nXAypfOg1kz1PPwac8YvyCpOAIWvshiAn8LEcvory40d/zy36Ltgv9VM",
 	"my74KyUXFUp7WhTcvkvLD9EruJ8uJVAY90ATHIHc0bJmmkyX/ge7vIzY9QCxBV3i36SKnRG54Mawwn2j",
 	"iaG3zOoOroiTaaNBZ1NfU9usC27Oc4MKqr1HWhSKaZ2m6LzkTJgDTdxbZ4QtKrMkN1IRKpZSMDKtDaHF",
 	"ggs9GqxBbXdsjyVyCKMRzWfiiIsMtKMdGaAzzIhU8BPClJg5NSSnZcmK5IRKlj0T2idWe9jBLGXGmxFy",
-	"KotlckC7zmtkiPQmDjThxRmhU82EiUYjVBQOUm7xdvwtmOqOg9hgwmqmXwaaaW1nzAa04kcGJEU2wBHD",
-	"f4UULCLxHi5xXGEncJDKAgF86iOct8KoZYJw8rQk/NkiyMrSQgqWETaajUgRTJIRF9rQsswA3xbdFoQj",
-	"5NMk/Kmn23ViPqJw+8kO4hI1UD+Lf0l90tkvKzWwJlEoS4DBC3LIjWVuM284XA8TTLuDxJW1ySXylCcQ",
-	"WpbynqGtcGOFsSUzyktWJCjCvkR1GnHW3gLUuXEs6+FAnlfu50wQN18SW4aqGTNboesKX01KcmoGHvOe",
-	"1Adh8AYIYTMBj71U/IHOWJeIwb5s/bFx2cgOjZilSlH4f2Tlb6GvYL72R71rvwpAba/+losiSaHb6Uz4",
-	"3L2cmvu1h8CloSYBPMVosezS0Xt+Z/mAFlwwrZ0EeH78vEVDBrRLra3Oy2VdFkRIQ6b4YZKytJFVxeL9",
-	"TqUsGRWdffk31+5J92r9tpvX3lv4HBhcnxErd8mCUaEtW4BT4impyxstgkkp6tdorsQGIS3Ln24Gp79s",
-	"oEz/xddsdTvGj9TVXprlipmM6Lm8tyjhmkiRs1OiTXU9GiXQsAJpHLsL50/ghpbMsG1sqw2exaIy/war",
-	"KA2zxt3dHlzNN5f1YkGBnztkgNR5Dd5LWlpaIi4ttWvLIF06zpDWuWkeJUm7TXF9emjdhlZYNQUnvqAz",
-	"dq3rqTbc1HaCBH3/hJxZypyWgT+lKJfksJC5PoYHR+7BaFEMT+F9GFujbaZqMRZWyzNa+GCHFPCURYaA",
-	"NY5lob3CzAij+ZwUXBsucjMW8UKBKjOwpyIdy4rWvDkVFvSqhi0oNhqLczTJ7AD2J78hPRqLmFHXAfad",
-	"neEyWktK8rdDQbu5CkKKI+TDjheQNBQUu+M6jTw73A+sXJDwTkYEu7fmyA1XLmSyzaYv3PepveJa9bVm",
-	"Zp1QiQweRM+c3jFCcWfkULA7hmY9/DDcUXDGMigCfnt1Lb6KAdcnrzxp7sNUSEmYb2MxdGfumu5VdX3H",
-	"lHb2ewfe01on9Po5BDhcFK7NzBGlBqWcPSh64b+ZLntMb6tUHhdtKCCOmR4eHq2FDUQ8LCC2iTxFuO+N",
-	"cYAhUdE8/dRqljrNFXVV7AjetDfYLCDApgOJrEUzYVmOVFpoa+G9tcoktQZktEm0F1y6IequnOCmTH/l",
-	"Vt4jNP3TNeJyN5nkIIvradYcraMfFnuRPjDSN5c8uH6mFhwiFu8Mhpo7wkfJu7Qhnw0M+9yjV+wqMqLr",
-	"fE6oPiVIZJq8Rp1+IUv2HRcFFzNyqKY0H9HazKXi/4GA7ej2L3rE5XCzRWvnz5pFbrNP3RMEMQ1pHWiS",
-	"z6kyGVFMFEyxgtxzM/dxPKfws7CrKVtKURBurIFUMqrZgSaBUcmhs2SOdC4rVhDryekM/7E2Vy1uhTXp",
-	"4XFGLr47f01UXTINNtQU4aSHaFLdzxlYR1RgII/4zRNuRuRckBCyqauZogUjUhEly3JK81tne7llUwFo",
-	"Ahs4jHLjAngOFISH+ILlsDRx7KQzwkc9SuMhvLNCxQkWQkRucg8A66Tg6BfgN4h6i9s2+jf7W7iBfprs",
-	"1fglnbJS7xTl6kzxNCI5zexODrt3kk5Tv0gPp4f+FcQENbSUs9qdI47SR3KpaGnQel157uC6lWD/d7Ph",
-	"x5/ybLKT+Mx53dsftlRtgbYLj2gXVyz6KKRi+e6uUUWVZgVBU2SkzVItuBgtF6VzRv0DWNToVy0FwUGm",
-	"TBNu0oHWfttuE/YdTFfsm5bl40DgNpwiha4/2VX1C2cBJHSgfUSmNS/Bq+266t4D18R54C785oEHbx9X",
-	"UpuZYvr02ctwbgGRCohmFdJqIu9s51IYyoX1ntHB1oaqdBgj+OXrFk+t2+9deA2nwveKG8OEW2qzuFej",
-	"F+l56l6V67aOc2WNoPW65/ANm3IqyAec5PJ/vyfPXo6evcBjpvv50orpuTUiLBQ2C+Rmy25ZSZyj/uwN",
-	"ha24Y+1tvUEVoYmR6HQB0Ud2RfcocF+uTv/ZXSuMA4d4llxc7AHMFfi190Qw+Dvr99o7RjvgsjZ+6N/0",
-	"IcTswZHHGO/9flJvNP29nL3nImHa7yL2S3bHyiSyFkxrJzfWkywO0XwAhy2pBf/oEfVBljxPhRHcuVMH",
-	"j38v5ZRU1BimhPYxwIB3HZGPJgu6JDNJuDDylPyJWLVtbSaaW+xm5H8ROEX8hR795xOhJC+p1rs4Zl5A",
-	"XzfTp0RHsICdrQvLwi9BfjSmt4/oWvkANh37zHVPAEQxzdRdnzz0T2PIHN7WU3b0p8xzdUYuUXIfaCLv",
-	"xfDUH75hUHa6tGtmwqglin4YCk7P2Weam3K5G6x2Dyk030yX6W2iT3E/l0Qz9IkqoCdSUm38mdCU3UjF",
-	"APsFLzbL3ebIs4veCO6t1W2MRawQ/GtIC1pL9o+kwg3nWOs2mVw/u+9PJWqnBXXoH40JOM8h2shKk3up",
-	"brmYuSMuzNHA50BpFnua1MLwkih2J29ZMSLn7g0M78ralPzORf6jT723yE0rIeJBKUNROuQzl9EX/r9V",
-	"/KsHkB91KipVUa3vpUow9LkhVu8Z8ux5JL/WZqisjcDbd3ZKgIqSnlxiR1hszxZd9mF3l5F4Tp0QlUsI",
-	"BHvBrmNzIGQIWXJpEmIsOSyj18ghpgyBFBvuJqPYnV/YVu682+Vb+xXoSQ4evY7pI4ztaXGrIb/Hl79m",
-	"cJC+JagwRHO4GlLJQkAlA/bL0My2eqBkhmUugWi4Drx26N1Aiacl3YVf8pnQAWmWh9XyzDE1nhXTGeXg",
-	"lsfpyC9ftfnvVUpbqLKTxfziL7vxrR0jLD4QRIrKg/XXJ8vz8HtIpikKl0qzkKhC8B1QJsL/ncqruVFy",
-	"sZvH3Qf/76Vyx2g6I3ZY9MYkoYohAZyi/neZq4aVpU6bIP3xFyO39oF93MNBK4I97BnGWgt+Z0XvFAH4",
-	"sJoTOV26tEmKGiU4AQcacgWJpkt9SijBzWSEjoWoF1OmMIdQ1QwTmkrNrKpyUIqOXQ29ZSiT/NtjAa+f",
-	"4Sm2NRI1oaWWcS4mHmlCynCYGVdoxclYgCdJfpSdiSgpuTYEMwQRauh3UxEiuOBccT0WPmRKfnJZoYdS",
-	"Easmh62j1k6KKJHBqB0LO/gtY1Vr5VJ4KXQGC3HjW7kCssYd6NrvrM7WY7H6HZ6nd9HfZJuvZtgUPY4l",
-	"RFOJfe5QPGOa1Bq8QM+huRQ3Jc8NFABYF4OW8OcdLTELWJrrG1lDbtONVFNeFJAiWQt/JADMbOZKGlM6",
-	"xqZ3lKPF8WltkmAq1xHCJ0qKmQunU2N5tZARpc6QOp3J0xUdnJWFfkQSopUYDgKEi6q2hESch0cqpgjM",
-	"QA4bEsQpQaJM4NfRuD45+XNuCQ7+YpPMZyu7dyf4X/ciaiR8tfttOvjWOc2MEhuDpEqkFMBnB5rMIasM",
-	"GczFv5BifBFNj8rrHmV/vHhneYuLmavGwXoEkCOHdCprczotqbgF/VqVlAvyw9XVB5yulcPZd5Bkn0Yh",
-	"Y39g6kgpQyb4lGYbH3hYl3Xb2ao35tpbrRQ7is5tKqmN///ahO01yqqrZZLJIMGrDikhSE33VJMZv2Ni",
-	"V41150GSOMH1Mtiwz9a6xAkwdhByc3H+JmQ2bKWzu1Vu4Xv6dFQAeLaqJHGVkY60wNmA57Wsv05ldgZd",
-	"0aGt8gN5Q+ySnS2pMwgfYFY9qBlj3cCoQCHJwhdMy1rl7A2/udnFnmqsqMayWm9PFW6GVdatBb/hrCD2",
-	"uQ8uLajgN5BGdom05rasWGE9sXRG6a7ps+tzNdYk10aWE2zqUxKuLudq52ydFnweFulV0eRdyfyUOShh",
-	"5lhErs892RDFuXDutSdAxWhxZG26QTawYKUuqdw6oEm6u3CeWG+8PobWhgrC5FZTq740rNq+xuJ7EFjA",
-	"zNqwKoMYZVNj0ps29aucpuVnSbUhTBSsIP+QUwzTmLiQiX1meW3YdS4XC2pdWDekj9xBTMdqU7sSa7ge",
-	"oqIbRVNrsHe9YykFG44eUpGRchbe2iHx4CaIewsZolguVdESAA3QYcOPyiXrOf1H/GDpRIymNkixLHKt",
-	"iNq6LKQXs4jOaFpE9So6FU1Tzq9yep22fQPZlFywEOV3e/6HnB5oImtT1VYdY8kueX5ygm9n5NUL8k/+",
-	"3XDD9v3s1/BVWjp5Kd5eHQC9VXx1oAEJyXlKOdMpVRNQZ+EmZ37x8Zq3CkL5s59EDKb/3CYbLJJ+Uof5",
-	"p6XMby3pS0WmTJsjdnMje85oK6m5WSfp1a7x/zXaAWJf/bWyGksOgE/dzOSw5OKWFfh8uDWAr6i+TUG3",
-	"z5hM1RwF0GReeXeM9+bMLIKUIx+/3ZR0v3L5om3p3pO78ZB0kKJVBNEVU1bQpU33x8vArWUUOKY7RoFC",
-	"NSHVt6zAE31ZG+9SrEmU93JhE9n8077XZsRuOpFxJIs6MiQLQLkcN7rvkJoJc23Ju7d+NHAxqlzPBcAX",
-	"MJ+ZK1nP5oSSSvEFN/zO+qck4pJhsqq0B2sRNqDU/TqWBykx4wri7UQZmfvEKuReu3Wv/1uBjWgWxTT0",
-	"XuhNkIRdVkoWdW7Z34rstpOCoSocB/MXOyKivdnt5NhGsm7k2sYsb3wTvmHV9kcTYPNtSiUG0RSxdxBO",
-	"CaHkGCwbdNOwUQL4FfbJqLj9wkoV2ZYZ71GMv7dBwvmHd75JwoYYih0Qx+tb8T8dl3tr34U6wU2AIAee",
-	"h4FBP8AiQi+9B94ubkpMU+6AnWUfOdl9KupJUrEjsoyAg8yMqUrCDp8NdJ3njBVxzXA2yKnIWV/5cFzX",
-	"8JQqbWu1squg352xUyy5yoWrLJfCykckyYclgr3Fcx/IyauVwsI2tibtay9D/S6ZVv2Au+PsfvcICUZf",
-	"tmfV1WPDBNduEVQp1PJa1WJThjhkzRVqCZWLvtoeyxzCActKznzy6PF6ExTgpS3WHWGtR2e7VR3olqom",
-	"97wsYRfWSAuHB6HpydbGfBwATybeYwRye3y2YpabFG4KTImYVAfkq2EqT3TxgpNCIZlp8iAngGtr0fQY",
-	"+lvL013yU3Bjydi/wihMrZmCXh+acHHq0pUPqc9rIz5LZWhtasmLnBxqLmYlw4YwUpwRIcNbURGwLBm5",
-	"kWUp77WP7t/xAk6DZ0rWFXQKw1CTay0zjE8RYSGDbGCnTOq5HXsPdfNvAjpWTDEHsz5a6EtVWI/dNZlJ",
-	"RLD7AMDTgJQDTVxnGW29mgBZrsBAg3wtTYyUpBYl09pleV3Til+7h1y70/R0NvjK661ebElfj0OjFL9Q",
-	"OGfHUeJFR4s7xCpUPMzJiOYCEjQlJKrc2m3DsX1ZhFEhrxNKkRdWrGrZOuWIUze3ZoKUvupNrXqSktg1",
-	"2VrtZG1tgaN98IUqRjQTJj4FW03U+qapWXvKxtrJcFwTnnK5WmkQ7Z5s5byibUQJ5Dc5YLYR7BcdgNNf",
-	"evupny7fuJyuVC66sTt9pOvsRukJ2D5ItdUK6jivEdiboxubunZQbYhbZqrFEQ81e0nZBrjZlbxTMaBL",
-	"a3tTTf7PkdOHRx43W/YKU8wn6F3LmyTdb4aV7jiKFYMKUfSQ7eibekrhENf9iT2K5cwOdKAJFfqeKV/j",
-	"EWNitNVyLW9eb8nkKfby33s0Rk5cIFxPQNty1FtPEKFpG0agHuRhtyVaB5yTX7UUk9OoMqCQeb0AMTXR",
-	"Jc1vJ6dk8mUMtczjwSkZjUZfJyC7Lu3TA2uJ5RJyX+5xKh1bRr9iQy0Yad36rLp21Npkxm/RfMcrx27L",
-	"naI12i46JEi0TdZ9NEWqDQjmudSKm+WlncFFNRhVTF2lGymdk4opLQUtG9MkIxPXQmkSWoGCgQEDNXQ6",
-	"N6bCrqRc3MiEo94ca1peaWzmGdM+wewflz/9OCLntZkzYXhODcOyN9pa11hgAv6ho2efPjUeNPbUeICZ",
-	"atJVKE9c1aDL3ccvJ8PTsZicx8X1p+Q72BcJew6FADS3RoevwnMWnLWtTsciHMzD7xo6JqF2dQe5n3NW",
-	"rUT6M+KP8DEPc+wySGIjJ3P9KNGAXFBh9wRTjMi5ayLp7MeJNhRWPITl5HOX/Nm0mwxRd2gOgU1rOBih",
-	"o7EYi7eQDoZZdH1tdCfk0Pe9HZ6RiZWRE2s6wxk1XbCx6M16JO/hwNwOX9EZFxZzp2DMwourjaXHUKoB",
-	"OKSaTPwDI8nMld7YDyDLE3VdewAmsLHLWJRcG4tEn18cSitDY1wnxTWZPD95TnzceIK49nF9TDi1mP94",
-	"8f6MVLIsyeTvb6/IMVigx1948XXiakgmEKFGwKjap5Ti8d3AE/75h3dRSe7p4Bl0RKyYoBUfnA7+PDoZ",
-	"/RkqH8wcGPeY1gX2l56lMtTeondorOUBW7Vk5zs42qW33MdTKGI6nEBbwskwg0zPsYAfuBSTjEywQSE+",
-	"s8w2oWYyhJHm8t4aFZhicThxDQwnWQDYWEywlyF0CKcY7qGlb8FYKzYckXMkbM2YWxqUfp259lZA42Nh",
-	"nwYyti9wpgmkNLa5xB+luQagzLXFQgbjUrwroJmfNqHtIYdwRhwS7BH1zSvHrjG6FfYb3sRe4PbFVBlF",
-	"tBdINeA6dJDtawXu+0euaUDeMxf32TTkcNLtXToZIlYWvFwCslz8K34XE2B7VuXyndYtK/UlUte1jzyH",
-	"z73ibp0ShQpVCyVI0cdGsU03WSzDwwRFwwUcYTt7INlJdiNekMaQ+e1KA6LWISn09NwdS83MPsuHUEyn",
-	"vzFeUFuHom9qiBcMkh3V1yawbb8cdzi6cSUgAndfyaeV9u7PT0721ji9aZqaauruDIUbv+URRiJccCc9",
-	"clhq1C4+ah6CxaJ2VlLKWbsVE1jtMw35pCDRP2WDz0fOPDnCWE2U6GfHPV6JizgF0JVub1ru9dMLtxT+",
-	"ucjLumDXLlkufX0BhNq6saonpYKVpnhrSSEC+L7IoaWvoNMmdJIMlUCQsewzEe2jiFBi/G8gF8j9SZCH",
-	"a9zwJparzjz4TmLr271AeaVBxNe20+JyGlZw/HwzXNt3HzwaIW6VhK70oECjULB70lJA2+Ih5OSucu3x",
-	"F4vkr84xZNiBuI0g7DHbws9uDLxyVwry0v4R3O6F+7V7Mcfvgc+Pwjc7aDdzBHsVIY7FTN76dq7jg3Cb",
-	"pQXw35nZN/aeXBL2XSMSR80fj53zGCPBg45K/Q5dhSja+tBvfpiRZgZAY9P09EGCMc2Rx87gPf6CfwCL",
-	"piXoRS3Ovb37ONxmyRtygjG9/aVDT8Ti7atE/iAsflELQsmCipqW3qNxidqtFj5OoDdk5lIA9ifFj0MS",
-	"Vj+tuDf++OJ8tULkD6qw7TIJNmmUEPOhquRMBaHQBGtCtZTzW26kInyfSvwYM+56cX9pH//xEd+9PeAP",
-	"wugAP+IuPoiVQECxYrBpCPAtyZwW+8WurNYhV1b/hdtH4FZWMUoPdU5LX+V/L9VtKWkBPdP+w5SEkpoF",
-	"W0yZcscGkD2NyN8nzn1+bYT2RDrHxGXB/c0KxUnorueSozAbxR0IupC4giQ/DIn69DcsoJ/Lex2XsLtB",
-	"QkqQLwINlaEUkuvGwmXXZb6pRijgGY7Izy4KylupbXYx+ZzlkGce4vT3FC91wjzaM39UrFvpezpskjf3",
-	"yeEKx6LZKiUvTv7a1J1D9j9danI/X6bisC4Dco9s1BOKcPh6QAhi/yy5ki+7lZo92f/skHTaY/Q7agVi",
-	"c1QA1v/v4tA52gVtj0cCzrCTikRw8I47lLG4I57WLQoPlBEw14Zgm3vn258i/CwVCsnSVwZyLHvXGYFj",
-	"Jp0RBCV3IgV7+/aFbH/b6VbWJ/VMm7bx6+NzCPvMh8/2FqRDGgv9lTPsPwhNCauGBoNz0e7tHJObI45t",
-	"nFJ8NQoR9YYX/DnIjtKyuez2GyCvN6SAHY73E05YQUP60oN9oOPYD338xf21BYb+Hcjh4YhKxwgaQtsx",
-	"SPCkKPf7XYv5pgH64yngJ9G04HfqasXp72u3/UQ0cRw1HD92Pfz7rclzfMF3D0hcgABCG646mCkqktcv",
-	"uAb8uq8Dv7uwsVnXMHPXF3C9GvW2Ox0RFxTXoZOfi7u5CEHkgPnvFnSJ5xauvayZs8WoY++57XYbrf//",
-	"wh+t5vJpHmmQG2EsCxdP7EVs4lgYB6fd5ttIVYlbO+JLdbZhHmxHAoyDJQd90vJfeOvlU9m8ul8ZwaW7",
-	"al9WA9SFNI1hp6yUYmYNtAhgkNCyjawJ0D6qQq/qWd8FZZsbUbeuRfGnH1FHaBr1gwbPbaUZNFnp4gzj",
-	"tRo5RwNQxcJ9q67SIvR0TrZz7pDEaqPuJ6SP1al6SMV1eObCSs98L5YmVhQ12X8WHYi+iGDaDZI3HPnW",
-	"Cfq4YFUJlNH0qT4j3KD3xMB/cIdmGhtzgiSXYkTOfcNzpAiO9BBTyqyU06iQjxy+ODkZdhF6mUbo/r3r",
-	"dLvrb+xk70ZQQt7vlaguGVx88WjCiqR36HmSlj+yOoIG/E1f4NWSmzPSau9gKabkcNtlDZcHQRypp28E",
-	"N+TQyppukqUlfQ1BLimHfYl+V7D23zHDL26W3BLOcSYZOYwzPmBDZ47RiJDxsSnk685pYWH44uRFnyvf",
-	"SlvYOSsvFA9sR/DtuvL0kJ0Mv+1K25/UKgttENbGGACBezER7EBt17TJleWKYB+LhkFD751NpkLDFOus",
-	"rCvsPLEbI9iP3r0ZPDka+oSk3dp+YgUgeIKPBLDOol41pZzpzLVCzbDDGAS+V5uzPA4/x1gk03+u9Bqe",
-	"/z+LqpCmGm403gfyECirnXukIjAjcZ0/wKY0Ek4MiTVXIC732QB+t0JbO/bbVPj2hn6v8JUOpjrtPV1W",
-	"9xkmtrhaDquVQcJruWBgELu642Q6LaY8P537+pg+MNFV7Rs6//Rc9tdDUQDetsQ8CyUrIDJdf9v9+G/o",
-	"Da7UY0fIsuSG/feWUrADFwiZWNRMhjGFIVk8MEMTL8y/crntT2IlR5eqbGUbP9vfiTTm27WnT96V6Jzo",
-	"RmLvDdWvnccrGjyHCz2RBM6iGa2hxYUroMCjTtd5dTd0NyIlaOq+FNALaBDgKWBFtiSiXbxYG+jaXFHa",
-	"lR0vUn4k3oizjywe7IBgZZ4zjAPrJdjO9UvwXDd8EOgx7rJOmH/UeIr3u0lRDFTtVYLCrvd6OnZeljjq",
-	"VjEt50SuF3UfUbU9kaRrwn/fTsqtCzla0WYBtk9JRnxB1LYICRwRZFFFTT7vYugjNKZ2GPpWkugJsi6a",
-	"JjTfOuNiDSlAvLixmDFtYS90gQkQNK5OzojrtgO3oAj4y8zZAgxpd40dV6GrzK7U5Kvu14rYn/1Lv6OU",
-	"bUr19ylo/fa/nbHqZ4zUpysM1+SwCf1pZtEsNSM3vDRwS7uJA0otdRqQuKnwIX2e+ZbmcwINKKzR9OGn",
-	"yyucbVKrcuLr+jOoPfaXxU8QKBPCxVhMmpYhl3wmqKkVO3r+8tUp0XP6/OWrv+GVLHP2mfzwr/PXR5c/",
-	"nD9/+cqbEFNZLN1NLaOxgDtWggHXveeLXDJG4Mrl0C9iUaSCiChjPdU8mZoKZPltNVVr2rSycvDZS2y6",
-	"nuJd1oSSjxfvoV8KdCC+wyzQKGJda7yw45GkGoumjXY3ljQ1qN4t/uK+S4dgXqRuBoaI7z7gikMR6nFF",
-	"fI8C30iHlHL2ED7viyU+CYxO9k3VK91c1ovuJMza4nw/gcjV+UpqIMG3Wejjqfy4Ge34i9/Q1+PQWWlN",
-	"xYp/ZQ8oTudm+OXs3Wd9vm/6aTrw9EtHv5vMBSf3c4QnCkIbQgSNZb04g5fW2j+yuEQ1AHRXuol6AwFu",
-	"W12BfvlkgQzXDjvUQ7+3wTGt+PHdM2BhN+GXJtUa80Es7jtHUa2fMQwb/YBmZvwGOvfRL9GRZfRr2Gz0",
-	"G5bUf/309f8GAAD//w==",
+	"KotlckBjWfMaOaI7KC/IoWB3DNeoWa6YGQYdz5S2JEPOP7wjMA78bHdOcrv1e27mZ4RONRPGA5VIM7fP",
+	"FSuYMJyWdlVbsKIdtXeZ9uGBJrxozYa7JlQUbnIH5C1nvOMg3piwGvSXgWZa2xmzAa34EWzX/g0jhv8K",
+	"KVjEij3c7LjXTuAwmgVC/dRH4G+FUcsEgedpif2zJSQr8wspWEbYaDYiRTCdRlxoQ8syA7q0ZGlBOEJ5",
+	"kqQT6vlrnTqKONF+soNYR03ZL4q+pD7p7JeVGkQIUSjzQBAV5JAbK4TMvJFEepgQLjtoBlmbXCLvewKh",
+	"ZSnvGdo0N1ZpWDKjvGRFgiLsS1SnEWftQkCdG8eKCBzI8/T9nAni5ktzNVUzZrZC1xW+mtQ41Aw85j2p",
+	"D8LgDRDCZgIee6n4A52xLhGDHdz6Y+OykR0adUCVovD/yBvZQq/CfO2Petd+FYDaXv0tF0WSQrfT7fC5",
+	"ezk192sPgUtDTQJ4itFi2aWj9/zO8gEtuGBaOwnw/Ph5i4YMaMFaW92cy7osiJCGTPHDJGVpI6uKxfud",
+	"SlkyKjr78m+u3ZPutU7a7mh7b+FzYHB9RqzcJQtGhbZsAc6Tp6Qub7QIJmVQvEazKjZcaVn+dDM4/WUD",
+	"Zfovvmar2zF+pK72QrWaET2X9xYlXBMpcnZKtKmuR6MEGlYgjWN34fwJ3OWSGbaNDbjBA1pU5l9gvaVh",
+	"1rjl24Or+eayXiwo8HOHDJA6r8HLSktLS8SlpXZtGaRLxxnSOjfNoyRptymuTw+t29AKq6bgxBd0xq51",
+	"PdWGm9pOkKDvn5AzS5nTMvCnFOWSHBYy18fw4Mg9GC2K4Sm8D2NrtCFVLcbCanlGC2+wSQFPWWQIWCNe",
+	"FtorzIwwms9JwbXhIjdjES8UqDIDeyrSsaxozZtTYUGvatiCYqOxOEeTzA6Ath+uW4/GImbUdYB9Z2e4",
+	"jNaSkvztkNVuLo2Q4gj5sOOtJA0Fxe64TiPPDvcDKxckvJMRwe6tOXLDlQvtbLPpC/d9aq+4Vn2tmVkn",
+	"VCKDB9Ezp3eMUNxZbNrDD8MdBWcsgyLgt1fX4qsYcH3yypPmPkyFlIT5NhZDd+au6V5V13dMaWe/d+A9",
+	"rXVCr59DIMZFC9vMHFFqUMrZg6Is/pvpssf0tkrlcVGRAuKt6eHh0VrYQGTGAmKbCFmE+95YDBgSFc3T",
+	"T61mqdNcUVfFjuBNe4PNAgJsOpDIWjQTluVIpYW2Ft5bq0xSa0BGm0R7waUbou7KCW7K9Fdu5T1C0z9d",
+	"Iy53k0kOsrieZs3ROvphsRfpAyN9c8mD62dqwSFi8c5gSLwjfJS8Sxvy2cCwzz16xa4iI7rO54TqU4JE",
+	"pslr1OkXsmTfcVFwMSOHakrzEa3NXCr+bwgsj27/rEdcDjdbtHb+rFnkNvvUPUEQ05DWgSb5nCqTEcVE",
+	"wRQrIEbl441O4WdhV1O2lKIg3FgDqWRUswNNAqOSQ2fJHOlcVqwg1pPTGf5jba5a3Apr0sPjjFx8d/6a",
+	"qLpkGmyoKcJJD9Gkup8zsI6owIAj8Zsn3IzIuSAhZFNXM0ULRqQiSpbllOa3zvZyy6YC0AQ2cBjlxgUa",
+	"HSgID/EFy2Fp4thJZ4SPepTGQ3hnhYoTLISI3OQeANZJwdEvwG8Q9Ra3bfRv9rdwA/002avxSzplpd4p",
+	"ytWZ4mlEcprZnRx27ySdpn6RHk45/SuICWpoKWe1O+8cpY8OU9HSoPW68tzBdSvB/q9mw48/jdpkJ/GZ",
+	"87q3PxSq2gJtFx7RLq5Y9FFIxfLdXaOKKs0KgqbISJulWnAxWi5K54z6B7Co0a9aCoKDTJkm3KQDrf22",
+	"3SbsO5iu2Dcty8eBwG04RQpdf7Kr6hfOAkjoQPuITGteglfbddW9B66J88Bd+M0DD94+rqQ2M8X06bOX",
+	"4dwCIhUQzSqk1UTe2c6lMJQLOFkBB1sbqtJhjOCXr1s8tW6/d+E1nF7fK24ME26pzeJejV6k56l7Va7b",
+	"Os6VNYLW657DN2zKqSAfcJLL//2ePHs5evYCj8Pu50srpufWiLBQ2CyQmy27ZSVxjvqzNxS24o61t/UG",
+	"VYQmRqLTBUQf2RXdI8t9uTr9Z4ytMA4cNlpycbEHMFfg196Ty+DvrN9r7xjtgMva+KF/04cQswdHHmO8",
+	"9/tJvdH093L2nouEab+L2C/ZHSuTyFowrZ3cWE+yOETzARy2pBb8o0fUB1nyPBVGcOdOHTz+rZRTUlFj",
+	"mBLaxwAD3nVEPpos6JLMJOHCyFPyX3BQa20mmlvsZuR/EThF/IUe/fsToSQvqda7OGZeQF8306dER7CA",
+	"na0Ly8IvQX40preP6Fr5ADYd+8x1TwBEMc3UXZ889E9jyBze1lN29F+Z5+qMXKLkPtBE3ovhqT98w6Ds",
+	"dGnXzIRRSxT9MBSc8rPPNDflcjdY7R5SaL6ZLtPbRJ/ifi6JZugTVUBPpKTa+DOhKbuRigH2C15slrvN",
+	"kWcXvRHcW6vbGItYIfjXkL60luwfSYUbzrHWbTK5fnbfn/LUTl/q0D8aE5hLoY2sNLmX6paLmTviwlwS",
+	"n2tBDWBPk1oYXhLF7uQtK0bk3L2B4V1Zm5Lfuch/9Kn3FrlpJUQ8KLUpStt85jIPw/+3in/1APKjTkWl",
+	"Kqr1vVQJhj43xOo9Q549j+TX2kyatRF4+85OiVpRcpZL7AiL7dmiy5Ls7jISz6kTonIJgWAv2HVsDoRM",
+	"JksuTUKMJYdl9Bo5xNQmkGLD3WQUu/ML28qdd7t8a78CPcnBo9cxfYSxPS1uNeT3+PLXDA7StwQVhmgO",
+	"V0MqWQioZMB+GZrZVg+UzLDMJRAN14HXDr0bKPG0pLvwSz4TOiDN8rBanjmmxrNiOqMc3PI4bfrlqzb/",
+	"vUppC1V2sq1f/Hk3vrVjhMUHgkhRebD++mR5Hn4PyTRF4VJpFhJVCL4DykT4v1N5NTdKLnbzuPvg/71U",
+	"7hhNZ8QOi96YJFQxJIBT1P8uw9awstRpE6Q//mLk1j6wj3s4aEWwhz3DWGvB76zonSIAH1ZzN6dLl95J",
+	"UaMEJ+BAQ04j0XSpTwkluJmM0LEQ9WLKFOY6qpphQlOpmVVVDkrRsauhtwxlkn97LOD1MzzFtkaiJrTU",
+	"Ms4ZxSNNSG0OM+MKrTgZC/AkyY+yMxElJdeGYIYgQg39bipCBBecK67HwodMyU8ue/VQKmLV5LB11NpJ",
+	"ZSUyGLVjYQe/ZaxqrVwKL4XOYCFufCtXQNa4A137ndXZeixWv8Pz9C76m6z41QybosexhGgqsc8dimdM",
+	"k1qDF+g5NJfipuS5gUIF62LQEv68oyVmK0tzfSNryG26kWrKiwJSJGvhjwSAmc1cSWNKx9j0jnK0OD6t",
+	"TRJM5TpC+ERJMXPhdGosrxYyotQZUqczebqig7Oy0I9IQrQSw0GAcFHVlpCI8/BIxRSBGchhQ4I4JUiU",
+	"Cfw6GtcnJ3/KLcHBX2yS+axq9+4E/+teRI2Er3a/TQffOqeZUWJjkFSJlAL47ECTOWSVIYO5+BdSjC/2",
+	"6VF53aPsjxfvLG9xMXNVQ1g3AXLkkE5lbU6nJRW3oF+rknJBfri6+oDTtXI4+w6S7NMoZOwPTB0pZcgE",
+	"n9Js4wMP67JuO1v1xlx7q5ViR9G5TSW18f9fm1i+Rll1tUwyGSR41SElBKnpnmoy43dM7Kqx7jxIEie4",
+	"XgYb9tlalzgBxg5Cbi7O34TMhq20e7fKLXxPn44KAM9WlSSuMtKRFjgb8LyW9depzM6gKzq0VSYhb4hd",
+	"srMldQbhA8z+BzVjrBsYFVIkWfiCaVmrnL3hNze72FONFdVYVuvtqcLNsMq6teA3nBXEPvfBpQUV/AbS",
+	"yC6R1tyWFSusJ5bOKN01fXZ9rsaa5NrIcoJNfUrC1eVc7Zyt04LPwyK9Kpq8K5mfMgclzByLyPW5Jxui",
+	"OBfOvfYEqBgtjqxNN8gGFqzUJZVbBzRJdxfOE+uN18fQ2lDpmNxqatWXhlXb11h8DwILmFkbVmUQo2xq",
+	"THrTpn6V07T8LKk2hImCFeTvcophGhMXXLHPLK8Nu87lYkGtC+uG9JE7iOlYbWpXYg3XQ1R0o2hqDfau",
+	"dyylYMPRQyoyUs7CWzskHtwEcW8hQxTLpSpaAqABOmz4UblkPaf/iB8snYjR1AYplm+uFVFbl4X0YhbR",
+	"GU2LqF5Fp6JpyvlVTq/Ttm8gm5ILFqL8bs9/l9MDTWRtqtqqYywtJs9PTvDtjLx6Qf7Bvxtu2L6f/Rq+",
+	"SksnL8XbqwOgt4qvDjQgITlPKWc6pWoC6izc5MwvPl7zVkEof/aTiMH0n9tkg0XST+ow/7SU+a0lfanI",
+	"lGlzxG5uZM8ZbSU1N+skvdo1/r9GO0Dsq7+mV2PJAfCpm5kcllzcsgKfD7cG8BXVtyno9hmTqZqjAJrM",
+	"K++O8d6cmUWQcuTjt5uS7lcuX7Qt3XtyNx6SDlK0iiC6YsoKurTp/ngZuLWMAsd0xyhQqCak+pYVeKIv",
+	"a+NdijWJ8l4ubCKbf9j32ozYTScyjmRRR4ZkASiX40b3HVIzYa4teffWjwYuRpXruQD4AuYzcyXr2ZxQ",
+	"Uim+4IbfWf+URFwyTFaV9mAtwgaU5F/H8iAlZlzhvp0oI3OfWIXca7fu9X8rsBHNopiGHhG9CZKwy0rJ",
+	"os4t+1uR3XZSMFSF42D+YkdEtDe7nRzbSNaNXNuY5Y1vwjes2v5oAmy+TanEIJoi9g7CKSGUHINlg24a",
+	"NkoAv8I+GRW3iVipItsy4z2K8fc2cjj/8M43c9gQQ7ED4nh9K/6H43Jv7btQJ7gJEOTA8zAw6AdYROil",
+	"98DbxU2JacodsLPsIye7T0U9SSp2RJYRcJCZMVVJ2OGzga7znLEirhnOBjkVOesrH47rGp5SpW2tVnYV",
+	"9LszdoolV7lwleVSWPmIJPmwRLC3eO4DOXm1UljYxtakfe1lqN8l06ofcHec3e8eIcHoy/asunpsmODa",
+	"LYIqhVpeq1psyhCHrLlCLaFy0VfbY5lDOGBZyZlPHj1eb4ICvLTFuiOs9ehst6oD3VLV5J6XJezCGmnh",
+	"8CA0Z9namI8D4MnEe4xAbo/PVsxyk8JNgSkRk+qAfDVM5YkuXnBSKCQzTR7kBHBtLZoeQ39rebpLfgpu",
+	"LBn7V6xpyqIhoYCLU5eufEh9XhvxWSpDa1NLXuTkUHMxKxk2rpHijAgZ3oqKgGXJyI0sS3mvfXT/jhdw",
+	"GjxTsq6goxmGmlwLnGF8iggLGWQDO2VSz+3YI6mbfxPQsWKKOZj10UJfqsJ67K7JTCKC3QcAngakHGji",
+	"Osto69UEyHLVtNXRxEhJalEyrV2W1zWt+LV7yLU7TU9ng6+83uoZl/T1ODRK8QuFc3YcJV50tLhDrELF",
+	"w5yMaC4gQVNCosqt3TYc25dFGBXyOqEUeWHFqpatU444dXNrJkjpq97UqicpiV2TrdVO1tYWONoHX6hi",
+	"RDNh4lOw1UStb5qatadsrJ0MxzXhKZerlQbR7slWzivaRpRAfpMDZhvBftEBOP2lt5/66fLcGLufVCp6",
+	"eLDa96S25IP8hglhB1bAwusac5SepSMA7qVddVmtoHDzetET9t1gVblZU+2LeKjHG/XHM6/7c1QUy5mF",
+	"gAWA0PdMJWpocnd8uikMs3q07ODvt9eGwwos1yC4V4fsIbPzPymf8/GplKh9XbTy8NmrKDnYGjwLqdgw",
+	"0E9IucJcq6bzXSrTcm+plX1E9MYxeq+YuC7lLOFcAm24VzKrfUNFPTnkglByj+NDIgZOQUo52z7YvyLF",
+	"EtjYSuZsjAB68ZYWQA+y0NtSbXOQdlPzIarNI0QdsN6uDJcKZV9a6qWa/J8jZ9YfeeLZsuWhYp4UruVN",
+	"Un1vhpXuxLsqBoXuGOizo29qjbe77PelajEmRlst10ra6y1tlZSV4L/3aIxiUYFwGz2ynWHw1hNE6D2J",
+	"gfQHBQrbYrUDzsmvWorJaVTgVMi8XoC1NdElzW8np2TyZQwtGcaDUzIajb5OQP1c2qcH1qHMJaTwOYmi",
+	"YwfvV+wLCCOtW5/1Ohy1NgU+W/QQ8zZ+t3NY0RptF5EWRO6mIEU0RaqbESqkWnGzvLQzuOAso4qpq3Q/",
+	"uPNEV9WMTFwnuEnovAx+EgzU0OncmAqbQHNxI3tUAmZnWF5pXP8Z0z5P9u+XP/04Iue1mTNheE4NdnEl",
+	"tLWuscA6okNHzz4LdDxo3MLxABNupWu0MHHFz64ECb+cDE/HYnIe9wg5Jd/BvkjYc6hnorn1nXwxsXNE",
+	"rYt4OhYhvwh+19D4DQ0kl4/yOWfVyoFlRnwmEqaTj10iXGxvZa79L/rBCyrsnmCKETl3PXudGzzRhsKK",
+	"h7CcfO5y2JvuvuHwEHrcYO8tDr70aCzG4i1ktWIycF/X8gk59G3Gh2dkYmXkhHBnpdAFG4ve5G3yHvJ+",
+	"7PAVnXFhMXcKPjm8uNrHfwwmNOCQajLxD4wkM1dBaD+AZHXUde0BmMD+VGNRcm0sEn2ZRKgQD33InRTX",
+	"ZPL85Dnxx18TxLU/nsS8eYv5jxfvz0gly5JM/vb2ihyDtXz8hRdfJ64UbgIHbQgYVfvMeMxCGHjCP//w",
+	"LuoscDp4Bo1dKyZoxQengz+NTkZ/ggIuMwfGPaZ1ge38ZykbEy0u6EF4BFu1ZOcb0dqlt6Jgp1CLeTiB",
+	"7qqTYQYJ62MBP3ApJhmZYJ9VfGaZbULNZAgjzeW9NSowU+xw4vqwTrIAsLGYYEtWuJCBYtSalr6TbK3Y",
+	"cETOkbA1Y25pUMF65rr0AY2PhX0ayNi+wJkmkJnd5hKfEeD6GDPX3Q8ZjEvxroCepNqE7q0corLxyUaP",
+	"qG9eOXb3UFhhv+FNvHrBvphyr6K9gJPFdWjY3Xfzgm+Du+a+h565uE8KJIeTbgvmyRCxsuDlEpDlwvjx",
+	"u5jH37Mql7a5blmpL5G6rv0BWvjcK+7WYXcotLdQGriu4ZBU7ZtiYzUx5lkbLiATx9kDyYbYG/GCNIbM",
+	"b1caELUOSaE18e5YamYGAYW8pWXfTE3v4y7oduoEvcWCfPYkoVimdGO85rAeTt8KIQ47SN6osTYxePvl",
+	"uKSTjSsBmbz7Sj6tXO/x/ORkbxdnNM2oU5d6OMvlxm95hBFeFzRPjxyWGl0XEjVlwiJ8O6v1stst7sCN",
+	"mGkgHVAxn7LB5yNnLx1hDDxKoLbjHq/EkJxG6orbN62w5dNL2xT+ucjLumDXLgk5fX0NHGF0zwCelApW",
+	"mo2uJYUI4Psih5YChQ7G0KE3VFhCJYjP8LaPIkKJ8b+BXCCnMkEeriHOm1jQO3vlO4ktxfcC5ZXGO1/b",
+	"XpTLFVvB8fPNcG3fffNohLhVErrS2wetVMHuSUsjbouHUOuwyrXHXyySvzpPlWFn9zaCsHd3Cz+7MfDK",
+	"XVnIS/tHcLvH+NfuxUy/Bz4/Ct9Ept0kFwxohDgWiXp3wPmyD8JtlhbAf2Nm39h7cknYd41UfBr5eOyc",
+	"xxgJLn1UQn3oKu/R+YB7PIYZaWYANDbNpB8kGNMceews8OMv+AewaFqCXtTi3Bvgj8NtlrwhLVj32186",
+	"90Qs3r5K6g/C4he1IJQsqKhp6V0sVwDTao3mBHpDZi61an9S/Dgkt/bTinvjjy/OVyvv/qAK2y6TYPNb",
+	"CUEoqkrOVBAKTfQoVKE6v+VGKsL3qcSPMZO5F/eX9vEfH/HdW1n+IIwO8CPuQplYCQQUKwabhojjksxp",
+	"sV/symodcmX1/3H7CNzKKkbpoc5p6bun3Et1W0paQC/KfzMloVRxwRZTptw5BlSlIPL3iXNftxChPZEm",
+	"N3HZxX+1QnESupa6pFPM8nMnlC5GryB5GmO0Pq0YG5PM5b2OW4O4QUKqpS+uDxX3FJKWx8JlLWe+WVEo",
+	"jByOyM8uLMtbKcN2Mfmc5VC/Ew4O7ilelof1CWf+7Fq30qJ12CRv7hPFFY5Fs1VKXpz8pennAVVVdKnJ",
+	"/XyZCgy7zPI9slFPKMLh6wEhiP2z5EodwlZq9mT/s0Myf4/R76gViM1RAVj/v4tD52gXtD2eUTjDTioS",
+	"wcE77lAe6M6cWrfTPFBGwFwbgm3unW9/rPGzVCgkS19xzbGdiM4InHvpjCAouRMp2DO9L2T72063cj+p",
+	"Z9pcx7E+Poewz3z4bG9BOqSx0Lc+w76u0Oy1amgwOBftnvkxuTni2MYpxVejEFFveMEfzOwoLZvLzr8B",
+	"8npDCtg5fj/hhBU0pC+T2Qc6jv3Qx1/cX1tg6F+BHB6OqHSMoCG0HYMET4pyv9+1mG8ulng8BfwkmqtN",
+	"nLpacfr7rjF4Ipo4ji5yOHZ3o/Rbk+f4gu/KkrhYBoQ2XCEzU1Qkr7VxF5vovptN3EW4zbqGmbsWhuvV",
+	"qLfd6Yi4oLgOHVJd3M1FCCIHzH+3oEs8t3Btu82cLUYde89tt3uBxX8Kf7Qu7UjzSIPcCGNZuNBnL2IT",
+	"x8I4OO1eaoBUlbgNKb6sbBvmwTZPwDhYytUnLf+Jtwk/lc2r+5URXLqu9mU1QL1d03B7ykopZtZAiwAG",
+	"GTbbyJoA7aMq3AEw67v4cXOD/9Z1U/70I+q0T6M+++C5rTTZJyvd8WG8VoP8aACqWLjH2lWwhV75yTb5",
+	"HZJYvQDhCeljdaoeUnGd87mw0jPfi6WJlZpNOqJFB6IvIph24/kNR751gj4uWFUCZTT9/88IN+g9MfAf",
+	"3KGZKyYCSS7FiJz7iySQIjjSQ0wps1JOowJpcvji5GTYRehlGqH7967T1wh8Yyd7N4IS8n6vRHXJoBjq",
+	"0YQVSe/QSyotf2R1BBebNAVMqzVKZ6TVNsdSTMnhFuEaLmWDOFJPPx5uyKGVNd2sT0v6GoJcUg77Mg+v",
+	"YO2/Y8phXNXVEs5xahs5jDM+YENnjtGIkPGxKSQQz2lhYfji5EWfK99KW9g5TTBUM2xH8O1+HekhOymH",
+	"27UMeVKrLLSXWRtjAATuxUSwA7Vd0yZ5lyuC/YEaBg09zTaZCg1TrLOyrrCjz26MYD9692bw5GjoE5J2",
+	"a/uJFYDgCT4SwDqLeoCVcqYz12I6w86NEPhebXr1OPwcY9VO/7nSa3j+/yyqQppquCl+H8hDoKx2RJOK",
+	"wIzEdVQCm9JIODEk1lyBuNxnA/jdCm3t2G/TOaE39HuFr3Qw1Wmb7NLMzzCxxRWXWK0MEl7LBQOD2PVz",
+	"SKbTYg7207mvj+mvFa4+2thRrecS1R6KAvC2JeZZqKEBkelKdPfjv6E3uNLnIkKWJTfsa7qUgh24QMjE",
+	"omYyjCkMyeKBGZqvwSG7csn2T2IlR5dVbWUbP9vfiTTm27WnT95B65zoRmLvDdWvnccrGjyHi5KRBM6i",
+	"Ga2hxYWr6MCjTtfRejd0NyIlaOq+FNALaLziKWBFtiSiXbxYG+jaXOLalR0vUn4k3jS2jywe7CxjZZ4z",
+	"jAPrJdjO9aHxXDd8EOgx7rJOmH/UeIr3u0lRDFTtVYLCrvd6OnZeljjqVjEt50SuF3UfUbU9kaRrwn/f",
+	"TsqtCzla0WYBtk9JRnyF1rYICRwRZFFFTT7vYugjNPx3GPpWkugJsi6a5l7fOuNiDSlAvLixmDFtYS90",
+	"gQkQNC6XzojrYgatTgT8ZeZsAYa0ux6Uq9Cta1dq8m0A1orYn/1Lv6OUbXoH7FPQ+u1/O2PVzxipT1ep",
+	"rslhE/rTzKJZakZueGmYYnCZXRSHitVpQOKmwof0eeZbms8JdMSwRtOHny6vcLZJrcqJbzSQQTE0K3yD",
+	"AADKhHAxFpOmh8klnwlqasWOnr98dUr0nD5/+eqveNXVnH0mP/zz/PXR5Q/nz1++8ibEVBZLdwPWaCyu",
+	"QgMfiFt37k8kl4wRuMo+NLBYFKkgIspYTzVPpqYCWX5bTdWaNq2sHHz2Epuup3aGqRVNHy/eQwMX6Ox+",
+	"h1mgUcS61ngR0iNJNRZNG+1uLGlqUL1b/MV9lw7BvEjduA4R333AFYdq2jsR3zQhbvL0ED7viyU+CYxO",
+	"9k3VK+1l1ovuJMza4nw/gcjV+UpqIMG3WehDBLI331Z6B7p0YrgeBm8SxNvZ/G2UOrpd86yRxio+M/Qd",
+	"1HgjSscCZemU5rd9LdS4GY7Ia5dwHOop/e65xhsv3R7wKBpWOxYQJAv6Td5gJdhKgxZRkJwKIQ1ZUOdL",
+	"JrtoJhOPC7o/Pt+/Omh3EvzGBusGjRCo9ynN1vuAmseK++OGrY6/eM7+ehx6nq0p3fKv7IFO0klKfjl7",
+	"D9483zcxNL2x+s0Ev5vMRen3c5YtCkIbiQymW0amS4PMbv/I4lrtANBd6Sbq2gW4bfXr+uWTBbJm6s6j",
+	"Hvo9Do5pxY/vnoEccBN+aWoOMDHK4r5zJtv6Gc8joh/Q34rfwChX9Et0dh/9GjYb/Ya9Jb5++vp/AwAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,6 +6,7 @@ package audit
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -21,6 +22,12 @@ const (
 	// Failed: the server could not do it (an internal or unavailable error).
 	Failed Outcome = "failed"
 )
+
+// Outcomes lists the outcomes in the order pages show them.
+func Outcomes() []Outcome { return []Outcome{Allowed, Refused, Failed} }
+
+// Valid reports whether o is one of the outcomes.
+func (o Outcome) Valid() bool { return slices.Contains(Outcomes(), o) }
 
 // Via names the credential an actor came with.
 type Via string
@@ -46,10 +53,18 @@ const (
 	TargetWebhook    = "webhook"
 )
 
+// TargetKinds lists the target kinds, in the order pages show them.
+func TargetKinds() []string {
+	return []string{TargetDeployment, TargetDriver, TargetUser, TargetToken, TargetSession, TargetPolicy, TargetSettings, TargetWebhook}
+}
+
 // Actor is who made a request.
 type Actor struct {
 	// UserID is the user's id; 0 for nobody (and for an action token).
 	UserID int64 `json:"user_id,omitempty"`
+	// TokenID is the id (never the secret) of the personal API token the
+	// user came with; 0 for any other credential.
+	TokenID int64 `json:"token_id,omitempty"`
 	// Name is the username (for a sign-in, the one typed), or for an
 	// action token "action <name> of task <id>".
 	Name string `json:"name"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -37,10 +39,12 @@ func WithPending(ctx context.Context, p *Pending) context.Context {
 // tx, naming the target name (when the request did not) and the task the
 // change queued (0: none). The returned func marks it recorded: call it once
 // tx has committed; a transaction that rolls back takes the entry with it
-// and leaves the middleware to record the outcome.
+// and leaves the middleware to record the outcome. Once an entry is
+// recorded, a later change of the same request writes none (a new password
+// also starts a new session: one entry).
 func Within(ctx context.Context, tx db.DBTX, target string, task int64) (committed func(), err error) {
 	p, _ := ctx.Value(pendingKey{}).(*Pending)
-	if p == nil {
+	if p == nil || p.recorded {
 		return func() {}, nil
 	}
 	e := p.Entry
@@ -82,4 +86,32 @@ func NameTarget(ctx context.Context, name string, detail map[string]string) {
 	for k, v := range detail {
 		p.Entry.Detail = with(p.Entry.Detail, k, v)
 	}
+}
+
+// Conn is a database connection that starts transactions: a *pgxpool.Pool,
+// or a pgx.Tx (whose Begin is a savepoint).
+type Conn interface {
+	db.DBTX
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// Change makes a change in one transaction of conn with the pending entry
+// of ctx (Within): change does its work with tx and returns the name of its
+// target. An error of change, or of writing the entry, rolls both back and
+// is returned as it is (the middleware then records the outcome).
+func Change(ctx context.Context, conn Conn, change func(tx pgx.Tx) (target string, err error)) error {
+	var audited func()
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		target, err := change(tx)
+		if err != nil {
+			return err
+		}
+		audited, err = Within(ctx, tx, target, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	audited()
+	return nil
 }

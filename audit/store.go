@@ -39,15 +39,11 @@ func Record(ctx context.Context, q db.DBTX, e Entry) error {
 		return fmt.Errorf("audit: record %s: %w", e.Action, err)
 	}
 	a := e.Actor
-	var userID *int64
-	if a.UserID != 0 {
-		userID = &a.UserID
-	}
 	if a.Via == "" {
 		a.Via = ViaNone
 	}
 	_, err = db.New(q).InsertAuditEntry(ctx, db.InsertAuditEntryParams{
-		ActorUserID: userID, ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
+		ActorUserID: nonZero(a.UserID), ActorTokenID: nonZero(a.TokenID), ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
 		Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason,
 		Detail: detail,
 	})
@@ -72,6 +68,8 @@ type Filter struct {
 	// TargetKind and TargetName select what the entries are about.
 	TargetKind string
 	TargetName string
+	// Outcome selects the entries that ended so.
+	Outcome Outcome
 	// Since and Until bound the time: Since <= at < Until.
 	Since, Until time.Time
 	// Before continues a listing: entries older than the entry with this
@@ -102,12 +100,15 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	if f.Action != "" && !actionFilter.MatchString(f.Action) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "%q is not an action: actions are dotted words such as deployment.install.", f.Action)
 	}
+	if f.Outcome != "" && !f.Outcome.Valid() {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "There is no outcome %q: choose allowed, refused or failed.", f.Outcome)
+	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The time range ends before it starts.")
 	}
 	rows, err := db.New(s.pool).ListAuditEntries(ctx, db.ListAuditEntriesParams{
 		Admin: v.Admin, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
-		TargetName: f.TargetName, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
+		TargetName: f.TargetName, Outcome: string(f.Outcome), Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
 	})
 	if err != nil {
 		return Page{}, fmt.Errorf("audit: list: %w", db.Classify(err))
@@ -126,6 +127,9 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 		}
 		if r.ActorUserID != nil {
 			e.Actor.UserID = *r.ActorUserID
+		}
+		if r.ActorTokenID != nil {
+			e.Actor.TokenID = *r.ActorTokenID
 		}
 		if err := json.Unmarshal(r.Detail, &e.Detail); err != nil {
 			return Page{}, fmt.Errorf("audit: entry %d: detail: %w", r.ID, err)
@@ -165,10 +169,33 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 	return n, nil
 }
 
+// nonZero is &n, or nil for 0 (none).
+func nonZero(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
 // timeOrNil is t, or nil for the zero time (no bound).
 func timeOrNil(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}
 	return &t
+}
+
+// ParseTime reads a time bound of a filter as people type it: an RFC 3339
+// time, a browser's date-time field (2026-12-01T09:00 or with seconds, UTC) or a date
+// (midnight UTC); empty is the zero time (no bound).
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, styrmin.Errorf(styrmin.EINVALID, "%q is neither an RFC 3339 time (2026-12-01T09:00:00Z) nor a date (2026-12-01).", s)
 }

@@ -52,18 +52,23 @@ func TestListFiltersNewestFirst(t *testing.T) {
 	s := setup(t)
 	ctx := context.Background()
 	admin := audit.Viewer{Admin: true}
+	refused := entry("eve", "signin", audit.TargetUser, "eve")
+	refused.Outcome, refused.Reason, refused.Actor.TokenID = audit.Refused, "Unauthorized", 9
+	require.NoError(t, s.Record(ctx, refused))
+	all := []string{"signin eve", "user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}
 	for _, tc := range []struct {
 		name   string
 		filter audit.Filter
 		want   []string
 	}{
-		{"everything", audit.Filter{}, []string{"user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}},
+		{"everything", audit.Filter{}, all},
 		{"who", audit.Filter{Actor: "bob"}, []string{"deployment.upgrade blog"}},
 		{"action family", audit.Filter{Action: "deployment"}, []string{"deployment.upgrade blog", "deployment.install shop"}},
 		{"one action", audit.Filter{Action: "deployment.install"}, []string{"deployment.install shop"}},
 		{"target", audit.Filter{TargetKind: audit.TargetUser, TargetName: "carl"}, []string{"user.create carl"}},
+		{"outcome", audit.Filter{Outcome: audit.Refused}, []string{"signin eve"}},
 		{"time range before everything", audit.Filter{Until: time.Now().Add(-time.Hour)}, nil},
-		{"time range around everything", audit.Filter{Since: time.Now().Add(-time.Hour), Until: time.Now().Add(time.Hour)}, []string{"user.create carl", "signin ada", "deployment.upgrade blog", "deployment.install shop"}},
+		{"time range around everything", audit.Filter{Since: time.Now().Add(-time.Hour), Until: time.Now().Add(time.Hour)}, all},
 	} {
 		page, err := s.List(ctx, admin, tc.filter)
 		require.NoError(t, err, tc.name)
@@ -76,6 +81,26 @@ func TestListFiltersNewestFirst(t *testing.T) {
 	require.Equal(t, audit.Actor{UserID: 1, Name: "ada", Via: audit.ViaSession, Role: "admin", Address: "192.0.2.7"}, e.Actor)
 	require.Equal(t, map[string]string{"name": "ada"}, e.Detail)
 	require.WithinDuration(t, time.Now(), e.At, time.Minute)
+	page, err = s.List(ctx, admin, audit.Filter{Actor: "eve"})
+	require.NoError(t, err)
+	require.Equal(t, int64(9), page.Entries[0].Actor.TokenID, "the API token's id is kept")
+}
+
+func TestParseTimeReadsWhatPeopleType(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Time{
+		"":                          {},
+		"2026-12-01":                time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+		"2026-12-01T09:30":          time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC),
+		"2026-12-01T09:30:15":       time.Date(2026, 12, 1, 9, 30, 15, 0, time.UTC),
+		"2026-12-01T09:30:00+02:00": time.Date(2026, 12, 1, 7, 30, 0, 0, time.UTC),
+	} {
+		got, err := audit.ParseTime(in)
+		require.NoError(t, err, in)
+		require.True(t, want.Equal(got), "%s: %s", in, got)
+	}
+	_, err := audit.ParseTime("last tuesday")
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
 }
 
 func TestListPagesByCursor(t *testing.T) {
@@ -102,6 +127,7 @@ func TestListRefusesBadFilters(t *testing.T) {
 		{Limit: audit.MaxPage + 1},
 		{Limit: -1},
 		{Action: "%"},
+		{Outcome: "maybe"},
 		{Since: time.Now(), Until: time.Now().Add(-time.Hour)},
 	} {
 		_, err := s.List(context.Background(), audit.Viewer{Admin: true}, f)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/lru"
 )
@@ -37,6 +39,9 @@ const lastUsedEvery = time.Minute
 // token without expiry), for a session and for the command line.
 type Credential struct {
 	User User
+	// TokenID is the id of the API token that proves the user; 0 for a
+	// session and for the command line.
+	TokenID int64
 	// ExpiresAt is when the credential stops working; nil for never.
 	ExpiresAt *time.Time
 }
@@ -66,16 +71,17 @@ type CreatedAPIToken struct {
 
 // APITokens stores personal API tokens: only their SHA-256 is kept.
 type APITokens struct {
-	q   *db.Queries
-	now func() time.Time
+	conn audit.Conn
+	q    *db.Queries
+	now  func() time.Time
 	// cache remembers live tokens while database notifications are received
 	// (see ListenOn); without them every call reads PostgreSQL.
 	cache *credentialCache
 }
 
 // NewAPITokens returns the token store on conn.
-func NewAPITokens(conn db.DBTX) *APITokens {
-	return &APITokens{q: db.New(conn), now: time.Now,
+func NewAPITokens(conn audit.Conn) *APITokens {
+	return &APITokens{conn: conn, q: db.New(conn), now: time.Now,
 		cache: newCredentialCache(notifyToken, 0, lastUsedEvery, credentialCacheSize, credentialCacheTTL)}
 }
 
@@ -113,8 +119,13 @@ func (t *APITokens) Create(ctx context.Context, by Credential, name string, expi
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails
 	secret := APITokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
-	row, err := t.q.CreateAPIToken(ctx, db.CreateAPITokenParams{
-		TokenHash: tokenHash(secret), UserID: user.ID, Name: name, Now: now, ExpiresAt: expiresAt,
+	var row db.ApiToken
+	err := audit.Change(ctx, t.conn, func(tx pgx.Tx) (string, error) {
+		var err error
+		row, err = t.q.WithTx(tx).CreateAPIToken(ctx, db.CreateAPITokenParams{
+			TokenHash: tokenHash(secret), UserID: user.ID, Name: name, Now: now, ExpiresAt: expiresAt,
+		})
+		return strconv.FormatInt(row.ID, 10), err
 	})
 	if err != nil {
 		return CreatedAPIToken{}, fmt.Errorf("auth: create API token for %s: %w", user.Username, err)
@@ -153,7 +164,7 @@ func (t *APITokens) Authenticate(ctx context.Context, secret string) (Credential
 		}
 		lastUsed = &now
 	}
-	cred := Credential{User: userFromRow(row.User), ExpiresAt: row.ApiToken.ExpiresAt}
+	cred := Credential{User: userFromRow(row.User), TokenID: row.ApiToken.ID, ExpiresAt: row.ApiToken.ExpiresAt}
 	if caching {
 		var expires time.Time
 		if row.ApiToken.ExpiresAt != nil {
@@ -188,14 +199,21 @@ func (t *APITokens) List(ctx context.Context, user User) ([]APIToken, error) {
 // Revoke deletes the token id. Users revoke their own tokens; admins anyone's.
 // Another user's token is ENOTFOUND for a non-admin, so that ids reveal nothing.
 func (t *APITokens) Revoke(ctx context.Context, by User, id int64) error {
-	row, err := t.q.GetAPIToken(ctx, id)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && row.UserID != by.ID && !by.Role.AtLeast(Admin)) {
-		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no API token %d of yours.", id)
-	} else if err != nil {
-		return fmt.Errorf("auth: get API token %d: %w", id, err)
-	}
-	if _, err := t.q.DeleteAPIToken(ctx, id); err != nil {
-		return fmt.Errorf("auth: revoke API token %d: %w", id, err)
+	err := audit.Change(ctx, t.conn, func(tx pgx.Tx) (string, error) {
+		q := t.q.WithTx(tx)
+		row, err := q.GetAPIToken(ctx, id)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && row.UserID != by.ID && !by.Role.AtLeast(Admin)) {
+			return "", styrmin.Errorf(styrmin.ENOTFOUND, "There is no API token %d of yours.", id)
+		} else if err != nil {
+			return "", fmt.Errorf("auth: get API token %d: %w", id, err)
+		}
+		if _, err := q.DeleteAPIToken(ctx, id); err != nil {
+			return "", fmt.Errorf("auth: revoke API token %d: %w", id, err)
+		}
+		return strconv.FormatInt(id, 10), nil
+	})
+	if err != nil {
+		return err
 	}
 	t.cache.forgetID(id)
 	return nil

@@ -73,7 +73,7 @@ type cachedCredential struct {
 
 // credential is the user and expiry of a remembered API token.
 func (cc cachedCredential) credential() Credential {
-	c := Credential{User: cc.user}
+	c := Credential{User: cc.user, TokenID: cc.id}
 	if !cc.expires.IsZero() {
 		c.ExpiresAt = &cc.expires
 	}

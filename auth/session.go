@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/lru"
 )
@@ -80,6 +81,7 @@ func (sess *Session) TakeFlashes() []Flash {
 // and encrypted cookie, who is signed in and until when in the sessions table.
 type Sessions struct {
 	store *sessions.CookieStore
+	conn  audit.Conn
 	q     *db.Queries
 	now   func() time.Time
 	// cache remembers live sessions while database notifications are
@@ -100,7 +102,7 @@ func (s *Sessions) SecureCookies() {
 
 // NewSessions returns the session keeper on conn, with cookies keyed by secret
 // (at least 32 bytes).
-func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
+func NewSessions(secret []byte, conn audit.Conn) (*Sessions, error) {
 	if len(secret) < MinSessionKeyLength {
 		return nil, fmt.Errorf("auth: session key has %d bytes; it needs at least %d", len(secret), MinSessionKeyLength)
 	}
@@ -119,7 +121,7 @@ func NewSessions(secret []byte, conn db.DBTX) (*Sessions, error) {
 			sc.SetSerializer(cookieSerializer{})
 		}
 	}
-	return &Sessions{store: store, q: db.New(conn), now: time.Now, cache: newCredentialCache(notifySession, IdleTimeout, lastSeenPrecision, credentialCacheSize, credentialCacheTTL),
+	return &Sessions{store: store, conn: conn, q: db.New(conn), now: time.Now, cache: newCredentialCache(notifySession, IdleTimeout, lastSeenPrecision, credentialCacheSize, credentialCacheTTL),
 		cookies: newCookieCache(cookieCacheSize, cookieCacheTTL)}, nil
 }
 

@@ -14,29 +14,30 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/lru"
 )
 
 // countingDB counts the statements sent to the database.
 type countingDB struct {
-	db.DBTX
+	audit.Conn
 	n atomic.Int64
 }
 
 func (c *countingDB) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	c.n.Add(1)
-	return c.DBTX.Exec(ctx, sql, args...)
+	return c.Conn.Exec(ctx, sql, args...)
 }
 
 func (c *countingDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	c.n.Add(1)
-	return c.DBTX.Query(ctx, sql, args...)
+	return c.Conn.Query(ctx, sql, args...)
 }
 
 func (c *countingDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	c.n.Add(1)
-	return c.DBTX.QueryRow(ctx, sql, args...)
+	return c.Conn.QueryRow(ctx, sql, args...)
 }
 
 // server is one simulated server process: its own session keeper and API
@@ -51,7 +52,7 @@ type server struct {
 // newServer starts a server process on pool and waits until it listens.
 func newServer(t *testing.T, pool *pgxpool.Pool) server {
 	t.Helper()
-	counting := &countingDB{DBTX: pool}
+	counting := &countingDB{Conn: pool}
 	s, err := NewSessions([]byte(strings.Repeat("k", 32)), counting)
 	require.NoError(t, err)
 	tokens := NewAPITokens(counting)

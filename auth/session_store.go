@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -38,21 +40,32 @@ type SessionInfo struct {
 // Start signs the user in on sess: it ends the session's previous server-side
 // session, if any, and starts a new one with a new id and CSRF token, so that
 // an id planted before sign-in is worthless after it.
+//
+// The sign-in is recorded with the new session (audit.Change), naming the user.
 func (s *Sessions) Start(ctx context.Context, sess *Session, u User, userAgent, address string) error {
-	if err := s.End(ctx, sess); err != nil {
-		return err
-	}
 	token, now := rand.Text(), s.now()
-	id, err := s.q.CreateSession(ctx, db.CreateSessionParams{
-		TokenHash: tokenHash(token),
-		UserID:    u.ID,
-		Now:       now,
-		ExpiresAt: now.Add(AbsoluteLifetime),
-		UserAgent: cleanUserAgent(userAgent),
-		Address:   address,
+	var id int64
+	err := audit.Change(ctx, s.conn, func(tx pgx.Tx) (string, error) {
+		q := s.q.WithTx(tx)
+		if err := s.end(ctx, q, sess); err != nil {
+			return "", err
+		}
+		var err error
+		id, err = q.CreateSession(ctx, db.CreateSessionParams{
+			TokenHash: tokenHash(token),
+			UserID:    u.ID,
+			Now:       now,
+			ExpiresAt: now.Add(AbsoluteLifetime),
+			UserAgent: cleanUserAgent(userAgent),
+			Address:   address,
+		})
+		if err != nil {
+			return "", fmt.Errorf("auth: start session of %s: %w", u.Username, err)
+		}
+		return u.Username, nil
 	})
 	if err != nil {
-		return fmt.Errorf("auth: start session of %s: %w", u.Username, err)
+		return err
 	}
 	sess.token, sess.id, sess.userID, sess.CSRF = token, id, u.ID, rand.Text()
 	return nil
@@ -102,12 +115,25 @@ func (s *Sessions) Authenticate(ctx context.Context, sess *Session) (User, bool,
 
 // End signs sess out: its server-side session is deleted, so a copy of the
 // cookie no longer works either.
+// The sign-out is recorded with it (audit.Change), naming the session's id.
 func (s *Sessions) End(ctx context.Context, sess *Session) error {
 	if sess.token == "" {
 		return nil
 	}
+	id := strconv.FormatInt(sess.id, 10)
+	return audit.Change(ctx, s.conn, func(tx pgx.Tx) (string, error) {
+		return id, s.end(ctx, s.q.WithTx(tx), sess)
+	})
+}
+
+// end deletes sess's server-side session through q, if it has one, and
+// makes sess anonymous.
+func (s *Sessions) end(ctx context.Context, q *db.Queries, sess *Session) error {
+	if sess.token == "" {
+		return nil
+	}
 	hash := sha256.Sum256([]byte(sess.token))
-	if err := s.q.DeleteSessionByTokenHash(ctx, hash[:]); err != nil {
+	if err := q.DeleteSessionByTokenHash(ctx, hash[:]); err != nil {
 		return fmt.Errorf("auth: end session: %w", err)
 	}
 	s.cache.forgetHash(hash)
@@ -136,13 +162,19 @@ func (s *Sessions) List(ctx context.Context, sess *Session) ([]SessionInfo, erro
 // EndOwn ends the session with id if it belongs to sess's user; another
 // user's session is not found.
 func (s *Sessions) EndOwn(ctx context.Context, sess *Session, id int64) error {
-	n, err := s.q.DeleteUserSession(ctx, db.DeleteUserSessionParams{ID: id, UserID: sess.userID})
-	if err != nil {
-		return fmt.Errorf("auth: end session %d: %w", id, err)
-	}
+	err := audit.Change(ctx, s.conn, func(tx pgx.Tx) (string, error) {
+		n, err := s.q.WithTx(tx).DeleteUserSession(ctx, db.DeleteUserSessionParams{ID: id, UserID: sess.userID})
+		if err != nil {
+			return "", fmt.Errorf("auth: end session %d: %w", id, err)
+		}
+		if n == 0 {
+			return "", styrmin.Errorf(styrmin.ENOTFOUND, "You have no session with id %d; it may have ended already.", id)
+		}
+		return strconv.FormatInt(id, 10), nil
+	})
 	s.cache.forgetID(id)
-	if n == 0 {
-		return styrmin.Errorf(styrmin.ENOTFOUND, "You have no session with id %d; it may have ended already.", id)
+	if err != nil {
+		return err
 	}
 	if id == sess.id {
 		sess.anonymous()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -188,7 +190,12 @@ func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	row, err := u.q.CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: &hash, Role: nu.Role.String()})
+	var row db.User
+	err = audit.Change(ctx, u.pool, func(tx pgx.Tx) (string, error) {
+		var err error
+		row, err = u.q.WithTx(tx).CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: &hash, Role: nu.Role.String()})
+		return name, err
+	})
 	if isUniqueViolation(err) {
 		return User{}, &styrmin.Error{
 			Code:    styrmin.ECONFLICT,
@@ -308,8 +315,8 @@ func (u *Users) SetPassword(ctx context.Context, id int64, password string, toke
 			return User{}, fmt.Errorf("auth: end API tokens of user %d: %w", id, err)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return User{}, fmt.Errorf("auth: commit: %w", err)
+	if err := commitAudited(ctx, tx, id); err != nil {
+		return User{}, err
 	}
 	return userFromRow(row), nil
 }
@@ -345,10 +352,24 @@ func (u *Users) changeKeepingAdmin(ctx context.Context, id int64, change func(*d
 			return User{}, styrmin.Errorf(styrmin.ECONFLICT, "%s is the last enabled admin; make another user admin first.", row.Username)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return User{}, fmt.Errorf("auth: commit: %w", err)
+	if err := commitAudited(ctx, tx, id); err != nil {
+		return User{}, err
 	}
 	return userFromRow(row), nil
+}
+
+// commitAudited writes the request's audit entry about the user with id in
+// tx (audit.Within) and commits both.
+func commitAudited(ctx context.Context, tx pgx.Tx, id int64) error {
+	audited, err := audit.Within(ctx, tx, strconv.FormatInt(id, 10), 0)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("auth: commit: %w", err)
+	}
+	audited()
+	return nil
 }
 
 // EnsureAdmin creates the user "admin" when there are no users at all, with

@@ -7,6 +7,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/release"
@@ -14,7 +15,8 @@ import (
 
 // Catalog is the driver catalogue stored in PostgreSQL.
 type Catalog struct {
-	q *db.Queries
+	conn audit.Conn
+	q    *db.Queries
 	// charts downloads the remote charts of imported versions.
 	charts ChartFetcher
 
@@ -46,8 +48,8 @@ type listing struct {
 
 // New returns the catalogue stored in the database behind dbtx (a pool),
 // which downloads the remote charts of the versions it imports with charts.
-func New(dbtx db.DBTX, charts ChartFetcher) *Catalog {
-	return &Catalog{q: db.New(dbtx), charts: charts, refs: map[string][]VersionRef{}, specs: newSpecCache(SpecCacheBytes)}
+func New(conn audit.Conn, charts ChartFetcher) *Catalog {
+	return &Catalog{conn: conn, q: db.New(conn), charts: charts, refs: map[string][]VersionRef{}, specs: newSpecCache(SpecCacheBytes)}
 }
 
 // ChartFetcher downloads the remote chart a driver names, reaching addresses

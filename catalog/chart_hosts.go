@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/release"
 )
@@ -45,7 +46,10 @@ func (c *Catalog) SetChartHosts(ctx context.Context, entries []string) (release.
 	if err != nil {
 		return nil, fmt.Errorf("catalog: encode chart hosts: %w", err)
 	}
-	if err := c.q.UpsertSetting(ctx, db.UpsertSettingParams{Name: chartHostsSetting, Value: value}); err != nil {
+	err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
+		return chartHostsSetting, c.q.WithTx(tx).UpsertSetting(ctx, db.UpsertSettingParams{Name: chartHostsSetting, Value: value})
+	})
+	if err != nil {
 		return nil, fmt.Errorf("catalog: set chart hosts: %w", err)
 	}
 	return hosts, nil

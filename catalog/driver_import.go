@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 )
@@ -60,7 +61,10 @@ func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by strin
 	if err != nil {
 		return false, err
 	}
-	_, err = c.q.InsertDriverVersion(ctx, params)
+	err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
+		_, err := c.q.WithTx(tx).InsertDriverVersion(ctx, params)
+		return params.Name, err
+	})
 	switch {
 	case err == nil:
 		c.changed()
@@ -92,7 +96,9 @@ func (c *Catalog) importAgain(ctx context.Context, b *drivers.Bundle, stored db.
 	if err != nil {
 		return err
 	}
-	return c.q.SetDriverVersionChart(ctx, db.SetDriverVersionChartParams{Name: name, Version: version, Chart: chart})
+	return audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
+		return name, c.q.WithTx(tx).SetDriverVersionChart(ctx, db.SetDriverVersionChartParams{Name: name, Version: version, Chart: chart})
+	})
 }
 
 // fetchChart downloads the remote chart ref names, from the hosts an admin allows.

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
@@ -20,23 +21,23 @@ import (
 
 // countingDB counts the statements sent to the database.
 type countingDB struct {
-	db.DBTX
+	audit.Conn
 	n atomic.Int64
 }
 
 func (c *countingDB) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	c.n.Add(1)
-	return c.DBTX.Exec(ctx, sql, args...)
+	return c.Conn.Exec(ctx, sql, args...)
 }
 
 func (c *countingDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	c.n.Add(1)
-	return c.DBTX.Query(ctx, sql, args...)
+	return c.Conn.Query(ctx, sql, args...)
 }
 
 func (c *countingDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	c.n.Add(1)
-	return c.DBTX.QueryRow(ctx, sql, args...)
+	return c.Conn.QueryRow(ctx, sql, args...)
 }
 
 // notified counts notifications; subscribed after the Catalog, it hears of
@@ -54,7 +55,7 @@ func TestListingIsKeptUntilAnImportIsNotified(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	queries := &countingDB{DBTX: pool}
+	queries := &countingDB{Conn: pool}
 	web, cli := catalog.New(queries, release.ChartFetcher{}), catalog.New(pool, release.ChartFetcher{})
 	l := db.NewListener(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	web.ListenOn(l)

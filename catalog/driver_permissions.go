@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/permissions"
@@ -133,7 +134,10 @@ func (c *Catalog) ApprovePermissions(ctx context.Context, name, version, by stri
 	if p.RenderError != "" {
 		return nil, styrmin.Errorf(styrmin.EINVALID, "The chart of driver %s %s did not render with its default values (%s), so there is nothing to approve.", name, version, p.RenderError)
 	}
-	_, err = c.q.ApproveDriverPermissions(ctx, db.ApproveDriverPermissionsParams{Name: name, Version: version, ApprovedBy: pgtype.Text{String: by, Valid: true}})
+	err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
+		_, err := c.q.WithTx(tx).ApproveDriverPermissions(ctx, db.ApproveDriverPermissionsParams{Name: name, Version: version, ApprovedBy: pgtype.Text{String: by, Valid: true}})
+		return name, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
 	}

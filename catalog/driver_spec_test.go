@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/catalog"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/release"
 )
@@ -19,7 +19,7 @@ import (
 // specReadsDB counts the reads of a stored driver version (its spec, which
 // the catalogue then decodes).
 type specReadsDB struct {
-	db.DBTX
+	audit.Conn
 	n atomic.Int64
 }
 
@@ -27,7 +27,7 @@ func (c *specReadsDB) QueryRow(ctx context.Context, sql string, args ...any) pgx
 	if strings.HasPrefix(sql, "-- name: GetDriverVersion :one") {
 		c.n.Add(1)
 	}
-	return c.DBTX.QueryRow(ctx, sql, args...)
+	return c.Conn.QueryRow(ctx, sql, args...)
 }
 
 // TestSpecDecodesEachDigestOnce: a driver version's spec is read and decoded
@@ -38,7 +38,7 @@ func TestSpecDecodesEachDigestOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	reads := &specReadsDB{DBTX: pool}
+	reads := &specReadsDB{Conn: pool}
 	cat := catalog.New(reads, release.ChartFetcher{})
 	_, err := cat.ImportFS(ctx, tinyBundle("1.0.0", ""), "tiny", "alice")
 	require.NoError(t, err)

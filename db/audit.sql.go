@@ -11,15 +11,16 @@ import (
 )
 
 const insertAuditEntry = `-- name: InsertAuditEntry :one
-INSERT INTO audit_entries (actor_user_id, actor_name, actor_via, actor_role, actor_address,
+INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
                            action, target_kind, target_name, outcome, reason, detail)
-VALUES ($1, $2, $3, $4, $5,
-        $6, $7, $8, $9, $10, $11)
+VALUES ($1, $2, $3, $4, $5, $6,
+        $7, $8, $9, $10, $11, $12)
 RETURNING id, at
 `
 
 type InsertAuditEntryParams struct {
 	ActorUserID  *int64
+	ActorTokenID *int64
 	ActorName    string
 	ActorVia     string
 	ActorRole    string
@@ -40,6 +41,7 @@ type InsertAuditEntryRow struct {
 func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryParams) (InsertAuditEntryRow, error) {
 	row := q.db.QueryRow(ctx, insertAuditEntry,
 		arg.ActorUserID,
+		arg.ActorTokenID,
 		arg.ActorName,
 		arg.ActorVia,
 		arg.ActorRole,
@@ -57,7 +59,7 @@ func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryPara
 }
 
 const listAuditEntries = `-- name: ListAuditEntries :many
-SELECT id, at, actor_user_id, actor_name, actor_via, actor_role,
+SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN $1::boolean THEN actor_address ELSE '' END::text AS actor_address,
        action, target_kind, target_name, outcome, reason, detail
 FROM audit_entries
@@ -67,10 +69,11 @@ WHERE ($1::boolean OR target_kind = 'deployment')
   AND ($4::text = '' OR action = $4::text OR action LIKE $4::text || '.%')
   AND ($5::text = '' OR target_kind = $5::text)
   AND ($6::text = '' OR target_name = $6::text)
-  AND ($7::timestamptz IS NULL OR at >= $7::timestamptz)
-  AND ($8::timestamptz IS NULL OR at < $8::timestamptz)
+  AND ($7::text = '' OR outcome = $7::text)
+  AND ($8::timestamptz IS NULL OR at >= $8::timestamptz)
+  AND ($9::timestamptz IS NULL OR at < $9::timestamptz)
 ORDER BY id DESC
-LIMIT $9::int
+LIMIT $10::int
 `
 
 type ListAuditEntriesParams struct {
@@ -80,6 +83,7 @@ type ListAuditEntriesParams struct {
 	Action     string
 	TargetKind string
 	TargetName string
+	Outcome    string
 	Since      *time.Time
 	Until      *time.Time
 	MaxRows    int32
@@ -89,6 +93,7 @@ type ListAuditEntriesRow struct {
 	ID           int64
 	At           time.Time
 	ActorUserID  *int64
+	ActorTokenID *int64
 	ActorName    string
 	ActorVia     string
 	ActorRole    string
@@ -112,6 +117,7 @@ func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesPara
 		arg.Action,
 		arg.TargetKind,
 		arg.TargetName,
+		arg.Outcome,
 		arg.Since,
 		arg.Until,
 		arg.MaxRows,
@@ -127,6 +133,7 @@ func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesPara
 			&i.ID,
 			&i.At,
 			&i.ActorUserID,
+			&i.ActorTokenID,
 			&i.ActorName,
 			&i.ActorVia,
 			&i.ActorRole,

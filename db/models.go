@@ -47,6 +47,7 @@ type AuditEntry struct {
 	Outcome      string
 	Reason       string
 	Detail       []byte
+	ActorTokenID *int64
 }
 
 type Deployment struct {
@@ -225,4 +226,14 @@ type WebhookDelivery struct {
 	RedeliveryOf *int64
 	CreatedAt    time.Time
 	AttemptedAt  *time.Time
+}
+
+type WebhookDeliveryAttempt struct {
+	ID          int64
+	DeliveryID  int64
+	Attempt     int32
+	StatusCode  pgtype.Int4
+	Error       string
+	DurationMs  int32
+	AttemptedAt time.Time
 }

@@ -244,6 +244,41 @@ func (q *Queries) ListDeliveries(ctx context.Context, arg ListDeliveriesParams) 
 	return items, nil
 }
 
+const listDeliveryAttempts = `-- name: ListDeliveryAttempts :many
+SELECT id, delivery_id, attempt, status_code, error, duration_ms, attempted_at FROM webhook_delivery_attempts
+WHERE delivery_id = ANY($1::bigint[])
+ORDER BY delivery_id, attempt
+`
+
+// Every attempt of the deliveries with these ids, oldest first.
+func (q *Queries) ListDeliveryAttempts(ctx context.Context, deliveryIds []int64) ([]WebhookDeliveryAttempt, error) {
+	rows, err := q.db.Query(ctx, listDeliveryAttempts, deliveryIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookDeliveryAttempt{}
+	for rows.Next() {
+		var i WebhookDeliveryAttempt
+		if err := rows.Scan(
+			&i.ID,
+			&i.DeliveryID,
+			&i.Attempt,
+			&i.StatusCode,
+			&i.Error,
+			&i.DurationMs,
+			&i.AttemptedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWebhookSecretsNotUnder = `-- name: ListWebhookSecretsNotUnder :many
 SELECT id, secret FROM webhooks
 WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length($1::bytea)) <> $1::bytea
@@ -322,10 +357,15 @@ func (q *Queries) ListWebhooks(ctx context.Context, scoped bool) ([]Webhook, err
 }
 
 const recordAttempt = `-- name: RecordAttempt :exec
-UPDATE webhook_deliveries
-SET status = $1, attempts = attempts + 1, status_code = $2, error = $3,
-    duration_ms = $4, attempted_at = now()
-WHERE id = $5
+WITH d AS (
+    UPDATE webhook_deliveries
+    SET status = $1, attempts = attempts + 1, status_code = $2, error = $3,
+        duration_ms = $4, attempted_at = now()
+    WHERE webhook_deliveries.id = $5
+    RETURNING webhook_deliveries.id AS delivery_id, attempts, status_code, error, duration_ms, attempted_at
+)
+INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms, attempted_at)
+SELECT d.delivery_id, d.attempts, d.status_code, d.error, coalesce(d.duration_ms, 0), d.attempted_at FROM d
 `
 
 type RecordAttemptParams struct {
@@ -336,6 +376,8 @@ type RecordAttemptParams struct {
 	ID         int64
 }
 
+// Records an attempt: the delivery keeps the last one's summary, and the
+// attempt is added to its log.
 func (q *Queries) RecordAttempt(ctx context.Context, arg RecordAttemptParams) error {
 	_, err := q.db.Exec(ctx, recordAttempt,
 		arg.Status,
@@ -378,6 +420,46 @@ type SetWebhookSecretParams struct {
 func (q *Queries) SetWebhookSecret(ctx context.Context, arg SetWebhookSecretParams) error {
 	_, err := q.db.Exec(ctx, setWebhookSecret, arg.Secret, arg.ID)
 	return err
+}
+
+const updateWebhook = `-- name: UpdateWebhook :one
+UPDATE webhooks
+SET url = $1, events = $2, deployments = $3, kinds = $4, format = $5
+WHERE id = $6
+RETURNING id, url, secret, events, deployments, kinds, format, created_by, created_at
+`
+
+type UpdateWebhookParams struct {
+	Url         string
+	Events      []string
+	Deployments []string
+	Kinds       []string
+	Format      string
+	ID          int64
+}
+
+func (q *Queries) UpdateWebhook(ctx context.Context, arg UpdateWebhookParams) (Webhook, error) {
+	row := q.db.QueryRow(ctx, updateWebhook,
+		arg.Url,
+		arg.Events,
+		arg.Deployments,
+		arg.Kinds,
+		arg.Format,
+		arg.ID,
+	)
+	var i Webhook
+	err := row.Scan(
+		&i.ID,
+		&i.Url,
+		&i.Secret,
+		&i.Events,
+		&i.Deployments,
+		&i.Kinds,
+		&i.Format,
+		&i.CreatedBy,
+		&i.CreatedAt,
+	)
+	return i, err
 }
 
 const webhooksFor = `-- name: WebhooksFor :many

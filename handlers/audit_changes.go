@@ -41,10 +41,25 @@ var _ AuditLog = (*audit.Store)(nil)
 func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			p := &audit.Pending{
-				Entry: audit.Entry{Action: ch.action, Target: audit.Target{Kind: ch.target}, Detail: paramsOf(c)},
-				Actor: func() audit.Actor { return actorOf(c) },
+			p := &audit.Pending{Entry: audit.Entry{Action: ch.action, Target: audit.Target{Kind: ch.target}, Detail: paramsOf(c)}}
+			// The target is the request's (a form field, a path parameter),
+			// else the one the handler named (audit.NameTarget: a single
+			// sign-on learns who signs in from the provider's answer).
+			target := func() string {
+				if name := targetName(c, ch); name != "" {
+					return name
+				}
+				return p.Entry.Target.Name
 			}
+			// A sign-in's actor is nobody yet: the entry names who signs in.
+			actor := func() audit.Actor {
+				a := actorOf(c)
+				if ch.action == "signin" && a.Via == audit.ViaNone {
+					a.Name = target()
+				}
+				return a
+			}
+			p.Actor = actor
 			r := c.Request()
 			c.SetRequest(r.WithContext(audit.WithPending(r.Context(), p)))
 			err := next(c)
@@ -52,14 +67,9 @@ func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger)
 				return err
 			}
 			e := p.Entry
-			e.Actor = actorOf(c)
-			if name := targetName(c, ch); name != "" {
-				e.Target.Name = name
-			}
+			e.Actor = actor()
+			e.Target.Name = target()
 			e.Outcome, e.Reason = outcomeOf(c, err, least, e.Actor)
-			if ch.action == "signin" && e.Actor.Via == audit.ViaNone {
-				e.Actor.Name = e.Target.Name
-			}
 			if recErr := log.Record(context.WithoutCancel(r.Context()), e); recErr != nil {
 				logger.Error("audit: record", "action", e.Action, "outcome", e.Outcome, "err", recErr)
 			}
@@ -78,6 +88,7 @@ func actorOf(c echo.Context) audit.Actor {
 	}
 	switch {
 	case httpx.CredentialOrNil(c) != nil:
+		a.TokenID = httpx.CredentialOrNil(c).TokenID
 		return user(httpx.CredentialOrNil(c).User, audit.ViaAPIToken)
 	case httpx.CallerOrNil(c) != nil:
 		caller := httpx.CallerOrNil(c)

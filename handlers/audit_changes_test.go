@@ -85,7 +85,11 @@ func TestEveryStateChangeLeavesOneAuditEntry(t *testing.T) {
 			require.NotEmpty(t, e.Reason, "%s: a refusal says why", key)
 		}
 		if !line.ActionToken && line.Path != "/signin" {
-			require.Equal(t, audit.Actor{UserID: u.ID, Name: "reader", Via: map[bool]audit.Via{true: audit.ViaAPIToken, false: audit.ViaSession}[line.API], Role: auth.ReadOnly.String(), Address: e.Actor.Address}, e.Actor, key)
+			want := audit.Actor{UserID: u.ID, Name: "reader", Via: audit.ViaSession, Role: auth.ReadOnly.String(), Address: e.Actor.Address}
+			if line.API {
+				want.Via, want.TokenID = audit.ViaAPIToken, token.ID
+			}
+			require.Equal(t, want, e.Actor, key)
 		}
 		walked++
 	}
@@ -118,7 +122,8 @@ func TestAChangeIsRecordedInItsTransaction(t *testing.T) {
 	require.Len(t, entries, 1)
 	require.Equal(t, audit.Allowed, entries[0].Outcome)
 	require.Equal(t, audit.Target{Kind: audit.TargetPolicy, Name: "namespaces"}, entries[0].Target)
-	require.Equal(t, audit.Actor{UserID: entries[0].Actor.UserID, Name: "root", Via: audit.ViaAPIToken, Role: "admin", Address: entries[0].Actor.Address}, entries[0].Actor)
+	require.NotZero(t, entries[0].Actor.TokenID, "the entry names the API token")
+	require.Equal(t, audit.Actor{UserID: entries[0].Actor.UserID, TokenID: entries[0].Actor.TokenID, Name: "root", Via: audit.ViaAPIToken, Role: "admin", Address: entries[0].Actor.Address}, entries[0].Actor)
 
 	entries = put("Team B")
 	require.Len(t, entries, 1)

@@ -105,6 +105,9 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes("deployment.cancel", audit.TargetDeployment)},
 
+		// The store shows non-admins only the entries about deployments, as the API does.
+		{method: http.MethodGet, path: "/audit", least: auth.ReadOnly, handler: web.AuditList(d.Audit)},
+
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
 		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes("namespace_policy.update", audit.TargetPolicy)},
 
@@ -119,6 +122,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
 		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes("webhook.create", audit.TargetWebhook)},
 		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
+		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks), change: changes("webhook.update", audit.TargetWebhook)},
 		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes("webhook.delete", audit.TargetWebhook)},
 		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes("webhook.redeliver", audit.TargetWebhook)},
 
@@ -201,6 +205,7 @@ func apiRoutes() []route {
 		apiRoute(get, "/webhooks", auth.Operator),
 		apiChange(post, "/webhooks", auth.Operator, changes("webhook.create", audit.TargetWebhook)),
 		apiRoute(get, "/webhooks/:id", auth.Operator),
+		apiChange(http.MethodPatch, "/webhooks/:id", auth.Operator, changes("webhook.update", audit.TargetWebhook)),
 		apiChange(http.MethodDelete, "/webhooks/:id", auth.Operator, changes("webhook.delete", audit.TargetWebhook)),
 		apiChange(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator, changes("webhook.redeliver", audit.TargetWebhook)),
 	}

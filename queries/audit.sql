@@ -1,7 +1,7 @@
 -- name: InsertAuditEntry :one
-INSERT INTO audit_entries (actor_user_id, actor_name, actor_via, actor_role, actor_address,
+INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
                            action, target_kind, target_name, outcome, reason, detail)
-VALUES (sqlc.narg(actor_user_id), @actor_name, @actor_via, @actor_role, @actor_address,
+VALUES (sqlc.narg(actor_user_id), sqlc.narg(actor_token_id), @actor_name, @actor_via, @actor_role, @actor_address,
         @action, @target_kind, @target_name, @outcome, @reason, @detail)
 RETURNING id, at;
 
@@ -9,7 +9,7 @@ RETURNING id, at;
 -- ListAuditEntries returns a page of entries, newest first, below the id
 -- before (0: from the newest). A viewer who is not an admin sees only the
 -- entries about deployments, and no addresses: the visibility rule lives here.
-SELECT id, at, actor_user_id, actor_name, actor_via, actor_role,
+SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN @admin::boolean THEN actor_address ELSE '' END::text AS actor_address,
        action, target_kind, target_name, outcome, reason, detail
 FROM audit_entries
@@ -19,6 +19,7 @@ WHERE (@admin::boolean OR target_kind = 'deployment')
   AND (@action::text = '' OR action = @action::text OR action LIKE @action::text || '.%')
   AND (@target_kind::text = '' OR target_kind = @target_kind::text)
   AND (@target_name::text = '' OR target_name = @target_name::text)
+  AND (@outcome::text = '' OR outcome = @outcome::text)
   AND (sqlc.narg(since)::timestamptz IS NULL OR at >= sqlc.narg(since)::timestamptz)
   AND (sqlc.narg(until)::timestamptz IS NULL OR at < sqlc.narg(until)::timestamptz)
 ORDER BY id DESC

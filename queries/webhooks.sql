@@ -43,10 +43,29 @@ FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 WHERE d.id = @id;
 
 -- name: RecordAttempt :exec
-UPDATE webhook_deliveries
-SET status = @status, attempts = attempts + 1, status_code = sqlc.narg(status_code), error = @error,
-    duration_ms = @duration_ms, attempted_at = now()
-WHERE id = @id;
+-- Records an attempt: the delivery keeps the last one's summary, and the
+-- attempt is added to its log.
+WITH d AS (
+    UPDATE webhook_deliveries
+    SET status = @status, attempts = attempts + 1, status_code = sqlc.narg(status_code), error = @error,
+        duration_ms = @duration_ms, attempted_at = now()
+    WHERE webhook_deliveries.id = @id
+    RETURNING webhook_deliveries.id AS delivery_id, attempts, status_code, error, duration_ms, attempted_at
+)
+INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms, attempted_at)
+SELECT d.delivery_id, d.attempts, d.status_code, d.error, coalesce(d.duration_ms, 0), d.attempted_at FROM d;
+
+-- name: ListDeliveryAttempts :many
+-- Every attempt of the deliveries with these ids, oldest first.
+SELECT * FROM webhook_delivery_attempts
+WHERE delivery_id = ANY(@delivery_ids::bigint[])
+ORDER BY delivery_id, attempt;
+
+-- name: UpdateWebhook :one
+UPDATE webhooks
+SET url = @url, events = @events, deployments = @deployments, kinds = @kinds, format = @format
+WHERE id = @id
+RETURNING *;
 
 -- name: ListDeliveries :many
 -- A webhook's latest deliveries, newest first, with their task's deployment.

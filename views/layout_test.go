@@ -28,9 +28,9 @@ func TestLayoutNavigationFollowsTheRole(t *testing.T) {
 		links []string
 	}{
 		{"anonymous", nil, nil},
-		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces"}},
-		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/webhooks"}},
-		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/webhooks", "/users", "/settings"}},
+		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit"}},
+		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/webhooks"}},
+		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/webhooks", "/users", "/settings"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -41,6 +41,7 @@ const (
 	NavSettings    = "settings"
 	NavNamespaces  = "namespaces"
 	NavWebhooks    = "webhooks"
+	NavAudit       = "audit"
 )
 
 // Flash kinds.

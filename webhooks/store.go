@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
@@ -83,20 +85,17 @@ func (s *Store) Create(ctx context.Context, by Caller, nw NewWebhook) (Webhook, 
 	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
 		return Webhook{}, err
 	}
-	events := make([]string, len(nw.Events))
-	for i, e := range nw.Events {
-		events[i] = string(e)
-	}
+	events := eventNames(nw.Events)
 	var row db.Webhook
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
 		q := s.q.WithTx(tx)
 		var err error
 		row, err = q.InsertWebhook(ctx, db.InsertWebhookParams{Url: nw.URL, Events: events, Deployments: nw.Deployments,
 			Kinds: nw.Kinds, Format: string(nw.Format), CreatedBy: by.Username})
 		if err != nil {
-			return err
+			return "", err
 		}
-		return q.SetWebhookSecret(ctx, db.SetWebhookSecretParams{ID: row.ID, Secret: s.box.Seal([]byte(nw.Secret), secretAt(row.ID))})
+		return webhookName(row.ID), q.SetWebhookSecret(ctx, db.SetWebhookSecretParams{ID: row.ID, Secret: s.box.Seal([]byte(nw.Secret), secretAt(row.ID))})
 	})
 	if err != nil {
 		return Webhook{}, fmt.Errorf("webhooks: create: %w", err)
@@ -131,9 +130,20 @@ func (s *Store) Get(ctx context.Context, by Caller, id int64) (Webhook, []Delive
 		return Webhook{}, nil, fmt.Errorf("webhooks: deliveries of %d: %w", id, err)
 	}
 	deliveries := make([]Delivery, len(rows))
+	ids := make([]int64, len(rows))
+	at := make(map[int64]int, len(rows))
 	for i, r := range rows {
 		deliveries[i] = deliveryOf(r.WebhookDelivery)
 		deliveries[i].Deployment = r.Deployment
+		ids[i], at[r.WebhookDelivery.ID] = r.WebhookDelivery.ID, i
+	}
+	attempts, err := s.q.ListDeliveryAttempts(ctx, ids)
+	if err != nil {
+		return Webhook{}, nil, fmt.Errorf("webhooks: attempts of %d: %w", id, err)
+	}
+	for _, a := range attempts {
+		d := &deliveries[at[a.DeliveryID]]
+		d.Log = append(d.Log, attemptOf(a))
 	}
 	return w, deliveries, nil
 }
@@ -167,14 +177,87 @@ func (s *Store) Delete(ctx context.Context, by Caller, id int64) error {
 	if _, err := s.get(ctx, by, id); err != nil {
 		return err
 	}
-	n, err := s.q.DeleteWebhook(ctx, id)
+	return audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
+		n, err := s.q.WithTx(tx).DeleteWebhook(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("webhooks: delete %d: %w", id, err)
+		}
+		if n == 0 {
+			return "", notFound(id)
+		}
+		return webhookName(id), nil
+	})
+}
+
+// WebhookChange is what Update changes; nil fields stay as they are.
+type WebhookChange struct {
+	URL *string
+	// Secret replaces the secret; nil or "" keeps it (it is never shown back).
+	Secret      *string
+	Events      *[]Event
+	Deployments *[]string
+	Kinds       *[]string
+	Format      *Format
+}
+
+// Update applies ch to the webhook id, checked as a new webhook is, if the
+// caller manages it both before and after (an operator cannot make a webhook
+// of named deployments one for every deployment), and returns it.
+func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChange) (Webhook, error) {
+	w, err := s.get(ctx, by, id)
 	if err != nil {
-		return fmt.Errorf("webhooks: delete %d: %w", id, err)
+		return Webhook{}, err
 	}
-	if n == 0 {
-		return notFound(id)
+	nw := NewWebhook{URL: w.URL, Events: w.Events, Deployments: w.Deployments, Kinds: w.Kinds, Format: w.Format}
+	set(&nw.URL, ch.URL)
+	set(&nw.Secret, ch.Secret)
+	set(&nw.Events, ch.Events)
+	set(&nw.Deployments, ch.Deployments)
+	set(&nw.Kinds, ch.Kinds)
+	set(&nw.Format, ch.Format)
+	if nw, err = nw.checked("saved", nw.Secret != ""); err != nil {
+		return Webhook{}, err
 	}
-	return nil
+	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
+		return Webhook{}, err
+	}
+	var row db.Webhook
+	err = audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
+		q := s.q.WithTx(tx)
+		var err error
+		row, err = q.UpdateWebhook(ctx, db.UpdateWebhookParams{ID: id, Url: nw.URL, Events: eventNames(nw.Events), Deployments: nw.Deployments,
+			Kinds: nw.Kinds, Format: string(nw.Format)})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", notFound(id)
+		}
+		if err != nil || nw.Secret == "" {
+			return webhookName(id), err
+		}
+		return webhookName(id), q.SetWebhookSecret(ctx, db.SetWebhookSecretParams{ID: id, Secret: s.box.Seal([]byte(nw.Secret), secretAt(id))})
+	})
+	if err != nil {
+		return Webhook{}, fmt.Errorf("webhooks: update %d: %w", id, err)
+	}
+	return webhookOf(row), nil
+}
+
+// set sets *field to *value when value is not nil.
+func set[T any](field *T, value *T) {
+	if value != nil {
+		*field = *value
+	}
+}
+
+// webhookName is a webhook's id as an audit entry names it.
+func webhookName(id int64) string { return strconv.FormatInt(id, 10) }
+
+// eventNames is events as the table stores them.
+func eventNames(events []Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = string(e)
+	}
+	return out
 }
 
 // Redeliver sends delivery deliveryID of webhook id again, byte for byte,
@@ -191,11 +274,11 @@ func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) 
 		return Delivery{}, fmt.Errorf("webhooks: redeliver %d: %w", deliveryID, err)
 	}
 	var row db.WebhookDelivery
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
 		var err error
 		row, err = queueDelivery(ctx, tx, s.jobs, db.InsertDeliveryParams{WebhookID: id, TaskID: old.TaskID, Event: old.Event,
 			Body: old.Body, RedeliveryOf: &old.ID})
-		return err
+		return webhookName(id), err
 	})
 	if err != nil {
 		return Delivery{}, fmt.Errorf("webhooks: redeliver %d: %w", deliveryID, err)
@@ -203,15 +286,20 @@ func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) 
 	return deliveryOf(row), nil
 }
 
-// normalized is nw checked, its lists trimmed and sorted, its format set;
-// an EINVALID error names each field that is wrong.
-func (nw NewWebhook) normalized() (NewWebhook, error) {
+// normalized is nw checked as a new webhook.
+func (nw NewWebhook) normalized() (NewWebhook, error) { return nw.checked("created", true) }
+
+// checked is nw checked, its lists trimmed and sorted, its format set; an
+// EINVALID error says the webhook was not done (created, saved) and names
+// each field that is wrong. The secret is checked when withSecret is set.
+func (nw NewWebhook) checked(done string, withSecret bool) (NewWebhook, error) {
 	fields := map[string]string{}
 	nw.URL = strings.TrimSpace(nw.URL)
 	if msg := checkURL(nw.URL); msg != "" {
 		fields["url"] = msg
 	}
 	switch n := len(nw.Secret); {
+	case !withSecret:
 	case n < MinSecretLength:
 		fields["secret"] = fmt.Sprintf("Give a secret of at least %d characters: the receiver checks each delivery's signature with it.", MinSecretLength)
 	case n > MaxSecretLength:
@@ -245,7 +333,7 @@ func (nw NewWebhook) normalized() (NewWebhook, error) {
 		fields["format"] = fmt.Sprintf("There is no format %q: choose json or slack.", nw.Format)
 	}
 	if len(fields) > 0 {
-		return nw, &styrmin.Error{Code: styrmin.EINVALID, Message: "The webhook was not created: " + firstOf(fields), Fields: fields}
+		return nw, &styrmin.Error{Code: styrmin.EINVALID, Message: "The webhook was not " + done + ": " + firstOf(fields), Fields: fields}
 	}
 	return nw, nil
 }

@@ -171,3 +171,73 @@ func TestDeliveryStatusesAndFormatsAreTheSchemas(t *testing.T) {
 	require.ElementsMatch(t, []string{DeliveryPending, DeliveryDelivered, DeliveryFailed}, dbtest.CheckedValues[string](t, pool, "webhook_deliveries", "status"))
 	require.ElementsMatch(t, Formats(), dbtest.CheckedValues[Format](t, pool, "webhooks", "format"))
 }
+
+// TestAWebhookIsEditedAsItIsCreated: Update changes the fields given and
+// keeps the others, keeps the secret unless a new one is given (checked as
+// a new one is), and lets an operator neither edit an admin's webhook for
+// every deployment nor make theirs one.
+func TestAWebhookIsEditedAsItIsCreated(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	operator := Caller{Username: "olga", Role: auth.Operator}
+	w, err := s.Create(ctx, operator, NewWebhook{URL: "https://hooks.example/shop", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+	secret := func() string {
+		row, err := s.q.GetWebhook(ctx, w.ID)
+		require.NoError(t, err)
+		opened, err := s.box.Open(row.Secret, secretAt(w.ID))
+		require.NoError(t, err)
+		return string(opened)
+	}
+
+	url, format, events := "https://hooks.example/v2", FormatSlack, []Event{Succeeded, Failed, Failed}
+	changed, err := s.Update(ctx, operator, w.ID, WebhookChange{URL: &url, Format: &format, Events: &events})
+	require.NoError(t, err)
+	require.Equal(t, "https://hooks.example/v2", changed.URL)
+	require.Equal(t, FormatSlack, changed.Format)
+	require.Equal(t, []Event{Failed, Succeeded}, changed.Events, "events are checked and sorted as on creation")
+	require.Equal(t, []string{"shop"}, changed.Deployments, "fields not given stay")
+	require.Equal(t, testSecret, secret(), "no secret given keeps the secret")
+	empty := ""
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{Secret: &empty})
+	require.NoError(t, err)
+	require.Equal(t, testSecret, secret(), "an empty secret keeps the secret")
+	newSecret := "another secret, long enough"
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{Secret: &newSecret})
+	require.NoError(t, err)
+	require.Equal(t, newSecret, secret(), "a new secret replaces it")
+
+	short, bad := "short", "ftp://x"
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{Secret: &short})
+	require.Equal(t, "secret", firstField(t, err))
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{URL: &bad})
+	require.Equal(t, "url", firstField(t, err))
+	require.Contains(t, styrmin.ErrorMessage(err), "was not saved")
+
+	every := []string{}
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{Deployments: &every})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "an operator cannot make a webhook for every deployment")
+	all, err := s.Update(ctx, admin, w.ID, WebhookChange{Deployments: &every})
+	require.NoError(t, err, "an admin can")
+	require.Empty(t, all.Deployments)
+	_, err = s.Update(ctx, operator, w.ID, WebhookChange{URL: &url})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "nor edit one")
+	_, err = s.Update(ctx, admin, w.ID+100, WebhookChange{URL: &url})
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	kept, _, err := s.Get(ctx, admin, w.ID)
+	require.NoError(t, err)
+	require.Equal(t, "https://hooks.example/v2", kept.URL, "refused changes changed nothing")
+}
+
+// firstField is the one field an EINVALID error names.
+func firstField(t *testing.T, err error) string {
+	t.Helper()
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	fields := styrmin.ErrorFields(err)
+	require.Len(t, fields, 1, "%v", fields)
+	for f := range fields {
+		return f
+	}
+	return ""
+}

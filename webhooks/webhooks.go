@@ -118,6 +118,26 @@ type Delivery struct {
 	RedeliveryOf *int64
 	CreatedAt    time.Time
 	AttemptedAt  *time.Time
+	// Log is every attempt, oldest first (in a webhook's log only).
+	Log []Attempt
+}
+
+// Attempt is one try at sending a delivery.
+type Attempt struct {
+	// Number counts the delivery's attempts from 1.
+	Number int
+	// StatusCode is the receiver's answer, 0 when none came.
+	StatusCode int
+	// Error says why the attempt failed ("" when it did not).
+	Error       string
+	Duration    time.Duration
+	AttemptedAt time.Time
+}
+
+// attemptOf is the Attempt of its row.
+func attemptOf(row db.WebhookDeliveryAttempt) Attempt {
+	return Attempt{Number: int(row.Attempt), StatusCode: int(row.StatusCode.Int32), Error: row.Error,
+		Duration: time.Duration(row.DurationMs) * time.Millisecond, AttemptedAt: row.AttemptedAt}
 }
 
 // deliveryOf is the Delivery of its row.

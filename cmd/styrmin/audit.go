@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,10 +29,10 @@ func newAuditExportCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var f audit.Filter
 			var err error
-			if f.Since, err = parseTime(since); err != nil {
+			if f.Since, err = audit.ParseTime(since); err != nil {
 				return fmt.Errorf("--since: %w", err)
 			}
-			if f.Until, err = parseTime(until); err != nil {
+			if f.Until, err = audit.ParseTime(until); err != nil {
 				return fmt.Errorf("--until: %w", err)
 			}
 			pool, err := openDatabase(cmd.Context(), databaseURL)
@@ -52,19 +51,4 @@ func newAuditExportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&since, "since", "", "the earliest time to export (RFC 3339 or a date, 2026-12-01)")
 	cmd.Flags().StringVar(&until, "until", "", "the time to export up to, excluded (RFC 3339 or a date)")
 	return cmd
-}
-
-// parseTime reads an RFC 3339 time or a date (midnight UTC); empty is the zero time.
-func parseTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-12-01T09:00:00Z) nor a date (2026-12-01)", s)
-	}
-	return t, nil
 }

@@ -27,7 +27,7 @@ func TestAuditExportWritesJSONLines(t *testing.T) {
 		VALUES ('2026-01-10T12:00:00Z', 'ada', 'session', 'admin', '192.0.2.1', 'signin', 'user', 'ada', 'allowed', '')`)
 	require.NoError(t, err)
 	require.NoError(t, audit.NewStore(pool).Record(ctx, audit.Entry{
-		Actor: audit.Actor{Name: "bob", Via: audit.ViaAPIToken, Role: "operator"}, Action: "deployment.install",
+		Actor: audit.Actor{UserID: 3, TokenID: 12, Name: "bob", Via: audit.ViaAPIToken, Role: "operator"}, Action: "deployment.install",
 		Target: audit.Target{Kind: audit.TargetDeployment, Name: "shop"}, Outcome: audit.Refused, Reason: "No such driver.",
 	}))
 	export := func(args ...string) []audit.Entry {
@@ -49,6 +49,7 @@ func TestAuditExportWritesJSONLines(t *testing.T) {
 	require.Equal(t, "deployment.install", all[0].Action, "newest first")
 	require.Equal(t, audit.Refused, all[0].Outcome)
 	require.Equal(t, "No such driver.", all[0].Reason)
+	require.Equal(t, int64(12), all[0].Actor.TokenID, "an entry names the API token it was made with")
 	require.Equal(t, audit.Actor{Name: "ada", Via: audit.ViaSession, Role: "admin", Address: "192.0.2.1"}, all[1].Actor)
 	require.True(t, all[1].At.Equal(time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)))
 

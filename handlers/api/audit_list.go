@@ -5,7 +5,6 @@ import (
 
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/audit"
-	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
@@ -33,13 +32,16 @@ func (s *Server) ListAuditEntries(ctx context.Context, req oapi.ListAuditEntries
 	if p.TargetKind != nil {
 		f.TargetKind = string(*p.TargetKind)
 	}
+	if p.Outcome != nil {
+		f.Outcome = audit.Outcome(*p.Outcome)
+	}
 	if p.Since != nil {
 		f.Since = *p.Since
 	}
 	if p.Until != nil {
 		f.Until = *p.Until
 	}
-	page, err := s.Audit.List(ctx, audit.Viewer{Admin: httpx.APIUser(ctx).Role.AtLeast(auth.Admin)}, f)
+	page, err := s.Audit.List(ctx, httpx.AuditViewer(httpx.APIUser(ctx)), f)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +60,9 @@ func apiAuditEntryOf(e audit.Entry) oapi.AuditEntry {
 	a := oapi.AuditActor{Name: e.Actor.Name, Via: oapi.AuditActorVia(e.Actor.Via), Role: e.Actor.Role, Address: e.Actor.Address}
 	if e.Actor.UserID != 0 {
 		a.UserId = &e.Actor.UserID
+	}
+	if e.Actor.TokenID != 0 {
+		a.TokenId = &e.Actor.TokenID
 	}
 	detail := e.Detail
 	if detail == nil {

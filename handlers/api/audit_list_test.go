@@ -74,3 +74,32 @@ func TestAPIListsTheAuditLogByRole(t *testing.T) {
 	rec := a.Call(t, admin, http.MethodGet, "/api/v1/audit?action=%25", nil)
 	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
 }
+
+// TestAPIAuditEntriesNameTheToken: a change made with an API token is
+// recorded with the token's id (never its secret) beside its user, and the
+// outcome filter keeps the entries that ended so.
+func TestAPIAuditEntriesNameTheToken(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	_, root := a.As(t, "root", auth.Admin)
+	token, err := a.Deps.APITokens.Create(context.Background(), auth.Credential{User: root}, "auditor", nil)
+	require.NoError(t, err)
+	rec := a.Call(t, token.Secret, http.MethodPost, "/api/v1/tokens", map[string]any{"name": ""})
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	rec = a.Call(t, token.Secret, http.MethodPost, "/api/v1/tokens", map[string]any{"name": "second"})
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+
+	refused := auditPages(t, a, token.Secret, url.Values{"action": {"token.create"}, "outcome": {"refused"}})
+	require.Len(t, refused, 1)
+	require.NotNil(t, refused[0].Actor.TokenId)
+	require.Equal(t, token.ID, *refused[0].Actor.TokenId)
+	require.Equal(t, root.ID, *refused[0].Actor.UserId)
+	allowed := auditPages(t, a, token.Secret, url.Values{"action": {"token.create"}, "outcome": {"allowed"}})
+	require.Len(t, allowed, 1)
+	require.Equal(t, token.ID, *allowed[0].Actor.TokenId)
+	raw := a.Call(t, token.Secret, http.MethodGet, "/api/v1/audit", nil).Body.String()
+	require.NotContains(t, raw, token.Secret, "no entry holds the token's secret")
+
+	rec = a.Call(t, token.Secret, http.MethodGet, "/api/v1/audit?outcome=maybe", nil)
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+}

@@ -13,6 +13,7 @@ type Webhooks interface {
 	Create(ctx context.Context, by webhooks.Caller, nw webhooks.NewWebhook) (webhooks.Webhook, error)
 	List(ctx context.Context, by webhooks.Caller) ([]webhooks.Webhook, error)
 	Get(ctx context.Context, by webhooks.Caller, id int64) (webhooks.Webhook, []webhooks.Delivery, error)
+	Update(ctx context.Context, by webhooks.Caller, id int64, ch webhooks.WebhookChange) (webhooks.Webhook, error)
 	Delete(ctx context.Context, by webhooks.Caller, id int64) error
 	Redeliver(ctx context.Context, by webhooks.Caller, id, deliveryID int64) (webhooks.Delivery, error)
 }
@@ -70,6 +71,27 @@ func (s *Server) GetWebhook(ctx context.Context, req oapi.GetWebhookRequestObjec
 	return out, nil
 }
 
+func (s *Server) UpdateWebhook(ctx context.Context, req oapi.UpdateWebhookRequestObject) (oapi.UpdateWebhookResponseObject, error) {
+	b := req.Body
+	ch := webhooks.WebhookChange{URL: b.Url, Secret: b.Secret, Deployments: b.Deployments, Kinds: b.Kinds}
+	if b.Events != nil {
+		events := make([]webhooks.Event, len(*b.Events))
+		for i, e := range *b.Events {
+			events[i] = webhooks.Event(e)
+		}
+		ch.Events = &events
+	}
+	if b.Format != nil {
+		format := webhooks.Format(*b.Format)
+		ch.Format = &format
+	}
+	w, err := s.Webhooks.Update(ctx, webhookCaller(ctx), req.Id, ch)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.UpdateWebhook200JSONResponse(apiWebhookOf(w)), nil
+}
+
 func (s *Server) DeleteWebhook(ctx context.Context, req oapi.DeleteWebhookRequestObject) (oapi.DeleteWebhookResponseObject, error) {
 	if err := s.Webhooks.Delete(ctx, webhookCaller(ctx), req.Id); err != nil {
 		return nil, err
@@ -105,6 +127,16 @@ func apiDeliveryOf(d webhooks.Delivery) oapi.WebhookDelivery {
 	if d.AttemptedAt != nil {
 		ms := int(d.Duration.Milliseconds())
 		out.DurationMs = &ms
+	}
+	if d.Log != nil {
+		log := make([]oapi.WebhookAttempt, len(d.Log))
+		for i, a := range d.Log {
+			log[i] = oapi.WebhookAttempt{Attempt: a.Number, Error: a.Error, DurationMs: int(a.Duration.Milliseconds()), AttemptedAt: a.AttemptedAt}
+			if a.StatusCode != 0 {
+				log[i].StatusCode = &a.StatusCode
+			}
+		}
+		out.AttemptLog = &log
 	}
 	return out
 }

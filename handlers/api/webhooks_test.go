@@ -1,14 +1,17 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
@@ -97,4 +100,44 @@ func TestAPIRefusesABadWebhookAsAProblem(t *testing.T) {
 
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 	require.Contains(t, rec.Body.String(), "The URL must start with https://")
+}
+
+// TestAPIEditsAWebhook: PATCH changes the fields given, replaces the secret
+// without ever showing it, refuses bad input as a problem and an operator's
+// attempt to make a webhook for every deployment, and is audited.
+func TestAPIEditsAWebhook(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	operator := a.TokenFor(t, "olga", auth.Operator)
+	rec := a.Call(t, operator, http.MethodPost, "/api/v1/webhooks", newWebhook("shop"))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var created oapi.Webhook
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &created))
+	one := fmt.Sprintf("/api/v1/webhooks/%d", created.Id)
+
+	secret := "a replacement secret, long enough"
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"url": "https://hooks.example/v2", "events": []string{"canceled"}, "secret": secret})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.NotContains(t, rec.Body.String(), secret, "the secret is never shown back")
+	var changed oapi.Webhook
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &changed))
+	require.Equal(t, "https://hooks.example/v2", changed.Url)
+	require.Equal(t, []oapi.WebhookEvent{"canceled"}, changed.Events)
+	require.Equal(t, []string{"shop"}, changed.Deployments, "fields not given stay")
+
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"url": "ftp://nowhere"})
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), "https://")
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"deployments": []string{}})
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	require.Equal(t, http.StatusNotFound, a.Call(t, operator, http.MethodPatch, "/api/v1/webhooks/999999", map[string]any{"url": "https://x.example"}).Code)
+
+	page, err := a.Audit.List(context.Background(), audit.Viewer{Admin: true}, audit.Filter{Action: "webhook.update"})
+	require.NoError(t, err)
+	outcomes := []audit.Outcome{}
+	for _, e := range page.Entries {
+		outcomes = append(outcomes, e.Outcome)
+	}
+	require.Equal(t, []audit.Outcome{audit.Refused, audit.Refused, audit.Refused, audit.Allowed}, outcomes, "each edit leaves one entry")
+	require.Equal(t, strconv.FormatInt(created.Id, 10), page.Entries[3].Target.Name)
 }

@@ -3,9 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
@@ -18,6 +21,7 @@ type Webhooks interface {
 	Create(ctx context.Context, by webhooks.Caller, nw webhooks.NewWebhook) (webhooks.Webhook, error)
 	List(ctx context.Context, by webhooks.Caller) ([]webhooks.Webhook, error)
 	Get(ctx context.Context, by webhooks.Caller, id int64) (webhooks.Webhook, []webhooks.Delivery, error)
+	Update(ctx context.Context, by webhooks.Caller, id int64, ch webhooks.WebhookChange) (webhooks.Webhook, error)
 	Delete(ctx context.Context, by webhooks.Caller, id int64) error
 	Redeliver(ctx context.Context, by webhooks.Caller, id, deliveryID int64) (webhooks.Delivery, error)
 }
@@ -45,18 +49,52 @@ func renderWebhooks(c echo.Context, hooks Webhooks, status int, form views.Webho
 		rows[i] = webhookRow(w)
 	}
 	form.AllDeployments = httpx.CurrentUser(c).Role.AtLeast(auth.Admin)
-	events := make([]string, 0, len(webhooks.AllEvents()))
-	for _, e := range webhooks.AllEvents() {
-		events = append(events, string(e))
-	}
-	formats := make([]string, 0, len(webhooks.Formats()))
-	for _, f := range webhooks.Formats() {
-		formats = append(formats, string(f))
-	}
 	return render(c, status, views.WebhooksPage(views.WebhooksProps{
-		Page: page(c, "Webhooks", views.NavWebhooks), Webhooks: rows, Form: form,
-		Events: events, Kinds: deployment.TaskKinds(), Formats: formats,
+		Page: page(c, "Webhooks", views.NavWebhooks), Webhooks: rows, Form: form, Choices: webhookChoices(),
 	}))
+}
+
+// webhookChoices are the choices of a webhook's form.
+func webhookChoices() views.WebhookChoices {
+	choices := views.WebhookChoices{Kinds: deployment.TaskKinds()}
+	for _, e := range webhooks.AllEvents() {
+		choices.Events = append(choices.Events, string(e))
+	}
+	for _, f := range webhooks.Formats() {
+		choices.Formats = append(choices.Formats, string(f))
+	}
+	return choices
+}
+
+// webhookFormOf reads a webhook's form as typed (but for its secret) and as
+// the store takes it.
+func webhookFormOf(c echo.Context) (views.WebhookForm, webhooks.NewWebhook, error) {
+	form, err := c.FormParams()
+	if err != nil {
+		return views.WebhookForm{}, webhooks.NewWebhook{}, styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
+	}
+	typed := views.WebhookForm{URL: form.Get("url"), Events: form["events"], Deployments: form.Get("deployments"),
+		Kinds: form["kinds"], Format: form.Get("format")}
+	nw := webhooks.NewWebhook{URL: typed.URL, Secret: form.Get("secret"), Kinds: typed.Kinds, Format: webhooks.Format(typed.Format),
+		Deployments: strings.FieldsFunc(typed.Deployments, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
+	for _, e := range typed.Events {
+		nw.Events = append(nw.Events, webhooks.Event(e))
+	}
+	return typed, nw, nil
+}
+
+// refusedForm is the status and form of a webhook's form that the store
+// refused (EINVALID, EFORBIDDEN), ok false for any other error.
+func refusedForm(typed views.WebhookForm, err error) (int, views.WebhookForm, bool) {
+	switch styrmin.ErrorCode(err) {
+	case styrmin.EINVALID:
+		typed.Error, typed.FieldErrors = styrmin.ErrorMessage(err), styrmin.ErrorFields(err)
+		return http.StatusUnprocessableEntity, typed, true
+	case styrmin.EFORBIDDEN:
+		typed.Error, typed.FieldErrors = styrmin.ErrorMessage(err), styrmin.ErrorFields(err)
+		return http.StatusForbidden, typed, true
+	}
+	return 0, typed, false
 }
 
 // webhookRow is a webhook as the pages show it.

@@ -5,37 +5,57 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// WebhookShow shows a webhook and its delivery log.
+// WebhookShow shows a webhook, its delivery log and the form that edits it.
 func WebhookShow(hooks Webhooks) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := webhookID(c)
 		if err != nil {
 			return err
 		}
-		w, deliveries, err := hooks.Get(c.Request().Context(), webhookCaller(c), id)
-		if err != nil {
-			return err
-		}
-		rows := make([]views.WebhookDeliveryRow, len(deliveries))
-		for i, d := range deliveries {
-			rows[i] = views.WebhookDeliveryRow{ID: d.ID, TaskID: d.TaskID, Event: string(d.Event), Status: d.Status, Attempts: d.Attempts,
-				StatusCode: d.StatusCode, Error: d.Error, Duration: d.Duration, CreatedAt: d.CreatedAt,
-				TaskURL: fmt.Sprintf("/deployments/%s/tasks/%d", url.PathEscape(d.Deployment), d.TaskID)}
-			if d.RedeliveryOf != nil {
-				rows[i].RedeliveryOf = *d.RedeliveryOf
-			}
-		}
-		return render(c, http.StatusOK, views.WebhookPage(views.WebhookProps{
-			Page: page(c, "Webhook "+strconv.FormatInt(id, 10), views.NavWebhooks), Webhook: webhookRow(w), Deliveries: rows,
-		}))
+		return renderWebhook(c, hooks, id, http.StatusOK, nil)
 	}
+}
+
+// renderWebhook renders the page of webhook id with status; its edit form
+// shows typed (with its errors), or the webhook as it is when typed is nil.
+func renderWebhook(c echo.Context, hooks Webhooks, id int64, status int, typed *views.WebhookForm) error {
+	w, deliveries, err := hooks.Get(c.Request().Context(), webhookCaller(c), id)
+	if err != nil {
+		return err
+	}
+	rows := make([]views.WebhookDeliveryRow, len(deliveries))
+	for i, d := range deliveries {
+		rows[i] = views.WebhookDeliveryRow{ID: d.ID, TaskID: d.TaskID, Event: string(d.Event), Status: d.Status, Attempts: d.Attempts,
+			StatusCode: d.StatusCode, Error: d.Error, Duration: d.Duration, CreatedAt: d.CreatedAt,
+			TaskURL: fmt.Sprintf("/deployments/%s/tasks/%d", url.PathEscape(d.Deployment), d.TaskID)}
+		if d.RedeliveryOf != nil {
+			rows[i].RedeliveryOf = *d.RedeliveryOf
+		}
+		for _, a := range d.Log {
+			rows[i].Log = append(rows[i].Log, views.WebhookAttemptRow{Number: a.Number, StatusCode: a.StatusCode, Error: a.Error,
+				Duration: a.Duration, AttemptedAt: a.AttemptedAt})
+		}
+	}
+	row := webhookRow(w)
+	form := views.WebhookForm{URL: row.URL, Events: row.Events, Deployments: strings.Join(row.Deployments, ", "), Kinds: row.Kinds, Format: row.Format}
+	if typed != nil {
+		form = *typed
+	}
+	form.AllDeployments = httpx.CurrentUser(c).Role.AtLeast(auth.Admin)
+	return render(c, status, views.WebhookPage(views.WebhookProps{
+		Page: page(c, "Webhook "+strconv.FormatInt(id, 10), views.NavWebhooks), Webhook: row, Deliveries: rows,
+		Form: form, Choices: webhookChoices(),
+	}))
 }
 
 // webhookID is the webhook id of the request's path.

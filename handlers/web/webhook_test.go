@@ -81,3 +81,46 @@ func TestReadOnlyUsersHaveNoWebhookPages(t *testing.T) {
 		"events": {"failed"}, "deployments": {"shop"}})
 	require.Equal(t, http.StatusForbidden, rec.Code)
 }
+
+// TestAWebhookIsEditedOnItsPage: the page's form shows the webhook (never
+// its secret); saving it changes the webhook and keeps the secret when none
+// is typed; a refused change shows the form again as typed with its error.
+func TestAWebhookIsEditedOnItsPage(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	operator, _ := a.As(t, "olga", auth.Operator)
+	olga := webhooks.Caller{Username: "olga", Role: auth.Operator}
+	w, err := a.Webhooks.Create(context.Background(), olga, webhooks.NewWebhook{URL: "https://hooks.example/shop", Secret: webhookSecret,
+		Events: []webhooks.Event{webhooks.Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+
+	page := a.Request(operator, http.MethodGet, views.WebhookURL(w.ID), nil)
+	require.NotContains(t, page.Body.String(), webhookSecret)
+	form := handlerstest.Parse(t, page).Find(`[data-testid="edit-webhook-form"]`)
+	require.Equal(t, "https://hooks.example/shop", form.Find(`[data-testid="url"]`).AttrOr("value", ""))
+	require.Equal(t, "shop", form.Find(`[data-testid="deployments"]`).AttrOr("value", ""))
+	require.Equal(t, 1, form.Find(`[data-testid="event-failed"][checked]`).Length())
+	require.Empty(t, form.Find(`[data-testid="secret"]`).AttrOr("value", ""))
+
+	rec := a.Request(operator, http.MethodPost, views.WebhookURL(w.ID), url.Values{"url": {"https://hooks.example/v2"}, "secret": {""},
+		"events": {"failed", "succeeded"}, "deployments": {"shop blog"}, "format": {"json"}})
+	require.Equal(t, []string{"The webhook is saved."}, a.Flashes(t, operator, rec))
+	saved, _, err := a.Webhooks.Get(context.Background(), olga, w.ID)
+	require.NoError(t, err)
+	require.Equal(t, "https://hooks.example/v2", saved.URL)
+	require.Equal(t, []string{"blog", "shop"}, saved.Deployments)
+	require.Equal(t, []webhooks.Event{webhooks.Failed, webhooks.Succeeded}, saved.Events)
+
+	rec = a.Request(operator, http.MethodPost, views.WebhookURL(w.ID), url.Values{"url": {"https://hooks.example/v3"}, "secret": {"short"},
+		"events": {"failed"}, "deployments": {"shop"}, "format": {"json"}}, "HX-Request", "true")
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	require.NotContains(t, rec.Body.String(), `value="short"`, "the secret typed is not sent back")
+	doc := handlerstest.Parse(t, rec)
+	require.NotEmpty(t, handlerstest.Text(doc.Find(`[data-testid="error-secret"]`)))
+	require.Equal(t, "https://hooks.example/v3", doc.Find(`[data-testid="edit-webhook-form"] [data-testid="url"]`).AttrOr("value", ""), "the form shows what was typed")
+	_, open := doc.Find(`[data-testid="edit-webhook"]`).Attr("open")
+	require.True(t, open, "the refused form stays open")
+	kept, _, err := a.Webhooks.Get(context.Background(), olga, w.ID)
+	require.NoError(t, err)
+	require.Equal(t, "https://hooks.example/v2", kept.URL)
+}

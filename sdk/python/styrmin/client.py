@@ -156,19 +156,21 @@ _CODE_BY_STATUS = {
 @dataclasses.dataclass(frozen=True)
 class AuditActor:
     """Who made an audited request: ``via`` is session, api-token, action-token or none;
-    ``role`` the role at the time; ``address`` is empty for anyone but admins."""
+    ``role`` the role at the time; ``address`` is empty for anyone but admins; ``token_id`` is
+    the id (never the secret) of the API token the user came with, None for other credentials."""
 
     name: str
     via: str
     role: str
     address: str
     user_id: Optional[int] = None
+    token_id: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
 class AuditTarget:
     """What an audited request was about: ``kind`` (deployment, driver, user, token, session,
-    policy, settings) and ``name``."""
+    policy, settings, webhook) and ``name``."""
 
     kind: str
     name: str
@@ -219,8 +221,20 @@ class CreatedAPIToken(APIToken):
 
 
 @dataclasses.dataclass(frozen=True)
+class WebhookAttempt:
+    """One try at sending a delivery: the receiver's ``status_code`` (None when no answer came) or ``error``."""
+
+    attempt: int
+    error: str
+    duration_ms: int
+    attempted_at: _dt.datetime
+    status_code: Optional[int] = None
+
+
+@dataclasses.dataclass(frozen=True)
 class WebhookDelivery:
-    """One event sent to a webhook, as its last attempt left it: ``status`` is ``pending``, ``delivered`` or ``failed``."""
+    """One event sent to a webhook, as its last attempt left it: ``status`` is ``pending``, ``delivered`` or ``failed``;
+    ``attempt_log`` is every attempt, oldest first (in a webhook's log)."""
 
     id: int
     task_id: int
@@ -233,6 +247,7 @@ class WebhookDelivery:
     duration_ms: Optional[int] = None
     redelivery_of: Optional[int] = None
     attempted_at: Optional[_dt.datetime] = None
+    attempt_log: List[WebhookAttempt] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -534,12 +549,12 @@ def _zero(tp):
     return {str: "", int: 0, bool: False, float: 0.0}.get(tp)
 
 
-def _audit_query(actor, action, target_kind, target, since, until, cursor, limit):
+def _audit_query(actor, action, target_kind, target, outcome, since, until, cursor, limit):
     """Return the query of GET /audit; datetimes become RFC 3339 strings."""
     def when(t):
         return t.isoformat() if isinstance(t, _dt.datetime) else t
 
-    return {"actor": actor, "action": action, "target_kind": target_kind, "target": target,
+    return {"actor": actor, "action": action, "target_kind": target_kind, "target": target, "outcome": outcome,
             "since": when(since), "until": when(until), "cursor": cursor, "limit": limit}
 
 
@@ -706,6 +721,17 @@ class Client:
     def webhook(self, id):
         """Return a Webhook with its latest ``deliveries``, newest first (GET /webhooks/{id}; operator)."""
         return decode(Webhook, self._call("GET", "/webhooks/" + _segment(id)))
+
+    def update_webhook(self, id, url=None, secret=None, events=None, deployments=None, kinds=None, format=None):
+        """Change the fields given of a webhook and return it (PATCH /webhooks/{id}; operator).
+
+        Fields left None stay as they are; ``secret`` replaces the secret (never shown back);
+        ``deployments=[]`` makes it a webhook for every deployment (admins only). Raises Invalid
+        for bad input.
+        """
+        body = _without_none({"url": url, "secret": secret, "events": None if events is None else list(events),
+                              "deployments": deployments, "kinds": kinds, "format": format})
+        return decode(Webhook, self._call("PATCH", "/webhooks/" + _segment(id), body=body))
 
     def delete_webhook(self, id):
         """Delete a webhook and its delivery log; return None (DELETE /webhooks/{id}; operator)."""
@@ -882,18 +908,20 @@ class Client:
         """Return every matching Task, newest first, as a list, following all pages."""
         return list(self.iter_tasks(deployment=deployment, status=status, kind=kind))
 
-    def list_audit(self, actor=None, action=None, target_kind=None, target=None, since=None, until=None, cursor=None, limit=None):
+    def list_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None,
+                   cursor=None, limit=None):
         """Return one Page of AuditEntry, newest first (GET /audit).
 
         Filters: ``actor`` (a username), ``action`` (deployment.install, or a family: deployment),
-        ``target_kind`` and ``target`` (its name), ``since`` and ``until`` (datetimes, or RFC 3339
-        strings). Admins see every entry; other users only the entries about deployments.
+        ``target_kind`` and ``target`` (its name), ``outcome`` (allowed, refused or failed),
+        ``since`` and ``until`` (datetimes, or RFC 3339 strings). Admins see every entry; other
+        users only the entries about deployments.
         """
-        return self._page(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, since, until, cursor, limit))
+        return self._page(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, cursor, limit))
 
-    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, since=None, until=None, limit=None):
+    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None, limit=None):
         """Iterate over every matching AuditEntry, newest first, fetching pages as needed."""
-        return self._iterate(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, since, until, None, limit))
+        return self._iterate(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, None, limit))
 
     def task(self, id):
         """Return a Task (an id, or a Task to read again) with its steps, hook logs, errors, Job tails and linked tasks.

@@ -208,19 +208,19 @@ class ClientTest(unittest.TestCase):
         entry = {
             "id": 3, "at": "2026-12-02T18:00:00Z", "action": "deployment.install", "outcome": "refused",
             "reason": "No such driver.", "detail": {"name": "web"},
-            "actor": {"name": "ada", "via": "api-token", "role": "operator", "address": "", "user_id": 4},
+            "actor": {"name": "ada", "via": "api-token", "role": "operator", "address": "", "user_id": 4, "token_id": 12},
             "target": {"kind": "deployment", "name": "shop"},
         }
         self.fake.answer("GET /audit", (200, {"items": [entry], "next_cursor": "c1"}), (200, {"items": [], "next_cursor": ""}))
         since = datetime.datetime(2026, 12, 1, tzinfo=UTC)
-        entries = list(self.client.iter_audit(actor="ada", action="deployment", since=since))
+        entries = list(self.client.iter_audit(actor="ada", action="deployment", outcome="refused", since=since))
         self.assertEqual(1, len(entries))
         e = entries[0]
-        self.assertEqual(api.AuditActor("ada", "api-token", "operator", "", 4), e.actor)
+        self.assertEqual(api.AuditActor("ada", "api-token", "operator", "", 4, 12), e.actor)
         self.assertEqual(api.AuditTarget("deployment", "shop"), e.target)
         self.assertEqual(("refused", "No such driver."), (e.outcome, e.reason))
         self.assertEqual(datetime.datetime(2026, 12, 2, 18, 0, tzinfo=UTC), e.at)
-        query = {"actor": "ada", "action": "deployment", "since": "2026-12-01T00:00:00+00:00"}
+        query = {"actor": "ada", "action": "deployment", "outcome": "refused", "since": "2026-12-01T00:00:00+00:00"}
         self.assertEqual([query, dict(query, cursor="c1")], [r["query"] for r in self.fake.requests])
 
     def test_list_filters_are_sent_as_query_parameters(self):
@@ -317,9 +317,12 @@ class ClientTest(unittest.TestCase):
                 "format": "json", "created_by": "olga", "created_at": "2026-12-04T12:00:00Z"}
         delivery = {"id": 8, "task_id": 41, "event": "failed", "status": "delivered", "attempts": 2, "status_code": 200,
                     "error": "", "duration_ms": 12, "created_at": "2026-12-04T12:00:00Z", "attempted_at": "2026-12-04T12:00:01Z"}
+        log = [{"attempt": 1, "status_code": 500, "error": "the receiver answered 500", "duration_ms": 30, "attempted_at": "2026-12-04T12:00:00Z"},
+               {"attempt": 2, "status_code": 200, "error": "", "duration_ms": 12, "attempted_at": "2026-12-04T12:00:01Z"}]
         self.fake.answer("GET /webhooks", (200, {"items": [hook]}))
+        self.fake.answer("PATCH /webhooks/3", (200, dict(hook, url="https://hooks.example/v2")))
         self.fake.answer("POST /webhooks", (201, hook))
-        self.fake.answer("GET /webhooks/3", (200, dict(hook, deliveries=[delivery])))
+        self.fake.answer("GET /webhooks/3", (200, dict(hook, deliveries=[dict(delivery, attempt_log=log)])))
         self.fake.answer("POST /webhooks/3/deliveries/8/redeliver", (202, dict(delivery, id=9, status="pending", redelivery_of=8)))
         self.fake.answer("DELETE /webhooks/3", (204, None))
 
@@ -329,6 +332,9 @@ class ClientTest(unittest.TestCase):
                          self.fake.requests[-1]["body"])
         got = self.client.webhook(3)
         self.assertEqual([200], [d.status_code for d in got.deliveries])
+        self.assertEqual([(1, 500), (2, 200)], [(a.attempt, a.status_code) for a in got.deliveries[0].attempt_log])
+        self.assertEqual("https://hooks.example/v2", self.client.update_webhook(3, url="https://hooks.example/v2", secret="a new secret of 16+").url)
+        self.assertEqual({"url": "https://hooks.example/v2", "secret": "a new secret of 16+"}, self.fake.requests[-1]["body"])
         again = self.client.redeliver(3, 8)
         self.assertEqual((9, 8), (again.id, again.redelivery_of))
         self.assertIsNone(self.client.delete_webhook(3))
