@@ -92,6 +92,99 @@ func (e ParameterChangeChange) Valid() bool {
 	}
 }
 
+// Defines values for PermissionSetBindingsBinding.
+const (
+	ClusterRoleBinding PermissionSetBindingsBinding = "ClusterRoleBinding"
+	RoleBinding        PermissionSetBindingsBinding = "RoleBinding"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsBinding enum.
+func (e PermissionSetBindingsBinding) Valid() bool {
+	switch e {
+	case ClusterRoleBinding:
+		return true
+	case RoleBinding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetBindingsRoleKind.
+const (
+	PermissionSetBindingsRoleKindClusterRole PermissionSetBindingsRoleKind = "ClusterRole"
+	PermissionSetBindingsRoleKindRole        PermissionSetBindingsRoleKind = "Role"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsRoleKind enum.
+func (e PermissionSetBindingsRoleKind) Valid() bool {
+	switch e {
+	case PermissionSetBindingsRoleKindClusterRole:
+		return true
+	case PermissionSetBindingsRoleKindRole:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetBindingsSubjectKind.
+const (
+	PermissionSetBindingsSubjectKindGroup          PermissionSetBindingsSubjectKind = "Group"
+	PermissionSetBindingsSubjectKindServiceAccount PermissionSetBindingsSubjectKind = "ServiceAccount"
+	PermissionSetBindingsSubjectKindUser           PermissionSetBindingsSubjectKind = "User"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsSubjectKind enum.
+func (e PermissionSetBindingsSubjectKind) Valid() bool {
+	switch e {
+	case PermissionSetBindingsSubjectKindGroup:
+		return true
+	case PermissionSetBindingsSubjectKindServiceAccount:
+		return true
+	case PermissionSetBindingsSubjectKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetKindsScope.
+const (
+	Cluster PermissionSetKindsScope = "cluster"
+	Unknown PermissionSetKindsScope = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetKindsScope enum.
+func (e PermissionSetKindsScope) Valid() bool {
+	switch e {
+	case Cluster:
+		return true
+	case Unknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetRulesRole.
+const (
+	PermissionSetRulesRoleClusterRole PermissionSetRulesRole = "ClusterRole"
+	PermissionSetRulesRoleRole        PermissionSetRulesRole = "Role"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetRulesRole enum.
+func (e PermissionSetRulesRole) Valid() bool {
+	switch e {
+	case PermissionSetRulesRoleClusterRole:
+		return true
+	case PermissionSetRulesRoleRole:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemCode.
 const (
 	Conflict     ProblemCode = "conflict"
@@ -348,6 +441,12 @@ type ActionRequest struct {
 	Prompts *map[string]interface{} `json:"prompts,omitempty"`
 }
 
+// ApprovePermissionsRequest defines model for ApprovePermissionsRequest.
+type ApprovePermissionsRequest struct {
+	// Items Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Items *PermissionSet `json:"items,omitempty"`
+}
+
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
 	// Address The client's address; empty for anyone but admins.
@@ -512,15 +611,29 @@ type DriverPage struct {
 type DriverPermissionItem struct {
 	Approved bool `json:"approved"`
 
+	// BeyondDefaults The chart does not create it with its default values; an admin approved it for other values.
+	BeyondDefaults *bool `json:"beyond_defaults,omitempty"`
+
 	// Text The item, such as: creates ClusterRoleBinding (rbac.authorization.k8s.io)
 	Text string `json:"text"`
 }
 
 // DriverPermissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
 type DriverPermissions struct {
-	ApprovedAt *time.Time             `json:"approved_at,omitempty"`
-	ApprovedBy *string                `json:"approved_by,omitempty"`
-	Items      []DriverPermissionItem `json:"items"`
+	// Approved Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Approved *PermissionSet `json:"approved,omitempty"`
+
+	// ApprovedAt When the last approval was.
+	ApprovedAt *time.Time `json:"approved_at,omitempty"`
+
+	// ApprovedBy Who approved last.
+	ApprovedBy *string `json:"approved_by,omitempty"`
+
+	// Items What the chart needs with its default values, approved or not, then what an admin approved beyond it (for other values; `beyond_defaults`).
+	Items []DriverPermissionItem `json:"items"`
+
+	// Needs Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Needs PermissionSet `json:"needs"`
 
 	// RenderError Why the chart did not render with its default values.
 	RenderError *string `json:"render_error,omitempty"`
@@ -678,6 +791,62 @@ type ParameterChangeChange string
 // and keep their value on upgrade; an omitted or empty secret keeps its
 // value on upgrade.
 type ParameterValues map[string]interface{}
+
+// PermissionSet Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+type PermissionSet struct {
+	// Aggregations Label selectors of aggregating ClusterRoles.
+	Aggregations *[]string `json:"aggregations,omitempty"`
+	Bindings     *[]struct {
+		Binding PermissionSetBindingsBinding `json:"binding"`
+
+		// Namespace A RoleBinding's namespace when it is not the release's.
+		Namespace *string                       `json:"namespace,omitempty"`
+		RoleKind  PermissionSetBindingsRoleKind `json:"role_kind"`
+
+		// RoleName The role's name when it is not the chart's own (cluster-admin).
+		RoleName    *string                          `json:"role_name,omitempty"`
+		SubjectKind PermissionSetBindingsSubjectKind `json:"subject_kind"`
+
+		// SubjectName Empty for a ServiceAccount of the chart's in the release's namespace.
+		SubjectName *string `json:"subject_name,omitempty"`
+
+		// SubjectNamespace A ServiceAccount's namespace when it is not the release's.
+		SubjectNamespace *string `json:"subject_namespace,omitempty"`
+	} `json:"bindings,omitempty"`
+	Kinds *[]struct {
+		// Group The API group; empty for the core group.
+		Group *string                 `json:"group,omitempty"`
+		Kind  string                  `json:"kind"`
+		Scope PermissionSetKindsScope `json:"scope"`
+	} `json:"kinds,omitempty"`
+	Rules *[]struct {
+		// ApiGroup Empty for the core group; * for every group.
+		ApiGroup *string `json:"api_group,omitempty"`
+
+		// Namespace A Role's namespace when it is not the release's.
+		Namespace *string `json:"namespace,omitempty"`
+
+		// Resource A resource (pods, pods/exec, *) or a non-resource URL.
+		Resource string                 `json:"resource"`
+		Role     PermissionSetRulesRole `json:"role"`
+		Verb     string                 `json:"verb"`
+	} `json:"rules,omitempty"`
+}
+
+// PermissionSetBindingsBinding defines model for PermissionSet.Bindings.Binding.
+type PermissionSetBindingsBinding string
+
+// PermissionSetBindingsRoleKind defines model for PermissionSet.Bindings.RoleKind.
+type PermissionSetBindingsRoleKind string
+
+// PermissionSetBindingsSubjectKind defines model for PermissionSet.Bindings.SubjectKind.
+type PermissionSetBindingsSubjectKind string
+
+// PermissionSetKindsScope defines model for PermissionSet.Kinds.Scope.
+type PermissionSetKindsScope string
+
+// PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
+type PermissionSetRulesRole string
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1090,6 +1259,9 @@ type StopDeploymentJSONRequestBody = ComponentsRequest
 
 // UpgradeDeploymentJSONRequestBody defines body for UpgradeDeployment for application/json ContentType.
 type UpgradeDeploymentJSONRequestBody = UpgradeRequest
+
+// ApproveDriverPermissionsJSONRequestBody defines body for ApproveDriverPermissions for application/json ContentType.
+type ApproveDriverPermissionsJSONRequestBody = ApprovePermissionsRequest
 
 // SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
 type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
@@ -2443,6 +2615,7 @@ func (response GetDriverVersiondefaultApplicationProblemPlusJSONResponse) VisitG
 type ApproveDriverPermissionsRequestObject struct {
 	Name    DriverName `json:"name"`
 	Version string     `json:"version"`
+	Body    *ApproveDriverPermissionsJSONRequestBody
 }
 
 type ApproveDriverPermissionsResponseObject interface {
@@ -3750,6 +3923,32 @@ func (sh *strictHandler) ApproveDriverPermissions(ctx echo.Context, name DriverN
 	request.Name = name
 	request.Version = version
 
+	var body ApproveDriverPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ApproveDriverPermissions(ctx.Request().Context(), request.(ApproveDriverPermissionsRequestObject))
 	}
@@ -4299,141 +4498,151 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H19c9s4kvdXQel5qmzv0bKTTXK7dm1deZLMTnazMznb2bmqUcqCSFhCTAEcALSjTfm7X6EbAEER1Ist",
-	"Z+bq7q84IomXfkN344fG10Eu55UUTBg9OPk6qKiic2aYgv+9rpWWyv5VMJ0rXhkuxeBkcDljZCzYF3OV",
-	"wxtjIq+JmTFSKXbLZa1JRadsOMgG3L7+a83UYpANBJ2zwckAvxlkA53P2Jza5uf0y3smpmY2OHl+fJwN",
-	"zKKyb2qjuJgO7u+zwRtWlXIxZ8L8CK18xaYramZNy/BPNlDs15orVgxOjKpZ3E+iXcVvmdptm+/5nJsu",
-	"1X6Qd2ROxYJww+aaUCASmcmy0IQaMpfa9JGshBbjXgt2TevSDE5eHmeWfHxezx3x5lzg/54FQnJh2JQp",
-	"GN0l1Tfv3vTMlhcr53ot1ZwabPDVi0Gy/Z/ZZCblE3Zxbz/XlRSagZR+UHJSsrn9M5fCMAG0p1VV8pxa",
-	"2h9V+Ma/fdaWEV+j3v6/YteDk8H/O2rU4Aif6iPfLvTYZuWZIEwpqTJCNTn//jX584uX/05cN6RghvJS",
-	"DweO2md5zipjJ9s7wu1G1mo0MTyrn/mMiikjd1STX2tWs8IOlRJD9Y2VshmjhdPy9xIHkdZz+8GeJh/P",
-	"3w8Hq8QehuEGaJ+ffXh3KW8YtFopWTFlOPIrV4waVlxR0+J3QQ07NBy0banxbMC+VFwxveobUZclnZTM",
-	"i1SnDV5sJF/ZoKTaXNV69RDXdiecTek8qDVTPQ/vY834BVXFGaDwVRYT8FPoWE4+s9zY9s9yy75z9mvN",
-	"tOmSv1JyXqG1p0XB7bu0/BC9gvPpSgKFdvc0wRbILS1rpslk4X+ww8uIHQ8IW1hL/JtUsVMi59wYVrhv",
-	"NDH0htm1gyvibNpw0JnUfWqadcHNWW5wgWrPkRaFYlqnJTovORNmTxP31ilh88osyLVUhIqFFIxMakNo",
-	"MedCDwcrWNtt23OJ7ENrRPOpOOQig9XRtgzUOciIVPAT0pSYGTUkp2XJimSHSpY9HdondvWwjVnJjCcj",
-	"5EQWi2SDdpxXqBDpSexpwotTQieaCRO1RqgoHKXc4G37GyjVLQezwYRdmX4ZaKa17TEb0IofGrAU2QBb",
-	"DP8VUrBIxHu0xGmF7cBRKgsC8KlPcN4KoxYJwcnTlvBnyyBrSwspWEbYcDokRXBJhlxoQ8syA35bdlsS",
-	"DlFPk/SnXm5XmflIwu0nW5hLXIH6Vfxr6pPOfFmpQTWJQlsCCl6QfW6scptZo+H6IKG0W1hcWZtcok55",
-	"AaFlKe8Y+grX1hhbMaO8ZEVCIuxLVKcZZ/0tYJ1rx6oeNuR15W7GBHH9JbllqJoysxG7LvHVpCWnZuA5",
-	"70V9EBpviBAmE/jYK8Uf6JR1hRj8y9Yfa4eN6tCYWaoUhf9HXv4G6xX01/6od+yXgajt0d9wUSQldLM1",
-	"Ez53L6f6fu0pcGGoSRBPMVosunL0nt9aPaAFF0xrZwGeHz1vyZCB1aXWds3LZV0WREhDJvhhUrK0kVXF",
-	"4vlOpCwZFZ15+TdXzkn3rvrtMK89t/A5KLg+JdbukjmjQlu1gKDES1JXN1oCk1qoX6O7EjuEtCx/uh6c",
-	"/LJGMv0X99nydIxvqbt6aZYrZjKiZ/LOsoRrIkXOTog21dVwmGDDEqWx7S6dP0EYWjLDNvGt1kQW88r8",
-	"E7yiNM2acHdzcjXfXNTzOQV97ogBSucVRC9pa2mFuLTSrq2CdOU4Q1nnpnmUFO22xPWtQ6smtKSqKTrx",
-	"OZ2yK11PtOGmth0k5Psn1MxS5rQM+ilFuSD7hcz1ETw4dA+G8+LgBN6HtjX6ZqoWI2FXeUYLn+yQAp6y",
-	"yBGwzrEstF8wM8JoPiMF14aL3IxEPFCQygz8qWiNZUWr35wKS3pVwxQUG47EGbpktgH7k5+QHo5ErKir",
-	"CPvO9nARjSVl+dupoO1CBSHFIephJwpIOgqK3XKdZp5t7gdWzkl4JyOC3Vl35JorlzLZZNLn7vvUXHGs",
-	"+kozs8qoRA4PsmdGbxmhODOyL9gtQ7cefjjY0nDGNigifnt0Lb2KCddnr7xo7sJVSFmYb+MxdHvuuu5V",
-	"dXXLlHb+e4fek1on1vUzSHC4LFxbmSNJDYty9qDshf9msuhxve2i8rhsQwF5zHTz8GglbSDjYQmxSeYp",
-	"4n1vjgMciYrm6ad2ZanTWlFXxZbkTUeDzQACbTqUyFoyE4blRKXFthbfW6NMSmtgRltEe8mlG6Hu2glu",
-	"yvRXbuQ9RtM/XWEut7NJjrI4nmbM0Tj6abET6wMtfXPLg+Nnas4hY/HOYKq5Y3yUvE078tnAsC8964od",
-	"RUZ0nc8I1ScEhUyT17imn8uSfcdFwcWU7KsJzYe0NjOp+L8gYTu8+ZMecnmw3qO1/WfNIDeZp+5JgphG",
-	"tPY0yWdUmYwoJgqmWEHuuJn5PJ5b8LMwqwlbSFEQbqyDVDKq2Z4mQVHJvvNkDnUuK1YQG8npDP+xPlct",
-	"boR16eFxRs6/O3tNVF0yDT7UBOmkD9Clupsx8I6owEQe8ZMn3AzJmSAhZVNXU0ULRqQiSpblhOY3zvdy",
-	"w6YC2AQ+cGjl2iXwHCkID/kFq2Fp4dhqzQgf9SwaD9GdJSlOqBAycl14AFwnBce4AL9B1lvettm/Pt7C",
-	"CfTLZO+KX9IJK/VWWa5OF09jktPK7uyweycZNPWb9LB76F9BTlBDSzmt3T7iML0ll8qWhlWva88dXTcy",
-	"7P9sJvz4XZ51fhKfuqh7882Wqm3QttER7fKKRZ+EVCzfPjSqqNKsIOiKDLVZqDkXw8W8dMGofwCDGn7W",
-	"UhBsZMI04SadaO337dZx39F0yb9peT6OBG7CKVHoxpPdpX7uPIDEGmgfkUnNS4hqu6G6j8A1cRG4S795",
-	"4sHbR5XUZqqYPnn2MuxbQKYCslmFtCuRD7ZzKQzlwkbPGGBrQ1U6jRHi8lWDpzbs9yG8hl3hO8WNYcIN",
-	"tRncq+GLdD9175Lrpo59ZY2h9WvP/hs24VSQD9jJxX++J89eDp+9wG2mu9nCmumZdSIsFdYb5GbKblhJ",
-	"nuP62ZsKWwrH2tN6g0uEJkZi0AVCH/kV3a3AXYU6/Xt3rTQObOJZcXG5B3BX4NfeHcEQ76yea28b7YTL",
-	"yvyhf9OnELMHZx5jvvfHSb3Z9Pdy+p6LhGu/jdkv2S0rk8yaM62d3VgtsthE8wFstqQG/KNn1AdZ8jyV",
-	"RnD7Th0+/rWUE1JRY5gS2ucAA991JD6azOmCTCXhwsgT8gdil23rM9Hccjcj/0FgF/EXevivT4SSvKRa",
-	"bxOYeQN91XSfMh3BA3a+LgwLvwT70bjePqNr7QP4dOwL1z0JEMU0U7d99tA/jSmzf1NP2OEfMq/VGblA",
-	"y72nibwTByd+8w2TspOFHTMTRi3Q9ENTsHvOvtDclIvtaLV9SqH5ZrJITxNjiruZJJphTFSBPJGSauP3",
-	"hCbsWioG3C94sd7uNlueXfZGdG+Nbm0uYkngXwMsaKXYP1IK1+xjrZpkcvzsrh9K1IYFdeQfnQnYzyHa",
-	"yEqTO6luuJi6LS7EaOBzkDTLPU1qYXhJFLuVN6wYkjP3BqZ3ZW1Kfusy/9GnPlrkpgWIeBBkKIJDPnOI",
-	"vvD/jfJfPYT8qFNZqYpqfSdVQqHPDLHrniHPnkf2ayVCZWUG3r6zFQAqAj05YEcYbM8UHfqwO8vIPKd2",
-	"iMoFJIK9YdexOxAQQlZcGkCMFYdF9BrZR8gQWLGD7WwUu/UD2yicd7N8a7+CdZJDRK9j+Qhte1ncqMnv",
-	"8eX7DDbSNyQVpmj2l1MqWUioZKB+GbrZdh0omWGZAxAdrCKvbXo7UuJuSXfgF3wqdGCa1WG1OHVKjXvF",
-	"dEo5hOUxHPnlq7b+vUqtFqrsoJhf/Gk7vbVthMEHgUhJefD++mx5Hn4PYJqicFCaucQlBN+BxUT4v1O4",
-	"mmsl59tF3H30/14qt42mM2KbxWhMEqoYCsAJrv8OuWpYWeq0C9KffzFy4xjY5z0ctSLaw5yhrZXkd170",
-	"VhmAD8uYyMnCwSYprighCNjTgBUkmi70CaEEJ5MROhKink+YQgyhqhkCmkrN7FLlqBRtuxp6w9Am+bdH",
-	"Al4/xV1s6yRqQkstYywmbmkCZDj0jCO05mQkIJIkP8pOR5SUXBuCCEGkGsbdVIQMLgRXXI+ET5mSnxwq",
-	"dF8qYpfJg9ZWawciSmRwakfCNn7DWNUauRTeCp3CQFz71q6ArXEbuvY7u2brkVj+DvfTu+xv0ObLCJui",
-	"J7CEbCqxzx2Lp0yTWkMU6DU0l+K65LmBAwA2xKAl/HlLS0QBS3N1LWvANl1LNeFFARDJWvgtAVBmM1PS",
-	"mNIpNr2lHD2OTytBgimsI6RPlBRTl06nxupqISNJnaJ0Openazo4Kwv9CBCitRiOAoSLqraCRFyERyqm",
-	"CPRA9hsRxC7Boozh1+GoPj7+Y24FDv5i48yjld27Y/yvexFXJHy1+206+dbZzYyAjcFSJSAF8NmeJjNA",
-	"laGCufwXSow/RNOz5HW3sj+ev7O6xcXUncbB8whgR/bpRNbmZFJScQPra1VSLsgPl5cfsLsWhrNvI8k+",
-	"jVLGfsPUiVKGSvAprTY+8bAKdduZqnfm2lOtFDuM9m0qqY3//0rA9orFqrvKJMEgIaoOkBCUpjuqyZTf",
-	"MrHtinXrSZLYwfU22LAv1rvEDjB3ELC52H+TMjtowdndKDeIPT0cFQieLS+SOMpojbTEWcPnlaq/asns",
-	"NLq0hraOH8hrYofsfEmdQfoAUfWwzBgbBkYHFJIqfM60rFXO3vDr6238qcaLajyr1f5U4XpYVt1a8GvO",
-	"CmKf++TSnAp+DTCyC5Q1N2XFChuJpRGl28JnV2M1VoBrI88JJvUpSVeHudoardOiz8MyvSrqvGuZnxKD",
-	"EnqOTeRq7MmaLM65C6+9ACpGi0Pr0w2ygSUrdaByG4Am5e7cRWK9+fqYWmtOECanmhr1hWHV5mcsvgeD",
-	"BcqsDasyyFE2Z0x6YVOf5SRtP0uqDWGiYAX5m5xgmsbEB5nYF5bXhl3lcj6nNoR1TfrMHeR07GpqR2Id",
-	"131c6IZR1xr8XR9YSsEOhg85kZEKFt7aJnHjJph7SxmiWC5V0TIADdFhwo/CkvXs/iN/8OhEzKY2SfFY",
-	"5EoTtfGxkF7OIjujbpHVy+xUNC05n+XkKu37BrEpuWAhy+/m/Dc52dNE1qaq7XKMR3bJ8+NjfDsjr16Q",
-	"v/PvDtZM3/d+BV+lrZO34u3RAdFbh6/2NDAh2U8ppzq11ATWWbrJqR98POaNklB+7yeRg+nft8kG82Sc",
-	"1FH+SSnzGyv6UpEJ0+aQXV/Lnj3aSmpuVll6tW3+f8XqALmv/rOyGo8cgJ66nsl+ycUNK/D5wcYEvqT6",
-	"JkXdPmcydeYokCbzi3fHeW/2zCJKOfHx001Z90uHF21b9x7sxkPgIEXrEETXTFlDl3bdH28DN7ZREJhu",
-	"mQUKpwmpvmEF7ujL2viQYgVQ3tuFdWLzd/teWxG7cCLjRBbXyAAWgONy3Oi+TWomzJUV797zo0GLccn1",
-	"WgB6Af2ZmZL1dEYoqRSfc8NvbXxKIi05SJ4q7eFaxA046n4V24OUmXEH4m1HGZl5YBVqr526X/9biY2o",
-	"F8U01F7oBUjCLCslizq36m9NdjtIwVQVtoP4xY6JaE92Mzu2Vqwbu7YW5Y1vwjes2nxrAny+dVBiME2R",
-	"egfjlDBKTsGyQReGjRbAj7DPRsXlF5ZOkW2IeI9y/L0FEs4+vPNFEtbkUGyD2F7fiP/utNx7+y7VCWEC",
-	"JDlwPwwc+gEeIvTWe+D94uaIaSocsL3sApPdt0Q9CRQ7EsuIOKjMCFUStvlsoOs8Z6yIzwxng5yKnPUd",
-	"H47PNTzlkrbxsrKtod9esVMquayFyyqX4spHFMmHAcHe4r4PYPJqpfBgG1sB+9pJU78J0qqfcLec3W2f",
-	"IcHsy+aqurxtmNDaDZIqhVpcqVqsQ4gDaq5QCzi56E/b4zGHsMGyhJlPbj1eraMCvLTBuCOu9azZblR7",
-	"urVUkzteljAL66SFzYNQ9GRjZz5OgCeB95iB3JyfrZzlugU3RaZETqpD8uU0lRe6eMBJo5BEmjwoCODa",
-	"ejQ9jv7G9vRp8ClgNLsglTDm9cZT92/jr575CtQOEeyO+OdoEV1JF1d1RVuPP6ChuQLnBbBMmhgpSS1K",
-	"prVDQF3Ril+5h1y7neY0Unrp9VadsmQcxKGIiB8o7EFjK/Ggo8Ht4wlN3OjIiOYCwIsSQBw3dtqwpV0W",
-	"oVXAPMIx3bk1OVq2dgBiWOPGApKy5b2woyc5LroCydQGMmtLHO0TE1Qxopkw8Q7RMojpm8KWdoRU2sqp",
-	"WpG6cTimNIm2ByK5iGETCwLYH0fMNoP9oANx+o+lfuqXyzcO75TCaRs700eGla6VnmTmg8x+reCM4xUS",
-	"e33kv66iBdWGuGGmyv/wcJ4taduAN9uKdyo/cmH9UqrJfx06DPSh582GdbQU8+C1K3mdlPv1tNKdIKpi",
-	"cHoSo0fb+rp6S9jEVT/oRbGc2Yb2NKFC3zHlzz/EnBhuNFyrm1cbKnlKvfz3no1RgBME1wvQphr11gtE",
-	"KGiG2ZkHRZ9ti9Yh5/izlmJ8EqHmC5nXczBTY13S/GZ8QsZfR3DOdzQ4IcPh8H4MtuvCPt3ThItcAi7k",
-	"DrvSMfboMxabgpZWjc8u105aG9T4BoVp/OLYLUdTtFrbZg0JFm2d5xt1kSqRgRiQWnGzuLA9uIifUcXU",
-	"ZbrI0BmpmNJS0LJxTTIyduWFxqFMJjgY0FAjpzNjKqzYycW1TASxzZaf1RXHcQcZc+Crv1389OOQnNVm",
-	"xoThOTUMj4TR1rhGAsHp+06ePbRoNGj8qdEAUVzSnd4duxN1DteOX44PTkZifBYfPD8h38G8SJhzAMnT",
-	"3Dod/oSa8+Csb3UyEmHTGn7XUE0IV1e3yfklZ9VSFjwjfnsbMYojh66InZzM1WpEB3JOhZ0TdDEkZ67A",
-	"ovMfx9pQGPEBDCefOWBkU4oxZKShcAIWdOHghA5HYiTeAlQKEWZ9JWbHZN/XhD04JWNrI8fWdYb9Wzpn",
-	"I9GLCCTvYTPZNl/RKReWcyfgzMKLy0WXR3CMAXhINRn7B0aSqTuWYj8ABCSude0GmMCiJyNRcm0sEz32",
-	"Nhw7DEVjnRXXZPz8+DnxOdUx8trnvBGMaTn/8fz9KalkWZLxX99ekiPwQI++8uJ+7M5XjCF7i4RRtYdb",
-	"4tbWwAv+2Yd30XHVk8EzqBZYMUErPjgZ/HF4PPwjnAowM1DcI1oXWHt5mkJvgXphYatDmKoVO1/d0A4d",
-	"fT1XtfMEDvjsj6Fk3/ggAxTkSMAPXIpxRsZYvA+fWWUbUzM+gJZm8s46FQg/2B+74n7jLBBsJMZY5w+q",
-	"Z1NMhdDSlyesFTsYkjMUbM2YGxocizp1pZ9AxkfCPg1ibF/gTBOA+7W1xG8zueKYzJWMQgXjUrwroNCd",
-	"NqEkIIdQP06X9Zj65pUjVzTcGvs1b2KdbPti6ohBNBfYhuc6VFftK5PtayuuKM7d0xf3SBOyP+7W9Rwf",
-	"IFfmvFwAs1xuKH4XwaE9o3JYoFXDSn2J0nXls7Lhc79wt3ZQwulNSyWAr2MR1abSKh5RQ/Ce4QK2d50/",
-	"kKyyupYvKGOo/HakgVGrmBTqXW7PpaZnj4AhFKHm18YbahtQ9HUN+YJBstr4SnDX5sNxG4drRwImcPuR",
-	"fFoqff78+HhnRcWbgqKpgufOUbj2Ux5iJsIld9Ith6FGpdSjwhp4kNL2Sko5bZcpAq99qgFrCRb9Uzb4",
-	"cujck0PM1UQgONvu0VJexC0AXev2phVeP71xS/Gfi7ysC3blgGTp0v6Qauvmqp5UCpYKxq0UhYjguxKH",
-	"1noFVSihymI4JQNoXo/Ss48iQYn5v0ZcABeTEA9X1OBNbFede/CdxLKwO6HyUvGE+3bQ4vb7l3j8fD1d",
-	"2/cCPJohbpSELtVnQKdQsDvSWoA25UPAqy5r7dFXy+R7FxgyrM7bZhDWX23xZzsFXrpHBHVp9wxu14m9",
-	"715a8Vvw86PwhQDahQ7BX0WK40Ef73270PFBvM3SBvivzOyae09uCfuu2Iiz5o/nzlnMkRBBR8fg9t3p",
-	"SfT1oRb7QUaaHoCNTUHQBxnGtEYeOYf36Cv+ASqatqDntTjz/u7jeJslb48JzvTmF/I8kYq3r9n4naj4",
-	"eS0IJXMqalr6iMaBmFvlbZxBb8TMbY/vzoofBYBSv6y4N37/5nz59MTvdMG2wyRYwFBCzoeqkjMVjEKT",
-	"rAkniVzcci0V4btcxI8QjdbL+wv7+PfP+G5l/d+JogP9iLsUIF4EAosVg0lDgm9BZrTYLXdltYq5svo/",
-	"3j6Ct7KKWbqvc1r6E/B3Ut2UkhZQT+xfTEk4bjJn8wlTbtsAkMXI/F3y3GNPI7Yn4BxjhxD7izWK41B5",
-	"zgGHEI3iNgRdSlwBAA5Toh4ahofLZ/JOx8e7XSOhjJ8/IBlOTVIAno2EQ55lvuBEONxyMCQ/uywob8G+",
-	"7GDyGcsBgx3y9HcULzxCjOmp3yrWLWibDpPkzV1rOMKRaKZKyYvjPzdnsgEZTxea3M0WqTysQwfuUI16",
-	"UhGOXw9IQexeJZewpBsts8e77x0AmT1Ov5NWEDYnBeD9/yYBnZNdWO1xS8A5dlKRiA4+cIcjHm6Lp3XD",
-	"wANtBPS1Jtnm3vn2uwg/S4VGsvSn5jgeCdcZgW0mnREkJXcmBeve9qVsf93qxtInjUybkuqr83NI+8yn",
-	"z3aWpEMZC7WHM6zNBwX7qkYGQ3DRrnsci5sTjk2CUnw1ShH1phf8PsiW1rK5CPYbMK83pYDVf3eTTlhi",
-	"Q/pCgF2w48g3ffTV/bUBh/4ZxOHhjErnCBpB2zJJ8KQs9/NdyfmmOPjjJeAn0ZSnd8vVUtDfV4r6iWTi",
-	"KCrGfeTq2/d7k2f4gj9Zn7gcAIw2XAMwVVQkryZwxel1X3V6d5lhM66DzJX253o5621nOiQuKa5DlTuX",
-	"d3MZgigA89/N6QL3LVzpVTNj82HH33PT7RYh/9+iH63C62kdaZgbcSwLlzLsxGxiW5gHp93C1ChViRst",
-	"4gtnNlEeLNUBioMnDfqs5T/wRsin8nl1/2IEF9KqXXkNtXaXYyFQbMJKKabWQYsIBoCWTWxNoPZhFeo4",
-	"T/su71pfpLl1ZYjf/YiqJdOoVjJEbkuFkslShWNor1XkOGqAKhbuInUnLUK942Sp445ILBexfkL5WO6q",
-	"R1Rc9WMurPXMd+Jp/jxjikXoP8sOZF8kMO3iwWu2fOuEfJyzqgTJaGo4nxJuMHpiED+4TTONRSvBkksx",
-	"JGe+GDhKBEd5iCVlWspJdMiN7L84Pj7oMvQizdDdR9fpUtDfOMjeTqCEvNupUF0wuBTi0YIVWe9QDyRt",
-	"f2R1CMXpm5q5y0duTkmr9IGVmJLDTZA1XKwDeaSemgrckH1ra7ogSyv6GpJcUh70Af0uYey/IcIvLiTc",
-	"Ms4xkozsx4gPmNCpUzQiZLxtCnjdGS0sDV8cv+gL5Vuwha1ReeHwwGYC3z5znW6yg/Db7Nj3k3ploUTA",
-	"yhwDMHAnLoJtqB2aNlhZrgjWeGgUNNSlWecqNEqxysu6xKoM2ymC/ejdm8GTs6HPSNqp7SZXAIYnxEhA",
-	"6yyq41LKqc5cmdAMq29B4nu5cMnj+HOEh2T695Vew/P/sawKMNVw2+8umIdEWa5qIxWBHomrigE+pZGw",
-	"Y0isuwJ5uS8G+LsR29q53+aEb2/q9xJf6XCqU/rSobpPEdjiznLYVRksvJZzBg6xO3echNMi5PnpwtdH",
-	"XbDfXGO+pipOz0V4PRIF5G1bzNNwZAVMpqv9upv4DaPBpfPYEbOsuGFtuoUUbM8lQsaWNeODWMJQLB6I",
-	"0MTL5C8dtv1JvOTowpGNfONnu9uRXropv4fzcM4dgujGYu+M1a9dxCsaPofLLlEETqMeraPF3S37bqvT",
-	"VSXdjt2NSQkrdR8E9BwKBHgJWLItiWwXL1YmutafKO3ajhepOBJvi9kFigcrIFib5xzjoHoJtXP1ErzW",
-	"HTyI9Jh3WWXMP2rcxfvNrCgmqnZqQWHWO90dOytLbHWjnJYLIlebuo+4tD2RpWvSf9/Oyq1KOVrTZgm2",
-	"S0tG/IGoTRkSNCLYooqafNbl0Eco2uw49K0s0ROgLpoiNN8acbFCFCBf3HjMCFvYiVwgAILGp5Mz4qrt",
-	"wA0hAv4yMzYHR9pd8cZVqCqzrTT5U/crTezP/qXf0Mo2R/V3aWj99L+ds+p7jJZPdzBck/0m9aeZZbPU",
-	"jFzz0sAN5iZOKLWW08DEdQcf0vuZb2k+I1CAwjpNH366uMTexrUqx/5cfwZnj/1F6mMkyphwMRLjpmTI",
-	"BZ8KamrFDp+/fHVC9Iw+f/nqL3hdyYx9IT/84+z14cUPZ89fvvIuxEQWC3eLyXAk4P6R4MB178AiF4wR",
-	"uI441IuYF6kkItpYLzVPtkwFsfy2K1Wr2/Ri5eizk9x0PcF7ngklH8/fQ70UqM57iyjQKGNda7zM4pGi",
-	"GpumtX43HmlqWL1d/sV9l07BvEjdmgsZ313QFZsi1POK+BoFvpAOKeX0IXrel0t8Ehod71qql6q5rDbd",
-	"SZq1zfluEpHL/ZXUAMC3Gejjpfyoae3oq5/Q/VGorLTixIp/ZQcsTmMz/HB2HrM+37X8NBV4+q2jn03m",
-	"kpO72cITBaGNIMKKZaM4gxe62j+y+IhqIOi2chPVBgLetqoC/fLJEhmu5HWsh3pvgyNa8aPbZ6DCrsOv",
-	"DdQa8SCW952tqNbPmIaNfkA3M34Dg/vol2jLMvo1TDb6DY/U33+6/+8AAAD//w==",
+	"7H39b9s42uC/QvgOaLynOGm3M/e+CV4cMm13p7vdnV6T7hwwLmJaYmxOZFJDUkm9Rf/3A5+HpCiLku3E",
+	"6cwB91NTS+LH88Xnm19GuVxVUjBh9Ojsy6iiiq6YYQr+96pWWir7V8F0rnhluBSjs9HVkpGZYJ/NdQ5v",
+	"zIi8IWbJSKXYHZe1JhVdsMkoG3H7+m81U+tRNhJ0xUZnI/xmlI10vmQraodf0c/vmFiY5ejsxelpNjLr",
+	"yr6pjeJiMfr6NRu9ZlUp1ysmzD9hlC84dEXNshkZ/slGiv1Wc8WK0ZlRNYvnSYyr+B1Thx3zHV9x04Xa",
+	"j/KerKhYE27YShMKQCJLWRaaUENWUps+kJUwYjxrwW5oXZrR2XenmQUfX9UrB7wVF/i/5wGQXBi2YApW",
+	"d0X17dvXPbvlxeBeb6RaUYMDfv9ylBz/ZzZfSvmEU3y1n+tKCs2ASt8rOS/Zyv6ZS2GYANjTqip5Ti3s",
+	"Typ843/8qi0ivkSz/XfFbkZno/920rDBCT7VJ35cmLGNygtBmFJSZYRq8uEvr8h/vvzufxI3DSmYobzU",
+	"k5GD9kWes8rYzfaucL+VtQZNLM/yZ76kYsHIPdXkt5rVrLBLpcRQfWupbMlo4bj8ncRFpPncfvBMk48f",
+	"3k1GQ2QPy3ALtM8v3r+9krcMRq2UrJgyHPGVK0YNK66paeG7oIYdGw7ctjF4NmKfK66YHvpG1GVJ5yXz",
+	"JNUZgxc70Vc2Kqk217UeXuLW6YSTKZ0HtWaq5+HXmDN+QVZxAih8lcUA/BQmlvNfWW7s+Be5Rd8H9lvN",
+	"tOmCv1JyVaG0p0XB7bu0fB+9gvvpUgKFcZ9pgiOQO1rWTJP52v9gl5cRux4gtnCW+DepYudErrgxrHDf",
+	"aGLoLbNnB1fEybTJqLOpr6ltVpWSd+w9UyuuNZdCR1tO7+yGlpplG/AAabxVFoRZLlnfeuqCm4vc4IHZ",
+	"noMWhWJapzksLzkT5pkm7q1zwlaVWZMbqQgVaykYmdeG0GLFhZ6MBkitO7anGnIEoxHNF+KYiwxOazsy",
+	"YGucEangJ8QxMUtqSE7LkhXJCZUseya0T+xpZgeznBJvRsi5LNbJAe06r5FB05t4pgkvzgmdayZMNBqh",
+	"onCQcou34+/A5HccxBgT9qT8ZaQZYHeUjWjFjw1IrmyEI4b/CilYxHI9XOu41E7gIJUFAvjURzhvhFHr",
+	"BOHkacn8s0WQle2FFCwjbLKYkCKoSBMutKFlmQG+LbotCCcoN5Lwp55uh5ggonD7yR7iG0/Efsb8kvqk",
+	"s19WahAVRCGjg8ApyBE3VtiYZSNx9DghRPY4AWRtcok85QmElqW8Z6i73NjDwZIZ5SUrEhRhX6I6jTir",
+	"/wHq3DiW9XAgzyv3SyaImy+JLUPVgpmd0HWFryZPFmpGHvOe1Edh8AYIYTMBj71U/J4uWJeIg4TdSdRG",
+	"7NCIWaoUhf9HVscO5yfM1/6od+1XAajt1d9yUSQpdLczHD53L6fmfuUhcGmoSQBPMVqsu3T0jt9ZPqAF",
+	"F0xrJwFenLxo0ZCB06XW9gzOZV0WREhD5vhhkrK0kVXF4v3OpSwZFZ19+TcH96R7tZC22dneW/gcGFyf",
+	"Eyt3yYpRoS1bgJHkKanLGy2CSR3Ur1B9ihVUWpY/3YzOftlCmf6Lr9nmdowfqXt6aZYrZjKil/LeooRr",
+	"IkXOzog21fVkkkDDBqRx7C6cP4FZXDLDdtH1tlg6q8r8C7S0NMwa83t3cDXfXNarFQV+7pABUuc1WFNp",
+	"aWmJuLTUri2DdOk4Q1rnpnmUJO02xfWdQ0Mb2mDVFJz4ii7Yta7n2nBT2wkS9P0TcmYpc1oG/pSiXJOj",
+	"Qub6BB4cuweTVTE+g/dhbI26marFVNhTntHCO1+kgKcsUgSssi4L7Q/MjDCaL0nBteEiN1MRLxSoMgN9",
+	"KjpjWdGaN6fCgl7VsAXFJlNxgSqZHcD+5DekJ1MRM+oQYN/aGS6jtaQkf9s1tZ/pIqQ4Rj7sWCVJRUGx",
+	"O67TyLPD/cjKFQnvZESwe6uO3HDlXDi7bPqD+z61V1yrvtbMDAmVSOFB9CzpHSMUd0aOBLtjqNbDD+M9",
+	"BWcsgyLgt1fX4qsYcH3yypPmIVSFlIT5NhpDd+au6l5V13dMaae/d+A9r3XiXL8Ah4vzCraZOaLUcChn",
+	"D/Km+G/m6x7V2x4qj/N+FOBXTQ8PjwZhAx4YC4hdPGER7nt9LqBIVDRPP7UnS53miroq9gRv2hpsFhBg",
+	"04FE1qKZsCxHKi20tfDeWmWSWgMy2iTaCy7dEHVXTnBTpr9yK+8Rmv7pgLjcTyY5yOJ6mjVH6+iHxUGk",
+	"D4z0zSUPrj/4o94adH13hI+Sd2lFPhvN2VqK4tr52/rcUkuqDCkk06BtIb2B7crNklib233vDtJzcMEU",
+	"Ky6In92+fSOVUww65220IsM+95x0Fi4Z0XW+JFSfuWVo8gq1jA+yZD9wUXCxIEdqTvMJrc1SKv5vcGlP",
+	"bv9DT7gcb9ex7fxZA7ZdIK973DKmIfZnGsGYEcVEwRQrEHptyGVhV4gYAK5iJaOaPdMkiA5y5HSrY53L",
+	"ihXE2pY6w3+sFliLW2GNDHickQ8/XLwiqi6ZBq1ujnDSY1Ty7pcM0JLC2oRcCBKcSHW1ULRgRCqiZFnO",
+	"aX7rtEG3bCoATUAnYZQb51J0oCA8eDwsCfST6x5u2AZhTj5vYsPZwPY4cQujJbmnuuUjHDwqwwTzdWoC",
+	"2ezXTpI0PIIw6aEVZDTBWKH7eCtrpgHPpwEHriD3dowuAgMZods3Zr9zMtvg/tl4Z5U1KXuSgo8Vem9c",
+	"IotsMwWdWOJoA+I3fWDbbls3UteuuJ/re7W8ks5ZqffybHameJpjOC1O3dnr3knSa/8xHiLY/hXECDW0",
+	"lIvaxbIn6bBwykMeNJ3uGe7gutNh/q9mw4+PNG7TjfnCeVp2D/hV7SNjHw7Tzpdc9FFIxfL9zeGKKs0K",
+	"gurnRJu1WnExWa9K54DwD2BRk1+1FAQHmTNNuEk71/v1+W3YdzDd0Glb2q4DgdtwihS6PoSuerdyWl9C",
+	"y7CPyLzmJXgyuu4Z73XRxHldnMvVAw/ePqmkNgvF9Nnz70KsCrxT4MG0ulTjYMmlMJQLprxTRRuq0idI",
+	"8MUMLZ6SShbebaMhM+FecWOYcEttFvf95GV6nrpXqXFbx7myRuD60/3oNZtzKsh7nOTyf78jz7+bPH+J",
+	"ocX75dqK66VV0ywUtgvmZstuWUmco4bS6/7cMMHb23rtzj9iJBraQPSR5tYNRx/KvO2P17ZcdxC4teTi",
+	"/E2gEMKvvVHgYOMO77V3jLaTbfD49m96t3H2YG9zjPd+27g3gvJOLt5xkTDn9hH7JbtjZRJZK6a1kxvD",
+	"JItDNB9AgC214H96RL2XJc9TriMXa+zg8a+lnJOKGsOU0N7vG/CuI/LRZEXXZCEJF0aekT8Re2xb3Ynm",
+	"FrsZ+V8EIse/0ON/fyKU5CXVeh9j3Avo62b6pAbubQxnTcCygi0ZGzfeix8sTvaZ6x6nl2Kaqbs+eeif",
+	"xpA5uq3n7PhPmefqjFyi5H6mibwX4zMfcEVH/Hxt18yEUWsU/TAUZEywzzQ35Xo/WO3vRmq+SVkekI8D",
+	"Sv/9UhLN0JKogJ7AEvFxwDm7kYoB9gtebJe7TZi7i94I7q3VbfU/bRD8K0hNGyT7R1Lhltjl0CaT62f3",
+	"/els7dS0HgsUYnhEG1lpci/VLRcLF9bEvBx8DpRmsadJLQwviWJ38pYVE3Lh3kCXvqxNye9ctCf61Nvj",
+	"3PQauDunrUUpuc9dVmn4/04+zx5AftQpT2RFtb6XKsHQF4bYc8+Q5y8i+TWYlTQYdbHv7JWEFyXeuWSe",
+	"sNieLboM2O4uI/GcigqWa3D+e8GuY3UgZIVZcmmSoCw5rKPXyBGmiYEUG+8no9idX9hOzgC3yzf2Kzgn",
+	"OfgDdEwfYWxPizsN+Rd8+WsGyRM7ggqdYEebTqssuKwyYL8M1Wx7DpTMsMwljY2HwGuH3g+UGCHrLvyS",
+	"L4QOSLM8rNbnjqkxP4AuKAezPE6J/+77Nv99nzotVNnJpH/5H/vxrR0jLD4QRIrKg/bXJ8vz8HtIoCoK",
+	"lz61kniE4DtwmAj/dyqX6kbJ1X4Wdx/8/yKVC53qjNhh0RqThCqGBHCG57/LnjasLPs81r3+FyN3toG9",
+	"38NBK4I97BnGGgS/06L38gC838zLna9d6i7FEyUYAc805IcSTdf6jFCCm8kInQpRr+ZMYd6oqhkmsZWa",
+	"2aPKQSkKtRt6y1Am+benAl4/x8wFqyRqQkst43xgDGND2nqYGVdoxclUgCVJ/ik7E1FScm0IZoUi1NDu",
+	"piL4yMG44noqvFOa/OQyk4+kIvaYHLfC6500ZSKDUjsVdvBbxqrWyqXwUghiIz7z2coVkDUuiG+/s2e2",
+	"norN7zCHoov+lut0W7pzG/tvXfEJ+lF3DTyAW0izvFbcrCerIiNT9AtQbzc3ev10NLZU0HxdshtjdZZm",
+	"51y7HBM/lbwXiajAYqHYgvZk0byjc1YSzUqWG6ngJAgfiEUcINrTrvFxktZJuEdCufs+ln1RmGqUjbqx",
+	"q6TYG7DnL0j08bOUFcXRhmpBuVdpuvY5jvF62wtNJ7nab/udGfaxd2Mk1gUUiLhvIlugvozTuYk1MEBn",
+	"sZdM3fGcXeS5rIWVnaBiZqO/KllXyXX7kdJLf9Nk35P22N7i9ivnYoOMAx4GNzCI2PaMj8HtxpEzD/TX",
+	"oHwDqKmjZpM7gkr2ENZYAEqSxHLx/i2Bx3HFAPpJFcMnSaD2pudCEDSmE0dioG7AGbA9ld8DCYbaBToQ",
+	"bX0odGjFr3sg9KYHJOfkT5Gi2g+lrbLkkUKEaVmr9Oj+GTmqZKEzSEg8YZ9ZnpE/jeGMhvS88JqrNOu1",
+	"7vaUUXdMzbfrY86yC/tw321HeSqeFxUkbiY9Fz2iEoKexD53GtiCaVJrkCOBfqW4KXluoEbUWKO0hD/v",
+	"aImFYtJc38gaKPZGqjkvCqhaqYXPiQBd2yyVNKZ0eje9oxwdAp8G6zZS5ScQ3VBSLFw+ATVWlS5kpEgu",
+	"UHl0HomuZs9ZWehH1IVYhd5BgHBR1VbPI84BSyqmCMxAjhoNEacEhX8Gv06m9enpn3NL/fAXm2W+oM29",
+	"O8P/uhfRYMRXu9+mY2OdBLOo1iQYEoksT/jsmSZLSPRH/deFp5BifJ11j1LT5caPH95aRrcaEhZsY8kq",
+	"qPlHdC5rczYvqbgFqVKVlAvy49XVe5xOj3fIVrdPo4iuz2FzpJQhE3xKs42PCwwVQnW26n0t7a1Wih1H",
+	"iSuV1Mb/f7CGbsCW7BqByfzc4PQOWbpITfdUkwW/Y2Jfg/LOgySRVOdNJMM+G3JEcQJ07YdyKZy/iWiN",
+	"WxWGbpU7uIZ9hRAAPNu0YXGVkQlrgbMFz4OsP2TRdgbdMHFbFaryhtglO1ePzsC7j4WOoJtCKk1Uw5pk",
+	"4Q/uaHjNb272cXc0To7G8THs7ijcDJusWwt+w1lB7HOvia6o4DeQ2X+JtOa2rFhBc9NTPrZvRdNw+uxA",
+	"vVPk2IBNfUrC1aXB751A3YLPwwKxKpq8K5mfMi04zByLyOF04C1Blg8b+pFitDiWolyPspEFK3V1ftbA",
+	"StLdB+co7Q2nx9Da0mQiudXUqi8Nq3Yve/0LCCxgZm1YlYHDoin77c1k/1XO0/ITMgOZKFhB/ibnGEUx",
+	"ca27VVRrw65zuVpRUWjnNy58YA1cHvY0tSsBSxYPukk0tQZ3lPf7SsHGk4cUyaZ8eW/skJhXEcS9hQxR",
+	"LJeqaAmABuiw4Uel9/ck6SF+sJo1RlMbpNg5Y1BE7Vyp24tZRGc0LaJ6E52KpinnVzm/Tuu+gWxKLlgI",
+	"wrs9/03On2kia1PV9jjGri7kxekpvp2R71+Sv/Mfxlu272e/hq/S0slL8fbqAOitevhnGpCQnKeUC506",
+	"agLqLNzkwi8+XvNOMSKfmpGwlPvTKrLRKmkndZh/Xsr81pK+VGTOtDlmNzeyJ4WqkpqbIUmv9g3PD5wO",
+	"EJrqb6eisQoU+NTNTI5KLm5Zgc93z8i9ovo2Bd0+ZTJVBh5Ak/nDu6O8NyktEaQc+fjtpqT7lSvh2XCQ",
+	"plMrH5KtWbTqUrtiygq6tOr+eBm4s4wCw3TPIE1o8ED1LSsw4U7WxpsUA7WLXi5sI5u/2/fajNjN9jWO",
+	"ZPGMDLl80MGAG92XQ8aEubbk3dvSI3AxHrmeC4AvYD6zVLJeLAklleIrbvidtU9JxCXjZKOPHqxF2IBu",
+	"SNexPEiJGdczyU6UkaXPe0butVv353/LsRHNopiG9ly9Wf+wy0rJos4t+1uR3TZSMJKE42ABR0dEtDe7",
+	"mxzbStaNXNtaeIdvwjes2j1zAHS+bdVdIJoi9g7CKSGUHINlo25lHEoAv8I+GRV36Noo7N+xCDEKwff2",
+	"0Lp4/7bHu7npQ7ED4nh9K/77RhDERSLBTAAnB/r5QaEfYV8HL71HXi9uun6kzAE7yyHK5PqOqCepjovI",
+	"MgIOMjNmEguMgeg6zxkr4jYu2SinImd9HV3iUtOnPNJ2Plb2FfT7M3aKJTe5cJPlUlj5iCT5sDztN5iW",
+	"AXGPWinsNcAGsrIPMtTvkgjdD7g7zu7395Cg92WPLmcbWT0Jrt3BqVKo9bWqxbZCLkhqL9Qamkn4BkhY",
+	"5xnyHzaKBpOZQdfboAAv7bDuCGs9Z7Zb1TPdOqrJPS9L2IVV0kLwIPTF21mZjx3gqdii80Dujs+Wz3Lb",
+	"gZsCU8In1QH5ppvKE1284KRQSCaCPsgI4NpqND2K/s7y9GnSR0FodnNIw5q3C0/dn2U3vPOBpFoi2D3x",
+	"z1Eiui57rhGethp/KFbiCpQXSDXWxEhJalEyrV2C8jWt+LV7yLVLBEvHiTdeb7WyTdpBHPq6+YVCihiO",
+	"Ei86WtwRNs3AQEdGNBcQ0JaQY3lrtw0ZZ2URRoXUJeicsrIiR8tWBCCuOtiZQFKyvDcr+Ek6eAwkGrfr",
+	"jLQFjvaOCaoY0UyYOEK0mWP8TbOKD5RIvJdSNeC6cWnGaRDtnyfsLIZdJAik5jpgthHsFx2A098p5FM/",
+	"Xb526cipMipjd/pIs9KN0uPMfJDYrxXkBl4jsLdb/tuajEGXAFxmqiMjD2XnSdkGuNmXvFP+kUurl1JN",
+	"/s+xK1E69rjZsbWpYj63/FreJOl+O6x0x4iqmM8fc6Nva4GJQ1z3J70oljM70DNNqND3TPnyxBgTk52W",
+	"a3nzekcmT7GX/96jMTJwAuF6AtqVo954ggg9ZtE78yDrsy3ROuCc/aqlmJ1FRW2FzOsViKmZLml+Ozsj",
+	"sy9TaHQyHZ2RyWTydQay69I+hWTGXEJeyD1OpePco1+x/yeMNLQ+e1w7am2KunboFegPx26HwKI12j5n",
+	"SJBo2zTfaIpU1zLMAYHM50s7g7P4GVVMXaX7Pl6QiiktBS0b1SQjM9fxcRY6qYOCAQM1dLo0psKm7lzc",
+	"yIQR24T8LK84jLuUMZd89bfLn/45IRe1WTJheE4Nw4pt2lrXVGDt2JGjZ59aNB01+tR0hFlc0jXZmLmC",
+	"d1d2hl/OxmdTMbuIO++ckR9gXyTsOdSw0dxEjU6cBmd1q7OpCEFr+F1Dg0c8XV2Q83POqg0veEZ8eBtL",
+	"CKYuuyJWcjLXPhsVyBUVdk8wxYRcuJ7XTn+caUNhxWNYTr50dQtNd+zgkYZeVthjj4MSOpmKqXgDqVKY",
+	"YdZ3C8GMHPlrA8bnZGZl5MxnxWu6YlPRmxFI3kEw2Q5f0QUXFnNnoMzCi5v3ckyhyhBwSDWZ+QdGkoWr",
+	"GrUfQIECnnXtAZjAPnRTUXJtLBJ9aUzoChDuFXBSXJPZi9MXxPtUZ4hr7/PGWgmL+Y8f3p2TSpYlmf31",
+	"zRU5AQ305Asvvs5c+eMMvLcIGFX7aggMbY084V+8fxt1kzgbPYcGzhUTtOKjs9GfJ6eTP0PRnlkC457Q",
+	"usDrORap7C1gL+w1egxbtWTnG07bpaOu5xqpn0H97dEMuijPxhlkQU4F/MClmGVkhv2U8Zllthk1szGM",
+	"tJT3VqnA9IOjmeu3PMsCwKZihq2X4YIViq4QWvqO0bVi4wm5QMLWjLmlQdXyuev6AzQ+FfZpIGP7Amea",
+	"QLpfm0t8mMn1K2euiycyGJfibQG9h7UJXZo5mPqxu6xH1DevnLh7Zayw3/ImXqViX0xVAEZ7gTA816Hh",
+	"fd9NKr7d9cD9LT1zcZ9pQo5m3VbrszFiZcXLNSDL+Ybid12npfSqXC7Q0LJSXyJ1hWz+8Lk/uFsRlNBc",
+	"ocYKCd/Xvml+jxXkmLxnoAgmGzl9IJktvxUvSGPI/HalAVFDSAotyPfHUjOzz4AhFCvBbowX1Nag6Jsa",
+	"/AWj5IU0g8lduy/HBQ63rgRE4P4r+bRxO86L09OD3TvT9HhP3YnjFIUbv+UJeiKccyc9clhqdNtO1PcK",
+	"+xzYWUkpF+3OkaC1LzTkWoJE/5SNPh879eQYfTVREpwd92TDL+IOgK50e90yr59euKXwz0Ve1gW7dolk",
+	"6dufXB1Jp9/BU1LBRg/fQVKIAH4ocmidV9AYHBpfhyJWyOb1WXr2UUQoMf63kAvkxSTIw/Uceh3LVace",
+	"/CCxU/9BoLzR2+hr22hx8f4NHL/YDtf21VGPRohbZVMG6vtBgVIo2D1pHUC74iHkq25y7ckXi+SvzjBk",
+	"eGFCG0HYEr+Fn/0YeOOqOeSlwyO43br/a/des98Dnx+F79PT7j0N+ipCHAt9vPbtTMcH4TZLC+C/MnNo",
+	"7D25JOy7hS32mj8eOxcxRoIFHVWpH7nmBqjrw/U444w0MwAamx7tDxKMaY48cQrvyRf8A1g0LUE/1OLC",
+	"67uPw22WvGAwKNO739n4RCzevontD8LiH2pBKFlRUdPSWzQuibnVfc4J9IbMXHj8cFL8JCQo9dOKe+OP",
+	"L843qyf+oAe2XSbBDs4SfD5UlZypIBQaZ02oJHJ2y41UhB/yED/BbLRe3F/ax398xHcvO/qDMDrAj7h7",
+	"muJDIKBYMdg0OPjWZEmLw2JXVkPIldX/x+0jcCurGKVHOqelb1BzL9VtKWkB7T7/zZSEcpMVW82ZcmED",
+	"yCxG5B8S5z73NEJ7Ip1j5jLE/ssKxVloDOsShzAbxQUEQ6OYO46ZG1PhU8OwuHwp73Vc3u0GCV12fYFk",
+	"qJqkkHg2FS7zLPP9oEJxy3hCfnZeUN5K+7KLyZcshxzs4Ke/p3gHJeaYnvtQsW6ltumwSd5cx4srnIpm",
+	"q5S8PP3PpiYbMuPpWpP75Trlh3XZgQdkox5XhMPXA1wQh2fJjVzSnY7Z08PPDgmZPUq/o1YgNkcFoP3/",
+	"Lgado1047TEk4BQ7qUgEB2+4Q4mHC/G0Ln16oIyAubY429w73z6K8LNUKCRLXzXHsSRcZwTCTDojCEru",
+	"RAq2pe9z2f6216X2T2qZNrfcDPvnEPaZd58dzEmHNBauBsiwdS70060aGgzGRftagpjcHHHsYpTiq5GL",
+	"qNe94OMge0pL+OwbuBVweX0uBWzOfxh3wgYa0nc0HQIdJ37oky/urx0w9K9ADg9HVNpH0BDank6CJ0W5",
+	"3+8g5pu7Ox5PAT+J5n4ed1xtGP19N0U8EU2cRHdlnLj7bIa1SYhWE7gK/MglqdifZpApNBuHm3N8+X3i",
+	"CiWQ7HBZ0kJRkbzAyV0003tBj7uEulm80yL9OqJlGEi3hZ/PXNOkcK2Nb8cIs8TX9lhlUMTz4gUPUV91",
+	"qYKe6i+Wdnaenc6Ngl3MzZKtJuQNh/Gt/op9xbjedOJbxGX2TPR1q/asvA+Vqc11QzdSsQlxwQAdmu86",
+	"f6PzjESGp59gRdcYr3Ed4WFlHT3X3fTfvRvlDyQXnsB5iLuO9jtogx5cd4jvoEnLo4ZHIsJvrqo6yBGF",
+	"Y7mLrrp3dPR2MY3vW9xFUGFbFBBSWNXRdzL9w/WJeyL7Qvcf/Dkty8Mc/FeuciLqHz9npRQLqwxHAIPk",
+	"oV3keoD2cRWutFj03V27/b6K1v10PtIUXRxBo16FYCVv3BlBNi57gPFa9z1EA1DVSExX1RKufkje+tAh",
+	"ic37PJ6QPjan6iEVdxEEF1a05wfR6n9eMsWiTEuLDkRfRDDtexS2hNfrBH18YFUJlNFcZ3FOuEFLlYGt",
+	"5g48jf274fSQYkIu/L0oSBGudWVMKYtSzqOCQnL08vR03EXoZRqhhxfw6VsxvrFDYz+CEvL+oER1yeB+",
+	"rEcTViS9Q++VtPyR1THc09NcH7BZ3nROWm0mLMWUHC5Cr+GuQfDZ9fSv4IYcWVnTTWi1pK/BoSjluC+p",
+	"8grW/jtmU8Z3KrSEc5y1R47i7BrY0LljNCJkHKKG3OglLSwMX56+7HObtFJE9s6ADIUauxF8u749PWQn",
+	"m3K3EvsntRBDO4ZBfw4g8CAqgh2o7QZo8pK5IthPo2HQ0ANom6rQMMWQlnWFHTD2YwT70dvXoydHQ5+Q",
+	"tFs7jF8GBE8wNQHWWdQzp5QLnbmWrBl2OoMgw2aTmMfh5wQLkvpjeK/g+f+zqAopwczn9x8CeQiUzQ5C",
+	"UhGYkbgOJKBTGgnRWWLVFfCBfjaA353Q1vazN9XUvW72K3ylg6lOm1GXQX+OSUSubsaeyiDhtVwxUIhd",
+	"jXcydRnTy5/OlfaYfjThJq+tHYhgtG5FWA9FAXjbEvM8lAeByHR9dg9jv6E1uFH7HiHLkhv2AVxLwZ45",
+	"58vMomY2jikMyeKB2bCvwCC7cnUET6IlR3ev7aQbPz9c9B9zG9vTJ69UdkZ0I7EPhupXzuIVDZ6bawCA",
+	"BM6jGa2iBZdS8FBS6zrA7ofuRqSEk7ov3fYDNGPwFLAhWxIeNl4MOte2V+92ZcfLlB2JF+cdImMKu01Y",
+	"meev//Csl2A715vCc934QaBHv8uQMP+oMWL6u0lRdFQdVILCrg8aibwoSxx1J5+WMyKHRZ27W+aJJF3j",
+	"/vt2Um7I5WhFmwXYISUZ8cVnuyIkcESQRRU1+bKLoY/QINth6FtJoifIcGka/nzr7JYBUgB/caMxY4rI",
+	"QegCk01oXAmeEdfZCK4ME/CXWbIVKNLutluuQgeffanJdzgYFLE/+5d+RynbtEU4pKD12/92yqqfMTo+",
+	"XRG+JkeN608z5uKVN7w0TDG4mzHyQ8XHaUDitiKTdOz4Dc2XBJp9WKXp/U+XVzjbrFblzPdQyKDO24dS",
+	"ZwiUGeFiKmZNe5ZLvhDU1Iodv/ju+zOil/TFd9//F14Ns2SfyY//uHh1fPnjxYvvvvcqxFwWa3djzGQq",
+	"4K6XoMB1rwMll4wRuIIv9OZYFSknIspYTzVPdkwFsvy2J1Vr2vRh5eBzEN90PbczzK1o+vjhHfSmgU7I",
+	"d5hxG3msa40XhzySVGPRtFXvxvKxBtX7+V/cd2kXTEKfxtkOok/jUIR6XBHfD8I3LSKlXDyEz/t8iU8C",
+	"o9NDU/VG55xh0Z2EWVucH8YRuTlfSQ0kUzcLfTyVnzSjnXzxG/p6ErpYDVQH+VcOgOJ0PohfzsFt1heH",
+	"pp+m21G/dPS7yZxz8jAhPFEQ2hAinFjWijN4t739I4vLgQNA96WbqA8T4LbVgemXTxbImqk7j3rorTc6",
+	"oRU/uXsOLOwm/NKktWM+iMV9JxTV+hndsNEPqGbGb6BxH/0ShSyjX8Nmo9+wfcHXT1//bwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

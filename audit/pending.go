@@ -69,3 +69,11 @@ func with(detail map[string]string, key, value string) map[string]string {
 	out[key] = value
 	return out
 }
+
+// Note adds key with value to the detail of the pending entry of ctx, if
+// there is one: what the change was, beyond its target.
+func Note(ctx context.Context, key, value string) {
+	if p, _ := ctx.Value(pendingKey{}).(*Pending); p != nil {
+		p.Entry.Detail = with(p.Entry.Detail, key, value)
+	}
+}
