@@ -74,10 +74,17 @@ func permissionsProps(p *catalog.Permissions, page views.Page, name, version str
 }
 
 // deployPermissionsProps presents the permissions of a driver version to the
-// user of a deploy or upgrade page; refusal, when it refused the entered
-// values (a *permissions.RefusedError), adds what they need beyond the
-// defaults, which an admin may approve and come back to that version's form.
+// user of a deploy page; refusal, when it refused the entered values (a
+// *permissions.RefusedError), adds what they need beyond the defaults,
+// which an admin may approve and come back to that version's deploy form.
 func deployPermissionsProps(ctx context.Context, drivers DriverCatalog, page views.Page, name, version string, refusal error) (views.DeployPermissions, error) {
+	return permissionsFor(ctx, drivers, page, name, version, refusal,
+		"/drivers/"+url.PathEscape(name)+"/deploy?version="+url.QueryEscape(version))
+}
+
+// permissionsFor is deployPermissionsProps coming back to next after an
+// admin's approval of the refused items.
+func permissionsFor(ctx context.Context, drivers DriverCatalog, page views.Page, name, version string, refusal error, next string) (views.DeployPermissions, error) {
 	p, err := drivers.Permissions(ctx, name, version)
 	if err != nil {
 		return views.DeployPermissions{}, err
@@ -86,7 +93,7 @@ func deployPermissionsProps(ctx context.Context, drivers DriverCatalog, page vie
 		DriverVersion: version, DriverPermissions: permissionsProps(p, page, name, version),
 		Pending: !p.Pending().Empty(), IsAdmin: page.User.IsAdmin(),
 		DriverURL: driverVersionURL(name, version) + "#driver-permissions",
-		Next:      "/drivers/" + url.PathEscape(name) + "/deploy?version=" + url.QueryEscape(version),
+		Next:      next,
 	}
 	var refused *permissions.RefusedError
 	if errors.As(refusal, &refused) {
