@@ -49,6 +49,23 @@ const MissingProtections = "the server is not root with CAP_SYS_ADMIN, CAP_SETUI
 	"and what they leave running is killed with their process group only (the server's environment stays " +
 	"unreadable: it is not dumpable)"
 
+// The limits of a sandboxed action (docs/actions.md, "The sandbox"). The
+// process limit counts every process of the sandbox's user, so sandboxed
+// actions running at the same time share it.
+const (
+	// LimitTmp bounds the action's private /tmp and its HOME, each.
+	LimitTmp = 64 << 20
+	// LimitProcesses bounds the processes (and threads) of the sandbox's user.
+	LimitProcesses = 256
+	// LimitAddressSpace bounds each process's virtual memory.
+	LimitAddressSpace = 1 << 30
+	// LimitOpenFiles bounds each process's open files.
+	LimitOpenFiles = 1024
+)
+
+// sandboxLimits is the LIMITS argument of sandbox.py.
+var sandboxLimits = fmt.Sprintf("tmp=%d,nproc=%d,as=%d,nofile=%d", LimitTmp, LimitProcesses, LimitAddressSpace, LimitOpenFiles)
+
 // sandboxUser is the user actions run as: nobody, else 65534.
 func sandboxUser() (uid, gid int) {
 	uid, gid = 65534, 65534
@@ -118,7 +135,7 @@ func newCommand(spec Spec, d runDir, sandboxed bool, args ...string) *exec.Cmd {
 		return cmd
 	}
 	uid, gid := sandboxUser()
-	argv := append([]string{"-I", "-c", sandboxInit, d.root, strconv.Itoa(uid), strconv.Itoa(gid), spec.Python}, args...)
+	argv := append([]string{"-I", "-c", sandboxInit, d.root, strconv.Itoa(uid), strconv.Itoa(gid), sandboxLimits, spec.Python}, args...)
 	cmd := exec.Command(spec.Python, argv...)
 	cmd.Dir = "/"
 	attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS

@@ -7,14 +7,18 @@
 #   - when the interpreter lies under a folder that others may not enter
 #     (pyenv's /root/.pyenv), covers that folder with a tmpfs that holds the
 #     interpreter's folder only, read-only;
-# then runs the action as UID:GID with no supplementary groups and
-# no_new_privs, reaps every process of the namespace, and exits with the
-# action's status once the action has ended: the kernel then kills whatever
-# the action left running in the namespace.
+#   - covers /tmp with a private, size-limited tmpfs (the run's folder, when
+#     it is under /tmp, is bound into it again);
+# then runs the action as UID:GID with no supplementary groups,
+# no_new_privs and the resource limits LIMITS, reaps every process of the
+# namespace, and exits with the action's status once the action has ended:
+# the kernel then kills whatever the action left running in the namespace.
 #
-# argv: RUN_DIR UID GID PYTHON ARG... ; the environment is the action's.
+# argv: RUN_DIR UID GID LIMITS PYTHON ARG... ; the environment is the
+# action's. LIMITS is "tmp=BYTES,nproc=N,as=BYTES,nofile=N" (sandbox.go).
 import ctypes
 import os
+import resource
 import sys
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -62,20 +66,46 @@ def uncover_interpreter(run_dir, python):
     mount(None, prefix, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def setup(run_dir, uid, gid, python):
+def private_tmp(run_dir, size):
+    """Covers /tmp with an empty tmpfs of size bytes that everyone may use,
+    binding the run's folder (with its mounts) into it again when it was under /tmp."""
+    inside = os.path.realpath(run_dir).startswith("/tmp/")
+    folder = os.open(run_dir, os.O_PATH | os.O_DIRECTORY) if inside else None
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=%d" % size)
+    if folder is not None:
+        os.makedirs(run_dir, 0o711)
+        mount("/proc/self/fd/%d" % folder, run_dir, None, MS_BIND | MS_REC)
+        os.close(folder)
+
+
+def setup(run_dir, uid, gid, limits, python):
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for name in ("bundle", "sdk"):
         path = os.path.join(run_dir, name)
         bind_read_only(path, path)
     home = os.path.join(run_dir, "home")
-    mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,uid=%d,gid=%d,size=64m" % (uid, gid))
+    mount("tmpfs", home, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,uid=%d,gid=%d,size=%d" % (uid, gid, limits["tmp"]))
     uncover_interpreter(run_dir, python)
+    private_tmp(run_dir, limits["tmp"])
 
 
-def run_action(uid, gid, argv, bundle):
+def parse_limits(text):
+    return {k: int(v) for k, v in (item.split("=", 1) for item in text.split(","))}
+
+
+def limit_resources(limits):
+    """The action's limits: processes of its user, address space, open
+    files, and no core dumps; set as hard limits, so it cannot raise them."""
+    for which, value in ((resource.RLIMIT_NPROC, limits["nproc"]), (resource.RLIMIT_AS, limits["as"]),
+                         (resource.RLIMIT_NOFILE, limits["nofile"]), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
+
+
+def run_action(uid, gid, limits, argv, bundle):
     os.setgroups([])
     os.setgid(gid)
+    limit_resources(limits)
     os.setuid(uid)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
@@ -84,18 +114,18 @@ def run_action(uid, gid, argv, bundle):
 
 
 def main():
-    run_dir, uid, gid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    argv = sys.argv[4:]
+    run_dir, uid, gid, limits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), parse_limits(sys.argv[4])
+    argv = sys.argv[5:]
     try:
-        setup(run_dir, uid, gid, argv[0])
+        setup(run_dir, uid, gid, limits, argv[0])
     except OSError as e:
         print("the action's sandbox could not be set up: %s" % e, file=sys.stderr)
         sys.exit(125)
     action = os.fork()
     if action == 0:
         try:
-            run_action(uid, gid, argv, os.path.join(run_dir, "bundle"))
-        except OSError as e:
+            run_action(uid, gid, limits, argv, os.path.join(run_dir, "bundle"))
+        except (OSError, ValueError) as e:
             print("the action could not be started in its sandbox: %s" % e, file=sys.stderr)
         os._exit(126)
     os.close(0)

@@ -255,3 +255,107 @@ func asNobody(binary string, args ...string) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	return cmd
 }
+
+// runLimits runs the function fn of testdata/limits.py in a sandbox with
+// prompts and returns its outcome and lines.
+func runLimits(t *testing.T, fn string, prompts map[string]any) (actions.Outcome, []actions.Line) {
+	t.Helper()
+	if !actions.Sandboxed() {
+		t.Skip("this test process cannot build a sandbox: " + actions.MissingProtections)
+	}
+	module, err := os.ReadFile("testdata/limits.py")
+	require.NoError(t, err)
+	python, err := actions.FindPython(context.Background())
+	require.NoError(t, err)
+	sdkDir := t.TempDir()
+	require.NoError(t, sdk.Install(sdkDir))
+	var lines []actions.Line
+	out, err := actions.Run(context.Background(), actions.Spec{
+		Python: python, SDK: sdkDir, Files: map[string][]byte{"limits.py": module},
+		Action:  drivers.Action{Name: fn, Function: "limits:" + fn, Timeout: "3m"},
+		Prompts: prompts,
+		Env:     actions.Env{APIURL: "http://127.0.0.1:1", Token: "sta_test", Deployment: "web", Namespace: "web", Release: "web"},
+	}, func(l actions.Line) { lines = append(lines, l) })
+	require.NoError(t, err)
+	return out, lines
+}
+
+// TestAForkBombStopsAtTheProcessLimit: an action that starts processes
+// without end is refused more than actions.LimitProcesses; its run fails
+// with the error of the refused fork, its processes are gone when it ends,
+// and this process (the server) still starts processes. Not parallel: the
+// limit counts every process of the sandbox's user.
+func TestAForkBombStopsAtTheProcessLimit(t *testing.T) {
+	name := fmt.Sprintf("bomb%d", time.Now().UnixNano()%1e10) // a process name: at most 15 bytes
+	out, lines := runLimits(t, "fork_bomb", map[string]any{"name": name})
+	require.True(t, out.Failed(), "%v", lines)
+	require.Contains(t, out.ErrorLine(time.Minute), "BlockingIOError: [Errno 11] Resource temporarily unavailable")
+	started := 0
+	for _, l := range lines {
+		if n, ok := strings.CutPrefix(l.Message, "started "); ok {
+			started, _ = strconv.Atoi(n)
+		}
+	}
+	require.Positive(t, started, "the bomb started nothing: the test proves nothing")
+	require.Less(t, started, actions.LimitProcesses)
+	deadline := time.Now().Add(time.Minute)
+	for left := processesNamed(name); len(left) > 0; left = processesNamed(name) {
+		require.True(t, time.Now().Before(deadline), "processes %v of the bomb still run", left)
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, exec.Command("true").Run(), "the server cannot start a process")
+}
+
+// TestAMemoryHogStopsAtTheAddressSpaceLimit: an action that takes memory
+// without end gets a MemoryError at actions.LimitAddressSpace; its run fails
+// with it.
+func TestAMemoryHogStopsAtTheAddressSpaceLimit(t *testing.T) {
+	t.Parallel()
+	out, lines := runLimits(t, "memory_hog", nil)
+	require.True(t, out.Failed(), "%v", lines)
+	require.Contains(t, out.ErrorLine(time.Minute), "MemoryError")
+}
+
+// TestAnActionThatFillsTmpFillsOnlyItsOwn: an action writing into /tmp
+// without end fills its private tmpfs of actions.LimitTmp and fails with
+// "No space left on device"; the machine's /tmp holds nothing of it, and
+// the action does not see the machine's /tmp.
+func TestAnActionThatFillsTmpFillsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	marker := fmt.Sprintf("styrmin-tmp-%d-%d", os.Getpid(), time.Now().UnixNano())
+	require.NoError(t, os.WriteFile(filepath.Join("/tmp", marker), []byte("host"), 0o644))
+	t.Cleanup(func() { os.Remove(filepath.Join("/tmp", marker)) })
+
+	out, lines := runLimits(t, "tmp_filler", nil)
+	require.True(t, out.Failed(), "%v", lines)
+	require.Contains(t, out.ErrorLine(time.Minute), "No space left on device")
+	_, err := os.Stat("/tmp/filler")
+	require.ErrorIs(t, err, fs.ErrNotExist, "the action wrote into the machine's /tmp")
+
+	out, lines = runLimits(t, "tmp_is_private", map[string]any{"marker": marker})
+	require.False(t, out.Failed(), "%s %v", out.ErrorLine(time.Minute), lines)
+	var got struct {
+		Entries  []string `json:"entries"`
+		HostFile bool     `json:"host_file"`
+	}
+	require.NoError(t, json.Unmarshal(out.Result, &got))
+	require.False(t, got.HostFile, "the action sees the machine's /tmp")
+	require.Len(t, got.Entries, 1, "the action's /tmp holds only its run's folder: %v", got.Entries)
+}
+
+// processesNamed returns the live processes named name (/proc/PID/comm).
+func processesNamed(name string) []int {
+	paths, _ := filepath.Glob("/proc/[0-9]*/comm")
+	var pids []int
+	for _, path := range paths {
+		comm, err := os.ReadFile(path)
+		if err != nil || strings.TrimSpace(string(comm)) != name {
+			continue
+		}
+		pid, _ := strconv.Atoi(strings.Split(path, "/")[2])
+		if !ended(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -92,6 +92,99 @@ func (e ParameterChangeChange) Valid() bool {
 	}
 }
 
+// Defines values for PermissionSetBindingsBinding.
+const (
+	ClusterRoleBinding PermissionSetBindingsBinding = "ClusterRoleBinding"
+	RoleBinding        PermissionSetBindingsBinding = "RoleBinding"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsBinding enum.
+func (e PermissionSetBindingsBinding) Valid() bool {
+	switch e {
+	case ClusterRoleBinding:
+		return true
+	case RoleBinding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetBindingsRoleKind.
+const (
+	PermissionSetBindingsRoleKindClusterRole PermissionSetBindingsRoleKind = "ClusterRole"
+	PermissionSetBindingsRoleKindRole        PermissionSetBindingsRoleKind = "Role"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsRoleKind enum.
+func (e PermissionSetBindingsRoleKind) Valid() bool {
+	switch e {
+	case PermissionSetBindingsRoleKindClusterRole:
+		return true
+	case PermissionSetBindingsRoleKindRole:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetBindingsSubjectKind.
+const (
+	PermissionSetBindingsSubjectKindGroup          PermissionSetBindingsSubjectKind = "Group"
+	PermissionSetBindingsSubjectKindServiceAccount PermissionSetBindingsSubjectKind = "ServiceAccount"
+	PermissionSetBindingsSubjectKindUser           PermissionSetBindingsSubjectKind = "User"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetBindingsSubjectKind enum.
+func (e PermissionSetBindingsSubjectKind) Valid() bool {
+	switch e {
+	case PermissionSetBindingsSubjectKindGroup:
+		return true
+	case PermissionSetBindingsSubjectKindServiceAccount:
+		return true
+	case PermissionSetBindingsSubjectKindUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetKindsScope.
+const (
+	Cluster PermissionSetKindsScope = "cluster"
+	Unknown PermissionSetKindsScope = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetKindsScope enum.
+func (e PermissionSetKindsScope) Valid() bool {
+	switch e {
+	case Cluster:
+		return true
+	case Unknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PermissionSetRulesRole.
+const (
+	PermissionSetRulesRoleClusterRole PermissionSetRulesRole = "ClusterRole"
+	PermissionSetRulesRoleRole        PermissionSetRulesRole = "Role"
+)
+
+// Valid indicates whether the value is a known member of the PermissionSetRulesRole enum.
+func (e PermissionSetRulesRole) Valid() bool {
+	switch e {
+	case PermissionSetRulesRoleClusterRole:
+		return true
+	case PermissionSetRulesRoleRole:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProblemCode.
 const (
 	Conflict     ProblemCode = "conflict"
@@ -387,6 +480,12 @@ type ActionRequest struct {
 	Prompts *map[string]interface{} `json:"prompts,omitempty"`
 }
 
+// ApprovePermissionsRequest defines model for ApprovePermissionsRequest.
+type ApprovePermissionsRequest struct {
+	// Items Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Items *PermissionSet `json:"items,omitempty"`
+}
+
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
 	// Address The client's address; empty for anyone but admins.
@@ -554,15 +653,29 @@ type DriverPage struct {
 type DriverPermissionItem struct {
 	Approved bool `json:"approved"`
 
+	// BeyondDefaults The chart does not create it with its default values; an admin approved it for other values.
+	BeyondDefaults *bool `json:"beyond_defaults,omitempty"`
+
 	// Text The item, such as: creates ClusterRoleBinding (rbac.authorization.k8s.io)
 	Text string `json:"text"`
 }
 
 // DriverPermissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
 type DriverPermissions struct {
-	ApprovedAt *time.Time             `json:"approved_at,omitempty"`
-	ApprovedBy *string                `json:"approved_by,omitempty"`
-	Items      []DriverPermissionItem `json:"items"`
+	// Approved Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Approved *PermissionSet `json:"approved,omitempty"`
+
+	// ApprovedAt When the last approval was.
+	ApprovedAt *time.Time `json:"approved_at,omitempty"`
+
+	// ApprovedBy Who approved last.
+	ApprovedBy *string `json:"approved_by,omitempty"`
+
+	// Items What the chart needs with its default values, approved or not, then what an admin approved beyond it (for other values; `beyond_defaults`).
+	Items []DriverPermissionItem `json:"items"`
+
+	// Needs Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+	Needs PermissionSet `json:"needs"`
 
 	// RenderError Why the chart did not render with its default values.
 	RenderError *string `json:"render_error,omitempty"`
@@ -720,6 +833,62 @@ type ParameterChangeChange string
 // and keep their value on upgrade; an omitted or empty secret keeps its
 // value on upgrade.
 type ParameterValues map[string]interface{}
+
+// PermissionSet Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
+type PermissionSet struct {
+	// Aggregations Label selectors of aggregating ClusterRoles.
+	Aggregations *[]string `json:"aggregations,omitempty"`
+	Bindings     *[]struct {
+		Binding PermissionSetBindingsBinding `json:"binding"`
+
+		// Namespace A RoleBinding's namespace when it is not the release's.
+		Namespace *string                       `json:"namespace,omitempty"`
+		RoleKind  PermissionSetBindingsRoleKind `json:"role_kind"`
+
+		// RoleName The role's name when it is not the chart's own (cluster-admin).
+		RoleName    *string                          `json:"role_name,omitempty"`
+		SubjectKind PermissionSetBindingsSubjectKind `json:"subject_kind"`
+
+		// SubjectName Empty for a ServiceAccount of the chart's in the release's namespace.
+		SubjectName *string `json:"subject_name,omitempty"`
+
+		// SubjectNamespace A ServiceAccount's namespace when it is not the release's.
+		SubjectNamespace *string `json:"subject_namespace,omitempty"`
+	} `json:"bindings,omitempty"`
+	Kinds *[]struct {
+		// Group The API group; empty for the core group.
+		Group *string                 `json:"group,omitempty"`
+		Kind  string                  `json:"kind"`
+		Scope PermissionSetKindsScope `json:"scope"`
+	} `json:"kinds,omitempty"`
+	Rules *[]struct {
+		// ApiGroup Empty for the core group; * for every group.
+		ApiGroup *string `json:"api_group,omitempty"`
+
+		// Namespace A Role's namespace when it is not the release's.
+		Namespace *string `json:"namespace,omitempty"`
+
+		// Resource A resource (pods, pods/exec, *) or a non-resource URL.
+		Resource string                 `json:"resource"`
+		Role     PermissionSetRulesRole `json:"role"`
+		Verb     string                 `json:"verb"`
+	} `json:"rules,omitempty"`
+}
+
+// PermissionSetBindingsBinding defines model for PermissionSet.Bindings.Binding.
+type PermissionSetBindingsBinding string
+
+// PermissionSetBindingsRoleKind defines model for PermissionSet.Bindings.RoleKind.
+type PermissionSetBindingsRoleKind string
+
+// PermissionSetBindingsSubjectKind defines model for PermissionSet.Bindings.SubjectKind.
+type PermissionSetBindingsSubjectKind string
+
+// PermissionSetKindsScope defines model for PermissionSet.Kinds.Scope.
+type PermissionSetKindsScope string
+
+// PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
+type PermissionSetRulesRole string
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1175,6 +1344,9 @@ type StopDeploymentJSONRequestBody = ComponentsRequest
 
 // UpgradeDeploymentJSONRequestBody defines body for UpgradeDeployment for application/json ContentType.
 type UpgradeDeploymentJSONRequestBody = UpgradeRequest
+
+// ApproveDriverPermissionsJSONRequestBody defines body for ApproveDriverPermissions for application/json ContentType.
+type ApproveDriverPermissionsJSONRequestBody = ApprovePermissionsRequest
 
 // SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
 type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
@@ -2558,6 +2730,7 @@ func (response GetDriverVersiondefaultApplicationProblemPlusJSONResponse) VisitG
 type ApproveDriverPermissionsRequestObject struct {
 	Name    DriverName `json:"name"`
 	Version string     `json:"version"`
+	Body    *ApproveDriverPermissionsJSONRequestBody
 }
 
 type ApproveDriverPermissionsResponseObject interface {
@@ -3908,6 +4081,32 @@ func (sh *strictHandler) ApproveDriverPermissions(ctx echo.Context, name DriverN
 	request.Name = name
 	request.Version = version
 
+	var body ApproveDriverPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ApproveDriverPermissions(ctx.Request().Context(), request.(ApproveDriverPermissionsRequestObject))
 	}
@@ -4505,149 +4704,159 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9s48uBXQemuytbvaNnJJrldu7auPElmJ7vZmZzt7FzVKGVBJCxhTAEcALSjTeW7X6EbAEER1MOW",
-	"M3O191cckcSj393obnwZ5HJRScGE0YPTL4OKKrpghin43+taaansXwXTueKV4VIMTgdXc0Ymgn021zm8",
-	"MSHyhpg5I5Vid1zWmlR0xkaDbMDt67/VTC0H2UDQBRucDvCbQTbQ+ZwtqB1+QT+/Z2Jm5oPT5ycn2cAs",
-	"K/umNoqL2eDr12zwhlWlXC6YMD/CKF9w6IqaeTMy/JMNFPut5ooVg1OjahbPkxhX8Tum9jvme77gpgu1",
-	"H+Q9WVCxJNywhSYUgETmsiw0oYYspDZ9ICthxHjWgt3QujSD05cnmQUfX9QLB7wFF/i/ZwGQXBg2YwpW",
-	"d0X17bs3Pbvlxdq93ki1oAYHfPVikBz/ZzadS/mEU3y1n+tKCs2ASj8oOS3Zwv6ZS2GYANjTqip5Ti3s",
-	"jyt843/8qi0ivkSz/XfFbgang/923LDBMT7Vx35cmLGNynNBmFJSZYRqcvH9a/KXFy//J3HTkIIZyks9",
-	"Gjhon+c5q4zdbO8Kd1tZa9DE8ix/5nMqZozcU01+q1nNCrtUSgzVt5bK5owWjsvfS1xEms/tBweafLx4",
-	"PxqsI3tYhlugfX7+4d2VvGUwaqVkxZThiK9cMWpYcU1NC98FNezIcOC2lcGzAftcccX0um9EXZZ0WjJP",
-	"Up0xeLEVfWWDkmpzXev1S9w4nXAypfOg1kz1PPwac8YvyCpOAIWvshiAn8LEcvory40d/zy36Ltgv9VM",
-	"my74KyUXFUp7WhTcvkvLD9EruJ8uJVAY90ATHIHc0bJmmkyX/ge7vIzY9QCxBV3i36SKnRG54Mawwn2j",
-	"iaG3zOoOroiTaaNBZ1NfU9usC27Oc4MKqr1HWhSKaZ2m6LzkTJgDTdxbZ4QtKrMkN1IRKpZSMDKtDaHF",
-	"ggs9GqxBbXdsjyVyCKMRzWfiiIsMtKMdGaAzzIhU8BPClJg5NSSnZcmK5IRKlj0T2idWe9jBLGXGmxFy",
-	"KotlckBjWfMaOaI7KC/IoWB3DNeoWa6YGQYdz5S2JEPOP7wjMA78bHdOcrv1e27mZ4RONRPGA5VIM7fP",
-	"FSuYMJyWdlVbsKIdtXeZ9uGBJrxozYa7JlQUbnIH5C1nvOMg3piwGvSXgWZa2xmzAa34EWzX/g0jhv8K",
-	"KVjEij3c7LjXTuAwmgVC/dRH4G+FUcsEgedpif2zJSQr8wspWEbYaDYiRTCdRlxoQ8syA7q0ZGlBOEJ5",
-	"kqQT6vlrnTqKONF+soNYR03ZL4q+pD7p7JeVGkQIUSjzQBAV5JAbK4TMvJFEepgQLjtoBlmbXCLvewKh",
-	"ZSnvGdo0N1ZpWDKjvGRFgiLsS1SnEWftQkCdG8eKCBzI8/T9nAni5ktzNVUzZrZC1xW+mtQ41Aw85j2p",
-	"D8LgDRDCZgIee6n4A52xLhGDHdz6Y+OykR0adUCVovD/yBvZQq/CfO2Petd+FYDaXv0tF0WSQrfT7fC5",
-	"ezk192sPgUtDTQJ4itFi2aWj9/zO8gEtuGBaOwnw/Ph5i4YMaMFaW92cy7osiJCGTPHDJGVpI6uKxfud",
-	"SlkyKjr78m+u3ZPutU7a7mh7b+FzYHB9RqzcJQtGhbZsAc6Tp6Qub7QIJmVQvEazKjZcaVn+dDM4/WUD",
-	"Zfovvmar2zF+pK72QrWaET2X9xYlXBMpcnZKtKmuR6MEGlYgjWN34fwJ3OWSGbaNDbjBA1pU5l9gvaVh",
-	"1rjl24Or+eayXiwo8HOHDJA6r8HLSktLS8SlpXZtGaRLxxnSOjfNoyRptymuTw+t29AKq6bgxBd0xq51",
-	"PdWGm9pOkKDvn5AzS5nTMvCnFOWSHBYy18fw4Mg9GC2K4Sm8D2NrtCFVLcbCanlGC2+wSQFPWWQIWCNe",
-	"FtorzIwwms9JwbXhIjdjES8UqDIDeyrSsaxozZtTYUGvatiCYqOxOEeTzA6Ath+uW4/GImbUdYB9Z2e4",
-	"jNaSkvztkNVuLo2Q4gj5sOOtJA0Fxe64TiPPDvcDKxckvJMRwe6tOXLDlQvtbLPpC/d9aq+4Vn2tmVkn",
-	"VCKDB9Ezp3eMUNxZbNrDD8MdBWcsgyLgt1fX4qsYcH3yypPmPkyFlIT5NhZDd+au6V5V13dMaWe/d+A9",
-	"rXVCr59DIMZFC9vMHFFqUMrZg6Is/pvpssf0tkrlcVGRAuKt6eHh0VrYQGTGAmKbCFmE+95YDBgSFc3T",
-	"T61mqdNcUVfFjuBNe4PNAgJsOpDIWjQTluVIpYW2Ft5bq0xSa0BGm0R7waUbou7KCW7K9Fdu5T1C0z9d",
-	"Iy53k0kOsrieZs3ROvphsRfpAyN9c8mD62dqwSFi8c5gSLwjfJS8Sxvy2cCwzz16xa4iI7rO54TqU4JE",
-	"pslr1OkXsmTfcVFwMSOHakrzEa3NXCr+bwgsj27/rEdcDjdbtHb+rFnkNvvUPUEQ05DWgSb5nCqTEcVE",
-	"wRQrIEbl441O4WdhV1O2lKIg3FgDqWRUswNNAqOSQ2fJHOlcVqwg1pPTGf5jba5a3Apr0sPjjFx8d/6a",
-	"qLpkGmyoKcJJD9Gkup8zsI6owIAj8Zsn3IzIuSAhZFNXM0ULRqQiSpbllOa3zvZyy6YC0AQ2cBjlxgUa",
-	"HSgID/EFy2Fp4thJZ4SPepTGQ3hnhYoTLISI3OQeANZJwdEvwG8Q9Ra3bfRv9rdwA/002avxSzplpd4p",
-	"ytWZ4mlEcprZnRx27ySdpn6RHk45/SuICWpoKWe1O+8cpY8OU9HSoPW68tzBdSvB/q9mw48/jdpkJ/GZ",
-	"87q3PxSq2gJtFx7RLq5Y9FFIxfLdXaOKKs0KgqbISJulWnAxWi5K54z6B7Co0a9aCoKDTJkm3KQDrf22",
-	"3SbsO5iu2Dcty8eBwG04RQpdf7Kr6hfOAkjoQPuITGteglfbddW9B66J88Bd+M0DD94+rqQ2M8X06bOX",
-	"4dwCIhUQzSqk1UTe2c6lMJQLOFkBB1sbqtJhjOCXr1s8tW6/d+E1nF7fK24ME26pzeJejV6k56l7Va7b",
-	"Os6VNYLW657DN2zKqSAfcJLL//2ePHs5evYCj8Pu50srpufWiLBQ2CyQmy27ZSVxjvqzNxS24o61t/UG",
-	"VYQmRqLTBUQf2RXdI8t9uTr9Z4ytMA4cNlpycbEHMFfg196Ty+DvrN9r7xjtgMva+KF/04cQswdHHmO8",
-	"9/tJvdH093L2nouEab+L2C/ZHSuTyFowrZ3cWE+yOETzARy2pBb8o0fUB1nyPBVGcOdOHTz+rZRTUlFj",
-	"mBLaxwAD3nVEPpos6JLMJOHCyFPyX3BQa20mmlvsZuR/EThF/IUe/fsToSQvqda7OGZeQF8306dER7CA",
-	"na0Ly8IvQX40preP6Fr5ADYd+8x1TwBEMc3UXZ889E9jyBze1lN29F+Z5+qMXKLkPtBE3ovhqT98w6Ds",
-	"dGnXzIRRSxT9MBSc8rPPNDflcjdY7R5SaL6ZLtPbRJ/ifi6JZugTVUBPpKTa+DOhKbuRigH2C15slrvN",
-	"kWcXvRHcW6vbGItYIfjXkL60luwfSYUbzrHWbTK5fnbfn/LUTl/q0D8aE5hLoY2sNLmX6paLmTviwlwS",
-	"n2tBDWBPk1oYXhLF7uQtK0bk3L2B4V1Zm5Lfuch/9Kn3FrlpJUQ8KLUpStt85jIPw/+3in/1APKjTkWl",
-	"Kqr1vVQJhj43xOo9Q549j+TX2kyatRF4+85OiVpRcpZL7AiL7dmiy5Ls7jISz6kTonIJgWAv2HVsDoRM",
-	"JksuTUKMJYdl9Bo5xNQmkGLD3WQUu/ML28qdd7t8a78CPcnBo9cxfYSxPS1uNeT3+PLXDA7StwQVhmgO",
-	"V0MqWQioZMB+GZrZVg+UzLDMJRAN14HXDr0bKPG0pLvwSz4TOiDN8rBanjmmxrNiOqMc3PI4bfrlqzb/",
-	"vUppC1V2sq1f/Hk3vrVjhMUHgkhRebD++mR5Hn4PyTRF4VJpFhJVCL4DykT4v1N5NTdKLnbzuPvg/71U",
-	"7hhNZ8QOi96YJFQxJIBT1P8uw9awstRpE6Q//mLk1j6wj3s4aEWwhz3DWGvB76zonSIAH1ZzN6dLl95J",
-	"UaMEJ+BAQ04j0XSpTwkluJmM0LEQ9WLKFOY6qpphQlOpmVVVDkrRsauhtwxlkn97LOD1MzzFtkaiJrTU",
-	"Ms4ZxSNNSG0OM+MKrTgZC/AkyY+yMxElJdeGYIYgQg39bipCBBecK67HwodMyU8ue/VQKmLV5LB11NpJ",
-	"ZSUyGLVjYQe/ZaxqrVwKL4XOYCFufCtXQNa4A137ndXZeixWv8Pz9C76m6z41QybosexhGgqsc8dimdM",
-	"k1qDF+g5NJfipuS5gUIF62LQEv68oyVmK0tzfSNryG26kWrKiwJSJGvhjwSAmc1cSWNKx9j0jnK0OD6t",
-	"TRJM5TpC+ERJMXPhdGosrxYyotQZUqczebqig7Oy0I9IQrQSw0GAcFHVlpCI8/BIxRSBGchhQ4I4JUiU",
-	"Cfw6GtcnJ3/KLcHBX2yS+axq9+4E/+teRI2Er3a/TQffOqeZUWJjkFSJlAL47ECTOWSVIYO5+BdSjC/2",
-	"6VF53aPsjxfvLG9xMXNVQ1g3AXLkkE5lbU6nJRW3oF+rknJBfri6+oDTtXI4+w6S7NMoZOwPTB0pZcgE",
-	"n9Js4wMP67JuO1v1xlx7q5ViR9G5TSW18f9fm1i+Rll1tUwyGSR41SElBKnpnmoy43dM7Kqx7jxIEie4",
-	"XgYb9tlalzgBxg5Cbi7O34TMhq20e7fKLXxPn44KAM9WlSSuMtKRFjgb8LyW9depzM6gKzq0VSYhb4hd",
-	"srMldQbhA8z+BzVjrBsYFVIkWfiCaVmrnL3hNze72FONFdVYVuvtqcLNsMq6teA3nBXEPvfBpQUV/AbS",
-	"yC6R1tyWFSusJ5bOKN01fXZ9rsaa5NrIcoJNfUrC1eVc7Zyt04LPwyK9Kpq8K5mfMgclzByLyPW5Jxui",
-	"OBfOvfYEqBgtjqxNN8gGFqzUJZVbBzRJdxfOE+uN18fQ2lDpmNxqatWXhlXb11h8DwILmFkbVmUQo2xq",
-	"THrTpn6V07T8LKk2hImCFeTvcophGhMXXLHPLK8Nu87lYkGtC+uG9JE7iOlYbWpXYg3XQ1R0o2hqDfau",
-	"dyylYMPRQyoyUs7CWzskHtwEcW8hQxTLpSpaAqABOmz4UblkPaf/iB8snYjR1AYplm+uFVFbl4X0YhbR",
-	"GU2LqF5Fp6JpyvlVTq/Ttm8gm5ILFqL8bs9/l9MDTWRtqtqqYywtJs9PTvDtjLx6Qf7Bvxtu2L6f/Rq+",
-	"SksnL8XbqwOgt4qvDjQgITlPKWc6pWoC6izc5MwvPl7zVkEof/aTiMH0n9tkg0XST+ow/7SU+a0lfanI",
-	"lGlzxG5uZM8ZbSU1N+skvdo1/r9GO0Dsq7+mV2PJAfCpm5kcllzcsgKfD7cG8BXVtyno9hmTqZqjAJrM",
-	"K++O8d6cmUWQcuTjt5uS7lcuX7Qt3XtyNx6SDlK0iiC6YsoKurTp/ngZuLWMAsd0xyhQqCak+pYVeKIv",
-	"a+NdijWJ8l4ubCKbf9j32ozYTScyjmRRR4ZkASiX40b3HVIzYa4teffWjwYuRpXruQD4AuYzcyXr2ZxQ",
-	"Uim+4IbfWf+URFwyTFaV9mAtwgaU5F/H8iAlZlzhvp0oI3OfWIXca7fu9X8rsBHNopiGHhG9CZKwy0rJ",
-	"os4t+1uR3XZSMFSF42D+YkdEtDe7nRzbSNaNXNuY5Y1vwjes2v5oAmy+TanEIJoi9g7CKSGUHINlg24a",
-	"NkoAv8I+GRW3iVipItsy4z2K8fc2cjj/8M43c9gQQ7ED4nh9K/6H43Jv7btQJ7gJEOTA8zAw6AdYROil",
-	"98DbxU2JacodsLPsIye7T0U9SSp2RJYRcJCZMVVJ2OGzga7znLEirhnOBjkVOesrH47rGp5SpW2tVnYV",
-	"9LszdoolV7lwleVSWPmIJPmwRLC3eO4DOXm1UljYxtakfe1lqN8l06ofcHec3e8eIcHoy/asunpsmODa",
-	"LYIqhVpeq1psyhCHrLlCLaFy0VfbY5lDOGBZyZlPHj1eb4ICvLTFuiOs9ehst6oD3VLV5J6XJezCGmnh",
-	"8CA0Z9namI8D4MnEe4xAbo/PVsxyk8JNgSkRk+qAfDVM5YkuXnBSKCQzTR7kBHBtLZoeQ39rebpLfgpu",
-	"LBn7V6xpyqIhoYCLU5eufEh9XhvxWSpDa1NLXuTkUHMxKxk2rpHijAgZ3oqKgGXJyI0sS3mvfXT/jhdw",
-	"GjxTsq6goxmGmlwLnGF8iggLGWQDO2VSz+3YI6mbfxPQsWKKOZj10UJfqsJ67K7JTCKC3QcAngakHGji",
-	"Osto69UEyHLVtNXRxEhJalEyrV2W1zWt+LV7yLU7TU9ng6+83uoZl/T1ODRK8QuFc3YcJV50tLhDrELF",
-	"w5yMaC4gQVNCosqt3TYc25dFGBXyOqEUeWHFqpatU444dXNrJkjpq97UqicpiV2TrdVO1tYWONoHX6hi",
-	"RDNh4lOw1UStb5qatadsrJ0MxzXhKZerlQbR7slWzivaRpRAfpMDZhvBftEBOP2lt5/66fLcGLufVCp6",
-	"eLDa96S25IP8hglhB1bAwusac5SepSMA7qVddVmtoHDzetET9t1gVblZU+2LeKjHG/XHM6/7c1QUy5mF",
-	"gAWA0PdMJWpocnd8uikMs3q07ODvt9eGwwos1yC4V4fsIbPzPymf8/GplKh9XbTy8NmrKDnYGjwLqdgw",
-	"0E9IucJcq6bzXSrTcm+plX1E9MYxeq+YuC7lLOFcAm24VzKrfUNFPTnkglByj+NDIgZOQUo52z7YvyLF",
-	"EtjYSuZsjAB68ZYWQA+y0NtSbXOQdlPzIarNI0QdsN6uDJcKZV9a6qWa/J8jZ9YfeeLZsuWhYp4UruVN",
-	"Un1vhpXuxLsqBoXuGOizo29qjbe77PelajEmRlst10ra6y1tlZSV4L/3aIxiUYFwGz2ynWHw1hNE6D2J",
-	"gfQHBQrbYrUDzsmvWorJaVTgVMi8XoC1NdElzW8np2TyZQwtGcaDUzIajb5OQP1c2qcH1qHMJaTwOYmi",
-	"YwfvV+wLCCOtW5/1Ohy1NgU+W/QQ8zZ+t3NY0RptF5EWRO6mIEU0RaqbESqkWnGzvLQzuOAso4qpq3Q/",
-	"uPNEV9WMTFwnuEnovAx+EgzU0OncmAqbQHNxI3tUAmZnWF5pXP8Z0z5P9u+XP/04Iue1mTNheE4NdnEl",
-	"tLWuscA6okNHzz4LdDxo3MLxABNupWu0MHHFz64ECb+cDE/HYnIe9wg5Jd/BvkjYc6hnorn1nXwxsXNE",
-	"rYt4OhYhvwh+19D4DQ0kl4/yOWfVyoFlRnwmEqaTj10iXGxvZa79L/rBCyrsnmCKETl3PXudGzzRhsKK",
-	"h7CcfO5y2JvuvuHwEHrcYO8tDr70aCzG4i1ktWIycF/X8gk59G3Gh2dkYmXkhHBnpdAFG4ve5G3yHvJ+",
-	"7PAVnXFhMXcKPjm8uNrHfwwmNOCQajLxD4wkM1dBaD+AZHXUde0BmMD+VGNRcm0sEn2ZRKgQD33InRTX",
-	"ZPL85Dnxx18TxLU/nsS8eYv5jxfvz0gly5JM/vb2ihyDtXz8hRdfJ64UbgIHbQgYVfvMeMxCGHjCP//w",
-	"LuoscDp4Bo1dKyZoxQengz+NTkZ/ggIuMwfGPaZ1ge38ZykbEy0u6EF4BFu1ZOcb0dqlt6Jgp1CLeTiB",
-	"7qqTYQYJ62MBP3ApJhmZYJ9VfGaZbULNZAgjzeW9NSowU+xw4vqwTrIAsLGYYEtWuJCBYtSalr6TbK3Y",
-	"cETOkbA1Y25pUMF65rr0AY2PhX0ayNi+wJkmkJnd5hKfEeD6GDPX3Q8ZjEvxroCepNqE7q0corLxyUaP",
-	"qG9eOXb3UFhhv+FNvHrBvphyr6K9gJPFdWjY3Xfzgm+Du+a+h565uE8KJIeTbgvmyRCxsuDlEpDlwvjx",
-	"u5jH37Mql7a5blmpL5G6rv0BWvjcK+7WYXcotLdQGriu4ZBU7ZtiYzUx5lkbLiATx9kDyYbYG/GCNIbM",
-	"b1caELUOSaE18e5YamYGAYW8pWXfTE3v4y7oduoEvcWCfPYkoVimdGO85rAeTt8KIQ47SN6osTYxePvl",
-	"uKSTjSsBmbz7Sj6tXO/x/ORkbxdnNM2oU5d6OMvlxm95hBFeFzRPjxyWGl0XEjVlwiJ8O6v1stst7sCN",
-	"mGkgHVAxn7LB5yNnLx1hDDxKoLbjHq/EkJxG6orbN62w5dNL2xT+ucjLumDXLgk5fX0NHGF0zwCelApW",
-	"mo2uJYUI4Psih5YChQ7G0KE3VFhCJYjP8LaPIkKJ8b+BXCCnMkEeriHOm1jQO3vlO4ktxfcC5ZXGO1/b",
-	"XpTLFVvB8fPNcG3fffNohLhVErrS2wetVMHuSUsjbouHUOuwyrXHXyySvzpPlWFn9zaCsHd3Cz+7MfDK",
-	"XVnIS/tHcLvH+NfuxUy/Bz4/Ct9Ept0kFwxohDgWiXp3wPmyD8JtlhbAf2Nm39h7cknYd41UfBr5eOyc",
-	"xxgJLn1UQn3oKu/R+YB7PIYZaWYANDbNpB8kGNMceews8OMv+AewaFqCXtTi3Bvgj8NtlrwhLVj32186",
-	"90Qs3r5K6g/C4he1IJQsqKhp6V0sVwDTao3mBHpDZi61an9S/Dgkt/bTinvjjy/OVyvv/qAK2y6TYPNb",
-	"CUEoqkrOVBAKTfQoVKE6v+VGKsL3qcSPMZO5F/eX9vEfH/HdW1n+IIwO8CPuQplYCQQUKwabhojjksxp",
-	"sV/symodcmX1/3H7CNzKKkbpoc5p6bun3Et1W0paQC/KfzMloVRxwRZTptw5BlSlIPL3iXNftxChPZEm",
-	"N3HZxX+1QnESupa6pFPM8nMnlC5GryB5GmO0Pq0YG5PM5b2OW4O4QUKqpS+uDxX3FJKWx8JlLWe+WVEo",
-	"jByOyM8uLMtbKcN2Mfmc5VC/Ew4O7ilelof1CWf+7Fq30qJ12CRv7hPFFY5Fs1VKXpz8pennAVVVdKnJ",
-	"/XyZCgy7zPI9slFPKMLh6wEhiP2z5EodwlZq9mT/s0Myf4/R76gViM1RAVj/v4tD52gXtD2eUTjDTioS",
-	"wcE77lAe6M6cWrfTPFBGwFwbgm3unW9/rPGzVCgkS19xzbGdiM4InHvpjCAouRMp2DO9L2T72063cj+p",
-	"Z9pcx7E+Poewz3z4bG9BOqSx0Lc+w76u0Oy1amgwOBftnvkxuTni2MYpxVejEFFveMEfzOwoLZvLzr8B",
-	"8npDCtg5fj/hhBU0pC+T2Qc6jv3Qx1/cX1tg6F+BHB6OqHSMoCG0HYMET4pyv9+1mG8ulng8BfwkmqtN",
-	"nLpacfr7rjF4Ipo4ji5yOHZ3o/Rbk+f4gu/KkrhYBoQ2XCEzU1Qkr7VxF5vovptN3EW4zbqGmbsWhuvV",
-	"qLfd6Yi4oLgOHVJd3M1FCCIHzH+3oEs8t3Btu82cLUYde89tt3uBxX8Kf7Qu7UjzSIPcCGNZuNBnL2IT",
-	"x8I4OO1eaoBUlbgNKb6sbBvmwTZPwDhYytUnLf+Jtwk/lc2r+5URXLqu9mU1QL1d03B7ykopZtZAiwAG",
-	"GTbbyJoA7aMq3AEw67v4cXOD/9Z1U/70I+q0T6M+++C5rTTZJyvd8WG8VoP8aACqWLjH2lWwhV75yTb5",
-	"HZJYvQDhCeljdaoeUnGd87mw0jPfi6WJlZpNOqJFB6IvIph24/kNR751gj4uWFUCZTT9/88IN+g9MfAf",
-	"3KGZKyYCSS7FiJz7iySQIjjSQ0wps1JOowJpcvji5GTYRehlGqH7967T1wh8Yyd7N4IS8n6vRHXJoBjq",
-	"0YQVSe/QSyotf2R1BBebNAVMqzVKZ6TVNsdSTMnhFuEaLmWDOFJPPx5uyKGVNd2sT0v6GoJcUg77Mg+v",
-	"YO2/Y8phXNXVEs5xahs5jDM+YENnjtGIkPGxKSQQz2lhYfji5EWfK99KW9g5TTBUM2xH8O1+HekhOymH",
-	"27UMeVKrLLSXWRtjAATuxUSwA7Vd0yZ5lyuC/YEaBg09zTaZCg1TrLOyrrCjz26MYD9692bw5GjoE5J2",
-	"a/uJFYDgCT4SwDqLeoCVcqYz12I6w86NEPhebXr1OPwcY9VO/7nSa3j+/yyqQppquCl+H8hDoKx2RJOK",
-	"wIzEdVQCm9JIODEk1lyBuNxnA/jdCm3t2G/TOaE39HuFr3Qw1Wmb7NLMzzCxxRWXWK0MEl7LBQOD2PVz",
-	"SKbTYg7207mvj+mvFa4+2thRrecS1R6KAvC2JeZZqKEBkelKdPfjv6E3uNLnIkKWJTfsa7qUgh24QMjE",
-	"omYyjCkMyeKBGZqvwSG7csn2T2IlR5dVbWUbP9vfiTTm27WnT95B65zoRmLvDdWvnccrGjyHi5KRBM6i",
-	"Ga2hxYWr6MCjTtfRejd0NyIlaOq+FNALaLziKWBFtiSiXbxYG+jaXOLalR0vUn4k3jS2jywe7CxjZZ4z",
-	"jAPrJdjO9aHxXDd8EOgx7rJOmH/UeIr3u0lRDFTtVYLCrvd6OnZeljjqVjEt50SuF3UfUbU9kaRrwn/f",
-	"TsqtCzla0WYBtk9JRnyF1rYICRwRZFFFTT7vYugjNPx3GPpWkugJsi6a5l7fOuNiDSlAvLixmDFtYS90",
-	"gQkQNC6XzojrYgatTgT8ZeZsAYa0ux6Uq9Cta1dq8m0A1orYn/1Lv6OUbXoH7FPQ+u1/O2PVzxipT1ep",
-	"rslhE/rTzKJZakZueGmYYnCZXRSHitVpQOKmwof0eeZbms8JdMSwRtOHny6vcLZJrcqJbzSQQTE0K3yD",
-	"AADKhHAxFpOmh8klnwlqasWOnr98dUr0nD5/+eqveNXVnH0mP/zz/PXR5Q/nz1++8ibEVBZLdwPWaCyu",
-	"QgMfiFt37k8kl4wRuMo+NLBYFKkgIspYTzVPpqYCWX5bTdWaNq2sHHz2Epuup3aGqRVNHy/eQwMX6Ox+",
-	"h1mgUcS61ngR0iNJNRZNG+1uLGlqUL1b/MV9lw7BvEjduA4R333AFYdq2jsR3zQhbvL0ED7viyU+CYxO",
-	"9k3VK+1l1ovuJMza4nw/gcjV+UpqIMG3WehDBLI331Z6B7p0YrgeBm8SxNvZ/G2UOrpd86yRxio+M/Qd",
-	"1HgjSscCZemU5rd9LdS4GY7Ia5dwHOop/e65xhsv3R7wKBpWOxYQJAv6Td5gJdhKgxZRkJwKIQ1ZUOdL",
-	"JrtoJhOPC7o/Pt+/Omh3EvzGBusGjRCo9ynN1vuAmseK++OGrY6/eM7+ehx6nq0p3fKv7IFO0klKfjl7",
-	"D9483zcxNL2x+s0Ev5vMRen3c5YtCkIbiQymW0amS4PMbv/I4lrtANBd6Sbq2gW4bfXr+uWTBbJm6s6j",
-	"Hvo9Do5pxY/vnoEccBN+aWoOMDHK4r5zJtv6Gc8joh/Q34rfwChX9Et0dh/9GjYb/Ya9Jb5++vp/AwAA",
-	"//8=",
+	"7H1/c9s4suBXQemuKtYeLTvZzNx7dr268iTZnezm7eRiZ+eqRikLImEJYwrgAKAdbSrf/QrdAAiKICXZ",
+	"cmau7v0VRyTxo7vR6N/9ZZTLVSUFE0aPzr6MKqroihmm4H+vaqWlsn8VTOeKV4ZLMTobXS0ZmQn22Vzn",
+	"8MaMyBtiloxUit1xWWtS0QWbjLIRt6//VjO1HmUjQVdsdDbCb0bZSOdLtqJ2+BX9/I6JhVmOzl6cnmYj",
+	"s67sm9ooLhajr1+z0WtWlXK9YsL8A0b5gkNX1CybkeGfbKTYbzVXrBidGVWzeJ7EuIrfMXXYMd/xFTdd",
+	"qP0o78mKijXhhq00oQAkspRloQk1ZCW16QNZCSPGsxbshtalGZ19d5pZ8PFVvXLAW3GB/3seAMmFYQum",
+	"YHVXVN++fd2zW14M7vVGqhU1OOD3L0fJ8X9m86WUTzjFV/u5rqTQDKj0vZLzkq3sn7kUhgmAPa2qkufU",
+	"wv6kwjf+x6/aIuJLNNt/V+xmdDb6byfNMTjBp/rEjwsztlF5IQhTSqqMUE0+/OUV+feX3/1P4qYhBTOU",
+	"l3oyctC+yHNWGbvZ3hXut7LWoInl2fOZL6lYMHJPNfmtZjUr7FIpMVTfWipbMlq4U/5O4iLS59x+8EyT",
+	"jx/eTUZDZA/LcAu0zy/ev72StwxGrZSsmDIc8ZUrRg0rrqlp4bughh0bDqdtY/BsxD5XXDE99I2oy5LO",
+	"S+ZJqjMGL3air2xUUm2uaz28xK3TCcdTOg9qzVTPw6/xyfgFj4pjQOGrLAbgpzCxnP/KcmPHv8gt+j6w",
+	"32qmTRf8lZKrCrk9LQpu36Xl++gV3E+XEiiM+0wTHIHc0bJmmszX/ge7vIzY9QCxhbvEv0kVOydyxY1h",
+	"hftGE0Nvmb07uCKOp01GnU19TW2zqpS8Y++ZWnGtuRQ62nJ6Zze01CzbgAdw4628IMxyyfrWUxfcXOQG",
+	"L8z2HLQoFNM6fcLykjNhnmni3jonbFWZNbmRilCxloKReW0ILVZc6MlogNS6Y3uqIUcwGtF8IY65yOC2",
+	"tiMDtsYZkQp+QhwTs6SG5LQsWZGcUMmyZ0L7xN5mdjB7UuLNCDmXxTo5oLGs4hpPaHdQXpAjwe4YrlGz",
+	"XDEzDjIHU9oimly8f0tgHPjZ7pzkduv33CzPCZ1rJowHKpFmaZ8rVjBhOC3tqnZgDXbU3mXah8804UVr",
+	"Ntw1oaJwkzsg7zjjHQd2y4S90X8ZaQZUOMpGtOLHsF37N4wY/iukYBFr6OEujpvYCRxGs0Con/oI/I0w",
+	"ap0g8Dx9g/xsCcneQYUULCNsspiQIohyEy60oWWZAV1asrQgnCB/S9IJ9edr6LBGJ9F+ssc1gzd3PwP5",
+	"kvqks19WamBpRCFDAsZYkCNuLFM0y4Yz6nGC2e1xU8na5BLPvicQWpbynqGMdWMvMUtmlJesSFCEfYnq",
+	"NOKsnAqoc+NYFoED+TN9v2SCuPnSp5qqBTM7oesKX03egNSMPOY9qY/C4A0QwmYCHnup+D1dsC4Rh5tg",
+	"pyshOg7NdUCVovD/SDva4Z6H+dof9a79KgC1vfpbLookhe4ma8Dn7uXU3K88BC4NNQngKUaLdZeO3vE7",
+	"ew5owQXT2nGAFycvWjRk4BastZUVclmXBRHSkDl+mKQsbWRVsXi/cylLRkVnX/7NwT3pXmmprR639xY+",
+	"hwOuz4nlu2TFqND2WIAy5ympezZaBJMSKF6hmBcL0rQsf7oZnf2yhTL9F1+zze0YP1L39sJrNSN6Ke8t",
+	"SrgmUuTsjGhTXU8mCTRsQBrH7sL5E6jvJTNsF5l0i0a2qsw/QZpMw6wxE+wOruaby3q1onCeO2SA1HkN",
+	"Wl+aW1oiLi21a3tAunScIa1z0zxKknab4vruoaENbRzVFJz4ii7Yta7n2nBT2wkS9P0TnsxS5rQM51OK",
+	"ck2OCpnrE3hw7B5MVsX4DN6HsTXKkKoWU2FveUYLL7BJAU9ZJAhYpUIW2l+YGWE0X5KCa8NFbqYiXihQ",
+	"ZQbyVHTHsqI1b06FBb2qYQuKTabiAkUyOwDKfrhuPZmK+KAOAfatneEyWkuK87dNaPupWEKKYzyHHe0p",
+	"KSgodsd1Gnl2uB9ZuSLhnYwIdm/FkRuunKlpl01/cN+n9opr1deamSGmEgk8iJ4lvWOE4s5i0R5+GO/J",
+	"OGMeFAG/vbrWuYoB18evPGkeQlRIcZhvIzF0Z+6K7lV1fceUdvJ7B97zWifu9QswDDnrZfswR5QaLuXs",
+	"QVYf/8183SN620vlcVaaAuy/6eHh0SBswFJkAbGLxS7Cfa9tCASJiubpp/ZmqdOnoq6KPcGb1gabBQTY",
+	"dCCRtWgmLMuRSgttLby3Vpmk1oCMNon2gks3RN3lE9yU6a/cynuYpn86wC7340kOsrieZs3ROvphcRDu",
+	"AyN9c86D6w92s7cGTfQd5qPkXVqQz0ZztpaiuHZ2wT7z2ZIqQwrJNEhbSG+gu3KzJFbndt+7i/QcTDDF",
+	"igviZ7dv30jlBIPOfRutyLDPPTedhUtGdJ0vCdVnbhmavEIp44Ms2Q9cFFwsyJGa03xCa7OUiv8LTO+T",
+	"23/TEy7H22VsO3/WgG0XyOses4xpiP2ZRjBmRDFRMMUKhF4bclnYFSIGgKtYyahmzzQJrIMcOdnqWOey",
+	"YgWxuqXO8B8rBdbiVlglAx5n5MMPF6+IqkumQaqbI5z0GIW8+yUDtKSwNiEXggQjUl0tFC0YkYooWZZz",
+	"mt86adAtmwpAE9BJGOXGmT4dKAgPFg9LAv3kuoe5uEGY48+b2HA6sL1O3MJoSe6pbtkIB6/KMMF8nZpA",
+	"Nvu1kyQVj8BMemgFD5pgrNB9ZytrpgHLpwFDsyD3dowuAgMZoXk6Pn7nZLZx+mfjnUXWJO9JMj5W6L1x",
+	"iUdkmyro2BJHHRC/6QPbdt264bp2xf2nvlfKK+mclXovy2Zniqe5htPs1N297p0kvfZf48HT7l9BjFBD",
+	"S7monc99knZfpyzkQdLp3uEOrjtd5v9sNvx4j+g22ZgvnKVld8dk1b4y9jlh2tmSiz4KqVi+vzpcUaVZ",
+	"QVD8nGizVisuJutV6QwQ/gEsavKrloLgIHOmCTdp43q/PL8N+w6mGzJtS9p1IHAbTpFC14bQFe9WTupL",
+	"SBn2EZnXvARLRtc8460umjirizO5euDB2yeV1GahmD57/l3wVYF1CiyYVpZqDCy5FIZyAd40MKpoQ1X6",
+	"Bgm2mKHFU1LJwpttNERQ3CtuDBNuqc3ivp+8TM9T9wo1bus4V9YwXH+7H71mc04FeY+TXP7vd+T5d5Pn",
+	"L9EFer9cW3a9tGKahcJ2xtxs2S0riXOUUHrNnxsqeHtbr939R4xERRuIPpLcum7zQ6m3/X7llukOHMyW",
+	"XJy9CQRC+LXXWx103OG99o7RNrINXt/+TW82zh5sbY7x3q8b93pQ3snFOy4S6tw+bL9kd6xMImvFtHZ8",
+	"Y5hkcYjmA3CwpRb8D4+o97Lkecp05HyNHTz+tZRzUlFjmBLa230D3nVEPpqs6JosJOHCyDPyJ3DOW9mJ",
+	"5ha7GflfBDzHv9Djf30ilOQl1XofZdwz6Otm+qQE7nUMp03AsoIuGSs33oofNE72meseo5dimqm7Pn7o",
+	"n8aQObqt5+z4T5k/1Rm5RM79TBN5L8Zn3uGKhvj52q6ZCaPWyPphKIjsYJ9pbsr1frDa34zUfJPSPCBu",
+	"CIT++6UkmqEmUQE9gSbi/YBzdiMVA+wXvNjOdxs3dxe9Edxbq9tqf9og+FcQQjdI9o+kwi2+y6FNJtfP",
+	"7vvD7tohdD0aKMbPaCMrTe6luuVi4dyaGD/k42uoAexpUgvDS6LYnbxlxYRcuDfQpC9rU/I75+2JPvX6",
+	"ODe9Cu7O4XVR6PBzF/0a/r+TzbMHkB91yhJZUa3vpUoc6AtD7L1nyPMXEf8ajJ4a9LrYd/YKFowCBF0w",
+	"T1hszxZdpG53lxF7TnkFyzUY/z1j17E4EKLXLLk0QVCWHNbRa+QIw9mAi43341Hszi9sJ2OA2+Ub+xXc",
+	"kxzsATqmjzC2p8WdhvwLvvw1g+CJHUGFRrCjTaNVFkxWGRy/DMVsew+UzLDMBY2Nh8Brh94PlOgh6y78",
+	"ki+EDkizZ1itz92hxvgAuqAc1PI4dP+779vn7/vUbaHKTsT/y3/b79zaMcLiA0GkqDxIf328PA+/hwCq",
+	"onDhUyuJVwi+A5eJ8H+nYqlulFztp3H3wf8vUjnXqc6IHRa1MUmoYkgAZ3j/uyhvw8qyz2Lda38xcmcd",
+	"2Ns9HLQi2MOeYaxB8Dspei8LwPvN+OH52oUYU7xRghLwTEMcK9F0rc8IJbiZjNCpEPVqzhTGt6qaYRBb",
+	"qZm9qhyUIle7obcMeZJ/eyrg9XOMXLBCoia01DKOW0Y3NoTXh5lxhZadTAVokuQfsjMRJSXXhmBUKEIN",
+	"9W4qgo0clCuup8IbpclPLoL6SCpir8lxy73eCacmMgi1U2EHv2Wsaq1cCs+FwDfiI7QtXwFe45z49jt7",
+	"Z+up2PwOYyi66G+ZTreFZbex/9YlyaAddVfHA5iFNMtrxc16sioyMkW7APV6cyPXT0djSwXN1yW7MVZm",
+	"aXbOtYsx8VPJe5HwCiwWii1oTxTNOzpnJdGsZLmRCm6C8IFYxA6iPfUa7ydp3YR7BL6772PeF7mpRtmo",
+	"67tKsr0Bff6CRB8/S2lRHHWoFpR7haZrH+MYr7e90HSQq/2235hhH3szRmJdQIGI+8azBeLLOB2bWMMB",
+	"6Cz2kqk7nrOLPJe1sLwTRMxs9Fcl6yq5bj9SeulvmiwB0h7ba9x+5VxskHHAw+AGBhHbnvExuN24cuaB",
+	"/hqUbwA1ddVsno4gkj3kaCwAJUliuXj/lsDjOLMB7aSK4ZMkUHvDc8EJGtOJIzEQN+AO2B7K74EEQ+0C",
+	"HfC2PhQ6tOLXPRB60wOSc/KnSFDth9JWXvJIJsK0rFV6dP+MHFWy0BkEJJ6wzyzPyJ/GcEdDeF54zWXE",
+	"9Wp3e/KoO6bm2+Uxp9mFfbjvtqM85c+LEic3g56LHlYJTk9inzsJbME0qTXwkUC/UtyUPDeQy2qsUlrC",
+	"n3e0xIQ2aa5vZA0UeyPVnBcFZK3UwsdEgKxtlkoaUzq5m95RjgaBT4N5G6n0E/BuKCkWLp6AGitKFzIS",
+	"JBcoPDqLRFey56ws9CPyQqxA7yBAuKhqK+cRZ4AlFVMEZiBHjYSIU4LAP4NfJ9P69PTPuaV++IvNMp94",
+	"596d4X/di6gw4qvdb9O+sU6AWZRrEhSJRJQnfPZMkyUE+qP869xTSDE+H7xHqOmexo8f3tqDbiUkTCzH",
+	"1FoQ84/oXNbmbF5ScQtcpSopF+THq6v3OJ0e7xCtbp9GHl0fw+ZIKcND8Cl9bLxfYCgRqrNVb2tpb7VS",
+	"7DgKXKmkNv7/g7l+A7pkVwlMxucGo3eI0kVquqeaLPgdE/sqlHceJImgOq8iGfbZkCOKE6BpP6RL4fyN",
+	"R2vcyoR0q9zBNOwzhADg2aYOi6uMVFgLnC14Hjz6QxptZ9ANFbeVSStviF2yM/XoDKz7mJAJsimE0kS5",
+	"tskj/MFdDa/5zc0+5o7GyNEYPobNHYWbYfPo1oLfcFYQ+9xLoisq+A1E9l8irbktK1bQ3PSkj+2b0TQc",
+	"PjuQ7xQZNmBTn5JwdWHwewdQt+DzMEesiibvcuanDAsOM8cscjgceIuT5cOGfKQYLY6lKNejbGTBSl2e",
+	"n1WwknT3wRlKe93pMbS2FMNIbjW16kvDqt3TXv8CDAsOszasysBg0aT99kay/yrnaf4JkYFMFKwgf5Nz",
+	"9KKYOCffCqq1Yde5XK2oKLSzGxfesQYmD3ub2pWAJosX3SSaWoM5ytt9pWDjyUOSZFO2vDd2SIyrCOze",
+	"QoYolktVtBhAA3TY8KPC+3uC9BA/mM0ao6kNUqzwMciids7U7cUsojOaFlG9iU5F05Tzq5xfp2XfQDYl",
+	"Fyw44d2e/ybnzzSRtalqex1j9Rny4vQU387I9y/J3/kP4y3b97Nfw1dp7uS5eHt1APRWPvwzDUhIzlPK",
+	"hU5dNQF1Fm5y4Rcfr3knH5EPzUhoyv1hFdloldSTOod/Xsr81pK+VGTOtDlmNzeyJ4SqkpqbIU6v9nXP",
+	"D9wO4JrqL/uiMQsUzqmbmRyVXNyyAp/vHpF7RfVtCrp9wmQqDTyAJvOXd0d4b0JaIkg58vHbTXH3K5fC",
+	"s2EgTYdWPiRas2jlpXbZlGV0adH98TxwZx4FiumeTppQ4IHqW1ZgwJ2sjVcpBnIXPV/YRjZ/t++1D2I3",
+	"2tc4ksU7MsTyQQUDbnRfDBkT5tqSd29Jj3CK8cr1pwDOBcxnlkrWiyWhpFJ8xQ2/s/opiU7JOFnoowdr",
+	"ETagatN1zA9SbMbVdrITZWTp457x9Nqt+/u/ZdiIZlFMQxmx3qh/2GWlZFHn9vhblt1WUtCThONgAkeH",
+	"RbQ3uxsf20rWDV/bmniHb8I3rNo9cgBkvm3ZXcCaouMdmFOCKbkDlo26mXHIAfwK+3hUXElsI7F/xyTE",
+	"yAXfW+vr4v3bHuvmpg3FDojj9a347xtOEOeJBDUBjBxo5weBfoR1HTz3Hnm5uKn6kVIH7CyHSJPru6Ke",
+	"JDsuIssIOHiYMZJYoA9E13nOWBGXcclGORU566voEqeaPuWVtvO1si+j3/9gp47k5incPHIprHxEknxY",
+	"nPYbDMsAv0etFNYaYANR2QcZ6ncJhO4H3B1n9/tbSND6skc1to2onsSp3cGoUqj1tarFtkQuCGov1BqK",
+	"SfgCSJjnGeIfNpIGk5FB19ugAC/tsO4Iaz13tlvVM926qsk9L0vYhRXSgvMg1O/bWZiPDeAp36KzQO6O",
+	"z5bNctuFmwJTwibVAfmmmcoTXbzgJFNIBoI+SAng2ko0PYL+zvx0n/DRPnfnz0umWFMnT0O8HxdnLpvo",
+	"iPqwc+KDSMEFKnmRkyPNxaJkWEtQinMiZHgrqssiS0ZuZFnKe+2t+3e8gGAt8P9C0Vs0NbmqhOPYiwgL",
+	"GWUjO2XyntuzjGY3PDagY0MUczDro4W+SMJh7A4EDhPB7gMAzwJSnmniiv1pq9UEyHLVVDrUxEhJalEy",
+	"rV0Q9jWt+LV7yLULdkv7wjdeb5UVTup6HGrX+YVCGByOEi86WtwRFgZBZ05GNBfgtJcQR3prtw1RdWUR",
+	"RoXwLKgOs7JsVcuWlyPOrNj5EKTuq97I5yepUjIQTN3OpdIWONobX6hiRDNhYi/YZhz1N42cPlCw9F6C",
+	"44B5yoVSp0G0fyy004p2YSUQfuyA2UawX3QATn81lE/9dHlhjN1PKlMsPNgsRVdb8sHzhvHazyyDhdc1",
+	"hhA/T1sA3Ev73mW1goDH61WP2XeLVOVmTVWU5CFtftJvz7zuj1FRLGcWAhYAQt8zlUhxzZ37dJsZZtO1",
+	"7ODvt9eGwwYsBxDce4ccIPHi/6d0i8dnOuDt66yVR8+/j3J3rMCzkoqNA/2EuGAMhW6KEacSIQ6W+dBH",
+	"RK/dQe9lE9elXCSUS6AN90pmb99Q5IgccUEoucfxIRADpyClXOxu7N/gYgls7MRztloAPXtLM6AHSeht",
+	"rrbdSLutHiQUdHkwq4Ojt++BS5myLy31Uk3+z7ET64898exYhVoxTwrX8iZ5fW+Hle7YuyrmQ33d6Nuq",
+	"Fe/P+30meYyJyU7LtZz2ekdZJSUl+O89GiNbVCDc5h7ZTTB44wkilANHQ/qDDIVtttoB5+xXLcXsLMo/",
+	"LmRer0DamumS5rezMzL7MoWaVNPRGZlMJl9ncP1c2qcQd55LCOFzHEXHCt6vWKoZRhpan9U6HLU2+bc7",
+	"lHX1Mn63mGvRGm0flhZY7jYjRTRFqsAkXkiQpHJpZ3DGWUYVU1fpEr0XiUL3GZm54ryz0JwD9CQYqKHT",
+	"pTEV9gnh4kb2XAkYnWHPSqP6L5j2cbJ/u/zpHxNyUZslE4bn1GBhfUJb65oKTPM9cvTso0Cno0YtnI4w",
+	"4Fa6ekgzV5vEZQjjl7Px2VTMLuIiaWfkB9gXCXsO6cY0N1FNKqeIWhXxbCpCfBH8rqEWLwpILh7lc86q",
+	"DYdlRnwkEmZ7TV0gXCxvZa4jA+rBKyrsnmCKCblwbRScGjzThsKKx7CcfOlSzJqGC8F5CGUHsRwqB116",
+	"MhVT8QaiWjEYuK+xzYwc+U4043Myszxy5hOYNF2xqegN3ibvIO7HDl/RBRcWc2egk8OLm62epiBCAw6p",
+	"JjP/wEiycAn+9gPIJcO7rj0AE1gydCpKro1Fos9iDAVcQqsax8U1mb04fUG8+2uGuPbuSUxrs5j/+OHd",
+	"OalkWZLZX99ckROQlk++8OLrzGWqz8DRhoBRtU9cwyiEkSf8i/dvo8I/Z6PnUGu/YoJWfHQ2+vPkdPJn",
+	"yK82Szi4J7QusOPTIiVjosQFZaGPYauW7HxvALv0lhXsDEolHM2g4P1snEHA+lTAD1yKWUZmWPoen9nD",
+	"NqNmNoaRlvLeChUYKXY0c6XxZ1kA2FTMsEo+9OyiaLWmpS/uXys2npALJGzNmFsaFJg4dwXagManwj4N",
+	"ZGxf4EwTiMxunxIfEeBaSzBXcBkPGJfibQFl4rUJBfU5WGVjz0YPq29eOXGtyiyz3/ImdueyL6bUq2gv",
+	"oGRxHXqo9DXn8p0JBlqC9czFfVAgOZp1u2LMxoiVFS/XgCxnxo/fdUXx0qtyYZtDy0p9idQVEq/C5/7i",
+	"bjm7Qx2cGpPZfAuSpk8JFvvAOGsD+YrZyMkDycSmrXhBGsPDb1caEDWEpNAtYn8sNTMDg8KzpWXfTE07",
+	"ii7o9mrOscOCfPQkoZhFfGP8zWE1nL4Vgh12lGy6NhgYvPtyXNDJ1pUAT95/JZ82OsC9OD09WG+1pj9I",
+	"qu+bk1xu/JYnaOF1RvP0yGGpUUe5qGYi1sixs1otu111GNSIhQbSgSvmUzb6fOzkpWO0gUcB1Hbckw0b",
+	"kruRuuz2dcts+fTcNoV/LvKyLti1C0JOdzh0OYidWjlPSQUb9d8HSSEC+KHIoXWBQlMJaJoQCiBAJoiP",
+	"8LaPIkKJ8b+FXCCmMkEerl7d65jRO3nlB4ldXg4C5Y26eF/bWpSLFdvA8YvtcG23R3w0QtwqmxICvpYg",
+	"SKmC3ZPWjbgrHkKuw+apPflikfzVaaoMm+20EYTtVFr42e8Ab7RTxbN0eAS327587fbu/D3w+VH4Gm/t",
+	"vgUgQCPEMUnUqwNOl30QbrM0A/4rM4fG3pNzwr5Oo7E38vHYuYgxElT6qMLJkSuMg8oHtFYbZ6SZAdDY",
+	"9Pd4EGNMn8gTJ4GffME/4IimOeiHWlx4AfxxuM2STXSDdL97X+InOuLtbqN/kCP+oRaEkhUVNS29iuUS",
+	"YFqVSx1Db8jMhVYdjoufhODWflpxb/zx2flm5t0f9MK2yyRY/V+CEYqqkjMVmEJjPQpZqE5vuZGK8ENe",
+	"4icYydyL+0v7+I+P+G6jvD/IQQf4EdfjL74EAooVg02DxXFNlrQ4LHZlNYRcWf0Xbh+BW1nFKD3SOS19",
+	"cbN7qW5LSQsoFf0vpiSkKq7Yas6U82NAVgoi/5A493kLEdoTYXIzF138H5YpzkJRcRd0ilF+zkMZiozd",
+	"cYyImwofVoyFSZbyXselQdwgIdTSJ9eHjHsKQctT4aKWM19LMCRGjifkZ2eW5a2QYbuYfMlyyN8JjoN7",
+	"iv2LMT/h3PuudSssWodN8qblPK5wKpqtUvLy9N+beh6QVUXXmtwv1ynDsIssP+Ax6jFFOHw9wARx+CO5",
+	"kYew0zV7evjZIZi/R+h31ArE5qgApP/fRaFztAu3PfoonGAnFYng4BV3SA90PqdWw8AH8giYa4uxzb3z",
+	"7d0aP0uFTLL0Gdccy4nojIDfS2cEQckdS8GWJn0m299aJ6QVzHT6bS21UYe0Yfscwj7z5rODGemQxkJb",
+	"mQzLrkMt9qqhwaBctFvaxOTmiGMXpRRfjUxEveYF75jZk1vCZ9/ArIDL6zMpYGOXw5gTNtCQ7u93CHSc",
+	"+KFPvri/dsDQPwM5PBxRaRtBQ2h7GgmeFOV+v4OYb/o+PZ4CfhJNbzd3XW0o/X1dhp6IJk6iPksnrhfa",
+	"sDQJ7nMyl8Uaiv56j/oMQpdm49B1zZduSbTfA84OjfYWiopk8z/XpKy3uRs5Amg1i3dSpF9HtAwDaQzw",
+	"85kruBdaovlSvjBL3PLNCoMinhebA0U9OaQKcqrzn3o9z07nRsEOGGbJVhPyhsP4Vn7FmpRcbxrxLeIy",
+	"eyf6mgf2rrwPVQ2aVnU3UrEJcc4AHQq3O3ujs4xEiqefYEXX6K9x3URgZR059wIn6vbV+gPxhScwHuKu",
+	"o/0O6qAHlx3i/mVpftSckYjwmzaHB7micCzXJLHb36m3Anbcq3cXRoUltYBJYdpc3830n67G6BPpF7r/",
+	"4s9pWR7m4r/yuY1N75E5K6VYWGE4AhhEM+3C1wO0j6vQDmnR1/d8e6+jVm9T72mKmg7RqM4taMkb/YbI",
+	"RqMgGK/VKygagKqGY7pswdA2KNkxqEMSm72gnpA+NqfqIRXXRIgLy9rzg0j1mBXbhH5adCD6IoJp9+DZ",
+	"4l6vE/TxgVUlUEbTCumccIOaKgNdzV14LnELbg8pJuTC99RCinBlj2NKWZRyHiWjk6OXp6fjLkIv0wg9",
+	"PINPd1T6xgaN/QhKyPuDEtUlg8SzRxNWxL1D3a40/5HVMfR4a5LFNvPBzkmrRJGlmJJrA9yhQJ45FT21",
+	"j7ghR5bXdCNsLelrMChKOe6L8ryCtf+O4Z1xBl2LOcdhhOQojq6BDZ27g0aEjF3UEKy9pIWF4cvTl31m",
+	"k1aIyN4hmSFzZDeCb9dGSQ/ZCe/crTzLk2qIoZTPoD0HEHgQEcEO1DYDNIHSXBGsxdQc0FA/bpuo0ByK",
+	"ISnrCqsn7XcQ7EdvX4+eHA19TNJu7TB2GWA8QdUEWGdRvbVSLnTmynlnWCUTnAybBcYeh58TzJDq9+G9",
+	"guf/z6IqhAQzn3BwCOQhUDarz0lFYEbiqleBTGkkeGeJFVfABvrZAH53Qlvbzt5Uqeg1s1/hKx1MdUpU",
+	"u5D+cwwicok89lYGDq/lioFA7GpnJEOXMd796Uxpj6llFrpAbq1eB6N1U9R6KArA2+aY5yFfCVimS4c+",
+	"jP6G2uBGTZEIWZbcsIbsWgr2zBlfZhY1s3FMYUgWD4yGfQUK2ZVLbHgSKTnq27mTbPz8cN5/jG1sT59s",
+	"x++U6IZjHwzVr5zGKxo8Ny1kgATOoxmtoAUNjXjI8XXVw/dDd8NSwk3dF277AYrceArY4C0JCxsvBo1r",
+	"29OJu7zjZUqPxKarh4iYwio+luf51lH+6CWOnav540/d+EGgR7vLEDP/qNFj+rtxUTRUHZSDwq4P6om8",
+	"KEscdSebllMih1md60v2RJyuMf99Oy43ZHK0rM0C7JCcjPhsuF0REk5E4EUVNfmyi6GP0FzBYehbcaIn",
+	"iHBpCql96+iWAVIAe3EjMWOIyEHoAoNNaJyanhFXMQ7Kygj4yyzZCgRp1ymdq1AZbV9q8iUXBlnsz/6l",
+	"35HLNnUaDslo/fa/nbDqZ4yuT1cVQJOjxvSnGXP+yhteGqYY9PWN7FDxdRqQuC3JJO07fkPzJYHqI1Zo",
+	"ev/T5RXONqtVOfNFHTJIPPeu1BkCZUa4mIpZUy/mki8ENbVixy+++/6M6CV98d33/4FtxZbsM/nxPy9e",
+	"HV/+ePHiu++9CDGXxdp1G5tMxVUolgR2604raXLJGIH2raFYyKpIGRGRx3qqebJrKpDlt72pWtOmLysH",
+	"n4PYpuu5nWFuWdPHD++gWA5U0b/DiNvIYl1rbDr1SFKNWdNWuRvTxxpU72d/cd+lTTAJeRpnO4g8jUM1",
+	"pbSIL1ARF9R6yDnvsyU+CYxOD03VG6V8hll3EmZtdn4YQ+TmfCU1EEzdLPQhDNmLbxt1Gl3oNrTiwa6N",
+	"2AnPN+bWUaPx84Ybq9hn6KvV8YaVTgXy0jnNb/vK1XEznpBXLrg75K763XONzb/dHtAVDaudCjCShftN",
+	"3mDW3UYxHFGQnAohDVlRp0smK5Ymg7wLerhzfvjroF218RsLrFtuhEC9Tym23gfUPJbdnzTH6uSLP9lf",
+	"T0J9uYE0Of/KAegkHRjll3Nw482LQxNDU4esX0zwu8mclf4wvmxRENpwZBDdMjJfGzzs9o8szosPAN2X",
+	"bqIKaYDbVm20Xz5ZIGum7jzqobbm6IRW/OTuOfABN+GXJr8DA6Ms7js+2dbP6I+IfkB9K34DrVzRL5Hv",
+	"Pvo1bDb6Det4fP309f8GAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -115,3 +115,11 @@ func Change(ctx context.Context, conn Conn, change func(tx pgx.Tx) (target strin
 	audited()
 	return nil
 }
+
+// Note adds key with value to the detail of the pending entry of ctx, if
+// there is one: what the change was, beyond its target.
+func Note(ctx context.Context, key, value string) {
+	if p, _ := ctx.Value(pendingKey{}).(*Pending); p != nil {
+		p.Entry.Detail = with(p.Entry.Detail, key, value)
+	}
+}

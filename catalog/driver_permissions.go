@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,6 +50,12 @@ func (p *Permissions) Approved() permissions.Set {
 // Pending is what the version's chart needs that no admin approved.
 func (p *Permissions) Pending() permissions.Set {
 	return permissions.Missing(p.Needs, p.Approved())
+}
+
+// Extra is what an admin approved beyond what the chart creates with its
+// default values: what it creates with other values.
+func (p *Permissions) Extra() permissions.Set {
+	return permissions.Missing(p.Approved(), p.Needs)
 }
 
 // renderNamespace and renderName are the release a version's chart is
@@ -122,27 +129,59 @@ func (c *Catalog) Permissions(ctx context.Context, name, version string) (*Permi
 	return p, nil
 }
 
-// ApprovePermissions records that by approved everything the driver
-// version's chart needs as recorded (what Permissions showed), and returns
-// the result. A version whose chart did not render has nothing to approve
-// (EINVALID).
-func (c *Catalog) ApprovePermissions(ctx context.Context, name, version, by string) (*Permissions, error) {
-	p, err := c.Permissions(ctx, name, version)
-	if err != nil {
-		return nil, err
+// ApprovePermissions records that by approved items for a driver version,
+// in addition to what was approved before, and returns the result. With
+// items nil, the items are everything the version's chart needs as recorded
+// (what Permissions showed); a version whose chart did not render has
+// nothing of its own to approve (EINVALID). Other items (what the chart
+// creates with other values than its defaults, as a refusal names them)
+// must each name what they are (permissions.Set.Validate).
+func (c *Catalog) ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*Permissions, error) {
+	for attempt := 0; ; attempt++ {
+		p, err := c.Permissions(ctx, name, version)
+		if err != nil {
+			return nil, err
+		}
+		add := p.Needs
+		switch {
+		case items != nil:
+			if err := items.Validate(); err != nil {
+				return nil, err
+			}
+			add = *items
+		case p.RenderError != "":
+			return nil, styrmin.Errorf(styrmin.EINVALID, "The chart of driver %s %s did not render with its default values (%s), so there is nothing to approve.", name, version, p.RenderError)
+		}
+		var previous []byte
+		if p.Approval != nil {
+			if previous, err = json.Marshal(p.Approval.Set); err != nil {
+				return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
+			}
+		}
+		approved, err := json.Marshal(permissions.Union(p.Approved(), add))
+		if err != nil {
+			return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
+		}
+		err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
+			audit.Note(ctx, "items", strings.Join(add.Lines(), "; "))
+			_, err := c.q.WithTx(tx).ApproveDriverPermissions(ctx, db.ApproveDriverPermissionsParams{
+				Name: name, Version: version, Approved: approved, Previous: previous, ApprovedBy: pgtype.Text{String: by, Valid: true},
+			})
+			return name, err
+		})
+		if errors.Is(err, pgx.ErrNoRows) && attempt < maxApproveAttempts {
+			continue // another approval came first: add to it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
+		}
+		return c.Permissions(ctx, name, version)
 	}
-	if p.RenderError != "" {
-		return nil, styrmin.Errorf(styrmin.EINVALID, "The chart of driver %s %s did not render with its default values (%s), so there is nothing to approve.", name, version, p.RenderError)
-	}
-	err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
-		_, err := c.q.WithTx(tx).ApproveDriverPermissions(ctx, db.ApproveDriverPermissionsParams{Name: name, Version: version, ApprovedBy: pgtype.Text{String: by, Valid: true}})
-		return name, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("catalog: approve permissions of %s %s: %w", name, version, err)
-	}
-	return c.Permissions(ctx, name, version)
 }
+
+// maxApproveAttempts bounds how often an approval starts again because
+// another one changed the version's approval meanwhile.
+const maxApproveAttempts = 10
 
 // unmarshalSet decodes a stored set; NULL is the empty set.
 func unmarshalSet(data []byte, s *permissions.Set) error {

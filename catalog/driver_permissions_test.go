@@ -2,12 +2,14 @@ package catalog_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/permissions"
 )
 
 // bindingTemplate is a template that binds the release's ServiceAccount to
@@ -51,7 +53,7 @@ func TestImportRecordsWhatTheChartNeedsAndAnAdminApprovesItPerVersion(t *testing
 		"binds ClusterRoleBinding of ClusterRole cluster-admin to ServiceAccount default",
 	}, p.Pending().Lines())
 
-	p, err = c.ApprovePermissions(ctx, "tiny", "1.0.0", "root")
+	p, err = c.ApprovePermissions(ctx, "tiny", "1.0.0", "root", nil)
 	require.NoError(t, err)
 	require.Equal(t, "root", p.Approval.By)
 	require.False(t, p.Approval.At.IsZero())
@@ -64,6 +66,63 @@ func TestImportRecordsWhatTheChartNeedsAndAnAdminApprovesItPerVersion(t *testing
 	require.Nil(t, next.Approval, "an approval of 1.0.0 does not carry to 1.1.0")
 	require.Len(t, next.Pending().Lines(), 2)
 
-	_, err = c.ApprovePermissions(ctx, "tiny", "2.0.0", "root")
+	_, err = c.ApprovePermissions(ctx, "tiny", "2.0.0", "root", nil)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+}
+
+// TestAnAdminApprovesWhatOtherValuesCreateInAdditionToTheDefaults: items
+// beyond the default values' are approved for one version, kept when the
+// defaults are approved afterwards, and shown as extra; items that name
+// nothing are refused and change nothing.
+func TestAnAdminApprovesWhatOtherValuesCreateInAdditionToTheDefaults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	_, err := c.ImportFS(ctx, bindingBundle("1.0.0"), "tiny", "alice")
+	require.NoError(t, err)
+
+	extra := permissions.Set{Rules: []permissions.Rule{{Role: "ClusterRole", Resource: "nodes", Verb: "list"}}}
+	p, err := c.ApprovePermissions(ctx, "tiny", "1.0.0", "root", &extra)
+	require.NoError(t, err)
+	require.Equal(t, []string{"grants ClusterRole: list nodes (core)"}, p.Extra().Lines())
+	require.Len(t, p.Pending().Lines(), 2, "approving other items approves none of the defaults'")
+
+	p, err = c.ApprovePermissions(ctx, "tiny", "1.0.0", "bob", nil)
+	require.NoError(t, err)
+	require.True(t, p.Pending().Empty())
+	require.Equal(t, []string{"grants ClusterRole: list nodes (core)"}, p.Extra().Lines(), "the earlier items stay approved")
+	require.Equal(t, "bob", p.Approval.By)
+
+	_, err = c.ApprovePermissions(ctx, "tiny", "1.0.0", "root", &permissions.Set{Rules: []permissions.Rule{{Role: "Robot", Resource: "x", Verb: "y"}}})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+	_, err = c.ApprovePermissions(ctx, "tiny", "1.0.0", "root", &permissions.Set{})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+	after, err := c.Permissions(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Equal(t, p.Approval.Set, after.Approval.Set, "a refused approval changes nothing")
+}
+
+// TestApprovalsAtOnceKeepEachOnesItems: admins approving different items of
+// one version at the same time each see their items kept.
+func TestApprovalsAtOnceKeepEachOnesItems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	_, err := c.ImportFS(ctx, bindingBundle("1.0.0"), "tiny", "alice")
+	require.NoError(t, err)
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			items := permissions.Set{Rules: []permissions.Rule{{Role: "ClusterRole", Resource: fmt.Sprintf("r%d", i), Verb: "get"}}}
+			_, err := c.ApprovePermissions(ctx, "tiny", "1.0.0", "root", &items)
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	p, err := c.Permissions(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Len(t, p.Extra().Rules, n)
 }

@@ -14,15 +14,18 @@ import (
 
 const approveDriverPermissions = `-- name: ApproveDriverPermissions :one
 UPDATE driver_versions
-SET approved_permissions = permissions, approved_by = $1, approved_at = now()
-WHERE name = $2 AND version = $3 AND permissions IS NOT NULL
+SET approved_permissions = $1, approved_by = $2, approved_at = now()
+WHERE name = $3 AND version = $4
+  AND approved_permissions IS NOT DISTINCT FROM $5::jsonb
 RETURNING approved_permissions, approved_by, approved_at
 `
 
 type ApproveDriverPermissionsParams struct {
+	Approved   []byte
 	ApprovedBy pgtype.Text
 	Name       string
 	Version    string
+	Previous   []byte
 }
 
 type ApproveDriverPermissionsRow struct {
@@ -31,10 +34,17 @@ type ApproveDriverPermissionsRow struct {
 	ApprovedAt          *time.Time
 }
 
-// Approves what a version's chart needs as recorded; returns no row when the
-// version is missing or its need is not recorded.
+// Records what an admin approved for a version (the earlier approval and
+// the new items), only if the approval is still @previous (NULL: none), so
+// that two approvals at once do not lose one's items; returns no row otherwise.
 func (q *Queries) ApproveDriverPermissions(ctx context.Context, arg ApproveDriverPermissionsParams) (ApproveDriverPermissionsRow, error) {
-	row := q.db.QueryRow(ctx, approveDriverPermissions, arg.ApprovedBy, arg.Name, arg.Version)
+	row := q.db.QueryRow(ctx, approveDriverPermissions,
+		arg.Approved,
+		arg.ApprovedBy,
+		arg.Name,
+		arg.Version,
+		arg.Previous,
+	)
 	var i ApproveDriverPermissionsRow
 	err := row.Scan(&i.ApprovedPermissions, &i.ApprovedBy, &i.ApprovedAt)
 	return i, err

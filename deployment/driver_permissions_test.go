@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/release/releasetest"
 )
@@ -77,7 +78,7 @@ rules: [{apiGroups: [""], resources: [secrets], verbs: [list]}]
 	_, err = client.History(ctx, "apps", "g")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "nothing was applied")
 
-	_, err = f.catalog.ApprovePermissions(ctx, "granter", "1.0.0", "root")
+	_, err = f.catalog.ApprovePermissions(ctx, "granter", "1.0.0", "root", nil)
 	require.NoError(t, err)
 	require.NoError(t, install())
 
@@ -91,4 +92,51 @@ rules: [{apiGroups: [""], resources: [secrets], verbs: [list]}]
 	history, err := client.History(ctx, "apps", "g")
 	require.NoError(t, err)
 	require.Len(t, history, 1, "the refused upgrade to 1.1.0 changed nothing")
+}
+
+// TestValuesThatMakeTheChartCreateMoreAreRefusedUntilAnAdminApprovesTheExtraItems:
+// 1.0.0's default values are approved; values that turn on a ClusterRole
+// the defaults do not render are refused with exactly that ClusterRole's
+// items named as beyond the defaults, until an admin approves those items
+// for 1.0.0.
+func TestValuesThatMakeTheChartCreateMoreAreRefusedUntilAnAdminApprovesTheExtraItems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setup(t, nil)
+	_, err := f.catalog.ImportFS(ctx, grantingBundle("1.0.0", `{{- if .Values.readNodes }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "{{ .Release.Name }}-nodes"}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [list]}]
+{{- end }}
+`), "granter", "root")
+	require.NoError(t, err)
+	_, err = f.catalog.ApprovePermissions(ctx, "granter", "1.0.0", "root", nil)
+	require.NoError(t, err)
+	client := releasetest.New(t).Client
+	b, err := f.catalog.Bundle(ctx, "granter", "1.0.0")
+	require.NoError(t, err)
+	install := func() error {
+		check, err := f.svc.PermissionCheck(ctx, "granter", "1.0.0", "apps")
+		require.NoError(t, err)
+		_, err = client.Install(ctx, release.InstallOptions{Namespace: "apps", Name: "g", Chart: b.Chart, Check: check,
+			Owner: release.Owner{Installation: "i", Deployment: 1}, Values: map[string]any{"readNodes": true}})
+		return err
+	}
+
+	err = install()
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+	var refused *permissions.RefusedError
+	require.ErrorAs(t, err, &refused)
+	require.Equal(t, []string{"creates ClusterRole (rbac.authorization.k8s.io)", "grants ClusterRole: list nodes (core)"}, refused.Missing.Lines())
+	require.Equal(t, refused.Missing, refused.Beyond(), "every missing item is beyond the approved defaults")
+	require.Contains(t, styrmin.ErrorMessage(err), "With these values, the chart of driver granter 1.0.0 creates more than with its default values")
+	_, err = client.History(ctx, "apps", "g")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "nothing was applied")
+
+	beyond := refused.Beyond()
+	_, err = f.catalog.ApprovePermissions(ctx, "granter", "1.0.0", "root", &beyond)
+	require.NoError(t, err)
+	require.NoError(t, install())
 }

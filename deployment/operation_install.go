@@ -88,6 +88,9 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 		return nil, err
 	}
 	p.values = values
+	if err := s.checkPermissions(ctx, version.Driver, values, in.AppVersion, in.Namespace, in.Name); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/redact"
 	"github.com/styrmin/styrmin/release"
 )
@@ -119,6 +121,9 @@ type Review struct {
 	Resources []release.ResourceDiff
 	// DryRunError says why the dry run failed; the upgrade cannot be confirmed then.
 	DryRunError string
+	// Refused is set when the dry run failed because the chart creates
+	// what no admin approved for the driver version: what it misses.
+	Refused *permissions.RefusedError
 	// Token carries the planned upgrade, sealed, to ConfirmUpgrade (or the
 	// entered form back to it): secret values never appear in a page.
 	Token string
@@ -163,6 +168,7 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 	}
 	if r.Resources, err = s.dryRunUpgrade(ctx, p); err != nil {
 		r.DryRunError = styrmin.ErrorMessage(err)
+		errors.As(err, &r.Refused)
 	}
 	p.hideSecrets(r)
 	rt := reviewToken{Name: dep.Name, By: op.By, Fingerprint: fingerprint(row), Expires: time.Now().Add(ReviewTTL)}

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/styrmin/styrmin"
 )
 
 // Scope is where objects of a kind live.
@@ -176,24 +178,93 @@ func (s Set) Lines() []string {
 	return lines
 }
 
+// Union returns the items of a and of b, sorted, each once.
+func Union(a, b Set) Set {
+	out := Set{
+		Kinds:        slices.Concat(a.Kinds, b.Kinds),
+		Rules:        slices.Concat(a.Rules, b.Rules),
+		Aggregations: slices.Concat(a.Aggregations, b.Aggregations),
+		Bindings:     slices.Concat(a.Bindings, b.Bindings),
+	}
+	out.normalize()
+	return out
+}
+
+// Validate checks a set given by a user (items to approve): every item
+// names what it is; it returns an EINVALID error naming the first that does not.
+func (s Set) Validate() error {
+	bad := func(format string, args ...any) error {
+		return styrmin.Errorf(styrmin.EINVALID, "Not a permission item: "+format+".", args...)
+	}
+	for _, k := range s.Kinds {
+		if k.Kind == "" || !slices.Contains([]Scope{ScopeCluster, ScopeUnknown}, k.Scope) {
+			return bad("a kind needs a kind and the scope cluster or unknown (got %q, %q)", k.Kind, k.Scope)
+		}
+	}
+	for _, r := range s.Rules {
+		if !slices.Contains([]string{"Role", "ClusterRole"}, r.Role) || r.Resource == "" || r.Verb == "" {
+			return bad("a rule needs a role (Role or ClusterRole), a resource and a verb (got %q, %q, %q)", r.Role, r.Resource, r.Verb)
+		}
+	}
+	for _, a := range s.Aggregations {
+		if a == "" {
+			return bad("an aggregation needs a label selector")
+		}
+	}
+	for _, b := range s.Bindings {
+		if !slices.Contains([]string{"RoleBinding", "ClusterRoleBinding"}, b.Binding) ||
+			!slices.Contains([]string{"Role", "ClusterRole"}, b.RoleKind) ||
+			!slices.Contains([]string{"ServiceAccount", "User", "Group"}, b.SubjectKind) {
+			return bad("a binding needs a binding (RoleBinding or ClusterRoleBinding), a role kind (Role or ClusterRole) "+
+				"and a subject kind (ServiceAccount, User or Group) (got %q, %q, %q)", b.Binding, b.RoleKind, b.SubjectKind)
+		}
+	}
+	if s.Empty() {
+		return styrmin.Errorf(styrmin.EINVALID, "No permission items to approve were given.")
+	}
+	return nil
+}
+
 // RefusedError is a manifest's need that its driver version's approval does
-// not cover; its message names every missing item.
+// not cover; its message names every missing item, those the version's
+// default values create apart from those that only the operation's values do.
 type RefusedError struct {
 	Driver, Version string
-	Missing         Set
+	// Missing is every item not approved.
+	Missing Set
+	// Defaults is what the version's chart creates with its default values
+	// (its recorded permissions): the items of Missing outside it are
+	// created only by the operation's other values.
+	Defaults Set
+}
+
+// Beyond is the items of Missing that the chart creates only with the
+// operation's values, not with its default values.
+func (e *RefusedError) Beyond() Set {
+	return Missing(e.Missing, e.Defaults)
 }
 
 // Error names the driver version and what it needs that no admin approved.
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("The chart of driver %s %s creates what no admin approved for this driver version: %s. "+
-		"An admin can approve it on the driver's page (Permissions); nothing was applied.",
-		e.Driver, e.Version, strings.Join(e.Missing.Lines(), "; "))
+	beyond := e.Beyond()
+	own := Missing(e.Missing, beyond)
+	var parts []string
+	if !own.Empty() {
+		parts = append(parts, fmt.Sprintf("The chart of driver %s %s creates what no admin approved for this driver version: %s.",
+			e.Driver, e.Version, strings.Join(own.Lines(), "; ")))
+	}
+	if !beyond.Empty() {
+		parts = append(parts, fmt.Sprintf("With these values, the chart of driver %s %s creates more than with its default values, and no admin approved it for this driver version: %s.",
+			e.Driver, e.Version, strings.Join(beyond.Lines(), "; ")))
+	}
+	return strings.Join(parts, " ") + " An admin can approve it for this driver version (the driver's page, Permissions); nothing was applied."
 }
 
-// Check returns a *RefusedError when approved does not cover need.
-func Check(driver, version string, need, approved Set) error {
+// Check returns a *RefusedError when approved does not cover need;
+// defaults is what the version's chart creates with its default values.
+func Check(driver, version string, need, approved, defaults Set) error {
 	if missing := Missing(need, approved); !missing.Empty() {
-		return &RefusedError{Driver: driver, Version: version, Missing: missing}
+		return &RefusedError{Driver: driver, Version: version, Missing: missing, Defaults: defaults}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package permissions_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,12 +197,76 @@ func TestMissingNamesWhatTheApprovalDoesNotCover(t *testing.T) {
 	require.Equal(t, []string{"binds ClusterRoleBinding of the chart's ClusterRole to the chart's ServiceAccount"}, missing.Lines(),
 		"a wildcard rule covers the core group's rules; the binding is missing")
 
-	err = permissions.Check("op", "1.0.0", need, permissions.Set{})
+	err = permissions.Check("op", "1.0.0", need, permissions.Set{}, need)
 	var refused *permissions.RefusedError
 	require.ErrorAs(t, err, &refused)
 	require.Contains(t, err.Error(), "driver op 1.0.0")
 	require.Contains(t, err.Error(), "creates ClusterRoleBinding (rbac.authorization.k8s.io)")
-	require.NoError(t, permissions.Check("op", "1.0.0", permissions.Set{}, permissions.Set{}))
+	require.NotContains(t, err.Error(), "default values", "everything missing is in the version's own permissions")
+	require.NoError(t, permissions.Check("op", "1.0.0", permissions.Set{}, permissions.Set{}, permissions.Set{}))
+}
+
+// TestARefusalNamesExactlyWhatOtherValuesAddBeyondTheDefaults: the chart
+// with default values needs a ClusterRole rule (approved); other values add a
+// ClusterRoleBinding to cluster-admin: the refusal names that item, and only it.
+func TestARefusalNamesExactlyWhatOtherValuesAddBeyondTheDefaults(t *testing.T) {
+	t.Parallel()
+	defaults := permissions.Set{
+		Kinds: []permissions.Kind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Scope: permissions.ScopeCluster}},
+		Rules: []permissions.Rule{{Role: "ClusterRole", Resource: "nodes", Verb: "list"}},
+	}
+	extra := permissions.Binding{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", RoleName: "cluster-admin", SubjectKind: "ServiceAccount"}
+	need := defaults
+	need.Kinds = append(slices.Clone(need.Kinds), permissions.Kind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding", Scope: permissions.ScopeCluster})
+	need.Bindings = []permissions.Binding{extra}
+
+	err := permissions.Check("op", "1.0.0", need, defaults, defaults)
+	var refused *permissions.RefusedError
+	require.ErrorAs(t, err, &refused)
+	require.Equal(t, []string{
+		"creates ClusterRoleBinding (rbac.authorization.k8s.io)",
+		"binds ClusterRoleBinding of ClusterRole cluster-admin to the chart's ServiceAccount",
+	}, refused.Beyond().Lines())
+	require.Equal(t, "With these values, the chart of driver op 1.0.0 creates more than with its default values, and no admin "+
+		"approved it for this driver version: creates ClusterRoleBinding (rbac.authorization.k8s.io); binds ClusterRoleBinding of "+
+		"ClusterRole cluster-admin to the chart's ServiceAccount. An admin can approve it for this driver version (the driver's page, "+
+		"Permissions); nothing was applied.", err.Error())
+
+	// Nothing approved: the defaults' own items and the extra ones are named apart.
+	err = permissions.Check("op", "1.0.0", need, permissions.Set{}, defaults)
+	require.Contains(t, err.Error(), "creates what no admin approved for this driver version: creates ClusterRole (rbac.authorization.k8s.io); grants ClusterRole: list nodes (core).")
+	require.Contains(t, err.Error(), "more than with its default values, and no admin approved it for this driver version: creates ClusterRoleBinding")
+
+	// Once the extra items are approved as well, the same values pass.
+	require.NoError(t, permissions.Check("op", "1.0.0", need, permissions.Union(defaults, refused.Beyond()), defaults))
+}
+
+func TestUnionKeepsEachItemOnce(t *testing.T) {
+	t.Parallel()
+	a := permissions.Set{Rules: []permissions.Rule{{Role: "ClusterRole", Resource: "pods", Verb: "get"}}, Aggregations: []string{"x=y"}}
+	b := permissions.Set{Rules: []permissions.Rule{{Role: "ClusterRole", Resource: "pods", Verb: "get"}, {Role: "ClusterRole", Resource: "nodes", Verb: "get"}}}
+	u := permissions.Union(a, b)
+	require.Equal(t, []string{"grants ClusterRole: get nodes (core)", "grants ClusterRole: get pods (core)", "aggregates the ClusterRoles selected by x=y"}, u.Lines())
+	require.True(t, permissions.Missing(b, u).Empty())
+}
+
+func TestValidateRefusesItemsThatNameNothing(t *testing.T) {
+	t.Parallel()
+	for name, s := range map[string]permissions.Set{
+		"empty":                 {},
+		"kind without a kind":   {Kinds: []permissions.Kind{{Group: "x", Scope: permissions.ScopeCluster}}},
+		"namespaced kind":       {Kinds: []permissions.Kind{{Kind: "Pod", Scope: permissions.ScopeNamespace}}},
+		"rule of no role":       {Rules: []permissions.Rule{{Role: "Binding", Resource: "pods", Verb: "get"}}},
+		"rule without a verb":   {Rules: []permissions.Rule{{Role: "Role", Resource: "pods"}}},
+		"empty aggregation":     {Aggregations: []string{""}},
+		"binding of no subject": {Bindings: []permissions.Binding{{Binding: "RoleBinding", RoleKind: "Role", SubjectKind: "Robot"}}},
+	} {
+		err := s.Validate()
+		require.Error(t, err, name)
+		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), name)
+	}
+	ok := permissions.Set{Bindings: []permissions.Binding{{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", RoleName: "view", SubjectKind: "Group", SubjectName: "devs"}}}
+	require.NoError(t, ok.Validate())
 }
 
 func TestARoleRuleIsNotCoveredByAClusterRoleRule(t *testing.T) {

@@ -70,9 +70,11 @@ UPDATE driver_versions SET permissions = @permissions, permissions_error = @perm
 WHERE name = @name AND version = @version AND permissions IS NULL AND permissions_error IS NULL;
 
 -- name: ApproveDriverPermissions :one
--- Approves what a version's chart needs as recorded; returns no row when the
--- version is missing or its need is not recorded.
+-- Records what an admin approved for a version (the earlier approval and
+-- the new items), only if the approval is still @previous (NULL: none), so
+-- that two approvals at once do not lose one's items; returns no row otherwise.
 UPDATE driver_versions
-SET approved_permissions = permissions, approved_by = @approved_by, approved_at = now()
-WHERE name = @name AND version = @version AND permissions IS NOT NULL
+SET approved_permissions = @approved, approved_by = @approved_by, approved_at = now()
+WHERE name = @name AND version = @version
+  AND approved_permissions IS NOT DISTINCT FROM sqlc.narg(previous)::jsonb
 RETURNING approved_permissions, approved_by, approved_at;

@@ -15,12 +15,13 @@ import (
 func newDriverCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "driver",
-		Short: "Check and describe driver bundles",
+		Short: "Check, describe and import driver bundles; show and approve their permissions",
 	}
 	cmd.AddCommand(
 		newDriverLintCmd(),
 		newDriverSchemaCmd(),
 		newDriverImportCmd(),
+		newDriverPermissionsCmd(),
 	)
 	return cmd
 }

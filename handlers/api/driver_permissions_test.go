@@ -42,3 +42,40 @@ func TestAPIShowsADriverVersionsPermissionsAndOnlyAnAdminApprovesThem(t *testing
 		require.True(t, it.Approved, it.Text)
 	}
 }
+
+// TestAPIApprovesTheItemsItIsGiven: an admin approves items beyond the
+// default values' (a PermissionSet); they are shown as beyond_defaults and
+// the defaults stay not approved; items that name nothing are refused.
+func TestAPIApprovesTheItemsItIsGiven(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	_, err := a.Catalog.ImportFS(context.Background(), handlerstest.Granter, "granter", "root")
+	require.NoError(t, err)
+	const approve = "/api/v1/drivers/granter/versions/1.0.0/permissions/approve"
+	admin := a.TokenFor(t, "root", auth.Admin)
+	items := map[string]any{"items": map[string]any{"rules": []any{map[string]any{"role": "ClusterRole", "resource": "nodes", "verb": "list"}}}}
+
+	rec := a.Call(t, a.TokenFor(t, "olga", auth.Operator), http.MethodPost, approve, items)
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	rec = a.Call(t, admin, http.MethodPost, approve, items)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var p oapi.DriverPermissions
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p))
+	beyond := true
+	require.Equal(t, []oapi.DriverPermissionItem{
+		{Text: "creates ClusterRoleBinding (rbac.authorization.k8s.io)"},
+		{Text: "binds ClusterRoleBinding of ClusterRole cluster-admin to ServiceAccount default"},
+		{Text: "grants ClusterRole: list nodes (core)", Approved: true, BeyondDefaults: &beyond},
+	}, p.Items)
+	require.Len(t, *p.Approved.Rules, 1)
+	require.Len(t, *p.Needs.Bindings, 1)
+
+	for _, bad := range []map[string]any{
+		{"items": map[string]any{}},
+		{"items": map[string]any{"rules": []any{map[string]any{"role": "Robot", "resource": "x", "verb": "y"}}}},
+		{"items": map[string]any{"secrets": []any{}}},
+	} {
+		rec = a.Call(t, admin, http.MethodPost, approve, bad)
+		require.Equal(t, http.StatusBadRequest, rec.Code, "%v: %s", bad, rec.Body.String())
+	}
+}

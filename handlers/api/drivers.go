@@ -103,7 +103,10 @@ func (s *Server) GetDriverVersion(ctx context.Context, req oapi.GetDriverVersion
 	if err != nil {
 		return nil, err
 	}
-	out := permissionsOut(perms)
+	out, err := permissionsOut(perms)
+	if err != nil {
+		return nil, err
+	}
 	return oapi.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
 		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec, Permissions: &out}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/permissions"
 )
 
 // Prefix is where the REST API lives; api/openapi.yaml describes it.
@@ -50,7 +51,7 @@ type DriverCatalog interface {
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
-	ApprovePermissions(ctx context.Context, name, version, by string) (*catalog.Permissions, error)
+	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)

@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -32,6 +34,9 @@ func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *v
 			return err
 		}
 		props.Page = page(c, "Deploy "+props.DriverTitle, views.NavDrivers)
+		if props.Permissions, err = deployPermissionsProps(ctx, catalog, props.Page, props.DriverName, props.DriverVersion, nil); err != nil {
+			return err
+		}
 		return render(c, http.StatusOK, views.DeploymentInstallPage(props))
 	}
 }
@@ -54,7 +59,8 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 			AppVersion: entered.AppVersion, Parameters: deployment.FormInput(entered.Params),
 			Prompts: deployment.FormPrompts(entered.Prompts), By: httpx.CurrentUser(c).Username,
 		})
-		if styrmin.ErrorCode(err) == styrmin.EINVALID {
+		var refused *permissions.RefusedError
+		if styrmin.ErrorCode(err) == styrmin.EINVALID || errors.As(err, &refused) {
 			return installRefused(c, svc, catalog, md, driver, entered, err)
 		}
 		if err != nil {
@@ -82,6 +88,9 @@ func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatal
 	}
 	props.Page = page(c, "Deploy "+props.DriverTitle, views.NavDrivers)
 	props.Error = styrmin.ErrorMessage(refusal)
+	if props.Permissions, err = deployPermissionsProps(ctx, catalog, props.Page, props.DriverName, props.DriverVersion, refusal); err != nil {
+		return err
+	}
 	return render(c, http.StatusUnprocessableEntity, views.DeploymentInstallPage(props))
 }
 

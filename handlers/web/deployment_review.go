@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,6 +45,15 @@ func DeploymentUpgradeReview(svc deploymentInstaller, catalog DriverCatalog, md 
 		}
 		props := reviewProps(review)
 		props.Page = page(c, "Review the upgrade of "+name, views.NavDeployments)
+		var refusal error
+		if review.Refused != nil {
+			refusal = review.Refused
+		}
+		next := deploymentPath(name) + "/upgrade?driver_version=" + url.QueryEscape(review.DriverVersion)
+		if props.Permissions, err = permissionsFor(ctx, catalog, props.Page, review.Deployment.Driver, review.DriverVersion, refusal, next); err != nil {
+			return err
+		}
+		props.Permissions.Pending = props.Permissions.Pending && review.Refused != nil // else the values need none of them
 		return render(c, http.StatusOK, views.DeploymentReviewPage(props))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -22,7 +23,7 @@ type DriverCatalog interface {
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
 	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
-	ApprovePermissions(ctx context.Context, name, version, by string) (*catalog.Permissions, error)
+	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)

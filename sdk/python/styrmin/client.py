@@ -288,6 +288,43 @@ class Driver:
 
 
 @dataclasses.dataclass(frozen=True)
+class DriverPermissionItem:
+    """One cluster-scoped kind or RBAC grant of a driver version's chart, as a sentence.
+
+    ``beyond_defaults`` is an item the chart does not create with its default
+    values, which an admin approved for other values.
+    """
+
+    text: str
+    approved: bool
+    beyond_defaults: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class DriverPermissions:
+    """What a driver version's chart creates beyond its release's namespace, and its approval.
+
+    ``items`` are sentences; ``needs`` and ``approved`` are the same items as
+    permission sets (dicts with ``kinds``, ``rules``, ``aggregations`` and
+    ``bindings``, the API's PermissionSet); ``approved`` is None until an admin
+    approves. ``render_error`` says why the chart did not render with its
+    default values.
+    """
+
+    items: List[DriverPermissionItem]
+    needs: Dict[str, Any]
+    approved: Optional[Dict[str, Any]] = None
+    render_error: str = ""
+    approved_by: str = ""
+    approved_at: Optional[_dt.datetime] = None
+
+    @property
+    def pending(self):
+        """The sentences of the items not approved."""
+        return [i.text for i in self.items if not i.approved]
+
+
+@dataclasses.dataclass(frozen=True)
 class DriverVersion:
     """One version of a driver; ``spec`` is its parsed driver.styrmin.yml (a dict)."""
 
@@ -298,6 +335,7 @@ class DriverVersion:
     created_by: str
     readme: str
     spec: Dict[str, Any]
+    permissions: Optional[DriverPermissions] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -775,6 +813,29 @@ class Client:
         """
         path = f"/drivers/{_segment(name)}/versions/{_segment(version)}"
         return decode(DriverVersion, self._call("GET", path))
+
+    def driver_permissions(self, name, version):
+        """Return the DriverPermissions of a driver version: what its chart creates beyond its
+        namespace and what an admin approved (GET /drivers/{name}/versions/{version}).
+
+        Raises NotFound for an unknown driver or version.
+        """
+        return self.driver_version(name, version).permissions
+
+    def approve_driver_permissions(self, name, version, items=None):
+        """Approve what a driver version's chart creates beyond its namespace; return the
+        DriverPermissions (POST /drivers/{name}/versions/{version}/permissions/approve; admin).
+
+        Without ``items``, approves what the chart creates with its default values.
+        ``items`` is a permission set (a dict with ``kinds``, ``rules``,
+        ``aggregations`` and ``bindings``, as ``DriverPermissions.needs``), such as
+        what an install or upgrade with other values was refused for; those items
+        are approved in addition. Raises Forbidden for a token that is not an
+        admin's, Invalid for items that name nothing.
+        """
+        path = f"/drivers/{_segment(name)}/versions/{_segment(version)}/permissions/approve"
+        body = None if items is None else {"items": items}
+        return decode(DriverPermissions, self._call("POST", path, body=body))
 
     # --- deployments ---
 

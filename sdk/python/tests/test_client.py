@@ -191,6 +191,36 @@ class ClientTest(unittest.TestCase):
         v = self.client.driver_version("a/b", "1.0.0+x")
         self.assertEqual({"version": "1.0.0+x"}, v.spec)
 
+    def test_driver_permissions_are_listed_and_approved(self):
+        needs = {"bindings": [{"binding": "ClusterRoleBinding", "role_kind": "ClusterRole", "role_name": "cluster-admin",
+                               "subject_kind": "ServiceAccount"}]}
+        pending = {"items": [{"text": "binds ClusterRoleBinding of ClusterRole cluster-admin to the chart's ServiceAccount",
+                              "approved": False}], "needs": needs}
+        self.fake.answer("GET /drivers/granter/versions/1.0.0", (200, {
+            "name": "granter", "version": "1.0.0", "digest": "sha256:0", "created_at": "2026-12-02T18:00:00Z",
+            "created_by": "ops", "readme": "", "spec": {}, "permissions": pending,
+        }))
+        extra = {"rules": [{"role": "ClusterRole", "resource": "nodes", "verb": "list"}]}
+        approved = dict(pending, approved=dict(needs, **extra), approved_by="root", approved_at="2026-12-04T12:00:00Z",
+                        items=[dict(pending["items"][0], approved=True),
+                               {"text": "grants ClusterRole: list nodes (core)", "approved": True, "beyond_defaults": True}])
+        self.fake.answer("POST /drivers/granter/versions/1.0.0/permissions/approve", (200, approved))
+
+        p = self.client.driver_permissions("granter", "1.0.0")
+        self.assertEqual(["binds ClusterRoleBinding of ClusterRole cluster-admin to the chart's ServiceAccount"], p.pending)
+        self.assertIsNone(p.approved)
+        self.assertEqual(needs, p.needs)
+
+        p = self.client.approve_driver_permissions("granter", "1.0.0")
+        self.assertIsNone(self.fake.requests[-1]["body"], "no body approves the defaults")
+        self.assertEqual([], p.pending)
+        self.assertEqual("root", p.approved_by)
+
+        p = self.client.approve_driver_permissions("granter", "1.0.0", items=extra)
+        self.assertEqual({"items": extra}, self.fake.requests[-1]["body"])
+        self.assertTrue(p.items[1].beyond_defaults)
+        self.assertEqual(datetime.datetime(2026, 12, 4, 12, tzinfo=UTC), p.approved_at)
+
     def test_pages_and_iterators_follow_next_cursor(self):
         self.fake.answer(
             "GET /drivers",

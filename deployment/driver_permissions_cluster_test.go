@@ -1,0 +1,110 @@
+package deployment_test
+
+import (
+	"context"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/release"
+)
+
+// nodeReaderBundle is a local driver "node-reader" whose chart creates a
+// ConfigMap, a ClusterRole that lists nodes and a ClusterRoleBinding of it
+// to the release's default ServiceAccount.
+var nodeReaderBundle = fstest.MapFS{
+	"node-reader/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
+kind: Driver
+metadata: {name: node-reader}
+spec:
+  version: 1.0.0
+  supported_versions: ">=1.0.0"
+  info: {title: Node reader, description: A driver whose chart lets its ServiceAccount list the cluster's nodes.}
+  helm:
+    main: {location: ./chart, version: 1.0.0}
+`)},
+	"node-reader/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: node-reader\nversion: 1.0.0\nappVersion: 1.0.0\n")},
+	"node-reader/chart/templates/objects.yaml": {Data: []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: "{{ .Release.Name }}-config"}
+data: {hello: world}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "{{ .Release.Name }}-nodes"}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "{{ .Release.Name }}-nodes"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "{{ .Release.Name }}-nodes"}
+subjects:
+- {kind: ServiceAccount, name: default, namespace: "{{ .Release.Namespace }}"}
+`)},
+}
+
+// TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt: on
+// the local cluster, a driver whose chart creates a ClusterRole and a
+// ClusterRoleBinding is refused, by the install's queueing and by Helm's
+// check itself, and nothing is created (not even its ConfigMap); once an
+// admin approves the version, it installs and the objects exist.
+func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupCluster(t)
+	_, err := f.catalog.ImportFS(ctx, nodeReaderBundle, "node-reader", "root")
+	require.NoError(t, err)
+	name := uniqueName("perm")
+	f.cleanUp(t, name)
+	install := &deployment.Install{Driver: "node-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"}
+	kube := f.cluster.Kube.Clientset
+	requireNothing := func() {
+		t.Helper()
+		_, err := kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
+		require.True(t, apierrors.IsNotFound(err), "the ClusterRole exists: %v", err)
+		_, err = kube.RbacV1().ClusterRoleBindings().Get(ctx, name+"-nodes", metav1.GetOptions{})
+		require.True(t, apierrors.IsNotFound(err), "the ClusterRoleBinding exists: %v", err)
+		_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
+		require.True(t, apierrors.IsNotFound(err), "the ConfigMap exists: %v", err)
+		_, err = f.cluster.Releases.History(ctx, name, name)
+		require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "Helm recorded a release")
+	}
+
+	_, err = f.svc.Queue(ctx, install)
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "%v", err)
+	require.Contains(t, styrmin.ErrorMessage(err), "binds ClusterRoleBinding of the chart's ClusterRole to ServiceAccount default")
+	_, err = f.svc.Get(ctx, name)
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "nothing was queued")
+	requireNothing()
+
+	// Helm's own guard, which the install task passes, refuses on the cluster too.
+	_, err = kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { kube.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) }) //nolint:errcheck // gone already, or left to the cluster's end
+	b, err := f.catalog.Bundle(ctx, "node-reader", "1.0.0")
+	require.NoError(t, err)
+	check, err := f.svc.PermissionCheck(ctx, "node-reader", "1.0.0", name)
+	require.NoError(t, err)
+	_, err = f.cluster.Releases.Install(ctx, release.InstallOptions{Namespace: name, Name: name, Chart: b.Chart, Check: check,
+		Owner: release.Owner{Installation: "test", Deployment: 1}})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "%v", err)
+	requireNothing()
+
+	_, err = f.catalog.ApprovePermissions(ctx, "node-reader", "1.0.0", "root", nil)
+	require.NoError(t, err)
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, install)))
+	role, err := kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"nodes"}, role.Rules[0].Resources)
+	binding, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, name+"-nodes", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, name, binding.Subjects[0].Namespace)
+	_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
+	require.NoError(t, err)
+}
