@@ -3,9 +3,9 @@
 // standard input, only the run's own variables in the environment, log lines
 // read as they come, and the process group killed at the action's timeout
 // or when the run is cancelled. A server running as root runs each action in
-// a sandbox (sandbox.go): as nobody, in new PID and mount namespaces, with
-// read-only copies of its bundle and of the SDK; everything it started ends
-// with it.
+// a sandbox (sandbox.go): as a user of its own, in new PID and mount
+// namespaces, with read-only copies of its bundle and of the SDK; everything
+// it started ends with it. The pod runtime (pod.go) runs it as a pod instead.
 package actions
 
 import (

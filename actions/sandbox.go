@@ -3,9 +3,9 @@ package actions
 import (
 	_ "embed"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,13 +49,12 @@ const MissingProtections = "the server is not root with CAP_SYS_ADMIN, CAP_SETUI
 	"and what they leave running is killed with their process group only (the server's environment stays " +
 	"unreadable: it is not dumpable)"
 
-// The limits of a sandboxed action (docs/actions.md, "The sandbox"). The
-// process limit counts every process of the sandbox's user, so sandboxed
-// actions running at the same time share it.
+// The limits of a sandboxed action (docs/actions.md, "The sandbox"). Each
+// run has a user of its own (runUser), so the process limit is the run's.
 const (
 	// LimitTmp bounds the action's private /tmp and its HOME, each.
 	LimitTmp = 64 << 20
-	// LimitProcesses bounds the processes (and threads) of the sandbox's user.
+	// LimitProcesses bounds the processes (and threads) of the run's user.
 	LimitProcesses = 256
 	// LimitAddressSpace bounds each process's virtual memory.
 	LimitAddressSpace = 1 << 30
@@ -66,20 +65,22 @@ const (
 // sandboxLimits is the LIMITS argument of sandbox.py.
 var sandboxLimits = fmt.Sprintf("tmp=%d,nproc=%d,as=%d,nofile=%d", LimitTmp, LimitProcesses, LimitAddressSpace, LimitOpenFiles)
 
-// sandboxUser is the user actions run as: nobody, else 65534.
-func sandboxUser() (uid, gid int) {
-	uid, gid = 65534, 65534
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		return uid, gid
-	}
-	if n, err := strconv.Atoi(u.Uid); err == nil {
-		uid = n
-	}
-	if n, err := strconv.Atoi(u.Gid); err == nil {
-		gid = n
-	}
-	return uid, gid
+// The users of sandboxed runs are uids (and gids) of no account, from a
+// range of 2^24 above 2^30, far from the accounts of a machine (and from the
+// 100000-based ranges container runtimes map), as systemd's DynamicUser
+// gives each service a user of its own.
+const (
+	RunUsersFrom  = 1 << 30
+	RunUsersCount = 1 << 24
+)
+
+// runUser is the user one sandboxed run acts as: a uid of RunUsers* picked at
+// random, so that a run shares its process limit with no other (a fork bomb
+// of one driver starves no other action) and can signal no other run's
+// processes; a clash of two runs at once is one chance in 16 million.
+func runUser() (uid, gid int) {
+	uid = RunUsersFrom + rand.IntN(RunUsersCount)
+	return uid, uid
 }
 
 // runDir is the layout of one run's private folder.
@@ -134,7 +135,7 @@ func newCommand(spec Spec, d runDir, sandboxed bool, args ...string) *exec.Cmd {
 		cmd.Dir, cmd.SysProcAttr = d.bundle, attr
 		return cmd
 	}
-	uid, gid := sandboxUser()
+	uid, gid := runUser()
 	argv := append([]string{"-I", "-c", sandboxInit, d.root, strconv.Itoa(uid), strconv.Itoa(gid), sandboxLimits, spec.Python}, args...)
 	cmd := exec.Command(spec.Python, argv...)
 	cmd.Dir = "/"

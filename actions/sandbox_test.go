@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -260,6 +261,15 @@ func asNobody(binary string, args ...string) *exec.Cmd {
 // prompts and returns its outcome and lines.
 func runLimits(t *testing.T, fn string, prompts map[string]any) (actions.Outcome, []actions.Line) {
 	t.Helper()
+	var lines []actions.Line
+	out := runLimitsUntil(context.Background(), t, fn, prompts, func(l actions.Line) { lines = append(lines, l) })
+	return out, lines
+}
+
+// runLimitsUntil runs the function fn of testdata/limits.py in a sandbox
+// with prompts, until it ends or ctx does, and gives sink its lines.
+func runLimitsUntil(ctx context.Context, t *testing.T, fn string, prompts map[string]any, sink func(actions.Line)) actions.Outcome {
+	t.Helper()
 	if !actions.Sandboxed() {
 		t.Skip("this test process cannot build a sandbox: " + actions.MissingProtections)
 	}
@@ -269,23 +279,22 @@ func runLimits(t *testing.T, fn string, prompts map[string]any) (actions.Outcome
 	require.NoError(t, err)
 	sdkDir := t.TempDir()
 	require.NoError(t, sdk.Install(sdkDir))
-	var lines []actions.Line
-	out, err := actions.Run(context.Background(), actions.Spec{
+	out, err := actions.Run(ctx, actions.Spec{
 		Python: python, SDK: sdkDir, Files: map[string][]byte{"limits.py": module},
 		Action:  drivers.Action{Name: fn, Function: "limits:" + fn, Timeout: "3m"},
 		Prompts: prompts,
 		Env:     actions.Env{APIURL: "http://127.0.0.1:1", Token: "sta_test", Deployment: "web", Namespace: "web", Release: "web"},
-	}, func(l actions.Line) { lines = append(lines, l) })
+	}, sink)
 	require.NoError(t, err)
-	return out, lines
+	return out
 }
 
 // TestAForkBombStopsAtTheProcessLimit: an action that starts processes
 // without end is refused more than actions.LimitProcesses; its run fails
 // with the error of the refused fork, its processes are gone when it ends,
-// and this process (the server) still starts processes. Not parallel: the
-// limit counts every process of the sandbox's user.
+// and this process (the server) still starts processes.
 func TestAForkBombStopsAtTheProcessLimit(t *testing.T) {
+	t.Parallel()
 	name := fmt.Sprintf("bomb%d", time.Now().UnixNano()%1e10) // a process name: at most 15 bytes
 	out, lines := runLimits(t, "fork_bomb", map[string]any{"name": name})
 	require.True(t, out.Failed(), "%v", lines)
@@ -304,6 +313,36 @@ func TestAForkBombStopsAtTheProcessLimit(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.NoError(t, exec.Command("true").Run(), "the server cannot start a process")
+}
+
+// TestAForkBombStarvesNoOtherAction: while one action holds every process
+// its limit allows, another action, run at the same time, starts processes
+// as it likes: each run is a user of its own, with a limit of its own.
+func TestAForkBombStarvesNoOtherAction(t *testing.T) {
+	t.Parallel()
+	ctx, stopBomb := context.WithCancel(context.Background())
+	defer stopBomb()
+	atLimit := make(chan struct{})
+	bombEnded := make(chan actions.Outcome, 1)
+	go func() {
+		var once sync.Once
+		bombEnded <- runLimitsUntil(ctx, t, "fork_bomb_holding", nil, func(l actions.Line) {
+			if strings.HasPrefix(l.Message, "holding ") {
+				once.Do(func() { close(atLimit) })
+			}
+		})
+	}()
+	select {
+	case <-atLimit:
+	case out := <-bombEnded:
+		t.Fatalf("the bomb ended before it held its limit: %+v", out)
+	}
+
+	out, lines := runLimits(t, "start_processes", map[string]any{"count": 32})
+	require.False(t, out.Failed(), "another action could not start processes while the bomb held its limit: %v", lines)
+	require.JSONEq(t, "32", string(out.Result))
+	stopBomb()
+	require.True(t, (<-bombEnded).Canceled)
 }
 
 // TestAMemoryHogStopsAtTheAddressSpaceLimit: an action that takes memory

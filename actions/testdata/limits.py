@@ -16,6 +16,31 @@ def fork_bomb(name):
         print("started", started, flush=True)
 
 
+def fork_bomb_holding():
+    """Starts processes until it cannot start one more, then holds them all until it is stopped."""
+    started = 0
+    try:
+        while True:
+            if os.fork() == 0:
+                time.sleep(600)
+                os._exit(0)
+            started += 1
+    except BlockingIOError:
+        print("holding", started, flush=True)
+    time.sleep(600)
+
+
+def start_processes(count):
+    """Starts count processes, waits for each, and returns how many ended well."""
+    pids = []
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        pids.append(pid)
+    return sum(1 for pid in pids if os.waitpid(pid, 0)[1] == 0)
+
+
 def memory_hog():
     """Takes memory 64 MiB at a time."""
     hoard = []
