@@ -332,8 +332,11 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		cfg.Metrics.WatchCache("api_tokens", tokens.CacheStats)
 	}
 	if cfg.SSO != nil {
-		if a.SSO, err = sso.New(ctx, *cfg.SSO, cfg.Pool); err != nil {
+		if a.SSO, err = sso.New(*cfg.SSO, cfg.Pool); err != nil {
 			return err
+		}
+		if err := a.SSO.Discover(ctx); err != nil {
+			a.Logger.Warn("single sign-on is unavailable until the identity provider answers; local sign-in works", "err", err)
 		}
 		a.Deps.SSO = a.SSO
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -34,14 +35,22 @@ func contentSecurityPolicy(formOrigin string) string {
 		"object-src 'none'; base-uri 'none'; form-action " + formAction + "; frame-ancestors 'none'"
 }
 
-// securityHeaders sets the headers every response carries; formOrigin is
-// contentSecurityPolicy's.
-func securityHeaders(formOrigin string) echo.MiddlewareFunc {
-	csp := contentSecurityPolicy(formOrigin)
+// securityHeaders sets the headers every response carries; formOrigin
+// gives contentSecurityPolicy's, which may change while the server runs
+// (single sign-on learns its end-session endpoint once the provider answers).
+func securityHeaders(formOrigin func() string) echo.MiddlewareFunc {
+	type policy struct{ origin, csp string }
+	var last atomic.Pointer[policy]
+	last.Store(&policy{csp: contentSecurityPolicy("")})
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			p := last.Load()
+			if origin := formOrigin(); origin != p.origin {
+				p = &policy{origin: origin, csp: contentSecurityPolicy(origin)}
+				last.Store(p)
+			}
 			h := c.Response().Header()
-			h.Set("Content-Security-Policy", csp)
+			h.Set("Content-Security-Policy", p.csp)
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("X-Frame-Options", "DENY")
 			h.Set("Referrer-Policy", "same-origin")

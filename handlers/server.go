@@ -141,9 +141,9 @@ func New(d Deps) *echo.Echo {
 	bodyLimit := middleware.BodyLimit(fmt.Sprintf("%dM", web.MaxUploadMiB+1))
 	// checkInput follows the body limit (it reads URL-encoded forms) and comes
 	// before the session, whose lookup is the first to reach PostgreSQL.
-	formOrigin := ""
+	formOrigin := func() string { return "" }
 	if d.SSO != nil {
-		formOrigin = d.SSO.EndSessionOrigin()
+		formOrigin = d.SSO.EndSessionOrigin
 	}
 	e.Use(observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders(formOrigin), hsts, bodyLimit, checkInput,
 		loadSession(d.Sessions, bare, d.Logger))

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -28,21 +30,33 @@ const LoginLifetime = 10 * time.Minute
 // requestTimeout bounds each call to the provider (discovery, keys, token).
 const requestTimeout = 15 * time.Second
 
-// Provider is Styrmin's client of one OpenID Connect provider.
+// Provider is Styrmin's client of one OpenID Connect provider. It reads the
+// provider's discovery document when first needed and keeps it, so a
+// provider that does not answer when Styrmin starts stops nothing but
+// single sign-on, until it answers: local sign-in (break-glass) works.
 type Provider struct {
-	cfg      Config
+	cfg    Config
+	client *http.Client
+	q      *db.Queries
+	now    func() time.Time
+
+	// mu serializes discovery; found is its result once it succeeded.
+	mu    sync.Mutex
+	found atomic.Pointer[discovered]
+}
+
+// discovered is what the provider's discovery document gives.
+type discovered struct {
 	oauth    oauth2.Config
 	verifier *oidc.IDTokenVerifier
 	// endSession is the provider's end_session_endpoint; empty when it has none.
 	endSession string
-	client     *http.Client
-	q          *db.Queries
-	now        func() time.Time
 }
 
-// New reads the provider's discovery document (which must name cfg.Issuer
-// exactly) and returns the client of it; the sign-ins under way are kept on conn.
-func New(ctx context.Context, cfg Config, conn db.DBTX) (*Provider, error) {
+// New returns the client of the provider cfg names, once cfg is complete;
+// the sign-ins under way are kept on conn. It does not reach the provider
+// (Discover does).
+func New(cfg Config, conn db.DBTX) (*Provider, error) {
 	switch {
 	case cfg.Issuer == "":
 		return nil, errors.New("sso: the issuer URL is empty (--oidc-issuer)")
@@ -59,27 +73,49 @@ func New(ctx context.Context, cfg Config, conn db.DBTX) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = "single sign-on"
 	}
-	client := &http.Client{Timeout: requestTimeout}
-	discovery, err := oidc.NewProvider(oidc.ClientContext(ctx, client), cfg.Issuer)
+	return &Provider{cfg: cfg, client: &http.Client{Timeout: requestTimeout}, q: db.New(conn), now: time.Now}, nil
+}
+
+// Discover reads the provider's discovery document (which must name the
+// issuer exactly) unless it was read before. Its error (EUNAVAILABLE) says
+// the provider does not answer; the next call tries again.
+func (p *Provider) Discover(ctx context.Context) error {
+	_, err := p.discover(ctx)
+	return err
+}
+
+func (p *Provider) discover(ctx context.Context) (*discovered, error) {
+	if d := p.found.Load(); d != nil {
+		return d, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d := p.found.Load(); d != nil {
+		return d, nil
+	}
+	unavailable := func(err error) error {
+		return styrmin.Errorf(styrmin.EUNAVAILABLE, "The identity provider at %s does not answer as one (%v). Try again in a moment, or sign in with a Styrmin password if you have one.", p.cfg.Issuer, err)
+	}
+	provider, err := oidc.NewProvider(oidc.ClientContext(ctx, p.client), p.cfg.Issuer)
 	if err != nil {
-		return nil, fmt.Errorf("sso: discover %s: %w", cfg.Issuer, err)
+		return nil, unavailable(err)
 	}
 	var extra struct {
 		EndSession string `json:"end_session_endpoint"`
 	}
-	if err := discovery.Claims(&extra); err != nil {
-		return nil, fmt.Errorf("sso: discovery document of %s: %w", cfg.Issuer, err)
+	if err := provider.Claims(&extra); err != nil {
+		return nil, unavailable(err)
 	}
-	return &Provider{
-		cfg: cfg,
-		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: discovery.Endpoint(),
-			RedirectURL: cfg.RedirectURL, Scopes: cfg.scopes()},
-		verifier:   discovery.VerifierContext(oidc.ClientContext(context.WithoutCancel(ctx), client), &oidc.Config{ClientID: cfg.ClientID}),
+	d := &discovered{
+		oauth: oauth2.Config{ClientID: p.cfg.ClientID, ClientSecret: p.cfg.ClientSecret, Endpoint: provider.Endpoint(),
+			RedirectURL: p.cfg.RedirectURL, Scopes: p.cfg.scopes()},
+		// The keys are fetched when a token needs them, by whichever
+		// request that is: not bound to the request that discovered.
+		verifier:   provider.VerifierContext(oidc.ClientContext(context.Background(), p.client), &oidc.Config{ClientID: p.cfg.ClientID}),
 		endSession: extra.EndSession,
-		client:     client,
-		q:          db.New(conn),
-		now:        time.Now,
-	}, nil
+	}
+	p.found.Store(d)
+	return d, nil
 }
 
 // Name is the provider's name on the sign-in page.
@@ -89,15 +125,19 @@ func (p *Provider) Name() string { return p.cfg.Name }
 // on to next afterwards: it keeps a new state, nonce and PKCE verifier and
 // returns the provider's URL to send the browser to.
 func (p *Provider) Begin(ctx context.Context, browser, next string) (string, error) {
+	d, err := p.discover(ctx)
+	if err != nil {
+		return "", err
+	}
 	state, nonce, verifier := rand.Text(), rand.Text(), oauth2.GenerateVerifier()
-	err := p.q.CreateOIDCLogin(ctx, db.CreateOIDCLoginParams{
+	err = p.q.CreateOIDCLogin(ctx, db.CreateOIDCLoginParams{
 		StateHash: hash(state), BrowserHash: hash(browser), Nonce: nonce, CodeVerifier: verifier,
 		Next: next, ExpiresAt: p.now().Add(LoginLifetime),
 	})
 	if err != nil {
 		return "", db.Classify(fmt.Errorf("sso: keep sign-in: %w", err))
 	}
-	return p.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), nil
+	return d.oauth.AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), nil
 }
 
 // Result is a finished sign-in at the provider.
@@ -146,8 +186,12 @@ func (p *Provider) Finish(ctx context.Context, browser string, query url.Values)
 	if code == "" {
 		return Result{}, refused("the answer has no authorization code.")
 	}
+	d, err := p.discover(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	ctx = oidc.ClientContext(ctx, p.client)
-	token, err := p.oauth.Exchange(ctx, code, oauth2.VerifierOption(login.CodeVerifier))
+	token, err := d.oauth.Exchange(ctx, code, oauth2.VerifierOption(login.CodeVerifier))
 	if err != nil {
 		return Result{}, refused("the identity provider did not exchange the code: %v", err)
 	}
@@ -155,7 +199,7 @@ func (p *Provider) Finish(ctx context.Context, browser string, query url.Values)
 	if raw == "" {
 		return Result{}, refused("the identity provider sent no ID token.")
 	}
-	idToken, err := p.verifier.Verify(ctx, raw)
+	idToken, err := d.verifier.Verify(ctx, raw)
 	if err != nil {
 		return Result{}, refused("the ID token is not valid: %v", err)
 	}
@@ -202,15 +246,25 @@ func groupsOf(v any) []string {
 	return nil
 }
 
+// endSession is the provider's end-session endpoint; empty when it has
+// none, or was not discovered yet (then nobody signed in through it).
+func (p *Provider) endSession() string {
+	if d := p.found.Load(); d != nil {
+		return d.endSession
+	}
+	return ""
+}
+
 // EndSessionURL is where to send a browser signing out of a session begun
 // with idToken: the provider's end-session endpoint with the token as hint
 // and Styrmin's sign-in page to come back to; empty when the provider has
 // no such endpoint.
 func (p *Provider) EndSessionURL(idToken string) string {
-	if p.endSession == "" {
+	endSession := p.endSession()
+	if endSession == "" {
 		return ""
 	}
-	u, err := url.Parse(p.endSession)
+	u, err := url.Parse(endSession)
 	if err != nil {
 		return ""
 	}
@@ -230,8 +284,9 @@ func (p *Provider) EndSessionURL(idToken string) string {
 // the sign-out form may be redirected to (Content-Security-Policy
 // form-action); empty when there is none.
 func (p *Provider) EndSessionOrigin() string {
-	u, err := url.Parse(p.endSession)
-	if err != nil || p.endSession == "" {
+	endSession := p.endSession()
+	u, err := url.Parse(endSession)
+	if err != nil || endSession == "" {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host

@@ -34,10 +34,30 @@ var ssoRoles = sso.RoleGroups{"admins": auth.Admin, "operators": auth.Operator, 
 // newSSOEnv starts a test issuer and a server signing people in through it.
 func newSSOEnv(t *testing.T, local auth.LocalSignin) *ssoEnv {
 	t.Helper()
-	iss := ssotest.New(t)
+	return startSSOEnv(t, ssotest.New(t), local)
+}
+
+// startSSOEnv starts a server signing people in through iss.
+func startSSOEnv(t *testing.T, iss *ssotest.Issuer, local auth.LocalSignin) *ssoEnv {
+	t.Helper()
 	env := apptest.New(t, apptest.Options{NoBundled: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LocalSignin: local,
 		SSO: &sso.Config{Issuer: iss.URL, ClientID: ssotest.ClientID, ClientSecret: ssotest.ClientSecret, Name: "Test ID", Roles: ssoRoles}})
 	return &ssoEnv{Env: env, iss: iss}
+}
+
+// signInLocally signs name in with password in a new browser and returns the answer, read.
+func (e *ssoEnv) signInLocally(t *testing.T, name, password string) (*http.Response, string) {
+	t.Helper()
+	b := browser(t)
+	_, page := e.get(t, b, "/signin")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	require.NoError(t, err)
+	res, err := b.PostForm(e.URL+"/signin", url.Values{"username": {name}, "password": {password}, "_csrf": {handlerstest.CSRFToken(t, doc)}})
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res, string(body)
 }
 
 // browser is a new browser: its own cookies, and redirects left to the test.
@@ -300,21 +320,9 @@ func TestLocalSigninForAdminsOnly(t *testing.T) {
 		_, err := e.Users.Create(ctx, u)
 		require.NoError(t, err)
 	}
-	signin := func(name, password string) (*http.Response, string) {
-		b := browser(t)
-		_, page := e.get(t, b, "/signin")
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
-		require.NoError(t, err)
-		res, err := b.PostForm(e.URL+"/signin", url.Values{"username": {name}, "password": {password}, "_csrf": {handlerstest.CSRFToken(t, doc)}})
-		require.NoError(t, err)
-		defer res.Body.Close()
-		body, err := io.ReadAll(res.Body)
-		require.NoError(t, err)
-		return res, string(body)
-	}
-	res, _ := signin("root", handlerstest.TestPassword)
+	res, _ := e.signInLocally(t, "root", handlerstest.TestPassword)
 	require.Equal(t, http.StatusSeeOther, res.StatusCode, "an admin signs in with a password (break-glass)")
-	res, page := signin("olle", handlerstest.TestPassword)
+	res, page := e.signInLocally(t, "olle", handlerstest.TestPassword)
 	require.Equal(t, http.StatusForbidden, res.StatusCode)
 	require.Contains(t, page, "for admins only")
 	require.Contains(t, page, "Sign in with Test ID")
@@ -322,7 +330,7 @@ func TestLocalSigninForAdminsOnly(t *testing.T) {
 	// A user of the provider has no password to sign in with.
 	_, err := e.Users.SignInIdentity(ctx, auth.Identity{Issuer: e.iss.URL, Subject: "s", Username: "ida", Role: auth.Admin})
 	require.NoError(t, err)
-	res, _ = signin("ida", "")
+	res, _ = e.signInLocally(t, "ida", "")
 	require.Equal(t, http.StatusUnauthorized, res.StatusCode)
 	u, err := e.Users.GetByUsername(ctx, "ida")
 	require.NoError(t, err)
@@ -330,4 +338,32 @@ func TestLocalSigninForAdminsOnly(t *testing.T) {
 	require.ErrorContains(t, err, "single sign-on")
 	_, err = e.Users.ChangeOwnPassword(ctx, u, "", handlerstest.TestPassword, "127.0.0.1")
 	require.ErrorContains(t, err, "single sign-on")
+}
+
+// The identity provider is down when Styrmin starts: Styrmin starts all the
+// same and a local admin signs in (break-glass); a single sign-on is refused
+// saying the provider does not answer, and works once it does, without a
+// restart.
+func TestAProviderDownAtStartStopsOnlySingleSignOn(t *testing.T) {
+	t.Parallel()
+	iss := ssotest.New(t)
+	iss.Down()
+	e := startSSOEnv(t, iss, auth.LocalSigninAdminsOnly)
+	_, err := e.Users.Create(context.Background(), auth.NewUser{Username: "root", Password: handlerstest.TestPassword, Role: auth.Admin})
+	require.NoError(t, err)
+
+	res, _ := e.signInLocally(t, "root", handlerstest.TestPassword)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "a local admin signs in while the provider is down")
+	res, page := e.get(t, browser(t), sso.StartPath)
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	require.Contains(t, page, "The identity provider at "+iss.URL+" does not answer")
+	require.NotContains(t, res.Header.Get("Content-Security-Policy"), iss.URL, "no end-session endpoint is known yet")
+
+	iss.Up()
+	b := browser(t)
+	res, _ = e.signIn(t, b)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "single sign-on works once the provider answers")
+	res, _ = e.get(t, b, "/deployments")
+	require.Equal(t, http.StatusOK, res.StatusCode, "signed in")
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "form-action 'self' "+iss.URL, "signing out may go to the provider's end-session endpoint")
 }

@@ -54,6 +54,8 @@ type Issuer struct {
 	codes map[string]authorization
 	// ended are the queries the end-session endpoint received.
 	ended []url.Values
+	// down makes every endpoint answer 503, as a provider that is down.
+	down bool
 }
 
 // authorization is what the authorization endpoint granted for a code.
@@ -75,10 +77,31 @@ func New(t testing.TB) *Issuer {
 	mux.HandleFunc("GET /auth", iss.authorize)
 	mux.HandleFunc("POST /token", iss.token)
 	mux.HandleFunc("GET /logout", iss.logout)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		iss.mu.Lock()
+		down := iss.down
+		iss.mu.Unlock()
+		if down {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	iss.URL = srv.URL
 	return iss
+}
+
+// Down makes every endpoint answer 503 Service Unavailable until Up.
+func (iss *Issuer) Down() { iss.setDown(true) }
+
+// Up undoes Down.
+func (iss *Issuer) Up() { iss.setDown(false) }
+
+func (iss *Issuer) setDown(down bool) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.down = down
 }
 
 // SignInAs makes u the one the authorization endpoint signs in.
