@@ -194,11 +194,12 @@ func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
 }
 
-// sharedDir is a folder that a sandboxed action (user nobody) may write in;
-// it is removed when the test ends.
+// sharedDir is a folder that a sandboxed action (a user of its own) may
+// write in and this test read: under /var/tmp, since the sandbox covers
+// /tmp with one of its own. It is removed when the test ends.
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "styrmin-shared-")
+	dir, err := os.MkdirTemp("/var/tmp", "styrmin-shared-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	require.NoError(t, os.Chmod(dir, 0o777))
