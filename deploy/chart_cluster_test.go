@@ -174,26 +174,12 @@ type api struct {
 
 func (a api) call(t *testing.T, method, path string, body, out any) int {
 	t.Helper()
-	var in io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		require.NoError(t, err)
-		in = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, a.base+"/api/v1"+path, in)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	if out != nil && resp.StatusCode < 300 {
+	status, data := handlerstest.CallServer(t, a.base, a.token, method, path, body)
+	if out != nil && status < 300 {
 		require.NoError(t, json.Unmarshal(data, out), "%s", data)
 	}
-	require.Less(t, resp.StatusCode, 300, "%s %s: %s", method, path, data)
-	return resp.StatusCode
+	require.Less(t, status, 300, "%s %s: %s", method, path, data)
+	return status
 }
 
 type task struct {

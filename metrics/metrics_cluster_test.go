@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -28,27 +27,6 @@ import (
 	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/views"
 )
-
-// callAPI sends a REST API call with token and returns the status and body.
-func callAPI(t *testing.T, base, token, method, path string, body any) (int, []byte) {
-	t.Helper()
-	var in io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		require.NoError(t, err)
-		in = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, base+"/api/v1"+path, in)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, data
-}
 
 // scrapeUntil scrapes until ok holds of the families, within executortest.Timeout.
 func scrapeUntil(t *testing.T, metricsURL, what string, ok func(map[string]*dto.MetricFamily) bool) map[string]*dto.MetricFamily {
@@ -99,7 +77,7 @@ func TestScrapeAfterADeploymentOnTheCluster(t *testing.T) {
 	require.NoError(t, err)
 	token, err := env.APITokens.Create(ctx, auth.Credential{User: operator}, "metrics test", nil)
 	require.NoError(t, err)
-	status, body := callAPI(t, env.URL, token.Secret, http.MethodPost, "/deployments",
+	status, body := handlerstest.CallServer(t, env.URL, token.Secret, http.MethodPost, "/deployments",
 		map[string]any{"driver": "hello-web", "driver_version": "1.0.0", "name": name})
 	require.Equal(t, http.StatusAccepted, status, "%s", body)
 	var accepted struct {
@@ -110,7 +88,7 @@ func TestScrapeAfterADeploymentOnTheCluster(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &accepted))
 	task := executortest.WaitRow(t, db.New(env.Pool), accepted.Task.ID)
 	require.Equal(t, db.TaskStatus("succeeded"), task.Status, "the install succeeds on the cluster: %s", task.Message)
-	status, body = callAPI(t, env.URL, token.Secret, http.MethodGet, "/deployments/"+name, nil)
+	status, body = handlerstest.CallServer(t, env.URL, token.Secret, http.MethodGet, "/deployments/"+name, nil)
 	require.Equal(t, http.StatusOK, status, "%s", body)
 
 	web := &handlerstest.CatalogEnv{Env: env}

@@ -1,13 +1,16 @@
 package handlerstest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/require"
@@ -45,6 +48,29 @@ func (a *App) Call(t *testing.T, token, method, target string, body any) *httpte
 	a.Echo.ServeHTTP(rec, req)
 	checkAPIResponse(t, req, rec)
 	return rec
+}
+
+// CallServer sends a REST API request to the running server at base over
+// HTTP, with token and a JSON body (none when nil), and returns the answer's
+// status and body.
+func CallServer(t *testing.T, base, token, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var in io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		in = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, base+api.Prefix+path, in)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, data
 }
 
 // apiDocRouter finds a request's operation in the OpenAPI document, for
