@@ -18,6 +18,20 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
+// openCatalog opens the driver catalogue of the database at url, migrated
+// first, and the func that closes its connections.
+func openCatalog(ctx context.Context, url string) (*catalog.Catalog, func(), error) {
+	pool, err := openDatabase(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := db.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return catalog.New(pool, release.ChartFetcher{}), pool.Close, nil
+}
+
 func newDriverImportCmd() *cobra.Command {
 	var databaseURL string
 	cmd := &cobra.Command{
@@ -28,15 +42,12 @@ func newDriverImportCmd() *cobra.Command {
 			"same content is left as it is; with other content it is refused: raise spec.version instead.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, paths []string) error {
-			pool, err := openDatabase(cmd.Context(), databaseURL)
+			c, closeCatalog, err := openCatalog(cmd.Context(), databaseURL)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			if _, err := db.Migrate(cmd.Context(), pool); err != nil {
-				return err
-			}
-			return importPaths(cmd.Context(), catalog.New(pool, release.ChartFetcher{}), paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			defer closeCatalog()
+			return importPaths(cmd.Context(), c, paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addDatabaseFlag(cmd, &databaseURL)

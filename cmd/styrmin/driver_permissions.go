@@ -12,9 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/catalog"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/permissions"
-	"github.com/styrmin/styrmin/release"
 )
 
 // permissionsApprover is who the command line records as the approver.
@@ -44,15 +42,11 @@ func newDriverPermissionsCmd() *cobra.Command {
 					return err
 				}
 			}
-			pool, err := openDatabase(cmd.Context(), databaseURL)
+			c, closeCatalog, err := openCatalog(cmd.Context(), databaseURL)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			if _, err := db.Migrate(cmd.Context(), pool); err != nil {
-				return err
-			}
-			c := catalog.New(pool, release.ChartFetcher{})
+			defer closeCatalog()
 			return driverPermissions(cmd.Context(), c, args[0], args[1], approve, items, cmd.OutOrStdout())
 		},
 	}
