@@ -49,8 +49,9 @@ type Provider struct {
 type discovered struct {
 	oauth    oauth2.Config
 	verifier *oidc.IDTokenVerifier
-	// endSession is the provider's end_session_endpoint; empty when it has none.
-	endSession string
+	// endSession is the provider's end_session_endpoint, parsed once; nil
+	// when it has none (or one that does not parse).
+	endSession *url.URL
 }
 
 // New returns the client of the provider cfg names, once cfg is complete;
@@ -112,7 +113,7 @@ func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 		// The keys are fetched when a token needs them, by whichever
 		// request that is: not bound to the request that discovered.
 		verifier:   provider.VerifierContext(oidc.ClientContext(context.Background(), p.client), &oidc.Config{ClientID: p.cfg.ClientID}),
-		endSession: extra.EndSession,
+		endSession: parseEndpoint(extra.EndSession),
 	}
 	p.found.Store(d)
 	return d, nil
@@ -246,13 +247,22 @@ func groupsOf(v any) []string {
 	return nil
 }
 
-// endSession is the provider's end-session endpoint; empty when it has
-// none, or was not discovered yet (then nobody signed in through it).
-func (p *Provider) endSession() string {
+// parseEndpoint is endpoint parsed; nil when it is empty or does not parse.
+func parseEndpoint(endpoint string) *url.URL {
+	u, err := url.Parse(endpoint)
+	if endpoint == "" || err != nil {
+		return nil
+	}
+	return u
+}
+
+// endSession is the provider's end-session endpoint; nil when it has none,
+// or was not discovered yet (then nobody signed in through it).
+func (p *Provider) endSession() *url.URL {
 	if d := p.found.Load(); d != nil {
 		return d.endSession
 	}
-	return ""
+	return nil
 }
 
 // EndSessionURL is where to send a browser signing out of a session begun
@@ -261,13 +271,10 @@ func (p *Provider) endSession() string {
 // no such endpoint.
 func (p *Provider) EndSessionURL(idToken string) string {
 	endSession := p.endSession()
-	if endSession == "" {
+	if endSession == nil {
 		return ""
 	}
-	u, err := url.Parse(endSession)
-	if err != nil {
-		return ""
-	}
+	u := *endSession
 	q := u.Query()
 	if idToken != "" {
 		q.Set("id_token_hint", idToken)
@@ -284,9 +291,8 @@ func (p *Provider) EndSessionURL(idToken string) string {
 // the sign-out form may be redirected to (Content-Security-Policy
 // form-action); empty when there is none.
 func (p *Provider) EndSessionOrigin() string {
-	endSession := p.endSession()
-	u, err := url.Parse(endSession)
-	if err != nil || endSession == "" {
+	u := p.endSession()
+	if u == nil {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
