@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
 )
 
 // Outcome is how a recorded request ended.
@@ -37,6 +40,9 @@ const (
 	ViaSession     Via = "session"
 	ViaAPIToken    Via = "api-token"
 	ViaActionToken Via = "action-token"
+	// ViaCommandLine: the styrmin command, run where the database is
+	// reachable (whoever reaches it may change anything: an admin).
+	ViaCommandLine Via = "command-line"
 	// ViaNone: nobody was signed in (a sign-in attempt, a refused visitor).
 	ViaNone Via = "none"
 )
@@ -107,4 +113,20 @@ func (e Entry) detailJSON() ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	return json.Marshal(e.Detail)
+}
+
+// OutcomeOf is how a change that returned err ended, and why when it did
+// not happen: refused when the error is the caller's (a wrong input, a
+// conflict, something missing), failed when it is the server's (a bug, a
+// database or cluster that did not answer).
+func OutcomeOf(err error) (Outcome, string) {
+	if err == nil {
+		return Allowed, ""
+	}
+	err = db.Classify(err)
+	switch styrmin.ErrorCode(err) {
+	case styrmin.EINTERNAL, styrmin.EUNAVAILABLE:
+		return Failed, styrmin.ErrorMessage(err)
+	}
+	return Refused, styrmin.ErrorMessage(err)
 }

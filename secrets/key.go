@@ -8,10 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/styrmin/styrmin"
 )
 
 // KeySize is the length of a key in bytes (AES-256).
@@ -68,7 +69,7 @@ func ParseKey(text string) ([]byte, error) {
 			return key, nil
 		}
 	}
-	return nil, fmt.Errorf("secrets: the key must be %d random bytes written as base64 or hex (make one with `openssl rand -base64 32`)", KeySize)
+	return nil, styrmin.Errorf(styrmin.EINVALID, "secrets: the key must be %d random bytes written as base64 or hex (make one with `openssl rand -base64 32`)", KeySize)
 }
 
 // NewKeyText returns a new random key, written as base64.
@@ -83,7 +84,7 @@ func NewKeyText() string {
 func LoadKey(text, path string) ([]byte, error) {
 	switch {
 	case text != "" && path != "":
-		return nil, errors.New("secrets: give the key once: STYRMIN_SECRET_KEY or --secret-key-file, not both")
+		return nil, styrmin.Errorf(styrmin.EINVALID, "secrets: give the key once: STYRMIN_SECRET_KEY or --secret-key-file, not both")
 	case text != "":
 		return ParseKey(text)
 	case path != "":
@@ -93,7 +94,7 @@ func LoadKey(text, path string) ([]byte, error) {
 		}
 		return ParseKey(string(data))
 	}
-	return nil, errors.New("secrets: no key: set STYRMIN_SECRET_KEY or --secret-key-file to 32 random bytes as base64 (`openssl rand -base64 32`); secret parameters are encrypted with it")
+	return nil, styrmin.Errorf(styrmin.EINVALID, "secrets: no key: set STYRMIN_SECRET_KEY or --secret-key-file to 32 random bytes as base64 (`openssl rand -base64 32`); secret parameters are encrypted with it")
 }
 
 // LoadPreviousKeys returns the keys that were current before, from text or
@@ -102,7 +103,7 @@ func LoadKey(text, path string) ([]byte, error) {
 func LoadPreviousKeys(text, path string) ([][]byte, error) {
 	switch {
 	case text != "" && path != "":
-		return nil, errors.New("secrets: give the previous keys once: STYRMIN_PREVIOUS_SECRET_KEYS or --previous-secret-key-file, not both")
+		return nil, styrmin.Errorf(styrmin.EINVALID, "secrets: give the previous keys once: STYRMIN_PREVIOUS_SECRET_KEYS or --previous-secret-key-file, not both")
 	case path != "":
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -2,9 +2,9 @@ package secrets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -41,7 +41,7 @@ func (b *Box) Verify(ctx context.Context, settings Settings) error {
 		return fmt.Errorf("secrets: read the key check: %w", err)
 	}
 	if _, err := b.Open(sealed, checkPlace); err != nil {
-		return errors.New("secrets: neither STYRMIN_SECRET_KEY nor a key of STYRMIN_PREVIOUS_SECRET_KEYS is the key this database's secrets were encrypted with; start with the original key, or during a rotation with the new key and the old one as a previous key (a lost key means re-entering every secret parameter)")
+		return styrmin.Errorf(styrmin.EINVALID, "secrets: neither STYRMIN_SECRET_KEY nor a key of STYRMIN_PREVIOUS_SECRET_KEYS is the key this database's secrets were encrypted with; start with the original key, or during a rotation with the new key and the old one as a previous key (a lost key means re-entering every secret parameter)")
 	}
 	return nil
 }

@@ -915,6 +915,8 @@ func auditVia(e AuditRow) string {
 		return "API token"
 	case "action-token":
 		return "action token"
+	case "command-line":
+		return "styrmin command"
 	}
 	return "not signed in"
 }

@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
@@ -18,9 +20,9 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// openCatalog opens the driver catalogue of the database at url, migrated
-// first, and the func that closes its connections.
-func openCatalog(ctx context.Context, url string) (*catalog.Catalog, func(), error) {
+// openCatalog opens the database at url, migrated first, and its driver
+// catalogue; close the pool when done.
+func openCatalog(ctx context.Context, url string) (*catalog.Catalog, *pgxpool.Pool, error) {
 	pool, err := openDatabase(ctx, url)
 	if err != nil {
 		return nil, nil, err
@@ -29,7 +31,7 @@ func openCatalog(ctx context.Context, url string) (*catalog.Catalog, func(), err
 		pool.Close()
 		return nil, nil, err
 	}
-	return catalog.New(pool, release.ChartFetcher{}), pool.Close, nil
+	return catalog.New(pool, release.ChartFetcher{}), pool, nil
 }
 
 func newDriverImportCmd() *cobra.Command {
@@ -42,24 +44,30 @@ func newDriverImportCmd() *cobra.Command {
 			"same content is left as it is; with other content it is refused: raise spec.version instead.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, paths []string) error {
-			c, closeCatalog, err := openCatalog(cmd.Context(), databaseURL)
+			c, pool, err := openCatalog(cmd.Context(), databaseURL)
 			if err != nil {
 				return err
 			}
-			defer closeCatalog()
-			return importPaths(cmd.Context(), c, paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			defer pool.Close()
+			return importPaths(cmd.Context(), c, pool, paths, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addDatabaseFlag(cmd, &databaseURL)
 	return cmd
 }
 
-// importPaths imports every path, reporting each result; it goes on after a
-// failure and fails at the end when any path failed.
-func importPaths(ctx context.Context, c *catalog.Catalog, paths []string, stdout, stderr io.Writer) error {
+// importPaths imports every path into c, on pool, each with its audit
+// entry, reporting each result; it goes on after a failure and fails at the
+// end when any path failed.
+func importPaths(ctx context.Context, c *catalog.Catalog, pool *pgxpool.Pool, paths []string, stdout, stderr io.Writer) error {
 	failed := 0
 	for _, path := range paths {
-		res, err := c.ImportPath(ctx, path, "styrmin driver import")
+		var res catalog.Imported
+		err := audited(ctx, pool, "driver.upload", audit.Target{Kind: audit.TargetDriver}, func(ctx context.Context) (err error) {
+			audit.Note(ctx, "path", path)
+			res, err = c.ImportPath(ctx, path, "styrmin driver import")
+			return err
+		})
 		if err != nil {
 			failed++
 			fmt.Fprintf(stderr, "%s: %s\n", path, styrmin.ErrorMessage(err))

@@ -8,15 +8,14 @@ import (
 	"os"
 	"slices"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/permissions"
 )
-
-// permissionsApprover is who the command line records as the approver.
-const permissionsApprover = "styrmin driver permissions"
 
 func newDriverPermissionsCmd() *cobra.Command {
 	var databaseURL, itemsFile string
@@ -29,7 +28,7 @@ func newDriverPermissionsCmd() *cobra.Command {
 			"and what was approved beyond them. With --approve, approve those items for this version; with\n" +
 			"--approve --items FILE, approve the items of FILE instead (a JSON object with kinds, rules,\n" +
 			"aggregations and bindings, as the API's PermissionSet), such as what other values add. The\n" +
-			"approval is recorded as made by \"" + permissionsApprover + "\".",
+			"approval names the command, its user and machine as the approver, in the audit log too.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if itemsFile != "" && !approve {
@@ -42,12 +41,15 @@ func newDriverPermissionsCmd() *cobra.Command {
 					return err
 				}
 			}
-			c, closeCatalog, err := openCatalog(cmd.Context(), databaseURL)
+			c, pool, err := openCatalog(cmd.Context(), databaseURL)
 			if err != nil {
 				return err
 			}
-			defer closeCatalog()
-			return driverPermissions(cmd.Context(), c, args[0], args[1], approve, items, cmd.OutOrStdout())
+			defer pool.Close()
+			if !approve {
+				return showPermissions(cmd.Context(), c, args[0], args[1], cmd.OutOrStdout())
+			}
+			return approvePermissions(cmd.Context(), c, pool, args[0], args[1], items, cmd.OutOrStdout())
 		},
 	}
 	addDatabaseFlag(cmd, &databaseURL)
@@ -72,15 +74,25 @@ func readItems(path string) (*permissions.Set, error) {
 	return &s, nil
 }
 
-// driverPermissions approves (when approve) and prints a version's permissions.
-func driverPermissions(ctx context.Context, c *catalog.Catalog, name, version string, approve bool, items *permissions.Set, out io.Writer) error {
-	var p *catalog.Permissions
-	var err error
-	if approve {
-		p, err = c.ApprovePermissions(ctx, name, version, permissionsApprover, items)
-	} else {
-		p, err = c.Permissions(ctx, name, version)
+// showPermissions prints a version's permissions.
+func showPermissions(ctx context.Context, c *catalog.Catalog, name, version string, out io.Writer) error {
+	p, err := c.Permissions(ctx, name, version)
+	if err != nil {
+		return err
 	}
+	printPermissions(out, name, version, p)
+	return nil
+}
+
+// approvePermissions approves what a version's chart needs (or items), with
+// its audit entry, and prints its permissions.
+func approvePermissions(ctx context.Context, c *catalog.Catalog, pool *pgxpool.Pool, name, version string, items *permissions.Set, out io.Writer) error {
+	var p *catalog.Permissions
+	err := audited(ctx, pool, "driver.approve_permissions", audit.Target{Kind: audit.TargetDriver, Name: name}, func(ctx context.Context) (err error) {
+		audit.Note(ctx, "version", version)
+		p, err = c.ApprovePermissions(ctx, name, version, commandLineActor().Name, items)
+		return err
+	})
 	if err != nil {
 		return err
 	}

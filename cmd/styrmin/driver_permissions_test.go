@@ -70,7 +70,7 @@ func TestDriverPermissionsCommandListsAndApproves(t *testing.T) {
 	out, err = runDriverPermissions(t, url, "granter", "1.0.0", "--approve")
 	require.NoError(t, err)
 	require.Contains(t, out, "  approved      creates ClusterRoleBinding (rbac.authorization.k8s.io)\n")
-	require.Contains(t, out, "last approved by styrmin driver permissions on ")
+	require.Contains(t, out, "last approved by styrmin command (")
 
 	items := filepath.Join(t.TempDir(), "items.json")
 	require.NoError(t, os.WriteFile(items, []byte(`{"rules": [{"role": "ClusterRole", "resource": "nodes", "verb": "list"}]}`), 0o644))

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/secrets"
@@ -53,15 +55,19 @@ value under the old or the new key: run it again.`,
 			}
 			defer pool.Close()
 			q := db.New(pool)
-			box, err := secrets.OpenBox(cmd.Context(), q, keys)
+			var box *secrets.Box
+			var n int
+			err = audited(cmd.Context(), pool, "secrets.rotate", audit.Target{Kind: audit.TargetSettings, Name: "secret key"}, func(ctx context.Context) (err error) {
+				if box, err = secrets.OpenBox(ctx, q, keys); err != nil {
+					return err
+				}
+				audit.Note(ctx, "key_id", box.KeyID().String())
+				if n, err = deployment.ResealSecrets(ctx, q, box, webhooks.SealedSecrets(q, box.Header())); err != nil {
+					return err
+				}
+				return box.ResealCheck(ctx, q)
+			})
 			if err != nil {
-				return err
-			}
-			n, err := deployment.ResealSecrets(cmd.Context(), q, box, webhooks.SealedSecrets(q, box.Header()))
-			if err != nil {
-				return err
-			}
-			if err := box.ResealCheck(cmd.Context(), q); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "re-sealed %d secrets under the key with id %s; every secret is sealed under it now: remove the previous keys from the configuration\n", n, box.KeyID())

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 )
 
@@ -35,7 +38,7 @@ func newTokenCreateCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--expires: %w", err)
 			}
-			return withTokenStores(cmd.Context(), databaseURL, func(users *auth.Users, tokens *auth.APITokens) error {
+			return withTokenStores(cmd.Context(), databaseURL, func(pool *pgxpool.Pool, users *auth.Users, tokens *auth.APITokens) error {
 				u, err := users.GetByUsername(cmd.Context(), username)
 				if err != nil {
 					return err
@@ -44,7 +47,13 @@ func newTokenCreateCmd() *cobra.Command {
 				if name == "" {
 					name = "created on the command line " + now.UTC().Format(time.DateOnly)
 				}
-				created, err := tokens.Create(cmd.Context(), auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime))
+				var created auth.CreatedAPIToken
+				// The entry names the new token's id, and whose it is.
+				err = audited(cmd.Context(), pool, "token.create", audit.Target{Kind: audit.TargetToken}, func(ctx context.Context) (err error) {
+					audit.Note(ctx, "user", u.Username)
+					created, err = tokens.Create(ctx, auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime))
+					return err
+				})
 				if err != nil {
 					return err
 				}
@@ -70,7 +79,7 @@ func newTokenListCmd() *cobra.Command {
 		Short: "List a user's API tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withTokenStores(cmd.Context(), databaseURL, func(users *auth.Users, tokens *auth.APITokens) error {
+			return withTokenStores(cmd.Context(), databaseURL, func(_ *pgxpool.Pool, users *auth.Users, tokens *auth.APITokens) error {
 				u, err := users.GetByUsername(cmd.Context(), username)
 				if err != nil {
 					return err
@@ -102,8 +111,12 @@ func newTokenRevokeCmd() *cobra.Command {
 		Short: "Revoke an API token of any user (its id is in `token list`)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withTokenStores(cmd.Context(), databaseURL, func(_ *auth.Users, tokens *auth.APITokens) error {
-				if err := tokens.Revoke(cmd.Context(), commandLine, id); err != nil {
+			return withTokenStores(cmd.Context(), databaseURL, func(pool *pgxpool.Pool, _ *auth.Users, tokens *auth.APITokens) error {
+				target := audit.Target{Kind: audit.TargetToken, Name: strconv.FormatInt(id, 10)}
+				err := audited(cmd.Context(), pool, "token.revoke", target, func(ctx context.Context) error {
+					return tokens.Revoke(ctx, commandLine, id)
+				})
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "revoked API token %d\n", id)
@@ -117,8 +130,8 @@ func newTokenRevokeCmd() *cobra.Command {
 	return cmd
 }
 
-// withTokenStores runs f with the user and token stores on the database at url.
-func withTokenStores(ctx context.Context, url string, f func(*auth.Users, *auth.APITokens) error) error {
+// withTokenStores runs f with the database at url and its user and token stores.
+func withTokenStores(ctx context.Context, url string, f func(*pgxpool.Pool, *auth.Users, *auth.APITokens) error) error {
 	pool, err := openDatabase(ctx, url)
 	if err != nil {
 		return err
@@ -128,7 +141,7 @@ func withTokenStores(ctx context.Context, url string, f func(*auth.Users, *auth.
 	if err != nil {
 		return err
 	}
-	return f(users, auth.NewAPITokens(pool))
+	return f(pool, users, auth.NewAPITokens(pool))
 }
 
 // expiryText shows an optional time in UTC, or "never".

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 )
 
@@ -38,7 +40,11 @@ func newUserCreateCmd() *cobra.Command {
 				return err
 			}
 			password, generated := auth.PasswordOrGenerated(password)
-			u, err := users.Create(cmd.Context(), auth.NewUser{Username: username, Password: password, Role: r})
+			var u auth.User
+			err = audited(cmd.Context(), pool, "user.create", audit.Target{Kind: audit.TargetUser, Name: username}, func(ctx context.Context) (err error) {
+				u, err = users.Create(ctx, auth.NewUser{Username: username, Password: password, Role: r})
+				return err
+			})
 			if err != nil {
 				return err
 			}

@@ -155,7 +155,7 @@ _CODE_BY_STATUS = {
 
 @dataclasses.dataclass(frozen=True)
 class AuditActor:
-    """Who made an audited request: ``via`` is session, api-token, action-token or none;
+    """Who made an audited request: ``via`` is session, api-token, action-token, command-line or none;
     ``role`` the role at the time; ``address`` is empty for anyone but admins; ``token_id`` is
     the id (never the secret) of the API token the user came with, None for other credentials."""
 
