@@ -32,7 +32,7 @@ const (
 // a database that does not answer fails with styrmin.EUNAVAILABLE and counts
 // no failure.
 func (u *Users) SignIn(ctx context.Context, username, password, address string) (User, error) {
-	name, address := NormalizeUsername(username), throttleAddress(address)
+	name, address := NormalizeUsername(username), ThrottleAddress(address)
 	if len(password) > MaxPasswordLength {
 		password = "" // no stored password is this long; do not spend time hashing it
 	}
@@ -119,10 +119,11 @@ func (u *Users) refused(reason string) {
 	}
 }
 
-// throttleAddress is the address that attempts are counted against: an IPv6
-// address's /64 network, as one host usually holds all of it (an IPv4
-// address, or anything unparsable, is kept as is).
-func throttleAddress(address string) string {
+// ThrottleAddress is the address that attempts are counted against (failed
+// sign-ins, single sign-ons under way): an IPv6 address's /64 network, as
+// one host usually holds all of it (an IPv4 address, or anything
+// unparsable, is kept as is).
+func ThrottleAddress(address string) string {
 	ip, err := netip.ParseAddr(address)
 	if err != nil || !ip.Is6() || ip.Is4In6() {
 		return address

@@ -247,7 +247,7 @@ func TestThrottleAddress(t *testing.T) {
 		{"not an address", "not an address"},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, throttleAddress(tt.address), tt.address)
+		require.Equal(t, tt.want, ThrottleAddress(tt.address), tt.address)
 	}
 }
 

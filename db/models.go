@@ -108,6 +108,7 @@ type OidcLogin struct {
 	CodeVerifier string
 	Next         string
 	ExpiresAt    time.Time
+	Address      string
 }
 
 type Revision struct {

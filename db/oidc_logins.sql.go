@@ -10,14 +10,39 @@ import (
 	"time"
 )
 
+const countOIDCLogins = `-- name: CountOIDCLogins :one
+SELECT count(*) FILTER (WHERE address = $1) AS from_address, count(*) AS total
+FROM oidc_logins WHERE expires_at > $2
+`
+
+type CountOIDCLoginsParams struct {
+	Address string
+	Now     time.Time
+}
+
+type CountOIDCLoginsRow struct {
+	FromAddress int64
+	Total       int64
+}
+
+// CountOIDCLogins counts the sign-ins under way (not expired at now) that
+// address started, and all of them.
+func (q *Queries) CountOIDCLogins(ctx context.Context, arg CountOIDCLoginsParams) (CountOIDCLoginsRow, error) {
+	row := q.db.QueryRow(ctx, countOIDCLogins, arg.Address, arg.Now)
+	var i CountOIDCLoginsRow
+	err := row.Scan(&i.FromAddress, &i.Total)
+	return i, err
+}
+
 const createOIDCLogin = `-- name: CreateOIDCLogin :exec
-INSERT INTO oidc_logins (state_hash, browser_hash, nonce, code_verifier, next, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO oidc_logins (state_hash, browser_hash, address, nonce, code_verifier, next, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type CreateOIDCLoginParams struct {
 	StateHash    []byte
 	BrowserHash  []byte
+	Address      string
 	Nonce        string
 	CodeVerifier string
 	Next         string
@@ -28,6 +53,7 @@ func (q *Queries) CreateOIDCLogin(ctx context.Context, arg CreateOIDCLoginParams
 	_, err := q.db.Exec(ctx, createOIDCLogin,
 		arg.StateHash,
 		arg.BrowserHash,
+		arg.Address,
 		arg.Nonce,
 		arg.CodeVerifier,
 		arg.Next,
@@ -46,7 +72,7 @@ func (q *Queries) DeleteExpiredOIDCLogins(ctx context.Context, now time.Time) er
 }
 
 const takeOIDCLogin = `-- name: TakeOIDCLogin :one
-DELETE FROM oidc_logins WHERE state_hash = $1 RETURNING state_hash, browser_hash, nonce, code_verifier, next, expires_at
+DELETE FROM oidc_logins WHERE state_hash = $1 RETURNING state_hash, browser_hash, nonce, code_verifier, next, expires_at, address
 `
 
 // TakeOIDCLogin deletes the sign-in under way with state_hash and returns it:
@@ -61,6 +87,7 @@ func (q *Queries) TakeOIDCLogin(ctx context.Context, stateHash []byte) (OidcLogi
 		&i.CodeVerifier,
 		&i.Next,
 		&i.ExpiresAt,
+		&i.Address,
 	)
 	return i, err
 }

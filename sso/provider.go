@@ -27,6 +27,15 @@ import (
 // older than this is refused.
 const LoginLifetime = 10 * time.Minute
 
+// The bounds of the sign-ins under way (started, not yet answered, not
+// expired), which anyone may start: one address may hold
+// MaxLoginsPerAddress of them, and everyone together MaxLogins, so that
+// starting sign-ins without end fills no table.
+const (
+	MaxLoginsPerAddress = 20
+	MaxLogins           = 10000
+)
+
 // requestTimeout bounds each call to the provider (discovery, keys, token).
 const requestTimeout = 15 * time.Second
 
@@ -122,17 +131,27 @@ func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 // Name is the provider's name on the sign-in page.
 func (p *Provider) Name() string { return p.cfg.Name }
 
-// Begin starts a sign-in for the browser whose CSRF token is browser, to go
-// on to next afterwards: it keeps a new state, nonce and PKCE verifier and
-// returns the provider's URL to send the browser to.
-func (p *Provider) Begin(ctx context.Context, browser, next string) (string, error) {
+// Begin starts a sign-in for the browser whose CSRF token is browser, from
+// address, to go on to next afterwards: it keeps a new state, nonce and PKCE
+// verifier and returns the provider's URL to send the browser to. Past
+// MaxLoginsPerAddress sign-ins under way from address (its IPv6 /64), or
+// MaxLogins from everyone, it refuses (ETHROTTLED) until some end.
+func (p *Provider) Begin(ctx context.Context, browser, address, next string) (string, error) {
 	d, err := p.discover(ctx)
 	if err != nil {
 		return "", err
 	}
+	address = auth.ThrottleAddress(address)
+	under, err := p.q.CountOIDCLogins(ctx, db.CountOIDCLoginsParams{Address: address, Now: p.now()})
+	if err != nil {
+		return "", db.Classify(fmt.Errorf("sso: count sign-ins under way: %w", err))
+	}
+	if under.FromAddress >= MaxLoginsPerAddress || under.Total >= MaxLogins {
+		return "", styrmin.Errorf(styrmin.ETHROTTLED, "Too many single sign-ons are under way; finish the one you started, or try again in %d minutes.", int(LoginLifetime.Minutes()))
+	}
 	state, nonce, verifier := rand.Text(), rand.Text(), oauth2.GenerateVerifier()
 	err = p.q.CreateOIDCLogin(ctx, db.CreateOIDCLoginParams{
-		StateHash: hash(state), BrowserHash: hash(browser), Nonce: nonce, CodeVerifier: verifier,
+		StateHash: hash(state), BrowserHash: hash(browser), Address: address, Nonce: nonce, CodeVerifier: verifier,
 		Next: next, ExpiresAt: p.now().Add(LoginLifetime),
 	})
 	if err != nil {

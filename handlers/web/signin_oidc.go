@@ -18,7 +18,8 @@ import (
 type SingleSignOn interface {
 	// Name is the provider's name on the sign-in page.
 	Name() string
-	Begin(ctx context.Context, browser, next string) (string, error)
+	// Begin starts a sign-in of browser (its CSRF token) from address.
+	Begin(ctx context.Context, browser, address, next string) (string, error)
 	Finish(ctx context.Context, browser string, query url.Values) (sso.Result, error)
 	// EndSessionURL is where signing out sends the browser; empty: nowhere.
 	EndSessionURL(idToken string) string
@@ -62,7 +63,7 @@ func SigninOIDCStart(provider SingleSignOn) echo.HandlerFunc {
 		if httpx.CurrentUser(c) != nil {
 			return c.Redirect(http.StatusSeeOther, next)
 		}
-		target, err := provider.Begin(c.Request().Context(), httpx.Session(c).CSRF, next)
+		target, err := provider.Begin(c.Request().Context(), httpx.Session(c).CSRF, c.RealIP(), next)
 		if err != nil {
 			return err
 		}

@@ -256,6 +256,52 @@ func TestSingleSignOnAttacks(t *testing.T) {
 	}
 }
 
+// Anyone may start a single sign-on, and each start keeps a row until its
+// answer or its expiry: starting them without end, each in a new browser,
+// fills no table. One address holds sso.MaxLoginsPerAddress of them; all
+// addresses together sso.MaxLogins; expired ones count for nothing.
+func TestStartingSingleSignOnsWithoutEndFillsNoTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := func(e *ssoEnv) (*http.Response, string) {
+		return e.get(t, browser(t), sso.StartPath)
+	}
+	underWay := func(e *ssoEnv) (n int) {
+		require.NoError(t, e.Pool.QueryRow(ctx, "SELECT count(*) FROM oidc_logins").Scan(&n))
+		return n
+	}
+	requireRefused := func(res *http.Response, page string) {
+		t.Helper()
+		require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+		require.Contains(t, errorMessage(t, page), "Too many single sign-ons are under way")
+	}
+
+	t.Run("from one address", func(t *testing.T) {
+		e := newSSOEnv(t, auth.LocalSigninAll)
+		for range sso.MaxLoginsPerAddress {
+			res, _ := start(e)
+			require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		}
+		requireRefused(start(e))
+		require.Equal(t, sso.MaxLoginsPerAddress, underWay(e))
+		_, err := e.Pool.Exec(ctx, "UPDATE oidc_logins SET expires_at = now() - interval '1 second'")
+		require.NoError(t, err)
+		res, _ := start(e)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, "expired sign-ins count for nothing")
+	})
+	t.Run("from every address", func(t *testing.T) {
+		e := newSSOEnv(t, auth.LocalSigninAll)
+		_, err := e.Pool.Exec(ctx, `INSERT INTO oidc_logins (state_hash, browser_hash, address, nonce, code_verifier, next, expires_at)
+			SELECT decode(md5(i::text), 'hex'), '\x00', '10.0.' || (i / 250) || '.' || (i % 250), 'n', 'v', '/', now() + interval '5 minutes'
+			FROM generate_series(1, $1) AS i`, sso.MaxLogins-1)
+		require.NoError(t, err)
+		res, _ := start(e)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		requireRefused(start(e))
+		require.Equal(t, sso.MaxLogins, underWay(e))
+	})
+}
+
 func TestSingleSignOnStateIsGoodOnceAndInOneBrowser(t *testing.T) {
 	t.Parallel()
 	e := newSSOEnv(t, auth.LocalSigninAll)
