@@ -232,12 +232,15 @@ func environment(spec Spec, dir runDir) []string {
 	return env
 }
 
+// TokenVariable is the variable that gives an action its run's token.
+const TokenVariable = "STYRMIN_ACTION_TOKEN"
+
 // runVariables are the STYRMIN_ variables of a run (docs/actions.md), as
 // name and value, in either runtime.
 func runVariables(spec Spec) [][2]string {
 	return [][2]string{
 		{"STYRMIN_API_URL", spec.Env.APIURL},
-		{"STYRMIN_ACTION_TOKEN", spec.Env.Token},
+		{TokenVariable, spec.Env.Token},
 		{"STYRMIN_DEPLOYMENT", spec.Env.Deployment},
 		{"STYRMIN_NAMESPACE", spec.Env.Namespace},
 		{"STYRMIN_RELEASE", spec.Env.Release},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -30,6 +31,10 @@ type Pod struct {
 	// DefaultStartTimeout): a pod whose image is missing or that cannot be
 	// scheduled fails its run then, saying why.
 	StartTimeout time.Duration
+
+	// logSource, when set, opens the container's log instead of the
+	// cluster (a test's streams that break).
+	logSource func(ctx context.Context, pod *corev1.Pod, opts *corev1.PodLogOptions) (io.ReadCloser, error)
 }
 
 var _ Runtime = (*Pod)(nil)
@@ -48,11 +53,12 @@ var badWaits = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": tr
 	"CreateContainerError": true, "ErrImagePull": true, "ImagePullBackOff": true, "RunContainerError": true}
 
 // Run runs spec as a pod: it creates the deployment's action service account
-// when missing, then the pod; waits for its container to start (StartTimeout
+// when missing, then the Secret of the run's token and the pod; waits for its container to start (StartTimeout
 // at most); follows its log into sink; and reads the exit status from the
 // container's state. At the action's timeout, or when ctx ends, the pod is
 // deleted with its grace period (killGrace) and the run reads as timed out
-// or cancelled. The pod is deleted at the end, however the run ended. An
+// or cancelled. The pod and the Secret are deleted at the end, however the
+// run ended. An
 // error means the run could not start (its pod did not), and says why.
 func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	if err := p.ensureServiceAccount(ctx, spec); err != nil {
@@ -63,6 +69,11 @@ func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, err
 	if p.Resources != nil {
 		resources = *p.Resources
 	}
+	secret, err := p.Client.CoreV1().Secrets(spec.Env.Namespace).Create(ctx, tokenSecret(spec), metav1.CreateOptions{})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("actions: create the Secret of the action's token: %w", err)
+	}
+	defer p.deleteSecret(secret)
 	pod, err := p.Client.CoreV1().Pods(spec.Env.Namespace).Create(ctx, podOf(spec, p.Image, resources), metav1.CreateOptions{})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("actions: create the action's pod: %w", err)
@@ -131,23 +142,41 @@ func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
 	return nil
 }
 
-// removeEnded deletes the ended action pods of spec's deployment. A run
-// deletes its own pod when it ends, so an ended one was left by a worker
-// that died mid-run (its activeDeadlineSeconds stopped it); a running one
-// may be another run's and is left alone. Failing to sweep is no reason
-// not to run: the next run tries again.
+// removeEnded deletes the ended action pods of spec's deployment, and the
+// token Secrets of runs whose pod is gone or ended. A run deletes its own
+// when it ends, so an ended one was left by a worker that died mid-run (its
+// activeDeadlineSeconds stopped it; recovery revoked its token); a running
+// pod may be another run's and is left alone, and so is its Secret, or a
+// Secret younger than secretGrace (a run between its Secret and its pod).
+// Failing to sweep is no reason not to run: the next run tries again.
 func (p *Pod) removeEnded(ctx context.Context, spec Spec) {
-	selector := labels.SelectorFromSet(podLabels(spec, false)).String() + "," + RunLabel
-	pods, err := p.Client.CoreV1().Pods(spec.Env.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	selector := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(podLabels(spec, false)).String() + "," + RunLabel}
+	pods, err := p.Client.CoreV1().Pods(spec.Env.Namespace).List(ctx, selector)
 	if err != nil {
 		return
 	}
+	running := map[string]bool{}
 	for i := range pods.Items {
 		if phase := pods.Items[i].Status.Phase; phase == corev1.PodSucceeded || phase == corev1.PodFailed {
 			p.delete(&pods.Items[i], 0)
+		} else {
+			running[pods.Items[i].Name] = true
+		}
+	}
+	secrets, err := p.Client.CoreV1().Secrets(spec.Env.Namespace).List(ctx, selector)
+	if err != nil {
+		return
+	}
+	for i := range secrets.Items {
+		if s := &secrets.Items[i]; !running[s.Name] && time.Since(s.CreationTimestamp.Time) > secretGrace {
+			p.deleteSecret(s)
 		}
 	}
 }
+
+// secretGrace is how old a token Secret without a running pod must be for
+// removeEnded to delete it: a run creates its pod right after its Secret.
+const secretGrace = time.Minute
 
 // waitStarted waits until pod's container has started (or already ended),
 // for StartTimeout at most; a container that cannot start, a pod that
@@ -222,17 +251,109 @@ func (p *Pod) notStarted(ctx context.Context, pod *corev1.Pod, why string) error
 	return errors.New(msg)
 }
 
+// logReopenWaitMax bounds the wait before a broken log stream is opened
+// again, which starts at podPoll and doubles while the streams bring nothing.
+const logReopenWaitMax = 4 * time.Second
+
 // followLog reads the container's log, followed, into lines until the
-// container ends (the stream's end) or ctx ends. Standard output and
-// standard error arrive as one stream, read as the runner's protocol.
+// container ends or ctx ends. Standard output and standard error arrive as
+// one stream, read as the runner's protocol.
+//
+// A stream that breaks off while the container runs (the API server or the
+// kubelet restarted) is opened again from where it broke (after podPoll,
+// then longer while the streams bring nothing), until the container ends or
+// ctx does: the kubelet stamps each line with its time,
+// and the lines stamped up to the last one read are skipped. Once the
+// container has ended, the log is read once more from its last line read, so
+// that what it wrote between a break and its end is not lost. (Two lines of
+// the same nanosecond split by a break lose the second.)
 func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
-	stream, err := p.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: ContainerName, Follow: true}).Stream(ctx)
-	if err != nil {
-		lines.stderr("the action's log could not be read: " + err.Error())
-		return
+	var last time.Time
+	read := func(text string) {
+		at, rest, ok := cutTimestamp(text)
+		switch {
+		case !ok:
+			lines.protocol(text)
+		case at.After(last):
+			last = at
+			lines.protocol(rest)
+		}
 	}
-	defer stream.Close()
-	readLines(stream, lines.protocol)
+	var failure error
+	wait := podPoll
+	for finalRead := false; ; {
+		opts := &corev1.PodLogOptions{Container: ContainerName, Follow: true, Timestamps: true}
+		if !last.IsZero() {
+			opts.SinceTime = &metav1.Time{Time: last} // whole seconds on the wire; read skips what came before last
+		}
+		before := last
+		stream, err := p.openLog(ctx, pod, opts)
+		failure = err
+		if err == nil {
+			readLines(stream, read)
+			stream.Close()
+		}
+		if ctx.Err() != nil || finalRead {
+			break
+		}
+		if p.containerEnded(ctx, pod) {
+			finalRead = true
+			continue
+		}
+		if last.After(before) {
+			wait = podPoll
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, logReopenWaitMax)
+	}
+	if failure != nil && last.IsZero() {
+		lines.stderr("the action's log could not be read: " + failure.Error())
+	}
+}
+
+// openLog opens the log of pod's container with opts (the cluster's, or
+// logSource's when set).
+func (p *Pod) openLog(ctx context.Context, pod *corev1.Pod, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	if p.logSource != nil {
+		return p.logSource(ctx, pod, opts)
+	}
+	return p.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, opts).Stream(ctx)
+}
+
+// cutTimestamp splits a log line the kubelet stamped (PodLogOptions'
+// Timestamps) into its time and text.
+func cutTimestamp(line string) (time.Time, string, bool) {
+	stamp, text, found := strings.Cut(line, " ")
+	at, err := time.Parse(time.RFC3339Nano, stamp)
+	if !found && err == nil {
+		return at, "", true // an empty line
+	}
+	return at, text, found && err == nil
+}
+
+// containerEnded reports whether pod's container has ended, or the pod is
+// gone: its log holds nothing more. Not knowing (the cluster does not
+// answer) is not ended.
+func (p *Pod) containerEnded(ctx context.Context, pod *corev1.Pod) bool {
+	cur, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	if cur.Status.Phase == corev1.PodSucceeded || cur.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	for _, cs := range cur.Status.ContainerStatuses {
+		if cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // exitCode waits (podEndWait at most) for the container's exit status; -1
@@ -272,6 +393,16 @@ func (p *Pod) delete(pod *corev1.Pod, grace int64) {
 	defer cancel()
 	_ = p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{ //nolint:errcheck // see above
 		GracePeriodSeconds: ptr.To(grace), Preconditions: &metav1.Preconditions{UID: &pod.UID},
+	})
+}
+
+// deleteSecret deletes secret (guarded by its uid); like delete, it never
+// reports failure: removeEnded tries again at the deployment's next run.
+func (p *Pod) deleteSecret(secret *corev1.Secret) {
+	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
+	defer cancel()
+	_ = p.Client.CoreV1().Secrets(secret.Namespace).Delete(ctx, secret.Name, metav1.DeleteOptions{ //nolint:errcheck // see above
+		Preconditions: &metav1.Preconditions{UID: &secret.UID},
 	})
 }
 

@@ -28,6 +28,8 @@ const (
 	RunnerUID = 65532
 	// tmpSize bounds the pod's one writable folder, /tmp (the bundle and HOME).
 	tmpSize = "256Mi"
+	// tokenKey is the key of the run's token in its Secret.
+	tokenKey = "token"
 )
 
 // DefaultResources are an action pod's requests and limits.
@@ -68,8 +70,21 @@ func serviceAccount(spec Spec) *corev1.ServiceAccount {
 	}
 }
 
+// tokenSecret is the Secret that holds the token of spec's run, named as its
+// pod, which reads it into TokenVariable. The token is not in the pod's spec:
+// more people may read pods than Secrets (Kubernetes' view role reads pods,
+// not Secrets), and it stays out of every pod listing.
+func tokenSecret(spec Spec) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: PodName(spec.Env.Release, spec.Env.StepID), Namespace: spec.Env.Namespace, Labels: podLabels(spec, true)},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{tokenKey: []byte(spec.Env.Token)},
+	}
+}
+
 // podOf is the pod that runs spec in image with resources: in the
-// deployment's namespace, as its action service account without a token,
+// deployment's namespace, with the run's token from its Secret (tokenSecret),
+// as its action service account without a token,
 // as a user that is not root, on a read-only root filesystem (an emptyDir on
 // /tmp), with every capability dropped, never restarted, and stopped by the
 // kubelet at the action's timeout.
@@ -78,6 +93,11 @@ func podOf(spec Spec, image string, resources corev1.ResourceRequirements) *core
 	env := []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"}, {Name: "LANG", Value: "C.UTF-8"},
 		{Name: "PYTHONUNBUFFERED", Value: "1"}, {Name: "PYTHONDONTWRITEBYTECODE", Value: "1"}}
 	for _, kv := range runVariables(spec) {
+		if kv[0] == TokenVariable {
+			env = append(env, corev1.EnvVar{Name: kv[0], ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: tokenSecret(spec).Name}, Key: tokenKey}}})
+			continue
+		}
 		env = append(env, corev1.EnvVar{Name: kv[0], Value: kv[1]})
 	}
 	return &corev1.Pod{

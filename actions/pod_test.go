@@ -2,12 +2,14 @@ package actions_test
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,15 +20,24 @@ import (
 	"github.com/styrmin/styrmin/drivers"
 )
 
+// fakeRun is what runOnFake saw: the pod as the runtime created it, the
+// Secret it reads while it runs, the outcome and the cluster afterwards.
+type fakeRun struct {
+	pod    *corev1.Pod
+	secret *corev1.Secret
+	out    actions.Outcome
+	client *fake.Clientset
+}
+
 // runOnFake runs an action through the pod runtime on a fake clientset,
 // playing the kubelet: once the pod exists, its container ends with exit
-// code. The cluster holds existing beforehand. It returns the pod as the
-// runtime created it, and the outcome.
-func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Object) (*corev1.Pod, actions.Outcome, *fake.Clientset) {
+// code. The cluster holds existing beforehand.
+func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Object) fakeRun {
 	t.Helper()
 	client := fake.NewClientset(existing...)
 	podRuntime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test", StartTimeout: 10 * time.Second}
 	created := make(chan *corev1.Pod, 1)
+	var secret *corev1.Secret
 	go func() {
 		var pod *corev1.Pod
 		_ = wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -34,6 +45,7 @@ func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Obj
 			pod = p
 			return err == nil, nil
 		})
+		secret, _ = client.CoreV1().Secrets("shop").Get(context.Background(), actions.PodName("shop-db", 9), metav1.GetOptions{})
 		created <- pod.DeepCopy()
 		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: actions.ContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit}}}}
 		_, _ = client.CoreV1().Pods("shop").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{})
@@ -44,13 +56,15 @@ func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Obj
 		Labels: map[string]string{"styrmin.io/installation": "INST", "styrmin.io/deployment": "4"},
 	}, func(actions.Line) {})
 	require.NoError(t, err)
-	return <-created, out, client
+	pod := <-created
+	return fakeRun{pod: pod, secret: secret, out: out, client: client}
 }
 
 func TestPodSpecIsLockedDown(t *testing.T) {
 	t.Parallel()
-	pod, out, client := runOnFake(t, 0, "90s")
-	require.Equal(t, 0, out.ExitCode)
+	run := runOnFake(t, 0, "90s")
+	pod, client := run.pod, run.client
+	require.Equal(t, 0, run.out.ExitCode)
 
 	require.Equal(t, "shop-db-action-9", pod.Name)
 	require.Equal(t, "shop", pod.Namespace)
@@ -78,10 +92,19 @@ func TestPodSpecIsLockedDown(t *testing.T) {
 	require.Equal(t, resource.MustParse("100m"), c.Resources.Requests[corev1.ResourceCPU])
 	env := map[string]string{}
 	for _, e := range c.Env {
+		if e.Name == actions.TokenVariable {
+			require.Equal(t, &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: pod.Name}, Key: "token"},
+				e.ValueFrom.SecretKeyRef, "the token comes from the run's Secret")
+			continue
+		}
 		require.Nil(t, e.ValueFrom, "%s comes from nowhere but the spec", e.Name)
 		env[e.Name] = e.Value
 	}
-	require.Equal(t, "sta_secret", env["STYRMIN_ACTION_TOKEN"])
+	podJSON, err := json.Marshal(pod)
+	require.NoError(t, err)
+	require.NotContains(t, string(podJSON), "sta_secret", "whoever reads the pod does not read the token")
+	require.Equal(t, []byte("sta_secret"), run.secret.Data["token"], "the Secret holds it while the run lasts")
+	require.Equal(t, pod.Labels, run.secret.Labels)
 	require.Equal(t, "http://styrmin.styrmin.svc.cluster.local:80", env["STYRMIN_API_URL"])
 	require.Equal(t, "actions:backup", env["STYRMIN_ACTION_FUNCTION"])
 	require.Equal(t, "9", env["STYRMIN_HOOK_STEP"])
@@ -96,7 +119,9 @@ func TestPodSpecIsLockedDown(t *testing.T) {
 	require.Equal(t, "4", sa.Labels["styrmin.io/deployment"])
 
 	_, err = client.CoreV1().Pods("shop").Get(context.Background(), pod.Name, metav1.GetOptions{})
-	require.Error(t, err, "the pod is deleted at the end")
+	require.True(t, apierrors.IsNotFound(err), "the pod is deleted at the end")
+	_, err = client.CoreV1().Secrets("shop").Get(context.Background(), pod.Name, metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "and so is its Secret")
 }
 
 func TestPodExitCodeComesFromTheContainer(t *testing.T) {
@@ -105,15 +130,15 @@ func TestPodExitCodeComesFromTheContainer(t *testing.T) {
 		exit int32
 		want int
 	}{{0, 0}, {1, 1}, {2, 2}, {143, -1}, {137, -1}} {
-		_, out, _ := runOnFake(t, c.exit, "1m")
-		require.Equal(t, c.want, out.ExitCode, "container exit %d", c.exit)
+		run := runOnFake(t, c.exit, "1m")
+		require.Equal(t, c.want, run.out.ExitCode, "container exit %d", c.exit)
 	}
 }
 
 func TestPodDeadlineIsTheTimeoutInWholeSeconds(t *testing.T) {
 	t.Parallel()
-	pod, _, _ := runOnFake(t, 0, "1500ms")
-	require.Equal(t, int64(2), *pod.Spec.ActiveDeadlineSeconds)
+	run := runOnFake(t, 0, "1500ms")
+	require.Equal(t, int64(2), *run.pod.Spec.ActiveDeadlineSeconds)
 }
 
 func TestPodRefusesAServiceAccountStyrminDidNotCreate(t *testing.T) {
@@ -131,31 +156,58 @@ func TestPodRefusesAServiceAccountStyrminDidNotCreate(t *testing.T) {
 	require.Empty(t, pods.Items, "no pod is created")
 }
 
-// actionPod is a pod of an earlier action run on hook step stepID of the
-// deployment whose id label is deployment, in phase.
-func actionPod(stepID int64, deployment string, phase corev1.PodPhase) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: actions.PodName("shop-db", stepID), Namespace: "shop", Labels: map[string]string{
+// runMeta is the name and labels of the pod and Secret of an earlier action
+// run on hook step stepID of the deployment whose id label is deployment,
+// created at created.
+func runMeta(stepID int64, deployment string, created time.Time) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: actions.PodName("shop-db", stepID), Namespace: "shop", CreationTimestamp: metav1.NewTime(created),
+		Labels: map[string]string{
 			actions.ManagedByLabel: actions.ManagedBy, actions.RunLabel: strconv.FormatInt(stepID, 10),
 			"styrmin.io/installation": "INST", "styrmin.io/deployment": deployment,
-		}},
-		Status: corev1.PodStatus{Phase: phase},
+		}}
+}
+
+// actionPod is the pod of an earlier run, in phase.
+func actionPod(stepID int64, deployment string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: runMeta(stepID, deployment, time.Now().Add(-time.Hour)), Status: corev1.PodStatus{Phase: phase}}
+}
+
+// tokenSecret is the token Secret of an earlier run, created at created.
+func tokenSecret(stepID int64, deployment string, created time.Time) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: runMeta(stepID, deployment, created), Data: map[string][]byte{"token": []byte("sta_old")}}
+}
+
+// names are the names of a list's items.
+func names[T any, P interface {
+	*T
+	metav1.Object
+}](items []T) []string {
+	out := make([]string, 0, len(items))
+	for i := range items {
+		out = append(out, P(&items[i]).GetName())
 	}
+	return out
 }
 
 // A worker that dies mid-run leaves its pod, which its deadline stops but
-// nothing deletes: the deployment's next run removes it, and leaves alone a
-// pod still running (another run's) and another deployment's.
-func TestARunRemovesTheEndedPodsOfEarlierRuns(t *testing.T) {
+// nothing deletes, and its token's Secret: the deployment's next run
+// removes both. It leaves alone a pod still running (another run's) and its
+// Secret, a Secret just created (a run about to create its pod), and
+// another deployment's.
+func TestARunRemovesThePodsAndSecretsOfEarlierRuns(t *testing.T) {
 	t.Parallel()
-	_, _, client := runOnFake(t, 0, "1m",
-		actionPod(5, "4", corev1.PodFailed), actionPod(6, "4", corev1.PodSucceeded),
-		actionPod(7, "4", corev1.PodRunning), actionPod(8, "5", corev1.PodFailed))
-	pods, err := client.CoreV1().Pods("shop").List(context.Background(), metav1.ListOptions{})
+	hourAgo := time.Now().Add(-time.Hour)
+	run := runOnFake(t, 0, "1m",
+		actionPod(5, "4", corev1.PodFailed), tokenSecret(5, "4", hourAgo),
+		actionPod(6, "4", corev1.PodSucceeded),
+		actionPod(7, "4", corev1.PodRunning), tokenSecret(7, "4", hourAgo),
+		tokenSecret(3, "4", hourAgo), tokenSecret(4, "4", time.Now()),
+		actionPod(8, "5", corev1.PodFailed), tokenSecret(8, "5", hourAgo))
+	ctx := context.Background()
+	pods, err := run.client.CoreV1().Pods("shop").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
-	var left []string
-	for _, p := range pods.Items {
-		left = append(left, p.Name)
-	}
-	require.ElementsMatch(t, []string{actions.PodName("shop-db", 7), actions.PodName("shop-db", 8)}, left)
+	require.ElementsMatch(t, []string{actions.PodName("shop-db", 7), actions.PodName("shop-db", 8)}, names(pods.Items))
+	secrets, err := run.client.CoreV1().Secrets("shop").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{actions.PodName("shop-db", 4), actions.PodName("shop-db", 7), actions.PodName("shop-db", 8)}, names(secrets.Items))
 }
