@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -107,4 +108,70 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 	require.Equal(t, name, binding.Subjects[0].Namespace)
 	_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
 	require.NoError(t, err)
+}
+
+// lookupReaderBundle is a local driver "lookup-reader" whose chart creates
+// its ClusterRole only where the cluster has the namespace "default" (Helm's
+// lookup): rendered without a cluster, as the catalogue and the queueing
+// render it, it creates nothing beyond its namespace.
+var lookupReaderBundle = fstest.MapFS{
+	"lookup-reader/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
+kind: Driver
+metadata: {name: lookup-reader}
+spec:
+  version: 1.0.0
+  supported_versions: ">=1.0.0"
+  info: {title: Lookup reader, description: A driver whose chart reads the cluster to decide what it creates.}
+  helm:
+    main: {location: ./chart, version: 1.0.0}
+`)},
+	"lookup-reader/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: lookup-reader\nversion: 1.0.0\nappVersion: 1.0.0\n")},
+	"lookup-reader/chart/templates/objects.yaml": {Data: []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: "{{ .Release.Name }}-config"}
+data: {hello: world}
+{{- if lookup "v1" "Namespace" "" "default" }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "{{ .Release.Name }}-nodes"}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [list]}]
+{{- end }}
+`)},
+}
+
+// TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove: a chart
+// whose render depends on the cluster passes the queueing and is refused by
+// the install task's check on the local cluster, which applies nothing; the
+// failed task's result names the items (its page offers admins to approve
+// them), and once an admin approved exactly those, an upgrade installs it.
+func TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupCluster(t)
+	_, err := f.catalog.ImportFS(ctx, lookupReaderBundle, "lookup-reader", "root")
+	require.NoError(t, err)
+	name := uniqueName("lookup")
+	f.cleanUp(t, name)
+	kube := f.cluster.Kube.Clientset
+
+	failed := f.waitEnded(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Install{Driver: "lookup-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"})).TaskID)
+	require.Equal(t, executor.TaskFailed, failed.Status)
+	require.Contains(t, failed.Message, "creates ClusterRole (rbac.authorization.k8s.io)")
+	refused := failed.RefusedPermissions()
+	require.NotNil(t, refused, "the result keeps the refusal: %s", failed.Result)
+	require.Equal(t, "lookup-reader", refused.Driver)
+	require.Equal(t, "1.0.0", refused.Version)
+	require.Equal(t, []string{"creates ClusterRole (rbac.authorization.k8s.io)", "grants ClusterRole: list nodes (core)"}, refused.Items.Lines())
+	_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "nothing was applied: %v", err)
+
+	_, err = f.catalog.ApprovePermissions(ctx, "lookup-reader", "1.0.0", "root", &refused.Items)
+	require.NoError(t, err)
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.0.0", AppVersion: "1.0.0", By: "alice"})))
+	_, err = kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
+	require.NoError(t, err, "the approved ClusterRole exists")
+	t.Cleanup(func() {
+		kube.RbacV1().ClusterRoles().Delete(context.Background(), name+"-nodes", metav1.DeleteOptions{}) //nolint:errcheck // gone with the release already
+	})
 }

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -218,15 +220,36 @@ func (j *taskRun) fail(ctx context.Context, err error) (any, error) {
 	if lerr != nil {
 		return nil, fmt.Errorf("%w (and listing the tasks its actions started: %v)", err, lerr)
 	}
-	if len(linked) == 0 {
+	var refused *permissions.RefusedError
+	errors.As(err, &refused)
+	if len(linked) == 0 && refused == nil {
 		return nil, err
 	}
-	return failedResult{Linked: linked}, err
+	return failedResult{Linked: linked, Refused: refusedPermissionsOf(refused)}, err
 }
 
-// failedResult is the result of a task that failed after its actions started tasks.
+// failedResult is the result of a task that failed after its actions
+// started tasks, or because its chart creates what no admin approved.
 type failedResult struct {
-	Linked []LinkedResult `json:"linked"`
+	Linked  []LinkedResult      `json:"linked,omitempty"`
+	Refused *RefusedPermissions `json:"refused_permissions,omitempty"`
+}
+
+// RefusedPermissions is what a task's chart creates that no admin approved
+// for its driver version (permissions.RefusedError), kept in the failed
+// task's result so that its page can offer admins to approve exactly that.
+type RefusedPermissions struct {
+	Driver  string          `json:"driver"`
+	Version string          `json:"version"`
+	Items   permissions.Set `json:"items"`
+}
+
+// refusedPermissionsOf is refused as a task result keeps it; nil for nil.
+func refusedPermissionsOf(refused *permissions.RefusedError) *RefusedPermissions {
+	if refused == nil {
+		return nil
+	}
+	return &RefusedPermissions{Driver: refused.Driver, Version: refused.Version, Items: refused.Missing}
 }
 
 // releaseResult is the result of a task that made a revision.

@@ -41,6 +41,19 @@ type Task struct {
 // Ended reports whether the task is over (succeeded, failed or canceled).
 func (t *Task) Ended() bool { return t.EndedAt != nil }
 
+// RefusedPermissions is what the failed task's chart creates that no admin
+// approved for its driver version; nil for any other task.
+func (t *Task) RefusedPermissions() *RefusedPermissions {
+	if t.Status != executor.TaskFailed || len(t.Result) == 0 {
+		return nil
+	}
+	var res failedResult
+	if json.Unmarshal(t.Result, &res) != nil || res.Refused == nil || res.Refused.Items.Empty() {
+		return nil
+	}
+	return res.Refused
+}
+
 // Step is one recorded step of a task.
 type Step struct {
 	ID       int64

@@ -12,12 +12,14 @@ import (
 type Viewer struct {
 	// CanChange shows the buttons of operators and admins.
 	CanChange bool
+	// IsAdmin shows the buttons of admins only (approving permissions).
+	IsAdmin   bool
 	CSRFToken string
 }
 
 // Viewer returns who looks at the page, for the fragments it embeds.
 func (p Page) Viewer() Viewer {
-	return Viewer{CanChange: p.User.CanChange(), CSRFToken: p.CSRFToken}
+	return Viewer{CanChange: p.User.CanChange(), IsAdmin: p.User.IsAdmin(), CSRFToken: p.CSRFToken}
 }
 
 // deploymentURL is the address of a deployment's page, or of one of its

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strconv"
@@ -227,6 +228,13 @@ func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 	for _, s := range t.Steps {
 		p.Steps = append(p.Steps, stepProps(deploymentName, s))
 	}
+	if r := t.RefusedPermissions(); r != nil {
+		items, err := json.Marshal(r.Items)
+		if err == nil { // a Set of strings always marshals
+			p.Refused = &views.TaskRefusal{Driver: r.Driver, Version: r.Version, Items: r.Items.Lines(),
+				ItemsJSON: string(items), ApproveURL: permissionsApproveURL(r.Driver, r.Version)}
+		}
+	}
 	return p
 }
 
@@ -356,7 +364,7 @@ func busyKind(d *deployment.Deployment, tasks []deployment.Task) string {
 // page, it leaves the flash messages for the next page.
 func viewer(c echo.Context) views.Viewer {
 	u := httpx.CurrentUser(c)
-	return views.Viewer{CanChange: u != nil && u.Role.AtLeast(auth.Operator), CSRFToken: httpx.Session(c).CSRF}
+	return views.Viewer{CanChange: u != nil && u.Role.AtLeast(auth.Operator), IsAdmin: u != nil && u.Role == auth.Admin, CSRFToken: httpx.Session(c).CSRF}
 }
 
 // parseID reads a positive id from a path or query parameter.

@@ -50,6 +50,11 @@ func DriverPermissionsApprove(drivers DriverCatalog) echo.HandlerFunc {
 	}
 }
 
+// permissionsApproveURL is where an admin approves permissions of a driver version.
+func permissionsApproveURL(name, version string) string {
+	return "/drivers/" + url.PathEscape(name) + "/" + url.PathEscape(version) + "/permissions/approve"
+}
+
 // driverVersionURL is the page of one version of a driver.
 func driverVersionURL(name, version string) string {
 	return "/drivers/" + url.PathEscape(name) + "?version=" + url.QueryEscape(version)
@@ -57,8 +62,7 @@ func driverVersionURL(name, version string) string {
 
 // permissionsProps presents a version's permissions to the user of page.
 func permissionsProps(p *catalog.Permissions, page views.Page, name, version string) views.DriverPermissions {
-	out := views.DriverPermissions{RenderError: p.RenderError, CSRFToken: page.CSRFToken,
-		ApproveURL: "/drivers/" + url.PathEscape(name) + "/" + url.PathEscape(version) + "/permissions/approve"}
+	out := views.DriverPermissions{RenderError: p.RenderError, CSRFToken: page.CSRFToken, ApproveURL: permissionsApproveURL(name, version)}
 	pending := p.Pending().Lines()
 	for _, line := range p.Needs.Lines() {
 		out.Items = append(out.Items, views.DriverPermission{Text: line, Approved: !slices.Contains(pending, line)})

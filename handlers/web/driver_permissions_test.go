@@ -2,17 +2,22 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
+	"github.com/styrmin/styrmin/permissions"
 )
 
 func TestOnlyAnAdminApprovesADriversPermissions(t *testing.T) {
@@ -151,4 +156,45 @@ func TestADeployWhoseValuesCreateMoreIsRefusedUntilAnAdminApprovesExactlyThose(t
 
 	rec = a.Request(admin, http.MethodPost, "/drivers/granter/1.0.0/permissions/approve", url.Values{"items": {`{"rules":[{"role":"Robot"}]}`}})
 	require.Equal(t, http.StatusBadRequest, rec.Code, "items that name nothing are refused")
+}
+
+// TestAFailedTasksPageOffersAdminsToApproveWhatItsChartNeeds: a task whose
+// chart, on the cluster, created what no admin approved (a render that
+// depends on the cluster, which the queueing could not see) lists those
+// items on its page; an admin approves exactly them there and comes back
+// to the task; an operator and a read-only user read who must.
+func TestAFailedTasksPageOffersAdminsToApproveWhatItsChartNeeds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := handlerstest.SetupDeployments(t)
+	admin, _ := d.As(t, "ada", auth.Admin)
+	q := d.Install(t, handlerstest.HelloInstall("site"))
+	refused := deployment.RefusedPermissions{Driver: "hello-web", Version: "1.0.0", Items: permissions.Set{
+		Kinds: []permissions.Kind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Scope: permissions.ScopeCluster}}}}
+	result, err := json.Marshal(map[string]any{"refused_permissions": refused})
+	require.NoError(t, err)
+	_, err = d.Pool.Exec(ctx, `UPDATE tasks SET status = 'failed', result = $2, message = 'refused', started_at = now(), ended_at = now() WHERE id = $1`, q.TaskID, result)
+	require.NoError(t, err)
+	taskPage := "/deployments/site/tasks/" + strconv.FormatInt(q.TaskID, 10)
+
+	for _, v := range []handlerstest.Visitor{d.Reader, d.Operator} {
+		doc := handlerstest.Parse(t, d.Request(v, http.MethodGet, taskPage, nil))
+		refusal := doc.Find(`[data-testid="task-refusal"]`)
+		require.Equal(t, []string{"creates ClusterRole (rbac.authorization.k8s.io)"}, handlerstest.Texts(refusal.Find(`[data-testid="refused-item"]`)))
+		require.Contains(t, handlerstest.Text(refusal), "An admin must approve these items")
+		require.Empty(t, refusal.Find(`[data-testid="task-refusal-approve"]`).Nodes)
+	}
+
+	doc := handlerstest.Parse(t, d.Request(admin, http.MethodGet, taskPage, nil))
+	form := doc.Find(`[data-testid="task-refusal-approve"]`)
+	require.Equal(t, "/drivers/hello-web/1.0.0/permissions/approve", form.AttrOr("action", ""))
+	values := url.Values{}
+	form.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) { values.Set(in.AttrOr("name", ""), in.AttrOr("value", "")) })
+	require.Equal(t, taskPage, values.Get("next"))
+
+	rec := d.Request(admin, http.MethodPost, form.AttrOr("action", ""), values)
+	require.Equal(t, taskPage, rec.Header().Get("Location"), "back to the task")
+	p, err := d.Catalog.Permissions(ctx, "hello-web", "1.0.0")
+	require.NoError(t, err)
+	require.Equal(t, []string{"creates ClusterRole (rbac.authorization.k8s.io)"}, p.Extra().Lines(), "exactly the task's items are approved")
 }
