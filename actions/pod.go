@@ -53,13 +53,13 @@ var badWaits = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": tr
 	"CreateContainerError": true, "ErrImagePull": true, "ImagePullBackOff": true, "RunContainerError": true}
 
 // Run runs spec as a pod: it creates the deployment's action service account
-// when missing, then the Secret of the run's token and the pod; waits for its container to start (StartTimeout
-// at most); follows its log into sink; and reads the exit status from the
-// container's state. At the action's timeout, or when ctx ends, the pod is
-// deleted with its grace period (killGrace) and the run reads as timed out
-// or cancelled. The pod and the Secret are deleted at the end, however the
-// run ended. An
-// error means the run could not start (its pod did not), and says why.
+// when missing, then the Secret of the run's token and the pod; waits for
+// its container to start (StartTimeout at most); follows its log into sink;
+// and reads the exit status from the container's state. At the action's
+// timeout, or when ctx ends, the pod is deleted with its grace period
+// (killGrace) and the run reads as timed out or cancelled. The pod and the
+// Secret are deleted at the end, however the run ended. An error means the
+// run could not start (its pod did not), and says why.
 func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	if err := p.ensureServiceAccount(ctx, spec); err != nil {
 		return Outcome{}, err
@@ -262,11 +262,11 @@ const logReopenWaitMax = 4 * time.Second
 // A stream that breaks off while the container runs (the API server or the
 // kubelet restarted) is opened again from where it broke (after podPoll,
 // then longer while the streams bring nothing), until the container ends or
-// ctx does: the kubelet stamps each line with its time,
-// and the lines stamped up to the last one read are skipped. Once the
-// container has ended, the log is read once more from its last line read, so
-// that what it wrote between a break and its end is not lost. (Two lines of
-// the same nanosecond split by a break lose the second.)
+// ctx does: the kubelet stamps each line with its time, and the lines
+// stamped up to the last one read are skipped. Once the container has
+// ended, the log is read once more from its last line read, so that what it
+// wrote between a break and its end is not lost. (Two lines of the same
+// nanosecond split by a break lose the second.)
 func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
 	var last time.Time
 	read := func(text string) {
