@@ -236,11 +236,7 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	require.NoError(t, err)
 
 	handlerstest.StepWithin(t, browser, "sign in through the Service", pageTime,
-		chromedp.Navigate(base+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), string(secret.Data["admin-password"])),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(base+"/signin", "admin", string(secret.Data["admin-password"])),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
 	handlerstest.StepWithin(t, browser, "create an API token on its page", pageTime,

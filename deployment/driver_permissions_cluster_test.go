@@ -16,22 +16,29 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// nodeReaderBundle is a local driver "node-reader" whose chart creates a
-// ConfigMap, a ClusterRole that lists nodes and a ClusterRoleBinding of it
-// to the release's default ServiceAccount.
-var nodeReaderBundle = fstest.MapFS{
-	"node-reader/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
+// chartDriver is a local driver, name 1.0.0, described as description,
+// whose chart's one template is objects.
+func chartDriver(name, description, objects string) fstest.MapFS {
+	return fstest.MapFS{
+		name + "/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
 kind: Driver
-metadata: {name: node-reader}
+metadata: {name: ` + name + `}
 spec:
   version: 1.0.0
   supported_versions: ">=1.0.0"
-  info: {title: Node reader, description: A driver whose chart lets its ServiceAccount list the cluster's nodes.}
+  info: {title: ` + name + `, description: ` + description + `}
   helm:
     main: {location: ./chart, version: 1.0.0}
 `)},
-	"node-reader/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: node-reader\nversion: 1.0.0\nappVersion: 1.0.0\n")},
-	"node-reader/chart/templates/objects.yaml": {Data: []byte(`apiVersion: v1
+		name + "/chart/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: " + name + "\nversion: 1.0.0\nappVersion: 1.0.0\n")},
+		name + "/chart/templates/objects.yaml": {Data: []byte(objects)},
+	}
+}
+
+// nodeReaderBundle is a local driver "node-reader" whose chart creates a
+// ConfigMap, a ClusterRole that lists nodes and a ClusterRoleBinding of it
+// to the release's default ServiceAccount.
+var nodeReaderBundle = chartDriver("node-reader", "A driver whose chart lets its ServiceAccount list the cluster's nodes.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
@@ -47,8 +54,7 @@ metadata: {name: "{{ .Release.Name }}-nodes"}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "{{ .Release.Name }}-nodes"}
 subjects:
 - {kind: ServiceAccount, name: default, namespace: "{{ .Release.Namespace }}"}
-`)},
-}
+`)
 
 // TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt: on
 // the local cluster, a driver whose chart creates a ClusterRole and a
@@ -114,19 +120,7 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 // its ClusterRole only where the cluster has the namespace "default" (Helm's
 // lookup): rendered without a cluster, as the catalogue and the queueing
 // render it, it creates nothing beyond its namespace.
-var lookupReaderBundle = fstest.MapFS{
-	"lookup-reader/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
-kind: Driver
-metadata: {name: lookup-reader}
-spec:
-  version: 1.0.0
-  supported_versions: ">=1.0.0"
-  info: {title: Lookup reader, description: A driver whose chart reads the cluster to decide what it creates.}
-  helm:
-    main: {location: ./chart, version: 1.0.0}
-`)},
-	"lookup-reader/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: lookup-reader\nversion: 1.0.0\nappVersion: 1.0.0\n")},
-	"lookup-reader/chart/templates/objects.yaml": {Data: []byte(`apiVersion: v1
+var lookupReaderBundle = chartDriver("lookup-reader", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
@@ -137,8 +131,7 @@ kind: ClusterRole
 metadata: {name: "{{ .Release.Name }}-nodes"}
 rules: [{apiGroups: [""], resources: [nodes], verbs: [list]}]
 {{- end }}
-`)},
-}
+`)
 
 // TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove: a chart
 // whose render depends on the cluster passes the queueing and is refused by

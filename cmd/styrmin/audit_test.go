@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/audit"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 )
 
@@ -19,11 +18,9 @@ import (
 func TestAuditExportWritesJSONLines(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := dbtest.NewURL(t)
-	pool, err := db.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	_, err = pool.Exec(ctx, `INSERT INTO audit_entries (at, actor_name, actor_via, actor_role, actor_address, action, target_kind, target_name, outcome, reason)
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
+	_, err := pool.Exec(ctx, `INSERT INTO audit_entries (at, actor_name, actor_via, actor_role, actor_address, action, target_kind, target_name, outcome, reason)
 		VALUES ('2026-01-10T12:00:00Z', 'ada', 'session', 'admin', '192.0.2.1', 'signin', 'user', 'ada', 'allowed', '')`)
 	require.NoError(t, err)
 	require.NoError(t, audit.NewStore(pool).Record(ctx, audit.Entry{

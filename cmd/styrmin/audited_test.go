@@ -24,12 +24,10 @@ import (
 func TestEveryCommandLineChangeIsAudited(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := dbtest.NewURL(t)
-	pool, err := db.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
 	key, other := secrets.NewKeyText(), secrets.NewKeyText()
-	_, err = secrets.OpenBox(ctx, db.New(pool), secrets.KeyConfig{Key: key})
+	_, err := secrets.OpenBox(ctx, db.New(pool), secrets.KeyConfig{Key: key})
 	require.NoError(t, err)
 	redis := filepath.Join("..", "..", "drivers", "bundled", "redis")
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
@@ -53,12 +52,10 @@ func runDriverPermissions(t *testing.T, databaseURL string, args ...string) (str
 
 func TestDriverPermissionsCommandListsAndApproves(t *testing.T) {
 	t.Parallel()
-	url := dbtest.NewURL(t)
-	pool, err := pgxpool.New(context.Background(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
 	c := catalog.New(pool, release.ChartFetcher{})
-	_, err = c.ImportFS(context.Background(), granter, "granter", "root")
+	_, err := c.ImportFS(context.Background(), granter, "granter", "root")
 	require.NoError(t, err)
 
 	out, err := runDriverPermissions(t, url, "granter", "1.0.0")

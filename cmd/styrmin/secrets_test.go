@@ -17,13 +17,11 @@ import (
 func TestSecretsRotateMovesTheDatabaseToTheNewKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := dbtest.NewURL(t)
-	pool, err := db.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
 	q := db.New(pool)
 	old, next := secrets.NewKeyText(), secrets.NewKeyText()
-	_, err = secrets.OpenBox(ctx, q, secrets.KeyConfig{Key: old})
+	_, err := secrets.OpenBox(ctx, q, secrets.KeyConfig{Key: old})
 	require.NoError(t, err, "the database's first key")
 
 	_, _, err = runCmd(t, newSecretsRotateCmd(), url, "--secret-key", next)

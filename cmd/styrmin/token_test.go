@@ -13,7 +13,6 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/db/dbtest"
 )
 
@@ -34,10 +33,8 @@ func runCmd(t *testing.T, cmd *cobra.Command, databaseURL string, args ...string
 func TestTokenCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := dbtest.NewURL(t)
-	pool, err := db.Open(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
 	tokens := auth.NewAPITokens(pool)
 	_, stderr, err := runCmd(t, newUserCreateCmd(), url, "--username", "ci", "--role", "operator")
 	require.NoError(t, err, stderr)

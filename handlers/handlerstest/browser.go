@@ -121,3 +121,15 @@ const NewestTask = `document.querySelector('[data-testid="task-list"] [data-test
 
 // CardCount is a JavaScript expression counting the catalogue's cards.
 const CardCount = `document.querySelectorAll('[data-testid="driver-card"]').length`
+
+// SignIn opens url, which asks who signs in, and signs in as username with
+// password; the page url names comes next.
+func SignIn(url, username, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#username`), username),
+		chromedp.SendKeys(chromedp.CSS(`#password`), password),
+		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+	)
+}

@@ -31,11 +31,7 @@ func TestBrowserFiltersTheAuditLog(t *testing.T) {
 	browser := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, browser, "sign in and open the audit log",
-		chromedp.Navigate(env.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "root"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/signin", "root", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`)),
 		chromedp.Click(chromedp.CSS(`nav a[href="/audit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-table"]`)),

@@ -27,11 +27,7 @@ func TestBrowserSigninNextStaysOnTheOrigin(t *testing.T) {
 	ctx := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, ctx, "sign in",
-		chromedp.Navigate(env.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "boss"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/signin", "boss", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
 	for _, next := range []string{"/%09/evil.example", "/%5Cevil.example", "//evil.example", "/%0A/evil.example", "https:evil.example"} {

@@ -30,11 +30,7 @@ func TestBrowserSignInSearchAndOpenDriver(t *testing.T) {
 	ctx := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, ctx, "sign in",
-		chromedp.Navigate(env.URL+"/drivers"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "boss"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/drivers", "boss", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="driver-grid"]`)),
 	)
 	require.Equal(t, "boss", handlerstest.Eval[string](t, ctx, `document.querySelector('[data-testid="current-user"]').textContent.trim()`))

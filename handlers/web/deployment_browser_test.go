@@ -34,11 +34,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	ctx := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, ctx, "sign in and open the Hello Web driver",
-		chromedp.Navigate(env.URL+"/drivers/hello-web"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "boss"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/drivers/hello-web", "boss", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deploy-link"]`)),
 	)
 	handlerstest.Step(t, ctx, "open the install form",

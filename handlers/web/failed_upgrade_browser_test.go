@@ -87,11 +87,7 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 
 	browser := handlerstest.NewBrowser(t)
 	handlerstest.Step(t, browser, "sign in as the read-only user and open the failed task",
-		chromedp.Navigate(env.URL+"/deployments/"+name+"/tasks/"+strconv.FormatInt(upgrade.TaskID, 10)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "reader"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/deployments/"+name+"/tasks/"+strconv.FormatInt(upgrade.TaskID, 10), "reader", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="step"][data-kind="hook"]`)),
 	)
 	hookStep := `document.querySelector('[data-testid="step"][data-kind="hook"]')`

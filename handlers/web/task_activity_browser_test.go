@@ -38,11 +38,7 @@ func TestBrowserTasksPageFollowsATaskWithoutReload(t *testing.T) {
 	browser := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, browser, "sign in to the tasks page",
-		chromedp.Navigate(env.URL+"/tasks"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "rita"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/tasks", "rita", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tasks-table"]`)),
 	)
 	const statusOf = `document.querySelector('[data-testid="activity-task"][data-task-id="%d"]')?.dataset.status`

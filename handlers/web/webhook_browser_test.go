@@ -24,11 +24,7 @@ func TestBrowserAddsAWebhook(t *testing.T) {
 	ctx := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, ctx, "sign in and open the webhooks",
-		chromedp.Navigate(env.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "olga"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/signin", "olga", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`)),
 		chromedp.Click(chromedp.CSS(`nav a[href="/webhooks"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-webhook-form"]`)),
@@ -75,11 +71,7 @@ func TestBrowserEditsAWebhook(t *testing.T) {
 	ctx := handlerstest.NewBrowser(t)
 
 	handlerstest.Step(t, ctx, "sign in and open the webhook",
-		chromedp.Navigate(env.URL+"/signin"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signin-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "olga"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), handlerstest.CatalogPassword),
-		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
+		handlerstest.SignIn(env.URL+"/signin", "olga", handlerstest.CatalogPassword),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="nav"]`)),
 		chromedp.Navigate(env.URL+views.WebhookURL(hook.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="edit-webhook"] summary`)),
