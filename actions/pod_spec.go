@@ -38,6 +38,28 @@ var DefaultResources = corev1.ResourceRequirements{
 	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("512Mi")},
 }
 
+// PodResources are DefaultResources with the limits cpu and memory where
+// given (quantities such as "2" or "500m", "1Gi"; "" keeps the default), and
+// each request lowered to its limit where the limit is below it.
+func PodResources(cpu, memory string) (corev1.ResourceRequirements, error) {
+	out := *DefaultResources.DeepCopy()
+	for name, text := range map[corev1.ResourceName]string{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory} {
+		if text == "" {
+			continue
+		}
+		limit, err := resource.ParseQuantity(text)
+		if err != nil || limit.Sign() <= 0 {
+			example := DefaultResources.Limits[name]
+			return corev1.ResourceRequirements{}, fmt.Errorf("the action pods' %s limit %q is not a positive quantity such as %s", name, text, example.String())
+		}
+		out.Limits[name] = limit
+		if request := out.Requests[name]; limit.Cmp(request) < 0 {
+			out.Requests[name] = limit
+		}
+	}
+	return out, nil
+}
+
 // ServiceAccountName is the service account of a release's action pods:
 // one per deployment, with no rights and no mounted token.
 func ServiceAccountName(release string) string { return release + "-action" }

@@ -211,3 +211,29 @@ func TestARunRemovesThePodsAndSecretsOfEarlierRuns(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{actions.PodName("shop-db", 4), actions.PodName("shop-db", 7), actions.PodName("shop-db", 8)}, names(secrets.Items))
 }
+
+// An operator raises the action pods' limits (--action-pod-cpu,
+// --action-pod-memory) for actions that need more; a limit below a request
+// lowers the request; what is not a positive quantity is refused, naming it.
+func TestPodResourcesFollowTheLimitsGiven(t *testing.T) {
+	t.Parallel()
+	r, err := actions.PodResources("", "")
+	require.NoError(t, err)
+	require.Equal(t, actions.DefaultResources, r, "nothing given: the defaults")
+
+	r, err = actions.PodResources("2", "2Gi")
+	require.NoError(t, err)
+	require.Equal(t, resource.MustParse("2"), r.Limits[corev1.ResourceCPU])
+	require.Equal(t, resource.MustParse("2Gi"), r.Limits[corev1.ResourceMemory])
+	require.Equal(t, actions.DefaultResources.Requests, r.Requests)
+
+	r, err = actions.PodResources("50m", "64Mi")
+	require.NoError(t, err)
+	require.Equal(t, r.Limits, r.Requests, "requests above the limits are lowered to them")
+	require.Equal(t, resource.MustParse("128Mi"), actions.DefaultResources.Requests[corev1.ResourceMemory], "the defaults are left as they were")
+
+	for _, bad := range [][2]string{{"lots", ""}, {"", "0"}, {"-1", ""}, {"", "1Gb"}} {
+		_, err := actions.PodResources(bad[0], bad[1])
+		require.ErrorContains(t, err, "is not a positive quantity", "%q", bad)
+	}
+}

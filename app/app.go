@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/audit"
@@ -74,6 +75,9 @@ type Config struct {
 	// ActionAPIURL is the base URL at which action pods reach the action
 	// API (default ActionsURL); the pod runtime only.
 	ActionAPIURL string
+	// ActionResources are the action pods' requests and limits (zero:
+	// actions.DefaultResources); the pod runtime only.
+	ActionResources corev1.ResourceRequirements
 	// Executor tunes the task queue and the worker (its Work is Config.Work's).
 	Executor executor.Options
 	// Work makes the process work tasks: New builds the Worker, Run runs it.
@@ -265,7 +269,11 @@ func (a *App) actions(ctx context.Context, cfg Config) (*deployment.ActionsConfi
 		if apiURL == "" {
 			apiURL = cfg.ActionsURL
 		}
-		return &deployment.ActionsConfig{Runtime: &actions.Pod{Client: a.Cluster.Kube.Clientset, Image: cfg.ActionImage}, APIURL: apiURL}, nil
+		pod := &actions.Pod{Client: a.Cluster.Kube.Clientset, Image: cfg.ActionImage}
+		if len(cfg.ActionResources.Limits) > 0 {
+			pod.Resources = &cfg.ActionResources
+		}
+		return &deployment.ActionsConfig{Runtime: pod, APIURL: apiURL}, nil
 	case actions.RuntimeProcess, "":
 	default:
 		return nil, fmt.Errorf("unknown action runtime %q: give %s or %s (--action-runtime, STYRMIN_ACTION_RUNTIME)", cfg.ActionRuntime, actions.RuntimePod, actions.RuntimeProcess)

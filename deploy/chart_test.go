@@ -177,6 +177,8 @@ func TestChartRunsTwoWebServersAndOneWorker(t *testing.T) {
 	require.Equal(t, "worker", wc.Args[0])
 	require.Equal(t, "http://sm-styrmin.ops.svc:80", envOf(wc)["STYRMIN_API_URL"].Value)
 	require.EqualValues(t, 60, *worker.Spec.Template.Spec.TerminationGracePeriodSeconds, "the drain timeout fits in the grace period")
+	require.Equal(t, "1", envOf(wc)["STYRMIN_ACTION_POD_CPU"].Value)
+	require.Equal(t, "512Mi", envOf(wc)["STYRMIN_ACTION_POD_MEMORY"].Value, "the action pods' default limits")
 
 	svc := find[*corev1.Service](r, "sm-styrmin")
 	require.NotNil(t, svc)

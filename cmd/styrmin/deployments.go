@@ -30,6 +30,9 @@ type deployConfig struct {
 	// run: as a child process, or as a pod from actionImage that calls
 	// actionAPIURL back (app.Config's fields of the same names).
 	actionRuntime, actionImage, actionAPIURL string
+	// actionPodCPU and actionPodMemory are the action pods' limits
+	// (actions.PodResources; "" keeps the default).
+	actionPodCPU, actionPodMemory string
 	// externalURL is the URL users reach Styrmin at (through a proxy, say):
 	// webhooks link task pages under it, and https makes cookies Secure.
 	externalURL string
@@ -52,6 +55,10 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"the action-runner image of the pod runtime: Python 3 and the styrmin package (deploy/action-runner/Containerfile) (env STYRMIN_ACTION_IMAGE)")
 	f.StringVar(&cfg.actionAPIURL, "action-api-url", os.Getenv("STYRMIN_ACTION_API_URL"),
 		"base URL at which action pods reach this Styrmin's action API, such as http://styrmin.styrmin.svc.cluster.local:8080 (default --api-url) (env STYRMIN_ACTION_API_URL)")
+	f.StringVar(&cfg.actionPodCPU, "action-pod-cpu", os.Getenv("STYRMIN_ACTION_POD_CPU"),
+		"the CPU limit of each action pod, such as 2 or 500m (default 1; its request, 100m, is lowered to it) (env STYRMIN_ACTION_POD_CPU)")
+	f.StringVar(&cfg.actionPodMemory, "action-pod-memory", os.Getenv("STYRMIN_ACTION_POD_MEMORY"),
+		"the memory limit of each action pod, such as 1Gi (default 512Mi; its request, 128Mi, is lowered to it) (env STYRMIN_ACTION_POD_MEMORY)")
 	f.StringVar(&cfg.externalURL, "external-url", os.Getenv("STYRMIN_EXTERNAL_URL"),
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
@@ -70,12 +77,16 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--audit-retention: %w", err)
 	}
+	resources, err := actions.PodResources(cfg.actionPodCPU, cfg.actionPodMemory)
+	if err != nil {
+		return app.Config{}, fmt.Errorf("--action-pod-cpu, --action-pod-memory: %w", err)
+	}
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
 	}, nil
 }
 

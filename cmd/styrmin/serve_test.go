@@ -56,6 +56,12 @@ func withExternalURL(cfg deployConfig, raw string) deployConfig {
 	return cfg
 }
 
+// withActionPodMemory returns cfg whose action pods' memory limit is limit.
+func withActionPodMemory(cfg deployConfig, limit string) deployConfig {
+	cfg.actionPodMemory = limit
+	return cfg
+}
+
 // withKubeconfig returns cfg deploying to the cluster of kubeconfig.
 func withKubeconfig(cfg deployConfig, kubeconfig string) deployConfig {
 	cfg.kubeconfig = kubeconfig
@@ -236,6 +242,7 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: "hunter2"}}}, "openssl rand -base64 32"},
 		{"trusted proxies", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, trustedProxies: "10.0.0.0/8, ingress"}, `trusted proxy "ingress" is neither an address nor a CIDR`},
 		{"external URL", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: withExternalURL(testDeploy, "styrmin.example.com")}, "give an absolute http or https URL"},
+		{"action pod memory", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: withActionPodMemory(testDeploy, "lots")}, `--action-pod-cpu, --action-pod-memory: the action pods' memory limit "lots" is not a positive quantity`},
 		{"metrics address", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, metricsAddr: "127.0.0.1:nope"}, "listen on 127.0.0.1:nope for metrics"},
 		{"another secret key than the database's", serveConfig{addr: "127.0.0.1:0", databaseURL: keyedURL, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: secrets.NewKeyText()}}}, "is the key this database's secrets were encrypted with"},
 	}
