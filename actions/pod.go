@@ -157,7 +157,7 @@ func (p *Pod) removeEnded(ctx context.Context, spec Spec) {
 	}
 	running := map[string]bool{}
 	for i := range pods.Items {
-		if phase := pods.Items[i].Status.Phase; phase == corev1.PodSucceeded || phase == corev1.PodFailed {
+		if podEnded(&pods.Items[i]) {
 			p.delete(&pods.Items[i], 0)
 		} else {
 			running[pods.Items[i].Name] = true
@@ -227,7 +227,7 @@ func startState(pod *corev1.Pod) (started bool, why string, final bool) {
 			return false, strings.TrimSpace(w.Reason + ": " + w.Message), badWaits[w.Reason]
 		}
 	}
-	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+	if podEnded(pod) {
 		return false, fmt.Sprintf("the pod ended (%s) before its container started: %s", pod.Status.Phase, pod.Status.Message), true
 	}
 	for _, c := range pod.Status.Conditions {
@@ -345,15 +345,22 @@ func (p *Pod) containerEnded(ctx context.Context, pod *corev1.Pod) bool {
 	if err != nil {
 		return false
 	}
-	if cur.Status.Phase == corev1.PodSucceeded || cur.Status.Phase == corev1.PodFailed {
-		return true
-	}
-	for _, cs := range cur.Status.ContainerStatuses {
-		if cs.State.Terminated != nil {
-			return true
+	return podEnded(cur) || terminated(cur) != nil
+}
+
+// podEnded reports whether pod's phase is a final one.
+func podEnded(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// terminated is the end state of pod's container; nil while it has not ended.
+func terminated(pod *corev1.Pod) *corev1.ContainerStateTerminated {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			return t
 		}
 	}
-	return false
+	return nil
 }
 
 // exitCode waits (podEndWait at most) for the container's exit status; -1
@@ -368,13 +375,11 @@ func (p *Pod) exitCode(ctx context.Context, pod *corev1.Pod) int {
 			return -1
 		}
 		if err == nil {
-			for _, cs := range cur.Status.ContainerStatuses {
-				if t := cs.State.Terminated; t != nil {
-					if t.ExitCode > 128 && t.ExitCode <= 128+64 {
-						return -1
-					}
-					return int(t.ExitCode)
+			if t := terminated(cur); t != nil {
+				if t.ExitCode > 128 && t.ExitCode <= 128+64 {
+					return -1
 				}
+				return int(t.ExitCode)
 			}
 		}
 		select {
