@@ -3,7 +3,6 @@ package deployment_test
 import (
 	"context"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -16,29 +15,10 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// chartDriver is a local driver, name 1.0.0, described as description,
-// whose chart's one template is objects.
-func chartDriver(name, description, objects string) fstest.MapFS {
-	return fstest.MapFS{
-		name + "/driver.styrmin.yml": {Data: []byte(`apiVersion: styrmin.io/v1
-kind: Driver
-metadata: {name: ` + name + `}
-spec:
-  version: 1.0.0
-  supported_versions: ">=1.0.0"
-  info: {title: ` + name + `, description: ` + description + `}
-  helm:
-    main: {location: ./chart, version: 1.0.0}
-`)},
-		name + "/chart/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: " + name + "\nversion: 1.0.0\nappVersion: 1.0.0\n")},
-		name + "/chart/templates/objects.yaml": {Data: []byte(objects)},
-	}
-}
-
 // nodeReaderBundle is a local driver "node-reader" whose chart creates a
 // ConfigMap, a ClusterRole that lists nodes and a ClusterRoleBinding of it
 // to the release's default ServiceAccount.
-var nodeReaderBundle = chartDriver("node-reader", "A driver whose chart lets its ServiceAccount list the cluster's nodes.", `apiVersion: v1
+var nodeReaderBundle = chartDriver("node-reader", "1.0.0", "A driver whose chart lets its ServiceAccount list the cluster's nodes.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
@@ -120,7 +100,7 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 // its ClusterRole only where the cluster has the namespace "default" (Helm's
 // lookup): rendered without a cluster, as the catalogue and the queueing
 // render it, it creates nothing beyond its namespace.
-var lookupReaderBundle = chartDriver("lookup-reader", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
+var lookupReaderBundle = chartDriver("lookup-reader", "1.0.0", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}

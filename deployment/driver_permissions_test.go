@@ -14,30 +14,36 @@ import (
 	"github.com/styrmin/styrmin/release/releasetest"
 )
 
+// chartDriver is a local driver, name at version, described as
+// description, whose chart (1.0.0) has the one template objects.
+func chartDriver(name, version, description, objects string) fstest.MapFS {
+	return fstest.MapFS{
+		name + "/driver.styrmin.yml": {Data: fmt.Appendf(nil, `apiVersion: styrmin.io/v1
+kind: Driver
+metadata: {name: %[1]s}
+spec:
+  version: %[2]s
+  supported_versions: ">=1.0.0"
+  info: {title: %[1]s, description: %[3]s}
+  helm:
+    main: {location: ./chart, version: 1.0.0}
+`, name, version, description)},
+		name + "/chart/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: " + name + "\nversion: 1.0.0\nappVersion: 1.0.0\n")},
+		name + "/chart/templates/objects.yaml": {Data: []byte(objects)},
+	}
+}
+
 // grantingBundle is a driver "granter" whose chart binds the release's
 // ServiceAccount to cluster-admin with a ClusterRoleBinding; extra is more
 // of its templates.
 func grantingBundle(version, extra string) fstest.MapFS {
-	return fstest.MapFS{
-		"granter/driver.styrmin.yml": {Data: fmt.Appendf(nil, `apiVersion: styrmin.io/v1
-kind: Driver
-metadata: {name: granter}
-spec:
-  version: %s
-  supported_versions: ">=1.0.0"
-  info: {title: Granter, description: A driver whose chart grants itself cluster-admin.}
-  helm:
-    main: {location: ./chart, version: 1.0.0}
-`, version)},
-		"granter/chart/Chart.yaml": {Data: []byte("apiVersion: v2\nname: granter\nversion: 1.0.0\nappVersion: 1.0.0\n")},
-		"granter/chart/templates/binding.yaml": {Data: []byte(`apiVersion: rbac.authorization.k8s.io/v1
+	return chartDriver("granter", version, "A driver whose chart grants itself cluster-admin.", `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata: {name: "{{ .Release.Name }}-admin"}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
 subjects:
 - {kind: ServiceAccount, name: default, namespace: "{{ .Release.Namespace }}"}
-` + extra)},
-	}
+`+extra)
 }
 
 // TestAChartThatAddsAClusterRoleBindingIsRefusedUntilAnAdminApprovesIt
