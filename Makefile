@@ -18,21 +18,21 @@ run:
 	-./scripts/ensure-node-packages
 	STYRMIN_DEV_OIDC=$(OIDC) $(GO) run ./cmd/styrmin-dev run
 
-## test: run every test, starting whatever they need. -count=1: tests use real PostgreSQL,
-## Kubernetes and Chromium, which Go's test cache cannot see, so nothing is taken from it.
-## First every test that needs neither the cluster nor a browser runs under the race detector
-## (scripts/test-race: -short makes kubetest.Kubeconfig and the browser tests skip, so a new
-## package is covered as soon as it has tests).
+## test: run every test, starting whatever they need, each once and under the race detector
+## (scripts/test-race): the main module's inside a scope that starts the local cluster and stops it
+## afterwards if it started it, then localkube's (whose cluster tests start clusters of their own
+## from the binaries the scope built). `go test` vets nothing again: `go vet` checked the main
+## module before, and localkube's run is its only vet. Every test runs in the same build, so on a
+## cold cache each package is compiled once with the race detector and once without (for vet,
+## the cluster's programs and the image of Styrmin the chart's test runs).
 test: check-generated
 	./scripts/check-format
 	./scripts/ensure-chromium
 	./scripts/ensure-dex
 	./scripts/ensure-node-packages
 	$(GO) vet ./...
-	./scripts/test-race
+	$(CLUSTER) scope -- ./scripts/test-race -vet=off
 	cd localkube && ../scripts/test-race
-	$(CLUSTER) scope -- $(GO) test -count=1 -timeout 40m ./...
-	cd localkube && $(GO) test -count=1 ./...
 
 ## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
 ## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.

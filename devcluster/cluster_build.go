@@ -84,10 +84,16 @@ func (c *Cluster) buildNodeImages(ctx context.Context) error {
 
 // buildNode builds the real node's binaries into .cluster/bin (the first
 // time about 8 min on a busy 2-core machine, mostly downloading and compiling
-// containerd; cached afterwards by the versions in .stamp-node).
+// containerd; cached afterwards by the versions in .stamp-node and by
+// localkube/go.sum, which fixes the kubelet's and kube-proxy's dependencies).
 func (c *Cluster) buildNode(ctx context.Context) error {
 	stampFile := filepath.Join(c.binDir(), ".stamp-node")
-	stamp := fmt.Sprintf("containerd %s runc %s kubelet and kube-proxy %s\n", containerdVersion, runcVersion, kubernetesVersion)
+	sums, err := os.ReadFile(filepath.Join(c.root, "localkube", "go.sum"))
+	if err != nil {
+		return fmt.Errorf("devcluster: build: %w", err)
+	}
+	stamp := fmt.Sprintf("containerd %s runc %s kubelet and kube-proxy %s with localkube/go.sum %x\n",
+		containerdVersion, runcVersion, kubernetesVersion, sha256.Sum256(sums))
 	if c.built(nodeBinaries, stampFile, stamp) {
 		return nil
 	}

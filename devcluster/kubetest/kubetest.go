@@ -24,7 +24,7 @@ import (
 // checkout, building and starting it when none runs. The cluster is left
 // running for the other test packages; `make test` starts it before the tests
 // and stops it afterwards when it started it (`go run ./devcluster/cmd/cluster scope`).
-// With -short (the race detector's run in `make test`) it skips the test.
+// With -short (the fast tier, which leaves the cluster out) it skips the test.
 func Kubeconfig(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {

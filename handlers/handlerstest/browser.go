@@ -15,8 +15,8 @@ const chromiumPath = "/usr/bin/chromium"
 
 // NewBrowser starts a headless Chromium with a fresh profile and returns a
 // tab's context. When the test fails, a screenshot of the tab is saved to a
-// temporary file named in the test log. With -short (the race detector's
-// run in `make test`) it skips the test.
+// temporary file named in the test log. With -short (the fast tier, which
+// leaves the browser out) it skips the test.
 func NewBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if testing.Short() {
