@@ -2,6 +2,7 @@ package devcluster_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -214,10 +215,28 @@ func releaseClient(t *testing.T, client *kube.Client) *release.Client {
 	return releases
 }
 
+// requireReadyDeployment waits until the namespace's one Deployment has
+// rolled out: replicas pods, all of its current template and ready. Helm's
+// wait ends when the new ReplicaSet's pods are ready, which can be before
+// the Deployment controller scales the old one down: for that moment the
+// Deployment counts the old pods too.
 func requireReadyDeployment(t *testing.T, client *kube.Client, ns string, replicas int32) {
 	t.Helper()
-	deployments, err := client.Clientset.AppsV1().Deployments(ns).List(context.Background(), metav1.ListOptions{})
-	require.NoError(t, err)
-	require.Len(t, deployments.Items, 1)
-	require.Equal(t, replicas, deployments.Items[0].Status.ReadyReplicas)
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+		deployments, err := client.Clientset.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		if len(deployments.Items) != 1 {
+			last = fmt.Sprintf("%d deployments", len(deployments.Items))
+			return false, nil
+		}
+		d := deployments.Items[0]
+		last = fmt.Sprintf("generation %d, status %+v", d.Generation, d.Status)
+		return d.Status.ObservedGeneration == d.Generation && d.Status.Replicas == replicas &&
+			d.Status.UpdatedReplicas == replicas && d.Status.ReadyReplicas == replicas, nil
+	})
+	require.NoError(t, err, "the Deployment rolls out %d ready pods; last seen: %s", replicas, last)
 }
