@@ -24,13 +24,9 @@ func TestTheRepositorysModulesRequireOneVersionOfEachSharedModule(t *testing.T) 
 	t.Parallel()
 	root, err := FindRoot(".")
 	require.NoError(t, err)
-	versions := map[string]map[string]string{} // go.mod → module path → version
-	for _, gomod := range []string{"go.mod", "localkube/go.mod", "tools/go.mod"} {
-		versions[gomod] = requiredVersions(t, filepath.Join(root, gomod))
-	}
 	found := map[string]map[string][]string{} // module path → version → go.mod files
-	for gomod, required := range versions {
-		for path, version := range required {
+	for _, gomod := range []string{"go.mod", "localkube/go.mod", "tools/go.mod"} {
+		for path, version := range requiredVersions(t, filepath.Join(root, gomod)) {
 			if found[path] == nil {
 				found[path] = map[string][]string{}
 			}
