@@ -19,24 +19,25 @@ import (
 //
 //	host: Host/30 on the veth HostLink (forwarding off), routes to Subnet and Services via Peer
 //	netns Namespace: Peer/30 on the veth end NodeLink, the bridge Bridge with Gateway/24 (the
-//	node IP), Services routed to the bridge, ip_forward and br_netfilter on, no default
-//	route; containerd, the kubelet, kube-proxy and DNS
+//	node IP) and the fixed hardware address BridgeMAC, Services routed to the bridge,
+//	ip_forward and br_netfilter on, no default route; containerd, the kubelet, kube-proxy and DNS
 //	pods on Bridge: routes to Subnet, Services and Host only
 //
 // Its names derive from the cluster folder, and its ranges (10.122.N.0/30,
 // 10.123.N.0/24 and 10.124.N.0/24) collide with nothing on the host.
 type nodeNetwork struct {
-	Namespace string     // network namespace, e.g. styr1a2b3c4d
-	HostLink  string     // the host's end of the veth pair (same name as the namespace)
-	NodeLink  string     // the namespace's end of the veth pair
-	Bridge    string     // Linux bridge in the namespace
-	Name      string     // CNI network name
-	Subnet    *net.IPNet // pod range
-	Gateway   net.IP     // the bridge's address: the node IP
-	Services  *net.IPNet // Service ClusterIP range
-	Link      *net.IPNet // the veth pair's /30
-	Host      net.IP     // the host's address on the veth: the API server's
-	Peer      net.IP     // the namespace's address on the veth
+	Namespace string           // network namespace, e.g. styr1a2b3c4d
+	HostLink  string           // the host's end of the veth pair (same name as the namespace)
+	NodeLink  string           // the namespace's end of the veth pair
+	Bridge    string           // Linux bridge in the namespace
+	BridgeMAC net.HardwareAddr // the bridge's, set so that it never follows its ports' (bridgeMAC)
+	Name      string           // CNI network name
+	Subnet    *net.IPNet       // pod range
+	Gateway   net.IP           // the bridge's address: the node IP
+	Services  *net.IPNet       // Service ClusterIP range
+	Link      *net.IPNet       // the veth pair's /30
+	Host      net.IP           // the host's address on the veth: the API server's
+	Peer      net.IP           // the namespace's address on the veth
 }
 
 // nodeBridge is the pods' bridge, inside the node's namespace.
@@ -48,6 +49,17 @@ func nodeNames(dir string) (namespace, network string) {
 	sum := sha256.Sum256([]byte(dir))
 	id := hex.EncodeToString(sum[:4])
 	return "styr" + id, "styrmin-" + id
+}
+
+// bridgeMAC is the hardware address of the cluster in dir's bridge: locally
+// administered, from the folder's hash. A bridge without an address set takes
+// the lowest of its ports', so it would change as pods come and go; pods
+// would then send to the gateway (the node IP, their DNS server) at a stale
+// address until their ARP entries expire, and lose their DNS queries for
+// seconds at a time.
+func bridgeMAC(dir string) net.HardwareAddr {
+	sum := sha256.Sum256([]byte(dir))
+	return net.HardwareAddr{0x02, sum[0], sum[1], sum[2], sum[3], 0x01}
 }
 
 // planNodeNetwork picks N for the ranges 10.122.N.0/30, 10.123.N.0/24 and
@@ -77,6 +89,7 @@ func nodeNetworkAt(dir string, n byte) nodeNetwork {
 		HostLink:  namespace,
 		NodeLink:  "styn" + strings.TrimPrefix(namespace, "styr"),
 		Bridge:    nodeBridge,
+		BridgeMAC: bridgeMAC(dir),
 		Name:      name,
 		Subnet:    &net.IPNet{IP: net.IPv4(10, 123, n, 0).To4(), Mask: net.CIDRMask(24, 32)},
 		Gateway:   net.IPv4(10, 123, n, 1).To4(),
@@ -158,7 +171,7 @@ func (n nodeNetwork) create() error {
 		{"-n", n.Namespace, "link", "set", "lo", "up"},
 		{"-n", n.Namespace, "addr", "add", fmt.Sprintf("%s/%d", n.Peer, linkPrefix), "dev", n.NodeLink},
 		{"-n", n.Namespace, "link", "set", n.NodeLink, "up"},
-		{"-n", n.Namespace, "link", "add", n.Bridge, "type", "bridge"},
+		{"-n", n.Namespace, "link", "add", n.Bridge, "address", n.BridgeMAC.String(), "type", "bridge"},
 		{"-n", n.Namespace, "addr", "add", fmt.Sprintf("%s/%d", n.Gateway, prefix), "dev", n.Bridge},
 		{"-n", n.Namespace, "link", "set", n.Bridge, "up"},
 		// A route for the Services' range, so that the node's own processes

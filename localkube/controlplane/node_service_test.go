@@ -35,7 +35,8 @@ const netprobeImage = "styrmin.local/netprobe:1"
 // Service (by its cluster name, checking its certificate); the host GETs the Service IP and the pod IP; cluster
 // DNS, asked from the host, answers web's name and refuses one outside the
 // cluster; and, without sending anything out, the pod's routes and the NAT
-// rules reach only the machine's own ranges.
+// rules reach only the machine's own ranges; and the bridge keeps its
+// hardware address whatever ports join it.
 func TestRealNodeRoutesServicesAndAnswersDNS(t *testing.T) {
 	layout := nodeCluster(t)
 	core, server := runRealNodeCluster(t, layout)
@@ -101,6 +102,38 @@ func TestRealNodeRoutesServicesAndAnswersDNS(t *testing.T) {
 	requireOnlyMachineRoutes(t, lines, machine)
 	namespace, _ := nodeNames(layout.Dir)
 	requireNoWayOut(t, namespace, machine, apiHost)
+	requireBridgeKeepsItsAddress(t, namespace)
+}
+
+// requireBridgeKeepsItsAddress attaches to the node's bridge a port with the
+// lowest hardware address there is, which a bridge without an address of its
+// own would take, and checks the bridge's did not change: pods keep reaching
+// their gateway (the node IP, their DNS server) at the address they learnt.
+func requireBridgeKeepsItsAddress(t *testing.T, namespace string) {
+	t.Helper()
+	before := linkAddress(t, namespace, nodeBridge)
+	ip := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", append([]string{"-n", namespace, "link"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("ip link %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	ip("add", "stytest0", "address", "00:00:00:00:00:01", "type", "veth", "peer", "name", "stytest1")
+	defer ip("del", "stytest0")
+	ip("set", "stytest0", "master", nodeBridge, "up")
+	if after := linkAddress(t, namespace, nodeBridge); after != before {
+		t.Errorf("the bridge's hardware address went from %s to %s when a port joined it", before, after)
+	}
+}
+
+// linkAddress is the hardware address of the link name in namespace.
+func linkAddress(t *testing.T, namespace, name string) string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", namespace, "cat", filepath.Join("/sys/class/net", name, "address")).Output()
+	if err != nil {
+		t.Fatalf("hardware address of %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // runRealNodeCluster starts a cluster with a real node in layout, returns its
