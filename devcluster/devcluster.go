@@ -1,7 +1,8 @@
 // Package devcluster starts, stops and finds the local Kubernetes cluster that
 // the separate Go module localkube/ builds (etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, kwok and the action-job runner), for
-// `make run`, `make cluster` and the end-to-end tests. The cluster lives in
+// kube-controller-manager, kube-scheduler and the real node: containerd, the
+// kubelet, kube-proxy and CoreDNS; or kwok's simulated node), for `make run`,
+// `make cluster` and the end-to-end tests. The cluster lives in
 // <repo>/.cluster: bin/ (built binaries), logs/, run/ (data, certificates),
 // kubeconfig, and ready.json while it is up.
 package devcluster

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -103,8 +104,9 @@ func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, spec ActionJo
 }
 
 // finalTail stops log and returns the tail of job's pod's log, read again in
-// full while the pod is still there, else the end of what log saw while the
-// Job ran (seen true); err says why neither could be read.
+// full while the pod is still there (or what log saw, when that holds more of
+// the end: moreOfTheEnd), else the end of what log saw while the Job ran
+// (seen true); err says why neither could be read.
 func (c *Client) finalTail(ctx context.Context, job *batchv1.Job, r *redact.Redactor, log *logFollower) (tail string, lines int, seen bool, err error) {
 	seenTail, seenLines := log.tail(r)
 	pod, err := c.jobPod(ctx, job)
@@ -118,7 +120,25 @@ func (c *Client) finalTail(ctx context.Context, job *batchv1.Job, r *redact.Reda
 	if err != nil && seenLines > 0 {
 		return seenTail, seenLines, true, nil
 	}
-	return tail, lines, false, err
+	if err != nil {
+		return "", 0, false, err
+	}
+	tail, lines = moreOfTheEnd(tail, lines, seenTail, seenLines)
+	return tail, lines, false, nil
+}
+
+// moreOfTheEnd returns the tail that holds more of the log's end: the final
+// read's (tail), unless the follower's (seen) ends with it and has more
+// lines. The kubelet serves a container's log from its latest file only, and
+// rotates that file past a size (10 MiB by default) while the container runs:
+// after a rotation near the end, the latest file holds only what came after
+// it, or nothing, while the follower read across the rotation. A follower
+// that stopped early does not end with the final read's tail.
+func moreOfTheEnd(tail string, lines int, seen string, seenLines int) (string, int) {
+	if seenLines > lines && strings.HasSuffix(seen, tail) {
+		return seen, seenLines
+	}
+	return tail, lines
 }
 
 // jobPod returns job's most recent failed pod, else its most recent pod; an

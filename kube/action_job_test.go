@@ -162,6 +162,36 @@ func TestTailBoundsAreTheSeedsRule(t *testing.T) {
 	require.Equal(t, 65536, TailMaxBytes)
 }
 
+// TestTheFinalTailKeepsMoreOfTheEnd: the final read of a finished pod's log
+// sees only the kubelet's latest file; after a rotation near the end it holds
+// less of the end than the follower read, or nothing (seen once, with a 50 MB
+// log: the tail came back empty).
+func TestTheFinalTailKeepsMoreOfTheEnd(t *testing.T) {
+	t.Parallel()
+	followed := "line 1\nline 2\nthe end"
+	tests := []struct {
+		name       string
+		final      string
+		finalLines int
+		seen       string
+		seenLines  int
+		want       string
+	}{
+		{"rotated after the last line", "", 0, followed, 3, followed},
+		{"rotated before the last line", "the end", 1, followed, 3, followed},
+		{"no rotation", followed, 3, followed, 3, followed},
+		{"the follower stopped early", followed, 3, "line 1", 1, followed},
+		{"the follower stopped early and saw more lines", "x\nthe end", 2, "a\nb\nc", 3, "x\nthe end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tail, lines := moreOfTheEnd(tt.final, tt.finalLines, tt.seen, tt.seenLines)
+			require.Equal(t, tt.want, tail)
+			require.Equal(t, strings.Count(tt.want, "\n")+1, lines)
+		})
+	}
+}
+
 // requireSameText compares two possibly huge texts and reports a difference
 // briefly: the lengths and both ends.
 func requireSameText(t *testing.T, want, got string) {

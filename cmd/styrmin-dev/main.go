@@ -17,7 +17,11 @@
 //
 // Without KUBECONFIG it starts (or reuses) the local Kubernetes cluster in
 // .cluster (see devcluster; built on first use) and passes .cluster/kubeconfig
-// to the server; it stops the cluster on exit if it started it.
+// to the server; it stops the cluster on exit if it started it. On the
+// cluster's real node, driver actions run as pods (the pod runtime, as in
+// production) of the action-runner image it builds into the node, unless
+// STYRMIN_ACTION_RUNTIME says otherwise; on the simulated node they run as
+// processes.
 package main
 
 import (
@@ -76,12 +80,13 @@ func run(ctx context.Context, serveArgs []string) error {
 		env = append(env, "STYRMIN_SECRET_KEY_FILE="+keyFile)
 	}
 	if os.Getenv("KUBECONFIG") == "" {
-		kubeconfig, stopCluster, err := startCluster(ctx, root)
+		kubeconfig, actionSettings, stopCluster, err := startCluster(ctx, root)
 		if err != nil {
 			return err
 		}
 		defer stopCluster()
 		env = append(env, "KUBECONFIG="+kubeconfig)
+		env = append(env, actionSettings...)
 	}
 	switch os.Getenv("STYRMIN_DEV_OIDC") {
 	case "":

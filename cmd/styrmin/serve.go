@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,11 +20,17 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/handlers"
+	"github.com/styrmin/styrmin/handlers/action"
 )
 
 // serveConfig is the server's configuration, from flags and STYRMIN_* variables.
 type serveConfig struct {
-	addr          string
+	addr string
+	// actionAddr, when set, is a second address that serves the action API
+	// only: where action pods call back when they cannot reach addr (make
+	// run's pods reach the host's end of the local cluster's link, not its
+	// loopback).
+	actionAddr    string
 	databaseURL   string
 	sessionKey    string
 	adminPassword string
@@ -93,6 +101,8 @@ func newServeCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.addr, "addr", envOr("STYRMIN_ADDR", "127.0.0.1:8080"), "address to listen on (env STYRMIN_ADDR)")
+	f.StringVar(&cfg.actionAddr, "action-addr", os.Getenv("STYRMIN_ACTION_ADDR"),
+		"a second address to listen on, serving only the action API that action pods call, such as an address of this host the cluster's pods reach while --addr stays on loopback; --action-api-url defaults to it (env STYRMIN_ACTION_ADDR)")
 	addDatabaseFlag(cmd, &cfg.databaseURL)
 	f.StringVar(&cfg.sessionKey, "session-key", os.Getenv("STYRMIN_SESSION_KEY"),
 		"secret of at least 32 characters that signs session cookies; generated once and kept in the database when empty (env STYRMIN_SESSION_KEY)")
@@ -141,6 +151,9 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if cfg.deploy.apiURL == "" {
 		cfg.deploy.apiURL = ownURL(cfg.addr, tlsConfig != nil)
 	}
+	if cfg.actionAddr != "" && cfg.deploy.actionAPIURL == "" {
+		cfg.deploy.actionAPIURL = ownURL(cfg.actionAddr, tlsConfig != nil)
+	}
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	m, waitMetrics, err := startMetrics(bgCtx, cfg.metricsAddr, logger)
 	if err != nil {
@@ -175,7 +188,11 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	if limits == (connLimits{}) {
 		limits = defaultConnLimits()
 	}
-	serveErr := listenAndServe(ctx, cfg.addr, tlsConfig, limits, a.Handler, logger)
+	endpoints := []endpoint{{addr: cfg.addr, flag: "--addr or STYRMIN_ADDR", handler: a.Handler}}
+	if cfg.actionAddr != "" {
+		endpoints = append(endpoints, endpoint{addr: cfg.actionAddr, flag: "--action-addr or STYRMIN_ACTION_ADDR", handler: actionAPIOnly(a.Handler), what: "action API only"})
+	}
+	serveErr := listenAndServe(ctx, endpoints, tlsConfig, limits, logger)
 	stopBackground()
 	return errors.Join(serveErr, <-background, waitMetrics())
 }
@@ -210,48 +227,96 @@ func loadTLS(certFile, keyFile string) (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// listenAndServe serves handler on addr, over TLS when tlsConfig is set and
-// within limits, until ctx ends, then lets running requests finish for up to
-// 30 seconds.
-func listenAndServe(ctx context.Context, addr string, tlsConfig *tls.Config, limits connLimits, handler http.Handler, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another server running there? choose another with --addr or STYRMIN_ADDR)", addr, err)
+// endpoint is an address the server listens on and what it serves there.
+type endpoint struct {
+	addr    string
+	flag    string // the flag and variable that set addr, for messages
+	handler http.Handler
+	what    string // what the address serves when not everything, for the log
+}
+
+// actionAPIOnly serves h's action API (action.Prefix) and answers 404 to
+// every other path, such as the pages and the REST API.
+func actionAPIOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(path.Clean(r.URL.Path)+"/", action.Prefix) {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// listenAndServe serves every endpoint, over TLS when tlsConfig is set and
+// within limits, until ctx ends or one of them fails, then lets running
+// requests finish for up to 30 seconds.
+func listenAndServe(ctx context.Context, endpoints []endpoint, tlsConfig *tls.Config, limits connLimits, logger *slog.Logger) error {
+	listeners := make([]net.Listener, 0, len(endpoints))
+	defer func() {
+		for _, ln := range listeners {
+			ln.Close() // those a server did not take over
+		}
+	}()
+	for _, e := range endpoints {
+		ln, err := net.Listen("tcp", e.addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w (is another server running there? choose another with %s)", e.addr, err, e.flag)
+		}
+		listeners = append(listeners, ln)
 	}
 	scheme := "http"
 	if tlsConfig != nil {
-		ln = tls.NewListener(ln, tlsConfig)
 		scheme = "https"
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: limits.readHeader,
-		ReadTimeout:       limits.read,
-		WriteTimeout:      limits.write,
-		IdleTimeout:       limits.idle,
-		MaxHeaderBytes:    limits.maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	servers := make([]*http.Server, len(endpoints))
+	served := make(chan error, len(endpoints))
+	for i, e := range endpoints {
+		ln := listeners[i]
+		if tlsConfig != nil {
+			ln = tls.NewListener(ln, tlsConfig)
+		}
+		servers[i] = &http.Server{
+			Handler:           e.handler,
+			ReadHeaderTimeout: limits.readHeader,
+			ReadTimeout:       limits.read,
+			WriteTimeout:      limits.write,
+			IdleTimeout:       limits.idle,
+			MaxHeaderBytes:    limits.maxHeaderBytes,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		}
+		go func() { served <- servers[i].Serve(ln) }()
+		attrs := []any{"url", scheme + "://" + ln.Addr().String()}
+		if e.what != "" {
+			attrs = append(attrs, "serving", e.what)
+		}
+		logger.Info("listening", attrs...)
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	logger.Info("listening", "url", scheme+"://"+ln.Addr().String())
 
+	var errs []error
+	running := len(servers)
 	select {
 	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
+		running--
+		errs = append(errs, fmt.Errorf("serve: %w", err))
 	case <-ctx.Done():
+		logger.Info("shutting down")
 	}
-	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+	for range running {
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, fmt.Errorf("serve: %w", err))
+		}
 	}
-	logger.Info("stopped")
-	return nil
+	if len(errs) == 0 {
+		logger.Info("stopped")
+	}
+	return errors.Join(errs...)
 }
 
 // addLogFormatFlag adds --log-format, the format newLogger takes.

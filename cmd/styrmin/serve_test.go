@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/db/dbtest"
+	"github.com/styrmin/styrmin/handlers/action"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -167,6 +168,27 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 	require.NoError(t, stop())
 }
 
+// TestServeActionAddrServesOnlyTheActionAPI: the second address answers the
+// action API (a call without a token is refused by it, not missing) and
+// nothing else, even through dot segments; the first serves everything.
+func TestServeActionAddrServesOnlyTheActionAPI(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig{addr: freeAddr(t), actionAddr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: testDeploy}
+	_, logs, stop := startServe(t, cfg)
+
+	actionBase := "http://" + cfg.actionAddr
+	status, _ := get(t, actionBase+action.Prefix+"deployment")
+	require.Equal(t, http.StatusUnauthorized, status, "the action API answers on the action address")
+	for _, path := range []string{"/signin", "/healthz", "/api/v1/deployments", "/", action.Prefix + "../../signin", "/api/action/v1x"} {
+		status, _ := get(t, actionBase+path)
+		require.Equal(t, http.StatusNotFound, status, "GET %s on the action address", path)
+	}
+	status, _ = get(t, "http://"+cfg.addr+"/signin")
+	require.Equal(t, http.StatusOK, status, "the main address serves the pages")
+	require.Contains(t, logs.String(), `"serving":"action API only"`)
+	require.NoError(t, stop())
+}
+
 func TestServeOverTLSSetsSecureSessionCookies(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile := selfSignedCertificate(t)
@@ -236,6 +258,7 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
 		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, adminPassword: "short"}, "at least 10 characters"},
 		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text", deploy: testDeploy}, "listen on 127.0.0.1:http-alt-nope"},
+		{"bad action address", serveConfig{addr: "127.0.0.1:0", actionAddr: "127.0.0.1:nope", databaseURL: url, logFormat: "text", deploy: testDeploy}, "choose another with --action-addr"},
 		{"certificate without key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "cert.pem"}, "set --tls-cert and --tls-key"},
 		{"missing certificate", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, tlsCert: "/nonexistent/cert.pem", tlsKey: "/nonexistent/key.pem"}, "load the TLS certificate /nonexistent/cert.pem"},
 		{"no secret key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text"}, "set STYRMIN_SECRET_KEY or --secret-key-file"},
