@@ -34,7 +34,7 @@ test: check-generated
 	$(CLUSTER) scope -- ./scripts/test-race -vet=off
 	cd localkube && ../scripts/test-race
 
-## cluster: start the local Kubernetes cluster, building it on first use (about 15 min on
+## cluster: start the local Kubernetes cluster, building it on first use (about 13 min on
 ## 2 cores, cached afterwards); kubeconfig in .cluster/kubeconfig, kubectl in .cluster/bin.
 ## Its node is real (containerd and a kubelet); STYRMIN_LOCAL_NODE=kwok simulates it instead (docs/local-cluster.md).
 cluster:

@@ -41,7 +41,7 @@ const kubernetesVersion = "v1.37.2"
 
 // build compiles the cluster binaries into .cluster/bin with `go build` in
 // localkube/, unless they were built from the same sources already. The first
-// build takes about 15 minutes on 2 cores; progress goes to the Cluster's writer.
+// build takes about 9 minutes on 2 cores; progress goes to the Cluster's writer.
 func (c *Cluster) build(ctx context.Context) error {
 	stamp, err := c.sourceStamp()
 	if err != nil {
@@ -52,7 +52,7 @@ func (c *Cluster) build(ctx context.Context) error {
 		if err := os.MkdirAll(c.binDir(), 0o755); err != nil {
 			return fmt.Errorf("devcluster: build: %w", err)
 		}
-		fmt.Fprintf(c.out, "devcluster: building the local cluster binaries into %s (first time: about 15 min on an idle 2-core machine, longer when it is busy; cached afterwards)\n", c.binDir())
+		fmt.Fprintf(c.out, "devcluster: building the local cluster binaries into %s (first time: about 9 min on an idle 2-core machine, longer when it is busy; cached afterwards)\n", c.binDir())
 		if err := c.goBuild(ctx, "go build in localkube/", "build", "-v", "-o", c.binDir()+string(filepath.Separator),
 			"-ldflags", kubernetesLdflags(), "./cmd/...", "sigs.k8s.io/kwok/cmd/kwok"); err != nil {
 			return err
