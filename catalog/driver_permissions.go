@@ -62,12 +62,12 @@ func (p *Permissions) Extra() permissions.Set {
 // rendered as at import; the names never matter (see permissions).
 const renderNamespace, renderName = "styrmin-import", "import"
 
-// needs renders b's chart with the driver's default values and returns
+// needs renders b's chart with the driver's sample values and returns
 // what it needs as JSON, or why it did not render.
 func needs(ctx context.Context, b *drivers.Bundle) ([]byte, pgtype.Text) {
 	set, err := render(ctx, b)
 	if err != nil {
-		return nil, pgtype.Text{String: styrmin.ErrorMessage(err), Valid: true}
+		return nil, pgtype.Text{String: renderFailure(err), Valid: true}
 	}
 	data, err := json.Marshal(set)
 	if err != nil {
@@ -76,10 +76,22 @@ func needs(ctx context.Context, b *drivers.Bundle) ([]byte, pgtype.Text) {
 	return data, pgtype.Text{}
 }
 
-// render renders b's chart with default values and parses what it creates.
+// renderFailure says why a driver's chart did not render: its values
+// template or Helm's message, which are the driver's to fix.
+func renderFailure(err error) string {
+	var te *drivers.TemplateError
+	if errors.As(err, &te) {
+		return "The driver's " + te.Error() + "."
+	}
+	return styrmin.ErrorMessage(err)
+}
+
+// render renders b's chart with the driver's sample values (its defaults,
+// and stand-ins for required parameters without one) and parses what it
+// creates.
 func render(ctx context.Context, b *drivers.Bundle) (permissions.Set, error) {
 	d := b.Driver
-	values, err := release.Values(ctx, d, d.DefaultValues(), b.Chart.Metadata.AppVersion, renderNamespace, renderName)
+	values, err := release.Values(ctx, d, d.SampleValues(), b.Chart.Metadata.AppVersion, renderNamespace, renderName)
 	if err != nil {
 		return permissions.Set{}, err
 	}

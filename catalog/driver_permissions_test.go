@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/drivers/bundled"
 	"github.com/styrmin/styrmin/permissions"
 )
 
@@ -125,4 +126,35 @@ func TestApprovalsAtOnceKeepEachOnesItems(t *testing.T) {
 	p, err := c.Permissions(ctx, "tiny", "1.0.0")
 	require.NoError(t, err)
 	require.Len(t, p.Extra().Rules, n)
+}
+
+// The bundled PostgreSQL driver's password is required and has no default:
+// its chart renders at import with a placeholder for it, so its deploy form
+// shows what it creates (nothing that needs approval) instead of an error.
+func TestARequiredParameterWithoutDefaultDoesNotStopTheImportRender(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	_, err := c.ImportBundled(ctx, bundled.Bundles(), []string{"postgresql"})
+	require.NoError(t, err)
+	p, err := c.Permissions(ctx, "postgresql", "1.0.0")
+	require.NoError(t, err)
+	require.Empty(t, p.RenderError)
+	require.True(t, p.Needs.Empty(), "PostgreSQL creates only namespaced objects: %v", p.Needs.Lines())
+}
+
+// A chart that does not render says why, in the chart's own words: the
+// failure is the driver's to fix, not the server's.
+func TestAChartThatDoesNotRenderSaysWhy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	b := tinyBundle("1.0.0", "# Tiny\n")
+	b["tiny/chart/templates/broken.yaml"] = &fstest.MapFile{Data: []byte(`{{ fail "tiny needs a storage class" }}`)}
+	_, err := c.ImportFS(ctx, b, "tiny", "alice")
+	require.NoError(t, err)
+	p, err := c.Permissions(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Contains(t, p.RenderError, "Helm could not render the chart: ")
+	require.Contains(t, p.RenderError, "tiny needs a storage class")
 }

@@ -66,6 +66,25 @@ func (d *Driver) DefaultValues() map[string]any {
 	return vals
 }
 
+// SampleValues are DefaultValues with a placeholder for each required
+// parameter that has no valid default (a value within its range, length and
+// choices), for rendering the chart before anyone has entered values, to see
+// what it creates. A placeholder its parameter refuses (one that does not
+// match its pattern) is left out.
+func (d *Driver) SampleValues() map[string]any {
+	vals := d.DefaultValues()
+	for i := range d.Spec.Parameters {
+		p := &d.Spec.Parameters[i]
+		if _, ok := vals[p.Name]; ok || !p.Required {
+			continue
+		}
+		if v, err := p.Check(p.placeholder()); err == nil {
+			vals[p.Name] = v
+		}
+	}
+	return vals
+}
+
 // Action returns the action named name, nil when the driver has none.
 func (d *Driver) Action(name string) *Action {
 	for i := range d.Spec.Actions {

@@ -221,20 +221,23 @@ func (p *Parameter) checkRange(f float64) error {
 	return nil
 }
 
-// placeholder returns a value of the parameter's type that satisfies its range
-// and choices, used to render the values template when there is no default.
+// placeholder returns a value of the parameter's type within its range,
+// length and choices (not its pattern), for rendering the values template
+// when the parameter has no default.
 func (p *Parameter) placeholder() any {
 	switch p.Type {
-	case TypeInteger:
+	case TypeInteger, TypeNumber:
+		n := 1.0
 		if p.Min != nil {
-			return int64(*p.Min)
+			n = *p.Min
 		}
-		return int64(1)
-	case TypeNumber:
-		if p.Min != nil {
-			return *p.Min
+		if p.Max != nil && *p.Max < n {
+			n = *p.Max
 		}
-		return 1.0
+		if p.Type == TypeInteger {
+			return int64(math.Ceil(n))
+		}
+		return n
 	case TypeBoolean:
 		return false
 	case TypeEnum:
@@ -242,7 +245,14 @@ func (p *Parameter) placeholder() any {
 			return p.Choices[0]
 		}
 	}
-	return "placeholder"
+	s := "placeholder"
+	if p.MinLength != nil && *p.MinLength > len(s) {
+		s += strings.Repeat("x", *p.MinLength-len(s))
+	}
+	if p.MaxLength != nil && *p.MaxLength < len(s) {
+		s = s[:max(*p.MaxLength, 0)]
+	}
+	return s
 }
 
 // anchored makes a pattern match the whole value.

@@ -208,6 +208,7 @@ func TestDriverInfo(t *testing.T) {
 		{Name: "c", Type: TypeBoolean, Default: false},
 	}
 	require.Equal(t, map[string]any{"a": int64(3), "c": false}, d.DefaultValues())
+	require.Equal(t, d.DefaultValues(), d.SampleValues(), "no parameter is required")
 	a := Action{}
 	require.Equal(t, DefaultTimeout, a.TimeoutDuration())
 	require.Equal(t, ModeBlocking, a.EffectiveMode())
@@ -220,4 +221,36 @@ func TestRenderValuesStopsAtItsTimeLimit(t *testing.T) {
 	require.ErrorContains(t, err, "rendering takes longer than 1ns; simplify the template")
 	var te *TemplateError
 	require.True(t, errors.As(err, &te), "a TemplateError: %v", err)
+}
+
+// A chart is rendered at import to see what it creates, before anyone has
+// entered values: a required parameter without a default gets a placeholder
+// its own check accepts, or none.
+func TestSampleValuesHavePlaceholdersForRequiredParametersWithoutDefaults(t *testing.T) {
+	t.Parallel()
+	ptr := func(f float64) *float64 { return &f }
+	length := func(n int) *int { return &n }
+	d := &Driver{Spec: Spec{Parameters: []Parameter{
+		{Name: "password", Type: TypeSecret, Required: true},
+		{Name: "token", Type: TypeSecret, Required: true, MinLength: length(32)},
+		{Name: "code", Type: TypeString, Required: true, MaxLength: length(3)},
+		{Name: "port", Type: TypeInteger, Required: true, Min: ptr(1024), Max: ptr(65535)},
+		{Name: "below_zero", Type: TypeNumber, Required: true, Max: ptr(-2.5)},
+		{Name: "mode", Type: TypeEnum, Required: true, Choices: []any{"fast", "safe"}},
+		{Name: "on", Type: TypeBoolean, Required: true},
+		{Name: "replicas", Type: TypeInteger, Required: true, Default: 3},
+		{Name: "optional", Type: TypeString},
+		{Name: "host", Type: TypeString, Required: true, Pattern: `^[a-z]+\.example$`},
+		{Name: "impossible", Type: TypeInteger, Required: true, Min: ptr(0.2), Max: ptr(0.8)},
+	}}}
+	require.Equal(t, map[string]any{
+		"password":   "placeholder",
+		"token":      "placeholder" + strings.Repeat("x", 21),
+		"code":       "pla",
+		"port":       int64(1024),
+		"below_zero": -2.5,
+		"mode":       "fast",
+		"on":         false,
+		"replicas":   int64(3),
+	}, d.SampleValues())
 }

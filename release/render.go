@@ -9,6 +9,8 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/styrmin/styrmin"
 )
 
 // Check judges a release's whole rendered manifest (the chart's CRDs, its
@@ -19,12 +21,18 @@ type Check func(manifest string) error
 // Render renders a chart with values for release name in namespace without
 // a cluster (as `helm template` does) and returns everything it would
 // create, as Everything joins it. It is for what a chart needs before any
-// deployment of it exists: the cluster's objects are not looked up.
+// deployment of it exists: the cluster's objects are not looked up. A chart
+// that does not render with values is an EINVALID error with Helm's message.
 func Render(ctx context.Context, ch *chart.Chart, values map[string]any, namespace, name string) (string, error) {
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.ClientOnly, install.DryRun = true, true
 	install.Namespace, install.ReleaseName = namespace, name
 	rel, err := install.RunWithContext(ctx, ch, values)
+	if err != nil && ctx.Err() == nil {
+		// Without a cluster, only the chart and its values can fail.
+		return "", &styrmin.Error{Code: styrmin.EINVALID, Message: "Helm could not render the chart: " + err.Error(),
+			Err: fmt.Errorf("release: render %s: %w", name, err)}
+	}
 	if err != nil {
 		return "", fmt.Errorf("release: render %s: %w", name, err)
 	}
