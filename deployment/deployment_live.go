@@ -21,9 +21,13 @@ const LiveTimeout = 5 * time.Second
 // history Styrmin recorded. Err says, in plain words, why the cluster could
 // not be read; what could be read is still there.
 type Live struct {
-	Err        string
-	Components []LiveComponent
-	Services   []LiveService
+	Err string
+	// ReleaseMissing says, when Helm has no release of a deployment that
+	// Styrmin installed and no task holds, that it went and what to do; ""
+	// otherwise.
+	ReleaseMissing string
+	Components     []LiveComponent
+	Services       []LiveService
 	// Notes is the chart's rendered NOTES.txt of the current revision.
 	Notes   string
 	History []Revision
@@ -138,6 +142,10 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 		return err
 	}
 	live.History = mergeHistory(history, recorded)
+	if len(history) == 0 && len(recorded) > 0 && !d.Busy {
+		live.ReleaseMissing = fmt.Sprintf("Helm has no release %s in namespace %s, though Styrmin installed it: it was uninstalled outside Styrmin, or the cluster was replaced (the local development cluster starts empty each time). Delete this deployment to forget it, then deploy again.", d.Name, d.Namespace)
+		live.History = recordedHistory(recorded)
+	}
 	if status, err := cluster.Releases.Status(ctx, d.Namespace, d.Name); err == nil {
 		live.Notes = status.Notes
 	}
@@ -193,7 +201,8 @@ func mergeHistory(history []release.Revision, recorded []db.Revision) []Revision
 	return out
 }
 
-// recordedHistory is the history Styrmin recorded, when Helm's cannot be read.
+// recordedHistory is the history Styrmin recorded, when Helm's cannot be
+// read or has none, with unknown statuses.
 func recordedHistory(recorded []db.Revision) []Revision {
 	out := make([]Revision, 0, len(recorded))
 	for _, r := range recorded {

@@ -243,6 +243,17 @@ func TestDeploymentPageShowsTheDeployment(t *testing.T) {
 	require.Equal(t, "javascript://x/%0aalert(1)", doc.Find(`[data-name="evil"] [data-testid="service-url"]`).Text())
 	require.Contains(t, doc.Find(`[data-testid="deployment-notes"] pre`).Text(), "redis-cli")
 	require.Empty(t, doc.Find(`[data-testid="cluster-error"]`).Nodes)
+	require.Empty(t, doc.Find(`[data-testid="release-missing"]`).Nodes)
+
+	p = sampleShow(reader)
+	p.ReleaseMissing = "Helm has no release cache in namespace cache, though Styrmin installed it."
+	doc = renderDoc(t, DeploymentShowPage(p))
+	require.Contains(t, doc.Find(`[data-testid="release-missing"]`).Text(), "Helm has no release cache")
+	p.Revisions = []RevisionRow{{Revision: 1, Status: "unknown", AppVersion: "7.4.0", DriverVersion: "1.0.0"}}
+	doc = renderDoc(t, DeploymentShowPage(p))
+	cells := doc.Find(`[data-revision="1"] td`)
+	require.Equal(t, "—", strings.TrimSpace(cells.Eq(2).Text()), "Styrmin's record has no chart version: a dash, not an empty box")
+	require.Equal(t, "7.4.0", cells.Eq(3).Find("code").Text())
 
 	p = sampleShow(reader)
 	p.ClusterError = "dial tcp 10.0.0.1:6443: connection refused"

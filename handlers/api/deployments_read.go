@@ -114,6 +114,9 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 	if live.Err != "" {
 		out.ClusterError = &live.Err
 	}
+	if live.ReleaseMissing != "" {
+		out.ReleaseMissing = &live.ReleaseMissing
+	}
 	if len(live.ImageSubstitutions) > 0 {
 		subs := apiImageSubstitutionsOf(live.ImageSubstitutions)
 		out.ImageSubstitutions = &subs

@@ -92,7 +92,7 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
 		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, hasIcon),
 		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt,
-		ClusterError: live.Err, Notes: live.Notes,
+		ClusterError: live.Err, ReleaseMissing: live.ReleaseMissing, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, tasks),
 	}
 	var spec drivers.Spec

@@ -391,13 +391,15 @@ class DeploymentSummary:
 class Deployment(DeploymentSummary):
     """A deployment with its non-secret ``parameters``, the names of the secrets that have a value
     (``secrets_set``), its ``components`` by name, its Helm ``revisions`` (newest first) and, when the
-    cluster could not be read, ``cluster_error``."""
+    cluster could not be read, ``cluster_error``; ``release_missing`` says when Helm has no release
+    of it any more (uninstalled outside Styrmin, or the cluster replaced) and what to do."""
 
     parameters: Dict[str, Any] = dataclasses.field(default_factory=dict)
     secrets_set: List[str] = dataclasses.field(default_factory=list)
     components: Dict[str, ComponentState] = dataclasses.field(default_factory=dict)
     revisions: List[Revision] = dataclasses.field(default_factory=list)
     cluster_error: str = ""
+    release_missing: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -182,6 +182,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(4, d.last_task.id)
         self.assertIsNone(d.deleted_at)
         self.assertEqual("", d.cluster_error)
+        self.assertEqual("", d.release_missing)
 
     def test_path_segments_are_escaped(self):
         self.fake.answer("GET /drivers/a%2Fb/versions/1.0.0%2Bx", (200, {
