@@ -11,25 +11,32 @@ import (
 )
 
 const getActionToken = `-- name: GetActionToken :one
-SELECT id, token_hash, deployment_id, task_id, step_id, created_at, expires_at, revoked_at, action, action_deadline FROM action_tokens
-WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()
+SELECT t.id, t.token_hash, t.deployment_id, t.task_id, t.step_id, t.created_at, t.expires_at, t.revoked_at, t.action, t.action_deadline, d.name AS deployment_name
+FROM action_tokens t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()
 `
 
-// A token that is neither revoked nor expired.
-func (q *Queries) GetActionToken(ctx context.Context, tokenHash []byte) (ActionToken, error) {
+type GetActionTokenRow struct {
+	ActionToken    ActionToken
+	DeploymentName string
+}
+
+// A token that is neither revoked nor expired, with its deployment's name.
+func (q *Queries) GetActionToken(ctx context.Context, tokenHash []byte) (GetActionTokenRow, error) {
 	row := q.db.QueryRow(ctx, getActionToken, tokenHash)
-	var i ActionToken
+	var i GetActionTokenRow
 	err := row.Scan(
-		&i.ID,
-		&i.TokenHash,
-		&i.DeploymentID,
-		&i.TaskID,
-		&i.StepID,
-		&i.CreatedAt,
-		&i.ExpiresAt,
-		&i.RevokedAt,
-		&i.Action,
-		&i.ActionDeadline,
+		&i.ActionToken.ID,
+		&i.ActionToken.TokenHash,
+		&i.ActionToken.DeploymentID,
+		&i.ActionToken.TaskID,
+		&i.ActionToken.StepID,
+		&i.ActionToken.CreatedAt,
+		&i.ActionToken.ExpiresAt,
+		&i.ActionToken.RevokedAt,
+		&i.ActionToken.Action,
+		&i.ActionToken.ActionDeadline,
+		&i.DeploymentName,
 	)
 	return i, err
 }

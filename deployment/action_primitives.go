@@ -21,6 +21,8 @@ import (
 // its deployment only, and link what they start to its hook step.
 type Caller struct {
 	DeploymentID, TaskID, StepID int64
+	// DeploymentName names the deployment, for the audit log.
+	DeploymentName string
 	// Action is the name of the action that runs.
 	Action string
 	// Deadline is when the action's own timeout ends; zero when unknown.
@@ -43,8 +45,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Caller, erro
 	if err != nil {
 		return nil, fmt.Errorf("deployment: action token: %w", err)
 	}
-	return &Caller{DeploymentID: row.DeploymentID, TaskID: row.TaskID, StepID: row.StepID,
-		Action: row.Action, Deadline: ptr.Deref(row.ActionDeadline, time.Time{}), token: token}, nil
+	t := row.ActionToken
+	return &Caller{DeploymentID: t.DeploymentID, TaskID: t.TaskID, StepID: t.StepID, DeploymentName: row.DeploymentName,
+		Action: t.Action, Deadline: ptr.Deref(t.ActionDeadline, time.Time{}), token: token}, nil
 }
 
 // ActionDeployment is what an action reads of its deployment: no secret value.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -47,6 +48,8 @@ type installPlan struct {
 // plan checks the driver version, the names, the namespace against the
 // namespace policy, the application version, the values and the prompts.
 func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
+	// A refused install is recorded under the name it asked for.
+	audit.NameTarget(ctx, o.Name, nil)
 	var errs fieldErrors
 	version, err := s.catalog.Spec(ctx, o.Driver, o.DriverVersion)
 	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND {

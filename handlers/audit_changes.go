@@ -101,7 +101,8 @@ func actorOf(c echo.Context) audit.Actor {
 }
 
 // targetName is the name of the request's target: ch's form field, else
-// its :name or :id parameter.
+// its :name or :id parameter, else for an action's call the deployment the
+// action runs for.
 func targetName(c echo.Context, ch change) string {
 	if ch.form != "" {
 		return c.FormValue(ch.form)
@@ -110,6 +111,9 @@ func targetName(c echo.Context, ch change) string {
 		if v := c.Param(p); v != "" {
 			return v
 		}
+	}
+	if caller := httpx.CallerOrNil(c); caller != nil && ch.target == audit.TargetDeployment {
+		return caller.DeploymentName
 	}
 	return ""
 }

@@ -141,3 +141,36 @@ func TestAChangeIsRecordedInItsTransaction(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"team-*"}, policy.Allowed)
 }
+
+// TestARefusedChangeNamesTheDeploymentItAskedFor: a refused install through
+// the API (its name in the body, not in the path) and a refused call of an
+// action (its deployment known from its token) name their deployment.
+func TestARefusedChangeNamesTheDeploymentItAskedFor(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	install := d.Install(t, handlerstest.PgInstall("shop-db"))
+	operator := d.TokenFor(t, "oskar", auth.Operator)
+	refusal := func(call func()) audit.Entry {
+		t.Helper()
+		before := newestID(t, d.Audit)
+		call()
+		entries := entriesSince(t, d.Audit, before)
+		require.Len(t, entries, 1)
+		require.Equal(t, audit.Refused, entries[0].Outcome, entries[0].Reason)
+		return entries[0]
+	}
+
+	e := refusal(func() {
+		rec := d.Call(t, operator, http.MethodPost, "/api/v1/deployments", map[string]any{"driver": "postgresql", "driver_version": "1.0.0", "name": "orders-db"})
+		require.Equal(t, http.StatusBadRequest, rec.Code, "no password: %s", rec.Body.String())
+	})
+	require.Equal(t, audit.Target{Kind: audit.TargetDeployment, Name: "orders-db"}, e.Target)
+
+	token := d.ActionToken(t, "shop-db", install.TaskID)
+	e = refusal(func() {
+		status, _ := d.Primitive(t, token, "tasks/stop", `{"prompts": {"backup": {"label": "x"}}}`)
+		require.Equal(t, http.StatusBadRequest, status)
+	})
+	require.Equal(t, "deployment.stop", e.Action)
+	require.Equal(t, audit.Target{Kind: audit.TargetDeployment, Name: "shop-db"}, e.Target)
+}

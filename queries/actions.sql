@@ -7,9 +7,10 @@ VALUES (@token_hash, @deployment_id, @task_id, @step_id, @expires_at, @action, @
 UPDATE action_tokens SET revoked_at = now() WHERE step_id = @step_id AND revoked_at IS NULL;
 
 -- name: GetActionToken :one
--- A token that is neither revoked nor expired.
-SELECT * FROM action_tokens
-WHERE token_hash = @token_hash AND revoked_at IS NULL AND expires_at > now();
+-- A token that is neither revoked nor expired, with its deployment's name.
+SELECT sqlc.embed(t), d.name AS deployment_name
+FROM action_tokens t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.token_hash = @token_hash AND t.revoked_at IS NULL AND t.expires_at > now();
 
 -- name: InsertStepLog :exec
 INSERT INTO step_logs (step_id, seq, level, message)
