@@ -36,6 +36,21 @@ func TestBrowserFiltersTheAuditLog(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`nav a[href="/audit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-table"]`)),
 	)
+	// An admin's header, at the narrowest width that keeps it one row and at
+	// the widest that gives the links their own: the eight links on one line
+	// each, and Sign out on the page, not pushed past its right edge.
+	require.Equal(t, 8, handlerstest.Eval[int](t, browser, `document.querySelectorAll('[data-testid="nav"] a').length`))
+	for _, width := range []int64{1101, 1100} {
+		handlerstest.Step(t, browser, "resize", chromedp.EmulateViewport(width, 900))
+		require.True(t, handlerstest.Eval[bool](t, browser, `new Set([...document.querySelectorAll('[data-testid="nav"] a')].map(a => Math.round(a.getBoundingClientRect().height))).size === 1`),
+			"at %d px every link is as tall as the others: none wraps", width)
+		require.True(t, handlerstest.Eval[bool](t, browser, `document.querySelector('[data-testid="signout"]').getBoundingClientRect().right <= document.documentElement.clientWidth`),
+			"at %d px Sign out is on the page", width)
+	}
+	handlerstest.Step(t, browser, "back to the window's size", chromedp.EmulateReset())
+	// The filters' fields are one line tall, not stretched by the row's layout.
+	require.Less(t, handlerstest.Eval[float64](t, browser, `document.querySelector('[data-testid="audit-filter-actor"]').getBoundingClientRect().height`), 60.0)
+	require.Less(t, handlerstest.Eval[float64](t, browser, `document.querySelector('[data-testid="audit-filter-outcome"]').getBoundingClientRect().height`), 60.0)
 	// The sign-in of root is on the list too: at least the two entries above.
 	require.GreaterOrEqual(t, handlerstest.Eval[int](t, browser, `document.querySelectorAll('[data-testid="audit-entry"]').length`), 3)
 	handlerstest.Eval[bool](t, browser, `window.__sameDocument = true`)
