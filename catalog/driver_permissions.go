@@ -76,18 +76,27 @@ func needs(ctx context.Context, b *drivers.Bundle) ([]byte, pgtype.Text) {
 	return data, pgtype.Text{}
 }
 
-// renderFailure says why a driver's chart did not render: its values
-// template or Helm's message, which are the driver's to fix.
+// maxRenderFailure bounds the stored and shown reason a chart did not
+// render: the chart's own words (a `fail` message) can be as long as the chart.
+const maxRenderFailure = 2000
+
+// renderFailure says why a driver's chart did not render, at most
+// maxRenderFailure bytes of it: its values template or Helm's message, which
+// are the driver's to fix.
 func renderFailure(err error) string {
+	msg := styrmin.ErrorMessage(err)
 	var te *drivers.TemplateError
 	if errors.As(err, &te) {
-		return "The driver's " + te.Error() + "."
+		msg = "The driver's " + te.Error() + "."
 	}
-	return styrmin.ErrorMessage(err)
+	if len(msg) > maxRenderFailure {
+		msg = strings.ToValidUTF8(msg[:maxRenderFailure], "") + "…"
+	}
+	return msg
 }
 
 // render renders b's chart with the driver's sample values (its defaults,
-// and stand-ins for required parameters without one) and parses what it
+// and placeholders for required parameters without one) and parses what it
 // creates.
 func render(ctx context.Context, b *drivers.Bundle) (permissions.Set, error) {
 	d := b.Driver

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -157,4 +158,21 @@ func TestAChartThatDoesNotRenderSaysWhy(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, p.RenderError, "Helm could not render the chart: ")
 	require.Contains(t, p.RenderError, "tiny needs a storage class")
+}
+
+// A chart's own failure message is the driver author's text: what is kept
+// and shown of it is bounded, however long it is.
+func TestAChartsFailureMessageIsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	b := tinyBundle("1.0.0", "# Tiny\n")
+	b["tiny/chart/templates/broken.yaml"] = &fstest.MapFile{Data: []byte(`{{ fail (repeat 100000 "é") }}`)}
+	_, err := c.ImportFS(ctx, b, "tiny", "alice")
+	require.NoError(t, err)
+	p, err := c.Permissions(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Contains(t, p.RenderError, "Helm could not render the chart: ")
+	require.LessOrEqual(t, len(p.RenderError), 2000+len("…"))
+	require.True(t, utf8.ValidString(p.RenderError), "cut between characters")
 }
