@@ -141,13 +141,18 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 	if err != nil && !isNotFound(err) {
 		return err
 	}
-	live.History = mergeHistory(history, recorded)
-	if len(history) == 0 && len(recorded) > 0 && !d.Busy {
+	switch {
+	case len(history) == 0 && len(recorded) > 0 && !d.Busy:
 		live.ReleaseMissing = fmt.Sprintf("Helm has no release %s in namespace %s, though Styrmin installed it: it was uninstalled outside Styrmin, or the cluster was replaced (the local development cluster starts empty each time). Delete this deployment to forget it, then deploy again.", d.Name, d.Namespace)
 		live.History = recordedHistory(recorded)
+	default:
+		live.History = mergeHistory(history, recorded)
 	}
-	if status, err := cluster.Releases.Status(ctx, d.Namespace, d.Name); err == nil {
-		live.Notes = status.Notes
+	// A release with no history has no notes either: no need to ask.
+	if len(history) > 0 {
+		if status, err := cluster.Releases.Status(ctx, d.Namespace, d.Name); err == nil {
+			live.Notes = status.Notes
+		}
 	}
 	workloads := map[string][]kube.Workload{}
 	for _, c := range drv.Spec.Components {
