@@ -53,7 +53,7 @@ func newPodEnv(t *testing.T) *podEnv {
 	env := &podEnv{client: client, namespace: "act-" + rand.String(6), runs: map[string]runAnswer{}}
 	env.runtime = &actions.Pod{Client: client.Clientset, Image: kubetest.ActionRunnerImage(t), StartTimeout: time.Minute}
 	ctx := context.Background()
-	_, err = client.EnsureNamespace(ctx, env.namespace, true)
+	_, err = client.EnsureNamespace(ctx, env.namespace, true, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), env.namespace)) })
 	ln, err := net.Listen("tcp", net.JoinHostPort(kubetest.HostForPods(t, kubeconfig), "0"))

@@ -62,6 +62,9 @@ type Config struct {
 	Cluster *deployment.Cluster
 	// NoCluster deploys nowhere, whatever KUBECONFIG says (tests).
 	NoCluster bool
+	// ClusterOptions say how deployments act on the cluster: the Pod
+	// Security levels of the namespaces Styrmin creates, Helm's history bound.
+	ClusterOptions deployment.ClusterOptions
 	// ActionsURL is the base URL at which driver actions call back this
 	// Styrmin's primitives (the server's own URL); empty, the process runs
 	// no driver actions and a hook step fails saying so.
@@ -176,7 +179,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		if err != nil {
 			return a, err
 		}
-		if a.Cluster, err = clusterOf(client, logger); err != nil {
+		if a.Cluster, err = clusterOf(client, cfg.ClusterOptions, logger); err != nil {
 			return a, err
 		}
 		ready = check
@@ -236,15 +239,11 @@ func openBox(ctx context.Context, cfg Config) (*secrets.Box, error) {
 }
 
 // clusterOf is the deployments' cluster of client; nil when client is nil.
-func clusterOf(client *kube.Client, logger *slog.Logger) (*deployment.Cluster, error) {
+func clusterOf(client *kube.Client, opts deployment.ClusterOptions, logger *slog.Logger) (*deployment.Cluster, error) {
 	if client == nil {
 		return nil, nil
 	}
-	releases, err := release.New(client.Config, logger)
-	if err != nil {
-		return nil, err
-	}
-	return &deployment.Cluster{Releases: releases, Kube: client}, nil
+	return deployment.NewCluster(client, opts, logger)
 }
 
 // actions is how the runners run driver actions calling back the action

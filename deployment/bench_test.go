@@ -65,7 +65,7 @@ var twinOwner = release.Owner{Installation: "bench-helm-twin", Deployment: 1}
 func helmTwin(b *testing.B, f clusterFixture, twin, title string, first bool) release.InstallOptions {
 	ctx := context.Background()
 	if first {
-		_, err := f.cluster.Kube.EnsureNamespace(ctx, twin, true)
+		_, err := f.cluster.Kube.EnsureNamespace(ctx, twin, true, nil)
 		require.NoError(b, err)
 	}
 	bundle, err := f.catalog.Bundle(ctx, "hello-web", "1.0.0")

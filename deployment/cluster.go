@@ -1,8 +1,13 @@
 package deployment
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployer"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -12,6 +17,44 @@ import (
 type Cluster struct {
 	Releases *release.Client
 	Kube     *kube.Client
+	// Deployers are the identities Helm acts as in each namespace (see
+	// NewCluster); nil only for Helm's in-memory storage in tests, where
+	// nothing reaches a cluster.
+	Deployers *deployer.Client
+}
+
+// ClusterOptions says how deployments act on a cluster.
+type ClusterOptions struct {
+	// PodSecurity are the Pod Security levels of the namespaces Styrmin creates.
+	PodSecurity deployer.PodSecurity
+	// MaxHistory bounds the revisions Helm keeps per release
+	// (release.DefaultMaxHistory when zero).
+	MaxHistory int
+}
+
+// NewCluster returns the cluster of client, whose Helm operations each act as
+// their namespace's deployer, so that Kubernetes bounds what a chart may do.
+func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cluster, error) {
+	if err := opts.PodSecurity.Validate(); err != nil {
+		return nil, err
+	}
+	deployers, err := deployer.New(client.Config, opts.PodSecurity)
+	if err != nil {
+		return nil, err
+	}
+	releases, err := release.New(client.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: opts.MaxHistory}, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Releases: releases, Kube: client, Deployers: deployers}, nil
+}
+
+// namespaceLabels are the labels of a namespace Styrmin creates.
+func (c *Cluster) namespaceLabels() map[string]string {
+	if c.Deployers == nil {
+		return nil
+	}
+	return c.Deployers.NamespaceLabels()
 }
 
 // errNoCluster is what tasks and pages say when no cluster is configured.
@@ -27,3 +70,38 @@ func (s *Service) needCluster() (*Cluster, error) {
 
 // isNotFound reports whether err is an ENOTFOUND error.
 func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTFOUND }
+
+// prepareDeployer makes namespace's deployer ready for a Helm operation of
+// release name with the given versions of driver: its identity exists, and it
+// holds what an admin approved for those versions together (an upgrade
+// needs the old version's grants as well, to remove what it alone created).
+// With no versions it only makes the identity exist (an upgrade's review).
+func (s *Service) prepareDeployer(ctx context.Context, cluster *Cluster, namespace, name, driver string, versions ...string) error {
+	if cluster.Deployers == nil {
+		return nil
+	}
+	if err := cluster.Deployers.Ensure(ctx, namespace); err != nil {
+		return err
+	}
+	if len(versions) == 0 {
+		return nil
+	}
+	var approved permissions.Set
+	for _, version := range versions {
+		p, err := s.catalog.Permissions(ctx, driver, version)
+		if err != nil {
+			return err
+		}
+		approved = permissions.Union(approved, p.Approved())
+	}
+	return cluster.Deployers.Grant(ctx, namespace, name, approved)
+}
+
+// revokeDeployer takes back what release name's deployer was granted, once
+// the release is uninstalled.
+func (c *Cluster) revokeDeployer(ctx context.Context, namespace, name string) error {
+	if c.Deployers == nil {
+		return nil
+	}
+	return c.Deployers.Revoke(ctx, namespace, name)
+}

@@ -205,7 +205,14 @@ func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVe
 	}); err != nil {
 		return fmt.Errorf("deployment: record release of %s: %w", j.row.Name, err)
 	}
-	return nil
+	// The deployer now holds only what the recorded version needs.
+	return j.actAs(ctx, driverVersion)
+}
+
+// actAs makes the deployment's deployer ready for a Helm operation with the
+// given versions of its driver (see Service.prepareDeployer).
+func (j *taskRun) actAs(ctx context.Context, versions ...string) error {
+	return j.s.prepareDeployer(ctx, j.cluster, j.row.Namespace, j.row.Name, j.row.DriverName, versions...)
 }
 
 // fail marks the deployment failed after a task failed, and returns err with

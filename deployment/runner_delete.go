@@ -76,12 +76,18 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 		return err
 	}
 	err = j.run.Step(ctx, StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		if err := j.actAs(ctx, j.row.DriverVersion); err != nil {
+			return err
+		}
 		res, err := j.cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner,
 			Wait: true, Timeout: HelmTimeout, IgnoreNotFound: true})
 		if err != nil {
 			return err
 		}
-		st.Say("Uninstalled.")
+		if err := j.cluster.revokeDeployer(ctx, j.row.Namespace, j.row.Name); err != nil {
+			return err
+		}
+		st.Say("Uninstalled; what an admin approved for it is no longer granted.")
 		if res.Kept != "" {
 			st.Warn("Helm kept these resources (helm.sh/resource-policy: keep): %s", res.Kept)
 		}

@@ -32,7 +32,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		if why != "" { // the policy changed since the install was queued
 			return styrmin.Errorf(styrmin.EINVALID, "The namespace policy refuses this install: %s.", why)
 		}
-		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces)
+		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces, j.cluster.namespaceLabels())
 		if err != nil {
 			return err
 		}
@@ -40,7 +40,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 			st.Say("The namespace exists; Styrmin will leave it in place on delete.")
 			return nil
 		}
-		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin; deleting the deployment removes it.")
+		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin, with Pod Security's levels; deleting the deployment removes it.")
 		return r.s.q.SetNamespaceCreated(ctx, j.row.ID)
 	})
 	if err != nil {
@@ -68,6 +68,9 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	}
 	var rel *release.Release
 	err = run.Step(ctx, StepHelm, "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		if err := j.actAs(ctx, in.DriverVersion); err != nil {
+			return err
+		}
 		var err error
 		if rel, err = j.cluster.Releases.Install(ctx, *opts); err != nil {
 			return err

@@ -39,6 +39,9 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 	}
 	var rel *release.Release
 	err = run.Step(ctx, StepHelm, fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
+		if err := j.actAs(ctx, j.row.DriverVersion, rev.DriverVersion); err != nil {
+			return err
+		}
 		var err error
 		rel, err = j.cluster.Releases.Rollback(ctx, release.RollbackOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner, Revision: in.Revision, Timeout: HelmTimeout, Check: check})
 		if err != nil {

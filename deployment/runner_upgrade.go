@@ -40,7 +40,7 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, prompts); err != nil {
 		return j.fail(ctx, err)
 	}
-	rel, err := j.upgrade(ctx, opts)
+	rel, err := j.upgrade(ctx, opts, in.DriverVersion)
 	if err != nil {
 		return j.fail(ctx, err)
 	}
@@ -57,9 +57,12 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 // upgrade runs the Helm step of an upgrade. A release none of whose revisions
 // ever deployed (its install failed) cannot be upgraded by Helm; it is
 // installed again instead.
-func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions) (*release.Release, error) {
+func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions, driverVersion string) (*release.Release, error) {
 	var rel *release.Release
 	err := j.run.Step(ctx, StepHelm, "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+		if err := j.actAs(ctx, j.row.DriverVersion, driverVersion); err != nil {
+			return err
+		}
 		history, err := j.cluster.Releases.History(ctx, j.row.Namespace, j.row.Name)
 		if err != nil && !isNotFound(err) {
 			return err

@@ -53,9 +53,9 @@ func deadCluster(t testing.TB) *deployment.Cluster {
 	config := &rest.Config{Host: "https://127.0.0.1:1", Timeout: time.Second}
 	client, err := kube.New(config)
 	require.NoError(t, err)
-	releases, err := release.New(config, slog.Default())
+	cluster, err := deployment.NewCluster(client, deployment.ClusterOptions{}, slog.Default())
 	require.NoError(t, err)
-	return &deployment.Cluster{Releases: releases, Kube: client}
+	return cluster
 }
 
 // helloWeb is a valid install of the bundled Hello Web driver.

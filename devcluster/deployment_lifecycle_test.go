@@ -114,7 +114,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	l := newLifecycle(t, "redis")
 	ctx := context.Background()
 
-	created, err := l.client.EnsureNamespace(ctx, l.ns, true)
+	created, err := l.client.EnsureNamespace(ctx, l.ns, true, nil)
 	require.NoError(t, err)
 	require.True(t, created)
 
@@ -187,7 +187,7 @@ func TestPendingUpgradeIsRecovered(t *testing.T) {
 	t.Parallel()
 	l := newLifecycle(t, "hello-web")
 	ctx := context.Background()
-	_, err := l.client.EnsureNamespace(ctx, l.ns, true)
+	_, err := l.client.EnsureNamespace(ctx, l.ns, true, nil)
 	require.NoError(t, err)
 	_, err = l.releases.Install(ctx, release.InstallOptions{Namespace: l.ns, Name: l.name, Owner: owner, Chart: l.bundle.Chart, Values: l.values(t, nil)})
 	require.NoError(t, err)

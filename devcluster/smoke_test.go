@@ -210,7 +210,7 @@ func TestHelmInstallUpgradeUninstallBundledChart(t *testing.T) {
 // releaseClient is Styrmin's release layer on the cluster of client.
 func releaseClient(t *testing.T, client *kube.Client) *release.Client {
 	t.Helper()
-	releases, err := release.New(client.Config, slog.New(slog.DiscardHandler))
+	releases, err := release.New(client.Config, release.Options{}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return releases
 }

@@ -38,7 +38,7 @@ func localJobs(t *testing.T) (*kube.Client, string) {
 	require.NoError(t, err)
 	namespace := "jobs-" + rand.String(6)
 	ctx := context.Background()
-	_, err = client.EnsureNamespace(ctx, namespace, true)
+	_, err = client.EnsureNamespace(ctx, namespace, true, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), namespace)) })
 	// Pods are refused until the namespace's default service account exists.

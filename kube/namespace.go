@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,11 +23,11 @@ const (
 // pollInterval is how often waits look at the cluster again.
 const pollInterval = time.Second
 
-// EnsureNamespace creates namespace name, labelled ManagedByLabel=ManagedBy,
-// when it does not exist and mayCreate, and reports whether it did. Errors:
-// ECONFLICT when the namespace is being deleted, EINVALID when it does not
-// exist and may not be created.
-func (c *Client) EnsureNamespace(ctx context.Context, name string, mayCreate bool) (created bool, err error) {
+// EnsureNamespace creates namespace name, labelled ManagedByLabel=ManagedBy
+// and with labels, when it does not exist and mayCreate, and reports whether
+// it did. Errors: ECONFLICT when the namespace is being deleted, EINVALID when
+// it does not exist and may not be created.
+func (c *Client) EnsureNamespace(ctx context.Context, name string, mayCreate bool, labels map[string]string) (created bool, err error) {
 	existing, err := c.Clientset.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
 		if existing.Status.Phase == corev1.NamespaceTerminating {
@@ -40,7 +41,11 @@ func (c *Client) EnsureNamespace(ctx context.Context, name string, mayCreate boo
 	if !mayCreate {
 		return false, styrmin.Errorf(styrmin.EINVALID, "Namespace %s does not exist, and an admin has not let Styrmin create namespaces: ask an admin to create it, or deploy into an existing namespace.", name)
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(labels)}}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[ManagedByLabel] = ManagedBy
 	_, err = c.Clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err): // created meanwhile by someone else

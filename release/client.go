@@ -25,6 +25,8 @@ const storageDriver = "secret"
 type Client struct {
 	configure func(namespace string) (*action.Configuration, error)
 	log       *slog.Logger
+	// maxHistory bounds the revisions kept per release; 0 keeps them all.
+	maxHistory int
 }
 
 // NewWithHelm returns a Client whose operations run on the Helm configuration
@@ -43,6 +45,7 @@ func (c *Client) config(ctx context.Context, namespace string) (*action.Configur
 	if err != nil {
 		return nil, err
 	}
+	cfg.Releases.MaxHistory = c.maxHistory
 	// Helm checks reachability without a context; do not let a dead cluster hold the caller.
 	reachable := make(chan error, 1)
 	go func() { reachable <- cfg.KubeClient.IsReachable() }()

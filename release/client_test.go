@@ -16,7 +16,7 @@ import (
 
 func TestUnreachableClusterIsUnavailable(t *testing.T) {
 	t.Parallel()
-	client, err := release.New(&rest.Config{Host: "https://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
+	client, err := release.New(&rest.Config{Host: "https://127.0.0.1:1"}, release.Options{}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,14 +1,18 @@
 package release
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -18,28 +22,59 @@ import (
 // discoveryBurst lets discovery read every API group at once, as kubectl does.
 const discoveryBurst = 300
 
+// DefaultMaxHistory is how many revisions Helm keeps of a release when
+// Options gives no bound: older ones, with the secret values they hold,
+// are deleted as new ones are made.
+const DefaultMaxHistory = 10
+
+// Options says how a Client acts on the cluster.
+type Options struct {
+	// ActAs, when set, is the identity Helm acts as in a namespace when it
+	// changes or renders a release there: every object it creates, updates
+	// or deletes and every `lookup` of a chart (see package deployer). Helm's
+	// records of releases are always read and written with config's own
+	// identity, which the identity acted as never needs.
+	ActAs func(namespace string) rest.ImpersonationConfig
+	// MaxHistory bounds the revisions Helm keeps per release
+	// (DefaultMaxHistory when zero).
+	MaxHistory int
+}
+
 // New returns a Client for the cluster of config (from a kubeconfig, a
 // --kube-context or the in-cluster service account). Discovery is cached for
 // the Client's lifetime and refreshed by Helm when it installs CRDs. It does
 // not contact the cluster.
-func New(config *rest.Config, log *slog.Logger) (*Client, error) {
+func New(config *rest.Config, opts Options, log *slog.Logger) (*Client, error) {
 	dconfig := rest.CopyConfig(config)
 	dconfig.Burst = discoveryBurst
 	dc, err := discovery.NewDiscoveryClientForConfig(dconfig)
 	if err != nil {
 		return nil, fmt.Errorf("release: discovery client: %w", err)
 	}
+	records, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("release: client of Helm's records: %w", err)
+	}
 	cached := memory.NewMemCacheClient(dc)
 	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
 	configure := func(namespace string) (*action.Configuration, error) {
-		getter := &restGetter{config: config, namespace: namespace, discovery: cached, mapper: mapper}
+		actor := config
+		if opts.ActAs != nil {
+			actor = rest.CopyConfig(config)
+			actor.Impersonate = opts.ActAs(namespace)
+		}
+		getter := &restGetter{config: actor, namespace: namespace, discovery: cached, mapper: mapper}
 		cfg := new(action.Configuration)
 		if err := cfg.Init(getter, namespace, storageDriver, helmLog(log, namespace)); err != nil {
 			return nil, fmt.Errorf("release: helm configuration for namespace %s: %w", namespace, err)
 		}
+		cfg.Releases = storage.Init(driver.NewSecrets(records.CoreV1().Secrets(namespace)))
+		cfg.Releases.Log = cfg.Log
 		return cfg, nil
 	}
-	return NewWithHelm(configure, log), nil
+	c := NewWithHelm(configure, log)
+	c.maxHistory = cmp.Or(opts.MaxHistory, DefaultMaxHistory)
+	return c, nil
 }
 
 // restGetter gives Helm the clients of a rest.Config, with a shared cached

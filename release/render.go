@@ -1,13 +1,14 @@
 package release
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/kube"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/styrmin/styrmin"
@@ -56,8 +57,10 @@ func everything(rel *helmrelease.Release) string {
 	return b.String()
 }
 
-// checkFirst runs check, when there is one, on what dryRun would create.
-func checkFirst(check Check, dryRun func() (*helmrelease.Release, error)) error {
+// checkFirst runs check, when there is one, on what dryRun would create,
+// then makes cfg's Kubernetes client run it again on whatever Helm creates
+// or updates (see checkedKube).
+func checkFirst(cfg *action.Configuration, check Check, dryRun func() (*helmrelease.Release, error)) error {
 	if check == nil {
 		return nil
 	}
@@ -65,18 +68,55 @@ func checkFirst(check Check, dryRun func() (*helmrelease.Release, error)) error 
 	if err != nil {
 		return err
 	}
-	return check(everything(rel))
+	checked := everything(rel)
+	if err := check(checked); err != nil {
+		return err
+	}
+	if client, ok := cfg.KubeClient.(*kube.Client); ok {
+		cfg.KubeClient = &checkedKube{Client: client, check: check, checked: checked}
+	}
+	return nil
 }
 
-// checkRendered is a Helm post-renderer that runs check again on the
-// resources Helm is about to apply, so what was checked on the dry run is
-// what is applied.
-type checkRendered Check
+// checkedKube is Helm's Kubernetes client that judges every object Helm is
+// about to create or update with check, hooks included (a post-renderer
+// never sees hooks), so that what is applied is what was checked whatever
+// the chart renders the second time (`now`, `lookup`, `rand...`).
+type checkedKube struct {
+	*kube.Client
+	check Check
+	// checked is the manifest the dry run checked: the chart's own roles
+	// and ServiceAccounts, which the applied objects may refer to.
+	checked string
+}
 
-// Run passes the manifest on unchanged, or refuses it.
-func (c checkRendered) Run(manifest *bytes.Buffer) (*bytes.Buffer, error) {
-	if err := c(manifest.String()); err != nil {
+// Create creates resources once check accepts them.
+func (k *checkedKube) Create(resources kube.ResourceList) (*kube.Result, error) {
+	if err := k.judge(resources); err != nil {
 		return nil, err
 	}
-	return manifest, nil
+	return k.Client.Create(resources)
+}
+
+// Update makes target of original once check accepts target.
+func (k *checkedKube) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if err := k.judge(target); err != nil {
+		return nil, err
+	}
+	return k.Client.Update(original, target, force)
+}
+
+// judge runs check on resources beside the manifest the dry run checked.
+func (k *checkedKube) judge(resources kube.ResourceList) error {
+	var b strings.Builder
+	b.WriteString(k.checked)
+	for _, info := range resources {
+		data, err := json.Marshal(info.Object)
+		if err != nil {
+			return fmt.Errorf("release: read %s to check it: %w", info.Name, err)
+		}
+		b.WriteString("\n---\n")
+		b.Write(data)
+	}
+	return k.check(b.String())
 }

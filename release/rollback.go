@@ -42,7 +42,7 @@ func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, 
 	if err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
-	err = checkFirst(opts.Check, func() (*helmrelease.Release, error) {
+	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {
 		target := opts.Revision
 		if target == 0 {
 			target = last.Version - 1
@@ -53,7 +53,7 @@ func (c *Client) Rollback(ctx context.Context, opts RollbackOptions) (*Release, 
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)
 	}
 	rollback := action.NewRollback(cfg)
-	rollback.Version = opts.Revision
+	rollback.Version, rollback.MaxHistory = opts.Revision, c.maxHistory
 	rollback.Wait, rollback.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 	if err := rollback.Run(opts.Name); err != nil {
 		return nil, fail("rollback", opts.Namespace, opts.Name, err)

@@ -59,15 +59,13 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 		upgrade.Wait, upgrade.Timeout = opts.Wait, orDefault(opts.Timeout, DefaultTimeout)
 		upgrade.Description = opts.Description
 		upgrade.ResetValues, upgrade.Labels = true, opts.Owner.Labels()
+		upgrade.MaxHistory = c.maxHistory
 		if dryRun {
 			upgrade.DryRunOption = dryRunServer
 		}
-		if opts.Check != nil {
-			upgrade.PostRenderer = checkRendered(opts.Check)
-		}
 		return upgrade
 	}
-	err = checkFirst(opts.Check, func() (*helmrelease.Release, error) {
+	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {
 		return newUpgrade(true).RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)
 	})
 	if err != nil {

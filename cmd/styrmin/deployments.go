@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,6 +15,9 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/audit"
+	"github.com/styrmin/styrmin/deployer"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -38,6 +42,10 @@ type deployConfig struct {
 	externalURL string
 	// auditRetention is how long audit entries are kept (audit.ParseRetention).
 	auditRetention string
+	// podSecurity are the Pod Security levels of the namespaces Styrmin creates.
+	podSecurity deployer.PodSecurity
+	// helmMaxHistory bounds the revisions Helm keeps per release.
+	helmMaxHistory int
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -63,6 +71,21 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
 		"how long the worker keeps audit log entries: days (90d), hours (36h), or 0 for forever (env STYRMIN_AUDIT_RETENTION)")
+	f.StringVar(&cfg.podSecurity.Enforce, "pod-security-enforce", envOr("STYRMIN_POD_SECURITY_ENFORCE", deployer.LevelBaseline),
+		"the Pod Security level the namespaces Styrmin creates enforce: privileged, baseline or restricted; an admin's approval of a driver's privileged pods relaxes it per namespace (env STYRMIN_POD_SECURITY_ENFORCE)")
+	f.StringVar(&cfg.podSecurity.Warn, "pod-security-warn", envOr("STYRMIN_POD_SECURITY_WARN", deployer.LevelRestricted),
+		"the Pod Security level the namespaces Styrmin creates warn about (env STYRMIN_POD_SECURITY_WARN)")
+	f.IntVar(&cfg.helmMaxHistory, "helm-max-history", envInt("STYRMIN_HELM_MAX_HISTORY", release.DefaultMaxHistory),
+		"how many revisions Helm keeps of each release; older ones, with their values, are deleted (env STYRMIN_HELM_MAX_HISTORY)")
+}
+
+// envInt is the integer in the environment variable key, or fallback when it
+// is unset or not an integer (the flag's parse then reports nothing: give the flag instead).
+func envInt(key string, fallback int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return fallback
 }
 
 // appConfig is the app's configuration of cfg, on pool, working tasks when
@@ -81,12 +104,19 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--action-pod-cpu, --action-pod-memory: %w", err)
 	}
+	if err := cfg.podSecurity.Validate(); err != nil {
+		return app.Config{}, fmt.Errorf("--pod-security-enforce, --pod-security-warn: %w", err)
+	}
+	if cfg.helmMaxHistory < 1 {
+		return app.Config{}, fmt.Errorf("--helm-max-history: %d: Helm must keep at least the current revision", cfg.helmMaxHistory)
+	}
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
 		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+		ClusterOptions: deployment.ClusterOptions{PodSecurity: cfg.podSecurity, MaxHistory: cfg.helmMaxHistory},
 	}, nil
 }
 

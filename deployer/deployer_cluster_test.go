@@ -1,0 +1,256 @@
+package deployer_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/styrmin/styrmin/deployer"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/permissions"
+)
+
+// env is a namespace made ready for its deployer on the local cluster.
+type env struct {
+	ns        string
+	styrmin   *kube.Client
+	deployers *deployer.Client
+	// asDeployer is a client that acts as the namespace's deployer, as Helm does.
+	asDeployer kubernetes.Interface
+}
+
+// setup creates a namespace as Styrmin creates one for a deployment, makes
+// its deployer, and removes both when the test ends.
+func setup(t *testing.T) env {
+	t.Helper()
+	ctx := context.Background()
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
+	require.NoError(t, err)
+	deployers, err := deployer.New(client.Config, deployer.PodSecurity{})
+	require.NoError(t, err)
+	ns := "deployer-" + rand.String(6)
+	_, err = client.EnsureNamespace(ctx, ns, true, deployers.NamespaceLabels())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, deployers.Revoke(context.Background(), ns, "app"))
+		require.NoError(t, client.DeleteNamespace(context.Background(), ns))
+	})
+	require.NoError(t, deployers.Ensure(ctx, ns))
+	return env{ns: ns, styrmin: client, deployers: deployers, asDeployer: actingAs(t, client.Config, deployer.Impersonation(ns))}
+}
+
+// actingAs is a client of config that impersonates as.
+func actingAs(t *testing.T, config *rest.Config, as rest.ImpersonationConfig) kubernetes.Interface {
+	t.Helper()
+	config = rest.CopyConfig(config)
+	config.Impersonate = as
+	client, err := kubernetes.NewForConfig(config)
+	require.NoError(t, err)
+	return client
+}
+
+// dryRun creates nothing, but is authorized and admitted as a create is.
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+
+// requireForbidden checks that the API server refused a request (403).
+func requireForbidden(t *testing.T, err error, what string) {
+	t.Helper()
+	require.Error(t, err, what+" was allowed")
+	require.True(t, apierrors.IsForbidden(err), "%s: refused for another reason: %v", what, err)
+}
+
+func configMap(name string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"k": "v"}}
+}
+
+// TestADeployerActsOnlyInItsNamespace: what a chart could do through Helm
+// with Styrmin's own credentials, its deployer cannot: write or read another
+// namespace, bind cluster-admin, relabel its namespace's Pod Security level or
+// act as another identity. In its own namespace it creates what charts create.
+func TestADeployerActsOnlyInItsNamespace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	as := e.asDeployer
+
+	_, err := as.CoreV1().ConfigMaps(e.ns).Create(ctx, configMap("mine"), metav1.CreateOptions{})
+	require.NoError(t, err, "a ConfigMap in its own namespace")
+	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "configmaps"}, Verbs: []string{"get", "list"}}},
+	}, dryRun)
+	require.NoError(t, err, "a Role within its namespace")
+
+	_, err = as.CoreV1().ConfigMaps("kube-system").Create(ctx, configMap("planted"), dryRun)
+	requireForbidden(t, err, "a ConfigMap in kube-system")
+	_, err = as.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+	requireForbidden(t, err, "reading kube-system's Secrets")
+	_, err = as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
+	requireForbidden(t, err, "reading every namespace's Secrets")
+	_, err = as.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
+	}, dryRun)
+	requireForbidden(t, err, "a ClusterRoleBinding to cluster-admin")
+	_, err = as.RbacV1().RoleBindings(e.ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
+	}, dryRun)
+	requireForbidden(t, err, "a RoleBinding to cluster-admin, even in its own namespace")
+	_, err = as.CoreV1().Namespaces().Patch(ctx, e.ns, types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
+	requireForbidden(t, err, "relabelling its namespace's Pod Security level")
+
+	// A Role the chart makes in its namespace cannot let its pods act as the
+	// deployer: the deployer is a user, and users are not namespaced.
+	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "impersonator"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"users", "serviceaccounts"}, Verbs: []string{"impersonate"}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = as.RbacV1().RoleBindings(e.ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "impersonator"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "impersonator"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	review, err := e.styrmin.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + e.ns + ":default",
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: deployer.User(e.ns)},
+	}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.False(t, review.Status.Allowed, "a chart's pod may impersonate its deployer")
+}
+
+// TestOnlyStyrminWritesHelmRecordsWhereItDeploys: a Helm release record
+// forged by the deployer (a chart's object) or by a pod of the chart (a
+// ServiceAccount it gave the edit role) is refused by the cluster's admission;
+// Styrmin's own writes (Helm's storage) pass.
+func TestOnlyStyrminWritesHelmRecordsWhereItDeploys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	forged := func(name string, typ corev1.SecretType, labels map[string]string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Type: typ, Data: map[string][]byte{"release": []byte("H4sI")}}
+	}
+	helmLabels := map[string]string{"owner": "helm", "name": "app", "status": "deployed", "version": "9"}
+
+	_, err := e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v9", "helm.sh/release.v1", helmLabels), dryRun)
+	requireForbidden(t, err, "a Helm record written by the deployer")
+	require.Contains(t, err.Error(), "Styrmin keeps the Helm release records")
+	_, err = e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("looks-like-helm", corev1.SecretTypeOpaque, helmLabels), dryRun)
+	requireForbidden(t, err, "a Secret labelled owner=helm written by the deployer")
+
+	// A pod of the chart, with a ServiceAccount the chart gave the edit role.
+	_, err = e.asDeployer.RbacV1().RoleBindings(e.ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "default-edit"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	pod := actingAs(t, e.styrmin.Config, rest.ImpersonationConfig{UserName: "system:serviceaccount:" + e.ns + ":default"})
+	_, err = pod.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v10", "helm.sh/release.v1", helmLabels), dryRun)
+	requireForbidden(t, err, "a Helm record written by a chart's pod")
+	_, err = pod.CoreV1().Secrets(e.ns).Create(ctx, forged("plain", corev1.SecretTypeOpaque, nil), dryRun)
+	require.NoError(t, err, "an ordinary Secret of the chart's pod")
+
+	_, err = e.styrmin.Clientset.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v1", "helm.sh/release.v1", helmLabels), dryRun)
+	require.NoError(t, err, "Styrmin's own Helm record")
+}
+
+// TestPodSecurityRefusesPrivilegedPodsUntilAnAdminApprovesThem: a namespace
+// Styrmin creates enforces Pod Security's baseline level, so a chart's pod
+// that shares the node's PID namespace is refused; approved for the
+// release, the namespace admits it, and once the grant is revoked no more.
+func TestPodSecurityRefusesPrivilegedPodsUntilAnAdminApprovesThem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	hostPID := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "peek"},
+		Spec: corev1.PodSpec{HostPID: true, Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36",
+			VolumeMounts: []corev1.VolumeMount{{Name: "root", MountPath: "/host"}}}},
+			Volumes: []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}},
+	}
+	_, err := e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
+	requireForbidden(t, err, "a pod with the host's PID namespace and root folder")
+	require.Contains(t, err.Error(), "violates PodSecurity")
+
+	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", permissions.Set{PodSecurity: []string{"host PID", "hostPath volume"}}))
+	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
+	require.NoError(t, err, "approved, the pod is admitted")
+
+	require.NoError(t, e.deployers.Revoke(ctx, e.ns, "app"))
+	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
+	requireForbidden(t, err, "the pod once the grant is revoked")
+}
+
+// TestAGrantHoldsWhatWasApprovedAndNoMore: approved a ClusterRole that lists
+// nodes, its binding, and a binding of the built-in view role, the deployer
+// may create exactly those; a ClusterRole with more rules, a binding of
+// cluster-admin and a Namespace stay refused; revoked, nothing is left.
+func TestAGrantHoldsWhatWasApprovedAndNoMore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t)
+	rbac := rbacv1.GroupName
+	approved := permissions.Set{
+		Kinds: []permissions.Kind{{Group: rbac, Kind: "ClusterRole", Scope: permissions.ScopeCluster}, {Group: rbac, Kind: "ClusterRoleBinding", Scope: permissions.ScopeCluster}},
+		Rules: []permissions.Rule{{Role: "ClusterRole", Resource: "nodes", Verb: "list"}},
+		Bindings: []permissions.Binding{
+			{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", SubjectKind: "ServiceAccount"},
+			{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", RoleName: "view", SubjectKind: "ServiceAccount"},
+		},
+	}
+	role := func(resource string) *rbacv1.ClusterRole {
+		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-" + resource},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{resource}, Verbs: []string{"list"}}}}
+	}
+	binding := func(role string) *rbacv1.ClusterRoleBinding {
+		return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-" + role},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbac, Kind: "ClusterRole", Name: role},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}}}
+	}
+	roles, bindings := e.asDeployer.RbacV1().ClusterRoles(), e.asDeployer.RbacV1().ClusterRoleBindings()
+
+	_, err := roles.Create(ctx, role("nodes"), dryRun)
+	requireForbidden(t, err, "a ClusterRole before any approval")
+
+	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", approved))
+	_, err = roles.Create(ctx, role("nodes"), metav1.CreateOptions{})
+	require.NoError(t, err, "the approved ClusterRole")
+	t.Cleanup(func() {
+		e.styrmin.Clientset.RbacV1().ClusterRoles().Delete(context.Background(), e.ns+"-nodes", metav1.DeleteOptions{})
+	}) //nolint:errcheck // best effort
+	_, err = bindings.Create(ctx, binding(e.ns+"-nodes"), dryRun)
+	require.NoError(t, err, "the binding of the chart's own ClusterRole")
+	_, err = bindings.Create(ctx, binding("view"), dryRun)
+	require.NoError(t, err, "the approved binding of view")
+
+	_, err = roles.Create(ctx, role("secrets"), dryRun)
+	requireForbidden(t, err, "a ClusterRole that lists Secrets")
+	_, err = bindings.Create(ctx, binding("cluster-admin"), dryRun)
+	requireForbidden(t, err, "a binding of cluster-admin")
+	_, err = e.asDeployer.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-more"}}, dryRun)
+	requireForbidden(t, err, "a Namespace")
+
+	require.NoError(t, e.deployers.Revoke(ctx, e.ns, "app"))
+	_, err = roles.Create(ctx, role("nodes"), dryRun)
+	requireForbidden(t, err, "the ClusterRole once the grant is revoked")
+	granted, err := e.styrmin.Clientset.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "styrmin.io/namespace=" + e.ns})
+	require.NoError(t, err)
+	require.Empty(t, granted.Items, "the grant's ClusterRoles are gone")
+}

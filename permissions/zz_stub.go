@@ -1,0 +1,3 @@
+package permissions
+
+func (s Set) Privileged() bool { return false }
