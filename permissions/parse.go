@@ -21,8 +21,9 @@ const (
 	MaxManifestBytes = 32 << 20
 	// MaxObjects bounds the objects of a manifest, list items included.
 	MaxObjects = 10000
-	// maxListDepth bounds lists inside lists.
-	maxListDepth = 4
+	// MaxListDepth bounds lists inside lists: a list's items at this depth
+	// may not be lists.
+	MaxListDepth = 4
 )
 
 // object is what Parse reads of one Kubernetes object.
@@ -85,8 +86,8 @@ func (p *parser) read(raw json.RawMessage, depth int) error {
 		return styrmin.Errorf(styrmin.EINVALID, "The chart's rendered manifest holds an object that does not parse: %v.", err)
 	}
 	if o.Items != nil {
-		if depth >= maxListDepth {
-			return styrmin.Errorf(styrmin.EINVALID, "The chart's rendered manifest nests lists more than %d deep.", maxListDepth)
+		if depth >= MaxListDepth {
+			return styrmin.Errorf(styrmin.EINVALID, "The chart's rendered manifest nests lists more than %d deep.", MaxListDepth)
 		}
 		for _, item := range o.Items {
 			if err := p.read(item, depth+1); err != nil {

@@ -261,6 +261,9 @@ func TestFetchChartRefusesARepositoryAtAnAddressThatIsNotPublic(t *testing.T) {
 		{"https://100.64.0.1/stable", "a shared (carrier-grade NAT) address"},
 		{"https://0.0.0.0/stable", "an unspecified address"},
 		{"https://[::ffff:127.0.0.1]/stable", "a loopback address"},
+		{"https://[64:ff9b::7f00:1]/stable", "a loopback address"},
+		{"https://[64:ff9b::a9fe:a9fe]/latest", "a link-local address"},
+		{"https://[2002:a9fe:a9fe::1]/latest", "a link-local address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.location, func(t *testing.T) {

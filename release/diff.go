@@ -10,6 +10,8 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/yaml"
+
+	"github.com/styrmin/styrmin/permissions"
 )
 
 // Change says how a resource differs between two manifests.
@@ -49,9 +51,10 @@ type ResourceDiff struct {
 }
 
 // DiffManifests compares two rendered manifests (such as the current
-// revision's and an upgrade dry run's) resource by resource, ordered by kind,
-// namespace and name. Secret values are redacted on both sides; which keys
-// changed is still told.
+// revision's and an upgrade dry run's) resource by resource, each item of a
+// list as a resource of its own, ordered by kind, namespace and name. Secret
+// values are redacted on both sides, in lists too; which keys changed is
+// still told.
 func DiffManifests(old, new string) []ResourceDiff {
 	before, after := resources(old), resources(new)
 	keys := make(map[resourceKey]bool, len(before)+len(after))
@@ -82,8 +85,10 @@ func (k resourceKey) String() string {
 	return k.kind + "/" + k.name
 }
 
-// resources parses each document of a manifest; nil objects are skipped. A
-// document that is not YAML is kept whole under kind "?".
+// resources parses each document of a manifest into the objects Helm
+// applies: a list (any object with an items array, as Kubernetes reads
+// lists) gives its items, to permissions.MaxListDepth; nil objects are
+// skipped. A document that is not YAML is kept whole under kind "?".
 func resources(manifest string) map[resourceKey]map[string]any {
 	objects := map[resourceKey]map[string]any{}
 	for file, doc := range releaseutil.SplitManifests(manifest) {
@@ -92,17 +97,36 @@ func resources(manifest string) map[resourceKey]map[string]any {
 			objects[resourceKey{kind: "?", name: file}] = map[string]any{"unparsed": doc}
 			continue
 		}
-		if obj == nil {
-			continue
-		}
-		meta, _ := obj["metadata"].(map[string]any)
-		key := resourceKey{kind: fmt.Sprint(obj["kind"]), name: fmt.Sprint(meta["name"])}
-		if ns, ok := meta["namespace"].(string); ok {
-			key.namespace = ns
-		}
-		objects[key] = obj
+		addObject(objects, obj, 0)
 	}
 	return objects
+}
+
+// addObject adds obj, found at list depth, to objects; a list adds its items
+// instead, each object among them. A list nested deeper than Helm's
+// permission check reads (which refuses it) is kept as itself, its items
+// replaced by Redacted: a Secret among them would show.
+func addObject(objects map[resourceKey]map[string]any, obj map[string]any, depth int) {
+	if obj == nil {
+		return
+	}
+	items, isList := obj["items"].([]any)
+	if isList && depth < permissions.MaxListDepth {
+		for _, item := range items {
+			item, _ := item.(map[string]any) // Kubernetes applies no item that is not an object
+			addObject(objects, item, depth+1)
+		}
+		return
+	}
+	if isList {
+		obj["items"] = Redacted
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	key := resourceKey{kind: fmt.Sprint(obj["kind"]), name: fmt.Sprint(meta["name"])}
+	if ns, ok := meta["namespace"].(string); ok {
+		key.namespace = ns
+	}
+	objects[key] = obj
 }
 
 // diffResource compares one resource; a nil side means absent.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/app"
@@ -239,12 +240,21 @@ type endpoint struct {
 // every other path, such as the pages and the REST API.
 func actionAPIOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(path.Clean(r.URL.Path)+"/", action.Prefix) {
+		if !isActionPath(echo.GetPath(r), r.URL.Path) {
 			http.NotFound(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// isActionPath reports whether routed, the path Echo routes a request on (its
+// raw path when it has one), is under action.Prefix and in its plain form:
+// the same as decoded, the request's decoded path (nothing escaped that need
+// not be, such as %2F or %2E), and as its cleaned form (no empty, "." or ".."
+// segment). Any other form may be judged on one path and routed on another.
+func isActionPath(routed, decoded string) bool {
+	return routed == decoded && path.Clean(routed) == routed && strings.HasPrefix(routed, action.Prefix)
 }
 
 // listenAndServe serves every endpoint, over TLS when tlsConfig is set and

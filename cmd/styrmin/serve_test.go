@@ -170,7 +170,9 @@ func TestServeFirstRunAndGracefulShutdown(t *testing.T) {
 
 // TestServeActionAddrServesOnlyTheActionAPI: the second address answers the
 // action API (a call without a token is refused by it, not missing) and
-// nothing else, even through dot segments; the first serves everything.
+// nothing else, even through dot segments and escaped slashes that clean to
+// the action API while the REST API's routes match them (which would answer
+// 401); the first serves everything.
 func TestServeActionAddrServesOnlyTheActionAPI(t *testing.T) {
 	t.Parallel()
 	cfg := serveConfig{addr: freeAddr(t), actionAddr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "json", deploy: testDeploy}
@@ -179,7 +181,8 @@ func TestServeActionAddrServesOnlyTheActionAPI(t *testing.T) {
 	actionBase := "http://" + cfg.actionAddr
 	status, _ := get(t, actionBase+action.Prefix+"deployment")
 	require.Equal(t, http.StatusUnauthorized, status, "the action API answers on the action address")
-	for _, path := range []string{"/signin", "/healthz", "/api/v1/deployments", "/", action.Prefix + "../../signin", "/api/action/v1x"} {
+	for _, path := range []string{"/signin", "/healthz", "/api/v1/deployments", "/", action.Prefix + "../../signin", "/api/action/v1x",
+		"/api/v1/deployments/..%2F..%2F..%2Fapi%2Faction%2Fv1%2Fdeployment", "/api/v1/deployments/%2e%2e%2f%2e%2e%2f%2e%2e%2fapi%2faction%2fv1%2fdeployment"} {
 		status, _ := get(t, actionBase+path)
 		require.Equal(t, http.StatusNotFound, status, "GET %s on the action address", path)
 	}
