@@ -320,22 +320,38 @@ func namespaceVerbs(rules []rbacv1.PolicyRule) []string {
 	return verbs
 }
 
+// TestChartRBACIsOneClusterRoleByDefault: Styrmin's own rules are one
+// ClusterRole, without wildcards, that may bind no role but admin (to its
+// deployers) and impersonate users (its deployers); granting what admins
+// approve is a second ClusterRole, absent when rbac.grantApproved is off.
 func TestChartRBACIsOneClusterRoleByDefault(t *testing.T) {
 	t.Parallel()
 	r := render(t, externalDB())
 	require.Empty(t, all[*rbacv1.Role](r))
 	roles := all[*rbacv1.ClusterRole](r)
-	require.Len(t, roles, 1)
-	require.Equal(t, []string{"get", "list", "watch", "create", "delete"}, namespaceVerbs(roles[0].Rules))
+	require.Len(t, roles, 2)
+	own, grants := roles[0], roles[1]
+	require.Equal(t, "sm-styrmin-ops-grants", grants.Name)
+	require.Equal(t, []string{"get", "list", "watch", "create", "delete", "patch", "update"}, namespaceVerbs(own.Rules))
 	binding := all[*rbacv1.ClusterRoleBinding](r)
-	require.Len(t, binding, 1)
+	require.Len(t, binding, 2)
 	require.Equal(t, rbacv1.Subject{Kind: "ServiceAccount", Name: "sm-styrmin", Namespace: "ops"}, binding[0].Subjects[0])
 	require.Equal(t, "sm-styrmin", find[*appsv1.Deployment](r, "sm-styrmin-worker").Spec.Template.Spec.ServiceAccountName)
-	for _, rule := range roles[0].Rules {
+	for _, rule := range own.Rules {
 		require.NotContains(t, rule.Verbs, "*", "no wildcards")
 		require.NotContains(t, rule.Resources, "*")
-		require.NotContains(t, rule.Resources, "clusterroles", "Styrmin cannot grant itself more")
+		if slices.Contains(rule.Resources, "clusterroles") {
+			require.Equal(t, []string{"bind"}, rule.Verbs, "Styrmin cannot grant itself more")
+			require.Equal(t, []string{"admin"}, rule.ResourceNames, "it binds only admin, to its deployers")
+		}
+		if slices.Contains(rule.Verbs, "impersonate") {
+			require.Equal(t, []string{"users"}, rule.Resources, "it impersonates no ServiceAccount or group")
+		}
 	}
+
+	values := externalDB()
+	values["rbac"] = map[string]any{"grantApproved": false}
+	require.Len(t, all[*rbacv1.ClusterRole](render(t, values)), 1, "no grants role when grants are off")
 }
 
 func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
@@ -349,11 +365,14 @@ func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
 	require.Empty(t, namespaceVerbs(roles[0].Rules))
 	require.Len(t, all[*rbacv1.RoleBinding](r), 2)
 	cluster := all[*rbacv1.ClusterRole](r)
-	require.Len(t, cluster, 1)
-	require.Equal(t, []string{"get"}, namespaceVerbs(cluster[0].Rules), "it cannot create or delete namespaces")
+	require.Len(t, cluster, 2, "its own and the grants'")
+	require.Equal(t, []string{"get", "patch", "update"}, namespaceVerbs(cluster[0].Rules), "it cannot create or delete namespaces")
 	for _, rule := range cluster[0].Rules {
 		if slices.Contains(rule.Resources, "namespaces") {
 			require.Equal(t, []string{"team-a", "team-b"}, rule.ResourceNames)
+		}
+		if slices.Contains(rule.Verbs, "impersonate") {
+			require.Equal(t, []string{"styrmin:deployer:team-a", "styrmin:deployer:team-b"}, rule.ResourceNames, "only the listed namespaces' deployers")
 		}
 	}
 }

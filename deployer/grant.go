@@ -204,19 +204,21 @@ func (c *Client) applyClusterRole(ctx context.Context, name string, labels map[s
 	return nil
 }
 
-// deleteClusterRole deletes the ClusterRole name, if it exists.
+// deleteClusterRole deletes the ClusterRole name, if it exists. A Styrmin
+// that may not delete grants could not have made one: refused is gone.
 func (c *Client) deleteClusterRole(ctx context.Context, name string) error {
 	err := c.clientset.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return fmt.Errorf("deployer: delete ClusterRole %s: %w", name, err)
 	}
 	return nil
 }
 
-// deleteClusterRoleBinding deletes the ClusterRoleBinding name, if it exists.
+// deleteClusterRoleBinding deletes the ClusterRoleBinding name, if it
+// exists (refused counts as gone, as for deleteClusterRole).
 func (c *Client) deleteClusterRoleBinding(ctx context.Context, name string) error {
 	err := c.clientset.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return fmt.Errorf("deployer: delete ClusterRoleBinding %s: %w", name, err)
 	}
 	return nil

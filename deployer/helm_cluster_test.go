@@ -40,7 +40,7 @@ func releases(t *testing.T, e env, maxHistory int) *release.Client {
 // credentials: the cluster refuses each, and nothing of it is left.
 func TestHelmAsTheDeployerAppliesNothingOutsideTheNamespace(t *testing.T) {
 	t.Parallel()
-	owner := release.Owner{Installation: "test", Deployment: "1"}
+	owner := release.Owner{Installation: "test", Deployment: 1}
 	// The secret another namespace holds, which no chart may read.
 	victim := setup(t)
 	_, err := victim.styrmin.Clientset.CoreV1().Secrets(victim.ns).Create(context.Background(), &corev1.Secret{
@@ -130,7 +130,7 @@ func TestAnInstallWithNothingSpecialActsAsTheDeployerAndKeepsItsHistoryBounded(t
 	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
-	owner := release.Owner{Installation: "test", Deployment: "1"}
+	owner := release.Owner{Installation: "test", Deployment: 1}
 	c := attackChart(map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {revision: \"{{ .Values.n }}\"}\n"})
 	helm := releases(t, e, 2)
 	_, err := helm.Install(ctx, release.InstallOptions{Namespace: e.ns, Name: "app", Chart: c, Owner: owner, Values: map[string]any{"n": 1}})
@@ -174,7 +174,7 @@ data: {a: b}
 		}
 		return nil
 	}
-	_, err := releases(t, e, 0).Install(ctx, release.InstallOptions{Namespace: e.ns, Name: "app", Chart: c, Owner: release.Owner{Installation: "test", Deployment: "1"}, Check: check})
+	_, err := releases(t, e, 0).Install(ctx, release.InstallOptions{Namespace: e.ns, Name: "app", Chart: c, Owner: release.Owner{Installation: "test", Deployment: 1}, Check: check})
 	require.ErrorContains(t, err, "renders differently when applied")
 	require.Equal(t, 2, calls, "the dry run, then the hook as Helm applied it")
 	_, err = e.styrmin.Clientset.CoreV1().ConfigMaps(e.ns).Get(ctx, "hooked", metav1.GetOptions{})

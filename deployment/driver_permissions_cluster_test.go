@@ -97,14 +97,15 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 }
 
 // lookupReaderBundle is a local driver "lookup-reader" whose chart creates
-// its ClusterRole only where the cluster has the namespace "default" (Helm's
-// lookup): rendered without a cluster, as the catalogue and the queueing
-// render it, it creates nothing beyond its namespace.
+// its ClusterRole only where its own namespace exists (Helm's lookup, which
+// the deployer may make of its namespace): rendered without a cluster, as
+// the catalogue and the queueing render it, it creates nothing beyond its
+// namespace.
 var lookupReaderBundle = chartDriver("lookup-reader", "1.0.0", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
-{{- if lookup "v1" "Namespace" "" "default" }}
+{{- if lookup "v1" "Namespace" "" .Release.Namespace }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole

@@ -108,3 +108,22 @@ affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
+
+{{- /* What Styrmin needs to act as each namespace's deployer (docs/security.md): impersonate it
+(by name when the namespaces are listed) and keep the Helm records policy. Its argument is a list
+holding rbac.namespaces. */}}
+{{- define "styrmin.deployerRules" -}}
+{{- $namespaces := index . 0 -}}
+- apiGroups: [""]
+  resources: ["users"]
+  verbs: ["impersonate"]
+  {{- if $namespaces }}
+  resourceNames:
+    {{- range $namespaces }}
+    - styrmin:deployer:{{ . }}
+    {{- end }}
+  {{- end }}
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
+  verbs: ["get", "create", "update"]
+{{- end }}
