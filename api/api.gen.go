@@ -1469,7 +1469,7 @@ type ServerInterface interface {
 	// UpdateWebhook Change a webhook
 	// (PATCH /webhooks/{id})
 	UpdateWebhook(ctx echo.Context, id WebhookID) error
-	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
+	// RedeliverWebhook Send a delivery's body again, byte for byte, as a new delivery signed afresh
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx echo.Context, id WebhookID, delivery int64) error
 }
@@ -3566,7 +3566,7 @@ type StrictServerInterface interface {
 	// UpdateWebhook Change a webhook
 	// (PATCH /webhooks/{id})
 	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
-	// RedeliverWebhook Send a delivery again, byte for byte, as a new delivery
+	// RedeliverWebhook Send a delivery's body again, byte for byte, as a new delivery signed afresh
 	// (POST /webhooks/{id}/deliveries/{delivery}/redeliver)
 	RedeliverWebhook(ctx context.Context, request RedeliverWebhookRequestObject) (RedeliverWebhookResponseObject, error)
 }
@@ -4859,16 +4859,17 @@ var swaggerSpec = []string{
 	"j+nvxkXRUHVUDgq7Pqon8rIscdS9bFpOidzO6lxjtifidI3579txuW0mR8vaLMCOycmIz4bbFyHhRARe",
 	"VFGTL7oY+gjdJRyGvhUneoIIl6aQ2reObtlCCmAvbiRmDBE5Cl1gsAmNU9Mz4irGQVkZAX+ZBVuCIO1a",
 	"xXMVKqMdSk2+5MJWFvuzf+l35LJNnYZjMlq//W8nrPoZo+vTVQXQZNiY/jRjzl95y0vDFIPGxpEdKr5O",
-	"AxJ3JZmkfcdvaL4gUH3ECk3vf7q6xtmmtSqnvqhDBonn3pU6RaBMCRcTMW3qxVzxuaCmVuzkxXffnxO9",
-	"oC+++/4/sK/agn0mP/7n5auTqx8vX3z3vRchZrJYu3Zr44m4DsWSwG7d6aVNrhgj0L82FAtZFikjIvJY",
-	"TzVPdk0Fsvy2N1Vr2vRl5eBzFNt0PbMzzCxr+vjhHRTLgTYC9xhxG1msa41dtx5JqjFr2il3Y/pYg+rD",
-	"7C/uu7QJJiFP42xHkadxqKaUFvEFKuKCWg855322xCeB0dmxqXqjlM921p2EWZudH8cQuTlfSQ0EUzcL",
-	"fQhD9uLbRp1GF7oNvYiwbSW2AvSdyXXUaf2i4cYq9hn6anW8YaUTgbx0RvO7vnJ13IzG5JUL7g65q373",
-	"XGP3c7cHdEXDaicCjGThfpO3mHW3UQxHFCSnQkhDltTpksmKpcR7YiaiKTQHTm+pXC947IDRrAD7ScCl",
-	"JVUDlOHLsz8jqFZcs1E6fLygx+Mgx79o2vUgv7EovOOuCefiKQXiVUDNYy+S0+bAnn7xPOPraahctyUB",
-	"z79yBDpJh1z55RzdLPTi2MTQVDjrF0D8bjJn/z+Ol1wUhDa8HoTCjMzWBtmI/SOLM+4DQA+lm6j2GuC2",
-	"VXXtl08WyJqpe496qNo5OKUVP71/DnzATfilyRzBkCuL+463t/UzejqiH1CTi99A+1n0SxQVEP0aNhv9",
-	"hhVCvn76+n8DAAD//w==",
+	"AxJ3JZmkfcdvaL4gUH3ECk3vf7q6xtmmtSqnvqhD1oh00J2NTLtVYqbYG8TwJSPcTATHsmsbb1/zJdOG",
+	"LqspGX4U/LMFsBSFHmHtQs3nwntspwj7KeFiIqIhrvhcUFMrdvLiu+/PiV7QF999/x/Yvm3BPpMf//Py",
+	"1cnVj5cvvvveSiqTAT7iRavRm/ELaf06k8Uaf3Cfsel4Ij64ijHeZk4oCZ9D+Sd0S39HllzUhmlCV3Q9",
+	"Jteh9hOY4TutwSfiijEC/XhD8ZNlkTKK4p3hT8GTXbvhmH3bm7c1bfrydfA5iq29ntkZZhaLHz+8g+I/",
+	"0BbhHiOIIwt8rbGL2COPXsxqd+oRmA7XoPowe5L7Lm1SSugHONtR9AMcqikNRnzBjbhA2EP4Vp9t9Elg",
+	"dHZsqt4oTbT9KkrCrH09HcewujlfSQ0EhzcLfcgF48XRjbqTLhQdeithG05sbeg7reuoc/xFw/ZV7AP1",
+	"1fd4w0snApnpjOZ3feX3uBmNySsXrB5ycf3uucZu7m4P6FqH1U4EGP3CfS1vMYtwo7iPKEhOhZCGLKnT",
+	"jZMVWIn3LE1EUzgPnPhSud722NGjWQH2x4BLWKoGKMOXZ39GUK24ZqN0OHxBj8dBjn/RtOtbfmPRfsdd",
+	"E87FUwr4q4Cax14kp82BPf3iecbX01CJb0tCoX/lCHSSDiHzyzm6mevFsYmhqdjWL4D43WTOn3Ecr78o",
+	"CI2L8UL4JgiHGZmtDXIT+0cWFxJwV4OTlemtYnrxAGKKCswBwlul5X75ZCGvmbr39AClSQentOKn98+B",
+	"ObgJvzTpMRhXZgmi49Ju/YzunOgHVFfjN9BIGP0ShT5Ev4bNRr9hGZSvn77+3wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -450,7 +450,7 @@ func webhookFields(form WebhookForm, choices WebhookChoices, editing bool) templ
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<input type=\"password\" id=\"webhook-secret\" name=\"secret\" autocomplete=\"new-password\" required minlength=\"16\" data-testid=\"secret\"> <span class=\"hint\">At least 16 characters. Each delivery carries <code>X-Styrmin-Signature-256: sha256=…</code>, the HMAC-SHA256 of its body under this secret. It is not shown again.</span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<input type=\"password\" id=\"webhook-secret\" name=\"secret\" autocomplete=\"new-password\" required minlength=\"16\" data-testid=\"secret\"> <span class=\"hint\">At least 16 characters. Each delivery carries <code>X-Styrmin-Signature-256: sha256=…</code>, the HMAC-SHA256 under this secret of its id, its timestamp and its body. It is not shown again.</span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

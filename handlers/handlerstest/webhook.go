@@ -87,7 +87,7 @@ type Receiver struct {
 type Received struct {
 	// Delivery is its id (X-Styrmin-Delivery).
 	Delivery string
-	// Signed says whether it is signed with the Receiver's secret.
+	// Signed says whether it is signed with the Receiver's secret, and recent (webhooks.Verify).
 	Signed bool
 }
 
@@ -99,7 +99,7 @@ func NewReceiver(t *testing.T, secret string) *Receiver {
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		got := Received{Delivery: req.Header.Get(webhooks.DeliveryHeader),
-			Signed: webhooks.Verify(r.secret, body, req.Header.Get(webhooks.SignatureHeader))}
+			Signed: webhooks.Verify(r.secret, req.Header, body, webhooks.MaxAge) == nil}
 		r.mu.Lock()
 		r.received = append(r.received, got)
 		r.mu.Unlock()
