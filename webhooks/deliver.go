@@ -44,11 +44,9 @@ const (
 	maxAnswer = 64 << 10
 )
 
-// The headers of a delivery besides SignatureHeader.
-const (
-	EventHeader    = "X-Styrmin-Event"
-	DeliveryHeader = "X-Styrmin-Delivery"
-)
+// EventHeader is a delivery's event; DeliveryHeader, TimestampHeader and
+// SignatureHeader authenticate it (verify.go).
+const EventHeader = "X-Styrmin-Event"
 
 // Deliverer is the River worker that sends deliveries (executor.JobWorkers).
 type Deliverer struct {
@@ -156,13 +154,17 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 
-// send POSTs the delivery's body to target, signed with secret, following
-// MaxRedirects redirects at most (each sends the same POST again), to public
-// addresses only. It returns the last answer's status code (0 when none came).
+// send POSTs the delivery's body to target, signed with secret together
+// with its id and the time now (so each attempt, and each redelivery, is
+// signed afresh), following MaxRedirects redirects at most (each sends the
+// same POST again), to public addresses only. It returns the last answer's
+// status code (0 when none came).
 func (d *Deliverer) send(ctx context.Context, target string, delivery db.WebhookDelivery, secret []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	c := d.first
+	id, now := strconv.FormatInt(delivery.ID, 10), time.Now().Unix()
+	signature := Sign(secret, id, now, delivery.Body)
 	for hop := 0; ; hop++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(delivery.Body))
 		if err != nil {
@@ -171,8 +173,9 @@ func (d *Deliverer) send(ctx context.Context, target string, delivery db.Webhook
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("User-Agent", "Styrmin-Webhooks")
 		req.Header.Set(EventHeader, delivery.Event)
-		req.Header.Set(DeliveryHeader, strconv.FormatInt(delivery.ID, 10))
-		req.Header.Set(SignatureHeader, Sign(secret, delivery.Body))
+		req.Header.Set(DeliveryHeader, id)
+		req.Header.Set(TimestampHeader, strconv.FormatInt(now, 10))
+		req.Header.Set(SignatureHeader, signature)
 		resp, err := c.Do(req)
 		if err != nil {
 			return 0, describe(err)

@@ -2,6 +2,9 @@ package webhooks
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -190,8 +193,8 @@ func TestTheReceiverGetsEachEventSignedWithTheSecret(t *testing.T) {
 		d := list[i]
 		req, ok := byID[strconv.FormatInt(d.ID, 10)]
 		require.True(t, ok, "delivery %d was received with its id", d.ID)
-		require.True(t, Verify([]byte(testSecret), req.body, req.header.Get(SignatureHeader)), "the receiver verifies the signature")
-		require.False(t, Verify([]byte("another secret of some length"), req.body, req.header.Get(SignatureHeader)))
+		require.NoError(t, Verify([]byte(testSecret), req.header, req.body, MaxAge), "the receiver verifies the signature")
+		require.ErrorIs(t, Verify([]byte("another secret of some length"), req.header, req.body, MaxAge), ErrSignature)
 		require.Equal(t, string(event), req.header.Get(EventHeader))
 		require.Equal(t, event, d.Event)
 		require.Equal(t, "application/json", req.header.Get("Content-Type"))
@@ -357,6 +360,9 @@ func TestRedeliverSendsTheSameBodyAsANewDelivery(t *testing.T) {
 	b.runTask(t, "shop", "install")
 	first := b.deliveries(t, w.ID, 1)[0]
 
+	sent := sentAt(t, rcv.got()[0])
+	time.Sleep(time.Until(time.Unix(sent+1, 0))) // the next second, so that a fresh timestamp differs
+
 	again, err := b.store.Redeliver(context.Background(), admin, w.ID, first.ID)
 	require.NoError(t, err)
 
@@ -368,6 +374,75 @@ func TestRedeliverSendsTheSameBodyAsANewDelivery(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Equal(t, got[0].body, got[1].body)
 	require.Equal(t, strconv.FormatInt(again.ID, 10), got[1].header.Get(DeliveryHeader))
+	require.Greater(t, sentAt(t, got[1]), sent, "a redelivery is signed with the time it is sent")
+	require.NoError(t, Verify([]byte(testSecret), got[1].header, got[1].body, MaxAge))
 	_, err = b.store.Redeliver(context.Background(), admin, w.ID+1000, first.ID)
 	require.ErrorContains(t, err, "There is no webhook")
+}
+
+// TestADeliveryIsSignedOverItsIDTimestampAndBody pins what a receiver
+// checks, whatever its language: a delivery carries the time it was sent
+// (X-Styrmin-Timestamp, Unix seconds) and its signature is "sha256=" and
+// the hex HMAC-SHA256, under the secret, of "<delivery id>.<timestamp>.<body>".
+// A signature of the body alone could be replayed for ever, and under any
+// delivery id.
+func TestADeliveryIsSignedOverItsIDTimestampAndBody(t *testing.T) {
+	t.Parallel()
+	b := setup(t, succeed, nil)
+	rcv := newReceiver(t)
+	w := b.webhook(t, rcv.URL, Succeeded)
+	before := time.Now().Unix()
+
+	b.runTask(t, "shop", "install")
+
+	d := b.deliveries(t, w.ID, 1)[0]
+	got := rcv.got()
+	require.Len(t, got, 1)
+	h := got[0].header
+	id, timestamp := h.Get("X-Styrmin-Delivery"), h.Get("X-Styrmin-Timestamp")
+	require.Equal(t, strconv.FormatInt(d.ID, 10), id)
+	sent, err := strconv.ParseInt(timestamp, 10, 64)
+	require.NoError(t, err, "the timestamp is Unix seconds")
+	require.GreaterOrEqual(t, sent, before)
+	require.LessOrEqual(t, sent, time.Now().Unix())
+	mac := hmac.New(sha256.New, []byte(testSecret))
+	mac.Write([]byte(id + "." + timestamp + "."))
+	mac.Write(got[0].body)
+	require.Equal(t, "sha256="+hex.EncodeToString(mac.Sum(nil)), h.Get("X-Styrmin-Signature-256"))
+}
+
+// sentAt is the timestamp a delivery was sent with.
+func sentAt(t *testing.T, req received) int64 {
+	t.Helper()
+	sent, err := strconv.ParseInt(req.header.Get(TimestampHeader), 10, 64)
+	require.NoError(t, err)
+	return sent
+}
+
+// TestACapturedDeliveryIsRefusedWhenReplayed: whoever captures a delivery
+// (its headers and body) cannot make its receiver act on it again once the
+// tolerance has passed, nor present its body and signature as another
+// delivery, whose id a receiver that drops handled ids has not seen.
+func TestACapturedDeliveryIsRefusedWhenReplayed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, succeed, nil)
+	rcv := newReceiver(t)
+	w := b.webhook(t, rcv.URL, Started, Succeeded)
+
+	b.runTask(t, "shop", "install")
+
+	b.deliveries(t, w.ID, 2)
+	got := rcv.got()
+	require.Len(t, got, 2)
+	captured, other := got[0], got[1]
+	secret := []byte(testSecret)
+	require.NoError(t, Verify(secret, captured.header, captured.body, MaxAge), "the delivery as it was sent")
+
+	later := time.Unix(sentAt(t, captured), 0).Add(MaxAge + time.Second)
+	require.ErrorIs(t, verifyAt(secret, captured.header, captured.body, MaxAge, later), ErrTimestamp, "replayed after the tolerance")
+	asOther := captured.header.Clone()
+	asOther.Set(DeliveryHeader, other.header.Get(DeliveryHeader))
+	require.ErrorIs(t, Verify(secret, asOther, captured.body, MaxAge), ErrSignature, "replayed under the id of another delivery")
+	asOther.Set(SignatureHeader, other.header.Get(SignatureHeader))
+	require.ErrorIs(t, Verify(secret, asOther, captured.body, MaxAge), ErrSignature, "with the other delivery's signature")
 }

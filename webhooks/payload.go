@@ -1,9 +1,6 @@
 package webhooks
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -74,20 +71,4 @@ func slackText(p Payload) string {
 // slackEscape escapes the characters Slack reads as markup.
 func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// SignatureHeader carries the body's HMAC-SHA256 under the webhook's secret.
-const SignatureHeader = "X-Styrmin-Signature-256"
-
-// Sign is the value of SignatureHeader for body under secret: "sha256=" and
-// the hex HMAC-SHA256, as GitHub's webhooks sign.
-func Sign(secret, body []byte) string {
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(body)
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
-
-// Verify reports whether signature is body's under secret (a receiver's check, in constant time).
-func Verify(secret, body []byte, signature string) bool {
-	return hmac.Equal([]byte(Sign(secret, body)), []byte(signature))
 }

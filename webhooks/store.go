@@ -50,6 +50,24 @@ func (c Caller) mayManage(perDeployment bool) error {
 	return styrmin.Errorf(styrmin.EFORBIDDEN, "Webhooks are managed by operators and admins.")
 }
 
+// MayRetarget reports whether the caller may change where w's deliveries
+// go and what signs them (its URL and secret): only its creator and admins
+// may, so that nobody who may merely edit a webhook (an operator, on
+// another's webhook of named deployments) sends it, and the past deliveries
+// they may redeliver, signed with its owner's secret, to an address of
+// their choosing.
+func (c Caller) MayRetarget(w Webhook) bool {
+	return c.Role.AtLeast(auth.Admin) || (c.Role.AtLeast(auth.Operator) && c.Username == w.CreatedBy)
+}
+
+// mayRetarget says why the caller may not change w's URL or secret (nil when they may).
+func (c Caller) mayRetarget(w Webhook) error {
+	if c.MayRetarget(w) {
+		return nil
+	}
+	return styrmin.Errorf(styrmin.EFORBIDDEN, "Only %s, who created this webhook, or an admin may change its URL or secret.", w.CreatedBy)
+}
+
 // NewWebhook is what a webhook is created from.
 type NewWebhook struct {
 	URL    string
@@ -202,7 +220,8 @@ type WebhookChange struct {
 
 // Update applies ch to the webhook id, checked as a new webhook is, if the
 // caller manages it both before and after (an operator cannot make a webhook
-// of named deployments one for every deployment), and returns it.
+// of named deployments one for every deployment) and, when ch changes its
+// URL or secret, may retarget it (MayRetarget), and returns it.
 func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChange) (Webhook, error) {
 	w, err := s.get(ctx, by, id)
 	if err != nil {
@@ -220,6 +239,11 @@ func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChang
 	}
 	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
 		return Webhook{}, err
+	}
+	if nw.URL != w.URL || nw.Secret != "" {
+		if err := by.mayRetarget(w); err != nil {
+			return Webhook{}, err
+		}
 	}
 	var row db.Webhook
 	err = audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {

@@ -241,3 +241,44 @@ func firstField(t *testing.T, err error) string {
 	}
 	return ""
 }
+
+// TestOnlyItsCreatorOrAnAdminChangesAWebhooksURLOrSecret: an operator who
+// may edit a webhook of named deployments that someone else created
+// changes its events, deployments, kinds and format, but not where it
+// sends nor what signs it; its creator and admins do.
+func TestOnlyItsCreatorOrAnAdminChangesAWebhooksURLOrSecret(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	olga := Caller{Username: "olga", Role: auth.Operator}
+	oscar := Caller{Username: "oscar", Role: auth.Operator}
+	admins, err := s.Create(ctx, admin, NewWebhook{URL: "https://hooks.example/root", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+	olgas, err := s.Create(ctx, olga, NewWebhook{URL: "https://hooks.example/olga", Secret: testSecret, Events: []Event{Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+	elsewhere, secret, events := "https://attacker.example/", "the operator's own secret, long enough", []Event{Succeeded}
+
+	_, err = s.Update(ctx, olga, admins.ID, WebhookChange{URL: &elsewhere})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "an operator retargets an admin's webhook")
+	require.Equal(t, "Only root, who created this webhook, or an admin may change its URL or secret.", styrmin.ErrorMessage(err))
+	_, err = s.Update(ctx, olga, admins.ID, WebhookChange{Secret: &secret})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "or replaces its secret")
+	_, err = s.Update(ctx, oscar, olgas.ID, WebhookChange{URL: &elsewhere})
+	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "or another operator's")
+	same := " " + admins.URL + " "
+	changed, err := s.Update(ctx, olga, admins.ID, WebhookChange{URL: &same, Events: &events})
+	require.NoError(t, err, "the URL as it is (as an edit form sends it back) changes nothing of the target")
+	require.Equal(t, events, changed.Events)
+
+	_, err = s.Update(ctx, olga, olgas.ID, WebhookChange{URL: &elsewhere, Secret: &secret})
+	require.NoError(t, err, "the creator does")
+	_, err = s.Update(ctx, admin, olgas.ID, WebhookChange{URL: &same})
+	require.NoError(t, err, "and an admin does")
+	require.True(t, admin.MayRetarget(admins))
+	require.False(t, olga.MayRetarget(admins))
+	require.True(t, olga.MayRetarget(olgas))
+	require.False(t, Caller{Username: "olga", Role: auth.ReadOnly}.MayRetarget(olgas), "not once a read-only user")
+	kept, _, err := s.Get(ctx, admin, admins.ID)
+	require.NoError(t, err)
+	require.Equal(t, "https://hooks.example/root", kept.URL)
+}

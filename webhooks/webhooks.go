@@ -3,7 +3,8 @@
 // events, filtered by deployment and kind. Each event queues one delivery
 // per matching webhook in the transaction of the task's change (TaskEvents,
 // the executor's Events); a River worker (Deliverer) POSTs it, signed with
-// the webhook's secret, retrying with backoff, and logs every attempt.
+// the webhook's secret over its id, the time it is sent and its body (which
+// receivers check with Verify), retrying with backoff, and logs every attempt.
 package webhooks
 
 import (

@@ -141,3 +141,59 @@ func TestAPIEditsAWebhook(t *testing.T) {
 	require.Equal(t, []audit.Outcome{audit.Refused, audit.Refused, audit.Refused, audit.Allowed}, outcomes, "each edit leaves one entry")
 	require.Equal(t, strconv.FormatInt(created.Id, 10), page.Entries[3].Target.Name)
 }
+
+// TestAPIRefusesAnOperatorRetargetingAnAdminsWebhook is the attack through
+// the API: an operator's token PATCHes the URL of a webhook an admin made
+// (for a named deployment, so the operator may edit it) to a server of
+// theirs, or its secret to one of theirs, then redelivers its past
+// delivery. Both changes are refused (403, audited as refused; a read-only
+// token's too), the URL stays the admin's, and the redelivery goes there:
+// the attacker's server hears nothing.
+func TestAPIRefusesAnOperatorRetargetingAnAdminsWebhook(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.SetupDelivering(t)
+	const secret = "a-webhook-secret-of-32-characters"
+	receiver, attacker := handlerstest.NewReceiver(t, secret), handlerstest.NewReceiver(t, secret)
+	admin := a.TokenFor(t, "root", auth.Admin)
+	operator := a.TokenFor(t, "olga", auth.Operator)
+	reader := a.TokenFor(t, "rita", auth.ReadOnly)
+	body := newWebhook("shop")
+	body.Url, body.Secret = receiver.URL, secret
+	rec := a.Call(t, admin, http.MethodPost, "/api/v1/webhooks", body)
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var w oapi.Webhook
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &w))
+	past := a.PastDelivery(t, w.Id, "shop")
+	one := fmt.Sprintf("/api/v1/webhooks/%d", w.Id)
+	redeliver := fmt.Sprintf("%s/deliveries/%d/redeliver", one, past)
+
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"url": attacker.URL + "/collect"})
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), "Only root, who created this webhook, or an admin may change its URL or secret")
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"secret": "the operator's own secret, long enough"})
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	require.Equal(t, http.StatusForbidden, a.Call(t, reader, http.MethodPatch, one, map[string]any{"url": attacker.URL}).Code)
+	require.Equal(t, http.StatusForbidden, a.Call(t, reader, http.MethodPost, redeliver, nil).Code)
+	rec = a.Call(t, operator, http.MethodPost, redeliver, nil)
+	require.Equal(t, http.StatusAccepted, rec.Code, "the operator may still redeliver it: to the admin's URL")
+	var again oapi.WebhookDelivery
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &again))
+
+	a.DeliveryLog(t, w.Id, 2)
+	require.Equal(t, []handlerstest.Received{{Delivery: strconv.FormatInt(again.Id, 10), Signed: true}}, receiver.Received(),
+		"the redelivery went to the admin's receiver, signed with the admin's secret")
+	require.Empty(t, attacker.Received(), "nothing reached the attacker's server")
+	rec = a.Call(t, admin, http.MethodGet, one, nil)
+	var kept oapi.WebhookWithDeliveries
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &kept))
+	require.Equal(t, receiver.URL, kept.Url)
+
+	page, err := a.Audit.List(context.Background(), audit.Viewer{Admin: true}, audit.Filter{Action: "webhook.update"})
+	require.NoError(t, err)
+	require.Len(t, page.Entries, 3, "each refused change is in the audit log")
+	for _, e := range page.Entries {
+		require.Equal(t, audit.Refused, e.Outcome)
+	}
+	rec = a.Call(t, operator, http.MethodPatch, one, map[string]any{"url": receiver.URL, "events": []string{"canceled"}})
+	require.Equal(t, http.StatusOK, rec.Code, "the operator may change the rest, the URL as it is: %s", rec.Body.String())
+}

@@ -52,6 +52,9 @@ func renderWebhook(c echo.Context, hooks Webhooks, id int64, status int, typed *
 		form = *typed
 	}
 	form.AllDeployments = httpx.CurrentUser(c).Role.AtLeast(auth.Admin)
+	if !webhookCaller(c).MayRetarget(w) {
+		form.URL, form.URLFixedBy = w.URL, w.CreatedBy
+	}
 	return render(c, status, views.WebhookPage(views.WebhookProps{
 		Page: page(c, "Webhook "+strconv.FormatInt(id, 10), views.NavWebhooks), Webhook: row, Deliveries: rows,
 		Form: form, Choices: webhookChoices(),

@@ -2,8 +2,11 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -123,4 +126,57 @@ func TestAWebhookIsEditedOnItsPage(t *testing.T) {
 	kept, _, err := a.Webhooks.Get(context.Background(), olga, w.ID)
 	require.NoError(t, err)
 	require.Equal(t, "https://hooks.example/v2", kept.URL)
+}
+
+// TestAnOperatorCannotRetargetAnAdminsWebhookAndRedeliverItsHistory is the
+// attack through the pages: an operator, who may edit and redeliver a
+// webhook of named deployments, posts the edit form of one an admin made
+// with the URL of a server of theirs (or a secret of theirs), then
+// redelivers its past delivery, to receive it and its signature. The
+// changes are refused (a read-only user's too), the URL stays the admin's,
+// and the redelivery goes there, signed with the admin's secret: the
+// attacker's server hears nothing.
+func TestAnOperatorCannotRetargetAnAdminsWebhookAndRedeliverItsHistory(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.SetupDelivering(t)
+	ctx := context.Background()
+	receiver, attacker := handlerstest.NewReceiver(t, webhookSecret), handlerstest.NewReceiver(t, webhookSecret)
+	root := webhooks.Caller{Username: "root", Role: auth.Admin}
+	w, err := a.Webhooks.Create(ctx, root, webhooks.NewWebhook{URL: receiver.URL, Secret: webhookSecret,
+		Events: []webhooks.Event{webhooks.Failed}, Deployments: []string{"shop"}})
+	require.NoError(t, err)
+	past := a.PastDelivery(t, w.ID, "shop")
+	operator, _ := a.As(t, "olga", auth.Operator)
+	reader, _ := a.As(t, "rita", auth.ReadOnly)
+	edit := func(v handlerstest.Visitor, target, secret string) *httptest.ResponseRecorder {
+		return a.Request(v, http.MethodPost, views.WebhookURL(w.ID), url.Values{"url": {target}, "secret": {secret},
+			"events": {"failed"}, "deployments": {"shop"}, "format": {"json"}})
+	}
+	redeliver := fmt.Sprintf("%s/deliveries/%d/redeliver", views.WebhookURL(w.ID), past)
+
+	rec := edit(operator, attacker.URL+"/collect", "")
+	require.Equal(t, http.StatusForbidden, rec.Code, "a crafted form with another URL")
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="form-error"]`)),
+		"Only root, who created this webhook, or an admin may change its URL or secret")
+	require.Equal(t, http.StatusForbidden, edit(operator, receiver.URL, "the operator's own secret, long enough").Code, "a crafted form with a secret")
+	require.Equal(t, http.StatusForbidden, edit(reader, attacker.URL, "").Code)
+	require.Equal(t, http.StatusForbidden, a.Request(reader, http.MethodPost, redeliver, url.Values{}).Code)
+	require.Contains(t, a.Flashes(t, operator, a.Request(operator, http.MethodPost, redeliver, url.Values{}))[0], "is queued",
+		"the operator may still redeliver it: to the admin's URL")
+
+	log := a.DeliveryLog(t, w.ID, 2)
+	require.Equal(t, []handlerstest.Received{{Delivery: strconv.FormatInt(log[0].ID, 10), Signed: true}}, receiver.Received(),
+		"the redelivery went to the admin's receiver, signed with the admin's secret")
+	require.Empty(t, attacker.Received(), "nothing reached the attacker's server")
+	kept, _, err := a.Webhooks.Get(ctx, root, w.ID)
+	require.NoError(t, err)
+	require.Equal(t, receiver.URL, kept.URL)
+
+	form := handlerstest.Parse(t, a.Request(operator, http.MethodGet, views.WebhookURL(w.ID), nil)).Find(`[data-testid="edit-webhook-form"]`)
+	_, readOnly := form.Find(`[data-testid="url"]`).Attr("readonly")
+	require.True(t, readOnly, "the operator's form shows the URL, not a field to change it")
+	require.Empty(t, form.Find(`[data-testid="secret"]`).Nodes, "nor a secret field")
+	require.Contains(t, handlerstest.Text(form.Find(`[data-testid="retarget-hint"]`)), "Only root, who created it, or an admin")
+	rec = edit(operator, receiver.URL, "")
+	require.Equal(t, []string{"The webhook is saved."}, a.Flashes(t, operator, rec), "the operator may change the rest, the URL as it is")
 }

@@ -766,8 +766,9 @@ class Client:
         """Change the fields given of a webhook and return it (PATCH /webhooks/{id}; operator).
 
         Fields left None stay as they are; ``secret`` replaces the secret (never shown back);
-        ``deployments=[]`` makes it a webhook for every deployment (admins only). Raises Invalid
-        for bad input.
+        ``deployments=[]`` makes it a webhook for every deployment (admins only). Only the
+        webhook's creator or an admin may change its ``url`` or ``secret`` (else Forbidden).
+        Raises Invalid for bad input.
         """
         body = _without_none({"url": url, "secret": secret, "events": None if events is None else list(events),
                               "deployments": deployments, "kinds": kinds, "format": format})
