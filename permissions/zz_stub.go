@@ -1,3 +1,0 @@
-package permissions
-
-func (s Set) Privileged() bool { return false }
