@@ -1,8 +1,11 @@
 // Package permissions says what a rendered chart creates beyond its
 // release's namespace: the cluster-scoped kinds it holds (and the kinds of
-// unknown scope) and the RBAC rules and bindings it grants. An admin approves
-// such a set per driver version; an install, upgrade or rollback needs every
-// item of its manifest approved (Set.Missing).
+// unknown scope), the RBAC rules and bindings it grants, the namespaced
+// objects it puts in other namespaces and what its pods need beyond Pod
+// Security's baseline level. An admin approves such a set per driver
+// version; an install, upgrade or rollback needs every item of its manifest
+// approved (Set.Missing). A chart that renders a Helm release record is
+// refused whatever was approved.
 //
 // Names are not compared: a release's objects are named after the release,
 // so the same driver version renders other names in every deployment. What
@@ -44,6 +47,17 @@ type Set struct {
 	Aggregations []string `json:"aggregations,omitempty"`
 	// Bindings are the RoleBindings and ClusterRoleBindings, one per subject.
 	Bindings []Binding `json:"bindings,omitempty"`
+	// Outside are the namespaced objects the chart puts in another namespace than the release's.
+	Outside []Outside `json:"outside,omitempty"`
+	// PodSecurity are what the chart's pods need beyond Pod Security's baseline level, such as "privileged container" or "host network".
+	PodSecurity []string `json:"pod_security,omitempty"`
+}
+
+// Outside is a kind of namespaced object in another namespace.
+type Outside struct {
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
 }
 
 // Kind is a kind of object the manifest holds that is not known to stay in
@@ -91,12 +105,13 @@ type Binding struct {
 
 // Empty reports whether the set holds nothing that needs approval.
 func (s Set) Empty() bool {
-	return len(s.Kinds) == 0 && len(s.Rules) == 0 && len(s.Aggregations) == 0 && len(s.Bindings) == 0
+	return len(s.Kinds) == 0 && len(s.Rules) == 0 && len(s.Aggregations) == 0 && len(s.Bindings) == 0 &&
+		len(s.Outside) == 0 && len(s.PodSecurity) == 0
 }
 
 // Missing returns the items of need that approved does not cover. A "*" in
-// an approved rule covers any group, resource or verb; everything else must
-// be equal.
+// an approved rule covers any group, resource or verb; everything else
+// (another namespace's kinds, pod security needs too) must be equal.
 func Missing(need, approved Set) Set {
 	var out Set
 	for _, k := range need.Kinds {
@@ -117,6 +132,16 @@ func Missing(need, approved Set) Set {
 	for _, b := range need.Bindings {
 		if !slices.Contains(approved.Bindings, b) {
 			out.Bindings = append(out.Bindings, b)
+		}
+	}
+	for _, o := range need.Outside {
+		if !slices.Contains(approved.Outside, o) {
+			out.Outside = append(out.Outside, o)
+		}
+	}
+	for _, p := range need.PodSecurity {
+		if !slices.Contains(approved.PodSecurity, p) {
+			out.PodSecurity = append(out.PodSecurity, p)
 		}
 	}
 	return out
@@ -160,6 +185,12 @@ func (b Binding) String() string {
 	return fmt.Sprintf("%s%s of %s to %s", b.Binding, inNamespace(b.Namespace), role, subject)
 }
 
+// String describes a kind in another namespace: "ConfigMap (core) in
+// namespace kube-system".
+func (o Outside) String() string {
+	return o.Kind + " (" + groupName(o.Group) + ")" + inNamespace(o.Namespace)
+}
+
 // Lines describes every item of the set, one a line, in a stable order.
 func (s Set) Lines() []string {
 	var lines []string
@@ -175,6 +206,12 @@ func (s Set) Lines() []string {
 	for _, b := range s.Bindings {
 		lines = append(lines, "binds "+b.String())
 	}
+	for _, o := range s.Outside {
+		lines = append(lines, "creates "+o.String())
+	}
+	for _, p := range s.PodSecurity {
+		lines = append(lines, "runs pods beyond Pod Security's baseline: "+p)
+	}
 	return lines
 }
 
@@ -185,6 +222,8 @@ func Union(a, b Set) Set {
 		Rules:        slices.Concat(a.Rules, b.Rules),
 		Aggregations: slices.Concat(a.Aggregations, b.Aggregations),
 		Bindings:     slices.Concat(a.Bindings, b.Bindings),
+		Outside:      slices.Concat(a.Outside, b.Outside),
+		PodSecurity:  slices.Concat(a.PodSecurity, b.PodSecurity),
 	}
 	out.normalize()
 	return out
@@ -217,6 +256,17 @@ func (s Set) Validate() error {
 			!slices.Contains([]string{"ServiceAccount", "User", "Group"}, b.SubjectKind) {
 			return bad("a binding needs a binding (RoleBinding or ClusterRoleBinding), a role kind (Role or ClusterRole) "+
 				"and a subject kind (ServiceAccount, User or Group) (got %q, %q, %q)", b.Binding, b.RoleKind, b.SubjectKind)
+		}
+	}
+	for _, o := range s.Outside {
+		if o.Kind == "" || o.Namespace == "" {
+			return bad("an object in another namespace needs a kind and a namespace (got %q, %q)", o.Kind, o.Namespace)
+		}
+	}
+	for _, p := range s.PodSecurity {
+		if !validPodSecurity(p) {
+			return bad("%q is not something a pod needs beyond Pod Security's baseline (%s, or \"capability NAME\" or \"sysctl NAME\" outside baseline's)",
+				p, strings.Join(podWords, ", "))
 		}
 	}
 	if s.Empty() {
@@ -301,6 +351,10 @@ func (s *Set) normalize() {
 			cmp.Compare(a.SubjectKind, b.SubjectKind), cmp.Compare(a.SubjectNamespace, b.SubjectNamespace),
 			cmp.Compare(a.SubjectName, b.SubjectName))
 	})
+	s.Outside = sortedUnique(s.Outside, func(a, b Outside) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace))
+	})
+	s.PodSecurity = sortedUnique(s.PodSecurity, strings.Compare)
 }
 
 // sortedUnique sorts s and drops equal neighbours.

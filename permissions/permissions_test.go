@@ -253,20 +253,32 @@ func TestUnionKeepsEachItemOnce(t *testing.T) {
 func TestValidateRefusesItemsThatNameNothing(t *testing.T) {
 	t.Parallel()
 	for name, s := range map[string]permissions.Set{
-		"empty":                 {},
-		"kind without a kind":   {Kinds: []permissions.Kind{{Group: "x", Scope: permissions.ScopeCluster}}},
-		"namespaced kind":       {Kinds: []permissions.Kind{{Kind: "Pod", Scope: permissions.ScopeNamespace}}},
-		"rule of no role":       {Rules: []permissions.Rule{{Role: "Binding", Resource: "pods", Verb: "get"}}},
-		"rule without a verb":   {Rules: []permissions.Rule{{Role: "Role", Resource: "pods"}}},
-		"empty aggregation":     {Aggregations: []string{""}},
-		"binding of no subject": {Bindings: []permissions.Binding{{Binding: "RoleBinding", RoleKind: "Role", SubjectKind: "Robot"}}},
+		"empty":                   {},
+		"kind without a kind":     {Kinds: []permissions.Kind{{Group: "x", Scope: permissions.ScopeCluster}}},
+		"namespaced kind":         {Kinds: []permissions.Kind{{Kind: "Pod", Scope: permissions.ScopeNamespace}}},
+		"rule of no role":         {Rules: []permissions.Rule{{Role: "Binding", Resource: "pods", Verb: "get"}}},
+		"rule without a verb":     {Rules: []permissions.Rule{{Role: "Role", Resource: "pods"}}},
+		"empty aggregation":       {Aggregations: []string{""}},
+		"binding of no subject":   {Bindings: []permissions.Binding{{Binding: "RoleBinding", RoleKind: "Role", SubjectKind: "Robot"}}},
+		"outside of no namespace": {Outside: []permissions.Outside{{Kind: "ConfigMap"}}},
+		"outside of no kind":      {Outside: []permissions.Outside{{Namespace: "kube-system"}}},
+		"unknown pod need":        {PodSecurity: []string{"root"}},
+		"capability of no name":   {PodSecurity: []string{"capability "}},
+		"baseline's capability":   {PodSecurity: []string{"capability CHOWN"}},
+		"capability with CAP_":    {PodSecurity: []string{"capability CAP_SYS_ADMIN"}},
+		"safe sysctl":             {PodSecurity: []string{"sysctl net.ipv4.tcp_syncookies"}},
 	} {
 		err := s.Validate()
 		require.Error(t, err, name)
 		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), name)
 	}
-	ok := permissions.Set{Bindings: []permissions.Binding{{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", RoleName: "view", SubjectKind: "Group", SubjectName: "devs"}}}
-	require.NoError(t, ok.Validate())
+	for _, ok := range []permissions.Set{
+		{Bindings: []permissions.Binding{{Binding: "ClusterRoleBinding", RoleKind: "ClusterRole", RoleName: "view", SubjectKind: "Group", SubjectName: "devs"}}},
+		{Outside: []permissions.Outside{{Kind: "ConfigMap", Namespace: "kube-system"}}},
+		{PodSecurity: []string{permissions.PodHostNetwork, "capability NET_ADMIN", "sysctl kernel.msgmax"}},
+	} {
+		require.NoError(t, ok.Validate(), ok.Lines())
+	}
 }
 
 func TestARoleRuleIsNotCoveredByAClusterRoleRule(t *testing.T) {
@@ -300,6 +312,8 @@ func TestHostileManifestsAreRefusedWithinBudget(t *testing.T) {
 		{"lists in lists", deepList, "nests lists more than 4 deep"},
 		{"alias bomb", laughs, "does not parse"},
 		{"not YAML", "kind: [unclosed", "does not parse"},
+		{"deeply nested JSON", `{"apiVersion": "v1", "kind": "ConfigMap", "data": ` + strings.Repeat("[", 200000), "does not parse"},
+		{"JSON that goes on as YAML", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"x\"}}\n---\nkind: ClusterRoleBinding\n", "does not parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -311,4 +325,101 @@ func TestHostileManifestsAreRefusedWithinBudget(t *testing.T) {
 			require.Less(t, time.Since(start), 30*time.Second, "the budget holds")
 		})
 	}
+}
+
+// TestObjectsInOtherNamespacesNeedApproval: a namespaced object with its own
+// namespace is created there, not in the release's: each kind and namespace
+// needs an admin's approval, and only that kind in that namespace is covered.
+func TestObjectsInOtherNamespacesNeedApproval(t *testing.T) {
+	t.Parallel()
+	s, err := permissions.Parse(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: coredns, namespace: kube-system}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: mine, namespace: ns1}
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: spy, namespace: other-team}
+  spec: {containers: [{name: c, image: busybox}]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: x, namespace: kube-system}
+  roleRef: {kind: ClusterRole, name: view}
+  subjects: [{kind: User, name: eve}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: not-namespaced, namespace: kube-system}
+`, "ns1")
+	require.NoError(t, err)
+	require.Equal(t, []permissions.Outside{
+		{Kind: "ConfigMap", Namespace: "kube-system"},
+		{Kind: "Pod", Namespace: "other-team"},
+		{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding", Namespace: "kube-system"},
+	}, s.Outside, "the Secret is in the release's namespace; a Namespace has none")
+	require.Contains(t, s.Lines(), "creates ConfigMap (core) in namespace kube-system")
+	require.Contains(t, s.Lines(), "binds RoleBinding in namespace kube-system of ClusterRole view to User eve")
+
+	approved := permissions.Set{Outside: []permissions.Outside{{Kind: "ConfigMap", Namespace: "kube-public"}, {Kind: "Pod", Namespace: "other-team"}}}
+	require.Equal(t, []string{
+		"creates ConfigMap (core) in namespace kube-system",
+		"creates RoleBinding (rbac.authorization.k8s.io) in namespace kube-system",
+	}, permissions.Missing(permissions.Set{Outside: s.Outside}, approved).Lines(), "another namespace is another item")
+}
+
+// TestAChartThatRendersAHelmReleaseRecordIsRefused: Helm keeps a release's
+// history in Secrets (or ConfigMaps) of its own; a chart that renders one
+// could forge its release's history, so Parse refuses it whatever an admin
+// approved.
+func TestAChartThatRendersAHelmReleaseRecordIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, manifest string }{
+		{"a Secret of Helm's type", `
+apiVersion: v1
+kind: Secret
+type: helm.sh/release.v1
+metadata: {name: sh.helm.release.v1.rel.v7}
+data: {release: SDRzSUFBQUFBQUFBLw==}`},
+		{"a ConfigMap with Helm's labels", `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: rel.v7
+  labels: {owner: helm, name: rel, version: "7", status: deployed}
+data: {release: H4sIAAAAAAAA/w==}`},
+		{"a Secret with Helm's labels in a List", `
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: sh.helm.release.v1.rel.v7
+    labels: {owner: helm, name: rel, version: "7"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := permissions.Parse(tc.manifest, "ns1")
+			require.Error(t, err)
+			require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err))
+			require.Contains(t, err.Error(), "renders a Helm release record")
+		})
+	}
+
+	s, err := permissions.Parse(`
+apiVersion: v1
+kind: Secret
+type: Opaque
+metadata:
+  name: x
+  labels: {owner: helm, name: rel}`, "ns1")
+	require.NoError(t, err, "a Secret that says it is Helm's but is not a record (no version) is the chart's")
+	require.True(t, s.Empty())
 }

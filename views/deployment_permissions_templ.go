@@ -98,7 +98,7 @@ func deployPermissions(p DeployPermissions) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " creates nothing cluster-scoped and grants no RBAC rule.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " creates nothing cluster-scoped or in another namespace, grants no RBAC rule and runs no pod beyond Pod Security's baseline.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1805,7 +1805,7 @@ func driverPermissions(p DriverPermissions) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if len(p.Items) == 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 162, "<p data-testid=\"permissions-none\">The chart creates nothing cluster-scoped and grants no RBAC rule: it needs no approval.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 162, "<p data-testid=\"permissions-none\">The chart creates nothing cluster-scoped or in another namespace, grants no RBAC rule and runs no pod beyond Pod Security's baseline: it needs no approval.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

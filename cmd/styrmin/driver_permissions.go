@@ -24,10 +24,11 @@ func newDriverPermissionsCmd() *cobra.Command {
 		Use:   "permissions NAME VERSION",
 		Short: "Show or approve what a driver version's chart creates beyond its namespace",
 		Long: "List what the chart of a driver version in the catalogue creates beyond its release's namespace\n" +
-			"(cluster-scoped kinds, RBAC rules and bindings) with its default values, each approved or not,\n" +
-			"and what was approved beyond them. With --approve, approve those items for this version; with\n" +
-			"--approve --items FILE, approve the items of FILE instead (a JSON object with kinds, rules,\n" +
-			"aggregations and bindings, as the API's PermissionSet), such as what other values add. The\n" +
+			"(cluster-scoped kinds, RBAC rules and bindings, objects in other namespaces, what its pods need\n" +
+			"beyond Pod Security's baseline) with its default values, each approved or not, and what was\n" +
+			"approved beyond them. With --approve, approve those items for this version; with --approve\n" +
+			"--items FILE, approve the items of FILE instead (a JSON object with kinds, rules, aggregations,\n" +
+			"bindings, outside and pod_security, as the API's PermissionSet), such as what other values add. The\n" +
 			"approval names the command, its user and machine as the approver, in the audit log too.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,7 +107,7 @@ func printPermissions(out io.Writer, name, version string, p *catalog.Permission
 	case p.RenderError != "":
 		fmt.Fprintf(out, "%s %s: the chart did not render with its default values: %s\n", name, version, p.RenderError)
 	case p.Needs.Empty():
-		fmt.Fprintf(out, "%s %s: the chart creates nothing cluster-scoped and grants no RBAC rule with its default values\n", name, version)
+		fmt.Fprintf(out, "%s %s: the chart creates nothing cluster-scoped or in another namespace, grants no RBAC rule and runs no pod beyond Pod Security's baseline with its default values\n", name, version)
 	default:
 		fmt.Fprintf(out, "%s %s: with its default values, the chart\n", name, version)
 		pending := p.Pending().Lines()

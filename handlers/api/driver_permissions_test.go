@@ -44,8 +44,9 @@ func TestAPIShowsADriverVersionsPermissionsAndOnlyAnAdminApprovesThem(t *testing
 }
 
 // TestAPIApprovesTheItemsItIsGiven: an admin approves items beyond the
-// default values' (a PermissionSet); they are shown as beyond_defaults and
-// the defaults stay not approved; items that name nothing are refused.
+// default values' (a PermissionSet), objects in other namespaces and pod
+// security needs among them; they are shown as beyond_defaults and the
+// defaults stay not approved; items that name nothing are refused.
 func TestAPIApprovesTheItemsItIsGiven(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.Setup(t)
@@ -53,7 +54,11 @@ func TestAPIApprovesTheItemsItIsGiven(t *testing.T) {
 	require.NoError(t, err)
 	const approve = "/api/v1/drivers/granter/versions/1.0.0/permissions/approve"
 	admin := a.TokenFor(t, "root", auth.Admin)
-	items := map[string]any{"items": map[string]any{"rules": []any{map[string]any{"role": "ClusterRole", "resource": "nodes", "verb": "list"}}}}
+	items := map[string]any{"items": map[string]any{
+		"rules":        []any{map[string]any{"role": "ClusterRole", "resource": "nodes", "verb": "list"}},
+		"outside":      []any{map[string]any{"kind": "ConfigMap", "namespace": "kube-system"}},
+		"pod_security": []any{"host network"},
+	}}
 
 	rec := a.Call(t, a.TokenFor(t, "olga", auth.Operator), http.MethodPost, approve, items)
 	require.Equal(t, http.StatusForbidden, rec.Code)
@@ -66,14 +71,20 @@ func TestAPIApprovesTheItemsItIsGiven(t *testing.T) {
 		{Text: "creates ClusterRoleBinding (rbac.authorization.k8s.io)"},
 		{Text: "binds ClusterRoleBinding of ClusterRole cluster-admin to ServiceAccount default"},
 		{Text: "grants ClusterRole: list nodes (core)", Approved: true, BeyondDefaults: &beyond},
+		{Text: "creates ConfigMap (core) in namespace kube-system", Approved: true, BeyondDefaults: &beyond},
+		{Text: "runs pods beyond Pod Security's baseline: host network", Approved: true, BeyondDefaults: &beyond},
 	}, p.Items)
 	require.Len(t, *p.Approved.Rules, 1)
+	require.Equal(t, []string{"host network"}, *p.Approved.PodSecurity)
+	require.Equal(t, "kube-system", (*p.Approved.Outside)[0].Namespace)
 	require.Len(t, *p.Needs.Bindings, 1)
 
 	for _, bad := range []map[string]any{
 		{"items": map[string]any{}},
 		{"items": map[string]any{"rules": []any{map[string]any{"role": "Robot", "resource": "x", "verb": "y"}}}},
 		{"items": map[string]any{"secrets": []any{}}},
+		{"items": map[string]any{"pod_security": []any{"root"}}},
+		{"items": map[string]any{"outside": []any{map[string]any{"kind": "ConfigMap", "namespace": ""}}}},
 	} {
 		rec = a.Call(t, admin, http.MethodPost, approve, bad)
 		require.Equal(t, http.StatusBadRequest, rec.Code, "%v: %s", bad, rec.Body.String())

@@ -43,7 +43,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	)
 	require.Equal(t, "Hello from Styrmin", handlerstest.Eval[string](t, ctx, `document.querySelector('#param-site_title').value`), "defaults are filled in")
 	require.Contains(t, handlerstest.Eval[string](t, ctx, `document.querySelector('[data-testid="deploy-permissions"]').textContent`),
-		"creates nothing cluster-scoped and grants no RBAC rule", "the form says what the driver version may create")
+		"creates nothing cluster-scoped or in another namespace, grants no RBAC rule", "the form says what the driver version may create")
 	require.False(t, handlerstest.Eval[bool](t, ctx, `document.querySelector('[data-testid="install-submit"]').disabled`), "a version that needs no approval can be deployed")
 	handlerstest.Step(t, ctx, "fill in and submit the form",
 		chromedp.SendKeys(chromedp.CSS(`#deploy-name`), name),

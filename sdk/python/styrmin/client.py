@@ -305,10 +305,10 @@ class DriverPermissions:
     """What a driver version's chart creates beyond its release's namespace, and its approval.
 
     ``items`` are sentences; ``needs`` and ``approved`` are the same items as
-    permission sets (dicts with ``kinds``, ``rules``, ``aggregations`` and
-    ``bindings``, the API's PermissionSet); ``approved`` is None until an admin
-    approves. ``render_error`` says why the chart did not render with its
-    default values.
+    permission sets (dicts with ``kinds``, ``rules``, ``aggregations``,
+    ``bindings``, ``outside`` and ``pod_security``, the API's PermissionSet);
+    ``approved`` is None until an admin approves. ``render_error`` says why
+    the chart did not render with its default values.
     """
 
     items: List[DriverPermissionItem]
@@ -831,7 +831,8 @@ class Client:
 
         Without ``items``, approves what the chart creates with its default values.
         ``items`` is a permission set (a dict with ``kinds``, ``rules``,
-        ``aggregations`` and ``bindings``, as ``DriverPermissions.needs``), such as
+        ``aggregations``, ``bindings``, ``outside`` and ``pod_security``, as
+        ``DriverPermissions.needs``), such as
         what an install or upgrade with other values was refused for; those items
         are approved in addition. Raises Forbidden for a token that is not an
         admin's, Invalid for items that name nothing.
