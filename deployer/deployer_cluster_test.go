@@ -189,7 +189,7 @@ func TestPodSecurityRefusesPrivilegedPodsUntilAnAdminApprovesThem(t *testing.T) 
 	requireForbidden(t, err, "a pod with the host's PID namespace and root folder")
 	require.Contains(t, err.Error(), "violates PodSecurity")
 
-	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", permissions.Set{PodSecurity: []string{"host PID", "hostPath volume"}}))
+	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", permissions.Set{PodSecurity: []string{permissions.PodHostPID, permissions.PodHostPath}}))
 	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
 	require.NoError(t, err, "approved, the pod is admitted")
 

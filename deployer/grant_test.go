@@ -17,7 +17,7 @@ type knownMapper struct{ meta.RESTMapper }
 func (knownMapper) Reset() {}
 
 func testClient() *Client {
-	m := meta.NewDefaultRESTMapper(nil)
+	m := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "rbac.authorization.k8s.io", Version: "v1"}, {Group: "example.com", Version: "v1"}})
 	m.Add(schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, meta.RESTScopeRoot)
 	m.Add(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, meta.RESTScopeNamespace)
 	return &Client{mapper: knownMapper{m}}
