@@ -107,8 +107,8 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if err := cfg.podSecurity.Validate(); err != nil {
 		return app.Config{}, fmt.Errorf("--pod-security-enforce, --pod-security-warn: %w", err)
 	}
-	if cfg.helmMaxHistory < 1 {
-		return app.Config{}, fmt.Errorf("--helm-max-history: %d: Helm must keep at least the current revision", cfg.helmMaxHistory)
+	if cfg.helmMaxHistory < 0 {
+		return app.Config{}, fmt.Errorf("--helm-max-history: %d: give how many revisions Helm keeps, 1 or more (0: the default, %d)", cfg.helmMaxHistory, release.DefaultMaxHistory)
 	}
 	return app.Config{
 		Pool: pool, Logger: logger,
