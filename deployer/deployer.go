@@ -69,6 +69,7 @@ func Impersonation(namespace string) rest.ImpersonationConfig {
 
 // Client manages deployers on one cluster with Styrmin's own identity.
 type Client struct {
+	config      *rest.Config
 	clientset   kubernetes.Interface
 	mapper      meta.ResettableRESTMapper
 	podSecurity PodSecurity
@@ -90,7 +91,19 @@ func New(config *rest.Config, podSecurity PodSecurity) (*Client, error) {
 		return nil, fmt.Errorf("deployer: discovery client: %w", err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	return &Client{clientset: clientset, mapper: mapper, podSecurity: podSecurity.withDefaults()}, nil
+	return &Client{config: config, clientset: clientset, mapper: mapper, podSecurity: podSecurity.withDefaults()}, nil
+}
+
+// actingAs is a client that acts as namespace's deployer, for probes of what
+// the API server lets it do.
+func (c *Client) actingAs(namespace string) (kubernetes.Interface, error) {
+	config := rest.CopyConfig(c.config)
+	config.Impersonate = Impersonation(namespace)
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("deployer: client of namespace %s's deployer: %w", namespace, err)
+	}
+	return client, nil
 }
 
 // self is the user name Styrmin's own requests authenticate as.

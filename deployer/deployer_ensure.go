@@ -14,7 +14,8 @@ import (
 // Ensure makes namespace ready for Helm operations as its deployer: the Helm
 // records policy is in place (once per Client), the namespace carries
 // DeploymentsLabel, and the deployer holds the namespace's admin role. It
-// changes nothing that is already so. The namespace must exist.
+// changes nothing that is already so, and returns once the API server
+// refuses the deployer a Helm record there. The namespace must exist.
 func (c *Client) Ensure(ctx context.Context, namespace string) error {
 	if err := c.ensureRecordsPolicy(ctx); err != nil {
 		return err
@@ -22,7 +23,10 @@ func (c *Client) Ensure(ctx context.Context, namespace string) error {
 	if err := c.labelNamespace(ctx, namespace); err != nil {
 		return err
 	}
-	return c.ensureBinding(ctx, namespace)
+	if err := c.ensureBinding(ctx, namespace); err != nil {
+		return err
+	}
+	return c.awaitRecordsGuarded(ctx, namespace)
 }
 
 // labelNamespace adds DeploymentsLabel to namespace when it lacks it.

@@ -3,12 +3,15 @@ package deployer
 import (
 	"context"
 	"fmt"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/styrmin/styrmin/permissions"
 )
@@ -43,7 +46,52 @@ func (c *Client) Grant(ctx context.Context, namespace, release string, approved 
 	if err := c.applyNamespacedGrant(ctx, names, namespace, release, namespaced); err != nil {
 		return err
 	}
+	if err := c.awaitAllowed(ctx, namespace, cluster, namespaced); err != nil {
+		return err
+	}
 	return c.allowPrivileged(ctx, namespace, release, approved.Privileged())
+}
+
+// awaitAllowed returns once the API server's authorizer, which reads RBAC
+// from caches that follow changes, lets namespace's deployer do each rule's
+// first verb: cluster rules anywhere, namespaced ones in namespace.
+func (c *Client) awaitAllowed(ctx context.Context, namespace string, cluster, namespaced []rbacv1.PolicyRule) error {
+	var reviews []authorizationv1.SubjectAccessReviewSpec
+	for _, r := range cluster {
+		reviews = append(reviews, reviewOf(namespace, "", r))
+	}
+	for _, r := range namespaced {
+		reviews = append(reviews, reviewOf(namespace, namespace, r))
+	}
+	for _, spec := range reviews {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, admissionDelay, true, func(ctx context.Context) (bool, error) {
+			review, err := c.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+			if err != nil {
+				return false, err
+			}
+			return review.Status.Allowed, nil
+		})
+		if err != nil {
+			return fmt.Errorf("deployer: the grant of namespace %s's deployer is not in force: %w", namespace, err)
+		}
+	}
+	return nil
+}
+
+// reviewOf asks whether namespace's deployer may do rule's first verb on its
+// first resource (in ns, or cluster-wide when ns is "").
+func reviewOf(namespace, ns string, rule rbacv1.PolicyRule) authorizationv1.SubjectAccessReviewSpec {
+	spec := authorizationv1.SubjectAccessReviewSpec{User: User(namespace)}
+	if len(rule.NonResourceURLs) > 0 {
+		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: rule.NonResourceURLs[0], Verb: rule.Verbs[0]}
+		return spec
+	}
+	attrs := &authorizationv1.ResourceAttributes{Namespace: ns, Verb: rule.Verbs[0], Group: rule.APIGroups[0], Resource: rule.Resources[0]}
+	if len(rule.ResourceNames) > 0 {
+		attrs.Name = rule.ResourceNames[0]
+	}
+	spec.ResourceAttributes = attrs
+	return spec
 }
 
 // Revoke removes what Grant gave namespace's deployer for release.

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/styrmin/styrmin"
@@ -78,12 +82,14 @@ func (c *Client) NamespaceLabels() map[string]string {
 // not create) is left as its owner labelled it.
 func (c *Client) allowPrivileged(ctx context.Context, namespace, release string, privileged bool) error {
 	namespaces := c.clientset.CoreV1().Namespaces()
+	var level string
+	changed := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ns, err := namespaces.Get(ctx, namespace, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		level := ns.Labels[podSecurityLabel]
+		level = ns.Labels[podSecurityLabel]
 		if level == "" {
 			return nil
 		}
@@ -106,10 +112,38 @@ func (c *Client) allowPrivileged(ctx context.Context, namespace, release string,
 		}
 		ns.Annotations[privilegedAnnotation] = joined
 		_, err = namespaces.Update(ctx, ns, metav1.UpdateOptions{})
+		changed = err == nil
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("deployer: Pod Security level of namespace %s: %w", namespace, err)
+	}
+	if !changed {
+		return nil
+	}
+	return c.awaitPodSecurity(ctx, namespace, level == LevelPrivileged)
+}
+
+// awaitPodSecurity returns once the API server admits namespace's deployer a
+// pod that shares the node's PID namespace when privileged, and refuses it
+// otherwise (dry runs): its admission reads the namespace's labels from a
+// cache that follows their changes.
+func (c *Client) awaitPodSecurity(ctx context.Context, namespace string, privileged bool) error {
+	deployer, err := c.actingAs(namespace)
+	if err != nil {
+		return err
+	}
+	probe := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "styrmin-probe-"},
+		Spec:       corev1.PodSpec{HostPID: true, Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, admissionDelay, true, func(ctx context.Context) (bool, error) {
+		_, err := deployer.CoreV1().Pods(namespace).Create(ctx, probe, dryRun)
+		refused := apierrors.IsForbidden(err) && strings.Contains(err.Error(), "PodSecurity")
+		return refused != privileged, nil
+	})
+	if err != nil {
+		return fmt.Errorf("deployer: namespace %s's new Pod Security level is not applied: %w", namespace, err)
 	}
 	return nil
 }

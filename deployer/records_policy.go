@@ -4,9 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"strings"
+	"time"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 )
 
 // RecordsPolicy names the ValidatingAdmissionPolicy (and its binding) that
@@ -32,27 +38,16 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 		return err
 	}
 	policy, binding := recordsPolicy(self)
-	policies := c.clientset.AdmissionregistrationV1().ValidatingAdmissionPolicies()
-	have, err := policies.Get(ctx, RecordsPolicy, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = policies.Create(ctx, policy, metav1.CreateOptions{})
-	case err == nil:
+	admission := c.clientset.AdmissionregistrationV1()
+	err = apply(ctx, admission.ValidatingAdmissionPolicies(), policy, func(have *admissionv1.ValidatingAdmissionPolicy) {
 		have.Spec, have.Labels = policy.Spec, policy.Labels
-		_, err = policies.Update(ctx, have, metav1.UpdateOptions{})
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("deployer: ValidatingAdmissionPolicy %s: %w", RecordsPolicy, err)
 	}
-	bindings := c.clientset.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
-	haveBinding, err := bindings.Get(ctx, RecordsPolicy, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = bindings.Create(ctx, binding, metav1.CreateOptions{})
-	case err == nil:
-		haveBinding.Spec, haveBinding.Labels = binding.Spec, binding.Labels
-		_, err = bindings.Update(ctx, haveBinding, metav1.UpdateOptions{})
-	}
+	err = apply(ctx, admission.ValidatingAdmissionPolicyBindings(), binding, func(have *admissionv1.ValidatingAdmissionPolicyBinding) {
+		have.Spec, have.Labels = binding.Spec, binding.Labels
+	})
 	if err != nil {
 		return fmt.Errorf("deployer: ValidatingAdmissionPolicyBinding %s: %w", RecordsPolicy, err)
 	}
@@ -95,6 +90,61 @@ func recordsPolicy(self string) (*admissionv1.ValidatingAdmissionPolicy, *admiss
 		},
 	}
 	return policy, binding
+}
+
+// dryRun makes a create that changes nothing but is authorized and admitted.
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+
+// admissionDelay bounds how long the API server may take to apply a policy
+// or a namespace's labels it was just given (its admission reads them from
+// caches that follow the changes).
+const admissionDelay = 30 * time.Second
+
+// awaitRecordsGuarded returns once the API server refuses namespace's
+// deployer a Helm record there (a dry run): the policy, or the namespace's
+// label, may have just been written. It fails if that does not happen in
+// admissionDelay, so a cluster that does not enforce the policy is noticed.
+func (c *Client) awaitRecordsGuarded(ctx context.Context, namespace string) error {
+	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "styrmin-probe-", Labels: map[string]string{"owner": "helm"}}, Type: helmRecordType}
+	deployer, err := c.actingAs(namespace)
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, admissionDelay, true, func(ctx context.Context) (bool, error) {
+		_, err := deployer.CoreV1().Secrets(namespace).Create(ctx, forged, dryRun)
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), RecordsPolicy), nil
+	})
+	if err != nil {
+		return fmt.Errorf("deployer: the API server does not apply the policy %s in namespace %s (it needs ValidatingAdmissionPolicy, Kubernetes 1.30 or later): %w", RecordsPolicy, namespace, err)
+	}
+	return nil
+}
+
+// objects are the calls apply makes on a cluster-scoped kind T.
+type objects[T any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// apply creates want, or sets (with set) the object of its name to it,
+// retrying when another Styrmin process does the same at the same time.
+func apply[T interface{ GetName() string }](ctx context.Context, client objects[T], want T, set func(have T)) error {
+	return retry.OnError(retry.DefaultRetry, func(err error) bool {
+		return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
+	}, func() error {
+		have, err := client.Get(ctx, want.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = client.Create(ctx, want, metav1.CreateOptions{})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		set(have)
+		_, err = client.Update(ctx, have, metav1.UpdateOptions{})
+		return err
+	})
 }
 
 // ptr is a pointer to v.
