@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -94,6 +95,20 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 	require.Equal(t, name, binding.Subjects[0].Namespace)
 	_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
 	require.NoError(t, err)
+
+	// Helm applied them as the namespace's deployer, which holds the
+	// approval while the deployment exists: a delete uninstalls them and
+	// takes it back.
+	grants := func() []rbacv1.ClusterRole {
+		list, err := kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "styrmin.io/role=grant,styrmin.io/namespace=" + name})
+		require.NoError(t, err)
+		return list.Items
+	}
+	require.Len(t, grants(), 1, "the deployer's grant")
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+	require.Empty(t, grants(), "the grant is taken back")
+	_, err = kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the chart's ClusterRole is uninstalled: %v", err)
 }
 
 // lookupReaderBundle is a local driver "lookup-reader" whose chart creates

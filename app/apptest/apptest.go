@@ -202,8 +202,8 @@ func (env *Env) Start(t testing.TB) {
 }
 
 // Uninstall removes deployment name from the cluster, whatever state it is
-// in: it uninstalls the deployment's release as its owner and deletes
-// namespace. A test's cleanup on the shared cluster; errors are ignored, and
+// in: it uninstalls the deployment's release as its owner, takes back its
+// deployer's grant and deletes namespace. A test's cleanup on the shared cluster; errors are ignored, and
 // a release the service has no deployment for is left to the namespace's
 // deletion.
 func Uninstall(ctx context.Context, svc *deployment.Service, cluster *deployment.Cluster, name, namespace string) {
@@ -211,6 +211,9 @@ func Uninstall(ctx context.Context, svc *deployment.Service, cluster *deployment
 		if owner, err := svc.ReleaseOwner(ctx, d.ID); err == nil {
 			_, _ = cluster.Releases.Uninstall(ctx, release.UninstallOptions{Namespace: namespace, Name: name, Owner: owner, IgnoreNotFound: true, Timeout: time.Minute})
 		}
+	}
+	if cluster.Deployers != nil {
+		_ = cluster.Deployers.Revoke(ctx, namespace, name)
 	}
 	_ = cluster.Kube.DeleteNamespace(ctx, namespace)
 }
