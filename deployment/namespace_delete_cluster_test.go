@@ -51,7 +51,7 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	step := namespaceStep(t, f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "mallory"}))))
 	require.Equal(t, executor.StepWarning, step.Status)
 	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds Helm release "+second+
-		" (of deployment "+second+"; 4 objects), 1 PersistentVolumeClaim (team-volume) and 1 ConfigMap (team-data). "+
+		" (of deployment "+second+"; 5 objects), 1 PersistentVolumeClaim (team-volume) and 1 ConfigMap (team-data). "+
 		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
 	require.Equal(t, deployment.StatusDeleted, mustGet(t, f.fixture, first).Status)
 	namespace, err := core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
@@ -94,7 +94,7 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 
 	step := namespaceStep(t, f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "alice"}))))
 	require.Equal(t, executor.StepWarning, step.Status)
-	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it. "+
+	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds 1 Job ("+second+"-job). "+
 		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
 	namespace, err := f.cluster.Kube.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	require.NoError(t, err)

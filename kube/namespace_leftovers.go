@@ -49,10 +49,16 @@ const (
 )
 
 // Release is the name of the Helm release the object belongs to, by Helm's
-// annotation (or, for the release's own records, their labels); "" when none.
+// annotation (or, for the release's own records, their labels), or the
+// release an action Job runs for (ActionJobName); "" when none.
 func (l Leftover) Release() string {
 	if l.Meta.Labels[helmRecordOwnerLabel] == helmRecordOwner && l.Meta.Labels[helmRecordNameLabel] != "" {
 		return l.Meta.Labels[helmRecordNameLabel]
+	}
+	if l.Resource.GroupResource() == (schema.GroupResource{Group: "batch", Resource: "jobs"}) && l.Meta.Labels[ActionJobLabel] == ActionJobLabelValue {
+		if release, ok := strings.CutSuffix(l.Meta.Name, actionJobSuffix); ok {
+			return release
+		}
 	}
 	return l.Meta.Annotations[helmReleaseAnnotation]
 }

@@ -41,6 +41,9 @@ var servedTypes = []*metav1.APIResourceList{
 		{Name: "deployments", Kind: "Deployment", Namespaced: true, Verbs: verbs},
 		{Name: "replicasets", Kind: "ReplicaSet", Namespaced: true, Verbs: verbs},
 	}},
+	{GroupVersion: "batch/v1", APIResources: []metav1.APIResource{
+		{Name: "jobs", Kind: "Job", Namespaced: true, Verbs: verbs},
+	}},
 	{GroupVersion: "rbac.authorization.k8s.io/v1", APIResources: []metav1.APIResource{
 		{Name: "rolebindings", Kind: "RoleBinding", Namespaced: true, Verbs: verbs},
 	}},
@@ -179,6 +182,7 @@ func TestNamespaceLeftoversNamesWhatWouldBeLostWithTheNamespace(t *testing.T) {
 		object("v1/secrets", "Secret", "sh.helm.release.v1.other.v1", labelled("owner", "helm", "name", "other", "status", "deployed")),
 		object("apps/v1/deployments", "Deployment", "other-web", ofRelease("other")),
 		object("v1/services", "Service", "other-web", ofRelease("other")),
+		object("batch/v1/jobs", "Job", "other-job", labelled(kube.ActionJobLabel, kube.ActionJobLabelValue, kube.ManagedByLabel, kube.ManagedBy)),
 		object("apps/v1/replicasets", "ReplicaSet", "other-web-6d9f", ownedBy("apps/v1", "Deployment", "other-web")),
 		object("v1/pods", "Pod", "other-web-6d9f-abcde", ownedBy("apps/v1", "ReplicaSet", "other-web-6d9f")),
 		// Volumes a StatefulSet of the uninstalled release claimed: Helm leaves them.
@@ -210,8 +214,10 @@ func TestNamespaceLeftoversNamesWhatWouldBeLostWithTheNamespace(t *testing.T) {
 		"ServiceAccount robot", // Styrmin's mark without the deployer role is not enough
 		"Service other-web",
 		"Deployment other-web",
+		"Job other-job", // the action Job Styrmin runs for release other
 	}, names, "by type (core first, by group and resource), then name; derived objects are not named")
 	require.Equal(t, "other", left.Objects[9].Release())
+	require.Equal(t, "other", left.Objects[10].Release())
 
 	note := func(release string) string {
 		if release == "other" {
@@ -219,7 +225,7 @@ func TestNamespaceLeftoversNamesWhatWouldBeLostWithTheNamespace(t *testing.T) {
 		}
 		return ""
 	}
-	require.Equal(t, "it still holds Helm release other (of deployment other; 3 objects), 2 PersistentVolumeClaims (data-db-0, data-db-1), "+
+	require.Equal(t, "it still holds Helm release other (of deployment other; 4 objects), 2 PersistentVolumeClaims (data-db-0, data-db-1), "+
 		"3 ConfigMaps (being-orphaned, team-data, team-notes), 1 Secret (shop-credentials) and 1 ServiceAccount (robot)", left.Describe(note))
 }
 

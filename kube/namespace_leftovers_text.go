@@ -22,7 +22,7 @@ const (
 // still holds Helm release shop (of deployment shop; 4 objects), 2
 // PersistentVolumeClaims (data-db-0, data-db-1) and 1 ConfigMap (notes)",
 // then what could not be listed. Objects of a Helm release whose records are
-// left count under that release, noted by note ("" or a nil note: no
+// left (Leftover.Release) count under that release, noted by note ("" or a nil note: no
 // note); the others count by kind, volumes first, each with its first few
 // names. It returns "" when l is Empty.
 func (l Leftovers) Describe(note func(release string) string) string {
