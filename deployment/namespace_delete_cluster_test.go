@@ -48,11 +48,7 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, install)))
 	require.False(t, mustGet(t, f.fixture, second).NamespaceCreated, "the namespace existed")
 
-	step := namespaceStep(t, f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "mallory"}))))
-	require.Equal(t, executor.StepWarning, step.Status)
-	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds Helm release "+second+
-		" (of deployment "+second+"; 5 objects), 1 PersistentVolumeClaim (team-volume) and 1 ConfigMap (team-data). "+
-		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
+	deleted := f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "mallory"})))
 	require.Equal(t, deployment.StatusDeleted, mustGet(t, f.fixture, first).Status)
 	namespace, err := core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	require.NoError(t, err)
@@ -62,6 +58,11 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	_, err = core.ConfigMaps(ns).Get(ctx, "team-data", metav1.GetOptions{})
 	require.NoError(t, err, "the team's data is in place")
 	requireLive(t, f, mustGet(t, f.fixture, second))
+	step := namespaceStep(t, deleted)
+	require.Equal(t, executor.StepWarning, step.Status)
+	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds Helm release "+second+
+		" (of deployment "+second+"; 5 objects), 1 PersistentVolumeClaim (team-volume) and 1 ConfigMap (team-data). "+
+		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
 
 	require.NoError(t, core.PersistentVolumeClaims(ns).Delete(ctx, "team-volume", metav1.DeleteOptions{}))
 	require.NoError(t, core.ConfigMaps(ns).Delete(ctx, "team-data", metav1.DeleteOptions{}))
@@ -92,13 +93,14 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 	_, err := uninstall.Run(second)
 	require.NoError(t, err)
 
-	step := namespaceStep(t, f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "alice"}))))
-	require.Equal(t, executor.StepWarning, step.Status)
-	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds 1 Job ("+second+"-job). "+
-		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
+	deleted := f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "alice"})))
 	namespace, err := f.cluster.Kube.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Nil(t, namespace.DeletionTimestamp, "the namespace is not being deleted")
+	step := namespaceStep(t, deleted)
+	require.Equal(t, executor.StepWarning, step.Status)
+	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds 1 Job ("+second+"-job). "+
+		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
 	require.True(t, mustGet(t, f.fixture, second).NamespaceCreated, "the second deployment now removes the namespace")
 
 	step = namespaceStep(t, f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
