@@ -147,6 +147,40 @@ func (q *Queries) GetRevision(ctx context.Context, arg GetRevisionParams) (Revis
 	return i, err
 }
 
+const handOverCreatedNamespace = `-- name: HandOverCreatedNamespace :many
+UPDATE deployments SET namespace_created = true
+WHERE namespace = $1 AND deleted_at IS NULL AND id <> $2
+RETURNING name
+`
+
+type HandOverCreatedNamespaceParams struct {
+	Namespace string
+	ID        int64
+}
+
+// The live deployments other than @id in @namespace, which from now
+// on count as having created it: the namespace Styrmin created for @id goes
+// with the last of them to be deleted.
+func (q *Queries) HandOverCreatedNamespace(ctx context.Context, arg HandOverCreatedNamespaceParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, handOverCreatedNamespace, arg.Namespace, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		items = append(items, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertDeployment = `-- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
                          parameters, secret_names, created_by)

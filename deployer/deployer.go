@@ -31,18 +31,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/styrmin/styrmin/kube"
 )
 
-// Labels and values that mark what this package creates.
+// Labels and values that mark what this package creates, besides kube's
+// ManagedByLabel and RoleLabel (kube.RoleDeployer for a deployer's RoleBinding).
 const (
-	// ManagedByLabel and ManagedBy mark every object Styrmin creates.
-	ManagedByLabel = "app.kubernetes.io/managed-by"
-	ManagedBy      = "styrmin"
-	// RoleLabel says what an object is to Styrmin: RoleDeployer for a
-	// deployer's RoleBinding, RoleGrant for an approved grant.
-	RoleLabel    = "styrmin.io/role"
-	RoleDeployer = "deployer"
-	RoleGrant    = "grant"
+	// RoleGrant is the kube.RoleLabel of an approved grant.
+	RoleGrant = "grant"
 	// DeploymentsLabel marks, with "true", every namespace Styrmin deploys
 	// to; the Helm records policy applies there.
 	DeploymentsLabel = "styrmin.io/deployments"
@@ -117,7 +114,7 @@ func (c *Client) self(ctx context.Context) (string, error) {
 
 // managed are the labels of an object of role that Styrmin creates.
 func managed(role string, extra ...string) map[string]string {
-	labels := map[string]string{ManagedByLabel: ManagedBy, RoleLabel: role}
+	labels := map[string]string{kube.ManagedByLabel: kube.ManagedBy, kube.RoleLabel: role}
 	for i := 0; i+1 < len(extra); i += 2 {
 		labels[extra[i]] = extra[i+1]
 	}

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/styrmin/styrmin/kube"
 )
 
 // Ensure makes namespace ready for Helm operations as its deployer: the Helm
@@ -48,7 +50,7 @@ func (c *Client) labelNamespace(ctx context.Context, namespace string) error {
 // ensureBinding gives namespace's deployer the namespace's admin role.
 func (c *Client) ensureBinding(ctx context.Context, namespace string) error {
 	want := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: bindingName, Namespace: namespace, Labels: managed(RoleDeployer)},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName, Namespace: namespace, Labels: managed(kube.RoleDeployer)},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: namespaceRole},
 		Subjects:   []rbacv1.Subject{userSubject(namespace)},
 	}

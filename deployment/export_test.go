@@ -18,3 +18,6 @@ func ResealDeploymentSecretsOnly(ctx context.Context, q *db.Queries, box *secret
 func (s *Service) PermissionCheck(ctx context.Context, driver, version, namespace string) (release.Check, error) {
 	return s.permissionCheck(ctx, driver, version, namespace)
 }
+
+// NamespaceKept exposes namespaceKept to its table test.
+var NamespaceKept = namespaceKept

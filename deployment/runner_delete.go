@@ -11,12 +11,13 @@ import (
 )
 
 // deleteRunner uninstalls a deployment and removes the namespace Styrmin
-// created for it; the deployment stays in the history as deleted.
+// created for it when nothing else is left in it; the deployment stays in the
+// history as deleted.
 type deleteRunner struct{ s *Service }
 
 // Run uninstalls the release, deletes the action Job an action left (with
-// its Secret), deletes the namespace when Styrmin created it, and marks the
-// deployment deleted. When a release of the deployment's name is not its
+// its Secret), deletes the namespace when Styrmin created it and nothing
+// else is left in it (removeNamespace), and marks the deployment deleted. When a release of the deployment's name is not its
 // own (its install was refused), it changes nothing in the cluster: it only
 // marks the deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
@@ -61,7 +62,7 @@ func (j *taskRun) releaseForeign(ctx context.Context) (bool, error) {
 
 // removeFromCluster runs the pre-delete hooks, uninstalls the release, runs
 // the post-delete hooks, deletes the action Job and, when Styrmin created
-// it, the namespace.
+// it and nothing else is left in it, the namespace.
 func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *deleteInputs) error {
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
 	if err != nil {
@@ -109,13 +110,7 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 	if err != nil || !j.row.NamespaceCreated {
 		return err
 	}
-	return j.run.Step(ctx, StepNamespace, "Delete namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-		if err := j.cluster.Kube.DeleteNamespace(ctx, j.row.Namespace); err != nil {
-			return err
-		}
-		st.Say("Styrmin created it for this deployment; Kubernetes is removing it and what is left in it.")
-		return nil
-	})
+	return j.removeNamespace(ctx)
 }
 
 // deleteInputs are a delete task's inputs (secret prompts travel sealed apart).

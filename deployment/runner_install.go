@@ -37,10 +37,10 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 			return err
 		}
 		if !created {
-			st.Say("The namespace exists; Styrmin will leave it in place on delete.")
+			st.Say("The namespace exists; deleting this deployment leaves it, unless Styrmin created it for a deployment in it deleted before this one.")
 			return nil
 		}
-		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin, with Pod Security's levels; deleting the deployment removes it.")
+		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin, with Pod Security's levels; deleting the deployment removes it when nothing else is left in it.")
 		return r.s.q.SetNamespaceCreated(ctx, j.row.ID)
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -25,6 +26,8 @@ type Client struct {
 	Config *rest.Config
 	// Clientset is the typed client.
 	Clientset kubernetes.Interface
+	// Metadata reads any type's objects as metadata only (NamespaceLeftovers).
+	Metadata metadata.Interface
 	// OwnNamespace is the namespace Styrmin runs in when it runs inside the
 	// cluster (its service account's), "" otherwise.
 	OwnNamespace string
@@ -61,7 +64,11 @@ func New(config *rest.Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: %w", err)
 	}
-	return &Client{Config: config, Clientset: clientset}, nil
+	meta, err := metadata.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	return &Client{Config: config, Clientset: clientset, Metadata: meta}, nil
 }
 
 // inCluster returns the Client of a pod's service account, knowing the pod's namespace.

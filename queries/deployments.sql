@@ -64,6 +64,14 @@ UPDATE deployments SET status = @status, updated_at = now() WHERE id = @id;
 -- name: SetNamespaceCreated :exec
 UPDATE deployments SET namespace_created = true, updated_at = now() WHERE id = @id;
 
+-- name: HandOverCreatedNamespace :many
+-- The live deployments other than @id in @namespace, which from now
+-- on count as having created it: the namespace Styrmin created for @id goes
+-- with the last of them to be deleted.
+UPDATE deployments SET namespace_created = true
+WHERE namespace = @namespace AND deleted_at IS NULL AND id <> @id
+RETURNING name;
+
 -- name: SetDeploymentComponents :exec
 UPDATE deployments SET components = @components, updated_at = now() WHERE id = @id;
 

@@ -229,7 +229,7 @@ func DeploymentInstallPage(p DeploymentInstallProps) templ.Component {
 			templ_7745c5c3_Err = textField(fixedField{
 				ID: "deploy-namespace", Name: "namespace", Label: "Namespace", Value: p.Namespace,
 				Placeholder: "defaults to the name", Error: p.FieldErrors["namespace"],
-				Hint: "The Kubernetes namespace to install into. Created when missing (and then removed again when the deployment is deleted).",
+				Hint: "The Kubernetes namespace to install into. Created when missing (and then removed again when the deployment is deleted, if nothing else is left in it).",
 			}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

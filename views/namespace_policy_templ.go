@@ -140,7 +140,7 @@ func NamespacePolicyPage(p NamespacePolicyProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, " data-testid=\"create-namespaces\"> <label for=\"namespace-create\">Styrmin may create a namespace that does not exist</label></div><span class=\"hint\">A namespace Styrmin creates is labelled app.kubernetes.io/managed-by=styrmin and deleted with its deployment; without this, an admin creates namespaces first.</span></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, " data-testid=\"create-namespaces\"> <label for=\"namespace-create\">Styrmin may create a namespace that does not exist</label></div><span class=\"hint\">A namespace Styrmin creates is labelled app.kubernetes.io/managed-by=styrmin and deleted with the last of its deployments, when nothing else is left in it; without this, an admin creates namespaces first.</span></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
