@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 )
 
 // RecordsPolicy names the ValidatingAdmissionPolicy (and its binding) that
@@ -78,7 +79,7 @@ func recordsPolicy(self string) (*admissionv1.ValidatingAdmissionPolicy, *admiss
 			Validations: []admissionv1.Validation{{
 				Expression: fmt.Sprintf("!(object.type == %q || (has(object.metadata.labels) && 'owner' in object.metadata.labels && object.metadata.labels['owner'] == 'helm'))", helmRecordType),
 				Message:    "Styrmin keeps the Helm release records of this namespace: only Styrmin writes a Secret of type " + helmRecordType + " or labelled owner=helm here.",
-				Reason:     ptr(metav1.StatusReasonForbidden),
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
 			}},
 		},
 	}
@@ -146,6 +147,3 @@ func apply[T interface{ GetName() string }](ctx context.Context, client objects[
 		return err
 	})
 }
-
-// ptr is a pointer to v.
-func ptr[T any](v T) *T { return &v }
