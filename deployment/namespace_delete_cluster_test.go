@@ -27,11 +27,8 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	t.Parallel()
 	f := setupCluster(t)
 	ctx := context.Background()
-	first, second := uniqueName("first"), uniqueName("second")
+	first, second := sharedNamespace(t, f)
 	ns := first
-	f.cleanUp(t, first)
-	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.svc, f.cluster, second, ns) })
-	f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, helloWeb(first))))
 	require.True(t, mustGet(t, f.fixture, first).NamespaceCreated, "Styrmin created the namespace")
 
 	core := f.cluster.Kube.Clientset.CoreV1()
@@ -80,11 +77,8 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 	t.Parallel()
 	f := setupCluster(t)
 	ctx := context.Background()
-	first, second := uniqueName("first"), uniqueName("second")
+	first, second := sharedNamespace(t, f)
 	ns := first
-	f.cleanUp(t, first)
-	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.svc, f.cluster, second, ns) })
-	f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, helloWeb(first))))
 	install := helloWeb(second)
 	install.Namespace = ns
 	f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, install)))
@@ -106,6 +100,18 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 	step = namespaceStep(t, f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
 	require.Equal(t, executor.StepSucceeded, step.Status, step.Message)
 	requireNamespaceDeleted(t, f, ns)
+}
+
+// sharedNamespace installs deployment first into a namespace Styrmin
+// creates for it, named after it, and names a second deployment to go there
+// too; both are removed when the test ends.
+func sharedNamespace(t *testing.T, f clusterFixture) (first, second string) {
+	t.Helper()
+	first, second = uniqueName("first"), uniqueName("second")
+	f.cleanUp(t, first)
+	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.svc, f.cluster, second, first) })
+	f.waitTask(t, first, queued(t)(f.svc.Queue(context.Background(), helloWeb(first))))
+	return first, second
 }
 
 // namespaceStep is the namespace step of a delete task.
