@@ -73,6 +73,9 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 		if dryRun {
 			install.DryRunOption = dryRunServer
 		}
+		if opts.Check != nil {
+			install.PostRenderer = checkRendered(opts.Check)
+		}
 		return install
 	}
 	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,6 +77,20 @@ func checkFirst(cfg *action.Configuration, check Check, dryRun func() (*helmrele
 		cfg.KubeClient = &checkedKube{Client: client, check: check, checked: checked}
 	}
 	return nil
+}
+
+// checkRendered is a Helm post-renderer that runs check on the resources
+// Helm rendered (hooks and CRDs aside), before Helm reads the cluster for
+// them: a chart's object the deployer may not even read is refused with the
+// check's own message rather than the API server's.
+type checkRendered Check
+
+// Run passes the manifest on unchanged, or refuses it.
+func (c checkRendered) Run(manifest *bytes.Buffer) (*bytes.Buffer, error) {
+	if err := c(manifest.String()); err != nil {
+		return nil, err
+	}
+	return manifest, nil
 }
 
 // checkedKube is Helm's Kubernetes client that judges every object Helm is

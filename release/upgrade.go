@@ -63,6 +63,9 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 		if dryRun {
 			upgrade.DryRunOption = dryRunServer
 		}
+		if opts.Check != nil {
+			upgrade.PostRenderer = checkRendered(opts.Check)
+		}
 		return upgrade
 	}
 	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {
