@@ -103,8 +103,8 @@ func (c *Client) actingAs(namespace string) (kubernetes.Interface, error) {
 	return client, nil
 }
 
-// self is the user name Styrmin's own requests authenticate as.
-func (c *Client) self(ctx context.Context) (string, error) {
+// whoAmI is the user name Styrmin's own requests authenticate as.
+func (c *Client) whoAmI(ctx context.Context) (string, error) {
 	review, err := c.clientset.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("deployer: who Styrmin is to the cluster: %w", err)

@@ -2,7 +2,9 @@ package deployer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"strings"
 	"time"
@@ -23,9 +25,15 @@ const RecordsPolicy = "styrmin-helm-records"
 // helmRecordType is the Secret type of Helm's release records.
 const helmRecordType = "helm.sh/release.v1"
 
+// writersAnnotation lists, as a JSON array, the users the records policy
+// lets write Helm records: every Styrmin process that put it in place (one
+// cluster may have several Styrmins, or their web and worker apart).
+const writersAnnotation = "styrmin.io/helm-record-writers"
+
 // ensureRecordsPolicy puts in place, once per Client, the policy that
 // refuses a Helm release record (a Secret of Helm's type, or labelled
-// owner=helm) created or changed by anyone but Styrmin in a namespace
+// owner=helm) created or changed by anyone but a Styrmin (each adds its
+// user to the policy's writers) in a namespace
 // labelled DeploymentsLabel: a chart, its hooks and its pods cannot forge the
 // history Styrmin's next upgrade reads.
 func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
@@ -34,14 +42,21 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 	if c.policy {
 		return nil
 	}
-	self, err := c.self(ctx)
+	self, err := c.whoAmI(ctx)
 	if err != nil {
 		return err
 	}
-	policy, binding := recordsPolicy(self)
+	policy, binding := recordsPolicy([]string{self})
 	admission := c.clientset.AdmissionregistrationV1()
 	err = apply(ctx, admission.ValidatingAdmissionPolicies(), policy, func(have *admissionv1.ValidatingAdmissionPolicy) {
-		have.Spec, have.Labels = policy.Spec, policy.Labels
+		var writers []string
+		_ = json.Unmarshal([]byte(have.Annotations[writersAnnotation]), &writers) // a mangled list keeps only self
+		if !slices.Contains(writers, self) {
+			writers = append(writers, self)
+		}
+		want, _ := recordsPolicy(writers)
+		have.Spec, have.Labels = want.Spec, want.Labels
+		have.Annotations = want.Annotations
 	})
 	if err != nil {
 		return fmt.Errorf("deployer: ValidatingAdmissionPolicy %s: %w", RecordsPolicy, err)
@@ -56,13 +71,14 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 	return nil
 }
 
-// recordsPolicy is the records policy, and its binding, of a Styrmin whose
-// requests authenticate as user self.
-func recordsPolicy(self string) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+// recordsPolicy is the records policy, and its binding, that lets only
+// writers write Helm records.
+func recordsPolicy(writers []string) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	list, _ := json.Marshal(writers) // a JSON array of strings is a CEL list of strings
 	fail := admissionv1.Fail
 	deployments := &metav1.LabelSelector{MatchLabels: map[string]string{DeploymentsLabel: "true"}}
 	policy := &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: RecordsPolicy, Labels: managed("helm-records")},
+		ObjectMeta: metav1.ObjectMeta{Name: RecordsPolicy, Labels: managed("helm-records"), Annotations: map[string]string{writersAnnotation: string(list)}},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: &fail,
 			MatchConstraints: &admissionv1.MatchResources{
@@ -74,7 +90,7 @@ func recordsPolicy(self string) (*admissionv1.ValidatingAdmissionPolicy, *admiss
 			},
 			MatchConditions: []admissionv1.MatchCondition{{
 				Name:       "not-styrmin",
-				Expression: fmt.Sprintf("request.userInfo.username != %q", self),
+				Expression: fmt.Sprintf("!(request.userInfo.username in %s)", list),
 			}},
 			Validations: []admissionv1.Validation{{
 				Expression: fmt.Sprintf("!(object.type == %q || (has(object.metadata.labels) && 'owner' in object.metadata.labels && object.metadata.labels['owner'] == 'helm'))", helmRecordType),
@@ -102,8 +118,8 @@ var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 const admissionDelay = 30 * time.Second
 
 // awaitRecordsGuarded returns once the API server refuses namespace's
-// deployer a Helm record there (a dry run): the policy, or the namespace's
-// label, may have just been written. It fails if that does not happen in
+// deployer a Helm record there and lets Styrmin write one (dry runs): the
+// policy, or the namespace's label, may have just been written. It fails if that does not happen in
 // admissionDelay, so a cluster that does not enforce the policy is noticed.
 func (c *Client) awaitRecordsGuarded(ctx context.Context, namespace string) error {
 	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "styrmin-probe-", Labels: map[string]string{"owner": "helm"}}, Type: helmRecordType}
@@ -113,7 +129,11 @@ func (c *Client) awaitRecordsGuarded(ctx context.Context, namespace string) erro
 	}
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, admissionDelay, true, func(ctx context.Context) (bool, error) {
 		_, err := deployer.CoreV1().Secrets(namespace).Create(ctx, forged, dryRun)
-		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), RecordsPolicy), nil
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), RecordsPolicy) {
+			return false, nil
+		}
+		_, err = c.clientset.CoreV1().Secrets(namespace).Create(ctx, forged, dryRun)
+		return err == nil, nil
 	})
 	if err != nil {
 		return fmt.Errorf("deployer: the API server does not apply the policy %s in namespace %s (it needs ValidatingAdmissionPolicy, Kubernetes 1.30 or later): %w", RecordsPolicy, namespace, err)
