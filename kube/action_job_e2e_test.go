@@ -264,11 +264,14 @@ func TestLocalActionJobStoppedByItsTimeLimit(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	spec := busyboxJob(namespace, "echo started", "echo password=hunter2-limit", "sleep 60")
-	spec.Timeout = 3 * time.Second
+	// The limit counts from the Job's start, the pod's scheduling and the
+	// container's start included: 3 s was once over before a node loaded by
+	// the whole test run had started the container, leaving nothing to read.
+	spec.Timeout = 20 * time.Second
 	out, err := client.RunActionJob(context.Background(), spec)
 	require.NoError(t, err)
 	require.False(t, out.Succeeded)
-	require.True(t, strings.HasPrefix(out.Message, "The Job app-job failed: it was stopped after its time limit of 3s."), out.Message)
+	require.True(t, strings.HasPrefix(out.Message, "The Job app-job failed: it was stopped after its time limit of 20s."), out.Message)
 	// Kubernetes deletes the pod of a Job past its deadline (the local
 	// cluster at once): the tail is what was read while it ran, redacted.
 	require.Equal(t, "started\npassword=<redacted>", out.Tail, out.Message)
