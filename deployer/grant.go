@@ -237,15 +237,10 @@ func (c *Client) applyNamespacedGrant(ctx context.Context, n names, namespace, r
 
 // applyClusterRole creates the ClusterRole name with rules, or sets its rules.
 func (c *Client) applyClusterRole(ctx context.Context, name string, labels map[string]string, rules []rbacv1.PolicyRule) error {
-	roles := c.clientset.RbacV1().ClusterRoles()
-	have, err := roles.Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = roles.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Rules: rules}, metav1.CreateOptions{})
-	case err == nil:
+	want := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Rules: rules}
+	err := apply(ctx, c.clientset.RbacV1().ClusterRoles(), want, func(have *rbacv1.ClusterRole) {
 		have.Rules, have.Labels = rules, labels
-		_, err = roles.Update(ctx, have, metav1.UpdateOptions{})
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("deployer: ClusterRole %s: %w", name, err)
 	}
