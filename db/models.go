@@ -187,6 +187,7 @@ type Task struct {
 	StartedAt         *time.Time
 	EndedAt           *time.Time
 	CancelRequestedBy pgtype.Text
+	Lease             int64
 }
 
 type User struct {

@@ -13,19 +13,19 @@ import (
 
 const beatTask = `-- name: BeatTask :one
 UPDATE tasks SET heartbeat_at = now()
-WHERE id = $1 AND runner = $2::text AND status = 'running'
+WHERE id = $1 AND lease = $2 AND status = 'running'
 RETURNING cancel_requested_by
 `
 
 type BeatTaskParams struct {
-	ID     int64
-	Runner string
+	ID    int64
+	Lease int64
 }
 
-// Renews the heartbeat of a task its runner still owns and says whether
-// someone asked to cancel it; no row means another process took it over.
+// Renews the heartbeat of a task whose lease its run still holds and says
+// whether someone asked to cancel it; no row means the run lost the task.
 func (q *Queries) BeatTask(ctx context.Context, arg BeatTaskParams) (pgtype.Text, error) {
-	row := q.db.QueryRow(ctx, beatTask, arg.ID, arg.Runner)
+	row := q.db.QueryRow(ctx, beatTask, arg.ID, arg.Lease)
 	var cancel_requested_by pgtype.Text
 	err := row.Scan(&cancel_requested_by)
 	return cancel_requested_by, err
@@ -34,7 +34,7 @@ func (q *Queries) BeatTask(ctx context.Context, arg BeatTaskParams) (pgtype.Text
 const cancelQueuedTask = `-- name: CancelQueuedTask :one
 UPDATE tasks SET status = 'canceled', message = $1, ended_at = now(), secret_inputs = NULL
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type CancelQueuedTaskParams struct {
@@ -64,12 +64,13 @@ func (q *Queries) CancelQueuedTask(ctx context.Context, arg CancelQueuedTaskPara
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
 
 const findTasks = `-- name: FindTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, d.name AS deployment_name
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.parent_step_id IS NULL
   AND ($1::bigint = 0 OR t.id < $1::bigint)
@@ -131,6 +132,7 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 			&i.Task.StartedAt,
 			&i.Task.EndedAt,
 			&i.Task.CancelRequestedBy,
+			&i.Task.Lease,
 			&i.DeploymentName,
 		); err != nil {
 			return nil, err
@@ -147,8 +149,8 @@ const finishTask = `-- name: FinishTask :one
 UPDATE tasks
 SET status = $1, result = $2, message = $3, ended_at = now(),
     heartbeat_at = NULL, secret_inputs = NULL
-WHERE id = $4 AND runner = $5::text AND status = 'running'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
+WHERE id = $4 AND status = 'running'
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type FinishTaskParams struct {
@@ -156,18 +158,15 @@ type FinishTaskParams struct {
 	Result  []byte
 	Message string
 	ID      int64
-	Runner  string
 }
 
-// Records how a task its runner still owns ended; no row means another
-// process took it over.
+// Records how a running task ended (under its run's lease: Run.Fenced).
 func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, finishTask,
 		arg.Status,
 		arg.Result,
 		arg.Message,
 		arg.ID,
-		arg.Runner,
 	)
 	var i Task
 	err := row.Scan(
@@ -189,12 +188,13 @@ func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (Task, e
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE id = $1
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
@@ -219,12 +219,13 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
 
 const getTaskOfDeployment = `-- name: GetTaskOfDeployment :one
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, d.name AS deployment_name
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.id = $1
 `
@@ -257,6 +258,7 @@ func (q *Queries) GetTaskOfDeployment(ctx context.Context, id int64) (GetTaskOfD
 		&i.Task.StartedAt,
 		&i.Task.EndedAt,
 		&i.Task.CancelRequestedBy,
+		&i.Task.Lease,
 		&i.DeploymentName,
 	)
 	return i, err
@@ -300,11 +302,30 @@ func (q *Queries) HoldDeployment(ctx context.Context, arg HoldDeploymentParams) 
 	return id, err
 }
 
+const holdLease = `-- name: HoldLease :one
+SELECT id FROM tasks WHERE id = $1 AND lease = $2 AND status = 'running' FOR SHARE
+`
+
+type HoldLeaseParams struct {
+	ID    int64
+	Lease int64
+}
+
+// Locks a running task's row while its lease is still lease: a transaction
+// that holds it writes for the run that owns the task, and no process takes
+// the task over until it commits.
+func (q *Queries) HoldLease(ctx context.Context, arg HoldLeaseParams) (int64, error) {
+	row := q.db.QueryRow(ctx, holdLease, arg.ID, arg.Lease)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
 const insertTask = `-- name: InsertTask :one
 INSERT INTO tasks (deployment_id, kind, inputs, parent_step_id, root_task_id, created_by)
 VALUES ($1, $2, $3, $4,
         $5, $6)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type InsertTaskParams struct {
@@ -345,6 +366,7 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
@@ -385,7 +407,7 @@ func (q *Queries) LinkedTaskOrigin(ctx context.Context, id int64) (LinkedTaskOri
 }
 
 const listNestedTasks = `-- name: ListNestedTasks :many
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
 `
 
 // The tasks that the given steps started.
@@ -417,6 +439,7 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 			&i.StartedAt,
 			&i.EndedAt,
 			&i.CancelRequestedBy,
+			&i.Lease,
 		); err != nil {
 			return nil, err
 		}
@@ -469,7 +492,7 @@ func (q *Queries) ListTaskSecretsNotUnder(ctx context.Context, arg ListTaskSecre
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
 FROM tasks t
 WHERE t.deployment_id = $1 AND t.parent_step_id IS NULL
   AND ($2::bigint = 0 OR t.id < $2::bigint)
@@ -519,6 +542,7 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTas
 			&i.Task.StartedAt,
 			&i.Task.EndedAt,
 			&i.Task.CancelRequestedBy,
+			&i.Task.Lease,
 			&i.StepCount,
 		); err != nil {
 			return nil, err
@@ -531,8 +555,22 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTas
 	return items, nil
 }
 
+const lockDeployment = `-- name: LockDeployment :exec
+SELECT id FROM deployments WHERE id = $1 FOR UPDATE
+`
+
+// Waits for the transactions that change the deployment's hold (and its
+// queue's hand-over) to commit, and keeps others from changing it until this
+// one does: a claim that read the hold without this lock could read it held
+// by a chain whose end, committing meanwhile, looked for a next task before
+// the claimed task was visible, and neither would start it.
+func (q *Queries) LockDeployment(ctx context.Context, id int64) error {
+	_, err := q.db.Exec(ctx, lockDeployment, id)
+	return err
+}
+
 const lockTask = `-- name: LockTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
@@ -557,12 +595,13 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
 
 const nextQueuedTask = `-- name: NextQueuedTask :one
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.deployment_id = $1 AND t.status = 'queued'
   AND t.parent_step_id IS NULL AND d.holder_task_id IS NULL
 ORDER BY t.id
@@ -593,6 +632,7 @@ func (q *Queries) NextQueuedTask(ctx context.Context, deploymentID int64) (Task,
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
@@ -680,22 +720,45 @@ func (q *Queries) RequestCancel(ctx context.Context, arg RequestCancelParams) (i
 	return id, err
 }
 
-const requeueTask = `-- name: RequeueTask :exec
+const requeueTask = `-- name: RequeueTask :one
 UPDATE tasks
 SET status = 'queued', runner = NULL, heartbeat_at = NULL, message = $1
-WHERE id = $2 AND runner = $3::text AND status = 'running'
+WHERE id = $2 AND status = 'running'
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type RequeueTaskParams struct {
 	Message string
 	ID      int64
-	Runner  string
 }
 
-// Puts a task whose runner died back in the queue, to run again from the start.
-func (q *Queries) RequeueTask(ctx context.Context, arg RequeueTaskParams) error {
-	_, err := q.db.Exec(ctx, requeueTask, arg.Message, arg.ID, arg.Runner)
-	return err
+// Puts a task whose runner died back in the queue, to run again from the
+// start (under its recovery's lease: Run.Fenced).
+func (q *Queries) RequeueTask(ctx context.Context, arg RequeueTaskParams) (Task, error) {
+	row := q.db.QueryRow(ctx, requeueTask, arg.Message, arg.ID)
+	var i Task
+	err := row.Scan(
+		&i.ID,
+		&i.DeploymentID,
+		&i.Kind,
+		&i.Status,
+		&i.Inputs,
+		&i.SecretInputs,
+		&i.Result,
+		&i.Message,
+		&i.ParentStepID,
+		&i.RootTaskID,
+		&i.RiverJobID,
+		&i.Runner,
+		&i.HeartbeatAt,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.EndedAt,
+		&i.CancelRequestedBy,
+		&i.Lease,
+	)
+	return i, err
 }
 
 const resealTaskSecrets = `-- name: ResealTaskSecrets :execrows
@@ -761,7 +824,7 @@ WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => $1::fl
 ORDER BY id
 `
 
-// Running tasks whose runner has not renewed the heartbeat in time.
+// Running tasks whose run has not renewed the heartbeat in time.
 func (q *Queries) StaleTasks(ctx context.Context, staleAfterSeconds float64) ([]int64, error) {
 	rows, err := q.db.Query(ctx, staleTasks, staleAfterSeconds)
 	if err != nil {
@@ -784,10 +847,10 @@ func (q *Queries) StaleTasks(ctx context.Context, staleAfterSeconds float64) ([]
 
 const startTask = `-- name: StartTask :one
 UPDATE tasks
-SET status = 'running', runner = $1::text, heartbeat_at = now(),
+SET status = 'running', runner = $1::text, heartbeat_at = now(), lease = lease + 1,
     started_at = coalesce(started_at, now()), message = ''
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type StartTaskParams struct {
@@ -795,6 +858,7 @@ type StartTaskParams struct {
 	ID     int64
 }
 
+// Starts a queued task under a new lease.
 func (q *Queries) StartTask(ctx context.Context, arg StartTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, startTask, arg.Runner, arg.ID)
 	var i Task
@@ -817,15 +881,16 @@ func (q *Queries) StartTask(ctx context.Context, arg StartTaskParams) (Task, err
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }
 
 const takeOverTask = `-- name: TakeOverTask :one
-UPDATE tasks SET runner = $1::text, heartbeat_at = now()
+UPDATE tasks SET runner = $1::text, heartbeat_at = now(), lease = lease + 1
 WHERE id = $2 AND status = 'running'
   AND heartbeat_at < now() - make_interval(secs => $3::float8)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
 `
 
 type TakeOverTaskParams struct {
@@ -834,7 +899,8 @@ type TakeOverTaskParams struct {
 	StaleAfterSeconds float64
 }
 
-// Takes a stale running task over for recovery.
+// Takes a stale running task over for recovery, under a new lease: the
+// stale run's writes are refused from now on.
 func (q *Queries) TakeOverTask(ctx context.Context, arg TakeOverTaskParams) (Task, error) {
 	row := q.db.QueryRow(ctx, takeOverTask, arg.Runner, arg.ID, arg.StaleAfterSeconds)
 	var i Task
@@ -857,6 +923,7 @@ func (q *Queries) TakeOverTask(ctx context.Context, arg TakeOverTaskParams) (Tas
 		&i.StartedAt,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
+		&i.Lease,
 	)
 	return i, err
 }

@@ -63,7 +63,9 @@ func (s *Service) Runners() map[string]executor.Runner {
 }
 
 // revokingRunner revokes, before a task is recovered, every action token its
-// hook steps minted: the process that died never ran the steps' own revocation.
+// hook steps minted: the process that died never ran the steps' own
+// revocation. The tasks its actions started stay in its result, as in a
+// failed run's.
 type revokingRunner struct {
 	executor.Runner
 	s *Service
@@ -72,6 +74,13 @@ type revokingRunner struct {
 func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
 	if err := r.s.q.RevokeTaskActionTokens(ctx, run.Task.ID); err != nil {
 		return false, "", fmt.Errorf("deployment: revoke the action tokens of task %d: %w", run.Task.ID, err)
+	}
+	linked, err := (&taskRun{s: r.s, run: run}).linked(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	if len(linked) > 0 {
+		run.KeepResult(failedResult{Linked: linked})
 	}
 	return r.Runner.Recover(ctx, run)
 }
@@ -193,17 +202,22 @@ func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVe
 	if err != nil {
 		return err
 	}
-	if err := j.s.q.InsertRevision(ctx, db.InsertRevisionParams{
-		DeploymentID: j.row.ID, Revision: int32(revision), TaskID: j.run.Task.ID, DriverVersion: driverVersion,
-		AppVersion: appVersion, Parameters: plain, Secrets: revisionSecrets,
-	}); err != nil {
+	// Helm has made the revision: it is recorded whatever the database's
+	// mood, unless the task was taken over meanwhile.
+	err = j.run.Write(context.WithoutCancel(ctx), "record a revision", func(ctx context.Context, q *db.Queries) error {
+		if err := q.InsertRevision(ctx, db.InsertRevisionParams{
+			DeploymentID: j.row.ID, Revision: int32(revision), TaskID: j.run.Task.ID, DriverVersion: driverVersion,
+			AppVersion: appVersion, Parameters: plain, Secrets: revisionSecrets,
+		}); err != nil {
+			return err
+		}
+		return q.SetDeploymentRelease(ctx, db.SetDeploymentReleaseParams{
+			ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain,
+			Secrets: deploymentSecrets, SecretNames: secretNames(values.Secrets),
+		})
+	})
+	if err != nil {
 		return fmt.Errorf("deployment: record revision %d of %s: %w", revision, j.row.Name, err)
-	}
-	if err := j.s.q.SetDeploymentRelease(ctx, db.SetDeploymentReleaseParams{
-		ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain,
-		Secrets: deploymentSecrets, SecretNames: secretNames(values.Secrets),
-	}); err != nil {
-		return fmt.Errorf("deployment: record release of %s: %w", j.row.Name, err)
 	}
 	// The deployer now holds only what the recorded version needs.
 	return j.actAs(ctx, driverVersion)
@@ -220,7 +234,10 @@ func (j *taskRun) actAs(ctx context.Context, versions ...string) error {
 // includes them (nil when none).
 func (j *taskRun) fail(ctx context.Context, err error) (any, error) {
 	ctx = context.WithoutCancel(ctx)
-	if serr := j.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed}); serr != nil {
+	serr := j.run.Write(ctx, "record a failed deployment", func(ctx context.Context, q *db.Queries) error {
+		return q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed})
+	})
+	if serr != nil {
 		err = fmt.Errorf("%w (and recording the failure: %v)", err, serr)
 	}
 	linked, lerr := j.linked(ctx)

@@ -9,7 +9,14 @@
 // with the action that started it (task_linked.go). When a process dies,
 // another one sees the heartbeat stop and asks the Runner to recover: the
 // task then either runs again from the start or ends failed with a message
-// saying what happened.
+// saying what happened. A run holds its task by a lease that every write of
+// it checks (lease.go), so a task never runs twice at once.
+//
+// The hold invariant: whenever a task ends or leaves the running state (it
+// finishes, is cancelled while queued, refused at its claim, or queued again
+// by its recovery), the same transaction frees its deployment when nothing of
+// its chain runs any more and hands a free deployment to its next task
+// (settle). No deployment stays held by a chain that has ended.
 //
 // The executor knows nothing of Helm or Kubernetes: Runners do the work.
 package executor
@@ -143,6 +150,8 @@ type Executor struct {
 	secretsOf SecretsOf
 	opts      Options
 	log       *slog.Logger
+	// running are the tasks this process runs or recovers right now.
+	running tracked
 }
 
 // New returns the queue of tasks on pool. With opts.Work, its River client is

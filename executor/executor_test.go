@@ -29,9 +29,15 @@ type bundle struct {
 	q    *db.Queries
 }
 
+// setup gives the test a database of its own with a driver to deploy.
 func setup(t testing.TB) bundle {
 	t.Helper()
-	pool := dbtest.New(t)
+	return setupOn(t, dbtest.New(t))
+}
+
+// setupOn is setup on the database of pool.
+func setupOn(t testing.TB, pool *pgxpool.Pool) bundle {
+	t.Helper()
 	q := db.New(pool)
 	_, err := q.InsertDriverVersion(context.Background(), db.InsertDriverVersionParams{
 		Name: "demo", Version: "1.0.0", Title: "Demo", Labels: []byte("{}"), Spec: []byte("{}"),
@@ -80,13 +86,19 @@ func (b bundle) start(t testing.TB, runners map[string]executor.Runner, opts exe
 func (b bundle) startHiding(t testing.TB, runners map[string]executor.Runner, opts executor.Options, secretsOf executor.SecretsOf) *executor.Executor {
 	t.Helper()
 	e, w := b.workerHiding(t, runners, opts, secretsOf)
+	startWorker(t, w)
+	return e
+}
+
+// startWorker starts w and stops it when the test ends.
+func startWorker(t testing.TB, w *executor.Worker) {
+	t.Helper()
 	require.NoError(t, w.Start(context.Background()))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		require.NoError(t, w.Stop(ctx))
 	})
-	return e
 }
 
 // enqueue commits a task of kind on deployment with its job, as the service does.
@@ -365,20 +377,29 @@ func TestNestedTaskRunsWhileItsParentHoldsTheDeployment(t *testing.T) {
 	require.Equal(t, executor.TaskSucceeded, executortest.WaitRow(t, b.q, later).Status, "the top-level task queued behind still runs")
 }
 
-// crashedTask inserts a task that a dead process left running, with an old heartbeat.
+// crashedTask inserts a task that a dead process left running, with an old
+// heartbeat, holding its deployment.
 func (b bundle) crashedTask(t *testing.T, deployment int64, kind string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	task, err := b.q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deployment, Kind: kind, Inputs: []byte("{}"), CreatedBy: "test"})
 	require.NoError(t, err)
 	require.NoError(t, b.q.SetTaskRoot(ctx, task.ID))
-	_, err = b.pool.Exec(ctx, `UPDATE tasks SET status = 'running', runner = 'dead:1', started_at = now(), heartbeat_at = now() - interval '1 hour' WHERE id = $1`, task.ID)
-	require.NoError(t, err)
+	b.diedRunning(t, task.ID)
 	_, err = b.pool.Exec(ctx, `UPDATE deployments SET holder_task_id = $1 WHERE id = $2`, task.ID, deployment)
 	require.NoError(t, err)
-	_, err = b.pool.Exec(ctx, `INSERT INTO steps (task_id, position, kind, title) VALUES ($1, 1, 'helm', 'Helm upgrade')`, task.ID)
-	require.NoError(t, err)
 	return task.ID
+}
+
+// diedRunning makes task id one that a dead process left running in a step,
+// with an old heartbeat.
+func (b bundle) diedRunning(t *testing.T, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `UPDATE tasks SET status = 'running', runner = 'dead:1', lease = 1, started_at = now(), heartbeat_at = now() - interval '1 hour' WHERE id = $1`, id)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `INSERT INTO steps (task_id, position, kind, title) VALUES ($1, 1, 'helm', 'Helm upgrade')`, id)
+	require.NoError(t, err)
 }
 
 func TestTaskOfADeadProcessEndsFailedWithWhatRecoveryDid(t *testing.T) {

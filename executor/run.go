@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -56,6 +58,27 @@ type Run struct {
 	mu       sync.Mutex
 	secrets  []string
 	redactor *redact.Redactor
+	kept     any
+}
+
+// KeepResult records v as the task's result for when its run ends without
+// one: cancelled, or recovered after its process stopped. A Runner's Recover
+// keeps what the interrupted run had done (such as the tasks its actions
+// started), as a failed run returns it.
+func (r *Run) KeepResult(v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.kept = v
+}
+
+// resultOr is result, or the result kept when it is nil.
+func (r *Run) resultOr(result any) any {
+	if result != nil {
+		return result
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.kept
 }
 
 // Conceal adds values that everything the run records from now on replaces
@@ -93,7 +116,11 @@ func (r *Run) recordable(message string, v any) (string, []byte, error) {
 // tasks) end with it: those still queued are cancelled, those running are
 // stopped, and Step returns once they have ended. Step returns fn's error.
 func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx context.Context, s *Step) error) error {
-	row, err := r.e.queries.InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: r.Redactor().String(title)})
+	var row db.Step
+	err := r.Fenced(ctx, func(tx pgx.Tx) (err error) {
+		row, err = r.e.queries.WithTx(tx).InsertStep(ctx, db.InsertStepParams{TaskID: r.Task.ID, Kind: kind, Title: r.Redactor().String(title)})
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
@@ -113,9 +140,12 @@ func (r *Run) Step(ctx context.Context, kind StepKind, title string, fn func(ctx
 	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
-	// A cancelled run still records how its step ended.
-	endCtx := context.WithoutCancel(ctx)
-	if err := r.e.queries.EndStep(endCtx, db.EndStepParams{ID: s.ID, Status: status, Message: message, Detail: detail}); err != nil {
+	// A cancelled run still records how its step ended, however long the
+	// database takes to answer: what the step did is never lost.
+	err = r.Write(context.WithoutCancel(ctx), "record the end of a step", func(ctx context.Context, q *db.Queries) error {
+		return q.EndStep(ctx, db.EndStepParams{ID: s.ID, Status: status, Message: message, Detail: detail})
+	})
+	if err != nil {
 		return fmt.Errorf("executor: record step %q: %w", title, err)
 	}
 	// The step has ended, so no task it started can start any more (claim).

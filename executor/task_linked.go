@@ -84,10 +84,10 @@ func (e *Executor) stopLinked(ctx context.Context, c conn, taskID, stepID int64)
 		if t.Status == TaskQueued {
 			err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 				cancelled, err := e.queries.WithTx(tx).CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: "Cancelled before it started: the action that started it had ended."})
-				if err == nil {
-					e.taskChanged(ctx, tx, cancelled)
+				if err != nil {
+					return err
 				}
-				return err
+				return e.ended(ctx, tx, cancelled)
 			})
 			if err == nil {
 				continue

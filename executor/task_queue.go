@@ -65,9 +65,8 @@ func (e *Executor) CancelQueued(ctx context.Context, taskID int64, message strin
 		if err != nil {
 			return err
 		}
-		e.taskChanged(ctx, tx, task)
 		// Its job finds the task cancelled and ends.
-		return e.handOver(ctx, tx, task.DeploymentID)
+		return e.ended(ctx, tx, task)
 	})
 	if err != nil && !errors.Is(err, ErrNotQueued) {
 		return fmt.Errorf("executor: cancel task %d: %w", taskID, err)

@@ -59,11 +59,14 @@ func (e *Executor) claim(ctx context.Context, jobID, taskID int64) (task *db.Tas
 			}
 			if why != "" {
 				cancelled, err := q.CancelQueuedTask(ctx, db.CancelQueuedTaskParams{ID: t.ID, Message: why})
-				if err == nil {
-					e.taskChanged(ctx, tx, cancelled)
+				if err != nil {
+					return err
 				}
-				return err
+				return e.ended(ctx, tx, cancelled)
 			}
+		}
+		if err := q.LockDeployment(ctx, t.DeploymentID); err != nil {
+			return err
 		}
 		_, err = q.HoldDeployment(ctx, db.HoldDeploymentParams{
 			RootTaskID:   RootOf(t),
@@ -103,9 +106,6 @@ func RootOf(t db.Task) int64 {
 	return t.ID
 }
 
-// errTakenOver ends a run whose heartbeat another process found stale.
-var errTakenOver = errors.New("executor: another process took the task over")
-
 // cancelRequest ends a run that a user asked to cancel.
 type cancelRequest struct{ by string }
 
@@ -114,41 +114,52 @@ func (c *cancelRequest) Error() string { return "cancelled by " + c.by }
 
 // execute runs a claimed task to its end and records how it ended.
 func (e *Executor) execute(ctx context.Context, task db.Task) {
+	untrack, _ := e.running.track(task.ID) // a claimed task is nobody's yet
+	defer untrack()
+	// The end is recorded however long the database takes to answer: only
+	// the process's exit stops it trying.
+	endCtx := context.WithoutCancel(ctx)
 	runner, ok := e.runners[task.Kind]
 	if !ok {
-		e.finish(&Run{Task: task}, TaskFailed, nil, fmt.Sprintf("This Styrmin process cannot run %s tasks; run a worker of the same version.", task.Kind))
+		e.finish(endCtx, &Run{Task: task, e: e}, TaskFailed, nil, fmt.Sprintf("This Styrmin process cannot run %s tasks; run a worker of the same version.", task.Kind))
 		return
 	}
 	run, err := e.newRun(ctx, task)
 	if err != nil {
-		e.finish(run, TaskFailed, nil, err.Error())
+		e.finish(endCtx, run, TaskFailed, nil, err.Error())
 		return
 	}
 	var result any
-	err = e.withHeartbeat(ctx, task, stopOnCancel, func(ctx context.Context) (err error) {
+	var runErr error
+	// err is what stopped the run (see withHeartbeat), else runErr.
+	err = e.withHeartbeat(ctx, task, stopOnCancel, func(ctx context.Context) error {
 		defer func() {
 			if p := recover(); p != nil {
 				e.log.Error("executor: task panicked", "task", task.ID, "panic", p, "stack", string(debug.Stack()))
-				err = errors.New("Styrmin hit an internal error while running this task; the server log has the details")
+				runErr = errors.New("Styrmin hit an internal error while running this task; the server log has the details")
 			}
 		}()
-		result, err = runner.Run(ctx, run)
-		return err
+		result, runErr = runner.Run(ctx, run)
+		return nil
 	})
 	var cancelled *cancelRequest
 	switch {
-	case errors.Is(err, errTakenOver):
+	case errors.Is(err, ErrLeaseLost):
 		e.log.Warn("executor: task taken over by another process", "task", task.ID)
+	case errors.Is(err, errLeaseExpired) && runErr != nil:
+		// A run that succeeded all the same is recorded below (its end is
+		// fenced): its work was done.
+		e.log.Error("executor: task stopped: the database did not answer its heartbeat in time; it is recovered once the database answers", "task", task.ID)
 	case errors.As(err, &cancelled):
-		e.recoverTask(context.WithoutCancel(ctx), task, fmt.Sprintf("Cancelled by %s while it ran.", cancelled.by), TaskCanceled)
+		e.recoverTask(endCtx, task, fmt.Sprintf("Cancelled by %s while it ran.", cancelled.by), TaskCanceled)
 	case ctx.Err() != nil:
 		// Shutdown after the drain time: recover now rather than leave the
 		// task for another process to find stale.
-		e.recoverTask(context.WithoutCancel(ctx), task, "Styrmin was shut down while this task ran.", TaskFailed)
-	case err != nil:
-		e.finish(run, TaskFailed, result, err.Error())
+		e.recoverTask(endCtx, task, "Styrmin was shut down while this task ran.", TaskFailed)
+	case runErr != nil:
+		e.finish(endCtx, run, TaskFailed, result, runErr.Error())
 	default:
-		e.finish(run, TaskSucceeded, result, "")
+		e.finish(endCtx, run, TaskSucceeded, result, "")
 	}
 }
 
@@ -181,10 +192,11 @@ const (
 )
 
 // withHeartbeat runs fn while renewing the task's heartbeat, until fn
-// returns. fn's context is cancelled with errTakenOver when the heartbeat
-// finds the task owned by another process, and, in stopOnCancel mode, with a
-// *cancelRequest when a user asked to cancel it; the heartbeat goes on while
-// fn winds down (it may wait for the tasks its actions started).
+// returns. fn's context is cancelled with ErrLeaseLost when the heartbeat
+// finds the task taken over by another process, with errLeaseExpired when it
+// could not be renewed for the lease time, and, in stopOnCancel mode, with a
+// *cancelRequest when a user asked to cancel the task; the heartbeat goes on
+// while fn winds down (it may wait for the tasks its actions started).
 func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, mode cancelMode, fn func(ctx context.Context) error) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -198,94 +210,120 @@ func (e *Executor) withHeartbeat(ctx context.Context, task db.Task, mode cancelM
 	stopBeat()
 	<-done
 	var cancelled *cancelRequest
-	if cause := context.Cause(runCtx); errors.Is(cause, errTakenOver) || errors.As(cause, &cancelled) {
+	if cause := context.Cause(runCtx); errors.Is(cause, ErrLeaseLost) || errors.Is(cause, errLeaseExpired) || errors.As(cause, &cancelled) {
 		err = cause
 	}
 	return err
 }
 
 // beat renews the task's heartbeat every HeartbeatEvery until ctx ends, and
-// stops the run (stop) when the task was taken over or, in stopOnCancel
-// mode, a user cancelled it.
+// stops the run (stop) when its lease is lost or expired or, in stopOnCancel
+// mode, a user cancelled it. The lease counts from the last renewal sent
+// that the database answered (the claim or take-over to start with).
 func (e *Executor) beat(ctx context.Context, task db.Task, mode cancelMode, stop context.CancelCauseFunc) {
 	tick := time.NewTicker(e.opts.HeartbeatEvery)
 	defer tick.Stop()
+	renewed := time.Now()
+	var warned time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		by, err := e.queries.BeatTask(ctx, db.BeatTaskParams{ID: task.ID, Runner: e.opts.Name})
+		sent := time.Now()
+		tryCtx, cancel := context.WithTimeout(ctx, e.opts.HeartbeatEvery)
+		by, err := e.queries.BeatTask(tryCtx, db.BeatTaskParams{ID: task.ID, Lease: task.Lease})
+		cancel()
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			stop(errTakenOver)
+			stop(ErrLeaseLost)
+			return
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil && time.Since(renewed) >= e.opts.leaseTime():
+			stop(errLeaseExpired)
 			return
 		case err != nil:
-			if ctx.Err() == nil {
+			if renewed.After(warned) { // once per outage
+				warned = renewed
 				e.log.Warn("executor: heartbeat", "task", task.ID, "error", err)
 			}
-		case by.Valid && mode == stopOnCancel:
-			stop(&cancelRequest{by: by.String}) // the first cause stays
+		default:
+			renewed = sent
+			if by.Valid && mode == stopOnCancel {
+				stop(&cancelRequest{by: by.String}) // the first cause stays
+			}
 		}
 	}
 }
 
 // finish records how a task ended, cancels what its actions started and has
-// not ended yet (they were stopped already unless the run broke off), and,
-// once no task of its chain runs any more and its top-level task has ended,
-// frees the deployment and wakes the deployment's next task.
-//
-// The next task is looked for after the release has committed: a task
-// committed while the release was not yet visible found the deployment held
-// and waits for WaitRetry, and only a look taken after the commit is sure to
-// see it.
-func (e *Executor) finish(run *Run, status TaskStatus, result any, message string) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.opts.StaleAfter)
-	defer cancel()
+// not ended yet (they were stopped already unless the run broke off), and
+// settles its deployment. It tries until the database answers or ctx ends,
+// and records nothing once another process took the task over.
+func (e *Executor) finish(ctx context.Context, run *Run, status TaskStatus, result any, message string) {
 	task := run.Task
-	message, resultJSON, err := run.recordable(message, result)
+	message, resultJSON, err := run.recordable(message, run.resultOr(result))
 	if err != nil {
 		e.log.Error("executor: task result is not JSON", "task", task.ID, "error", err)
 		resultJSON = []byte("null")
 	}
-	var freed int64
-	var recorded bool
-	err = pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-		q := e.queries.WithTx(tx)
-		ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Runner: e.opts.Name, Status: status, Result: resultJSON, Message: message})
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil // another process took the task over
-		}
-		if err != nil {
-			return err
-		}
-		recorded = true
-		e.taskChanged(ctx, tx, ended)
-		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
-			return err
-		}
-		if _, err := e.stopLinked(ctx, tx, task.ID, 0); err != nil {
-			return err
-		}
-		freed, err = q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})
-		return err
+	err = e.untilAnswered(ctx, "record the end of a task", func(ctx context.Context) error {
+		return run.Fenced(ctx, func(tx pgx.Tx) error {
+			q := e.queries.WithTx(tx)
+			ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Status: status, Result: resultJSON, Message: message})
+			if err != nil {
+				return err
+			}
+			if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
+				return err
+			}
+			if _, err := e.stopLinked(ctx, tx, task.ID, 0); err != nil {
+				return err
+			}
+			return e.ended(ctx, tx, ended)
+		})
 	})
-	if err != nil {
-		// The heartbeat stops with this run: another process will recover the task.
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		e.log.Warn("executor: task taken over by another process before its end was recorded", "task", task.ID, "status", status)
+	case err != nil:
+		// The heartbeat has stopped: another process will recover the task.
 		e.log.Error("executor: record the end of a task", "task", task.ID, "status", status, "error", err)
-		return
-	}
-	if recorded {
+	default:
 		e.observeEnd(task, status)
 	}
-	if freed == 0 {
-		return
+}
+
+// ended tells Events that task's row, changed in tx, ended, and settles its
+// deployment.
+func (e *Executor) ended(ctx context.Context, tx pgx.Tx, task db.Task) error {
+	e.taskChanged(ctx, tx, task)
+	return e.settle(ctx, tx, task)
+}
+
+// settle keeps the hold invariant (see the package's doc) for task, whose
+// row tx has just changed: it ended, or left the running state to be queued
+// again. The deployment is freed when the chain's root has ended and no task
+// of the chain runs any more; a deployment freed here, or one that a task
+// cancelled before it started may have kept from its next task, is handed to
+// that next task, in tx. It holds the deployment's row lock until tx
+// commits, as claims do (LockDeployment), so that a task a claim found the
+// deployment held for is visible to the hand-over.
+func (e *Executor) settle(ctx context.Context, tx pgx.Tx, task db.Task) error {
+	q := e.queries.WithTx(tx)
+	if err := q.LockDeployment(ctx, task.DeploymentID); err != nil {
+		return err
 	}
-	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return e.handOver(ctx, tx, task.DeploymentID) }); err != nil {
-		// The next task starts at its own retry (WaitRetry) instead.
-		e.log.Warn("executor: hand the deployment over", "task", task.ID, "deployment", task.DeploymentID, "error", err)
+	freed, err := q.ReleaseDeployment(ctx, db.ReleaseDeploymentParams{DeploymentID: task.DeploymentID, RootTaskID: RootOf(task)})
+	if err != nil {
+		return err
 	}
+	if freed == 0 && task.StartedAt != nil {
+		return nil
+	}
+	return e.handOver(ctx, tx, task.DeploymentID)
 }
 
 // observeEnd tells the observer, if any, that task ended with status; its

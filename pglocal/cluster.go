@@ -43,9 +43,12 @@ type Options struct {
 
 // Cluster is a running private PostgreSQL.
 type Cluster struct {
-	dir  string
-	cmd  *exec.Cmd // nil when Start found the cluster already running
-	done chan error
+	dir string
+	cmd *exec.Cmd // nil when Start found the cluster already running
+	// exited is closed when the server started here has exited, with
+	// exitErr, its Wait's error.
+	exited  chan struct{}
+	exitErr error
 }
 
 // Start initialises the data folder when needed and starts PostgreSQL on it, or
@@ -114,7 +117,7 @@ func (c *Cluster) Stop() error {
 		return fmt.Errorf("pglocal: stop: %w", err)
 	}
 	select {
-	case <-c.done:
+	case <-c.exited: // at once when an earlier Stop stopped it
 		return nil
 	case <-time.After(30 * time.Second):
 		_ = c.cmd.Process.Kill()
@@ -260,7 +263,7 @@ func (c *Cluster) start(bin string, owner *syscall.Credential, logFile string, f
 	// starting goroutine keeps its thread locked for the process's lifetime.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: owner, Pdeathsig: syscall.SIGINT, Setpgid: true}
 	started := make(chan error)
-	c.done = make(chan error, 1)
+	c.exited = make(chan struct{})
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine's end only at process exit
 		if err := cmd.Start(); err != nil {
@@ -268,7 +271,8 @@ func (c *Cluster) start(bin string, owner *syscall.Credential, logFile string, f
 			return
 		}
 		started <- nil
-		c.done <- cmd.Wait()
+		c.exitErr = cmd.Wait()
+		close(c.exited)
 		logOut.Close()
 	}()
 	if err := <-started; err != nil {
@@ -287,9 +291,8 @@ func (c *Cluster) waitReady(ctx context.Context, logFile string) error {
 			return nil
 		}
 		select {
-		case werr := <-c.done:
-			c.done <- werr
-			return fmt.Errorf("pglocal: PostgreSQL exited while starting (%v); see %s", werr, logFile)
+		case <-c.exited:
+			return fmt.Errorf("pglocal: PostgreSQL exited while starting (%v); see %s", c.exitErr, logFile)
 		case <-ctx.Done():
 			return fmt.Errorf("pglocal: waiting for PostgreSQL: %w", ctx.Err())
 		case <-time.After(50 * time.Millisecond):

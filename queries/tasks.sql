@@ -17,6 +17,14 @@ SELECT * FROM tasks WHERE id = @id;
 -- name: LockTask :one
 SELECT * FROM tasks WHERE id = @id FOR UPDATE;
 
+-- name: LockDeployment :exec
+-- Waits for the transactions that change the deployment's hold (and its
+-- queue's hand-over) to commit, and keeps others from changing it until this
+-- one does: a claim that read the hold without this lock could read it held
+-- by a chain whose end, committing meanwhile, looked for a next task before
+-- the claimed task was visible, and neither would start it.
+SELECT id FROM deployments WHERE id = @id FOR UPDATE;
+
 -- name: HoldDeployment :one
 -- Gives the deployment to the task chain of root_task_id when no other chain
 -- holds it and, for a top-level task, no earlier top-level task still waits:
@@ -47,17 +55,18 @@ WHERE d.id = @deployment_id AND d.holder_task_id = @root_task_id::bigint
           AND (t.status = 'running' OR (t.id = @root_task_id::bigint AND t.status = 'queued')));
 
 -- name: StartTask :one
+-- Starts a queued task under a new lease.
 UPDATE tasks
-SET status = 'running', runner = @runner::text, heartbeat_at = now(),
+SET status = 'running', runner = @runner::text, heartbeat_at = now(), lease = lease + 1,
     started_at = coalesce(started_at, now()), message = ''
 WHERE id = @id AND status = 'queued'
 RETURNING *;
 
 -- name: BeatTask :one
--- Renews the heartbeat of a task its runner still owns and says whether
--- someone asked to cancel it; no row means another process took it over.
+-- Renews the heartbeat of a task whose lease its run still holds and says
+-- whether someone asked to cancel it; no row means the run lost the task.
 UPDATE tasks SET heartbeat_at = now()
-WHERE id = @id AND runner = @runner::text AND status = 'running'
+WHERE id = @id AND lease = @lease AND status = 'running'
 RETURNING cancel_requested_by;
 
 -- name: RequestCancel :one
@@ -67,32 +76,40 @@ WHERE id = @id AND status = 'running'
 RETURNING id;
 
 -- name: FinishTask :one
--- Records how a task its runner still owns ended; no row means another
--- process took it over.
+-- Records how a running task ended (under its run's lease: Run.Fenced).
 UPDATE tasks
 SET status = @status, result = @result, message = @message, ended_at = now(),
     heartbeat_at = NULL, secret_inputs = NULL
-WHERE id = @id AND runner = @runner::text AND status = 'running'
+WHERE id = @id AND status = 'running'
 RETURNING *;
 
--- name: RequeueTask :exec
--- Puts a task whose runner died back in the queue, to run again from the start.
+-- name: RequeueTask :one
+-- Puts a task whose runner died back in the queue, to run again from the
+-- start (under its recovery's lease: Run.Fenced).
 UPDATE tasks
 SET status = 'queued', runner = NULL, heartbeat_at = NULL, message = @message
-WHERE id = @id AND runner = @runner::text AND status = 'running';
+WHERE id = @id AND status = 'running'
+RETURNING *;
 
 -- name: StaleTasks :many
--- Running tasks whose runner has not renewed the heartbeat in time.
+-- Running tasks whose run has not renewed the heartbeat in time.
 SELECT id FROM tasks
 WHERE status = 'running' AND heartbeat_at < now() - make_interval(secs => @stale_after_seconds::float8)
 ORDER BY id;
 
 -- name: TakeOverTask :one
--- Takes a stale running task over for recovery.
-UPDATE tasks SET runner = @runner::text, heartbeat_at = now()
+-- Takes a stale running task over for recovery, under a new lease: the
+-- stale run's writes are refused from now on.
+UPDATE tasks SET runner = @runner::text, heartbeat_at = now(), lease = lease + 1
 WHERE id = @id AND status = 'running'
   AND heartbeat_at < now() - make_interval(secs => @stale_after_seconds::float8)
 RETURNING *;
+
+-- name: HoldLease :one
+-- Locks a running task's row while its lease is still lease: a transaction
+-- that holds it writes for the run that owns the task, and no process takes
+-- the task over until it commits.
+SELECT id FROM tasks WHERE id = @id AND lease = @lease AND status = 'running' FOR SHARE;
 
 -- name: CancelQueuedTask :one
 UPDATE tasks SET status = 'canceled', message = @message, ended_at = now(), secret_inputs = NULL

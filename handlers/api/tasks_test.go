@@ -62,7 +62,7 @@ func failHookStep(t *testing.T, d handlerstest.DeployApp, deploymentName string,
 	detail, err := json.Marshal(deployment.HookDetail{Action: h.action, Mode: h.mode, Error: h.err})
 	require.NoError(t, err)
 	require.NoError(t, q.EndStep(ctx, db.EndStepParams{ID: step.ID, Status: executor.StepFailed, Message: h.err, Detail: detail}))
-	ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Runner: "test", Status: executor.TaskFailed, Message: h.err, Result: []byte("null")})
+	ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: taskID, Status: executor.TaskFailed, Message: h.err, Result: []byte("null")})
 	require.NoError(t, err)
 	require.Equal(t, executor.TaskFailed, ended.Status)
 	return h
