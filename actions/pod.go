@@ -290,7 +290,7 @@ func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
 		stream, err := p.openLog(ctx, pod, opts)
 		failure = err
 		if err == nil {
-			readLines(stream, read)
+			readLines(stream, maxStampBytes+MaxLineBytes, read)
 			stream.Close()
 		}
 		if ctx.Err() != nil || finalRead {
@@ -322,6 +322,12 @@ func (p *Pod) openLog(ctx context.Context, pod *corev1.Pod, opts *corev1.PodLogO
 	}
 	return p.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, opts).Stream(ctx)
 }
+
+// maxStampBytes is the longest timestamp the kubelet puts before a log line,
+// its space included: time.RFC3339Nano's layout is as long as its longest
+// rendering (nine digits of fraction, an offset such as +01:00). A line of
+// the runner, MaxLineBytes at most, is read whole after it.
+const maxStampBytes = len(time.RFC3339Nano) + len(" ")
 
 // cutTimestamp splits a log line the kubelet stamped (PodLogOptions'
 // Timestamps) into its time and text.

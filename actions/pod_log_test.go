@@ -103,3 +103,16 @@ func TestALogThatNeverOpensSaysSo(t *testing.T) {
 	require.Equal(t, []string{"WARNING the action's log could not be read: no such stream"}, followBrokenLog(t, log))
 	require.Len(t, log.opened, 3, "opened again while the container ran, and once after its end")
 }
+
+// A runner's line as long as the protocol allows is read whole after the
+// kubelet's timestamp, the longest one too: a long ERROR record keeps its
+// level.
+func TestALongestProtocolLineIsReadWholeAfterItsTimestamp(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 4, 18, 0, 0, 123456789, time.FixedZone("", 90*60))
+	message := strings.Repeat("x", MaxLineBytes-len(`{"t": "log", "level": "ERROR", "msg": ""}`+"\n"))
+	record := `{"t": "log", "level": "ERROR", "msg": "` + message + `"}`
+	require.Len(t, record+"\n", MaxLineBytes)
+	log := &brokenLog{end: 0, streams: []string{stamped(at, record)}}
+	require.Equal(t, []string{"ERROR " + message}, followBrokenLog(t, log))
+}
