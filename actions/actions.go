@@ -167,7 +167,9 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	var out Outcome
 	lines := newLineSink(sink, &out)
 	var readers sync.WaitGroup
-	readers.Go(func() { readLines(stderrR, MaxLineBytes, lines.stderr) })
+	// Both streams are read as the runner's protocol, as the pod runtime
+	// reads its container's log, which does not tell them apart.
+	readers.Go(func() { readLines(stderrR, MaxLineBytes, lines.protocol) })
 	readers.Go(func() { readLines(stdoutR, MaxLineBytes, lines.protocol) })
 	waitErr := cmd.Wait()
 	close(stopped)

@@ -310,7 +310,7 @@ func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
 		wait = min(2*wait, logReopenWaitMax)
 	}
 	if failure != nil && last.IsZero() {
-		lines.stderr("the action's log could not be read: " + failure.Error())
+		lines.warning("the action's log could not be read: " + failure.Error())
 	}
 }
 
