@@ -96,6 +96,17 @@ func TestABrokenLogStreamIsFollowedAgainFromWhereItBroke(t *testing.T) {
 	require.Equal(t, at(2500), log.opened[2].SinceTime.Time)
 }
 
+// Within one stream no line is skipped, though the kubelet's stamps of
+// standard output and standard error are not in order, nor all different.
+func TestEveryLineOfAStreamIsReadWhateverItsStamp(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 4, 18, 0, 0, 0, time.UTC)
+	log := &brokenLog{end: 0, streams: []string{
+		stamped(t0.Add(100), "out 1") + stamped(t0.Add(90), "err 1") + stamped(t0.Add(100), "out 2") + stamped(t0.Add(120), "err 2"),
+	}}
+	require.Equal(t, []string{"INFO out 1", "INFO err 1", "INFO out 2", "INFO err 2"}, followBrokenLog(t, log))
+}
+
 // A log that never opens leaves one warning, read by the task's step.
 func TestALogThatNeverOpensSaysSo(t *testing.T) {
 	t.Parallel()
