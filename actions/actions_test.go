@@ -182,7 +182,9 @@ func TestAnActionIsStoppedAtItsTimeout(t *testing.T) {
 }
 
 // TestAnActionIsStoppedWhenCancelled: the action gets SIGTERM, says so, and
-// the run reads as cancelled.
+// the run reads as cancelled. Its exit status is not compared: the pod
+// runtime and the sandbox read the runner's 143 after SIGTERM as killed
+// (-1), a process runtime without a sandbox reports 143 itself.
 func TestAnActionIsStoppedWhenCancelled(t *testing.T) {
 	t.Parallel()
 	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
