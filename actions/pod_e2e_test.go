@@ -26,7 +26,9 @@ import (
 
 // These tests run actions as pods on the local cluster's real node, from the
 // action-runner image (scripts/action-runner-image), against an action API
-// served by the test where pods reach the host (the API server's address).
+// served by the test where pods reach the host (the API server's address):
+// the shared behaviour tests of actions_test.go (through eachRuntime), and
+// those below, of the pod runtime alone.
 
 // podEnv is a namespace of the local cluster, the pod runtime on it and a
 // fake action API answering GET run for one token.
@@ -79,7 +81,8 @@ func (e *podEnv) serveRun(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(run) //nolint:errcheck // test server
 }
 
-func (e *podEnv) startsWithin() string { return "45s" }
+// startsWithin leaves a pod time to be scheduled and started on a busy node.
+func (e *podEnv) startsWithin() time.Duration { return 45 * time.Second }
 
 // run runs r as a pod and returns the outcome, the log lines and the run's
 // error. Whatever the end, the run's pod and its token's Secret are gone

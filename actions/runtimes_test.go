@@ -3,6 +3,7 @@ package actions_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,7 +35,7 @@ type runtimeEnv interface {
 	run(ctx context.Context, t *testing.T, r actionRun) (actions.Outcome, []actions.Line, error)
 	// startsWithin is a timeout long enough for an action to have started
 	// when it is up, on a busy machine.
-	startsWithin() string
+	startsWithin() time.Duration
 }
 
 // runtimes are the runtimes the shared tests run in, by name.
@@ -86,7 +87,7 @@ func newProcessEnv(t *testing.T) *processEnv {
 	return &processEnv{python: python, sdk: dir}
 }
 
-func (e *processEnv) startsWithin() string { return "5s" }
+func (e *processEnv) startsWithin() time.Duration { return 5 * time.Second }
 
 func (e *processEnv) run(ctx context.Context, t *testing.T, r actionRun) (actions.Outcome, []actions.Line, error) {
 	t.Helper()
