@@ -167,8 +167,10 @@ func Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	var out Outcome
 	lines := newLineSink(sink, &out)
 	var readers sync.WaitGroup
-	readers.Go(func() { readLines(stderrR, lines.stderr) })
-	readers.Go(func() { readLines(stdoutR, lines.protocol) })
+	// Both streams are read as the runner's protocol, as the pod runtime
+	// reads its container's log, which does not tell them apart.
+	readers.Go(func() { readLines(stderrR, MaxLineBytes, lines.protocol) })
+	readers.Go(func() { readLines(stdoutR, MaxLineBytes, lines.protocol) })
 	waitErr := cmd.Wait()
 	close(stopped)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // what the action left running, if anything
@@ -283,9 +285,10 @@ func writeFiles(dir string, files map[string][]byte) error {
 	return nil
 }
 
-// readLines calls fn with each line of r (cut at MaxLineBytes) until EOF.
-func readLines(r io.Reader, fn func(string)) {
-	br := bufio.NewReaderSize(r, MaxLineBytes)
+// readLines calls fn with each line of r, cut at limit bytes (its newline
+// included), until EOF.
+func readLines(r io.Reader, limit int, fn func(string)) {
+	br := bufio.NewReaderSize(r, limit)
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {

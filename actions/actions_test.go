@@ -14,29 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/actions"
-	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/sdk"
 )
-
-// runModule runs function fn of a bundle whose actions.py is module, with
-// the real styrmin package, and returns the outcome and the log lines.
-func runModule(t *testing.T, ctx context.Context, module, fn, timeout string, prompts map[string]any) (actions.Outcome, []actions.Line) {
-	t.Helper()
-	// Found apart from ctx, which a test may cancel while the action runs.
-	python, err := actions.FindPython(context.Background())
-	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, sdk.Install(dir))
-	var lines []actions.Line
-	out, err := actions.Run(ctx, actions.Spec{
-		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
-		Action:  drivers.Action{Name: "test", Function: "actions:" + fn, Timeout: timeout},
-		Prompts: prompts,
-		Env:     actions.Env{APIURL: "http://127.0.0.1:1", Token: "sta_test", Deployment: "web", Namespace: "web", Release: "web", StepID: 7},
-	}, func(l actions.Line) { lines = append(lines, l) })
-	require.NoError(t, err)
-	return out, lines
-}
 
 const module = `
 import logging, os, sys, time
@@ -46,14 +24,15 @@ def ok(greeting):
     print("hello", greeting)
     log.warning("careful")
     print("to stderr", file=sys.stderr)
-    return {"done": True}
+    os.write(2, b"straight to standard error\n")
+    return {"done": True, "files": sorted(os.listdir("."))}
 
 def crash():
     log.info("before")
     raise ValueError("bad label")
 
 def error_then_crash():
-    log.error("the first error")
+    log.error("the first error\nits second line")
     log.error("the second error")
     raise RuntimeError("boom")
 
@@ -107,115 +86,167 @@ def both_streams():
     t.join()
 `
 
+// TestAnActionsLinesReachTheSinkWithTheirLevels: print gives INFO, a
+// record its level, sys.stderr WARNING; what the process writes to its
+// standard error itself is INFO, as a pod's log cannot tell it apart.
 func TestAnActionsLinesReachTheSinkWithTheirLevels(t *testing.T) {
 	t.Parallel()
-	out, lines := runModule(t, context.Background(), module, "ok", "", map[string]any{"greeting": "world"})
-	require.False(t, out.Failed())
-	require.JSONEq(t, `{"done": true}`, string(out.Result))
-	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "hello world"})
-	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "careful"})
-	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "to stderr"})
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "ok", prompts: map[string]any{"greeting": "world"}})
+		require.False(t, out.Failed(), "%+v %v", out, lines)
+		require.Equal(t, 0, out.ExitCode)
+		require.JSONEq(t, `{"done": true, "files": ["actions.py", "driver.styrmin.yml"]}`, string(out.Result), "it runs in its bundle")
+		require.ElementsMatch(t, []actions.Line{
+			{Level: "INFO", Message: "hello world"},
+			{Level: "WARNING", Message: "careful"},
+			{Level: "WARNING", Message: "to stderr"},
+			{Level: "INFO", Message: "straight to standard error"},
+		}, lines)
+	})
 }
 
 func TestACrashsErrorIsTheFirstErrorLineElseTheExceptionsLastLine(t *testing.T) {
 	t.Parallel()
-	out, lines := runModule(t, context.Background(), module, "crash", "", nil)
-	require.True(t, out.Failed())
-	require.Equal(t, 1, out.ExitCode)
-	require.Equal(t, "ValueError: bad label", out.ErrorLine(time.Minute))
-	require.Contains(t, lines, actions.Line{Level: "ERROR", Message: "ValueError: bad label"}, "the traceback is in the log")
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "crash"})
+		require.True(t, out.Failed())
+		require.Equal(t, 1, out.ExitCode)
+		require.Equal(t, "ValueError: bad label", out.Exception)
+		require.Equal(t, "ValueError: bad label", out.ErrorLine(time.Minute))
+		require.Contains(t, lines, actions.Line{Level: "INFO", Message: "before"})
+		require.Contains(t, lines, actions.Line{Level: "ERROR", Message: "ValueError: bad label"}, "the traceback is in the log")
 
-	out, _ = runModule(t, context.Background(), module, "error_then_crash", "", nil)
-	require.Equal(t, "the first error", out.ErrorLine(time.Minute))
+		out, _ = mustRun(context.Background(), t, env, actionRun{module: module, fn: "error_then_crash"})
+		require.Equal(t, "the first error", out.ErrorLine(time.Minute))
+	})
 }
 
 // TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord: a logging.exception
-// record gives its message, not its traceback; a CRITICAL record counts; a
-// record longer than a protocol line still counts, its message cut.
+// record gives its message, not its traceback; a CRITICAL record counts.
 func TestTheCrashLineIsTheFirstLineOfTheFirstErrorRecord(t *testing.T) {
 	t.Parallel()
-	out, lines := runModule(t, context.Background(), module, "exception_logged", "", nil)
-	require.Equal(t, "backup failed", out.ErrorLine(time.Minute))
-	require.True(t, strings.HasPrefix(lines[0].Message, "backup failed\nTraceback"), "the log keeps the whole record: %q", lines[0].Message)
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "exception_logged"})
+		require.Equal(t, "backup failed", out.ErrorLine(time.Minute))
+		require.True(t, strings.HasPrefix(lines[0].Message, "backup failed\nTraceback"), "the log keeps the whole record: %q", lines[0].Message)
 
-	out, _ = runModule(t, context.Background(), module, "critical", "", nil)
-	require.Equal(t, "the database is gone", out.ErrorLine(time.Minute))
-
-	out, lines = runModule(t, context.Background(), module, "long_error", "", nil)
-	line := out.ErrorLine(time.Minute)
-	require.True(t, strings.HasPrefix(line, strings.Repeat("é", 100)), "%.40q", line)
-	require.True(t, strings.HasSuffix(line, " …(line cut)"), "%q", line[len(line)-40:])
-	require.Equal(t, "ERROR", lines[1].Level)
-	require.Equal(t, line, lines[1].Message)
+		out, _ = mustRun(context.Background(), t, env, actionRun{module: module, fn: "critical"})
+		require.Equal(t, "the database is gone", out.ErrorLine(time.Minute))
+	})
 }
 
+// TestALongRecordKeepsItsLevelAndIsTheCrashLine: the runner cuts a record
+// longer than a protocol line to fit one, and the runtime reads that line
+// whole (the pod runtime's, after the kubelet's timestamp).
+func TestALongRecordKeepsItsLevelAndIsTheCrashLine(t *testing.T) {
+	t.Parallel()
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "long_error"})
+		line := out.ErrorLine(time.Minute)
+		require.True(t, strings.HasPrefix(line, strings.Repeat("é", 100)), "%.40q", line)
+		require.True(t, strings.HasSuffix(line, actions.LineCut), "%q", line[max(0, len(line)-40):])
+		require.Equal(t, "ERROR", lines[1].Level)
+		require.Equal(t, line, lines[1].Message)
+	})
+}
+
+// TestAnActionSeesOnlyItsOwnVariables: none of the server's environment
+// reaches the action (in a pod, trivially: it runs elsewhere).
 func TestAnActionSeesOnlyItsOwnVariables(t *testing.T) {
 	t.Setenv("STYRMIN_DATABASE_URL", "postgres://server-secret")
 	t.Setenv("DATABASE_URL", "postgres://server-secret")
-	_, lines := runModule(t, context.Background(), module, "env", "", nil)
-	require.Equal(t, "HOME,STYRMIN_ACTION,STYRMIN_ACTION_FUNCTION,STYRMIN_ACTION_TOKEN,STYRMIN_API_URL,STYRMIN_DEPLOYMENT,STYRMIN_HOOK_STEP,STYRMIN_NAMESPACE,STYRMIN_RELEASE", lines[0].Message)
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		_, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "env"})
+		require.Equal(t, "HOME,STYRMIN_ACTION,STYRMIN_ACTION_FUNCTION,STYRMIN_ACTION_TOKEN,STYRMIN_API_URL,STYRMIN_DEPLOYMENT,STYRMIN_HOOK_STEP,STYRMIN_NAMESPACE,STYRMIN_RELEASE", lines[0].Message)
+	})
 }
 
-func TestAnActionIsStoppedAtItsTimeoutAndWhenCancelled(t *testing.T) {
+// TestAnActionIsStoppedAtItsTimeout: the action gets SIGTERM, says so, and
+// the run reads as timed out.
+func TestAnActionIsStoppedAtItsTimeout(t *testing.T) {
 	t.Parallel()
-	out, _ := runModule(t, context.Background(), module, "slow", "1s", nil)
-	require.True(t, out.TimedOut)
-	require.Equal(t, "the action did not finish within its timeout of 1s and was stopped", out.ErrorLine(time.Second))
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		timeout := env.startsWithin()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "slow", timeout: timeout.String()})
+		require.True(t, out.TimedOut, "%+v %v", out, lines)
+		require.True(t, out.Failed())
+		require.Equal(t, fmt.Sprintf("the action did not finish within its timeout of %s and was stopped", timeout), out.ErrorLine(timeout))
+		require.Contains(t, lines, actions.Line{Level: "INFO", Message: "sleeping"})
+		require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "the action was stopped (SIGTERM)"})
+	})
+}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(time.Second); cancel() }()
-	out, _ = runModule(t, ctx, module, "slow", "1m", nil)
-	require.True(t, out.Canceled)
-	require.Equal(t, "the action was cancelled", out.ErrorLine(time.Minute))
+// TestAnActionIsStoppedWhenCancelled: the action gets SIGTERM, says so, and
+// the run reads as cancelled. Its exit status is not compared: the pod
+// runtime and the sandbox read the runner's 143 after SIGTERM as killed
+// (-1), a process runtime without a sandbox reports 143 itself.
+func TestAnActionIsStoppedWhenCancelled(t *testing.T) {
+	t.Parallel()
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out, lines := mustRun(ctx, t, env, actionRun{module: module, fn: "slow", timeout: "10m", sink: func(l actions.Line) {
+			if l.Message == "sleeping" { // the action runs: cancel it now
+				cancel()
+			}
+		}})
+		require.True(t, out.Canceled, "%+v %v", out, lines)
+		require.Equal(t, "the action was cancelled", out.ErrorLine(time.Minute))
+		require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "the action was stopped (SIGTERM)"})
+	})
 }
 
 func TestAnActionsLogIsBounded(t *testing.T) {
 	t.Parallel()
-	out, lines := runModule(t, context.Background(), module, "chatty", "", nil)
-	require.False(t, out.Failed())
-	require.Len(t, lines, actions.MaxLines+1)
-	last := lines[len(lines)-1]
-	require.Equal(t, "WARNING", last.Level)
-	require.True(t, strings.HasPrefix(last.Message, "… 1000 more log lines were not kept"), last.Message)
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "chatty"})
+		require.False(t, out.Failed())
+		require.Len(t, lines, actions.MaxLines+1)
+		last := lines[len(lines)-1]
+		require.Equal(t, "WARNING", last.Level)
+		require.True(t, strings.HasPrefix(last.Message, "… 1000 more log lines were not kept"), last.Message)
+	})
 }
 
 // TestTheSinkSeesOneLineAtATime runs an action writing to standard output and
-// standard error at once: the sink is never called by both readers at the same
+// standard error at once: the sink is never called by two readers at the same
 // time (a step's log numbers its lines in the sink), and every line arrives.
 func TestTheSinkSeesOneLineAtATime(t *testing.T) {
 	t.Parallel()
-	python, err := actions.FindPython(context.Background())
-	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, sdk.Install(dir))
-	var inside, overlaps atomic.Int32
-	seq := 0
-	got := map[int]string{}
-	out, err := actions.Run(context.Background(), actions.Spec{
-		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
-		Action: drivers.Action{Name: "test", Function: "actions:both_streams"},
-	}, func(l actions.Line) {
-		if inside.Add(1) > 1 {
-			overlaps.Add(1)
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		var inside, overlaps atomic.Int32
+		seq := 0
+		got := map[int]string{}
+		out, _ := mustRun(context.Background(), t, env, actionRun{module: module, fn: "both_streams", sink: func(l actions.Line) {
+			if inside.Add(1) > 1 {
+				overlaps.Add(1)
+			}
+			seq++
+			n := seq
+			time.Sleep(100 * time.Microsecond) // as long as an insert takes, at least
+			got[n] = l.Message
+			inside.Add(-1)
+		}})
+		require.False(t, out.Failed())
+		require.Zero(t, overlaps.Load(), "the sink was called by two readers at once")
+		require.Len(t, got, 600, "each line has its own number")
+		want := map[string]bool{}
+		for _, m := range got {
+			want[m] = true
 		}
-		seq++
-		n := seq
-		time.Sleep(100 * time.Microsecond) // as long as an insert takes, at least
-		got[n] = l.Message
-		inside.Add(-1)
+		for i := range 300 {
+			require.True(t, want[fmt.Sprintf("out %d", i)], "out %d", i)
+			require.True(t, want[fmt.Sprintf("err %d", i)], "err %d", i)
+		}
 	})
-	require.NoError(t, err)
-	require.False(t, out.Failed())
-	require.Zero(t, overlaps.Load(), "the sink was called by both readers at once")
-	require.Len(t, got, 600, "each line has its own number")
-	want := map[string]bool{}
-	for _, m := range got {
-		want[m] = true
-	}
-	for i := range 300 {
-		require.True(t, want[fmt.Sprintf("out %d", i)], "out %d", i)
-		require.True(t, want[fmt.Sprintf("err %d", i)], "err %d", i)
-	}
 }
 
 // TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput runs an
@@ -224,14 +255,17 @@ func TestTheSinkSeesOneLineAtATime(t *testing.T) {
 // process it left is killed.
 func TestAnActionEndsWhenItsFunctionReturnsThoughAChildHoldsItsOutput(t *testing.T) {
 	t.Parallel()
-	marker := fmt.Sprintf("styrmin-child-%d-%d", os.Getpid(), time.Now().UnixNano())
-	out, lines := runModule(t, context.Background(), module, "leaves_a_child", "3m", map[string]any{"marker": marker})
-	require.False(t, out.TimedOut, "the run waited for the child until the action's timeout")
-	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
-	var pid int
-	require.NoError(t, json.Unmarshal(out.Result, &pid))
-	require.Contains(t, lines, actions.Line{Level: "INFO", Message: fmt.Sprintf("started %d", pid)})
-	waitGone(t, marker) // SIGKILL was sent: the kernel ends it at once
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		marker := fmt.Sprintf("styrmin-child-%d-%d", os.Getpid(), time.Now().UnixNano())
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "leaves_a_child", timeout: "3m", prompts: map[string]any{"marker": marker}})
+		require.False(t, out.TimedOut, "the run waited for the child until the action's timeout")
+		require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+		var pid int
+		require.NoError(t, json.Unmarshal(out.Result, &pid))
+		require.Contains(t, lines, actions.Line{Level: "INFO", Message: fmt.Sprintf("started %d", pid)})
+		waitGone(t, marker) // SIGKILL was sent: the kernel ends it at once
+	})
 }
 
 // ended reports whether process pid has ended (is gone or a zombie).
@@ -250,22 +284,15 @@ func ended(pid int) bool {
 // it left holds its standard output.
 func TestASlowSinkGetsEveryLineOfAnActionThatLeftAChild(t *testing.T) {
 	t.Parallel()
-	python, err := actions.FindPython(context.Background())
-	require.NoError(t, err)
-	dir := t.TempDir()
-	require.NoError(t, sdk.Install(dir))
-	var lines []actions.Line
-	out, err := actions.Run(context.Background(), actions.Spec{
-		Python: python, SDK: dir, Files: map[string][]byte{"actions.py": []byte(module)},
-		Action:  drivers.Action{Name: "test", Function: "actions:leaves_a_child", Timeout: "3m"},
-		Prompts: map[string]any{"lines": 3000},
-	}, func(l actions.Line) {
-		time.Sleep(time.Millisecond) // 3 s in all, longer than reading goes on after the end
-		lines = append(lines, l)
+	eachRuntime(t, func(t *testing.T, env runtimeEnv) {
+		t.Parallel()
+		out, lines := mustRun(context.Background(), t, env, actionRun{module: module, fn: "leaves_a_child", timeout: "3m", prompts: map[string]any{"lines": 3000},
+			sink: func(actions.Line) {
+				time.Sleep(time.Millisecond) // 3 s in all, longer than reading goes on after the end
+			}})
+		require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
+		require.NotEmpty(t, out.Result)
+		require.Len(t, lines, 3001)
+		require.Equal(t, actions.Line{Level: "INFO", Message: "line 2999"}, lines[3000])
 	})
-	require.NoError(t, err)
-	require.False(t, out.Failed(), out.ErrorLine(3*time.Minute))
-	require.NotEmpty(t, out.Result)
-	require.Len(t, lines, 3001)
-	require.Equal(t, actions.Line{Level: "INFO", Message: "line 2999"}, lines[3000])
 }

@@ -45,15 +45,15 @@ type protocolLine struct {
 // levels are the log levels a line may have.
 var levels = map[string]bool{"DEBUG": true, "INFO": true, "WARNING": true, "ERROR": true, "CRITICAL": true}
 
-// stderr reads one line of the process's standard error, a WARNING log line.
-func (s *lineSink) stderr(text string) {
+// warning adds a WARNING line of the runtime's own.
+func (s *lineSink) warning(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.add(Line{Level: "WARNING", Message: text})
 }
 
-// protocol reads one line of the runner's standard output; anything that is
-// not a protocol line is an INFO log line.
+// protocol reads one line of the runner's standard output or standard
+// error; anything that is not a protocol line is an INFO log line.
 func (s *lineSink) protocol(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -262,35 +262,28 @@ const logReopenWaitMax = 4 * time.Second
 // A stream that breaks off while the container runs (the API server or the
 // kubelet restarted) is opened again from where it broke (after podPoll,
 // then longer while the streams bring nothing), until the container ends or
-// ctx does: the kubelet stamps each line with its time, and the lines
-// stamped up to the last one read are skipped. Once the container has
-// ended, the log is read once more from its last line read, so that what it
-// wrote between a break and its end is not lost. (Two lines of the same
-// nanosecond split by a break lose the second.)
+// ctx does: the kubelet stamps each line with its time, and the start of
+// the new stream, up to its first line stamped after the last one read, is
+// skipped. Once the container has ended, the log is read once more from its
+// last line read, so that what it wrote between a break and its end is not
+// lost. Within one stream every line is read: the stamps of standard output
+// and standard error need not be in order. (Lines of the same nanosecond,
+// or out of order, split by a break may be lost or read twice.)
 func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
-	var last time.Time
-	read := func(text string) {
-		at, rest, ok := cutTimestamp(text)
-		switch {
-		case !ok:
-			lines.protocol(text)
-		case at.After(last):
-			last = at
-			lines.protocol(rest)
-		}
-	}
+	stamped := &stampedLines{lines: lines}
 	var failure error
 	wait := podPoll
 	for finalRead := false; ; {
 		opts := &corev1.PodLogOptions{Container: ContainerName, Follow: true, Timestamps: true}
-		if !last.IsZero() {
-			opts.SinceTime = &metav1.Time{Time: last} // whole seconds on the wire; read skips what came before last
+		if !stamped.last.IsZero() {
+			opts.SinceTime = &metav1.Time{Time: stamped.last} // whole seconds on the wire; the lines up to last are skipped
+			stamped.reopened()
 		}
-		before := last
+		before := stamped.last
 		stream, err := p.openLog(ctx, pod, opts)
 		failure = err
 		if err == nil {
-			readLines(stream, read)
+			readLines(stream, maxStampBytes+MaxLineBytes, stamped.read)
 			stream.Close()
 		}
 		if ctx.Err() != nil || finalRead {
@@ -300,7 +293,7 @@ func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
 			finalRead = true
 			continue
 		}
-		if last.After(before) {
+		if stamped.last.After(before) {
 			wait = podPoll
 		}
 		select {
@@ -309,9 +302,42 @@ func (p *Pod) followLog(ctx context.Context, pod *corev1.Pod, lines *lineSink) {
 		}
 		wait = min(2*wait, logReopenWaitMax)
 	}
-	if failure != nil && last.IsZero() {
-		lines.stderr("the action's log could not be read: " + failure.Error())
+	if failure != nil && stamped.last.IsZero() {
+		lines.warning("the action's log could not be read: " + failure.Error())
 	}
+}
+
+// stampedLines reads the lines of a container's log, stamped by the kubelet,
+// into lines: every line of the first stream, and of a stream opened again
+// (reopened) the lines after its first one stamped later than the last one
+// read before.
+type stampedLines struct {
+	lines *lineSink
+	// last is the latest stamp read; resume, in a stream opened again until
+	// a line stamped after it comes, the stamp of the lines read already.
+	last, resume time.Time
+}
+
+// reopened notes that a stream opened again from last follows.
+func (s *stampedLines) reopened() { s.resume = s.last }
+
+// read reads one line of the log.
+func (s *stampedLines) read(text string) {
+	at, rest, ok := cutTimestamp(text)
+	if !ok {
+		s.lines.protocol(text)
+		return
+	}
+	if !s.resume.IsZero() {
+		if !at.After(s.resume) {
+			return
+		}
+		s.resume = time.Time{}
+	}
+	if at.After(s.last) {
+		s.last = at
+	}
+	s.lines.protocol(rest)
 }
 
 // openLog opens the log of pod's container with opts (the cluster's, or
@@ -322,6 +348,12 @@ func (p *Pod) openLog(ctx context.Context, pod *corev1.Pod, opts *corev1.PodLogO
 	}
 	return p.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, opts).Stream(ctx)
 }
+
+// maxStampBytes is the longest timestamp the kubelet puts before a log line,
+// its space included: time.RFC3339Nano's layout is as long as its longest
+// rendering (nine digits of fraction, an offset such as +01:00). A line of
+// the runner, MaxLineBytes at most, is read whole after it.
+const maxStampBytes = len(time.RFC3339Nano) + len(" ")
 
 // cutTimestamp splits a log line the kubelet stamped (PodLogOptions'
 // Timestamps) into its time and text.

@@ -26,7 +26,9 @@ import (
 
 // These tests run actions as pods on the local cluster's real node, from the
 // action-runner image (scripts/action-runner-image), against an action API
-// served by the test where pods reach the host (the API server's address).
+// served by the test where pods reach the host (the API server's address):
+// the shared behaviour tests of actions_test.go (through eachRuntime), and
+// those below, of the pod runtime alone.
 
 // podEnv is a namespace of the local cluster, the pod runtime on it and a
 // fake action API answering GET run for one token.
@@ -79,117 +81,38 @@ func (e *podEnv) serveRun(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(run) //nolint:errcheck // test server
 }
 
-// run runs fn of a bundle whose actions.py is module as a pod, and returns
-// the outcome, the log lines and the run's error.
-func (e *podEnv) run(ctx context.Context, t *testing.T, module, fn, timeout string, prompts map[string]any, sink func(actions.Line)) (actions.Outcome, []actions.Line, error) {
+// startsWithin leaves a pod time to be scheduled and started on a busy node.
+func (e *podEnv) startsWithin() time.Duration { return 45 * time.Second }
+
+// run runs r as a pod and returns the outcome, the log lines and the run's
+// error. Whatever the end, the run's pod and its token's Secret are gone
+// afterwards.
+func (e *podEnv) run(ctx context.Context, t *testing.T, r actionRun) (actions.Outcome, []actions.Line, error) {
 	t.Helper()
 	token := "sta_" + rand.String(20)
 	e.mu.Lock()
-	e.runs[token] = runAnswer{Files: map[string][]byte{"actions.py": []byte(module), "driver.styrmin.yml": []byte("kind: Driver\n")}, Prompts: prompts}
+	e.runs[token] = runAnswer{Files: bundleOf(r.module), Prompts: r.prompts}
 	e.mu.Unlock()
+	env := testEnv
+	env.APIURL, env.Token, env.Namespace = e.apiURL, token, e.namespace
 	var lines []actions.Line
 	out, err := e.runtime.Run(ctx, actions.Spec{
-		Action: drivers.Action{Name: "test", Function: "actions:" + fn, Timeout: timeout},
-		Env:    actions.Env{APIURL: e.apiURL, Token: token, Deployment: "web", Namespace: e.namespace, Release: "web", StepID: 7},
+		Action: drivers.Action{Name: "test", Function: "actions:" + r.fn, Timeout: r.timeout},
+		Env:    env,
 		Labels: map[string]string{"styrmin.io/deployment": "42"},
-	}, func(l actions.Line) {
-		lines = append(lines, l)
-		if sink != nil {
-			sink(l)
-		}
-	})
+	}, collect(&lines, r.sink))
+	e.requireRunGone(t)
 	return out, lines, err
 }
 
-// requirePodGone checks that the run's pod no longer exists.
-func (e *podEnv) requirePodGone(t *testing.T) {
+// requireRunGone checks that the run's pod and Secret no longer exist.
+func (e *podEnv) requireRunGone(t *testing.T) {
 	t.Helper()
-	_, err := e.client.Clientset.CoreV1().Pods(e.namespace).Get(context.Background(), actions.PodName("web", 7), metav1.GetOptions{})
+	core := e.client.Clientset.CoreV1()
+	_, err := core.Pods(e.namespace).Get(context.Background(), actions.PodName(testEnv.Release, testEnv.StepID), metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the action's pod is deleted at the end: %v", err)
-}
-
-const podModule = `
-import logging, os, sys, time
-log = logging.getLogger("t")
-
-def ok(a, b):
-    print("hello from", os.getcwd() != "")
-    log.warning("careful")
-    return {"sum": a + b, "files": sorted(os.listdir("."))}
-
-def crash():
-    log.info("before")
-    log.error("the first error\nsecond line")
-    log.error("the second error")
-    raise ValueError("bad label")
-
-def sleeper():
-    log.info("sleeping")
-    time.sleep(600)
-`
-
-func TestPodRunsActionWithLogsAndResult(t *testing.T) {
-	t.Parallel()
-	e := newPodEnv(t)
-	out, lines, err := e.run(context.Background(), t, podModule, "ok", "2m", map[string]any{"a": 2, "b": 3}, nil)
-	require.NoError(t, err)
-	require.False(t, out.Failed(), "%+v %v", out, lines)
-	require.Equal(t, 0, out.ExitCode)
-	require.JSONEq(t, `{"sum": 5, "files": ["actions.py", "driver.styrmin.yml"]}`, string(out.Result))
-	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "hello from True"})
-	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "careful"})
-	e.requirePodGone(t)
-
-	sa, err := e.client.Clientset.CoreV1().ServiceAccounts(e.namespace).Get(context.Background(), actions.ServiceAccountName("web"), metav1.GetOptions{})
-	require.NoError(t, err)
-	require.False(t, *sa.AutomountServiceAccountToken)
-	require.Equal(t, map[string]string{actions.ManagedByLabel: actions.ManagedBy, "styrmin.io/deployment": "42"}, sa.Labels)
-}
-
-func TestPodCrashLineIsTheFirstErrorLine(t *testing.T) {
-	t.Parallel()
-	e := newPodEnv(t)
-	out, lines, err := e.run(context.Background(), t, podModule, "crash", "2m", nil, nil)
-	require.NoError(t, err)
-	require.Equal(t, 1, out.ExitCode)
-	require.Equal(t, "the first error", out.FirstError)
-	require.Equal(t, "ValueError: bad label", out.Exception)
-	require.Equal(t, "the first error", out.ErrorLine(time.Minute))
-	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "before"})
-	e.requirePodGone(t)
-}
-
-func TestPodTimeoutStopsTheAction(t *testing.T) {
-	t.Parallel()
-	e := newPodEnv(t)
-	started := time.Now()
-	// Long enough for the pod to start on a busy machine: the action must be
-	// running when its time is up.
-	out, lines, err := e.run(context.Background(), t, podModule, "sleeper", "45s", nil, nil)
-	require.NoError(t, err)
-	require.True(t, out.TimedOut, "%+v %v", out, lines)
-	require.True(t, out.Failed())
-	require.Less(t, time.Since(started), 2*time.Minute)
-	require.Equal(t, "the action did not finish within its timeout of 45s and was stopped", out.ErrorLine(45*time.Second))
-	require.Contains(t, lines, actions.Line{Level: "INFO", Message: "sleeping"})
-	e.requirePodGone(t)
-}
-
-func TestPodCancellationStopsTheAction(t *testing.T) {
-	t.Parallel()
-	e := newPodEnv(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out, lines, err := e.run(ctx, t, podModule, "sleeper", "10m", nil, func(l actions.Line) {
-		if l.Message == "sleeping" { // the action runs: cancel it now
-			cancel()
-		}
-	})
-	require.NoError(t, err)
-	require.True(t, out.Canceled, "%+v %v", out, lines)
-	require.Equal(t, -1, out.ExitCode)
-	require.Contains(t, lines, actions.Line{Level: "WARNING", Message: "the action was stopped (SIGTERM)"})
-	e.requirePodGone(t)
+	_, err = core.Secrets(e.namespace).Get(context.Background(), actions.PodName(testEnv.Release, testEnv.StepID), metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the action's token Secret is deleted at the end: %v", err)
 }
 
 func TestPodThatCannotStartFailsTheRunSayingWhy(t *testing.T) {
@@ -197,12 +120,11 @@ func TestPodThatCannotStartFailsTheRunSayingWhy(t *testing.T) {
 	e := newPodEnv(t)
 	e.runtime = &actions.Pod{Client: e.client.Clientset, Image: "styrmin.local/no-such-runner:1", StartTimeout: time.Minute}
 	started := time.Now()
-	_, _, err := e.run(context.Background(), t, podModule, "ok", "2m", nil, nil)
+	_, _, err := e.run(context.Background(), t, actionRun{module: module, fn: "ok", timeout: "2m", prompts: map[string]any{"greeting": "world"}})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "did not start")
 	require.Contains(t, err.Error(), "styrmin.local/no-such-runner:1")
 	require.Less(t, time.Since(started), 90*time.Second)
-	e.requirePodGone(t)
 }
 
 // attackModule is an action that tries to reach what is not its own and
@@ -247,14 +169,20 @@ func TestPodActionReachesNothingOfTheServer(t *testing.T) {
 	e := newPodEnv(t)
 	hostFile := filepath.Join(t.TempDir(), "host-secret")
 	require.NoError(t, os.WriteFile(hostFile, []byte("STYRMIN_SECRET_KEY=x"), 0o644))
-	out, lines, err := e.run(context.Background(), t, attackModule, "attack", "2m", map[string]any{"host_file": hostFile, "api_server": e.client.Config.Host}, nil)
+	out, lines, err := e.run(context.Background(), t, actionRun{module: attackModule, fn: "attack", timeout: "2m",
+		prompts: map[string]any{"host_file": hostFile, "api_server": e.client.Config.Host}})
 	require.NoError(t, err)
 	require.False(t, out.Failed(), "%+v %v", out, lines)
 	require.JSONEq(t, `{}`, string(out.Result), "what the action reached")
 	require.Len(t, lines, 1)
 	require.Regexp(t, `^kubernetes API: 40[13]$`, lines[0].Message, "a call without a token is refused")
 
-	// Its service account may do nothing in the cluster's API.
+	// Its service account, Styrmin's for the deployment, mounts no token
+	// and may do nothing in the cluster's API.
+	account, err := e.client.Clientset.CoreV1().ServiceAccounts(e.namespace).Get(context.Background(), actions.ServiceAccountName("web"), metav1.GetOptions{})
+	require.NoError(t, err)
+	require.False(t, *account.AutomountServiceAccountToken)
+	require.Equal(t, map[string]string{actions.ManagedByLabel: actions.ManagedBy, "styrmin.io/deployment": "42"}, account.Labels)
 	sa := "system:serviceaccount:" + e.namespace + ":" + actions.ServiceAccountName("web")
 	for _, attr := range []authorizationv1.ResourceAttributes{
 		{Namespace: e.namespace, Verb: "get", Resource: "secrets"},
@@ -270,5 +198,4 @@ func TestPodActionReachesNothingOfTheServer(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, review.Status.Allowed, "the action's service account may %s %s", attr.Verb, attr.Resource)
 	}
-	e.requirePodGone(t)
 }

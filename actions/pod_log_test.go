@@ -96,10 +96,34 @@ func TestABrokenLogStreamIsFollowedAgainFromWhereItBroke(t *testing.T) {
 	require.Equal(t, at(2500), log.opened[2].SinceTime.Time)
 }
 
+// Within one stream no line is skipped, though the kubelet's stamps of
+// standard output and standard error are not in order, nor all different.
+func TestEveryLineOfAStreamIsReadWhateverItsStamp(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 4, 18, 0, 0, 0, time.UTC)
+	log := &brokenLog{end: 0, streams: []string{
+		stamped(t0.Add(100), "out 1") + stamped(t0.Add(90), "err 1") + stamped(t0.Add(100), "out 2") + stamped(t0.Add(120), "err 2"),
+	}}
+	require.Equal(t, []string{"INFO out 1", "INFO err 1", "INFO out 2", "INFO err 2"}, followBrokenLog(t, log))
+}
+
 // A log that never opens leaves one warning, read by the task's step.
 func TestALogThatNeverOpensSaysSo(t *testing.T) {
 	t.Parallel()
 	log := &brokenLog{end: 1}
 	require.Equal(t, []string{"WARNING the action's log could not be read: no such stream"}, followBrokenLog(t, log))
 	require.Len(t, log.opened, 3, "opened again while the container ran, and once after its end")
+}
+
+// A runner's line as long as the protocol allows is read whole after the
+// kubelet's timestamp, the longest one too: a long ERROR record keeps its
+// level.
+func TestALongestProtocolLineIsReadWholeAfterItsTimestamp(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 4, 18, 0, 0, 123456789, time.FixedZone("", 90*60))
+	message := strings.Repeat("x", MaxLineBytes-len(`{"t": "log", "level": "ERROR", "msg": ""}`+"\n"))
+	record := `{"t": "log", "level": "ERROR", "msg": "` + message + `"}`
+	require.Len(t, record+"\n", MaxLineBytes)
+	log := &brokenLog{end: 0, streams: []string{stamped(at, record)}}
+	require.Equal(t, []string{"ERROR " + message}, followBrokenLog(t, log))
 }

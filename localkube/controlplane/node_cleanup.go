@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -205,9 +207,21 @@ func mountsUnder(dir string) ([]string, error) {
 		return nil, fmt.Errorf("real node: %w", err)
 	}
 	defer f.Close()
-	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	return selectMountsUnder(f, dir)
+}
+
+// selectMountsUnder lists the mount points below dir in mountinfo (the
+// format of /proc/self/mountinfo). The kernel names a mount point by its
+// real path, so dir's real path is what they are compared with: a checkout
+// reached through a symbolic link has its mounts found too.
+func selectMountsUnder(mountinfo io.Reader, dir string) ([]string, error) {
+	real, err := realPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	prefix := real + string(filepath.Separator)
 	var points []string
-	scanner := bufio.NewScanner(f)
+	scanner := bufio.NewScanner(mountinfo)
 	for scanner.Scan() {
 		fields := strings.Fields(scanner.Text())
 		if len(fields) < 5 {
@@ -218,7 +232,28 @@ func mountsUnder(dir string) ([]string, error) {
 			points = append(points, point)
 		}
 	}
-	return points, scanner.Err()
+	if err := scanner.Err(); err != nil {
+		return nil, fmt.Errorf("real node: read mountinfo: %w", err)
+	}
+	return points, nil
+}
+
+// realPath is dir's absolute path with every symbolic link resolved, as the
+// kernel names it; a dir that does not exist (nothing can be mounted below
+// it) keeps its absolute path.
+func realPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("real node: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return abs, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("real node: %w", err)
+	}
+	return real, nil
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).

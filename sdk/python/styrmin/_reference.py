@@ -54,8 +54,10 @@ def backup(label="pre-upgrade"):
 
 **Logs.** Every `logging` record reaches the hook step with its level (`styrmin.log` is a
 logger at DEBUG; the root logger is at INFO); `print()` gives INFO lines and `sys.stderr`
-WARNING lines. A record longer than 16 KiB as a protocol line keeps its level, its message
-cut. When the action crashes (an uncaught exception, a non-zero exit, its timeout, killed), its
+WARNING lines; what reaches the process's standard output or error past them (a child
+process's output, `os.write`, the interpreter's own messages) gives INFO lines, whether the
+action runs as a process of the server or as a pod. A record longer than 16 KiB as a protocol
+line keeps its level, its message cut. When the action crashes (an uncaught exception, a non-zero exit, its timeout, killed), its
 crash line becomes part of the hook step's error: the first line of the first record of level
 ERROR or CRITICAL (a record of another level counts as the standard level below it; of a
 `log.exception(...)` record, its message without the traceback; of a record that was cut, its

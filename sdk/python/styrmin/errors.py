@@ -48,7 +48,8 @@ class CommandsFailed(StyrminError):
 
     ``job`` is the Job's name, ``message`` Styrmin's explanation (for example the
     failed command's exit status) and ``tail_lines`` how many lines of the Job's
-    output Styrmin stored on the hook step, where every signed-in user can read them.
+    output Styrmin stored on the hook step, where every signed-in user, Read-only
+    users too, can read them, on the deployment's page and in the API.
     """
 
     def __init__(self, job, message, tail_lines=0):

@@ -248,9 +248,12 @@ def execute_commands(
 
     When the Job fails, or is stopped at its time limit, or the action ends or
     Styrmin stops waiting while it runs, the end of its output is stored on the
-    hook step with a sentence saying how the Job ended; every signed-in user can
-    read it. Styrmin reads the pod's log while the Job runs, so the output seen so
-    far is kept even when Kubernetes deletes the pod. The output is redacted
+    hook step with a sentence saying how the Job ended; every signed-in user,
+    Read-only users too, can read it, on the deployment's page (under the hook
+    step of its task) and in the API (the step's ``job_tail`` in
+    ``GET /api/v1/tasks`` and ``GET /api/v1/tasks/{id}``). Styrmin reads the
+    pod's log while the Job runs, so the output seen so far is kept even when
+    Kubernetes deletes the pod. The output is redacted
     first (the action token, the deployment's secret parameters, the run's secret
     prompts and common forms of secrets become ``<redacted>``) and cut afterwards:
     what is stored is at most the last 200 lines and at most 64 KiB (65,536

@@ -137,7 +137,8 @@ class LineLog(io.TextIOBase):
 
     def fileno(self):
         # Child processes given this stream write to the real descriptor, which
-        # the executor also reads (standard output as INFO, standard error as WARNING).
+        # the executor also reads: a line there that is not a protocol line is
+        # an INFO line, whichever of the two descriptors it came through.
         return self._fd
 
     def write(self, text):
