@@ -37,7 +37,8 @@ const tokenGrace = 5 * time.Minute
 
 // runHooks runs the actions of hook, in declaration order, as one hook step
 // each. A blocking action's failure stops there and is returned; a
-// best-effort one's is a warning on its step.
+// best-effort one's is a warning on its step, whether the action itself
+// failed or its runtime could not start it.
 func (j *taskRun) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any) error {
 	for i := range b.Driver.Spec.Actions {
 		a := &b.Driver.Spec.Actions[i]
@@ -81,8 +82,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 				j.s.log.Warn("deployment: record an action's log line", "step", st.ID, "error", err)
 			}
 		})
-		if err != nil {
-			return err
+		if err != nil { // the run did not start (image missing, pod refused, ...): the action failed
+			return j.hookFailed(st, detail, a, r.String(err.Error()))
 		}
 		j.s.observer.ActionRan(!out.Failed())
 		if len(out.Result) > 0 {
