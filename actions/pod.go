@@ -57,9 +57,11 @@ var badWaits = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": tr
 // its container to start (StartTimeout at most); follows its log into sink;
 // and reads the exit status from the container's state. At the action's
 // timeout, or when ctx ends, the pod is deleted with its grace period
-// (killGrace) and the run reads as timed out or cancelled. The pod and the
-// Secret are deleted at the end, however the run ended. An error means the
-// run could not start (its pod did not), and says why.
+// (killGrace), again and again while the cluster fails the deletion, until
+// it is gone or its own deadline has stopped it; the run reads as timed out
+// or cancelled. The pod and the Secret are deleted at the end, however the
+// run ended. An error means the run could not start (its pod did not), and
+// says why.
 func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	if err := p.ensureServiceAccount(ctx, spec); err != nil {
 		return Outcome{}, err
@@ -83,15 +85,7 @@ func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, err
 	timeout := spec.Action.TimeoutDuration()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	stopped := make(chan struct{})
-	defer close(stopped)
-	go func() {
-		select {
-		case <-runCtx.Done():
-			p.delete(pod, int64(killGrace.Seconds()))
-		case <-stopped:
-		}
-	}()
+	defer p.stopWhenDone(runCtx, pod, time.Now().Add(p.startTimeout()+timeout+killGrace))()
 
 	var out Outcome
 	if err := p.waitStarted(runCtx, pod); err != nil {
@@ -178,14 +172,41 @@ func (p *Pod) removeEnded(ctx context.Context, spec Spec) {
 // removeEnded to delete it: a run creates its pod right after its Secret.
 const secretGrace = time.Minute
 
+// stopWhenDone deletes pod, with killGrace, once runCtx ends (the action's
+// timeout, or the run's cancellation), until it is gone or until by (when
+// the pod's activeDeadlineSeconds has stopped it). The function it returns,
+// called when the run ends, stops waiting for runCtx and waits for the
+// deletion, if one began.
+func (p *Pod) stopWhenDone(runCtx context.Context, pod *corev1.Pod, by time.Time) (stopWaiting func()) {
+	runEnded := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-runCtx.Done():
+			p.deleteUntilGone(pod, int64(killGrace.Seconds()), by)
+		case <-runEnded:
+		}
+	}()
+	return func() {
+		close(runEnded)
+		<-done
+	}
+}
+
+// startTimeout is StartTimeout, or DefaultStartTimeout when it is zero.
+func (p *Pod) startTimeout() time.Duration {
+	if p.StartTimeout == 0 {
+		return DefaultStartTimeout
+	}
+	return p.StartTimeout
+}
+
 // waitStarted waits until pod's container has started (or already ended),
 // for StartTimeout at most; a container that cannot start, a pod that
 // failed before, or the wait's end is an error that says why.
 func (p *Pod) waitStarted(ctx context.Context, pod *corev1.Pod) error {
-	limit := p.StartTimeout
-	if limit == 0 {
-		limit = DefaultStartTimeout
-	}
+	limit := p.startTimeout()
 	deadline := time.Now().Add(limit)
 	why := "it was not scheduled"
 	for {
@@ -396,7 +417,13 @@ func (p *Pod) exitCode(ctx context.Context, pod *corev1.Pod) int {
 func (p *Pod) delete(pod *corev1.Pod, grace int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
 	defer cancel()
-	_ = p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{ //nolint:errcheck // see above
+	_ = p.deleteRequest(ctx, pod, grace) //nolint:errcheck // see above
+}
+
+// deleteRequest asks the cluster once to delete pod (guarded by its uid)
+// with grace seconds for its container to stop.
+func (p *Pod) deleteRequest(ctx context.Context, pod *corev1.Pod, grace int64) error {
+	return p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To(grace), Preconditions: &metav1.Preconditions{UID: &pod.UID},
 	})
 }
@@ -413,17 +440,29 @@ func (p *Pod) deleteSecret(secret *corev1.Secret) {
 
 // remove deletes pod at once and waits (podEndWait at most) until it is gone.
 func (p *Pod) remove(pod *corev1.Pod) {
-	p.delete(pod, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
+	p.deleteUntilGone(pod, 0, time.Now().Add(podEndWait))
+}
+
+// deleteUntilGone deletes pod with grace seconds, asking again (every
+// podPoll) while the cluster fails the deletion, and waits until the pod is
+// gone, or until by; it reports whether the pod is gone. A pod of the same
+// name with another uid is another run's: this one is gone.
+func (p *Pod) deleteUntilGone(pod *corev1.Pod, grace int64, by time.Time) (gone bool) {
+	ctx, cancel := context.WithDeadline(context.Background(), by)
 	defer cancel()
+	deleted := false
 	for {
-		_, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || ctx.Err() != nil {
-			return
+		if !deleted {
+			err := p.deleteRequest(ctx, pod, grace)
+			deleted = err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err)
+		}
+		cur, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && cur.UID != pod.UID) {
+			return true
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(podPoll):
 		}
 	}

@@ -68,8 +68,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		if err != nil {
 			return err
 		}
-		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
-		j.run.Conceal(token)                                              // the run hides the deployment's secrets and the task's already
+		defer j.revokeTokensWhenDone(ctx, st.ID)()
+		j.run.Conceal(token) // the run hides the deployment's secrets and the task's already
 		r := j.run.Redactor()
 		seq := int32(0) // a runtime calls the sink with one line at a time
 		out, err := j.s.actions.Runtime.Run(ctx, actions.Spec{
@@ -108,6 +108,24 @@ func (j *taskRun) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.A
 		return nil
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// revokeTokensWhenDone revokes the action tokens of hook step stepID as soon
+// as ctx ends (the task is cancelled or taken over), while the action may
+// still run until its runtime has stopped it, and at the latest when the
+// function it returns is called, at the end of the run.
+func (j *taskRun) revokeTokensWhenDone(ctx context.Context, stepID int64) (runEnded func()) {
+	revoke := func() {
+		if err := j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), stepID); err != nil {
+			j.s.log.Warn("deployment: revoke an action's token; it expires anyway", "step", stepID, "error", err)
+		}
+	}
+	stop := context.AfterFunc(ctx, revoke)
+	return func() {
+		if stop() { // ctx has not ended: the run did
+			revoke()
+		}
+	}
 }
 
 // mintToken creates the action token of one run of action a on the hook
