@@ -128,10 +128,43 @@ func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
 	if err != nil {
 		return fmt.Errorf("actions: read the service account %s of the action's pod: %w", sa.Name, err)
 	}
-	for k, v := range sa.Labels {
+	if !ownServiceAccount(existing, sa) {
+		return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+	}
+	return nil
+}
+
+// ownServiceAccount reports whether existing carries every label of want,
+// the service account Styrmin creates for the deployment's action pods.
+func ownServiceAccount(existing, want *corev1.ServiceAccount) bool {
+	for k, v := range want.Labels {
 		if existing.Labels[k] != v {
-			return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+			return false
 		}
+	}
+	return true
+}
+
+// DeleteServiceAccount deletes the service account of release's action pods
+// in namespace, when Styrmin created it for the deployment that labels (the
+// release's owner labels) name, so that a deployment made again under the
+// same name (another id) gets its own. One that Styrmin did not create for
+// that deployment is left alone, and one already gone is no error.
+func DeleteServiceAccount(ctx context.Context, client kubernetes.Interface, namespace, release string, labels map[string]string) error {
+	want := serviceAccount(Spec{Env: Env{Namespace: namespace, Release: release}, Labels: labels})
+	accounts := client.CoreV1().ServiceAccounts(namespace)
+	existing, err := accounts.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("actions: read the service account %s of the action pods: %w", want.Name, err)
+	case !ownServiceAccount(existing, want):
+		return nil
+	}
+	err = accounts.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("actions: delete the service account %s of the action pods: %w", want.Name, err)
 	}
 	return nil
 }
