@@ -299,6 +299,32 @@ func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, erro
 	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == StepHelm }), nil
 }
 
+// recoverPending recovers, as a Helm step of its own, a release that an
+// earlier operation left pending (pending-install, -upgrade or -rollback:
+// the cluster vanished, or its process stopped, before Helm recorded the
+// operation's end), exactly as crash recovery does (RecoverPending), so
+// that Helm does not refuse the operation that follows as "in progress".
+// The task holds the deployment, so no other task works on the release. A
+// release that is not pending, or none at all, takes no step.
+func (j *taskRun) recoverPending(ctx context.Context) error {
+	last, err := j.cluster.Releases.Status(ctx, j.row.Namespace, j.row.Name)
+	if isNotFound(err) || (err == nil && !last.Status.Pending()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("Recover release %s, left %s at revision %d", j.row.Name, last.Status, last.Number)
+	return j.run.Step(ctx, StepHelm, title, func(ctx context.Context, st *executor.Step) error {
+		rec, err := j.cluster.Releases.RecoverPending(ctx, j.row.Namespace, j.row.Name, j.owner)
+		if err != nil {
+			return err
+		}
+		st.Warn("An earlier operation did not finish. %s", rec.Message)
+		return nil
+	})
+}
+
 // recoverRelease is the Recover of install, upgrade and rollback tasks: a task
 // that died before its Helm step runs again; after it, a release Helm left
 // pending is recovered and the task ends failed, saying what to do next.
