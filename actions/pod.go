@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -499,4 +500,39 @@ func (p *Pod) deleteUntilGone(pod *corev1.Pod, grace int64, by time.Time) (gone 
 		case <-time.After(podPoll):
 		}
 	}
+}
+
+// DeleteRun deletes the pod and the token Secret of the action run on hook
+// step stepID of release in namespace, and waits (podEndWait at most) until
+// the pod is gone. A worker that died mid-run left them: its pod would run
+// on until its deadline, beside the task run again. Objects of that name
+// without the run's labels are not the pod runtime's and are left alone;
+// none at all is no error.
+func DeleteRun(ctx context.Context, client kubernetes.Interface, namespace, release string, stepID int64) error {
+	name := PodName(release, stepID)
+	run := &Pod{Client: client}
+	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("actions: read the pod %s of an action run: %w", name, err)
+	case ranStep(pod.Labels, stepID) && !run.deleteUntilGone(pod, 0, time.Now().Add(podEndWait)):
+		return fmt.Errorf("actions: the pod %s of an action run in namespace %s is not gone %s after its deletion", name, namespace, podEndWait)
+	}
+	secret, err := client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("actions: read the token Secret %s of an action run: %w", name, err)
+	case ranStep(secret.Labels, stepID):
+		run.deleteSecret(secret)
+	}
+	return nil
+}
+
+// ranStep reports whether labels are those of the pod runtime's objects of
+// the run on hook step stepID.
+func ranStep(labels map[string]string, stepID int64) bool {
+	return labels[ManagedByLabel] == ManagedBy && labels[RunLabel] == strconv.FormatInt(stepID, 10)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
@@ -57,23 +58,54 @@ func (s *Service) Runners() map[string]executor.Runner {
 		KindAction:   actionRunner{s},
 	}
 	for kind, r := range runners {
-		runners[kind] = revokingRunner{Runner: r, s: s}
+		runners[kind] = orphanStoppingRunner{Runner: r, s: s}
 	}
 	return runners
 }
 
-// revokingRunner revokes, before a task is recovered, every action token its
-// hook steps minted: the process that died never ran the steps' own revocation.
-type revokingRunner struct {
+// orphanStoppingRunner stops, before a task is recovered, what its hook steps
+// left behind when the process running them died, which never ran the
+// steps' own endings: it revokes every action token they minted, and
+// deletes their action pods and the action Job, which would otherwise run
+// on beside the task run again.
+type orphanStoppingRunner struct {
 	executor.Runner
 	s *Service
 }
 
-func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+func (r orphanStoppingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
 	if err := r.s.q.RevokeTaskActionTokens(ctx, run.Task.ID); err != nil {
 		return false, "", fmt.Errorf("deployment: revoke the action tokens of task %d: %w", run.Task.ID, err)
 	}
+	if err := r.s.stopOrphanActions(ctx, run.Task); err != nil {
+		return false, "", err
+	}
 	return r.Runner.Recover(ctx, run)
+}
+
+// stopOrphanActions deletes, and waits until they are gone, the action pods
+// of task's hook steps (the pod runtime's) and its deployment's action Job,
+// ended or not, which one of its actions may have started. A task that ran
+// no action leaves the Job alone; without a cluster there is nothing to stop.
+func (s *Service) stopOrphanActions(ctx context.Context, task db.Task) error {
+	steps, err := s.q.ListSteps(ctx, task.ID)
+	if err != nil {
+		return fmt.Errorf("deployment: steps of task %d: %w", task.ID, err)
+	}
+	steps = slices.DeleteFunc(steps, func(st db.Step) bool { return st.Kind != StepHook })
+	if len(steps) == 0 || s.cluster == nil {
+		return nil
+	}
+	row, err := s.q.GetDeploymentByID(ctx, task.DeploymentID)
+	if err != nil {
+		return fmt.Errorf("deployment: task %d: %w", task.ID, err)
+	}
+	for _, st := range steps {
+		if err := actions.DeleteRun(ctx, s.cluster.Kube.Clientset, row.Namespace, row.Name, st.ID); err != nil {
+			return err
+		}
+	}
+	return s.cluster.Kube.DeleteActionJob(ctx, row.Namespace, row.Name)
 }
 
 // taskRun is what every runner starts from: the task's deployment, its inputs,
