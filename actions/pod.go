@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,9 +58,11 @@ var badWaits = map[string]bool{"ErrImageNeverPull": true, "InvalidImageName": tr
 // its container to start (StartTimeout at most); follows its log into sink;
 // and reads the exit status from the container's state. At the action's
 // timeout, or when ctx ends, the pod is deleted with its grace period
-// (killGrace) and the run reads as timed out or cancelled. The pod and the
-// Secret are deleted at the end, however the run ended. An error means the
-// run could not start (its pod did not), and says why.
+// (killGrace), again and again while the cluster fails the deletion, until
+// it is gone or its own deadline has stopped it; the run reads as timed out
+// or cancelled. The pod and the Secret are deleted at the end, however the
+// run ended. An error means the run could not start (its pod did not), and
+// says why.
 func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, error) {
 	if err := p.ensureServiceAccount(ctx, spec); err != nil {
 		return Outcome{}, err
@@ -83,15 +86,7 @@ func (p *Pod) Run(ctx context.Context, spec Spec, sink func(Line)) (Outcome, err
 	timeout := spec.Action.TimeoutDuration()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	stopped := make(chan struct{})
-	defer close(stopped)
-	go func() {
-		select {
-		case <-runCtx.Done():
-			p.delete(pod, int64(killGrace.Seconds()))
-		case <-stopped:
-		}
-	}()
+	defer p.stopWhenDone(runCtx, pod, time.Now().Add(p.startTimeout()+timeout+killGrace))()
 
 	var out Outcome
 	if err := p.waitStarted(runCtx, pod); err != nil {
@@ -134,10 +129,43 @@ func (p *Pod) ensureServiceAccount(ctx context.Context, spec Spec) error {
 	if err != nil {
 		return fmt.Errorf("actions: read the service account %s of the action's pod: %w", sa.Name, err)
 	}
-	for k, v := range sa.Labels {
+	if !ownServiceAccount(existing, sa) {
+		return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+	}
+	return nil
+}
+
+// ownServiceAccount reports whether existing carries every label of want,
+// the service account Styrmin creates for the deployment's action pods.
+func ownServiceAccount(existing, want *corev1.ServiceAccount) bool {
+	for k, v := range want.Labels {
 		if existing.Labels[k] != v {
-			return fmt.Errorf("actions: the service account %s in namespace %s was not created by Styrmin for this deployment, so no action runs as it; delete or rename it", sa.Name, sa.Namespace)
+			return false
 		}
+	}
+	return true
+}
+
+// DeleteServiceAccount deletes the service account of release's action pods
+// in namespace, when Styrmin created it for the deployment that labels (the
+// release's owner labels) name, so that a deployment made again under the
+// same name (another id) gets its own. One that Styrmin did not create for
+// that deployment is left alone, and one already gone is no error.
+func DeleteServiceAccount(ctx context.Context, client kubernetes.Interface, namespace, release string, labels map[string]string) error {
+	want := serviceAccount(Spec{Env: Env{Namespace: namespace, Release: release}, Labels: labels})
+	accounts := client.CoreV1().ServiceAccounts(namespace)
+	existing, err := accounts.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("actions: read the service account %s of the action pods: %w", want.Name, err)
+	case !ownServiceAccount(existing, want):
+		return nil
+	}
+	err = accounts.Delete(ctx, want.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &existing.UID}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("actions: delete the service account %s of the action pods: %w", want.Name, err)
 	}
 	return nil
 }
@@ -178,14 +206,41 @@ func (p *Pod) removeEnded(ctx context.Context, spec Spec) {
 // removeEnded to delete it: a run creates its pod right after its Secret.
 const secretGrace = time.Minute
 
+// stopWhenDone deletes pod, with killGrace, once runCtx ends (the action's
+// timeout, or the run's cancellation), until it is gone or until by (when
+// the pod's activeDeadlineSeconds has stopped it). The function it returns,
+// called when the run ends, stops waiting for runCtx and waits for the
+// deletion, if one began.
+func (p *Pod) stopWhenDone(runCtx context.Context, pod *corev1.Pod, by time.Time) (stopWaiting func()) {
+	runEnded := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-runCtx.Done():
+			p.deleteUntilGone(pod, int64(killGrace.Seconds()), by)
+		case <-runEnded:
+		}
+	}()
+	return func() {
+		close(runEnded)
+		<-done
+	}
+}
+
+// startTimeout is StartTimeout, or DefaultStartTimeout when it is zero.
+func (p *Pod) startTimeout() time.Duration {
+	if p.StartTimeout == 0 {
+		return DefaultStartTimeout
+	}
+	return p.StartTimeout
+}
+
 // waitStarted waits until pod's container has started (or already ended),
 // for StartTimeout at most; a container that cannot start, a pod that
 // failed before, or the wait's end is an error that says why.
 func (p *Pod) waitStarted(ctx context.Context, pod *corev1.Pod) error {
-	limit := p.StartTimeout
-	if limit == 0 {
-		limit = DefaultStartTimeout
-	}
+	limit := p.startTimeout()
 	deadline := time.Now().Add(limit)
 	why := "it was not scheduled"
 	for {
@@ -428,7 +483,13 @@ func (p *Pod) exitCode(ctx context.Context, pod *corev1.Pod) int {
 func (p *Pod) delete(pod *corev1.Pod, grace int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
 	defer cancel()
-	_ = p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{ //nolint:errcheck // see above
+	_ = p.deleteRequest(ctx, pod, grace) //nolint:errcheck // see above
+}
+
+// deleteRequest asks the cluster once to delete pod (guarded by its uid)
+// with grace seconds for its container to stop.
+func (p *Pod) deleteRequest(ctx context.Context, pod *corev1.Pod, grace int64) error {
+	return p.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: ptr.To(grace), Preconditions: &metav1.Preconditions{UID: &pod.UID},
 	})
 }
@@ -445,18 +506,65 @@ func (p *Pod) deleteSecret(secret *corev1.Secret) {
 
 // remove deletes pod at once and waits (podEndWait at most) until it is gone.
 func (p *Pod) remove(pod *corev1.Pod) {
-	p.delete(pod, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), podEndWait)
+	p.deleteUntilGone(pod, 0, time.Now().Add(podEndWait))
+}
+
+// deleteUntilGone deletes pod with grace seconds, asking again (every
+// podPoll) while the cluster fails the deletion, and waits until the pod is
+// gone, or until by; it reports whether the pod is gone. A pod of the same
+// name with another uid is another run's: this one is gone.
+func (p *Pod) deleteUntilGone(pod *corev1.Pod, grace int64, by time.Time) (gone bool) {
+	ctx, cancel := context.WithDeadline(context.Background(), by)
 	defer cancel()
+	deleted := false
 	for {
-		_, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || ctx.Err() != nil {
-			return
+		if !deleted {
+			err := p.deleteRequest(ctx, pod, grace)
+			deleted = err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err)
+		}
+		cur, err := p.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && cur.UID != pod.UID) {
+			return true
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(podPoll):
 		}
 	}
+}
+
+// DeleteRun deletes the pod and the token Secret of the action run on hook
+// step stepID of release in namespace, and waits (podEndWait at most) until
+// the pod is gone. A worker that died mid-run left them: its pod would run
+// on until its deadline, beside the task run again. Objects of that name
+// without the run's labels are not the pod runtime's and are left alone;
+// none at all is no error.
+func DeleteRun(ctx context.Context, client kubernetes.Interface, namespace, release string, stepID int64) error {
+	name := PodName(release, stepID)
+	run := &Pod{Client: client}
+	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("actions: read the pod %s of an action run: %w", name, err)
+	case ranStep(pod.Labels, stepID) && !run.deleteUntilGone(pod, 0, time.Now().Add(podEndWait)):
+		return fmt.Errorf("actions: the pod %s of an action run in namespace %s is not gone %s after its deletion", name, namespace, podEndWait)
+	}
+	secret, err := client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("actions: read the token Secret %s of an action run: %w", name, err)
+	case ranStep(secret.Labels, stepID):
+		run.deleteSecret(secret)
+	}
+	return nil
+}
+
+// ranStep reports whether labels are those of the pod runtime's objects of
+// the run on hook step stepID.
+func ranStep(labels map[string]string, stepID int64) bool {
+	return labels[ManagedByLabel] == ManagedBy && labels[RunLabel] == strconv.FormatInt(stepID, 10)
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/drivers"
@@ -50,14 +53,68 @@ func runOnFake(t *testing.T, exit int32, timeout string, existing ...runtime.Obj
 		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: actions.ContainerName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit}}}}
 		_, _ = client.CoreV1().Pods("shop").UpdateStatus(context.Background(), pod, metav1.UpdateOptions{})
 	}()
-	out, err := podRuntime.Run(context.Background(), actions.Spec{
-		Action: drivers.Action{Name: "backup", Function: "actions:backup", Timeout: timeout},
-		Env:    actions.Env{APIURL: "http://styrmin.styrmin.svc.cluster.local:80", Token: "sta_secret", Deployment: "shop-db", Namespace: "shop", Release: "shop-db", StepID: 9},
-		Labels: map[string]string{"styrmin.io/installation": "INST", "styrmin.io/deployment": "4"},
-	}, func(actions.Line) {})
+	out, err := podRuntime.Run(context.Background(), backupSpec(timeout), func(actions.Line) {})
 	require.NoError(t, err)
 	pod := <-created
 	return fakeRun{pod: pod, secret: secret, out: out, client: client}
+}
+
+// backupSpec is the run of action backup of deployment shop-db on hook step
+// 9, with timeout.
+func backupSpec(timeout string) actions.Spec {
+	return actions.Spec{
+		Action: drivers.Action{Name: "backup", Function: "actions:backup", Timeout: timeout},
+		Env:    actions.Env{APIURL: "http://styrmin.styrmin.svc.cluster.local:80", Token: "sta_secret", Deployment: "shop-db", Namespace: "shop", Release: "shop-db", StepID: 9},
+		Labels: map[string]string{"styrmin.io/installation": "INST", "styrmin.io/deployment": "4"},
+	}
+}
+
+// A run is cancelled while the API server restarts: the first deletions of
+// its pod fail. The runtime asks again until the pod is gone, rather than
+// let the action run on until its deadline.
+func TestACancelledRunDeletesItsPodUntilItIsGone(t *testing.T) {
+	t.Parallel()
+	client := fake.NewClientset()
+	var deletions atomic.Int32
+	client.PrependReactor("delete", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if deletions.Add(1) <= 2 {
+			return true, nil, apierrors.NewServiceUnavailable("the API server restarts")
+		}
+		return false, nil, nil
+	})
+	podRuntime := &actions.Pod{Client: client, Image: "styrmin.local/action-runner:test", StartTimeout: 10 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan actions.Outcome, 1)
+	go func() {
+		out, err := podRuntime.Run(ctx, backupSpec("10m"), func(actions.Line) {})
+		assert.NoError(t, err)
+		ended <- out
+	}()
+	pods := client.CoreV1().Pods("shop")
+	name := actions.PodName("shop-db", 9)
+	var pod *corev1.Pod
+	require.Eventually(t, func() bool {
+		var err error
+		pod, err = pods.Get(ctx, name, metav1.GetOptions{})
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the run creates its pod")
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: actions.ContainerName, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	_, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	cancel()
+	require.Eventually(t, func() bool {
+		_, err := pods.Get(context.Background(), name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 5*time.Second, 50*time.Millisecond, "the pod is gone soon after the cancellation, though its first deletions failed")
+	select {
+	case out := <-ended:
+		require.True(t, out.Canceled)
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end once its pod was gone")
+	}
+	require.GreaterOrEqual(t, deletions.Load(), int32(3), "the deletion was asked again")
 }
 
 func TestPodSpecIsLockedDown(t *testing.T) {

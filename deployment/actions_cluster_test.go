@@ -224,3 +224,60 @@ func logText(st deployment.Step) string {
 	}
 	return b.String()
 }
+
+// stubbornActions and stubbornActionsPy are a manual action that, told to
+// stop (SIGTERM), does not: it calls the action API with its token until it
+// is refused, for the few seconds before it is killed.
+const (
+	stubbornActions   = `[{name: stubborn, hook: manual, function: "actions:stubborn", timeout: 5m}]`
+	stubbornActionsPy = `
+import signal
+import time
+
+import styrmin
+
+
+def stubborn():
+    def call_on(signum, frame):
+        for _ in range(30):
+            try:
+                styrmin.deployment()
+                print("answered")
+            except styrmin.StyrminError as e:
+                print("refused:", e)
+                return
+            time.sleep(0.1)
+
+    signal.signal(signal.SIGTERM, call_on)
+    print("holding on")
+    while True:
+        time.sleep(0.1)
+`
+)
+
+// TestACancelledActionLosesItsTokenAtOnce cancels a manual action that
+// ignores being told to stop: its token is refused at once, while its
+// runtime still waits for it to end, not once it is gone.
+func TestACancelledActionLosesItsTokenAtOnce(t *testing.T) {
+	t.Parallel()
+	f := setupCluster(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", stubbornActions, stubbornActionsPy)
+	name := uniqueName("stubborn")
+	f.cleanUp(t, name)
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+
+	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "stubborn", By: "alice"}))
+	require.Eventually(t, func() bool {
+		task, err := f.svc.Task(ctx, name, run.TaskID)
+		require.NoError(t, err)
+		return len(task.Steps) == 1 && strings.Contains(logText(task.Steps[0]), "holding on")
+	}, time.Minute, 100*time.Millisecond, "the action runs")
+	require.NoError(t, f.svc.CancelTask(ctx, name, run.TaskID, "bob"))
+
+	task := f.waitEnded(t, name, run.TaskID)
+	require.Equal(t, executor.TaskCanceled, task.Status)
+	require.Contains(t, logText(task.Steps[0]), "INFO refused: ", "the action's calls are refused before it is killed")
+}

@@ -12,11 +12,16 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/kube"
 )
 
 // The crash test's worker runs in a child process: this test binary started
@@ -27,6 +32,9 @@ const (
 	envWorkerKey  = "STYRMIN_TEST_WORKER_SECRET_KEY"
 	// envWorkerActions, when set, lets the child process run driver actions.
 	envWorkerActions = "STYRMIN_TEST_WORKER_ACTIONS"
+	// envWorkerActionImage, with envWorkerActions, runs them as pods of this
+	// action-runner image (the pod runtime).
+	envWorkerActionImage = "STYRMIN_TEST_WORKER_ACTION_IMAGE"
 )
 
 // crashOptions are the executor options of the crash test's processes:
@@ -43,7 +51,7 @@ func TestHelperWorker(t *testing.T) {
 	defer stop()
 	env := apptest.New(t, apptest.Options{
 		DatabaseURL: os.Getenv(envWorkerDB), Kubeconfig: os.Getenv(envWorkerKube), SecretKey: os.Getenv(envWorkerKey),
-		Work: true, Actions: os.Getenv(envWorkerActions) != "", Executor: crashOptions,
+		Work: true, Actions: os.Getenv(envWorkerActions) != "", ActionImage: os.Getenv(envWorkerActionImage), Executor: crashOptions,
 	})
 	env.Start(t)
 	<-ctx.Done()
@@ -204,4 +212,70 @@ func sharedDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	require.NoError(t, os.Chmod(dir, 0o777))
 	return dir
+}
+
+// orphanActions and orphanActionsPy are a manual action whose Job runs
+// until it is stopped, and the action with it, waiting for the Job.
+const (
+	orphanActions   = `[{name: orphan, hook: manual, function: "actions:orphan", timeout: 5m}]`
+	orphanActionsPy = `
+import styrmin
+
+
+def orphan():
+    styrmin.execute_commands(["sleep 600"], image="busybox", timeout=600)
+`
+)
+
+// TestRecoveryStopsTheActionPodAndJobOfAKilledWorker kills the process
+// running an action as a pod (pod runtime) while the action waits for its
+// Job, and shows that recovering the task deletes the orphan pod and Job,
+// which would otherwise run on beside the task run again, and revokes the
+// action's token.
+func TestRecoveryStopsTheActionPodAndJobOfAKilledWorker(t *testing.T) {
+	t.Parallel()
+	f := setupClusterWithoutWorker(t)
+	ctx := context.Background()
+	f.importCopy(t, "hello-web", "1.5.0", orphanActions, orphanActionsPy)
+	name := uniqueName("orphan")
+	f.cleanUp(t, name)
+	podWorker := []string{envWorkerActions + "=1", envWorkerActionImage + "=" + kubetest.ActionRunnerImage(t)}
+	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, podWorker...)
+	req := helloWeb(name)
+	req.DriverVersion = "1.5.0"
+	req.Parameters = deployment.FormInput{"site_title": "Shop", "replicas": "1"}
+	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+
+	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "orphan", By: "alice"}))
+	pods, jobs := f.cluster.Kube.Clientset.CoreV1().Pods(name), f.cluster.Kube.Clientset.BatchV1().Jobs(name)
+	var step deployment.Step
+	require.Eventually(t, func() bool {
+		task, err := f.svc.Task(ctx, name, run.TaskID)
+		require.NoError(t, err)
+		job, err := jobs.Get(ctx, kube.ActionJobName(name), metav1.GetOptions{})
+		if err != nil || job.Status.Active == 0 || len(task.Steps) == 0 {
+			return false
+		}
+		step = task.Steps[0]
+		return true
+	}, 3*time.Minute, 100*time.Millisecond, "the action's Job runs")
+	podName := actions.PodName(name, step.ID)
+	secret, err := f.cluster.Kube.Clientset.CoreV1().Secrets(name).Get(ctx, podName, metav1.GetOptions{})
+	require.NoError(t, err)
+	token := string(secret.Data["token"])
+	_, err = f.svc.Authenticate(ctx, token)
+	require.NoError(t, err, "the token works while its action runs")
+	require.NoError(t, worker.Process.Signal(syscall.SIGKILL))
+	_, _ = worker.Process.Wait() // reaped: the kill is done
+
+	startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, podWorker...)
+	task := f.waitEnded(t, name, run.TaskID)
+	require.Equal(t, executor.TaskFailed, task.Status)
+	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
+	_, err = pods.Get(ctx, podName, metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the orphan action pod is gone: %v", err)
+	_, err = jobs.Get(ctx, kube.ActionJobName(name), metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "the orphan Job is gone: %v", err)
+	_, err = f.svc.Authenticate(ctx, token)
+	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
 }

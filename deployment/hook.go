@@ -37,7 +37,8 @@ const tokenGrace = 5 * time.Minute
 
 // runHooks runs the actions of hook, in declaration order, as one hook step
 // each. A blocking action's failure stops there and is returned; a
-// best-effort one's is a warning on its step.
+// best-effort one's is a warning on its step, whether the action itself
+// failed or its runtime could not start it.
 func (j *taskRun) runHooks(ctx context.Context, b *drivers.Bundle, hook drivers.Hook, prompts map[string]map[string]any) error {
 	for i := range b.Driver.Spec.Actions {
 		a := &b.Driver.Spec.Actions[i]
@@ -67,8 +68,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		if err != nil {
 			return err
 		}
-		defer j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), st.ID) //nolint:errcheck // the token expires anyway
-		j.run.Conceal(token)                                              // the run hides the deployment's secrets and the task's already
+		defer j.revokeTokensWhenDone(ctx, st.ID)()
+		j.run.Conceal(token) // the run hides the deployment's secrets and the task's already
 		r := j.run.Redactor()
 		seq := int32(0) // a runtime calls the sink with one line at a time
 		out, err := j.s.actions.Runtime.Run(ctx, actions.Spec{
@@ -81,8 +82,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 				j.s.log.Warn("deployment: record an action's log line", "step", st.ID, "error", err)
 			}
 		})
-		if err != nil {
-			return err
+		if err != nil { // the run did not start (image missing, pod refused, ...): the action failed
+			return j.hookFailed(st, detail, a, r.String(err.Error()))
 		}
 		j.s.observer.ActionRan(!out.Failed())
 		if len(out.Result) > 0 {
@@ -107,6 +108,24 @@ func (j *taskRun) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.A
 		return nil
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// revokeTokensWhenDone revokes the action tokens of hook step stepID as soon
+// as ctx ends (the task is cancelled or taken over), while the action may
+// still run until its runtime has stopped it, and at the latest when the
+// function it returns is called, at the end of the run.
+func (j *taskRun) revokeTokensWhenDone(ctx context.Context, stepID int64) (runEnded func()) {
+	revoke := func() {
+		if err := j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), stepID); err != nil {
+			j.s.log.Warn("deployment: revoke an action's token; it expires anyway", "step", stepID, "error", err)
+		}
+	}
+	stop := context.AfterFunc(ctx, revoke)
+	return func() {
+		if stop() { // ctx has not ended: the run did
+			revoke()
+		}
+	}
 }
 
 // mintToken creates the action token of one run of action a on the hook

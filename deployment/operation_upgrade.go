@@ -121,6 +121,10 @@ type Review struct {
 	Resources []release.ResourceDiff
 	// DryRunError says why the dry run failed; the upgrade cannot be confirmed then.
 	DryRunError string
+	// RecoversFirst, when set, says that an earlier operation left the
+	// release pending, which the upgrade recovers before anything else (so
+	// no dry run can show its changes): it may be confirmed all the same.
+	RecoversFirst string
 	// Refused is set when the dry run failed because the chart creates
 	// what no admin approved for the driver version: what it misses.
 	Refused *permissions.RefusedError
@@ -166,7 +170,10 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 		FromAppVersion: dep.AppVersion, AppVersion: p.appVersion,
 		Changes: p.changes, Prompts: p.prompts.values(p.hookActions),
 	}
-	if r.Resources, err = s.dryRunUpgrade(ctx, p); err != nil {
+	var pending *pendingRelease
+	if r.Resources, err = s.dryRunUpgrade(ctx, p); errors.As(err, &pending) {
+		r.RecoversFirst = pending.Error()
+	} else if err != nil {
 		r.DryRunError = styrmin.ErrorMessage(err)
 		errors.As(err, &r.Refused)
 	}
@@ -220,6 +227,9 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
+	if current.Status.Pending() {
+		return nil, &pendingRelease{name: p.dep.Name, last: current.Revision}
+	}
 	values, err := release.Values(ctx, p.to, p.next.All(), p.appVersion, p.dep.Namespace, p.dep.Name)
 	if err != nil {
 		return nil, err
@@ -246,6 +256,22 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 		return nil, err
 	}
 	return release.DiffManifests(current.Manifest, planned.Manifest), nil
+}
+
+// pendingRelease is the dry run's answer for a release that an earlier
+// operation left pending, on which Helm dry-runs nothing: the upgrade
+// recovers it first (taskRun.recoverPending).
+type pendingRelease struct {
+	name string
+	last release.Revision
+}
+
+// Error says what the upgrade will do first.
+func (p *pendingRelease) Error() string {
+	return fmt.Sprintf("Release %s was left %s at revision %d by an operation that did not finish (the cluster or Styrmin stopped during it). "+
+		"The upgrade recovers it first, as Styrmin does after a crash: it marks that revision failed and, after an upgrade or a rollback, "+
+		"rolls the release back to its last deployed revision. Until then no dry run can show what the upgrade changes.",
+		p.name, p.last.Status, p.last.Number)
 }
 
 // fingerprint identifies what a review was made against: a change of the

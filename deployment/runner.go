@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
@@ -57,23 +58,28 @@ func (s *Service) Runners() map[string]executor.Runner {
 		KindAction:   actionRunner{s},
 	}
 	for kind, r := range runners {
-		runners[kind] = revokingRunner{Runner: r, s: s}
+		runners[kind] = orphanStoppingRunner{Runner: r, s: s}
 	}
 	return runners
 }
 
-// revokingRunner revokes, before a task is recovered, every action token its
-// hook steps minted: the process that died never ran the steps' own
-// revocation. The tasks its actions started stay in its result, as in a
-// failed run's.
-type revokingRunner struct {
+// orphanStoppingRunner stops, before a task is recovered, what its hook steps
+// left behind when the process running them died, which never ran the
+// steps' own endings: it revokes every action token they minted, and
+// deletes their action pods and the action Job, which would otherwise run
+// on beside the task run again. The tasks its actions started stay in its
+// result, as in a failed run's.
+type orphanStoppingRunner struct {
 	executor.Runner
 	s *Service
 }
 
-func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
+func (r orphanStoppingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
 	if err := r.s.q.RevokeTaskActionTokens(ctx, run.Task.ID); err != nil {
 		return false, "", fmt.Errorf("deployment: revoke the action tokens of task %d: %w", run.Task.ID, err)
+	}
+	if err := r.s.stopOrphanActions(ctx, run.Task); err != nil {
+		return false, "", err
 	}
 	linked, err := (&taskRun{s: r.s, run: run}).linked(ctx)
 	if err != nil {
@@ -83,6 +89,31 @@ func (r revokingRunner) Recover(ctx context.Context, run *executor.Run) (bool, s
 		run.KeepResult(failedResult{Linked: linked})
 	}
 	return r.Runner.Recover(ctx, run)
+}
+
+// stopOrphanActions deletes, and waits until they are gone, the action pods
+// of task's hook steps (the pod runtime's) and its deployment's action Job,
+// ended or not, which one of its actions may have started. A task that ran
+// no action leaves the Job alone; without a cluster there is nothing to stop.
+func (s *Service) stopOrphanActions(ctx context.Context, task db.Task) error {
+	steps, err := s.q.ListSteps(ctx, task.ID)
+	if err != nil {
+		return fmt.Errorf("deployment: steps of task %d: %w", task.ID, err)
+	}
+	steps = slices.DeleteFunc(steps, func(st db.Step) bool { return st.Kind != StepHook })
+	if len(steps) == 0 || s.cluster == nil {
+		return nil
+	}
+	row, err := s.q.GetDeploymentByID(ctx, task.DeploymentID)
+	if err != nil {
+		return fmt.Errorf("deployment: task %d: %w", task.ID, err)
+	}
+	for _, st := range steps {
+		if err := actions.DeleteRun(ctx, s.cluster.Kube.Clientset, row.Namespace, row.Name, st.ID); err != nil {
+			return err
+		}
+	}
+	return s.cluster.Kube.DeleteActionJob(ctx, row.Namespace, row.Name)
 }
 
 // taskRun is what every runner starts from: the task's deployment, its inputs,
@@ -314,6 +345,32 @@ func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, erro
 		return false, fmt.Errorf("deployment: steps of task %d: %w", taskID, err)
 	}
 	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == StepHelm }), nil
+}
+
+// recoverPending recovers, as a Helm step of its own, a release that an
+// earlier operation left pending (pending-install, -upgrade or -rollback:
+// the cluster vanished, or its process stopped, before Helm recorded the
+// operation's end), exactly as crash recovery does (RecoverPending), so
+// that Helm does not refuse the operation that follows as "in progress".
+// The task holds the deployment, so no other task works on the release. A
+// release that is not pending, or none at all, takes no step.
+func (j *taskRun) recoverPending(ctx context.Context) error {
+	last, err := j.cluster.Releases.Status(ctx, j.row.Namespace, j.row.Name)
+	if isNotFound(err) || (err == nil && !last.Status.Pending()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("Recover release %s, left %s at revision %d", j.row.Name, last.Status, last.Number)
+	return j.run.Step(ctx, StepHelm, title, func(ctx context.Context, st *executor.Step) error {
+		rec, err := j.cluster.Releases.RecoverPending(ctx, j.row.Namespace, j.row.Name, j.owner)
+		if err != nil {
+			return err
+		}
+		st.Warn("An earlier operation did not finish. %s", rec.Message)
+		return nil
+	})
 }
 
 // recoverRelease is the Recover of install, upgrade and rollback tasks: a task

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 
+	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
@@ -16,7 +17,7 @@ import (
 type deleteRunner struct{ s *Service }
 
 // Run uninstalls the release, deletes the action Job an action left (with
-// its Secret), deletes the namespace when Styrmin created it and nothing
+// its Secret) and the action pods' service account, deletes the namespace when Styrmin created it and nothing
 // else is left in it (removeNamespace), and marks the deployment deleted. When a release of the deployment's name is not its
 // own (its install was refused), it changes nothing in the cluster: it only
 // marks the deployment deleted.
@@ -61,8 +62,9 @@ func (j *taskRun) releaseForeign(ctx context.Context) (bool, error) {
 }
 
 // removeFromCluster runs the pre-delete hooks, uninstalls the release, runs
-// the post-delete hooks, deletes the action Job and, when Styrmin created
-// it and nothing else is left in it, the namespace.
+// the post-delete hooks, deletes the action Job and the action pods' service
+// account and, when Styrmin created the namespace and nothing else is left
+// in it, the namespace.
 func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *deleteInputs) error {
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
 	if err != nil {
@@ -104,7 +106,12 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
-		st.Say("The Job %s, its pods and its Secret are gone, if an action had left them.", kube.ActionJobName(j.row.Name))
+		// A deployment made again under this name (another id) creates its own.
+		if err := actions.DeleteServiceAccount(ctx, j.cluster.Kube.Clientset, j.row.Namespace, j.row.Name, j.owner.Labels()); err != nil {
+			return err
+		}
+		st.Say("The Job %s, its pods and its Secret, and the service account %s of the action pods are gone, if actions had left them.",
+			kube.ActionJobName(j.row.Name), actions.ServiceAccountName(j.row.Name))
 		return nil
 	})
 	if err != nil || !j.row.NamespaceCreated {

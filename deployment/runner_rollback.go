@@ -13,8 +13,9 @@ import (
 // versions and values recorded for it.
 type rollbackRunner struct{ s *Service }
 
-// Run rolls the release back, waits for the components, and records the new
-// revision with the old one's values.
+// Run rolls the release back (recovering it first when an earlier operation
+// left it pending), waits for the components, and records the new revision
+// with the old one's values.
 func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in rollbackInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
@@ -35,6 +36,9 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 	}
 	check, err := r.s.permissionCheck(ctx, j.row.DriverName, rev.DriverVersion, j.row.Namespace)
 	if err != nil {
+		return j.fail(ctx, err)
+	}
+	if err := j.recoverPending(ctx); err != nil {
 		return j.fail(ctx, err)
 	}
 	var rel *release.Release

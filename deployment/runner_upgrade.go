@@ -12,8 +12,9 @@ import (
 // version and values its task holds.
 type upgradeRunner struct{ s *Service }
 
-// Run upgrades the release (installing it again when no revision of it
-// ever deployed), waits for the components, then records the new values.
+// Run upgrades the release (recovering it first when an earlier operation
+// left it pending, and installing it again when no revision of it ever
+// deployed), waits for the components, then records the new values.
 func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	var in upgradeInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
@@ -35,6 +36,9 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
 	opts, err := j.render(ctx, b, in.AppVersion, values)
 	if err != nil {
+		return j.fail(ctx, err)
+	}
+	if err := j.recoverPending(ctx); err != nil {
 		return j.fail(ctx, err)
 	}
 	if err := j.runHooks(ctx, b, drivers.HookPreUpgrade, prompts); err != nil {

@@ -87,11 +87,12 @@ func DeploymentUpgradeConfirm(svc deploymentInstaller) echo.HandlerFunc {
 // go through views.NewParamChange, which drops their values.
 func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 	p := views.DeploymentReviewProps{
-		Name:        r.Deployment.Name,
-		From:        views.ReviewVersions{DriverVersion: r.FromDriverVersion, AppVersion: r.FromAppVersion},
-		To:          views.ReviewVersions{DriverVersion: r.DriverVersion, AppVersion: r.AppVersion},
-		DryRunError: r.DryRunError,
-		Token:       r.Token,
+		Name:          r.Deployment.Name,
+		From:          views.ReviewVersions{DriverVersion: r.FromDriverVersion, AppVersion: r.FromAppVersion},
+		To:            views.ReviewVersions{DriverVersion: r.DriverVersion, AppVersion: r.AppVersion},
+		DryRunError:   r.DryRunError,
+		RecoversFirst: r.RecoversFirst,
+		Token:         r.Token,
 	}
 	for _, ch := range r.Changes {
 		p.Changes = append(p.Changes, views.NewParamChange(ch.Name, ch.Title, views.Change(ch.Kind), ch.Secret, ch.Old, ch.New))
