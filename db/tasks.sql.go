@@ -556,14 +556,16 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTas
 }
 
 const lockDeployment = `-- name: LockDeployment :exec
-SELECT id FROM deployments WHERE id = $1 FOR UPDATE
+SELECT id FROM deployments WHERE id = $1 FOR NO KEY UPDATE
 `
 
 // Waits for the transactions that change the deployment's hold (and its
 // queue's hand-over) to commit, and keeps others from changing it until this
 // one does: a claim that read the hold without this lock could read it held
 // by a chain whose end, committing meanwhile, looked for a next task before
-// the claimed task was visible, and neither would start it.
+// the claimed task was visible, and neither would start it. FOR NO KEY
+// UPDATE, the lock an UPDATE of the hold takes: a stronger one would also
+// hold up every task inserted for the deployment (its foreign key's check).
 func (q *Queries) LockDeployment(ctx context.Context, id int64) error {
 	_, err := q.db.Exec(ctx, lockDeployment, id)
 	return err

@@ -233,8 +233,8 @@ func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVe
 	if err != nil {
 		return err
 	}
-	// Helm has made the revision: it is recorded whatever the database's
-	// mood, unless the task was taken over meanwhile.
+	// Helm has made the revision: it is recorded however long the database
+	// takes to answer, unless the task was taken over meanwhile.
 	err = j.run.Write(context.WithoutCancel(ctx), "record a revision", func(ctx context.Context, q *db.Queries) error {
 		if err := q.InsertRevision(ctx, db.InsertRevisionParams{
 			DeploymentID: j.row.ID, Revision: int32(revision), TaskID: j.run.Task.ID, DriverVersion: driverVersion,
@@ -353,10 +353,11 @@ func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, erro
 // operation's end), exactly as crash recovery does (RecoverPending), so
 // that Helm does not refuse the operation that follows as "in progress".
 // The task holds the deployment, so no other task works on the release. A
-// release that is not pending, or none at all, takes no step.
+// release that is not pending, or none at all, takes no step; nor does a
+// cluster that does not answer: the operation's own Helm step fails then.
 func (j *taskRun) recoverPending(ctx context.Context) error {
 	last, err := j.cluster.Releases.Status(ctx, j.row.Namespace, j.row.Name)
-	if isNotFound(err) || (err == nil && !last.Status.Pending()) {
+	if isNotFound(err) || styrmin.ErrorCode(err) == styrmin.EUNAVAILABLE || (err == nil && !last.Status.Pending()) {
 		return nil
 	}
 	if err != nil {

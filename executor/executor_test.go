@@ -619,10 +619,12 @@ func TestAQueueHasAWorkerOnlyWhenBuiltToWork(t *testing.T) {
 // TestATaskQueuedWhileTheDeploymentIsReleasedStartsAtOnce commits a task in
 // the moment its deployment's previous task is ending: after that task's
 // last transaction looked for a queued task to hand the deployment over to,
-// and before it committed. The new task's claim still sees the deployment
-// held and waits; the end of the previous task must then wake it, although
-// its transaction could not see it. A deferred trigger, blocked on an
-// advisory lock the test holds, stops that transaction at its commit.
+// and before it committed. The new task's claim must not read the hold
+// before that commit (it would find the deployment held and wait, and the
+// hand-over could not see it): it waits for the deployment's row lock, and
+// starts once the previous task's end has committed. A deferred trigger,
+// blocked on an advisory lock the test holds, stops that transaction at its
+// commit.
 func TestATaskQueuedWhileTheDeploymentIsReleasedStartsAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -659,12 +661,13 @@ CREATE CONSTRAINT TRIGGER test_hold_release AFTER UPDATE ON deployments
 		return waiting, err
 	}, func(waiting int) bool { return waiting > 0 })
 	second := b.enqueue(t, e, dep, "upgrade", nil, nil)
-	// Its claim finds the deployment held and puts its job off.
-	executortest.Wait(t, func(ctx context.Context) (string, error) {
-		var state string
-		err := b.pool.QueryRow(ctx, "SELECT j.state FROM river_job j JOIN tasks t ON t.river_job_id = j.id WHERE t.id = $1", second).Scan(&state)
-		return state, err
-	}, func(state string) bool { return state == "scheduled" })
+	// Its claim waits for the ending transaction's lock on the deployment.
+	executortest.Wait(t, func(ctx context.Context) (int, error) {
+		var waiting int
+		err := b.pool.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%LockDeployment%'").Scan(&waiting)
+		return waiting, err
+	}, func(waiting int) bool { return waiting > 0 })
+	require.Empty(t, started, "nothing runs while the deployment's release has not committed")
 	_, err = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lock)
 	require.NoError(t, err)
 

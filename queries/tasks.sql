@@ -22,8 +22,10 @@ SELECT * FROM tasks WHERE id = @id FOR UPDATE;
 -- queue's hand-over) to commit, and keeps others from changing it until this
 -- one does: a claim that read the hold without this lock could read it held
 -- by a chain whose end, committing meanwhile, looked for a next task before
--- the claimed task was visible, and neither would start it.
-SELECT id FROM deployments WHERE id = @id FOR UPDATE;
+-- the claimed task was visible, and neither would start it. FOR NO KEY
+-- UPDATE, the lock an UPDATE of the hold takes: a stronger one would also
+-- hold up every task inserted for the deployment (its foreign key's check).
+SELECT id FROM deployments WHERE id = @id FOR NO KEY UPDATE;
 
 -- name: HoldDeployment :one
 -- Gives the deployment to the task chain of root_task_id when no other chain

@@ -55,7 +55,7 @@ func New(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	url := NewURL(t)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, url)
+	pool, err := db.Open(ctx, url) // the product's pool settings
 	if err != nil {
 		t.Fatalf("dbtest: connect: %v", err)
 	}
