@@ -641,7 +641,7 @@ func (q *Queries) NextQueuedTask(ctx context.Context, deploymentID int64) (Task,
 const pruneTaskChains = `-- name: PruneTaskChains :one
 WITH roots AS (
     SELECT r.id FROM tasks r
-    WHERE r.parent_step_id IS NULL AND r.ended_at < $1
+    WHERE r.parent_step_id IS NULL AND r.ended_at < $1::timestamptz
       AND r.status IN ('succeeded', 'failed', 'canceled')
       AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.root_task_id = r.id AND t.status IN ('queued', 'running'))
       AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.holder_task_id = r.id)
@@ -658,7 +658,7 @@ SELECT count(DISTINCT root_task_id)::bigint AS chains, count(*)::bigint AS tasks
 `
 
 type PruneTaskChainsParams struct {
-	EndedBefore *time.Time
+	EndedBefore time.Time
 	MaxChains   int32
 }
 

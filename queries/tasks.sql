@@ -240,7 +240,7 @@ WHERE status = 'queued';
 -- the deployments page shows. Chains locked by another prune are skipped.
 WITH roots AS (
     SELECT r.id FROM tasks r
-    WHERE r.parent_step_id IS NULL AND r.ended_at < @ended_before
+    WHERE r.parent_step_id IS NULL AND r.ended_at < @ended_before::timestamptz
       AND r.status IN ('succeeded', 'failed', 'canceled')
       AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.root_task_id = r.id AND t.status IN ('queued', 'running'))
       AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.holder_task_id = r.id)
