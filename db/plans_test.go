@@ -39,7 +39,8 @@ type planCase struct {
 	args  []any
 }
 
-// A page of deployment 7's history, and the steps of the tasks on it.
+// A page of deployment 7's history, the steps of two tasks on it, and a
+// time a month ago (a filter's start, a retention's cut-off).
 var (
 	pageTaskIDs = []int64{19807, 19607, 19407, 19207, 19007, 18807, 18607, 18407, 18207, 18007}
 	pageStepIDs = []int64{79225, 79226, 79227, 79228, 78425, 78426, 78427, 78428}
