@@ -87,6 +87,9 @@ type Config struct {
 	Work bool
 	// AuditRetention is how long the worker keeps audit entries (0: forever).
 	AuditRetention time.Duration
+	// TaskRetention is how long the worker keeps ended tasks with their
+	// steps and logs (0: forever; executor.Prune says what stays).
+	TaskRetention time.Duration
 	// Drain is how long Run lets running tasks go on once its context ends,
 	// before they are cancelled and recovered.
 	Drain time.Duration
@@ -152,6 +155,7 @@ type App struct {
 
 	drain          time.Duration
 	auditRetention time.Duration
+	taskRetention  time.Duration
 	// sdkDir holds the styrmin Python package that actions import; Close removes it.
 	sdkDir string
 }
@@ -165,7 +169,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention, taskRetention: cfg.TaskRetention}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -353,7 +357,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 
 // Run runs the app's background work until ctx ends: the web app's change
 // notifications and hourly clean-up when it serves, and the worker, with
-// the audit log's hourly prune, when it works tasks (which then lets running tasks finish for up to Config.Drain).
+// the hourly prunes of the audit log and of old tasks, when it works tasks (which then lets running tasks finish for up to Config.Drain).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
@@ -364,8 +368,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	var err error
 	if a.Worker != nil {
-		wg.Add(1)
+		wg.Add(2)
 		go func() { defer wg.Done(); a.Audit.PruneEvery(ctx, a.auditRetention, time.Hour, a.Logger) }()
+		go func() { defer wg.Done(); a.Queue.PruneEvery(ctx, a.taskRetention, time.Hour) }()
 		err = runWorker(ctx, a.Worker, a.drain, a.Logger)
 	} else {
 		<-ctx.Done()

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,27 +13,10 @@ import (
 // DefaultRetention is how long entries are kept unless configured.
 const DefaultRetention = "90d"
 
-// ParseRetention reads a retention: a number of days ("90d"), a Go
-// duration ("36h") or 0, which keeps entries forever (returned as 0); empty
+// ParseRetention reads the audit retention (styrmin.ParseRetention); empty
 // is DefaultRetention, as when the setting is not given.
 func ParseRetention(s string) (time.Duration, error) {
-	s = cmp.Or(strings.TrimSpace(s), DefaultRetention)
-	bad := styrmin.Errorf(styrmin.EINVALID, "The audit retention %q is not a duration: write days (90d), hours (36h) or 0 to keep entries forever.", s)
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 {
-			return 0, bad
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	if s == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, bad
-	}
-	return d, nil
+	return styrmin.ParseRetention("audit retention", cmp.Or(strings.TrimSpace(s), DefaultRetention))
 }
 
 // PruneEvery deletes the entries older than retention now and then every

@@ -234,7 +234,7 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 
 const insertRevision = `-- name: InsertRevision :exec
 INSERT INTO revisions (deployment_id, revision, task_id, driver_version, app_version, parameters, secrets)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES ($1, $2, $3::bigint, $4, $5, $6, $7)
 ON CONFLICT (deployment_id, revision) DO UPDATE
 SET task_id = EXCLUDED.task_id, driver_version = EXCLUDED.driver_version,
     app_version = EXCLUDED.app_version, parameters = EXCLUDED.parameters, secrets = EXCLUDED.secrets

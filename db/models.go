@@ -114,7 +114,7 @@ type OidcLogin struct {
 type Revision struct {
 	DeploymentID  int64
 	Revision      int32
-	TaskID        int64
+	TaskID        *int64
 	DriverVersion string
 	AppVersion    string
 	Parameters    []byte

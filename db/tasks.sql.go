@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -636,6 +637,48 @@ func (q *Queries) NextQueuedTask(ctx context.Context, deploymentID int64) (Task,
 		&i.CancelRequestedBy,
 		&i.Lease,
 	)
+	return i, err
+}
+
+const pruneTaskChains = `-- name: PruneTaskChains :one
+WITH roots AS (
+    SELECT r.id FROM tasks r
+    WHERE r.parent_step_id IS NULL AND r.ended_at < $1::timestamptz
+      AND r.status IN ('succeeded', 'failed', 'canceled')
+      AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.root_task_id = r.id AND t.status IN ('queued', 'running'))
+      AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.holder_task_id = r.id)
+      AND EXISTS (SELECT 1 FROM tasks n
+                  WHERE n.deployment_id = r.deployment_id AND n.parent_step_id IS NULL AND n.id > r.id)
+    ORDER BY r.ended_at
+    LIMIT $2
+    FOR UPDATE OF r SKIP LOCKED
+), pruned AS (
+    DELETE FROM tasks t USING roots WHERE t.root_task_id = roots.id
+    RETURNING t.root_task_id
+)
+SELECT count(DISTINCT root_task_id)::bigint AS chains, count(*)::bigint AS tasks FROM pruned
+`
+
+type PruneTaskChainsParams struct {
+	EndedBefore time.Time
+	MaxChains   int32
+}
+
+type PruneTaskChainsRow struct {
+	Chains int64
+	Tasks  int64
+}
+
+// Deletes up to max_chains task chains, oldest first, whose top-level task
+// ended before ended_before, with their steps, log lines, action tokens and
+// webhook deliveries (the foreign keys cascade; revisions stay and forget
+// their task). It keeps every chain that has a task queued or running or
+// holds its deployment, and each deployment's newest top-level task, which
+// the deployments page shows. Chains locked by another prune are skipped.
+func (q *Queries) PruneTaskChains(ctx context.Context, arg PruneTaskChainsParams) (PruneTaskChainsRow, error) {
+	row := q.db.QueryRow(ctx, pruneTaskChains, arg.EndedBefore, arg.MaxChains)
+	var i PruneTaskChainsRow
+	err := row.Scan(&i.Chains, &i.Tasks)
 	return i, err
 }
 

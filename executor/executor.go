@@ -89,18 +89,21 @@ type Options struct {
 	// Extra is River work this process also does when it works tasks
 	// (webhook deliveries); nil: none.
 	Extra JobWorkers
-	// Observer hears of each task this process starts and ends (metrics);
-	// nil hears nothing.
+	// Observer hears of each task this process starts, ends and prunes
+	// (metrics); nil hears nothing.
 	Observer Observer
 }
 
-// Observer hears of the tasks a process runs, as they start and end.
+// Observer hears of the tasks a process runs, as they start and end, and
+// of those its retention deletes.
 type Observer interface {
 	// TaskStarted is called when a task of kind starts running here.
 	TaskStarted(kind string)
 	// TaskEnded is called when this process records a task's end: outcome
 	// is its final status (succeeded, failed, canceled), took its run time.
 	TaskEnded(kind, outcome string, took time.Duration)
+	// TasksPruned is called when the retention deleted n tasks (Prune).
+	TasksPruned(n int64)
 }
 
 // withDefaults fills in the zero fields of o.

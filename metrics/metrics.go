@@ -27,6 +27,7 @@ type Metrics struct {
 	tasksStarted *prometheus.CounterVec
 	tasksEnded   *prometheus.CounterVec
 	taskDuration *prometheus.HistogramVec
+	tasksPruned  prometheus.Counter
 	signins      *prometheus.CounterVec
 	actionRuns   *prometheus.CounterVec
 	jobs         *prometheus.CounterVec
@@ -59,6 +60,9 @@ func New() *Metrics {
 			Name: "styrmin_task_duration_seconds", Help: "Time from a task's start to its end, by kind and outcome.",
 			Buckets: taskBuckets,
 		}, []string{"kind", "outcome"}),
+		tasksPruned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "styrmin_tasks_pruned_total", Help: "Ended tasks this process deleted with their steps and logs, past the task retention.",
+		}),
 		signins: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "styrmin_signin_refusals_total", Help: "Sign-in attempts refused, by reason (failed: wrong credentials; throttled: too many failures).",
 		}, []string{"reason"}),
@@ -73,7 +77,7 @@ func New() *Metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.signins, m.actionRuns, m.jobs, m.caches,
+		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.tasksPruned, m.signins, m.actionRuns, m.jobs, m.caches,
 	)
 	return m
 }
@@ -114,6 +118,11 @@ func (m *Metrics) TaskStarted(kind string) {
 func (m *Metrics) TaskEnded(kind, outcome string, took time.Duration) {
 	m.tasksEnded.WithLabelValues(kind, outcome).Inc()
 	m.taskDuration.WithLabelValues(kind, outcome).Observe(took.Seconds())
+}
+
+// TasksPruned counts n tasks that the task retention deleted.
+func (m *Metrics) TasksPruned(n int64) {
+	m.tasksPruned.Add(float64(n))
 }
 
 // SigninRefused counts a refused sign-in: reason is "failed" or "throttled".

@@ -46,7 +46,7 @@ SELECT * FROM revisions WHERE deployment_id = @deployment_id ORDER BY revision D
 
 -- name: InsertRevision :exec
 INSERT INTO revisions (deployment_id, revision, task_id, driver_version, app_version, parameters, secrets)
-VALUES (@deployment_id, @revision, @task_id, @driver_version, @app_version, @parameters, @secrets)
+VALUES (@deployment_id, @revision, @task_id::bigint, @driver_version, @app_version, @parameters, @secrets)
 ON CONFLICT (deployment_id, revision) DO UPDATE
 SET task_id = EXCLUDED.task_id, driver_version = EXCLUDED.driver_version,
     app_version = EXCLUDED.app_version, parameters = EXCLUDED.parameters, secrets = EXCLUDED.secrets;

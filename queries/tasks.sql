@@ -232,3 +232,27 @@ SELECT count(*)::bigint AS queued,
        coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
 FROM tasks
 WHERE status = 'queued';
+
+-- name: PruneTaskChains :one
+-- Deletes up to max_chains task chains, oldest first, whose top-level task
+-- ended before ended_before, with their steps, log lines, action tokens and
+-- webhook deliveries (the foreign keys cascade; revisions stay and forget
+-- their task). It keeps every chain that has a task queued or running or
+-- holds its deployment, and each deployment's newest top-level task, which
+-- the deployments page shows. Chains locked by another prune are skipped.
+WITH roots AS (
+    SELECT r.id FROM tasks r
+    WHERE r.parent_step_id IS NULL AND r.ended_at < @ended_before::timestamptz
+      AND r.status IN ('succeeded', 'failed', 'canceled')
+      AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.root_task_id = r.id AND t.status IN ('queued', 'running'))
+      AND NOT EXISTS (SELECT 1 FROM deployments d WHERE d.holder_task_id = r.id)
+      AND EXISTS (SELECT 1 FROM tasks n
+                  WHERE n.deployment_id = r.deployment_id AND n.parent_step_id IS NULL AND n.id > r.id)
+    ORDER BY r.ended_at
+    LIMIT @max_chains
+    FOR UPDATE OF r SKIP LOCKED
+), pruned AS (
+    DELETE FROM tasks t USING roots WHERE t.root_task_id = roots.id
+    RETURNING t.root_task_id
+)
+SELECT count(DISTINCT root_task_id)::bigint AS chains, count(*)::bigint AS tasks FROM pruned;

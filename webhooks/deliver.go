@@ -98,7 +98,7 @@ func (d *Deliverer) Timeout(*river.Job[deliveryArgs]) time.Duration { return Tim
 func (d *Deliverer) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	row, err := d.q.DeliveryToSend(ctx, job.Args.DeliveryID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // its webhook was deleted
+		return nil // its webhook, or its task (the task retention), was deleted
 	}
 	if err != nil {
 		return fmt.Errorf("webhooks: delivery %d: %w", job.Args.DeliveryID, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app"
 	"github.com/styrmin/styrmin/audit"
@@ -42,6 +43,8 @@ type deployConfig struct {
 	externalURL string
 	// auditRetention is how long audit entries are kept (audit.ParseRetention).
 	auditRetention string
+	// taskRetention is how long ended tasks are kept (styrmin.ParseRetention).
+	taskRetention string
 	// podSecurity are the Pod Security levels of the namespaces Styrmin creates.
 	podSecurity deployer.PodSecurity
 	// helmMaxHistory bounds the revisions Helm keeps per release.
@@ -71,6 +74,8 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
 		"how long the worker keeps audit log entries: days (90d), hours (36h), or 0 for forever (env STYRMIN_AUDIT_RETENTION)")
+	f.StringVar(&cfg.taskRetention, "task-retention", envOr("STYRMIN_TASK_RETENTION", "0"),
+		"how long the worker keeps ended tasks with their steps and logs: days (365d), hours, or 0 for forever; each deployment's last task stays (env STYRMIN_TASK_RETENTION)")
 	f.StringVar(&cfg.podSecurity.Enforce, "pod-security-enforce", envOr("STYRMIN_POD_SECURITY_ENFORCE", deployer.LevelBaseline),
 		"the Pod Security level the namespaces Styrmin creates enforce: privileged, baseline or restricted; an admin's approval of a driver's privileged pods relaxes it per namespace (env STYRMIN_POD_SECURITY_ENFORCE)")
 	f.StringVar(&cfg.podSecurity.Warn, "pod-security-warn", envOr("STYRMIN_POD_SECURITY_WARN", deployer.LevelRestricted),
@@ -100,6 +105,10 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--audit-retention: %w", err)
 	}
+	taskRetention, err := styrmin.ParseRetention("task retention", cfg.taskRetention)
+	if err != nil {
+		return app.Config{}, fmt.Errorf("--task-retention: %w", err)
+	}
 	resources, err := actions.PodResources(cfg.actionPodCPU, cfg.actionPodMemory)
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--action-pod-cpu, --action-pod-memory: %w", err)
@@ -115,7 +124,7 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
-		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention,
+		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention, TaskRetention: taskRetention,
 		ClusterOptions: deployment.ClusterOptions{PodSecurity: cfg.podSecurity, MaxHistory: cfg.helmMaxHistory},
 	}, nil
 }

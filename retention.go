@@ -1,0 +1,30 @@
+package styrmin
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseRetention reads how long something is kept: a number of days
+// ("90d"), a Go duration ("36h") or 0, which keeps it forever (returned as
+// 0). what names the setting in the error, such as "audit retention".
+func ParseRetention(what, s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	bad := Errorf(EINVALID, "The %s %q is not a duration: write days (90d), hours (36h) or 0 to keep everything.", what, s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, bad
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, bad
+	}
+	return d, nil
+}
