@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -128,13 +127,13 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
 		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes("chart_hosts.update", audit.TargetSettings)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
+	}, append(actionRoutes(d.Primitives), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
 }
 
 // actionRoutes are the permission table's lines for the action primitives:
 // they answer JSON, take only an action token (never a session), and act on
 // that token's deployment only.
-func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
+func actionRoutes(p action.Primitives) []route {
 	r := func(method, path string, handler echo.HandlerFunc, ch ...change) route {
 		rt := route{method: method, path: action.Prefix + path, least: auth.Anonymous, handler: handler, actionToken: true}
 		if len(ch) > 0 {
@@ -143,13 +142,13 @@ func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
 		return rt
 	}
 	return []route{
-		r(http.MethodGet, "run", action.RunRead(p, logger)),
-		r(http.MethodGet, "deployment", action.DeploymentRead(p, logger)),
-		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop), changes("deployment.stop", audit.TargetDeployment)),
-		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart), changes("deployment.start", audit.TargetDeployment)),
-		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade), changes("deployment.upgrade", audit.TargetDeployment)),
-		r(http.MethodGet, "tasks/:id", action.TaskRead(p, logger)),
-		r(http.MethodPost, "jobs", action.ExecuteCommands(p, logger), changes("deployment.job", audit.TargetDeployment)),
+		r(http.MethodGet, "run", action.RunRead(p)),
+		r(http.MethodGet, "deployment", action.DeploymentRead(p)),
+		r(http.MethodPost, "tasks/stop", action.TaskStart(p, deployment.KindStop), changes("deployment.stop", audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/start", action.TaskStart(p, deployment.KindStart), changes("deployment.start", audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, deployment.KindUpgrade), changes("deployment.upgrade", audit.TargetDeployment)),
+		r(http.MethodGet, "tasks/:id", action.TaskRead(p)),
+		r(http.MethodPost, "jobs", action.ExecuteCommands(p), changes("deployment.job", audit.TargetDeployment)),
 	}
 }
 
