@@ -127,7 +127,7 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
 		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes("chart_hosts.update", audit.TargetSettings)},
-	}, append(actionRoutes(d.Primitives), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
+	}, append(actionRoutes(d.Primitives), apiRoutes(apiServer(d))...)...)
 }
 
 // actionRoutes are the permission table's lines for the action primitives:
@@ -152,88 +152,57 @@ func actionRoutes(p action.Primitives) []route {
 	}
 }
 
-// apiRoute is a line of the permission table for an operation of the API;
-// its handler comes from the generated server (see withAPIHandlers).
-func apiRoute(method, path string, least auth.Role) route {
-	return route{method: method, path: api.Prefix + path, least: least, api: true}
+// apiRoutes are the permission table's lines for the REST API: one per
+// operation of api/openapi.yaml, whose x-styrmin-role is the least role (the
+// document is the one place that says it), with the audit change that
+// apiChanges names for it.
+func apiRoutes(server *api.Server) []route {
+	// The embedded document is part of the binary: one that does not load,
+	// or an operation without a role, is a programming error caught by any test.
+	ops, err := api.Operations(server)
+	if err != nil {
+		panic(err)
+	}
+	changes := apiChanges()
+	table := []route{{method: http.MethodGet, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true}}
+	for _, op := range ops {
+		table = append(table, route{method: op.Method, path: op.Path, least: op.Least, handler: op.Handler, api: true, change: changes[op.ID]})
+		delete(changes, op.ID)
+	}
+	for id := range changes {
+		panic("handlers: apiChanges names operation " + id + ", which api/openapi.yaml does not have")
+	}
+	return table
 }
 
-// apiChange is the line of an API operation that changes state: ch.
-func apiChange(method, path string, least auth.Role, ch change) route {
-	r := apiRoute(method, path, least)
-	r.change = ch
-	return r
-}
-
-// apiRoutes are the permission table's lines for the REST API, one per
-// operation of api/openapi.yaml (its x-styrmin-role says the same, checked
-// by a test).
-func apiRoutes() []route {
-	get, post := http.MethodGet, http.MethodPost
-	return []route{
-		{method: get, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true},
-		apiRoute(get, "/me", auth.ReadOnly),
-		apiRoute(get, "/drivers", auth.ReadOnly),
-		apiRoute(get, "/drivers/:name", auth.ReadOnly),
-		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
-		apiChange(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin, changes("driver.approve_permissions", audit.TargetDriver)),
-		apiRoute(get, "/deployments", auth.ReadOnly),
-		apiChange(post, "/deployments", auth.Operator, changes("deployment.install", audit.TargetDeployment)),
-		apiRoute(get, "/deployments/:name", auth.ReadOnly),
-		apiChange(http.MethodDelete, "/deployments/:name", auth.Operator, changes("deployment.delete", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/upgrade", auth.Operator, changes("deployment.upgrade", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/rollback", auth.Operator, changes("deployment.rollback", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/stop", auth.Operator, changes("deployment.stop", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/start", auth.Operator, changes("deployment.start", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/actions/:action", auth.Operator, changes("deployment.action", audit.TargetDeployment)),
-		apiRoute(get, "/tasks", auth.ReadOnly),
-		apiRoute(get, "/tasks/:id", auth.ReadOnly),
-		apiChange(post, "/tasks/:id/cancel", auth.Operator, changes("deployment.cancel", audit.TargetDeployment)),
-		apiRoute(get, "/users", auth.Admin),
-		apiChange(post, "/users", auth.Admin, changes("user.create", audit.TargetUser)),
-		apiChange(http.MethodPatch, "/users/:id", auth.Admin, changes("user.update", audit.TargetUser)),
-		// A user's own tokens: any signed-in user (the store refuses others' tokens to non-admins).
-		apiRoute(get, "/tokens", auth.ReadOnly),
-		apiChange(post, "/tokens", auth.ReadOnly, changes("token.create", audit.TargetToken)),
-		apiChange(http.MethodDelete, "/tokens/:id", auth.ReadOnly, changes("token.revoke", audit.TargetToken)),
-		// The store shows non-admins only the entries about deployments.
-		apiRoute(get, "/audit", auth.ReadOnly),
-		apiRoute(get, "/namespace-policy", auth.ReadOnly),
-		apiChange(http.MethodPut, "/namespace-policy", auth.Admin, changes("namespace_policy.update", audit.TargetPolicy)),
-		// Operators manage the webhooks of named deployments; the store keeps the others to admins.
-		apiRoute(get, "/webhooks", auth.Operator),
-		apiChange(post, "/webhooks", auth.Operator, changes("webhook.create", audit.TargetWebhook)),
-		apiRoute(get, "/webhooks/:id", auth.Operator),
-		apiChange(http.MethodPatch, "/webhooks/:id", auth.Operator, changes("webhook.update", audit.TargetWebhook)),
-		apiChange(http.MethodDelete, "/webhooks/:id", auth.Operator, changes("webhook.delete", audit.TargetWebhook)),
-		apiChange(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator, changes("webhook.redeliver", audit.TargetWebhook)),
+// apiChanges is the audit change of each operation of the REST API that
+// changes state, by operationId as the served document and the generated
+// server spell it (UpdateUser): the same action as the page that makes the
+// same change.
+func apiChanges() map[string]change {
+	return map[string]change{
+		"ApproveDriverPermissions": changes("driver.approve_permissions", audit.TargetDriver),
+		"InstallDeployment":        changes("deployment.install", audit.TargetDeployment),
+		"DeleteDeployment":         changes("deployment.delete", audit.TargetDeployment),
+		"UpgradeDeployment":        changes("deployment.upgrade", audit.TargetDeployment),
+		"RollbackDeployment":       changes("deployment.rollback", audit.TargetDeployment),
+		"StopDeployment":           changes("deployment.stop", audit.TargetDeployment),
+		"StartDeployment":          changes("deployment.start", audit.TargetDeployment),
+		"RunAction":                changes("deployment.action", audit.TargetDeployment),
+		"CancelTask":               changes("deployment.cancel", audit.TargetDeployment),
+		"CreateUser":               changes("user.create", audit.TargetUser),
+		"UpdateUser":               changes("user.update", audit.TargetUser),
+		"CreateToken":              changes("token.create", audit.TargetToken),
+		"RevokeToken":              changes("token.revoke", audit.TargetToken),
+		"SetNamespacePolicy":       changes("namespace_policy.update", audit.TargetPolicy),
+		"CreateWebhook":            changes("webhook.create", audit.TargetWebhook),
+		"UpdateWebhook":            changes("webhook.update", audit.TargetWebhook),
+		"DeleteWebhook":            changes("webhook.delete", audit.TargetWebhook),
+		"RedeliverWebhook":         changes("webhook.redeliver", audit.TargetWebhook),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
 	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit}
-}
-
-// withAPIHandlers gives each API line of table the generated handler of its
-// operation. An operation without a line, or a line without an operation, is
-// a programming error: the table must say who may call every operation.
-func withAPIHandlers(table []route, server *api.Server) []route {
-	generated := api.Handlers(server)
-	for i := range table {
-		if !table[i].api {
-			continue
-		}
-		key := table[i].method + " " + table[i].path
-		h, ok := generated[key]
-		if !ok {
-			panic("handlers: the permission table names API operation " + key + ", which api/openapi.yaml does not have")
-		}
-		table[i].handler = h
-		delete(generated, key)
-	}
-	for key := range generated {
-		panic("handlers: API operation " + key + " has no line in the permission table (routes.go)")
-	}
-	return table
 }
