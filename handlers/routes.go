@@ -37,9 +37,11 @@ type route struct {
 
 // routes is THE permission table: every route the server has, and who may call
 // it. Each GET route also answers HEAD (see methodsOf). To add a page, add a
-// line here; the route-walking test in routes_test.go checks every registered
-// route against this table for every role. A handler's new dependency goes
-// into Deps and into app.New, which builds every server, the tests' included.
+// line here; the REST API's lines come from api/openapi.yaml (apiRoutes), so
+// an operation's role is its x-styrmin-role there. The route-walking test in
+// routes_test.go checks every registered route against this table for every
+// role. A handler's new dependency goes into Deps and into app.New, which
+// builds every server, the tests' included.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except those that change only the caller's own
