@@ -245,8 +245,9 @@ func (u *Users) List(ctx context.Context) ([]User, error) {
 }
 
 // SetRole changes a user's role, from their next request on. It refuses to
-// leave no enabled admin.
+// leave no enabled admin. The audit entry's detail names the new role.
 func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) {
+	audit.Note(ctx, "role", role.String())
 	if role == Anonymous {
 		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
 	}
@@ -257,8 +258,10 @@ func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) 
 }
 
 // SetDisabled disables or enables a user; disabling ends their sessions. It
-// refuses to disable the last enabled admin.
+// refuses to disable the last enabled admin. The audit entry's detail says
+// which ("disabled": "true" or "false").
 func (u *Users) SetDisabled(ctx context.Context, id int64, disabled bool) (User, error) {
+	audit.Note(ctx, "disabled", strconv.FormatBool(disabled))
 	defer u.changed(id)
 	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
 		row, err := q.SetUserDisabled(ctx, db.SetUserDisabledParams{ID: id, Disabled: disabled})
@@ -282,8 +285,10 @@ const (
 )
 
 // SetPassword replaces a user's password and ends their sessions, and their
-// API tokens too unless tokens is KeepAPITokens.
+// API tokens too unless tokens is KeepAPITokens. The audit entry's detail
+// says so ("password": "new"), never the password.
 func (u *Users) SetPassword(ctx context.Context, id int64, password string, tokens APITokensOnReset) (User, error) {
+	audit.Note(ctx, "password", "new")
 	if err := CheckPassword(password); err != nil {
 		return User{}, err
 	}

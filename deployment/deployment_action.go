@@ -7,9 +7,6 @@ import (
 	"github.com/styrmin/styrmin/executor"
 )
 
-// KindAction is the kind of a task that runs a manual action.
-const KindAction = "action"
-
 // actionRunner runs one manual action as the one hook step of its task.
 type actionRunner struct{ s *Service }
 

@@ -129,21 +129,6 @@ func CheckDeploymentName(name string) error {
 	return checkName("deployment name", name, MaxNameLength)
 }
 
-// TaskKinds are the kinds of task, as tasks.kind allows them.
-func TaskKinds() []string {
-	return []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction}
-}
-
-// Task kinds.
-const (
-	KindInstall  = "install"
-	KindUpgrade  = "upgrade"
-	KindRollback = "rollback"
-	KindStop     = "stop"
-	KindStart    = "start"
-	KindDelete   = "delete"
-)
-
 // Status is a deployment's status, as stored in deployments.status; the type
 // is db's (the generated rows carry it), deployment names its values.
 type Status = db.DeploymentStatus

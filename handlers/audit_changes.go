@@ -54,7 +54,7 @@ func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger)
 			// A sign-in's actor is nobody yet: the entry names who signs in.
 			actor := func() audit.Actor {
 				a := actorOf(c)
-				if ch.action == "signin" && a.Via == audit.ViaNone {
+				if ch.action == audit.ActionSignin && a.Via == audit.ViaNone {
 					a.Name = target()
 				}
 				return a

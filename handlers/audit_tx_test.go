@@ -94,69 +94,70 @@ func TestEveryKindOfChangeIsRecordedInItsTransaction(t *testing.T) {
 	t.Parallel()
 	const newPassword = "a brand new password, long enough"
 	for _, tc := range []struct {
-		action string
+		// name says which change, through which adapter; action is its audit action.
+		name, action string
 		// change makes the change through the pages or the API.
 		change func(t *testing.T, w *txWorld)
 		// made reports whether the change is in the database.
 		made func(t *testing.T, w *txWorld) bool
 	}{
-		{"user.create", func(t *testing.T, w *txWorld) {
+		{"user.create", audit.ActionUserCreate, func(t *testing.T, w *txWorld) {
 			w.a.Call(t, w.token, http.MethodPost, "/api/v1/users", map[string]any{"username": "carl", "role": "operator", "password": handlerstest.TestPassword})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM users WHERE username = 'carl'`) == 1
 		}},
-		{"user.update", func(t *testing.T, w *txWorld) {
+		{"user.update: a role, through the API", audit.ActionUserUpdate, func(t *testing.T, w *txWorld) {
 			w.a.Call(t, w.token, http.MethodPatch, fmt.Sprintf("/api/v1/users/%d", w.olgaUser.ID), map[string]any{"role": "admin"})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin'`, w.olgaUser.ID) == 1
 		}},
-		{"user.disable", func(t *testing.T, w *txWorld) {
+		{"user.update: disabled, on the users page", audit.ActionUserUpdate, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.root, http.MethodPost, fmt.Sprintf("/users/%d/disable", w.olgaUser.ID), url.Values{})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM users WHERE id = $1 AND disabled`, w.olgaUser.ID) == 1
 		}},
-		{"user.password", func(t *testing.T, w *txWorld) {
+		{"user.update: a password, on the users page", audit.ActionUserUpdate, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.root, http.MethodPost, fmt.Sprintf("/users/%d/password", w.olgaUser.ID), url.Values{"password": {newPassword}})
 		}, func(t *testing.T, w *txWorld) bool { return w.signsIn("olga", newPassword) }},
-		{"password.change", func(t *testing.T, w *txWorld) {
+		{"password.change", audit.ActionPasswordChange, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.olga, http.MethodPost, "/account/password", url.Values{"current_password": {handlerstest.TestPassword}, "password": {newPassword}, "confirm": {newPassword}})
 		}, func(t *testing.T, w *txWorld) bool { return w.signsIn("olga", newPassword) }},
-		{"token.create", func(t *testing.T, w *txWorld) {
+		{"token.create", audit.ActionTokenCreate, func(t *testing.T, w *txWorld) {
 			w.a.Call(t, w.token, http.MethodPost, "/api/v1/tokens", map[string]any{"name": "ci"})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM api_tokens WHERE name = 'ci'`) == 1
 		}},
-		{"token.revoke", func(t *testing.T, w *txWorld) {
+		{"token.revoke", audit.ActionTokenRevoke, func(t *testing.T, w *txWorld) {
 			w.a.Call(t, w.token, http.MethodDelete, fmt.Sprintf("/api/v1/tokens/%d", w.spareToken), nil)
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM api_tokens WHERE id = $1`, w.spareToken) == 0
 		}},
-		{"signin", func(t *testing.T, w *txWorld) {
+		{"signin", audit.ActionSignin, func(t *testing.T, w *txWorld) {
 			w.a.SigninFrom(w.a.Anonymous(t), "192.0.2.44", "olga", handlerstest.TestPassword)
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM sessions WHERE user_id = $1 AND address = '192.0.2.44'`, w.olgaUser.ID) == 1
 		}},
-		{"signout", func(t *testing.T, w *txWorld) {
+		{"signout", audit.ActionSignout, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.olga, http.MethodPost, "/signout", url.Values{})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM sessions WHERE user_id = $1`, w.olgaUser.ID) == 1
 		}},
-		{"session.end", func(t *testing.T, w *txWorld) {
+		{"session.end", audit.ActionSessionEnd, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.olga, http.MethodPost, fmt.Sprintf("/account/sessions/%d/end", w.olgaSession), url.Values{})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM sessions WHERE id = $1`, w.olgaSession) == 0
 		}},
-		{"chart_hosts.update", func(t *testing.T, w *txWorld) {
+		{"chart_hosts.update", audit.ActionChartHostsUpdate, func(t *testing.T, w *txWorld) {
 			w.a.Request(w.root, http.MethodPost, "/settings/chart-hosts", url.Values{"hosts": {"charts.internal"}})
 		}, func(t *testing.T, w *txWorld) bool {
 			return w.count(t, `SELECT count(*) FROM settings WHERE name = 'chart_hosts'`) == 1
 		}},
-		{"driver.upload", func(t *testing.T, w *txWorld) { w.upload(t) },
+		{"driver.upload", audit.ActionDriverUpload, func(t *testing.T, w *txWorld) { w.upload(t) },
 			func(t *testing.T, w *txWorld) bool {
 				return w.count(t, `SELECT count(*) FROM driver_versions WHERE name = 'sample'`) == 1
 			}},
 	} {
-		t.Run(tc.action, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newTxWorld(t)
 			ctx := context.Background()

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin/handlers/action"
 	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/handlers/web"
@@ -12,7 +14,8 @@ import (
 
 // errorHandler is the one place that turns an error into a response: a full
 // error page, for htmx requests a message swapped into the flash area, for
-// the REST API problem details (RFC 9457) with the same code and message.
+// the REST API problem details (RFC 9457) with the same code and message,
+// for the action primitives their {"error": message}.
 // Only internal errors and outages are logged.
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
@@ -30,6 +33,8 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			rerr = c.NoContent(status)
 		case api.IsAPI(c):
 			rerr = api.WriteError(c, status, err, message)
+		case action.IsAction(c):
+			rerr = action.WriteError(c, status, err, message)
 		default:
 			rerr = web.ErrorPage(c, status, message)
 		}

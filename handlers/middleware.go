@@ -213,10 +213,9 @@ func withAPICredential(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requireActionToken authenticates an action primitive's call by the action
-// token of the step that makes it, and refuses it, as the primitives answer
-// errors (action.WriteError), without one. p is nil when the server runs no
-// deployments.
-func requireActionToken(p action.Primitives, logger *slog.Logger) echo.MiddlewareFunc {
+// token of the step that makes it, and refuses it without one. p is nil when
+// the server runs no deployments.
+func requireActionToken(p action.Primitives) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
@@ -228,7 +227,7 @@ func requireActionToken(p action.Primitives, logger *slog.Logger) echo.Middlewar
 				caller, err = p.Authenticate(c.Request().Context(), strings.TrimSpace(token))
 			}
 			if err != nil {
-				return action.WriteError(c, logger, err)
+				return err
 			}
 			httpx.SetCaller(c, caller)
 			return next(c)

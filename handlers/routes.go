@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -38,9 +37,11 @@ type route struct {
 
 // routes is THE permission table: every route the server has, and who may call
 // it. Each GET route also answers HEAD (see methodsOf). To add a page, add a
-// line here; the route-walking test in routes_test.go checks every registered
-// route against this table for every role. A handler's new dependency goes
-// into Deps and into app.New, which builds every server, the tests' included.
+// line here; the REST API's lines come from api/openapi.yaml (apiRoutes), so
+// an operation's role is its x-styrmin-role there. The route-walking test in
+// routes_test.go checks every registered route against this table for every
+// role. A handler's new dependency goes into Deps and into app.New, which
+// builds every server, the tests' included.
 //
 // Rules the test enforces: state-changing methods (anything but GET/HEAD) need
 // at least operator, except those that change only the caller's own
@@ -63,78 +64,78 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: action.Prefix + "openapi.json", least: auth.Anonymous, handler: action.Document(), bare: true},
 
 		{method: http.MethodGet, path: "/signin", least: auth.Anonymous, handler: web.SigninShow(d.SSO)},
-		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions, d.SSO), change: change{action: "signin", target: audit.TargetUser, form: "username"}},
+		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions, d.SSO), change: change{action: audit.ActionSignin, target: audit.TargetUser, form: "username"}},
 		{method: http.MethodGet, path: sso.StartPath, least: auth.Anonymous, handler: web.SigninOIDCStart(d.SSO)},
 		// The provider's answer is a GET that signs in: the one GET with an audit action.
-		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes("signin", audit.TargetUser)},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes("signout", audit.TargetSession)},
+		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes(audit.ActionSignin, audit.TargetUser)},
+		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes(audit.ActionSignout, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: web.SessionList(d.Sessions)},
-		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions), change: changes("session.end", audit.TargetSession)},
+		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordShow()},
-		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes("password.change", audit.TargetUser)},
+		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes(audit.ActionPasswordChange, audit.TargetUser)},
 		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens), change: change{action: "token.create", target: audit.TargetToken, form: "name"}},
-		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens), change: changes("token.revoke", audit.TargetToken)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
+		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens), change: changes(audit.ActionTokenRevoke, audit.TargetToken)},
 
 		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: web.HomeShow()},
 
 		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, grids)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
-		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes("driver.upload", audit.TargetDriver)},
+		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes(audit.ActionDriverUpload, audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
-		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes("driver.approve_permissions", audit.TargetDriver)},
+		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes(audit.ActionDriverApprovePermissions, audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: "deployment.install", target: audit.TargetDeployment, form: "name"}},
+		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.review", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes("deployment.upgrade.edit", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments), change: changes("deployment.upgrade", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments), change: changes("deployment.rollback", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments), change: changes("deployment.action", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop"), change: changes("deployment.stop", audit.TargetDeployment)},
-		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes("deployment.start", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeReview, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeEdit, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments), change: changes(audit.ActionDeploymentUpgrade, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments), change: changes(audit.ActionDeploymentRollback, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments), change: changes(audit.ActionDeploymentAction, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop"), change: changes(audit.ActionDeploymentStop, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes(audit.ActionDeploymentStart, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
-		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md), change: changes("deployment.delete", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md), change: changes(audit.ActionDeploymentDelete, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: web.TaskActivity(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: web.TaskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: web.TaskShow(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
-		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes("deployment.cancel", audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes(audit.ActionDeploymentCancel, audit.TargetDeployment)},
 
 		// The store shows non-admins only the entries about deployments, as the API does.
 		{method: http.MethodGet, path: "/audit", least: auth.ReadOnly, handler: web.AuditList(d.Audit)},
 
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
-		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes("namespace_policy.update", audit.TargetPolicy)},
+		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes(audit.ActionNamespacePolicyUpdate, audit.TargetPolicy)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: web.UserList(d.Users)},
-		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users), change: change{action: "user.create", target: audit.TargetUser, form: "username"}},
-		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users), change: changes("user.role", audit.TargetUser)},
-		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: web.UserDisable(d.Users, true), change: changes("user.disable", audit.TargetUser)},
-		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false), change: changes("user.enable", audit.TargetUser)},
-		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users), change: changes("user.password", audit.TargetUser)},
+		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users), change: change{action: audit.ActionUserCreate, target: audit.TargetUser, form: "username"}},
+		{method: http.MethodPost, path: "/users/:id/role", least: auth.Admin, handler: web.UserRole(d.Users), change: changes(audit.ActionUserUpdate, audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/disable", least: auth.Admin, handler: web.UserDisable(d.Users, true), change: changes(audit.ActionUserUpdate, audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/enable", least: auth.Admin, handler: web.UserDisable(d.Users, false), change: changes(audit.ActionUserUpdate, audit.TargetUser)},
+		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users), change: changes(audit.ActionUserUpdate, audit.TargetUser)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
 
 		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes("webhook.create", audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes(audit.ActionWebhookCreate, audit.TargetWebhook)},
 		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks), change: changes("webhook.update", audit.TargetWebhook)},
-		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes("webhook.delete", audit.TargetWebhook)},
-		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes("webhook.redeliver", audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks), change: changes(audit.ActionWebhookUpdate, audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes(audit.ActionWebhookDelete, audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes(audit.ActionWebhookRedeliver, audit.TargetWebhook)},
 
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
-		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes("chart_hosts.update", audit.TargetSettings)},
-	}, append(actionRoutes(d.Primitives, d.Logger), withAPIHandlers(apiRoutes(), apiServer(d))...)...)
+		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes(audit.ActionChartHostsUpdate, audit.TargetSettings)},
+	}, append(actionRoutes(d.Primitives), apiRoutes(apiServer(d))...)...)
 }
 
 // actionRoutes are the permission table's lines for the action primitives:
 // they answer JSON, take only an action token (never a session), and act on
 // that token's deployment only.
-func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
+func actionRoutes(p action.Primitives) []route {
 	r := func(method, path string, handler echo.HandlerFunc, ch ...change) route {
 		rt := route{method: method, path: action.Prefix + path, least: auth.Anonymous, handler: handler, actionToken: true}
 		if len(ch) > 0 {
@@ -143,98 +144,67 @@ func actionRoutes(p action.Primitives, logger *slog.Logger) []route {
 		return rt
 	}
 	return []route{
-		r(http.MethodGet, "run", action.RunRead(p, logger)),
-		r(http.MethodGet, "deployment", action.DeploymentRead(p, logger)),
-		r(http.MethodPost, "tasks/stop", action.TaskStart(p, logger, deployment.KindStop), changes("deployment.stop", audit.TargetDeployment)),
-		r(http.MethodPost, "tasks/start", action.TaskStart(p, logger, deployment.KindStart), changes("deployment.start", audit.TargetDeployment)),
-		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, logger, deployment.KindUpgrade), changes("deployment.upgrade", audit.TargetDeployment)),
-		r(http.MethodGet, "tasks/:id", action.TaskRead(p, logger)),
-		r(http.MethodPost, "jobs", action.ExecuteCommands(p, logger), changes("deployment.job", audit.TargetDeployment)),
+		r(http.MethodGet, "run", action.RunRead(p)),
+		r(http.MethodGet, "deployment", action.DeploymentRead(p)),
+		r(http.MethodPost, "tasks/stop", action.TaskStart(p, deployment.KindStop), changes(audit.ActionDeploymentStop, audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/start", action.TaskStart(p, deployment.KindStart), changes(audit.ActionDeploymentStart, audit.TargetDeployment)),
+		r(http.MethodPost, "tasks/upgrade", action.TaskStart(p, deployment.KindUpgrade), changes(audit.ActionDeploymentUpgrade, audit.TargetDeployment)),
+		r(http.MethodGet, "tasks/:id", action.TaskRead(p)),
+		r(http.MethodPost, "jobs", action.ExecuteCommands(p), changes(audit.ActionDeploymentJob, audit.TargetDeployment)),
 	}
 }
 
-// apiRoute is a line of the permission table for an operation of the API;
-// its handler comes from the generated server (see withAPIHandlers).
-func apiRoute(method, path string, least auth.Role) route {
-	return route{method: method, path: api.Prefix + path, least: least, api: true}
+// apiRoutes are the permission table's lines for the REST API: one per
+// operation of api/openapi.yaml, whose x-styrmin-role is the least role (the
+// document is the one place that says it), with the audit change that
+// apiChanges names for it.
+func apiRoutes(server *api.Server) []route {
+	// The embedded document is part of the binary: one that does not load,
+	// or an operation without a role, is a programming error caught by any test.
+	ops, err := api.Operations(server)
+	if err != nil {
+		panic(err)
+	}
+	changes := apiChanges()
+	table := []route{{method: http.MethodGet, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true}}
+	for _, op := range ops {
+		table = append(table, route{method: op.Method, path: op.Path, least: op.Least, handler: op.Handler, api: true, change: changes[op.ID]})
+		delete(changes, op.ID)
+	}
+	for id := range changes {
+		panic("handlers: apiChanges names operation " + id + ", which api/openapi.yaml does not have")
+	}
+	return table
 }
 
-// apiChange is the line of an API operation that changes state: ch.
-func apiChange(method, path string, least auth.Role, ch change) route {
-	r := apiRoute(method, path, least)
-	r.change = ch
-	return r
-}
-
-// apiRoutes are the permission table's lines for the REST API, one per
-// operation of api/openapi.yaml (its x-styrmin-role says the same, checked
-// by a test).
-func apiRoutes() []route {
-	get, post := http.MethodGet, http.MethodPost
-	return []route{
-		{method: get, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true},
-		apiRoute(get, "/me", auth.ReadOnly),
-		apiRoute(get, "/drivers", auth.ReadOnly),
-		apiRoute(get, "/drivers/:name", auth.ReadOnly),
-		apiRoute(get, "/drivers/:name/versions/:version", auth.ReadOnly),
-		apiChange(post, "/drivers/:name/versions/:version/permissions/approve", auth.Admin, changes("driver.approve_permissions", audit.TargetDriver)),
-		apiRoute(get, "/deployments", auth.ReadOnly),
-		apiChange(post, "/deployments", auth.Operator, changes("deployment.install", audit.TargetDeployment)),
-		apiRoute(get, "/deployments/:name", auth.ReadOnly),
-		apiChange(http.MethodDelete, "/deployments/:name", auth.Operator, changes("deployment.delete", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/upgrade", auth.Operator, changes("deployment.upgrade", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/rollback", auth.Operator, changes("deployment.rollback", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/stop", auth.Operator, changes("deployment.stop", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/start", auth.Operator, changes("deployment.start", audit.TargetDeployment)),
-		apiChange(post, "/deployments/:name/actions/:action", auth.Operator, changes("deployment.action", audit.TargetDeployment)),
-		apiRoute(get, "/tasks", auth.ReadOnly),
-		apiRoute(get, "/tasks/:id", auth.ReadOnly),
-		apiChange(post, "/tasks/:id/cancel", auth.Operator, changes("deployment.cancel", audit.TargetDeployment)),
-		apiRoute(get, "/users", auth.Admin),
-		apiChange(post, "/users", auth.Admin, changes("user.create", audit.TargetUser)),
-		apiChange(http.MethodPatch, "/users/:id", auth.Admin, changes("user.update", audit.TargetUser)),
-		// A user's own tokens: any signed-in user (the store refuses others' tokens to non-admins).
-		apiRoute(get, "/tokens", auth.ReadOnly),
-		apiChange(post, "/tokens", auth.ReadOnly, changes("token.create", audit.TargetToken)),
-		apiChange(http.MethodDelete, "/tokens/:id", auth.ReadOnly, changes("token.revoke", audit.TargetToken)),
-		// The store shows non-admins only the entries about deployments.
-		apiRoute(get, "/audit", auth.ReadOnly),
-		apiRoute(get, "/namespace-policy", auth.ReadOnly),
-		apiChange(http.MethodPut, "/namespace-policy", auth.Admin, changes("namespace_policy.update", audit.TargetPolicy)),
-		// Operators manage the webhooks of named deployments; the store keeps the others to admins.
-		apiRoute(get, "/webhooks", auth.Operator),
-		apiChange(post, "/webhooks", auth.Operator, changes("webhook.create", audit.TargetWebhook)),
-		apiRoute(get, "/webhooks/:id", auth.Operator),
-		apiChange(http.MethodPatch, "/webhooks/:id", auth.Operator, changes("webhook.update", audit.TargetWebhook)),
-		apiChange(http.MethodDelete, "/webhooks/:id", auth.Operator, changes("webhook.delete", audit.TargetWebhook)),
-		apiChange(post, "/webhooks/:id/deliveries/:delivery/redeliver", auth.Operator, changes("webhook.redeliver", audit.TargetWebhook)),
+// apiChanges is the audit change of each operation of the REST API that
+// changes state, by operationId as the served document and the generated
+// server spell it (UpdateUser): the same action as the page that makes the
+// same change.
+func apiChanges() map[string]change {
+	return map[string]change{
+		"ApproveDriverPermissions": changes(audit.ActionDriverApprovePermissions, audit.TargetDriver),
+		"InstallDeployment":        changes(audit.ActionDeploymentInstall, audit.TargetDeployment),
+		"DeleteDeployment":         changes(audit.ActionDeploymentDelete, audit.TargetDeployment),
+		"UpgradeDeployment":        changes(audit.ActionDeploymentUpgrade, audit.TargetDeployment),
+		"RollbackDeployment":       changes(audit.ActionDeploymentRollback, audit.TargetDeployment),
+		"StopDeployment":           changes(audit.ActionDeploymentStop, audit.TargetDeployment),
+		"StartDeployment":          changes(audit.ActionDeploymentStart, audit.TargetDeployment),
+		"RunAction":                changes(audit.ActionDeploymentAction, audit.TargetDeployment),
+		"CancelTask":               changes(audit.ActionDeploymentCancel, audit.TargetDeployment),
+		"CreateUser":               changes(audit.ActionUserCreate, audit.TargetUser),
+		"UpdateUser":               changes(audit.ActionUserUpdate, audit.TargetUser),
+		"CreateToken":              changes(audit.ActionTokenCreate, audit.TargetToken),
+		"RevokeToken":              changes(audit.ActionTokenRevoke, audit.TargetToken),
+		"SetNamespacePolicy":       changes(audit.ActionNamespacePolicyUpdate, audit.TargetPolicy),
+		"CreateWebhook":            changes(audit.ActionWebhookCreate, audit.TargetWebhook),
+		"UpdateWebhook":            changes(audit.ActionWebhookUpdate, audit.TargetWebhook),
+		"DeleteWebhook":            changes(audit.ActionWebhookDelete, audit.TargetWebhook),
+		"RedeliverWebhook":         changes(audit.ActionWebhookRedeliver, audit.TargetWebhook),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
 	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit}
-}
-
-// withAPIHandlers gives each API line of table the generated handler of its
-// operation. An operation without a line, or a line without an operation, is
-// a programming error: the table must say who may call every operation.
-func withAPIHandlers(table []route, server *api.Server) []route {
-	generated := api.Handlers(server)
-	for i := range table {
-		if !table[i].api {
-			continue
-		}
-		key := table[i].method + " " + table[i].path
-		h, ok := generated[key]
-		if !ok {
-			panic("handlers: the permission table names API operation " + key + ", which api/openapi.yaml does not have")
-		}
-		table[i].handler = h
-		delete(generated, key)
-	}
-	for key := range generated {
-		panic("handlers: API operation " + key + " has no line in the permission table (routes.go)")
-	}
-	return table
 }

@@ -153,7 +153,7 @@ func New(d Deps) *echo.Echo {
 		case r.api:
 			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least), api.ValidateRequest(docRouter), withAPICredential}
 		case r.actionToken:
-			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives, d.Logger)}
+			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives)}
 		case !r.bare:
 			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
 		}

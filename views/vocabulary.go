@@ -2,7 +2,7 @@ package views
 
 // The statuses and task kinds that pages show, named once: views depends on
 // no domain package, so it keeps its own names for the executor's task and
-// step statuses, deployment's statuses and its task kinds, which handlers
+// step statuses, deployment's statuses and its task kinds (taskKinds), which handlers
 // pass through unchanged (handlers/web's TestViewsNameTheStatusesAndKindsTheyShow
 // holds each to its owner's constant).
 const (
@@ -18,17 +18,6 @@ const (
 	StatusDeleted   = "deleted"
 )
 
-// Task kinds.
-const (
-	KindInstall  = "install"
-	KindUpgrade  = "upgrade"
-	KindRollback = "rollback"
-	KindStop     = "stop"
-	KindStart    = "start"
-	KindDelete   = "delete"
-	KindAction   = "action"
-)
-
 // BusyElsewhere is a deployment's Busy when a task that is not on the page
 // holds it (its kind unknown there); the badge reads "busy: working…".
 const BusyElsewhere = "working"
@@ -39,16 +28,17 @@ type taskKindWords struct {
 	kind, title, busy string
 }
 
-// taskKinds are the task kinds the pages know, in the order the tasks
-// page's filter offers them: the one place a new kind is named.
+// taskKinds are the pages' words for each task kind, in the order the tasks
+// page's filter offers them: deployment.TaskKinds, which handlers/web's
+// TestViewsNameTheStatusesAndKindsTheyShow holds them to.
 var taskKinds = []taskKindWords{
-	{KindInstall, "Install", "installing…"},
-	{KindUpgrade, "Upgrade", "upgrading…"},
-	{KindRollback, "Roll back", "rolling back…"},
-	{KindStop, "Stop components", "stopping…"},
-	{KindStart, "Start components", "starting…"},
-	{KindDelete, "Delete", "deleting…"},
-	{KindAction, "Action", "running an action…"},
+	{"install", "Install", "installing…"},
+	{"upgrade", "Upgrade", "upgrading…"},
+	{"rollback", "Roll back", "rolling back…"},
+	{"stop", "Stop components", "stopping…"},
+	{"start", "Start components", "starting…"},
+	{"delete", "Delete", "deleting…"},
+	{"action", "Action", "running an action…"},
 }
 
 // TaskStatuses and TaskKinds are the choices of the tasks page's filters.

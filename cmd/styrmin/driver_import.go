@@ -63,7 +63,7 @@ func importPaths(ctx context.Context, c *catalog.Catalog, pool *pgxpool.Pool, pa
 	failed := 0
 	for _, path := range paths {
 		var res catalog.Imported
-		err := audited(ctx, pool, "driver.upload", audit.Target{Kind: audit.TargetDriver}, func(ctx context.Context) (err error) {
+		err := audited(ctx, pool, audit.ActionDriverUpload, audit.Target{Kind: audit.TargetDriver}, func(ctx context.Context) (err error) {
 			audit.Note(ctx, "path", path)
 			res, err = c.ImportPath(ctx, path, "styrmin driver import")
 			return err

@@ -89,7 +89,7 @@ func showPermissions(ctx context.Context, c *catalog.Catalog, name, version stri
 // its audit entry, and prints its permissions.
 func approvePermissions(ctx context.Context, c *catalog.Catalog, pool *pgxpool.Pool, name, version string, items *permissions.Set, out io.Writer) error {
 	var p *catalog.Permissions
-	err := audited(ctx, pool, "driver.approve_permissions", audit.Target{Kind: audit.TargetDriver, Name: name}, func(ctx context.Context) (err error) {
+	err := audited(ctx, pool, audit.ActionDriverApprovePermissions, audit.Target{Kind: audit.TargetDriver, Name: name}, func(ctx context.Context) (err error) {
 		audit.Note(ctx, "version", version)
 		p, err = c.ApprovePermissions(ctx, name, version, commandLineActor().Name, items)
 		return err

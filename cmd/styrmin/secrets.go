@@ -57,7 +57,7 @@ value under the old or the new key: run it again.`,
 			q := db.New(pool)
 			var box *secrets.Box
 			var n int
-			err = audited(cmd.Context(), pool, "secrets.rotate", audit.Target{Kind: audit.TargetSettings, Name: "secret key"}, func(ctx context.Context) (err error) {
+			err = audited(cmd.Context(), pool, audit.ActionSecretsRotate, audit.Target{Kind: audit.TargetSettings, Name: "secret key"}, func(ctx context.Context) (err error) {
 				if box, err = secrets.OpenBox(ctx, q, keys); err != nil {
 					return err
 				}

@@ -49,7 +49,7 @@ func newTokenCreateCmd() *cobra.Command {
 				}
 				var created auth.CreatedAPIToken
 				// The entry names the new token's id, and whose it is.
-				err = audited(cmd.Context(), pool, "token.create", audit.Target{Kind: audit.TargetToken}, func(ctx context.Context) (err error) {
+				err = audited(cmd.Context(), pool, audit.ActionTokenCreate, audit.Target{Kind: audit.TargetToken}, func(ctx context.Context) (err error) {
 					audit.Note(ctx, "user", u.Username)
 					created, err = tokens.Create(ctx, auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime))
 					return err
@@ -113,7 +113,7 @@ func newTokenRevokeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withTokenStores(cmd.Context(), databaseURL, func(pool *pgxpool.Pool, _ *auth.Users, tokens *auth.APITokens) error {
 				target := audit.Target{Kind: audit.TargetToken, Name: strconv.FormatInt(id, 10)}
-				err := audited(cmd.Context(), pool, "token.revoke", target, func(ctx context.Context) error {
+				err := audited(cmd.Context(), pool, audit.ActionTokenRevoke, target, func(ctx context.Context) error {
 					return tokens.Revoke(ctx, commandLine, id)
 				})
 				if err != nil {

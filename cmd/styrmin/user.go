@@ -41,7 +41,7 @@ func newUserCreateCmd() *cobra.Command {
 			}
 			password, generated := auth.PasswordOrGenerated(password)
 			var u auth.User
-			err = audited(cmd.Context(), pool, "user.create", audit.Target{Kind: audit.TargetUser, Name: username}, func(ctx context.Context) (err error) {
+			err = audited(cmd.Context(), pool, audit.ActionUserCreate, audit.Target{Kind: audit.TargetUser, Name: username}, func(ctx context.Context) (err error) {
 				u, err = users.Create(ctx, auth.NewUser{Username: username, Password: password, Role: r})
 				return err
 			})

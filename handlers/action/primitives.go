@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,8 +59,8 @@ func CommandsCallLimit(timeout time.Duration) time.Duration {
 type bodyFunc func(c echo.Context, caller *deployment.Caller) (int, any, error)
 
 // DeploymentRead answers GET deployment: the caller's deployment.
-func DeploymentRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
-	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+func DeploymentRead(p Primitives) echo.HandlerFunc {
+	return handle(func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		d, err := p.ReadDeployment(c.Request().Context(), caller)
 		return http.StatusOK, d, err
 	})
@@ -68,8 +68,8 @@ func DeploymentRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 
 // RunRead answers GET run: the caller's bundle and prompts, which an action
 // run as a pod fetches before it starts.
-func RunRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
-	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+func RunRead(p Primitives) echo.HandlerFunc {
+	return handle(func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		in, err := p.ReadRunInput(c.Request().Context(), caller)
 		return http.StatusOK, in, err
 	})
@@ -78,8 +78,8 @@ func RunRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 // TaskStart answers POST tasks/stop, tasks/start and tasks/upgrade: it
 // queues a deployment.Linked operation of kind (deployment.KindStop,
 // KindStart, KindUpgrade) on the caller's deployment.
-func TaskStart(p Primitives, logger *slog.Logger, kind string) echo.HandlerFunc {
-	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+func TaskStart(p Primitives, kind string) echo.HandlerFunc {
+	return handle(func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		var req taskRequest
 		if err := decodeJSON(c, &req); err != nil {
 			return 0, nil, err
@@ -141,8 +141,8 @@ func appVersionAlone(err error) error {
 }
 
 // TaskRead answers GET tasks/:id: a task the caller started.
-func TaskRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
-	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+func TaskRead(p Primitives) echo.HandlerFunc {
+	return handle(func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil {
 			return 0, nil, styrmin.Errorf(styrmin.ENOTFOUND, "There is no task %q.", c.Param("id"))
@@ -156,8 +156,8 @@ func TaskRead(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 }
 
 // ExecuteCommands answers POST jobs: it runs commands in a Job and waits for it.
-func ExecuteCommands(p Primitives, logger *slog.Logger) echo.HandlerFunc {
-	return handle(logger, func(c echo.Context, caller *deployment.Caller) (int, any, error) {
+func ExecuteCommands(p Primitives) echo.HandlerFunc {
+	return handle(func(c echo.Context, caller *deployment.Caller) (int, any, error) {
 		var req deployment.CommandsRequest
 		if err := decodeJSON(c, &req); err != nil {
 			return 0, nil, err
@@ -176,25 +176,29 @@ func ExecuteCommands(p Primitives, logger *slog.Logger) echo.HandlerFunc {
 }
 
 // handle runs fn for the caller that the action token's middleware found
-// and writes its answer, or its error (WriteError), as JSON.
-func handle(logger *slog.Logger, fn bodyFunc) echo.HandlerFunc {
+// and writes its answer as JSON; its error goes to the server's one error
+// handler, which answers it as WriteError does.
+func handle(fn bodyFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		status, answer, err := fn(c, httpx.Caller(c))
 		if err != nil {
-			return WriteError(c, logger, err)
+			return err
 		}
 		return c.JSON(status, answer)
 	}
 }
 
-// WriteError writes err as a primitive's error answer: {"error": message}
-// with the error's status. Internal errors are logged.
-func WriteError(c echo.Context, logger *slog.Logger, err error) error {
-	status, msg := httpx.Describe(err)
-	if status == http.StatusInternalServerError {
-		logger.Error("action primitive", "path", c.Path(), "error", err)
-	}
-	return c.JSON(status, map[string]string{"error": httpx.WithFields(err, msg)})
+// IsAction reports whether the request is for the action primitives, whose
+// answers (errors included) are JSON.
+func IsAction(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, Prefix)
+}
+
+// WriteError writes an error as a primitive's error answer: {"error":
+// message} with its status (httpx.Describe), the fields of an invalid
+// request listed in the message.
+func WriteError(c echo.Context, status int, err error, message string) error {
+	return c.JSON(status, map[string]string{"error": httpx.WithFields(err, message)})
 }
 
 // decodeJSON reads a primitive's JSON body into v; an empty body leaves v as it is.

@@ -41,8 +41,7 @@ func TestViewsNameTheStatusesAndKindsTheyShow(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{string(executor.TaskQueued), string(executor.TaskRunning), string(executor.TaskSucceeded),
 		string(executor.TaskFailed), string(executor.TaskCanceled)}, views.TaskStatuses)
-	require.ElementsMatch(t, []string{deployment.KindInstall, deployment.KindUpgrade, deployment.KindRollback, deployment.KindStop,
-		deployment.KindStart, deployment.KindDelete, deployment.KindAction}, views.TaskKinds)
+	require.Equal(t, deployment.TaskKinds(), views.TaskKinds, "the pages have words for every task kind, in the registry's order")
 }
 
 // TestTheWebhookPageNamesTheDeliveryStatuses: the webhook page's delivery

@@ -1,0 +1,60 @@
+package audit
+
+// The actions of the audit log: what a recorded request did. Each is named
+// once here and used by every adapter that makes the change (the pages, the
+// REST API, the action primitives, the command line), so one change is
+// recorded under one name whichever way it came. docs/audit.md lists them.
+const (
+	ActionSignin         = "signin"
+	ActionSignout        = "signout"
+	ActionSessionEnd     = "session.end"
+	ActionPasswordChange = "password.change"
+
+	ActionTokenCreate = "token.create"
+	ActionTokenRevoke = "token.revoke"
+
+	ActionDriverUpload             = "driver.upload"
+	ActionDriverApprovePermissions = "driver.approve_permissions"
+
+	ActionDeploymentInstall       = "deployment.install"
+	ActionDeploymentUpgradeReview = "deployment.upgrade.review"
+	ActionDeploymentUpgradeEdit   = "deployment.upgrade.edit"
+	ActionDeploymentUpgrade       = "deployment.upgrade"
+	ActionDeploymentRollback      = "deployment.rollback"
+	ActionDeploymentAction        = "deployment.action"
+	ActionDeploymentStop          = "deployment.stop"
+	ActionDeploymentStart         = "deployment.start"
+	ActionDeploymentDelete        = "deployment.delete"
+	ActionDeploymentCancel        = "deployment.cancel"
+	// ActionDeploymentJob is an action's execute_commands call.
+	ActionDeploymentJob = "deployment.job"
+
+	ActionNamespacePolicyUpdate = "namespace_policy.update"
+	ActionChartHostsUpdate      = "chart_hosts.update"
+	ActionSecretsRotate         = "secrets.rotate"
+
+	ActionUserCreate = "user.create"
+	// ActionUserUpdate is a change of a user's role, disabled state or
+	// password; the detail names what changed (role, disabled, password).
+	ActionUserUpdate = "user.update"
+
+	ActionWebhookCreate    = "webhook.create"
+	ActionWebhookUpdate    = "webhook.update"
+	ActionWebhookDelete    = "webhook.delete"
+	ActionWebhookRedeliver = "webhook.redeliver"
+)
+
+// Actions lists every action, in the order docs/audit.md lists them.
+func Actions() []string {
+	return []string{
+		ActionSignin, ActionSignout, ActionSessionEnd, ActionPasswordChange,
+		ActionTokenCreate, ActionTokenRevoke,
+		ActionDriverUpload, ActionDriverApprovePermissions,
+		ActionDeploymentInstall, ActionDeploymentUpgradeReview, ActionDeploymentUpgradeEdit, ActionDeploymentUpgrade,
+		ActionDeploymentRollback, ActionDeploymentAction, ActionDeploymentStop, ActionDeploymentStart,
+		ActionDeploymentDelete, ActionDeploymentCancel, ActionDeploymentJob,
+		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
+		ActionUserCreate, ActionUserUpdate,
+		ActionWebhookCreate, ActionWebhookUpdate, ActionWebhookDelete, ActionWebhookRedeliver,
+	}
+}
