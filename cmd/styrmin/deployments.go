@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -74,7 +76,7 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"URL users reach Styrmin at, such as https://styrmin.example.com: webhook deliveries link task pages under it (default --api-url), and https makes session cookies Secure (env STYRMIN_EXTERNAL_URL)")
 	f.StringVar(&cfg.auditRetention, "audit-retention", envOr("STYRMIN_AUDIT_RETENTION", audit.DefaultRetention),
 		"how long the worker keeps audit log entries: days (90d), hours (36h), or 0 for forever (env STYRMIN_AUDIT_RETENTION)")
-	f.StringVar(&cfg.taskRetention, "task-retention", envOr("STYRMIN_TASK_RETENTION", "0"),
+	f.StringVar(&cfg.taskRetention, "task-retention", envOr("STYRMIN_TASK_RETENTION", keepEveryTask),
 		"how long the worker keeps ended tasks with their steps and logs: days (365d), hours, or 0 for forever; each deployment's last task stays (env STYRMIN_TASK_RETENTION)")
 	f.StringVar(&cfg.podSecurity.Enforce, "pod-security-enforce", envOr("STYRMIN_POD_SECURITY_ENFORCE", deployer.LevelBaseline),
 		"the Pod Security level the namespaces Styrmin creates enforce: privileged, baseline or restricted; an admin's approval of a driver's privileged pods relaxes it per namespace (env STYRMIN_POD_SECURITY_ENFORCE)")
@@ -93,6 +95,9 @@ func envInt(key string, fallback int) int {
 	return fallback
 }
 
+// keepEveryTask is the task retention that prunes nothing, the default.
+const keepEveryTask = "0"
+
 // appConfig is the app's configuration of cfg, on pool, working tasks when
 // work is set; an external URL that is not absolute or a retention that does
 // not parse is an error.
@@ -105,7 +110,7 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--audit-retention: %w", err)
 	}
-	taskRetention, err := styrmin.ParseRetention("task retention", cfg.taskRetention)
+	taskRetention, err := styrmin.ParseRetention("task retention", cmp.Or(strings.TrimSpace(cfg.taskRetention), keepEveryTask))
 	if err != nil {
 		return app.Config{}, fmt.Errorf("--task-retention: %w", err)
 	}
