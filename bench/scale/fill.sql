@@ -99,6 +99,6 @@ WHERE kind IN ('install', 'upgrade', 'rollback') AND status = 'succeeded';
 INSERT INTO audit_entries (at, actor_name, actor_via, actor_role, actor_address, action,
                            target_kind, target_name, outcome, reason, detail)
 SELECT t.created_at, 'scale-operator', 'session', 'operator', '10.0.0.7', 'deployment.' || t.kind,
-       'deployment', d.name, 'allowed', '', jsonb_build_object('task', t.id)
+       'deployment', d.name, 'allowed', '', jsonb_build_object('task', t.id::text)
 FROM scale_tasks t JOIN scale_deployments d ON d.id = t.deployment_id
 ORDER BY t.id;
