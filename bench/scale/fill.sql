@@ -1,6 +1,6 @@
 -- Fills a migrated Styrmin database with a long history, set-based: the
 -- deployments, their ended tasks (the first task of each deployment its
--- install, then upgrades, rollbacks, stops, starts and actions in turn), the
+-- install, then its upgrades, stops, starts, actions and rollbacks in turn), the
 -- steps of each task, log lines for the hook step of each action, a revision
 -- for each install, upgrade and rollback that succeeded, and an audit entry
 -- for each task. Run by scale.Fill inside one transaction, which first sets
@@ -11,7 +11,9 @@
 --
 -- Nothing holds a deployment (holder_task_id NULL), every task is top-level
 -- (root_task_id = id) and has ended; tasks are spread over the deployments in
--- turn, one every five minutes, the newest now.
+-- turn, one every five minutes, the newest now. The kinds go round per
+-- deployment, shifted by one from a deployment to the next, so that the
+-- newest tasks of all deployments are of every kind too.
 
 CREATE TEMP TABLE scale_deployments ON COMMIT DROP AS
 WITH inserted AS (
@@ -31,7 +33,8 @@ CREATE TEMP TABLE scale_tasks ON COMMIT DROP AS
 WITH numbered AS (
     SELECT n, d.id AS deployment_id,
            CASE WHEN n <= current_setting('scale.deployments')::int THEN 'install'
-                ELSE (ARRAY['upgrade', 'stop', 'start', 'action', 'upgrade', 'rollback'])[n % 6 + 1]
+                ELSE (ARRAY['upgrade', 'stop', 'start', 'action', 'upgrade', 'rollback'])
+                         [((n - 1) / current_setting('scale.deployments')::int + (n - 1) % current_setting('scale.deployments')::int) % 6 + 1]
            END AS kind,
            CASE WHEN n % 23 = 0 THEN 'failed' WHEN n % 61 = 0 THEN 'canceled' ELSE 'succeeded' END AS status,
            now() - make_interval(mins => 5 * (current_setting('scale.tasks')::int - n)) AS created_at

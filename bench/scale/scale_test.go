@@ -49,15 +49,18 @@ func TestFillWritesTheHistoryOfItsSize(t *testing.T) {
 	require.Equal(t, size.Tasks, audit, "each task has its audit entry")
 }
 
-func TestFillGivesEveryDeploymentItsInstallFirst(t *testing.T) {
+func TestFillGivesEveryDeploymentItsInstallFirstThenEveryKind(t *testing.T) {
 	t.Parallel()
 	pool := newDatabase(t)
-	require.NoError(t, scale.Fill(context.Background(), pool, scale.Size{Deployments: 5, Tasks: 30, StepsPerTask: 2}, demo))
+	require.NoError(t, scale.Fill(context.Background(), pool, scale.Size{Deployments: 5, Tasks: 35, StepsPerTask: 2}, demo))
 
 	var wrong int
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deployments d
 		WHERE (SELECT kind FROM tasks WHERE deployment_id = d.id ORDER BY id LIMIT 1) IS DISTINCT FROM 'install'`).Scan(&wrong))
 	require.Zero(t, wrong)
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deployments d
+		WHERE (SELECT count(DISTINCT kind) FROM tasks WHERE deployment_id = d.id) <> 6`).Scan(&wrong))
+	require.Zero(t, wrong, "each deployment's seven tasks are of the six kinds but delete")
 	var newestFirst bool
 	require.NoError(t, pool.QueryRow(context.Background(),
 		`SELECT (SELECT id FROM tasks ORDER BY created_at DESC LIMIT 1) = (SELECT max(id) FROM tasks)`).Scan(&newestFirst))
