@@ -2,7 +2,6 @@ package executor_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -39,9 +38,7 @@ func BenchmarkDispatch(b *testing.B) {
 		latencies = append(latencies, (<-started).Sub(committed))
 	}
 	b.StopTimer()
-	slices.Sort(latencies)
-	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+	reportLatencies(b, latencies)
 }
 
 // BenchmarkIdleLoad measures what an executor costs the database while no

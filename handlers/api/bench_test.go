@@ -1,13 +1,9 @@
 package api_test
 
 import (
-	"context"
-	"net/http"
 	"testing"
 
 	"github.com/styrmin/styrmin/handlers/handlerstest"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
 )
@@ -16,26 +12,7 @@ import (
 // client that calls it with the API token of a new user with role.
 func newAPIBenchEnv(b *testing.B, role auth.Role) *handlerstest.BenchEnv {
 	b.Helper()
-	env := handlerstest.NewCatalogEnv(b)
-	ctx := context.Background()
-	u, err := env.Users.Create(ctx, auth.NewUser{Username: "script", Password: handlerstest.CatalogPassword, Role: role})
-	require.NoError(b, err)
-	token, err := env.APITokens.Create(ctx, auth.Credential{User: u}, "bench", nil)
-	require.NoError(b, err)
-	client := &http.Client{Transport: bearer{token: token.Secret, next: &http.Transport{MaxIdleConnsPerHost: handlerstest.BenchClients}}}
-	return &handlerstest.BenchEnv{CatalogEnv: env, Client: client}
-}
-
-// bearer sends every request with an API token.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (t bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(req)
+	return handlerstest.TokenBench(b, handlerstest.NewCatalogEnv(b), "script", role)
 }
 
 // BenchmarkAPIMe is the smallest API call: the token's user, what every API

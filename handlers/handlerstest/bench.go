@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,54 +35,140 @@ type BenchEnv struct {
 // NewBenchEnv starts the server with the bundled drivers and signs in a user with role.
 func NewBenchEnv(b *testing.B, role auth.Role) *BenchEnv {
 	b.Helper()
-	env := NewCatalogEnv(b)
+	return SignedInBench(b, NewCatalogEnv(b), role)
+}
+
+// SignedInBench is a BenchEnv on env's server whose client is signed in as a
+// new user with role.
+func SignedInBench(b *testing.B, env *CatalogEnv, role auth.Role) *BenchEnv {
+	b.Helper()
 	client := env.SignedIn(b, role)
 	client.Transport = &http.Transport{MaxIdleConnsPerHost: BenchClients}
 	return &BenchEnv{CatalogEnv: env, Client: client}
+}
+
+// TokenBench is a BenchEnv on env's server whose client calls with the API
+// token of a new user named name with role.
+func TokenBench(b *testing.B, env *CatalogEnv, name string, role auth.Role) *BenchEnv {
+	b.Helper()
+	ctx := context.Background()
+	u, err := env.Users.Create(ctx, auth.NewUser{Username: name, Password: CatalogPassword, Role: role})
+	require.NoError(b, err)
+	token, err := env.APITokens.Create(ctx, auth.Credential{User: u}, "bench", nil)
+	require.NoError(b, err)
+	client := &http.Client{Transport: bearer{token: token.Secret, next: &http.Transport{MaxIdleConnsPerHost: BenchClients}}}
+	return &BenchEnv{CatalogEnv: env, Client: client}
+}
+
+// bearer sends every request with an API token.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+// RoundTrip sends req with the token.
+func (t bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(req)
 }
 
 // Fetch sends n GET requests for path from BenchClients clients and returns
 // how long they took; every answer must be 200.
 func (env *BenchEnv) Fetch(b *testing.B, path string, n int) time.Duration {
 	b.Helper()
+	return env.fetch(b, path, n).elapsed
+}
+
+// sample is what a run of requests measured.
+type sample struct {
+	elapsed   time.Duration   // from the first request sent to the last answer read
+	latencies []time.Duration // of each request, in no order
+}
+
+// add appends other's requests to s, as if they had run one after the other.
+func (s *sample) add(other sample) {
+	s.elapsed += other.elapsed
+	s.latencies = append(s.latencies, other.latencies...)
+}
+
+// rate is how many requests a second s answered.
+func (s sample) rate() float64 { return float64(len(s.latencies)) / s.elapsed.Seconds() }
+
+// percentile is the latency that p percent of s's requests did not exceed, in milliseconds.
+func (s sample) percentile(p int) float64 {
+	sorted := slices.Clone(s.latencies)
+	slices.Sort(sorted)
+	return float64(sorted[(len(sorted)-1)*p/100].Microseconds()) / 1000
+}
+
+// fetch is Fetch, measuring each request's latency too.
+func (env *BenchEnv) fetch(b *testing.B, path string, n int) sample {
+	b.Helper()
 	var next atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
+	perClient := make([][]time.Duration, BenchClients)
 	start := time.Now()
-	for range BenchClients {
+	for client := range BenchClients {
 		wg.Go(func() {
 			for next.Add(1) <= int64(n) {
-				res, err := env.Client.Get(env.URL + path)
-				if err == nil {
-					_, err = io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if err == nil && res.StatusCode != http.StatusOK {
-						err = fmt.Errorf("GET %s: status %d", path, res.StatusCode)
-					}
-				}
-				if err != nil {
+				sent := time.Now()
+				if err := env.get(path); err != nil {
 					failed.CompareAndSwap(nil, err)
 					return
 				}
+				perClient[client] = append(perClient[client], time.Since(sent))
 			}
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	s := sample{elapsed: time.Since(start)}
 	if err, _ := failed.Load().(error); err != nil {
 		b.Fatal(err)
 	}
-	return elapsed
+	for _, latencies := range perClient {
+		s.latencies = append(s.latencies, latencies...)
+	}
+	return s
+}
+
+// get requests path and reads the answer, which must be 200.
+func (env *BenchEnv) get(path string) error {
+	res, err := env.Client.Get(env.URL + path)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: status %d", path, res.StatusCode)
+	}
+	return nil
 }
 
 // CompareWithHealthz sends b.N requests for path and b.N for /healthz, in
 // turns, and reports both rates and their ratio (the page's "x-healthz").
 func (env *BenchEnv) CompareWithHealthz(b *testing.B, path string) {
 	b.Helper()
-	env.Fetch(b, path, BenchClients)       // warm up connections and caches
-	env.Fetch(b, "/healthz", BenchClients) //
+	env.Compare(b, path, "/healthz")
+}
+
+// Compare sends b.N requests for path and b.N for each of the baselines (bare
+// routes such as /healthz), in turns, so that load from elsewhere slows them
+// alike. It reports the page's rate ("req/s") and latencies ("p50-ms",
+// "p99-ms"), and for each baseline its rate and p99 ("healthz-req/s",
+// "healthz-p99-ms") and the page's rate as a ratio of it ("x-healthz").
+func (env *BenchEnv) Compare(b *testing.B, path string, baselines ...string) {
+	b.Helper()
+	for _, p := range append([]string{path}, baselines...) {
+		env.Fetch(b, p, BenchClients) // warm up connections and caches
+	}
 	b.ResetTimer()
-	var page, health time.Duration
+	var page sample
+	base := make([]sample, len(baselines))
 	for round := range benchRounds {
 		n := b.N / benchRounds
 		if round == 0 {
@@ -90,15 +178,21 @@ func (env *BenchEnv) CompareWithHealthz(b *testing.B, path string) {
 			continue
 		}
 		b.StartTimer()
-		page += env.Fetch(b, path, n)
+		page.add(env.fetch(b, path, n))
 		b.StopTimer()
-		health += env.Fetch(b, "/healthz", n)
+		for i, p := range baselines {
+			base[i].add(env.fetch(b, p, n))
+		}
 	}
-	pageRate := float64(b.N) / page.Seconds()
-	healthRate := float64(b.N) / health.Seconds()
-	b.ReportMetric(pageRate, "req/s")
-	b.ReportMetric(healthRate, "healthz-req/s")
-	b.ReportMetric(pageRate/healthRate, "x-healthz")
+	b.ReportMetric(page.rate(), "req/s")
+	b.ReportMetric(page.percentile(50), "p50-ms")
+	b.ReportMetric(page.percentile(99), "p99-ms")
+	for i, p := range baselines {
+		name := strings.Trim(p, "/")
+		b.ReportMetric(base[i].rate(), name+"-req/s")
+		b.ReportMetric(base[i].percentile(99), name+"-p99-ms")
+		b.ReportMetric(page.rate()/base[i].rate(), "x-"+name)
+	}
 }
 
 // ImportVersions imports the bundled Hello Web driver under drivers names,

@@ -1,0 +1,93 @@
+// Package scale fills a Styrmin database with a long history (deployments,
+// ended tasks, their steps and log lines, revisions, audit entries), set-based,
+// for the benchmarks that check that pages cost the same as history grows
+// (docs/performance.md, "Pages as history grows"). The command in fill/ runs
+// it against any migrated database.
+package scale
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// fillSQL writes the history of Fill; it reads its sizes from settings.
+//
+//go:embed fill.sql
+var fillSQL string
+
+// Size is how much history Fill writes.
+type Size struct {
+	Deployments  int // deployments, each with at least one task (its install)
+	Tasks        int // ended top-level tasks, spread over the deployments in turn
+	StepsPerTask int // steps of each task
+}
+
+// Sizes of the issue 32 benchmarks: the same 1,000 deployments with a short
+// and a long history.
+var (
+	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10}
+	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10}
+)
+
+// Steps is how many steps the size has.
+func (s Size) Steps() int { return s.Tasks * s.StepsPerTask }
+
+// Driver is the driver version every filled deployment uses; it must be in
+// the catalogue already.
+type Driver struct {
+	Name, Version string
+}
+
+// check refuses a size Fill cannot write: every deployment has its install
+// task, and every task a step.
+func (s Size) check() error {
+	if s.Deployments < 1 || s.Tasks < s.Deployments || s.StepsPerTask < 1 {
+		return fmt.Errorf("scale: size %+v: need at least one deployment, a task per deployment and a step per task", s)
+	}
+	return nil
+}
+
+// Fill writes size's history in one transaction, then vacuums and analyses
+// the database as autovacuum would have by then. Deployment names
+// (scale-0001, ...) must be free.
+func Fill(ctx context.Context, pool *pgxpool.Pool, size Size, driver Driver) error {
+	if err := size.check(); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := setSettings(ctx, tx, size, driver); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, fillSQL)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("scale: fill %d tasks: %w", size.Tasks, err)
+	}
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+		return fmt.Errorf("scale: vacuum: %w", err)
+	}
+	return nil
+}
+
+// setSettings gives fill.sql its sizes and driver for the transaction.
+func setSettings(ctx context.Context, tx pgx.Tx, size Size, driver Driver) error {
+	settings := map[string]string{
+		"scale.deployments":    strconv.Itoa(size.Deployments),
+		"scale.tasks":          strconv.Itoa(size.Tasks),
+		"scale.steps_per_task": strconv.Itoa(size.StepsPerTask),
+		"scale.driver":         driver.Name,
+		"scale.driver_version": driver.Version,
+	}
+	for name, value := range settings {
+		if _, err := tx.Exec(ctx, "SELECT set_config($1, $2, true)", name, value); err != nil {
+			return fmt.Errorf("set %s: %w", name, err)
+		}
+	}
+	return nil
+}
