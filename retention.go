@@ -1,6 +1,7 @@
 package styrmin
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -27,4 +28,23 @@ func ParseRetention(what, s string) (time.Duration, error) {
 		return 0, bad
 	}
 	return d, nil
+}
+
+// PruneEvery calls prune with the time before which things outlived
+// retention, now and then every period until ctx ends; a retention of 0
+// keeps everything and returns at once. prune says itself what it did.
+func PruneEvery(ctx context.Context, retention, period time.Duration, prune func(ctx context.Context, before time.Time)) {
+	if retention == 0 {
+		return
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		prune(ctx, time.Now().Add(-retention))
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

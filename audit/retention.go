@@ -22,23 +22,13 @@ func ParseRetention(s string) (time.Duration, error) {
 // PruneEvery deletes the entries older than retention now and then every
 // period until ctx ends; a retention of 0 keeps everything and returns at once.
 func (s *Store) PruneEvery(ctx context.Context, retention, period time.Duration, logger *slog.Logger) {
-	if retention == 0 {
-		return
-	}
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		n, err := s.Prune(ctx, time.Now().Add(-retention))
+	styrmin.PruneEvery(ctx, retention, period, func(ctx context.Context, before time.Time) {
+		n, err := s.Prune(ctx, before)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			logger.Warn("prune the audit log", "err", err)
 		case n > 0:
 			logger.Info("pruned the audit log", "deleted", n, "retention", retention)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 )
 
@@ -46,23 +47,13 @@ func (e *Executor) Prune(ctx context.Context, before time.Time, batch int) (Prun
 // and then every period until ctx ends; a retention of 0 keeps every task
 // and returns at once.
 func (e *Executor) PruneEvery(ctx context.Context, retention, period time.Duration) {
-	if retention == 0 {
-		return
-	}
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		pruned, err := e.Prune(ctx, time.Now().Add(-retention), PruneBatch)
+	styrmin.PruneEvery(ctx, retention, period, func(ctx context.Context, before time.Time) {
+		pruned, err := e.Prune(ctx, before, PruneBatch)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			e.log.Warn("prune old tasks", "err", err)
 		case pruned.Chains > 0:
 			e.log.Info("pruned old tasks", "chains", pruned.Chains, "tasks", pruned.Tasks, "retention", retention)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	})
 }
