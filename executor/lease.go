@@ -19,7 +19,7 @@ import (
 //   - a run that cannot renew its heartbeat for leaseTime stops itself
 //     (errLeaseExpired), a third of StaleAfter before anyone may take its
 //     task over;
-//   - a process never recovers a task it still runs (tracked), and takes a
+//   - a process never recovers a task it still runs or recovers (tracked), and takes a
 //     task over only after it has itself reached the database, without a
 //     break, for StaleAfter: after an outage the live runs renew their
 //     heartbeats first.
@@ -60,8 +60,14 @@ func (r *Run) Fenced(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // is never lost, nor reported as a failure, because the database was away
 // for a while when the run recorded it.
 func (r *Run) Write(ctx context.Context, what string, fn func(ctx context.Context, q *db.Queries) error) error {
+	return r.writeTx(ctx, what, func(ctx context.Context, tx pgx.Tx) error { return fn(ctx, r.e.queries.WithTx(tx)) })
+}
+
+// writeTx is Write for the executor's own records, which need the
+// transaction itself (to queue jobs in it, or settle a deployment).
+func (r *Run) writeTx(ctx context.Context, what string, fn func(ctx context.Context, tx pgx.Tx) error) error {
 	return r.e.untilAnswered(ctx, what, func(ctx context.Context) error {
-		return r.Fenced(ctx, func(tx pgx.Tx) error { return fn(ctx, r.e.queries.WithTx(tx)) })
+		return r.Fenced(ctx, func(tx pgx.Tx) error { return fn(ctx, tx) })
 	})
 }
 
@@ -95,27 +101,43 @@ func (e *Executor) untilAnswered(ctx context.Context, what string, fn func(ctx c
 	}
 }
 
-// tracked are the tasks this process runs or recovers right now.
+// tracked counts the runs and recoveries of each task this process has
+// under way: a recovery's requeue may be claimed here before the recovery
+// has returned.
 type tracked struct {
-	mu  sync.Mutex
-	ids map[int64]bool
+	mu sync.Mutex
+	n  map[int64]int
 }
 
-// track marks task id as this process's until untrack is called; ok is false
-// when it was already.
-func (t *tracked) track(id int64) (untrack func(), ok bool) {
+// add counts one more run of task id here until done is called.
+func (t *tracked) add(id int64) (done func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ids[id] {
+	return t.count(id)
+}
+
+// addIfNone is add, unless task id has a run or recovery here already (ok
+// is false then, and nothing is counted).
+func (t *tracked) addIfNone(id int64) (done func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n[id] > 0 {
 		return nil, false
 	}
-	if t.ids == nil {
-		t.ids = map[int64]bool{}
+	return t.count(id), true
+}
+
+// count counts one more run of id (t.mu held) and returns what uncounts it.
+func (t *tracked) count(id int64) (done func()) {
+	if t.n == nil {
+		t.n = map[int64]int{}
 	}
-	t.ids[id] = true
+	t.n[id]++
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		delete(t.ids, id)
-	}, true
+		if t.n[id]--; t.n[id] == 0 {
+			delete(t.n, id)
+		}
+	}
 }

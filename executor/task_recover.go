@@ -56,11 +56,11 @@ func (e *Executor) reapOnce(ctx context.Context, reached *time.Time) {
 // takeOver recovers the stale task id unless this process still runs it (its
 // run stops itself when its lease expires) or another process was quicker.
 func (e *Executor) takeOver(ctx context.Context, id int64) {
-	untrack, ok := e.running.track(id)
+	done, ok := e.running.addIfNone(id)
 	if !ok {
 		return
 	}
-	defer untrack()
+	defer done()
 	task, err := e.queries.TakeOverTask(ctx, db.TakeOverTaskParams{ID: id, Runner: e.opts.Name, StaleAfterSeconds: e.opts.StaleAfter.Seconds()})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return // another process was quicker, or the run renewed its heartbeat
@@ -131,16 +131,14 @@ func (e *Executor) recoverTask(ctx context.Context, task db.Task, reason string,
 // claimed again only while its chain runs (claim), and its chain's hold is
 // settled now that it no longer runs.
 func (e *Executor) requeue(ctx context.Context, run *Run, message string) error {
-	return e.untilAnswered(ctx, "queue a recovered task again", func(ctx context.Context) error {
-		return run.Fenced(ctx, func(tx pgx.Tx) error {
-			queued, err := e.queries.WithTx(tx).RequeueTask(ctx, db.RequeueTaskParams{ID: run.Task.ID, Message: message})
-			if err != nil {
-				return err
-			}
-			if err := e.Enqueue(ctx, tx, queued.ID); err != nil {
-				return err
-			}
-			return e.settle(ctx, tx, queued)
-		})
+	return run.writeTx(ctx, "queue a recovered task again", func(ctx context.Context, tx pgx.Tx) error {
+		queued, err := e.queries.WithTx(tx).RequeueTask(ctx, db.RequeueTaskParams{ID: run.Task.ID, Message: message})
+		if err != nil {
+			return err
+		}
+		if err := e.Enqueue(ctx, tx, queued.ID); err != nil {
+			return err
+		}
+		return e.settle(ctx, tx, queued)
 	})
 }

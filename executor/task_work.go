@@ -114,8 +114,7 @@ func (c *cancelRequest) Error() string { return "cancelled by " + c.by }
 
 // execute runs a claimed task to its end and records how it ended.
 func (e *Executor) execute(ctx context.Context, task db.Task) {
-	untrack, _ := e.running.track(task.ID) // a claimed task is nobody's yet
-	defer untrack()
+	defer e.running.add(task.ID)()
 	// The end is recorded however long the database takes to answer: only
 	// the process's exit stops it trying.
 	endCtx := context.WithoutCancel(ctx)
@@ -131,7 +130,7 @@ func (e *Executor) execute(ctx context.Context, task db.Task) {
 	}
 	var result any
 	var runErr error
-	// err is what stopped the run (see withHeartbeat), else runErr.
+	// err is what stopped the run (see withHeartbeat), nil when it ran to its end.
 	err = e.withHeartbeat(ctx, task, stopOnCancel, func(ctx context.Context) error {
 		defer func() {
 			if p := recover(); p != nil {
@@ -269,21 +268,19 @@ func (e *Executor) finish(ctx context.Context, run *Run, status TaskStatus, resu
 		e.log.Error("executor: task result is not JSON", "task", task.ID, "error", err)
 		resultJSON = []byte("null")
 	}
-	err = e.untilAnswered(ctx, "record the end of a task", func(ctx context.Context) error {
-		return run.Fenced(ctx, func(tx pgx.Tx) error {
-			q := e.queries.WithTx(tx)
-			ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Status: status, Result: resultJSON, Message: message})
-			if err != nil {
-				return err
-			}
-			if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
-				return err
-			}
-			if _, err := e.stopLinked(ctx, tx, task.ID, 0); err != nil {
-				return err
-			}
-			return e.ended(ctx, tx, ended)
-		})
+	err = run.writeTx(ctx, "record the end of a task", func(ctx context.Context, tx pgx.Tx) error {
+		q := e.queries.WithTx(tx)
+		ended, err := q.FinishTask(ctx, db.FinishTaskParams{ID: task.ID, Status: status, Result: resultJSON, Message: message})
+		if err != nil {
+			return err
+		}
+		if err := q.EndRunningSteps(ctx, db.EndRunningStepsParams{TaskID: task.ID, Status: StepCanceled, Message: "The task ended before this step did."}); err != nil {
+			return err
+		}
+		if _, err := e.stopLinked(ctx, tx, task.ID, 0); err != nil {
+			return err
+		}
+		return e.ended(ctx, tx, ended)
 	})
 	switch {
 	case errors.Is(err, ErrLeaseLost):
