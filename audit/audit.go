@@ -105,6 +105,9 @@ type Entry struct {
 	Reason string `json:"reason,omitempty"`
 	// Detail holds what else the request named (path parameters, say).
 	Detail map[string]string `json:"detail,omitempty"`
+	// RequestID is the id of the request that made the change (its
+	// X-Request-Id, in its log line too); empty for the command line.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // detailJSON is e's detail as the table stores it.

@@ -16,6 +16,10 @@ import (
 // MaxPage is the most entries List returns at once.
 const MaxPage = 200
 
+// maxRequestID is the longest request id a filter may name (the server's
+// ids are shorter; a proxy's may be this long).
+const maxRequestID = 128
+
 // Store reads and writes the audit log in PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
@@ -45,7 +49,7 @@ func Record(ctx context.Context, q db.DBTX, e Entry) error {
 	_, err = db.New(q).InsertAuditEntry(ctx, db.InsertAuditEntryParams{
 		ActorUserID: nonZero(a.UserID), ActorTokenID: nonZero(a.TokenID), ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
 		Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason,
-		Detail: detail,
+		Detail: detail, RequestID: e.RequestID,
 	})
 	if err != nil {
 		return fmt.Errorf("audit: record %s: %w", e.Action, err)
@@ -70,6 +74,8 @@ type Filter struct {
 	TargetName string
 	// Outcome selects the entries that ended so.
 	Outcome Outcome
+	// RequestID selects the entry of one request (its X-Request-Id).
+	RequestID string
 	// Since and Until bound the time: Since <= at < Until.
 	Since, Until time.Time
 	// Before continues a listing: entries older than the entry with this
@@ -100,6 +106,9 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	if f.Action != "" && !actionFilter.MatchString(f.Action) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "%q is not an action: actions are dotted words such as deployment.install.", f.Action)
 	}
+	if len(f.RequestID) > maxRequestID {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "A request id has at most %d characters.", maxRequestID)
+	}
 	if f.Outcome != "" && !f.Outcome.Valid() {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "There is no outcome %q: choose allowed, refused or failed.", f.Outcome)
 	}
@@ -108,7 +117,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	}
 	rows, err := db.New(s.pool).ListAuditEntries(ctx, db.ListAuditEntriesParams{
 		Admin: v.Admin, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
-		TargetName: f.TargetName, Outcome: string(f.Outcome), Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
+		TargetName: f.TargetName, Outcome: string(f.Outcome), RequestID: f.RequestID, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
 	})
 	if err != nil {
 		return Page{}, fmt.Errorf("audit: list: %w", db.Classify(err))
@@ -123,7 +132,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 			ID: r.ID, At: r.At,
 			Actor:  Actor{Name: r.ActorName, Via: Via(r.ActorVia), Role: r.ActorRole, Address: r.ActorAddress},
 			Action: r.Action, Target: Target{Kind: r.TargetKind, Name: r.TargetName},
-			Outcome: Outcome(r.Outcome), Reason: r.Reason,
+			Outcome: Outcome(r.Outcome), Reason: r.Reason, RequestID: r.RequestID,
 		}
 		if r.ActorUserID != nil {
 			e.Actor.UserID = *r.ActorUserID

@@ -12,9 +12,9 @@ import (
 
 const insertAuditEntry = `-- name: InsertAuditEntry :one
 INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
-                           action, target_kind, target_name, outcome, reason, detail)
+                           action, target_kind, target_name, outcome, reason, detail, request_id)
 VALUES ($1, $2, $3, $4, $5, $6,
-        $7, $8, $9, $10, $11, $12)
+        $7, $8, $9, $10, $11, $12, $13)
 RETURNING id, at
 `
 
@@ -31,6 +31,7 @@ type InsertAuditEntryParams struct {
 	Outcome      string
 	Reason       string
 	Detail       []byte
+	RequestID    string
 }
 
 type InsertAuditEntryRow struct {
@@ -52,6 +53,7 @@ func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryPara
 		arg.Outcome,
 		arg.Reason,
 		arg.Detail,
+		arg.RequestID,
 	)
 	var i InsertAuditEntryRow
 	err := row.Scan(&i.ID, &i.At)
@@ -61,7 +63,7 @@ func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryPara
 const listAuditEntries = `-- name: ListAuditEntries :many
 SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN $1::boolean THEN actor_address ELSE '' END::text AS actor_address,
-       action, target_kind, target_name, outcome, reason, detail
+       action, target_kind, target_name, outcome, reason, detail, request_id
 FROM audit_entries
 WHERE ($1::boolean OR target_kind = 'deployment')
   AND ($2::bigint = 0 OR id < $2::bigint)
@@ -70,10 +72,11 @@ WHERE ($1::boolean OR target_kind = 'deployment')
   AND ($5::text = '' OR target_kind = $5::text)
   AND ($6::text = '' OR target_name = $6::text)
   AND ($7::text = '' OR outcome = $7::text)
-  AND ($8::timestamptz IS NULL OR at >= $8::timestamptz)
-  AND ($9::timestamptz IS NULL OR at < $9::timestamptz)
+  AND ($8::text = '' OR request_id = $8::text)
+  AND ($9::timestamptz IS NULL OR at >= $9::timestamptz)
+  AND ($10::timestamptz IS NULL OR at < $10::timestamptz)
 ORDER BY id DESC
-LIMIT $10::int
+LIMIT $11::int
 `
 
 type ListAuditEntriesParams struct {
@@ -84,6 +87,7 @@ type ListAuditEntriesParams struct {
 	TargetKind string
 	TargetName string
 	Outcome    string
+	RequestID  string
 	Since      *time.Time
 	Until      *time.Time
 	MaxRows    int32
@@ -104,6 +108,7 @@ type ListAuditEntriesRow struct {
 	Outcome      string
 	Reason       string
 	Detail       []byte
+	RequestID    string
 }
 
 // ListAuditEntries returns a page of entries, newest first, below the id
@@ -118,6 +123,7 @@ func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesPara
 		arg.TargetKind,
 		arg.TargetName,
 		arg.Outcome,
+		arg.RequestID,
 		arg.Since,
 		arg.Until,
 		arg.MaxRows,
@@ -144,6 +150,7 @@ func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesPara
 			&i.Outcome,
 			&i.Reason,
 			&i.Detail,
+			&i.RequestID,
 		); err != nil {
 			return nil, err
 		}

@@ -48,6 +48,7 @@ type AuditEntry struct {
 	Reason       string
 	Detail       []byte
 	ActorTokenID *int64
+	RequestID    string
 }
 
 type Deployment struct {

@@ -71,9 +71,10 @@ var planCases = []planCase{
 	{"ListRevisions", []any{int64(7)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
-	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{false, int64(50000), "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{true, int64(0), "user-3", "deployment", "deployment", "app-7", "allowed", &aWhileAgo, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{false, int64(50000), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, int64(0), "user-3", "deployment", "deployment", "app-7", "allowed", "", &aWhileAgo, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", "a-request-id", nil, nil, int32(100)}},
 	// The queue and the hold.
 	{"QueueStats", nil},
 	{"NextQueuedTask", []any{int64(20)}},
@@ -119,7 +120,7 @@ var planCases = []planCase{
 	{"GetDelivery", []any{int64(100)}},
 	{"DeliveryToSend", []any{int64(100)}},
 	{"RecordAttempt", []any{"delivered", int32(200), "", int32(10), int64(100)}},
-	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}")}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), ""}},
 	// The retention.
 	{"PruneTaskChains", []any{aWhileAgo, int32(100)}},
 	// Secrets rotation, a page at a time.

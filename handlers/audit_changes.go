@@ -41,7 +41,8 @@ var _ AuditLog = (*audit.Store)(nil)
 func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			p := &audit.Pending{Entry: audit.Entry{Action: ch.action, Target: audit.Target{Kind: ch.target}, Detail: paramsOf(c)}}
+			r := c.Request()
+			p := &audit.Pending{Entry: audit.Entry{Action: ch.action, Target: audit.Target{Kind: ch.target}, Detail: paramsOf(c), RequestID: httpx.RequestID(r.Context())}}
 			// The target is the request's (a form field, a path parameter),
 			// else the one the handler named (audit.NameTarget: a single
 			// sign-on learns who signs in from the provider's answer).
@@ -60,7 +61,6 @@ func auditChanges(log AuditLog, ch change, least auth.Role, logger *slog.Logger)
 				return a
 			}
 			p.Actor = actor
-			r := c.Request()
 			c.SetRequest(r.WithContext(audit.WithPending(r.Context(), p)))
 			err := next(c)
 			if p.Recorded() {

@@ -19,13 +19,14 @@ import (
 // Only internal errors and outages are logged.
 func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
+		requestID := httpx.RequestID(c.Request().Context())
 		if c.Response().Committed {
-			logger.Error("error after the response started", "path", c.Request().URL.Path, "err", err)
+			logger.Error("error after the response started", "path", c.Request().URL.Path, "request_id", requestID, "err", err)
 			return
 		}
 		status, message := httpx.Describe(err)
 		if status >= http.StatusInternalServerError {
-			logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
+			logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "request_id", requestID, "err", err)
 		}
 		var rerr error
 		switch {
@@ -39,7 +40,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			rerr = web.ErrorPage(c, status, message)
 		}
 		if rerr != nil {
-			logger.Error("write error response", "path", c.Request().URL.Path, "err", rerr)
+			logger.Error("write error response", "path", c.Request().URL.Path, "request_id", requestID, "err", rerr)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func recoverPanics(logger *slog.Logger) echo.MiddlewareFunc {
 		return func(c echo.Context) (err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					logger.Error("panic", "method", c.Request().Method, "path", c.Request().URL.Path, "panic", r, "stack", string(debug.Stack()))
+					logger.Error("panic", "method", c.Request().Method, "path", c.Request().URL.Path, "request_id", httpx.RequestID(c.Request().Context()), "panic", r, "stack", string(debug.Stack()))
 					err = fmt.Errorf("handlers: panic: %v", r)
 				}
 			}()
@@ -89,6 +89,7 @@ func logRequests(logger *slog.Logger) echo.MiddlewareFunc {
 				"status", c.Response().Status,
 				"duration_ms", time.Since(start).Milliseconds(),
 				"remote", c.RealIP(),
+				"request_id", httpx.RequestID(c.Request().Context()),
 			}
 			if u := httpx.CurrentUser(c); u != nil {
 				attrs = append(attrs, "user", u.Username)

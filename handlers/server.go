@@ -145,7 +145,7 @@ func New(d Deps) *echo.Echo {
 	if d.SSO != nil {
 		formOrigin = d.SSO.EndSessionOrigin
 	}
-	e.Use(observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders(formOrigin), hsts, bodyLimit, checkInput,
+	e.Use(assignRequestIDs(d.TrustedProxies), observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders(formOrigin), hsts, bodyLimit, checkInput,
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
 		var mw []echo.MiddlewareFunc

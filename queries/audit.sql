@@ -1,8 +1,8 @@
 -- name: InsertAuditEntry :one
 INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
-                           action, target_kind, target_name, outcome, reason, detail)
+                           action, target_kind, target_name, outcome, reason, detail, request_id)
 VALUES (sqlc.narg(actor_user_id), sqlc.narg(actor_token_id), @actor_name, @actor_via, @actor_role, @actor_address,
-        @action, @target_kind, @target_name, @outcome, @reason, @detail)
+        @action, @target_kind, @target_name, @outcome, @reason, @detail, @request_id)
 RETURNING id, at;
 
 -- name: ListAuditEntries :many
@@ -11,7 +11,7 @@ RETURNING id, at;
 -- entries about deployments, and no addresses: the visibility rule lives here.
 SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN @admin::boolean THEN actor_address ELSE '' END::text AS actor_address,
-       action, target_kind, target_name, outcome, reason, detail
+       action, target_kind, target_name, outcome, reason, detail, request_id
 FROM audit_entries
 WHERE (@admin::boolean OR target_kind = 'deployment')
   AND (@before::bigint = 0 OR id < @before::bigint)
@@ -20,6 +20,7 @@ WHERE (@admin::boolean OR target_kind = 'deployment')
   AND (@target_kind::text = '' OR target_kind = @target_kind::text)
   AND (@target_name::text = '' OR target_name = @target_name::text)
   AND (@outcome::text = '' OR outcome = @outcome::text)
+  AND (@request_id::text = '' OR request_id = @request_id::text)
   AND (sqlc.narg(since)::timestamptz IS NULL OR at >= sqlc.narg(since)::timestamptz)
   AND (sqlc.narg(until)::timestamptz IS NULL OR at < sqlc.narg(until)::timestamptz)
 ORDER BY id DESC

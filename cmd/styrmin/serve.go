@@ -37,6 +37,7 @@ type serveConfig struct {
 	adminPassword string
 	driversDir    string
 	logFormat     string
+	logLevel      string
 	// tlsCert and tlsKey are PEM files; with both set the server speaks HTTPS
 	// only, and session cookies are Secure.
 	tlsCert string
@@ -111,7 +112,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.adminPassword, "admin-password", os.Getenv("STYRMIN_ADMIN_PASSWORD"),
 		"password of the first admin, created when there are no users; generated and printed once when empty (env STYRMIN_ADMIN_PASSWORD)")
 	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")
-	addLogFormatFlag(cmd, &cfg.logFormat)
+	addLogFlags(cmd, &cfg.logFormat, &cfg.logLevel)
 	f.StringVar(&cfg.tlsCert, "tls-cert", os.Getenv("STYRMIN_TLS_CERT"), "PEM certificate (chain) to serve HTTPS with; needs --tls-key (env STYRMIN_TLS_CERT)")
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
@@ -125,7 +126,7 @@ func newServeCmd() *cobra.Command {
 
 // runServe builds the app (app.New), serves until ctx ends, then shuts down gracefully.
 func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error {
-	logger, err := newLogger(cfg.logFormat, stderr)
+	logger, err := newLogger(cfg.logFormat, cfg.logLevel, stderr)
 	if err != nil {
 		return err
 	}
@@ -329,18 +330,28 @@ func listenAndServe(ctx context.Context, endpoints []endpoint, tlsConfig *tls.Co
 	return errors.Join(errs...)
 }
 
-// addLogFormatFlag adds --log-format, the format newLogger takes.
-func addLogFormatFlag(cmd *cobra.Command, format *string) {
+// addLogFlags adds --log-format and --log-level, what newLogger takes.
+func addLogFlags(cmd *cobra.Command, format, level *string) {
 	cmd.Flags().StringVar(format, "log-format", envOr("STYRMIN_LOG_FORMAT", "text"), "log format: text or json (env STYRMIN_LOG_FORMAT)")
+	cmd.Flags().StringVar(level, "log-level", envOr("STYRMIN_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (env STYRMIN_LOG_LEVEL)")
 }
 
-// newLogger returns the structured logger in format "text" or "json".
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+// newLogger returns the structured logger in format "text" or "json" that
+// writes the lines of level and above (empty: info).
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if level != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(level)); err != nil {
+			return nil, fmt.Errorf("unknown log level %q: use debug, info, warn or error", level)
+		}
+		opts.Level = l
+	}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:
 		return nil, fmt.Errorf("unknown log format %q: use text or json", format)
 	}

@@ -258,6 +258,7 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 	}{
 		{"no database", serveConfig{addr: "127.0.0.1:0", logFormat: "text", deploy: testDeploy}, "set STYRMIN_DATABASE_URL"},
 		{"log format", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "xml", deploy: testDeploy}, `unknown log format "xml"`},
+		{"log level", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", logLevel: "loud", deploy: testDeploy}, `unknown log level "loud": use debug, info, warn or error`},
 		{"short session key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, sessionKey: "short"}, "STYRMIN_SESSION_KEY has 5 characters"},
 		{"short admin password", serveConfig{addr: "127.0.0.1:0", databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: testDeploy, adminPassword: "short"}, "at least 10 characters"},
 		{"bad address", serveConfig{addr: "127.0.0.1:http-alt-nope", databaseURL: url, logFormat: "text", deploy: testDeploy}, "listen on 127.0.0.1:http-alt-nope"},
@@ -400,4 +401,23 @@ func TestServeBehindAnHTTPSProxyWithMetrics(t *testing.T) {
 	require.NoError(t, stop())
 	_, err = testClient.Get("http://" + cfg.metricsAddr + "/metrics")
 	require.Error(t, err, "the metrics server stops with serve")
+}
+
+// TestTheLogLevelKeepsTheLinesBelowItOut: --log-level warn keeps a request's
+// info line out and its warnings in; debug lets debug lines through.
+func TestTheLogLevelKeepsTheLinesBelowItOut(t *testing.T) {
+	t.Parallel()
+	for level, want := range map[string][]string{"warn": {"warning"}, "info": {"info", "warning"}, "debug": {"debug", "info", "warning"}} {
+		var out bytes.Buffer
+		logger, err := newLogger("text", level, &out)
+		require.NoError(t, err)
+		logger.Debug("debug")
+		logger.Info("info")
+		logger.Warn("warning")
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			got = append(got, line[strings.Index(line, "msg=")+len("msg="):])
+		}
+		require.Equal(t, want, got, "--log-level %s", level)
+	}
 }

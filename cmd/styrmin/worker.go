@@ -15,6 +15,7 @@ import (
 type workerConfig struct {
 	databaseURL string
 	logFormat   string
+	logLevel    string
 	deploy      deployConfig
 	// metricsAddr serves /metrics; empty, nowhere.
 	metricsAddr string
@@ -34,7 +35,7 @@ func newWorkerCmd() *cobra.Command {
 		},
 	}
 	addDatabaseFlag(cmd, &cfg.databaseURL)
-	addLogFormatFlag(cmd, &cfg.logFormat)
+	addLogFlags(cmd, &cfg.logFormat, &cfg.logLevel)
 	addDeployFlags(cmd, &cfg.deploy)
 	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9091")
 	return cmd
@@ -43,7 +44,7 @@ func newWorkerCmd() *cobra.Command {
 // runWorker builds the app (app.New) working tasks and runs its worker until
 // ctx ends, then drains it.
 func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
-	logger, err := newLogger(cfg.logFormat, stderr)
+	logger, err := newLogger(cfg.logFormat, cfg.logLevel, stderr)
 	if err != nil {
 		return err
 	}

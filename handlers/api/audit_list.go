@@ -28,7 +28,7 @@ func (s *Server) ListAuditEntries(ctx context.Context, req oapi.ListAuditEntries
 		return nil, err
 	}
 	p := req.Params
-	f := audit.Filter{Before: from.Before, Limit: pageLimit(p.Limit), Actor: optional(p.Actor), Action: optional(p.Action), TargetName: optional(p.Target)}
+	f := audit.Filter{Before: from.Before, Limit: pageLimit(p.Limit), Actor: optional(p.Actor), Action: optional(p.Action), TargetName: optional(p.Target), RequestID: optional(p.RequestId)}
 	if p.TargetKind != nil {
 		f.TargetKind = string(*p.TargetKind)
 	}
@@ -70,6 +70,6 @@ func apiAuditEntryOf(e audit.Entry) oapi.AuditEntry {
 	}
 	return oapi.AuditEntry{
 		Id: e.ID, At: e.At, Actor: a, Action: e.Action, Target: oapi.AuditTarget{Kind: e.Target.Kind, Name: e.Target.Name},
-		Outcome: oapi.AuditEntryOutcome(e.Outcome), Reason: e.Reason, Detail: detail,
+		Outcome: oapi.AuditEntryOutcome(e.Outcome), Reason: e.Reason, Detail: detail, RequestId: e.RequestID,
 	}
 }

@@ -155,7 +155,11 @@ func Document() echo.HandlerFunc {
 // user-facing message.
 func WriteError(c echo.Context, status int, err error, message string) error {
 	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
-	return c.JSON(status, problem(status, err, message))
+	p := problem(status, err, message)
+	if id := httpx.RequestID(c.Request().Context()); id != "" {
+		p.RequestId = &id
+	}
+	return c.JSON(status, p)
 }
 
 // problem is an error as RFC 9457 problem details (oapi.Problem).

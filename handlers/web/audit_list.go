@@ -24,7 +24,7 @@ type AuditReader interface {
 var _ AuditReader = (*audit.Store)(nil)
 
 // AuditList shows the audit log, newest first, filtered by ?actor=,
-// ?action=, ?target_kind=, ?target=, ?outcome=, ?since= and ?until= (the
+// ?action=, ?target_kind=, ?target=, ?outcome=, ?since=, ?until= and ?request_id= (the
 // REST API's names), a page at a time (?before=). An admin sees every entry;
 // anyone else only the entries about deployments, whatever the filter asks
 // (httpx.AuditViewer, applied by the store's query). For htmx (the filters
@@ -77,8 +77,10 @@ func auditFilter(c echo.Context) (views.AuditFilter, audit.Filter, error) {
 		Outcome:    c.QueryParam("outcome"),
 		Since:      strings.TrimSpace(c.QueryParam("since")),
 		Until:      strings.TrimSpace(c.QueryParam("until")),
+		RequestID:  strings.TrimSpace(c.QueryParam("request_id")),
 	}
-	f := audit.Filter{Actor: typed.Actor, Action: typed.Action, TargetKind: typed.TargetKind, TargetName: typed.Target, Outcome: audit.Outcome(typed.Outcome)}
+	f := audit.Filter{Actor: typed.Actor, Action: typed.Action, TargetKind: typed.TargetKind, TargetName: typed.Target, Outcome: audit.Outcome(typed.Outcome),
+		RequestID: typed.RequestID}
 	var err error
 	if typed.Before, err = beforeParam(c); err != nil {
 		return typed, f, err
@@ -111,7 +113,7 @@ func dateTimeField(t time.Time) string {
 // auditRow is an entry as the page shows it.
 func auditRow(e audit.Entry) views.AuditRow {
 	row := views.AuditRow{ID: e.ID, At: e.At, Actor: e.Actor.Name, Via: string(e.Actor.Via), Role: e.Actor.Role, TokenID: e.Actor.TokenID,
-		Address: e.Actor.Address, Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason}
+		Address: e.Actor.Address, Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason, RequestID: e.RequestID}
 	for k, v := range e.Detail {
 		row.Detail = append(row.Detail, views.AuditDetail{Key: k, Value: v})
 	}

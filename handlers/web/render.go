@@ -83,10 +83,11 @@ func ErrorPage(c echo.Context, status int, message string) error {
 	}
 	heading := httpx.Heading(status)
 	return render(c, status, views.ErrorPage(views.ErrorProps{
-		Page:    page(c, heading, ""),
-		Status:  status,
-		Heading: heading,
-		Message: message,
+		Page:      page(c, heading, ""),
+		Status:    status,
+		Heading:   heading,
+		Message:   message,
+		RequestID: httpx.RequestID(c.Request().Context()),
 	}))
 }
 
