@@ -168,13 +168,7 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 		return err
 	}
 	for _, sv := range drv.Spec.Services {
-		ls := LiveService{Name: sv.Name, Title: sv.Title, Protocol: string(sv.Protocol), Port: sv.Port}
-		if ls.Title == "" {
-			ls.Title = sv.Name
-		}
-		if ls.Protocol == "" {
-			ls.Protocol = string(drivers.ProtocolTCP)
-		}
+		ls := declaredService(sv)
 		if k, ok := kube.ComponentService(services, workloads[sv.Component], int32(sv.Port), ls.Protocol); ok {
 			ls.Address = k.Address(int32(sv.Port))
 			if sv.Scheme != "" {

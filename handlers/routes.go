@@ -89,7 +89,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Drivers, forms, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeReview, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeEdit, audit.TargetDeployment)},

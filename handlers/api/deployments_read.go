@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	oapi "github.com/styrmin/styrmin/api"
-	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -78,31 +76,23 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 // GetDeployment shows a deployment with what the cluster runs now; a
 // cluster that cannot be read is said in cluster_error, never as an error.
 func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentRequestObject) (oapi.GetDeploymentResponseObject, error) {
-	d, err := s.Deployments.Get(ctx, req.Name)
+	v, err := s.Deployments.View(ctx, req.Name, deployment.ViewOptions{Tasks: 1})
 	if err != nil {
 		return nil, err
 	}
-	tasks, _, err := s.Deployments.Tasks(ctx, d.ID, 0, 1)
-	if err != nil {
-		return nil, err
-	}
+	d, live := v.Deployment, v.Live
 	var last *oapi.TaskSummary
-	if len(tasks) > 0 {
-		t := tasks[0]
+	if len(v.Tasks) > 0 {
+		t := v.Tasks[0]
 		sum := apiTaskSummaryOf(deployment.TaskSummary{ID: t.ID, Kind: t.Kind, Status: t.Status, By: t.By, CreatedAt: t.CreatedAt})
 		last = &sum
 	}
-	spec, err := catalog.Absent(s.Drivers.Spec(ctx, d.Driver, d.DriverVersion))
-	if err != nil {
-		return nil, err
-	}
-	live := s.Deployments.Live(ctx, d, spec.Driver)
 	sum := apiDeploymentSummaryOf(d, last)
 	out := oapi.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
 		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
-		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(d, spec.Driver, live.Components),
+		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(v.Components),
 		Revisions: make([]oapi.Revision, 0, len(live.History)),
 	}
 	if out.Parameters == nil {
@@ -134,26 +124,21 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 
 // apiComponentsOf are a deployment's components, whether they are stopped
 // and, for those the cluster reported, their readiness (ready/desired pods
-// of their workloads). drv, the deployment's driver, is nil when the
-// catalogue lost it: then only the components Styrmin remembers are shown.
-func apiComponentsOf(d *deployment.Deployment, drv *drivers.Driver, live []deployment.LiveComponent) map[string]oapi.ComponentState {
-	out := map[string]oapi.ComponentState{}
-	for name, c := range d.Components {
-		out[name] = oapi.ComponentState{Stopped: c.Stopped}
-	}
-	if drv != nil {
-		for _, c := range drv.Spec.Components {
-			out[c.Name] = oapi.ComponentState{Stopped: d.Components[c.Name].Stopped}
+// of their workloads).
+func apiComponentsOf(components []deployment.ComponentView) map[string]oapi.ComponentState {
+	out := make(map[string]oapi.ComponentState, len(components))
+	for _, c := range components {
+		state := oapi.ComponentState{Stopped: c.Stopped}
+		if c.Reported {
+			var desired, ready int32
+			for _, w := range c.Workloads {
+				desired += w.Replicas
+				ready += w.ReadyReplicas
+			}
+			readiness := fmt.Sprintf("%d/%d", ready, desired)
+			state.Ready = &readiness
 		}
-	}
-	for _, c := range live {
-		var desired, ready int32
-		for _, w := range c.Workloads {
-			desired += w.Replicas
-			ready += w.ReadyReplicas
-		}
-		readiness := fmt.Sprintf("%d/%d", ready, desired)
-		out[c.Name] = oapi.ComponentState{Stopped: c.Stopped, Ready: &readiness}
+		out[c.Name] = state
 	}
 	return out
 }

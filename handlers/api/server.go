@@ -16,7 +16,6 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/permissions"
 )
@@ -31,7 +30,7 @@ const MaxRequest = 1 << 20
 type Deployments interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
 	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
-	Live(ctx context.Context, d *deployment.Deployment, drv *drivers.Driver) *deployment.Live
+	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
 	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)

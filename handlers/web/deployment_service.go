@@ -4,14 +4,13 @@ import (
 	"context"
 
 	"github.com/styrmin/styrmin/deployment"
-	"github.com/styrmin/styrmin/drivers"
 )
 
 // deploymentReader is what the deployment pages read.
 type deploymentReader interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
 	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
-	Live(ctx context.Context, d *deployment.Deployment, drv *drivers.Driver) *deployment.Live
+	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)

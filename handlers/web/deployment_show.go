@@ -2,7 +2,6 @@ package web
 
 import (
 	"cmp"
-	"context"
 	"maps"
 	"net/http"
 	"reflect"
@@ -23,52 +22,42 @@ import (
 // steps folded (TaskSteps opens them). forms keeps the manual actions' forms
 // of driver versions; simulated says the cluster's pods are simulated (the
 // local development cluster).
-func DeploymentShow(svc deploymentReader, catalog DriverCatalog, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func DeploymentShow(svc deploymentReader, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		d, err := svc.Get(ctx, c.Param("name"))
-		if err != nil {
-			return err
-		}
 		pick := unfolded(unfoldedTasks)
-		tasks, next, err := svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, pick)
+		v, err := svc.View(c.Request().Context(), c.Param("name"), deployment.ViewOptions{WithSteps: pick})
 		if err != nil {
 			return err
 		}
-		spec, manual, err := deployedDriver(ctx, catalog, forms, md, d)
-		if err != nil {
-			return err
+		props := deploymentShowProps(v)
+		foldSteps(props.Tasks, v.Tasks, pick)
+		if v.DeletedAt == nil {
+			if props.Actions, err = manualActionForms(forms, md, v.Spec); err != nil {
+				return err
+			}
 		}
-		props := deploymentShowProps(d, spec.Driver, spec.HasIcon, svc.Live(ctx, d, spec.Driver), tasks)
-		foldSteps(props.Tasks, tasks, pick)
-		props.OlderTasksBefore = next
-		if d.DeletedAt == nil {
-			props.Actions = manual
-		}
-		props.SimulatedCluster = simulated && d.DeletedAt == nil
-		props.Page = page(c, d.Name, views.NavDeployments)
+		props.SimulatedCluster = simulated && v.DeletedAt == nil
+		props.Page = page(c, v.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
 	}
 }
 
-// deployedDriver returns the deployment's driver version (a zero Spec when
-// the catalogue no longer holds it) and its manual actions' forms, their
-// prompts at their defaults, Markdown rendered once per version and kept in
-// forms.
-func deployedDriver(ctx context.Context, cat DriverCatalog, forms *ActionForms, md *views.Markdown, d *deployment.Deployment) (catalog.Spec, []views.ManualAction, error) {
-	spec, err := catalog.Absent(cat.Spec(ctx, d.Driver, d.DriverVersion))
-	if err != nil || spec.Driver == nil {
-		return spec, nil, err
+// manualActionForms returns the forms of the manual actions of a driver
+// version (none when the catalogue lost it), their prompts at their
+// defaults, Markdown rendered once per content digest and kept in forms.
+func manualActionForms(forms *ActionForms, md *views.Markdown, spec catalog.Spec) ([]views.ManualAction, error) {
+	if spec.Driver == nil {
+		return nil, nil
 	}
 	if f, ok := forms.Get(spec.Digest); ok {
-		return spec, f, nil
+		return f, nil
 	}
 	f, err := manualActions(spec.Driver, md)
 	if err != nil {
-		return spec, nil, err
+		return nil, err
 	}
 	forms.Add(spec.Digest, f)
-	return spec, f, nil
+	return f, nil
 }
 
 // ActionForms keeps the manual actions' forms of the driver versions that
@@ -84,23 +73,32 @@ func NewActionForms(max int) *ActionForms {
 	return lru.New(max, func(_ string, f []views.ManualAction) int { return lru.TextSize(reflect.ValueOf(f)) })
 }
 
-// deploymentShowProps are a deployment page's props (without the layout's).
-// drv may be nil when the catalogue lost the driver version.
-func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon bool, live *deployment.Live, tasks []deployment.Task) views.DeploymentShowProps {
+// deploymentShowProps are a deployment page's props (without the layout's
+// and the manual actions').
+func deploymentShowProps(v *deployment.View) views.DeploymentShowProps {
+	d, live := v.Deployment, v.Live
 	p := views.DeploymentShowProps{
-		Name: d.Name, Namespace: d.Namespace, Status: string(d.Status), Busy: busyKind(d, tasks),
+		Name: d.Name, Namespace: d.Namespace, Status: string(d.Status), Busy: busyKind(d, v.Tasks),
 		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
-		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, hasIcon),
+		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, v.Spec.HasIcon),
 		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt,
 		ClusterError: live.Err, ReleaseMissing: live.ReleaseMissing, Notes: live.Notes,
-		Tasks: taskPropsList(d.Name, tasks),
+		Tasks: taskPropsList(d.Name, v.Tasks), OlderTasksBefore: v.OlderTasksBefore,
 	}
 	var spec drivers.Spec
-	if drv != nil {
-		p.DriverTitle, spec = drv.Title(), drv.Spec
+	if v.Spec.Driver != nil {
+		p.DriverTitle, spec = v.Spec.Driver.Title(), v.Spec.Driver.Spec
 	}
-	p.Components = componentRows(d, spec.Components, live.Components)
-	p.Services = serviceRows(spec.Services, live.Services)
+	for _, c := range v.Components {
+		row := views.ComponentRow{Name: c.Name, Title: c.Title, Stopped: c.Stopped}
+		for _, w := range c.Workloads {
+			row.Workloads = append(row.Workloads, views.WorkloadRow{Kind: w.Kind, Name: w.Name, Desired: int(w.Replicas), Ready: int(w.ReadyReplicas)})
+		}
+		p.Components = append(p.Components, row)
+	}
+	for _, s := range v.Services {
+		p.Services = append(p.Services, views.ServiceRow{Name: s.Name, Title: s.Title, Port: s.Port, Protocol: s.Protocol, Address: s.Address, URL: s.URL})
+	}
 	for _, s := range live.ImageSubstitutions {
 		p.ImageSubstitutions = append(p.ImageSubstitutions, views.ImageSubstitutionRow{Requested: s.Requested, Image: s.Image, Runs: s.Runs})
 	}
@@ -114,42 +112,6 @@ func deploymentShowProps(d *deployment.Deployment, drv *drivers.Driver, hasIcon 
 		p.Revisions = append(p.Revisions, row)
 	}
 	return p
-}
-
-// componentRows lists the components the cluster reported, or the declared
-// ones (without workloads) when it could not be read.
-func componentRows(d *deployment.Deployment, declared []drivers.Component, live []deployment.LiveComponent) []views.ComponentRow {
-	var out []views.ComponentRow
-	if len(live) > 0 {
-		for _, lc := range live {
-			row := views.ComponentRow{Name: lc.Name, Title: lc.Title, Stopped: lc.Stopped}
-			for _, w := range lc.Workloads {
-				row.Workloads = append(row.Workloads, views.WorkloadRow{Kind: w.Kind, Name: w.Name, Desired: int(w.Replicas), Ready: int(w.ReadyReplicas)})
-			}
-			out = append(out, row)
-		}
-		return out
-	}
-	for _, c := range declared {
-		out = append(out, views.ComponentRow{Name: c.Name, Title: cmp.Or(c.Title, c.Name), Stopped: d.Components[c.Name].Stopped})
-	}
-	return out
-}
-
-// serviceRows lists the services with the addresses the cluster gave, or
-// the declared ones (without addresses) when it could not be read.
-func serviceRows(declared []drivers.Service, live []deployment.LiveService) []views.ServiceRow {
-	var out []views.ServiceRow
-	if len(live) > 0 {
-		for _, s := range live {
-			out = append(out, views.ServiceRow{Name: s.Name, Title: s.Title, Port: s.Port, Protocol: s.Protocol, Address: s.Address, URL: s.URL})
-		}
-		return out
-	}
-	for _, s := range declared {
-		out = append(out, views.ServiceRow{Name: s.Name, Title: cmp.Or(s.Title, s.Name), Port: s.Port, Protocol: string(s.EffectiveProtocol())})
-	}
-	return out
 }
 
 // paramRows lists the deployment's values in the driver's order, then any
