@@ -454,11 +454,18 @@ func (q *Queries) ListRevisionSecretsNotUnder(ctx context.Context, arg ListRevis
 }
 
 const listRevisions = `-- name: ListRevisions :many
-SELECT deployment_id, revision, task_id, driver_version, app_version, parameters, secrets, created_at FROM revisions WHERE deployment_id = $1 ORDER BY revision DESC
+SELECT deployment_id, revision, task_id, driver_version, app_version, parameters, secrets, created_at FROM revisions WHERE deployment_id = $1 ORDER BY revision DESC LIMIT $2::int
 `
 
-func (q *Queries) ListRevisions(ctx context.Context, deploymentID int64) ([]Revision, error) {
-	rows, err := q.db.Query(ctx, listRevisions, deploymentID)
+type ListRevisionsParams struct {
+	DeploymentID int64
+	MaxRows      int32
+}
+
+// The newest max_rows revisions Styrmin recorded of a deployment (a page
+// shows those Helm keeps, never the whole history).
+func (q *Queries) ListRevisions(ctx context.Context, arg ListRevisionsParams) ([]Revision, error) {
+	rows, err := q.db.Query(ctx, listRevisions, arg.DeploymentID, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ var planCases = []planCase{
 	{"ListSteps", []any{int64(19807)}},
 	{"ListDeployments", []any{false}},
 	{"ListDeployments", []any{true}},
-	{"ListRevisions", []any{int64(7)}},
+	{"ListRevisions", []any{int64(7), int32(10)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
 	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},

@@ -73,7 +73,7 @@ type Revision struct {
 // fails: a cluster that does not answer is reported in Live.Err.
 func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) *Live {
 	live := &Live{}
-	recorded, err := s.q.ListRevisions(ctx, d.ID)
+	recorded, err := s.q.ListRevisions(ctx, db.ListRevisionsParams{DeploymentID: d.ID, MaxRows: int32(s.revisionsShown())})
 	if err != nil {
 		live.Err = "Styrmin could not read the revision history: " + err.Error()
 		return live
@@ -107,6 +107,15 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 		return &Live{Err: "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details.", History: recordedHistory(recorded)}
 	}
 	return live
+}
+
+// revisionsShown is how many revisions a deployment's page shows: as many
+// as Helm keeps of a release, whose history is what a rollback can go back to.
+func (s *Service) revisionsShown() int {
+	if s.cluster == nil {
+		return release.DefaultMaxHistory
+	}
+	return s.cluster.Releases.MaxHistory()
 }
 
 // hideSecrets redacts, in what the cluster said, the texts that a chart or

@@ -42,7 +42,9 @@ LIMIT 1;
 SELECT * FROM revisions WHERE deployment_id = @deployment_id AND revision = @revision;
 
 -- name: ListRevisions :many
-SELECT * FROM revisions WHERE deployment_id = @deployment_id ORDER BY revision DESC;
+-- The newest max_rows revisions Styrmin recorded of a deployment (a page
+-- shows those Helm keeps, never the whole history).
+SELECT * FROM revisions WHERE deployment_id = @deployment_id ORDER BY revision DESC LIMIT @max_rows::int;
 
 -- name: InsertRevision :exec
 INSERT INTO revisions (deployment_id, revision, task_id, driver_version, app_version, parameters, secrets)

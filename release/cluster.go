@@ -40,6 +40,9 @@ type Options struct {
 	MaxHistory int
 }
 
+// MaxHistory is how many revisions Helm keeps of each release.
+func (c *Client) MaxHistory() int { return cmp.Or(c.maxHistory, DefaultMaxHistory) }
+
 // New returns a Client for the cluster of config (from a kubeconfig, a
 // --kube-context or the in-cluster service account). Discovery is cached for
 // the Client's lifetime and refreshed by Helm when it installs CRDs. It does
