@@ -314,9 +314,21 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE $1::boolean OR d.deleted_at IS NULL
-ORDER BY d.deleted_at IS NOT NULL, d.name, d.id DESC
+WHERE ($1::boolean OR d.deleted_at IS NULL)
+  AND (NOT $2::boolean
+       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($3::boolean, $4::text, -($5::bigint)))
+ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
+LIMIT $6::int
 `
+
+type ListDeploymentsParams struct {
+	IncludeDeleted bool
+	After          bool
+	AfterDeleted   bool
+	AfterName      string
+	AfterID        int64
+	MaxRows        int32
+}
 
 type ListDeploymentsRow struct {
 	Deployment     Deployment
@@ -329,11 +341,20 @@ type ListDeploymentsRow struct {
 	LastTaskAt     time.Time
 }
 
-// Every deployment (the deleted ones too when asked) with its driver's title
-// and icon flag and its newest top-level task (every deployment has one:
-// its install task is written with it).
-func (q *Queries) ListDeployments(ctx context.Context, includeDeleted bool) ([]ListDeploymentsRow, error) {
-	rows, err := q.db.Query(ctx, listDeployments, includeDeleted)
+// A page of the deployments (the deleted ones too when asked), live ones by
+// name, then deleted ones by name, newest first, after the key of the
+// previous page's last one (when after), each with its driver's title and
+// icon flag and its newest top-level task (every deployment has one: its
+// install task is written with it).
+func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams) ([]ListDeploymentsRow, error) {
+	rows, err := q.db.Query(ctx, listDeployments,
+		arg.IncludeDeleted,
+		arg.After,
+		arg.AfterDeleted,
+		arg.AfterName,
+		arg.AfterID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
 package deployment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,23 +92,89 @@ type TaskSummary struct {
 	CreatedAt time.Time
 }
 
-// List returns the deployments, live ones first by name, then (with
-// includeDeleted) the deleted ones.
-func (s *Service) List(ctx context.Context, includeDeleted bool) ([]Summary, error) {
-	rows, err := s.q.ListDeployments(ctx, includeDeleted)
-	if err != nil {
-		return nil, fmt.Errorf("deployment: list: %w", err)
+// DefaultListPage is how many deployments a page of the list holds when
+// ListOptions names no size.
+const DefaultListPage = 100
+
+// ListKey is a deployment's place in the list: live ones by name, then
+// deleted ones by name, newest first.
+type ListKey struct {
+	Deleted bool   `json:"deleted"`
+	Name    string `json:"name"`
+	ID      int64  `json:"id"`
+}
+
+// String is k as a page's address holds it: live:NAME:ID or deleted:NAME:ID.
+func (k ListKey) String() string {
+	state := "live"
+	if k.Deleted {
+		state = "deleted"
 	}
-	out := make([]Summary, 0, len(rows))
-	for _, r := range rows {
+	return state + ":" + k.Name + ":" + strconv.FormatInt(k.ID, 10)
+}
+
+// ParseListKey reads a ListKey's String; anything else is an EINVALID error.
+func ParseListKey(s string) (*ListKey, error) {
+	state, rest, _ := strings.Cut(s, ":")
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 || (state != "live" && state != "deleted") {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "%q is not a place in the deployments list: follow the list's own links.", s)
+	}
+	id, err := strconv.ParseInt(rest[i+1:], 10, 64)
+	if err != nil {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "%q is not a place in the deployments list: follow the list's own links.", s)
+	}
+	return &ListKey{Deleted: state == "deleted", Name: rest[:i], ID: id}, nil
+}
+
+// KeyOf is d's place in the list.
+func KeyOf(d *Deployment) ListKey { return ListKey{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID} }
+
+// ListOptions select a page of the deployments list.
+type ListOptions struct {
+	// IncludeDeleted lists the deleted deployments too, after the live ones.
+	IncludeDeleted bool
+	// After continues the list after this place (a page's Next); nil
+	// starts at the top.
+	After *ListKey
+	// Limit is the page's size (0: DefaultListPage).
+	Limit int
+}
+
+// ListPage is a page of the deployments list.
+type ListPage struct {
+	Items []Summary
+	// Next continues the list (ListOptions.After); nil after the last page.
+	Next *ListKey
+}
+
+// List returns a page of the deployments, live ones by name, then (with
+// IncludeDeleted) the deleted ones; a page reads its own rows only.
+func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
+	limit := cmp.Or(o.Limit, DefaultListPage)
+	p := db.ListDeploymentsParams{IncludeDeleted: o.IncludeDeleted, MaxRows: int32(limit + 1)}
+	if o.After != nil {
+		p.After, p.AfterDeleted, p.AfterName, p.AfterID = true, o.After.Deleted, o.After.Name, o.After.ID
+	}
+	rows, err := s.q.ListDeployments(ctx, p)
+	if err != nil {
+		return ListPage{}, fmt.Errorf("deployment: list: %w", err)
+	}
+	var page ListPage
+	for i, r := range rows {
+		if i == limit {
+			next := KeyOf(&page.Items[limit-1].Deployment)
+			page.Next = &next
+			break
+		}
 		d, err := toDeployment(r.Deployment)
 		if err != nil {
-			return nil, err
+			return ListPage{}, err
 		}
-		out = append(out, Summary{
+		page.Items = append(page.Items, Summary{
 			Deployment: *d, DriverTitle: r.DriverTitle, HasIcon: r.HasIcon,
 			LastTask: TaskSummary{ID: r.LastTaskID, Kind: r.LastTaskKind, Status: r.LastTaskStatus, By: r.LastTaskBy, CreatedAt: r.LastTaskAt},
 		})
 	}
-	return out, nil
+	return page, nil
 }

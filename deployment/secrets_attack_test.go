@@ -91,10 +91,10 @@ func TestListsShowWhichSecretsAreSetWithoutOpeningThem(t *testing.T) {
 	d, err := f.svc.Get(ctx, "orders")
 	require.NoError(t, err, "the page does not open the secrets")
 	require.Equal(t, []string{"password"}, d.SecretsSet)
-	list, err := f.svc.List(ctx, false)
+	list, err := f.svc.List(ctx, deployment.ListOptions{})
 	require.NoError(t, err)
-	require.Len(t, list, 1)
-	require.Equal(t, []string{"password"}, list[0].SecretsSet)
+	require.Len(t, list.Items, 1)
+	require.Equal(t, []string{"password"}, list.Items[0].SecretsSet)
 }
 
 // sealVersion1 seals values as Styrmin did before key ids: a version byte 1,

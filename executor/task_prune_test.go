@@ -131,7 +131,7 @@ func TestPruneDeletesOldEndedChainsWithTheirStepsLogsTokensAndDeliveries(t *test
 	deliveries, err := b.q.ListDeliveries(ctx, db.ListDeliveriesParams{WebhookID: 1, PageSize: 10})
 	require.NoError(t, err)
 	require.Empty(t, deliveries, "the old chain's delivery went with it")
-	revisions, err := b.q.ListRevisions(ctx, shop)
+	revisions, err := b.q.ListRevisions(ctx, db.ListRevisionsParams{DeploymentID: shop, MaxRows: 10})
 	require.NoError(t, err)
 	require.Len(t, revisions, 3, "revisions outlive their task")
 	for _, r := range revisions {

@@ -16,9 +16,11 @@ SELECT * FROM deployments WHERE id = @id;
 UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[], updated_at = now() WHERE id = @id;
 
 -- name: ListDeployments :many
--- Every deployment (the deleted ones too when asked) with its driver's title
--- and icon flag and its newest top-level task (every deployment has one:
--- its install task is written with it).
+-- A page of the deployments (the deleted ones too when asked), live ones by
+-- name, then deleted ones by name, newest first, after the key of the
+-- previous page's last one (when after), each with its driver's title and
+-- icon flag and its newest top-level task (every deployment has one: its
+-- install task is written with it).
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
@@ -29,8 +31,11 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE @include_deleted::boolean OR d.deleted_at IS NULL
-ORDER BY d.deleted_at IS NOT NULL, d.name, d.id DESC;
+WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
+  AND (NOT @after::boolean
+       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > (@after_deleted::boolean, @after_name::text, -(@after_id::bigint)))
+ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
+LIMIT @max_rows::int;
 
 -- name: GetDeploymentByName :one
 -- The deployment of that name: the live one, else the one deleted last.

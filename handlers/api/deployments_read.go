@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
@@ -14,59 +12,26 @@ import (
 
 // The API's reads of deployments: the same service as the deployment pages.
 
-// deploymentCursor is where the next page of deployments starts: after the
-// deployment with this key, in the list's order (live ones by name, then
-// deleted ones by name, newest first).
-type deploymentCursor struct {
-	Deleted bool   `json:"deleted"`
-	Name    string `json:"name"`
-	ID      int64  `json:"id"`
-}
-
-// compare orders deployment keys as the list is ordered.
-func (k deploymentCursor) compare(o deploymentCursor) int {
-	deleted := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	return cmp.Or(cmp.Compare(deleted(k.Deleted), deleted(o.Deleted)), strings.Compare(k.Name, o.Name), cmp.Compare(o.ID, k.ID))
-}
-
-// keyOf is a deployment's place in the list.
-func keyOf(d *deployment.Deployment) deploymentCursor {
-	return deploymentCursor{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID}
-}
-
 // ListDeployments lists the deployments, live ones by name, then with
-// include_deleted the deleted ones, a page at a time.
+// include_deleted the deleted ones, a page at a time (the cursor is the
+// place of the previous page's last one, deployment.ListKey).
 func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRequestObject) (oapi.ListDeploymentsResponseObject, error) {
-	var from *deploymentCursor
+	o := deployment.ListOptions{IncludeDeleted: req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted, Limit: pageLimit(req.Params.Limit)}
 	if c := req.Params.Cursor; c != nil && *c != "" {
-		from = &deploymentCursor{}
-		if err := decodeCursor(req.Params.Cursor, from); err != nil {
+		o.After = &deployment.ListKey{}
+		if err := decodeCursor(c, o.After); err != nil {
 			return nil, err
 		}
 	}
-	all, err := s.Deployments.List(ctx, req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted)
+	page, err := s.Deployments.List(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(all, func(a, b deployment.Summary) int { return keyOf(&a.Deployment).compare(keyOf(&b.Deployment)) })
-	if from != nil {
-		start := slices.IndexFunc(all, func(d deployment.Summary) bool { return keyOf(&d.Deployment).compare(*from) > 0 })
-		if start < 0 {
-			start = len(all)
-		}
-		all = all[start:]
+	out := oapi.ListDeployments200JSONResponse{Items: make([]oapi.DeploymentSummary, 0, len(page.Items))}
+	if page.Next != nil {
+		out.NextCursor = encodeCursor(page.Next)
 	}
-	out := oapi.ListDeployments200JSONResponse{Items: make([]oapi.DeploymentSummary, 0, len(all))}
-	if limit := pageLimit(req.Params.Limit); len(all) > limit {
-		all = all[:limit]
-		out.NextCursor = encodeCursor(keyOf(&all[limit-1].Deployment))
-	}
-	for _, d := range all {
+	for _, d := range page.Items {
 		last := apiTaskSummaryOf(d.LastTask)
 		out.Items = append(out.Items, apiDeploymentSummaryOf(&d.Deployment, &last))
 	}

@@ -71,10 +71,18 @@ func TestAPIDeploymentsComeLiveByNameThenDeleted(t *testing.T) {
 	require.Equal(t, api.TaskKind(deployment.KindStop), beta.LastTask.Kind)
 	require.Equal(t, api.TaskStatus(executor.TaskQueued), beta.LastTask.Status)
 
+	d.Install(t, handlerstest.HelloInstall("alpha"))
+	again, err := d.Service.Get(ctx, "alpha")
+	require.NoError(t, err)
+	require.NoError(t, db.New(d.Pool).MarkDeploymentDeleted(ctx, again.ID))
 	names, _, items = deploymentNames(t, d, token, "include_deleted=true", 1)
-	require.Equal(t, []string{"beta", "delta", "gamma", "alpha"}, names, "deleted ones last")
-	require.NotNil(t, items[3].DeletedAt)
+	require.Equal(t, []string{"beta", "delta", "gamma", "alpha", "alpha"}, names, "deleted ones last, each once")
 	require.Nil(t, items[0].DeletedAt)
+	require.NotNil(t, items[3].DeletedAt)
+	require.True(t, items[3].CreatedAt.After(items[4].CreatedAt), "a name deleted twice: the newest first")
+
+	rec := d.Call(t, token, http.MethodGet, "/api/v1/deployments?cursor=bm90LWEtY3Vyc29y", nil)
+	require.Equal(t, http.StatusBadRequest, rec.Code, "a cursor the list did not give out")
 }
 
 func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t *testing.T) {

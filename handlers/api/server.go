@@ -29,7 +29,7 @@ const MaxRequest = 1 << 20
 // Deployments is what the API's operations need from deployment.Service.
 type Deployments interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
-	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
+	List(ctx context.Context, o deployment.ListOptions) (deployment.ListPage, error)
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)

@@ -68,13 +68,19 @@ func (env *ClusterEnv) APIToken(t *testing.T, username string, role auth.Role) s
 func (env *ClusterEnv) RemoveDeploymentsWhenDone(t *testing.T) {
 	t.Cleanup(func() {
 		ctx := context.Background()
-		deployments, err := env.Service.List(ctx, true)
-		if err != nil {
-			t.Logf("cleaning up: %v", err)
-			return
-		}
-		for _, d := range deployments {
-			apptest.Uninstall(ctx, env.Service, env.Cluster, d.Name, d.Namespace)
+		o := deployment.ListOptions{IncludeDeleted: true}
+		for {
+			page, err := env.Service.List(ctx, o)
+			if err != nil {
+				t.Logf("cleaning up: %v", err)
+				return
+			}
+			for _, d := range page.Items {
+				apptest.Uninstall(ctx, env.Service, env.Cluster, d.Name, d.Namespace)
+			}
+			if o.After = page.Next; o.After == nil {
+				return
+			}
 		}
 	})
 }

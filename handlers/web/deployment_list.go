@@ -11,16 +11,26 @@ import (
 	"github.com/styrmin/styrmin/views"
 )
 
-// DeploymentList lists the deployments; ?deleted=1 includes deleted ones.
+// DeploymentList lists the deployments, a page at a time (?after= the
+// previous page's last one); ?deleted=1 includes deleted ones.
 func DeploymentList(svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		showDeleted := c.QueryParam("deleted") == "1"
-		list, err := svc.List(c.Request().Context(), showDeleted)
+		o := deployment.ListOptions{IncludeDeleted: c.QueryParam("deleted") == "1"}
+		if after := c.QueryParam("after"); after != "" {
+			var err error
+			if o.After, err = deployment.ParseListKey(after); err != nil {
+				return err
+			}
+		}
+		list, err := svc.List(c.Request().Context(), o)
 		if err != nil {
 			return err
 		}
-		props := views.DeploymentListProps{Page: page(c, "Deployments", views.NavDeployments), ShowDeleted: showDeleted}
-		for _, s := range list {
+		props := views.DeploymentListProps{Page: page(c, "Deployments", views.NavDeployments), ShowDeleted: o.IncludeDeleted, Continued: o.After != nil}
+		if list.Next != nil {
+			props.NextAfter = list.Next.String()
+		}
+		for _, s := range list.Items {
 			props.Deployments = append(props.Deployments, deploymentRow(s))
 		}
 		return render(c, http.StatusOK, views.DeploymentListPage(props))

@@ -9,7 +9,7 @@ import (
 // deploymentReader is what the deployment pages read.
 type deploymentReader interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
-	List(ctx context.Context, includeDeleted bool) ([]deployment.Summary, error)
+	List(ctx context.Context, o deployment.ListOptions) (deployment.ListPage, error)
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -439,4 +440,32 @@ func TestManualActionsRunFromTheirFormOnTheDeploymentPage(t *testing.T) {
 
 	reader := handlerstest.Parse(t, d.Request(d.Reader, http.MethodGet, "/deployments/site", nil))
 	require.Zero(t, reader.Find(`[data-testid="deployment-manual-actions"]`).Length(), "a read-only user sees no action form")
+}
+
+// TestDeploymentListComesAPageAtATime: the list shows a page of
+// deployments, with a link to the next page that continues after the last
+// one shown; a place the list did not give out is refused.
+func TestDeploymentListComesAPageAtATime(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	for i := range deployment.DefaultListPage + 1 {
+		d.Install(t, handlerstest.HelloInstall(fmt.Sprintf("app-%03d", i)))
+	}
+
+	first := handlerstest.Parse(t, d.Request(d.Reader, http.MethodGet, "/deployments", nil))
+	names := handlerstest.Texts(first.Find(`[data-testid="deployment-link"]`))
+	require.Len(t, names, deployment.DefaultListPage)
+	require.Equal(t, "app-000", names[0])
+	require.Zero(t, first.Find(`[data-testid="deployments-first"]`).Length())
+	next := first.Find(`[data-testid="deployments-next"]`).AttrOr("href", "")
+	require.NotEmpty(t, next)
+
+	rest := handlerstest.Parse(t, d.Request(d.Reader, http.MethodGet, next, nil))
+	require.Equal(t, []string{fmt.Sprintf("app-%03d", deployment.DefaultListPage)}, handlerstest.Texts(rest.Find(`[data-testid="deployment-link"]`)))
+	require.Zero(t, rest.Find(`[data-testid="deployments-next"]`).Length(), "the last page")
+	require.Equal(t, "/deployments", rest.Find(`[data-testid="deployments-first"]`).AttrOr("href", ""))
+
+	rec := d.Request(d.Reader, http.MethodGet, "/deployments?after=somewhere", nil)
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-message"]`)), "is not a place in the deployments list")
 }
