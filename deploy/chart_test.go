@@ -91,9 +91,15 @@ func render(t *testing.T, values map[string]any) rendered {
 // install, upgrade and template do; no lookup reaches a cluster.
 func renderFiles(t *testing.T, values map[string]any) (map[string]string, error) {
 	t.Helper()
+	return renderRelease(t, "sm", "ops", values)
+}
+
+// renderRelease is renderFiles for release name in namespace.
+func renderRelease(t *testing.T, name, namespace string, values map[string]any) (map[string]string, error) {
+	t.Helper()
 	ch := loadChart(t)
 	vals, err := chartutil.ToRenderValues(ch, values,
-		chartutil.ReleaseOptions{Name: "sm", Namespace: "ops", Revision: 1, IsInstall: true},
+		chartutil.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true},
 		chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
