@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 )
@@ -137,6 +139,7 @@ func (r chartRelease) applyAsArgoCD(t *testing.T, image string) {
 	keys, err := r.kube.CoreV1().Secrets(gitopsNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
 	require.NoError(t, err, "the hook made the Secret")
 	require.Len(t, keys.Data["admin-password"], 24)
+	r.requireKeysHookReadsOnlyItsSecret(t)
 
 	var test *unstructured.Unstructured
 	for _, m := range manifests {
@@ -182,4 +185,25 @@ func (r chartRelease) applyAsArgoCD(t *testing.T, image string) {
 	again, err := r.kube.CoreV1().Secrets(gitopsNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, keys.Data, again.Data, "a second sync keeps every key")
+}
+
+// requireKeysHookReadsOnlyItsSecret acts as the keys hook's ServiceAccount
+// (what its pod's token allows) and tries to read a Secret of the namespace
+// other than the keys': Kubernetes refuses it, and lets it read its own.
+func (r chartRelease) requireKeysHookReadsOnlyItsSecret(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := r.kube.CoreV1().Secrets(gitopsNamespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "someone-elses"},
+		StringData: map[string]string{"password": "not the hook's"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	as := rest.CopyConfig(r.rest)
+	as.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + gitopsNamespace + ":styrmin-keys"}
+	hook, err := kubernetes.NewForConfig(as)
+	require.NoError(t, err)
+	_, err = hook.CoreV1().Secrets(gitopsNamespace).Get(ctx, "someone-elses", metav1.GetOptions{})
+	require.True(t, apierrors.IsForbidden(err), "the hook cannot read another Secret: %v", err)
+	_, err = hook.CoreV1().Secrets(gitopsNamespace).List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "nor list them: %v", err)
+	_, err = hook.CoreV1().Secrets(gitopsNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
+	require.NoError(t, err, "it reads its own")
 }
