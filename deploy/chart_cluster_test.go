@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,9 +21,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/cli"
+	"helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/styrmin/styrmin/devcluster/kubetest"
@@ -60,6 +63,10 @@ func buildImage(t *testing.T, script string, tag ...string) string {
 type chartRelease struct {
 	cfg  *action.Configuration
 	kube kubernetes.Interface
+	rest *rest.Config
+	// ns is the namespace the waits and dumps look in: chartNamespace, or
+	// gitopsNamespace for the Argo CD-like apply.
+	ns string
 	// runner is the action-runner image the worker's action pods run
 	// (scripts/action-runner-image).
 	runner string
@@ -72,9 +79,9 @@ func newChartRelease(t *testing.T, kubeconfig string) chartRelease {
 	settings.SetNamespace(chartNamespace)
 	cfg := new(action.Configuration)
 	require.NoError(t, cfg.Init(settings.RESTClientGetter(), chartNamespace, "secret", t.Logf))
-	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	require.NoError(t, err)
-	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(rest), runner: buildImage(t, "action-runner-image")}
+	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(restCfg), rest: restCfg, ns: chartNamespace, runner: buildImage(t, "action-runner-image")}
 }
 
 // values are the chart's values for Styrmin's image and the action-runner image.
@@ -114,11 +121,11 @@ func (r chartRelease) dumpOnFailure(t *testing.T, err error) {
 
 func (r chartRelease) dump(t *testing.T) {
 	ctx := context.Background()
-	pods, _ := r.kube.CoreV1().Pods(chartNamespace).List(ctx, metav1.ListOptions{})
+	pods, _ := r.kube.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
 	for _, p := range pods.Items {
 		status, _ := json.MarshalIndent(p.Status, "", " ")
 		t.Logf("pod %s: %s", p.Name, status)
-		logs, _ := r.kube.CoreV1().Pods(chartNamespace).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: ptr(int64(80))}).DoRaw(ctx)
+		logs, _ := r.kube.CoreV1().Pods(r.ns).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: ptr(int64(80))}).DoRaw(ctx)
 		t.Logf("pod %s logs:\n%s", p.Name, logs)
 	}
 }
@@ -129,14 +136,14 @@ func ptr[T any](v T) *T { return &v }
 func (r chartRelease) waitReady(t *testing.T, name string, want int32, image string) {
 	t.Helper()
 	r.poll(t, fmt.Sprintf("%s has %d ready pods of %s and no other pod", name, want, image), func() bool {
-		d, err := r.kube.AppsV1().Deployments(chartNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		d, err := r.kube.AppsV1().Deployments(r.ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil || d.Spec.Template.Spec.Containers[0].Image != image || d.Status.ReadyReplicas != want ||
 			d.Status.UpdatedReplicas != want || d.Status.Replicas != want {
 			return false
 		}
 		// A replaced pod still terminating may still be in the Service's
 		// routes on the node: wait until it is gone.
-		pods, err := r.kube.CoreV1().Pods(chartNamespace).List(context.Background(), metav1.ListOptions{
+		pods, err := r.kube.CoreV1().Pods(r.ns).List(context.Background(), metav1.ListOptions{
 			LabelSelector: "app.kubernetes.io/component=" + strings.TrimPrefix(name, "styrmin-")})
 		return err == nil && len(pods.Items) == int(want)
 	})
@@ -156,7 +163,7 @@ func (r chartRelease) poll(t *testing.T, what string, ok func() bool) {
 
 func (r chartRelease) pods(t *testing.T, component string) []corev1.Pod {
 	t.Helper()
-	pods, err := r.kube.CoreV1().Pods(chartNamespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=" + component})
+	pods, err := r.kube.CoreV1().Pods(r.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=" + component})
 	require.NoError(t, err)
 	var live []corev1.Pod
 	for _, p := range pods.Items {
@@ -226,9 +233,23 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 		_ = r.kube.CoreV1().Namespaces().Delete(ctx, "chart-hello", metav1.DeleteOptions{})
 	})
 
+	r.applyAsArgoCD(t, image)
+
 	r.install(t, image)
 	r.waitReady(t, "styrmin-web", 2, image)
 	r.waitReady(t, "styrmin-worker", 1, image)
+	helmTest := action.NewReleaseTesting(r.cfg)
+	helmTest.Namespace, helmTest.Timeout = chartNamespace, deadline
+	tested, err := helmTest.Run("styrmin")
+	r.dumpOnFailure(t, err)
+	var probes int
+	for _, h := range tested.Hooks {
+		if slices.Contains(h.Events, release.HookTest) {
+			probes++
+			require.Equal(t, release.HookPhaseSucceeded, h.LastRun.Phase, "helm test: styrmin probe signed in and read /readyz")
+		}
+	}
+	require.Equal(t, 1, probes)
 	svc, err := r.kube.CoreV1().Services(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
 	require.NoError(t, err)
 	base := "http://" + svc.Spec.ClusterIP
@@ -342,6 +363,9 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 
 	newImage := clusterImage(t, image[strings.LastIndex(image, ":")+1:]+"-next")
 	r.upgrade(t, newImage)
+	kept, err := r.kube.CoreV1().Secrets(chartNamespace).Get(ctx, "styrmin", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, secret.Data, kept.Data, "the upgrade's keys hook changed no key")
 	r.waitReady(t, "styrmin-web", 2, newImage)
 	r.waitReady(t, "styrmin-worker", 1, newImage)
 	var page struct {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,8 @@ type Metrics struct {
 	actionRuns   *prometheus.CounterVec
 	jobs         *prometheus.CounterVec
 	caches       *cacheCollector
+	// ready is set once the process does its work (SetReady); /readyz says so.
+	ready atomic.Bool
 }
 
 // taskBuckets are the task durations histograms count, in seconds: a task

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -77,4 +78,25 @@ func value(families map[string]*dto.MetricFamily, name string, labels map[string
 		}
 	}
 	return 0, false
+}
+
+// TestServeAnswersTheProcessProbes: the metrics server answers /healthz at
+// once and /readyz only after SetReady (the worker's probes, which has no
+// other listener), and nothing but those and /metrics.
+func TestServeAnswersTheProcessProbes(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	base := strings.TrimSuffix(serveMetrics(t, m), "/metrics")
+	status := func(path string) int {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, status("/healthz"))
+	require.Equal(t, http.StatusServiceUnavailable, status("/readyz"), "not ready before SetReady")
+	m.SetReady()
+	require.Equal(t, http.StatusOK, status("/readyz"))
+	require.Equal(t, http.StatusNotFound, status("/signin"))
 }

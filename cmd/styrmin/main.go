@@ -36,6 +36,8 @@ func main() {
 		newSecretsCmd(),
 		newDriverCmd(),
 		newDocsCmd(),
+		newChartSecretCmd(),
+		newProbeCmd(),
 	)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if !errors.Is(err, errSilent) {

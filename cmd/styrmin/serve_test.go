@@ -368,6 +368,8 @@ func TestWorkerRunsTasksUntilStoppedAndNeedsTheSecretKey(t *testing.T) {
 	status, body := get(t, "http://"+metricsAddr+"/metrics")
 	require.Equal(t, http.StatusOK, status)
 	require.Contains(t, body, "\nstyrmin_tasks_queued 0\n", "the worker exports the queue's depth")
+	status, _ = get(t, "http://"+metricsAddr+"/readyz")
+	require.Equal(t, http.StatusOK, status, "the worker's readiness probe, on its metrics address")
 	cancel()
 	require.NoError(t, <-done)
 	require.Contains(t, logs.String(), "executor stopped")
@@ -420,4 +422,17 @@ func TestTheLogLevelKeepsTheLinesBelowItOut(t *testing.T) {
 		}
 		require.Equal(t, want, got, "--log-level %s", level)
 	}
+}
+
+// TestProbeSignsInAndReadsReadiness: `styrmin probe` (the chart's helm
+// test) passes against a running server with the admin's password, and
+// fails, saying why, with a wrong one or where no Styrmin answers.
+func TestProbeSignsInAndReadsReadiness(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig{addr: freeAddr(t), databaseURL: dbtest.NewURL(t), logFormat: "text", deploy: withExternalURL(testDeploy, "https://styrmin.example.com"), adminPassword: "probe password"}
+	startServe(t, cfg)
+	ctx := context.Background()
+	require.NoError(t, probe(ctx, serveURL(cfg), "admin", "probe password"), "Secure session cookies are carried over plain HTTP")
+	require.ErrorContains(t, probe(ctx, serveURL(cfg), "admin", "wrong"), `signing in as "admin" was refused (401 Unauthorized)`)
+	require.ErrorContains(t, probe(ctx, "http://"+freeAddr(t), "admin", "probe password"), "probe: GET /readyz")
 }

@@ -76,6 +76,9 @@ func runWorker(ctx context.Context, cfg workerConfig, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	if m != nil {
+		m.SetReady() // the worker's readiness probe: its app is built
+	}
 	runErr := a.Run(ctx)
 	stopMetrics()
 	return errors.Join(runErr, waitMetrics())

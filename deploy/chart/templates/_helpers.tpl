@@ -26,19 +26,37 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.serviceAccount.name | default (include "styrmin.fullname" .) }}
 {{- end }}
 
-{{/* The Secret holding the database URL, and its key. */}}
+{{/* The Secret of the keys: the user's (existingSecret) or the one the hook Job makes. */}}
+{{- define "styrmin.keysSecret" -}}
+{{ .Values.existingSecret | default (include "styrmin.fullname" .) }}
+{{- end }}
+
+{{/* The Secret holding the database URL (key database-url). */}}
 {{- define "styrmin.databaseSecret" -}}
-{{- if .Values.database.existingSecret }}{{ .Values.database.existingSecret }}{{ else }}{{ include "styrmin.fullname" . }}{{ end }}
+{{- if .Values.database.url }}{{ include "styrmin.fullname" . }}-database{{ else }}{{ include "styrmin.keysSecret" . }}{{ end }}
 {{- end }}
 
 {{/* Fails rendering unless exactly one database is configured. */}}
 {{- define "styrmin.checkDatabase" -}}
-{{- $n := 0 }}
-{{- if .Values.database.url }}{{ $n = add1 $n }}{{ end }}
-{{- if .Values.database.existingSecret }}{{ $n = add1 $n }}{{ end }}
-{{- if .Values.postgresql.enabled }}{{ $n = add1 $n }}{{ end }}
-{{- if ne $n 1 }}
-{{- fail "styrmin: set exactly one database: database.url, database.existingSecret, or postgresql.enabled=true (evaluation only)" }}
+{{- if and .Values.database.url .Values.postgresql.enabled }}
+{{- fail "styrmin: set one database: database.url or postgresql.enabled=true (evaluation only), not both" }}
+{{- end }}
+{{- if not (or .Values.database.url .Values.postgresql.enabled .Values.existingSecret) }}
+{{- fail "styrmin: set a database: database.url, existingSecret (its key database-url), or postgresql.enabled=true (evaluation only)" }}
+{{- end }}
+{{- end }}
+
+{{/* The URL users reach Styrmin at: externalURL, else the Ingress's. */}}
+{{- define "styrmin.externalURL" -}}
+{{- if .Values.externalURL }}{{ .Values.externalURL }}
+{{- else if .Values.ingress.enabled }}{{ if .Values.ingress.tlsSecretName }}https{{ else }}http{{ end }}://{{ .Values.ingress.host }}
+{{- end }}
+{{- end }}
+
+{{/* Fails rendering when the Ingress is on and trustedProxies was not chosen (values.yaml says why). */}}
+{{- define "styrmin.checkProxies" -}}
+{{- if and .Values.ingress.enabled (kindIs "invalid" .Values.trustedProxies) }}
+{{- fail "styrmin: with ingress.enabled, set trustedProxies to the CIDRs of the ingress controller's pods (e.g. the cluster's pod network, [\"10.244.0.0/16\"]) so that sign-in throttling keys on each client, or to [] to believe no proxy: the chart cannot find that network" }}
 {{- end }}
 {{- end }}
 
@@ -48,19 +66,67 @@ app.kubernetes.io/component: {{ .component }}
   valueFrom:
     secretKeyRef:
       name: {{ include "styrmin.databaseSecret" . }}
-      key: {{ .Values.database.key }}
+      key: database-url
 - name: STYRMIN_SECRET_KEY
   valueFrom:
     secretKeyRef:
-      name: {{ .Values.secretKey.existingSecret | default (include "styrmin.fullname" .) }}
-      key: {{ .Values.secretKey.key }}
+      name: {{ include "styrmin.keysSecret" . }}
+      key: secret-key
 - name: STYRMIN_LOG_FORMAT
   value: json
 - name: HOME
   value: /tmp
+{{- with include "styrmin.externalURL" . }}
+- name: STYRMIN_EXTERNAL_URL
+  value: {{ . | quote }}
+{{- end }}
+- name: STYRMIN_METRICS_ADDR
+  value: "0.0.0.0:{{ .Values.metrics.port }}"
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end }}
+
+{{/* A pod's metadata: labels and podAnnotations. Its argument is a dict of root, component and metrics (the pod serves /metrics: the metrics Service selects it). */}}
+{{- define "styrmin.podMeta" -}}
+metadata:
+  labels:
+    {{- include "styrmin.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .component }}
+    {{- if .metrics }}
+    styrmin.io/metrics: "true"
+    {{- end }}
+  {{- with .root.Values.podAnnotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+
+{{/* What every pod spec of the chart shares: pull secrets, security, scheduling. */}}
+{{- define "styrmin.podSpec" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- include "styrmin.podSecurity" . | nindent 2 }}
+{{- include "styrmin.scheduling" . }}
+{{- end }}
+
+{{/* The volumes of the web and worker pods, and their containers' mounts. */}}
+{{- define "styrmin.volumes" -}}
+volumes:
+  - {name: tmp, emptyDir: {}}
+  {{- with .Values.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- define "styrmin.volumeMounts" -}}
+volumeMounts:
+  - {name: tmp, mountPath: /tmp}
+  {{- with .Values.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end }}
 
 {{/* The API URL driver actions call back on. */}}
