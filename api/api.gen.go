@@ -543,6 +543,19 @@ type AuditTarget struct {
 	Name string `json:"name"`
 }
 
+// BundleProblem defines model for BundleProblem.
+type BundleProblem struct {
+	Column *int `json:"column,omitempty"`
+
+	// Field The field at fault, as a path: spec.parameters[0].name.
+	Field *string `json:"field,omitempty"`
+	File  string  `json:"file"`
+
+	// Line From 1; absent when the problem has no line.
+	Line    *int   `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
 // ComponentState defines model for ComponentState.
 type ComponentState struct {
 	// Ready Live readiness, e.g. 2/2; empty when the cluster could not be read.
@@ -919,7 +932,10 @@ type Problem struct {
 
 	// Fields For invalid input, a message per field (parameter fields are `param.<name>`, prompt fields `prompt.<action>.<name>`).
 	Fields *map[string]string `json:"fields,omitempty"`
-	Status int                `json:"status"`
+
+	// Problems For a driver bundle that breaks the driver contract, every problem with where it is.
+	Problems *[]BundleProblem `json:"problems,omitempty"`
+	Status   int              `json:"status"`
 
 	// Title The status's heading, as on the error page.
 	Title string `json:"title"`
@@ -1420,6 +1436,9 @@ type ServerInterface interface {
 	// ListDrivers The driver catalogue, one entry per driver with its newest version
 	// (GET /drivers)
 	ListDrivers(ctx echo.Context, params ListDriversParams) error
+	// UploadDriver Import a driver bundle archive into the catalogue
+	// (POST /drivers)
+	UploadDriver(ctx echo.Context) error
 	// GetDriver A driver with its versions, newest first
 	// (GET /drivers/{name})
 	GetDriver(ctx echo.Context, name DriverName) error
@@ -1763,6 +1782,15 @@ func (w *ServerInterfaceWrapper) ListDrivers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListDrivers(ctx, params)
+	return err
+}
+
+// UploadDriver converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadDriver(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadDriver(ctx)
 	return err
 }
 
@@ -2151,6 +2179,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
 	router.GET(options.BaseURL+"/drivers", wrapper.ListDrivers, options.OperationMiddlewares["listDrivers"]...)
+	router.POST(options.BaseURL+"/drivers", wrapper.UploadDriver, options.OperationMiddlewares["uploadDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name", wrapper.GetDriver, options.OperationMiddlewares["getDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name/versions/:version", wrapper.GetDriverVersion, options.OperationMiddlewares["getDriverVersion"]...)
 	router.POST(options.BaseURL+"/drivers/:name/versions/:version/permissions/approve", wrapper.ApproveDriverPermissions, options.OperationMiddlewares["approveDriverPermissions"]...)
@@ -2656,6 +2685,59 @@ type ListDriversdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListDriversdefaultApplicationProblemPlusJSONResponse) VisitListDriversResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriverRequestObject struct {
+	Body io.Reader
+}
+
+type UploadDriverResponseObject interface {
+	VisitUploadDriverResponse(w http.ResponseWriter) error
+}
+
+type UploadDriver200JSONResponse DriverVersion
+
+func (response UploadDriver200JSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriver201JSONResponse DriverVersion
+
+func (response UploadDriver201JSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriverdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UploadDriverdefaultApplicationProblemPlusJSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3517,6 +3599,9 @@ type StrictServerInterface interface {
 	// ListDrivers The driver catalogue, one entry per driver with its newest version
 	// (GET /drivers)
 	ListDrivers(ctx context.Context, request ListDriversRequestObject) (ListDriversResponseObject, error)
+	// UploadDriver Import a driver bundle archive into the catalogue
+	// (POST /drivers)
+	UploadDriver(ctx context.Context, request UploadDriverRequestObject) (UploadDriverResponseObject, error)
 	// GetDriver A driver with its versions, newest first
 	// (GET /drivers/{name})
 	GetDriver(ctx context.Context, request GetDriverRequestObject) (GetDriverResponseObject, error)
@@ -4036,6 +4121,31 @@ func (sh *strictHandler) ListDrivers(ctx echo.Context, params ListDriversParams)
 		return err
 	} else if validResponse, ok := response.(ListDriversResponseObject); ok {
 		return validResponse.VisitListDriversResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadDriver operation middleware
+func (sh *strictHandler) UploadDriver(ctx echo.Context) error {
+	var request UploadDriverRequestObject
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadDriver(ctx.Request().Context(), request.(UploadDriverRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadDriver")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadDriverResponseObject); ok {
+		return validResponse.VisitUploadDriverResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4723,169 +4833,176 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L19c9s40iD+VVD6/api7dGyk83knseup648SXYmu9kZX+zsXNUoZUEkLGFMARwAtKJN5btfoRsAQRHU",
-	"iy1n5urur8QiiZfuRqPf+8sgl4tKCiaMHpx9GVRU0QUzTMFfr2ulpbL/K5jOFa8Ml2JwNrieMzIR7LO5",
-	"yeGNCZG3xMwZqRS757LWpKIzNhpkA25f/71majXIBoIu2OBsgN8MsoHO52xB7fAL+vk9EzMzH5y9OD3N",
-	"BmZV2Te1UVzMBl+/ZoM3rCrlasGE+QlG+YJDV9TMm5Hhn2yg2O81V6wYnBlVs3iexLiK3zN12DHf8wU3",
-	"Xaj9KJdkQcWKcMMWmlAAEpnLstCEGrKQ2vSBrIQR41kLdkvr0gzOvjvNLPj4ol444C24wL+eB0ByYdiM",
-	"KVjdNdV379707JYXG/d6K9WCGhzw1ctBcvxf2HQu5RNO8dV+rispNAMqvVRyWrKF/W8uhWECYE+rquQ5",
-	"tbA/qfCN//abtoj4Es32/yt2Ozgb/H8nzTE4waf6xI8LM7ZReSEIU0qqjFBNPvztNfnPl9/9d+KmIQUz",
-	"lJd6NHDQvshzVhm72d4V7rey1qCJ5dnzmc+pmDGypJr8XrOaFXaplBiq7yyVzRkt3Cl/L3ER6XNuP3im",
-	"yccP70eDTWQPy3ALtM8vLt9dyzsGo1ZKVkwZjvjKFaOGFTfUtPBdUMOODYfTtjZ4NmCfK66Y3vSNqMuS",
-	"TkvmSaozBi92oq9sUFJtbmq9eYlbpxOOp3Qe1Jqpnodf45PxKx4Vx4DCV1kMwE9hYjn9jeXGjn+RW/R9",
-	"YL/XTJsu+CslFxVye1oU3L5Ly8voFdxPlxIojPtMExyB3NOyZppMV/4Hu7yM2PUAsYW7xL9JFTsncsGN",
-	"YYX7RhND75i9O7gijqeNBp1NfU1ts6qUvGeXTC241lwKHW05vbNbWmqWrcEDuPFWXhBmuWJ966kLbi5y",
-	"gxdmew5aFIppnT5hecmZMM80cW+dE7aozIrcSkWoWEnByLQ2hBYLLvRosIHUumN7qiFHMBrRfCaOucjg",
-	"trYjA7aGGZEKfkIcEzOnhuS0LFmRnFDJsmdC+8TeZnYwe1LizQg5lcUqOaCxrOIGT2h3UF6QI8HuGa5R",
-	"s1wxMwwyB1PaIppcXL4jMA78bHdOcrv1JTfzc0KnmgnjgUqkmdvnihVMGE5Lu6odWIMdtXeZ9uEzTXjR",
-	"mg13Tago3OQOyDvOeM+B3TJhb/RfB5oBFQ6yAa34MWzX/h9GDH/mcrGgojguuQBWJQWLOEUPs3HMxc7n",
-	"EJwFuv3UR+9vhVGrBL3n6QvlF0tX9koqpGAZYaPZiBRBshtxoQ0tywzI1FKphegI2V2SbKg/bpvObnQw",
-	"7Sd73Dp4kffzky+pTzr7ZaUGDkcU8ifgkwU54sbySDNvGKUeJnjfHheXrE0ukRV4eqFlKZcMRa5be6dZ",
-	"qqO8ZEWCIuxLVKcRZ8VWQJ0bx3IMHMgf8eWcCeLmSx9yqmbM7ISua3w1eSFSM/CY95Q/CIM3QAibCXjs",
-	"peJLOmNdIg4Xw043RHQcmtuBKkXh70hZ2uHah/naH/Wu/ToAtb36Oy6KJIXuJnrA5+7l1NyvPQSuDDUJ",
-	"4ClGi1WXjt7ze3sOaMEF09pxgBcnL1o0ZOBSrLUVHXJZlwUR0pApfpikLG1kVbF4v1MpS0ZFZ1/+zY17",
-	"0r3CU1tbbu8tfA4HXJ8Ty3fJglGh7bEA3c5TUvdstAgmJV+8RqkvlqtpWf58Ozj7dQtl+i++ZuvbMX6k",
-	"7mWGt2xG9FwuLUq4JlLk7IxoU92MRgk0rEEax+7C+RNo8yUzbBcRdYuCtqjMv0C4TMOssRrsDq7mm6t6",
-	"saBwnjtkgNR5A0pgmltaIi4ttWt7QLp0nCGtc9M8SpJ2m+L67qFNG1o7qik48QWdsRtdT7XhprYTJOj7",
-	"ZzyZpcxpGc6nFOWKHBUy1yfw4Ng9GC2K4Rm8D2NrFClVLcbC3vKMFl5+kwKeskgQsDqGLLS/MDPCaD4n",
-	"BdeGi9yMRbxQoMoMxKvojmVFa96cCgt6VcMWFBuNxQVKaHYAFAVx3Xo0FvFB3QTYd3aGq2gtKc7ftqjt",
-	"p3EJKY7xHHaUqaSgoFjJqGY3oKqIWYowmSA/snJB5lQTIYn7wuKCRghAqF2ZlVpwQZxYhjKLlQHGohbN",
-	"j7I2mhfMvx50CU8iKDRUJc1ZMQRECQlmBbR9jQU3ZzAhYnFppzaSFHJEFLvnoNpZ3dEOKvwsz+yYuVSF",
-	"zuzi7SGrNanFnZBLgThMCDdutDTHA7iEdzIi2NJKa7dcOcPcLjTxwX2fIgVEpb7RzGziuZE8iHiY03tG",
-	"KCI+VoTgh+Ge90rMoiPabK+uxXZiwPWxc084h5CkUgz42whU3Zm7mk1V3dwzpZ1604H3tNYJseciovc1",
-	"Xhcd5CCzZA+ykflvpqsezcTeuY+zaRVgLU8PD482wgbsahYQu9g3I9z3WtJAzqponn6KPCFtgquKPcGb",
-	"VpabBQTYdCCRtWgmLMuRSgttLby3Vpmk1oCMNon2gks3RN3lE9yU6a/cynuYpn+6gV3ux5McZHE9zZqj",
-	"dfTD4iDcB0b65pwH1x+sjO8MOjQ6zEfJ+7Sekw2mbCVFceOsqH3GxjlVhhSSaRBGkd5AtedmTrjR3grr",
-	"5IxzMFgVVgzws9u3b6VyclNHHIlWZNjnnpvOwiUjus7nhOoztwxNXqPI8EGW7HsuCi5m5EhNaT6itZlL",
-	"xf8NjorR3X/oEZfD7SqInT9rwLYL5HWP1co0xP5MIxgzopgomGIFQq8NuSzsChEDwHXy1jNNAusgR05Q",
-	"Ota5rFhBrOqtM/zHyjZOqCHwOCMfvr94TVRdMg3i0hThZMUg2JMm3Iu0YQqdoVQFFicrWAvGCr+sS1mQ",
-	"K5bXipvVM02mVLOSCzb00hiDsVJUMCIXQTjMSF3NFC2Ylf6ULMspze+c8O3AQAWgHegujHLrhEUHWsKD",
-	"gcmSVD/572GsbwjA8fuETAyKDdV+YbS0UmvLQrvx6g0TTFepCWSzXztJUs8LzKmH9vDgWsTpvrOaNdOA",
-	"3dlkKDID7rsIDGSJzoH4OJ+TyRo3mQx3FoGTvCzJSFmh98YlHrltmrdjcxxVbvymD2zbTRkNF7cr7uci",
-	"vVJjSaes1HsZkjtTPM21nmbP7i537yTptV8sCHEO/hXECDW0lLPaRTyM0sEDKYdEkJy6MoGD607Cwb+a",
-	"DT/eH71N1uYzZ9ja3S1cta+gfU6Ydqb7oo9CKpbvb32oqNKsICjOjjTq3aPVonT2Hv8AFjX6TUtBcJAp",
-	"04SbtC+jXz/Yhn0H0zUZuSU9OxC4DadIoWuy6YqLCydFJqQW+4hMa16C4ahrDfNGLk2ckctZuD3w4O2T",
-	"SmozU0yfPf8ueArBGAgGYyubNfasXApDuQBfJtiwtKEqfYME09emxVMrAHgrmYb4laXixjDhltos7tXo",
-	"ZXqeuldIclvHubKG4frb/egNm3IqyCVOcvU/35Pn342ev0QH9HK+sux6bsU+C4XtjLnZsltWEucoofRa",
-	"m9dU+va23rj7jxiJijsQfSQJdoMWDqUu93v1W5ZScO9bcnH2KzTo2V97YwWCzrx5r71jtG2aG69v/6a3",
-	"0mcPNu7HeO/XtXsdVu/l7D0XCfVwH7ZfsntWJpG1YFo7vrGZZHGI5gPwZ6YW/JNH1KUseZ4yRTnXbgeP",
-	"P5RySipqDFNCezN7owxE5KPJgq7ITBIujDwjf4HQCCs70dxiNyP/g4Cj/ld6/O9PhJK8pFrvo9x7Bn3T",
-	"TJ+UwL2O4bQJWFbQTWNlyTtNggbLPnPdY0RTTDN138cP/dMYMkd39ZQd/yXzpzqLzM1yKYZn3r+Nfo/p",
-	"yq6ZCaNWyPphKIirYZ9pbsrVfrDa3yzVfJPSPCBqC4T+5VwSzVCTqICeQBPxbtcpu5WKAfYLXmznu01U",
-	"QRe9Edxbq9tqz1oj+NcQwLiR7B9JhVtcxZs2mVw/W/YHPbYDGHs0UIxe0kZWmiyluuNi5rzIGL3lo5uo",
-	"AexpUgvDS6LYvbxjxYhcuDfQRSBrU/J751yLPvX6ODe9Cu7OwY1R4PZzF3sc/t7JhtoDyI86ZdmsqNZL",
-	"qRIH+sIQe+8Z8vxFxL82xq5t9OLYd/YK1YzCM13sVFhszxZdnHR3lxF7TjlhyxU4Ezxj17E4EGIHLbk0",
-	"IWiWHFaxe+8IgwmBiw3341Hs3i9sJ2OA2+Vb+xXckxzsATqmjzC2p8Wdhvwbvvw1g1iVHUGFRrWjdaNV",
-	"FkxWGRy/DMVsew+UzLDMhewNN4HXDr0fKNHj1l34FZ8JHZBmz7BanbtDjeEYdEY5qOVx4sR3r9rn71Xq",
-	"tlBlJ9/i5X/sd27tGGHxgSBSVB6kvz5enoffQ7xaUbhotYXEKwTfgctE+P+nQtdulVzsp3H3wf9vUjlX",
-	"rM6IHRa1MQlOaCCAM7z/XYy9YWXZZwHvtb8YubMO7O0eDloR7GHPMNZG8Dspei8LwOV69PZ05QK8Kd4o",
-	"QQl4piGKmGi60meEEtxMRuhYiHoxZQojAlTNMGaw1MxeVQ5KUWSDoXcMeZJ/eyzg9XMMFLFCoia01DKO",
-	"Gke3OCQ3hJlxhZadjAVokuQn2ZmIkpJrQzAmF6GGejcVweYOyhXXY+GN0uRnF79+JBWx1+Sw5a7vBLMT",
-	"GYTasbCD3zFWtVYuhedC4Gvx8fGWrwCvcUEB9jt7Z+uxWP+uFe4Qob9lOt0WFN/G/juXooR21F0dGWAW",
-	"0s6XMFoUGRmjXYB6vbmR68eDoaWC5uuS3RorszQ759qF9Pip5FIkvAKzmWIz2hO09J5OWUk0K1lupIKb",
-	"IHwgZrHDaU+9xvtdWjfhHmkH7vuY90Vur0E26PrCkmxvgz5/QaKPn6W0KI46VAvKvULTjQ8pjdfbXmg6",
-	"pth+22/MsI+9GSOxLqBAxH3jKQPxZZgOBa3hAHQWe8XUPc/ZRZ7LWljeCSJmNvhBybpKrtuPlF762yZH",
-	"g7TH9hq3XzkXa2Qc8LBxAxsR257xMbhdu3Kmgf4alK8BNXXVrJ+OIJI95GjMACVJYrm4fEfgcZxXgnZS",
-	"xfBJEqi90dDgVI3pxJEYiBtwB2zPnPBAgqF2gY6LmOtu8R/e5xvQWQS3buPWqmr08lKx5ue1+p3oYvzP",
-	"joNNYTz9Yen4xS7grmRx42+lbR7WZ7t7yAmY8jKLiVv+mRVWZS/0GRkPKsXveclmrGjs9+OBvQ3nUhsi",
-	"mLHaffTL5bs30V/vLl83f11SMyf3sqwXLHqlksrgn79wUcilJvizkjnTGp/UYkH1HSvIif0Zf7t6+56L",
-	"+jORsPvwYi7FLRessMKG1bjw94uqulALqYi8Z0rxwi0gpxWd8pKbFfnp4p9vxwNyBM7lwm63eebDQj24",
-	"nmmrblVMHedUO+eAve5fX1zeYFjoeKBXOjdlMyxxP3THIpreYuzwnvorRE48lDPRit/0nIy3PUfhnPwl",
-	"UhL7T8fWe/yRFzjTslbp0f0zcmRJP4MDcMI+szwjfxmCfAyRyOE1lwvca1nZUz64Z2q6/eQ7q0rYh/tu",
-	"+/lP+dKjlPH1/I6iR0yBgANinzvtZ8Y0qTXc4eHukOK25LmBLH7DlKAl/PeelpjKK83NrayBhd1KNeVF",
-	"Afl6tfDxTaDnmrmSxpRO56X3lKMx7tPGFLVUph14FpUUs7XI6kiJm6Hi5qyBXa2as7LQj0iBs8q0gwDh",
-	"oqqtjkWc84NUTBGYgRw12hlOCcr2BH4djevT07/mlvrhf2yS+ZRj9+4E/3QvorEGX+1+m/ZLd4JFo7S6",
-	"oMQnIrbhs2eazCGnCXVP5xpGivGVMHoYU/c0fvzwzh50q51gSQ0sKgAq9hGdytqcTUsq7oCrVCXlgvx4",
-	"fX2J0+nhDok59mkUTeHjUR0pZXgIPqWPjffJbcr57GzV2znbW60UO46Cxiqpjf97Y5bzBjtO1wCTjLUP",
-	"DqcQcY/UtKSazPg9E/sac+49SBIBst48YdhnY680mADdaiEzFOdvvMnDVg64W+UObhmfDAkAz9btR7jK",
-	"yHxkgbMFzxuP/iZrUmfQNfNSq4aAvCV2yc7MqjPwrGEqOuiFEMYWVRlIHuEP7mp4w29v9zE1NgbGxui4",
-	"2dRYuBnWj24t+C1nBbHPvRa4oILfQhLTFdKa27JiBc1NT6bsvsmbD5WhY6MibOpTEq4upWXvZIgWfB4W",
-	"BKGiybuc+SlD/MPMMYvcHNq/xcH5YU0+UowWx1KUq0E2sGClLqW5WHCRpLsPzknRG8oSQ2tLGaDkVlOr",
-	"vjKs2j3D/2/AsOAwa8OqDIyFTcGD3qyU3+Q0zT8hKpcJq1z8XU7Rg2niaiRWUK0Nu3FFD7Tz2RTeqQ3m",
-	"Rnub2pWAFQkvulE0tQZTsPe5SMGGo4fUA0jZ0d/aITGmKbB7CxmXvtZiAA3QYcOPStXpCZBF/GDifoym",
-	"NkixttFGFrVzUYJezCI6o2kR1evoVDRNOb/J6U1a9g1kY1XFEADj9vx3OX2mrUJZ1fY6xrpb5MXpKb6d",
-	"kVcvyT/498Mt2/ez38BXae7kuXh7dQD0ViUQq80allYLSznTqasmoM7CTc784uM17+Sf9WFRCU25P6Qp",
-	"GyySelLn8E9Lmd9Z0peKTJk2x+z2VvaEL1ZSc7OJ06t9Q2M23A7gFu4veKUx4R3OqZuZHJVc3LECn+8e",
-	"DX9N9V0Kun3CZKriRQBN5i/vjvDehJNFkHLk47eb4u7XLh1vzTmRDmt+SKR00UrB77Ipy+jSovvjeeDO",
-	"PAoU0z0dpKGWDRjZGnuWjsW8JHP3fGEb2fzDvtc+iN1Ie+NIFu/IEEcLidrc6L74TSbMjSXv3mJG4RTj",
-	"letPAZwLmM/Mlaxnc0JJpfiCG35v9VMSnZJhssRRD9YibEC9upuYH6TYjKtqZyfKyNznHODptVv393/L",
-	"sBHNopiGAoq99mDYZaVkUef2+FuW3VZS0IuL42AyVptFEJf26yvmTFlOa40RjW3HKlhmhFzP0LFTQr5K",
-	"K+jYuYInbtibKHFgckYm+PIkIxP3/gSWNgFuNbEoajmGhxlZznk+J5PLn6+uiYvq1ydfrH7w9cQnVpx8",
-	"cf/7ehLNd+KWOvEudfBQ+7lGHWzvxsi3nuuGsW/NIsY34RtW7R62BELvtlRV4M0RfwvcOcGVHYfJBt00",
-	"X2SBfoV9TDouIrlWxGXHjOoo/qe3zOPF5bse8+66EckOiOP1rfgfax5YFwYBehJYedDJCBrNAGv4+Otr",
-	"4BWDpsJTSh+ysxwi57fvjn6SVN+ILCPgIDfDNAaBDlhd5zljRVyyKxvkVOSsr3pXnDf/lHf6zvfqvjfd",
-	"/gc7dSTXT+H6kUth5SOS5MOSRN5iTBg4fmqlsK4M25AScpCh/pAsjH7A3XO23N9EhOanPQpxroUUJk7t",
-	"DlalQq1uVC22ZZFCRk2hVlA4yBe7w6T1EHy1lrGcDEu82QYFeGmHdUdY6xFa3Kqe6ZasQpa8LGEXVkoN",
-	"3pNQunVnbSb2AKScq84Euzs+W0bbbRduCkwJo1wH5Ot2Ok908YKTTCEZhf4gLYhrK9H0aDo789N9Ytf7",
-	"/L2/zBnWUsISqRqCjbk4c6mMRzTUffIR7OADlrzIyZHmYlYyLCMrxbmVWf1bUQ0uWTJyK8tSLrV3b9zz",
-	"AiJFwQEO9c7R1uYK0g5jNyosZJAN7JTJe27PCsrd2PyAjjVRzMGsjxb6wpg3Y3dD1gIRbBkAeBaQ8kwT",
-	"V+dVW7UuQJarpsitJkZKUouSae0yQG5oxW/cQ65dpG1PIaz2662K8klll0OdUr9QiMHFUeJFR4s7wipH",
-	"6M3KiOYCohYkBLHf2W1DSG9ZhFEhNhRKXS0sW9Wy5eaJ07p2PgSp+6o37eJJSi5tyORoJ3JaHVBqb32i",
-	"ihHNhIndgOtJHN80beNAmRp7CY4b7HMujyMNov0TMZxWtAsrgdwHB8w2gv2iA3D6Szt96qfLC2PsflJp",
-	"quHBetnRWhhfVQyTRZ5ZBguva8xfeJ42gbiX9r3LagXR1jeLHrv3FqnKzZqqHsxDzY5Rv0H3pj9IR7Gc",
-	"WQhYAAi9ZCqRX587//E2O9S6b93B32+vDYc1WG5AcO8dcoCsr/+bcr0en2aFt68z1x49fxUlDlqBZyEV",
-	"Gwb6CUkJaHxr6tCnsrAOlnbVR0Rv3EHvZRM3pUyU/wRfpD9/mb19Q8U2csQFoWSJ40MkCk5BSjnb3dux",
-	"xsUS2NiJ52y1AHr2lmZAD5LQ21xtu5V6W+1fqCb1YFYHR2/fA5ey5V9Z6qWa/K9jJ9Yfe+LZsQGBYp4U",
-	"buRt8vreDivdsXdVzOcZuNG3Vabfn/f7MhYxJkY7Lddy2psdZZWUlOC/92iMbFGBcJt7ZDfB4K0niNAJ",
-	"Ag3pDzIUttlqB5yT37QUk7Oo+EEh83oB0tZElzS/m5yRyZcxFNgbD87IaDT6OoHr58o+haSXXEIMo+Mo",
-	"OlbwfsOy/DDSpvVZrcNRa5P8v0MJby/jdwt3F63R9mFpgeVuM1JEU6Sq5eKFBLkEV3YGZ5xlVDF1nS7H",
-	"fpHocZKRiSvEPgl9mUBPgoEaOp0bU2GLKC5uZc+VgOEp9qw0qv+MaR8o/Pern38akYvazJkwPKcGe6oQ",
-	"2lrXWGCNgSNHzz4Mdjxo1MLxACOOpSvGNnGFkVx5AvxyMjwbi8lFXPHxjHwP+yJhz6HWAc1NVBDPKaJW",
-	"RTwbixBgBb9rqLuOApILyPmcs2rNY5sRH4qFqaZjFwkYy1uZa8aDevCCCrsnmGJELlwHHacGT7ShsOIh",
-	"LCefu/zWptdO8J5CDVWs7cxBlx6NxVi8hbBejIbu62k2IUe+CdnwnEwsj5z47ElNF2wseqPXyXsIfLLD",
-	"V3TGhcXcGejk8OJ6l78xiNCAQ6rJxD8wksxcdRH7ASSy4l3XHoAJrH88FiXXxiLRp1CH6lGhS5nj4ppM",
-	"Xpy+IN79NUFce/8s5tRazH/88P6cVLIsyeSHt9fkBKTlky+8+DpxZTIm4GhDwKjaZ81iGMbAE/7F5buo",
-	"6tjZ4Dnka1VM0IoPzgZ/HZ2O/grFHcwcDu4JrQts9jdLyZgocUELgGPYqiU73wfGLr1lBTuDOi1HE2hu",
-	"Mhli1c6xgB+4FJOMTLDNCT6zh21CzQSzZ+ZyaYUKDJU7mrg2KJMsAGwsJtgRZYLl3sFqTUvfyKVWbDgi",
-	"F0jYmjG3NKhuc+6qQwKNj4V9GsjYvsCZJhCa3j4lPiTCtRFirrg+HjAuxbsCWoJoE5qncLDKxp6NHlbf",
-	"vHLiulRaZr/lTWzMaF9MqVfRXkDJ4jq0z+rry+i70GzoBtkzF/dRkeRo0u2ANBkiVha8XAGynBk/ftdV",
-	"5EyvysWtblpW6kukrpD1GT73F3fL2R2KcNWYSeu7TzUtqrDSEAaaG0iWzgZOHkhmVW7FC9IYHn670oCo",
-	"TUgKnYH2x1IzMzAoPFta9s3UtB7qgm6vRkw7LMiHjxKKJQxujb85rIbTt0Kwww6S/TY3RkbvvhwXdbN1",
-	"JcCT91/Jp7Xmny9OTw/WVrPpBZVq+ekkl1u/5RFaeJ3RPD1yWGrUTDQq2IoFuuysVstul1AHNWKmgXTg",
-	"ivmUDT4fO3npGG3gUQS5HfdkzYbkbqQuu33TMls+PbdN4Z+LvKwLduOisNPNbV0SZqdQ11NSwVozi42k",
-	"EAH8UOTQukChgRA0yAnVVyAVxoe420cRocT430IuEFSaIA9XLPNNzOidvPK9xI5eB4HyWlHOr20tysWK",
-	"reH4xXa4tjvjPhohbpVN/RIfggdSqmBL0roRd8VDSPZYP7Uu6s5pqgwbq7URhK2zWvjZ7wCvddLGs3R4",
-	"BLdbfH3ttm3+I/D50bctWmvCAgI0QhxjMb064HTZB+E2SzPgH5g5NPaenBP2NZmOvZGPx85FjJGg0kfl",
-	"lY5cVS5UPqCN5jAjzQyAxqZZ0YMYY/pEnjgJ/OQL/geOaJqDfqjFhRfAH4fbLNk/PUj3u7ekf6Ij3m40",
-	"/Sc54h9qQShZUFHT0qtYLgOoVTbZMfSGzFxo1eG4+EkIbu2nFffGn5+dr6ce/kkvbLtMgq1HJBihqCo5",
-	"U4EpNNajkIbr9BaMtT8k+jGSuRf3V/bxnx/x3aaof5KDDvAjrp9rfAkEFCsGmwaL44rMaXFY7MpqE3Jl",
-	"9f9w+wjcyipG6ZHOaekrKy6luislLaBO/b+ZkpCruWCLKVPOjwFpOYj8Q+Lc5y1EaE+EyU1cdPF/WaY4",
-	"CR0NXNApRvk5D2WocHjPMSJuLHxYMVZmmculjmujuEFCqKWvLhBKDlAIWh4LF7Wc+UKmITN0OCK/OLMs",
-	"b4UM28Xkc5ZDAlNwHCwptq7H/IRz77vWrbBoHTbJtc/Lcisci2arlLw8/c+moAmkldGVJsv5KmUYdpHl",
-	"BzxGPaYIh68HmCAOfyTX8hB2umZPDz87BPP3CP2OWrFlLFIBSP9/iELnaBdue/RROMFOKhLBwSvukB/p",
-	"fE6t7qcP5BGYLLfZ2Obe+fZujV+kQiZZ+pRzjvVUdEbA76UzgqDkjqVgP6U+k+3vrRPSCmY6/baW2qjd",
-	"42b7HMI+8+azgxnpkMZCT6sMez5AI4iqocGgXLT7acXk5ohjF6W0lZjZS3I/MEdx+3NL+OwbmBVweX0m",
-	"BewqdRhzwhoa0s1KD4GORJ7sdgz9K5DDwxGVthE0hLankeBJUe73uxHzTdO5x1PAz6JpLOmuqzWlv6/F",
-	"2RPRRCp3erM0Ce5zMpXFCiqOe4+6y7AehpaPvnZNopcocHboGjpTVCQ7mboOib2dJckRQKtZvJMi/Tqi",
-	"ZRhIY4Cfz1zFwVC4NqS720/jfpNYuDaaFzuTRQ2BpApyqk+nd3qenc6Ngu13zJwtRuQth/Gt/IpFOXkn",
-	"j94iDsq3+qIP9q5chrIOTZ/MW6nYiDhngA5dI5y90VlGIsXTT7CgK/TXuFZGsLKOnHuBE3Wb+v2J+MIT",
-	"GA9x19F+N+qgB5cd4uaJaX7UnJGI8Jseqwe5onAs16G121yut/x+3Hh8F0aFNcWASWHaXN/N9E9XZPWJ",
-	"9Avdf/HntCwPc/Ff+9zGpvHRlJVSzKwwHAEMopl24esB2sdV6MWWDPe63qnRWquxsvc0RR3PaLuid6fZ",
-	"GVnrUgbjtRqVRQNQ1XBMly0YepYl25V1SGK9Ed0T0sf6VD2k4jqYcWFZe34QqR6zYpvQT4sORF9EMO0G",
-	"YFvc63WCPj6wqgTKaPqwnRNuUFNloKu5C88lbsHtIcWIXPiGfkgRru5zTCmzUk6jZHRy9PL0dNhF6FUa",
-	"oYdn8Ol2bt/YoLEfQQm5PChRXTFIPHs0YUXcOxQuS/MfWR1DVfomWWw9H+yctGo0WYopuTbAHQrkmWPR",
-	"U/yJG3IEtYQ6EbaW9DUYFKUc9kV5XsPa/8DwzjiDrsWc4zBCchRH18CGzt1BI0LGLmoI1p7TwsLw5enL",
-	"PrNJK0Rk75DMkDmyG8G3a6Okh+yEd+5WnuVJNcRQymejPQcQeBARwQ7UNgM0gdJcEazF1BzQUEBvm6jQ",
-	"HIpNUtY1Vk/a7yDYj969GTw5GvqYpN3aYewywHiCqgmwzqKCc6Wc6czVM8+wTCg4GdYrrD0OPyeYIdXv",
-	"w3sNz/+PRVUICWY+4eAQyEOgrJffk4rAjMRVrwKZ0kjwzhIrroAN9LMB/O6EtradvalS0Wtmv8ZXOpjq",
-	"1Oh2If3nGETkEnnsrQwcXssFA4HY1c5Ihi5jvPvTmdIeU8sstKDdWr0ORuumqPVQFIC3zTHPQ74SsEyX",
-	"Dn0Y/Q21wbWaIhGyLLlhEd2VhH4wmE9mUTMZxhSGZPHAaNjXoJBdu8SGJ5GSo6bBO8nGzw/n/cfYxvb0",
-	"CX2WLZ0S3XDsg6H6tdN4RYPnpocOkMB5NKMVtKCbGg85vq58+n7oblhKuKn7wm0/QJEbTwFrvCVhYePF",
-	"RuPa9nTiLu94mdIjsePzISKmsIqP5Xm+b50/eolj52r++FM3fBDo0e6yiZl/1Ogx/cO4KBqqDspBYdcH",
-	"9URelCWOupNNyymRm1mda4r4RJyuMf99Oy63yeRoWZsF2CE5GfHZcLsiJJyIwIsqavJ5F0MfobuEw9C3",
-	"4kRPEOHSFFL71tEtG0gB7MWNxIwhIgehCww2oXFqekZcxTgoKyPgf2bOFiBIa0yk5ipURtuXmnzJhY0s",
-	"9hf/0h/IZZs6DYdktH77305Y9TNG16erCqDJUWP604w5f+UtLw1TDJqKR3ao+DoNSNyWZJL2Hb+l+ZxA",
-	"9RErNF3+fHWNs01qVU58UYesEemgOxuZdKvETLA3iOELRrgZC45l19bevuYLpg1dVBNy9FHwzxbAUhR6",
-	"iLULNZ8J77GdIOwnhIuxiIa44jNBTa3Y8YvvXp0RPacvvnv1X9i+bc4+kx//efH6+OrHixffvbKSyniA",
-	"j3jRavRm/EJav05lscIf3GdsMhqLD65ijLeZE0rC51D+Cd3S35EFF7VhmtAlXY3Idaj9BGb4Tlv+sbhi",
-	"jEAv7FD8ZFGkjKJ4Z/hT8GTXbjhm3/bmbU2bvnwdfA5ia6+ndoapxeLHD++h+A+0RbjHCOLIAl9r7CL2",
-	"yKMXs9qtegSmwzWo3s+e5L5Lm5QS+gHOdhD9AIdqSoMRX3AjLhD2EL7VZxt9EhidHpqq10oTbb6KkjBr",
-	"X0+HMayuz1dSA8HhzUIfcsF4cXSt7qQLRYfeStiGE1sb2smbKnkQ5qPPG7avYh+or77HG146FshMpzS/",
-	"6yu/x81wRF67YPWQi+t3zzUUoPF7QNc6rHYswOgX7mvXabtYK+4jCpJTIaQhC+p042QFVuI9S2PRFM4D",
-	"J77EAGThOno0K8D+GHAJS9UA5ejl6V8RVEuu2TAdDl/Qw3GQw1807fqW31i033LXhHPxlAL+MqDmsRfJ",
-	"SXNgT754nvH1JFTi25BQ6F85AJ2kQ8j8cg5u5npxaGJoKrb1CyB+N5nzZxzG6y8KQuNivBC+CcJhRqYr",
-	"g9zE/ieLCwm4q8HJyvRWMT1/ADFFBeYA4a3Scr9+spDXTN17eoDSpIMTWvGT++fAHNyEX5r0GIwrswTR",
-	"cWm3fkZ3TvQDqqvxG2gkjH6JQh+iX8Nmo9+wDMrXT1//dwAAAP//",
+	"7H37c9s40uC/gtJdVaw9Wnaymblv7frqypNkd7Ob3fHFzs5VjVIWREISxhTAAUAr2lT+9yt0AyAogno4",
+	"cmau7vspsUji0d1o9Ls/D3K5rKRgwujBxedBRRVdMsMU/PWqVloq+7+C6VzxynApBheD2wUjE8E+mbsc",
+	"3pgQOSNmwUil2AOXtSYVnbPRIBtw+/qvNVPrQTYQdMkGFwP8ZpANdL5gS2qHX9JP75iYm8Xg4sX5eTYw",
+	"68q+qY3iYj748iUbvGZVKddLJsw/YZTPOHRFzaIZGf7JBor9WnPFisGFUTWL50mMq/gDU8cd8x1fctOF",
+	"2l/liiypWBNu2FITCkAiC1kWmlBDllKbPpCVMGI8a8FmtC7N4OK788yCjy/rpQPekgv863kAJBeGzZmC",
+	"1d1Sff/2dc9uebF1rzOpltTggN+/HCTH/4lNF1I+4RRf7Oe6kkIzoNJrJaclW9r/5lIYJgD2tKpKnlML",
+	"+7MK3/gfv2iLiM/RbP9dsdngYvDfzppjcIZP9ZkfF2Zso/JKEKaUVBmhmrz/8yvyp5ff/U/ipiEFM5SX",
+	"ejRw0L7Kc1YZu9neFR62stagieXZ85kvqJgzsqKa/FqzmhV2qZQYqu8tlS0YLdwpfydxEelzbj94psmH",
+	"9+9Gg21kD8twC7TPr67f3sp7BqNWSlZMGY74yhWjhhV31LTwXVDDTg2H07YxeDZgnyqumN72jajLkk5L",
+	"5kmqMwYv9qKvbFBSbe5qvX2JO6cTjqd0HtSaqZ6HX+KT8TMeFceAwldZDMCPYWI5/YXlxo5/lVv0vWe/",
+	"1kybLvgrJZcVcntaFNy+S8vr6BXcT5cSKIz7TBMcgTzQsmaaTNf+B7u8jNj1ALGFu8S/SRW7JHLJjWGF",
+	"+0YTQ++ZvTu4Io6njQadTX1JbbOqlHxg10wtudZcCh1tOb2zGS01yzbgAdx4Jy8Is9ywvvXUBTdXucEL",
+	"sz0HLQrFtE6fsLzkTJhnmri3LglbVmZNZlIRKtZSMDKtDaHFkgs9Gmwhte7YnmrICYxGNJ+LUy4yuK3t",
+	"yICtYUakgp8Qx8QsqCE5LUtWJCdUsuyZ0D6xt5kdzJ6UeDNCTmWxTg5oLKu4wxPaHZQX5ESwB4Zr1CxX",
+	"zAyDzMGUtogmV9dvCYwDP9udk9xufcXN4pLQqWbCeKASaRb2uWIFE4bT0q5qD9ZgR+1dpn34TBNetGbD",
+	"XRMqCje5A/KeMz5wYLdM2Bv954FmQIWDbEArfgrbtf+HEcOfuVwuqShOSy6AVUnBIk7Rw2wcc7HzOQRn",
+	"gW4/9tH7G2HUOkHvefpC+cnSlb2SCilYRthoPiJFkOxGXGhDyzIDMrVUaiE6QnaXJBvqj9u2sxsdTPvJ",
+	"AbcOXuT9/ORz6pPOflmpgcMRhfwJ+GRBTrixPNIsGkaphwned8DFJWuTS2QFnl5oWcoVQ5FrZu80S3WU",
+	"l6xIUIR9ieo04qzYCqhz41iOgQP5I75aMEHcfOlDTtWcmb3QdYuvJi9EagYe857yB2HwBghhMwGPvVR8",
+	"TeesS8ThYtjrhoiOQ3M7UKUo/B0pS3tc+zBf+6Petd8GoLZXf89FkaTQ/UQP+Ny9nJr7h1oUJYtE7w0Z",
+	"T5b1UkTTRFQ646zs4aDwyF4fIAhkKLLaM3JBdMXyUXNSfj7/OLKLSxLajJdp0QsYYmfmPyu5JM8D0wY6",
+	"Rm0W5fkF1URIYj8eJc/dkmntSGg7VGFhzfspwL7ypHVjqElQpWK0WHf38I4/WAZDCy6Y1o61vjh70Tqc",
+	"BqSNWluZLJd1WRAhDZnih0lIaiOrisWENJWyZFR0tubf3Lon3SuVts0Q7b2Fz4Fz6ktiLzSyZFRoy29A",
+	"afZHtMt0WicxJbi9QnE6VlhoWf44G1z8vOPI+y++ZJvbMX6kLo2j+JIRvZArixKuiRQ5uyDaVHejUQIN",
+	"G5DGsbtw/ghmkpIZto/sv0PzXVbmXyC1p2HWmGP2B1fzzU29XFJglB0yQOq8A+06fQ1ZIi4ttWt7QLp0",
+	"nCGtc9M8SpJ2m+L6LvhtG9o4qik48SWdsztdT7XhprYTJOj7RzyZpcxpGc6nFOWanBQy12fw4NQ9GC2L",
+	"4QW8D2NrlNVVLcbCik+MFl4wlgKeskjCssqbLLSXRDLCaL4gBdeGi9yMRbxQoMoM5NZIeGFFa96cCgt6",
+	"VcMWFBuNxRVyUTsAyti4bj0ai/igbgPsWzvDTbSW1JXaNlUepsoKKU7xHHa01KQEpljJqGZ3oAOKeYow",
+	"mSB/ZWW4LNwXFhc0QgBC7cas1ZIL4uRdFAatcDUWtWh+lLXRvGD+9aCkeRJBaawqac6KISBKSLDXoFFx",
+	"LLi5gAkRiys7tZGkkCOi2AMHndkq5XZQ4Wd5ZsfMpSp0ZhdvD1mtSS3uhVwJxGFCanSjpTkewCW8kxHB",
+	"VlYMnnHlLJ770MR7932KFBCV+k4zs43nRoI24mFBHxihiPhYw4QfhgfeKzGLjmizvboW24kB18fOPeEc",
+	"Q0RNMeBvI6l2Z+6qjFV198CUdnpjB97TWifEnquI3jd4XXSQg8ySPcr46L+ZrntUPnvnfp2xsAA3RHp4",
+	"eLQVNmCwtIDYx3Ac4b7XRAlyVkXz9FPkCWnbZlUcCN60FaJZQIBNBxJZi2bCshyptNDWwntrlUlqDcho",
+	"k2gvuHRD1F0+wU2PMuJW3sM0/dMt7PIwnuQgi+tp1hytox8WR+E+MNI35zy4/mC+fWtS6ipFW3JSz8kG",
+	"U7aWorhz5uk+K+6CKkMKyTQIo0hvYDPhZkG40d687eSMS7AEFlYM8LPbt2dSObmpI45EKzLsU89NZ+GS",
+	"EV3nC0L1hVuGJq9QZHgvS/YDFwUXc3KipjQf0dospOL/Bg/Q6P4/9IjL4W4VxM6fNWDbB/K6xxxoGmJ/",
+	"phGMGVFMFEyxAqHXhlwWdoWIAeA6eeuZJoF1kBMnKJ3qXFasIPdcWKkG/rGyjRNqCDzOyPsfrl4RVZdM",
+	"g7g0RThZMQj2pAn3Im2YQmcoVYEpzwrWgrHCL+taFuSG5bXiZv1MkynVrOSCDb00xmCsFBWMyFUQDjNS",
+	"V3NFC2alPyXLckrzeyd8OzBQAWgHugujzJyw6EBLeLDcWZLqJ/8DvCANATh+n5CJQbGh2i+MllZqbZm+",
+	"t169YYLpOjWBbPZrJ0nqeYE59dAeHlyLON13VrNmGjDomwxFZsB9F4GBLNHrEh/nSzLZ4CaT4d4icJKX",
+	"JRkpK/TBuMQjt0vzdmyOo8qN3/SBbbcpo+HidsX9XKRXaizplJX6IAt9Z4qnudbT7Nnd5e6dJL32iwUh",
+	"gMS/ghihhpZyXrtQklE6KiPl6QmSU1cmcHDdSzj4V7Phr3f075K1+dwZtvb3t1ftK+iQE6adT6Too5CK",
+	"5YdbHyqqNCsIirMjjXr3aL0snb3HP4BFjX7RUhAcZMo04SbtJOrXD3Zh38F0Q0ZuSc8OBG7DKVLommy6",
+	"4uLSSZEJqcU+ItOal2A46lrDvJFLE2fkchZuDzx4+6yS2swV0xfPv2tb88FgbGWzxp6VS2EoF+AkBhuW",
+	"NlSlb5Bg+tq2eGoFAG8l0+C6WCluDBNuqc3ivh+9TM9T9wpJbus4V9YwXH+7n7xmU04FucZJbv73O/L8",
+	"u9Hzl+jZXy3Wll0vrNhnobCbMTdbdstK4hwllF5r84ZK397Wa3f/ESNRcQeijyTBbjTIsdTl/nCJlqUU",
+	"4iYsuTj7FRr0ep1OLZ15+157x2jbNLde3/5Nb6XPHm3cj/Her2v3egLfyfk751bbQP8BbL9kD6xMImtv",
+	"3xoO0XwAjuLUgv/pEXUtS56nTFHOZ97B419KOSUVNYYpob2ZvVEGIvLRZEnXZC4JF0ZekD9AzImVnWhu",
+	"sZuR/0UgAuJnevrvj4SSvKRaH6LcewZ910yflMC9juG0CVhW0E1jZck7TYIGyz5x3WNEU0wz9dDHD/3T",
+	"GDIn9/WUnf4h86c6i8zNciWGFz5wAP0e07VdMxNGrZH1w1AQsMQ+0dyU68NgdbhZqvkmpXlAOBwI/auF",
+	"JJqhJlEBPYEm4t2uUzaTigH2C17s5rtNuEYXvRHcW6vbac/aIPhXEBm6ley/kgp3uIq3bTK5frbqjyZt",
+	"R4b2aKAYFqaNrDRZSXXPxdx5kTEszoeNUQPY06QWhpdEsQd5z4oRuXJvoItA1qbkD865Fn3q9XFuehXc",
+	"vaNGo4j45y6oO/y9lw21B5AfdMqyWVGtV1IlDvSVIfbeM+T5i4h/bQ0K3OrFse8cFAMbxb26oLSw2J4t",
+	"ugD07i4j9pxywpZrcCZ4xq5jcSAEZVpyaWL7LDmsY/feCUZpAhcbHsaj2INf2F7GALfLN/YruCc52AN0",
+	"TB9hbE+Lew35Z3z5SwZBQHuCCo1qJ5tGqyyYrDI4fhmK2fYeKJlhmYuFHG4Drx36MFCix6278Bs+Fzog",
+	"zZ5htb50hxrDMeicclDL44yU775vn7/vU7eFKjuJLC//47Bza8cIiw8EkaLyIP318fI8/B4CAYvChQEu",
+	"JV4h+A5cJsL/PxUTOFNyeZjG3Qf/P0vlXLE6I3ZY1MYkOKGBAC7w/nfJC4aVZZ8FvNf+YuTeOrC3ezho",
+	"RbCHPcNYW8HvpOiDLADXm2Hx07WLnKd4owQl4JmG8Gyi6VpfEEpwMxmhYyHq5ZQpjAhQNcNgzFIze1U5",
+	"KEWRDYbeM+RJ/u2xgNcvMVDEComa0FLLOBwf3eIQghdmxhVadjIWoEmSf8rORJSUXBuCwc4INdS7qQg2",
+	"d1CuuB4Lb5QmP7rEgBOpiL0mhy13fSdLgMgg1I6FHfyesaq1cik8FwJfi088sHwFeI0LCrDf2Ttbj8Xm",
+	"d61whwj9LdPprmyDNvbfutwvtKPu68gAs5B2voTRssjIGO0C1OvNjVw/HgwtFTRfl2xmrMzS7JxrF9Lj",
+	"p5IrkfAKzOeKzWlP0NI7OmUl0axkuZEKboLwgZjHDqcD9Rrvd2ndhAfkc7jvY94Xub0G2aDrC0uyvS36",
+	"/BWJPn6W0qI46lAtKPcKTXc+Vjdeb3uh6WBt+22/McM+9maMxLqAAhH3jacMxJdhOhS0hgPQWewNUw88",
+	"Z1d5LmtheSeImNngL0rWVXLdfqT00t80yS+kPbbXuP3Kudgg44CHrRvYitj2jF+D240rZxror0H5BlBT",
+	"V83m6Qgi2WOOxhxQkiSWq+u3BB7HCTtoJ1UMnySB2htmDk7VmE4ciYG4AXfA7pQUDyQYah/ouIi57hb/",
+	"7n2+AZ1FcOs2bq2qRi8vFRt+XqvfiS7Gf+842BbG0x/vj1/sA+5KFnf+VtrlYX22v4ecgCkvs5iY8U+s",
+	"sCp7oS/IeFAp/sBLNmdFY78fD+xtuJDaEMGM1e6jX67fvo7+env9qvnrmpoFeZBlvWTRK5VUBv/8iYtC",
+	"rjTBn5XMmdb4pBZLqu9ZQc7sz/jbzZt3XNSfiITdhxdzKWZcsMIKG1bjwt+vqupKLaUi8oEpxQu3gJxW",
+	"dMpLbtbkn1f/eDMekBNwLhd2u80zHxbqwfVMW3WrYuo0p9o5B+x1/+rq+g7DQscDvda5KZthifuhOxbR",
+	"dIaxwwfqrxA58VjORCt+13My3vQchUvyh0hJ7D8dO+/xr7zAmZa1So/un5ETS/oZHIAz9onlGfnDEORj",
+	"iEQOr7kk617LyoHywQNT090n31lVwj7cd7vPf8qXviUhqOgRUyDggNjnTvuZM01qDXd4uDukmJU8N1Ae",
+	"wTAlaAn/faAl5khLczeTNbCwmVRTXhSQCFkLH98Eeq5ZKGlM6XRe+kA5GuM+bs39S6UwgmdRSTHfiKyO",
+	"lLg5Km7OGpjIUWJlob8it9Aq0w4ChIuqtjoWcc4PUjHlkqlOGu0MpwRlewK/jsb1+fkfc0v98D82yXwu",
+	"t3t3gn+6F9FYg692v037pV0SlU5bA4L+MoV8MrSjThWj9zr2Clpmr6hVI/G0+8ws8IOuFkwxPLN7h9K0",
+	"09dSJqTNGNco3SvYHhKB5vDZM00WkIqFKrPzaCOh+8ooPfy0y0Q+vH9r+ZNVquKkNLAMnNCprM3FtKTi",
+	"HphhVVIuyF9vb69xOj3cI5/IPo2CQHwYrTsBGZ7dj+nT7l2J23KAO1v15tn2VivFTqNYt0pq4//emvW+",
+	"xfzUtRslUwSCnywkCuAhWFFN5vyBiUNtUA8eJIm4Xm9VMeyTsTcxTIDewJApjPM3TvBhqyaAW+Ue3iSf",
+	"HAsAzzbNXrjKyOplgbMDz1s51jYjWGfQDatYq6aEnBG7ZGcd1hk4BLE0AaizEH0XVZ1Icp737kZ7zWez",
+	"QyykjV20sZVut5AWbobNo1sLPuOsIPa5V16XVPAZ5F7dIK25LStW0Nz0ZE4fmsz7WNE/toXCpj4m4eoy",
+	"cQ7O4WjB53GxGyqavMuZnzIzIcwcs8jtGQk7/LLvN8Q6xWhxKkW5HmQDC1bqUtyLJRdJunvvfCu9ETgx",
+	"tHaUhUpuNbXqG8Oq/Ss+4CUPh1kbVmVg42wKYPQm0/wip2n+CcHETFid6G9yigKDiavTWPm6NuzOFcHQ",
+	"ztVUeF88WEntbWpXAsYvvOhG0dQaLNjeVSQFG44eUx8iZf5/Y4fEUKzA7i1kXNZdiwE0QIcNf1WGUU9c",
+	"L+IHCznEaGqDFGtdbWVRexep6MUsojOaFlG9iU5F05Tzi5zepUX2QDZWww1xO27Pf5PTZ9rqwVVtr2Os",
+	"w0ZenJ/j2xn5/iX5O/9huGP7fvY7+CrNnTwXb68OgN6qDGOVcMPS2mwp5zp11QTUWbjJuV98vOa9BGMf",
+	"zZUQifsjsbLBMqnedQ7/tJT5vSV9qciUaXPKZjPZE3VZSc3NNk6vDo3o2XI7gDe7vwCaxjx9OKduZnJS",
+	"cnHPCny+fxD/LdX3Kej2CZOpCigBNJm/vDvCexMFF0HKkY/fboq737oswg2fSjoa+zEB3kWrckCXTVlG",
+	"lxbdv54H7s2jQJ8+0K8bahuBbbAxw+lYzEsyd88XdpHN3+177YPYTRAwjmTxjgzhv5Bfzo3uCztlwtxZ",
+	"8u4tbhVOMV65/hTAuYD5zELJer4glFSKL7nhD1Y/JdEpGSZLXvVgLcIG1C+8i/lBis24Kod2oowsfKoE",
+	"nl67dX//t+wx0SyKaSio2WvGhl1WShZ1bo+/ZdltJQWdzzgO5pC1WQRx2cq+gtKU5bTWGIjZ9geDQUnI",
+	"zcQiOyWk2bRipZ0He+KGvYvyHSYXZIIvTzIyce9PYGkT4FYTi6KWP3uYkdWC5wsyuf7x5pa4ZAR99tnq",
+	"B1/OfD7I2Wf3vy9n0XxnbqkTHwkAjnU/16iD7f0Y+c5z3TD2ncnP+CZ8w6r9o61A6N2VYQu8OeJvgTsn",
+	"uLLjMNmgm52MLNCvsI9Jx0VFN2rP7JkIHoUt9Zb9vLp+22OV3jQi2QFxvL4V/33DceyiN0BPAisP+kZB",
+	"oxlg6SF/fQ28YtBU/ErpQ3aWY6Qq993RT5KhHJFlBBzkZph9IdBvrOs8Z6yIS7hlg5yKnPVVc4vT/Z/y",
+	"Tt/7Xj30pjv8YKeO5OYp3DxyKax8QJJ8XG7LGwxlA39VrRSWw2FbMlmOMtRvkjzSD7gHzlaHm4jQ/HRA",
+	"YdaNSMjEqd3DqlSo9Z2qxa7kV0gEKtQa6h354oeYax9ixjYSrZPRlHe7oAAv7bHuCGs9Qotb1TPdklXI",
+	"ipcl7MJKqcHpE0r57q3NxB6AlE/YmWD3x2fLaLvrwk2BKWGU64B8007niS5ecJIpJIPnH6UFcW0lmh5N",
+	"Z29+ekjIfZ+b+idwn4WSuRpipLm4cBmYJzSUq/KB9+C6lrzIyYnmYl4yLCssxaWVWf1bUekwWTIyk2Up",
+	"V9q7Nx54AQGu4LeH+vdoa3MFioex9xcWMsgGdsrkPXdgRe1uSkFAx4Yo5mDWRwt90dfbsbsl2YIItgoA",
+	"vAhIeaaJq/urrVoXIMtVU/RYEyMlqUXJtHaJK3e04nfuIdcuQLinflf79VaHgaSyy6FurV8ohA7jKPGi",
+	"o8WdYHEm9GZlRHMBwRYSYu/v7bYhErkswqgQ0goVupaWrWrZcvPE2Wh7H4LUfdWbLfIklaK2JKC080+t",
+	"Dii1tz5RxYhmwsRuwM3ck2+abXKkBJODBMct9jmXfpIG0eH5I04r2oeVQMqGA2YbwX7RATj9Fak+9tPl",
+	"lTF2P6ns2vBgs1pqLYwvhoY5Ls8sg4XXNaZdPE+bQNxLh95ltYIg8btlj917h1TlZk1Vk+ah1Mio36B7",
+	"1x9bpFjOLAQsAIReMZUoC5A7//EuO9Smb93B32+vDYcNWG5BcO8dcoRktf+fUtS+PjsMb19nrj15/n2U",
+	"72gFnqVUbBjoJ+RSoPGt6UuQSh47WrZYHxG9dge9l03clTJRtRR8kf78Zfb2DYXmyAkXhJIVjg+RKDgF",
+	"KeV8f2/HBhdLYGMvnrPTAujZW5oBPUpCb3O13VbqXSWLoQjWo1kdHL1DD1zKln9jqZdq8n9OnVh/6oln",
+	"z4YUinlSuJOz5PW9G1a6Y++qmE+PcKPv6lRwOO/31TdiTIz2Wq7ltHd7yiopKcF/79EY2aIC4Tb3yH6C",
+	"wRtPEKEzCBrSH2UobLPVDjgnv2gpJhdRzYZC5vUSpK2JLml+P7kgk89jqAs4HlyQ0Wj0ZQLXz419Crk6",
+	"uYQYRsdRdKzg/YJtGmCkbeuzWoej1qZmwR6Vx72M3603XrRGO4SlBZa7y0gRTZEq8osXEqRA3NgZnHGW",
+	"UcXUbbqK/FWi501GJq5+/CT06QI9CQZq6HRhTIUtw7iYyZ4rAcNT7FlpVP850z6++W83P/5zRK5qs2DC",
+	"8Jwa7LFDaGtdY4GlEU4cPfsw2PGgUQvHAwyUlq6G3MTVc3JVFfDLyfBiLCZXcaHKC/ID7IuEPYcSDTQ3",
+	"UR0/p4haFfFiLEKAFfyuoVw8CkguIOdTzqoNj21GfCgWZsiOXSRgLG9lrjkT6sFLKuyeYIoRuXIdlZwa",
+	"PNGGwoqHsJx84dJym95LwXsKpV+xJDUHXXo0FmPxBsJ6MYi7r8fdhJz4pnTDSzKxPHLikz41XbKx6A26",
+	"J+8g8MkOX9E5FxZzF6CTw4ubXR/HIEIDDqkmE//ASDJ3RVHsB5B/i3ddewAmsGzzWJRcG4tEn/kdil6F",
+	"rnWOi2syeXH+gnj31wRx7f2zmApsMf/h/btLUsmyJJO/vLklZyAtn33mxZeJq+4xAUcbAkbVPtkXwzAG",
+	"nvCvrt9GxdIuBs8hzaxiglZ8cDH44+h89EeoSWEWcHDPaF1g88d5SsZEiQs6F5zCVi3Z+b5AduktK9gF",
+	"lJc5mUCzm8kQi42OBfzApZhkZIJtb/CZPWwTaiaY9LOQKytUYKjcycS1xZlkAWBjMcEOOROsUg9Wa1r6",
+	"xj61YsMRuULC1oy5pUFRnktX1BJofCzs00DG9gXONIHQ9PYp8SERrq0Ucz0B8IBxKd4W0MlEm9BMh4NV",
+	"NvZs9LD65pUz17XUMvsdb2KjTvtiSr2K9gJKFtehnVpfn07flWhLd9CeubiPiiQnk25HrMkQsbLk5RqQ",
+	"5cz48buukGh6VS5udduyUl8idYVk1fC5v7hbzu5QO6zGBGDfjaxpWYYFkjDQ3ECOdzZw8kAyGXQnXpDG",
+	"8PDblQZEbUNS6BR1OJaamYFB4dnSsm+mphVVF3QHNebaY0E+fJRQrLwwM/7msBpO3wrBDjtI9l/dGhm9",
+	"/3Jc1M3OlQBPPnwlHzeawb44Pz9am9WmN1iqBayTXGZ+yyO08DqjeXrksNSouWxUZxbritlZrZbdrvwO",
+	"asRcA+nAFfMxG3w6dfLSKdrAowhyO+7Zhg3J3Uhddvu6ZbZ8em6bwj8XeVkX7M5FYaebHbvc0U59saek",
+	"go0eHFtJIQL4scihdYFC3yPo6xOKxkAqjA9xt48iQonxv4NcIKg0QR6uxufrmNE7eeUHiY3IjgLljVqi",
+	"X9palIsV28Dxi91wbXdK/mqEuFU2aYs+BA+kVMFWpHUj7ouHkOyxeWpd1J3TVBn2g2sjCDt+tfBz2AHe",
+	"6KyOZ+n4CG53JvvSbeP9W+Dzg++2tNE7BgRohDjGYnp1wOmyj8JtlmbAf2Hm2Nh7ck7Y13Q89kZ+PXau",
+	"YowElT6qCnXiiomh8gFtVYcZaWYANDY9lh7FGNMn8sxJ4Gef8T9wRNMc9H0trrwA/nW4zZL99IN0399T",
+	"Pyk0Hf+ItxuP/06O+PtaEEqWVNS09CqWywBqVXt2DL0hMxdadTwufhaCW/tpxb3x+2fnm6mHv9ML2y6T",
+	"YMcUCUYoqkrOVGAKjfUopOE6vQVj7Y+Jfoxk7sX9jX38+0d8t5fr7+SgA/yIa0MbXwIBxYrBpsHiuCYL",
+	"WhwXu7LahlxZ/RduvwK3sopReqJzWvqCkCup7ktJCyiv/2+mJORqLtlyypTzY0BaDiL/mDj3eQsR2hNh",
+	"chMXXfyflilOQiMGF3SKUX7OQxkKMz5wjIgbCx9WjAVlFnKl45IubpAQaumrC4SSAxSClsfCRS1nvv5q",
+	"yAwdjshPzizLWyHDdjH5guWQwBQcByu6hskwP+HS+651Kyxah01y7fOy3ArHotkqJS/P/9QUNIG0MrrW",
+	"ZLVYpwzDLrL8iMeoxxTh8PUIE8Txj+RGHsJe1+z58WeHYP4eod9RK3a6RSoA6f83Uegc7cJtjz4KJ9hJ",
+	"RSI4eMUd8iOdz6nVtPWRPAKT5bYb29w7396t8ZNUyCRLn3LOsZ6Kzgj4vXRGEJTcsRRsA9Vnsv21dUJa",
+	"wUzn39ZSG3Wp3G6fQ9hn3nx2NCOdK1PlW3Fl2KoC+ldUDQ0G5aLdBiwmN0cce1vrusdxKos1ctf5v3l1",
+	"ancCzraCGKoIVfkCjIizzdpbY3GS6Ejlmhva+xfpBapmCHvCqlOo00hmsiyYGmaEmrGA6gnPvyf/4D+E",
+	"Wmh1Za9n5yUWRePld/PzZSWVwZxRws1oLK4aw1ppt732tV6bZmdBqrP3EnFUZPcN5Y4pdL+2f568OD8f",
+	"XuLrriG5f9dEuTrk5OX5nyBFN6pENhb9pcjib2HwdmUyLsZi4mufTbDZpwN9RTVetG6m0h5X5x2FjGGd",
+	"ETrVsqwNGwvX+USRyWg0iSbNXMPvcM9qIxUr0henhf9r757b75qSuWHmVBvF6LJ9EINfZsoFdovbPOrf",
+	"9I5qN6HruaMauvEEtWCly173pJakKHeTPf+2y8UTwYqmUeARbNcwZqfinqdKLlx4XADVnmwJyxPF119k",
+	"te61eHpiPFCAg8++gaUTl9dn5UQ2eRwL58bNkG77fPgN0UVHInV/N4b+FW6oxyMqbbZs7r4D7Za/JRtp",
+	"e32OQQE/iqZFb3wnx+budLPIJ6KJVDmH7QouRPSg2HHiAvnsT67owzA0z/XltBJdmeEug/7Lc0VFsie0",
+	"6zXb26OXnAC0msU7xdavI1qGgcwq+PnC1W4NJcBDBY5GXnDjQwnwaF7s8Ri1VpMqqM4twQCnc6PgdW4W",
+	"bDkibziMb1VqLG/MO6U9LOKgELavQ2PF91WoNNN0HJ5JxUbE+Sd16L/jXCDOWBvZwvwES7pGF7JrCgcr",
+	"60gQVzhRtz3q74gvPIE/A3cd7XerWezo6kzchjbNj5ozEhF+0636KFcUjuV6XXfbdPY2MmkqUB4sR2Am",
+	"b9/N9A9XrvqJTB66/+LPaVke5+K/9enWTQu5KSulmFtVKwIYBFjuw9cDtE+r0NUyGYF6u1fLylaLeu/8",
+	"jnpH0nZvhE7bSLLR7xHGa7V8jAagquGYLoE5dH9MNn7skMRmS88npI/NqXpIxfWC5MKy9vwohgZM1G+i",
+	"0S06EH0RwbRbKe6wIdQJ+njPqhIoo+loeWlVZYAYA/ORu/BcLincHlJY1dm1RkWKcBX0Y0qZl3K6oXOf",
+	"D7sIvUkj9PgMPt0Y8xvrr4cRlJCroxLVDTOugPrXEVbEvUMtxTT/CXajkL+6maJ6SVpl48Cow7UB7lAg",
+	"zxyLnnp03JATsDF1gv4t6WvwcUg57As8v4W1/4YR53FSb4s5x5HN5CQO+IMNXbqDRoSMo2Ygf2RBCwvD",
+	"l+cv+yy5rai1g6PEQzLbfgTfLteUHrITcb5fxagn1RBDdbGtJmZA4FFEBDtQ2wzQ5G5wRbA8XHNAQ03P",
+	"XaJCcyi2SVm3WNDtsINgP3r7evDkaOhjknZrx7HLAOMJqibAOotqYJZyrjPXYiHDysXg99ws+vh1+DnD",
+	"pM3+sIJX8Pz/WVSFLAXmc6COgTwEymZFUKkIzEhcQT3nxICAEe/lEOyTAfzuhba2668pnNPr+bvFVzqY",
+	"6rQNcFlGlxjX6HIL7a0MHF7LJQOB2JXzSWZTYArO05nSvqa8YmjmvbOgJozWzZrtoSgAb5tjXoYUSmCZ",
+	"rkLDcfQ31AY3yhxFyLLkhnW91xI6a2GKq0XNZBhTGJLFIwP0X4FCdutyrZ5ESo7ar+8lGx/PWYKbK9rT",
+	"J/RZtnJKdMOxj4bqV07jFQ2em25kQAKX0YxW0AJfJQ9lB1xHh8PQ3bCUcFP3ZQC8h7pbngI2eEvCwsaL",
+	"rca13RUOurzjZUqPxN75xwjixMJiluf5DqD+6CWOnStD5k/d8FGgR7vLNmb+QWMQx2/GRdFQdVQOCrs+",
+	"anDEVVniqHvZtJwSuZ3VufayT8TpGvPft+Ny20yOlrVZgB2TkxGfoLsvQsKJCLyooiZfdDH0ARreOAx9",
+	"K070BEF3TW3Hbx1wt4UUwF7cSMwYtXYUusD4NxpXy8iIK2IJla4E/M8s2BIEaY21HbgKxRoPpSZfBWYr",
+	"i/3Jv/QbctmmdMwxGa3f/rcTVv2M0fXpCpVoctKY/jRjzl8546VhyqpPsUGpdZ0GJO7Ke0v7jt/QHKKm",
+	"MGzr+sebW5xtUqty4uvMZI1IB30uyaRbuGqC7YoMXzLCzVhwrAS58fYtXzJt6LKakJMPgn+yAJai0EOM",
+	"pNJ8LrzHdoKwn2AUVzPEDZ8LamrFTl989/0F0Qv64rvv/xMbYS7YJ/LXf1y9Or3569WL7763ksp4gI94",
+	"0WqZafxCWr9OZbHGH9xnbDIai/euiJW3mRNKwudQkQ7d0t+RJRe1YZrQFV2PyG0oRwdmeKAqvZArQeic",
+	"cjEaixvGSCFzHU7iaJmMHcM7w5+CJ7t2wzH7tjdva9r05evgcxRbez21M0wtFj+8fwf1yKBTywMmNUQW",
+	"+FpjY8OvPHoxq92pR2CGboPqw+xJ7ru0SSmhH+BsR9EPcKimWiHxNYDimoWP4Vt9ttEngdH5sal6o1ra",
+	"9qsoCbP29XQcw+rmfCU1kK/SLPQxF4wXRzdK4brsGGj3hg2Nsduqnbwp3AlhPvqyYfsq9oH6gqC84aVj",
+	"gcx0SvP7voqg3AxH5JXLnwnlAfzuuYaQYL8HdK3DascCjH7hvpYzTGzeqDcmCpJTIaQhS+p042RRaOI9",
+	"S2PR1PIEJ77EnAjhmgw1K8CWPXAJS9UA5eTl+R8RVCuu2TAdaFzQ43GQ41807ZK731i033HXhHPxlAL+",
+	"KqDmay+Ss+bAnn32POPLWSgOuiXH2b9yBDpJh5D55RzdzPXi2MTQFJHsF0D8bjLnzziO118UhMb1wSF8",
+	"E4TDjEzXBrmJ/U8W1zZxV4OTlelMMb14BDFFNS8B4a1qlz9/tJDXTD14eoBqyYMzWvGzh+fAHNyEn5uM",
+	"PYwrswTRcWm3fkZ3TvQDqqvxG2gkjH6JQh+iX8Nmo9+wMtOXj1/+bwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
