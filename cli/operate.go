@@ -17,10 +17,9 @@ func (c *CLI) rollbackCmd() *cobra.Command {
 	}
 	ch := addChange(cmd)
 	cmd.Flags().IntVar(&revision, "revision", 0, "the revision to go back to (styrmin deployments get NAME lists them)")
-	_ = cmd.MarkFlagRequired("revision")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
 		if revision < 1 {
-			return usage("--revision %d is not a revision: they count from 1.", revision)
+			return usage("Give --revision N, the revision to go back to (from 1; styrmin deployments get %s lists them).", args[0])
 		}
 		r, err := api.RollbackDeploymentWithResponse(ctx, args[0], client.RollbackRequest{Revision: revision})
 		if err != nil {
