@@ -44,7 +44,7 @@ type result struct {
 // stdin as its input (no terminal).
 func (u *user) run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	c := &cli.CLI{ConfigDir: u.dir, Getenv: func(k string) string { return u.env[k] }, Poll: 20 * time.Millisecond}
+	c := &cli.CLI{ConfigDir: u.dir, Getenv: func(k string) string { return u.env[k] }, Poll: 100 * time.Millisecond}
 	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(c.Commands()...)
 	var out, errOut bytes.Buffer
