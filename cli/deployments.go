@@ -23,21 +23,18 @@ func (c *CLI) deploymentsListCmd() *cobra.Command {
 	out := addOutput(cmd)
 	cmd.Flags().BoolVar(&deleted, "include-deleted", false, "list deleted deployments too")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, _ []string) error {
-		items := []client.DeploymentSummary{}
-		params := &client.ListDeploymentsParams{IncludeDeleted: &deleted}
-		for {
-			page, err := api.ListDeploymentsWithResponse(ctx, params)
+		items, err := allPages(func(cursor *string) ([]client.DeploymentSummary, string, error) {
+			page, err := api.ListDeploymentsWithResponse(ctx, &client.ListDeploymentsParams{IncludeDeleted: &deleted, Cursor: cursor})
 			if err != nil {
-				return err
+				return nil, "", err
 			}
 			if page.JSON200 == nil {
-				return unexpected(page.Status())
+				return nil, "", unexpected(page.Status())
 			}
-			items = append(items, page.JSON200.Items...)
-			if page.JSON200.NextCursor == "" {
-				break
-			}
-			params.Cursor = &page.JSON200.NextCursor
+			return page.JSON200.Items, page.JSON200.NextCursor, nil
+		})
+		if err != nil {
+			return err
 		}
 		return out.print(cmd.OutOrStdout(), items, func(t *tabwriter.Writer) {
 			row(t, "NAME", "NAMESPACE", "DRIVER", "VERSION", "APP", "STATUS", "LAST TASK")
@@ -102,4 +99,22 @@ func (c *CLI) deploymentsGetCmd() *cobra.Command {
 		})
 	})
 	return cmd
+}
+
+// allPages collects every item of a paginated list: fetch returns a page's
+// items and the cursor of the next page, empty after the last.
+func allPages[T any](fetch func(cursor *string) ([]T, string, error)) ([]T, error) {
+	items := []T{}
+	var cursor *string
+	for {
+		page, next, err := fetch(cursor)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, page...)
+		if next == "" {
+			return items, nil
+		}
+		cursor = &next
+	}
 }

@@ -23,24 +23,22 @@ func (c *CLI) driversListCmd() *cobra.Command {
 	out := addOutput(cmd)
 	cmd.Flags().StringVarP(&query, "query", "q", "", "words to look for in names, titles, summaries and labels")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, _ []string) error {
-		items := []client.DriverSummary{}
-		params := &client.ListDriversParams{}
+		var q *string
 		if query != "" {
-			params.Q = &query
+			q = &query
 		}
-		for {
-			page, err := api.ListDriversWithResponse(ctx, params)
+		items, err := allPages(func(cursor *string) ([]client.DriverSummary, string, error) {
+			page, err := api.ListDriversWithResponse(ctx, &client.ListDriversParams{Q: q, Cursor: cursor})
 			if err != nil {
-				return err
+				return nil, "", err
 			}
 			if page.JSON200 == nil {
-				return unexpected(page.Status())
+				return nil, "", unexpected(page.Status())
 			}
-			items = append(items, page.JSON200.Items...)
-			if page.JSON200.NextCursor == "" {
-				break
-			}
-			params.Cursor = &page.JSON200.NextCursor
+			return page.JSON200.Items, page.JSON200.NextCursor, nil
+		})
+		if err != nil {
+			return err
 		}
 		return out.print(cmd.OutOrStdout(), items, func(t *tabwriter.Writer) {
 			row(t, "NAME", "VERSION", "VERSIONS", "TITLE")

@@ -28,34 +28,25 @@ func (c *CLI) tasksCmd() *cobra.Command {
 		}
 		return getOut.print(cmd.OutOrStdout(), t, func(tw *tabwriter.Writer) { taskTable(tw, t) })
 	})
-	wait := &cobra.Command{
-		Use:   "wait ID",
-		Short: "Follow a task's steps until it ends; exit 5 when it fails or is canceled",
-		Args:  cobra.ExactArgs(1),
-	}
-	waitOut := addOutput(wait)
-	wait.RunE = c.followCmd(waitOut, false)
-	logs := &cobra.Command{
-		Use:   "logs ID",
-		Short: "Follow a task's steps and their log lines until it ends; exit 5 when it fails or is canceled",
-		Args:  cobra.ExactArgs(1),
-	}
-	logsOut := addOutput(logs)
-	logs.RunE = c.followCmd(logsOut, true)
+	wait := c.followCmd("wait ID", "Follow a task's steps until it ends; exit 5 when it fails or is canceled", false)
+	logs := c.followCmd("logs ID", "Follow a task's steps and their log lines until it ends; exit 5 when it fails or is canceled", true)
 	cmd.AddCommand(get, wait, logs)
 	return cmd
 }
 
-// followCmd follows the task its argument names, with or without its log
-// lines, and prints the ended task as out says.
-func (c *CLI) followCmd(out *outputFormat, logs bool) func(*cobra.Command, []string) error {
-	return c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
+// followCmd is a command that follows the task its argument names, with
+// or without its log lines, and prints the ended task as --output says.
+func (c *CLI) followCmd(use, short string, logs bool) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
+	out := addOutput(cmd)
+	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
 		id, err := taskID(args[0])
 		if err != nil {
 			return err
 		}
 		return c.followAndPrint(ctx, api, cmd, out, id, logs)
 	})
+	return cmd
 }
 
 // taskID parses a task's id.
