@@ -891,6 +891,19 @@ class Client:
         body = None if items is None else {"items": items}
         return decode(DriverPermissions, self._call("POST", path, body=body))
 
+    def upload_driver(self, archive: bytes) -> DriverVersion:
+        """Import a driver bundle archive (the bytes of a .tar.gz) and return its DriverVersion (POST /drivers; admin).
+
+        Uploading a version the catalogue holds with the same content changes
+        nothing and returns it. Raises Invalid for an archive past the limits
+        or a bundle that breaks the driver contract (``str(error)`` lists every
+        problem with its file and line), Conflict for a version stored with
+        other content, Forbidden unless an admin calls.
+        """
+        if not isinstance(archive, (bytes, bytearray)):
+            raise TypeError(f"expected the archive's bytes, got {type(archive).__name__}")
+        return decode(DriverVersion, self._call("POST", "/drivers", raw=bytes(archive)))
+
     # --- deployments ---
 
     def list_deployments(self, include_deleted=False, cursor=None, limit=None) -> Page[DeploymentSummary]:
@@ -1097,8 +1110,8 @@ class Client:
                 return
             cursor = page.next_cursor
 
-    def _call(self, method, path, query=None, body=None) -> Any:
-        """Call the API and return its decoded JSON answer (None for an empty one); raise APIError (ConnectionFailed when unreachable)."""
+    def _call(self, method, path, query=None, body=None, raw=None) -> Any:
+        """Call the API with a JSON body, or raw bytes, and return its decoded JSON answer (None for an empty one); raise APIError (ConnectionFailed when unreachable)."""
         what = f"{method} {API_PREFIX}{path}"
         url = self.url + API_PREFIX + path
         query = _query(query)
@@ -1113,6 +1126,9 @@ class Client:
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        elif raw is not None:
+            data = raw
+            headers["Content-Type"] = "application/octet-stream"
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
         attempt = 0
         while True:
@@ -1198,6 +1214,10 @@ def _problem(status, reason, raw):
     if not detail:
         detail = f"Styrmin answered {status} {reason}: {_quote(raw)}".rstrip(": ")
     fields = problem.get("fields") if isinstance(problem.get("fields"), dict) else {}
+    for p in problem.get("problems") if isinstance(problem.get("problems"), list) else []:
+        if isinstance(p, dict):
+            where = ":".join(str(p[k]) for k in ("file", "line", "column") if p.get(k) is not None)
+            detail += f"\n  {where}: {p.get('field') + ': ' if p.get('field') else ''}{p.get('message', '')}"
     cls = _BY_CODE.get(code) or _BY_CODE.get(_CODE_BY_STATUS.get(status, ""), APIError)
     return cls(
         status,

@@ -58,7 +58,7 @@ class FakeAPI:
                         "query": {k: v[0] for k, v in parse_qs(url.query).items()},
                         "auth": self.headers.get("Authorization"),
                         "type": self.headers.get("Content-Type"),
-                        "body": json.loads(raw) if raw else None,
+                        "body": json.loads(raw) if raw and self.headers.get("Content-Type") == "application/json" else raw or None,
                     })
                     script = fake.answers.get(key) or [(404, problem(404, "not_found", f"no route {key}"))]
                     status, body, *more = script.pop(0) if len(script) > 1 else script[0]
@@ -481,6 +481,24 @@ class ClientTest(unittest.TestCase):
     def test_wait_takes_only_tasks_and_ids(self):
         with self.assertRaises(TypeError):
             self.client.wait(None)
+
+    def test_upload_driver_sends_the_archive_and_returns_the_version(self):
+        version = {"name": "sample", "version": "2.0.0", "digest": "sha256:ab", "created_at": "2026-12-02T18:00:00Z",
+                   "created_by": "ada", "readme": "", "spec": {}}
+        self.fake.answer("POST /drivers", (201, version))
+        got = self.client.upload_driver(b"\x1f\x8b archive")
+        self.assertEqual(("sample", "2.0.0"), (got.name, got.version))
+        self.assertEqual("application/octet-stream", self.fake.requests[0]["type"])
+        self.assertEqual(b"\x1f\x8b archive", self.fake.requests[0]["body"])
+        with self.assertRaises(TypeError):
+            self.client.upload_driver("bundle.tar.gz")
+
+        refusal = problem(400, "invalid", "The driver bundle breaks the driver contract (1 problem)")
+        refusal["problems"] = [{"file": "driver.styrmin.yml", "line": 7, "column": 12, "field": "spec.version", "message": "not a version"}]
+        self.fake.answer("POST /drivers", (400, refusal))
+        with self.assertRaises(styrmin.Invalid) as caught:
+            self.client.upload_driver(b"archive")
+        self.assertIn("\n  driver.styrmin.yml:7:12: spec.version: not a version", str(caught.exception))
 
     def test_cancel_task(self):
         self.fake.answer("POST /tasks/7/cancel", (200, task(status="canceled", ended=True)))
