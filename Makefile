@@ -68,9 +68,10 @@ build:
 	$(GO) build -o bin/styrmin ./cmd/styrmin
 
 ## generate: tidy go.mod and go.sum (the product's and the tools module's), regenerate templ views, sqlc queries,
-## the REST API's Go code and the docs/ reference.
+## the REST API's Go code (server and client) and the docs/ reference.
 generate:
 	cd api && $(TOOL) oapi-codegen -config oapi-codegen.yaml -o api.gen.go openapi.yaml
+	cd api/client && $(TOOL) oapi-codegen -config oapi-codegen.yaml -o client.gen.go ../openapi.yaml
 	$(GO) mod tidy
 	cd tools && $(GO) mod tidy
 	$(TOOL) templ generate

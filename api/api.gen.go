@@ -546,6 +546,19 @@ type AuditTarget struct {
 	Name string `json:"name"`
 }
 
+// BundleProblem defines model for BundleProblem.
+type BundleProblem struct {
+	Column *int `json:"column,omitempty"`
+
+	// Field The field at fault, as a path: spec.parameters[0].name.
+	Field *string `json:"field,omitempty"`
+	File  string  `json:"file"`
+
+	// Line From 1; absent when the problem has no line.
+	Line    *int   `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
 // ComponentState defines model for ComponentState.
 type ComponentState struct {
 	// Ready Live readiness, e.g. 2/2; empty when the cluster could not be read.
@@ -922,6 +935,9 @@ type Problem struct {
 
 	// Fields For invalid input, a message per field (parameter fields are `param.<name>`, prompt fields `prompt.<action>.<name>`).
 	Fields *map[string]string `json:"fields,omitempty"`
+
+	// Problems For a driver bundle that breaks the driver contract, every problem with where it is.
+	Problems *[]BundleProblem `json:"problems,omitempty"`
 
 	// RequestId The request's id, as its X-Request-Id answer header says: quote it to an admin, who finds the request's log line and audit entry by it.
 	RequestId *string `json:"request_id,omitempty"`
@@ -1429,6 +1445,9 @@ type ServerInterface interface {
 	// ListDrivers The driver catalogue, one entry per driver with its newest version
 	// (GET /drivers)
 	ListDrivers(ctx echo.Context, params ListDriversParams) error
+	// UploadDriver Import a driver bundle archive into the catalogue
+	// (POST /drivers)
+	UploadDriver(ctx echo.Context) error
 	// GetDriver A driver with its versions, newest first
 	// (GET /drivers/{name})
 	GetDriver(ctx echo.Context, name DriverName) error
@@ -1779,6 +1798,15 @@ func (w *ServerInterfaceWrapper) ListDrivers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListDrivers(ctx, params)
+	return err
+}
+
+// UploadDriver converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadDriver(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadDriver(ctx)
 	return err
 }
 
@@ -2167,6 +2195,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
 	router.GET(options.BaseURL+"/drivers", wrapper.ListDrivers, options.OperationMiddlewares["listDrivers"]...)
+	router.POST(options.BaseURL+"/drivers", wrapper.UploadDriver, options.OperationMiddlewares["uploadDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name", wrapper.GetDriver, options.OperationMiddlewares["getDriver"]...)
 	router.GET(options.BaseURL+"/drivers/:name/versions/:version", wrapper.GetDriverVersion, options.OperationMiddlewares["getDriverVersion"]...)
 	router.POST(options.BaseURL+"/drivers/:name/versions/:version/permissions/approve", wrapper.ApproveDriverPermissions, options.OperationMiddlewares["approveDriverPermissions"]...)
@@ -2672,6 +2701,59 @@ type ListDriversdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListDriversdefaultApplicationProblemPlusJSONResponse) VisitListDriversResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriverRequestObject struct {
+	Body io.Reader
+}
+
+type UploadDriverResponseObject interface {
+	VisitUploadDriverResponse(w http.ResponseWriter) error
+}
+
+type UploadDriver200JSONResponse DriverVersion
+
+func (response UploadDriver200JSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriver201JSONResponse DriverVersion
+
+func (response UploadDriver201JSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDriverdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UploadDriverdefaultApplicationProblemPlusJSONResponse) VisitUploadDriverResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3533,6 +3615,9 @@ type StrictServerInterface interface {
 	// ListDrivers The driver catalogue, one entry per driver with its newest version
 	// (GET /drivers)
 	ListDrivers(ctx context.Context, request ListDriversRequestObject) (ListDriversResponseObject, error)
+	// UploadDriver Import a driver bundle archive into the catalogue
+	// (POST /drivers)
+	UploadDriver(ctx context.Context, request UploadDriverRequestObject) (UploadDriverResponseObject, error)
 	// GetDriver A driver with its versions, newest first
 	// (GET /drivers/{name})
 	GetDriver(ctx context.Context, request GetDriverRequestObject) (GetDriverResponseObject, error)
@@ -4052,6 +4137,31 @@ func (sh *strictHandler) ListDrivers(ctx echo.Context, params ListDriversParams)
 		return err
 	} else if validResponse, ok := response.(ListDriversResponseObject); ok {
 		return validResponse.VisitListDriversResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadDriver operation middleware
+func (sh *strictHandler) UploadDriver(ctx echo.Context) error {
+	var request UploadDriverRequestObject
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadDriver(ctx.Request().Context(), request.(UploadDriverRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadDriver")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadDriverResponseObject); ok {
+		return validResponse.VisitUploadDriverResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4739,172 +4849,179 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37c9s40uC/gtJdVaw9Wnaymdx+dn115U2yM9nNzvhiZ+erGqUsiIQljCmAA4BWtKn871foBkBQBPWw",
-	"5cxc3f2UWCTx6G40+t1fBrlcVFIwYfTg7MugoooumGEK/npdKy2V/V/BdK54ZbgUg7PB9ZyRiWCfzU0O",
-	"b0yIvCVmzkil2D2XtSYVnbHRIBtw+/pvNVOrQTYQdMEGZwP8ZpANdD5nC2qHX9DP75mYmfng7MXpaTYw",
-	"q8q+qY3iYjb4+jUbvGFVKVcLJsyPMMoXHLqiZt6MDP9kA8V+q7lixeDMqJrF8yTGVfyeqcOO+Z4vuOlC",
-	"7Qe5JAsqVoQbttCEApDIXJaFJtSQhdSmD2QljBjPWrBbWpdmcPbdaWbBxxf1wgFvwQX+9TwAkgvDZkzB",
-	"6q6pvnv3pme3vNi411upFtTggK9eDpLj/8ymcymfcIqv9nNdSaEZUOmlktOSLex/cykMEwB7WlUlz6mF",
-	"/UmFb/yPX7VFxJdotv+u2O3gbPDfTppjcIJP9YkfF2Zso/JCEKaUVBmhmnz422vyHy+/+5/ETUMKZigv",
-	"9WjgoH2R56wydrO9K9xvZa1BE8uz5zOfUzFjZEk1+a1mNSvsUikxVN9ZKpszWrhT/l7iItLn3H7wTJOP",
-	"H96PBpvIHpbhFmifX1y+u5Z3DEatlKyYMhzxlStGDStuqGnhu6CGHRsOp21t8GzAPldcMb3pG1GXJZ2W",
-	"zJNUZwxe7ERf2aCk2tzUevMSt04nHE/pPKg1Uz0Pv8Yn4xc8Ko4Bha+yGICfwsRy+ivLjR3/Irfo+8B+",
-	"q5k2XfBXSi4q5Pa0KLh9l5aX0Su4ny4lUBj3mSY4ArmnZc00ma78D3Z5GbHrAWILd4l/kyp2TuSCG8MK",
-	"940mht4xe3dwRRxPGw06m/qa2mZVKXnPLplacK25FDracnpnt7TULFuDB3DjrbwgzHLF+tZTF9xc5AYv",
-	"zPYctCgU0zp9wvKSM2GeaeLeOidsUZkVuZWKULGSgpFpbQgtFlzo0WADqXXH9lRDjmA0ovlMHHORwW1t",
-	"RwZsDTMiFfyEOCZmTg3JaVmyIjmhkmXPhPaJvc3sYPakxJsRciqLVXJAY1nFDZ7Q7qC8IEeC3TNco2a5",
-	"YmYYZA6mtEU0ubh8R2Ac+NnunOR260tu5ueETjUTxgOVSDO3zxUrmDCclnZVO7AGO2rvMu3DZ5rwojUb",
-	"7ppQUbjJHZB3nPGeA7tlwt7ovww0AyocZANa8WPYrv0/jBj+zOViQUVxXHIBrEoKFnGKHmbjmIudzyE4",
-	"C3T7qY/e3wqjVgl6z9MXys+WruyVVEjBMsJGsxEpgmQ34kIbWpYZkKmlUgvREbK7JNlQf9w2nd3oYNpP",
-	"9rh18CLv5ydfUp909stKDRyOKORPwCcLcsSN5ZFm3jBKPUzwvj0uLlmbXCIr8PRCy1IuGYpct/ZOs1RH",
-	"ecmKBEXYl6hOI86KrYA6N47lGDiQP+LLORPEzZfmGrj/TcfcnWkPKeBDC1og/JxIA4D7r2PH7Y/fFRmh",
-	"pZaEC8ce1D2cw1LOiD0Ba4MOY5aEQ2qcQ+IA7vTAt2lmRdWMmZ3I7hpfTV7s1Aw8BfsTPAiDN8gMSAn0",
-	"2IJk79G8pDPWPZnhttvp2ovOeHPlUaUo/B1pgDvIMjBf+6PetV8HCLdXf8dFkTx2u8lT8Ll7OTX3aw+B",
-	"K0NNAniK0WLVpd33/N5SFy24YFo7tvbi5EXrYABllbW28lAu67IgQhoyxQ+TZKaNrCoW73cqZcmo6OzL",
-	"v7lxT7pXImybANp7C58D19LnxF4mZMGo0Pasg8LqKal7UFoEkxKaXqMoGysLtCx/uh2c/bKFMv0XX7P1",
-	"7Rg/UpfDoOiQET2XS4sSrokUOTsj2lQ3o1ECDWuQxrG7cP4EJoqSGbaL3L1F61xU5l8gMadh1phCdgdX",
-	"881VvVhQOM8dMkDqvAHNNn0FWCIuLbVre0C6dJwhrXPTPEqSdpvi+i7XTRtaO6opOPEFnbEbXU+14aa2",
-	"EyTo+yc8maXMaRnOpxTlihwVMtcn8ODYPRgtiuEZvA9ja7yfVC3GwooujIYLTAp4yiLpxipOstD+GsoI",
-	"o/mcFFwbLnIzFvFCgSozkBmjm4sVrXlzKizoVQ1bUGw0FhcodtoBUL7FdevRWMQHdRNg39kZrqK1pDh/",
-	"20y4nxoppDjGc9jREJPSj2Ilo5rdgP4lZinCZIL8wMoFmVNNhCTuC4sLGiEAoXZlVmrBBXGyJgpiVrAZ",
-	"i1o0P8raaF4w/3pQkDyJoCRUlTRnxRAQJSTYStCgNxbcnMGEiMWlndpIUsgRUeyeg75qFWI7qPCzPLNj",
-	"5lIVOrOLt4es1qQWd0IuBeIwIVS50dIcD+AS3smIYEsrWN1y5ayNu9DEB/d9ihQQlfpGM7OJ50ZCLuJh",
-	"Tu8ZoYj4WLuDH4Z73isxi45os726FtuJAdfHzj3hHEKSSjHgbyNQdWfuqmtVdXPPlHY6Wwfe01onxJ6L",
-	"iN7XeF10kIPMkj3I8Oe/ma561C175z7OUFeACyA9PDzaCBswFlpA7GK0jXDfax4EOauiefop8oS0XbEq",
-	"9gRv2gLQLCDApgOJrEUzYVmOVFpoa+G9tcoktQZktEm0F1y6Ieoun+CmTH/lVt7DNP3TDexyP57kIIvr",
-	"adYcraMfFgfhPjDSN+c8uP5gOn1n0EvTYT5K3qf1nGwwZSspihtnGu6zoM6pMqSQTIMwivQG9gpu5oQb",
-	"7U3LTs44BytcYcUAP7t9+1YqJzd1xJFoRYZ97rnpLFwyout8Tqg+c8vQ5DWKDB9kyf7KRcHFjBypKc1H",
-	"tDZzqfi/wfsyuvuLHnE53K6C2PmzBmy7QF73mOJMQ+zPNIIxI4qJgilWIPTakMvCrhAxAFwnbz3TJLAO",
-	"cuQEpWOdy4oVxKreOsN/rGzjhBoCjzPy4a8Xr4mqS6ZBXJoinKwYBHvShHuRNkyhM5SqwIxmBWvBWOGX",
-	"dSkLcsXyWnGzeqbJlGpWcsGGXhpjMFaKCkbkIgiHGamrmQLTkCJKluWU5ndO+HZgoALQDnQXRrl1wqID",
-	"LeHBamZJqp/89/BANATg+H1CJgbFhmq/MFpaqbVldt549YYJpqvUBLLZr50kqecF5tRDe3hwLeJ031nN",
-	"mmnAmG4yFJkB910EBrJEj0d8nM/JZI2bTIY7i8BJXpZkpKzQe+MSj9w2zduxOY4qN37TB7btpoyGi9sV",
-	"93ORXqmxpFNW6r2s450pnuZaT7Nnd5e7d5L02i8WhOAN/wpihBpaylntwjhG6YiIlJclSE5dmcDBdSfh",
-	"4F/Nhh/vZN8ma/OZM2zt7uuu2lfQPidMO39E0UchFcv3tz5UVGlWEBRnRxr17tFqUTp7j38Aixr9qqUg",
-	"OMiUacJN2kHTrx9sw76D6ZqM3JKeHQjchlOk0DXZdMXFhZMiE1KLfUSmNS+N94C0rWHeyKWJM3I5C7cH",
-	"Hrx9UkltZorps+ffBfcnGAPBYGxls8aelUthKBfgoAUbljZUmU0+I1ZsWjy1AoC3kmkIylkqbgwTbqnN",
-	"4l6NXqbnqXuFJLd1nCtrGK6/3Y/esCmnglziJFf/+z15/t3o+Uv0qi/nK8uu51bss1DYzpibLbtlJXGO",
-	"EkqvtXlNpW9v6427/4iRqLgD0UeSYDcS41Dqcn+oQstSCjELllyc/QoNevbX3gCIoDNv3mvvGG2b5sbr",
-	"27/prfTZg437Md77de1eh9V7OXvPRUI93Iftl+yelUlkLZjWjm9sJlkcovkAnJupBf/oEXUpS56nTFHO",
-	"X93B4/elnJKKGsOU0N7M3igDEflosqArMpOECyPPyJ8g3sPKTjS32M3I/yIQffALPf73J0JJXlKt91Hu",
-	"PYO+aaZPSuBex3DaBCwr6KaxsuSdJkGDZZ+57jGiKQYO7h5+6J/GkDm6q6fs+E+ZP9VZZG6WSzE88057",
-	"9HtMV3bNTBi1QtYPQ0GwEPtMc1Ou9oPV/map5puU5gGhaCD0L+eSaIaaRAX0BJqId7tO2a1UDLBf8GI7",
-	"321CJbrojeDeWt1We9Yawb+GeIONZP9IKtziKt60yeT62bI/krMdldmjgWJIljay0mQp1R0XM+dFxpA0",
-	"H7JFDWBPk1oYXhLF7uUdK0bkwr2BLgJZm5LfO+da9KnXx7npVXB3jtiMotGfu4Dq8PdONtQeQH7UKctm",
-	"RbVeSpU40BeG2HvPkOcvIv61MSBvoxfHvrNX/GkUc+oCwsJie7bogr+7u4zYc8oJW67AmeAZu47FgRAQ",
-	"acmliauz5LCK3XtHGCEJXGy4H49i935hOxkD3C7f2q/gnuRgD9AxfYSxPS3uNOTf8OWvGcSq7AgqNKod",
-	"rRutsmCyyuD4ZShm23ugZIZlLg5xuAm8duj9QIket+7Cr/hM6IA0e4bV6twdagzHoDPKQS2Ps0G+e9U+",
-	"f69St4UqO0kkL/+y37m1Y4TFB4JIUXmQ/vp4eR5+D0F4ReFC8BYSrxB8By4T4f+fise7VXKxn8bdB/+/",
-	"SeVcsTojdljUxiQ4oYEAzvD+d1F2hpVlnwW81/5i5M46sLd7OGhFsIc9w1gbwe+k6L0sAJfrIenTlYta",
-	"p3ijBCXgmYbQaKLpSp8RSnAzGaFjIerFlCmMCFA1w0DIUjN7VTkoRZENht4x5En+7bGA188xUMQKiRoD",
-	"GKNQeHSLQ8ZGmBlXaNnJWIAmSX6UnYkoKbk2BAONEWqod1MRbO6gXHE9Ft4oTX5yQflHUhF7TQ5b7vpO",
-	"hD6RQagdCzv4HWNVa+VSeC4EvhYf9G/5CvAaFxRgv7N3th6L9e9a4Q4R+lum022R/m3sv3N5V2hH3dWR",
-	"AWYh7XwJo0WRkTHaBajXmxu5fjwYWipovi7ZrbEyS7Nzrl1Ij59KLkXCKzCbKTajPUFL7+mUlUSzkuVG",
-	"KrgJwgdiFjuc9tRrvN+ldRPukUvhvo95X+T2GmSDri8syfY26PMXJPr4WUqL4qhDtaDcKzTd+JDSeL3t",
-	"haYDpe23/cYM+9ibMRLrAgpE3DeeMhBfhulQ0BoOQGexV0zd85xd5LmsheWdIGJmg++VrKvkuv1I6aW/",
-	"bRJPSHtsr3H7lbtg68SJ2biBjYhtz/gY3K5dOdNAfw3K14CaumrWT0cQyR5yNGaAkiSxXFy+I/A4jkxH",
-	"O6li+CQJ1N5oaHCqxnTiSAzEDbgDtqeDeCDBULtAx0XMdbf4D+/zDegsglu3cWtVNXp5qVjz81r9TnQx",
-	"/kfHwaYwnv6wdPxiF3BXsrjxt9I2D+uz3T3kBEx5mcXELf/MCquyF/qMjAeV4ve8ZDNWNPb78cDehnOp",
-	"DRHMWO0++uXy3Zvor3eXr5u/LqmZk3tZ1gsWvVJJZfDPn7ko5FIT/FnJnGmNT2qxoPqOFeTE/oy/Xb19",
-	"z0X9mUjYfXgxl+KWC1ZYYcNqXPj7RVVdqIVURN4zpXjhFpDTik55yc2K/Hjxz7fjATkC53Jht9s882Gh",
-	"HlzPtFW3KqaOc6qdc8Be968vLm8wLHQ80Cudm7IZlrgfumMRTW8xdnhP/RUiJx7KmWjFb3pOxtueo3BO",
-	"/hQpif2nY+s9/sgLnGlZq/To/hk5sqSfwQE4YZ9ZnpE/DUE+hkjk8JpLcO61rOwpH9wzNd1+8p1VJezD",
-	"fbf9/Kd86VEe/Hp+R9EjpkDAAbHPnfYzY5rUGu7wcHdIcVvy3EBpAsOUoCX8956WmJ8szc2trIGF3Uo1",
-	"5UUBSYi18PFNoOeauZLGlE7npfeUozHu08a8u1T6IHgWlRSztcjqSImboeLmrIFdrZqzstCPyOuzyrSD",
-	"AOGiqq2ORZzzg1RMEZiBHDXaGU4JyvYEfh2N69PTP+eW+uF/bJL5PGr37gT/dC+isQZf7X477Amd35xw",
-	"555DzipAbz2zjlChl0wRrBbglOHfaonRdUaGAJwMjPG3cNOb1sghCw+U0LrgxvkWpqs+9HRiXKMUx2B7",
-	"SASaw2fPNKzWq8zOo42E7quS9PDTLhP5+OGd5U9WqcLyJljgASwDR3Qqa3M2Lam4A2ZYlZQL8sP19SVO",
-	"p4c75BPZp1EQiA+jDZl+cHY/pU+7dyVuyr/tbNWbZ9tbrRQ7jmLdKqmN/3tjxvkG81PXbpRMEQh+spAo",
-	"gIdgSTWZ8Xsm9rVB3XuQJOJ6vVXFsM/G3sQwAXoDQ5Yuzt84wVv5on6VO3iTfEInADxbN3vhKiOrlwXO",
-	"Fjxv5FibjGCdQdesYq16DvKW2CU767DOwCGIZQFAnYXou6jiQ5LzfHA32ht+e7uPhbSxiza20s0W0sLN",
-	"sH50a8FvOSuIfe6V1wUV/BZyr66Q1tyWFStobnqylvfNOX2o6B/bQmFTn5JwdZk4e+dwtODzsNgNFU3e",
-	"5cxPmZkQZo5Z5OaMhC1+2Q9rYp1itDiWolwNsoEFK3Vp2fZyS9LdB+db6Y3AiaG1pSRTcqupVV8ZVu1e",
-	"beFvwLDgMGvDqgyu96b4RG8yza9ymuafEEzMhNWJ/i6n6Hg1cWUYK1/Xht24FHrtXE2F98WDldTepnYl",
-	"YPzCi24UTa3Bgu1dRVKw4eghtRlS5v+3dkgMxQrs3kLGZd21GEADdNjwozKMeuJ6ET9YRCFGUxukWGdq",
-	"I4vauUBEL2YRndG0iOp1dCqappxf5fQmLbIHsrEyYIjbcXv+u5w+01YPrmp7HWMNNPLi9BTfzsirl+Qf",
-	"/K/DLdv3s9/AV2nu5Ll4e3UA9FZVFquEG5bWZks506mrJqAuEnd1e807uZV9NFdCwe+PxMoGi6R61zn8",
-	"01Lmd5b0pSJTK96z21vZE3VZSc3NJk6v9o3o2XA7gDe7v/iYxjx9OKduZnJUcnHHCny+exD/NdV3Kej2",
-	"CZOpqh0BNJm/vDvCexMFF0HKkY/fboq7X7sswjWfSjoa+yEB3kWrckCXTVlGlxbdH88Dd+ZRoE/v6dcN",
-	"dYXANtiY4XQs5iWZu+cL28jmH/a99kHsJggYR7J4R4bwX8gv50b3hZ0yYW4seffq6eEU45XrTwGcC5jP",
-	"zJWsZ3NCSaX4ght+b/VTEp2SYbLcVA/WImxA7cCbmB+k2IyrMGgnysjcp0rg6bVb9/d/S+GPZlFMQzHL",
-	"XjM27LJSsqhze/wty24rKeh8xnEwh6zNIojLVvbVi6Ysp7XGQMy2PxgMSkKuJxbZKSHNphUr7TzYEzfs",
-	"TZTvMDkjE3x5kpGJe38CS5sAt5pYFLX82cOMLOc8n5PJ5U9X18QlI+iTL1Y/+Hri80FOvrj/fT2J5jtx",
-	"S534SAA057i5Rh1s78bIt57rhrFvTX7GN+EbVu0ebQVC77YMW+DNEX8L3DnBlR2HyQbd7GRkgX6FfUw6",
-	"Lui5Vntmx0TwKGypt+TmxeW7Hqv0uhHJDojj9a34H2uOYxe9AXoSWHnQNwoazQBLD/nra+AVg6ZKVUof",
-	"srMcIlW5745+kgzliCwj4CA3w+wLgX5jXec5Y0VcPi0b5FTkrK+SWpzu/5R3+s736r433f4HO3Uk10/h",
-	"+pFLYeUjkuTDclveYigb+KtqpbAcDtuQyXKQoX6X5JF+wN1zttzfROSK4e1eFHUtEjJxanewKhVqdaNq",
-	"sS35FRKBCrWCeke+8CDm2oeYsbVE62Q05c02KMBLO6w7wlqP0OJW9Uy3ZBWy5GUJu7BSanD6hDK6O2sz",
-	"sQcg5RN2Jtjd8dky2m67cFNgShjlOiBft9N5oosXnGQKyeD5B2lBXFuJpkfT2Zmf7hNy3+em/nnOsAQU",
-	"lqvVECPNxZnLwDyioVyVD7wH17XkRU6ONBezkmFJXynOrczq34pKh8mSkVtZlnKpvXvjnhcQ4Ap+e6g9",
-	"j7Y2Vxx4GHt/YSGDbGCnTN5ze1az7qYUBHSsiWIOZn200Bd9vRm7G5ItiGDLAMCzgJRnmriau9qqdQGy",
-	"XDUFhzUxUpJalExrl7hyQyt+4x5y7QKEe+p3tV9vVfdPKrscasb6hULoMI4SLzpa3BEWZ0JvVkY0FxBs",
-	"ISH2/s5uGyKRyyKMCiGtUKELCqNq2XLzxNloOx+C1H3Vmy3yJJWiNiSgtPNPrQ4otbc+UcWIZsLEbsD1",
-	"3JNvmm1yoASTvQTHDfY5l36SBtH++SNOK9qFlUDKhgNmG8F+0QE4/RWpPvXT5YUxdj+p7NrwYL1aai2M",
-	"L4aGOS7PLIOF1zWmXTxPm0DcS/veZbWCIPGbRY/de4tU5WZNVXLmodTIhiCNm/7YIsVyxrESM0aRJMoC",
-	"5M5/vM0Ote5bd/D322vDYQ2WGxDce4ccIFnt/6UUtcdnh+Ht68y1R89fRfmOVuBZSMWGgX5CLgUa35qe",
-	"AKnksYNli/UR0Rt30HvZxE0pE1VLwRfpz19mb99QaI4ccUEoWeL4EImCU5BSznb3dqxxsQQ2duI5Wy2A",
-	"nr2lGdCDJPQ2V9tupd5WshiKYD2Y1cHR2/fApWz5V5Z6qSb/dezE+mNPPDs2g1DMk8KNvE1e39thpTv2",
-	"ror59Ag3+rYuAfvzfl99I8bEaKflWk57s6OskpIS/PcejZEtKhBuc4/sJhi89QQRunKgIf1BhsI2W+2A",
-	"c/KrlmJyFtVsKGReL0DamuiS5neTMzL5Moa6gOPBGRmNRl8ncP1c2aeQq5NLiGF0HEXHCt6v2FoARtq0",
-	"Pqt1OGptahbsUHncy/jdeuNFa7R9WFpguduMFNEUqSK/eCFBCsSVncEZZxlVTF2nq8hfJPrNZGTi6sdP",
-	"Qo8s0JNgoIZO58ZU2K6Li1vZcyVgeIo9K43qP2Paxzf//eqnH0fkojZzJgzPqcH+NoS21jUWWBrhyNGz",
-	"D4MdDxq1cDzAQGnpashNXD0nV1UBv5wMz8ZichEXqjwjf4V9kbDnUKKB5iaq4+cUUasino1FCLCC3zWU",
-	"i0cByQXkfM5ZteaxzYgPxcIM2bGLBIzlrcw1RkI9eEGF3RNMMSIXrpuRU4Mn2lBY8RCWk89dWm7T9yh4",
-	"T6H0K5ak5qBLj8ZiLN5CWC8Gcff1l5uQI98QbnhOJpZHTnzSp6YLNha9QffkPQQ+2eErOuPCYu4MdHJ4",
-	"cb3j4hhEaMAh1WTiHxhJZq4oiv0A8m/xrmsPwFys9liUXBuLRJ/5HYpehY5xjotrMnlx+oJ499cEce39",
-	"s5gKbDH/8cP7c1LJsiST799ekxOQlk++8OLrxFX3mICjDQGjap/si2EYA0/4F5fvomJpZ4PnkGZWMUEr",
-	"Pjgb/Hl0Ovoz1KQwczi4JxBeDoleKRkTJS7oXHAMW7Vk5zvN2KW3rGBnENF+NIEGLZMhFhsdC/iBSzHJ",
-	"yARbteAze9gm1Eww6Wcul4T7ULmjiWvlMskCwMZigl1dJlilHqzWtPRNdWrFhiNygYStGXNLg8D5c1fU",
-	"Emh8LOzTQMb2Bc40gdD09inxIRGupRNzPQHwgHEp3hXQyUSb0POFg1U29mz0sPrmlRPXMdQy+y1vYpNM",
-	"+2JKvYr2AkoW16GVWV+PTN9JZ0Nnzp65uI+KJEeTbjeqyRCxsuDlCpDlzPjxu66QaHpVLm5107JSXyJ1",
-	"hWTV8Lm/uFvO7lA7rMYEYN8JrGkXhgWSMNDcQI53NnDyQDIZdCtekMbw8NuVBkRtQlLobrQ/lpqZgUHh",
-	"2dKyb6amfVIXdHs1xdqyoNV6zyp3xLmGtnUQghGn1EzaOTUZxOzA9fEM4kh8xk4/SUVZPT09dJ+/+MtD",
-	"MOqjYAnFAhK3xl+AVlHrWw6YkwfJFq4bA7x3X44LHtq6Erha9l/Jp7V+si9OTw/WqbXpxJXqIusEsFu/",
-	"5REaqp3tPz1yWGrUnzYql4vl0SDNqpSzdgF70IZmGk4A3JSfssHnYyf2HaMpPwqEt+OerJnC3MXavTXe",
-	"tKyvT39ppPDPRV7WBbtxweTpfskuBbZTJu0pqWCtlchGUogAfihyaMkB0L4J2hOF2jeQ0eMj9e2jiFBi",
-	"/G8hF4iNTZCHK1X6Jr6vHA/7q8R+ageB8lpJ1K9tZdCFvK3h+MV2uLabLT8aIW6VTfUYH0kIwrZgS9K6",
-	"2HfFQ8hZWT+1LnjQKdwM29q1EYSNy1r42e8ArzVnx7N0eAS3G6x97XYC/z3w+dE3jVprgQN6AEIcQ0q9",
-	"VuNU8gfhNksz4O+ZOTT2npwT9vUtj52qj8fORYyRYJmIilsduZpoqENBZ9ZhRpoZAI1Nq6gHMcb0iTxx",
-	"isTJF/wPHNE0B/1QiwuvRzwOt1myJX9QUvrb8ieFpsMf8Xbv8j/IEf9QC0LJgoqall5TdEJ/q2i1Y+gN",
-	"mbkIscNx8ZMQo9tPK+6NPz47X8+g/INe2HaZBBu/QL0DRlXJmQpMoTGChWxip7dgysAh0Y8B2b24v7KP",
-	"//iI77ak/YMcdIAfcd1040sgoFgx2DQYTldkTovDYldWm5Arq/+P20fgVlYxSo90Tktf13Ip1V0paQFd",
-	"Av7NlISU0wVbTJly7hjILkLkHxLnPv0iQnsi2m/igqT/0zLFSegn4WJnMVjRmZVCfcl7joF9Y+Gjo7Eu",
-	"zlwudVyZxrdA9xGjvkhCqJxAIfZ6LFzwdebLyIYE1+GI/Oysy7wV+WwXk89ZDnlYwf+xpCuYDNMszr0L",
-	"Xreiu3XYJNc+vcytcCyarVLy8vQ/mroskB1HV5os56uUfdsFyB/wGPWYIhy+HmCCOPyRXEun2OmaPT38",
-	"7JCT0CP0O2rFhr1IBSD9/y4KnaNduO3R1eIEO6lIBAevuEOap3OdtXrPPpBHYM7fZmObe+fbe2d+lgqZ",
-	"ZOkz5zmWhdEZAfedzgiCkjuWgt2s+ky2v/WZsF+cnn5bS23UbHOzfQ5hn3nz2cGMdEhjoaNYhh03wMNQ",
-	"NTQYlIt2N7OY3Bxx7KKUtvJLe0nue+Yobn9uCZ99A7MCLq/PpIA9vQ5jTlhDQ7pV7CHQkUj33Y6hfwVy",
-	"eDii0jaChtD2NBI8Kcr9fjdivmn593gK+Ek0bT3ddbWm9Pc1mHsimkilgG+WJiEKgExlsYJ67z4wwCWK",
-	"D0PDTV+CJ9HJFTg79GydKSqSfWRdf8revp7oGo0W76RIv45oGQayMeDnM1fvMZQNDln79tO42yeWDY7m",
-	"xb5wUTsmqYKc6qsCOD3PTudGweZHZs4WI/KWw/hWfsWSqLxTDsAiDorn+toV9q5chuoUTZfSW6nYiDhn",
-	"gA49O5y90VlGIsXTT7CgK/TXuEZSsLKOnHuBE3VbKv6B+MITGA9x19F+N+qgB5cd4taVaX7UnJGI8JsO",
-	"twe5onAs1x+329qvt/lB3PZ9F0aFpdGASWH2X9/N9E9X4vaJ9Avdf/HntCwPc/Ff+xTNpu3UlJVSzKww",
-	"HAEMgrJ24esB2sdV6ISXjFq73qnNXauttfc0Rf3maLueeqfVHFnrEQfjtdrERQNQ1XBMl/QYOsYlm8V1",
-	"SGK9DeAT0sf6VD2k4vrHcWFZe34QqR6Te5sIVosORF9EMO32a1vc63WCPj6wqgTKaLrgnRNuUFNloKu5",
-	"C8/ln8HtIcWIXPh2ikgRrup2TCmzUk6jnHpy9PL0dNhF6FUaoYdn8Olmet/YoLEfQQm5PChRXTHIn3s0",
-	"YUXcO9RfS/MfWR1DT4Am5209re2ctEpNWYopuTbAHQrkmWPRU8OKG3IEJZE6gcKW9DWWmZbDvmDVa1j7",
-	"7xilGicCtphzHA1JjuLoGtjQuTtoRMjYRQ0x53NaWBi+PH3ZZzZphYjsHVkaEmB2I/h2iZf0kJ0o1d2q",
-	"zDyphhgqEm205wACDyIi2IHaZoAm3psrgiWlmgMa6gBuExWaQ7FJyrrGIlD7HQT70bs3gydHQx+TtFs7",
-	"jF0GGE9QNQHWWVQ3r5Qznbmy7BlWOwUnw3qhuMfh5wQTvfp9eK/h+f+1qAohwSHa+RDIQ6CsVxGUisCM",
-	"xBXhApnSSPDOEiuugA30swH87oS2tp29KbbRa2a/xlc6mOqUGneZCecYROTykeytDBxeywUDgdiVAEmG",
-	"LmPY/tOZ0h5Tki00AN5ahA9G62ba9VAUgLfNMc9D2hWwTJfVfRj9DbXBtdIoEbIsuWEt4JWEbjyYFmdR",
-	"MxnGFIZk8cBo2NegkF27/IwnkZKjls07ycbPD+f9x9jG9vQJfZYtnRLdcOyDofq103hFg+emgxGQwHk0",
-	"oxW0oJcdD6nKrgr8fuhuWEq4qfvCbT9ArR5PAWu8JWFh48VG49r2rOgu73iZ0iOx3/YhIqawGJHleb5r",
-	"oD96iWPnShf5Uzd8EOjR7rKJmX/U6DH93bgoGqoOykFh1wf1RF6UJY66k03LKZGbWZ1rSflEnK4x/307",
-	"LrfJ5GhZmwXYITkZ8Ul9uyIknIjAiypq8nkXQx+hSYbD0LfiRE8Q4dLUg/vW0S0bSAHsxY3EjCEiB6EL",
-	"DDahcYZ9RlzhO6iOI+B/Zs4WIEhrzAfnKhR425eafOWIjSz2Z//S78hlm3ITh2S0fvvfTlj1M0bXpytu",
-	"oMlRY/rTjDl/5S0vDVMMWrpHdqj4Og1I3JZkkvYdv6X5nEARFSs0Xf50dY2zTWpVTnxtiqwR6aA3Hpl0",
-	"i91MsMWJ4QtGuBkLjtXj1t6+5gumDV1UE3L0UfDPFsBSFHqIJRg1nwnvsZ0g7CeEi7GIhrjiM0FNrdjx",
-	"i+9enRE9py++e/Wf2Dxvzj6TH/558fr46oeLF9+9spLKeICPeNFqs2f8Qlq/TmWxwh/cZ2wyGosPrvCN",
-	"t5kTSsLnUMUK3dLfkQUXtWGa0CVdjch1KGEFZnigKj2XS0HojHIxGosrxgh0Ig81XBZFyiiKd4Y/BU92",
-	"7YZj9m1v3ta06cvXwecgtvZ6ameYWix+/PAeahhBd4d7jCCOLPC1xmZojzx6MavdqkdgOlyD6v3sSe67",
-	"tEkpoR/gbAfRD3CopsIZ8XVD4jpnD+FbfbbRJ4HR6aGpeq3C0uarKAmz9vV0GMPq+nwlNRAc3iz0IReM",
-	"F0fXyme6UHRoEYVNULFDo528KfYHYT76vGH7KvaB+iKCvOGlY4HMdErzu74qgtwMR+S1C1YPubh+91xD",
-	"HR2/B3Stw2rHAox+4b52fc6LtRpFoiA5FUIasqBON04WkiXeszQWTf0/cOJLDEB2DVejFWCbD7iEpWqA",
-	"cvTy9M8IqiXXbJgOhy/o4TjI4S+adpnObyzab7lrwrl4SgF/GVDz2IvkpDmwJ188z/h6EgoKbkgo9K8c",
-	"gE7SIWR+OQc3c704NDE0hef6BRC/m8z5Mw7j9RcFoXFNYQjfBOEwI9OVQW5i/5PFhQTc1eBkZXqrmJ4/",
-	"gJiiOnmA8FaFvF8+Wchrpu49PUCF1cEJrfjJ/XNgDm7CL016DMaVWYLouLRbP6M7J/oB1dX4DTQSRr9E",
-	"oQ/Rr2Gz0W9YBuXrp6//JwAA//8=",
+	"7H1rc9s4tuBfQWm3KtYsLTuZdO8du25tuZPMTGYy097Ymb5VrZQFkZCENgWwAdCKJpX/voVzABAUQT0c",
+	"Od1bu58SiyRe5+C8H58HuVxWUjBh9ODi86Ciii6ZYQr+elUrLZX9X8F0rnhluBSDi8HtgpGJYJ/MXQ5v",
+	"TIicEbNgpFLsgctak4rO2WiQDbh9/deaqfUgGwi6ZIOLAX4zyAY6X7AltcMv6ad3TMzNYnDx4vw8G5h1",
+	"Zd/URnExH3z5kg1es6qU6yUT5p8wymccuqJm0YwM/2QDxX6tuWLF4MKomsXzJMZV/IGp4475ji+56Z7a",
+	"X+WKLKlYE27YUhMKh0QWsiw0oYYspTZ9R1bCiPGsBZvRujSDi+/OM3t8fFkv3eEtucC/noeD5MKwOVOw",
+	"uluq79++7tktL7budSbVkhoc8PuXg+T4P7HpQsonnOKL/VxXUmgGWHqt5LRkS/vfXArDBJw9raqS59Se",
+	"/VmFb/yPX7QFxOdotv+u2GxwMfhvZ801OMOn+syPCzO2QXklCFNKqoxQTd7/+RX508vv/idx05CCGcpL",
+	"PRq4077Kc1YZu9neFR62stagieXZ+5kvqJgzsqKa/FqzmhV2qZQYqu8tli0YLdwtfydxEel7bj94psmH",
+	"9+9Gg21oD8twC7TPr67f3sp7BqNWSlZMGY7wyhWjhhV31LTgXVDDTg2H27YxeDZgnyqumN72jajLkk5L",
+	"5lGqMwYv9sKvbFBSbe5qvX2JO6cTjqZ0HtSaqZ6HX+Kb8TNeFUeAwldZfIAfw8Ry+gvLjR3/Krfge89+",
+	"rZk23eOvlFxWSO1pUXD7Li2vo1dwP11MoDDuM01wBPJAy5ppMl37H+zyMmLXA8gWeIl/kyp2SeSSG8MK",
+	"940mht4zyzu4Io6mjQadTX1JbbOqlHxg10wtudZcCh1tOb2zGS01yzbOA6jxTloQZrlhfeupC26ucoMM",
+	"sz0HLQrFtE7fsLzkTJhnmri3LglbVmZNZlIRKtZSMDKtDaHFkgs9GmxBte7YHmvICYxGNJ+LUy4y4NZ2",
+	"ZIDWMCNSwU8IY2IW1JCcliUrkhMqWfZMaJ9YbmYHszcl3oyQU1mskwMaSyru8IZ2B+UFORHsgeEaNcsV",
+	"M8MgczClLaDJ1fVbAuPAz3bnJLdbX3GzuCR0qpkw/lCJNAv7XLGCCcNpaVe1B2mwo/Yu0z58pgkvWrPh",
+	"rgkVhZvcHfKeMz5wILdMWI7+80AzwMJBNqAVP4Xt2v/DiOHPXC6XVBSnJRdAqqRgEaXoITaOuNj5HICz",
+	"gLcf+/D9jTBqncD3PM1QfrJ4ZVlSIQXLCBvNR6QIkt2IC21oWWaAphZL7YmOkNwl0Yb667bt7kYX035y",
+	"ANdBRt5PTz6nPunsl5UaKBxRSJ+AThbkhBtLI82iIZR6mKB9BzAuWZtcIinw+ELLUq4Yilwzy9Ms1lFe",
+	"siKBEfYlqtOAs2IrgM6NYykGDuSv+GrBBHHzpakG7n/bNXd32p8U0KElLfD8nEgDB/dfp47an74tMkJL",
+	"LQkXjjyoB7iHpZwTewM2Bh3GJAmH1DiHxAHc7YFv08SKqjkze6HdLb6aZOzUDDwG+xs8CIM3wAxACfjY",
+	"Osneq3lN56x7MwO324vtRXe8YXlUKQp/RxrgHrIMzNf+qHftt+GE26u/56JIXrv95Cn43L2cmvuHWhQl",
+	"i/SJDcFVlvVSRNNEV2/GWdmD1vDI8kSQbjKUw+3FvyC6Yvmouf4/n38c2cUlsW7Gy7Q8CVS+M/OflVyS",
+	"54ETweVEFR2VlAXVRMhNJI92tGRaOxTafqqwsOb91MG+8qh1Y6hJYKVitFh39/COP9hrSwsumNaOX7w4",
+	"e9GiOHBly1pbQTOXdVkQIQ2Z4ofJk9RGVhWLEWkqZcmo6GzNv7l1T7pX1G7bVtp7C58DO9CXxHJpsmRU",
+	"aEtEwRLgr2iXArVuYkoafYU6QqyF0bL8cTa4+HnHlfdffMk2t2P8SF0cR5ksI3ohVxYkXBMpcnZBtKnu",
+	"RqMEGDZOGsfunvNHsP2UzLB9FJod6vyyMv8CVSR9Zo2Naf/jar65qZdLCoSygwaInXdgMkjzVovEpcV2",
+	"bS9IF48zxHVumkdJ1G5jXJ/Usm1DG1c1dU58SefsTtdTbbip7QQJ/P4Rb2Ypc1qG+ylFuSYnhcz1GTw4",
+	"dQ9Gy2J4Ae/D2BoZv6rFWFiZkNEgGUgBT1kkNlqNVBba8/eMMJovSMG14SI3YxEvFLAyA2E8EglY0Zo3",
+	"p8IevaphC4qNxuIKqagdABUHXLcejUV8Ubcd7Fs7w020lhRLbdtfD9PPhRSneA87qndSrFSsZFSzO1Bs",
+	"xTyFmEyQv7IyMAv3hYUFjQCAp3Zj1mrJBXFCPEq4VmIci1o0P8raaF4w/3rQPD2KoIhZlTRnxRAAJSQY",
+	"odBSOhbcXMCECMWVndpIUsgRUeyBgyGAUAUSo/CzPLNj5lIVOrOLt5es1qQW90KuBMIwIa260dIUD84l",
+	"vJMRwVZWYp1x5cy4++DEe/d9ChUQlPpOM7ON5kbaA8JhQR8YoQj4WG2GH4YH8pWYREe42V5di+zEB9dH",
+	"zj3iHENETRHgbyOpdmfu6sFVdffAlHbKcOe8p7VOiD1XEb5v0LroIgeZJXuURdV/M1336LGW536dBbQA",
+	"30p6eHi09WzACmsPYh9reAT7XrsryFkVzdNPkSakDbZVceDxpk0rzQLC2XROImvhTFiWQ5UW2Fpwb60y",
+	"ia0BGG0U7T0u3SB1l05w06OMuJX3EE3/dAu5PIwmuZPF9TRrjtbRfxZHoT4w0jenPLj+YJN+a1LqKkUD",
+	"eVLPyQZTtpaiuHM29z7T9IIqQwrJNAijiG9gCOJmQbjR3mbv5IxLMG8WVgzws9u3Z1I5uakjjkQrMuxT",
+	"D6ez55IRXecLQvWFW4Ymr1BkeC9L9gMXBRdzcqKmNB/R2iyk4v8Gt9bo/j/0iMvhbhXEzp81x7bPyese",
+	"G6dpkP2ZxmPMiGKiYIoVeHrtk8vCrhAwcLhO3nqmSSAd5MQJSqc6lxUryD0XVqqBf6xs44QaAo8z8v6H",
+	"q1dE1SXTIC5N8ZysGAR70oR7kTZMoTOUqsA+aQVrwVjhl3UtC3LD8lpxs36myZRqVnLBhl4aYzBWCgtG",
+	"5CoIhxmpq7kCm5siSpbllOb3Tvh2x0AFgB3wLowyc8KiO1rCgznSolQ/+h/g2mkQwNH7hEwMig3VfmG0",
+	"tFJry56/lfWGCabr1ASy2a+dJKnnBeLUg3t4cS3gdN9dzZppwEthMhSZAfZdAAa0RFdSfJ0vyWSDmkyG",
+	"e4vASVqWJKSs0AfDEq/cLs3bkTmOKjd+03dsu00ZDRW3K+6nIr1SY0mnrNQHuR06UzwNW0+TZ8fL3TtJ",
+	"fO0XC0JUjH8FIUINLeW8dvExo3SoScp9FSSnrkzgznUv4eBfzYa/Pnphl6zN586wtX8QQdVmQYfcMO0c",
+	"PUUfhlQsP9z6UFGlWUFQnB1p1LtH62Xp7D3+ASxq9IuWguAgU6YJN2nPV79+sAv67kw3ZOSW9OyOwG04",
+	"hQpdk01XXFw6KTIhtdhHZFrz0njXUtsa5o1cmjgjl7Nw+8ODt88qqc1cMX3x/Lu2NR8MxlY2a+xZuRSG",
+	"cgGeb7BhaUOV2eaMY8W2xVMrAHgrmQbXxUpxY5hwS20W9/3oZXqeuldIclvHubKG4HrufvKaTTkV5Bon",
+	"ufnf78jz70bPX2K4wmqxtuR6YcU+ewq7CXOzZbesJMxRQum1Nm+o9O1tvXb8jxiJijsgfSQJdkNcjqUu",
+	"98eAtCylEAxi0cXZr9Cg1+t0aunM2/faO0bbprmVffs3vZU+e7RxP4Z7v67d6wl8J+fvnFttA/wHkP2S",
+	"PbAyCay9fWs4RPMBeI1TC/6nB9S1LHmeMkW5QIAOHP9SyimpqDFMCe3N7I0yEKGPJku6JnNJuDDygvwB",
+	"Amms7ERzC92M/C8CYR0/09N/fySU5CXV+hDl3hPou2b6pATudQynTcCygm4aK0veaRI0WPaJ6x4jmmIQ",
+	"OdBDD/3T+GRO7uspO/1D5m91Fpmb5UoML3w0BPo9pmu7ZiaMWiPph6EgCot9orkp14ed1eFmqeablOYB",
+	"MX4g9K8WkmiGmkQF+ASaiHe7TtlMKgbQL3ixm+42MShd8Ebn3lrdTnvWBsK/gkCOrWj/lVi4w1W8bZPJ",
+	"9bNVf4hsO9y1RwPFWDdtZKXJSqp7LubOi4yxfj4WjhqAnia1MLwkij3Ie1aMyJV7A10EsjYlf3DOtehT",
+	"r49z06vg7h0KG4X5P3eR6uHvvWyoPQf5QacsmxXVeiVV4kJfGWL5niHPX0T0a2uk41Yvjn3noMDeKJjX",
+	"RdqFxfZs0UXVd3cZkeeUE7ZcgzPBE3YdiwMh0tSiSxOwaNFhHbv3TjD0FKjY8DAaxR78wvYyBrhdvrFf",
+	"AZ/kYA/QMX6EsT0u7jXkn/HlLxkEAe15VGhUO9k0WmXBZJXB9ctQzLZ8oGSGZS7Ac7jteO3Qhx0lety6",
+	"C7/hc6ED0OwdVutLd6kxHIPOKQe1PE6z+e779v37PsUtVNnJznn5H4fdWztGWHxAiBSWB+mvj5bn4fcQ",
+	"3VgULrZxKZGF4DvATIT/fyrQcabk8jCNu+/8/yyVc8XqjNhhURuT4IQGBLhA/u/CFw0ryz4LeK/9xci9",
+	"dWBv93CnFZ097BnG2nr8Too+yAJwvRnrP127dACKHCUoAc80xJwTTdf6glCCm8kIHQtRL6dMYUSAqhlG",
+	"mJaaWVblTimKbDD0niFN8m+PBbx+iYEiVkjUGBka5RigWxxC8MLMuEJLTsYCNEnyT9mZiJKSa0MwghtP",
+	"DfVuKoLNHZQrrsfCG6XJjy7b4UQqYtnksOWu76Q+EBmE2rGwg98zVrVWLoWnQuBr8dkUlq4ArXFBAfY7",
+	"y7P1WGx+1wp3iMDfMp3uSqFoQ/+tS2hDO+q+jgwwC2nnSxgti4yM0S5Avd7cyPXjwdBiQfN1yWbGyizN",
+	"zrl2IT1+KrkSCa/AfK7YnPYELb2jU1YSzUqWG6mAE4QPxDx2OB2o13i/S4sTHpCk4r6PaV/k9hpkg64v",
+	"LEn2tujzVyT6+FlKi+KoQ7VOuVdouvOxuvF62wtNR6Dbb/uNGfaxN2Mk1gUYiLBvPGUgvgzToaA1XIDO",
+	"Ym+YeuA5u8pzWQtLO0HEzAZ/UbKukuv2I6WX/qbJ6CHtsb3G7VfuotgTN2brBrYCtj3j18B2g+VMA/41",
+	"IN841BSr2bwdQSR7zNWYA0iSyHJ1/ZbA4zjkH+2kiuGT5KH2hpmDUzXGE4diIG4AD9idZ+MPCYba53Rc",
+	"xFx3i3/3Pt8AziK4dRu3VlWjl5eKDT+v1e9EF+K/dxhsC+Ppj/fHL/Y57koWd54r7fKwPtvfQ07AlJdZ",
+	"SMz4J1ZYlb3QF2Q8qBR/4CWbs6Kx348HlhsupDZEMGO1++iX67evo7/eXr9q/rqmZkEeZFkvWfRKJZXB",
+	"P3/iopArTfBnJXOmNT6pxZLqe1aQM/sz/nbz5h0X9SciYffhxVyKGRessMKG1bjw96uqulJLqYh8YErx",
+	"wi0gpxWd8pKbNfnn1T/ejAfkBJzLhd1u88yHhfrjeqatulUxdZpT7ZwDlt2/urq+w7DQ8UCvdW7KZlji",
+	"fuiORTSdYezwgforRE48ljLRit/13Iw3PVfhkvwhUhL7b8dOPv6VDJxpWav06P4ZObGon8EFOGOfWJ6R",
+	"PwxBPoZI5PCayxzvtawcKB88MDXdffOdVSXsw323+/6nfOlbEoKKHjEFAg6Ife60nznTpNbAwwPvkGJW",
+	"8txAzQfDlKAl/PeBlpj4Lc3dTNZAwmZSTXlRQHZnLXx8E+i5ZqGkMaXTeekD5WiM+7g1oTGVlwmeRSXF",
+	"fCOyOlLi5qi4OWtgIkeJlYX+ioRJq0y7EyBcVLXVsYhzfpCKKZdMddJoZzglKNsT+HU0rs/P/5hb7If/",
+	"sUnmE9TduxP8072Ixhp8tftt2i/tkqh02hoQ9Jcp5JOhHXWqGL3XsVfQEntFrRqJt91nZoEfdLVgiuGd",
+	"3TuUpp2+lqJmOxIw3XPIYQagb2ZaEir0iimC1SOcDv9rLTEo0MgQN5SBD2EGAoppjRyyMkF3rgtunEtk",
+	"uu7Dqk5obpSlFkwmifh4+OyZhtV6Td854vF++io1PWygS/s+vH9ryarVBeNcOjBonNCprM3FtKTiHmh4",
+	"VVIuyF9vb69xOj3cIw3KPo1iV3z0b8j8BJLzMU2kvAd0Wz52Z6veqtzeaqXYaRSiV0lt/N9bKxBssZp1",
+	"zV3JzIbg3gv5DXh3V1STOX9g4lDT2YM/kkQ4sjcGGfbJWAECJkAnZsjaxvkb330rf9ivcg8nmE/whQPP",
+	"Nq11uMrIWGcPZwectxLabba7zqAbxrxWfQ85I3bJzqitM/BjYpkI0MIhaDCqAJIkmO8dI37NZ7NDDLuN",
+	"Obcx8W437BZuhs2rWws+46wg9rnXuZdU8BmkjN0grrktK1bQ3PRksR+ag/xYjSU24cKmPibP1SUQHZx6",
+	"0jqfx4WcqGjyLmV+yoSKMHNMIrcnUuxwJ7/fkEYVo8WpFOV6kA3ssVKXpm+ZWxLv3juXUG/gUHxaO0p0",
+	"JbeaWvWNYdX+1TdQNoHLrA2rMmDvTTGS3hygX+Q0TT8hBpoJq8r9TU5RzjFxpSCrFtSG3bmSCtp5yAof",
+	"QgDGXctN7UrAZoeMbhRNrcHw7j1cUrDh6DG1OlJeizd2SIwgC+TenoxLFmwRgObQYcNflRjVE46M8MGi",
+	"GjGY2keKdce2kqi9C4b0QhbBGU2LoN4Ep6JpzPlFTu/SmkZAGysDhnAjt+e/yekzbdX3qrbsGGvikRfn",
+	"5/h2Rr5/Sf7Ofxju2L6f/Q6+SlMnT8Xbq4NDb1XpeaYBCMl5SjnXKVYTQBeJu7q95r3keR+ElpDk+wPI",
+	"ssEyqZV2Lv+0lPm9RX2pyNSK92w2kz3BopXU3Gyj9OrQQKQt3AGc8P3F6DSWF4B76mYmJyUX96zA5/vn",
+	"HtxSfZ863T5hMlXFJRxN5pl3R3hvgveik3Lo47ebou63LvlxwxWUDiJ/TFx60Sp40CVTltClRfevp4F7",
+	"0ygwAxzojg51psCk2VgPdSzmJYm7pwu70Obv9r32RezmNRiHssgjQ9QypMVzo/uiZZkwdxa9e/X0cIuR",
+	"5fpbAPcC5jMLJev5glBSKb7khj9Y/ZREt2SYLD/WA7UIGlBL8i6mByky4ypO2okysvAZHnh77dY9/28p",
+	"/NEsimkobtprfYddVkoWdW6vvyXZbSUFfeY4Dqa+tUkEcUnWvprVlOW01hg/2nZjgx1MyM18KDslZAe1",
+	"Qryd433ihr2L0jQmF2SCL08yMnHvT2BpE6BWEwuilht+mJHVgucLMrn+8eaWuBwKffbZ6gdfznway9ln",
+	"978vZ9F8Z26pEx/AgOYcN9eoA+39CPnOe90Q9p052/gmfMOq/YPEQOjdlRgMtDmib4E6J6iyozDZoJtU",
+	"jSTQr7CPSMcFXjdK5uyZvx5FW/WWYL26fttjTN80ItkBcby+Ff99w9/tgk5ATwIrD7p0QaMZYMUkz74G",
+	"XjFoqpal9CE7yzEyrPt49JMkVkdoGR0OUjNMGhHo7tZ1njNWxOX0skFORc76KuvFVQqekqfvzVcP5XSH",
+	"X+zUldy8hZtXLgWVD4iSj0vJeYMReOBmq5XCKj5sSwLOUYb6TXJe+g/ugbPV4SYiVxxx/yK5GwGciVu7",
+	"h1WpUOs7VYtdObuQv1SoNZRp8oUosURACHXbyA9PBoHe7ToFeGmPdUdQ6xFa3Kqe6ZasQla8LGEXVkoN",
+	"vqpQVnlvbSb2ACSdP2iC3R+eLaPtLoabOqaEUa5z5Jt2Oo908YKTRCEZ8/8oLYhrK9H0aDp709NDMgX6",
+	"vOs/gdcvlC/WENrNxYVLHD2hocqWzxcAj7vkRU5ONBfzkmGJZykurczq34oqnsmSkZksS7nS3r3xwAuI",
+	"y4VwA+hFgLY2Vyx6GDutYSGDbGCnTPK5A6ubdzMhAjg2RDF3Zn240Bc0vh26W3JEiGCrcIAXASjPNHE1",
+	"mLVV68LJctUUoNbESElqUTKtXb7NHa34nXvItYtr7ik71n691e0hqexyqCHsFwoRzzhKvOhocSdYUwq9",
+	"WRnRXECMiISUgXu7bQigLoswKkTiQmExKJSrZcvNEyfR7X0JUvyqN8nlSQpcbcmbaafNWh1Qam99oooR",
+	"zYSJ3YCbKTPfNEnmSHkxBwmOW+xzLmsmfUSHp704rWgfUgKZJu4w2wD2iw6H019I62M/Xl4ZY/eTSgoO",
+	"DzaLvNbC+BpumJrzzBJYeF1jtsjztAnEvXQoL6sVxLbfLXvs3jukKjdrqrI3DxVStgRp3PWHRCmWM46V",
+	"uTGKJFHNIHf+4112qE3fujt/v732OWyc5RYA9/KQI+TY/b+UWff1SW3IfZ259uT591GaphV4llKxYcCf",
+	"kAKCxremR0Qq5+1oSW59SPTaXfReMnFXykSxVfBF+vuXWe4b6uOREy4IJSscHyJRcApSyvn+3o4NKpaA",
+	"xl40Z6cF0JO3NAF6lITepmq7rdS7Ki1D7a5Hkzq4eodeuJQt/8ZiL9Xkv06dWH/qkWfP5iCKeVS4k7Mk",
+	"+959Vrpj76qYz+pwo+/qGnE47fdFQ2JIjPZarqW0d3vKKikpwX/vwRjZogLiNnxkP8HgjUeI0KUFDemP",
+	"MhS2yWrnOCe/aCkmF1GpiULm9RKkrYkuaX4/uSCTz2MoZzgeXJDRaPRlAuznxj6FFKNcQgyjoyg6VvB+",
+	"wVYTMNK29Vmtw2FrU2phj4LpXsbvlkkvWqMdQtICyd1lpIimSNUmRoYEmRs3dgZnnGVUMXWbLn5/leg/",
+	"lJGJK3s/CT3TQE+CgRo8XRhTYfs2LmayhyVgeIq9K43qP2fah2X/7ebHf47IVW0WTBieU4P9jghtrWss",
+	"sKLDicNnHwY7HjRq4XiA8d3Slb6buDJUrhgEfjkZXozF5Cqur3lBfoB9kbDnUFmC5iYqP+gUUasiXoxF",
+	"CLCC3zVUuUcByQXkfMpZteGxzYgPxcLE3rGLBIzlrcw1ykI9eEmF3RNMMSJXrruVU4Mn2lBY8RCWky9c",
+	"NnHTByt4T6FiLVbS5qBLj8ZiLN5AWC/Gnvf1G5yQE98gcHhJJpZGTnyuqqZLNha9uQLkHQQ+2eErOufC",
+	"Qu4CdHJ4cbMD5xhEaIAh1WTiHxhJ5q6Wi/0A0oaR17UHYC5WeyxKro0Fok9YD7W6QgdBR8U1mbw4f0G8",
+	"+2uCsPb+WcxgtpD/8P7dJalkWZLJX97ckjOQls8+8+LLxBUlmYCjDQ9G1T5HGcMwBh7xr67fRjXeLgbP",
+	"ITuuYoJWfHAx+OPofPRHKKVhFnBxzyC8HPLTUjImSlzQcOEUtmrRzncesktvWcEuIKL9ZAINeyZDrJE6",
+	"FvADl2KSkQm27sFn9rJNqJlgrtJCrgj3oXInE9faZ5KFAxuLCXb5mWBxfbBa09I3WaoVG47IFSK2Zswt",
+	"DQLnL10tTsDxsbBPAxrbFzjTBELT27fEh0S4Fl/MtTLAC8aleFtAAxZtQg8gDlbZ2LPRQ+qbV85cB1lL",
+	"7He8iU1T7Ysp9SraCyhZXIfWdn09U31npS2dWnvm4j4qkpxMut3JJkOEypKXawCWM+PH77r6p+lVubjV",
+	"bctKfYnYFXJsw+eecbec3aHkWY15y74zXNM+Dus6YaC5gdT0bODkgWQO6064II7h5bcrDYDaBqTQ7epw",
+	"KDUzA4HCu6Vl30xNO63u0R3UJG3HgtabPczcFeca2hhCCEacUjNp59RkELMD7OMZxJH4jJ1+lIqyenp6",
+	"Kj9/8R+PgaiPgiUU617MjGeAVlHrWw6YkwfJlr5bA7z3X44LHtq5EmAth6/k40Z/4Rfn50fr3Nt0Zkt1",
+	"FXYC2MxveYSGamf7T48clhr1K46q/GJVN0izKuW8XXcftKG5hhsAnPJjNvh06sS+UzTlR4HwdtyzDVOY",
+	"Y6xdrvG6ZX19eqaRgj8XeVkX7M4Fk6f7Z7vM3U51t6fEgo0OKFtRITrwY6FDSw6ArlPQVSmU7IGMHh+p",
+	"bx9FiBLDfwe6QGxsAj1chdXXMb9yNOwHiW3gjnLKG5Vcv7SVQRfytgHjF7vPtd18+6sB4lbZJI36SEIQ",
+	"tgVbkRZj3xcOIWdl89a64EGncDPsxtcGEPZba8HnsAu80awf79LxAdzuC/el2xn+t4DnB9/raqNzD+gB",
+	"eOIYUuq1GqeSPwq2WZoA/4WZY0PvySlhXx/72Kn69dC5iiESLBNRTa4TV8oNdSjo1DvMSDMDgLHpcPUo",
+	"wpi+kWdOkTj7jP+BK5qmoO9rceX1iK+DreecVmdOKCltcrlNSn+iK97uZf87ueLva0EoWVJR09Jrik7o",
+	"b9XadgS9QTMXIXY8Kn4WYnT7ccW98fsn55sZlL9Thm2XSbBfDdQ7YFSVnKlAFBojWMgmdnoLpgwcE/wY",
+	"kN0L+xv7+PcP+G4n3d/JRYfzI64JcMwEAogVg02D4XRNFrQ4LnRltQ24svr/sP0K2MoqBumJzmnpy3Gu",
+	"pLovJS2gucG/mZKQcrpkyylTzh0D2UUI/GPC3KdfRGBPRPtNXJD0f1qiOAltMFzsLAYrOrNSKIv5wDGw",
+	"byx8dDSW81nIlY4L6viW+D5i1BdJCJUTKMRej4ULvs589duQ4DockZ+cdZm3Ip/tYvIFyyEPK/g/VnQN",
+	"k2GaxaV3wetWdLcOm+Tap5e5FY5Fs1VKXp7/qanLAtlxdK3JarFO2bddgPwRr1GPKcLB6xEmiONfyY10",
+	"ir3Y7PnxZ4echB6h32Er9hlGLADp/zdR6BzuArdHV4sT7KQi0Tl4xR3SPJ3rrNUy95E0AnP+thvb3Dvf",
+	"3jvzk1RIJEufOc+xLIzOCLjvdEbwKLkjKdiEq89k+2ufCfvF+fm3tdRGPUK32+fw7DNvPjuakc4VCfON",
+	"0DJsFAIehqrBwaBctJuwxejmkGNva133Ok5lsUbqOv83r07tTsBnWBBDFaEqX4ARcbZZ+WwsThL9wFxr",
+	"Sct/EV+g+IewN6w6hSqZZCbLgqlhRqgZCygC8fx78g/+Q6hEV1eWPTtntyiaYAU3P19WUhlMfSXcjMbi",
+	"qjGslXbba19pt2k1F6Q6y5eIwyK7byg2TaH3uP3z5MX5+fASX3ft4P27Jko5Iicvz/8EmcZRHbix6C8E",
+	"F38Lg7frwnExFhNfeW6CrVbd0VdUI6N1M5X2ujonLyQ+64zQqZZlbdhYuL4zikxGo0k0aebarQc+q41U",
+	"rEgzTnv+r72XcT82JXPDzKk2itFl+yIGv8yUC+zVt3nVvymParcA7OFRDd54hFqw0iXhe1RLYpTjZM+/",
+	"7XLxRrCiadN4BNs1jNmpd+ixkgsX5ReOak+yhFWWYvYXWa17LZ4eGQ8U4OCzb2DpxOX1WTmRTB7HwrnB",
+	"GdJNtw/nEF1wJCoQ7IbQvwKHejyg0mbLhvcdaLf8LclI2+tzDAz4UTQNkmOeHJu70606nwgnUlUptiu4",
+	"EJiEYseJi0e0P7naFcPQuthXBUv0xAZeBt2v54qKZEdu1+m3t0MyRmtEi3eKrV9HtAwDCWLw84WrnBsK",
+	"sIdCIo284MaHAuzRvNhhM2psJ1VQnVuCAU7nRkF2bhZsOSJvOIxvVWosLs07FUos4KAMuS+nY8X3VSiY",
+	"0/R7nknFRsT5J3XofuRcIM5YG9nC/ARLukYXsmvJByvrSBBXOFG3Oe3viC48gT8Ddx3td6tZ7OjqTNwE",
+	"OE2PmjsSIX7TK/woLArHcp3Gu01Se9vINIU0D5YjMCG5jzP9wxULfyKTh+5n/Dkty+Mw/lufNd408Juy",
+	"Uoq5VbWiA4M40X3oejjt0yr0FE0G0t7u1TDUFRXH6r7e+R117qTtzhSdpp1ko9smjNdquBkNQFVDMV0e",
+	"dui9mWy72UGJzYaqT4gfm1P1oIrrxMmFJe35UQwNWG+gCaq34EDwRQjTbmS5w4ZQJ/DjPatKwIymn+il",
+	"VZXhxBiYjxzDcymxwD2ksKqza0yLGOH6F8SYMi/ldEPnPh92AXqTBujxCXy6Lek31l8PQyghV0dFqhtm",
+	"XPn6r0OsiHqHkpBp+hPsRiENdzPT9pK0qt+BUYdrA9ShQJo5Fj1l9bghJ2Bj6uQuWNTXWPleDvvi529h",
+	"7b9h4Hycm9wiznGANjmJA/5gQ5fuohEh46gZSINZ0MKe4cvzl32W3FbU2sHB7iEnbz+Eb1edSg/ZCZzf",
+	"r/DVk2qIoUjaVhMzAPAoIoIdqG0GaFJQuCJY5a65oKE06S5RobkU26SsW6xLd9hFsB+9fT14cjD0EUm7",
+	"tePYZYDwBFUTzjqLSnmWcq4z1ykiwwLM4PfcrF35dfA5w9zT/rCCV/D8/1pQhSyFkIBxDODhoWwWNpWK",
+	"wIzE1QV0TgwIGPFeDsE+GYDvXmBru/6a+j+9nr9bfKUDqU73A5csdYlxjS5F0nJloPBaLhkIxK4qUTKb",
+	"AjOJns6U9jVVIkMr9Z11QWG0bvJvD0bB8bYp5mXIBAWS6QpNHEd/Q21wo1pTBCyLbliefC2hrxlm6lrQ",
+	"TIYxhiFaPDJA/xUoZLcuZexJpOSo+f1esvHxnCW4uaI9fUKfZSunRDcU+2igfuU0XtHAuekFByhwGc1o",
+	"BS3wVfJQPcE1pjgM3A1JCZy6LwPgPZQP8xiwQVsSFjZebDWu7S7U0KUdL1N6pF3VUUxQOBQQbN9/1V+9",
+	"xLVz1dT8rRs+6ujR7rKNmH/QGMTxm1FRNFQdlYLCro8aHHFVljjqXjYtp0RuJ3Wuue8TUbrG/PftqNw2",
+	"k6MlbfbAjknJiM8z3hcg4UYEWlRRky+6EPoAfXschL4VJXqCoLumROW3DrjbggpgL24kZoxaOwpeYPwb",
+	"jYt+ZMTV4oSCXQL+ZxZsCYK0xhIVXIWak4diky9ms5XE/uRf+g2pbFMB55iE1m//2wmrfsaIfbp6K5qc",
+	"NKY/zZjzV854aZiy6lNsUGqx0wDEXXlvad/xG5pD1BSGbV3/eHOLs01qVU58uZysEemgyyiZdOtvTbDr",
+	"kuFLRrgZC44FLTfevuVLpg1dVhNy8kHwT/aApSj0ECOpNJ8L77Gd4NlPMIqrGeKGzwU1tWKnL777/oLo",
+	"BX3x3ff/iW1IF+wT+es/rl6d3vz16sV331tJZTzAR7xoNSw1fiGtX6eyWOMP7jM2GY3Fe1eLy9vMCSXh",
+	"cyish27p78iSi9owTeiKrkfkNlTVAzM8YJVeyJUgdE65GI3FDWOkkLkON3G0TMaOIc/wt+DJ2G64Zt+W",
+	"87amTTNfdz5HsbXXUzvD1ELxw/t3UFYNGs48YFJDZIGvNfZn/MqrF5PanXoEZug2oD7MnuS+S5uUEvoB",
+	"znYU/QCHaoouEl/KKC69+Bi61WcbfZIzOj82Vm8UfdvOipJn1mZPxzGsbs5XUgP5Ks1CH8NgvDi6UdHX",
+	"ZcdA1zpsJ41NY+3kTf1RCPPRlw3ZV7EP1Nc15Q0tHQskplOa3/cVNuVmOCKvXP5MKA/gd881hAT7PaBr",
+	"HVY7FmD0C/xazjCxeaNsmihIToWQhiyp042Tta2J9yyNRVOSFJz4EnMiXA/oaAXYeQiYsFTNoZy8PP8j",
+	"HtWKazZMBxoX9HgU5PiMpl05+BuL9jt4TbgXTyngrwJovpaRnDUX9uyzpxlfzkKN0y05zv6VI+BJOoTM",
+	"L+foZq4Xx0aGphZmvwDid5M5f8ZxvP6iIDQucw7hmyAcZmS6NkhN7H+yuLaJYw1OVqYzxfTiEcgUle4E",
+	"gLeKdv780Z68ZurB4wMUfR6c0YqfPTwH4uAm/Nxk7GFcmUWIjku79TO6c6IfUF2N30AjYfRLFPoQ/Ro2",
+	"G/2GlZm+fPzyfwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

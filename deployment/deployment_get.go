@@ -128,7 +128,9 @@ func ParseListKey(s string) (*ListKey, error) {
 }
 
 // KeyOf is d's place in the list.
-func KeyOf(d *Deployment) ListKey { return ListKey{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID} }
+func KeyOf(d *Deployment) ListKey {
+	return ListKey{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID}
+}
 
 // ListOptions select a page of the deployments list.
 type ListOptions struct {

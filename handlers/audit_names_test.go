@@ -23,6 +23,7 @@ var sameChange = [][]string{
 	{"POST /users/:id/role", "POST /users/:id/disable", "POST /users/:id/enable", "POST /users/:id/password", "PATCH /api/v1/users/:id"},
 	{"POST /account/tokens", "POST /api/v1/tokens"},
 	{"POST /account/tokens/:id/revoke", "DELETE /api/v1/tokens/:id"},
+	{"POST /drivers/upload", "POST /api/v1/drivers"},
 	{"POST /drivers/:name/:version/permissions/approve", "POST /api/v1/drivers/:name/versions/:version/permissions/approve"},
 	{"POST /drivers/:name/deploy", "POST /api/v1/deployments"},
 	{"POST /deployments/:name/upgrade", "POST /api/v1/deployments/:name/upgrade", "POST /api/action/v1/tasks/upgrade"},

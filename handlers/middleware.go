@@ -15,7 +15,6 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/action"
-	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/handlers/web"
 	"github.com/styrmin/styrmin/views"
@@ -171,9 +170,10 @@ func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requireToken authenticates an API request by its personal API token and
-// refuses users whose role is below least. There is no session and no CSRF
+// refuses users whose role is below least; it bounds the request's body
+// to maxBody. There is no session and no CSRF
 // check: a browser never sends the Authorization header on its own.
-func requireToken(tokens *auth.APITokens, least auth.Role) echo.MiddlewareFunc {
+func requireToken(tokens *auth.APITokens, least auth.Role, maxBody int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			secret, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
@@ -195,7 +195,7 @@ func requireToken(tokens *auth.APITokens, least auth.Role) echo.MiddlewareFunc {
 			if u := cred.User; !u.Role.AtLeast(least) {
 				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; the token acts as %s with the %s role.", least, u.Username, u.Role)
 			}
-			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, api.MaxRequest)
+			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxBody)
 			return next(c)
 		}
 	}

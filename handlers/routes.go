@@ -30,6 +30,8 @@ type route struct {
 	// api routes are operations of the REST API (package api): no session, no
 	// CSRF; a personal API token, whose user's role is checked against least.
 	api bool
+	// maxBody bounds an api route's request body.
+	maxBody int64
 	// change names the state change of a route that is not a GET: the audit
 	// log's action and target (auditChanges).
 	change change
@@ -168,7 +170,7 @@ func apiRoutes(server *api.Server) []route {
 	changes := apiChanges()
 	table := []route{{method: http.MethodGet, path: api.Prefix + "/openapi.json", least: auth.Anonymous, handler: api.Document(), bare: true}}
 	for _, op := range ops {
-		table = append(table, route{method: op.Method, path: op.Path, least: op.Least, handler: op.Handler, api: true, change: changes[op.ID]})
+		table = append(table, route{method: op.Method, path: op.Path, least: op.Least, handler: op.Handler, api: true, maxBody: op.MaxBody, change: changes[op.ID]})
 		delete(changes, op.ID)
 	}
 	for id := range changes {
@@ -183,6 +185,7 @@ func apiRoutes(server *api.Server) []route {
 // same change.
 func apiChanges() map[string]change {
 	return map[string]change{
+		"UploadDriver":             changes(audit.ActionDriverUpload, audit.TargetDriver),
 		"ApproveDriverPermissions": changes(audit.ActionDriverApprovePermissions, audit.TargetDriver),
 		"InstallDeployment":        changes(audit.ActionDeploymentInstall, audit.TargetDeployment),
 		"DeleteDeployment":         changes(audit.ActionDeploymentDelete, audit.TargetDeployment),

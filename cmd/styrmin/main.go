@@ -1,5 +1,6 @@
 // Command styrmin is the one Styrmin binary: the web server, its database
-// migrations, user administration and the driver author's tools.
+// migrations, user administration, the driver author's tools and the
+// command-line client of a server's REST API.
 package main
 
 import (
@@ -11,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/styrmin/styrmin/cli"
 )
 
 // errSilent marks a failure the command has already reported; main only sets the exit code.
@@ -39,10 +42,13 @@ func main() {
 		newChartSecretCmd(),
 		newProbeCmd(),
 	)
+	// The client's commands, which reach a server through its REST API
+	// (docs/cli.md); their failures carry their own exit codes.
+	root.AddCommand((&cli.CLI{}).Commands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if !errors.Is(err, errSilent) {
 			fmt.Fprintln(os.Stderr, "styrmin:", err)
 		}
-		os.Exit(1)
+		os.Exit(cli.ExitCode(err))
 	}
 }

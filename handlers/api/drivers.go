@@ -87,26 +87,36 @@ func (s *Server) GetDriver(ctx context.Context, req oapi.GetDriverRequestObject)
 // GetDriverVersion shows one version of a driver with its parsed
 // driver.styrmin.yml, under the field names of that file.
 func (s *Server) GetDriverVersion(ctx context.Context, req oapi.GetDriverVersionRequestObject) (oapi.GetDriverVersionResponseObject, error) {
-	v, err := s.Drivers.Get(ctx, req.Name, req.Version)
+	v, err := s.driverVersion(ctx, req.Name, req.Version)
 	if err != nil {
 		return nil, err
+	}
+	return oapi.GetDriverVersion200JSONResponse(v), nil
+}
+
+// driverVersion is one version of a driver as the API shows it: its parsed
+// driver.styrmin.yml and its permissions.
+func (s *Server) driverVersion(ctx context.Context, name, version string) (oapi.DriverVersion, error) {
+	v, err := s.Drivers.Get(ctx, name, version)
+	if err != nil {
+		return oapi.DriverVersion{}, err
 	}
 	raw, err := catalog.SpecJSON(v.Driver)
 	if err != nil {
-		return nil, fmt.Errorf("api: driver %s %s: %w", req.Name, req.Version, err)
+		return oapi.DriverVersion{}, fmt.Errorf("api: driver %s %s: %w", name, version, err)
 	}
 	var spec map[string]any
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, fmt.Errorf("api: driver %s %s: %w", req.Name, req.Version, err)
+		return oapi.DriverVersion{}, fmt.Errorf("api: driver %s %s: %w", name, version, err)
 	}
-	perms, err := s.Drivers.Permissions(ctx, req.Name, req.Version)
+	perms, err := s.Drivers.Permissions(ctx, name, version)
 	if err != nil {
-		return nil, err
+		return oapi.DriverVersion{}, err
 	}
 	out, err := permissionsOut(perms)
 	if err != nil {
-		return nil, err
+		return oapi.DriverVersion{}, err
 	}
-	return oapi.GetDriverVersion200JSONResponse{Name: req.Name, Version: req.Version, Digest: v.Digest,
+	return oapi.DriverVersion{Name: name, Version: version, Digest: v.Digest,
 		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec, Permissions: &out}, nil
 }

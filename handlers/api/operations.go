@@ -26,7 +26,13 @@ type Operation struct {
 	Least auth.Role
 	// Handler is the generated handler of the operation over the server.
 	Handler echo.HandlerFunc
+	// MaxBody bounds the request's body: MaxRequest, or more for an upload.
+	MaxBody int64
 }
+
+// uploads are the operations whose body may exceed MaxRequest, by
+// operationId as the generated server spells it, with their own bound.
+var uploads = map[string]int64{"UploadDriver": MaxUpload}
 
 // Operations returns every operation of the embedded document, ordered by
 // path then method, with its least role and its handler over s. An
@@ -41,7 +47,7 @@ func Operations(s *Server) ([]Operation, error) {
 	var ops []Operation
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			o := Operation{ID: op.OperationID, Method: method, Path: echoPath(path)}
+			o := Operation{ID: op.OperationID, Method: method, Path: echoPath(path), MaxBody: cmp.Or(uploads[op.OperationID], MaxRequest)}
 			if o.Least, err = leastRoleOf(op.Extensions[RoleExtension]); err != nil {
 				return nil, fmt.Errorf("api: %s %s (%s): %s: %w", method, path, op.OperationID, RoleExtension, err)
 			}

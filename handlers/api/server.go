@@ -5,7 +5,9 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/permissions"
 )
@@ -51,6 +54,7 @@ type DriverCatalog interface {
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
 	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
+	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)
@@ -174,5 +178,28 @@ func problem(status int, err error, message string) oapi.Problem {
 		p.Fields = &fields
 		p.Detail = httpx.WithFields(err, message)
 	}
+	var ps drivers.Problems
+	if errors.As(err, &ps) {
+		p.Problems = bundleProblems(ps)
+	}
 	return p
+}
+
+// bundleProblems are a driver bundle's contract problems as a problem's
+// problems; a line or column of 0 (none) is left out.
+func bundleProblems(ps drivers.Problems) *[]oapi.BundleProblem {
+	out := make([]oapi.BundleProblem, len(ps))
+	for i, p := range ps {
+		out[i] = oapi.BundleProblem{File: p.File, Message: p.Message}
+		if p.Line > 0 {
+			out[i].Line = &p.Line
+		}
+		if p.Column > 0 {
+			out[i].Column = &p.Column
+		}
+		if p.Field != "" {
+			out[i].Field = &p.Field
+		}
+	}
+	return &out
 }

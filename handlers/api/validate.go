@@ -76,7 +76,7 @@ func ValidateRequest(router routers.Router) echo.MiddlewareFunc {
 func requestProblem(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than the API accepts (%d MiB).", MaxRequest>>20))
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than this operation accepts (%d MiB).", tooLarge.Limit>>20))
 	}
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {

@@ -60,5 +60,5 @@ func TestAPIRequestsOutOfTheDocumentAreRefusedWithTheFieldAtFault(t *testing.T) 
 	huge := map[string]any{"username": "ann", "role": "operator", "password": strings.Repeat("x", handlersapi.MaxRequest)}
 	rec := a.Call(t, admin, http.MethodPost, "/api/v1/users", huge)
 	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
-	require.Contains(t, problemOf(t, rec).Detail, "larger than the API accepts (1 MiB)")
+	require.Contains(t, problemOf(t, rec).Detail, "larger than this operation accepts (1 MiB)")
 }

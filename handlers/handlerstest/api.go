@@ -32,14 +32,22 @@ func (a *App) TokenFor(t *testing.T, name string, role auth.Role) string {
 // (none when nil).
 func (a *App) Call(t *testing.T, token, method, target string, body any) *httptest.ResponseRecorder {
 	t.Helper()
-	var req *http.Request
 	if body == nil {
-		req = httptest.NewRequest(method, target, nil)
-	} else {
-		b, err := json.Marshal(body)
-		require.NoError(t, err)
-		req = httptest.NewRequest(method, target, strings.NewReader(string(b)))
-		req.Header.Set("Content-Type", "application/json")
+		return a.Send(t, token, method, target, "", nil)
+	}
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	return a.Send(t, token, method, target, "application/json", bytes.NewReader(b))
+}
+
+// Send makes an API request with token (none when empty) and a body of
+// contentType (none when body is nil), and checks the answer against the
+// OpenAPI document.
+func (a *App) Send(t *testing.T, token, method, target, contentType string, body io.Reader) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)

@@ -17,14 +17,17 @@ import datetime as _dt
 import http.client
 import json
 import re
+import email.utils
+import random
 import socket
+import ssl
 import sys
 import time
 import typing
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Generic, Iterator, List, Optional, TypeVar, Union
+from typing import Any, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import errors
 from .errors import StyrminError, TaskFailed
@@ -38,6 +41,24 @@ DEFAULT_TIMEOUT = 60
 # How long wait() waits for a task by default, and between two reads, in seconds.
 DEFAULT_WAIT = 1800
 DEFAULT_POLL = 2.0
+
+# How often a call is tried again after a 429, a 503 or a dropped
+# connection, and the first and the longest wait between two tries, in
+# seconds (a Retry-After longer than the longest is cut to it).
+DEFAULT_RETRIES = 4
+DEFAULT_BACKOFF = 0.5
+DEFAULT_MAX_BACKOFF = 30.0
+
+# Statuses that say "not now": the server did nothing, so any call may be tried again.
+_RETRY_STATUSES = (429, 503)
+
+# Methods that may be sent again after a connection dropped mid-call: the
+# server may have done a POST or a PATCH already, and doing it twice is not the same.
+_IDEMPOTENT = ("GET", "HEAD", "PUT", "DELETE")
+
+# A connection that dropped mid-call (a server restarting, a proxy timing
+# out); a refused connection or a certificate error is no such thing.
+_DROPPED = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, http.client.RemoteDisconnected, http.client.IncompleteRead)
 
 # How much of an answer that is not Styrmin's JSON is quoted in an error.
 _QUOTE_LIMIT = 200
@@ -319,7 +340,7 @@ class DriverPermissions:
     approved_at: Optional[_dt.datetime] = None
 
     @property
-    def pending(self):
+    def pending(self) -> List[str]:
         """The sentences of the items not approved."""
         return [i.text for i in self.items if not i.approved]
 
@@ -515,11 +536,11 @@ class Task:
     ended_at: Optional[_dt.datetime] = None
 
     @property
-    def succeeded(self):
+    def succeeded(self) -> bool:
         """Whether the task ended successfully."""
         return self.status == "succeeded"
 
-    def failed_steps(self):
+    def failed_steps(self) -> List[Step]:
         """Return the steps that failed, in order."""
         return [s for s in self.steps if s.status == "failed"]
 
@@ -653,43 +674,72 @@ class Client:
     the client never puts it in an error or a repr. ``timeout`` bounds each HTTP
     call, in seconds.
 
+    A call answered 429 (throttled) or 503 (unavailable) is tried again, and
+    so is a GET, PUT or DELETE whose connection dropped (a POST or PATCH is
+    not: the server may have done it): at most ``retries`` more times, waiting
+    ``backoff`` seconds, doubled at each try (with jitter), or what the
+    answer's Retry-After says, never more than ``max_backoff`` seconds.
+    ``cafile`` is a PEM bundle of the CA certificates to trust for an https
+    URL (a private CA); ``ssl_context`` is a whole ``ssl.SSLContext`` instead.
+
     Every method raises an APIError subclass when Styrmin refuses the call
     (Unauthorized, Forbidden, NotFound, Invalid, Conflict, Throttled,
     Unavailable, ServerError) and ConnectionFailed when it cannot be reached.
     """
 
-    def __init__(self, url, token, *, timeout=DEFAULT_TIMEOUT):
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        max_backoff: float = DEFAULT_MAX_BACKOFF,
+        cafile: Optional[str] = None,
+        ssl_context: Optional[ssl.SSLContext] = None,
+    ) -> None:
         if not url:
             raise ValueError("Client needs the server's URL, e.g. https://styrmin.example.com")
         if not token:
             raise ValueError("Client needs a personal API token (stp_...): create one on the API tokens page")
+        if retries < 0 or backoff < 0 or max_backoff < 0:
+            raise ValueError("retries, backoff and max_backoff cannot be negative")
+        if cafile is not None and ssl_context is not None:
+            raise ValueError("give cafile or ssl_context, not both: a context has its own CA certificates")
         base = url.rstrip("/")
         if base.endswith(API_PREFIX):
             base = base[: -len(API_PREFIX)]
         self.url = base
         self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
         self._token = token
+        self._context = ssl.create_default_context(cafile=cafile) if cafile is not None else ssl_context
+        # time.sleep, or what a test puts in its place to record the waits.
+        self._sleep = time.sleep
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"styrmin.Client({self.url!r})"
 
     # --- users and tokens ---
 
-    def me(self):
+    def me(self) -> User:
         """Return the User the token belongs to (GET /me).
 
         Raises Unauthorized for an unknown, revoked or expired token.
         """
         return decode(User, self._call("GET", "/me"))
 
-    def users(self):
+    def users(self) -> List[User]:
         """Return all users, by name, as a list of User (GET /users; admin).
 
         Raises Forbidden unless the token's user is an admin.
         """
         return decode(List[User], self._call("GET", "/users")["items"])
 
-    def create_user(self, username, role, password):
+    def create_user(self, username, role, password) -> User:
         """Create a user and return it as a User (POST /users; admin).
 
         ``role`` is ``read-only``, ``operator`` or ``admin``; ``password`` has at
@@ -699,7 +749,7 @@ class Client:
         body = {"username": username, "role": role, "password": password}
         return decode(User, self._call("POST", "/users", body=body))
 
-    def update_user(self, id, role=None, disabled=None, password=None):
+    def update_user(self, id, role=None, disabled=None, password=None) -> User:
         """Change a user's role, disable or enable them, or set their password; return the User (PATCH /users/{id}; admin).
 
         Arguments left None do not change. Raises NotFound for an unknown id,
@@ -708,14 +758,14 @@ class Client:
         body = _without_none({"role": role, "disabled": disabled, "password": password})
         return decode(User, self._call("PATCH", "/users/" + _segment(id), body=body))
 
-    def tokens(self, user=None):
+    def tokens(self, user=None) -> List[APIToken]:
         """Return the caller's API tokens, newest first, as a list of APIToken, never their secrets (GET /tokens).
 
         Admins may pass another ``user``'s username; others get Forbidden.
         """
         return decode(List[APIToken], self._call("GET", "/tokens", query={"user": user})["items"])
 
-    def create_token(self, name, expires_at=None):
+    def create_token(self, name, expires_at=None) -> CreatedAPIToken:
         """Create an API token for the caller and return it as CreatedAPIToken, whose ``token`` is the secret (POST /tokens).
 
         ``expires_at`` is an aware datetime (or an RFC 3339 string); None makes a
@@ -729,7 +779,7 @@ class Client:
         body = _without_none({"name": name, "expires_at": expires_at})
         return decode(CreatedAPIToken, self._call("POST", "/tokens", body=body))
 
-    def revoke_token(self, id):
+    def revoke_token(self, id) -> None:
         """Revoke an API token by its id; return None (DELETE /tokens/{id}).
 
         Raises NotFound for an unknown token or, for non-admins, someone else's.
@@ -738,14 +788,14 @@ class Client:
 
     # --- webhooks ---
 
-    def webhooks(self):
+    def webhooks(self) -> List[Webhook]:
         """Return the webhooks the caller manages, newest first, as a list of Webhook (GET /webhooks; operator).
 
         Operators see the webhooks filtered to deployments; admins see every one.
         """
         return decode(List[Webhook], self._call("GET", "/webhooks")["items"])
 
-    def create_webhook(self, url, secret, events, deployments=None, kinds=None, format=None):
+    def create_webhook(self, url, secret, events, deployments=None, kinds=None, format=None) -> Webhook:
         """Subscribe ``url`` to task ``events`` and return the Webhook (POST /webhooks; operator).
 
         ``events`` are among ``started``, ``succeeded``, ``failed`` and
@@ -758,11 +808,11 @@ class Client:
                               "kinds": kinds, "format": format})
         return decode(Webhook, self._call("POST", "/webhooks", body=body))
 
-    def webhook(self, id):
+    def webhook(self, id) -> Webhook:
         """Return a Webhook with its latest ``deliveries``, newest first (GET /webhooks/{id}; operator)."""
         return decode(Webhook, self._call("GET", "/webhooks/" + _segment(id)))
 
-    def update_webhook(self, id, url=None, secret=None, events=None, deployments=None, kinds=None, format=None):
+    def update_webhook(self, id, url=None, secret=None, events=None, deployments=None, kinds=None, format=None) -> Webhook:
         """Change the fields given of a webhook and return it (PATCH /webhooks/{id}; operator).
 
         Fields left None stay as they are; ``secret`` replaces the secret (never shown back);
@@ -774,11 +824,11 @@ class Client:
                               "deployments": deployments, "kinds": kinds, "format": format})
         return decode(Webhook, self._call("PATCH", "/webhooks/" + _segment(id), body=body))
 
-    def delete_webhook(self, id):
+    def delete_webhook(self, id) -> None:
         """Delete a webhook and its delivery log; return None (DELETE /webhooks/{id}; operator)."""
         self._call("DELETE", "/webhooks/" + _segment(id))
 
-    def redeliver(self, id, delivery):
+    def redeliver(self, id, delivery) -> WebhookDelivery:
         """Send a webhook's delivery again, byte for byte, and return the new WebhookDelivery
         (POST /webhooks/{id}/deliveries/{delivery}/redeliver; operator)."""
         path = "/webhooks/" + _segment(id) + "/deliveries/" + _segment(delivery) + "/redeliver"
@@ -786,7 +836,7 @@ class Client:
 
     # --- drivers ---
 
-    def list_drivers(self, q=None, cursor=None, limit=None):
+    def list_drivers(self, q=None, cursor=None, limit=None) -> Page[DriverSummary]:
         """Return one Page of DriverSummary, by name (GET /drivers).
 
         ``q`` searches names, titles, summaries and labels; ``cursor`` is the
@@ -794,22 +844,22 @@ class Client:
         """
         return self._page(DriverSummary, "/drivers", {"q": q, "cursor": cursor, "limit": limit})
 
-    def iter_drivers(self, q=None, limit=None):
+    def iter_drivers(self, q=None, limit=None) -> Iterator[DriverSummary]:
         """Iterate over every DriverSummary of the catalogue (matching ``q``), fetching pages as needed."""
         return self._iterate(DriverSummary, "/drivers", {"q": q, "limit": limit})
 
-    def drivers(self, q=None):
+    def drivers(self, q=None) -> List[DriverSummary]:
         """Return every DriverSummary of the catalogue (matching ``q``) as a list, following all pages."""
         return list(self.iter_drivers(q=q))
 
-    def driver(self, name):
+    def driver(self, name) -> Driver:
         """Return a Driver with its versions, newest first (GET /drivers/{name}).
 
         Raises NotFound for an unknown driver.
         """
         return decode(Driver, self._call("GET", "/drivers/" + _segment(name)))
 
-    def driver_version(self, name, version):
+    def driver_version(self, name, version) -> DriverVersion:
         """Return a DriverVersion with its readme and parsed spec (GET /drivers/{name}/versions/{version}).
 
         Raises NotFound for an unknown driver or version.
@@ -817,7 +867,7 @@ class Client:
         path = f"/drivers/{_segment(name)}/versions/{_segment(version)}"
         return decode(DriverVersion, self._call("GET", path))
 
-    def driver_permissions(self, name, version):
+    def driver_permissions(self, name, version) -> DriverPermissions:
         """Return the DriverPermissions of a driver version: what its chart creates beyond its
         namespace and what an admin approved (GET /drivers/{name}/versions/{version}).
 
@@ -825,7 +875,7 @@ class Client:
         """
         return self.driver_version(name, version).permissions
 
-    def approve_driver_permissions(self, name, version, items=None):
+    def approve_driver_permissions(self, name, version, items=None) -> DriverPermissions:
         """Approve what a driver version's chart creates beyond its namespace; return the
         DriverPermissions (POST /drivers/{name}/versions/{version}/permissions/approve; admin).
 
@@ -841,9 +891,22 @@ class Client:
         body = None if items is None else {"items": items}
         return decode(DriverPermissions, self._call("POST", path, body=body))
 
+    def upload_driver(self, archive: bytes) -> DriverVersion:
+        """Import a driver bundle archive (the bytes of a .tar.gz) and return its DriverVersion (POST /drivers; admin).
+
+        Uploading a version the catalogue holds with the same content changes
+        nothing and returns it. Raises Invalid for an archive past the limits
+        or a bundle that breaks the driver contract (``str(error)`` lists every
+        problem with its file and line), Conflict for a version stored with
+        other content, Forbidden unless an admin calls.
+        """
+        if not isinstance(archive, (bytes, bytearray)):
+            raise TypeError(f"expected the archive's bytes, got {type(archive).__name__}")
+        return decode(DriverVersion, self._call("POST", "/drivers", raw=bytes(archive)))
+
     # --- deployments ---
 
-    def list_deployments(self, include_deleted=False, cursor=None, limit=None):
+    def list_deployments(self, include_deleted=False, cursor=None, limit=None) -> Page[DeploymentSummary]:
         """Return one Page of DeploymentSummary: live ones by name, then deleted ones (GET /deployments).
 
         ``include_deleted`` adds the deleted deployments; ``cursor`` and ``limit`` as for list_drivers.
@@ -851,22 +914,22 @@ class Client:
         query = {"include_deleted": include_deleted or None, "cursor": cursor, "limit": limit}
         return self._page(DeploymentSummary, "/deployments", query)
 
-    def iter_deployments(self, include_deleted=False, limit=None):
+    def iter_deployments(self, include_deleted=False, limit=None) -> Iterator[DeploymentSummary]:
         """Iterate over every DeploymentSummary, fetching pages as needed."""
         return self._iterate(DeploymentSummary, "/deployments", {"include_deleted": include_deleted or None, "limit": limit})
 
-    def deployments(self, include_deleted=False):
+    def deployments(self, include_deleted=False) -> List[DeploymentSummary]:
         """Return every DeploymentSummary as a list, following all pages."""
         return list(self.iter_deployments(include_deleted=include_deleted))
 
-    def deployment(self, name):
+    def deployment(self, name) -> Deployment:
         """Return a Deployment with its parameters (secrets only named), components and revisions (GET /deployments/{name}).
 
         Raises NotFound for an unknown deployment.
         """
         return decode(Deployment, self._call("GET", "/deployments/" + _segment(name)))
 
-    def install(self, driver, driver_version, name, namespace=None, app_version=None, parameters=None, prompts=None):
+    def install(self, driver, driver_version, name, namespace=None, app_version=None, parameters=None, prompts=None) -> Task:
         """Install a driver version as deployment ``name``; return the queued Task (POST /deployments; operator).
 
         ``namespace`` defaults to the name and ``app_version`` to the driver
@@ -882,7 +945,7 @@ class Client:
         })
         return self._accepted("POST", "/deployments", body=body)
 
-    def upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None, dry_run=False):
+    def upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None, dry_run=False) -> Union[Task, UpgradeReview]:
         """Upgrade a deployment or change its parameters (POST /deployments/{name}/upgrade; operator).
 
         ``driver_version`` and ``app_version`` default to the current ones;
@@ -899,7 +962,7 @@ class Client:
             return decode(UpgradeReview, self._call("POST", path, query={"dry_run": True}, body=body))
         return self._accepted("POST", path, body=body)
 
-    def review_upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None):
+    def review_upgrade(self, name, driver_version=None, app_version=None, parameters=None, prompts=None) -> UpgradeReview:
         """Review an upgrade without making it (POST /deployments/{name}/upgrade?dry_run=true; operator).
 
         Takes the arguments of ``upgrade``. Returns an UpgradeReview: the
@@ -912,14 +975,14 @@ class Client:
         return self.upgrade(name, driver_version=driver_version, app_version=app_version,
                             parameters=parameters, prompts=prompts, dry_run=True)
 
-    def rollback(self, name, revision):
+    def rollback(self, name, revision) -> Task:
         """Roll a deployment back to an earlier Helm revision with its recorded values; return the Task (operator).
 
         Raises Invalid for a revision that does not exist, Conflict when the deployment is busy.
         """
         return self._accepted("POST", f"/deployments/{_segment(name)}/rollback", body={"revision": revision})
 
-    def stop(self, name, components=None):
+    def stop(self, name, components=None) -> Task:
         """Stop components (scale them to zero, remembering their replicas); return the Task (operator).
 
         ``components`` lists component names; None stops them all.
@@ -927,7 +990,7 @@ class Client:
         body = _without_none({"components": components})
         return self._accepted("POST", f"/deployments/{_segment(name)}/stop", body=body)
 
-    def start(self, name, components=None):
+    def start(self, name, components=None) -> Task:
         """Start stopped components with the replicas they had; return the Task (operator).
 
         ``components`` lists component names; None starts them all.
@@ -935,7 +998,7 @@ class Client:
         body = _without_none({"components": components})
         return self._accepted("POST", f"/deployments/{_segment(name)}/start", body=body)
 
-    def delete(self, name, prompts=None):
+    def delete(self, name, prompts=None) -> Task:
         """Uninstall a deployment and delete what Styrmin created; return the Task (DELETE /deployments/{name}; operator).
 
         ``prompts`` maps a hook action's name to its prompt values.
@@ -943,7 +1006,7 @@ class Client:
         body = _without_none({"prompts": prompts})
         return self._accepted("DELETE", "/deployments/" + _segment(name), body=body or None)
 
-    def run_action(self, name, action, prompts=None):
+    def run_action(self, name, action, prompts=None) -> Task:
         """Run a manual action of the deployment's driver; return the Task (operator).
 
         ``prompts`` maps the action's prompt names to values (omitted ones take
@@ -955,7 +1018,7 @@ class Client:
 
     # --- tasks ---
 
-    def list_tasks(self, deployment=None, status=None, kind=None, cursor=None, limit=None):
+    def list_tasks(self, deployment=None, status=None, kind=None, cursor=None, limit=None) -> Page[Task]:
         """Return one Page of Task, newest first, with their steps (GET /tasks).
 
         Filters: ``deployment`` (a name; NotFound when unknown), ``status``
@@ -965,16 +1028,16 @@ class Client:
         query = {"deployment": deployment, "status": status, "kind": kind, "cursor": cursor, "limit": limit}
         return self._page(Task, "/tasks", query)
 
-    def iter_tasks(self, deployment=None, status=None, kind=None, limit=None):
+    def iter_tasks(self, deployment=None, status=None, kind=None, limit=None) -> Iterator[Task]:
         """Iterate over every matching Task, newest first, fetching pages as needed (stop early on long histories)."""
         return self._iterate(Task, "/tasks", {"deployment": deployment, "status": status, "kind": kind, "limit": limit})
 
-    def tasks(self, deployment=None, status=None, kind=None):
+    def tasks(self, deployment=None, status=None, kind=None) -> List[Task]:
         """Return every matching Task, newest first, as a list, following all pages."""
         return list(self.iter_tasks(deployment=deployment, status=status, kind=kind))
 
     def list_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None,
-                   cursor=None, limit=None):
+                   cursor=None, limit=None) -> Page[AuditEntry]:
         """Return one Page of AuditEntry, newest first (GET /audit).
 
         Filters: ``actor`` (a username), ``action`` (deployment.install, or a family: deployment),
@@ -984,25 +1047,25 @@ class Client:
         """
         return self._page(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, cursor, limit))
 
-    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None, limit=None):
+    def iter_audit(self, actor=None, action=None, target_kind=None, target=None, outcome=None, since=None, until=None, limit=None) -> Iterator[AuditEntry]:
         """Iterate over every matching AuditEntry, newest first, fetching pages as needed."""
         return self._iterate(AuditEntry, "/audit", _audit_query(actor, action, target_kind, target, outcome, since, until, None, limit))
 
-    def task(self, id):
+    def task(self, id) -> Task:
         """Return a Task (an id, or a Task to read again) with its steps, hook logs, errors, Job tails and linked tasks.
 
         Raises NotFound for an unknown task.
         """
         return decode(Task, self._call("GET", "/tasks/" + _segment(_task_id(id))))
 
-    def cancel_task(self, id):
+    def cancel_task(self, id) -> Task:
         """Cancel a queued task, or ask a running one to stop at its next step; return the Task after the request (operator).
 
         Raises Conflict when the task has already ended.
         """
         return decode(Task, self._call("POST", f"/tasks/{_segment(_task_id(id))}/cancel"))
 
-    def wait(self, task_or_id, timeout=DEFAULT_WAIT, poll=DEFAULT_POLL, raise_on_failure=True):
+    def wait(self, task_or_id, timeout=DEFAULT_WAIT, poll=DEFAULT_POLL, raise_on_failure=True) -> Task:
         """Read a task every ``poll`` seconds until it has ended; return the final Task.
 
         ``task_or_id`` is a Task (as install and the other changes return) or
@@ -1028,16 +1091,16 @@ class Client:
 
     # --- HTTP ---
 
-    def _accepted(self, method, path, body=None):
+    def _accepted(self, method, path, body=None) -> Task:
         """Send a change that answers 202 and return its Task."""
         return decode(TaskAccepted, self._call(method, path, body=body)).task
 
-    def _page(self, cls, path, query):
+    def _page(self, cls, path, query) -> Page[Any]:
         """Return a Page of cls from a list operation."""
         answer = self._call("GET", path, query=query)
         return Page(items=decode(List[cls], answer.get("items") or []), next_cursor=answer.get("next_cursor") or "")
 
-    def _iterate(self, cls, path, query):
+    def _iterate(self, cls, path, query) -> Iterator[Any]:
         """Yield every item of a list operation, following next_cursor."""
         cursor = None
         while True:
@@ -1047,8 +1110,8 @@ class Client:
                 return
             cursor = page.next_cursor
 
-    def _call(self, method, path, query=None, body=None):
-        """Call the API and return its decoded JSON answer (None for an empty one); raise APIError (ConnectionFailed when unreachable)."""
+    def _call(self, method, path, query=None, body=None, raw=None) -> Any:
+        """Call the API with a JSON body, or raw bytes, and return its decoded JSON answer (None for an empty one); raise APIError (ConnectionFailed when unreachable)."""
         what = f"{method} {API_PREFIX}{path}"
         url = self.url + API_PREFIX + path
         query = _query(query)
@@ -1063,25 +1126,78 @@ class Client:
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        elif raw is not None:
+            data = raw
+            headers["Content-Type"] = "application/octet-stream"
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                status, raw = response.status, response.read()
-        except urllib.error.HTTPError as err:
-            with err:
-                raw = err.read()
-            raise _problem(err.code, err.reason, raw) from None
-        except (urllib.error.URLError, socket.timeout, ConnectionError, http.client.HTTPException) as err:
-            reason = getattr(err, "reason", err)
-            if isinstance(reason, socket.timeout) or isinstance(err, socket.timeout):
-                raise ConnectionFailed(f"{what}: Styrmin at {self.url} did not answer within {self.timeout:g} s") from None
-            raise ConnectionFailed(f"{what}: cannot reach Styrmin at {self.url}: {reason}") from None
+        attempt = 0
+        while True:
+            try:
+                status, raw = self._send(request, what)
+                break
+            except _Retry as retry:
+                if attempt >= self.retries:
+                    raise retry.error from None
+                self._sleep(self._delay(attempt, retry.after))
+                attempt += 1
         if not raw:
             return None
         try:
             return json.loads(raw)
         except ValueError:
             raise APIError(status, "", f"{what}: Styrmin answered {status} with something that is not JSON: {_quote(raw)}") from None
+
+    def _send(self, request: urllib.request.Request, what: str) -> Tuple[int, bytes]:
+        """Send request once; return its status and body, or raise _Retry (for a try again) or APIError."""
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout, context=self._context) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as err:
+            with err:
+                raw = err.read()
+            error = _problem(err.code, err.reason, raw)
+            if err.code in _RETRY_STATUSES:
+                raise _Retry(error, _retry_after(err.headers.get("Retry-After"))) from None
+            raise error from None
+        except (urllib.error.URLError, socket.timeout, ConnectionError, http.client.HTTPException) as err:
+            reason = getattr(err, "reason", err)
+            if isinstance(reason, socket.timeout) or isinstance(err, socket.timeout):
+                raise ConnectionFailed(f"{what}: Styrmin at {self.url} did not answer within {self.timeout:g} s") from None
+            error = ConnectionFailed(f"{what}: cannot reach Styrmin at {self.url}: {reason}")
+            if isinstance(reason, _DROPPED) and request.get_method() in _IDEMPOTENT:
+                raise _Retry(error, None) from None
+            raise error from None
+
+    def _delay(self, attempt: int, after: Optional[float]) -> float:
+        """Return how long to wait before try attempt+2: Retry-After, else the backoff; at most max_backoff."""
+        if after is None:
+            after = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
+        return min(max(after, 0.0), self.max_backoff)
+
+
+class _Retry(Exception):
+    """A call that may be tried again: the error to raise when no try is left, and the answer's Retry-After."""
+
+    def __init__(self, error: APIError, after: Optional[float]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.after = after
+
+
+def _retry_after(value: Optional[str]) -> Optional[float]:
+    """Return the seconds a Retry-After header asks for (seconds or an HTTP date), None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return max((when - _dt.datetime.now(_dt.timezone.utc)).total_seconds(), 0.0)
 
 
 def _problem(status, reason, raw):
@@ -1098,6 +1214,10 @@ def _problem(status, reason, raw):
     if not detail:
         detail = f"Styrmin answered {status} {reason}: {_quote(raw)}".rstrip(": ")
     fields = problem.get("fields") if isinstance(problem.get("fields"), dict) else {}
+    for p in problem.get("problems") if isinstance(problem.get("problems"), list) else []:
+        if isinstance(p, dict):
+            where = ":".join(str(p[k]) for k in ("file", "line", "column") if p.get(k) is not None)
+            detail += f"\n  {where}: {p.get('field') + ': ' if p.get('field') else ''}{p.get('message', '')}"
     cls = _BY_CODE.get(code) or _BY_CODE.get(_CODE_BY_STATUS.get(status, ""), APIError)
     return cls(
         status,

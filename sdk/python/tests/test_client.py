@@ -5,8 +5,11 @@ What the real server does is tested by test_client_live.py.
 
 import datetime
 import json
+import os
 import socket
+import ssl
 import threading
+import typing
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -15,16 +18,21 @@ import styrmin
 from styrmin import client as api
 
 TOKEN = "stp_test-token-0123456789"
+# A scripted "status" that drops the connection without answering.
+DROP = "drop"
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
 UTC = datetime.timezone.utc
 
 
 class FakeAPI:
-    """A fake REST API: answers from a script of (status, body) per "METHOD path", records requests.
+    """A fake REST API: answers from a script of (status, body[, headers]) per "METHOD path", records requests.
 
-    path excludes the query string, which is recorded as a dict.
+    path excludes the query string, which is recorded as a dict. A status of
+    DROP closes the connection without an answer. With tls (an
+    ssl.SSLContext), it serves https.
     """
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.requests = []
         self.answers = {}
         self.lock = threading.Lock()
@@ -50,10 +58,13 @@ class FakeAPI:
                         "query": {k: v[0] for k, v in parse_qs(url.query).items()},
                         "auth": self.headers.get("Authorization"),
                         "type": self.headers.get("Content-Type"),
-                        "body": json.loads(raw) if raw else None,
+                        "body": json.loads(raw) if raw and self.headers.get("Content-Type") == "application/json" else raw or None,
                     })
                     script = fake.answers.get(key) or [(404, problem(404, "not_found", f"no route {key}"))]
-                    status, body = script.pop(0) if len(script) > 1 else script[0]
+                    status, body, *more = script.pop(0) if len(script) > 1 else script[0]
+                if status == DROP:
+                    self.close_connection = True
+                    return
                 if status == 204:
                     self.send_response(204)
                     self.end_headers()
@@ -63,16 +74,22 @@ class FakeAPI:
                 kind = "application/problem+json" if status >= 400 and not isinstance(body, bytes) else "application/json"
                 self.send_header("Content-Type", kind if not isinstance(body, bytes) else "text/html")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "http"
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     def answer(self, key, *script):
-        """Answer key ("POST /deployments") with the (status, body) pairs in turn, the last one forever."""
+        """Answer key ("POST /deployments") with the (status, body[, headers]) in turn, the last one forever."""
         method, path = key.split(" ", 1)
         self.answers[f"{method} /api/v1{path}"] = list(script)
 
@@ -465,6 +482,24 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             self.client.wait(None)
 
+    def test_upload_driver_sends_the_archive_and_returns_the_version(self):
+        version = {"name": "sample", "version": "2.0.0", "digest": "sha256:ab", "created_at": "2026-12-02T18:00:00Z",
+                   "created_by": "ada", "readme": "", "spec": {}}
+        self.fake.answer("POST /drivers", (201, version))
+        got = self.client.upload_driver(b"\x1f\x8b archive")
+        self.assertEqual(("sample", "2.0.0"), (got.name, got.version))
+        self.assertEqual("application/octet-stream", self.fake.requests[0]["type"])
+        self.assertEqual(b"\x1f\x8b archive", self.fake.requests[0]["body"])
+        with self.assertRaises(TypeError):
+            self.client.upload_driver("bundle.tar.gz")
+
+        refusal = problem(400, "invalid", "The driver bundle breaks the driver contract (1 problem)")
+        refusal["problems"] = [{"file": "driver.styrmin.yml", "line": 7, "column": 12, "field": "spec.version", "message": "not a version"}]
+        self.fake.answer("POST /drivers", (400, refusal))
+        with self.assertRaises(styrmin.Invalid) as caught:
+            self.client.upload_driver(b"archive")
+        self.assertIn("\n  driver.styrmin.yml:7:12: spec.version: not a version", str(caught.exception))
+
     def test_cancel_task(self):
         self.fake.answer("POST /tasks/7/cancel", (200, task(status="canceled", ended=True)))
         self.assertEqual("canceled", self.client.cancel_task(7).status)
@@ -481,6 +516,136 @@ class ExportTest(unittest.TestCase):
         for name in dir(styrmin.Client):
             if not name.startswith("_"):
                 self.assertTrue(getattr(styrmin.Client, name).__doc__, name)
+
+
+USER = {"id": 3, "username": "ada", "role": "operator", "disabled": False, "created_at": "2026-12-02T18:19:50Z"}
+
+
+class RetryTest(unittest.TestCase):
+    """A 429, a 503 or a dropped connection is tried again, within bounds; nothing else is."""
+
+    def setUp(self):
+        self.fake = FakeAPI()
+        self.addCleanup(self.fake.close)
+        self.sleeps = []
+
+    def client(self, **options):
+        c = styrmin.Client(self.fake.url, TOKEN, timeout=5, **options)
+        c._sleep = self.sleeps.append
+        return c
+
+    def test_a_503_is_tried_again_after_its_retry_after(self):
+        self.fake.answer("GET /me", (503, problem(503, "unavailable", "restarting"), {"Retry-After": "3"}), (200, USER))
+        self.assertEqual("ada", self.client().me().username)
+        self.assertEqual(["GET /api/v1/me"] * 2, self.fake.keys())
+        self.assertEqual([3.0], self.sleeps)
+
+    def test_a_retry_after_date_is_honoured(self):
+        when = datetime.datetime.now(UTC) + datetime.timedelta(seconds=20)
+        date = when.strftime("%a, %d %b %Y %H:%M:%S GMT")
+        self.fake.answer("GET /me", (429, problem(429, "throttled", "slow down"), {"Retry-After": date}), (200, USER))
+        self.client().me()
+        self.assertEqual(1, len(self.sleeps))
+        self.assertTrue(15 <= self.sleeps[0] <= 21, self.sleeps)
+
+    def test_retries_are_bounded_in_number_and_wait(self):
+        self.fake.answer("POST /deployments/demo/stop", (429, problem(429, "throttled", "slow down"), {"Retry-After": "3600"}))
+        with self.assertRaises(styrmin.Throttled) as caught:
+            self.client(retries=2, max_backoff=7).stop("demo")
+        self.assertEqual("slow down", caught.exception.detail)
+        self.assertEqual(3, len(self.fake.requests), "one try and two retries")
+        self.assertEqual([7.0, 7.0], self.sleeps, "a Retry-After past max_backoff waits max_backoff")
+
+    def test_without_retry_after_the_wait_doubles(self):
+        self.fake.answer("GET /me", (503, b"<html>proxy: no upstream</html>"))
+        with self.assertRaises(styrmin.Unavailable):
+            self.client(retries=3, backoff=2, max_backoff=5).me()
+        self.assertEqual(3, len(self.sleeps))
+        first, second, third = self.sleeps
+        self.assertTrue(1 <= first <= 2, self.sleeps)
+        self.assertTrue(2 <= second <= 4, self.sleeps)
+        self.assertTrue(4 <= third <= 5, "8 s with jitter, cut to max_backoff: %s" % self.sleeps)
+
+    def test_other_errors_are_not_tried_again(self):
+        for status, code in ((400, "invalid"), (404, "not_found"), (409, "conflict"), (500, "internal")):
+            self.fake.requests.clear()
+            self.fake.answer("GET /me", (status, problem(status, code, "no")))
+            with self.assertRaises(styrmin.APIError):
+                self.client().me()
+            self.assertEqual(1, len(self.fake.requests), status)
+        self.assertEqual([], self.sleeps)
+
+    def test_a_dropped_connection_is_tried_again_for_a_read_only(self):
+        self.fake.answer("GET /me", (DROP, None), (200, USER))
+        self.assertEqual("ada", self.client().me().username)
+        self.assertEqual(2, len(self.fake.requests))
+
+        self.fake.requests.clear()
+        self.fake.answer("POST /deployments/demo/stop", (DROP, None), (202, {"task": task(kind="stop"), "url": "/api/v1/tasks/7"}))
+        with self.assertRaises(styrmin.ConnectionFailed):
+            self.client().stop("demo")
+        self.assertEqual(1, len(self.fake.requests), "a POST the server may have done is not sent twice")
+
+    def test_no_retries_when_asked(self):
+        self.fake.answer("GET /me", (503, problem(503, "unavailable", "down")))
+        with self.assertRaises(styrmin.Unavailable):
+            self.client(retries=0).me()
+        self.assertEqual(1, len(self.fake.requests))
+
+    def test_bad_retry_settings_are_refused(self):
+        for options in ({"retries": -1}, {"backoff": -1}, {"max_backoff": -1}):
+            with self.assertRaises(ValueError):
+                styrmin.Client(self.fake.url, TOKEN, **options)
+
+
+class TLSTest(unittest.TestCase):
+    """An https server of a private CA is trusted through cafile or ssl_context, and only then."""
+
+    def setUp(self):
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(os.path.join(TESTDATA, "server.pem"), os.path.join(TESTDATA, "server.key"))
+        self.fake = FakeAPI(tls=tls)
+        self.addCleanup(self.fake.close)
+        self.fake.answer("GET /me", (200, USER))
+        self.ca = os.path.join(TESTDATA, "ca.pem")
+
+    def test_an_unknown_ca_is_refused_without_a_retry(self):
+        c = styrmin.Client(self.fake.url, TOKEN, timeout=5)
+        c._sleep = self.fail
+        with self.assertRaisesRegex(styrmin.ConnectionFailed, "CERTIFICATE_VERIFY_FAILED"):
+            c.me()
+
+    def test_cafile_trusts_the_private_ca(self):
+        self.assertEqual("ada", styrmin.Client(self.fake.url, TOKEN, timeout=5, cafile=self.ca).me().username)
+
+    def test_ssl_context_trusts_the_private_ca(self):
+        context = ssl.create_default_context(cafile=self.ca)
+        self.assertEqual("ada", styrmin.Client(self.fake.url, TOKEN, timeout=5, ssl_context=context).me().username)
+
+    def test_cafile_and_ssl_context_together_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "not both"):
+            styrmin.Client(self.fake.url, TOKEN, cafile=self.ca, ssl_context=ssl.create_default_context())
+
+
+class TypingTest(unittest.TestCase):
+    def test_every_public_method_says_what_it_returns(self):
+        for name in dir(styrmin.Client):
+            member = getattr(styrmin.Client, name)
+            if name.startswith("_") or not callable(member):
+                continue
+            self.assertIn("return", typing.get_type_hints(member), name)
+        self.assertIs(api.User, typing.get_type_hints(styrmin.Client.me)["return"])
+
+    def test_the_package_ships_py_typed(self):
+        package = os.path.dirname(os.path.abspath(styrmin.__file__))
+        self.assertTrue(os.path.isfile(os.path.join(package, "py.typed")))
+        try:
+            import tomllib
+        except ImportError:  # Python before 3.11
+            self.skipTest("reading pyproject.toml needs tomllib (Python 3.11)")
+        with open(os.path.join(package, "..", "pyproject.toml"), "rb") as f:
+            project = tomllib.load(f)
+        self.assertIn("py.typed", project["tool"]["setuptools"]["package-data"]["styrmin"])
 
 
 if __name__ == "__main__":
