@@ -209,6 +209,8 @@ class AuditEntry:
     outcome: str
     reason: str
     detail: Dict[str, str]
+    request_id: str = ""
+    """The id of the request that made the change (its X-Request-Id); empty for the command line."""
 
 
 @dataclasses.dataclass(frozen=True)
