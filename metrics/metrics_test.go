@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/metrics"
+	"github.com/styrmin/styrmin/version"
 )
 
 // serveMetrics serves m on a loopback address until the test ends and
@@ -77,4 +78,13 @@ func value(families map[string]*dto.MetricFamily, name string, labels map[string
 		}
 	}
 	return 0, false
+}
+
+func TestBuildInfoNamesTheRunningVersion(t *testing.T) {
+	t.Parallel()
+	b := version.Get()
+	families := scrape(t, serveMetrics(t, metrics.New()))
+	v, ok := value(families, "styrmin_build_info", map[string]string{"version": b.Version, "revision": b.Revision, "goversion": b.GoVersion})
+	require.True(t, ok, "styrmin_build_info labelled with %+v", b)
+	require.Equal(t, 1.0, v)
 }

@@ -36,6 +36,7 @@ func main() {
 		newSecretsCmd(),
 		newDriverCmd(),
 		newDocsCmd(),
+		newVersionCmd(),
 	)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if !errors.Is(err, errSilent) {
