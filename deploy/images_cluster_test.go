@@ -121,27 +121,16 @@ func nodeImage(t *testing.T, name string) imageContents {
 	out, err := exec.Command(filepath.Join(root, ".cluster", "bin", "ctr"), "--address", filepath.Join(root, ".cluster", "run", "node", "containerd.sock"),
 		"--namespace", "k8s.io", "images", "export", "--platform", "linux/amd64", archive, name).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	blobs := readTar(t, archive)
-	var index struct {
-		Manifests []struct{ Digest string } `json:"manifests"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(blobs["index.json"]), &index))
-	require.Len(t, index.Manifests, 1)
-	var manifest struct {
-		Config struct{ Digest string }   `json:"config"`
-		Layers []struct{ Digest string } `json:"layers"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(blobs[blobPath(index.Manifests[0].Digest)]), &manifest))
 	var config struct {
 		Config struct {
 			User       string
 			Entrypoint []string
 		} `json:"config"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(blobs[blobPath(manifest.Config.Digest)]), &config))
+	layers := ociImage(t, archive, &config)
 	c := imageContents{files: map[string]string{}, user: config.Config.User, entrypoint: config.Config.Entrypoint}
-	for _, layer := range manifest.Layers {
-		layerFiles(t, archive, blobPath(layer.Digest), c.files)
+	for _, layer := range layers {
+		layerFiles(t, archive, blobPath(layer), c.files)
 	}
 	return c
 }

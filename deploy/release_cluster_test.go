@@ -122,6 +122,17 @@ func readZip(t *testing.T, z *zip.ReadCloser, name string) string {
 // ociLabels are the labels in the config of the one image of an OCI archive.
 func ociLabels(t *testing.T, archive string) map[string]string {
 	t.Helper()
+	var config struct {
+		Config struct{ Labels map[string]string } `json:"config"`
+	}
+	ociImage(t, archive, &config)
+	return config.Config.Labels
+}
+
+// ociImage reads the config of the one image of an OCI archive into config
+// and returns its layers' digests.
+func ociImage(t *testing.T, archive string, config any) (layers []string) {
+	t.Helper()
 	files := readTar(t, archive)
 	var index struct {
 		Manifests []struct{ Digest string } `json:"manifests"`
@@ -129,14 +140,15 @@ func ociLabels(t *testing.T, archive string) map[string]string {
 	require.NoError(t, json.Unmarshal([]byte(files["index.json"]), &index))
 	require.Len(t, index.Manifests, 1)
 	var manifest struct {
-		Config struct{ Digest string } `json:"config"`
+		Config struct{ Digest string }   `json:"config"`
+		Layers []struct{ Digest string } `json:"layers"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(files[blobPath(index.Manifests[0].Digest)]), &manifest))
-	var config struct {
-		Config struct{ Labels map[string]string } `json:"config"`
+	require.NoError(t, json.Unmarshal([]byte(files[blobPath(manifest.Config.Digest)]), config))
+	for _, l := range manifest.Layers {
+		layers = append(layers, l.Digest)
 	}
-	require.NoError(t, json.Unmarshal([]byte(files[blobPath(manifest.Config.Digest)]), &config))
-	return config.Config.Labels
+	return layers
 }
 
 // blobPath is where an OCI layout keeps the blob of a digest.
