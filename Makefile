@@ -9,7 +9,11 @@ CLUSTER := $(GO) run ./devcluster/cmd/cluster
 # their dependencies out of the product's go.mod; -modfile uses it while working in the repository's root.
 TOOL := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 
-.PHONY: run test test-engine generate check-generated cluster cluster-stop build cluster-image action-runner-image
+# VERSION is the one version of the binary, the chart and the Python package: the VERSION file's
+# (version/version_test.go holds deploy/chart/Chart.yaml and sdk/python to it); `make release VERSION=x.y.z` overrides it.
+VERSION ?= $(shell cat $(CURDIR)/VERSION)
+
+.PHONY: run test test-engine generate check-generated cluster cluster-stop build release images cluster-image action-runner-image
 
 ## run: start the whole app (private PostgreSQL and local Kubernetes when none is configured).
 ## Where packages cannot be installed, the cluster's node falls back to a simulated one and says why.
@@ -29,6 +33,7 @@ test: check-generated
 	./scripts/check-format
 	./scripts/ensure-chromium
 	./scripts/ensure-dex
+	./scripts/ensure-buildah
 	./scripts/ensure-node-packages
 	$(GO) vet ./...
 	$(CLUSTER) scope -- ./scripts/test-race -vet=off
@@ -63,9 +68,19 @@ cluster-image:
 action-runner-image:
 	./scripts/action-runner-image
 
-## build: build the styrmin binary into bin/.
+## build: build the styrmin binary into bin/, stamped with VERSION, the commit and the date (`bin/styrmin version`).
 build:
-	$(GO) build -o bin/styrmin ./cmd/styrmin
+	$(GO) build -ldflags "$$(./scripts/version-ldflags $(VERSION))" -o bin/styrmin ./cmd/styrmin
+
+## release: build a release into dist/VERSION/ (`make release VERSION=x.y.z`; default the VERSION file's): the
+## binary, the chart package, the Python sdist and wheel and the two images (OCI archives), with SHA256SUMS (scripts/release).
+release:
+	./scripts/release $(VERSION)
+
+## images: build Styrmin's and the action runner's images with buildah (installed when missing) from their Containerfiles,
+## tagged styrmin.local/...:VERSION; the base images are substituted by ones built here, in the open (scripts/images).
+images:
+	./scripts/images $(VERSION)
 
 ## generate: tidy go.mod and go.sum (the product's and the tools module's), regenerate templ views, sqlc queries,
 ## the REST API's Go code (server and client) and the docs/ reference.

@@ -214,7 +214,7 @@ func TestChartRunsTwoWebServersAndOneWorker(t *testing.T) {
 	require.EqualValues(t, 2, *web.Spec.Replicas)
 	c := web.Spec.Template.Spec.Containers[0]
 	require.Equal(t, []string{"serve", "--no-executor"}, c.Args)
-	require.Equal(t, "styrmin.local/styrmin:dev", c.Image, "the tag defaults to the chart's appVersion")
+	require.Equal(t, "styrmin.local/styrmin:"+loadChart(t).Metadata.AppVersion, c.Image, "the tag defaults to the chart's appVersion")
 	require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 	require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
 	require.Equal(t, "0.0.0.0:8080", envOf(c)["STYRMIN_ADDR"].Value)

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/styrmin/styrmin/version"
 )
 
 // ErrNotConfigured means no kubeconfig was given or found and the process does
@@ -58,8 +60,13 @@ func Connect(kubeconfigPath, contextName string) (*Client, error) {
 	return New(config)
 }
 
-// New returns a Client for the cluster of config.
+// New returns a Client for the cluster of config, which sends Styrmin's
+// User-Agent unless config names one.
 func New(config *rest.Config) (*Client, error) {
+	if config.UserAgent == "" {
+		config = rest.CopyConfig(config)
+		config.UserAgent = version.UserAgent()
+	}
 	clientset, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return nil, fmt.Errorf("kube: %w", err)

@@ -2,15 +2,19 @@ package kube_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/version"
 )
 
 func TestConnectReportsTheLocalCluster(t *testing.T) {
@@ -23,6 +27,23 @@ func TestConnectReportsTheLocalCluster(t *testing.T) {
 
 	health := client.Health(context.Background(), 5*time.Second)
 	require.Equal(t, kube.Health{Server: client.Server(), Reachable: true, Version: "v1.37.2"}, health)
+}
+
+func TestTheClientSendsStyrminsUserAgent(t *testing.T) {
+	t.Parallel()
+	agents := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agents <- r.UserAgent()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"gitVersion": "v1.37.2"}`))
+	}))
+	defer srv.Close()
+	client, err := kube.New(&rest.Config{Host: srv.URL})
+	require.NoError(t, err)
+	got, err := client.ServerVersion(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, "v1.37.2", got)
+	require.Equal(t, version.UserAgent(), <-agents)
 }
 
 func TestHealthOfAnUnreachableCluster(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/styrmin/styrmin/lru"
+	"github.com/styrmin/styrmin/version"
 )
 
 // Metrics is one process's series, on their own registry.
@@ -42,7 +43,7 @@ type Metrics struct {
 var taskBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600}
 
 // New returns the process's series with the Go runtime's and the process's
-// standard collectors.
+// standard collectors and the build's information.
 func New() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -80,9 +81,20 @@ func New() *Metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfo(version.Get()),
 		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.tasksPruned, m.signins, m.actionRuns, m.jobs, m.caches,
 	)
 	return m
+}
+
+// buildInfo is the gauge styrmin_build_info, 1, labelled with the build's version, revision and Go version.
+func buildInfo(b version.Info) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "styrmin_build_info", Help: "Always 1, labelled with the running build's version, source revision and Go version.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "revision": b.Revision, "goversion": b.GoVersion},
+	})
+	g.Set(1)
+	return g
 }
 
 // WatchQueue adds the task queue's depth and age, read through stats, and

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/metrics"
+	"github.com/styrmin/styrmin/version"
 )
 
 // serveMetrics serves m on a loopback address until the test ends and
@@ -99,4 +100,15 @@ func TestServeAnswersTheProcessProbes(t *testing.T) {
 	m.SetReady()
 	require.Equal(t, http.StatusOK, status("/readyz"))
 	require.Equal(t, http.StatusNotFound, status("/signin"))
+}
+
+// TestBuildInfoNamesTheRunningVersion: styrmin_build_info is 1, labelled
+// with the version, revision and Go version of the running build.
+func TestBuildInfoNamesTheRunningVersion(t *testing.T) {
+	t.Parallel()
+	b := version.Get()
+	families := scrape(t, serveMetrics(t, metrics.New()))
+	v, ok := value(families, "styrmin_build_info", map[string]string{"version": b.Version, "revision": b.Revision, "goversion": b.GoVersion})
+	require.True(t, ok, "styrmin_build_info labelled with %+v", b)
+	require.Equal(t, 1.0, v)
 }

@@ -25,6 +25,7 @@ import (
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/version"
 )
 
 // Limits on downloading a remote chart, when a ChartFetcher gives none.
@@ -75,12 +76,13 @@ func (f ChartFetcher) Fetch(ctx context.Context, ref drivers.ChartRef, allowed C
 	return data, nil
 }
 
-// download runs fetch with a guarded, budgeted HTTP client and checks the archive it gives.
+// download runs fetch with a guarded, budgeted HTTP client (with Styrmin's
+// User-Agent) and checks the archive it gives.
 func (f ChartFetcher) download(ctx context.Context, ref drivers.ChartRef, allowed ChartHosts, fetch func(*http.Client, drivers.ChartRef) ([]byte, error)) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, DefaultChartTimeout))
 	defer cancel()
 	budget := &budgetTransport{base: httpsOnly{base: f.transport(allowed)}, ctx: ctx, left: orDefault(f.MaxBytes, DefaultChartMaxBytes)}
-	data, err := fetch(&http.Client{Transport: budget}, ref)
+	data, err := fetch(&http.Client{Transport: version.Transport(budget)}, ref)
 	if err != nil {
 		return nil, downloadFailure(ctx, ref, budget, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/release/releasetest"
+	"github.com/styrmin/styrmin/version"
 )
 
 // helloRepository serves hello-web at its usual place in a chart repository.
@@ -152,6 +153,35 @@ func TestFetchChart(t *testing.T) {
 			}
 			require.NoError(t, err)
 			requireChart(t, hello, data)
+		})
+	}
+}
+
+func TestFetchChartSendsStyrminsUserAgent(t *testing.T) {
+	t.Parallel()
+	hello, archive := releasetest.HelloWeb(t)
+	for name, srv := range map[string]*httptest.Server{"https repository": helloRepository(t, hello, archive), "oci registry": ociRegistry(t, hello, archive)} {
+		t.Run(name, func(t *testing.T) {
+			agents := make(chan string, 100)
+			serve := srv.Config.Handler
+			srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				agents <- r.UserAgent()
+				serve.ServeHTTP(w, r)
+			})
+			location := ref(srv.URL+"/stable", "hello-web")
+			if name == "oci registry" {
+				location = ref("oci://"+strings.TrimPrefix(srv.URL, "https://")+"/charts/hello-web", "")
+			}
+			fetcher, hosts := releasetest.Trusting(srv)
+			_, err := fetcher.Fetch(t.Context(), location, hosts)
+			require.NoError(t, err)
+			close(agents)
+			n := 0
+			for agent := range agents {
+				require.Equal(t, version.UserAgent(), agent, "in place of Helm's")
+				n++
+			}
+			require.NotZero(t, n)
 		})
 	}
 }

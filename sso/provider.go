@@ -21,6 +21,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/version"
 )
 
 // LoginLifetime is how long a sign-in may take at the provider: a state
@@ -83,7 +84,7 @@ func New(cfg Config, conn db.DBTX) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = "single sign-on"
 	}
-	return &Provider{cfg: cfg, client: &http.Client{Timeout: requestTimeout}, q: db.New(conn), now: time.Now}, nil
+	return &Provider{cfg: cfg, client: &http.Client{Timeout: requestTimeout, Transport: version.Transport(nil)}, q: db.New(conn), now: time.Now}, nil
 }
 
 // Discover reads the provider's discovery document (which must name the

@@ -8,6 +8,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/version"
 )
 
 // renderDoc renders a component and parses it.
@@ -79,4 +81,11 @@ func TestErrorPage(t *testing.T) {
 	require.Equal(t, "Not allowed", doc.Find("h1").Text())
 	require.Equal(t, "This needs the admin role.", doc.Find(`[data-testid="error-message"]`).Text())
 	require.Equal(t, "/signin", doc.Find(`.error-page a`).AttrOr("href", ""), "anonymous visitors are offered to sign in")
+}
+
+func TestLayoutFooterNamesTheVersion(t *testing.T) {
+	t.Parallel()
+	doc := renderDoc(t, Layout(Page{Title: "T"}))
+	require.Equal(t, version.Get().Version, doc.Find(`footer [data-testid="version"]`).Text())
+	require.Equal(t, "Styrmin "+version.Get().Version, doc.Find("footer").Text())
 }

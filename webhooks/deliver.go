@@ -25,6 +25,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/publicnet"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/version"
 )
 
 // How deliveries are sent.
@@ -171,7 +172,7 @@ func (d *Deliverer) send(ctx context.Context, target string, delivery db.Webhook
 			return 0, &permanentError{fmt.Errorf("the URL %s is not valid: %w", target, err)}
 		}
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("User-Agent", "Styrmin-Webhooks")
+		req.Header.Set("User-Agent", version.UserAgent())
 		req.Header.Set(EventHeader, delivery.Event)
 		req.Header.Set(DeliveryHeader, id)
 		req.Header.Set(TimestampHeader, strconv.FormatInt(now, 10))

@@ -26,6 +26,7 @@ import (
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/version"
 )
 
 // testSecret is the secret of the tests' webhooks.
@@ -198,6 +199,7 @@ func TestTheReceiverGetsEachEventSignedWithTheSecret(t *testing.T) {
 		require.Equal(t, string(event), req.header.Get(EventHeader))
 		require.Equal(t, event, d.Event)
 		require.Equal(t, "application/json", req.header.Get("Content-Type"))
+		require.Equal(t, version.UserAgent(), req.header.Get("User-Agent"))
 		require.Equal(t, DeliveryDelivered, d.Status)
 		require.Equal(t, 1, d.Attempts)
 		require.Equal(t, http.StatusOK, d.StatusCode)

@@ -41,6 +41,7 @@ func main() {
 		newDocsCmd(),
 		newChartSecretCmd(),
 		newProbeCmd(),
+		newVersionCmd(),
 	)
 	// The client's commands, which reach a server through its REST API
 	// (docs/cli.md); their failures carry their own exit codes.
