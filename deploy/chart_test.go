@@ -564,7 +564,7 @@ func TestChartTestPodProbesTheService(t *testing.T) {
 	require.NotNil(t, pod)
 	require.Equal(t, "test", pod.Annotations["helm.sh/hook"])
 	c := pod.Spec.Containers[0]
-	require.Equal(t, "styrmin.local/styrmin:dev", c.Image)
+	require.Equal(t, "styrmin.local/styrmin:"+loadChart(t).Metadata.AppVersion, c.Image, "the Styrmin image of the chart's version")
 	require.Equal(t, []string{"probe", "http://sm-styrmin:80"}, c.Args)
 	require.Equal(t, corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "sm-styrmin"}, Key: "admin-password"}, *envOf(c)["STYRMIN_ADMIN_PASSWORD"].ValueFrom.SecretKeyRef)
 }
