@@ -209,7 +209,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		}
 		cfg.Metrics.WatchCache("driver_specs", a.Catalog.SpecCacheStats)
 	}
-	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue)
+	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue, webhooks.Rules{CheckDeploymentName: deployment.CheckDeploymentName, TaskKinds: deployment.TaskKinds()})
 	actionsCfg, err := a.actions(ctx, cfg)
 	if err != nil {
 		return a, err

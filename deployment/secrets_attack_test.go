@@ -177,7 +177,7 @@ func TestAfterARotationTheNewKeyAloneOpensEverything(t *testing.T) {
 	next := newKey(t)
 	_, rotating := f.serviceWithKeys(t, next, f.key(t))
 
-	n, err := deployment.ResealSecrets(ctx, f.q, rotating)
+	n, err := rotating.ResealAll(ctx, f.q, deployment.SealedColumns(f.q, rotating.Header())...)
 	require.NoError(t, err)
 	require.Equal(t, 3, n, "the deployment's, the revision's and the task's")
 
@@ -185,7 +185,7 @@ func TestAfterARotationTheNewKeyAloneOpensEverything(t *testing.T) {
 	requireEverythingOpens(t, f, newOnly, taskID)
 	_, err = svc.UpgradeForm(ctx, "orders", "")
 	require.NoError(t, err)
-	n, err = deployment.ResealSecrets(ctx, f.q, rotating)
+	n, err = rotating.ResealAll(ctx, f.q, deployment.SealedColumns(f.q, rotating.Header())...)
 	require.NoError(t, err)
 	require.Zero(t, n, "a second rotation to the same key has nothing left to do")
 }
@@ -198,8 +198,8 @@ func TestARotationInterruptedHalfwayStillOpensWithBothKeysAndFinishesWhenRunAgai
 	next := newKey(t)
 	_, rotating := f.serviceWithKeys(t, next, f.key(t))
 
-	n, err := deployment.ResealDeploymentSecretsOnly(ctx, f.q, rotating)
-	require.NoError(t, err)
+	n, err := rotating.ResealAll(ctx, f.q, deployment.SealedColumns(f.q, rotating.Header())[0])
+	require.ErrorContains(t, err, "2 secrets are still sealed under another key", "a rotation interrupted after the deployments' column says what is left")
 	require.Equal(t, 1, n)
 
 	requireEverythingOpens(t, f, rotating, taskID)
@@ -209,7 +209,7 @@ func TestARotationInterruptedHalfwayStillOpensWithBothKeysAndFinishesWhenRunAgai
 	_, err = newOnly.Open(inputs, secrets.At("tasks", "secret_inputs", taskID))
 	require.ErrorIs(t, err, secrets.ErrWrongKey, "half-way, the new key alone is not enough")
 
-	n, err = deployment.ResealSecrets(ctx, f.q, rotating)
+	n, err = rotating.ResealAll(ctx, f.q, deployment.SealedColumns(f.q, rotating.Header())...)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "the rest")
 	requireEverythingOpens(t, f, newOnly, taskID)
@@ -224,7 +224,7 @@ func TestARotationWithoutTheOldKeyStopsAtTheFirstValueItCannotOpen(t *testing.T)
 	_, oldOnly := f.serviceWithKeys(t, f.key(t))
 	_, forgotten := f.serviceWithKeys(t, newKey(t))
 
-	_, err = deployment.ResealSecrets(ctx, f.q, forgotten)
+	_, err = forgotten.ResealAll(ctx, f.q, deployment.SealedColumns(f.q, forgotten.Header())...)
 	require.ErrorIs(t, err, secrets.ErrWrongKey)
 	require.ErrorContains(t, err, "deployments.secrets row")
 	require.ErrorContains(t, err, oldOnly.KeyID().String(), "it names the key it needs")
