@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 )
@@ -108,4 +109,12 @@ func (s *Service) List(ctx context.Context, includeDeleted bool) ([]Summary, err
 		})
 	}
 	return out, nil
+}
+
+// ComponentTitle is a component's title, or its name.
+func ComponentTitle(c drivers.Component) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.Name
 }

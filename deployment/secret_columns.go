@@ -15,7 +15,7 @@ func SealedColumns(q *db.Queries, header []byte) []secrets.SealedColumn {
 	deployments := secrets.PagedColumn(func(ctx context.Context, after db.ListDeploymentSecretsNotUnderRow) ([]db.ListDeploymentSecretsNotUnderRow, error) {
 		return q.ListDeploymentSecretsNotUnder(ctx, db.ListDeploymentSecretsNotUnderParams{Header: header, After: after.ID, Page: secrets.ResealPage})
 	}, func(r db.ListDeploymentSecretsNotUnderRow) secrets.SealedValue {
-		return secrets.SealedValue{At: deploymentSecretsAt(r.ID), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
+		return secrets.SealedValue{At: DeploymentSecretsAt(r.ID), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 			return q.ResealDeploymentSecrets(ctx, db.ResealDeploymentSecretsParams{ID: r.ID, Old: r.Secrets, New: resealed})
 		}}
 	})
@@ -23,14 +23,14 @@ func SealedColumns(q *db.Queries, header []byte) []secrets.SealedColumn {
 		return q.ListRevisionSecretsNotUnder(ctx, db.ListRevisionSecretsNotUnderParams{
 			Header: header, AfterDeploymentID: after.DeploymentID, AfterRevision: after.Revision, Page: secrets.ResealPage})
 	}, func(r db.ListRevisionSecretsNotUnderRow) secrets.SealedValue {
-		return secrets.SealedValue{At: revisionSecretsAt(r.DeploymentID, r.Revision), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
+		return secrets.SealedValue{At: RevisionSecretsAt(r.DeploymentID, r.Revision), Sealed: r.Secrets, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 			return q.ResealRevisionSecrets(ctx, db.ResealRevisionSecretsParams{DeploymentID: r.DeploymentID, Revision: r.Revision, Old: r.Secrets, New: resealed})
 		}}
 	})
 	tasks := secrets.PagedColumn(func(ctx context.Context, after db.ListTaskSecretsNotUnderRow) ([]db.ListTaskSecretsNotUnderRow, error) {
 		return q.ListTaskSecretsNotUnder(ctx, db.ListTaskSecretsNotUnderParams{Header: header, After: after.ID, Page: secrets.ResealPage})
 	}, func(r db.ListTaskSecretsNotUnderRow) secrets.SealedValue {
-		return secrets.SealedValue{At: taskSecretsAt(r.ID, r.DeploymentID), Sealed: r.SecretInputs, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
+		return secrets.SealedValue{At: TaskSecretsAt(r.ID, r.DeploymentID), Sealed: r.SecretInputs, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
 			return q.ResealTaskSecrets(ctx, db.ResealTaskSecretsParams{ID: r.ID, Old: r.SecretInputs, New: resealed})
 		}}
 	})
@@ -46,11 +46,11 @@ func RecordSecretNames(ctx context.Context, q *db.Queries, box *secrets.Box) err
 		return fmt.Errorf("deployment: list deployments without secret names: %w", err)
 	}
 	for _, r := range rows {
-		values, err := box.OpenValues(r.Secrets, deploymentSecretsAt(r.ID))
+		values, err := box.OpenValues(r.Secrets, DeploymentSecretsAt(r.ID))
 		if err != nil {
 			return fmt.Errorf("deployment: open the secrets of deployment %d: %w", r.ID, err)
 		}
-		if err := q.SetDeploymentSecretNames(ctx, db.SetDeploymentSecretNamesParams{ID: r.ID, Secrets: r.Secrets, SecretNames: secretNames(values)}); err != nil {
+		if err := q.SetDeploymentSecretNames(ctx, db.SetDeploymentSecretNamesParams{ID: r.ID, Secrets: r.Secrets, SecretNames: SecretNames(values)}); err != nil {
 			return fmt.Errorf("deployment: record the secret names of deployment %d: %w", r.ID, err)
 		}
 	}

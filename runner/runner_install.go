@@ -1,7 +1,8 @@
-package deployment
+package runner
 
 import (
 	"context"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
@@ -12,11 +13,11 @@ import (
 // installRunner installs a deployment: namespace, values, Helm install,
 // then a wait for each component. It starts nothing when a release of the
 // deployment's name exists that is not its own.
-type installRunner struct{ s *Service }
+type installRunner struct{ s *Runners }
 
 // Run installs the deployment as its install task says.
 func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in installInputs
+	var in deployment.InstallInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
@@ -24,15 +25,15 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err := j.checkOwnRelease(ctx); err != nil {
 		return j.fail(ctx, err)
 	}
-	err = run.Step(ctx, StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-		policy, why, err := r.s.namespaceRefusal(ctx, j.row.Namespace)
+	err = run.Step(ctx, deployment.StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
+		policy, why, err := r.s.deployments.NamespaceRefusal(ctx, j.row.Namespace)
 		if err != nil {
 			return err
 		}
 		if why != "" { // the policy changed since the install was queued
 			return styrmin.Errorf(styrmin.EINVALID, "The namespace policy refuses this install: %s.", why)
 		}
-		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces, j.cluster.namespaceLabels())
+		created, err := j.cluster.Kube.EnsureNamespace(ctx, j.row.Namespace, policy.CreateNamespaces, j.cluster.NamespaceLabels())
 		if err != nil {
 			return err
 		}
@@ -50,7 +51,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	values, err := r.s.storedValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, deploymentSecretsAt(j.row.ID))
+	values, err := r.s.deployments.StoredValues(b.Driver.Spec.Parameters, j.row.Parameters, j.row.Secrets, deployment.DeploymentSecretsAt(j.row.ID))
 	if err != nil {
 		return j.fail(ctx, err)
 	}
@@ -62,12 +63,12 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
+	prompts := deployment.WithSecretPrompts(in.Prompts, secret.Prompts)
 	if err := j.runHooks(ctx, b, drivers.HookPreInstall, prompts); err != nil {
 		return j.fail(ctx, err)
 	}
 	var rel *release.Release
-	err = run.Step(ctx, StepHelm, "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, deployment.StepHelm, "Helm install of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		if err := j.actAs(ctx, in.DriverVersion); err != nil {
 			return err
 		}
@@ -75,7 +76,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		if rel, err = j.cluster.Releases.Install(ctx, *opts); err != nil {
 			return err
 		}
-		st.SetDetail(HelmDetail{Revision: rel.Number})
+		st.SetDetail(deployment.HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d: %s.", rel.Number, rel.Description)
 		return nil
 	})

@@ -1,8 +1,9 @@
-package deployment
+package runner
 
 import (
 	"context"
 	"fmt"
+	"github.com/styrmin/styrmin/deployment"
 	"slices"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 // them to be deleted removes it.
 func (j *taskRun) removeNamespace(ctx context.Context) error {
 	ns := j.row.Namespace
-	return j.run.Step(ctx, StepNamespace, "Delete namespace "+ns, func(ctx context.Context, st *executor.Step) error {
+	return j.run.Step(ctx, deployment.StepNamespace, "Delete namespace "+ns, func(ctx context.Context, st *executor.Step) error {
 		left, err := j.cluster.Kube.NamespaceLeftovers(ctx, ns, j.madeForDeployment)
 		if err != nil {
 			return err
@@ -30,7 +31,7 @@ func (j *taskRun) removeNamespace(ctx context.Context) error {
 		// meanwhile has its row by then.
 		others, err := j.s.q.HandOverCreatedNamespace(ctx, db.HandOverCreatedNamespaceParams{Namespace: ns, ID: j.row.ID})
 		if err != nil {
-			return fmt.Errorf("deployment: the other deployments in namespace %s: %w", ns, err)
+			return fmt.Errorf("runner: the other deployments in namespace %s: %w", ns, err)
 		}
 		if len(others) > 0 || !left.Empty() {
 			st.Warn("%s", namespaceKept(ns, others, left))

@@ -1,7 +1,8 @@
-package deployment
+package runner
 
 import (
 	"context"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/db"
@@ -14,7 +15,7 @@ import (
 // deleteRunner uninstalls a deployment and removes the namespace Styrmin
 // created for it when nothing else is left in it; the deployment stays in the
 // history as deleted.
-type deleteRunner struct{ s *Service }
+type deleteRunner struct{ s *Runners }
 
 // Run uninstalls the release, deletes the action Job an action left (with
 // its Secret) and the action pods' service account, deletes the namespace when Styrmin created it and nothing
@@ -22,12 +23,12 @@ type deleteRunner struct{ s *Service }
 // own (its install was refused), it changes nothing in the cluster: it only
 // marks the deployment deleted.
 func (r deleteRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in deleteInputs
+	var in deployment.DeleteInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusDeleting}); err != nil {
+	if err := r.s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: deployment.StatusDeleting}); err != nil {
 		return nil, err
 	}
 	foreign, err := j.releaseForeign(ctx)
@@ -54,7 +55,7 @@ func (j *taskRun) releaseForeign(ctx context.Context) (bool, error) {
 	if err == nil || !release.IsForeign(err) {
 		return false, err
 	}
-	err = j.run.Step(ctx, StepHelm, "Leave release "+j.row.Name+" in place", func(ctx context.Context, st *executor.Step) error {
+	err = j.run.Step(ctx, deployment.StepHelm, "Leave release "+j.row.Name+" in place", func(ctx context.Context, st *executor.Step) error {
 		st.Warn("Release %s in namespace %s was not created by Styrmin for this deployment: Styrmin leaves it, its objects and the namespace as they are, runs no hook, and only forgets the deployment.", j.row.Name, j.row.Namespace)
 		return nil
 	})
@@ -65,7 +66,7 @@ func (j *taskRun) releaseForeign(ctx context.Context) (bool, error) {
 // the post-delete hooks, deletes the action Job and the action pods' service
 // account and, when Styrmin created the namespace and nothing else is left
 // in it, the namespace.
-func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *deleteInputs) error {
+func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *deployment.DeleteInputs) error {
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, j.row.DriverVersion)
 	if err != nil {
 		return err
@@ -74,11 +75,11 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 	if err != nil {
 		return err
 	}
-	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
+	prompts := deployment.WithSecretPrompts(in.Prompts, secret.Prompts)
 	if err := j.runHooks(ctx, b, drivers.HookPreDelete, prompts); err != nil {
 		return err
 	}
-	err = j.run.Step(ctx, StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err = j.run.Step(ctx, deployment.StepHelm, "Helm uninstall of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		if err := j.actAs(ctx, j.row.DriverVersion); err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 		if err != nil {
 			return err
 		}
-		if err := j.cluster.revokeDeployer(ctx, j.row.Namespace, j.row.Name); err != nil {
+		if err := j.cluster.RevokeDeployer(ctx, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
 		st.Say("Uninstalled; what an admin approved for it is no longer granted.")
@@ -102,7 +103,7 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 	if err := j.runHooks(ctx, b, drivers.HookPostDelete, prompts); err != nil {
 		return err
 	}
-	err = j.run.Step(ctx, StepJob, "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
+	err = j.run.Step(ctx, deployment.StepJob, "Delete the Job of the driver's actions", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.DeleteActionJob(ctx, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
@@ -118,12 +119,6 @@ func (r deleteRunner) removeFromCluster(ctx context.Context, j *taskRun, in *del
 		return err
 	}
 	return j.removeNamespace(ctx)
-}
-
-// deleteInputs are a delete task's inputs (secret prompts travel sealed apart).
-type deleteInputs struct {
-	// Prompts holds the plain prompt values of hook actions, by action.
-	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }
 
 // Recover runs a delete again: uninstalling a release that is gone and

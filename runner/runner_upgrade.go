@@ -1,7 +1,8 @@
-package deployment
+package runner
 
 import (
 	"context"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
@@ -10,13 +11,13 @@ import (
 
 // upgradeRunner upgrades a deployment to the driver version, application
 // version and values its task holds.
-type upgradeRunner struct{ s *Service }
+type upgradeRunner struct{ s *Runners }
 
 // Run upgrades the release (recovering it first when an earlier operation
 // left it pending, and installing it again when no revision of it ever
 // deployed), waits for the components, then records the new values.
 func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in upgradeInputs
+	var in deployment.UpgradeInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
@@ -32,8 +33,8 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	values := typedValues(b.Driver.Spec.Parameters, in.Parameters, secret.Params)
-	prompts := withSecretPrompts(in.Prompts, secret.Prompts)
+	values := deployment.TypedValues(b.Driver.Spec.Parameters, in.Parameters, secret.Params)
+	prompts := deployment.WithSecretPrompts(in.Prompts, secret.Prompts)
 	opts, err := j.render(ctx, b, in.AppVersion, values)
 	if err != nil {
 		return j.fail(ctx, err)
@@ -63,7 +64,7 @@ func (r upgradeRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 // installed again instead.
 func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions, driverVersion string) (*release.Release, error) {
 	var rel *release.Release
-	err := j.run.Step(ctx, StepHelm, "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
+	err := j.run.Step(ctx, deployment.StepHelm, "Helm upgrade of release "+j.row.Name, func(ctx context.Context, st *executor.Step) error {
 		if err := j.actAs(ctx, j.row.DriverVersion, driverVersion); err != nil {
 			return err
 		}
@@ -83,7 +84,7 @@ func (j *taskRun) upgrade(ctx context.Context, opts *release.InstallOptions, dri
 		if err != nil {
 			return err
 		}
-		st.SetDetail(HelmDetail{Revision: rel.Number})
+		st.SetDetail(deployment.HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d: %s.", rel.Number, rel.Description)
 		return nil
 	})

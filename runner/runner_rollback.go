@@ -1,8 +1,9 @@
-package deployment
+package runner
 
 import (
 	"context"
 	"fmt"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/executor"
@@ -11,30 +12,30 @@ import (
 
 // rollbackRunner rolls a deployment back to an earlier revision, with the
 // versions and values recorded for it.
-type rollbackRunner struct{ s *Service }
+type rollbackRunner struct{ s *Runners }
 
 // Run rolls the release back (recovering it first when an earlier operation
 // left it pending), waits for the components, and records the new revision
 // with the old one's values.
 func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in rollbackInputs
+	var in deployment.RollbackInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
 	}
 	rev, err := r.s.q.GetRevision(ctx, db.GetRevisionParams{DeploymentID: j.row.ID, Revision: int32(in.Revision)})
 	if err != nil {
-		return j.fail(ctx, fmt.Errorf("deployment: revision %d of %s: %w", in.Revision, j.row.Name, err))
+		return j.fail(ctx, fmt.Errorf("runner: revision %d of %s: %w", in.Revision, j.row.Name, err))
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, rev.DriverVersion)
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	values, err := r.s.storedValues(b.Driver.Spec.Parameters, rev.Parameters, rev.Secrets, revisionSecretsAt(rev.DeploymentID, rev.Revision))
+	values, err := r.s.deployments.StoredValues(b.Driver.Spec.Parameters, rev.Parameters, rev.Secrets, deployment.RevisionSecretsAt(rev.DeploymentID, rev.Revision))
 	if err != nil {
 		return j.fail(ctx, err)
 	}
-	check, err := r.s.permissionCheck(ctx, j.row.DriverName, rev.DriverVersion, j.row.Namespace)
+	check, err := r.s.deployments.PermissionCheck(ctx, j.row.DriverName, rev.DriverVersion, j.row.Namespace)
 	if err != nil {
 		return j.fail(ctx, err)
 	}
@@ -42,7 +43,7 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 		return j.fail(ctx, err)
 	}
 	var rel *release.Release
-	err = run.Step(ctx, StepHelm, fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
+	err = run.Step(ctx, deployment.StepHelm, fmt.Sprintf("Helm rollback of release %s to revision %d", j.row.Name, in.Revision), func(ctx context.Context, st *executor.Step) error {
 		if err := j.actAs(ctx, j.row.DriverVersion, rev.DriverVersion); err != nil {
 			return err
 		}
@@ -51,7 +52,7 @@ func (r rollbackRunner) Run(ctx context.Context, run *executor.Run) (any, error)
 		if err != nil {
 			return err
 		}
-		st.SetDetail(HelmDetail{Revision: rel.Number})
+		st.SetDetail(deployment.HelmDetail{Revision: rel.Number})
 		st.Say("Revision %d restores revision %d (driver %s, application %s).", rel.Number, in.Revision, rev.DriverVersion, rev.AppVersion)
 		return nil
 	})

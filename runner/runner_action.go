@@ -1,19 +1,20 @@
-package deployment
+package runner
 
 import (
 	"context"
 	"fmt"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/executor"
 )
 
 // actionRunner runs one manual action as the one hook step of its task.
-type actionRunner struct{ s *Service }
+type actionRunner struct{ s *Runners }
 
 // Run runs the action with its prompts (secret ones unsealed) and returns its
 // result with the tasks it started.
 func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in actionInputs
+	var in deployment.ActionInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
@@ -22,7 +23,7 @@ func (r actionRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	secretPrompts, err := r.s.box.OpenValues(run.Task.SecretInputs, taskSecretsAt(run.Task.ID, j.row.ID))
+	secretPrompts, err := r.s.box.OpenValues(run.Task.SecretInputs, deployment.TaskSecretsAt(run.Task.ID, j.row.ID))
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
-package deployment
+package runner
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/styrmin/styrmin/deployment"
 	"slices"
 
 	"github.com/styrmin/styrmin/db"
@@ -14,13 +15,13 @@ import (
 // componentsRunner stops components (scales their workloads to 0, keeping
 // their replicas) or starts them (scales them back).
 type componentsRunner struct {
-	s    *Service
+	s    *Runners
 	stop bool
 }
 
 // componentsResult is the result of a stop or start task.
 type componentsResult struct {
-	Components map[string]ComponentState `json:"components"`
+	Components map[string]deployment.ComponentState `json:"components"`
 }
 
 // Run stops or starts each chosen component as one step, saving the
@@ -28,7 +29,7 @@ type componentsResult struct {
 // stop) or ready (a start). It scales nothing when the deployment's release
 // is not its own (release.IsForeign).
 func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, error) {
-	var in componentsInputs
+	var in deployment.ComponentsInputs
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
@@ -41,23 +42,23 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 		return nil, err
 	}
 	comps := chosenComponents(v.Driver.Spec.Components, in.Components)
-	states := map[string]ComponentState{}
+	states := map[string]deployment.ComponentState{}
 	if err := json.Unmarshal(j.row.Components, &states); err != nil {
-		return nil, fmt.Errorf("deployment: components of %s: %w", j.row.Name, err)
+		return nil, fmt.Errorf("runner: components of %s: %w", j.row.Name, err)
 	}
-	result := componentsResult{Components: map[string]ComponentState{}}
+	result := componentsResult{Components: map[string]deployment.ComponentState{}}
 	for _, c := range comps {
 		verb := "Start"
 		if r.stop {
 			verb = "Stop"
 		}
-		err := run.Step(ctx, StepComponent, verb+" "+componentTitle(c), func(ctx context.Context, st *executor.Step) error {
+		err := run.Step(ctx, deployment.StepComponent, verb+" "+deployment.ComponentTitle(c), func(ctx context.Context, st *executor.Step) error {
 			state, err := r.apply(ctx, j, c, states[c.Name])
 			if err != nil {
 				return err
 			}
 			states[c.Name], result.Components[c.Name] = state, state
-			st.SetDetail(ComponentDetail{Workloads: state.Workloads})
+			st.SetDetail(deployment.ComponentDetail{Workloads: state.Workloads})
 			st.Say("%s.", describeWorkloads(state, r.stop))
 			return r.s.saveStates(ctx, j.row.ID, states)
 		})
@@ -73,7 +74,7 @@ func (r componentsRunner) Run(ctx context.Context, run *executor.Run) (any, erro
 
 // apply stops or starts one component and returns its new state. Stopping a
 // stopped component keeps the replicas remembered at its first stop.
-func (r componentsRunner) apply(ctx context.Context, j *taskRun, c drivers.Component, state ComponentState) (ComponentState, error) {
+func (r componentsRunner) apply(ctx context.Context, j *taskRun, c drivers.Component, state deployment.ComponentState) (deployment.ComponentState, error) {
 	if r.stop {
 		before, err := j.cluster.Kube.ScaleComponent(ctx, j.row.Namespace, j.row.Name, c, 0)
 		if err != nil {
@@ -89,20 +90,20 @@ func (r componentsRunner) apply(ctx context.Context, j *taskRun, c drivers.Compo
 	if err != nil {
 		return state, err
 	}
-	return ComponentState{Workloads: started}, nil
+	return deployment.ComponentState{Workloads: started}, nil
 }
 
 // saveStates records the components' states on the deployment.
-func (s *Service) saveStates(ctx context.Context, deploymentID int64, states map[string]ComponentState) error {
+func (s *Runners) saveStates(ctx context.Context, deploymentID int64, states map[string]deployment.ComponentState) error {
 	out, err := json.Marshal(states)
 	if err != nil {
-		return fmt.Errorf("deployment: encode component states: %w", err)
+		return fmt.Errorf("runner: encode component states: %w", err)
 	}
 	return s.q.SetDeploymentComponents(ctx, db.SetDeploymentComponentsParams{ID: deploymentID, Components: out})
 }
 
 // describeWorkloads says what a stop or start did.
-func describeWorkloads(state ComponentState, stopped bool) string {
+func describeWorkloads(state deployment.ComponentState, stopped bool) string {
 	text := ""
 	for i, w := range state.Workloads {
 		if i > 0 {

@@ -1,41 +1,31 @@
-package deployment
+// Package runner is the worker side of deployments: the executor's runner
+// of each task kind (install, upgrade, rollback, stop, start, delete, a
+// manual action), the driver actions each runs as hook steps, and the
+// recovery of a task whose process died. The deployment service validates,
+// plans and queues the tasks; this package does their work on the cluster.
+package runner
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/actions"
+
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/release"
-)
-
-// Step kinds: what each step of a task does (executor.Run.Step). Crash
-// recovery depends on StepHelm (helmStepStarted), and pages and the API
-// read a StepHook's detail as a HookDetail.
-const (
-	// StepRender renders the values of the driver's chart.
-	StepRender executor.StepKind = "render"
-	// StepNamespace creates or deletes the deployment's namespace.
-	StepNamespace executor.StepKind = "namespace"
-	// StepHelm installs, upgrades, rolls back or uninstalls the Helm release.
-	StepHelm executor.StepKind = "helm"
-	// StepWait waits for components to be ready, or their pods to end.
-	StepWait executor.StepKind = "wait"
-	// StepHook runs one driver action.
-	StepHook executor.StepKind = "hook"
-	// StepComponent stops or starts one component.
-	StepComponent executor.StepKind = "component"
-	// StepJob deletes the Job of the driver's actions.
-	StepJob executor.StepKind = "job"
+	"github.com/styrmin/styrmin/secrets"
 )
 
 // Timeouts of a task's cluster operations.
@@ -46,16 +36,72 @@ const (
 	ReadyTimeout = 10 * time.Minute
 )
 
-// Runners returns the executor's runner of each task kind.
-func (s *Service) Runners() map[string]executor.Runner {
+// Runners does the tasks the deployment service queues: it is the
+// executor's runner of each task kind.
+type Runners struct {
+	deployments *deployment.Service
+	q           *db.Queries
+	catalog     deployment.Catalog
+	box         *secrets.Box
+	// actions runs driver actions; nil when there is no action runtime.
+	actions  *ActionsConfig
+	log      *slog.Logger
+	observer ActionObserver
+}
+
+// ActionObserver hears of the driver actions run (metrics.Metrics).
+type ActionObserver interface {
+	// ActionRan is called when a driver action's run ends.
+	ActionRan(succeeded bool)
+}
+
+// noActionObserver hears nothing.
+type noActionObserver struct{}
+
+func (noActionObserver) ActionRan(bool) {}
+
+// Config is what the runners are built on.
+type Config struct {
+	// Deployments is the service whose tasks they do: its cluster, its
+	// release owners, its deployers and its checks are theirs.
+	Deployments *deployment.Service
+	Pool        *pgxpool.Pool
+	Catalog     deployment.Catalog
+	// Box opens the deployments' and tasks' secrets and seals the revisions'.
+	Box *secrets.Box
+	// Actions is how the runners run driver actions; nil when they cannot
+	// run here (python3 is missing): a hook step then fails saying so.
+	Actions *ActionsConfig
+	// Logger receives the runners' log lines (default slog.Default()).
+	Logger *slog.Logger
+	// Observer hears of the actions run; nil hears nothing.
+	Observer ActionObserver
+}
+
+// New returns the runners of cfg.
+func New(cfg Config) *Runners {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	var observer ActionObserver = noActionObserver{}
+	if cfg.Observer != nil {
+		observer = cfg.Observer
+	}
+	return &Runners{deployments: cfg.Deployments, q: db.New(cfg.Pool), catalog: cfg.Catalog, box: cfg.Box,
+		actions: cfg.Actions, log: log, observer: observer}
+}
+
+// ByKind returns the executor's runner of each task kind.
+func (s *Runners) ByKind() map[string]executor.Runner {
 	runners := map[string]executor.Runner{
-		KindInstall:  installRunner{s},
-		KindUpgrade:  upgradeRunner{s},
-		KindRollback: rollbackRunner{s},
-		KindStop:     componentsRunner{s: s, stop: true},
-		KindStart:    componentsRunner{s: s},
-		KindDelete:   deleteRunner{s},
-		KindAction:   actionRunner{s},
+		deployment.KindInstall:  installRunner{s},
+		deployment.KindUpgrade:  upgradeRunner{s},
+		deployment.KindRollback: rollbackRunner{s},
+		deployment.KindStop:     componentsRunner{s: s, stop: true},
+		deployment.KindStart:    componentsRunner{s: s},
+		deployment.KindDelete:   deleteRunner{s},
+		deployment.KindAction:   actionRunner{s},
 	}
 	for kind, r := range runners {
 		runners[kind] = orphanStoppingRunner{Runner: r, s: s}
@@ -71,12 +117,12 @@ func (s *Service) Runners() map[string]executor.Runner {
 // result, as in a failed run's.
 type orphanStoppingRunner struct {
 	executor.Runner
-	s *Service
+	s *Runners
 }
 
 func (r orphanStoppingRunner) Recover(ctx context.Context, run *executor.Run) (bool, string, error) {
 	if err := r.s.q.RevokeTaskActionTokens(ctx, run.Task.ID); err != nil {
-		return false, "", fmt.Errorf("deployment: revoke the action tokens of task %d: %w", run.Task.ID, err)
+		return false, "", fmt.Errorf("runner: revoke the action tokens of task %d: %w", run.Task.ID, err)
 	}
 	if err := r.s.stopOrphanActions(ctx, run.Task); err != nil {
 		return false, "", err
@@ -86,7 +132,7 @@ func (r orphanStoppingRunner) Recover(ctx context.Context, run *executor.Run) (b
 		return false, "", err
 	}
 	if len(linked) > 0 {
-		run.KeepResult(failedResult{Linked: linked})
+		run.KeepResult(deployment.FailedResult{Linked: linked})
 	}
 	return r.Runner.Recover(ctx, run)
 }
@@ -95,51 +141,52 @@ func (r orphanStoppingRunner) Recover(ctx context.Context, run *executor.Run) (b
 // of task's hook steps (the pod runtime's) and its deployment's action Job,
 // ended or not, which one of its actions may have started. A task that ran
 // no action leaves the Job alone; without a cluster there is nothing to stop.
-func (s *Service) stopOrphanActions(ctx context.Context, task db.Task) error {
+func (s *Runners) stopOrphanActions(ctx context.Context, task db.Task) error {
 	steps, err := s.q.ListSteps(ctx, task.ID)
 	if err != nil {
-		return fmt.Errorf("deployment: steps of task %d: %w", task.ID, err)
+		return fmt.Errorf("runner: steps of task %d: %w", task.ID, err)
 	}
-	steps = slices.DeleteFunc(steps, func(st db.Step) bool { return st.Kind != StepHook })
-	if len(steps) == 0 || s.cluster == nil {
+	steps = slices.DeleteFunc(steps, func(st db.Step) bool { return st.Kind != deployment.StepHook })
+	cluster := s.deployments.Cluster()
+	if len(steps) == 0 || cluster == nil {
 		return nil
 	}
 	row, err := s.q.GetDeploymentByID(ctx, task.DeploymentID)
 	if err != nil {
-		return fmt.Errorf("deployment: task %d: %w", task.ID, err)
+		return fmt.Errorf("runner: task %d: %w", task.ID, err)
 	}
 	for _, st := range steps {
-		if err := actions.DeleteRun(ctx, s.cluster.Kube.Clientset, row.Namespace, row.Name, st.ID); err != nil {
+		if err := actions.DeleteRun(ctx, cluster.Kube.Clientset, row.Namespace, row.Name, st.ID); err != nil {
 			return err
 		}
 	}
-	return s.cluster.Kube.DeleteActionJob(ctx, row.Namespace, row.Name)
+	return cluster.Kube.DeleteActionJob(ctx, row.Namespace, row.Name)
 }
 
 // taskRun is what every runner starts from: the task's deployment, its inputs,
 // the cluster and the owner of the deployment's release.
 type taskRun struct {
-	s       *Service
+	s       *Runners
 	run     *executor.Run
 	row     db.Deployment
-	cluster *Cluster
+	cluster *deployment.Cluster
 	owner   release.Owner
 }
 
 // newTaskRun reads the task's deployment and decodes its inputs into inputs.
-func (s *Service) newTaskRun(ctx context.Context, run *executor.Run, inputs any) (*taskRun, error) {
-	cluster, err := s.needCluster()
+func (s *Runners) newTaskRun(ctx context.Context, run *executor.Run, inputs any) (*taskRun, error) {
+	cluster, err := s.deployments.NeedCluster()
 	if err != nil {
 		return nil, err
 	}
 	row, err := s.q.GetDeploymentByID(ctx, run.Task.DeploymentID)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+		return nil, fmt.Errorf("runner: task %d: %w", run.Task.ID, err)
 	}
 	if err := json.Unmarshal(run.Task.Inputs, inputs); err != nil {
-		return nil, fmt.Errorf("deployment: task %d inputs: %w", run.Task.ID, err)
+		return nil, fmt.Errorf("runner: task %d inputs: %w", run.Task.ID, err)
 	}
-	owner, err := s.ReleaseOwner(ctx, row.ID)
+	owner, err := s.deployments.ReleaseOwner(ctx, row.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -160,16 +207,16 @@ func (j *taskRun) checkOwnRelease(ctx context.Context) error {
 
 // render takes the chart of bundle b (stored with it) and renders the values
 // the deployment gives it, as one step.
-func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion string, values Values) (*release.InstallOptions, error) {
+func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion string, values deployment.Values) (*release.InstallOptions, error) {
 	opts := &release.InstallOptions{Namespace: j.row.Namespace, Name: j.row.Name, Owner: j.owner, Timeout: HelmTimeout,
 		Description: fmt.Sprintf("%s by Styrmin (task %d)", j.run.Task.Kind, j.run.Task.ID)}
-	err := j.run.Step(ctx, StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
+	err := j.run.Step(ctx, deployment.StepRender, "Render the values of driver "+b.Driver.Spec.Version, func(ctx context.Context, st *executor.Step) error {
 		var err error
 		opts.Chart = b.Chart
 		if opts.Values, err = release.Values(ctx, b.Driver, values.All(), appVersion, j.row.Namespace, j.row.Name); err != nil {
 			return err
 		}
-		if opts.Check, err = j.s.permissionCheck(ctx, b.Driver.Metadata.Name, b.Driver.Spec.Version, j.row.Namespace); err != nil {
+		if opts.Check, err = j.s.deployments.PermissionCheck(ctx, b.Driver.Metadata.Name, b.Driver.Spec.Version, j.row.Namespace); err != nil {
 			return err
 		}
 		st.Say("Chart %s %s, application version %s.", opts.Chart.Name(), opts.Chart.Metadata.Version, appVersion)
@@ -181,7 +228,7 @@ func (j *taskRun) render(ctx context.Context, b *drivers.Bundle, appVersion stri
 // waitReady waits for each component to be ready, one step per component.
 func (j *taskRun) waitReady(ctx context.Context, comps []drivers.Component) error {
 	for _, c := range comps {
-		err := j.run.Step(ctx, StepWait, "Wait for "+componentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
+		err := j.run.Step(ctx, deployment.StepWait, "Wait for "+deployment.ComponentTitle(c)+" to be ready", func(ctx context.Context, st *executor.Step) error {
 			statuses, err := j.cluster.Kube.WaitComponentsReady(ctx, j.row.Namespace, j.row.Name, []drivers.Component{c}, ReadyTimeout)
 			if err != nil {
 				return err
@@ -190,7 +237,7 @@ func (j *taskRun) waitReady(ctx context.Context, comps []drivers.Component) erro
 			for _, w := range statuses[0].Workloads {
 				ready, want = ready+w.ReadyReplicas, want+w.Replicas
 			}
-			st.SetDetail(WaitDetail{Ready: ready, Replicas: want})
+			st.SetDetail(deployment.WaitDetail{Ready: ready, Replicas: want})
 			st.Say("%d of %d replicas ready.", ready, want)
 			return nil
 		})
@@ -207,9 +254,9 @@ func (j *taskRun) waitReady(ctx context.Context, comps []drivers.Component) erro
 func (j *taskRun) waitStopped(ctx context.Context, comps []drivers.Component) error {
 	names := make([]string, len(comps))
 	for i, c := range comps {
-		names[i] = componentTitle(c)
+		names[i] = deployment.ComponentTitle(c)
 	}
-	return j.run.Step(ctx, StepWait, "Wait for the pods of "+strings.Join(names, ", ")+" to end", func(ctx context.Context, st *executor.Step) error {
+	return j.run.Step(ctx, deployment.StepWait, "Wait for the pods of "+strings.Join(names, ", ")+" to end", func(ctx context.Context, st *executor.Step) error {
 		if err := j.cluster.Kube.WaitComponentsStopped(ctx, j.row.Namespace, j.row.Name, comps, ReadyTimeout); err != nil {
 			return err
 		}
@@ -220,16 +267,16 @@ func (j *taskRun) waitStopped(ctx context.Context, comps []drivers.Component) er
 
 // record saves what a successful release operation put in place: the
 // revision's versions and values, and the deployment's.
-func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVersion string, values Values) error {
-	plain, err := marshalPlain(values)
+func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVersion string, values deployment.Values) error {
+	plain, err := deployment.MarshalPlain(values)
 	if err != nil {
 		return err
 	}
-	revisionSecrets, err := j.s.box.SealValues(values.Secrets, revisionSecretsAt(j.row.ID, int32(revision)))
+	revisionSecrets, err := j.s.box.SealValues(values.Secrets, deployment.RevisionSecretsAt(j.row.ID, int32(revision)))
 	if err != nil {
 		return err
 	}
-	deploymentSecrets, err := j.s.box.SealValues(values.Secrets, deploymentSecretsAt(j.row.ID))
+	deploymentSecrets, err := j.s.box.SealValues(values.Secrets, deployment.DeploymentSecretsAt(j.row.ID))
 	if err != nil {
 		return err
 	}
@@ -244,20 +291,20 @@ func (j *taskRun) record(ctx context.Context, revision int, driverVersion, appVe
 		}
 		return q.SetDeploymentRelease(ctx, db.SetDeploymentReleaseParams{
 			ID: j.row.ID, DriverVersion: driverVersion, AppVersion: appVersion, Parameters: plain,
-			Secrets: deploymentSecrets, SecretNames: secretNames(values.Secrets),
+			Secrets: deploymentSecrets, SecretNames: deployment.SecretNames(values.Secrets),
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("deployment: record revision %d of %s: %w", revision, j.row.Name, err)
+		return fmt.Errorf("runner: record revision %d of %s: %w", revision, j.row.Name, err)
 	}
 	// The deployer now holds only what the recorded version needs.
 	return j.actAs(ctx, driverVersion)
 }
 
 // actAs makes the deployment's deployer ready for a Helm operation with the
-// given versions of its driver (see Service.prepareDeployer).
+// given versions of its driver (see Service.PrepareDeployer).
 func (j *taskRun) actAs(ctx context.Context, versions ...string) error {
-	return j.s.prepareDeployer(ctx, j.cluster, j.row.Namespace, j.row.Name, j.row.DriverName, versions...)
+	return j.s.deployments.PrepareDeployer(ctx, j.cluster, j.row.Namespace, j.row.Name, j.row.DriverName, versions...)
 }
 
 // fail marks the deployment failed after a task failed, and returns err with
@@ -266,7 +313,7 @@ func (j *taskRun) actAs(ctx context.Context, versions ...string) error {
 func (j *taskRun) fail(ctx context.Context, err error) (any, error) {
 	ctx = context.WithoutCancel(ctx)
 	serr := j.run.Write(ctx, "record a failed deployment", func(ctx context.Context, q *db.Queries) error {
-		return q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: StatusFailed})
+		return q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: j.row.ID, Status: deployment.StatusFailed})
 	})
 	if serr != nil {
 		err = fmt.Errorf("%w (and recording the failure: %v)", err, serr)
@@ -280,31 +327,15 @@ func (j *taskRun) fail(ctx context.Context, err error) (any, error) {
 	if len(linked) == 0 && refused == nil {
 		return nil, err
 	}
-	return failedResult{Linked: linked, Refused: refusedPermissionsOf(refused)}, err
-}
-
-// failedResult is the result of a task that failed after its actions
-// started tasks, or because its chart creates what no admin approved.
-type failedResult struct {
-	Linked  []LinkedResult      `json:"linked,omitempty"`
-	Refused *RefusedPermissions `json:"refused_permissions,omitempty"`
-}
-
-// RefusedPermissions is what a task's chart creates that no admin approved
-// for its driver version (permissions.RefusedError), kept in the failed
-// task's result so that its page can offer admins to approve exactly that.
-type RefusedPermissions struct {
-	Driver  string          `json:"driver"`
-	Version string          `json:"version"`
-	Items   permissions.Set `json:"items"`
+	return deployment.FailedResult{Linked: linked, Refused: refusedPermissionsOf(refused)}, err
 }
 
 // refusedPermissionsOf is refused as a task result keeps it; nil for nil.
-func refusedPermissionsOf(refused *permissions.RefusedError) *RefusedPermissions {
+func refusedPermissionsOf(refused *permissions.RefusedError) *deployment.RefusedPermissions {
 	if refused == nil {
 		return nil
 	}
-	return &RefusedPermissions{Driver: refused.Driver, Version: refused.Version, Items: refused.Missing}
+	return &deployment.RefusedPermissions{Driver: refused.Driver, Version: refused.Version, Items: refused.Missing}
 }
 
 // releaseResult is the result of a task that made a revision.
@@ -314,7 +345,7 @@ type releaseResult struct {
 	AppVersion   string `json:"app_version"`
 	Notes        string `json:"notes,omitempty"`
 	// Linked are the tasks its actions started through primitives.
-	Linked []LinkedResult `json:"linked,omitempty"`
+	Linked []deployment.LinkedResult `json:"linked,omitempty"`
 }
 
 // finishHooks runs the post-operation hook of a task that made a revision,
@@ -329,22 +360,17 @@ func (j *taskRun) finishHooks(ctx context.Context, b *drivers.Bundle, hook drive
 	return result, hookErr
 }
 
-// componentTitle is a component's title, or its name.
-func componentTitle(c drivers.Component) string {
-	if c.Title != "" {
-		return c.Title
-	}
-	return c.Name
-}
+// isNotFound reports whether err is an ENOTFOUND error.
+func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTFOUND }
 
 // helmStepStarted reports whether the task reached its Helm step: after that
 // a task is not simply run again after a crash.
-func (s *Service) helmStepStarted(ctx context.Context, taskID int64) (bool, error) {
+func (s *Runners) helmStepStarted(ctx context.Context, taskID int64) (bool, error) {
 	steps, err := s.q.ListSteps(ctx, taskID)
 	if err != nil {
-		return false, fmt.Errorf("deployment: steps of task %d: %w", taskID, err)
+		return false, fmt.Errorf("runner: steps of task %d: %w", taskID, err)
 	}
-	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == StepHelm }), nil
+	return slices.ContainsFunc(steps, func(st db.Step) bool { return st.Kind == deployment.StepHelm }), nil
 }
 
 // recoverPending recovers, as a Helm step of its own, a release that an
@@ -364,7 +390,7 @@ func (j *taskRun) recoverPending(ctx context.Context) error {
 		return err
 	}
 	title := fmt.Sprintf("Recover release %s, left %s at revision %d", j.row.Name, last.Status, last.Number)
-	return j.run.Step(ctx, StepHelm, title, func(ctx context.Context, st *executor.Step) error {
+	return j.run.Step(ctx, deployment.StepHelm, title, func(ctx context.Context, st *executor.Step) error {
 		rec, err := j.cluster.Releases.RecoverPending(ctx, j.row.Namespace, j.row.Name, j.owner)
 		if err != nil {
 			return err
@@ -377,20 +403,20 @@ func (j *taskRun) recoverPending(ctx context.Context) error {
 // recoverRelease is the Recover of install, upgrade and rollback tasks: a task
 // that died before its Helm step runs again; after it, a release Helm left
 // pending is recovered and the task ends failed, saying what to do next.
-func (s *Service) recoverRelease(ctx context.Context, run *executor.Run, next string) (bool, string, error) {
+func (s *Runners) recoverRelease(ctx context.Context, run *executor.Run, next string) (bool, string, error) {
 	started, err := s.helmStepStarted(ctx, run.Task.ID)
 	if err != nil || !started {
 		return !started, "Nothing had changed in the cluster yet, so the task runs again.", err
 	}
-	cluster, err := s.needCluster()
+	cluster, err := s.deployments.NeedCluster()
 	if err != nil {
 		return false, "", err
 	}
 	row, err := s.q.GetDeploymentByID(ctx, run.Task.DeploymentID)
 	if err != nil {
-		return false, "", fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+		return false, "", fmt.Errorf("runner: task %d: %w", run.Task.ID, err)
 	}
-	owner, err := s.ReleaseOwner(ctx, row.ID)
+	owner, err := s.deployments.ReleaseOwner(ctx, row.ID)
 	if err != nil {
 		return false, "", err
 	}
@@ -401,8 +427,8 @@ func (s *Service) recoverRelease(ctx context.Context, run *executor.Run, next st
 	case err != nil:
 		return false, "", err
 	}
-	if err := s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: row.ID, Status: StatusFailed}); err != nil {
-		return false, "", fmt.Errorf("deployment: task %d: %w", run.Task.ID, err)
+	if err := s.q.SetDeploymentStatus(ctx, db.SetDeploymentStatusParams{ID: row.ID, Status: deployment.StatusFailed}); err != nil {
+		return false, "", fmt.Errorf("runner: task %d: %w", run.Task.ID, err)
 	}
 	return false, fmt.Sprintf("%s %s", rec.Message, next), nil
 }

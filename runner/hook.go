@@ -1,12 +1,12 @@
-package deployment
+package runner
 
 import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	"github.com/styrmin/styrmin/deployment"
 	"time"
 
 	"github.com/styrmin/styrmin/actions"
@@ -27,10 +27,6 @@ type ActionsConfig struct {
 	// APIURL is the base URL at which actions call the action API back.
 	APIURL string
 }
-
-// ActionTokenPrefix starts every action token, so that it is recognised (and
-// redacted) wherever it surfaces.
-const ActionTokenPrefix = "sta_"
 
 // tokenGrace is how long an action token outlives its action's timeout at most.
 const tokenGrace = 5 * time.Minute
@@ -58,8 +54,8 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 	if title == "" {
 		title = a.Name
 	}
-	return j.run.Step(ctx, StepHook, fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
-		detail := &HookDetail{Action: a.Name, Mode: string(a.EffectiveMode())}
+	return j.run.Step(ctx, deployment.StepHook, fmt.Sprintf("%s (%s action %s)", title, a.Hook, a.Name), func(ctx context.Context, st *executor.Step) error {
+		detail := &deployment.HookDetail{Action: a.Name, Mode: string(a.EffectiveMode())}
 		st.SetDetail(detail)
 		if j.s.actions == nil {
 			return j.hookFailed(st, detail, a, "Styrmin cannot run driver actions here: it was started without an action runtime (the process runtime needs python3, the pod runtime a cluster; see its log).")
@@ -73,13 +69,13 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 		r := j.run.Redactor()
 		seq := int32(0) // a runtime calls the sink with one line at a time
 		out, err := j.s.actions.Runtime.Run(ctx, actions.Spec{
-			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: withPromptDefaults(a, prompts),
+			Python: j.s.actions.Python, SDK: j.s.actions.SDK, Files: b.Files, Action: *a, Prompts: deployment.WithPromptDefaults(a, prompts),
 			Env:    actions.Env{APIURL: j.s.actions.APIURL, Token: token, Deployment: j.row.Name, Namespace: j.row.Namespace, Release: j.row.Name, StepID: st.ID},
 			Labels: j.owner.Labels(),
 		}, func(l actions.Line) {
 			seq++
 			if err := j.s.q.InsertStepLog(context.WithoutCancel(ctx), db.InsertStepLogParams{StepID: st.ID, Seq: seq, Level: l.Level, Message: r.String(l.Message)}); err != nil {
-				j.s.log.Warn("deployment: record an action's log line", "step", st.ID, "error", err)
+				j.s.log.Warn("runner: record an action's log line", "step", st.ID, "error", err)
 			}
 		})
 		if err != nil { // the run did not start (image missing, pod refused, ...): the action failed
@@ -100,7 +96,7 @@ func (j *taskRun) runAction(ctx context.Context, b *drivers.Bundle, a *drivers.A
 // hookFailed records an action's failure on its step and in its detail: a
 // warning for a best-effort action (nil: the task goes on), else the step's
 // error.
-func (j *taskRun) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.Action, line string) error {
+func (j *taskRun) hookFailed(st *executor.Step, detail *deployment.HookDetail, a *drivers.Action, line string) error {
 	msg := fmt.Sprintf("Action %s failed: %s", a.Name, line)
 	detail.Error = msg
 	if a.EffectiveMode() == drivers.ModeBestEffort {
@@ -117,7 +113,7 @@ func (j *taskRun) hookFailed(st *executor.Step, detail *HookDetail, a *drivers.A
 func (j *taskRun) revokeTokensWhenDone(ctx context.Context, stepID int64) (runEnded func()) {
 	revoke := func() {
 		if err := j.s.q.RevokeActionTokens(context.WithoutCancel(ctx), stepID); err != nil {
-			j.s.log.Warn("deployment: revoke an action's token; it expires anyway", "step", stepID, "error", err)
+			j.s.log.Warn("runner: revoke an action's token; it expires anyway", "step", stepID, "error", err)
 		}
 	}
 	stop := context.AfterFunc(ctx, revoke)
@@ -134,7 +130,7 @@ func (j *taskRun) revokeTokensWhenDone(ctx context.Context, stepID int64) (runEn
 func (j *taskRun) mintToken(ctx context.Context, stepID int64, a *drivers.Action) (string, error) {
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails
-	token := ActionTokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	token := deployment.ActionTokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	sum := sha256.Sum256([]byte(token))
 	deadline := time.Now().Add(a.TimeoutDuration())
 	err := j.s.q.InsertActionToken(ctx, db.InsertActionTokenParams{
@@ -142,49 +138,16 @@ func (j *taskRun) mintToken(ctx context.Context, stepID int64, a *drivers.Action
 		ExpiresAt: deadline.Add(tokenGrace), Action: a.Name, ActionDeadline: &deadline,
 	})
 	if err != nil {
-		return "", fmt.Errorf("deployment: action token: %w", err)
+		return "", fmt.Errorf("runner: action token: %w", err)
 	}
 	return token, nil
 }
 
-// withPromptDefaults is the prompt values of a run: those given, else each
-// prompt's default.
-func withPromptDefaults(a *drivers.Action, given map[string]any) map[string]any {
-	values := map[string]any{}
-	for i := range a.Prompts {
-		p := &a.Prompts[i]
-		if v, ok := given[p.Name]; ok {
-			values[p.Name] = v
-		} else if p.Default != nil {
-			values[p.Name] = p.Default
-		}
-	}
-	return values
-}
-
-// secretList is the values of a set of secrets, for redaction.
-func secretList(secrets map[string]string) []string {
-	out := make([]string, 0, len(secrets))
-	for _, v := range secrets {
-		out = append(out, v)
-	}
-	return out
-}
-
-// LinkedResult is a task that an action started through a primitive, as its
-// hook's task result includes it.
-type LinkedResult struct {
-	ID     int64               `json:"id"`
-	Kind   string              `json:"kind"`
-	Status executor.TaskStatus `json:"status"`
-	Result json.RawMessage     `json:"result,omitempty"`
-}
-
 // linked lists the tasks the steps of this run started, for its result.
-func (j *taskRun) linked(ctx context.Context) ([]LinkedResult, error) {
+func (j *taskRun) linked(ctx context.Context) ([]deployment.LinkedResult, error) {
 	steps, err := j.s.q.ListSteps(ctx, j.run.Task.ID)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: steps of task %d: %w", j.run.Task.ID, err)
+		return nil, fmt.Errorf("runner: steps of task %d: %w", j.run.Task.ID, err)
 	}
 	ids := make([]int64, len(steps))
 	for i, st := range steps {
@@ -192,11 +155,20 @@ func (j *taskRun) linked(ctx context.Context) ([]LinkedResult, error) {
 	}
 	rows, err := j.s.q.ListNestedTasks(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("deployment: linked tasks of task %d: %w", j.run.Task.ID, err)
+		return nil, fmt.Errorf("runner: linked tasks of task %d: %w", j.run.Task.ID, err)
 	}
-	out := make([]LinkedResult, 0, len(rows))
+	out := make([]deployment.LinkedResult, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, LinkedResult{ID: r.ID, Kind: r.Kind, Status: r.Status, Result: r.Result})
+		out = append(out, deployment.LinkedResult{ID: r.ID, Kind: r.Kind, Status: r.Status, Result: r.Result})
 	}
 	return out, nil
+}
+
+// openTaskSecrets opens and splits the secret inputs of the job's task.
+func (j *taskRun) openTaskSecrets() (deployment.TaskSecretInputs, error) {
+	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, deployment.TaskSecretsAt(j.run.Task.ID, j.row.ID))
+	if err != nil {
+		return deployment.TaskSecretInputs{}, fmt.Errorf("runner: task %d secret inputs: %w", j.run.Task.ID, err)
+	}
+	return deployment.SplitTaskSecrets(opened)
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/runner"
 )
 
 // leftover is an object of a core resource, of Helm release release ("": none).
@@ -36,7 +36,7 @@ func TestTheWarningOfAKeptNamespaceSaysWhatKeepsIt(t *testing.T) {
 		want   string
 	}{
 		{"another deployment and its release", []string{"blog"}, kube.Leftovers{Objects: []kube.Leftover{
-			record("blog"), leftover("services", "Service", "blog-web", "blog"), leftover("configmaps", "ConfigMap", "blog-web", "blog"),
+			record("blog"), leftover("services", "Runners", "blog-web", "blog"), leftover("configmaps", "ConfigMap", "blog-web", "blog"),
 		}}, "Namespace shop is kept: deployment blog also deploys into it; it still holds Helm release blog (of deployment blog; 3 objects). " +
 			"The last of those deployments to be deleted removes it, if nothing else is left in it then."},
 
@@ -64,7 +64,7 @@ func TestTheWarningOfAKeptNamespaceSaysWhatKeepsIt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tc.want, deployment.NamespaceKept("shop", tc.others, tc.left))
+			require.Equal(t, tc.want, runner.NamespaceKept("shop", tc.others, tc.left))
 		})
 	}
 }
