@@ -6,6 +6,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,9 +19,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/actions"
+	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/permissions"
@@ -80,16 +81,8 @@ type Config struct {
 
 // New returns the runners of cfg.
 func New(cfg Config) *Runners {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	var observer ActionObserver = noActionObserver{}
-	if cfg.Observer != nil {
-		observer = cfg.Observer
-	}
-	return &Runners{deployments: cfg.Deployments, q: db.New(cfg.Pool), catalog: cfg.Catalog, box: cfg.Box,
-		actions: cfg.Actions, log: log, observer: observer}
+	return &Runners{deployments: cfg.Deployments, q: db.New(cfg.Pool), catalog: cfg.Catalog, box: cfg.Box, actions: cfg.Actions,
+		log: cmp.Or(cfg.Logger, slog.Default()), observer: cmp.Or[ActionObserver](cfg.Observer, noActionObserver{})}
 }
 
 // ByKind returns the executor's runner of each task kind.

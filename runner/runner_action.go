@@ -3,8 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/styrmin/styrmin/deployment"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 )
 

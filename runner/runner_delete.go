@@ -2,10 +2,10 @@ package runner
 
 import (
 	"context"
-	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"

@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/styrmin/styrmin/deployment"
 	"slices"
 	"strings"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 )

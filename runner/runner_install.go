@@ -2,9 +2,9 @@ package runner
 
 import (
 	"context"
-	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"

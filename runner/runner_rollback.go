@@ -3,9 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/styrmin/styrmin/deployment"
 
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )

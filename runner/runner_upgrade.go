@@ -2,8 +2,8 @@ package runner
 
 import (
 	"context"
-	"github.com/styrmin/styrmin/deployment"
 
+	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"

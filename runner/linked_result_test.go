@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -42,10 +43,10 @@ def stop_and_go_on():
 // setupDeadCluster returns a service whose cluster does not answer, with an
 // executor working its tasks and driver actions enabled: its tasks fail at
 // their first call to the cluster.
-func setupDeadCluster(t *testing.T) fixture {
+func setupDeadCluster(t *testing.T) deploymenttest.Fixture {
 	t.Helper()
-	f := newFixture(t, apptest.Options{Cluster: deadCluster(t), Work: true, Actions: true})
-	f.env.Start(t)
+	f := deploymenttest.NewFixture(t, apptest.Options{Cluster: deploymenttest.DeadCluster(t), Work: true, Actions: true})
+	f.Env.Start(t)
 	return f
 }
 
@@ -67,20 +68,20 @@ func TestAFailedTasksResultIncludesItsLinkedTasks(t *testing.T) {
 	t.Parallel()
 	f := setupDeadCluster(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", stoppingActions, stoppingActionsPy)
-	req := helloWeb("site")
+	f.ImportCopy(t, "hello-web", "1.5.0", stoppingActions, stoppingActionsPy)
+	req := deploymenttest.HelloWeb("site")
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Queue(ctx, req))
-	require.Equal(t, executor.TaskFailed, f.waitEnded(t, "site", install.TaskID).Status, "the cluster does not answer")
+	install := deploymenttest.Queued(t)(f.Svc.Queue(ctx, req))
+	require.Equal(t, executor.TaskFailed, f.WaitEnded(t, "site", install.TaskID).Status, "the cluster does not answer")
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: "site", Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: "site", Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
+	upgrade := f.WaitEnded(t, "site", deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, upgrade.Status)
 	require.Contains(t, upgrade.Message, "Action stop-then-fail failed: RuntimeError: cannot go on")
 	requireOneStop(t, upgrade)
 
-	del := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: "site", Confirm: "site", By: "alice"})).TaskID)
+	del := f.WaitEnded(t, "site", deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: "site", Confirm: "site", By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, del.Status)
 	require.Equal(t, deployment.StepHelm, del.Steps[len(del.Steps)-1].Kind, "the delete failed at its Helm step: %s", del.Message)
 	requireOneStop(t, del)

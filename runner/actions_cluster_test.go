@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -79,7 +80,7 @@ def linger():
 // The process runtime runs them.
 func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	runHookSteps(t, setupCluster(t))
+	runHookSteps(t, deploymenttest.SetupCluster(t))
 }
 
 // TestActionsRunAsPodsOnTheLocalCluster runs the same actions with the pod
@@ -88,36 +89,36 @@ func TestActionsRunAsHookStepsOnTheLocalCluster(t *testing.T) {
 // through GET run; every pod is gone once its run ended.
 func TestActionsRunAsPodsOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupClusterPods(t)
+	f := deploymenttest.SetupClusterPods(t)
 	requireNoActionPods(t, f, runHookSteps(t, f))
 }
 
 // runHookSteps is TestActionsRunAsHookStepsOnTheLocalCluster on f; it
 // returns the deployment's name.
-func runHookSteps(t *testing.T, f clusterFixture) string {
+func runHookSteps(t *testing.T, f deploymenttest.ClusterFixture) string {
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
-	name := uniqueName("acts")
-	f.cleanUp(t, name)
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
+	name := deploymenttest.UniqueName("acts")
+	f.CleanUp(t, name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
 
-	install := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
-	announce := hookStep(t, install, "announce")
+	install := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
+	announce := deploymenttest.HookStep(t, install, "announce")
 	require.Equal(t, executor.StepWarning, announce.Status, "a best-effort action's failure is a warning")
 	errLine := announce.Hook.Error
 	require.Contains(t, errLine, "could not reach https://admin:"+redact.Mark+"@db.example with token="+redact.Mark, "the first ERROR line, redacted")
-	logs := logText(announce)
+	logs := deploymenttest.LogText(announce)
 	require.Contains(t, logs, "INFO starting", "print() reaches the step at INFO")
 	require.Contains(t, logs, "RuntimeError: boom")
 	require.NotContains(t, logs, "hunter2-db-pass")
 	require.NotContains(t, logs, "sta_", "the action token never reaches the log")
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade := f.waitEnded(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
+	upgrade := f.WaitEnded(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, upgrade.Status, "a blocking pre-upgrade failure fails the upgrade")
-	prepare := hookStep(t, upgrade, "prepare")
+	prepare := deploymenttest.HookStep(t, upgrade, "prepare")
 	require.Equal(t, executor.StepFailed, prepare.Status)
 	for _, st := range upgrade.Steps {
 		require.NotEqual(t, deployment.StepHelm, st.Kind, "nothing is upgraded after a blocking failure")
@@ -129,16 +130,16 @@ func runHookSteps(t *testing.T, f clusterFixture) string {
 	require.LessOrEqual(t, strings.Count(tail, "\n")+1, 200)
 	require.LessOrEqual(t, len(tail), 64<<10)
 	require.True(t, strings.HasSuffix(tail, "line 5000 password="+redact.Mark), "the tail ends with the last line, redacted: %q", tail[max(0, len(tail)-80):])
-	d := mustGet(t, f.fixture, name)
+	d := deploymenttest.MustGet(t, f.Fixture, name)
 	require.Equal(t, "1.5.0", d.DriverVersion)
-	requireHistory(t, f, d, 1)
+	deploymenttest.RequireHistory(t, f, d, 1)
 
-	_, err = f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{}, By: "alice"})
-	require.Equal(t, "key is required", fieldsOf(t, err)["prompt.cycle.key"])
-	action := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{"key": "prompt-s3cret"}, By: "alice"})))
-	cycle := hookStep(t, action, "cycle")
-	require.NotContains(t, logText(cycle), "prompt-s3cret", "a secret prompt is redacted")
-	require.Contains(t, logText(cycle), "note hello, key "+redact.Mark)
+	_, err = f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{}, By: "alice"})
+	require.Equal(t, "key is required", deploymenttest.FieldsOf(t, err)["prompt.cycle.key"])
+	action := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "cycle", Prompts: deployment.FormInput{"key": "prompt-s3cret"}, By: "alice"})))
+	cycle := deploymenttest.HookStep(t, action, "cycle")
+	require.NotContains(t, deploymenttest.LogText(cycle), "prompt-s3cret", "a secret prompt is redacted")
+	require.Contains(t, deploymenttest.LogText(cycle), "note hello, key "+redact.Mark)
 	require.Len(t, cycle.Tasks, 2, "the stop and start tasks are listed under the step")
 	require.Equal(t, deployment.KindStop, cycle.Tasks[0].Kind)
 	require.Equal(t, deployment.KindStart, cycle.Tasks[1].Kind)
@@ -156,37 +157,37 @@ func runHookSteps(t *testing.T, f clusterFixture) string {
 // runs: the process is stopped, its step says so, the task ends canceled.
 func TestARunningActionCanBeCancelled(t *testing.T) {
 	t.Parallel()
-	cancelRunningAction(t, setupCluster(t))
+	cancelRunningAction(t, deploymenttest.SetupCluster(t))
 }
 
 // TestARunningActionPodCanBeCancelled cancels a manual action while its pod
 // runs: the pod is deleted, the step and the task say so as above.
 func TestARunningActionPodCanBeCancelled(t *testing.T) {
 	t.Parallel()
-	f := setupClusterPods(t)
+	f := deploymenttest.SetupClusterPods(t)
 	requireNoActionPods(t, f, cancelRunningAction(t, f))
 }
 
 // cancelRunningAction is TestARunningActionCanBeCancelled on f; it returns
 // the deployment's name.
-func cancelRunningAction(t *testing.T, f clusterFixture) string {
+func cancelRunningAction(t *testing.T, f deploymenttest.ClusterFixture) string {
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
-	name := uniqueName("cancel")
-	f.cleanUp(t, name)
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
+	name := deploymenttest.UniqueName("cancel")
+	f.CleanUp(t, name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "linger", By: "alice"}))
+	run := deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "linger", By: "alice"}))
 	require.Eventually(t, func() bool {
-		task, err := f.svc.Task(ctx, name, run.TaskID)
+		task, err := f.Svc.Task(ctx, name, run.TaskID)
 		require.NoError(t, err)
-		return len(task.Steps) == 1 && strings.Contains(logText(task.Steps[0]), "lingering")
+		return len(task.Steps) == 1 && strings.Contains(deploymenttest.LogText(task.Steps[0]), "lingering")
 	}, time.Minute, 100*time.Millisecond, "the action runs")
-	require.NoError(t, f.svc.CancelTask(ctx, name, run.TaskID, "bob"))
+	require.NoError(t, f.Svc.CancelTask(ctx, name, run.TaskID, "bob"))
 
-	task := f.waitEnded(t, name, run.TaskID)
+	task := f.WaitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskCanceled, task.Status)
 	require.True(t, strings.HasPrefix(task.Message, "Cancelled by bob while it ran."), task.Message)
 	require.Equal(t, executor.StepFailed, task.Steps[0].Status)
@@ -196,33 +197,12 @@ func cancelRunningAction(t *testing.T, f clusterFixture) string {
 
 // requireNoActionPods checks that no action pod is left in the namespace of
 // deployment name.
-func requireNoActionPods(t *testing.T, f clusterFixture, name string) {
+func requireNoActionPods(t *testing.T, f deploymenttest.ClusterFixture, name string) {
 	t.Helper()
-	d := mustGet(t, f.fixture, name)
-	pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: actions.RunLabel})
+	d := deploymenttest.MustGet(t, f.Fixture, name)
+	pods, err := f.Cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: actions.RunLabel})
 	require.NoError(t, err)
 	require.Empty(t, pods.Items, "every action pod is deleted when its run ends")
-}
-
-// hookStep is the hook step of the named action in a task.
-func hookStep(t *testing.T, task *deployment.Task, action string) deployment.Step {
-	t.Helper()
-	for _, st := range task.Steps {
-		if st.Kind == deployment.StepHook && st.Hook.Action == action {
-			return st
-		}
-	}
-	t.Fatalf("task %d has no hook step of action %s: %+v", task.ID, action, task.Steps)
-	return deployment.Step{}
-}
-
-// logText is a hook step's log as "LEVEL message" lines.
-func logText(st deployment.Step) string {
-	var b strings.Builder
-	for _, l := range st.Logs {
-		b.WriteString(l.Level + " " + l.Message + "\n")
-	}
-	return b.String()
 }
 
 // stubbornActions and stubbornActionsPy are a manual action that, told to
@@ -260,24 +240,24 @@ def stubborn():
 // runtime still waits for it to end, not once it is gone.
 func TestACancelledActionLosesItsTokenAtOnce(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", stubbornActions, stubbornActionsPy)
-	name := uniqueName("stubborn")
-	f.cleanUp(t, name)
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.5.0", stubbornActions, stubbornActionsPy)
+	name := deploymenttest.UniqueName("stubborn")
+	f.CleanUp(t, name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "stubborn", By: "alice"}))
+	run := deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "stubborn", By: "alice"}))
 	require.Eventually(t, func() bool {
-		task, err := f.svc.Task(ctx, name, run.TaskID)
+		task, err := f.Svc.Task(ctx, name, run.TaskID)
 		require.NoError(t, err)
-		return len(task.Steps) == 1 && strings.Contains(logText(task.Steps[0]), "holding on")
+		return len(task.Steps) == 1 && strings.Contains(deploymenttest.LogText(task.Steps[0]), "holding on")
 	}, time.Minute, 100*time.Millisecond, "the action runs")
-	require.NoError(t, f.svc.CancelTask(ctx, name, run.TaskID, "bob"))
+	require.NoError(t, f.Svc.CancelTask(ctx, name, run.TaskID, "bob"))
 
-	task := f.waitEnded(t, name, run.TaskID)
+	task := f.WaitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskCanceled, task.Status)
-	require.Contains(t, logText(task.Steps[0]), "INFO refused: ", "the action's calls are refused before it is killed")
+	require.Contains(t, deploymenttest.LogText(task.Steps[0]), "INFO refused: ", "the action's calls are refused before it is killed")
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
@@ -27,9 +28,9 @@ const probeRelease = "probe"
 
 // probe runs commands in image in the deployment's namespace and requires
 // them to succeed; secretEnv goes through the Job's own Secret.
-func (f clusterFixture) probe(t *testing.T, d *deployment.Deployment, image string, env, secretEnv map[string]string, commands ...string) {
+func probe(f deploymenttest.ClusterFixture, t *testing.T, d *deployment.Deployment, image string, env, secretEnv map[string]string, commands ...string) {
 	t.Helper()
-	out, err := f.cluster.Kube.RunActionJob(context.Background(), kube.ActionJob{
+	out, err := f.Cluster.Kube.RunActionJob(context.Background(), kube.ActionJob{
 		Namespace: d.Namespace, Release: probeRelease, Commands: commands, Image: image,
 		Env: env, SecretEnv: secretEnv, Timeout: 3 * time.Minute,
 	})
@@ -57,9 +58,9 @@ func requireHookSucceeded(t *testing.T, task *deployment.Task, action, want stri
 }
 
 // releasePods names the pods of the deployment's release.
-func (f clusterFixture) releasePods(t *testing.T, d *deployment.Deployment) []string {
+func releasePods(f deploymenttest.ClusterFixture, t *testing.T, d *deployment.Deployment) []string {
 	t.Helper()
-	pods, err := f.cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + d.Name})
+	pods, err := f.Cluster.Kube.Clientset.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + d.Name})
 	require.NoError(t, err)
 	var names []string
 	for _, p := range pods.Items {
@@ -75,59 +76,59 @@ type lifeWithData struct {
 	install *deployment.Install
 	nextApp string
 	// write and read run Jobs against the live application.
-	write, read func(t *testing.T, f clusterFixture, d *deployment.Deployment)
+	write, read func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment)
 	// upgradeHook is a hook action of the upgrade, and a line it logs.
 	upgradeHook, upgradeLog string
 }
 
-func (l lifeWithData) run(t *testing.T, f clusterFixture) {
+func (l lifeWithData) run(t *testing.T, f deploymenttest.ClusterFixture) {
 	ctx := context.Background()
 	name := l.install.Name
-	f.cleanUp(t, name)
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, l.install)))
-	d := mustGet(t, f.fixture, name)
+	f.CleanUp(t, name)
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, l.install)))
+	d := deploymenttest.MustGet(t, f.Fixture, name)
 	l.write(t, f, d)
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: l.nextApp, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: l.nextApp, By: "alice"})
 	require.NoError(t, err)
 	require.Empty(t, review.DryRunError)
-	upgrade := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
+	upgrade := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 	requireHookSucceeded(t, upgrade, l.upgradeHook, l.upgradeLog)
-	d = mustGet(t, f.fixture, name)
+	d = deploymenttest.MustGet(t, f.Fixture, name)
 	require.Equal(t, l.nextApp, d.AppVersion)
 	l.read(t, f, d)
 
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Stop{Name: name, By: "alice"})))
-	require.Empty(t, f.releasePods(t, d), "a stop ends once its pods are gone")
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Start{Name: name, By: "alice"})))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Stop{Name: name, By: "alice"})))
+	require.Empty(t, releasePods(f, t, d), "a stop ends once its pods are gone")
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Start{Name: name, By: "alice"})))
 	l.read(t, f, d)
 
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
 	// Helm's uninstall does not wait for the pods; they end after their grace period.
-	require.Eventually(t, func() bool { return len(f.releasePods(t, d)) == 0 }, 2*time.Minute, time.Second, "the deleted deployment's pods go")
+	require.Eventually(t, func() bool { return len(releasePods(f, t, d)) == 0 }, 2*time.Minute, time.Second, "the deleted deployment's pods go")
 }
 
 func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
-	_, err := f.catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.1.0"), ".", "test")
+	f := deploymenttest.SetupCluster(t)
+	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.1.0"), ".", "test")
 	require.NoError(t, err)
-	name := uniqueName("pg-data")
+	name := deploymenttest.UniqueName("pg-data")
 	login := func(d *deployment.Deployment) (env, secretEnv map[string]string) {
 		return map[string]string{"PGHOST": d.Name + "-postgresql", "PGUSER": "postgres", "PGDATABASE": "app", "PGCONNECT_TIMEOUT": "10"},
 			map[string]string{"PGPASSWORD": "s3cret-password"}
 	}
 	lifeWithData{
-		install: postgres(name),
+		install: deploymenttest.Postgres(name),
 		nextApp: "16.5.0",
-		write: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+		write: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
 			env, secretEnv := login(d)
-			f.probe(t, d, "postgres:16.4", env, secretEnv,
+			probe(f, t, d, "postgres:16.4", env, secretEnv,
 				`psql -X -v ON_ERROR_STOP=1 -c "CREATE TABLE notes (body text); INSERT INTO notes VALUES ('kept through it all')"`)
 		},
-		read: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
+		read: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
 			env, secretEnv := login(d)
-			f.probe(t, d, "postgres:16.4", env, secretEnv,
+			probe(f, t, d, "postgres:16.4", env, secretEnv,
 				`got="$(psql -X -At -v ON_ERROR_STOP=1 -c 'SELECT body FROM notes')"`,
 				`echo "read: $got"`,
 				`test "$got" = "kept through it all"`)
@@ -139,23 +140,23 @@ func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 
 func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
-	_, err := f.catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "redis", "1.1.0"), ".", "test")
+	f := deploymenttest.SetupCluster(t)
+	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "redis", "1.1.0"), ".", "test")
 	require.NoError(t, err)
-	install := redis(uniqueName("redis-data"))
+	install := deploymenttest.Redis(deploymenttest.UniqueName("redis-data"))
 	install.Parameters = deployment.FormInput{"password": "s3cret-password", "replicas": "0", "persistence": "true"}
 	cli := func(d *deployment.Deployment, command string) []string {
-		return []string{fmt.Sprintf(`redis-cli -h %s-redis %s`, d.Name, command)}
+		return []string{fmt.Sprintf(`deploymenttest.Redis-cli -h %s-deploymenttest.Redis %s`, d.Name, command)}
 	}
 	auth := map[string]string{"REDISCLI_AUTH": "s3cret-password"}
 	lifeWithData{
 		install: install,
 		nextApp: "7.4.1",
-		write: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
-			f.probe(t, d, "redis:7.4", nil, auth, cli(d, "SET kept 'through it all'")...)
+		write: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
+			probe(f, t, d, "redis:7.4", nil, auth, cli(d, "SET kept 'through it all'")...)
 		},
-		read: func(t *testing.T, f clusterFixture, d *deployment.Deployment) {
-			f.probe(t, d, "redis:7.4", nil, auth, `got="$(`+cli(d, "GET kept")[0]+`)"`, `echo "read: $got"`, `test "$got" = "through it all"`)
+		read: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
+			probe(f, t, d, "redis:7.4", nil, auth, `got="$(`+cli(d, "GET kept")[0]+`)"`, `echo "read: $got"`, `test "$got" = "through it all"`)
 		},
 		upgradeHook: "check_servers",
 		upgradeLog:  "Checking that",
@@ -164,15 +165,15 @@ func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
 
 func TestHelloWebAnswersTheHostThroughItsServiceOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	install := helloWeb(uniqueName("hello-host"))
-	f.cleanUp(t, install.Name)
-	task := f.waitTask(t, install.Name, queued(t)(f.svc.Queue(ctx, install)))
+	install := deploymenttest.HelloWeb(deploymenttest.UniqueName("hello-host"))
+	f.CleanUp(t, install.Name)
+	task := f.WaitTask(t, install.Name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, install)))
 	requireHookSucceeded(t, task, "smoke_test", "Fetching")
-	d := mustGet(t, f.fixture, install.Name)
+	d := deploymenttest.MustGet(t, f.Fixture, install.Name)
 
-	svc, err := f.cluster.Kube.Clientset.CoreV1().Services(d.Namespace).Get(ctx, d.Name+"-hello-web", metav1.GetOptions{})
+	svc, err := f.Cluster.Kube.Clientset.CoreV1().Services(d.Namespace).Get(ctx, d.Name+"-hello-web", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, svc.Spec.ClusterIP)
 	client := http.Client{Timeout: 10 * time.Second}

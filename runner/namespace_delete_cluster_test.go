@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -25,13 +26,13 @@ import (
 // deployment, the last one, removes the namespace.
 func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
 	first, second := sharedNamespace(t, f)
 	ns := first
-	require.True(t, mustGet(t, f.fixture, first).NamespaceCreated, "Styrmin created the namespace")
+	require.True(t, deploymenttest.MustGet(t, f.Fixture, first).NamespaceCreated, "Styrmin created the namespace")
 
-	core := f.cluster.Kube.Clientset.CoreV1()
+	core := f.Cluster.Kube.Clientset.CoreV1()
 	_, err := core.PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "team-volume"},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
@@ -40,13 +41,13 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	require.NoError(t, err)
 	_, err = core.ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "team-data"}, Data: map[string]string{"ledger": "2024: 1 412 €"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	install := helloWeb(second)
+	install := deploymenttest.HelloWeb(second)
 	install.Namespace = ns
-	f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, install)))
-	require.False(t, mustGet(t, f.fixture, second).NamespaceCreated, "the namespace existed")
+	f.WaitTask(t, second, deploymenttest.Queued(t)(f.Svc.Queue(ctx, install)))
+	require.False(t, deploymenttest.MustGet(t, f.Fixture, second).NamespaceCreated, "the namespace existed")
 
-	deleted := f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "mallory"})))
-	require.Equal(t, deployment.StatusDeleted, mustGet(t, f.fixture, first).Status)
+	deleted := f.WaitTask(t, first, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "mallory"})))
+	require.Equal(t, deployment.StatusDeleted, deploymenttest.MustGet(t, f.Fixture, first).Status)
 	namespace, err := core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Nil(t, namespace.DeletionTimestamp, "the namespace is not being deleted")
@@ -54,7 +55,7 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 	require.NoError(t, err, "the team's volume is in place")
 	_, err = core.ConfigMaps(ns).Get(ctx, "team-data", metav1.GetOptions{})
 	require.NoError(t, err, "the team's data is in place")
-	requireLive(t, f, mustGet(t, f.fixture, second))
+	deploymenttest.RequireLive(t, f, deploymenttest.MustGet(t, f.Fixture, second))
 	step := namespaceStep(t, deleted)
 	require.Equal(t, executor.StepWarning, step.Status)
 	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds Helm release "+second+
@@ -63,7 +64,7 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 
 	require.NoError(t, core.PersistentVolumeClaims(ns).Delete(ctx, "team-volume", metav1.DeleteOptions{}))
 	require.NoError(t, core.ConfigMaps(ns).Delete(ctx, "team-data", metav1.DeleteOptions{}))
-	step = namespaceStep(t, f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
+	step = namespaceStep(t, f.WaitTask(t, second, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
 	require.Equal(t, executor.StepSucceeded, step.Status, step.Message)
 	requireNamespaceDeleted(t, f, ns)
 }
@@ -75,29 +76,29 @@ func TestDeletingADeploymentLeavesItsNamespaceWhileAnythingElseIsInIt(t *testing
 // whose delete then removes it.
 func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
 	first, second := sharedNamespace(t, f)
 	ns := first
-	install := helloWeb(second)
+	install := deploymenttest.HelloWeb(second)
 	install.Namespace = ns
-	f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, install)))
-	uninstall := action.NewUninstall(helmOutsideStyrmin(t, f, ns))
+	f.WaitTask(t, second, deploymenttest.Queued(t)(f.Svc.Queue(ctx, install)))
+	uninstall := action.NewUninstall(deploymenttest.HelmOutsideStyrmin(t, f, ns))
 	uninstall.Wait = true
 	_, err := uninstall.Run(second)
 	require.NoError(t, err)
 
-	deleted := f.waitTask(t, first, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "alice"})))
-	namespace, err := f.cluster.Kube.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	deleted := f.WaitTask(t, first, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: first, Confirm: first, By: "alice"})))
+	namespace, err := f.Cluster.Kube.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Nil(t, namespace.DeletionTimestamp, "the namespace is not being deleted")
 	step := namespaceStep(t, deleted)
 	require.Equal(t, executor.StepWarning, step.Status)
 	require.Equal(t, "Namespace "+ns+" is kept: deployment "+second+" also deploys into it; it still holds 1 Job ("+second+"-job). "+
 		"The last of those deployments to be deleted removes it, if nothing else is left in it then.", step.Message)
-	require.True(t, mustGet(t, f.fixture, second).NamespaceCreated, "the second deployment now removes the namespace")
+	require.True(t, deploymenttest.MustGet(t, f.Fixture, second).NamespaceCreated, "the second deployment now removes the namespace")
 
-	step = namespaceStep(t, f.waitTask(t, second, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
+	step = namespaceStep(t, f.WaitTask(t, second, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: second, Confirm: second, By: "alice"}))))
 	require.Equal(t, executor.StepSucceeded, step.Status, step.Message)
 	requireNamespaceDeleted(t, f, ns)
 }
@@ -105,12 +106,12 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 // sharedNamespace installs deployment first into a namespace Styrmin
 // creates for it, named after it, and names a second deployment to go there
 // too; both are removed when the test ends.
-func sharedNamespace(t *testing.T, f clusterFixture) (first, second string) {
+func sharedNamespace(t *testing.T, f deploymenttest.ClusterFixture) (first, second string) {
 	t.Helper()
-	first, second = uniqueName("first"), uniqueName("second")
-	f.cleanUp(t, first)
-	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.svc, f.cluster, second, first) })
-	f.waitTask(t, first, queued(t)(f.svc.Queue(context.Background(), helloWeb(first))))
+	first, second = deploymenttest.UniqueName("first"), deploymenttest.UniqueName("second")
+	f.CleanUp(t, first)
+	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.Svc, f.Cluster, second, first) })
+	f.WaitTask(t, first, deploymenttest.Queued(t)(f.Svc.Queue(context.Background(), deploymenttest.HelloWeb(first))))
 	return first, second
 }
 
@@ -128,9 +129,9 @@ func namespaceStep(t *testing.T, task *deployment.Task) deployment.Step {
 
 // requireNamespaceDeleted checks that namespace ns is gone or being deleted
 // (a volume's finalizer may hold it a while).
-func requireNamespaceDeleted(t *testing.T, f clusterFixture, ns string) {
+func requireNamespaceDeleted(t *testing.T, f deploymenttest.ClusterFixture, ns string) {
 	t.Helper()
-	namespace, err := f.cluster.Kube.Clientset.CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{})
+	namespace, err := f.Cluster.Kube.Clientset.CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return
 	}

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
@@ -68,12 +69,12 @@ func leakyDriver(t *testing.T, version string) fstest.MapFS {
 // step and task messages) holds <redacted> in its place.
 func TestAChartThatWritesASecretParameterEverywhereShowsItNowhere(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	_, err := f.catalog.ImportFS(ctx, leakyDriver(t, "9.0.0"), ".", "test")
+	_, err := f.Catalog.ImportFS(ctx, leakyDriver(t, "9.0.0"), ".", "test")
 	require.NoError(t, err)
-	name := uniqueName("leaky")
-	f.cleanUp(t, name)
+	name := deploymenttest.UniqueName("leaky")
+	f.CleanUp(t, name)
 	const first, second = "first-api-key-8d1f2a", "second-api-key-5c7e9b"
 	requireHidden := func(what, text string) {
 		t.Helper()
@@ -82,17 +83,17 @@ func TestAChartThatWritesASecretParameterEverywhereShowsItNowhere(t *testing.T) 
 		require.Contains(t, text, redact.Mark, what)
 	}
 
-	install := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Install{
+	install := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Install{
 		Driver: "hello-web", DriverVersion: "9.0.0", Name: name, AppVersion: "1.27.0",
 		Parameters: deployment.FormInput{"site_title": "Leaky", "replicas": "1", "api_key": first}, By: "alice",
 	})))
 	requireHidden("the install's result (its notes)", string(install.Result))
-	d := mustGet(t, f.fixture, name)
-	live := f.svc.Live(ctx, d, nil)
+	d := deploymenttest.MustGet(t, f.Fixture, name)
+	live := f.Svc.Live(ctx, d, nil)
 	require.Empty(t, live.Err)
 	requireHidden("the deployment's live notes", live.Notes)
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"api_key": second}, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"api_key": second}, By: "alice"})
 	require.NoError(t, err)
 	require.Empty(t, review.DryRunError)
 	var leakDiff string
@@ -104,10 +105,10 @@ func TestAChartThatWritesASecretParameterEverywhereShowsItNowhere(t *testing.T) 
 	require.NotEmpty(t, leakDiff, "the review shows the ConfigMap's change: %+v", review.Resources)
 	requireHidden("the ConfigMap's diff", leakDiff)
 
-	failing, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"api_key": second, "fail": "true"}, By: "alice"})
+	failing, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"api_key": second, "fail": "true"}, By: "alice"})
 	require.NoError(t, err)
 	requireHidden("the dry run's error", failing.DryRunError)
-	upgrade := f.waitEnded(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: failing.Token, By: "alice"})).TaskID)
+	upgrade := f.WaitEnded(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: failing.Token, By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, upgrade.Status)
 	requireHidden("the failed upgrade's message", upgrade.Message)
 	var messages []string

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -19,7 +20,7 @@ import (
 // nodeReaderBundle is a local driver "node-reader" whose chart creates a
 // ConfigMap, a ClusterRole that lists nodes and a ClusterRoleBinding of it
 // to the release's default ServiceAccount.
-var nodeReaderBundle = chartDriver("node-reader", "1.0.0", "A driver whose chart lets its ServiceAccount list the cluster's nodes.", `apiVersion: v1
+var nodeReaderBundle = deploymenttest.ChartDriver("node-reader", "1.0.0", "A driver whose chart lets its ServiceAccount list the cluster's nodes.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
@@ -45,13 +46,13 @@ subjects:
 func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := setupCluster(t)
-	_, err := f.catalog.ImportFS(ctx, nodeReaderBundle, "node-reader", "root")
+	f := deploymenttest.SetupCluster(t)
+	_, err := f.Catalog.ImportFS(ctx, nodeReaderBundle, "node-reader", "root")
 	require.NoError(t, err)
-	name := uniqueName("perm")
-	f.cleanUp(t, name)
+	name := deploymenttest.UniqueName("perm")
+	f.CleanUp(t, name)
 	install := &deployment.Install{Driver: "node-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"}
-	kube := f.cluster.Kube.Clientset
+	kube := f.Cluster.Kube.Clientset
 	requireNothing := func() {
 		t.Helper()
 		_, err := kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
@@ -60,14 +61,14 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 		require.True(t, apierrors.IsNotFound(err), "the ClusterRoleBinding exists: %v", err)
 		_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
 		require.True(t, apierrors.IsNotFound(err), "the ConfigMap exists: %v", err)
-		_, err = f.cluster.Releases.History(ctx, name, name)
+		_, err = f.Cluster.Releases.History(ctx, name, name)
 		require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "Helm recorded a release")
 	}
 
-	_, err = f.svc.Queue(ctx, install)
+	_, err = f.Svc.Queue(ctx, install)
 	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "%v", err)
 	require.Contains(t, styrmin.ErrorMessage(err), "binds ClusterRoleBinding of the chart's ClusterRole to ServiceAccount default")
-	_, err = f.svc.Get(ctx, name)
+	_, err = f.Svc.Get(ctx, name)
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "nothing was queued")
 	requireNothing()
 
@@ -75,18 +76,18 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 	_, err = kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { kube.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) }) //nolint:errcheck // gone already, or left to the cluster's end
-	b, err := f.catalog.Bundle(ctx, "node-reader", "1.0.0")
+	b, err := f.Catalog.Bundle(ctx, "node-reader", "1.0.0")
 	require.NoError(t, err)
-	check, err := f.svc.PermissionCheck(ctx, "node-reader", "1.0.0", name)
+	check, err := f.Svc.PermissionCheck(ctx, "node-reader", "1.0.0", name)
 	require.NoError(t, err)
-	_, err = f.cluster.Releases.Install(ctx, release.InstallOptions{Namespace: name, Name: name, Chart: b.Chart, Check: check,
+	_, err = f.Cluster.Releases.Install(ctx, release.InstallOptions{Namespace: name, Name: name, Chart: b.Chart, Check: check,
 		Owner: release.Owner{Installation: "test", Deployment: 1}})
 	require.Equal(t, styrmin.EFORBIDDEN, styrmin.ErrorCode(err), "%v", err)
 	requireNothing()
 
-	_, err = f.catalog.ApprovePermissions(ctx, "node-reader", "1.0.0", "root", nil)
+	_, err = f.Catalog.ApprovePermissions(ctx, "node-reader", "1.0.0", "root", nil)
 	require.NoError(t, err)
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, install)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, install)))
 	role, err := kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"nodes"}, role.Rules[0].Resources)
@@ -105,7 +106,7 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 		return list.Items
 	}
 	require.Len(t, grants(), 1, "the deployer's grant")
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
 	require.Empty(t, grants(), "the grant is taken back")
 	_, err = kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the chart's ClusterRole is uninstalled: %v", err)
@@ -116,7 +117,7 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 // the deployer may make of its namespace): rendered without a cluster, as
 // the catalogue and the queueing render it, it creates nothing beyond its
 // namespace.
-var lookupReaderBundle = chartDriver("lookup-reader", "1.0.0", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
+var lookupReaderBundle = deploymenttest.ChartDriver("lookup-reader", "1.0.0", "A driver whose chart reads the cluster to decide what it creates.", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: "{{ .Release.Name }}-config"}
 data: {hello: world}
@@ -137,14 +138,14 @@ rules: [{apiGroups: [""], resources: [nodes], verbs: [list]}]
 func TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := setupCluster(t)
-	_, err := f.catalog.ImportFS(ctx, lookupReaderBundle, "lookup-reader", "root")
+	f := deploymenttest.SetupCluster(t)
+	_, err := f.Catalog.ImportFS(ctx, lookupReaderBundle, "lookup-reader", "root")
 	require.NoError(t, err)
-	name := uniqueName("lookup")
-	f.cleanUp(t, name)
-	kube := f.cluster.Kube.Clientset
+	name := deploymenttest.UniqueName("lookup")
+	f.CleanUp(t, name)
+	kube := f.Cluster.Kube.Clientset
 
-	failed := f.waitEnded(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Install{Driver: "lookup-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"})).TaskID)
+	failed := f.WaitEnded(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Install{Driver: "lookup-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskFailed, failed.Status)
 	require.Contains(t, failed.Message, "creates ClusterRole (rbac.authorization.k8s.io)")
 	refused := failed.RefusedPermissions()
@@ -155,9 +156,9 @@ func TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove(t *testing.T) 
 	_, err = kube.CoreV1().ConfigMaps(name).Get(ctx, name+"-config", metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "nothing was applied: %v", err)
 
-	_, err = f.catalog.ApprovePermissions(ctx, "lookup-reader", "1.0.0", "root", &refused.Items)
+	_, err = f.Catalog.ApprovePermissions(ctx, "lookup-reader", "1.0.0", "root", &refused.Items)
 	require.NoError(t, err)
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.0.0", AppVersion: "1.0.0", By: "alice"})))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.0.0", AppVersion: "1.0.0", By: "alice"})))
 	_, err = kube.RbacV1().ClusterRoles().Get(ctx, name+"-nodes", metav1.GetOptions{})
 	require.NoError(t, err, "the approved ClusterRole exists")
 	t.Cleanup(func() {

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -40,16 +41,16 @@ func TestEveryLineOfBothStreamsIsInTheStepsLog(t *testing.T) {
 	t.Parallel()
 	f := setupDeadCluster(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", twoStreamsActions, twoStreamsActionsPy)
-	req := helloWeb("site")
+	f.ImportCopy(t, "hello-web", "1.5.0", twoStreamsActions, twoStreamsActionsPy)
+	req := deploymenttest.HelloWeb("site")
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Queue(ctx, req))
-	f.waitEnded(t, "site", install.TaskID)
+	install := deploymenttest.Queued(t)(f.Svc.Queue(ctx, req))
+	f.WaitEnded(t, "site", install.TaskID)
 
-	task := f.waitEnded(t, "site", queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "both-streams", By: "alice"})).TaskID)
+	task := f.WaitEnded(t, "site", deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "both-streams", By: "alice"})).TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
 	seen := map[string]int{}
-	for _, l := range hookStep(t, task, "both-streams").Logs {
+	for _, l := range deploymenttest.HookStep(t, task, "both-streams").Logs {
 		seen[l.Message]++
 	}
 	for i := range 300 {

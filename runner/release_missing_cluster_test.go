@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -18,17 +19,17 @@ import (
 // revisions, and a delete still ends the deployment.
 func TestAReleaseUninstalledOutsideStyrminIsSaidOnItsPageAndTheDeploymentDeletes(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	name := uniqueName("gone")
-	f.cleanUp(t, name)
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, helloWeb(name))))
-	require.Empty(t, f.svc.Live(ctx, mustGet(t, f.fixture, name), nil).ReleaseMissing, "installed: nothing is missing")
+	name := deploymenttest.UniqueName("gone")
+	f.CleanUp(t, name)
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))
+	require.Empty(t, f.Svc.Live(ctx, deploymenttest.MustGet(t, f.Fixture, name), nil).ReleaseMissing, "installed: nothing is missing")
 
-	_, err := action.NewUninstall(helmOutsideStyrmin(t, f, name)).Run(name)
+	_, err := action.NewUninstall(deploymenttest.HelmOutsideStyrmin(t, f, name)).Run(name)
 	require.NoError(t, err)
 
-	live := f.svc.Live(ctx, mustGet(t, f.fixture, name), nil)
+	live := f.Svc.Live(ctx, deploymenttest.MustGet(t, f.Fixture, name), nil)
 	require.Empty(t, live.Err, "the cluster answered")
 	require.Contains(t, live.ReleaseMissing, "Helm has no release "+name+" in namespace "+name+", though Styrmin installed it")
 	require.Contains(t, live.ReleaseMissing, "Delete this deployment to forget it")
@@ -36,6 +37,6 @@ func TestAReleaseUninstalledOutsideStyrminIsSaidOnItsPageAndTheDeploymentDeletes
 	require.Equal(t, release.StatusUnknown, live.History[0].Status)
 	require.Equal(t, "1.0.0", live.History[0].DriverVersion)
 
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
-	require.Equal(t, deployment.StatusDeleted, mustGet(t, f.fixture, name).Status)
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+	require.Equal(t, deployment.StatusDeleted, deploymenttest.MustGet(t, f.Fixture, name).Status)
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -30,12 +31,12 @@ def greet():
 
 // installGreeting installs deployment name of the Hello Web copy with the
 // greet actions (imported beforehand as 1.5.0) and returns its task.
-func installGreeting(t *testing.T, f clusterFixture, name string) *deployment.Task {
+func installGreeting(t *testing.T, f deploymenttest.ClusterFixture, name string) *deployment.Task {
 	t.Helper()
-	req := helloWeb(name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
 	req.Parameters = deployment.FormInput{"site_title": "Shop", "replicas": "1"}
-	return f.waitTask(t, name, queued(t)(f.svc.Queue(context.Background(), req)))
+	return f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(context.Background(), req)))
 }
 
 // TestABestEffortActionWhosePodCannotStartIsAWarning: the action-runner
@@ -44,18 +45,18 @@ func installGreeting(t *testing.T, f clusterFixture, name string) *deployment.Ta
 // other failure of a best-effort action: the install succeeds.
 func TestABestEffortActionWhosePodCannotStartIsAWarning(t *testing.T) {
 	t.Parallel()
-	f := newClusterFixture(t, apptest.Options{Work: true, Actions: true, ActionImage: "styrmin.local/no-such-action-runner:1"})
-	f.env.Start(t)
-	f.importCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
-	name := uniqueName("noimage")
-	f.cleanUp(t, name)
+	f := deploymenttest.NewClusterFixture(t, apptest.Options{Work: true, Actions: true, ActionImage: "styrmin.local/no-such-action-runner:1"})
+	f.Env.Start(t)
+	f.ImportCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
+	name := deploymenttest.UniqueName("noimage")
+	f.CleanUp(t, name)
 
 	install := installGreeting(t, f, name)
-	welcome := hookStep(t, install, "welcome")
+	welcome := deploymenttest.HookStep(t, install, "welcome")
 	require.Equal(t, executor.StepWarning, welcome.Status)
 	require.Contains(t, welcome.Hook.Error, "Action welcome failed: ")
 	require.Contains(t, welcome.Hook.Error, "did not start")
-	require.Equal(t, deployment.StatusDeployed, mustGet(t, f.fixture, name).Status)
+	require.Equal(t, deployment.StatusDeployed, deploymenttest.MustGet(t, f.Fixture, name).Status)
 }
 
 // TestActionsRunInADeploymentMadeAgainUnderTheSameName: a deployment in a
@@ -65,18 +66,18 @@ func TestABestEffortActionWhosePodCannotStartIsAWarning(t *testing.T) {
 // as a service account of its own instead of being refused the old one.
 func TestActionsRunInADeploymentMadeAgainUnderTheSameName(t *testing.T) {
 	t.Parallel()
-	f := setupClusterPods(t)
+	f := deploymenttest.SetupClusterPods(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
-	name := uniqueName("again")
-	f.cleanUp(t, name)
-	_, err := f.cluster.Kube.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	f.ImportCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
+	name := deploymenttest.UniqueName("again")
+	f.CleanUp(t, name)
+	_, err := f.Cluster.Kube.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	for range 2 {
 		installGreeting(t, f, name)
-		f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "greet", By: "alice"})))
-		f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
-		_, err := f.cluster.Kube.Clientset.CoreV1().ServiceAccounts(name).Get(ctx, actions.ServiceAccountName(name), metav1.GetOptions{})
+		f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "greet", By: "alice"})))
+		f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Delete{Name: name, Confirm: name, By: "alice"})))
+		_, err := f.Cluster.Kube.Clientset.CoreV1().ServiceAccounts(name).Get(ctx, actions.ServiceAccountName(name), metav1.GetOptions{})
 		require.True(t, apierrors.IsNotFound(err), "the deleted deployment left no service account of its action pods: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -17,9 +18,9 @@ import (
 // leaves it when the cluster vanishes in the middle of it: stored as
 // pending-upgrade, never finished (no process stopped, so no crash recovery
 // runs).
-func leavePendingUpgrade(t *testing.T, f clusterFixture, name string) {
+func leavePendingUpgrade(t *testing.T, f deploymenttest.ClusterFixture, name string) {
 	t.Helper()
-	store := helmOutsideStyrmin(t, f, name).Releases
+	store := deploymenttest.HelmOutsideStyrmin(t, f, name).Releases
 	last, err := store.Last(name)
 	require.NoError(t, err)
 	next := *last
@@ -36,24 +37,24 @@ func leavePendingUpgrade(t *testing.T, f clusterFixture, name string) {
 // upgrades.
 func TestAnUpgradeRecoversAReleaseLeftPending(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	name := uniqueName("pending")
-	f.cleanUp(t, name)
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, helloWeb(name))))
+	name := deploymenttest.UniqueName("pending")
+	f.CleanUp(t, name)
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))
 	leavePendingUpgrade(t, f, name)
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
 	require.NoError(t, err)
 	require.Empty(t, review.DryRunError, "the upgrade may be confirmed")
 	require.Contains(t, review.RecoversFirst, "Release "+name+" was left pending-upgrade at revision 2")
-	upgrade := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
+	upgrade := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 
 	recovered := upgrade.Steps[slices.IndexFunc(upgrade.Steps, func(s deployment.Step) bool { return s.Kind == deployment.StepHelm })]
 	require.Equal(t, "Recover release "+name+", left pending-upgrade at revision 2", recovered.Title, "the first Helm step")
 	require.Equal(t, executor.StepWarning, recovered.Status)
 	require.Contains(t, recovered.Message, "marked it failed and rolled back to revision 1")
-	history, err := f.cluster.Releases.History(ctx, name, name)
+	history, err := f.Cluster.Releases.History(ctx, name, name)
 	require.NoError(t, err)
 	var statuses []release.Status
 	for _, r := range history {
@@ -61,5 +62,5 @@ func TestAnUpgradeRecoversAReleaseLeftPending(t *testing.T) {
 	}
 	require.Equal(t, []release.Status{release.StatusSuperseded, release.StatusFailed, release.StatusSuperseded, release.StatusDeployed}, statuses,
 		"revision 2 failed, 3 rolled back to 1, 4 is the upgrade")
-	require.EqualValues(t, 1, mustGet(t, f.fixture, name).Parameters["replicas"])
+	require.EqualValues(t, 1, deploymenttest.MustGet(t, f.Fixture, name).Parameters["replicas"])
 }

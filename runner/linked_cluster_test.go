@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -48,23 +49,23 @@ def hurry():
 // upgrade queued behind the action runs after it, never beside it.
 func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", linkedActions, linkedActionsPy)
-	name := uniqueName("linked")
-	f.cleanUp(t, name)
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.5.0", linkedActions, linkedActionsPy)
+	name := deploymenttest.UniqueName("linked")
+	f.CleanUp(t, name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "hurry", By: "alice"}))
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "bob"})
+	run := deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "hurry", By: "alice"}))
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "3"}, By: "bob"})
 	require.NoError(t, err)
-	next := queued(t)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "bob"}))
+	next := deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "bob"}))
 
-	action := f.waitEnded(t, name, run.TaskID)
+	action := f.WaitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskFailed, action.Status, action.Message)
-	hurry := hookStep(t, action, "hurry")
+	hurry := deploymenttest.HookStep(t, action, "hurry")
 	require.Len(t, hurry.Tasks, 1, "the linked upgrade is listed under the step; the action ended: %s", hurry.Message)
 	linked := hurry.Tasks[0]
 	require.Equal(t, deployment.KindUpgrade, linked.Kind)
@@ -72,7 +73,7 @@ func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) 
 	require.NotNil(t, linked.EndedAt)
 	require.False(t, linked.EndedAt.After(*action.EndedAt), "the linked upgrade ended before the action's task")
 
-	upgrade := f.waitTask(t, name, next)
+	upgrade := f.WaitTask(t, name, next)
 	require.False(t, upgrade.StartedAt.Before(*linked.EndedAt), "the next upgrade never ran beside the linked one")
-	require.Equal(t, 3, int(mustGet(t, f.fixture, name).Parameters["replicas"].(float64)))
+	require.Equal(t, 3, int(deploymenttest.MustGet(t, f.Fixture, name).Parameters["replicas"].(float64)))
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
@@ -99,20 +100,20 @@ func killDuring(t *testing.T, svc *deployment.Service, name string, taskID int64
 // can be upgraded again afterwards.
 func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	t.Parallel()
-	f := setupClusterWithoutWorker(t)
+	f := deploymenttest.SetupClusterWithoutWorker(t)
 	ctx := context.Background()
-	key := f.keyText
+	key := f.KeyText
 
-	name := uniqueName("crash")
-	f.cleanUp(t, name)
-	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	install, err := f.svc.Queue(ctx, redis(name))
+	name := deploymenttest.UniqueName("crash")
+	f.CleanUp(t, name)
+	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, key)
+	install, err := f.Svc.Queue(ctx, deploymenttest.Redis(name))
 	require.NoError(t, err)
-	during := killDuring(t, f.svc, name, install.TaskID, worker, deployment.StepHelm, deployment.StepWait)
+	during := killDuring(t, f.Svc, name, install.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
 
-	worker = startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	task := f.waitEnded(t, name, install.TaskID)
+	worker = startWorkerProcess(t, f.DBURL, f.Kubeconfig, key)
+	task := f.WaitEnded(t, name, install.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
 	require.Contains(t, task.Message, "Upgrade the deployment to finish installing it")
@@ -120,25 +121,25 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 		require.NotEqual(t, executor.StepRunning, s.Status, "no step stays running")
 	}
 
-	review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "1"}, By: "alice"})
 	require.NoError(t, err)
-	upgrade, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
+	upgrade, err := f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
-	during = killDuring(t, f.svc, name, upgrade.TaskID, worker, deployment.StepHelm, deployment.StepWait)
+	during = killDuring(t, f.Svc, name, upgrade.TaskID, worker, deployment.StepHelm, deployment.StepWait)
 	t.Logf("killed the worker during %q", during)
 
-	startWorkerProcess(t, f.dbURL, f.kubeconfig, key)
-	task = f.waitEnded(t, name, upgrade.TaskID)
+	startWorkerProcess(t, f.DBURL, f.Kubeconfig, key)
+	task = f.WaitEnded(t, name, upgrade.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "Review the upgrade again")
 
-	review, err = f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "2"}, By: "alice"})
+	review, err = f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"replicas": "2"}, By: "alice"})
 	require.NoError(t, err)
-	again, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
+	again, err := f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
-	task = f.waitEnded(t, name, again.TaskID)
+	task = f.WaitEnded(t, name, again.TaskID)
 	require.Equal(t, executor.TaskSucceeded, task.Status, task.Message)
-	d := mustGet(t, f.fixture, name)
+	d := deploymenttest.MustGet(t, f.Fixture, name)
 	require.Equal(t, deployment.StatusDeployed, d.Status)
 	require.EqualValues(t, 2, d.Parameters["replicas"])
 }
@@ -169,36 +170,36 @@ def leak(path):
 // recovered the task, long before it would expire.
 func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	t.Parallel()
-	f := setupClusterWithoutWorker(t)
+	f := deploymenttest.SetupClusterWithoutWorker(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", leakActions, leakActionsPy)
-	name := uniqueName("revoke")
-	f.cleanUp(t, name)
-	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, envWorkerActions+"=1")
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.5.0", leakActions, leakActionsPy)
+	name := deploymenttest.UniqueName("revoke")
+	f.CleanUp(t, name)
+	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText, envWorkerActions+"=1")
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
-	install := queued(t)(f.svc.Queue(ctx, req))
-	require.Equal(t, executor.TaskSucceeded, f.waitEnded(t, name, install.TaskID).Status)
+	install := deploymenttest.Queued(t)(f.Svc.Queue(ctx, req))
+	require.Equal(t, executor.TaskSucceeded, f.WaitEnded(t, name, install.TaskID).Status)
 
 	path := filepath.Join(sharedDir(t), "token")
-	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "leak", Prompts: deployment.FormInput{"path": path}, By: "alice"}))
+	run := deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "leak", Prompts: deployment.FormInput{"path": path}, By: "alice"}))
 	var token string
 	require.Eventually(t, func() bool {
 		data, err := os.ReadFile(path)
 		token = string(data)
 		return err == nil
 	}, 2*time.Minute, 20*time.Millisecond, "the action hands over its token")
-	caller, err := f.svc.Authenticate(ctx, token)
+	caller, err := f.Svc.Authenticate(ctx, token)
 	require.NoError(t, err, "the token works while its action runs")
 	require.Equal(t, run.TaskID, caller.TaskID)
 	require.NoError(t, worker.Process.Signal(syscall.SIGKILL))
 	_, _ = worker.Process.Wait() // reaped: the kill is done
 
-	startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText)
-	task := f.waitEnded(t, name, run.TaskID)
+	startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText)
+	task := f.WaitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
-	_, err = f.svc.Authenticate(ctx, token)
+	_, err = f.Svc.Authenticate(ctx, token)
 	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
 }
 
@@ -234,23 +235,23 @@ def orphan():
 // action's token.
 func TestRecoveryStopsTheActionPodAndJobOfAKilledWorker(t *testing.T) {
 	t.Parallel()
-	f := setupClusterWithoutWorker(t)
+	f := deploymenttest.SetupClusterWithoutWorker(t)
 	ctx := context.Background()
-	f.importCopy(t, "hello-web", "1.5.0", orphanActions, orphanActionsPy)
-	name := uniqueName("orphan")
-	f.cleanUp(t, name)
+	f.ImportCopy(t, "hello-web", "1.5.0", orphanActions, orphanActionsPy)
+	name := deploymenttest.UniqueName("orphan")
+	f.CleanUp(t, name)
 	podWorker := []string{envWorkerActions + "=1", envWorkerActionImage + "=" + kubetest.ActionRunnerImage(t)}
-	worker := startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, podWorker...)
-	req := helloWeb(name)
+	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText, podWorker...)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
 	req.Parameters = deployment.FormInput{"site_title": "Shop", "replicas": "1"}
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
 
-	run := queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "orphan", By: "alice"}))
-	pods, jobs := f.cluster.Kube.Clientset.CoreV1().Pods(name), f.cluster.Kube.Clientset.BatchV1().Jobs(name)
+	run := deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "orphan", By: "alice"}))
+	pods, jobs := f.Cluster.Kube.Clientset.CoreV1().Pods(name), f.Cluster.Kube.Clientset.BatchV1().Jobs(name)
 	var step deployment.Step
 	require.Eventually(t, func() bool {
-		task, err := f.svc.Task(ctx, name, run.TaskID)
+		task, err := f.Svc.Task(ctx, name, run.TaskID)
 		require.NoError(t, err)
 		job, err := jobs.Get(ctx, kube.ActionJobName(name), metav1.GetOptions{})
 		if err != nil || job.Status.Active == 0 || len(task.Steps) == 0 {
@@ -260,22 +261,22 @@ func TestRecoveryStopsTheActionPodAndJobOfAKilledWorker(t *testing.T) {
 		return true
 	}, 3*time.Minute, 100*time.Millisecond, "the action's Job runs")
 	podName := actions.PodName(name, step.ID)
-	secret, err := f.cluster.Kube.Clientset.CoreV1().Secrets(name).Get(ctx, podName, metav1.GetOptions{})
+	secret, err := f.Cluster.Kube.Clientset.CoreV1().Secrets(name).Get(ctx, podName, metav1.GetOptions{})
 	require.NoError(t, err)
 	token := string(secret.Data["token"])
-	_, err = f.svc.Authenticate(ctx, token)
+	_, err = f.Svc.Authenticate(ctx, token)
 	require.NoError(t, err, "the token works while its action runs")
 	require.NoError(t, worker.Process.Signal(syscall.SIGKILL))
 	_, _ = worker.Process.Wait() // reaped: the kill is done
 
-	startWorkerProcess(t, f.dbURL, f.kubeconfig, f.keyText, podWorker...)
-	task := f.waitEnded(t, name, run.TaskID)
+	startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText, podWorker...)
+	task := f.WaitEnded(t, name, run.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status)
 	require.Contains(t, task.Message, "The Styrmin process running this task stopped")
 	_, err = pods.Get(ctx, podName, metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the orphan action pod is gone: %v", err)
 	_, err = jobs.Get(ctx, kube.ActionJobName(name), metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "the orphan Job is gone: %v", err)
-	_, err = f.svc.Authenticate(ctx, token)
+	_, err = f.Svc.Authenticate(ctx, token)
 	require.Equal(t, styrmin.EUNAUTHORIZED, styrmin.ErrorCode(err), "the recovered task's token is revoked: %v", err)
 }

@@ -1,4 +1,4 @@
-package deployment_test
+package runner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -50,26 +51,26 @@ def both_ways(api_token):
 // behind the action's task, under no step and in no result.
 func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	t.Parallel()
-	f := setupCluster(t)
+	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
 	// The environment's server serves the primitives and the REST API alike.
-	users, tokens := f.env.Users, f.env.APITokens
+	users, tokens := f.Env.Users, f.Env.APITokens
 	scripter, err := users.Create(ctx, auth.NewUser{Username: "scripter", Password: "password-of-scripter", Role: auth.Operator})
 	require.NoError(t, err)
 	token, err := tokens.Create(ctx, auth.Credential{User: scripter}, "given to an action", nil)
 	require.NoError(t, err)
 
-	f.importCopy(t, "hello-web", "1.6.0", clientActions, clientActionsPy)
-	name := uniqueName("client")
-	f.cleanUp(t, name)
-	req := helloWeb(name)
+	f.ImportCopy(t, "hello-web", "1.6.0", clientActions, clientActionsPy)
+	name := deploymenttest.UniqueName("client")
+	f.CleanUp(t, name)
+	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.6.0"
-	f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, req)))
+	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, req)))
 
-	action := f.waitTask(t, name, queued(t)(f.svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "both-ways", Prompts: deployment.FormInput{"api_token": token.Secret}, By: "alice"})))
-	step := hookStep(t, action, "both-ways")
-	require.NotContains(t, logText(step), token.Secret, "the API token, a secret prompt, is redacted")
-	require.Contains(t, logText(step), "with token "+redact.Mark)
+	action := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: "both-ways", Prompts: deployment.FormInput{"api_token": token.Secret}, By: "alice"})))
+	step := deploymenttest.HookStep(t, action, "both-ways")
+	require.NotContains(t, deploymenttest.LogText(step), token.Secret, "the API token, a secret prompt, is redacted")
+	require.Contains(t, deploymenttest.LogText(step), "with token "+redact.Mark)
 	require.Len(t, step.Tasks, 1, "only the primitive's task is listed under the step")
 	require.Equal(t, deployment.KindStop, step.Tasks[0].Kind)
 	var result struct {
@@ -82,13 +83,13 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	var returned struct{ Linked, Separate int64 }
 	require.NoError(t, json.Unmarshal(step.Hook.Result, &returned))
 	require.Equal(t, step.Tasks[0].ID, returned.Linked)
-	separate := f.waitEnded(t, name, returned.Separate)
+	separate := f.WaitEnded(t, name, returned.Separate)
 	require.Equal(t, executor.TaskSucceeded, separate.Status, "the API's task ran once the action's task let the deployment go: %s", separate.Message)
 	require.Equal(t, deployment.KindStart, separate.Kind)
 	require.Equal(t, "scripter", separate.By, "it is the token's user's task")
 	require.True(t, separate.StartedAt.After(*action.EndedAt) || separate.StartedAt.Equal(*action.EndedAt), "it ran after the action's task, not inside it")
 
-	history, _, err := f.svc.Tasks(ctx, separate.DeploymentID, 0, 10)
+	history, _, err := f.Svc.Tasks(ctx, separate.DeploymentID, 0, 10)
 	require.NoError(t, err)
 	var topLevel []int64
 	for _, task := range history {
