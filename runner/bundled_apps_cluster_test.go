@@ -146,7 +146,7 @@ func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	install := deploymenttest.Redis(deploymenttest.UniqueName("redis-data"))
 	install.Parameters = deployment.FormInput{"password": "s3cret-password", "replicas": "0", "persistence": "true"}
 	cli := func(d *deployment.Deployment, command string) []string {
-		return []string{fmt.Sprintf(`deploymenttest.Redis-cli -h %s-deploymenttest.Redis %s`, d.Name, command)}
+		return []string{fmt.Sprintf(`redis-cli -h %s-redis %s`, d.Name, command)}
 	}
 	auth := map[string]string{"REDISCLI_AUTH": "s3cret-password"}
 	lifeWithData{

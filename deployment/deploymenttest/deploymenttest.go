@@ -93,7 +93,7 @@ func Postgres(name string) *deployment.Install {
 // Redis is a valid install of the bundled Redis driver.
 func Redis(name string) *deployment.Install {
 	return &deployment.Install{
-		Driver: "Redis", DriverVersion: "1.0.0", Name: name, AppVersion: "7.4.0",
+		Driver: "redis", DriverVersion: "1.0.0", Name: name, AppVersion: "7.4.0",
 		Parameters: deployment.FormInput{"password": "s3cret-password"}, By: "alice",
 	}
 }
