@@ -32,6 +32,7 @@ import (
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/runner"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
 	"github.com/styrmin/styrmin/sso"
@@ -134,7 +135,9 @@ type App struct {
 	Webhooks *webhooks.Store
 	// Audit is the audit log: the web app records into it, Run prunes it.
 	Audit *audit.Store
-	// Worker works the tasks; nil unless Config.Work.
+	// Runners do the work of each task kind that Deployments queues.
+	Runners *runner.Runners
+	// Worker works the tasks with Runners; nil unless Config.Work.
 	Worker *executor.Worker
 	// Users, Sessions, APITokens, Notifications, Handler and Deps are the
 	// web app's; zero unless Config.Serve.
@@ -196,9 +199,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	opts.Logger, opts.Work = logger, cfg.Work
 	opts.Events = &webhooks.TaskEvents{BaseURL: webhookBase(cfg)}
 	opts.Extra = webhooks.NewDeliverer(cfg.Pool, box, logger)
-	var actionObserver deployment.ActionObserver
+	var jobObserver deployment.JobObserver
+	var actionObserver runner.ActionObserver
 	if cfg.Metrics != nil {
-		opts.Observer, actionObserver = cfg.Metrics, cfg.Metrics
+		opts.Observer, jobObserver, actionObserver = cfg.Metrics, cfg.Metrics, cfg.Metrics
 	}
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
@@ -209,18 +213,20 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		}
 		cfg.Metrics.WatchCache("driver_specs", a.Catalog.SpecCacheStats)
 	}
-	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue)
+	a.Webhooks = webhooks.NewStore(cfg.Pool, box, a.Queue, webhooks.Rules{CheckDeploymentName: deployment.CheckDeploymentName, TaskKinds: deployment.TaskKinds()})
 	actionsCfg, err := a.actions(ctx, cfg)
 	if err != nil {
 		return a, err
 	}
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
-		Cluster: a.Cluster, Actions: actionsCfg, Logger: logger, Observer: actionObserver})
+		Cluster: a.Cluster, Logger: logger, Observer: jobObserver})
 	if err := deployment.RecordSecretNames(ctx, db.New(cfg.Pool), box); err != nil {
 		return a, err
 	}
+	a.Runners = runner.New(runner.Config{Deployments: a.Deployments, Pool: cfg.Pool, Catalog: a.Catalog, Box: box,
+		Actions: actionsCfg, Logger: logger, Observer: actionObserver})
 	if cfg.Work {
-		if a.Worker, err = executor.NewWorker(a.Queue, a.Deployments.Runners(), a.Deployments.TaskSecrets); err != nil {
+		if a.Worker, err = executor.NewWorker(a.Queue, a.Runners.ByKind(), a.Deployments.TaskSecrets); err != nil {
 			return a, err
 		}
 	}
@@ -255,7 +261,7 @@ func clusterOf(client *kube.Client, opts deployment.ClusterOptions, logger *slog
 // and an image; the process runtime python3 (a warning and no actions when
 // it is missing; hook steps then say so) and the styrmin package written to
 // a temporary folder that Close removes.
-func (a *App) actions(ctx context.Context, cfg Config) (*deployment.ActionsConfig, error) {
+func (a *App) actions(ctx context.Context, cfg Config) (*runner.ActionsConfig, error) {
 	if cfg.ActionsURL == "" {
 		return nil, nil
 	}
@@ -276,7 +282,7 @@ func (a *App) actions(ctx context.Context, cfg Config) (*deployment.ActionsConfi
 		if len(cfg.ActionResources.Limits) > 0 {
 			pod.Resources = &cfg.ActionResources
 		}
-		return &deployment.ActionsConfig{Runtime: pod, APIURL: apiURL}, nil
+		return &runner.ActionsConfig{Runtime: pod, APIURL: apiURL}, nil
 	case actions.RuntimeProcess, "":
 	default:
 		return nil, fmt.Errorf("unknown action runtime %q: give %s or %s (--action-runtime, STYRMIN_ACTION_RUNTIME)", cfg.ActionRuntime, actions.RuntimePod, actions.RuntimeProcess)
@@ -295,7 +301,7 @@ func (a *App) actions(ctx context.Context, cfg Config) (*deployment.ActionsConfi
 	if err := sdk.Install(a.sdkDir); err != nil {
 		return nil, err
 	}
-	return &deployment.ActionsConfig{Runtime: actions.Process{}, Python: python, SDK: a.sdkDir, APIURL: cfg.ActionsURL}, nil
+	return &runner.ActionsConfig{Runtime: actions.Process{}, Python: python, SDK: a.sdkDir, APIURL: cfg.ActionsURL}, nil
 }
 
 // serve builds the web app: users, sessions and API tokens, kept in memory

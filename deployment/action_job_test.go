@@ -20,6 +20,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -38,7 +39,7 @@ const jobActions = `
 // "fake logs" as every log), and a queued run of its action migrate with the
 // secret prompt key.
 type jobFixture struct {
-	fixture
+	deploymenttest.Fixture
 	clientset *fake.Clientset
 	caller    *deployment.Caller
 }
@@ -57,26 +58,26 @@ func setupJobs(t *testing.T, objects ...runtime.Object) jobFixture {
 		job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
 		return false, nil, clientset.Tracker().Add(pod)
 	})
-	f := setup(t, &deployment.Cluster{Kube: &kube.Client{Clientset: clientset}})
-	f.importCopy(t, "hello-web", "1.5.0", jobActions, "def migrate(key):\n    pass\n")
-	req := helloWeb("site")
+	f := deploymenttest.Setup(t, &deployment.Cluster{Kube: &kube.Client{Clientset: clientset}})
+	f.ImportCopy(t, "hello-web", "1.5.0", jobActions, "def migrate(key):\n    pass\n")
+	req := deploymenttest.HelloWeb("site")
 	req.DriverVersion = "1.5.0"
-	_, err := f.svc.Queue(ctx, req)
+	_, err := f.Svc.Queue(ctx, req)
 	require.NoError(t, err)
-	run, err := f.svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "migrate", Prompts: deployment.FormInput{"key": "prompt-s3cret-key"}, By: "alice"})
+	run, err := f.Svc.Queue(ctx, &deployment.RunAction{Name: "site", Action: "migrate", Prompts: deployment.FormInput{"key": "prompt-s3cret-key"}, By: "alice"})
 	require.NoError(t, err)
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: run.TaskID, Kind: deployment.StepHook, Title: "migrate"})
+	step, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: run.TaskID, Kind: deployment.StepHook, Title: "migrate"})
 	require.NoError(t, err)
-	d := mustGet(t, f, "site")
+	d := deploymenttest.MustGet(t, f, "site")
 	clientset.ClearActions()
-	return jobFixture{fixture: f, clientset: clientset,
+	return jobFixture{Fixture: f, clientset: clientset,
 		caller: &deployment.Caller{DeploymentID: d.ID, TaskID: run.TaskID, StepID: step.ID, Action: "migrate"}}
 }
 
 // detail is the detail of the caller's step.
 func (f jobFixture) detail(t *testing.T) map[string]any {
 	t.Helper()
-	steps, err := f.q.ListSteps(context.Background(), f.caller.TaskID)
+	steps, err := f.Q.ListSteps(context.Background(), f.caller.TaskID)
 	require.NoError(t, err)
 	i := slices.IndexFunc(steps, func(s db.Step) bool { return s.ID == f.caller.StepID })
 	var detail map[string]any
@@ -104,7 +105,7 @@ func TestExecuteCommandsHandsASecretPromptToItsJobOnly(t *testing.T) {
 	t.Parallel()
 	f := setupJobs(t)
 	ctx := context.Background()
-	res, err := f.svc.ExecuteCommands(ctx, f.caller, jobRequest())
+	res, err := f.Svc.ExecuteCommands(ctx, f.caller, jobRequest())
 	require.NoError(t, err)
 	require.False(t, res.Succeeded)
 
@@ -125,7 +126,7 @@ func TestExecuteCommandsHandsASecretPromptToItsJobOnly(t *testing.T) {
 
 	req := jobRequest()
 	req.SecretEnv = map[string]string{"KEY": deployment.SecretPromptPrefix + "path"}
-	_, err = f.svc.ExecuteCommands(ctx, f.caller, req)
+	_, err = f.Svc.ExecuteCommands(ctx, f.caller, req)
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "only a secret prompt of the calling action")
 }
 
@@ -137,7 +138,7 @@ func TestExecuteCommandsRefusedChangesNothing(t *testing.T) {
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "site-job", UID: "uid-running"}}},
 		Data: map[string][]byte{"KEY": []byte("the running pod's key")}}
 	f := setupJobs(t, running, itsSecret)
-	_, err := f.svc.ExecuteCommands(context.Background(), f.caller, jobRequest())
+	_, err := f.Svc.ExecuteCommands(context.Background(), f.caller, jobRequest())
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Empty(t, f.changes(), "no Secret written, nothing created or deleted")
 	require.NotContains(t, f.detail(t), "job_tail")
@@ -150,9 +151,9 @@ func TestExecuteCommandsRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T)
 		Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}}
 	f := setupJobs(t, ended)
 	ctx := context.Background()
-	_, err := f.svc.ExecuteCommands(ctx, f.caller, jobRequest())
+	_, err := f.Svc.ExecuteCommands(ctx, f.caller, jobRequest())
 	require.NoError(t, err)
-	_, err = f.svc.ExecuteCommands(ctx, f.caller, jobRequest()) // deletes the first call's Job, of the same name
+	_, err = f.Svc.ExecuteCommands(ctx, f.caller, jobRequest()) // deletes the first call's Job, of the same name
 	require.NoError(t, err)
 	require.Equal(t, []any{"site-job"}, f.detail(t)["deleted_jobs"], "the step names the Job once")
 
@@ -161,7 +162,7 @@ func TestExecuteCommandsRecordsTheDeletedJobWhenItIsDeletedAndOnce(t *testing.T)
 	g.clientset.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewAlreadyExists(batchv1.Resource("jobs"), "site-job")
 	})
-	_, err = g.svc.ExecuteCommands(ctx, g.caller, jobRequest())
+	_, err = g.Svc.ExecuteCommands(ctx, g.caller, jobRequest())
 	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err))
 	require.Equal(t, []any{"site-job"}, g.detail(t)["deleted_jobs"])
 	for _, a := range g.changes() {
@@ -178,7 +179,7 @@ func TestExecuteCommandsNeverOutlivesTheAction(t *testing.T) {
 	f.caller.Deadline = time.Now().Add(30 * time.Second)
 	req := jobRequest()
 	req.Timeout = 600
-	_, err := f.svc.ExecuteCommands(ctx, f.caller, req)
+	_, err := f.Svc.ExecuteCommands(ctx, f.caller, req)
 	require.NoError(t, err)
 	job, err := f.clientset.BatchV1().Jobs("site").Get(ctx, "site-job", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -187,7 +188,7 @@ func TestExecuteCommandsNeverOutlivesTheAction(t *testing.T) {
 
 	g := setupJobs(t)
 	g.caller.Deadline = time.Now().Add(-time.Second)
-	_, err = g.svc.ExecuteCommands(ctx, g.caller, jobRequest())
+	_, err = g.Svc.ExecuteCommands(ctx, g.caller, jobRequest())
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
 	require.Empty(t, g.changes())
 }

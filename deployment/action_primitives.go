@@ -17,6 +17,10 @@ import (
 	"github.com/styrmin/styrmin/kube"
 )
 
+// ActionTokenPrefix starts every action token, so that it is recognised (and
+// redacted) wherever it surfaces.
+const ActionTokenPrefix = "sta_"
+
 // Caller is the action run behind an action token: the primitives act on
 // its deployment only, and link what they start to its hook step.
 type Caller struct {
@@ -92,7 +96,7 @@ func (s *Service) ReadDeployment(ctx context.Context, c *Caller) (*ActionDeploym
 	out := &ActionDeployment{Name: d.Name, Namespace: d.Namespace, Release: d.Name, Driver: d.Driver,
 		DriverVersion: d.DriverVersion, AppVersion: d.AppVersion, Parameters: d.Parameters}
 	for _, comp := range drv.Spec.Components {
-		out.Components = append(out.Components, ActionComponentState{Name: comp.Name, Title: componentTitle(comp), Stopped: d.Components[comp.Name].Stopped})
+		out.Components = append(out.Components, ActionComponentState{Name: comp.Name, Title: ComponentTitle(comp), Stopped: d.Components[comp.Name].Stopped})
 	}
 	return out, nil
 }
@@ -148,7 +152,7 @@ type CommandsResult struct {
 // or the action's secret prompts named prompt.<name>) go into the Job's own
 // Secret, created by kube.RunActionJob only once nothing refuses the call.
 func (s *Service) ExecuteCommands(ctx context.Context, c *Caller, req CommandsRequest) (*CommandsResult, error) {
-	cluster, err := s.needCluster()
+	cluster, err := s.NeedCluster()
 	if err != nil {
 		return nil, err
 	}

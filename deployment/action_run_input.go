@@ -22,8 +22,8 @@ type RunInput struct {
 
 // runTaskInputs are the fields of a task's inputs that say which bundle its
 // actions run from and with which plain prompts: a hook task's prompts are
-// by action (installInputs, upgradeInputs, deleteInputs), a manual action
-// task's are its own action's (actionInputs).
+// by action (InstallInputs, UpgradeInputs, DeleteInputs), a manual action
+// task's are its own action's (ActionInputs).
 type runTaskInputs struct {
 	DriverVersion string          `json:"driver_version"`
 	Prompts       json.RawMessage `json:"prompts"`
@@ -54,7 +54,7 @@ func (s *Service) ReadRunInput(ctx context.Context, c *Caller) (*RunInput, error
 	if a == nil {
 		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no action %s.", b.Driver.Metadata.Name, b.Driver.Spec.Version, c.Action)
 	}
-	opened, err := s.box.OpenValues(task.SecretInputs, taskSecretsAt(task.ID, row.ID))
+	opened, err := s.box.OpenValues(task.SecretInputs, TaskSecretsAt(task.ID, row.ID))
 	if err != nil {
 		return nil, fmt.Errorf("deployment: task %d secret inputs: %w", task.ID, err)
 	}
@@ -67,14 +67,14 @@ func (s *Service) ReadRunInput(ctx context.Context, c *Caller) (*RunInput, error
 	} else {
 		var byAction map[string]map[string]any
 		err = unmarshalPrompts(in.Prompts, &byAction)
-		secret, splitErr := splitTaskSecrets(opened)
+		secret, splitErr := SplitTaskSecrets(opened)
 		err = cmp.Or(err, splitErr)
-		prompts = withSecretPrompts(byAction, secret.Prompts)[c.Action]
+		prompts = WithSecretPrompts(byAction, secret.Prompts)[c.Action]
 	}
 	if err != nil {
 		return nil, fmt.Errorf("deployment: task %d prompts: %w", task.ID, err)
 	}
-	return &RunInput{Files: b.Files, Prompts: withPromptDefaults(a, prompts)}, nil
+	return &RunInput{Files: b.Files, Prompts: WithPromptDefaults(a, prompts)}, nil
 }
 
 // unmarshalPrompts decodes a task's plain prompts; none leaves v as it is.

@@ -28,11 +28,11 @@ type runSecrets struct {
 
 // openRunSecrets opens the secrets of a run of task on the deployment row.
 func (s *Service) openRunSecrets(row db.Deployment, task db.Task, token string) (runSecrets, error) {
-	params, err := s.openValues(nil, nil, row.Secrets, deploymentSecretsAt(row.ID))
+	params, err := s.openValues(nil, nil, row.Secrets, DeploymentSecretsAt(row.ID))
 	if err != nil {
 		return runSecrets{}, err
 	}
-	inputs, err := s.box.OpenValues(task.SecretInputs, taskSecretsAt(task.ID, row.ID))
+	inputs, err := s.box.OpenValues(task.SecretInputs, TaskSecretsAt(task.ID, row.ID))
 	if err != nil {
 		return runSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", task.ID, err)
 	}
@@ -65,7 +65,7 @@ func (s *Service) deploymentRedactor(ctx context.Context, id int64) (*redact.Red
 	if err != nil {
 		return nil, fmt.Errorf("deployment: %w", err)
 	}
-	values, err := s.openValues(nil, nil, row.Secrets, deploymentSecretsAt(row.ID))
+	values, err := s.openValues(nil, nil, row.Secrets, DeploymentSecretsAt(row.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -106,4 +106,13 @@ func (r runSecrets) secretEnvValue(drv *drivers.Driver, kind string, action, ref
 		return "", styrmin.Errorf(styrmin.EINVALID, "secret_env: the secret prompt %s was given no value in this run.", name)
 	}
 	return value, nil
+}
+
+// secretList is the values of a set of secrets, for redaction.
+func secretList(secrets map[string]string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		out = append(out, v)
+	}
+	return out
 }

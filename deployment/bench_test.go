@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -19,25 +20,25 @@ import (
 //
 //	go test -run '^$' -bench UpgradeAgainstHelm -benchtime 10x ./deployment/
 func BenchmarkUpgradeAgainstHelm(b *testing.B) {
-	f := setupCluster(b)
+	f := deploymenttest.SetupCluster(b)
 	ctx := context.Background()
-	name := uniqueName("bench")
-	twin := uniqueName("bench-helm")
-	f.cleanUp(b, name)
-	f.cleanUp(b, twin)
-	f.waitTask(b, name, queued(b)(f.svc.Queue(ctx, helloWeb(name))))
+	name := deploymenttest.UniqueName("bench")
+	twin := deploymenttest.UniqueName("bench-helm")
+	f.CleanUp(b, name)
+	f.CleanUp(b, twin)
+	f.WaitTask(b, name, deploymenttest.Queued(b)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))
 
 	b.ResetTimer()
 	var styrmin, helm time.Duration
 	for i := range b.N {
 		title := fmt.Sprintf("Bench %d", i)
 		b.StopTimer()
-		review, err := f.svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"site_title": title, "replicas": "2"}, By: "alice"})
+		review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, Parameters: deployment.FormInput{"site_title": title, "replicas": "2"}, By: "alice"})
 		require.NoError(b, err)
 		b.StartTimer()
 
 		start := time.Now()
-		f.waitTask(b, name, queued(b)(f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
+		f.WaitTask(b, name, deploymenttest.Queued(b)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 		styrmin += time.Since(start)
 
 		b.StopTimer()
@@ -45,9 +46,9 @@ func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 		b.StartTimer()
 		start = time.Now()
 		if i == 0 {
-			_, err = f.cluster.Releases.Install(ctx, opts)
+			_, err = f.Cluster.Releases.Install(ctx, opts)
 		} else {
-			_, err = f.cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
+			_, err = f.Cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: opts.Namespace, Name: opts.Name, Owner: opts.Owner, Chart: opts.Chart, Values: opts.Values, Wait: true, Timeout: opts.Timeout})
 		}
 		require.NoError(b, err)
 		helm += time.Since(start)
@@ -62,13 +63,13 @@ var twinOwner = release.Owner{Installation: "bench-helm-twin", Deployment: 1}
 
 // helmTwin is the Helm operation of the twin release: the same chart and
 // values Styrmin renders for Hello Web with that title, with Helm's wait.
-func helmTwin(b *testing.B, f clusterFixture, twin, title string, first bool) release.InstallOptions {
+func helmTwin(b *testing.B, f deploymenttest.ClusterFixture, twin, title string, first bool) release.InstallOptions {
 	ctx := context.Background()
 	if first {
-		_, err := f.cluster.Kube.EnsureNamespace(ctx, twin, true, nil)
+		_, err := f.Cluster.Kube.EnsureNamespace(ctx, twin, true, nil)
 		require.NoError(b, err)
 	}
-	bundle, err := f.catalog.Bundle(ctx, "hello-web", "1.0.0")
+	bundle, err := f.Catalog.Bundle(ctx, "hello-web", "1.0.0")
 	require.NoError(b, err)
 	values, err := release.Values(ctx, bundle.Driver, map[string]any{"site_title": title, "replicas": int64(2), "message": "", "theme": "ocean", "show_version": true, "memory_mib": int64(64)}, "1.27.0", twin, twin)
 	require.NoError(b, err)

@@ -49,8 +49,8 @@ func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cl
 	return &Cluster{Releases: releases, Kube: client, Deployers: deployers}, nil
 }
 
-// namespaceLabels are the labels of a namespace Styrmin creates.
-func (c *Cluster) namespaceLabels() map[string]string {
+// NamespaceLabels are the labels of a namespace Styrmin creates.
+func (c *Cluster) NamespaceLabels() map[string]string {
 	if c.Deployers == nil {
 		return nil
 	}
@@ -60,8 +60,11 @@ func (c *Cluster) namespaceLabels() map[string]string {
 // errNoCluster is what tasks and pages say when no cluster is configured.
 var errNoCluster = styrmin.Errorf(styrmin.EUNAVAILABLE, "No Kubernetes cluster is configured: start Styrmin with KUBECONFIG or --kubeconfig (`make run` starts a local one).")
 
-// needCluster returns the cluster, or errNoCluster.
-func (s *Service) needCluster() (*Cluster, error) {
+// Cluster returns the configured cluster, nil when none is.
+func (s *Service) Cluster() *Cluster { return s.cluster }
+
+// NeedCluster returns the cluster, or errNoCluster.
+func (s *Service) NeedCluster() (*Cluster, error) {
 	if s.cluster == nil {
 		return nil, errNoCluster
 	}
@@ -71,12 +74,12 @@ func (s *Service) needCluster() (*Cluster, error) {
 // isNotFound reports whether err is an ENOTFOUND error.
 func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTFOUND }
 
-// prepareDeployer makes namespace's deployer ready for a Helm operation of
+// PrepareDeployer makes namespace's deployer ready for a Helm operation of
 // release name with the given versions of driver: its identity exists, and it
 // holds what an admin approved for those versions together (an upgrade
 // needs the old version's grants as well, to remove what it alone created).
 // With no versions it only makes the identity exist (an upgrade's review).
-func (s *Service) prepareDeployer(ctx context.Context, cluster *Cluster, namespace, name, driver string, versions ...string) error {
+func (s *Service) PrepareDeployer(ctx context.Context, cluster *Cluster, namespace, name, driver string, versions ...string) error {
 	if cluster.Deployers == nil {
 		return nil
 	}
@@ -97,9 +100,9 @@ func (s *Service) prepareDeployer(ctx context.Context, cluster *Cluster, namespa
 	return cluster.Deployers.Grant(ctx, namespace, name, approved)
 }
 
-// revokeDeployer takes back what release name's deployer was granted, once
+// RevokeDeployer takes back what release name's deployer was granted, once
 // the release is uninstalled.
-func (c *Cluster) revokeDeployer(ctx context.Context, namespace, name string) error {
+func (c *Cluster) RevokeDeployer(ctx context.Context, namespace, name string) error {
 	if c.Deployers == nil {
 		return nil
 	}

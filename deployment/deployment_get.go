@@ -14,6 +14,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
 )
@@ -179,4 +180,12 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 		})
 	}
 	return page, nil
+}
+
+// ComponentTitle is a component's title, or its name.
+func ComponentTitle(c drivers.Component) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.Name
 }

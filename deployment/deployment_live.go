@@ -82,7 +82,7 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 		live.History = recordedHistory(recorded)
 		return live
 	}
-	cluster, err := s.needCluster()
+	cluster, err := s.NeedCluster()
 	if err != nil {
 		live.Err = styrmin.ErrorMessage(err)
 		live.History = recordedHistory(recorded)
@@ -170,7 +170,7 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 			return err
 		}
 		workloads[c.Name] = ws
-		live.Components = append(live.Components, LiveComponent{Name: c.Name, Title: componentTitle(c), Stopped: d.Components[c.Name].Stopped, Workloads: ws})
+		live.Components = append(live.Components, LiveComponent{Name: c.Name, Title: ComponentTitle(c), Stopped: d.Components[c.Name].Stopped, Workloads: ws})
 	}
 	services, err := cluster.Kube.ReleaseServices(ctx, d.Namespace, d.Name)
 	if err != nil {

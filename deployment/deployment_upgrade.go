@@ -141,7 +141,7 @@ func (s *Service) upgradeTarget(ctx context.Context, row db.Deployment, dep *Dep
 	}
 	t.to = t.bundle.Driver
 	t.hookActions = hookActions(t.to, upgradeHooks...)
-	if t.current, err = s.storedValues(t.to.Spec.Parameters, row.Parameters, row.Secrets, deploymentSecretsAt(row.ID)); err != nil {
+	if t.current, err = s.StoredValues(t.to.Spec.Parameters, row.Parameters, row.Secrets, DeploymentSecretsAt(row.ID)); err != nil {
 		return nil, err
 	}
 	for _, old := range t.from.Spec.Parameters {

@@ -10,13 +10,13 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// permissionCheck is the release check of a Helm operation with a driver
+// PermissionCheck is the release check of a Helm operation with a driver
 // version in namespace: everything it would create that is cluster-scoped,
 // of unknown scope or an RBAC grant must be approved for that driver
 // version (catalog.Catalog.Permissions), or it is refused with EFORBIDDEN
 // and a message that names each item. A chart that needs none of these
 // needs no approval.
-func (s *Service) permissionCheck(ctx context.Context, driver, version, namespace string) (release.Check, error) {
+func (s *Service) PermissionCheck(ctx context.Context, driver, version, namespace string) (release.Check, error) {
 	p, err := s.catalog.Permissions(ctx, driver, version)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (s *Service) checkPermissions(ctx context.Context, d *drivers.Driver, value
 	if err != nil {
 		return err
 	}
-	check, err := s.permissionCheck(ctx, d.Metadata.Name, d.Spec.Version, namespace)
+	check, err := s.PermissionCheck(ctx, d.Metadata.Name, d.Spec.Version, namespace)
 	if err != nil {
 		return err
 	}

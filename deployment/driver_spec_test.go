@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/secrets"
 )
@@ -35,20 +36,20 @@ func (c *specCatalog) Spec(ctx context.Context, name, version string) (catalog.S
 // decode it once.
 func TestPrimitivesDecodeTheDriverSpecOnce(t *testing.T) {
 	t.Parallel()
-	f := setup(t, nil)
+	f := deploymenttest.Setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Queue(ctx, redis("cache"))
+	install, err := f.Svc.Queue(ctx, deploymenttest.Redis("cache"))
 	require.NoError(t, err)
-	d := mustGet(t, f, "cache")
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "an action"})
+	d := deploymenttest.MustGet(t, f, "cache")
+	step, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "an action"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
-	cat := &specCatalog{Catalog: f.catalog, decoded: map[*drivers.Driver]bool{}}
-	key, err := secrets.ParseKey(f.keyText)
+	cat := &specCatalog{Catalog: f.Catalog, decoded: map[*drivers.Driver]bool{}}
+	key, err := secrets.ParseKey(f.KeyText)
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	svc := deployment.New(deployment.Config{Pool: f.pool, Catalog: cat, Box: box})
+	svc := deployment.New(deployment.Config{Pool: f.Pool, Catalog: cat, Box: box})
 
 	for range 2 {
 		got, err := svc.ReadDeployment(ctx, caller)

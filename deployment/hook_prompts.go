@@ -74,7 +74,7 @@ type PromptValue struct {
 func (p hookPrompts) values(actions []*drivers.Action) []PromptValue {
 	var out []PromptValue
 	for _, a := range actions {
-		text := FormText(a.Prompts, &Values{Plain: withPromptDefaults(a, p.Plain[a.Name])})
+		text := FormText(a.Prompts, &Values{Plain: WithPromptDefaults(a, p.Plain[a.Name])})
 		for _, prompt := range a.Prompts {
 			v := PromptValue{
 				Action: a.Name, ActionTitle: cmp.Or(a.Title, a.Name), Hook: a.Hook,
@@ -96,15 +96,15 @@ func (p hookPrompts) values(actions []*drivers.Action) []PromptValue {
 // secret inputs, prompt/<action>/<prompt>: no parameter name holds a '/'.
 const promptSecretPrefix = "prompt/"
 
-// taskSecrets are a task's sealed secret inputs: the deployment's secret
+// TaskSecretInputs are a task's sealed secret inputs: the deployment's secret
 // parameter values (upgrade) and its hook actions' secret prompt values.
-type taskSecrets struct {
+type TaskSecretInputs struct {
 	Params  map[string]string
 	Prompts map[string]map[string]string
 }
 
 // sealable is the one map that is sealed into a task's secret inputs.
-func (t taskSecrets) sealable() map[string]string {
+func (t TaskSecretInputs) sealable() map[string]string {
 	out := maps.Clone(t.Params)
 	if out == nil {
 		out = map[string]string{}
@@ -117,10 +117,10 @@ func (t taskSecrets) sealable() map[string]string {
 	return out
 }
 
-// splitTaskSecrets takes the opened secret inputs of a task apart again, as
-// taskSecrets.sealable put them together.
-func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
-	t := taskSecrets{Params: map[string]string{}, Prompts: map[string]map[string]string{}}
+// SplitTaskSecrets takes the opened secret inputs of a task apart again, as
+// TaskSecretInputs.sealable put them together.
+func SplitTaskSecrets(opened map[string]string) (TaskSecretInputs, error) {
+	t := TaskSecretInputs{Params: map[string]string{}, Prompts: map[string]map[string]string{}}
 	for key, v := range opened {
 		rest, isPrompt := strings.CutPrefix(key, promptSecretPrefix)
 		if !isPrompt {
@@ -129,7 +129,7 @@ func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
 		}
 		action, name, ok := strings.Cut(rest, "/")
 		if !ok || action == "" || name == "" {
-			return taskSecrets{}, fmt.Errorf("deployment: secret input %q names no action and prompt", key)
+			return TaskSecretInputs{}, fmt.Errorf("deployment: secret input %q names no action and prompt", key)
 		}
 		if t.Prompts[action] == nil {
 			t.Prompts[action] = map[string]string{}
@@ -139,18 +139,9 @@ func splitTaskSecrets(opened map[string]string) (taskSecrets, error) {
 	return t, nil
 }
 
-// openTaskSecrets opens and splits the secret inputs of the job's task.
-func (j *taskRun) openTaskSecrets() (taskSecrets, error) {
-	opened, err := j.s.box.OpenValues(j.run.Task.SecretInputs, taskSecretsAt(j.run.Task.ID, j.row.ID))
-	if err != nil {
-		return taskSecrets{}, fmt.Errorf("deployment: task %d secret inputs: %w", j.run.Task.ID, err)
-	}
-	return splitTaskSecrets(opened)
-}
-
-// withSecretPrompts is the prompt values the hooks of a task get: the plain
+// WithSecretPrompts is the prompt values the hooks of a task get: the plain
 // ones of its inputs with its secret ones added.
-func withSecretPrompts(plain map[string]map[string]any, secret map[string]map[string]string) map[string]map[string]any {
+func WithSecretPrompts(plain map[string]map[string]any, secret map[string]map[string]string) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for action, values := range plain {
 		out[action] = maps.Clone(values)
@@ -164,4 +155,19 @@ func withSecretPrompts(plain map[string]map[string]any, secret map[string]map[st
 		}
 	}
 	return out
+}
+
+// WithPromptDefaults is the prompt values of a run: those given, else each
+// prompt's default.
+func WithPromptDefaults(a *drivers.Action, given map[string]any) map[string]any {
+	values := map[string]any{}
+	for i := range a.Prompts {
+		p := &a.Prompts[i]
+		if v, ok := given[p.Name]; ok {
+			values[p.Name] = v
+		} else if p.Default != nil {
+			values[p.Name] = p.Default
+		}
+	}
+	return values
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 	"github.com/styrmin/styrmin/secrets"
@@ -67,16 +68,16 @@ def archive(bucket=None, token=None):
 `
 
 // setupPrompts returns a service holding Redis 1.5.0 with promptActions.
-func setupPrompts(t *testing.T) fixture {
+func setupPrompts(t *testing.T) deploymenttest.Fixture {
 	t.Helper()
-	f := setup(t, nil)
-	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
+	f := deploymenttest.Setup(t, nil)
+	f.ImportCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
 	return f
 }
 
 // redisWithPrompts is a valid install of that Redis copy.
 func redisWithPrompts(name string) *deployment.Install {
-	req := redis(name)
+	req := deploymenttest.Redis(name)
 	req.DriverVersion = "1.5.0"
 	req.Prompts = deployment.FormPrompts{"seed": {"keys": "5", "api_key": "k3y-s3cret"}}
 	return req
@@ -84,21 +85,21 @@ func redisWithPrompts(name string) *deployment.Install {
 
 // setupQueuedCache is setupPrompts with the install of redisWithPrompts
 // "cache" queued (not run): its task and its deployment.
-func setupQueuedCache(t *testing.T) (fixture, *deployment.Queued, *deployment.Deployment) {
+func setupQueuedCache(t *testing.T) (deploymenttest.Fixture, *deployment.Queued, *deployment.Deployment) {
 	t.Helper()
 	f := setupPrompts(t)
-	install, err := f.svc.Queue(context.Background(), redisWithPrompts("cache"))
+	install, err := f.Svc.Queue(context.Background(), redisWithPrompts("cache"))
 	require.NoError(t, err)
-	return f, install, mustGet(t, f, "cache")
+	return f, install, deploymenttest.MustGet(t, f, "cache")
 }
 
 // taskRow is a task's inputs as text and its secret inputs opened.
-func (f fixture) taskRow(t *testing.T, taskID int64) (inputs string, secretInputs map[string]string) {
+func taskRow(f deploymenttest.Fixture, t *testing.T, taskID int64) (inputs string, secretInputs map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	var sealed []byte
-	require.NoError(t, f.pool.QueryRow(ctx, `SELECT inputs::text, secret_inputs FROM tasks WHERE id = $1`, taskID).Scan(&inputs, &sealed))
-	key, err := secrets.ParseKey(f.keyText)
+	require.NoError(t, f.Pool.QueryRow(ctx, `SELECT inputs::text, secret_inputs FROM tasks WHERE id = $1`, taskID).Scan(&inputs, &sealed))
+	key, err := secrets.ParseKey(f.KeyText)
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
@@ -110,7 +111,7 @@ func (f fixture) taskRow(t *testing.T, taskID int64) (inputs string, secretInput
 func TestInstallFormHasASectionPerHookActionWithPrompts(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
-	form, err := f.svc.InstallForm(context.Background(), "redis", "1.5.0")
+	form, err := f.Svc.InstallForm(context.Background(), "redis", "1.5.0")
 	require.NoError(t, err)
 	require.Len(t, form.HookActions, 1, "only the install's hook actions that ask prompts")
 	require.Equal(t, "seed", form.HookActions[0].Name)
@@ -121,13 +122,13 @@ func TestInstallPutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	queued, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
+	queued, err := f.Svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
-	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	task, err := f.Svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"seed": map[string]any{"keys": float64(5)}}, task.Inputs["prompts"])
-	inputs, sealed := f.taskRow(t, queued.TaskID)
+	inputs, sealed := taskRow(f, t, queued.TaskID)
 	require.NotContains(t, inputs, "k3y-s3cret", "a task's inputs never hold a secret")
 	require.Equal(t, map[string]string{"prompt/seed/api_key": "k3y-s3cret"}, sealed, "the install's secret parameters stay on the deployment")
 }
@@ -138,40 +139,40 @@ func TestHookPromptsAreCheckedLikeParameters(t *testing.T) {
 	ctx := context.Background()
 	req := redisWithPrompts("cache")
 	req.Prompts = deployment.FormPrompts{"seed": {"keys": "20"}}
-	_, err := f.svc.Queue(ctx, req)
+	_, err := f.Svc.Queue(ctx, req)
 	require.Equal(t, map[string]string{
 		"prompt.seed.keys":    "20 is more than the maximum 10",
 		"prompt.seed.api_key": "api_key is required",
-	}, fieldsOf(t, err), "the manual action's required prompt is not asked")
+	}, deploymenttest.FieldsOf(t, err), "the manual action's required prompt is not asked")
 
-	_, err = f.svc.Queue(ctx, redisWithPrompts("cache"))
+	_, err = f.Svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
-	_, err = f.svc.Review(ctx, &deployment.Upgrade{Name: "cache", By: "alice",
+	_, err = f.Svc.Review(ctx, &deployment.Upgrade{Name: "cache", By: "alice",
 		Prompts: deployment.FormPrompts{"announce": {"channel": "ops"}}})
-	require.Equal(t, map[string]string{"prompt.announce.channel": `"ops" does not match the pattern ^#[a-z]+$`}, fieldsOf(t, err))
+	require.Equal(t, map[string]string{"prompt.announce.channel": `"ops" does not match the pattern ^#[a-z]+$`}, deploymenttest.FieldsOf(t, err))
 
-	_, err = f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cach", By: "alice"})
+	_, err = f.Svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cach", By: "alice"})
 	require.Equal(t, map[string]string{
 		"confirm":              "type cache to confirm",
 		"prompt.archive.token": "token is required",
-	}, fieldsOf(t, err))
+	}, deploymenttest.FieldsOf(t, err))
 }
 
 func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
+	_, err := f.Svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
-	form, err := f.svc.UpgradeForm(ctx, "cache", "")
+	form, err := f.Svc.UpgradeForm(ctx, "cache", "")
 	require.NoError(t, err)
 	require.Len(t, form.HookActions, 1)
 	require.Equal(t, "announce", form.HookActions[0].Name)
 
 	req := &deployment.Upgrade{Name: "cache", Parameters: deployment.FormInput{"password": "new-s3cret-password"}, By: "alice",
 		Prompts: deployment.FormPrompts{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}}}
-	review, err := f.svc.Review(ctx, req)
+	review, err := f.Svc.Review(ctx, req)
 	require.NoError(t, err)
 	require.NotContains(t, review.Token, "w3bhook-s3cret")
 	require.Len(t, review.Prompts, 2)
@@ -180,16 +181,16 @@ func TestUpgradeCarriesHookPromptsSealedInItsReview(t *testing.T) {
 	require.Equal(t, deployment.PromptValue{Action: "announce", ActionTitle: review.Prompts[0].ActionTitle, Hook: "post-upgrade",
 		Name: "webhook", Title: "webhook", Secret: true, Set: true}, review.Prompts[1], "a secret prompt only says it was given")
 
-	edit, err := f.svc.EditUpgrade(ctx, review.Token, "alice")
+	edit, err := f.Svc.EditUpgrade(ctx, review.Token, "alice")
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"channel": "#ops"}, edit.Prompts["announce"], "Back keeps the entered prompts, secrets blank")
 
-	queued, err := f.svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
+	queued, err := f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})
 	require.NoError(t, err)
-	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	task, err := f.Svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"announce": map[string]any{"channel": "#ops"}}, task.Inputs["prompts"])
-	inputs, sealed := f.taskRow(t, queued.TaskID)
+	inputs, sealed := taskRow(f, t, queued.TaskID)
 	require.NotContains(t, inputs, "w3bhook-s3cret")
 	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"])
 	require.Equal(t, "new-s3cret-password", sealed["password"], "the deployment's secrets travel beside the prompts")
@@ -199,7 +200,7 @@ func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 	t.Parallel()
 	f, install, d := setupQueuedCache(t)
 	ctx := context.Background()
-	step, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "seed"})
+	step, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: install.TaskID, Kind: deployment.StepHook, Title: "seed"})
 	require.NoError(t, err)
 	caller := &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: step.ID}
 	upgrade := func(prompts map[string]map[string]any) (int64, error) {
@@ -222,10 +223,10 @@ func TestAnUpgradeAnActionStartsTakesItsHookPrompts(t *testing.T) {
 
 	id, err := upgrade(map[string]map[string]any{"announce": {"channel": "#ops", "webhook": "w3bhook-s3cret"}})
 	require.NoError(t, err)
-	task, err := f.svc.LinkedTask(ctx, caller, id)
+	task, err := f.Svc.LinkedTask(ctx, caller, id)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"announce": map[string]any{"channel": "#ops"}}, task.Inputs["prompts"])
-	inputs, sealed := f.taskRow(t, id)
+	inputs, sealed := taskRow(f, t, id)
 	require.NotContains(t, inputs, "w3bhook-s3cret")
 	require.Equal(t, "w3bhook-s3cret", sealed["prompt/announce/webhook"], "a secret prompt is sealed, as the form's are")
 }
@@ -234,20 +235,20 @@ func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 	t.Parallel()
 	f := setupPrompts(t)
 	ctx := context.Background()
-	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
+	_, err := f.Svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
 
-	form, err := f.svc.DeleteForm(ctx, "cache")
+	form, err := f.Svc.DeleteForm(ctx, "cache")
 	require.NoError(t, err)
 	require.Len(t, form.HookActions, 1, "the post-delete action asks nothing")
 	require.Equal(t, map[string]map[string]string{"archive": {"bucket": "backups"}}, form.Prompts)
 
-	queued, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
+	queued, err := f.Svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
 	require.NoError(t, err)
-	task, err := f.svc.Task(ctx, "cache", queued.TaskID)
+	task, err := f.Svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"archive": map[string]any{"bucket": "backups"}}, task.Inputs["prompts"], "a blank field takes its default")
-	inputs, sealed := f.taskRow(t, queued.TaskID)
+	inputs, sealed := taskRow(f, t, queued.TaskID)
 	require.NotContains(t, inputs, "t0ken-s3cret")
 	require.Equal(t, map[string]string{"prompt/archive/token": "t0ken-s3cret"}, sealed)
 }
@@ -258,22 +259,22 @@ func TestDeletePutsHookPromptsInTheTaskAndSealsSecretOnes(t *testing.T) {
 // line that prints it is redacted).
 func TestDeleteRunsItsHookActionWithItsSecretPrompt(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, apptest.Options{Cluster: deadCluster(t), Work: true, Actions: true})
-	f.importCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
+	f := deploymenttest.NewFixture(t, apptest.Options{Cluster: deploymenttest.DeadCluster(t), Work: true, Actions: true})
+	f.ImportCopy(t, "redis", "1.5.0", promptActions, promptActionsPy)
 	ctx := context.Background()
-	_, err := f.svc.Queue(ctx, redisWithPrompts("cache"))
+	_, err := f.Svc.Queue(ctx, redisWithPrompts("cache"))
 	require.NoError(t, err)
-	queued, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, By: "alice"})
+	queued, err := f.Svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"bucket": "old", "token": "t0ken-s3cret"}}, By: "alice"})
 	require.NoError(t, err)
 
-	f.env.Start(t)
+	f.Env.Start(t)
 
-	task := f.waitEnded(t, "cache", queued.TaskID)
+	task := f.WaitEnded(t, "cache", queued.TaskID)
 	require.Equal(t, executor.TaskFailed, task.Status, "Helm cannot reach the cluster")
-	archive := hookStep(t, task, "archive")
+	archive := deploymenttest.HookStep(t, task, "archive")
 	require.Equal(t, executor.StepSucceeded, archive.Status, "%+v", archive)
-	require.Contains(t, logText(archive), "bucket old, token "+redact.Mark, "the action got both prompts")
-	require.NotContains(t, logText(archive), "t0ken-s3cret")
+	require.Contains(t, deploymenttest.LogText(archive), "bucket old, token "+redact.Mark, "the action got both prompts")
+	require.NotContains(t, deploymenttest.LogText(archive), "t0ken-s3cret")
 }
 
 // TestARunReadsItsBundleAndPromptsAsTheExecutorGivesThem: GET run (the pod
@@ -284,7 +285,7 @@ func TestARunReadsItsBundleAndPromptsAsTheExecutorGivesThem(t *testing.T) {
 	t.Parallel()
 	f, install, d := setupQueuedCache(t)
 	ctx := context.Background()
-	remove, err := f.svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
+	remove, err := f.Svc.Queue(ctx, &deployment.Delete{Name: "cache", Confirm: "cache", Prompts: deployment.FormPrompts{"archive": {"token": "t0ken-s3cret"}}, By: "alice"})
 	require.NoError(t, err)
 
 	for _, c := range []struct {
@@ -296,12 +297,12 @@ func TestARunReadsItsBundleAndPromptsAsTheExecutorGivesThem(t *testing.T) {
 		{remove.TaskID, "archive", map[string]any{"bucket": "backups", "token": "t0ken-s3cret"}},
 		{remove.TaskID, "quiet", map[string]any{}},
 	} {
-		in, err := f.svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: c.task, StepID: 1, Action: c.action})
+		in, err := f.Svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: c.task, StepID: 1, Action: c.action})
 		require.NoError(t, err)
 		require.Equal(t, c.prompts, in.Prompts, "%s", c.action)
 		require.Equal(t, promptActionsPy, string(in.Files["actions.py"]))
 		require.Contains(t, in.Files, "driver.styrmin.yml")
 	}
-	_, err = f.svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: 1, Action: "nope"})
+	_, err = f.Svc.ReadRunInput(ctx, &deployment.Caller{DeploymentID: d.ID, TaskID: install.TaskID, StepID: 1, Action: "nope"})
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }

@@ -148,9 +148,9 @@ func (s *Service) ownNamespace() string {
 	return s.cluster.Kube.OwnNamespace
 }
 
-// namespaceRefusal returns the policy in force and says why it refuses an
+// NamespaceRefusal returns the policy in force and says why it refuses an
 // install into namespace ("" when it does not).
-func (s *Service) namespaceRefusal(ctx context.Context, namespace string) (NamespacePolicy, string, error) {
+func (s *Service) NamespaceRefusal(ctx context.Context, namespace string) (NamespacePolicy, string, error) {
 	policy, err := s.NamespacePolicy(ctx)
 	if err != nil {
 		return policy, "", err

@@ -22,8 +22,8 @@ type Rollback struct {
 	By       string
 }
 
-// rollbackInputs are a rollback task's inputs.
-type rollbackInputs struct {
+// RollbackInputs are a rollback task's inputs.
+type RollbackInputs struct {
 	Revision      int    `json:"revision"`
 	DriverVersion string `json:"driver_version"`
 	AppVersion    string `json:"app_version"`
@@ -43,7 +43,7 @@ func (r *Rollback) plan(ctx context.Context, s *Service) (plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deployment: rollback %s: %w", r.Name, err)
 	}
-	inputs := rollbackInputs{Revision: r.Revision, DriverVersion: rev.DriverVersion, AppVersion: rev.AppVersion}
+	inputs := RollbackInputs{Revision: r.Revision, DriverVersion: rev.DriverVersion, AppVersion: rev.AppVersion}
 	return &taskPlan{row: row, kind: KindRollback, inputs: inputs, by: r.By}, nil
 }
 
@@ -62,8 +62,8 @@ type Start struct {
 	By         string
 }
 
-// componentsInputs are a stop or start task's inputs.
-type componentsInputs struct {
+// ComponentsInputs are a stop or start task's inputs.
+type ComponentsInputs struct {
 	// Components names the components; empty means all of them.
 	Components []string `json:"components"`
 }
@@ -118,7 +118,7 @@ func (s *Service) planComponents(ctx context.Context, row db.Deployment, dep *De
 			return nil, styrmin.Errorf(styrmin.EINVALID, "Deployment %s has no component %q; it has %s.", dep.Name, c, strings.Join(known, ", "))
 		}
 	}
-	return &taskPlan{row: row, kind: kind, inputs: componentsInputs{Components: components}, by: by}, nil
+	return &taskPlan{row: row, kind: kind, inputs: ComponentsInputs{Components: components}, by: by}, nil
 }
 
 // Delete deletes a deployment: its release, then its record (it stays in
@@ -149,8 +149,8 @@ func (o *Delete) plan(ctx context.Context, s *Service) (plan, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	secretInputs := taskSecrets{Prompts: prompts.Secrets}.sealable()
-	return &taskPlan{row: row, kind: KindDelete, inputs: deleteInputs{Prompts: prompts.Plain}, secrets: secretInputs, by: o.By}, nil
+	secretInputs := TaskSecretInputs{Prompts: prompts.Secrets}.sealable()
+	return &taskPlan{row: row, kind: KindDelete, inputs: DeleteInputs{Prompts: prompts.Plain}, secrets: secretInputs, by: o.By}, nil
 }
 
 // RunAction runs a manual action of a deployment's driver version with
@@ -161,9 +161,9 @@ type RunAction struct {
 	By           string
 }
 
-// actionInputs are a manual action task's inputs (secret prompts travel
+// ActionInputs are a manual action task's inputs (secret prompts travel
 // sealed apart).
-type actionInputs struct {
+type ActionInputs struct {
 	Action  string         `json:"action"`
 	Prompts map[string]any `json:"prompts"`
 }
@@ -186,7 +186,7 @@ func (o *RunAction) plan(ctx context.Context, s *Service) (plan, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	inputs := actionInputs{Action: a.Name, Prompts: values.Plain}
+	inputs := ActionInputs{Action: a.Name, Prompts: values.Plain}
 	return &taskPlan{row: row, kind: KindAction, inputs: inputs, secrets: values.Secrets, by: o.By}, nil
 }
 
@@ -198,4 +198,10 @@ func ManualAction(d *drivers.Driver, name string) *drivers.Action {
 		return nil
 	}
 	return a
+}
+
+// DeleteInputs are a delete task's inputs (secret prompts travel sealed apart).
+type DeleteInputs struct {
+	// Prompts holds the plain prompt values of hook actions, by action.
+	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }

@@ -28,8 +28,8 @@ type Install struct {
 	By         string
 }
 
-// installInputs are an install task's inputs (secrets travel sealed apart).
-type installInputs struct {
+// InstallInputs are an install task's inputs (secrets travel sealed apart).
+type InstallInputs struct {
 	DriverVersion string         `json:"driver_version"`
 	AppVersion    string         `json:"app_version"`
 	Namespace     string         `json:"namespace"`
@@ -73,7 +73,7 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 		errs.add(Field{Kind: FieldNamespace}, err.Error())
 	}
 	if !errs.has(FieldName) && !errs.has(FieldNamespace) {
-		_, why, err := s.namespaceRefusal(ctx, in.Namespace)
+		_, why, err := s.NamespaceRefusal(ctx, in.Namespace)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 // install task; a name taken is an InvalidError naming FieldName.
 func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, error) {
 	q, in := s.q.WithTx(tx), &p.op
-	plain, err := marshalPlain(p.values)
+	plain, err := MarshalPlain(p.values)
 	if err != nil {
 		return nil, err
 	}
@@ -117,16 +117,16 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	if err != nil {
 		return nil, err
 	}
-	sealed, err := s.box.SealValues(p.values.Secrets, deploymentSecretsAt(dep.ID))
+	sealed, err := s.box.SealValues(p.values.Secrets, DeploymentSecretsAt(dep.ID))
 	if err != nil {
 		return nil, err
 	}
-	if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed, SecretNames: secretNames(p.values.Secrets)}); err != nil {
+	if err := q.SetDeploymentSecrets(ctx, db.SetDeploymentSecretsParams{ID: dep.ID, Secrets: sealed, SecretNames: SecretNames(p.values.Secrets)}); err != nil {
 		return nil, err
 	}
-	inputs := installInputs{DriverVersion: in.DriverVersion, AppVersion: in.AppVersion, Namespace: in.Namespace,
+	inputs := InstallInputs{DriverVersion: in.DriverVersion, AppVersion: in.AppVersion, Namespace: in.Namespace,
 		Parameters: p.values.Plain, Prompts: p.prompts.Plain}
-	secretInputs := taskSecrets{Prompts: p.prompts.Secrets}.sealable()
+	secretInputs := TaskSecretInputs{Prompts: p.prompts.Secrets}.sealable()
 	task, err := s.queueTask(ctx, tx, dep.ID, KindInstall, inputs, secretInputs, in.By)
 	if err != nil {
 		return nil, err

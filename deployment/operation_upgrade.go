@@ -44,8 +44,8 @@ type upgradePlan struct {
 	changes []Change
 }
 
-// upgradeInputs are an upgrade task's inputs (secrets travel sealed apart).
-type upgradeInputs struct {
+// UpgradeInputs are an upgrade task's inputs (secrets travel sealed apart).
+type UpgradeInputs struct {
 	FromDriverVersion string         `json:"from_driver_version"`
 	DriverVersion     string         `json:"driver_version"`
 	FromAppVersion    string         `json:"from_app_version"`
@@ -94,8 +94,8 @@ func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep 
 }
 
 // task is the plan's task: its inputs and its secret inputs.
-func (p *upgradePlan) task() (upgradeInputs, taskSecrets) {
-	inputs := upgradeInputs{
+func (p *upgradePlan) task() (UpgradeInputs, TaskSecretInputs) {
+	inputs := UpgradeInputs{
 		FromDriverVersion: p.dep.DriverVersion, DriverVersion: p.to.Spec.Version,
 		FromAppVersion: p.dep.AppVersion, AppVersion: p.appVersion, Parameters: p.next.Plain,
 		Prompts: p.prompts.Plain,
@@ -105,7 +105,7 @@ func (p *upgradePlan) task() (upgradeInputs, taskSecrets) {
 			inputs.Changed = append(inputs.Changed, c.Name)
 		}
 	}
-	return inputs, taskSecrets{Params: p.next.Secrets, Prompts: p.prompts.Secrets}
+	return inputs, TaskSecretInputs{Params: p.next.Secrets, Prompts: p.prompts.Secrets}
 }
 
 // Review is what an upgrade will change, shown before it is confirmed.
@@ -142,8 +142,8 @@ type reviewToken struct {
 	Name string `json:"name"`
 	By   string `json:"by"`
 	// Inputs and Secrets are the task's inputs and secret inputs as planned.
-	Inputs  upgradeInputs `json:"inputs"`
-	Secrets taskSecrets   `json:"secrets"`
+	Inputs  UpgradeInputs    `json:"inputs"`
+	Secrets TaskSecretInputs `json:"secrets"`
 	// Entered and EnteredPrompts are the text of the form's plain fields,
 	// to fill the form in again (EditUpgrade); empty for JSON values.
 	Entered        map[string]string            `json:"entered,omitempty"`
@@ -219,7 +219,7 @@ func (p *upgradePlan) entered(op *Upgrade) (map[string]string, map[string]map[st
 // dryRunUpgrade renders the upgrade against the cluster and compares it with
 // the release's current manifest.
 func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.ResourceDiff, error) {
-	cluster, err := s.needCluster()
+	cluster, err := s.NeedCluster()
 	if err != nil {
 		return nil, err
 	}
@@ -238,12 +238,12 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	check, err := s.permissionCheck(ctx, p.dep.Driver, p.to.Spec.Version, p.dep.Namespace)
+	check, err := s.PermissionCheck(ctx, p.dep.Driver, p.to.Spec.Version, p.dep.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	// The dry run's `lookup` reads the cluster as the deployment's deployer.
-	if err := s.prepareDeployer(ctx, cluster, p.dep.Namespace, p.dep.Name, p.dep.Driver); err != nil {
+	if err := s.PrepareDeployer(ctx, cluster, p.dep.Namespace, p.dep.Name, p.dep.Driver); err != nil {
 		return nil, err
 	}
 	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true, Check: check})

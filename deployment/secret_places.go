@@ -14,19 +14,19 @@ import (
 // with their deployment's id only; they open until `styrmin secrets rotate`
 // re-seals them at their place.
 
-// deploymentSecretsAt is the place of the secret parameters of deployment id.
-func deploymentSecretsAt(id int64) secrets.Place {
+// DeploymentSecretsAt is the place of the secret parameters of deployment id.
+func DeploymentSecretsAt(id int64) secrets.Place {
 	return secrets.At("deployments", "secrets", id).WithV1Label(v1Label(id))
 }
 
-// revisionSecretsAt is the place of the secret parameters of a deployment's revision.
-func revisionSecretsAt(deploymentID int64, revision int32) secrets.Place {
+// RevisionSecretsAt is the place of the secret parameters of a deployment's revision.
+func RevisionSecretsAt(deploymentID int64, revision int32) secrets.Place {
 	return secrets.At("revisions", "secrets", fmt.Sprintf("%d/%d", deploymentID, revision)).WithV1Label(v1Label(deploymentID))
 }
 
-// taskSecretsAt is the place of the secret inputs of task taskID, a task of
+// TaskSecretsAt is the place of the secret inputs of task taskID, a task of
 // deployment deploymentID.
-func taskSecretsAt(taskID, deploymentID int64) secrets.Place {
+func TaskSecretsAt(taskID, deploymentID int64) secrets.Place {
 	return secrets.At("tasks", "secret_inputs", taskID).WithV1Label(v1Label(deploymentID))
 }
 
@@ -37,8 +37,8 @@ var reviewTokens = secrets.Place{Table: "upgrade reviews", Column: "token"}
 // v1Label is what the version-1 values of deployment id were sealed with.
 func v1Label(id int64) string { return fmt.Sprintf("deployment %d", id) }
 
-// secretNames are the names of the set secret values, sorted: what
+// SecretNames are the names of the set secret values, sorted: what
 // deployments.secret_names records, so that pages need not open the values.
-func secretNames(values map[string]string) []string {
+func SecretNames(values map[string]string) []string {
 	return slices.Sorted(maps.Keys(values))
 }

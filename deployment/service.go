@@ -3,7 +3,7 @@
 // the REST API and the action primitives build an Operation (Install,
 // Upgrade, ...) and give it to Service.Queue (a user's upgrade goes through
 // Service.Review first), which validates and plans it, writes the task and
-// queues it in one transaction; its Runners do the tasks on the cluster.
+// queues it in one transaction; package runner does the tasks on the cluster.
 package deployment
 
 import (
@@ -47,26 +47,21 @@ type Service struct {
 	queue   Queue
 	box     *secrets.Box
 	cluster *Cluster
-	// actions runs driver actions; nil when there is no action runtime.
-	actions *ActionsConfig
 	log     *slog.Logger
-	// observer hears of actions and their Jobs; never nil.
-	observer ActionObserver
+	// observer hears of the Jobs actions run; never nil.
+	observer JobObserver
 }
 
-// ActionObserver hears of driver actions run and of the Jobs they run (metrics.Metrics).
-type ActionObserver interface {
-	// ActionRan is called when a driver action's run ends.
-	ActionRan(succeeded bool)
+// JobObserver hears of the Kubernetes Jobs driver actions run (metrics.Metrics).
+type JobObserver interface {
 	// JobRan is called when an action's Kubernetes Job ends.
 	JobRan(succeeded bool)
 }
 
-// noActionObserver hears nothing.
-type noActionObserver struct{}
+// noJobObserver hears nothing.
+type noJobObserver struct{}
 
-func (noActionObserver) ActionRan(bool) {}
-func (noActionObserver) JobRan(bool)    {}
+func (noJobObserver) JobRan(bool) {}
 
 // Config is what a Service is built on.
 type Config struct {
@@ -80,14 +75,10 @@ type Config struct {
 	// Cluster is nil when no cluster is configured: pages then say so, and
 	// tasks fail with that message.
 	Cluster *Cluster
-	// Actions is how the runners run driver actions; nil when they cannot
-	// run here (python3 is missing, or the process works no tasks): a hook
-	// step then fails saying so.
-	Actions *ActionsConfig
-	// Logger receives the runners' log lines (default slog.Default()).
+	// Logger receives the service's log lines (default slog.Default()).
 	Logger *slog.Logger
-	// Observer hears of actions and their Jobs; nil hears nothing.
-	Observer ActionObserver
+	// Observer hears of the Jobs actions run; nil hears nothing.
+	Observer JobObserver
 }
 
 // New returns the service of cfg.
@@ -96,12 +87,12 @@ func New(cfg Config) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	var observer ActionObserver = noActionObserver{}
+	var observer JobObserver = noJobObserver{}
 	if cfg.Observer != nil {
 		observer = cfg.Observer
 	}
 	return &Service{pool: cfg.Pool, q: db.New(cfg.Pool), catalog: cfg.Catalog, queue: cfg.Queue, box: cfg.Box,
-		cluster: cfg.Cluster, actions: cfg.Actions, log: log, observer: observer}
+		cluster: cfg.Cluster, log: log, observer: observer}
 }
 
 // MaxNameLength is the longest deployment name: the name is the Helm release
@@ -161,7 +152,7 @@ func (s *Service) insertTask(ctx context.Context, tx pgx.Tx, deploymentID int64,
 	if err != nil {
 		return db.Task{}, fmt.Errorf("deployment: queue %s: %w", kind, err)
 	}
-	if task.SecretInputs, err = s.box.SealValues(secretInputs, taskSecretsAt(task.ID, deploymentID)); err != nil {
+	if task.SecretInputs, err = s.box.SealValues(secretInputs, TaskSecretsAt(task.ID, deploymentID)); err != nil {
 		return db.Task{}, fmt.Errorf("deployment: %s inputs: %w", kind, err)
 	}
 	if err := q.SetTaskSecretInputs(ctx, db.SetTaskSecretInputsParams{ID: task.ID, SecretInputs: task.SecretInputs}); err != nil {

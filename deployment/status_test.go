@@ -1,8 +1,6 @@
 package deployment_test
 
 import (
-	"maps"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,12 +23,4 @@ func TestStatusesAreTheSchemas(t *testing.T) {
 func TestTaskKindsAreTheSchemas(t *testing.T) {
 	t.Parallel()
 	require.ElementsMatch(t, deployment.TaskKinds(), dbtest.CheckedValues[string](t, dbtest.New(t), "tasks", "kind"))
-}
-
-// TestEveryTaskKindHasARunner: the executor can run a task of every kind,
-// and of no other.
-func TestEveryTaskKindHasARunner(t *testing.T) {
-	t.Parallel()
-	var s *deployment.Service // Runners only binds its runners to the service
-	require.ElementsMatch(t, deployment.TaskKinds(), slices.Collect(maps.Keys(s.Runners())))
 }

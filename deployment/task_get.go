@@ -47,7 +47,7 @@ func (t *Task) RefusedPermissions() *RefusedPermissions {
 	if t.Status != executor.TaskFailed || len(t.Result) == 0 {
 		return nil
 	}
-	var res failedResult
+	var res FailedResult
 	if json.Unmarshal(t.Result, &res) != nil || res.Refused == nil || res.Refused.Items.Empty() {
 		return nil
 	}

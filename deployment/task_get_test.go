@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -16,18 +17,18 @@ import (
 // or tasks under them, at every level of nesting.
 func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	t.Parallel()
-	f := setup(t, nil)
+	f := deploymenttest.Setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Queue(ctx, helloWeb("site"))
+	install, err := f.Svc.Queue(ctx, deploymenttest.HelloWeb("site"))
 	require.NoError(t, err)
-	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
+	stop, err := f.Svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
-	d := mustGet(t, f, "site")
+	d := deploymenttest.MustGet(t, f, "site")
 	step := func(taskID int64, kind executor.StepKind, logs ...string) int64 {
-		st, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: kind, Title: string(kind)})
+		st, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: taskID, Kind: kind, Title: string(kind)})
 		require.NoError(t, err)
 		for i, line := range logs {
-			require.NoError(t, f.q.InsertStepLog(ctx, db.InsertStepLogParams{StepID: st.ID, Seq: int32(i + 1), Level: "INFO", Message: line}))
+			require.NoError(t, f.Q.InsertStepLog(ctx, db.InsertStepLogParams{StepID: st.ID, Seq: int32(i + 1), Level: "INFO", Message: line}))
 		}
 		return st.ID
 	}
@@ -39,7 +40,7 @@ func TestTasksAttachLogsAndLinkedTasksToTheirSteps(t *testing.T) {
 	require.NoError(t, err)
 	nestedHook := step(linked, deployment.StepHook, "stopping")
 
-	tasks, next, err := f.svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+	tasks, next, err := f.Svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
 	require.NoError(t, err)
 	require.Zero(t, next)
 	require.Len(t, tasks, 2, "the linked task is under its step, not on the page")
@@ -77,19 +78,19 @@ func messages(lines []deployment.LogLine) []string {
 // come without steps but say how many they have.
 func TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly(t *testing.T) {
 	t.Parallel()
-	f := setup(t, nil)
+	f := deploymenttest.Setup(t, nil)
 	ctx := context.Background()
-	install, err := f.svc.Queue(ctx, helloWeb("site"))
+	install, err := f.Svc.Queue(ctx, deploymenttest.HelloWeb("site"))
 	require.NoError(t, err)
-	stop, err := f.svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
+	stop, err := f.Svc.Queue(ctx, &deployment.Stop{Name: "site", By: "alice"})
 	require.NoError(t, err)
 	for _, id := range []int64{install.TaskID, stop.TaskID, install.TaskID} {
-		_, err := f.q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: deployment.StepRender, Title: "Render"})
+		_, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: id, Kind: deployment.StepRender, Title: "Render"})
 		require.NoError(t, err)
 	}
-	d := mustGet(t, f, "site")
+	d := deploymenttest.MustGet(t, f, "site")
 	var seen []int
-	tasks, _, err := f.svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, func(i int, task *deployment.Task) bool {
+	tasks, _, err := f.Svc.TasksWithSteps(ctx, d.ID, 0, deployment.DefaultTaskPage, func(i int, task *deployment.Task) bool {
 		seen = append(seen, i)
 		return task.ID == install.TaskID
 	})
@@ -101,7 +102,7 @@ func TestTasksWithStepsReadsTheStepsOfThePickedTasksOnly(t *testing.T) {
 	require.Len(t, tasks[1].Steps, 2)
 	require.Equal(t, 2, tasks[1].StepCount)
 
-	all, _, err := f.svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
+	all, _, err := f.Svc.Tasks(ctx, d.ID, 0, deployment.DefaultTaskPage)
 	require.NoError(t, err)
 	require.Len(t, all[0].Steps, 1, "Tasks reads every task's steps")
 	require.Equal(t, 1, all[0].StepCount)

@@ -254,8 +254,8 @@ func formatValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// marshalPlain encodes the plain values for storage.
-func marshalPlain(v Values) ([]byte, error) {
+// MarshalPlain encodes the plain values for storage.
+func MarshalPlain(v Values) ([]byte, error) {
 	out, err := json.Marshal(v.Plain)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: encode parameters: %w", err)
@@ -263,9 +263,9 @@ func marshalPlain(v Values) ([]byte, error) {
 	return out, nil
 }
 
-// storedValues reads values back from storage (plain JSON and sealed
+// StoredValues reads values back from storage (plain JSON and sealed
 // secrets), giving each declared parameter's value its canonical type again.
-func (s *Service) storedValues(params []drivers.Parameter, plainJSON, sealed []byte, at secrets.Place) (Values, error) {
+func (s *Service) StoredValues(params []drivers.Parameter, plainJSON, sealed []byte, at secrets.Place) (Values, error) {
 	var plain map[string]any
 	if err := json.Unmarshal(plainJSON, &plain); err != nil {
 		return Values{}, fmt.Errorf("deployment: decode stored parameters: %w", err)
@@ -280,12 +280,12 @@ func (s *Service) openValues(params []drivers.Parameter, plain map[string]any, s
 	if err != nil {
 		return Values{}, fmt.Errorf("deployment: open stored secrets: %w", err)
 	}
-	return typedValues(params, plain, secretValues), nil
+	return TypedValues(params, plain, secretValues), nil
 }
 
-// typedValues are plain values and opened secrets, each declared
+// TypedValues are plain values and opened secrets, each declared
 // parameter's plain value given its canonical type again.
-func typedValues(params []drivers.Parameter, plain map[string]any, secretValues map[string]string) Values {
+func TypedValues(params []drivers.Parameter, plain map[string]any, secretValues map[string]string) Values {
 	v := Values{Plain: map[string]any{}, Secrets: secretValues}
 	for name, value := range plain {
 		v.Plain[name] = value

@@ -70,7 +70,7 @@ func setup(t *testing.T, run func(ctx context.Context, r *executor.Run) (any, er
 		defer cancel()
 		require.NoError(t, worker.Stop(stopCtx))
 	})
-	return bundle{pool: pool, q: q, queue: queue, store: NewStore(pool, box, queue)}
+	return bundle{pool: pool, q: q, queue: queue, store: NewStore(pool, box, queue, deploymentRules)}
 }
 
 // runner is a Runner that runs run and changes nothing to recover.

@@ -4,22 +4,17 @@ import (
 	"context"
 
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/secrets"
 )
 
-// SealedSecrets is webhooks.secret for deployment.ResealSecrets: the
+// SealedSecrets is webhooks.secret for secrets.Box.ResealAll: the
 // webhooks' secrets not sealed under the key of header, a page at a time.
-func SealedSecrets(q *db.Queries, header []byte) deployment.SealedColumn {
-	var after int64
-	return func(ctx context.Context) ([]deployment.SealedValue, error) {
-		rows, err := q.ListWebhookSecretsNotUnder(ctx, db.ListWebhookSecretsNotUnderParams{Header: header, After: after, Page: deployment.ResealPage})
-		out := make([]deployment.SealedValue, len(rows))
-		for i, r := range rows {
-			out[i] = deployment.SealedValue{At: secretAt(r.ID), Sealed: r.Secret, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
-				return q.ResealWebhookSecret(ctx, db.ResealWebhookSecretParams{ID: r.ID, Old: r.Secret, New: resealed})
-			}}
-			after = r.ID
-		}
-		return out, err
-	}
+func SealedSecrets(q *db.Queries, header []byte) secrets.SealedColumn {
+	return secrets.PagedColumn(func(ctx context.Context, after db.ListWebhookSecretsNotUnderRow) ([]db.ListWebhookSecretsNotUnderRow, error) {
+		return q.ListWebhookSecretsNotUnder(ctx, db.ListWebhookSecretsNotUnderParams{Header: header, After: after.ID, Page: secrets.ResealPage})
+	}, func(r db.ListWebhookSecretsNotUnderRow) secrets.SealedValue {
+		return secrets.SealedValue{At: secretAt(r.ID), Sealed: r.Secret, Replace: func(ctx context.Context, resealed []byte) (int64, error) {
+			return q.ResealWebhookSecret(ctx, db.ResealWebhookSecretParams{ID: r.ID, Old: r.Secret, New: resealed})
+		}}
+	})
 }

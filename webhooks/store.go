@@ -16,7 +16,6 @@ import (
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db"
-	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/secrets"
 )
@@ -86,17 +85,29 @@ type Store struct {
 	q    *db.Queries
 	box  *secrets.Box
 	jobs executor.JobInserter
+	// rules checks the deployments and task kinds a webhook names.
+	rules Rules
 }
 
-// NewStore returns the store on pool, sealing secrets with box and queueing
-// redeliveries with jobs (the executor).
-func NewStore(pool *pgxpool.Pool, box *secrets.Box, jobs executor.JobInserter) *Store {
-	return &Store{pool: pool, q: db.New(pool), box: box, jobs: jobs}
+// Rules is what a webhook's deployment names and task kinds are checked
+// against: the deployment service's own rules (app.New gives
+// deployment.CheckDeploymentName and deployment.TaskKinds).
+type Rules struct {
+	// CheckDeploymentName says what is wrong with a deployment's name.
+	CheckDeploymentName func(name string) error
+	// TaskKinds lists every kind of task.
+	TaskKinds []string
+}
+
+// NewStore returns the store on pool, sealing secrets with box, queueing
+// redeliveries with jobs (the executor) and checking webhooks by rules.
+func NewStore(pool *pgxpool.Pool, box *secrets.Box, jobs executor.JobInserter, rules Rules) *Store {
+	return &Store{pool: pool, q: db.New(pool), box: box, jobs: jobs, rules: rules}
 }
 
 // Create checks nw and stores it as a new webhook, its secret sealed.
 func (s *Store) Create(ctx context.Context, by Caller, nw NewWebhook) (Webhook, error) {
-	nw, err := nw.normalized()
+	nw, err := nw.checked(s.rules, "created", true)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -234,7 +245,7 @@ func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChang
 	set(&nw.Deployments, ch.Deployments)
 	set(&nw.Kinds, ch.Kinds)
 	set(&nw.Format, ch.Format)
-	if nw, err = nw.checked("saved", nw.Secret != ""); err != nil {
+	if nw, err = nw.checked(s.rules, "saved", nw.Secret != ""); err != nil {
 		return Webhook{}, err
 	}
 	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
@@ -310,13 +321,10 @@ func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) 
 	return deliveryOf(row), nil
 }
 
-// normalized is nw checked as a new webhook.
-func (nw NewWebhook) normalized() (NewWebhook, error) { return nw.checked("created", true) }
-
-// checked is nw checked, its lists trimmed and sorted, its format set; an
+// checked is nw checked by rules, its lists trimmed and sorted, its format set; an
 // EINVALID error says the webhook was not done (created, saved) and names
 // each field that is wrong. The secret is checked when withSecret is set.
-func (nw NewWebhook) checked(done string, withSecret bool) (NewWebhook, error) {
+func (nw NewWebhook) checked(rules Rules, done string, withSecret bool) (NewWebhook, error) {
 	fields := map[string]string{}
 	nw.URL = strings.TrimSpace(nw.URL)
 	if msg := checkURL(nw.URL); msg != "" {
@@ -340,14 +348,14 @@ func (nw NewWebhook) checked(done string, withSecret bool) (NewWebhook, error) {
 	}
 	nw.Deployments = sortedSet(trimmed(nw.Deployments))
 	for _, name := range nw.Deployments {
-		if err := deployment.CheckDeploymentName(name); err != nil {
+		if err := rules.CheckDeploymentName(name); err != nil {
 			fields["deployments"] = fmt.Sprintf("%q: %v.", name, err)
 		}
 	}
 	nw.Kinds = sortedSet(trimmed(nw.Kinds))
 	for _, kind := range nw.Kinds {
-		if !slices.Contains(deployment.TaskKinds(), kind) {
-			fields["kinds"] = fmt.Sprintf("There is no task kind %q: choose among %s.", kind, strings.Join(deployment.TaskKinds(), ", "))
+		if !slices.Contains(rules.TaskKinds, kind) {
+			fields["kinds"] = fmt.Sprintf("There is no task kind %q: choose among %s.", kind, strings.Join(rules.TaskKinds, ", "))
 		}
 	}
 	if nw.Format == "" {

@@ -21,8 +21,11 @@ func newStore(t *testing.T) *Store {
 	require.NoError(t, err)
 	box, err := secrets.NewBox(key)
 	require.NoError(t, err)
-	return NewStore(dbtest.New(t), box, nil)
+	return NewStore(dbtest.New(t), box, nil, deploymentRules)
 }
+
+// deploymentRules are the deployment service's rules, as app.New gives them.
+var deploymentRules = Rules{CheckDeploymentName: deployment.CheckDeploymentName, TaskKinds: deployment.TaskKinds()}
 
 func TestOperatorsManageOnlyTheWebhooksOfNamedDeployments(t *testing.T) {
 	t.Parallel()
@@ -142,15 +145,15 @@ func TestAKeyRotationResealsWebhookSecrets(t *testing.T) {
 	require.NoError(t, err)
 	oldBox, err := secrets.NewBox(oldKey)
 	require.NoError(t, err)
-	w, err := NewStore(pool, oldBox, nil).Create(ctx, admin, NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}})
+	w, err := NewStore(pool, oldBox, nil, deploymentRules).Create(ctx, admin, NewWebhook{URL: "https://hooks.example/", Secret: testSecret, Events: []Event{Failed}})
 	require.NoError(t, err)
 	rotating, err := secrets.NewBox(newKey, oldKey)
 	require.NoError(t, err)
 	q := db.New(pool)
 
-	_, err = deployment.ResealSecrets(ctx, q, rotating)
+	_, err = rotating.ResealAll(ctx, q)
 	require.ErrorContains(t, err, "1 secrets are still sealed under another key", "a rotation that forgets webhooks says so")
-	n, err := deployment.ResealSecrets(ctx, q, rotating, SealedSecrets(q, rotating.Header()))
+	n, err := rotating.ResealAll(ctx, q, SealedSecrets(q, rotating.Header()))
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 

@@ -62,7 +62,8 @@ value under the old or the new key: run it again.`,
 					return err
 				}
 				audit.Note(ctx, "key_id", box.KeyID().String())
-				if n, err = deployment.ResealSecrets(ctx, q, box, webhooks.SealedSecrets(q, box.Header())); err != nil {
+				columns := append(deployment.SealedColumns(q, box.Header()), webhooks.SealedSecrets(q, box.Header()))
+				if n, err = box.ResealAll(ctx, q, columns...); err != nil {
 					return err
 				}
 				return box.ResealCheck(ctx, q)

@@ -1,0 +1,4 @@
+package runner
+
+// NamespaceKept exposes namespaceKept to its table test.
+var NamespaceKept = namespaceKept
