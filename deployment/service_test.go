@@ -208,6 +208,29 @@ func TestLiveSaysPlainlyWhenTheClusterDoesNotAnswer(t *testing.T) {
 	require.Contains(t, none.Svc.Live(ctx, deploymenttest.MustGet(t, none, "site"), nil).Err, "No Kubernetes cluster is configured")
 }
 
+// TestAPageShowsTheRevisionsHelmKeeps: however many revisions Styrmin
+// recorded of a deployment, its page reads only the newest that Helm keeps
+// (release.DefaultMaxHistory without a cluster), newest first: what a page
+// costs does not grow with the deployment's history.
+func TestAPageShowsTheRevisionsHelmKeeps(t *testing.T) {
+	t.Parallel()
+	f := deploymenttest.Setup(t, nil)
+	ctx := context.Background()
+	queued, err := f.Svc.Queue(ctx, deploymenttest.HelloWeb("site"))
+	require.NoError(t, err)
+	d := deploymenttest.MustGet(t, f, "site")
+	recorded := 3 * release.DefaultMaxHistory
+	for n := 1; n <= recorded; n++ {
+		require.NoError(t, f.Q.InsertRevision(ctx, db.InsertRevisionParams{DeploymentID: d.ID, Revision: int32(n), TaskID: queued.TaskID,
+			DriverVersion: "1.0.0", AppVersion: "1.0.0", Parameters: []byte("{}")}))
+	}
+
+	history := f.Svc.Live(ctx, d, nil).History
+	require.Len(t, history, release.DefaultMaxHistory)
+	require.Equal(t, recorded, history[0].Number, "the newest first")
+	require.Equal(t, recorded-release.DefaultMaxHistory+1, history[len(history)-1].Number)
+}
+
 func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	t.Parallel()
 	f := deploymenttest.Setup(t, nil)
