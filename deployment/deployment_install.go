@@ -55,6 +55,17 @@ func (s *Service) InstallForm(ctx context.Context, driver, version string) (*For
 // installHooks are the hooks an install task runs.
 var installHooks = []drivers.Hook{drivers.HookPreInstall, drivers.HookPostInstall}
 
+// defaultAppVersion is the application version an install without one
+// takes: its bundled chart's appVersion ("" for a remote chart, which the
+// driver's supported versions then judge).
+func (s *Service) defaultAppVersion(ctx context.Context, driver, version string) (string, error) {
+	b, err := s.catalog.Bundle(ctx, driver, version)
+	if err != nil {
+		return "", err
+	}
+	return chartAppVersion(b), nil
+}
+
 // chartAppVersion is the appVersion of a bundled chart, "" for a remote one.
 func chartAppVersion(b *drivers.Bundle) string {
 	if b.Chart == nil || b.Chart.Metadata == nil {

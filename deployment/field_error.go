@@ -16,6 +16,7 @@ const (
 	FieldNamespace     FieldKind = "namespace"
 	FieldDriverVersion FieldKind = "driver_version"
 	FieldAppVersion    FieldKind = "app_version"
+	FieldRevision      FieldKind = "revision"
 	// FieldConfirm is the deployment's name typed again to confirm a deletion.
 	FieldConfirm FieldKind = "confirm"
 	// FieldParam is a parameter of the driver version; Field.Name names it.
@@ -43,7 +44,7 @@ func PromptField(action, name string) Field {
 }
 
 // FormKey is the field's key in the pages' forms and the REST API's
-// problems: name, namespace, driver_version, app_version, confirm,
+// problems: name, namespace, driver_version, app_version, revision, confirm,
 // param.<name>, prompt.<action>.<name> and prompt.<action>.
 func (f Field) FormKey() string {
 	switch {

@@ -31,6 +31,11 @@ type RollbackInputs struct {
 
 // plan checks that the revision exists.
 func (r *Rollback) plan(ctx context.Context, s *Service) (plan, error) {
+	if r.Revision < 1 {
+		var errs fieldErrors
+		errs.add(Field{Kind: FieldRevision}, "give the revision to roll back to, 1 or more")
+		return nil, errs.err()
+	}
 	var row db.Deployment
 	var dep *Deployment
 	if err := s.liveDeployment(ctx, r.Name, &row, &dep); err != nil {

@@ -81,6 +81,11 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 			errs.add(Field{Kind: FieldNamespace}, why)
 		}
 	}
+	if in.AppVersion == "" {
+		if in.AppVersion, err = s.defaultAppVersion(ctx, o.Driver, o.DriverVersion); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.SupportsVersion(in.AppVersion); err != nil {
 		errs.add(Field{Kind: FieldAppVersion}, err.Error())
 	}

@@ -10,11 +10,7 @@ import (
 
 // RollbackDeployment queues a roll back to an earlier revision.
 func (s *Server) RollbackDeployment(ctx context.Context, req oapi.RollbackDeploymentRequestObject) (oapi.RollbackDeploymentResponseObject, error) {
-	revision := optional(req.Body).Revision
-	if revision < 1 {
-		return nil, apiInvalid(map[string]string{"revision": "give the revision to roll back to, 1 or more"})
-	}
-	accepted, err := s.queue(ctx, &deployment.Rollback{Name: req.Name, Revision: revision, By: httpx.APIUser(ctx).Username})
+	accepted, err := s.queue(ctx, &deployment.Rollback{Name: req.Name, Revision: optional(req.Body).Revision, By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 
-	"github.com/styrmin/styrmin"
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 )
@@ -35,12 +34,6 @@ func (s *Server) taskAccepted(ctx context.Context, q *deployment.Queued) (oapi.T
 		Body:    oapi.TaskAccepted{Task: apiTaskOf(t, q.Deployment), Url: url},
 		Headers: oapi.TaskAcceptedResponseHeaders{Location: &url},
 	}, nil
-}
-
-// apiInvalid is the EINVALID error of a request's bad fields, worded as the
-// service words an operation's.
-func apiInvalid(fields map[string]string) error {
-	return &styrmin.Error{Code: styrmin.EINVALID, Message: deployment.InvalidFields, Fields: fields}
 }
 
 // jsonParameters are a request's parameter values (nil: none given).

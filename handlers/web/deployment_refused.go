@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -13,7 +14,7 @@ import (
 func backToDeployment(c echo.Context, name string, err error) error {
 	switch styrmin.ErrorCode(err) {
 	case styrmin.EINVALID, styrmin.ECONFLICT:
-		flash(c, views.FlashError, styrmin.ErrorMessage(err))
+		flash(c, views.FlashError, httpx.WithFields(err, styrmin.ErrorMessage(err)))
 		return redirect(c, deploymentPath(name))
 	default:
 		return err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
@@ -16,10 +15,8 @@ import (
 func DeploymentRollback(svc deploymentOperator) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
-		revision, err := strconv.Atoi(c.FormValue("revision"))
-		if err != nil || revision < 1 {
-			return backToDeployment(c, name, styrmin.Errorf(styrmin.EINVALID, "Choose a revision to roll back to."))
-		}
+		// A revision that is not a number is none: the rollback refuses it.
+		revision, _ := strconv.Atoi(c.FormValue("revision"))
 		queued, err := svc.Queue(c.Request().Context(), &deployment.Rollback{Name: name, Revision: revision, By: httpx.CurrentUser(c).Username})
 		if err != nil {
 			return backToDeployment(c, name, err)

@@ -242,6 +242,11 @@ func TestStopStartRollbackAndCancelQueueTasks(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code)
 	page = d.Request(d.Operator.Follow(rec), http.MethodGet, "/deployments/site", nil)
 	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, page).Find(`[data-testid="flash-error"]`)), "has no revision 3")
+	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/rollback", url.Values{"revision": {"latest"}})
+	require.Equal(t, http.StatusSeeOther, rec.Code)
+	page = d.Request(d.Operator.Follow(rec), http.MethodGet, "/deployments/site", nil)
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, page).Find(`[data-testid="flash-error"]`)), "revision: give the revision to roll back to, 1 or more",
+		"the service refuses a revision that is none, as the API's")
 	require.Len(t, d.TasksOf(t, "site"), 3, "refused changes queue nothing")
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/tasks/"+strconv.FormatInt(start.ID, 10)+"/cancel", url.Values{})
