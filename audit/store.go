@@ -16,9 +16,10 @@ import (
 // MaxPage is the most entries List returns at once.
 const MaxPage = 200
 
-// maxRequestID is the longest request id a filter may name (the server's
-// ids are shorter; a proxy's may be this long).
-const maxRequestID = 128
+// MaxRequestID is the longest request id an entry holds and a filter may
+// name: the server's ids are shorter, a trusted proxy's may be this long
+// (handlers/httpx.ValidRequestID).
+const MaxRequestID = 128
 
 // Store reads and writes the audit log in PostgreSQL.
 type Store struct {
@@ -106,8 +107,8 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	if f.Action != "" && !actionFilter.MatchString(f.Action) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "%q is not an action: actions are dotted words such as deployment.install.", f.Action)
 	}
-	if len(f.RequestID) > maxRequestID {
-		return Page{}, styrmin.Errorf(styrmin.EINVALID, "A request id has at most %d characters.", maxRequestID)
+	if len(f.RequestID) > MaxRequestID {
+		return Page{}, styrmin.Errorf(styrmin.EINVALID, "A request id has at most %d characters.", MaxRequestID)
 	}
 	if f.Outcome != "" && !f.Outcome.Valid() {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "There is no outcome %q: choose allowed, refused or failed.", f.Outcome)

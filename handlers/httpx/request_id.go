@@ -3,14 +3,13 @@ package httpx
 import (
 	"context"
 	"crypto/rand"
+
+	"github.com/styrmin/styrmin/audit"
 )
 
 // HeaderRequestID names the header that carries a request's id: every
 // answer has it, and a trusted proxy's request may bring it.
 const HeaderRequestID = "X-Request-Id"
-
-// maxRequestID bounds the length of an id a proxy brings.
-const maxRequestID = 128
 
 // requestIDKey keys the request's id in its context.
 type requestIDKey struct{}
@@ -33,7 +32,7 @@ func NewRequestID() string { return rand.Text() }
 // id: 1 to 128 visible ASCII characters, none of which could break a log
 // line, a header or a quoted value.
 func ValidRequestID(id string) bool {
-	if id == "" || len(id) > maxRequestID {
+	if id == "" || len(id) > audit.MaxRequestID {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
