@@ -128,8 +128,8 @@ func ParseListKey(s string) (*ListKey, error) {
 	return &ListKey{Deleted: state == "deleted", Name: rest[:i], ID: id}, nil
 }
 
-// KeyOf is d's place in the list.
-func KeyOf(d *Deployment) ListKey {
+// keyOf is d's place in the list.
+func keyOf(d *Deployment) ListKey {
 	return ListKey{Deleted: d.DeletedAt != nil, Name: d.Name, ID: d.ID}
 }
 
@@ -166,7 +166,7 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 	var page ListPage
 	for i, r := range rows {
 		if i == limit {
-			next := KeyOf(&page.Items[limit-1].Deployment)
+			next := keyOf(&page.Items[limit-1].Deployment)
 			page.Next = &next
 			break
 		}
