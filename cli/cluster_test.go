@@ -2,8 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"crypto/rand"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,6 +9,7 @@ import (
 	"github.com/styrmin/styrmin/api/client"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/cli"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
@@ -32,7 +31,7 @@ func TestCLIDeploysWaitsAndUpgradesOnTheCluster(t *testing.T) {
 	u := newUser(t)
 	login := u.run(t, env.APIToken(t, "cli-operator", auth.Operator)+"\n", "login", env.URL)
 	require.Equal(t, 0, login.code, login.err)
-	name := "cli-" + strings.ToLower(rand.Text()[:6])
+	name := kubetest.UniqueName("cli")
 
 	accepted := jsonOf[client.TaskAccepted](t, u.ok(t, "deploy", "hello-web", name, "--version", cliDriverVersion,
 		"--set", "site_title=Before", "--set", "replicas=1", "-o", "json"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -22,8 +23,8 @@ import (
 func BenchmarkUpgradeAgainstHelm(b *testing.B) {
 	f := deploymenttest.SetupCluster(b)
 	ctx := context.Background()
-	name := deploymenttest.UniqueName("bench")
-	twin := deploymenttest.UniqueName("bench-helm")
+	name := kubetest.UniqueName("bench")
+	twin := kubetest.UniqueName("bench-helm")
 	f.CleanUp(b, name)
 	f.CleanUp(b, twin)
 	f.WaitTask(b, name, deploymenttest.Queued(b)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))

@@ -2,7 +2,6 @@ package metrics_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,7 +64,7 @@ func TestScrapeAfterADeploymentOnTheCluster(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	env.Start(t)
 	ctx := context.Background()
-	name := "metrics-" + strings.ToLower(rand.Text()[:6])
+	name := kubetest.UniqueName("metrics")
 	t.Cleanup(func() { apptest.Uninstall(context.Background(), env.Deployments, env.Cluster, name, name) })
 
 	before := scrape(t, metricsURL)

@@ -13,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -48,7 +49,7 @@ func TestABestEffortActionWhosePodCannotStartIsAWarning(t *testing.T) {
 	f := deploymenttest.NewClusterFixture(t, apptest.Options{Work: true, Actions: true, ActionImage: "styrmin.local/no-such-action-runner:1"})
 	f.Env.Start(t)
 	f.ImportCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
-	name := deploymenttest.UniqueName("noimage")
+	name := kubetest.UniqueName("noimage")
 	f.CleanUp(t, name)
 
 	install := installGreeting(t, f, name)
@@ -69,7 +70,7 @@ func TestActionsRunInADeploymentMadeAgainUnderTheSameName(t *testing.T) {
 	f := deploymenttest.SetupClusterPods(t)
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", greetActions, greetActionsPy)
-	name := deploymenttest.UniqueName("again")
+	name := kubetest.UniqueName("again")
 	f.CleanUp(t, name)
 	_, err := f.Cluster.Kube.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -98,7 +99,7 @@ func TestActionsRunAsPodsOnTheLocalCluster(t *testing.T) {
 func runHookSteps(t *testing.T, f deploymenttest.ClusterFixture) string {
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
-	name := deploymenttest.UniqueName("acts")
+	name := kubetest.UniqueName("acts")
 	f.CleanUp(t, name)
 	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
@@ -173,7 +174,7 @@ func TestARunningActionPodCanBeCancelled(t *testing.T) {
 func cancelRunningAction(t *testing.T, f deploymenttest.ClusterFixture) string {
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", testActions, testActionsPy)
-	name := deploymenttest.UniqueName("cancel")
+	name := kubetest.UniqueName("cancel")
 	f.CleanUp(t, name)
 	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"
@@ -243,7 +244,7 @@ func TestACancelledActionLosesItsTokenAtOnce(t *testing.T) {
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", stubbornActions, stubbornActionsPy)
-	name := deploymenttest.UniqueName("stubborn")
+	name := kubetest.UniqueName("stubborn")
 	f.CleanUp(t, name)
 	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"

@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
 )
@@ -61,7 +62,7 @@ func TestATaskAnActionStartsThroughTheAPIIsNotLinked(t *testing.T) {
 	require.NoError(t, err)
 
 	f.ImportCopy(t, "hello-web", "1.6.0", clientActions, clientActionsPy)
-	name := deploymenttest.UniqueName("client")
+	name := kubetest.UniqueName("client")
 	f.CleanUp(t, name)
 	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.6.0"

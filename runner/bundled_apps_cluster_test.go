@@ -14,6 +14,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/kube"
@@ -113,7 +114,7 @@ func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	f := deploymenttest.SetupCluster(t)
 	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.1.0"), ".", "test")
 	require.NoError(t, err)
-	name := deploymenttest.UniqueName("pg-data")
+	name := kubetest.UniqueName("pg-data")
 	login := func(d *deployment.Deployment) (env, secretEnv map[string]string) {
 		return map[string]string{"PGHOST": d.Name + "-postgresql", "PGUSER": "postgres", "PGDATABASE": "app", "PGCONNECT_TIMEOUT": "10"},
 			map[string]string{"PGPASSWORD": "s3cret-password"}
@@ -143,7 +144,7 @@ func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	f := deploymenttest.SetupCluster(t)
 	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "redis", "1.1.0"), ".", "test")
 	require.NoError(t, err)
-	install := deploymenttest.Redis(deploymenttest.UniqueName("redis-data"))
+	install := deploymenttest.Redis(kubetest.UniqueName("redis-data"))
 	install.Parameters = deployment.FormInput{"password": "s3cret-password", "replicas": "0", "persistence": "true"}
 	cli := func(d *deployment.Deployment, command string) []string {
 		return []string{fmt.Sprintf(`redis-cli -h %s-redis %s`, d.Name, command)}
@@ -167,7 +168,7 @@ func TestHelloWebAnswersTheHostThroughItsServiceOnTheLocalCluster(t *testing.T) 
 	t.Parallel()
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	install := deploymenttest.HelloWeb(deploymenttest.UniqueName("hello-host"))
+	install := deploymenttest.HelloWeb(kubetest.UniqueName("hello-host"))
 	f.CleanUp(t, install.Name)
 	task := f.WaitTask(t, install.Name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, install)))
 	requireHookSucceeded(t, task, "smoke_test", "Fetching")

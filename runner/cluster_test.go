@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 )
 
 // TestEveryBundledDriverThroughItsLifeOnTheLocalCluster installs each bundled
@@ -28,9 +29,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 		nextApp     string
 		upgradeWith deployment.FormInput
 	}{
-		{deploymenttest.HelloWeb(deploymenttest.UniqueName("life-hello")), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
-		{deploymenttest.Postgres(deploymenttest.UniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
-		{deploymenttest.Redis(deploymenttest.UniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
+		{deploymenttest.HelloWeb(kubetest.UniqueName("life-hello")), "1.27.1", map[string]string{"replicas": "3", "site_title": "Upgraded"}},
+		{deploymenttest.Postgres(kubetest.UniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
+		{deploymenttest.Redis(kubetest.UniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
 	} {
 		tc.install.DriverVersion = "1.0.1"
 		f.ImportCopy(t, tc.install.Driver, "1.0.1", "", "")

@@ -104,7 +104,7 @@ func TestKilledWorkerLeavesEveryTaskInADefinedState(t *testing.T) {
 	ctx := context.Background()
 	key := f.KeyText
 
-	name := deploymenttest.UniqueName("crash")
+	name := kubetest.UniqueName("crash")
 	f.CleanUp(t, name)
 	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, key)
 	install, err := f.Svc.Queue(ctx, deploymenttest.Redis(name))
@@ -173,7 +173,7 @@ func TestAKilledWorkersActionTokenIsRevokedOnRecovery(t *testing.T) {
 	f := deploymenttest.SetupClusterWithoutWorker(t)
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", leakActions, leakActionsPy)
-	name := deploymenttest.UniqueName("revoke")
+	name := kubetest.UniqueName("revoke")
 	f.CleanUp(t, name)
 	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText, envWorkerActions+"=1")
 	req := deploymenttest.HelloWeb(name)
@@ -238,7 +238,7 @@ func TestRecoveryStopsTheActionPodAndJobOfAKilledWorker(t *testing.T) {
 	f := deploymenttest.SetupClusterWithoutWorker(t)
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", orphanActions, orphanActionsPy)
-	name := deploymenttest.UniqueName("orphan")
+	name := kubetest.UniqueName("orphan")
 	f.CleanUp(t, name)
 	podWorker := []string{envWorkerActions + "=1", envWorkerActionImage + "=" + kubetest.ActionRunnerImage(t)}
 	worker := startWorkerProcess(t, f.DBURL, f.Kubeconfig, f.KeyText, podWorker...)

@@ -13,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -49,7 +50,7 @@ func TestAClusterRoleBindingIsRefusedOnTheClusterUntilAnAdminApprovesIt(t *testi
 	f := deploymenttest.SetupCluster(t)
 	_, err := f.Catalog.ImportFS(ctx, nodeReaderBundle, "node-reader", "root")
 	require.NoError(t, err)
-	name := deploymenttest.UniqueName("perm")
+	name := kubetest.UniqueName("perm")
 	f.CleanUp(t, name)
 	install := &deployment.Install{Driver: "node-reader", DriverVersion: "1.0.0", Name: name, AppVersion: "1.0.0", By: "alice"}
 	kube := f.Cluster.Kube.Clientset
@@ -141,7 +142,7 @@ func TestARefusalOnlyTheTaskFindsKeepsItsItemsForAnAdminToApprove(t *testing.T) 
 	f := deploymenttest.SetupCluster(t)
 	_, err := f.Catalog.ImportFS(ctx, lookupReaderBundle, "lookup-reader", "root")
 	require.NoError(t, err)
-	name := deploymenttest.UniqueName("lookup")
+	name := kubetest.UniqueName("lookup")
 	f.CleanUp(t, name)
 	kube := f.Cluster.Kube.Clientset
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -52,7 +53,7 @@ func TestActionTimedOutWhileItsLinkedUpgradeRunsOnTheLocalCluster(t *testing.T) 
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
 	f.ImportCopy(t, "hello-web", "1.5.0", linkedActions, linkedActionsPy)
-	name := deploymenttest.UniqueName("linked")
+	name := kubetest.UniqueName("linked")
 	f.CleanUp(t, name)
 	req := deploymenttest.HelloWeb(name)
 	req.DriverVersion = "1.5.0"

@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 )
 
@@ -108,7 +109,7 @@ func TestADeploymentWhoseReleaseIsGoneJustNowKeepsItsNamespace(t *testing.T) {
 // too; both are removed when the test ends.
 func sharedNamespace(t *testing.T, f deploymenttest.ClusterFixture) (first, second string) {
 	t.Helper()
-	first, second = deploymenttest.UniqueName("first"), deploymenttest.UniqueName("second")
+	first, second = kubetest.UniqueName("first"), kubetest.UniqueName("second")
 	f.CleanUp(t, first)
 	t.Cleanup(func() { apptest.Uninstall(context.Background(), f.Svc, f.Cluster, second, first) })
 	f.WaitTask(t, first, deploymenttest.Queued(t)(f.Svc.Queue(context.Background(), deploymenttest.HelloWeb(first))))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -50,7 +51,7 @@ func TestAReleaseMadeOutsideStyrminSurvivesAnOperatorsInstallStopAndDeleteOfItsN
 	t.Parallel()
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	name := deploymenttest.UniqueName("theirs")
+	name := kubetest.UniqueName("theirs")
 	before := installOutsideStyrmin(t, f, name)
 	workloads := func() map[string]int32 {
 		list, err := f.Cluster.Kube.Clientset.AppsV1().Deployments(name).List(ctx, metav1.ListOptions{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
@@ -73,7 +74,7 @@ func TestAChartThatWritesASecretParameterEverywhereShowsItNowhere(t *testing.T) 
 	ctx := context.Background()
 	_, err := f.Catalog.ImportFS(ctx, leakyDriver(t, "9.0.0"), ".", "test")
 	require.NoError(t, err)
-	name := deploymenttest.UniqueName("leaky")
+	name := kubetest.UniqueName("leaky")
 	f.CleanUp(t, name)
 	const first, second = "first-api-key-8d1f2a", "second-api-key-5c7e9b"
 	requireHidden := func(what, text string) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -21,7 +22,7 @@ func TestAReleaseUninstalledOutsideStyrminIsSaidOnItsPageAndTheDeploymentDeletes
 	t.Parallel()
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	name := deploymenttest.UniqueName("gone")
+	name := kubetest.UniqueName("gone")
 	f.CleanUp(t, name)
 	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))
 	require.Empty(t, f.Svc.Live(ctx, deploymenttest.MustGet(t, f.Fixture, name), nil).ReleaseMissing, "installed: nothing is missing")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/release"
 )
@@ -39,7 +40,7 @@ func TestAnUpgradeRecoversAReleaseLeftPending(t *testing.T) {
 	t.Parallel()
 	f := deploymenttest.SetupCluster(t)
 	ctx := context.Background()
-	name := deploymenttest.UniqueName("pending")
+	name := kubetest.UniqueName("pending")
 	f.CleanUp(t, name)
 	f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))))
 	leavePendingUpgrade(t, f, name)

@@ -7,7 +7,6 @@ package deploymenttest
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log"
 	"log/slog"
@@ -180,11 +179,6 @@ func (f Fixture) ImportCopy(t *testing.T, driver, version, actionsYAML, actionsP
 	t.Helper()
 	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.Copy(t, driver, version, actionsYAML, actionsPy), ".", "test")
 	require.NoError(t, err)
-}
-
-// UniqueName gives a deployment a name no earlier run left on the shared cluster.
-func UniqueName(prefix string) string {
-	return prefix + "-" + strings.ToLower(rand.Text()[:6])
 }
 
 // CleanUp removes a test's deployment from the cluster when the test ends,

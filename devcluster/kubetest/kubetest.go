@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"os/exec"
@@ -93,4 +94,13 @@ func HostForPods(t testing.TB, kubeconfig string) string {
 		t.Fatal(err)
 	}
 	return u.Hostname()
+}
+
+// UniqueName returns prefix followed by a random number: a name for a
+// deployment, release or namespace that no other test on the shared cluster
+// takes. The suffix is digits only, so that a name never holds a word such
+// as "pwd" or "token" that makes the redactor read "name: value" in a
+// message as a secret.
+func UniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%010d", prefix, rand.Int64N(1e10))
 }

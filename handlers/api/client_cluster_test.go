@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/executor/executortest"
@@ -54,7 +54,7 @@ func TestAPIOnTheCluster(t *testing.T) {
 
 	t.Run("upgrade reviewed by a dry run", func(t *testing.T) {
 		op := apiCaller{url: env.URL, token: tokens[auth.Operator]}
-		name := "api-" + strings.ToLower(rand.Text()[:6])
+		name := kubetest.UniqueName("api")
 		op.waitTask(t, op.accepted(t, http.MethodPost, "/deployments", map[string]any{
 			"driver": "hello-web", "driver_version": apiDriverVersion, "name": name,
 			"parameters": map[string]any{"site_title": "Before", "replicas": 1},

@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"context"
-	"crypto/rand"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -29,7 +28,7 @@ func TestBrowserInstallAndUpgradeOnTheCluster(t *testing.T) {
 	env := handlerstest.NewClusterEnv(t)
 	_, err := env.Users.Create(context.Background(), auth.NewUser{Username: "boss", Password: handlerstest.CatalogPassword, Role: auth.Admin})
 	require.NoError(t, err)
-	name := "browser-" + strings.ToLower(rand.Text()[:6])
+	name := kubetest.UniqueName("browser")
 	env.RemoveWhenDone(t, name)
 	ctx := handlerstest.NewBrowser(t)
 

@@ -3,7 +3,6 @@ package web_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/styrmin/styrmin/actions"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/redact"
@@ -69,7 +69,7 @@ func TestBrowserReadOnlyUserSeesAFailedUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	_, err = env.Users.Create(ctx, auth.NewUser{Username: "reader", Password: handlerstest.CatalogPassword, Role: auth.ReadOnly})
 	require.NoError(t, err)
-	name := "failed-" + strings.ToLower(rand.Text()[:6])
+	name := kubetest.UniqueName("failed")
 	env.RemoveWhenDone(t, name)
 
 	install, err := env.Service.Queue(ctx, &deployment.Install{
