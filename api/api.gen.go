@@ -858,6 +858,14 @@ type ParameterChangeChange string
 // value on upgrade.
 type ParameterValues map[string]interface{}
 
+// PasswordGrant defines model for PasswordGrant.
+type PasswordGrant struct {
+	// Name The new token's name: what will use it (the CLI names it after itself and the host it runs on).
+	Name     string `json:"name"`
+	Password string `json:"password"`
+	Username string `json:"username"`
+}
+
 // PermissionSet Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
 type PermissionSet struct {
 	// Aggregations Label selectors of aggregating ClusterRoles.
@@ -1398,6 +1406,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
+// PasswordGrantJSONRequestBody defines body for PasswordGrant for application/json ContentType.
+type PasswordGrantJSONRequestBody = PasswordGrant
+
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = NewUser
 
@@ -1481,6 +1492,9 @@ type ServerInterface interface {
 	// CreateToken Create an API token for the caller; its secret is in this answer only
 	// (POST /tokens)
 	CreateToken(ctx echo.Context) error
+	// PasswordGrant Sign in with a username and password and get a new API token; its secret is in this answer only
+	// (POST /tokens/password-grant)
+	PasswordGrant(ctx echo.Context) error
 	// RevokeToken Revoke one of the caller's tokens (admins may revoke anyone's)
 	// (DELETE /tokens/{id})
 	RevokeToken(ctx echo.Context, id int64) error
@@ -2006,6 +2020,15 @@ func (w *ServerInterfaceWrapper) CreateToken(ctx echo.Context) error {
 	return err
 }
 
+// PasswordGrant converts echo context to params.
+func (w *ServerInterfaceWrapper) PasswordGrant(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PasswordGrant(ctx)
+	return err
+}
+
 // RevokeToken converts echo context to params.
 func (w *ServerInterfaceWrapper) RevokeToken(ctx echo.Context) error {
 	var err error
@@ -2219,6 +2242,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens, options.OperationMiddlewares["listTokens"]...)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
+	router.POST(options.BaseURL+"/tokens/password-grant", wrapper.PasswordGrant, options.OperationMiddlewares["passwordGrant"]...)
 	router.DELETE(options.BaseURL+"/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["revokeToken"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
@@ -3197,6 +3221,45 @@ func (response CreateTokendefaultApplicationProblemPlusJSONResponse) VisitCreate
 	return err
 }
 
+type PasswordGrantRequestObject struct {
+	Body *PasswordGrantJSONRequestBody
+}
+
+type PasswordGrantResponseObject interface {
+	VisitPasswordGrantResponse(w http.ResponseWriter) error
+}
+
+type PasswordGrant201JSONResponse CreatedAPIToken
+
+func (response PasswordGrant201JSONResponse) VisitPasswordGrantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PasswordGrantdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PasswordGrantdefaultApplicationProblemPlusJSONResponse) VisitPasswordGrantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeTokenRequestObject struct {
 	Id int64 `json:"id"`
 }
@@ -3651,6 +3714,9 @@ type StrictServerInterface interface {
 	// CreateToken Create an API token for the caller; its secret is in this answer only
 	// (POST /tokens)
 	CreateToken(ctx context.Context, request CreateTokenRequestObject) (CreateTokenResponseObject, error)
+	// PasswordGrant Sign in with a username and password and get a new API token; its secret is in this answer only
+	// (POST /tokens/password-grant)
+	PasswordGrant(ctx context.Context, request PasswordGrantRequestObject) (PasswordGrantResponseObject, error)
 	// RevokeToken Revoke one of the caller's tokens (admins may revoke anyone's)
 	// (DELETE /tokens/{id})
 	RevokeToken(ctx context.Context, request RevokeTokenRequestObject) (RevokeTokenResponseObject, error)
@@ -4509,6 +4575,52 @@ func (sh *strictHandler) CreateToken(ctx echo.Context) error {
 	return nil
 }
 
+// PasswordGrant operation middleware
+func (sh *strictHandler) PasswordGrant(ctx echo.Context) error {
+	var request PasswordGrantRequestObject
+
+	var body PasswordGrantJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PasswordGrant(ctx.Request().Context(), request.(PasswordGrantRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PasswordGrant")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PasswordGrantResponseObject); ok {
+		return validResponse.VisitPasswordGrantResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RevokeToken operation middleware
 func (sh *strictHandler) RevokeToken(ctx echo.Context, id int64) error {
 	var request RevokeTokenRequestObject
@@ -4849,179 +4961,187 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rc9s4tuBfQWm3KtYsLTuZdO8du25tuZPMTGYy097Ymb5VrZQFkZCENgWwAdCKJpX/voVzABAUQT0c",
-	"Od1bu58SiyRe5+C8H58HuVxWUjBh9ODi86Ciii6ZYQr+elUrLZX9X8F0rnhluBSDi8HtgpGJYJ/MXQ5v",
-	"TIicEbNgpFLsgctak4rO2WiQDbh9/deaqfUgGwi6ZIOLAX4zyAY6X7AltcMv6ad3TMzNYnDx4vw8G5h1",
-	"Zd/URnExH3z5kg1es6qU6yUT5p8wymccuqJm0YwM/2QDxX6tuWLF4MKomsXzJMZV/IGp4475ji+56Z7a",
-	"X+WKLKlYE27YUhMKh0QWsiw0oYYspTZ9R1bCiPGsBZvRujSDi+/OM3t8fFkv3eEtucC/noeD5MKwOVOw",
-	"uluq79++7tktL7budSbVkhoc8PuXg+T4P7HpQsonnOKL/VxXUmgGWHqt5LRkS/vfXArDBJw9raqS59Se",
-	"/VmFb/yPX7QFxOdotv+u2GxwMfhvZ801OMOn+syPCzO2QXklCFNKqoxQTd7/+RX508vv/idx05CCGcpL",
-	"PRq4077Kc1YZu9neFR62stagieXZ+5kvqJgzsqKa/FqzmhV2qZQYqu8tli0YLdwtfydxEel7bj94psmH",
-	"9+9Gg21oD8twC7TPr67f3sp7BqNWSlZMGY7wyhWjhhV31LTgXVDDTg2H27YxeDZgnyqumN72jajLkk5L",
-	"5lGqMwYv9sKvbFBSbe5qvX2JO6cTjqZ0HtSaqZ6HX+Kb8TNeFUeAwldZfIAfw8Ry+gvLjR3/Krfge89+",
-	"rZk23eOvlFxWSO1pUXD7Li2vo1dwP11MoDDuM01wBPJAy5ppMl37H+zyMmLXA8gWeIl/kyp2SeSSG8MK",
-	"940mht4zyzu4Io6mjQadTX1JbbOqlHxg10wtudZcCh1tOb2zGS01yzbOA6jxTloQZrlhfeupC26ucoMM",
-	"sz0HLQrFtE7fsLzkTJhnmri3LglbVmZNZlIRKtZSMDKtDaHFkgs9GmxBte7YHmvICYxGNJ+LUy4y4NZ2",
-	"ZIDWMCNSwU8IY2IW1JCcliUrkhMqWfZMaJ9YbmYHszcl3oyQU1mskwMaSyru8IZ2B+UFORHsgeEaNcsV",
-	"M8MgczClLaDJ1fVbAuPAz3bnJLdbX3GzuCR0qpkw/lCJNAv7XLGCCcNpaVe1B2mwo/Yu0z58pgkvWrPh",
-	"rgkVhZvcHfKeMz5wILdMWI7+80AzwMJBNqAVP4Xt2v/DiOHPXC6XVBSnJRdAqqRgEaXoITaOuNj5HICz",
-	"gLcf+/D9jTBqncD3PM1QfrJ4ZVlSIQXLCBvNR6QIkt2IC21oWWaAphZL7YmOkNwl0Yb667bt7kYX035y",
-	"ANdBRt5PTz6nPunsl5UaKBxRSJ+AThbkhBtLI82iIZR6mKB9BzAuWZtcIinw+ELLUq4Yilwzy9Ms1lFe",
-	"siKBEfYlqtOAs2IrgM6NYykGDuSv+GrBBHHzpakG7n/bNXd32p8U0KElLfD8nEgDB/dfp47an74tMkJL",
-	"LQkXjjyoB7iHpZwTewM2Bh3GJAmH1DiHxAHc7YFv08SKqjkze6HdLb6aZOzUDDwG+xs8CIM3wAxACfjY",
-	"Osneq3lN56x7MwO324vtRXe8YXlUKQp/RxrgHrIMzNf+qHftt+GE26u/56JIXrv95Cn43L2cmvuHWhQl",
-	"i/SJDcFVlvVSRNNEV2/GWdmD1vDI8kSQbjKUw+3FvyC6Yvmouf4/n38c2cUlsW7Gy7Q8CVS+M/OflVyS",
-	"54ETweVEFR2VlAXVRMhNJI92tGRaOxTafqqwsOb91MG+8qh1Y6hJYKVitFh39/COP9hrSwsumNaOX7w4",
-	"e9GiOHBly1pbQTOXdVkQIQ2Z4ofJk9RGVhWLEWkqZcmo6GzNv7l1T7pX1G7bVtp7C58DO9CXxHJpsmRU",
-	"aEtEwRLgr2iXArVuYkoafYU6QqyF0bL8cTa4+HnHlfdffMk2t2P8SF0cR5ksI3ohVxYkXBMpcnZBtKnu",
-	"RqMEGDZOGsfunvNHsP2UzLB9FJod6vyyMv8CVSR9Zo2Naf/jar65qZdLCoSygwaInXdgMkjzVovEpcV2",
-	"bS9IF48zxHVumkdJ1G5jXJ/Usm1DG1c1dU58SefsTtdTbbip7QQJ/P4Rb2Ypc1qG+ylFuSYnhcz1GTw4",
-	"dQ9Gy2J4Ae/D2BoZv6rFWFiZkNEgGUgBT1kkNlqNVBba8/eMMJovSMG14SI3YxEvFLAyA2E8EglY0Zo3",
-	"p8IevaphC4qNxuIKqagdABUHXLcejUV8Ubcd7Fs7w020lhRLbdtfD9PPhRSneA87qndSrFSsZFSzO1Bs",
-	"xTyFmEyQv7IyMAv3hYUFjQCAp3Zj1mrJBXFCPEq4VmIci1o0P8raaF4w/3rQPD2KoIhZlTRnxRAAJSQY",
-	"odBSOhbcXMCECMWVndpIUsgRUeyBgyGAUAUSo/CzPLNj5lIVOrOLt5es1qQW90KuBMIwIa260dIUD84l",
-	"vJMRwVZWYp1x5cy4++DEe/d9ChUQlPpOM7ON5kbaA8JhQR8YoQj4WG2GH4YH8pWYREe42V5di+zEB9dH",
-	"zj3iHENETRHgbyOpdmfu6sFVdffAlHbKcOe8p7VOiD1XEb5v0LroIgeZJXuURdV/M1336LGW536dBbQA",
-	"30p6eHi09WzACmsPYh9reAT7XrsryFkVzdNPkSakDbZVceDxpk0rzQLC2XROImvhTFiWQ5UW2Fpwb60y",
-	"ia0BGG0U7T0u3SB1l05w06OMuJX3EE3/dAu5PIwmuZPF9TRrjtbRfxZHoT4w0jenPLj+YJN+a1LqKkUD",
-	"eVLPyQZTtpaiuHM29z7T9IIqQwrJNAijiG9gCOJmQbjR3mbv5IxLMG8WVgzws9u3Z1I5uakjjkQrMuxT",
-	"D6ez55IRXecLQvWFW4Ymr1BkeC9L9gMXBRdzcqKmNB/R2iyk4v8Gt9bo/j/0iMvhbhXEzp81x7bPyese",
-	"G6dpkP2ZxmPMiGKiYIoVeHrtk8vCrhAwcLhO3nqmSSAd5MQJSqc6lxUryD0XVqqBf6xs44QaAo8z8v6H",
-	"q1dE1SXTIC5N8ZysGAR70oR7kTZMoTOUqsA+aQVrwVjhl3UtC3LD8lpxs36myZRqVnLBhl4aYzBWCgtG",
-	"5CoIhxmpq7kCm5siSpbllOb3Tvh2x0AFgB3wLowyc8KiO1rCgznSolQ/+h/g2mkQwNH7hEwMig3VfmG0",
-	"tFJry56/lfWGCabr1ASy2a+dJKnnBeLUg3t4cS3gdN9dzZppwEthMhSZAfZdAAa0RFdSfJ0vyWSDmkyG",
-	"e4vASVqWJKSs0AfDEq/cLs3bkTmOKjd+03dsu00ZDRW3K+6nIr1SY0mnrNQHuR06UzwNW0+TZ8fL3TtJ",
-	"fO0XC0JUjH8FIUINLeW8dvExo3SoScp9FSSnrkzgznUv4eBfzYa/Pnphl6zN586wtX8QQdVmQYfcMO0c",
-	"PUUfhlQsP9z6UFGlWUFQnB1p1LtH62Xp7D3+ASxq9IuWguAgU6YJN2nPV79+sAv67kw3ZOSW9OyOwG04",
-	"hQpdk01XXFw6KTIhtdhHZFrz0njXUtsa5o1cmjgjl7Nw+8ODt88qqc1cMX3x/Lu2NR8MxlY2a+xZuRSG",
-	"cgGeb7BhaUOV2eaMY8W2xVMrAHgrmQbXxUpxY5hwS20W9/3oZXqeuldIclvHubKG4HrufvKaTTkV5Bon",
-	"ufnf78jz70bPX2K4wmqxtuR6YcU+ewq7CXOzZbesJMxRQum1Nm+o9O1tvXb8jxiJijsgfSQJdkNcjqUu",
-	"98eAtCylEAxi0cXZr9Cg1+t0aunM2/faO0bbprmVffs3vZU+e7RxP4Z7v67d6wl8J+fvnFttA/wHkP2S",
-	"PbAyCay9fWs4RPMBeI1TC/6nB9S1LHmeMkW5QIAOHP9SyimpqDFMCe3N7I0yEKGPJku6JnNJuDDygvwB",
-	"Amms7ERzC92M/C8CYR0/09N/fySU5CXV+hDl3hPou2b6pATudQynTcCygm4aK0veaRI0WPaJ6x4jmmIQ",
-	"OdBDD/3T+GRO7uspO/1D5m91Fpmb5UoML3w0BPo9pmu7ZiaMWiPph6EgCot9orkp14ed1eFmqeablOYB",
-	"MX4g9K8WkmiGmkQF+ASaiHe7TtlMKgbQL3ixm+42MShd8Ebn3lrdTnvWBsK/gkCOrWj/lVi4w1W8bZPJ",
-	"9bNVf4hsO9y1RwPFWDdtZKXJSqp7LubOi4yxfj4WjhqAnia1MLwkij3Ie1aMyJV7A10EsjYlf3DOtehT",
-	"r49z06vg7h0KG4X5P3eR6uHvvWyoPQf5QacsmxXVeiVV4kJfGWL5niHPX0T0a2uk41Yvjn3noMDeKJjX",
-	"RdqFxfZs0UXVd3cZkeeUE7ZcgzPBE3YdiwMh0tSiSxOwaNFhHbv3TjD0FKjY8DAaxR78wvYyBrhdvrFf",
-	"AZ/kYA/QMX6EsT0u7jXkn/HlLxkEAe15VGhUO9k0WmXBZJXB9ctQzLZ8oGSGZS7Ac7jteO3Qhx0lety6",
-	"C7/hc6ED0OwdVutLd6kxHIPOKQe1PE6z+e779v37PsUtVNnJznn5H4fdWztGWHxAiBSWB+mvj5bn4fcQ",
-	"3VgULrZxKZGF4DvATIT/fyrQcabk8jCNu+/8/yyVc8XqjNhhURuT4IQGBLhA/u/CFw0ryz4LeK/9xci9",
-	"dWBv93CnFZ097BnG2nr8Too+yAJwvRnrP127dACKHCUoAc80xJwTTdf6glCCm8kIHQtRL6dMYUSAqhlG",
-	"mJaaWVblTimKbDD0niFN8m+PBbx+iYEiVkjUGBka5RigWxxC8MLMuEJLTsYCNEnyT9mZiJKSa0MwghtP",
-	"DfVuKoLNHZQrrsfCG6XJjy7b4UQqYtnksOWu76Q+EBmE2rGwg98zVrVWLoWnQuBr8dkUlq4ArXFBAfY7",
-	"y7P1WGx+1wp3iMDfMp3uSqFoQ/+tS2hDO+q+jgwwC2nnSxgti4yM0S5Avd7cyPXjwdBiQfN1yWbGyizN",
-	"zrl2IT1+KrkSCa/AfK7YnPYELb2jU1YSzUqWG6mAE4QPxDx2OB2o13i/S4sTHpCk4r6PaV/k9hpkg64v",
-	"LEn2tujzVyT6+FlKi+KoQ7VOuVdouvOxuvF62wtNR6Dbb/uNGfaxN2Mk1gUYiLBvPGUgvgzToaA1XIDO",
-	"Ym+YeuA5u8pzWQtLO0HEzAZ/UbKukuv2I6WX/qbJ6CHtsb3G7VfuotgTN2brBrYCtj3j18B2g+VMA/41",
-	"IN841BSr2bwdQSR7zNWYA0iSyHJ1/ZbA4zjkH+2kiuGT5KH2hpmDUzXGE4diIG4AD9idZ+MPCYba53Rc",
-	"xFx3i3/3Pt8AziK4dRu3VlWjl5eKDT+v1e9EF+K/dxhsC+Ppj/fHL/Y57koWd54r7fKwPtvfQ07AlJdZ",
-	"SMz4J1ZYlb3QF2Q8qBR/4CWbs6Kx348HlhsupDZEMGO1++iX67evo7/eXr9q/rqmZkEeZFkvWfRKJZXB",
-	"P3/iopArTfBnJXOmNT6pxZLqe1aQM/sz/nbz5h0X9SciYffhxVyKGRessMKG1bjw96uqulJLqYh8YErx",
-	"wi0gpxWd8pKbNfnn1T/ejAfkBJzLhd1u88yHhfrjeqatulUxdZpT7ZwDlt2/urq+w7DQ8UCvdW7KZlji",
-	"fuiORTSdYezwgforRE48ljLRit/13Iw3PVfhkvwhUhL7b8dOPv6VDJxpWav06P4ZObGon8EFOGOfWJ6R",
-	"PwxBPoZI5PCayxzvtawcKB88MDXdffOdVSXsw323+/6nfOlbEoKKHjEFAg6Ife60nznTpNbAwwPvkGJW",
-	"8txAzQfDlKAl/PeBlpj4Lc3dTNZAwmZSTXlRQHZnLXx8E+i5ZqGkMaXTeekD5WiM+7g1oTGVlwmeRSXF",
-	"fCOyOlLi5qi4OWtgIkeJlYX+ioRJq0y7EyBcVLXVsYhzfpCKKZdMddJoZzglKNsT+HU0rs/P/5hb7If/",
-	"sUnmE9TduxP8072Ixhp8tftt2i/tkqh02hoQ9Jcp5JOhHXWqGL3XsVfQEntFrRqJt91nZoEfdLVgiuGd",
-	"3TuUpp2+lqJmOxIw3XPIYQagb2ZaEir0iimC1SOcDv9rLTEo0MgQN5SBD2EGAoppjRyyMkF3rgtunEtk",
-	"uu7Dqk5obpSlFkwmifh4+OyZhtV6Td854vF++io1PWygS/s+vH9ryarVBeNcOjBonNCprM3FtKTiHmh4",
-	"VVIuyF9vb69xOj3cIw3KPo1iV3z0b8j8BJLzMU2kvAd0Wz52Z6veqtzeaqXYaRSiV0lt/N9bKxBssZp1",
-	"zV3JzIbg3gv5DXh3V1STOX9g4lDT2YM/kkQ4sjcGGfbJWAECJkAnZsjaxvkb330rf9ivcg8nmE/whQPP",
-	"Nq11uMrIWGcPZwectxLabba7zqAbxrxWfQ85I3bJzqitM/BjYpkI0MIhaDCqAJIkmO8dI37NZ7NDDLuN",
-	"Obcx8W437BZuhs2rWws+46wg9rnXuZdU8BmkjN0grrktK1bQ3PRksR+ag/xYjSU24cKmPibP1SUQHZx6",
-	"0jqfx4WcqGjyLmV+yoSKMHNMIrcnUuxwJ7/fkEYVo8WpFOV6kA3ssVKXpm+ZWxLv3juXUG/gUHxaO0p0",
-	"JbeaWvWNYdX+1TdQNoHLrA2rMmDvTTGS3hygX+Q0TT8hBpoJq8r9TU5RzjFxpSCrFtSG3bmSCtp5yAof",
-	"QgDGXctN7UrAZoeMbhRNrcHw7j1cUrDh6DG1OlJeizd2SIwgC+TenoxLFmwRgObQYcNflRjVE46M8MGi",
-	"GjGY2keKdce2kqi9C4b0QhbBGU2LoN4Ep6JpzPlFTu/SmkZAGysDhnAjt+e/yekzbdX3qrbsGGvikRfn",
-	"5/h2Rr5/Sf7Ofxju2L6f/Q6+SlMnT8Xbq4NDb1XpeaYBCMl5SjnXKVYTQBeJu7q95r3keR+ElpDk+wPI",
-	"ssEyqZV2Lv+0lPm9RX2pyNSK92w2kz3BopXU3Gyj9OrQQKQt3AGc8P3F6DSWF4B76mYmJyUX96zA5/vn",
-	"HtxSfZ863T5hMlXFJRxN5pl3R3hvgveik3Lo47ebou63LvlxwxWUDiJ/TFx60Sp40CVTltClRfevp4F7",
-	"0ygwAxzojg51psCk2VgPdSzmJYm7pwu70Obv9r32RezmNRiHssgjQ9QypMVzo/uiZZkwdxa9e/X0cIuR",
-	"5fpbAPcC5jMLJev5glBSKb7khj9Y/ZREt2SYLD/WA7UIGlBL8i6mByky4ypO2okysvAZHnh77dY9/28p",
-	"/NEsimkobtprfYddVkoWdW6vvyXZbSUFfeY4Dqa+tUkEcUnWvprVlOW01hg/2nZjgx1MyM18KDslZAe1",
-	"Qryd433ihr2L0jQmF2SCL08yMnHvT2BpE6BWEwuilht+mJHVgucLMrn+8eaWuBwKffbZ6gdfznway9ln",
-	"978vZ9F8Z26pEx/AgOYcN9eoA+39CPnOe90Q9p052/gmfMOq/YPEQOjdlRgMtDmib4E6J6iyozDZoJtU",
-	"jSTQr7CPSMcFXjdK5uyZvx5FW/WWYL26fttjTN80ItkBcby+Ff99w9/tgk5ATwIrD7p0QaMZYMUkz74G",
-	"XjFoqpal9CE7yzEyrPt49JMkVkdoGR0OUjNMGhHo7tZ1njNWxOX0skFORc76KuvFVQqekqfvzVcP5XSH",
-	"X+zUldy8hZtXLgWVD4iSj0vJeYMReOBmq5XCKj5sSwLOUYb6TXJe+g/ugbPV4SYiVxxx/yK5GwGciVu7",
-	"h1WpUOs7VYtdObuQv1SoNZRp8oUosURACHXbyA9PBoHe7ToFeGmPdUdQ6xFa3Kqe6ZasQla8LGEXVkoN",
-	"vqpQVnlvbSb2ACSdP2iC3R+eLaPtLoabOqaEUa5z5Jt2Oo908YKTRCEZ8/8oLYhrK9H0aDp709NDMgX6",
-	"vOs/gdcvlC/WENrNxYVLHD2hocqWzxcAj7vkRU5ONBfzkmGJZykurczq34oqnsmSkZksS7nS3r3xwAuI",
-	"y4VwA+hFgLY2Vyx6GDutYSGDbGCnTPK5A6ubdzMhAjg2RDF3Zn240Bc0vh26W3JEiGCrcIAXASjPNHE1",
-	"mLVV68LJctUUoNbESElqUTKtXb7NHa34nXvItYtr7ik71n691e0hqexyqCHsFwoRzzhKvOhocSdYUwq9",
-	"WRnRXECMiISUgXu7bQigLoswKkTiQmExKJSrZcvNEyfR7X0JUvyqN8nlSQpcbcmbaafNWh1Qam99oooR",
-	"zYSJ3YCbKTPfNEnmSHkxBwmOW+xzLmsmfUSHp704rWgfUgKZJu4w2wD2iw6H019I62M/Xl4ZY/eTSgoO",
-	"DzaLvNbC+BpumJrzzBJYeF1jtsjztAnEvXQoL6sVxLbfLXvs3jukKjdrqrI3DxVStgRp3PWHRCmWM46V",
-	"uTGKJFHNIHf+4112qE3fujt/v732OWyc5RYA9/KQI+TY/b+UWff1SW3IfZ259uT591GaphV4llKxYcCf",
-	"kAKCxremR0Qq5+1oSW59SPTaXfReMnFXykSxVfBF+vuXWe4b6uOREy4IJSscHyJRcApSyvn+3o4NKpaA",
-	"xl40Z6cF0JO3NAF6lITepmq7rdS7Ki1D7a5Hkzq4eodeuJQt/8ZiL9Xkv06dWH/qkWfP5iCKeVS4k7Mk",
-	"+959Vrpj76qYz+pwo+/qGnE47fdFQ2JIjPZarqW0d3vKKikpwX/vwRjZogLiNnxkP8HgjUeI0KUFDemP",
-	"MhS2yWrnOCe/aCkmF1GpiULm9RKkrYkuaX4/uSCTz2MoZzgeXJDRaPRlAuznxj6FFKNcQgyjoyg6VvB+",
-	"wVYTMNK29Vmtw2FrU2phj4LpXsbvlkkvWqMdQtICyd1lpIimSNUmRoYEmRs3dgZnnGVUMXWbLn5/leg/",
-	"lJGJK3s/CT3TQE+CgRo8XRhTYfs2LmayhyVgeIq9K43qP2fah2X/7ebHf47IVW0WTBieU4P9jghtrWss",
-	"sKLDicNnHwY7HjRq4XiA8d3Slb6buDJUrhgEfjkZXozF5Cqur3lBfoB9kbDnUFmC5iYqP+gUUasiXoxF",
-	"CLCC3zVUuUcByQXkfMpZteGxzYgPxcLE3rGLBIzlrcw1ykI9eEmF3RNMMSJXrruVU4Mn2lBY8RCWky9c",
-	"NnHTByt4T6FiLVbS5qBLj8ZiLN5AWC/Gnvf1G5yQE98gcHhJJpZGTnyuqqZLNha9uQLkHQQ+2eErOufC",
-	"Qu4CdHJ4cbMD5xhEaIAh1WTiHxhJ5q6Wi/0A0oaR17UHYC5WeyxKro0Fok9YD7W6QgdBR8U1mbw4f0G8",
-	"+2uCsPb+WcxgtpD/8P7dJalkWZLJX97ckjOQls8+8+LLxBUlmYCjDQ9G1T5HGcMwBh7xr67fRjXeLgbP",
-	"ITuuYoJWfHAx+OPofPRHKKVhFnBxzyC8HPLTUjImSlzQcOEUtmrRzncesktvWcEuIKL9ZAINeyZDrJE6",
-	"FvADl2KSkQm27sFn9rJNqJlgrtJCrgj3oXInE9faZ5KFAxuLCXb5mWBxfbBa09I3WaoVG47IFSK2Zswt",
-	"DQLnL10tTsDxsbBPAxrbFzjTBELT27fEh0S4Fl/MtTLAC8aleFtAAxZtQg8gDlbZ2LPRQ+qbV85cB1lL",
-	"7He8iU1T7Ysp9SraCyhZXIfWdn09U31npS2dWnvm4j4qkpxMut3JJkOEypKXawCWM+PH77r6p+lVubjV",
-	"bctKfYnYFXJsw+eecbec3aHkWY15y74zXNM+Dus6YaC5gdT0bODkgWQO6064II7h5bcrDYDaBqTQ7epw",
-	"KDUzA4HCu6Vl30xNO63u0R3UJG3HgtabPczcFeca2hhCCEacUjNp59RkELMD7OMZxJH4jJ1+lIqyenp6",
-	"Kj9/8R+PgaiPgiUU617MjGeAVlHrWw6YkwfJlr5bA7z3X44LHtq5EmAth6/k40Z/4Rfn50fr3Nt0Zkt1",
-	"FXYC2MxveYSGamf7T48clhr1K46q/GJVN0izKuW8XXcftKG5hhsAnPJjNvh06sS+UzTlR4HwdtyzDVOY",
-	"Y6xdrvG6ZX19eqaRgj8XeVkX7M4Fk6f7Z7vM3U51t6fEgo0OKFtRITrwY6FDSw6ArlPQVSmU7IGMHh+p",
-	"bx9FiBLDfwe6QGxsAj1chdXXMb9yNOwHiW3gjnLKG5Vcv7SVQRfytgHjF7vPtd18+6sB4lbZJI36SEIQ",
-	"tgVbkRZj3xcOIWdl89a64EGncDPsxtcGEPZba8HnsAu80awf79LxAdzuC/el2xn+t4DnB9/raqNzD+gB",
-	"eOIYUuq1GqeSPwq2WZoA/4WZY0PvySlhXx/72Kn69dC5iiESLBNRTa4TV8oNdSjo1DvMSDMDgLHpcPUo",
-	"wpi+kWdOkTj7jP+BK5qmoO9rceX1iK+DreecVmdOKCltcrlNSn+iK97uZf87ueLva0EoWVJR09Jrik7o",
-	"b9XadgS9QTMXIXY8Kn4WYnT7ccW98fsn55sZlL9Thm2XSbBfDdQ7YFSVnKlAFBojWMgmdnoLpgwcE/wY",
-	"kN0L+xv7+PcP+G4n3d/JRYfzI64JcMwEAogVg02D4XRNFrQ4LnRltQ24svr/sP0K2MoqBumJzmnpy3Gu",
-	"pLovJS2gucG/mZKQcrpkyylTzh0D2UUI/GPC3KdfRGBPRPtNXJD0f1qiOAltMFzsLAYrOrNSKIv5wDGw",
-	"byx8dDSW81nIlY4L6viW+D5i1BdJCJUTKMRej4ULvs589duQ4DockZ+cdZm3Ip/tYvIFyyEPK/g/VnQN",
-	"k2GaxaV3wetWdLcOm+Tap5e5FY5Fs1VKXp7/qanLAtlxdK3JarFO2bddgPwRr1GPKcLB6xEmiONfyY10",
-	"ir3Y7PnxZ4echB6h32Er9hlGLADp/zdR6BzuArdHV4sT7KQi0Tl4xR3SPJ3rrNUy95E0AnP+thvb3Dvf",
-	"3jvzk1RIJEufOc+xLIzOCLjvdEbwKLkjKdiEq89k+2ufCfvF+fm3tdRGPUK32+fw7DNvPjuakc4VCfON",
-	"0DJsFAIehqrBwaBctJuwxejmkGNva133Ok5lsUbqOv83r07tTsBnWBBDFaEqX4ARcbZZ+WwsThL9wFxr",
-	"Sct/EV+g+IewN6w6hSqZZCbLgqlhRqgZCygC8fx78g/+Q6hEV1eWPTtntyiaYAU3P19WUhlMfSXcjMbi",
-	"qjGslXbba19pt2k1F6Q6y5eIwyK7byg2TaH3uP3z5MX5+fASX3ft4P27Jko5Iicvz/8EmcZRHbix6C8E",
-	"F38Lg7frwnExFhNfeW6CrVbd0VdUI6N1M5X2ujonLyQ+64zQqZZlbdhYuL4zikxGo0k0aebarQc+q41U",
-	"rEgzTnv+r72XcT82JXPDzKk2itFl+yIGv8yUC+zVt3nVvymParcA7OFRDd54hFqw0iXhe1RLYpTjZM+/",
-	"7XLxRrCiadN4BNs1jNmpd+ixkgsX5ReOak+yhFWWYvYXWa17LZ4eGQ8U4OCzb2DpxOX1WTmRTB7HwrnB",
-	"GdJNtw/nEF1wJCoQ7IbQvwKHejyg0mbLhvcdaLf8LclI2+tzDAz4UTQNkmOeHJu70606nwgnUlUptiu4",
-	"EJiEYseJi0e0P7naFcPQuthXBUv0xAZeBt2v54qKZEdu1+m3t0MyRmtEi3eKrV9HtAwDCWLw84WrnBsK",
-	"sIdCIo284MaHAuzRvNhhM2psJ1VQnVuCAU7nRkF2bhZsOSJvOIxvVWosLs07FUos4KAMuS+nY8X3VSiY",
-	"0/R7nknFRsT5J3XofuRcIM5YG9nC/ARLukYXsmvJByvrSBBXOFG3Oe3viC48gT8Ddx3td6tZ7OjqTNwE",
-	"OE2PmjsSIX7TK/woLArHcp3Gu01Se9vINIU0D5YjMCG5jzP9wxULfyKTh+5n/Dkty+Mw/lufNd408Juy",
-	"Uoq5VbWiA4M40X3oejjt0yr0FE0G0t7u1TDUFRXH6r7e+R117qTtzhSdpp1ko9smjNdquBkNQFVDMV0e",
-	"dui9mWy72UGJzYaqT4gfm1P1oIrrxMmFJe35UQwNWG+gCaq34EDwRQjTbmS5w4ZQJ/DjPatKwIymn+il",
-	"VZXhxBiYjxzDcymxwD2ksKqza0yLGOH6F8SYMi/ldEPnPh92AXqTBujxCXy6Lek31l8PQyghV0dFqhtm",
-	"XPn6r0OsiHqHkpBp+hPsRiENdzPT9pK0qt+BUYdrA9ShQJo5Fj1l9bghJ2Bj6uQuWNTXWPleDvvi529h",
-	"7b9h4Hycm9wiznGANjmJA/5gQ5fuohEh46gZSINZ0MKe4cvzl32W3FbU2sHB7iEnbz+Eb1edSg/ZCZzf",
-	"r/DVk2qIoUjaVhMzAPAoIoIdqG0GaFJQuCJY5a65oKE06S5RobkU26SsW6xLd9hFsB+9fT14cjD0EUm7",
-	"tePYZYDwBFUTzjqLSnmWcq4z1ykiwwLM4PfcrF35dfA5w9zT/rCCV/D8/1pQhSyFkIBxDODhoWwWNpWK",
-	"wIzE1QV0TgwIGPFeDsE+GYDvXmBru/6a+j+9nr9bfKUDqU73A5csdYlxjS5F0nJloPBaLhkIxK4qUTKb",
-	"AjOJns6U9jVVIkMr9Z11QWG0bvJvD0bB8bYp5mXIBAWS6QpNHEd/Q21wo1pTBCyLbliefC2hrxlm6lrQ",
-	"TIYxhiFaPDJA/xUoZLcuZexJpOSo+f1esvHxnCW4uaI9fUKfZSunRDcU+2igfuU0XtHAuekFByhwGc1o",
-	"BS3wVfJQPcE1pjgM3A1JCZy6LwPgPZQP8xiwQVsSFjZebDWu7S7U0KUdL1N6pF3VUUxQOBQQbN9/1V+9",
-	"xLVz1dT8rRs+6ujR7rKNmH/QGMTxm1FRNFQdlYLCro8aHHFVljjqXjYtp0RuJ3Wuue8TUbrG/PftqNw2",
-	"k6MlbfbAjknJiM8z3hcg4UYEWlRRky+6EPoAfXschL4VJXqCoLumROW3DrjbggpgL24kZoxaOwpeYPwb",
-	"jYt+ZMTV4oSCXQL+ZxZsCYK0xhIVXIWak4diky9ms5XE/uRf+g2pbFMB55iE1m//2wmrfsaIfbp6K5qc",
-	"NKY/zZjzV854aZiy6lNsUGqx0wDEXXlvad/xG5pD1BSGbV3/eHOLs01qVU58uZysEemgyyiZdOtvTbDr",
-	"kuFLRrgZC44FLTfevuVLpg1dVhNy8kHwT/aApSj0ECOpNJ8L77Gd4NlPMIqrGeKGzwU1tWKnL777/oLo",
-	"BX3x3ff/iW1IF+wT+es/rl6d3vz16sV331tJZTzAR7xoNSw1fiGtX6eyWOMP7jM2GY3Fe1eLy9vMCSXh",
-	"cyish27p78iSi9owTeiKrkfkNlTVAzM8YJVeyJUgdE65GI3FDWOkkLkON3G0TMaOIc/wt+DJ2G64Zt+W",
-	"87amTTNfdz5HsbXXUzvD1ELxw/t3UFYNGs48YFJDZIGvNfZn/MqrF5PanXoEZug2oD7MnuS+S5uUEvoB",
-	"znYU/QCHaoouEl/KKC69+Bi61WcbfZIzOj82Vm8UfdvOipJn1mZPxzGsbs5XUgP5Ks1CH8NgvDi6UdHX",
-	"ZcdA1zpsJ41NY+3kTf1RCPPRlw3ZV7EP1Nc15Q0tHQskplOa3/cVNuVmOCKvXP5MKA/gd881hAT7PaBr",
-	"HVY7FmD0C/xazjCxeaNsmihIToWQhiyp042Tta2J9yyNRVOSFJz4EnMiXA/oaAXYeQiYsFTNoZy8PP8j",
-	"HtWKazZMBxoX9HgU5PiMpl05+BuL9jt4TbgXTyngrwJovpaRnDUX9uyzpxlfzkKN0y05zv6VI+BJOoTM",
-	"L+foZq4Xx0aGphZmvwDid5M5f8ZxvP6iIDQucw7hmyAcZmS6NkhN7H+yuLaJYw1OVqYzxfTiEcgUle4E",
-	"gLeKdv780Z68ZurB4wMUfR6c0YqfPTwH4uAm/Nxk7GFcmUWIjku79TO6c6IfUF2N30AjYfRLFPoQ/Ro2",
-	"G/2GlZm+fPzyfwIAAP//",
+	"7H1rcxs3tuBfQXG3yuRsi5IdJzsj1a0txfbMeMZJvJY8uVWhSwS7QRJRE+gAaMkcl//7Fs4B0Gg2mg+Z",
+	"crJ17ydb7G68zsF5Pz4NcrmqpGDC6MH5p0FFFV0xwxT89aJWWir7v4LpXPHKcCkG54PrJSNTwT6amxze",
+	"mBI5J2bJSKXYHZe1JhVdsPEgG3D7+m81U+tBNhB0xQbnA/xmkA10vmQraodf0Y9vmFiY5eD82dlZNjDr",
+	"yr6pjeJiMfj8ORu8ZFUp1ysmzI8wyiccuqJm2YwM/2QDxX6ruWLF4NyomsXzJMZV/I6p4475hq+46Z7a",
+	"3+U9WVGxJtywlSYUDoksZVloQg1ZSW36jqyEEeNZCzandWkG59+eZfb4+KpeucNbcYF/PQ0HyYVhC6Zg",
+	"dddU375+2bNbXmzd61yqFTU44HfPB8nxf2azpZSPOMVn+7mupNAMsPStkrOSrex/cykME3D2tKpKnlN7",
+	"9qcVvvG/ftUWEJ+i2f6nYvPB+eB/nDbX4BSf6lM/LszYBuWlIEwpqTJCNXn31xfkL8+//d/ETUMKZigv",
+	"9XjgTvsyz1ll7GZ7V3jYylqDJpZn72e+pGLByD3V5Lea1aywS6XEUH1rsWzJaOFu+RuJi0jfc/vBE03e",
+	"v3szHmxDe1iGW6B9fvn29bW8ZTBqpWTFlOEIr1wxalhxQ00L3gU17MRwuG0bg2cD9rHiiult34i6LOms",
+	"ZB6lOmPwYi/8ygYl1eam1tuXuHM64WhK50Gtmep5+Dm+Gb/gVXEEKHyVxQf4IUwsZ7+y3NjxL3MLvnfs",
+	"t5pp0z3+SslVhdSeFgW379LybfQK7qeLCRTGfaIJjkDuaFkzTWZr/4NdXkbsegDZAi/xb1LFLohccWNY",
+	"4b7RxNBbZnkHV8TRtPGgs6nPqW1WlZJ37C1TK641l0JHW07vbE5LzbKN8wBqvJMWhFmuWN966oKby9wg",
+	"w2zPQYtCMa3TNywvORPmiSburQvCVpVZk7lUhIq1FIzMakNoseJCjwdbUK07tscaMoTRiOYLccJFBtza",
+	"jgzQGmVEKvgJYUzMkhqS07JkRXJCJcueCe0Ty83sYPamxJsRciaLdXJAY0nFDd7Q7qC8IEPB7hiuUbNc",
+	"MTMKMgdT2gKaXL59TWAc+NnunOR26/fcLC8InWkmjD9UIs3SPlesYMJwWtpV7UEa7Ki9y7QPn2jCi9Zs",
+	"uGtCReEmd4e854x3HMgtE5aj/zLQDLBwkA1oxU9gu/b/MGL4M5erFRXFSckFkCopWEQpeoiNIy52Pgfg",
+	"LODthz58fyWMWifwPU8zlJ8tXlmWVEjBMsLGizEpgmQ35kIbWpYZoKnFUnuiYyR3SbSh/rptu7vRxbSf",
+	"HMB1kJH305NPqU86+2WlBgpHFNInoJMFGXJjaaRZNoRSjxK07wDGJWuTSyQFHl9oWcp7hiLX3PI0i3WU",
+	"l6xIYIR9ieo04KzYCqBz41iKgQP5K36/ZIK4+dJUA/e/7Zq7O+1PCujQihZ4fk6kgYP7zxNH7U9eFxmh",
+	"pZaEC0ce1B3cw1IuiL0BG4OOYpKEQ2qcQ+IA7vbAt2liRdWCmb3Q7hpfTTJ2agYeg/0NHoTBG2AGoAR8",
+	"bJ1k79V8SxesezMDt9uL7UV3vGF5VCkKf0ca4B6yDMzX/qh37dfhhNurv+WiSF67/eQp+Ny9nJr7+1oU",
+	"JYv0iQ3BVZb1SkTTRFdvzlnZg9bwyPJEkG4ylMPtxT8numL5uLn+v5x9GNvFJbFuzsu0PAlUvjPzX5Vc",
+	"kaeBE8HlRBUdlZQl1UTITSSPdrRiWjsU2n6qsLDm/dTBvvCodWWoSWClYrRYd/fwht/Za0sLLpjWjl88",
+	"O33WojhwZctaW0Ezl3VZECENmeGHyZPURlYVixFpJmXJqOhszb+5dU+6V9Ru21baewufAzvQF8RyabJi",
+	"VGhLRMES4K9olwK1bmJKGn2BOkKshdGy/Gk+OP9lx5X3X3zONrdj/EhdHEeZLCN6Ke8tSLgmUuTsnGhT",
+	"3YzHCTBsnDSO3T3nD2D7KZlh+yg0O9T5VWX+BapI+swaG9P+x9V8c1WvVhQIZQcNEDtvwGSQ5q0WiUuL",
+	"7dpekC4eZ4jr3DSPkqjdxrg+qWXbhjauauqc+Iou2I2uZ9pwU9sJEvj9E97MUua0DPdTinJNhoXM9Sk8",
+	"OHEPxqtidA7vw9gaGb+qxURYmZDRIBlIAU9ZJDZajVQW2vP3jDCaL0nBteEiNxMRLxSwMgNhPBIJWNGa",
+	"N6fCHr2qYQuKjSfiEqmoHQAVB1y3Hk9EfFG3HexrO8NVtJYUS23bXw/Tz4UUJ3gPO6p3UqxUrGRUsxtQ",
+	"bMUihZhMkL+zMjAL94WFBY0AgKd2ZdZqxQVxQjxKuFZinIhaND/K2mheMP960Dw9iqCIWZU0Z8UIACUk",
+	"GKHQUjoR3JzDhAjFezu1kaSQY6LYHQdDAKEKJEbhZ3lix8ylKnRmF28vWa1JLW6FvBcIw4S06kZLUzw4",
+	"l/BORgS7txLrnCtnxt0HJ96571OogKDUN5qZbTQ30h4QDkt6xwhFwMdqM/wwOpCvxCQ6ws326lpkJz64",
+	"PnLuEecYImqKAH8dSbU7c1cPrqqbO6a0U4Y75z2rdULsuYzwfYPWRRc5yCzZgyyq/pvZukePtTz3yyyg",
+	"BfhW0sPDo61nA1ZYexD7WMMj2PfaXUHOqmiefoo0IW2wrYoDjzdtWmkWEM6mcxJZC2fCshyqtMDWgntr",
+	"lUlsDcBoo2jvcekGqbt0gpseZcStvIdo+qdbyOVhNMmdLK6nWXO0jv6zOAr1gZG+OuXB9Qeb9GuTUlcp",
+	"GsiTek42mLG1FMWNs7n3maaXVBlSSKZBGEV8A0MQN0vCjfY2eydnXIB5s7BigJ/dvj2XyslNHXEkWpFh",
+	"H3s4nT2XjOg6XxKqz90yNHmBIsM7WbLvuSi4WJChmtF8TGuzlIr/G9xa49s/6zGXo90qiJ0/a45tn5PX",
+	"PTZO0yD7E43HmBHFRMEUK/D02ieXhV0hYOBwnbz1RJNAOsjQCUonOpcVK8gtF1aqgX+sbOOEGgKPM/Lu",
+	"+8sXRNUl0yAuzfCcrBgEe9KEe5E2TKEzlKrAPmkFa8FY4Zf1VhbkiuW14mb9RJMZ1azkgo28NMZgrBQW",
+	"jMllEA4zUlcLBTY3RZQsyxnNb53w7Y6BCgA74F0YZe6ERXe0hAdzpEWpfvQ/wLXTIICj9wmZGBQbqv3C",
+	"aGml1pY9fyvrDRPM1qkJZLNfO0lSzwvEqQf38OJawOm+u5o104CXwmQoMgPsuwAMaImupPg6X5DpBjWZ",
+	"jvYWgZO0LElIWaEPhiVeuV2atyNzHFVu/Kbv2HabMhoqblfcT0V6pcaSzlipD3I7dKZ4HLaeJs+Ol7t3",
+	"kvjaLxaEqBj/CkKEGlrKRe3iY8bpUJOU+ypITl2ZwJ3rXsLBv5oNf3n0wi5Zmy+cYWv/IIKqzYIOuWHa",
+	"OXqKPgypWH649aGiSrOCoDg71qh3j9er0tl7/ANY1PhXLQXBQWZME27Snq9+/WAX9N2ZbsjILenZHYHb",
+	"cAoVuiabrri4clJkQmqxj8is5qXxrqW2NcwbuTRxRi5n4faHB2+fVlKbhWL6/Om3bWs+GIytbNbYs3Ip",
+	"DOUCPN9gw9KGKrPNGceKbYunVgDwVjINrot7xY1hwi21Wdx34+fpeepeIcltHefKGoLrufvwJZtxKshb",
+	"nOTq/74hT78dP32O4Qr3y7Ul10sr9tlT2E2Ymy27ZSVhjhJKr7V5Q6Vvb+ul43/ESFTcAekjSbAb4nIs",
+	"dbk/BqRlKYVgEIsuzn6FBr1ep1NLZ96+194x2jbNrezbv+mt9NmDjfsx3Pt17V5P4Bu5eOPcahvgP4Ds",
+	"l+yOlUlg7e1bwyGaD8BrnFrwjx5Qb2XJ85QpygUCdOD4t1LOSEWNYUpob2ZvlIEIfTRZ0TVZSMKFkefk",
+	"TxBIY2UnmlvoZuT/EAjr+IWe/PsDoSQvqdaHKPeeQN800yclcK9jOG0ClhV001hZ8k6ToMGyj1z3GNEU",
+	"g8iBHnron8YnM7ytZ+zkT5m/1Vlkbpb3YnTuoyHQ7zFb2zUzYdQaST8MBVFY7CPNTbk+7KwON0s136Q0",
+	"D4jxA6H/fimJZqhJVIBPoIl4t+uMzaViAP2CF7vpbhOD0gVvdO6t1e20Z20g/AsI5NiK9l+IhTtcxds2",
+	"mVw/u+8PkW2Hu/ZooBjrpo2sNLmX6paLhfMiY6yfj4WjBqCnSS0ML4lid/KWFWNy6d5AF4GsTcnvnHMt",
+	"+tTr49z0Krh7h8JGYf5PXaR6+HsvG2rPQb7XKctmRbW+lypxoS8NsXzPkKfPIvq1NdJxqxfHvnNQYG8U",
+	"zOsi7cJie7boouq7u4zIc8oJW67BmeAJu47FgRBpatGlCVi06LCO3XtDDD0FKjY6jEaxO7+wvYwBbpev",
+	"7FfAJznYA3SMH2Fsj4t7DflXfPlzBkFAex4VGtWGm0arLJisMrh+GYrZlg+UzLDMBXiOth2vHfqwo0SP",
+	"W3fhV3whdACavcNqfeEuNYZj0AXloJbHaTbffte+f9+luIUqO9k5z/982L21Y4TFB4RIYXmQ/vpoeR5+",
+	"D9GNReFiG1cSWQi+A8xE+P+nAh3nSq4O07j7zv+vUjlXrM6IHRa1MQlOaECAc+T/LnzRsLLss4D32l+M",
+	"3FsH9nYPd1rR2cOeYaytx++k6IMsAG83Y/1na5cOQJGjBCXgiYaYc6LpWp8TSnAzGaETIerVjCmMCFA1",
+	"wwjTUjPLqtwpRZENht4ypEn+7YmA1y8wUMQKiRojQ6McA3SLQwhemBlXaMnJRIAmSX6UnYkoKbk2BCO4",
+	"8dRQ76Yi2NxBueJ6IrxRmvzksh2GUhHLJkctd30n9YHIINROhB38lrGqtXIpPBUCX4vPprB0BWiNCwqw",
+	"31merSdi87tWuEMMfmRAf1NUmH43YdL6h/KC0y7P0YJ8z8uS1Bq8RUN7vi/evHYSLzeEzu3JcqNZOQ/W",
+	"i6XUxj4Eu4AUow2StVtkyFo8v/Xps+c7v43Z92ZC4kEUr2HuYTlbVM22zXpX7kr7/F+7TEI0YO/rQQJ7",
+	"nHZOnPGqyMgEDTLUGywahWoyGNnr13xdsrmxwmKDcly7WCo/lbwXCXfMYqHYgvZEi72hM1YSzUqWG6mA",
+	"BYcPxCL29B2oUHqHV0sEOSA7yH0fM53I3zjIBl0nZJLfbDGkXJLo4ycp9ZWj8to65V5p9cYHScfrbS80",
+	"Hfpvv+2/5vaxtx8l1gUYiLBvXJQgN47SMbg1XIDOYq+YuuM5u8xzWQvLtEC2zwZ/U7Kukuv2I6WX/qpJ",
+	"pSLtsb2pw6/cpQ8kbszWDWwFbHvGL4HtBo2ZBfxrQL5xqClas3k7giz8kKuxAJAkkeXy7WsCj+NcCzRQ",
+	"K4ZPkofaG98P3uwYTxyKgZwHzHd3gpM/JBhqn9NxoYrdLf7TO9sDOIvgT2/8iVWN7nUqNhzsVrEWXYj/",
+	"0WGwLX6qP9ECv9jnuCtZ3HiutMu1/WT/0AQCNtTMQmLOP7KCWIasz8lkUCl+x0u2YEXjOJkMLDcESUQw",
+	"cy/VbfTL29cvo79ev33R/PWWmiW5k2W9YtErlVQG//yZi0Lea5RxKiVzpjU+qcWK6ltWkFP7M/529eoN",
+	"F/VHImH34cVcijkXrLBSnlV18ffLqrpUK6mIvGNK8cItIKcVnfGSmzX58fKHV5MBGYJXv7DbbZ75eFx/",
+	"XE+01XMrpk5yqp1XxrL7F5dvbzAedzLQa52bshmWuB+6YxFN5xi0faDhAEJWHkqZaMVvem7Gq56rcEH+",
+	"FGnn/bdjJx//QgbOtKxVenT/jAwt6mdwAU7ZR5Zn5E8jUEwgBDy85lL2e01aB8oHd0zNdt98Z84K+3Df",
+	"7b7/qSCGLZlYRY+YApEexD53aueCaauG2JMIvEOKeclzA8U2jBXWS/jvHS0x416am7msgYTNpZrxooC0",
+	"2lr4wDIwMJilksaUzthA7yhHK+iHrZmkqYRYcOkqKRYbIe2R9rxAjdmZYRPJYaws9Bdkqv5VKuJOgHBR",
+	"1Va5Jc7rRCqmXBbbsFGLcUqwckzh1/GkPjv7JrfYD/9j08xXBnDvTvFP9yJayfDV7rfpgACXvabTZpig",
+	"v8wgkQ8N2DPF6K2O3bGW2Ctq9Xe87T4lDhzQ90umGN7ZvWOY2nmDKWq2I/PVPYfkcQD6ZooroULfM0Ww",
+	"bIcznvxWS4zGNDIEbGXgvJmDgGJaI4d0WDBa1AU3zhc1W/dhVScmOkoPDLaqRGICfPZEw2q9icVFQOD9",
+	"9OWBethAl/a9fwfGA6sLxkmMYEka0pmszfmspOIWaHhVUi7I36+v3+J0erRH/pl9GgUN+bDrkHILJOdD",
+	"mkh51/O2RPjOVr05v73VSrGTKDayktr4v7eWfthiruzaGZMpJcGvGhJL8O7eU00W/I6JQ22Wd/5IEnHg",
+	"3gpn2EdjBQiYAL3HIV0e52+CJlqJ236Ve3gffWY1HHi2aSbFVUZWUns4O+C8ldBuM5p2Bt2worYKq8g5",
+	"sUt23gSdgQMZ63OAFg7RmlHplSTBfOcY8Us+nx9iUW/s6I1tfbtFvXAzbF7dWvA5ZwWxz73OvaKCzyFX",
+	"7wpxzW1ZsYLmpqd8wKHJ3w/VWGLbOWzqQ/JcXebWwTk/rfN5WKyPiibvUubHzGQJM8ckcnsGyw4//rsN",
+	"aVQxWpxIUa4H2cAeK3X1ESxzS+LdO+eL643Yik9rR2205FZTq74yrNq/7AnKJnCZtWFVBuy9qQLTm3z1",
+	"q5yl6ScEnzNhVbl/yBnKOSYu0WTVgtqwG1fLQjvXZOFjN8C4a7mpXQnY7JDRjaOpNXg8vGtRCjYaP6RI",
+	"Sspd9MoOiaF7gdzbk3FZmi0C0Bw6bPiLMtJ64sARPljNJAZT+0ix4NtWErV3pZZeyCI4o2kR1JvgVDSN",
+	"Ob/K2U1a0whoY2XAEOfl9vwPOXuirfpe1ZYdYzFC8uzsDN/OyHfPyT/596Md2/ez38BXaerkqXh7dXDo",
+	"rfJITzQAITlPKRc6xWoC6CJxV7fXvJc876P/EpJ8f+ReNlgltdLO5Z+VMr+1qC8VmVnxns3nsidKt5Ka",
+	"m22UXh0aAbaFO0D0Q38VQI11HeCeupnJsOTilhX4fP+kj2uqb1On2ydMpsrnhKPJPPPuCO9N1GR0Ug59",
+	"/HZT1P3aZZ1uuILS0fsPSQgoWpUmumTKErq06P7lNHBvGgVmgAPjAEKBLzBpNtZDHYt5SeLu6cIutPmn",
+	"fa99EbsJJcahLPLIEC4O9Qi40X1hykyYG4vevXp6uMXIcv0tgHsB85mlkvViSSipFF9xw++sfkqiWzJK",
+	"1n3rgVoEDSjieRPTgxSZcaU+7UQZWfrUGry9duue/7cU/mgWxTRUle21vsMuKyWLOrfX35LstpKCwQo4",
+	"DuYctkkEcdntvozYjOUUwwT0hhsb7GBCbiai2SkhLasVW+8iHqZu2JsoP2Z6Tqb48jQjU/f+FJY2BWo1",
+	"tSBqueFHGblf8nxJpm9/uromLnlFn36y+sHnU58/dPrJ/e/zaTTfqVvq1EeOoDnHzTXuQHs/Qr7zXjeE",
+	"fWeyPL4J37Bq/+g8EHp3ZWQDbY7oW6DOCarsKEw26GazIwn0K+wj0nFl3Y1aRXsWDojC3Hpr316+fd1j",
+	"TN80ItkBcby+Ff9zw9/ton1ATwIrD7p0QaMZYKkqz74GXjFoysWl9CE7yzFS2/t49KNktEdoGR0OUjPM",
+	"1hHo7tZ1njNWxHUMs0FORc76ShrG5SEek6fvzVcP5XSHX+zUldy8hZtXLgWV94iSD8uFeoWhj+Bmq5XC",
+	"8klsS+bTUYb6XZKN+g/ujrP7w01Erirl/tWJNyJnE7d2D6tSodY3qha7kqUhcaxQa6iP5SuAYm2GEGO4",
+	"kZifjL692XUK8NIe646g1iO0uFU90S1ZBUMU7S6slBp8VaGe9d7aTOwBSDp/0AS7PzxbRttdDDd1TAmj",
+	"XOfIN+10HuniBSeJQjLZ4kFaENdWounRdPamp4ekaPR5138Gr1+oG60hpp6Lc5exO6ShvJkP6QSPu+RF",
+	"Toaai0XJsLa2FBdWZvVvRaXmZMnIXJalvNfevXHHCwiIhnADaAKBtjZXpXsUO61hIYNsYKdM8rkDy8p3",
+	"U1ACODZEMXdmfbjQF62/HbpbknMgotg/Pw9AeaKJK36trVoXTparpvK3JkZKUouSae0SnW5oxW/cQ65d",
+	"QHlPvbf26602G0lll0PxZr9QCDXHUeJFR4sbYjEv9GZlRHMBMSIScjVuIZB6yYgsizAqROJCRTeoUKxl",
+	"y80TZy/ufQlS/Ko3u+hRKottSVhq5ytbHVBqb32iihHNhIndgJu5Sl81O+lICUkHCY5b7HMuXSl9RIfn",
+	"GzmtaB9SAik+7jDbAPaLDofTX8HsQz9eXhpj95PKxg4PNqvr1sL44nmYE/XEElh4XWOaztO0CcS9dCgv",
+	"qxXEtt+seuzeO6QqN2uqpDoPpWm2BGnc9IdEKZYzjiXRMYokUUYid/7jXXaoTd+6O3+/vfY5bJzlFgD3",
+	"8pAjJDf+V0pp/PJsQuS+zlw7fPpdlB9rBZ6VVGwU8CekgKDxrWnOkUo2PFp2YR8SvXQXvZdM3JQyUeUW",
+	"fJH+/mWW+4bChGTIBaHkHseHSBScgpRysb+3Y4OKJaCxF83ZaQH05C1NgB4kobep2m4r9a4S11A07cGk",
+	"Dq7eoRcuZcu/sthLNfnPEyfWn3jk2bMri2IeFW7kPMm+d5+V7ti7KuazOtzou9p1HE77fbWWGBLjvZZr",
+	"Ke3NnrJKSkrw33swRraogLgNH9lPMHjlESK0x0FD+oMMhW2y2jnO6a9aiul5VOOjkHm9Amlrqkua307P",
+	"yfTTBOpITgbnZDwef54C+7myTyHFKJcQw+goio4VvF+xxweMtG19Vutw2NrUuNijUr2X8bv16YvWaIeQ",
+	"tEBydxkpoilSRaGRIUHmxpWdwRlnGVVMXae7DlwmGj9lZOr6DUxDszrQk2CgBk+XxlTYN4+LuexhCRie",
+	"Yu9Ko/ovmPZh2f+4+unHMbmszZIJw3NqsNEUoa11TQSW0hg6fPZhsJNBoxZOBhjfLV3Nwamr/+WqcOCX",
+	"09H5REwv48Km5+R72BcJew4lPWhuorqPThG1KuL5RIQAK/hdQ3sBFJBcQM7HnFUbHtuM+FAszKieuEjA",
+	"WN7KXIcy1INXVNg9wRRjcunaijk1eKoNhRWPYDn50qVxNw3IgvcUSgVjCXMOuvSY/CSYWw6MSW+Znggh",
+	"PQqAu82q+kt5D0WIOIi6zhFthd0FM1B2x54o+vdwYade6z5ZKCrMlAzBBRngUcoFF+T9uzfk5CQ0Vvvx",
+	"8odX04nIaVnqUTAceVwIr1FRREahkDrgA/ydxWciABO49qnllmRrP1jItB5PxES8gtBmjL/va3Y5JUPf",
+	"nXJ0QaaWT0x9vq6mKzYRvfkS5A0Ef9nhK7rgwmLvOWwBXtxs/zoBNQJWTzWZ+gdG2tPGklLso4GcdeT3",
+	"7QGYi1efiJJrYxHZV0sIheJC+8pwLNNnZ8+IdwFO8ZS8jxrT5y32v3/35oJUsizJ9G+vLKytxnD6iRef",
+	"p64izhScjXgwqvYJ8hiKMvCX//Lt66jA4PngKWQIVkzQig/OB9+Mz8bfQMa3WQLxOoUQe8jRS8nZKHVC",
+	"t48T2Kq9er7tlV16yxJ4DlH9wyl0i5qOsEDvRMAPXIppRqbYNwqfWYIzpWaK+Vr2HnAfLjicur5S0ywc",
+	"2ERMscXUFDs7gOWelr7DV63YaEwu8XJrxtzSIHngwhWChXs+EfZpuMr2Bc40gfD8NqXwt9H1l2Ouj0a4",
+	"1a8L6P6jTWhAxcEyHXt3ethd88qpa19sGd6ON7Fjr30xpWJGewFFk+twr/sa9vq2XlvaBPfMxX1kKBlO",
+	"u63xpiOEyoqXawCWc2XE77riu+lVudjdbctKfYnYFfKMw+deeGk5/EO9vRpzt31bwqZ3IRYVw2B7A+n5",
+	"2cDJRMk83p1wQRzDy29XGgC1DUih1drhUGpmBgKFd0vLvpmaXm7dozuoQ9+OBa03G+i5K8419NCEMJQ4",
+	"rWjazivKIG4J2McTiKXxWUv9KBVlNvU09H767M8PgaiPBCYUi67MjRcCrLLatxwwqQ+S/aS3BrnvvxwX",
+	"QLVzJcBaDl/Jh43m1s/Ozo7WNrppC5hqae2E0Lnf8hiN9c7/kR45LDVqlh2VmMaSgpBqVspFu+kDaIQL",
+	"DTcAOOWHbPDxxIlaJ+jOiJIB7LinG+ZAx1i7XONlywL9+EwjBX8u8rIu2I0LqE83b3fZy53Sgo+JBRvt",
+	"d7aiQnTgx0KHlhwALc+gpVeoFwVZTT5bwT6KECWG/w50gfjgBHq48r4vY37laNj3EnsQHuWUN8oIf24r",
+	"xC7sbwPGz3afa7vz+xcDxK2ySZz10ZQgbFt9o8XY94VDyNvZvLUugNIZHRi2gmwDCJv9teBz2AVuPv3R",
+	"3kS8S8cHcLsp4WcH4N8Znu99o7WNtlGgB+CJY1it12qcWeJBsM3SBPhvzBwbeo9OCVNU8Hqj8daXQ+cy",
+	"hkiwzkQF4YaujiDqUNAmepSRZgYAY9Ne7UGEMX0jT50icfoJ/wNXNE1B39Xi0usRXwZbzzmtzpxQUtrk",
+	"cpuU/khXHLf5B7vi72pBKFlRUdPSa4pO6G8VencEvUEzFyV3PCp+GuKU+3HFvfHHJ+ebWaR/UIZtl0mw",
+	"WRLUfGBUlZypQBQaI1jIqHZ6C6ZNHBP8GJTeC/sr+/iPD/huG+c/yEWH8yOuA3XMBAKIFYNNg+F0TZa0",
+	"OC50ZbUNuLL6b9h+AWxlFYN0qHNa+lqw91LdlpIW0Fnj30xJSLtdsdWMKeeSggwrBP4xYe5TUCKwJyIe",
+	"py5Q/D8sUZyGHiwufhgDNp1ZKZQGveMY3DgRPkIcSxot5b2Oiwq5QULUrC8UEapHUIg/nwgXgJ750ssh",
+	"yXc0Jj876zJvRX/bxeRLlkMuWvB/3NM1TIapJhc+DEG3Itx12CTXPsXOrXAimq1S8vzsL01tGsgQpGtN",
+	"7pfrlH3bJQkc8Rr1mCIcvB5ggjj+ldxIKdmLzZ4df3bIy+gR+h22YpNrxAKQ/n8Xhc7hLnB7dLU4wU4q",
+	"Ep2DV9wh1dW5zlr9mh9IIzDvcbuxzb3z9b0zP0uFRLL01QM4lsbRGQH3nc4IHiV3JAU7wPWZbH/rM2FD",
+	"CeivaamNGtRut8/h2WfefHY0I50rlOa78GXYpQY8DFWDg0G5aHcAjNHNIcfe1rrudZzJYo3UdfFvXp3Y",
+	"nYDPsCCGKkJVvgQj4nyz+ttEDBPN6FxfU8t/EV84xgLYX06gUiiZy7JgapQRaiYCCmE8/Y78wL8P1fjq",
+	"yrJn5+wWRRMg4Obnq0oqg+m/hJvxRFw2hrXSbnvtqw03fQ6DVGf5EnFYZPcNBbcpNL63fw6fnZ2NLvB1",
+	"JAjhXROlXZHh87O/QLZ1VAtvIvqL4cXfwuDt2nhcTMTUV9+bYp9fd/QV1cho3Uylva7OyQvJ3zojdKZl",
+	"WRs2Ea7pkSLT8XgaTZq5Xv+Bz2ojFSvSjNOe/0vvZdyPTcncMHOijWJ01b6IwS8z4wIbRW5e9a/Ko9r9",
+	"J3t4VIM3HqGWrHSFCDyqJTHKcbKnX3e5eCNY0fQIPYLtGsbs1Hz0WMmFi3QMR7UnWcJKUzH7i6zWvRZP",
+	"j4wHCnDw2VewdOLy+qycSCaPY+Hc4Azpju+Hc4guOBJVGHZD6F+BQz0cUGmzZcP7DrRb/p5kpO31OQYG",
+	"/CSa7twxT47N3ek+sY+EE6nKHNsVXAhMQrFj6GIy7U+ufsco9M32ldESDdmBl0HrdYgkTLWDd22me9tz",
+	"Y7RGtHin2Pp1RMswkCQHP7vmK00R+lBMpZEX3PhQhD6aF9u7Rl0VpQqqc0swwOncKMjOzZKtxuQVh/Gt",
+	"So0FtnmnSosFHJRi9yWFrPh+H4oGNc3G51KxMXH+SR1abzkXiDPWRrYwP8GKrtGF7PpBwso6EsQlTtTt",
+	"jPwHoguP4M/AXUf73WoWO7o6E3egTtOj5o5EiN80qj8Ki8KxXJv7bofe3lY6TTHRg+UITMru40w/uILp",
+	"j2Ty0P2MP6dleRzGf+0z55vukTNWSrGwqlZ0YBAnug9dD6d9UoWGtslA2uu9utW6wupY4dg7v6O2sbTd",
+	"naPTMZZstHqF8VrdXqMBqGoopstFD41fkz1fOyix2c33EfFjc6oeVHFtYLmwpD0/iqEBay40iQUWHAi+",
+	"CGHaXVR32BDqBH68Y1UJmNE0s72ADmT2xBiYjxzDc2nBwD2ksKqz64qMGOF6OMSYsijlbEPnPht1AXqV",
+	"BujxCXy6J+5X1l8PQygh74+KVFfMuBL+X4ZYEfUOZTHT9CfYjUIq8ma28QVpVQAEow7XBqhDgTRzInpK",
+	"C3JDhmBj6uQuWNTXWP1fjvri569h7b9j4Hycn90iznGANhnGAX+woQt30YiQcdQMpAItaWHP8PnZ8z5L",
+	"bitq7eBg95CXuB/CtytvpYfsBM7vV/zrUTXEUChuq4kZAHgUEcEO1DYDNCkoXBGs9Ndc0FCedZeo0FyK",
+	"bVLWNdbmO+wi2I9evxw8Ohj6iKTd2nHsMkB4gqoJZ51F5UxLudCZ65aRYRFq8Htu1u/8MvicYv5tf1jB",
+	"C3j+/y2oQpZCSMA4BvDwUDaLu0pFYEbiaiM6JwYEjHgvh2AfDcB3L7C1XX9NDaRez981vtKBVKcDhEuW",
+	"usC4RpcmarkyUHgtVwwEYleZKZlNgZlEj2dK+5JKmaGP/87aqDBaNwG6B6PgeNsU8yJkwwLJdMU2jqO/",
+	"oTa4UbEqApZFNyzRvpbQ2w2zlS1opqMYwxAtHhig/wIUsmuXMvYoUjK7byC2j2x8PGcJbq5oT7+lpXJE",
+	"sY8G6hdO4xUNnJt+eIACF9GMVtACXyUPFSRcc47DwN2QlI0s635bLFa0dvnbIBQvqdXB3JrXzEAmeX9u",
+	"9kRAcvZoTLx5opOKDbq6jwpq52KDBDQR8BAtnNmGS81lcVviWzHlk1lxfKbI0M+YTYR7Njp3LOJb1+/N",
+	"r0MDCCwVDB9ZCv/sDGylZZlNBCin9g0/j10MF+Tpt2TFRW2Yzsi8VtjDyRe6ikwREzF8/uwvo2DPho2F",
+	"hlr+PDAj2v50Dx0r4QnTVhuGFU9EXNowdD5vVk2JL/yHBiHIY8f/yjnBUokT4WolkuH9UnqwhjVY9W1k",
+	"dx1yxzXCDdBv+PzsqdV3nPlgg6PYgaP8+2axvh98+0DOvhmNSasCUED4KHMN02GmdmwupohOiIRcT0RT",
+	"6y/DmH3S1L/HoBNtNPnmjBR0nUx0brdefxyi157jvw7ZC/1kf/nQMhO00aSHNogCMBAzoQK1PBp5pEKK",
+	"9Uq6is2ePHpFpi9B6h1UmPQMckP0SjggeLHV97C7lk9XtHqeMrPZVR3FQo9DAanzLbq9ZJKQSlzBTS+U",
+	"jB7EmdAsvU3Wfa8xxu13EzLRjn9UARN2fdTYscuyxFH3Mvk7G9t2SdD1f38kQbDxjnw9arjNI2MJjT2w",
+	"Ywp6xJdh2Bcg4UYEWlRRky+7EHoPrd0chL4WJXqEmOSmivHXjkfeggooPQWDAgb1HgUvMDyYxnWhMi+1",
+	"QU1HAf9DkVdaNdM4hTNUbT4Qm3y9s60k9mf/0u9IZZsiaccktH77X0+X9zNG7NOV5NJk2HhGNGMunGPO",
+	"S8MUK6DxdGOmj9lpAOKutOC0OveK5hBUilGtb3+6usbZprUqp76iWtaIftCImky7JRqn2JjP8BUj3EwE",
+	"x5rHG29f8xXThq6qKRm+F/yjPWApCj1CodzK8j6gZYpnP8Ug12YIKyRSUyt28uzb786JXtJn3373H9ip",
+	"esk+kr//cPni5Orvl8++/c5KKpMBPuJFq6e18Qtp/TqTxRp/cJ+x6Xgi3rlyjd6lSCgJn0PtVYzaCRof",
+	"ofd0jfpII48iVuml1cvognIxnogrxkghcx1u4niVDK1FnuFvwaOx3XDNvi7nbU2bZr7ufI7iiqxndoaZ",
+	"heL7d2+g8ib0JLvDnK/IQVlrbOH7hVcvJrU79QgsYNCA+jBzu/subXFP6Ac421H0AxyqqctLfKW3uDrv",
+	"Q+hWn+voUc7o7NhYvVEXdDsrSp5Zmz0dx++0OV9JDaTzNQt9CIPx4uhG0XeXPAiNTTkrC9e4HCZvSlSj",
+	"JeiiIfsqDhHxpa95Q0snAonpjOa3fbWvuRmNyYvGkEhjakK4howJvweMPILVTgRYsAK/lnNnQ2pX1hQF",
+	"yakQ0pAVdbpxsv0B8Y73iWiqVkOMk8SUMeHa6TUrwOZ0wISlag5l+PzsGzyqe67ZKJ2HUdDjUZDjM5p2",
+	"cfmvLNrv4DXhXjymgH8fQPOljOS0ubCnnzzN+HwaymBvKQHhXzkCnqQjbP1yjm7menZsZGjKJfcLIH43",
+	"mXP3HicoCozwUScMiG4H4TAjs7VBamL/k8WlnxxrcLIynSumlw9AprYddqOu8y8f7Mlrpu48PkBfgMEp",
+	"rfjp3VMgDm7CT01CM4bdWoToRPy0fkZvd/QDqqvxG2gkjH6JIsOiX8Nmo9+wcN3nD5//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

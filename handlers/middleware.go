@@ -172,10 +172,16 @@ func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 // requireToken authenticates an API request by its personal API token and
 // refuses users whose role is below least; it bounds the request's body
 // to maxBody. There is no session and no CSRF
-// check: a browser never sends the Authorization header on its own.
+// check: a browser never sends the Authorization header on its own. An
+// operation open to anyone (least auth.Anonymous: the password grant, how a
+// client without a token gets one) reads no token.
 func requireToken(tokens *auth.APITokens, least auth.Role, maxBody int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if least == auth.Anonymous {
+				c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxBody)
+				return next(c)
+			}
 			secret, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
 			if !ok || strings.TrimSpace(secret) == "" {
 				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="styrmin"`)
@@ -209,6 +215,18 @@ func withAPICredential(next echo.HandlerFunc) echo.HandlerFunc {
 			r := c.Request()
 			c.SetRequest(r.WithContext(httpx.WithAPICredential(r.Context(), cred)))
 		}
+		return next(c)
+	}
+}
+
+// withClientAddress puts the client's address (Echo's RealIP, which
+// believes only trusted proxies) into the request's context, where the REST
+// API's strict handlers read it: the password grant is throttled per
+// address, as the sign-in page is.
+func withClientAddress(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(httpx.WithClientAddress(r.Context(), c.RealIP())))
 		return next(c)
 	}
 }

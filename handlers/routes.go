@@ -198,6 +198,7 @@ func apiChanges() map[string]change {
 		"CreateUser":               changes(audit.ActionUserCreate, audit.TargetUser),
 		"UpdateUser":               changes(audit.ActionUserUpdate, audit.TargetUser),
 		"CreateToken":              changes(audit.ActionTokenCreate, audit.TargetToken),
+		"PasswordGrant":            changes(audit.ActionSignin, audit.TargetUser),
 		"RevokeToken":              changes(audit.ActionTokenRevoke, audit.TargetToken),
 		"SetNamespacePolicy":       changes(audit.ActionNamespacePolicyUpdate, audit.TargetPolicy),
 		"CreateWebhook":            changes(audit.ActionWebhookCreate, audit.TargetWebhook),

@@ -151,7 +151,7 @@ func New(d Deps) *echo.Echo {
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least, r.maxBody), api.ValidateRequest(docRouter), withAPICredential}
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least, r.maxBody), api.ValidateRequest(docRouter), withAPICredential, withClientAddress}
 		case r.actionToken:
 			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives)}
 		case !r.bare:

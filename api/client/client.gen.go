@@ -852,6 +852,14 @@ type ParameterChangeChange string
 // value on upgrade.
 type ParameterValues map[string]interface{}
 
+// PasswordGrant defines model for PasswordGrant.
+type PasswordGrant struct {
+	// Name The new token's name: what will use it (the CLI names it after itself and the host it runs on).
+	Name     string `json:"name"`
+	Password string `json:"password"`
+	Username string `json:"username"`
+}
+
 // PermissionSet Items a chart creates beyond its release's namespace (docs/security.md, "What a driver may create"). A namespace left out or empty is the release's own.
 type PermissionSet struct {
 	// Aggregations Label selectors of aggregating ClusterRoles.
@@ -1392,6 +1400,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
+// PasswordGrantJSONRequestBody defines body for PasswordGrant for application/json ContentType.
+type PasswordGrantJSONRequestBody = PasswordGrant
+
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = NewUser
 
@@ -1723,6 +1734,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tokens (the `CreateToken` operationId).
 	CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PasswordGrantWithBody Sign in with a username and password and get a new API token; its secret is in this answer only
+	//
+	// For a client that has no token yet (`styrmin login URL --username
+	// NAME`). The username and password are checked as the sign-in page
+	// checks them, with the same throttling per address and per (username,
+	// address): after 5 wrong passwords for one username, or 20 in all,
+	// from one address within 15 minutes, further attempts are refused
+	// (429) without checking the password until the window passes. A wrong
+	// password, an unknown username, a disabled user and a user of single
+	// sign-on (who has no password here) all get the same answer (401).
+	// Where only admins may sign in with a password, others are refused
+	// (403). Every attempt is in the audit log as a `signin`. The token is
+	// the user's, named as asked, and lasts 30 days.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+	PasswordGrantWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PasswordGrant Sign in with a username and password and get a new API token; its secret is in this answer only
+	//
+	// For a client that has no token yet (`styrmin login URL --username
+	// NAME`). The username and password are checked as the sign-in page
+	// checks them, with the same throttling per address and per (username,
+	// address): after 5 wrong passwords for one username, or 20 in all,
+	// from one address within 15 minutes, further attempts are refused
+	// (429) without checking the password until the window passes. A wrong
+	// password, an unknown username, a disabled user and a user of single
+	// sign-on (who has no password here) all get the same answer (401).
+	// Where only admins may sign in with a password, others are refused
+	// (403). Every attempt is in the audit log as a `signin`. The token is
+	// the user's, named as asked, and lasts 30 days.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+	PasswordGrant(ctx context.Context, body PasswordGrantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeToken Revoke one of the caller's tokens (admins may revoke anyone's)
 	//
@@ -2399,6 +2448,64 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // Corresponds with POST /tokens (the `CreateToken` operationId).
 func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateTokenRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PasswordGrantWithBody Sign in with a username and password and get a new API token; its secret is in this answer only
+//
+// For a client that has no token yet (`styrmin login URL --username
+// NAME`). The username and password are checked as the sign-in page
+// checks them, with the same throttling per address and per (username,
+// address): after 5 wrong passwords for one username, or 20 in all,
+// from one address within 15 minutes, further attempts are refused
+// (429) without checking the password until the window passes. A wrong
+// password, an unknown username, a disabled user and a user of single
+// sign-on (who has no password here) all get the same answer (401).
+// Where only admins may sign in with a password, others are refused
+// (403). Every attempt is in the audit log as a `signin`. The token is
+// the user's, named as asked, and lasts 30 days.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+func (c *Client) PasswordGrantWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPasswordGrantRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PasswordGrant Sign in with a username and password and get a new API token; its secret is in this answer only
+//
+// For a client that has no token yet (`styrmin login URL --username
+// NAME`). The username and password are checked as the sign-in page
+// checks them, with the same throttling per address and per (username,
+// address): after 5 wrong passwords for one username, or 20 in all,
+// from one address within 15 minutes, further attempts are refused
+// (429) without checking the password until the window passes. A wrong
+// password, an unknown username, a disabled user and a user of single
+// sign-on (who has no password here) all get the same answer (401).
+// Where only admins may sign in with a password, others are refused
+// (403). Every attempt is in the audit log as a `signin`. The token is
+// the user's, named as asked, and lasts 30 days.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+func (c *Client) PasswordGrant(ctx context.Context, body PasswordGrantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPasswordGrantRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3881,6 +3988,46 @@ func NewCreateTokenRequestWithBody(server string, contentType string, body io.Re
 	return req, nil
 }
 
+// NewPasswordGrantRequest calls the generic PasswordGrant builder with application/json body
+func NewPasswordGrantRequest(server string, body PasswordGrantJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPasswordGrantRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPasswordGrantRequestWithBody constructs an http.Request for the PasswordGrant method, with any body, and a specified content type
+func NewPasswordGrantRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/tokens/password-grant")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRevokeTokenRequest constructs an http.Request for the RevokeToken method
 func NewRevokeTokenRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -4565,6 +4712,44 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tokens (the `CreateToken` operationId).
 	CreateTokenWithResponse(ctx context.Context, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// PasswordGrantWithBodyWithResponse Sign in with a username and password and get a new API token; its secret is in this answer only
+	//
+	// For a client that has no token yet (`styrmin login URL --username
+	// NAME`). The username and password are checked as the sign-in page
+	// checks them, with the same throttling per address and per (username,
+	// address): after 5 wrong passwords for one username, or 20 in all,
+	// from one address within 15 minutes, further attempts are refused
+	// (429) without checking the password until the window passes. A wrong
+	// password, an unknown username, a disabled user and a user of single
+	// sign-on (who has no password here) all get the same answer (401).
+	// Where only admins may sign in with a password, others are refused
+	// (403). Every attempt is in the audit log as a `signin`. The token is
+	// the user's, named as asked, and lasts 30 days.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+	PasswordGrantWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PasswordGrantResponse, error)
+
+	// PasswordGrantWithResponse Sign in with a username and password and get a new API token; its secret is in this answer only
+	//
+	// For a client that has no token yet (`styrmin login URL --username
+	// NAME`). The username and password are checked as the sign-in page
+	// checks them, with the same throttling per address and per (username,
+	// address): after 5 wrong passwords for one username, or 20 in all,
+	// from one address within 15 minutes, further attempts are refused
+	// (429) without checking the password until the window passes. A wrong
+	// password, an unknown username, a disabled user and a user of single
+	// sign-on (who has no password here) all get the same answer (401).
+	// Where only admins may sign in with a password, others are refused
+	// (403). Every attempt is in the audit log as a `signin`. The token is
+	// the user's, named as asked, and lasts 30 days.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+	PasswordGrantWithResponse(ctx context.Context, body PasswordGrantJSONRequestBody, reqEditors ...RequestEditorFn) (*PasswordGrantResponse, error)
 
 	// RevokeTokenWithResponse Revoke one of the caller's tokens (admins may revoke anyone's)
 	//
@@ -5858,6 +6043,54 @@ func (r CreateTokenResponse) ContentType() string {
 	return ""
 }
 
+type PasswordGrantResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CreatedAPIToken
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PasswordGrantResponse) GetJSON201() *CreatedAPIToken {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PasswordGrantResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PasswordGrantResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PasswordGrantResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PasswordGrantResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PasswordGrantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RevokeTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6798,6 +7031,56 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 		return nil, err
 	}
 	return ParseCreateTokenResponse(rsp)
+}
+
+// PasswordGrantWithBodyWithResponse Sign in with a username and password and get a new API token; its secret is in this answer only
+//
+// For a client that has no token yet (`styrmin login URL --username
+// NAME`). The username and password are checked as the sign-in page
+// checks them, with the same throttling per address and per (username,
+// address): after 5 wrong passwords for one username, or 20 in all,
+// from one address within 15 minutes, further attempts are refused
+// (429) without checking the password until the window passes. A wrong
+// password, an unknown username, a disabled user and a user of single
+// sign-on (who has no password here) all get the same answer (401).
+// Where only admins may sign in with a password, others are refused
+// (403). Every attempt is in the audit log as a `signin`. The token is
+// the user's, named as asked, and lasts 30 days.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+func (c *ClientWithResponses) PasswordGrantWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PasswordGrantResponse, error) {
+	rsp, err := c.PasswordGrantWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePasswordGrantResponse(rsp)
+}
+
+// PasswordGrantWithResponse Sign in with a username and password and get a new API token; its secret is in this answer only
+//
+// For a client that has no token yet (`styrmin login URL --username
+// NAME`). The username and password are checked as the sign-in page
+// checks them, with the same throttling per address and per (username,
+// address): after 5 wrong passwords for one username, or 20 in all,
+// from one address within 15 minutes, further attempts are refused
+// (429) without checking the password until the window passes. A wrong
+// password, an unknown username, a disabled user and a user of single
+// sign-on (who has no password here) all get the same answer (401).
+// Where only admins may sign in with a password, others are refused
+// (403). Every attempt is in the audit log as a `signin`. The token is
+// the user's, named as asked, and lasts 30 days.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /tokens/password-grant (the `PasswordGrant` operationId).
+func (c *ClientWithResponses) PasswordGrantWithResponse(ctx context.Context, body PasswordGrantJSONRequestBody, reqEditors ...RequestEditorFn) (*PasswordGrantResponse, error) {
+	rsp, err := c.PasswordGrant(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePasswordGrantResponse(rsp)
 }
 
 // RevokeTokenWithResponse Revoke one of the caller's tokens (admins may revoke anyone's)
@@ -7846,6 +8129,39 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 	}
 
 	response := &CreateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CreatedAPIToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePasswordGrantResponse parses an HTTP response from a PasswordGrantWithResponse call
+func ParsePasswordGrantResponse(rsp *http.Response) (*PasswordGrantResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PasswordGrantResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}

@@ -61,11 +61,15 @@ func Operations(s *Server) ([]Operation, error) {
 	return ops, nil
 }
 
-// leastRoleOf is the role an operation's RoleExtension names.
+// leastRoleOf is the role an operation's RoleExtension names: a user's
+// role, or "anonymous" for an operation that takes no token.
 func leastRoleOf(extension any) (auth.Role, error) {
 	name, ok := extension.(string)
 	if !ok {
 		return auth.Anonymous, fmt.Errorf("missing, or not a role name: %v", extension)
+	}
+	if name == auth.Anonymous.String() {
+		return auth.Anonymous, nil
 	}
 	return auth.ParseRole(name)
 }

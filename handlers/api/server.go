@@ -66,6 +66,7 @@ type Users interface {
 	SetRole(ctx context.Context, id int64, role auth.Role) (auth.User, error)
 	SetDisabled(ctx context.Context, id int64, disabled bool) (auth.User, error)
 	SetPassword(ctx context.Context, id int64, password string, tokens auth.APITokensOnReset) (auth.User, error)
+	SignIn(ctx context.Context, username, password, address string) (auth.User, error)
 }
 
 var _ Users = (*auth.Users)(nil)

@@ -102,10 +102,13 @@ func (s *Server) CreateToken(ctx context.Context, req oapi.CreateTokenRequestObj
 	if err != nil {
 		return nil, err
 	}
+	return oapi.CreateToken201JSONResponse(createdTokenOf(t)), nil
+}
+
+// createdTokenOf is a new token with its secret, as the API answers it once.
+func createdTokenOf(t auth.CreatedAPIToken) oapi.CreatedAPIToken {
 	v := apiTokenOf(t.APIToken)
-	return oapi.CreateToken201JSONResponse{
-		Id: v.Id, Name: v.Name, Username: v.Username, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, Token: t.Secret,
-	}, nil
+	return oapi.CreatedAPIToken{Id: v.Id, Name: v.Name, Username: v.Username, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, Token: t.Secret}
 }
 
 func (s *Server) RevokeToken(ctx context.Context, req oapi.RevokeTokenRequestObject) (oapi.RevokeTokenResponseObject, error) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,12 +33,19 @@ func (a *App) TokenFor(t *testing.T, name string, role auth.Role) string {
 // (none when nil).
 func (a *App) Call(t *testing.T, token, method, target string, body any) *httptest.ResponseRecorder {
 	t.Helper()
+	return a.CallFrom(t, "", token, method, target, body)
+}
+
+// CallFrom is Call from the client address (the TCP peer; "" is
+// httptest's 192.0.2.1).
+func (a *App) CallFrom(t *testing.T, address, token, method, target string, body any) *httptest.ResponseRecorder {
+	t.Helper()
 	if body == nil {
-		return a.Send(t, token, method, target, "", nil)
+		return a.send(t, address, token, method, target, "", nil)
 	}
 	b, err := json.Marshal(body)
 	require.NoError(t, err)
-	return a.Send(t, token, method, target, "application/json", bytes.NewReader(b))
+	return a.send(t, address, token, method, target, "application/json", bytes.NewReader(b))
 }
 
 // Send makes an API request with token (none when empty) and a body of
@@ -45,7 +53,16 @@ func (a *App) Call(t *testing.T, token, method, target string, body any) *httpte
 // OpenAPI document.
 func (a *App) Send(t *testing.T, token, method, target, contentType string, body io.Reader) *httptest.ResponseRecorder {
 	t.Helper()
+	return a.send(t, "", token, method, target, contentType, body)
+}
+
+// send is Send from address ("": httptest's).
+func (a *App) send(t *testing.T, address, token, method, target, contentType string, body io.Reader) *httptest.ResponseRecorder {
+	t.Helper()
 	req := httptest.NewRequest(method, target, body)
+	if address != "" {
+		req.RemoteAddr = net.JoinHostPort(address, "40000")
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", contentType)
 	}

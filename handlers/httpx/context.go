@@ -88,6 +88,23 @@ func APIUser(ctx context.Context) auth.User {
 	return APICredential(ctx).User
 }
 
+// clientAddressKey is the context key of the client's address in the
+// context the REST API's strict handlers receive.
+type clientAddressKey struct{}
+
+// WithClientAddress returns ctx carrying the client's address (Echo's
+// RealIP: the peer, or what a trusted proxy forwarded).
+func WithClientAddress(ctx context.Context, address string) context.Context {
+	return context.WithValue(ctx, clientAddressKey{}, address)
+}
+
+// ClientAddress returns the client's address that WithClientAddress put
+// into ctx; "" when none did.
+func ClientAddress(ctx context.Context) string {
+	address, _ := ctx.Value(clientAddressKey{}).(string)
+	return address
+}
+
 // ctxCaller is the key of the action primitive's caller in the Echo context.
 const ctxCaller = "styrmin.caller"
 
