@@ -126,6 +126,53 @@ func TestLoginStoresTheServerAndTokenForTheUserAlone(t *testing.T) {
 		"the stored login serves the next commands")
 }
 
+func TestLoginWithAUsernameGetsATokenNamedAfterTheClientAndHost(t *testing.T) {
+	t.Parallel()
+	d, url := served(t)
+	_, _ = d.As(t, "opal", auth.Operator)
+	u := newUser(t)
+
+	r := u.run(t, "wrong password\n", "login", url, "--username", "opal")
+	require.Equal(t, cli.ExitRefused, r.code, r.err)
+	require.Contains(t, r.err, "Wrong username or password, or the user is disabled.")
+	require.NoFileExists(t, filepath.Join(u.dir, "config.json"))
+	r = u.run(t, "\n", "login", url, "--username", "opal")
+	require.Equal(t, cli.ExitUsage, r.code, "an empty password is not sent: %s", r.err)
+
+	r = u.run(t, handlerstest.TestPassword+"\n", "login", url, "-u", "opal")
+	require.Equal(t, 0, r.code, r.err)
+	require.Contains(t, r.out, "Logged in to "+url+" as opal (operator)")
+	tokens := jsonOf[struct{ Items []client.APIToken }](t, string(callAs(t, url, storedToken(t, u), "/tokens")))
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	require.Len(t, tokens.Items, 1)
+	require.Equal(t, "styrmin login on "+host, tokens.Items[0].Name)
+	require.NotNil(t, tokens.Items[0].ExpiresAt, "a token from a password lasts 30 days")
+
+	// STYRMIN_PASSWORD stands in for the prompt; the input is not read.
+	scripted := newUser(t)
+	scripted.env[cli.EnvPassword] = handlerstest.TestPassword
+	r = scripted.run(t, "not the password\n", "login", url, "--username", "opal")
+	require.Equal(t, 0, r.code, r.err)
+	require.NotEqual(t, storedToken(t, u), storedToken(t, scripted), "each login has its own token")
+}
+
+// storedToken is the token in u's stored login.
+func storedToken(t *testing.T, u *user) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(u.dir, "config.json"))
+	require.NoError(t, err)
+	return jsonOf[cli.Login](t, string(data)).Token
+}
+
+// callAs GETs the API's path at url with token and returns the answer's body.
+func callAs(t *testing.T, url, token, path string) []byte {
+	t.Helper()
+	status, body := handlerstest.CallServer(t, url, token, http.MethodGet, path, nil)
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	return body
+}
+
 func TestEnvironmentOverridesTheStoredLogin(t *testing.T) {
 	t.Parallel()
 	d, url := served(t)

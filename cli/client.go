@@ -43,7 +43,7 @@ type authorized struct {
 
 // Do sends req with the token; an answer of 400 or more is an *Error.
 func (a authorized) Do(req *http.Request) (*http.Response, error) {
-	req.Header.Set("Authorization", "Bearer "+a.login.Token)
+	bearer(req, a.login.Token)
 	resp, err := a.http.Do(req)
 	if err != nil {
 		return nil, fail(ExitUnavailable, "Cannot reach %s: %v", a.login.URL, err)
@@ -117,4 +117,12 @@ func (b *bounded) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
+}
+
+// bearer sets the Authorization header of req to token's, unless there is
+// no token (the password grant, which needs none).
+func bearer(req *http.Request, token string) {
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 }
