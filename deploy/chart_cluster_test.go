@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/cli"
 	"helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
@@ -72,16 +73,25 @@ type chartRelease struct {
 	runner string
 }
 
+// newChartRelease drives the chart in chartNamespace, with the
+// action-runner image built without an engine (scripts/action-runner-image).
 func newChartRelease(t *testing.T, kubeconfig string) chartRelease {
+	t.Helper()
+	return chartReleaseIn(t, kubeconfig, chartNamespace, buildImage(t, "action-runner-image"))
+}
+
+// chartReleaseIn drives Helm's release "styrmin" in namespace ns, whose
+// worker's action pods run the image runner.
+func chartReleaseIn(t *testing.T, kubeconfig, ns, runner string) chartRelease {
 	t.Helper()
 	settings := cli.New()
 	settings.KubeConfig = kubeconfig
-	settings.SetNamespace(chartNamespace)
+	settings.SetNamespace(ns)
 	cfg := new(action.Configuration)
-	require.NoError(t, cfg.Init(settings.RESTClientGetter(), chartNamespace, "secret", t.Logf))
+	require.NoError(t, cfg.Init(settings.RESTClientGetter(), ns, "secret", t.Logf))
 	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	require.NoError(t, err)
-	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(restCfg), rest: restCfg, ns: chartNamespace, runner: buildImage(t, "action-runner-image")}
+	return chartRelease{cfg: cfg, kube: kubernetes.NewForConfigOrDie(restCfg), rest: restCfg, ns: ns, runner: runner}
 }
 
 // values are the chart's values for Styrmin's image and the action-runner image.
@@ -92,19 +102,32 @@ func (r chartRelease) values(image string) map[string]any {
 		"actions": map[string]any{"image": map[string]any{"repository": runnerRepo, "tag": runnerTag}}}
 }
 
-func (r chartRelease) install(t *testing.T, image string) {
+// installChart installs ch with values as release "styrmin" in r.ns, as
+// `helm install styrmin CHART -n NS --create-namespace` does (Helm's own
+// install action: there is no helm command here), and removes it, its
+// namespace and the namespaces of the deployments named by
+// deploymentNamespaces, when the test ends.
+func (r chartRelease) installChart(t *testing.T, ch *chart.Chart, values map[string]any, deploymentNamespaces ...string) {
 	t.Helper()
+	t.Cleanup(func() {
+		if _, err := action.NewUninstall(r.cfg).Run("styrmin"); err != nil {
+			t.Logf("uninstall: %v", err)
+		}
+		for _, ns := range append([]string{r.ns}, deploymentNamespaces...) {
+			_ = r.kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+		}
+	})
 	in := action.NewInstall(r.cfg)
-	in.ReleaseName, in.Namespace, in.CreateNamespace = "styrmin", chartNamespace, true
+	in.ReleaseName, in.Namespace, in.CreateNamespace = "styrmin", r.ns, true
 	in.Timeout = deadline
-	_, err := in.Run(loadChart(t), r.values(image))
-	require.NoError(t, err)
+	_, err := in.Run(ch, values)
+	r.dumpOnFailure(t, err)
 }
 
 func (r chartRelease) upgrade(t *testing.T, image string) {
 	t.Helper()
 	up := action.NewUpgrade(r.cfg)
-	up.Namespace, up.Timeout, up.Wait = chartNamespace, deadline, true
+	up.Namespace, up.Timeout, up.Wait = r.ns, deadline, true
 	_, err := up.Run("styrmin", loadChart(t), r.values(image))
 	r.dumpOnFailure(t, err)
 }
@@ -225,17 +248,10 @@ func TestChartRunsStyrminOnTheLocalCluster(t *testing.T) {
 	image := clusterImage(t)
 	r := newChartRelease(t, kubeconfig)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		if _, err := action.NewUninstall(r.cfg).Run("styrmin"); err != nil {
-			t.Logf("uninstall: %v", err)
-		}
-		_ = r.kube.CoreV1().Namespaces().Delete(ctx, chartNamespace, metav1.DeleteOptions{})
-		_ = r.kube.CoreV1().Namespaces().Delete(ctx, "chart-hello", metav1.DeleteOptions{})
-	})
 
 	r.applyAsArgoCD(t, image)
 
-	r.install(t, image)
+	r.installChart(t, loadChart(t), r.values(image), "chart-hello")
 	r.waitReady(t, "styrmin-web", 2, image)
 	r.waitReady(t, "styrmin-worker", 1, image)
 	helmTest := action.NewReleaseTesting(r.cfg)

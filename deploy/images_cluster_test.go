@@ -27,42 +27,28 @@ import (
 	"github.com/styrmin/styrmin/version"
 )
 
-// imagesVersion is the version the engine's images are built and stamped with.
-const imagesVersion = "0.1.0-images"
-
-// engineImages builds the two images with buildah (scripts/images) and
-// imports them into the local node; it returns their names.
-func engineImages(t *testing.T) []string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join("..", "scripts", "images"), imagesVersion)
-	cmd.Env = append(os.Environ(), "IMPORT=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
-	require.Contains(t, stderr.String(), "substituted base image: gcr.io/distroless/python3-debian12:nonroot -> styrmin.local/python:3", "the substitution is said")
-	return strings.Fields(string(out))
-}
-
-// TestTheEnginesImageRunsOnTheNodeAndHoldsWhatClusterImageHolds builds
-// Styrmin's image with buildah, runs it as a pod on the local node (its
-// binary says its stamped version) and compares its files, user and
-// entrypoint with scripts/cluster-image's engine-less image of the same
-// Containerfile.
+// TestTheEnginesImageRunsOnTheNodeAndHoldsWhatClusterImageHolds takes
+// Styrmin's image that buildah built for the release (releaseArtefacts),
+// runs it as a pod on the local node (its binary says its stamped version)
+// and compares its files, user and entrypoint with scripts/cluster-image's
+// engine-less image of the same Containerfile.
 func TestTheEnginesImageRunsOnTheNodeAndHoldsWhatClusterImageHolds(t *testing.T) {
 	kubeconfig := kubetest.Kubeconfig(t)
-	images := engineImages(t)
-	require.Equal(t, []string{"styrmin.local/styrmin:" + imagesVersion, "styrmin.local/action-runner:" + imagesVersion}, images)
+	_, progress := releaseArtefacts(t)
+	require.Contains(t, progress, "substituted base image: gcr.io/distroless/python3-debian12:nonroot -> styrmin.local/python:3", "the substitution is said")
+	for _, image := range []string{releaseImage, releaseRunner} {
+		require.Contains(t, strings.Fields(progress), image, "the images are built under the release's version")
+	}
 
 	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	require.NoError(t, err)
 	kube := kubernetes.NewForConfigOrDie(rest)
-	logs := runPod(t, kube, images[0], "version", "--output", "json")
+	logs := runPod(t, kube, releaseImage, "version", "--output", "json")
 	var info version.Info
 	require.NoError(t, json.Unmarshal([]byte(logs), &info), logs)
-	require.Equal(t, imagesVersion, info.Version, "the image's binary is stamped with the images' version")
+	require.Equal(t, releaseVersion, info.Version, "the image's binary is stamped with the release's version")
 
-	engine := nodeImage(t, images[0])
+	engine := nodeImage(t, releaseImage)
 	plain := nodeImage(t, clusterImage(t))
 	require.Equal(t, plain.user, engine.user)
 	require.Equal(t, plain.entrypoint, engine.entrypoint)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,20 +27,64 @@ import (
 // releaseVersion is the version the release test builds.
 const releaseVersion = "0.1.0-test"
 
-// TestReleaseBuildsEveryArtefactStampedWithItsVersion runs `make release`'s
-// script for 0.1.0-test (with buildah, on the node's base image, so it needs
-// the local cluster's images) and checks each artefact and SHA256SUMS.
-func TestReleaseBuildsEveryArtefactStampedWithItsVersion(t *testing.T) {
+// The images of the release, as scripts/images names them and imports them
+// into the local node.
+const (
+	releaseImage  = "styrmin.local/styrmin:" + releaseVersion
+	releaseRunner = "styrmin.local/action-runner:" + releaseVersion
+)
+
+// built is the one `make release VERSION=0.1.0-test` of a test process,
+// shared by every test that needs it (the release's checks, the engine's
+// image on the node, the new user's install): building the two images with
+// buildah takes minutes of the machine's cores, so it runs once (sync.Once),
+// into a folder TestMain removes, with IMPORT=1 so that the images are in
+// the node's containerd as well.
+var built struct {
+	once sync.Once
+	// dist is DIST; dir is what the script printed, dist/VERSION.
+	dist, dir string
+	// stderr is the script's progress, the base images' substitution lines included.
+	stderr string
+	err    error
+}
+
+// TestMain runs the package's tests and removes the shared release.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dist != "" {
+		os.RemoveAll(built.dist) //nolint:errcheck // a temporary folder
+	}
+	os.Exit(code)
+}
+
+// releaseArtefacts runs `make release`'s script for releaseVersion once
+// per test process (with buildah, on the node's base image, so it needs
+// the local cluster's images) and returns the folder of its artefacts and
+// the script's progress.
+func releaseArtefacts(t *testing.T) (dir, stderr string) {
+	t.Helper()
 	kubetest.Kubeconfig(t) // the images' base comes from the cluster's node images
-	dist := t.TempDir()
-	cmd := exec.Command(filepath.Join("..", "scripts", "release"), releaseVersion)
-	cmd.Env = append(os.Environ(), "DIST="+dist)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
-	dir := filepath.Join(dist, releaseVersion)
-	require.Equal(t, dir, strings.TrimSpace(string(out)))
+	built.once.Do(func() {
+		if built.dist, built.err = os.MkdirTemp("", "styrmin-release-"); built.err != nil {
+			return
+		}
+		cmd := exec.Command(filepath.Join("..", "scripts", "release"), releaseVersion)
+		cmd.Env = append(os.Environ(), "DIST="+built.dist, "IMPORT=1")
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.Output()
+		built.dir, built.stderr, built.err = strings.TrimSpace(string(out)), errOut.String(), err
+	})
+	require.NoError(t, built.err, "%s", built.stderr)
+	return built.dir, built.stderr
+}
+
+// TestReleaseBuildsEveryArtefactStampedWithItsVersion runs `make release`'s
+// script for 0.1.0-test and checks each artefact and SHA256SUMS.
+func TestReleaseBuildsEveryArtefactStampedWithItsVersion(t *testing.T) {
+	dir, _ := releaseArtefacts(t)
+	require.Equal(t, filepath.Join(built.dist, releaseVersion), dir)
 
 	want := []string{"SHA256SUMS", "action-runner-image-0.1.0-test.tar", "styrmin-0.1.0+test-py3-none-any.whl", "styrmin-0.1.0+test.tar.gz",
 		"styrmin-0.1.0-test-linux-amd64", "styrmin-0.1.0-test.tgz", "styrmin-image-0.1.0-test.tar"}
