@@ -78,7 +78,7 @@ func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTF
 // release name with the given versions of driver: its identity exists, and it
 // holds what an admin approved for those versions together (an upgrade
 // needs the old version's grants as well, to remove what it alone created).
-// With no versions it only makes the identity exist (an upgrade's review).
+// With no versions it only makes the identity exist.
 func (s *Service) PrepareDeployer(ctx context.Context, cluster *Cluster, namespace, name, driver string, versions ...string) error {
 	if cluster.Deployers == nil {
 		return nil
