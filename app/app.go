@@ -186,7 +186,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		if err != nil {
 			return a, err
 		}
-		if a.Cluster, err = clusterOf(client, cfg.ClusterOptions, logger); err != nil {
+		clusterOpts := cfg.ClusterOptions
+		clusterOpts.RecordsAsDeployer = !cfg.Work // a process that writes no Helm record reads them as the deployer
+		if a.Cluster, err = clusterOf(client, clusterOpts, logger); err != nil {
 			return a, err
 		}
 		ready = check

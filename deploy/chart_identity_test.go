@@ -95,6 +95,7 @@ func requireOnlyReads(t *testing.T, rules []rbacv1.PolicyRule) {
 		}
 		require.NotContains(t, rule.Resources, "*")
 		require.NotContains(t, rule.APIGroups, "*")
+		require.NotContains(t, rule.Resources, "secrets", "the web pods read Helm's records as the deployer")
 	}
 }
 
@@ -120,9 +121,10 @@ func TestChartWebPodsAndTheWorkerHaveIdentitiesOfTheirOwn(t *testing.T) {
 }
 
 // TestChartWebIdentityOnlyReads: with the default ClusterRole and with
-// listed namespaces, every rule the web pods hold reads (Helm's records, a
-// release's workloads, pods and Services, nodes), but for impersonating the
-// deployers, which the upgrade review's dry run acts as; nothing of the
+// listed namespaces, every rule the web pods hold reads (a release's
+// workloads, pods and Services, nodes; no Secret), but for impersonating the
+// deployers, which the upgrade review's dry run and their reading of Helm's
+// records act as; nothing of the
 // worker's (namespaces, RBAC, Jobs, the records policy, grants) is theirs.
 func TestChartWebIdentityOnlyReads(t *testing.T) {
 	t.Parallel()

@@ -30,6 +30,10 @@ type ClusterOptions struct {
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (release.DefaultMaxHistory when zero).
 	MaxHistory int
+	// RecordsAsDeployer reads Helm's records as each namespace's deployer:
+	// for a process that works no task (`serve --no-executor`), whose own
+	// identity then needs no right to Secrets (the chart's web pods).
+	RecordsAsDeployer bool
 }
 
 // NewCluster returns the cluster of client, whose Helm operations each act as
@@ -42,7 +46,7 @@ func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cl
 	if err != nil {
 		return nil, err
 	}
-	releases, err := release.New(client.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: opts.MaxHistory}, log)
+	releases, err := release.New(client.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: opts.MaxHistory, RecordsAsActor: opts.RecordsAsDeployer}, log)
 	if err != nil {
 		return nil, err
 	}
