@@ -1,0 +1,242 @@
+package deploy_test
+
+import (
+	"context"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/styrmin/styrmin/devcluster/kubetest"
+)
+
+// identityCluster is the local cluster as its admin, with three namespaces:
+// home (Styrmin's), listed (one rbac.namespaces names) and other (one
+// Styrmin does not manage).
+type identityCluster struct {
+	config              *rest.Config
+	admin               kubernetes.Interface
+	home, listed, other string
+}
+
+func newIdentityCluster(t *testing.T) identityCluster {
+	t.Helper()
+	config, err := clientcmd.BuildConfigFromFlags("", kubetest.Kubeconfig(t))
+	require.NoError(t, err)
+	c := identityCluster{config: config, admin: kubernetes.NewForConfigOrDie(config),
+		home: kubetest.UniqueName("chart-home"), listed: kubetest.UniqueName("chart-team"), other: kubetest.UniqueName("chart-other")}
+	for _, ns := range []string{c.home, c.listed, c.other} {
+		_, err := c.admin.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.admin.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	}
+	return c
+}
+
+// applyIdentities creates the ServiceAccounts and RBAC objects the chart
+// renders as release "styrmin" in c.home with values (not the hooks'),
+// deleting the cluster-scoped ones when the test ends.
+func (c identityCluster) applyIdentities(t *testing.T, values map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := renderRelease(t, "styrmin", c.home, values)
+	require.NoError(t, err)
+	decode := scheme.Codecs.UniversalDeserializer().Decode
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if base := path.Base(name); base != "rbac.yaml" && base != "serviceaccount.yaml" {
+			continue
+		}
+		for _, doc := range releaseutil.SplitManifests(files[name]) {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			obj, _, err := decode([]byte(doc), nil, nil)
+			require.NoError(t, err, doc)
+			switch o := obj.(type) {
+			case *corev1.ServiceAccount:
+				_, err = c.admin.CoreV1().ServiceAccounts(c.home).Create(ctx, o, metav1.CreateOptions{})
+			case *rbacv1.Role:
+				_, err = c.admin.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+			case *rbacv1.RoleBinding:
+				_, err = c.admin.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+			case *rbacv1.ClusterRole:
+				_, err = c.admin.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+				t.Cleanup(func() {
+					_ = c.admin.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+				})
+			case *rbacv1.ClusterRoleBinding:
+				_, err = c.admin.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+				t.Cleanup(func() {
+					_ = c.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+				})
+			default:
+				t.Fatalf("%s renders a %T", name, obj)
+			}
+			require.NoError(t, err, doc)
+		}
+	}
+}
+
+// tokenConfig is a configuration that authenticates with a token of
+// ServiceAccount account of c.home, as its pods' mounted token does.
+func (c identityCluster) tokenConfig(t *testing.T, account string) *rest.Config {
+	t.Helper()
+	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}
+	token, err := c.admin.CoreV1().ServiceAccounts(c.home).CreateToken(context.Background(), account, request, metav1.CreateOptions{})
+	require.NoError(t, err)
+	config := rest.AnonymousClientConfig(c.config)
+	config.BearerToken = token.Status.Token
+	return config
+}
+
+// as is a client with a token of ServiceAccount account of c.home.
+func (c identityCluster) as(t *testing.T, account string) kubernetes.Interface {
+	t.Helper()
+	return kubernetes.NewForConfigOrDie(c.tokenConfig(t, account))
+}
+
+// asDeployerThrough is a client with which account's token impersonates the
+// deployer of namespace.
+func (c identityCluster) asDeployerThrough(t *testing.T, account, namespace string) kubernetes.Interface {
+	t.Helper()
+	config := c.tokenConfig(t, account)
+	config.Impersonate = rest.ImpersonationConfig{UserName: "styrmin:deployer:" + namespace}
+	return kubernetes.NewForConfigOrDie(config)
+}
+
+// awaitAllowed polls until try succeeds: RBAC objects take a moment to be in force.
+func awaitAllowed(t *testing.T, what string, try func() error) {
+	t.Helper()
+	var err error
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if err = try(); err == nil {
+			return
+		}
+	}
+	require.NoError(t, err, what)
+}
+
+// requireForbidden fails unless err is the API server's refusal.
+func requireForbidden(t *testing.T, err error, attack string) {
+	t.Helper()
+	require.Error(t, err, attack)
+	require.True(t, apierrors.IsForbidden(err), "%s: %v", attack, err)
+}
+
+// attackPod is a pod an attacker would run.
+func attackPod() *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "busybox"}}}}
+}
+
+// dryRun creates nothing.
+var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+
+// TestChartWebIdentityChangesNothingOnTheCluster: with the chart's rules
+// applied on the local cluster (the ClusterRole, and Roles in listed
+// namespaces), a token of the web pods' ServiceAccount creates no Pod, Job or Secret in
+// Styrmin's namespace, a managed one or another, reads no Secret (of
+// kube-system or a managed namespace), binds nothing, relabels no namespace;
+// impersonating the deployer of a namespace Styrmin does not deploy to gets
+// it nothing there. It lists a managed namespace's pods (what pages read).
+func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
+	modes := map[string]func(listed string) map[string]any{
+		"cluster role": func(string) map[string]any { return externalDB() },
+		"listed namespaces": func(listed string) map[string]any {
+			values := externalDB()
+			values["rbac"] = map[string]any{"namespaces": []any{listed}}
+			return values
+		},
+	}
+	for mode, values := range modes {
+		t.Run(mode, func(t *testing.T) {
+			c := newIdentityCluster(t)
+			c.applyIdentities(t, values(c.listed))
+			ctx := context.Background()
+			web := c.as(t, "styrmin-web")
+			awaitAllowed(t, "the web lists a managed namespace's pods", func() error {
+				_, err := web.CoreV1().Pods(c.listed).List(ctx, metav1.ListOptions{})
+				return err
+			})
+			for _, ns := range []string{c.home, c.listed, c.other} {
+				_, err := web.CoreV1().Pods(ns).Create(ctx, attackPod(), metav1.CreateOptions{})
+				requireForbidden(t, err, "the web creates a Pod in "+ns)
+				_, err = web.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+					Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: attackPod().Spec}}}, metav1.CreateOptions{})
+				requireForbidden(t, err, "the web creates a Job in "+ns)
+				_, err = web.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"}}, metav1.CreateOptions{})
+				requireForbidden(t, err, "the web creates a Secret in "+ns)
+				_, err = web.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+				requireForbidden(t, err, "the web lists the Secrets of "+ns)
+			}
+			_, err := web.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+			requireForbidden(t, err, "the web lists kube-system's Secrets")
+			_, err = web.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin-web", Namespace: c.home}}}, metav1.CreateOptions{})
+			requireForbidden(t, err, "the web binds itself cluster-admin")
+			_, err = web.RbacV1().RoleBindings(c.listed).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin-web", Namespace: c.home}}}, metav1.CreateOptions{})
+			requireForbidden(t, err, "the web binds itself admin in a managed namespace")
+			_, err = web.CoreV1().Namespaces().Patch(ctx, c.listed, types.MergePatchType, []byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
+			requireForbidden(t, err, "the web relabels a namespace")
+
+			_, err = c.asDeployerThrough(t, "styrmin-web", c.other).CoreV1().Pods(c.other).Create(ctx, attackPod(), dryRun)
+			requireForbidden(t, err, "the web acts as the deployer of a namespace Styrmin does not deploy to")
+		})
+	}
+}
+
+// TestChartWorkerIdentityStaysInItsNamespaces: with rbac.namespaces, the
+// worker's ServiceAccount reads no Secret of kube-system or of a namespace
+// the list does not name, creates no Pod there, binds nothing there and
+// cannot impersonate that namespace's deployer; in the listed namespace it
+// reads Secrets and creates pods (a dry run), as its work needs.
+func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
+	c := newIdentityCluster(t)
+	values := externalDB()
+	values["rbac"] = map[string]any{"namespaces": []any{c.listed}}
+	c.applyIdentities(t, values)
+	ctx := context.Background()
+	worker := c.as(t, "styrmin")
+	awaitAllowed(t, "the worker lists the listed namespace's Secrets", func() error {
+		_, err := worker.CoreV1().Secrets(c.listed).List(ctx, metav1.ListOptions{})
+		return err
+	})
+	_, err := worker.CoreV1().Pods(c.listed).Create(ctx, attackPod(), dryRun)
+	require.NoError(t, err, "the worker runs action pods in the listed namespace")
+
+	for _, ns := range []string{"kube-system", c.other} {
+		_, err = worker.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		requireForbidden(t, err, "the worker lists the Secrets of "+ns)
+		_, err = worker.CoreV1().Secrets(ns).Get(ctx, "any", metav1.GetOptions{})
+		requireForbidden(t, err, "the worker reads a Secret of "+ns)
+		_, err = worker.CoreV1().Pods(ns).Create(ctx, attackPod(), dryRun)
+		requireForbidden(t, err, "the worker creates a Pod in "+ns)
+		_, err = worker.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: c.home}}}, dryRun)
+		requireForbidden(t, err, "the worker binds itself admin in "+ns)
+	}
+	_, err = c.asDeployerThrough(t, "styrmin", c.other).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
+	requireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
+	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, dryRun)
+	requireForbidden(t, err, "the worker creates a namespace")
+}
