@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/releaseutil"
@@ -15,7 +14,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -120,33 +118,11 @@ func (c identityCluster) asDeployerThrough(t *testing.T, account, namespace stri
 	return kubernetes.NewForConfigOrDie(config)
 }
 
-// awaitAllowed polls until try succeeds: RBAC objects take a moment to be in force.
-func awaitAllowed(t *testing.T, what string, try func() error) {
-	t.Helper()
-	var err error
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if err = try(); err == nil {
-			return
-		}
-	}
-	require.NoError(t, err, what)
-}
-
-// requireForbidden fails unless err is the API server's refusal.
-func requireForbidden(t *testing.T, err error, attack string) {
-	t.Helper()
-	require.Error(t, err, attack)
-	require.True(t, apierrors.IsForbidden(err), "%s: %v", attack, err)
-}
-
 // attackPod is a pod an attacker would run.
 func attackPod() *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "busybox"}}}}
 }
-
-// dryRun creates nothing.
-var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 
 // TestChartWebIdentityChangesNothingOnTheCluster: with the chart's rules
 // applied on the local cluster (the ClusterRole, and Roles in listed
@@ -170,36 +146,36 @@ func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
 			c.applyIdentities(t, values(c.listed))
 			ctx := context.Background()
 			web := c.as(t, "styrmin-web")
-			awaitAllowed(t, "the web lists a managed namespace's pods", func() error {
+			kubetest.Eventually(t, "the web lists a managed namespace's pods", func() error {
 				_, err := web.CoreV1().Pods(c.listed).List(ctx, metav1.ListOptions{})
 				return err
 			})
 			for _, ns := range []string{c.home, c.listed, c.other} {
 				_, err := web.CoreV1().Pods(ns).Create(ctx, attackPod(), metav1.CreateOptions{})
-				requireForbidden(t, err, "the web creates a Pod in "+ns)
+				kubetest.RequireForbidden(t, err, "the web creates a Pod in "+ns)
 				_, err = web.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
 					Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: attackPod().Spec}}}, metav1.CreateOptions{})
-				requireForbidden(t, err, "the web creates a Job in "+ns)
+				kubetest.RequireForbidden(t, err, "the web creates a Job in "+ns)
 				_, err = web.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"}}, metav1.CreateOptions{})
-				requireForbidden(t, err, "the web creates a Secret in "+ns)
+				kubetest.RequireForbidden(t, err, "the web creates a Secret in "+ns)
 				_, err = web.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
-				requireForbidden(t, err, "the web lists the Secrets of "+ns)
+				kubetest.RequireForbidden(t, err, "the web lists the Secrets of "+ns)
 			}
 			_, err := web.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
-			requireForbidden(t, err, "the web lists kube-system's Secrets")
+			kubetest.RequireForbidden(t, err, "the web lists kube-system's Secrets")
 			_, err = web.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
 				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin-web", Namespace: c.home}}}, metav1.CreateOptions{})
-			requireForbidden(t, err, "the web binds itself cluster-admin")
+			kubetest.RequireForbidden(t, err, "the web binds itself cluster-admin")
 			_, err = web.RbacV1().RoleBindings(c.listed).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
 				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
 				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin-web", Namespace: c.home}}}, metav1.CreateOptions{})
-			requireForbidden(t, err, "the web binds itself admin in a managed namespace")
+			kubetest.RequireForbidden(t, err, "the web binds itself admin in a managed namespace")
 			_, err = web.CoreV1().Namespaces().Patch(ctx, c.listed, types.MergePatchType, []byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
-			requireForbidden(t, err, "the web relabels a namespace")
+			kubetest.RequireForbidden(t, err, "the web relabels a namespace")
 
-			_, err = c.asDeployerThrough(t, "styrmin-web", c.other).CoreV1().Pods(c.other).Create(ctx, attackPod(), dryRun)
-			requireForbidden(t, err, "the web acts as the deployer of a namespace Styrmin does not deploy to")
+			_, err = c.asDeployerThrough(t, "styrmin-web", c.other).CoreV1().Pods(c.other).Create(ctx, attackPod(), kubetest.DryRun)
+			kubetest.RequireForbidden(t, err, "the web acts as the deployer of a namespace Styrmin does not deploy to")
 		})
 	}
 }
@@ -216,27 +192,27 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 	c.applyIdentities(t, values)
 	ctx := context.Background()
 	worker := c.as(t, "styrmin")
-	awaitAllowed(t, "the worker lists the listed namespace's Secrets", func() error {
+	kubetest.Eventually(t, "the worker lists the listed namespace's Secrets", func() error {
 		_, err := worker.CoreV1().Secrets(c.listed).List(ctx, metav1.ListOptions{})
 		return err
 	})
-	_, err := worker.CoreV1().Pods(c.listed).Create(ctx, attackPod(), dryRun)
+	_, err := worker.CoreV1().Pods(c.listed).Create(ctx, attackPod(), kubetest.DryRun)
 	require.NoError(t, err, "the worker runs action pods in the listed namespace")
 
 	for _, ns := range []string{"kube-system", c.other} {
 		_, err = worker.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
-		requireForbidden(t, err, "the worker lists the Secrets of "+ns)
+		kubetest.RequireForbidden(t, err, "the worker lists the Secrets of "+ns)
 		_, err = worker.CoreV1().Secrets(ns).Get(ctx, "any", metav1.GetOptions{})
-		requireForbidden(t, err, "the worker reads a Secret of "+ns)
-		_, err = worker.CoreV1().Pods(ns).Create(ctx, attackPod(), dryRun)
-		requireForbidden(t, err, "the worker creates a Pod in "+ns)
+		kubetest.RequireForbidden(t, err, "the worker reads a Secret of "+ns)
+		_, err = worker.CoreV1().Pods(ns).Create(ctx, attackPod(), kubetest.DryRun)
+		kubetest.RequireForbidden(t, err, "the worker creates a Pod in "+ns)
 		_, err = worker.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: c.home}}}, dryRun)
-		requireForbidden(t, err, "the worker binds itself admin in "+ns)
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: c.home}}}, kubetest.DryRun)
+		kubetest.RequireForbidden(t, err, "the worker binds itself admin in "+ns)
 	}
 	_, err = c.asDeployerThrough(t, "styrmin", c.other).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
-	requireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
-	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, dryRun)
-	requireForbidden(t, err, "the worker creates a namespace")
+	kubetest.RequireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
+	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the worker creates a namespace")
 }
