@@ -2,6 +2,7 @@ package deploy_test
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"path"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,7 +23,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/styrmin/styrmin/deployer"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/release"
 )
 
 // identityCluster is the local cluster as its admin, with three namespaces:
@@ -215,4 +219,48 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 	kubetest.RequireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
 	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, kubetest.DryRun)
 	kubetest.RequireForbidden(t, err, "the worker creates a namespace")
+}
+
+// TestChartWebIdentityReadsHelmRecordsOnlyAsTheDeployer: the web pods hold
+// no right to Secrets, so with their token Helm's records of a release (in
+// a namespace whose deployer Styrmin made) are read as the deployer
+// (release.Options.RecordsAsActor, which app.New sets for a process that
+// works no task): the history and status read, and read with the token's
+// own identity they are refused; writing a revision as the web is refused.
+func TestChartWebIdentityReadsHelmRecordsOnlyAsTheDeployer(t *testing.T) {
+	c := newIdentityCluster(t)
+	c.applyIdentities(t, externalDB())
+	ctx := context.Background()
+	deployers, err := deployer.New(c.config, deployer.PodSecurity{})
+	require.NoError(t, err)
+	require.NoError(t, deployers.Ensure(ctx, c.listed))
+	logger := slog.New(slog.DiscardHandler)
+	styrmin, err := release.New(c.config, release.Options{ActAs: deployer.Impersonation}, logger)
+	require.NoError(t, err)
+	app := &chart.Chart{Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "app", Version: "0.1.0"},
+		Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n")}}}
+	owner := release.Owner{Installation: "test", Deployment: 1}
+	_, err = styrmin.Install(ctx, release.InstallOptions{Namespace: c.listed, Name: "app", Chart: app, Owner: owner})
+	require.NoError(t, err)
+
+	webToken := c.tokenConfig(t, "styrmin-web")
+	web, err := release.New(webToken, release.Options{ActAs: deployer.Impersonation, RecordsAsActor: true}, logger)
+	require.NoError(t, err)
+	kubetest.Eventually(t, "the web reads the release's history as the deployer", func() error {
+		_, err := web.History(ctx, c.listed, "app")
+		return err
+	})
+	status, err := web.Status(ctx, c.listed, "app")
+	require.NoError(t, err)
+	require.Equal(t, 1, status.Revision.Number)
+
+	own, err := release.New(webToken, release.Options{ActAs: deployer.Impersonation}, logger)
+	require.NoError(t, err)
+	_, err = own.History(ctx, c.listed, "app")
+	require.ErrorContains(t, err, "forbidden", "the web's own identity reads no Helm record")
+	_, err = web.Upgrade(ctx, release.UpgradeOptions{Namespace: c.listed, Name: "app", Owner: owner, Chart: app})
+	require.ErrorContains(t, err, "denied", "the records policy refuses a record the deployer would write")
+	history, err := styrmin.History(ctx, c.listed, "app")
+	require.NoError(t, err)
+	require.Len(t, history, 1, "no revision was added")
 }
