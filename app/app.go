@@ -187,7 +187,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			return a, err
 		}
 		clusterOpts := cfg.ClusterOptions
-		clusterOpts.RecordsAsDeployer = !cfg.Work // a process that writes no Helm record reads them as the deployer
+		clusterOpts.ReviewOnly = !cfg.Work // a process that works no task reads and dry-runs as the reviewer
 		if a.Cluster, err = clusterOf(client, clusterOpts, logger); err != nil {
 			return a, err
 		}

@@ -113,12 +113,11 @@ func (c identityCluster) as(t *testing.T, account string) kubernetes.Interface {
 	return kubernetes.NewForConfigOrDie(c.tokenConfig(t, account))
 }
 
-// asDeployerThrough is a client with which account's token impersonates the
-// deployer of namespace.
-func (c identityCluster) asDeployerThrough(t *testing.T, account, namespace string) kubernetes.Interface {
+// asThrough is a client with which account's token impersonates someone.
+func (c identityCluster) asThrough(t *testing.T, account string, someone rest.ImpersonationConfig) kubernetes.Interface {
 	t.Helper()
 	config := c.tokenConfig(t, account)
-	config.Impersonate = rest.ImpersonationConfig{UserName: "styrmin:deployer:" + namespace}
+	config.Impersonate = someone
 	return kubernetes.NewForConfigOrDie(config)
 }
 
@@ -178,8 +177,10 @@ func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
 			_, err = web.CoreV1().Namespaces().Patch(ctx, c.listed, types.MergePatchType, []byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
 			kubetest.RequireForbidden(t, err, "the web relabels a namespace")
 
-			_, err = c.asDeployerThrough(t, "styrmin-web", c.other).CoreV1().Pods(c.other).Create(ctx, attackPod(), kubetest.DryRun)
-			kubetest.RequireForbidden(t, err, "the web acts as the deployer of a namespace Styrmin does not deploy to")
+			for _, ns := range []string{c.listed, c.other} {
+				_, err = c.asThrough(t, "styrmin-web", deployer.Impersonation(ns)).CoreV1().Pods(ns).Create(ctx, attackPod(), kubetest.DryRun)
+				kubetest.RequireForbidden(t, err, "the web acts as the deployer of "+ns)
+			}
 		})
 	}
 }
@@ -215,19 +216,22 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: c.home}}}, kubetest.DryRun)
 		kubetest.RequireForbidden(t, err, "the worker binds itself admin in "+ns)
 	}
-	_, err = c.asDeployerThrough(t, "styrmin", c.other).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
+	_, err = c.asThrough(t, "styrmin", deployer.Impersonation(c.other)).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
 	kubetest.RequireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
 	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, kubetest.DryRun)
 	kubetest.RequireForbidden(t, err, "the worker creates a namespace")
 }
 
-// TestChartWebIdentityReadsHelmRecordsOnlyAsTheDeployer: the web pods hold
-// no right to Secrets, so with their token Helm's records of a release (in
-// a namespace whose deployer Styrmin made) are read as the deployer
-// (release.Options.RecordsAsActor, which app.New sets for a process that
-// works no task): the history and status read, and read with the token's
-// own identity they are refused; writing a revision as the web is refused.
-func TestChartWebIdentityReadsHelmRecordsOnlyAsTheDeployer(t *testing.T) {
+// TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns: the web pods
+// hold no right to Secrets and impersonate no deployer; with their token,
+// Helm's records of a release (in a namespace whose deployer and reviewer
+// Styrmin made) are read as the namespace's reviewer
+// (deployment.ClusterOptions.ReviewOnly, which app.New sets for a process
+// that works no task): the history and status read, an upgrade dry-runs, and
+// read with the token's own identity they are refused. As the reviewer, the
+// web changes nothing: a real upgrade, a Pod, a ConfigMap's deletion, a token
+// of the namespace's ServiceAccount are refused by the reviewers' policy.
+func TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns(t *testing.T) {
 	c := newIdentityCluster(t)
 	c.applyIdentities(t, externalDB())
 	ctx := context.Background()
@@ -244,23 +248,40 @@ func TestChartWebIdentityReadsHelmRecordsOnlyAsTheDeployer(t *testing.T) {
 	require.NoError(t, err)
 
 	webToken := c.tokenConfig(t, "styrmin-web")
-	web, err := release.New(webToken, release.Options{ActAs: deployer.Impersonation, RecordsAsActor: true}, logger)
+	web, err := release.New(webToken, release.Options{ActAs: deployer.ReviewerImpersonation, RecordsAsActor: true}, logger)
 	require.NoError(t, err)
-	kubetest.Eventually(t, "the web reads the release's history as the deployer", func() error {
+	kubetest.Eventually(t, "the web reads the release's history as the reviewer", func() error {
 		_, err := web.History(ctx, c.listed, "app")
 		return err
 	})
 	status, err := web.Status(ctx, c.listed, "app")
 	require.NoError(t, err)
 	require.Equal(t, 1, status.Revision.Number)
+	_, err = web.Upgrade(ctx, release.UpgradeOptions{Namespace: c.listed, Name: "app", Owner: owner, Chart: app, DryRun: true})
+	require.NoError(t, err, "the upgrade review's dry run")
 
-	own, err := release.New(webToken, release.Options{ActAs: deployer.Impersonation}, logger)
+	own, err := release.New(webToken, release.Options{ActAs: deployer.ReviewerImpersonation}, logger)
 	require.NoError(t, err)
 	_, err = own.History(ctx, c.listed, "app")
 	require.ErrorContains(t, err, "forbidden", "the web's own identity reads no Helm record")
 	_, err = web.Upgrade(ctx, release.UpgradeOptions{Namespace: c.listed, Name: "app", Owner: owner, Chart: app})
-	require.ErrorContains(t, err, "denied", "the records policy refuses a record the deployer would write")
+	require.ErrorContains(t, err, "denied", "a real upgrade as the reviewer (its record refused by the records policy, and by the reviewers policy)")
 	history, err := styrmin.History(ctx, c.listed, "app")
 	require.NoError(t, err)
 	require.Len(t, history, 1, "no revision was added")
+
+	reviewer := c.asThrough(t, "styrmin-web", deployer.ReviewerImpersonation(c.listed))
+	_, err = reviewer.CoreV1().Pods(c.listed).Create(ctx, attackPod(), kubetest.DryRun)
+	require.NoError(t, err, "the reviewer dry-runs a Pod")
+	_, err = reviewer.CoreV1().Pods(c.listed).Create(ctx, attackPod(), metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "the web creates a Pod as the reviewer")
+	require.ErrorContains(t, err, deployer.ReviewersPolicy)
+	err = reviewer.CoreV1().ConfigMaps(c.listed).Delete(ctx, "app", metav1.DeleteOptions{})
+	kubetest.RequireForbidden(t, err, "the web deletes the release's ConfigMap as the reviewer")
+	_, err = reviewer.CoreV1().ServiceAccounts(c.listed).CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "the web mints a token as the reviewer")
+	_, err = reviewer.CoreV1().Secrets(c.listed).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "sh.helm.release.v1.app.v2", Labels: map[string]string{"owner": "helm"}}}, metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "the web forges a Helm record as the reviewer")
+	_, err = c.asThrough(t, "styrmin-web", deployer.ReviewerImpersonation(c.other)).CoreV1().Secrets(c.other).List(ctx, metav1.ListOptions{})
+	kubetest.RequireForbidden(t, err, "the web reads a namespace Styrmin does not deploy to as a reviewer there is none of")
 }

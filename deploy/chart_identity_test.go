@@ -64,24 +64,28 @@ func namespaceVerbs(rules []rbacv1.PolicyRule) []string {
 	return verbs
 }
 
-// impersonated are the users rules let their holder impersonate ([""] for any).
-func impersonated(t *testing.T, rules []rbacv1.PolicyRule) []string {
-	t.Helper()
-	var users []string
+// impersonated are the identities rules let their holder impersonate, as
+// resource/name ("users/" for any user).
+func impersonated(rules []rbacv1.PolicyRule) []string {
+	var who []string
 	for _, r := range rules {
-		if slices.Contains(r.Verbs, "impersonate") {
-			require.Equal(t, []string{"users"}, r.Resources, "it impersonates no ServiceAccount or group")
+		if !slices.Contains(r.Verbs, "impersonate") {
+			continue
+		}
+		for _, resource := range r.Resources {
 			if len(r.ResourceNames) == 0 {
-				return []string{""}
+				who = append(who, resource+"/")
 			}
-			users = append(users, r.ResourceNames...)
+			for _, name := range r.ResourceNames {
+				who = append(who, resource+"/"+name)
+			}
 		}
 	}
-	return users
+	return who
 }
 
 // requireOnlyReads fails unless every rule only reads, but for impersonating
-// the deployers (the upgrade review's dry run).
+// the reviewers (Helm's records, the upgrade review's dry run).
 func requireOnlyReads(t *testing.T, rules []rbacv1.PolicyRule) {
 	t.Helper()
 	require.NotEmpty(t, rules)
@@ -122,9 +126,9 @@ func TestChartWebPodsAndTheWorkerHaveIdentitiesOfTheirOwn(t *testing.T) {
 
 // TestChartWebIdentityOnlyReads: with the default ClusterRole and with
 // listed namespaces, every rule the web pods hold reads (a release's
-// workloads, pods and Services, nodes; no Secret), but for impersonating the
-// deployers, which the upgrade review's dry run and their reading of Helm's
-// records act as; nothing of the
+// workloads, pods and Services, nodes; no Secret), but for impersonating
+// each namespace's reviewer, which their reading of Helm's records and the
+// upgrade review's dry run act as, and no user; nothing of the
 // worker's (namespaces, RBAC, Jobs, the records policy, grants) is theirs.
 func TestChartWebIdentityOnlyReads(t *testing.T) {
 	t.Parallel()
@@ -132,7 +136,7 @@ func TestChartWebIdentityOnlyReads(t *testing.T) {
 	require.Len(t, grants, 1, "cluster-wide only")
 	requireOnlyReads(t, grants[""])
 	require.Empty(t, namespaceVerbs(grants[""]))
-	require.Equal(t, []string{""}, impersonated(t, grants[""]), "any user: RBAC names no user by a prefix (docs/security.md)")
+	require.Equal(t, []string{"serviceaccounts/styrmin-reviewer"}, impersonated(grants[""]), "no user: only each namespace's reviewer, which only dry-runs")
 
 	values := externalDB()
 	values["rbac"] = map[string]any{"namespaces": []any{"team-a", "team-b"}}
@@ -142,10 +146,10 @@ func TestChartWebIdentityOnlyReads(t *testing.T) {
 		requireOnlyReads(t, rules)
 		require.Empty(t, namespaceVerbs(rules), ns)
 	}
-	require.Equal(t, []string{"styrmin:deployer:team-a", "styrmin:deployer:team-b"}, impersonated(t, grants[""]))
-	require.Empty(t, impersonated(t, grants["team-a"]))
+	require.Empty(t, impersonated(grants[""]))
+	require.Equal(t, []string{"serviceaccounts/styrmin-reviewer"}, impersonated(grants["team-a"]), "the listed namespaces' reviewers only")
 	for _, rule := range grants[""] {
-		require.True(t, slices.Contains(rule.Resources, "nodes") || slices.Contains(rule.Verbs, "impersonate"), "cluster-wide: nodes and the deployers only: %+v", rule)
+		require.Equal(t, []string{"nodes"}, rule.Resources, "cluster-wide: nodes only: %+v", rule)
 	}
 }
 
@@ -175,7 +179,7 @@ func TestChartRBACIsOneClusterRoleByDefault(t *testing.T) {
 			require.Equal(t, []string{"admin"}, rule.ResourceNames, "it binds only admin, to its deployers")
 		}
 	}
-	require.Equal(t, []string{""}, impersonated(t, own.Rules))
+	require.ElementsMatch(t, []string{"users/", "serviceaccounts/styrmin-reviewer"}, impersonated(own.Rules), "any user (RBAC names users only exactly: docs/security.md), and the reviewers, to see their policy in force")
 
 	values := externalDB()
 	values["rbac"] = map[string]any{"grantApproved": false}
@@ -200,7 +204,7 @@ func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
 		require.NotContains(t, rule.Resources, "secrets", "no Secret outside the listed namespaces")
 		require.NotContains(t, rule.Resources, "pods", "no pod outside the listed namespaces")
 	}
-	require.Equal(t, []string{"styrmin:deployer:team-a", "styrmin:deployer:team-b"}, impersonated(t, grants[""]), "only the listed namespaces' deployers")
+	require.Equal(t, []string{"users/styrmin:deployer:team-a", "users/styrmin:deployer:team-b"}, impersonated(grants[""]), "only the listed namespaces' deployers")
 }
 
 // TestChartNetworkPoliciesLetOnlyActionPodsReachTheActionAPI: the action

@@ -66,6 +66,9 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("deployer: ValidatingAdmissionPolicyBinding %s: %w", RecordsPolicy, err)
 	}
+	if err := c.ensureReviewersPolicy(ctx); err != nil {
+		return err
+	}
 	c.policy = true
 	return nil
 }

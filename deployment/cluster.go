@@ -30,10 +30,11 @@ type ClusterOptions struct {
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (release.DefaultMaxHistory when zero).
 	MaxHistory int
-	// RecordsAsDeployer reads Helm's records as each namespace's deployer:
-	// for a process that works no task (`serve --no-executor`), whose own
-	// identity then needs no right to Secrets (the chart's web pods).
-	RecordsAsDeployer bool
+	// ReviewOnly makes Helm read its records and dry-run as each namespace's
+	// reviewer (deployer.Reviewer), which changes nothing: for a process that
+	// works no task (`serve --no-executor`), whose own identity then needs no
+	// right to Secrets and may impersonate no deployer (the chart's web pods).
+	ReviewOnly bool
 }
 
 // NewCluster returns the cluster of client, whose Helm operations each act as
@@ -46,7 +47,11 @@ func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cl
 	if err != nil {
 		return nil, err
 	}
-	releases, err := release.New(client.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: opts.MaxHistory, RecordsAsActor: opts.RecordsAsDeployer}, log)
+	actAs := deployer.Impersonation
+	if opts.ReviewOnly {
+		actAs = deployer.ReviewerImpersonation
+	}
+	releases, err := release.New(client.Config, release.Options{ActAs: actAs, MaxHistory: opts.MaxHistory, RecordsAsActor: opts.ReviewOnly}, log)
 	if err != nil {
 		return nil, err
 	}

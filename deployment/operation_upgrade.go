@@ -242,9 +242,9 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	// The dry run (and its `lookup`) acts as the deployment's deployer, which
-	// its install made: a review only reads, and the web pods that run it may
-	// not change the deployer (the chart's identities, docs/security.md).
+	// The dry run (and its `lookup`) acts as the namespace's deployer, or its
+	// reviewer in a process that works no task (ClusterOptions.ReviewOnly),
+	// which the install made: the web pods that run reviews may not make them.
 	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true, Check: check})
 	if styrmin.ErrorCode(err) == styrmin.EINTERNAL {
 		// Helm's own error (the chart does not render, the API server
