@@ -229,8 +229,9 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 // (deployment.ClusterOptions.ReviewOnly, which app.New sets for a process
 // that works no task): the history and status read, an upgrade dry-runs, and
 // read with the token's own identity they are refused. As the reviewer, the
-// web changes nothing: a real upgrade, a Pod, a ConfigMap's deletion, a token
-// of the namespace's ServiceAccount are refused by the reviewers' policy.
+// web changes nothing: a real upgrade, a Pod, a ConfigMap's deletion, an exec
+// into a pod, a token of the namespace's ServiceAccount, a forged Helm record
+// are refused by the reviewers' policy.
 func TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns(t *testing.T) {
 	c := newIdentityCluster(t)
 	c.applyIdentities(t, externalDB())
@@ -278,6 +279,10 @@ func TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns(t *testing.T) {
 	require.ErrorContains(t, err, deployer.ReviewersPolicy)
 	err = reviewer.CoreV1().ConfigMaps(c.listed).Delete(ctx, "app", metav1.DeleteOptions{})
 	kubetest.RequireForbidden(t, err, "the web deletes the release's ConfigMap as the reviewer")
+	err = reviewer.CoreV1().RESTClient().Post().Namespace(c.listed).Resource("pods").Name("app").SubResource("exec").
+		Param("container", "app").Param("command", "id").Param("stdout", "true").Do(ctx).Error()
+	kubetest.RequireForbidden(t, err, "the web execs into a pod as the reviewer")
+	require.ErrorContains(t, err, deployer.ReviewersPolicy)
 	_, err = reviewer.CoreV1().ServiceAccounts(c.listed).CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	kubetest.RequireForbidden(t, err, "the web mints a token as the reviewer")
 	_, err = reviewer.CoreV1().Secrets(c.listed).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "sh.helm.release.v1.app.v2", Labels: map[string]string{"owner": "helm"}}}, metav1.CreateOptions{})
