@@ -65,27 +65,16 @@ func (c *Client) ensureReviewer(ctx context.Context, namespace string) error {
 // ensureReviewersPolicy puts in place the policy that refuses any reviewer
 // every request that is not a dry run.
 func (c *Client) ensureReviewersPolicy(ctx context.Context) error {
-	policy, binding := reviewersPolicy()
-	admission := c.clientset.AdmissionregistrationV1()
-	err := apply(ctx, admission.ValidatingAdmissionPolicies(), policy, func(have *admissionv1.ValidatingAdmissionPolicy) {
+	policy := reviewersPolicy()
+	return c.applyPolicy(ctx, policy, denyBinding(policy), func(have *admissionv1.ValidatingAdmissionPolicy) {
 		have.Spec, have.Labels = policy.Spec, policy.Labels
 	})
-	if err != nil {
-		return fmt.Errorf("deployer: ValidatingAdmissionPolicy %s: %w", ReviewersPolicy, err)
-	}
-	err = apply(ctx, admission.ValidatingAdmissionPolicyBindings(), binding, func(have *admissionv1.ValidatingAdmissionPolicyBinding) {
-		have.Spec, have.Labels = binding.Spec, binding.Labels
-	})
-	if err != nil {
-		return fmt.Errorf("deployer: ValidatingAdmissionPolicyBinding %s: %w", ReviewersPolicy, err)
-	}
-	return nil
 }
 
-// reviewersPolicy is the policy, and its binding, that lets reviewers only
-// dry-run: every create, update, delete and connect (exec, attach, port
-// forwarding, proxy) of any resource and subresource, tokens included.
-func reviewersPolicy() (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+// reviewersPolicy is the policy that lets reviewers only dry-run: every
+// create, update, delete and connect (exec, attach, port forwarding, proxy)
+// of any resource and subresource, tokens included.
+func reviewersPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	fail := admissionv1.Fail
 	policy := &admissionv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: ReviewersPolicy, Labels: managed("reviewers")},
@@ -108,14 +97,7 @@ func reviewersPolicy() (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.Val
 			}},
 		},
 	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ReviewersPolicy, Labels: managed("reviewers")},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        ReviewersPolicy,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-		},
-	}
-	return policy, binding
+	return policy
 }
 
 // awaitReviewerGuarded returns once the API server refuses namespace's
