@@ -186,7 +186,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		if err != nil {
 			return a, err
 		}
-		if a.Cluster, err = clusterOf(client, cfg.ClusterOptions, logger); err != nil {
+		clusterOpts := cfg.ClusterOptions
+		clusterOpts.ReviewOnly = !cfg.Work // a process that works no task reads and dry-runs as the reviewer
+		if a.Cluster, err = clusterOf(client, clusterOpts, logger); err != nil {
 			return a, err
 		}
 		ready = check

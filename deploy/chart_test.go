@@ -225,7 +225,8 @@ func TestChartRunsTwoWebServersAndOneWorker(t *testing.T) {
 	require.EqualValues(t, 1, *worker.Spec.Replicas)
 	wc := worker.Spec.Template.Spec.Containers[0]
 	require.Equal(t, "worker", wc.Args[0])
-	require.Equal(t, "http://sm-styrmin.ops.svc:80", envOf(wc)["STYRMIN_API_URL"].Value)
+	require.Equal(t, "http://sm-styrmin-actions.ops.svc.cluster.local:8081", envOf(wc)["STYRMIN_API_URL"].Value, "its actions call back the action API's pods")
+	require.Equal(t, "http://sm-styrmin-actions.ops.svc.cluster.local:8081", envOf(wc)["STYRMIN_ACTION_API_URL"].Value)
 	require.EqualValues(t, 60, *worker.Spec.Template.Spec.TerminationGracePeriodSeconds, "the drain timeout fits in the grace period")
 	require.Equal(t, "1", envOf(wc)["STYRMIN_ACTION_POD_CPU"].Value)
 	require.Equal(t, "512Mi", envOf(wc)["STYRMIN_ACTION_POD_MEMORY"].Value, "the action pods' default limits")
@@ -272,7 +273,7 @@ func podSpecs(r rendered) map[string]corev1.PodSpec {
 func TestChartPodsRunAsNonRootOnAReadOnlyRootFilesystem(t *testing.T) {
 	t.Parallel()
 	specs := podSpecs(render(t, externalDB()))
-	require.ElementsMatch(t, []string{"sm-styrmin-web", "sm-styrmin-worker", "sm-styrmin-migrate", "sm-styrmin-keys", "sm-styrmin-test"}, slices.Collect(maps.Keys(specs)))
+	require.ElementsMatch(t, []string{"sm-styrmin-web", "sm-styrmin-worker", "sm-styrmin-actions", "sm-styrmin-migrate", "sm-styrmin-keys", "sm-styrmin-test"}, slices.Collect(maps.Keys(specs)))
 	for name, s := range specs {
 		require.True(t, *s.SecurityContext.RunAsNonRoot, name)
 		require.EqualValues(t, 65532, *s.SecurityContext.RunAsUser, name)
@@ -296,7 +297,7 @@ func TestChartEveryPodHasResourcesPullSecretsAndAnnotations(t *testing.T) {
 	values["podAnnotations"] = map[string]any{"team": "platform"}
 	r := render(t, values)
 	specs := podSpecs(r)
-	require.Len(t, specs, 6, "web, worker, PostgreSQL, migration, keys, test")
+	require.Len(t, specs, 7, "web, worker, action API, PostgreSQL, migration, keys, test")
 	for name, s := range specs {
 		require.Equal(t, []corev1.LocalObjectReference{{Name: "regcred"}}, s.ImagePullSecrets, name)
 		for _, c := range s.Containers {
@@ -323,7 +324,7 @@ func TestChartEveryPodHasResourcesPullSecretsAndAnnotations(t *testing.T) {
 		require.Equal(t, "platform", meta.Annotations["team"], o.(metav1.Object).GetName())
 		annotated = append(annotated, o.(metav1.Object).GetName())
 	}
-	require.Len(t, annotated, 6)
+	require.Len(t, annotated, 7)
 }
 
 // TestChartMountsExtraVolumes: extraVolumes and extraVolumeMounts reach the
@@ -567,76 +568,4 @@ func TestChartTestPodProbesTheService(t *testing.T) {
 	require.Equal(t, "styrmin.local/styrmin:"+loadChart(t).Metadata.AppVersion, c.Image, "the Styrmin image of the chart's version")
 	require.Equal(t, []string{"probe", "http://sm-styrmin:80"}, c.Args)
 	require.Equal(t, corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "sm-styrmin"}, Key: "admin-password"}, *envOf(c)["STYRMIN_ADMIN_PASSWORD"].ValueFrom.SecretKeyRef)
-}
-
-// styrminRoles are the Roles Styrmin's ServiceAccount holds: not the keys hook's.
-func styrminRoles(r rendered) []*rbacv1.Role {
-	return slices.DeleteFunc(all[*rbacv1.Role](r), func(role *rbacv1.Role) bool { return role.Annotations["helm.sh/hook"] != "" })
-}
-
-// namespaceRules are the verbs a role grants on namespaces.
-func namespaceVerbs(rules []rbacv1.PolicyRule) []string {
-	var verbs []string
-	for _, r := range rules {
-		if slices.Contains(r.Resources, "namespaces") {
-			verbs = append(verbs, r.Verbs...)
-		}
-	}
-	return verbs
-}
-
-// TestChartRBACIsOneClusterRoleByDefault: Styrmin's own rules are one
-// ClusterRole, without wildcards, that may bind no role but admin (to its
-// deployers) and impersonate users (its deployers); granting what admins
-// approve is a second ClusterRole, absent when rbac.grantApproved is off.
-func TestChartRBACIsOneClusterRoleByDefault(t *testing.T) {
-	t.Parallel()
-	r := render(t, externalDB())
-	require.Empty(t, styrminRoles(r))
-	require.Len(t, all[*rbacv1.ClusterRole](r), 2)
-	own := find[*rbacv1.ClusterRole](r, "sm-styrmin-ops")
-	require.NotNil(t, find[*rbacv1.ClusterRole](r, "sm-styrmin-ops-grants"))
-	require.Equal(t, []string{"get", "list", "watch", "create", "delete", "patch", "update"}, namespaceVerbs(own.Rules))
-	require.Len(t, all[*rbacv1.ClusterRoleBinding](r), 2)
-	binding := find[*rbacv1.ClusterRoleBinding](r, "sm-styrmin-ops")
-	require.Equal(t, rbacv1.Subject{Kind: "ServiceAccount", Name: "sm-styrmin", Namespace: "ops"}, binding.Subjects[0])
-	require.Equal(t, "sm-styrmin", find[*appsv1.Deployment](r, "sm-styrmin-worker").Spec.Template.Spec.ServiceAccountName)
-	for _, rule := range own.Rules {
-		require.NotContains(t, rule.Verbs, "*", "no wildcards")
-		require.NotContains(t, rule.Resources, "*")
-		if slices.Contains(rule.Resources, "clusterroles") {
-			require.Equal(t, []string{"bind"}, rule.Verbs, "Styrmin cannot grant itself more")
-			require.Equal(t, []string{"admin"}, rule.ResourceNames, "it binds only admin, to its deployers")
-		}
-		if slices.Contains(rule.Verbs, "impersonate") {
-			require.Equal(t, []string{"users"}, rule.Resources, "it impersonates no ServiceAccount or group")
-		}
-	}
-
-	values := externalDB()
-	values["rbac"] = map[string]any{"grantApproved": false}
-	require.Len(t, all[*rbacv1.ClusterRole](render(t, values)), 1, "no grants role when grants are off")
-}
-
-func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
-	t.Parallel()
-	values := externalDB()
-	values["rbac"] = map[string]any{"namespaces": []any{"team-a", "team-b"}}
-	r := render(t, values)
-	roles := styrminRoles(r)
-	require.Len(t, roles, 2)
-	require.ElementsMatch(t, []string{"team-a", "team-b"}, []string{roles[0].Namespace, roles[1].Namespace})
-	require.Empty(t, namespaceVerbs(roles[0].Rules))
-	require.Len(t, all[*rbacv1.RoleBinding](r), 3, "the two namespaces' and the keys hook's")
-	require.Len(t, all[*rbacv1.ClusterRole](r), 2, "its own and the grants'")
-	own := find[*rbacv1.ClusterRole](r, "sm-styrmin-ops")
-	require.Equal(t, []string{"get", "patch", "update"}, namespaceVerbs(own.Rules), "it cannot create or delete namespaces")
-	for _, rule := range own.Rules {
-		if slices.Contains(rule.Resources, "namespaces") {
-			require.Equal(t, []string{"team-a", "team-b"}, rule.ResourceNames)
-		}
-		if slices.Contains(rule.Verbs, "impersonate") {
-			require.Equal(t, []string{"styrmin:deployer:team-a", "styrmin:deployer:team-b"}, rule.ResourceNames, "only the listed namespaces' deployers")
-		}
-	}
 }

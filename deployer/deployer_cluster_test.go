@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -62,28 +61,6 @@ func actingAs(t *testing.T, config *rest.Config, as rest.ImpersonationConfig) ku
 	return client
 }
 
-// dryRun creates nothing, but is authorized and admitted as a create is.
-var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-
-// requireForbidden checks that the API server refused a request (403).
-func requireForbidden(t *testing.T, err error, what string) {
-	t.Helper()
-	require.Error(t, err, what+" was allowed")
-	require.True(t, apierrors.IsForbidden(err), "%s: refused for another reason: %v", what, err)
-}
-
-// eventually retries try for up to 30 s, until it returns nil.
-func eventually(t *testing.T, what string, try func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = try(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: %v", what, err)
-}
-
 // configMap is a ConfigMap name with one key.
 func configMap(name string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"k": "v"}}
@@ -104,30 +81,30 @@ func TestADeployerActsOnlyInItsNamespace(t *testing.T) {
 	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "configmaps"}, Verbs: []string{"get", "list"}}},
-	}, dryRun)
+	}, kubetest.DryRun)
 	require.NoError(t, err, "a Role within its namespace")
 
-	_, err = as.CoreV1().ConfigMaps("kube-system").Create(ctx, configMap("planted"), dryRun)
-	requireForbidden(t, err, "a ConfigMap in kube-system")
+	_, err = as.CoreV1().ConfigMaps("kube-system").Create(ctx, configMap("planted"), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a ConfigMap in kube-system")
 	_, err = as.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
-	requireForbidden(t, err, "reading kube-system's Secrets")
+	kubetest.RequireForbidden(t, err, "reading kube-system's Secrets")
 	_, err = as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
-	requireForbidden(t, err, "reading every namespace's Secrets")
+	kubetest.RequireForbidden(t, err, "reading every namespace's Secrets")
 	_, err = as.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-admin"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
-	}, dryRun)
-	requireForbidden(t, err, "a ClusterRoleBinding to cluster-admin")
+	}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a ClusterRoleBinding to cluster-admin")
 	_, err = as.RbacV1().RoleBindings(e.ns).Create(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "admin"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: e.ns}},
-	}, dryRun)
-	requireForbidden(t, err, "a RoleBinding to cluster-admin, even in its own namespace")
+	}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a RoleBinding to cluster-admin, even in its own namespace")
 	_, err = as.CoreV1().Namespaces().Patch(ctx, e.ns, types.MergePatchType,
 		[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
-	requireForbidden(t, err, "relabelling its namespace's Pod Security level")
+	kubetest.RequireForbidden(t, err, "relabelling its namespace's Pod Security level")
 
 	// A Role the chart makes in its namespace cannot let its pods act as the
 	// deployer: the deployer is a user, which it may not impersonate, and
@@ -135,8 +112,8 @@ func TestADeployerActsOnlyInItsNamespace(t *testing.T) {
 	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "users"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}}},
-	}, dryRun)
-	requireForbidden(t, err, "a Role that impersonates users")
+	}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a Role that impersonates users")
 	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "impersonator"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}}},
@@ -169,11 +146,11 @@ func TestOnlyStyrminWritesHelmRecordsWhereItDeploys(t *testing.T) {
 	}
 	helmLabels := map[string]string{"owner": "helm", "name": "app", "status": "deployed", "version": "9"}
 
-	_, err := e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v9", "helm.sh/release.v1", helmLabels), dryRun)
-	requireForbidden(t, err, "a Helm record written by the deployer")
+	_, err := e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v9", "helm.sh/release.v1", helmLabels), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a Helm record written by the deployer")
 	require.Contains(t, err.Error(), "Styrmin keeps the Helm release records")
-	_, err = e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("looks-like-helm", corev1.SecretTypeOpaque, helmLabels), dryRun)
-	requireForbidden(t, err, "a Secret labelled owner=helm written by the deployer")
+	_, err = e.asDeployer.CoreV1().Secrets(e.ns).Create(ctx, forged("looks-like-helm", corev1.SecretTypeOpaque, helmLabels), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a Secret labelled owner=helm written by the deployer")
 
 	// A pod of the chart, with a ServiceAccount the chart gave the edit role.
 	_, err = e.asDeployer.RbacV1().RoleBindings(e.ns).Create(ctx, &rbacv1.RoleBinding{
@@ -183,15 +160,15 @@ func TestOnlyStyrminWritesHelmRecordsWhereItDeploys(t *testing.T) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	pod := actingAs(t, e.styrmin.Config, rest.ImpersonationConfig{UserName: "system:serviceaccount:" + e.ns + ":default"})
-	eventually(t, "the chart's pod may write an ordinary Secret", func() error {
-		_, err := pod.CoreV1().Secrets(e.ns).Create(ctx, forged("plain", corev1.SecretTypeOpaque, nil), dryRun)
+	kubetest.Eventually(t, "the chart's pod may write an ordinary Secret", func() error {
+		_, err := pod.CoreV1().Secrets(e.ns).Create(ctx, forged("plain", corev1.SecretTypeOpaque, nil), kubetest.DryRun)
 		return err
 	})
-	_, err = pod.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v10", "helm.sh/release.v1", helmLabels), dryRun)
-	requireForbidden(t, err, "a Helm record written by a chart's pod")
+	_, err = pod.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v10", "helm.sh/release.v1", helmLabels), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a Helm record written by a chart's pod")
 	require.Contains(t, err.Error(), "Styrmin keeps the Helm release records")
 
-	_, err = e.styrmin.Clientset.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v1", "helm.sh/release.v1", helmLabels), dryRun)
+	_, err = e.styrmin.Clientset.CoreV1().Secrets(e.ns).Create(ctx, forged("sh.helm.release.v1.app.v1", "helm.sh/release.v1", helmLabels), kubetest.DryRun)
 	require.NoError(t, err, "Styrmin's own Helm record")
 }
 
@@ -209,17 +186,17 @@ func TestPodSecurityRefusesPrivilegedPodsUntilAnAdminApprovesThem(t *testing.T) 
 			VolumeMounts: []corev1.VolumeMount{{Name: "root", MountPath: "/host"}}}},
 			Volumes: []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}},
 	}
-	_, err := e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
-	requireForbidden(t, err, "a pod with the host's PID namespace and root folder")
+	_, err := e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a pod with the host's PID namespace and root folder")
 	require.Contains(t, err.Error(), "violates PodSecurity")
 
 	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", permissions.Set{PodSecurity: []string{permissions.PodHostPID, permissions.PodHostPath}}))
-	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
+	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, kubetest.DryRun)
 	require.NoError(t, err, "approved, the pod is admitted")
 
 	require.NoError(t, e.deployers.Revoke(ctx, e.ns, "app"))
-	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, dryRun)
-	requireForbidden(t, err, "the pod once the grant is revoked")
+	_, err = e.asDeployer.CoreV1().Pods(e.ns).Create(ctx, hostPID, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the pod once the grant is revoked")
 	require.Contains(t, err.Error(), "violates PodSecurity")
 }
 
@@ -251,8 +228,8 @@ func TestAGrantHoldsWhatWasApprovedAndNoMore(t *testing.T) {
 	}
 	roles, bindings := e.asDeployer.RbacV1().ClusterRoles(), e.asDeployer.RbacV1().ClusterRoleBindings()
 
-	_, err := roles.Create(ctx, role("nodes"), dryRun)
-	requireForbidden(t, err, "a ClusterRole before any approval")
+	_, err := roles.Create(ctx, role("nodes"), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a ClusterRole before any approval")
 
 	require.NoError(t, e.deployers.Grant(ctx, e.ns, "app", approved))
 	_, err = roles.Create(ctx, role("nodes"), metav1.CreateOptions{})
@@ -260,21 +237,21 @@ func TestAGrantHoldsWhatWasApprovedAndNoMore(t *testing.T) {
 	t.Cleanup(func() {
 		e.styrmin.Clientset.RbacV1().ClusterRoles().Delete(context.Background(), e.ns+"-nodes", metav1.DeleteOptions{})
 	}) //nolint:errcheck // best effort
-	_, err = bindings.Create(ctx, binding(e.ns+"-nodes"), dryRun)
+	_, err = bindings.Create(ctx, binding(e.ns+"-nodes"), kubetest.DryRun)
 	require.NoError(t, err, "the binding of the chart's own ClusterRole")
-	_, err = bindings.Create(ctx, binding("view"), dryRun)
+	_, err = bindings.Create(ctx, binding("view"), kubetest.DryRun)
 	require.NoError(t, err, "the approved binding of view")
 
-	_, err = roles.Create(ctx, role("secrets"), dryRun)
-	requireForbidden(t, err, "a ClusterRole that lists Secrets")
-	_, err = bindings.Create(ctx, binding("cluster-admin"), dryRun)
-	requireForbidden(t, err, "a binding of cluster-admin")
-	_, err = e.asDeployer.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-more"}}, dryRun)
-	requireForbidden(t, err, "a Namespace")
+	_, err = roles.Create(ctx, role("secrets"), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a ClusterRole that lists Secrets")
+	_, err = bindings.Create(ctx, binding("cluster-admin"), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a binding of cluster-admin")
+	_, err = e.asDeployer.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns + "-more"}}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a Namespace")
 
 	require.NoError(t, e.deployers.Revoke(ctx, e.ns, "app"))
-	eventually(t, "the ClusterRole is refused once the grant is revoked (the API server's RBAC cache follows)", func() error {
-		_, err := roles.Create(ctx, role("nodes"), dryRun)
+	kubetest.Eventually(t, "the ClusterRole is refused once the grant is revoked (the API server's RBAC cache follows)", func() error {
+		_, err := roles.Create(ctx, role("nodes"), kubetest.DryRun)
 		if apierrors.IsForbidden(err) {
 			return nil
 		}

@@ -14,10 +14,11 @@ import (
 )
 
 // Ensure makes namespace ready for Helm operations as its deployer: the Helm
-// records policy is in place (once per Client), the namespace carries
-// DeploymentsLabel, and the deployer holds the namespace's admin role. It
-// changes nothing that is already so, and returns once the API server
-// refuses the deployer a Helm record there. The namespace must exist.
+// records and reviewers policies are in place (once per Client), the
+// namespace carries DeploymentsLabel, and the deployer and the reviewer hold
+// the namespace's admin role. It changes nothing that is already so, and
+// returns once the API server refuses the deployer a Helm record there and
+// the reviewer any change. The namespace must exist.
 func (c *Client) Ensure(ctx context.Context, namespace string) error {
 	if err := c.ensureRecordsPolicy(ctx); err != nil {
 		return err
@@ -28,7 +29,13 @@ func (c *Client) Ensure(ctx context.Context, namespace string) error {
 	if err := c.ensureBinding(ctx, namespace); err != nil {
 		return err
 	}
-	return c.awaitRecordsGuarded(ctx, namespace)
+	if err := c.ensureReviewer(ctx, namespace); err != nil {
+		return err
+	}
+	if err := c.awaitRecordsGuarded(ctx, namespace); err != nil {
+		return err
+	}
+	return c.awaitReviewerGuarded(ctx, namespace)
 }
 
 // labelNamespace adds DeploymentsLabel to namespace when it lacks it.

@@ -46,8 +46,7 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 		return err
 	}
 	policy, binding := recordsPolicy([]string{self})
-	admission := c.clientset.AdmissionregistrationV1()
-	err = apply(ctx, admission.ValidatingAdmissionPolicies(), policy, func(have *admissionv1.ValidatingAdmissionPolicy) {
+	err = c.applyPolicy(ctx, policy, binding, func(have *admissionv1.ValidatingAdmissionPolicy) {
 		var writers []string
 		_ = json.Unmarshal([]byte(have.Annotations[writersAnnotation]), &writers) // a mangled list keeps only self
 		if !slices.Contains(writers, self) {
@@ -58,13 +57,10 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 		have.Annotations = want.Annotations
 	})
 	if err != nil {
-		return fmt.Errorf("deployer: ValidatingAdmissionPolicy %s: %w", RecordsPolicy, err)
+		return err
 	}
-	err = apply(ctx, admission.ValidatingAdmissionPolicyBindings(), binding, func(have *admissionv1.ValidatingAdmissionPolicyBinding) {
-		have.Spec, have.Labels = binding.Spec, binding.Labels
-	})
-	if err != nil {
-		return fmt.Errorf("deployer: ValidatingAdmissionPolicyBinding %s: %w", RecordsPolicy, err)
+	if err := c.ensureReviewersPolicy(ctx); err != nil {
+		return err
 	}
 	c.policy = true
 	return nil
@@ -98,14 +94,35 @@ func recordsPolicy(writers []string) (*admissionv1.ValidatingAdmissionPolicy, *a
 			}},
 		},
 	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: RecordsPolicy, Labels: managed("helm-records")},
+	return policy, denyBinding(policy)
+}
+
+// denyBinding is the binding that makes policy deny, wherever it matches,
+// what it refuses.
+func denyBinding(policy *admissionv1.ValidatingAdmissionPolicy) *admissionv1.ValidatingAdmissionPolicyBinding {
+	return &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name, Labels: policy.Labels},
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        RecordsPolicy,
+			PolicyName:        policy.Name,
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
 		},
 	}
-	return policy, binding
+}
+
+// applyPolicy puts policy and its binding in place, setting (with set) an
+// existing policy of its name to it.
+func (c *Client) applyPolicy(ctx context.Context, policy *admissionv1.ValidatingAdmissionPolicy, binding *admissionv1.ValidatingAdmissionPolicyBinding, set func(have *admissionv1.ValidatingAdmissionPolicy)) error {
+	admission := c.clientset.AdmissionregistrationV1()
+	if err := apply(ctx, admission.ValidatingAdmissionPolicies(), policy, set); err != nil {
+		return fmt.Errorf("deployer: ValidatingAdmissionPolicy %s: %w", policy.Name, err)
+	}
+	err := apply(ctx, admission.ValidatingAdmissionPolicyBindings(), binding, func(have *admissionv1.ValidatingAdmissionPolicyBinding) {
+		have.Spec, have.Labels = binding.Spec, binding.Labels
+	})
+	if err != nil {
+		return fmt.Errorf("deployer: ValidatingAdmissionPolicyBinding %s: %w", binding.Name, err)
+	}
+	return nil
 }
 
 // dryRun makes a create that changes nothing but is authorized and admitted.

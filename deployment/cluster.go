@@ -30,6 +30,11 @@ type ClusterOptions struct {
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (release.DefaultMaxHistory when zero).
 	MaxHistory int
+	// ReviewOnly makes Helm read its records and dry-run as each namespace's
+	// reviewer (deployer.Reviewer), which changes nothing: for a process that
+	// works no task (`serve --no-executor`), whose own identity then needs no
+	// right to Secrets and may impersonate no deployer (the chart's web pods).
+	ReviewOnly bool
 }
 
 // NewCluster returns the cluster of client, whose Helm operations each act as
@@ -42,7 +47,11 @@ func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cl
 	if err != nil {
 		return nil, err
 	}
-	releases, err := release.New(client.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: opts.MaxHistory}, log)
+	actAs := deployer.Impersonation
+	if opts.ReviewOnly {
+		actAs = deployer.ReviewerImpersonation
+	}
+	releases, err := release.New(client.Config, release.Options{ActAs: actAs, MaxHistory: opts.MaxHistory, RecordsAsActor: opts.ReviewOnly}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +87,7 @@ func isNotFound(err error) bool { return styrmin.ErrorCode(err) == styrmin.ENOTF
 // release name with the given versions of driver: its identity exists, and it
 // holds what an admin approved for those versions together (an upgrade
 // needs the old version's grants as well, to remove what it alone created).
-// With no versions it only makes the identity exist (an upgrade's review).
+// With no versions it only makes the identity exist.
 func (s *Service) PrepareDeployer(ctx context.Context, cluster *Cluster, namespace, name, driver string, versions ...string) error {
 	if cluster.Deployers == nil {
 		return nil

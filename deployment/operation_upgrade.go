@@ -242,10 +242,9 @@ func (s *Service) dryRunUpgrade(ctx context.Context, p *upgradePlan) ([]release.
 	if err != nil {
 		return nil, err
 	}
-	// The dry run's `lookup` reads the cluster as the deployment's deployer.
-	if err := s.PrepareDeployer(ctx, cluster, p.dep.Namespace, p.dep.Name, p.dep.Driver); err != nil {
-		return nil, err
-	}
+	// The dry run (and its `lookup`) acts as the namespace's deployer, or its
+	// reviewer in a process that works no task (ClusterOptions.ReviewOnly),
+	// which the install made: the web pods that run reviews may not make them.
 	planned, err := cluster.Releases.Upgrade(ctx, release.UpgradeOptions{Namespace: p.dep.Namespace, Name: p.dep.Name, Owner: owner, Chart: p.bundle.Chart, Values: values, DryRun: true, Check: check})
 	if styrmin.ErrorCode(err) == styrmin.EINTERNAL {
 		// Helm's own error (the chart does not render, the API server

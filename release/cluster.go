@@ -38,6 +38,11 @@ type Options struct {
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (DefaultMaxHistory when zero).
 	MaxHistory int
+	// RecordsAsActor reads Helm's records as ActAs's identity instead: for
+	// a process that never writes them (the web pods, whose own identity may
+	// read no Secret). Its writes of records would be refused (deployer's
+	// records policy).
+	RecordsAsActor bool
 }
 
 // MaxHistory is how many revisions Helm keeps of each release.
@@ -71,7 +76,15 @@ func New(config *rest.Config, opts Options, log *slog.Logger) (*Client, error) {
 		if err := cfg.Init(getter, namespace, storageDriver, helmLog(log, namespace)); err != nil {
 			return nil, fmt.Errorf("release: helm configuration for namespace %s: %w", namespace, err)
 		}
-		cfg.Releases = storage.Init(driver.NewSecrets(records.CoreV1().Secrets(namespace)))
+		var recordsClient kubernetes.Interface = records
+		if opts.RecordsAsActor && opts.ActAs != nil {
+			actorClient, err := kubernetes.NewForConfig(actor)
+			if err != nil {
+				return nil, fmt.Errorf("release: client of Helm's records in namespace %s: %w", namespace, err)
+			}
+			recordsClient = actorClient
+		}
+		cfg.Releases = storage.Init(driver.NewSecrets(recordsClient.CoreV1().Secrets(namespace)))
 		cfg.Releases.Log = cfg.Log
 		return cfg, nil
 	}

@@ -22,8 +22,14 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}
 
+{{/* The worker's ServiceAccount (the action API's too). */}}
 {{- define "styrmin.serviceAccountName" -}}
 {{ .Values.serviceAccount.name | default (include "styrmin.fullname" .) }}
+{{- end }}
+
+{{/* The web pods' ServiceAccount: the worker's name with -web. */}}
+{{- define "styrmin.webServiceAccountName" -}}
+{{ include "styrmin.serviceAccountName" . }}-web
 {{- end }}
 
 {{/* The Secret of the keys: the user's (existingSecret) or the one the hook Job makes. */}}
@@ -139,9 +145,24 @@ volumeMounts:
 {{ .Values.actions.image.repository }}:{{ .Values.actions.image.tag | default .Chart.AppVersion }}
 {{- end }}
 
-{{/* The URL at which action pods reach the action API: the Service by its cluster DNS name. */}}
+{{/* The port of the action API's pods and Service. */}}
+{{- define "styrmin.actionPort" -}}
+8081
+{{- end }}
+
+{{/* The action API's Service by its cluster DNS name. */}}
+{{- define "styrmin.actionServiceURL" -}}
+{{ printf "http://%s-actions.%s.svc.cluster.local:%s" (include "styrmin.fullname" .) .Release.Namespace (include "styrmin.actionPort" .) }}
+{{- end }}
+
+{{/* The URL at which action pods reach the action API. */}}
 {{- define "styrmin.actionAPIURL" -}}
-{{ .Values.actions.apiURL | default (printf "http://%s.%s.svc.cluster.local:%d" (include "styrmin.fullname" .) .Release.Namespace (int .Values.service.port)) }}
+{{ .Values.actions.apiURL | default (include "styrmin.actionServiceURL" .) }}
+{{- end }}
+
+{{/* The URL at which the worker's driver actions (child processes with the process runtime) reach the action API. */}}
+{{- define "styrmin.workerAPIURL" -}}
+{{ .Values.apiURL | default (include "styrmin.actionServiceURL" .) }}
 {{- end }}
 
 {{/* Pod and container security: non-root, read-only root filesystem, no privileges. */}}
@@ -175,21 +196,50 @@ affinity:
 {{- end }}
 {{- end }}
 
-{{- /* What Styrmin needs to act as each namespace's deployer (docs/security.md): impersonate it
-(by name when the namespaces are listed) and keep the Helm records policy. Its argument is a list
-holding rbac.namespaces. */}}
-{{- define "styrmin.deployerRules" -}}
+{{- /* The rule that lets a pod act as each namespace's deployer (docs/security.md): any user when
+no namespaces are listed (RBAC cannot name users by a prefix), else those namespaces' deployers by
+name. Its argument is a list holding rbac.namespaces. */}}
+{{- define "styrmin.impersonateDeployers" -}}
 {{- $namespaces := index . 0 -}}
-- apiGroups: [""]
-  resources: ["users"]
-  verbs: ["impersonate"]
-  {{- if $namespaces }}
-  resourceNames:
-    {{- range $namespaces }}
-    - styrmin:deployer:{{ . }}
-    {{- end }}
+apiGroups: [""]
+resources: ["users"]
+verbs: ["impersonate"]
+{{- if $namespaces }}
+resourceNames:
+  {{- range $namespaces }}
+  - styrmin:deployer:{{ . }}
   {{- end }}
-- apiGroups: ["admissionregistration.k8s.io"]
-  resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"]
-  verbs: ["get", "create", "update"]
+{{- end }}
+{{- end }}
+
+{{- /* A Role (or ClusterRole) of rules and its binding to one ServiceAccount of the release. Its
+argument is a dict of root, kind (Role or ClusterRole), name, namespace (for a Role), rules and
+serviceAccount. */}}
+{{- define "styrmin.grant" }}
+{{- $meta := dict "name" .name }}
+{{- if .namespace }}{{ $_ := set $meta "namespace" .namespace }}{{ end }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: {{ .kind }}
+metadata:
+  {{- toYaml $meta | nindent 2 }}
+  labels:
+    {{- include "styrmin.labels" .root | nindent 4 }}
+rules:
+  {{- toYaml .rules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: {{ .kind }}Binding
+metadata:
+  {{- toYaml $meta | nindent 2 }}
+  labels:
+    {{- include "styrmin.labels" .root | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: {{ .kind }}
+  name: {{ .name }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ .serviceAccount }}
+    namespace: {{ .root.Release.Namespace }}
 {{- end }}
