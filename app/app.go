@@ -364,8 +364,10 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications and hourly clean-up when it serves, and the worker, with
-// the hourly prunes of the audit log and of old tasks, when it works tasks (which then lets running tasks finish for up to Config.Drain).
+// notifications and hourly clean-up when it serves, and, when it works
+// tasks, the worker (which then lets running tasks finish for up to
+// Config.Drain) with the hourly prunes of the audit log and of old tasks
+// and, once, the deployments' identities (EnsureIdentities).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
@@ -376,9 +378,10 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	var err error
 	if a.Worker != nil {
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); a.Audit.PruneEvery(ctx, a.auditRetention, time.Hour, a.Logger) }()
 		go func() { defer wg.Done(); a.Queue.PruneEvery(ctx, a.taskRetention, time.Hour) }()
+		go func() { defer wg.Done(); a.Deployments.EnsureIdentities(ctx) }()
 		err = runWorker(ctx, a.Worker, a.drain, a.Logger)
 	} else {
 		<-ctx.Done()

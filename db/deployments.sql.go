@@ -428,6 +428,31 @@ func (q *Queries) ListDeploymentsWithoutSecretNames(ctx context.Context) ([]List
 	return items, nil
 }
 
+const listLiveNamespaces = `-- name: ListLiveNamespaces :many
+SELECT DISTINCT namespace FROM deployments WHERE deleted_at IS NULL ORDER BY namespace
+`
+
+// The namespaces that hold a live deployment, each once.
+func (q *Queries) ListLiveNamespaces(ctx context.Context) ([]string, error) {
+	rows, err := q.db.Query(ctx, listLiveNamespaces)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []string{}
+	for rows.Next() {
+		var namespace string
+		if err := rows.Scan(&namespace); err != nil {
+			return nil, err
+		}
+		items = append(items, namespace)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listRevisionSecretsNotUnder = `-- name: ListRevisionSecretsNotUnder :many
 SELECT deployment_id, revision, secrets FROM revisions
 WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length($1::bytea)) <> $1::bytea

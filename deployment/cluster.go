@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployer"
 	"github.com/styrmin/styrmin/kube"
@@ -107,6 +109,28 @@ func (s *Service) PrepareDeployer(ctx context.Context, cluster *Cluster, namespa
 		approved = permissions.Union(approved, p.Approved())
 	}
 	return cluster.Deployers.Grant(ctx, namespace, name, approved)
+}
+
+// EnsureIdentities gives the namespace of every live deployment its
+// deployer and reviewer, as each of its tasks does: a deployment made before
+// Styrmin had reviewers is readable by the web pods once a worker has
+// started, not only after its next task. A namespace that is not there yet
+// (an install still queued) is left to its install; any other failure is
+// logged, and the deployment's next task tries again.
+func (s *Service) EnsureIdentities(ctx context.Context) {
+	if s.cluster == nil || s.cluster.Deployers == nil {
+		return
+	}
+	namespaces, err := s.q.ListLiveNamespaces(ctx)
+	if err != nil {
+		s.log.Warn("could not list the deployments' namespaces to give them their identities", "err", err)
+		return
+	}
+	for _, namespace := range namespaces {
+		if err := s.cluster.Deployers.Ensure(ctx, namespace); err != nil && !apierrors.IsNotFound(err) {
+			s.log.Warn("could not give a namespace its deployer and reviewer", "namespace", namespace, "err", err)
+		}
+	}
 }
 
 // RevokeDeployer takes back what release name's deployer was granted, once

@@ -127,3 +127,7 @@ SELECT ((SELECT count(*) FROM deployments
      + (SELECT count(*) FROM webhooks
         WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
        AS not_under;
+
+-- name: ListLiveNamespaces :many
+-- The namespaces that hold a live deployment, each once.
+SELECT DISTINCT namespace FROM deployments WHERE deleted_at IS NULL ORDER BY namespace;
