@@ -23,6 +23,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for ActionInputsKind.
+const (
+	ActionInputsKindAction ActionInputsKind = "action"
+)
+
+// Valid indicates whether the value is a known member of the ActionInputsKind enum.
+func (e ActionInputsKind) Valid() bool {
+	switch e {
+	case ActionInputsKindAction:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditActorVia.
 const (
 	AuditActorViaActionToken AuditActorVia = "action-token"
@@ -65,6 +80,36 @@ func (e AuditEntryOutcome) Valid() bool {
 	case AuditEntryOutcomeFailed:
 		return true
 	case AuditEntryOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteInputsKind.
+const (
+	DeleteInputsKindDelete DeleteInputsKind = "delete"
+)
+
+// Valid indicates whether the value is a known member of the DeleteInputsKind enum.
+func (e DeleteInputsKind) Valid() bool {
+	switch e {
+	case DeleteInputsKindDelete:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InstallInputsKind.
+const (
+	InstallInputsKindInstall InstallInputsKind = "install"
+)
+
+// Valid indicates whether the value is a known member of the InstallInputsKind enum.
+func (e InstallInputsKind) Valid() bool {
+	switch e {
+	case InstallInputsKindInstall:
 		return true
 	default:
 		return false
@@ -269,6 +314,51 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for RollbackInputsKind.
+const (
+	RollbackInputsKindRollback RollbackInputsKind = "rollback"
+)
+
+// Valid indicates whether the value is a known member of the RollbackInputsKind enum.
+func (e RollbackInputsKind) Valid() bool {
+	switch e {
+	case RollbackInputsKindRollback:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StartInputsKind.
+const (
+	StartInputsKindStart StartInputsKind = "start"
+)
+
+// Valid indicates whether the value is a known member of the StartInputsKind enum.
+func (e StartInputsKind) Valid() bool {
+	switch e {
+	case StartInputsKindStart:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StopInputsKind.
+const (
+	StopInputsKindStop StopInputsKind = "stop"
+)
+
+// Valid indicates whether the value is a known member of the StopInputsKind enum.
+func (e StopInputsKind) Valid() bool {
+	switch e {
+	case StopInputsKindStop:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskKind.
 const (
 	Action   TaskKind = "action"
@@ -323,6 +413,21 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpgradeInputsKind.
+const (
+	UpgradeInputsKindUpgrade UpgradeInputsKind = "upgrade"
+)
+
+// Valid indicates whether the value is a known member of the UpgradeInputsKind enum.
+func (e UpgradeInputsKind) Valid() bool {
+	switch e {
+	case UpgradeInputsKindUpgrade:
 		return true
 	default:
 		return false
@@ -477,6 +582,19 @@ type APIToken struct {
 	Username   string     `json:"username"`
 }
 
+// ActionInputs A manual action run's inputs.
+type ActionInputs struct {
+	// Action The action run.
+	Action string           `json:"action"`
+	Kind   ActionInputsKind `json:"kind"`
+
+	// Prompts The action's plain prompt values, defaults filled in.
+	Prompts PlainValues `json:"prompts"`
+}
+
+// ActionInputsKind defines model for ActionInputs.Kind.
+type ActionInputsKind string
+
 // ActionRequest defines model for ActionRequest.
 type ActionRequest struct {
 	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
@@ -584,6 +702,17 @@ type CreatedAPIToken struct {
 	Token    string `json:"token"`
 	Username string `json:"username"`
 }
+
+// DeleteInputs A delete's inputs.
+type DeleteInputs struct {
+	Kind DeleteInputsKind `json:"kind"`
+
+	// Prompts The plain prompt values of the delete's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// DeleteInputsKind defines model for DeleteInputs.Kind.
+type DeleteInputsKind string
 
 // DeleteRequest defines model for DeleteRequest.
 type DeleteRequest struct {
@@ -746,6 +875,28 @@ type ImageSubstitution struct {
 	// Runs What runs in image, with its version (Debian PostgreSQL 15.14), or why nothing does.
 	Runs string `json:"runs"`
 }
+
+// InstallInputs An install's inputs.
+type InstallInputs struct {
+	// AppVersion The application version installed.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion The driver version installed.
+	DriverVersion string            `json:"driver_version"`
+	Kind          InstallInputsKind `json:"kind"`
+
+	// Namespace The namespace the deployment is installed in.
+	Namespace string `json:"namespace"`
+
+	// Parameters The parameter values installed, defaults filled in.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the install's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// InstallInputsKind defines model for InstallInputs.Kind.
+type InstallInputsKind string
 
 // InstallRequest defines model for InstallRequest.
 type InstallRequest struct {
@@ -925,6 +1076,9 @@ type PermissionSetKindsScope string
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
 
+// PlainValues Parameter (or prompt) values by name, each a string, a number, or true or false; secret ones are left out.
+type PlainValues map[string]interface{}
+
 // Problem defines model for Problem.
 type Problem struct {
 	// Code The error code the pages use.
@@ -1000,10 +1154,36 @@ type Revision struct {
 // Role defines model for Role.
 type Role string
 
+// RollbackInputs A rollback's inputs.
+type RollbackInputs struct {
+	// AppVersion That revision's application version.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion That revision's driver version.
+	DriverVersion string             `json:"driver_version"`
+	Kind          RollbackInputsKind `json:"kind"`
+
+	// Revision The revision rolled back to.
+	Revision int `json:"revision"`
+}
+
+// RollbackInputsKind defines model for RollbackInputs.Kind.
+type RollbackInputsKind string
+
 // RollbackRequest defines model for RollbackRequest.
 type RollbackRequest struct {
 	Revision int `json:"revision"`
 }
+
+// StartInputs A start's inputs.
+type StartInputs struct {
+	// Components The components started; empty means all of them.
+	Components []string        `json:"components"`
+	Kind       StartInputsKind `json:"kind"`
+}
+
+// StartInputsKind defines model for StartInputs.Kind.
+type StartInputsKind string
 
 // Step defines model for Step.
 type Step struct {
@@ -1046,6 +1226,16 @@ type Step struct {
 	Title string `json:"title"`
 }
 
+// StopInputs A stop's inputs.
+type StopInputs struct {
+	// Components The components stopped; empty means all of them.
+	Components []string       `json:"components"`
+	Kind       StopInputsKind `json:"kind"`
+}
+
+// StopInputsKind defines model for StopInputs.Kind.
+type StopInputsKind string
+
 // Task defines model for Task.
 type Task struct {
 	By         string     `json:"by"`
@@ -1055,9 +1245,12 @@ type Task struct {
 	EndedAt    *time.Time `json:"ended_at,omitempty"`
 	Id         int64      `json:"id"`
 
-	// Inputs What was asked, without secret values.
-	Inputs map[string]interface{} `json:"inputs"`
-	Kind   TaskKind               `json:"kind"`
+	// Inputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+	Inputs TaskInputs `json:"inputs"`
+
+	// InputsUnread Set when the task's stored inputs do not read as its kind's (a task written by hand or by another version of Styrmin): what could not be read. `inputs` then holds the fields that did, the others empty.
+	InputsUnread *string  `json:"inputs_unread,omitempty"`
+	Kind         TaskKind `json:"kind"`
 
 	// Message How the task ended, or why it waits.
 	Message string `json:"message"`
@@ -1083,6 +1276,11 @@ type TaskAccepted struct {
 	Url string `json:"url"`
 }
 
+// TaskInputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+type TaskInputs struct {
+	union json.RawMessage
+}
+
 // TaskKind defines model for TaskKind.
 type TaskKind string
 
@@ -1103,6 +1301,34 @@ type TaskSummary struct {
 	Kind      TaskKind   `json:"kind"`
 	Status    TaskStatus `json:"status"`
 }
+
+// UpgradeInputs An upgrade's inputs.
+type UpgradeInputs struct {
+	// AppVersion The application version after it.
+	AppVersion string `json:"app_version"`
+
+	// Changed The parameters whose value changes, secret ones included (by name only).
+	Changed []string `json:"changed"`
+
+	// DriverVersion The driver version after it (the same when it does not change).
+	DriverVersion string `json:"driver_version"`
+
+	// FromAppVersion The application version before the upgrade.
+	FromAppVersion string `json:"from_app_version"`
+
+	// FromDriverVersion The driver version before the upgrade.
+	FromDriverVersion string            `json:"from_driver_version"`
+	Kind              UpgradeInputsKind `json:"kind"`
+
+	// Parameters The parameter values after the upgrade.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the upgrade's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// UpgradeInputsKind defines model for UpgradeInputs.Kind.
+type UpgradeInputsKind string
 
 // UpgradeRequest defines model for UpgradeRequest.
 type UpgradeRequest struct {
@@ -1409,6 +1635,287 @@ type CreateWebhookJSONRequestBody = NewWebhook
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookChange
+
+// AsInstallInputs returns the union data inside the TaskInputs as a InstallInputs
+func (t TaskInputs) AsInstallInputs() (InstallInputs, error) {
+	var body InstallInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInstallInputs overwrites any union data inside the TaskInputs as the provided InstallInputs
+func (t *TaskInputs) FromInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	t.union = b
+	return err
+}
+
+// MergeInstallInputs performs a merge with any union data inside the TaskInputs, using the provided InstallInputs
+func (t *TaskInputs) MergeInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUpgradeInputs returns the union data inside the TaskInputs as a UpgradeInputs
+func (t TaskInputs) AsUpgradeInputs() (UpgradeInputs, error) {
+	var body UpgradeInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUpgradeInputs overwrites any union data inside the TaskInputs as the provided UpgradeInputs
+func (t *TaskInputs) FromUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	t.union = b
+	return err
+}
+
+// MergeUpgradeInputs performs a merge with any union data inside the TaskInputs, using the provided UpgradeInputs
+func (t *TaskInputs) MergeUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRollbackInputs returns the union data inside the TaskInputs as a RollbackInputs
+func (t TaskInputs) AsRollbackInputs() (RollbackInputs, error) {
+	var body RollbackInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRollbackInputs overwrites any union data inside the TaskInputs as the provided RollbackInputs
+func (t *TaskInputs) FromRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	t.union = b
+	return err
+}
+
+// MergeRollbackInputs performs a merge with any union data inside the TaskInputs, using the provided RollbackInputs
+func (t *TaskInputs) MergeRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStopInputs returns the union data inside the TaskInputs as a StopInputs
+func (t TaskInputs) AsStopInputs() (StopInputs, error) {
+	var body StopInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStopInputs overwrites any union data inside the TaskInputs as the provided StopInputs
+func (t *TaskInputs) FromStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	t.union = b
+	return err
+}
+
+// MergeStopInputs performs a merge with any union data inside the TaskInputs, using the provided StopInputs
+func (t *TaskInputs) MergeStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStartInputs returns the union data inside the TaskInputs as a StartInputs
+func (t TaskInputs) AsStartInputs() (StartInputs, error) {
+	var body StartInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStartInputs overwrites any union data inside the TaskInputs as the provided StartInputs
+func (t *TaskInputs) FromStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	t.union = b
+	return err
+}
+
+// MergeStartInputs performs a merge with any union data inside the TaskInputs, using the provided StartInputs
+func (t *TaskInputs) MergeStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeleteInputs returns the union data inside the TaskInputs as a DeleteInputs
+func (t TaskInputs) AsDeleteInputs() (DeleteInputs, error) {
+	var body DeleteInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeleteInputs overwrites any union data inside the TaskInputs as the provided DeleteInputs
+func (t *TaskInputs) FromDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	t.union = b
+	return err
+}
+
+// MergeDeleteInputs performs a merge with any union data inside the TaskInputs, using the provided DeleteInputs
+func (t *TaskInputs) MergeDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsActionInputs returns the union data inside the TaskInputs as a ActionInputs
+func (t TaskInputs) AsActionInputs() (ActionInputs, error) {
+	var body ActionInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromActionInputs overwrites any union data inside the TaskInputs as the provided ActionInputs
+func (t *TaskInputs) FromActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	t.union = b
+	return err
+}
+
+// MergeActionInputs performs a merge with any union data inside the TaskInputs, using the provided ActionInputs
+func (t *TaskInputs) MergeActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaskInputs) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"kind"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TaskInputs) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "action":
+		return t.AsActionInputs()
+	case "delete":
+		return t.AsDeleteInputs()
+	case "install":
+		return t.AsInstallInputs()
+	case "rollback":
+		return t.AsRollbackInputs()
+	case "start":
+		return t.AsStartInputs()
+	case "stop":
+		return t.AsStopInputs()
+	case "upgrade":
+		return t.AsUpgradeInputs()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TaskInputs) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaskInputs) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -4849,179 +5356,194 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rc9s4tuBfQWm3KtYsLTuZdO8du25tuZPMTGYy097Ymb5VrZQFkZCENgWwAdCKJpX/voVzABAUQT0c",
-	"Od1bu58SiyRe5+C8H58HuVxWUjBh9ODi86Ciii6ZYQr+elUrLZX9X8F0rnhluBSDi8HtgpGJYJ/MXQ5v",
-	"TIicEbNgpFLsgctak4rO2WiQDbh9/deaqfUgGwi6ZIOLAX4zyAY6X7AltcMv6ad3TMzNYnDx4vw8G5h1",
-	"Zd/URnExH3z5kg1es6qU6yUT5p8wymccuqJm0YwM/2QDxX6tuWLF4MKomsXzJMZV/IGp4475ji+56Z7a",
-	"X+WKLKlYE27YUhMKh0QWsiw0oYYspTZ9R1bCiPGsBZvRujSDi+/OM3t8fFkv3eEtucC/noeD5MKwOVOw",
-	"uluq79++7tktL7budSbVkhoc8PuXg+T4P7HpQsonnOKL/VxXUmgGWHqt5LRkS/vfXArDBJw9raqS59Se",
-	"/VmFb/yPX7QFxOdotv+u2GxwMfhvZ801OMOn+syPCzO2QXklCFNKqoxQTd7/+RX508vv/idx05CCGcpL",
-	"PRq4077Kc1YZu9neFR62stagieXZ+5kvqJgzsqKa/FqzmhV2qZQYqu8tli0YLdwtfydxEel7bj94psmH",
-	"9+9Gg21oD8twC7TPr67f3sp7BqNWSlZMGY7wyhWjhhV31LTgXVDDTg2H27YxeDZgnyqumN72jajLkk5L",
-	"5lGqMwYv9sKvbFBSbe5qvX2JO6cTjqZ0HtSaqZ6HX+Kb8TNeFUeAwldZfIAfw8Ry+gvLjR3/Krfge89+",
-	"rZk23eOvlFxWSO1pUXD7Li2vo1dwP11MoDDuM01wBPJAy5ppMl37H+zyMmLXA8gWeIl/kyp2SeSSG8MK",
-	"940mht4zyzu4Io6mjQadTX1JbbOqlHxg10wtudZcCh1tOb2zGS01yzbOA6jxTloQZrlhfeupC26ucoMM",
-	"sz0HLQrFtE7fsLzkTJhnmri3LglbVmZNZlIRKtZSMDKtDaHFkgs9GmxBte7YHmvICYxGNJ+LUy4y4NZ2",
-	"ZIDWMCNSwU8IY2IW1JCcliUrkhMqWfZMaJ9YbmYHszcl3oyQU1mskwMaSyru8IZ2B+UFORHsgeEaNcsV",
-	"M8MgczClLaDJ1fVbAuPAz3bnJLdbX3GzuCR0qpkw/lCJNAv7XLGCCcNpaVe1B2mwo/Yu0z58pgkvWrPh",
-	"rgkVhZvcHfKeMz5wILdMWI7+80AzwMJBNqAVP4Xt2v/DiOHPXC6XVBSnJRdAqqRgEaXoITaOuNj5HICz",
-	"gLcf+/D9jTBqncD3PM1QfrJ4ZVlSIQXLCBvNR6QIkt2IC21oWWaAphZL7YmOkNwl0Yb667bt7kYX035y",
-	"ANdBRt5PTz6nPunsl5UaKBxRSJ+AThbkhBtLI82iIZR6mKB9BzAuWZtcIinw+ELLUq4Yilwzy9Ms1lFe",
-	"siKBEfYlqtOAs2IrgM6NYykGDuSv+GrBBHHzpakG7n/bNXd32p8U0KElLfD8nEgDB/dfp47an74tMkJL",
-	"LQkXjjyoB7iHpZwTewM2Bh3GJAmH1DiHxAHc7YFv08SKqjkze6HdLb6aZOzUDDwG+xs8CIM3wAxACfjY",
-	"Osneq3lN56x7MwO324vtRXe8YXlUKQp/RxrgHrIMzNf+qHftt+GE26u/56JIXrv95Cn43L2cmvuHWhQl",
-	"i/SJDcFVlvVSRNNEV2/GWdmD1vDI8kSQbjKUw+3FvyC6Yvmouf4/n38c2cUlsW7Gy7Q8CVS+M/OflVyS",
-	"54ETweVEFR2VlAXVRMhNJI92tGRaOxTafqqwsOb91MG+8qh1Y6hJYKVitFh39/COP9hrSwsumNaOX7w4",
-	"e9GiOHBly1pbQTOXdVkQIQ2Z4ofJk9RGVhWLEWkqZcmo6GzNv7l1T7pX1G7bVtp7C58DO9CXxHJpsmRU",
-	"aEtEwRLgr2iXArVuYkoafYU6QqyF0bL8cTa4+HnHlfdffMk2t2P8SF0cR5ksI3ohVxYkXBMpcnZBtKnu",
-	"RqMEGDZOGsfunvNHsP2UzLB9FJod6vyyMv8CVSR9Zo2Naf/jar65qZdLCoSygwaInXdgMkjzVovEpcV2",
-	"bS9IF48zxHVumkdJ1G5jXJ/Usm1DG1c1dU58SefsTtdTbbip7QQJ/P4Rb2Ypc1qG+ylFuSYnhcz1GTw4",
-	"dQ9Gy2J4Ae/D2BoZv6rFWFiZkNEgGUgBT1kkNlqNVBba8/eMMJovSMG14SI3YxEvFLAyA2E8EglY0Zo3",
-	"p8IevaphC4qNxuIKqagdABUHXLcejUV8Ubcd7Fs7w020lhRLbdtfD9PPhRSneA87qndSrFSsZFSzO1Bs",
-	"xTyFmEyQv7IyMAv3hYUFjQCAp3Zj1mrJBXFCPEq4VmIci1o0P8raaF4w/3rQPD2KoIhZlTRnxRAAJSQY",
-	"odBSOhbcXMCECMWVndpIUsgRUeyBgyGAUAUSo/CzPLNj5lIVOrOLt5es1qQW90KuBMIwIa260dIUD84l",
-	"vJMRwVZWYp1x5cy4++DEe/d9ChUQlPpOM7ON5kbaA8JhQR8YoQj4WG2GH4YH8pWYREe42V5di+zEB9dH",
-	"zj3iHENETRHgbyOpdmfu6sFVdffAlHbKcOe8p7VOiD1XEb5v0LroIgeZJXuURdV/M1336LGW536dBbQA",
-	"30p6eHi09WzACmsPYh9reAT7XrsryFkVzdNPkSakDbZVceDxpk0rzQLC2XROImvhTFiWQ5UW2Fpwb60y",
-	"ia0BGG0U7T0u3SB1l05w06OMuJX3EE3/dAu5PIwmuZPF9TRrjtbRfxZHoT4w0jenPLj+YJN+a1LqKkUD",
-	"eVLPyQZTtpaiuHM29z7T9IIqQwrJNAijiG9gCOJmQbjR3mbv5IxLMG8WVgzws9u3Z1I5uakjjkQrMuxT",
-	"D6ez55IRXecLQvWFW4Ymr1BkeC9L9gMXBRdzcqKmNB/R2iyk4v8Gt9bo/j/0iMvhbhXEzp81x7bPyese",
-	"G6dpkP2ZxmPMiGKiYIoVeHrtk8vCrhAwcLhO3nqmSSAd5MQJSqc6lxUryD0XVqqBf6xs44QaAo8z8v6H",
-	"q1dE1SXTIC5N8ZysGAR70oR7kTZMoTOUqsA+aQVrwVjhl3UtC3LD8lpxs36myZRqVnLBhl4aYzBWCgtG",
-	"5CoIhxmpq7kCm5siSpbllOb3Tvh2x0AFgB3wLowyc8KiO1rCgznSolQ/+h/g2mkQwNH7hEwMig3VfmG0",
-	"tFJry56/lfWGCabr1ASy2a+dJKnnBeLUg3t4cS3gdN9dzZppwEthMhSZAfZdAAa0RFdSfJ0vyWSDmkyG",
-	"e4vASVqWJKSs0AfDEq/cLs3bkTmOKjd+03dsu00ZDRW3K+6nIr1SY0mnrNQHuR06UzwNW0+TZ8fL3TtJ",
-	"fO0XC0JUjH8FIUINLeW8dvExo3SoScp9FSSnrkzgznUv4eBfzYa/Pnphl6zN586wtX8QQdVmQYfcMO0c",
-	"PUUfhlQsP9z6UFGlWUFQnB1p1LtH62Xp7D3+ASxq9IuWguAgU6YJN2nPV79+sAv67kw3ZOSW9OyOwG04",
-	"hQpdk01XXFw6KTIhtdhHZFrz0njXUtsa5o1cmjgjl7Nw+8ODt88qqc1cMX3x/Lu2NR8MxlY2a+xZuRSG",
-	"cgGeb7BhaUOV2eaMY8W2xVMrAHgrmQbXxUpxY5hwS20W9/3oZXqeuldIclvHubKG4HrufvKaTTkV5Bon",
-	"ufnf78jz70bPX2K4wmqxtuR6YcU+ewq7CXOzZbesJMxRQum1Nm+o9O1tvXb8jxiJijsgfSQJdkNcjqUu",
-	"98eAtCylEAxi0cXZr9Cg1+t0aunM2/faO0bbprmVffs3vZU+e7RxP4Z7v67d6wl8J+fvnFttA/wHkP2S",
-	"PbAyCay9fWs4RPMBeI1TC/6nB9S1LHmeMkW5QIAOHP9SyimpqDFMCe3N7I0yEKGPJku6JnNJuDDygvwB",
-	"Amms7ERzC92M/C8CYR0/09N/fySU5CXV+hDl3hPou2b6pATudQynTcCygm4aK0veaRI0WPaJ6x4jmmIQ",
-	"OdBDD/3T+GRO7uspO/1D5m91Fpmb5UoML3w0BPo9pmu7ZiaMWiPph6EgCot9orkp14ed1eFmqeablOYB",
-	"MX4g9K8WkmiGmkQF+ASaiHe7TtlMKgbQL3ixm+42MShd8Ebn3lrdTnvWBsK/gkCOrWj/lVi4w1W8bZPJ",
-	"9bNVf4hsO9y1RwPFWDdtZKXJSqp7LubOi4yxfj4WjhqAnia1MLwkij3Ie1aMyJV7A10EsjYlf3DOtehT",
-	"r49z06vg7h0KG4X5P3eR6uHvvWyoPQf5QacsmxXVeiVV4kJfGWL5niHPX0T0a2uk41Yvjn3noMDeKJjX",
-	"RdqFxfZs0UXVd3cZkeeUE7ZcgzPBE3YdiwMh0tSiSxOwaNFhHbv3TjD0FKjY8DAaxR78wvYyBrhdvrFf",
-	"AZ/kYA/QMX6EsT0u7jXkn/HlLxkEAe15VGhUO9k0WmXBZJXB9ctQzLZ8oGSGZS7Ac7jteO3Qhx0lety6",
-	"C7/hc6ED0OwdVutLd6kxHIPOKQe1PE6z+e779v37PsUtVNnJznn5H4fdWztGWHxAiBSWB+mvj5bn4fcQ",
-	"3VgULrZxKZGF4DvATIT/fyrQcabk8jCNu+/8/yyVc8XqjNhhURuT4IQGBLhA/u/CFw0ryz4LeK/9xci9",
-	"dWBv93CnFZ097BnG2nr8Too+yAJwvRnrP127dACKHCUoAc80xJwTTdf6glCCm8kIHQtRL6dMYUSAqhlG",
-	"mJaaWVblTimKbDD0niFN8m+PBbx+iYEiVkjUGBka5RigWxxC8MLMuEJLTsYCNEnyT9mZiJKSa0MwghtP",
-	"DfVuKoLNHZQrrsfCG6XJjy7b4UQqYtnksOWu76Q+EBmE2rGwg98zVrVWLoWnQuBr8dkUlq4ArXFBAfY7",
-	"y7P1WGx+1wp3iMDfMp3uSqFoQ/+tS2hDO+q+jgwwC2nnSxgti4yM0S5Avd7cyPXjwdBiQfN1yWbGyizN",
-	"zrl2IT1+KrkSCa/AfK7YnPYELb2jU1YSzUqWG6mAE4QPxDx2OB2o13i/S4sTHpCk4r6PaV/k9hpkg64v",
-	"LEn2tujzVyT6+FlKi+KoQ7VOuVdouvOxuvF62wtNR6Dbb/uNGfaxN2Mk1gUYiLBvPGUgvgzToaA1XIDO",
-	"Ym+YeuA5u8pzWQtLO0HEzAZ/UbKukuv2I6WX/qbJ6CHtsb3G7VfuotgTN2brBrYCtj3j18B2g+VMA/41",
-	"IN841BSr2bwdQSR7zNWYA0iSyHJ1/ZbA4zjkH+2kiuGT5KH2hpmDUzXGE4diIG4AD9idZ+MPCYba53Rc",
-	"xFx3i3/3Pt8AziK4dRu3VlWjl5eKDT+v1e9EF+K/dxhsC+Ppj/fHL/Y57koWd54r7fKwPtvfQ07AlJdZ",
-	"SMz4J1ZYlb3QF2Q8qBR/4CWbs6Kx348HlhsupDZEMGO1++iX67evo7/eXr9q/rqmZkEeZFkvWfRKJZXB",
-	"P3/iopArTfBnJXOmNT6pxZLqe1aQM/sz/nbz5h0X9SciYffhxVyKGRessMKG1bjw96uqulJLqYh8YErx",
-	"wi0gpxWd8pKbNfnn1T/ejAfkBJzLhd1u88yHhfrjeqatulUxdZpT7ZwDlt2/urq+w7DQ8UCvdW7KZlji",
-	"fuiORTSdYezwgforRE48ljLRit/13Iw3PVfhkvwhUhL7b8dOPv6VDJxpWav06P4ZObGon8EFOGOfWJ6R",
-	"PwxBPoZI5PCayxzvtawcKB88MDXdffOdVSXsw323+/6nfOlbEoKKHjEFAg6Ife60nznTpNbAwwPvkGJW",
-	"8txAzQfDlKAl/PeBlpj4Lc3dTNZAwmZSTXlRQHZnLXx8E+i5ZqGkMaXTeekD5WiM+7g1oTGVlwmeRSXF",
-	"fCOyOlLi5qi4OWtgIkeJlYX+ioRJq0y7EyBcVLXVsYhzfpCKKZdMddJoZzglKNsT+HU0rs/P/5hb7If/",
-	"sUnmE9TduxP8072Ixhp8tftt2i/tkqh02hoQ9Jcp5JOhHXWqGL3XsVfQEntFrRqJt91nZoEfdLVgiuGd",
-	"3TuUpp2+lqJmOxIw3XPIYQagb2ZaEir0iimC1SOcDv9rLTEo0MgQN5SBD2EGAoppjRyyMkF3rgtunEtk",
-	"uu7Dqk5obpSlFkwmifh4+OyZhtV6Td854vF++io1PWygS/s+vH9ryarVBeNcOjBonNCprM3FtKTiHmh4",
-	"VVIuyF9vb69xOj3cIw3KPo1iV3z0b8j8BJLzMU2kvAd0Wz52Z6veqtzeaqXYaRSiV0lt/N9bKxBssZp1",
-	"zV3JzIbg3gv5DXh3V1STOX9g4lDT2YM/kkQ4sjcGGfbJWAECJkAnZsjaxvkb330rf9ivcg8nmE/whQPP",
-	"Nq11uMrIWGcPZwectxLabba7zqAbxrxWfQ85I3bJzqitM/BjYpkI0MIhaDCqAJIkmO8dI37NZ7NDDLuN",
-	"Obcx8W437BZuhs2rWws+46wg9rnXuZdU8BmkjN0grrktK1bQ3PRksR+ag/xYjSU24cKmPibP1SUQHZx6",
-	"0jqfx4WcqGjyLmV+yoSKMHNMIrcnUuxwJ7/fkEYVo8WpFOV6kA3ssVKXpm+ZWxLv3juXUG/gUHxaO0p0",
-	"JbeaWvWNYdX+1TdQNoHLrA2rMmDvTTGS3hygX+Q0TT8hBpoJq8r9TU5RzjFxpSCrFtSG3bmSCtp5yAof",
-	"QgDGXctN7UrAZoeMbhRNrcHw7j1cUrDh6DG1OlJeizd2SIwgC+TenoxLFmwRgObQYcNflRjVE46M8MGi",
-	"GjGY2keKdce2kqi9C4b0QhbBGU2LoN4Ep6JpzPlFTu/SmkZAGysDhnAjt+e/yekzbdX3qrbsGGvikRfn",
-	"5/h2Rr5/Sf7Ofxju2L6f/Q6+SlMnT8Xbq4NDb1XpeaYBCMl5SjnXKVYTQBeJu7q95r3keR+ElpDk+wPI",
-	"ssEyqZV2Lv+0lPm9RX2pyNSK92w2kz3BopXU3Gyj9OrQQKQt3AGc8P3F6DSWF4B76mYmJyUX96zA5/vn",
-	"HtxSfZ863T5hMlXFJRxN5pl3R3hvgveik3Lo47ebou63LvlxwxWUDiJ/TFx60Sp40CVTltClRfevp4F7",
-	"0ygwAxzojg51psCk2VgPdSzmJYm7pwu70Obv9r32RezmNRiHssgjQ9QypMVzo/uiZZkwdxa9e/X0cIuR",
-	"5fpbAPcC5jMLJev5glBSKb7khj9Y/ZREt2SYLD/WA7UIGlBL8i6mByky4ypO2okysvAZHnh77dY9/28p",
-	"/NEsimkobtprfYddVkoWdW6vvyXZbSUFfeY4Dqa+tUkEcUnWvprVlOW01hg/2nZjgx1MyM18KDslZAe1",
-	"Qryd433ihr2L0jQmF2SCL08yMnHvT2BpE6BWEwuilht+mJHVgucLMrn+8eaWuBwKffbZ6gdfznway9ln",
-	"978vZ9F8Z26pEx/AgOYcN9eoA+39CPnOe90Q9p052/gmfMOq/YPEQOjdlRgMtDmib4E6J6iyozDZoJtU",
-	"jSTQr7CPSMcFXjdK5uyZvx5FW/WWYL26fttjTN80ItkBcby+Ff99w9/tgk5ATwIrD7p0QaMZYMUkz74G",
-	"XjFoqpal9CE7yzEyrPt49JMkVkdoGR0OUjNMGhHo7tZ1njNWxOX0skFORc76KuvFVQqekqfvzVcP5XSH",
-	"X+zUldy8hZtXLgWVD4iSj0vJeYMReOBmq5XCKj5sSwLOUYb6TXJe+g/ugbPV4SYiVxxx/yK5GwGciVu7",
-	"h1WpUOs7VYtdObuQv1SoNZRp8oUosURACHXbyA9PBoHe7ToFeGmPdUdQ6xFa3Kqe6ZasQla8LGEXVkoN",
-	"vqpQVnlvbSb2ACSdP2iC3R+eLaPtLoabOqaEUa5z5Jt2Oo908YKTRCEZ8/8oLYhrK9H0aDp709NDMgX6",
-	"vOs/gdcvlC/WENrNxYVLHD2hocqWzxcAj7vkRU5ONBfzkmGJZykurczq34oqnsmSkZksS7nS3r3xwAuI",
-	"y4VwA+hFgLY2Vyx6GDutYSGDbGCnTPK5A6ubdzMhAjg2RDF3Zn240Bc0vh26W3JEiGCrcIAXASjPNHE1",
-	"mLVV68LJctUUoNbESElqUTKtXb7NHa34nXvItYtr7ik71n691e0hqexyqCHsFwoRzzhKvOhocSdYUwq9",
-	"WRnRXECMiISUgXu7bQigLoswKkTiQmExKJSrZcvNEyfR7X0JUvyqN8nlSQpcbcmbaafNWh1Qam99oooR",
-	"zYSJ3YCbKTPfNEnmSHkxBwmOW+xzLmsmfUSHp704rWgfUgKZJu4w2wD2iw6H019I62M/Xl4ZY/eTSgoO",
-	"DzaLvNbC+BpumJrzzBJYeF1jtsjztAnEvXQoL6sVxLbfLXvs3jukKjdrqrI3DxVStgRp3PWHRCmWM46V",
-	"uTGKJFHNIHf+4112qE3fujt/v732OWyc5RYA9/KQI+TY/b+UWff1SW3IfZ259uT591GaphV4llKxYcCf",
-	"kAKCxremR0Qq5+1oSW59SPTaXfReMnFXykSxVfBF+vuXWe4b6uOREy4IJSscHyJRcApSyvn+3o4NKpaA",
-	"xl40Z6cF0JO3NAF6lITepmq7rdS7Ki1D7a5Hkzq4eodeuJQt/8ZiL9Xkv06dWH/qkWfP5iCKeVS4k7Mk",
-	"+959Vrpj76qYz+pwo+/qGnE47fdFQ2JIjPZarqW0d3vKKikpwX/vwRjZogLiNnxkP8HgjUeI0KUFDemP",
-	"MhS2yWrnOCe/aCkmF1GpiULm9RKkrYkuaX4/uSCTz2MoZzgeXJDRaPRlAuznxj6FFKNcQgyjoyg6VvB+",
-	"wVYTMNK29Vmtw2FrU2phj4LpXsbvlkkvWqMdQtICyd1lpIimSNUmRoYEmRs3dgZnnGVUMXWbLn5/leg/",
-	"lJGJK3s/CT3TQE+CgRo8XRhTYfs2LmayhyVgeIq9K43qP2fah2X/7ebHf47IVW0WTBieU4P9jghtrWss",
-	"sKLDicNnHwY7HjRq4XiA8d3Slb6buDJUrhgEfjkZXozF5Cqur3lBfoB9kbDnUFmC5iYqP+gUUasiXoxF",
-	"CLCC3zVUuUcByQXkfMpZteGxzYgPxcLE3rGLBIzlrcw1ykI9eEmF3RNMMSJXrruVU4Mn2lBY8RCWky9c",
-	"NnHTByt4T6FiLVbS5qBLj8ZiLN5AWC/Gnvf1G5yQE98gcHhJJpZGTnyuqqZLNha9uQLkHQQ+2eErOufC",
-	"Qu4CdHJ4cbMD5xhEaIAh1WTiHxhJ5q6Wi/0A0oaR17UHYC5WeyxKro0Fok9YD7W6QgdBR8U1mbw4f0G8",
-	"+2uCsPb+WcxgtpD/8P7dJalkWZLJX97ckjOQls8+8+LLxBUlmYCjDQ9G1T5HGcMwBh7xr67fRjXeLgbP",
-	"ITuuYoJWfHAx+OPofPRHKKVhFnBxzyC8HPLTUjImSlzQcOEUtmrRzncesktvWcEuIKL9ZAINeyZDrJE6",
-	"FvADl2KSkQm27sFn9rJNqJlgrtJCrgj3oXInE9faZ5KFAxuLCXb5mWBxfbBa09I3WaoVG47IFSK2Zswt",
-	"DQLnL10tTsDxsbBPAxrbFzjTBELT27fEh0S4Fl/MtTLAC8aleFtAAxZtQg8gDlbZ2LPRQ+qbV85cB1lL",
-	"7He8iU1T7Ysp9SraCyhZXIfWdn09U31npS2dWnvm4j4qkpxMut3JJkOEypKXawCWM+PH77r6p+lVubjV",
-	"bctKfYnYFXJsw+eecbec3aHkWY15y74zXNM+Dus6YaC5gdT0bODkgWQO6064II7h5bcrDYDaBqTQ7epw",
-	"KDUzA4HCu6Vl30xNO63u0R3UJG3HgtabPczcFeca2hhCCEacUjNp59RkELMD7OMZxJH4jJ1+lIqyenp6",
-	"Kj9/8R+PgaiPgiUU617MjGeAVlHrWw6YkwfJlr5bA7z3X44LHtq5EmAth6/k40Z/4Rfn50fr3Nt0Zkt1",
-	"FXYC2MxveYSGamf7T48clhr1K46q/GJVN0izKuW8XXcftKG5hhsAnPJjNvh06sS+UzTlR4HwdtyzDVOY",
-	"Y6xdrvG6ZX19eqaRgj8XeVkX7M4Fk6f7Z7vM3U51t6fEgo0OKFtRITrwY6FDSw6ArlPQVSmU7IGMHh+p",
-	"bx9FiBLDfwe6QGxsAj1chdXXMb9yNOwHiW3gjnLKG5Vcv7SVQRfytgHjF7vPtd18+6sB4lbZJI36SEIQ",
-	"tgVbkRZj3xcOIWdl89a64EGncDPsxtcGEPZba8HnsAu80awf79LxAdzuC/el2xn+t4DnB9/raqNzD+gB",
-	"eOIYUuq1GqeSPwq2WZoA/4WZY0PvySlhXx/72Kn69dC5iiESLBNRTa4TV8oNdSjo1DvMSDMDgLHpcPUo",
-	"wpi+kWdOkTj7jP+BK5qmoO9rceX1iK+DreecVmdOKCltcrlNSn+iK97uZf87ueLva0EoWVJR09Jrik7o",
-	"b9XadgS9QTMXIXY8Kn4WYnT7ccW98fsn55sZlL9Thm2XSbBfDdQ7YFSVnKlAFBojWMgmdnoLpgwcE/wY",
-	"kN0L+xv7+PcP+G4n3d/JRYfzI64JcMwEAogVg02D4XRNFrQ4LnRltQ24svr/sP0K2MoqBumJzmnpy3Gu",
-	"pLovJS2gucG/mZKQcrpkyylTzh0D2UUI/GPC3KdfRGBPRPtNXJD0f1qiOAltMFzsLAYrOrNSKIv5wDGw",
-	"byx8dDSW81nIlY4L6viW+D5i1BdJCJUTKMRej4ULvs589duQ4DockZ+cdZm3Ip/tYvIFyyEPK/g/VnQN",
-	"k2GaxaV3wetWdLcOm+Tap5e5FY5Fs1VKXp7/qanLAtlxdK3JarFO2bddgPwRr1GPKcLB6xEmiONfyY10",
-	"ir3Y7PnxZ4echB6h32Er9hlGLADp/zdR6BzuArdHV4sT7KQi0Tl4xR3SPJ3rrNUy95E0AnP+thvb3Dvf",
-	"3jvzk1RIJEufOc+xLIzOCLjvdEbwKLkjKdiEq89k+2ufCfvF+fm3tdRGPUK32+fw7DNvPjuakc4VCfON",
-	"0DJsFAIehqrBwaBctJuwxejmkGNva133Ok5lsUbqOv83r07tTsBnWBBDFaEqX4ARcbZZ+WwsThL9wFxr",
-	"Sct/EV+g+IewN6w6hSqZZCbLgqlhRqgZCygC8fx78g/+Q6hEV1eWPTtntyiaYAU3P19WUhlMfSXcjMbi",
-	"qjGslXbba19pt2k1F6Q6y5eIwyK7byg2TaH3uP3z5MX5+fASX3ft4P27Jko5Iicvz/8EmcZRHbix6C8E",
-	"F38Lg7frwnExFhNfeW6CrVbd0VdUI6N1M5X2ujonLyQ+64zQqZZlbdhYuL4zikxGo0k0aebarQc+q41U",
-	"rEgzTnv+r72XcT82JXPDzKk2itFl+yIGv8yUC+zVt3nVvymParcA7OFRDd54hFqw0iXhe1RLYpTjZM+/",
-	"7XLxRrCiadN4BNs1jNmpd+ixkgsX5ReOak+yhFWWYvYXWa17LZ4eGQ8U4OCzb2DpxOX1WTmRTB7HwrnB",
-	"GdJNtw/nEF1wJCoQ7IbQvwKHejyg0mbLhvcdaLf8LclI2+tzDAz4UTQNkmOeHJu70606nwgnUlUptiu4",
-	"EJiEYseJi0e0P7naFcPQuthXBUv0xAZeBt2v54qKZEdu1+m3t0MyRmtEi3eKrV9HtAwDCWLw84WrnBsK",
-	"sIdCIo284MaHAuzRvNhhM2psJ1VQnVuCAU7nRkF2bhZsOSJvOIxvVWosLs07FUos4KAMuS+nY8X3VSiY",
-	"0/R7nknFRsT5J3XofuRcIM5YG9nC/ARLukYXsmvJByvrSBBXOFG3Oe3viC48gT8Ddx3td6tZ7OjqTNwE",
-	"OE2PmjsSIX7TK/woLArHcp3Gu01Se9vINIU0D5YjMCG5jzP9wxULfyKTh+5n/Dkty+Mw/lufNd408Juy",
-	"Uoq5VbWiA4M40X3oejjt0yr0FE0G0t7u1TDUFRXH6r7e+R117qTtzhSdpp1ko9smjNdquBkNQFVDMV0e",
-	"dui9mWy72UGJzYaqT4gfm1P1oIrrxMmFJe35UQwNWG+gCaq34EDwRQjTbmS5w4ZQJ/DjPatKwIymn+il",
-	"VZXhxBiYjxzDcymxwD2ksKqza0yLGOH6F8SYMi/ldEPnPh92AXqTBujxCXy6Lek31l8PQyghV0dFqhtm",
-	"XPn6r0OsiHqHkpBp+hPsRiENdzPT9pK0qt+BUYdrA9ShQJo5Fj1l9bghJ2Bj6uQuWNTXWPleDvvi529h",
-	"7b9h4Hycm9wiznGANjmJA/5gQ5fuohEh46gZSINZ0MKe4cvzl32W3FbU2sHB7iEnbz+Eb1edSg/ZCZzf",
-	"r/DVk2qIoUjaVhMzAPAoIoIdqG0GaFJQuCJY5a65oKE06S5RobkU26SsW6xLd9hFsB+9fT14cjD0EUm7",
-	"tePYZYDwBFUTzjqLSnmWcq4z1ykiwwLM4PfcrF35dfA5w9zT/rCCV/D8/1pQhSyFkIBxDODhoWwWNpWK",
-	"wIzE1QV0TgwIGPFeDsE+GYDvXmBru/6a+j+9nr9bfKUDqU73A5csdYlxjS5F0nJloPBaLhkIxK4qUTKb",
-	"AjOJns6U9jVVIkMr9Z11QWG0bvJvD0bB8bYp5mXIBAWS6QpNHEd/Q21wo1pTBCyLbliefC2hrxlm6lrQ",
-	"TIYxhiFaPDJA/xUoZLcuZexJpOSo+f1esvHxnCW4uaI9fUKfZSunRDcU+2igfuU0XtHAuekFByhwGc1o",
-	"BS3wVfJQPcE1pjgM3A1JCZy6LwPgPZQP8xiwQVsSFjZebDWu7S7U0KUdL1N6pF3VUUxQOBQQbN9/1V+9",
-	"xLVz1dT8rRs+6ujR7rKNmH/QGMTxm1FRNFQdlYLCro8aHHFVljjqXjYtp0RuJ3Wuue8TUbrG/PftqNw2",
-	"k6MlbfbAjknJiM8z3hcg4UYEWlRRky+6EPoAfXschL4VJXqCoLumROW3DrjbggpgL24kZoxaOwpeYPwb",
-	"jYt+ZMTV4oSCXQL+ZxZsCYK0xhIVXIWak4diky9ms5XE/uRf+g2pbFMB55iE1m//2wmrfsaIfbp6K5qc",
-	"NKY/zZjzV854aZiy6lNsUGqx0wDEXXlvad/xG5pD1BSGbV3/eHOLs01qVU58uZysEemgyyiZdOtvTbDr",
-	"kuFLRrgZC44FLTfevuVLpg1dVhNy8kHwT/aApSj0ECOpNJ8L77Gd4NlPMIqrGeKGzwU1tWKnL777/oLo",
-	"BX3x3ff/iW1IF+wT+es/rl6d3vz16sV331tJZTzAR7xoNSw1fiGtX6eyWOMP7jM2GY3Fe1eLy9vMCSXh",
-	"cyish27p78iSi9owTeiKrkfkNlTVAzM8YJVeyJUgdE65GI3FDWOkkLkON3G0TMaOIc/wt+DJ2G64Zt+W",
-	"87amTTNfdz5HsbXXUzvD1ELxw/t3UFYNGs48YFJDZIGvNfZn/MqrF5PanXoEZug2oD7MnuS+S5uUEvoB",
-	"znYU/QCHaoouEl/KKC69+Bi61WcbfZIzOj82Vm8UfdvOipJn1mZPxzGsbs5XUgP5Ks1CH8NgvDi6UdHX",
-	"ZcdA1zpsJ41NY+3kTf1RCPPRlw3ZV7EP1Nc15Q0tHQskplOa3/cVNuVmOCKvXP5MKA/gd881hAT7PaBr",
-	"HVY7FmD0C/xazjCxeaNsmihIToWQhiyp042Tta2J9yyNRVOSFJz4EnMiXA/oaAXYeQiYsFTNoZy8PP8j",
-	"HtWKazZMBxoX9HgU5PiMpl05+BuL9jt4TbgXTyngrwJovpaRnDUX9uyzpxlfzkKN0y05zv6VI+BJOoTM",
-	"L+foZq4Xx0aGphZmvwDid5M5f8ZxvP6iIDQucw7hmyAcZmS6NkhN7H+yuLaJYw1OVqYzxfTiEcgUle4E",
-	"gLeKdv780Z68ZurB4wMUfR6c0YqfPTwH4uAm/Nxk7GFcmUWIjku79TO6c6IfUF2N30AjYfRLFPoQ/Ro2",
-	"G/2GlZm+fPzyfwIAAP//",
+	"7H39c9s4suC/gtJdVax9tOxkM/Pe2vXqypNkd/M2u5OLnZ1XNUpZEAlLGFMABwDtaFP+36/QDYAgCerD",
+	"kTNzdfdTYpHER3ejv7vxZZTLVSUFE0aPzr6MKqroihmm4K9XtdJS2f8VTOeKV4ZLMTobXS0ZmQn22Vzn",
+	"8MaMyBtiloxUit1xWWtS0QWbjLIRt6//WjO1HmUjQVdsdDbCb0bZSOdLtqJ2+BX9/I6JhVmOzl6cnmYj",
+	"s67sm9ooLhajh4ds9JpVpVyvmDD/gFG+4NAVNctmZPgnGyn2a80VK0ZnRtUsnicxruJ3TB12zHd8xU0f",
+	"an+V92RFxZpww1aaUAASWcqy0IQaspLaDIGshBHjWQt2Q+vSjM6+O80s+PiqXjngrbjAv54HQHJh2IIp",
+	"WN0V1bdvXw/slhcb93oj1YoaHPD7l6Pk+D+x+VLKJ5ziwX6uKyk0Ayp9r+S8ZCv731wKwwTAnlZVyXNq",
+	"YX9S4Rv/9ou2iPgSzfY/FbsZnY3+x0lzDE7wqT7x48KMbVReCMKUkiojVJMPf35F/vTyu38nbhpSMEN5",
+	"qScjB+2LPGeVsZsdXOF+K2sNmliePZ/5kooFI/dUk19rVrPCLpUSQ/WtpbIlo4U75e8kLiJ9zu0HzzT5",
+	"+OHdZLSJ7GEZboH2+cX7t1fylsGolZIVU4YjvnLFqGHFNTUtfBfUsGPD4bR1Bs9G7HPFFdObvhF1WdJ5",
+	"yTxJ9cbgxU70lY1Kqs11rTcvcet0wvGU3oNaMzXw8CE+GT/jUXEMKHyVxQD8FCaW819Ybuz4F7lF31tR",
+	"1cjTO6RreVBNS0LhNaJq8UwTDm9bDLdxhS+lKaMZYJJC2S0XAHAmLC/62Q/1qftqNvp8bN85vqOwQW1f",
+	"jvfwNy6KC/fxAyxwVeHOaFn+eDM6+3nLOS4pF/+kZc306OFTNriTZ5pU9lWCM5A7+CQjjtVqcsPLkhWE",
+	"i0kPU7DZzO+xWeQwfj6wX2umTf94xPsrCm7fpeX76BWkt027iNdP5mv/g4VuRux6gBkEWe/fpIqdE7ni",
+	"xrDCfaOJobfMynauPCAibPtNPaS2WVVK3rH3TK241lwKHW05vbMbWmrWJUGQllt5dZjlkg2tpy64ucgN",
+	"KjQdMi8KxbRO03lecibMM03cW+eErSqzJjdSESrWUjAyrw2hxYoLnTwK/rT3x/anmhzBaETzhTjmIgNt",
+	"yo4M2BpnRCr4yZ05s6SG5NSSY3JCJcuBCe0Tq23YwSwnizcj5FwW6+SAxrLya+Sg/UF5QY4Eu2O4Rs1y",
+	"xcw46IRMaYtocvH+LYFx4Ge7c5Lbrd9zszwndK6ZMB6oRJqlfa5YwYThtLSr2oF121EHl2kfWl5XtGbD",
+	"XRMqCje5A/KOM95xGnM5zYAKLS+o+DFsN/CF8GcuVysqiuOSCxAlUrA+X+yyGMf87XwOwVmg209D9P5G",
+	"GLVO0PsAW//J0pVVGQopWEbYZDEhRdC8J1xoQ8syAzK1VGohOkFxlCQb6o/bprMbHUz7yR5aASpaw/zk",
+	"S+qT3n5ZqYHDEYX8CfhkQY64sTzSLBtGqccJ3reHYiFrk0tkBUEqlqW8Z6gS31idw1Id5SUrEhRhX6I6",
+	"jThrVgDq3DiWY+BA/ojfL5kgbr4018D9bzrm7kx7SAEfWtEC4edUTgDcfx87bn/8tsgILbUkXDj2oO7g",
+	"HJZyQewJ6Aw6jlkSDqlxDokDuNMD36aZFVULZnYiuyt8Nal4UTPyFBxJdjd4g8yAlECPLUgOHs33dMH6",
+	"JzNIu53EXnTGG5FHlaLwd2Sh76BrwnztjwbXfhUg3F691/l2VYbTWhS8nJr7h1oUJYvsvY5hIct6JaJp",
+	"oqN3w1k5QNbwyMpE0G4ytJPswT8jumL5pDn+P59+mtjFJanuhpdpfR+4fG/mPyu5Is+DJILDiS4UNCKX",
+	"VBMhu0Qe7WjFtHYktBmqsLDm/RRgX3nSujTUJKhSMVqs+3t4x+/ssaUFF0xrJy9enLxocRw4smWtraKZ",
+	"y7osiJCGzPHDJCS1kVXFYkKaS1kyKnpb829u3JMeVLXbvq/23sLnIA70ObFSmqwYFdoyUfDU+CPa50Ct",
+	"k5jSRl+hDRdbybtZM+GLh6y7HeNH6tM46mQZ0Ut5b1HCNZEiZ2dEm+p6MkmgoQNpHLsP50/gmyuZYcMG",
+	"ZwHPN1iZXVMRP9jRVIxnt6bia/fxo0xF+GCjrZgwEb0AC/tcSnnrtEidWQPMa5QDDG+TtYjb2cVa3H1j",
+	"D8l5vJq3O7iaby7r1YqCFOqdMTz61+AvSysuFnalZSXacp8+k8iQkXDTPEryjfZxHlIJN22owwdTcOIr",
+	"umDXup5rw00NKO7v6kdke6XMaRmYnxTlmhwVMtcn8ODYPZisivEZvA9ja9SqVC2mwircjAa1Swp4yiKd",
+	"3Jr7stBeecoIo/mSFFwbLnIzFfFC4chnYOlE+hYrWvPmVFjQqxq2oNhkKi5QRNkB0CrDdevJVMRccBNg",
+	"39oZLqO1pPSVdvBhP+eHkOIYmVzPr5HU2RUrGdXsGrwGYpEiTCbIX1kZJLH7wuKCRghAqF2atVpxQZyF",
+	"hOaDVcenohbNj7I2mhfMvx7Mek8iqL9XJc1ZMQZECQkeWAwTTAU3ZzAhYvHeTm0kKeSEKHbHwctCqAJ1",
+	"XPhZntkxc6kKndnF20NWa1KLWyHvBeIwYQq40dLiBOAS3smIYPfWHLjhysUwdqGJD+77FCkgKvW1ZmaT",
+	"QItMM8TDkt4xQhHxsU8CfhjvKbRjTh3RZnt1LbYTA25IVnrCOYT+n2LA38YM6M/cdzJU1fUdU9p5Gnrw",
+	"ntd6nVIXGnrv8LroIAeFMHtUOMF/M18POAmszP06938BgcX08PBoI2wgBGEBsUsoKML9YNAB1KWK5umn",
+	"yBPS0Yqq2BO8ab9Vs4AAmx4kshbNhGU5UmmhrYX31iqT1BqQ0SbRQXDphqj7fIKbAUvPrXyAafqnG9jl",
+	"fjzJQRbX06w5WscwLA7CfWCkb855cP3B4f/WpHwBFKMPSSMyG83ZWori2kd2Bvz+S6oMKSTToIwivYGX",
+	"jZsl4Ub7gIjTM87Bd1xYNcDPbt++kcrpTT11JFqRYZ8HJJ2FS0Z0nS8J1WduGZq8QpXhgyzZD1wUXCzI",
+	"kZrTfEJrs5SK/wtiupPb/9ATLsfb7Ts7f9aAbRfI6wEHsmmI/ZlGMGZEMVEwxQqEXhtyWdgVIgaA6/St",
+	"Z5oE1kGOnKJ0rHNZsYJY+0ln+I/VbZxSQ+BxRj78cPGKqLpkGtSlOcLJqkGwJ2uQOtSEKXSGWhU4f61i",
+	"LRgr/LLey4JcsrxW3KyfaTKnmpVcsLHXxhiMlaKCCbkIymFG6mqhwKGpiJJlOaf5rVO+HRioALQD3YVR",
+	"bpyy6EBLePD1JuK2EfnvETdrCMDx+4RODIYN1X5htLRaaytYslH0hgnm69QEstmvnSRp5wXmNEB7eHAt",
+	"4vTQWc2aaSAEZDJUmQH3fQQGssQ4XXycz8msw01m451V4CQvSzJSVui9cYlHbpvl7dgcR5MbvxkC23Y/",
+	"UcPF7YqHucig1ljSOSv1XjGd3hRPI9bT7NnJcvdOkl6H1YKQEuZfQYxQQ0u5qF1y2CSdZ5WKDQbNqa8T",
+	"OLjupBz8s9nw16fubNO1+cI5tnbPoKnaImifE6ZdFK0YopCK5ft7HyqqNCsIqrMTjXb3ZL0qnb/HP4BF",
+	"TX7RUhAcZM404SYdVhy2D7Zh38G0oyO3tGcHArfhFCn0XTZ9dXHltMiE1mIfkXnNS+Pjdm1vmHdyaeKc",
+	"XC584IEHb59UUpuFYvrs+XftUAl4461u1vizcikM5QLSCsCHpQ1VZlOkkxWbFk+tAuC9ZBriQveKG8OE",
+	"W2qzuO8nL9Pz1INKkts6zpU1DNdL96PXbM6pIO9xksv//Y48/27y/CXmgtwv15ZdL63aZ6GwnTE3W3bL",
+	"SuIcNZRBV37QYTaljLXN/kSeUpP32Ogy3kWWBGPfYO6Piu/sOGA34ODe3jHi0ILS37go3vrPu4Z2QlwE",
+	"Xbbt27DaXOMn5GlB0nGQHij7rZcHFtYxkPv2zQMrDdHtG1nZ4mCInRItD9+miIzD9mBIZuMBeO0BaiRS",
+	"QItsn+lEkt2hfErDWWitcAKko1me6py86PUeDHtvoPfuXgfHaNP1Rjryb3pSyh4dAYupZdghNZiL8E4u",
+	"3rnAfgf9e+hGJbtjZRJZO0f3cYjmA8hbSS34Hx5R72XJ85S/1qUi9fD4l1LOSUWNYUqEM9lYzBH5aLKi",
+	"a7KQhAsjz8gfIJXPGhg0t9jNyP8ikFj2Mz3+1ydCSV5SrffxgHkt5rqZPmmmekPccQ5YVnDgxB4FH1kM",
+	"bh72mesBT7NikLs0oDT4pzFkjm7rOTv+Q+CjWRSTkfdifObzsTA4aPmZIEwYtUb9CIaCPFD2meamXO8H",
+	"q/19t803KfMcpDdYxvdLSTRDc7sCegJz3Sd+zNmNVAywX/Biu3LSZMH10RvBvbW6rU7fDsG/glSyjWT/",
+	"lVS4JVll0yaT62f3w0UU7YKIATcNZttqIytN7qW65WLh8lgw29hn41ID2NOkFoaXRLE7ecuKCblwb2Ac",
+	"Tdam5HcuAh196p1W3Ax6gXYulogKwZ67Wqbw906BhgFAftQp939Ftb6XKnGgLwyxcs+Q5y8i/rUx13pj",
+	"qNO+s1fpR1Tu4XJ9w2IHtujqrvq7jNhzKlOhXEPEzTN2HasDIdfdkkuTMm3JYR0rr0eY/A5cbLwfj2J3",
+	"fmE7eczcLt/Yr0BOcnCa6Zg+wtieFnca8s/4srMOdgQVep6Pup7dLPh1Mzh+GdqimUsRypzaOt4EXjv0",
+	"fqDEsHR/4Zd8IXRAmj3Dan3uDjUmhNEFRZMjLsT87vv2+fs+JS1U2avffPkf+51bO0ZYfCCIFJUH7W+I",
+	"l+fh95BfXRQuu3olUYTgOyBMhP9/KtX6RsnVfm6pIfj/WSqXr6AzYodFl4WETA0ggDOU/y6B2rCyHAoT",
+	"DTopjdzZUeSdgw5aEexhzzDWRvA7LXovN9n7rpU5X7uCJIoSJRgBzzRUvRBN1/qMUIKbyQidClGv5kxh",
+	"2oyqGea4l5pZUeWgFJmzht4y5En+7amA188xm8oqiRpz06MqJ8wdgSTgMDOu0LKTqQB3C/mH7E1EScm1",
+	"IVhDglBD5xQVITAFxhXXU+EjN+RHV291JBWxYnLcymnpFV+RxrcxFXbwW8aq1sql8FwIApK+nsvyFeA1",
+	"LnPGfmdltp6K7netnKAI/a34wrYirjb237qSZww27BrtA9+pdgG3yarIyBSdZ9TbzY1ePx2NLRU0X5fs",
+	"xlidpdk51y7vzU8l70XCf7VYKLagA5l97+iclUSzkuVGKpAE4QOxiKOye9o1PjjZkoR7lMm572PeF8WG",
+	"R9moHzBOsr0N9vwFiT5+lrKiONpQLSgPKk3XXS/cB1R0ooWma2Dst8PODPvYuzES6wIKRNw34WRQX8bp",
+	"ZPQaDkBvsZdM3fGcXeS5rIXlnaBiZqO/KFlXyXX7kdJLf9PUFJL22N7i9it3dTSJE7NxAxsR257xa3Db",
+	"ETnzQH8NyjtATYma7ukIKtljjsYCUJIklov3bwk8jouOMJigGD7Z6EDuQzuXVUsBcSQG6gbIgO2Vfh5I",
+	"MNQu0HFppf0t/s0nRgR0FiH3oYn9VjWmQlDRSYaw9p3oY/z3joNNuW7DFUf4xS7grmRx7aXStjSEZ7un",
+	"kRBw5WUWEzf8MyusyV7oMzIdVYrf8ZItWNEEuaYjKw2XUhsimLHWffTL+7evo7/evn/V/PWemiW5k2W9",
+	"YtErlVQG//yJi0Lea4I/K5kzrfFJLVZU37KCnNif8bfLN++4qD8TCbsPL+ZS3HDBCqtsWIsLf7+oqgu1",
+	"korIO6YUL9wCclrROS+5WZN/XPz9zXREjiADo7DbbZ753GkPrmfamlsVU8c51S6CZsX9q4v315g7PR3p",
+	"tc5N2QxL3A/9sYimN5hgv6f9CulFj+VMtOLXAyfjzcBROCd/iIzE4dOxVY5/pQBnWtYqPbp/Ro4s6Wdw",
+	"AE7YZ5Zn5A9j0I8hXT+85nqLDHpW9tQP7piabz/5zqsS9uG+237+UwkncZDtkVaR1f8xlDHuWUhQ0xGZ",
+	"I2TIDjr32j1Uiljz0mvByQyDDZWUxYB2BclExD53RtuCaVJrUD2CyJPipuS5gWZGhilBS/jvHS2xo4k0",
+	"1zeyBs57I9WcFwWUxdfC5y6CeW6WShpTOlOd3lGOPsRPGyvBUwXtkDWgpFh0qiYi23OB9qZzYiaKO1lZ",
+	"6K+oNP+zVMRBACPnFo0uZkMqplwV6lFjVOKUgMQZ/DqZ1qenf8wtScD/2Czz4VL37gz/dC+ijwlf7X+b",
+	"zjlx1ac67cQIZtccCnHR/TtXjN7qOJhpZZSi1vpFJuVLWiHH4X7JFENWs3OaXLvuN8WEt1Suu+fQ/AGQ",
+	"3i1RJ1Toe6YItkVyrodfa4kJv0aGnMAMQh83oFeZ1sihnB1M/rrgxkVy5ushquql3UflvcHTk6h9gc+e",
+	"aVitd1C4JBs8n7792oD06rPsjx/eWl5jTdi4CBn8MEd0LmtzNi+puAXRg5H6v15dvcfp9HiH+lH7NMpL",
+	"85n9oWQeWM6nNJPygdtNjSx6W/XO8PZWK8WOo/TbSmrj/97YumWDs6/vpUtWLYWoZKhdwrN7TzVZ8Dsm",
+	"9vX43XmQJEoNvA/LsM/G6j0wAcZeQ7sLnL9JOWg1XvCr3CF25zsjAMCzrpMRVxn5GC1wtuB5I6PdJFx7",
+	"g3akbTe5ZCCdBJ0HkBActU5KMswPTn94zW9u9vFHN17oxjO92R9duBm6R7cW/Iazgtjn3lWwooLfQDno",
+	"JdKa27JiBc3NlqSo3c/A4wyt2PMMm/qUhKsrDty7rKwFn8dlyqho8j5nfspiqTBzzCI35zBtiYJ/6CjR",
+	"itHiWIpyPcpGFqzU9Texwi1Jdx9cJGu4vt/Huh6fFEhNqCZ9plMJgo9MC2yP28612ikx0G9tx8zANqz+",
+	"xkXxIQzQoauUkoJPAZ6sIFgWIndI/3aHKyKejTQzQCawzsGstnjtWzqMJgk6NemlocoM0xXETDcQ1ab2",
+	"HVfYKMg9x6GaVkihjYdjmKv9bP4ulcDoO5JItGdLH5f46QBGox2m4ceq3Zt7oQYPIk8bVmWgBDe9zgar",
+	"YH+R8zR8oQqIiYIV5L/kHK0BEzcitDZ/bdi169ikXfi78PlBELmxOqddCTjkUR2cRFNriKr58LUUbDx5",
+	"TCuwlPH9xg6JOdRBKbKQceXyLTHZAB02/FWlwQMFOYgf7NkVo6kNUmw7u1GQ79yPbBCziM5oWkR1F52K",
+	"pinnFzm/TtvjgWyspRRyCd2e/0vOn2kia1PVVmnFlsjkxekpvp2R71+Sv/Efxlu272e/hq/SMtyf4Pbq",
+	"AOitJoDPNCAhOU8pF0m2FVAXGYW6veadrF6fYZpgQMPZodlolfTd9A7/vJT5rSV9qcjcGsHs5kYOlEtU",
+	"UnOzSR9S+2YZbtChIMNmuBexxu5FcE7dzOSo5OKWFfh89+q7K6pvU9AdMrlSTeICaDLPs3smbpOZG0HK",
+	"kY/fbpq7y2qTcJTVoWQjNNF6Mtkoq51Fo98wSkb74eME45XrnNAJkacr0B5T1Fa0uiX1ObyVEWnfwNeL",
+	"j53ZOw/Es+0UODIL31zXwtoJiVQyFrWqc63BtZGKOa+mJoV0daS08I42i7Nnmhxh93FfRGXN7SUVkJkC",
+	"ic+uqtYV8Mgbnys9PkOXbb95HJnhpDO01ZueIc4fChpJwYsszvcBKt+o/G+DlqXODhful3V6AKGCFIq2",
+	"oCsQN3qoDoIJc21526ArM7Bw3J1ngcAUYT6zVLJeLAklleIrbvgds6CPWOQ42dp2gO4ieoI+8texMEjJ",
+	"GNdt3k6UkaUvcEXWbbfulb+WTzSaRTENFxsMxlVhl5WSRZ1b3m/ldduPg9lQOA5W/rflA3E9Znyn1DnL",
+	"aa2xMqCdoAR0J2S3HNxOCcXR7ZozTKmauWGvoyrV2RmZ4cuzjMzc+zNY2gxY68yiqJVgNc7I/ZLnSzJ7",
+	"/+PlFXElpPrki2WXDye+ivfki/vfw0k034lb6synpuFBdHNNetjeTYpv5UyNVN/asgbfhG9YtXv6L1g8",
+	"2/qigGCOOHQQzQmR7HhkNur3lEEm7lc4JGbiyx067Rh3bN8T5dEOXr9w8f7tQJi062e3A+J4Qyse0ina",
+	"B+yeWrKBU4OhMh9f1y2P4lG/EZelat89nioWJxqPffv5+TqWIBY9Z2Rm/5kRxSpGXX5K9ByGhRAdHouQ",
+	"gh1CSQW3u1lxQV3T6RWtKpcS523igZ6a8Y0J3vAd7rkVdbvMQunoUOO7VkVt1jiUhisFYm+bO5fDx6Fx",
+	"oGDf1OE3gzKZjVzAY+jdj/i4UQocXa/xmhw8TQ/ZSAq2Q+lnGwIP2ea3u3NvrauIobXt9QgI219tILvt",
+	"3RZFbHu5RWvQEi6oFImC5AZXEek4THvaCASbDd6x4WY5RNOnIaPpSXo9RaIiAg5qGFjHLtCa0HWeM1bE",
+	"7dOzUU5FzoY6qceN057SUthZW99X+9xf2KbEZFcydsVgCivtM5rqEuCI9tBdAuiNYWoomO5jZ8nRIvF0",
+	"v5TaR0hde/mslTbDRV7WhVUtXQLOY8qaHtGywO+OHIEjMs5fbpqQwYLTLtAbJVfXj4Kr08jhWo4NsXCY",
+	"4BEb23H4rufAc77dnActorRn5KP//Ns1TkAMtvb57ZslNGdv32YJKfwmQkk9OutGJFudFJpA96aeCg5Z",
+	"j+up8AZLqCBPslYKexWzR4UM9xjqN2laMAy4O87u9w+WOwa4+z1LnQq8nThfAgvra1WLbZ3JoAFFodbQ",
+	"jNrfZYKNEIOI6XTB24kp7srY+ihvsDZgOqUPH7nnZQm7sEZUyNoLN3Pt7LGOc6GSaXCYjLI7PlvpK9vs",
+	"6kPxB0908YKTTCFZtP0ody3XdF4OuWR3VtH2KfUeSo/+CfIfww1YGmpzuThz7bGOaOgl7gu+IWVa8iIn",
+	"R5qLRcnwljApzomQ4a2or7ssGbmRZSnvtU/0uuMFFFZCvjhcN4rxVHff2DhO34WFjLKRnTKpOu95gWG/",
+	"lD2go+NxcTAbooWhqt/N2N1Q5E8Euw8APAtIeaaJu8ZLEyYayHLV3GGmiZGS1KJkWruGCde04tfuIdeu",
+	"MHWguXr79daFrqlI9U8crqHyC4WSVRwlXnS0uCPsLoV5fRnRXECSvwRXzK3dNnjEyyKMCqWU0D4d7lrS",
+	"spXwFndB2fkQpOTVYJeCJ2njvaHxQbvvkTcL0E1NFSOaCRMnRHZ7HnzTLgcHamywly26IQbr2h6kQbR/",
+	"3wLn/NyFlUCrAAfMNoL9ogNwhtuFfxqmywtj7H5SXZ3Cg+49QbUwvlM99lZ4ZhksvK6x3P95OtLhXtpX",
+	"ltUKrLfr1UBuwxatys2auhyOhz6wG9LVr4eLQxTLGcfL3TCfPtGzMXeZtNvCTd0sYwd/v702HDqw3IDg",
+	"QRlygCYp/y+1Rvn6riQofZ3j5ej591GfHavwrKRi40A/oYYfY2zNNaOppiUH61IyRESv3UEfZBPXpUxc",
+	"KQP5Zv78ZVb6hlsAyBEXhJJ7HB9y8nEKUsrF7hktHS6WwMZOPGdroM+ztzQDepSG3uZq24PR2+6Tgg7l",
+	"j2Z1cPT2PXA8mTAhDKGa/PexU+uPPfHseL+sYp4UruVNUnxvh5XuudAr5svy3ejbLh7dn/f7ro8xJiY7",
+	"Lddy2usddZWUluC/92iM3NuBcBs5spti8MYTRCvnF+PDe8ce2my1B87ZL1qK2VnUK7CQeb0CbWumS5rf",
+	"zs7I7MsULm2Yjs7IZDJ5mIH4uSx9Hn4uoZrLcRQdG3i/4G2lMNKm9Vmrw1Fr0ytvB/+l1/H7l8EVrdH2",
+	"YWmB5W5zUkRTpG5gQoEEpfeXdgYX72FUMXWVvj/xInGFdUZm7uZEyKaAxYKdBAM1dLo0pho9PEBi1Y0c",
+	"EAmYgmzPSmP6L5j2Bar/dfnjPybkojZLJgzPqcErswltrWsqsCXfkaNnXxA4HTVm4XSEla7SNfifuWbb",
+	"rpsffjkbn03F7CK+ReSM/AD7ImHPoTUgzU10yYIzRK2JeDYVodQEfteYE8aipOvPOas6CQUZ8UUp2Jlp",
+	"6mqiYn0rc3etox28osLuCaaYkAt3Qbozg2faUFjxGJaTL107qOYq9ZAkBffy4H1hHGzpyVRMxRsocMQq",
+	"3Ch0cuIqJP8Njio5+vDnV+RPL7/79/E5mVkeOfPNhjRdsakYrJom7yC53Q5f0QUXFnNnYJPDi7MoQDoj",
+	"8mYKKjTgkGoy8w+MJAvXjNN+AH2fUNa1B2CuanUqSq6NRaLvOBY6kkPfK7DxkItrMntx+oL4LJcZ4trn",
+	"ZmALKov5jx/enZNKliWZ/eXNFTkBbfnkCy8eZq6r5AzyaRAwqvZNpjDVduQJ/+L926iT/dnoOeQZVEzQ",
+	"io/ORn+cnE7+CBEGs4SDewKFttBgJKVjosYF10oew1Yt2fnLq+3SW16wM6jtPZrBnc+zMd4EMxXwA5di",
+	"lpEZ3v6Mz+xhm1Ezw2YTS3lPuC+HOJq526FnWQDYVMzwougZXiEIXmta+nu6a8XGE3KBhK0Zc0uDEuJz",
+	"d+MI0PhU2KeBjO0LnGkCRbrtU+Izdtwt8cxd2IgHjEvxtoA7fLUJ10hz8MrGkY0BVt+8cvIKw/dDeQ/R",
+	"m+/sSYMXU+ZVtBcwsjiyE195ye2bv9YMLrNA72O4nBtlRdKHMDAX95Uv5GjWv+B+NkasrHi5BmQ5N378",
+	"rrvlJb0qV8G3aVmpL5G6QpOk8HlzL26U0xZ6VtfYeApv6LXiTfs4HDZ6hpJbA73FspHTB5JNiLbiBWkM",
+	"D79daUDUJiSFC9P3x1IzMzAoPFtaDs3U3MjeB91e9+xvWdC6ew2+O+JcE17g9fezuLnArN1dIIPUXBAf",
+	"zyBd1PcuGCapqL9BvLm4W+6L/3gMRn2lE6HYuNAFsC2P5sMoBXdyayW7lbruvpyQMrBlJSBa9l/JJwg9",
+	"VVJo1P9enJ5i0YQw/gLkSNaDvnz2JZpk6538kGkFel9PlwQF7MZveYKOauf7T48clnoSWmDEdxlhWgc0",
+	"nCjlon27IFhDC0iQQEn5KRt9PnZq3zG68qOSYDvuSccV5gRrX2q8bnlfn15opPDvcnWuXcFgixICVF3r",
+	"pV577qekgs49rxtJIQL4ocihpQfA3dqQ2hQ6CkG9hK/GtI8iQonxv4VcoP4pQR4u5/N1LK8cD/tBFuuD",
+	"QblzFcdD2xh0me0dHL/YDtdWXvfXI8StsmmfEzK+rLIt2D1pCfZd8RCq97un1tUIOIMbUpm7CMKU1RZ+",
+	"9jvAzaeQFIxn6fAIbt9+/+AQ/Bvj86O/0bt7h4+1AxDiWDnirRpnkj8Kt1maAf+FmUNj78k5YYoLXnVu",
+	"eP567FzEGAmeiSgB1JUsuM7Q9qgU4ywuiLRobO7xfhRjTJ/IE2dInHzB/8ARTXPQD7W48HbE1+HWS05r",
+	"MyeMlDa73KSlP9ERx23+zo74h1oQSlZU1LT0lqJT+luXJTmG3pCZyxA7HBc/aSpGBmnFvfH7Z+fdLiO/",
+	"U4Ftl+nbr4AvjaqSM9V0aAlOsNBXydktWBl4SPS7+p8h3EOdyu8f8a/CT7+zgw7w8yXwsRAIKFYMNg2O",
+	"0zVZ0uKw2JXVJuTK6v/j9itwK6sYpUc6p6W/T+FeqttS0gJup/sXUxLaiqzYas6UC8dAETEi/5A4D9V3",
+	"DdoT2X4zlyT9n5YpzsJlny53FpMVnVsp3GtwxzGxbyp8djQ2Nl3Kex23FnWDhIxR3y4u9JCjkHs9FS75",
+	"2tfHNA3kxhPyk/Mu81bms11MvmQ5FI6G+Mc9XcNkWLl17kPwupXdrcMmufZV5G6FU9FslZKXp39qOlRC",
+	"ETyWha5T/m2XIH/AYzTginD4eoQL4vBHslNOsZOYPT387FCTMKD0O2oFYnNUANr/b2LQOdoFaY+hFqfY",
+	"SZUqmIJuDi501ip2eSSPwNL+zc429863j878JBUyydJ3R+LYIFNnBMJ3OiMISu5YCl41PuSy/XXIhf3i",
+	"9PTbemrd3eDb/XMI+8y7zw7mpHPtkv117xne9AgRhqqhwWBctK+aj8nNEcfO3rr+cZzLYo3cdfEvXh3b",
+	"nUDMsCCGKkJVvgQn4k23B/RUHCVuPacGFmzlL9ILNHgT9oRVx3DNAbmRZcHUOCPUTAU0+nr+Pfk7/yH0",
+	"5K4rK55dsFsUTbKCm5+vKqkMdrgg3Eym4qJxrJV222t/VUpzoX7Q6qC80lGR3Tf0Sad6KrAJ/tGL09Px",
+	"Ob6ODCG8a6KSI3L08vRP0FAk6og9FcMtseNvYfB2h2wupmLme3DPII7vQV9RjYLWzVTa4+qCvNDfRGeE",
+	"zrUsa8Omwl0cqshsMplFk2ItQyRnsXlPWnBa+L/2UcbdxJTMDTPH2ihGV+2DGOIycy4o8IPuUf+mMgr3",
+	"9U93lAZkVEM3nqCWrHS9djypJSnKSbLn33a5eCJY0XQ4PYDvGsbsdX73VMmFy/ILoNqRLWG/2Vj8RV7r",
+	"QY+nJ8Y9FTj47Bt4OnF5Q15OZJOH8XB2JIPvBjQY/NtRQvTRkWg0tB1D/0yVAu+JqLTbspF9e/otf0s2",
+	"0u07/PUU8KNgcaM02vdDUmVFTF80PxFNpJpPbTZwITEJ1Y4jl49of3ItqqxegKP4zq/+qja4FatoWgJ9",
+	"+OHiFVkoKlA6NhfpYycvxUQBXR88ZPw9ir5/EUCrWbwzbP06omUYKBCDn11DuuYGrdAvrNEX3Phwg1Y0",
+	"rwb9JrqZXKpgOrcUA9O0qXAX9WAzRvKGw/jWpMbbgXivEZlFHNwj5XvhWvUdlgxdnXwbM0yymBAXn9Th",
+	"+loXAnHO2sgX5idY0TWGkN2d6r5NZJsfXOBETs1uYPx74gtPEM/AXUf73egWO7g5E8F5gB81ZyQi/EDp",
+	"xUFEFI6FRNeNez/Tw/eANlcK7K1HYEHykGT6u7vt6YlcHnpY8Oe0LA8j+K981XhzA/uclVIsrKkVAQzy",
+	"RHfh6wHaxy5XcCiR1s7cXFffKpy1vGAhURPE65XwnhMf/G6uaCW0fbVg1NeGfYaE5Nt6zo7/kAUmbcdr",
+	"qiD8Bbo4AFUNx3R12FQ469mZP9aa/kxzU677zOkvDNx5MNZ7nyj5ZPTRnWqAVBALcAOgVPlBHA3Yb6BJ",
+	"qrfoQPRFBNOgdgcfQp2gjw+sKoEyTNjFuTWVAWIM3EdO4LmSWJAeUljTuaLGMCWQItwFdDGlLEo579jc",
+	"p+M+Qi/TCD08g+/M4juhfFv7dT+CEvL+oETl2gB/NWFF3Du0/U7zn+A3CmW43Urbc9JqcgtOHa4NcIcC",
+	"eeZUDHTP5YYcgY+pV7tgSV/jHWByPJQ/fwVr/w0T5+Pa5BZzjhO0yVGc8AcbOncHjQgZZ81AGcySFhaG",
+	"L09fDnlyW1lreye7h5q83Qi+3cguPWQvcX63XnpPaiGGvosbXcyAwIOoCHagthugKUHhimAz2+aAhvbz",
+	"21SF5lBs0rKusP3sfgcBmtK+Hj05GoaYpN3aYfwy2DnXm5oA6yzq2F3Khc7cnXkZXrIBcc9ui+qvw88J",
+	"1p4OpxW8guf/16IqarPnxPshkIdA6fYvl4rAjMS1GnVBDEgY8VEOwT4bwO9OaGuH/pr+P4ORvyt8pYep",
+	"3j1wrljqHPMaXYmklcrA4bVcMVCIXVeiZDUFVhI9nSvtaxrPXrx/iwW6W9t/w2j94t8BigLwtjnmeagE",
+	"BZbpGk0cxn5Da7DTrSlCliU3vIJmLeFiaqzUtaiZjWMKQ7J4ZIL+KzDIrlzJ2JNoyey+wdguuvHhgiW4",
+	"uaI9fcKeZffOiG449sFQ/cpZvKLBc3OZN5DAeTSjVbQgVslD9wR3Rd9+6G5YSpDUQxUAH6B9mKeADm9J",
+	"eNh4sdG5tr1RQ593vEzZkXZVB3FB4VDAsJ1iHI5e4ti5bmr+1I0fBXr0u2xi5h81JnH8ZlwUHVUH5aCw",
+	"64MmR1yUJY66k0/LGZGbWd1HvUcUe29O17j/vh2X2+RytKzNAuyQnIz4OuNdERJOROBFFTX5so+hj3CD",
+	"qcPQt+JET5B017So/NYJdxtIAfzFjcaMWWsHoQvMf6Nx04+MuF6c0LBLwP/Mkq1AkdbYooKr0HNyX2ry",
+	"zWw2stif/Eu/IZdtOuAcktH67X87ZdXPGIlP129Fk6PG9acZc/HKG14aptylMY0fKhanAYnb6t7SseM3",
+	"NIesKUzbev/j5RXONqtVOfPtcrJGpeOF1axm/f5bM7wVzPAVI9xMBceGlp23r/iKaUNX1YwcfRT8swWw",
+	"FIUeYyaV5gvhI7YzhP0Ms7iaIS75QlBTK3b84rvvz4he0hffff+f0/r09I/5kn0mf/37xavjy79evPju",
+	"e6upTEf4iBfwL5vgn8YvpPXrXBZr/MF9xmaTqfjgenF5nzmhJHwOjfUwLP0dWXFRG6YJvafrCbkKXfXA",
+	"Dd9c20PognIxmYpLxkghcx1O4mSVzB1DmeFPwZOJ3XDMvq3kbU2bFr4OPgfxtddzO8PcYvHjh3fQVg3u",
+	"lbvDoobIA19rvKn+K49ezGq32hFYodugej9/kvsu7VJK2Ac420HsAxyqabpIfCujuPXiY/jWkG/0SWB0",
+	"emiq7jR92yyKkjBri6fDOFa785XUQL1Ks9DHCBivjnY6+rrqmOgiyQW/YwImb/qP4nWS5w3bV3EM1Pc1",
+	"5Q0vnQpkpnOa3w41NuVmPCGvXP1MaA/gd881pAT7PWBoHVY7FeD0C/Ja3mBhc6dtmihIToWQhqyos42T",
+	"va2JjyxNRdOSFIL4EmsihLsSsVkBXjAIQliqBihHL0//iKC655qN04nGBT0cBzm8oGl3Dv7Gqv0WWRPO",
+	"xVMq+PcBNV8rSE6aA3vyxfOMh5PQ43RDjbN/5QB0kk4h88s5uJvrxaGJoemFOayA+N1kLp5xmKi/KAiN",
+	"25xD+iYohxmZrw1yE/ufLO5t4kSD05XpjWJ6+Qhiilp3AsJbTTt//mQhr5m68/QATZ9HJ7TiJ3fPgTm4",
+	"Cb80FXuYV2YJohfSbv2M4ZzoBzRX4zfQSRj9EqU+RL+GzUa/YWemh08P/ycAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

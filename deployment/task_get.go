@@ -25,9 +25,14 @@ type Task struct {
 	Status       executor.TaskStatus
 	// Message says how the task ended, or why it waits.
 	Message string
-	Inputs  map[string]any
-	Result  json.RawMessage
-	By      string
+	// Inputs are what the task was asked to do, of its kind's type (never
+	// nil after a read).
+	Inputs TaskInputs
+	// InputsUnread says what of the stored inputs did not read as the
+	// kind's (readTaskInputs); empty when they all did.
+	InputsUnread string
+	Result       json.RawMessage
+	By           string
 	// QueuePosition is, for a queued task, how many tasks wait before it.
 	QueuePosition      int
 	CreatedAt          time.Time
@@ -258,8 +263,9 @@ func (s *Service) attachLogsAndTasks(ctx context.Context, tasks []*Task, withLog
 func (s *Service) toTask(ctx context.Context, r db.Task) (Task, error) {
 	t := Task{ID: r.ID, DeploymentID: r.DeploymentID, ParentStepID: r.ParentStepID, Kind: r.Kind, Status: r.Status, Message: r.Message,
 		Result: r.Result, By: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
-	if err := json.Unmarshal(r.Inputs, &t.Inputs); err != nil {
-		return Task{}, fmt.Errorf("deployment: task %d inputs: %w", r.ID, err)
+	var err error
+	if t.Inputs, t.InputsUnread, err = readTaskInputs(r.Kind, r.Inputs); err != nil {
+		return Task{}, fmt.Errorf("deployment: task %d: %w", r.ID, err)
 	}
 	if r.Status == executor.TaskQueued && r.ParentStepID == nil {
 		n, err := s.q.QueuePosition(ctx, db.QueuePositionParams{DeploymentID: r.DeploymentID, TaskID: r.ID})
