@@ -35,18 +35,18 @@ func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject)
 	if p.Kind != nil {
 		f.Kind = string(*p.Kind)
 	}
-	tasks, next, err := s.Deployments.FindTasks(ctx, f)
+	list, err := s.Deployments.TaskList(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(tasks))}
-	for i := range tasks {
-		if out.Items[i], err = apiTaskOf(&tasks[i].Task, tasks[i].Deployment); err != nil {
+	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(list.Tasks))}
+	for i, t := range list.Tasks {
+		if out.Items[i], err = apiTaskOf(&t.Task, t.Deployment); err != nil {
 			return nil, err
 		}
 	}
-	if next != 0 {
-		out.NextCursor = encodeCursor(taskCursor{Before: next})
+	if list.Next != 0 {
+		out.NextCursor = encodeCursor(taskCursor{Before: list.Next})
 	}
 	return out, nil
 }
