@@ -261,8 +261,9 @@ func stepProps(deploymentName string, s deployment.Step) views.StepProps {
 
 // taskInputs summarises a task's typed inputs: the versions, revision,
 // components or action it was asked for, and the parameters it changes.
-// Parameter and prompt values are left out (and a task's inputs never hold a secret). Inputs
-// that did not read as their kind's show why, and nothing else.
+// Parameter and prompt values are left out (and a task's inputs never hold
+// a secret). Inputs that did not all read as their kind's show why, and
+// nothing else.
 func taskInputs(t *deployment.Task) (lines []views.TaskInput, changed []string) {
 	add := func(label, value string) {
 		if value != "" {
