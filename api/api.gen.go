@@ -23,6 +23,21 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for ActionInputsKind.
+const (
+	ActionInputsKindAction ActionInputsKind = "action"
+)
+
+// Valid indicates whether the value is a known member of the ActionInputsKind enum.
+func (e ActionInputsKind) Valid() bool {
+	switch e {
+	case ActionInputsKindAction:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditActorVia.
 const (
 	AuditActorViaActionToken AuditActorVia = "action-token"
@@ -65,6 +80,36 @@ func (e AuditEntryOutcome) Valid() bool {
 	case AuditEntryOutcomeFailed:
 		return true
 	case AuditEntryOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteInputsKind.
+const (
+	DeleteInputsKindDelete DeleteInputsKind = "delete"
+)
+
+// Valid indicates whether the value is a known member of the DeleteInputsKind enum.
+func (e DeleteInputsKind) Valid() bool {
+	switch e {
+	case DeleteInputsKindDelete:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InstallInputsKind.
+const (
+	InstallInputsKindInstall InstallInputsKind = "install"
+)
+
+// Valid indicates whether the value is a known member of the InstallInputsKind enum.
+func (e InstallInputsKind) Valid() bool {
+	switch e {
+	case InstallInputsKindInstall:
 		return true
 	default:
 		return false
@@ -269,6 +314,51 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for RollbackInputsKind.
+const (
+	RollbackInputsKindRollback RollbackInputsKind = "rollback"
+)
+
+// Valid indicates whether the value is a known member of the RollbackInputsKind enum.
+func (e RollbackInputsKind) Valid() bool {
+	switch e {
+	case RollbackInputsKindRollback:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StartInputsKind.
+const (
+	StartInputsKindStart StartInputsKind = "start"
+)
+
+// Valid indicates whether the value is a known member of the StartInputsKind enum.
+func (e StartInputsKind) Valid() bool {
+	switch e {
+	case StartInputsKindStart:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StopInputsKind.
+const (
+	StopInputsKindStop StopInputsKind = "stop"
+)
+
+// Valid indicates whether the value is a known member of the StopInputsKind enum.
+func (e StopInputsKind) Valid() bool {
+	switch e {
+	case StopInputsKindStop:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskKind.
 const (
 	Action   TaskKind = "action"
@@ -323,6 +413,21 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpgradeInputsKind.
+const (
+	UpgradeInputsKindUpgrade UpgradeInputsKind = "upgrade"
+)
+
+// Valid indicates whether the value is a known member of the UpgradeInputsKind enum.
+func (e UpgradeInputsKind) Valid() bool {
+	switch e {
+	case UpgradeInputsKindUpgrade:
 		return true
 	default:
 		return false
@@ -477,6 +582,19 @@ type APIToken struct {
 	Username   string     `json:"username"`
 }
 
+// ActionInputs A manual action run's inputs.
+type ActionInputs struct {
+	// Action The action run.
+	Action string           `json:"action"`
+	Kind   ActionInputsKind `json:"kind"`
+
+	// Prompts The action's plain prompt values, defaults filled in.
+	Prompts PlainValues `json:"prompts"`
+}
+
+// ActionInputsKind defines model for ActionInputs.Kind.
+type ActionInputsKind string
+
 // ActionRequest defines model for ActionRequest.
 type ActionRequest struct {
 	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
@@ -584,6 +702,17 @@ type CreatedAPIToken struct {
 	Token    string `json:"token"`
 	Username string `json:"username"`
 }
+
+// DeleteInputs A delete's inputs.
+type DeleteInputs struct {
+	Kind DeleteInputsKind `json:"kind"`
+
+	// Prompts The plain prompt values of the delete's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// DeleteInputsKind defines model for DeleteInputs.Kind.
+type DeleteInputsKind string
 
 // DeleteRequest defines model for DeleteRequest.
 type DeleteRequest struct {
@@ -746,6 +875,28 @@ type ImageSubstitution struct {
 	// Runs What runs in image, with its version (Debian PostgreSQL 15.14), or why nothing does.
 	Runs string `json:"runs"`
 }
+
+// InstallInputs An install's inputs.
+type InstallInputs struct {
+	// AppVersion The application version installed.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion The driver version installed.
+	DriverVersion string            `json:"driver_version"`
+	Kind          InstallInputsKind `json:"kind"`
+
+	// Namespace The namespace the deployment is installed in.
+	Namespace string `json:"namespace"`
+
+	// Parameters The parameter values installed, defaults filled in.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the install's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// InstallInputsKind defines model for InstallInputs.Kind.
+type InstallInputsKind string
 
 // InstallRequest defines model for InstallRequest.
 type InstallRequest struct {
@@ -933,6 +1084,9 @@ type PermissionSetKindsScope string
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
 
+// PlainValues Parameter (or prompt) values by name, each a string, a number, or true or false; secret ones are left out.
+type PlainValues map[string]interface{}
+
 // Problem defines model for Problem.
 type Problem struct {
 	// Code The error code the pages use.
@@ -1008,10 +1162,36 @@ type Revision struct {
 // Role defines model for Role.
 type Role string
 
+// RollbackInputs A rollback's inputs.
+type RollbackInputs struct {
+	// AppVersion That revision's application version.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion That revision's driver version.
+	DriverVersion string             `json:"driver_version"`
+	Kind          RollbackInputsKind `json:"kind"`
+
+	// Revision The revision rolled back to.
+	Revision int `json:"revision"`
+}
+
+// RollbackInputsKind defines model for RollbackInputs.Kind.
+type RollbackInputsKind string
+
 // RollbackRequest defines model for RollbackRequest.
 type RollbackRequest struct {
 	Revision int `json:"revision"`
 }
+
+// StartInputs A start's inputs.
+type StartInputs struct {
+	// Components The components started; empty means all of them.
+	Components []string        `json:"components"`
+	Kind       StartInputsKind `json:"kind"`
+}
+
+// StartInputsKind defines model for StartInputs.Kind.
+type StartInputsKind string
 
 // Step defines model for Step.
 type Step struct {
@@ -1054,6 +1234,16 @@ type Step struct {
 	Title string `json:"title"`
 }
 
+// StopInputs A stop's inputs.
+type StopInputs struct {
+	// Components The components stopped; empty means all of them.
+	Components []string       `json:"components"`
+	Kind       StopInputsKind `json:"kind"`
+}
+
+// StopInputsKind defines model for StopInputs.Kind.
+type StopInputsKind string
+
 // Task defines model for Task.
 type Task struct {
 	By         string     `json:"by"`
@@ -1063,9 +1253,12 @@ type Task struct {
 	EndedAt    *time.Time `json:"ended_at,omitempty"`
 	Id         int64      `json:"id"`
 
-	// Inputs What was asked, without secret values.
-	Inputs map[string]interface{} `json:"inputs"`
-	Kind   TaskKind               `json:"kind"`
+	// Inputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+	Inputs TaskInputs `json:"inputs"`
+
+	// InputsUnread Set when the task's stored inputs do not read as its kind's (a task written by hand or by another version of Styrmin): what could not be read. `inputs` then holds the fields that did, the others empty.
+	InputsUnread *string  `json:"inputs_unread,omitempty"`
+	Kind         TaskKind `json:"kind"`
 
 	// Message How the task ended, or why it waits.
 	Message string `json:"message"`
@@ -1091,6 +1284,11 @@ type TaskAccepted struct {
 	Url string `json:"url"`
 }
 
+// TaskInputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+type TaskInputs struct {
+	union json.RawMessage
+}
+
 // TaskKind defines model for TaskKind.
 type TaskKind string
 
@@ -1111,6 +1309,34 @@ type TaskSummary struct {
 	Kind      TaskKind   `json:"kind"`
 	Status    TaskStatus `json:"status"`
 }
+
+// UpgradeInputs An upgrade's inputs.
+type UpgradeInputs struct {
+	// AppVersion The application version after it.
+	AppVersion string `json:"app_version"`
+
+	// Changed The parameters whose value changes, secret ones included (by name only).
+	Changed []string `json:"changed"`
+
+	// DriverVersion The driver version after it (the same when it does not change).
+	DriverVersion string `json:"driver_version"`
+
+	// FromAppVersion The application version before the upgrade.
+	FromAppVersion string `json:"from_app_version"`
+
+	// FromDriverVersion The driver version before the upgrade.
+	FromDriverVersion string            `json:"from_driver_version"`
+	Kind              UpgradeInputsKind `json:"kind"`
+
+	// Parameters The parameter values after the upgrade.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the upgrade's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// UpgradeInputsKind defines model for UpgradeInputs.Kind.
+type UpgradeInputsKind string
 
 // UpgradeRequest defines model for UpgradeRequest.
 type UpgradeRequest struct {
@@ -1420,6 +1646,287 @@ type CreateWebhookJSONRequestBody = NewWebhook
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookChange
+
+// AsInstallInputs returns the union data inside the TaskInputs as a InstallInputs
+func (t TaskInputs) AsInstallInputs() (InstallInputs, error) {
+	var body InstallInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInstallInputs overwrites any union data inside the TaskInputs as the provided InstallInputs
+func (t *TaskInputs) FromInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	t.union = b
+	return err
+}
+
+// MergeInstallInputs performs a merge with any union data inside the TaskInputs, using the provided InstallInputs
+func (t *TaskInputs) MergeInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUpgradeInputs returns the union data inside the TaskInputs as a UpgradeInputs
+func (t TaskInputs) AsUpgradeInputs() (UpgradeInputs, error) {
+	var body UpgradeInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUpgradeInputs overwrites any union data inside the TaskInputs as the provided UpgradeInputs
+func (t *TaskInputs) FromUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	t.union = b
+	return err
+}
+
+// MergeUpgradeInputs performs a merge with any union data inside the TaskInputs, using the provided UpgradeInputs
+func (t *TaskInputs) MergeUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRollbackInputs returns the union data inside the TaskInputs as a RollbackInputs
+func (t TaskInputs) AsRollbackInputs() (RollbackInputs, error) {
+	var body RollbackInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRollbackInputs overwrites any union data inside the TaskInputs as the provided RollbackInputs
+func (t *TaskInputs) FromRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	t.union = b
+	return err
+}
+
+// MergeRollbackInputs performs a merge with any union data inside the TaskInputs, using the provided RollbackInputs
+func (t *TaskInputs) MergeRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStopInputs returns the union data inside the TaskInputs as a StopInputs
+func (t TaskInputs) AsStopInputs() (StopInputs, error) {
+	var body StopInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStopInputs overwrites any union data inside the TaskInputs as the provided StopInputs
+func (t *TaskInputs) FromStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	t.union = b
+	return err
+}
+
+// MergeStopInputs performs a merge with any union data inside the TaskInputs, using the provided StopInputs
+func (t *TaskInputs) MergeStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStartInputs returns the union data inside the TaskInputs as a StartInputs
+func (t TaskInputs) AsStartInputs() (StartInputs, error) {
+	var body StartInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStartInputs overwrites any union data inside the TaskInputs as the provided StartInputs
+func (t *TaskInputs) FromStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	t.union = b
+	return err
+}
+
+// MergeStartInputs performs a merge with any union data inside the TaskInputs, using the provided StartInputs
+func (t *TaskInputs) MergeStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeleteInputs returns the union data inside the TaskInputs as a DeleteInputs
+func (t TaskInputs) AsDeleteInputs() (DeleteInputs, error) {
+	var body DeleteInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeleteInputs overwrites any union data inside the TaskInputs as the provided DeleteInputs
+func (t *TaskInputs) FromDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	t.union = b
+	return err
+}
+
+// MergeDeleteInputs performs a merge with any union data inside the TaskInputs, using the provided DeleteInputs
+func (t *TaskInputs) MergeDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsActionInputs returns the union data inside the TaskInputs as a ActionInputs
+func (t TaskInputs) AsActionInputs() (ActionInputs, error) {
+	var body ActionInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromActionInputs overwrites any union data inside the TaskInputs as the provided ActionInputs
+func (t *TaskInputs) FromActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	t.union = b
+	return err
+}
+
+// MergeActionInputs performs a merge with any union data inside the TaskInputs, using the provided ActionInputs
+func (t *TaskInputs) MergeActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaskInputs) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"kind"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TaskInputs) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "action":
+		return t.AsActionInputs()
+	case "delete":
+		return t.AsDeleteInputs()
+	case "install":
+		return t.AsInstallInputs()
+	case "rollback":
+		return t.AsRollbackInputs()
+	case "start":
+		return t.AsStartInputs()
+	case "stop":
+		return t.AsStopInputs()
+	case "upgrade":
+		return t.AsUpgradeInputs()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TaskInputs) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaskInputs) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -4961,187 +5468,203 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rcxs3tuBfQXG3yuRsi5IdJzsj1a0txfbMeMZJvJY8uVWhSwS7QRJRE+gAaMkcl//7Fs4B0Gg2mg+Z",
-	"crJ17ydb7G68zsF5Pz4NcrmqpGDC6MH5p0FFFV0xwxT89aJWWir7v4LpXPHKcCkG54PrJSNTwT6amxze",
-	"mBI5J2bJSKXYHZe1JhVdsPEgG3D7+m81U+tBNhB0xQbnA/xmkA10vmQraodf0Y9vmFiY5eD82dlZNjDr",
-	"yr6pjeJiMfj8ORu8ZFUp1ysmzI8wyiccuqJm2YwM/2QDxX6ruWLF4NyomsXzJMZV/I6p4475hq+46Z7a",
-	"3+U9WVGxJtywlSYUDoksZVloQg1ZSW36jqyEEeNZCzandWkG59+eZfb4+KpeucNbcYF/PQ0HyYVhC6Zg",
-	"dddU375+2bNbXmzd61yqFTU44HfPB8nxf2azpZSPOMVn+7mupNAMsPStkrOSrex/cykME3D2tKpKnlN7",
-	"9qcVvvG/ftUWEJ+i2f6nYvPB+eB/nDbX4BSf6lM/LszYBuWlIEwpqTJCNXn31xfkL8+//d/ETUMKZigv",
-	"9XjgTvsyz1ll7GZ7V3jYylqDJpZn72e+pGLByD3V5Lea1aywS6XEUH1rsWzJaOFu+RuJi0jfc/vBE03e",
-	"v3szHmxDe1iGW6B9fvn29bW8ZTBqpWTFlOEIr1wxalhxQ00L3gU17MRwuG0bg2cD9rHiiult34i6LOms",
-	"ZB6lOmPwYi/8ygYl1eam1tuXuHM64WhK50Gtmep5+Dm+Gb/gVXEEKHyVxQf4IUwsZ7+y3NjxL3MLvnfs",
-	"t5pp0z3+SslVhdSeFgW379LybfQK7qeLCRTGfaIJjkDuaFkzTWZr/4NdXkbsegDZAi/xb1LFLohccWNY",
-	"4b7RxNBbZnkHV8TRtPGgs6nPqW1WlZJ37C1TK641l0JHW07vbE5LzbKN8wBqvJMWhFmuWN966oKby9wg",
-	"w2zPQYtCMa3TNywvORPmiSburQvCVpVZk7lUhIq1FIzMakNoseJCjwdbUK07tscaMoTRiOYLccJFBtza",
-	"jgzQGmVEKvgJYUzMkhqS07JkRXJCJcueCe0Ty83sYPamxJsRciaLdXJAY0nFDd7Q7qC8IEPB7hiuUbNc",
-	"MTMKMgdT2gKaXL59TWAc+NnunOR26/fcLC8InWkmjD9UIs3SPlesYMJwWtpV7UEa7Ki9y7QPn2jCi9Zs",
-	"uGtCReEmd4e854x3HMgtE5aj/zLQDLBwkA1oxU9gu/b/MGL4M5erFRXFSckFkCopWEQpeoiNIy52Pgfg",
-	"LODthz58fyWMWifwPU8zlJ8tXlmWVEjBMsLGizEpgmQ35kIbWpYZoKnFUnuiYyR3SbSh/rptu7vRxbSf",
-	"HMB1kJH305NPqU86+2WlBgpHFNInoJMFGXJjaaRZNoRSjxK07wDGJWuTSyQFHl9oWcp7hiLX3PI0i3WU",
-	"l6xIYIR9ieo04KzYCqBz41iKgQP5K36/ZIK4+dJUA/e/7Zq7O+1PCujQihZ4fk6kgYP7zxNH7U9eFxmh",
-	"pZaEC0ce1B3cw1IuiL0BG4OOYpKEQ2qcQ+IA7vbAt2liRdWCmb3Q7hpfTTJ2agYeg/0NHoTBG2AGoAR8",
-	"bJ1k79V8SxesezMDt9uL7UV3vGF5VCkKf0ca4B6yDMzX/qh37dfhhNurv+WiSF67/eQp+Ny9nJr7+1oU",
-	"JYv0iQ3BVZb1SkTTRFdvzlnZg9bwyPJEkG4ylMPtxT8numL5uLn+v5x9GNvFJbFuzsu0PAlUvjPzX5Vc",
-	"kaeBE8HlRBUdlZQl1UTITSSPdrRiWjsU2n6qsLDm/dTBvvCodWWoSWClYrRYd/fwht/Za0sLLpjWjl88",
-	"O33WojhwZctaW0Ezl3VZECENmeGHyZPURlYVixFpJmXJqOhszb+5dU+6V9Ru21baewufAzvQF8RyabJi",
-	"VGhLRMES4K9olwK1bmJKGn2BOkKshdGy/Gk+OP9lx5X3X3zONrdj/EhdHEeZLCN6Ke8tSLgmUuTsnGhT",
-	"3YzHCTBsnDSO3T3nD2D7KZlh+yg0O9T5VWX+BapI+swaG9P+x9V8c1WvVhQIZQcNEDtvwGSQ5q0WiUuL",
-	"7dpekC4eZ4jr3DSPkqjdxrg+qWXbhjauauqc+Iou2I2uZ9pwU9sJEvj9E97MUua0DPdTinJNhoXM9Sk8",
-	"OHEPxqtidA7vw9gaGb+qxURYmZDRIBlIAU9ZJDZajVQW2vP3jDCaL0nBteEiNxMRLxSwMgNhPBIJWNGa",
-	"N6fCHr2qYQuKjSfiEqmoHQAVB1y3Hk9EfFG3HexrO8NVtJYUS23bXw/Tz4UUJ3gPO6p3UqxUrGRUsxtQ",
-	"bMUihZhMkL+zMjAL94WFBY0AgKd2ZdZqxQVxQjxKuFZinIhaND/K2mheMP960Dw9iqCIWZU0Z8UIACUk",
-	"GKHQUjoR3JzDhAjFezu1kaSQY6LYHQdDAKEKJEbhZ3lix8ylKnRmF28vWa1JLW6FvBcIw4S06kZLUzw4",
-	"l/BORgS7txLrnCtnxt0HJ96571OogKDUN5qZbTQ30h4QDkt6xwhFwMdqM/wwOpCvxCQ6ws326lpkJz64",
-	"PnLuEecYImqKAH8dSbU7c1cPrqqbO6a0U4Y75z2rdULsuYzwfYPWRRc5yCzZgyyq/pvZukePtTz3yyyg",
-	"BfhW0sPDo61nA1ZYexD7WMMj2PfaXUHOqmiefoo0IW2wrYoDjzdtWmkWEM6mcxJZC2fCshyqtMDWgntr",
-	"lUlsDcBoo2jvcekGqbt0gpseZcStvIdo+qdbyOVhNMmdLK6nWXO0jv6zOAr1gZG+OuXB9Qeb9GuTUlcp",
-	"GsiTek42mLG1FMWNs7n3maaXVBlSSKZBGEV8A0MQN0vCjfY2eydnXIB5s7BigJ/dvj2XyslNHXEkWpFh",
-	"H3s4nT2XjOg6XxKqz90yNHmBIsM7WbLvuSi4WJChmtF8TGuzlIr/G9xa49s/6zGXo90qiJ0/a45tn5PX",
-	"PTZO0yD7E43HmBHFRMEUK/D02ieXhV0hYOBwnbz1RJNAOsjQCUonOpcVK8gtF1aqgX+sbOOEGgKPM/Lu",
-	"+8sXRNUl0yAuzfCcrBgEe9KEe5E2TKEzlKrAPmkFa8FY4Zf1VhbkiuW14mb9RJMZ1azkgo28NMZgrBQW",
-	"jMllEA4zUlcLBTY3RZQsyxnNb53w7Y6BCgA74F0YZe6ERXe0hAdzpEWpfvQ/wLXTIICj9wmZGBQbqv3C",
-	"aGml1pY9fyvrDRPM1qkJZLNfO0lSzwvEqQf38OJawOm+u5o104CXwmQoMgPsuwAMaImupPg6X5DpBjWZ",
-	"jvYWgZO0LElIWaEPhiVeuV2atyNzHFVu/Kbv2HabMhoqblfcT0V6pcaSzlipD3I7dKZ4HLaeJs+Ol7t3",
-	"kvjaLxaEqBj/CkKEGlrKRe3iY8bpUJOU+ypITl2ZwJ3rXsLBv5oNf3n0wi5Zmy+cYWv/IIKqzYIOuWHa",
-	"OXqKPgypWH649aGiSrOCoDg71qh3j9er0tl7/ANY1PhXLQXBQWZME27Snq9+/WAX9N2ZbsjILenZHYHb",
-	"cAoVuiabrri4clJkQmqxj8is5qXxrqW2NcwbuTRxRi5n4faHB2+fVlKbhWL6/Om3bWs+GIytbNbYs3Ip",
-	"DOUCPN9gw9KGKrPNGceKbYunVgDwVjINrot7xY1hwi21Wdx34+fpeepeIcltHefKGoLrufvwJZtxKshb",
-	"nOTq/74hT78dP32O4Qr3y7Ul10sr9tlT2E2Ymy27ZSVhjhJKr7V5Q6Vvb+ul43/ESFTcAekjSbAb4nIs",
-	"dbk/BqRlKYVgEIsuzn6FBr1ep1NLZ96+194x2jbNrezbv+mt9NmDjfsx3Pt17V5P4Bu5eOPcahvgP4Ds",
-	"l+yOlUlg7e1bwyGaD8BrnFrwjx5Qb2XJ85QpygUCdOD4t1LOSEWNYUpob2ZvlIEIfTRZ0TVZSMKFkefk",
-	"TxBIY2UnmlvoZuT/EAjr+IWe/PsDoSQvqdaHKPeeQN800yclcK9jOG0ClhV001hZ8k6ToMGyj1z3GNEU",
-	"g8iBHnron8YnM7ytZ+zkT5m/1Vlkbpb3YnTuoyHQ7zFb2zUzYdQaST8MBVFY7CPNTbk+7KwON0s136Q0",
-	"D4jxA6H/fimJZqhJVIBPoIl4t+uMzaViAP2CF7vpbhOD0gVvdO6t1e20Z20g/AsI5NiK9l+IhTtcxds2",
-	"mVw/u+8PkW2Hu/ZooBjrpo2sNLmX6paLhfMiY6yfj4WjBqCnSS0ML4lid/KWFWNy6d5AF4GsTcnvnHMt",
-	"+tTr49z0Krh7h8JGYf5PXaR6+HsvG2rPQb7XKctmRbW+lypxoS8NsXzPkKfPIvq1NdJxqxfHvnNQYG8U",
-	"zOsi7cJie7boouq7u4zIc8oJW67BmeAJu47FgRBpatGlCVi06LCO3XtDDD0FKjY6jEaxO7+wvYwBbpev",
-	"7FfAJznYA3SMH2Fsj4t7DflXfPlzBkFAex4VGtWGm0arLJisMrh+GYrZlg+UzLDMBXiOth2vHfqwo0SP",
-	"W3fhV3whdACavcNqfeEuNYZj0AXloJbHaTbffte+f9+luIUqO9k5z/982L21Y4TFB4RIYXmQ/vpoeR5+",
-	"D9GNReFiG1cSWQi+A8xE+P+nAh3nSq4O07j7zv+vUjlXrM6IHRa1MQlOaECAc+T/LnzRsLLss4D32l+M",
-	"3FsH9nYPd1rR2cOeYaytx++k6IMsAG83Y/1na5cOQJGjBCXgiYaYc6LpWp8TSnAzGaETIerVjCmMCFA1",
-	"wwjTUjPLqtwpRZENht4ypEn+7YmA1y8wUMQKiRojQ6McA3SLQwhemBlXaMnJRIAmSX6UnYkoKbk2BCO4",
-	"8dRQ76Yi2NxBueJ6IrxRmvzksh2GUhHLJkctd30n9YHIINROhB38lrGqtXIpPBUCX4vPprB0BWiNCwqw",
-	"31merSdi87tWuEMMfmRAf1NUmH43YdL6h/KC0y7P0YJ8z8uS1Bq8RUN7vi/evHYSLzeEzu3JcqNZOQ/W",
-	"i6XUxj4Eu4AUow2StVtkyFo8v/Xps+c7v43Z92ZC4kEUr2HuYTlbVM22zXpX7kr7/F+7TEI0YO/rQQJ7",
-	"nHZOnPGqyMgEDTLUGywahWoyGNnr13xdsrmxwmKDcly7WCo/lbwXCXfMYqHYgvZEi72hM1YSzUqWG6mA",
-	"BYcPxCL29B2oUHqHV0sEOSA7yH0fM53I3zjIBl0nZJLfbDGkXJLo4ycp9ZWj8to65V5p9cYHScfrbS80",
-	"Hfpvv+2/5vaxtx8l1gUYiLBvXJQgN47SMbg1XIDOYq+YuuM5u8xzWQvLtEC2zwZ/U7Kukuv2I6WX/qpJ",
-	"pSLtsb2pw6/cpQ8kbszWDWwFbHvGL4HtBo2ZBfxrQL5xqClas3k7giz8kKuxAJAkkeXy7WsCj+NcCzRQ",
-	"K4ZPkofaG98P3uwYTxyKgZwHzHd3gpM/JBhqn9NxoYrdLf7TO9sDOIvgT2/8iVWN7nUqNhzsVrEWXYj/",
-	"0WGwLX6qP9ECv9jnuCtZ3HiutMu1/WT/0AQCNtTMQmLOP7KCWIasz8lkUCl+x0u2YEXjOJkMLDcESUQw",
-	"cy/VbfTL29cvo79ev33R/PWWmiW5k2W9YtErlVQG//yZi0Lea5RxKiVzpjU+qcWK6ltWkFP7M/529eoN",
-	"F/VHImH34cVcijkXrLBSnlV18ffLqrpUK6mIvGNK8cItIKcVnfGSmzX58fKHV5MBGYJXv7DbbZ75eFx/",
-	"XE+01XMrpk5yqp1XxrL7F5dvbzAedzLQa52bshmWuB+6YxFN5xi0faDhAEJWHkqZaMVvem7Gq56rcEH+",
-	"FGnn/bdjJx//QgbOtKxVenT/jAwt6mdwAU7ZR5Zn5E8jUEwgBDy85lL2e01aB8oHd0zNdt98Z84K+3Df",
-	"7b7/qSCGLZlYRY+YApEexD53aueCaauG2JMIvEOKeclzA8U2jBXWS/jvHS0x416am7msgYTNpZrxooC0",
-	"2lr4wDIwMJilksaUzthA7yhHK+iHrZmkqYRYcOkqKRYbIe2R9rxAjdmZYRPJYaws9Bdkqv5VKuJOgHBR",
-	"1Va5Jc7rRCqmXBbbsFGLcUqwckzh1/GkPjv7JrfYD/9j08xXBnDvTvFP9yJayfDV7rfpgACXvabTZpig",
-	"v8wgkQ8N2DPF6K2O3bGW2Ctq9Xe87T4lDhzQ90umGN7ZvWOY2nmDKWq2I/PVPYfkcQD6ZooroULfM0Ww",
-	"bIcznvxWS4zGNDIEbGXgvJmDgGJaI4d0WDBa1AU3zhc1W/dhVScmOkoPDLaqRGICfPZEw2q9icVFQOD9",
-	"9OWBethAl/a9fwfGA6sLxkmMYEka0pmszfmspOIWaHhVUi7I36+v3+J0erRH/pl9GgUN+bDrkHILJOdD",
-	"mkh51/O2RPjOVr05v73VSrGTKDayktr4v7eWfthiruzaGZMpJcGvGhJL8O7eU00W/I6JQ22Wd/5IEnHg",
-	"3gpn2EdjBQiYAL3HIV0e52+CJlqJ236Ve3gffWY1HHi2aSbFVUZWUns4O+C8ldBuM5p2Bt2worYKq8g5",
-	"sUt23gSdgQMZ63OAFg7RmlHplSTBfOcY8Us+nx9iUW/s6I1tfbtFvXAzbF7dWvA5ZwWxz73OvaKCzyFX",
-	"7wpxzW1ZsYLmpqd8wKHJ3w/VWGLbOWzqQ/JcXebWwTk/rfN5WKyPiibvUubHzGQJM8ckcnsGyw4//rsN",
-	"aVQxWpxIUa4H2cAeK3X1ESxzS+LdO+eL643Yik9rR2205FZTq74yrNq/7AnKJnCZtWFVBuy9qQLTm3z1",
-	"q5yl6ScEnzNhVbl/yBnKOSYu0WTVgtqwG1fLQjvXZOFjN8C4a7mpXQnY7JDRjaOpNXg8vGtRCjYaP6RI",
-	"Sspd9MoOiaF7gdzbk3FZmi0C0Bw6bPiLMtJ64sARPljNJAZT+0ix4NtWErV3pZZeyCI4o2kR1JvgVDSN",
-	"Ob/K2U1a0whoY2XAEOfl9vwPOXuirfpe1ZYdYzFC8uzsDN/OyHfPyT/596Md2/ez38BXaerkqXh7dXDo",
-	"rfJITzQAITlPKRc6xWoC6CJxV7fXvJc876P/EpJ8f+ReNlgltdLO5Z+VMr+1qC8VmVnxns3nsidKt5Ka",
-	"m22UXh0aAbaFO0D0Q38VQI11HeCeupnJsOTilhX4fP+kj2uqb1On2ydMpsrnhKPJPPPuCO9N1GR0Ug59",
-	"/HZT1P3aZZ1uuILS0fsPSQgoWpUmumTKErq06P7lNHBvGgVmgAPjAEKBLzBpNtZDHYt5SeLu6cIutPmn",
-	"fa99EbsJJcahLPLIEC4O9Qi40X1hykyYG4vevXp6uMXIcv0tgHsB85mlkvViSSipFF9xw++sfkqiWzJK",
-	"1n3rgVoEDSjieRPTgxSZcaU+7UQZWfrUGry9duue/7cU/mgWxTRUle21vsMuKyWLOrfX35LstpKCwQo4",
-	"DuYctkkEcdntvozYjOUUwwT0hhsb7GBCbiai2SkhLasVW+8iHqZu2JsoP2Z6Tqb48jQjU/f+FJY2BWo1",
-	"tSBqueFHGblf8nxJpm9/uromLnlFn36y+sHnU58/dPrJ/e/zaTTfqVvq1EeOoDnHzTXuQHs/Qr7zXjeE",
-	"fWeyPL4J37Bq/+g8EHp3ZWQDbY7oW6DOCarsKEw26GazIwn0K+wj0nFl3Y1aRXsWDojC3Hpr316+fd1j",
-	"TN80ItkBcby+Ff9zw9/ton1ATwIrD7p0QaMZYKkqz74GXjFoysWl9CE7yzFS2/t49KNktEdoGR0OUjPM",
-	"1hHo7tZ1njNWxHUMs0FORc76ShrG5SEek6fvzVcP5XSHX+zUldy8hZtXLgWV94iSD8uFeoWhj+Bmq5XC",
-	"8klsS+bTUYb6XZKN+g/ujrP7w01Erirl/tWJNyJnE7d2D6tSodY3qha7kqUhcaxQa6iP5SuAYm2GEGO4",
-	"kZifjL692XUK8NIe646g1iO0uFU90S1ZBUMU7S6slBp8VaGe9d7aTOwBSDp/0AS7PzxbRttdDDd1TAmj",
-	"XOfIN+10HuniBSeJQjLZ4kFaENdWounRdPamp4ekaPR5138Gr1+oG60hpp6Lc5exO6ShvJkP6QSPu+RF",
-	"Toaai0XJsLa2FBdWZvVvRaXmZMnIXJalvNfevXHHCwiIhnADaAKBtjZXpXsUO61hIYNsYKdM8rkDy8p3",
-	"U1ACODZEMXdmfbjQF62/HbpbknMgotg/Pw9AeaKJK36trVoXTparpvK3JkZKUouSae0SnW5oxW/cQ65d",
-	"QHlPvbf26602G0lll0PxZr9QCDXHUeJFR4sbYjEv9GZlRHMBMSIScjVuIZB6yYgsizAqROJCRTeoUKxl",
-	"y80TZy/ufQlS/Ko3u+hRKottSVhq5ytbHVBqb32iihHNhIndgJu5Sl81O+lICUkHCY5b7HMuXSl9RIfn",
-	"GzmtaB9SAik+7jDbAPaLDofTX8HsQz9eXhpj95PKxg4PNqvr1sL44nmYE/XEElh4XWOaztO0CcS9dCgv",
-	"qxXEtt+seuzeO6QqN2uqpDoPpWm2BGnc9IdEKZYzjiXRMYokUUYid/7jXXaoTd+6O3+/vfY5bJzlFgD3",
-	"8pAjJDf+V0pp/PJsQuS+zlw7fPpdlB9rBZ6VVGwU8CekgKDxrWnOkUo2PFp2YR8SvXQXvZdM3JQyUeUW",
-	"fJH+/mWW+4bChGTIBaHkHseHSBScgpRysb+3Y4OKJaCxF83ZaQH05C1NgB4kobep2m4r9a4S11A07cGk",
-	"Dq7eoRcuZcu/sthLNfnPEyfWn3jk2bMri2IeFW7kPMm+d5+V7ti7KuazOtzou9p1HE77fbWWGBLjvZZr",
-	"Ke3NnrJKSkrw33swRraogLgNH9lPMHjlESK0x0FD+oMMhW2y2jnO6a9aiul5VOOjkHm9Amlrqkua307P",
-	"yfTTBOpITgbnZDwef54C+7myTyHFKJcQw+goio4VvF+xxweMtG19Vutw2NrUuNijUr2X8bv16YvWaIeQ",
-	"tEBydxkpoilSRaGRIUHmxpWdwRlnGVVMXae7DlwmGj9lZOr6DUxDszrQk2CgBk+XxlTYN4+LuexhCRie",
-	"Yu9Ko/ovmPZh2f+4+unHMbmszZIJw3NqsNEUoa11TQSW0hg6fPZhsJNBoxZOBhjfLV3Nwamr/+WqcOCX",
-	"09H5REwv48Km5+R72BcJew4lPWhuorqPThG1KuL5RIQAK/hdQ3sBFJBcQM7HnFUbHtuM+FAszKieuEjA",
-	"WN7KXIcy1INXVNg9wRRjcunaijk1eKoNhRWPYDn50qVxNw3IgvcUSgVjCXMOuvSY/CSYWw6MSW+Znggh",
-	"PQqAu82q+kt5D0WIOIi6zhFthd0FM1B2x54o+vdwYade6z5ZKCrMlAzBBRngUcoFF+T9uzfk5CQ0Vvvx",
-	"8odX04nIaVnqUTAceVwIr1FRREahkDrgA/ydxWciABO49qnllmRrP1jItB5PxES8gtBmjL/va3Y5JUPf",
-	"nXJ0QaaWT0x9vq6mKzYRvfkS5A0Ef9nhK7rgwmLvOWwBXtxs/zoBNQJWTzWZ+gdG2tPGklLso4GcdeT3",
-	"7QGYi1efiJJrYxHZV0sIheJC+8pwLNNnZ8+IdwFO8ZS8jxrT5y32v3/35oJUsizJ9G+vLKytxnD6iRef",
-	"p64izhScjXgwqvYJ8hiKMvCX//Lt66jA4PngKWQIVkzQig/OB9+Mz8bfQMa3WQLxOoUQe8jRS8nZKHVC",
-	"t48T2Kq9er7tlV16yxJ4DlH9wyl0i5qOsEDvRMAPXIppRqbYNwqfWYIzpWaK+Vr2HnAfLjicur5S0ywc",
-	"2ERMscXUFDs7gOWelr7DV63YaEwu8XJrxtzSIHngwhWChXs+EfZpuMr2Bc40gfD8NqXwt9H1l2Ouj0a4",
-	"1a8L6P6jTWhAxcEyHXt3ethd88qpa19sGd6ON7Fjr30xpWJGewFFk+twr/sa9vq2XlvaBPfMxX1kKBlO",
-	"u63xpiOEyoqXawCWc2XE77riu+lVudjdbctKfYnYFfKMw+deeGk5/EO9vRpzt31bwqZ3IRYVw2B7A+n5",
-	"2cDJRMk83p1wQRzDy29XGgC1DUih1drhUGpmBgKFd0vLvpmaXm7dozuoQ9+OBa03G+i5K8419NCEMJQ4",
-	"rWjazivKIG4J2McTiKXxWUv9KBVlNvU09H767M8PgaiPBCYUi67MjRcCrLLatxwwqQ+S/aS3BrnvvxwX",
-	"QLVzJcBaDl/Jh43m1s/Ozo7WNrppC5hqae2E0Lnf8hiN9c7/kR45LDVqlh2VmMaSgpBqVspFu+kDaIQL",
-	"DTcAOOWHbPDxxIlaJ+jOiJIB7LinG+ZAx1i7XONlywL9+EwjBX8u8rIu2I0LqE83b3fZy53Sgo+JBRvt",
-	"d7aiQnTgx0KHlhwALc+gpVeoFwVZTT5bwT6KECWG/w50gfjgBHq48r4vY37laNj3EnsQHuWUN8oIf24r",
-	"xC7sbwPGz3afa7vz+xcDxK2ySZz10ZQgbFt9o8XY94VDyNvZvLUugNIZHRi2gmwDCJv9teBz2AVuPv3R",
-	"3kS8S8cHcLsp4WcH4N8Znu99o7WNtlGgB+CJY1it12qcWeJBsM3SBPhvzBwbeo9OCVNU8Hqj8daXQ+cy",
-	"hkiwzkQF4YaujiDqUNAmepSRZgYAY9Ne7UGEMX0jT50icfoJ/wNXNE1B39Xi0usRXwZbzzmtzpxQUtrk",
-	"cpuU/khXHLf5B7vi72pBKFlRUdPSa4pO6G8VencEvUEzFyV3PCp+GuKU+3HFvfHHJ+ebWaR/UIZtl0mw",
-	"WRLUfGBUlZypQBQaI1jIqHZ6C6ZNHBP8GJTeC/sr+/iPD/huG+c/yEWH8yOuA3XMBAKIFYNNg+F0TZa0",
-	"OC50ZbUNuLL6b9h+AWxlFYN0qHNa+lqw91LdlpIW0Fnj30xJSLtdsdWMKeeSggwrBP4xYe5TUCKwJyIe",
-	"py5Q/D8sUZyGHiwufhgDNp1ZKZQGveMY3DgRPkIcSxot5b2Oiwq5QULUrC8UEapHUIg/nwgXgJ750ssh",
-	"yXc0Jj876zJvRX/bxeRLlkMuWvB/3NM1TIapJhc+DEG3Itx12CTXPsXOrXAimq1S8vzsL01tGsgQpGtN",
-	"7pfrlH3bJQkc8Rr1mCIcvB5ggjj+ldxIKdmLzZ4df3bIy+gR+h22YpNrxAKQ/n8Xhc7hLnB7dLU4wU4q",
-	"Ep2DV9wh1dW5zlr9mh9IIzDvcbuxzb3z9b0zP0uFRLL01QM4lsbRGQH3nc4IHiV3JAU7wPWZbH/rM2FD",
-	"CeivaamNGtRut8/h2WfefHY0I50rlOa78GXYpQY8DFWDg0G5aHcAjNHNIcfe1rrudZzJYo3UdfFvXp3Y",
-	"nYDPsCCGKkJVvgQj4nyz+ttEDBPN6FxfU8t/EV84xgLYX06gUiiZy7JgapQRaiYCCmE8/Y78wL8P1fjq",
-	"yrJn5+wWRRMg4Obnq0oqg+m/hJvxRFw2hrXSbnvtqw03fQ6DVGf5EnFYZPcNBbcpNL63fw6fnZ2NLvB1",
-	"JAjhXROlXZHh87O/QLZ1VAtvIvqL4cXfwuDt2nhcTMTUV9+bYp9fd/QV1cho3Uylva7OyQvJ3zojdKZl",
-	"WRs2Ea7pkSLT8XgaTZq5Xv+Bz2ojFSvSjNOe/0vvZdyPTcncMHOijWJ01b6IwS8z4wIbRW5e9a/Ko9r9",
-	"J3t4VIM3HqGWrHSFCDyqJTHKcbKnX3e5eCNY0fQIPYLtGsbs1Hz0WMmFi3QMR7UnWcJKUzH7i6zWvRZP",
-	"j4wHCnDw2VewdOLy+qycSCaPY+Hc4Azpju+Hc4guOBJVGHZD6F+BQz0cUGmzZcP7DrRb/p5kpO31OQYG",
-	"/CSa7twxT47N3ek+sY+EE6nKHNsVXAhMQrFj6GIy7U+ufsco9M32ldESDdmBl0HrdYgkTLWDd22me9tz",
-	"Y7RGtHin2Pp1RMswkCQHP7vmK00R+lBMpZEX3PhQhD6aF9u7Rl0VpQqqc0swwOncKMjOzZKtxuQVh/Gt",
-	"So0FtnmnSosFHJRi9yWFrPh+H4oGNc3G51KxMXH+SR1abzkXiDPWRrYwP8GKrtGF7PpBwso6EsQlTtTt",
-	"jPwHoguP4M/AXUf73WoWO7o6E3egTtOj5o5EiN80qj8Ki8KxXJv7bofe3lY6TTHRg+UITMru40w/uILp",
-	"j2Ty0P2MP6dleRzGf+0z55vukTNWSrGwqlZ0YBAnug9dD6d9UoWGtslA2uu9utW6wupY4dg7v6O2sbTd",
-	"naPTMZZstHqF8VrdXqMBqGoopstFD41fkz1fOyix2c33EfFjc6oeVHFtYLmwpD0/iqEBay40iQUWHAi+",
-	"CGHaXVR32BDqBH68Y1UJmNE0s72ADmT2xBiYjxzDc2nBwD2ksKqz64qMGOF6OMSYsijlbEPnPht1AXqV",
-	"BujxCXy6J+5X1l8PQygh74+KVFfMuBL+X4ZYEfUOZTHT9CfYjUIq8ma28QVpVQAEow7XBqhDgTRzInpK",
-	"C3JDhmBj6uQuWNTXWP1fjvri569h7b9j4Hycn90iznGANhnGAX+woQt30YiQcdQMpAItaWHP8PnZ8z5L",
-	"bitq7eBg95CXuB/CtytvpYfsBM7vV/zrUTXEUChuq4kZAHgUEcEO1DYDNCkoXBGs9Ndc0FCedZeo0FyK",
-	"bVLWNdbmO+wi2I9evxw8Ohj6iKTd2nHsMkB4gqoJZ51F5UxLudCZ65aRYRFq8Htu1u/8MvicYv5tf1jB",
-	"C3j+/y2oQpZCSMA4BvDwUDaLu0pFYEbiaiM6JwYEjHgvh2AfDcB3L7C1XX9NDaRez981vtKBVKcDhEuW",
-	"usC4RpcmarkyUHgtVwwEYleZKZlNgZlEj2dK+5JKmaGP/87aqDBaNwG6B6PgeNsU8yJkwwLJdMU2jqO/",
-	"oTa4UbEqApZFNyzRvpbQ2w2zlS1opqMYwxAtHhig/wIUsmuXMvYoUjK7byC2j2x8PGcJbq5oT7+lpXJE",
-	"sY8G6hdO4xUNnJt+eIACF9GMVtACXyUPFSRcc47DwN2QlI0s635bLFa0dvnbIBQvqdXB3JrXzEAmeX9u",
-	"9kRAcvZoTLx5opOKDbq6jwpq52KDBDQR8BAtnNmGS81lcVviWzHlk1lxfKbI0M+YTYR7Njp3LOJb1+/N",
-	"r0MDCCwVDB9ZCv/sDGylZZlNBCin9g0/j10MF+Tpt2TFRW2Yzsi8VtjDyRe6ikwREzF8/uwvo2DPho2F",
-	"hlr+PDAj2v50Dx0r4QnTVhuGFU9EXNowdD5vVk2JL/yHBiHIY8f/yjnBUokT4WolkuH9UnqwhjVY9W1k",
-	"dx1yxzXCDdBv+PzsqdV3nPlgg6PYgaP8+2axvh98+0DOvhmNSasCUED4KHMN02GmdmwupohOiIRcT0RT",
-	"6y/DmH3S1L/HoBNtNPnmjBR0nUx0brdefxyi157jvw7ZC/1kf/nQMhO00aSHNogCMBAzoQK1PBp5pEKK",
-	"9Uq6is2ePHpFpi9B6h1UmPQMckP0SjggeLHV97C7lk9XtHqeMrPZVR3FQo9DAanzLbq9ZJKQSlzBTS+U",
-	"jB7EmdAsvU3Wfa8xxu13EzLRjn9UARN2fdTYscuyxFH3Mvk7G9t2SdD1f38kQbDxjnw9arjNI2MJjT2w",
-	"Ywp6xJdh2Bcg4UYEWlRRky+7EHoPrd0chL4WJXqEmOSmivHXjkfeggooPQWDAgb1HgUvMDyYxnWhMi+1",
-	"QU1HAf9DkVdaNdM4hTNUbT4Qm3y9s60k9mf/0u9IZZsiaccktH77X0+X9zNG7NOV5NJk2HhGNGMunGPO",
-	"S8MUK6DxdGOmj9lpAOKutOC0OveK5hBUilGtb3+6usbZprUqp76iWtaIftCImky7JRqn2JjP8BUj3EwE",
-	"x5rHG29f8xXThq6qKRm+F/yjPWApCj1CodzK8j6gZYpnP8Ug12YIKyRSUyt28uzb786JXtJn3373H9ip",
-	"esk+kr//cPni5Orvl8++/c5KKpMBPuJFq6e18Qtp/TqTxRp/cJ+x6Xgi3rlyjd6lSCgJn0PtVYzaCRof",
-	"ofd0jfpII48iVuml1cvognIxnogrxkghcx1u4niVDK1FnuFvwaOx3XDNvi7nbU2bZr7ufI7iiqxndoaZ",
-	"heL7d2+g8ib0JLvDnK/IQVlrbOH7hVcvJrU79QgsYNCA+jBzu/subXFP6Ac421H0AxyqqctLfKW3uDrv",
-	"Q+hWn+voUc7o7NhYvVEXdDsrSp5Zmz0dx++0OV9JDaTzNQt9CIPx4uhG0XeXPAiNTTkrC9e4HCZvSlSj",
-	"JeiiIfsqDhHxpa95Q0snAonpjOa3fbWvuRmNyYvGkEhjakK4howJvweMPILVTgRYsAK/lnNnQ2pX1hQF",
-	"yakQ0pAVdbpxsv0B8Y73iWiqVkOMk8SUMeHa6TUrwOZ0wISlag5l+PzsGzyqe67ZKJ2HUdDjUZDjM5p2",
-	"cfmvLNrv4DXhXjymgH8fQPOljOS0ubCnnzzN+HwaymBvKQHhXzkCnqQjbP1yjm7menZsZGjKJfcLIH43",
-	"mXP3HicoCozwUScMiG4H4TAjs7VBamL/k8WlnxxrcLIynSumlw9AprYddqOu8y8f7Mlrpu48PkBfgMEp",
-	"rfjp3VMgDm7CT01CM4bdWoToRPy0fkZvd/QDqqvxG2gkjH6JIsOiX8Nmo9+wcN3nD5//XwAAAP//",
+	"7L17c9s4sij+VVD6/aos7aFlJ5PM2bXr1C1PkpnNbmbG1052TtUoZUEkJGFMARwCtKNN+bvfQjcAgiSo",
+	"hyNn5ta5fyUWSTy6G/3uxudBKleFFExoNTj7PChoSVdMsxL+elWVSpbmfxlTackLzaUYnA3eLxmZCvZJ",
+	"36TwxpTIOdFLRoqS3XFZKVLQBRsPkgE3r/9esXI9SAaCrtjgbIDfDJKBSpdsRc3wK/rpHRMLvRycPT89",
+	"TQZ6XZg3lS65WAweHpLBa1bkcr1iQv8Eo3zGoQuql/XI8E8yKNnvFS9ZNjjTZcXCeSLjlvyOlYcd8x1f",
+	"cd2F2t/lPVlRsSZcs5UiFIBEljLPFKGarKTSfSDLYcRw1ozNaZXrwdnL08SAj6+qlQXeigv865kHJBea",
+	"LVgJq3tP1e3b1z275dnGvc5luaIaB/z2xSA6/i9stpTyCad4MJ+rQgrFgEovSznL2cr8N5VCMwGwp0WR",
+	"85Qa2J8U+MZ//KYMIj4Hs/3/JZsPzgb/30l9DE7wqTpx48KMTVReCMLKUpYJoYpcff+K/O3Fy/8kdhqS",
+	"MU15rsYDC+2LNGWFNpvtXeF+K2sMGlmeOZ/pkooFI/dUkd8rVrHMLJUSTdWtobIlo5k95e8kLiJ+zs0H",
+	"R4p8uHo3Hmwie1iGXaB5fnH59r28ZTBqUcqClZojvtKSUc2yG6ob+M6oZseaw2lrDZ4M2KeCl0xt+kZU",
+	"eU5nOXMk1RmDZzvRVzLIqdI3ldq8xK3TCctTOg8qxcqehw/hyfgVj4plQP6rJATgRz+xnP3GUm3Gv0gN",
+	"+t6KokKe3iJdw4MqmhMKr5GyEkeKcHjbYLiJK3wpThn1AOMYym65AIAzYXjRr26oj+1Xk8GnY/PO8R2F",
+	"DSrzcriHf3KRXdiPH2CBqwJ3RvP85/ng7Nct5zinXPyL5hVTg4ePSe9OjhQpzKsEZyB38ElCLKtVZM7z",
+	"nGWEi3EHU7DZxO2xXmQ/fq7Y7xVTuns8wv1lGTfv0vwyeAXpbdMuwvWT2dr9YKCbELMeYAZe1rs3acnO",
+	"iVxxrVlmv1FE01tmZDsvHSACbLtNPcS2WRSlvGOXrFxxpbgUKthyfGdzmivWJkGQllt5tZ/lmvWtp8q4",
+	"vkg1KjQtMs+ykikVp/M050zoI0XsW+eErQq9JnNZEirWUjAyqzSh2YoLFT0K7rR3x3anmgxhNKL4Qhxz",
+	"kYA2ZUYGbI0SIkv4yZ45vaSapNSQY3TCUuY9E5onRtswgxlOFm5GyJnM1tEBtWHlN8hBu4PyjAwFu2O4",
+	"RsXSkumR1wlZqQyiycXlWwLjwM9m5yQ1W7/nenlO6EwxoR1QidRL87xkGROa09ysagfWbUbtXaZ5aHhd",
+	"1pgNd02oyOzkFsg7znjHacjlFAMqNLyg4MewXc8X/J+pXK2oyI5zLkCUSMG6fLHNYizzN/NZBCeebj/2",
+	"0fsboct1hN572Povhq6MypBJwRLCxosxybzmPeZCaZrnCZCpoVID0TGKoyjZUHfcNp3d4GCaT/bQClDR",
+	"6ucnn2OfdPbLcgUcjpTIn4BPZmTIteGRelkzSjWK8L49FAtZ6VQiK/BSMc/lPUOVeG50DkN1lOcsi1CE",
+	"eYmqOOKMWQGos+MYjoEDuSN+v2SC2PniXAP3v+mY2zPtIAV8aEUzhJ9VOQFw/31suf3x2ywhNFeScGHZ",
+	"Q3kH5zCXC2JOQGvQUciScEiFc0gcwJ4e+DbOrGi5YHonsnuPr0YVL6oHjoIDyW4Hr5HpkeLpsQHJ3qN5",
+	"SResezK9tNtJ7AVnvBZ5tCwp/B1Y6DvomjBf86Petb/3EG6u3ul8uyrDcS0KXo7N/V0lspwF9l7LsJB5",
+	"tRLBNMHRm3OW95A1PDIyEbSbBO0kc/DPiCpYOq6P/6+nH8dmcVGqm/M8ru8Dl+/M/H0pV+SZl0RwONGF",
+	"gkbkkioiZJvIgx2tmFKWhDZDFRZWvx8D7CtHWtea6ghVloxm6+4e3vE7c2xpxgVTysqL5yfPGxwHjmxe",
+	"KaNoprLKMyKkJjP8MApJpWVRsJCQZlLmjIrO1tybG/ekelXtpu+ruTf/OYgDdU6MlCYrRoUyTBQ8Ne6I",
+	"djlQ4yTGtNFXaMOFVvJu1oz/4iFpb0e7kbo0jjpZQtRS3huUcEWkSNkZUbq4GY8jaGhBGsfuwvkj+OZy",
+	"plm/wZnB8w1WZttUxA92NBXD2Y2p+Np+/ChTET7YaCtGTEQnwPw+l1LeWi1SJcYAcxplD8PbZC3idnax",
+	"Fnff2EN0Hqfm7Q6u+pvrarWiIIU6ZwyP/g34y+KKi4FdbliJMtynyyQSZCRc14+ifKN5nPtUwk0bavHB",
+	"GJz4ii7YjapmSnNdAYq7u/oZ2V4uU5p75idFvibDTKbqBB4c2wfjVTY6g/dhbIVaVVmJiTAKN6Ne7ZIC",
+	"nrJAJzfmvsyUU54Swmi6JBlXmotUT0S4UDjyCVg6gb7Fssa8KRUG9GUFWyjZeCIuUESZAdAqw3Wr8USE",
+	"XHATYN+aGa6DtcT0lWbwYT/nh5DiGJlcx68R1dlLljOq2A14DcQiRphMkL+z3Eti+4XBBQ0QgFC71uty",
+	"xQWxFhKaD0Ydn4hK1D/KSiueMfe6N+sdiaD+XuQ0ZdkIECUkeGAxTDARXJ/BhIjFezO1liSTY1KyOw5e",
+	"FkJLUMeFm+XIjJnKMlOJWbw5ZJUilbgV8l4gDiOmgB0tLk4ALv6dhAh2b8yBOS9tDGMXmriy38dIAVGp",
+	"bhTTmwRaYJohHpb0jhGKiA99EvDDaE+hHXLqgDabq2uwnRBwfbLSEc4h9P8YA/46ZkB35q6ToShu7lip",
+	"rKehA+9ZpdYxdaGm9xavCw6yVwiTR4UT3DezdY+TwMjcL3P/ZxBYjA8PjzbCBkIQBhC7hIIC3PcGHUBd",
+	"Kmgaf4o8IR6tKLI9wRv3W9UL8LDpQCJp0IxfliWVBtoaeG+sMkqtHhlNEu0Fl6qJussnuO6x9OzKe5im",
+	"e7qBXe7HkyxkcT31moN19MPiINwHRvrqnAfX7x3+b3XMF0Ax+hA1IpPBjK2lyG5cZKfH77+kpSaZZAqU",
+	"UaQ38LJxvSRcKxcQsXrGOfiOM6MGuNnN23NZWr2po44EK9LsU4+kM3BJiKrSJaHqzC5DkVeoMlzJnH3H",
+	"RcbFggzLGU3HtNJLWfJ/Q0x3fPtXNeZytN2+M/MnNdh2gbzqcSDrmtiPFIIxISUTGStZhtBrQi7xu0LE",
+	"AHCtvnWkiGcdZGgVpWOVyoJlxNhPKsF/jG5jlRoCjxNy9d3FK1JWOVOgLs0QTkYNgj0Zg9Sixk+hEtSq",
+	"wPlrFGvBWOaWdSkzcs3SquR6faTIjCqWc8FGThtjMFaMCsbkwiuHCamKRQkOzZKUMs9nNL21yrcFAxWA",
+	"dqA7P8rcKosWtIR7X28kbhuQ/x5xs5oALL+P6MRg2FDlFkZzo7U2giUbRa+fYLaOTSDr/ZpJonaeZ049",
+	"tIcH1yBO9Z3VpJ4GQkA6QZUZcN9FoCdLjNOFx/mcTFvcZDraWQWO8rIoI2WZ2huXeOS2Wd6WzXE0ufGb",
+	"PrBt9xPVXNysuJ+L9GqNOZ2xXO0V0+lM8TRiPc6erSy370TptV8t8Clh7hXECNU0l4vKJoeN43lWsdig",
+	"15y6OoGF607Kwb/qDX956s42XZsvrGNr9wyaoimC9jlhykbRsj4KKVi6v/ehoKViGUF1dqzQ7h6vV7n1",
+	"97gHsKjxb0oKgoPMmCJcx8OK/fbBNuxbmLZ05Ib2bEFgNxwjha7LpqsurqwWGdFazCMyq3iuXdyu6Q1z",
+	"Ti5FrJPLhg8c8ODtk0IqvSiZOnv2shkqAW+80c1qf1YqhaZcQFoB+LCUpqXeFOlk2abFU6MAOC+ZgrjQ",
+	"fcm1ZsIutV7ct+MX8XmqXiXJbh3nSmqG66T78DWbcSrIJU5y/b/fkWcvx89eYC7I/XJt2PXSqH0GCtsZ",
+	"c71lu6wozlFD6XXlex1mU8pY0+yP5CnVeY+1LuNcZFEwdg3m7qj4zo4DtgMO9u0dIw4NKP2Ti+yt+7xt",
+	"aEfEhddlm74No83VfkIeFyQtB+mBst86eWB+HT25b189sFIT3b6RlS0OhtAp0fDwbYrIWGz3hmQ2HoDX",
+	"DqBaIgU0yPZIRZLsDuVT6s9Ca4QTIB3N8FTr5EWvd2/YewO9t/faO0aTrjfSkXvTkVLy6AhYSC39Dqne",
+	"XIR3cvHOBvZb6N9DN8rZHcujyNo5uo9D1B9A3kpswT85RF3KnKcxf61NRerg8YdczkhBtWal8GeytpgD",
+	"8lFkRddkIQkXWp6Rv0AqnzEwaGqwm5D/RSCx7Fd6/O+PhJI0p0rt4wFzWsxNPX3UTHWGuOUcsCzvwAk9",
+	"Ci6y6N087BNXPZ7mkkHuUo/S4J6GkBneVjN2/BfPR5MgJiPvxejM5WNhcNDwM0GY0OUa9SMYCvJA2Sea",
+	"6ny9H6z2993W38TMc5DeYBnfLyVRDM3tAugJzHWX+DFjc1kywH7Gs+3KSZ0F10VvAPfG6rY6fVsE/wpS",
+	"yTaS/RdS4ZZklU2bjK6f3fcXUTQLInrcNJhtq7QsFLmX5S0XC5vHgtnGLhuXasCeIpXQPCclu5O3LBuT",
+	"C/sGxtFkpXN+ZyPQwafOacV1rxdo52KJoBDsma1l8n/vFGjoAeQHFXP/F1Spe1lGDvSFJkbuafLsecC/",
+	"NuZabwx1mnf2Kv0Iyj1srq9fbM8Wbd1Vd5cBe45lKuRriLg5xq5CdcDnuhtyqVOmDTmsQ+V1iMnvwMVG",
+	"+/EoducWtpPHzO7yjfkK5CQHp5kK6cOP7WhxpyG/x5etdbAjqNDzPGx7dhPv103g+CVoiyY2RSixauto",
+	"E3jN0PuBEsPS3YVf84VQHmnmDJfrc3uoMSGMLiiaHGEh5stvm+fv25i0KPNO/eaLv+53bs0YfvGeIGJU",
+	"7rW/Pl6e+t99fnWW2ezqlUQRgu+AMBHu/7FU63kpV/u5pfrg/70sbb6CSogZFl0WEjI1gADOUP7bBGrN",
+	"8rwvTNTrpNRyZ0eRcw5aaAWwhz3DWBvBb7Xovdxkl20rc7a2BUkUJYo3Ao4UVL0QRdfqjFCCm0kInQhR",
+	"rWasxLSZsmKY454rZkSVhVJgzmp6y5AnubcnAl4/x2wqoyQqzE0PqpwwdwSSgP3MuELDTiYC3C3kJ9mZ",
+	"iJKcK02whgShhs4pKnxgCowrribCRW7Iz7beaihLYsTkqJHT0im+IrVvYyLM4LeMFY2VS+G4EAQkXT2X",
+	"4SvAa2zmjPnOyGw1Ee3vGjlBIfpRAP1QUqH7Y+lRFznqC9a6PMMwyz3Pc1IpCKkODXxfvXtrNV6uCZ0b",
+	"yHKtWD73Lr6lVNo8BOeZFKMWy9quMiQNmd/49PmLrd+G4rtdsr4Xx6uFu1/OBlOzGdjZVj3XhP9bW2uO",
+	"UZ5dw6zgtFY20jleZQmZoNeSOodFbVBNBiNz/OqvczbXRlmsSY4rm3DoppL3IuI4XCxKtqA9KZXv6Izl",
+	"RLGcpVqWIIL9B2IRhsP3NChdVLihguxRn2i/D4VOEJQfJINupD4qbzY4Ui5I8PFRzHzlaLw2oNyrrd60",
+	"3Z9XqGEGC40XH5lv+4+5eez8R5F1AQUi7us4PuiNo3gVQAUHoLPYa1be8ZRdpKmshBFaoNsngx9KWRXR",
+	"dbuR4kt/UxdzkubYztXhVm4LmCInZuMGNiK2OeOX4LbFY2ae/mqUt4Aa4zXt0+F14cccjQWgJEosF5dv",
+	"CTwOq70wilMyfLLRc9+FdiqLhuZnSQz0PBC+20ssHZBgqF2gY/N5u1v8p8tI8ejMfNJJHXQvKsxBoaKV",
+	"hWIMa9HF+J8dB5uSDPtLvfCLXcBdyOzGSaVt+R9Hu+fvEPChJgYTc/6JZcQIZHVGJoOi5Hc8ZwuW1dHF",
+	"ycBIQ9BEBNP3srwNfrl8+zr46+3lq/qvS6qX5E7m1YoFrxSy1PjnL1xk8l6hjlOUMmVK4ZNKrKi6ZRk5",
+	"MT/jb9dv3nFRfSISdu9fTKWYc8Eyo+UZUxd/vyiKi3IlSyLvWFnyzC4gpQWd8ZzrNfnp4sc3kwEZQupL",
+	"ZrZbP3NJ6w5cR8rYuQUrj1OqbOjSiPtXF5c3mLQ+Gai1SnVeD0vsD92xiKJzrGzY03EAeV2P5Uy04Dc9",
+	"J+NNz1E4J38JrPP+07FVjn+hAGdKVmV8dPeMDA3pJ3AATtgnlibkLyMwTKBOwr9mm7r0urT21A/uWDnb",
+	"fvKtO8vvw363/fzHMn3C6OYjzVFjeGEMadQxTaGYJrADSZ8Beu7MKijRMXa904KjqR0bSlizHu0KsriI",
+	"eW6t5QVTxnoy43uRJ8U856mGLlLa2Bg5/PeO5thKRuqbuayA885lOeNZBv0IKuGSRsEvopel1Dq3PhJ6",
+	"Rzk6bz9uLMGPdRKAdI1SikWrXCUw+hdo6FvvcaSqluWZ+oIS/+9lSSwEMGXBoNEGy0jBSlv+O6yteZwS",
+	"kDiFX8eT6vT0m9SQBPyPTRMXp7bvTvFP+yI69/DV7rfxZB9b9qvi3iNvds2gAhr97rOS0VsVRpGNjCpp",
+	"qhPLpFwtMSSX3C9ZyZDV7Jyf2Cy4jjHhLS0D7HPougFIb/cGIFSoe1YS7EdlfT6/VxIzrbX0yZgJxJzm",
+	"oFfpxsi+jwD4WqqMaxtCm637qKpT7xDUVXsXW6ToCD47UrBa5xmy2U14Pl3fux7p1WXZH67A52FM2LD6",
+	"GxxgQzqTlT6b5VTcgujBFIm/v39/idOp0Q6Fu+ZpkBDoSip8rwJgOR/jTMpFzDd1EOls1UUhmlstSnYc",
+	"5D0XUmn398aeORu8rF33aLRczIeDfdEYnt17qsiC3zGxr6v1zoEkUuPhnIeafdJG74EJMOjt+4zg/HWu",
+	"R6PjhVvlDkFT15ICAJ60vbu4ysC5a4CzBc8bGe0m4doZtCVt21k9PXk86DyATOygZ1WUYV5Z/eE1n8/3",
+	"CQTU7v86JLA5EJDZGdpHtxJ8zllGzHPnKlhRwedQh3uNtGa3XLKMpnpLNtruZ+Bxhlbo8odNfYzC1VZl",
+	"7l3P14DP41KUymDyLmd+yio1P3PIIjcnj21JP7hqKdElo9mxFPl6kAwMWKltLGOEW5TurmwIsb+xggsy",
+	"Pj4bk2pfxnukYpmZj8zHbI7bTHLbKSPTbW3HlMwmrP7JRXblB2jRVUxJwacAT5YRrMeRO+Td28MVEM9G",
+	"mukhE1hnbzphuPYtrV2jBB2b9FrTUvfTFQSrNxDVpr4p77FDk32OQ9U9qHz/FMswV/vZ/G0qgdF3JJFg",
+	"z4Y+rvHTHowGO4zDjxW7d1VDDR5EntKsSEAJrpvM9ZYf/yZncfhC+RUTGcvIP+QMrQEddoA0Nn+l2Y1t",
+	"laVs3kHmErMgcmN0TrMScMijOjgOplYQznR5A1Kw0fgxPdhixvcbMyQmr3ulyEDG9iloiMka6LDhL6rJ",
+	"7qmEQvxgs7QQTU2QYr/fjYJ850ZwvZhFdAbTIqrb6CxpnHJ+k7ObuD3uycZYSj6J0+75H3J2pIisdFEZ",
+	"pRV7UZPnp6f4dkK+fUH+yb8bbdm+m/0GvorLcHeCm6sDoDe6Lx4pQEJ0nlwuomzLoy4wClVzzTtZvS61",
+	"N8KA+tNyk8Eq6rvpHP5ZLtNbQ/qyJDNjBLP5XPbUqRRScb1JHyr3Te/coENBalN/E2iFbaPgnNqZyTDn",
+	"4pZl+Hz3ssf3VN3GoNtncsW683nQJI5nd0zcOiU6gJQlH7fdOHeXxSbhKItDyUboXvZkslEWO4tGt2GU",
+	"jObDxwnG97ZlRStEHi/9e0w1YdZoU9Xl8EZGxH0DXy4+dmbv3BPPtlNgycx/c1MJYydEcvhY0CPQ9mRX",
+	"WpbMejUVyaQt4KWZc7QZnB0pMsS27656zZjbSyogJQgyzm05s62cknOXpD6yiTrdrn1kipNO0Vavm7VY",
+	"fyhoJBnPkjDRCqh8o/K/DVqGOltcuFtP6wCECpKvloN2TFyrvgIUJvSN4W29rkzPwnF3jgUCU4T59LKU",
+	"1WJJKClKvuKa3zED+oBFjqI9hXvoLqAnaOB/EwqDmIyxbf7NRAlZuspiZN1m6075a/hEg1lKpuBGid64",
+	"KuyyKGVWpYb3G3nd9ONgGhqOgy0XmvKB2OY+rkXtjKUUE8BUK0EJ6E7Idh2+mRKq0pvFfpjLNrXD3gTl",
+	"wdMzMsWXpwmZ2vensLQpsNapQVEjwWqUkPslT5dkevnz9Xtia3fVyWfDLh9OXPn0yWf7v4eTYL4Tu9Sp",
+	"ywnEg2jnGnewvZsU38qZaqm+tVcQvgnfsGL3vGuweLY1pAHBHHBoL5ojItnyyGTQbeaDTNytsE/MhLdq",
+	"tPpg7tg3KUhg7r334uLybU+YtO1nNwPieH0r7tMpmgfsnhqygVODoTIXX1cNj+Kw2wHNULVr209LFmZ4",
+	"j1zf/9k6lCAGPWdkav6ZkpIVjNr8lOA5DAshOjwWPvfdh5Iybnaz4oLabt8rWhQ2Jc7ZxD3NTMOrKpzh",
+	"29/sLGgzmvia3b6Og41S5qR2KPWXaITeNnsu+49D7UDBhrX9b3plMhnYgEffux/wca0UWLpe4/1EeJoe",
+	"koEUbIea2yYEHpLNb7fn3lrQEkJr2+sBELa/WkN227sNitj2coPWoBefVykileA1rgLSsZh2tOEJNum9",
+	"3MTOcohuW31G05M02QpERQAc1DCwgYBAa0JVacpYFvatTwYpFSnra2Efdqx7SkthZ219X+1zf2EbE5Nt",
+	"ydgWgzGsNM9orD2DJdpDt2dwyfjxtrs2dhYdLRBP90upXITU9vVPGmkzXKR5lRnV0ibgPKae7BG9Itzu",
+	"sApBhfnLdfc3WHDcBTov5ermUXC1Gjnch7IhFg4TPGJjOw7f9hw4zreb86BBlOaMfHCff72OFYjBxj6/",
+	"fpeK+uzt26Uiht9IKKlDZ+2IZKOFRR3o3tTMwiLrcc0s3mDtGuRJVmWJTaLZo0KGewz1h3SL6AfcHWf3",
+	"+wfLLQPc/YKrVunjTpwvgoX1TVmJbS3hoPNHVq6hC7i7RAY7UHoR02o/uBNT3JWxdVFeY63HdIofPqwx",
+	"M7swRpTP2vNXou3ssQ5zoaJpcJiMsjs+G+kr2+zqQ/EHR3ThgqNMIVot/yh3LVd0lve5ZHdW0fapse9L",
+	"j/4F8h/91WMKiqK5OLN9yYbUN3F3NXmQMi15lpKh4mKRM7yeTYpzIqR/K2ioL3NG5jLP5b1yiV53PIOK",
+	"VsgXh3teMZ5qL3obhem7sJBBMjBTRlXnPW+O7PYQ8OhoeVwszPpooa/cejN2N3RXgJJQ9/zMI+VIEXt/",
+	"miJM1JDlZX15nCJaSlKJnCllO1Xc0ILf2Idc2Yrgnq72zdcbN+nGItW/cLj/yy0UaoVxlHDRweKG2NYL",
+	"8/oSoriAJH8JrphbqIRdMiLzzI8KpZTQtx4uuVKykfAWtp/Z+RDE5FVve4gn6Z++oeNEs+GUMwvQTU1L",
+	"RhQTOkyIbDeb+KrtJQ7UUWIvW3RDDNb2m4iDaP+GEdb5uQsrgR4NFphNBLtFe+D092n/2E+XF1qb/cTa",
+	"afkH7QuaKqHdFQHY1OLIMFh4XWGfhWfxSId9aV9ZVpVgvd2senIbtmhVdtbYrXzcN+DdkK5+018cUrKU",
+	"cbxVD/PpI80yU5tJuy3c1M4ytvB322vCoQXLDQjulSEH6E7zP6knzZe3g0Hpax0vw2ffBg2OjMKzkiUb",
+	"efrxNfwYY6vvd411izlYe5g+InptD3ovm7jJZeQuH8g3c+cvMdLXX79AhlwQSu5xfMjJxylILhe7Z7S0",
+	"uFgEGzvxnK2BPsfe4gzoURp6k6ttD0Zvu8gLWsM/mtXB0dv3wPFowoTQhCry38dWrT92xLPjxb4lc6Rw",
+	"I+dR8b0dVqrjQi+YK8u3o2+78XV/3u/abYaYGO+0XMNpb3bUVWJagvveoTFwb3vCreXIborBG0cQjZxf",
+	"jA/vHXtostUOOKe/KSmmZ0GTxkym1Qq0ranKaXo7PSPTzxO4LWMyOCPj8fhhCuLnOnd5+KmEai7LUVRo",
+	"4P2G18TCSJvWZ6wOS611k8Id/JdOx+/ewpc1RtuHpXmWu81JEUwRu/oKBRKU3l+bGWy8h9GSle/jF1de",
+	"RO4OT8jUXlkJ2RSwWLCTYKCaTpdaF4OHB0ismssekYApyOas1Kb/gilXoPqP659/GpOLSi+Z0DylGu8q",
+	"J7SxronAXohDS8+uIHAyqM3CyQArXaW9WWFqu5zbNor45XR0NhHTi/D6ljPyHeyL+D37now01cHtFtYQ",
+	"NSbi2UT4UhP4XWFOGAuSrj+lrGglFCTEFaVgS6yJrYkK9a3EXnKPdvCKCrMnmGJMLuzN9NYMnipNYcUj",
+	"WE66tH246jvsfZIUXIiEF7VxsKXH5GfB7HJgTHrL1EQI6UgAsmqMqb+U99BFloOqa/MkjLK7YBr6phqI",
+	"YhoPLuzEWd3Hi5IKPSVDyDTy+Mjlggvy4eodOT72d/P/dPHjm+lEpDTP1cg7jhwt+Ncg/cI7hXwRtSt1",
+	"th6fiQBK4Mr1BjMsW7nBfKus8URMxBso8sRK5CB8dGKrRP8D2BUZXn3/ivztxcv/HJ2TqZETU9dwSdEV",
+	"m4jeynHyDhL8zfAFXXBhqPcMtgAvToMg8ZTI+QTMCFg9VWTqHmhpoI09gdknDU3HUN43B2C2cncicq60",
+	"IWTX7s63w4ema2DnOrBMn58+Jy7TZ4pQcvkp2P/MUP+Hq3fnpJB5TqY/vDG4NhbDyWeePUxtS9Mp5BQh",
+	"YMrKdTjDdOOBO/wXl2+DaxTOBs8g16JgghZ8cDb4Znw6/gaiLHoJzOsEio2hyUpMz0atE+40PYatmqPn",
+	"bk43S294As+gvnk4hQvHpyO8hmgi4AcuxTQhU7x6HJ8ZhjOleooNN8w54K4kZDi1V5NPEw+wiZjiLeVT",
+	"vL8SPPc0d5fEVyUbjckFHm7FmF0alFGf2+tu4JxPhHnqj7J5gTNFoFC5ySncaaRZVjKlmL0t1J/qtxlc",
+	"IK20v8Ocg2c6jO70iLv6lZNXmMLQl/sRvPnOcBt4MWZiBnsBQ5Mrf67BBjBv/l4xuEkFPbD+ZniUl1E/",
+	"Ss9c3FX/kOE08GvZ1JPpCLGy4vkakGVDGeG79oqh+KpsFeOmZcW+ROryjaL85/WlzEFen2+YXmHzLbwe",
+	"2oh45WKR2GUcyo419FdLBlYnijZi2ooXpDE8/GalHlGbkORv698fS/XMwKDwbCnZN5M9c1HQ1Z2fbcRs",
+	"k8q/ZUFrF252nMQeca4Ih1tnFZmGDRamzQ4LCaQng/g4gpRZ17+hn6SCHg/h5sLmic//+hiMumovQrFr",
+	"pg3iGx7N+1EKLvXGSnYr9919OT5tYstKQLTsv5KPEH4rpFCoAz8/PcXCEaHd7duBrAeb4exzMMnGJDfD",
+	"TCHbDHTfjj4NSujcbXmMznob/4iP7Jd64tuAhBdpYWoLNN3I5aJ5tSVYhAtIEkFJ+TEZfDq2qtYxhjOC",
+	"smgz7knLHWgFa1dqvG54oJ9eaMTwb/OVbmzRZIMSPFRt+6lOb/inpILWJcMbSSEA+KHIoaEHwMXukN7l",
+	"uypBzYirSDWPAkIJ8b+FXKAGLEIeNu/1dSivLA/7Tmbrg0G5dQ/MQ9Mgttn9LRw/3w7XRm77lyPErrJu",
+	"IeSz3pS1NxqCfVc8+A4G7VNr6ySs0wHSudsIwrTdBn72O8D1p5AYjWfp8AjGdQb4/TPg84O7Tr59gZSx",
+	"AxDiWD3jrBrrlngUbpM4A/6B6UNj78k5YYwLvm9dL/7l2LkIMeK9M0ESrC3bsG3JzVHJRklYFGrQWF8i",
+	"/yjGGD+RJ9aQOPmM/4EjGuegV5W4cHbEl+HWSU5jM0eMlCa73KSlP9ERx23+yY74VSUIJSsqKpo7S9Eq",
+	"/Y2buixDr8nMZskdjouf1FUzvbRi3/jzs/N2p5U/qcA2y3QtaMCXRsucs7LuUuOdYL63lLVbsDrykOi3",
+	"NVB9uIdanT8/4l/5n/5kBx3g59oAhELAo7hksGlwnK7JkmaHxa4sNiFXFv8Pt1+AW1mEKB2qlObuMo97",
+	"Wd7mkmZwNeK/WSmhtcqKrWastCEpKKRG5B8S574CsUZ7JONxahPF/8swxam/adbmD2PCpnUr+bsd7jgm",
+	"N06EyxDH5q5Lea/C9qp2EJ8161rm+T56FPLPJ8ImoLsaobqJ3mhMfrHeZd7I/jaLSZcsheJZH/+4p2uY",
+	"DKvXzl0agmpkuCu/Sa5cJb1d4UTUW6Xkxenf6i6d0AgAS2PXMf+2LRI44DHqcUVYfD3CBXH4I9kqKdlJ",
+	"zJ4efnaoy+hR+i21ArFZKgDt/w8x6CztgrTHUItV7GQZKxqDjhY2dNYo+Hkkj8D2Bpudbfadrx+d+UWW",
+	"yCRz1yGKY5NQlRAI36mEICi5ZSl4z32fy/b3Phc23OHzNT219mL67f45hH3i3GcHc9LZltFU01wuKpbg",
+	"NaMQYShqGvTGhXXs1sUkntwscezsresex5nM1shdF//mxbHZCcQMM6JpSWiZLsGJOG/3wZ6IYeTKfaph",
+	"wUb+Ir1wzAUwvxzDVQ9kLvOMlaOEUD0R0Ozs2bfkR/6d70teFUY822C3yOoEATs/XxWy1Njlg3A9noiL",
+	"2rGWm22v3XUxHsK1VgclppaKzL6hVzxVE4FZDcPnp6ejc3wdGYJ/VwdlV2T44vRv0FQl6Ao+Ef1twcNv",
+	"YfBml3AuJmLq+pBPIY7vQF9QhYLWzpSb42qDvNDjRSWEzpTMK80mwt5aW5LpeDwNJsWMh0DOYgOjuOA0",
+	"8H/tooy7iSmZaqaPlS4ZXTUPoo/LzLigwA/aR/2ryijc17/sUeqRUTXdOIJastz2G3KkFqUoK8mefd3l",
+	"4olgWd3l9QC+axiz0/3eUSUXNtPRg2pHtoQ9d0PxF3itez2ejhj3VODgs6/g6cTl9Xk5kU0exsPZkgyu",
+	"I1Jv8G9HCdFFR6TZ0nYM/StWDr0nouJuy1r27em3/CPZSLv38pdTwM+Chc3iaNcPSUsjYrqi+YloItaA",
+	"a7OBC4lJqHYMbU6m+cm26TJ6AY7iut+66+rgZrCsbot09d3FKwKZhOiQwwUduW5mJROZT+4Di9Ne4ul6",
+	"OAG06sVbw9atI1iGhiI5+Nk25atvEfM902p9wY4Pt4gF8yrQb4Jr8WXpTeeGYqDrVh32siJsSEnecBjf",
+	"mNR4QxLvNGMziIO7tFw/YKO+44WfVNWt3DDJYkxsfFL5u5NtCMQ6awNfmJtgRdcYQrYX+rtWmU1+cIET",
+	"WTW7hvGfiS88QTwDdx3sd6Nb7ODmTADnHn5Un5GA8D2lZwcRUTgWEl077n2k+u9Cra9V2FuPwKLsPsn0",
+	"o73x6olcHqpf8Kc0zw8j+N+7yvn6+v8Zy6VYGFMrABjkie7C1z20j22uYF8iLdwh7F5WjeJhwwsWEjVB",
+	"vGIK73pxwe/6mlpCm9crBr192CdISL6tZuz4L4ln0ma8uhLE3d6MA9Cy5pi2Fp0Kaz1b88dY059oqvN1",
+	"lzn9wMCdB2NdukTJJ6OP9lQ9pIJYgFsQZZkexNGAPRfqwgKDDkRfQDA1anfwIVQR+rhiRQ6Uof0uzuEK",
+	"aQMxBu4jK/BsWTBIDymM6VxQrVkpkCLsJXwhpSxyOWvZ3KejLkKv4wg9PINvzeK6wXxd+3U/ghLy/qBE",
+	"ZVshfzFhBdzbtz6P8x/vN/KlyO1q43PSaPQLTh2uNHCHDHnmRPR0EOaaDMHH1KldMKSv8B40OerLn38P",
+	"a/8DE+fD+uwGcw4TtMkwTPiDDZ3bg0aEDLNmoBRoSTMDwxenL/o8uY2stb2T3X1d4m4E32zmFx+ykzi/",
+	"Wz/BJ7UQfe/JjS5mQOBBVAQzUNMNUJeg8JJgQ9/6gPoW/NtUhfpQbNKy3mML3v0OAjTmfT14cjT0MUmz",
+	"tcP4ZbB7sDM1AdZJ0LU8lwuV2HsDE7xoBOKe7TbdX4afE6y/7U8reAXP/69FVdBq0Ir3QyAPgdLu4S5L",
+	"AjMS227VBjEgYcRFOQT7pAG/O6GtGfqreyD1Rv7e4ysdTHXuwrPFUueY12jLRI1UBg6v5IqBQmw7M0Wr",
+	"KbCS6OlcaV/SfPfi8i0WKW9tgQ6jdQugeygKwNvkmOe+GhZYpm22cRj7Da3BVseqAFmG3PAanrWEy7mx",
+	"WtmgZjoKKQzJ4pEJ+q/AIHtvS8aeREtm9zXGdtGNDxcswc1lzekj9qwr9A049sFQ/cpavKLGc32hOZDA",
+	"eTCjUbQgVsl9Bwl7TeF+6K5ZSqvKut8XixdX2PptUIqX1Nhgds1rpqGSvL82eyKgOHs0Js490SnFBlvd",
+	"ZQU1a7FBA5oIeIgezqQVUrNV3Ib5Fqx0xaw4PivJ0M2YTIR9NjqzIuKlvfnarUMBCgwX9B8ZDv/8FHyl",
+	"eZ5MBBin5g03j1kMF+TZS7LiotJMJWRelXibrWt0FbgiJmL44vnfRt6fDRvzVws7eGBFtPnpnotMYiM+",
+	"pow1DCueiLC1IanErZD3Ilg1Ja7xHzqEoI4d/yvnBFslToTtlUiG90vp0OrXYMy3Edx15GrHFeINyG/4",
+	"4vSZsXes+6AlUczAQf19vVh7z0wLIKffjMak0QHIE3xQuYblMFMzNhdTJCckQq4mou71l2DOPnGXNCQ2",
+	"6URpRb45JRldRwudL+0if4Dz8DRMrznH/xy2Z7uKDM5+/dhwEzTJpIc3iAwoECuhPLc8GHukQor1Stom",
+	"8I49OkOmr0DqCjpMOgHZUr0iAQiebYw9bO/l01WtXsTcbGZVB/HQ41DA6qzfwGsmEa3ENtx0SsnoUZIJ",
+	"3dKbdN0PCnPc/jAlE/34B1UwYdcHzR27yHMcdSeXv/WxbdYEP6g9knz2VgTr6MjX44abIjKG0RiAHVLR",
+	"I64Nw64I8SfC86KC6nTZxdAHuOTaYuhrcaInyEmuuxh/7XzkDaSA2pN3KGBS70HoAtODadgXKnFaG/R0",
+	"FPA/VHmlMTO1NTh91+Y9qcn1O9vIYn9xL/2BXLZuknZIRuu2//VseTdjID5tSy5FhnVkRDFm0znmPNes",
+	"tPeK1W76UJx6JG4rC46bc29oCkmlmNV6+fP1e5xtWpX51HVUS2rVj2dGs5p2WzRO8eJIzVeMcD0RHHse",
+	"t95+z1dMaboqpmT4QfBPBsBSZGqESrnR5V1CyxRhP8Uk13oIoyRSXZXs+PnLb8+IWtLnL7/9r0l1evpN",
+	"umSfyN9/vHh1fP33i+cvvzWaymSAj3gG/7Ix/qndQhq/zmS2xh/sZ2w6nogr267RhRQJJf5z6L2KWTve",
+	"4iP0nq7RHqn10eBmN0IXlIvxRFwzRjKZKn8Sx6toai3KDHcKnkzs+mP2dSVvY9q48LXwOUgospqZGWYG",
+	"ix+u3kHnTbh69A5rvoIAZaU0+kK/7OiFrHarHYENDGpU7+dut9/FPe4R+wBnO4h9gEPVfXmJ6/QWdud9",
+	"DN/qCx09CYxOD03Vrb6gm0VRFGZN8XSYuFN7vpxqKOerF/oYAePU0VbTd1s8GNw1vOB3TMDkdYtq9ASd",
+	"12y/DFNEXOtrXvPSiUBmOqPpbV/va65HY/KqdiTSkJsQrqBiwu0BM49gtRMBHiwvr+Xc+pCanTVFRlIq",
+	"hNRkRa1tHL3+gLjA+0TUXashx0liyZiwt+bWK8A7aEEIy7IGyvDF6TcIqnuu2Cheh5HRw3GQwwuaZnP5",
+	"r6zab5E1/lw8pYJ/71HzpYLkpD6wJ58dz3g48W2wN7SAcK8cgE7iGbZuOQd3cz0/NDHU7ZL7FRC3m8SG",
+	"ew+TFAVO+OAmDMhuB+UwIbO1Rm5i/pOErZ+saLC6Mp2XTC0fQUxNP2yrr/OvHw3kFSvvHD3AvQCDE1rw",
+	"k7tnwBzshJ/rgmZMuzUE0cn4afyM0e7gBzRXwzfQSRj8EmSGBb/6zQa/YeO6h48P/ycAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

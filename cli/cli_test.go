@@ -215,6 +215,11 @@ func TestDeployQueuesAnInstallThatTheReadsShow(t *testing.T) {
 
 	task := jsonOf[client.Task](t, op.ok(t, "tasks", "get", itoa(accepted.Task.Id), "-o", "json"))
 	require.Equal(t, client.TaskStatusQueued, task.Status, "nothing runs the tasks here")
+	inputs, err := task.Inputs.AsInstallInputs()
+	require.NoError(t, err)
+	require.Equal(t, "web-two", inputs.Namespace, "-o json has the task's typed inputs")
+	table = op.ok(t, "tasks", "get", itoa(accepted.Task.Id))
+	require.Regexp(t, `(?m)^Driver version:\s+1\.0\.0\n.*\nNamespace:\s+web-two$`, table, "the table reads them by the task's kind")
 }
 
 func TestValuesFileAndSetMerge(t *testing.T) {

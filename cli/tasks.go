@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -177,7 +178,50 @@ func taskTable(tw *tabwriter.Writer, t *client.Task) {
 	row(tw, "Message:", t.Message)
 	row(tw, "By:", t.By)
 	row(tw, "Created:", t.CreatedAt.Format(time.RFC3339))
+	inputRows(tw, t)
 	for _, s := range t.Steps {
 		row(tw, fmt.Sprintf("Step %d:", s.Position), s.Title+": "+s.Status+suffix(s.Message))
 	}
+}
+
+// inputRows writes what a task was asked to do, read from its inputs by
+// their kind; parameter and prompt values are left out (-o json has them).
+func inputRows(tw *tabwriter.Writer, t *client.Task) {
+	if t.InputsUnread != nil {
+		row(tw, "Inputs:", *t.InputsUnread)
+		return
+	}
+	v, err := t.Inputs.ValueByDiscriminator()
+	if err != nil {
+		row(tw, "Inputs:", "not known to this client (-o json shows them)")
+		return
+	}
+	switch in := v.(type) {
+	case client.InstallInputs:
+		row(tw, "Driver version:", in.DriverVersion)
+		row(tw, "App version:", in.AppVersion)
+		row(tw, "Namespace:", in.Namespace)
+	case client.UpgradeInputs:
+		row(tw, "Driver version:", in.FromDriverVersion+" -> "+in.DriverVersion)
+		row(tw, "App version:", in.FromAppVersion+" -> "+in.AppVersion)
+		row(tw, "Changed:", strings.Join(in.Changed, ", "))
+	case client.RollbackInputs:
+		row(tw, "Revision:", in.Revision)
+		row(tw, "Driver version:", in.DriverVersion)
+		row(tw, "App version:", in.AppVersion)
+	case client.StopInputs:
+		row(tw, "Components:", components(in.Components))
+	case client.StartInputs:
+		row(tw, "Components:", components(in.Components))
+	case client.ActionInputs:
+		row(tw, "Action:", in.Action)
+	}
+}
+
+// components names a stop's or start's components; none is all of them.
+func components(names []string) string {
+	if len(names) == 0 {
+		return "all"
+	}
+	return strings.Join(names, ", ")
 }

@@ -79,7 +79,7 @@ var planCases = []planCase{
 	// The queue and the hold.
 	{"QueueStats", nil},
 	{"NextQueuedTask", []any{int64(20)}},
-	{"QueuePosition", []any{int64(20), int64(19820)}},
+	{"QueuePositions", []any{[]int64{19820, 19821, 19807}}},
 	{"StaleTasks", []any{float64(60)}},
 	{"TakeOverTask", []any{"worker-1", int64(19821), float64(60)}},
 	{"HoldDeployment", []any{int64(19820), int64(20), false, int64(19820)}},

@@ -682,23 +682,42 @@ func (q *Queries) PruneTaskChains(ctx context.Context, arg PruneTaskChainsParams
 	return i, err
 }
 
-const queuePosition = `-- name: QueuePosition :one
-SELECT count(*) FROM tasks t
-WHERE t.deployment_id = $1 AND t.status = 'queued'
-  AND t.parent_step_id IS NULL AND t.id < $2
+const queuePositions = `-- name: QueuePositions :many
+SELECT t.id AS task_id,
+       (SELECT count(*) FROM tasks w
+        WHERE w.deployment_id = t.deployment_id AND w.status = 'queued'
+          AND w.parent_step_id IS NULL AND w.id < t.id) AS position
+FROM tasks t
+WHERE t.id = ANY($1::bigint[]) AND t.status = 'queued' AND t.parent_step_id IS NULL
+ORDER BY t.id
 `
 
-type QueuePositionParams struct {
-	DeploymentID int64
-	TaskID       int64
+type QueuePositionsRow struct {
+	TaskID   int64
+	Position int64
 }
 
-// How many top-level tasks of the deployment wait before this one.
-func (q *Queries) QueuePosition(ctx context.Context, arg QueuePositionParams) (int64, error) {
-	row := q.db.QueryRow(ctx, queuePosition, arg.DeploymentID, arg.TaskID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+// For each queued top-level task of task_ids, how many top-level tasks of
+// its deployment wait before it (tasks_queued_idx), in one round trip for a
+// page of tasks.
+func (q *Queries) QueuePositions(ctx context.Context, taskIds []int64) ([]QueuePositionsRow, error) {
+	rows, err := q.db.Query(ctx, queuePositions, taskIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []QueuePositionsRow{}
+	for rows.Next() {
+		var i QueuePositionsRow
+		if err := rows.Scan(&i.TaskID, &i.Position); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const queueStats = `-- name: QueueStats :one

@@ -119,7 +119,7 @@ func (s *Service) LinkedTask(ctx context.Context, c *Caller, id int64) (*Task, e
 	if err != nil {
 		return nil, fmt.Errorf("deployment: linked task %d: %w", id, err)
 	}
-	t, err := s.toTask(ctx, row)
+	t, err := toTask(row) // a linked task has no queue position
 	return &t, err
 }
 

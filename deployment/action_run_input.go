@@ -3,7 +3,7 @@ package deployment
 import (
 	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/styrmin/styrmin"
@@ -20,15 +20,6 @@ type RunInput struct {
 	Prompts map[string]any `json:"prompts"`
 }
 
-// runTaskInputs are the fields of a task's inputs that say which bundle its
-// actions run from and with which plain prompts: a hook task's prompts are
-// by action (InstallInputs, UpgradeInputs, DeleteInputs), a manual action
-// task's are its own action's (ActionInputs).
-type runTaskInputs struct {
-	DriverVersion string          `json:"driver_version"`
-	Prompts       json.RawMessage `json:"prompts"`
-}
-
 // ReadRunInput returns the input of the caller's run, as the executor gave
 // it the run: the bundle of the task's driver version (an install's or an
 // upgrade's; else the deployment's) and the prompts of the caller's action
@@ -42,11 +33,15 @@ func (s *Service) ReadRunInput(ctx context.Context, c *Caller) (*RunInput, error
 	if err != nil {
 		return nil, fmt.Errorf("deployment: action's deployment: %w", err)
 	}
-	var in runTaskInputs
-	if err := json.Unmarshal(task.Inputs, &in); err != nil {
+	in, unread, err := readTaskInputs(task.Kind, task.Inputs)
+	if err == nil && unread != "" {
+		err = errors.New(unread)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("deployment: task %d inputs: %w", task.ID, err)
 	}
-	b, err := s.catalog.Bundle(ctx, row.DriverName, cmp.Or(in.DriverVersion, row.DriverVersion))
+	driverVersion, byAction := runSource(in)
+	b, err := s.catalog.Bundle(ctx, row.DriverName, cmp.Or(driverVersion, row.DriverVersion))
 	if err != nil {
 		return nil, err
 	}
@@ -58,29 +53,35 @@ func (s *Service) ReadRunInput(ctx context.Context, c *Caller) (*RunInput, error
 	if err != nil {
 		return nil, fmt.Errorf("deployment: task %d secret inputs: %w", task.ID, err)
 	}
-	prompts := map[string]any{}
-	if task.Kind == KindAction {
-		err = unmarshalPrompts(in.Prompts, &prompts)
+	var prompts map[string]any
+	if action, ok := in.(*ActionInputs); ok {
+		if prompts = action.Prompts; prompts == nil {
+			prompts = map[string]any{}
+		}
 		for name, v := range opened {
 			prompts[name] = v
 		}
 	} else {
-		var byAction map[string]map[string]any
-		err = unmarshalPrompts(in.Prompts, &byAction)
-		secret, splitErr := SplitTaskSecrets(opened)
-		err = cmp.Or(err, splitErr)
+		secret, err := SplitTaskSecrets(opened)
+		if err != nil {
+			return nil, fmt.Errorf("deployment: task %d prompts: %w", task.ID, err)
+		}
 		prompts = WithSecretPrompts(byAction, secret.Prompts)[c.Action]
-	}
-	if err != nil {
-		return nil, fmt.Errorf("deployment: task %d prompts: %w", task.ID, err)
 	}
 	return &RunInput{Files: b.Files, Prompts: WithPromptDefaults(a, prompts)}, nil
 }
 
-// unmarshalPrompts decodes a task's plain prompts; none leaves v as it is.
-func unmarshalPrompts(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
+// runSource is what of a task's inputs its actions run from: the driver
+// version whose bundle they run (an install's or an upgrade's; "" for the
+// deployment's) and the plain prompts of its hook actions, by action.
+func runSource(in TaskInputs) (driverVersion string, byAction map[string]map[string]any) {
+	switch in := in.(type) {
+	case *InstallInputs:
+		return in.DriverVersion, in.Prompts
+	case *UpgradeInputs:
+		return in.DriverVersion, in.Prompts
+	case *DeleteInputs:
+		return "", in.Prompts
 	}
-	return json.Unmarshal(raw, v)
+	return "", nil
 }

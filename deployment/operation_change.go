@@ -22,13 +22,6 @@ type Rollback struct {
 	By       string
 }
 
-// RollbackInputs are a rollback task's inputs.
-type RollbackInputs struct {
-	Revision      int    `json:"revision"`
-	DriverVersion string `json:"driver_version"`
-	AppVersion    string `json:"app_version"`
-}
-
 // plan checks that the revision exists.
 func (r *Rollback) plan(ctx context.Context, s *Service) (plan, error) {
 	if r.Revision < 1 {
@@ -65,12 +58,6 @@ type Start struct {
 	Name       string
 	Components []string
 	By         string
-}
-
-// ComponentsInputs are a stop or start task's inputs.
-type ComponentsInputs struct {
-	// Components names the components; empty means all of them.
-	Components []string `json:"components"`
 }
 
 // plan checks the component names.
@@ -166,13 +153,6 @@ type RunAction struct {
 	By           string
 }
 
-// ActionInputs are a manual action task's inputs (secret prompts travel
-// sealed apart).
-type ActionInputs struct {
-	Action  string         `json:"action"`
-	Prompts map[string]any `json:"prompts"`
-}
-
 // plan checks that the action is a manual one and reads its prompts.
 func (o *RunAction) plan(ctx context.Context, s *Service) (plan, error) {
 	var row db.Deployment
@@ -203,10 +183,4 @@ func ManualAction(d *drivers.Driver, name string) *drivers.Action {
 		return nil
 	}
 	return a
-}
-
-// DeleteInputs are a delete task's inputs (secret prompts travel sealed apart).
-type DeleteInputs struct {
-	// Prompts holds the plain prompt values of hook actions, by action.
-	Prompts map[string]map[string]any `json:"prompts,omitempty"`
 }

@@ -28,16 +28,6 @@ type Install struct {
 	By         string
 }
 
-// InstallInputs are an install task's inputs (secrets travel sealed apart).
-type InstallInputs struct {
-	DriverVersion string         `json:"driver_version"`
-	AppVersion    string         `json:"app_version"`
-	Namespace     string         `json:"namespace"`
-	Parameters    map[string]any `json:"parameters"`
-	// Prompts holds the plain prompt values of hook actions, by action.
-	Prompts map[string]map[string]any `json:"prompts,omitempty"`
-}
-
 // installPlan is a checked install: the deployment to record and its task.
 type installPlan struct {
 	op      Install

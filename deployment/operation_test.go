@@ -47,7 +47,7 @@ func TestQueueInstallsWithJSONValuesAndNamesEachBadField(t *testing.T) {
 	task, err := f.Svc.Task(ctx, "site", queued.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, deployment.KindInstall, task.Kind)
-	parameters := task.Inputs["parameters"].(map[string]any)
+	parameters := deploymenttest.Inputs[*deployment.InstallInputs](t, task).Parameters
 	require.Equal(t, float64(3), parameters["replicas"])
 	require.Equal(t, "Shop", parameters["site_title"])
 
@@ -86,8 +86,9 @@ func TestConfirmQueuesTheUpgradeItsReviewPlanned(t *testing.T) {
 	task, err := f.Svc.Task(ctx, "orders", queued.TaskID)
 	require.NoError(t, err)
 	require.Equal(t, deployment.KindUpgrade, task.Kind)
-	require.ElementsMatch(t, []any{"password", "replicas"}, task.Inputs["changed"], "the changes the review showed")
-	require.Equal(t, float64(1), task.Inputs["parameters"].(map[string]any)["replicas"])
+	upgrade := deploymenttest.Inputs[*deployment.UpgradeInputs](t, task)
+	require.ElementsMatch(t, []string{"password", "replicas"}, upgrade.Changed, "the changes the review showed")
+	require.Equal(t, float64(1), upgrade.Parameters["replicas"])
 	inputs, sealed := taskRow(f, t, queued.TaskID)
 	require.NotContains(t, inputs, "new-s3cret-password")
 	require.Equal(t, "new-s3cret-password", sealed["password"], "the review's secrets travel sealed in its token to the task")
@@ -112,7 +113,7 @@ func TestRunActionRunsOnlyManualActionsAndNamesItsPrompts(t *testing.T) {
 	require.NoError(t, err)
 	task, err := f.Svc.Task(ctx, "cache", queued.TaskID)
 	require.NoError(t, err)
-	require.Equal(t, map[string]any{"action": "flush", "prompts": map[string]any{"confirm": "yes"}}, task.Inputs)
+	require.Equal(t, &deployment.ActionInputs{Action: "flush", Prompts: map[string]any{"confirm": "yes"}}, task.Inputs)
 }
 
 func TestALinkedUpgradeNamesTheParametersItChanges(t *testing.T) {
@@ -134,8 +135,9 @@ func TestALinkedUpgradeNamesTheParametersItChanges(t *testing.T) {
 	require.NoError(t, err)
 	task, err := f.Svc.LinkedTask(ctx, caller, id)
 	require.NoError(t, err)
-	require.Equal(t, []any{"replicas"}, task.Inputs["changed"])
-	require.Equal(t, float64(2), task.Inputs["parameters"].(map[string]any)["replicas"])
+	upgrade := deploymenttest.Inputs[*deployment.UpgradeInputs](t, task)
+	require.Equal(t, []string{"replicas"}, upgrade.Changed)
+	require.Equal(t, float64(2), upgrade.Parameters["replicas"])
 	row, err := f.Q.GetTask(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, fmt.Sprintf("action (task %d)", install.TaskID), row.CreatedBy)

@@ -44,19 +44,6 @@ type upgradePlan struct {
 	changes []Change
 }
 
-// UpgradeInputs are an upgrade task's inputs (secrets travel sealed apart).
-type UpgradeInputs struct {
-	FromDriverVersion string         `json:"from_driver_version"`
-	DriverVersion     string         `json:"driver_version"`
-	FromAppVersion    string         `json:"from_app_version"`
-	AppVersion        string         `json:"app_version"`
-	Parameters        map[string]any `json:"parameters"`
-	// Changed names the parameters that change, secrets included.
-	Changed []string `json:"changed"`
-	// Prompts holds the plain prompt values of hook actions, by action.
-	Prompts map[string]map[string]any `json:"prompts,omitempty"`
-}
-
 // plan checks the upgrade of the named live deployment.
 func (o *Upgrade) plan(ctx context.Context, s *Service) (plan, error) {
 	return s.planLive(ctx, o.Name, o.By, o.planOn)

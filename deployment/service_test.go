@@ -47,7 +47,7 @@ func TestInstallQueuesATaskWithTheDeployment(t *testing.T) {
 	require.Equal(t, deployment.KindInstall, task.Kind)
 	require.Equal(t, executor.TaskQueued, task.Status)
 	require.Equal(t, "alice", task.By)
-	require.Equal(t, "16.4.0", task.Inputs["app_version"])
+	require.Equal(t, "16.4.0", deploymenttest.Inputs[*deployment.InstallInputs](t, task).AppVersion)
 
 	var stored []byte
 	require.NoError(t, f.Pool.QueryRow(ctx, `SELECT secrets FROM deployments WHERE name = 'orders'`).Scan(&stored))
@@ -123,7 +123,7 @@ func TestUpgradeReviewTokenCarriesSecretsSealedAndGoesStale(t *testing.T) {
 	require.NoError(t, err)
 	task, err := f.Svc.Task(ctx, "orders", queued.TaskID)
 	require.NoError(t, err)
-	require.ElementsMatch(t, []any{"password", "replicas"}, task.Inputs["changed"])
+	require.ElementsMatch(t, []string{"password", "replicas"}, deploymenttest.Inputs[*deployment.UpgradeInputs](t, task).Changed)
 
 	_, err = f.Pool.Exec(ctx, `UPDATE deployments SET app_version = '7.4.1' WHERE name = 'orders'`)
 	require.NoError(t, err)
@@ -272,7 +272,7 @@ func TestActionsStartLinkedTasksButNoUpgradeLoop(t *testing.T) {
 	require.NoError(t, err, "an install's action may upgrade")
 	task, err = f.Svc.LinkedTask(ctx, fromInstall, linkedUpgrade)
 	require.NoError(t, err)
-	require.Equal(t, "7.4.1", task.Inputs["app_version"])
+	require.Equal(t, "7.4.1", deploymenttest.Inputs[*deployment.UpgradeInputs](t, task).AppVersion)
 	_, err = startLinked(ctx, f, fromInstall, &deployment.Upgrade{AppVersion: "8.0.0"})
 	require.Contains(t, styrmin.ErrorFields(err)["app_version"], "not supported")
 }

@@ -25,9 +25,14 @@ type Task struct {
 	Status       executor.TaskStatus
 	// Message says how the task ended, or why it waits.
 	Message string
-	Inputs  map[string]any
-	Result  json.RawMessage
-	By      string
+	// Inputs are what the task was asked to do, of its kind's type (never
+	// nil after a read).
+	Inputs TaskInputs
+	// InputsUnread says what of the stored inputs did not read as the
+	// kind's (readTaskInputs); empty when they all did.
+	InputsUnread string
+	Result       json.RawMessage
+	By           string
 	// QueuePosition is, for a queued task, how many tasks wait before it.
 	QueuePosition      int
 	CreatedAt          time.Time
@@ -123,13 +128,16 @@ func (s *Service) TasksWithSteps(ctx context.Context, deploymentID, before int64
 	tasks = make([]Task, len(rows))
 	var picked []*Task
 	for i, r := range rows {
-		if tasks[i], err = s.toTask(ctx, r.Task); err != nil {
+		if tasks[i], err = toTask(r.Task); err != nil {
 			return nil, 0, err
 		}
 		tasks[i].StepCount = int(r.StepCount)
 		if withSteps == nil || withSteps(i, &tasks[i]) {
 			picked = append(picked, &tasks[i])
 		}
+	}
+	if err := s.attachQueuePositions(ctx, tasks); err != nil {
+		return nil, 0, err
 	}
 	if err := s.attachSteps(ctx, picked); err != nil {
 		return nil, 0, err
@@ -158,16 +166,20 @@ func (s *Service) Task(ctx context.Context, deployment string, id int64) (*Task,
 	return &tasks[0], nil
 }
 
-// withSteps converts task rows and attaches their steps (attachSteps).
+// withSteps converts task rows and attaches their queue positions and
+// steps (attachSteps).
 func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error) {
 	tasks := make([]Task, len(rows))
 	picked := make([]*Task, len(rows))
 	for i, r := range rows {
-		t, err := s.toTask(ctx, r)
+		t, err := toTask(r)
 		if err != nil {
 			return nil, err
 		}
 		tasks[i], picked[i] = t, &tasks[i]
+	}
+	if err := s.attachQueuePositions(ctx, tasks); err != nil {
+		return nil, err
 	}
 	if err := s.attachSteps(ctx, picked); err != nil {
 		return nil, err
@@ -254,19 +266,39 @@ func (s *Service) attachLogsAndTasks(ctx context.Context, tasks []*Task, withLog
 	return nil
 }
 
-// toTask converts a task row; a queued task gets its queue position.
-func (s *Service) toTask(ctx context.Context, r db.Task) (Task, error) {
+// toTask converts a task row, its inputs read as its kind's.
+func toTask(r db.Task) (Task, error) {
 	t := Task{ID: r.ID, DeploymentID: r.DeploymentID, ParentStepID: r.ParentStepID, Kind: r.Kind, Status: r.Status, Message: r.Message,
 		Result: r.Result, By: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
-	if err := json.Unmarshal(r.Inputs, &t.Inputs); err != nil {
-		return Task{}, fmt.Errorf("deployment: task %d inputs: %w", r.ID, err)
-	}
-	if r.Status == executor.TaskQueued && r.ParentStepID == nil {
-		n, err := s.q.QueuePosition(ctx, db.QueuePositionParams{DeploymentID: r.DeploymentID, TaskID: r.ID})
-		if err != nil {
-			return Task{}, fmt.Errorf("deployment: queue position of task %d: %w", r.ID, err)
-		}
-		t.QueuePosition = int(n)
+	var err error
+	if t.Inputs, t.InputsUnread, err = readTaskInputs(r.Kind, r.Inputs); err != nil {
+		return Task{}, fmt.Errorf("deployment: task %d: %w", r.ID, err)
 	}
 	return t, nil
+}
+
+// attachQueuePositions gives the queued top-level tasks among tasks their
+// queue position, in one query for them all (none when none waits).
+func (s *Service) attachQueuePositions(ctx context.Context, tasks []Task) error {
+	var queued []int64
+	for _, t := range tasks {
+		if t.Status == executor.TaskQueued && t.ParentStepID == nil {
+			queued = append(queued, t.ID)
+		}
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	rows, err := s.q.QueuePositions(ctx, queued)
+	if err != nil {
+		return fmt.Errorf("deployment: queue positions: %w", err)
+	}
+	position := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		position[r.TaskID] = int(r.Position)
+	}
+	for i := range tasks {
+		tasks[i].QueuePosition = position[tasks[i].ID]
+	}
+	return nil
 }

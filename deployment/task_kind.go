@@ -20,3 +20,23 @@ const (
 func TaskKinds() []string {
 	return []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction}
 }
+
+// taskInputsOf returns the empty inputs of a task of kind, of that kind's
+// type (TaskInputs); nil for a kind outside TaskKinds.
+func taskInputsOf(kind string) TaskInputs {
+	switch kind {
+	case KindInstall:
+		return &InstallInputs{}
+	case KindUpgrade:
+		return &UpgradeInputs{}
+	case KindRollback:
+		return &RollbackInputs{}
+	case KindStop, KindStart:
+		return &ComponentsInputs{}
+	case KindDelete:
+		return &DeleteInputs{}
+	case KindAction:
+		return &ActionInputs{}
+	}
+	return nil
+}

@@ -334,9 +334,10 @@ func TestQueuedTaskShowsItsPositionAndCanBeCancelled(t *testing.T) {
 		return task.Status == executor.TaskRunning
 	}, 10*time.Second, 20*time.Millisecond)
 
-	pos, err := b.q.QueuePosition(ctx, db.QueuePositionParams{DeploymentID: dep, TaskID: third})
+	pos, err := b.q.QueuePositions(ctx, []int64{first, second, third})
 	require.NoError(t, err)
-	require.EqualValues(t, 1, pos, "one task waits before the third")
+	require.Equal(t, []db.QueuePositionsRow{{TaskID: second, Position: 0}, {TaskID: third, Position: 1}}, pos,
+		"one task waits before the third; the running one has no place in the queue")
 
 	require.NoError(t, e.CancelQueued(ctx, second, "Cancelled by alice."))
 	require.ErrorIs(t, e.CancelQueued(ctx, first, "too late"), executor.ErrNotQueued)

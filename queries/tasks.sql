@@ -127,11 +127,17 @@ WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
 ORDER BY t.id
 LIMIT 1;
 
--- name: QueuePosition :one
--- How many top-level tasks of the deployment wait before this one.
-SELECT count(*) FROM tasks t
-WHERE t.deployment_id = @deployment_id AND t.status = 'queued'
-  AND t.parent_step_id IS NULL AND t.id < @task_id;
+-- name: QueuePositions :many
+-- For each queued top-level task of task_ids, how many top-level tasks of
+-- its deployment wait before it (tasks_queued_idx), in one round trip for a
+-- page of tasks.
+SELECT t.id AS task_id,
+       (SELECT count(*) FROM tasks w
+        WHERE w.deployment_id = t.deployment_id AND w.status = 'queued'
+          AND w.parent_step_id IS NULL AND w.id < t.id) AS position
+FROM tasks t
+WHERE t.id = ANY(@task_ids::bigint[]) AND t.status = 'queued' AND t.parent_step_id IS NULL
+ORDER BY t.id;
 
 -- name: ListTasks :many
 -- A page of a deployment's top-level tasks, newest first, before a task id

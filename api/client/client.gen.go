@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,21 @@ import (
 
 	"github.com/oapi-codegen/runtime"
 )
+
+// Defines values for ActionInputsKind.
+const (
+	ActionInputsKindAction ActionInputsKind = "action"
+)
+
+// Valid indicates whether the value is a known member of the ActionInputsKind enum.
+func (e ActionInputsKind) Valid() bool {
+	switch e {
+	case ActionInputsKindAction:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AuditActorVia.
 const (
@@ -59,6 +75,36 @@ func (e AuditEntryOutcome) Valid() bool {
 	case AuditEntryOutcomeFailed:
 		return true
 	case AuditEntryOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteInputsKind.
+const (
+	DeleteInputsKindDelete DeleteInputsKind = "delete"
+)
+
+// Valid indicates whether the value is a known member of the DeleteInputsKind enum.
+func (e DeleteInputsKind) Valid() bool {
+	switch e {
+	case DeleteInputsKindDelete:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InstallInputsKind.
+const (
+	InstallInputsKindInstall InstallInputsKind = "install"
+)
+
+// Valid indicates whether the value is a known member of the InstallInputsKind enum.
+func (e InstallInputsKind) Valid() bool {
+	switch e {
+	case InstallInputsKindInstall:
 		return true
 	default:
 		return false
@@ -263,6 +309,51 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for RollbackInputsKind.
+const (
+	RollbackInputsKindRollback RollbackInputsKind = "rollback"
+)
+
+// Valid indicates whether the value is a known member of the RollbackInputsKind enum.
+func (e RollbackInputsKind) Valid() bool {
+	switch e {
+	case RollbackInputsKindRollback:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StartInputsKind.
+const (
+	StartInputsKindStart StartInputsKind = "start"
+)
+
+// Valid indicates whether the value is a known member of the StartInputsKind enum.
+func (e StartInputsKind) Valid() bool {
+	switch e {
+	case StartInputsKindStart:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StopInputsKind.
+const (
+	StopInputsKindStop StopInputsKind = "stop"
+)
+
+// Valid indicates whether the value is a known member of the StopInputsKind enum.
+func (e StopInputsKind) Valid() bool {
+	switch e {
+	case StopInputsKindStop:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskKind.
 const (
 	Action   TaskKind = "action"
@@ -317,6 +408,21 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpgradeInputsKind.
+const (
+	UpgradeInputsKindUpgrade UpgradeInputsKind = "upgrade"
+)
+
+// Valid indicates whether the value is a known member of the UpgradeInputsKind enum.
+func (e UpgradeInputsKind) Valid() bool {
+	switch e {
+	case UpgradeInputsKindUpgrade:
 		return true
 	default:
 		return false
@@ -471,6 +577,19 @@ type APIToken struct {
 	Username   string     `json:"username"`
 }
 
+// ActionInputs A manual action run's inputs.
+type ActionInputs struct {
+	// Action The action run.
+	Action string           `json:"action"`
+	Kind   ActionInputsKind `json:"kind"`
+
+	// Prompts The action's plain prompt values, defaults filled in.
+	Prompts PlainValues `json:"prompts"`
+}
+
+// ActionInputsKind defines model for ActionInputs.Kind.
+type ActionInputsKind string
+
 // ActionRequest defines model for ActionRequest.
 type ActionRequest struct {
 	// Prompts The action's prompt values by prompt name, typed as parameter values are; omitted prompts take their default.
@@ -578,6 +697,17 @@ type CreatedAPIToken struct {
 	Token    string `json:"token"`
 	Username string `json:"username"`
 }
+
+// DeleteInputs A delete's inputs.
+type DeleteInputs struct {
+	Kind DeleteInputsKind `json:"kind"`
+
+	// Prompts The plain prompt values of the delete's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// DeleteInputsKind defines model for DeleteInputs.Kind.
+type DeleteInputsKind string
 
 // DeleteRequest defines model for DeleteRequest.
 type DeleteRequest struct {
@@ -740,6 +870,28 @@ type ImageSubstitution struct {
 	// Runs What runs in image, with its version (Debian PostgreSQL 15.14), or why nothing does.
 	Runs string `json:"runs"`
 }
+
+// InstallInputs An install's inputs.
+type InstallInputs struct {
+	// AppVersion The application version installed.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion The driver version installed.
+	DriverVersion string            `json:"driver_version"`
+	Kind          InstallInputsKind `json:"kind"`
+
+	// Namespace The namespace the deployment is installed in.
+	Namespace string `json:"namespace"`
+
+	// Parameters The parameter values installed, defaults filled in.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the install's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// InstallInputsKind defines model for InstallInputs.Kind.
+type InstallInputsKind string
 
 // InstallRequest defines model for InstallRequest.
 type InstallRequest struct {
@@ -927,6 +1079,9 @@ type PermissionSetKindsScope string
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
 
+// PlainValues Parameter (or prompt) values by name, each a string, a number, or true or false; secret ones are left out.
+type PlainValues map[string]interface{}
+
 // Problem defines model for Problem.
 type Problem struct {
 	// Code The error code the pages use.
@@ -1002,10 +1157,36 @@ type Revision struct {
 // Role defines model for Role.
 type Role string
 
+// RollbackInputs A rollback's inputs.
+type RollbackInputs struct {
+	// AppVersion That revision's application version.
+	AppVersion string `json:"app_version"`
+
+	// DriverVersion That revision's driver version.
+	DriverVersion string             `json:"driver_version"`
+	Kind          RollbackInputsKind `json:"kind"`
+
+	// Revision The revision rolled back to.
+	Revision int `json:"revision"`
+}
+
+// RollbackInputsKind defines model for RollbackInputs.Kind.
+type RollbackInputsKind string
+
 // RollbackRequest defines model for RollbackRequest.
 type RollbackRequest struct {
 	Revision int `json:"revision"`
 }
+
+// StartInputs A start's inputs.
+type StartInputs struct {
+	// Components The components started; empty means all of them.
+	Components []string        `json:"components"`
+	Kind       StartInputsKind `json:"kind"`
+}
+
+// StartInputsKind defines model for StartInputs.Kind.
+type StartInputsKind string
 
 // Step defines model for Step.
 type Step struct {
@@ -1048,6 +1229,16 @@ type Step struct {
 	Title string `json:"title"`
 }
 
+// StopInputs A stop's inputs.
+type StopInputs struct {
+	// Components The components stopped; empty means all of them.
+	Components []string       `json:"components"`
+	Kind       StopInputsKind `json:"kind"`
+}
+
+// StopInputsKind defines model for StopInputs.Kind.
+type StopInputsKind string
+
 // Task defines model for Task.
 type Task struct {
 	By         string     `json:"by"`
@@ -1057,9 +1248,12 @@ type Task struct {
 	EndedAt    *time.Time `json:"ended_at,omitempty"`
 	Id         int64      `json:"id"`
 
-	// Inputs What was asked, without secret values.
-	Inputs map[string]interface{} `json:"inputs"`
-	Kind   TaskKind               `json:"kind"`
+	// Inputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+	Inputs TaskInputs `json:"inputs"`
+
+	// InputsUnread Set when the task's stored inputs do not read as its kind's (a task written by hand or by another version of Styrmin): what could not be read. `inputs` then holds the fields that did, the others empty.
+	InputsUnread *string  `json:"inputs_unread,omitempty"`
+	Kind         TaskKind `json:"kind"`
 
 	// Message How the task ended, or why it waits.
 	Message string `json:"message"`
@@ -1085,6 +1279,11 @@ type TaskAccepted struct {
 	Url string `json:"url"`
 }
 
+// TaskInputs What the task was asked to do, without secret values (secret parameters and prompts are never shown), typed by the task's kind: `kind` repeats the task's kind and says which of these it is.
+type TaskInputs struct {
+	union json.RawMessage
+}
+
 // TaskKind defines model for TaskKind.
 type TaskKind string
 
@@ -1105,6 +1304,34 @@ type TaskSummary struct {
 	Kind      TaskKind   `json:"kind"`
 	Status    TaskStatus `json:"status"`
 }
+
+// UpgradeInputs An upgrade's inputs.
+type UpgradeInputs struct {
+	// AppVersion The application version after it.
+	AppVersion string `json:"app_version"`
+
+	// Changed The parameters whose value changes, secret ones included (by name only).
+	Changed []string `json:"changed"`
+
+	// DriverVersion The driver version after it (the same when it does not change).
+	DriverVersion string `json:"driver_version"`
+
+	// FromAppVersion The application version before the upgrade.
+	FromAppVersion string `json:"from_app_version"`
+
+	// FromDriverVersion The driver version before the upgrade.
+	FromDriverVersion string            `json:"from_driver_version"`
+	Kind              UpgradeInputsKind `json:"kind"`
+
+	// Parameters The parameter values after the upgrade.
+	Parameters PlainValues `json:"parameters"`
+
+	// Prompts The plain prompt values of the upgrade's hook actions, by action.
+	Prompts PromptValues `json:"prompts"`
+}
+
+// UpgradeInputsKind defines model for UpgradeInputs.Kind.
+type UpgradeInputsKind string
 
 // UpgradeRequest defines model for UpgradeRequest.
 type UpgradeRequest struct {
@@ -1414,6 +1641,287 @@ type CreateWebhookJSONRequestBody = NewWebhook
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookChange
+
+// AsInstallInputs returns the union data inside the TaskInputs as a InstallInputs
+func (t TaskInputs) AsInstallInputs() (InstallInputs, error) {
+	var body InstallInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInstallInputs overwrites any union data inside the TaskInputs as the provided InstallInputs
+func (t *TaskInputs) FromInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	t.union = b
+	return err
+}
+
+// MergeInstallInputs performs a merge with any union data inside the TaskInputs, using the provided InstallInputs
+func (t *TaskInputs) MergeInstallInputs(v InstallInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"install"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUpgradeInputs returns the union data inside the TaskInputs as a UpgradeInputs
+func (t TaskInputs) AsUpgradeInputs() (UpgradeInputs, error) {
+	var body UpgradeInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUpgradeInputs overwrites any union data inside the TaskInputs as the provided UpgradeInputs
+func (t *TaskInputs) FromUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	t.union = b
+	return err
+}
+
+// MergeUpgradeInputs performs a merge with any union data inside the TaskInputs, using the provided UpgradeInputs
+func (t *TaskInputs) MergeUpgradeInputs(v UpgradeInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"upgrade"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRollbackInputs returns the union data inside the TaskInputs as a RollbackInputs
+func (t TaskInputs) AsRollbackInputs() (RollbackInputs, error) {
+	var body RollbackInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRollbackInputs overwrites any union data inside the TaskInputs as the provided RollbackInputs
+func (t *TaskInputs) FromRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	t.union = b
+	return err
+}
+
+// MergeRollbackInputs performs a merge with any union data inside the TaskInputs, using the provided RollbackInputs
+func (t *TaskInputs) MergeRollbackInputs(v RollbackInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"rollback"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStopInputs returns the union data inside the TaskInputs as a StopInputs
+func (t TaskInputs) AsStopInputs() (StopInputs, error) {
+	var body StopInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStopInputs overwrites any union data inside the TaskInputs as the provided StopInputs
+func (t *TaskInputs) FromStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	t.union = b
+	return err
+}
+
+// MergeStopInputs performs a merge with any union data inside the TaskInputs, using the provided StopInputs
+func (t *TaskInputs) MergeStopInputs(v StopInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"stop"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsStartInputs returns the union data inside the TaskInputs as a StartInputs
+func (t TaskInputs) AsStartInputs() (StartInputs, error) {
+	var body StartInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStartInputs overwrites any union data inside the TaskInputs as the provided StartInputs
+func (t *TaskInputs) FromStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	t.union = b
+	return err
+}
+
+// MergeStartInputs performs a merge with any union data inside the TaskInputs, using the provided StartInputs
+func (t *TaskInputs) MergeStartInputs(v StartInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"start"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeleteInputs returns the union data inside the TaskInputs as a DeleteInputs
+func (t TaskInputs) AsDeleteInputs() (DeleteInputs, error) {
+	var body DeleteInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeleteInputs overwrites any union data inside the TaskInputs as the provided DeleteInputs
+func (t *TaskInputs) FromDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	t.union = b
+	return err
+}
+
+// MergeDeleteInputs performs a merge with any union data inside the TaskInputs, using the provided DeleteInputs
+func (t *TaskInputs) MergeDeleteInputs(v DeleteInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"delete"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsActionInputs returns the union data inside the TaskInputs as a ActionInputs
+func (t TaskInputs) AsActionInputs() (ActionInputs, error) {
+	var body ActionInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromActionInputs overwrites any union data inside the TaskInputs as the provided ActionInputs
+func (t *TaskInputs) FromActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	t.union = b
+	return err
+}
+
+// MergeActionInputs performs a merge with any union data inside the TaskInputs, using the provided ActionInputs
+func (t *TaskInputs) MergeActionInputs(v ActionInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"action"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaskInputs) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"kind"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TaskInputs) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "action":
+		return t.AsActionInputs()
+	case "delete":
+		return t.AsDeleteInputs()
+	case "install":
+		return t.AsInstallInputs()
+	case "rollback":
+		return t.AsRollbackInputs()
+	case "start":
+		return t.AsStartInputs()
+	case "stop":
+		return t.AsStopInputs()
+	case "upgrade":
+		return t.AsUpgradeInputs()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TaskInputs) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaskInputs) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error

@@ -97,6 +97,52 @@ func Redis(name string) *deployment.Install {
 	}
 }
 
+// EveryKind queues on svc (over pool) a task of each kind of
+// deployment.TaskKinds for a new Hello Web deployment (HelloWeb(name)) and
+// returns their ids by kind; nothing runs them. The stop names the web
+// component, the start none (all), the action is fetch_page with path
+// /index.html, the rollback goes back to a revision 1 (driver 1.0.0,
+// application 1.26.0) recorded for it, the upgrade (an action's, so that no
+// dry run needs a cluster) sets replicas to 3, and the delete comes last.
+func EveryKind(t testing.TB, svc *deployment.Service, pool *pgxpool.Pool, name string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	q := db.New(pool)
+	ids := map[string]int64{}
+	queue := func(kind string, op deployment.Operation) {
+		t.Helper()
+		queued, err := svc.Queue(ctx, op)
+		require.NoError(t, err, kind)
+		ids[kind] = queued.TaskID
+	}
+	queue(deployment.KindInstall, HelloWeb(name))
+	dep, err := svc.Get(ctx, name)
+	require.NoError(t, err)
+	require.NoError(t, q.InsertRevision(ctx, db.InsertRevisionParams{DeploymentID: dep.ID, Revision: 1, TaskID: ids[deployment.KindInstall],
+		DriverVersion: "1.0.0", AppVersion: "1.26.0", Parameters: []byte(`{}`)}))
+	hook, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: ids[deployment.KindInstall], Kind: deployment.StepHook, Title: "an action"})
+	require.NoError(t, err)
+	queue(deployment.KindStop, &deployment.Stop{Name: name, Components: []string{"web"}, By: "alice"})
+	queue(deployment.KindStart, &deployment.Start{Name: name, By: "alice"})
+	queue(deployment.KindAction, &deployment.RunAction{Name: name, Action: "fetch_page", Prompts: deployment.JSONInput{"path": "/index.html"}, By: "alice"})
+	queue(deployment.KindRollback, &deployment.Rollback{Name: name, Revision: 1, By: "alice"})
+	queue(deployment.KindUpgrade, deployment.Linked{Caller: &deployment.Caller{DeploymentID: dep.ID, TaskID: ids[deployment.KindInstall], StepID: hook.ID},
+		Op: &deployment.Upgrade{Parameters: deployment.JSONInput{"replicas": 3}}})
+	queue(deployment.KindDelete, &deployment.Delete{Name: name, Confirm: name, By: "alice"})
+	require.Len(t, ids, len(deployment.TaskKinds()), "a task of every kind")
+	return ids
+}
+
+// InsertTask stores a queued task of kind with inputs, stored JSON as a row
+// may hold it (written by hand, or by another version of Styrmin), for the
+// deployment of id; it returns the task's id.
+func InsertTask(t testing.TB, pool *pgxpool.Pool, deploymentID int64, kind, inputs string) int64 {
+	t.Helper()
+	task, err := db.New(pool).InsertTask(context.Background(), db.InsertTaskParams{DeploymentID: deploymentID, Kind: kind, Inputs: []byte(inputs), CreatedBy: "alice"})
+	require.NoError(t, err)
+	return task.ID
+}
+
 // FieldsOf returns the per-field messages of an EINVALID error.
 func FieldsOf(t *testing.T, err error) map[string]string {
 	t.Helper()
@@ -244,6 +290,16 @@ func Queued(t testing.TB) func(*deployment.Queued, error) *deployment.Queued {
 		require.NoError(t, err)
 		return q
 	}
+}
+
+// Inputs are a task's typed inputs as T (*deployment.InstallInputs, ...),
+// failing t when they are of another type or did not all read.
+func Inputs[T deployment.TaskInputs](t testing.TB, task *deployment.Task) T {
+	t.Helper()
+	require.Empty(t, task.InputsUnread, "task %d's inputs read", task.ID)
+	in, ok := task.Inputs.(T)
+	require.True(t, ok, "task %d (%s) has inputs %T", task.ID, task.Kind, task.Inputs)
+	return in
 }
 
 // HookStep is the hook step of the named action in a task.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -33,7 +34,7 @@ func TestAnActionsUpgradeGivesItsHookActionsTheirPrompts(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, status, "%v", answer)
 	task, err := d.Service.TaskByID(context.Background(), int64(answer["task_id"].(float64)))
 	require.NoError(t, err)
-	require.Equal(t, map[string]any{"backup": map[string]any{"label": "before-16-6", "database": "app"}}, task.Inputs["prompts"],
+	require.Equal(t, map[string]map[string]any{"backup": {"label": "before-16-6", "database": "app"}}, deploymenttest.Inputs[*deployment.UpgradeInputs](t, &task.Task).Prompts,
 		"the given prompt and the other's default")
 }
 

@@ -80,7 +80,7 @@ func TestAPIOnTheCluster(t *testing.T) {
 			"parameters": map[string]any{"replicas": 3},
 		}))
 		require.Equal(t, api.TaskKind("upgrade"), upgrade.Kind)
-		require.Equal(t, []any{"replicas"}, upgrade.Inputs["changed"])
+		require.Equal(t, []string{"replicas"}, inputsOf[api.UpgradeInputs](t, upgrade).Changed)
 		d := op.deployment(t, name)
 		require.Len(t, d.Revisions, 2)
 		require.Equal(t, float64(3), d.Parameters["replicas"])

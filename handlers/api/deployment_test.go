@@ -75,12 +75,13 @@ func TestAPIInstallQueuesTheInstallWithTheFormsDefaults(t *testing.T) {
 	})
 	task := d.accepted(t, rec, "site")
 	require.Equal(t, api.TaskKind(deployment.KindInstall), task.Kind)
-	require.Equal(t, "1.27.0", task.Inputs["app_version"], "the driver version's default application version")
-	require.Equal(t, "site", task.Inputs["namespace"])
-	require.Equal(t, map[string]any{
+	installed := inputsOf[api.InstallInputs](t, task)
+	require.Equal(t, "1.27.0", installed.AppVersion, "the driver version's default application version")
+	require.Equal(t, "site", installed.Namespace)
+	require.Equal(t, api.PlainValues{
 		"site_title": "Shop", "replicas": float64(3), "show_version": false, "message": "line 1\nline 2",
 		"theme": "ocean", "memory_mib": float64(64),
-	}, task.Inputs["parameters"], "omitted parameters take their defaults; false unchecks a box that defaults to true")
+	}, installed.Parameters, "omitted parameters take their defaults; false unchecks a box that defaults to true")
 
 	rec = d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", map[string]any{
 		"driver": "postgresql", "driver_version": "1.0.0", "name": "db", "namespace": "data", "app_version": "16.4.0",
@@ -88,10 +89,11 @@ func TestAPIInstallQueuesTheInstallWithTheFormsDefaults(t *testing.T) {
 	})
 	task = d.accepted(t, rec, "db")
 	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret, "a secret never comes back")
-	params := task.Inputs["parameters"].(map[string]any)
+	installed = inputsOf[api.InstallInputs](t, task)
+	params := installed.Parameters
 	require.Equal(t, true, params["log_connections"])
 	require.Equal(t, float64(20), params["storage_gib"], "a number may come as its text")
-	require.Equal(t, "data", task.Inputs["namespace"])
+	require.Equal(t, "data", installed.Namespace)
 	got, err := d.Service.Get(context.Background(), "db")
 	require.NoError(t, err)
 	require.Equal(t, []string{"password"}, got.SecretsSet)
@@ -209,11 +211,11 @@ func TestAPIStopStartRollbackAndDeleteQueueTasks(t *testing.T) {
 
 	stop := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/stop", nil), "site")
 	require.Equal(t, api.TaskKind(deployment.KindStop), stop.Kind)
-	require.Nil(t, stop.Inputs["components"], "no body means every component")
+	require.Equal(t, api.StopInputs{Kind: "stop", Components: []string{}}, inputsOf[api.StopInputs](t, stop), "no body means every component")
 	start := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/start",
 		map[string]any{"components": []string{"web"}}), "site")
 	require.Equal(t, api.TaskKind(deployment.KindStart), start.Kind)
-	require.Equal(t, []any{"web"}, start.Inputs["components"])
+	require.Equal(t, api.StartInputs{Kind: "start", Components: []string{"web"}}, inputsOf[api.StartInputs](t, start))
 	require.Equal(t, 2, *start.QueuePosition, "the install and the stop wait before it")
 	p := refused(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/stop",
 		map[string]any{"components": []string{"db"}}), http.StatusBadRequest)
@@ -230,7 +232,7 @@ func TestAPIStopStartRollbackAndDeleteQueueTasks(t *testing.T) {
 	}))
 	rollback := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/rollback", map[string]any{"revision": 1}), "site")
 	require.Equal(t, api.TaskKind(deployment.KindRollback), rollback.Kind)
-	require.Equal(t, map[string]any{"revision": float64(1), "driver_version": "1.0.0", "app_version": "1.26.0"}, rollback.Inputs)
+	require.Equal(t, api.RollbackInputs{Kind: "rollback", Revision: 1, DriverVersion: "1.0.0", AppVersion: "1.26.0"}, inputsOf[api.RollbackInputs](t, rollback))
 
 	del := d.accepted(t, d.Call(t, d.operatorToken, http.MethodDelete, "/api/v1/deployments/site", nil), "site")
 	require.Equal(t, api.TaskKind(deployment.KindDelete), del.Kind, "the API's delete needs no typed confirmation")
@@ -258,12 +260,12 @@ func TestAPIRunActionReadsItsPromptsAsTheFormDoes(t *testing.T) {
 	run := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/actions/fetch_page",
 		map[string]any{"prompts": map[string]any{"path": "/index.html"}}), "site")
 	require.Equal(t, api.TaskKind(deployment.KindAction), run.Kind)
-	require.Equal(t, map[string]any{"action": "fetch_page", "prompts": map[string]any{"path": "/index.html"}}, run.Inputs)
+	require.Equal(t, api.ActionInputs{Kind: "action", Action: "fetch_page", Prompts: api.PlainValues{"path": "/index.html"}}, inputsOf[api.ActionInputs](t, run))
 	run = d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/actions/fetch_page", nil), "site")
-	require.Equal(t, map[string]any{"path": "/"}, run.Inputs["prompts"], "an omitted prompt takes its default")
+	require.Equal(t, api.PlainValues{"path": "/"}, inputsOf[api.ActionInputs](t, run).Prompts, "an omitted prompt takes its default")
 	flush := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/cache/actions/flush",
 		map[string]any{"prompts": map[string]any{"database": 3, "all_databases": true, "confirm": "FLUSH"}}), "cache")
-	require.Equal(t, map[string]any{"database": float64(3), "all_databases": true, "confirm": "FLUSH"}, flush.Inputs["prompts"])
+	require.Equal(t, api.PlainValues{"database": float64(3), "all_databases": true, "confirm": "FLUSH"}, inputsOf[api.ActionInputs](t, flush).Prompts)
 
 	p := refused(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/actions/fetch_page",
 		map[string]any{"prompts": map[string]any{"path": "no-slash"}}), http.StatusBadRequest)
@@ -331,7 +333,7 @@ func TestAPIHookActionPromptsOnInstallAndDelete(t *testing.T) {
 		"seed": map[string]any{"api_key": handlerstest.PromptSecret},
 	}))
 	task := d.accepted(t, rec, "data")
-	require.Equal(t, map[string]any{"seed": map[string]any{"rows": float64(3)}}, task.Inputs["prompts"], "an omitted prompt takes its default; a secret one is not an input")
+	require.Equal(t, api.PromptValues{"seed": {"rows": float64(3)}}, inputsOf[api.InstallInputs](t, task).Prompts, "an omitted prompt takes its default; a secret one is not an input")
 	require.NotContains(t, rec.Body.String(), handlerstest.PromptSecret)
 
 	p = refused(t, d.Call(t, d.operatorToken, http.MethodDelete, "/api/v1/deployments/data", nil), http.StatusBadRequest)
@@ -339,5 +341,5 @@ func TestAPIHookActionPromptsOnInstallAndDelete(t *testing.T) {
 	del := d.accepted(t, d.Call(t, d.operatorToken, http.MethodDelete, "/api/v1/deployments/data", map[string]any{
 		"prompts": map[string]any{"archive": map[string]any{"token": handlerstest.PromptSecret, "bucket": "cold"}},
 	}), "data")
-	require.Equal(t, map[string]any{"archive": map[string]any{"bucket": "cold"}}, del.Inputs["prompts"])
+	require.Equal(t, api.PromptValues{"archive": {"bucket": "cold"}}, inputsOf[api.DeleteInputs](t, del).Prompts)
 }

@@ -33,7 +33,7 @@ func (r *reviewingDeployments) Queue(ctx context.Context, op deployment.Operatio
 }
 
 func (r *reviewingDeployments) Task(ctx context.Context, name string, id int64) (*deployment.Task, error) {
-	return &deployment.Task{ID: id, Kind: deployment.KindUpgrade}, nil
+	return &deployment.Task{ID: id, Kind: deployment.KindUpgrade, Inputs: &deployment.UpgradeInputs{}}, nil
 }
 
 // TestAPIUpgradePlansOnceAndQueuesThatPlan: an API upgrade is one review of

@@ -36,7 +36,7 @@ type Deployments interface {
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
-	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskList(ctx context.Context, f deployment.TaskFilter) (*deployment.TaskList, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 	InstallForm(ctx context.Context, driver, version string) (*deployment.Form, error)
 	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)

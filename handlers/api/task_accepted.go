@@ -29,9 +29,13 @@ func (s *Server) taskAccepted(ctx context.Context, q *deployment.Queued) (oapi.T
 	if err != nil {
 		return oapi.TaskAcceptedJSONResponse{}, err
 	}
+	task, err := apiTaskOf(t, q.Deployment)
+	if err != nil {
+		return oapi.TaskAcceptedJSONResponse{}, err
+	}
 	url := apiTaskPath(q.TaskID)
 	return oapi.TaskAcceptedJSONResponse{
-		Body:    oapi.TaskAccepted{Task: apiTaskOf(t, q.Deployment), Url: url},
+		Body:    oapi.TaskAccepted{Task: task, Url: url},
 		Headers: oapi.TaskAcceptedResponseHeaders{Location: &url},
 	}, nil
 }

@@ -20,5 +20,6 @@ func (s *Server) CancelTask(ctx context.Context, req oapi.CancelTaskRequestObjec
 	if t, err = s.Deployments.TaskByID(ctx, req.Id); err != nil {
 		return nil, err
 	}
-	return oapi.CancelTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+	out, err := apiTaskOf(&t.Task, t.Deployment)
+	return oapi.CancelTask200JSONResponse(out), err
 }

@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +15,8 @@ import (
 
 // TestTheDocumentNamesTheTaskKindsOfTheRegistry: the REST API's TaskKind
 // enum, the webhooks' kinds and the Python client's list_tasks name the
-// kinds of deployment.TaskKinds, in its order.
+// kinds of deployment.TaskKinds, in its order; TaskInputs has a schema
+// for each kind, whose kind is that kind alone.
 func TestTheDocumentNamesTheTaskKindsOfTheRegistry(t *testing.T) {
 	t.Parallel()
 	doc, err := oapi.GetSpec()
@@ -23,6 +26,17 @@ func TestTheDocumentNamesTheTaskKindsOfTheRegistry(t *testing.T) {
 		enum = append(enum, v.(string))
 	}
 	require.Equal(t, deployment.TaskKinds(), enum, "api/openapi.yaml's TaskKind")
+
+	inputs := doc.Components.Schemas["TaskInputs"].Value
+	mapped := map[string]string{}
+	for kind, ref := range inputs.Discriminator.Mapping {
+		schema := doc.Components.Schemas[strings.TrimPrefix(ref.Ref, "#/components/schemas/")]
+		require.NotNil(t, schema, "%s maps to %s, which the document lacks", kind, ref.Ref)
+		require.Equal(t, []any{kind}, schema.Value.Properties["kind"].Value.Enum, "%s's kind", ref.Ref)
+		mapped[kind] = ref.Ref
+	}
+	require.ElementsMatch(t, deployment.TaskKinds(), slices.Collect(maps.Keys(mapped)), "api/openapi.yaml's TaskInputs has a schema per kind")
+	require.Len(t, inputs.OneOf, len(mapped), "TaskInputs' oneOf is its mapping's schemas")
 
 	listed := "(" + strings.Join(deployment.TaskKinds(), ", ") + ")"
 	kinds := doc.Components.Schemas["NewWebhook"].Value.Properties["kinds"].Value.Description

@@ -35,16 +35,18 @@ func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject)
 	if p.Kind != nil {
 		f.Kind = string(*p.Kind)
 	}
-	tasks, next, err := s.Deployments.FindTasks(ctx, f)
+	list, err := s.Deployments.TaskList(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(tasks))}
-	for i := range tasks {
-		out.Items[i] = apiTaskOf(&tasks[i].Task, tasks[i].Deployment)
+	out := oapi.ListTasks200JSONResponse{Items: make([]oapi.Task, len(list.Tasks))}
+	for i, t := range list.Tasks {
+		if out.Items[i], err = apiTaskOf(&t.Task, t.Deployment); err != nil {
+			return nil, err
+		}
 	}
-	if next != 0 {
-		out.NextCursor = encodeCursor(taskCursor{Before: next})
+	if list.Next != 0 {
+		out.NextCursor = encodeCursor(taskCursor{Before: list.Next})
 	}
 	return out, nil
 }
@@ -55,7 +57,8 @@ func (s *Server) GetTask(ctx context.Context, req oapi.GetTaskRequestObject) (oa
 	if err != nil {
 		return nil, err
 	}
-	return oapi.GetTask200JSONResponse(apiTaskOf(&t.Task, t.Deployment)), nil
+	out, err := apiTaskOf(&t.Task, t.Deployment)
+	return oapi.GetTask200JSONResponse(out), err
 }
 
 // apiTaskPath is a task's address in the API.
@@ -65,15 +68,16 @@ func apiTaskPath(id int64) string {
 
 // apiTaskOf is a task of the named deployment as the API shows it, with its
 // steps and, under them, the tasks they started (of the same deployment).
-func apiTaskOf(t *deployment.Task, deploymentName string) oapi.Task {
+func apiTaskOf(t *deployment.Task, deploymentName string) (oapi.Task, error) {
+	inputs, err := apiInputsOf(t.Kind, t.Inputs)
+	if err != nil {
+		return oapi.Task{}, err
+	}
 	out := oapi.Task{
 		Id: t.ID, Deployment: deploymentName, ParentStepId: t.ParentStepID,
 		Kind: oapi.TaskKind(t.Kind), Status: oapi.TaskStatus(t.Status), Message: t.Message,
-		Inputs: t.Inputs, By: t.By, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		Inputs: inputs, InputsUnread: nonEmpty(t.InputsUnread), By: t.By, CreatedAt: t.CreatedAt, StartedAt: t.StartedAt, EndedAt: t.EndedAt,
 		Ended: t.Ended(), Steps: make([]oapi.Step, len(t.Steps)),
-	}
-	if out.Inputs == nil {
-		out.Inputs = map[string]any{}
 	}
 	if len(t.Result) > 0 && string(t.Result) != "null" {
 		out.Result = t.Result
@@ -83,9 +87,11 @@ func apiTaskOf(t *deployment.Task, deploymentName string) oapi.Task {
 		out.QueuePosition = &n
 	}
 	for i := range t.Steps {
-		out.Steps[i] = apiStepOf(&t.Steps[i], deploymentName)
+		if out.Steps[i], err = apiStepOf(&t.Steps[i], deploymentName); err != nil {
+			return oapi.Task{}, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // hookFields are the JSON keys of a hook step's detail that the API shows as
@@ -109,7 +115,7 @@ func jsonKey[T any](field string) string {
 }
 
 // apiStepOf is a task's step as the API shows it.
-func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
+func apiStepOf(s *deployment.Step, deploymentName string) (oapi.Step, error) {
 	out := oapi.Step{
 		Id: s.ID, Position: s.Position, Kind: string(s.Kind), Title: s.Title, Status: string(s.Status), Message: s.Message,
 		StartedAt: s.StartedAt, EndedAt: s.EndedAt,
@@ -131,9 +137,12 @@ func apiStepOf(s *deployment.Step, deploymentName string) oapi.Step {
 		out.Logs[i] = oapi.LogLine{Level: l.Level, Message: l.Message, At: l.At}
 	}
 	for i := range s.Tasks {
-		out.Tasks[i] = apiTaskOf(&s.Tasks[i], deploymentName)
+		var err error
+		if out.Tasks[i], err = apiTaskOf(&s.Tasks[i], deploymentName); err != nil {
+			return oapi.Step{}, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // apiHookStep sets the fields of a hook step that its detail gives.

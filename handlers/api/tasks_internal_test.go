@@ -24,13 +24,15 @@ func TestAPIHookStepShowsEachDetailOnce(t *testing.T) {
 	var detail map[string]any
 	require.NoError(t, json.Unmarshal(raw, &detail))
 
-	out := apiStepOf(&deployment.Step{Kind: deployment.StepHook, Status: executor.StepFailed, Detail: detail, Hook: &hook}, "orders")
+	out, err := apiStepOf(&deployment.Step{Kind: deployment.StepHook, Status: executor.StepFailed, Detail: detail, Hook: &hook}, "orders")
+	require.NoError(t, err)
 	require.Equal(t, []*string{&hook.Action, &hook.Mode, &hook.Error, &hook.Job, &hook.JobTail, &hook.DeletedJobs[1]},
 		[]*string{out.Action, out.Mode, out.Error, out.Job, out.JobTail, out.DeletedJob})
 	require.Equal(t, &hook.JobTailLines, out.JobTailLines)
 	require.NotNil(t, out.Detail)
 	require.Equal(t, map[string]any{"result": detail["result"], "job_message": hook.JobMessage, "deleted_jobs": detail["deleted_jobs"]}, *out.Detail)
 
-	helm := apiStepOf(&deployment.Step{Kind: deployment.StepHelm, Status: executor.StepSucceeded, Detail: map[string]any{"revision": 2.0}}, "orders")
+	helm, err := apiStepOf(&deployment.Step{Kind: deployment.StepHelm, Status: executor.StepSucceeded, Detail: map[string]any{"revision": 2.0}}, "orders")
+	require.NoError(t, err)
 	require.Equal(t, &map[string]any{"revision": 2.0}, helm.Detail, "another kind's detail stays whole")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 )
 
 // hookedForm is a valid install form of the hooked driver.
@@ -52,7 +53,7 @@ func TestInstallRefusesABadPromptNextToItsFieldAndSealsSecretOnes(t *testing.T) 
 	rec = d.Request(d.Operator, http.MethodPost, "/drivers/hooked/deploy", hookedForm("data"))
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	task := d.TasksOf(t, "data")[0]
-	require.Equal(t, map[string]any{"seed": map[string]any{"rows": float64(5)}}, task.Inputs["prompts"])
+	require.Equal(t, map[string]map[string]any{"seed": {"rows": float64(5)}}, deploymenttest.Inputs[*deployment.InstallInputs](t, &task).Prompts)
 	page := d.Request(d.Operator, http.MethodGet, "/deployments/data", nil)
 	require.Equal(t, http.StatusOK, page.Code)
 	require.NotContains(t, page.Body.String(), handlerstest.PromptSecret)
@@ -86,7 +87,8 @@ func TestUpgradeFormAsksThePromptsOfTheUpgradesActions(t *testing.T) {
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/orders/upgrade", url.Values{"review": {token}})
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
-	require.Equal(t, map[string]any{"backup": map[string]any{"label": "nightly", "database": "app"}}, d.TasksOf(t, "orders")[0].Inputs["prompts"])
+	upgrade := d.TasksOf(t, "orders")[0]
+	require.Equal(t, map[string]map[string]any{"backup": {"label": "nightly", "database": "app"}}, deploymenttest.Inputs[*deployment.UpgradeInputs](t, &upgrade).Prompts)
 }
 
 func TestDeleteFormAsksThePromptsOfTheDeletesActions(t *testing.T) {
@@ -114,7 +116,7 @@ func TestDeleteFormAsksThePromptsOfTheDeletesActions(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	task := d.TasksOf(t, "data")[0]
 	require.Equal(t, deployment.KindDelete, task.Kind)
-	require.Equal(t, map[string]any{"archive": map[string]any{"bucket": "backups"}}, task.Inputs["prompts"])
+	require.Equal(t, map[string]map[string]any{"archive": {"bucket": "backups"}}, deploymenttest.Inputs[*deployment.DeleteInputs](t, &task).Prompts)
 	page := d.Request(d.Operator, http.MethodGet, "/deployments/data", nil)
 	require.NotContains(t, page.Body.String(), handlerstest.PromptSecret)
 }

@@ -224,7 +224,7 @@ func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 	if t.EndedAt != nil {
 		p.EndedAt = *t.EndedAt
 	}
-	p.Inputs, p.ChangedParams = taskInputs(t.Kind, t.Inputs)
+	p.Inputs, p.ChangedParams = taskInputs(&t)
 	for _, s := range t.Steps {
 		p.Steps = append(p.Steps, stepProps(deploymentName, s))
 	}
@@ -259,21 +259,20 @@ func stepProps(deploymentName string, s deployment.Step) views.StepProps {
 	return p
 }
 
-// taskInputs summarises a task's inputs: the versions, revision or
-// components it was asked for, and the parameters it changes. Parameter
-// values are left out (and a task's inputs never hold a secret).
-func taskInputs(kind string, in map[string]any) (lines []views.TaskInput, changed []string) {
-	text := func(key string) string {
-		v, ok := in[key]
-		if !ok || v == nil {
-			return ""
-		}
-		return scalarText(v)
-	}
+// taskInputs summarises a task's typed inputs: the versions, revision,
+// components or action it was asked for, and the parameters it changes.
+// Parameter and prompt values are left out (and a task's inputs never hold
+// a secret). Inputs that did not all read as their kind's show why, and
+// nothing else.
+func taskInputs(t *deployment.Task) (lines []views.TaskInput, changed []string) {
 	add := func(label, value string) {
 		if value != "" {
 			lines = append(lines, views.TaskInput{Label: label, Value: value})
 		}
+	}
+	if t.InputsUnread != "" {
+		add("Inputs", t.InputsUnread)
+		return lines, nil
 	}
 	fromTo := func(from, to string) string {
 		if from == "" || from == to {
@@ -281,37 +280,23 @@ func taskInputs(kind string, in map[string]any) (lines []views.TaskInput, change
 		}
 		return from + " → " + to
 	}
-	switch kind {
-	case deployment.KindInstall:
-		add("Driver version", text("driver_version"))
-		add("Application version", text("app_version"))
-		add("Namespace", text("namespace"))
-	case deployment.KindUpgrade:
-		add("Driver version", fromTo(text("from_driver_version"), text("driver_version")))
-		add("Application version", fromTo(text("from_app_version"), text("app_version")))
-		if names, ok := in["changed"].([]any); ok {
-			for _, n := range names {
-				changed = append(changed, scalarText(n))
-			}
-		}
-	case deployment.KindRollback:
-		add("Revision", text("revision"))
-		add("Driver version", text("driver_version"))
-		add("Application version", text("app_version"))
-	default:
-		// A change of components (a stop, a start) names them; empty is all.
-		if _, ok := in["components"]; !ok {
-			break
-		}
-		components := "all"
-		if names, ok := in["components"].([]any); ok && len(names) > 0 {
-			parts := make([]string, len(names))
-			for i, n := range names {
-				parts[i] = scalarText(n)
-			}
-			components = strings.Join(parts, ", ")
-		}
-		add("Components", components)
+	switch in := t.Inputs.(type) {
+	case *deployment.InstallInputs:
+		add("Driver version", in.DriverVersion)
+		add("Application version", in.AppVersion)
+		add("Namespace", in.Namespace)
+	case *deployment.UpgradeInputs:
+		add("Driver version", fromTo(in.FromDriverVersion, in.DriverVersion))
+		add("Application version", fromTo(in.FromAppVersion, in.AppVersion))
+		changed = in.Changed
+	case *deployment.RollbackInputs:
+		add("Revision", strconv.Itoa(in.Revision))
+		add("Driver version", in.DriverVersion)
+		add("Application version", in.AppVersion)
+	case *deployment.ComponentsInputs:
+		add("Components", cmp.Or(strings.Join(in.Components, ", "), "all"))
+	case *deployment.ActionInputs:
+		add("Action", in.Action)
 	}
 	return lines, changed
 }

@@ -14,7 +14,7 @@ type deploymentReader interface {
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
-	FindTasks(ctx context.Context, f deployment.TaskFilter) ([]deployment.NamedTask, int64, error)
+	TaskList(ctx context.Context, f deployment.TaskFilter) (*deployment.TaskList, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 	"github.com/styrmin/styrmin/views"
 )
@@ -165,7 +166,7 @@ func TestUpgradeGoesThroughAReviewBeforeItIsQueued(t *testing.T) {
 	require.Equal(t, "/deployments/site", rec.Header().Get("Location"))
 	tasks := d.TasksOf(t, "site")
 	require.Equal(t, deployment.KindUpgrade, tasks[0].Kind)
-	require.Equal(t, []any{"replicas"}, tasks[0].Inputs["changed"])
+	require.Equal(t, []string{"replicas"}, deploymenttest.Inputs[*deployment.UpgradeInputs](t, &tasks[0]).Changed)
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/upgrade", url.Values{"review": {token + "x"}})
 	require.Equal(t, http.StatusBadRequest, rec.Code, "a tampered review is refused")
@@ -225,13 +226,13 @@ func TestStopStartRollbackAndCancelQueueTasks(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	stop := d.TasksOf(t, "site")[0]
 	require.Equal(t, deployment.KindStop, stop.Kind)
-	require.Empty(t, stop.Inputs["components"], "no component means all")
+	require.Equal(t, &deployment.ComponentsInputs{}, stop.Inputs, "no component means all")
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/start", url.Values{"component": {"web"}})
 	require.Equal(t, http.StatusSeeOther, rec.Code)
 	start := d.TasksOf(t, "site")[0]
 	require.Equal(t, deployment.KindStart, start.Kind)
-	require.Equal(t, []any{"web"}, start.Inputs["components"])
+	require.Equal(t, &deployment.ComponentsInputs{Components: []string{"web"}}, start.Inputs)
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/stop", url.Values{"component": {"db"}})
 	require.Equal(t, http.StatusSeeOther, rec.Code, "a refused change goes back to the page")
@@ -434,8 +435,7 @@ func TestManualActionsRunFromTheirFormOnTheDeploymentPage(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	run := d.TasksOf(t, "site")[0]
 	require.Equal(t, deployment.KindAction, run.Kind)
-	require.Equal(t, "fetch_page", run.Inputs["action"])
-	require.Equal(t, map[string]any{"path": "/index.html"}, run.Inputs["prompts"])
+	require.Equal(t, &deployment.ActionInputs{Action: "fetch_page", Prompts: map[string]any{"path": "/index.html"}}, run.Inputs)
 
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/site/actions/fetch_page", url.Values{"param.path": {"no-slash"}})
 	require.Equal(t, http.StatusSeeOther, rec.Code, "a refused prompt goes back to the page")

@@ -23,7 +23,7 @@ func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 			return err
 		}
 		props := views.TaskActivityProps{Page: page(c, "Tasks", views.NavTasks), Filter: filter}
-		tasks, next, err := svc.FindTasks(c.Request().Context(), deployment.TaskFilter{
+		list, err := svc.TaskList(c.Request().Context(), deployment.TaskFilter{
 			Deployment: filter.Deployment, Status: executor.TaskStatus(filter.Status), Kind: filter.Kind, Before: filter.Before,
 		})
 		switch {
@@ -31,11 +31,12 @@ func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 			props.Problem = styrmin.ErrorMessage(err)
 		case err != nil:
 			return err
+		default:
+			for _, t := range list.Tasks {
+				props.Tasks = append(props.Tasks, taskProps(t.Deployment, t.Task))
+			}
+			props.OlderBefore = list.Next
 		}
-		for _, t := range tasks {
-			props.Tasks = append(props.Tasks, taskProps(t.Deployment, t.Task))
-		}
-		props.OlderBefore = next
 		c.Response().Header().Add("Vary", "HX-Request")
 		if isHTMX(c) {
 			return render(c, http.StatusOK, views.TaskActivity(props))

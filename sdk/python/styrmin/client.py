@@ -514,11 +514,87 @@ class Step:
 
 
 @dataclasses.dataclass(frozen=True)
+class InstallInputs:
+    """An install's inputs: its versions, namespace, parameter values (defaults filled in) and hook prompts by action."""
+
+    driver_version: str
+    app_version: str
+    namespace: str
+    parameters: Dict[str, Any]
+    prompts: Dict[str, Dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class UpgradeInputs:
+    """An upgrade's inputs: the versions before and after, the parameter values after, the names of those that
+    ``changed`` (secret ones included) and its hook prompts by action."""
+
+    from_driver_version: str
+    driver_version: str
+    from_app_version: str
+    app_version: str
+    parameters: Dict[str, Any]
+    changed: List[str]
+    prompts: Dict[str, Dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class RollbackInputs:
+    """A rollback's inputs: the revision it goes back to, with that revision's versions."""
+
+    revision: int
+    driver_version: str
+    app_version: str
+
+
+@dataclasses.dataclass(frozen=True)
+class StopInputs:
+    """A stop's inputs: the components it stops (empty: all of them)."""
+
+    components: List[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class StartInputs:
+    """A start's inputs: the components it starts (empty: all of them)."""
+
+    components: List[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class DeleteInputs:
+    """A delete's inputs: its hook prompts by action."""
+
+    prompts: Dict[str, Dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionInputs:
+    """A manual action run's inputs: the action and its prompt values (defaults filled in)."""
+
+    action: str
+    prompts: Dict[str, Any]
+
+
+# The inputs class of each task kind (the API's TaskInputs, by its ``kind``).
+TASK_INPUTS = {
+    "install": InstallInputs,
+    "upgrade": UpgradeInputs,
+    "rollback": RollbackInputs,
+    "stop": StopInputs,
+    "start": StartInputs,
+    "delete": DeleteInputs,
+    "action": ActionInputs,
+}
+
+
+@dataclasses.dataclass(frozen=True)
 class Task:
     """A task: ``status`` is queued, running, succeeded, failed or canceled; ``ended`` says it is over.
 
-    ``message`` says how it ended or why it waits, ``inputs`` what was asked (no secrets),
-    ``result`` what it produced.
+    ``message`` says how it ended or why it waits, ``inputs`` what was asked (no secrets) as the API
+    answered it (``typed_inputs`` reads it as its kind's class), ``result`` what it produced.
+    ``inputs_unread`` says what of the stored inputs could not be read, when something could not.
     """
 
     id: int
@@ -536,6 +612,14 @@ class Task:
     queue_position: int = 0
     started_at: Optional[_dt.datetime] = None
     ended_at: Optional[_dt.datetime] = None
+    inputs_unread: str = ""
+
+    @property
+    def typed_inputs(self):
+        """Return ``inputs`` as the class of its kind (TASK_INPUTS: InstallInputs, ...); None for a kind this
+        client does not know (a newer server's)."""
+        cls = TASK_INPUTS.get(self.inputs.get("kind", self.kind))
+        return decode(cls, self.inputs) if cls else None
 
     @property
     def succeeded(self) -> bool:

@@ -3,6 +3,7 @@
 What the real server does is tested by test_client_live.py.
 """
 
+import dataclasses
 import datetime
 import json
 import os
@@ -22,6 +23,8 @@ TOKEN = "stp_test-token-0123456789"
 DROP = "drop"
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
 UTC = datetime.timezone.utc
+# The REST API's document, which docs/openapi.json holds as the server serves it.
+OPENAPI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs", "openapi.json")
 
 
 class FakeAPI:
@@ -180,6 +183,49 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(api.LogLine("ERROR", "dump failed", datetime.datetime(2026, 12, 2, 18, 0, 8, tzinfo=UTC)), failed.logs[0])
         self.assertEqual(11, failed.tasks[0].parent_step_id)
         self.assertIsInstance(failed.tasks[0], api.Task)
+
+    def test_a_tasks_inputs_read_as_the_class_of_its_kind(self):
+        prompts = {"backup": {"label": "nightly"}}
+        cases = [
+            ("install", {"driver_version": "1.0.0", "app_version": "16.4.0", "namespace": "db", "parameters": {"replicas": 2}, "prompts": prompts},
+             api.InstallInputs("1.0.0", "16.4.0", "db", {"replicas": 2}, prompts)),
+            ("upgrade", {"from_driver_version": "1.0.0", "driver_version": "1.1.0", "from_app_version": "16.4.0", "app_version": "16.6.0",
+                         "parameters": {"replicas": 3}, "changed": ["replicas"], "prompts": {}},
+             api.UpgradeInputs("1.0.0", "1.1.0", "16.4.0", "16.6.0", {"replicas": 3}, ["replicas"], {})),
+            ("rollback", {"revision": 2, "driver_version": "1.0.0", "app_version": "16.4.0"}, api.RollbackInputs(2, "1.0.0", "16.4.0")),
+            ("stop", {"components": ["web"]}, api.StopInputs(["web"])),
+            ("start", {"components": []}, api.StartInputs([])),
+            ("delete", {"prompts": prompts}, api.DeleteInputs(prompts)),
+            ("action", {"action": "flush", "prompts": {"confirm": "yes"}}, api.ActionInputs("flush", {"confirm": "yes"})),
+        ]
+        self.assertEqual(sorted(api.TASK_INPUTS), sorted(kind for kind, _, _ in cases))
+        for kind, inputs, want in cases:
+            self.fake.answer("GET /tasks/7", (200, task(kind=kind, inputs=dict(inputs, kind=kind))))
+            t = self.client.task(7)
+            self.assertEqual(want, t.typed_inputs, kind)
+            self.assertEqual(kind, t.inputs["kind"], "inputs as the API answered them")
+            self.assertEqual("", t.inputs_unread)
+
+        unread = "The stored rollback inputs could not all be read: revision holds a JSON string."
+        self.fake.answer("GET /tasks/7", (200, task(kind="rollback", inputs_unread=unread,
+                                                    inputs={"kind": "rollback", "revision": 0, "driver_version": "1.0.0", "app_version": ""})))
+        t = self.client.task(7)
+        self.assertEqual(unread, t.inputs_unread)
+        self.assertEqual(api.RollbackInputs(0, "1.0.0", ""), t.typed_inputs, "the fields that did read")
+
+        self.fake.answer("GET /tasks/7", (200, task(kind="restart", inputs={"kind": "restart", "components": []})))
+        self.assertIsNone(self.client.task(7).typed_inputs, "a kind this client does not know")
+
+    def test_the_inputs_classes_are_the_documents_schemas(self):
+        with open(OPENAPI) as f:
+            schemas = json.load(f)["components"]["schemas"]
+        mapping = schemas["TaskInputs"]["discriminator"]["mapping"]
+        self.assertEqual(sorted(mapping), sorted(api.TASK_INPUTS))
+        for kind, ref in mapping.items():
+            schema = schemas[ref.rsplit("/", 1)[1]]
+            fields = [f.name for f in dataclasses.fields(api.TASK_INPUTS[kind])]
+            self.assertEqual(sorted(set(schema["properties"]) - {"kind"}), sorted(fields), kind)
+            self.assertEqual(sorted(set(schema["required"]) - {"kind"}), sorted(fields), kind)
 
     def test_a_deployment_parses_with_components_and_revisions(self):
         self.fake.answer("GET /deployments/demo", (200, {

@@ -18,7 +18,7 @@ type NamedTask struct {
 	Deployment string
 }
 
-// TaskFilter says which tasks FindTasks returns; zero fields keep every task.
+// TaskFilter says which tasks a TaskList holds; zero fields keep every task.
 type TaskFilter struct {
 	// Deployment keeps the tasks of the deployments of that name (a deleted
 	// deployment's name may have been used again).
@@ -33,27 +33,39 @@ type TaskFilter struct {
 	PageSize int
 }
 
-// FindTasks returns a page of the top-level tasks of every deployment that
-// f keeps, newest first, with their steps and linked tasks. next is the
-// Before of the next page, 0 at the end. A deployment name that no
+// TaskList is a page of the task list, as the tasks page and the REST
+// API's GET /tasks show it: the top-level tasks of every deployment that its
+// filter keeps, newest first, each with its deployment's name, its typed
+// inputs, its queue position, its steps and the tasks they started.
+type TaskList struct {
+	Tasks []NamedTask
+	// Next is the Before of the next page, 0 at the end.
+	Next int64
+}
+
+// TaskList reads a page of the task list in a number of queries bounded by
+// the levels of nesting, never by the tasks on the page or the history: the
+// page, the queue positions of its queued tasks, their steps, then the log
+// lines and linked tasks of those steps. A deployment name that no
 // deployment ever had is an ENOTFOUND error.
-func (s *Service) FindTasks(ctx context.Context, f TaskFilter) (tasks []NamedTask, next int64, err error) {
+func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error) {
 	if f.PageSize <= 0 {
 		f.PageSize = DefaultTaskPage
 	}
 	if f.Deployment != "" {
 		if _, err := s.Get(ctx, f.Deployment); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	rows, err := s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
 		Status: string(f.Status), Kind: f.Kind, PageSize: int32(f.PageSize + 1)})
 	if err != nil {
-		return nil, 0, fmt.Errorf("deployment: find tasks: %w", err)
+		return nil, fmt.Errorf("deployment: find tasks: %w", err)
 	}
+	list := &TaskList{}
 	if len(rows) > f.PageSize {
 		rows = rows[:f.PageSize]
-		next = rows[f.PageSize-1].Task.ID
+		list.Next = rows[f.PageSize-1].Task.ID
 	}
 	plain := make([]db.Task, len(rows))
 	for i, r := range rows {
@@ -61,13 +73,13 @@ func (s *Service) FindTasks(ctx context.Context, f TaskFilter) (tasks []NamedTas
 	}
 	withSteps, err := s.withSteps(ctx, plain)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	tasks = make([]NamedTask, len(rows))
+	list.Tasks = make([]NamedTask, len(rows))
 	for i, r := range rows {
-		tasks[i] = NamedTask{Task: withSteps[i], Deployment: r.DeploymentName}
+		list.Tasks[i] = NamedTask{Task: withSteps[i], Deployment: r.DeploymentName}
 	}
-	return tasks, next, nil
+	return list, nil
 }
 
 // TaskByID returns a task, top-level or linked, with its steps and its
