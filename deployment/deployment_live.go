@@ -9,6 +9,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/release"
 )
@@ -34,6 +35,15 @@ type Live struct {
 	// ImageSubstitutions are the images the local cluster runs instead of
 	// the ones the release's pods request, each once; none elsewhere.
 	ImageSubstitutions []kube.ImageSubstitution
+	// Pods, PVCs and Events are the release's (kube.ReleaseState), their
+	// messages redacted; EventsLeftOut counts the events beyond kube.MaxEvents.
+	Pods          []kube.Pod
+	PVCs          []kube.PVC
+	Events        []kube.Event
+	EventsLeftOut int
+	// Health is the deployment's health from what the cluster said (Unknown
+	// when it could not say; the zero Assessment for a deleted deployment).
+	Health health.Assessment
 }
 
 // LiveComponent is a component with its workloads' desired and ready replicas.
@@ -85,6 +95,7 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	cluster, err := s.NeedCluster()
 	if err != nil {
 		live.Err = styrmin.ErrorMessage(err)
+		live.Health = health.Assessment{Word: health.Unknown, Reasons: []string{live.Err}}
 		live.History = recordedHistory(recorded)
 		return live
 	}
@@ -98,6 +109,9 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	}
 	if err != nil {
 		live.Err = clusterMessage(err)
+		live.Health = health.Assessment{Word: health.Unknown, Reasons: []string{live.Err}}
+	} else {
+		live.Health = assess(d, live)
 	}
 	if live.History == nil {
 		live.History = recordedHistory(recorded)
@@ -130,7 +144,25 @@ func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
 	for i := range live.History {
 		live.History[i].Description = r.String(live.History[i].Description)
 	}
+	for i := range live.Pods {
+		live.Pods[i].Message = r.String(live.Pods[i].Message)
+	}
+	for i := range live.Events {
+		live.Events[i].Message = r.String(live.Events[i].Message)
+	}
+	for i := range live.Health.Reasons {
+		live.Health.Reasons[i] = r.String(live.Health.Reasons[i])
+	}
 	return nil
+}
+
+// assess is the health of d from what the cluster said of it.
+func assess(d *Deployment, live *Live) health.Assessment {
+	in := health.Input{ReleaseMissing: live.ReleaseMissing != "", Busy: d.Busy, Pods: live.Pods, PVCs: live.PVCs}
+	for _, c := range live.Components {
+		in.Components = append(in.Components, health.Component{Name: c.Name, Stopped: c.Stopped, Workloads: c.Workloads})
+	}
+	return health.Assess(in)
 }
 
 // driverSpec returns the decoded spec of d's driver version, which the
@@ -163,9 +195,15 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 			live.Notes = status.Notes
 		}
 	}
+	state, err := cluster.Kube.ReleaseState(ctx, d.Namespace, d.Name)
+	if err != nil {
+		return err
+	}
+	live.Pods, live.PVCs, live.Events, live.EventsLeftOut = state.Pods, state.PVCs, state.Events, state.EventsLeftOut
+	live.ImageSubstitutions = state.ImageSubstitutions
 	workloads := map[string][]kube.Workload{}
 	for _, c := range drv.Spec.Components {
-		ws, err := cluster.Kube.ComponentWorkloads(ctx, d.Namespace, d.Name, c)
+		ws, err := state.Component(c)
 		if err != nil {
 			return err
 		}
@@ -186,8 +224,7 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 		}
 		live.Services = append(live.Services, ls)
 	}
-	live.ImageSubstitutions, err = cluster.Kube.ReleaseImageSubstitutions(ctx, d.Namespace, d.Name)
-	return err
+	return nil
 }
 
 // mergeHistory lists Helm's revisions, newest first, with what Styrmin recorded of each.

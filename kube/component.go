@@ -47,16 +47,41 @@ type Workload struct {
 	Replicas int32 `json:"replicas"`
 	// ReadyReplicas is the number of ready pods.
 	ReadyReplicas int32 `json:"readyReplicas"`
+	// AvailableReplicas is the number of pods ready for the workload's minReadySeconds.
+	AvailableReplicas int32 `json:"availableReplicas"`
+	// Failed is the controller's message when a Deployment's rollout passed
+	// its progress deadline, "" otherwise.
+	Failed string `json:"-"`
 	// PodLabels are the labels of the pod template, which the selector matches.
 	PodLabels map[string]string `json:"-"`
 	// Waiting says why the workload is not ready; "" when it is.
 	Waiting string `json:"-"`
 	// podSelector selects the workload's pods (its spec.selector).
 	podSelector labels.Selector
+	// replicaSets name a Deployment's ReplicaSets.
+	replicaSets []string
+	// claimTemplates name a StatefulSet's volume claim templates.
+	claimTemplates []string
+}
+
+// claims reports whether the claim of that name is one of w's volume claim
+// templates' (<template>-<statefulset>-<ordinal>).
+func (w Workload) claims(name string) bool {
+	for _, t := range w.claimTemplates {
+		ordinal, ok := strings.CutPrefix(name, t+"-"+w.Name+"-")
+		if ok && ordinal != "" && strings.Trim(ordinal, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Ready reports whether every desired pod runs the current template and is ready.
 func (w Workload) Ready() bool { return w.Waiting == "" }
+
+// progressDeadlineExceeded is the reason of a Deployment's Progressing
+// condition once its rollout took longer than its progressDeadlineSeconds.
+const progressDeadlineExceeded = "ProgressDeadlineExceeded"
 
 // deploymentRevisionAnnotation is set by the Deployment controller on a
 // Deployment and on each of its ReplicaSets: the ReplicaSet with the
@@ -67,7 +92,17 @@ const deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
 // its namespace, among which its own.
 func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) Workload {
 	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas,
-		PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
+		AvailableReplicas: d.Status.AvailableReplicas, PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Reason == progressDeadlineExceeded {
+			w.Failed = c.Message
+		}
+	}
+	for i := range replicaSets {
+		if metav1.IsControlledBy(&replicaSets[i], d) {
+			w.replicaSets = append(w.replicaSets, replicaSets[i].Name)
+		}
+	}
 	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
 	if w.Waiting == "" && w.Replicas > 0 {
 		w.Waiting = newReplicaSetWaiting(w, d, replicaSets)
@@ -103,7 +138,10 @@ func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1
 // statefulSetWorkload reduces a StatefulSet.
 func statefulSetWorkload(s *appsv1.StatefulSet) Workload {
 	w := Workload{Kind: KindStatefulSet, Name: s.Name, Replicas: replicas(s.Spec.Replicas), ReadyReplicas: s.Status.ReadyReplicas,
-		PodLabels: s.Spec.Template.Labels, podSelector: podSelector(s.Spec.Selector)}
+		AvailableReplicas: s.Status.AvailableReplicas, PodLabels: s.Spec.Template.Labels, podSelector: podSelector(s.Spec.Selector)}
+	for _, t := range s.Spec.VolumeClaimTemplates {
+		w.claimTemplates = append(w.claimTemplates, t.Name)
+	}
 	updated := s.Status.UpdatedReplicas
 	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		updated = w.Replicas // pods are replaced only when deleted: do not wait for that
