@@ -9,7 +9,6 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/release"
 )
@@ -35,15 +34,10 @@ type Live struct {
 	// ImageSubstitutions are the images the local cluster runs instead of
 	// the ones the release's pods request, each once; none elsewhere.
 	ImageSubstitutions []kube.ImageSubstitution
-	// Pods, PVCs and Events are the release's (kube.ReleaseState), their
-	// messages redacted; EventsLeftOut counts the events beyond kube.MaxEvents.
-	Pods          []kube.Pod
-	PVCs          []kube.PVC
-	Events        []kube.Event
-	EventsLeftOut int
-	// Health is the deployment's health from what the cluster said (Unknown
-	// when it could not say; the zero Assessment for a deleted deployment).
-	Health health.Assessment
+	// Health is the deployment's health with the release's pods, claims and
+	// events (the word Unknown when the cluster could not say); nil for a
+	// deleted deployment.
+	Health *Health
 }
 
 // LiveComponent is a component with its workloads' desired and ready replicas.
@@ -95,7 +89,7 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	cluster, err := s.NeedCluster()
 	if err != nil {
 		live.Err = styrmin.ErrorMessage(err)
-		live.Health = health.Assessment{Word: health.Unknown, Reasons: []string{live.Err}}
+		live.Health = unknownHealth(d, live.Err)
 		live.History = recordedHistory(recorded)
 		return live
 	}
@@ -109,17 +103,17 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	}
 	if err != nil {
 		live.Err = clusterMessage(err)
-		live.Health = health.Assessment{Word: health.Unknown, Reasons: []string{live.Err}}
-	} else {
-		live.Health = assess(d, live)
+		live.Health = unknownHealth(d, live.Err)
 	}
 	if live.History == nil {
 		live.History = recordedHistory(recorded)
 	}
 	if err := s.hideSecrets(ctx, d.ID, live); err != nil {
 		s.log.Error("deployment: open the secrets of a live deployment", "deployment", d.Name, "error", err)
-		return &Live{Err: "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details.", History: recordedHistory(recorded)}
+		why := "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details."
+		return &Live{Err: why, History: recordedHistory(recorded), Health: unknownHealth(d, why)}
 	}
+	s.healths.put(live.Health)
 	return live
 }
 
@@ -134,7 +128,7 @@ func (s *Service) revisionsShown() int {
 
 // hideSecrets redacts, in what the cluster said, the texts that a chart or
 // Helm wrote and that could hold the deployment's secret values: its notes,
-// its revisions' descriptions and the cluster's error.
+// its revisions' descriptions, the cluster's error and its health's texts.
 func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
 	r, err := s.deploymentRedactor(ctx, id)
 	if err != nil {
@@ -144,25 +138,8 @@ func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
 	for i := range live.History {
 		live.History[i].Description = r.String(live.History[i].Description)
 	}
-	for i := range live.Pods {
-		live.Pods[i].Message = r.String(live.Pods[i].Message)
-	}
-	for i := range live.Events {
-		live.Events[i].Message = r.String(live.Events[i].Message)
-	}
-	for i := range live.Health.Reasons {
-		live.Health.Reasons[i] = r.String(live.Health.Reasons[i])
-	}
+	live.Health.redact(r)
 	return nil
-}
-
-// assess is the health of d from what the cluster said of it.
-func assess(d *Deployment, live *Live) health.Assessment {
-	in := health.Input{ReleaseMissing: live.ReleaseMissing != "", Busy: d.Busy, Pods: live.Pods, PVCs: live.PVCs}
-	for _, c := range live.Components {
-		in.Components = append(in.Components, health.Component{Name: c.Name, Stopped: c.Stopped, Workloads: c.Workloads})
-	}
-	return health.Assess(in)
 }
 
 // driverSpec returns the decoded spec of d's driver version, which the
@@ -199,16 +176,12 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 	if err != nil {
 		return err
 	}
-	live.Pods, live.PVCs, live.Events, live.EventsLeftOut = state.Pods, state.PVCs, state.Events, state.EventsLeftOut
 	live.ImageSubstitutions = state.ImageSubstitutions
+	live.Health = newHealth(d, drv.Spec.Components, state, live.ReleaseMissing != "")
+	live.Components = live.Health.Components
 	workloads := map[string][]kube.Workload{}
-	for _, c := range drv.Spec.Components {
-		ws, err := state.Component(c)
-		if err != nil {
-			return err
-		}
-		workloads[c.Name] = ws
-		live.Components = append(live.Components, LiveComponent{Name: c.Name, Title: ComponentTitle(c), Stopped: d.Components[c.Name].Stopped, Workloads: ws})
+	for _, c := range live.Components {
+		workloads[c.Name] = c.Workloads
 	}
 	services, err := cluster.Kube.ReleaseServices(ctx, d.Namespace, d.Name)
 	if err != nil {
