@@ -347,6 +347,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		a.Deps.Requests, a.Deps.Caches = cfg.Metrics, cfg.Metrics
 		cfg.Metrics.WatchCache("sessions", sessions.CacheStats)
 		cfg.Metrics.WatchCache("api_tokens", tokens.CacheStats)
+		if err := cfg.Metrics.WatchDeploymentHealth(a.deploymentHealths); err != nil {
+			return err
+		}
 	}
 	if cfg.SSO != nil {
 		if a.SSO, err = sso.New(*cfg.SSO, cfg.Pool); err != nil {
@@ -362,7 +365,8 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications and hourly clean-up when it serves, and the worker, with
+// notifications, hourly clean-up and deployments' health reads
+// (deployment.Service.WatchHealth) when it serves, and the worker, with
 // the hourly prunes of the audit log and of old tasks, when it works tasks (which then lets running tasks finish for up to Config.Drain).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
@@ -371,6 +375,8 @@ func (a *App) Run(ctx context.Context) error {
 		wg.Add(2)
 		go func() { defer wg.Done(); a.Notifications.Run(ctx) }()
 		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.SSO, a.Logger) }()
+		wg.Add(1)
+		go func() { defer wg.Done(); a.Deployments.WatchHealth(ctx) }()
 	}
 	var err error
 	if a.Worker != nil {
@@ -392,6 +398,15 @@ func (a *App) Close() {
 			a.Logger.Warn("remove the actions' Python package", "dir", a.sdkDir, "err", err)
 		}
 	}
+}
+
+// deploymentHealths are the deployments' newest health words, for the metric.
+func (a *App) deploymentHealths() []metrics.DeploymentHealth {
+	var out []metrics.DeploymentHealth
+	for _, h := range a.Deployments.Healths() {
+		out = append(out, metrics.DeploymentHealth{Deployment: h.Name, Driver: h.Driver, Health: string(h.Word)})
+	}
+	return out
 }
 
 // webhookBase is the base URL of the task pages that webhook deliveries link.
