@@ -71,6 +71,36 @@ func (e AuditEntryOutcome) Valid() bool {
 	}
 }
 
+// Defines values for HealthWord.
+const (
+	HealthWordDegraded    HealthWord = "Degraded"
+	HealthWordHealthy     HealthWord = "Healthy"
+	HealthWordMissing     HealthWord = "Missing"
+	HealthWordProgressing HealthWord = "Progressing"
+	HealthWordStopped     HealthWord = "Stopped"
+	HealthWordUnknown     HealthWord = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the HealthWord enum.
+func (e HealthWord) Valid() bool {
+	switch e {
+	case HealthWordDegraded:
+		return true
+	case HealthWordHealthy:
+		return true
+	case HealthWordMissing:
+		return true
+	case HealthWordProgressing:
+		return true
+	case HealthWordStopped:
+		return true
+	case HealthWordUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ParameterChangeChange.
 const (
 	ParameterChangeChangeAdded     ParameterChangeChange = "added"
@@ -154,16 +184,16 @@ func (e PermissionSetBindingsSubjectKind) Valid() bool {
 
 // Defines values for PermissionSetKindsScope.
 const (
-	Cluster PermissionSetKindsScope = "cluster"
-	Unknown PermissionSetKindsScope = "unknown"
+	PermissionSetKindsScopeCluster PermissionSetKindsScope = "cluster"
+	PermissionSetKindsScopeUnknown PermissionSetKindsScope = "unknown"
 )
 
 // Valid indicates whether the value is a known member of the PermissionSetKindsScope enum.
 func (e PermissionSetKindsScope) Valid() bool {
 	switch e {
-	case Cluster:
+	case PermissionSetKindsScopeCluster:
 		return true
-	case Unknown:
+	case PermissionSetKindsScopeUnknown:
 		return true
 	default:
 		return false
@@ -410,6 +440,24 @@ func (e WebhookFormat) Valid() bool {
 	}
 }
 
+// Defines values for WorkloadKind.
+const (
+	WorkloadKindDeployment  WorkloadKind = "Deployment"
+	WorkloadKindStatefulSet WorkloadKind = "StatefulSet"
+)
+
+// Valid indicates whether the value is a known member of the WorkloadKind enum.
+func (e WorkloadKind) Valid() bool {
+	switch e {
+	case WorkloadKindDeployment:
+		return true
+	case WorkloadKindStatefulSet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAuditEntriesParamsTargetKind.
 const (
 	ListAuditEntriesParamsTargetKindDeployment ListAuditEntriesParamsTargetKind = "deployment"
@@ -559,11 +607,32 @@ type BundleProblem struct {
 	Message string `json:"message"`
 }
 
+// ClusterEvent defines model for ClusterEvent.
+type ClusterEvent struct {
+	Count    int       `json:"count"`
+	LastSeen time.Time `json:"last_seen"`
+
+	// Message Secrets redacted.
+	Message string `json:"message"`
+
+	// Object Kind/name of the object it is about.
+	Object string `json:"object"`
+
+	// Reason The cluster's word, e.g. BackOff.
+	Reason string `json:"reason"`
+
+	// Type Normal or Warning.
+	Type string `json:"type"`
+}
+
 // ComponentState defines model for ComponentState.
 type ComponentState struct {
 	// Ready Live readiness, e.g. 2/2; empty when the cluster could not be read.
 	Ready   *string `json:"ready,omitempty"`
 	Stopped bool    `json:"stopped"`
+
+	// Workloads The component's Deployments and StatefulSets with their replicas; absent when the cluster could not be read.
+	Workloads *[]Workload `json:"workloads,omitempty"`
 }
 
 // ComponentsRequest defines model for ComponentsRequest.
@@ -607,6 +676,18 @@ type Deployment struct {
 	Driver        string                    `json:"driver"`
 	DriverVersion string                    `json:"driver_version"`
 
+	// Events The newest Kubernetes Events of the release's objects (workloads, their
+	// ReplicaSets and pods, claims), warnings first, then newest first; at most 20.
+	Events *[]ClusterEvent `json:"events,omitempty"`
+
+	// EventsLeftOut How many more events there were than events holds.
+	EventsLeftOut *int `json:"events_left_out,omitempty"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health *Health `json:"health,omitempty"`
+
 	// ImageSubstitutions On the local cluster only (docs/local-cluster.md): the images that run
 	// instead of the ones the deployment's pods request, each distinct
 	// substitution once, and the requested images that cannot run there.
@@ -618,6 +699,12 @@ type Deployment struct {
 
 	// Parameters The non-secret parameter values.
 	Parameters map[string]interface{} `json:"parameters"`
+
+	// Pods The pods of the release's Deployments and StatefulSets, by name; absent when the cluster could not be read.
+	Pods *[]Pod `json:"pods,omitempty"`
+
+	// Pvcs The release's PersistentVolumeClaims (its own and its StatefulSets'), by name.
+	Pvcs *[]PersistentVolumeClaim `json:"pvcs,omitempty"`
 
 	// ReleaseMissing When Helm has no release of a deployment that Styrmin installed (it was
 	// uninstalled outside Styrmin, or the cluster was replaced) and no task holds
@@ -644,17 +731,22 @@ type DeploymentSummary struct {
 	AppVersion string `json:"app_version"`
 
 	// Busy A task holds the deployment.
-	Busy          bool         `json:"busy"`
-	CreatedAt     time.Time    `json:"created_at"`
-	CreatedBy     string       `json:"created_by"`
-	DeletedAt     *time.Time   `json:"deleted_at,omitempty"`
-	Driver        string       `json:"driver"`
-	DriverVersion string       `json:"driver_version"`
-	LastTask      *TaskSummary `json:"last_task,omitempty"`
-	Name          string       `json:"name"`
-	Namespace     string       `json:"namespace"`
-	Status        string       `json:"status"`
-	UpdatedAt     time.Time    `json:"updated_at"`
+	Busy          bool       `json:"busy"`
+	CreatedAt     time.Time  `json:"created_at"`
+	CreatedBy     string     `json:"created_by"`
+	DeletedAt     *time.Time `json:"deleted_at,omitempty"`
+	Driver        string     `json:"driver"`
+	DriverVersion string     `json:"driver_version"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health    *Health      `json:"health,omitempty"`
+	LastTask  *TaskSummary `json:"last_task,omitempty"`
+	Name      string       `json:"name"`
+	Namespace string       `json:"namespace"`
+	Status    string       `json:"status"`
+	UpdatedAt time.Time    `json:"updated_at"`
 }
 
 // Driver defines model for Driver.
@@ -734,6 +826,26 @@ type DriverVersion struct {
 	Spec    map[string]interface{} `json:"spec"`
 	Version string                 `json:"version"`
 }
+
+// Health How a deployment is doing, from what the cluster runs of it (its
+// workloads, pods and claims). Healthy: every running component has its
+// pods ready. Progressing: getting there (a rollout, pods starting or
+// stopping, a claim waiting for a volume). Degraded: something failed
+// and needs a person (a pod crash-looping or unable to pull its image, a
+// rollout past its deadline, a lost volume). Missing: the release or a
+// running component's workload is not in the cluster. Stopped: every
+// component is stopped. Unknown: the cluster could not be read.
+type Health struct {
+	// CheckedAt When the cluster was read.
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Reasons Why it is that word (empty when Healthy or Stopped), secrets redacted.
+	Reasons []string   `json:"reasons"`
+	Word    HealthWord `json:"word"`
+}
+
+// HealthWord defines model for Health.Word.
+type HealthWord string
 
 // ImageSubstitution defines model for ImageSubstitution.
 type ImageSubstitution struct {
@@ -924,6 +1036,47 @@ type PermissionSetKindsScope string
 
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
+
+// PersistentVolumeClaim defines model for PersistentVolumeClaim.
+type PersistentVolumeClaim struct {
+	Name string `json:"name"`
+
+	// Phase Pending, Bound or Lost.
+	Phase string `json:"phase"`
+
+	// Size The bound capacity, else the requested storage, e.g. 1Gi.
+	Size         *string `json:"size,omitempty"`
+	StorageClass *string `json:"storage_class,omitempty"`
+}
+
+// Pod defines model for Pod.
+type Pod struct {
+	Containers int       `json:"containers"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// LastTermination Why a container last ended, e.g. OOMKilled, Error or Completed.
+	LastTermination *string `json:"last_termination,omitempty"`
+
+	// Message The cluster's message of waiting or last_termination, secrets redacted.
+	Message *string `json:"message,omitempty"`
+	Name    string  `json:"name"`
+
+	// Node The node it runs on; absent before it is scheduled.
+	Node *string `json:"node,omitempty"`
+
+	// Phase Pending, Running, Succeeded, Failed or Unknown.
+	Phase           string `json:"phase"`
+	ReadyContainers int    `json:"ready_containers"`
+
+	// Restarts Its containers' restarts, summed.
+	Restarts int `json:"restarts"`
+
+	// Waiting Why a container waits, e.g. CrashLoopBackOff or ImagePullBackOff.
+	Waiting *string `json:"waiting,omitempty"`
+
+	// Workload Kind/name of its workload, e.g. Deployment/shop-web.
+	Workload string `json:"workload"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1265,6 +1418,23 @@ type WebhookWithDeliveries struct {
 	Kinds []string `json:"kinds"`
 	Url   string   `json:"url"`
 }
+
+// Workload defines model for Workload.
+type Workload struct {
+	// Available Its pods ready for at least its minReadySeconds.
+	Available int `json:"available"`
+
+	// Desired The replicas the workload asks for.
+	Desired int          `json:"desired"`
+	Kind    WorkloadKind `json:"kind"`
+	Name    string       `json:"name"`
+
+	// Ready Its ready pods.
+	Ready int `json:"ready"`
+}
+
+// WorkloadKind defines model for Workload.Kind.
+type WorkloadKind string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -4849,179 +5019,198 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rc9s4tuBfQWm3KtYsLTuZdO8du25tuZPMTGYy097Ymb5VrZQFkZCENgWwAdCKJpX/voVzABAUQT0c",
-	"Od1bu58SiyRe5+C8H58HuVxWUjBh9ODi86Ciii6ZYQr+elUrLZX9X8F0rnhluBSDi8HtgpGJYJ/MXQ5v",
-	"TIicEbNgpFLsgctak4rO2WiQDbh9/deaqfUgGwi6ZIOLAX4zyAY6X7AltcMv6ad3TMzNYnDx4vw8G5h1",
-	"Zd/URnExH3z5kg1es6qU6yUT5p8wymccuqJm0YwM/2QDxX6tuWLF4MKomsXzJMZV/IGp4475ji+56Z7a",
-	"X+WKLKlYE27YUhMKh0QWsiw0oYYspTZ9R1bCiPGsBZvRujSDi+/OM3t8fFkv3eEtucC/noeD5MKwOVOw",
-	"uluq79++7tktL7budSbVkhoc8PuXg+T4P7HpQsonnOKL/VxXUmgGWHqt5LRkS/vfXArDBJw9raqS59Se",
-	"/VmFb/yPX7QFxOdotv+u2GxwMfhvZ801OMOn+syPCzO2QXklCFNKqoxQTd7/+RX508vv/idx05CCGcpL",
-	"PRq4077Kc1YZu9neFR62stagieXZ+5kvqJgzsqKa/FqzmhV2qZQYqu8tli0YLdwtfydxEel7bj94psmH",
-	"9+9Gg21oD8twC7TPr67f3sp7BqNWSlZMGY7wyhWjhhV31LTgXVDDTg2H27YxeDZgnyqumN72jajLkk5L",
-	"5lGqMwYv9sKvbFBSbe5qvX2JO6cTjqZ0HtSaqZ6HX+Kb8TNeFUeAwldZfIAfw8Ry+gvLjR3/Krfge89+",
-	"rZk23eOvlFxWSO1pUXD7Li2vo1dwP11MoDDuM01wBPJAy5ppMl37H+zyMmLXA8gWeIl/kyp2SeSSG8MK",
-	"940mht4zyzu4Io6mjQadTX1JbbOqlHxg10wtudZcCh1tOb2zGS01yzbOA6jxTloQZrlhfeupC26ucoMM",
-	"sz0HLQrFtE7fsLzkTJhnmri3LglbVmZNZlIRKtZSMDKtDaHFkgs9GmxBte7YHmvICYxGNJ+LUy4y4NZ2",
-	"ZIDWMCNSwU8IY2IW1JCcliUrkhMqWfZMaJ9YbmYHszcl3oyQU1mskwMaSyru8IZ2B+UFORHsgeEaNcsV",
-	"M8MgczClLaDJ1fVbAuPAz3bnJLdbX3GzuCR0qpkw/lCJNAv7XLGCCcNpaVe1B2mwo/Yu0z58pgkvWrPh",
-	"rgkVhZvcHfKeMz5wILdMWI7+80AzwMJBNqAVP4Xt2v/DiOHPXC6XVBSnJRdAqqRgEaXoITaOuNj5HICz",
-	"gLcf+/D9jTBqncD3PM1QfrJ4ZVlSIQXLCBvNR6QIkt2IC21oWWaAphZL7YmOkNwl0Yb667bt7kYX035y",
-	"ANdBRt5PTz6nPunsl5UaKBxRSJ+AThbkhBtLI82iIZR6mKB9BzAuWZtcIinw+ELLUq4Yilwzy9Ms1lFe",
-	"siKBEfYlqtOAs2IrgM6NYykGDuSv+GrBBHHzpakG7n/bNXd32p8U0KElLfD8nEgDB/dfp47an74tMkJL",
-	"LQkXjjyoB7iHpZwTewM2Bh3GJAmH1DiHxAHc7YFv08SKqjkze6HdLb6aZOzUDDwG+xs8CIM3wAxACfjY",
-	"Osneq3lN56x7MwO324vtRXe8YXlUKQp/RxrgHrIMzNf+qHftt+GE26u/56JIXrv95Cn43L2cmvuHWhQl",
-	"i/SJDcFVlvVSRNNEV2/GWdmD1vDI8kSQbjKUw+3FvyC6Yvmouf4/n38c2cUlsW7Gy7Q8CVS+M/OflVyS",
-	"54ETweVEFR2VlAXVRMhNJI92tGRaOxTafqqwsOb91MG+8qh1Y6hJYKVitFh39/COP9hrSwsumNaOX7w4",
-	"e9GiOHBly1pbQTOXdVkQIQ2Z4ofJk9RGVhWLEWkqZcmo6GzNv7l1T7pX1G7bVtp7C58DO9CXxHJpsmRU",
-	"aEtEwRLgr2iXArVuYkoafYU6QqyF0bL8cTa4+HnHlfdffMk2t2P8SF0cR5ksI3ohVxYkXBMpcnZBtKnu",
-	"RqMEGDZOGsfunvNHsP2UzLB9FJod6vyyMv8CVSR9Zo2Naf/jar65qZdLCoSygwaInXdgMkjzVovEpcV2",
-	"bS9IF48zxHVumkdJ1G5jXJ/Usm1DG1c1dU58SefsTtdTbbip7QQJ/P4Rb2Ypc1qG+ylFuSYnhcz1GTw4",
-	"dQ9Gy2J4Ae/D2BoZv6rFWFiZkNEgGUgBT1kkNlqNVBba8/eMMJovSMG14SI3YxEvFLAyA2E8EglY0Zo3",
-	"p8IevaphC4qNxuIKqagdABUHXLcejUV8Ubcd7Fs7w020lhRLbdtfD9PPhRSneA87qndSrFSsZFSzO1Bs",
-	"xTyFmEyQv7IyMAv3hYUFjQCAp3Zj1mrJBXFCPEq4VmIci1o0P8raaF4w/3rQPD2KoIhZlTRnxRAAJSQY",
-	"odBSOhbcXMCECMWVndpIUsgRUeyBgyGAUAUSo/CzPLNj5lIVOrOLt5es1qQW90KuBMIwIa260dIUD84l",
-	"vJMRwVZWYp1x5cy4++DEe/d9ChUQlPpOM7ON5kbaA8JhQR8YoQj4WG2GH4YH8pWYREe42V5di+zEB9dH",
-	"zj3iHENETRHgbyOpdmfu6sFVdffAlHbKcOe8p7VOiD1XEb5v0LroIgeZJXuURdV/M1336LGW536dBbQA",
-	"30p6eHi09WzACmsPYh9reAT7XrsryFkVzdNPkSakDbZVceDxpk0rzQLC2XROImvhTFiWQ5UW2Fpwb60y",
-	"ia0BGG0U7T0u3SB1l05w06OMuJX3EE3/dAu5PIwmuZPF9TRrjtbRfxZHoT4w0jenPLj+YJN+a1LqKkUD",
-	"eVLPyQZTtpaiuHM29z7T9IIqQwrJNAijiG9gCOJmQbjR3mbv5IxLMG8WVgzws9u3Z1I5uakjjkQrMuxT",
-	"D6ez55IRXecLQvWFW4Ymr1BkeC9L9gMXBRdzcqKmNB/R2iyk4v8Gt9bo/j/0iMvhbhXEzp81x7bPyese",
-	"G6dpkP2ZxmPMiGKiYIoVeHrtk8vCrhAwcLhO3nqmSSAd5MQJSqc6lxUryD0XVqqBf6xs44QaAo8z8v6H",
-	"q1dE1SXTIC5N8ZysGAR70oR7kTZMoTOUqsA+aQVrwVjhl3UtC3LD8lpxs36myZRqVnLBhl4aYzBWCgtG",
-	"5CoIhxmpq7kCm5siSpbllOb3Tvh2x0AFgB3wLowyc8KiO1rCgznSolQ/+h/g2mkQwNH7hEwMig3VfmG0",
-	"tFJry56/lfWGCabr1ASy2a+dJKnnBeLUg3t4cS3gdN9dzZppwEthMhSZAfZdAAa0RFdSfJ0vyWSDmkyG",
-	"e4vASVqWJKSs0AfDEq/cLs3bkTmOKjd+03dsu00ZDRW3K+6nIr1SY0mnrNQHuR06UzwNW0+TZ8fL3TtJ",
-	"fO0XC0JUjH8FIUINLeW8dvExo3SoScp9FSSnrkzgznUv4eBfzYa/Pnphl6zN586wtX8QQdVmQYfcMO0c",
-	"PUUfhlQsP9z6UFGlWUFQnB1p1LtH62Xp7D3+ASxq9IuWguAgU6YJN2nPV79+sAv67kw3ZOSW9OyOwG04",
-	"hQpdk01XXFw6KTIhtdhHZFrz0njXUtsa5o1cmjgjl7Nw+8ODt88qqc1cMX3x/Lu2NR8MxlY2a+xZuRSG",
-	"cgGeb7BhaUOV2eaMY8W2xVMrAHgrmQbXxUpxY5hwS20W9/3oZXqeuldIclvHubKG4HrufvKaTTkV5Bon",
-	"ufnf78jz70bPX2K4wmqxtuR6YcU+ewq7CXOzZbesJMxRQum1Nm+o9O1tvXb8jxiJijsgfSQJdkNcjqUu",
-	"98eAtCylEAxi0cXZr9Cg1+t0aunM2/faO0bbprmVffs3vZU+e7RxP4Z7v67d6wl8J+fvnFttA/wHkP2S",
-	"PbAyCay9fWs4RPMBeI1TC/6nB9S1LHmeMkW5QIAOHP9SyimpqDFMCe3N7I0yEKGPJku6JnNJuDDygvwB",
-	"Amms7ERzC92M/C8CYR0/09N/fySU5CXV+hDl3hPou2b6pATudQynTcCygm4aK0veaRI0WPaJ6x4jmmIQ",
-	"OdBDD/3T+GRO7uspO/1D5m91Fpmb5UoML3w0BPo9pmu7ZiaMWiPph6EgCot9orkp14ed1eFmqeablOYB",
-	"MX4g9K8WkmiGmkQF+ASaiHe7TtlMKgbQL3ixm+42MShd8Ebn3lrdTnvWBsK/gkCOrWj/lVi4w1W8bZPJ",
-	"9bNVf4hsO9y1RwPFWDdtZKXJSqp7LubOi4yxfj4WjhqAnia1MLwkij3Ie1aMyJV7A10EsjYlf3DOtehT",
-	"r49z06vg7h0KG4X5P3eR6uHvvWyoPQf5QacsmxXVeiVV4kJfGWL5niHPX0T0a2uk41Yvjn3noMDeKJjX",
-	"RdqFxfZs0UXVd3cZkeeUE7ZcgzPBE3YdiwMh0tSiSxOwaNFhHbv3TjD0FKjY8DAaxR78wvYyBrhdvrFf",
-	"AZ/kYA/QMX6EsT0u7jXkn/HlLxkEAe15VGhUO9k0WmXBZJXB9ctQzLZ8oGSGZS7Ac7jteO3Qhx0lety6",
-	"C7/hc6ED0OwdVutLd6kxHIPOKQe1PE6z+e779v37PsUtVNnJznn5H4fdWztGWHxAiBSWB+mvj5bn4fcQ",
-	"3VgULrZxKZGF4DvATIT/fyrQcabk8jCNu+/8/yyVc8XqjNhhURuT4IQGBLhA/u/CFw0ryz4LeK/9xci9",
-	"dWBv93CnFZ097BnG2nr8Too+yAJwvRnrP127dACKHCUoAc80xJwTTdf6glCCm8kIHQtRL6dMYUSAqhlG",
-	"mJaaWVblTimKbDD0niFN8m+PBbx+iYEiVkjUGBka5RigWxxC8MLMuEJLTsYCNEnyT9mZiJKSa0MwghtP",
-	"DfVuKoLNHZQrrsfCG6XJjy7b4UQqYtnksOWu76Q+EBmE2rGwg98zVrVWLoWnQuBr8dkUlq4ArXFBAfY7",
-	"y7P1WGx+1wp3iMDfMp3uSqFoQ/+tS2hDO+q+jgwwC2nnSxgti4yM0S5Avd7cyPXjwdBiQfN1yWbGyizN",
-	"zrl2IT1+KrkSCa/AfK7YnPYELb2jU1YSzUqWG6mAE4QPxDx2OB2o13i/S4sTHpCk4r6PaV/k9hpkg64v",
-	"LEn2tujzVyT6+FlKi+KoQ7VOuVdouvOxuvF62wtNR6Dbb/uNGfaxN2Mk1gUYiLBvPGUgvgzToaA1XIDO",
-	"Ym+YeuA5u8pzWQtLO0HEzAZ/UbKukuv2I6WX/qbJ6CHtsb3G7VfuotgTN2brBrYCtj3j18B2g+VMA/41",
-	"IN841BSr2bwdQSR7zNWYA0iSyHJ1/ZbA4zjkH+2kiuGT5KH2hpmDUzXGE4diIG4AD9idZ+MPCYba53Rc",
-	"xFx3i3/3Pt8AziK4dRu3VlWjl5eKDT+v1e9EF+K/dxhsC+Ppj/fHL/Y57koWd54r7fKwPtvfQ07AlJdZ",
-	"SMz4J1ZYlb3QF2Q8qBR/4CWbs6Kx348HlhsupDZEMGO1++iX67evo7/eXr9q/rqmZkEeZFkvWfRKJZXB",
-	"P3/iopArTfBnJXOmNT6pxZLqe1aQM/sz/nbz5h0X9SciYffhxVyKGRessMKG1bjw96uqulJLqYh8YErx",
-	"wi0gpxWd8pKbNfnn1T/ejAfkBJzLhd1u88yHhfrjeqatulUxdZpT7ZwDlt2/urq+w7DQ8UCvdW7KZlji",
-	"fuiORTSdYezwgforRE48ljLRit/13Iw3PVfhkvwhUhL7b8dOPv6VDJxpWav06P4ZObGon8EFOGOfWJ6R",
-	"PwxBPoZI5PCayxzvtawcKB88MDXdffOdVSXsw323+/6nfOlbEoKKHjEFAg6Ife60nznTpNbAwwPvkGJW",
-	"8txAzQfDlKAl/PeBlpj4Lc3dTNZAwmZSTXlRQHZnLXx8E+i5ZqGkMaXTeekD5WiM+7g1oTGVlwmeRSXF",
-	"fCOyOlLi5qi4OWtgIkeJlYX+ioRJq0y7EyBcVLXVsYhzfpCKKZdMddJoZzglKNsT+HU0rs/P/5hb7If/",
-	"sUnmE9TduxP8072Ixhp8tftt2i/tkqh02hoQ9Jcp5JOhHXWqGL3XsVfQEntFrRqJt91nZoEfdLVgiuGd",
-	"3TuUpp2+lqJmOxIw3XPIYQagb2ZaEir0iimC1SOcDv9rLTEo0MgQN5SBD2EGAoppjRyyMkF3rgtunEtk",
-	"uu7Dqk5obpSlFkwmifh4+OyZhtV6Td854vF++io1PWygS/s+vH9ryarVBeNcOjBonNCprM3FtKTiHmh4",
-	"VVIuyF9vb69xOj3cIw3KPo1iV3z0b8j8BJLzMU2kvAd0Wz52Z6veqtzeaqXYaRSiV0lt/N9bKxBssZp1",
-	"zV3JzIbg3gv5DXh3V1STOX9g4lDT2YM/kkQ4sjcGGfbJWAECJkAnZsjaxvkb330rf9ivcg8nmE/whQPP",
-	"Nq11uMrIWGcPZwectxLabba7zqAbxrxWfQ85I3bJzqitM/BjYpkI0MIhaDCqAJIkmO8dI37NZ7NDDLuN",
-	"Obcx8W437BZuhs2rWws+46wg9rnXuZdU8BmkjN0grrktK1bQ3PRksR+ag/xYjSU24cKmPibP1SUQHZx6",
-	"0jqfx4WcqGjyLmV+yoSKMHNMIrcnUuxwJ7/fkEYVo8WpFOV6kA3ssVKXpm+ZWxLv3juXUG/gUHxaO0p0",
-	"JbeaWvWNYdX+1TdQNoHLrA2rMmDvTTGS3hygX+Q0TT8hBpoJq8r9TU5RzjFxpSCrFtSG3bmSCtp5yAof",
-	"QgDGXctN7UrAZoeMbhRNrcHw7j1cUrDh6DG1OlJeizd2SIwgC+TenoxLFmwRgObQYcNflRjVE46M8MGi",
-	"GjGY2keKdce2kqi9C4b0QhbBGU2LoN4Ep6JpzPlFTu/SmkZAGysDhnAjt+e/yekzbdX3qrbsGGvikRfn",
-	"5/h2Rr5/Sf7Ofxju2L6f/Q6+SlMnT8Xbq4NDb1XpeaYBCMl5SjnXKVYTQBeJu7q95r3keR+ElpDk+wPI",
-	"ssEyqZV2Lv+0lPm9RX2pyNSK92w2kz3BopXU3Gyj9OrQQKQt3AGc8P3F6DSWF4B76mYmJyUX96zA5/vn",
-	"HtxSfZ863T5hMlXFJRxN5pl3R3hvgveik3Lo47ebou63LvlxwxWUDiJ/TFx60Sp40CVTltClRfevp4F7",
-	"0ygwAxzojg51psCk2VgPdSzmJYm7pwu70Obv9r32RezmNRiHssgjQ9QypMVzo/uiZZkwdxa9e/X0cIuR",
-	"5fpbAPcC5jMLJev5glBSKb7khj9Y/ZREt2SYLD/WA7UIGlBL8i6mByky4ypO2okysvAZHnh77dY9/28p",
-	"/NEsimkobtprfYddVkoWdW6vvyXZbSUFfeY4Dqa+tUkEcUnWvprVlOW01hg/2nZjgx1MyM18KDslZAe1",
-	"Qryd433ihr2L0jQmF2SCL08yMnHvT2BpE6BWEwuilht+mJHVgucLMrn+8eaWuBwKffbZ6gdfznway9ln",
-	"978vZ9F8Z26pEx/AgOYcN9eoA+39CPnOe90Q9p052/gmfMOq/YPEQOjdlRgMtDmib4E6J6iyozDZoJtU",
-	"jSTQr7CPSMcFXjdK5uyZvx5FW/WWYL26fttjTN80ItkBcby+Ff99w9/tgk5ATwIrD7p0QaMZYMUkz74G",
-	"XjFoqpal9CE7yzEyrPt49JMkVkdoGR0OUjNMGhHo7tZ1njNWxOX0skFORc76KuvFVQqekqfvzVcP5XSH",
-	"X+zUldy8hZtXLgWVD4iSj0vJeYMReOBmq5XCKj5sSwLOUYb6TXJe+g/ugbPV4SYiVxxx/yK5GwGciVu7",
-	"h1WpUOs7VYtdObuQv1SoNZRp8oUosURACHXbyA9PBoHe7ToFeGmPdUdQ6xFa3Kqe6ZasQla8LGEXVkoN",
-	"vqpQVnlvbSb2ACSdP2iC3R+eLaPtLoabOqaEUa5z5Jt2Oo908YKTRCEZ8/8oLYhrK9H0aDp709NDMgX6",
-	"vOs/gdcvlC/WENrNxYVLHD2hocqWzxcAj7vkRU5ONBfzkmGJZykurczq34oqnsmSkZksS7nS3r3xwAuI",
-	"y4VwA+hFgLY2Vyx6GDutYSGDbGCnTPK5A6ubdzMhAjg2RDF3Zn240Bc0vh26W3JEiGCrcIAXASjPNHE1",
-	"mLVV68LJctUUoNbESElqUTKtXb7NHa34nXvItYtr7ik71n691e0hqexyqCHsFwoRzzhKvOhocSdYUwq9",
-	"WRnRXECMiISUgXu7bQigLoswKkTiQmExKJSrZcvNEyfR7X0JUvyqN8nlSQpcbcmbaafNWh1Qam99oooR",
-	"zYSJ3YCbKTPfNEnmSHkxBwmOW+xzLmsmfUSHp704rWgfUgKZJu4w2wD2iw6H019I62M/Xl4ZY/eTSgoO",
-	"DzaLvNbC+BpumJrzzBJYeF1jtsjztAnEvXQoL6sVxLbfLXvs3jukKjdrqrI3DxVStgRp3PWHRCmWM46V",
-	"uTGKJFHNIHf+4112qE3fujt/v732OWyc5RYA9/KQI+TY/b+UWff1SW3IfZ259uT591GaphV4llKxYcCf",
-	"kAKCxremR0Qq5+1oSW59SPTaXfReMnFXykSxVfBF+vuXWe4b6uOREy4IJSscHyJRcApSyvn+3o4NKpaA",
-	"xl40Z6cF0JO3NAF6lITepmq7rdS7Ki1D7a5Hkzq4eodeuJQt/8ZiL9Xkv06dWH/qkWfP5iCKeVS4k7Mk",
-	"+959Vrpj76qYz+pwo+/qGnE47fdFQ2JIjPZarqW0d3vKKikpwX/vwRjZogLiNnxkP8HgjUeI0KUFDemP",
-	"MhS2yWrnOCe/aCkmF1GpiULm9RKkrYkuaX4/uSCTz2MoZzgeXJDRaPRlAuznxj6FFKNcQgyjoyg6VvB+",
-	"wVYTMNK29Vmtw2FrU2phj4LpXsbvlkkvWqMdQtICyd1lpIimSNUmRoYEmRs3dgZnnGVUMXWbLn5/leg/",
-	"lJGJK3s/CT3TQE+CgRo8XRhTYfs2LmayhyVgeIq9K43qP2fah2X/7ebHf47IVW0WTBieU4P9jghtrWss",
-	"sKLDicNnHwY7HjRq4XiA8d3Slb6buDJUrhgEfjkZXozF5Cqur3lBfoB9kbDnUFmC5iYqP+gUUasiXoxF",
-	"CLCC3zVUuUcByQXkfMpZteGxzYgPxcLE3rGLBIzlrcw1ykI9eEmF3RNMMSJXrruVU4Mn2lBY8RCWky9c",
-	"NnHTByt4T6FiLVbS5qBLj8ZiLN5AWC/Gnvf1G5yQE98gcHhJJpZGTnyuqqZLNha9uQLkHQQ+2eErOufC",
-	"Qu4CdHJ4cbMD5xhEaIAh1WTiHxhJ5q6Wi/0A0oaR17UHYC5WeyxKro0Fok9YD7W6QgdBR8U1mbw4f0G8",
-	"+2uCsPb+WcxgtpD/8P7dJalkWZLJX97ckjOQls8+8+LLxBUlmYCjDQ9G1T5HGcMwBh7xr67fRjXeLgbP",
-	"ITuuYoJWfHAx+OPofPRHKKVhFnBxzyC8HPLTUjImSlzQcOEUtmrRzncesktvWcEuIKL9ZAINeyZDrJE6",
-	"FvADl2KSkQm27sFn9rJNqJlgrtJCrgj3oXInE9faZ5KFAxuLCXb5mWBxfbBa09I3WaoVG47IFSK2Zswt",
-	"DQLnL10tTsDxsbBPAxrbFzjTBELT27fEh0S4Fl/MtTLAC8aleFtAAxZtQg8gDlbZ2LPRQ+qbV85cB1lL",
-	"7He8iU1T7Ysp9SraCyhZXIfWdn09U31npS2dWnvm4j4qkpxMut3JJkOEypKXawCWM+PH77r6p+lVubjV",
-	"bctKfYnYFXJsw+eecbec3aHkWY15y74zXNM+Dus6YaC5gdT0bODkgWQO6064II7h5bcrDYDaBqTQ7epw",
-	"KDUzA4HCu6Vl30xNO63u0R3UJG3HgtabPczcFeca2hhCCEacUjNp59RkELMD7OMZxJH4jJ1+lIqyenp6",
-	"Kj9/8R+PgaiPgiUU617MjGeAVlHrWw6YkwfJlr5bA7z3X44LHtq5EmAth6/k40Z/4Rfn50fr3Nt0Zkt1",
-	"FXYC2MxveYSGamf7T48clhr1K46q/GJVN0izKuW8XXcftKG5hhsAnPJjNvh06sS+UzTlR4HwdtyzDVOY",
-	"Y6xdrvG6ZX19eqaRgj8XeVkX7M4Fk6f7Z7vM3U51t6fEgo0OKFtRITrwY6FDSw6ArlPQVSmU7IGMHh+p",
-	"bx9FiBLDfwe6QGxsAj1chdXXMb9yNOwHiW3gjnLKG5Vcv7SVQRfytgHjF7vPtd18+6sB4lbZJI36SEIQ",
-	"tgVbkRZj3xcOIWdl89a64EGncDPsxtcGEPZba8HnsAu80awf79LxAdzuC/el2xn+t4DnB9/raqNzD+gB",
-	"eOIYUuq1GqeSPwq2WZoA/4WZY0PvySlhXx/72Kn69dC5iiESLBNRTa4TV8oNdSjo1DvMSDMDgLHpcPUo",
-	"wpi+kWdOkTj7jP+BK5qmoO9rceX1iK+DreecVmdOKCltcrlNSn+iK97uZf87ueLva0EoWVJR09Jrik7o",
-	"b9XadgS9QTMXIXY8Kn4WYnT7ccW98fsn55sZlL9Thm2XSbBfDdQ7YFSVnKlAFBojWMgmdnoLpgwcE/wY",
-	"kN0L+xv7+PcP+G4n3d/JRYfzI64JcMwEAogVg02D4XRNFrQ4LnRltQ24svr/sP0K2MoqBumJzmnpy3Gu",
-	"pLovJS2gucG/mZKQcrpkyylTzh0D2UUI/GPC3KdfRGBPRPtNXJD0f1qiOAltMFzsLAYrOrNSKIv5wDGw",
-	"byx8dDSW81nIlY4L6viW+D5i1BdJCJUTKMRej4ULvs589duQ4DockZ+cdZm3Ip/tYvIFyyEPK/g/VnQN",
-	"k2GaxaV3wetWdLcOm+Tap5e5FY5Fs1VKXp7/qanLAtlxdK3JarFO2bddgPwRr1GPKcLB6xEmiONfyY10",
-	"ir3Y7PnxZ4echB6h32Er9hlGLADp/zdR6BzuArdHV4sT7KQi0Tl4xR3SPJ3rrNUy95E0AnP+thvb3Dvf",
-	"3jvzk1RIJEufOc+xLIzOCLjvdEbwKLkjKdiEq89k+2ufCfvF+fm3tdRGPUK32+fw7DNvPjuakc4VCfON",
-	"0DJsFAIehqrBwaBctJuwxejmkGNva133Ok5lsUbqOv83r07tTsBnWBBDFaEqX4ARcbZZ+WwsThL9wFxr",
-	"Sct/EV+g+IewN6w6hSqZZCbLgqlhRqgZCygC8fx78g/+Q6hEV1eWPTtntyiaYAU3P19WUhlMfSXcjMbi",
-	"qjGslXbba19pt2k1F6Q6y5eIwyK7byg2TaH3uP3z5MX5+fASX3ft4P27Jko5Iicvz/8EmcZRHbix6C8E",
-	"F38Lg7frwnExFhNfeW6CrVbd0VdUI6N1M5X2ujonLyQ+64zQqZZlbdhYuL4zikxGo0k0aebarQc+q41U",
-	"rEgzTnv+r72XcT82JXPDzKk2itFl+yIGv8yUC+zVt3nVvymParcA7OFRDd54hFqw0iXhe1RLYpTjZM+/",
-	"7XLxRrCiadN4BNs1jNmpd+ixkgsX5ReOak+yhFWWYvYXWa17LZ4eGQ8U4OCzb2DpxOX1WTmRTB7HwrnB",
-	"GdJNtw/nEF1wJCoQ7IbQvwKHejyg0mbLhvcdaLf8LclI2+tzDAz4UTQNkmOeHJu70606nwgnUlUptiu4",
-	"EJiEYseJi0e0P7naFcPQuthXBUv0xAZeBt2v54qKZEdu1+m3t0MyRmtEi3eKrV9HtAwDCWLw84WrnBsK",
-	"sIdCIo284MaHAuzRvNhhM2psJ1VQnVuCAU7nRkF2bhZsOSJvOIxvVWosLs07FUos4KAMuS+nY8X3VSiY",
-	"0/R7nknFRsT5J3XofuRcIM5YG9nC/ARLukYXsmvJByvrSBBXOFG3Oe3viC48gT8Ddx3td6tZ7OjqTNwE",
-	"OE2PmjsSIX7TK/woLArHcp3Gu01Se9vINIU0D5YjMCG5jzP9wxULfyKTh+5n/Dkty+Mw/lufNd408Juy",
-	"Uoq5VbWiA4M40X3oejjt0yr0FE0G0t7u1TDUFRXH6r7e+R117qTtzhSdpp1ko9smjNdquBkNQFVDMV0e",
-	"dui9mWy72UGJzYaqT4gfm1P1oIrrxMmFJe35UQwNWG+gCaq34EDwRQjTbmS5w4ZQJ/DjPatKwIymn+il",
-	"VZXhxBiYjxzDcymxwD2ksKqza0yLGOH6F8SYMi/ldEPnPh92AXqTBujxCXy6Lek31l8PQyghV0dFqhtm",
-	"XPn6r0OsiHqHkpBp+hPsRiENdzPT9pK0qt+BUYdrA9ShQJo5Fj1l9bghJ2Bj6uQuWNTXWPleDvvi529h",
-	"7b9h4Hycm9wiznGANjmJA/5gQ5fuohEh46gZSINZ0MKe4cvzl32W3FbU2sHB7iEnbz+Eb1edSg/ZCZzf",
-	"r/DVk2qIoUjaVhMzAPAoIoIdqG0GaFJQuCJY5a65oKE06S5RobkU26SsW6xLd9hFsB+9fT14cjD0EUm7",
-	"tePYZYDwBFUTzjqLSnmWcq4z1ykiwwLM4PfcrF35dfA5w9zT/rCCV/D8/1pQhSyFkIBxDODhoWwWNpWK",
-	"wIzE1QV0TgwIGPFeDsE+GYDvXmBru/6a+j+9nr9bfKUDqU73A5csdYlxjS5F0nJloPBaLhkIxK4qUTKb",
-	"AjOJns6U9jVVIkMr9Z11QWG0bvJvD0bB8bYp5mXIBAWS6QpNHEd/Q21wo1pTBCyLbliefC2hrxlm6lrQ",
-	"TIYxhiFaPDJA/xUoZLcuZexJpOSo+f1esvHxnCW4uaI9fUKfZSunRDcU+2igfuU0XtHAuekFByhwGc1o",
-	"BS3wVfJQPcE1pjgM3A1JCZy6LwPgPZQP8xiwQVsSFjZebDWu7S7U0KUdL1N6pF3VUUxQOBQQbN9/1V+9",
-	"xLVz1dT8rRs+6ujR7rKNmH/QGMTxm1FRNFQdlYLCro8aHHFVljjqXjYtp0RuJ3Wuue8TUbrG/PftqNw2",
-	"k6MlbfbAjknJiM8z3hcg4UYEWlRRky+6EPoAfXschL4VJXqCoLumROW3DrjbggpgL24kZoxaOwpeYPwb",
-	"jYt+ZMTV4oSCXQL+ZxZsCYK0xhIVXIWak4diky9ms5XE/uRf+g2pbFMB55iE1m//2wmrfsaIfbp6K5qc",
-	"NKY/zZjzV854aZiy6lNsUGqx0wDEXXlvad/xG5pD1BSGbV3/eHOLs01qVU58uZysEemgyyiZdOtvTbDr",
-	"kuFLRrgZC44FLTfevuVLpg1dVhNy8kHwT/aApSj0ECOpNJ8L77Gd4NlPMIqrGeKGzwU1tWKnL777/oLo",
-	"BX3x3ff/iW1IF+wT+es/rl6d3vz16sV331tJZTzAR7xoNSw1fiGtX6eyWOMP7jM2GY3Fe1eLy9vMCSXh",
-	"cyish27p78iSi9owTeiKrkfkNlTVAzM8YJVeyJUgdE65GI3FDWOkkLkON3G0TMaOIc/wt+DJ2G64Zt+W",
-	"87amTTNfdz5HsbXXUzvD1ELxw/t3UFYNGs48YFJDZIGvNfZn/MqrF5PanXoEZug2oD7MnuS+S5uUEvoB",
-	"znYU/QCHaoouEl/KKC69+Bi61WcbfZIzOj82Vm8UfdvOipJn1mZPxzGsbs5XUgP5Ks1CH8NgvDi6UdHX",
-	"ZcdA1zpsJ41NY+3kTf1RCPPRlw3ZV7EP1Nc15Q0tHQskplOa3/cVNuVmOCKvXP5MKA/gd881hAT7PaBr",
-	"HVY7FmD0C/xazjCxeaNsmihIToWQhiyp042Tta2J9yyNRVOSFJz4EnMiXA/oaAXYeQiYsFTNoZy8PP8j",
-	"HtWKazZMBxoX9HgU5PiMpl05+BuL9jt4TbgXTyngrwJovpaRnDUX9uyzpxlfzkKN0y05zv6VI+BJOoTM",
-	"L+foZq4Xx0aGphZmvwDid5M5f8ZxvP6iIDQucw7hmyAcZmS6NkhN7H+yuLaJYw1OVqYzxfTiEcgUle4E",
-	"gLeKdv780Z68ZurB4wMUfR6c0YqfPTwH4uAm/Nxk7GFcmUWIjku79TO6c6IfUF2N30AjYfRLFPoQ/Ro2",
-	"G/2GlZm+fPzyfwIAAP//",
+	"7H39cxs3suC/guJdlcR9I0r2Onm7Ur26Umxn442T6CR5/apClwjOgCSiITABMKK5Lv/vV+gGMBgSww+Z",
+	"cnJ190ticWbw0d3obvTnp14u55UUTBjdO//Uq6iic2aYgr9e1kpLZf9VMJ0rXhkuRe+8dztjZCTYR3OX",
+	"wxsjIifEzBipFHvgstakolM26GU9bl//vWZq2ct6gs5Z77yH3/Syns5nbE7t8HP68S0TUzPrnT8/O8t6",
+	"ZlnZN7VRXEx7nz9nvVesKuVyzoT5GUb5hENX1MyakeF/WU+x32uuWNE7N6pm8TyJcRV/YOqwY77lc27W",
+	"ofaDXJA5FUvCDZtrQgFIZCbLQhNqyFxq0wWyEkaMZy3YhNal6Z1/c5ZZ8PF5PXfAm3OBfz0LgOTCsClT",
+	"sLpbqu/fvOrYLS827nUi1ZwaHPDbF73k+O/ZeCblE07x2X6uKyk0Ayq9UnJcsrn9Zy6FYQJgT6uq5Dm1",
+	"sD+t8I3/+E1bRHyKZvufik16573/cdocg1N8qk/9uDBjG5WXgjClpMoI1eT6+5fk7y+++U/ipiEFM5SX",
+	"etBz0L7Mc1YZu9nOFe63stagieXZ85nPqJgysqCa/F6zmhV2qZQYqu8tlc0YLdwpfytxEelzbj840uTd",
+	"9dtBbxPZwzLcAu3zy6s3t/KewaiVkhVThiO+csWoYcUdNS18F9SwE8PhtK0MnvXYx4orpjd9I+qypOOS",
+	"eZJaG4MXO9FX1iupNne13rzErdMJx1PWHtSaqY6Hn+OT8SseFceAwldZDMAPYWI5/o3lxo5/mVv0XbPf",
+	"a6bNOvgrJecVcntaFNy+S8ur6BXczzolUBj3SBMcgTzQsmaajJf+B7u8jNj1ALEFWeLfpIpdEDnnxrDC",
+	"faOJoffMyg6uiONpg97apj6ntllVSj6wK6bmXGsuhY62nN7ZhJaaZSvwAG68lReEWW5Y13rqgpvL3KDA",
+	"bM9Bi0IxrdMnLC85E+ZIE/fWBWHzyizJRCpCxVIKRsa1IbSYc6EHvQ2ktj62pxpyDKMRzafihIsMpLUd",
+	"GbDVz4hU8BPimJgZNSSnZcmK5IRKlh0T2idWmtnB7EmJNyPkWBbL5IDGsoo7PKHrg/KCHAv2wHCNmuWK",
+	"mX7QOZjSFtHk8uoNgXHgZ7tzktutL7iZXRA61kwYD1Qizcw+V6xgwnBa2lXtwBrsqJ3LtA+PNOFFazbc",
+	"NaGicJM7IO844wMHdsuElei/9jQDKuxlPVrxE9iu/TeMGP7M5XxORXFScgGsSgoWcYoOZuOYi53PITgL",
+	"dPuhi95fC6OWCXrP0wLlvaUrK5IKKVhG2GA6IEXQ7AZcaEPLMgMytVRqITpAdpckG+qP26azGx1M+8ke",
+	"UgcFeTc/+ZT6ZG2/rNTA4YhC/gR8siDH3FgeaWYNo9T9BO/bQ3DJ2uQSWYGnF1qWcsFQ5ZpYmWapjvKS",
+	"FQmKsC9RnUacVVsBdW4cyzFwIH/EFzMmiJsvzTVw/5uOuTvTHlLAh+a0QPg5lQYA998njtufvCkyQkst",
+	"CReOPagHOIelnBJ7AlYG7ccsCYfUOIfEAdzpgW/TzIqqKTM7kd0tvpoU7NT0PAX7E9wLgzfIDEgJ9NiC",
+	"ZOfRvKJTtn4yg7TbSexFZ7wReVQpCn9HN8AddBmYr/1R59pvA4Tbq7/nokgeu930KfjcvZya+7taFCWL",
+	"7hMriqss67mIpomO3oSzsoOs4ZGViaDdZKiH24N/TnTF8kFz/H89+zCwi0tS3YSXaX0SuPzazN8rOSfP",
+	"giSCw4lXdLykzKgmQq4SebSjOdPakdBmqMLCmvdTgH1Z1tow9frBXX1W4Vrjzx2quGZ4jdiNaUfrbkPk",
+	"BvQGy8AKmpsOHuXWvPbxj1wUp6BJOW6CL1qmyDWhY1mbDp6XZqio+AFUjjRZSFU4cfgdze9/mUzSjAd+",
+	"WB3qZwuW0vLj91QJLqaJb1dQBk8jxuJ23QAvc0iJMZBErOcZN4aaBLtRjBbL9SW/5Q+WH9OCC6a12/nz",
+	"0+ctUWIaEJFc1mVBhDRkjB8m4aONrCoWc4ixlCWjwj5cSHVfSlp0aeF+J0eaNMYmDXobbG5SlzeWfKw6",
+	"6S4sisENXq+fso3r3on1vnfLXWe8K7j0m96IHt15HWzb/9pwCZ+DyqIviNUkyZxRoa2gb+2lg1ijRa+v",
+	"Du+xsaWAluUvk975r1vEkv/ic7a6HeNHWscw3hsyomdyYbHENZEiZ+dEm+puMNjh1MDY63D+APbJkhm2",
+	"y6V7i8lpXpl/wXU5DbOGNHcHV/PNTT2fUxDma2SABHsHZq20/mfpurQHV9vjsE7aGZI/N82j5CltU1yX",
+	"Zr1pQytcJwUn9pAmaUsIgi2scvljPWZKMMM0AcGkG0WxZFSzI+2YvCbHgXlkePSH4hrPPrAEyyMqaR/m",
+	"JeVz3c/IAlmxJhOutIGvhJ8YfrrwNl/y/GwwFLuyhZYkTehkuO+7kk3Mnaw3WaHnUjGCr9vVKUYW9j9m",
+	"RoX/GWzTae2Az+mU3el6rA03tR07AexfkBmWMqdlYIlSlEtyXMhcn8KDE/dgMC/65/A+jK1R+Ve1GAp7",
+	"L2Q03A6kgKcsujoeaUCA1/Ezwmg+IwXXhovcDEW8UDj1GSAtuhawojVvToUlbVULBM5gKC6Rx9sB0HiA",
+	"69Z7YO+NneEmWksKhW0fzH42OiHFCfK5NfNb8mppgZY+JADOtQOxSTJmZLwEQfEU4vBKFklYPeQd62/W",
+	"fMWU5towYf5lFXj2Es4oXiOtJLD7sP+O93LUD7vZfYmpeVKLdku7A4uimKa4LRPkB1YGLd19YfFBI6pH",
+	"Ur0xSzXngjjrCZoW7FV9KGrR/Chro3nB/OvB5Odxg3f7qqQ5K/oAFCHB+o9sYCi4OYcJ8egs7NRGkkIO",
+	"iGIPHCywhAIHYcLPcmTHzKWyvFFOQHLUmtTiXsiFwIOTUJndaGnEAlzCO1mLqe6Mq2v3fQo9eH70nWZm",
+	"kyIRmW0QDzP6wAjF0xbbK+GH/p7KUqx3RAyhvbqWLI0B16WjeMI5hG0gpVV8HRPB+szrBsiqunuw51GK",
+	"JLzHtU5cSy4jel8RMBH3jO4Uj3Fl+W/Gyw4DolUkv8z1VIBTOz08PNoImxmjpZntrl7+gO9//rAqkN44",
+	"8c+dAuSPKk4Q+JaVA8Cy7D+01T3UsiXahwJ/++sZ0ch8pHCvPXC26Ad5M2YTiQwI2QEOHSzvQ+GAG+OV",
+	"vBEtngocyyqzViS4lQq5sLzK2yMskezioo3ORaczEC5WFc3TT5Ffpr2IVbEn6aXt/c0CAt2sUUnWOk9h",
+	"We4YtUi6dSZaq0ye5ECo7ePbCS7dHPh1HspNh4XMrbxDoPinG0TJfvzaQRbX06w5Wkc3LA7CmWGkr86V",
+	"cf3BUfrGpGyoFL22HTaaMVtKUdw5R3CXpWZGlSGFZBo0SaQ38E5wM4Nj6753iu8F+NwKy2r87PZtyxJQ",
+	"kV/Tj6MVGfaxQwuwcMmIrvMZofrcLUMTd0G7liX7jouCiyk5VmOaD2htZlLxf0OsxeD+b3rAZX+7zcHO",
+	"nzVg2wXyusPxZhpiP9IIxowoJgqmWIHQa0MuC7tCxABwG8U6sA5y7JTIE53LihXkngur8cH/rN7nFD4C",
+	"jzNy/d3lS6LqkuElYoxwsiqiu29zf8cKU+gMNU5wmtmriWCs8Mu6kgW5YXmtuFkeaTKmmpVcsL7XVBmM",
+	"laKCAbkMinNG6mqqwBGkiJJlOab5vbsNOjBQAWgHugujTJwi7UBLePCRWZLqJv894g0aAnD8PnFfAFFL",
+	"tV8YLa1G33Iyb1RLwgTjZWoC2ezXTpI07ATm1EF7eHAt4nTXWc2aacB17i0ngPt1BAayxPiG+DhfkNEK",
+	"Nxn1d74eJHlZkpGyQu+NSzxy20xtjs1xvC/jN11g2267bLi4XXE3F+nUqEs6ZqXeyxe+NsXTiPWNRj73",
+	"TpJeu9WCYCTzryBGqKGlnNas2zDWEVMRNKd1ncDBdSfl4F/Nhr88pG7bPYRPnSV798i2qi2C9jlh2jnL",
+	"ii4KqVi+vzmsokpbdR8mG2i8cAyW89IZIP0DWNTgNy0FwUHGTBNu0uEY3Xenbdh3MF3RkVvaswOB23CK",
+	"FH4I17N1mm0Zh7gmheRimpGJknNnsIkMPqoWIJwt9+RGD0Vk5AYRa4WnM2gPCE67PHcXL1ULYXWbgFow",
+	"VcEwzhBLi+WAXCk5VQzMXOdkyoyx36C1+ZiCkJW1cdNpQxU8l2oowKsFi6e4BrKgHJ5iINsDmNj6A/KK",
+	"gcwuzomWc2Zm8ArEpQwFGLFA3FAXJmZnrWRBckX17KSUssIJSS3sjZoYSaq6LIHFgjk4s9dGt05SWfGK",
+	"3JcWVsOwqyulZTN+OT9xt9nIbkrw8rkGMnT8Asgtsiyb5y176YDcoHPPQX0oGnBzCzB4OCDvUL0632Jr",
+	"BXPbCuOYsfx+m1bRthCi0XY3HoMOZt0ZT8Sd6WwhVUGOI9+vozYLOQeCfubsbm0H/q5XNPD/FnFklJui",
+	"l/UiIu1lPU9QvaznkNnLem4RvaznYL09ng7ma0CQxbBOnet138D6NXCeDGy49T4TMq55aXwcU9vt4r0p",
+	"mjhvivO6e6YIb59WUhsLi/Nn37St+OD5tXeuxnGSS2EoFxBmCc4SOMCbIr9YsWnxeDLdqxriZBaKG8OE",
+	"W2qzuG8HL9Lz1J2XH7d1f6qDIuW19uNXbMypIFc4yc3/fkuefTN49gJjYxezpT1KwF0sFLYrXM2W3bKS",
+	"OMebR6fbeMWM2d7WK6fXWqYFxkoQZtENbz2e+lAmwu6A45YhDeJlLLk4mz1yw84Ip5YtbPNeO8doO882",
+	"quX+Te9uzx7tpY/x3m1D6ww7eyunb10M1wr691DnSvbAyiSydg7kwiHiIKAOVvWzR9SVLHmeMr+7qNM1",
+	"PP6jlGNSUWOYEsG92FzyI/LRZE6XZCoJF0aek79A1La9E1nWr3RG/heBGOJf6cm/P6CSoPV+EgEVr7tm",
+	"+qQM9LYDZyWAZQWbU2wE8dEPwTLFPnLd4ThQDMJUiy7fJT6NIXN8X4/ZyV8yf6qzyMUmF6J/7kNv0cE+",
+	"Xto1M2HUElk/DAUh/+wjzU253A9W+5ubm29SFgVIKIHL/GImiWaomlZAT2Bh8KFgzqZvsV/wYjvfbQKe",
+	"19Ebwb21uq126hWCfwlRwxvJ/gupcJVi9thkcv1s0Z2P1c6t6tABMbHCapyotHIxdeFgqI/7xAtqAHua",
+	"1MLwkij2IO+tinrp3kC3qKxNyR9cFEf0qbezcdOpY+6cdxXllD5zaZHh7518Ix2AfKdTHouKau01zBWn",
+	"oiFW7hny7HnEvzam1Wz0XNt39soiizLHXFpHWGzHFl0K5/ouI/acivYpl+BA9Yxdx+pASGuy5NJkx6x6",
+	"+8gx5jkBF+vvx6OamK/dIixxlyGUas7Bzqdj+ghje1rcacjv8eXPGUSc7wgqNJYfrxqjs2CKzuD4Zahm",
+	"WzlQMmNvoJA50N8EXjv0fqDEq1YihppPReOitWdYLS/coca4SjqlHMxtcU73N9+2z9+3KWmhyrVU8Bd/",
+	"2+/c2jHC4gNBpKg8aH9dvDwPv4dUmqJwiTRziSIE3wFhIvy/U1k1EyXn+1nSuuD/vVT+GuzMOnAbkxB4",
+	"AwRwjvLf5coYVpZdnq1Ou6qRO9u2vD3TQSuCPewZxtoIfqdF72XZu1pNLHWRWnBlNGj2wxeONCQ4Ek2X",
+	"+pxQgpsBm46o52OmMApK1QzTmUrNrKhyUIpC6Ay9Z8iT/NtDAa9fYESiVRI1piFFCa0YCgT5HmFmXKFl",
+	"J0MBN0nys1ybiELQBMF0QYQa3rupCL40uFxxPRTe2UR+cam1x1IRKyb7rRCltTxbIoNSi6aye8aq1sql",
+	"8FwIfKg+ddfyFeA1LhDKfudsf6vftUK8IvS3XCLb8nVXokpc9QT0j+zqoARzr3Y+wsG8yMgQ7QLU35sb",
+	"vX7Y61sqaL4u2cRYnaXZOderkcILkfD2TaeKTWlHdOxbOmYl0axkuZEKJEH4QExjR/Ke9xrvT21Jwj0y",
+	"ot33Me+L3Nm9kM4T//hhv/v8JYk+PkrdopxBtAXlTqXpzieGxettLzSd7mi/7TZm2MfejJFYF1Ag4r7x",
+	"gIP60k+np9RwANYWe8PUA8/ZZe5zbkDFzHr/ULKukuv2I6WX/rpJHyftsf2N26/cmZsTJ2bjBjYitj3j",
+	"l+B2ReSMA/01KF8BakrUrJ6OoJI95mhMASVJYrm8ekPgcZxfinZSxfBJEqidOY0QLBHTiSMxUDd2NEJ7",
+	"IMFQu0DHRQmnE+CARwV0FiFco3FXVzVGb1CxEr+BeQVrGP+z42BTeF53cil+sQu4K1nceam0LXLiaPfI",
+	"FwKmvMxiYsI/sgIcLPqcDHuV4g+8ZFNWNPb7Yc9Kw5nUhghm7O0++uXqzavorzdXL5u/rqiZOc9X9Eol",
+	"lcE/33NRyIUm+LOSOdMan9RiTvU9K8ip/Rl/u3n9lov6I5Gw+/BiLsWEC1ZYZcPeuPD3y6q6VHOpiHxg",
+	"SvHCLSCnFR3zkpsl+fnyp9fDHjmGoJHCbrd55kPhPbiOtL1uVUyd5FQ754AV9y8vr+4wFH7Y00udm7IZ",
+	"lrgf1scimk4wSWXP+ytERD2WM9GK33WcjNcdR+GC/CW6JHafjq1y/AsFONOyVunR/TNyjPlV9r+n7CPL",
+	"M/KXPujHkPISXnNlijotK3vqBw9MjbeffGdVCftw320//5/TqnEii2T3CNlqRnUClFcMhGdGvpO1ABX+",
+	"rewI49L83x360Bi+tQcp52aZrVW2sKfUSAUONvDYPfsH70rUtW/dgdF+58smbi15nZRFKrPV8Tedzi1/",
+	"TNAMxn/b24ugXSVOlvZyEnyjEJLHRMG8w/WXX376kZel/fu1UpaFKfJSziuITB/sldHeTiJ3r1kZ7WMl",
+	"JM4frzjtRt/dMiFk0bES+8QefIwrEatR+cgSdD5jRd1VV2gb8V5jCEVGbuo8ZwyA+j0Ee9itOtd8Vx5+",
+	"sbzbRhKKgXEtcVl7Y3SDVH1E/JsZ0fV83tpONJ7Dw3YqsS/6PPiXiurZWykrVwrAbg2CA67qstxUHsAH",
+	"k2ypXmDvyP5VN2WTUXOqZ7I6WbDxYNcEgjCrR18C2Fmv9UcA89ZaZhtqcXSRIYRVEvvc2YKmTJNaw40m",
+	"aNJSTEoOFQ8stpSgJfzzgZZYc02au4llduiFGPOigMJKtfBR3GD1MzMljSmdBZA+UI6uiQ8bawmlSiJB",
+	"nIWSYrqSWxeZtKZoxnK+kUR5EFYW+gtqFX0vFXEQIFxUtckIDTylYsrVMTlubFU4JZgeR/DrYFifnf01",
+	"t4QB/2KjzNeGc++O8E/3Ipqu8dX1b9PRd65+iU7bRoM1ZwylXNCrNFaM3us4RsJSo6K5yZzu44uiQFTI",
+	"AsLTgF3tHDDcrhyTzPncXPvIPYfyYYD01SJHhAq9YIpg4UZn0fy9lpj6YGSIjs7AozqB65ppjRwKIoEl",
+	"sS64cQ7i8bKLqtYSkCLmFgzIiQxJ+OwIEqgKb/d0YUl4Pn2B2B1rnFySd9dvrJLp4gcDxsC8ewz1V87H",
+	"JRX3oNFWJeWC/HB7e4XT6f7ONVFChK7PcQpFl4DldDApHw+yqRTaeqKd87G1t1opdhIlIlRSG//3fpK6",
+	"8SGsG/+Tua0h2CFkuOLZXVBNpvyBiX0dCQ8eJImkK28aN+yjsdcpmABDOoJaifM3kUyt0l1+lTuEBPja",
+	"WgDwbNV3gauMXBcWOFvwvJHRbvJkrA26oum0SmvKCbFLdi4+TLB3FRpBmENqRFR8M8kwr9215BWfTPZx",
+	"czXOrcbhtdnNVbgZVo9uLfiEs4LY594COaeCT6BSA5Zl8lveqJTuW/7rsfab2KEFm/qQhKtLId87+bgF",
+	"n8cF4Klo8nXO/JRpo2HmmEVuThfdElxzvXI3t9rjiRTlspf1LFipq5BnhVuS7q6dg7wzjDKG1pbq2Mmt",
+	"plZ9Y1i1e+FL1E3gMGvDKswubuqAdmaB/ybHaf7ZXCvJP+UY9RwTF+llH1leG3bnqhlq4nOf3XUMFG8r",
+	"TX0ZjGMUdINoag1uSO/vl4L1B48pk5ny4b62Q2I8bWD3FjKuXESLAURVfeyGvyg1viPpCvGDeQMxmtog",
+	"xZLfG1nUzrU6OzGL6IymRVSvolPRNOX8Jsd36ZtGIBurA4bgS7fnf8rxkSayNlVtxXEoTXSGb2fk2xfk",
+	"R/5df8v2/ex38FWaO3ku3l4dAL1VIPdIAxKS85RyqlOiJqAuUnd1ls4Y2KTP+5DchCbfHU6b9ebJW+na",
+	"4R+XMr939pmxVe/ZZCI7QucrqbnZxOnVvjasDdIBQpK668BrrJoG59TNTI5LLu5Zgc93z7C8pfo+Bd0u",
+	"ZTJVQDWAJvPCe015b0KZI0g58vHbTXH3W1fiYcUxnk6Ve4whsWjVcVtnU5bRpVX3L+eBO/MoMAPsGZwT",
+	"SjyDg6fxpehYzUsyd88XtpHNj/a9TWbRH+QCA0upvvemV5fDAYWRuNFduQNMmDtL3p339HCKUeT6UwDn",
+	"AuYzMyXr6YxQUik+54Y/QKpbdEr6ycrfHViLsAFtHO5ifpBiM67Zg50oIzOfx4qn1269McemTZaKaegr",
+	"0umLhF1WShZ1bo+/ZdntS4qvjakhYcNVUo5YBHFldnwh6THLaa0xmr4d1AN2MCFXs77tlJCF10p4cWFI",
+	"IzfsXZSMOjonI3x5lJGRe38ESxsBtxpZFLWCkvoZWcx4PiOjq19ubonLFNWnn+z94POpT9Y9/eT+9fk0",
+	"mu/ULXXkw7nQnOPmGqxhezdGvvVcN4x9a2UafBO+YdXuIbOg9G4rfwK8OeJvgTsnuLLjMFlvvXQMskC/",
+	"wi4mHfdWWakEumOVnij2tLP7yeXVmw7X4qoRyQ6I43Wt+MeV6B8Xggf3JLDyYIAL3Gh6WNPWi6+evxg0",
+	"BcNT9yE7yyHqyHTJ6CcpHxORZQQc5GaYQicw+Ed7109TyT7r5VTkrKuofVyL6Sll+s5ydV9Jt//BTh3J",
+	"1VO4euRSWHmHJPm4BMXXGI8MQQe1Ulg8k21IRzzIUH9IBmA34B44W+xvInJ9CXbvT7MSzp44tTtYlQq1",
+	"vFO12FaZBLI5CywCEHpAYCGkEPi7UgUnGRJ/tw0K8NIO646w1qG0uFUd6ZauQha8LGEXVksNvqrQ0Wj3",
+	"0p+RByDp/EET7O74bBlttwncFJgSRrk1kK/a6TzRxQtOMoVkBtSjbkFcW42m46azMz/dJ2+qK9bo/Yy5",
+	"0oHQOUhDogsX5y6N/piGeoU+ewrijyQvcnKsuZiWDLsrSXFhdVb/VlRoWJaMTGRZyoX27o0HXkDsBgRf",
+	"QRtAtLW5Pk392GkNC+llPTtlUs7t2VhsPS8soGNFFXMw66KFrhSazdjdkDFHBFsEAJ4HpBxp4tofaXut",
+	"C5Dlqun9pImRktSiZFq77MM7WvE795Brl+XRUXi2/Xqr0WLyssuhfY9fKOR/4CjxoqPFHWNVUfRmZURz",
+	"ARFzEhKo7u22IZ2kLMKokJcApWWhR42WLTdPnFK88yFIyavOlL8nKXG6IYuwXUTA3gGl9tYnqhjRTJjY",
+	"DbiaQPhVUwYPlCW4l+K4wT7ncgjTINo/CdDdinZhJZB354DZRrBfdABOd7nQD910eWmM3U+qREJ4sNq7",
+	"onaV7UOi4pFlsPC6xty5Z2kTiHtpX1lWKwiwu5t32L23aFVu1lRTLR7qwG0I0rjrDolSLGccm2JhFEmi",
+	"tkvu/Mfb7FCrvnUHf7+9NhxWYLkBwZ0y5AAZx/8v5Rl/eYovSl9nrj1+9m2UtG4VnrlUrKm4HBLi0PjW",
+	"tGdMZQAfLOW3i4heuYPeySbuSpkIxgRfpD9/mZW+oQowOeaCULLA8SESBacgpZzu7u1Y4WIJbOzEc7Za",
+	"AD17O1zA8wpX226l3tZABiqUPprVMd9BbJ8Dl7Ll31jqpZr894lT60888ezYl1MxTwp3cpIU39thpdfs",
+	"XRXzOW5u9G0NG/fn/b6EUoyJwU7LtZz2bkddJaUl+O89GiNbVCDcRo7sphiElnKhQSoa0h9lKGyz1TVw",
+	"jn7TUozOo8I7hczrOWhbI13S/H50TkafhlC0edg7J4PB4PMIxM+NfQoJl7mEGEbHUXR8wfsNm7HBSJvW",
+	"Z28djlqbwjM7FOr3Ov5696eiNdo+LC2w3G1GimiKdHeK91H0+grzDoHVybD8pt4kxg/4eivcaDLn4to+",
+	"uWG5FF29jAqmcZXp84M93uDMhHKNoHNMpBpstO96xL6KnSFRm5nOrOmOmK9kL703xu/eAmKHorTtQDe/",
+	"eT9+1kvFsUeNuH264o0lBGdDZ1QxdZtuvXaZ6NCckZFrujYKXeXhOgsDNVuYGVNhg3suJrJDcmMUkUVP",
+	"Y6GZMu2j5/9588vPA3JZmxkThufUYEfoUBIU1zUUWIbo2LEdH6087DW392EPw/Clq8M8crUTXQUj/HLU",
+	"Px+K0WVc7P2cfAf7ImHPoRwSzU1UC9vZC+xN/nwoQhwc/I5IRj3WxU19zFm14ljPiI+Yw2oUQxewGavF",
+	"mWsljuaKORV2TzDFgFy6/t/OWjHShsKK+7CcfOZKYDSdwoOTG9onYMsbDiaPwVAMBWQ4uRQBWsFJsp+d",
+	"uvDt/wCOSo6vv39J/v7im//sX5CRFWUjX2BB0zkbis6UDvIW4tPs8BWdcmExdw6mE3hxFDmdRkROhnDT",
+	"ARxSTUb+gZFk6gqQ2Q+g1gWqJO0BmAupH4qSa2OR6KushAKTUOsDruIobDUZPT97TryXchS6R8JLWHbD",
+	"Yv7d9dsLUsmyJKN/vL4lp3CpOf3Ei88jV0lrBP5QBIyqfWENjJbpecK/vHoTFRw+7z2DlO6KCVrx3nnv",
+	"r4OzwV+h/pOZwcE9hSwASKpOXQVQMYZ2fyewVUt2vjezXXrLWHkOiQfHI2hpPOpjwf6hgB+4FKOMjLC5",
+	"MT6zh21EzQgTbGdyQbiPaDweuebHoywAbChGWEp1hF2wwLmAbU+tcK8V6w/IJRK2ZswtDfIbLlxheKDx",
+	"obBPAxnbFzhzHVzbp8RHrrgm6Mw1esMDxqV4U0AnU21Cl2QOxvPYAdUhkZtXTl+iS9TK5C1vvrUnDV5M",
+	"3YKjvcBdmOvQ/B+uKfbN32sGNcdRxITe0yjSk6aejrm4D14lx6P1/u2jPmJlzsslIMt5W+J3XTH+9Kpc",
+	"ePGmZaW+ROoKhSHC514Mt2ISQp3OGott+N75TYN9LEaI+QAG6qlkPae2JQsvbMUL0hgefrvSgKhNSAr9",
+	"wPfHUjMzMCg8W1p2zdQ0HF8H3V5t5LcsaLna5d0dca4Jd23xR3Hm06id+pRBaBWIjyMI9/GJVd0kFSVf",
+	"xZuLKwQ+/9tjMOqDla3SaVXPifEC0N6nu5YDVv/WSnaLw999OaER1paVgGjZfyUfwENYSaFR/3t+duYT",
+	"rn1j2kjW/+YaYDeTbG05D9EroPet6ZIuw9lteYD6u3PRpEcOSz0N+XlxywksRQrZcKWctptAwaV1quEE",
+	"gKT8kPU+nji17wQ9LlG+gh33dMVi6QTrutR41TKSP73QSOGfi7ysC3bnYv5blBCg6spNrJUkfUoqWGlV",
+	"uJEUIoAfihxaegD0PIaes6HOHCRe+YQK+ygilBj/W8gFQpgT5OHKgreujY6HfSfxDngQKK+UH//cvim6",
+	"yMQVHD/fDtdWXN6XI8Stssnt9QGfoGwLtiAtwb4rHkJq0eqpdTGezi7CsK19G0HY7buFn/0OcPPpz/Yk",
+	"4lk6PILbXck/OwT/wfh855vSrrTYhHsAQhwjf/2txl3JH4XbLM2A/8HMobH35JwwxQVvV5qUfjl2LmOM",
+	"BMtEVEjy2NcPgTuUPSpFP2uammDEd9OK9lGMMX0iT91F4vQT/gOOaJqDXtfi0t8jvgy3XnLaO3PiktJm",
+	"l5u09Cc64rjNP9kRv64FoWRORU1Lf1N0Sn+rQYRj6A2ZuUC+w3Hx0xBK3U0r7o0/PztfTXT9kwpsu0yC",
+	"zROhLAWjquRMBabQGMFC0re7t2BmxyHRj3Hznbi/sY///Ih/GX76kx10gJ9vRBULgYDi2H+yJDNaHBa7",
+	"stqEXFn9f9x+AW5lFaP0WOe09DWkQ684e8b/zZSEzOA5m4+Zcu4YSAJD5B8S5z5LJkJ7Iihz5GLZ/8sy",
+	"xVHo3eRCnDGm1JmVQi3nB47xl0Phg9ix6tJMLnRc98gNEgJ7fS2LUOCCQoj8ULgY+fWSa/0Bee+sy7wV",
+	"oG4X4/qERf6PBV3CZJgNc+EjJXQrCF+HTXLtswDdCoei2SolL87+3pTPgSRGutRkMVum7Nsuj+GAx6jD",
+	"FOHw9QgTxOGP5ErWy05i9uzws0PqSIfS76gViM1RAWj/f8iFztEuSHt0tTjFTioSwcFf3CEb17nOIlp6",
+	"NI/A1MzNxjb3ztf3zryXCplk6QsccKzeozMC7jtXQpCii0AUBDvCdplsf+8yYT8/O/u6ltqoYf1m+xzC",
+	"PvPms4MZ6VwtN9+VN8PuVuBhqBoaDJeLdkfgmNwccexsrUtVRi2WyF2n/+bVid0J+AwLYqgiVOUzMCJO",
+	"VgvUDcVxojmt63Nu5S/SC9RoEfaEVSdQ2plMZFkw1c8INUMBtTqefUt+4t+FgoF1BYEq6OwWRROs4Obn",
+	"80oqgxnKhJvBUFw2hrUSA0p8N9LQ9zhodVYuEUdFdt/QIYHqocAqn8fPz876F/g6MoTwrokyw8jxi7O/",
+	"Q0J4VK5vKLrr9cXfwuDt8n1cDMXIFwgcYd9/B3po3WpHdDOV9rg6Jy/kp+uM0LGWZW3YULhmaYqMBoNR",
+	"NCmmnERyVhupWJEWnBb+r7yXcTcxJXPDzIk2itF5+yAGv8yYC2wcvXrUv6qMavej7pBRDd14gpqx0tVK",
+	"8KSWpCgnyZ593eXiiWBF0zP8ALZrGHOtLKWnSi5cMGYA1Y5sCYthxeIvslp3Wjw9Me6pwMFnX8HSicvr",
+	"snIimzyMhXNFMvhqDp3Ovx0lxDo6EoUitmPoX0FCPR5RabNlI/v2tFv+kWyk7fU5BAX8IlhgQLFMjs3d",
+	"6b7xT0QTqeIhmy+4EJiEasexi0e0P7kSI1YvwFF88TbfngY6gRSQDAay7Pq7y5dkqqhA6dg0D8ZKLIqJ",
+	"gqkoRNH3jnKWO4jWiBbvLrZ+HdEyDOTxwc/nUS/6dr2XRl9w40PXkGhebAsddWOVKlydW4oBTudGQXFu",
+	"Zmw+IK85jG+v1NgRga8VkrGIg94ZvuqRVd8Xoa6RL0ODQRYD4vyTOrTscy4QZ6yNbGF+gjldogvZ9ZGF",
+	"la1pEJc4kVOzGxj/mfjCE/gzcNfRfjeaxQ5+nYng3MGPmjMSEX6g9OIgIgrHQqKj6529O3ufNfVO99Yj",
+	"MOq8SzL95DpcPJHJQ3cL/pyW5WEE/61P7m+6zo5ZKcXUXrUigEGc6C58PUD7pAqNsJOBtLc7dbl2td+x",
+	"CLN3fkftpmm7ndJap2my0iIaxmt1iY4GoKrhmC5dPjSMTvaKXiOJ1S7gT0gfq1N1kIprH82FZe35QQwN",
+	"WBaiCaq36ED0RQTT7r68xYZQJ+jjmlUlUEbTBPvCXpUBYgzMR07gucxlkB5S2Kuz66aOFOGa7sSUMi3l",
+	"eOXOfdZfR+hNGqGHZ/DpXtpf+f66H0EJuTgoUd0w47oMfBlhRdw7VO5M859gNwrZ0qsJ0RekVaQQjDoc",
+	"WvrUVgVEN0JH9UNuyDHYmNZyFyzpa2xQIPtd8fO3sPY/MHA+TiFvMec4QJscxwF/sKELd9CIkHHUDKTB",
+	"zGhhYfji7EWXJbcVtbZ3sHtIndyN4NvFwdJDrgXO71af7ElviKGW3UYTMyDwICqCHahtBmhSULgiWIyw",
+	"OaChguw2VaE5FJu0rFssH7jfQbAfvXnVe3I0dDFJu7XD2GWA8YSrJsA6iyqulnKqM9fQI8M62eD3XC0x",
+	"+mX4OcUU4e6wgpfw/P9aVIUshZCAcQjkIVBW689KRWBG4so3OicGBIx4L4dgHw3gdye0tV1/TZmmTs/f",
+	"Lb6yhqm1JhUuWeoC4xpdiqSVysDhtZwzUIhd8ahkNgVmEj2dKe1LinleXr3BBN2t5VthtETqb5qiALxt",
+	"jnkRMkGBZbp6IIe5v+FtcKWoVoQsS25YRX4poRknZupa1Iz6MYUhWTwyQP8lXMhuXcrYk2jJbNFgbBfd",
+	"+HDOEtxc0Z4+cZ9lC3eJbjj2wVD90t14RYPnpoEpkMBFNKNVtMBXyUORC9c/ZD90NywlSOquDIBrqPLm",
+	"KWCFtyQsbLzYaFzbXk9jnXe8SN0j7aoOYoLCoYBh+6bh/ugljp0reudPXf9RoEe7yyZm/k6HBoJ/DBdF",
+	"Q9VBOSjs+qDBEZdliaPuZNNyl8jNrM51pH8iTteY/74el9tkcrSszQLskJyM+DzjXRESTkTgRRU1+Wwd",
+	"Q++gvZLD0NfiRE8QdNdUEv3aAXcbSAHsxY3GjFFrB6ELjH+jcdGPjLiSqVBXTcC/zIzNQZHWWKKCq1Aa",
+	"dF9q8jWHNrLY9/6lP5DLNoWKDslo/fa/nrLqZ4zEp6u3oslxY/rTjDl/5YSXhil7fYoNSi1xGpC4Le8t",
+	"7Tt+TXOImsKwratfbm5xtlGtypEvl5M1Kh00gyWj9TJpI2yOZficEW6GgmPd0ZW3b/mcaUPn1YgcvxP8",
+	"owWwFIXuYySV5lPhPbYjhP0Io7iaIW74VFBTK3by/Jtvz4me0efffPtf2C12xj6SH366fHly88Pl82++",
+	"tZrKsIePeNHqK2v8Qlq/jmWxxB/cZ2w0GIprVzLN28wJJeFzqH+IbulvyJyL2jBN6IIuB+Q2FD8EMzxQ",
+	"lZ7JhSB0SrkYDMUNY6SQuQ4ncTBPxo6hzPCn4MnEbjhmX1fytqZNC18Hn4PY2uuxnWFssfju+i1Uv4O+",
+	"QA+Y1BBZ4GuNbTS/8OjFrHbrPQIzdBtU72dPct+lTUqJ+wHOdpD7AQ7V1MYkvpRRXCHzMXyryzb6JDA6",
+	"OzRVr9Tm2yyKkjBri6fDGFZX5yupgXyVZqGPETBeHV0pvOyyY6C5IHb9xt6+dvKmTCyE+eiLhu2r2Afq",
+	"y8/yhpcOBTLTMc3vu+rPctMfkJcufyaUB/C75xpCgv0e0LUOqx0KMPoFeS0nmNi8UjZNFCSnQkhD5tTd",
+	"jZMlyIn3LA1FUzkWnPgScyJcq+5oBdggCoSwVA1Qjl+c/RVBteCa9dOBxgU9HAc5vKBpF3j+yqr9FlkT",
+	"zsVTKviLgJovFSSnzYE9/eR5xufTUIp2Q46zf+UAdJIOIfPLObiZ6/mhiaEpWdqtgPjdZM6fcRivvygI",
+	"javRQ/gmKIcZGS8NchP7jyyubeJEg9OV6UQxPXsEMUWlOwHhraKdv36wkNdMPXh6gNrcvVNa8dOHZ8Ac",
+	"3ISfmow9jCuzBLHm0m79jO6c6Ae8rsZvoJEw+iUKfYh+DZuNfsPKTJ8/fP4/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
