@@ -7,7 +7,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -90,7 +89,7 @@ const deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
 
 // deploymentWorkload reduces a Deployment; replicaSets are the ReplicaSets of
 // its namespace, among which its own.
-func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) Workload {
+func deploymentWorkload(d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) Workload {
 	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas,
 		AvailableReplicas: d.Status.AvailableReplicas, PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
 	for _, c := range d.Status.Conditions {
@@ -98,9 +97,9 @@ func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) W
 			w.Failed = c.Message
 		}
 	}
-	for i := range replicaSets {
-		if metav1.IsControlledBy(&replicaSets[i], d) {
-			w.replicaSets = append(w.replicaSets, replicaSets[i].Name)
+	for _, rs := range replicaSets {
+		if metav1.IsControlledBy(rs, d) {
+			w.replicaSets = append(w.replicaSets, rs.Name)
 		}
 	}
 	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
@@ -116,12 +115,11 @@ func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) W
 // latest change: one scaled down and straight back up (a stop, then a start)
 // still counts as ready the pods its controller is about to delete. So the
 // ReplicaSet itself must have seen its latest change and have its pods ready.
-func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) string {
+func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) string {
 	var rs *appsv1.ReplicaSet
-	for i := range replicaSets {
-		if metav1.IsControlledBy(&replicaSets[i], d) &&
-			replicaSets[i].Annotations[deploymentRevisionAnnotation] == d.Annotations[deploymentRevisionAnnotation] {
-			rs = &replicaSets[i]
+	for _, r := range replicaSets {
+		if metav1.IsControlledBy(r, d) && r.Annotations[deploymentRevisionAnnotation] == d.Annotations[deploymentRevisionAnnotation] {
+			rs = r
 		}
 	}
 	switch {
@@ -184,30 +182,38 @@ func waiting(w Workload, generation, observed int64, updated, current int32) str
 
 // releaseWorkloads lists the Deployments and StatefulSets of release in namespace.
 func (c *Client) releaseWorkloads(ctx context.Context, namespace, release string) ([]Workload, error) {
+	var o namespaceObjects
+	if err := c.listWorkloads(ctx, namespace, &o); err != nil {
+		return nil, err
+	}
+	return o.workloads(namespace, release), nil
+}
+
+// listWorkloads reads namespace's Deployments, StatefulSets and ReplicaSets into o.
+func (c *Client) listWorkloads(ctx context.Context, namespace string, o *namespaceObjects) error {
 	deployments, err := c.Clientset.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list deployments in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list deployments in %s: %w", namespace, err)
 	}
 	statefulSets, err := c.Clientset.AppsV1().StatefulSets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
 	}
 	replicaSets, err := c.Clientset.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list replicasets in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list replicasets in %s: %w", namespace, err)
 	}
-	var all []Workload
-	for i := range deployments.Items {
-		if ofRelease(deployments.Items[i].ObjectMeta, namespace, release) {
-			all = append(all, deploymentWorkload(&deployments.Items[i], replicaSets.Items))
-		}
+	o.deployments, o.statefulSets, o.replicaSets = pointers(deployments.Items), pointers(statefulSets.Items), pointers(replicaSets.Items)
+	return nil
+}
+
+// pointers points at each item of a list.
+func pointers[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
 	}
-	for i := range statefulSets.Items {
-		if ofRelease(statefulSets.Items[i].ObjectMeta, namespace, release) {
-			all = append(all, statefulSetWorkload(&statefulSets.Items[i]))
-		}
-	}
-	return all, nil
+	return out
 }
 
 // selectWorkloads keeps the workloads whose pod template labels c's selector matches.
@@ -420,25 +426,15 @@ func (c *Client) WaitComponentsStopped(ctx context.Context, namespace, release s
 	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("Release %s has not stopped after %s: %s.", release, timeout, why), Err: err}
 }
 
-// releaseWorkloadsAndPods lists the Deployments and StatefulSets of release
-// in namespace, and every pod of namespace.
-func (c *Client) releaseWorkloadsAndPods(ctx context.Context, namespace, release string) ([]Workload, *corev1.PodList, error) {
+// componentPods names the pods of the workloads of comps.
+func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
-	}
-	return all, pods, nil
-}
-
-// componentPods names the pods of the workloads of comps.
-func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
-	all, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
 	}
 	var names []string
 	for _, comp := range comps {

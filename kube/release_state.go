@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -96,13 +97,29 @@ type Event struct {
 // Warning reports whether the event is a warning.
 func (e Event) Warning() bool { return e.Type == corev1.EventTypeWarning }
 
+// namespaceObjects are the objects of one namespace a ReleaseState is
+// read from, as a list call or an informer's cache gives them: shared,
+// read-only.
+type namespaceObjects struct {
+	deployments  []*appsv1.Deployment
+	statefulSets []*appsv1.StatefulSet
+	replicaSets  []*appsv1.ReplicaSet
+	pods         []*corev1.Pod
+	claims       []*corev1.PersistentVolumeClaim
+	events       []*corev1.Event
+}
+
 // ReleaseState reads release's state in namespace in one pass: six lists
-// (Deployments, StatefulSets, ReplicaSets, pods, claims, events), each at most
-// maxListed objects.
+// (Deployments, StatefulSets, ReplicaSets, pods, claims, events), each at
+// most maxListed objects. Watches reads it from informers instead.
 func (c *Client) ReleaseState(ctx context.Context, namespace, release string) (*ReleaseState, error) {
-	workloads, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
-	if err != nil {
+	var o namespaceObjects
+	if err := c.listWorkloads(ctx, namespace, &o); err != nil {
 		return nil, err
+	}
+	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: maxListed})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
 	}
 	claims, err := c.Clientset.CoreV1().PersistentVolumeClaims(namespace).List(ctx, metav1.ListOptions{Limit: maxListed})
 	if err != nil {
@@ -112,6 +129,29 @@ func (c *Client) ReleaseState(ctx context.Context, namespace, release string) (*
 	if err != nil {
 		return nil, fmt.Errorf("kube: list events in %s: %w", namespace, err)
 	}
+	o.pods, o.claims, o.events = pointers(pods.Items), pointers(claims.Items), pointers(events.Items)
+	return o.state(namespace, release)
+}
+
+// workloads are the Deployments, then StatefulSets, of release among o's.
+func (o namespaceObjects) workloads(namespace, release string) []Workload {
+	var all []Workload
+	for _, d := range o.deployments {
+		if ofRelease(d.ObjectMeta, namespace, release) {
+			all = append(all, deploymentWorkload(d, o.replicaSets))
+		}
+	}
+	for _, s := range o.statefulSets {
+		if ofRelease(s.ObjectMeta, namespace, release) {
+			all = append(all, statefulSetWorkload(s))
+		}
+	}
+	return all
+}
+
+// state is the state of release among o's objects.
+func (o namespaceObjects) state(namespace, release string) (*ReleaseState, error) {
+	workloads := o.workloads(namespace, release)
 	s := &ReleaseState{Workloads: workloads}
 	objects := map[string]bool{}
 	for _, w := range workloads {
@@ -121,8 +161,7 @@ func (c *Client) ReleaseState(ctx context.Context, namespace, release string) (*
 		}
 	}
 	var substitutions []ImageSubstitution
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for _, p := range o.pods {
 		i := slices.IndexFunc(workloads, func(w Workload) bool { return w.podSelector.Matches(labels.Set(p.Labels)) })
 		if i < 0 {
 			continue
@@ -136,8 +175,7 @@ func (c *Client) ReleaseState(ctx context.Context, namespace, release string) (*
 		substitutions = append(substitutions, subs...)
 	}
 	s.ImageSubstitutions = distinctSubstitutions(substitutions)
-	for i := range claims.Items {
-		pvc := &claims.Items[i]
+	for _, pvc := range o.claims {
 		if ofRelease(pvc.ObjectMeta, namespace, release) || slices.ContainsFunc(workloads, func(w Workload) bool { return w.claims(pvc.Name) }) {
 			s.PVCs = append(s.PVCs, pvcOf(pvc))
 			objects["PersistentVolumeClaim/"+pvc.Name] = true
@@ -145,7 +183,7 @@ func (c *Client) ReleaseState(ctx context.Context, namespace, release string) (*
 	}
 	slices.SortFunc(s.Pods, func(a, b Pod) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.PVCs, func(a, b PVC) int { return cmp.Compare(a.Name, b.Name) })
-	s.Events, s.EventsLeftOut = releaseEvents(events.Items, objects)
+	s.Events, s.EventsLeftOut = releaseEvents(o.events, objects)
 	return s, nil
 }
 
@@ -202,7 +240,7 @@ func pvcOf(pvc *corev1.PersistentVolumeClaim) PVC {
 
 // releaseEvents keeps the events about objects, warnings first, then
 // newest first, at most MaxEvents, and says how many it left out.
-func releaseEvents(all []corev1.Event, objects map[string]bool) ([]Event, int) {
+func releaseEvents(all []*corev1.Event, objects map[string]bool) ([]Event, int) {
 	var out []Event
 	for _, e := range all {
 		object := e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name
