@@ -391,8 +391,12 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// Close removes what New wrote on disk (the actions' Python package).
+// Close removes what New wrote on disk (the actions' Python package) and
+// stops the cluster's watches.
 func (a *App) Close() {
+	if a.Cluster != nil && a.Cluster.Watches != nil {
+		a.Cluster.Watches.Stop()
+	}
 	if a.sdkDir != "" {
 		if err := os.RemoveAll(a.sdkDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			a.Logger.Warn("remove the actions' Python package", "dir", a.sdkDir, "err", err)

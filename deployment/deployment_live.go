@@ -172,7 +172,7 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 			live.Notes = status.Notes
 		}
 	}
-	state, err := cluster.Kube.ReleaseState(ctx, d.Namespace, d.Name)
+	state, err := cluster.ReleaseState(ctx, d.Namespace, d.Name)
 	if err != nil {
 		return err
 	}

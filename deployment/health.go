@@ -109,7 +109,7 @@ func (s *Service) readHealth(ctx context.Context, d *Deployment) *Health {
 		if err != nil {
 			return unknownHealth(d, "Styrmin could not read the deployment's driver version: "+err.Error())
 		}
-		state, err := cluster.Kube.ReleaseState(ctx, d.Namespace, d.Name)
+		state, err := cluster.ReleaseState(ctx, d.Namespace, d.Name)
 		if err != nil {
 			return unknownHealth(d, clusterMessage(err))
 		}
