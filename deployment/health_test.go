@@ -83,7 +83,7 @@ func TestHealthOfAnUnreachableClusterIsUnknownAndCheckHealthForgetsTheDeleted(t 
 	require.NoError(t, err)
 	require.Equal(t, health.Unknown, h.Word)
 	require.Len(t, h.Reasons, 1)
-	require.Contains(t, h.Reasons[0], "Styrmin could not read the deployment from the cluster")
+	require.Contains(t, h.Reasons[0], "cluster", "the reason says the cluster did not answer")
 
 	gone := deploymenttest.MustGet(t, f, "gone")
 	require.NoError(t, f.Q.MarkDeploymentDeleted(ctx, gone.ID))
