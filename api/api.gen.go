@@ -101,6 +101,36 @@ func (e DeleteInputsKind) Valid() bool {
 	}
 }
 
+// Defines values for HealthWord.
+const (
+	HealthWordDegraded    HealthWord = "Degraded"
+	HealthWordHealthy     HealthWord = "Healthy"
+	HealthWordMissing     HealthWord = "Missing"
+	HealthWordProgressing HealthWord = "Progressing"
+	HealthWordStopped     HealthWord = "Stopped"
+	HealthWordUnknown     HealthWord = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the HealthWord enum.
+func (e HealthWord) Valid() bool {
+	switch e {
+	case HealthWordDegraded:
+		return true
+	case HealthWordHealthy:
+		return true
+	case HealthWordMissing:
+		return true
+	case HealthWordProgressing:
+		return true
+	case HealthWordStopped:
+		return true
+	case HealthWordUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InstallInputsKind.
 const (
 	InstallInputsKindInstall InstallInputsKind = "install"
@@ -199,16 +229,16 @@ func (e PermissionSetBindingsSubjectKind) Valid() bool {
 
 // Defines values for PermissionSetKindsScope.
 const (
-	Cluster PermissionSetKindsScope = "cluster"
-	Unknown PermissionSetKindsScope = "unknown"
+	PermissionSetKindsScopeCluster PermissionSetKindsScope = "cluster"
+	PermissionSetKindsScopeUnknown PermissionSetKindsScope = "unknown"
 )
 
 // Valid indicates whether the value is a known member of the PermissionSetKindsScope enum.
 func (e PermissionSetKindsScope) Valid() bool {
 	switch e {
-	case Cluster:
+	case PermissionSetKindsScopeCluster:
 		return true
-	case Unknown:
+	case PermissionSetKindsScopeUnknown:
 		return true
 	default:
 		return false
@@ -515,6 +545,24 @@ func (e WebhookFormat) Valid() bool {
 	}
 }
 
+// Defines values for WorkloadKind.
+const (
+	WorkloadKindDeployment  WorkloadKind = "Deployment"
+	WorkloadKindStatefulSet WorkloadKind = "StatefulSet"
+)
+
+// Valid indicates whether the value is a known member of the WorkloadKind enum.
+func (e WorkloadKind) Valid() bool {
+	switch e {
+	case WorkloadKindDeployment:
+		return true
+	case WorkloadKindStatefulSet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAuditEntriesParamsTargetKind.
 const (
 	ListAuditEntriesParamsTargetKindDeployment ListAuditEntriesParamsTargetKind = "deployment"
@@ -677,11 +725,32 @@ type BundleProblem struct {
 	Message string `json:"message"`
 }
 
+// ClusterEvent defines model for ClusterEvent.
+type ClusterEvent struct {
+	Count    int       `json:"count"`
+	LastSeen time.Time `json:"last_seen"`
+
+	// Message Secrets redacted.
+	Message string `json:"message"`
+
+	// Object Kind/name of the object it is about.
+	Object string `json:"object"`
+
+	// Reason The cluster's word, e.g. BackOff.
+	Reason string `json:"reason"`
+
+	// Type Normal or Warning.
+	Type string `json:"type"`
+}
+
 // ComponentState defines model for ComponentState.
 type ComponentState struct {
 	// Ready Live readiness, e.g. 2/2; empty when the cluster could not be read.
 	Ready   *string `json:"ready,omitempty"`
 	Stopped bool    `json:"stopped"`
+
+	// Workloads The component's Deployments and StatefulSets with their replicas; absent when the cluster could not be read.
+	Workloads *[]Workload `json:"workloads,omitempty"`
 }
 
 // ComponentsRequest defines model for ComponentsRequest.
@@ -736,6 +805,18 @@ type Deployment struct {
 	Driver        string                    `json:"driver"`
 	DriverVersion string                    `json:"driver_version"`
 
+	// Events The newest Kubernetes Events of the release's objects (workloads, their
+	// ReplicaSets and pods, claims), warnings first, then newest first; at most 20.
+	Events *[]ClusterEvent `json:"events,omitempty"`
+
+	// EventsLeftOut How many more events there were than events holds.
+	EventsLeftOut *int `json:"events_left_out,omitempty"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health *Health `json:"health,omitempty"`
+
 	// ImageSubstitutions On the local cluster only (docs/local-cluster.md): the images that run
 	// instead of the ones the deployment's pods request, each distinct
 	// substitution once, and the requested images that cannot run there.
@@ -747,6 +828,12 @@ type Deployment struct {
 
 	// Parameters The non-secret parameter values.
 	Parameters map[string]interface{} `json:"parameters"`
+
+	// Pods The pods of the release's Deployments and StatefulSets, by name; absent when the cluster could not be read.
+	Pods *[]Pod `json:"pods,omitempty"`
+
+	// Pvcs The release's PersistentVolumeClaims (its own and its StatefulSets'), by name.
+	Pvcs *[]PersistentVolumeClaim `json:"pvcs,omitempty"`
 
 	// ReleaseMissing When Helm has no release of a deployment that Styrmin installed (it was
 	// uninstalled outside Styrmin, or the cluster was replaced) and no task holds
@@ -773,17 +860,22 @@ type DeploymentSummary struct {
 	AppVersion string `json:"app_version"`
 
 	// Busy A task holds the deployment.
-	Busy          bool         `json:"busy"`
-	CreatedAt     time.Time    `json:"created_at"`
-	CreatedBy     string       `json:"created_by"`
-	DeletedAt     *time.Time   `json:"deleted_at,omitempty"`
-	Driver        string       `json:"driver"`
-	DriverVersion string       `json:"driver_version"`
-	LastTask      *TaskSummary `json:"last_task,omitempty"`
-	Name          string       `json:"name"`
-	Namespace     string       `json:"namespace"`
-	Status        string       `json:"status"`
-	UpdatedAt     time.Time    `json:"updated_at"`
+	Busy          bool       `json:"busy"`
+	CreatedAt     time.Time  `json:"created_at"`
+	CreatedBy     string     `json:"created_by"`
+	DeletedAt     *time.Time `json:"deleted_at,omitempty"`
+	Driver        string     `json:"driver"`
+	DriverVersion string     `json:"driver_version"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health    *Health      `json:"health,omitempty"`
+	LastTask  *TaskSummary `json:"last_task,omitempty"`
+	Name      string       `json:"name"`
+	Namespace string       `json:"namespace"`
+	Status    string       `json:"status"`
+	UpdatedAt time.Time    `json:"updated_at"`
 }
 
 // Driver defines model for Driver.
@@ -863,6 +955,26 @@ type DriverVersion struct {
 	Spec    map[string]interface{} `json:"spec"`
 	Version string                 `json:"version"`
 }
+
+// Health How a deployment is doing, from what the cluster runs of it (its
+// workloads, pods and claims). Healthy: every running component has its
+// pods ready. Progressing: getting there (a rollout, pods starting or
+// stopping, a claim waiting for a volume). Degraded: something failed
+// and needs a person (a pod crash-looping or unable to pull its image, a
+// rollout past its deadline, a lost volume). Missing: the release or a
+// running component's workload is not in the cluster. Stopped: every
+// component is stopped. Unknown: the cluster could not be read.
+type Health struct {
+	// CheckedAt When the cluster was read.
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Reasons Why it is that word (empty when Healthy or Stopped), secrets redacted.
+	Reasons []string   `json:"reasons"`
+	Word    HealthWord `json:"word"`
+}
+
+// HealthWord defines model for Health.Word.
+type HealthWord string
 
 // ImageSubstitution defines model for ImageSubstitution.
 type ImageSubstitution struct {
@@ -1084,8 +1196,49 @@ type PermissionSetKindsScope string
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
 
+// PersistentVolumeClaim defines model for PersistentVolumeClaim.
+type PersistentVolumeClaim struct {
+	Name string `json:"name"`
+
+	// Phase Pending, Bound or Lost.
+	Phase string `json:"phase"`
+
+	// Size The bound capacity, else the requested storage, e.g. 1Gi.
+	Size         *string `json:"size,omitempty"`
+	StorageClass *string `json:"storage_class,omitempty"`
+}
+
 // PlainValues Parameter (or prompt) values by name, each a string, a number, or true or false; secret ones are left out.
 type PlainValues map[string]interface{}
+
+// Pod defines model for Pod.
+type Pod struct {
+	Containers int       `json:"containers"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// LastTermination Why a container last ended, e.g. OOMKilled, Error or Completed.
+	LastTermination *string `json:"last_termination,omitempty"`
+
+	// Message The cluster's message of waiting or last_termination, secrets redacted.
+	Message *string `json:"message,omitempty"`
+	Name    string  `json:"name"`
+
+	// Node The node it runs on; absent before it is scheduled.
+	Node *string `json:"node,omitempty"`
+
+	// Phase Pending, Running, Succeeded, Failed or Unknown.
+	Phase           string `json:"phase"`
+	ReadyContainers int    `json:"ready_containers"`
+
+	// Restarts Its containers' restarts, summed.
+	Restarts int `json:"restarts"`
+
+	// Waiting Why a container waits, e.g. CrashLoopBackOff or ImagePullBackOff.
+	Waiting *string `json:"waiting,omitempty"`
+
+	// Workload Kind/name of its workload, e.g. Deployment/shop-web.
+	Workload string `json:"workload"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1499,6 +1652,23 @@ type WebhookWithDeliveries struct {
 	Kinds []string `json:"kinds"`
 	Url   string   `json:"url"`
 }
+
+// Workload defines model for Workload.
+type Workload struct {
+	// Available Its pods ready for at least its minReadySeconds.
+	Available int `json:"available"`
+
+	// Desired The replicas the workload asks for.
+	Desired int          `json:"desired"`
+	Kind    WorkloadKind `json:"kind"`
+	Name    string       `json:"name"`
+
+	// Ready Its ready pods.
+	Ready int `json:"ready"`
+}
+
+// WorkloadKind defines model for Workload.Kind.
+type WorkloadKind string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -5468,203 +5638,222 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17c9s4sij+VVD6/aos7aFlJ5PM2bXr1C1PkpnNbmbG1052TtUoZUEkJGFMARwCtKNN+bvfQjcAgiSo",
-	"hyNn5ta5fyUWSTy6G/3uxudBKleFFExoNTj7PChoSVdMsxL+elWVSpbmfxlTackLzaUYnA3eLxmZCvZJ",
-	"36TwxpTIOdFLRoqS3XFZKVLQBRsPkgE3r/9esXI9SAaCrtjgbIDfDJKBSpdsRc3wK/rpHRMLvRycPT89",
-	"TQZ6XZg3lS65WAweHpLBa1bkcr1iQv8Eo3zGoQuql/XI8E8yKNnvFS9ZNjjTZcXCeSLjlvyOlYcd8x1f",
-	"cd2F2t/lPVlRsSZcs5UiFIBEljLPFKGarKTSfSDLYcRw1ozNaZXrwdnL08SAj6+qlQXeigv865kHJBea",
-	"LVgJq3tP1e3b1z275dnGvc5luaIaB/z2xSA6/i9stpTyCad4MJ+rQgrFgEovSznL2cr8N5VCMwGwp0WR",
-	"85Qa2J8U+MZ//KYMIj4Hs/3/JZsPzgb/30l9DE7wqTpx48KMTVReCMLKUpYJoYpcff+K/O3Fy/8kdhqS",
-	"MU15rsYDC+2LNGWFNpvtXeF+K2sMGlmeOZ/pkooFI/dUkd8rVrHMLJUSTdWtobIlo5k95e8kLiJ+zs0H",
-	"R4p8uHo3Hmwie1iGXaB5fnH59r28ZTBqUcqClZojvtKSUc2yG6ob+M6oZseaw2lrDZ4M2KeCl0xt+kZU",
-	"eU5nOXMk1RmDZzvRVzLIqdI3ldq8xK3TCctTOg8qxcqehw/hyfgVj4plQP6rJATgRz+xnP3GUm3Gv0gN",
-	"+t6KokKe3iJdw4MqmhMKr5GyEkeKcHjbYLiJK3wpThn1AOMYym65AIAzYXjRr26oj+1Xk8GnY/PO8R2F",
-	"DSrzcriHf3KRXdiPH2CBqwJ3RvP85/ng7Nct5zinXPyL5hVTg4ePSe9OjhQpzKsEZyB38ElCLKtVZM7z",
-	"nGWEi3EHU7DZxO2xXmQ/fq7Y7xVTuns8wv1lGTfv0vwyeAXpbdMuwvWT2dr9YKCbELMeYAZe1rs3acnO",
-	"iVxxrVlmv1FE01tmZDsvHSACbLtNPcS2WRSlvGOXrFxxpbgUKthyfGdzmivWJkGQllt5tZ/lmvWtp8q4",
-	"vkg1KjQtMs+ykikVp/M050zoI0XsW+eErQq9JnNZEirWUjAyqzSh2YoLFT0K7rR3x3anmgxhNKL4Qhxz",
-	"kYA2ZUYGbI0SIkv4yZ45vaSapNSQY3TCUuY9E5onRtswgxlOFm5GyJnM1tEBtWHlN8hBu4PyjAwFu2O4",
-	"RsXSkumR1wlZqQyiycXlWwLjwM9m5yQ1W7/nenlO6EwxoR1QidRL87xkGROa09ysagfWbUbtXaZ5aHhd",
-	"1pgNd02oyOzkFsg7znjHacjlFAMqNLyg4MewXc8X/J+pXK2oyI5zLkCUSMG6fLHNYizzN/NZBCeebj/2",
-	"0fsboct1hN572Povhq6MypBJwRLCxosxybzmPeZCaZrnCZCpoVID0TGKoyjZUHfcNp3d4GCaT/bQClDR",
-	"6ucnn2OfdPbLcgUcjpTIn4BPZmTIteGRelkzSjWK8L49FAtZ6VQiK/BSMc/lPUOVeG50DkN1lOcsi1CE",
-	"eYmqOOKMWQGos+MYjoEDuSN+v2SC2PniXAP3v+mY2zPtIAV8aEUzhJ9VOQFw/31suf3x2ywhNFeScGHZ",
-	"Q3kH5zCXC2JOQGvQUciScEiFc0gcwJ4e+DbOrGi5YHonsnuPr0YVL6oHjoIDyW4Hr5HpkeLpsQHJ3qN5",
-	"SResezK9tNtJ7AVnvBZ5tCwp/B1Y6DvomjBf86Petb/3EG6u3ul8uyrDcS0KXo7N/V0lspwF9l7LsJB5",
-	"tRLBNMHRm3OW95A1PDIyEbSbBO0kc/DPiCpYOq6P/6+nH8dmcVGqm/M8ru8Dl+/M/H0pV+SZl0RwONGF",
-	"gkbkkioiZJvIgx2tmFKWhDZDFRZWvx8D7CtHWtea6ghVloxm6+4e3vE7c2xpxgVTysqL5yfPGxwHjmxe",
-	"KaNoprLKMyKkJjP8MApJpWVRsJCQZlLmjIrO1tybG/ekelXtpu+ruTf/OYgDdU6MlCYrRoUyTBQ8Ne6I",
-	"djlQ4yTGtNFXaMOFVvJu1oz/4iFpb0e7kbo0jjpZQtRS3huUcEWkSNkZUbq4GY8jaGhBGsfuwvkj+OZy",
-	"plm/wZnB8w1WZttUxA92NBXD2Y2p+Np+/ChTET7YaCtGTEQnwPw+l1LeWi1SJcYAcxplD8PbZC3idnax",
-	"Fnff2EN0Hqfm7Q6u+pvrarWiIIU6ZwyP/g34y+KKi4FdbliJMtynyyQSZCRc14+ifKN5nPtUwk0bavHB",
-	"GJz4ii7YjapmSnNdAYq7u/oZ2V4uU5p75idFvibDTKbqBB4c2wfjVTY6g/dhbIVaVVmJiTAKN6Ne7ZIC",
-	"nrJAJzfmvsyUU54Swmi6JBlXmotUT0S4UDjyCVg6gb7Fssa8KRUG9GUFWyjZeCIuUESZAdAqw3Wr8USE",
-	"XHATYN+aGa6DtcT0lWbwYT/nh5DiGJlcx68R1dlLljOq2A14DcQiRphMkL+z3Eti+4XBBQ0QgFC71uty",
-	"xQWxFhKaD0Ydn4hK1D/KSiueMfe6N+sdiaD+XuQ0ZdkIECUkeGAxTDARXJ/BhIjFezO1liSTY1KyOw5e",
-	"FkJLUMeFm+XIjJnKMlOJWbw5ZJUilbgV8l4gDiOmgB0tLk4ALv6dhAh2b8yBOS9tDGMXmriy38dIAVGp",
-	"bhTTmwRaYJohHpb0jhGKiA99EvDDaE+hHXLqgDabq2uwnRBwfbLSEc4h9P8YA/46ZkB35q6ToShu7lip",
-	"rKehA+9ZpdYxdaGm9xavCw6yVwiTR4UT3DezdY+TwMjcL3P/ZxBYjA8PjzbCBkIQBhC7hIIC3PcGHUBd",
-	"Kmgaf4o8IR6tKLI9wRv3W9UL8LDpQCJp0IxfliWVBtoaeG+sMkqtHhlNEu0Fl6qJussnuO6x9OzKe5im",
-	"e7qBXe7HkyxkcT31moN19MPiINwHRvrqnAfX7x3+b3XMF0Ax+hA1IpPBjK2lyG5cZKfH77+kpSaZZAqU",
-	"UaQ38LJxvSRcKxcQsXrGOfiOM6MGuNnN23NZWr2po44EK9LsU4+kM3BJiKrSJaHqzC5DkVeoMlzJnH3H",
-	"RcbFggzLGU3HtNJLWfJ/Q0x3fPtXNeZytN2+M/MnNdh2gbzqcSDrmtiPFIIxISUTGStZhtBrQi7xu0LE",
-	"AHCtvnWkiGcdZGgVpWOVyoJlxNhPKsF/jG5jlRoCjxNy9d3FK1JWOVOgLs0QTkYNgj0Zg9Sixk+hEtSq",
-	"wPlrFGvBWOaWdSkzcs3SquR6faTIjCqWc8FGThtjMFaMCsbkwiuHCamKRQkOzZKUMs9nNL21yrcFAxWA",
-	"dqA7P8rcKosWtIR7X28kbhuQ/x5xs5oALL+P6MRg2FDlFkZzo7U2giUbRa+fYLaOTSDr/ZpJonaeZ049",
-	"tIcH1yBO9Z3VpJ4GQkA6QZUZcN9FoCdLjNOFx/mcTFvcZDraWQWO8rIoI2WZ2huXeOS2Wd6WzXE0ufGb",
-	"PrBt9xPVXNysuJ+L9GqNOZ2xXO0V0+lM8TRiPc6erSy370TptV8t8Clh7hXECNU0l4vKJoeN43lWsdig",
-	"15y6OoGF607Kwb/qDX956s42XZsvrGNr9wyaoimC9jlhykbRsj4KKVi6v/ehoKViGUF1dqzQ7h6vV7n1",
-	"97gHsKjxb0oKgoPMmCJcx8OK/fbBNuxbmLZ05Ib2bEFgNxwjha7LpqsurqwWGdFazCMyq3iuXdyu6Q1z",
-	"Ti5FrJPLhg8c8ODtk0IqvSiZOnv2shkqAW+80c1qf1YqhaZcQFoB+LCUpqXeFOlk2abFU6MAOC+ZgrjQ",
-	"fcm1ZsIutV7ct+MX8XmqXiXJbh3nSmqG66T78DWbcSrIJU5y/b/fkWcvx89eYC7I/XJt2PXSqH0GCtsZ",
-	"c71lu6wozlFD6XXlex1mU8pY0+yP5CnVeY+1LuNcZFEwdg3m7qj4zo4DtgMO9u0dIw4NKP2Ti+yt+7xt",
-	"aEfEhddlm74No83VfkIeFyQtB+mBst86eWB+HT25b189sFIT3b6RlS0OhtAp0fDwbYrIWGz3hmQ2HoDX",
-	"DqBaIgU0yPZIRZLsDuVT6s9Ca4QTIB3N8FTr5EWvd2/YewO9t/faO0aTrjfSkXvTkVLy6AhYSC39Dqne",
-	"XIR3cvHOBvZb6N9DN8rZHcujyNo5uo9D1B9A3kpswT85RF3KnKcxf61NRerg8YdczkhBtWal8GeytpgD",
-	"8lFkRddkIQkXWp6Rv0AqnzEwaGqwm5D/RSCx7Fd6/O+PhJI0p0rt4wFzWsxNPX3UTHWGuOUcsCzvwAk9",
-	"Ci6y6N087BNXPZ7mkkHuUo/S4J6GkBneVjN2/BfPR5MgJiPvxejM5WNhcNDwM0GY0OUa9SMYCvJA2Sea",
-	"6ny9H6z2993W38TMc5DeYBnfLyVRDM3tAugJzHWX+DFjc1kywH7Gs+3KSZ0F10VvAPfG6rY6fVsE/wpS",
-	"yTaS/RdS4ZZklU2bjK6f3fcXUTQLInrcNJhtq7QsFLmX5S0XC5vHgtnGLhuXasCeIpXQPCclu5O3LBuT",
-	"C/sGxtFkpXN+ZyPQwafOacV1rxdo52KJoBDsma1l8n/vFGjoAeQHFXP/F1Spe1lGDvSFJkbuafLsecC/",
-	"NuZabwx1mnf2Kv0Iyj1srq9fbM8Wbd1Vd5cBe45lKuRriLg5xq5CdcDnuhtyqVOmDTmsQ+V1iMnvwMVG",
-	"+/EoducWtpPHzO7yjfkK5CQHp5kK6cOP7WhxpyG/x5etdbAjqNDzPGx7dhPv103g+CVoiyY2RSixauto",
-	"E3jN0PuBEsPS3YVf84VQHmnmDJfrc3uoMSGMLiiaHGEh5stvm+fv25i0KPNO/eaLv+53bs0YfvGeIGJU",
-	"7rW/Pl6e+t99fnWW2ezqlUQRgu+AMBHu/7FU63kpV/u5pfrg/70sbb6CSogZFl0WEjI1gADOUP7bBGrN",
-	"8rwvTNTrpNRyZ0eRcw5aaAWwhz3DWBvBb7Xovdxkl20rc7a2BUkUJYo3Ao4UVL0QRdfqjFCCm0kInQhR",
-	"rWasxLSZsmKY454rZkSVhVJgzmp6y5AnubcnAl4/x2wqoyQqzE0PqpwwdwSSgP3MuELDTiYC3C3kJ9mZ",
-	"iJKcK02whgShhs4pKnxgCowrribCRW7Iz7beaihLYsTkqJHT0im+IrVvYyLM4LeMFY2VS+G4EAQkXT2X",
-	"4SvAa2zmjPnOyGw1Ee3vGjlBIfpRAP1QUqH7Y+lRFznqC9a6PMMwyz3Pc1IpCKkODXxfvXtrNV6uCZ0b",
-	"yHKtWD73Lr6lVNo8BOeZFKMWy9quMiQNmd/49PmLrd+G4rtdsr4Xx6uFu1/OBlOzGdjZVj3XhP9bW2uO",
-	"UZ5dw6zgtFY20jleZQmZoNeSOodFbVBNBiNz/OqvczbXRlmsSY4rm3DoppL3IuI4XCxKtqA9KZXv6Izl",
-	"RLGcpVqWIIL9B2IRhsP3NChdVLihguxRn2i/D4VOEJQfJINupD4qbzY4Ui5I8PFRzHzlaLw2oNyrrd60",
-	"3Z9XqGEGC40XH5lv+4+5eez8R5F1AQUi7us4PuiNo3gVQAUHoLPYa1be8ZRdpKmshBFaoNsngx9KWRXR",
-	"dbuR4kt/UxdzkubYztXhVm4LmCInZuMGNiK2OeOX4LbFY2ae/mqUt4Aa4zXt0+F14cccjQWgJEosF5dv",
-	"CTwOq70wilMyfLLRc9+FdiqLhuZnSQz0PBC+20ssHZBgqF2gY/N5u1v8p8tI8ejMfNJJHXQvKsxBoaKV",
-	"hWIMa9HF+J8dB5uSDPtLvfCLXcBdyOzGSaVt+R9Hu+fvEPChJgYTc/6JZcQIZHVGJoOi5Hc8ZwuW1dHF",
-	"ycBIQ9BEBNP3srwNfrl8+zr46+3lq/qvS6qX5E7m1YoFrxSy1PjnL1xk8l6hjlOUMmVK4ZNKrKi6ZRk5",
-	"MT/jb9dv3nFRfSISdu9fTKWYc8Eyo+UZUxd/vyiKi3IlSyLvWFnyzC4gpQWd8ZzrNfnp4sc3kwEZQupL",
-	"ZrZbP3NJ6w5cR8rYuQUrj1OqbOjSiPtXF5c3mLQ+Gai1SnVeD0vsD92xiKJzrGzY03EAeV2P5Uy04Dc9",
-	"J+NNz1E4J38JrPP+07FVjn+hAGdKVmV8dPeMDA3pJ3AATtgnlibkLyMwTKBOwr9mm7r0urT21A/uWDnb",
-	"fvKtO8vvw363/fzHMn3C6OYjzVFjeGEMadQxTaGYJrADSZ8Beu7MKijRMXa904KjqR0bSlizHu0KsriI",
-	"eW6t5QVTxnoy43uRJ8U856mGLlLa2Bg5/PeO5thKRuqbuayA885lOeNZBv0IKuGSRsEvopel1Dq3PhJ6",
-	"Rzk6bz9uLMGPdRKAdI1SikWrXCUw+hdo6FvvcaSqluWZ+oIS/+9lSSwEMGXBoNEGy0jBSlv+O6yteZwS",
-	"kDiFX8eT6vT0m9SQBPyPTRMXp7bvTvFP+yI69/DV7rfxZB9b9qvi3iNvds2gAhr97rOS0VsVRpGNjCpp",
-	"qhPLpFwtMSSX3C9ZyZDV7Jyf2Cy4jjHhLS0D7HPougFIb/cGIFSoe1YS7EdlfT6/VxIzrbX0yZgJxJzm",
-	"oFfpxsi+jwD4WqqMaxtCm637qKpT7xDUVXsXW6ToCD47UrBa5xmy2U14Pl3fux7p1WXZH67A52FM2LD6",
-	"GxxgQzqTlT6b5VTcgujBFIm/v39/idOp0Q6Fu+ZpkBDoSip8rwJgOR/jTMpFzDd1EOls1UUhmlstSnYc",
-	"5D0XUmn398aeORu8rF33aLRczIeDfdEYnt17qsiC3zGxr6v1zoEkUuPhnIeafdJG74EJMOjt+4zg/HWu",
-	"R6PjhVvlDkFT15ICAJ60vbu4ysC5a4CzBc8bGe0m4doZtCVt21k9PXk86DyATOygZ1WUYV5Z/eE1n8/3",
-	"CQTU7v86JLA5EJDZGdpHtxJ8zllGzHPnKlhRwedQh3uNtGa3XLKMpnpLNtruZ+Bxhlbo8odNfYzC1VZl",
-	"7l3P14DP41KUymDyLmd+yio1P3PIIjcnj21JP7hqKdElo9mxFPl6kAwMWKltLGOEW5TurmwIsb+xggsy",
-	"Pj4bk2pfxnukYpmZj8zHbI7bTHLbKSPTbW3HlMwmrP7JRXblB2jRVUxJwacAT5YRrMeRO+Td28MVEM9G",
-	"mukhE1hnbzphuPYtrV2jBB2b9FrTUvfTFQSrNxDVpr4p77FDk32OQ9U9qHz/FMswV/vZ/G0qgdF3JJFg",
-	"z4Y+rvHTHowGO4zDjxW7d1VDDR5EntKsSEAJrpvM9ZYf/yZncfhC+RUTGcvIP+QMrQEddoA0Nn+l2Y1t",
-	"laVs3kHmErMgcmN0TrMScMijOjgOplYQznR5A1Kw0fgxPdhixvcbMyQmr3ulyEDG9iloiMka6LDhL6rJ",
-	"7qmEQvxgs7QQTU2QYr/fjYJ850ZwvZhFdAbTIqrb6CxpnHJ+k7ObuD3uycZYSj6J0+75H3J2pIisdFEZ",
-	"pRV7UZPnp6f4dkK+fUH+yb8bbdm+m/0GvorLcHeCm6sDoDe6Lx4pQEJ0nlwuomzLoy4wClVzzTtZvS61",
-	"N8KA+tNyk8Eq6rvpHP5ZLtNbQ/qyJDNjBLP5XPbUqRRScb1JHyr3Te/coENBalN/E2iFbaPgnNqZyTDn",
-	"4pZl+Hz3ssf3VN3GoNtncsW683nQJI5nd0zcOiU6gJQlH7fdOHeXxSbhKItDyUboXvZkslEWO4tGt2GU",
-	"jObDxwnG97ZlRStEHi/9e0w1YdZoU9Xl8EZGxH0DXy4+dmbv3BPPtlNgycx/c1MJYydEcvhY0CPQ9mRX",
-	"WpbMejUVyaQt4KWZc7QZnB0pMsS27656zZjbSyogJQgyzm05s62cknOXpD6yiTrdrn1kipNO0Vavm7VY",
-	"fyhoJBnPkjDRCqh8o/K/DVqGOltcuFtP6wCECpKvloN2TFyrvgIUJvSN4W29rkzPwnF3jgUCU4T59LKU",
-	"1WJJKClKvuKa3zED+oBFjqI9hXvoLqAnaOB/EwqDmIyxbf7NRAlZuspiZN1m6075a/hEg1lKpuBGid64",
-	"KuyyKGVWpYb3G3nd9ONgGhqOgy0XmvKB2OY+rkXtjKUUE8BUK0EJ6E7Idh2+mRKq0pvFfpjLNrXD3gTl",
-	"wdMzMsWXpwmZ2vensLQpsNapQVEjwWqUkPslT5dkevnz9Xtia3fVyWfDLh9OXPn0yWf7v4eTYL4Tu9Sp",
-	"ywnEg2jnGnewvZsU38qZaqm+tVcQvgnfsGL3vGuweLY1pAHBHHBoL5ojItnyyGTQbeaDTNytsE/MhLdq",
-	"tPpg7tg3KUhg7r334uLybU+YtO1nNwPieH0r7tMpmgfsnhqygVODoTIXX1cNj+Kw2wHNULVr209LFmZ4",
-	"j1zf/9k6lCAGPWdkav6ZkpIVjNr8lOA5DAshOjwWPvfdh5Iybnaz4oLabt8rWhQ2Jc7ZxD3NTMOrKpzh",
-	"29/sLGgzmvia3b6Og41S5qR2KPWXaITeNnsu+49D7UDBhrX9b3plMhnYgEffux/wca0UWLpe4/1EeJoe",
-	"koEUbIea2yYEHpLNb7fn3lrQEkJr2+sBELa/WkN227sNitj2coPWoBefVykileA1rgLSsZh2tOEJNum9",
-	"3MTOcohuW31G05M02QpERQAc1DCwgYBAa0JVacpYFvatTwYpFSnra2Efdqx7SkthZ219X+1zf2EbE5Nt",
-	"ydgWgzGsNM9orD2DJdpDt2dwyfjxtrs2dhYdLRBP90upXITU9vVPGmkzXKR5lRnV0ibgPKae7BG9Itzu",
-	"sApBhfnLdfc3WHDcBTov5ermUXC1Gjnch7IhFg4TPGJjOw7f9hw4zreb86BBlOaMfHCff72OFYjBxj6/",
-	"fpeK+uzt26Uiht9IKKlDZ+2IZKOFRR3o3tTMwiLrcc0s3mDtGuRJVmWJTaLZo0KGewz1h3SL6AfcHWf3",
-	"+wfLLQPc/YKrVunjTpwvgoX1TVmJbS3hoPNHVq6hC7i7RAY7UHoR02o/uBNT3JWxdVFeY63HdIofPqwx",
-	"M7swRpTP2vNXou3ssQ5zoaJpcJiMsjs+G+kr2+zqQ/EHR3ThgqNMIVot/yh3LVd0lve5ZHdW0fapse9L",
-	"j/4F8h/91WMKiqK5OLN9yYbUN3F3NXmQMi15lpKh4mKRM7yeTYpzIqR/K2ioL3NG5jLP5b1yiV53PIOK",
-	"VsgXh3teMZ5qL3obhem7sJBBMjBTRlXnPW+O7PYQ8OhoeVwszPpooa/cejN2N3RXgJJQ9/zMI+VIEXt/",
-	"miJM1JDlZX15nCJaSlKJnCllO1Xc0ILf2Idc2Yrgnq72zdcbN+nGItW/cLj/yy0UaoVxlHDRweKG2NYL",
-	"8/oSoriAJH8JrphbqIRdMiLzzI8KpZTQtx4uuVKykfAWtp/Z+RDE5FVve4gn6Z++oeNEs+GUMwvQTU1L",
-	"RhQTOkyIbDeb+KrtJQ7UUWIvW3RDDNb2m4iDaP+GEdb5uQsrgR4NFphNBLtFe+D092n/2E+XF1qb/cTa",
-	"afkH7QuaKqHdFQHY1OLIMFh4XWGfhWfxSId9aV9ZVpVgvd2senIbtmhVdtbYrXzcN+DdkK5+018cUrKU",
-	"cbxVD/PpI80yU5tJuy3c1M4ytvB322vCoQXLDQjulSEH6E7zP6knzZe3g0Hpax0vw2ffBg2OjMKzkiUb",
-	"efrxNfwYY6vvd411izlYe5g+InptD3ovm7jJZeQuH8g3c+cvMdLXX79AhlwQSu5xfMjJxylILhe7Z7S0",
-	"uFgEGzvxnK2BPsfe4gzoURp6k6ttD0Zvu8gLWsM/mtXB0dv3wPFowoTQhCry38dWrT92xLPjxb4lc6Rw",
-	"I+dR8b0dVqrjQi+YK8u3o2+78XV/3u/abYaYGO+0XMNpb3bUVWJagvveoTFwb3vCreXIborBG0cQjZxf",
-	"jA/vHXtostUOOKe/KSmmZ0GTxkym1Qq0ranKaXo7PSPTzxO4LWMyOCPj8fhhCuLnOnd5+KmEai7LUVRo",
-	"4P2G18TCSJvWZ6wOS611k8Id/JdOx+/ewpc1RtuHpXmWu81JEUwRu/oKBRKU3l+bGWy8h9GSle/jF1de",
-	"RO4OT8jUXlkJ2RSwWLCTYKCaTpdaF4OHB0ismssekYApyOas1Kb/gilXoPqP659/GpOLSi+Z0DylGu8q",
-	"J7SxronAXohDS8+uIHAyqM3CyQArXaW9WWFqu5zbNor45XR0NhHTi/D6ljPyHeyL+D37now01cHtFtYQ",
-	"NSbi2UT4UhP4XWFOGAuSrj+lrGglFCTEFaVgS6yJrYkK9a3EXnKPdvCKCrMnmGJMLuzN9NYMnipNYcUj",
-	"WE66tH246jvsfZIUXIiEF7VxsKXH5GfB7HJgTHrL1EQI6UgAsmqMqb+U99BFloOqa/MkjLK7YBr6phqI",
-	"YhoPLuzEWd3Hi5IKPSVDyDTy+Mjlggvy4eodOT72d/P/dPHjm+lEpDTP1cg7jhwt+Ncg/cI7hXwRtSt1",
-	"th6fiQBK4Mr1BjMsW7nBfKus8URMxBso8sRK5CB8dGKrRP8D2BUZXn3/ivztxcv/HJ2TqZETU9dwSdEV",
-	"m4jeynHyDhL8zfAFXXBhqPcMtgAvToMg8ZTI+QTMCFg9VWTqHmhpoI09gdknDU3HUN43B2C2cncicq60",
-	"IWTX7s63w4ema2DnOrBMn58+Jy7TZ4pQcvkp2P/MUP+Hq3fnpJB5TqY/vDG4NhbDyWeePUxtS9Mp5BQh",
-	"YMrKdTjDdOOBO/wXl2+DaxTOBs8g16JgghZ8cDb4Znw6/gaiLHoJzOsEio2hyUpMz0atE+40PYatmqPn",
-	"bk43S294As+gvnk4hQvHpyO8hmgi4AcuxTQhU7x6HJ8ZhjOleooNN8w54K4kZDi1V5NPEw+wiZjiLeVT",
-	"vL8SPPc0d5fEVyUbjckFHm7FmF0alFGf2+tu4JxPhHnqj7J5gTNFoFC5ySncaaRZVjKlmL0t1J/qtxlc",
-	"IK20v8Ocg2c6jO70iLv6lZNXmMLQl/sRvPnOcBt4MWZiBnsBQ5Mrf67BBjBv/l4xuEkFPbD+ZniUl1E/",
-	"Ss9c3FX/kOE08GvZ1JPpCLGy4vkakGVDGeG79oqh+KpsFeOmZcW+ROryjaL85/WlzEFen2+YXmHzLbwe",
-	"2oh45WKR2GUcyo419FdLBlYnijZi2ooXpDE8/GalHlGbkORv698fS/XMwKDwbCnZN5M9c1HQ1Z2fbcRs",
-	"k8q/ZUFrF252nMQeca4Ih1tnFZmGDRamzQ4LCaQng/g4gpRZ17+hn6SCHg/h5sLmic//+hiMumovQrFr",
-	"pg3iGx7N+1EKLvXGSnYr9919OT5tYstKQLTsv5KPEH4rpFCoAz8/PcXCEaHd7duBrAeb4exzMMnGJDfD",
-	"TCHbDHTfjj4NSujcbXmMznob/4iP7Jd64tuAhBdpYWoLNN3I5aJ5tSVYhAtIEkFJ+TEZfDq2qtYxhjOC",
-	"smgz7knLHWgFa1dqvG54oJ9eaMTwb/OVbmzRZIMSPFRt+6lOb/inpILWJcMbSSEA+KHIoaEHwMXukN7l",
-	"uypBzYirSDWPAkIJ8b+FXKAGLEIeNu/1dSivLA/7Tmbrg0G5dQ/MQ9Mgttn9LRw/3w7XRm77lyPErrJu",
-	"IeSz3pS1NxqCfVc8+A4G7VNr6ySs0wHSudsIwrTdBn72O8D1p5AYjWfp8AjGdQb4/TPg84O7Tr59gZSx",
-	"AxDiWD3jrBrrlngUbpM4A/6B6UNj78k5YYwLvm9dL/7l2LkIMeK9M0ESrC3bsG3JzVHJRklYFGrQWF8i",
-	"/yjGGD+RJ9aQOPmM/4EjGuegV5W4cHbEl+HWSU5jM0eMlCa73KSlP9ERx23+yY74VSUIJSsqKpo7S9Eq",
-	"/Y2buixDr8nMZskdjouf1FUzvbRi3/jzs/N2p5U/qcA2y3QtaMCXRsucs7LuUuOdYL63lLVbsDrykOi3",
-	"NVB9uIdanT8/4l/5n/5kBx3g59oAhELAo7hksGlwnK7JkmaHxa4sNiFXFv8Pt1+AW1mEKB2qlObuMo97",
-	"Wd7mkmZwNeK/WSmhtcqKrWastCEpKKRG5B8S574CsUZ7JONxahPF/8swxam/adbmD2PCpnUr+bsd7jgm",
-	"N06EyxDH5q5Lea/C9qp2EJ8161rm+T56FPLPJ8ImoLsaobqJ3mhMfrHeZd7I/jaLSZcsheJZH/+4p2uY",
-	"DKvXzl0agmpkuCu/Sa5cJb1d4UTUW6Xkxenf6i6d0AgAS2PXMf+2LRI44DHqcUVYfD3CBXH4I9kqKdlJ",
-	"zJ4efnaoy+hR+i21ArFZKgDt/w8x6CztgrTHUItV7GQZKxqDjhY2dNYo+Hkkj8D2Bpudbfadrx+d+UWW",
-	"yCRz1yGKY5NQlRAI36mEICi5ZSl4z32fy/b3Phc23OHzNT219mL67f45hH3i3GcHc9LZltFU01wuKpbg",
-	"NaMQYShqGvTGhXXs1sUkntwscezsresex5nM1shdF//mxbHZCcQMM6JpSWiZLsGJOG/3wZ6IYeTKfaph",
-	"wUb+Ir1wzAUwvxzDVQ9kLvOMlaOEUD0R0Ozs2bfkR/6d70teFUY822C3yOoEATs/XxWy1Njlg3A9noiL",
-	"2rGWm22v3XUxHsK1VgclppaKzL6hVzxVE4FZDcPnp6ejc3wdGYJ/VwdlV2T44vRv0FQl6Ao+Ef1twcNv",
-	"YfBml3AuJmLq+pBPIY7vQF9QhYLWzpSb42qDvNDjRSWEzpTMK80mwt5aW5LpeDwNJsWMh0DOYgOjuOA0",
-	"8H/tooy7iSmZaqaPlS4ZXTUPoo/LzLigwA/aR/2ryijc17/sUeqRUTXdOIJastz2G3KkFqUoK8mefd3l",
-	"4olgWd3l9QC+axiz0/3eUSUXNtPRg2pHtoQ9d0PxF3itez2ejhj3VODgs6/g6cTl9Xk5kU0exsPZkgyu",
-	"I1Jv8G9HCdFFR6TZ0nYM/StWDr0nouJuy1r27em3/CPZSLv38pdTwM+Chc3iaNcPSUsjYrqi+YloItaA",
-	"a7OBC4lJqHYMbU6m+cm26TJ6AY7iut+66+rgZrCsbot09d3FKwKZhOiQwwUduW5mJROZT+4Di9Ne4ul6",
-	"OAG06sVbw9atI1iGhiI5+Nk25atvEfM902p9wY4Pt4gF8yrQb4Jr8WXpTeeGYqDrVh32siJsSEnecBjf",
-	"mNR4QxLvNGMziIO7tFw/YKO+44WfVNWt3DDJYkxsfFL5u5NtCMQ6awNfmJtgRdcYQrYX+rtWmU1+cIET",
-	"WTW7hvGfiS88QTwDdx3sd6Nb7ODmTADnHn5Un5GA8D2lZwcRUTgWEl077n2k+u9Cra9V2FuPwKLsPsn0",
-	"o73x6olcHqpf8Kc0zw8j+N+7yvn6+v8Zy6VYGFMrABjkie7C1z20j22uYF8iLdwh7F5WjeJhwwsWEjVB",
-	"vGIK73pxwe/6mlpCm9crBr192CdISL6tZuz4L4ln0ma8uhLE3d6MA9Cy5pi2Fp0Kaz1b88dY059oqvN1",
-	"lzn9wMCdB2NdukTJJ6OP9lQ9pIJYgFsQZZkexNGAPRfqwgKDDkRfQDA1anfwIVQR+rhiRQ6Uof0uzuEK",
-	"aQMxBu4jK/BsWTBIDymM6VxQrVkpkCLsJXwhpSxyOWvZ3KejLkKv4wg9PINvzeK6wXxd+3U/ghLy/qBE",
-	"ZVshfzFhBdzbtz6P8x/vN/KlyO1q43PSaPQLTh2uNHCHDHnmRPR0EOaaDMHH1KldMKSv8B40OerLn38P",
-	"a/8DE+fD+uwGcw4TtMkwTPiDDZ3bg0aEDLNmoBRoSTMDwxenL/o8uY2stb2T3X1d4m4E32zmFx+ykzi/",
-	"Wz/BJ7UQfe/JjS5mQOBBVAQzUNMNUJeg8JJgQ9/6gPoW/NtUhfpQbNKy3mML3v0OAjTmfT14cjT0MUmz",
-	"tcP4ZbB7sDM1AdZJ0LU8lwuV2HsDE7xoBOKe7TbdX4afE6y/7U8reAXP/69FVdBq0Ir3QyAPgdLu4S5L",
-	"AjMS227VBjEgYcRFOQT7pAG/O6GtGfqreyD1Rv7e4ysdTHXuwrPFUueY12jLRI1UBg6v5IqBQmw7M0Wr",
-	"KbCS6OlcaV/SfPfi8i0WKW9tgQ6jdQugeygKwNvkmOe+GhZYpm22cRj7Da3BVseqAFmG3PAanrWEy7mx",
-	"WtmgZjoKKQzJ4pEJ+q/AIHtvS8aeREtm9zXGdtGNDxcswc1lzekj9qwr9A049sFQ/cpavKLGc32hOZDA",
-	"eTCjUbQgVsl9Bwl7TeF+6K5ZSqvKut8XixdX2PptUIqX1Nhgds1rpqGSvL82eyKgOHs0Js490SnFBlvd",
-	"ZQU1a7FBA5oIeIgezqQVUrNV3Ib5Fqx0xaw4PivJ0M2YTIR9NjqzIuKlvfnarUMBCgwX9B8ZDv/8FHyl",
-	"eZ5MBBin5g03j1kMF+TZS7LiotJMJWRelXibrWt0FbgiJmL44vnfRt6fDRvzVws7eGBFtPnpnotMYiM+",
-	"pow1DCueiLC1IanErZD3Ilg1Ja7xHzqEoI4d/yvnBFslToTtlUiG90vp0OrXYMy3Edx15GrHFeINyG/4",
-	"4vSZsXes+6AlUczAQf19vVh7z0wLIKffjMak0QHIE3xQuYblMFMzNhdTJCckQq4mou71l2DOPnGXNCQ2",
-	"6URpRb45JRldRwudL+0if4Dz8DRMrznH/xy2Z7uKDM5+/dhwEzTJpIc3iAwoECuhPLc8GHukQor1Stom",
-	"8I49OkOmr0DqCjpMOgHZUr0iAQiebYw9bO/l01WtXsTcbGZVB/HQ41DA6qzfwGsmEa3ENtx0SsnoUZIJ",
-	"3dKbdN0PCnPc/jAlE/34B1UwYdcHzR27yHMcdSeXv/WxbdYEP6g9knz2VgTr6MjX44abIjKG0RiAHVLR",
-	"I64Nw64I8SfC86KC6nTZxdAHuOTaYuhrcaInyEmuuxh/7XzkDaSA2pN3KGBS70HoAtODadgXKnFaG/R0",
-	"FPA/VHmlMTO1NTh91+Y9qcn1O9vIYn9xL/2BXLZuknZIRuu2//VseTdjID5tSy5FhnVkRDFm0znmPNes",
-	"tPeK1W76UJx6JG4rC46bc29oCkmlmNV6+fP1e5xtWpX51HVUS2rVj2dGs5p2WzRO8eJIzVeMcD0RHHse",
-	"t95+z1dMaboqpmT4QfBPBsBSZGqESrnR5V1CyxRhP8Uk13oIoyRSXZXs+PnLb8+IWtLnL7/9r0l1evpN",
-	"umSfyN9/vHh1fP33i+cvvzWaymSAj3gG/7Ix/qndQhq/zmS2xh/sZ2w6nogr267RhRQJJf5z6L2KWTve",
-	"4iP0nq7RHqn10eBmN0IXlIvxRFwzRjKZKn8Sx6toai3KDHcKnkzs+mP2dSVvY9q48LXwOUgospqZGWYG",
-	"ix+u3kHnTbh69A5rvoIAZaU0+kK/7OiFrHarHYENDGpU7+dut9/FPe4R+wBnO4h9gEPVfXmJ6/QWdud9",
-	"DN/qCx09CYxOD03Vrb6gm0VRFGZN8XSYuFN7vpxqKOerF/oYAePU0VbTd1s8GNw1vOB3TMDkdYtq9ASd",
-	"12y/DFNEXOtrXvPSiUBmOqPpbV/va65HY/KqdiTSkJsQrqBiwu0BM49gtRMBHiwvr+Xc+pCanTVFRlIq",
-	"hNRkRa1tHL3+gLjA+0TUXashx0liyZiwt+bWK8A7aEEIy7IGyvDF6TcIqnuu2Cheh5HRw3GQwwuaZnP5",
-	"r6zab5E1/lw8pYJ/71HzpYLkpD6wJ58dz3g48W2wN7SAcK8cgE7iGbZuOQd3cz0/NDHU7ZL7FRC3m8SG",
-	"ew+TFAVO+OAmDMhuB+UwIbO1Rm5i/pOErZ+saLC6Mp2XTC0fQUxNP2yrr/OvHw3kFSvvHD3AvQCDE1rw",
-	"k7tnwBzshJ/rgmZMuzUE0cn4afyM0e7gBzRXwzfQSRj8EmSGBb/6zQa/YeO6h48P/ycAAP//",
+	"7L3/c9u2sij+r2D0+cxYOpeWnTTtvceeO2/cJG1zT86pn52c3pkqY0EkJKGmAJYArehk8r+/wS4AghQo",
+	"UY6c9s19v7SxSOLL7mK/7+LTIJWrQgomtBpcfBoUtKQrplkJf72sSiVL86+MqbTkheZSDC4G75aMTAX7",
+	"qO9SeGNK5JzoJSNFyR64rBQp6IKNB8mAm9d/r1i5GSQDQVdscDHAbwbJQKVLtqJm+BX9+JaJhV4OLp6f",
+	"nycDvSnMm0qXXCwGnz8ng1esyOVmxYT+B4zyCYcuqF7WI8P/kkHJfq94ybLBhS4rFs4TGbfkD6w87phv",
+	"+Yrrbaj9JNdkRcWGcM1WilAAElnKPFOEarKSSneBLIcRw1kzNqdVrgcX354nBnx8Va0s8FZc4F/PPCC5",
+	"0GzBSljdO6ru37zq2C3Pdu51LssV1Tjgdy8G0fF/YbOllE84xWfzuSqkUAyo9LqUs5ytzD9TKTQTAHta",
+	"FDlPqYH9WYFv/NtvyiDiUzDb/1+y+eBi8P+d1cfgDJ+qMzcuzNhE5ZUgrCxlmRCqyM0PL8lfX3z778RO",
+	"QzKmKc/VeGChfZWmrNBms50rPGxljUEjyzPnM11SsWBkTRX5vWIVy8xSKdFU3RsqWzKa2VP+VuIi4ufc",
+	"fHCiyPubt+PBLrKHZdgFmudX12/eyXsGoxalLFipOeIrLRnVLLujuoHvjGp2qjmcttbgyYB9LHjJ1K5v",
+	"RJXndJYzR1JbY/CsF30lg5wqfVep3UvcO52wPGXrQaVY2fHwc3gyfsWjYhmQ/yoJAfjBTyxnv7FUm/Gv",
+	"UoO+N6KokKe3SNfwoIrmhMJrpKzEiSIc3jYYbuIKX4pTRj3AOIayey4A4EwYXvSrG+pD+9Vk8PHUvHP6",
+	"QGGDyrwc7uFvXGRX9uPPsMBVgTujef7zfHDx655znFMu/knziqnB5w9J505OFCnMqwRnIA/wSUIsq1Vk",
+	"zvOcZYSL8RamYLOJ22O9yG783LDfK6b09vEI95dl3LxL8+vgFaS3XbsI109mG/eDgW5CzHqAGXhZ796k",
+	"JbskcsW1Zpn9RhFN75mR7bx0gAiw7Tb1ObbNoijlA7tm5YorxaVQwZbjO5vTXLE2CYK03Mur/Sy3rGs9",
+	"Vcb1VapRoWmReZaVTKk4nac5Z0KfKGLfuiRsVegNmcuSULGRgpFZpQnNVlyo6FFwp317bHeqyRBGI4ov",
+	"xCkXCWhTZmTA1ighsoSf7JnTS6pJSg05RicsZd4xoXlitA0zmOFk4WaEnMlsEx1QG1Z+hxx0e1CekaFg",
+	"DwzXqFhaMj3yOiErlUE0ubp+Q2Ac+NnsnKRm62uul5eEzhQT2gGVSL00z0uWMaE5zc2qerBuM2rnMs1D",
+	"w+uyxmy4a0JFZie3QO454wOnIZdTDKjQ8IKCn8J2PV/wf6ZytaIiO825AFEiBdvmi20WY5m/mc8iOPF0",
+	"+6GL3l8LXW4i9N7B1n8xdGVUhkwKlhA2XoxJ5jXvMRdK0zxPgEwNlRqIjlEcRcmGuuO26+wGB9N8coBW",
+	"gIpWNz/5FPtka78sV8DhSIn8CfhkRoZcGx6plzWjVKMI7ztAsZCVTiWyAi8V81yuGarEc6NzGKqjPGdZ",
+	"hCLMS1TFEWfMCkCdHcdwDBzIHfH1kgli54tzDdz/rmNuz7SDFPChFc0QflblBMD996nl9qdvsoTQXEnC",
+	"hWUP5QOcw1wuiDkBrUFHIUvCIRXOIXEAe3rg2zizouWC6V5k9w5fjSpeVA8cBQeS3Q5eI9MjxdNjA5Kd",
+	"R/OaLtj2yfTSrpfYC854LfJoWVL4O7DQe+iaMF/zo861v/MQbq7e6Xx9leG4FgUvx+b+vhJZzgJ7r2VY",
+	"yLxaiWCa4OjNOcs7yBoeGZkI2k2CdpI5+BdEFSwd18f/1/MPY7O4KNXNeR7X94HLb838QylX5JmXRHA4",
+	"0YWCRuSSKiJkm8iDHa2YUpaEdkMVFla/HwPsy7xSmpWvH6xp2oZrhT93mEqKoZnXj2kH625C5Bb0BsPA",
+	"MprqDh5l17z1sTESzkCTstwEXzRMkStCZ7LSHTwvzlBR8QOonCiylmVmxeH3NL3/eT6PMx74oT3UPwxY",
+	"csOPf6Gl4GIR+baFMngaMBa76xp4iUVKiIEoYh3PuNVUR9hNyWi22V7yW/5g+DHNuGBK2Z0/P3veECW6",
+	"BhFJZZVnREhNZvhhFD5Ky6JgIYeYSZkzKszDtSzvc0mzLi3c7eREkdoZqEBvg83Nq/zWkI9RJ63BUjLw",
+	"sKjtU7Zz3b1Y7y92uduMt4VLt+md6FGd5mDTP9uEi/8cVBZ1SYwmSVaMCmUEfWMvHcQaLHp7dehnCD05",
+	"/Sxu/8XnpL0d7UbaxjDaDQlRS7k2WOKKSJGyC6J0cTce9zg1MPY2nD+A/zhnmnU7RTJ4vsMT0nZn4Ac9",
+	"3Rnh7IZTvbIfP8qdAR/s9GdE3BiOLfp9LqW8t5aOSshs462eDqG8y6OB2+nj0ei/sc/Redy57w+u+pvb",
+	"arWioCltnTHkBnfg040r1wZ2ueGKyvCabb6RIG/hun4UZYHN49xltuzaUIulx+DEHuL8wtCGYGujuf+t",
+	"mrFSMM0UAamvai08Z1QZCsHxFBl6zpwgX52IG2SswG8NAy6keZjmlK/UKCFrlHOKzHmpNHwl3MTw06UL",
+	"eJDn5+OJ6MtzG2pKROHFfd/lbK7vZLUrBLOSJSP4ulldycja/EcvqXA/Q2AmrnrxFV2wO1XNlOa6giO0",
+	"PdfPKGlymdLcyxsp8g0ZZjJVZ/Dg1D4Yr7LRBbwPYyu0rMpKTIQxuhn1ppcU8JQFdvmJAgQ4AyohjKZL",
+	"knGluUj1RIQLBZaaANICm4tljXlTKgxpl5VA4Iwn4goFqBkAPTO4bnUA9t6YGW6DtcRQ2AxAHuYAFVKc",
+	"ohDZ8m1G7XYDtPghAXBuHYhdagewUMPvn0LXuJZZFFYPacf66zVfs1JxpZnQ/zTWEXsJZxRtdCNmzT7M",
+	"v8O9nIz8bvovMTZPbNF2aXfgrhWLGLdlgvzEcm8C2S8MPmhA9Uiqt3pTrrgg1jWFfhuypmoiKlH/KCut",
+	"eMbc696f6nCDjpMipynLRgAUISH0hWxgIri+gAnx6KzN1FqSTI5JyR44uLcJBQ7ChJvlxIyZytLwRjkH",
+	"yVEpUol7IdcCD07EHrGjxRELcPHvJA2m2htXN/b7GHrw/Kg7xfQuLS3wiSEelvSBEYqnLXQGww+jAzXR",
+	"UP0IGEJzdQ1ZGgKuSwF0hHMMx0tMq/g6/pftmbe9u0Vx92DOoxRReM8qtYnpwDW9twRMwD0Dg+0xcVz3",
+	"zWzT4Z01iuSXxV0zyOiIDw+PdsJmyWiul/3Vy5/w/W09/I0V/9wqQO6o4gSebxk5ACzL/EMZ3aPcNET7",
+	"ROBv35wThcxHCvvaA2frkZc3MzaXyICQHeDQPqwxERa4IV7JG9HgqcCxjDJrRIJdqZBrw6ucs8cQSZ/8",
+	"hOBcdEbCwT4qaBp/ivwyHkIvsgNJLx5MqRfg6WaLSpLGefLLsseoQdKNM9FYZfQke0JtHt9OcKn6wG/z",
+	"UK473I925R0CxT3dIUoO49cWsriees3BOrphcRTODCN9da6M6/dR6Dc65qCmGBLvcIDN2EaK7M6lG3S4",
+	"wZa01CSTTIEmifQGoR+ul3Bs7fdW8b2EgGZmWI2b3bxtWAIq8lv6cbAizT52aAEGLglRVbokVF3YZShi",
+	"DbQbmbPvuci4WJBhOaPpmFZ6KUv+L0g0Gt//hxpzOdrv0DHzJzXY+kBedUQ1dU3sJwrBmJCSiYyVLEPo",
+	"NSGX+F0hYgC4tWLtWQcZWiXyVKWyYBm558JofPA/o/dZhY/A44TcfH/1kpRVztCImCGcjIpo7W3ubCw/",
+	"hUpQ44SIpDFNBGOZW9a1zMgtS6uS682JIjOqWM4FGzlNlcFYMSoYkyuvOCekKhYlRNlKUso8n9H03lqD",
+	"FgxUANqB7vwoc6tIW9AS7gOQkWSigPwPSOaoCcDy+4i9AKKWKrcwmhuNvhHB36mW+Almm9gEst6vmSTq",
+	"2PHMqYP28OAaxKmus5rU00BegvOcAO63EejJEpNHwuN8SaYtbjId9TYPorwsykhZpg7GJR65fa42y+Y4",
+	"2sv4TRfY9juGay5uVtzNRTo16pzOWK4OSjTYmuJpxPpOJ599J0qv3WqBd5K5VxAjVNNcLirW7RjrSFjx",
+	"mtO2TmDh2ks5+Ge94S/PJ91nh/CF9WT3T+ssmiLokBOmbCQy66KQgqWHu8MKWiqj7sNkY4UGx3izyq0D",
+	"0j2ARY1/U1IQHGTGFOE6nuvSbTvtw76FaUtHbmjPFgR2wzFS+MmbZ9s023AOcUUyycUiIfNSrqzDJnD4",
+	"lJUA4Wy4J9dqIgInN4hYIzytQ3tMcNrNhTW8ykoIo9t41IKrCoaxjliabcbkupSLkoGb64IsmNbmG/Q2",
+	"DykIWVlpO53StITnspwICBnC4imugawph6eYJfgALrbRmLxiILOzC6LkiuklvAJJPxMBTiwQN9Tm4JlZ",
+	"C5mRtKRqeZpLWeCEpBLGoiZakqLKc2Cx4A5OjNlo10kKI16R+9LMaBhmdbk0bMYt5+/cbjbwmxI0PrdA",
+	"hlF1ALlBlmHzvOEvHZNbjJxaqE9EDW5uAAYPx+Q9qlcXe3ytE7Glj6RLlt7v0yqaHkJ02vbjMRi9V53J",
+	"Wty6ztayzMgwCKxbajOQsyAYJdbv1syO6GuiQXC9Eb20UwySQUCkg2TgCGqQDCwyB8nALmKQDCys9ycr",
+	"wnw1CJIQ1rFzvR0b2DYDV9GskXcuZkJmFc+1SxJrhl1cNEURG02xKQ2OKcLbZ4VU2sDi4tm3TS8+hNWN",
+	"zVUHTlIpNOUCclghWAIHeFdaHct2LR5Ppn1VQRLSuuRaM2GXWi/uu/GL+DxVp/Fjt+5OtVeknNY+fMVm",
+	"nApyjZPc/u+35Nm342cvMPF4vdyYowTcxUBhv8JVb9kuK4pztDw6Y/LeNtlVn9B0dUaS4usim9pGcWGB",
+	"KBi3nYTbo+I7PQdsZw7Yt3umDjSg9Dcusjfu87YDLaIGehu16c81rKeOjfC4gtiKxB2p1GKr6MCvo6PQ",
+	"4qtnSNREd2iKxB7HYehsbEQ1dqVWWGx35lbsPACvHEC1RApokO2JilR0HMuP3l3y0PA2Q8ae4ak2sIUq",
+	"Q2eO5Q56b++1c4wmXe+kI/emI6Xk0aksIbV0O5o7E1/fysVbm0XaQv8BNk/OHlgeRVbvVFIcIkxD7JDn",
+	"/3CIupY5T2MxKpv3voXHH3M5IwXVmpXCn8naExaQjyIruiELSbjQ8oL8BepG0iUtjX5UqoT8LwJVDL/S",
+	"0399QE1aqcPUJrRO7urpo4qic7BZzgHL8o7Z0FPoUoS8+5Z95KojulYySJTPugL8+DSEzPC+mrHTv3g+",
+	"mgRxaLkWowuX/I9ZKIafCcKELjeoH8FQUHTEPtJU55vDYHV4TKb+JuZ2A+kNHq/1UhLF0H4rgJ7ADeeS",
+	"UW3gy2A/49l+5aQuudhGbwD3xur2BnNaBP8S6hZ2kv0XUmGbYg7YZHT9bN1dsdusvu0wlLC0y5hlaNlx",
+	"sbAJqWi0utIvqgF7ilRC85yU7EHeGzvuyr6BuQOy0jl/sKlOwafOGc11pyHWuzI36DrwzBbO+797BRA7",
+	"APlexcJ6BVXKmWEtTVcTI/c0efY84F87C/t2pneYdw6qMw5qi21hmV9sxxZtkf/2LgP2HEuJyzeQZeAY",
+	"uwrVAV9Yacilrs9rh8TJECstgYuNDuNRdWJkvxxv3KXPN1xxcIarkD782I4Wew35A75srYOeoMKI0rAd",
+	"sUl8vCaB45egLZrYXN/Eqq2jXeA1Qx8GSvRHRKo4+ELUeQzmDJebS3uoMbObLiiaHGHXj2+/a56/72LS",
+	"osy3moW8+I/Dzq0Zwy/eE0SMyr3218XLU/+7L+bLMlvKt5IoQvAdECbC/TtW1zcv5eowd3MX/H+QpfMV",
+	"Wd8nuCwkZKcBAVyg/LfVeprleVf4tzP4oGVvB7Bz+ltoBbCHPcNYO8FvteiD3N/XbSvTpjOCX0WHZuiJ",
+	"ghJrouhGXRBKcDPg+BTVasZKTBUsK4YFlbliRlRZKAXmrKb3DHmSe3si4PVLTNs1SqLCQsigpB7z5aDi",
+	"zM+MKzTsZCLA3UL+IbcmopBZRLBgGaGGzikqfMAZjCuuJsJFZMnPtrh/KEtixOSokce3VelPat8G+pPv",
+	"GSsaK5fCcSFINHDNAwxfAV5jswXNd9ZB3v6ukQcZoh8F0I8ljZWkdZuXgq1RX7DW5QX6/tc8z0mlIFVi",
+	"aOD78u0bq/FyTejcQJZrxfK5d/EtJTi8bahAjFosa7/KkDRkfuPT5y/2fhuK73Z/pIM4Xi3c/XJ2mJrN",
+	"gO2+Vg2tnDfb2Aijt33TJyAYpWwGw3iVJWSCXkvqHBa1QTUZjMzxq7/O2VwbZbEmOa7adQxrEXEcLhYl",
+	"W9CO3P23dMZyoljOUi1LEMH+A7EI01wONChdtkdDBTmgGYb9PhQ6QbLNwFdyhj9+OMyRckWCj09i5qsN",
+	"1zSg3Kmt3rXdnzeoYQYLjVe6m2+7j7l57PxHkXUBBSLu6/wc0BtH8crECg7A1mJvWfnAU3aVunJL0O2T",
+	"wY+lrIrout1I8aW/rjuHkObYztXhVm6DYZETs3MDOxHbnPFLcNviMTNPfzXKW0CN8Zr26fC68GOOxgJQ",
+	"EiWWq+s3BB6HrQUwilMyfLLTc78N7VQWDc3PkhjoeT1DZA5IMFQf6NgahnjtM/Aoj87MJ5PVyTRFhbll",
+	"VLSyy7DqaQvjf3Yc7Eoe7u4rgF/0AXchszsnlfbldZ30z8sj4ENNDCbm/CPLIPyrLshkUJT8gedswbI6",
+	"ujgZGGkImohgei3L++CX6zevgr/eXL+s/7qmemnj8sErhSw1/vkLF5lcK9RxilKmTCl8UokVVfcsI2fm",
+	"Z/zt9vVbLqqPRMLu/YupFHMuWGa0PGPq4u9XRXFVrmRJ5AMrS57ZBaS0oDOec70h/7j6++vJgAwhpS0z",
+	"262fuUIdB64TZezcgpWnKVU2dGnE/cur6zss1JkM1EalOq+HJfaH7bGIonMsoTvQcQD5mo/lTLTgdx0n",
+	"43XHUbgkfwms8+7TsVeOf6EAZ0pWZXx094wMsfrT/PeMfWRpQv4yAsMECvL8a7aDYKdL60D94IGVs/0n",
+	"37qz/D7sd/vP/+e4ahypceufv18sqYqA8pqB8EzI97ISYDu9lR1Jpor/q0MfmsG35iClXG+SraZG5pRq",
+	"WUL4H/IJnv3Iu3o0mLfuIFrS28rHrUXtiSAk/Egb3lirGHgbbdnzUOoaGM+ky2q/dLYoFNDSsjYdonlu",
+	"1zKL9WKwbFnFu6E8JhMRi2qM0SVoV1OujbGpfMIJ5DkzkTGXxfLzz3//G8cQ+uuyNJy3JC/lqoByn/FB",
+	"PViabU/sa0a1cAloEucPVxzPTervyRIy67LlZcYCC7xd6oScTKVLllVdyRf7ztwN5qUl5LZKU8YAqD9A",
+	"Bp3Zqs136uock23u9pFEycAZG7Ex32hVI1WdEPdmQlS1WjW2E4xn8bCfSsyLrnPLy5Kq5VspC9u8xmwN",
+	"Mq6uqzzf1dDGZejt6bdjTHv3qp2yLlM8U0tZnK7ZbNy3KsvP6tAXAXYyaPzhwby3O+qO7lFdZAi56sQ8",
+	"t77DBVOkUmCIeQNAinnOoUePwVYpaA7/fKA5dnGV+m5ueDRGrWY8y6AVYCVcaQx4ifWylFrn1mNMHyjH",
+	"UNaHnd3vYk38IHmtlGLRKlgOXKALdHvaWFqkoRXLM/UF3fV+kCWxEMAELsOfHU8pWGk7bw1r3yZOCdx5",
+	"Cr+OJ9X5+TepIQz4F5smLmvHvjvFP+2LGOrAV7e/jac0245bKu5L906oGTQfwyjkrGT0XoU5NYYaS5rq",
+	"xKpsro0XpNqtIecX2FXvKoxmr7NoIf3ubn32OTS8BKS32/IRKtSalQRbQVsP+O+VxHoyLX3JSQIR+DlY",
+	"mboxsm/hB57nKuPaJhTMNl1UtVXVGTA3H3CIlJ3DZydQlZo5P7nN9cTz6VrO9+zKdUXe34AH2CZle4xB",
+	"OGAIHcMuZjkV96CIY8LYT+/eXeN0atS7i5cve3CFo75NILCcDibl8od2Ne/crl62MdnmVouSnQbVXYVU",
+	"2v19mKSuY07bwaJowwCfHOPbBuDZXVNFFvyBiUMDTw8OJJFKVhdK0eyjNlYgTIApQF4bxvnrzLdGs0m3",
+	"yh4pJK4bJAA8ace6cJVBqMsAZw+edzLaXVrz1qAtTaed49iR1YiuVKg3C9pFRxnmjbWmXvH5/JCwaB0M",
+	"rQOku8OimZ2hfXQrweecZcQ8d47TFRV8Du1vsJGg2/JOpfTQhpWPdTuFAVDY1IcoXG1fjoM7OjTg87iE",
+	"zTKYfJszP2Utvp85ZJG7U2n3JGPdtFwKRns8lSLfDJKBASu1PV2NcIvS3Y1NqOjuF+dSLh6fm061b+Ry",
+	"omJ56o/MTm+O20z57ZWf7rbWM0G9CStjF9z4AVp0FVNS8CnAk2UEq45lj+pCe7gC4tlJMx1kAuvsTK4O",
+	"177nVpUoQccmvTV2SjddgRmzg6h2tYNstMm0JWV1+2ffFtIyzNVhHtA2lcDoPUkk2LOhj1v8tAOjwQ7j",
+	"8GNF/4bmqMGDyFOaFdjYpO7v3tmA5jc5i8O3dr6Q/5IztAZ0ePkC+8jSSrM726VaEdd2xTotwDw1Oqfr",
+	"wDVEdXAcTK0gucNlUUnBRuPHtD+PedVemyGxlMcrRQYytlNVQ0wGDQXNhr+oK09HvTfiB0sWQzQ1QYpX",
+	"7ewU5L17sHdiFtEZTIuobqOzpHHK+U3O7uL2uCcbYyn5lHa75/+SsxNFZKWLyiitviviOb6dkO9ekL/x",
+	"70d7tu9mv4Ov4jLcneDm6gDojYsPThQgITpPLhdRtuVRFxiFKokXK+6yel2hQ4QBdRcpJINV1Hezdfhn",
+	"uUzvrRdzZoxgNp/Ljqq9Qiqud+lD5aGe3h06FCR6dt+/pLAbLpxTOzMZ5lzcswyf92/u8I6q+xh0u0yu",
+	"WGN8D5rE8ewtE7cuEAkgZcnHbTfO3WWxSzjK4liyEUpan0w2yqK3aHQbRsloPnycYHxnG3O1EobiDQ4e",
+	"E6nIGt13tzm8kRFx38CXi4/e7J174tl3CiyZ+W/uKmHshFhf+qCZp70OTWlZMuvVVCSTtk0JzZyjzeDs",
+	"RJEh3rjmanmNub2kGOSD+hvbtMXWkcq5K9kZ2bTF7Tp2MsVJp2ir1+36rD8UNJKMZ0mYdgpUvlP53wct",
+	"Q507I0c/ybUHkItO2dphaMjJteoqx2NC3xne1unK9Cwcd+dYIDBFmE8vS1ktloSSouQrrvkDtFgIWOQo",
+	"ep1PB90F9AR3592FwiAmY+wNe2aihCxd/xRk3WbrdcQqHtUpmYLLHDuzTGCXRSmzKjW838jrph/HNbxX",
+	"UANpr0cJ5AOx7R3d7TAzllJMh1WtdE2gOyHb3YbMlND9oVn6jJm9UzvsXdAEZXpBpvjyNCFT+/4UljYF",
+	"1jo1KGqkm44Ssl7ydEmm1z/fviO2Q4k6+2TY5ecz1yTm7JP91+ezYL4zu9Spy5DGg2jnGm9hu58U38uZ",
+	"aqm+tyMivgnfsKJ/FQpYPPva7oFgDji0F80RkWx5ZDLYblmITNytsEvMhBdattr79+wOGZRzdF45eXX9",
+	"piNppO1nNwPieF0r7tIpmgdsTQ3ZwKnBUJnLNlINj+JwuwcuNEG3N+bRkoX1LiN35d5sE0oQg54LMjX/",
+	"m5KSFYzabL3gOQwLITo8Fr4SyIeSMm52A5F4NK9WFDrHhDZxxx0N4S2RzvDtbncb3J6Q+A4GXY2+G40d",
+	"ktqh1F2wFnrb7LnsPg61AwWvFOl+0yuTycAGPLrefY+Pa6XA0vUGrwbG0/Q5GUjBenQgaELgc7L77fbc",
+	"e8v7Qmjtez0Awv5Xa8jue7dBEftebtAadGP2KkWkL0aNq4B0LKYdbXiCTTrvFbWzHKOnaJfR9CStRANR",
+	"EQAHNQxspyLQmlAuY6W+Mi4ZpFSkrOv2uLAv71NaCr219UO1z8OFbUxMtiVjWwzGsNI8o7FmNZZoj92s",
+	"xpUmxW8TsbGz+CUGtXhaL6VyEVJ7pV7SyIfjIs2rzKiWNrPuMdW1j+ic43aHNVkqrOaoe9zCguMu0Hkp",
+	"V3ePgmvQLntXLBwmeMTGeg7f9hw4ztfPedAgSnNG3rvPv17/HsRgY59fv2dPffYO7dkTw28klLRFZ+2I",
+	"ZKOhTx3o3tXaxyLrca19XmMlL2SNV2WJd7OwR4UMDxjqD+md0w24B87WhwfLLQPsf7d0qxC8F+eLYGFz",
+	"V1ZiX+Nb6IOUYY9Jf38r9tn2IqbVZLkXU+zL2LZRXmOtw3SKHz6suDW7MEaUz9rzt5H3v1kmyIWKpsFh",
+	"Mkp/fDbSV/bZ1cfiD47owgVHmUK0d8ij3LVc0Vne5ZLtraId0nGkq1jklyVzslAZsxhaRHBxYbs0Dqm/",
+	"DsNVKEMBieRZSoaKi0XO8GZ0KS6JkP6t4B4rmTMyl3ku18olej3wDLLYoXpGEaptPNXesT4K03dhIYNk",
+	"YKaMqs79m6mAirndUcWjo+VxsTDrooWu5hO7sbuj1wwUyLvnFx4pJ4rYq8sVYaKGLC/re9sV0VKSSuRM",
+	"Kdu3544W/M4+5Mr2R+i416j5Oi4NkvDikepfOFy97RYKnRNwlHDRweKG2OQQ8/oSoriAkicJrph76Auw",
+	"ZETmmR8VCsvh5iK4X1rJRsJb2Iyr9yGIyavOZjlPcoPOjv47zfZ7zixANzUtGVFM6DAhst1656s22zlS",
+	"f52DbNEdMVjbfScOosPb51jnZx9WAh1rLDCbCHaL9sDpvo3mQzddXmlt9hNrLugftO+drezFib7Fz4lh",
+	"sPC6wq4zz+KRDvvSobKsKsF6u1t15Dbs0arsrLEL8bm/ZmBHuvpdd3FIyVLG8UJ7zKePtA5ObSbtvnBT",
+	"O8vYwt9trwmHFix3ILhThhyhV9f/pA5dX94cC6WvdbwMn30XtHszCs9Klqy+0Mt3NMEYm/aX78V6Zx2t",
+	"WVYXEb2yB72TTdzlMlKWBvlm7vwlRvr6S6bIkAtCyRrHh5x8nILkctE/o6XFxSLY6MVz9gb6HHs7Xuln",
+	"i6vtD0bvu58YLsB5NKtj7vb/Qw4cjyZMCE2oIv99atX6U0c80SB8LBzuSOFOzqPiez+s1JYLvWCuSYkd",
+	"PfScfzgK73fNh0NMjHst13Dau566SkxLcN87NAbubU+4tRzppxi8dgTRyPnF+PDBsYcmW90C5/Q3JcX0",
+	"ImhZm8m0WoG2NVU5Te+nF2T6aQJ3gk0GF2Q8Hn+egvi5zV0efiqhmstyFBUaeGZ4s+48mther89YHZZa",
+	"65atPfyXTsffvlw8a4x2CEvzLHefkyKYIn756S9BHW+LefsS02iBcn2dCeaIuk6lXCuy4uLGPLllqRRd",
+	"V2VnTOEq4+cH/PIo2/xtIKBzzGU53hkycoh9FeY8BLcYd7a96qh+odkmDgLcvQFE/6oEa/q7zbvxk0Gs",
+	"otchCvUG6BdzawjBhuUYLVnpG/O29Qm82YXmtSGckKnSxd14PIakF6ApMGdhoHoLS62LwefPkP82lx2S",
+	"GzPFDXpqD82CKVdH/F+3P/9jTK4qvWRC85RqhgWvtLGuicAGvkPLdlzd5mRQW++TARYkS3vN19RezWF7",
+	"/+KX09HFREyvwrsEL8j3sC/i9+wbCdNUB1etWX+BseQvJsJXBMHviGTUY21u/MeUFa28j4S42iHs4zix",
+	"pWuhWpwQq/qCu2JFhdkTTDEmGAX33oqp0hRWPILlpEvbPNKnoNe5bHA7J96ozMHlMSY/C2aXA2PSe6Ym",
+	"QkhHApD8RLiCZDRK0pyDRWLTWYxNsmAamn0biGK2FS7szDlHThclFXpKhpAQ5vGRywUX5P3NW3J66rxc",
+	"0HpnOhEpzXM18v49Rwv+NciS8b47X+vuKtKtY24igBK4cg0tjWRVbjDf33E8ERMB/S5swXgQ5Tuzxbz/",
+	"BlKFDG9+eEn++uLbfx9dkqkR51PXJVDRFZuIzgJ/8hbqMMzwBV1wYaj3ArYAL06DWP6UyPkErD1YPVVk",
+	"6h5oaaBtLwH+qKFTJqplzQGYLbCeiJwrbQjZ9Wj1d7hAp1BwRziwTJ+fPycuIWuKUHJpRNi001D/+5u3",
+	"l6SQeU6mP742uDZM9uwTzz5PbR/uKaR+IWDKyrXlxKzwgTv8V9dvgju9LgbPICWmYIIWfHAx+GZ8Pv4G",
+	"gmF6CczrDGrCoTNYzBxC48AoKuwUtmqOnq0uB9w3HLYXUIY+nNJUy3I6wjsxJwJ+4FJMEzLVtFwwjc8M",
+	"w5lSPcUuUeYccFe5M5zKSqdyxaaJB9hETPG2oileNA8BFppj/xieVyUbjckVHm7FmF0aVLtf2rsX4ZxP",
+	"hHnqj7J5gTNFoJ68ySncaaRZVjKlmEKY+1P9JhtcDAwBXhkgvsaBmqHGLq2kfuXsJWaadKXoBG++NdwG",
+	"Xox5AoK9gD+AK3+uwVQzb/5eMbjWD8XsABDlRBCNurs65uKuSIsMp4H70WYITUeIlRXPN4AsG3EK37X3",
+	"XcZXZYtNdy0r9iVSl+9u6D93qkgj/dLf8lFhx0jgWVAKrlzIGK/GgOpwDU1Bk4FVXaPdA/fiBWkMD79Z",
+	"qUfULiThq4/CUj0zMCg8W0p2zWTPXBR09XUFNrC5yzLbs6CNywpwnMQeca4Ih7vWFZmGfTCmzUYYCWSR",
+	"g/g4gcxm12ajm6SCVhzh5sKOv8//4zEYdUV5RvE26rfNtTA8mnejFCIfjZX0q8ruvxyf3bJnJSBaDl/J",
+	"B4iSFlIo1IGfn5+79lvWIg1lPZh2F5+CSXbmIhpmCkmBoPtu6dO235Xd8hhtGBumio/sl3rmu7WEt7pi",
+	"BhL0RsnlonnPOhjuC8jlQUn5IRl8PLWq1ilGnYLqdTPuWctrawXrttR41QgUPL3QiOHfppXd2drWBiV4",
+	"qNqeiVsXmjwlFdTA2U8KAcCPRQ4NPcDY7piF57vaQWmPKxw2jwJCCfG/h1ygVC9CHjY9uWE6Wx72vUQ7",
+	"+ChQbl1e9rlpLdsijBaOn++Ha6ME4csRYldZd3ryyYnK2hsNwd4XD77RRPvU2nIW6xuCrPs2gjC7uoGf",
+	"ww5w/Snkr+NZOj6CcZ0Bfv8M+Hwv3EVcrVsPjR2AEMciJ2fVWLfEo3CbxBnwj0wfG3tPzgljXLDJrI7B",
+	"/q5CjHjvTJCrPHTdJMGGMkclGyVh7a5Bo2ux8UjGGD+RZ9aQOPuE/4AjGuegN5W4cnbEl+HWSU5jM0eM",
+	"lCa73KWlP9ERx23+yY74TSUIJSsqKpo7S9Eq/Y3rJS1Dr8nMJjMej4uf1cVNnbRi3/jzs/N2Q5w/qcA2",
+	"y3SdgsCXRsucs7JuJuSdYL4FmLVbsIj1mOi3pWpduIeSqj8/4l/6n/5kBx3g57o1hELAoziMIW3IkmbH",
+	"xa4sdiFXFv8Pt1+AW1mEKB2qlObuBioXDYT7fP/FSgkdcFZsNWOlDUlBvTsi/5g494WiNdojialTm8//",
+	"n4YpTv316DbNG/NqrVvJX0j0wDEHdSJcIj/24F3KtQq74NpBfHKz62zo2x1SKBOYCFsnsN2AezQmv1jv",
+	"Mm8k6ZvF2Kv4g/jHmm5gMiwyvHTZIqpRiKD8JrlyDQ/sCiei3iolL87/WjdThX4NWMG8ifm3bS3HEY9R",
+	"hyvC4usRLojjH8lW5U8vMXt+/NmhfKZD6bfUCsRmqQC0/z/EoLO0C9IeQy1WsZNlrLYPGo/Y0FmjLuuR",
+	"PAK7UOx2ttl3vn505hdZIpPMXSMvjr1cVUIgfGcbylMMEYiM5HTG8MrH2Dn5vcuFDRfPfU1PLcK0h38O",
+	"YZ8499nRnHS2szfVNJeLiiV4NzZEGIqaBr1xYR27dc2PJzdLHL29dbHrPbINctfFv3hxanYCMcOMaFoS",
+	"WqZLcCLO2+3KJ2KIf4/tvOPNKicUE3iM/EV64ZgLYH45hfuJyFzmGStHCaF6IqAn3bPvyN/59759fFVA",
+	"sg4Gu0VWJwjY+fmqkKXGZiyE6/FEXNWOtRyTauwdZx7CtVYHlcCWisy+4a4OqiYCsxqGz8/PR5f4OjIE",
+	"/64OquPI8MX5X6H3TdC8fSK6u7eH38LgzWbuXEzE1LWLn0Ic34G+oAoFrZ0pN8fVBnmhFY9KCJ0pmVea",
+	"TYS9ar0k0/F4GkyKGQ+BnMU+U3HBaeD/ykUZ+4kpmWqmT5UuGV01D6KPy8y4oMAP2kf9q8oo3Nc/7VHq",
+	"kFE13TiCWrLctoVypBalKCvJnn3d5eKJYFndjPcIvmsYc+uSAkeVXNiEVA+qnmwJWyOH4i/wWnd6PB0x",
+	"HqjAwWdfwdOJy+vyciKbPI6HsyUZXOOqzuBfTwmxjY5IT6z9GPpnrGr9QETF3Za17DvQb/lHspF2i+wv",
+	"p4CfBQt7+tFtPyQtjYjZFs1PRBOxPmm7DVxITEK1Y2hzMs1Ptpua0QtwFNek2N2xCtdZZnX3qpvvr14S",
+	"yCREhxwu6MQ1nSuZyHxyH1ic9uZp12oLoFUv3hq2bh3BMjTUMsLPtndiffWlb21X6wt2fLj6MphXgX5D",
+	"/bXXRkY707mhGOi6o4q9YQ/7hpLXHMY3JjVe68e3euYZxMEFkK5ts1Hf8ZZqquqOe5hkMSY2Pqn8hf82",
+	"BGKdtYEvzE2wohsMIePGfUfTJj+4womsml3D+M/EF54gnoG7Dva70y12dHMmgHMHP6rPSED4ntKzo4go",
+	"HAuJrh33PlHdF3jXt18crEdg5n2XZPq7vabxiVweqlvwpzTPjyP437kGB5CCBznoM5ZLsTCmVgAwyBPt",
+	"w9c9tE9trmBXIi1cludeVo0ab8MLFhI1QbwJDK/kccHv+m51Qpt3AgctmNhHSEi+r2bs9C+JZ9JmvLpg",
+	"R65FMAAta45pWwZQYa1na/4Ya/ojTXW+2WZOPzJw58FY1y5R8snooz1VB6kgFuDqXlmmR3E0YGuMurDA",
+	"oAPRFxBMjdoePoQqQh83rMiBMrTfxaUxlQFiDNxHVuDZ6m2QHlIY07mgWrNSIEXYm2NDSlnkctayuc9H",
+	"2wi9jSP0+Ay+NYtr2vN17dfDCErI9VGJynas/mLCCri371Af5z/eb+QrxttF4Zek0Y8ZnDoc7qWtjAqI",
+	"YYSORs9ckyH4mLZqFwzpK7yuTo668uffwdr/wMT5sIy+wZzDBG0yDBP+YEOX9qARIcOsGSgFWtLMwPDF",
+	"+YsuT24ja+3gZHdfPtqP4Js9F+NDbiXO92v7+KQWom8RutPFDAg8iopgBmq6AeoSFF4S7LtcH1B/U8I+",
+	"VaE+FLu0rHfYKfmwgwD9k18NnhwNXUzSbO04fhls8uxMTYB1EjSXz+VCJfZ6xwTvg4G4Z7ub+pfh5wzL",
+	"pLvTCl7C8/9rURV0hLTi/RjIQ6C0W+3LksCMxHbFtUEMSBhxUQ7BPmrAby+0NUN/dauqzsjfO3xlC1Nb",
+	"VxbaYqlLzGu0ZaJGKgOHV3LFQCG2DbSi1RRYSfR0rrQv6ZF8df0Gi5T3dqqH0SLlz3GKAvA2Oealr4YF",
+	"lml7ohzHfkNrsNVYLECWITe8LWkjBTuxzpepQc10FFIYksUjE/RfgkH2zpaMPYmWzNY1xvroxscLluDm",
+	"sub0EXvWFfoGHPtoqH5pLV5R49m66xwJXAYzGkULYpXcN/qwt0kehu6apbSqrLt9sXi/iK3fBqV4SY0N",
+	"Zte8YRoqybtrsycCirNHY+LcE1ul2GCru6ygZi02aEATAQ/Rw5m0Qmq2itsw34KVrpgVx2clGboZk4mw",
+	"z0YXVkR8ay8od+uArg/Awv1HhsM/PwdfaZ4nEwHGqXnDzWMWwwV59i1ZcVFpphIyr0q8dNj1IwtcERMx",
+	"fPH8ryPvz4aN+RugHTywIhqaUnCRSeyXyJSxhmHFExF2oCSVuBdyLYJVU+L6M6JDCOrY8Z9yTrCj5UTY",
+	"lpZkuF5Kh1a/BmO+jeBKKlc7rhBvQH7DF+fPjL1j3QctiWIGDurv68Xa64BaADn/ZjQmjUZNnuCDyjUs",
+	"h5masbmYIjkhEXI1EXVLxgRz9om7SyOxSSdKK/LNOcnoJlrofG0X+SOch6dhes05/uewPdtVZHDx64eG",
+	"m6BJJh28QWRAgVgJ5bnl0dgjFVJsVtL26nfs0RkyXQVSN9AI1AnIluoVCUDwbGfsYX/LpW3V6kXMzWZW",
+	"dRQPPQ4FrM76DbxmEtFKbF9Up5SMHiWZ0C29S9d9rzDH7Q9TMtGPf1QFE3Z91NyxqzzHUXu5/K2Pbbcm",
+	"+F4dkORzsCJYR0e+HjfcFZExjMYA7JiKHnFtGPoixJ8Iz4sKqtPlNobew13kFkNfixM9QU5y3Wz6a+cj",
+	"7yAF1J68QwGTeo9CF5geTMO+UInT2qD1poB/ocorjZmprcHpm2sfSE2uLd1OFvuLe+kP5LJ1L7tjMlq3",
+	"/a9ny7sZA/FpW3IpMqwjI4oxm84x57lmpb3+rXbTh+LUI3FfWXDcnHtNU0gqxazW659v3+Fs06rMp66j",
+	"WlKrfjwzmtV0u5PmFO/31HzFCNcTwbE1devtd3zFlKarYkqG7wX/aAAsRaZGqJQbXd4ltEwR9lNMcq2H",
+	"MEoi1VXJTp9/+90FUUv6/Nvv/nNSnZ9/ky7ZR/LT369ent7+dPX82++MpjIZ4COewf/ZGP/UbiGNX2cy",
+	"2+AP9jM2HU/Eje2q6UKKhBL/ObTIxawdb/ERuqYbtEdqfTS4gI/QBeViPBG3jJFMpsqfxPEqmlqLMsOd",
+	"gicTu/6YfV3J25g2LnwtfI4SiqxmZoaZweL7m7fQIBVuiH3Amq8gQFkpjb7QLzt6Iavda0dgA4Ma1Ye5",
+	"2+13cY97xD7A2Y5iH+BQdftk4jq9hU2UH8O3ukJHTwKj82NTdat9625RFIVZUzwdJ+7Uni+nGsr56oU+",
+	"RsA4dbTVm98WDwZXQi/4AxMwed1JHD1BlzXbL8MUEdehnNe8dCKQmc5oet/Vopzr0Zi8rB2JNOQmhCuo",
+	"mHB7wMwjWO1EgAfLy2s5tz6kZmdNkZGUCiE1WVFrG0dvqSAu8D4RdXNxyHGSWDIm7OXG9QrwqmAQwrKs",
+	"gTJ8cf4NgmrNFRvF6zAyejwOcnxB07wD4Cur9ntkjT8XT6ngrz1qvlSQnNUH9uyT4xmfz3y38h0tINwr",
+	"R6CTeIatW87R3VzPj00MdVfrbgXE7Sax4d7jJEWBEz64sASy20E5TMhso5GbmH8kYesnKxqsrkznJVPL",
+	"RxBT0w/b6uv86wcDecXKB0cPcH3D4IwW/OzhGTAHO+GnuqAZ024NQWxl/DR+xmh38AOaq+Eb6CQMfgky",
+	"w4Jf/WaD37Bx3ecPn/9PAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

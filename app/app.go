@@ -349,6 +349,9 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		a.Deps.Requests, a.Deps.Caches = cfg.Metrics, cfg.Metrics
 		cfg.Metrics.WatchCache("sessions", sessions.CacheStats)
 		cfg.Metrics.WatchCache("api_tokens", tokens.CacheStats)
+		if err := cfg.Metrics.WatchDeploymentHealth(a.deploymentHealths); err != nil {
+			return err
+		}
 	}
 	if cfg.SSO != nil {
 		if a.SSO, err = sso.New(*cfg.SSO, cfg.Pool); err != nil {
@@ -364,7 +367,8 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications and hourly clean-up when it serves, and, when it works
+// notifications, hourly clean-up and deployments' health reads
+// (deployment.Service.WatchHealth) when it serves, and, when it works
 // tasks, the worker (which then lets running tasks finish for up to
 // Config.Drain) with the hourly prunes of the audit log and of old tasks
 // and, once, the deployments' identities (EnsureIdentities).
@@ -372,9 +376,10 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if a.Notifications != nil {
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); a.Notifications.Run(ctx) }()
 		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.SSO, a.Logger) }()
+		go func() { defer wg.Done(); a.Deployments.WatchHealth(ctx) }()
 	}
 	var err error
 	if a.Worker != nil {
@@ -390,13 +395,26 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// Close removes what New wrote on disk (the actions' Python package).
+// Close removes what New wrote on disk (the actions' Python package) and
+// stops the cluster's watches.
 func (a *App) Close() {
+	if a.Cluster != nil && a.Cluster.Watches != nil {
+		a.Cluster.Watches.Stop()
+	}
 	if a.sdkDir != "" {
 		if err := os.RemoveAll(a.sdkDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			a.Logger.Warn("remove the actions' Python package", "dir", a.sdkDir, "err", err)
 		}
 	}
+}
+
+// deploymentHealths are the deployments' newest health words, for the metric.
+func (a *App) deploymentHealths() []metrics.DeploymentHealth {
+	var out []metrics.DeploymentHealth
+	for _, h := range a.Deployments.Healths() {
+		out = append(out, metrics.DeploymentHealth{Deployment: h.Name, Driver: h.Driver, Health: string(h.Word)})
+	}
+	return out
 }
 
 // webhookBase is the base URL of the task pages that webhook deliveries link.

@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -23,6 +24,21 @@ type Cluster struct {
 	// NewCluster); nil only for Helm's in-memory storage in tests, where
 	// nothing reaches a cluster.
 	Deployers *deployer.Client
+	// Watches read releases' state from one set of informers per namespace
+	// (ReleaseState); nil reads it with list calls.
+	Watches *kube.Watches
+}
+
+// WatchIdle is how long a namespace's informers live with no read of one of
+// its releases (WatchHealth reads every deployment's every HealthEvery).
+const WatchIdle = 10 * time.Minute
+
+// ReleaseState reads what the cluster runs of release name in namespace.
+func (c *Cluster) ReleaseState(ctx context.Context, namespace, name string) (*kube.ReleaseState, error) {
+	if c.Watches != nil {
+		return c.Watches.ReleaseState(ctx, namespace, name)
+	}
+	return c.Kube.ReleaseState(ctx, namespace, name)
 }
 
 // ClusterOptions says how deployments act on a cluster.
@@ -57,7 +73,7 @@ func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cl
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{Releases: releases, Kube: client, Deployers: deployers}, nil
+	return &Cluster{Releases: releases, Kube: client, Deployers: deployers, Watches: kube.NewWatches(client.Clientset, WatchIdle)}, nil
 }
 
 // NamespaceLabels are the labels of a namespace Styrmin creates.

@@ -82,6 +82,9 @@ type Summary struct {
 	DriverTitle string
 	HasIcon     bool
 	LastTask    TaskSummary
+	// Health is the newest health read of a live deployment (by a view or
+	// WatchHealth), nil before the first.
+	Health *Health
 }
 
 // TaskSummary names a task without its steps.
@@ -178,6 +181,9 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 			Deployment: *d, DriverTitle: r.DriverTitle, HasIcon: r.HasIcon,
 			LastTask: TaskSummary{ID: r.LastTaskID, Kind: r.LastTaskKind, Status: r.LastTaskStatus, By: r.LastTaskBy, CreatedAt: r.LastTaskAt},
 		})
+		if d.DeletedAt == nil {
+			page.Items[len(page.Items)-1].Health, _ = s.healths.newest(d.Name)
+		}
 	}
 	return page, nil
 }

@@ -34,6 +34,10 @@ type Live struct {
 	// ImageSubstitutions are the images the local cluster runs instead of
 	// the ones the release's pods request, each once; none elsewhere.
 	ImageSubstitutions []kube.ImageSubstitution
+	// Health is the deployment's health with the release's pods, claims and
+	// events (the word Unknown when the cluster could not say); nil for a
+	// deleted deployment.
+	Health *Health
 }
 
 // LiveComponent is a component with its workloads' desired and ready replicas.
@@ -85,6 +89,7 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	cluster, err := s.NeedCluster()
 	if err != nil {
 		live.Err = styrmin.ErrorMessage(err)
+		live.Health = unknownHealth(d, live.Err)
 		live.History = recordedHistory(recorded)
 		return live
 	}
@@ -98,14 +103,17 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 	}
 	if err != nil {
 		live.Err = clusterMessage(err)
+		live.Health = unknownHealth(d, live.Err)
 	}
 	if live.History == nil {
 		live.History = recordedHistory(recorded)
 	}
 	if err := s.hideSecrets(ctx, d.ID, live); err != nil {
 		s.log.Error("deployment: open the secrets of a live deployment", "deployment", d.Name, "error", err)
-		return &Live{Err: "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details.", History: recordedHistory(recorded)}
+		why := "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details."
+		return &Live{Err: why, History: recordedHistory(recorded), Health: unknownHealth(d, why)}
 	}
+	s.healths.put(live.Health)
 	return live
 }
 
@@ -120,7 +128,7 @@ func (s *Service) revisionsShown() int {
 
 // hideSecrets redacts, in what the cluster said, the texts that a chart or
 // Helm wrote and that could hold the deployment's secret values: its notes,
-// its revisions' descriptions and the cluster's error.
+// its revisions' descriptions, the cluster's error and its health's texts.
 func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
 	r, err := s.deploymentRedactor(ctx, id)
 	if err != nil {
@@ -130,6 +138,7 @@ func (s *Service) hideSecrets(ctx context.Context, id int64, live *Live) error {
 	for i := range live.History {
 		live.History[i].Description = r.String(live.History[i].Description)
 	}
+	live.Health.redact(r)
 	return nil
 }
 
@@ -163,14 +172,16 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 			live.Notes = status.Notes
 		}
 	}
+	state, err := cluster.ReleaseState(ctx, d.Namespace, d.Name)
+	if err != nil {
+		return err
+	}
+	live.ImageSubstitutions = state.ImageSubstitutions
+	live.Health = newHealth(d, drv.Spec.Components, state, live.ReleaseMissing != "")
+	live.Components = live.Health.Components
 	workloads := map[string][]kube.Workload{}
-	for _, c := range drv.Spec.Components {
-		ws, err := cluster.Kube.ComponentWorkloads(ctx, d.Namespace, d.Name, c)
-		if err != nil {
-			return err
-		}
-		workloads[c.Name] = ws
-		live.Components = append(live.Components, LiveComponent{Name: c.Name, Title: ComponentTitle(c), Stopped: d.Components[c.Name].Stopped, Workloads: ws})
+	for _, c := range live.Components {
+		workloads[c.Name] = c.Workloads
 	}
 	services, err := cluster.Kube.ReleaseServices(ctx, d.Namespace, d.Name)
 	if err != nil {
@@ -186,8 +197,7 @@ func (s *Service) readCluster(ctx context.Context, cluster *Cluster, d *Deployme
 		}
 		live.Services = append(live.Services, ls)
 	}
-	live.ImageSubstitutions, err = cluster.Kube.ReleaseImageSubstitutions(ctx, d.Namespace, d.Name)
-	return err
+	return nil
 }
 
 // mergeHistory lists Helm's revisions, newest first, with what Styrmin recorded of each.

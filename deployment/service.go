@@ -50,6 +50,8 @@ type Service struct {
 	log     *slog.Logger
 	// observer hears of the Jobs actions run; never nil.
 	observer JobObserver
+	// healths is the newest health of each deployment.
+	healths healthBook
 }
 
 // JobObserver hears of the Kubernetes Jobs driver actions run (metrics.Metrics).

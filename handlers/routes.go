@@ -92,6 +92,7 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, forms, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name/health", least: auth.ReadOnly, handler: web.DeploymentHealth(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeReview, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeEdit, audit.TargetDeployment)},

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -47,16 +46,41 @@ type Workload struct {
 	Replicas int32 `json:"replicas"`
 	// ReadyReplicas is the number of ready pods.
 	ReadyReplicas int32 `json:"readyReplicas"`
+	// AvailableReplicas is the number of pods ready for the workload's minReadySeconds.
+	AvailableReplicas int32 `json:"availableReplicas"`
+	// Failed is the controller's message when a Deployment's rollout passed
+	// its progress deadline, "" otherwise.
+	Failed string `json:"-"`
 	// PodLabels are the labels of the pod template, which the selector matches.
 	PodLabels map[string]string `json:"-"`
 	// Waiting says why the workload is not ready; "" when it is.
 	Waiting string `json:"-"`
 	// podSelector selects the workload's pods (its spec.selector).
 	podSelector labels.Selector
+	// replicaSets name a Deployment's ReplicaSets.
+	replicaSets []string
+	// claimTemplates name a StatefulSet's volume claim templates.
+	claimTemplates []string
+}
+
+// claims reports whether the claim of that name is one of w's volume claim
+// templates' (<template>-<statefulset>-<ordinal>).
+func (w Workload) claims(name string) bool {
+	for _, t := range w.claimTemplates {
+		ordinal, ok := strings.CutPrefix(name, t+"-"+w.Name+"-")
+		if ok && ordinal != "" && strings.Trim(ordinal, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Ready reports whether every desired pod runs the current template and is ready.
 func (w Workload) Ready() bool { return w.Waiting == "" }
+
+// progressDeadlineExceeded is the reason of a Deployment's Progressing
+// condition once its rollout took longer than its progressDeadlineSeconds.
+const progressDeadlineExceeded = "ProgressDeadlineExceeded"
 
 // deploymentRevisionAnnotation is set by the Deployment controller on a
 // Deployment and on each of its ReplicaSets: the ReplicaSet with the
@@ -65,9 +89,19 @@ const deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
 
 // deploymentWorkload reduces a Deployment; replicaSets are the ReplicaSets of
 // its namespace, among which its own.
-func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) Workload {
+func deploymentWorkload(d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) Workload {
 	w := Workload{Kind: KindDeployment, Name: d.Name, Replicas: replicas(d.Spec.Replicas), ReadyReplicas: d.Status.ReadyReplicas,
-		PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
+		AvailableReplicas: d.Status.AvailableReplicas, PodLabels: d.Spec.Template.Labels, podSelector: podSelector(d.Spec.Selector)}
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Reason == progressDeadlineExceeded {
+			w.Failed = c.Message
+		}
+	}
+	for _, rs := range replicaSets {
+		if metav1.IsControlledBy(rs, d) {
+			w.replicaSets = append(w.replicaSets, rs.Name)
+		}
+	}
 	w.Waiting = waiting(w, d.Generation, d.Status.ObservedGeneration, d.Status.UpdatedReplicas, d.Status.Replicas)
 	if w.Waiting == "" && w.Replicas > 0 {
 		w.Waiting = newReplicaSetWaiting(w, d, replicaSets)
@@ -81,12 +115,11 @@ func deploymentWorkload(d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) W
 // latest change: one scaled down and straight back up (a stop, then a start)
 // still counts as ready the pods its controller is about to delete. So the
 // ReplicaSet itself must have seen its latest change and have its pods ready.
-func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1.ReplicaSet) string {
+func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []*appsv1.ReplicaSet) string {
 	var rs *appsv1.ReplicaSet
-	for i := range replicaSets {
-		if metav1.IsControlledBy(&replicaSets[i], d) &&
-			replicaSets[i].Annotations[deploymentRevisionAnnotation] == d.Annotations[deploymentRevisionAnnotation] {
-			rs = &replicaSets[i]
+	for _, r := range replicaSets {
+		if metav1.IsControlledBy(r, d) && r.Annotations[deploymentRevisionAnnotation] == d.Annotations[deploymentRevisionAnnotation] {
+			rs = r
 		}
 	}
 	switch {
@@ -103,7 +136,10 @@ func newReplicaSetWaiting(w Workload, d *appsv1.Deployment, replicaSets []appsv1
 // statefulSetWorkload reduces a StatefulSet.
 func statefulSetWorkload(s *appsv1.StatefulSet) Workload {
 	w := Workload{Kind: KindStatefulSet, Name: s.Name, Replicas: replicas(s.Spec.Replicas), ReadyReplicas: s.Status.ReadyReplicas,
-		PodLabels: s.Spec.Template.Labels, podSelector: podSelector(s.Spec.Selector)}
+		AvailableReplicas: s.Status.AvailableReplicas, PodLabels: s.Spec.Template.Labels, podSelector: podSelector(s.Spec.Selector)}
+	for _, t := range s.Spec.VolumeClaimTemplates {
+		w.claimTemplates = append(w.claimTemplates, t.Name)
+	}
 	updated := s.Status.UpdatedReplicas
 	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		updated = w.Replicas // pods are replaced only when deleted: do not wait for that
@@ -146,30 +182,38 @@ func waiting(w Workload, generation, observed int64, updated, current int32) str
 
 // releaseWorkloads lists the Deployments and StatefulSets of release in namespace.
 func (c *Client) releaseWorkloads(ctx context.Context, namespace, release string) ([]Workload, error) {
+	var o namespaceObjects
+	if err := c.listWorkloads(ctx, namespace, &o); err != nil {
+		return nil, err
+	}
+	return o.workloads(namespace, release), nil
+}
+
+// listWorkloads reads namespace's Deployments, StatefulSets and ReplicaSets into o.
+func (c *Client) listWorkloads(ctx context.Context, namespace string, o *namespaceObjects) error {
 	deployments, err := c.Clientset.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list deployments in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list deployments in %s: %w", namespace, err)
 	}
 	statefulSets, err := c.Clientset.AppsV1().StatefulSets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list statefulsets in %s: %w", namespace, err)
 	}
 	replicaSets, err := c.Clientset.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: list replicasets in %s: %w", namespace, err)
+		return fmt.Errorf("kube: list replicasets in %s: %w", namespace, err)
 	}
-	var all []Workload
-	for i := range deployments.Items {
-		if ofRelease(deployments.Items[i].ObjectMeta, namespace, release) {
-			all = append(all, deploymentWorkload(&deployments.Items[i], replicaSets.Items))
-		}
+	o.deployments, o.statefulSets, o.replicaSets = pointers(deployments.Items), pointers(statefulSets.Items), pointers(replicaSets.Items)
+	return nil
+}
+
+// pointers points at each item of a list.
+func pointers[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
 	}
-	for i := range statefulSets.Items {
-		if ofRelease(statefulSets.Items[i].ObjectMeta, namespace, release) {
-			all = append(all, statefulSetWorkload(&statefulSets.Items[i]))
-		}
-	}
-	return all, nil
+	return out
 }
 
 // selectWorkloads keeps the workloads whose pod template labels c's selector matches.
@@ -382,25 +426,15 @@ func (c *Client) WaitComponentsStopped(ctx context.Context, namespace, release s
 	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("Release %s has not stopped after %s: %s.", release, timeout, why), Err: err}
 }
 
-// releaseWorkloadsAndPods lists the Deployments and StatefulSets of release
-// in namespace, and every pod of namespace.
-func (c *Client) releaseWorkloadsAndPods(ctx context.Context, namespace, release string) ([]Workload, *corev1.PodList, error) {
+// componentPods names the pods of the workloads of comps.
+func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
 	all, err := c.releaseWorkloads(ctx, namespace, release)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
-	}
-	return all, pods, nil
-}
-
-// componentPods names the pods of the workloads of comps.
-func (c *Client) componentPods(ctx context.Context, namespace, release string, comps []drivers.Component) ([]string, error) {
-	all, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
 	}
 	var names []string
 	for _, comp := range comps {

@@ -2,12 +2,11 @@ package kube
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/labels"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // ImageSubstitutionAnnotation is the pod annotation in which the local
@@ -36,28 +35,18 @@ type ImageSubstitution struct {
 // container cannot start, and Runs says why.
 func (s ImageSubstitution) Missing() bool { return s.Image == "" }
 
-// ReleaseImageSubstitutions lists the image substitutions recorded on the
-// pods of release's Deployments and StatefulSets, each distinct one once
-// (the same requested image, image and what runs, whatever the container),
-// ordered by requested image; none on a cluster that substitutes nothing.
-func (c *Client) ReleaseImageSubstitutions(ctx context.Context, namespace, release string) ([]ImageSubstitution, error) {
-	workloads, pods, err := c.releaseWorkloadsAndPods(ctx, namespace, release)
-	if err != nil {
-		return nil, err
+// podSubstitutions reads the substitutions recorded on p, none when it has
+// no annotation.
+func podSubstitutions(p *corev1.Pod) ([]ImageSubstitution, error) {
+	value, ok := p.Annotations[ImageSubstitutionAnnotation]
+	if !ok {
+		return nil, nil
 	}
-	var all []ImageSubstitution
-	for _, p := range pods.Items {
-		value, ok := p.Annotations[ImageSubstitutionAnnotation]
-		if !ok || !slices.ContainsFunc(workloads, func(w Workload) bool { return w.podSelector.Matches(labels.Set(p.Labels)) }) {
-			continue
-		}
-		var entries []ImageSubstitution
-		if err := json.Unmarshal([]byte(value), &entries); err != nil {
-			return nil, fmt.Errorf("kube: pod %s/%s: annotation %s is not a list of image substitutions: %w", namespace, p.Name, ImageSubstitutionAnnotation, err)
-		}
-		all = append(all, entries...)
+	var entries []ImageSubstitution
+	if err := json.Unmarshal([]byte(value), &entries); err != nil {
+		return nil, fmt.Errorf("kube: pod %s/%s: annotation %s is not a list of image substitutions: %w", p.Namespace, p.Name, ImageSubstitutionAnnotation, err)
 	}
-	return distinctSubstitutions(all), nil
+	return entries, nil
 }
 
 // distinctSubstitutions keeps the first of the entries that differ only in

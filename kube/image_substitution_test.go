@@ -30,7 +30,7 @@ const (
 	noRedis          = `{"container":"cache","requested":"redis:7.2","runs":"no image on the local cluster stands in for redis:7.2; the local cluster builds postgres"}`
 )
 
-func TestReleaseImageSubstitutionsReadsTheReleasesPodsOncePerSubstitution(t *testing.T) {
+func TestReleaseStateImageSubstitutionsReadsTheReleasesPodsOncePerSubstitution(t *testing.T) {
 	db := deployment("db", "shop", "db", 2, 2)
 	db.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"component": "db"}}
 	other := deployment("other-db", "other", "other", 1, 1)
@@ -42,8 +42,9 @@ func TestReleaseImageSubstitutionsReadsTheReleasesPodsOncePerSubstitution(t *tes
 		annotatedPod("other-1", "other", `[{"container":"x","requested":"nginx:1","image":"styrmin.local/nginx:1","runs":"Debian nginx 1.22.1"}]`),
 	)
 
-	got, err := c.ReleaseImageSubstitutions(context.Background(), ns, "shop")
+	state, err := c.ReleaseState(context.Background(), ns, "shop")
 	require.NoError(t, err)
+	got := state.ImageSubstitutions
 	require.Equal(t, []kube.ImageSubstitution{
 		{Container: "db", Requested: "postgres:16.4", Image: "styrmin.local/postgres:15", Runs: "Debian PostgreSQL 15.14"},
 		{Container: "cache", Requested: "redis:7.2", Runs: "no image on the local cluster stands in for redis:7.2; the local cluster builds postgres"},
@@ -52,18 +53,18 @@ func TestReleaseImageSubstitutionsReadsTheReleasesPodsOncePerSubstitution(t *tes
 	require.True(t, got[1].Missing())
 }
 
-func TestReleaseImageSubstitutionsNoneWithoutAnnotations(t *testing.T) {
+func TestReleaseStateImageSubstitutionsNoneWithoutAnnotations(t *testing.T) {
 	db := deployment("db", "shop", "db", 1, 1)
 	db.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"component": "db"}}
-	got, err := fakeClient(db, annotatedPod("db-1", "db", "")).ReleaseImageSubstitutions(context.Background(), ns, "shop")
+	state, err := fakeClient(db, annotatedPod("db-1", "db", "")).ReleaseState(context.Background(), ns, "shop")
 	require.NoError(t, err)
-	require.Empty(t, got)
+	require.Empty(t, state.ImageSubstitutions)
 }
 
-func TestReleaseImageSubstitutionsSaysWhichAnnotationItCannotRead(t *testing.T) {
+func TestReleaseStateImageSubstitutionsSaysWhichAnnotationItCannotRead(t *testing.T) {
 	db := deployment("db", "shop", "db", 1, 1)
 	db.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"component": "db"}}
-	_, err := fakeClient(db, annotatedPod("db-1", "db", "postgres")).ReleaseImageSubstitutions(context.Background(), ns, "shop")
+	_, err := fakeClient(db, annotatedPod("db-1", "db", "postgres")).ReleaseState(context.Background(), ns, "shop")
 	require.ErrorContains(t, err, "pod shop/db-1: annotation styrmin.io/image-substitutions is not a list of image substitutions")
 }
 

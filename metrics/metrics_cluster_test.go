@@ -156,11 +156,15 @@ func TestScrapeAfterADeploymentOnTheCluster(t *testing.T) {
 	for _, standard := range []string{"go_goroutines", "go_memstats_heap_alloc_bytes", "process_resident_memory_bytes"} {
 		require.Contains(t, families, standard)
 	}
+	require.Len(t, families["styrmin_deployment_health"].GetMetric(), 1, "one health series per deployment, and only that one names it")
+	require.Equal(t, name, labelValue(families["styrmin_deployment_health"].GetMetric()[0], "deployment"))
 	for family, f := range families {
 		for _, series := range f.GetMetric() {
 			for _, l := range series.GetLabel() {
 				v := l.GetValue()
-				require.NotContains(t, v, name, "%s: no label carries a deployment's name", family)
+				if family != "styrmin_deployment_health" {
+					require.NotContains(t, v, name, "%s: no label but the health's carries a deployment's name", family)
+				}
 				require.NotContains(t, v, "7f3a", "%s: no label carries a path a client sent", family)
 				require.NotContains(t, v, "nobody", "%s: no label carries a username", family)
 				require.NotRegexp(t, pathWithID, v, "%s: no label carries an id", family)
@@ -168,4 +172,14 @@ func TestScrapeAfterADeploymentOnTheCluster(t *testing.T) {
 		}
 	}
 	require.False(t, strings.HasPrefix(metricsURL, env.URL), "the metrics have their own address")
+}
+
+// labelValue is the value of series' label name, "" when it has none.
+func labelValue(series *dto.Metric, name string) string {
+	for _, l := range series.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
 }

@@ -96,6 +96,36 @@ func (e DeleteInputsKind) Valid() bool {
 	}
 }
 
+// Defines values for HealthWord.
+const (
+	HealthWordDegraded    HealthWord = "Degraded"
+	HealthWordHealthy     HealthWord = "Healthy"
+	HealthWordMissing     HealthWord = "Missing"
+	HealthWordProgressing HealthWord = "Progressing"
+	HealthWordStopped     HealthWord = "Stopped"
+	HealthWordUnknown     HealthWord = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the HealthWord enum.
+func (e HealthWord) Valid() bool {
+	switch e {
+	case HealthWordDegraded:
+		return true
+	case HealthWordHealthy:
+		return true
+	case HealthWordMissing:
+		return true
+	case HealthWordProgressing:
+		return true
+	case HealthWordStopped:
+		return true
+	case HealthWordUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InstallInputsKind.
 const (
 	InstallInputsKindInstall InstallInputsKind = "install"
@@ -194,16 +224,16 @@ func (e PermissionSetBindingsSubjectKind) Valid() bool {
 
 // Defines values for PermissionSetKindsScope.
 const (
-	Cluster PermissionSetKindsScope = "cluster"
-	Unknown PermissionSetKindsScope = "unknown"
+	PermissionSetKindsScopeCluster PermissionSetKindsScope = "cluster"
+	PermissionSetKindsScopeUnknown PermissionSetKindsScope = "unknown"
 )
 
 // Valid indicates whether the value is a known member of the PermissionSetKindsScope enum.
 func (e PermissionSetKindsScope) Valid() bool {
 	switch e {
-	case Cluster:
+	case PermissionSetKindsScopeCluster:
 		return true
-	case Unknown:
+	case PermissionSetKindsScopeUnknown:
 		return true
 	default:
 		return false
@@ -510,6 +540,24 @@ func (e WebhookFormat) Valid() bool {
 	}
 }
 
+// Defines values for WorkloadKind.
+const (
+	WorkloadKindDeployment  WorkloadKind = "Deployment"
+	WorkloadKindStatefulSet WorkloadKind = "StatefulSet"
+)
+
+// Valid indicates whether the value is a known member of the WorkloadKind enum.
+func (e WorkloadKind) Valid() bool {
+	switch e {
+	case WorkloadKindDeployment:
+		return true
+	case WorkloadKindStatefulSet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAuditEntriesParamsTargetKind.
 const (
 	ListAuditEntriesParamsTargetKindDeployment ListAuditEntriesParamsTargetKind = "deployment"
@@ -672,11 +720,32 @@ type BundleProblem struct {
 	Message string `json:"message"`
 }
 
+// ClusterEvent defines model for ClusterEvent.
+type ClusterEvent struct {
+	Count    int       `json:"count"`
+	LastSeen time.Time `json:"last_seen"`
+
+	// Message Secrets redacted.
+	Message string `json:"message"`
+
+	// Object Kind/name of the object it is about.
+	Object string `json:"object"`
+
+	// Reason The cluster's word, e.g. BackOff.
+	Reason string `json:"reason"`
+
+	// Type Normal or Warning.
+	Type string `json:"type"`
+}
+
 // ComponentState defines model for ComponentState.
 type ComponentState struct {
 	// Ready Live readiness, e.g. 2/2; empty when the cluster could not be read.
 	Ready   *string `json:"ready,omitempty"`
 	Stopped bool    `json:"stopped"`
+
+	// Workloads The component's Deployments and StatefulSets with their replicas; absent when the cluster could not be read.
+	Workloads *[]Workload `json:"workloads,omitempty"`
 }
 
 // ComponentsRequest defines model for ComponentsRequest.
@@ -731,6 +800,18 @@ type Deployment struct {
 	Driver        string                    `json:"driver"`
 	DriverVersion string                    `json:"driver_version"`
 
+	// Events The newest Kubernetes Events of the release's objects (workloads, their
+	// ReplicaSets and pods, claims), warnings first, then newest first; at most 20.
+	Events *[]ClusterEvent `json:"events,omitempty"`
+
+	// EventsLeftOut How many more events there were than events holds.
+	EventsLeftOut *int `json:"events_left_out,omitempty"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health *Health `json:"health,omitempty"`
+
 	// ImageSubstitutions On the local cluster only (docs/local-cluster.md): the images that run
 	// instead of the ones the deployment's pods request, each distinct
 	// substitution once, and the requested images that cannot run there.
@@ -742,6 +823,12 @@ type Deployment struct {
 
 	// Parameters The non-secret parameter values.
 	Parameters map[string]interface{} `json:"parameters"`
+
+	// Pods The pods of the release's Deployments and StatefulSets, by name; absent when the cluster could not be read.
+	Pods *[]Pod `json:"pods,omitempty"`
+
+	// Pvcs The release's PersistentVolumeClaims (its own and its StatefulSets'), by name.
+	Pvcs *[]PersistentVolumeClaim `json:"pvcs,omitempty"`
 
 	// ReleaseMissing When Helm has no release of a deployment that Styrmin installed (it was
 	// uninstalled outside Styrmin, or the cluster was replaced) and no task holds
@@ -768,17 +855,22 @@ type DeploymentSummary struct {
 	AppVersion string `json:"app_version"`
 
 	// Busy A task holds the deployment.
-	Busy          bool         `json:"busy"`
-	CreatedAt     time.Time    `json:"created_at"`
-	CreatedBy     string       `json:"created_by"`
-	DeletedAt     *time.Time   `json:"deleted_at,omitempty"`
-	Driver        string       `json:"driver"`
-	DriverVersion string       `json:"driver_version"`
-	LastTask      *TaskSummary `json:"last_task,omitempty"`
-	Name          string       `json:"name"`
-	Namespace     string       `json:"namespace"`
-	Status        string       `json:"status"`
-	UpdatedAt     time.Time    `json:"updated_at"`
+	Busy          bool       `json:"busy"`
+	CreatedAt     time.Time  `json:"created_at"`
+	CreatedBy     string     `json:"created_by"`
+	DeletedAt     *time.Time `json:"deleted_at,omitempty"`
+	Driver        string     `json:"driver"`
+	DriverVersion string     `json:"driver_version"`
+
+	// Health In the list, the newest health Styrmin read (it reads every deployment's
+	// every 30 s, and on every view); absent before the first read and for a
+	// deleted deployment. In a deployment's read, its health now.
+	Health    *Health      `json:"health,omitempty"`
+	LastTask  *TaskSummary `json:"last_task,omitempty"`
+	Name      string       `json:"name"`
+	Namespace string       `json:"namespace"`
+	Status    string       `json:"status"`
+	UpdatedAt time.Time    `json:"updated_at"`
 }
 
 // Driver defines model for Driver.
@@ -858,6 +950,26 @@ type DriverVersion struct {
 	Spec    map[string]interface{} `json:"spec"`
 	Version string                 `json:"version"`
 }
+
+// Health How a deployment is doing, from what the cluster runs of it (its
+// workloads, pods and claims). Healthy: every running component has its
+// pods ready. Progressing: getting there (a rollout, pods starting or
+// stopping, a claim waiting for a volume). Degraded: something failed
+// and needs a person (a pod crash-looping or unable to pull its image, a
+// rollout past its deadline, a lost volume). Missing: the release or a
+// running component's workload is not in the cluster. Stopped: every
+// component is stopped. Unknown: the cluster could not be read.
+type Health struct {
+	// CheckedAt When the cluster was read.
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Reasons Why it is that word (empty when Healthy or Stopped), secrets redacted.
+	Reasons []string   `json:"reasons"`
+	Word    HealthWord `json:"word"`
+}
+
+// HealthWord defines model for Health.Word.
+type HealthWord string
 
 // ImageSubstitution defines model for ImageSubstitution.
 type ImageSubstitution struct {
@@ -1079,8 +1191,49 @@ type PermissionSetKindsScope string
 // PermissionSetRulesRole defines model for PermissionSet.Rules.Role.
 type PermissionSetRulesRole string
 
+// PersistentVolumeClaim defines model for PersistentVolumeClaim.
+type PersistentVolumeClaim struct {
+	Name string `json:"name"`
+
+	// Phase Pending, Bound or Lost.
+	Phase string `json:"phase"`
+
+	// Size The bound capacity, else the requested storage, e.g. 1Gi.
+	Size         *string `json:"size,omitempty"`
+	StorageClass *string `json:"storage_class,omitempty"`
+}
+
 // PlainValues Parameter (or prompt) values by name, each a string, a number, or true or false; secret ones are left out.
 type PlainValues map[string]interface{}
+
+// Pod defines model for Pod.
+type Pod struct {
+	Containers int       `json:"containers"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	// LastTermination Why a container last ended, e.g. OOMKilled, Error or Completed.
+	LastTermination *string `json:"last_termination,omitempty"`
+
+	// Message The cluster's message of waiting or last_termination, secrets redacted.
+	Message *string `json:"message,omitempty"`
+	Name    string  `json:"name"`
+
+	// Node The node it runs on; absent before it is scheduled.
+	Node *string `json:"node,omitempty"`
+
+	// Phase Pending, Running, Succeeded, Failed or Unknown.
+	Phase           string `json:"phase"`
+	ReadyContainers int    `json:"ready_containers"`
+
+	// Restarts Its containers' restarts, summed.
+	Restarts int `json:"restarts"`
+
+	// Waiting Why a container waits, e.g. CrashLoopBackOff or ImagePullBackOff.
+	Waiting *string `json:"waiting,omitempty"`
+
+	// Workload Kind/name of its workload, e.g. Deployment/shop-web.
+	Workload string `json:"workload"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1494,6 +1647,23 @@ type WebhookWithDeliveries struct {
 	Kinds []string `json:"kinds"`
 	Url   string   `json:"url"`
 }
+
+// Workload defines model for Workload.
+type Workload struct {
+	// Available Its pods ready for at least its minReadySeconds.
+	Available int `json:"available"`
+
+	// Desired The replicas the workload asks for.
+	Desired int          `json:"desired"`
+	Kind    WorkloadKind `json:"kind"`
+	Name    string       `json:"name"`
+
+	// Ready Its ready pods.
+	Ready int `json:"ready"`
+}
+
+// WorkloadKind defines model for Workload.Kind.
+type WorkloadKind string
 
 // Cursor defines model for Cursor.
 type Cursor = string

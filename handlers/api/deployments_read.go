@@ -33,7 +33,9 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 	}
 	for _, d := range page.Items {
 		last := apiTaskSummaryOf(d.LastTask)
-		out.Items = append(out.Items, apiDeploymentSummaryOf(&d.Deployment, &last))
+		sum := apiDeploymentSummaryOf(&d.Deployment, &last)
+		sum.Health = apiHealthOf(d.Health)
+		out.Items = append(out.Items, sum)
 	}
 	return out, nil
 }
@@ -72,6 +74,7 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 	if live.ReleaseMissing != "" {
 		out.ReleaseMissing = &live.ReleaseMissing
 	}
+	addLiveHealth(&out, live.Health)
 	if len(live.ImageSubstitutions) > 0 {
 		subs := apiImageSubstitutionsOf(live.ImageSubstitutions)
 		out.ImageSubstitutions = &subs
@@ -101,7 +104,7 @@ func apiComponentsOf(components []deployment.ComponentView) map[string]oapi.Comp
 				ready += w.ReadyReplicas
 			}
 			readiness := fmt.Sprintf("%d/%d", ready, desired)
-			state.Ready = &readiness
+			state.Ready, state.Workloads = &readiness, apiWorkloadsOf(c.Workloads)
 		}
 		out[c.Name] = state
 	}

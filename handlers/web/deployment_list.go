@@ -50,6 +50,9 @@ func deploymentRow(s deployment.Summary) views.DeploymentRow {
 			row.Busy = s.LastTask.Kind
 		}
 	}
+	if s.Health != nil {
+		row.Health = string(s.Health.Word)
+	}
 	if s.LastTask.ID != 0 {
 		row.LastTask = &views.TaskSummary{ID: s.LastTask.ID, Kind: s.LastTask.Kind, Status: string(s.LastTask.Status), At: s.LastTask.CreatedAt, By: s.LastTask.By}
 	}

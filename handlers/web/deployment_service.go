@@ -11,6 +11,7 @@ type deploymentReader interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
 	List(ctx context.Context, o deployment.ListOptions) (deployment.ListPage, error)
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
+	Health(ctx context.Context, name string) (*deployment.Health, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)

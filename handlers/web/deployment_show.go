@@ -85,6 +85,10 @@ func deploymentShowProps(v *deployment.View) views.DeploymentShowProps {
 		ClusterError: live.Err, ReleaseMissing: live.ReleaseMissing, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, v.Tasks), OlderTasksBefore: v.OlderTasksBefore,
 	}
+	if live.Health != nil {
+		h := healthProps(live.Health)
+		p.Health = &h
+	}
 	var spec drivers.Spec
 	if v.Spec.Driver != nil {
 		p.DriverTitle, spec = v.Spec.Driver.Title(), v.Spec.Driver.Spec

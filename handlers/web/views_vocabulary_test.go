@@ -7,6 +7,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/views"
 	"github.com/styrmin/styrmin/webhooks"
@@ -42,6 +43,18 @@ func TestViewsNameTheStatusesAndKindsTheyShow(t *testing.T) {
 	require.ElementsMatch(t, []string{string(executor.TaskQueued), string(executor.TaskRunning), string(executor.TaskSucceeded),
 		string(executor.TaskFailed), string(executor.TaskCanceled)}, views.TaskStatuses)
 	require.Equal(t, deployment.TaskKinds(), views.TaskKinds, "the pages have words for every task kind, in the registry's order")
+}
+
+// TestViewsNameTheHealthWords: the pages know every word package health
+// gives, by its name.
+func TestViewsNameTheHealthWords(t *testing.T) {
+	t.Parallel()
+	var words []string
+	for _, w := range health.Words {
+		words = append(words, string(w))
+	}
+	require.ElementsMatch(t, words, []string{views.HealthHealthy, views.HealthProgressing, views.HealthDegraded,
+		views.HealthMissing, views.HealthStopped, views.HealthUnknown})
 }
 
 // TestTheWebhookPageNamesTheDeliveryStatuses: the webhook page's delivery
