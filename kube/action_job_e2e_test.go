@@ -78,8 +78,14 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	// Not parallel: it measures this process's heap.
 	client, namespace := localJobs(t)
 	ctx := context.Background()
-	// 50 MB of 1000-byte lines: far more than 200 lines and 64 KiB.
-	spec := busyboxJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `echo`, `echo the end`, `exit 3`)
+	// 50 MB of 1000-byte lines: far more than 200 lines and 64 KiB. The
+	// kubelet rotates the log past 10 MiB, checking every 10 s; lines the
+	// container writes while a rotation is under way go to the rotated
+	// file, which neither the kubelet's follow nor a read serves (CI saw a
+	// tail without its last lines once). The pause lets the rotation the
+	// flood causes end before the last lines: what the test holds Styrmin
+	// to is the tail across a rotation (moreOfTheEnd), not the kubelet's race.
+	spec := busyboxJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `sleep 11`, `echo`, `echo the end`, `exit 3`)
 
 	runtime.GC()
 	var before runtime.MemStats
