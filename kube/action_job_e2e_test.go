@@ -83,9 +83,11 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	// container writes while a rotation is under way go to the rotated
 	// file, which neither the kubelet's follow nor a read serves (CI saw a
 	// tail without its last lines once). The pause lets the rotation the
-	// flood causes end before the last lines: what the test holds Styrmin
-	// to is the tail across a rotation (moreOfTheEnd), not the kubelet's race.
-	spec := busyboxJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `sleep 11`, `echo`, `echo the end`, `exit 3`)
+	// flood causes end before the last 300 KB (a file of their own, which
+	// the kubelet serves whole: more than the tail's bounds). What the test
+	// holds Styrmin to is the tail's bounds and end, not the kubelet's race.
+	spec := busyboxJob(namespace, `yes "$(printf '%0999d' 0)" | head -c 50000000`, `sleep 11`,
+		`yes "$(printf '%0999d' 1)" | head -n 300`, `echo`, `echo the end`, `exit 3`)
 
 	runtime.GC()
 	var before runtime.MemStats
