@@ -178,8 +178,8 @@ func checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 func requireToken(tokens *auth.APITokens, least auth.Role, maxBody int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxBody)
 			if least == auth.Anonymous {
-				c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxBody)
 				return next(c)
 			}
 			secret, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
@@ -201,7 +201,6 @@ func requireToken(tokens *auth.APITokens, least auth.Role, maxBody int64) echo.M
 			if u := cred.User; !u.Role.AtLeast(least) {
 				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role; the token acts as %s with the %s role.", least, u.Username, u.Role)
 			}
-			c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, maxBody)
 			return next(c)
 		}
 	}
