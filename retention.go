@@ -37,10 +37,16 @@ func PruneEvery(ctx context.Context, retention, period time.Duration, prune func
 	if retention == 0 {
 		return
 	}
+	Every(ctx, period, func(ctx context.Context) { prune(ctx, time.Now().Add(-retention)) })
+}
+
+// Every calls work now and then every period until ctx ends: the loop of
+// each periodic job of a worker process (prunes, schedules, sources).
+func Every(ctx context.Context, period time.Duration, work func(ctx context.Context)) {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		prune(ctx, time.Now().Add(-retention))
+		work(ctx)
 		select {
 		case <-ctx.Done():
 			return

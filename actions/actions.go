@@ -220,7 +220,18 @@ func command(spec Spec, dir runDir, sandboxed bool, stdin []byte, stdout, stderr
 
 // environment is the action process's whole environment.
 func environment(spec Spec, dir runDir) []string {
-	env := []string{
+	env := pythonEnvironment(dir)
+	for _, kv := range runVariables(spec) {
+		env = append(env, kv[0]+"="+kv[1])
+	}
+	return env
+}
+
+// pythonEnvironment is what every Python child of a run folder gets: the
+// bundle and the SDK on its import path, nothing of the server's environment
+// but PATH.
+func pythonEnvironment(dir runDir) []string {
+	return []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir.home,
 		"LANG=C.UTF-8",
@@ -228,10 +239,6 @@ func environment(spec Spec, dir runDir) []string {
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONPATH=" + dir.bundle + string(os.PathListSeparator) + dir.sdk,
 	}
-	for _, kv := range runVariables(spec) {
-		env = append(env, kv[0]+"="+kv[1])
-	}
-	return env
 }
 
 // TokenVariable is the variable that gives an action its run's token.

@@ -44,7 +44,9 @@ const (
 	AuditActorViaApiToken    AuditActorVia = "api-token"
 	AuditActorViaCommandLine AuditActorVia = "command-line"
 	AuditActorViaNone        AuditActorVia = "none"
+	AuditActorViaSchedule    AuditActorVia = "schedule"
 	AuditActorViaSession     AuditActorVia = "session"
+	AuditActorViaSource      AuditActorVia = "source"
 )
 
 // Valid indicates whether the value is a known member of the AuditActorVia enum.
@@ -58,7 +60,11 @@ func (e AuditActorVia) Valid() bool {
 		return true
 	case AuditActorViaNone:
 		return true
+	case AuditActorViaSchedule:
+		return true
 	case AuditActorViaSession:
+		return true
+	case AuditActorViaSource:
 		return true
 	default:
 		return false
@@ -95,6 +101,45 @@ const (
 func (e DeleteInputsKind) Valid() bool {
 	switch e {
 	case DeleteInputsKindDelete:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DriftWord.
+const (
+	DriftWordDrifted DriftWord = "Drifted"
+	DriftWordSynced  DriftWord = "Synced"
+	DriftWordUnknown DriftWord = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the DriftWord enum.
+func (e DriftWord) Valid() bool {
+	switch e {
+	case DriftWordDrifted:
+		return true
+	case DriftWordSynced:
+		return true
+	case DriftWordUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DriftedObjectChange.
+const (
+	DriftedObjectChangeChanged DriftedObjectChange = "changed"
+	DriftedObjectChangeDeleted DriftedObjectChange = "deleted"
+)
+
+// Valid indicates whether the value is a known member of the DriftedObjectChange enum.
+func (e DriftedObjectChange) Valid() bool {
+	switch e {
+	case DriftedObjectChangeChanged:
+		return true
+	case DriftedObjectChangeDeleted:
 		return true
 	default:
 		return false
@@ -299,6 +344,21 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for ReconcileInputsKind.
+const (
+	ReconcileInputsKindReconcile ReconcileInputsKind = "reconcile"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileInputsKind enum.
+func (e ReconcileInputsKind) Valid() bool {
+	switch e {
+	case ReconcileInputsKindReconcile:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResourceDiffChange.
 const (
 	ResourceDiffChangeAdded     ResourceDiffChange = "added"
@@ -359,6 +419,96 @@ func (e RollbackInputsKind) Valid() bool {
 	}
 }
 
+// Defines values for ScheduleMissed.
+const (
+	ScheduleMissedOnce ScheduleMissed = "once"
+	ScheduleMissedSkip ScheduleMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleMissed enum.
+func (e ScheduleMissed) Valid() bool {
+	switch e {
+	case ScheduleMissedOnce:
+		return true
+	case ScheduleMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleOverlap.
+const (
+	ScheduleOverlapQueue ScheduleOverlap = "queue"
+	ScheduleOverlapSkip  ScheduleOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleOverlap enum.
+func (e ScheduleOverlap) Valid() bool {
+	switch e {
+	case ScheduleOverlapQueue:
+		return true
+	case ScheduleOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleRequestMissed.
+const (
+	ScheduleRequestMissedOnce ScheduleRequestMissed = "once"
+	ScheduleRequestMissedSkip ScheduleRequestMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleRequestMissed enum.
+func (e ScheduleRequestMissed) Valid() bool {
+	switch e {
+	case ScheduleRequestMissedOnce:
+		return true
+	case ScheduleRequestMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleRequestOverlap.
+const (
+	ScheduleRequestOverlapQueue ScheduleRequestOverlap = "queue"
+	ScheduleRequestOverlapSkip  ScheduleRequestOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleRequestOverlap enum.
+func (e ScheduleRequestOverlap) Valid() bool {
+	switch e {
+	case ScheduleRequestOverlapQueue:
+		return true
+	case ScheduleRequestOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SourceVersionStatus.
+const (
+	SourceVersionStatusImported SourceVersionStatus = "imported"
+	SourceVersionStatusRefused  SourceVersionStatus = "refused"
+)
+
+// Valid indicates whether the value is a known member of the SourceVersionStatus enum.
+func (e SourceVersionStatus) Valid() bool {
+	switch e {
+	case SourceVersionStatusImported:
+		return true
+	case SourceVersionStatusRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StartInputsKind.
 const (
 	StartInputsKindStart StartInputsKind = "start"
@@ -391,13 +541,14 @@ func (e StopInputsKind) Valid() bool {
 
 // Defines values for TaskKind.
 const (
-	Action   TaskKind = "action"
-	Delete   TaskKind = "delete"
-	Install  TaskKind = "install"
-	Rollback TaskKind = "rollback"
-	Start    TaskKind = "start"
-	Stop     TaskKind = "stop"
-	Upgrade  TaskKind = "upgrade"
+	Action    TaskKind = "action"
+	Delete    TaskKind = "delete"
+	Install   TaskKind = "install"
+	Reconcile TaskKind = "reconcile"
+	Rollback  TaskKind = "rollback"
+	Start     TaskKind = "start"
+	Stop      TaskKind = "stop"
+	Upgrade   TaskKind = "upgrade"
 )
 
 // Valid indicates whether the value is a known member of the TaskKind enum.
@@ -408,6 +559,8 @@ func (e TaskKind) Valid() bool {
 	case Delete:
 		return true
 	case Install:
+		return true
+	case Reconcile:
 		return true
 	case Rollback:
 		return true
@@ -505,16 +658,22 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEvent.
 const (
-	WebhookEventCanceled  WebhookEvent = "canceled"
-	WebhookEventFailed    WebhookEvent = "failed"
-	WebhookEventStarted   WebhookEvent = "started"
-	WebhookEventSucceeded WebhookEvent = "succeeded"
+	WebhookEventCanceled            WebhookEvent = "canceled"
+	WebhookEventDeploymentDegraded  WebhookEvent = "deployment.degraded"
+	WebhookEventDeploymentRecovered WebhookEvent = "deployment.recovered"
+	WebhookEventFailed              WebhookEvent = "failed"
+	WebhookEventStarted             WebhookEvent = "started"
+	WebhookEventSucceeded           WebhookEvent = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEvent enum.
 func (e WebhookEvent) Valid() bool {
 	switch e {
 	case WebhookEventCanceled:
+		return true
+	case WebhookEventDeploymentDegraded:
+		return true
+	case WebhookEventDeploymentRecovered:
 		return true
 	case WebhookEventFailed:
 		return true
@@ -570,6 +729,7 @@ const (
 	ListAuditEntriesParamsTargetKindPolicy     ListAuditEntriesParamsTargetKind = "policy"
 	ListAuditEntriesParamsTargetKindSession    ListAuditEntriesParamsTargetKind = "session"
 	ListAuditEntriesParamsTargetKindSettings   ListAuditEntriesParamsTargetKind = "settings"
+	ListAuditEntriesParamsTargetKindSource     ListAuditEntriesParamsTargetKind = "source"
 	ListAuditEntriesParamsTargetKindToken      ListAuditEntriesParamsTargetKind = "token"
 	ListAuditEntriesParamsTargetKindUser       ListAuditEntriesParamsTargetKind = "user"
 	ListAuditEntriesParamsTargetKindWebhook    ListAuditEntriesParamsTargetKind = "webhook"
@@ -587,6 +747,8 @@ func (e ListAuditEntriesParamsTargetKind) Valid() bool {
 	case ListAuditEntriesParamsTargetKindSession:
 		return true
 	case ListAuditEntriesParamsTargetKindSettings:
+		return true
+	case ListAuditEntriesParamsTargetKindSource:
 		return true
 	case ListAuditEntriesParamsTargetKindToken:
 		return true
@@ -614,6 +776,54 @@ func (e ListAuditEntriesParamsOutcome) Valid() bool {
 	case ListAuditEntriesParamsOutcomeFailed:
 		return true
 	case ListAuditEntriesParamsOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDeploymentsParamsHealth.
+const (
+	ListDeploymentsParamsHealthDegraded    ListDeploymentsParamsHealth = "Degraded"
+	ListDeploymentsParamsHealthHealthy     ListDeploymentsParamsHealth = "Healthy"
+	ListDeploymentsParamsHealthMissing     ListDeploymentsParamsHealth = "Missing"
+	ListDeploymentsParamsHealthProgressing ListDeploymentsParamsHealth = "Progressing"
+	ListDeploymentsParamsHealthStopped     ListDeploymentsParamsHealth = "Stopped"
+	ListDeploymentsParamsHealthUnknown     ListDeploymentsParamsHealth = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the ListDeploymentsParamsHealth enum.
+func (e ListDeploymentsParamsHealth) Valid() bool {
+	switch e {
+	case ListDeploymentsParamsHealthDegraded:
+		return true
+	case ListDeploymentsParamsHealthHealthy:
+		return true
+	case ListDeploymentsParamsHealthMissing:
+		return true
+	case ListDeploymentsParamsHealthProgressing:
+		return true
+	case ListDeploymentsParamsHealthStopped:
+		return true
+	case ListDeploymentsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPodLogsParamsFormat.
+const (
+	Jsonl GetPodLogsParamsFormat = "jsonl"
+	Text  GetPodLogsParamsFormat = "text"
+)
+
+// Valid indicates whether the value is a known member of the GetPodLogsParamsFormat enum.
+func (e GetPodLogsParamsFormat) Valid() bool {
+	switch e {
+	case Jsonl:
+		return true
+	case Text:
 		return true
 	default:
 		return false
@@ -759,6 +969,15 @@ type ComponentsRequest struct {
 	Components *[]string `json:"components,omitempty"`
 }
 
+// ContainerLogLine One line of a container's log.
+type ContainerLogLine struct {
+	// At When the container runtime recorded the line.
+	At *time.Time `json:"at,omitempty"`
+
+	// Text The line, secrets redacted; at most 8 KiB and a note of what was left out.
+	Text string `json:"text"`
+}
+
 // CreatedAPIToken defines model for CreatedAPIToken.
 type CreatedAPIToken struct {
 	CreatedAt  time.Time  `json:"created_at"`
@@ -797,13 +1016,17 @@ type Deployment struct {
 	Busy bool `json:"busy"`
 
 	// ClusterError Why the live state could not be read, when it could not.
-	ClusterError  *string                   `json:"cluster_error,omitempty"`
-	Components    map[string]ComponentState `json:"components"`
-	CreatedAt     time.Time                 `json:"created_at"`
-	CreatedBy     string                    `json:"created_by"`
-	DeletedAt     *time.Time                `json:"deleted_at,omitempty"`
-	Driver        string                    `json:"driver"`
-	DriverVersion string                    `json:"driver_version"`
+	ClusterError *string                   `json:"cluster_error,omitempty"`
+	Components   map[string]ComponentState `json:"components"`
+	CreatedAt    time.Time                 `json:"created_at"`
+	CreatedBy    string                    `json:"created_by"`
+	DeletedAt    *time.Time                `json:"deleted_at,omitempty"`
+
+	// Drift The newest drift Styrmin read (every deployment's every 2 minutes, and on every
+	// read of its drift); absent before the first read and for a deleted deployment.
+	Drift         *DriftWord `json:"drift,omitempty"`
+	Driver        string     `json:"driver"`
+	DriverVersion string     `json:"driver_version"`
 
 	// Events The newest Kubernetes Events of the release's objects (workloads, their
 	// ReplicaSets and pods, claims), warnings first, then newest first; at most 20.
@@ -860,10 +1083,14 @@ type DeploymentSummary struct {
 	AppVersion string `json:"app_version"`
 
 	// Busy A task holds the deployment.
-	Busy          bool       `json:"busy"`
-	CreatedAt     time.Time  `json:"created_at"`
-	CreatedBy     string     `json:"created_by"`
-	DeletedAt     *time.Time `json:"deleted_at,omitempty"`
+	Busy      bool       `json:"busy"`
+	CreatedAt time.Time  `json:"created_at"`
+	CreatedBy string     `json:"created_by"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+
+	// Drift The newest drift Styrmin read (every deployment's every 2 minutes, and on every
+	// read of its drift); absent before the first read and for a deleted deployment.
+	Drift         *DriftWord `json:"drift,omitempty"`
 	Driver        string     `json:"driver"`
 	DriverVersion string     `json:"driver_version"`
 
@@ -877,6 +1104,75 @@ type DeploymentSummary struct {
 	Status    string       `json:"status"`
 	UpdatedAt time.Time    `json:"updated_at"`
 }
+
+// Drift defines model for Drift.
+type Drift struct {
+	// Accepted The objects that differ exactly as an operator accepted (no drift), in the manifest's order.
+	Accepted []DriftedObject `json:"accepted"`
+
+	// Checked How many objects were compared.
+	Checked int `json:"checked"`
+
+	// CheckedAt When the cluster was read.
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Objects The objects that differ, in the manifest's order.
+	Objects []DriftedObject `json:"objects"`
+
+	// Reason Why the word is Unknown, secrets redacted.
+	Reason *string `json:"reason,omitempty"`
+
+	// Revision The release's revision whose manifest was compared; 0 when Unknown.
+	Revision int `json:"revision"`
+
+	// Unchecked The objects that could not be read (such as cluster-scoped ones the reviewer may not read), with why.
+	Unchecked []UncheckedObject `json:"unchecked"`
+
+	// Word Synced: every object of the release holds what its manifest sets, or differs only as
+	// an operator accepted. Drifted: an object was changed or deleted outside Styrmin (and
+	// not accepted). Unknown: Styrmin could not compare.
+	Word DriftWord `json:"word"`
+}
+
+// DriftWord Synced: every object of the release holds what its manifest sets, or differs only as
+// an operator accepted. Drifted: an object was changed or deleted outside Styrmin (and
+// not accepted). Unknown: Styrmin could not compare.
+type DriftWord string
+
+// DriftedField defines model for DriftedField.
+type DriftedField struct {
+	// Have The live value as JSON, empty when absent, <secret> for a Secret's value.
+	Have string `json:"have"`
+
+	// Path Such as spec.replicas or spec.template.spec.containers[0].image.
+	Path string `json:"path"`
+
+	// Want The manifest's value as JSON (at most 200 bytes), <secret> for a Secret's value.
+	Want string `json:"want"`
+}
+
+// DriftedObject defines model for DriftedObject.
+type DriftedObject struct {
+	ApiVersion string `json:"api_version"`
+
+	// Change deleted: the object is not in the cluster.
+	Change DriftedObjectChange `json:"change"`
+	Fields []DriftedField      `json:"fields"`
+
+	// FieldsLeftOut How many more fields differ than are listed (at most 50 are).
+	FieldsLeftOut int    `json:"fields_left_out"`
+	Kind          string `json:"kind"`
+	Name          string `json:"name"`
+
+	// Namespace The namespace the manifest gives, absent when it gives none.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// ResourceVersion The live object's, absent when deleted.
+	ResourceVersion *string `json:"resource_version,omitempty"`
+}
+
+// DriftedObjectChange deleted: the object is not in the cluster.
+type DriftedObjectChange string
 
 // Driver defines model for Driver.
 type Driver struct {
@@ -1072,6 +1368,20 @@ type NewAPIToken struct {
 	Name      string     `json:"name"`
 }
 
+// NewSource defines model for NewSource.
+type NewSource struct {
+	Keys *[]SourceKey `json:"keys,omitempty"`
+
+	// Name A DNS label of at most 40 characters.
+	Name string `json:"name"`
+
+	// SignedOnly Refuse versions not signed by one of keys.
+	SignedOnly *bool `json:"signed_only,omitempty"`
+
+	// Url oci://HOST/REPOSITORY, without tag.
+	Url string `json:"url"`
+}
+
 // NewUser defines model for NewUser.
 type NewUser struct {
 	// Password At least 12 characters.
@@ -1089,7 +1399,7 @@ type NewWebhook struct {
 	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
 	Format *WebhookFormat `json:"format,omitempty"`
 
-	// Kinds Only tasks of these kinds (install, upgrade, rollback, stop, start, delete, action); empty or absent for every kind.
+	// Kinds Only tasks of these kinds (install, upgrade, rollback, stop, start, delete, action, reconcile); empty or absent for every kind.
 	Kinds *[]string `json:"kinds,omitempty"`
 
 	// Secret Signs every delivery; never shown again.
@@ -1288,6 +1598,14 @@ type PromptValue struct {
 // PromptValues Prompt values of hook actions, by action name then prompt name.
 type PromptValues map[string]map[string]interface{}
 
+// ReconcileInputs A reconcile's inputs (none but its kind; it re-applies the release's last revision).
+type ReconcileInputs struct {
+	Kind ReconcileInputsKind `json:"kind"`
+}
+
+// ReconcileInputsKind defines model for ReconcileInputs.Kind.
+type ReconcileInputsKind string
+
 // ResourceDiff defines model for ResourceDiff.
 type ResourceDiff struct {
 	Change ResourceDiffChange `json:"change"`
@@ -1335,6 +1653,145 @@ type RollbackInputsKind string
 type RollbackRequest struct {
 	Revision int `json:"revision"`
 }
+
+// Schedule defines model for Schedule.
+type Schedule struct {
+	Action string `json:"action"`
+
+	// Author Who scheduled it; the runs act with this user's rights.
+	Author    string    `json:"author"`
+	CreatedAt time.Time `json:"created_at"`
+	Cron      string    `json:"cron"`
+	Id        int64     `json:"id"`
+
+	// KeepDays The artefacts of the last D days are kept; absent: no such rule.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast The artefacts of the newest N runs are kept; absent: no such rule.
+	KeepLast *int `json:"keep_last,omitempty"`
+
+	// LastOutcome What came of the last slot: queued task N, skipped (and why), refused or failed (and why).
+	LastOutcome string `json:"last_outcome"`
+
+	// LastPruneOutcome What came of the last prune after a run: queued task N, not pruned (the run failed) or refused (and why).
+	LastPruneOutcome *string `json:"last_prune_outcome,omitempty"`
+
+	// LastPruneTask The prune task queued after the last run that succeeded; absent when none was.
+	LastPruneTask *int64 `json:"last_prune_task,omitempty"`
+
+	// LastSlot The last slot taken; absent before the first.
+	LastSlot *time.Time `json:"last_slot,omitempty"`
+
+	// LastTask The task the last slot queued; absent when it queued none.
+	LastTask *int64         `json:"last_task,omitempty"`
+	Missed   ScheduleMissed `json:"missed"`
+
+	// NextRuns The next three slots; none while paused.
+	NextRuns []time.Time     `json:"next_runs"`
+	Overlap  ScheduleOverlap `json:"overlap"`
+	Paused   bool            `json:"paused"`
+
+	// Prompts The plain prompt values; secret ones are never shown.
+	Prompts map[string]interface{} `json:"prompts"`
+
+	// PruneAction The action queued after each run that succeeds, to prune what the retention does not keep; absent without a retention.
+	PruneAction *string `json:"prune_action,omitempty"`
+	TimeZone    string  `json:"time_zone"`
+}
+
+// ScheduleMissed defines model for Schedule.Missed.
+type ScheduleMissed string
+
+// ScheduleOverlap defines model for Schedule.Overlap.
+type ScheduleOverlap string
+
+// ScheduleRequest defines model for ScheduleRequest.
+type ScheduleRequest struct {
+	// Action A manual action of the deployment's driver version.
+	Action string `json:"action"`
+
+	// Cron Five cron fields, or @hourly, @daily, @weekly, @monthly, @yearly.
+	//
+	// Example: 0 3 * * *
+	Cron string `json:"cron"`
+
+	// KeepDays Keep the artefacts of the last D days; as keep_last, and an artefact either rule keeps stays.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast Keep the artefacts of the newest N runs; the rest are pruned after each run that succeeds. Only for an action that declares artefacts (its driver names a prune action); 0 or absent: no such rule.
+	KeepLast *int `json:"keep_last,omitempty"`
+
+	// Missed Slots missed while no worker ran: run once for all of them (default) or skip them.
+	Missed *ScheduleRequestMissed `json:"missed,omitempty"`
+
+	// Overlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
+	Overlap *ScheduleRequestOverlap `json:"overlap,omitempty"`
+
+	// Prompts The action's prompt values by prompt name, typed as a run's; omitted prompts take their default.
+	Prompts *map[string]interface{} `json:"prompts,omitempty"`
+
+	// TimeZone The IANA time zone the cron is read in.
+	//
+	// Example: Europe/Oslo
+	TimeZone string `json:"time_zone"`
+}
+
+// ScheduleRequestMissed Slots missed while no worker ran: run once for all of them (default) or skip them.
+type ScheduleRequestMissed string
+
+// ScheduleRequestOverlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
+type ScheduleRequestOverlap string
+
+// Source defines model for Source.
+type Source struct {
+	CreatedAt  time.Time   `json:"created_at"`
+	CreatedBy  string      `json:"created_by"`
+	Keys       []SourceKey `json:"keys"`
+	Name       string      `json:"name"`
+	NextSyncAt time.Time   `json:"next_sync_at"`
+	SignedOnly bool        `json:"signed_only"`
+
+	// SyncError Why the last sync did not finish; empty when it did.
+	SyncError string `json:"sync_error"`
+
+	// SyncedAt The end of the last sync; absent before the first.
+	SyncedAt *time.Time `json:"synced_at,omitempty"`
+	Url      string     `json:"url"`
+}
+
+// SourceDetail defines model for SourceDetail.
+type SourceDetail struct {
+	Source   Source          `json:"source"`
+	Versions []SourceVersion `json:"versions"`
+}
+
+// SourceKey defines model for SourceKey.
+type SourceKey struct {
+	// Name Whose key it is; the driver page shows it as the signer.
+	Name string `json:"name"`
+
+	// Pem The public key in PEM (cosign.pub).
+	Pem string `json:"pem"`
+}
+
+// SourceVersion defines model for SourceVersion.
+type SourceVersion struct {
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Digest The artifact manifest's digest.
+	Digest string `json:"digest"`
+
+	// Reason Why it was refused: unsigned, bad signature, not a valid bundle, too large.
+	Reason string `json:"reason"`
+
+	// SignedBy The name of the key that signed it; empty when unsigned.
+	SignedBy string              `json:"signed_by"`
+	Status   SourceVersionStatus `json:"status"`
+	Tag      string              `json:"tag"`
+}
+
+// SourceVersionStatus defines model for SourceVersion.Status.
+type SourceVersionStatus string
 
 // StartInputs A start's inputs.
 type StartInputs struct {
@@ -1461,6 +1918,15 @@ type TaskSummary struct {
 	Id        int64      `json:"id"`
 	Kind      TaskKind   `json:"kind"`
 	Status    TaskStatus `json:"status"`
+}
+
+// UncheckedObject defines model for UncheckedObject.
+type UncheckedObject struct {
+	ApiVersion string  `json:"api_version"`
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+	Namespace  *string `json:"namespace,omitempty"`
+	Why        string  `json:"why"`
 }
 
 // UpgradeInputs An upgrade's inputs.
@@ -1612,7 +2078,9 @@ type WebhookDelivery struct {
 	DurationMs  *int              `json:"duration_ms,omitempty"`
 
 	// Error Why the last attempt failed; empty when it did not.
-	Error string       `json:"error"`
+	Error string `json:"error"`
+
+	// Event A task's start and end, or a deployment's turn of health: to Degraded, and back to Healthy (once per turn).
 	Event WebhookEvent `json:"event"`
 
 	// Id Sent as X-Styrmin-Delivery.
@@ -1621,14 +2089,16 @@ type WebhookDelivery struct {
 	Status       WebhookDeliveryStatus `json:"status"`
 
 	// StatusCode The receiver's answer to the last attempt.
-	StatusCode *int  `json:"status_code,omitempty"`
-	TaskId     int64 `json:"task_id"`
+	StatusCode *int `json:"status_code,omitempty"`
+
+	// TaskId The task of a task's event; null for a deployment's event.
+	TaskId *int64 `json:"task_id"`
 }
 
 // WebhookDeliveryStatus defines model for WebhookDelivery.Status.
 type WebhookDeliveryStatus string
 
-// WebhookEvent defines model for WebhookEvent.
+// WebhookEvent A task's start and end, or a deployment's turn of health: to Degraded, and back to Healthy (once per turn).
 type WebhookEvent string
 
 // WebhookFormat `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
@@ -1682,6 +2152,12 @@ type DriverName = string
 // Limit defines model for Limit.
 type Limit = int
 
+// ScheduleID defines model for ScheduleID.
+type ScheduleID = int64
+
+// SourceName defines model for SourceName.
+type SourceName = string
+
 // TaskID defines model for TaskID.
 type TaskID = int64
 
@@ -1733,7 +2209,46 @@ type ListDeploymentsParams struct {
 	// Limit How many items a page holds at most.
 	Limit          *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 	IncludeDeleted *bool  `form:"include_deleted,omitempty" json:"include_deleted,omitempty"`
+
+	// Q Part of the name, whatever its case (searched as text, never as a pattern).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Driver The driver's name, exactly.
+	Driver *string `form:"driver,omitempty" json:"driver,omitempty"`
+
+	// Namespace The namespace, exactly.
+	Namespace *string `form:"namespace,omitempty" json:"namespace,omitempty"`
+
+	// Health Live deployments whose newest health read is this word (deleted ones have none).
+	Health *ListDeploymentsParamsHealth `form:"health,omitempty" json:"health,omitempty"`
+
+	// Drifted true: live deployments whose newest drift read is Drifted; false: every other one.
+	Drifted *bool `form:"drifted,omitempty" json:"drifted,omitempty"`
 }
+
+// ListDeploymentsParamsHealth defines parameters for ListDeployments.
+type ListDeploymentsParamsHealth string
+
+// GetPodLogsParams defines parameters for GetPodLogs.
+type GetPodLogsParams struct {
+	// Container One of the pod's containers; its first when absent.
+	Container *string `form:"container,omitempty" json:"container,omitempty"`
+
+	// TailLines How many of the last lines to read.
+	TailLines *int `form:"tail_lines,omitempty" json:"tail_lines,omitempty"`
+
+	// Previous The log of the container's previous run (after a crash or a restart).
+	Previous *bool `form:"previous,omitempty" json:"previous,omitempty"`
+
+	// Since Only the lines recorded after this time (a previous answer's `Styrmin-Log-Cursor`).
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Format `text`: the lines as plain text; `jsonl`: one JSON object (`ContainerLogLine`) per line.
+	Format *GetPodLogsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetPodLogsParamsFormat defines parameters for GetPodLogs.
+type GetPodLogsParamsFormat string
 
 // UpgradeDeploymentParams defines parameters for UpgradeDeployment.
 type UpgradeDeploymentParams struct {
@@ -1784,6 +2299,9 @@ type RunActionJSONRequestBody = ActionRequest
 // RollbackDeploymentJSONRequestBody defines body for RollbackDeployment for application/json ContentType.
 type RollbackDeploymentJSONRequestBody = RollbackRequest
 
+// CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
+type CreateScheduleJSONRequestBody = ScheduleRequest
+
 // StartDeploymentJSONRequestBody defines body for StartDeployment for application/json ContentType.
 type StartDeploymentJSONRequestBody = ComponentsRequest
 
@@ -1798,6 +2316,9 @@ type ApproveDriverPermissionsJSONRequestBody = ApprovePermissionsRequest
 
 // SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
 type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
+
+// CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
+type CreateSourceJSONRequestBody = NewSource
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -2055,6 +2576,40 @@ func (t *TaskInputs) MergeActionInputs(v ActionInputs) error {
 	return err
 }
 
+// AsReconcileInputs returns the union data inside the TaskInputs as a ReconcileInputs
+func (t TaskInputs) AsReconcileInputs() (ReconcileInputs, error) {
+	var body ReconcileInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconcileInputs overwrites any union data inside the TaskInputs as the provided ReconcileInputs
+func (t *TaskInputs) FromReconcileInputs(v ReconcileInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"reconcile"}`))
+	t.union = b
+	return err
+}
+
+// MergeReconcileInputs performs a merge with any union data inside the TaskInputs, using the provided ReconcileInputs
+func (t *TaskInputs) MergeReconcileInputs(v ReconcileInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"reconcile"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t TaskInputs) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"kind"`
@@ -2075,6 +2630,8 @@ func (t TaskInputs) ValueByDiscriminator() (interface{}, error) {
 		return t.AsDeleteInputs()
 	case "install":
 		return t.AsInstallInputs()
+	case "reconcile":
+		return t.AsReconcileInputs()
 	case "rollback":
 		return t.AsRollbackInputs()
 	case "start":
@@ -2118,9 +2675,36 @@ type ServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx echo.Context, name DeploymentName, action string) error
+	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
+	// (GET /deployments/{name}/drift)
+	GetDeploymentDrift(ctx echo.Context, name DeploymentName) error
+	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
+	// (POST /deployments/{name}/drift/accept)
+	AcceptDeploymentDrift(ctx echo.Context, name DeploymentName) error
+	// GetPodLogs The last lines of a container's log, secrets redacted
+	// (GET /deployments/{name}/pods/{pod}/logs)
+	GetPodLogs(ctx echo.Context, name DeploymentName, pod string, params GetPodLogsParams) error
+	// ReconcileDeployment Re-apply the release as it is, undoing changes made behind Styrmin's back
+	// (POST /deployments/{name}/reconcile)
+	ReconcileDeployment(ctx echo.Context, name DeploymentName) error
 	// RollbackDeployment Roll back to an earlier revision with the values recorded for it
 	// (POST /deployments/{name}/rollback)
 	RollbackDeployment(ctx echo.Context, name DeploymentName) error
+	// ListSchedules The schedules of the deployment's manual actions, with their next runs
+	// (GET /deployments/{name}/schedules)
+	ListSchedules(ctx echo.Context, name DeploymentName) error
+	// CreateSchedule Schedule a manual action of the deployment
+	// (POST /deployments/{name}/schedules)
+	CreateSchedule(ctx echo.Context, name DeploymentName) error
+	// DeleteSchedule Delete a schedule (the tasks it queued stay)
+	// (DELETE /deployments/{name}/schedules/{id})
+	DeleteSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
+	// PauseSchedule Pause a schedule; its slots do not run until it resumes
+	// (POST /deployments/{name}/schedules/{id}/pause)
+	PauseSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
+	// ResumeSchedule Resume a paused schedule at its first slot from now (the paused slots are not run)
+	// (POST /deployments/{name}/schedules/{id}/resume)
+	ResumeSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
 	// StartDeployment Start stopped components with the replicas they had
 	// (POST /deployments/{name}/start)
 	StartDeployment(ctx echo.Context, name DeploymentName) error
@@ -2154,6 +2738,21 @@ type ServerInterface interface {
 	// SetNamespacePolicy Set where operators may deploy
 	// (PUT /namespace-policy)
 	SetNamespacePolicy(ctx echo.Context) error
+	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// (GET /sources)
+	ListSources(ctx echo.Context) error
+	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
+	// (POST /sources)
+	CreateSource(ctx echo.Context) error
+	// DeleteSource Delete a catalogue source; the versions it imported stay in the catalogue
+	// (DELETE /sources/{name})
+	DeleteSource(ctx echo.Context, name SourceName) error
+	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
+	// (GET /sources/{name})
+	GetSource(ctx echo.Context, name SourceName) error
+	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+	// (POST /sources/{name}/sync)
+	SyncSource(ctx echo.Context, name SourceName) error
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx echo.Context, params ListTasksParams) error
@@ -2317,6 +2916,41 @@ func (w *ServerInterfaceWrapper) ListDeployments(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_deleted: %s", err))
 	}
 
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "driver" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "driver", ctx.QueryParams(), &params.Driver, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter driver: %s", err))
+	}
+
+	// ------------- Optional query parameter "namespace" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "namespace", ctx.QueryParams(), &params.Namespace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter namespace: %s", err))
+	}
+
+	// ------------- Optional query parameter "health" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "health", ctx.QueryParams(), &params.Health, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter health: %s", err))
+	}
+
+	// ------------- Optional query parameter "drifted" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "drifted", ctx.QueryParams(), &params.Drifted, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter drifted: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListDeployments(ctx, params)
 	return err
@@ -2387,6 +3021,115 @@ func (w *ServerInterfaceWrapper) RunAction(ctx echo.Context) error {
 	return err
 }
 
+// GetDeploymentDrift converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDeploymentDrift(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDeploymentDrift(ctx, name)
+	return err
+}
+
+// AcceptDeploymentDrift converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptDeploymentDrift(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptDeploymentDrift(ctx, name)
+	return err
+}
+
+// GetPodLogs converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPodLogs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "pod" -------------
+	var pod string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "pod", ctx.Param("pod"), &pod, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pod: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPodLogsParams
+	// ------------- Optional query parameter "container" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "container", ctx.QueryParams(), &params.Container, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container: %s", err))
+	}
+
+	// ------------- Optional query parameter "tail_lines" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tail_lines", ctx.QueryParams(), &params.TailLines, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tail_lines: %s", err))
+	}
+
+	// ------------- Optional query parameter "previous" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "previous", ctx.QueryParams(), &params.Previous, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter previous: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPodLogs(ctx, name, pod, params)
+	return err
+}
+
+// ReconcileDeployment converts echo context to params.
+func (w *ServerInterfaceWrapper) ReconcileDeployment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReconcileDeployment(ctx, name)
+	return err
+}
+
 // RollbackDeployment converts echo context to params.
 func (w *ServerInterfaceWrapper) RollbackDeployment(ctx echo.Context) error {
 	var err error
@@ -2400,6 +3143,110 @@ func (w *ServerInterfaceWrapper) RollbackDeployment(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RollbackDeployment(ctx, name)
+	return err
+}
+
+// ListSchedules converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSchedules(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSchedules(ctx, name)
+	return err
+}
+
+// CreateSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSchedule(ctx, name)
+	return err
+}
+
+// DeleteSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id ScheduleID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSchedule(ctx, name, id)
+	return err
+}
+
+// PauseSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) PauseSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id ScheduleID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PauseSchedule(ctx, name, id)
+	return err
+}
+
+// ResumeSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) ResumeSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id ScheduleID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResumeSchedule(ctx, name, id)
 	return err
 }
 
@@ -2589,6 +3436,72 @@ func (w *ServerInterfaceWrapper) SetNamespacePolicy(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetNamespacePolicy(ctx)
+	return err
+}
+
+// ListSources converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSources(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSources(ctx)
+	return err
+}
+
+// CreateSource converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSource(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSource(ctx)
+	return err
+}
+
+// DeleteSource converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SourceName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSource(ctx, name)
+	return err
+}
+
+// GetSource converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SourceName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSource(ctx, name)
+	return err
+}
+
+// SyncSource converts echo context to params.
+func (w *ServerInterfaceWrapper) SyncSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SourceName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SyncSource(ctx, name)
 	return err
 }
 
@@ -2903,11 +3816,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/deployments", wrapper.InstallDeployment, options.OperationMiddlewares["installDeployment"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name", wrapper.DeleteDeployment, options.OperationMiddlewares["deleteDeployment"]...)
 	router.GET(options.BaseURL+"/deployments/:name", wrapper.GetDeployment, options.OperationMiddlewares["getDeployment"]...)
+	router.GET(options.BaseURL+"/deployments/:name/drift", wrapper.GetDeploymentDrift, options.OperationMiddlewares["getDeploymentDrift"]...)
+	router.POST(options.BaseURL+"/deployments/:name/drift/accept", wrapper.AcceptDeploymentDrift, options.OperationMiddlewares["acceptDeploymentDrift"]...)
+	router.POST(options.BaseURL+"/deployments/:name/reconcile", wrapper.ReconcileDeployment, options.OperationMiddlewares["reconcileDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/upgrade", wrapper.UpgradeDeployment, options.OperationMiddlewares["upgradeDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/rollback", wrapper.RollbackDeployment, options.OperationMiddlewares["rollbackDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/stop", wrapper.StopDeployment, options.OperationMiddlewares["stopDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/start", wrapper.StartDeployment, options.OperationMiddlewares["startDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/actions/:action", wrapper.RunAction, options.OperationMiddlewares["runAction"]...)
+	router.GET(options.BaseURL+"/deployments/:name/pods/:pod/logs", wrapper.GetPodLogs, options.OperationMiddlewares["getPodLogs"]...)
+	router.GET(options.BaseURL+"/deployments/:name/schedules", wrapper.ListSchedules, options.OperationMiddlewares["listSchedules"]...)
+	router.POST(options.BaseURL+"/deployments/:name/schedules", wrapper.CreateSchedule, options.OperationMiddlewares["createSchedule"]...)
+	router.DELETE(options.BaseURL+"/deployments/:name/schedules/:id", wrapper.DeleteSchedule, options.OperationMiddlewares["deleteSchedule"]...)
+	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/pause", wrapper.PauseSchedule, options.OperationMiddlewares["pauseSchedule"]...)
+	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/resume", wrapper.ResumeSchedule, options.OperationMiddlewares["resumeSchedule"]...)
 	router.GET(options.BaseURL+"/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
 	router.GET(options.BaseURL+"/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
 	router.POST(options.BaseURL+"/tasks/:id/cancel", wrapper.CancelTask, options.OperationMiddlewares["cancelTask"]...)
@@ -2921,6 +3843,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken, options.OperationMiddlewares["createToken"]...)
 	router.POST(options.BaseURL+"/tokens/password-grant", wrapper.PasswordGrant, options.OperationMiddlewares["passwordGrant"]...)
 	router.DELETE(options.BaseURL+"/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["revokeToken"]...)
+	router.GET(options.BaseURL+"/sources", wrapper.ListSources, options.OperationMiddlewares["listSources"]...)
+	router.POST(options.BaseURL+"/sources", wrapper.CreateSource, options.OperationMiddlewares["createSource"]...)
+	router.DELETE(options.BaseURL+"/sources/:name", wrapper.DeleteSource, options.OperationMiddlewares["deleteSource"]...)
+	router.GET(options.BaseURL+"/sources/:name", wrapper.GetSource, options.OperationMiddlewares["getSource"]...)
+	router.POST(options.BaseURL+"/sources/:name/sync", wrapper.SyncSource, options.OperationMiddlewares["syncSource"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
@@ -3187,6 +4114,228 @@ func (response RunActiondefaultApplicationProblemPlusJSONResponse) VisitRunActio
 	return err
 }
 
+type GetDeploymentDriftRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type GetDeploymentDriftResponseObject interface {
+	VisitGetDeploymentDriftResponse(w http.ResponseWriter) error
+}
+
+type GetDeploymentDrift200JSONResponse Drift
+
+func (response GetDeploymentDrift200JSONResponse) VisitGetDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDeploymentDriftdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetDeploymentDriftdefaultApplicationProblemPlusJSONResponse) VisitGetDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptDeploymentDriftRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type AcceptDeploymentDriftResponseObject interface {
+	VisitAcceptDeploymentDriftResponse(w http.ResponseWriter) error
+}
+
+type AcceptDeploymentDrift200JSONResponse Drift
+
+func (response AcceptDeploymentDrift200JSONResponse) VisitAcceptDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse) VisitAcceptDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPodLogsRequestObject struct {
+	Name   DeploymentName `json:"name"`
+	Pod    string         `json:"pod"`
+	Params GetPodLogsParams
+}
+
+type GetPodLogsResponseObject interface {
+	VisitGetPodLogsResponse(w http.ResponseWriter) error
+}
+
+type GetPodLogs200ResponseHeaders struct {
+	StyrminLogCursor *string
+	StyrminLogCut    *string
+}
+
+type GetPodLogs200ApplicationjsonlResponse struct {
+	Body          io.Reader
+	Headers       GetPodLogs200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetPodLogs200ApplicationjsonlResponse) VisitGetPodLogsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/jsonl")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.StyrminLogCursor != nil {
+		w.Header().Set("Styrmin-Log-Cursor", fmt.Sprint(*response.Headers.StyrminLogCursor))
+	}
+	if response.Headers.StyrminLogCut != nil {
+		w.Header().Set("Styrmin-Log-Cut", fmt.Sprint(*response.Headers.StyrminLogCut))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type GetPodLogs200TextResponse struct {
+	Body    string
+	Headers GetPodLogs200ResponseHeaders
+}
+
+func (response GetPodLogs200TextResponse) VisitGetPodLogsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	if response.Headers.StyrminLogCursor != nil {
+		w.Header().Set("Styrmin-Log-Cursor", fmt.Sprint(*response.Headers.StyrminLogCursor))
+	}
+	if response.Headers.StyrminLogCut != nil {
+		w.Header().Set("Styrmin-Log-Cut", fmt.Sprint(*response.Headers.StyrminLogCut))
+	}
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response.Body)))
+	return err
+}
+
+type GetPodLogsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetPodLogsdefaultApplicationProblemPlusJSONResponse) VisitGetPodLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReconcileDeploymentRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type ReconcileDeploymentResponseObject interface {
+	VisitReconcileDeploymentResponse(w http.ResponseWriter) error
+}
+
+type ReconcileDeployment202JSONResponse struct{ TaskAcceptedJSONResponse }
+
+func (response ReconcileDeployment202JSONResponse) VisitReconcileDeploymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReconcileDeploymentdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ReconcileDeploymentdefaultApplicationProblemPlusJSONResponse) VisitReconcileDeploymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RollbackDeploymentRequestObject struct {
 	Name DeploymentName `json:"name"`
 	Body *RollbackDeploymentJSONRequestBody
@@ -3219,6 +4368,187 @@ type RollbackDeploymentdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response RollbackDeploymentdefaultApplicationProblemPlusJSONResponse) VisitRollbackDeploymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSchedulesRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type ListSchedulesResponseObject interface {
+	VisitListSchedulesResponse(w http.ResponseWriter) error
+}
+
+type ListSchedules200JSONResponse []Schedule
+
+func (response ListSchedules200JSONResponse) VisitListSchedulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSchedulesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListSchedulesdefaultApplicationProblemPlusJSONResponse) VisitListSchedulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Body *CreateScheduleJSONRequestBody
+}
+
+type CreateScheduleResponseObject interface {
+	VisitCreateScheduleResponse(w http.ResponseWriter) error
+}
+
+type CreateSchedule201JSONResponse Schedule
+
+func (response CreateSchedule201JSONResponse) VisitCreateScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateScheduledefaultApplicationProblemPlusJSONResponse) VisitCreateScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Id   ScheduleID     `json:"id"`
+}
+
+type DeleteScheduleResponseObject interface {
+	VisitDeleteScheduleResponse(w http.ResponseWriter) error
+}
+
+type DeleteSchedule204Response struct {
+}
+
+func (response DeleteSchedule204Response) VisitDeleteScheduleResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteScheduledefaultApplicationProblemPlusJSONResponse) VisitDeleteScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Id   ScheduleID     `json:"id"`
+}
+
+type PauseScheduleResponseObject interface {
+	VisitPauseScheduleResponse(w http.ResponseWriter) error
+}
+
+type PauseSchedule204Response struct {
+}
+
+func (response PauseSchedule204Response) VisitPauseScheduleResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type PauseScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PauseScheduledefaultApplicationProblemPlusJSONResponse) VisitPauseScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Id   ScheduleID     `json:"id"`
+}
+
+type ResumeScheduleResponseObject interface {
+	VisitResumeScheduleResponse(w http.ResponseWriter) error
+}
+
+type ResumeSchedule204Response struct {
+}
+
+func (response ResumeSchedule204Response) VisitResumeScheduleResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ResumeScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ResumeScheduledefaultApplicationProblemPlusJSONResponse) VisitResumeScheduleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3690,6 +5020,190 @@ type SetNamespacePolicydefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response SetNamespacePolicydefaultApplicationProblemPlusJSONResponse) VisitSetNamespacePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSourcesRequestObject struct {
+}
+
+type ListSourcesResponseObject interface {
+	VisitListSourcesResponse(w http.ResponseWriter) error
+}
+
+type ListSources200JSONResponse struct {
+	Items []Source `json:"items"`
+}
+
+func (response ListSources200JSONResponse) VisitListSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSourcesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListSourcesdefaultApplicationProblemPlusJSONResponse) VisitListSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSourceRequestObject struct {
+	Body *CreateSourceJSONRequestBody
+}
+
+type CreateSourceResponseObject interface {
+	VisitCreateSourceResponse(w http.ResponseWriter) error
+}
+
+type CreateSource201JSONResponse Source
+
+func (response CreateSource201JSONResponse) VisitCreateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateSourcedefaultApplicationProblemPlusJSONResponse) VisitCreateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSourceRequestObject struct {
+	Name SourceName `json:"name"`
+}
+
+type DeleteSourceResponseObject interface {
+	VisitDeleteSourceResponse(w http.ResponseWriter) error
+}
+
+type DeleteSource204Response struct {
+}
+
+func (response DeleteSource204Response) VisitDeleteSourceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteSourcedefaultApplicationProblemPlusJSONResponse) VisitDeleteSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSourceRequestObject struct {
+	Name SourceName `json:"name"`
+}
+
+type GetSourceResponseObject interface {
+	VisitGetSourceResponse(w http.ResponseWriter) error
+}
+
+type GetSource200JSONResponse SourceDetail
+
+func (response GetSource200JSONResponse) VisitGetSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetSourcedefaultApplicationProblemPlusJSONResponse) VisitGetSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncSourceRequestObject struct {
+	Name SourceName `json:"name"`
+}
+
+type SyncSourceResponseObject interface {
+	VisitSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type SyncSource202Response struct {
+}
+
+func (response SyncSource202Response) VisitSyncSourceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(202)
+	return nil
+}
+
+type SyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SyncSourcedefaultApplicationProblemPlusJSONResponse) VisitSyncSourceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4340,9 +5854,36 @@ type StrictServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx context.Context, request RunActionRequestObject) (RunActionResponseObject, error)
+	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
+	// (GET /deployments/{name}/drift)
+	GetDeploymentDrift(ctx context.Context, request GetDeploymentDriftRequestObject) (GetDeploymentDriftResponseObject, error)
+	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
+	// (POST /deployments/{name}/drift/accept)
+	AcceptDeploymentDrift(ctx context.Context, request AcceptDeploymentDriftRequestObject) (AcceptDeploymentDriftResponseObject, error)
+	// GetPodLogs The last lines of a container's log, secrets redacted
+	// (GET /deployments/{name}/pods/{pod}/logs)
+	GetPodLogs(ctx context.Context, request GetPodLogsRequestObject) (GetPodLogsResponseObject, error)
+	// ReconcileDeployment Re-apply the release as it is, undoing changes made behind Styrmin's back
+	// (POST /deployments/{name}/reconcile)
+	ReconcileDeployment(ctx context.Context, request ReconcileDeploymentRequestObject) (ReconcileDeploymentResponseObject, error)
 	// RollbackDeployment Roll back to an earlier revision with the values recorded for it
 	// (POST /deployments/{name}/rollback)
 	RollbackDeployment(ctx context.Context, request RollbackDeploymentRequestObject) (RollbackDeploymentResponseObject, error)
+	// ListSchedules The schedules of the deployment's manual actions, with their next runs
+	// (GET /deployments/{name}/schedules)
+	ListSchedules(ctx context.Context, request ListSchedulesRequestObject) (ListSchedulesResponseObject, error)
+	// CreateSchedule Schedule a manual action of the deployment
+	// (POST /deployments/{name}/schedules)
+	CreateSchedule(ctx context.Context, request CreateScheduleRequestObject) (CreateScheduleResponseObject, error)
+	// DeleteSchedule Delete a schedule (the tasks it queued stay)
+	// (DELETE /deployments/{name}/schedules/{id})
+	DeleteSchedule(ctx context.Context, request DeleteScheduleRequestObject) (DeleteScheduleResponseObject, error)
+	// PauseSchedule Pause a schedule; its slots do not run until it resumes
+	// (POST /deployments/{name}/schedules/{id}/pause)
+	PauseSchedule(ctx context.Context, request PauseScheduleRequestObject) (PauseScheduleResponseObject, error)
+	// ResumeSchedule Resume a paused schedule at its first slot from now (the paused slots are not run)
+	// (POST /deployments/{name}/schedules/{id}/resume)
+	ResumeSchedule(ctx context.Context, request ResumeScheduleRequestObject) (ResumeScheduleResponseObject, error)
 	// StartDeployment Start stopped components with the replicas they had
 	// (POST /deployments/{name}/start)
 	StartDeployment(ctx context.Context, request StartDeploymentRequestObject) (StartDeploymentResponseObject, error)
@@ -4376,6 +5917,21 @@ type StrictServerInterface interface {
 	// SetNamespacePolicy Set where operators may deploy
 	// (PUT /namespace-policy)
 	SetNamespacePolicy(ctx context.Context, request SetNamespacePolicyRequestObject) (SetNamespacePolicyResponseObject, error)
+	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// (GET /sources)
+	ListSources(ctx context.Context, request ListSourcesRequestObject) (ListSourcesResponseObject, error)
+	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
+	// (POST /sources)
+	CreateSource(ctx context.Context, request CreateSourceRequestObject) (CreateSourceResponseObject, error)
+	// DeleteSource Delete a catalogue source; the versions it imported stay in the catalogue
+	// (DELETE /sources/{name})
+	DeleteSource(ctx context.Context, request DeleteSourceRequestObject) (DeleteSourceResponseObject, error)
+	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
+	// (GET /sources/{name})
+	GetSource(ctx context.Context, request GetSourceRequestObject) (GetSourceResponseObject, error)
+	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+	// (POST /sources/{name}/sync)
+	SyncSource(ctx context.Context, request SyncSourceRequestObject) (SyncSourceResponseObject, error)
 	// ListTasks Tasks, newest first, with their steps
 	// (GET /tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -4662,6 +6218,108 @@ func (sh *strictHandler) RunAction(ctx echo.Context, name DeploymentName, action
 	return nil
 }
 
+// GetDeploymentDrift operation middleware
+func (sh *strictHandler) GetDeploymentDrift(ctx echo.Context, name DeploymentName) error {
+	var request GetDeploymentDriftRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDeploymentDrift(ctx.Request().Context(), request.(GetDeploymentDriftRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDeploymentDrift")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDeploymentDriftResponseObject); ok {
+		return validResponse.VisitGetDeploymentDriftResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptDeploymentDrift operation middleware
+func (sh *strictHandler) AcceptDeploymentDrift(ctx echo.Context, name DeploymentName) error {
+	var request AcceptDeploymentDriftRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptDeploymentDrift(ctx.Request().Context(), request.(AcceptDeploymentDriftRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptDeploymentDrift")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptDeploymentDriftResponseObject); ok {
+		return validResponse.VisitAcceptDeploymentDriftResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPodLogs operation middleware
+func (sh *strictHandler) GetPodLogs(ctx echo.Context, name DeploymentName, pod string, params GetPodLogsParams) error {
+	var request GetPodLogsRequestObject
+
+	request.Name = name
+	request.Pod = pod
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPodLogs(ctx.Request().Context(), request.(GetPodLogsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPodLogs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPodLogsResponseObject); ok {
+		return validResponse.VisitGetPodLogsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReconcileDeployment operation middleware
+func (sh *strictHandler) ReconcileDeployment(ctx echo.Context, name DeploymentName) error {
+	var request ReconcileDeploymentRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReconcileDeployment(ctx.Request().Context(), request.(ReconcileDeploymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReconcileDeployment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReconcileDeploymentResponseObject); ok {
+		return validResponse.VisitReconcileDeploymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RollbackDeployment operation middleware
 func (sh *strictHandler) RollbackDeployment(ctx echo.Context, name DeploymentName) error {
 	var request RollbackDeploymentRequestObject
@@ -4704,6 +6362,157 @@ func (sh *strictHandler) RollbackDeployment(ctx echo.Context, name DeploymentNam
 		return err
 	} else if validResponse, ok := response.(RollbackDeploymentResponseObject); ok {
 		return validResponse.VisitRollbackDeploymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSchedules operation middleware
+func (sh *strictHandler) ListSchedules(ctx echo.Context, name DeploymentName) error {
+	var request ListSchedulesRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSchedules(ctx.Request().Context(), request.(ListSchedulesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSchedules")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSchedulesResponseObject); ok {
+		return validResponse.VisitListSchedulesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSchedule operation middleware
+func (sh *strictHandler) CreateSchedule(ctx echo.Context, name DeploymentName) error {
+	var request CreateScheduleRequestObject
+
+	request.Name = name
+
+	var body CreateScheduleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSchedule(ctx.Request().Context(), request.(CreateScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateScheduleResponseObject); ok {
+		return validResponse.VisitCreateScheduleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSchedule operation middleware
+func (sh *strictHandler) DeleteSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error {
+	var request DeleteScheduleRequestObject
+
+	request.Name = name
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSchedule(ctx.Request().Context(), request.(DeleteScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteScheduleResponseObject); ok {
+		return validResponse.VisitDeleteScheduleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PauseSchedule operation middleware
+func (sh *strictHandler) PauseSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error {
+	var request PauseScheduleRequestObject
+
+	request.Name = name
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PauseSchedule(ctx.Request().Context(), request.(PauseScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PauseSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PauseScheduleResponseObject); ok {
+		return validResponse.VisitPauseScheduleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResumeSchedule operation middleware
+func (sh *strictHandler) ResumeSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error {
+	var request ResumeScheduleRequestObject
+
+	request.Name = name
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResumeSchedule(ctx.Request().Context(), request.(ResumeScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResumeSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResumeScheduleResponseObject); ok {
+		return validResponse.VisitResumeScheduleResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -5100,6 +6909,150 @@ func (sh *strictHandler) SetNamespacePolicy(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SetNamespacePolicyResponseObject); ok {
 		return validResponse.VisitSetNamespacePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSources operation middleware
+func (sh *strictHandler) ListSources(ctx echo.Context) error {
+	var request ListSourcesRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSources(ctx.Request().Context(), request.(ListSourcesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSources")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSourcesResponseObject); ok {
+		return validResponse.VisitListSourcesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSource operation middleware
+func (sh *strictHandler) CreateSource(ctx echo.Context) error {
+	var request CreateSourceRequestObject
+
+	var body CreateSourceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSource(ctx.Request().Context(), request.(CreateSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSourceResponseObject); ok {
+		return validResponse.VisitCreateSourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSource operation middleware
+func (sh *strictHandler) DeleteSource(ctx echo.Context, name SourceName) error {
+	var request DeleteSourceRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSource(ctx.Request().Context(), request.(DeleteSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSourceResponseObject); ok {
+		return validResponse.VisitDeleteSourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSource operation middleware
+func (sh *strictHandler) GetSource(ctx echo.Context, name SourceName) error {
+	var request GetSourceRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSource(ctx.Request().Context(), request.(GetSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSourceResponseObject); ok {
+		return validResponse.VisitGetSourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SyncSource operation middleware
+func (sh *strictHandler) SyncSource(ctx echo.Context, name SourceName) error {
+	var request SyncSourceRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SyncSource(ctx.Request().Context(), request.(SyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SyncSourceResponseObject); ok {
+		return validResponse.VisitSyncSourceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -5638,222 +7591,294 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3/c9u2sij+r2D0+cxYOpeWnTTtvceeO2/cJG1zT86pn52c3pkqY0EkJKGmAJYArehk8r+/wS4AghQo",
-	"UY6c9s19v7SxSOLL7mK/7+LTIJWrQgomtBpcfBoUtKQrplkJf72sSiVL86+MqbTkheZSDC4G75aMTAX7",
-	"qO9SeGNK5JzoJSNFyR64rBQp6IKNB8mAm9d/r1i5GSQDQVdscDHAbwbJQKVLtqJm+BX9+JaJhV4OLp6f",
-	"nycDvSnMm0qXXCwGnz8ng1esyOVmxYT+B4zyCYcuqF7WI8P/kkHJfq94ybLBhS4rFs4TGbfkD6w87phv",
-	"+Yrrbaj9JNdkRcWGcM1WilAAElnKPFOEarKSSneBLIcRw1kzNqdVrgcX354nBnx8Va0s8FZc4F/PPCC5",
-	"0GzBSljdO6ru37zq2C3Pdu51LssV1Tjgdy8G0fF/YbOllE84xWfzuSqkUAyo9LqUs5ytzD9TKTQTAHta",
-	"FDlPqYH9WYFv/NtvyiDiUzDb/1+y+eBi8P+d1cfgDJ+qMzcuzNhE5ZUgrCxlmRCqyM0PL8lfX3z778RO",
-	"QzKmKc/VeGChfZWmrNBms50rPGxljUEjyzPnM11SsWBkTRX5vWIVy8xSKdFU3RsqWzKa2VP+VuIi4ufc",
-	"fHCiyPubt+PBLrKHZdgFmudX12/eyXsGoxalLFipOeIrLRnVLLujuoHvjGp2qjmcttbgyYB9LHjJ1K5v",
-	"RJXndJYzR1JbY/CsF30lg5wqfVep3UvcO52wPGXrQaVY2fHwc3gyfsWjYhmQ/yoJAfjBTyxnv7FUm/Gv",
-	"UoO+N6KokKe3SNfwoIrmhMJrpKzEiSIc3jYYbuIKX4pTRj3AOIayey4A4EwYXvSrG+pD+9Vk8PHUvHP6",
-	"QGGDyrwc7uFvXGRX9uPPsMBVgTujef7zfHDx655znFMu/knziqnB5w9J505OFCnMqwRnIA/wSUIsq1Vk",
-	"zvOcZYSL8RamYLOJ22O9yG783LDfK6b09vEI95dl3LxL8+vgFaS3XbsI109mG/eDgW5CzHqAGXhZ796k",
-	"JbskcsW1Zpn9RhFN75mR7bx0gAiw7Tb1ObbNoijlA7tm5YorxaVQwZbjO5vTXLE2CYK03Mur/Sy3rGs9",
-	"Vcb1VapRoWmReZaVTKk4nac5Z0KfKGLfuiRsVegNmcuSULGRgpFZpQnNVlyo6FFwp317bHeqyRBGI4ov",
-	"xCkXCWhTZmTA1ighsoSf7JnTS6pJSg05RicsZd4xoXlitA0zmOFk4WaEnMlsEx1QG1Z+hxx0e1CekaFg",
-	"DwzXqFhaMj3yOiErlUE0ubp+Q2Ac+NnsnKRm62uul5eEzhQT2gGVSL00z0uWMaE5zc2qerBuM2rnMs1D",
-	"w+uyxmy4a0JFZie3QO454wOnIZdTDKjQ8IKCn8J2PV/wf6ZytaIiO825AFEiBdvmi20WY5m/mc8iOPF0",
-	"+6GL3l8LXW4i9N7B1n8xdGVUhkwKlhA2XoxJ5jXvMRdK0zxPgEwNlRqIjlEcRcmGuuO26+wGB9N8coBW",
-	"gIpWNz/5FPtka78sV8DhSIn8CfhkRoZcGx6plzWjVKMI7ztAsZCVTiWyAi8V81yuGarEc6NzGKqjPGdZ",
-	"hCLMS1TFEWfMCkCdHcdwDBzIHfH1kgli54tzDdz/rmNuz7SDFPChFc0QflblBMD996nl9qdvsoTQXEnC",
-	"hWUP5QOcw1wuiDkBrUFHIUvCIRXOIXEAe3rg2zizouWC6V5k9w5fjSpeVA8cBQeS3Q5eI9MjxdNjA5Kd",
-	"R/OaLtj2yfTSrpfYC854LfJoWVL4O7DQe+iaMF/zo861v/MQbq7e6Xx9leG4FgUvx+b+vhJZzgJ7r2VY",
-	"yLxaiWCa4OjNOcs7yBoeGZkI2k2CdpI5+BdEFSwd18f/1/MPY7O4KNXNeR7X94HLb838QylX5JmXRHA4",
-	"0YWCRuSSKiJkm8iDHa2YUpaEdkMVFla/HwPsy7xSmpWvH6xp2oZrhT93mEqKoZnXj2kH625C5Bb0BsPA",
-	"MprqDh5l17z1sTESzkCTstwEXzRMkStCZ7LSHTwvzlBR8QOonCiylmVmxeH3NL3/eT6PMx74oT3UPwxY",
-	"csOPf6Gl4GIR+baFMngaMBa76xp4iUVKiIEoYh3PuNVUR9hNyWi22V7yW/5g+DHNuGBK2Z0/P3veECW6",
-	"BhFJZZVnREhNZvhhFD5Ky6JgIYeYSZkzKszDtSzvc0mzLi3c7eREkdoZqEBvg83Nq/zWkI9RJ63BUjLw",
-	"sKjtU7Zz3b1Y7y92uduMt4VLt+md6FGd5mDTP9uEi/8cVBZ1SYwmSVaMCmUEfWMvHcQaLHp7dehnCD05",
-	"/Sxu/8XnpL0d7UbaxjDaDQlRS7k2WOKKSJGyC6J0cTce9zg1MPY2nD+A/zhnmnU7RTJ4vsMT0nZn4Ac9",
-	"3Rnh7IZTvbIfP8qdAR/s9GdE3BiOLfp9LqW8t5aOSshs462eDqG8y6OB2+nj0ei/sc/Redy57w+u+pvb",
-	"arWioCltnTHkBnfg040r1wZ2ueGKyvCabb6RIG/hun4UZYHN49xltuzaUIulx+DEHuL8wtCGYGujuf+t",
-	"mrFSMM0UAamvai08Z1QZCsHxFBl6zpwgX52IG2SswG8NAy6keZjmlK/UKCFrlHOKzHmpNHwl3MTw06UL",
-	"eJDn5+OJ6MtzG2pKROHFfd/lbK7vZLUrBLOSJSP4ulldycja/EcvqXA/Q2AmrnrxFV2wO1XNlOa6giO0",
-	"PdfPKGlymdLcyxsp8g0ZZjJVZ/Dg1D4Yr7LRBbwPYyu0rMpKTIQxuhn1ppcU8JQFdvmJAgQ4AyohjKZL",
-	"knGluUj1RIQLBZaaANICm4tljXlTKgxpl5VA4Iwn4goFqBkAPTO4bnUA9t6YGW6DtcRQ2AxAHuYAFVKc",
-	"ohDZ8m1G7XYDtPghAXBuHYhdagewUMPvn0LXuJZZFFYPacf66zVfs1JxpZnQ/zTWEXsJZxRtdCNmzT7M",
-	"v8O9nIz8bvovMTZPbNF2aXfgrhWLGLdlgvzEcm8C2S8MPmhA9Uiqt3pTrrgg1jWFfhuypmoiKlH/KCut",
-	"eMbc696f6nCDjpMipynLRgAUISH0hWxgIri+gAnx6KzN1FqSTI5JyR44uLcJBQ7ChJvlxIyZytLwRjkH",
-	"yVEpUol7IdcCD07EHrGjxRELcPHvJA2m2htXN/b7GHrw/Kg7xfQuLS3wiSEelvSBEYqnLXQGww+jAzXR",
-	"UP0IGEJzdQ1ZGgKuSwF0hHMMx0tMq/g6/pftmbe9u0Vx92DOoxRReM8qtYnpwDW9twRMwD0Dg+0xcVz3",
-	"zWzT4Z01iuSXxV0zyOiIDw+PdsJmyWiul/3Vy5/w/W09/I0V/9wqQO6o4gSebxk5ACzL/EMZ3aPcNET7",
-	"ROBv35wThcxHCvvaA2frkZc3MzaXyICQHeDQPqwxERa4IV7JG9HgqcCxjDJrRIJdqZBrw6ucs8cQSZ/8",
-	"hOBcdEbCwT4qaBp/ivwyHkIvsgNJLx5MqRfg6WaLSpLGefLLsseoQdKNM9FYZfQke0JtHt9OcKn6wG/z",
-	"UK473I925R0CxT3dIUoO49cWsriees3BOrphcRTODCN9da6M6/dR6Dc65qCmGBLvcIDN2EaK7M6lG3S4",
-	"wZa01CSTTIEmifQGoR+ul3Bs7fdW8b2EgGZmWI2b3bxtWAIq8lv6cbAizT52aAEGLglRVbokVF3YZShi",
-	"DbQbmbPvuci4WJBhOaPpmFZ6KUv+L0g0Gt//hxpzOdrv0DHzJzXY+kBedUQ1dU3sJwrBmJCSiYyVLEPo",
-	"NSGX+F0hYgC4tWLtWQcZWiXyVKWyYBm558JofPA/o/dZhY/A44TcfH/1kpRVztCImCGcjIpo7W3ubCw/",
-	"hUpQ44SIpDFNBGOZW9a1zMgtS6uS682JIjOqWM4FGzlNlcFYMSoYkyuvOCekKhYlRNlKUso8n9H03lqD",
-	"FgxUANqB7vwoc6tIW9AS7gOQkWSigPwPSOaoCcDy+4i9AKKWKrcwmhuNvhHB36mW+Almm9gEst6vmSTq",
-	"2PHMqYP28OAaxKmus5rU00BegvOcAO63EejJEpNHwuN8SaYtbjId9TYPorwsykhZpg7GJR65fa42y+Y4",
-	"2sv4TRfY9juGay5uVtzNRTo16pzOWK4OSjTYmuJpxPpOJ599J0qv3WqBd5K5VxAjVNNcLirW7RjrSFjx",
-	"mtO2TmDh2ks5+Ge94S/PJ91nh/CF9WT3T+ssmiLokBOmbCQy66KQgqWHu8MKWiqj7sNkY4UGx3izyq0D",
-	"0j2ARY1/U1IQHGTGFOE6nuvSbTvtw76FaUtHbmjPFgR2wzFS+MmbZ9s023AOcUUyycUiIfNSrqzDJnD4",
-	"lJUA4Wy4J9dqIgInN4hYIzytQ3tMcNrNhTW8ykoIo9t41IKrCoaxjliabcbkupSLkoGb64IsmNbmG/Q2",
-	"DykIWVlpO53StITnspwICBnC4imugawph6eYJfgALrbRmLxiILOzC6LkiuklvAJJPxMBTiwQN9Tm4JlZ",
-	"C5mRtKRqeZpLWeCEpBLGoiZakqLKc2Cx4A5OjNlo10kKI16R+9LMaBhmdbk0bMYt5+/cbjbwmxI0PrdA",
-	"hlF1ALlBlmHzvOEvHZNbjJxaqE9EDW5uAAYPx+Q9qlcXe3ytE7Glj6RLlt7v0yqaHkJ02vbjMRi9V53J",
-	"Wty6ztayzMgwCKxbajOQsyAYJdbv1syO6GuiQXC9Eb20UwySQUCkg2TgCGqQDCwyB8nALmKQDCys9ycr",
-	"wnw1CJIQ1rFzvR0b2DYDV9GskXcuZkJmFc+1SxJrhl1cNEURG02xKQ2OKcLbZ4VU2sDi4tm3TS8+hNWN",
-	"zVUHTlIpNOUCclghWAIHeFdaHct2LR5Ppn1VQRLSuuRaM2GXWi/uu/GL+DxVp/Fjt+5OtVeknNY+fMVm",
-	"nApyjZPc/u+35Nm342cvMPF4vdyYowTcxUBhv8JVb9kuK4pztDw6Y/LeNtlVn9B0dUaS4usim9pGcWGB",
-	"KBi3nYTbo+I7PQdsZw7Yt3umDjSg9Dcusjfu87YDLaIGehu16c81rKeOjfC4gtiKxB2p1GKr6MCvo6PQ",
-	"4qtnSNREd2iKxB7HYehsbEQ1dqVWWGx35lbsPACvHEC1RApokO2JilR0HMuP3l3y0PA2Q8ae4ak2sIUq",
-	"Q2eO5Q56b++1c4wmXe+kI/emI6Xk0aksIbV0O5o7E1/fysVbm0XaQv8BNk/OHlgeRVbvVFIcIkxD7JDn",
-	"/3CIupY5T2MxKpv3voXHH3M5IwXVmpXCn8naExaQjyIruiELSbjQ8oL8BepG0iUtjX5UqoT8LwJVDL/S",
-	"0399QE1aqcPUJrRO7urpo4qic7BZzgHL8o7Z0FPoUoS8+5Z95KojulYySJTPugL8+DSEzPC+mrHTv3g+",
-	"mgRxaLkWowuX/I9ZKIafCcKELjeoH8FQUHTEPtJU55vDYHV4TKb+JuZ2A+kNHq/1UhLF0H4rgJ7ADeeS",
-	"UW3gy2A/49l+5aQuudhGbwD3xur2BnNaBP8S6hZ2kv0XUmGbYg7YZHT9bN1dsdusvu0wlLC0y5hlaNlx",
-	"sbAJqWi0utIvqgF7ilRC85yU7EHeGzvuyr6BuQOy0jl/sKlOwafOGc11pyHWuzI36DrwzBbO+797BRA7",
-	"APlexcJ6BVXKmWEtTVcTI/c0efY84F87C/t2pneYdw6qMw5qi21hmV9sxxZtkf/2LgP2HEuJyzeQZeAY",
-	"uwrVAV9Yacilrs9rh8TJECstgYuNDuNRdWJkvxxv3KXPN1xxcIarkD782I4Wew35A75srYOeoMKI0rAd",
-	"sUl8vCaB45egLZrYXN/Eqq2jXeA1Qx8GSvRHRKo4+ELUeQzmDJebS3uoMbObLiiaHGHXj2+/a56/72LS",
-	"osy3moW8+I/Dzq0Zwy/eE0SMyr3218XLU/+7L+bLMlvKt5IoQvAdECbC/TtW1zcv5eowd3MX/H+QpfMV",
-	"Wd8nuCwkZKcBAVyg/LfVeprleVf4tzP4oGVvB7Bz+ltoBbCHPcNYO8FvteiD3N/XbSvTpjOCX0WHZuiJ",
-	"ghJrouhGXRBKcDPg+BTVasZKTBUsK4YFlbliRlRZKAXmrKb3DHmSe3si4PVLTNs1SqLCQsigpB7z5aDi",
-	"zM+MKzTsZCLA3UL+IbcmopBZRLBgGaGGzikqfMAZjCuuJsJFZMnPtrh/KEtixOSokce3VelPat8G+pPv",
-	"GSsaK5fCcSFINHDNAwxfAV5jswXNd9ZB3v6ukQcZoh8F0I8ljZWkdZuXgq1RX7DW5QX6/tc8z0mlIFVi",
-	"aOD78u0bq/FyTejcQJZrxfK5d/EtJTi8bahAjFosa7/KkDRkfuPT5y/2fhuK73Z/pIM4Xi3c/XJ2mJrN",
-	"gO2+Vg2tnDfb2Aijt33TJyAYpWwGw3iVJWSCXkvqHBa1QTUZjMzxq7/O2VwbZbEmOa7adQxrEXEcLhYl",
-	"W9CO3P23dMZyoljOUi1LEMH+A7EI01wONChdtkdDBTmgGYb9PhQ6QbLNwFdyhj9+OMyRckWCj09i5qsN",
-	"1zSg3Kmt3rXdnzeoYQYLjVe6m2+7j7l57PxHkXUBBSLu6/wc0BtH8crECg7A1mJvWfnAU3aVunJL0O2T",
-	"wY+lrIrout1I8aW/rjuHkObYztXhVm6DYZETs3MDOxHbnPFLcNviMTNPfzXKW0CN8Zr26fC68GOOxgJQ",
-	"EiWWq+s3BB6HrQUwilMyfLLTc78N7VQWDc3PkhjoeT1DZA5IMFQf6NgahnjtM/Aoj87MJ5PVyTRFhbll",
-	"VLSyy7DqaQvjf3Yc7Eoe7u4rgF/0AXchszsnlfbldZ30z8sj4ENNDCbm/CPLIPyrLshkUJT8gedswbI6",
-	"ujgZGGkImohgei3L++CX6zevgr/eXL+s/7qmemnj8sErhSw1/vkLF5lcK9RxilKmTCl8UokVVfcsI2fm",
-	"Z/zt9vVbLqqPRMLu/YupFHMuWGa0PGPq4u9XRXFVrmRJ5AMrS57ZBaS0oDOec70h/7j6++vJgAwhpS0z",
-	"262fuUIdB64TZezcgpWnKVU2dGnE/cur6zss1JkM1EalOq+HJfaH7bGIonMsoTvQcQD5mo/lTLTgdx0n",
-	"43XHUbgkfwms8+7TsVeOf6EAZ0pWZXx094wMsfrT/PeMfWRpQv4yAsMECvL8a7aDYKdL60D94IGVs/0n",
-	"37qz/D7sd/vP/+e4ahypceufv18sqYqA8pqB8EzI97ISYDu9lR1Jpor/q0MfmsG35iClXG+SraZG5pRq",
-	"WUL4H/IJnv3Iu3o0mLfuIFrS28rHrUXtiSAk/Egb3lirGHgbbdnzUOoaGM+ky2q/dLYoFNDSsjYdonlu",
-	"1zKL9WKwbFnFu6E8JhMRi2qM0SVoV1OujbGpfMIJ5DkzkTGXxfLzz3//G8cQ+uuyNJy3JC/lqoByn/FB",
-	"PViabU/sa0a1cAloEucPVxzPTervyRIy67LlZcYCC7xd6oScTKVLllVdyRf7ztwN5qUl5LZKU8YAqD9A",
-	"Bp3Zqs136uock23u9pFEycAZG7Ex32hVI1WdEPdmQlS1WjW2E4xn8bCfSsyLrnPLy5Kq5VspC9u8xmwN",
-	"Mq6uqzzf1dDGZejt6bdjTHv3qp2yLlM8U0tZnK7ZbNy3KsvP6tAXAXYyaPzhwby3O+qO7lFdZAi56sQ8",
-	"t77DBVOkUmCIeQNAinnOoUePwVYpaA7/fKA5dnGV+m5ueDRGrWY8y6AVYCVcaQx4ifWylFrn1mNMHyjH",
-	"UNaHnd3vYk38IHmtlGLRKlgOXKALdHvaWFqkoRXLM/UF3fV+kCWxEMAELsOfHU8pWGk7bw1r3yZOCdx5",
-	"Cr+OJ9X5+TepIQz4F5smLmvHvjvFP+2LGOrAV7e/jac0245bKu5L906oGTQfwyjkrGT0XoU5NYYaS5rq",
-	"xKpsro0XpNqtIecX2FXvKoxmr7NoIf3ubn32OTS8BKS32/IRKtSalQRbQVsP+O+VxHoyLX3JSQIR+DlY",
-	"mboxsm/hB57nKuPaJhTMNl1UtVXVGTA3H3CIlJ3DZydQlZo5P7nN9cTz6VrO9+zKdUXe34AH2CZle4xB",
-	"OGAIHcMuZjkV96CIY8LYT+/eXeN0atS7i5cve3CFo75NILCcDibl8od2Ne/crl62MdnmVouSnQbVXYVU",
-	"2v19mKSuY07bwaJowwCfHOPbBuDZXVNFFvyBiUMDTw8OJJFKVhdK0eyjNlYgTIApQF4bxvnrzLdGs0m3",
-	"yh4pJK4bJAA8ace6cJVBqMsAZw+edzLaXVrz1qAtTaed49iR1YiuVKg3C9pFRxnmjbWmXvH5/JCwaB0M",
-	"rQOku8OimZ2hfXQrweecZcQ8d47TFRV8Du1vsJGg2/JOpfTQhpWPdTuFAVDY1IcoXG1fjoM7OjTg87iE",
-	"zTKYfJszP2Utvp85ZJG7U2n3JGPdtFwKRns8lSLfDJKBASu1PV2NcIvS3Y1NqOjuF+dSLh6fm061b+Ry",
-	"omJ56o/MTm+O20z57ZWf7rbWM0G9CStjF9z4AVp0FVNS8CnAk2UEq45lj+pCe7gC4tlJMx1kAuvsTK4O",
-	"177nVpUoQccmvTV2SjddgRmzg6h2tYNstMm0JWV1+2ffFtIyzNVhHtA2lcDoPUkk2LOhj1v8tAOjwQ7j",
-	"8GNF/4bmqMGDyFOaFdjYpO7v3tmA5jc5i8O3dr6Q/5IztAZ0ePkC+8jSSrM726VaEdd2xTotwDw1Oqfr",
-	"wDVEdXAcTK0gucNlUUnBRuPHtD+PedVemyGxlMcrRQYytlNVQ0wGDQXNhr+oK09HvTfiB0sWQzQ1QYpX",
-	"7ewU5L17sHdiFtEZTIuobqOzpHHK+U3O7uL2uCcbYyn5lHa75/+SsxNFZKWLyiitviviOb6dkO9ekL/x",
-	"70d7tu9mv4Ov4jLcneDm6gDojYsPThQgITpPLhdRtuVRFxiFKokXK+6yel2hQ4QBdRcpJINV1Hezdfhn",
-	"uUzvrRdzZoxgNp/Ljqq9Qiqud+lD5aGe3h06FCR6dt+/pLAbLpxTOzMZ5lzcswyf92/u8I6q+xh0u0yu",
-	"WGN8D5rE8ewtE7cuEAkgZcnHbTfO3WWxSzjK4liyEUpan0w2yqK3aHQbRsloPnycYHxnG3O1EobiDQ4e",
-	"E6nIGt13tzm8kRFx38CXi4/e7J174tl3CiyZ+W/uKmHshFhf+qCZp70OTWlZMuvVVCSTtk0JzZyjzeDs",
-	"RJEh3rjmanmNub2kGOSD+hvbtMXWkcq5K9kZ2bTF7Tp2MsVJp2ir1+36rD8UNJKMZ0mYdgpUvlP53wct",
-	"Q507I0c/ybUHkItO2dphaMjJteoqx2NC3xne1unK9Cwcd+dYIDBFmE8vS1ktloSSouQrrvkDtFgIWOQo",
-	"ep1PB90F9AR3592FwiAmY+wNe2aihCxd/xRk3WbrdcQqHtUpmYLLHDuzTGCXRSmzKjW838jrph/HNbxX",
-	"UANpr0cJ5AOx7R3d7TAzllJMh1WtdE2gOyHb3YbMlND9oVn6jJm9UzvsXdAEZXpBpvjyNCFT+/4UljYF",
-	"1jo1KGqkm44Ssl7ydEmm1z/fviO2Q4k6+2TY5ecz1yTm7JP91+ezYL4zu9Spy5DGg2jnGm9hu58U38uZ",
-	"aqm+tyMivgnfsKJ/FQpYPPva7oFgDji0F80RkWx5ZDLYblmITNytsEvMhBdattr79+wOGZRzdF45eXX9",
-	"piNppO1nNwPieF0r7tIpmgdsTQ3ZwKnBUJnLNlINj+JwuwcuNEG3N+bRkoX1LiN35d5sE0oQg54LMjX/",
-	"m5KSFYzabL3gOQwLITo8Fr4SyIeSMm52A5F4NK9WFDrHhDZxxx0N4S2RzvDtbncb3J6Q+A4GXY2+G40d",
-	"ktqh1F2wFnrb7LnsPg61AwWvFOl+0yuTycAGPLrefY+Pa6XA0vUGrwbG0/Q5GUjBenQgaELgc7L77fbc",
-	"e8v7Qmjtez0Awv5Xa8jue7dBEftebtAadGP2KkWkL0aNq4B0LKYdbXiCTTrvFbWzHKOnaJfR9CStRANR",
-	"EQAHNQxspyLQmlAuY6W+Mi4ZpFSkrOv2uLAv71NaCr219UO1z8OFbUxMtiVjWwzGsNI8o7FmNZZoj92s",
-	"xpUmxW8TsbGz+CUGtXhaL6VyEVJ7pV7SyIfjIs2rzKiWNrPuMdW1j+ic43aHNVkqrOaoe9zCguMu0Hkp",
-	"V3ePgmvQLntXLBwmeMTGeg7f9hw4ztfPedAgSnNG3rvPv17/HsRgY59fv2dPffYO7dkTw28klLRFZ+2I",
-	"ZKOhTx3o3tXaxyLrca19XmMlL2SNV2WJd7OwR4UMDxjqD+md0w24B87WhwfLLQPsf7d0qxC8F+eLYGFz",
-	"V1ZiX+Nb6IOUYY9Jf38r9tn2IqbVZLkXU+zL2LZRXmOtw3SKHz6suDW7MEaUz9rzt5H3v1kmyIWKpsFh",
-	"Mkp/fDbSV/bZ1cfiD47owgVHmUK0d8ij3LVc0Vne5ZLtraId0nGkq1jklyVzslAZsxhaRHBxYbs0Dqm/",
-	"DsNVKEMBieRZSoaKi0XO8GZ0KS6JkP6t4B4rmTMyl3ku18olej3wDLLYoXpGEaptPNXesT4K03dhIYNk",
-	"YKaMqs79m6mAirndUcWjo+VxsTDrooWu5hO7sbuj1wwUyLvnFx4pJ4rYq8sVYaKGLC/re9sV0VKSSuRM",
-	"Kdu3544W/M4+5Mr2R+i416j5Oi4NkvDikepfOFy97RYKnRNwlHDRweKG2OQQ8/oSoriAkicJrph76Auw",
-	"ZETmmR8VCsvh5iK4X1rJRsJb2Iyr9yGIyavOZjlPcoPOjv47zfZ7zixANzUtGVFM6DAhst1656s22zlS",
-	"f52DbNEdMVjbfScOosPb51jnZx9WAh1rLDCbCHaL9sDpvo3mQzddXmlt9hNrLugftO+drezFib7Fz4lh",
-	"sPC6wq4zz+KRDvvSobKsKsF6u1t15Dbs0arsrLEL8bm/ZmBHuvpdd3FIyVLG8UJ7zKePtA5ObSbtvnBT",
-	"O8vYwt9trwmHFix3ILhThhyhV9f/pA5dX94cC6WvdbwMn30XtHszCs9Klqy+0Mt3NMEYm/aX78V6Zx2t",
-	"WVYXEb2yB72TTdzlMlKWBvlm7vwlRvr6S6bIkAtCyRrHh5x8nILkctE/o6XFxSLY6MVz9gb6HHs7Xuln",
-	"i6vtD0bvu58YLsB5NKtj7vb/Qw4cjyZMCE2oIv99atX6U0c80SB8LBzuSOFOzqPiez+s1JYLvWCuSYkd",
-	"PfScfzgK73fNh0NMjHst13Dau566SkxLcN87NAbubU+4tRzppxi8dgTRyPnF+PDBsYcmW90C5/Q3JcX0",
-	"ImhZm8m0WoG2NVU5Te+nF2T6aQJ3gk0GF2Q8Hn+egvi5zV0efiqhmstyFBUaeGZ4s+48mther89YHZZa",
-	"65atPfyXTsffvlw8a4x2CEvzLHefkyKYIn756S9BHW+LefsS02iBcn2dCeaIuk6lXCuy4uLGPLllqRRd",
-	"V2VnTOEq4+cH/PIo2/xtIKBzzGU53hkycoh9FeY8BLcYd7a96qh+odkmDgLcvQFE/6oEa/q7zbvxk0Gs",
-	"otchCvUG6BdzawjBhuUYLVnpG/O29Qm82YXmtSGckKnSxd14PIakF6ApMGdhoHoLS62LwefPkP82lx2S",
-	"GzPFDXpqD82CKVdH/F+3P/9jTK4qvWRC85RqhgWvtLGuicAGvkPLdlzd5mRQW++TARYkS3vN19RezWF7",
-	"/+KX09HFREyvwrsEL8j3sC/i9+wbCdNUB1etWX+BseQvJsJXBMHviGTUY21u/MeUFa28j4S42iHs4zix",
-	"pWuhWpwQq/qCu2JFhdkTTDEmGAX33oqp0hRWPILlpEvbPNKnoNe5bHA7J96ozMHlMSY/C2aXA2PSe6Ym",
-	"QkhHApD8RLiCZDRK0pyDRWLTWYxNsmAamn0biGK2FS7szDlHThclFXpKhpAQ5vGRywUX5P3NW3J66rxc",
-	"0HpnOhEpzXM18v49Rwv+NciS8b47X+vuKtKtY24igBK4cg0tjWRVbjDf33E8ERMB/S5swXgQ5Tuzxbz/",
-	"BlKFDG9+eEn++uLbfx9dkqkR51PXJVDRFZuIzgJ/8hbqMMzwBV1wYaj3ArYAL06DWP6UyPkErD1YPVVk",
-	"6h5oaaBtLwH+qKFTJqplzQGYLbCeiJwrbQjZ9Wj1d7hAp1BwRziwTJ+fPycuIWuKUHJpRNi001D/+5u3",
-	"l6SQeU6mP742uDZM9uwTzz5PbR/uKaR+IWDKyrXlxKzwgTv8V9dvgju9LgbPICWmYIIWfHAx+GZ8Pv4G",
-	"gmF6CczrDGrCoTNYzBxC48AoKuwUtmqOnq0uB9w3HLYXUIY+nNJUy3I6wjsxJwJ+4FJMEzLVtFwwjc8M",
-	"w5lSPcUuUeYccFe5M5zKSqdyxaaJB9hETPG2oileNA8BFppj/xieVyUbjckVHm7FmF0aVLtf2rsX4ZxP",
-	"hHnqj7J5gTNFoJ68ySncaaRZVjKlmEKY+1P9JhtcDAwBXhkgvsaBmqHGLq2kfuXsJWaadKXoBG++NdwG",
-	"Xox5AoK9gD+AK3+uwVQzb/5eMbjWD8XsABDlRBCNurs65uKuSIsMp4H70WYITUeIlRXPN4AsG3EK37X3",
-	"XcZXZYtNdy0r9iVSl+9u6D93qkgj/dLf8lFhx0jgWVAKrlzIGK/GgOpwDU1Bk4FVXaPdA/fiBWkMD79Z",
-	"qUfULiThq4/CUj0zMCg8W0p2zWTPXBR09XUFNrC5yzLbs6CNywpwnMQeca4Ih7vWFZmGfTCmzUYYCWSR",
-	"g/g4gcxm12ajm6SCVhzh5sKOv8//4zEYdUV5RvE26rfNtTA8mnejFCIfjZX0q8ruvxyf3bJnJSBaDl/J",
-	"B4iSFlIo1IGfn5+79lvWIg1lPZh2F5+CSXbmIhpmCkmBoPtu6dO235Xd8hhtGBumio/sl3rmu7WEt7pi",
-	"BhL0RsnlonnPOhjuC8jlQUn5IRl8PLWq1ilGnYLqdTPuWctrawXrttR41QgUPL3QiOHfppXd2drWBiV4",
-	"qNqeiVsXmjwlFdTA2U8KAcCPRQ4NPcDY7piF57vaQWmPKxw2jwJCCfG/h1ygVC9CHjY9uWE6Wx72vUQ7",
-	"+ChQbl1e9rlpLdsijBaOn++Ha6ME4csRYldZd3ryyYnK2hsNwd4XD77RRPvU2nIW6xuCrPs2gjC7uoGf",
-	"ww5w/Snkr+NZOj6CcZ0Bfv8M+Hwv3EVcrVsPjR2AEMciJ2fVWLfEo3CbxBnwj0wfG3tPzgljXLDJrI7B",
-	"/q5CjHjvTJCrPHTdJMGGMkclGyVh7a5Bo2ux8UjGGD+RZ9aQOPuE/4AjGuegN5W4cnbEl+HWSU5jM0eM",
-	"lCa73KWlP9ERx23+yY74TSUIJSsqKpo7S9Eq/Y3rJS1Dr8nMJjMej4uf1cVNnbRi3/jzs/N2Q5w/qcA2",
-	"y3SdgsCXRsucs7JuJuSdYL4FmLVbsIj1mOi3pWpduIeSqj8/4l/6n/5kBx3g57o1hELAoziMIW3IkmbH",
-	"xa4sdiFXFv8Pt1+AW1mEKB2qlObuBioXDYT7fP/FSgkdcFZsNWOlDUlBvTsi/5g494WiNdojialTm8//",
-	"n4YpTv316DbNG/NqrVvJX0j0wDEHdSJcIj/24F3KtQq74NpBfHKz62zo2x1SKBOYCFsnsN2AezQmv1jv",
-	"Mm8k6ZvF2Kv4g/jHmm5gMiwyvHTZIqpRiKD8JrlyDQ/sCiei3iolL87/WjdThX4NWMG8ifm3bS3HEY9R",
-	"hyvC4usRLojjH8lW5U8vMXt+/NmhfKZD6bfUCsRmqQC0/z/EoLO0C9IeQy1WsZNlrLYPGo/Y0FmjLuuR",
-	"PAK7UOx2ttl3vn505hdZIpPMXSMvjr1cVUIgfGcbylMMEYiM5HTG8MrH2Dn5vcuFDRfPfU1PLcK0h38O",
-	"YZ8499nRnHS2szfVNJeLiiV4NzZEGIqaBr1xYR27dc2PJzdLHL29dbHrPbINctfFv3hxanYCMcOMaFoS",
-	"WqZLcCLO2+3KJ2KIf4/tvOPNKicUE3iM/EV64ZgLYH45hfuJyFzmGStHCaF6IqAn3bPvyN/59759fFVA",
-	"sg4Gu0VWJwjY+fmqkKXGZiyE6/FEXNWOtRyTauwdZx7CtVYHlcCWisy+4a4OqiYCsxqGz8/PR5f4OjIE",
-	"/64OquPI8MX5X6H3TdC8fSK6u7eH38LgzWbuXEzE1LWLn0Ic34G+oAoFrZ0pN8fVBnmhFY9KCJ0pmVea",
-	"TYS9ar0k0/F4GkyKGQ+BnMU+U3HBaeD/ykUZ+4kpmWqmT5UuGV01D6KPy8y4oMAP2kf9q8oo3Nc/7VHq",
-	"kFE13TiCWrLctoVypBalKCvJnn3d5eKJYFndjPcIvmsYc+uSAkeVXNiEVA+qnmwJWyOH4i/wWnd6PB0x",
-	"HqjAwWdfwdOJy+vyciKbPI6HsyUZXOOqzuBfTwmxjY5IT6z9GPpnrGr9QETF3Za17DvQb/lHspF2i+wv",
-	"p4CfBQt7+tFtPyQtjYjZFs1PRBOxPmm7DVxITEK1Y2hzMs1Ptpua0QtwFNek2N2xCtdZZnX3qpvvr14S",
-	"yCREhxwu6MQ1nSuZyHxyH1ic9uZp12oLoFUv3hq2bh3BMjTUMsLPtndiffWlb21X6wt2fLj6MphXgX5D",
-	"/bXXRkY707mhGOi6o4q9YQ/7hpLXHMY3JjVe68e3euYZxMEFkK5ts1Hf8ZZqquqOe5hkMSY2Pqn8hf82",
-	"BGKdtYEvzE2wohsMIePGfUfTJj+4womsml3D+M/EF54gnoG7Dva70y12dHMmgHMHP6rPSED4ntKzo4go",
-	"HAuJrh33PlHdF3jXt18crEdg5n2XZPq7vabxiVweqlvwpzTPjyP437kGB5CCBznoM5ZLsTCmVgAwyBPt",
-	"w9c9tE9trmBXIi1cludeVo0ab8MLFhI1QbwJDK/kccHv+m51Qpt3AgctmNhHSEi+r2bs9C+JZ9JmvLpg",
-	"R65FMAAta45pWwZQYa1na/4Ya/ojTXW+2WZOPzJw58FY1y5R8snooz1VB6kgFuDqXlmmR3E0YGuMurDA",
-	"oAPRFxBMjdoePoQqQh83rMiBMrTfxaUxlQFiDNxHVuDZ6m2QHlIY07mgWrNSIEXYm2NDSlnkctayuc9H",
-	"2wi9jSP0+Ay+NYtr2vN17dfDCErI9VGJynas/mLCCri371Af5z/eb+QrxttF4Zek0Y8ZnDoc7qWtjAqI",
-	"YYSORs9ckyH4mLZqFwzpK7yuTo668uffwdr/wMT5sIy+wZzDBG0yDBP+YEOX9qARIcOsGSgFWtLMwPDF",
-	"+YsuT24ja+3gZHdfPtqP4Js9F+NDbiXO92v7+KQWom8RutPFDAg8iopgBmq6AeoSFF4S7LtcH1B/U8I+",
-	"VaE+FLu0rHfYKfmwgwD9k18NnhwNXUzSbO04fhls8uxMTYB1EjSXz+VCJfZ6xwTvg4G4Z7ub+pfh5wzL",
-	"pLvTCl7C8/9rURV0hLTi/RjIQ6C0W+3LksCMxHbFtUEMSBhxUQ7BPmrAby+0NUN/dauqzsjfO3xlC1Nb",
-	"VxbaYqlLzGu0ZaJGKgOHV3LFQCG2DbSi1RRYSfR0rrQv6ZF8df0Gi5T3dqqH0SLlz3GKAvA2Oealr4YF",
-	"lml7ohzHfkNrsNVYLECWITe8LWkjBTuxzpepQc10FFIYksUjE/RfgkH2zpaMPYmWzNY1xvroxscLluDm",
-	"sub0EXvWFfoGHPtoqH5pLV5R49m66xwJXAYzGkULYpXcN/qwt0kehu6apbSqrLt9sXi/iK3fBqV4SY0N",
-	"Zte8YRoqybtrsycCirNHY+LcE1ul2GCru6ygZi02aEATAQ/Rw5m0Qmq2itsw34KVrpgVx2clGboZk4mw",
-	"z0YXVkR8ay8od+uArg/Awv1HhsM/PwdfaZ4nEwHGqXnDzWMWwwV59i1ZcVFpphIyr0q8dNj1IwtcERMx",
-	"fPH8ryPvz4aN+RugHTywIhqaUnCRSeyXyJSxhmHFExF2oCSVuBdyLYJVU+L6M6JDCOrY8Z9yTrCj5UTY",
-	"lpZkuF5Kh1a/BmO+jeBKKlc7rhBvQH7DF+fPjL1j3QctiWIGDurv68Xa64BaADn/ZjQmjUZNnuCDyjUs",
-	"h5masbmYIjkhEXI1EXVLxgRz9om7SyOxSSdKK/LNOcnoJlrofG0X+SOch6dhes05/uewPdtVZHDx64eG",
-	"m6BJJh28QWRAgVgJ5bnl0dgjFVJsVtL26nfs0RkyXQVSN9AI1AnIluoVCUDwbGfsYX/LpW3V6kXMzWZW",
-	"dRQPPQ4FrM76DbxmEtFKbF9Up5SMHiWZ0C29S9d9rzDH7Q9TMtGPf1QFE3Z91NyxqzzHUXu5/K2Pbbcm",
-	"+F4dkORzsCJYR0e+HjfcFZExjMYA7JiKHnFtGPoixJ8Iz4sKqtPlNobew13kFkNfixM9QU5y3Wz6a+cj",
-	"7yAF1J68QwGTeo9CF5geTMO+UInT2qD1poB/ocorjZmprcHpm2sfSE2uLd1OFvuLe+kP5LJ1L7tjMlq3",
-	"/a9ny7sZA/FpW3IpMqwjI4oxm84x57lmpb3+rXbTh+LUI3FfWXDcnHtNU0gqxazW659v3+Fs06rMp66j",
-	"WlKrfjwzmtV0u5PmFO/31HzFCNcTwbE1devtd3zFlKarYkqG7wX/aAAsRaZGqJQbXd4ltEwR9lNMcq2H",
-	"MEoi1VXJTp9/+90FUUv6/Nvv/nNSnZ9/ky7ZR/LT369ent7+dPX82++MpjIZ4COewf/ZGP/UbiGNX2cy",
-	"2+AP9jM2HU/Eje2q6UKKhBL/ObTIxawdb/ERuqYbtEdqfTS4gI/QBeViPBG3jJFMpsqfxPEqmlqLMsOd",
-	"gicTu/6YfV3J25g2LnwtfI4SiqxmZoaZweL7m7fQIBVuiH3Amq8gQFkpjb7QLzt6Iavda0dgA4Ma1Ye5",
-	"2+13cY97xD7A2Y5iH+BQdftk4jq9hU2UH8O3ukJHTwKj82NTdat9625RFIVZUzwdJ+7Uni+nGsr56oU+",
-	"RsA4dbTVm98WDwZXQi/4AxMwed1JHD1BlzXbL8MUEdehnNe8dCKQmc5oet/Vopzr0Zi8rB2JNOQmhCuo",
-	"mHB7wMwjWO1EgAfLy2s5tz6kZmdNkZGUCiE1WVFrG0dvqSAu8D4RdXNxyHGSWDIm7OXG9QrwqmAQwrKs",
-	"gTJ8cf4NgmrNFRvF6zAyejwOcnxB07wD4Cur9ntkjT8XT6ngrz1qvlSQnNUH9uyT4xmfz3y38h0tINwr",
-	"R6CTeIatW87R3VzPj00MdVfrbgXE7Sax4d7jJEWBEz64sASy20E5TMhso5GbmH8kYesnKxqsrkznJVPL",
-	"RxBT0w/b6uv86wcDecXKB0cPcH3D4IwW/OzhGTAHO+GnuqAZ024NQWxl/DR+xmh38AOaq+Eb6CQMfgky",
-	"w4Jf/WaD37Bx3ecPn/9PAAAA//8=",
+	"7L2Pk9s28i/4r6B0VzXSPo5m7Dh5u5p6dW9iOxtvvPE8j7N5VyvXCCIhCTsUoCXAkbUp/+9X6AZAkAQl",
+	"aqxxcve92qrNWCTxs9Hd6B+f/m2QyvVGCia0Gkx+G2xoQddMswL+9bIslCzMXxlTacE3mksxmAw+rBiZ",
+	"CfZJ36XwxozIBdErRjYFe+CyVGRDl2w8SAbcvP7vkhW7QTIQdM0GkwF+M0gGKl2xNTXNr+mnt0ws9Wow",
+	"eX55mQz0bmPeVLrgYjn4/DkZvGKbXO7WTOifoZXfsOkN1auqZfhPMijYv0tesGww0UXJwn4i7Rb8gRWn",
+	"bfMtX3PdXrUf5ZasqdgRrtlaEQqLRFYyzxShmqyl0l1LlkOLYa8ZW9Ay14PJt5eJWT6+Ltd28dZc4L+e",
+	"+YXkQrMlK2B0t+mKZWXO3rzqmDHP9s53IYs11djody8G8T5kWaTstKv6gar7pxzzr2y+kvIJu/hsPlcb",
+	"KRSD03VTyHnO1ubPVArNBNAM3WxynlJDMxcbfOO//UsZAvot6O3/LNhiMBn8HxfV8b3Ap+rCtQs91knw",
+	"WhBWFLJICFXk/Q8vyV9efPvfie2GZExTnqvxwK72dZqyjTaT7RzhcSOrNRoZnuEr6YqKJSNbqsi/S1ay",
+	"zAyVEk3VvTkdK0Yzy53eShxEnD+ZD84U+eX92/FgH2HBMOwAzfPrmzcf5D2DVjeF3LBCc9yvtGBUs+yO",
+	"6tp+Z1Szc82BnhuNJwP2acMLpvZ9I8o8p/OcOZJqtcGzXvSVDHKq9F2p9g/xYHfCntrWg1KxouPh5/Bk",
+	"/BOPij3i/qskXMCPvmM5/xdLtWn/OjXb90ZsSpRFDdI1vLOkOaHwGilKcaYIh7fNDtf3Cl+KU0bVwDi2",
+	"ZfdcwIIzYXjoP11TH5uvJoNP5+ad8wcKE1Tm5XAOP3GRXduPP8MA1xucGc3zd4vB5J8HznFOufgHzUum",
+	"Bp8/Jp0zOVNkY14l2AN5gE8SYkWEIgue5ywjXIxbOwWTTdwcq0F278979u+SKd0+HuH8soybd2l+E7yC",
+	"9LZvFuH4yXznfjCrmxAzHmAGXkdxb9KCXRG55lqzzH6jiKb3zOgkvHALEey2m9Tn2DQ3m0I+sBtWrLlS",
+	"XAoVTDk+swXNFWuSIEj5g7za93LLusZTZlxfpxoVsQaZZ1nBlIrTeZpzJvSZIvatK8LWG70jC1kQKnZS",
+	"MDIvNaHZmgsVPQrutLfbdqeaDKE1ovhSnHORgBZoWobdGiVEFvCTPXN6RTVJqSHHaIeFzDs6NE+MlmQa",
+	"M5wsnIyQc5ntog1qw8rvkIO2G+UZGQr2wHCMiqUF0yOvy7JCmY0m1zdvCLQDP5uZk9RMfcv16orQuWJC",
+	"u0UlUq/M84JlTGhOczOqHqzbtNo5TPPQ8Lqs1hvOmlCR2c7tIvfs8YHTkMspBlRoeMGGn8N0PV/w/0zl",
+	"ek1Fdp5zwaxQNZqk+RMUPsP1pWBtXtlkO1YgmDHYTU88LX/sOgOvhS52kTPQwep/NbRm1IhMCpYQNl6O",
+	"SeZvEWMulKZ5ngDpGso1qzxGERUlJeqO4L7zHBxW88kRmgIqX9085rfYJ635slwB1yMF8izgnRkZcm34",
+	"pl5VzFONIvzwCGVDljqVyB68pMxzuWWoJi+MHmIokfKcZRGKMC9RFd84c0WCrbPtGC6CDbljv10xQWx/",
+	"cU6C89939O05dysFvGlNM1w/q4bCwv3vcysBzt9kCaG5koQLyzKKBzibuVwScyoajY5CNoVNKuxDYgP2",
+	"RMG3cQZGiyXTvcjuA74aVcaoHjgKDqS9bbzaTL8pnh5rK9l5NG/okrVPppeAvURhcMYrMUiLgsK/A2tD",
+	"D/0T+qt/1Dn2D36F66N3emBfBTmuWcHLsb6/L0WWs+AO2LhsyLxci6Cb4OgtOMs7yBoeGTkJGk+Cdydz",
+	"8CdEbVg6ro7/Py8/js3golS34Hn8DgCcv9XzD4Vck2deOsHhRHMQXixXVBEhm0QezGjNlLIktH9VYWDV",
+	"+7GFfZmXSrPi9YO9rjbXtcSfO65PiuHVrx/TDsZdX5Fb0CUMA8toqjt4lB1z62NzcbgA7cpyE3zRMEWu",
+	"CJ3LUnfwvDhDRWUQVuVMka0sMisOv6fp/bvFIs544IdmUz+bZckNP/6VFoKLZeTbxpbB04Cx2FlXi5fY",
+	"TQl3ILqxjmfcaqoj7KZgNNu1h/yWPxh+TDMumFJ25s8vntdEia6WiKSyzDMipCZz/DC6PkrLzYaFHGIu",
+	"Zc6oMA+3srjPJc26NHM3kzNFKsOmAl0OJrco81tDPkbFtJeYgoHVRbVP2d5x92K9v9rhthlvYy/dpPdu",
+	"j+q8ItZtzfV18Z+DyqKuiNEkyZpRoYygr82lg1iDQUdGJzTlghVv5fJtlIm9E8yLcEpS9z4K94iFQcc0",
+	"F7cl7mtSlMIwD1KwVBYZy+CxY4T9mIxmn3Scjkw7ib23VLzmylmTyZ/JT/x7oCpq6AKmtnVqcc4WmsRZ",
+	"SfMEmwFEtxwNOqHJrJ9pw3/xOWnSiHYttaeLE02IWsmtWWeuiBQpmxClN3fjcY+JQNvtmXwEB0PONOu2",
+	"PmXwfI/JqWk3wg962o3C3g37f2U/fpTdCD7YaziK2IucrPHzXEl5b6+UKiHznb9edmg6+0xHOJ0+pqP+",
+	"E/sc7ccx0/7LVX1zW67XFNTPFuNCFnsHxvP4jQXP9QMjyjDwNjNOkGFzXT2KypU6j+y6C+6bUENOxtaJ",
+	"PcSZsKENwbbmOvRTOWeFYJopAqqUqq42OaPKUAi2p8jQi7sEhdVUvEdpBULM8J+NNA/TnPK1GiVki8qD",
+	"IgteKA1fCdcx/FTxsOeX46noK8hqul/kFoHzvjOs706W+3x0a1kwgq+b0RWMbM3/6RUV7mfw3MX1Wb6m",
+	"S3anyrnSXJdwhGICB4lGpjT3QlyKfEeGmUzVBTw4tw/G62w0gfehbYXX1aIUU8GF0oz6+6wU8JQFxo4z",
+	"BRvgbqUJYTRdkYwrzUWqpyIcKLDUBDYtuMiyrNZvSoUh7aIUuDjjqbhGrcQ0gCYwHLc6YvfemB5ug7HE",
+	"trDuoT7O0iykOEch0jIiR40hZtHihwSWs3Ug9ulywEINv38KBe5GZtG1ekg7xl+N+YYViivNhP6HuXKy",
+	"l3BG0fBhxKyZh/k7nMvZyM+m/xBj/cQGbYd2B3ZxsezQsn5kub9X2i9QcauoHkn1Vu+KNRfE2vvQGGYU",
+	"oKkoRfWjLLXiGXOve8O12xu0Rm1ymrJsBIsiJPgYkQ1MBdcT6BCPDmhZWpJMjknBHjj4EQgFDsKE6+VM",
+	"Wb1QJWbwRnKUipTiXsitwIMTueTZ1uIbC+vi30lqTLX3Xr2338e2x2qbd4rpfVpaYGjEfVjRB0YonrbQ",
+	"6g4/jI5U70P1I2AI9dHVZGm4cF0KoCOcU1izYlrF1zFqtXtum8w3m7sHcx6liK73vFS7mA5c0XtDwATc",
+	"M7gFP8Zh7r6Z7zpM3kaR/DIHd1bwxTH6oXn9V1lkHbq0PWHQquc2hnuToSHyXV0O40/PyZqLUjOF3EIK",
+	"/H0qCivIDceFFkdeXMzZQiL/wNOMfXj3j1Xcs3BXpsLO94EV8eWER3tpYcVorlf9l+tHfL+9Vm+susOt",
+	"wucWDjtorBzH6bn1CpdwKvC3by5JY/nIA2fb3gs2FZEVI29ETYYAhzbKu9kQO1Iht3ZlwV5lDkWfwJeA",
+	"D3SGWMB9cEPT+FOUD/HYjE125FGLe+SqAXi6aVFJUuMffliWbdSOcI0H1EYZ5VzuYDYdfFUYUvv4uUsI",
+	"CJmMLxasIOwTTXW+A+u3IKYtqs2W24bIUEh7uhLnyVlTwRdMmQ2XRcaK3rISBs2yd34WTSafrlh6Hxu9",
+	"v2u4KcANw3RBi5rFOLhY2Mbu9lufajoLqpH9uK8dSe+V/grLt89LaHreyiIjXJFfUGtqm8PG+7SoQ9qx",
+	"e49sV1JV04SldTt1RS5Rl7dDiO9cKToJobW4rYsAGaoyXRl6tnt7rlK5MWqru+yZgbItK8ia7uBL85m5",
+	"aXO9ItvVrveG/OLG2b0lZsl77StKzQanga+DHahOSEV/SXXow5Wr0X8nB/nVDq/hkdmJlGUTKymsR6V+",
+	"g7OqDejuht/73VZwf5OFpXqFt3RzhYixlzGxRD0B7oM9AcGAAxi82U70NK4dZEhFNoW7tWttNHZ0NfFv",
+	"VfRhaRDvCs7yiFMd2OWAv2wTUT+8fesH51Wsc1+jt3dZnx+s+m4I82+3735Oat55kMIJmZaXl9+keCrh",
+	"b2YVFvSRnSlsI3pMIQK3vZX2LIBH0/lFzKrCD5qtNznVbAz/8pZ4cHiCDSPa05aKjvtMwNpqkyXDykR1",
+	"SeY7zdToS2bbutZA8DGMK8Fd6KR4f1gjmj7fq90hSbYnbulzUnM/KiA5XhMy44DuLH0PvJoeJTdwUR9x",
+	"kQqpM8KMsLneJj183SkKYM4zt3KjlRrFwG3pt5fm51GclR8bGdDQ6yJXCPe4JkvJkj/ADSEwF3H7K3jH",
+	"OiQbxmKF295xdnFfzxpd2L07TKEhbSW1eAdPV3632/vUQcz2plKn4s51VdUNt2004LojiMEOukPNcU/3",
+	"2E6OM1DYJcHxVGMOxtG9FicxRUBLX90MgeP38a1vdCzMhWKwbYcbfc52UmR3LpC5w5m+ooUmmWTInvDC",
+	"AQFkRvWBizR+by29VxAqmRk56no3bxsujZbrlkE4GFG3L9asS0Ksmjaxw1DEeiTey5x9z0XGxZIMizlN",
+	"x7TUK1nw/0AKw/j+z2rM5aifKzaplq3PyquO2EhdEfuZwmVMSMFExgqW4erVVy7xs8KNgcWtdOWKiw0b",
+	"WqrhDSrB/xidy1o4CTxOyPvvr1+SoswZWs3nuE5G47JKMXdOBd+FSio1DWzxgrHMDetGZkbclgXXuzNF",
+	"5lSxnAs2cqZZBm3FqGBMrr2lOCHlZllArF5BCpnnc5reW/3cLgMVsO1Ad76VhbUc26U1YtOGMUaCCALy",
+	"PyJMvCKA/RfBnCo3MJobFbT/TdB3MN/FOpDVfE0nUUnkmVMH7eHBNRunus5qUnUDEc/OVQh7395AT5YY",
+	"lh4e5ysya3CT2eiYS2qbl0UZKcvU0XuJR+6Qb9myOZ7Z2535pmvZDsvuioubEXdzkU4Tck7nLFdHhSu3",
+	"ungasb7Xq23fidJrt1rgVUj3Cu4I1TSXy5J1e4I7wt690tTWCey69lIO/lFN+Msz1Q4Z3vnShm7013o3",
+	"dRF0zAlT1vSTdVHIhqXH+383tFAsI2jPHCu8TY9369x63N0DGNT4X0oabdg0MmeKcB2PmO++Xh3afbum",
+	"DSNpzXxql8BOOEYKP3r7fJtma95QrkgmuVgmZFHItfVQBtbCohQKXQ/g/J2KIKoDRKwRnjaCY0yw252z",
+	"pxSlEEa38VsLvlloxkYe0Gw3JjeFXBYM/LoTsmRam28wvGJIQcjKUtvulKYFPJfFVEDgIQye4hjIlnJ4",
+	"irfrB/Apj8bkFQOZnU2IkmumV/AKpA5MBXhtQdxQm91jet3IjKQFVavzXMoNdkhKQec5I1qSTZnnwGLB",
+	"dpAQOhV2nGRjxCtyX5phLB4lubk++uH8ndvJhmYm9D60lgxjc2HJO+7a5BbjLyfOXVQtNzcLBg8De9H+",
+	"4IKpaOkjT2xeRluu6kz54Nb+CTbdYWBLstRmVs4uwShu6O17RauMmM54YbsYJIOASAfJwBHUIBnYzRwk",
+	"AzuIvYa1LrMnLsFBU2Y7GKZ9DVxHY88/uCAhMi95rl2qST3OyIUPKWLDh2xgtGOK8PbFRipt1mLy7Nt6",
+	"2AoE55o7VxUpVMW82uggOMD7knO6bOE4eDyZ9lUFqQzbgmvNhB1qNbjvxi/i/ZSdlx87dXeqvSLltPbh",
+	"KzbnVJAb7OT2f70lz74dP3uBKY3bFRjZgbuYVTiscFVTtsOK7jnePDqDUP3dZF/mc923H0m3rdL3qzuK",
+	"i4OJLmPbS9xuFd/p2WAzVNa+3TNWtrZKP3GRvXGfH2tpq0vHKhiIiw5rdC307ERJ3K10Zj+OjhTurx4S",
+	"XBHdsTHBBzzHobe5FsazL5bY7nZnMPHeA/DKLaiWSAE1sj1TkVzx5jl4bCBFdzJ1LdwA8n4MT7WRXKgy",
+	"dGZq7aH35lw726jT9V46cm86UkoeHbsdUkt3pEFn+lyQxhHLy+inj+TsgeXRzeqdkIZNhMlMHfL8Z7dR",
+	"NzLnaSwoy2bPtvbxr7mckw3VmhXCn8nKEhaQjwLv71ISLrSckD9BRnq6ooXRjwqVkP+LQC70P+n5fz6i",
+	"Jq3UcWoT3k7uqu6jiqIzsFnOAcPyhtnQUuicGt58yz5x1RFOVjBIt826fPb4NFyZ4X05Z+d/8nw0CQIv",
+	"5VaMJi6FGB26hp8JwoQudqgfQVMAZ2AjSo5bq+ODcqpvYmY3kN5g8dquJFEM728boCcww7mUNhv5ZHY/",
+	"4308OT5xu729wbrXRncwmqdB8C+9p7GT7L+QCpsUc8Qko+Nn224soDquT8dFCUEjzLUMb3ZcLG1aG15a",
+	"HagE1bB7ipRC85wU7EHem3vctX0Dg2VlqXNw/VVN14zRXHdexHpj/gQ4bM8slJj/d68Iso6FRDywIwFU",
+	"7tmuv5MLe/iJxR1cUdF7TV79fEvA4Aah49b1++IyYJnx1E++FCy7Mzyj3ep7sPVXlkK4CcEHhr9IzC80",
+	"U4szubLI223KlE8uLn58d/vh4v3rm3e3bz68e/9/46VFlppo2iMN18ExFXnXJv2iYr7XDVVqG42oudbE",
+	"KCeaPHt+aMUcrsveoHPzzlEwUwG0lMUQ8YPtmKLFeGvPMpChsUSdfAexz076qlBn87g65kxX8CzNwFUy",
+	"RKAdEDWj4wRJla7VL50XZ+mzoNYcPBYqPMRV/IRlGL2a/AFftle4nkuFbr9h062WeKdaAjwyQYNBYgMQ",
+	"Enu3SCBFQqQ8Z6N9K216OW5V0X4UCS/iS1EFHhueW+yuLBPG1FO6pHhFDHErv/2uzi+/i0l3PN01uMsX",
+	"fz6Oz5o2/OA9bcQI3mvrXbK3iv7xEC5ZZgFc1vLBRty5oJ5SuL+jYT2FXB/nHuha/x9k4Wx71lYNJiYJ",
+	"gTpAABPU1yxGi2Z53uWu73QWadnbYO+cND6mxa89zBna2rv89tZzlLvipmkVsPlWYAfTodngTAHYFlF0",
+	"pyaEEpwMGKpFuZ6zAnOZipIhjE6umFEt7CoF5gdN75kNbbRvTwW8foVRYEapVwh/E4Cr+Zi4oGccoeEs",
+	"UwHmMfKzbHVEIeiKIHQVrhoaE6nwAQJwGeZqKpwHnbyzMG9DWRCj1oxqiUYtzDdS2aLQ/n/P2KY2cikc",
+	"Q4LAEAcjZ/gK8BqbzmS+sw6N5ne1RK1w+1EW/bWgMSCSbnOAYFvU76w1YGJz9nmeE6NacE2GZn1fvn1j",
+	"byhcE7owK8u1YvnCm2RXEhwU1rUjRg2WdVjFS2riv/bp8xcHvw0leRPh9yiOV8l5P5w9poG6g/2QztlI",
+	"UrHQvOht7xvuAs5DZSNOxussIVO0MlNnYKouwNPByBy/6muHw1CRHFfNRGsMKm9cnJbLgi1pR3LxW1Br",
+	"FctZqmUB0th/IJZhWNKRBgAXnVPTRo7Q6u33odAJgqMGHr8n/PHjcYavaxJ8fBYzN1j3Wm2VOxXXu6a5",
+	"+j0qm8FA4/hm5tvuY24eO3tfZFxAgbj3VTwVqJCj+KWkhAPQGuwtKx54yq5TB7IDan4y+Gshy0103K6l",
+	"+NBfVxiSpN62M025kVvnZeTE7J3A3o2t9/gle9vgMXNPf9WWNxY1xmuap8OrxY85GkvYkiixXN+8IfA4",
+	"BJRDr1vB8MleT0t7tVO5qWl+lsRAz+vp0nSLBE31WR2b7RBHvAIe5bczCzJiXPDTpsRYQCoa0YAYx93a",
+	"8T/6HuzL9utGk8Mv+iz3RmZ3TiodisM76x9HScDmDalfC/6JZeCuVxMyHWwK/sBztmRZ5Q2eDow0BE1E",
+	"ML2VxX3wy82bV8G/3ty8rP51Q/XKxlEEr2xkofGfv3KRya1CHWdTyJQphU9KsabqnmXkwvyMv92+fstF",
+	"+YlImL1/MZViwQXLjJZnbr34+/Vmc12sZUHkAysKntkBpHRD5zznekd+vv776+mADCEEMTPTrZ65lB63",
+	"XGfKXHk3rDhPqWKV1ebl9c0dIglMB2qnUp1XzRL7Q7stougCMT6OtCFAfO1jORPd8LuOk/G64yhckT8F",
+	"t/Pu03FQjn+hALfpELHW3TMyRHga8/8X7BNLE/KnEVxMADHEv2ax5DutW0fqBw+smB8++day5edhvzt8",
+	"/j/HVeMICEf/fIvNiqrIUt4wEJ4J+V6WAu5Ob2VHULDi/+nQh+bwrTlIKde7pAVla06plgWEa0D8x7O/",
+	"8i5kPvPWHXi3et/ycWrR+0Tgwn/kHd7cVtFROmrd5wGLJ7g8k65b+5W7i0LSJ2QttSHcgmHLLIbA59Lh",
+	"4hiYj4kcxSx4c+kStAuKeRdC6mFcOhMZc1FH7979/SeOIQ+vi8Jw3oK8lOtNVybSHuTNOtilfQ2A72zA",
+	"oMT+wxH3TBruTu+SWdddXmYsuIE3sQmQkzkc7Xivh87ce4wjTMhtmaaMwaL+ABGPZqrtnORaOF62uztE",
+	"EgUDu2zkjvlGq2pT1RlxbyZElet1Vwq73YfDVGJedHidLwuqVm+l3FjIUjM1iJC7KfN8H4ypi6g8gLJq",
+	"rvbuVdtlhaNyoVZyc75l895eFt+r277IYieD2j/8Mh+sk7EHM7iLDCG3gJjn1na4ZIqUitWyN6VY5ByQ",
+	"Wc1uFYLm8OcDzbGeh9R3C8Oj0cs451kGoPClcKlMYCXWq0JqnVuLMX2gHF2PH/dinseg2yHYsJBi2UBU",
+	"CkygSzR7Wt/nnlTTR2Kq/yALYlcAA+4Mf3Y8ZcMKi7c8rGybNr/UcOcZ/DrGjGBDGJgPPEtclJV9d4b/",
+	"tC+i1wNfbX8bD0G3OMsqbkv3Rqg5QE6j13heMHqvwhgoQ40FTXViVTYH3mwRBJhjV72zZuoI11Foh/0Y",
+	"7fY5lD6ATW+CsRMq1JYVBIsCWQv4v0uJ+X9a+hShBCImFnDL1LWWPXA7WJ7LjGsbADLfdVFVC4YlYG7e",
+	"4RDBxYLPzgBGJnN2chubi+dz05WcHsdivia/vAcLsA2i9zsG7oAh4ERP5jkV96CIY4Dfjx8+3GB3atQb",
+	"u9mnqTikFw8ODyyng0m5eK99JRvacEPWPVuf6qZg50E23kYq7f59nKSufE5tZ1EU0cwHM3lcMzy7W6og",
+	"E1sc63h6cEsSyTx2rhTNPmlzC4QOMGTLa8PYfxWpWCsx4EbZI+TH1QCABU+avi4cZeDqMotzYJ/3Mtp9",
+	"WnOr0Yam04xJ7YhCRVMq5AcGhYOiDPO9cyl34/16r7OPtSZD4WrmGEZ0z0V2BbodO4eYatY024Oa63BO",
+	"RocRg32XPQOhG7MwCs37qomoCeljdDHwavmKLxbH+Igrz3DlLd7vI85sD821LgVfcJYBKoOzIjsUhMQi",
+	"Z7j936uhfyEyQ/+KDoE3GCYVX9cKY+g4/L3a+jwu2jgEOGqLqadEEguAfSp5sT8O/EAk4fuGfcWo0ucQ",
+	"fZUMHPoOFBBa8zjCzXsbaLLntNs3Hp9YQaujfqZiSRaPTK2ot1uPV++VXOGm1pep1NYKeIpvoAdwloXL",
+	"Mp2yjGDKvOyRGmsPV0A8e2mmg0xgnJ2ZAeHYDxRJjRJ0rFNXTfUoJQcvTPG8em8MIFxj4AXYDmiqXTUI",
+	"rlxFsIIvVzpu93xcCnDHeHsXhbpnbHOX0V0HVActNFvQtMISBwn5ipgv4Mp0zzba2UgmREjE0yjKvKNu",
+	"DPRnGunZn80C/9mu6SN6BNNRUPsqcnFNg8otMEGVSz1x1UwBQ/XnhKh7vtkA5BBcbnejpF3tqno47jS8",
+	"bYpSsGNHBB/ZmBFqFqM1PCHtWxkGmxSlsIMCy7gbau8BOpTMSOIRjAX6dQVfF9qCA6MGVdpIZ+UMXJFc",
+	"xCa4xYEqqWZLOpCR3I5BNJHoRBPtn/VaQwmNF6qt04pdh6sm8pNdHgf91GOua64Uq0kDKcCHYKgvHlbB",
+	"Pum7eN4kxiZ90kSvCsZgpK5My3bFc0Y21KGcePtAzwonTT/xAytyuqnVJzQDTgawBNGBY+fxm92jS5NG",
+	"kuLaVvggMrTDOmMOQI+KtDXyB7dAk/RVAinpcGJ8An/BNBPQgM+iMXyxIh/rcKTVm3ErA1+zu/9I0bfA",
+	"r79CgtwIv6920JNgtQl+q0JiazBWLyIPGkOd/O1OB+xY92Y9YV/+JMjF66FtOZnZMLvxB0bMI2vjA2fO",
+	"/1zJssh3CfmfGeXw3y1j9/DHWgq9gr92jBaYZ8Q+0fXGKBaDS/IN+ZP5XyR8r63+dYvgn2zs4145fEWo",
+	"Il6u+ohM9wlhHOwhRkLaoEilKWYz+DL033z3bViH/vJI0d09zpr8ttqR+cEcQyut9p2eMYH49Fq5VAtn",
+	"y9KcFnCgXZdDi8H94CJNCHVyEz4cXZHLKhK9rTv41Xh2eXlwNSpG3YhFN0yW4FPLZYUET4XZAyomMEnD",
+	"1HFWeW6Xak2GzkAEyJj3HJZ0HVr8D8mCgA03lQqetzKoV75Ou2NksnC4IBM/ABRwtbHB207TJXO24hBr",
+	"GY70MPf/WsWnKRYef2S96QaTbQ/nzfXP11DfmPwHqiivLBvhCLVhM9Mr1vC6NHO8eKdyWWcO373obQFs",
+	"se8on/VRFE8ONXT6vK+4lqN2Ij1q3I28r4gF2bR4qEYUaHk7kXosrwUXXK1q5Qi57kjcxD46EFrA0yey",
+	"+t1jJ9IT6LA2caV3ill9seye7gM6qu1IbSW7qfGVdx/WabKK+DlMOU3gryOIzsFvHSyaGATudEN6VYTc",
+	"M1XgV0Akv2cWOecq9OWhZ3Qlt5gbgIZp2JEiHmOA7uSIAlzOc55iL4LcvP47GabSNDTelPNRb3+4ab97",
+	"0t04ZjU4op51tD1QWdQewEGJCTCd8f2j6qm2C1RPSCmQ4BMypxksNdVlwfAiDWVveGYdsEaHlySnRYe3",
+	"z56crgzwsDCs2RfUcDDDlOsaG3GDOuDG9DAs640sdK2A98doSerlYV5gXgoQzrwl2JeBrWZ5EArpVtNC",
+	"d9tuIW5ij+F2X9XRWjVWizlWVRn31UedUnVcyGXTEgut9zTDBnP+iYvsFj/tsJoGM4yvH9v0vxhhyAD4",
+	"2JRmGyx94nBeku6SPP+S8z0WFYj2In+Tc6RXHape7BNLS83ubDF05dHxrbwCQcHFkriaZEP0P4+DrhVk",
+	"k7m0TSnYaPyYKvsxNfG1aRKxnrwX1qyMr+kaVfRgwl9Up6hDkcD9sQbCYJvqS2q+TfY7y3pbdTt3Frcz",
+	"6Ba3urmdBY1Tzr/k/C4eAOTJJueiwiGyc/6bnJ8pIku9KXUdhB/eTsh3L8hP/PvRgem73u/gq7ifzJ3g",
+	"+uhg0WuXyDMFmxA3gspllG35rQuiUFQSR7Pbp4w4JJwIA+pGsUkG62iwWOvwz3OZ3tuwyTlT+pwtFrID",
+	"1m0jFdf7fI7FsTeFPX5KSDLvtqgqdJTAObU9k2HOxb21cav+6L8fqLqPrW5XjEfMVuaXxgPlt2JqKgSh",
+	"YKUs+bjpxrm73OwTjnJzKtkImIdPJhvlprdodBNGyWg+fJxg/GCN8o0Mxfi19DE33axWj7jN4Y2MiF8l",
+	"v1x89Gbv3BPPoVNgycx/c1dCwbqI2YoF5U0N6QKDlAXLXCxNJn2VIhfZZ/bsTJGhNSJZsEcy35EVxawC",
+	"AGiyqN4WaFAuHKbTyOZJt4FOyQw7nWFwUFXA0AZg2oJWWRLmuQOV73WwH1otQ517Q9V/lFu/QC4c3oJL",
+	"wvWCd/h2N7RgQt8Z3tYZO+lZuL0fWBYITNF6nApZLldg1ORrrvkDYPAGLHIUdTJ10F1AT2CluwuFQUzG",
+	"BP7GhKwcwDaybjP1KkQ+7ogtmCpzvSetDWa5KWRWpob3G3ldDxxDYx22g+jGdflAbMFL5+ucs5Ri/r1q",
+	"5IcD3QnZhKM3XQZGZEeyaDWf2WbvApTs2YTM8OVZQmb2/RkMbQasdWa2qJbfPkrIdsXTFZndvLv9QCyE",
+	"tbr4zbDLzxfO5HDxm/3r80XQ34Ud6sxBMuBBtH2NW7vdT4of5EyVVD9YMxHfhG/Y5ggDjbnxHLLLcKxU",
+	"5Dm0F80RkWx5ZDJoFzVEJu5G2CVmroMihnVx07d+ZCc61IeKx17fvOnIUmtdz9X9HjSogNkfOGBbasgG",
+	"Tg3G5jtvo6pF7Q3bVYGhLLw1njfcqCNncJ/vQglitmdCZuY/M1KwDaM2PTh4Ds1CTgAeC49C5GPXM25m",
+	"A6k/eL1aU4AWD+/E8V24hqdvHCng7bO7ALB56l92ELddpc9ryL9JEAraWaK5HsGaVHFe3fhaYRCcPcrd",
+	"J6iyuSSonXW+6fXPZGCDsjuLC+LjSo+wR2H3M5g48QB+TgZSsB6otvVF+5wcKGzY6PsgGlm4WodeDxbh",
+	"8KvVyh56t0ZEh16ukefB+TXoB0pge60lgs1c7W1AapYyHC35MxEEB+wJarY9nqLGVdcd7UlKWwWSKVgo",
+	"VGgQ3lvg5cUHLBlFCowXRnhQkbK8w7YaFgp+yotJ/4i+I5Xd42V7TCo3BXFT6sZ2pVm49OhaiKcNHk8G",
+	"29XuMM3tK6JnGojOtMbJYjDx9qieGibegUzFI2Fs4H/cj1TJfayki7ku+I1KajFVXKR5mRmd3eZIPwYy",
+	"8RGY9W52GPCoQlyeqrocDDhuW14Ucn33qHUN/LL7spqgg0dMrGfzTZOM4/f9rDI1ojTc4Bf3+ddDzq8C",
+	"R/08vz5afnX2jkXLj+1vJA6+RWfNdIoalH6VpbMPVN9u1uNA9V8jJiMEq5RFwQQc5EflOxzR1O+CWt+9",
+	"cA+cbY/P9LEMsLee04T07MX5IruwuytKcShUBSoQZFjdyTpfrmyFSy9iGuUNezHFvoxtX5RXx500fvgQ",
+	"O9HMwtxOff61D/Lq7QoIs1qjCc0Y69F/P2u5d4cMFqfiD47owgFHmUIUEPpRdnCu6DzvsnX3VkaPgZHu",
+	"gv35FTLZgVYUKyBwwqgcE1sfaUh9lXWHNQlBipJnKRkqLpY5RtKcS3FFhPRvVYWQzCjJQua53CqXsvvA",
+	"M8jYARwkRai2jmpoyUL6ObkLAxkkA9Nl9JLQHyEblOk2TLbfjoYpy65ZFy10wQjv3909AOIAdeqeT/ym",
+	"nCmiGFooCRPVyvICDFyAjaogiKYUOVPKIubfGV3aPuTKIt3G43oar+PQIGgzHgLwK9erYKCAgYuthIMO",
+	"BjfE4FgMck2I4gLAqyTYuO4B4XXFiMwz3ypAhK7oAyNrw1aVrKUuh2Uweh+CmLzqREB/ipqR+0DV64Vv",
+	"3LUA7f+0YEQxocPU9iae+ldFUD8RaPpRt+49zm0LqR5fouOB0HsFdyIrgdBOu5j1DXaD9ovTCPA8cHu3",
+	"a3WttZlPrKyPf1Bfk5eyFNYM7MDazwyDhdcV4oc/i7uQ7EvHyrKygNvb3bojaOSAVmV79QpVK+zXXDT3",
+	"ROzddcP8FCxlZgXMAgAySiRRLrWYCIf8eE07hV1/N736OjTWcs8Gd8qQExRg+K9UduHLyxyg9LWGl+Gz",
+	"74IaHkbhWcuCjTz9eGxqdF6CgcQjjTSrIJys7EEXEb2yB72TTdzlMgIwBoF87vwlRvoypTESngy5IJRs",
+	"sX1AV8EuSC6X/UOFGlwsshu9eM5BD6pjb6cD8WtwtcNe/j5pDo9ndXD0jj1wPBqJIiAA/n+fW7X+3BFP",
+	"zxTagjlSuJOLqPg+vFbtUOsNc3DTtvXQR/DxJLzflf0Ld2Lca7iG03YGloD+IRc21esMIm6NGmKatRhE",
+	"tRxKePyoSJKYAuKG5igk8BH4M1GJqH46x2tHa03+6AOXaKHhDgKXkfYUdVlAINIKSghPzMK7qsF4d7Ew",
+	"GL6M8RAS9jZmj8qifvmz8RUHnUeh8jXOqhrFwa8FSyVSVoyg6qKlNfvZv5QUs0lQMC+TabmGrZ6pnKb3",
+	"swmZ/TYdaPZJTwcTMh6PP8+AAG5zB6SSSsAms1xVhfP8l80CyKPIJNX4zM3LntiqYFwPG66753xO2ppG",
+	"2NoxbN2LnUOGmqCLNt19NJMLUCkbAswDJkbhNqti6njWXAkuDlmi4r15cstSKTIV13kzpnCUcR4CvgmU",
+	"774WOehdC1mM9zoI3ca+CgNqbjXVbFHmt0x3FnHogC+i2S6+BDh7sxD9YWWs+cNN3rWfDGL4lG6jUHcC",
+	"9PNbQwjWCctowQpfFrDJM7CuPM0rY0BCZkpv7sbjMURUAU3BlR4aqqaw0noz+PwZgisXskN7wTQEsz2V",
+	"lWrJlEPF/Nvtu5/H5LrUKyY0T6lmCBpDa+OaCiwfOLT80aEQTgeVBWM6wCQyWWALM1sY3FYexC9no8lU",
+	"zK4t/CfoDxPyPcyL+Dn7MoaQVe0LbTsIG5mzyVR4SCf43Sa7siDx4lPKNo2gooQ48CesSjS12GPh1SAh",
+	"Vv0Hk82aCjMn6GJMrm3+t7XYzJSmMOIRDCdd2VJIFT6DD5RUiY1WgnDK65s3Y/JOMDscaJPeMzUVQjoS",
+	"gMg6whVEOlKS5jxEZjD3siXTUGrUrCiG8uHALpyB6HxZUKFnZAjRhn4/crnkgvzy/i05P3eWPgCSn01F",
+	"SvNcjbyN09GCfw1CsLz90iO3hgmD51xMBVACVw4MwGgXyjXmqxWNp2IqAL3Zwp8Gns4LC03530CqkOH7",
+	"H16Sv7z49r+PrsjMqDQzV/NG0TWbik64WvIWknwg3Z8uuTDUO4EpwIuzIHJjRuRiCjdeGD1VZOYeaGlW",
+	"2wIKfNJQ9wlV03oDzMKFTkXOlTaE7CqO+QryVc67W5bZ88vnxEX7zRxmE+pNWILKUP8v799ekY3MczL7",
+	"62uz14bJXvzGs88zWwV0BnGFuDBF6YpMYcrBwB3+65s3VV7pYDJ4BsFTGybohg8mg2/Gl+NvwCGoV8C8",
+	"LgDhFOpcxK6EeEEyGhU7h6mao2exUlEBCo3WEwBVHc5oqmUxg0BUqqcCfuBSzBIy07RYMo3PDMOZUT3D",
+	"mgfmHHCXFjacWeCPWeIXbCpmmCs4Q20TnEw0d+BIZcFGY3KNh1sxZocG2K1XGMON53wqzFN/lM0LnCkC",
+	"6Kh1TuFxUrKsYEoxhWvuT/WbbDAZGAK8Nov4Ghuqu1u7tJLqlYuXGFfUFZ8VvPnWcBt4MWYNCeYCNhGL",
+	"CuYgL7l589+l0VacmB3ARjkRRKMmv46+uMsAJMNZoGHa2LDZCHdlzfMdbJb1uoXvInJxx6gsWuC+YcW+",
+	"ROrytXr8504VqcX2+hrjJdY/Ap4FwKbKuc2xMDdgnWoocZUMrOoa840cXLQmsSEXMEP2O7Zvt/DVR21X",
+	"1TNwKjxkSnb1VKHutNewqprsUoL3XFMPDGjnQiQcS6kA7XiGeCuzEN55Vsd3TiBXAeTIGcTPO/TobtoK",
+	"EKbDyYUgOs///JgddamfRgM3ergNPDHMmndvKbiBaiPph6/Zfzg+1OfASEDGHD+Sj+Ay3kihUBl+fnnp",
+	"qkrYO3Qo9P9ls+erTvaGrxquCrGgoAS3FGtbxsFOeYyXGeuzi7fsh3rhQcihzpgNr8RwLID8zuUyceBC",
+	"YA8EU8MSAptQZH5MBp/Orc51ji64AIfUtHvRMGEv40ZXNw/d8H/hSQUhtuC5ISdEfwaD61VdM5kKs+Jc",
+	"lKzSmrCa5tB8VP2GLXmtezS2JggjgqciK/gCsZMCbCUzKR/LBIXfCxybU3CGOMhvLgnG8D+fCkBYhxwt",
+	"gchLD5xtUWxXUxxNav+s0r92DMCDQF1GE4rR0NZUpyts1Rb7geFiXXS7QrkUSxyegGL3gNUD84KC6WGF",
+	"sJQKMg+jVcjwxeXlqEvEv6p5tp5ewsfOqI2DvLNZ7rXT6inflmtq177/rV2MxlfoQ0wjo67BLQYSmqhi",
+	"ZKgYLdKVvQGwT9rdc0DN3VCtmTVXxcb77+NkVRWoaCs8JYR9oqlG9LNYB16EH9mLp4KDPVQBvUd18tYc",
+	"urYz254oS9OI32TzksHjP3Q4BxD2Cr5/4ZALYqPDhqJi2loWBwDIvjTqK1qXX1WWwb9z9+MtZvIOksEv",
+	"e0r9NSdpbiETku+dKnIUN9NXeGCvMBRj4rAZQDe3UX0d27xo0nuLvp9SElWH/7A4CpbiVCKpdimB9Qb6",
+	"8AWjIIk1JJ1AWIUy6IDIgqR0GGid/dmsmpodz+pR30s0yp1klW0/LuT0c910Z9MNG3v8/PC61pLtvnxD",
+	"7CirIio+WlxZ40ftltF3HzxseVNzsImb1lAN+WXNDcKkoNr+HCegqk8h7QrP0uk3GMcZ7O8fYT9/EfbS",
+	"2oQvNIoGrjim8zoTi7WRPmpvE6cE1jfwr0yfeveenBPGuGCdWZ2C/V2HO+JNxUHyyNAVagODjjkq2SgJ",
+	"USrMNjrA9kcyxviJvLBWjYvf8A84onEO+r4U186o8WV76zTDDQW537SY1NnlPpXliY44TvMPdsTfl4LQ",
+	"/ui+FZl5gOJTcfELUGU6L4PvjZ4EAWq6KlpYIRp9ay5YSzly5nivnJ5BxCtnW1ZM8L6FLiuweEdK0FSl",
+	"VMwq0sKoDQ82UcZDYFQVV4hiWo2Ji6mfCjcy8zsZosM9cdGtygKECSE1FqNHAy91gDHV6YRxo4dxKiDl",
+	"W6LGeAW1xM3BPlM+l6eBrB25qNX4KCibf2xmCiM8yEeRMhcn4acOYSQgCNAnbWntjC8WrKhI0FMAZH5g",
+	"UaPspEwUZnZB4bCHDLR9MHxtuoVunxHk8qksMoUHAGcCOFUwtzM3OSZSRoDeLIOZNAU/GjxuAVYV47at",
+	"1REB5dD/h9+6hRuhjwbdSw5v2WZVELqkXIxJUEGKLGQB7r2qLSpSpsbkZ2kdutL+PhVDHEkSFO8cmcsU",
+	"JS8u/+Lsn7HTgBz0/8MHAmGu3V6cRN2AtsAX1fOUQJyFOyVCbk8pLKD89G8bmX2+cJhxUbHhrb8QDBKT",
+	"bHYi1qRuXpuNgKEaWqfznE0IFbuphVLayAzTbC2VvRgTdARCXcSlBCMjggU1e5oKhKuTxQSWpoXycebY",
+	"uQLHtyIzLGnpUO5sWUv0n5vRTYWFonFC8Nlz8hP/3kwzl8s2JzDSmwvy7JIoI0WwPj2YBY0opIL8GT7H",
+	"sFXuID7H5IO0KTrmI7lMrNFC4/F1MQ9cpGw2FYppF003c2GEb+Xy/KX3NNs8H/bAZekC8CaV1xGw/cxi",
+	"Oa+BSzVO5ZpheNgw9Ogrcr6YYdaxktZu8pyoUYcUvJHZW4SJewp1cyOzvbpmLfz3m17uC28B38jsLCwi",
+	"fAV7hCG54DLG+OMuU5H/sMu9812f8fzo0KdC4GxEntQSIcQ6fXQePzJqnX0OyP+uEMDzeiGAaOWpKBKm",
+	"XLqh+QkDYr0lt6IUZOiK+aQFVSsMUrQlhTvtia6BL7Qsv6tROWkQuXdFkSFtnpAzFT1Po6f2n800+6Rn",
+	"k2DQVNmUbg0BIRD9mM8mEJnzt9t3PzsNezh76XbA4m7ORhDIaZrpGrZPiImsMsRPBnGR9p/Qf8wse7w8",
+	"zvsL5ObcMAiffdIXsDj1hpoji0pxC2oahtqbVUKHLkygvf/RnE1RP5kWfNtSGsQTffPNN38ZYX0cqmBH",
+	"Lf9uJsFgAy4PZo+ZvzG2WJSs4YWzCuoQhAgEjzGM85nvNCNzWYqsRm31AleGyMJy/mSIsIgtSTTaP+DP",
+	"p7E/14F3aY3ngKhsFss/6Q0hQL7quh78r5LBDdEBGVLt8r5rFVirm32tEOsZYkgjgp+5SKCGMhVDtOf6",
+	"GoY+dAtcqfaEjZLYdRznwYqr9qVXTYXSdGcUmkt//b2qrhTVNQXvvOauIAH40uUTo/LrKoAgVVA9FWZm",
+	"TGQxncCjOz2pnfF3MO1gqd1dbZtdbGVCSpFJc51yVzHIpLUFZapAdotcdTK9vQJe6zQI2jf++Db7Zg3N",
+	"P6hXxgzTZ1VQQRgtcs6KyNn1VYOtqEBMzlNuvyvY2X1hu61VDo/btyZkZu2PswCgFnUScP8ZptkVrXDr",
+	"h/B7X/f7oXO6mqntPIqoEuFXuKlInEbe+eajd+maHVlV8am8wGKItnydI6eKGnq7XyOo24UUhH3aFBib",
+	"SIYL/uBMtROy5qLUjKxkWZCM7s7l4hzqxxH8f/vTlrH7hMhiKma28NwsITMsPQd/YfE5+NOWn4O/sQDd",
+	"bBSUnCIzXxtqlpjjBlWqIHZxKj74mvRI0xaELaiVBT8DLCcgQNcLKCpGc5aNyWuarqA22BneZ7gidCpA",
+	"wOfcwiwgMnNi2ToKAbfephvIQ6h2yP7g6+QSsGeb/+Mw8u9p5szfWAl2xzIyM2sPocvBlIOIZlsTzfyJ",
+	"VdlmGEtlT+8YzRv4Pho37E/43Nk7Igf5JTga/dn4gwqIZr3FXgLi2cm7P8QqTsEbXF+HnUm9z39/YQK5",
+	"AIejAE5GLoeD1VxXb17FxMSLNifDEZ7EUItNEer3Fw31CAlQVcY1ivboqTbjAsqWdit5N+bxH3k/bmx5",
+	"3i/fDmgp2A202kFBYA/sXwqbyMI1YKyvmXqyncH29+jf8PyPvDc4wpNsDjYF8ZoQ5+qPDNWBcRXKcII1",
+	"Xcgtnib3PmwjumdhH095ohByumufABr5j39Jeul/+oNFPsD6RUwQlUoUZvjuyIpmJ70JAUp49+bKzf+/",
+	"t1+wt3ITbulQpTR3FWddrjY4LP7DCgnFr9ZsPUenuCt1gZt/yj33gO9dxjqATptZxMn/gfZSYd3e1k6D",
+	"plHrdefOhgc5BBB/4qAmg6qWwwr71fvdrbnMu2czvligBfNHlq+nwiJZtu2XozH51eb+8RqMpBmMu89U",
+	"2albuoPOXJV+i2eialCZyk+SK1/YHUc4FdVUa159W6oFixdEL/sWbfSEx6gj98Du13GeoSc6kg1s2l43",
+	"jsvT9w4Arx3XDkutmPGCVACi/HeJcLW0C5Yx9PBXCTER9GmINLGJzTXk4EfyCCxAExjDItk19p2vnzv7",
+	"K4QMaUlyV8OPC7TkJwSSq1VCcCm5ZSk5nbNc9ct5qQFcXX7d9Dlc0x4JC7j2icsnOFnWAtJYSjXN5bJk",
+	"Cbi1MO1zU9Gg98nYjJEKldaTmyWOL7CfzWW2Q+66/A/fnJuZQEZ3RjQtCC3SFcT3LKqofqzMOxVD/PfY",
+	"9jverXOnNxv5i/TCEanB/HKesweWk4XMM1aMEvDLQNzKs+/I3/n33llUbgBKBaEIRFbBN9j+sfQu1mEi",
+	"XI+n4rrKNMgR8oSjj9GvcNxBZeYNjkSqpgIxJ4bPLy9HV/g6MgT/rm5kxP0Fyl7haoA4mop5wei9CqtL",
+	"m68Lmta+hcYxUMVJMy7QLGb+oWaAsuCWfkMVClrbU26OqzOu5lzcq4TQuZJ5qdlUwPk0az8bj2dBp5gd",
+	"GMhZNDDGBadZ/1cugayfmJKpZvpc6YLRdf0g+rCDORcU+EHEG/71ZBTOy9cjj8uoim4cQa1YbivCOVKL",
+	"UpSVZM++7nBdMWo3tlPwqTfQZvPUe6rkwgZ5+aXqyZYAY6Ym/oI0ns4UEEeMRypw8NlXCc58gJCkeHQm",
+	"ssnTpHw0JIOrWdeZkd1TQrS3I1IO7/AO/SNWV+HIjYoH1lWy78hEjt+TjdTT4E5BAe8EC8t50nZiBi2M",
+	"iGmL5ieiiViJxP0XXICNQbVjaBGzzE+2kKLRC7AVV5/cRq+eq1RuWFYVrnv//fVLAjhP6LzGAZ25epMF",
+	"E1mQzq9cDoavsgerVQ3eXmzdOIJhaMjahZ9t2VTge/WqlpW+YNuHgNqgXwX6jfnN5tTJwl+da4qBrmr+",
+	"YK63wpLB5DWH9s2V2ijjIIwaiZZm4xKj/LiK7UZ9hyFD7UFXbBORL8bEJmyqpIoJgmwBG9gQ2MJcB2u6",
+	"w5xanLgvZtwIr8eOrJpdrfEfiS88QYIXzjqY716z2MmvM8E6d/Cj6owEhO8p/TRpAtgWEl0zEfisWQx2",
+	"znbSonyFcAJH6hHozuiSTH9ng6c0eahuwZ/SPD+N4P/gSnCAJw8QAucsl2JprlrBggGKVx++7lf73CI5",
+	"dcXj1DAhVA3NwPCCpURN0LCN7YoBg3LZwOa5ZRM0QBfBCtKuSBj7BHBx9+Wcnf/JJ8pBe1UUmtyKoAFM",
+	"zkCOaYtaUGFvz/b6Y27TFXpFiyR+dm3dOBirJ6OPZlcdpIK7YDj3QhbpSQwNWLylgn0024HbFxBMtbU9",
+	"bAhlNP1skwNlaD+LK0gNgYQ4MB9Zgad8QoqRU+bqbEFSkCIscE1IKctcztsoNK0NvY1v6OkZfKMXV1bq",
+	"695fjyMoIbcnJSpbrP6LCSvg3kEZqE4j6K195wvX9UuqpuIQDhfKhrYiALnxEByc16lERGW2sA2T4buX",
+	"b0jBoMC8dACItRu9GnnzZui7rkpdde1dl1ER8+EA6pQuKxQ7O4Sdj5XDDEXVUhISl6cGVjS5Fbmk2VTM",
+	"y2zJUDAIpreyuCeFC0Qs2Fpqq5IrMlxpvcEgUEhzk3ID4a+yIJuCP1CIB4RUgnw3FZg5JVw9eqxExTUp",
+	"zfWB3Fp4w4S8BMXFfGhWDKC2nNVlTYv7Snt3i59MhSzqqv12tXO3DMWXgmV3ZgzmrlEp2KXSJKVFsYNs",
+	"AvMaYIhSXRYQyIdptFMxu2c7NRuTW2ZWKVUXDn95vM4Scus+UXvC55Cin4hXsq07MV856i3oNaLKsK3d",
+	"npMou1lmdqlx6sK8PLUTqa9vZumaggsaobzYJw3uleOOXsA2e2Pg+N0+7gaGn3WZ0L5SJFt7hYM7KWY0",
+	"uLMI+SNN6/+xjK3rKvEka3h5YtJ/xTTl+X6JQxy2slvD01gnm/vUsh8ojHCjWd1eSYZ+/yqWmXieOfrS",
+	"03FhjuGeaJudSJ9ka5/H71PAFEAMAt890cVb3duSItC8A6XEfRBye+X5DrwAO2EZEroYLSciw2ffEvWI",
+	"JYcA0+57pPf/+dpUzfJTNicdAkiougfnHDfLY2UxhINAqVKl2cYGgGAJEKhEDb7CFkI4QlZwTbSUnRCW",
+	"H2DsvyM8dViwq3bJDtGPGyCIZkJX9sIE8DAVTgfkyqwQWfDF5YtO9MAwNuZoSGlfTaYfd6rXsY832YKn",
+	"7ldK/0m5qunmcKgAbOBJ9HjTUJ091hJpDO2HESd47HqYfKpDsc9aZro/+iCYj+Lhu6fdhi6hZqZ2GgkG",
+	"jMe7DGCtE1LxnFyaqwCUXFAJ+ZucEw3xaxD8UrGuL9yfC6xc1C2wXsLz/9duVZDTbUXgKTYPF4VQF0Fo",
+	"esIKVKZHUpRCAOYRBKNA4K+LVgHZZ/a317bVQ7iqoridxosP+Eprp5qsxJUkuEIsFFuMZU3xcg5VbsGw",
+	"aUv1RqHK1QHM34+/owXl+uYNlgI6rQ0Fd6DOMa98zRlgmbb64qmMLHneKmEcbBZ1ipjYScHOrBNtZrZm",
+	"FqpVlnIeiTyLV/gPtjDDE93gqx37und4nFxW7z5+mUdnSMWxT7bVL63nQlT7bN2ujgSuQhgnrvDWyX1J",
+	"Qdi/Y7e7YimNWkbdPvUfQOm3VZJAKV5RRVw5JUCMH+6tgDQVUAJpNCbOzdQqeNTMVg0qHoEGNBXwED3V",
+	"SSM0ytZKMsx3wwpXMgbbZwUZuh6TqbDPRhMrIr4l20Ka7+w4oLYasHD/keHwzy8J2u6SqQAnA6CE2H4c",
+	"6tW3NhlYJWRRFuCp8pWPA5fSVAxfPP/LyMclwMRcITG/HpiuBaXfuMgkVmZnakyuccRTEda6JyWC0wWj",
+	"psRVgkfHHsJAwp9yQbB2/lTY4vlkuF1Jt61+DCtWsJGZta/QpHDfgPyGLy6fmfuOdQM1JArYFasqV9Vg",
+	"MW+4uSCX34wc0JmrU+oIPigLgdZcMG1yMUNyQiLkCsE2sZBZgmC08Lq6d7GJOVVakW8uSUZ3UavljR3k",
+	"X+E8PA3Tq/fxX4ftWdvxYPLPjzV3T51MOniDyIACERLGc8uTsUcqpNitJd4bPXs8lPP7nj3Iey8gG6pX",
+	"JJCE7wduO1j9tm/uohnViXIXTVOkgtWsNJOIVlLg204pGT1KMmF4wT5d9xeFuQq/m5KJ8RgnVTBh1ifN",
+	"AbjOc2y1V+hGy98W0wR/UUcEax+tCFZRLl+PG+6LrDGMxizYKRU94oqd9d0QfyI8L9pQna7aO/TLJqt2",
+	"6GtxoifILVOs+H1iHvaRAmpP3qCAyVknoQtM86Jh9dXEaW1Q5F/AX6jySoD8thdOJxqPpSZX/Hkvi/3V",
+	"vfQ7ctmqYvQpGa2b/te7y7seA/FpC98qMqwiXBRjNiwXi2mxjOjQ3l4Tp34TD9W76AifoOkKC8Ebpenm",
+	"3e0H7G1WFvnM1S1OKtWPI+pQu2b/LEHPAl8zwvVUcDMP02rt7Q98zZSm682MDH8R/JNZYCkyF+OAYQoO",
+	"WBHWfobJSlUTPtbg/Pm3302IWtHn3373PxDJZ8U+kR//fv3y/PbH6+fffmc0lekAH/Gshvmj3UBqv85l",
+	"tsMf7GeAB/Te1u93oWGEEv85WWNRPyqIv/ERuqU7vI9U+mgAKGZxyKfCB1P4MuzrrDuA4ldf8PKJxK4/",
+	"Zl9X8ta6jQtfuz4nCSkr56aHudnFX96/BfBoqu7xDNSOIcTGwP3jy45eyGp7YgdVW32cud1+97viANmp",
+	"ep+/rbi/M1f2x/CtLtfRk6zR5amp+leuV5ZFGtG3XxRF16wunk7jd2r2l1MNsAzVQB8jYJw6Wp/fSwsC",
+	"EZQ0wfKZpnMEf68Q5K4qtl+Eob6Wjw55xUunApnpnKb3HkfY6ElQLtyhyo/G5GUIexdwE8IVZL66OWAE",
+	"OYx2KsCC5eW1XFgbUr1+vchICtVVyJrau/HCjKARaTAmzvE+FbbJM4Wx6hJT/108YDUC2BYUwrKoFmX4",
+	"4vIbXKotV2wUz6fN6Ok4yOkFje3h91HtD8gafy6eUsGvCld/qSC5qA7sxW+OZ3y+KJj9ex/sln3lBHQS",
+	"z5Rywzm5mev5qYnBabD7FBA3m8S6e08T3A5GeNf0mcIsRVAOE4QnN9zE/JGENQ2taLC6Ml0UTK0eQUx1",
+	"O+xvgzmjBSvQgjn550ez8lhjGOmhLPLBZHBBN/zi4RkwB9vhb/UasAoIohXxU/sZvd3BDxV2WfAj3mHD",
+	"z9ByGPwShP0Hv/oVCHuwUWXBT1g9+vPHz/9PAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

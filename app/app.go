@@ -33,8 +33,10 @@ import (
 	"github.com/styrmin/styrmin/metrics"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/runner"
+	"github.com/styrmin/styrmin/schedule"
 	"github.com/styrmin/styrmin/sdk"
 	"github.com/styrmin/styrmin/secrets"
+	"github.com/styrmin/styrmin/source"
 	"github.com/styrmin/styrmin/sso"
 	"github.com/styrmin/styrmin/webhooks"
 )
@@ -98,6 +100,11 @@ type Config struct {
 	// sessions, API tokens and the Handler, and Run keeps their caches
 	// current and forgets stale sessions.
 	Serve bool
+	// Serves is the part of the routes it serves (handlers.Part; "" for
+	// all). A process that serves only the action API acts as each
+	// namespace's deployer (it runs the primitives' Jobs) even though it
+	// works no task, and keeps no deployment's health current.
+	Serves handlers.Part
 	// SessionKey signs session cookies (auth.SessionSecret: when empty, one
 	// is generated once and kept in the database).
 	SessionKey string
@@ -133,6 +140,12 @@ type App struct {
 	Deployments *deployment.Service
 	// Webhooks keeps the webhooks that hear of tasks starting and ending.
 	Webhooks *webhooks.Store
+	// Schedules keeps the schedules of manual actions; ScheduleRunner,
+	// which queues their runs, is nil unless Config.Work.
+	Schedules      *schedule.Service
+	ScheduleRunner *schedule.Runner
+	// Sources keeps the catalogue sources; Run syncs them when Config.Work.
+	Sources *source.Service
 	// Audit is the audit log: the web app records into it, Run prunes it.
 	Audit *audit.Store
 	// Runners do the work of each task kind that Deployments queues.
@@ -159,6 +172,8 @@ type App struct {
 	drain          time.Duration
 	auditRetention time.Duration
 	taskRetention  time.Duration
+	// watchHealth keeps deployments' health current (the web is served).
+	watchHealth bool
 	// sdkDir holds the styrmin Python package that actions import; Close removes it.
 	sdkDir string
 }
@@ -172,7 +187,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention, taskRetention: cfg.TaskRetention}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention, taskRetention: cfg.TaskRetention, watchHealth: cfg.Serves.WebServed()}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -187,7 +202,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			return a, err
 		}
 		clusterOpts := cfg.ClusterOptions
-		clusterOpts.ReviewOnly = !cfg.Work // a process that works no task reads and dry-runs as the reviewer
+		// A process that works no task and runs no action's Job reads and dry-runs as the reviewer.
+		clusterOpts.ReviewOnly = !cfg.Work && cfg.Serves != handlers.ServeActions
 		if a.Cluster, err = clusterOf(client, clusterOpts, logger); err != nil {
 			return a, err
 		}
@@ -202,9 +218,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	opts.Events = &webhooks.TaskEvents{BaseURL: webhookBase(cfg)}
 	opts.Extra = webhooks.NewDeliverer(cfg.Pool, box, logger)
 	var jobObserver deployment.JobObserver
+	var healthObserver deployment.HealthObserver
 	var actionObserver runner.ActionObserver
 	if cfg.Metrics != nil {
-		opts.Observer, jobObserver, actionObserver = cfg.Metrics, cfg.Metrics, cfg.Metrics
+		opts.Observer, jobObserver, healthObserver, actionObserver = cfg.Metrics, cfg.Metrics, cfg.Metrics, cfg.Metrics
 	}
 	if a.Queue, err = executor.New(cfg.Pool, opts); err != nil {
 		return a, err
@@ -221,16 +238,20 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		return a, err
 	}
 	a.Deployments = deployment.New(deployment.Config{Pool: cfg.Pool, Catalog: a.Catalog, Queue: a.Queue, Box: box,
-		Cluster: a.Cluster, Logger: logger, Observer: jobObserver})
+		Cluster: a.Cluster, Logger: logger, Observer: jobObserver, HealthObserver: healthObserver,
+		HealthEvents: &webhooks.DeploymentEvents{BaseURL: webhookBase(cfg), Jobs: a.Queue}})
 	if err := deployment.RecordSecretNames(ctx, db.New(cfg.Pool), box); err != nil {
 		return a, err
 	}
 	a.Runners = runner.New(runner.Config{Deployments: a.Deployments, Pool: cfg.Pool, Catalog: a.Catalog, Box: box,
 		Actions: actionsCfg, Logger: logger, Observer: actionObserver})
+	a.Schedules = schedule.NewService(cfg.Pool, a.Deployments, box)
+	a.Sources = source.New(cfg.Pool, a.Catalog, release.ChartFetcher{})
 	if cfg.Work {
 		if a.Worker, err = executor.NewWorker(a.Queue, a.Runners.ByKind(), a.Deployments.TaskSecrets); err != nil {
 			return a, err
 		}
+		a.ScheduleRunner = schedule.NewRunner(cfg.Pool, a.Deployments, box, logger)
 	}
 	if cfg.Serve {
 		ready = append([]handlers.ReadyCheck{{Name: "database", Check: cfg.Pool.Ping}}, ready...)
@@ -343,7 +364,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
-		Webhooks: a.Webhooks, Audit: a.Audit, TrustedProxies: cfg.TrustedProxies,
+		Webhooks: a.Webhooks, Audit: a.Audit, Schedules: a.Schedules, Sources: a.Sources, TrustedProxies: cfg.TrustedProxies, Serves: cfg.Serves,
 	}
 	if cfg.Metrics != nil {
 		a.Deps.Requests, a.Deps.Caches = cfg.Metrics, cfg.Metrics
@@ -367,23 +388,31 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 }
 
 // Run runs the app's background work until ctx ends: the web app's change
-// notifications, hourly clean-up and deployments' health reads
-// (deployment.Service.WatchHealth) when it serves, and, when it works
+// notifications, hourly clean-up and deployments' health and drift reads
+// (deployment.Service.WatchHealth, WatchDrift) when it serves the web app, and, when it works
 // tasks, the worker (which then lets running tasks finish for up to
-// Config.Drain) with the hourly prunes of the audit log and of old tasks
-// and, once, the deployments' identities (EnsureIdentities).
+// Config.Drain) with the hourly prunes of the audit log and of old tasks,
+// the scheduled actions' runs (schedule.Runner), the catalogue sources' syncs
+// (source.Service.Run) and, once, the
+// deployments' identities (EnsureIdentities).
 // It returns once all of it has stopped.
 func (a *App) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if a.Notifications != nil {
-		wg.Add(3)
+		wg.Add(2)
 		go func() { defer wg.Done(); a.Notifications.Run(ctx) }()
 		go func() { defer wg.Done(); forgetStale(ctx, a.Users, a.Sessions, a.SSO, a.Logger) }()
-		go func() { defer wg.Done(); a.Deployments.WatchHealth(ctx) }()
+		if a.watchHealth {
+			wg.Add(2)
+			go func() { defer wg.Done(); a.Deployments.WatchHealth(ctx) }()
+			go func() { defer wg.Done(); a.Deployments.WatchDrift(ctx) }()
+		}
 	}
 	var err error
 	if a.Worker != nil {
-		wg.Add(3)
+		wg.Add(5)
+		go func() { defer wg.Done(); a.ScheduleRunner.Run(ctx) }()
+		go func() { defer wg.Done(); a.Sources.Run(ctx, a.Logger) }()
 		go func() { defer wg.Done(); a.Audit.PruneEvery(ctx, a.auditRetention, time.Hour, a.Logger) }()
 		go func() { defer wg.Done(); a.Queue.PruneEvery(ctx, a.taskRetention, time.Hour) }()
 		go func() { defer wg.Done(); a.Deployments.EnsureIdentities(ctx) }()

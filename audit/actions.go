@@ -26,8 +26,26 @@ const (
 	ActionDeploymentStart         = "deployment.start"
 	ActionDeploymentDelete        = "deployment.delete"
 	ActionDeploymentCancel        = "deployment.cancel"
+	// ActionDeploymentReconcile queues a re-apply of the release as it is.
+	ActionDeploymentReconcile = "deployment.reconcile"
+	// ActionDeploymentDriftAccept accepts a deployment's drift as it is.
+	ActionDeploymentDriftAccept = "deployment.drift.accept"
 	// ActionDeploymentJob is an action's execute_commands call.
 	ActionDeploymentJob = "deployment.job"
+
+	// The schedules of a deployment's manual actions (package schedule);
+	// each run is a deployment.action by the schedule's author, via schedule.
+	ActionScheduleCreate = "deployment.schedule.create"
+	ActionSchedulePause  = "deployment.schedule.pause"
+	ActionScheduleResume = "deployment.schedule.resume"
+	ActionScheduleDelete = "deployment.schedule.delete"
+
+	// The catalogue sources (package source): an admin's changes, and each
+	// version a sync imports or refuses (by "source NAME", via source).
+	ActionSourceCreate = "source.create"
+	ActionSourceDelete = "source.delete"
+	ActionSourceSync   = "source.sync"
+	ActionSourceImport = "source.import"
 
 	ActionNamespacePolicyUpdate = "namespace_policy.update"
 	ActionChartHostsUpdate      = "chart_hosts.update"
@@ -53,6 +71,9 @@ func Actions() []string {
 		ActionDeploymentInstall, ActionDeploymentUpgradeReview, ActionDeploymentUpgradeEdit, ActionDeploymentUpgrade,
 		ActionDeploymentRollback, ActionDeploymentAction, ActionDeploymentStop, ActionDeploymentStart,
 		ActionDeploymentDelete, ActionDeploymentCancel, ActionDeploymentJob,
+		ActionDeploymentReconcile, ActionDeploymentDriftAccept,
+		ActionScheduleCreate, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete,
+		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceImport,
 		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
 		ActionUserCreate, ActionUserUpdate,
 		ActionWebhookCreate, ActionWebhookUpdate, ActionWebhookDelete, ActionWebhookRedeliver,

@@ -43,6 +43,12 @@ const (
 	// ViaCommandLine: the styrmin command, run where the database is
 	// reachable (whoever reaches it may change anything: an admin).
 	ViaCommandLine Via = "command-line"
+	// ViaSchedule: a schedule its author made runs an action (package
+	// schedule); the actor is the author.
+	ViaSchedule Via = "schedule"
+	// ViaSource: a catalogue source's sync imports or refuses a version
+	// (package source); the actor is "source NAME".
+	ViaSource Via = "source"
 	// ViaNone: nobody was signed in (a sign-in attempt, a refused visitor).
 	ViaNone Via = "none"
 )
@@ -57,11 +63,12 @@ const (
 	TargetPolicy     = "policy"
 	TargetSettings   = "settings"
 	TargetWebhook    = "webhook"
+	TargetSource     = "source"
 )
 
 // TargetKinds lists the target kinds, in the order pages show them.
 func TargetKinds() []string {
-	return []string{TargetDeployment, TargetDriver, TargetUser, TargetToken, TargetSession, TargetPolicy, TargetSettings, TargetWebhook}
+	return []string{TargetDeployment, TargetDriver, TargetUser, TargetToken, TargetSession, TargetPolicy, TargetSettings, TargetWebhook, TargetSource}
 }
 
 // Actor is who made a request.

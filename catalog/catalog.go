@@ -35,6 +35,8 @@ type Catalog struct {
 	epoch uint64
 	// refs holds each driver's versions, while listening.
 	refs map[string][]VersionRef
+	// refused are the folders the last ImportDir refused.
+	refused []Refusal
 
 	// specs keeps decoded specs by content digest (Spec); it has its own lock.
 	specs *specCache

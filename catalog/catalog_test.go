@@ -235,15 +235,11 @@ func TestImportDirImportsEveryBundleFolder(t *testing.T) {
 	ctx := context.Background()
 	c := setup(t)
 	dir := t.TempDir()
-	for name, f := range tinyBundle("3.0.0", "") {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, f.Data, 0o644))
-	}
+	writeFolder(t, dir, tinyBundle("3.0.0", ""))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "not-a-bundle"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
 
-	res, err := c.ImportDir(ctx, dir)
+	res, err := c.ImportDir(ctx, dir, catalog.RefuseChanges)
 	require.NoError(t, err)
 	require.Equal(t, []catalog.Imported{{Name: "tiny", Version: "3.0.0", Created: true}}, res)
 }
@@ -355,4 +351,34 @@ func TestListSeesImportsFromElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, entries, again)
 	require.Equal(t, 2, again[0].Versions)
+}
+
+// TestImportDirRefusesABadFolderAndImportsTheOthers: a folder that is
+// invalid, or changed without a new version, is refused with its reason, and
+// the import goes on (the server starts with the others).
+func TestImportDirRefusesABadFolderAndImportsTheOthers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	require.Empty(t, c.Refused())
+	dir := t.TempDir()
+	writeFolder(t, dir, tinyBundle("3.0.0", ""))
+	writeFolder(t, dir, fstest.MapFS{"broken/driver.styrmin.yml": {Data: []byte("apiVersion: styrmin.io/v0\n")}})
+
+	res, err := c.ImportDir(ctx, dir, catalog.RefuseChanges)
+	require.NoError(t, err)
+	require.Equal(t, []catalog.Imported{{Name: "tiny", Version: "3.0.0", Created: true}}, res)
+	refused := c.Refused()
+	require.Len(t, refused, 1)
+	require.Equal(t, filepath.Join(dir, "broken"), refused[0].Folder)
+	require.Contains(t, refused[0].Reason, "driver.styrmin.yml:1:")
+
+	writeFolder(t, dir, tinyBundle("3.0.0", "edited without a new version"))
+	res, err = c.ImportDir(ctx, dir, catalog.RefuseChanges)
+	require.NoError(t, err)
+	require.Empty(t, res)
+	refused = c.Refused()
+	require.Len(t, refused, 2)
+	require.Equal(t, filepath.Join(dir, "tiny"), refused[1].Folder)
+	require.Contains(t, refused[1].Reason, "Driver tiny version 3.0.0 is already in the catalogue with different content")
 }

@@ -26,6 +26,9 @@ type Version struct {
 	CreatedAt time.Time
 	// CreatedBy says who or what imported the version ("bundled", a user name, ...).
 	CreatedBy string
+	// Origin is the catalogue source it came from and who signed it; empty
+	// when it was imported otherwise.
+	Origin Origin
 }
 
 // Icon is a driver version's icon with its checked content type.
@@ -107,6 +110,7 @@ func (c *Catalog) Get(ctx context.Context, name, version string) (*Version, erro
 		Digest:    row.Digest,
 		CreatedAt: row.CreatedAt,
 		CreatedBy: row.CreatedBy.String,
+		Origin:    Origin{Source: row.Source, SignedBy: row.SignedBy},
 	}, nil
 }
 

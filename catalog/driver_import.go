@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -38,8 +39,20 @@ type Imported struct {
 // release.ChartFetcher for what a download may reach). by records who or what
 // imported it.
 func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imported, error) {
+	return c.ImportFrom(ctx, b, by, Origin{})
+}
+
+// Origin is where a version came from: a catalogue source, and the name of
+// the key that signed it there (empty: unsigned).
+type Origin struct {
+	Source, SignedBy string
+}
+
+// ImportFrom imports b as Import does, recording where it came from. A
+// version the catalogue holds already keeps its own origin.
+func (c *Catalog) ImportFrom(ctx context.Context, b *drivers.Bundle, by string, origin Origin) (Imported, error) {
 	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
-	created, err := c.importVersion(ctx, b, by)
+	created, err := c.importVersion(ctx, b, by, origin)
 	if err != nil {
 		return Imported{}, fmt.Errorf("catalog: import %s %s: %w", name, version, err)
 	}
@@ -48,7 +61,7 @@ func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imp
 
 // importVersion stores b's version unless it is stored already, and
 // reports whether it stored it.
-func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by string) (bool, error) {
+func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by string, origin Origin) (bool, error) {
 	key := db.GetDriverVersionDigestParams{Name: b.Driver.Metadata.Name, Version: b.Driver.Spec.Version}
 	stored, err := c.q.GetDriverVersionDigest(ctx, key)
 	switch {
@@ -61,6 +74,7 @@ func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by strin
 	if err != nil {
 		return false, err
 	}
+	params.Source, params.SignedBy = origin.Source, origin.SignedBy
 	err = audit.Change(ctx, c.conn, func(tx pgx.Tx) (string, error) {
 		_, err := c.q.WithTx(tx).InsertDriverVersion(ctx, params)
 		return params.Name, err
@@ -84,10 +98,10 @@ func (c *Catalog) importVersion(ctx context.Context, b *drivers.Bundle, by strin
 func (c *Catalog) importAgain(ctx context.Context, b *drivers.Bundle, stored db.GetDriverVersionDigestRow) error {
 	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
 	if stored.Digest != b.Digest() {
-		return styrmin.Errorf(styrmin.ECONFLICT,
+		return &styrmin.Error{Code: styrmin.ECONFLICT, Err: errChangedVersion, Message: fmt.Sprintf(
 			"Driver %s version %s is already in the catalogue with different content. "+
 				"A driver version never changes once imported: raise spec.version in driver.styrmin.yml and import the bundle again",
-			name, version)
+			name, version)}
 	}
 	if stored.HasChart || !b.Driver.Spec.Helm.Main.Remote() {
 		return nil
@@ -100,6 +114,10 @@ func (c *Catalog) importAgain(ctx context.Context, b *drivers.Bundle, stored db.
 		return name, c.q.WithTx(tx).SetDriverVersionChart(ctx, db.SetDriverVersionChartParams{Name: name, Version: version, Chart: chart})
 	})
 }
+
+// errChangedVersion is the cause of the refusal of a bundle whose version
+// the catalogue holds with other content.
+var errChangedVersion = errors.New("catalog: the version is stored with other content")
 
 // fetchChart downloads the remote chart ref names, from the hosts an admin allows.
 func (c *Catalog) fetchChart(ctx context.Context, ref drivers.ChartRef) ([]byte, error) {
@@ -215,9 +233,9 @@ func (c *Catalog) ImportPath(ctx context.Context, path, by string) (Imported, er
 		return Imported{}, styrmin.Errorf(styrmin.EINVALID, "Cannot read %s (%v); give a bundle folder or a .tar.gz archive of one.", path, err)
 	}
 	if info.IsDir() {
-		b, err := drivers.LoadPath(ctx, path)
+		b, err := loadFolder(ctx, path)
 		if err != nil {
-			return Imported{}, invalidBundle(path, err)
+			return Imported{}, err
 		}
 		return c.Import(ctx, b, by)
 	}
@@ -243,26 +261,93 @@ func (c *Catalog) ImportBundled(ctx context.Context, fsys fs.FS, names []string)
 	return out, nil
 }
 
+// Refusal is a folder of the drivers folder that was not imported, and why.
+type Refusal struct {
+	// Folder is the bundle folder's path.
+	Folder string
+	// Reason is what was wrong: the bundle's problems, or why the catalogue refused it.
+	Reason string
+}
+
+// FolderChanges says what ImportDir does with a folder whose version the
+// catalogue holds with other content.
+type FolderChanges int
+
+const (
+	// RefuseChanges refuses the folder: a driver version never changes.
+	RefuseChanges FolderChanges = iota
+	// ImportDevBuilds imports it as a development build of its version
+	// (1.2.0+dev.1, +dev.2...: see DevBuildOf), for a driver author's loop on
+	// a development server; nothing already imported changes.
+	ImportDevBuilds
+)
+
 // ImportDir imports every bundle folder directly inside dir (the folders that
-// hold a driver.styrmin.yml); other entries are skipped.
-func (c *Catalog) ImportDir(ctx context.Context, dir string) ([]Imported, error) {
+// hold a driver.styrmin.yml; anything else is skipped). A folder whose bundle
+// is invalid or conflicts with the catalogue (unless changes imports dev
+// builds) is refused and the others are imported all the same: Refused lists
+// the refusals of the last ImportDir, for the catalogue page. The error is an
+// unreadable dir or a failure of the catalogue itself (its database), which
+// stops the import.
+func (c *Catalog) ImportDir(ctx context.Context, dir string, changes FolderChanges) ([]Imported, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: read drivers folder: %w", err)
 	}
 	var out []Imported
+	refused := []Refusal{}
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		if _, err := os.Stat(filepath.Join(path, drivers.SpecFile)); !e.IsDir() || err != nil {
 			continue
 		}
-		res, err := c.ImportPath(ctx, path, "folder "+path)
-		if err != nil {
+		res, err := c.importFolder(ctx, path, changes)
+		var ps drivers.Problems
+		switch {
+		case err == nil:
+			out = append(out, res)
+		case errors.As(err, &ps):
+			refused = append(refused, Refusal{Folder: path, Reason: ps.Error()})
+		case styrmin.ErrorCode(err) == styrmin.EINVALID || styrmin.ErrorCode(err) == styrmin.ECONFLICT:
+			refused = append(refused, Refusal{Folder: path, Reason: styrmin.ErrorMessage(err)})
+		default:
 			return out, fmt.Errorf("driver folder %s: %w", path, err)
 		}
-		out = append(out, res)
 	}
+	c.mu.Lock()
+	c.refused = refused
+	c.mu.Unlock()
 	return out, nil
+}
+
+// importFolder imports the bundle folder at path for ImportDir.
+func (c *Catalog) importFolder(ctx context.Context, path string, changes FolderChanges) (Imported, error) {
+	by := "folder " + path
+	b, err := loadFolder(ctx, path)
+	if err != nil {
+		return Imported{}, err
+	}
+	res, err := c.Import(ctx, b, by)
+	if changes == ImportDevBuilds && errors.Is(err, errChangedVersion) {
+		return c.importDevBuild(ctx, b, by)
+	}
+	return res, err
+}
+
+// loadFolder loads the bundle folder at path; contract problems are EINVALID.
+func loadFolder(ctx context.Context, path string) (*drivers.Bundle, error) {
+	b, err := drivers.LoadPath(ctx, path)
+	if err != nil {
+		return nil, invalidBundle(path, err)
+	}
+	return b, nil
+}
+
+// Refused returns the folders the last ImportDir refused, and why; none before one.
+func (c *Catalog) Refused() []Refusal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.refused)
 }
 
 // invalidBundle wraps a bundle loading failure; contract problems become EINVALID.

@@ -175,13 +175,17 @@ func Labels(entries []Entry) []Label {
 	return out
 }
 
-// compareVersions orders two driver versions by semantic version precedence;
-// versions that do not parse (none should: import checks them) sort as text.
+// compareVersions orders two driver versions by semantic version precedence,
+// a version's development builds after it in their order (semver ignores
+// build metadata); versions that do not parse (none should: import checks
+// them) sort as text.
 func compareVersions(a, b string) int {
 	va, errA := semver.StrictNewVersion(a)
 	vb, errB := semver.StrictNewVersion(b)
 	if errA != nil || errB != nil {
 		return strings.Compare(a, b)
 	}
-	return va.Compare(vb)
+	_, buildA, _ := DevBuildOf(a)
+	_, buildB, _ := DevBuildOf(b)
+	return cmp.Or(va.Compare(vb), cmp.Compare(buildA, buildB))
 }

@@ -138,7 +138,7 @@ func TestARequiredParameterWithoutDefaultDoesNotStopTheImportRender(t *testing.T
 	c := setup(t)
 	_, err := c.ImportBundled(ctx, bundled.Bundles(), []string{"postgresql"})
 	require.NoError(t, err)
-	p, err := c.Permissions(ctx, "postgresql", "1.0.0")
+	p, err := c.Permissions(ctx, "postgresql", "1.2.0")
 	require.NoError(t, err)
 	require.Empty(t, p.RenderError)
 	require.True(t, p.Needs.Empty(), "PostgreSQL creates only namespaced objects: %v", p.Needs.Lines())
@@ -175,4 +175,21 @@ func TestAChartsFailureMessageIsBounded(t *testing.T) {
 	require.Contains(t, p.RenderError, "Helm could not render the chart: ")
 	require.LessOrEqual(t, len(p.RenderError), 2000+len("…"))
 	require.True(t, utf8.ValidString(p.RenderError), "cut between characters")
+}
+
+// A driver whose chart would exhaust the server's memory when rendered is
+// refused at import's render with the budget's message, and the server
+// lives on.
+func TestAChartThatBombsIsRefusedAtItsBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := setup(t)
+	b := tinyBundle("1.0.0", "# Tiny\n")
+	b["tiny/chart/templates/bomb.yaml"] = &fstest.MapFile{Data: []byte(`x: {{ repeat 2000000000 "x" }}`)}
+	_, err := c.ImportFS(ctx, b, "tiny", "alice")
+	require.NoError(t, err)
+	p, err := c.Permissions(ctx, "tiny", "1.0.0")
+	require.NoError(t, err)
+	require.Contains(t, p.RenderError, "The templates of chart tiny need more than 512 MiB of memory to render")
+	require.True(t, p.Needs.Empty())
 }

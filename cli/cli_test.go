@@ -203,6 +203,10 @@ func TestDeployQueuesAnInstallThatTheReadsShow(t *testing.T) {
 	require.Len(t, list, 2)
 	require.Equal(t, "web1", list[0].Name)
 	require.Equal(t, "web-two", list[1].Namespace)
+	filtered := jsonOf[[]client.DeploymentSummary](t, op.ok(t, "deployments", "list", "--search", "WEB2", "--driver", "hello-web", "--namespace", "web-two", "--drifted", "false", "-o", "json"))
+	require.Len(t, filtered, 1, "the filters go to the server")
+	require.Equal(t, "web2", filtered[0].Name)
+	require.Empty(t, jsonOf[[]client.DeploymentSummary](t, op.ok(t, "deployments", "list", "--health", "Degraded", "-o", "json")), "no health read yet")
 	table := op.ok(t, "deployments", "list")
 	require.Regexp(t, `(?m)^NAME\s+NAMESPACE\s+DRIVER`, table)
 	require.Regexp(t, `(?m)^web1\s+web1\s+hello-web\s+1\.0\.0`, table)
@@ -264,6 +268,8 @@ func TestExitCodesSayWhatFailed(t *testing.T) {
 		{"a task id that is no number", op, []string{"tasks", "wait", "latest"}, cli.ExitUsage, "is not a task id"},
 		{"a --set without =", op, []string{"deploy", "hello-web", "web1", "--set", "replicas"}, cli.ExitUsage, "is not NAME=VALUE"},
 		{"a rollback without its revision", op, []string{"rollback", "web1"}, cli.ExitUsage, "Give --revision N"},
+		{"a health that is no health", op, []string{"deployments", "list", "--health", "Sick"}, cli.ExitRefused, "health"},
+		{"a drifted that is neither true nor false", op, []string{"deployments", "list", "--drifted", "maybe"}, cli.ExitUsage, "--drifted is true or false"},
 		{"a server that is down", as(t, down.URL, "stp_x"), []string{"deployments", "list"}, cli.ExitUnavailable, "Cannot reach " + down.URL},
 		{"an address that is no server", as(t, "ftp://example.com", "stp_x"), []string{"deployments", "list"}, cli.ExitUsage, "is not a server address"},
 	}
@@ -327,4 +333,18 @@ func TestDriversListGetAndUpload(t *testing.T) {
 	require.Equal(t, cli.ExitRefused, r.code)
 	require.Contains(t, r.err, "breaks the driver contract")
 	require.Regexp(t, `\n  driver\.styrmin\.yml:\d+`, r.err, "every problem with its line")
+}
+
+func TestLogsPrintsAContainersLinesRedactedAndOnlyTheReleasesPods(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeploymentsOn(t, handlerstest.PgLogging(t, "orders", "2026-12-05T10:00:01Z starting\n2026-12-05T10:00:02Z connecting with "+handlerstest.PgSecret+"\n"))
+	d.Install(t, handlerstest.PgInstall("orders"))
+	srv := httptest.NewServer(d.Echo)
+	t.Cleanup(srv.Close)
+	u := as(t, srv.URL, d.TokenFor(t, "reta", auth.ReadOnly))
+
+	require.Equal(t, "starting\nconnecting with <redacted>\n", u.ok(t, "logs", "orders", "orders-postgresql-0", "-c", "postgresql", "--tail", "5"))
+	r := u.run(t, "", "logs", "orders", "stray-0")
+	require.Equal(t, cli.ExitNotFound, r.code, r.err)
+	require.Contains(t, r.err, "has no pod stray-0")
 }

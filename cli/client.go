@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/styrmin/styrmin/api/client"
@@ -60,23 +62,27 @@ func (a authorized) Do(req *http.Request) (*http.Response, error) {
 	return nil, problemError(resp.StatusCode, resp.Status, body)
 }
 
-// problemError is an error answer as an Error: its problem's detail and
-// bundle problems, or its status when it is no problem document.
+// problemError is an error answer as an Error: its problem's detail, the
+// message of each field it names and its bundle problems, or its status
+// when it is no problem document.
 func problemError(status int, statusText string, body []byte) *Error {
 	var p client.Problem
 	if json.Unmarshal(body, &p) != nil || p.Detail == "" {
 		return fail(exitOfStatus(status), "The server answered %s.", statusText)
 	}
-	msg := p.Detail
+	var b strings.Builder
+	b.WriteString(p.Detail)
+	if p.Fields != nil {
+		for _, field := range slices.Sorted(maps.Keys(*p.Fields)) {
+			b.WriteString("\n  " + field + ": " + (*p.Fields)[field])
+		}
+	}
 	if p.Problems != nil {
-		var b strings.Builder
-		b.WriteString(msg)
 		for _, bp := range *p.Problems {
 			b.WriteString("\n  " + bundleProblemText(bp))
 		}
-		msg = b.String()
 	}
-	return fail(exitOfStatus(status), "%s", msg)
+	return fail(exitOfStatus(status), "%s", b.String())
 }
 
 // bundleProblemText is a bundle problem as FILE:LINE:COLUMN: FIELD: message.

@@ -19,12 +19,30 @@ func (c *CLI) deploymentsCmd() *cobra.Command {
 
 func (c *CLI) deploymentsListCmd() *cobra.Command {
 	var deleted bool
+	var query, driver, namespace, health, drifted string
 	cmd := &cobra.Command{Use: "list", Short: "List the deployments, live ones by name, then deleted ones", Args: cobra.NoArgs}
 	out := addOutput(cmd)
 	cmd.Flags().BoolVar(&deleted, "include-deleted", false, "list deleted deployments too")
+	cmd.Flags().StringVar(&query, "search", "", "only deployments whose name holds this text, whatever its case")
+	cmd.Flags().StringVar(&driver, "driver", "", "only deployments of this driver")
+	cmd.Flags().StringVar(&namespace, "namespace", "", "only deployments in this namespace")
+	cmd.Flags().StringVar(&health, "health", "", "only live deployments of this health (Healthy, Progressing, Degraded, Missing, Stopped, Unknown)")
+	cmd.Flags().StringVar(&drifted, "drifted", "", "true: only drifted deployments; false: only the others")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, _ []string) error {
+		params := client.ListDeploymentsParams{IncludeDeleted: &deleted, Q: flagValue(query), Driver: flagValue(driver), Namespace: flagValue(namespace)}
+		if health != "" {
+			params.Health = (*client.ListDeploymentsParamsHealth)(&health)
+		}
+		if drifted != "" {
+			if drifted != "true" && drifted != "false" {
+				return usage("--drifted is true or false, not %q.", drifted)
+			}
+			isDrifted := drifted == "true"
+			params.Drifted = &isDrifted
+		}
 		items, err := allPages(func(cursor *string) ([]client.DeploymentSummary, string, error) {
-			page, err := api.ListDeploymentsWithResponse(ctx, &client.ListDeploymentsParams{IncludeDeleted: &deleted, Cursor: cursor})
+			params.Cursor = cursor
+			page, err := api.ListDeploymentsWithResponse(ctx, &params)
 			if err != nil {
 				return nil, "", err
 			}
@@ -117,4 +135,12 @@ func allPages[T any](fetch func(cursor *string) ([]T, string, error)) ([]T, erro
 		}
 		cursor = &next
 	}
+}
+
+// flagValue is a text flag as an optional parameter: nil when not given.
+func flagValue(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

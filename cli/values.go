@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/styrmin/styrmin/valuesfile"
 )
-
-// maxValuesFile bounds a --values file.
-const maxValuesFile = 1 << 20
 
 // itoa is n in decimal.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -24,22 +20,9 @@ func unexpected(status string) error {
 // over them. A --set value true or false is a boolean; any other is text,
 // which the server reads as the parameter's type says.
 func parameterValues(file string, sets []string) (map[string]any, error) {
-	values := map[string]any{}
-	if file != "" {
-		info, err := os.Stat(file)
-		if err != nil {
-			return nil, usage("Cannot read the values file: %v.", err)
-		}
-		if info.Size() > maxValuesFile {
-			return nil, usage("The values file %s is larger than %d KiB.", file, maxValuesFile>>10)
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, usage("Cannot read the values file: %v.", err)
-		}
-		if err := yaml.Unmarshal(data, &values); err != nil {
-			return nil, usage("The values file %s is not a YAML mapping of parameter names to values: %v.", file, err)
-		}
+	values, err := valuesfile.Read(file)
+	if err != nil {
+		return nil, usage("%v", err)
 	}
 	for _, s := range sets {
 		name, value, ok := strings.Cut(s, "=")

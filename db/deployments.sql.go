@@ -18,11 +18,13 @@ SELECT ((SELECT count(*) FROM deployments
      + (SELECT count(*) FROM tasks
         WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length($1::bytea)) <> $1::bytea)
      + (SELECT count(*) FROM webhooks
-        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
+        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length($1::bytea)) <> $1::bytea)
+     + (SELECT count(*) FROM action_schedules
+        WHERE secret_prompts IS NOT NULL AND substring(secret_prompts FROM 1 FOR length($1::bytea)) <> $1::bytea))::bigint
        AS not_under
 `
 
-// The sealed values of deployments, revisions, tasks and webhooks that are not sealed
+// The sealed values of deployments, revisions, tasks, webhooks and schedules that are not sealed
 // under the key of header (see ListDeploymentSecretsNotUnder).
 func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int64, error) {
 	row := q.db.QueryRow(ctx, countSecretsNotUnder, header)
@@ -315,14 +317,25 @@ JOIN LATERAL (
     ORDER BY id DESC LIMIT 1
 ) t ON true
 WHERE ($1::boolean OR d.deleted_at IS NULL)
-  AND (NOT $2::boolean
-       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($3::boolean, $4::text, -($5::bigint)))
+  AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
+  AND ($3::text = '' OR d.driver_name = $3::text)
+  AND ($4::text = '' OR d.namespace = $4::text)
+  AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
+  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
+  AND (NOT $8::boolean
+       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($9::boolean, $10::text, -($11::bigint)))
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
-LIMIT $6::int
+LIMIT $12::int
 `
 
 type ListDeploymentsParams struct {
 	IncludeDeleted bool
+	Query          string
+	Driver         string
+	Namespace      string
+	OnlyNames      bool
+	Names          []string
+	ExceptNames    []string
 	After          bool
 	AfterDeleted   bool
 	AfterName      string
@@ -345,10 +358,19 @@ type ListDeploymentsRow struct {
 // name, then deleted ones by name, newest first, after the key of the
 // previous page's last one (when after), each with its driver's title and
 // icon flag and its newest top-level task (every deployment has one: its
-// install task is written with it).
+// install task is written with it). Filters, each off when empty: query, a
+// substring of the name (names are lower case); driver; namespace; with
+// only_names, live deployments named in names only; live deployments named
+// in except_names are left out.
 func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams) ([]ListDeploymentsRow, error) {
 	rows, err := q.db.Query(ctx, listDeployments,
 		arg.IncludeDeleted,
+		arg.Query,
+		arg.Driver,
+		arg.Namespace,
+		arg.OnlyNames,
+		arg.Names,
+		arg.ExceptNames,
 		arg.After,
 		arg.AfterDeleted,
 		arg.AfterName,

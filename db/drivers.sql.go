@@ -150,7 +150,7 @@ func (q *Queries) GetDriverPermissions(ctx context.Context, arg GetDriverPermiss
 
 const getDriverVersion = `-- name: GetDriverVersion :one
 SELECT name, version, title, summary, labels, spec, (icon IS NOT NULL)::boolean AS has_icon,
-       readme, digest, created_at, created_by
+       readme, digest, created_at, created_by, source, signed_by
 FROM driver_versions
 WHERE name = $1 AND version = $2
 `
@@ -172,6 +172,8 @@ type GetDriverVersionRow struct {
 	Digest    string
 	CreatedAt time.Time
 	CreatedBy pgtype.Text
+	Source    string
+	SignedBy  string
 }
 
 // One driver version without its icon bytes and bundle archive.
@@ -190,6 +192,8 @@ func (q *Queries) GetDriverVersion(ctx context.Context, arg GetDriverVersionPara
 		&i.Digest,
 		&i.CreatedAt,
 		&i.CreatedBy,
+		&i.Source,
+		&i.SignedBy,
 	)
 	return i, err
 }
@@ -220,10 +224,10 @@ func (q *Queries) GetDriverVersionDigest(ctx context.Context, arg GetDriverVersi
 const insertDriverVersion = `-- name: InsertDriverVersion :one
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, chart, permissions, permissions_error, created_by
+    readme, digest, bundle, chart, permissions, permissions_error, created_by, source, signed_by
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7, $8,
-    $9, $10, $11, $12, $13, $14, $15
+    $9, $10, $11, $12, $13, $14, $15, $16, $17
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id
@@ -245,6 +249,8 @@ type InsertDriverVersionParams struct {
 	Permissions      []byte
 	PermissionsError pgtype.Text
 	CreatedBy        pgtype.Text
+	Source           string
+	SignedBy         string
 }
 
 // Inserts a driver version unless one with the same name and version exists;
@@ -266,6 +272,8 @@ func (q *Queries) InsertDriverVersion(ctx context.Context, arg InsertDriverVersi
 		arg.Permissions,
 		arg.PermissionsError,
 		arg.CreatedBy,
+		arg.Source,
+		arg.SignedBy,
 	)
 	var id int64
 	err := row.Scan(&id)

@@ -10,6 +10,39 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type ActionSchedule struct {
+	ID               int64
+	DeploymentID     int64
+	Action           string
+	Cron             string
+	TimeZone         string
+	Prompts          []byte
+	SecretPrompts    []byte
+	Overlap          string
+	Missed           string
+	Paused           bool
+	AuthorID         int64
+	NextAt           time.Time
+	LastSlot         *time.Time
+	LastOutcome      string
+	LastTaskID       *int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	KeepLast         pgtype.Int4
+	KeepDays         pgtype.Int4
+	PruneAction      string
+	PrunePrompts     []byte
+	LastPruneOutcome string
+	LastPruneTaskID  *int64
+}
+
+type ActionScheduleRun struct {
+	TaskID       int64
+	ScheduleID   int64
+	PruneOutcome pgtype.Text
+	PruneTaskID  *int64
+}
+
 type ActionToken struct {
 	ID             int64
 	TokenHash      []byte
@@ -51,6 +84,30 @@ type AuditEntry struct {
 	RequestID    string
 }
 
+type CatalogueSource struct {
+	ID           int64
+	Name         string
+	Url          string
+	SignedOnly   bool
+	Keys         []byte
+	CreatedAt    time.Time
+	CreatedBy    string
+	NextSyncAt   time.Time
+	ClaimedUntil *time.Time
+	SyncedAt     *time.Time
+	SyncError    string
+}
+
+type CatalogueSourceVersion struct {
+	SourceID  int64
+	Tag       string
+	Digest    string
+	Status    string
+	Reason    string
+	SignedBy  string
+	CheckedAt time.Time
+}
+
 type Deployment struct {
 	ID               int64
 	Name             string
@@ -69,6 +126,24 @@ type Deployment struct {
 	UpdatedAt        time.Time
 	DeletedAt        *time.Time
 	SecretNames      []string
+}
+
+type DeploymentHealthWord struct {
+	DeploymentID int64
+	Word         string
+	DegradedAt   *time.Time
+	ChangedAt    time.Time
+}
+
+type DriftAcceptance struct {
+	DeploymentID int64
+	ApiVersion   string
+	Kind         string
+	Namespace    string
+	Name         string
+	Fingerprint  string
+	AcceptedBy   string
+	AcceptedAt   time.Time
 }
 
 type DriverVersion struct {
@@ -92,6 +167,8 @@ type DriverVersion struct {
 	ApprovedPermissions []byte
 	ApprovedBy          pgtype.Text
 	ApprovedAt          *time.Time
+	Source              string
+	SignedBy            string
 }
 
 type NamespacePolicy struct {
@@ -218,7 +295,7 @@ type Webhook struct {
 type WebhookDelivery struct {
 	ID           int64
 	WebhookID    int64
-	TaskID       int64
+	TaskID       *int64
 	Event        string
 	Body         []byte
 	Status       string
@@ -229,6 +306,7 @@ type WebhookDelivery struct {
 	RedeliveryOf *int64
 	CreatedAt    time.Time
 	AttemptedAt  *time.Time
+	DeploymentID int64
 }
 
 type WebhookDeliveryAttempt struct {

@@ -63,12 +63,17 @@ var planCases = []planCase{
 	{"FindTasks", []any{int64(0), "", "canceled", "", int32(50)}}, // none: still a page's cost
 	{"FindTasks", []any{int64(0), "", "", "rollback", int32(50)}},
 	{"ListStepsOfTasks", []any{pageTaskIDs}},
+	{"ListStepSummaries", []any{pageTaskIDs}},
 	{"ListNestedTasks", []any{pageStepIDs}},
 	{"ListStepLogs", []any{pageStepIDs}},
 	{"ListSteps", []any{int64(19807)}},
-	{"ListDeployments", []any{false, false, false, "", int64(0), int32(101)}},
-	{"ListDeployments", []any{true, false, false, "", int64(0), int32(101)}},
-	{"ListDeployments", []any{true, true, false, "app-0500", int64(500), int32(101)}},
+	{"ListDeployments", listDeployments(false, "", "", "", nil, nil, false)},
+	{"ListDeployments", listDeployments(true, "", "", "", nil, nil, false)},
+	{"ListDeployments", listDeployments(true, "", "", "", nil, nil, true)},
+	{"ListDeployments", listDeployments(false, "app-1", "", "", nil, nil, false)},
+	{"ListDeployments", listDeployments(false, "", "app", "", nil, nil, true)},
+	{"ListDeployments", listDeployments(false, "", "", "ns-7", nil, nil, false)},
+	{"ListDeployments", listDeployments(false, "", "", "", []string{"app-7", "app-70"}, []string{"app-8"}, false)},
 	{"ListRevisions", []any{int64(7), int32(10)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
@@ -117,11 +122,15 @@ var planCases = []planCase{
 	{"RevokeTaskActionTokens", []any{int64(19821)}},
 	{"GetRevision", []any{int64(7), int32(3)}},
 	{"InsertRevision", []any{int64(7), int32(500), int64(19807), "1.0.0", "1.0", []byte("{}"), nil}},
-	{"InsertDelivery", []any{int64(1), int64(19807), "succeeded", []byte("{}"), nil}},
+	{"InsertDelivery", []any{int64(1), int64(7), int64(19807), "succeeded", []byte("{}"), nil}},
 	{"GetDelivery", []any{int64(100)}},
 	{"DeliveryToSend", []any{int64(100)}},
 	{"RecordAttempt", []any{"delivered", int32(200), "", int32(10), int64(100)}},
 	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), ""}},
+	// A schedule's overlap check: is the deployment busy?
+	{"ActiveTaskOfDeployment", []any{int64(7)}},
+	// A schedule's retention: its runs whose task ended, waiting for their prune.
+	{"TakeEndedActionScheduleRuns", []any{int32(100)}},
 	// The retention.
 	{"PruneTaskChains", []any{aWhileAgo, int32(100)}},
 	// Secrets rotation, a page at a time.
@@ -129,6 +138,12 @@ var planCases = []planCase{
 	{"ResealTaskSecrets", []any{[]byte{1}, int64(19821), []byte{0}}},
 	{"ListRevisionSecretsNotUnder", []any{[]byte{1, 2}, int64(0), int32(0), int32(100)}},
 	{"ResealRevisionSecrets", []any{[]byte{1}, int64(7), int32(3), []byte{0}}},
+}
+
+// listDeployments are ListDeployments' arguments: the filters (only, when
+// not nil, keeps those names), from the top or after app-0500.
+func listDeployments(deleted bool, query, driver, namespace string, only, except []string, after bool) []any {
+	return []any{deleted, query, driver, namespace, only != nil, only, except, after, false, "app-0500", int64(500), int32(101)}
 }
 
 // unplanned are the queries that read a history table whole by design.
@@ -201,24 +216,22 @@ func generatedQueries(t *testing.T) map[string]string {
 	return queries
 }
 
-// planNode is the part of a node of EXPLAIN (FORMAT JSON) that seqScans reads.
+// planNode is the part of a node of EXPLAIN (FORMAT JSON) that the checks read.
 type planNode struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
 	Plans        []planNode `json:"Plans"`
 }
 
-// seqScans returns the history tables that plan reads sequentially.
-func seqScans(t *testing.T, plan []byte) []string {
+// eachPlanNode calls see with every node of plan, parents first.
+func eachPlanNode(t *testing.T, plan []byte, see func(planNode)) {
 	t.Helper()
 	var top []struct{ Plan planNode }
 	require.NoError(t, json.Unmarshal(plan, &top))
-	var scanned []string
 	var walk func(n planNode)
 	walk = func(n planNode) {
-		if n.NodeType == "Seq Scan" && slices.Contains(historyTables, n.RelationName) {
-			scanned = append(scanned, n.RelationName)
-		}
+		see(n)
 		for _, child := range n.Plans {
 			walk(child)
 		}
@@ -226,6 +239,17 @@ func seqScans(t *testing.T, plan []byte) []string {
 	for _, p := range top {
 		walk(p.Plan)
 	}
+}
+
+// seqScans returns the history tables that plan reads sequentially.
+func seqScans(t *testing.T, plan []byte) []string {
+	t.Helper()
+	var scanned []string
+	eachPlanNode(t, plan, func(n planNode) {
+		if n.NodeType == "Seq Scan" && slices.Contains(historyTables, n.RelationName) {
+			scanned = append(scanned, n.RelationName)
+		}
+	})
 	return scanned
 }
 

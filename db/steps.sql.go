@@ -100,6 +100,55 @@ func (q *Queries) InsertStep(ctx context.Context, arg InsertStepParams) (Step, e
 	return i, err
 }
 
+const listStepSummaries = `-- name: ListStepSummaries :many
+SELECT s.task_id,
+       count(*)::integer AS step_count,
+       (count(*) FILTER (WHERE s.status = 'warning'))::integer AS warnings,
+       COALESCE((array_agg(s.title ORDER BY s.position) FILTER (WHERE s.status = 'failed'))[1], '')::text AS failed_step,
+       COALESCE((array_agg(COALESCE(NULLIF(CASE WHEN s.kind = 'hook' THEN s.detail->>'error' END, ''), s.message) ORDER BY s.position)
+                 FILTER (WHERE s.status = 'failed'))[1], '')::text AS failed_reason
+FROM steps s
+WHERE s.task_id = ANY($1::bigint[])
+GROUP BY s.task_id
+`
+
+type ListStepSummariesRow struct {
+	TaskID       int64
+	StepCount    int32
+	Warnings     int32
+	FailedStep   string
+	FailedReason string
+}
+
+// What the steps of the given tasks add up to, for lists that show a task
+// but not its steps: how many it has, how many ended with a warning, and the
+// first that failed, with its hook's error (or else its message).
+func (q *Queries) ListStepSummaries(ctx context.Context, taskIds []int64) ([]ListStepSummariesRow, error) {
+	rows, err := q.db.Query(ctx, listStepSummaries, taskIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListStepSummariesRow{}
+	for rows.Next() {
+		var i ListStepSummariesRow
+		if err := rows.Scan(
+			&i.TaskID,
+			&i.StepCount,
+			&i.Warnings,
+			&i.FailedStep,
+			&i.FailedReason,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listSteps = `-- name: ListSteps :many
 SELECT id, task_id, position, kind, title, status, message, detail, started_at, ended_at FROM steps WHERE task_id = $1 ORDER BY position
 `

@@ -24,7 +24,7 @@ func (q *Queries) DeleteWebhook(ctx context.Context, id int64) (int64, error) {
 }
 
 const deliveryToSend = `-- name: DeliveryToSend :one
-SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at
+SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, d.deployment_id, w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at
 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 WHERE d.id = $1
 `
@@ -52,6 +52,7 @@ func (q *Queries) DeliveryToSend(ctx context.Context, id int64) (DeliveryToSendR
 		&i.WebhookDelivery.RedeliveryOf,
 		&i.WebhookDelivery.CreatedAt,
 		&i.WebhookDelivery.AttemptedAt,
+		&i.WebhookDelivery.DeploymentID,
 		&i.Webhook.ID,
 		&i.Webhook.Url,
 		&i.Webhook.Secret,
@@ -66,7 +67,7 @@ func (q *Queries) DeliveryToSend(ctx context.Context, id int64) (DeliveryToSendR
 }
 
 const getDelivery = `-- name: GetDelivery :one
-SELECT id, webhook_id, task_id, event, body, status, attempts, status_code, error, duration_ms, redelivery_of, created_at, attempted_at FROM webhook_deliveries WHERE id = $1
+SELECT id, webhook_id, task_id, event, body, status, attempts, status_code, error, duration_ms, redelivery_of, created_at, attempted_at, deployment_id FROM webhook_deliveries WHERE id = $1
 `
 
 func (q *Queries) GetDelivery(ctx context.Context, id int64) (WebhookDelivery, error) {
@@ -86,6 +87,7 @@ func (q *Queries) GetDelivery(ctx context.Context, id int64) (WebhookDelivery, e
 		&i.RedeliveryOf,
 		&i.CreatedAt,
 		&i.AttemptedAt,
+		&i.DeploymentID,
 	)
 	return i, err
 }
@@ -112,14 +114,15 @@ func (q *Queries) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
 }
 
 const insertDelivery = `-- name: InsertDelivery :one
-INSERT INTO webhook_deliveries (webhook_id, task_id, event, body, redelivery_of)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, webhook_id, task_id, event, body, status, attempts, status_code, error, duration_ms, redelivery_of, created_at, attempted_at
+INSERT INTO webhook_deliveries (webhook_id, deployment_id, task_id, event, body, redelivery_of)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id, webhook_id, task_id, event, body, status, attempts, status_code, error, duration_ms, redelivery_of, created_at, attempted_at, deployment_id
 `
 
 type InsertDeliveryParams struct {
 	WebhookID    int64
-	TaskID       int64
+	DeploymentID int64
+	TaskID       *int64
 	Event        string
 	Body         []byte
 	RedeliveryOf *int64
@@ -128,6 +131,7 @@ type InsertDeliveryParams struct {
 func (q *Queries) InsertDelivery(ctx context.Context, arg InsertDeliveryParams) (WebhookDelivery, error) {
 	row := q.db.QueryRow(ctx, insertDelivery,
 		arg.WebhookID,
+		arg.DeploymentID,
 		arg.TaskID,
 		arg.Event,
 		arg.Body,
@@ -148,6 +152,7 @@ func (q *Queries) InsertDelivery(ctx context.Context, arg InsertDeliveryParams) 
 		&i.RedeliveryOf,
 		&i.CreatedAt,
 		&i.AttemptedAt,
+		&i.DeploymentID,
 	)
 	return i, err
 }
@@ -192,8 +197,8 @@ func (q *Queries) InsertWebhook(ctx context.Context, arg InsertWebhookParams) (W
 }
 
 const listDeliveries = `-- name: ListDeliveries :many
-SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, dep.name AS deployment
-FROM webhook_deliveries d JOIN tasks t ON t.id = d.task_id JOIN deployments dep ON dep.id = t.deployment_id
+SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, d.deployment_id, dep.name AS deployment
+FROM webhook_deliveries d JOIN deployments dep ON dep.id = d.deployment_id
 WHERE d.webhook_id = $1
 ORDER BY d.id DESC LIMIT $2
 `
@@ -208,7 +213,7 @@ type ListDeliveriesRow struct {
 	Deployment      string
 }
 
-// A webhook's latest deliveries, newest first, with their task's deployment.
+// A webhook's latest deliveries, newest first, with their deployment's name.
 func (q *Queries) ListDeliveries(ctx context.Context, arg ListDeliveriesParams) ([]ListDeliveriesRow, error) {
 	rows, err := q.db.Query(ctx, listDeliveries, arg.WebhookID, arg.PageSize)
 	if err != nil {
@@ -232,6 +237,7 @@ func (q *Queries) ListDeliveries(ctx context.Context, arg ListDeliveriesParams) 
 			&i.WebhookDelivery.RedeliveryOf,
 			&i.WebhookDelivery.CreatedAt,
 			&i.WebhookDelivery.AttemptedAt,
+			&i.WebhookDelivery.DeploymentID,
 			&i.Deployment,
 		); err != nil {
 			return nil, err
@@ -466,17 +472,19 @@ const webhooksFor = `-- name: WebhooksFor :many
 SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at FROM webhooks
 WHERE $1::text = ANY(events)
   AND (cardinality(deployments) = 0 OR $2::text = ANY(deployments))
-  AND (cardinality(kinds) = 0 OR $3::text = ANY(kinds))
+  AND (cardinality(kinds) = 0 OR $3::text IS NULL OR $3::text = ANY(kinds))
 ORDER BY id
 `
 
 type WebhooksForParams struct {
 	Event      string
 	Deployment string
-	Kind       string
+	Kind       pgtype.Text
 }
 
-// The webhooks that subscribe to event for a task of kind on deployment.
+// The webhooks that subscribe to event on deployment, for a task of kind;
+// a NULL kind (an event of the deployment, not of a task) passes the kinds
+// filter, which is about tasks.
 func (q *Queries) WebhooksFor(ctx context.Context, arg WebhooksForParams) ([]Webhook, error) {
 	rows, err := q.db.Query(ctx, webhooksFor, arg.Event, arg.Deployment, arg.Kind)
 	if err != nil {

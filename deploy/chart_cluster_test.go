@@ -430,15 +430,41 @@ func (a api) waitEnded(t *testing.T, r chartRelease, id int64) task {
 
 // killContainer sends SIGKILL to the processes of pod's first container, as
 // a crash would: they are processes of this machine (the node is local),
-// found by the container's id in their cgroup.
+// found by the container's id in their cgroup. Each is stopped (SIGSTOP)
+// before any is killed, so that none sees another die: a worker that saw
+// its chart render's child killed first would record the render as past
+// its memory budget (the OOM killer's signature) before dying itself.
 func killContainer(t *testing.T, pod corev1.Pod) {
 	t.Helper()
 	require.NotEmpty(t, pod.Status.ContainerStatuses, "pod %s has a running container", pod.Name)
 	id := strings.TrimPrefix(pod.Status.ContainerStatuses[0].ContainerID, "containerd://")
 	require.NotEmpty(t, id, "pod %s's container id", pod.Name)
+	stopped := map[int]bool{}
+	// A second look finds a process started before its parent stopped.
+	for range 2 {
+		for _, pid := range containerProcesses(t, id) {
+			if !stopped[pid] && syscall.Kill(pid, syscall.SIGSTOP) == nil {
+				stopped[pid] = true
+			}
+		}
+	}
+	var killed []int
+	for pid := range stopped {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	require.NotEmpty(t, killed, "no process of this machine is in container %s of pod %s", id, pod.Name)
+	t.Logf("killed processes %v of pod %s", killed, pod.Name)
+}
+
+// containerProcesses are the processes of this machine in the container
+// whose id is id.
+func containerProcesses(t *testing.T, id string) []int {
+	t.Helper()
 	cgroups, err := filepath.Glob("/proc/[0-9]*/cgroup")
 	require.NoError(t, err)
-	var killed []int
+	var pids []int
 	for _, path := range cgroups {
 		data, err := os.ReadFile(path)
 		if err != nil || !bytes.Contains(data, []byte(id)) {
@@ -446,10 +472,7 @@ func killContainer(t *testing.T, pod corev1.Pod) {
 		}
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
 		require.NoError(t, err)
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			killed = append(killed, pid)
-		}
+		pids = append(pids, pid)
 	}
-	require.NotEmpty(t, killed, "no process of this machine is in container %s of pod %s", id, pod.Name)
-	t.Logf("killed processes %v of pod %s", killed, pod.Name)
+	return pids
 }

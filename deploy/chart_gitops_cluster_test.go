@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -111,7 +112,9 @@ func (r chartRelease) applyAsArgoCD(t *testing.T, image string) {
 		require.NoError(t, err, "%s", gvk)
 		var res dynamic.ResourceInterface = dyn.Resource(mapping.Resource)
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			res = dyn.Resource(mapping.Resource).Namespace(gitopsNamespace)
+			// Argo CD applies an object to its own namespace when it names
+			// one (the deployers' namespace's), else to the application's.
+			res = dyn.Resource(mapping.Resource).Namespace(cmp.Or(u.GetNamespace(), gitopsNamespace))
 		} else {
 			clusterScoped = append(clusterScoped, func() { _ = res.Delete(ctx, u.GetName(), metav1.DeleteOptions{}) })
 		}

@@ -2,16 +2,19 @@ package deploy_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +28,7 @@ import (
 
 	"github.com/styrmin/styrmin/deployer"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/kube"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -51,26 +55,39 @@ func newIdentityCluster(t *testing.T) identityCluster {
 	return c
 }
 
-// applyIdentities creates the ServiceAccounts and RBAC objects the chart
-// renders as release "styrmin" in c.home with values (not the hooks'),
-// deleting the cluster-scoped ones when the test ends.
-func (c identityCluster) applyIdentities(t *testing.T, values map[string]any) {
+// applyIdentities creates the ServiceAccounts, RBAC objects, the deployers'
+// namespace and the worker's policy the chart renders as release "styrmin"
+// in c.home with values (not the hooks'), deleting the cluster-scoped ones
+// when the test ends. It returns the Client of the worker's deployers, with
+// Styrmin's admin identity.
+func (c identityCluster) applyIdentities(t *testing.T, values map[string]any) *deployer.Client {
 	t.Helper()
 	ctx := context.Background()
 	files, err := renderRelease(t, "styrmin", c.home, values)
 	require.NoError(t, err)
 	decode := scheme.Codecs.UniversalDeserializer().Decode
+	deployers := ""
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if base := path.Base(name); base != "rbac.yaml" && base != "serviceaccount.yaml" {
+		if base := path.Base(name); base != "deployers.yaml" && base != "rbac.yaml" && base != "serviceaccount.yaml" && base != "worker-policy.yaml" {
 			continue
 		}
-		for _, doc := range releaseutil.SplitManifests(files[name]) {
+		docs := releaseutil.SplitManifests(files[name])
+		keys := slices.Collect(maps.Keys(docs))
+		sort.Sort(releaseutil.BySplitManifestsOrder(keys)) // the deployers' namespace before what it holds
+		for _, key := range keys {
+			doc := docs[key]
 			if strings.TrimSpace(doc) == "" {
 				continue
 			}
 			obj, _, err := decode([]byte(doc), nil, nil)
 			require.NoError(t, err, doc)
 			switch o := obj.(type) {
+			case *corev1.Namespace:
+				deployers = o.Name
+				_, err = c.admin.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
+				t.Cleanup(func() { _ = c.admin.CoreV1().Namespaces().Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+			case *corev1.ResourceQuota:
+				_, err = c.admin.CoreV1().ResourceQuotas(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 			case *corev1.ServiceAccount:
 				_, err = c.admin.CoreV1().ServiceAccounts(c.home).Create(ctx, o, metav1.CreateOptions{})
 			case *rbacv1.Role:
@@ -87,12 +104,26 @@ func (c identityCluster) applyIdentities(t *testing.T, values map[string]any) {
 				t.Cleanup(func() {
 					_ = c.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
 				})
+			case *admissionv1.ValidatingAdmissionPolicy:
+				_, err = c.admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
+				t.Cleanup(func() {
+					_ = c.admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+				})
+			case *admissionv1.ValidatingAdmissionPolicyBinding:
+				_, err = c.admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{})
+				t.Cleanup(func() {
+					_ = c.admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+				})
 			default:
 				t.Fatalf("%s renders a %T", name, obj)
 			}
 			require.NoError(t, err, doc)
 		}
 	}
+	require.NotEmpty(t, deployers, "the chart makes the deployers' namespace")
+	client, err := deployer.New(c.config, deployer.Options{Namespace: deployers})
+	require.NoError(t, err)
+	return client
 }
 
 // tokenConfig is a configuration that authenticates with a token of
@@ -146,7 +177,7 @@ func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
 	for mode, values := range modes {
 		t.Run(mode, func(t *testing.T) {
 			c := newIdentityCluster(t)
-			c.applyIdentities(t, values(c.listed))
+			deployers := c.applyIdentities(t, values(c.listed))
 			ctx := context.Background()
 			web := c.as(t, "styrmin-web")
 			kubetest.Eventually(t, "the web lists a managed namespace's pods", func() error {
@@ -178,7 +209,7 @@ func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
 			kubetest.RequireForbidden(t, err, "the web relabels a namespace")
 
 			for _, ns := range []string{c.listed, c.other} {
-				_, err = c.asThrough(t, "styrmin-web", deployer.Impersonation(ns)).CoreV1().Pods(ns).Create(ctx, attackPod(), kubetest.DryRun)
+				_, err = c.asThrough(t, "styrmin-web", deployers.Impersonation(ns)).CoreV1().Pods(ns).Create(ctx, attackPod(), kubetest.DryRun)
 				kubetest.RequireForbidden(t, err, "the web acts as the deployer of "+ns)
 			}
 		})
@@ -186,23 +217,25 @@ func TestChartWebIdentityChangesNothingOnTheCluster(t *testing.T) {
 }
 
 // TestChartWorkerIdentityStaysInItsNamespaces: with rbac.namespaces, the
-// worker's ServiceAccount reads no Secret of kube-system or of a namespace
-// the list does not name, creates no Pod there, binds nothing there and
-// cannot impersonate that namespace's deployer; in the listed namespace it
-// reads Secrets and creates pods (a dry run), as its work needs.
+// worker's ServiceAccount makes the listed namespace's deployer and
+// reviewer, and then acts there only as that deployer (its own token reads
+// no Secret and creates no pod even there); it reads no Secret of
+// kube-system or of a namespace the list does not name, creates no Pod
+// there, binds nothing there and cannot impersonate that namespace's
+// deployer.
 func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 	c := newIdentityCluster(t)
 	values := externalDB()
 	values["rbac"] = map[string]any{"namespaces": []any{c.listed}}
-	c.applyIdentities(t, values)
+	deployers := c.applyIdentities(t, values)
 	ctx := context.Background()
 	worker := c.as(t, "styrmin")
-	kubetest.Eventually(t, "the worker lists the listed namespace's Secrets", func() error {
-		_, err := worker.CoreV1().Secrets(c.listed).List(ctx, metav1.ListOptions{})
-		return err
-	})
-	_, err := worker.CoreV1().Pods(c.listed).Create(ctx, attackPod(), kubetest.DryRun)
-	require.NoError(t, err, "the worker runs action pods in the listed namespace")
+	c.markAsAdmin(t, c.listed)
+	c.ensureAsWorker(t, deployers, c.listed)
+	_, err := c.asThrough(t, "styrmin", deployers.Impersonation(c.listed)).CoreV1().Pods(c.listed).Create(ctx, attackPod(), kubetest.DryRun)
+	require.NoError(t, err, "the worker runs action pods in the listed namespace as its deployer")
+	_, err = worker.CoreV1().Secrets(c.listed).List(ctx, metav1.ListOptions{})
+	kubetest.RequireForbidden(t, err, "the worker lists the listed namespace's Secrets with its own identity")
 
 	for _, ns := range []string{"kube-system", c.other} {
 		_, err = worker.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
@@ -211,15 +244,162 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 		kubetest.RequireForbidden(t, err, "the worker reads a Secret of "+ns)
 		_, err = worker.CoreV1().Pods(ns).Create(ctx, attackPod(), kubetest.DryRun)
 		kubetest.RequireForbidden(t, err, "the worker creates a Pod in "+ns)
-		_, err = worker.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: c.home}}}, kubetest.DryRun)
+		_, err = worker.RbacV1().RoleBindings(ns).Create(ctx, adminBinding(c.home), kubetest.DryRun)
 		kubetest.RequireForbidden(t, err, "the worker binds itself admin in "+ns)
 	}
-	_, err = c.asThrough(t, "styrmin", deployer.Impersonation(c.other)).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
+	_, err = c.asThrough(t, "styrmin", deployers.Impersonation(c.other)).CoreV1().ConfigMaps(c.other).List(ctx, metav1.ListOptions{})
 	kubetest.RequireForbidden(t, err, "the worker impersonates the deployer of a namespace it does not manage")
 	_, err = worker.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-new")}}, kubetest.DryRun)
 	kubetest.RequireForbidden(t, err, "the worker creates a namespace")
+}
+
+// ensureAsWorker makes namespace's deployer and reviewer with the worker's
+// token, as the worker does before each task there, with the deployers'
+// namespace of deployers.
+func (c identityCluster) ensureAsWorker(t *testing.T, deployers *deployer.Client, namespace string) {
+	t.Helper()
+	worker, err := deployer.New(c.tokenConfig(t, "styrmin"), deployer.Options{Namespace: deployers.Namespace()})
+	require.NoError(t, err)
+	kubetest.Eventually(t, "the worker makes the deployer of "+namespace, func() error { return worker.Ensure(context.Background(), namespace) })
+}
+
+// markAsAdmin labels namespace as one Styrmin deploys to, as a cluster
+// admin does for a namespace Styrmin did not create (docs/operations.md).
+func (c identityCluster) markAsAdmin(t *testing.T, namespace string) {
+	t.Helper()
+	_, err := c.admin.CoreV1().Namespaces().Patch(context.Background(), namespace, types.MergePatchType, deploymentsMark, metav1.PatchOptions{})
+	require.NoError(t, err)
+}
+
+// deploymentsMark is the merge patch that marks a namespace as one Styrmin deploys to.
+var deploymentsMark = fmt.Appendf(nil, `{"metadata":{"labels":{%q:"true"}}}`, deployer.DeploymentsLabel)
+
+// adminBinding is a RoleBinding of admin to the worker of namespace home.
+func adminBinding(home string) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "styrmin", Namespace: home}}}
+}
+
+// TestChartWorkerIdentityHoldsNothingInsideNamespaces: with the default
+// ClusterRole, the worker's real token makes a namespace's deployer (a
+// ServiceAccount of the chart's deployers' namespace) and reviewer in a
+// namespace an admin marked as Styrmin's, installs a chart there as the
+// deployer (its records written in deployer.RecordsGroup), runs a pod,
+// reads its workloads and uninstalls, all through the deployer
+// (kube.Client.ActingAs, release.Options). With its own identity it reads
+// no Secret of another namespace, not even the managed one's, creates no
+// pod in kube-system, impersonates no user (not one bound to cluster-admin
+// by name, not a deployer of old, a user) and no ServiceAccount outside the
+// deployers' namespace, and mints no token for a deployer nor runs a pod
+// there; the chart's ValidatingAdmissionPolicy refuses it a RoleBinding to
+// admin or a ServiceAccount in a namespace not marked as Styrmin's, the mark
+// on a namespace that exists (kube-system, its own, the deployers', any
+// other), and lets it mark only a namespace it creates.
+func TestChartWorkerIdentityHoldsNothingInsideNamespaces(t *testing.T) {
+	c := newIdentityCluster(t)
+	deployers := c.applyIdentities(t, externalDB())
+	ctx := context.Background()
+	workerConfig := c.tokenConfig(t, "styrmin")
+	worker := kubernetes.NewForConfigOrDie(workerConfig)
+	c.markAsAdmin(t, c.listed)
+	c.ensureAsWorker(t, deployers, c.listed)
+
+	styrmin, err := release.New(workerConfig, release.Options{ActAs: deployers.Impersonation, RecordsAs: deployers.RecordsImpersonation}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	app := &chart.Chart{Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "app", Version: "0.1.0"},
+		Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n")}}}
+	owner := release.Owner{Installation: "test", Deployment: 1}
+	_, err = styrmin.Install(ctx, release.InstallOptions{Namespace: c.listed, Name: "app", Chart: app, Owner: owner})
+	require.NoError(t, err, "the worker installs as the deployer")
+	own, err := kube.New(workerConfig)
+	require.NoError(t, err)
+	acting, err := own.ActingAs(deployers.Impersonation)
+	require.NoError(t, err)
+	_, err = acting.Clientset.CoreV1().Pods(c.listed).Create(ctx, attackPod(), kubetest.DryRun)
+	require.NoError(t, err, "an action pod, as the deployer")
+	_, err = acting.Clientset.CoreV1().Secrets(c.listed).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "run-"}}, kubetest.DryRun)
+	require.NoError(t, err, "an action pod's Secret, as the deployer")
+	_, err = acting.Clientset.AppsV1().Deployments(c.listed).List(ctx, metav1.ListOptions{})
+	require.NoError(t, err, "the release's workloads, as the deployer")
+	_, err = styrmin.Uninstall(ctx, release.UninstallOptions{Namespace: c.listed, Name: "app", Owner: owner})
+	require.NoError(t, err, "the worker uninstalls as the deployer")
+
+	_, err = worker.CoreV1().Secrets(c.other).Get(ctx, "any", metav1.GetOptions{})
+	kubetest.RequireForbidden(t, err, "the worker reads a Secret of a namespace Styrmin does not manage")
+	_, err = acting.Clientset.CoreV1().Secrets(c.other).Get(ctx, "any", metav1.GetOptions{})
+	kubetest.RequireForbidden(t, err, "the worker reads it as that namespace's deployer, which it never made")
+	for _, ns := range []string{c.listed, "kube-system", c.home} {
+		_, err = worker.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		kubetest.RequireForbidden(t, err, "the worker lists the Secrets of "+ns)
+	}
+	_, err = worker.CoreV1().Pods("kube-system").Create(ctx, attackPod(), kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the worker creates a pod in kube-system")
+	_, err = worker.BatchV1().Jobs(c.listed).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: attackPod().Spec}}}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the worker creates a Job with its own identity, even where it deploys")
+
+	c.requireWorkerImpersonatesOnlyDeployers(t, deployers)
+
+	policy := "styrmin-" + c.home + "-worker"
+	for _, ns := range []string{c.other, "kube-system", c.home} {
+		_, err = worker.RbacV1().RoleBindings(ns).Create(ctx, adminBinding(c.home), kubetest.DryRun)
+		requireRefusedBy(t, err, policy, "the worker binds itself admin in "+ns)
+		_, err = worker.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-"}}, kubetest.DryRun)
+		requireRefusedBy(t, err, policy, "the worker makes a ServiceAccount in "+ns)
+	}
+	for _, ns := range []string{"kube-system", "default", c.home, deployers.Namespace(), c.other} {
+		_, err = worker.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, deploymentsMark, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		requireRefusedBy(t, err, policy, "the worker marks the existing namespace "+ns+" as Styrmin's")
+	}
+	fresh := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-fresh"), Labels: map[string]string{deployer.DeploymentsLabel: "true"}}}
+	_, err = worker.CoreV1().Namespaces().Create(ctx, fresh, kubetest.DryRun)
+	require.NoError(t, err, "the worker marks a namespace it creates as Styrmin's")
+}
+
+// requireWorkerImpersonatesOnlyDeployers: with the worker's token, a user
+// bound to cluster-admin by name, the user a deployer was before, and a
+// ServiceAccount outside the deployers' namespace cannot be impersonated; a
+// deployer's ServiceAccount gets no token and no pod runs as it.
+func (c identityCluster) requireWorkerImpersonatesOnlyDeployers(t *testing.T, deployers *deployer.Client) {
+	t.Helper()
+	ctx := context.Background()
+	admin := kubetest.UniqueName("chart-admin")
+	_, err := c.admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: admin},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: admin}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = c.admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), admin, metav1.DeleteOptions{})
+	})
+	for _, user := range []string{admin, "styrmin:deployer:" + c.listed, "system:serviceaccount:kube-system:default", "system:serviceaccount:" + c.listed + ":" + deployer.Account(c.listed)} {
+		_, err = c.asThrough(t, "styrmin", rest.ImpersonationConfig{UserName: user}).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+		kubetest.RequireForbidden(t, err, "the worker impersonates "+user)
+		require.ErrorContains(t, err, "cannot impersonate", user)
+	}
+
+	worker := c.as(t, "styrmin")
+	home, account := deployers.Namespace(), deployer.Account(c.listed)
+	_, err = worker.CoreV1().ServiceAccounts(home).Get(ctx, account, metav1.GetOptions{})
+	require.NoError(t, err, "the worker made the deployer's ServiceAccount in the deployers' namespace")
+	_, err = worker.CoreV1().ServiceAccounts(home).CreateToken(ctx, account, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "the worker mints a token for a deployer")
+	_, err = worker.CoreV1().Secrets(home).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "attack-",
+		Annotations: map[string]string{corev1.ServiceAccountNameKey: account}}, Type: corev1.SecretTypeServiceAccountToken}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the worker asks for a deployer's token Secret")
+	pod := attackPod()
+	pod.Spec.ServiceAccountName = account
+	_, err = worker.CoreV1().Pods(home).Create(ctx, pod, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "the worker runs a pod as a deployer")
+	_, err = c.asThrough(t, "styrmin", deployers.Impersonation(c.listed)).CoreV1().ServiceAccounts(home).CreateToken(ctx, account, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "the worker mints a deployer's token as that deployer")
+}
+
+// requireRefusedBy checks that the ValidatingAdmissionPolicy policy refused a request.
+func requireRefusedBy(t *testing.T, err error, policy, what string) {
+	t.Helper()
+	kubetest.RequireForbidden(t, err, what)
+	require.ErrorContains(t, err, "ValidatingAdmissionPolicy '"+policy+"'", what)
 }
 
 // TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns: the web pods
@@ -234,13 +414,11 @@ func TestChartWorkerIdentityStaysInItsNamespaces(t *testing.T) {
 // are refused by the reviewers' policy.
 func TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns(t *testing.T) {
 	c := newIdentityCluster(t)
-	c.applyIdentities(t, externalDB())
+	deployers := c.applyIdentities(t, externalDB())
 	ctx := context.Background()
-	deployers, err := deployer.New(c.config, deployer.PodSecurity{})
-	require.NoError(t, err)
 	require.NoError(t, deployers.Ensure(ctx, c.listed))
 	logger := slog.New(slog.DiscardHandler)
-	styrmin, err := release.New(c.config, release.Options{ActAs: deployer.Impersonation}, logger)
+	styrmin, err := release.New(c.config, release.Options{ActAs: deployers.Impersonation, RecordsAs: deployers.RecordsImpersonation}, logger)
 	require.NoError(t, err)
 	app := &chart.Chart{Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "app", Version: "0.1.0"},
 		Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n")}}}
@@ -249,7 +427,7 @@ func TestChartWebIdentityActsOnlyAsTheReviewerWhichOnlyDryRuns(t *testing.T) {
 	require.NoError(t, err)
 
 	webToken := c.tokenConfig(t, "styrmin-web")
-	web, err := release.New(webToken, release.Options{ActAs: deployer.ReviewerImpersonation, RecordsAsActor: true}, logger)
+	web, err := release.New(webToken, release.Options{ActAs: deployer.ReviewerImpersonation, RecordsAs: deployer.ReviewerImpersonation}, logger)
 	require.NoError(t, err)
 	kubetest.Eventually(t, "the web reads the release's history as the reviewer", func() error {
 		_, err := web.History(ctx, c.listed, "app")

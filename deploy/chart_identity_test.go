@@ -153,15 +153,43 @@ func TestChartWebIdentityOnlyReads(t *testing.T) {
 	}
 }
 
+// deployersNamespace is the chart's deployers' namespace of release "sm" in "ops".
+const deployersNamespace = "sm-styrmin-ops-deployers"
+
+// requireDeployersRole checks the worker's Role in the deployers'
+// namespace: it makes ServiceAccounts there and impersonates the named ones
+// (all when none is named), and holds nothing that mints a token or runs a
+// pod as them; no pod may run there at all.
+func requireDeployersRole(t *testing.T, r rendered, impersonates ...string) {
+	t.Helper()
+	rules := grantsOf(r, workerAccount)[deployersNamespace]
+	require.Equal(t, impersonates, impersonated(rules))
+	for _, rule := range rules {
+		require.Equal(t, []string{"serviceaccounts"}, rule.Resources, "no token, Secret or pod in the deployers' namespace: %+v", rule)
+		require.NotContains(t, rule.Verbs, "*")
+	}
+	quota := find[*corev1.ResourceQuota](r, "no-pods")
+	require.Equal(t, deployersNamespace, quota.Namespace)
+	require.Equal(t, "0", quota.Spec.Hard.Pods().String(), "no pod runs in the deployers' namespace")
+	require.NotNil(t, find[*corev1.Namespace](r, deployersNamespace))
+	worker := find[*appsv1.Deployment](r, "sm-styrmin-worker").Spec.Template.Spec.Containers[0]
+	require.Contains(t, worker.Env, corev1.EnvVar{Name: "STYRMIN_DEPLOYERS_NAMESPACE", Value: deployersNamespace})
+}
+
 // TestChartRBACIsOneClusterRoleByDefault: the worker's rules are one
 // ClusterRole, without wildcards, that may bind no role but admin (to its
-// deployers) and impersonate users (its deployers); granting what admins
-// approve is a second ClusterRole, the worker's only, absent when
+// deployers), impersonate no user and nothing inside a namespace but the
+// reviewers' ServiceAccounts and RoleBindings (no Secret, pod, Job,
+// workload: it acts as each namespace's deployer there), and a Role in the
+// deployers' namespace that impersonates the deployers; granting what
+// admins approve is a second ClusterRole, the worker's only, absent when
 // rbac.grantApproved is off.
 func TestChartRBACIsOneClusterRoleByDefault(t *testing.T) {
 	t.Parallel()
 	r := render(t, externalDB())
-	require.Empty(t, slices.DeleteFunc(all[*rbacv1.Role](r), func(role *rbacv1.Role) bool { return role.Annotations["helm.sh/hook"] != "" }))
+	roles := slices.DeleteFunc(all[*rbacv1.Role](r), func(role *rbacv1.Role) bool { return role.Annotations["helm.sh/hook"] != "" })
+	require.Len(t, roles, 1, "the deployers' Role only")
+	requireDeployersRole(t, r, "serviceaccounts/")
 	own := find[*rbacv1.ClusterRole](r, "sm-styrmin-ops")
 	require.NotNil(t, own)
 	require.Equal(t, []string{"get", "list", "watch", "create", "delete", "patch", "update"}, namespaceVerbs(own.Rules))
@@ -174,12 +202,19 @@ func TestChartRBACIsOneClusterRoleByDefault(t *testing.T) {
 	for _, rule := range own.Rules {
 		require.NotContains(t, rule.Verbs, "*", "no wildcards")
 		require.NotContains(t, rule.Resources, "*")
+		require.Empty(t, slices.DeleteFunc(slices.Clone(rule.Resources), func(r string) bool {
+			return !slices.Contains([]string{"secrets", "configmaps", "pods", "pods/log", "jobs", "deployments", "statefulsets", "events"}, r)
+		}), "nothing of its own inside a namespace: %+v", rule)
+		if slices.Contains(rule.Resources, "validatingadmissionpolicies") && !slices.Equal(rule.Verbs, []string{"create"}) {
+			require.Equal(t, []string{deployer.RecordsPolicy, deployer.ReviewersPolicy}, rule.ResourceNames, "it changes only the policies its code makes, not the chart's")
+		}
 		if slices.Contains(rule.Resources, "clusterroles") {
 			require.Equal(t, []string{"bind"}, rule.Verbs, "Styrmin cannot grant itself more")
-			require.Equal(t, []string{"admin"}, rule.ResourceNames, "it binds only admin, to its deployers")
+			require.Equal(t, []string{"admin", deployer.ListerRole}, rule.ResourceNames, "it binds only admin and the lister, to its deployers")
 		}
 	}
-	require.ElementsMatch(t, []string{"users/", "serviceaccounts/styrmin-reviewer"}, impersonated(own.Rules), "any user (RBAC names users only exactly: docs/security.md), and the reviewers, to see their policy in force")
+	require.ElementsMatch(t, []string{"serviceaccounts/styrmin-reviewer", "groups/" + deployer.RecordsGroup}, impersonated(own.Rules),
+		"no user, the reviewers, to see their policy in force, and the group Helm's records are written in")
 
 	values := externalDB()
 	values["rbac"] = map[string]any{"grantApproved": false}
@@ -194,7 +229,7 @@ func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
 	values := externalDB()
 	values["rbac"] = map[string]any{"namespaces": []any{"team-a", "team-b"}}
 	grants := grantsOf(render(t, values), workerAccount)
-	require.Len(t, grants, 3, "team-a, team-b and cluster-wide")
+	require.Len(t, grants, 4, "team-a, team-b, the deployers' namespace and cluster-wide")
 	require.Empty(t, namespaceVerbs(grants["team-a"]))
 	require.Equal(t, []string{"get", "patch", "update"}, namespaceVerbs(grants[""]), "it cannot create or delete namespaces")
 	for _, rule := range grants[""] {
@@ -204,7 +239,12 @@ func TestChartRBACCanBeLimitedToListedNamespaces(t *testing.T) {
 		require.NotContains(t, rule.Resources, "secrets", "no Secret outside the listed namespaces")
 		require.NotContains(t, rule.Resources, "pods", "no pod outside the listed namespaces")
 	}
-	require.Equal(t, []string{"users/styrmin:deployer:team-a", "users/styrmin:deployer:team-b"}, impersonated(grants[""]), "only the listed namespaces' deployers")
+	for _, rule := range grants["team-a"] {
+		require.NotContains(t, rule.Resources, "secrets", "inside a listed namespace it acts as its deployer")
+		require.NotContains(t, rule.Resources, "pods")
+	}
+	require.Equal(t, []string{"groups/" + deployer.RecordsGroup}, impersonated(grants[""]), "no user")
+	requireDeployersRole(t, render(t, values), "serviceaccounts/deployer-team-a", "serviceaccounts/deployer-team-b")
 }
 
 // TestChartNetworkPoliciesLetOnlyActionPodsReachTheActionAPI: the action

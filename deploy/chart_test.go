@@ -69,7 +69,9 @@ func render(t *testing.T, values map[string]any) rendered {
 		if strings.HasPrefix(path.Base(name), "_") || strings.HasSuffix(name, "NOTES.txt") {
 			continue
 		}
-		for _, doc := range releaseutil.SplitManifests(out[name]) {
+		docs := releaseutil.SplitManifests(out[name])
+		for _, key := range slices.SortedFunc(maps.Keys(docs), byManifestOrder) {
+			doc := docs[key]
 			if strings.TrimSpace(doc) == "" {
 				continue
 			}
@@ -84,6 +86,17 @@ func render(t *testing.T, values map[string]any) rendered {
 		}
 	}
 	return r
+}
+
+// byManifestOrder orders releaseutil.SplitManifests' keys ("manifest-N") as
+// their documents stand in the file: the map alone gives a different order
+// each run, and find would then return a different object of one name.
+func byManifestOrder(a, b string) int {
+	n := func(key string) int {
+		i, _ := strconv.Atoi(strings.TrimPrefix(key, "manifest-"))
+		return i
+	}
+	return n(a) - n(b)
 }
 
 // renderFiles renders the chart's templates with values as `helm template`
@@ -115,6 +128,17 @@ func find[T k8sruntime.Object](r rendered, name string) T {
 		}
 	}
 	return zero
+}
+
+// findKind is find for objects the scheme does not know (the Prometheus
+// Operator's), which may share a name with an object of another kind.
+func findKind(r rendered, kind, name string) *unstructured.Unstructured {
+	for _, u := range all[*unstructured.Unstructured](r) {
+		if u.GetKind() == kind && u.GetName() == name {
+			return u
+		}
+	}
+	return nil
 }
 
 func all[T k8sruntime.Object](r rendered) []T {
@@ -213,7 +237,9 @@ func TestChartRunsTwoWebServersAndOneWorker(t *testing.T) {
 	require.NotNil(t, web)
 	require.EqualValues(t, 2, *web.Spec.Replicas)
 	c := web.Spec.Template.Spec.Containers[0]
-	require.Equal(t, []string{"serve", "--no-executor"}, c.Args)
+	require.Equal(t, []string{"serve", "--no-executor", "--serve", "web"}, c.Args, "the web pods do not answer the action API's paths")
+	actions := find[*appsv1.Deployment](r, "sm-styrmin-actions").Spec.Template.Spec.Containers[0]
+	require.Equal(t, []string{"serve", "--no-executor", "--serve", "actions"}, actions.Args, "the action API's pods answer nothing else")
 	require.Equal(t, "styrmin.local/styrmin:"+loadChart(t).Metadata.AppVersion, c.Image, "the tag defaults to the chart's appVersion")
 	require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 	require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
@@ -407,7 +433,9 @@ func TestChartTakesAnExistingSecret(t *testing.T) {
 	r := render(t, map[string]any{"existingSecret": "mine"})
 	require.Empty(t, all[*corev1.Secret](r), "nothing generated, nothing stored")
 	require.Nil(t, find[*batchv1.Job](r, "sm-styrmin-keys"))
-	require.Empty(t, all[*rbacv1.Role](r))
+	require.Nil(t, find[*rbacv1.Role](r, "sm-styrmin-keys"), "no Role for the keys hook")
+	require.Nil(t, find[*rbacv1.RoleBinding](r, "sm-styrmin-keys"))
+	require.Nil(t, find[*corev1.ServiceAccount](r, "sm-styrmin-keys"))
 	env := envOf(find[*appsv1.Deployment](r, "sm-styrmin-web").Spec.Template.Spec.Containers[0])
 	for name, key := range map[string]string{"STYRMIN_DATABASE_URL": "database-url", "STYRMIN_SECRET_KEY": "secret-key", "STYRMIN_ADMIN_PASSWORD": "admin-password"} {
 		require.Equal(t, corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "mine"}, Key: key}, *env[name].ValueFrom.SecretKeyRef, name)
@@ -513,8 +541,8 @@ func TestChartMetrics(t *testing.T) {
 	values["metrics"] = map[string]any{"port": 9100, "serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
 		"prometheusRule": map[string]any{"enabled": true}}
 	r = render(t, values)
-	monitor := find[*unstructured.Unstructured](r, "sm-styrmin-metrics")
-	require.Equal(t, "ServiceMonitor", monitor.GetKind())
+	monitor := findKind(r, "ServiceMonitor", "sm-styrmin-metrics")
+	require.NotNil(t, monitor)
 	require.Equal(t, "prom", monitor.GetLabels()["release"])
 	selector, _, err := unstructured.NestedStringMap(monitor.Object, "spec", "selector", "matchLabels")
 	require.NoError(t, err)
@@ -530,12 +558,7 @@ func TestChartAlertsReadExportedSeriesOfTheirRelease(t *testing.T) {
 	t.Parallel()
 	values := externalDB()
 	values["metrics"] = map[string]any{"prometheusRule": map[string]any{"enabled": true}}
-	var rule *unstructured.Unstructured
-	for _, u := range all[*unstructured.Unstructured](render(t, values)) {
-		if u.GetKind() == "PrometheusRule" {
-			rule = u
-		}
-	}
+	rule := findKind(render(t, values), "PrometheusRule", "sm-styrmin-metrics")
 	require.NotNil(t, rule)
 	groups, _, err := unstructured.NestedSlice(rule.Object, "spec", "groups")
 	require.NoError(t, err)

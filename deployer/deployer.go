@@ -4,34 +4,41 @@
 //
 // Every Helm operation of a deployment (install, upgrade, rollback,
 // uninstall, and each `lookup` while rendering) runs as the namespace's
-// deployer: the user `styrmin:deployer:<namespace>`, which Styrmin
+// deployer: the ServiceAccount `deployer-<namespace>` of a namespace of
+// Styrmin's own that holds nothing else (Options.Namespace), which Styrmin
 // impersonates. The deployer holds Kubernetes' own `admin` role in its
 // namespace (a RoleBinding) and nothing else, except what an admin approved
 // for the driver version of a deployment there, granted while that
-// deployment exists (Grant). It is a user, not a ServiceAccount, on purpose:
-// no token can be minted for it and no Role a chart creates in the namespace
-// can let anyone impersonate it (users are cluster-scoped).
+// deployment exists (Grant). It is a ServiceAccount of that namespace, not a
+// user, so that RBAC can name the deployers Styrmin may impersonate (a Role
+// there: users can be named only one by one), while no chart holds any right
+// in that namespace to mint a token for it or impersonate it.
 //
 // Styrmin's own Helm records stay out of the deployer's reach: Helm stores
-// them with Styrmin's identity, and a ValidatingAdmissionPolicy refuses a
+// them as the deployer in the group RecordsGroup (RecordsImpersonation),
+// which only Styrmin can act as, and a ValidatingAdmissionPolicy refuses a
 // Helm release record written by anyone else in the namespaces Styrmin
 // deploys to.
 package deployer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/kube"
 )
 
@@ -45,8 +52,12 @@ const (
 	DeploymentsLabel = "styrmin.io/deployments"
 )
 
-// userPrefix starts every deployer's user name.
-const userPrefix = "styrmin:deployer:"
+// DefaultNamespace is the namespace of the deployers' ServiceAccounts when
+// Options name none.
+const DefaultNamespace = "styrmin-deployers"
+
+// accountPrefix starts the name of every deployer's ServiceAccount.
+const accountPrefix = "deployer-"
 
 // namespaceRole is the ClusterRole a deployer holds in its namespace:
 // Kubernetes' own role for a namespace's administrators (every namespaced
@@ -56,12 +67,50 @@ const namespaceRole = "admin"
 // bindingName is the name of a deployer's RoleBinding in its namespace.
 const bindingName = "styrmin-deployer"
 
+// Account is the name of namespace's deployer's ServiceAccount (in the
+// deployers' namespace, Client.Namespace).
+func Account(namespace string) string { return accountPrefix + namespace }
+
+// serviceAccountUser is the user name Kubernetes gives ServiceAccount name of
+// namespace.
+func serviceAccountUser(namespace, name string) string {
+	return "system:serviceaccount:" + namespace + ":" + name
+}
+
 // User is the user name of namespace's deployer.
-func User(namespace string) string { return userPrefix + namespace }
+func (c *Client) User(namespace string) string {
+	return serviceAccountUser(c.namespace, Account(namespace))
+}
 
 // Impersonation is the impersonation that acts as namespace's deployer.
-func Impersonation(namespace string) rest.ImpersonationConfig {
-	return rest.ImpersonationConfig{UserName: User(namespace)}
+func (c *Client) Impersonation(namespace string) rest.ImpersonationConfig {
+	return rest.ImpersonationConfig{UserName: c.User(namespace)}
+}
+
+// RecordsGroup is the group Styrmin adds to a deployer when it reads and
+// writes Helm's records as it: the records policy lets that group (and the
+// users Styrmins authenticate as) write them. No token carries it, and
+// impersonating it takes a right only Styrmin's worker is given.
+const RecordsGroup = "styrmin:helm-records"
+
+// RecordsImpersonation is the impersonation that reads and writes Helm's
+// records in namespace: its deployer, in RecordsGroup. Impersonated with a
+// group, the ServiceAccount is in that group (and system:authenticated) only,
+// not in the system:serviceaccounts groups (k8s.io/apiserver's impersonation
+// filter adds those only when no group is asked for): its RBAC, bound to
+// the ServiceAccount by name, is the same.
+func (c *Client) RecordsImpersonation(namespace string) rest.ImpersonationConfig {
+	return rest.ImpersonationConfig{UserName: c.User(namespace), Groups: []string{RecordsGroup}}
+}
+
+// Options say how a Client makes deployers.
+type Options struct {
+	// PodSecurity are the levels of the namespaces Styrmin creates.
+	PodSecurity PodSecurity
+	// Namespace holds the deployers' ServiceAccounts and nothing else
+	// (DefaultNamespace when ""); Styrmin creates it when it is missing and
+	// never deploys into it.
+	Namespace string
 }
 
 // Client manages deployers on one cluster with Styrmin's own identity.
@@ -70,15 +119,25 @@ type Client struct {
 	clientset   kubernetes.Interface
 	mapper      meta.ResettableRESTMapper
 	podSecurity PodSecurity
+	namespace   string
 
-	// policy is set once the Helm records policy is in place.
+	// policy is set once the Helm records policy is in place, and lister
+	// when ListerRole is.
 	policyMu sync.Mutex
 	policy   bool
+	lister   bool
 }
 
-// New returns a Client for the cluster of config, labelling the namespaces
-// it creates with podSecurity's levels. It does not contact the cluster.
-func New(config *rest.Config, podSecurity PodSecurity) (*Client, error) {
+// New returns a Client for the cluster of config, with opts. It does not
+// contact the cluster.
+func New(config *rest.Config, opts Options) (*Client, error) {
+	if err := opts.PodSecurity.Validate(); err != nil {
+		return nil, err
+	}
+	namespace := cmp.Or(opts.Namespace, DefaultNamespace)
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "The deployers' namespace %q is not a namespace name: %s.", namespace, strings.Join(errs, "; "))
+	}
 	clientset, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return nil, fmt.Errorf("deployer: %w", err)
@@ -88,17 +147,20 @@ func New(config *rest.Config, podSecurity PodSecurity) (*Client, error) {
 		return nil, fmt.Errorf("deployer: discovery client: %w", err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	return &Client{config: config, clientset: clientset, mapper: mapper, podSecurity: podSecurity.withDefaults()}, nil
+	return &Client{config: config, clientset: clientset, mapper: mapper, podSecurity: opts.PodSecurity.withDefaults(), namespace: namespace}, nil
 }
 
-// actingAs is a client that acts as namespace's deployer, for probes of what
-// the API server lets it do.
-func (c *Client) actingAs(namespace string) (kubernetes.Interface, error) {
+// Namespace is the namespace that holds the deployers' ServiceAccounts.
+func (c *Client) Namespace() string { return c.namespace }
+
+// actingAs is a client that acts as as, for probes of what the API server
+// lets an identity do.
+func (c *Client) actingAs(as rest.ImpersonationConfig) (kubernetes.Interface, error) {
 	config := rest.CopyConfig(c.config)
-	config.Impersonate = Impersonation(namespace)
+	config.Impersonate = as
 	client, err := kubernetes.NewForConfig(config)
 	if err != nil {
-		return nil, fmt.Errorf("deployer: client of namespace %s's deployer: %w", namespace, err)
+		return nil, fmt.Errorf("deployer: client acting as %s: %w", as.UserName, err)
 	}
 	return client, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -32,23 +33,35 @@ type env struct {
 }
 
 // setup creates a namespace as Styrmin creates one for a deployment, makes
-// its deployer, and removes both when the test ends.
+// its deployer (in a deployers' namespace of the test's own, which Ensure
+// creates), and removes them when the test ends.
 func setup(t *testing.T) env {
 	t.Helper()
 	ctx := context.Background()
-	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
-	require.NoError(t, err)
-	deployers, err := deployer.New(client.Config, deployer.PodSecurity{})
-	require.NoError(t, err)
+	client, deployers := newDeployers(t)
 	ns := "deployer-" + rand.String(6)
-	_, err = client.EnsureNamespace(ctx, ns, true, deployers.NamespaceLabels())
+	_, err := client.EnsureNamespace(ctx, ns, true, deployers.NamespaceLabels())
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, deployers.Revoke(context.Background(), ns, "app"))
 		require.NoError(t, client.DeleteNamespace(context.Background(), ns))
 	})
 	require.NoError(t, deployers.Ensure(ctx, ns))
-	return env{ns: ns, styrmin: client, deployers: deployers, asDeployer: actingAs(t, client.Config, deployer.Impersonation(ns))}
+	return env{ns: ns, styrmin: client, deployers: deployers, asDeployer: actingAs(t, client.Config, deployers.Impersonation(ns))}
+}
+
+// newDeployers is Styrmin's client of the local cluster and a deployer
+// Client whose deployers' namespace is the test's own, deleted when the
+// test ends.
+func newDeployers(t *testing.T) (*kube.Client, *deployer.Client) {
+	t.Helper()
+	client, err := kube.Connect(kubetest.Kubeconfig(t), "")
+	require.NoError(t, err)
+	namespace := kubetest.UniqueName("deployers")
+	deployers, err := deployer.New(client.Config, deployer.Options{Namespace: namespace})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, client.DeleteNamespace(context.Background(), namespace)) })
+	return client, deployers
 }
 
 // actingAs is a client of config that impersonates as.
@@ -106,14 +119,24 @@ func TestADeployerActsOnlyInItsNamespace(t *testing.T) {
 		[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`), metav1.PatchOptions{})
 	kubetest.RequireForbidden(t, err, "relabelling its namespace's Pod Security level")
 
-	// A Role the chart makes in its namespace cannot let its pods act as the
-	// deployer: the deployer is a user, which it may not impersonate, and
-	// impersonating its namespace's ServiceAccounts does not reach it.
-	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "users"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}}},
+	// The deployer's ServiceAccount lives in the deployers' namespace, where
+	// it holds nothing: it cannot mint its own token, run a pod there or
+	// give itself a Role there.
+	_, err = as.CoreV1().ServiceAccounts(e.deployers.Namespace()).CreateToken(ctx, deployer.Account(e.ns), &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	kubetest.RequireForbidden(t, err, "a token of the deployer's own ServiceAccount")
+	_, err = as.CoreV1().Pods(e.deployers.Namespace()).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "as-deployer"},
+		Spec: corev1.PodSpec{ServiceAccountName: deployer.Account(e.ns), Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}}, kubetest.DryRun)
+	kubetest.RequireForbidden(t, err, "a pod running as the deployer")
+	_, err = as.RbacV1().RoleBindings(e.deployers.Namespace()).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "admin"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: deployer.Account(e.ns), Namespace: e.deployers.Namespace()}},
 	}, kubetest.DryRun)
-	kubetest.RequireForbidden(t, err, "a Role that impersonates users")
+	kubetest.RequireForbidden(t, err, "admin in the deployers' namespace")
+
+	// A Role the chart makes in its namespace cannot let its pods act as the
+	// deployer: impersonating its namespace's ServiceAccounts does not reach
+	// the deployers' namespace.
 	_, err = as.RbacV1().Roles(e.ns).Create(ctx, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "impersonator"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}}},
@@ -127,7 +150,7 @@ func TestADeployerActsOnlyInItsNamespace(t *testing.T) {
 	require.NoError(t, err)
 	review, err := e.styrmin.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:               "system:serviceaccount:" + e.ns + ":default",
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: deployer.User(e.ns)},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "serviceaccounts", Namespace: e.deployers.Namespace(), Name: deployer.Account(e.ns)},
 	}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	require.False(t, review.Status.Allowed, "a chart's pod may impersonate its deployer")

@@ -58,10 +58,10 @@ func (c *Client) Grant(ctx context.Context, namespace, release string, approved 
 func (c *Client) awaitAllowed(ctx context.Context, namespace string, cluster, namespaced []rbacv1.PolicyRule) error {
 	var reviews []authorizationv1.SubjectAccessReviewSpec
 	for _, r := range cluster {
-		reviews = append(reviews, reviewOf(namespace, "", r))
+		reviews = append(reviews, reviewOf(c.User(namespace), "", r))
 	}
 	for _, r := range namespaced {
-		reviews = append(reviews, reviewOf(namespace, namespace, r))
+		reviews = append(reviews, reviewOf(c.User(namespace), namespace, r))
 	}
 	for _, spec := range reviews {
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, admissionDelay, true, func(ctx context.Context) (bool, error) {
@@ -78,10 +78,11 @@ func (c *Client) awaitAllowed(ctx context.Context, namespace string, cluster, na
 	return nil
 }
 
-// reviewOf asks whether namespace's deployer may do rule's first verb on its
-// first resource (in ns, or cluster-wide when ns is "").
-func reviewOf(namespace, ns string, rule rbacv1.PolicyRule) authorizationv1.SubjectAccessReviewSpec {
-	spec := authorizationv1.SubjectAccessReviewSpec{User: User(namespace)}
+// reviewOf asks whether user (a deployer, whose rights are bound to its name)
+// may do rule's first verb on its first resource (in ns, or cluster-wide
+// when ns is "").
+func reviewOf(user, ns string, rule rbacv1.PolicyRule) authorizationv1.SubjectAccessReviewSpec {
+	spec := authorizationv1.SubjectAccessReviewSpec{User: user}
 	if len(rule.NonResourceURLs) > 0 {
 		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: rule.NonResourceURLs[0], Verb: rule.Verbs[0]}
 		return spec
@@ -201,14 +202,16 @@ func (c *Client) applyClusterGrant(ctx context.Context, n names, namespace, rele
 	if err := c.applyClusterRole(ctx, n.cluster, labels, rules); err != nil {
 		return err
 	}
-	bindings := c.clientset.RbacV1().ClusterRoleBindings()
 	want := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: n.cluster, Labels: labels},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: n.cluster},
-		Subjects:   []rbacv1.Subject{userSubject(namespace)},
+		Subjects:   []rbacv1.Subject{c.subject(namespace)},
 	}
-	_, err := bindings.Create(ctx, want, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+	// An earlier grant may name the deployer that was a user: its subject is replaced.
+	err := apply(ctx, c.clientset.RbacV1().ClusterRoleBindings(), want, func(have *rbacv1.ClusterRoleBinding) {
+		have.Subjects, have.Labels = want.Subjects, want.Labels
+	})
+	if err != nil {
 		return fmt.Errorf("deployer: ClusterRoleBinding %s: %w", n.cluster, err)
 	}
 	return nil
@@ -231,7 +234,7 @@ func (c *Client) applyNamespacedGrant(ctx context.Context, n names, namespace, r
 	return c.applyRoleBinding(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: n.binding, Namespace: namespace, Labels: labels},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: n.namespaced},
-		Subjects:   []rbacv1.Subject{userSubject(namespace)},
+		Subjects:   []rbacv1.Subject{c.subject(namespace)},
 	})
 }
 

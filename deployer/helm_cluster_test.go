@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/styrmin/styrmin/deployer"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -29,7 +28,7 @@ func attackChart(files map[string]string) *chart.Chart {
 // releases is Styrmin's release layer, acting as each namespace's deployer.
 func releases(t *testing.T, e env, maxHistory int) *release.Client {
 	t.Helper()
-	c, err := release.New(e.styrmin.Config, release.Options{ActAs: deployer.Impersonation, MaxHistory: maxHistory}, slog.New(slog.DiscardHandler))
+	c, err := release.New(e.styrmin.Config, release.Options{ActAs: e.deployers.Impersonation, MaxHistory: maxHistory}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return c
 }

@@ -129,7 +129,7 @@ func (c *Client) allowPrivileged(ctx context.Context, namespace, release string,
 // otherwise (dry runs): its admission reads the namespace's labels from a
 // cache that follows their changes.
 func (c *Client) awaitPodSecurity(ctx context.Context, namespace string, privileged bool) error {
-	deployer, err := c.actingAs(namespace)
+	deployer, err := c.actingAs(c.Impersonation(namespace))
 	if err != nil {
 		return err
 	}

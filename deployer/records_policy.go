@@ -25,14 +25,16 @@ const RecordsPolicy = "styrmin-helm-records"
 const helmRecordType = "helm.sh/release.v1"
 
 // writersAnnotation lists, as a JSON array, the users the records policy
-// lets write Helm records: every Styrmin process that put it in place (one
-// cluster may have several Styrmins, or their web and worker apart).
+// lets write Helm records besides RecordsGroup: every Styrmin process that
+// put it in place (one cluster may have several Styrmins, and during an
+// upgrade of Styrmin older workers write records as themselves).
 const writersAnnotation = "styrmin.io/helm-record-writers"
 
-// ensureRecordsPolicy puts in place, once per Client, the policy that
+// ensureRecordsPolicy puts in place, once per Client (with the reviewers'
+// policy and ListerRole), the policy that
 // refuses a Helm release record (a Secret of Helm's type, or labelled
-// owner=helm) created or changed by anyone but a Styrmin (each adds its
-// user to the policy's writers) in a namespace
+// owner=helm) created or changed by anyone but a Styrmin (in RecordsGroup,
+// or a user of the policy's writers, to which each adds its own) in a namespace
 // labelled DeploymentsLabel: a chart, its hooks and its pods cannot forge the
 // history Styrmin's next upgrade reads.
 func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
@@ -62,6 +64,9 @@ func (c *Client) ensureRecordsPolicy(ctx context.Context) error {
 	if err := c.ensureReviewersPolicy(ctx); err != nil {
 		return err
 	}
+	if c.lister, err = c.ensureListerRole(ctx); err != nil {
+		return err
+	}
 	c.policy = true
 	return nil
 }
@@ -85,7 +90,7 @@ func recordsPolicy(writers []string) (*admissionv1.ValidatingAdmissionPolicy, *a
 			},
 			MatchConditions: []admissionv1.MatchCondition{{
 				Name:       "not-styrmin",
-				Expression: fmt.Sprintf("!(request.userInfo.username in %s)", list),
+				Expression: fmt.Sprintf("!(request.userInfo.username in %s) && !(has(request.userInfo.groups) && %q in request.userInfo.groups)", list, RecordsGroup),
 			}},
 			Validations: []admissionv1.Validation{{
 				Expression: fmt.Sprintf("!(object.type == %q || (has(object.metadata.labels) && 'owner' in object.metadata.labels && object.metadata.labels['owner'] == 'helm'))", helmRecordType),
@@ -134,12 +139,17 @@ var dryRun = metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 const admissionDelay = 30 * time.Second
 
 // awaitRecordsGuarded returns once the API server refuses namespace's
-// deployer a Helm record there and lets Styrmin write one (dry runs): the
-// policy, or the namespace's label, may have just been written. It fails if that does not happen in
+// deployer a Helm record there and lets Styrmin (the deployer in
+// RecordsGroup) write one (dry runs): the policy, or the namespace's label,
+// may have just been written. It fails if that does not happen in
 // admissionDelay, so a cluster that does not enforce the policy is noticed.
 func (c *Client) awaitRecordsGuarded(ctx context.Context, namespace string) error {
 	forged := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "styrmin-probe-", Labels: map[string]string{"owner": "helm"}}, Type: helmRecordType}
-	deployer, err := c.actingAs(namespace)
+	deployer, err := c.actingAs(c.Impersonation(namespace))
+	if err != nil {
+		return err
+	}
+	styrmin, err := c.actingAs(c.RecordsImpersonation(namespace))
 	if err != nil {
 		return err
 	}
@@ -148,7 +158,7 @@ func (c *Client) awaitRecordsGuarded(ctx context.Context, namespace string) erro
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), RecordsPolicy) {
 			return false, nil
 		}
-		_, err = c.clientset.CoreV1().Secrets(namespace).Create(ctx, forged, dryRun)
+		_, err = styrmin.CoreV1().Secrets(namespace).Create(ctx, forged, dryRun)
 		return err == nil, nil
 	})
 	if err != nil {

@@ -37,12 +37,18 @@ const (
 
 // Reviewer is the user name of namespace's reviewer.
 func Reviewer(namespace string) string {
-	return "system:serviceaccount:" + namespace + ":" + ReviewerAccount
+	return serviceAccountUser(namespace, ReviewerAccount)
 }
 
 // ReviewerImpersonation is the impersonation that acts as namespace's reviewer.
 func ReviewerImpersonation(namespace string) rest.ImpersonationConfig {
 	return rest.ImpersonationConfig{UserName: Reviewer(namespace)}
+}
+
+// Reviewing is a client that acts as namespace's reviewer: it reads what
+// the namespace's deployer reads (a pod's log included) and changes nothing.
+func (c *Client) Reviewing(namespace string) (kubernetes.Interface, error) {
+	return c.actingAs(ReviewerImpersonation(namespace))
 }
 
 // ensureReviewer gives namespace its reviewer, with no token mounted in any
@@ -103,13 +109,16 @@ func reviewersPolicy() *admissionv1.ValidatingAdmissionPolicy {
 // awaitReviewerGuarded returns once the API server refuses namespace's
 // reviewer a change and lets it dry-run one: the policy may have just been
 // written. A probe that got through while it was not yet in force is
-// deleted. It fails if that does not happen in admissionDelay.
+// deleted (as the deployer: Styrmin's own identity has no right in the
+// namespace). It fails if that does not happen in admissionDelay.
 func (c *Client) awaitReviewerGuarded(ctx context.Context, namespace string) error {
-	config := rest.CopyConfig(c.config)
-	config.Impersonate = ReviewerImpersonation(namespace)
-	reviewer, err := kubernetes.NewForConfig(config)
+	reviewer, err := c.actingAs(ReviewerImpersonation(namespace))
 	if err != nil {
-		return fmt.Errorf("deployer: client of namespace %s's reviewer: %w", namespace, err)
+		return err
+	}
+	deployer, err := c.actingAs(c.Impersonation(namespace))
+	if err != nil {
+		return err
 	}
 	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "styrmin-reviewer-probe"}}
 	configMaps := reviewer.CoreV1().ConfigMaps(namespace)
@@ -119,7 +128,7 @@ func (c *Client) awaitReviewerGuarded(ctx context.Context, namespace string) err
 		}
 		_, err := configMaps.Create(ctx, probe, metav1.CreateOptions{})
 		if err == nil || apierrors.IsAlreadyExists(err) {
-			_ = c.clientset.CoreV1().ConfigMaps(namespace).Delete(ctx, probe.Name, metav1.DeleteOptions{})
+			_ = deployer.CoreV1().ConfigMaps(namespace).Delete(ctx, probe.Name, metav1.DeleteOptions{})
 			return false, nil
 		}
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), ReviewersPolicy), nil

@@ -143,12 +143,15 @@ type CommandsResult struct {
 	DeletedJob string `json:"deleted_job"`
 	Message    string `json:"message,omitempty"`
 	TailLines  int    `json:"tail_lines,omitempty"`
+	// Output is the end of a Job's output that succeeded, redacted and
+	// bounded as a failed Job's tail: the action reads it, nothing stores it.
+	Output string `json:"output,omitempty"`
 }
 
 // ExecuteCommands is the execute_commands primitive: it runs the commands in the
 // deployment's action Job and records, on the caller's hook step, the Job it
 // deleted (when it deletes it) and a failed Job's output tail, redacted as
-// the step's own log is. The secret values the Job reads (secret parameters,
+// the step's own log is; a Job that succeeded answers with that tail instead. The secret values the Job reads (secret parameters,
 // or the action's secret prompts named prompt.<name>) go into the Job's own
 // Secret, created by kube.RunActionJob only once nothing refuses the call.
 func (s *Service) ExecuteCommands(ctx context.Context, c *Caller, req CommandsRequest) (*CommandsResult, error) {
@@ -204,7 +207,11 @@ func (s *Service) ExecuteCommands(ctx context.Context, c *Caller, req CommandsRe
 		return nil, err
 	}
 	s.observer.JobRan(out.Succeeded)
-	return &CommandsResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}, nil
+	result := &CommandsResult{Job: out.Job, Succeeded: out.Succeeded, DeletedJob: out.DeletedJob, Message: r.String(out.Message), TailLines: out.TailLines}
+	if out.Succeeded {
+		result.Output, result.TailLines = out.Tail, 0
+	}
+	return result, nil
 }
 
 // jobTimeout is the time limit of the caller's Job that asked for seconds:

@@ -27,6 +27,9 @@ type Cluster struct {
 	// Watches read releases' state from one set of informers per namespace
 	// (ReleaseState); nil reads it with list calls.
 	Watches *kube.Watches
+	// Objects reads a release's objects of any kind (Drift); nil in tests
+	// that build a Cluster without one, where drift is not read.
+	Objects *kube.ObjectReader
 }
 
 // WatchIdle is how long a namespace's informers live with no read of one of
@@ -45,6 +48,9 @@ func (c *Cluster) ReleaseState(ctx context.Context, namespace, name string) (*ku
 type ClusterOptions struct {
 	// PodSecurity are the Pod Security levels of the namespaces Styrmin creates.
 	PodSecurity deployer.PodSecurity
+	// DeployersNamespace holds the deployers' ServiceAccounts and nothing
+	// else (deployer.DefaultNamespace when "").
+	DeployersNamespace string
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (release.DefaultMaxHistory when zero).
 	MaxHistory int
@@ -57,23 +63,30 @@ type ClusterOptions struct {
 
 // NewCluster returns the cluster of client, whose Helm operations each act as
 // their namespace's deployer, so that Kubernetes bounds what a chart may do.
+// Unless ReviewOnly, everything else it does inside a namespace (action pods
+// and Jobs, their logs and Secrets, scaling, reading workloads) acts as that
+// deployer too (kube.Client.ActingAs): Styrmin's own identity keeps only
+// cluster-wide rights (namespaces, nodes, the deployers' bindings).
 func NewCluster(client *kube.Client, opts ClusterOptions, log *slog.Logger) (*Cluster, error) {
-	if err := opts.PodSecurity.Validate(); err != nil {
-		return nil, err
-	}
-	deployers, err := deployer.New(client.Config, opts.PodSecurity)
+	deployers, err := deployer.New(client.Config, deployer.Options{PodSecurity: opts.PodSecurity, Namespace: opts.DeployersNamespace})
 	if err != nil {
 		return nil, err
 	}
-	actAs := deployer.Impersonation
+	actAs, recordsAs := deployers.Impersonation, deployers.RecordsImpersonation
 	if opts.ReviewOnly {
-		actAs = deployer.ReviewerImpersonation
+		actAs, recordsAs = deployer.ReviewerImpersonation, deployer.ReviewerImpersonation
+	} else if client, err = client.ActingAs(deployers.Impersonation); err != nil {
+		return nil, err
 	}
-	releases, err := release.New(client.Config, release.Options{ActAs: actAs, MaxHistory: opts.MaxHistory, RecordsAsActor: opts.ReviewOnly}, log)
+	releases, err := release.New(client.Config, release.Options{ActAs: actAs, RecordsAs: recordsAs, MaxHistory: opts.MaxHistory}, log)
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{Releases: releases, Kube: client, Deployers: deployers, Watches: kube.NewWatches(client.Clientset, WatchIdle)}, nil
+	objects, err := kube.NewObjectReader(client.Config)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Releases: releases, Kube: client, Deployers: deployers, Watches: kube.NewWatches(client.Clientset, WatchIdle), Objects: objects}, nil
 }
 
 // NamespaceLabels are the labels of a namespace Styrmin creates.

@@ -85,6 +85,9 @@ type Summary struct {
 	// Health is the newest health read of a live deployment (by a view or
 	// WatchHealth), nil before the first.
 	Health *Health
+	// Drift is the newest drift read of a live deployment (by a view or
+	// WatchDrift), nil before the first.
+	Drift *Drift
 }
 
 // TaskSummary names a task without its steps.
@@ -145,6 +148,8 @@ type ListOptions struct {
 	After *ListKey
 	// Limit is the page's size (0: DefaultListPage).
 	Limit int
+	// Filter narrows the list; a page's Next continues the same filter.
+	Filter ListFilter
 }
 
 // ListPage is a page of the deployments list.
@@ -154,13 +159,20 @@ type ListPage struct {
 	Next *ListKey
 }
 
-// List returns a page of the deployments, live ones by name, then (with
-// IncludeDeleted) the deleted ones; a page reads its own rows only.
+// List returns a page of the deployments that o's filter keeps, live ones
+// by name, then (with IncludeDeleted) the deleted ones; a page reads its own
+// rows only. A bad filter is an EINVALID error.
 func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
+	if err := o.Filter.check(); err != nil {
+		return ListPage{}, err
+	}
 	limit := cmp.Or(o.Limit, DefaultListPage)
 	p := db.ListDeploymentsParams{IncludeDeleted: o.IncludeDeleted, MaxRows: int32(limit + 1)}
 	if o.After != nil {
 		p.After, p.AfterDeleted, p.AfterName, p.AfterID = true, o.After.Deleted, o.After.Name, o.After.ID
+	}
+	if none := s.applyFilter(o.Filter, &p); none {
+		return ListPage{}, nil
 	}
 	rows, err := s.q.ListDeployments(ctx, p)
 	if err != nil {
@@ -183,6 +195,7 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 		})
 		if d.DeletedAt == nil {
 			page.Items[len(page.Items)-1].Health, _ = s.healths.newest(d.Name)
+			page.Items[len(page.Items)-1].Drift, _ = s.drifts.newest(d.Name)
 		}
 	}
 	return page, nil

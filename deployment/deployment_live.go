@@ -113,7 +113,7 @@ func (s *Service) Live(ctx context.Context, d *Deployment, drv *drivers.Driver) 
 		why := "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details."
 		return &Live{Err: why, History: recordedHistory(recorded), Health: unknownHealth(d, why)}
 	}
-	s.healths.put(live.Health)
+	s.recordHealth(ctx, live.Health)
 	return live
 }
 

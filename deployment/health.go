@@ -1,14 +1,17 @@
 package deployment
 
 import (
-	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/kube"
@@ -35,65 +38,139 @@ type Health struct {
 	EventsLeftOut int
 	// At is when the cluster was read.
 	At time.Time
+	// id is the deployment's.
+	id int64
 }
 
-// healthBook keeps the newest Health of each live deployment, for the list,
-// the metric and the viewers that poll within HealthFresh.
-type healthBook struct {
-	mu     sync.Mutex
-	byName map[string]*Health
+// knownWords is the last known health word (other than Unknown) of each
+// deployment, as this process read it: only a change of it is written to
+// the database (recordWord), so that a deployment's polls at rest cost no
+// write.
+type knownWords struct {
+	mu    sync.Mutex
+	known map[string]health.Word
 }
 
-// newest returns the newest Health of name, false when none was read.
-func (b *healthBook) newest(name string) (*Health, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	h, ok := b.byName[name]
-	return h, ok
-}
-
-// put records h.
-func (b *healthBook) put(h *Health) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.byName == nil {
-		b.byName = map[string]*Health{}
+// changed records name's word and reports whether it differs from the last
+// known one (or is the first this process reads); Unknown is no word: a
+// cluster that could not be read for a while does not end an episode.
+func (k *knownWords) changed(name string, word health.Word) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if word == health.Unknown {
+		return false
 	}
-	b.byName[h.Name] = h
+	if k.known == nil {
+		k.known = map[string]health.Word{}
+	}
+	prev, seen := k.known[name]
+	k.known[name] = word
+	return !seen || prev != word
+}
+
+// forget forgets name's word, so that its next read is written again.
+func (k *knownWords) forget(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.known, name)
 }
 
 // keep forgets the deployments that are not in names.
-func (b *healthBook) keep(names map[string]bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	maps.DeleteFunc(b.byName, func(name string, _ *Health) bool { return !names[name] })
+func (k *knownWords) keep(names map[string]bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	maps.DeleteFunc(k.known, func(name string, _ health.Word) bool { return !names[name] })
+}
+
+// recordHealth keeps h as its deployment's newest health and, when its word
+// changed, records the word in the database; a turn that the record makes
+// (once across processes) goes to the log, the HealthEvents and the observer.
+func (s *Service) recordHealth(ctx context.Context, h *Health) {
+	s.healths.put(h.Name, h)
+	if !s.words.changed(h.Name, h.Word) {
+		return
+	}
+	turn, err := s.recordWord(ctx, h)
+	if err != nil {
+		s.words.forget(h.Name)
+		s.log.Warn("deployment: record a deployment's health word", "deployment", h.Name, "error", err)
+		return
+	}
+	if turn == health.TurnDegraded {
+		s.log.Warn("deployment: a deployment turned Degraded", "deployment", h.Name, "reasons", h.Reasons)
+		s.healthObserver.TurnedDegraded(h.Name)
+	}
+}
+
+// recordWord writes h's word as its deployment's last known one and returns
+// the turn it makes, told to the HealthEvents in the same transaction. The
+// row is locked while it is read and changed: of several processes that
+// read the same change, the first to write it has the turn, the others see
+// the word already there. A deployment's first known word makes no turn.
+func (s *Service) recordWord(ctx context.Context, h *Health) (health.Turn, error) {
+	var turn health.Turn
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		added, err := q.AddHealthWord(ctx, db.AddHealthWordParams{DeploymentID: h.id, Word: string(h.Word)})
+		if err != nil || added == 1 {
+			return err
+		}
+		row, err := q.LockHealthWord(ctx, h.id)
+		if err != nil || health.Word(row.Word) == h.Word {
+			return err
+		}
+		turn = health.TurnOf(health.Word(row.Word), row.DegradedAt != nil, h.Word)
+		degradedAt := row.DegradedAt
+		switch turn {
+		case health.TurnDegraded:
+			degradedAt = &h.At
+		case health.TurnRecovered:
+			degradedAt = nil
+		}
+		if err := q.SetHealthWord(ctx, db.SetHealthWordParams{DeploymentID: h.id, Word: string(h.Word), DegradedAt: degradedAt}); err != nil {
+			return err
+		}
+		if turn == "" {
+			return nil
+		}
+		return s.healthEvents.HealthTurned(ctx, tx, health.Turned{Turn: turn, DeploymentID: h.id, Deployment: h.Name, Driver: h.Driver,
+			Assessment: h.Assessment, At: h.At})
+	})
+	if err != nil {
+		return "", fmt.Errorf("deployment: health word of %s: %w", h.Name, err)
+	}
+	return turn, nil
 }
 
 // Healths returns the newest Health of every live deployment whose health
 // was read, by name: shared, read-only.
-func (s *Service) Healths() []*Health {
-	s.healths.mu.Lock()
-	defer s.healths.mu.Unlock()
-	out := slices.Collect(maps.Values(s.healths.byName))
-	slices.SortFunc(out, func(a, b *Health) int { return cmp.Compare(a.Name, b.Name) })
-	return out
-}
+func (s *Service) Healths() []*Health { return s.healths.all() }
 
 // Health returns the health of the deployment of that name, read from the
 // cluster at most HealthFresh ago: an unknown or deleted name is an
 // ENOTFOUND error; a cluster that cannot be read is the word Unknown.
 func (s *Service) Health(ctx context.Context, name string) (*Health, error) {
-	d, err := s.Get(ctx, name)
+	d, err := s.getLive(ctx, name, "health")
 	if err != nil {
 		return nil, err
-	}
-	if d.DeletedAt != nil {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Deployment %s was deleted: it has no health.", name)
 	}
 	if h, ok := s.healths.newest(name); ok && time.Since(h.At) < HealthFresh {
 		return h, nil
 	}
 	return s.readHealth(ctx, d), nil
+}
+
+// getLive returns the deployment of that name; a deleted one is an
+// ENOTFOUND error, saying that it has no what (its health, its drift).
+func (s *Service) getLive(ctx context.Context, name, what string) (*Deployment, error) {
+	d, err := s.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if d.DeletedAt != nil {
+		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Deployment %s was deleted: it has no %s.", name, what)
+	}
+	return d, nil
 }
 
 // readHealth reads d's health from the cluster, records and returns it.
@@ -119,19 +196,19 @@ func (s *Service) readHealth(ctx context.Context, d *Deployment) *Health {
 		s.log.Error("deployment: open the secrets of a deployment's health", "deployment", d.Name, "error", err)
 		h = unknownHealth(d, "Styrmin could not open this deployment's secrets, so it does not show what the cluster says of it (they would not be hidden); the server log has the details.")
 	}
-	s.healths.put(h)
+	s.recordHealth(ctx, h)
 	return h
 }
 
 // unknownHealth is d's health when the cluster could not say, and why.
 func unknownHealth(d *Deployment, why string) *Health {
-	return &Health{Name: d.Name, Driver: d.Driver, Assessment: health.Assessment{Word: health.Unknown, Reasons: []string{why}}, At: time.Now()}
+	return &Health{id: d.ID, Name: d.Name, Driver: d.Driver, Assessment: health.Assessment{Word: health.Unknown, Reasons: []string{why}}, At: time.Now()}
 }
 
 // newHealth assesses d from its release's state; releaseMissing says that
 // Helm has no release of it.
 func newHealth(d *Deployment, components []drivers.Component, state *kube.ReleaseState, releaseMissing bool) *Health {
-	h := &Health{Name: d.Name, Driver: d.Driver, Pods: state.Pods, PVCs: state.PVCs, Events: state.Events, EventsLeftOut: state.EventsLeftOut, At: time.Now()}
+	h := &Health{id: d.ID, Name: d.Name, Driver: d.Driver, Pods: state.Pods, PVCs: state.PVCs, Events: state.Events, EventsLeftOut: state.EventsLeftOut, At: time.Now()}
 	in := health.Input{ReleaseMissing: releaseMissing, Busy: d.Busy, Pods: state.Pods, PVCs: state.PVCs}
 	for _, c := range components {
 		ws, err := state.Component(c)
@@ -180,24 +257,34 @@ func (h *Health) redact(r *redact.Redactor) {
 // a deployment at a time, and forgets the health of those that are gone:
 // what the deployments list and the metric show between page views.
 func (s *Service) CheckHealth(ctx context.Context) error {
+	names, err := s.eachLive(ctx, func(d *Deployment) { s.readHealth(ctx, d) })
+	if err != nil {
+		return err
+	}
+	s.healths.keep(names)
+	s.words.keep(names)
+	return nil
+}
+
+// eachLive calls read with every live deployment, a page of the list at a
+// time, and returns their names.
+func (s *Service) eachLive(ctx context.Context, read func(d *Deployment)) (map[string]bool, error) {
 	names := map[string]bool{}
 	o := ListOptions{}
 	for {
 		page, err := s.List(ctx, o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for i := range page.Items {
 			d := &page.Items[i].Deployment
 			names[d.Name] = true
-			s.readHealth(ctx, d)
+			read(d)
 		}
 		if o.After = page.Next; o.After == nil {
-			break
+			return names, nil
 		}
 	}
-	s.healths.keep(names)
-	return nil
 }
 
 // HealthEvery is how often WatchHealth reads every deployment's health.
@@ -206,11 +293,17 @@ const HealthEvery = 30 * time.Second
 // WatchHealth runs CheckHealth every HealthEvery until ctx ends; a failed
 // round is logged and tried again at the next.
 func (s *Service) WatchHealth(ctx context.Context) {
-	t := time.NewTicker(HealthEvery)
+	s.every(ctx, HealthEvery, "check the deployments' health", s.CheckHealth)
+}
+
+// every runs check every period until ctx ends; a failed round is logged
+// (as what) and tried again at the next.
+func (s *Service) every(ctx context.Context, period time.Duration, what string, check func(context.Context) error) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
-		if err := s.CheckHealth(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("deployment: check the deployments' health", "error", err)
+		if err := check(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("deployment: "+what, "error", err)
 		}
 		select {
 		case <-ctx.Done():

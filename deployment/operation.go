@@ -13,7 +13,7 @@ import (
 )
 
 // Operation is one change of a deployment as a value: *Install, *Upgrade,
-// ConfirmUpgrade, *Rollback, *Stop, *Start, *Delete, *RunAction, or a
+// ConfirmUpgrade, *Rollback, *Stop, *Start, *Delete, *RunAction, *Reconcile, or a
 // Linked one that an action starts. Every operation takes one path:
 // Service.Queue checks its inputs against the deployment and driver as they
 // are (validate), works out its task (plan) and queues that task in one
@@ -38,25 +38,35 @@ type plan interface {
 // Queue checks and plans op and queues its task in one transaction, with
 // the request's audit entry (audit.Within).
 func (s *Service) Queue(ctx context.Context, op Operation) (*Queued, error) {
-	p, err := op.plan(ctx, s)
-	if err != nil {
-		return nil, err
-	}
 	var queued *Queued
 	var audited func()
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		if queued, err = p.queue(ctx, s, tx); err != nil {
-			return err
-		}
-		audited, err = audit.Within(ctx, tx, queued.Deployment, queued.TaskID)
+		queued, audited, err = s.QueueIn(ctx, tx, op)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("deployment: %s: %w", p.what(), err)
+		return nil, err
 	}
 	audited()
 	return queued, nil
+}
+
+// QueueIn is Queue inside tx, for a caller whose own change commits with
+// the task (a schedule's run): it checks and plans op, queues its task in tx
+// and writes the audit entry of ctx there. Call audited once tx commits.
+func (s *Service) QueueIn(ctx context.Context, tx pgx.Tx, op Operation) (queued *Queued, audited func(), err error) {
+	p, err := op.plan(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if queued, err = p.queue(ctx, s, tx); err == nil {
+		audited, err = audit.Within(ctx, tx, queued.Deployment, queued.TaskID)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("deployment: %s: %w", p.what(), err)
+	}
+	return queued, audited, nil
 }
 
 // taskPlan is a checked change of an existing deployment: the task to queue.

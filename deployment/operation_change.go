@@ -113,6 +113,22 @@ func (s *Service) planComponents(ctx context.Context, row db.Deployment, dep *De
 	return &taskPlan{row: row, kind: kind, inputs: ComponentsInputs{Components: components}, by: by}, nil
 }
 
+// Reconcile re-applies a deployment's release as it is (its last
+// revision's own chart and values, as a new revision), undoing what was
+// changed behind Helm's back; stopped components stay stopped, and the
+// differences accepted before are forgotten.
+type Reconcile struct {
+	Name string
+	By   string
+}
+
+// plan checks that the deployment is live.
+func (o *Reconcile) plan(ctx context.Context, s *Service) (plan, error) {
+	return s.planLive(ctx, o.Name, o.By, func(_ context.Context, _ *Service, row db.Deployment, _ *Deployment, by string) (*taskPlan, error) {
+		return &taskPlan{row: row, kind: KindReconcile, inputs: ReconcileInputs{}, by: by}, nil
+	})
+}
+
 // Delete deletes a deployment: its release, then its record (it stays in
 // the history). Confirm must repeat its name; Prompts are the prompts of
 // its delete hook actions.
@@ -155,24 +171,56 @@ type RunAction struct {
 
 // plan checks that the action is a manual one and reads its prompts.
 func (o *RunAction) plan(ctx context.Context, s *Service) (plan, error) {
+	p, _, err := o.check(ctx, s)
+	return p, err
+}
+
+// check checks that the action is a manual one, reads its prompts and
+// works out its task and what a schedule of it keeps.
+func (o *RunAction) check(ctx context.Context, s *Service) (*taskPlan, *CheckedAction, error) {
 	var row db.Deployment
 	var dep *Deployment
 	drv, err := s.liveDriver(ctx, o.Name, &row, &dep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a := ManualAction(drv, o.Action)
 	if a == nil {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, o.Action)
+		return nil, nil, styrmin.Errorf(styrmin.ENOTFOUND, "Driver %s %s has no manual action %q.", dep.Driver, dep.DriverVersion, o.Action)
 	}
 	values, bad, shape := readInput(o.Prompts, a.Prompts, nil)
 	var errs fieldErrors
 	errs.addRead(bad, shape, func(name string) Field { return PromptField(a.Name, name) })
 	if err := errs.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	inputs := ActionInputs{Action: a.Name, Prompts: values.Plain}
-	return &taskPlan{row: row, kind: KindAction, inputs: inputs, secrets: values.Secrets, by: o.By}, nil
+	checked := &CheckedAction{DeploymentID: row.ID, Action: a.Name, Plain: values.Plain, Secrets: values.Secrets}
+	if a.Artefacts.Prune != "" {
+		checked.Prune = ManualAction(drv, a.Artefacts.Prune)
+	}
+	return &taskPlan{row: row, kind: KindAction, inputs: inputs, secrets: values.Secrets, by: o.By}, checked, nil
+}
+
+// CheckedAction is a manual action run that RunAction's checks accepted,
+// not queued: what a schedule stores to run it later.
+type CheckedAction struct {
+	DeploymentID int64
+	Action       string
+	// Plain are the plain prompt values, defaults filled in; Secrets the
+	// secret ones, to seal.
+	Plain   map[string]any
+	Secrets map[string]string
+	// Prune is the manual action that prunes the artefacts of this one's
+	// runs (drivers.Artefacts); nil when it declares none.
+	Prune *drivers.Action
+}
+
+// CheckAction checks o as Queue would (a live deployment, a manual action,
+// prompt values typed by its prompts) and queues nothing.
+func (s *Service) CheckAction(ctx context.Context, o *RunAction) (*CheckedAction, error) {
+	_, checked, err := o.check(ctx, s)
+	return checked, err
 }
 
 // ManualAction is d's action named name if a user may run it (its hook is

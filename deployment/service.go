@@ -19,6 +19,7 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/secrets"
 )
 
@@ -51,8 +52,42 @@ type Service struct {
 	// observer hears of the Jobs actions run; never nil.
 	observer JobObserver
 	// healths is the newest health of each deployment.
-	healths healthBook
+	healths book[*Health]
+	// words is each deployment's last known health word in this process.
+	words knownWords
+	// healthObserver hears of deployments that turn Degraded; never nil.
+	healthObserver HealthObserver
+	// healthEvents hears of every turn of a deployment's health; never nil.
+	healthEvents HealthEvents
+	// drifts is the newest drift of each deployment.
+	drifts book[*Drift]
 }
+
+// HealthObserver hears of deployments that turn Degraded (metrics.Metrics).
+type HealthObserver interface {
+	// TurnedDegraded is called once per turn of a deployment to Degraded
+	// from another known word, in the one process (of all that read it)
+	// that recorded the turn.
+	TurnedDegraded(deployment string)
+}
+
+// HealthEvents hears of the turns of deployments' health, in the
+// transaction that records each turn, once across processes
+// (webhooks.DeploymentEvents).
+type HealthEvents interface {
+	// HealthTurned is called with each turn, inside the transaction that records it.
+	HealthTurned(ctx context.Context, tx pgx.Tx, turned health.Turned) error
+}
+
+// noHealthEvents hears nothing.
+type noHealthEvents struct{}
+
+func (noHealthEvents) HealthTurned(context.Context, pgx.Tx, health.Turned) error { return nil }
+
+// noHealthObserver hears nothing.
+type noHealthObserver struct{}
+
+func (noHealthObserver) TurnedDegraded(string) {}
 
 // JobObserver hears of the Kubernetes Jobs driver actions run (metrics.Metrics).
 type JobObserver interface {
@@ -81,6 +116,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Observer hears of the Jobs actions run; nil hears nothing.
 	Observer JobObserver
+	// HealthObserver hears of deployments that turn Degraded; nil hears nothing.
+	HealthObserver HealthObserver
+	// HealthEvents hears of every turn of a deployment's health; nil hears nothing.
+	HealthEvents HealthEvents
 }
 
 // New returns the service of cfg.
@@ -93,8 +132,16 @@ func New(cfg Config) *Service {
 	if cfg.Observer != nil {
 		observer = cfg.Observer
 	}
+	var healthObserver HealthObserver = noHealthObserver{}
+	if cfg.HealthObserver != nil {
+		healthObserver = cfg.HealthObserver
+	}
+	var healthEvents HealthEvents = noHealthEvents{}
+	if cfg.HealthEvents != nil {
+		healthEvents = cfg.HealthEvents
+	}
 	return &Service{pool: cfg.Pool, q: db.New(cfg.Pool), catalog: cfg.Catalog, queue: cfg.Queue, box: cfg.Box,
-		cluster: cfg.Cluster, log: log, observer: observer}
+		cluster: cfg.Cluster, log: log, observer: observer, healthObserver: healthObserver, healthEvents: healthEvents}
 }
 
 // MaxNameLength is the longest deployment name: the name is the Helm release

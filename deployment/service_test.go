@@ -20,7 +20,7 @@ func TestInstallFormStartsFromDefaultsAndTheChartsAppVersion(t *testing.T) {
 	form, err := f.Svc.InstallForm(context.Background(), "postgresql", "")
 	require.NoError(t, err)
 	require.Equal(t, "16.4.0", form.AppVersion)
-	require.Equal(t, []string{"1.0.0"}, form.DriverVersions)
+	require.Equal(t, []string{"1.2.0"}, form.DriverVersions)
 	require.Equal(t, "app", form.Values["database"])
 	require.NotContains(t, form.Values, "password", "a secret field starts blank")
 }
@@ -67,7 +67,7 @@ func TestInstallRefusesBadValuesFieldByField(t *testing.T) {
 	fields := deploymenttest.FieldsOf(t, func() error { _, err := f.Svc.Queue(ctx, req); return err }())
 	require.Equal(t, map[string]string{
 		"name":              "the name must be lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
-		"app_version":       "version 18.0.0 is not supported by driver postgresql 1.0.0, which supports >=14.0.0, <18.0.0",
+		"app_version":       "version 18.0.0 is not supported by driver postgresql 1.2.0, which supports >=14.0.0, <18.0.0",
 		"param.password":    "Superuser password is required",
 		"param.storage_gib": "0 is less than the minimum 1",
 	}, fields)

@@ -41,6 +41,36 @@ type Task struct {
 	// StepCount is how many steps the task has, also when its steps were
 	// left out (TasksWithSteps).
 	StepCount int
+	// Summary is what its steps add up to, also when they were left out
+	// (TaskFilter.SummaryOnly); zero when only StepCount was read.
+	Summary StepSummary
+}
+
+// StepSummary is what a task's steps add up to, for a list that shows the
+// task's outcome but not its steps.
+type StepSummary struct {
+	// Warnings is how many steps ended with a warning.
+	Warnings int
+	// FailedStep is the title of the first step that failed, "" when none
+	// did; FailedReason is its hook's error, or else its message.
+	FailedStep, FailedReason string
+}
+
+// summarize sums up the steps of a task, as ListStepSummaries does.
+func summarize(steps []Step) StepSummary {
+	var sum StepSummary
+	for _, st := range steps {
+		switch {
+		case st.Status == executor.StepWarning:
+			sum.Warnings++
+		case st.Status == executor.StepFailed && sum.FailedStep == "":
+			sum.FailedStep, sum.FailedReason = st.Title, st.Message
+			if st.Hook != nil && st.Hook.Error != "" {
+				sum.FailedReason = st.Hook.Error
+			}
+		}
+	}
+	return sum
 }
 
 // Ended reports whether the task is over (succeeded, failed or canceled).
@@ -169,19 +199,44 @@ func (s *Service) Task(ctx context.Context, deployment string, id int64) (*Task,
 // withSteps converts task rows and attaches their queue positions and
 // steps (attachSteps).
 func (s *Service) withSteps(ctx context.Context, rows []db.Task) ([]Task, error) {
+	tasks, err := s.queuedTasks(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	picked := make([]*Task, len(tasks))
+	for i := range tasks {
+		picked[i] = &tasks[i]
+	}
+	if err := s.attachSteps(ctx, picked); err != nil {
+		return nil, err
+	}
+	return tasks, nil
+}
+
+// withSummaries converts task rows and attaches their queue positions and
+// their steps' summaries (attachSummaries).
+func (s *Service) withSummaries(ctx context.Context, rows []db.Task) ([]Task, error) {
+	tasks, err := s.queuedTasks(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachSummaries(ctx, tasks); err != nil {
+		return nil, err
+	}
+	return tasks, nil
+}
+
+// queuedTasks converts task rows and attaches their queue positions.
+func (s *Service) queuedTasks(ctx context.Context, rows []db.Task) ([]Task, error) {
 	tasks := make([]Task, len(rows))
-	picked := make([]*Task, len(rows))
 	for i, r := range rows {
 		t, err := toTask(r)
 		if err != nil {
 			return nil, err
 		}
-		tasks[i], picked[i] = t, &tasks[i]
+		tasks[i] = t
 	}
 	if err := s.attachQueuePositions(ctx, tasks); err != nil {
-		return nil, err
-	}
-	if err := s.attachSteps(ctx, picked); err != nil {
 		return nil, err
 	}
 	return tasks, nil
@@ -223,7 +278,33 @@ func (s *Service) attachSteps(ctx context.Context, tasks []*Task) error {
 			withTasks = append(withTasks, st.ID)
 		}
 	}
+	for _, t := range tasks {
+		t.Summary = summarize(t.Steps)
+	}
 	return s.attachLogsAndTasks(ctx, tasks, withLogs, withTasks)
+}
+
+// attachSummaries gives tasks their StepCount and Summary, in one query for
+// them all, without reading their steps.
+func (s *Service) attachSummaries(ctx context.Context, tasks []Task) error {
+	ids := make([]int64, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	rows, err := s.q.ListStepSummaries(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("deployment: step summaries: %w", err)
+	}
+	summary := make(map[int64]db.ListStepSummariesRow, len(rows))
+	for _, r := range rows {
+		summary[r.TaskID] = r
+	}
+	for i := range tasks {
+		r := summary[tasks[i].ID]
+		tasks[i].StepCount = int(r.StepCount)
+		tasks[i].Summary = StepSummary{Warnings: int(r.Warnings), FailedStep: r.FailedStep, FailedReason: r.FailedReason}
+	}
+	return nil
 }
 
 // attachLogsAndTasks attaches to the steps of tasks the log lines of the

@@ -9,8 +9,8 @@ import (
 
 // TaskInputs is what a task was asked to do, typed by its kind (the
 // registry is taskInputsOf): *InstallInputs, *UpgradeInputs,
-// *RollbackInputs, *ComponentsInputs (stop and start), *DeleteInputs or
-// *ActionInputs. It never holds a secret value: secret inputs travel sealed
+// *RollbackInputs, *ComponentsInputs (stop and start), *DeleteInputs,
+// *ActionInputs or *ReconcileInputs. It never holds a secret value: secret inputs travel sealed
 // apart (TaskSecretInputs). The JSON keys are the stored form, read by the
 // runners; the REST API has its own types (api/openapi.yaml's TaskInputs).
 type TaskInputs interface {
@@ -69,12 +69,17 @@ type ActionInputs struct {
 	Prompts map[string]any `json:"prompts"`
 }
 
+// ReconcileInputs are a reconcile task's inputs: none, as it re-applies
+// the release's last revision as the task finds it.
+type ReconcileInputs struct{}
+
 func (*InstallInputs) isTaskInputs()    {}
 func (*UpgradeInputs) isTaskInputs()    {}
 func (*RollbackInputs) isTaskInputs()   {}
 func (*ComponentsInputs) isTaskInputs() {}
 func (*DeleteInputs) isTaskInputs()     {}
 func (*ActionInputs) isTaskInputs()     {}
+func (*ReconcileInputs) isTaskInputs()  {}
 
 // readTaskInputs decodes the stored inputs of a task of kind as that kind's
 // type, once, for every reader. Keys its type does not name are left out.

@@ -9,6 +9,8 @@ const (
 	KindStop     = "stop"
 	KindStart    = "start"
 	KindDelete   = "delete"
+	// KindReconcile re-applies the release as it is (drift undone).
+	KindReconcile = "reconcile"
 	// KindAction is the kind of a task that runs a manual action.
 	KindAction = "action"
 )
@@ -18,7 +20,7 @@ const (
 // tasks.kind CHECK constraint, the REST API's TaskKind enum and the pages'
 // words for each kind to it).
 func TaskKinds() []string {
-	return []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction}
+	return []string{KindInstall, KindUpgrade, KindRollback, KindStop, KindStart, KindDelete, KindAction, KindReconcile}
 }
 
 // taskInputsOf returns the empty inputs of a task of kind, of that kind's
@@ -37,6 +39,8 @@ func taskInputsOf(kind string) TaskInputs {
 		return &DeleteInputs{}
 	case KindAction:
 		return &ActionInputs{}
+	case KindReconcile:
+		return &ReconcileInputs{}
 	}
 	return nil
 }

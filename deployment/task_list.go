@@ -31,12 +31,16 @@ type TaskFilter struct {
 	Before int64
 	// PageSize is how many tasks a page holds (DefaultTaskPage when 0).
 	PageSize int
+	// SummaryOnly leaves the tasks' steps out and reads only what they add
+	// up to (Task.StepCount and Task.Summary), as the tasks page shows them.
+	SummaryOnly bool
 }
 
 // TaskList is a page of the task list, as the tasks page and the REST
 // API's GET /tasks show it: the top-level tasks of every deployment that its
 // filter keeps, newest first, each with its deployment's name, its typed
-// inputs, its queue position, its steps and the tasks they started.
+// inputs, its queue position, and its steps with the tasks they started (or
+// their summary only).
 type TaskList struct {
 	Tasks []NamedTask
 	// Next is the Before of the next page, 0 at the end.
@@ -46,8 +50,9 @@ type TaskList struct {
 // TaskList reads a page of the task list in a number of queries bounded by
 // the levels of nesting, never by the tasks on the page or the history: the
 // page, the queue positions of its queued tasks, their steps, then the log
-// lines and linked tasks of those steps. A deployment name that no
-// deployment ever had is an ENOTFOUND error.
+// lines and linked tasks of those steps (with SummaryOnly, the steps'
+// summaries instead). A deployment name that no deployment ever had is an
+// ENOTFOUND error.
 func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error) {
 	if f.PageSize <= 0 {
 		f.PageSize = DefaultTaskPage
@@ -71,13 +76,17 @@ func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error)
 	for i, r := range rows {
 		plain[i] = r.Task
 	}
-	withSteps, err := s.withSteps(ctx, plain)
+	read := s.withSteps
+	if f.SummaryOnly {
+		read = s.withSummaries
+	}
+	tasks, err := read(ctx, plain)
 	if err != nil {
 		return nil, err
 	}
 	list.Tasks = make([]NamedTask, len(rows))
 	for i, r := range rows {
-		list.Tasks[i] = NamedTask{Task: withSteps[i], Deployment: r.DeploymentName}
+		list.Tasks[i] = NamedTask{Task: tasks[i], Deployment: r.DeploymentName}
 	}
 	return list, nil
 }

@@ -61,3 +61,33 @@ func TestTheTaskListIsAPageOfEveryDeploymentsTasks(t *testing.T) {
 	_, err = f.Svc.TaskList(ctx, deployment.TaskFilter{Deployment: "nope"})
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
 }
+
+// TestTheTaskListSumsUpStepsWithoutReadingThem: with SummaryOnly, a task
+// comes without its steps but with what they add up to, the same as when
+// they are read: their count, the warnings, and the first failure with its
+// hook's error before its message.
+func TestTheTaskListSumsUpStepsWithoutReadingThem(t *testing.T) {
+	t.Parallel()
+	f := deploymenttest.Setup(t, nil)
+	ctx := context.Background()
+	q := deploymenttest.Queued(t)(f.Svc.Queue(ctx, deploymenttest.HelloWeb("site")))
+	_, err := f.Pool.Exec(ctx, `INSERT INTO steps (task_id, position, kind, title, status, message, detail) VALUES
+		($1, 1, 'validate', 'Check the values', 'succeeded', '', '{}'),
+		($1, 2, 'wait', 'Wait for web', 'warning', 'slow', '{}'),
+		($1, 3, 'hook', 'Run smoke_test', 'failed', 'the action failed', '{"action": "smoke_test", "mode": "blocking", "error": "no answer on port 80"}'),
+		($1, 4, 'helm', 'Helm install', 'failed', 'timed out', '{}'),
+		($1, 5, 'cleanup', 'Clean up', 'warning', 'left a Job', '{}')`, q.TaskID)
+	require.NoError(t, err)
+
+	want := deployment.StepSummary{Warnings: 2, FailedStep: "Run smoke_test", FailedReason: "no answer on port 80"}
+	full, err := f.Svc.TaskList(ctx, deployment.TaskFilter{})
+	require.NoError(t, err)
+	require.Len(t, full.Tasks[0].Steps, 5)
+	require.Equal(t, want, full.Tasks[0].Summary)
+
+	summed, err := f.Svc.TaskList(ctx, deployment.TaskFilter{SummaryOnly: true})
+	require.NoError(t, err)
+	require.Empty(t, summed.Tasks[0].Steps)
+	require.Equal(t, 5, summed.Tasks[0].StepCount)
+	require.Equal(t, want, summed.Tasks[0].Summary)
+}

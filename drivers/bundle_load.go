@@ -84,7 +84,7 @@ func LoadPath(ctx context.Context, p string) (*Bundle, error) {
 // loadBundle reads the files under dir, parses the spec named specName and
 // checks the icon, chart, actions and values template. display names the spec in problems.
 func loadBundle(ctx context.Context, fsys fs.FS, dir, specName, display string) (*Bundle, error) {
-	files, complaints, err := readFiles(fsys, dir)
+	files, complaints, err := readFiles(fsys, dir, true)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: load %s: %w", display, err)
 	}
@@ -124,7 +124,8 @@ var ErrDigestMismatch = errors.New("drivers: the bundle's files do not match its
 // and chart, without checking the contract again: it runs neither Python nor
 // the values template, so it is fast and needs no context.
 func LoadTrusted(fsys fs.FS, dir, digest string) (*Bundle, error) {
-	files, complaints, err := readFiles(fsys, dir)
+	// All files: a bundle stored before TestsDir was left out may hold one.
+	files, complaints, err := readFiles(fsys, dir, false)
 	if err == nil && len(complaints) > 0 {
 		err = errors.New(complaints[0])
 	}
@@ -157,11 +158,37 @@ func assemble(rep *report, d *Driver, display string, fsys fs.FS, dir string, fi
 // skippedNames are files and folders that are never part of a bundle.
 var skippedNames = []string{".git", "__pycache__", ".DS_Store"}
 
-// readFiles reads every regular file under dir, keyed by slash path relative
-// to dir, with complaints about what a bundle cannot hold (symbolic links,
+// TestsDir is the folder at a driver folder's root that holds its author's
+// Python tests (styrmin driver test). It is never part of the bundle: tests
+// run on the author's machine, not in Styrmin, and editing them changes no
+// driver version.
+const TestsDir = "tests"
+
+// ReadTests reads the tests folder of the driver folder p, keyed by slash
+// path relative to p (tests/...), within the bundle limits; none when there
+// is no such folder.
+func ReadTests(p string) (map[string][]byte, error) {
+	files, complaints, err := readFiles(os.DirFS(p), TestsDir, false)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return map[string][]byte{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("drivers: read %s: %w", filepath.Join(p, TestsDir), err)
+	case len(complaints) > 0:
+		return nil, fmt.Errorf("drivers: read %s: %s", filepath.Join(p, TestsDir), complaints[0])
+	}
+	out := make(map[string][]byte, len(files))
+	for name, data := range files {
+		out[path.Join(TestsDir, name)] = data
+	}
+	return out, nil
+}
+
+// readFiles reads every regular file under dir (but its TestsDir when
+// skipTests), keyed by slash path relative to dir, with complaints about what a bundle cannot hold (symbolic links,
 // names that are not UTF-8); other special files are skipped. A bundle past
 // the limits gives nil files and the one complaint that says so.
-func readFiles(fsys fs.FS, dir string) (map[string][]byte, []string, error) {
+func readFiles(fsys fs.FS, dir string, skipTests bool) (map[string][]byte, []string, error) {
 	files := map[string][]byte{}
 	var complaints []string
 	total := 0
@@ -169,7 +196,7 @@ func readFiles(fsys fs.FS, dir string) (map[string][]byte, []string, error) {
 		if err != nil {
 			return err
 		}
-		if slices.Contains(skippedNames, e.Name()) && p != dir {
+		if (slices.Contains(skippedNames, e.Name()) || skipTests && p == path.Join(dir, TestsDir)) && p != dir {
 			if e.IsDir() {
 				return fs.SkipDir
 			}

@@ -281,7 +281,30 @@ type Action struct {
 	// on the install, upgrade or delete form for hook actions), passed to the function as
 	// keyword arguments. Same fields as `spec.parameters[]`.
 	Prompts []Parameter `yaml:"prompts,omitempty"`
+	// Says that each run of this `manual` action produces an artefact, such as a backup, and
+	// names the action that deletes old ones. A run's result then names its artefact: an
+	// object with `name` (a string) and `size_bytes` (an integer, or null when unknown). A
+	// schedule of the action may keep the artefacts of its last N runs or of the last D days:
+	// after each scheduled run that succeeds, Styrmin runs the prune action with that retention.
+	Artefacts Artefacts `yaml:"artefacts,omitempty"`
 }
+
+// Artefacts names the action that prunes the artefacts of an action's runs.
+type Artefacts struct {
+	// Name of another `manual` action that deletes old artefacts. It must declare the integer
+	// prompts `keep_last` (keep the newest N artefacts) and `keep_days` (keep those made in the
+	// last D days), each allowing 0, which means that rule is not set; it deletes only the
+	// artefacts that no set rule keeps. Styrmin passes both; the plain prompts it shares by name
+	// with this action get the schedule's values (for example `database`); its other prompts
+	// may not be required without a default.
+	Prune string `yaml:"prune" jsonschema:"required"`
+}
+
+// The prompts a prune action (Artefacts.Prune) takes: the retention of a schedule.
+const (
+	PromptKeepLast = "keep_last"
+	PromptKeepDays = "keep_days"
+)
 
 // Hook is the moment of a deployment's life at which an action runs.
 type Hook string

@@ -94,3 +94,13 @@ func (d *Driver) Action(name string) *Action {
 	}
 	return nil
 }
+
+// Prompt returns the prompt named name of a, nil when it has none.
+func (a *Action) Prompt(name string) *Parameter {
+	for i := range a.Prompts {
+		if a.Prompts[i].Name == name {
+			return &a.Prompts[i]
+		}
+	}
+	return nil
+}

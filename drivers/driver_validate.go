@@ -261,6 +261,56 @@ func validateActions(rep *report, actions []Action) {
 		}
 		validateParameters(rep, p+".prompts", a.Prompts)
 	}
+	for i := range actions {
+		validateArtefacts(rep, indexPath("spec.actions", i), &actions[i], actions)
+	}
+}
+
+// validateArtefacts checks an action's artefacts against the prune action
+// it names (Artefacts): both manual, the prune one taking the retention.
+func validateArtefacts(rep *report, p string, a *Action, actions []Action) {
+	name := a.Artefacts.Prune
+	if name == "" {
+		return
+	}
+	p += ".artefacts.prune"
+	if a.Hook != HookManual {
+		rep.add(p, "only manual actions may declare artefacts (this one's hook is %s): schedules run manual actions", a.Hook)
+	}
+	var prune *Action
+	names := make([]string, 0, len(actions))
+	for i := range actions {
+		names = append(names, actions[i].Name)
+		if actions[i].Name == name {
+			prune = &actions[i]
+		}
+	}
+	switch {
+	case name == a.Name:
+		rep.add(p, "%q is this action; name another manual action that deletes old artefacts", name)
+		return
+	case prune == nil:
+		rep.add(p, "%q is not an action of this driver; declare it in spec.actions%s", name, suggest(name, names))
+		return
+	case prune.Hook != HookManual:
+		rep.add(p, "%q is a %s action; the prune action must be manual", name, prune.Hook)
+	}
+	var missing []string
+	for _, keep := range []string{PromptKeepLast, PromptKeepDays} {
+		if q := prune.Prompt(keep); q == nil || q.Type != TypeInteger || (q.Min != nil && *q.Min > 0) {
+			missing = append(missing, keep)
+		}
+	}
+	if len(missing) > 0 {
+		rep.add(p, "%q must take the integer prompt(s) %s, allowing 0 (a rule not set); the retention is passed in them", name, strings.Join(missing, " and "))
+	}
+	for _, q := range prune.Prompts {
+		shared := a.Prompt(q.Name)
+		if q.Name == PromptKeepLast || q.Name == PromptKeepDays || q.Default != nil || !q.Required || (shared != nil && shared.Type != TypeSecret) {
+			continue
+		}
+		rep.add(p, "%q requires the prompt %s without a default, which a scheduled prune cannot give; add a default or the same plain prompt to %q", name, q.Name, a.Name)
+	}
 }
 
 // checkEnum reports a value outside allowed and says whether it was allowed.

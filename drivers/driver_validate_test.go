@@ -151,6 +151,14 @@ func TestParseRules(t *testing.T) {
 		{"action timeout over 24h", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\", timeout: 24h1s}"), []want{{13, "spec.actions[0].timeout", `"24h1s" is longer than the 24h an action may run`}}},
 		{"action names unique", withSpec("actions:\n  - {name: b, hook: manual, function: \"actions:b\"}\n  - {name: b, hook: manual, function: \"actions:c\"}"), []want{{14, "spec.actions[1].name", "already the name"}}},
 		{"prompts are checked like parameters", withSpec("actions:\n  - name: b\n    hook: manual\n    function: \"actions:b\"\n    prompts: [{name: x, type: integer, default: a}]"), []want{{16, "spec.actions[0].prompts[0].default", "must be a whole number"}}},
+		{"artefacts pruned by an action taking the retention", withSpec(backupAction("artefacts: {prune: p}, prompts: [{name: database, type: string, required: true}]") + pruneAction("manual", "[{name: keep_last, type: integer, default: 7}, {name: keep_days, type: integer, min: 0}, {name: database, type: string, required: true}]")), nil},
+		{"artefacts need a prune action", withSpec(backupAction("artefacts: {}")), []want{{13, "spec.actions[0].artefacts.prune", `missing required field "prune"`}}},
+		{"prune action must exist", withSpec(backupAction("artefacts: {prune: prun}") + pruneAction("manual", keepPrompts)), []want{{13, "spec.actions[0].artefacts.prune", `"prun" is not an action of this driver; declare it in spec.actions; allowed: b, p`}}},
+		{"prune action is another action", withSpec(backupAction("artefacts: {prune: b}")), []want{{13, "spec.actions[0].artefacts.prune", `"b" is this action`}}},
+		{"artefacts only on manual actions", withSpec("actions:\n  - {name: b, hook: pre-upgrade, function: \"actions:b\", artefacts: {prune: p}}" + pruneAction("manual", keepPrompts)), []want{{13, "spec.actions[0].artefacts.prune", "only manual actions may declare artefacts"}}},
+		{"prune action must be manual", withSpec(backupAction("artefacts: {prune: p}") + pruneAction("post-install", keepPrompts)), []want{{13, "spec.actions[0].artefacts.prune", `"p" is a post-install action; the prune action must be manual`}}},
+		{"prune action takes both integer retention prompts allowing 0", withSpec(backupAction("artefacts: {prune: p}") + pruneAction("manual", "[{name: keep_last, type: integer, min: 1}, {name: keep_days, type: string}]")), []want{{13, "spec.actions[0].artefacts.prune", `"p" must take the integer prompt(s) keep_last and keep_days, allowing 0`}}},
+		{"prune action's other prompts need defaults", withSpec(backupAction("artefacts: {prune: p}") + pruneAction("manual", "[{name: keep_last, type: integer}, {name: keep_days, type: integer}, {name: bucket, type: string, required: true}]")), []want{{13, "spec.actions[0].artefacts.prune", `"p" requires the prompt bucket without a default`}}},
 		{"values template references an undeclared parameter", baseDriver + "      values: |\n        a: {{ .Parameters.db }}\n        b: {{ .Parameters.nope }}\n" + specLines("parameters:\n  - {name: db, type: string}"), []want{{14, "spec.helm.main.values", `line 2 of the template: map has no entry for key "nope"`}}},
 		{"values template syntax", baseDriver + "      values: \"a: {{ .Parameters\"\n", []want{{12, "spec.helm.main.values", "line 1 of the template"}}},
 		{"values template unknown function", baseDriver + "      values: |\n        a: {{ env \"HOME\" }}\n", []want{{13, "spec.helm.main.values", `function "env" not defined`}}},
@@ -176,6 +184,20 @@ func TestParseRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepPrompts are the retention prompts of a prune action.
+const keepPrompts = "[{name: keep_last, type: integer}, {name: keep_days, type: integer}]"
+
+// backupAction is spec.actions with the manual action b (line 13), its
+// further fields given.
+func backupAction(fields string) string {
+	return "actions:\n  - {name: b, hook: manual, function: \"actions:b\", " + fields + "}"
+}
+
+// pruneAction is the action p (line 14) with hook and prompts.
+func pruneAction(hook, prompts string) string {
+	return "\n  - {name: p, hook: " + hook + ", function: \"actions:p\", prompts: " + prompts + "}"
 }
 
 func TestProblemString(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/styrmin/styrmin/chartrender"
 	"github.com/styrmin/styrmin/sdk"
 )
 
@@ -35,6 +36,11 @@ func Reference() ([]byte, error) {
 	b.Write(primitives)
 	b.WriteString("\n")
 	b.WriteString(referenceErrors)
+	fmt.Fprintf(&b, "\nA chart is rendered (at import, by `styrmin driver render`, and before every install and\n"+
+		"upgrade) in a process of its own within a budget: %d MiB of memory, %d s, and %d MiB of\n"+
+		"manifests. A chart whose templates need more (a huge `repeat` or `until`, templates that\n"+
+		"include each other many times, a long loop) is refused with an error that names the budget.\n",
+		chartrender.MaxMemory>>20, int(chartrender.MaxTime.Seconds()), chartrender.MaxOutput>>20)
 	return b.Bytes(), nil
 }
 

@@ -137,7 +137,6 @@ func templateError(err error) error {
 // checkValuesTemplate renders the values template with each parameter's default
 // or a placeholder, reporting template errors at their line in the file.
 func checkValuesTemplate(ctx context.Context, rep *report, d *Driver, data []byte) {
-	const field = "spec.helm.main.values"
 	params := map[string]any{}
 	for i := range d.Spec.Parameters {
 		p := &d.Spec.Parameters[i]
@@ -155,16 +154,23 @@ func checkValuesTemplate(ctx context.Context, rep *report, d *Driver, data []byt
 	}
 	_, err := renderValues(ctx, d.Spec.Helm.Main.Values, sample, maxValuesTime)
 	var te *TemplateError
-	if !errors.As(err, &te) {
-		return
+	if errors.As(err, &te) {
+		reportTemplateError(rep, data, te, slices.Collect(maps.Keys(params)))
 	}
+}
+
+// reportTemplateError reports te at its place in the driver file data:
+// its line of a literal block scalar, else the values field; names are the
+// parameters a missing key may be a misspelling of.
+func reportTemplateError(rep *report, data []byte, te *TemplateError, names []string) {
+	const field = "spec.helm.main.values"
 	pos, ok := rep.positions[field]
 	if !ok {
 		return
 	}
 	msg := te.Message
 	if m := missingKey.FindStringSubmatch(msg); m != nil {
-		msg += suggest(m[1], slices.Collect(maps.Keys(params)))
+		msg += suggest(m[1], names)
 	}
 	if te.Line > 0 {
 		pos = blockScalarPosition(data, pos, te.Line, te.Column)

@@ -37,7 +37,7 @@ func (b bundle) chain(t *testing.T, deployment int64, status executor.TaskStatus
 	webhook, err := b.q.InsertWebhook(ctx, db.InsertWebhookParams{Url: "https://hooks.example.com", Events: []string{"succeeded"},
 		Deployments: []string{}, Kinds: []string{}, Format: "json", CreatedBy: "test"})
 	require.NoError(t, err)
-	_, err = b.q.InsertDelivery(ctx, db.InsertDeliveryParams{WebhookID: webhook.ID, TaskID: c.root, Event: "succeeded", Body: []byte("{}")})
+	_, err = b.q.InsertDelivery(ctx, db.InsertDeliveryParams{WebhookID: webhook.ID, DeploymentID: deployment, TaskID: &c.root, Event: "succeeded", Body: []byte("{}")})
 	require.NoError(t, err)
 	require.NoError(t, b.q.InsertRevision(ctx, db.InsertRevisionParams{DeploymentID: deployment, Revision: int32(c.root),
 		TaskID: c.root, DriverVersion: "1.0.0", AppVersion: "1.0.0", Parameters: []byte("{}")}))

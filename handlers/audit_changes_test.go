@@ -164,7 +164,7 @@ func TestARefusedChangeNamesTheDeploymentItAskedFor(t *testing.T) {
 	}
 
 	e := refusal(func() {
-		rec := d.Call(t, operator, http.MethodPost, "/api/v1/deployments", map[string]any{"driver": "postgresql", "driver_version": "1.0.0", "name": "orders-db"})
+		rec := d.Call(t, operator, http.MethodPost, "/api/v1/deployments", map[string]any{"driver": "postgresql", "driver_version": "1.2.0", "name": "orders-db"})
 		require.Equal(t, http.StatusBadRequest, rec.Code, "no password: %s", rec.Body.String())
 	})
 	require.Equal(t, audit.Target{Kind: audit.TargetDeployment, Name: "orders-db"}, e.Target)

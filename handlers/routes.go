@@ -90,15 +90,23 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
-		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, forms, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments, d.Drivers)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Schedules, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/health", least: auth.ReadOnly, handler: web.DeploymentHealth(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/pods/:pod/logs", least: auth.ReadOnly, handler: web.PodLogShow(d.Deployments)},
+		{method: http.MethodGet, path: "/deployments/:name/drift", least: auth.ReadOnly, handler: web.DeploymentDrift(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/review", least: auth.Operator, handler: web.DeploymentUpgradeReview(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeReview, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade/edit", least: auth.Operator, handler: web.DeploymentUpgradeEdit(d.Deployments, d.Drivers, md), change: changes(audit.ActionDeploymentUpgradeEdit, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/upgrade", least: auth.Operator, handler: web.DeploymentUpgradeConfirm(d.Deployments), change: changes(audit.ActionDeploymentUpgrade, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/rollback", least: auth.Operator, handler: web.DeploymentRollback(d.Deployments), change: changes(audit.ActionDeploymentRollback, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/reconcile", least: auth.Operator, handler: web.DeploymentReconcile(d.Deployments), change: changes(audit.ActionDeploymentReconcile, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/drift/accept", least: auth.Operator, handler: web.DeploymentDriftAccept(d.Deployments), change: changes(audit.ActionDeploymentDriftAccept, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/actions/:action", least: auth.Operator, handler: web.DeploymentActionRun(d.Deployments), change: changes(audit.ActionDeploymentAction, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/schedules", least: auth.Operator, handler: web.ScheduleCreate(d.Schedules), change: changes(audit.ActionScheduleCreate, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/pause", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Pause, "paused"), change: changes(audit.ActionSchedulePause, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/resume", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Resume, "resumed"), change: changes(audit.ActionScheduleResume, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/delete", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Delete, "deleted"), change: changes(audit.ActionScheduleDelete, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop"), change: changes(audit.ActionDeploymentStop, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes(audit.ActionDeploymentStart, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
@@ -192,6 +200,8 @@ func apiChanges() map[string]change {
 		"DeleteDeployment":         changes(audit.ActionDeploymentDelete, audit.TargetDeployment),
 		"UpgradeDeployment":        changes(audit.ActionDeploymentUpgrade, audit.TargetDeployment),
 		"RollbackDeployment":       changes(audit.ActionDeploymentRollback, audit.TargetDeployment),
+		"ReconcileDeployment":      changes(audit.ActionDeploymentReconcile, audit.TargetDeployment),
+		"AcceptDeploymentDrift":    changes(audit.ActionDeploymentDriftAccept, audit.TargetDeployment),
 		"StopDeployment":           changes(audit.ActionDeploymentStop, audit.TargetDeployment),
 		"StartDeployment":          changes(audit.ActionDeploymentStart, audit.TargetDeployment),
 		"RunAction":                changes(audit.ActionDeploymentAction, audit.TargetDeployment),
@@ -206,10 +216,17 @@ func apiChanges() map[string]change {
 		"UpdateWebhook":            changes(audit.ActionWebhookUpdate, audit.TargetWebhook),
 		"DeleteWebhook":            changes(audit.ActionWebhookDelete, audit.TargetWebhook),
 		"RedeliverWebhook":         changes(audit.ActionWebhookRedeliver, audit.TargetWebhook),
+		"CreateSource":             changes(audit.ActionSourceCreate, audit.TargetSource),
+		"DeleteSource":             changes(audit.ActionSourceDelete, audit.TargetSource),
+		"SyncSource":               changes(audit.ActionSourceSync, audit.TargetSource),
+		"CreateSchedule":           changes(audit.ActionScheduleCreate, audit.TargetDeployment),
+		"PauseSchedule":            changes(audit.ActionSchedulePause, audit.TargetDeployment),
+		"ResumeSchedule":           changes(audit.ActionScheduleResume, audit.TargetDeployment),
+		"DeleteSchedule":           changes(audit.ActionScheduleDelete, audit.TargetDeployment),
 	}
 }
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit, Schedules: d.Schedules, Sources: d.Sources}
 }

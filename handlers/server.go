@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,6 +60,10 @@ type Deps struct {
 	Audit AuditLog
 	// Webhooks keeps the webhooks that hear of tasks (webhooks.Store).
 	Webhooks Webhooks
+	// Schedules keeps the schedules of manual actions (schedule.Service).
+	Schedules Schedules
+	// Sources keeps the catalogue sources (source.Service).
+	Sources api.Sources
 	// Requests hears of every request answered (metrics.Metrics); nil hears nothing.
 	Requests RequestObserver
 	// Caches exports the lookups of the pages' in-memory caches
@@ -68,6 +73,8 @@ type Deps struct {
 	// server: only from a peer in them are X-Forwarded-For and
 	// X-Forwarded-Proto believed. Empty, the peer is the client.
 	TrustedProxies []*net.IPNet
+	// Serves is the part of the routes the server answers ("" for all).
+	Serves Part
 }
 
 // RequestObserver hears of the requests the server answers (metrics.Metrics).
@@ -81,6 +88,12 @@ type RequestObserver interface {
 // (metrics.Metrics).
 type CacheWatcher interface {
 	WatchCache(name string, stats func() lru.Stats)
+}
+
+// Schedules is what the pages and the API need of the schedules (schedule.Service).
+type Schedules interface {
+	web.Schedules
+	api.Schedules
 }
 
 // Webhooks is what the pages and the API need of the webhooks (webhooks.Store).
@@ -122,7 +135,7 @@ func New(d Deps) *echo.Echo {
 	// sign-in throttling counts failures per address.
 	e.IPExtractor, e.SchemeExtractor = clientOf(d.TrustedProxies)
 	e.HTTPErrorHandler = errorHandler(d.Logger)
-	table := routes(d)
+	table := slices.DeleteFunc(routes(d), func(r route) bool { return !d.Serves.serves(r) })
 	// The embedded OpenAPI document is part of the binary: one that does not
 	// load is a programming error, caught by any test.
 	docRouter, err := api.Router()

@@ -25,6 +25,7 @@ import (
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/kube"
+	"github.com/styrmin/styrmin/redact"
 )
 
 // These tests run action Jobs on the local cluster's real node, in busybox
@@ -59,12 +60,14 @@ func TestLocalActionJobSucceedsAndIsKept(t *testing.T) {
 	t.Parallel()
 	client, namespace := localJobs(t)
 	ctx := context.Background()
-	spec := busyboxJob(namespace, `echo "hello $GREETING"`, `test "$GREETING" = hi`)
+	spec := busyboxJob(namespace, `echo "hello $GREETING"`, `test "$GREETING" = hi`, `echo "key s3cret-Value-16c"`)
 	spec.Env = map[string]string{"GREETING": "hi"}
+	spec.Redactor = redact.New("s3cret-Value-16c")
 
 	out, err := client.RunActionJob(ctx, spec)
 	require.NoError(t, err)
-	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, Message: "The Job app-job completed."}, out)
+	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, Message: "The Job app-job completed.",
+		Tail: "hello hi\nkey <redacted>", TailLines: 2}, out, "a Job that succeeded answers with the end of its output, redacted")
 
 	job, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
 	require.NoError(t, err, "the Job stays after it ends")
@@ -128,7 +131,8 @@ func TestLocalActionJobFailsWithABoundedTailInFlatMemory(t *testing.T) {
 	require.NoError(t, err)
 	out, err = client.RunActionJob(ctx, busyboxJob(namespace, "true"))
 	require.NoError(t, err)
-	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, DeletedJob: "app-job", Message: "The Job app-job completed."}, out)
+	require.Equal(t, kube.JobOutcome{Job: "app-job", Succeeded: true, DeletedJob: "app-job", Message: "The Job app-job completed."}, out,
+		"a Job that printed nothing has no output")
 	require.Empty(t, jobPods(t, client, old), "the ended Job's pods are gone")
 	current, err := client.Clientset.BatchV1().Jobs(namespace).Get(ctx, "app-job", metav1.GetOptions{})
 	require.NoError(t, err)

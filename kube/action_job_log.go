@@ -72,10 +72,9 @@ func (c *Client) podLog(ctx context.Context, pod *corev1.Pod, follow bool) (io.R
 // else what log saw while the Job ran.
 func (c *Client) jobOutcome(ctx context.Context, job *batchv1.Job, spec ActionJob, log *logFollower, out JobOutcome) JobOutcome {
 	if jobCondition(job, batchv1.JobComplete) != nil {
-		log.stop()
-		<-log.done
 		out.Succeeded = true
 		out.Message = fmt.Sprintf("The Job %s completed.", job.Name)
+		out.Tail, out.TailLines, _, _ = c.finalTail(ctx, job, spec.Redactor, log) // a log that cannot be read leaves a success without output
 		return out
 	}
 	failed := jobCondition(job, batchv1.JobFailed)

@@ -32,9 +32,9 @@ type JobOutcome struct {
 	// deleted before creating its own; "" when there was none. It is set
 	// also when the call fails afterwards.
 	DeletedJob string
-	// Tail is the end of the failed pod's output, redacted by the spec's
-	// Redactor, then bounded (see tailBuffer.Tail); with an error, the end
-	// of the output so far. "" when the Job succeeded.
+	// Tail is the end of the pod's output (the failed pod's when the Job
+	// failed), redacted by the spec's Redactor, then bounded (see
+	// tailBuffer.Tail); with an error, the end of the output so far.
 	Tail string
 	// TailLines is the number of lines in Tail.
 	TailLines int

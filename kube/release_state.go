@@ -55,6 +55,9 @@ type Pod struct {
 	Phase string
 	// Ready and Containers count its ready containers and all of them.
 	Ready, Containers int
+	// ContainerNames are its containers' names, in its spec's order (whose
+	// logs a viewer may read, PodLog).
+	ContainerNames []string
 	// Restarts is the sum of its containers' restarts.
 	Restarts int32
 	// Created is when the pod was created; Node where it runs ("" unscheduled).
@@ -196,6 +199,9 @@ func (s *ReleaseState) Component(comp drivers.Component) ([]Workload, error) {
 func podOf(p *corev1.Pod, w Workload) Pod {
 	out := Pod{Name: p.Name, Workload: w.Kind + "/" + w.Name, Phase: string(p.Status.Phase), Created: p.CreationTimestamp.Time,
 		Node: p.Spec.NodeName, Containers: len(p.Spec.Containers)}
+	for _, c := range p.Spec.Containers {
+		out.ContainerNames = append(out.ContainerNames, c.Name)
+	}
 	statuses := append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...)
 	for _, cs := range p.Status.ContainerStatuses {
 		if cs.Ready {

@@ -63,8 +63,8 @@ func TestReleaseStateReadsThePodsClaimsAndEventsOfTheRelease(t *testing.T) {
 
 	require.Len(t, state.Workloads, 2)
 	require.Equal(t, []kube.Pod{
-		{Name: "shop-db-0", Workload: "StatefulSet/shop-db", Phase: "Running", Ready: 1, Containers: 2},
-		{Name: "shop-web-1", Workload: "Deployment/shop-web", Phase: "Running", Containers: 1, Restarts: 3, Node: "node-1",
+		{Name: "shop-db-0", Workload: "StatefulSet/shop-db", Phase: "Running", Ready: 1, Containers: 2, ContainerNames: []string{"postgres", "exporter"}},
+		{Name: "shop-web-1", Workload: "Deployment/shop-web", Phase: "Running", Containers: 1, ContainerNames: []string{"nginx"}, Restarts: 3, Node: "node-1",
 			Waiting: "CrashLoopBackOff", LastTermination: "Error", Message: "back-off 40s restarting failed container"},
 	}, state.Pods, "the release's pods only, with why they fail")
 	require.Equal(t, []kube.PVC{{Name: "data-shop-db-0", Phase: "Bound", Size: "1Gi"}, {Name: "uploads", Phase: "Pending", Size: "1Gi"}}, state.PVCs,

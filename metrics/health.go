@@ -31,3 +31,8 @@ func (c healthCollector) Collect(ch chan<- prometheus.Metric) {
 func (m *Metrics) WatchDeploymentHealth(healths func() []DeploymentHealth) error {
 	return m.registry.Register(healthCollector{healths: healths})
 }
+
+// TurnedDegraded counts a deployment's turn to Degraded.
+func (m *Metrics) TurnedDegraded(deployment string) {
+	m.degraded.WithLabelValues(deployment).Inc()
+}

@@ -35,3 +35,20 @@ func TestDeploymentHealthIsOneSeriesPerDeploymentWithItsNewestWord(t *testing.T)
 	_, ok = value(families, "styrmin_deployment_health", map[string]string{"deployment": "db", "driver": "postgresql", "health": "Healthy"})
 	require.True(t, ok)
 }
+
+func TestDeploymentDegradedCountsEachTurnPerDeployment(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	url := serveMetrics(t, m)
+	m.TurnedDegraded("shop")
+	m.TurnedDegraded("shop")
+	m.TurnedDegraded("db")
+
+	families := scrape(t, url)
+	v, ok := value(families, "styrmin_deployment_degraded_total", map[string]string{"deployment": "shop"})
+	require.True(t, ok)
+	require.Equal(t, 2.0, v)
+	v, ok = value(families, "styrmin_deployment_degraded_total", map[string]string{"deployment": "db"})
+	require.True(t, ok)
+	require.Equal(t, 1.0, v)
+}

@@ -33,6 +33,7 @@ type Metrics struct {
 	signins      *prometheus.CounterVec
 	actionRuns   *prometheus.CounterVec
 	jobs         *prometheus.CounterVec
+	degraded     *prometheus.CounterVec
 	caches       *cacheCollector
 	// ready is set once the process does its work (SetReady); /readyz says so.
 	ready atomic.Bool
@@ -76,13 +77,16 @@ func New() *Metrics {
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "styrmin_action_jobs_total", Help: "Kubernetes Jobs that actions ran, by outcome (succeeded, failed).",
 		}, []string{"outcome"}),
+		degraded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "styrmin_deployment_degraded_total", Help: "Times a deployment's health turned Degraded from another known word, counted by the process that recorded the turn (once across processes); one series per deployment.",
+		}, []string{"deployment"}),
 		caches: &cacheCollector{caches: map[string]func() lru.Stats{}},
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo(version.Get()),
-		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.tasksPruned, m.signins, m.actionRuns, m.jobs, m.caches,
+		m.requests, m.latency, m.tasksStarted, m.tasksEnded, m.taskDuration, m.tasksPruned, m.signins, m.actionRuns, m.jobs, m.degraded, m.caches,
 	)
 	return m
 }

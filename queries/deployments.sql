@@ -20,7 +20,10 @@ UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[],
 -- name, then deleted ones by name, newest first, after the key of the
 -- previous page's last one (when after), each with its driver's title and
 -- icon flag and its newest top-level task (every deployment has one: its
--- install task is written with it).
+-- install task is written with it). Filters, each off when empty: query, a
+-- substring of the name (names are lower case); driver; namespace; with
+-- only_names, live deployments named in names only; live deployments named
+-- in except_names are left out.
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
@@ -32,6 +35,11 @@ JOIN LATERAL (
     ORDER BY id DESC LIMIT 1
 ) t ON true
 WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
+  AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
+  AND (@driver::text = '' OR d.driver_name = @driver::text)
+  AND (@namespace::text = '' OR d.namespace = @namespace::text)
+  AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
+  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
   AND (NOT @after::boolean
        OR (d.deleted_at IS NOT NULL, d.name, -d.id) > (@after_deleted::boolean, @after_name::text, -(@after_id::bigint)))
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
@@ -116,7 +124,7 @@ UPDATE revisions SET secrets = @new
 WHERE deployment_id = @deployment_id AND revision = @revision AND secrets = @old;
 
 -- name: CountSecretsNotUnder :one
--- The sealed values of deployments, revisions, tasks and webhooks that are not sealed
+-- The sealed values of deployments, revisions, tasks, webhooks and schedules that are not sealed
 -- under the key of header (see ListDeploymentSecretsNotUnder).
 SELECT ((SELECT count(*) FROM deployments
         WHERE secrets IS NOT NULL AND substring(secrets FROM 1 FOR length(@header::bytea)) <> @header::bytea)
@@ -125,7 +133,9 @@ SELECT ((SELECT count(*) FROM deployments
      + (SELECT count(*) FROM tasks
         WHERE secret_inputs IS NOT NULL AND substring(secret_inputs FROM 1 FOR length(@header::bytea)) <> @header::bytea)
      + (SELECT count(*) FROM webhooks
-        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
+        WHERE secret IS NOT NULL AND substring(secret FROM 1 FOR length(@header::bytea)) <> @header::bytea)
+     + (SELECT count(*) FROM action_schedules
+        WHERE secret_prompts IS NOT NULL AND substring(secret_prompts FROM 1 FOR length(@header::bytea)) <> @header::bytea))::bigint
        AS not_under;
 
 -- name: ListLiveNamespaces :many

@@ -3,10 +3,10 @@
 -- returns no row in that case (the caller then compares digests).
 INSERT INTO driver_versions (
     name, version, title, summary, labels, spec, icon, icon_content_type,
-    readme, digest, bundle, chart, permissions, permissions_error, created_by
+    readme, digest, bundle, chart, permissions, permissions_error, created_by, source, signed_by
 ) VALUES (
     @name, @version, @title, @summary, @labels, @spec, @icon, @icon_content_type,
-    @readme, @digest, @bundle, @chart, @permissions, @permissions_error, @created_by
+    @readme, @digest, @bundle, @chart, @permissions, @permissions_error, @created_by, @source, @signed_by
 )
 ON CONFLICT (name, version) DO NOTHING
 RETURNING id;
@@ -44,7 +44,7 @@ ORDER BY id;
 -- name: GetDriverVersion :one
 -- One driver version without its icon bytes and bundle archive.
 SELECT name, version, title, summary, labels, spec, (icon IS NOT NULL)::boolean AS has_icon,
-       readme, digest, created_at, created_by
+       readme, digest, created_at, created_by, source, signed_by
 FROM driver_versions
 WHERE name = @name AND version = @version;
 

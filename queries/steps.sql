@@ -42,3 +42,17 @@ SELECT sqlc.embed(s),
 FROM steps s
 WHERE s.task_id = ANY(@task_ids::bigint[])
 ORDER BY s.task_id, s.position;
+
+-- name: ListStepSummaries :many
+-- What the steps of the given tasks add up to, for lists that show a task
+-- but not its steps: how many it has, how many ended with a warning, and the
+-- first that failed, with its hook's error (or else its message).
+SELECT s.task_id,
+       count(*)::integer AS step_count,
+       (count(*) FILTER (WHERE s.status = 'warning'))::integer AS warnings,
+       COALESCE((array_agg(s.title ORDER BY s.position) FILTER (WHERE s.status = 'failed'))[1], '')::text AS failed_step,
+       COALESCE((array_agg(COALESCE(NULLIF(CASE WHEN s.kind = 'hook' THEN s.detail->>'error' END, ''), s.message) ORDER BY s.position)
+                 FILTER (WHERE s.status = 'failed'))[1], '')::text AS failed_reason
+FROM steps s
+WHERE s.task_id = ANY(@task_ids::bigint[])
+GROUP BY s.task_id;

@@ -21,16 +21,18 @@ SELECT * FROM webhooks WHERE id = @id;
 DELETE FROM webhooks WHERE id = @id;
 
 -- name: WebhooksFor :many
--- The webhooks that subscribe to event for a task of kind on deployment.
+-- The webhooks that subscribe to event on deployment, for a task of kind;
+-- a NULL kind (an event of the deployment, not of a task) passes the kinds
+-- filter, which is about tasks.
 SELECT * FROM webhooks
 WHERE @event::text = ANY(events)
   AND (cardinality(deployments) = 0 OR @deployment::text = ANY(deployments))
-  AND (cardinality(kinds) = 0 OR @kind::text = ANY(kinds))
+  AND (cardinality(kinds) = 0 OR sqlc.narg(kind)::text IS NULL OR sqlc.narg(kind)::text = ANY(kinds))
 ORDER BY id;
 
 -- name: InsertDelivery :one
-INSERT INTO webhook_deliveries (webhook_id, task_id, event, body, redelivery_of)
-VALUES (@webhook_id, @task_id, @event, @body, sqlc.narg(redelivery_of))
+INSERT INTO webhook_deliveries (webhook_id, deployment_id, task_id, event, body, redelivery_of)
+VALUES (@webhook_id, @deployment_id, sqlc.narg(task_id), @event, @body, sqlc.narg(redelivery_of))
 RETURNING *;
 
 -- name: GetDelivery :one
@@ -68,9 +70,9 @@ WHERE id = @id
 RETURNING *;
 
 -- name: ListDeliveries :many
--- A webhook's latest deliveries, newest first, with their task's deployment.
+-- A webhook's latest deliveries, newest first, with their deployment's name.
 SELECT sqlc.embed(d), dep.name AS deployment
-FROM webhook_deliveries d JOIN tasks t ON t.id = d.task_id JOIN deployments dep ON dep.id = t.deployment_id
+FROM webhook_deliveries d JOIN deployments dep ON dep.id = d.deployment_id
 WHERE d.webhook_id = @webhook_id
 ORDER BY d.id DESC LIMIT @page_size;
 

@@ -79,17 +79,47 @@ func (f ChartFetcher) Fetch(ctx context.Context, ref drivers.ChartRef, allowed C
 // download runs fetch with a guarded, budgeted HTTP client (with Styrmin's
 // User-Agent) and checks the archive it gives.
 func (f ChartFetcher) download(ctx context.Context, ref drivers.ChartRef, allowed ChartHosts, fetch func(*http.Client, drivers.ChartRef) ([]byte, error)) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, DefaultChartTimeout))
-	defer cancel()
-	budget := &budgetTransport{base: httpsOnly{base: f.transport(allowed)}, ctx: ctx, left: orDefault(f.MaxBytes, DefaultChartMaxBytes)}
-	data, err := fetch(&http.Client{Transport: version.Transport(budget)}, ref)
+	var data []byte
+	err := f.Download(ctx, allowed, Download{What: "Chart " + ref.Location, Noun: "chart", Again: "import the driver again", Missing: fmt.Sprintf(
+		"Chart %s %s cannot be downloaded: the registry or repository did not give it. Check the location and version, then import the driver again.",
+		ref.Location, ref.Version)}, func(client *http.Client) (err error) {
+		data, err = fetch(client, ref)
+		return err
+	})
 	if err != nil {
-		return nil, downloadFailure(ctx, ref, budget, err)
+		return nil, err
 	}
 	if err := checkArchive(ref, data); err != nil {
 		return nil, err
 	}
 	return data, nil
+}
+
+// Download says what a download fetches, for its errors.
+type Download struct {
+	// What names it, as the start of a sentence: "Chart oci://...".
+	What string
+	// Noun is what it is, in the singular: "chart".
+	Noun string
+	// Again says what to do once an admin allowed the host: "import the driver again".
+	Again string
+	// Missing is the message when the source did not give it.
+	Missing string
+}
+
+// Download runs get with an HTTP client under f's rules: https only, no
+// proxy, no address that is not public unless its host is allowed, at most
+// MaxBytes of bodies read, all within Timeout. A failure is returned in
+// words for an admin (EINVALID: too large, refused host or URL; EUNAVAILABLE:
+// too slow, or d.Missing), the network error kept in Err.
+func (f ChartFetcher) Download(ctx context.Context, allowed ChartHosts, d Download, get func(*http.Client) error) error {
+	ctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, DefaultChartTimeout))
+	defer cancel()
+	budget := &budgetTransport{base: httpsOnly{base: f.transport(allowed)}, ctx: ctx, left: orDefault(f.MaxBytes, DefaultChartMaxBytes)}
+	if err := get(&http.Client{Transport: version.Transport(budget)}); err != nil {
+		return downloadFailure(ctx, d, budget, err)
+	}
+	return nil
 }
 
 // transport connects through guardedDial, without proxy, verifying
@@ -104,31 +134,32 @@ func (f ChartFetcher) transport(allowed ChartHosts) *http.Transport {
 	}
 }
 
-// downloadFailure says why a download failed, in words for the driver's
+// downloadFailure says why a download failed, in words for an admin or
 // importer: never the raw network error, which stays in Err for the log.
-func downloadFailure(ctx context.Context, ref drivers.ChartRef, budget *budgetTransport, err error) error {
+func downloadFailure(ctx context.Context, d Download, budget *budgetTransport, err error) error {
 	var (
 		refused  *AddressRefused
 		notHTTPS *NotHTTPS
+		coded    *styrmin.Error
 	)
 	switch {
 	case budget.exceeded():
-		return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("Chart %s is larger than %d KiB.", ref.Location, budget.max()>>10), Err: err}
+		return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("%s is larger than %d KiB.", d.What, budget.max()>>10), Err: err}
 	case errors.As(err, &refused):
 		return &styrmin.Error{Code: styrmin.EINVALID, Err: err, Message: fmt.Sprintf(
-			"Chart %s cannot be downloaded: the chart's host %s resolves to %s, which chart downloads do not reach. "+
-				"If the host is trusted, an admin can allow it under Settings, Chart hosts, and then import the driver again.",
-			ref.Location, refused.Host, refused.Kind)}
+			"%s cannot be downloaded: the %s's host %s resolves to %s, which %s downloads do not reach. "+
+				"If the host is trusted, an admin can allow it under Settings, Chart hosts, and then %s.",
+			d.What, d.Noun, refused.Host, refused.Kind, d.Noun, d.Again)}
 	case errors.As(err, &notHTTPS):
 		return &styrmin.Error{Code: styrmin.EINVALID, Err: err, Message: fmt.Sprintf(
-			"Chart %s cannot be downloaded: it leads to %s, and charts are downloaded over https only. "+
-				"Publish the chart, its index and any redirect on https.", ref.Location, notHTTPS.URL)}
+			"%s cannot be downloaded: it leads to %s, and %ss are downloaded over https only. "+
+				"Publish the %s, its index and any redirect on https.", d.What, notHTTPS.URL, d.Noun, d.Noun)}
 	case ctx.Err() != nil:
-		return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("Chart %s did not download in time.", ref.Location), Err: errors.Join(err, ctx.Err())}
+		return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: fmt.Sprintf("%s did not download in time.", d.What), Err: errors.Join(err, ctx.Err())}
+	case errors.As(err, &coded):
+		return err
 	}
-	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Err: err, Message: fmt.Sprintf(
-		"Chart %s %s cannot be downloaded: the registry or repository did not give it. Check the location and version, then import the driver again.",
-		ref.Location, ref.Version)}
+	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Err: err, Message: d.Missing}
 }
 
 // checkArchive checks that data is a chart archive of the name, version and

@@ -13,6 +13,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	styrmin "github.com/styrmin/styrmin"
 )
@@ -84,9 +85,22 @@ func fail(op, namespace, name string, err error) error {
 	case strings.Contains(err.Error(), pendingMessage):
 		return &styrmin.Error{Code: styrmin.ECONFLICT, Message: fmt.Sprintf("Release %s in namespace %s has an operation in progress; if no process runs it any more, recover the release first.", name, namespace),
 			Err: fmt.Errorf("release: %s %s: %w", op, name, err)}
+	case apierrors.IsForbidden(err):
+		return &styrmin.Error{Code: styrmin.EFORBIDDEN, Message: fmt.Sprintf("The cluster refused release %s's change in namespace %s: %s", name, namespace, statusMessage(err)),
+			Err: fmt.Errorf("release: %s %s: %w", op, name, err)}
 	case strings.Contains(err.Error(), "cannot re-use a name that is still in use"):
 		return &styrmin.Error{Code: styrmin.ECONFLICT, Message: fmt.Sprintf("Release %s already exists in namespace %s.", name, namespace),
 			Err: fmt.Errorf("release: %s %s: %w", op, name, err)}
 	}
 	return fmt.Errorf("release: %s %s: %w", op, name, err)
+}
+
+// statusMessage is the API server's own words in err, which Helm's storage
+// wraps in its own.
+func statusMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
 }

@@ -31,18 +31,16 @@ const DefaultMaxHistory = 10
 type Options struct {
 	// ActAs, when set, is the identity Helm acts as in a namespace when it
 	// changes or renders a release there: every object it creates, updates
-	// or deletes and every `lookup` of a chart (see package deployer). Helm's
-	// records of releases are always read and written with config's own
-	// identity, which the identity acted as never needs.
+	// or deletes and every `lookup` of a chart (see package deployer).
 	ActAs func(namespace string) rest.ImpersonationConfig
+	// RecordsAs, when set, is the identity Helm reads and writes its records
+	// of releases as in a namespace (deployer.RecordsImpersonation, whose
+	// writes the records policy lets through; deployer.ReviewerImpersonation
+	// for a process that never writes them); config's own when nil.
+	RecordsAs func(namespace string) rest.ImpersonationConfig
 	// MaxHistory bounds the revisions Helm keeps per release
 	// (DefaultMaxHistory when zero).
 	MaxHistory int
-	// RecordsAsActor reads Helm's records as ActAs's identity instead: for
-	// a process that never writes them (the web pods, whose own identity may
-	// read no Secret). Its writes of records would be refused (deployer's
-	// records policy).
-	RecordsAsActor bool
 }
 
 // MaxHistory is how many revisions Helm keeps of each release.
@@ -77,12 +75,14 @@ func New(config *rest.Config, opts Options, log *slog.Logger) (*Client, error) {
 			return nil, fmt.Errorf("release: helm configuration for namespace %s: %w", namespace, err)
 		}
 		var recordsClient kubernetes.Interface = records
-		if opts.RecordsAsActor && opts.ActAs != nil {
-			actorClient, err := kubernetes.NewForConfig(actor)
+		if opts.RecordsAs != nil {
+			recorder := rest.CopyConfig(config)
+			recorder.Impersonate = opts.RecordsAs(namespace)
+			asRecorder, err := kubernetes.NewForConfig(recorder) // err of this call only: configure runs on many goroutines
 			if err != nil {
 				return nil, fmt.Errorf("release: client of Helm's records in namespace %s: %w", namespace, err)
 			}
-			recordsClient = actorClient
+			recordsClient = asRecorder
 		}
 		cfg.Releases = storage.Init(driver.NewSecrets(recordsClient.CoreV1().Secrets(namespace)))
 		cfg.Releases.Log = cfg.Log

@@ -9,6 +9,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/styrmin/styrmin/chartrender"
 )
 
 // DefaultTimeout bounds Helm's wait and each hook when an operation gives no timeout.
@@ -50,9 +52,13 @@ type InstallOptions struct {
 // opts.Owner. Helm records the revision as pending-install before it creates
 // anything; a release of opts.Owner whose last revision failed or was
 // uninstalled is replaced. The CRDs of the chart's crds/ folder are created
-// first (not on a dry run). When ctx ends, Install returns ctx's error while
-// Helm finishes in the background. Errors: EFORBIDDEN (IsForeign) when a
-// release of that name exists that is not opts.Owner's, ECONFLICT when
+// first (not on a dry run). The chart is rendered offline within
+// chartrender's budget before Helm renders it in this process: a chart whose templates
+// would exhaust the process's memory or time without the cluster's help is
+// refused before Helm starts. When ctx ends, Install returns ctx's error
+// while Helm finishes in the background. Errors: EFORBIDDEN (IsForeign) when a
+// release of that name exists that is not opts.Owner's, EINVALID when the
+// chart does not render or passes the budget, ECONFLICT when
 // opts.Owner's release exists and is not failed, EUNAVAILABLE when the
 // cluster does not answer.
 func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, error) {
@@ -77,6 +83,9 @@ func (c *Client) Install(ctx context.Context, opts InstallOptions) (*Release, er
 			install.PostRenderer = checkRendered(opts.Check)
 		}
 		return install
+	}
+	if err := renderWithinBudget(ctx, chartrender.Request{Chart: opts.Chart, Values: opts.Values, Namespace: opts.Namespace, Name: opts.Name}); err != nil {
+		return nil, fail("install", opts.Namespace, opts.Name, err)
 	}
 	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {
 		return newInstall(true).RunWithContext(ctx, opts.Chart, opts.Values)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,50 +13,39 @@ import (
 	"helm.sh/helm/v3/pkg/kube"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
-	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/chartrender"
 )
 
 // Check judges a release's whole rendered manifest (the chart's CRDs, its
-// hooks and its resources, as Everything joins them) before Helm applies
+// hooks and its resources, as chartrender.Everything joins them) before Helm applies
 // any of it; an error refuses the operation.
 type Check func(manifest string) error
 
 // Render renders a chart with values for release name in namespace without
 // a cluster (as `helm template` does) and returns everything it would
-// create, as Everything joins it. It is for what a chart needs before any
-// deployment of it exists: the cluster's objects are not looked up. A chart
-// that does not render with values is an EINVALID error with Helm's message.
+// create, as chartrender.Everything joins it. It is for what a chart needs
+// before any deployment of it exists: the cluster's objects are not looked
+// up. The render runs in a child process within chartrender's budget. A
+// chart that does not render with values, or passes the budget, is an
+// EINVALID error that says why.
 func Render(ctx context.Context, ch *chart.Chart, values map[string]any, namespace, name string) (string, error) {
-	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
-	install.ClientOnly, install.DryRun = true, true
-	install.Namespace, install.ReleaseName = namespace, name
-	rel, err := install.RunWithContext(ctx, ch, values)
-	if err != nil && ctx.Err() == nil {
-		// Without a cluster, only the chart and its values can fail.
-		return "", &styrmin.Error{Code: styrmin.EINVALID, Message: "Helm could not render the chart: " + err.Error(),
-			Err: fmt.Errorf("release: render %s: %w", name, err)}
-	}
+	manifest, err := chartrender.Render(ctx, chartrender.Request{Chart: ch, Values: values, Namespace: namespace, Name: name})
 	if err != nil {
 		return "", fmt.Errorf("release: render %s: %w", name, err)
 	}
-	return everything(rel), nil
+	return manifest, nil
 }
 
-// everything joins what a revision creates: the CRDs of its chart's crds/
-// folders (Helm creates them before the rest at install), its hooks and its
-// manifest.
-func everything(rel *helmrelease.Release) string {
-	var b strings.Builder
-	if rel.Chart != nil {
-		for _, crd := range rel.Chart.CRDObjects() {
-			fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", crd.Filename, crd.File.Data)
-		}
+// renderWithinBudget renders req's chart offline in chartrender's child
+// before Helm renders it in this process, and refuses it only when it passes
+// the budget: a chart that fails offline (a `lookup` finds nothing there) is
+// left to Helm's own render, which sees the cluster.
+func renderWithinBudget(ctx context.Context, req chartrender.Request) error {
+	_, err := chartrender.Render(ctx, req)
+	if err != nil && (errors.Is(err, chartrender.ErrBudget) || ctx.Err() != nil) {
+		return err
 	}
-	for _, h := range rel.Hooks {
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
-	}
-	b.WriteString(rel.Manifest)
-	return b.String()
+	return nil
 }
 
 // checkFirst runs check, when there is one, on what dryRun would create,
@@ -69,7 +59,7 @@ func checkFirst(cfg *action.Configuration, check Check, dryRun func() (*helmrele
 	if err != nil {
 		return err
 	}
-	checked := everything(rel)
+	checked := chartrender.Everything(rel)
 	if err := check(checked); err != nil {
 		return err
 	}

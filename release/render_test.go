@@ -2,10 +2,12 @@ package release_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/release"
@@ -57,4 +59,52 @@ func TestACheckThatRefusesAppliesNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, history, 2, "a refused upgrade or rollback adds no revision")
 	require.Equal(t, 3, calls, "each refusal came from the check, before Helm ran")
+}
+
+// bombChart is the wild chart with a template that builds a 2 GB text,
+// when the render is an upgrade's only if onUpgrade.
+func bombChart(t *testing.T, onUpgrade bool) *chart.Chart {
+	t.Helper()
+	c := wildChart(t)
+	bomb := `x: {{ repeat 2000000000 "x" }}`
+	if onUpgrade {
+		bomb = `{{ if .Release.IsUpgrade }}` + bomb + `{{ end }}`
+	}
+	c.Templates = append(c.Templates, &chart.File{Name: "templates/bomb.yaml", Data: []byte(bomb)})
+	return c
+}
+
+// totalAlloc is what this process has allocated so far.
+func totalAlloc() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
+}
+
+// TestAChartThatBombsIsRefusedBeforeHelmRendersIt: an install or upgrade
+// whose chart passes the render's budget is refused with the budget's
+// error, records nothing, and Helm never rendered the bomb in this process
+// (which would have allocated its 2 GB here). Not parallel: the allocation
+// count is the process's.
+func TestAChartThatBombsIsRefusedBeforeHelmRendersIt(t *testing.T) {
+	client := releasetest.New(t).Client
+	ctx := context.Background()
+	before := totalAlloc()
+
+	_, err := client.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "bomb", Chart: bombChart(t, false)})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	require.Contains(t, styrmin.ErrorMessage(err), "The templates of chart wild need more than 512 MiB of memory to render")
+	_, err = client.History(ctx, ns, "bomb")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "a refused install records no revision")
+
+	_, err = client.Install(ctx, release.InstallOptions{Namespace: ns, Owner: owner, Name: "bomb", Chart: bombChart(t, true)})
+	require.NoError(t, err, "the bomb is an upgrade's only")
+	_, err = client.Upgrade(ctx, release.UpgradeOptions{Namespace: ns, Owner: owner, Name: "bomb", Chart: bombChart(t, true)})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	require.Contains(t, styrmin.ErrorMessage(err), "need more than 512 MiB of memory to render")
+	history, err := client.History(ctx, ns, "bomb")
+	require.NoError(t, err)
+	require.Len(t, history, 1, "a refused upgrade records no revision")
+
+	require.Less(t, totalAlloc()-before, uint64(512<<20), "the bomb did not go off in this process")
 }

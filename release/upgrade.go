@@ -7,6 +7,8 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/styrmin/styrmin/chartrender"
 )
 
 // UpgradeOptions says what Upgrade does.
@@ -36,12 +38,19 @@ type UpgradeOptions struct {
 	// run) before Helm changes anything, and the resources again as Helm
 	// is about to apply them.
 	Check Check
+	// Hold are workloads kept at 0 replicas whatever the chart renders
+	// (stopped components: see HeldAnnotation).
+	Hold []Held
 }
 
 // Upgrade makes a new revision of a release from a chart and values. Helm
 // records it as pending-upgrade before it changes anything, and marks it failed
 // when an error or the end of ctx stops it (then Helm may still finish in the
-// background). Errors: EFORBIDDEN (IsForeign) when the release is not
+// background). The chart is rendered offline within chartrender's budget
+// before Helm renders it in this process: a chart whose templates would
+// exhaust the process's memory or time without the cluster's help is refused
+// before Helm starts. Errors: EINVALID when the chart does not render or
+// passes the budget, EFORBIDDEN (IsForeign) when the release is not
 // opts.Owner's, ENOTFOUND when the release does not exist, ECONFLICT
 // when another operation is pending (see RecoverPending), EUNAVAILABLE when the
 // cluster does not answer.
@@ -63,10 +72,20 @@ func (c *Client) Upgrade(ctx context.Context, opts UpgradeOptions) (*Release, er
 		if dryRun {
 			upgrade.DryRunOption = dryRunServer
 		}
+		var post postRenderers
+		if len(opts.Hold) > 0 {
+			post = append(post, holdStopped(opts.Hold))
+		}
 		if opts.Check != nil {
-			upgrade.PostRenderer = checkRendered(opts.Check)
+			post = append(post, checkRendered(opts.Check))
+		}
+		if len(post) > 0 {
+			upgrade.PostRenderer = post
 		}
 		return upgrade
+	}
+	if err := renderWithinBudget(ctx, chartrender.Request{Chart: opts.Chart, Values: opts.Values, Namespace: opts.Namespace, Name: opts.Name, Upgrade: true}); err != nil {
+		return nil, fail("upgrade", opts.Namespace, opts.Name, err)
 	}
 	err = checkFirst(cfg, opts.Check, func() (*helmrelease.Release, error) {
 		return newUpgrade(true).RunWithContext(ctx, opts.Name, opts.Chart, opts.Values)

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,11 +72,11 @@ func releasePods(f deploymenttest.ClusterFixture, t *testing.T, d *deployment.De
 }
 
 // lifeWithData installs a bundled driver, writes data, upgrades it to driver
-// 1.1.0 and application nextApp (its hooks run), stops and starts it, and
-// deletes it, reading the data back after each change.
+// nextDriver and application nextApp (its hooks run), stops and starts it,
+// and deletes it, reading the data back after each change.
 type lifeWithData struct {
-	install *deployment.Install
-	nextApp string
+	install             *deployment.Install
+	nextDriver, nextApp string
 	// write and read run Jobs against the live application.
 	write, read func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment)
 	// upgradeHook is a hook action of the upgrade, and a line it logs.
@@ -90,7 +91,7 @@ func (l lifeWithData) run(t *testing.T, f deploymenttest.ClusterFixture) {
 	d := deploymenttest.MustGet(t, f.Fixture, name)
 	l.write(t, f, d)
 
-	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: l.nextApp, By: "alice"})
+	review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: l.nextDriver, AppVersion: l.nextApp, By: "alice"})
 	require.NoError(t, err)
 	require.Empty(t, review.DryRunError)
 	upgrade := f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
@@ -112,7 +113,7 @@ func (l lifeWithData) run(t *testing.T, f deploymenttest.ClusterFixture) {
 func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	t.Parallel()
 	f := deploymenttest.SetupCluster(t)
-	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.1.0"), ".", "test")
+	_, err := f.Catalog.ImportFS(context.Background(), bundledtest.AsVersion(t, "postgresql", "1.3.0"), ".", "test")
 	require.NoError(t, err)
 	name := kubetest.UniqueName("pg-data")
 	login := func(d *deployment.Deployment) (env, secretEnv map[string]string) {
@@ -120,8 +121,9 @@ func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 			map[string]string{"PGPASSWORD": "s3cret-password"}
 	}
 	lifeWithData{
-		install: deploymenttest.Postgres(name),
-		nextApp: "16.5.0",
+		install:    deploymenttest.Postgres(name),
+		nextDriver: "1.3.0",
+		nextApp:    "16.5.0",
 		write: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
 			env, secretEnv := login(d)
 			probe(f, t, d, "postgres:16.4", env, secretEnv,
@@ -135,7 +137,7 @@ func TestPostgreSQLKeepsItsDataThroughItsLifeOnTheLocalCluster(t *testing.T) {
 				`test "$got" = "kept through it all"`)
 		},
 		upgradeHook: "backup",
-		upgradeLog:  "written; earlier backups stay in /var/lib/postgresql/data/backups",
+		upgradeLog:  "written (",
 	}.run(t, f)
 }
 
@@ -151,8 +153,9 @@ func TestRedisKeepsAKeyThroughItsLifeOnTheLocalCluster(t *testing.T) {
 	}
 	auth := map[string]string{"REDISCLI_AUTH": "s3cret-password"}
 	lifeWithData{
-		install: install,
-		nextApp: "7.4.1",
+		install:    install,
+		nextDriver: "1.1.0",
+		nextApp:    "7.4.1",
 		write: func(t *testing.T, f deploymenttest.ClusterFixture, d *deployment.Deployment) {
 			probe(f, t, d, "redis:7.4", nil, auth, cli(d, "SET kept 'through it all'")...)
 		},
@@ -185,4 +188,85 @@ func TestHelloWebAnswersTheHostThroughItsServiceOnTheLocalCluster(t *testing.T) 
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(body), "<title>Shop</title>", "the page carries the configured title")
+}
+
+// backup is a backup as the PostgreSQL driver's actions name it.
+type backup struct {
+	Name string `json:"name"`
+	Size int64  `json:"size_bytes"`
+}
+
+// postgresWithNotes installs the bundled PostgreSQL as prefix plus digits
+// and writes the table notes with one row; psql runs commands as its
+// superuser in a probe Job.
+func postgresWithNotes(t *testing.T, f deploymenttest.ClusterFixture, prefix string) (d *deployment.Deployment, psql func(commands ...string)) {
+	t.Helper()
+	install := deploymenttest.Postgres(kubetest.UniqueName(prefix))
+	f.CleanUp(t, install.Name)
+	f.WaitTask(t, install.Name, deploymenttest.Queued(t)(f.Svc.Queue(context.Background(), install)))
+	d = deploymenttest.MustGet(t, f.Fixture, install.Name)
+	env := map[string]string{"PGHOST": d.Name + "-postgresql", "PGUSER": "postgres", "PGDATABASE": "app", "PGCONNECT_TIMEOUT": "10"}
+	psql = func(commands ...string) {
+		probe(f, t, d, "postgres:16.4", env, map[string]string{"PGPASSWORD": "s3cret-password"}, commands...)
+	}
+	psql(`psql -X -v ON_ERROR_STOP=1 -c "CREATE TABLE notes (body text); INSERT INTO notes VALUES ('worth keeping')"`)
+	return d, psql
+}
+
+// actionResult decodes the result of task's step of action into into.
+func actionResult(t *testing.T, task *deployment.Task, action string, into any) {
+	t.Helper()
+	step := deploymenttest.HookStep(t, task, action)
+	require.NoError(t, json.Unmarshal(step.Hook.Result, into), "%s: %s", action, step.Hook.Result)
+}
+
+// TestPostgreSQLBacksUpRestoresAndPrunesOnTheLocalCluster: the PostgreSQL
+// driver's manual actions on a live server: a backup names itself and its
+// size in its result, a restore brings back a dropped table (after a backup
+// of the database without it), the list shows every backup, and a prune
+// keeps only the newest.
+func TestPostgreSQLBacksUpRestoresAndPrunesOnTheLocalCluster(t *testing.T) {
+	t.Parallel()
+	f := deploymenttest.SetupCluster(t)
+	ctx := context.Background()
+	d, psql := postgresWithNotes(t, f, "pg-backup")
+	// run runs a manual action of the deployment and returns its result.
+	run := func(action string, prompts deployment.FormInput, result any) {
+		t.Helper()
+		task := f.WaitTask(t, d.Name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.RunAction{Name: d.Name, Action: action, Prompts: prompts, By: "alice"})))
+		actionResult(t, task, action, result)
+	}
+
+	var nightly backup
+	run("take_backup", deployment.FormInput{"label": "nightly"}, &nightly)
+	require.Regexp(t, `^app-nightly-[0-9]{8}T[0-9]{6}Z\.dump$`, nightly.Name)
+	require.Positive(t, nightly.Size, "the result says how big the dump is")
+
+	psql(`psql -X -v ON_ERROR_STOP=1 -c "DROP TABLE notes"`)
+	var restored struct {
+		Restored string `json:"restored"`
+		Before   string `json:"pre_restore_backup"`
+	}
+	run("restore", deployment.FormInput{"backup": nightly.Name}, &restored)
+	require.Equal(t, nightly.Name, restored.Restored)
+	require.Regexp(t, `^app-pre-restore-`, restored.Before)
+	psql(`got="$(psql -X -At -v ON_ERROR_STOP=1 -c 'SELECT body FROM notes')"`, `echo "read: $got"`, `test "$got" = "worth keeping"`)
+
+	var listed []backup
+	run("list_backups", deployment.FormInput{}, &listed)
+	require.Len(t, listed, 2, "the nightly backup and the one taken before the restore: %+v", listed)
+	require.Equal(t, nightly.Name, listed[0].Name, "oldest first")
+
+	var pruned struct{ Kept, Deleted []string }
+	run("prune_backups", deployment.FormInput{"keep_last": "1"}, &pruned)
+	require.Equal(t, []string{restored.Before}, pruned.Kept)
+	require.Equal(t, []string{nightly.Name}, pruned.Deleted)
+	run("list_backups", deployment.FormInput{}, &listed)
+	require.Len(t, listed, 1)
+
+	task, err := f.Svc.Queue(ctx, &deployment.RunAction{Name: d.Name, Action: "restore", Prompts: deployment.FormInput{"backup": nightly.Name}, By: "alice"})
+	require.NoError(t, err)
+	failed := f.WaitEnded(t, d.Name, task.TaskID)
+	require.Equal(t, executor.TaskFailed, failed.Status, "a pruned backup cannot be restored")
+	require.Contains(t, deploymenttest.HookStep(t, failed, "restore").Hook.Error, "list_backups lists them")
 }

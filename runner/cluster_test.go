@@ -33,9 +33,9 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 		{deploymenttest.Postgres(kubetest.UniqueName("life-pg")), "16.5.0", map[string]string{"database": "app", "max_connections": "150"}},
 		{deploymenttest.Redis(kubetest.UniqueName("life-redis")), "7.4.1", map[string]string{"replicas": "1"}},
 	} {
-		tc.install.DriverVersion = "1.0.1"
-		f.ImportCopy(t, tc.install.Driver, "1.0.1", "", "")
-		f.ImportCopy(t, tc.install.Driver, "1.1.0", "", "")
+		tc.install.DriverVersion = "9.0.1" // copies under versions no bundled driver ships
+		f.ImportCopy(t, tc.install.Driver, "9.0.1", "", "")
+		f.ImportCopy(t, tc.install.Driver, "9.1.0", "", "")
 		t.Run(tc.install.Driver, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -48,13 +48,13 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 			deploymenttest.RequireHistory(t, f, d, 1)
 			deploymenttest.RequireLive(t, f, d)
 
-			review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "1.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
+			review, err := f.Svc.Review(ctx, &deployment.Upgrade{Name: name, DriverVersion: "9.1.0", AppVersion: tc.nextApp, Parameters: tc.upgradeWith, By: "alice"})
 			require.NoError(t, err)
 			require.Empty(t, review.DryRunError)
 			require.NotEmpty(t, review.Resources, "the dry run shows the manifest")
 			f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, deployment.ConfirmUpgrade{Token: review.Token, By: "alice"})))
 			d = deploymenttest.MustGet(t, f.Fixture, name)
-			require.Equal(t, "1.1.0", d.DriverVersion)
+			require.Equal(t, "9.1.0", d.DriverVersion)
 			require.Equal(t, tc.nextApp, d.AppVersion)
 			deploymenttest.RequireHistory(t, f, d, 2)
 
@@ -78,7 +78,7 @@ func TestEveryBundledDriverThroughItsLifeOnTheLocalCluster(t *testing.T) {
 
 			f.WaitTask(t, name, deploymenttest.Queued(t)(f.Svc.Queue(ctx, &deployment.Rollback{Name: name, Revision: 1, By: "alice"})))
 			d = deploymenttest.MustGet(t, f.Fixture, name)
-			require.Equal(t, "1.0.1", d.DriverVersion, "the rollback restores revision 1's driver version")
+			require.Equal(t, "9.0.1", d.DriverVersion, "the rollback restores revision 1's driver version")
 			require.Equal(t, tc.install.AppVersion, d.AppVersion)
 			deploymenttest.RequireHistory(t, f, d, 3)
 

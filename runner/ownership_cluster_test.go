@@ -9,6 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
@@ -53,8 +54,9 @@ func TestAReleaseMadeOutsideStyrminSurvivesAnOperatorsInstallStopAndDeleteOfItsN
 	ctx := context.Background()
 	name := kubetest.UniqueName("theirs")
 	before := installOutsideStyrmin(t, f, name)
+	own := kubernetes.NewForConfigOrDie(f.Cluster.Kube.Config) // the release's namespace has no deployer of Styrmin's until the install
 	workloads := func() map[string]int32 {
-		list, err := f.Cluster.Kube.Clientset.AppsV1().Deployments(name).List(ctx, metav1.ListOptions{})
+		list, err := own.AppsV1().Deployments(name).List(ctx, metav1.ListOptions{})
 		require.NoError(t, err)
 		replicas := map[string]int32{}
 		for _, d := range list.Items {

@@ -42,7 +42,7 @@ func TestRecoveringATaskRevokesItsActionTokens(t *testing.T) {
 	ctx := context.Background()
 	q := db.New(env.Pool)
 	install := func(name string) db.Task {
-		queued, err := env.Deployments.Queue(ctx, &deployment.Install{Driver: "postgresql", DriverVersion: "1.0.0", Name: name,
+		queued, err := env.Deployments.Queue(ctx, &deployment.Install{Driver: "postgresql", DriverVersion: "1.2.0", Name: name,
 			AppVersion: "16.4.0", Parameters: deployment.FormInput{"password": "s3cret-password"}, By: "alice"})
 		require.NoError(t, err)
 		task, err := q.GetTask(ctx, queued.TaskID)

@@ -1,6 +1,6 @@
 // Package runner is the worker side of deployments: the executor's runner
 // of each task kind (install, upgrade, rollback, stop, start, delete, a
-// manual action), the driver actions each runs as hook steps, and the
+// manual action, reconcile), the driver actions each runs as hook steps, and the
 // recovery of a task whose process died. The deployment service validates,
 // plans and queues the tasks; this package does their work on the cluster.
 package runner
@@ -88,13 +88,14 @@ func New(cfg Config) *Runners {
 // ByKind returns the executor's runner of each task kind.
 func (s *Runners) ByKind() map[string]executor.Runner {
 	runners := map[string]executor.Runner{
-		deployment.KindInstall:  installRunner{s},
-		deployment.KindUpgrade:  upgradeRunner{s},
-		deployment.KindRollback: rollbackRunner{s},
-		deployment.KindStop:     componentsRunner{s: s, stop: true},
-		deployment.KindStart:    componentsRunner{s: s},
-		deployment.KindDelete:   deleteRunner{s},
-		deployment.KindAction:   actionRunner{s},
+		deployment.KindInstall:   installRunner{s},
+		deployment.KindUpgrade:   upgradeRunner{s},
+		deployment.KindRollback:  rollbackRunner{s},
+		deployment.KindStop:      componentsRunner{s: s, stop: true},
+		deployment.KindStart:     componentsRunner{s: s},
+		deployment.KindDelete:    deleteRunner{s},
+		deployment.KindAction:    actionRunner{s},
+		deployment.KindReconcile: reconcileRunner{s},
 	}
 	for kind, r := range runners {
 		runners[kind] = orphanStoppingRunner{Runner: r, s: s}

@@ -10,9 +10,10 @@ import (
 	"github.com/styrmin/styrmin/release"
 )
 
-// installRunner installs a deployment: namespace, values, Helm install,
-// then a wait for each component. It starts nothing when a release of the
-// deployment's name exists that is not its own.
+// installRunner installs a deployment: namespace (and its deployer),
+// values, Helm install, then a wait for each component. It runs no hook and
+// installs nothing when a release of the deployment's name exists that is
+// not its own.
 type installRunner struct{ s *Runners }
 
 // Run installs the deployment as its install task says.
@@ -21,9 +22,6 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 	j, err := r.s.newTaskRun(ctx, run, &in)
 	if err != nil {
 		return nil, err
-	}
-	if err := j.checkOwnRelease(ctx); err != nil {
-		return j.fail(ctx, err)
 	}
 	err = run.Step(ctx, deployment.StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
 		policy, why, err := r.s.deployments.NamespaceRefusal(ctx, j.row.Namespace)
@@ -37,14 +35,22 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		if err != nil {
 			return err
 		}
-		if !created {
+		if created {
+			st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin, with Pod Security's levels; deleting the deployment removes it when nothing else is left in it.")
+			if err := r.s.q.SetNamespaceCreated(ctx, j.row.ID); err != nil {
+				return err
+			}
+		} else {
 			st.Say("The namespace exists; deleting this deployment leaves it, unless Styrmin created it for a deployment in it deleted before this one.")
-			return nil
 		}
-		st.Say("Created, labelled app.kubernetes.io/managed-by=styrmin, with Pod Security's levels; deleting the deployment removes it when nothing else is left in it.")
-		return r.s.q.SetNamespaceCreated(ctx, j.row.ID)
+		// Everything the task does in the namespace from here on, reading
+		// Helm's records included, acts as its deployer.
+		return j.actAs(ctx)
 	})
 	if err != nil {
+		return j.fail(ctx, err)
+	}
+	if err := j.checkOwnRelease(ctx); err != nil {
 		return j.fail(ctx, err)
 	}
 	b, err := r.s.catalog.Bundle(ctx, j.row.DriverName, in.DriverVersion)

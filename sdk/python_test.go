@@ -101,7 +101,7 @@ func TestReferenceDocumentsEveryPrimitive(t *testing.T) {
 		"#### `styrmin.execute_commands(commands, *, image, env=None, secret_env=None, timeout=600)`",
 		"#### `styrmin.Deployment(name, namespace, release, driver, driver_version, app_version, parameters, components)`",
 		"#### `styrmin.TaskResult(id, kind, status, message, result)`",
-		"#### `styrmin.ExecResult(job, succeeded, deleted_job)`",
+		"#### `styrmin.ExecResult(job, succeeded, deleted_job, output)`",
 		"#### `styrmin.TaskFailed` (StyrminError)",
 		"#### `styrmin.CommandsFailed` (StyrminError)",
 	} {

@@ -39,6 +39,7 @@ var taskKinds = []taskKindWords{
 	{"start", "Start components", "starting…"},
 	{"delete", "Delete", "deleting…"},
 	{"action", "Action", "running an action…"},
+	{"reconcile", "Reconcile", "reconciling…"},
 }
 
 // TaskStatuses and TaskKinds are the choices of the tasks page's filters.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/riverqueue/river"
 
 	"github.com/styrmin/styrmin/db"
@@ -32,17 +33,24 @@ func (e *TaskEvents) TaskChanged(ctx context.Context, tx pgx.Tx, jobs executor.J
 	if err != nil {
 		return fmt.Errorf("webhooks: deployment of task %d: %w", task.ID, err)
 	}
-	hooks, err := q.WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), Deployment: d.Name, Kind: task.Kind})
+	hooks, err := q.WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), Deployment: d.Name, Kind: pgtype.Text{String: task.Kind, Valid: true}})
 	if err != nil {
 		return fmt.Errorf("webhooks: webhooks of task %d: %w", task.ID, err)
 	}
-	p := payloadOf(event, task, d.Name, e.BaseURL)
+	return queueDeliveries(ctx, tx, jobs, hooks, payloadOf(event, task, d.Name, e.BaseURL),
+		db.InsertDeliveryParams{DeploymentID: d.ID, TaskID: &task.ID, Event: string(event)})
+}
+
+// queueDeliveries queues a delivery of m to each of hooks in tx, in the
+// hook's format; params say what each is about.
+func queueDeliveries(ctx context.Context, tx pgx.Tx, jobs executor.JobInserter, hooks []db.Webhook, m message, params db.InsertDeliveryParams) error {
 	for _, h := range hooks {
-		b, err := body(p, Format(h.Format))
+		b, err := body(m, Format(h.Format))
 		if err != nil {
-			return fmt.Errorf("webhooks: body of task %d: %w", task.ID, err)
+			return fmt.Errorf("webhooks: body of %s: %w", params.Event, err)
 		}
-		if _, err := queueDelivery(ctx, tx, jobs, db.InsertDeliveryParams{WebhookID: h.ID, TaskID: task.ID, Event: string(event), Body: b}); err != nil {
+		params.WebhookID, params.Body = h.ID, b
+		if _, err := queueDelivery(ctx, tx, jobs, params); err != nil {
 			return err
 		}
 	}

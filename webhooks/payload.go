@@ -46,17 +46,22 @@ type slackMessage struct {
 	Text string `json:"text"`
 }
 
-// body is what a delivery of p in format sends.
-func body(p Payload, format Format) ([]byte, error) {
-	if format != FormatSlack {
-		return json.Marshal(p)
-	}
-	return json.Marshal(slackMessage{Text: slackText(p)})
+// message is a delivery's document, which can say itself in one line.
+type message interface {
+	// slackText says what happened in one line of Slack's mrkdwn.
+	slackText() string
 }
 
-// slackText says what happened in one line of Slack's mrkdwn, linking the
-// task's page when there is one.
-func slackText(p Payload) string {
+// body is what a delivery of m in format sends.
+func body(m message, format Format) ([]byte, error) {
+	if format != FormatSlack {
+		return json.Marshal(m)
+	}
+	return json.Marshal(slackMessage{Text: m.slackText()})
+}
+
+// slackText says what happened to the task, linking its page when there is one.
+func (p Payload) slackText() string {
 	task := fmt.Sprintf("Task %d", p.TaskID)
 	if p.URL != "" {
 		task = fmt.Sprintf("<%s|%s>", p.URL, task)

@@ -311,7 +311,7 @@ func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) 
 	var row db.WebhookDelivery
 	err = audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
 		var err error
-		row, err = queueDelivery(ctx, tx, s.jobs, db.InsertDeliveryParams{WebhookID: id, TaskID: old.TaskID, Event: old.Event,
+		row, err = queueDelivery(ctx, tx, s.jobs, db.InsertDeliveryParams{WebhookID: id, DeploymentID: old.DeploymentID, TaskID: old.TaskID, Event: old.Event,
 			Body: old.Body, RedeliveryOf: &old.ID})
 		return webhookName(id), err
 	})
@@ -343,7 +343,7 @@ func (nw NewWebhook) checked(rules Rules, done string, withSecret bool) (NewWebh
 	}
 	for _, e := range nw.Events {
 		if !slices.Contains(AllEvents(), e) {
-			fields["events"] = fmt.Sprintf("There is no event %q: choose among started, succeeded, failed and canceled.", e)
+			fields["events"] = fmt.Sprintf("There is no event %q: choose among %s.", e, strings.Join(eventNames(AllEvents()), ", "))
 		}
 	}
 	nw.Deployments = sortedSet(trimmed(nw.Deployments))

@@ -16,19 +16,24 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 )
 
-// Event is what happened to a task.
+// Event is what happened to a task or to a deployment's health.
 type Event string
 
-// The events a webhook may subscribe to.
+// The events a webhook may subscribe to: a task's start and end, and a
+// deployment's turn to Degraded and back to Healthy.
 const (
-	Started   Event = "started"
-	Succeeded Event = "succeeded"
-	Failed    Event = "failed"
-	Canceled  Event = "canceled"
+	Started             Event = "started"
+	Succeeded           Event = "succeeded"
+	Failed              Event = "failed"
+	Canceled            Event = "canceled"
+	DeploymentDegraded  Event = "deployment.degraded"
+	DeploymentRecovered Event = "deployment.recovered"
 )
 
 // AllEvents lists the events in the order pages show them.
-func AllEvents() []Event { return []Event{Started, Succeeded, Failed, Canceled} }
+func AllEvents() []Event {
+	return []Event{Started, Succeeded, Failed, Canceled, DeploymentDegraded, DeploymentRecovered}
+}
 
 // eventOf is the event of a task whose row just changed: none for a task
 // that waits (queued again to resume).
@@ -59,13 +64,14 @@ const (
 // Formats lists the formats, the default first.
 func Formats() []Format { return []Format{FormatJSON, FormatSlack} }
 
-// Webhook is a subscription of a URL to task events. Its secret is never
+// Webhook is a subscription of a URL to task and deployment events. Its secret is never
 // read back: it only signs deliveries.
 type Webhook struct {
 	ID     int64
 	URL    string
 	Events []Event
-	// Deployments and Kinds filter the tasks; empty means every one.
+	// Deployments filters the tasks and deployments, Kinds the tasks; empty
+	// means every one.
 	Deployments []string
 	Kinds       []string
 	Format      Format
@@ -102,8 +108,9 @@ const (
 type Delivery struct {
 	ID        int64
 	WebhookID int64
-	TaskID    int64
-	// Deployment is the task's deployment's name (in a webhook's log only).
+	// TaskID is the task of a task's event; nil for a deployment's.
+	TaskID *int64
+	// Deployment is the deployment's name (in a webhook's log only).
 	Deployment string
 	Event      Event
 	// Status is DeliveryPending (attempts go on), DeliveryDelivered or DeliveryFailed.

@@ -39,7 +39,9 @@ const (
 	AuditActorViaApiToken    AuditActorVia = "api-token"
 	AuditActorViaCommandLine AuditActorVia = "command-line"
 	AuditActorViaNone        AuditActorVia = "none"
+	AuditActorViaSchedule    AuditActorVia = "schedule"
 	AuditActorViaSession     AuditActorVia = "session"
+	AuditActorViaSource      AuditActorVia = "source"
 )
 
 // Valid indicates whether the value is a known member of the AuditActorVia enum.
@@ -53,7 +55,11 @@ func (e AuditActorVia) Valid() bool {
 		return true
 	case AuditActorViaNone:
 		return true
+	case AuditActorViaSchedule:
+		return true
 	case AuditActorViaSession:
+		return true
+	case AuditActorViaSource:
 		return true
 	default:
 		return false
@@ -90,6 +96,45 @@ const (
 func (e DeleteInputsKind) Valid() bool {
 	switch e {
 	case DeleteInputsKindDelete:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DriftWord.
+const (
+	DriftWordDrifted DriftWord = "Drifted"
+	DriftWordSynced  DriftWord = "Synced"
+	DriftWordUnknown DriftWord = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the DriftWord enum.
+func (e DriftWord) Valid() bool {
+	switch e {
+	case DriftWordDrifted:
+		return true
+	case DriftWordSynced:
+		return true
+	case DriftWordUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DriftedObjectChange.
+const (
+	DriftedObjectChangeChanged DriftedObjectChange = "changed"
+	DriftedObjectChangeDeleted DriftedObjectChange = "deleted"
+)
+
+// Valid indicates whether the value is a known member of the DriftedObjectChange enum.
+func (e DriftedObjectChange) Valid() bool {
+	switch e {
+	case DriftedObjectChangeChanged:
+		return true
+	case DriftedObjectChangeDeleted:
 		return true
 	default:
 		return false
@@ -294,6 +339,21 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for ReconcileInputsKind.
+const (
+	ReconcileInputsKindReconcile ReconcileInputsKind = "reconcile"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileInputsKind enum.
+func (e ReconcileInputsKind) Valid() bool {
+	switch e {
+	case ReconcileInputsKindReconcile:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResourceDiffChange.
 const (
 	ResourceDiffChangeAdded     ResourceDiffChange = "added"
@@ -354,6 +414,96 @@ func (e RollbackInputsKind) Valid() bool {
 	}
 }
 
+// Defines values for ScheduleMissed.
+const (
+	ScheduleMissedOnce ScheduleMissed = "once"
+	ScheduleMissedSkip ScheduleMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleMissed enum.
+func (e ScheduleMissed) Valid() bool {
+	switch e {
+	case ScheduleMissedOnce:
+		return true
+	case ScheduleMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleOverlap.
+const (
+	ScheduleOverlapQueue ScheduleOverlap = "queue"
+	ScheduleOverlapSkip  ScheduleOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleOverlap enum.
+func (e ScheduleOverlap) Valid() bool {
+	switch e {
+	case ScheduleOverlapQueue:
+		return true
+	case ScheduleOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleRequestMissed.
+const (
+	ScheduleRequestMissedOnce ScheduleRequestMissed = "once"
+	ScheduleRequestMissedSkip ScheduleRequestMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleRequestMissed enum.
+func (e ScheduleRequestMissed) Valid() bool {
+	switch e {
+	case ScheduleRequestMissedOnce:
+		return true
+	case ScheduleRequestMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleRequestOverlap.
+const (
+	ScheduleRequestOverlapQueue ScheduleRequestOverlap = "queue"
+	ScheduleRequestOverlapSkip  ScheduleRequestOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleRequestOverlap enum.
+func (e ScheduleRequestOverlap) Valid() bool {
+	switch e {
+	case ScheduleRequestOverlapQueue:
+		return true
+	case ScheduleRequestOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SourceVersionStatus.
+const (
+	SourceVersionStatusImported SourceVersionStatus = "imported"
+	SourceVersionStatusRefused  SourceVersionStatus = "refused"
+)
+
+// Valid indicates whether the value is a known member of the SourceVersionStatus enum.
+func (e SourceVersionStatus) Valid() bool {
+	switch e {
+	case SourceVersionStatusImported:
+		return true
+	case SourceVersionStatusRefused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StartInputsKind.
 const (
 	StartInputsKindStart StartInputsKind = "start"
@@ -386,13 +536,14 @@ func (e StopInputsKind) Valid() bool {
 
 // Defines values for TaskKind.
 const (
-	Action   TaskKind = "action"
-	Delete   TaskKind = "delete"
-	Install  TaskKind = "install"
-	Rollback TaskKind = "rollback"
-	Start    TaskKind = "start"
-	Stop     TaskKind = "stop"
-	Upgrade  TaskKind = "upgrade"
+	Action    TaskKind = "action"
+	Delete    TaskKind = "delete"
+	Install   TaskKind = "install"
+	Reconcile TaskKind = "reconcile"
+	Rollback  TaskKind = "rollback"
+	Start     TaskKind = "start"
+	Stop      TaskKind = "stop"
+	Upgrade   TaskKind = "upgrade"
 )
 
 // Valid indicates whether the value is a known member of the TaskKind enum.
@@ -403,6 +554,8 @@ func (e TaskKind) Valid() bool {
 	case Delete:
 		return true
 	case Install:
+		return true
+	case Reconcile:
 		return true
 	case Rollback:
 		return true
@@ -500,16 +653,22 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEvent.
 const (
-	WebhookEventCanceled  WebhookEvent = "canceled"
-	WebhookEventFailed    WebhookEvent = "failed"
-	WebhookEventStarted   WebhookEvent = "started"
-	WebhookEventSucceeded WebhookEvent = "succeeded"
+	WebhookEventCanceled            WebhookEvent = "canceled"
+	WebhookEventDeploymentDegraded  WebhookEvent = "deployment.degraded"
+	WebhookEventDeploymentRecovered WebhookEvent = "deployment.recovered"
+	WebhookEventFailed              WebhookEvent = "failed"
+	WebhookEventStarted             WebhookEvent = "started"
+	WebhookEventSucceeded           WebhookEvent = "succeeded"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEvent enum.
 func (e WebhookEvent) Valid() bool {
 	switch e {
 	case WebhookEventCanceled:
+		return true
+	case WebhookEventDeploymentDegraded:
+		return true
+	case WebhookEventDeploymentRecovered:
 		return true
 	case WebhookEventFailed:
 		return true
@@ -565,6 +724,7 @@ const (
 	ListAuditEntriesParamsTargetKindPolicy     ListAuditEntriesParamsTargetKind = "policy"
 	ListAuditEntriesParamsTargetKindSession    ListAuditEntriesParamsTargetKind = "session"
 	ListAuditEntriesParamsTargetKindSettings   ListAuditEntriesParamsTargetKind = "settings"
+	ListAuditEntriesParamsTargetKindSource     ListAuditEntriesParamsTargetKind = "source"
 	ListAuditEntriesParamsTargetKindToken      ListAuditEntriesParamsTargetKind = "token"
 	ListAuditEntriesParamsTargetKindUser       ListAuditEntriesParamsTargetKind = "user"
 	ListAuditEntriesParamsTargetKindWebhook    ListAuditEntriesParamsTargetKind = "webhook"
@@ -582,6 +742,8 @@ func (e ListAuditEntriesParamsTargetKind) Valid() bool {
 	case ListAuditEntriesParamsTargetKindSession:
 		return true
 	case ListAuditEntriesParamsTargetKindSettings:
+		return true
+	case ListAuditEntriesParamsTargetKindSource:
 		return true
 	case ListAuditEntriesParamsTargetKindToken:
 		return true
@@ -609,6 +771,54 @@ func (e ListAuditEntriesParamsOutcome) Valid() bool {
 	case ListAuditEntriesParamsOutcomeFailed:
 		return true
 	case ListAuditEntriesParamsOutcomeRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDeploymentsParamsHealth.
+const (
+	ListDeploymentsParamsHealthDegraded    ListDeploymentsParamsHealth = "Degraded"
+	ListDeploymentsParamsHealthHealthy     ListDeploymentsParamsHealth = "Healthy"
+	ListDeploymentsParamsHealthMissing     ListDeploymentsParamsHealth = "Missing"
+	ListDeploymentsParamsHealthProgressing ListDeploymentsParamsHealth = "Progressing"
+	ListDeploymentsParamsHealthStopped     ListDeploymentsParamsHealth = "Stopped"
+	ListDeploymentsParamsHealthUnknown     ListDeploymentsParamsHealth = "Unknown"
+)
+
+// Valid indicates whether the value is a known member of the ListDeploymentsParamsHealth enum.
+func (e ListDeploymentsParamsHealth) Valid() bool {
+	switch e {
+	case ListDeploymentsParamsHealthDegraded:
+		return true
+	case ListDeploymentsParamsHealthHealthy:
+		return true
+	case ListDeploymentsParamsHealthMissing:
+		return true
+	case ListDeploymentsParamsHealthProgressing:
+		return true
+	case ListDeploymentsParamsHealthStopped:
+		return true
+	case ListDeploymentsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPodLogsParamsFormat.
+const (
+	Jsonl GetPodLogsParamsFormat = "jsonl"
+	Text  GetPodLogsParamsFormat = "text"
+)
+
+// Valid indicates whether the value is a known member of the GetPodLogsParamsFormat enum.
+func (e GetPodLogsParamsFormat) Valid() bool {
+	switch e {
+	case Jsonl:
+		return true
+	case Text:
 		return true
 	default:
 		return false
@@ -754,6 +964,15 @@ type ComponentsRequest struct {
 	Components *[]string `json:"components,omitempty"`
 }
 
+// ContainerLogLine One line of a container's log.
+type ContainerLogLine struct {
+	// At When the container runtime recorded the line.
+	At *time.Time `json:"at,omitempty"`
+
+	// Text The line, secrets redacted; at most 8 KiB and a note of what was left out.
+	Text string `json:"text"`
+}
+
 // CreatedAPIToken defines model for CreatedAPIToken.
 type CreatedAPIToken struct {
 	CreatedAt  time.Time  `json:"created_at"`
@@ -792,13 +1011,17 @@ type Deployment struct {
 	Busy bool `json:"busy"`
 
 	// ClusterError Why the live state could not be read, when it could not.
-	ClusterError  *string                   `json:"cluster_error,omitempty"`
-	Components    map[string]ComponentState `json:"components"`
-	CreatedAt     time.Time                 `json:"created_at"`
-	CreatedBy     string                    `json:"created_by"`
-	DeletedAt     *time.Time                `json:"deleted_at,omitempty"`
-	Driver        string                    `json:"driver"`
-	DriverVersion string                    `json:"driver_version"`
+	ClusterError *string                   `json:"cluster_error,omitempty"`
+	Components   map[string]ComponentState `json:"components"`
+	CreatedAt    time.Time                 `json:"created_at"`
+	CreatedBy    string                    `json:"created_by"`
+	DeletedAt    *time.Time                `json:"deleted_at,omitempty"`
+
+	// Drift The newest drift Styrmin read (every deployment's every 2 minutes, and on every
+	// read of its drift); absent before the first read and for a deleted deployment.
+	Drift         *DriftWord `json:"drift,omitempty"`
+	Driver        string     `json:"driver"`
+	DriverVersion string     `json:"driver_version"`
 
 	// Events The newest Kubernetes Events of the release's objects (workloads, their
 	// ReplicaSets and pods, claims), warnings first, then newest first; at most 20.
@@ -855,10 +1078,14 @@ type DeploymentSummary struct {
 	AppVersion string `json:"app_version"`
 
 	// Busy A task holds the deployment.
-	Busy          bool       `json:"busy"`
-	CreatedAt     time.Time  `json:"created_at"`
-	CreatedBy     string     `json:"created_by"`
-	DeletedAt     *time.Time `json:"deleted_at,omitempty"`
+	Busy      bool       `json:"busy"`
+	CreatedAt time.Time  `json:"created_at"`
+	CreatedBy string     `json:"created_by"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+
+	// Drift The newest drift Styrmin read (every deployment's every 2 minutes, and on every
+	// read of its drift); absent before the first read and for a deleted deployment.
+	Drift         *DriftWord `json:"drift,omitempty"`
 	Driver        string     `json:"driver"`
 	DriverVersion string     `json:"driver_version"`
 
@@ -872,6 +1099,75 @@ type DeploymentSummary struct {
 	Status    string       `json:"status"`
 	UpdatedAt time.Time    `json:"updated_at"`
 }
+
+// Drift defines model for Drift.
+type Drift struct {
+	// Accepted The objects that differ exactly as an operator accepted (no drift), in the manifest's order.
+	Accepted []DriftedObject `json:"accepted"`
+
+	// Checked How many objects were compared.
+	Checked int `json:"checked"`
+
+	// CheckedAt When the cluster was read.
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Objects The objects that differ, in the manifest's order.
+	Objects []DriftedObject `json:"objects"`
+
+	// Reason Why the word is Unknown, secrets redacted.
+	Reason *string `json:"reason,omitempty"`
+
+	// Revision The release's revision whose manifest was compared; 0 when Unknown.
+	Revision int `json:"revision"`
+
+	// Unchecked The objects that could not be read (such as cluster-scoped ones the reviewer may not read), with why.
+	Unchecked []UncheckedObject `json:"unchecked"`
+
+	// Word Synced: every object of the release holds what its manifest sets, or differs only as
+	// an operator accepted. Drifted: an object was changed or deleted outside Styrmin (and
+	// not accepted). Unknown: Styrmin could not compare.
+	Word DriftWord `json:"word"`
+}
+
+// DriftWord Synced: every object of the release holds what its manifest sets, or differs only as
+// an operator accepted. Drifted: an object was changed or deleted outside Styrmin (and
+// not accepted). Unknown: Styrmin could not compare.
+type DriftWord string
+
+// DriftedField defines model for DriftedField.
+type DriftedField struct {
+	// Have The live value as JSON, empty when absent, <secret> for a Secret's value.
+	Have string `json:"have"`
+
+	// Path Such as spec.replicas or spec.template.spec.containers[0].image.
+	Path string `json:"path"`
+
+	// Want The manifest's value as JSON (at most 200 bytes), <secret> for a Secret's value.
+	Want string `json:"want"`
+}
+
+// DriftedObject defines model for DriftedObject.
+type DriftedObject struct {
+	ApiVersion string `json:"api_version"`
+
+	// Change deleted: the object is not in the cluster.
+	Change DriftedObjectChange `json:"change"`
+	Fields []DriftedField      `json:"fields"`
+
+	// FieldsLeftOut How many more fields differ than are listed (at most 50 are).
+	FieldsLeftOut int    `json:"fields_left_out"`
+	Kind          string `json:"kind"`
+	Name          string `json:"name"`
+
+	// Namespace The namespace the manifest gives, absent when it gives none.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// ResourceVersion The live object's, absent when deleted.
+	ResourceVersion *string `json:"resource_version,omitempty"`
+}
+
+// DriftedObjectChange deleted: the object is not in the cluster.
+type DriftedObjectChange string
 
 // Driver defines model for Driver.
 type Driver struct {
@@ -1067,6 +1363,20 @@ type NewAPIToken struct {
 	Name      string     `json:"name"`
 }
 
+// NewSource defines model for NewSource.
+type NewSource struct {
+	Keys *[]SourceKey `json:"keys,omitempty"`
+
+	// Name A DNS label of at most 40 characters.
+	Name string `json:"name"`
+
+	// SignedOnly Refuse versions not signed by one of keys.
+	SignedOnly *bool `json:"signed_only,omitempty"`
+
+	// Url oci://HOST/REPOSITORY, without tag.
+	Url string `json:"url"`
+}
+
 // NewUser defines model for NewUser.
 type NewUser struct {
 	// Password At least 12 characters.
@@ -1084,7 +1394,7 @@ type NewWebhook struct {
 	// Format `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
 	Format *WebhookFormat `json:"format,omitempty"`
 
-	// Kinds Only tasks of these kinds (install, upgrade, rollback, stop, start, delete, action); empty or absent for every kind.
+	// Kinds Only tasks of these kinds (install, upgrade, rollback, stop, start, delete, action, reconcile); empty or absent for every kind.
 	Kinds *[]string `json:"kinds,omitempty"`
 
 	// Secret Signs every delivery; never shown again.
@@ -1283,6 +1593,14 @@ type PromptValue struct {
 // PromptValues Prompt values of hook actions, by action name then prompt name.
 type PromptValues map[string]map[string]interface{}
 
+// ReconcileInputs A reconcile's inputs (none but its kind; it re-applies the release's last revision).
+type ReconcileInputs struct {
+	Kind ReconcileInputsKind `json:"kind"`
+}
+
+// ReconcileInputsKind defines model for ReconcileInputs.Kind.
+type ReconcileInputsKind string
+
 // ResourceDiff defines model for ResourceDiff.
 type ResourceDiff struct {
 	Change ResourceDiffChange `json:"change"`
@@ -1330,6 +1648,145 @@ type RollbackInputsKind string
 type RollbackRequest struct {
 	Revision int `json:"revision"`
 }
+
+// Schedule defines model for Schedule.
+type Schedule struct {
+	Action string `json:"action"`
+
+	// Author Who scheduled it; the runs act with this user's rights.
+	Author    string    `json:"author"`
+	CreatedAt time.Time `json:"created_at"`
+	Cron      string    `json:"cron"`
+	Id        int64     `json:"id"`
+
+	// KeepDays The artefacts of the last D days are kept; absent: no such rule.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast The artefacts of the newest N runs are kept; absent: no such rule.
+	KeepLast *int `json:"keep_last,omitempty"`
+
+	// LastOutcome What came of the last slot: queued task N, skipped (and why), refused or failed (and why).
+	LastOutcome string `json:"last_outcome"`
+
+	// LastPruneOutcome What came of the last prune after a run: queued task N, not pruned (the run failed) or refused (and why).
+	LastPruneOutcome *string `json:"last_prune_outcome,omitempty"`
+
+	// LastPruneTask The prune task queued after the last run that succeeded; absent when none was.
+	LastPruneTask *int64 `json:"last_prune_task,omitempty"`
+
+	// LastSlot The last slot taken; absent before the first.
+	LastSlot *time.Time `json:"last_slot,omitempty"`
+
+	// LastTask The task the last slot queued; absent when it queued none.
+	LastTask *int64         `json:"last_task,omitempty"`
+	Missed   ScheduleMissed `json:"missed"`
+
+	// NextRuns The next three slots; none while paused.
+	NextRuns []time.Time     `json:"next_runs"`
+	Overlap  ScheduleOverlap `json:"overlap"`
+	Paused   bool            `json:"paused"`
+
+	// Prompts The plain prompt values; secret ones are never shown.
+	Prompts map[string]interface{} `json:"prompts"`
+
+	// PruneAction The action queued after each run that succeeds, to prune what the retention does not keep; absent without a retention.
+	PruneAction *string `json:"prune_action,omitempty"`
+	TimeZone    string  `json:"time_zone"`
+}
+
+// ScheduleMissed defines model for Schedule.Missed.
+type ScheduleMissed string
+
+// ScheduleOverlap defines model for Schedule.Overlap.
+type ScheduleOverlap string
+
+// ScheduleRequest defines model for ScheduleRequest.
+type ScheduleRequest struct {
+	// Action A manual action of the deployment's driver version.
+	Action string `json:"action"`
+
+	// Cron Five cron fields, or @hourly, @daily, @weekly, @monthly, @yearly.
+	//
+	// Example: 0 3 * * *
+	Cron string `json:"cron"`
+
+	// KeepDays Keep the artefacts of the last D days; as keep_last, and an artefact either rule keeps stays.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast Keep the artefacts of the newest N runs; the rest are pruned after each run that succeeds. Only for an action that declares artefacts (its driver names a prune action); 0 or absent: no such rule.
+	KeepLast *int `json:"keep_last,omitempty"`
+
+	// Missed Slots missed while no worker ran: run once for all of them (default) or skip them.
+	Missed *ScheduleRequestMissed `json:"missed,omitempty"`
+
+	// Overlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
+	Overlap *ScheduleRequestOverlap `json:"overlap,omitempty"`
+
+	// Prompts The action's prompt values by prompt name, typed as a run's; omitted prompts take their default.
+	Prompts *map[string]interface{} `json:"prompts,omitempty"`
+
+	// TimeZone The IANA time zone the cron is read in.
+	//
+	// Example: Europe/Oslo
+	TimeZone string `json:"time_zone"`
+}
+
+// ScheduleRequestMissed Slots missed while no worker ran: run once for all of them (default) or skip them.
+type ScheduleRequestMissed string
+
+// ScheduleRequestOverlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
+type ScheduleRequestOverlap string
+
+// Source defines model for Source.
+type Source struct {
+	CreatedAt  time.Time   `json:"created_at"`
+	CreatedBy  string      `json:"created_by"`
+	Keys       []SourceKey `json:"keys"`
+	Name       string      `json:"name"`
+	NextSyncAt time.Time   `json:"next_sync_at"`
+	SignedOnly bool        `json:"signed_only"`
+
+	// SyncError Why the last sync did not finish; empty when it did.
+	SyncError string `json:"sync_error"`
+
+	// SyncedAt The end of the last sync; absent before the first.
+	SyncedAt *time.Time `json:"synced_at,omitempty"`
+	Url      string     `json:"url"`
+}
+
+// SourceDetail defines model for SourceDetail.
+type SourceDetail struct {
+	Source   Source          `json:"source"`
+	Versions []SourceVersion `json:"versions"`
+}
+
+// SourceKey defines model for SourceKey.
+type SourceKey struct {
+	// Name Whose key it is; the driver page shows it as the signer.
+	Name string `json:"name"`
+
+	// Pem The public key in PEM (cosign.pub).
+	Pem string `json:"pem"`
+}
+
+// SourceVersion defines model for SourceVersion.
+type SourceVersion struct {
+	CheckedAt time.Time `json:"checked_at"`
+
+	// Digest The artifact manifest's digest.
+	Digest string `json:"digest"`
+
+	// Reason Why it was refused: unsigned, bad signature, not a valid bundle, too large.
+	Reason string `json:"reason"`
+
+	// SignedBy The name of the key that signed it; empty when unsigned.
+	SignedBy string              `json:"signed_by"`
+	Status   SourceVersionStatus `json:"status"`
+	Tag      string              `json:"tag"`
+}
+
+// SourceVersionStatus defines model for SourceVersion.Status.
+type SourceVersionStatus string
 
 // StartInputs A start's inputs.
 type StartInputs struct {
@@ -1456,6 +1913,15 @@ type TaskSummary struct {
 	Id        int64      `json:"id"`
 	Kind      TaskKind   `json:"kind"`
 	Status    TaskStatus `json:"status"`
+}
+
+// UncheckedObject defines model for UncheckedObject.
+type UncheckedObject struct {
+	ApiVersion string  `json:"api_version"`
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+	Namespace  *string `json:"namespace,omitempty"`
+	Why        string  `json:"why"`
 }
 
 // UpgradeInputs An upgrade's inputs.
@@ -1607,7 +2073,9 @@ type WebhookDelivery struct {
 	DurationMs  *int              `json:"duration_ms,omitempty"`
 
 	// Error Why the last attempt failed; empty when it did not.
-	Error string       `json:"error"`
+	Error string `json:"error"`
+
+	// Event A task's start and end, or a deployment's turn of health: to Degraded, and back to Healthy (once per turn).
 	Event WebhookEvent `json:"event"`
 
 	// Id Sent as X-Styrmin-Delivery.
@@ -1616,14 +2084,16 @@ type WebhookDelivery struct {
 	Status       WebhookDeliveryStatus `json:"status"`
 
 	// StatusCode The receiver's answer to the last attempt.
-	StatusCode *int  `json:"status_code,omitempty"`
-	TaskId     int64 `json:"task_id"`
+	StatusCode *int `json:"status_code,omitempty"`
+
+	// TaskId The task of a task's event; null for a deployment's event.
+	TaskId *int64 `json:"task_id"`
 }
 
 // WebhookDeliveryStatus defines model for WebhookDelivery.Status.
 type WebhookDeliveryStatus string
 
-// WebhookEvent defines model for WebhookEvent.
+// WebhookEvent A task's start and end, or a deployment's turn of health: to Degraded, and back to Healthy (once per turn).
 type WebhookEvent string
 
 // WebhookFormat `json`: Styrmin's document; `slack`: `{"text": ...}` for Slack's incoming webhooks.
@@ -1677,6 +2147,12 @@ type DriverName = string
 // Limit defines model for Limit.
 type Limit = int
 
+// ScheduleID defines model for ScheduleID.
+type ScheduleID = int64
+
+// SourceName defines model for SourceName.
+type SourceName = string
+
 // TaskID defines model for TaskID.
 type TaskID = int64
 
@@ -1728,7 +2204,46 @@ type ListDeploymentsParams struct {
 	// Limit How many items a page holds at most.
 	Limit          *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 	IncludeDeleted *bool  `form:"include_deleted,omitempty" json:"include_deleted,omitempty"`
+
+	// Q Part of the name, whatever its case (searched as text, never as a pattern).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Driver The driver's name, exactly.
+	Driver *string `form:"driver,omitempty" json:"driver,omitempty"`
+
+	// Namespace The namespace, exactly.
+	Namespace *string `form:"namespace,omitempty" json:"namespace,omitempty"`
+
+	// Health Live deployments whose newest health read is this word (deleted ones have none).
+	Health *ListDeploymentsParamsHealth `form:"health,omitempty" json:"health,omitempty"`
+
+	// Drifted true: live deployments whose newest drift read is Drifted; false: every other one.
+	Drifted *bool `form:"drifted,omitempty" json:"drifted,omitempty"`
 }
+
+// ListDeploymentsParamsHealth defines parameters for ListDeployments.
+type ListDeploymentsParamsHealth string
+
+// GetPodLogsParams defines parameters for GetPodLogs.
+type GetPodLogsParams struct {
+	// Container One of the pod's containers; its first when absent.
+	Container *string `form:"container,omitempty" json:"container,omitempty"`
+
+	// TailLines How many of the last lines to read.
+	TailLines *int `form:"tail_lines,omitempty" json:"tail_lines,omitempty"`
+
+	// Previous The log of the container's previous run (after a crash or a restart).
+	Previous *bool `form:"previous,omitempty" json:"previous,omitempty"`
+
+	// Since Only the lines recorded after this time (a previous answer's `Styrmin-Log-Cursor`).
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Format `text`: the lines as plain text; `jsonl`: one JSON object (`ContainerLogLine`) per line.
+	Format *GetPodLogsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetPodLogsParamsFormat defines parameters for GetPodLogs.
+type GetPodLogsParamsFormat string
 
 // UpgradeDeploymentParams defines parameters for UpgradeDeployment.
 type UpgradeDeploymentParams struct {
@@ -1779,6 +2294,9 @@ type RunActionJSONRequestBody = ActionRequest
 // RollbackDeploymentJSONRequestBody defines body for RollbackDeployment for application/json ContentType.
 type RollbackDeploymentJSONRequestBody = RollbackRequest
 
+// CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
+type CreateScheduleJSONRequestBody = ScheduleRequest
+
 // StartDeploymentJSONRequestBody defines body for StartDeployment for application/json ContentType.
 type StartDeploymentJSONRequestBody = ComponentsRequest
 
@@ -1793,6 +2311,9 @@ type ApproveDriverPermissionsJSONRequestBody = ApprovePermissionsRequest
 
 // SetNamespacePolicyJSONRequestBody defines body for SetNamespacePolicy for application/json ContentType.
 type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
+
+// CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
+type CreateSourceJSONRequestBody = NewSource
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -2050,6 +2571,40 @@ func (t *TaskInputs) MergeActionInputs(v ActionInputs) error {
 	return err
 }
 
+// AsReconcileInputs returns the union data inside the TaskInputs as a ReconcileInputs
+func (t TaskInputs) AsReconcileInputs() (ReconcileInputs, error) {
+	var body ReconcileInputs
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconcileInputs overwrites any union data inside the TaskInputs as the provided ReconcileInputs
+func (t *TaskInputs) FromReconcileInputs(v ReconcileInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"reconcile"}`))
+	t.union = b
+	return err
+}
+
+// MergeReconcileInputs performs a merge with any union data inside the TaskInputs, using the provided ReconcileInputs
+func (t *TaskInputs) MergeReconcileInputs(v ReconcileInputs) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"kind":"reconcile"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t TaskInputs) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"kind"`
@@ -2070,6 +2625,8 @@ func (t TaskInputs) ValueByDiscriminator() (interface{}, error) {
 		return t.AsDeleteInputs()
 	case "install":
 		return t.AsInstallInputs()
+	case "reconcile":
+		return t.AsReconcileInputs()
 	case "rollback":
 		return t.AsRollbackInputs()
 	case "start":
@@ -2179,6 +2736,13 @@ type ClientInterface interface {
 
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	//
+	// A page of the deployments that every filter given keeps; `next_cursor`
+	// continues the same list (give the same filters with it). Health and
+	// drift are the newest reads of the server that answers (every 30 s and 2
+	// min, and on each view of a deployment): a deployment not read yet has
+	// no health to match, and is not drifted. A filter longer than any name,
+	// driver or namespace can be is refused (400).
+	//
 	// Corresponds with GET /deployments (the `ListDeployments` operationId).
 	ListDeployments(ctx context.Context, params *ListDeploymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2229,6 +2793,49 @@ type ClientInterface interface {
 	// Corresponds with POST /deployments/{name}/actions/{action} (the `RunAction` operationId).
 	RunAction(ctx context.Context, name DeploymentName, action string, body RunActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
+	//
+	// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
+	// the release's last manifest, compared over the fields the manifest sets. What the
+	// cluster sets (status, defaults, its annotations) and a stopped component's replicas
+	// are no drift; a Secret's values are never shown.
+	//
+	// Corresponds with GET /deployments/{name}/drift (the `GetDeploymentDrift` operationId).
+	GetDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
+	//
+	// Reads the drift from the cluster and records each differing object's difference as
+	// accepted: the deployment reads Synced (the answer lists the accepted objects) until
+	// one of them changes again. A reconcile forgets the acceptances. Nothing to accept
+	// (Synced, or Unknown) is a 409 problem.
+	//
+	// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
+	AcceptDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPodLogs The last lines of a container's log, secrets redacted
+	//
+	// Only the pods of the deployment's release (its `pods`) are readable: any
+	// other pod name is a 404. Every line goes through the deployment's
+	// redactor: its secret parameters' values show as `<redacted>`. One read
+	// takes at most 512 KiB of log from the cluster within 10 s; a line longer
+	// than 8 KiB keeps its start. To follow a log, read it again with `since`
+	// set to the `Styrmin-Log-Cursor` of the previous answer: only the lines
+	// recorded after it come back (`styrmin logs -f` does so every 2 s).
+	//
+	// Corresponds with GET /deployments/{name}/pods/{pod}/logs (the `GetPodLogs` operationId).
+	GetPodLogs(ctx context.Context, name DeploymentName, pod string, params *GetPodLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReconcileDeployment Re-apply the release as it is, undoing changes made behind Styrmin's back
+	//
+	// Queues a task that upgrades the release with its last revision's own chart and values
+	// (a new revision with the same content), as the namespace's deployer; stopped components
+	// stay at 0 replicas; accepted differences are forgotten and the drift is read again at
+	// its end.
+	//
+	// Corresponds with POST /deployments/{name}/reconcile (the `ReconcileDeployment` operationId).
+	ReconcileDeployment(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RollbackDeploymentWithBody Roll back to an earlier revision with the values recorded for it
 	//
 	// Takes any type of body and a specified content type.
@@ -2242,6 +2849,56 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /deployments/{name}/rollback (the `RollbackDeployment` operationId).
 	RollbackDeployment(ctx context.Context, name DeploymentName, body RollbackDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSchedules The schedules of the deployment's manual actions, with their next runs
+	//
+	// Secret prompt values are never shown: `prompts` holds the plain ones only.
+	//
+	// Corresponds with GET /deployments/{name}/schedules (the `ListSchedules` operationId).
+	ListSchedules(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateScheduleWithBody Schedule a manual action of the deployment
+	//
+	// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+	// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+	// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+	// task like the others, made by the schedule's author, with the author's rights at that time.
+	// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+	// `prompt.<action>.<prompt>`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+	CreateScheduleWithBody(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSchedule Schedule a manual action of the deployment
+	//
+	// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+	// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+	// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+	// task like the others, made by the schedule's author, with the author's rights at that time.
+	// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+	// `prompt.<action>.<prompt>`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+	CreateSchedule(ctx context.Context, name DeploymentName, body CreateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSchedule Delete a schedule (the tasks it queued stay)
+	//
+	// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
+	DeleteSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PauseSchedule Pause a schedule; its slots do not run until it resumes
+	//
+	// Corresponds with POST /deployments/{name}/schedules/{id}/pause (the `PauseSchedule` operationId).
+	PauseSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResumeSchedule Resume a paused schedule at its first slot from now (the paused slots are not run)
+	//
+	// Corresponds with POST /deployments/{name}/schedules/{id}/resume (the `ResumeSchedule` operationId).
+	ResumeSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StartDeploymentWithBody Start stopped components with the replicas they had
 	//
@@ -2375,6 +3032,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicy(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	//
+	// Corresponds with GET /sources (the `ListSources` operationId).
+	ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
+	//
+	// Every new tag of the repository is read once as a driver version, within the download
+	// budget and network rules of remote charts (https only; a loopback or private host only
+	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+	// `keys`. See docs/security.md, Signatures.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sources (the `CreateSource` operationId).
+	CreateSourceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
+	//
+	// Every new tag of the repository is read once as a driver version, within the download
+	// budget and network rules of remote charts (https only; a loopback or private host only
+	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+	// `keys`. See docs/security.md, Signatures.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sources (the `CreateSource` operationId).
+	CreateSource(ctx context.Context, body CreateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSource Delete a catalogue source; the versions it imported stay in the catalogue
+	//
+	// Corresponds with DELETE /sources/{name} (the `DeleteSource` operationId).
+	DeleteSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
+	//
+	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
+	GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+	//
+	// Corresponds with POST /sources/{name}/sync (the `SyncSource` operationId).
+	SyncSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTasks Tasks, newest first, with their steps
 	//
@@ -2582,6 +3285,13 @@ func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesP
 
 // ListDeployments The deployments, live ones by name, then deleted ones
 //
+// A page of the deployments that every filter given keeps; `next_cursor`
+// continues the same list (give the same filters with it). Health and
+// drift are the newest reads of the server that answers (every 30 s and 2
+// min, and on each view of a deployment): a deployment not read yet has
+// no health to match, and is not drifted. A filter longer than any name,
+// driver or namespace can be is refused (400).
+//
 // Corresponds with GET /deployments (the `ListDeployments` operationId).
 func (c *Client) ListDeployments(ctx context.Context, params *ListDeploymentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDeploymentsRequest(c.Server, params)
@@ -2712,6 +3422,89 @@ func (c *Client) RunAction(ctx context.Context, name DeploymentName, action stri
 	return c.Client.Do(req)
 }
 
+// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
+//
+// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
+// the release's last manifest, compared over the fields the manifest sets. What the
+// cluster sets (status, defaults, its annotations) and a stopped component's replicas
+// are no drift; a Secret's values are never shown.
+//
+// Corresponds with GET /deployments/{name}/drift (the `GetDeploymentDrift` operationId).
+func (c *Client) GetDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDeploymentDriftRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
+//
+// Reads the drift from the cluster and records each differing object's difference as
+// accepted: the deployment reads Synced (the answer lists the accepted objects) until
+// one of them changes again. A reconcile forgets the acceptances. Nothing to accept
+// (Synced, or Unknown) is a 409 problem.
+//
+// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
+func (c *Client) AcceptDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptDeploymentDriftRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPodLogs The last lines of a container's log, secrets redacted
+//
+// Only the pods of the deployment's release (its `pods`) are readable: any
+// other pod name is a 404. Every line goes through the deployment's
+// redactor: its secret parameters' values show as `<redacted>`. One read
+// takes at most 512 KiB of log from the cluster within 10 s; a line longer
+// than 8 KiB keeps its start. To follow a log, read it again with `since`
+// set to the `Styrmin-Log-Cursor` of the previous answer: only the lines
+// recorded after it come back (`styrmin logs -f` does so every 2 s).
+//
+// Corresponds with GET /deployments/{name}/pods/{pod}/logs (the `GetPodLogs` operationId).
+func (c *Client) GetPodLogs(ctx context.Context, name DeploymentName, pod string, params *GetPodLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPodLogsRequest(c.Server, name, pod, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReconcileDeployment Re-apply the release as it is, undoing changes made behind Styrmin's back
+//
+// Queues a task that upgrades the release with its last revision's own chart and values
+// (a new revision with the same content), as the namespace's deployer; stopped components
+// stay at 0 replicas; accepted differences are forgotten and the drift is read again at
+// its end.
+//
+// Corresponds with POST /deployments/{name}/reconcile (the `ReconcileDeployment` operationId).
+func (c *Client) ReconcileDeployment(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReconcileDeploymentRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RollbackDeploymentWithBody Roll back to an earlier revision with the values recorded for it
 //
 // Takes any type of body and a specified content type.
@@ -2736,6 +3529,116 @@ func (c *Client) RollbackDeploymentWithBody(ctx context.Context, name Deployment
 // Corresponds with POST /deployments/{name}/rollback (the `RollbackDeployment` operationId).
 func (c *Client) RollbackDeployment(ctx context.Context, name DeploymentName, body RollbackDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRollbackDeploymentRequest(c.Server, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSchedules The schedules of the deployment's manual actions, with their next runs
+//
+// Secret prompt values are never shown: `prompts` holds the plain ones only.
+//
+// Corresponds with GET /deployments/{name}/schedules (the `ListSchedules` operationId).
+func (c *Client) ListSchedules(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSchedulesRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateScheduleWithBody Schedule a manual action of the deployment
+//
+// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+// task like the others, made by the schedule's author, with the author's rights at that time.
+// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+// `prompt.<action>.<prompt>`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+func (c *Client) CreateScheduleWithBody(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateScheduleRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSchedule Schedule a manual action of the deployment
+//
+// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+// task like the others, made by the schedule's author, with the author's rights at that time.
+// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+// `prompt.<action>.<prompt>`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+func (c *Client) CreateSchedule(ctx context.Context, name DeploymentName, body CreateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateScheduleRequest(c.Server, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSchedule Delete a schedule (the tasks it queued stay)
+//
+// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
+func (c *Client) DeleteSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteScheduleRequest(c.Server, name, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PauseSchedule Pause a schedule; its slots do not run until it resumes
+//
+// Corresponds with POST /deployments/{name}/schedules/{id}/pause (the `PauseSchedule` operationId).
+func (c *Client) PauseSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPauseScheduleRequest(c.Server, name, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResumeSchedule Resume a paused schedule at its first slot from now (the paused slots are not run)
+//
+// Corresponds with POST /deployments/{name}/schedules/{id}/resume (the `ResumeSchedule` operationId).
+func (c *Client) ResumeSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResumeScheduleRequest(c.Server, name, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3029,6 +3932,112 @@ func (c *Client) SetNamespacePolicyWithBody(ctx context.Context, contentType str
 // Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 func (c *Client) SetNamespacePolicy(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetNamespacePolicyRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Corresponds with GET /sources (the `ListSources` operationId).
+func (c *Client) ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSourcesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
+//
+// Every new tag of the repository is read once as a driver version, within the download
+// budget and network rules of remote charts (https only; a loopback or private host only
+// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+// `keys`. See docs/security.md, Signatures.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sources (the `CreateSource` operationId).
+func (c *Client) CreateSourceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSourceRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSource Add a catalogue source; its first sync follows within a worker's next look
+//
+// Every new tag of the repository is read once as a driver version, within the download
+// budget and network rules of remote charts (https only; a loopback or private host only
+// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+// `keys`. See docs/security.md, Signatures.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sources (the `CreateSource` operationId).
+func (c *Client) CreateSource(ctx context.Context, body CreateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSourceRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSource Delete a catalogue source; the versions it imported stay in the catalogue
+//
+// Corresponds with DELETE /sources/{name} (the `DeleteSource` operationId).
+func (c *Client) DeleteSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSourceRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
+//
+// Corresponds with GET /sources/{name} (the `GetSource` operationId).
+func (c *Client) GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSourceRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+//
+// Corresponds with POST /sources/{name}/sync (the `SyncSource` operationId).
+func (c *Client) SyncSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSyncSourceRequest(c.Server, name)
 	if err != nil {
 		return nil, err
 	}
@@ -3668,6 +4677,66 @@ func NewListDeploymentsRequest(server string, params *ListDeploymentsParams) (*h
 
 		}
 
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Driver != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "driver", *params.Driver, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Namespace != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "namespace", *params.Namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Health != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "health", *params.Health, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Drifted != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "drifted", *params.Drifted, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3857,6 +4926,224 @@ func NewRunActionRequestWithBody(server string, name DeploymentName, action stri
 	return req, nil
 }
 
+// NewGetDeploymentDriftRequest constructs an http.Request for the GetDeploymentDrift method
+func NewGetDeploymentDriftRequest(server string, name DeploymentName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/drift", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAcceptDeploymentDriftRequest constructs an http.Request for the AcceptDeploymentDrift method
+func NewAcceptDeploymentDriftRequest(server string, name DeploymentName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/drift/accept", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPodLogsRequest constructs an http.Request for the GetPodLogs method
+func NewGetPodLogsRequest(server string, name DeploymentName, pod string, params *GetPodLogsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "pod", pod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/pods/%s/logs", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Container != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "container", *params.Container, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TailLines != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tail_lines", *params.TailLines, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Previous != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "previous", *params.Previous, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReconcileDeploymentRequest constructs an http.Request for the ReconcileDeployment method
+func NewReconcileDeploymentRequest(server string, name DeploymentName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/reconcile", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRollbackDeploymentRequest calls the generic RollbackDeployment builder with application/json body
 func NewRollbackDeploymentRequest(server string, name DeploymentName, body RollbackDeploymentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3900,6 +5187,210 @@ func NewRollbackDeploymentRequestWithBody(server string, name DeploymentName, co
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSchedulesRequest constructs an http.Request for the ListSchedules method
+func NewListSchedulesRequest(server string, name DeploymentName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateScheduleRequest calls the generic CreateSchedule builder with application/json body
+func NewCreateScheduleRequest(server string, name DeploymentName, body CreateScheduleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateScheduleRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewCreateScheduleRequestWithBody constructs an http.Request for the CreateSchedule method, with any body, and a specified content type
+func NewCreateScheduleRequestWithBody(server string, name DeploymentName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteScheduleRequest constructs an http.Request for the DeleteSchedule method
+func NewDeleteScheduleRequest(server string, name DeploymentName, id ScheduleID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPauseScheduleRequest constructs an http.Request for the PauseSchedule method
+func NewPauseScheduleRequest(server string, name DeploymentName, id ScheduleID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules/%s/pause", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResumeScheduleRequest constructs an http.Request for the ResumeSchedule method
+func NewResumeScheduleRequest(server string, name DeploymentName, id ScheduleID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules/%s/resume", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4398,6 +5889,175 @@ func NewSetNamespacePolicyRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSourcesRequest constructs an http.Request for the ListSources method
+func NewListSourcesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateSourceRequest calls the generic CreateSource builder with application/json body
+func NewCreateSourceRequest(server string, body CreateSourceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSourceRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateSourceRequestWithBody constructs an http.Request for the CreateSource method, with any body, and a specified content type
+func NewCreateSourceRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSourceRequest constructs an http.Request for the DeleteSource method
+func NewDeleteSourceRequest(server string, name SourceName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSourceRequest constructs an http.Request for the GetSource method
+func NewGetSourceRequest(server string, name SourceName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSyncSourceRequest constructs an http.Request for the SyncSource method
+func NewSyncSourceRequest(server string, name SourceName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources/%s/sync", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5135,6 +6795,13 @@ type ClientWithResponsesInterface interface {
 
 	// ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 	//
+	// A page of the deployments that every filter given keeps; `next_cursor`
+	// continues the same list (give the same filters with it). Health and
+	// drift are the newest reads of the server that answers (every 30 s and 2
+	// min, and on each view of a deployment): a deployment not read yet has
+	// no health to match, and is not drifted. A filter longer than any name,
+	// driver or namespace can be is refused (400).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /deployments (the `ListDeployments` operationId).
@@ -5189,6 +6856,57 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /deployments/{name}/actions/{action} (the `RunAction` operationId).
 	RunActionWithResponse(ctx context.Context, name DeploymentName, action string, body RunActionJSONRequestBody, reqEditors ...RequestEditorFn) (*RunActionResponse, error)
 
+	// GetDeploymentDriftWithResponse How the release's live objects differ from the manifest Helm applied
+	//
+	// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
+	// the release's last manifest, compared over the fields the manifest sets. What the
+	// cluster sets (status, defaults, its annotations) and a stopped component's replicas
+	// are no drift; a Secret's values are never shown.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /deployments/{name}/drift (the `GetDeploymentDrift` operationId).
+	GetDeploymentDriftWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*GetDeploymentDriftResponse, error)
+
+	// AcceptDeploymentDriftWithResponse Accept how the release's live objects differ from its manifest now
+	//
+	// Reads the drift from the cluster and records each differing object's difference as
+	// accepted: the deployment reads Synced (the answer lists the accepted objects) until
+	// one of them changes again. A reconcile forgets the acceptances. Nothing to accept
+	// (Synced, or Unknown) is a 409 problem.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
+	AcceptDeploymentDriftWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*AcceptDeploymentDriftResponse, error)
+
+	// GetPodLogsWithResponse The last lines of a container's log, secrets redacted
+	//
+	// Only the pods of the deployment's release (its `pods`) are readable: any
+	// other pod name is a 404. Every line goes through the deployment's
+	// redactor: its secret parameters' values show as `<redacted>`. One read
+	// takes at most 512 KiB of log from the cluster within 10 s; a line longer
+	// than 8 KiB keeps its start. To follow a log, read it again with `since`
+	// set to the `Styrmin-Log-Cursor` of the previous answer: only the lines
+	// recorded after it come back (`styrmin logs -f` does so every 2 s).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /deployments/{name}/pods/{pod}/logs (the `GetPodLogs` operationId).
+	GetPodLogsWithResponse(ctx context.Context, name DeploymentName, pod string, params *GetPodLogsParams, reqEditors ...RequestEditorFn) (*GetPodLogsResponse, error)
+
+	// ReconcileDeploymentWithResponse Re-apply the release as it is, undoing changes made behind Styrmin's back
+	//
+	// Queues a task that upgrades the release with its last revision's own chart and values
+	// (a new revision with the same content), as the namespace's deployer; stopped components
+	// stay at 0 replicas; accepted differences are forgotten and the drift is read again at
+	// its end.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/reconcile (the `ReconcileDeployment` operationId).
+	ReconcileDeploymentWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ReconcileDeploymentResponse, error)
+
 	// RollbackDeploymentWithBodyWithResponse Roll back to an earlier revision with the values recorded for it
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5202,6 +6920,64 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /deployments/{name}/rollback (the `RollbackDeployment` operationId).
 	RollbackDeploymentWithResponse(ctx context.Context, name DeploymentName, body RollbackDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackDeploymentResponse, error)
+
+	// ListSchedulesWithResponse The schedules of the deployment's manual actions, with their next runs
+	//
+	// Secret prompt values are never shown: `prompts` holds the plain ones only.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /deployments/{name}/schedules (the `ListSchedules` operationId).
+	ListSchedulesWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ListSchedulesResponse, error)
+
+	// CreateScheduleWithBodyWithResponse Schedule a manual action of the deployment
+	//
+	// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+	// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+	// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+	// task like the others, made by the schedule's author, with the author's rights at that time.
+	// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+	// `prompt.<action>.<prompt>`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+	CreateScheduleWithBodyWithResponse(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateScheduleResponse, error)
+
+	// CreateScheduleWithResponse Schedule a manual action of the deployment
+	//
+	// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+	// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+	// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+	// task like the others, made by the schedule's author, with the author's rights at that time.
+	// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+	// `prompt.<action>.<prompt>`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+	CreateScheduleWithResponse(ctx context.Context, name DeploymentName, body CreateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateScheduleResponse, error)
+
+	// DeleteScheduleWithResponse Delete a schedule (the tasks it queued stay)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
+	DeleteScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*DeleteScheduleResponse, error)
+
+	// PauseScheduleWithResponse Pause a schedule; its slots do not run until it resumes
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/schedules/{id}/pause (the `PauseSchedule` operationId).
+	PauseScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*PauseScheduleResponse, error)
+
+	// ResumeScheduleWithResponse Resume a paused schedule at its first slot from now (the paused slots are not run)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/schedules/{id}/resume (the `ResumeSchedule` operationId).
+	ResumeScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*ResumeScheduleResponse, error)
 
 	// StartDeploymentWithBodyWithResponse Start stopped components with the replicas they had
 	//
@@ -5345,6 +7121,60 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicyWithResponse(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*SetNamespacePolicyResponse, error)
+
+	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sources (the `ListSources` operationId).
+	ListSourcesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSourcesResponse, error)
+
+	// CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
+	//
+	// Every new tag of the repository is read once as a driver version, within the download
+	// budget and network rules of remote charts (https only; a loopback or private host only
+	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+	// `keys`. See docs/security.md, Signatures.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sources (the `CreateSource` operationId).
+	CreateSourceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSourceResponse, error)
+
+	// CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
+	//
+	// Every new tag of the repository is read once as a driver version, within the download
+	// budget and network rules of remote charts (https only; a loopback or private host only
+	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+	// `keys`. See docs/security.md, Signatures.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sources (the `CreateSource` operationId).
+	CreateSourceWithResponse(ctx context.Context, body CreateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSourceResponse, error)
+
+	// DeleteSourceWithResponse Delete a catalogue source; the versions it imported stay in the catalogue
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /sources/{name} (the `DeleteSource` operationId).
+	DeleteSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*DeleteSourceResponse, error)
+
+	// GetSourceWithResponse A catalogue source with the versions it read, newest first (imported or refused, with why)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
+	GetSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*GetSourceResponse, error)
+
+	// SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sources/{name}/sync (the `SyncSource` operationId).
+	SyncSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*SyncSourceResponse, error)
 
 	// ListTasksWithResponse Tasks, newest first, with their steps
 	//
@@ -5859,6 +7689,206 @@ func (r RunActionResponse) ContentType() string {
 	return ""
 }
 
+type GetDeploymentDriftResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Drift
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDeploymentDriftResponse) GetJSON200() *Drift {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetDeploymentDriftResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDeploymentDriftResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDeploymentDriftResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDeploymentDriftResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDeploymentDriftResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AcceptDeploymentDriftResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Drift
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AcceptDeploymentDriftResponse) GetJSON200() *Drift {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r AcceptDeploymentDriftResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptDeploymentDriftResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptDeploymentDriftResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptDeploymentDriftResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptDeploymentDriftResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPodLogsResponse200Headers the declared response headers of an HTTP 200 response for GetPodLogs
+type GetPodLogsResponse200Headers struct {
+	StyrminLogCursor *string
+	StyrminLogCut    *string
+}
+
+type GetPodLogsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPodLogsResponse200Headers
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetPodLogsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPodLogsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPodLogsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPodLogsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPodLogsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReconcileDeploymentResponse202Headers the declared response headers of an HTTP 202 response for ReconcileDeployment
+type ReconcileDeploymentResponse202Headers struct {
+	Location *string
+}
+
+type ReconcileDeploymentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskAccepted
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ReconcileDeploymentResponse202Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ReconcileDeploymentResponse) GetJSON202() *TaskAccepted {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ReconcileDeploymentResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReconcileDeploymentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReconcileDeploymentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReconcileDeploymentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReconcileDeploymentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RollbackDeploymentResponse202Headers the declared response headers of an HTTP 202 response for RollbackDeployment
 type RollbackDeploymentResponse202Headers struct {
 	Location *string
@@ -5908,6 +7938,225 @@ func (r RollbackDeploymentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RollbackDeploymentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSchedulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Schedule
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSchedulesResponse) GetJSON200() *[]Schedule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListSchedulesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSchedulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSchedulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSchedulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSchedulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Schedule
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateScheduleResponse) GetJSON201() *Schedule {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateScheduleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteScheduleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PauseScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PauseScheduleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PauseScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PauseScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PauseScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PauseScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResumeScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ResumeScheduleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ResumeScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResumeScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResumeScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResumeScheduleResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6471,6 +8720,236 @@ func (r SetNamespacePolicyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SetNamespacePolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSourcesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Items []Source `json:"items"`
+	}
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSourcesResponse) GetJSON200() *struct {
+	Items []Source `json:"items"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListSourcesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSourcesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSourcesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSourcesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSourcesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Source
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateSourceResponse) GetJSON201() *Source {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SourceDetail
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSourceResponse) GetJSON200() *SourceDetail {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SyncSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SyncSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SyncSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SyncSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SyncSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SyncSourceResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7263,6 +9742,13 @@ func (c *ClientWithResponses) ListAuditEntriesWithResponse(ctx context.Context, 
 
 // ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 //
+// A page of the deployments that every filter given keeps; `next_cursor`
+// continues the same list (give the same filters with it). Health and
+// drift are the newest reads of the server that answers (every 30 s and 2
+// min, and on each view of a deployment): a deployment not read yet has
+// no health to match, and is not drifted. A filter longer than any name,
+// driver or namespace can be is refused (400).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /deployments (the `ListDeployments` operationId).
@@ -7365,6 +9851,81 @@ func (c *ClientWithResponses) RunActionWithResponse(ctx context.Context, name De
 	return ParseRunActionResponse(rsp)
 }
 
+// GetDeploymentDriftWithResponse How the release's live objects differ from the manifest Helm applied
+//
+// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
+// the release's last manifest, compared over the fields the manifest sets. What the
+// cluster sets (status, defaults, its annotations) and a stopped component's replicas
+// are no drift; a Secret's values are never shown.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /deployments/{name}/drift (the `GetDeploymentDrift` operationId).
+func (c *ClientWithResponses) GetDeploymentDriftWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*GetDeploymentDriftResponse, error) {
+	rsp, err := c.GetDeploymentDrift(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDeploymentDriftResponse(rsp)
+}
+
+// AcceptDeploymentDriftWithResponse Accept how the release's live objects differ from its manifest now
+//
+// Reads the drift from the cluster and records each differing object's difference as
+// accepted: the deployment reads Synced (the answer lists the accepted objects) until
+// one of them changes again. A reconcile forgets the acceptances. Nothing to accept
+// (Synced, or Unknown) is a 409 problem.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
+func (c *ClientWithResponses) AcceptDeploymentDriftWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*AcceptDeploymentDriftResponse, error) {
+	rsp, err := c.AcceptDeploymentDrift(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptDeploymentDriftResponse(rsp)
+}
+
+// GetPodLogsWithResponse The last lines of a container's log, secrets redacted
+//
+// Only the pods of the deployment's release (its `pods`) are readable: any
+// other pod name is a 404. Every line goes through the deployment's
+// redactor: its secret parameters' values show as `<redacted>`. One read
+// takes at most 512 KiB of log from the cluster within 10 s; a line longer
+// than 8 KiB keeps its start. To follow a log, read it again with `since`
+// set to the `Styrmin-Log-Cursor` of the previous answer: only the lines
+// recorded after it come back (`styrmin logs -f` does so every 2 s).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /deployments/{name}/pods/{pod}/logs (the `GetPodLogs` operationId).
+func (c *ClientWithResponses) GetPodLogsWithResponse(ctx context.Context, name DeploymentName, pod string, params *GetPodLogsParams, reqEditors ...RequestEditorFn) (*GetPodLogsResponse, error) {
+	rsp, err := c.GetPodLogs(ctx, name, pod, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPodLogsResponse(rsp)
+}
+
+// ReconcileDeploymentWithResponse Re-apply the release as it is, undoing changes made behind Styrmin's back
+//
+// Queues a task that upgrades the release with its last revision's own chart and values
+// (a new revision with the same content), as the namespace's deployer; stopped components
+// stay at 0 replicas; accepted differences are forgotten and the drift is read again at
+// its end.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/reconcile (the `ReconcileDeployment` operationId).
+func (c *ClientWithResponses) ReconcileDeploymentWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ReconcileDeploymentResponse, error) {
+	rsp, err := c.ReconcileDeployment(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReconcileDeploymentResponse(rsp)
+}
+
 // RollbackDeploymentWithBodyWithResponse Roll back to an earlier revision with the values recorded for it
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -7389,6 +9950,100 @@ func (c *ClientWithResponses) RollbackDeploymentWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseRollbackDeploymentResponse(rsp)
+}
+
+// ListSchedulesWithResponse The schedules of the deployment's manual actions, with their next runs
+//
+// Secret prompt values are never shown: `prompts` holds the plain ones only.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /deployments/{name}/schedules (the `ListSchedules` operationId).
+func (c *ClientWithResponses) ListSchedulesWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ListSchedulesResponse, error) {
+	rsp, err := c.ListSchedules(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSchedulesResponse(rsp)
+}
+
+// CreateScheduleWithBodyWithResponse Schedule a manual action of the deployment
+//
+// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+// task like the others, made by the schedule's author, with the author's rights at that time.
+// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+// `prompt.<action>.<prompt>`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+func (c *ClientWithResponses) CreateScheduleWithBodyWithResponse(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateScheduleResponse, error) {
+	rsp, err := c.CreateScheduleWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateScheduleResponse(rsp)
+}
+
+// CreateScheduleWithResponse Schedule a manual action of the deployment
+//
+// The cron expression (five fields: minute hour day-of-month month day-of-week, or
+// `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`) is read in `time_zone`, an IANA name.
+// The prompts are checked as a run's are and stored; secret ones sealed. Each slot's run is a
+// task like the others, made by the schedule's author, with the author's rights at that time.
+// Bad fields are keyed `cron`, `time_zone`, `action`, `overlap`, `missed` and
+// `prompt.<action>.<prompt>`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/schedules (the `CreateSchedule` operationId).
+func (c *ClientWithResponses) CreateScheduleWithResponse(ctx context.Context, name DeploymentName, body CreateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateScheduleResponse, error) {
+	rsp, err := c.CreateSchedule(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateScheduleResponse(rsp)
+}
+
+// DeleteScheduleWithResponse Delete a schedule (the tasks it queued stay)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
+func (c *ClientWithResponses) DeleteScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*DeleteScheduleResponse, error) {
+	rsp, err := c.DeleteSchedule(ctx, name, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteScheduleResponse(rsp)
+}
+
+// PauseScheduleWithResponse Pause a schedule; its slots do not run until it resumes
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/schedules/{id}/pause (the `PauseSchedule` operationId).
+func (c *ClientWithResponses) PauseScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*PauseScheduleResponse, error) {
+	rsp, err := c.PauseSchedule(ctx, name, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePauseScheduleResponse(rsp)
+}
+
+// ResumeScheduleWithResponse Resume a paused schedule at its first slot from now (the paused slots are not run)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/schedules/{id}/resume (the `ResumeSchedule` operationId).
+func (c *ClientWithResponses) ResumeScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*ResumeScheduleResponse, error) {
+	rsp, err := c.ResumeSchedule(ctx, name, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResumeScheduleResponse(rsp)
 }
 
 // StartDeploymentWithBodyWithResponse Start stopped components with the replicas they had
@@ -7628,6 +10283,96 @@ func (c *ClientWithResponses) SetNamespacePolicyWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseSetNamespacePolicyResponse(rsp)
+}
+
+// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sources (the `ListSources` operationId).
+func (c *ClientWithResponses) ListSourcesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSourcesResponse, error) {
+	rsp, err := c.ListSources(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSourcesResponse(rsp)
+}
+
+// CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
+//
+// Every new tag of the repository is read once as a driver version, within the download
+// budget and network rules of remote charts (https only; a loopback or private host only
+// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+// `keys`. See docs/security.md, Signatures.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sources (the `CreateSource` operationId).
+func (c *ClientWithResponses) CreateSourceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSourceResponse, error) {
+	rsp, err := c.CreateSourceWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSourceResponse(rsp)
+}
+
+// CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
+//
+// Every new tag of the repository is read once as a driver version, within the download
+// budget and network rules of remote charts (https only; a loopback or private host only
+// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
+// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
+// `keys`. See docs/security.md, Signatures.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sources (the `CreateSource` operationId).
+func (c *ClientWithResponses) CreateSourceWithResponse(ctx context.Context, body CreateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSourceResponse, error) {
+	rsp, err := c.CreateSource(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSourceResponse(rsp)
+}
+
+// DeleteSourceWithResponse Delete a catalogue source; the versions it imported stay in the catalogue
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /sources/{name} (the `DeleteSource` operationId).
+func (c *ClientWithResponses) DeleteSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*DeleteSourceResponse, error) {
+	rsp, err := c.DeleteSource(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSourceResponse(rsp)
+}
+
+// GetSourceWithResponse A catalogue source with the versions it read, newest first (imported or refused, with why)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sources/{name} (the `GetSource` operationId).
+func (c *ClientWithResponses) GetSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*GetSourceResponse, error) {
+	rsp, err := c.GetSource(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSourceResponse(rsp)
+}
+
+// SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sources/{name}/sync (the `SyncSource` operationId).
+func (c *ClientWithResponses) SyncSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*SyncSourceResponse, error) {
+	rsp, err := c.SyncSource(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSyncSourceResponse(rsp)
 }
 
 // ListTasksWithResponse Tasks, newest first, with their steps
@@ -8202,6 +10947,164 @@ func ParseRunActionResponse(rsp *http.Response) (*RunActionResponse, error) {
 	return response, nil
 }
 
+// ParseGetDeploymentDriftResponse parses an HTTP response from a GetDeploymentDriftWithResponse call
+func ParseGetDeploymentDriftResponse(rsp *http.Response) (*GetDeploymentDriftResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDeploymentDriftResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Drift
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAcceptDeploymentDriftResponse parses an HTTP response from a AcceptDeploymentDriftWithResponse call
+func ParseAcceptDeploymentDriftResponse(rsp *http.Response) (*AcceptDeploymentDriftResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptDeploymentDriftResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Drift
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPodLogsResponse parses an HTTP response from a GetPodLogsWithResponse call
+func ParseGetPodLogsResponse(rsp *http.Response) (*GetPodLogsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPodLogsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPodLogsResponse200Headers
+		if values := rsp.Header.Values("Styrmin-Log-Cursor"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Styrmin-Log-Cursor", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.StyrminLogCursor = &value
+		}
+		if values := rsp.Header.Values("Styrmin-Log-Cut"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Styrmin-Log-Cut", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.StyrminLogCut = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReconcileDeploymentResponse parses an HTTP response from a ReconcileDeploymentWithResponse call
+func ParseReconcileDeploymentResponse(rsp *http.Response) (*ReconcileDeploymentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReconcileDeploymentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskAccepted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers ReconcileDeploymentResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers202 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRollbackDeploymentResponse parses an HTTP response from a RollbackDeploymentWithResponse call
 func ParseRollbackDeploymentResponse(rsp *http.Response) (*RollbackDeploymentResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8243,6 +11146,159 @@ func ParseRollbackDeploymentResponse(rsp *http.Response) (*RollbackDeploymentRes
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSchedulesResponse parses an HTTP response from a ListSchedulesWithResponse call
+func ParseListSchedulesResponse(rsp *http.Response) (*ListSchedulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSchedulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Schedule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateScheduleResponse parses an HTTP response from a CreateScheduleWithResponse call
+func ParseCreateScheduleResponse(rsp *http.Response) (*CreateScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Schedule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteScheduleResponse parses an HTTP response from a DeleteScheduleWithResponse call
+func ParseDeleteScheduleResponse(rsp *http.Response) (*DeleteScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePauseScheduleResponse parses an HTTP response from a PauseScheduleWithResponse call
+func ParsePauseScheduleResponse(rsp *http.Response) (*PauseScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PauseScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResumeScheduleResponse parses an HTTP response from a ResumeScheduleWithResponse call
+func ParseResumeScheduleResponse(rsp *http.Response) (*ResumeScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResumeScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -8651,6 +11707,165 @@ func ParseSetNamespacePolicyResponse(rsp *http.Response) (*SetNamespacePolicyRes
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSourcesResponse parses an HTTP response from a ListSourcesWithResponse call
+func ParseListSourcesResponse(rsp *http.Response) (*ListSourcesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSourcesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Items []Source `json:"items"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateSourceResponse parses an HTTP response from a CreateSourceWithResponse call
+func ParseCreateSourceResponse(rsp *http.Response) (*CreateSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Source
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSourceResponse parses an HTTP response from a DeleteSourceWithResponse call
+func ParseDeleteSourceResponse(rsp *http.Response) (*DeleteSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSourceResponse parses an HTTP response from a GetSourceWithResponse call
+func ParseGetSourceResponse(rsp *http.Response) (*GetSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SourceDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSyncSourceResponse parses an HTTP response from a SyncSourceWithResponse call
+func ParseSyncSourceResponse(rsp *http.Response) (*SyncSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SyncSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

@@ -7,11 +7,13 @@
 -- these settings (set_config, local to the transaction):
 --
 --   scale.deployments, scale.tasks, scale.steps_per_task  the sizes
+--   scale.busiest                                          tasks more for the first deployment, the newest
 --   scale.driver, scale.driver_version                    the driver version every deployment uses
 --
 -- Nothing holds a deployment (holder_task_id NULL), every task is top-level
 -- (root_task_id = id) and has ended; tasks are spread over the deployments in
--- turn, one every five minutes, the newest now. The kinds go round per
+-- turn, one every five minutes, the newest now, but the scale.busiest newest,
+-- which all go to the first deployment. The kinds go round per
 -- deployment, shifted by one from a deployment to the next, so that the
 -- newest tasks of all deployments are of every kind too.
 
@@ -37,9 +39,10 @@ WITH numbered AS (
                          [((n - 1) / current_setting('scale.deployments')::int + (n - 1) % current_setting('scale.deployments')::int) % 6 + 1]
            END AS kind,
            CASE WHEN n % 23 = 0 THEN 'failed' WHEN n % 61 = 0 THEN 'canceled' ELSE 'succeeded' END AS status,
-           now() - make_interval(mins => 5 * (current_setting('scale.tasks')::int - n)) AS created_at
-    FROM generate_series(1, current_setting('scale.tasks')::int) AS n
-    JOIN scale_deployments d ON d.seq = (n - 1) % current_setting('scale.deployments')::int + 1
+           now() - make_interval(mins => 5 * (current_setting('scale.tasks')::int + current_setting('scale.busiest')::int - n)) AS created_at
+    FROM generate_series(1, current_setting('scale.tasks')::int + current_setting('scale.busiest')::int) AS n
+    JOIN scale_deployments d ON d.seq = CASE WHEN n > current_setting('scale.tasks')::int THEN 1
+                                             ELSE (n - 1) % current_setting('scale.deployments')::int + 1 END
 ),
 inserted AS (
     INSERT INTO tasks (id, deployment_id, kind, status, inputs, result, message, root_task_id,

@@ -53,6 +53,12 @@ func pagesOf(b *testing.B, size scale.Size) []page {
 	script := handlerstest.TokenBench(b, env, "script", auth.ReadOnly)
 	return []page{
 		{"deployments", "/deployments", browser},
+		// A search that one deployment matches walks every deployment's
+		// name (the worst case of the filters); a driver filter reads its
+		// index; the API's page of 50 with a filter.
+		{"deployments-search", "/deployments?q=0042", browser},
+		{"deployments-driver", "/deployments?driver=hello-web", browser},
+		{"api-deployments-search", "/api/v1/deployments?q=scale-00", script},
 		{"deployment", "/deployments/" + busiest, browser},
 		{"tasks", "/tasks", browser},
 		{"api-tasks", "/api/v1/tasks", script},

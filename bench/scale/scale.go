@@ -25,17 +25,23 @@ type Size struct {
 	Deployments  int // deployments, each with at least one task (its install)
 	Tasks        int // ended top-level tasks, spread over the deployments in turn
 	StepsPerTask int // steps of each task
+	// Busiest more tasks, the newest of all, go to the first deployment
+	// (scale-0001), so that its page of history is as full at every size.
+	Busiest int
 }
 
 // Sizes of the issue 32 benchmarks: the same 1,000 deployments with a short
-// and a long history.
+// and a long history, the first with a full page of 20 tasks more in both.
 var (
-	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10}
-	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10}
+	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10, Busiest: 20}
+	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10, Busiest: 20}
 )
 
+// AllTasks is how many tasks the size has, the busiest deployment's included.
+func (s Size) AllTasks() int { return s.Tasks + s.Busiest }
+
 // Steps is how many steps the size has.
-func (s Size) Steps() int { return s.Tasks * s.StepsPerTask }
+func (s Size) Steps() int { return s.AllTasks() * s.StepsPerTask }
 
 // Driver is the driver version every filled deployment uses; it must be in
 // the catalogue already.
@@ -46,7 +52,7 @@ type Driver struct {
 // check refuses a size Fill cannot write: every deployment has its install
 // task, and every task a step.
 func (s Size) check() error {
-	if s.Deployments < 1 || s.Tasks < s.Deployments || s.StepsPerTask < 1 {
+	if s.Deployments < 1 || s.Tasks < s.Deployments || s.StepsPerTask < 1 || s.Busiest < 0 {
 		return fmt.Errorf("scale: size %+v: need at least one deployment, a task per deployment and a step per task", s)
 	}
 	return nil
@@ -81,6 +87,7 @@ func setSettings(ctx context.Context, tx pgx.Tx, size Size, driver Driver) error
 		"scale.deployments":    strconv.Itoa(size.Deployments),
 		"scale.tasks":          strconv.Itoa(size.Tasks),
 		"scale.steps_per_task": strconv.Itoa(size.StepsPerTask),
+		"scale.busiest":        strconv.Itoa(size.Busiest),
 		"scale.driver":         driver.Name,
 		"scale.driver_version": driver.Version,
 	}

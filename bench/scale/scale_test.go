@@ -30,7 +30,7 @@ func newDatabase(t *testing.T) *pgxpool.Pool {
 func TestFillWritesTheHistoryOfItsSize(t *testing.T) {
 	t.Parallel()
 	pool := newDatabase(t)
-	size := scale.Size{Deployments: 3, Tasks: 40, StepsPerTask: 4}
+	size := scale.Size{Deployments: 3, Tasks: 40, StepsPerTask: 4, Busiest: 5}
 	require.NoError(t, scale.Fill(context.Background(), pool, size, demo))
 
 	var deployments, tasks, steps, actions, logs, audit int
@@ -42,11 +42,16 @@ func TestFillWritesTheHistoryOfItsSize(t *testing.T) {
 		(SELECT count(*) FROM step_logs),
 		(SELECT count(*) FROM audit_entries)`).Scan(&deployments, &tasks, &steps, &actions, &logs, &audit))
 	require.Equal(t, size.Deployments, deployments, "no deployment is held")
-	require.Equal(t, size.Tasks, tasks, "every task is top-level and ended")
+	require.Equal(t, size.AllTasks(), tasks, "every task is top-level and ended")
 	require.Equal(t, size.Steps(), steps)
 	require.Positive(t, actions)
 	require.Equal(t, 4*actions, logs, "the hook step of each action has its log lines")
-	require.Equal(t, size.Tasks, audit, "each task has its audit entry")
+	require.Equal(t, size.AllTasks(), audit, "each task has its audit entry")
+
+	var busiest string
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT string_agg(DISTINCT d.name, ',') FROM
+		(SELECT deployment_id FROM tasks ORDER BY created_at DESC LIMIT 5) t JOIN deployments d ON d.id = t.deployment_id`).Scan(&busiest))
+	require.Equal(t, "scale-0001", busiest, "the busiest deployment's tasks are the newest")
 }
 
 func TestFillGivesEveryDeploymentItsInstallFirstThenEveryKind(t *testing.T) {

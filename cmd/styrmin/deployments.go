@@ -51,6 +51,8 @@ type deployConfig struct {
 	podSecurity deployer.PodSecurity
 	// helmMaxHistory bounds the revisions Helm keeps per release.
 	helmMaxHistory int
+	// deployersNamespace holds the deployers' ServiceAccounts.
+	deployersNamespace string
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -84,6 +86,8 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"the Pod Security level the namespaces Styrmin creates warn about (env STYRMIN_POD_SECURITY_WARN)")
 	f.IntVar(&cfg.helmMaxHistory, "helm-max-history", envInt("STYRMIN_HELM_MAX_HISTORY", release.DefaultMaxHistory),
 		"how many revisions Helm keeps of each release; older ones, with their values, are deleted (env STYRMIN_HELM_MAX_HISTORY)")
+	f.StringVar(&cfg.deployersNamespace, "deployers-namespace", envOr("STYRMIN_DEPLOYERS_NAMESPACE", deployer.DefaultNamespace),
+		"the namespace of Styrmin's own that holds each deployed namespace's deployer (a ServiceAccount Styrmin acts as there) and nothing else; created when missing, never deployed to (env STYRMIN_DEPLOYERS_NAMESPACE)")
 }
 
 // envInt is the integer in the environment variable key, or fallback when it
@@ -130,7 +134,7 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 		PreviousSecretKeys: cfg.keys.PreviousKeys, PreviousSecretKeyFile: cfg.keys.PreviousKeyFile,
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
 		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention, TaskRetention: taskRetention,
-		ClusterOptions: deployment.ClusterOptions{PodSecurity: cfg.podSecurity, MaxHistory: cfg.helmMaxHistory},
+		ClusterOptions: deployment.ClusterOptions{PodSecurity: cfg.podSecurity, DeployersNamespace: cfg.deployersNamespace, MaxHistory: cfg.helmMaxHistory},
 	}, nil
 }
 

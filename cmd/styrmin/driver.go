@@ -15,9 +15,16 @@ import (
 func newDriverCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "driver",
-		Short: "Check, describe and import driver bundles; show and approve their permissions",
+		Short: "Create, render, test, package, check, describe and import driver bundles; show and approve their permissions",
 	}
 	cmd.AddCommand(
+		newDriverNewCmd(),
+		newDriverRenderCmd(),
+		newDriverTestCmd(),
+		newDriverPackageCmd(),
+		newDriverPushCmd(),
+		newDriverSignCmd(),
+		newDriverKeygenCmd(),
 		newDriverLintCmd(),
 		newDriverSchemaCmd(),
 		newDriverImportCmd(),

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
@@ -97,24 +98,73 @@ func indent(s string) string {
 }
 
 // importDrivers imports, at server start, every bundled driver and every
-// bundle folder in dir (STYRMIN_DRIVERS_DIR; none when empty).
-func importDrivers(ctx context.Context, c *catalog.Catalog, dir string, logger *slog.Logger) error {
+// bundle folder in dir (STYRMIN_DRIVERS_DIR; none when empty); a folder that
+// cannot be imported is logged and left out (catalog.Catalog.Refused).
+func importDrivers(ctx context.Context, c *catalog.Catalog, dir string, changes catalog.FolderChanges, logger *slog.Logger) error {
 	results, err := c.ImportBundled(ctx, bundled.Bundles(), bundled.Names())
 	if err != nil {
 		return fmt.Errorf("import bundled drivers: %w", err)
 	}
 	if dir != "" {
-		more, err := c.ImportDir(ctx, dir)
+		more, err := c.ImportDir(ctx, dir, changes)
 		if err != nil {
 			return fmt.Errorf("import drivers from STYRMIN_DRIVERS_DIR: %w", err)
 		}
 		results = append(results, more...)
+		logRefused(c, logger)
 	}
+	logImported(results, logger)
+	logger.Info("driver catalogue ready", "checked", len(results))
+	return nil
+}
+
+// folderChanges is what the server does with a folder of its drivers
+// folder whose version the catalogue holds with other content.
+func folderChanges(cfg serveConfig) catalog.FolderChanges {
+	if cfg.driversDev {
+		return catalog.ImportDevBuilds
+	}
+	return catalog.RefuseChanges
+}
+
+// watchDrivers imports the drivers folder again whenever it changes, with
+// --drivers-dev, until ctx ends; the channel closes when it has stopped.
+func watchDrivers(ctx context.Context, c *catalog.Catalog, cfg serveConfig, logger *slog.Logger) <-chan struct{} {
+	done := make(chan struct{})
+	if !cfg.driversDev || cfg.driversDir == "" {
+		close(done)
+		return done
+	}
+	logger.Info("watching the drivers folder: a changed folder is imported as a development build", "folder", cfg.driversDir)
+	go func() {
+		defer close(done)
+		c.WatchDir(ctx, cfg.driversDir, catalog.ImportDevBuilds, driversWatchPeriod, func(results []catalog.Imported, err error) {
+			if err != nil {
+				logger.Error("import the changed drivers folder", "err", err)
+				return
+			}
+			logRefused(c, logger)
+			logImported(results, logger)
+		})
+	}()
+	return done
+}
+
+// driversWatchPeriod is how often --drivers-dev looks at the drivers folder.
+const driversWatchPeriod = 2 * time.Second
+
+// logRefused logs every folder the catalogue's last folder import refused.
+func logRefused(c *catalog.Catalog, logger *slog.Logger) {
+	for _, r := range c.Refused() {
+		logger.Warn("driver folder refused; the catalogue page says why", "folder", r.Folder, "reason", r.Reason)
+	}
+}
+
+// logImported logs every driver version results newly imported.
+func logImported(results []catalog.Imported, logger *slog.Logger) {
 	for _, r := range results {
 		if r.Created {
 			logger.Info("driver imported", "name", r.Name, "version", r.Version)
 		}
 	}
-	logger.Info("driver catalogue ready", "checked", len(results))
-	return nil
 }

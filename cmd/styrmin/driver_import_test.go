@@ -85,7 +85,7 @@ spec:
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 
 	for range 2 { // the second start finds everything in place
-		require.NoError(t, importDrivers(ctx, c, dir, logger))
+		require.NoError(t, importDrivers(ctx, c, dir, catalog.RefuseChanges, logger))
 	}
 	entries, err := c.List(ctx)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/schedule"
 	"github.com/styrmin/styrmin/secrets"
 	"github.com/styrmin/styrmin/webhooks"
 )
@@ -62,7 +63,7 @@ value under the old or the new key: run it again.`,
 					return err
 				}
 				audit.Note(ctx, "key_id", box.KeyID().String())
-				columns := append(deployment.SealedColumns(q, box.Header()), webhooks.SealedSecrets(q, box.Header()))
+				columns := append(deployment.SealedColumns(q, box.Header()), webhooks.SealedSecrets(q, box.Header()), schedule.SealedSecrets(q, box.Header()))
 				if n, err = box.ResealAll(ctx, q, columns...); err != nil {
 					return err
 				}

@@ -36,8 +36,11 @@ type serveConfig struct {
 	sessionKey    string
 	adminPassword string
 	driversDir    string
-	logFormat     string
-	logLevel      string
+	// driversDev re-imports a changed folder of driversDir as a development
+	// build of its version while the server runs.
+	driversDev bool
+	logFormat  string
+	logLevel   string
 	// tlsCert and tlsKey are PEM files; with both set the server speaks HTTPS
 	// only, and session cookies are Secure.
 	tlsCert string
@@ -45,6 +48,8 @@ type serveConfig struct {
 	deploy  deployConfig
 	// noExecutor leaves running tasks to `styrmin worker` processes.
 	noExecutor bool
+	// serves is --serve: handlers.ParsePart's name of what to serve.
+	serves string
 	// limits bounds each connection; zero means defaultConnLimits (tests set
 	// short ones).
 	limits connLimits
@@ -112,10 +117,14 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.adminPassword, "admin-password", os.Getenv("STYRMIN_ADMIN_PASSWORD"),
 		"password of the first admin, created when there are no users; generated and printed once when empty (env STYRMIN_ADMIN_PASSWORD)")
 	f.StringVar(&cfg.driversDir, "drivers-dir", os.Getenv("STYRMIN_DRIVERS_DIR"), "folder of extra driver bundles imported at start (env STYRMIN_DRIVERS_DIR)")
+	f.BoolVar(&cfg.driversDev, "drivers-dev", os.Getenv("STYRMIN_DRIVERS_DEV") == "true",
+		"for driver authors: import a folder of --drivers-dir whose version is already in the catalogue with other content as a development build of it (1.2.0+dev.1, +dev.2...), and import the folder again whenever its files change while the server runs (env STYRMIN_DRIVERS_DEV=true)")
 	addLogFlags(cmd, &cfg.logFormat, &cfg.logLevel)
 	f.StringVar(&cfg.tlsCert, "tls-cert", os.Getenv("STYRMIN_TLS_CERT"), "PEM certificate (chain) to serve HTTPS with; needs --tls-key (env STYRMIN_TLS_CERT)")
 	f.StringVar(&cfg.tlsKey, "tls-key", os.Getenv("STYRMIN_TLS_KEY"), "PEM private key of --tls-cert (env STYRMIN_TLS_KEY)")
 	f.BoolVar(&cfg.noExecutor, "no-executor", false, "serve pages only; `styrmin worker` processes run the tasks")
+	f.StringVar(&cfg.serves, "serve", os.Getenv("STYRMIN_SERVE"),
+		"what to serve: all (the pages, the REST API and the action API), web (the pages and the REST API; the action API's paths answer 404) or actions (the action API only, acting as each namespace's deployer; no deployment health is watched) (env STYRMIN_SERVE)")
 	addDeployFlags(cmd, &cfg.deploy)
 	addMetricsFlag(cmd, &cfg.metricsAddr, "127.0.0.1:9090")
 	f.StringVar(&cfg.trustedProxies, "trusted-proxies", os.Getenv("STYRMIN_TRUSTED_PROXIES"),
@@ -137,6 +146,10 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	proxies, err := handlers.ParseTrustedProxies(cfg.trustedProxies)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies (STYRMIN_TRUSTED_PROXIES): %w", err)
+	}
+	serves, err := handlers.ParsePart(cfg.serves)
+	if err != nil {
+		return fmt.Errorf("--serve (STYRMIN_SERVE): %w", err)
 	}
 	pool, err := openDatabase(ctx, cfg.databaseURL)
 	if err != nil {
@@ -168,6 +181,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 		return err
 	}
 	appCfg.Serve, appCfg.SessionKey, appCfg.Metrics = true, cfg.sessionKey, m
+	appCfg.Serves = serves
 	appCfg.TrustedProxies = proxies
 	if appCfg.SSO, err = cfg.sso.config(appCfg.ExternalURL, cfg.deploy.apiURL); err != nil {
 		return err
@@ -186,6 +200,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 
 	background := make(chan error, 1)
 	go func() { background <- a.Run(bgCtx) }()
+	watched := watchDrivers(bgCtx, a.Catalog, cfg, a.Logger)
 	limits := cfg.limits
 	if limits == (connLimits{}) {
 		limits = defaultConnLimits()
@@ -196,6 +211,7 @@ func runServe(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) er
 	}
 	serveErr := listenAndServe(ctx, endpoints, tlsConfig, limits, logger)
 	stopBackground()
+	<-watched
 	return errors.Join(serveErr, <-background, waitMetrics())
 }
 
@@ -210,7 +226,7 @@ func firstRun(ctx context.Context, a *app.App, cfg serveConfig, stdout io.Writer
 		announceAdmin(stdout, password, cfg.adminPassword == "")
 		a.Logger.Info("first admin created", "username", "admin")
 	}
-	return importDrivers(ctx, a.Catalog, cfg.driversDir, a.Logger)
+	return importDrivers(ctx, a.Catalog, cfg.driversDir, folderChanges(cfg), a.Logger)
 }
 
 // loadTLS returns the TLS configuration of the certificate and key files, or

@@ -268,6 +268,7 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 		{"no secret key", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text"}, "set STYRMIN_SECRET_KEY or --secret-key-file"},
 		{"secret key not base64", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: deployConfig{keys: secrets.KeyConfig{Key: "hunter2"}}}, "openssl rand -base64 32"},
 		{"trusted proxies", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, trustedProxies: "10.0.0.0/8, ingress"}, `trusted proxy "ingress" is neither an address nor a CIDR`},
+		{"part served", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, serves: "pages"}, `--serve (STYRMIN_SERVE): unknown part "pages": give all, web or actions`},
 		{"external URL", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: withExternalURL(testDeploy, "styrmin.example.com")}, "give an absolute http or https URL"},
 		{"action pod memory", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: withActionPodMemory(testDeploy, "lots")}, `--action-pod-cpu, --action-pod-memory: the action pods' memory limit "lots" is not a positive quantity`},
 		{"metrics address", serveConfig{addr: "127.0.0.1:0", databaseURL: url, logFormat: "text", deploy: testDeploy, metricsAddr: "127.0.0.1:nope"}, "listen on 127.0.0.1:nope for metrics"},

@@ -65,8 +65,8 @@ FROM tasks t WHERE t.id % 2 = 0 AND t.id <= 16000;
 INSERT INTO webhooks (url, secret, events, created_by)
 VALUES ('https://hooks.example.com/a', '\x00', '{succeeded}', 'admin'),
        ('https://hooks.example.com/b', '\x00', '{succeeded}', 'admin');
-INSERT INTO webhook_deliveries (webhook_id, task_id, event, body, status, attempts)
-SELECT 1 + t.id % 2, t.id, 'succeeded', '{}', 'delivered', 1
+INSERT INTO webhook_deliveries (webhook_id, deployment_id, task_id, event, body, status, attempts)
+SELECT 1 + t.id % 2, t.deployment_id, t.id, 'succeeded', '{}', 'delivered', 1
 FROM tasks t WHERE t.id <= 10000;
 INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, duration_ms)
 SELECT id, 1, 200, 10 FROM webhook_deliveries;

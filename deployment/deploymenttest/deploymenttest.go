@@ -84,7 +84,7 @@ func HelloWeb(name string) *deployment.Install {
 // Postgres is a valid install of the bundled PostgreSQL driver.
 func Postgres(name string) *deployment.Install {
 	return &deployment.Install{
-		Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
+		Driver: "postgresql", DriverVersion: "1.2.0", Name: name, AppVersion: "16.4.0",
 		Parameters: deployment.FormInput{"password": "s3cret-password"}, By: "alice",
 	}
 }
@@ -103,7 +103,8 @@ func Redis(name string) *deployment.Install {
 // component, the start none (all), the action is fetch_page with path
 // /index.html, the rollback goes back to a revision 1 (driver 1.0.0,
 // application 1.26.0) recorded for it, the upgrade (an action's, so that no
-// dry run needs a cluster) sets replicas to 3, and the delete comes last.
+// dry run needs a cluster) sets replicas to 3, a reconcile, and the delete
+// comes last.
 func EveryKind(t testing.TB, svc *deployment.Service, pool *pgxpool.Pool, name string) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -128,6 +129,7 @@ func EveryKind(t testing.TB, svc *deployment.Service, pool *pgxpool.Pool, name s
 	queue(deployment.KindRollback, &deployment.Rollback{Name: name, Revision: 1, By: "alice"})
 	queue(deployment.KindUpgrade, deployment.Linked{Caller: &deployment.Caller{DeploymentID: dep.ID, TaskID: ids[deployment.KindInstall], StepID: hook.ID},
 		Op: &deployment.Upgrade{Parameters: deployment.JSONInput{"replicas": 3}}})
+	queue(deployment.KindReconcile, &deployment.Reconcile{Name: name, By: "alice"})
 	queue(deployment.KindDelete, &deployment.Delete{Name: name, Confirm: name, By: "alice"})
 	require.Len(t, ids, len(deployment.TaskKinds()), "a task of every kind")
 	return ids

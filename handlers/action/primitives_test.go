@@ -54,13 +54,13 @@ func TestTaskPrimitivesRefuseAsTheSDKSaysIt(t *testing.T) {
 
 	status, answer = d.Primitive(t, token, "tasks/upgrade", `{"version": "99.0.0"}`)
 	require.Equal(t, http.StatusBadRequest, status)
-	require.Equal(t, "version 99.0.0 is not supported by driver postgresql 1.0.0, which supports "+pgSupported(t, d), answer["error"])
+	require.Equal(t, "version 99.0.0 is not supported by driver postgresql 1.2.0, which supports "+pgSupported(t, d), answer["error"])
 }
 
-// pgSupported is the supported_versions of the bundled PostgreSQL driver 1.0.0.
+// pgSupported is the supported_versions of the bundled PostgreSQL driver 1.2.0.
 func pgSupported(t *testing.T, d handlerstest.DeployApp) string {
 	t.Helper()
-	v, err := d.Deps.Drivers.Get(context.Background(), "postgresql", "1.0.0")
+	v, err := d.Deps.Drivers.Get(context.Background(), "postgresql", "1.2.0")
 	require.NoError(t, err)
 	return v.Driver.Spec.SupportedVersions
 }

@@ -17,6 +17,15 @@ func (s *Server) RollbackDeployment(ctx context.Context, req oapi.RollbackDeploy
 	return oapi.RollbackDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
 }
 
+// ReconcileDeployment queues a re-apply of the release as it is.
+func (s *Server) ReconcileDeployment(ctx context.Context, req oapi.ReconcileDeploymentRequestObject) (oapi.ReconcileDeploymentResponseObject, error) {
+	accepted, err := s.queue(ctx, &deployment.Reconcile{Name: req.Name, By: httpx.APIUser(ctx).Username})
+	if err != nil {
+		return nil, err
+	}
+	return oapi.ReconcileDeployment202JSONResponse{TaskAcceptedJSONResponse: accepted}, nil
+}
+
 // StopDeployment queues a stop of the named components (all when none).
 func (s *Server) StopDeployment(ctx context.Context, req oapi.StopDeploymentRequestObject) (oapi.StopDeploymentResponseObject, error) {
 	components := optional(optional(req.Body).Components)

@@ -84,7 +84,7 @@ func TestAPIInstallQueuesTheInstallWithTheFormsDefaults(t *testing.T) {
 	}, installed.Parameters, "omitted parameters take their defaults; false unchecks a box that defaults to true")
 
 	rec = d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments", map[string]any{
-		"driver": "postgresql", "driver_version": "1.0.0", "name": "db", "namespace": "data", "app_version": "16.4.0",
+		"driver": "postgresql", "driver_version": "1.2.0", "name": "db", "namespace": "data", "app_version": "16.4.0",
 		"parameters": map[string]any{"password": handlerstest.PgSecret, "log_connections": true, "storage_gib": "20"},
 	})
 	task = d.accepted(t, rec, "db")
@@ -342,4 +342,29 @@ func TestAPIHookActionPromptsOnInstallAndDelete(t *testing.T) {
 		"prompts": map[string]any{"archive": map[string]any{"token": handlerstest.PromptSecret, "bucket": "cold"}},
 	}), "data")
 	require.Equal(t, api.PromptValues{"archive": {"bucket": "cold"}}, inputsOf[api.DeleteInputs](t, del).Prompts)
+}
+
+func TestAPIReconcileQueuesATaskAndAReaderCanNeitherReconcileNorAccept(t *testing.T) {
+	t.Parallel()
+	d := setupAPIDeployments(t)
+	d.Install(t, handlerstest.HelloInstall("site"))
+	dep, err := d.Service.Get(context.Background(), "site")
+	require.NoError(t, err)
+	before := len(d.TasksOf(t, "site"))
+
+	for _, path := range []string{"/api/v1/deployments/site/reconcile", "/api/v1/deployments/site/drift/accept"} {
+		p := refused(t, d.Call(t, d.readerToken, http.MethodPost, path, nil), http.StatusForbidden)
+		require.Equal(t, api.ProblemCode("forbidden"), p.Code, path)
+	}
+	require.Len(t, d.TasksOf(t, "site"), before, "a reader's reconcile queues nothing")
+	acceptances, err := db.New(d.Pool).ListDriftAcceptances(context.Background(), dep.ID)
+	require.NoError(t, err)
+	require.Empty(t, acceptances, "a reader's accept records nothing")
+
+	reconcile := d.accepted(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/reconcile", nil), "site")
+	require.Equal(t, api.TaskKind(deployment.KindReconcile), reconcile.Kind)
+	require.Equal(t, api.ReconcileInputs{Kind: "reconcile"}, inputsOf[api.ReconcileInputs](t, reconcile))
+	p := refused(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/site/drift/accept", nil), http.StatusConflict)
+	require.Contains(t, p.Detail, "nothing to accept", "without a cluster there is no drift read to accept")
+	refused(t, d.Call(t, d.operatorToken, http.MethodPost, "/api/v1/deployments/nope/reconcile", nil), http.StatusNotFound)
 }

@@ -7,17 +7,22 @@ import (
 
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/health"
 	"github.com/styrmin/styrmin/kube"
 )
 
 // The API's reads of deployments: the same service as the deployment pages.
 
-// ListDeployments lists the deployments, live ones by name, then with
-// include_deleted the deleted ones, a page at a time (the cursor is the
-// place of the previous page's last one, deployment.ListKey).
+// ListDeployments lists the deployments that its filters keep, live ones
+// by name, then with include_deleted the deleted ones, a page at a time
+// (the cursor is the place of the previous page's last one,
+// deployment.ListKey).
 func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRequestObject) (oapi.ListDeploymentsResponseObject, error) {
-	o := deployment.ListOptions{IncludeDeleted: req.Params.IncludeDeleted != nil && *req.Params.IncludeDeleted, Limit: pageLimit(req.Params.Limit)}
-	if c := req.Params.Cursor; c != nil && *c != "" {
+	p := req.Params
+	o := deployment.ListOptions{IncludeDeleted: p.IncludeDeleted != nil && *p.IncludeDeleted, Limit: pageLimit(p.Limit), Filter: deployment.ListFilter{
+		Query: optional(p.Q), Driver: optional(p.Driver), Namespace: optional(p.Namespace), Health: health.Word(optional(p.Health)), Drifted: p.Drifted,
+	}}
+	if c := p.Cursor; c != nil && *c != "" {
 		o.After = &deployment.ListKey{}
 		if err := decodeCursor(c, o.After); err != nil {
 			return nil, err
@@ -35,6 +40,10 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 		last := apiTaskSummaryOf(d.LastTask)
 		sum := apiDeploymentSummaryOf(&d.Deployment, &last)
 		sum.Health = apiHealthOf(d.Health)
+		if d.Drift != nil {
+			word := oapi.DriftWord(d.Drift.Word)
+			sum.Drift = &word
+		}
 		out.Items = append(out.Items, sum)
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/styrmin/styrmin/handlers/handlerstest"
@@ -92,7 +93,7 @@ func TestAPIDeploymentShowsParametersButNoSecretAndSaysTheClusterCannotBeRead(t 
 	d.Install(t, handlerstest.PgInstall("orders"))
 	stored, err := d.Service.Get(ctx, "orders")
 	require.NoError(t, err)
-	v, err := d.Catalog.Get(ctx, "postgresql", "1.0.0")
+	v, err := d.Catalog.Get(ctx, "postgresql", "1.2.0")
 	require.NoError(t, err)
 	token := d.TokenFor(t, "reta", auth.ReadOnly)
 
@@ -137,4 +138,39 @@ func TestAPIDeploymentSaysWhatRunsOnTheLocalCluster(t *testing.T) {
 		{Requested: "postgres:16.4", Image: &image, Runs: "Debian PostgreSQL 15.14"},
 		{Requested: "quay.io/prometheuscommunity/postgres-exporter:v0.15.0", Runs: "no image on the local cluster stands in for quay.io/prometheuscommunity/postgres-exporter:v0.15.0; the local cluster builds postgres, redis"},
 	}, *got.ImageSubstitutions, "each once, though two pods carry them")
+}
+
+func TestAPIDeploymentsFilterAPageAtATime(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	for _, name := range []string{"shop", "blog", "shop-eu", "my-shop"} {
+		d.Install(t, handlerstest.HelloInstall(name))
+	}
+	orders := handlerstest.PgInstall("orders")
+	orders.Namespace = "data"
+	d.Install(t, orders)
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
+
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"q=SHOP", []string{"my-shop", "shop", "shop-eu"}},
+		{"driver=postgresql", []string{"orders"}},
+		{"namespace=data", []string{"orders"}},
+		{"q=shop&namespace=shop-eu", []string{"shop-eu"}},
+		{"health=Degraded", nil},
+		{"drifted=true", nil},
+		{"drifted=false&driver=hello-web", []string{"blog", "my-shop", "shop", "shop-eu"}},
+		{"q=" + url.QueryEscape("%' OR 1=1 --"), nil},
+	} {
+		names, pages, _ := deploymentNames(t, d, token, c.query, 1)
+		require.Equal(t, c.want, names, c.query)
+		require.Equal(t, max(1, len(c.want)), pages, "%s: each page continues the filter", c.query)
+	}
+	for _, bad := range []string{"q=" + strings.Repeat("x", 10_000), "health=Sick", "drifted=maybe"} {
+		rec := d.Call(t, token, http.MethodGet, "/api/v1/deployments?"+bad, nil)
+		require.Equal(t, http.StatusBadRequest, rec.Code, "%.40s", bad)
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), "%.40s", bad)
+	}
 }

@@ -34,6 +34,8 @@ type Deployments interface {
 	Get(ctx context.Context, name string) (*deployment.Deployment, error)
 	List(ctx context.Context, o deployment.ListOptions) (deployment.ListPage, error)
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
+	Drift(ctx context.Context, name string) (*deployment.Drift, error)
+	AcceptDrift(ctx context.Context, name, by string) (*deployment.Drift, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
 	TaskList(ctx context.Context, f deployment.TaskFilter) (*deployment.TaskList, error)
@@ -42,6 +44,7 @@ type Deployments interface {
 	Queue(ctx context.Context, op deployment.Operation) (*deployment.Queued, error)
 	Review(ctx context.Context, op *deployment.Upgrade) (*deployment.Review, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
+	PodLog(ctx context.Context, req deployment.LogRequest) (*deployment.PodLog, error)
 }
 
 var _ Deployments = (*deployment.Service)(nil)
@@ -87,6 +90,10 @@ type Server struct {
 	Webhooks Webhooks
 	// Audit reads the audit log (audit.Store).
 	Audit AuditLog
+	// Schedules keeps the schedules of manual actions (schedule.Service).
+	Schedules Schedules
+	// Sources keeps the catalogue sources (source.Service).
+	Sources Sources
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

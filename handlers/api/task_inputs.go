@@ -33,6 +33,8 @@ func apiInputsOf(kind string, in deployment.TaskInputs) (oapi.TaskInputs, error)
 		err = out.FromDeleteInputs(oapi.DeleteInputs{Prompts: orEmpty(in.Prompts)})
 	case *deployment.ActionInputs:
 		err = out.FromActionInputs(oapi.ActionInputs{Action: in.Action, Prompts: orEmpty(in.Prompts)})
+	case *deployment.ReconcileInputs:
+		err = out.FromReconcileInputs(oapi.ReconcileInputs{})
 	default:
 		err = fmt.Errorf("no schema for inputs of type %T", in)
 	}

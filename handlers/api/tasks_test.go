@@ -86,7 +86,7 @@ func TestAPIReaderReadsAFailedHookStepsErrorJobTailAndLinkedTask(t *testing.T) {
 	require.Equal(t, hook.err, task.Message)
 	require.Nil(t, task.ParentStepId)
 	require.Equal(t, "olga", task.By)
-	require.Equal(t, "1.0.0", inputsOf[api.InstallInputs](t, task).DriverVersion)
+	require.Equal(t, "1.2.0", inputsOf[api.InstallInputs](t, task).DriverVersion)
 	require.Len(t, task.Steps, 1)
 
 	step := task.Steps[0]

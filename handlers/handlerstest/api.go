@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/require"
 	oapi "github.com/styrmin/styrmin/api"
@@ -122,6 +123,10 @@ func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRec
 		require.NoError(t, doc.Components.Schemas["Problem"].Value.VisitJSON(body), "%s %s answered a problem the document does not describe: %s", req.Method, req.URL, rec.Body)
 		return
 	}
+	if media := rec.Header().Get("Content-Type"); media == JSONLines {
+		checkJSONLines(t, req, route.Operation, rec)
+		return
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
 		Status:                 rec.Code,
@@ -130,4 +135,22 @@ func checkAPIResponse(t *testing.T, req *http.Request, rec *httptest.ResponseRec
 	}
 	in.SetBodyBytes(rec.Body.Bytes())
 	require.NoError(t, openapi3filter.ValidateResponse(req.Context(), in), "%s %s answered %d, which the OpenAPI document does not describe: %s", req.Method, req.URL, rec.Code, rec.Body)
+}
+
+// JSONLines is the media type of JSON lines: one JSON value per line.
+const JSONLines = "application/jsonl"
+
+// checkJSONLines fails the test when an answer in JSONLines is not one op
+// describes: each line a value of its schema (kin-openapi reads no such body).
+func checkJSONLines(t *testing.T, req *http.Request, op *openapi3.Operation, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	resp := op.Responses.Status(rec.Code)
+	require.NotNil(t, resp, "%s %s answered %d, which the OpenAPI document does not describe", req.Method, req.URL, rec.Code)
+	media := resp.Value.Content.Get(JSONLines)
+	require.NotNil(t, media, "%s %s answered %d in %s, which the OpenAPI document does not describe", req.Method, req.URL, rec.Code, JSONLines)
+	for line := range strings.Lines(rec.Body.String()) {
+		var v any
+		require.NoError(t, json.Unmarshal([]byte(line), &v), "%s %s: a line that is not JSON: %s", req.Method, req.URL, line)
+		require.NoError(t, media.Schema.Value.VisitJSON(v), "%s %s: a line the OpenAPI document does not describe: %s", req.Method, req.URL, line)
+	}
 }

@@ -70,7 +70,7 @@ func (d DeployApp) TasksOf(t *testing.T, name string) []deployment.Task {
 // PgInstall is a valid install of the bundled PostgreSQL driver, as its
 // form would send it.
 func PgInstall(name string) *deployment.Install {
-	return &deployment.Install{Driver: "postgresql", DriverVersion: "1.0.0", Name: name, AppVersion: "16.4.0",
+	return &deployment.Install{Driver: "postgresql", DriverVersion: "1.2.0", Name: name, AppVersion: "16.4.0",
 		Parameters: deployment.FormInput{"password": PgSecret}}
 }
 

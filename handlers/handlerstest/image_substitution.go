@@ -25,20 +25,26 @@ func FakeCluster(t *testing.T, objects ...runtime.Object) *deployment.Cluster {
 // PgInstall(name) and two of its pods, each carrying the local cluster's
 // image substitution annotation with the value annotation.
 func PgSubstituted(name, annotation string) []runtime.Object {
-	labels := map[string]string{"app.kubernetes.io/name": "postgresql", "app.kubernetes.io/component": "primary"}
-	statefulSet := &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name + "-postgresql", Namespace: name, Annotations: map[string]string{kube.ReleaseNameAnnotation: name, kube.ReleaseNamespaceAnnotation: name}},
-		Spec: appsv1.StatefulSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}},
-		},
-	}
+	statefulSet := pgStatefulSet(name)
+	labels := statefulSet.Spec.Template.Labels
 	objects := []runtime.Object{statefulSet}
 	for _, pod := range []string{"-0", "-1"} {
 		objects = append(objects, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: statefulSet.Name + pod, Namespace: name, Labels: labels,
 			Annotations: map[string]string{kube.ImageSubstitutionAnnotation: annotation}}})
 	}
 	return objects
+}
+
+// pgStatefulSet is the StatefulSet of the primary component of PgInstall(name).
+func pgStatefulSet(name string) *appsv1.StatefulSet {
+	labels := map[string]string{"app.kubernetes.io/name": "postgresql", "app.kubernetes.io/component": "primary"}
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-postgresql", Namespace: name, Annotations: map[string]string{kube.ReleaseNameAnnotation: name, kube.ReleaseNamespaceAnnotation: name}},
+		Spec: appsv1.StatefulSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}},
+		},
+	}
 }
 
 // PgSubstitutions is an image substitution annotation's value: PostgreSQL

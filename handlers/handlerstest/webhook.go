@@ -47,7 +47,7 @@ func (a *App) PastDelivery(t *testing.T, webhookID int64, deployment string) int
 	require.NoError(t, err)
 	body := fmt.Sprintf(`{"event":"failed","task_id":%d,"kind":"upgrade","deployment":%q,"status":"failed","message":"","created_by":"olga"}`,
 		task.ID, deployment)
-	delivery, err := q.InsertDelivery(ctx, db.InsertDeliveryParams{WebhookID: webhookID, TaskID: task.ID, Event: "failed", Body: []byte(body)})
+	delivery, err := q.InsertDelivery(ctx, db.InsertDeliveryParams{WebhookID: webhookID, DeploymentID: d.ID, TaskID: &task.ID, Event: "failed", Body: []byte(body)})
 	require.NoError(t, err)
 	require.NoError(t, q.RecordAttempt(ctx, db.RecordAttemptParams{ID: delivery.ID, Status: webhooks.DeliveryDelivered,
 		StatusCode: pgtype.Int4{Int32: http.StatusOK, Valid: true}, DurationMs: pgtype.Int4{Int32: 5, Valid: true}}))

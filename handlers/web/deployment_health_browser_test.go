@@ -30,7 +30,8 @@ import (
 const crashingVersion = "1.0.3"
 
 // crashingHelloWeb is Hello Web as crashingVersion: its configuration holds a
-// directive nginx does not know, and it has a secret parameter api_key.
+// directive nginx does not know, named after the secret parameter api_key,
+// so that nginx's complaint in the container's log quotes the secret.
 func crashingHelloWeb(t *testing.T) fstest.MapFS {
 	t.Helper()
 	bundle := bundledtest.Edited(t, "hello-web", crashingVersion, func(spec *yaml.Node) {
@@ -38,9 +39,11 @@ func crashingHelloWeb(t *testing.T) fstest.MapFS {
 		require.NoError(t, yaml.Unmarshal([]byte("name: api_key\ntitle: API key\ntype: secret\n"), &secret))
 		params := bundledtest.MappingValue(t, spec, "parameters")
 		params.Content = append(params.Content, secret.Content[0])
+		values := bundledtest.MappingValue(t, bundledtest.MappingValue(t, bundledtest.MappingValue(t, spec, "helm"), "main"), "values")
+		values.Value += "apiKey: {{ .Parameters.api_key | quote }}\n"
 	})
 	conf := bundle["chart/templates/configmap.yaml"]
-	broken := strings.Replace(string(conf.Data), "listen 80;", "listen 80;\n      no_such_directive on;", 1)
+	broken := strings.Replace(string(conf.Data), "listen 80;", "listen 80;\n      no_such_directive_{{ .Values.apiKey }} on;", 1)
 	require.NotEqual(t, string(conf.Data), broken, "the copy breaks nginx's configuration")
 	conf.Data = []byte(broken)
 	return bundle
@@ -50,8 +53,8 @@ func crashingHelloWeb(t *testing.T) fstest.MapFS {
 // cluster's real node a Hello Web whose nginx refuses its configuration and
 // a sound one: through the REST API and on the pages, with a read-only
 // user, the first is Degraded with its pod's reason and a warning event,
-// the second turns Healthy live, then Stopped; an event that quotes the
-// deployment's secret shows it redacted.
+// the second turns Healthy live, then Stopped; an event and the container's
+// log that quote the deployment's secret show it redacted.
 func TestBrowserShowsDeploymentHealthOnTheCluster(t *testing.T) {
 	t.Parallel()
 	env := handlerstest.NewClusterEnv(t)
@@ -99,6 +102,18 @@ func TestBrowserShowsDeploymentHealthOnTheCluster(t *testing.T) {
 	require.True(t, slices.ContainsFunc(*degraded.Events, func(e api.ClusterEvent) bool { return e.Type == "Warning" && e.Object == "Pod/"+pod.Name }),
 		"a warning event of the pod: %+v", *degraded.Events)
 	require.Equal(t, "Warning", (*degraded.Events)[0].Type, "warnings come first")
+
+	// nginx quotes the directive it does not know, secret and all, in its
+	// log (the container's newest run: between a crash and the next start
+	// the node serves the crashed run's).
+	var log []byte
+	require.Eventually(t, func() bool {
+		var status int
+		status, log = handlerstest.CallServer(t, env.URL, token, http.MethodGet, "/deployments/"+crashing+"/pods/"+pod.Name+"/logs?tail_lines=50", nil)
+		return status == http.StatusOK && strings.Contains(string(log), "unknown directive")
+	}, taskTime, time.Second, "nginx's complaint shows in the container's log")
+	require.Contains(t, string(log), `unknown directive "no_such_directive_<redacted>"`)
+	require.NotContains(t, string(log), secret, "no secret in the container's log")
 
 	// The attack: an event that quotes the deployment's secret, as a
 	// careless controller or chart might write it.

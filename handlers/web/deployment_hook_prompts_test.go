@@ -69,7 +69,7 @@ func TestUpgradeFormAsksThePromptsOfTheUpgradesActions(t *testing.T) {
 	require.Equal(t, "Before upgrade: Back up the database", handlerstest.Text(doc.Find(`[data-testid="hook-action"] h2`)))
 	require.Equal(t, "pre-upgrade", doc.Find("#prompt-backup-label").AttrOr("value", ""))
 
-	form := url.Values{"driver_version": {"1.0.0"}, "app_version": {"16.4.0"}, "param.database": {"app"},
+	form := url.Values{"driver_version": {"1.2.0"}, "app_version": {"16.4.0"}, "param.database": {"app"},
 		"prompt.backup.label": {"Not A Label"}, "prompt.backup.database": {"app"}}
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/orders/upgrade/review", form)
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)

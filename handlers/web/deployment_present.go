@@ -217,6 +217,7 @@ func taskProps(deploymentName string, t deployment.Task) views.TaskProps {
 	p := views.TaskProps{
 		Deployment: deploymentName, ID: t.ID, Kind: t.Kind, Status: string(t.Status), Ahead: t.QueuePosition,
 		CreatedBy: t.By, CreatedAt: t.CreatedAt, Message: t.Message,
+		Warnings: t.Summary.Warnings, FailedStep: t.Summary.FailedStep, FailedReason: t.Summary.FailedReason,
 	}
 	if t.StartedAt != nil {
 		p.StartedAt = *t.StartedAt

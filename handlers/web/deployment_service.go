@@ -12,11 +12,13 @@ type deploymentReader interface {
 	List(ctx context.Context, o deployment.ListOptions) (deployment.ListPage, error)
 	View(ctx context.Context, name string, o deployment.ViewOptions) (*deployment.View, error)
 	Health(ctx context.Context, name string) (*deployment.Health, error)
+	Drift(ctx context.Context, name string) (*deployment.Drift, error)
 	Tasks(ctx context.Context, deploymentID, before int64, pageSize int) ([]deployment.Task, int64, error)
 	TasksWithSteps(ctx context.Context, deploymentID, before int64, pageSize int, withSteps func(int, *deployment.Task) bool) ([]deployment.Task, int64, error)
 	Task(ctx context.Context, deployment string, id int64) (*deployment.Task, error)
 	TaskList(ctx context.Context, f deployment.TaskFilter) (*deployment.TaskList, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
+	PodLog(ctx context.Context, req deployment.LogRequest) (*deployment.PodLog, error)
 }
 
 // deploymentInstaller is what the install and upgrade forms need: their
@@ -41,6 +43,7 @@ type Deployments interface {
 	deploymentReader
 	deploymentInstaller
 	deploymentOperator
+	driftAccepter
 }
 
 var _ Deployments = (*deployment.Service)(nil)

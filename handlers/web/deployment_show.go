@@ -19,10 +19,11 @@ import (
 // DeploymentShow shows a deployment: its status, what the cluster runs, its
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
 // update live while they run; the ended ones after the newest few have their
-// steps folded (TaskSteps opens them). forms keeps the manual actions' forms
+// steps folded (TaskSteps opens them), and the schedules of its manual
+// actions (secret prompts never shown). forms keeps the manual actions' forms
 // of driver versions; simulated says the cluster's pods are simulated (the
 // local development cluster).
-func DeploymentShow(svc deploymentReader, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		pick := unfolded(unfoldedTasks)
 		v, err := svc.View(c.Request().Context(), c.Param("name"), deployment.ViewOptions{WithSteps: pick})
@@ -36,6 +37,11 @@ func DeploymentShow(svc deploymentReader, forms *ActionForms, simulated bool, md
 				return err
 			}
 		}
+		list, err := schedules.List(c.Request().Context(), v.Name)
+		if err != nil {
+			return err
+		}
+		props.Schedules = scheduleRows(list)
 		props.SimulatedCluster = simulated && v.DeletedAt == nil
 		props.Page = page(c, v.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
@@ -160,11 +166,18 @@ func manualActions(d *drivers.Driver, md *views.Markdown) ([]views.ManualAction,
 		if err != nil {
 			return nil, err
 		}
+		// The schedule form's fields are the action's prompts under their own
+		// names (prompt.<action>.<prompt>), as the schedule's errors key them.
+		scheduled, err := paramGroups(promptPrefix+"."+a.Name, a.Prompts, deployment.FormText(a.Prompts, nil), nil, false, nil, md)
+		if err != nil {
+			return nil, err
+		}
 		desc, err := md.HTML(a.Description)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, views.ManualAction{Name: a.Name, Title: cmp.Or(a.Title, a.Name), Description: desc, Prompts: groups})
+		out = append(out, views.ManualAction{Name: a.Name, Title: cmp.Or(a.Title, a.Name), Description: desc, Prompts: groups, SchedulePrompts: scheduled,
+			Prunes: a.Artefacts.Prune})
 	}
 	return out, nil
 }

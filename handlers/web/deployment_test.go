@@ -22,7 +22,7 @@ import (
 // pgForm is a valid install form of the bundled PostgreSQL driver.
 func pgForm(name string) url.Values {
 	return url.Values{
-		"name": {name}, "namespace": {""}, "driver_version": {"1.0.0"}, "app_version": {"16.4.0"},
+		"name": {name}, "namespace": {""}, "driver_version": {"1.2.0"}, "app_version": {"16.4.0"},
 		"param.database": {"shop"}, "param.username": {"postgres"}, "param.password": {handlerstest.PgSecret},
 		"param.storage_gib": {"8"}, "param.max_connections": {"100"}, "param.log_statement": {"ddl"},
 	}
@@ -36,7 +36,7 @@ func fieldError(doc *goquery.Document, id string) string {
 func TestInstallFormIsBuiltFromTheDriversParameters(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
-	rec := d.Request(d.Operator, http.MethodGet, "/drivers/postgresql/deploy?version=1.0.0", nil)
+	rec := d.Request(d.Operator, http.MethodGet, "/drivers/postgresql/deploy?version=1.2.0", nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	doc := handlerstest.Parse(t, rec)
 	require.Equal(t, "16.4.0", doc.Find("#deploy-app-version").AttrOr("value", ""), "the chart's appVersion is the default")
@@ -53,7 +53,7 @@ func TestInstallFormIsBuiltFromTheDriversParameters(t *testing.T) {
 func TestInstallFormReloadForAnotherVersionKeepsEnteredValuesButNoSecret(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
-	q := url.Values{"driver_version": {"1.0.0"}, "name": {"orders"}, "namespace": {"data"}, "app_version": {"16.2.0"},
+	q := url.Values{"driver_version": {"1.2.0"}, "name": {"orders"}, "namespace": {"data"}, "app_version": {"16.2.0"},
 		"param.database": {"mine"}, "param.password": {handlerstest.PgSecret}}
 	rec := d.Request(d.Operator, http.MethodGet, "/drivers/postgresql/deploy?"+q.Encode(), nil, "HX-Request", "true")
 	require.Equal(t, http.StatusOK, rec.Code)
@@ -77,7 +77,7 @@ func TestInstallRefusesBadValuesNextToTheirFields(t *testing.T) {
 	}{
 		{"bad name", url.Values{"name": {"Bad_Name"}}, "deploy-name", "the name must be lower-case letters"},
 		{"long name", url.Values{"name": {"a23456789-123456789-123456789-123456789-1234567890"}}, "deploy-name", "at most 49 are allowed"},
-		{"unsupported app version", url.Values{"app_version": {"18.0.0"}}, "deploy-app-version", "is not supported by driver postgresql 1.0.0"},
+		{"unsupported app version", url.Values{"app_version": {"18.0.0"}}, "deploy-app-version", "is not supported by driver postgresql 1.2.0"},
 		{"bad parameter", url.Values{"param.storage_gib": {"0"}}, "param-storage_gib", "0 is less than the minimum 1"},
 		{"unknown driver version", url.Values{"driver_version": {"9.9.9"}}, "deploy-driver-version", `has no version "9.9.9"`},
 		{"reserved namespace", url.Values{"namespace": {"kube-system"}}, "deploy-namespace", "namespace kube-system is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow kube-system by its exact name on the Namespaces page"},
@@ -184,7 +184,7 @@ func TestUpgradeReviewRefusesBadValuesAndACraftedChangeOfAnImmutableParameter(t 
 	require.Contains(t, doc.Find("#param-password").AttrOr("placeholder", ""), "leave blank to keep")
 	require.NotContains(t, rec.Body.String(), handlerstest.PgSecret)
 
-	form := url.Values{"driver_version": {"1.0.0"}, "app_version": {"17.0.0"}, "param.database": {"stolen"},
+	form := url.Values{"driver_version": {"1.2.0"}, "app_version": {"17.0.0"}, "param.database": {"stolen"},
 		"param.username": {"postgres"}, "param.max_connections": {"5"}, "param.password": {handlerstest.PgSecret + "-new"}}
 	rec = d.Request(d.Operator, http.MethodPost, "/deployments/orders/upgrade/review", form)
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())

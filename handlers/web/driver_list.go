@@ -24,6 +24,7 @@ type DriverCatalog interface {
 	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
 	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
+	Refused() []catalog.Refusal
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)
@@ -59,8 +60,16 @@ func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 		if isHTMX(c) && c.Request().Header.Get("HX-Target") == gridTarget {
 			return htmlBlob(c, http.StatusOK, grid.html)
 		}
+		pg := page(c, "Drivers", views.NavDrivers)
+		var refused []views.RefusedFolder
+		if pg.User.IsAdmin() {
+			for _, r := range drivers.Refused() {
+				refused = append(refused, views.RefusedFolder{Folder: r.Folder, Reason: r.Reason})
+			}
+		}
 		return render(c, http.StatusOK, views.DriverListPage(views.DriverListProps{
-			Page:         page(c, "Drivers", views.NavDrivers),
+			Page:         pg,
+			Refused:      refused,
 			Query:        query,
 			Label:        label,
 			LabelOptions: grid.labelOptions,

@@ -58,6 +58,9 @@ func driverShowProps(v *catalog.Version, md *views.Markdown) (views.DriverShowPr
 	if v.HasIcon {
 		p.IconURL = iconURL(p.Name, p.Version)
 	}
+	if base, _, dev := catalog.DevBuildOf(p.Version); dev {
+		p.DevBuildOf = base
+	}
 	for _, l := range d.Spec.Info.Links {
 		p.Links = append(p.Links, views.DriverLink{Title: l.Title, URL: l.URL})
 	}

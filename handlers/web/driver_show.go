@@ -59,7 +59,7 @@ func withRenderedBody(ctx context.Context, props views.DriverShowProps) (views.D
 		return views.DriverShowProps{}, err
 	}
 	return views.DriverShowProps{
-		Name: props.Name, Version: props.Version, Title: props.Title, Summary: props.Summary,
+		Name: props.Name, Version: props.Version, DevBuildOf: props.DevBuildOf, Title: props.Title, Summary: props.Summary,
 		Labels: props.Labels, IconURL: props.IconURL, Body: views.SafeHTML(body.String()),
 	}, nil
 }
@@ -80,7 +80,8 @@ func pickVersion(versions []catalog.VersionRef, version string) catalog.VersionR
 func versionOptions(versions []catalog.VersionRef) []views.DriverVersionOption {
 	out := make([]views.DriverVersionOption, len(versions))
 	for i, v := range versions {
-		out[i] = views.DriverVersionOption{Version: v.Version, Newest: i == 0}
+		_, _, dev := catalog.DevBuildOf(v.Version)
+		out[i] = views.DriverVersionOption{Version: v.Version, Newest: i == 0, DevBuild: dev}
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -385,4 +387,55 @@ func TestDriverListKeepsTheGridNotTheUsersParts(t *testing.T) {
 	}, 5*time.Second, 10*time.Millisecond, "another server's import shows")
 	_, doc := env.Get(t, reader, "/drivers/sample", http.StatusOK)
 	require.Equal(t, "Sample", doc.Find(`[data-testid="driver-page-title"]`).Text())
+}
+
+// TestDriverListShowsAdminsTheRefusedDriverFolders: a folder of
+// STYRMIN_DRIVERS_DIR that the server did not import is on the catalogue
+// page with why, for admins only (its path is the server's).
+func TestDriverListShowsAdminsTheRefusedDriverFolders(t *testing.T) {
+	t.Parallel()
+	env := handlerstest.NewCatalogEnv(t)
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "half-done"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "half-done", "driver.styrmin.yml"), []byte("apiVersion: styrmin.io/v1\nkind: Driver\n"), 0o644))
+	_, err := env.App.Catalog.ImportDir(t.Context(), dir, catalog.RefuseChanges)
+	require.NoError(t, err)
+
+	_, doc := env.Get(t, env.SignedIn(t, auth.ReadOnly), "/drivers", http.StatusOK)
+	require.Zero(t, doc.Find(`[data-testid="refused-folders"]`).Length())
+
+	_, doc = env.Get(t, env.SignedIn(t, auth.Admin), "/drivers", http.StatusOK)
+	refused := doc.Find(`[data-testid="refused-folder"]`)
+	require.Equal(t, 1, refused.Length())
+	require.Contains(t, refused.Find("code").Text(), filepath.Join(dir, "half-done"))
+	require.Contains(t, refused.Find("pre").Text(), "metadata")
+}
+
+// TestDriverPageMarksADevelopmentBuild: a folder changed under its version
+// and imported as a development build is marked as one on its page and in
+// the version picker; the released version is not.
+func TestDriverPageMarksADevelopmentBuild(t *testing.T) {
+	t.Parallel()
+	env := handlerstest.NewCatalogEnv(t)
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "tiny")
+	require.NoError(t, os.MkdirAll(filepath.Join(folder, "chart"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "chart", "Chart.yaml"), []byte("apiVersion: v2\nname: tiny\nversion: 1.0.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "driver.styrmin.yml"), []byte("apiVersion: styrmin.io/v1\nkind: Driver\nmetadata:\n  name: tiny\nspec:\n  version: 0.1.0\n  supported_versions: \">=1.0.0\"\n  helm:\n    main:\n      location: ./chart\n      version: 1.0.0\n"), 0o644))
+	for _, readme := range []string{"", "edited"} {
+		require.NoError(t, os.WriteFile(filepath.Join(folder, "README.md"), []byte(readme), 0o644))
+		_, err := env.App.Catalog.ImportDir(t.Context(), dir, catalog.ImportDevBuilds)
+		require.NoError(t, err)
+	}
+	reader := env.SignedIn(t, auth.ReadOnly)
+
+	_, doc := env.Get(t, reader, "/drivers/tiny", http.StatusOK)
+	require.Equal(t, "0.1.0+dev.1", doc.Find(`[data-testid="driver-page-version"]`).Text())
+	require.Contains(t, doc.Find(`[data-testid="dev-build"]`).Text(), "development build of version 0.1.0")
+	options := doc.Find(`[data-testid="version-picker"] option`)
+	require.Equal(t, 2, options.Length())
+	require.Regexp(t, `^\s*0\.1\.0\+dev\.1\s+\(development build\)\s+\(newest\)\s*$`, options.First().Text())
+
+	_, doc = env.Get(t, reader, "/drivers/tiny?version=0.1.0", http.StatusOK)
+	require.Zero(t, doc.Find(`[data-testid="dev-build"]`).Length())
 }

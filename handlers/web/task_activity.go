@@ -25,6 +25,7 @@ func TaskActivity(svc deploymentReader) echo.HandlerFunc {
 		props := views.TaskActivityProps{Page: page(c, "Tasks", views.NavTasks), Filter: filter}
 		list, err := svc.TaskList(c.Request().Context(), deployment.TaskFilter{
 			Deployment: filter.Deployment, Status: executor.TaskStatus(filter.Status), Kind: filter.Kind, Before: filter.Before,
+			SummaryOnly: true,
 		})
 		switch {
 		case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:

@@ -57,6 +57,14 @@ func TestViewsNameTheHealthWords(t *testing.T) {
 		views.HealthMissing, views.HealthStopped, views.HealthUnknown})
 }
 
+// TestViewsNameTheDriftWords: the pages' drift words are those the
+// deployment service reads.
+func TestViewsNameTheDriftWords(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{deployment.DriftSynced, deployment.DriftDrifted, deployment.DriftUnknown},
+		[]string{views.DriftSynced, views.DriftDrifted, views.DriftUnknown})
+}
+
 // TestTheWebhookPageNamesTheDeliveryStatuses: the webhook page's delivery
 // statuses are those package webhooks records.
 func TestTheWebhookPageNamesTheDeliveryStatuses(t *testing.T) {

@@ -35,9 +35,13 @@ func renderWebhook(c echo.Context, hooks Webhooks, id int64, status int, typed *
 	}
 	rows := make([]views.WebhookDeliveryRow, len(deliveries))
 	for i, d := range deliveries {
-		rows[i] = views.WebhookDeliveryRow{ID: d.ID, TaskID: d.TaskID, Event: string(d.Event), Status: d.Status, Attempts: d.Attempts,
+		rows[i] = views.WebhookDeliveryRow{ID: d.ID, Event: string(d.Event), Status: d.Status, Attempts: d.Attempts,
 			StatusCode: d.StatusCode, Error: d.Error, Duration: d.Duration, CreatedAt: d.CreatedAt,
-			TaskURL: fmt.Sprintf("/deployments/%s/tasks/%d", url.PathEscape(d.Deployment), d.TaskID)}
+			About: d.Deployment, AboutURL: "/deployments/" + url.PathEscape(d.Deployment)}
+		if d.TaskID != nil {
+			rows[i].About = fmt.Sprintf("task %d", *d.TaskID)
+			rows[i].AboutURL = fmt.Sprintf("/deployments/%s/tasks/%d", url.PathEscape(d.Deployment), *d.TaskID)
+		}
 		if d.RedeliveryOf != nil {
 			rows[i].RedeliveryOf = *d.RedeliveryOf
 		}

@@ -88,6 +88,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 - name: STYRMIN_METRICS_ADDR
   value: "0.0.0.0:{{ .Values.metrics.port }}"
+- name: STYRMIN_DEPLOYERS_NAMESPACE
+  value: {{ include "styrmin.deployersNamespace" . | quote }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -196,20 +198,9 @@ affinity:
 {{- end }}
 {{- end }}
 
-{{- /* The rule that lets a pod act as each namespace's deployer (docs/security.md): any user when
-no namespaces are listed (RBAC cannot name users by a prefix), else those namespaces' deployers by
-name. Its argument is a list holding rbac.namespaces. */}}
-{{- define "styrmin.impersonateDeployers" -}}
-{{- $namespaces := index . 0 -}}
-apiGroups: [""]
-resources: ["users"]
-verbs: ["impersonate"]
-{{- if $namespaces }}
-resourceNames:
-  {{- range $namespaces }}
-  - styrmin:deployer:{{ . }}
-  {{- end }}
-{{- end }}
+{{/* The deployers' namespace: the worker's deployers (a ServiceAccount per namespace Styrmin deploys to) and nothing else; rbac.deployersNamespace, or the release's name and namespace with -deployers. */}}
+{{- define "styrmin.deployersNamespace" -}}
+{{- .Values.rbac.deployersNamespace | default (printf "%s-%s-deployers" (include "styrmin.fullname" .) .Release.Namespace | trunc 63 | trimSuffix "-") }}
 {{- end }}
 
 {{- /* A Role (or ClusterRole) of rules and its binding to one ServiceAccount of the release. Its

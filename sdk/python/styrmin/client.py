@@ -479,6 +479,67 @@ class UpgradeReview:
 
 
 @dataclasses.dataclass(frozen=True)
+class DriftedField:
+    """A field that differs: ``want`` is the manifest's value and ``have`` the live one, as JSON (``<secret>`` for a Secret's value, ``have`` empty when absent)."""
+
+    path: str
+    want: str
+    have: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftedObject:
+    """An object of the release that differs from its manifest: ``change`` is ``changed`` or ``deleted``.
+
+    At most 50 ``fields`` are listed; ``fields_left_out`` counts the others.
+    """
+
+    api_version: str
+    kind: str
+    name: str
+    change: str
+    fields: List[DriftedField]
+    fields_left_out: int
+    namespace: str = ""
+    resource_version: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class UncheckedObject:
+    """An object of the release that could not be read, and why."""
+
+    api_version: str
+    kind: str
+    name: str
+    why: str
+    namespace: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Drift:
+    """How a deployment's live objects compare with its release's manifest.
+
+    ``word`` is Synced, Drifted or Unknown (``reason`` says why); ``objects``
+    differ, ``accepted`` differ exactly as an operator accepted, ``unchecked``
+    could not be read; ``revision`` is the release revision compared.
+    """
+
+    word: str
+    revision: int
+    checked: int
+    objects: List[DriftedObject]
+    accepted: List[DriftedObject]
+    unchecked: List[UncheckedObject]
+    checked_at: _dt.datetime
+    reason: str = ""
+
+    @property
+    def drifted(self) -> bool:
+        """Whether an object differs and was not accepted."""
+        return self.word == "Drifted"
+
+
+@dataclasses.dataclass(frozen=True)
 class LogLine:
     """A log line of a hook step (redacted)."""
 
@@ -576,6 +637,11 @@ class ActionInputs:
     prompts: Dict[str, Any]
 
 
+@dataclasses.dataclass(frozen=True)
+class ReconcileInputs:
+    """A reconcile's inputs: none but its kind (it re-applies the release's last revision)."""
+
+
 # The inputs class of each task kind (the API's TaskInputs, by its ``kind``).
 TASK_INPUTS = {
     "install": InstallInputs,
@@ -585,6 +651,7 @@ TASK_INPUTS = {
     "start": StartInputs,
     "delete": DeleteInputs,
     "action": ActionInputs,
+    "reconcile": ReconcileInputs,
 }
 
 
@@ -1084,6 +1151,26 @@ class Client:
         body = _without_none({"components": components})
         return self._accepted("POST", f"/deployments/{_segment(name)}/start", body=body)
 
+    def reconcile(self, name) -> Task:
+        """Re-apply the release as it is, undoing drift (its stopped components stay stopped); return the Task (operator)."""
+        return self._accepted("POST", f"/deployments/{_segment(name)}/reconcile")
+
+    def drift(self, name) -> Drift:
+        """Return how the deployment's live objects differ from its release's manifest (GET /deployments/{name}/drift).
+
+        Read from the cluster at most 5 s ago; Secret values never appear.
+        Raises NotFound for an unknown deployment.
+        """
+        return decode(Drift, self._call("GET", f"/deployments/{_segment(name)}/drift"))
+
+    def accept_drift(self, name) -> Drift:
+        """Accept the deployment's current differences, so that it reads Synced until an object changes again; return the Drift (operator).
+
+        Raises Conflict when there is nothing to accept (Synced, or Unknown),
+        Forbidden for a read-only token, NotFound for an unknown deployment.
+        """
+        return decode(Drift, self._call("POST", f"/deployments/{_segment(name)}/drift/accept"))
+
     def delete(self, name, prompts=None) -> Task:
         """Uninstall a deployment and delete what Styrmin created; return the Task (DELETE /deployments/{name}; operator).
 
@@ -1109,7 +1196,7 @@ class Client:
 
         Filters: ``deployment`` (a name; NotFound when unknown), ``status``
         (queued, running, succeeded, failed, canceled) and ``kind`` (install,
-        upgrade, rollback, stop, start, delete, action).
+        upgrade, rollback, stop, start, delete, action, reconcile).
         """
         query = {"deployment": deployment, "status": status, "kind": kind, "cursor": cursor, "limit": limit}
         return self._page(Task, "/tasks", query)

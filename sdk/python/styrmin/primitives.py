@@ -96,13 +96,16 @@ class ExecResult:
     """A Job of execute_commands that succeeded.
 
     ``job`` is the Job's name (``<release>-job``), ``succeeded`` is always True
-    (a failed Job raises CommandsFailed) and ``deleted_job`` names the ended Job
-    of an earlier call that was deleted first, or is ``""``.
+    (a failed Job raises CommandsFailed), ``deleted_job`` names the ended Job
+    of an earlier call that was deleted first, or is ``""``, and ``output`` is
+    the end of the Job's output (its last 200 lines, at most 64 KiB), redacted
+    as a failed Job's tail is.
     """
 
     job: str
     succeeded: bool = True
     deleted_job: str = ""
+    output: str = ""
 
 
 def deployment() -> Deployment:
@@ -263,7 +266,10 @@ def execute_commands(
     out. Redaction does not know every form of secret: never print secrets in the
     commands.
 
-    Returns an ExecResult once the Job has succeeded.
+    Returns an ExecResult once the Job has succeeded, with the end of its
+    output (``output``), redacted and cut as above: an action reads what its
+    commands printed there (a file's size, a listing), and Styrmin stores it
+    nowhere.
 
     Raises CommandsFailed when the Job fails or times out; Conflict when the call
     is refused as above; StyrminError when Styrmin refuses the call (for example
@@ -285,7 +291,7 @@ def execute_commands(
     job = answer.get("job", "")
     if not answer.get("succeeded"):
         raise CommandsFailed(job, answer.get("message") or "the Job failed", int(answer.get("tail_lines") or 0))
-    return ExecResult(job=job, succeeded=True, deleted_job=answer.get("deleted_job") or "")
+    return ExecResult(job=job, succeeded=True, deleted_job=answer.get("deleted_job") or "", output=answer.get("output") or "")
 
 
 def _wait(answer) -> TaskResult:

@@ -197,6 +197,7 @@ class ClientTest(unittest.TestCase):
             ("start", {"components": []}, api.StartInputs([])),
             ("delete", {"prompts": prompts}, api.DeleteInputs(prompts)),
             ("action", {"action": "flush", "prompts": {"confirm": "yes"}}, api.ActionInputs("flush", {"confirm": "yes"})),
+            ("reconcile", {}, api.ReconcileInputs()),
         ]
         self.assertEqual(sorted(api.TASK_INPUTS), sorted(kind for kind, _, _ in cases))
         for kind, inputs, want in cases:
@@ -226,6 +227,46 @@ class ClientTest(unittest.TestCase):
             fields = [f.name for f in dataclasses.fields(api.TASK_INPUTS[kind])]
             self.assertEqual(sorted(set(schema["properties"]) - {"kind"}), sorted(fields), kind)
             self.assertEqual(sorted(set(schema["required"]) - {"kind"}), sorted(fields), kind)
+
+    def test_the_drift_classes_are_the_documents_schemas(self):
+        with open(OPENAPI) as f:
+            schemas = json.load(f)["components"]["schemas"]
+        for cls in (api.Drift, api.DriftedObject, api.DriftedField, api.UncheckedObject):
+            with self.subTest(cls.__name__):
+                schema = schemas[cls.__name__]
+                fields = dataclasses.fields(cls)
+                self.assertEqual(sorted(schema["properties"]), sorted(f.name for f in fields))
+                required = [f.name for f in fields
+                            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+                self.assertEqual(sorted(schema["required"]), sorted(required), "optional fields have a default")
+
+    def test_drift_is_read_and_accepted(self):
+        changed = {"api_version": "apps/v1", "kind": "Deployment", "name": "demo-web", "namespace": "demo",
+                   "change": "changed", "resource_version": "812",
+                   "fields": [{"path": "spec.replicas", "want": "2", "have": "5"}], "fields_left_out": 0}
+        drifted = {"word": "Drifted", "revision": 3, "checked": 4, "objects": [changed], "accepted": [],
+                   "unchecked": [{"api_version": "v1", "kind": "Namespace", "name": "demo", "why": "forbidden"}],
+                   "checked_at": "2026-12-06T04:00:00Z"}
+        self.fake.answer("GET /deployments/demo/drift", (200, drifted))
+        self.fake.answer("POST /deployments/demo/drift/accept",
+                         (200, dict(drifted, word="Synced", objects=[], accepted=[changed])))
+        self.fake.answer("POST /deployments/calm/drift/accept",
+                         (409, {"title": "Conflict", "status": 409, "detail": "There is no drift to accept.", "code": "ECONFLICT"}))
+
+        d = self.client.drift("demo")
+        self.assertTrue(d.drifted)
+        self.assertEqual([api.DriftedField("spec.replicas", "2", "5")], d.objects[0].fields)
+        self.assertEqual(("demo", "812"), (d.objects[0].namespace, d.objects[0].resource_version))
+        self.assertEqual("", d.unchecked[0].namespace)
+        self.assertEqual(datetime.datetime(2026, 12, 6, 4, 0, tzinfo=UTC), d.checked_at)
+
+        accepted = self.client.accept_drift("demo")
+        self.assertFalse(accepted.drifted)
+        self.assertEqual(["demo-web"], [o.name for o in accepted.accepted])
+        self.assertEqual(("POST /api/v1/deployments/demo/drift/accept", None), (self.fake.requests[-1]["key"], self.fake.requests[-1]["body"]))
+        with self.assertRaises(styrmin.Conflict) as refused:
+            self.client.accept_drift("calm")
+        self.assertEqual("There is no drift to accept.", refused.exception.detail)
 
     def test_a_deployment_parses_with_components_and_revisions(self):
         self.fake.answer("GET /deployments/demo", (200, {
@@ -331,7 +372,7 @@ class ClientTest(unittest.TestCase):
     def test_changes_send_their_body_and_return_the_accepted_task(self):
         accepted = (202, {"task": task(), "url": "/api/v1/tasks/7"})
         for key in ("POST /deployments", "POST /deployments/demo/upgrade", "POST /deployments/demo/rollback",
-                    "POST /deployments/demo/stop", "POST /deployments/demo/start", "DELETE /deployments/demo",
+                    "POST /deployments/demo/stop", "POST /deployments/demo/start", "POST /deployments/demo/reconcile", "DELETE /deployments/demo",
                     "POST /deployments/demo/actions/fetch_page"):
             self.fake.answer(key, accepted)
         calls = [
@@ -342,6 +383,7 @@ class ClientTest(unittest.TestCase):
             (lambda: self.client.rollback("demo", 1), {"revision": 1}),
             (lambda: self.client.stop("demo", components=["web"]), {"components": ["web"]}),
             (lambda: self.client.start("demo"), {}),
+            (lambda: self.client.reconcile("demo"), None),
             (lambda: self.client.delete("demo"), None),
             (lambda: self.client.run_action("demo", "fetch_page", prompts={"path": "/"}), {"prompts": {"path": "/"}}),
         ]

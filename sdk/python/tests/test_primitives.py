@@ -208,7 +208,7 @@ class PrimitivesTest(unittest.TestCase):
         self.assertEqual(409, caught.exception.status)
 
     def test_execute_commands_sends_the_job(self):
-        self.fake.answer("POST jobs", (200, {"job": "demo-job", "succeeded": True, "deleted_job": "demo-job"}))
+        self.fake.answer("POST jobs", (200, {"job": "demo-job", "succeeded": True, "deleted_job": "demo-job", "output": "1\n(1 row)"}))
         result = styrmin.execute_commands(
             ["pg_isready", "psql -c 'SELECT 1'"],
             image="postgres:17.2",
@@ -216,7 +216,7 @@ class PrimitivesTest(unittest.TestCase):
             secret_env={"PGPASSWORD": "password", "NEW_PASSWORD": "prompt.new_password"},
             timeout=120,
         )
-        self.assertEqual(styrmin.ExecResult(job="demo-job", succeeded=True, deleted_job="demo-job"), result)
+        self.assertEqual(styrmin.ExecResult(job="demo-job", succeeded=True, deleted_job="demo-job", output="1\n(1 row)"), result)
         self.assertEqual(
             {
                 "commands": ["pg_isready", "psql -c 'SELECT 1'"],
@@ -232,6 +232,7 @@ class PrimitivesTest(unittest.TestCase):
         self.fake.answer("POST jobs", (200, {"job": "demo-job", "succeeded": True, "deleted_job": ""}))
         result = styrmin.execute_commands("echo hello", image="busybox:1.36")
         self.assertEqual("", result.deleted_job)
+        self.assertEqual("", result.output, "an answer without output is a Job that printed nothing")
         self.assertEqual(
             {"commands": ["echo hello"], "image": "busybox:1.36", "env": {}, "secret_env": {}, "timeout": 600},
             self.fake.requests[0]["body"],

@@ -1,0 +1,248 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/oci"
+	"github.com/styrmin/styrmin/release"
+)
+
+// TickEvery is how often a worker process looks for a due source.
+const TickEvery = 15 * time.Second
+
+// Run syncs the due sources every TickEvery until ctx ends.
+func (s *Service) Run(ctx context.Context, log *slog.Logger) {
+	styrmin.Every(ctx, TickEvery, func(ctx context.Context) {
+		for synced := true; synced; {
+			var err error
+			if synced, err = s.SyncDue(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("catalogue sources", "err", err)
+			}
+		}
+	})
+}
+
+// SyncDue claims the most overdue source no process syncs, if any, syncs
+// it and reports whether there was one. A sync that stops early (the
+// registry fails, the claim's time ends) is recorded on the source and
+// returned; versions refused are not errors.
+func (s *Service) SyncDue(ctx context.Context) (bool, error) {
+	row, err := s.q.ClaimDueCatalogueSource(ctx, db.ClaimDueCatalogueSourceParams{
+		Every: interval(SyncEvery), ClaimFor: interval(ClaimFor)})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("source: claim: %w", db.Classify(err))
+	}
+	syncCtx, cancel := context.WithTimeout(ctx, ClaimFor)
+	syncErr := s.sync(syncCtx, row)
+	cancel()
+	end := db.EndCatalogueSourceSyncParams{ID: row.ID}
+	if syncErr != nil {
+		end.SyncError = styrmin.ErrorMessage(syncErr)
+	}
+	if err := s.q.EndCatalogueSourceSync(context.WithoutCancel(ctx), end); err != nil {
+		return true, fmt.Errorf("source: sync %s: %w", row.Name, errors.Join(syncErr, db.Classify(err)))
+	}
+	if syncErr != nil {
+		return true, fmt.Errorf("source: sync %s: %w", row.Name, syncErr)
+	}
+	return true, nil
+}
+
+// interval is d as a PostgreSQL interval.
+func interval(d time.Duration) pgtype.Interval {
+	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
+}
+
+// claimed is a source being synced.
+type claimed struct {
+	db.ClaimDueCatalogueSourceRow
+	ref   oci.Ref
+	keys  []oci.Key
+	hosts release.ChartHosts
+}
+
+// sync reads the source's tags and each new one, at most MaxNewPerSync.
+func (s *Service) sync(ctx context.Context, row db.ClaimDueCatalogueSourceRow) error {
+	src, err := s.claim(ctx, row)
+	if err != nil {
+		return err
+	}
+	var tags []string
+	err = s.download.Download(ctx, src.hosts, src.download("The tag list of "+row.Url), func(hc *http.Client) (err error) {
+		tags, err = s.client(hc).Tags(ctx, src.ref)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	known, err := s.q.ListCatalogueSourceTags(ctx, row.ID)
+	if err != nil {
+		return db.Classify(err)
+	}
+	slices.Sort(tags)
+	read := 0
+	for _, tag := range tags {
+		if strings.HasPrefix(tag, "sha256-") || slices.Contains(known, tag) {
+			continue // cosign's signatures and attachments, and tags read before
+		}
+		if read == MaxNewPerSync {
+			break
+		}
+		read++
+		v, driver, err := s.readVersion(ctx, src, tag)
+		if err != nil {
+			return err
+		}
+		if err := s.record(ctx, src, v, driver); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claim decodes a claimed row's repository and keys, and reads the hosts an
+// admin allows.
+func (s *Service) claim(ctx context.Context, row db.ClaimDueCatalogueSourceRow) (*claimed, error) {
+	src, err := sourceOf(db.GetCatalogueSourceRow{Name: row.Name, Url: row.Url, Keys: row.Keys})
+	if err != nil {
+		return nil, err
+	}
+	c := &claimed{ClaimDueCatalogueSourceRow: row}
+	if c.ref, err = oci.ParseRef(row.Url); err != nil {
+		return nil, err
+	}
+	keys, problem := verifiers(src.Keys)
+	if problem != "" {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "The source's keys are not valid: %s.", problem)
+	}
+	c.keys = keys
+	if c.hosts, err = s.catalog.ChartHosts(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// download describes a download from the source, for its errors.
+func (c *claimed) download(what string) release.Download {
+	return release.Download{What: what, Noun: "driver bundle", Again: "sync the source again",
+		Missing: fmt.Sprintf("%s cannot be read: the registry did not give it. Check the source's address, then sync it again.", what)}
+}
+
+// client is an OCI client over hc.
+func (s *Service) client(hc *http.Client) oci.Client {
+	return oci.Client{HTTP: hc}
+}
+
+// readVersion pulls tag, checks its signature and imports it. A version
+// refused is a Version with its reason; an error means the source could not
+// be read (try again later). driver names the bundle's driver, when known.
+func (s *Service) readVersion(ctx context.Context, src *claimed, tag string) (Version, string, error) {
+	ref := src.ref.WithReference(tag)
+	v := Version{Tag: tag, Status: Refused}
+	var art *oci.Artifact
+	err := s.download.Download(ctx, src.hosts, src.download("Driver bundle "+ref.String()), func(hc *http.Client) (err error) {
+		c := s.client(hc)
+		if art, err = c.Pull(ctx, ref, s.MaxArchive); err != nil || len(src.keys) == 0 {
+			return err
+		}
+		v.SignedBy, err = c.Verify(ctx, ref, art.Digest, src.keys)
+		if styrmin.ErrorCode(err) == styrmin.EINVALID && !src.SignedOnly {
+			return nil // unsigned versions are allowed here
+		}
+		return err
+	})
+	if art != nil {
+		v.Digest = art.Digest
+	}
+	switch {
+	case styrmin.ErrorCode(err) == styrmin.EINVALID:
+		v.Reason = refusal(err)
+		return v, "", nil
+	case err != nil:
+		return v, "", err
+	}
+	driver, err := s.importBundle(ctx, src, tag, art, v.SignedBy)
+	switch code := styrmin.ErrorCode(err); {
+	case err == nil:
+		v.Status = Imported
+	case code == styrmin.EINVALID || code == styrmin.ECONFLICT:
+		v.Reason = "not a valid bundle: " + styrmin.ErrorMessage(err)
+	default:
+		return v, driver, err
+	}
+	return v, driver, nil
+}
+
+// refusal says why a version was refused before its import.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, oci.ErrUnsigned):
+		return "unsigned: the source requires a signature by one of its keys"
+	case errors.Is(err, oci.ErrBadSignature):
+		return "bad signature: no signature by one of the source's keys signs this content"
+	}
+	return styrmin.ErrorMessage(err)
+}
+
+// importBundle loads the pulled bundle, checks that it is the version its
+// tag says, and imports it into the catalogue marked with its origin.
+func (s *Service) importBundle(ctx context.Context, src *claimed, tag string, art *oci.Artifact, signedBy string) (string, error) {
+	fsys, root, err := catalog.Unpack(bytes.NewReader(art.Archive))
+	if err != nil {
+		return "", err
+	}
+	b, err := drivers.LoadBundle(ctx, fsys, root)
+	if err != nil {
+		return "", &styrmin.Error{Code: styrmin.EINVALID, Err: err, Message: "the bundle breaks the driver contract (styrmin driver lint shows how)"}
+	}
+	name := b.Driver.Metadata.Name
+	if b.Driver.Spec.Version != tag {
+		return name, styrmin.Errorf(styrmin.EINVALID, "the tag %s holds version %s of %s; a tag must be the version it holds", tag, b.Driver.Spec.Version, name)
+	}
+	_, err = s.catalog.ImportFrom(ctx, b, "source "+src.Name, catalog.Origin{Source: src.Name, SignedBy: signedBy})
+	return name, err
+}
+
+// record stores what became of a version, with its audit entry.
+func (s *Service) record(ctx context.Context, src *claimed, v Version, driver string) error {
+	entry := audit.Entry{
+		Actor:   audit.Actor{Name: "source " + src.Name, Via: audit.ViaSource},
+		Action:  audit.ActionSourceImport,
+		Target:  audit.Target{Kind: audit.TargetDriver, Name: driver},
+		Outcome: audit.Allowed,
+		Detail:  map[string]string{"source": src.Name, "tag": v.Tag, "digest": v.Digest, "signed_by": v.SignedBy},
+	}
+	if v.Status == Refused {
+		entry.Outcome, entry.Reason = audit.Refused, v.Reason
+	}
+	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		if err := s.q.WithTx(tx).InsertCatalogueSourceVersion(ctx, db.InsertCatalogueSourceVersionParams{SourceID: src.ID, Tag: v.Tag,
+			Digest: v.Digest, Status: v.Status, Reason: v.Reason, SignedBy: v.SignedBy}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, entry)
+	})
+	if err != nil {
+		return fmt.Errorf("record %s: %w", v.Tag, db.Classify(err))
+	}
+	return nil
+}
