@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -126,6 +127,9 @@ type Config struct {
 	SSO *sso.Config
 	// LocalSignin says who may sign in with a password (default everyone).
 	LocalSignin auth.LocalSignin
+	// RegistryCAs verify the certificates of the hosts remote charts and
+	// catalogue sources are downloaded from; the system's when nil.
+	RegistryCAs *x509.CertPool
 }
 
 // App is Styrmin built: what serve, worker and the tests use.
@@ -187,7 +191,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention, taskRetention: cfg.TaskRetention, watchHealth: cfg.Serves.WebServed()}
+	a = &App{Pool: cfg.Pool, Logger: logger, Catalog: catalog.New(cfg.Pool, release.ChartFetcher{RootCAs: cfg.RegistryCAs}), Audit: audit.NewStore(cfg.Pool), drain: cfg.Drain, auditRetention: cfg.AuditRetention, taskRetention: cfg.TaskRetention, watchHealth: cfg.Serves.WebServed()}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -246,7 +250,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	a.Runners = runner.New(runner.Config{Deployments: a.Deployments, Pool: cfg.Pool, Catalog: a.Catalog, Box: box,
 		Actions: actionsCfg, Logger: logger, Observer: actionObserver})
 	a.Schedules = schedule.NewService(cfg.Pool, a.Deployments, box)
-	a.Sources = source.New(cfg.Pool, a.Catalog, release.ChartFetcher{})
+	a.Sources = source.New(cfg.Pool, a.Catalog, release.ChartFetcher{RootCAs: cfg.RegistryCAs})
 	if cfg.Work {
 		if a.Worker, err = executor.NewWorker(a.Queue, a.Runners.ByKind(), a.Deployments.TaskSecrets); err != nil {
 			return a, err

@@ -355,6 +355,14 @@ func TestChartWorkerIdentityHoldsNothingInsideNamespaces(t *testing.T) {
 	fresh := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kubetest.UniqueName("chart-fresh"), Labels: map[string]string{deployer.DeploymentsLabel: "true"}}}
 	_, err = worker.CoreV1().Namespaces().Create(ctx, fresh, kubetest.DryRun)
 	require.NoError(t, err, "the worker marks a namespace it creates as Styrmin's")
+
+	dryRunDelete := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
+	for _, ns := range []string{"kube-system", "default", c.home, deployers.Namespace(), c.other} {
+		err = worker.CoreV1().Namespaces().Delete(ctx, ns, dryRunDelete)
+		requireRefusedBy(t, err, policy, "the worker deletes the namespace "+ns+", which Styrmin does not deploy to")
+	}
+	err = worker.CoreV1().Namespaces().Delete(ctx, c.listed, dryRunDelete)
+	require.NoError(t, err, "the worker deletes a namespace it deploys to")
 }
 
 // requireWorkerImpersonatesOnlyDeployers: with the worker's token, a user

@@ -7,6 +7,7 @@ package apptest
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"net"
 	"net/http/httptest"
@@ -77,6 +78,8 @@ type Options struct {
 	Listener net.Listener
 	// LocalSignin says who may sign in with a password (app.Config.LocalSignin).
 	LocalSignin auth.LocalSignin
+	// RegistryCAs verify the registries' certificates (app.Config.RegistryCAs).
+	RegistryCAs *x509.CertPool
 }
 
 // WorkerOptions are the executor's options of the tests' workers:
@@ -154,7 +157,7 @@ func config(t testing.TB, opts Options, pool *pgxpool.Pool, env *Env) app.Config
 		NoCluster: opts.Kubeconfig == "" && opts.Cluster == nil,
 		Executor:  opts.Executor, Work: opts.Work, Drain: 30 * time.Second,
 		Serve: true, SessionKey: SessionKey, UsersOptions: []auth.UsersOption{auth.WithArgon2(auth.CheapArgon2())},
-		Metrics: opts.Metrics, ExternalURL: opts.ExternalURL, LocalSignin: opts.LocalSignin,
+		Metrics: opts.Metrics, ExternalURL: opts.ExternalURL, LocalSignin: opts.LocalSignin, RegistryCAs: opts.RegistryCAs,
 	}
 	if opts.SSO != nil {
 		c := *opts.SSO

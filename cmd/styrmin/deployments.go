@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
@@ -53,6 +54,9 @@ type deployConfig struct {
 	helmMaxHistory int
 	// deployersNamespace holds the deployers' ServiceAccounts.
 	deployersNamespace string
+	// registryCAFile holds PEM certificates trusted, besides the system's,
+	// by downloads of remote charts and catalogue sources.
+	registryCAFile string
 }
 
 // addDeployFlags adds the flags of deployConfig to cmd.
@@ -88,6 +92,28 @@ func addDeployFlags(cmd *cobra.Command, cfg *deployConfig) {
 		"how many revisions Helm keeps of each release; older ones, with their values, are deleted (env STYRMIN_HELM_MAX_HISTORY)")
 	f.StringVar(&cfg.deployersNamespace, "deployers-namespace", envOr("STYRMIN_DEPLOYERS_NAMESPACE", deployer.DefaultNamespace),
 		"the namespace of Styrmin's own that holds each deployed namespace's deployer (a ServiceAccount Styrmin acts as there) and nothing else; created when missing, never deployed to (env STYRMIN_DEPLOYERS_NAMESPACE)")
+	f.StringVar(&cfg.registryCAFile, "registry-ca-file", os.Getenv("STYRMIN_REGISTRY_CA_FILE"),
+		"PEM file of the certificates of the authorities that sign your registries' certificates (a private registry's own CA), trusted besides the system's when Styrmin downloads remote charts and reads catalogue sources (env STYRMIN_REGISTRY_CA_FILE)")
+}
+
+// registryCAs is the system's certificate pool with the certificates of the
+// PEM file added, or nil (the system's alone) when file is empty.
+func registryCAs(file string) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--registry-ca-file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--registry-ca-file %s: no PEM certificate in it: give the certificates of the authorities that sign your registries' certificates, PEM-encoded (-----BEGIN CERTIFICATE-----)", file)
+	}
+	return pool, nil
 }
 
 // envInt is the integer in the environment variable key, or fallback when it
@@ -128,6 +154,10 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 	if cfg.helmMaxHistory < 0 {
 		return app.Config{}, fmt.Errorf("--helm-max-history: %d: give how many revisions Helm keeps, 1 or more (0: the default, %d)", cfg.helmMaxHistory, release.DefaultMaxHistory)
 	}
+	cas, err := registryCAs(cfg.registryCAFile)
+	if err != nil {
+		return app.Config{}, err
+	}
 	return app.Config{
 		Pool: pool, Logger: logger,
 		SecretKey: cfg.keys.Key, SecretKeyFile: cfg.keys.KeyFile,
@@ -135,6 +165,7 @@ func (cfg deployConfig) appConfig(pool *pgxpool.Pool, logger *slog.Logger, work 
 		Kubeconfig: cfg.kubeconfig, KubeContext: cfg.kubeContext,
 		ActionsURL: cfg.apiURL, ActionRuntime: cfg.actionRuntime, ActionImage: cfg.actionImage, ActionAPIURL: cfg.actionAPIURL, ActionResources: resources, ExternalURL: external, Work: work, Drain: cfg.drainTimeout, AuditRetention: retention, TaskRetention: taskRetention,
 		ClusterOptions: deployment.ClusterOptions{PodSecurity: cfg.podSecurity, DeployersNamespace: cfg.deployersNamespace, MaxHistory: cfg.helmMaxHistory},
+		RegistryCAs:    cas,
 	}, nil
 }
 

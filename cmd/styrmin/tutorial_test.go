@@ -87,9 +87,11 @@ func matchesExcerpt(want, got []string) bool {
 }
 
 // TestDriverTutorial runs the commands of docs/driver-tutorial.md in an empty
-// folder, in order, and checks that each prints what the tutorial shows. A
-// command with --cluster runs on the local cluster, in a subtest that
-// kubetest skips (saying so) where there is none (-short).
+// folder, in order, and checks that each prints what the tutorial shows;
+// then it publishes the driver and deploys it as steps 7 and 8 say
+// (publishAndDeploy). A command with --cluster, and the last part, run on
+// the local cluster, in subtests that kubetest skips (saying so) where there
+// is none (-short).
 func TestDriverTutorial(t *testing.T) {
 	markdown, err := os.ReadFile(filepath.Join("..", "..", "docs", "driver-tutorial.md"))
 	require.NoError(t, err)
@@ -112,6 +114,12 @@ func TestDriverTutorial(t *testing.T) {
 			requireTutorialOutput(t, b, append(slices.Clone(b.args), "--kubeconfig", kubeconfig))
 		})
 	}
+	t.Run("publish signed, deploy from the source; a tampered version is refused", func(t *testing.T) {
+		t.Chdir(pkgDir)
+		kubeconfig := kubetest.Kubeconfig(t)
+		t.Chdir(work)
+		publishAndDeploy(t, kubeconfig)
+	})
 }
 
 // onCluster reports whether the block's command deploys to a cluster.

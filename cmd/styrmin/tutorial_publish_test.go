@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/api/client"
+	"github.com/styrmin/styrmin/app/apptest"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/cli"
+	"github.com/styrmin/styrmin/devcluster/kubetest"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+)
+
+// publishAndDeploy goes on from the folder my-app that the tutorial's steps
+// made, as its steps 7 and 8 say: the author makes a key pair, pushes the
+// driver to a registry and signs it; an admin adds the registry as a
+// catalogue source that requires the author's key; the version appears in
+// the catalogue signed by that key, and an operator deploys it to the
+// cluster. A tampered copy (other actions) pushed as a new version and
+// signed with another key is refused with why, and cannot be deployed.
+//
+// The registry serves one storage two ways, as one behind a TLS proxy
+// does: plain http on loopback for the author's commands (--plain-http)
+// and https, with its own authority, for Styrmin, which trusts that
+// authority as --registry-ca-file makes it.
+func publishAndDeploy(t *testing.T, kubeconfig string) {
+	ctx := context.Background()
+	t.Setenv(passwordEnv, "a long passphrase")
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	storage := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	authorSide := httptest.NewServer(storage)
+	t.Cleanup(authorSide.Close)
+	styrminSide := httptest.NewTLSServer(storage)
+	t.Cleanup(styrminSide.Close)
+	authorRepo := "oci://" + strings.TrimPrefix(authorSide.URL, "http://") + "/drivers/my-app"
+	sourceHost := strings.TrimPrefix(styrminSide.URL, "https://")
+
+	_, _, err := runDriverCmd(t, "keygen")
+	require.NoError(t, err)
+	version := pushAndSign(t, authorRepo, "cosign.key")
+
+	cas := x509.NewCertPool()
+	cas.AddCert(styrminSide.Certificate())
+	app := apptest.New(t, apptest.Options{Kubeconfig: kubeconfig, Work: true, Actions: true, RegistryCAs: cas})
+	app.Start(t)
+	env := &handlerstest.ClusterEnv{URL: app.URL, Users: app.Users, APITokens: app.APITokens, Catalog: app.Catalog, Service: app.Deployments, Cluster: app.Cluster}
+	admin := apiAs(t, app.URL, env.APIToken(t, "catalogue-admin", auth.Admin))
+	_, err = app.Catalog.SetChartHosts(ctx, []string{sourceHost}) // Settings, Chart hosts: a registry on loopback needs an admin's leave
+	require.NoError(t, err)
+	pub, err := os.ReadFile("cosign.pub")
+	require.NoError(t, err)
+	signedOnly := true
+	created, err := admin.CreateSourceWithResponse(ctx, client.NewSource{Name: "authors", Url: "oci://" + sourceHost + "/drivers/my-app",
+		SignedOnly: &signedOnly, Keys: &[]client.SourceKey{{Name: "the author", Pem: string(pub)}}})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+
+	v := awaitSourceVersion(t, admin, "authors", version)
+	require.Equal(t, client.SourceVersionStatusImported, v.Status, v.Reason)
+	require.Equal(t, "the author", v.SignedBy)
+
+	operator := cliAs(app.URL, env.APIToken(t, "shop-operator", auth.Operator))
+	name := kubetest.UniqueName("tut")
+	env.RemoveWhenDone(t, name)
+	out := operator.ok(t, "deploy", "my-app", name, "--version", version, "--wait")
+	require.Regexp(t, `Task \d+ \(install of `+name+`\) succeeded`, out)
+
+	// The tampered copy: other actions under a new version, signed by someone else.
+	edit(t, "my-app/driver.styrmin.yml", "  version: "+version+"\n", "  version: 9.9.9\n")
+	actions, err := os.ReadFile("my-app/actions.py")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile("my-app/actions.py", append(actions, "\nprint(open('/proc/1/environ').read())\n"...), 0o644))
+	require.NoError(t, os.MkdirAll("mallory", 0o755))
+	_, _, err = runDriverCmd(t, "keygen", "--dir", "mallory")
+	require.NoError(t, err)
+	tampered := pushAndSign(t, authorRepo, filepath.Join("mallory", "cosign.key"))
+	require.Equal(t, "9.9.9", tampered)
+	synced, err := admin.SyncSourceWithResponse(ctx, "authors")
+	require.NoError(t, err)
+	require.Less(t, synced.StatusCode(), 300, string(synced.Body))
+	v = awaitSourceVersion(t, admin, "authors", tampered)
+	require.Equal(t, client.SourceVersionStatusRefused, v.Status)
+	require.Contains(t, v.Reason, "bad signature")
+	r := operator.run(t, "deploy", "my-app", kubetest.UniqueName("tut"), "--version", tampered)
+	require.NotZero(t, r.code, "the refused version deploys")
+	require.Contains(t, r.err, "9.9.9")
+}
+
+// pushAndSign pushes the folder my-app to repo and signs it with key, as
+// the tutorial's step 7 does, and returns the version pushed.
+func pushAndSign(t *testing.T, repo, key string) string {
+	t.Helper()
+	out, _, err := runDriverCmd(t, "push", "--plain-http", "my-app", repo)
+	require.NoError(t, err)
+	pushed := regexp.MustCompile(`pushed (\S+):(\S+)\n`).FindStringSubmatch(out)
+	require.NotNil(t, pushed, out)
+	_, _, err = runDriverCmd(t, "sign", "--plain-http", "--key", key, pushed[1]+":"+pushed[2])
+	require.NoError(t, err)
+	return pushed[2]
+}
+
+// awaitSourceVersion waits, a minute at most, until the source's worker has
+// read tag, and returns what it made of it.
+func awaitSourceVersion(t *testing.T, api *client.ClientWithResponses, source, tag string) client.SourceVersion {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := api.GetSourceWithResponse(context.Background(), source)
+		require.NoError(t, err)
+		require.NotNil(t, got.JSON200, string(got.Body))
+		for _, v := range got.JSON200.Versions {
+			if v.Tag == tag {
+				return v
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "source %s has not read %s within a minute: %s", source, tag, got.Body)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// edit replaces the first old in the file at path with new.
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), old, path)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644))
+}
+
+// apiAs is the REST API's client with token.
+func apiAs(t *testing.T, url, token string) *client.ClientWithResponses {
+	t.Helper()
+	c, err := client.NewClientWithResponses(url+"/api/v1", client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}))
+	require.NoError(t, err)
+	return c
+}
+
+// cliUser runs the client's commands (`styrmin deploy`...) logged in through
+// STYRMIN_URL and STYRMIN_TOKEN.
+type cliUser struct{ env map[string]string }
+
+func cliAs(url, token string) cliUser {
+	return cliUser{env: map[string]string{cli.EnvURL: url, cli.EnvToken: token}}
+}
+
+// cliResult is what a command printed and its exit code.
+type cliResult struct {
+	out, err string
+	code     int
+}
+
+// run runs the client's command args as the styrmin binary does.
+func (u cliUser) run(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	c := &cli.CLI{ConfigDir: t.TempDir(), Getenv: func(k string) string { return u.env[k] }, Poll: 200 * time.Millisecond}
+	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(c.Commands()...)
+	var out, errOut bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		errOut.WriteString(err.Error())
+	}
+	return cliResult{out: out.String(), err: errOut.String(), code: cli.ExitCode(err)}
+}
+
+// ok runs args and requires exit code 0.
+func (u cliUser) ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := u.run(t, args...)
+	require.Equal(t, 0, r.code, "styrmin %s: %s", strings.Join(args, " "), r.err)
+	return r.out
+}
