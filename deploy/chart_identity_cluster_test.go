@@ -295,7 +295,9 @@ func adminBinding(home string) *rbacv1.RoleBinding {
 // there; the chart's ValidatingAdmissionPolicy refuses it a RoleBinding to
 // admin or a ServiceAccount in a namespace not marked as Styrmin's, the mark
 // on a namespace that exists (kube-system, its own, the deployers', any
-// other), and lets it mark only a namespace it creates.
+// other), and lets it mark only a namespace it creates, and refuses it the
+// deletion of a namespace not marked as Styrmin's (its own, the deployers',
+// any other) while it lets it delete a marked one.
 func TestChartWorkerIdentityHoldsNothingInsideNamespaces(t *testing.T) {
 	c := newIdentityCluster(t)
 	deployers := c.applyIdentities(t, externalDB())
@@ -357,10 +359,12 @@ func TestChartWorkerIdentityHoldsNothingInsideNamespaces(t *testing.T) {
 	require.NoError(t, err, "the worker marks a namespace it creates as Styrmin's")
 
 	dryRunDelete := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
-	for _, ns := range []string{"kube-system", "default", c.home, deployers.Namespace(), c.other} {
+	for _, ns := range []string{c.home, deployers.Namespace(), c.other} {
 		err = worker.CoreV1().Namespaces().Delete(ctx, ns, dryRunDelete)
 		requireRefusedBy(t, err, policy, "the worker deletes the namespace "+ns+", which Styrmin does not deploy to")
 	}
+	err = worker.CoreV1().Namespaces().Delete(ctx, "kube-system", dryRunDelete)
+	kubetest.RequireForbidden(t, err, "the worker deletes kube-system (which Kubernetes never deletes, whatever the policy)")
 	err = worker.CoreV1().Namespaces().Delete(ctx, c.listed, dryRunDelete)
 	require.NoError(t, err, "the worker deletes a namespace it deploys to")
 }
