@@ -225,9 +225,55 @@ func TestImportArchive(t *testing.T) {
 	archive, err := catalog.Pack(files)
 	require.NoError(t, err)
 
-	res, err := c.ImportArchive(ctx, bytes.NewReader(archive), "alice")
+	res, err := c.ImportArchive(ctx, bytes.NewReader(archive), catalog.ArchiveImport{By: "alice"})
 	require.NoError(t, err)
 	require.Equal(t, catalog.Imported{Name: "tiny", Version: "2.0.0", Created: true}, res)
+}
+
+func TestImportArchiveFromASourceMustHoldTheVersionOfItsTag(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := setup(t)
+	archive, err := catalog.Pack(tinyFiles("2.0.0"))
+	require.NoError(t, err)
+	from := catalog.ArchiveImport{By: "source acme", Origin: catalog.Origin{Source: "acme", SignedBy: "alice"}}
+
+	from.Tag = "2.0.1"
+	res, err := c.ImportArchive(ctx, bytes.NewReader(archive), from)
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	require.Equal(t, "the tag 2.0.1 holds version 2.0.0 of tiny; a tag must be the version it holds", styrmin.ErrorMessage(err))
+	require.Equal(t, catalog.Imported{Name: "tiny", Version: "2.0.0"}, res, "a refused archive still names what it holds, for the source's record")
+	_, err = c.Get(ctx, "tiny", "2.0.0")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "a tag that lies about its version imports nothing")
+
+	from.Tag = "2.0.0"
+	res, err = c.ImportArchive(ctx, bytes.NewReader(archive), from)
+	require.NoError(t, err)
+	require.Equal(t, catalog.Imported{Name: "tiny", Version: "2.0.0", Created: true}, res)
+	v, err := c.Get(ctx, "tiny", "2.0.0")
+	require.NoError(t, err)
+	require.Equal(t, catalog.Origin{Source: "acme", SignedBy: "alice"}, v.Origin)
+	require.Equal(t, "source acme", v.CreatedBy)
+
+	changed := tinyFiles("2.0.0")
+	changed["README.md"] = []byte("changed")
+	other, err := catalog.Pack(changed)
+	require.NoError(t, err)
+	res, err = c.ImportArchive(ctx, bytes.NewReader(other), catalog.ArchiveImport{By: "bob"})
+	require.Equal(t, styrmin.ECONFLICT, styrmin.ErrorCode(err), "an upload without a tag is not checked against one, but a version never changes")
+	require.Equal(t, catalog.Imported{Name: "tiny", Version: "2.0.0"}, res)
+}
+
+func TestImportArchiveRefusesABundleThatBreaksTheContractWithItsProblems(t *testing.T) {
+	t.Parallel()
+	archive, err := catalog.Pack(map[string][]byte{"driver.styrmin.yml": []byte("apiVersion: styrmin.io/v1\nkind: Driver\nmetadata:\n  name: Bad_Name\n")})
+	require.NoError(t, err)
+	res, err := setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), catalog.ArchiveImport{By: "alice", Tag: "1.0.0"})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
+	var ps drivers.Problems
+	require.ErrorAs(t, err, &ps, "the upload page lists each problem with its line")
+	require.Equal(t, 4, findProblem(t, ps, "metadata.name").Line)
+	require.Equal(t, catalog.Imported{}, res, "nothing loaded, so nothing named")
 }
 
 func TestImportDirImportsEveryBundleFolder(t *testing.T) {
@@ -283,7 +329,7 @@ func TestArchiveAndLoaderShareTheBundleLimits(t *testing.T) {
 				folder[name] = &fstest.MapFile{Data: data}
 			}
 			_, loadErr := drivers.LoadBundle(t.Context(), folder, ".")
-			_, importErr := setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), "alice")
+			_, importErr := setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), catalog.ArchiveImport{By: "alice"})
 			if tt.ok {
 				require.NoError(t, loadErr)
 				require.NoError(t, importErr)
@@ -302,7 +348,7 @@ func TestImportArchiveRefusesNamesThatAreNotUTF8(t *testing.T) {
 	files["chart/bad\xff.yaml"] = []byte("a: 1\n")
 	archive, err := catalog.Pack(files)
 	require.NoError(t, err)
-	_, err = setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), "alice")
+	_, err = setup(t).ImportArchive(t.Context(), bytes.NewReader(archive), catalog.ArchiveImport{By: "alice"})
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
 	require.Contains(t, styrmin.ErrorMessage(err), `entry name "chart/bad\xff.yaml" is not UTF-8`)
 }

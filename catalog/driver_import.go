@@ -39,7 +39,7 @@ type Imported struct {
 // release.ChartFetcher for what a download may reach). by records who or what
 // imported it.
 func (c *Catalog) Import(ctx context.Context, b *drivers.Bundle, by string) (Imported, error) {
-	return c.ImportFrom(ctx, b, by, Origin{})
+	return c.importFrom(ctx, b, by, Origin{})
 }
 
 // Origin is where a version came from: a catalogue source, and the name of
@@ -48,9 +48,9 @@ type Origin struct {
 	Source, SignedBy string
 }
 
-// ImportFrom imports b as Import does, recording where it came from. A
+// importFrom imports b as Import does, recording where it came from. A
 // version the catalogue holds already keeps its own origin.
-func (c *Catalog) ImportFrom(ctx context.Context, b *drivers.Bundle, by string, origin Origin) (Imported, error) {
+func (c *Catalog) importFrom(ctx context.Context, b *drivers.Bundle, by string, origin Origin) (Imported, error) {
 	name, version := b.Driver.Metadata.Name, b.Driver.Spec.Version
 	created, err := c.importVersion(ctx, b, by, origin)
 	if err != nil {
@@ -216,14 +216,45 @@ func (c *Catalog) ImportFS(ctx context.Context, fsys fs.FS, dir, by string) (Imp
 	return c.Import(ctx, b, by)
 }
 
-// ImportArchive imports an uploaded bundle: a gzip-compressed tar archive
-// holding driver.styrmin.yml at its top or in one top-level folder.
-func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, by string) (Imported, error) {
+// ArchiveImport says who imports a bundle archive, where it came from and
+// what it must hold.
+type ArchiveImport struct {
+	// By records who or what imports it (a user's name, "source NAME").
+	By string
+	// Origin is the catalogue source it came from and its signer; zero for
+	// an upload.
+	Origin Origin
+	// Tag, when not empty, is the registry tag it was published under: the
+	// version it must hold.
+	Tag string
+}
+
+// ImportArchive imports a bundle archive (an upload, a source's version): a
+// gzip-compressed tar archive holding driver.styrmin.yml at its top or in one
+// top-level folder, read within the bundle limits (see Unpack). An archive
+// that is not a usable bundle, breaks the driver contract (wrapping
+// drivers.Problems) or holds another version than imp.Tag is refused with an
+// EINVALID error; a changed version with ECONFLICT, as Import does. Once the
+// bundle is loaded, the result names its driver and version even with an error.
+func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, imp ArchiveImport) (Imported, error) {
 	fsys, root, err := Unpack(r)
 	if err != nil {
 		return Imported{}, err
 	}
-	return c.ImportFS(ctx, fsys, root, by)
+	b, err := drivers.LoadBundle(ctx, fsys, root)
+	if err != nil {
+		return Imported{}, invalidBundle(root, err)
+	}
+	loaded := Imported{Name: b.Driver.Metadata.Name, Version: b.Driver.Spec.Version}
+	if imp.Tag != "" && loaded.Version != imp.Tag {
+		return loaded, styrmin.Errorf(styrmin.EINVALID, "the tag %s holds version %s of %s; a tag must be the version it holds",
+			imp.Tag, loaded.Version, loaded.Name)
+	}
+	res, err := c.importFrom(ctx, b, imp.By, imp.Origin)
+	if err != nil {
+		return loaded, err
+	}
+	return res, nil
 }
 
 // ImportPath imports the bundle folder or .tar.gz bundle archive at path.
@@ -244,7 +275,7 @@ func (c *Catalog) ImportPath(ctx context.Context, path, by string) (Imported, er
 		return Imported{}, fmt.Errorf("catalog: open %s: %w", path, err)
 	}
 	defer f.Close()
-	return c.ImportArchive(ctx, f, by)
+	return c.ImportArchive(ctx, f, ArchiveImport{By: by})
 }
 
 // ImportBundled imports every bundle folder named in names from fsys (the

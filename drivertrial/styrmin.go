@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,8 +24,8 @@ const drain = 30 * time.Second
 // temporary folder, working tasks, serving the action API on loopback for
 // the actions to call back. close removes all of it.
 type local struct {
-	dir    string
-	pg     *pglocal.Cluster
+	// stopPG stops PostgreSQL and removes its folder.
+	stopPG func() error
 	pool   *pgxpool.Pool
 	app    *app.App
 	server *http.Server
@@ -47,17 +45,12 @@ func startStyrmin(ctx context.Context, tempDir, kubeconfig, kubeContext string, 
 			s = nil
 		}
 	}()
-	if s.dir, err = os.MkdirTemp(tempDir, "styrmin-trial-"); err != nil {
-		return s, fmt.Errorf("drivertrial: %w", err)
-	}
-	// The postgres user (when running as root) must be able to enter the folder.
-	if err := os.Chmod(s.dir, 0o711); err != nil {
-		return s, fmt.Errorf("drivertrial: %w", err)
-	}
-	if s.pg, err = pglocal.Start(ctx, pglocal.Options{Dir: filepath.Join(s.dir, "pg"), Fast: true}); err != nil {
+	dbURL, stopPG, err := pglocal.StartTemporary(ctx, tempDir, "styrmin")
+	if err != nil {
 		return s, err
 	}
-	if s.pool, err = db.Open(ctx, s.pg.URL("postgres")); err != nil {
+	s.stopPG = stopPG
+	if s.pool, err = db.Open(ctx, dbURL); err != nil {
 		return s, err
 	}
 	if _, err := db.Migrate(ctx, s.pool); err != nil {
@@ -105,13 +98,8 @@ func (s *local) close() error {
 	if s.pool != nil {
 		s.pool.Close()
 	}
-	if s.pg != nil {
-		errs = append(errs, s.pg.Stop())
-	}
-	if s.dir != "" {
-		if err := os.RemoveAll(s.dir); err != nil {
-			errs = append(errs, fmt.Errorf("drivertrial: remove %s: %w", s.dir, err))
-		}
+	if s.stopPG != nil {
+		errs = append(errs, s.stopPG())
 	}
 	return errors.Join(errs...)
 }

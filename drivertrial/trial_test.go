@@ -1,6 +1,7 @@
 package drivertrial_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,4 +52,15 @@ func TestBadValuesAreRefusedBeforeAnythingStarts(t *testing.T) {
 		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "%v", err)
 		require.ErrorContains(t, err, tc.want)
 	}
+}
+
+func TestAKubeconfigThatCannotBeReadStopsTheTrialAndRemovesThePrivateStyrmin(t *testing.T) {
+	t.Parallel()
+	tmp := shortTempDir(t)
+	err := drivertrial.Run(t.Context(), drivertrial.Options{Path: newDriver(t, "trial-nokube", ""), Sets: []string{"site_title=Shop"},
+		TempDir: tmp, Kubeconfig: "/no/such/kubeconfig", Out: io.Discard})
+	require.ErrorContains(t, err, "/no/such/kubeconfig")
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the private PostgreSQL started, and was stopped and removed with its folder")
 }

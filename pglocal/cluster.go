@@ -1,5 +1,6 @@
 // Package pglocal runs a private PostgreSQL cluster in a folder from the
-// server binaries installed on the machine, for `make run` and for tests.
+// server binaries installed on the machine, for `make run` (StartDatabase),
+// `styrmin driver test --cluster` (StartTemporary) and for tests.
 //
 // The cluster listens only on a unix socket inside its data folder and trusts
 // local connections. When the caller is root, initdb and postgres run as the

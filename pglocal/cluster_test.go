@@ -98,3 +98,57 @@ func TestBinDirFindsTheServer(t *testing.T) {
 	require.FileExists(t, filepath.Join(bin, "initdb"))
 	require.FileExists(t, filepath.Join(bin, "postgres"))
 }
+
+func TestStartDatabaseCreatesTheDatabaseOnceAndStopsOnlyWhatItStarted(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := filepath.Join(tempRoot(t), "data")
+
+	url, stop, err := pglocal.StartDatabase(ctx, pglocal.Options{Dir: dir, Fast: true}, "styrmin")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = stop() })
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	require.Equal(t, "styrmin", cfg.Database)
+	require.NoError(t, exec(t, url, "CREATE TABLE kept (x int)"))
+
+	again, stopAgain, err := pglocal.StartDatabase(ctx, pglocal.Options{Dir: dir, Fast: true}, "styrmin")
+	require.NoError(t, err, "a running cluster and an existing database are reused")
+	require.Equal(t, url, again)
+	require.NoError(t, stopAgain(), "stopping a reused cluster leaves it running")
+	require.NoError(t, exec(t, url, "SELECT * FROM kept"), "the database was not created again")
+
+	require.NoError(t, stop())
+	require.Error(t, exec(t, url, "SELECT 1"), "stopped")
+}
+
+func TestStartTemporaryLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	root := tempRoot(t)
+
+	url, stop, err := pglocal.StartTemporary(t.Context(), root, "styrmin")
+	require.NoError(t, err)
+	require.NoError(t, exec(t, url, "CREATE TABLE scratch (x int)"))
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	require.Equal(t, "styrmin", cfg.Database)
+	require.True(t, strings.HasPrefix(cfg.Host, root+string(filepath.Separator)), "the cluster lives in a folder of %s: %s", root, cfg.Host)
+
+	require.NoError(t, stop())
+	require.Error(t, exec(t, url, "SELECT 1"), "stopped")
+	left, err := os.ReadDir(root)
+	require.NoError(t, err)
+	require.Empty(t, left, "the cluster's folder is removed")
+}
+
+func TestStartTemporaryRemovesItsFolderWhenTheClusterCannotStart(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(tempRoot(t), strings.Repeat("x", 100))
+	require.NoError(t, os.Mkdir(root, 0o711))
+
+	_, _, err := pglocal.StartTemporary(t.Context(), root, "styrmin")
+	require.ErrorContains(t, err, "move the checkout to a shorter path")
+	left, err := os.ReadDir(root)
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing is left on disk")
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/drivers"
@@ -30,6 +31,7 @@ type bundle struct {
 	repo    oci.Ref
 	fetcher release.ChartFetcher
 	cat     *catalog.Catalog
+	audit   *audit.Store
 	sources *source.Service
 	// publisher pushes and signs as a driver author does.
 	publisher oci.Client
@@ -48,6 +50,7 @@ func setup(t *testing.T, fetcher release.ChartFetcher, allowHost bool) *bundle {
 	b.repo, err = oci.ParseRef("oci://" + b.host + "/drivers/hello-web")
 	require.NoError(t, err)
 	pool := dbtest.New(t)
+	b.audit = audit.NewStore(pool)
 	b.cat = catalog.New(pool, fetcher)
 	if allowHost {
 		_, err = b.cat.SetChartHosts(b.ctx, []string{b.host})
@@ -60,11 +63,18 @@ func setup(t *testing.T, fetcher release.ChartFetcher, allowHost bool) *bundle {
 // push publishes the bundled hello-web as version, as `styrmin driver push` does.
 func (b *bundle) push(t *testing.T, version string) {
 	t.Helper()
+	b.pushAs(t, version, version)
+}
+
+// pushAs publishes the bundled hello-web version under tag, which a
+// publisher's mistake (or an attacker) can make another version.
+func (b *bundle) pushAs(t *testing.T, tag, version string) {
+	t.Helper()
 	bnd, err := drivers.LoadBundle(b.ctx, bundledtest.AsVersion(t, "hello-web", version), ".")
 	require.NoError(t, err)
 	archive, err := catalog.Pack(bnd.Files)
 	require.NoError(t, err)
-	_, err = b.publisher.Push(b.ctx, b.repo.WithReference(version), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: bnd.Digest()})
+	_, err = b.publisher.Push(b.ctx, b.repo.WithReference(tag), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: bnd.Digest()})
 	require.NoError(t, err)
 }
 
@@ -172,6 +182,39 @@ func TestASourceVersionBeyondTheDownloadBudgetIsRefused(t *testing.T) {
 	require.Contains(t, got.Reason, "is larger than 1 KiB")
 	_, err = b.cat.Get(b.ctx, "hello-web", "1.0.1")
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+}
+
+func TestASourceRefusesATagThatHoldsAnotherVersionAndABrokenBundleWithWhy(t *testing.T) {
+	t.Parallel()
+	b := setup(t, release.ChartFetcher{}, true)
+	b.pushAs(t, "1.0.9", "1.0.1")
+	broken, err := catalog.Pack(map[string][]byte{drivers.SpecFile: []byte("apiVersion: styrmin.io/v1\nkind: Driver\n")})
+	require.NoError(t, err)
+	_, err = b.publisher.Push(b.ctx, b.repo.WithReference("2.0.0"), broken, oci.BundleConfig{Name: "hello-web", Version: "2.0.0"})
+	require.NoError(t, err)
+	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.repo.String()}, "admin")
+	require.NoError(t, err)
+	_, err = b.sources.SyncDue(b.ctx)
+	require.NoError(t, err, "refused versions are not a failed sync")
+
+	got := versionsByTag(t, b, "open")
+	require.Equal(t, source.Refused, got["1.0.9"].Status)
+	require.Equal(t, "not a valid bundle: the tag 1.0.9 holds version 1.0.1 of hello-web; a tag must be the version it holds", got["1.0.9"].Reason)
+	require.Equal(t, source.Refused, got["2.0.0"].Status)
+	require.Equal(t, "not a valid bundle: the bundle breaks the driver contract (styrmin driver lint shows how)", got["2.0.0"].Reason)
+	for _, version := range []string{"1.0.1", "1.0.9", "2.0.0"} {
+		_, err = b.cat.Get(b.ctx, "hello-web", version)
+		require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), version)
+	}
+
+	page, err := b.audit.List(b.ctx, audit.Viewer{Admin: true}, audit.Filter{Action: audit.ActionSourceImport, Outcome: audit.Refused})
+	require.NoError(t, err)
+	targets := map[string]string{}
+	for _, e := range page.Entries {
+		targets[e.Detail["tag"]] = e.Target.Name
+	}
+	require.Equal(t, map[string]string{"1.0.9": "hello-web", "2.0.0": ""}, targets,
+		"the audit entry names the driver the archive holds when it loaded")
 }
 
 func TestASourceAtALoopbackHostNoAdminAllowedIsNotRead(t *testing.T) {

@@ -181,9 +181,12 @@ func (s *Service) readVersion(ctx context.Context, src *claimed, tag string) (Ve
 		return v, "", err
 	}
 	driver, err := s.importBundle(ctx, src, tag, art, v.SignedBy)
+	var ps drivers.Problems
 	switch code := styrmin.ErrorCode(err); {
 	case err == nil:
 		v.Status = Imported
+	case errors.As(err, &ps):
+		v.Reason = "not a valid bundle: the bundle breaks the driver contract (styrmin driver lint shows how)"
 	case code == styrmin.EINVALID || code == styrmin.ECONFLICT:
 		v.Reason = "not a valid bundle: " + styrmin.ErrorMessage(err)
 	default:
@@ -203,23 +206,13 @@ func refusal(err error) string {
 	return styrmin.ErrorMessage(err)
 }
 
-// importBundle loads the pulled bundle, checks that it is the version its
-// tag says, and imports it into the catalogue marked with its origin.
+// importBundle imports the pulled bundle into the catalogue, marked with its
+// origin, if it holds the version its tag says; it returns its driver's name
+// when the bundle loaded.
 func (s *Service) importBundle(ctx context.Context, src *claimed, tag string, art *oci.Artifact, signedBy string) (string, error) {
-	fsys, root, err := catalog.Unpack(bytes.NewReader(art.Archive))
-	if err != nil {
-		return "", err
-	}
-	b, err := drivers.LoadBundle(ctx, fsys, root)
-	if err != nil {
-		return "", &styrmin.Error{Code: styrmin.EINVALID, Err: err, Message: "the bundle breaks the driver contract (styrmin driver lint shows how)"}
-	}
-	name := b.Driver.Metadata.Name
-	if b.Driver.Spec.Version != tag {
-		return name, styrmin.Errorf(styrmin.EINVALID, "the tag %s holds version %s of %s; a tag must be the version it holds", tag, b.Driver.Spec.Version, name)
-	}
-	_, err = s.catalog.ImportFrom(ctx, b, "source "+src.Name, catalog.Origin{Source: src.Name, SignedBy: signedBy})
-	return name, err
+	res, err := s.catalog.ImportArchive(ctx, bytes.NewReader(art.Archive), catalog.ArchiveImport{
+		By: "source " + src.Name, Origin: catalog.Origin{Source: src.Name, SignedBy: signedBy}, Tag: tag})
+	return res.Name, err
 }
 
 // record stores what became of a version, with its audit entry.

@@ -36,8 +36,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/styrmin/styrmin/pglocal"
 	"github.com/styrmin/styrmin/secrets"
 )
@@ -152,40 +150,15 @@ func ensureSecretKey(path string) (string, error) {
 // the database "styrmin" exists; stop stops the server if this call started it.
 func startDatabase(ctx context.Context, dir string) (url string, stop func(), err error) {
 	fmt.Fprintln(os.Stderr, "styrmin-dev: STYRMIN_DATABASE_URL is not set; using the private PostgreSQL in", dir)
-	cluster, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
+	url, stopServer, err := pglocal.StartDatabase(ctx, pglocal.Options{Dir: dir}, "styrmin")
 	if err != nil {
 		return "", nil, err
 	}
-	stop = func() {
-		if err := cluster.Stop(); err != nil {
+	return url, func() {
+		if err := stopServer(); err != nil {
 			fmt.Fprintln(os.Stderr, "styrmin-dev:", err)
 		}
-	}
-	if err := ensureDatabase(ctx, cluster.URL("postgres"), "styrmin"); err != nil {
-		stop()
-		return "", nil, err
-	}
-	return cluster.URL("styrmin"), stop, nil
-}
-
-// ensureDatabase creates database name unless it exists.
-func ensureDatabase(ctx context.Context, adminURL, name string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return fmt.Errorf("connect to the private PostgreSQL: %w", err)
-	}
-	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up database %s: %w", name, err)
-	}
-	if exists {
-		return nil
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return fmt.Errorf("create database %s: %w", name, err)
-	}
-	return nil
+	}, nil
 }
 
 // serve runs `styrmin serve` and passes SIGINT/SIGTERM on as SIGTERM.

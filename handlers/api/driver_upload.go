@@ -4,6 +4,7 @@ import (
 	"context"
 
 	oapi "github.com/styrmin/styrmin/api"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/handlers/httpx"
 )
@@ -17,7 +18,7 @@ const MaxUpload = drivers.MaxBundleSize
 // answers the version: 201 when stored, 200 when the catalogue held it
 // with the same content already.
 func (s *Server) UploadDriver(ctx context.Context, req oapi.UploadDriverRequestObject) (oapi.UploadDriverResponseObject, error) {
-	res, err := s.Drivers.ImportArchive(ctx, req.Body, httpx.APIUser(ctx).Username)
+	res, err := s.Drivers.ImportArchive(ctx, req.Body, catalog.ArchiveImport{By: httpx.APIUser(ctx).Username})
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ type DriverCatalog interface {
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
 	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
-	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
+	ImportArchive(ctx context.Context, r io.Reader, imp catalog.ArchiveImport) (catalog.Imported, error)
 }
 
 var _ DriverCatalog = (*catalog.Catalog)(nil)

@@ -21,7 +21,7 @@ type DriverCatalog interface {
 	Get(ctx context.Context, name, version string) (*catalog.Version, error)
 	Spec(ctx context.Context, name, version string) (catalog.Spec, error)
 	Icon(ctx context.Context, name, version string) (catalog.Icon, error)
-	ImportArchive(ctx context.Context, r io.Reader, by string) (catalog.Imported, error)
+	ImportArchive(ctx context.Context, r io.Reader, imp catalog.ArchiveImport) (catalog.Imported, error)
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
 	ApprovePermissions(ctx context.Context, name, version, by string, items *permissions.Set) (*catalog.Permissions, error)
 	Refused() []catalog.Refusal

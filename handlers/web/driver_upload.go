@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
@@ -28,7 +29,7 @@ func DriverUploadShow() echo.HandlerFunc {
 // DriverUploadSubmit imports an uploaded bundle archive and opens its driver
 // page; a refused bundle shows the form again with the reason and, for a
 // bundle that breaks the contract, every problem with its line.
-func DriverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
+func DriverUploadSubmit(drivers DriverCatalog) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		fh, err := c.FormFile("bundle")
 		if err != nil {
@@ -42,7 +43,7 @@ func DriverUploadSubmit(catalog DriverCatalog) echo.HandlerFunc {
 			return fmt.Errorf("web: open upload: %w", err)
 		}
 		defer f.Close()
-		res, err := catalog.ImportArchive(c.Request().Context(), f, httpx.CurrentUser(c).Username)
+		res, err := drivers.ImportArchive(c.Request().Context(), f, catalog.ArchiveImport{By: httpx.CurrentUser(c).Username})
 		if err != nil {
 			return uploadRefused(c, fh.Filename, err)
 		}
