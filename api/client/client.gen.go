@@ -3035,6 +3035,8 @@ type ClientInterface interface {
 
 	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
 	//
+	// Everyone signed in reads the sources; only admins add, sync and delete them.
+	//
 	// Corresponds with GET /sources (the `ListSources` operationId).
 	ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3943,6 +3945,8 @@ func (c *Client) SetNamespacePolicy(ctx context.Context, body SetNamespacePolicy
 }
 
 // ListSources The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Everyone signed in reads the sources; only admins add, sync and delete them.
 //
 // Corresponds with GET /sources (the `ListSources` operationId).
 func (c *Client) ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7124,6 +7128,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
 	//
+	// Everyone signed in reads the sources; only admins add, sync and delete them.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /sources (the `ListSources` operationId).
@@ -10286,6 +10292,8 @@ func (c *ClientWithResponses) SetNamespacePolicyWithResponse(ctx context.Context
 }
 
 // ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Everyone signed in reads the sources; only admins add, sync and delete them.
 //
 // Returns a wrapper object for the known response body format(s).
 //
