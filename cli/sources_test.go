@@ -101,5 +101,11 @@ func TestSourcesAreAddedShownWithTheirVersionsSyncedAndDeleted(t *testing.T) {
 	require.Contains(t, r.err, "There is no source named acme.")
 	v := jsonOf[client.DriverVersion](t, reader.ok(t, "drivers", "get", "hello-web", "--version", "1.0.1", "-o", "json"))
 	require.Equal(t, "1.0.1", v.Version, "what the source imported stays")
+	require.Equal(t, "acme", v.Source, "still naming its source")
+	require.Equal(t, "alice", v.SignedBy)
+	require.Regexp(t, `(?m)^Source:\s+acme, signed by alice$`, reader.ok(t, "drivers", "get", "hello-web", "--version", "1.0.1"))
+	bundled := jsonOf[client.DriverVersion](t, reader.ok(t, "drivers", "get", "hello-web", "--version", "1.0.0", "-o", "json"))
+	require.Empty(t, bundled.Source, "a bundled version came from no source")
+	require.Empty(t, bundled.SignedBy)
 	require.Equal(t, cli.ExitUsage, admin.run(t, "", "sources", "add", "acme").code)
 }

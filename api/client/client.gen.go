@@ -1234,13 +1234,21 @@ type DriverSummary struct {
 // DriverVersion defines model for DriverVersion.
 type DriverVersion struct {
 	CreatedAt time.Time `json:"created_at"`
-	CreatedBy string    `json:"created_by"`
-	Digest    string    `json:"digest"`
-	Name      string    `json:"name"`
+
+	// CreatedBy Who imported it: a user (an upload), "bundled", or "source NAME".
+	CreatedBy string `json:"created_by"`
+	Digest    string `json:"digest"`
+	Name      string `json:"name"`
 
 	// Permissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings, objects in other namespaces, what its pods need beyond Pod Security's baseline), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
 	Permissions *DriverPermissions `json:"permissions,omitempty"`
 	Readme      string             `json:"readme"`
+
+	// SignedBy The name of the source's key that signed it; empty when unsigned.
+	SignedBy string `json:"signed_by"`
+
+	// Source The catalogue source it came from; empty when it was uploaded, imported or bundled.
+	Source string `json:"source"`
 
 	// Spec The parsed driver.styrmin.yml (docs/driver.schema.json describes it).
 	Spec    map[string]interface{} `json:"spec"`

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -62,6 +63,43 @@ func TestAnAdminAddsASourceAndEveryoneSeesWhatItImportedAndRefused(t *testing.T)
 	for _, control := range []string{"new-source-form", "sync-source", "delete-source"} {
 		require.Empty(t, doc.Find(`[data-testid="`+control+`"]`).Nodes, "a read-only user sees no %s", control)
 	}
+
+	version := handlerstest.Parse(t, a.Request(reader, http.MethodGet, "/drivers/hello-web?version=1.0.1", nil))
+	require.Equal(t, "acme", handlerstest.Text(version.Find(`[data-testid="origin"] [data-testid="source"]`)), "the version's page names its source")
+	require.Equal(t, "signed by alice", handlerstest.Text(version.Find(`[data-testid="signed-by"]`)))
+}
+
+func TestAVersionFromNoSourceSaysWhoImportedIt(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "ada", auth.Admin)
+	files := fstest.MapFS{}
+	for name, data := range handlerstest.SampleFiles("2.0.0", "", "# Sample") {
+		files[name] = &fstest.MapFile{Data: data}
+	}
+	_, err := a.Catalog.ImportFS(context.Background(), files, ".", "ada")
+	require.NoError(t, err)
+
+	doc := handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/drivers/sample?version=2.0.0", nil))
+	require.Empty(t, doc.Find(`[data-testid="origin"]`).Nodes)
+	require.Contains(t, handlerstest.Text(doc.Find(`.facts`)), "by ada")
+}
+
+// TestAnUnsignedVersionOfASourceSaysSo: under a source that allows unsigned
+// versions, the page says the version is unsigned rather than naming a signer.
+func TestAnUnsignedVersionOfASourceSaysSo(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	reader, _ := a.As(t, "rita", auth.ReadOnly)
+	reg := handlerstest.NewRegistry(t)
+	reg.Push(t, "1.0.1")
+	_, err := a.Sources.Add(context.Background(), source.NewSource{Name: "open", URL: reg.Repo.Repository()}, "ada")
+	require.NoError(t, err)
+	reg.SyncSources(t, a.Env)
+
+	doc := handlerstest.Parse(t, a.Request(reader, http.MethodGet, "/drivers/hello-web?version=1.0.1", nil))
+	require.Equal(t, "open", handlerstest.Text(doc.Find(`[data-testid="origin"] [data-testid="source"]`)))
+	require.Equal(t, "unsigned", handlerstest.Text(doc.Find(`[data-testid="signed-by"]`)))
 }
 
 func TestARefusedSourceShowsTheFormAgainWithEachErrorAtItsField(t *testing.T) {
