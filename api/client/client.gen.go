@@ -1062,9 +1062,15 @@ type Deployment struct {
 	Revisions []Revision `json:"revisions"`
 
 	// SecretsSet The secret parameters that have a value (never the value).
-	SecretsSet []string  `json:"secrets_set"`
-	Status     string    `json:"status"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	SecretsSet []string `json:"secrets_set"`
+	Status     string   `json:"status"`
+
+	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
+	// deployed one by semantic version precedence (a pre-release only for a deployed
+	// pre-release); absent when there is none and for a deleted deployment. Versions a
+	// catalogue source refused never enter the catalogue, so they are never offered.
+	UpdateAvailable *string   `json:"update_available,omitempty"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // DeploymentPage defines model for DeploymentPage.
@@ -1097,7 +1103,13 @@ type DeploymentSummary struct {
 	Name      string       `json:"name"`
 	Namespace string       `json:"namespace"`
 	Status    string       `json:"status"`
-	UpdatedAt time.Time    `json:"updated_at"`
+
+	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
+	// deployed one by semantic version precedence (a pre-release only for a deployed
+	// pre-release); absent when there is none and for a deleted deployment. Versions a
+	// catalogue source refused never enter the catalogue, so they are never offered.
+	UpdateAvailable *string   `json:"update_available,omitempty"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // Drift defines model for Drift.
