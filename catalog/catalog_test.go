@@ -183,8 +183,9 @@ func TestListShowsNewestVersionBySemver(t *testing.T) {
 	require.Len(t, entries, 1)
 	require.Equal(t, catalog.Entry{
 		Name: "tiny", Version: "1.10.1-rc.1", Title: "Tiny", Summary: "A tiny test driver.",
-		Labels: map[string]string{"category": "test"}, Versions: 4,
+		Labels: map[string]string{"category": "test"}, Versions: 4, All: []string{"1.2.0", "1.9.0", "1.10.0", "1.10.1-rc.1"},
 	}, entries[0])
+	require.Equal(t, "1.10.0", entries[0].UpdateFor("1.9.0"), "a release is offered, not the newer pre-release")
 
 	versions, err := c.Versions(ctx, "tiny")
 	require.NoError(t, err)

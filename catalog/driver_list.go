@@ -21,6 +21,34 @@ type Entry struct {
 	HasIcon bool
 	// Versions is how many versions of the driver the catalogue holds.
 	Versions int
+	// All are the driver's versions, oldest first by semantic version
+	// precedence (a version's development builds after it).
+	All []string
+}
+
+// UpdateFor is the newest of e's versions that is newer than deployed by
+// semantic version precedence and is offered to its deployments: a
+// pre-release only to a deployment of a pre-release, a development build only
+// to one of a development build. It is "" when there is none, or when
+// deployed is no semantic version. Refused versions of a source never enter
+// the catalogue, so every version is one a deployment can move to.
+func (e Entry) UpdateFor(deployed string) string {
+	from, err := semver.StrictNewVersion(deployed)
+	if err != nil {
+		return ""
+	}
+	_, _, fromDev := DevBuildOf(deployed)
+	for _, v := range slices.Backward(e.All) {
+		if compareVersions(v, deployed) <= 0 {
+			return ""
+		}
+		to, err := semver.StrictNewVersion(v)
+		_, _, dev := DevBuildOf(v)
+		if err == nil && (to.Prerelease() == "" || from.Prerelease() != "") && (!dev || fromDev) {
+			return v
+		}
+	}
+	return ""
 }
 
 // Listing is the catalogue's drivers at one state of its content.
@@ -89,11 +117,12 @@ func (c *Catalog) list(ctx context.Context) ([]Entry, error) {
 		e, seen := byName[r.Name]
 		if seen {
 			e.Versions++
+			e.All = append(e.All, r.Version)
 			if compareVersions(r.Version, e.Version) <= 0 {
 				continue
 			}
 		} else {
-			e = &Entry{Versions: 1}
+			e = &Entry{Versions: 1, All: []string{r.Version}}
 			byName[r.Name] = e
 			order = append(order, r.Name)
 		}
@@ -102,11 +131,13 @@ func (c *Catalog) list(ctx context.Context) ([]Entry, error) {
 			return nil, fmt.Errorf("catalog: labels of %s %s: %w", r.Name, r.Version, err)
 		}
 		*e = Entry{Name: r.Name, Version: r.Version, Title: r.Title, Summary: r.Summary,
-			Labels: labels, HasIcon: r.HasIcon, Versions: e.Versions}
+			Labels: labels, HasIcon: r.HasIcon, Versions: e.Versions, All: e.All}
 	}
 	out := make([]Entry, 0, len(order))
 	for _, name := range order {
-		out = append(out, *byName[name])
+		e := byName[name]
+		slices.SortFunc(e.All, compareVersions)
+		out = append(out, *e)
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
 		return cmp.Or(cmp.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)), cmp.Compare(a.Name, b.Name))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"strings"
@@ -94,6 +95,9 @@ func driverVersionTable(t *tabwriter.Writer, v *client.DriverVersion) {
 	row(t, "Version:", v.Version)
 	row(t, "Digest:", v.Digest)
 	row(t, "Imported:", v.CreatedAt.Format("2006-01-02 15:04:05 MST")+" by "+v.CreatedBy)
+	if v.Source != "" {
+		row(t, "Source:", v.Source+", "+cmp.Or(prefixed("signed by ", v.SignedBy), "unsigned"))
+	}
 	if v.Permissions != nil {
 		for _, item := range v.Permissions.Items {
 			state := "not approved"
@@ -138,4 +142,12 @@ func (c *CLI) driversUploadCmd() *cobra.Command {
 		})
 	})
 	return cmd
+}
+
+// prefixed is prefix+s, or "" when s is.
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/executor"
@@ -88,6 +89,9 @@ type Summary struct {
 	// Drift is the newest drift read of a live deployment (by a view or
 	// WatchDrift), nil before the first.
 	Drift *Drift
+	// UpdateAvailable is the newest version of a live deployment's driver
+	// that it may upgrade to (catalog.Entry.UpdateFor), "" for none.
+	UpdateAvailable string
 }
 
 // TaskSummary names a task without its steps.
@@ -178,6 +182,10 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 	if err != nil {
 		return ListPage{}, fmt.Errorf("deployment: list: %w", err)
 	}
+	updates, err := s.updates(ctx)
+	if err != nil {
+		return ListPage{}, err
+	}
 	var page ListPage
 	for i, r := range rows {
 		if i == limit {
@@ -196,6 +204,7 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 		if d.DeletedAt == nil {
 			page.Items[len(page.Items)-1].Health, _ = s.healths.newest(d.Name)
 			page.Items[len(page.Items)-1].Drift, _ = s.drifts.newest(d.Name)
+			page.Items[len(page.Items)-1].UpdateAvailable = updates(d)
 		}
 	}
 	return page, nil
@@ -207,4 +216,23 @@ func ComponentTitle(c drivers.Component) string {
 		return c.Title
 	}
 	return c.Name
+}
+
+// updates returns what tells a live deployment's available update, from one
+// read of the catalogue's listing (kept between reads) for a whole page.
+func (s *Service) updates(ctx context.Context) (func(*Deployment) string, error) {
+	listing, err := s.catalog.Listing(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: updates: %w", err)
+	}
+	byName := make(map[string]catalog.Entry, len(listing.Entries))
+	for _, e := range listing.Entries {
+		byName[e.Name] = e
+	}
+	return func(d *Deployment) string {
+		if d.DeletedAt != nil {
+			return ""
+		}
+		return byName[d.Driver].UpdateFor(d.DriverVersion)
+	}, nil
 }

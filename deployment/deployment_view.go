@@ -32,6 +32,9 @@ type View struct {
 	// them (Tasks' before), 0 when there are no more.
 	Tasks            []Task
 	OlderTasksBefore int64
+	// UpdateAvailable is the newest version of a live deployment's driver
+	// that it may upgrade to (catalog.Entry.UpdateFor), "" for none.
+	UpdateAvailable string
 }
 
 // ComponentView is a component of a View.
@@ -76,6 +79,11 @@ func (s *Service) View(ctx context.Context, name string, o ViewOptions) (*View, 
 	if v.Spec.Driver != nil {
 		spec = v.Spec.Driver.Spec
 	}
+	updates, err := s.updates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.UpdateAvailable = updates(d)
 	v.Live = s.Live(ctx, d, v.Spec.Driver)
 	v.Components = componentViews(d, spec.Components, v.Live.Components)
 	v.Services = v.Live.Services

@@ -31,6 +31,8 @@ type Catalog interface {
 	Bundle(ctx context.Context, name, version string) (*drivers.Bundle, error)
 	// Permissions is what a version's chart needs and what an admin approved.
 	Permissions(ctx context.Context, name, version string) (*catalog.Permissions, error)
+	// Listing is every driver with its versions, kept between reads.
+	Listing(ctx context.Context) (catalog.Listing, error)
 }
 
 // Queue commits tasks with their jobs (the executor implements it).

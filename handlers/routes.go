@@ -90,6 +90,11 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
+		{method: http.MethodGet, path: "/sources", least: auth.ReadOnly, handler: web.SourceList(d.Sources)},
+		{method: http.MethodPost, path: "/sources", least: auth.Admin, handler: web.SourceAdd(d.Sources), change: change{action: audit.ActionSourceCreate, target: audit.TargetSource, form: "name"}},
+		{method: http.MethodPost, path: "/sources/:name/sync", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.RequestSync, "A sync of %s is requested: a worker reads its new tags within 15 seconds."), change: changes(audit.ActionSourceSync, audit.TargetSource)},
+		{method: http.MethodPost, path: "/sources/:name/delete", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.Delete, "The source %s is deleted; the versions it imported stay in the catalogue."), change: changes(audit.ActionSourceDelete, audit.TargetSource)},
+
 		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments, d.Drivers)},
 		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Schedules, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/health", least: auth.ReadOnly, handler: web.DeploymentHealth(d.Deployments)},

@@ -1062,9 +1062,15 @@ type Deployment struct {
 	Revisions []Revision `json:"revisions"`
 
 	// SecretsSet The secret parameters that have a value (never the value).
-	SecretsSet []string  `json:"secrets_set"`
-	Status     string    `json:"status"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	SecretsSet []string `json:"secrets_set"`
+	Status     string   `json:"status"`
+
+	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
+	// deployed one by semantic version precedence (a pre-release only for a deployed
+	// pre-release); absent when there is none and for a deleted deployment. Versions a
+	// catalogue source refused never enter the catalogue, so they are never offered.
+	UpdateAvailable *string   `json:"update_available,omitempty"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // DeploymentPage defines model for DeploymentPage.
@@ -1097,7 +1103,13 @@ type DeploymentSummary struct {
 	Name      string       `json:"name"`
 	Namespace string       `json:"namespace"`
 	Status    string       `json:"status"`
-	UpdatedAt time.Time    `json:"updated_at"`
+
+	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
+	// deployed one by semantic version precedence (a pre-release only for a deployed
+	// pre-release); absent when there is none and for a deleted deployment. Versions a
+	// catalogue source refused never enter the catalogue, so they are never offered.
+	UpdateAvailable *string   `json:"update_available,omitempty"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // Drift defines model for Drift.
@@ -1234,13 +1246,21 @@ type DriverSummary struct {
 // DriverVersion defines model for DriverVersion.
 type DriverVersion struct {
 	CreatedAt time.Time `json:"created_at"`
-	CreatedBy string    `json:"created_by"`
-	Digest    string    `json:"digest"`
-	Name      string    `json:"name"`
+
+	// CreatedBy Who imported it: a user (an upload), "bundled", or "source NAME".
+	CreatedBy string `json:"created_by"`
+	Digest    string `json:"digest"`
+	Name      string `json:"name"`
 
 	// Permissions What the version's chart, rendered with default values, creates beyond its release's namespace (cluster-scoped kinds, kinds of unknown scope, RBAC rules and bindings, objects in other namespaces, what its pods need beyond Pod Security's baseline), and whether an admin approved it. An install, upgrade or rollback that creates an item not approved for the version is refused.
 	Permissions *DriverPermissions `json:"permissions,omitempty"`
 	Readme      string             `json:"readme"`
+
+	// SignedBy The name of the source's key that signed it; empty when unsigned.
+	SignedBy string `json:"signed_by"`
+
+	// Source The catalogue source it came from; empty when it was uploaded, imported or bundled.
+	Source string `json:"source"`
 
 	// Spec The parsed driver.styrmin.yml (docs/driver.schema.json describes it).
 	Spec    map[string]interface{} `json:"spec"`
@@ -3035,6 +3055,8 @@ type ClientInterface interface {
 
 	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
 	//
+	// Everyone signed in reads the sources; only admins add, sync and delete them.
+	//
 	// Corresponds with GET /sources (the `ListSources` operationId).
 	ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3943,6 +3965,8 @@ func (c *Client) SetNamespacePolicy(ctx context.Context, body SetNamespacePolicy
 }
 
 // ListSources The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Everyone signed in reads the sources; only admins add, sync and delete them.
 //
 // Corresponds with GET /sources (the `ListSources` operationId).
 func (c *Client) ListSources(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7124,6 +7148,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
 	//
+	// Everyone signed in reads the sources; only admins add, sync and delete them.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /sources (the `ListSources` operationId).
@@ -10286,6 +10312,8 @@ func (c *ClientWithResponses) SetNamespacePolicyWithResponse(ctx context.Context
 }
 
 // ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+//
+// Everyone signed in reads the sources; only admins add, sync and delete them.
 //
 // Returns a wrapper object for the known response body format(s).
 //

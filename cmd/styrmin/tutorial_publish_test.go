@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -30,7 +30,7 @@ import (
 // publishAndDeploy goes on from the folder my-app that the tutorial's steps
 // made, as its steps 7 and 8 say: the author makes a key pair, pushes the
 // driver to a registry and signs it; an admin adds the registry as a
-// catalogue source that requires the author's key; the version appears in
+// catalogue source that requires the author's key (`styrmin sources add`); the version appears in
 // the catalogue signed by that key, and an operator deploys it to the
 // cluster. A tampered copy (other actions) pushed as a new version and
 // signed with another key is refused with why, and cannot be deployed.
@@ -60,20 +60,14 @@ func publishAndDeploy(t *testing.T, kubeconfig string) {
 	app := apptest.New(t, apptest.Options{Kubeconfig: kubeconfig, Work: true, Actions: true, RegistryCAs: cas})
 	app.Start(t)
 	env := &handlerstest.ClusterEnv{URL: app.URL, Users: app.Users, APITokens: app.APITokens, Catalog: app.Catalog, Service: app.Deployments, Cluster: app.Cluster}
-	admin := apiAs(t, app.URL, env.APIToken(t, "catalogue-admin", auth.Admin))
+	admin := cliAs(app.URL, env.APIToken(t, "catalogue-admin", auth.Admin))
 	_, err = app.Catalog.SetChartHosts(ctx, []string{sourceHost}) // Settings, Chart hosts: a registry on loopback needs an admin's leave
 	require.NoError(t, err)
-	pub, err := os.ReadFile("cosign.pub")
-	require.NoError(t, err)
-	signedOnly := true
-	created, err := admin.CreateSourceWithResponse(ctx, client.NewSource{Name: "authors", Url: "oci://" + sourceHost + "/drivers/my-app",
-		SignedOnly: &signedOnly, Keys: &[]client.SourceKey{{Name: "the author", Pem: string(pub)}}})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusCreated, created.StatusCode(), string(created.Body))
+	admin.ok(t, "sources", "add", "authors", "oci://"+sourceHost+"/drivers/my-app", "--signed-only", "--key", "author=cosign.pub")
 
 	v := awaitSourceVersion(t, admin, "authors", version)
 	require.Equal(t, client.SourceVersionStatusImported, v.Status, v.Reason)
-	require.Equal(t, "the author", v.SignedBy)
+	require.Equal(t, "author", v.SignedBy)
 
 	operator := cliAs(app.URL, env.APIToken(t, "shop-operator", auth.Operator))
 	name := kubetest.UniqueName("tut")
@@ -91,9 +85,7 @@ func publishAndDeploy(t *testing.T, kubeconfig string) {
 	require.NoError(t, err)
 	tampered := pushAndSign(t, authorRepo, filepath.Join("mallory", "cosign.key"))
 	require.Equal(t, "9.9.9", tampered)
-	synced, err := admin.SyncSourceWithResponse(ctx, "authors")
-	require.NoError(t, err)
-	require.Less(t, synced.StatusCode(), 300, string(synced.Body))
+	admin.ok(t, "sources", "sync", "authors")
 	v = awaitSourceVersion(t, admin, "authors", tampered)
 	require.Equal(t, client.SourceVersionStatusRefused, v.Status)
 	require.Contains(t, v.Reason, "bad signature")
@@ -116,20 +108,20 @@ func pushAndSign(t *testing.T, repo, key string) string {
 }
 
 // awaitSourceVersion waits, a minute at most, until the source's worker has
-// read tag, and returns what it made of it.
-func awaitSourceVersion(t *testing.T, api *client.ClientWithResponses, source, tag string) client.SourceVersion {
+// read tag, and returns what it made of it (`styrmin sources show`).
+func awaitSourceVersion(t *testing.T, admin cliUser, source, tag string) client.SourceVersion {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		got, err := api.GetSourceWithResponse(context.Background(), source)
-		require.NoError(t, err)
-		require.NotNil(t, got.JSON200, string(got.Body))
-		for _, v := range got.JSON200.Versions {
+		out := admin.ok(t, "sources", "show", source, "-o", "json")
+		var got client.SourceDetail
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		for _, v := range got.Versions {
 			if v.Tag == tag {
 				return v
 			}
 		}
-		require.True(t, time.Now().Before(deadline), "source %s has not read %s within a minute: %s", source, tag, got.Body)
+		require.True(t, time.Now().Before(deadline), "source %s has not read %s within a minute: %s", source, tag, out)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
@@ -141,17 +133,6 @@ func edit(t *testing.T, path, old, new string) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), old, path)
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644))
-}
-
-// apiAs is the REST API's client with token.
-func apiAs(t *testing.T, url, token string) *client.ClientWithResponses {
-	t.Helper()
-	c, err := client.NewClientWithResponses(url+"/api/v1", client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-		req.Header.Set("Authorization", "Bearer "+token)
-		return nil
-	}))
-	require.NoError(t, err)
-	return c
 }
 
 // cliUser runs the client's commands (`styrmin deploy`...) logged in through

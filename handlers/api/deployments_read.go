@@ -44,6 +44,7 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 			word := oapi.DriftWord(d.Drift.Word)
 			sum.Drift = &word
 		}
+		sum.UpdateAvailable = nonEmpty(d.UpdateAvailable)
 		out.Items = append(out.Items, sum)
 	}
 	return out, nil
@@ -69,7 +70,7 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
 		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
 		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(v.Components),
-		Revisions: make([]oapi.Revision, 0, len(live.History)),
+		Revisions: make([]oapi.Revision, 0, len(live.History)), UpdateAvailable: nonEmpty(v.UpdateAvailable),
 	}
 	if out.Parameters == nil {
 		out.Parameters = map[string]any{}

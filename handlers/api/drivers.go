@@ -118,5 +118,5 @@ func (s *Server) driverVersion(ctx context.Context, name, version string) (oapi.
 		return oapi.DriverVersion{}, err
 	}
 	return oapi.DriverVersion{Name: name, Version: version, Digest: v.Digest,
-		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Readme: v.Readme, Spec: spec, Permissions: &out}, nil
+		CreatedAt: v.CreatedAt, CreatedBy: v.CreatedBy, Source: v.Origin.Source, SignedBy: v.Origin.SignedBy, Readme: v.Readme, Spec: spec, Permissions: &out}, nil
 }

@@ -117,7 +117,7 @@ func deploymentRow(s deployment.Summary) views.DeploymentRow {
 	row := views.DeploymentRow{
 		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
 		DriverVersion: s.DriverVersion, DriverIconURL: driverIconURL(s.Driver, s.DriverVersion, s.HasIcon),
-		AppVersion: s.AppVersion, Status: string(s.Status),
+		AppVersion: s.AppVersion, Status: string(s.Status), UpdateAvailable: s.UpdateAvailable,
 	}
 	if s.Busy {
 		row.Busy = views.BusyElsewhere

@@ -87,7 +87,7 @@ func deploymentShowProps(v *deployment.View) views.DeploymentShowProps {
 		Name: d.Name, Namespace: d.Namespace, Status: string(d.Status), Busy: busyKind(d, v.Tasks),
 		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
 		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, v.Spec.HasIcon),
-		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt,
+		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdateAvailable: v.UpdateAvailable,
 		ClusterError: live.Err, ReleaseMissing: live.ReleaseMissing, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, v.Tasks), OlderTasksBefore: v.OlderTasksBefore,
 	}

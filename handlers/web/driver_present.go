@@ -54,6 +54,11 @@ func driverShowProps(v *catalog.Version, md *views.Markdown) (views.DriverShowPr
 		Digest:            v.Digest,
 		ImportedAt:        v.CreatedAt.UTC().Format("2 Jan 2006 15:04 UTC"),
 		ImportedBy:        importedBy(v.CreatedBy),
+		Source:            v.Origin.Source,
+		SignedBy:          v.Origin.SignedBy,
+	}
+	if p.Source != "" {
+		p.ImportedBy = "" // the Source fact says where from
 	}
 	if v.HasIcon {
 		p.IconURL = iconURL(p.Name, p.Version)
