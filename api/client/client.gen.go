@@ -1071,6 +1071,10 @@ type Deployment struct {
 type DeploymentPage struct {
 	Items      []DeploymentSummary `json:"items"`
 	NextCursor string              `json:"next_cursor"`
+
+	// PrevCursor Given as `cursor`, the page before this one (the first page when
+	// fewer than a page are left before it); empty on the first page.
+	PrevCursor string `json:"prev_cursor"`
 }
 
 // DeploymentSummary defines model for DeploymentSummary.
@@ -2737,7 +2741,8 @@ type ClientInterface interface {
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	//
 	// A page of the deployments that every filter given keeps; `next_cursor`
-	// continues the same list (give the same filters with it). Health and
+	// continues the same list and `prev_cursor` goes back a page (give the
+	// same filters with either). Health and
 	// drift are the newest reads of the server that answers (every 30 s and 2
 	// min, and on each view of a deployment): a deployment not read yet has
 	// no health to match, and is not drifted. A filter longer than any name,
@@ -3286,7 +3291,8 @@ func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesP
 // ListDeployments The deployments, live ones by name, then deleted ones
 //
 // A page of the deployments that every filter given keeps; `next_cursor`
-// continues the same list (give the same filters with it). Health and
+// continues the same list and `prev_cursor` goes back a page (give the
+// same filters with either). Health and
 // drift are the newest reads of the server that answers (every 30 s and 2
 // min, and on each view of a deployment): a deployment not read yet has
 // no health to match, and is not drifted. A filter longer than any name,
@@ -6796,7 +6802,8 @@ type ClientWithResponsesInterface interface {
 	// ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 	//
 	// A page of the deployments that every filter given keeps; `next_cursor`
-	// continues the same list (give the same filters with it). Health and
+	// continues the same list and `prev_cursor` goes back a page (give the
+	// same filters with either). Health and
 	// drift are the newest reads of the server that answers (every 30 s and 2
 	// min, and on each view of a deployment): a deployment not read yet has
 	// no health to match, and is not drifted. A filter longer than any name,
@@ -9743,7 +9750,8 @@ func (c *ClientWithResponses) ListAuditEntriesWithResponse(ctx context.Context, 
 // ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 //
 // A page of the deployments that every filter given keeps; `next_cursor`
-// continues the same list (give the same filters with it). Health and
+// continues the same list and `prev_cursor` goes back a page (give the
+// same filters with either). Health and
 // drift are the newest reads of the server that answers (every 30 s and 2
 // min, and on each view of a deployment): a deployment not read yet has
 // no health to match, and is not drifted. A filter longer than any name,
