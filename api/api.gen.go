@@ -491,6 +491,42 @@ func (e ScheduleRequestOverlap) Valid() bool {
 	}
 }
 
+// Defines values for ScheduleUpdateMissed.
+const (
+	ScheduleUpdateMissedOnce ScheduleUpdateMissed = "once"
+	ScheduleUpdateMissedSkip ScheduleUpdateMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateMissed enum.
+func (e ScheduleUpdateMissed) Valid() bool {
+	switch e {
+	case ScheduleUpdateMissedOnce:
+		return true
+	case ScheduleUpdateMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleUpdateOverlap.
+const (
+	ScheduleUpdateOverlapQueue ScheduleUpdateOverlap = "queue"
+	ScheduleUpdateOverlapSkip  ScheduleUpdateOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateOverlap enum.
+func (e ScheduleUpdateOverlap) Valid() bool {
+	switch e {
+	case ScheduleUpdateOverlapQueue:
+		return true
+	case ScheduleUpdateOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1746,6 +1782,33 @@ type ScheduleRequestMissed string
 // ScheduleRequestOverlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
 type ScheduleRequestOverlap string
 
+// ScheduleUpdate An edit of a schedule; each field left out stays as it is.
+type ScheduleUpdate struct {
+	// Cron Five cron fields, or @hourly, @daily, @weekly, @monthly, @yearly.
+	//
+	// Example: 0 3 * * *
+	Cron *string `json:"cron,omitempty"`
+
+	// KeepDays As ScheduleRequest's; 0 removes the rule.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast As ScheduleRequest's; 0 removes the rule.
+	KeepLast *int                   `json:"keep_last,omitempty"`
+	Missed   *ScheduleUpdateMissed  `json:"missed,omitempty"`
+	Overlap  *ScheduleUpdateOverlap `json:"overlap,omitempty"`
+
+	// TimeZone The IANA time zone the cron is read in.
+	//
+	// Example: Europe/Oslo
+	TimeZone *string `json:"time_zone,omitempty"`
+}
+
+// ScheduleUpdateMissed defines model for ScheduleUpdate.Missed.
+type ScheduleUpdateMissed string
+
+// ScheduleUpdateOverlap defines model for ScheduleUpdate.Overlap.
+type ScheduleUpdateOverlap string
+
 // Source defines model for Source.
 type Source struct {
 	CreatedAt  time.Time   `json:"created_at"`
@@ -2306,6 +2369,9 @@ type RollbackDeploymentJSONRequestBody = RollbackRequest
 // CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
 type CreateScheduleJSONRequestBody = ScheduleRequest
 
+// UpdateScheduleJSONRequestBody defines body for UpdateSchedule for application/json ContentType.
+type UpdateScheduleJSONRequestBody = ScheduleUpdate
+
 // StartDeploymentJSONRequestBody defines body for StartDeployment for application/json ContentType.
 type StartDeploymentJSONRequestBody = ComponentsRequest
 
@@ -2703,6 +2769,9 @@ type ServerInterface interface {
 	// DeleteSchedule Delete a schedule (the tasks it queued stay)
 	// (DELETE /deployments/{name}/schedules/{id})
 	DeleteSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
+	// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+	// (PATCH /deployments/{name}/schedules/{id})
+	UpdateSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
 	// PauseSchedule Pause a schedule; its slots do not run until it resumes
 	// (POST /deployments/{name}/schedules/{id}/pause)
 	PauseSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
@@ -3203,6 +3272,30 @@ func (w *ServerInterfaceWrapper) DeleteSchedule(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeleteSchedule(ctx, name, id)
+	return err
+}
+
+// UpdateSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id ScheduleID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSchedule(ctx, name, id)
 	return err
 }
 
@@ -3832,6 +3925,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/deployments/:name/schedules", wrapper.ListSchedules, options.OperationMiddlewares["listSchedules"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules", wrapper.CreateSchedule, options.OperationMiddlewares["createSchedule"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name/schedules/:id", wrapper.DeleteSchedule, options.OperationMiddlewares["deleteSchedule"]...)
+	router.PATCH(options.BaseURL+"/deployments/:name/schedules/:id", wrapper.UpdateSchedule, options.OperationMiddlewares["updateSchedule"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/pause", wrapper.PauseSchedule, options.OperationMiddlewares["pauseSchedule"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/resume", wrapper.ResumeSchedule, options.OperationMiddlewares["resumeSchedule"]...)
 	router.GET(options.BaseURL+"/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
@@ -4485,6 +4579,47 @@ type DeleteScheduledefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response DeleteScheduledefaultApplicationProblemPlusJSONResponse) VisitDeleteScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Id   ScheduleID     `json:"id"`
+	Body *UpdateScheduleJSONRequestBody
+}
+
+type UpdateScheduleResponseObject interface {
+	VisitUpdateScheduleResponse(w http.ResponseWriter) error
+}
+
+type UpdateSchedule200JSONResponse Schedule
+
+func (response UpdateSchedule200JSONResponse) VisitUpdateScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateScheduledefaultApplicationProblemPlusJSONResponse) VisitUpdateScheduleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5882,6 +6017,9 @@ type StrictServerInterface interface {
 	// DeleteSchedule Delete a schedule (the tasks it queued stay)
 	// (DELETE /deployments/{name}/schedules/{id})
 	DeleteSchedule(ctx context.Context, request DeleteScheduleRequestObject) (DeleteScheduleResponseObject, error)
+	// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+	// (PATCH /deployments/{name}/schedules/{id})
+	UpdateSchedule(ctx context.Context, request UpdateScheduleRequestObject) (UpdateScheduleResponseObject, error)
 	// PauseSchedule Pause a schedule; its slots do not run until it resumes
 	// (POST /deployments/{name}/schedules/{id}/pause)
 	PauseSchedule(ctx context.Context, request PauseScheduleRequestObject) (PauseScheduleResponseObject, error)
@@ -6465,6 +6603,55 @@ func (sh *strictHandler) DeleteSchedule(ctx echo.Context, name DeploymentName, i
 		return err
 	} else if validResponse, ok := response.(DeleteScheduleResponseObject); ok {
 		return validResponse.VisitDeleteScheduleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSchedule operation middleware
+func (sh *strictHandler) UpdateSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error {
+	var request UpdateScheduleRequestObject
+
+	request.Name = name
+	request.Id = id
+
+	var body UpdateScheduleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSchedule(ctx.Request().Context(), request.(UpdateScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateScheduleResponseObject); ok {
+		return validResponse.VisitUpdateScheduleResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7595,296 +7782,301 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Pcxs38i/4r6B4VyVy34iSHSdvl6pX9xTb2XjjjfUsZ/Ouli4R5IAkVkOAC2BEc1P+36/QDWAwQww5",
-	"lCknd9+rrdrInBn8bHQ3+senf+vN5GotBRNG90a/9dZU0RUzTMG/XpZKS2X/ypmeKb42XIreqPdhychE",
-	"sE/mbgZvTIicE7NkZK3YA5elJmu6YMNe1uP29X+XTG17WU/QFeuNevhNL+vp2ZKtqG1+RT+9ZWJhlr3R",
-	"88vLrGe2a/umNoqLRe/z56z3iq0LuV0xYX6GVn7DptfULKuW4T9ZT7F/l1yxvDcyqmRxP4l2FX9g6rRt",
-	"vuUrbnZX7Ue5ISsqtoQbttKEwiKRpSxyTaghK6lN25IV0GLca87mtCxMb/TtZWaXj6/KlVu8FRf4r2dh",
-	"IbkwbMEUjO52tmR5WbA3r1pmzPO9851LtaIGG/3uRS/dhyzVjJ12VT9Qff+UY/6VTZdSPmEXn+3nei2F",
-	"ZnC6bpScFmxl/5xJYZgAmqHrdcFn1NLMxRrf+G//0paAfot6+z8Vm/dGvf/jojq+F/hUX/h2occ6CV4L",
-	"wpSSKiNUk/c/vCR/efHtfyeuG5IzQ3mhhz232tezGVsbO9nWER43slqjieFZvjJbUrFgZEM1+XfJSpbb",
-	"oVJiqL63p2PJaO6401uJg0jzJ/vBmSa/vH877O0jLBiGG6B9fn3z5oO8Z9DqWsk1U4bjfs0Uo4bld9TU",
-	"9junhp0bDvTcaDzrsU9rrpje940oi4JOC+ZJaqcNnneir6xXUG3uSr1/iAe7E+7U7jwoNVMtDz/HJ+Of",
-	"eFTcEQ9fZfECfgwdy+m/2MzY9q9ndvveiHWJsqhBupZ3lrQgFF4jqhRnmnB42+5wfa/wpTRlVA0MU1t2",
-	"zwUsOBOWh/7TN/Wx+WrW+3Ru3zl/oDBBbV+O5/ATF/m1+/gzDHC1xpnRong3743+eeAcF5SLf9CiZLr3",
-	"+WPWOpMzTdb2VYI9kAf4JCNORGgy50XBcsLFcGenYLKZn2M1yPb9ec/+XTJtdo9HPL885/ZdWtxEryC9",
-	"7ZtFPH4y3fof7OpmxI4HmEHQUfybVLErIlfcGJa7bzQx9J5ZnYQrvxDRbvtJfU5Nc71W8oHdMLXiWnMp",
-	"dDTl9MzmtNCsSYIg5Q/y6tDLLWsbT5lzcz0zqIg1yDzPFdM6TeezgjNhzjRxb10RtlqbLZlLRajYSsHI",
-	"tDSE5isudPIo+NO+27Y/1aQPrRHNF+Kciwy0QNsy7NYgI1LBT+7MmSU1ZEYtOSY7VLJo6dA+sVqSbcxy",
-	"sngyQk5lvk02aCwrv0MOutsoz0lfsAeGY9RsppgZBF2WKW03mlzfvCHQDvxsZ05mduobbpZXhE41E8Yv",
-	"KpFmaZ8rljNhOC3sqDqwbttq6zDtQ8vr8lpvOGtCRe46d4vcsccHTmMupxlQoeUFa34O0w18IfxzJlcr",
-	"KvLzggvmhKrVJO2foPBZri8F2+WVTbbjBIIdg9v0LNDyx7Yz8FoYtU2cgRZW/6ulNatG5FKwjLDhYkjy",
-	"cIsYcqENLYoMSNdSrl3lIYqoJClRfwT3nefosNpPjtAUUPlq5zG/pT7ZmS8rNHA9opBnAe/MSZ8byzfN",
-	"smKeepDgh0coG7I0M4nsIUjKopAbhmry3OohlhIpL1ieoAj7EtXpjbNXJNg6147lItiQP/abJRPE9Zfm",
-	"JDj/fUffnXO/UsCbVjTH9XNqKCzc/z53EuD8TZ4RWmhJuHAsQz3A2SzkgthT0Wh0ELMpbFJjHxIbcCcK",
-	"vk0zMKoWzHQiuw/4alIZo6bnKTiS9q7xajPDpgR6rK1k69G8oQu2ezKDBOwkCqMzXolBqhSFf0fWhg76",
-	"J/RX/6h17B/CCtdH7/XArgpyWrOCl1N9f1+KvGDRHbBx2ZBFuRJRN9HRm3NWtJA1PLJyEjSeDO9O9uCP",
-	"iF6z2bA6/v+8/Di0g0tS3ZwX6TsAcP6dnn9QckWeBekEhxPNQXixXFJNhGwSeTSjFdPakdD+VYWBVe+n",
-	"FvZlUWrD1OsHd11trmuJP7dcnzTDq183ph2Nu74it6BLWAaW05lp4VFuzDsf24vDBWhXjpvgi5Ypck3o",
-	"VJamheelGSoqg7AqZ5pspMqdOPyezu7fzedpxgM/NJv62S5LYfnxr1QJLhaJbxtbBk8jxuJmXS1e5jYl",
-	"3oHkxnqecWuoSbAbxWi+3R3yW/5g+THNuWBau5k/v3heEyWmWiIyk2WREyENmeKHyfXRRq7XLOYQUykL",
-	"RoV9uJHqvpA0b9PM/UzONKkMmxp0OZjcvCxuLflYFdNdYhQDq4vePWV7x92J9f7qhrvLeBt76Se9d3t0",
-	"6xWxbmuur0v4HFQWfUWsJklWjAptBX1tLi3EGg06MTphKBdMvZWLt0km9k6wIMIpmfn3UbgnLAwmpbn4",
-	"LfFfE1UKyzyIYjOpcpbDY88IuzEZwz6ZNB3ZdjJ3b6l4zZW3JpM/k5/490BV1NIFTG3j1eKCzQ1Js5Lm",
-	"CbYDSG45GnRik1k300b44nPWpBHjW9qdLk40I3opN3aduSZSzNiIaLO+Gw47TATa3p3JR3AwFMywdutT",
-	"Ds/3mJyadiP8oKPdKO7dsv9X7uNH2Y3gg72Go4S9yMuaMM+llPfuSqkzMt2G62WLprPPdITT6WI66j6x",
-	"z8l+PDPtvlzVN7flakVB/dxhXMhi78B4nr6x4Ll+YERbBr7LjDNk2NxUj5Jypc4j2+6C+ybUkJOpdWIP",
-	"aSZsaUOwjb0O/VROmRLMME1AldLV1aZgVFsKwfY06Qdxl6GwGov3KK1AiFn+s5b24aygfKUHGdmg8qDJ",
-	"nCtt4CvhO4afKh72/HI4Fl0FWU33S9wicN53lvXdyXKfj24lFSP4uh2dYmRj/88sqfA/g+curc/yFV2w",
-	"O11OteGmhCOUEjhINHJGiyDEpSi2pJ/Lmb6AB+fuwXCVD0bwPrSt8bqqSjEWXGjDaLjPSgFPWWTsONOw",
-	"Af5WmhFGZ0uSc224mJmxiAcKLDWDTYsusiyv9TujwpK2KgUuznAsrlErsQ2gCQzHrY/YvTe2h9toLKkt",
-	"rHuoj7M0CynOUYjsGJGTxhC7aOlDAsu5cyD26XLAQi2/fwoF7kbmybV6mLWMvxrzDVOaa8OE+Ye9crKX",
-	"cEbR8GHFrJ2H/Tuey9kgzKb7EFP9pAbthnYHdnGxaNGyfmRFuFe6L1Bxq6geSfXWbNWKC+LsfWgMswrQ",
-	"WJSi+lGWRvOc+deD4drvDVqj1gWdsXwAiyIk+BiRDYwFNyPoEI8OaFlGklwOiWIPHPwIhAIHYcL3cqad",
-	"XqgzO3grOUpNSnEv5EbgwUlc8lxr6Y2FdQnvZDWm2nmv3rvvU9vjtM07zcw+LS0yNOI+LOkDIxRPW2x1",
-	"hx8GR6r3sfoRMYT66GqyNF64NgXQE84prFkpreJIo5ZVqdhD9Ly+1n/lD0wQqsnEBeGg8wWCSqZsLoHW",
-	"QEVmpG/ANqS0weeW9YzFnG1gE6jwwSiWQOFe4BrglQXTGSyrRpL02cEQV5/Wx71anF+7XaP/en33YDmK",
-	"FMmVm5Z6m9LiqxPbEJER/4/u8Y9x+ftvptsWo71Vhb/MRZ8rPj9Gw7Wv/ypV3nIbcDwCWg380sof0rfH",
-	"dFvXJPCn52TFRWmYRn4nBf4+FsqpIlZmQIuDIPACVXoygneDA8tdPfJ4V8bCzfeBpY8IPtpLC0tGC7Ps",
-	"vlw/4vu7a/XGKWzcqax+4bCDxspxnJ5fr3gJxwJ/++aSNJaPPHC26bxgY5FYMfJG1KQgyBh7/bAb4kYq",
-	"5MatLFjc7KHoEroTcbLWIBG40a7pLP0UJVw6umSdH3nU0j7FagCBbnaoJKvxjzAsxzZqR7jGA2qjTHIu",
-	"fzCbLsoqkGr3+PlrFIjJnM/nTBH2ic5MsQX7vSC2LWrslruGSF9Id7oy74taUcHnTNsNlypnqrO0h0Gz",
-	"/F2YRVNMzZZsdp8afbgt+SnAHcl2QVXN5h1djVxjd/vtZzWtCxXhbtzXjaTzSn+F5dvn57Q9b6TKCdfk",
-	"F9T7dg16w3164CH93r9HNkupq2nC0vqduiKXeBtxQ0jvXClaCWFncXeuMqSvy9nS0rPb23M9k2urePvr",
-	"qh0oKCQruoUv7WeDDG3gm+W284b84sfZviV2yTvtK0rNBqeBr6MdqE5IRX9ZdejjlavRfysH+dUNr+FT",
-	"2ooZy0dOUjifUP0O6lQbuH1Yfh92W8MNVCpH9RrtDPYSlGIvQ+KIegTcB3sCggEXNvjjvehpXJxIn4p8",
-	"DNYB39pg6OlqFN6q6MPRIGqT3naKU+255YC/XBPJSAL31g/eL1rnvvbm0WY/f3AXEEuYf7t993NWiy8A",
-	"KZyRcXl5+c0MTyX8zZzCgl6+M41tJI8pxBDvbqU7C+CT9Z4du6rwg2GrdUENG8K/gi8BXLZghUn2tKGi",
-	"5UYWsbbaZEm/MrJdkunWMD34ktnuXMwgfBrGleEutFJ8OKwJTZ/v1e6QJHcn7uhzVHOgaiA5XhMyw4ju",
-	"HH33gpqeJDdwsh9xFYypM8GMsLnORkl83SsKeHtTqJVaxcBv6beX9udBmpUfG9vQ0OsSVwj/uCZLyYI/",
-	"wA0hMnhx9yv491okG0aTxdvecnZxX88aXbi9O0yhMW1ltYiNQFdht3f3qYWY3U2lTsWt66qrG+6u2YOb",
-	"ljAMN+gWNcc/3WP9Oc7E4pYEx1ONORpH+1qcxJgCLT3akPLI6CA3/hCh+8akAnUohgu3BAJM2VaK/M6H",
-	"YreEAyypMiSXDNkTXjggBM6qPnCRxu+drfoKgj1zK0d97/Zty6XR9r5j0o5G1O5NtuuSEaemjdwwNHE+",
-	"lfeyYN9zkXOxIH01pbMhLc1SKv4fSMIY3v9ZD7kcdHMmZ9WydVl53RLdaSpiP9O4jBlRTORMsRxXr75y",
-	"WZgVbgwsbqUrV1ys39BSLW/QGf7H6lzORkvgcUbef3/9kqiyYGj3n+I6WY3LKcXcu0VCFzqr1DTwJgjG",
-	"cj+sG5lbcVsqbrZnmkypZgUXbOCNywzaSlHBkFwHW3dGyvVCQbShIkoWxZTO7p1+7paBCth2oLvQytzZ",
-	"vt3SWrHpAjETYRAR+R8R6F4RwP6LYEG1HxgtrAra/SYYOphuUx3Iar62k6QkCsyphfbw4NqN021nNau6",
-	"gZht7+yEvd/dwECWGFgfH+crMmlwk8ngmEvqLi9LMlKW66P3Eo/cIe+4Y3M8d7c7+03bsg2PMC3bEbdz",
-	"kVYTckGnrNBHBVzvdPE0Yn2vX969k6TXdrUgqJD+FdwRamghFyVr92W3BO4HpWlXJ3Dr2kk5+Ec14S/P",
-	"tTtkeOcLF3zSXetd10XQMSdMO9NP3kYhazY73oO9pkqznKA9c6jxNj3crgoXM+AfwKCG/9LSasO2kSnT",
-	"hJt0zH/79erQ7rs1bRhJa+ZTtwRuwilS+DHY53dptubP5ZrkkotFRuZKrpyPNbIWqlJodD2A+3osorgU",
-	"ELFWeLoYlCHBbrfenqJKIaxuE7YWvMvQjIudoPl2SG6UXCgGnukRWTBj7DcYINKnIGRlaVx32lAFz6Ua",
-	"CwidhMFTHAPZUA5P8Xb9AF7xwZC8YiCz8xHRcsXMEl6B5IexAL8ziBvq8pNsr2uZk5mienleSLnGDkkp",
-	"6LRgxEiyLosCWCzYDjJCx8KNk6yteEXuS3OMJqSksNfHMJy/czfZ2MyE3oedJcPoYljylrs2ucUI0pF3",
-	"F1XLze2CwcPIXrQ/PGIsdvSRJzYvoy1XtyatcGf/BJtuP7IlOWqzK+eWYJA29Ha9olVGTG+8cF30sl5E",
-	"pL2s5wmql/XcZvaynhvEXsNam9kTl+CgKXM3nGf3GrhKRs9/8GFOZFrywnjfcz1SygdAaeICoFxot2eK",
-	"8PbFWmpj12L07Nt64A2EF9s7VxXrVEXtuvgmOMD70ovabOE4eDyZ7lUNyRgbxY1hwg21Gtx3wxfpfsrW",
-	"y4+buj/VQZHyWnv/FZtyKsgNdnL7v96SZ98On73ApMzNEozswF3sKhxWuKopu2El9xxvHq1htOFusi93",
-	"u+7bTyQMVwAE1R3FR/Ikl3HXS7zbKr7TscFmsK97u2O0b22VfuIif+M/P9bSVpeOVTgTFy3W6Frw3InS",
-	"0HcSssM4WpLQv3pQc0V0x0Y1H/Acx97mWiDSvmhot9ut4dB7D8Arv6BGIgXUyPZMJ7Ldm+fgsYEU7eng",
-	"tXADyFyyPNXFoqHK0Jprtofem3NtbaNO13vpyL/pSSl7dPR5TC3tkQatCYBRIkoqs6SbPlKwB1YkN6tz",
-	"Sh02Eadjtcjzn/1G3ciCz1JBWS7/dzdUrZBTsqbGMCXCmawsYRH5aPD+LiThwsgR+RPk1M+WVFn9SOmM",
-	"/F8Esrn/Sc//8xE1aa2PU5vwdnJXdZ9UFL2BzXEOGFYwzMaWQu/UCOZb9onrlnAyxSBhOG/z2ePTeGX6",
-	"9+WUnf8p8NEsCh2VGzEY+SRodOhafiYIE0ZtUT+CpiAE0EWUHLdWxwflVN+kzG4gvcHitVlKohne39ZA",
-	"T2CG89GGLvLJ7n7Ou3hyQur57vZG614b3cFongbBvwyexlay/0IqbFLMEZNMjp9t2tGM6shELRclhL2w",
-	"1zK82XGxcIl5eGn1sBjUwO5pUgrDC6LYg7y397hr9waG+8rSFOD6q5quGaO5ab2IdUYtipDknjkwtPDv",
-	"ThFkLQuJiGZHQsDcs213Jxf28BNLO7iSoveavPr5loDBDYLfnev3xWXEMtPJq3whWH5necZuq+/B1l9Z",
-	"CuEmBB9Y/iIxQ9JOLc3kSlXstilnfHRx8eO72w8X71/fvLt98+Hd+/8bLy2yNMTQDonEHlBKFW2b9ItO",
-	"+V7XVOtNMqLm2hCrnBjy7PmhFfPINHvD5u07RwFlReBYDgUlDLZlig6lbneWkQxNpRoVW4h99tJXxzpb",
-	"QAayZ7oCmGkGrpI+QgWBqBkcJ0iqhLNuCck4y5DHteLgsdDxIa7iJxzD6NTkD/iyu8J1XCp0+/WbbrUs",
-	"ONUy4JEZGgwyF4CQubtFBkkeYsYLNti30raX41YV7UeJ8CK+EFXgseW5anvlmDAmz9IFxStijLz57Xd1",
-	"fvldSrrj6a4Bdr7483F81rYRBh9oI0XwQVtvk71V9E8AoclzB0Gzkg8u4s4H9ZTC/50M61FydZx7oG39",
-	"f5DK2/acrRpMTBICdYAARqivOZQZw4qizV3f6iwysrPB3jtpQkxLWHuYM7S1d/ndrecod8VN0yrgMsbA",
-	"DmZis8GZBrgwoulWjwglOBkwVItyNWUKs7FUyRAIqNDMqhZulSLzg6H3zIU2urfHAl6/wigwq9RrBPCJ",
-	"4OFCTFzUM47QcpaxAPMY+VnudEQh6Iog+BauGhoTqQgBAnAZ5nosvAedvHNAdX2piFVrBrVUqR3UOlLZ",
-	"otD+f8/YujZyKTxDgsAQD4Rn+QrwGpeQZb9zDo3md7VUnnj7URb9VdEUlEq7OUCwDep3zhowcqgDvCiI",
-	"VS24wYykl2/fuBsKN4TO7cpyo1kxDybZpQQHhXPtiEGDZR1W8bKa+K99+vzFwW9jSd7EKD6K41VyPgxn",
-	"j2mg7mA/pHM2klQcuDB627uGu4DzULuIk+Eqz8gYrczUG5iqC/C4N7DHr/raI0lUJMd1M1Ucg8obF6fF",
-	"QrEFbUmPfgtqrWYFmxmpQBqHD8QiDks60gDgo3Nq2sgRWr37PhY6UXBULyAQxT9+PM7wdU2ij89S5gbn",
-	"Xqutcqvietc0V79HZTMaaBqhzX7bfsztY2/vS4wLKBD3voqnAhVykL6UlHAAdgZ7y9QDn7HrmYcJAjU/",
-	"6/1VyXKdHLdvKT301xUKJqm37U1TfuTOeZk4MXsnsHdj6z1+yd42eMw00F+15Y1FTfGa5ukIavFjjsYC",
-	"tiRJLNc3bwg8jiHx0OumGD7Z62nZXe2ZXNc0P0dioOd1dGn6RYKmuqyOy3ZIY3YBjwrbmUcZMT74aV1i",
-	"LCAVjWhAjOPe2fE/+h7sy/Zrx8PDL7os91rmd14qHYrDO+seR0nA5g2pX3P+ieXgrtcjMu6tFX/gBVuw",
-	"vPIGj3tWGoImIpjZSHUf/XLz5lX0rzc3L6t/3VCzdHEU0StrqQz+81cucrnRqOOslZwxrfFJKVZU37Oc",
-	"XNif8bfb12+5KD8RCbMPL86kmHPBcqvl2Vsv/n69Xl+rlVREPjCleO4GMKNrOuUFN1vy8/XfX497pA8h",
-	"iLmdbvXMp/T45TrT9sq7Zup8RjWrrDYvr2/uEAth3NNbPTNF1SxxP+y2RTSdI0rJkTYEiK99LGeia37X",
-	"cjJetxyFK/Kn6HbefjoOyvEvFOAuHSLVun9G+giwY///gn1is4z8aQAXE8A8Ca85NPxW69aR+sEDU9PD",
-	"J99ZtsI83HeHz//ntGqcgBHpnm+xXlKdWMobBsIzI9/LUsDd6a1sCQrW/D8t+tAUvrUHacbNNtsB47Wn",
-	"1EgF4RoQ//Hsr7wNW9C+dQferc63fJxa8j4RufAfeYe3t1V0lA527vOAJhRdnknbrf3K30Uh6TOATdRB",
-	"6KJhyzyFIejT4dIono+JHMUseHvpErQNTHobgwJiXDoTOfNRR+/e/f0njiEPr5WynFeRl3K1bstE2oMd",
-	"WofrdK8BdJ8LGJTYfzzijknD7eldMm+7y8ucRTfwJjYBcjKPBJ7u9dCZe49xhBm5LWczxmBRf4CIRzvV",
-	"3ZzkWjhevr07RBKKgV02ccd8Y3S1qfqM+DczosvVqi2F3e3DYSqxL3rE0ZeK6uVbKdcOdNVODSLkbsqi",
-	"2AfE6iMqD+DE2qu9f9V1WeGoXOilXJ9v2LSzlyX06rcvsdhZr/aPsMwHK33sQT1uI0PILSD2eUC50aTU",
-	"rJa9KcW84IAta3dLCVrAnw+0wIok0tzNLY9GL+OU5znA2pfCpzKBldgslTSmcBZj+kA5uh4/7kVtT4HP",
-	"Q7ChkmLRwISKTKALNHs63+eeVNNHosL/IBVxK4ABd5Y/e56yZsohRvcr26bLL7XceQK/DjEj2BIG5gNP",
-	"Mh9l5d6d4D/di+j1wFd3v02HoDukaJ22pQcj1BRAs9FrPFWM3us4BspSo6IzkzmVzcNPOwQB5tlV56yZ",
-	"OkZ3EtphP8q8ew7FG2DTm3DyhAq9YYpgWSNnAf93KTH/z8iQIpRBxMQcbpmm1nKAngfLc5lz4wJApts2",
-	"qtqBYYmYW3A4JJC94LMzgJHJvZ3cxebi+Vy3Jaen0aSvyS/vwQLsgujDjoE7oA9I16NpQcU9KOIY4Pfj",
-	"hw832J0edEafDmkqHuklwNsDy2lhUj7ea1/RiV24IeeerU91rdh5lI23ltr4fx8nqSuf066zKInJFoKZ",
-	"AjIbnt0N1ZCJLY51PD34JUlkHntXimGfjL0FQgcYshW0Yey/ilSsFUnwo+wQ8uOrGMCCZ01fF44ycnXZ",
-	"xTmwz3sZ7T6teafRhqbTjEltiUJFUyrkB0alj5IM8713KbcjFgevc4i1Jn3hq/5YRnTPRX4Fuh07h5hq",
-	"1jTbg5rrcU4GhzGPQ5cdA6Ebs7AKzfuqiaQJ6WNyMfBq+YrP58f4iCvPcOUt3u8jzl0PzbUuBZ9zlgMq",
-	"g7ciexSEzCFn+P3fq6F/ITJD95oUkTcYJpVe1wpj6Dj8vdr6PC7aOAY42hVTT4kkFgH7VPJifxz4gUjC",
-	"9w37ilWlzyH6Kut59B0ogbTiaYSb9y7QZM9pd288PrGCVkf9TKeSLB6ZWlFvtx6v3im5wk+tK1OprRXw",
-	"lNBAB+AsB5dlO2U5wZR52SE11h2uiHj20kwLmcA4WzMD4rEfKPOaJOhUp74e7FFKDl6Y0nn1wRhAuMHA",
-	"C7Ad0Jnx9Sy49jXNFF8sTdru+bgU4Jbxdi5rdc/Y+i6n2xaoDqoMm9NZhYYOEvIVsV/AlemerY23kYyI",
-	"kIinocqipfIN9Gcb6difywL/2a3pI3oE01FUvStxcZ1FtWdggrqQZuTrsQKG6s8Z0fd8vQbIIbjcbgfZ",
-	"br2u6uGw1fC2VqVgx44IPnIxI9Quxs7whHRv5RhsokrhBgWWcT/UzgP0KJmJxCMYC/TrS9bOjYM3Rg2q",
-	"dJHO2hu4ErmITXCLA3Ve7Za0ICP5HYNoItGKJto967WGEpoutVunFbcOV03kJ7c8Hvqpw1xXXGtWkwZS",
-	"gA/BUl86rIJ9MnfpvEmMTfpkiFkqxmCkvtDMZskLRtbUo5wE+0DHGi1NP/EDUwVd1yos2gFnPViC5MCx",
-	"8/TN7tHFVRNJcbtW+CgytMU6Yw9Ah5q6NfIHt0CT9HUGKelwYkICv2KGCWggZNFYvliRj3M40urNtJWB",
-	"r9jdf6ToWqI4XCFBbsTfVzsYSLDahLBVMbE1GGsQkQeNoV7+tqcDtqx7syJyKOAS5eJ10La8zGyY3fgD",
-	"I/aRs/GBM+d/LmWpim1G/mdOOfx3w9g9/LGSwizhry2jCvOM2Ce6WlvFondJviF/sv9LhO/tqn/tIvgn",
-	"F/u4Vw5fEapJkKshItN/QhgHe4iVkC4oUhuK2QyhkP43330bV9K/PFJ0t4+zJr+ddmR/sMfQSat9p2dI",
-	"ID69VvDVwdmyWUEVHGjfZd9hcD/4SBNCvdyEDwdX5LKKRN/VHcJqPLu8PLgaFaNuxKJbJkvwqeOyQoKn",
-	"wu4BFSOYpGXqOKuicEu1In1vIAJkzHsOS7qKLf6HZEHEhptKBS92MqiXodK8Z2RSeVyQURgACrja2OBt",
-	"r+mSKVtyiLWMR3qY+3+t8tkUS6c/smJ2g8nuDufN9c/XUKGZ/AfqQC8dG+EIteEy0yvW8Lq0c7x4pwtZ",
-	"Zw7fvehsAdxh30k+G6Ionhxq6PR5X2ktR2/F7KhxN/K+EhZk2+KhKleg5W3FLGB5zbngelkrqMhNS+Im",
-	"9tGC0AKePpHX7x5bMTuBDusSVzqnmNUXy+3pPqCj2o7UVrKdGl8F92GdJquIn8OU0wT+OoLoPPzWwbKP",
-	"UeBOO6RXRcgdUwV+BUTye+aQc65iXx56Rpdyg7kBaJiGHVHpGAN0JycU4HJa8Bn2IsjN67+T/kzahobr",
-	"cjro7A+37bdPuh3HrAZH1LESeAAqS9oDOCgxEaYzvn9URdjdEtsjUgok+IxMaQ5LTU2pGF6koXAPz50D",
-	"1urwkhRUtXj73MlpywCPS9vafUENBzNMuamxET+oA27MAMOyWktlaiXIPyaLai8O8wL7UoRwFizBoZBt",
-	"NcuDUEi3hirTbruFuIk9htt9dVNr9WQd5lhVJz3UT/VK1XEhl01LLLTe0QwbzfknLvJb/LTFahrNML1+",
-	"bN39YoQhA+Bj04atsfSJx3nJ2kvy/EtO91hUINqL/E1OkV5NrHqxT2xWGnbnyrnrgI7v5BUICi4WxFdV",
-	"66P/eRh1rSGbzKdtSsEGLYP1IqO7mvjaNolYT8ELa1cmVKVNKnow4S+qU9SiSOD+OANhtE31JbXfZvud",
-	"ZZ2tuq07i9sZdYtb3dxORdOU8y85vUsHAAWyKbiocIjcnP8mp2eayNKsS1MH4Ye3M/LdC/IT/35wYPq+",
-	"9zv4Ku0n8ye4PjpY9Nol8kzDJqSNoHKRZFth66IoFJ2l0ez2KSMeCSfBgNpRbLLeKhkstnP4p4Wc3buw",
-	"ySnT5pzN57IF1m0tNTf7fI7q2JvCHj8lJJm3W1Q1OkrgnLqeSb/g4t7ZuHV39N8PVN+nVrctxiNlKwtL",
-	"E4Dyd2JqKgShaKUc+fjpprm7XO8TjnJ9KtkImIdPJhvlurNo9BNGyWg/fJxg/OCM8o0MxfS19DE33bxW",
-	"UXmXw1sZkb5Kfrn46MzeeSCeQ6fAkVn45q6EgnUJsxWLCrRa0gUGKRXLfSxNLkOVIh/ZZ/fsTJO+MyI5",
-	"sEcy3ZIlxawCAGhyqN4OaFDOPabTwOVJ7wKdkgl2OsHgoKqAoQvAdAWt8izOcwcq3+tgP7Raljr3hqr/",
-	"KDdhgXw4vAOXhOsFb/HtrqliwtxZ3tYaOxlYuLsfOBYITNF5nJQsF0swavIVN/wBMHgjFjlIOpla6C6i",
-	"J7DS3cXCICVjIn9jRpYeYBtZt516FSKfdsQqpsvC7Elrg1mulczLmeX9Vl7XA8fQWIftILpxXT4QV/DS",
-	"+zqnbEYx/1438sOB7oRswtHbLiMjsidZtJpPXLN3EUr2ZEQm+PIkIxP3/gSGNgHWOrFbVMtvH2Rks+Sz",
-	"JZncvLv9QByEtb74zbLLzxfe5HDxm/vr80XU34Ub6sRDMuBBdH0Nd3a7mxQ/yJkqqX6wZiK+Cd+w9REG",
-	"GnvjOWSX4VipKHDoIJoTItnxyKy3W9QQmbgfYZuYuY6KGNbFTdf6ka3oUB8qHnt986YlS23neq7v96BB",
-	"Rcz+wAHbUEs2cGowNt97G3Utaq+/W9cYCts743nDjTrwBvfpNpYgdntGZGL/MyGKrRl16cHRc2gWcgLw",
-	"WAQUohC7nnM7G0j9wevVigK0eHwnTu/CNTx940kBb5/tJYzt0/Cyh7htK95eQ/7NolDQ1iLT9QjWrIrz",
-	"asfXioPg3FFuP0GVzSVD7az1zaB/Zj0XlN1aXBAfV3qEOwrbn8HEiQfwc9aTgnVAta0v2ufsQGHDRt8H",
-	"0cji1Tr0erQIh1+tVvbQuzUiOvRyjTwPzq9BP1DEO2gtCWzmam8jUnOU4WkpnIkoOGBPULPr8RQ1rtru",
-	"aE9S2iqSTNFCoUKD8N4CLy8hYMkqUmC8sMKDihkrWmyrcaHgp7yYdI/oO1LZPV62p6RyUxA3pW5qV5qF",
-	"S4+uhXja4PGst1luD9PcviJ6toHkTGucLAUT747qqWHiPchUOhLGBf6n/UiV3MdKupjrgt/orBZTxcWs",
-	"KHOrs7sc6cdAJj4Cs97PDgMedYzLU1WXgwGnbctzJVd3j1rXyC+7L6sJOnjExDo23zTJeH7fzSpTI0rL",
-	"DX7xn3895PwqcDTM8+uj5Vdn71i0/NT+JuLgd+ismU5Rg9KvsnT2geq7zXocqP5rxGSEYJVSKSbgID8q",
-	"3+GIpn4X1Pr2hXvgbHN8po9jgJ31nCakZyfOl9iF7Z0qxaFQFahAkGN1J+d8uXIVLoOIaZQ37MQUuzK2",
-	"fVFeLXfS9OFD7EQ7C3s7DfnXIcirsysgzmpNJjRjrEf3/azl3h0yWJyKP3iiiwecZApJQOhH2cG5ptOi",
-	"zdbdWRk9Bka6DfbnV8hkB1rRTEHghFU5Rq4+Up+GKuseaxKCFCXPZ6SvuVgUGElzLsUVETK8VRVCsqMk",
-	"c1kUcqN9yu4DzyFjB3CQNKHGOaqhJQfp5+UuDKSX9WyXyUtCd4RsUKZ3YbLDdjRMWW7N2mihDUZ4/+7u",
-	"ARAHqFP/fBQ25UwTzdBCSZioVpYrMHABNqqGIJpSFExrh5h/Z3Vp95Brh3SbjutpvI5Dg6DNdAjAr9ws",
-	"o4ECBi62Eg86Glwfg2MxyDUjmgsAr5Jg47oHhNclI7LIQ6sAEbqkD4ysLFvVspa6HJfB6HwIUvKqFQH9",
-	"KWpG7gNVrxe+8dcCtP9TxYhmwsSp7U089a+KoH4i0PSjbt17nNsOUj29RMcDoXcK7kRWAqGdbjHrG+wH",
-	"HRanEeB54Pbu1uraGDufVFmf8KC+Ji9lKZwZ2IO1n1kGC69rxA9/lnYhuZeOlWWlgtvb3aolaOSAVuV6",
-	"DQrVTtivvWjuidi7a4f5UWzG7ArYBQBklESi3MxhIhzy4zXtFG79/fTq69BYyz0b3CpDTlCA4b9S2YUv",
-	"L3OA0tcZXvrPvotqeFiFZyUVGwT6CdjU6LwEA0lAGmlWQThZ2YM2InrlDnorm7grZAJgDAL5/PnLrPRl",
-	"2mAkPOlzQSjZYPuAroJdkEIuuocKNbhYYjc68ZyDHlTP3k4H4tfgaoe9/F3SHB7P6uDoHXvgeDISRUAA",
-	"/P8+d2r9uSeejim0inlSuJPzpPg+vFa7odZr5uGmXeuxj+DjSXi/L/sX78Sw03Atp20NLAH9Q85dqtcZ",
-	"RNxaNcQ26zCIajmU8PhRkSQpBcQPzVNI5CMIZ6ISUd10jtee1pr8MQQuUWXgDgKXkd0pmlJBINISSgiP",
-	"7ML7qsF4d3EwGKGMcR8S9tZ2j0pVv/y5+IqDzqNY+RrmVY3i6FfFZhIpK0VQddGyM/vJv7QUk1FUMC+X",
-	"s3IFWz3RBZ3dT0Zk8tu4Z9gnM+6NyHA4/DwBArgtPJDKTAI2meOqOp7nv1wWQJFEJqnGZ29e7sRWBeM6",
-	"2HD9PedztqtpxK0dw9aD2DlkqIm62KW7j3ZyESplQ4AFwMQk3GZVTB3Pmi/BxSFLVLy3T27ZTIpcp3Xe",
-	"nGkcZZqHgG8C5XuoRQ5611yq4V4Hod/YV3FAza2hhs3L4paZ1iIOLfBFNN+mlwBnbxeiO6yMM3/4yfv2",
-	"s14Kn9JvFOpOgH5+awnBOWEZVUyFsoBNnoF15WlRGQMyMtFmfTccDiGiCmgKrvTQUDWFpTHr3ufPEFw5",
-	"ly3aC6Yh2O2prFQLpj0q5t9u3/08JNelWTJh+IwahqAxtDauscDygX3HHz0K4bhXWTDGPUwikwpbmLjC",
-	"4K7yIH45GYzGYnLt4D9BfxiR72FeJMw5lDGErOpQaNtD2MiCjcYiQDrB7y7ZlUWJF59mbN0IKsqIB3/C",
-	"qkRjhz0WXw0y4tR/MNmsqLBzgi6G5NrlfzuLzUQbCiMewHBmS1cKqcJnCIGSOnPRShBOeX3zZkjeCeaG",
-	"A23Se6bHQkhPAhBZR7iGSEdKZgWPkRnsvWzBDJQatSuKoXw4sAtvIDpfKCrMhPQh2jDsRyEXXJBf3r8l",
-	"5+fe0gdA8pOxmNGi0INg4/S0EF6DEKxgvwzIrXHC4DkXYwGUwLUHA7DahfaNhWpFw7EYC0BvdvCnkafz",
-	"wkFT/jeQKqT//oeX5C8vvv3vgysysSrNxNe80XTFxqIVrpa8hSQfSPenCy4s9Y5gCvDiJIrcmBA5H8ON",
-	"F0ZPNZn4B0ba1XaAAp8M1H1C1bTeAHNwoWNRcG0sIfuKY6GCfJXz7pdl8vzyOfHRfhOP2YR6E5agstT/",
-	"y/u3V2Qti4JM/vra7rVlshe/8fzzxFUBnUBcIS6MKn2RKUw56PnDf33zpsor7Y16zyB4as0EXfPeqPfN",
-	"8HL4DTgEzRKY1wUgnEKdi9SVEC9IVqNi5zBVe/QcVioqQLHRegSgqv0JnRmpJhCISs1YwA9ciklGJoaq",
-	"BTP4zDKcCTUTrHlgzwH3aWH9iQP+mGRhwcZigrmCE9Q2wclECw+OVCo2GJJrPNyaMTc0wG69whhuPOdj",
-	"YZ+Go2xf4EwTQEetc4qAk5LnimnNNK55ONVv8t6oZwnw2i7ia2yo7m5t00qqVy5eYlxRW3xW9OZby23g",
-	"xZQ1JJoL2EQcKpiHvOT2zX+XVlvxYrYHG+VFEE2a/Fr64j4DkPQnkYbpYsMmA9yVFS+2sFnO6xa/i8jF",
-	"LaNyaIH7hpX6Eqkr1OoJn3tVpBbbG2qMl1j/CHgWAJtq7zbHwtyAdWqgxFXWc6pryjdycNGaxIZcwA45",
-	"7Ni+3cJXH7VdVc/AqfCQadnWU4W6s7uGVdVknxK855p6YEBbHyLhWUoFaMdzxFuZxPDOkzq+cwa5CiBH",
-	"ziB+3qNHt9NWhDAdTy4G0Xn+58fsqE/9tBq41cNd4Ill1rx9S8ENVBtJN3zN7sMJoT4HRgIy5viRfASX",
-	"8VoKjcrw88tLX1XC3aFjof8vlz1fdbI3fNVyVYgFBSV4R7F2ZRzclId4mXE+u3TLYagXAYQc6oy58EoM",
-	"xwLI70IuMg8uBPZAMDUsILAJRebHrPfp3Olc5+iCi3BIbbsXDRP2Im109fMwDf8XnlQQYnNeWHJC9Gcw",
-	"uF7VNZOxsCvORckqrQmraUKqyFqxh6DELCTTaICg2HfftosSFr7D3pw+h+hOg6EzVdj2xiJXfI4YSxEG",
-	"k518iHmCAvEK5+AVoT5O5ptLgrH+z8cCkNghl0sgQtMDZxsU79VSDEa1f1ZpYlsGIEOgVqOpxWpyK2pm",
-	"S2zVFQWC4WL9dLeShRQLHJ6AoviA6QPzgsLqcSWxGRVkGke1kP6Ly8tBmyrwquYBe3pNIHWWXbzkncuG",
-	"r53qcEJcWafdGvm/7RatCZX8EPvIqnVw24HEJ6oZ6WtG1Wzpbgrsk/H3IVCH19QY5sxaqfH++ziZVgU0",
-	"ukpQGWGf6MwgSlqqgyDqj+wlUMHBHqrA36M6eWtP3q7T250oR9OI8+TylyEyoO/xECA8FmIEhEc4SI0O",
-	"G0qKc2eB7AFw+8KquWiFflVZEP/O/Y+3mPHby3q/7CkJ2Jykva2MSLF3qshR/Exf4YG9wpCNkcdwAB3e",
-	"Rf+1bPO8Se879P2UEqs6/IfFVrQUpxJdtcsLrDfQRygsBcmuMelEQi2WVQdEGySvw0Dr7M9l39TsfU7f",
-	"+l6i8e4kq+z68aGpn+smPpeW2Njj54fXtZaU9+Ub4kZZFVsJUeXaGUlqt5Gu+xDgzZsahkvwdAZtyENr",
-	"bhAmD9X25zgBVX0K6Vl4lk6/wTjOaH//CPv5i3CX2ybMoVU0cMUx7debYpwt9VF7m3llsb6Bf2Xm1Lv3",
-	"5JwwxQXrzOoU7O863pFgUo6STPq+oBsYfuxRyQdZjGZht9EDuz+SMaZP5IWzflz8hn/AEU1z0PeluPbG",
-	"jy/bW68ZrinI/aZlpc4u96ksT3TEcZp/sCP+vhSEdkcBrsgsABmfiotfgCrTeml8b/UkCGQzVXHDCvno",
-	"W3vBWsiBN9sH5fQMImM52zA1wvsWurbAMp4oVVOVXLGrSJVVGx5cQk2AyqgqsxDNjB4SH3s/Fn5k9nfS",
-	"R8d85qNgtQMSE0IaLFqPhmDqgWWq0wnjRk/kWEBquESN8QpqjtuDfaZDzk8DgTtxUavxUVA2/9jMFEZ4",
-	"kI8iZc5Pwk89EklEEKBPuhLcOZ/PmapIMFAAZIhg8aP8pEwUZnZB4bDHDHT3YIQadnOze0aQy8+kyjUe",
-	"AJwJ4FnB3M785JiYMQL05hjMqCn40eBxC/CrGN/trJMIPId+QvzWL9wAfTnohvK4zC77gtAF5WJIokpT",
-	"ZC4VuAGrtqiYMT0kP0vn+JXu97Ho40iyqMjnwF6mKHlx+RdvJ02dBuSg/x8+EAiH7ffiJOoGtAU+q46n",
-	"BOIx/CkRcnNKYQFlqn9by/zzhceWS4qNYCWGoJGUZHMTcaZ3+9pkAAzV0jqdFmxEqNiOHeTSWuaYjuuo",
-	"7MWQoMMQ6ieCndGDCjV7GguEtZNqBEuzgwZy5tm5Bge5JhMsfenR8Fz5S/Sz29GNhYOs8ULw2XPyE//e",
-	"TrOQi11OYKU3F+TZJdFWimAdezALWlFIBfkzfI7hrdxDgQ7JB+lSeexHcpE5o4XB4+tjI7iYsclYaGZ8",
-	"1N3Ehxu+lYvzl8Ej7fKB2AOXpQ/UG1XeScAAtIvlvQs+JXkmVwytuP3Y86/J+XyC2claOrvJc6IHLVLw",
-	"RuZvEU7uKdTNtcz36pq1MOFvOrk5gqV8LfOzuNjwFewRhu6CaxnjlNtMReHDNjfQd13G86NHqYoBthGh",
-	"0kiEGmv15QWcyaR19jlUCPAFA57XCwYkK1QlETPlwg8tTBiQ7R25qVKQvi/6M1NULzGY0ZUebrUn+ga+",
-	"0LL8rkblpEHkwWVF+rR5Qs508jwNntrPNjHsk5mMokFT7VK/DQSOQJRkMRlBBM/fbt/97DXs/uSl3wGH",
-	"zzkZQMCnbaZt2CFxJrHKEGcZxU+6f0L/KbPs8fK46C6Qm3PDYH32yVzA4tQbao4sKcUd+Gkckm9XCR2/",
-	"MIHd/U/mdor6yXQg3Y7SIO7om2+++csA6+hQDTvq+HczWQYb8Pkye8z8jbGlomktL5xUkIggRCDIjGE8",
-	"0HRrGJnKUuQ1aqsXwrJEFpf9J32ET9yRRIP9A/58GvtzHaCX1ngOiMpmUf2T3hAihKy268H/KhncED3g",
-	"ITU+P7xWqbW62dcKtp4h1jQi/dmLBGooY9FHe26odRhCvMCd6k7YIEtdx3EeTF3tXnr1WGhDt1ahuQzX",
-	"36vqSlFdU/DOa+8KEgAyfd4xKr++UghSBTVjYWfGRJ7SCQIK1JPaGX8H0w6W5N3WttnHYGakFLm01yl/",
-	"FYOMW1d4pgp4dwhXJ9PbK4C2VoOge+OPb7Nv1tr8g3pl7DBD9gUVhFFVcKYSZzdUF3aiArE7T7n9vrBn",
-	"+4XttlZhPG3fGpGJsz9OIiBb1EnA/WeZZlu0wm0Ywu993e+G4ulrq+7mWySViLDCTUXiNPIuNJ+8S9fs",
-	"yLqKY+UKiya6MneenCpq6Ox+TaBzKykI+7RWGMNI+nP+4E21I7LiojSMLGWpSE6353J+DnXmCP6/+2nD",
-	"2H1GpBqLiStQN8nIBEvUwV9YpA7+dGXq4G8sVDcZRKWpyCTUkJpk9rhBNSuIcRyLD6F2PdK0A2uLamrB",
-	"zwDfCUjR9UKLmtGC5UPyms6WUEPsDO8zXBM6FiDgC+7gGBDBOXNsHYWAX2/bDeQrVDvkfgj1dAnYs+3/",
-	"cRj59zT35m+sGLtlOZnYtYcQ52jKUeSzq51m/8TqbROMpXKnd4jmDXwfjRvuJ3zu7R2Jg/wSHI3hbPxB",
-	"BUSzLmMnAfHs5N0fYhWn4A2+r8POpM7nv7swgZyBw1EAJyOXw8Fqvqs3r1Ji4sUuJ8MRnsRQi00RGvYX",
-	"DfUIHVBV0LWK9uCpNuMCypu2K3k39vEfeT9uXBnfL98OaCnaDbTaQeHgUACgFC7hhRvAYl8x/WQ7g+3v",
-	"0b/h+R95b3CEJ9kcbAriNSHONRwZaiLjKpTrBGu6kBs8Tf592EZ0z8I+nvJEITR12z4BhPIf/5L0Mvz0",
-	"B4t8gPVLmCAqlSjOBN6SJc1PehMCNPH2zZXr/39vv2Bv5Tre0r6e0cJXpvU53eCw+A9TEopkrdhqik5x",
-	"XxIDN/+Uex6A4duMdQCxNnHIlP8D7aXCub2dnQZNo87rzr0ND3IIIP7EQ1JG1S/7FUZs8Ls7c1lwz+Z8",
-	"PkcL5o+sWI2FQ7zctV8OhuRXlyPIa3CTdjD+PlNlsW7oFjrz1fwd7omuQWrqMEmuQwF4HOFYVFOtefVd",
-	"SRcscpC87DtU0hMeo5bcA7dfx3mGnuhINjBsO904Lk/fOwDBtlw7HLVixgtSAYjy3yXC1dEuWMbQw18l",
-	"xCRQqiHSxCVA1xCGH8kjsFBNZAxLZNe4d75+ju2vEDJkJCl8rT8u0JKfEUjC1hnBpeSOpRR0ygrdLeel",
-	"BoR1+XXT7HBNOyQs4NpnPp/gZFkLSGMzamghFyXLwK2F6aHrigaDT8ZljFTotYHcHHF8gf1sKvMtctfF",
-	"f/j63M4EMr9zYqgiVM2WEN8zr6L6sYLvWPTx30PX73C7KrzebOUv0gtHRAf7y3nBHlhB5rLImRpk4JeB",
-	"uJVn35G/8++Ds6hcA+QKQhaIvIJ5cP1jiV6s10S4GY7FdZVpUCA0CkcfY1jhtIPKzhsciVSPBWJT9J9f",
-	"Xg6u8HVkCOFd08iI+wuUx8LVAHE0FlPF6L2Oq1DbrxWd1b7FLEMIVPHSjAs0i9l/6AmgMfilX1ONgtb1",
-	"VNjj6o2rBRf3OiN0qmVRGjYWcD7t2k+Gw0nUKWYHRnIWDYxpwWnX/5VPIOsmpuTMMHOujWJ0VT+IIexg",
-	"ygUFfpDwhn89GYXzCnXL0zKqohtPUEtWuMpxntSSFOUk2bOvO1xftNqP7RR86g202Tz1gSq5cEFeYak6",
-	"siXAoqmJvyiNpzUFxBPjkQocfPZVgjMfICQpHZ2JbPI0KR8NyeBr27VmbneUELvbkSibd3iH/pGqv3Dk",
-	"RqUD6yrZd2Qix+/JRuppcKeggHeCxWU/6W5iBlVWxOyK5ieiiVQpxf0XXICXQbWj75C17E+u4KLVC7AV",
-	"X8fcRa+e65lcs7wqcPf+++uXBPCg0HmNAzrzdSkVE3lI6YcbJ658qMYHq1UN3l1s/TiiYRjI2oWfXXlV",
-	"4Hv16peVvuDah4DaqF8N+o39zeXUSRWuzjXFwFS1gTDXW2NpYfIacAmIvVJbZRyEUSPR0m5cZpUfX9nd",
-	"qu8wZKhR6ItyIkLGkLiETZ1VMUGQLeACGyJbmO9gRbeYU4sTD0WPG+H12JFTs6s1/iPxhSdI8MJZR/Pd",
-	"axY7+XUmWucWflSdkYjwA6WfJk0A20KiayYCnzWLxk7ZVjo0sBhO4Eg9At0ZbZLp76z3lCYP3S74Z7Qo",
-	"TiP4P/hSHeDJAyTBKSukWNirVrRggPbVha+H1T53iE9t8Tg1TAhdQzOwvGAhURO0bGOzZMCgfDawfe7Y",
-	"BI3QRbDStC8mxj4BrNx9OWXnfwqJctBeFYUmNyJqAJMzkGO64hdUuNuzu/7Y23SFXrFDEj/7tm483NWT",
-	"0UezqxZSwV2wnHsu1ewkhgYs8lLBQ9rtwO2LCKba2g42hDKZfrYugDJMmMUVpIZAQhyYj5zA0yEhxcop",
-	"e3V2IClIEQ64JqaURSGnuyg0Oxt6m97Q0zP4Ri++/NTXvb8eR1BCbk5KVK6o/RcTVsS9o3JRrUbQW/fO",
-	"F67rl1RXxSEcLqgNbSWAdNMhODivU4mIymzhGib9dy/fEMWgEL30QIm1G70eBPNm7LuuSmK17V2bURHz",
-	"4QASlS4qtDs3hG2IlcMMRb2jJGQ+Tw2saHIjCknzsZiW+YKhYBDMbKS6J8oHIiq2ksap5Jr0l8asMQgU",
-	"0tykXEP4q1RkrfgDhXhASCUotmOBmVPC163HilXckNJeH8itg0HMyEtQXOyHdsUAastbXVZU3Vfau1/8",
-	"bCykqqv2m+XW3zI0XwiW39kx2LtGpWCX2pAZVWoL2QT2NcAapaZUEMiHabRjMblnWz0ZkltmV2mmLzxO",
-	"83CVZ+TWf6L3hM8hRT8Rr2Qbf2K+ctRb1GtClWEbtz0nUXbz3O5S49TFeXl6K2ahDpqjawouaITyYp8M",
-	"uFeOO3oR2+yMgRN2+7gbGH7WZkL7SpFsuysc3Ukxo8GfRcgfaVr/j2VsbVeJJ1nDyxOT/itmKC/2Sxzi",
-	"MZj9Gp7GOtncpx37gcYIN5rX7ZWkH/avYplZ4JmDLz0dF/YY7om22YrZk2zt8/R9CpgCiEHguye6eOt7",
-	"V3oEmveglLgPQm6uAt+BF2AnHENCF6PjRKT/7FuiH7HkEGDafo8M/r9Qw6pZpsrlpEMACdX34Jzjdnmc",
-	"LIZwEChpqg1buwAQLBUCFavBV7iDJI6QFdwQI2UrhOUHGPvvCGMdF/aqXbJjlOQGCKKd0JW7MAE8TIXT",
-	"AbkyS0QWfHH5ohU9MI6NORp6OlSd6cad6vXu003uwFh3K7n/pFzVdnM4VAA28CR6vG2ozh5riTSW9uOI",
-	"Ezx2HUw+1aHYZy2z3R99EOxH6fDd025Dm1CzUzuNBAPGE1wGsNYZqXhOIe1VAEoz6Iz8TU6Jgfg1CH6p",
-	"WNcX7s8FVjhqF1gv4fn/a7cqyul2IvAUm4eLQqiPILQ9YaUq2yNRpRCAeQTBKBD466NVQPbZ/e20bfUQ",
-	"rqp4bqvx4gO+srNTTVbiSxdcIRaKK9qyong5h2q4YNh0JX2TkOb6AObvx9/RgnJ98wZLBp3WhoI7UOeY",
-	"V6E2DbBMV6XxVEaWotgpdRxtFvWKmNhKwc6cE21it2YSq1WOch6JPItX+A+ugMMT3eCrHfu6d3icXF7v",
-	"Pn2ZR2dIxbFPttUvnedCVPvs3K6eBK5iGCeu8dbJQ+lB2L9jt7tiKY2aR+0+9R9A6XfVlEApXlJNfNkl",
-	"QIzv762UNBZQKmkwJN7NtFMYqZmtGlVGAg1oLOAheqqzRmiUq6lkme+aKV9aBttnivR9j9lYuGeDkRMR",
-	"35KNkvY7Nw6owQYsPHxkOfzzS4K2u2wswMkAKCGuH4969a1LBtYZmZcKPFWhQnLkUhqL/ovnfxmEuASY",
-	"mC84FtYD07WgRBwXucQK7kwPyTWOeCzimvikRHC6aNSU+Irx6NhDGEj4U84J1tgfC1dkn/Q3S+m3NYxh",
-	"yRQb2FmHSk4a9w3Ir//i8pm97zg3UEOigF2xqoZVDRbzhpsLcvnNwAOd+XqmnuCj8hFozQXTJhcTJCck",
-	"Qq4RbBMLnmUIRguv63sfm1hQbTT55pLkdJu0Wt64Qf4VzsPTML16H/912J6zHfdG//xYc/fUyaSFN4gc",
-	"KBAhYQK3PBl7pEKK7UrivTGwx0M5v+/Zg7wPArKheiUCSfh+4LaDVXK75i7aUZ0od9E2RSpYzUozSWgl",
-	"Ct/2SsngUZIJwwv26bq/aMxV+N2UTIzHOKmCCbM+aQ7AdVFgq51CN3b8bSlN8Bd9RLD20YpgFeXy9bjh",
-	"vsgay2jsgp1S0SO+KFrXDQknIvCiNTWz5e4O/bLOqx36WpzoCXLLNFO/T8zDPlJA7SkYFDA56yR0gWle",
-	"NK7SmnmtzWqdTMBfqPJKgPx2F04vGo+lJl8kei+L/dW/9Dty2aqy9CkZrZ/+17vL+x4j8ekK5GrSryJc",
-	"NGMuLBeLabGcmNjeXhOnYRMP1btoCZ+gsyUWjLdK08272w/Y26RUxcTXN84q1Y8j6tBubf9Jhp4FvmKE",
-	"m7Hgdh621drbH/iKaUNX6wnp/yL4J7vAUuQ+xgHDFDywIqz9BJOVqiZCrMH582+/GxG9pM+//e5/IJLP",
-	"kn0iP/79+uX57Y/Xz7/9zmoq4x4+4nkN88f4gdR+ncp8iz+4zwAP6L2r8+9Dwwgl4XOywuJ/VJBw4yN0",
-	"Q7d4H6n00QhQzOGQj0UIpgjl2ld5ewDFr6Ew5hOJ3XDMvq7krXWbFr5ufU4SUlZObQ9Tu4u/vH8L4NFU",
-	"3+MZqB1DiI2B+8eXHb2Y1XbEDqq2+jhzu/vud8UBclMNPn9XmX9rr+yP4VttrqMnWaPLU1P1r9wsHYu0",
-	"om+/KEquWV08ncbv1OyvoAZgGaqBPkbAeHW0Pr+XDgQiKmmCZTZt5wj+XiHIXVVsX8Whvo6P9nnFS8cC",
-	"memUzu4DjrDVk6CsuEeVHwzJyxj2LuImhGvIfPVzwAhyGO1YgAUryGs5dzakep17kZMZVFchK+ruxnM7",
-	"gkakwZB4x/tYuCbPNMaqS0z99/GA1QhgW1AIS1UtSv/F5Te4VBuu2SCdT5vT03GQ0wsa18Pvo9ofkDXh",
-	"XDylgl8VuP5SQXJRHdiL3zzP+HyhmPt7H+yWe+UEdJLOlPLDObmZ6/mpicFrsPsUED+bzLl7TxPcDkZ4",
-	"3/SZxixFUA4zhCe33MT+kcU1DZ1ocLoynSuml48gprod9rfelFHFFFowR//8aFceawwjPZSq6I16F3TN",
-	"Lx6eAXNwHf5WrwGrgSB2In5qP6O3O/qhwi6LfsQ7bPwZWg6jX6Kw/+jXsAJxDy6qLPoJq0x//vj5/wkA",
-	"AP//",
+	"7L0Pcxs3tif6VVB8r0rkbIuSHSc7I9XWW8V2Jp54Yq3l3NxXQ5cIskESoybAaYCSOSl/91c45wCNbqLJ",
+	"pkw52Xe3pmois7vx9+Dg/P2d33pTvVxpJZQ1vYvfeite8qWwooR/vVyXRpfur1yYaSlXVmrVu+h9WAg2",
+	"VuKTvZ3CG2OmZ8wuBFuV4l7qtWErPhfDXtaT7vV/rUW56WU9xZeid9HDb3pZz0wXYsld80v+6a1Qc7vo",
+	"XTw/P896drNybxpbSjXvff6c9V6JVaE3S6Hsz9DKb9j0ittF1TL8J+uV4l9rWYq8d2HLtYj7SbRbyntR",
+	"HrfNt3Ip7faq/agf2JKrDZNWLA3jsEhsoYvcMG7ZUhvbtmQFtBj3mosZXxe2d/HteeaWTy7XS1q8pVT4",
+	"r2dhIaWyYi5KGN3NdCHydSHevGqZscx3znemyyW32Oh3L3rpPvS6nIrjruoHbu6ecsy/islC6yfs4rP7",
+	"3Ky0MgJO13WpJ4VYuj+nWlmhgGb4alXIKXc0c7bCN/7bP40joN+i3v7vUsx6F73/66w6vmf41Jz5dqHH",
+	"OgleKSbKUpcZ44a9/+El+8uLb/87o25YLiyXhRn2aLWvplOxsm6yrSM8bGS1RhPDc3xluuBqLtgDN+xf",
+	"a7EWuRsqZ5abO3c6FoLnxJ3eahxEmj+5D04M++X922FvF2HBMGiA7vnV9ZsP+k5Aq6tSr0RpJe7XtBTc",
+	"ivyW29p+59yKUyuBnhuNZz3xaSVLYXZ9o9ZFwSeF8CS11YbMO9FX1iu4sbdrs3uIe7tTdGq3HqyNKFse",
+	"fo5Pxj/wqNARD19l8QJ+DB3ryT/F1Lr2r6Zu+96o1RrvogbpOt655gXj8Bor1+rEMAlvux2u7xW+lKaM",
+	"qoFhasvupIIFF8rx0H/4pj42X816n07dO6f3HCZo3MvxHH6SKr+ijz/DAJcrnBkvinez3sU/9pzjgkv1",
+	"H7xYC9P7/DFrncmJYSv3KsMe2D18kjG6IgybyaIQOZNquLVTMNnMz7EaZPv+vBf/Wgtjt49HPL88l+5d",
+	"XlxHryC97ZpFPH422fgf3OpmzI0HmEGQUfybvBSXTC+ltSKnbwyz/E44mUSWfiGi3faT+pya5mpV6ntx",
+	"LcqlNEZqZaIpp2c244URTRKEW34vrw693Ii28axzaa+mFgWxBpnneSmMSdP5tJBC2RPD6K1LJpYru2Ez",
+	"XTKuNloJNllbxvOlVCZ5FPxp327bn2rWh9aYkXN1KlUGUqBrGXZrkDFdwk905uyCWzbljhyTHZa6aOnQ",
+	"PXFSkmvMcbJ4MkpPdL5JNmgdK79FDrrdqMxZX4l7gWM0YloKOwiyrCiN22h2df2GQTvws5s5m7qpP0i7",
+	"uGR8YoSyflGZtgv3vBS5UFbywo2qA+t2rbYO0z10vC6v9YazZlzl1Dktcsce7yWPuZwRQIWOF6zkKUw3",
+	"8IXwz6leLrnKTwupBF2qTpJ0f4LA57i+VmKbVzbZDl0Ibgy06Vmg5Y9tZ+C1suUmcQZaWP2vjtacGJFr",
+	"JTImhvMhy4MWMZTKWF4UGZCuo1y3ykO8opKkxP0R3HWeo8PqPjlAUkDhq53H/Jb6ZGu+ojDA9ViJPAt4",
+	"Z8760jq+aRcV8zSDBD88QNjQazvVyB7CTVkU+kGgmDxzcoijRC4LkScowr3ETXrjnIoEW0ftOC6CDflj",
+	"/7AQilF/aU6C89919Omc+5UC3rTkOa4fiaGwcP95SjfA6Zs8Y7wwmklFLKO8h7NZ6Dlzp6LR6CBmU9ik",
+	"wT40NkAnCr5NMzBezoXtRHYf8NWkMMZtz1NwdNtT49Vmhk0J9Fhbydajec3nYvtkhhuw01UYnfHqGuRl",
+	"yeHfkbWhg/wJ/dU/ah37h7DC9dF7ObCrgJyWrODlVN/fr1VeiEgHbCgbulgvVdRNdPRmUhQtZA2P3D0J",
+	"Ek+GupM7+BfMrMR0WB3/f5x/HLrBJaluJou0DgCcf6vnH0q9ZM/C7QSHE81BqFguuGFKN4k8mtFSGEMk",
+	"tHtVYWDV+6mFfVmsjRXl63tSV5vrusafW9QnI1D168a0o3HXV+QGZAnHwHI+tS08isa89bFTHM5AuiJu",
+	"gi86pigN4xO9ti08L81QURiEVTkx7EGXOV2H3/Pp3bvZLM144IdmUz+7ZSkcP/6Vl0qqeeLbxpbB04ix",
+	"0KyrxctoU+IdSG6s5xk3ltsEuykFzzfbQ34r7x0/5rlUwhia+fOz57WrxFZLxKZ6XeRMacsm+GFyfYzV",
+	"q5WIOcRE60Jw5R4+6PKu0Dxvk8z9TE4MqwybBmQ5mNxsXdw48nEiJikxpQCri9k+ZTvH3Yn1/krD3Wa8",
+	"jb30k965PaZVRazbmuvrEj4HkcVcMidJsqXgyriLvjaXFmKNBp0YnbJcKlG+1fO3SSb2TolwhXM29e/j",
+	"5Z6wMNiU5OK3xH/NyrVyzIOVYqrLXOTw2DPCbkzGik82TUeunYz0lorXXHprMvsz+0l+D1TFHV3A1B68",
+	"WFyImWVpVtI8wW4AyS1Hg05sMutm2ghffM6aNGJ9S9vTxYlmzCz0g1tnaZhWU3HBjF3dDocdJgJtb8/k",
+	"IzgYCmFFu/Uph+c7TE5NuxF+0NFuFPfu2P8r+vhRdiP4YKfhKGEv8ndNmOdC6ztSKU3GJpugXrZIOrtM",
+	"RzidLqaj7hP7nOzHM9Puy1V9c7NeLjmIn1uMC1nsLRjP0xoLnut7wYxj4NvMOEOGLW31KHmv1Hlkmy64",
+	"a0KNezK1TuI+zYQdbSjx4NShn9YTUSphhWEgSplKtSkEN45CsD3D+uG6y/CyGqn3eFvBJeb4z0q7h9OC",
+	"y6UZZOwBhQfDZrI0Fr5SvmP4qeJhz8+HI9X1IqvJfgktAud961jfrV7v8tEtdSkYvu5GVwr24P7PLrjy",
+	"P4PnLi3PyiWfi1uznhgr7RqOUOrCQaLRU16ES1yrYsP6uZ6aM3hwSg+Gy3xwAe9D2wbV1XKtRkoqYwUP",
+	"+qxW8FRExo4TAxvgtdKMCT5dsFwaK9XUjlQ8UGCpGWxapMiKvNbvlCtH2uVa4eIMR+oKpRLXAJrAcNzm",
+	"gN1743q4icaS2sK6h/owS7PS6hQvkS0jctIY4hYtfUhgObcOxC5ZDlio4/dPIcBd6zy5VvfTlvFXY74W",
+	"pZHGCmX/w6mc4iWcUTR8uGvWzcP9Hc/lZBBm032IqX5Sg6ah3YJdXM1bpKwfRRH0SvoCBbeK6pFUb+ym",
+	"XErFyN6HxjAnAI3UWlU/6rU1Mhf+9WC49nuD1qhVwaciH8CiKA0+RmQDIyXtBXSIRwekLKtZroesFPcS",
+	"/AiMAwcRyvdyYkguNJkbvLs51oat1Z3SDwoPTkLJo9bSGwvrEt7Jaky18169p+9T20PS5q0RdpeUFhka",
+	"cR8W/F4wjqcttrrDD4MDxftY/IgYQn10tbs0Xrg2AdATzjGsWSmp4kCjlhOpxH30vL7Wf5X3QjFu2JiC",
+	"cND5AkElEzHTQGsgIgvWt2AbKo3F5471jNRMPMAmcOWDURyBgl5ADcjKgkkGy6qRJH12MMTVp/VxpxTn",
+	"127b6L9a3d47jqJVcuUma7NJSfHViW1ckRH/j/T4x7j8/TeTTYvR3onCX+aiz0s5O0TCda//qsu8RRsg",
+	"HgGtBn7p7h/Wd8d0U5ck8KfnbCnV2gqD/E4r/H2kShJF3J0BLQ7ChReo0pMRvBscWKR65PGujBTN916k",
+	"jwg+2kkLC8ELu+i+XD/i+9tr9YYENkkiq1847KCxchKn59crXsKRwt++OWeN5WP3Ujx0XrCRSqwYe6Nq",
+	"tyDcMU79cBtCI1X6gVYWLG7uUHQJ3Yk4WWuQCGi0Kz5NP8UbLh1dssoPPGppn2I1gEA3W1SS1fhHGBax",
+	"jdoRrvGA2iiTnMsfzKaLsgqk2j5+Xo2CazKXs5komfjEp7bYgP1eMdcWt27LqSHWV5pOV+Z9UUuu5EwY",
+	"t+G6zEXZ+baHQYv8XZhF85qaLsT0LjX6oC35KYCO5LrgZc3mHalG1NjtbvtZTepCQbgb96WRdF7pr7B8",
+	"u/ycrucHXeZMGvYLyn3bBr3hLjlwn3zv32MPC22qacLS+p26ZOeojdAQ0ju3Vq2EsLW4W6oM65v1dOHo",
+	"mfb21Ez1ygneXl11AwWBZMk38KX7bJChDfxhsem8Ib/4cbZviVvyTvuKt2aD08DX0Q5UJ6Siv6w69PHK",
+	"1ei/lYP8SsNr+JQ2airyC7opyCdU10FJtAHtw/H7sNsGNFBdEtUbtDM4JSjFXoaMiPoCuA/2BAQDLmzw",
+	"x/urp6E4sT5X+QisA761wdDT1UV4q6IPokGUJr3tFKfao+WAv6iJZCQBvfWD94vWua/TPNrs5/ekgDjC",
+	"/NvNu5+zWnwB3MIZG63Pz7+Z4qmEvwUJLOjlOzHYRvKYQgzx9lbSWQCfrPfsuFWFH6xYrgpuxRD+FXwJ",
+	"4LIFK0yypweuWjSyiLXVJsv6lZHtnE02VpjBl8x2SzGD8GkYV4a70Erx4bAmJH25U7pDktyeONHnRc2B",
+	"aoDkZO2SGUZ0R/TdC2J6ktzAyX6AKhhTZ4IZYXOdjZL4uhcUUHsrUSp1goHf0m/P3c+DNCs/NLahIdcl",
+	"VAj/uHaXsrm8Bw0hMnhJ+hX8ey03G0aTxdvecnZxX08aXdDe7afQmLayWsRGoKuw29v71ELMpKnUqbh1",
+	"XU2l4W6bPaRtCcOgQbeIOf7pDuvPYSYWWhIcTzXmaBzta3EUYwq09GhDyiOjg2j8IUL3jU0F6nAMF24J",
+	"BJiIjVb5rQ/FbgkHWPDSslwLZE+ocEAInBN9QJHG78lWfQnBnrm7R33v7m3HpdH2vmXSjkbU7k1265Ix",
+	"EtMuaBiGkU/lvS7E91LlUs1Zv5zw6ZCv7UKX8t+QhDG8+7MZSj3o5kzOqmXrsvKmJbrTVsR+YnAZM1YK",
+	"lYtS5Lh69ZXLwqxwY2BxK1m54mL9hpTqeIPJ8D9O5iIbLYPHGXv//dVLVq4LgXb/Ca6Tk7hIKJbeLRK6",
+	"MFklpoE3QQmR+2Fd69xdt+tS2s2JYRNuRCGVGHjjsoC2UlQwZFfB1p2x9WpeQrRhyUpdFBM+vSP5nJaB",
+	"K9h2oLvQyoxs37S07tqkQMxEGERE/gcEulcEsFsRLLjxA+OFE0G7a4Khg8km1YGu5us6Sd5EgTm10B4e",
+	"XLdxpu2sZlU3ELPtnZ2w99sbGMgSA+vj43zJxg1uMh4coqRu87IkIxW5OXgv8cjt844Tm5M5aXfum7Zl",
+	"Gx5gWnYjbucirSbkgk9EYQ4KuN7q4mmu9Z1+eXonSa/tYkEQIf0ruCPc8kLP16Ldl90SuB+Epm2ZgNa1",
+	"k3DwH9WEvzzXbp/hXc4p+KS71LuqX0GHnDBDpp+8jUJWYnq4B3vFSyNyhvbMoUFterhZFhQz4B/AoIb/",
+	"NNpJw66RiTBM2nTMf7t6tW/3aU0bRtKa+ZSWgCacIoUfg31+m2Zr/lxpWK6lmmdsVuol+Vgja2G5VgZd",
+	"D+C+HqkoLgWuWHd5UgzKkGG3G29PKddKOdkmbC14l6EZip3g+WbIrks9LwV4pi/YXFjrvsEAkT6HS1av",
+	"LXVnLC/huS5HCkInYfAcx8AeuISnqF3fg1d8MGSvBNzZ+QUzeinsAl6B5IeRAr8zXDec8pNcryuds2nJ",
+	"zeK00HqFHbK14pNCMKvZal0UwGLBdpAxPlI0TrZy1ytyX55jNCFnhVMfw3D+LmmysZkJvQ9bS4bRxbDk",
+	"Lbo2u8EI0gvvLqqWW7oFg4eRvWh3eMRIbckjT2xeRluuaU1akWT/BJtuP7IlEbW5laMlGKQNvV1VtMqI",
+	"6Y0X1EUv60VE2st6nqB6WY82s5f1aBA7DWttZk9cgr2mzO1wnm01cJmMnv/gw5zYZC0L633P9UgpHwBl",
+	"GAVAUWi3Z4rw9tlKG+vW4uLZt/XAGwgvdjpXFetURe1SfBMc4F3pRW22cBw8nkx61UAyxkMprRWKhloN",
+	"7rvhi3Q/61blh6buT3UQpLzU3n8lJpIrdo2d3Pyvt+zZt8NnLzAp82EBRnbgLm4V9gtc1ZRpWMk9R82j",
+	"NYw26Ca7crfrvv1EwnAFQFDpKD6SJ7mM217i7VbxnY4NNoN96e2O0b61VfpJqvyN//xQS1v9dqzCmaRq",
+	"sUbXgueOlIa+lZAdxtGShP7Vg5orojs0qnmP5zj2NtcCkXZFQ9Nut4ZD7zwAr/yCWo0UUCPbE5PIdm+e",
+	"g8cGUrSng9fCDSBzyfFUikVDkaE112wHvTfn2tpGna530pF/05NS9ujo85ha2iMNWhMAo0SUVGZJN3mk",
+	"EPeiSG5W55Q6bCJOx2q5z3/2G3WtCzlNBWVR/u92qFqhJ2zFrRWlCmeysoRF5GPA+zvXTCqrL9ifIKd+",
+	"uuClk49Kk7H/h0E29z/46b8/oiRtzGFiE2ont1X3SUHRG9iIc8CwgmE2thR6p0Yw34pP0rSEk5UCEobz",
+	"Np89Po1Xpn+3nojTPwU+mkWho/pBDS58EjQ6dB0/U0woW25QPoKmIASQIkoOW6vDg3Kqb1JmN7i9weL1",
+	"sNDMCNTfVkBPYIbz0YYU+eR2P5ddPDkh9Xx7e6N1r41ubzRPg+BfBk9jK9l/IRU2KeaASSbHLx7a0Yzq",
+	"yEQtihLCXji1DDU7qeaUmIdKq4fF4BZ2z7C1srJgpbjXd06Pu6I3MNxXr20Brr+q6ZoxWtpWRawzalGE",
+	"JPeMwNDCvztFkLUsJCKaHQgBcyc23Z1c2MNPIu3gSl69V+zVzzcMDG4Q/E6u3xfnEctMJ6/KuRL5reMZ",
+	"262+B1t/ZSkETQg+cPxFY4akm1qaya3LYrtNPZUXZ2c/vrv5cPb+9fW7mzcf3r3/f1Fp0WvLLO+QSOwB",
+	"pcqibZN+MSnf64ob85CMqLmyzAknlj17vm/FPDLNzrB5985BQFkROBahoITBtkyRUOq2ZxndoalUo2ID",
+	"sc/+9jWxzBaQgdyZrgBmmoGrrI9QQXDVDA67SKqEs24JyTjLkMe1lOCxMPEhruIniGF0avIHfJlUuI5L",
+	"hW6/ftOtlgWnWgY8MkODQUYBCBnpFhkkeaipLMRg10q7Xg5bVbQfJcKL5FxVgceO55abS2LCmDzL5xxV",
+	"xBh589vv6vzyu9Ttjqe7Btj54s+H8VnXRhh8oI0UwQdpve3uraJ/AghNnhMEzVLfU8SdD+pZK/93Mqyn",
+	"1MvD3ANt6/+DLr1tj2zVYGLSEKgDBHCB8hqhzFhRFG3u+lZnkdWdDfbeSRNiWsLaw5yhrZ3LT1rPQe6K",
+	"66ZVgDLGwA5mY7PBiQG4MGb4xlwwznAyYKhW6+VElJiNVa4FAgEVRjjRglYpMj9YficotJHeHil4/RKj",
+	"wJxQbxDAJ4KHCzFxUc84QsdZRgrMY+xnvdURh6ArhuBbuGpoTOQqBAiAMizNSHkPOntHQHV9XTIn1gxq",
+	"qVJbqHWsskWh/f9OiFVt5Fp5hgSBIR4Iz/EV4DWUkOW+I4dG87taKk+8/XgX/bXkKSiVdnOAEg8o35E1",
+	"4IJQB2RRMCdaSIsZSS/fviENRVrGZ25lpTWimAWT7EKDg4JcO2rQYFn7Rbysdv3XPn3+Yu+38U3exCg+",
+	"iONV93wYzg7TQN3Bvk/mbCSpELgwetu7hruA89BQxMlwmWdshFZm7g1MlQI86g3c8au+9kgSFclJ00wV",
+	"x6DyhuI0n5dizlvSo9+CWGtEIaZWl3Abhw/UPA5LOtAA4KNzatLIAVI9fR9fOlFwVC8gEMU/fjzM8HXF",
+	"oo9PUuYGcq/VVrlVcL1tmqvfo7AZDTSN0Oa+bT/m7rG39yXGBRSIe1/FU4EIOUgrJWs4AFuDvRHlvZyK",
+	"q6mHCQIxP+v9tdTrVXLcvqX00F9XKJis3rY3TfmRk/MycWJ2TmDnxtZ7/JK9bfCYSaC/assbi5riNc3T",
+	"EcTixxyNOWxJkliurt8weBxD4qHXrRT4ZKenZXu1p3pVk/yIxEDO6+jS9IsETXVZHcp2SGN2AY8K25lH",
+	"GTE++Gm1xlhArhrRgBjHvbXjf/Q92JXt146Hh190We6Vzm/9rbQvDu+kexwlA5s3pH7N5CeRg7veXLBR",
+	"b1XKe1mIucgrb/Co525DkESUsA+6vIt+uX7zKvrXm+uX1b+uuV1QHEX0ykqXFv/5q1S5fjAo46xKPRXG",
+	"4JO1WnJzJ3J25n7G325ev5Vq/YlpmH14carVTCqROynPab34+9VqdVUudcn0vShLmdMApnzFJ7KQdsN+",
+	"vvr761GP9SEEMXfTrZ75lB6/XCfGqbwrUZ5OuRGV1ebl1fUtYiGMemZjpraommX0w3ZbzPAZopQcaEOA",
+	"+NrHcia+krctJ+N1y1G4ZH+KtPP207H3Hv/CC5zSIVKt+2esjwA77v/PxCcxzdifBqCYAOZJeI3Q8Fut",
+	"WwfKB/einOw/+WTZCvOg7/af/89p0TgBI9I932K14CaxlNcCLs+Mfa/XCnSnt7olKNjIf7fIQxP41h2k",
+	"qbSbbAuM151Sq0sI14D4j2d/lW3Ygu6tW/BuddbycWpJfSJy4T9Sh3faKjpKB1v6PKAJRcoza9PaL70u",
+	"CkmfAWyiDkIXDVvnKQxBnw6XRvF8TOQoZsE7pUvxNjDpTQwKiHHpQuXCRx29e/f3nySGPLwuS8d5S/ZS",
+	"L1dtmUg7sEPrcJ30GkD3UcCgxv7jEXdMGm5P79J5my6vcxFp4E1sAuRkHgk83eu+M/ce4wgzdrOeToWA",
+	"Rf0BIh7dVLdzkmvhePnmdh9JlALssgkd84011aaaE+bfzJhZL5dtKey0D/upxL3oEUdfltws3mq9ItBV",
+	"NzWIkLteF8UuIFYfUbkHJ9ap9v5V6rLCUTkzC706fRCTzl6W0KvfvsRiZ73aP8Iy7630sQP1uI0MIbeA",
+	"uecB5cawtRG17E2tZoUEbFm3W6XiBfx5zwusSKLt7czxaPQyTmSeA6z9WvlUJrAS20WprS3IYszvuUTX",
+	"48edqO0p8HkINiy1mjcwoSIT6BzNnuT73JFq+khU+B90yWgFMODO8WfPU1aiJMTofmXbpPxSx53H8OsQ",
+	"M4IdYWA+8DjzUVb07hj/SS+i1wNf3f42HYJOSNEmbUsPRqgJgGaj13hSCn5n4hgoR40ln9qMRDYPP00I",
+	"AsKzq85ZM3WM7iS0w26UeXoOxRtg05tw8owr8yBKhmWNyAL+r7XG/D+rQ4pQBhETM9Ayba3lAD0Plud1",
+	"Li0FgEw2bVS1BcMSMbfgcEgge8FnJwAjk3s7OcXm4vlctSWnp9Gkr9gv78ECTEH0YcfAHdAHpOuLScHV",
+	"HQjiGOD344cP19idGXRGnw5pKh7pJcDbA8tpYVI+3mtX0YltuCFyz9anuirFaZSNt9LG+n8fdlNXPqdt",
+	"Z1ESky0EMwVkNjy7D9xAJrY61PF075ckkXnsXSlWfLJOC4QOMGQrSMPYfxWpWCuS4EfZIeTHVzGABc+a",
+	"vi4cZeTqcouzZ593MtpdUvNWow1JpxmT2hKFiqZUyA+MSh8lGeZ771JuRywOXucQa836ylf9cYzoTqr8",
+	"EmQ7cQox1aJptgcx1+OcDPZjHocuOwZCN2bhBJr3VRNJE9LH5GKgavlKzmaH+Igrz3DlLd7tI86ph+Za",
+	"r5WcSZEDKoO3InsUhIyQM/z+75TQvxCZoXtNisgbDJNKr2uFMXQY/l5tfR4XbRwDHG1fU0+JJBYB+1T3",
+	"xe448D2RhO8b9hUnSp9C9FXW8+g7UAJpKdMIN+8p0GTHaac3Hp9YwaujfmJSSRaPTK2ot1uPV++UXOGn",
+	"1pWp1NYKeEpooANwFsFluU5FzjBlXndIjaXDFRHPTpppIRMYZ2tmQDz2PWVekwSd6tTXgz1IyEGFKZ1X",
+	"H4wBTFoMvADbAZ9aX89CGl/TrJTzhU3bPR+XAtwy3s5lre6EWN3mfNMC1cFLK2Z8WqGhww35irkvQGW6",
+	"EyvrbSQXTGnE0yjXRUvlG+jPNdKxP8oC/5nW9BE9gukoqt6VUFynUe0ZmKAptL3w9VgBQ/XnjJk7uVoB",
+	"5BAot5tBtl2vq3o4bDW8rcq1EoeOCD6imBHuFmNreErTWzkGm5RrRYMCy7gfaucBepTMROIRjAX69SVr",
+	"Z5bgjVGCWlOks/EGrkQuYhPcYk+dV7clLchIfscgmki1ool2z3qtoYSmS+3WaYXW4bKJ/ETL46GfOsx1",
+	"KY0RtdtAK/AhOOpLh1WIT/Y2nTeJsUmfLLOLUggYqS8087CQhWAr7lFOgn2gY42Wpp/4XpQFX9UqLLoB",
+	"Zz1YguTAsfO0Zvfo4qqJpLhtK3wUGdpinXEHoENN3Rr5g1ugSfomg5R0ODEhgb8UVihoIGTROL5YkQ85",
+	"HHn1ZtrKIJfi9t9adS1RHFRIuDfi76sdDCRYbULYqpjYGow1XJF7jaH+/m1PB2xZ92ZF5FDAJcrF6yBt",
+	"+TuzYXaT94K5R2TjA2fO/1zodVlsMvY/cy7hvw9C3MEfS63sAv7aCF5inpH4xJcrJ1j0ztk37E/uf4nw",
+	"vW3xr/0K/oliH3few5eMGxbu1RCR6T9hQoI9xN2QFBRpLMdshlBI/5vvvo0r6Z8feHW3j7N2f5N05H5w",
+	"x5Buq12nZ8ggPr1W8JXgbMW04CUcaN9lnzC4732kCeP+3oQPB5fsvIpE35Ydwmo8Oz/fuxoVo27Eojsm",
+	"y/ApcVmlwVPh9oCrC5ikY+o4q6KgpVqyvjcQATLmnYQlXcYW/313QcSGm0KFLLYyqBeh0rxnZLr0uCAX",
+	"YQB4wdXGBm97SZdNxEJCrGU80v3c/2uVz+ZYOv2RFbMbTHZ7OG+ufr6CCs3s31AHekFsRCLUBmWmV6zh",
+	"9drN8eydKXSdOXz3orMFcIt97+Kzv4CqnsQmELm0WEXE6zCXeA7RSRLiXIFfoDmf3AlN9KL/fVjqlWGN",
+	"G8jRxjlDixgZBJsM4QvZ46P6PIwJPYJDdD6qv+8J2CbsEB705Bhax09oTIvvZqOmB427kdCYcI24FveV",
+	"bwP1ZaOmAaRuJpU0i1qlUGlbMpKxjxboIXBhq7yuVG/U9AjKGWVkdc6drC8W7ekuBK/ajtRW8mMrNb4K",
+	"fvE6TVahbPspp4lodwDReVy5vfVMo4i0dqy6ipA75sD8ClD7d4IgoS5jJzW6/Bf6AZNekNnBjpTp4BmM",
+	"k0hodutJIafYi2LXr//O+lPtGhqu1pNB50AP1377pNsB+mo4Wx1L3AcEvqShS4J0HoGV4/sHlTrerh1/",
+	"wdYKCT5jE57DUnO7LgVaiKAilcwpssApp5oVvGxxY9PJaYM2iGs2u31B0R1Tp6WtsRE/qD3++YAvtFzp",
+	"0tZq6ydvJj7fzwvcSxF0X3BxhArN1Sz3YnzdWF7adqcEBATt8EjsKghcK5RMYHoi94sYCgN7beGwWOKm",
+	"iwFa7+hfiOb8k1T5DX7a4g6IZpheP7HqrvFjLAw4j40VK6zp4wGMsvZaU//Ukx2mQghjZH/TE6RXG+sU",
+	"4pOYrq24nerlkqvchLIPdF/BRSHVnPlygX0MrBhGXRtIk/T5yFqJQctg/ZXRXf957ZpEELMQXuBWJpRb",
+	"TmowMOEvKsDVIkjg/pDlO9qm+pK6b7PdXuDO7orWncXtjLrFrW5uZ8nTlPNPPblNR7YFsimkqgC2aM5/",
+	"05MT41Sk1drWq0vA2xn77gX7SX4/2DN93/stfJV2APsTXB8dLHrNOnJiYBPS1n09T7KtsHVReJXJ0jCN",
+	"u4QRD/GUYEDt8ExZb5mMgtw6/JNCT+8oHngijD0Vs5luwStcaSPtLmd6eaimsMMBD+gJ7a4Cgx5AOKfU",
+	"M+sXUt2R88Z0h7X+wM1danXbgpdSRuCwNKECxFawWAWNFa0UkY+fbpq769Wuy1GvjnU3Apjnk92NetX5",
+	"avQTxpvRffi4i/EDeZsaqbdptfQxmm5eKxW+zeHdHZFWJb/8+ujM3mUgnn2ngMgsfHO7hkqMCXusiCoP",
+	"O9IFBqlLkfsgsVyH8ls+ZNXt2YlhfbKOEoopm2zYgmO6DCCPEVw9IWjqmQcrGxAAwDaCLxtjp2OMeqsq",
+	"c1JkMVVqy7MYwAGofGfkyL7VctS5MwfjR/0QFsjneRBqKqgXsiVoYcVLoeyt422tQcGBhZN+QCwQmCK5",
+	"Uku9ni/AWi+X0sp7AJeOWOQg6T1tobuInsCmdRtfBqk7JnKkZ2zhkeORdbupV7kf6QiDUph1YXfka8Is",
+	"V6XO11PH+919XY+IRCs0toOw3fX7gVElV+/En4gpR2AJ0wA+ALpTullnwXUZeUc8yaI7aEzN3kbw7+ML",
+	"NsaXxxkb0/tjGNoYWOvYbVENuGGQsYeFnC7Y+PrdzQdG2Ozm7DfHLj+feZPD2W/01+ezqL8zGurYY43g",
+	"QaS+hlu73e0W38uZqlt9bzFQfBO+EasDDDRO49lnl5FYgitw6HA1J65k4pFZb7taJzJxP8K2a+Yqqs5Z",
+	"v266FkZthT37UPHYq+s3LemXW+q5udsBcxYx+z0H7IE7soFTg0kn3o1uauGo/e2C3Y6qvVeoER8w8J6k",
+	"ySa+Qdz2XLCx+8+YlWIlOOW9R8+hWUh2wWMR4LWCFyWXbjaQ04bq1ZIDZn6sE6d34QqevvGkgNpne21u",
+	"9zS87LGbW96uQ1pnUYxza/X0emh2VgUwtgPHxdGddJTbT1Blc8lQOmt9M8ifWY+yDVqrZuLjSo6go7D5",
+	"GUyceAA/Zz2tRAe45vqifc72VOxs9L0XZi9erX2vR4uw/9VqZfe9WyOifS/XyHPv/Br0A9Xpg9SSAB2v",
+	"9jYiNaIMT0vhTERRLzui9anHYxRva9PRnqRmW3QzRQuFAg3i1itUXkIknhOkwHjhLg+upqJosa3GFbCf",
+	"UjHpHqp6oLB7+N2eupWbF3Hz1k3tSrMi78FFPo+bFZH1Hhab/TS3qzqkayA50xonS8UY0FE9dv0Dj56W",
+	"DvGijJa0H6m697FENCZx4TcmqwULSjUt1rmT2Sn5/zFYoI8oxuBnh5G8JgacqsomwoDTtuVZqZe3j1rX",
+	"yC+7K10POnjExDo23zTJeH7fzSpTI0rHDX7xn3+9khBVRHSY59cvA1GdvUPLQKT2N5HgsUVnzTyhWo2I",
+	"Kv1sV7UI2qzHVYt4jWCjEIOyLkuh4CA/KpHngKZ+l3IM7Qt3L8XD4SlsxAA7yzlNrNpOnC+xC5vbcq32",
+	"hapAaY0cy5aR8+WSSreGK6ZRt7MTU+zK2HaFL7bopOnDh6CgbhZOOw3AAiF6sbMrIE7XTmbqY6xH9/2s",
+	"JZXuM1gciz94oosHnGQKSaTzR9nBpeGTos3W3VkYPQQfvQ3P6leAaABaMaKEwAknclxQ4a8+9/Zk5kFU",
+	"IfpWy3zK+kaqeYGRNKdaXTKlw1tVhS83SjbTRaEfjM9Fv5c5pKIBwJdh3JKjGloirEp/78JAelnPdZlU",
+	"ErpDv4MwvY3/HrajYcqiNWujhTZ87N27uwMZHzB8/fOLsCknhhmBFkomVLWysgQDF4D+GgiiWatCGEOl",
+	"IG6dLE0PpSEI53RcT+N1HBpEI6dDAH6VdhENFMCdsZV40NHg+hj1jdHbGTNSASqbBhvXHUAXLwTTRR5a",
+	"BezbBb8XbOnYqtG1nPy4vkvnQ5C6r1qh/Z+iGOquagH1ik5eLUD7Py8FM0LZGLOhWSjgq5YGOFI1gIO0",
+	"7h3ObaoVkF6iwxH+OwV3IiuB0E5azPoG+0GHxWkEeO7R3mmtrqx180nVqwoP6mvyUq8VmYF9FYITx2Dh",
+	"dYPA+M/SLiR66dC7bF2C9na7bAka2SNVUa9BoNoK+3WK5o6Ivdt2/KpSTIVbAbcAAPmTyACdEtjHPj9e",
+	"005B6++nV1+Hxlru2ODWO+QIlUX+K9UT+fL6HXj7kuGl/+y7qDiNE3iWuhSDQD8BdB2dl2AgCRA6zfIe",
+	"R6vn0UZEr+igt7KJ20InkPMgkM+fv8zdvsJYjIRnfakYZw/YPsAGYRes0PPuoUINLpbYjU48Z68H1bO3",
+	"46FTNrjafi9/lzSHx7M6OHqHHjiZjERREAD/n6ck1p964umYG14KTwq3epa8vvev1Xao9Up4HHVqPfYR",
+	"fDwK7/f1LOOdGHYaruO0rYElIH9A+hp5XWGrLqHKCIFr1ZKD4fGjIklSAogfmqeQyEcQzkR1RXWTOV57",
+	"WmvyxxC4xEsLOggoI9tTtOsSApEWUBv7wi28L4eNugvhu4T63H3IRF25PVqXdeWP4iv2Oo9i4WuYV8W3",
+	"o19LMdVIWSmCql8tW7Mf/9NoNb6IKkHmerpewlaPTcGnd+MLNv5t1LPikx31LthwOPw8BgK4KTxC0FQD",
+	"6B5xVRPP85+UBVAkIXeq8TnNi05sVQmxgw3X6zmfs21JI27tELYerp19hpqoi226++gmF8GtNi6wgASa",
+	"xJEF8HnASMWz5mvLSUh/Vu/dkxsx1So3aZk3FwZHmeYh4JvA+z0U2Qe5a6bL4U4Hod/YV3FAzY3lVszW",
+	"xY2wrdVJWnC5eL5JLwHO3i1Ed7wkMn/4yfv2s14KeNVvFMpOAOt/4wiBnLCCl6IM9S6bPGMlSqMVLypj",
+	"QMbGxq5uh8MhRFQBTYFKDw1VU1hYu+p9/gzBlTPdIr1gGoLbnspKNRfGw73+7ebdz0N2tbYLoayccisQ",
+	"DYnXxjVSWBezT/zRw2uOepUFY9TDJDJdYgtjqnhPJTXxy/HgYqTGV4RrC/LDBfse5sXCnEN9ToALCBXk",
+	"PTaTLsTFSAWsMvidclhFlHjxaSpWjaCijHlUMyy3NSJQvVg1yBiJ/2CyWXLl5gRdDNkVARuQxWZsLIcR",
+	"D2A40wXV+KqAR0KgpMkoWgnCKa+u3wzZOyVoONAmvxNmpJT2JODTuCHSkbNpIWPIEaeXzYWFGrpuRTGU",
+	"Dwd25g1Ep/OSKztmfYg2DPtR6LlU7Jf3b9npqbf0QYWE8UhNeVGYQbBxeloIr0EIVrBfBkjiOGHwVKqR",
+	"AkqQxqNcOOnC+MZCGa7hSI0UwJITrm/k6TwjzNX/BrcK67//4SX7y4tv//vgko2dSDP2xZwMX4qRasVh",
+	"Zm8hyQdwLPhcKke9FzAFeHEcRW6MmZ6NQOOF0XPDxv6B1W61CSnjk4WCZiia1hsQhIM7UoU01hGyL6UH",
+	"cHOAjRXAHPyyjJ+fP2c+2m/swchQbsLaao76f3n/9pKtdFGw8V9fu712TPbsN5l/HlN52zHEFeLClGtf",
+	"PQ1TDnr+8F9dv6nySnsXvWcQPLUSiq9k76L3zfB8+A04BO0CmNcZQPdCAZeUSogKkpOoxClM1R09AgFG",
+	"ASg2Wl8AWnB/zKdWl2MIROV2pOAHqdU4Y2PLy7mw+MwxnDG3Yyzm4c6B9Glh/TEh2oyzsGAjNcZcwTFK",
+	"m+Bk4oVH/VqXYjBkV3i4jRA0NAAlvsQYbjznI+WehqPsXpDCMID9rXOKAACU56UwRhhc83Cq3+S9i54j",
+	"wCu3iK+xobq7tU0qqV45e4lxRW3xWdGbbx23gRdT1pBoLmATIbg7j+Uq3Zv/WjtpxV+zPdgofwXxpMmv",
+	"pS/pMwBZfxxJmBQbNh7grixlsYHNIq9b/C5CcreMimAwdw0r9SVSVyhCFT73okgttjcUz19jYS/gWYDY",
+	"a7zbHCvOA4ivhdptWY9E15RvZO+iNYkNuYAbctixXbuFrz5qu6qegVPhITO6racKTmp7Daty4D4leIea",
+	"umdAGx8i4VlKhdQocwQSGse45eM6cHkGuQpwj5xA/LyHRW+nrQg6PZ5cDGXy/M+P2VGf+ukkcCeHU+CJ",
+	"Y9ayfUvBDVQbSTfg2O7DCaE+e0YCd8zhI/kILuOVVgaF4efn575cCunQ8aX/T8qerzrZGb7quCrEgoIQ",
+	"vCVYU30SmvIQlRny2aVbDkM9C+j6UECPwisxHAuw7As9zzxqFtgDwdQwh8AmvDI/Zr1PpyRznaILLgLY",
+	"de2eNUzY87TR1c/DNvxfeFLhEpvJwpETwpqDwfWyLpmMlFtxqdaikpqwTCykiqxKcR+EmLkWBg0QHPvu",
+	"u3bxhoXvsDeS5xC2bDAkU4Vrb6TyUs4QPCwCF3OTDzFPRpQoDnMbBKE+Tuabc4ax/s9HCkoMQC6XQsij",
+	"eyke8HqvlmJwUftnlSa2EYCeBWI1mlqcJLfkdrrAVqnaFQxX5E5eo5UstJrj8BTjiioKwbzcqHVcIm/K",
+	"FZvEUS2s/+L8fNAmCryqecCeXhJInWWKl7ylbPjaqQ4nhOqVNd3J27zlmpehRCWCejmxDrQdSHziRrC+",
+	"EbycLkhTEJ+s14dAHF5xawWZtVLj/ddhd1oV0EglzjImPvGpRayqVAfhqj+wl0AFe3uoAn8P6uStO3nb",
+	"Tm86UUTTCN9E+csQGdD3eAgQHgsxAsojHKRGhw0lr3OyQPagIsHciblohX5VWRD/Lv2PN5jx28t6v+yo",
+	"ddmcpNNWLlixc6rIUfxMX+GBvcSQjQuP4QAyPEX/tWzzrEnvW/T9lDdWdfj3X1vRUhzr6qopL7DeQB+h",
+	"Yhoku8akE11q8V2152qD5HUYaJ39UfZNzd5H8tb3Go13R1ll6seHpn6um/goLbGxx8/3r2stKe/LN4RG",
+	"WVURClHlhowkNW2k6z4E3P6mhEEJnmTQFog1WN8gTB6q7c9hF1T1KaRn4Vk6/gbjOKP9/SPs5y+KlNsm",
+	"fqcTNHDFMe3Xm2LIlvqovc28sFjfwL8Ke+zde3JOmOKCdWZ1DPZ3Fe9IMClHSSZ9X6kQDD/uqOSDLEaz",
+	"cNvoKxY8kjGmT+QZWT/OfsM/4IimOej7tbryxo8v21svGa443PtNy0qdXe4SWZ7oiOM0/2BH/P1aMd4d",
+	"3rois4DQfSwufgaiTKvS+N7JSRDIZquqnRXy0bdOwZrrgTfbB+H0BCJjpXgQ5QXqW+jaAst4ogZTVUvI",
+	"rSIvndhwTwk1ASqjKjnEjLBmyHzs/Uj5kbnfWR8d85mPgjUEJKaUtkBCBg3B3APLVKcTxo2eyJGC1HCN",
+	"EuMlFNN3B/vEhJyfBrR8QlGr8VEQNv/YzBRGuJePImXOjsJPPRJJRBAgT1Jt+VzOZqKsSDBQAGSIYFWv",
+	"/KhMFGZ2xuGwxwx0+2CE4owzu31GkMtPdZkbPAA4E8Czgrmd+MkJNRUM6I0YzEXz4keDxw3Ar2J8N1kn",
+	"EXgO/YT4rV+4Afpy0A3lAccp+4LxOZdqyKISamymS3ADVm1xNRVmyH7W5PjV9PtI9XEkWVS9duCUKc5e",
+	"nP/F20lTpwE56P+PDwTivPu9OIq4AW2Bz6rjKYF4DH9KlH445mUB9dd/W+n885nHlkteG8FKDEEjqZuN",
+	"JkKmd/faeAAM1dE6nxTignG1GRHk0krnmI5LVPZiyNBhCIVBwc7oQYWaPY0Uwtrp8gKWZgsN5MSzcwMO",
+	"csPGWNPVo+FRXVf0s7vRjRRB1vhL8Nlz9pP83k2z0PNtTuBub6nYs3Nm3C0CQ0azoLsKuWJ/hs8xvFV6",
+	"KNAh+6Aplcd9pOcZGS0sHl8fGyHVVIxHygjro+7GPtzwrZ6fvgweacoHEvdSr32g3kXlnQQMQLdY3rvg",
+	"U5KneinQituPPf+Gnc7GmJ1sNNlNnjMzaLkFr3X+FuHknkLcXOl8p6xZCxP+ppObI1jKVzo/iatoX8Ie",
+	"YeguuJYxTrnNVBQ+bHMDfddlPD96lKoYYBsRKq1GqLFWX17AmUxaZ58D6rwHoX9eB6FPll5LImbquR9a",
+	"mDCUbCByK9eK9X01q2nJzQKDGammdqs90TfwhZbldzUqZw0iDy4r1ufNE3Jikudp8NR+trEVn+z4Iho0",
+	"N5T6bSFwBKIki/EFRPD87ebdz17C7o9f+h0gfM7xAAI+XTNtww6JM4lVhjjLKH6S/gn9p8yyh9/HRfcL",
+	"uTk3DNYXn+wZLE69oebIkrc4gZ/GIfluldDxCxPY3v9kbqeqn0wC6SZKg7ijb7755i8DLBDFDewo8e9m",
+	"sgw24PNldpj5G2NLRdM6XjiuIBHhEoEgM4HxQJONFWyi1yqvUVu9wpsjMnc7hxIhfYRP3LqJBrsH/Pk4",
+	"9uc6QC+v8Ry4Kr0Nxl/iR9UQIoSsNvXgf60FaIge8JBbnx9eK0Fcafa1SsQniDWNSH9OkUAJZaT6aM8N",
+	"RTxDiBe4U+mEDbKUOo7zEOXlttJrRspYvnECzXlQfy8rlaJSU1DndbqCBoBMn3eMwq8vAIJUwe1IuZkJ",
+	"ladkgoAC9aR2xt/BtIO1pje1bfYxmBlbq1w7dcqrYpBxSxWVqoB3Qrg6mtxeAbS1GgTpjT++zb5ZRPYP",
+	"6pVxwwzZF1wxwctCijJxdkPZbLoqELvzmNvvqz21K2w3tdL5afvWBRuT/XEcAdmiTALuP8c026IVbsIQ",
+	"fm91vxuKpy8avJ1vkRQiwgo3BYnj3Heh+aQuXbMjmyqOVZZYDZTqN3pyqqihs/s1gc5dasXEp1WJMYys",
+	"P5P33lR7wZZSra1gC70uWc43p3p2CtW+GP4//fQgxF3GdDlSYyoTNs7YGAuFwV9YKgz+pGJh8DeWCxsP",
+	"oopTbByKVo0zd9ygSBXEOI4U1rCt4D4JrC0qFgc/A3wnIEXXK4gawQuRD9lrPl1AcbwT1GekYXyk4IIv",
+	"JMExIIJzRmwdLwG/3q4byFeodoh+CIWiGdiz3f9JGPn3PPfmbyyFvBE5G7u1hxDnaMpR5DOV/HJ/Yr2w",
+	"McZS0ekdonkD30fjBv2Ez729I3GQX4KjMZyNP+gF0Sw42umCeHb07veximPwBt/XfmdS5/Pf/TKBnIH9",
+	"UQBHI5f9wWq+qzevUtfEi21OhiM8iqEWm4pKK6KhHqEDqtLQTtAePGIzIJNiukgkTlT1GzFq0wnwfOrD",
+	"MwPvoUqP9RqPQxYVN/YJIsQGlDeLOtWA4sBqbcIHS34nAjK+1VWailgOsHWRS6dEhK+kGakaB3YajdMv",
+	"ZXR1MYoPddMSmNjTT/O9wO1GyrO7jI1Dccbwj5xvzHhwGddYZjDpdJVZpaNCsxIMo4g0xq58ydRqSlTV",
+	"UfsgVbgdT7yREOqpglVY6YdLiFLEIvJK4C6MFNXlTrBcrOb5e56hp2PQVKm0E38+/2r8uUGvx+ANr3Np",
+	"I85wYoBAsqqIZsYgAwQyasqKQJ+KaZ8BvbUrg9fu8R+Zb19THfsv3xpoqVYQFzwwUNTZFwpZK0qMkxZq",
+	"NiyFebKdwfZ36Onw/I+8NzjCo2wONlVxzOrmsZETpsZf8db178M2YhgH7OPgiPuGEPZt+wRQ6398Y8rL",
+	"8NMfLEIK1i9hqqwkhBgxYMMWPD+qxQSqDrRvrl79n739gr3Vq3hL+2bKC1+a3WM/gDz1b1FqKKa3FMsJ",
+	"Bs/40jm4+cfc81BAos2oD1CMY0Kw/R/oV1EUHkP2XHShUHSO9LZ+yDWCODUPXRtVye1XWNIhPofM6iGM",
+	"I5ezGXo6fhTFcqQIGXfbzzEYsl8pl1jWYGndYLzUXWW7P/ANdIbKyaXHRzI16F0TJimNV2NohCNVTbUW",
+	"/UOln7AYyiYt2MK4jniMWnKUaL8O8yA/0ZFsYF1/Zcm3DhjdIv4StWJmHFIBXOW/SyQ80S5Y0FHFrBLn",
+	"Emj2EJFGGmgNifyRPAILWkVG80QWHr3z9XPxf4XQQqtZ4WuCSoUeP6dYWLBF41JKYikFn4jCdMuNqwHm",
+	"nX/ddFxc0w6JTbj2mc87Olp2E9LYlFte6PlaZKCqYxr5qqLB4LulzLIK5TqQGxHHF9jZJzrfIHed/1uu",
+	"Tt1MACEiZ5aXjJfTBcQBzqrsH6z0PVJ9/PeQ+h1uloWXm939i/QiEfnF/XJaiHtRsJkuclEOMvDfQnzb",
+	"s+/Y3+X3wam8XgE0E0KbqLyCg6H+sZQ31nVj0g5H6qrKSCoQQkliLEJY4bQj280b7FXcjBRi2PSfn58P",
+	"LvF1ZAjhXdvInP0LlNHD1YDraKQmpeB3Jq5W774u+bT2LWYjQ0Cbv82kQvO5+4cZA2qLX/oVN3jRUk+F",
+	"O67eklVIdWcyxidGF2srRgrOp1v78XA4jjrFLOLonkVHRPridOv/yieadrum9NQKe2psKfiyfhBDeNJE",
+	"Kg78IBE18/XuKJyXL8vfckdVdOMJaiEKqjDpSS1JUXSTPfu6w/XF7f3YjsGn3kCbzVMfqFIqskaGperI",
+	"lgCzqnb9Rel+ralinhgPFODgs68SxH0PoYvpKG5kk8dJDWvcDL4GZivCQ8cbYns7EuU19+/Qf6TqtBy4",
+	"UekA3OruOzDh6/dkI/V02WNQwDsl4vLAfDuBi5fuitm+mp+IJlIlV3cruABDhWJHnxD43E9UmNXJBdiK",
+	"oSuSotxPzVSvRF4Vwnz//dVLBrhxGOSCAzrx9WtLofIA/QEaJ658qNoJq1UNnhRbP45oGBay++FnKsMM",
+	"fK9eJbeSF6h9CLyP+jUg37jfKPdWl0F1rgkGtqohhpgQBkuQs9eAX8KcSu2EcbiMGgnZbuMyJ/zwPJeE",
+	"AIhDhlqmvngvIukMGSV2m6yKHYSsIgqAimxhvoMl32DuPU48FEdvpOFgRyRmV2v8R+ILT5AIirOO5rvT",
+	"LHZ0dSZa5xZ+VJ2RiPADpR8nnQjbQqJrAgacNItLT8RGk1M4hh05UI5Ad0bbzfR30XtKk4dpv/invCiO",
+	"c/F/8CV9wOMPiKMTUWg1d6pWtGCACtiFr4fVPiVkuLa4vRp2jKmhnjheMNcoCTq28bAQwKA8aoB7TmyC",
+	"RyhE6Ab3RQfFJ4CfvFtPxOmfQkIttFdFq+oHFTWASVzIMalIDlekPZP647TpCuVmiyR+9m1de1i8J6OP",
+	"ZlctpIK74Dj3TJfToxgasBhUBSPrtgO3LyKYams72BDWyTTVKBgEZ3EJKWSQOAvmI7rwTEhcc/eUU50J",
+	"TAkpggCuYkqZF3qyjVa1taE36Q09PoNv9OLL1H1d/fUwglL64ahEdSMgheSLCSvi3lFZuVYj6A2984Xr",
+	"+iVVmHEI+wvvQ1sJwO10qB7O61hXRGW2oIZZ/93LN6wUK22k1R5QtabRm0Ewb8a+66p0XtvetRkVMW8W",
+	"oJP5vELFpCFsQkwtZjKbLSEh8/msYEXTD6rQPB+pyTqfC7wYlLAPurxjpQ9YLsVSWxLJDesvrF1hsDik",
+	"w2q9gjB5XbJVKe85xA1DylGxGSnMsFSIpc04VraTlq2d+sBuCC41Yy9BcHEfuhWDUDZvdVny8q6S3v3i",
+	"ZyMFoTaRaP+w2Hgtw8i5EvmtG4PTNSoBe20sm/Ky3EDWkXsNMIm5XZcQ8Ivp9iM1vhMbMx6yG+FWaWrO",
+	"PJ77cJln7MZ/YnaE2SJFPxGvFA/+xHzl6Nio14QoIx5oe44i7Oa526XGqYvzd81GTUO9RKJrDi5ohPwT",
+	"nyy4Vw47ehHb7IyVFXb7MA0MP2szoX2liNftFY50Usx88mcRgkmb1v9DGVubKvEka3h+ZNJ/JSyXxe4b",
+	"J4Ti+jU8jnWyuU9b9gODEW48r9srWT/sX8Uys8AzB196Os7cMdwRbbNR0yfZ2udpfQqYAlyDwHePpHib",
+	"OypRBM178FrcB4oLRr4DL8BOEENCFyNxItZ/9i0zj1hyCERv1yOD/y/UumuWsyPsCggg4eYOnHPSLQ/d",
+	"xRAOAqWPjRUrCgDBkkJQ2R58hVsVBxDaRlpmtW6Fuv0AY/8d4e7jAoA1JTtGU2+ApboJXZLCBDBSFZ4P",
+	"5NQtEIH0xfmLVpTRODbmYIj6UJ2qG3dya3yDn7Q2uQV3v6/Bn9wHT2vpd93sDxWADTyKHO8aqrPHWsKd",
+	"o/044gSPXQeTT3UodlnLXPcHHwT3UTp897jb0Hapuakd5wYDxhNcBrDWGat4TqGdKoD5Ihn7m54wC/Fr",
+	"EPxSsa4v3J8zrITWfmG9hOf/225VhP1AV+AxNg8XhXEfQeh6wop2rseQU4PBKBD466NV4O5z+9tp2+oh",
+	"XFWR7VbjxQd8ZWunmqzElzi5RMwkKu605KicQ9VsMGxS6e9k6QOzBxv84+9oQbm6foOlxY5rQ8EdqHPM",
+	"y1DDClgmVXM9lpGlKLZKokebxb0gpjZaiRNyoo3d1oxjsYoo55EI1ajCf6BCL0+kwVc79nV1eJxcXu8+",
+	"rcyjM6Ti2Efb6pfkuVDVPpPb1ZPAZQz3Jg1qnTKUKIX9O3S7K5bSqI3W7lP/AYR+qroGQvGCQ3ohjnkj",
+	"bB1Xbaui2khBSTXKpkwWUGtmtUcV1EACooRL9FQ3kyyp9ppjvitR+hJU2L4oWd/3mI0UPRtc0BXxLXso",
+	"tfuOxgG1GoGFh48ch39+ztB2l40UOBkATYj68eh43xJogMnYbF2CpypUUo9cSiPVf/H8L4MQlwAT84UJ",
+	"w3pguhaUkpQq1w/wRJghu8IRj1RVe44rtkYQy2jUnOXS8EnhtBtDaJ5Yvc5Jk0aqeSFGCtZYK9Z/WGi/",
+	"rWEMC1GKgZt1qPhmcN+A/Povzp85fYfcQI0bBeyKVdW8arCIL9BckPNvBh4Q0dc99gQflZlBay6YNqUa",
+	"IzkhEUqDoLxYGDFD0Gp43dz52MSCG2vYN+cs55uk1fKaBvlXOA9Pw/TqffzXYXtkO+5d/ONjzd1TJ5MW",
+	"3qByoEBMtA7c8mjskSutNkuNemNgj/uwAd6Le30XLsiG6JUIJJG7AR73VtPumrvoRnWk3EXXFKvgdyvJ",
+	"JCGVlPi2F0oGj7qZMLxgl6z7i8Fchd9NyMR4jKMKmDDro+YAXBUFttopdGPL35aSBH8xBwRrHywIVlEu",
+	"X48b7oqscYzGLdgxBT3miyd23ZBwIgIvCggaKYgF2qGvxYmeILfMiPL3iXnYRQooPQWDAiZnHYUuMM2L",
+	"x9WcMy+1OalTKPgLRV4NpQFI4fRX46HU5IvJ72Sxv/qXfkcuW1WgPyaj9dP/erq87zG6PqmQtmH9KsLF",
+	"CEFhuVh0T+TMxvb22nUaNnEv3k46fIJPITkIs5Ou3918wN7G67IY+zroWSX6SUQn+89TD9TqK/mPM/Qs",
+	"yKVg0o6UdPNwrdbe/iCXwli+XI1Z/xclP7kF1ir3MQ4YpuABWGHtx5isVDURYg1On3/73QUzC/782+/+",
+	"ByJ+LcQn9uPfr16e3vx49fzb75ykMurhI5nXsMGsH0jt14nON/gDfQa4Ye/FVEBkKOkojLPwOVtikVCu",
+	"WND4GH/gG9RHKnk0Ah6kegUjFYIp/CYOl3l7AMWvoYDuE1274Zh93Zu31m368qX1OUpI2Xriepi4Xfzl",
+	"/VtAOeLmDs9A7RhCbAzoH1929GJW2xFjrNrqw8zt9N3vihdGUw0+/5wYhFPZH8O32lxHT7JG58em6l+l",
+	"XRCLdFff7qsouWb16+k4fqdmfwW3AMtQDfQxF0wa0O0lgUBEpY8Q2M11jkUiKqTJy4rt13HfkI/2ZcVL",
+	"RwqZ6YRP7wLeuJOTliu7CdUnBkP2sgnO5mcvDWS++jlgBDmMdqTAghXuaz0jG1KtUKSbwBSqMCFsnNON",
+	"Z24EjUiDIfOO95GiJgEyS0CvYLuneMBqBLAteAnrslqU/ovzb3CpHqQRg3aEtWOdjuNfNNTD7yPa77lr",
+	"wrl4SgG/KoT/pRfJWXVgz37zPOPzWSno712wW/TKEegknSnlh3N0M9fzYxODl2B3CSB+Nhm5e48T3A5G",
+	"eN/0icEsRRAOMyxj4LiJ+yOLa5/S1UCyMp+VwiweQUx1O+xvvYngpSjRgnnxj49u5bEWOdLDuix6F70z",
+	"vpJn98+AOVCHv9VrRRsgiK2In9rP6O2Ofqiwy6IfUYeNP0PLYfRLFPYf/RpWIO6Bosqin7Aa/eePn/+/",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

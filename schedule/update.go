@@ -20,8 +20,9 @@ type Update struct {
 	Cron, Zone *string
 	Overlap    *Overlap
 	Missed     *Missed
-	// Retention replaces both rules at once; its zero value keeps everything.
-	Retention *Retention
+	// KeepLast and KeepDays are the retention's rules (0: no such rule;
+	// both 0 keeps everything).
+	KeepLast, KeepDays *int
 }
 
 // Update edits schedule id of the named deployment in one transaction with
@@ -79,7 +80,8 @@ func (s *Service) edited(id int64, row db.LockActionScheduleRow, u Update) (Crea
 	set(&c.Zone, u.Zone)
 	set(&c.Overlap, u.Overlap)
 	set(&c.Missed, u.Missed)
-	set(&c.Retention, u.Retention)
+	set(&c.Retention.KeepLast, u.KeepLast)
+	set(&c.Retention.KeepDays, u.KeepDays)
 	return c, nil
 }
 

@@ -22,13 +22,13 @@ func TestAnEditChangesTheCronPoliciesAndRetentionAndKeepsTheRest(t *testing.T) {
 	id := b.createKeeping(t, schedule.Retention{KeepLast: 2})
 
 	require.NoError(t, b.svc.Update(ctx, "cache", id, schedule.Update{Cron: ptr("30 4 * * *"), Zone: ptr("Europe/Oslo"),
-		Overlap: ptr(schedule.OverlapQueue), Missed: ptr(schedule.MissedSkip), Retention: &schedule.Retention{KeepDays: 30}}))
+		Overlap: ptr(schedule.OverlapQueue), Missed: ptr(schedule.MissedSkip), KeepLast: ptr(0), KeepDays: ptr(30)}))
 	sc := b.only(t)
 	require.Equal(t, "30 4 * * *", sc.Cron)
 	require.Equal(t, "Europe/Oslo", sc.Zone)
 	require.Equal(t, schedule.OverlapQueue, sc.Overlap)
 	require.Equal(t, schedule.MissedSkip, sc.Missed)
-	require.Equal(t, schedule.Retention{KeepDays: 30}, sc.Retention, "the retention is replaced whole")
+	require.Equal(t, schedule.Retention{KeepDays: 30}, sc.Retention)
 	require.Equal(t, "prune", sc.PruneAction)
 	require.Equal(t, "backup", sc.Action, "the action stays")
 	require.EqualValues(t, 3, sc.Prompts["keep"], "and its prompt values")
@@ -40,7 +40,7 @@ func TestAnEditChangesTheCronPoliciesAndRetentionAndKeepsTheRest(t *testing.T) {
 	require.Equal(t, "Europe/Oslo", sc.Zone, "a field left out stays")
 	require.Equal(t, schedule.Retention{KeepDays: 30}, sc.Retention)
 
-	require.NoError(t, b.svc.Update(ctx, "cache", id, schedule.Update{Retention: &schedule.Retention{}}))
+	require.NoError(t, b.svc.Update(ctx, "cache", id, schedule.Update{KeepDays: ptr(0)}))
 	sc = b.only(t)
 	require.Equal(t, schedule.Retention{}, sc.Retention, "an empty retention keeps everything")
 	require.Empty(t, sc.PruneAction, "and nothing prunes")
@@ -57,7 +57,7 @@ func TestAnEditIsCheckedAsACreationIs(t *testing.T) {
 		Overlap: ptr(schedule.Overlap("maybe")), Missed: ptr(schedule.Missed("never"))})
 	require.ElementsMatch(t, []string{schedule.FieldCron, schedule.FieldZone, schedule.FieldOverlap, schedule.FieldMissed}, keys(fieldsOf(t, err)))
 
-	fields := fieldsOf(t, b.svc.Update(ctx, "cache", id, schedule.Update{Retention: &schedule.Retention{KeepLast: 500}}))
+	fields := fieldsOf(t, b.svc.Update(ctx, "cache", id, schedule.Update{KeepLast: ptr(500)}))
 	require.Contains(t, fields[schedule.FieldKeepLast], "the prune action prune refuses this retention", "the prune action's own limit")
 	require.Equal(t, before, b.only(t), "nothing refused is stored")
 
@@ -65,7 +65,7 @@ func TestAnEditIsCheckedAsACreationIs(t *testing.T) {
 		Prompts: deployment.JSONInput{"keep": 3}, Author: b.olga.ID})
 	require.NoError(t, err)
 	list := must(b.svc.List(ctx, "cache"))
-	fields = fieldsOf(t, b.svc.Update(ctx, "cache", list[1].ID, schedule.Update{Retention: &schedule.Retention{KeepDays: 7}}))
+	fields = fieldsOf(t, b.svc.Update(ctx, "cache", list[1].ID, schedule.Update{KeepDays: ptr(7)}))
 	require.Contains(t, fields[schedule.FieldKeepDays], "action prune declares no artefacts to prune", "no retention on an action without artefacts")
 
 	require.Equal(t, styrmin.ENOTFOUND, codeOf(b.svc.Update(ctx, "cache", id+100, schedule.Update{Cron: ptr("@daily")})))
