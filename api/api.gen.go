@@ -491,6 +491,42 @@ func (e ScheduleRequestOverlap) Valid() bool {
 	}
 }
 
+// Defines values for ScheduleUpdateMissed.
+const (
+	ScheduleUpdateMissedOnce ScheduleUpdateMissed = "once"
+	ScheduleUpdateMissedSkip ScheduleUpdateMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateMissed enum.
+func (e ScheduleUpdateMissed) Valid() bool {
+	switch e {
+	case ScheduleUpdateMissedOnce:
+		return true
+	case ScheduleUpdateMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleUpdateOverlap.
+const (
+	ScheduleUpdateOverlapQueue ScheduleUpdateOverlap = "queue"
+	ScheduleUpdateOverlapSkip  ScheduleUpdateOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateOverlap enum.
+func (e ScheduleUpdateOverlap) Valid() bool {
+	switch e {
+	case ScheduleUpdateOverlapQueue:
+		return true
+	case ScheduleUpdateOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1082,6 +1118,10 @@ type Deployment struct {
 type DeploymentPage struct {
 	Items      []DeploymentSummary `json:"items"`
 	NextCursor string              `json:"next_cursor"`
+
+	// PrevCursor Given as `cursor`, the page before this one (the first page when
+	// fewer than a page are left before it); empty on the first page.
+	PrevCursor string `json:"prev_cursor"`
 }
 
 // DeploymentSummary defines model for DeploymentSummary.
@@ -1762,6 +1802,33 @@ type ScheduleRequestMissed string
 // ScheduleRequestOverlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
 type ScheduleRequestOverlap string
 
+// ScheduleUpdate An edit of a schedule; each field left out stays as it is.
+type ScheduleUpdate struct {
+	// Cron Five cron fields, or @hourly, @daily, @weekly, @monthly, @yearly.
+	//
+	// Example: 0 3 * * *
+	Cron *string `json:"cron,omitempty"`
+
+	// KeepDays As ScheduleRequest's; 0 removes the rule.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast As ScheduleRequest's; 0 removes the rule.
+	KeepLast *int                   `json:"keep_last,omitempty"`
+	Missed   *ScheduleUpdateMissed  `json:"missed,omitempty"`
+	Overlap  *ScheduleUpdateOverlap `json:"overlap,omitempty"`
+
+	// TimeZone The IANA time zone the cron is read in.
+	//
+	// Example: Europe/Oslo
+	TimeZone *string `json:"time_zone,omitempty"`
+}
+
+// ScheduleUpdateMissed defines model for ScheduleUpdate.Missed.
+type ScheduleUpdateMissed string
+
+// ScheduleUpdateOverlap defines model for ScheduleUpdate.Overlap.
+type ScheduleUpdateOverlap string
+
 // Source defines model for Source.
 type Source struct {
 	CreatedAt  time.Time   `json:"created_at"`
@@ -2322,6 +2389,9 @@ type RollbackDeploymentJSONRequestBody = RollbackRequest
 // CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
 type CreateScheduleJSONRequestBody = ScheduleRequest
 
+// UpdateScheduleJSONRequestBody defines body for UpdateSchedule for application/json ContentType.
+type UpdateScheduleJSONRequestBody = ScheduleUpdate
+
 // StartDeploymentJSONRequestBody defines body for StartDeployment for application/json ContentType.
 type StartDeploymentJSONRequestBody = ComponentsRequest
 
@@ -2719,6 +2789,9 @@ type ServerInterface interface {
 	// DeleteSchedule Delete a schedule (the tasks it queued stay)
 	// (DELETE /deployments/{name}/schedules/{id})
 	DeleteSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
+	// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+	// (PATCH /deployments/{name}/schedules/{id})
+	UpdateSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
 	// PauseSchedule Pause a schedule; its slots do not run until it resumes
 	// (POST /deployments/{name}/schedules/{id}/pause)
 	PauseSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error
@@ -3219,6 +3292,30 @@ func (w *ServerInterfaceWrapper) DeleteSchedule(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeleteSchedule(ctx, name, id)
+	return err
+}
+
+// UpdateSchedule converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSchedule(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id ScheduleID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSchedule(ctx, name, id)
 	return err
 }
 
@@ -3848,6 +3945,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/deployments/:name/schedules", wrapper.ListSchedules, options.OperationMiddlewares["listSchedules"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules", wrapper.CreateSchedule, options.OperationMiddlewares["createSchedule"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name/schedules/:id", wrapper.DeleteSchedule, options.OperationMiddlewares["deleteSchedule"]...)
+	router.PATCH(options.BaseURL+"/deployments/:name/schedules/:id", wrapper.UpdateSchedule, options.OperationMiddlewares["updateSchedule"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/pause", wrapper.PauseSchedule, options.OperationMiddlewares["pauseSchedule"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules/:id/resume", wrapper.ResumeSchedule, options.OperationMiddlewares["resumeSchedule"]...)
 	router.GET(options.BaseURL+"/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
@@ -4501,6 +4599,47 @@ type DeleteScheduledefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response DeleteScheduledefaultApplicationProblemPlusJSONResponse) VisitDeleteScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateScheduleRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Id   ScheduleID     `json:"id"`
+	Body *UpdateScheduleJSONRequestBody
+}
+
+type UpdateScheduleResponseObject interface {
+	VisitUpdateScheduleResponse(w http.ResponseWriter) error
+}
+
+type UpdateSchedule200JSONResponse Schedule
+
+func (response UpdateSchedule200JSONResponse) VisitUpdateScheduleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateScheduledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateScheduledefaultApplicationProblemPlusJSONResponse) VisitUpdateScheduleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5898,6 +6037,9 @@ type StrictServerInterface interface {
 	// DeleteSchedule Delete a schedule (the tasks it queued stay)
 	// (DELETE /deployments/{name}/schedules/{id})
 	DeleteSchedule(ctx context.Context, request DeleteScheduleRequestObject) (DeleteScheduleResponseObject, error)
+	// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+	// (PATCH /deployments/{name}/schedules/{id})
+	UpdateSchedule(ctx context.Context, request UpdateScheduleRequestObject) (UpdateScheduleResponseObject, error)
 	// PauseSchedule Pause a schedule; its slots do not run until it resumes
 	// (POST /deployments/{name}/schedules/{id}/pause)
 	PauseSchedule(ctx context.Context, request PauseScheduleRequestObject) (PauseScheduleResponseObject, error)
@@ -6481,6 +6623,55 @@ func (sh *strictHandler) DeleteSchedule(ctx echo.Context, name DeploymentName, i
 		return err
 	} else if validResponse, ok := response.(DeleteScheduleResponseObject); ok {
 		return validResponse.VisitDeleteScheduleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSchedule operation middleware
+func (sh *strictHandler) UpdateSchedule(ctx echo.Context, name DeploymentName, id ScheduleID) error {
+	var request UpdateScheduleRequestObject
+
+	request.Name = name
+	request.Id = id
+
+	var body UpdateScheduleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSchedule(ctx.Request().Context(), request.(UpdateScheduleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSchedule")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateScheduleResponseObject); ok {
+		return validResponse.VisitUpdateScheduleResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7611,298 +7802,305 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Pc9s4si/6VVB6r8rSHlp2Mpk5u3KdeseTZHayk5n4xJnNebVKWRAJSRhTgJYA7WhT+e630A2AIAlK",
-	"lCNn5t5za6t2HJHE30Z3o//8+tMgleuNFExoNZh8GmxoQddMswL+9bwslCzMXxlTacE3mksxmAzerRiZ",
-	"CfZR36TwxozIBdErRjYFu+OyVGRDl2w8SAbcvP7PkhXbQTIQdM0GkwF+M0gGKl2xNTXNr+nH10ws9Wow",
-	"eXp+ngz0dmPeVLrgYjn4/DkZvGCbXG7XTOhfoJVP2PSG6lXVMvwnGRTsnyUvWDaY6KJkYT+Rdgt+x4rj",
-	"tvmar7lur9qP8p6sqdgSrtlaEQqLRFYyzxShmqyl0l1LlkOLYa8ZW9Ay14PJt+eJWT6+Ltd28dZc4L+e",
-	"+IXkQrMlK2B01+mKZWXOXr3omDHPds53IYs11djod88G8T5kWaTsuKv6jqrbxxzzezZfSfmIXXw2n6uN",
-	"FIrB6boq5Dxna/NnKoVmAmiGbjY5T6mhmbMNvvFvvylDQJ+C3v7fgi0Gk8H/c1Yd3zN8qs5cu9BjnQQv",
-	"BWFFIYuEUEXe/vCc/OXZt/9ObDckY5ryXI0HdrUv05RttJls5wgPG1mt0cjwDF9JV1QsGbmnivyzZCXL",
-	"zFAp0VTdmtOxYjSz3Om1xEHE+ZP54ESRX9++Hg92ERYMww7QPL+8evVO3jJodVPIDSs0x/1KC0Y1y26o",
-	"ru13RjU71RzoudF4MmAfN7xgatc3osxzOs+ZI6lWGzzrRV/JIKdK35Rq9xD3difsqW09KBUrOh5+Dk/G",
-	"P/Co2CPuv0rCBfzgO5bz31iqTfuXqdm+V2JToixqkK7hnSXNCYXXSFGKE0U4vG12uL5X+FKcMqoGxrEt",
-	"u+UCFpwJw0P/4Zr60Hw1GXw8Ne+c3lGYoDIvh3P4iYvs0n78GQa43uDMaJ6/WQwm/9hzjnPKxd9pXjI1",
-	"+Pwh6ZzJiSIb8yrBHsgdfJIQKyIUWfA8ZxnhYtzaKZhs4uZYDbJ7f96yf5ZM6fbxCOeXZdy8S/Or4BWk",
-	"t12zCMdP5lv3g1ndhJjxADPwOop7kxbsgsg115pl9htFNL1lRifhhVuIYLfdpD7HprnZFPKOXbFizZXi",
-	"UqhgyvGZLWiuWJMEQcrv5dW+l2vWNZ4y4/oy1aiINcg8ywqmVJzO05wzoU8UsW9dELbe6C1ZyIJQsZWC",
-	"kXmpCc3WXKjoUXCnvd22O9VkCK0RxZfilIsEtEDTMuzWKCGygJ/smdMrqklKDTlGOyxk3tGheWK0JNOY",
-	"4WThZIScy2wbbVAbVn6DHLTdKM/IULA7hmNULC2YHnldlhXKbDS5vHpFoB342cycpGbq91yvLgidKya0",
-	"W1Qi9co8L1jGhOY0N6PqwbpNq53DNA8Nr8tqveGsCRWZ7dwucs8e7zgNuZxiQIWGF2z4KUzX8wX/z1Su",
-	"11RkpzkXzApVo0maP0HhM1xfCtbmlU22YwWCGYPd9MTT8oeuM/BS6GIbOQMdrP69oTWjRmRSsISw8XJM",
-	"Mn+LGHOhNM3zBEjXUK5Z5TGKqCgpUXcEd53n4LCaTw7QFFD56uYxn2KftObLcgVcjxTIs4B3ZmTIteGb",
-	"elUxTzWK8MMDlA1Z6lQie/CSMs/lPUM1eWH0EEOJlOcsi1CEeYmq+MaZKxJsnW3HcBFsyB37+xUTxPYX",
-	"5yQ4/11H355zt1LAm9Y0w/Wzaigs3H+fWglw+ipLCM2VJFxYllHcwdnM5ZKYU9FodBSyKWxSYR8SG7An",
-	"Cr6NMzBaLJnuRXbv8NWoMkb1wFFwIO1t49Vm+k3x9Fhbyc6jeUWXrH0yvQTsJQqDM16JQVoUFP4dWBt6",
-	"6J/QX/2jzrG/8ytcH73TA/sqyHHNCl6O9f19KbKcBXfAxmVD5uVaBN0ER2/BWd5B1vDIyEnQeBK8O5mD",
-	"PyFqw9Jxdfz/cf5hbAYXpboFz+N3AOD8rZ5/KOSaPPHSCQ4nmoPwYrmiigjZJPJgRmumlCWh3asKA6ve",
-	"jy3s87xUmhUv7+x1tbmuJf7ccX1SDK9+/Zh2MO76ilyDLmEYWEZT3cGj7JhbH5uLwxloV5ab4IuGKXJF",
-	"6FyWuoPnxRkqKoOwKieK3Msis+Lwe5revlks4owHfmg29YtZltzw4/e0EFwsI982tgyeBozFzrpavMRu",
-	"SrgD0Y11PONaUx1hNwWj2bY95Nf8zvBjmnHBlLIzf3r2tCZKdLVEJJVlnhEhNZnjh9H1UVpuNizkEHMp",
-	"c0aFeXgvi9tc0qxLM3czOVGkMmwq0OVgcosyvzbkY1RMe4kpGFhdVPuU7Rx3L9b73g63zXgbe+kmvXN7",
-	"VOcVsW5rrq+L/xxUFnVBjCZJ1owKZQR9bS4dxBoMOjI6oSkXrHgtl6+jTOyNYF6EU5K691G4RywMOqa5",
-	"uC1xX5OiFIZ5kIKlsshYBo8dI+zHZDT7qON0ZNpJ7L2l4jUXzppM/kx+4t8DVVFDFzC1e6cW52yhSZyV",
-	"NE+wGUB0y9GgE5rM+pk2/BefkyaNaNdSe7o40YSolbw368wVkSJlE6L05mY87jERaLs9kw/gYMiZZt3W",
-	"pwye7zA5Ne1G+EFPu1HYu2H/L+zHD7IbwQc7DUcRe5GTNX6eKylv7ZVSJWS+9dfLDk1nl+kIp9PHdNR/",
-	"Yp+j/Thm2n+5qm+uy/WagvrZYlzIYm/AeB6/seC5vmNEGQbeZsYJMmyuq0dRuVLnkV13wV0TasjJ2Dqx",
-	"uzgTNrQh2L25Dv1UzlkhmGaKgCqlqqtNzqgyFILtKTL04i5BYTUVb1FagRAz/GcjzcM0p3ytRgm5R+VB",
-	"kQUvlIavhOsYfqp42NPz8VT0FWQ13S9yi8B53xjWdyPLXT66tSwYwdfN6ApG7s3/6RUV7mfw3MX1Wb6m",
-	"S3ajyrnSXJdwhGICB4lGpjT3QlyKfEuGmUzVGTw4tQ/G62w0gfehbYXX1aIUU8GF0oz6+6wU8JQFxo4T",
-	"BRvgbqUJYTRdkYwrzUWqpyIcKLDUBDYtuMiyrNZvSoUh7aIUuDjjqbhErcQ0gCYwHLc6YPdemR6ug7HE",
-	"trDuoT7M0iykOEUh0jIiR40hZtHihwSWs3UgdulywEINv38MBe5KZtG1uks7xl+N+YoViivNhP67uXKy",
-	"53BG0fBhxKyZh/k7nMvJyM+m/xBj/cQGbYd2A3ZxsezQsn5kub9X2i9QcauoHkn1Wm+LNRfE2vvQGGYU",
-	"oKkoRfWjLLXiGXOve8O12xu0Rm1ymrJsBIsiJPgYkQ1MBdcT6BCPDmhZWpJMjknB7jj4EQgFDsKE6+VE",
-	"Wb1QJWbwRnKUipTiVsh7gQcncsmzrcU3FtbFv5PUmGrvvXprv49tj9U2bxTTu7S0wNCI+7Cid4xQPG2h",
-	"1R1+GB2o3ofqR8AQ6qOrydJw4boUQEc4x7BmxbSKr2PUavfcNplvNjd35jxKEV3veam2MR24oveGgAm4",
-	"Z3ALfojD3H0z33aYvI0i+WUO7qzgi0P0Q/P6e1lkHbq0PWHQquc2hnuToSHybV0O409PyZqLUjOF3EIK",
-	"/H0qCivIDceFFkdeXMzZQiL/wNOMfXj3j1Xcs3BXpsLO944V8eWERztpYcVorlf9l+tHfL+9Vq+susOt",
-	"wucWDjtorBzH6bn1CpdwKvC3b85JY/nIHWf3vRdsKiIrRl6JmgwBDm2Ud7MhdqRC3tuVBXuVORR9Al8C",
-	"PtAZYgH3wQ1N409RPsRjMzbmCNzQO8ot8e9Q7e12Vze+YLZIEc6/kVJNc7ksGfJwrqCJAtVgvWJmDc3H",
-	"RoAKZnQCxdZUaJ76TjYFS1nGRMrIkJp/nXpxbVRdR7vYylQEL4xamlLBYAimq510T/6OnSuzy9Uc0Enp",
-	"nUoog5jQVhL5FxOipPllCwIbX5OLBStY1iGUcfkP4XRxh2i1//7Ytg5pUmPfnios165x0BoLro0yKjgc",
-	"X2z6V6sosDZJuTsg0EfGzSoR9pGmOt+C80EQ0xbVZqtsQ2QopGVuiSO0NRV8wZShQFlkrOitqsCgWfbG",
-	"z6IpY9MVS29jo/dXPTcFuOCZLmhRM9gH9zrb2M1u419NZUQtvp/wsyPpvdJfYfl2OWlNz/eyyMyh/BWV",
-	"1rY1crxLid13OXHvkfuVVNU0YWndTl2Qc2QQdgjxnStFJyG0Frd1DyNDVaYrQ892b09VKjfI9JS9AxrZ",
-	"wwqyplv40nw2StCAf7/a9t6QX904u7fELHmvfUWlpcFp4OtgB6oTUtFfUh36cOVq9N/JQd7b4TUcYluR",
-	"smxiBbV1aNUv0FazhKuTEbd+txVcn2VhqV6h5DA3uBh7GRNL1BPgPtgTEAz43yGYwMmMxq2PDKnIpmDa",
-	"cK2Nxo6uJv6tij4sDaJUcIZfnOrALgf8ZZuIhkHYt35wTt069zXXpi7j/529PRnC/Nv1m1+SWnAEiM6E",
-	"TMvz829SPJXwN7NyE12UJwrbiB5TCIBub6U9C+BQdm4ps6rwg2brTU41G8O/vCME/M1gQor2dE9Fx3Uy",
-	"YG21yZJhZSE8J/OtZmr0JbNt3Soh9hvGleAudFK8P6yRixbfqVwjSbYnbulzUvP+KiA5XhMy44DuLH0P",
-	"/C0pSm4QIXDAPTakzggzwuZ6W1TxdacogBppdCxzKTCKgdvSb8/Nz6M4Kz80MKOhVkfUYve4JkvJkt/B",
-	"BS3QQbn9FXTQDsmGWma47R1nF/f1pNGF3bv9FBrSVlILN/F05Xe7vU8dxGwvinUq7lxXVRkY2jYbrjti",
-	"SOygO9Qc93SH6eow+5BdEhxPNeZgHN1rcRRLELT01a1AOH4fXvxKx6KMKMY6d0QxzNlWiuzGxZF3xDKs",
-	"aKFJJhmyJ7xwQPyeUX3AjoHfW0P7BUSqZkaOut7N24ZLo+OgZY8PRtTtCjfrkhCrpk3sMBSxDqG3Mmff",
-	"c5FxsSTDYk7TMS31Shb8X5BBMr79sxpzOernCU+qZeuz8qojNFVXxH6icBkTUjCRmXsmrl595RI/K9wY",
-	"WNxKV6642LChpRreoBL8j9G5rIGZwOOEvP3+8jkpypyh02KO62Q0LqsUc+fT8V2opFLTwBUiGMvcsK5k",
-	"ZsRtWXC9PVFkThXLuWAjZxln0FaMCsbk0hvqE1JulgWEShakkHk+p+mt1c/tMlAB2w5051tZWMO9sz9w",
-	"H0UaieEIyP+AKP2KAHZfBHOq3MBoblTQ/jdB38F8G+tAVvM1nUQlkWdOHbSHB9dsnOo6q0nVDQScO08t",
-	"7H17Az1ZYlZAeJwvyKzBTWajQy6pbV4WZaQsUwfvJR65fa59y+Z4Zm935puuZdsvuysubkbczUU6Lfg5",
-	"nbNcHRQt3uriccR6H8tjlF671QKvQrpXGrbJTkd8R9aBV5raOoFd117Kwd+rCX95omDd79E+73y9kQW4",
-	"4fWEUMxCGVJByk0uwdIwHcwhojibDuCuPLU5GeSXy59fTgfRJc/40sbj9NelN3XBdsi5VdaglHXRHV+K",
-	"jiVwarozGeDcThS5ZVsUCvgx4boW11kK/D0ewolJK3G1pmk15hqzfhaFXNe6sKkKuBEsS6qtkgWxexLv",
-	"fsPSw2MYNrRQLLN2+rFCk8R4u85t1Ih7AHsw/k1Jc6UwjcyZIlzHsz6676j7jpAloYaluWaD9rlB1f56",
-	"MrCrEDtkP3rHU5sb1Nz8XJFMcrFMYG+s6z2wwxalUOhTg6iGqQjClUB5MWqJDU0aE+x26yxVRSmE0Ro9",
-	"eUPQATRjQ2poth2Tq0IuCwYBCxOyZFqbb9BjMaSgvshS2+6UpgU8l8VUQEQtDJ7iGMg95fAU7RZ3ECwx",
-	"GpMXDLShbEKUXDO9glcgJ2YqIBwBBDm1aWvga5EZSQuqVqe5lBvskJSCznNGtCSbMs9BeIFVJiF0Kuw4",
-	"ycYoLijXaIZBppTk5mLuh/Mzt5MNDXjoVmstGQadw5J3WDHINQYWT5wftFpubhYMHgaWuN1RM1PR0vQe",
-	"2XCPVnLVmcvErWUZrOXDgHlYajMrZ5dgFDeh9738VuZhZxayXQySQUCkg2TgCGqQDOxmDpKBHcROk2WX",
-	"QRmXYK+RuB3l1b5gr6NJFe9c9BuZlzzXLoeqHkDn4uIUsXFxNuLfcUp4+2wjlTZrMXnybd3LCM5Fc5ut",
-	"QuCqYG4b9gYHeFfWWZeXAQePJ9O+qiBH577gWjNhh1oN7rvxs3g/Zee10k7dnWqvorr70PAFm3MqyBV2",
-	"cv1fr8mTb8dPnmGu7v0K3BfAXcwq7FdlqynbYUX3HO90ndHV/ta3K6W/HrQSySOvcCmq258L8IrrP63w",
-	"h3ar1iHer8FmDLh9u2cQeG2VfuIie+U+P9SGWZeOVZQbFx12/lpM5ZHQCVp5+n4cHdgEXz3WvSK6Q4Pd",
-	"9/jkQz9+LT5tV5C83e3OKPmdB+CFW1AtkQJqZHuiIiAIzXPw0AihbpSAWmQJqO+Gp9oQRVQZOlMQd9B7",
-	"c66dbdTpeicduTcdKSUPTkoIqaU7hqMzLzTIT4olHPXTR3J2x/LoZvXOtMQmwiy9Dnn+i9uoK5nzNBZt",
-	"aNPCW/v411zOyYZqzQrhz2RlYwzIR4FffSkJF1pOyJ8AaiFd0cLoR4VKyP9HIMn/H/T0Xx9Qk1bqMLUJ",
-	"ryw3VfdRRdGZLi3ngGF5k3dog3VXQ28YZx+56oiTLBjkkWdd0RD4NFyZ4W05Z6d/8nw0CSKK5b0YTVxu",
-	"PLrKDT8ThAld2MsyNAUhWzZW57C1Ojzcqfqm63aPtsT7lSSK4f1tA/QEBk534bYhfWb3M97HR+YRCdrb",
-	"G6x7bXR746QaBP/c+3A7yf4LqbBJMQdMMjp+dt8NclUHrOq4KCEairmW4c2Oi6XN18RLq0NLoRp2T5FS",
-	"aJ6Tgt3JW3OPu7Rv2NC6UufgVK2arpn5ue68iPUGswoABp9YjDz/716xeR0Lee1NSAcgA92ybX/3Ifbw",
-	"E4u7DqOi95K8+OWagCkTciKsU/3ZecAy4xYpNNAYntFu9S14USobLNyE0Og23wIvkQtiphZncmWRt9uU",
-	"KZ+cnf345vrd2duXV2+uX7178/b/x0uLLDXRtEd+ucMZK/KuTfpVxbzaG6rUfTRW6VITo5xo8uTpvhVz",
-	"gEU7synMOwfhpwWYaRYcxw+2Y4oWvLA9y0CGxjLQ8i0E9Tvpq0KdzQNGmTNd4Q41I7LJEBGkQNSMDhMk",
-	"VR5ivzx1nKVP71tz8AWp8BBXkSmWYfRq8gd82V7hei4VOlSHTYdl4t2VCfDIBA0GiQ3tSOzdIoHcH5Hy",
-	"nI12rbTp5bBVRftRJHCLL0UVUW94brG9sEwYc6rpkuIVMQRk/fa7Or/8Libd8XTXcFyf/fkwPmva8IP3",
-	"tBEjeK+td8neKq7KYxNlmUUmWss7G8vowqVK4f6OBkwVcn2Yi6Rr/X+QhbPtWVs1mJgkhEABAUxQX7Pg",
-	"Q5rleVcgRKcbTsveVnzn/vLRQn7tYc7Q1s7lt7eeg3wYV02rgE0kBDuYDs0GJwpQ5IiiWzUhlOBkwFAt",
-	"yvWcFZikV5QM8aFyxYxqYVcpMD9oests0Kh9eyrg9QuMrzNKvUJcpwA10EcbBj3jCA1nmQowj5FfZKsj",
-	"CuFsBDHZcNXQmEiFD72AyzBXU+FiE8gbi184lAUxas2olkHXAjMklS0K7f+3jG1qI5fCMSQIuXH4iIav",
-	"AK+xeXrmO+vQaH5XS3YItx9l0V8LGkPY6TYHCHaP+p21BkwsGAXPc2JUC67J0Kzv89ev7A2Fa0IXZmW5",
-	"VixfeJPsSoKDwrp2xKjBsvareElN/Nc+ffps77ehJG9CVx/E8So574ezwzRQD13Yp3M2sq8s5jTGMfQN",
-	"JAKPorKxPON1lpApWpmpMzBVF+DpYGSOX/W1AxipSI6rJoIAhus3Lk7LZcGWtCNr/jWotYrlLNWyAGns",
-	"PxDLMODrQAOAi3uqaSMHaPX2+1DoBGFnAw9MFf744TDD1yUJPj6JmRuse622yp2K603TXP0Wlc1goHHg",
-	"PvNt9zE3j529LzIuoEDc+ypSDVTIUfxSUsIBaA32mhV3PGWXqUOPAjU/Gfy1kOUmOm7XUnzoLytwVFJv",
-	"25mm3Mit8zJyYnZOYOfG1nv8kr1t8Ji5p79qyxuLGuM1zdPh1eKHHI0lbEmUWC6vXhF4HCIlotetYPhk",
-	"p6elvdqp3NQ0P0tioOf1dGm6RYKm+qyOzSOJQ7kBj/LbmQW5Ri6sbFNilCUVjThLn2hZ3/E/+h7sSmPt",
-	"hknEL/os90ZmN04q7YtwPOkfoUrA5g1JdQv+kWXgrlcTMh1sCn7Hc7ZkWeUNng6MNARNRDB9L4vb4Jer",
-	"Vy+Cf726el7964rqlY2jCF7ZyELjP99zkcl7hTrOppApUwqflGJN1S3LyJn5GX+7fvmai/IjkTB7/2Iq",
-	"xYILlhktz9x68ffLzeayWMuCyDtWFDyzA0jphs55zvXWBotBZBncmEjwzCVLueU6UebKu2HFaUoVq6w2",
-	"zy+vbhAiYzpQW5XqvGqW2B/abRFFFwhec6ANASKXH8qZ6IbfdJyMlx1H4YL8Kbidd5+OvXL8CwU46wpf",
-	"uyTuGRki7pL5/zP2kaUJ+dMILiYAheNfs0USOq1bB+oHd6yY7z/51rLl52G/23/+P8dV4wi6TP9Mls2K",
-	"qshSXjEQngn5XpYC7k6vZUe4teL/6tCH5vCtOUgp19ukhdFsTqmWBYRrQPzHk7/yLshJ89YNeLd63/Jx",
-	"atH7RODCf+Ad3txW0VE6at3nAWQquDyTrlv7hbuLQjot5IO1sQmDYcssBi3pEg3j4K4PiclFeAdz6RK0",
-	"C2N8G2JFYsQ/ExAGClv55s3PP3EMeXhZFIbzFuS5XG+6crx2QMrWUVzta4DoaAMGJfYfjrhnOnZ34pzM",
-	"uu7yMmPBDbwJuoGczAHEx3vdd+beYhxhQq7LNGUMFvUHiHg0U21ne9fC8bLtzT6SKBjYZSN3zFdaVZuq",
-	"Toh7MyGqXK+7wAHsPuynEvOiA6J9XlC1ei3lxmLxmqlBhNxVmee78HldROUe+GBztXev2i4rgKAztZKb",
-	"03s27+1l8b267YssdjKo/cMv894CMDvAsLvIELI2iHlubYdLpkipWC0vVopFzgFy2OxWIWgOf97RHAvV",
-	"SH2zMDwavYxznmVQ7aAULkkMrMR6VUitc2sxrpBWPuwE84/VJIBgw0KKZQMqLDCBLtHsaX2fO5J4H1gs",
-	"4AdZELsCGHBn+LPjKRtWWCDxYWXbtJm7hjvP4Ncx5lobwsBM61nioqzsuzP8p30RvR74avvbeFy6BRBX",
-	"cVu6N0JhlD16jecFo7cqjIEy1FjQVCdWZXOo5BabgTl21TsfqQ7dHgXN2F18wD6Hmh6w6c0qA4QKdc8K",
-	"gtWurAX8n6XEzEotffJVAhETC7hl6lrLviIBWJ7LjGsbADLfdlFVC18oYG7e4RABfIPPTgAfKXN2chub",
-	"i+dz05X2HwcZvyS/vgULsA2i9zsG7oAhAKBP5jkVt6CIY4Dfj+/eXWF3atQblNwnADkMHV/1AFhOB5Ny",
-	"8V67apG0cbSse7Y+1U3BToM8x41U2v37MEld+ZzazqIoVJ8PZvKAfXh276mCHHdxqOPpzi1JJKfbuVI0",
-	"+6jNLRA6wJAtrw1j/1WkYq12hhtlj5AfV9wCFjxp+rpwlIGryyzOnn3eyWh3ac2tRhuaTjMmtSMKFU2p",
-	"kHkZVMSKMsy3zqXcDWTtvc4+1poMhSsGZRjRLRfZBeh27BRiqlnTbA9qrkOQGe2HwvZd9gyEbszCKDRv",
-	"qyaiJqQP0cXAq+ULvlgc4iOuPMOVt3i3jzizPTTXuhR8wVkGeBfOiuzwJRKLSeL2f6eG/oWYF/1LlQTe",
-	"YJhUfF0r9KbDgCVr6/OwaOMQOqotpvZC5H0BRlsAmVTJi91x4HsiCd827CtGlT6F6Ktk4HCNoDLWmsex",
-	"g97aQJMdp92+8fDEClod9RMVS7J4YGpFvd16vHqv5Ao3tb5MpbZWwFN8Az0gySwQmemUZQTBCGSPpGN7",
-	"uALi2UkzHWQC4+zMDAjHvqf6b5SgY526MsEHKTl4YYpnMHtjAOTogkAphTIizpU54cqVuiv4cqXjds+H",
-	"JVd3jLd3tbNbxjY3Gd12gKDQQrMFTSuQfJCQL4j5Aq5Mt2yjnY1kQoREpJKizDsKIkF/ppGe/dn8+l/s",
-	"mj6gRzAdBUXdIhfXNEjAhgmqXOqJK9ML4MC/JETd8s0GwJzgcrsdJe0ybtXDcafhbVOUgh06IvjIxoxQ",
-	"sxit4Qlp38ow2KQohR0UWMbdUHsP0MG/RhKPYCzQr6tkvHBYo6hBlTbSWTkDVyQXsQkbsqf8r9mSDswp",
-	"t2MQTSQ6YXL7Z73W4G/jFZjrtGLX4aKJqWWXx4Fq9ZjrmivFatJACswxv+Vx5z8AJsXzJjE26aMmelUw",
-	"BiN19YfuVzxnZEMdfoy3D/Qs3dP0E9+xIqebWuFNM+BkAEsQHTh2Hr/ZPbjmbiQprm2FDyJDO6wz5gD0",
-	"KLVcI39wCzRJXyWQkg4nxifwF0wzAQ34LBrDFyvysQ5HWr0ZtzLwNbv5lxR9K1f7KyTIjfD7agc9CVab",
-	"4LcqJLYGY/Uicq8x1Mnf7nTAjnVvFsregfK8S9tyMrNhduN3jJhH1sYHzpz/XMmyyLcJ+c+McvjvPWO3",
-	"8MdaCr2Cv7aMFphnxD7S9cYoFoNz8g35k/lfJHyvrf51i+CfbOzjTjl8QagiXq76iEz3CWEc7CFGQtqg",
-	"SKUpZjOs6UfUqb757lsM8cN/nh8ourvHWZPfVjsyP5hjaKXVrtMzJm88mLaoFVvOWJrTAg6063JoweXv",
-	"XKQJoU5uwoejC3JeRaK3dQe/Gk/Oz/euRsWoG7HohskSfGq5rJDgqTB7QMUEJmmYOs4qz+1SrcnQGYgA",
-	"c/SWw5KuQ4v/PlkQsOGmUsHzVgb1CmKAQzkuC4cLMvEDQAFXGxu87TRdMmcrDrGW4Uj3c/+vVVWdYkX9",
-	"BxZSbzDZ9nBeXf5yCYW7yb+gPPjKshGOUBs2M71iDS9LM8ezNyqXdebw3bPeFsAW+47yWR9FcWwQpwgH",
-	"O3beV1zLUVuRHjTuRt5XxIJsWtxX/Ay0vK1IPUragguuVk2wpHjiJvbRgdACnj6R1e8eW5EeQYe1iSu9",
-	"U8zqi2X3dBf6UW1HaivZTY0vvPuwTpNVxM9+ymlCqh1AdA7YbG810CBwpxssrSLknqkC7wHr/ZZZ5JyL",
-	"0JeHntGVvMfcADRMw44U8RgDdCdHFOBynvMUexHk6uXPZJhK09B4U85Hvf3hpv3uSXcjxNXgiHoWiPdg",
-	"bVF7AAclJkDLxvcPKhTcrrw+8QhqCZnTDJaa6rJgeJGGek48sw5Yo8NLktOiw9t3AL7bF8G6eRuwh2Gx",
-	"iGxBZfoP0Vrry/28wLwUwJ55S7CvbxyinO2BQrrWtNDdtluIm9hhuN1VTrdWZthijlXl831ZXadUHRZy",
-	"2bTEQus9zbDBnH/iIrvGTzuspsEM4+vHNv0vRhgyAD42pdkGa/o4nJeku9bUb3K+w6IC0V7kb3KO9KpD",
-	"1Yt9ZGmp2Y2t8q983QErr0BQcLEkrtjeEP3P46BrBdlkLm1TCjbqGKwTGf3VxJemScR68l5YszK+WHFU",
-	"0YMJf1EBrg5FAvfHGgiDbaovqfk22e0s623V7dxZ3M6gW9zq5nYWNE45v8n5TTwAyJNNzkWFQ2Tn/Dc5",
-	"P1FElnpT6np5A3g7Id89Iz/x70d7pu96v4Gv4n4yd4Lro4NFr10iTxRsQtwIKpdRtuW3LohCUUkczW6X",
-	"MuKQcCIMqBvFJhmso8FircM/z2V6a8Mm50zpU7ZYyA5Yt41UXO/yORaH3hR2+CkhybzboqrQUQLn1PZM",
-	"hjkXt9bGrfrjKr+j6ja2ul0xHjFbmV8aX4KgFVNTIQgFK2XJx003zt3lZpdwlJtjyUbAPHw02Sg3vUWj",
-	"mzBKRvPhwwTjO2uUb2Qoxq+lD7npZrVC220Ob2RE/Cr55eKjN3vnnnj2nQJLZv6bmxIqMUbMViyo22tI",
-	"FxikLFjmYmky6es/ucg+s2cnigytEcmCPZL5lqwoZhUAQJPFS6+K81lMp5HNk24DnZIZdjrD4KCqMqcN",
-	"wLSlwrIkzHMHKt/pYN+3WoY6d4aq/yjv/QK5cHgLLgnXC97h293Qggl9Y3hbZ+ykZ+H2fmBZIDBF63Eq",
-	"ZLlcgVGTr7nmd4DBG7DIUdTJ1EF3AT2Ble4mFAYxGRP4GxOyctDlyLrN1KsQ+bgjtmCqzPWOtDaY5aaQ",
-	"WZka3m/kdT1wDI112A6iG9flA7GVXJ2vc85Sivn3qpEfDnQnZBPo33QZGJEdyaLVfGabvQmQwmcTMsOX",
-	"ZwmZ2fdnMLQZsNaZ2aJafvsoIfcrnq7I7OrN9Ttica3V2SfDLj+fOZPD2Sf71+ezoL8zO9SZg2TAg2j7",
-	"Grd2u58U38uZKqm+txgovgnfsM0BBhpz49lnl+FYA8pzaC+aIyLZ8shk0C4XiUzcjbBLzFwG5SHr4qZv",
-	"YdROdKh3FY+9vHrVkaXWup6r2x1oUAGz33PA7qkhGzg1GJvvvI2qFrU3bJe7NlTtjOcNN+rIGdzn21CC",
-	"mO2ZkJn5z4wUbMOoTQ8OnkOzkBOAx8KjEPnY9Yyb2UDqD16v1hSgxcM7cXwXLuHpK0cKePvsrmxtnvqX",
-	"HcRtV03/GvJvEoSCdtYer0ewJlWcVze+VhgEZ49y9wmqbC4Jamedb3r9MxnYoOzOso34uNIj7FHY/gIm",
-	"TjyAn5OBFKwHqm190T4ne0pGNvrei0YWrta+14NF2P9qtbL73q0R0b6Xa+S5d34N+oHa7l5riWAzV3sb",
-	"kJqlDEdL/kwEwQE7gpptj8eoHtZ1R3uUomGBZAoWChUahPcWeHnxAUtGkQLjhREeVKQs77CthhWwH/Ni",
-	"0j+i70Bl93DZHpPKTUHclLqxXWmWhD24yuRxg8eTwf1qu5/mdpUnNA1EZ1rjZDGYeHtUjw0T70Cm4pEw",
-	"NvA/7keq5D7WKMZcF/xGJbWYKi7SvMyMzm5zpB8CmfgAzHo3Owx4VCEuT1W3DwYcty0vCrm+edC6Bn7Z",
-	"XVlN0MEDJtaz+aZJxvH7flaZGlEabvCr+/zrIedXgaN+nl8fLb86e4ei5cf2NxIH36KzZjpFDUq/ytLZ",
-	"BapvN+thoPovEZMRglXKomACDvKD8h0OaOp3Qa3vXrg7zu4Pz/SxDLC3ntOE9OzF+SK7sL0pSrEvVAUq",
-	"EGRY3ck6Xy5s7VAvYhqFI3sxxb6MbVeUV8edNH74EDvRzMLcTn3+tQ/y6u0KCLNaownNGOvRfz9ruXf7",
-	"DBbH4g+O6MIBR5lCFBD6QXZwrug877J191ZGD4GR7oL9eQ+Z7EArihUQOGFUjomtjzSkvn69w5qEIEXJ",
-	"s5QMFRfLHCNpTqW4IEL6t6pCSGaUZCHzXN4rl7J7xzPI2AEcJEWoto5qaMlC+jm5CwMZJAPTZfSS0B8h",
-	"G5TpNky2346GKcuuWRctdMEI797dHQDiAHXqnk/8ppwoohhaKAkT1cryAgxcgI2qIIimFDlTyiLm3xhd",
-	"2j7kyiLdxuN6Gq/j0CBoMx4C8J7rVTBQwMDFVsJBB4MbYnAsBrkmRHEB4FUSbFy3gPC6YkTmmW8VIEJX",
-	"9I6RtWGrStZSl8MyGL0PQUxedSKgP0Ig505Q9XrhG3ctQPs/LRhRTOgwtb2Jp/5VEdSPBJp+0K17h3Pb",
-	"QqrHl+hwIPRewZ3ISiC00y5mfYPdoP3iNAI899ze7Vpdam3mEyvr4x/U1+S5LIU1Azuw9hPDYOF1hfjh",
-	"T+IuJPvSobKsLOD2drPuCBrZo1XZXr1C1Qr7NRfNHRF7N90wPwVLmVkBswCAjBJJlEstJsI+P17TTmHX",
-	"302vvg6NtdyxwZ0y5AgFGP4nlV348jIHKH2t4WX45LughodReNayYCNPPx6bGp2XYCDxSCPNKghHK3vQ",
-	"RUQv7EHvZBM3uYwAjEEgnzt/iZG+TGmMhCdDLggl99g+oKtgFySXy/6hQg0uFtmNXjxnrwfVsbfjgfg1",
-	"uNp+L3+fNIeHszo4eoceOB6NRBEQAP/fp1atP3XE0zOFtmCOFG7kIiq+969VO9R6wxzctG099BF8OArv",
-	"d2X/wp0Y9xqu4bSdgSWgf8iFTfU6gYhbo4aYZi0GUS2HEh4/KJIkpoC4oTkKCXwE/kxUIqqfzvHS0VqT",
-	"P/rAJVpouIPAZaQ9RV0WEIi0ghLCE7Pwrmow3l0sDIYvYzyEhL2N2aOyqF/+bHzFXudRqHyNs6pGcfBr",
-	"wVKJlBUjqLpoac1+9puSYjYJCuZlMi3XsNUzldP0djYhs0/TgWYf9XQwIePx+PMMCOA6d0AqqQRsMstV",
-	"VTjP32wWQB5FJqnGZ25e9sRWBeN62HDdPedz0tY0wtYOYete7Owz1ARdtOnug5lcgErZEGAeMDEKt1kV",
-	"U8ez5kpwccgSFW/Nk2uWSpGpuM6bMYWjjPMQ8E2gfPe1yEHvWshivNNB6Db2RRhQc62pZosyv2a6s4hD",
-	"B3wRzbbxJcDZm4XoDytjzR9u8q79ZBDDp3QbhboToJ9fG0KwTlhGC1b4soBNnoF15WleGQMSMlN6czMe",
-	"jyGiCmgKrvTQUDWFldabwefPEFy5kB3aC6YhmO2prFRLphwq5t+u3/wyJpelXjGheUo1Q9AYWhvXVGD5",
-	"wKHljw6FcDqoLBjTASaRyQJbmNnC4LbyIH45G02mYnZp4T9Bf5iQ72FexM/ZlzGErGpfaNtB2MicTabC",
-	"QzrB7zbZlQWJFx9TtmkEFSXEgT9hVaKpxR4LrwYJseo/mGzWVJg5QRdjcmnzv63FZqY0hRGPYDjpypZC",
-	"qvAZfKCkSmy0EoRTXl69GpM3gtnhQJv0lqmpENKRAETWEa4g0pGSNOchMoO5ly2ZhlKjZkUxlA8HduYM",
-	"RKfLggo9I0OINvT7kcslF+TXt6/J6amz9AGQ/GwqUprnauRtnI4W/GsQguXtlx65NUwYPOViKoASuHJg",
-	"AEa7UK4xX61oPBVTAejNFv408HSeWWjKfwOpQoZvf3hO/vLs238fXZCZUWlmruaNoms2FZ1wteQ1JPlA",
-	"uj9dcmGodwJTgBdnQeTGjMjFFG68MHqqyMw90NKstgUU+Kih7hOqpvUGmIULnYqcK20I2VUc8xXkq5x3",
-	"tyyzp+dPiYv2mznMJtSbsASVof5f376+IBuZ52T215dmrw2TPfvEs88zWwV0BnGFuDBF6YpMYcrBwB3+",
-	"y6tXVV7pYDJ4AsFTGybohg8mg2/G5+NvwCGoV8C8zgDhFOpcxK6EeEEyGhU7hamao2exUlEBCo3WEwBV",
-	"Hc5oqmUxg0BUqqcCfuBSzBIy07RYMo3PDMOZUT3DmgfmHHCXFjacWeCPWeIXbCpmmCs4Q20TnEw0d+BI",
-	"ZcFGY3KJh1sxZocG2K0XGMON53wqzFN/lM0LnCkC6Kh1TuFxUrKsYEoxhWvuT/WrbDAZGAK8NIv4Ehuq",
-	"u1u7tJLqlbPnGFfUFZ8VvPnacBt4MWYNCeYCNhGLCuYgL7l585+l0VacmB3ARjkRRKMmv46+uMsAJMNZ",
-	"oGHa2LDZCHdlzfMtbJb1uoXvInJxx6gsWuCuYcW+ROrytXr8504VqcX2+hrjJdY/Ap4FwKbKuc2xMDdg",
-	"nWoocZUMrOoa843sXbQmsSEXMEP2O7Zrt/DVB21X1TNwKjxkSnb1VKHutNewqprsUoJ3XFP3DGjrQiQc",
-	"S6kA7XiGeCuzEN55Vsd3TiBXAeTICcTPO/TobtoKEKbDyYUgOk///JAddamfRgM3ergNPDHMmndvKbiB",
-	"aiPph6/Zfzg+1GfPSEDGHD6SD+Ay3kihUBl+en7uqkrYO3Qo9H+z2fNVJzvDVw1XhVhQUIJbirUt42Cn",
-	"PMbLjPXZxVv2Qz3zIORQZ8yGV2I4FkB+53KZOHAhsAeCqWEJgU0oMj8kg4+nVuc6RRdcgENq2j1rmLCX",
-	"caOrm4du+L/wpIIQW/DckBOiP4PB9aKumUyFWXEuSlZpTVhNc2g+qn7DlrzWPRpbE4QRwVORFXyB2EkB",
-	"tpKZlI9lgsLvBY7NKThDHOQ35wRj+J9OBSCsQ46WQOSlO87uUWxXUxxNav+s0r+2DMCDQF1GE4rR0NZU",
-	"pyts1Rb7geFiXXS7QrkUSxyegGL3gNUD84KC6WGFsJQKMg+jVcjw2fn5qEvEv6h5th5fwsfOqI2DvLFZ",
-	"7rXT6inflmtq177/1C5G4yv0IaaRUdfgFgMJTVQxMlSMFunK3gDYR+3uOaDmbqjWzJqrYuP952GyqgpU",
-	"tBWeEsI+0lQj+lmsAy/CD+zFU8HeHqqA3oM6eW0OXduZbU+UpWnEb7J5yeDxHzqcAwh7Bd+/cMgFsdFh",
-	"Q1ExbS2LAwBkXxr1Fa3LLyrL4M/c/XiNmbyDZPDrjlJ/zUmaW8iE5DunihzFzfQFHtgLDMWYOGwG0M1t",
-	"VF/HNi+a9N6i78eURNXh3y+OgqU4lkiqXUpgvYE+fMEoSGINSScQVqEM2iOyICkdBlpnfzarpmbHs3rU",
-	"9xKNckdZZduPCzn9XDfd2XTDxh4/3b+utWS7L98QO8qqiIqPFlfW+FG7ZfTdBw9b3tQcbOKmNVRDfllz",
-	"gzApqLY/hwmo6lNIu8KzdPwNxnEG+/tH2M9fhb20NuELjaKBK47pvM7EYm2kD9rbxCmB9Q38K9PH3r1H",
-	"54QxLlhnVsdgf5fhjnhTcZA8MnSF2sCgY45KNkpClAqzjQ6w/YGMMX4iz6xV4+wT/gFHNM5B35bi0hk1",
-	"vmxvnWa4oSD3mxaTOrvcpbI80hHHaf7BjvjbUhDaH923IjMPUHwsLn4GqkznZfCt0ZMgQE1XRQsrRKNv",
-	"zQVrKUfOHO+V0xOIeOXsnhUTvG+hywos3pESNFUpFbOKtDBqw51NlPEQGFXFFaKYVmPiYuqnwo3M/E6G",
-	"6HBPXHSrsgBhQkiNxejRwEsdYEx1OmHc6GGcCkj5lqgxXkAtcXOwT5TP5Wkga0cuajU+CsrmH5uZwgj3",
-	"8lGkzMVR+KlDGAkIAvRJW1o744sFKyoS9BQAmR9Y1Cg7KhOFmZ1ROOwhA20fDF+bbqHbZwS5fCqLTOEB",
-	"wJkAThXM7cRNjomUEaA3y2AmTcGPBo9rgFXFuG1rdURAOfT/4bdu4Uboo0H3ksNbtlkVhC4pF2MSVJAi",
-	"C1mAe69qi4qUqTH5RVqHrrS/T8UQR5IExTtH5jJFybPzvzj7Z+w0IAf9P/hAIMy124ujqBvQFviiep4S",
-	"iLNwp0TI+2MKCyg//Wkjs89nDjMuKja89ReCQWKSzU7EmtTNa7MRMFRD63SeswmhYju1UEobmWGaraWy",
-	"Z2OCjkCoi7iUYGREsKBmT1OBcHWymMDStFA+Thw7V+D4VmSGJS0dyp0ta4n+czO6qbBQNE4IPnlKfuLf",
-	"m2nmctnmBEZ6c0GenBNlpAjWpwezoBGFVJA/w+cYtsodxOeYvJM2Rcd8JJeJNVpoPL4u5oGLlM2mQjHt",
-	"oulmLozwtVyePveeZpvnw+64LF0A3qTyOgK2n1ks5zVwqcapXDMMDxuGHn1FThczzDpW0tpNnhI16pCC",
-	"VzJ7jTBxj6FubmS2U9eshf9+08t94S3gG5mdhEWEL2CPMCQXXMYYf9xlKvIfdrl3vusznh8d+lQInI3I",
-	"k1oihFinj87jR0ats08B+d8VAnhaLwQQrTwVRcKUSzc0P2FArLfkVpSCDF0xn7SgaoVBirakcKc90TXw",
-	"hZblNzUqJw0i964oMqTNE3Kioudp9Nj+s5lmH/VsEgyaKpvSrSEgBKIf89kEInP+dv3mF6dhD2fP3Q5Y",
-	"3M3ZCAI5TTNdw/YJMZFVhvjJIC7S/hP6j5llD5fHeX+B3JwbBuGzj/oMFqfeUHNkUSluQU3DUHuzSujQ",
-	"hQm09z+asynqJ9OCb1tKg3iib7755i8jrI9DFeyo5d/NJBhswOXB7DDzN8YWi5I1vHBWQR2CEIHgMYZx",
-	"PvOtZmQuS5HVqK1e4MoQWVjOnwwRFrEliUa7B/z5OPbnOvAurfEcEJXNYvlHvSEEyFdd14P/KhncEB2Q",
-	"IdUu77tWgbW62dcKsZ4ghjQi+JmLBGooUzFEe66vYehDt8CVak/YKIldx3EerLhoX3rVVChNt0ahOffX",
-	"34vqSlFdU/DOa+4KEoAvXT4xKr+uAghSBdVTYWbGRBbTCTy606PaGX8H0w6W2t3WttnFViakFJk01yl3",
-	"FYNMWltQpgpkt8hVR9PbK+C1ToOgfeOPb7Nv1tD8g3plzDB9VgUVhNEi56yInF1fNdiKCsTkPOb2u4Kd",
-	"3Re261rl8Lh9a0Jm1v44CwBqUScB959hml3RCtd+CL/3db8fOqermdrOo4gqEX6Fm4rEceSdbz56l67Z",
-	"kVUVn8oLLIZoy9c5cqqoobf7NYK6XUhB2MdNgbGJZLjgd85UOyFrLkrNyEqWBcno9lQuTqF+HMH/tz/d",
-	"M3abEFlMxcwWnpslZIal5+AvLD4Hf9ryc/A3FqCbjYKSU2Tma0PNEnPcoEoVxC5OxTtfkx5p2oKwBbWy",
-	"4GeA5QQE6HoBRcVozrIxeUnTFdQGO8H7DFeETgUI+JxbmAVEZk4sW0ch4NbbdAN5CNUO2R98nVwC9mzz",
-	"fxxG/j3NnPkbK8FuWUZmZu0hdDmYchDRbGuimT+xKtsMY6ns6R2jeQPfR+OG/QmfO3tH5CA/B0ejPxt/",
-	"UAHRrLfYS0A8OXr3+1jFMXiD62u/M6n3+e8vTCAXYH8UwNHIZX+wmuvq1YuYmHjW5mQ4wqMYarEpQv3+",
-	"oqEeIQGqyrhG0R491macQdnSbiXvyjz+I+/HlS3P++XbAS0Fu4FWOygI7IH9S2ETWbgGjPU1U4+2M9j+",
-	"Dv0bnv+R9wZHeJTNwaYgXhPiXP2RoTowrkIZTrCmC3mPp8m9D9uI7lnYx2OeKISc7tongEb+41+Snvuf",
-	"/mCRD7B+ERNEpRKFGb5bsqLZUW9CgBLevbly83/39gv2Vm7CLR2qlOau4qzL1QaHxb9YIaH41Zqt5+gU",
-	"d6UucPOPuece8L3LWAfQaTOLOPkfaC8V1u1t7TRoGrVed+5seJBDAPEnDmoyqGo5rLBfvd/dmsu8ezbj",
-	"iwVaMH9k+XoqLJJl2345GpP3NveP12AkzWDcfabKTr2nW+jMVem3eCaqBpWp/CS58oXdcYRTUU215tW3",
-	"pVqweEH0sm/RRo94jDpyD+x+HeYZeqQj2cCm7XXjOD9+7wDw2nHtsNSKGS9IBSDKf5cIV0u7YBlDD3+V",
-	"EBNBn4ZIE5vYXEMOfiCPwAI0gTEskl1j3/n6ubPvIWRIS5K7Gn5coCU/IZBcrRKCS8ktS8npnOWqX85L",
-	"DeDq/Oumz+Ga9khYwLVPXD7B0bIWkMZSqmkulyVLwK2FaZ+biga9T8ZmjFSotJ7cLHF8gf1sLrMtctfl",
-	"v/jm1MwEMrozomlBaJGuIL5nUUX1Y2XeqRjiv8e23/F2nTu92chfpBeOSA3ml9Oc3bGcLGSesWKUgF8G",
-	"4laefEd+5t97Z1G5ASgVhCIQWQXfYPvH0rtYh4lwPZ6KyyrTIEfIE44+Rr/CcQeVmTc4EqmaCsScGD49",
-	"Px9d4OvIEPy7upER9xcoe4WrAeJoKuYFo7cqrC5tvi5oWvsWGsdAFSfNuECzmPmHmgHKglv6DVUoaG1P",
-	"uTmuzriac3GrEkLnSualZlMB59Os/Ww8ngWdYnZgIGfRwBgXnGb9X7gEsn5iSqaa6VOlC0bX9YPoww7m",
-	"XFDgBxFv+NeTUTgvX488LqMqunEEtWK5rQjnSC1KUVaSPfm6w3XFqN3YjsGnXkGbzVPvqZILG+Tll6on",
-	"WwKMmZr4C9J4OlNAHDEeqMDBZ18lOPMOQpLi0ZnIJo+T8tGQDK5mXWdGdk8J0d6OSDm8/Tv091hdhQM3",
-	"Kh5YV8m+AxM5fk82Uk+DOwYFvBEsLOdJ24kZtDAipi2aH4kmYiUSd19wATYG1Y6hRcwyP9lCikYvwFZc",
-	"fXIbvXqqUrlhWVW47u33l88J4Dyh8xoHdOLqTRZMZEE6v3I5GL7KHqxWNXh7sXXjCIahIWsXfrZlU4Hv",
-	"1ataVvqCbR8CaoN+Feg35jebUycLf3WuKQa6qvmDud4KSwaTlxzaN1dqo4yDMGokWpqNS4zy4yq2G/Ud",
-	"hgy1B12xTUS+GBObsKmSKiYIsgVsYENgC3MdrOkWc2px4r6YcSO8Hjuyana1xn8kvvAICV4462C+O81i",
-	"R7/OBOvcwY+qMxIQvqf046QJYFtIdM1E4JNmMdg520qL8hXCCRyoR6A7o0sy/cwGj2nyUN2CP6V5fhzB",
-	"/86V4ABPHiAEzlkuxdJctYIFAxSvPnzdr/apRXLqisepYUKoGpqB4QVLiZqgYRv3KwYMymUDm+eWTdAA",
-	"XQQrSLsiYewjwMXdlnN2+iefKAftVVFo8l4EDWByBnJMW9SCCnt7ttcfc5uu0CtaJPGLa+vKwVg9Gn00",
-	"u+ogFdwFw7kXskiPYmjA4i0V7KPZDty+gGCqre1hQyij6WebHChD+1lcQGoIJMSB+cgKPOUTUoycMldn",
-	"C5KCFGGBa0JKWeZy3kahaW3odXxDj8/gG724slJf9/56GEEJeX9UorLF6r+YsALuHZSB6gZaNCda8aWA",
-	"ovg2DRHu3vjxBaYPOfzSLEuI2oo0BCqIayoQEWgH8IWb9iUlWXEI+6twQ1sR9N14fA/O61jyp7KJ2IbJ",
-	"8M3zV6RgUL1eOnTFmrlAjbztNHSMV3W0HmK1xIQ7wFKlywomzw5j64PxMAVStbSQxCXCgZlO3otc0mwq",
-	"5mW2ZCh5BNP3srglhYt0LNhaaqvzKzJcab3BKFPIo5NyA/G1siCbgt9RCDiEXIV8OxWYmiVcwXssdcU1",
-	"Kc39hFxb/MSEPAfNyHxoVg2wvJxZZ02L2+p64DYgmQpZ1O8O96utu8bgabkxYzCXmUqDL5UmKS2KLaQr",
-	"mNfgZFFdFhApiHm6UzG7ZVs1G5NrZlYpVWcO4Hm8zhJy7T5RO+LzkKofiRmze3dqvnJYXdBrRFdi93Z7",
-	"jqJNZ5nZpcbJCxP/gM25AmqWrin4uBErjH3U4L/pefzafLk3yI7f7cOuePhZl43uK4XKtVc4uPRiyoQ7",
-	"i5Cg0nQvHLa63VA3j7KG50cm/RdMU57vljrEgTe7NTyO+bO5Ty0DhcIQOprVDaJk6PevYpmJ55mjw4VT",
-	"+4ScmaO4I6RnK9JH2d6n8UsbMAYQhcB7j3S7V7e2bgk075AvcS+EvL/wvAdegN2wTAn9mJYbkeGTb4ka",
-	"Hc6UIIq1+7LqnYy+AFazxpVNfIcoFapuwQPIzfJYeQwxJ1APVWm2sVEmWGcEyl2DQ7IFQ44KKddES9mJ",
-	"k/kOxv47YmCHVcFqN/kQYrmBtGgmdGFvZYBBU4GBQELOCuELn50/64QoDANwDsat9iVr+nGoerH8eJMt",
-	"DOx+9foflbOabvbHI8AGHkWfNw3VWWQtW8fQfhjWgseuB0usDsUuk5zp/uCDYD6Kxwgfdxu6BJuZ2nGk",
-	"GDAe75eAtU5IxXNyaa4DUNdBJeRvck40BMlBhE3Fur5wf86wPFK3wHoOz/+33aogcdyKwGNsHi4KoS5M",
-	"0fSEZa5Mj6QohQBgJYh4gehiFxIDss/sb69tq8eJVZV3O8PE3uErrZ1qshJX96BuMVlTvKRDKV2wntp6",
-	"wFE8dLUHWPjD72hJubx6hfWGjmtLwR2oc8wLX9gGWKYt8XgsY0uet+okB5tFnSImtlKwE+upm5mtmYVq",
-	"laWcB8Lb4jX+na3+8Ei3+GrHvu49HieX1buPX+jR41Jx7KNt9XPrHhHVPlvfriOBixAriiu8eXJftxD2",
-	"79DtrlhKo2BSt+P+B1D6bSkmUIpXVBFXswlg6Yc7yyxNBdRZGo2J82W1qio1U2KDskqgAU0FPER3eNKI",
-	"v7IFmQzz3bDC1aXB9llBhq7HZCrss9HEiohvyX0hzXd2HFDADVi4/8hw+KfnBO13yVSAJwOgSGw/Dlrr",
-	"W5txrBKyKAtwh/nyyoHfaiqGz57+ZeSDH2BirlqZXw/MCYP6clxkEsu/MzUmlzjiqQgL6pMSEfCCUVPi",
-	"ys2j9xCxJuFPuSBYoH8qbIV+MrxfSbetfgwrVrCRmbUvA6Vw34D8hs/On5j7jvU1NSQK2BarUlrVYDE5",
-	"ubkg59+MHJqaK4bqCD6oPYEWXTBvcjFDckIi5AoRPbFaWoKIt/C6unUBkDlVWpFvzklGt1HL5ZUd5F/h",
-	"PDwO06v38T+H7Vn78WDyjw81n1KdTDp4g8iAAhF3xnPLo7FHKqTYriXeGz173JdY/JbdyVsvIBuqVyRa",
-	"he9Gh9tbYrdvgqQZ1ZESJE1TpMLurDSTiFZS4NtOKRk9SDJhDMMuXfdXhQkRv5uSiUEfR1UwYdZHTTS4",
-	"zHNstVd8iDdN79IEf1UHRIQfrAhWoTRfjxvuCt8xjMYs2DEVPeIqqvXdEH8iPC/aUJ2u2jv06yarduhr",
-	"caJHSGBTrPh9Ait2kQJqT96ggBlgR6ELzCWjYYnXxGltRutkAv5ClVcCrri9cDrReCg1uQrTO1nse/fS",
-	"78hlq7LUx2S0bvpf7y7vegzEp62uq8iwCqNRjNnYX6zYxTKiQ3t7TZz6TdxXVKMjhIKmK6w2b5SmqzfX",
-	"77C3WVnkM1ccOalUP47QRv996lAeXXnvWYKeBb5mhOup4GYeptXa2+/4milN15sZGf4q+EezwFJkLs7B",
-	"BvZY9EZY+xlmRFVN+HiD06fffjchakWffvvdfyBc0Ip9JD/+fPn89PrHy6fffmc0lekAH/GsBiyk3UBq",
-	"v85ltsUf7GcAOvSWpQzCT+0dhVDiPydrrBxIBfE3PkLv6RbvI5U+GqCWWbDzqfABFb7W+zrrDqJ476tq",
-	"PpLY9cfs60reWrdx4WvX5yhxa+Xc9DA3u/jr29eAUE3VLZ6B2jGE+Bi4f3zZ0QtZbU+AomqrDzO32+9+",
-	"V7AhO1Xv97dl/bfmyv4QvtXlOnqUNTo/NlW/53plWaQRfbtFUXTN6uLpOH6nZn851YD9UA30IQLGqaP1",
-	"+T23SBNB3RSs0Wk6R4T5CqbuomL7RRhPbPnokFe8dCqQmc5peuvBio2eBDXJHXT9aEyeh9h6ATchXEF6",
-	"rZsDhqnDaKcCLFheXsuFtSHVi+SLjKRQwoWsqb0bL8wIGpEGY+Ic71NhmzxRGBAvEV/AxQRWI4BtQSEs",
-	"i2pRhs/Ov8GluueKjeJJuxk9Hgc5vqCxPfw+qv0eWePPxWMq+FV17C8VJGfVgT375HjG57OC2b93YXvZ",
-	"V45AJ/F0LDeco5u5nh6bGJwGu0sBcbNJrLv3OBH0YIR3TZ8oTIUE5TBBDHTDTcwfSVg40YoGqyvTRcHU",
-	"6gHEVLfDfhrMGS1YgRbMyT8+mJXHQsZID2WRDyaDM7rhZ3dPgDnYDj/VC80qIIhWxE/tZ/R2Bz9UAGnB",
-	"j3iHDT9Dy2HwS5BbEPzqVyDswUaVBT9hierPHz7/rwAAAP//",
+	"7P0Ncxs39icKfxUUn6dK5GyLkh0nOyPV1l3FdiaeeGKv5Uz+t4YuEWRDJEZNgNNAS+ak/N1v4ZwDNLqJ",
+	"Jpsy7WTv3pqqicXuxuvBwXn9nd8Gc71aayWUNYOL3wZrXvKVsKKEv55XpdGl+1cuzLyUayu1GlwM3i8F",
+	"myrx0d7M4Y0p07fMLgVbl+Je6sqwNV+I8SAbSPf6vytRbgbZQPGVGFwM8JtBNjDzpVhx1/yKf3wt1MIu",
+	"BxdPz8+zgd2s3ZvGllItBp8+ZYMXYl3ozUoo+zO08hs2veZ2WbcM/8kGpfh3JUuRDy5sWYm4n0S7pbwX",
+	"5XHbfC1X0m6v2o/6ga242jBpxcowDovElrrIDeOWrbSxXUtWQItxr7m45VVhBxffnmdu+eSqWtHiraTC",
+	"v56EhZTKioUoYXTX86XIq0K8etExY5nvnO+tLlfcYqPfPRuk+9BVORfHXdX33Nx9yTH/KmZLrb9gF5/c",
+	"52atlRFwut6WelaIlfvnXCsrFNAMX68LOeeOZs7W+MZ/+5dxBPRb1Nv/vxS3g4vB/++sPr5n+NSc+Xah",
+	"xyYJXikmylKXGeOGvfvhOfvLs2//O6NuWC4sl4UZD2i1r+ZzsbZusp0jPGxkjUYTw3N8Zb7kaiHYAzfs",
+	"35WoRO6Gypnl5s6djqXgOXGn1xoHkeZP7oMTw35593o82EVYMAwaoHt+9fbVe30noNV1qdeitBL3a14K",
+	"bkV+w21jv3NuxamVQM+txrOB+LiWpTC7vlFVUfBZITxJbbUh8170lQ0KbuxNZXYPcW93ik7t1oPKiLLj",
+	"4af4ZPwTjwod8fBVFi/gh9Cxnv1LzK1r/2rutu+VWld4F7VI1/HOiheMw2usrNSJYRLedjvc3Ct8KU0Z",
+	"dQPj1JbdSQULLpTjof/0TX1ov5oNPp66d07vOUzQuJfjOfwkVX5FH3+CAa7WODNeFG9uBxf/3HOOCy7V",
+	"P3hRCTP49CHrnMmJYWv3KsMe2D18kjG6Igy7lUUhcibVeGunYLKZn2M9yO79eSf+XQljt49HPL88l+5d",
+	"XryNXkF62zWLePxstvE/uNXNmBsPMIMgo/g3eSkumV5Ja0VO3xhm+Z1wMoks/UJEu+0n9Sk1zfW61Pfi",
+	"rShX0hiplYmmnJ7ZLS+MaJMg3PJ7eXXo5Vp0jafKpb2aWxTEWmSe56UwJk3n80IKZU8Mo7cumVit7Ybd",
+	"6pJxtdFKsFllGc9XUpnkUfCnfbttf6rZEFpjRi7UqVQZSIGuZditUcZ0CT/RmbNLbtmcO3JMdljqoqND",
+	"98RJSa4xx8niySg90/km2aB1rPwGOeh2ozJnQyXuBY7RiHkp7CjIsqI0bqPZ1dtXDNqBn93M2dxN/UHa",
+	"5SXjMyOU9YvKtF2656XIhbKSF25UPVi3a7VzmO6h43V5ozecNeMqp85pkXv2eC95zOWMACp0vGAtT2G6",
+	"gS+EP+d6teIqPy2kEnSpOknS/RMEPsf1tRLbvLLNduhCcGOgTc8CLX/oOgMvlS03iTPQwep/dbTmxIhc",
+	"K5ExMV6MWR60iLFUxvKiyIB0HeW6VR7jFZUkJe6P4K7zHB1W98kBkgIKX9085rfUJ1vzFYUBrsdK5FnA",
+	"O3M2lNbxTbusmacZJfjhAcKGruxcI3sIN2VR6AeBYvKtk0McJXJZiDxBEe4lbtIb51Qk2Dpqx3ERbMgf",
+	"+4elUIz6S3MSnP+uo0/n3K8U8KYVz3H9SAyFhfuvU7oBTl/lGeOF0UwqYhnlPZzNQi+YOxWtRkcxm8Im",
+	"DfahsQE6UfBtmoHxciFsL7J7j68mhTFuB56Co9ueGq83M2xKoMfGSnYezbd8IbZPZrgBe12F0Rmvr0Fe",
+	"lhz+jqwNPeRP6K/5UefY34cVbo7ey4F9BeS0ZAUvp/r+vlJ5ISIdsKVs6KJaqaib6OjdSlF0kDU8cvck",
+	"SDwZ6k7u4F8wsxbzcX38/3n+YewGl6S6W1mkdQDg/Fs9/1DqFXsSbic4nGgOQsVyyQ1Tuk3k0YxWwhgi",
+	"od2rCgOr308t7POiMlaUL+9JXW2va4U/d6hPRqDq149pR+Nursg1yBKOgeV8bjt4FI1562OnOJyBdEXc",
+	"BF90TFEaxme6sh08L81QURiEVTkx7EGXOV2H3/P53Zvb2zTjgR/aTf3slqVw/PhXXiqpFolvW1sGTyPG",
+	"QrOuFy+jTYl3ILmxnmdcW24T7KYUPN9sD/m1vHf8mOdSCWNo5k/PnjauElsvEZvrqsiZ0pbN8MPk+hir",
+	"12sRc4iZ1oXgyj180OVdoXneJZn7mZwYVhs2DchyMLnbqrh25ONETFJiSgFWF7N9ynaOuxfr/ZWGu814",
+	"W3vpJ71ze0yniti0NTfXJXwOIou5ZE6SZCvBlXEXfWMuHcQaDToxOmW5VKJ8rRevk0zsjRLhCuds7t/H",
+	"yz1hYbApycVvif+alZVyzIOVYq7LXOTw2DPCfkzGio82TUeunYz0lprXXHprMvsz+0l+D1TFHV3A1B68",
+	"WFyIW8vSrKR9gt0AkluOBp3YZNbPtBG++JS1acT6lranixPNmFnqB7fO0jCt5uKCGbu+GY97TATa3p7J",
+	"B3AwFMKKbutTDs93mJzadiP8oKfdKO7dsf8X9PGj7EbwwU7DUcJe5O+aMM+l1nekUpqMzTZBveyQdHaZ",
+	"jnA6fUxH/Sf2KdmPZ6b9l6v+5rparTiIn1uMC1nsDRjP0xoLnut7wYxj4NvMOEOGLW39KHmvNHlkly64",
+	"a0KtezK1TuI+zYQdbSjx4NShn6qZKJWwwjAQpUyt2hSCG0ch2J5hw3DdZXhZTdQ7vK3gEnP8Z63dw3nB",
+	"5cqMMvaAwoNht7I0Fr5SvmP4qeZhT8/HE9X3ImvIfgktAud941jfja52+ehWuhQMX3ejKwV7cP9nl1z5",
+	"n8Fzl5Zn5YovxI2pZsZKW8ERSl04SDR6zotwiWtVbNgw13NzBg9O6cF4lY8u4H1o26C6WlZqoqQyVvCg",
+	"z2oFT0Vk7DgxsAFeK82Y4PMly6WxUs3tRMUDBZaawaZFiqzIG/3OuXKkXVYKF2c8UVcolbgG0ASG4zYH",
+	"7N4r18N1NJbUFjY91IdZmpVWp3iJbBmRk8YQt2jpQwLLuXUgdslywEIdv/8SAtxbnSfX6n7eMf56zG9F",
+	"aaSxQtl/OJVTPIczioYPd826ebh/x3M5GYXZ9B9iqp/UoGloN2AXV4sOKetHUQS9kr5Awa2meiTVa7sp",
+	"V1IxsvehMcwJQBNVqfpHXVkjc+FfD4ZrvzdojVoXfC7yESyK0uBjRDYwUdJeQId4dEDKsprlesxKcS/B",
+	"j8A4cBChfC8nhuRCk7nBu5ujMqxSd0o/KDw4CSWPWktvLKxLeCdrMNXee/WOvk9tD0mbN0bYXVJaZGjE",
+	"fVjye8E4nrbY6g4/jA4U72PxI2IIzdE17tJ44boEQE84x7BmpaSKA41aTqQS99Hz5lr/Vd4LxbhhUwrC",
+	"QecLBJXMxK0GWgMRWbChBdtQaSw+d6xnom7FA2wCVz4YxREo6AXUgKwtmGSwrBtJ0mcPQ1xzWh92SnF+",
+	"7baN/uv1zb3jKFolV25WmU1Kiq9PbOuKjPh/pMc/xuXvv5ltOoz2ThT+PBd9XsrbQyRc9/qvusw7tAHi",
+	"EdBq4Jfu/mFDd0w3TUkCf3rKVlJVVhjkd1rh7xNVkiji7gxocRQuvECVnozg3eDAItUjj3dlomi+9yJ9",
+	"RPDRTlpYCl7YZf/l+hHf316rVySwSRJZ/cJhB62Vkzg9v17xEk4U/vbNOWstH7uX4qH3gk1UYsXYK9W4",
+	"BeGOceqH2xAaqdIPtLJgcXOHok/oTsTJOoNEQKNd83n6Kd5w6eiStTsCN/yeSyL+HcoJbXets0azRYrw",
+	"Hpo5t7zQi0rgLSQNNEFczy6FW0P3sRMBlHBSjRErrqych07WpZiLXKi5YEPu/joNAocT1j3tYisTFb0w",
+	"2pL1HE81aNraSffsH9i5cbtczwHdrMEthreoUJbu0vBixox2v2yAo+Nr+vZWlCLvECtw+Q/hdGmXbr3/",
+	"4dhuHdKswb4DVRDXbnDQBgtujDJ5cXi+2PYQ13Fs2yTltVigj1y6VWLiI5/bYgPuE8VcW9y6raKG2FBp",
+	"Ym6ZJ7QVV/JWGEeBusxF2VvYgkGL/E2YRVtKmC/F/C41+qCs+imAiuq64GXD5RBpptTYzW7zZUPoRT2k",
+	"3+VHI+m90l9h+Xa5mV3PD7rM3aH8BcXubXvqeJcYvk+98u+xh6U29TRhaf1OXbJzZBA0hPTOVaqTELYW",
+	"d0uTZENTzZeOnmlvT81cr5HpGdJi3d0jSrbiG/jSfTbK0AXxsNz03pBf/Di7t8Qtea99RaGlxWng62gH",
+	"6hNS019WH/p45Rr038lBfqXhtVx6GzUX+QVd1OSSa5oASLIE5c9dt2G3DRgAdElUb/DmcDpoir2MGRH1",
+	"BXAf7AkIBiIIIBzC3xktvZUNuconYJzxrY3Gnq4uwls1fRAN4q3gTdc41QEtB/yLmkgGctBbP3i3dJP7",
+	"OsWvy31xT/qfI8y/Xb/5OWuEd8DVmbFJdX7+zRxPJfxb0L2JTtYTg20kjymEcG9vJZ0FcIl7x5pbVfjB",
+	"itW64FaM4a/gygGPORjBkj09cNWhEEesrTFZNqxtnOdstrHCjD5ntlt6MUSvw7gy3IVOig+HNaFoyZ3C",
+	"NZLk9sSJPi8a/msDJCcbl8w4ojui70HQkpLkBjEOB2jiMXUmmBE219smjK97QQGV5xKVAicY+C399tz9",
+	"PEqz8kNDS1pidUIs9o8bdylbyHtQ0CIZVNKvIIN23GwoZcbb3nF2cV9PWl3Q3u2n0Ji2skbATKCrsNvb",
+	"+9RBzKQoNqm4c11NbWDYtjpJ2xEFQ4PuEHP80x3Gt8MsXLQkOJ56zNE4utfiKLYsaOnRdqxHBmfR+EOA",
+	"9CubipPiGK3dEYcxExut8hsfCd8RjbHkpWW5FsieUOGACEQn+oAdA78nV8ElxNrm7h71vbu3HZdG18eW",
+	"RyEaUbcz361LxkhMu6BhGEYurXe6EN9LlUu1YMNyxudjXtmlLuV/IAdmfPdnM5Z61M+Xn9XL1mflTUdw",
+	"ra2J/cTgMmasFCp3eiauXnPlsjAr3BhY3FpWrrnYsCWlOt5gMvyPk7nIRM7gccbefX/1nJVVIdDtMsN1",
+	"chIXCcXSe6VCFyarxTRw5ighcj+stzp3121VSrs5MWzGjSikEiNv2xfQVooKxuwquBoyVq0XJQR7lqzU",
+	"RTHj8zuSz2kZuIJtB7oLrdyS68HbH2SIg01EoUTkf0CeQU0AuxXBghs/MF44EbS/Jhg6mG1SHeh6vq6T",
+	"5E0UmFMH7eHBdRtnus5qVncDIfPe1wx7v72BgSwxryE+zpds2uIm09EhSuo2L0syUpGbg/cSj9y+4ARi",
+	"czIn7c5907Vs4wMs+27E3Vyk04Jf8JkozEHx7ltdfJlrvY/lMUmv3WJBECH9Ky3bZGcoQUfeRBCatmUC",
+	"WtdewsE/6gl/fqpj0++xfd7laq1LCCSwF4xjHs2QK1atCw2WhslgBjHR+WQAuvKEskrYz1d/fzkZJJc8",
+	"lwuKKOovS6+bF9sh59aQQSnvoju5UB1L4MV0bzLAuZ0Ydic2eCngx0zaRmRqpfD3dBAqpt2kxZq21Vha",
+	"zFu6LfWq0QUlW+BGiDyrt0qXjPYk3f1azA+Pwljz0oic7PRjgyaJ8WZVUNyLfwB7MP6X0U6lcI3MhGHS",
+	"pvNWunXUfUeISKhlaW7YoEN2U72/gQxoFVKH7MfgeNrmBo1ABWlYrqVaZLA3FDwQ2WHLShn0qUFcxkRF",
+	"AVcgvDixhIKrxgy73XhLVVkp5aTGQN4QNgHNUFAQzzdj9rbUi1JAyMUFWwhr3TfosRhyEF90Zak7Y3kJ",
+	"z3U5URATDIPnOAb2wCU8RbvFPYR7jMbshQBpKL9gRq+EXcIrkNUzURBQARc5p8Q78LXonM1LbpanhdZr",
+	"7JBVis8Kwaxm66oo4PICq0zG+ETRONnaCS54r/Ecw2Q5K5xiHobzd0mTjQ146FbbWjIMm4cl77BisGsM",
+	"jb7wftB6uaVbMHgYWeJ2x/1M1Jak94UN92glN53ZWJIsy2AtH0bMg6jNrRwtwShtQu+r/NbmYW8Woi4G",
+	"2SAi0kE28AQ1yAa0mYNsQIPYabLsMijjEuw1Em/HqW0r2KtkWsh7H7/HZpUsrA+qaIYA+sg+wyiyj3IW",
+	"PKeEt8/W2li3FhdPvm16GcG56LTZOoivDkenwD04wLvy5rq8DDh4PJn0qoEso4dSWisUDbUe3HfjZ+l+",
+	"qk61kqbuT3UQUb0+NHwhZpIr9hY7uf5fr9mTb8dPnmG28cMS3BfAXdwq7Bdl6ynTsJJ7jjpdZ3x40Pp2",
+	"gRI0g1YSmfA1skat/fkQtbT8sxX+sN0qOcT7NdiOYqe3e4axN1bpJ6nyV/7zQ22YzduxjtOTqsPO34gK",
+	"PRK+whbSQBhHB7rCV4/Wr4nu0HD9PT752I/fiLDbFeZPu90Z57/zALzwC2o1UkCDbE9MAsahfQ4eGyHU",
+	"jXPQiCwB8d3xVAqyRJGhM4lyB72359rZRpOud9KRf9OTUvbotIqYWrpjODozW6MMq1TKVD95pBD3okhu",
+	"Vu9cUWwizjPsuM9/9hv1Vhdynoo2pMT27RjMQs/YmlsrShXOZG1jjMjHgF99oZlUVl+wPwFYxHzJSycf",
+	"lSZj/xcDmIJ/8tP/fEBJ2pjDxCZUWW7q7pOCojddEueAYQWTd2yD9aphMIyLj9J0xEmWAjLh865oCHwa",
+	"r8zwrpqJ0z8FPppFMdH6QY0ufHY/usodP1NMKFuSsgxNQcgWxeoctlaHhzvV33Rp92hLfFhqZgTqb2ug",
+	"JzBweoWbQvrc7ueyj48sYCpsb2+07o3R7Y2TahH88+DD7ST7z6TCNsUcMMnk+MVDN0xXE3KrQ1FCPBen",
+	"lqFmJ9WCMk5RafV4L9zC7hlWKSsLVop7fef0uCt6g0LrKluAU7VuumHml7ZTEesNxxVBJD4hlL/wd6/Y",
+	"vI6FvA4mpAOwje7Epr/7EHv4SaRdh8mr94q9+PmagSkTsjrIqf7sPGKZaYsUGmgcz9hu9R14UWobLGhC",
+	"aHSbbYCX6FvmppZmclVZbLep5/Li7OzHN9fvz969fPvm+tX7N+/+b1RadGWZ5T0y5D1SWll0bdIvJuXV",
+	"XnNjHpKxSleWOeHEsidP962Yh1zamQ/i3jkIAS5CfSN4nzDYjikS/OL2LKM7NJVDV2wgqN/fviaW2QLk",
+	"lTvTNXJSOyKbDREDC66a0WEXSZ1J2S/THmcZEhRXEnxBJj7EdWQKMYxeTf6AL5MK13Op0KE6bDsss+Cu",
+	"zIBHZmgwyCi0IyPdIoPsJTWXhRjtWmnXy2GrivajROCWXKg6ot7x3HJzSUwYs8L5gqOKGEPKfvtdk19+",
+	"l7rd8XQ3kGif/fkwPuvaCIMPtJEi+CCtd929dVxVQFfKc8JWWul7imX04VKV8v9OBkyVenWYi6Rr/X/Q",
+	"pbftka0aTEwaQqCAAC5QXiP4JCuKoisQotMNZ3VvK753f4VoobD2MGdoa+fyk9ZzkA/jbdsqQKmQYAez",
+	"sdngxAAOHjN8Yy4YZzgZMFSrajUTJaYZlpVAhKvCCCda0CpF5gfL7wQFjdLbEwWvX2J8nRPqDSJTRbiH",
+	"Idow6hlH6DjLRIF5jP2stzriEM7GEFUOVw2NiVyF0AtQhqWZKB+bwN4QAuNQl8yJNaNGDuAWHCOrbVFo",
+	"/78TYt0YuVaeIUHIjUd4dHwFeA1lGrrvyKHR/q6R7BBvP95Ffy15CiOo2xygxAPKd2QNuCA4DVkUzIkW",
+	"0mKq3fPXr0hDkZbxW7ey0hpR3AaT7FKDg4JcO2rUYln7Rbyscf03Pn36bO+38U3eBt8+iOPV93wYzg7T",
+	"QDN0YZ/M2cq+ItRsjGPoG0gEHkVDsTzjVZ6xCVqZuTcw1QrwZDByx6/+2kOk1CQnTRsDAcP1W4rTYlGK",
+	"Be/I+38NYq0RhZhbXcJtHD5Qizjg60ADgI97akgjB0j19H186URhZ4MArRX/+OEww9cViz4+SZkbyL3W",
+	"WOVOwfWmba5+h8JmNNA09KD7tvuYu8fe3pcYF1Ag7n0dqQYi5CitlFRwALYGey3KezkXV3OPfwVifjb4",
+	"a6mrdXLcvqX00F/W8K6s2bY3TfmRk/MycWJ2TmDnxjZ7/Jy9bfGYWaC/estbi5riNe3TEcTixxyNBWxJ",
+	"kliu3r5i8DjGekSvWynwyU5Py/Zqz/W6IfkRiYGc19Ol6RcJmuqzOpRHkgajAx4VtjOPco18WNm6wihL",
+	"rlpxliHRsrnjf/Q92JXG2g30iF/0We61zm/8rbQvwvGkf4QqA5s3JNXdyo8iB3e9uWCTwbqU97IQC5HX",
+	"3uDJwN2GIIkoYR90eRf98vbVi+ivV2+f13+95XZJcRTRK2tdWvzzV6ly/WBQxlmXei6MwSeVWnFzJ3J2",
+	"5n7G365fvpaq+sg0zD68ONfqViqROynPab34+9V6fVWudMn0vShLmdMA5nzNZ7KQdkPBYhBZBhoTi575",
+	"ZCm/XCfGqbxrUZ7OuRG11eb51dsbBPmYDMzGzG1RN8voh+22mOG3CL9zoA0BIpcfy5n4Wt50nIyXHUfh",
+	"kv0p0s67T8fee/wzL3DRFb52xfwzNkTkKPf/Z+KjmGfsTyNQTADMJ7xGZR46rVsHygf3opztP/lk2Qrz",
+	"oO/2n/9PadE4gY/TP5NlveQmsZRvBVyeGfteVwp0p9e6I9zayP90yEMz+NYdpLm0m2wLZdqdUqtLCNeA",
+	"+I8nf5VdoJnurRvwbvXW8nFqSX0icuE/Uod32io6Skdb+jzAZEXKM+vS2i+9LgrptAFFpYmuGA1b5ylw",
+	"TJ9omIanfUxMLsI7OKVL8S6U9E2MdokR/0JBGChs5Zs3f/9JYsjDy7J0nLdkz/Vq3ZXjtQMUt4lDS68B",
+	"JiUFDGrsPx5xz3Ts7sQ5nXfp8joXkQbeBt1ATuYh7tO97jtz7zCOMGPX1XwuBCzqDxDx6Ka6ne3dCMfL",
+	"Nzf7SKIUYJdN6JivrKk31Zww/2bGTLVadYED0D7spxL3oofSfV5ys3yt9ZrQhN3UIELubVUUuxCGfUTl",
+	"HgBkp9r7V6nLGiDozCz1+vRBzHp7WUKvfvsSi50NGn+EZd5bwmYHnHcXGULWBnPPA3yTYZURjbxYrW4L",
+	"CaDJbrdKxQv45z0vsNSOtje3jkejl3Em8xzqNVTKJ4mBldguS21tQRbjGmnlw85yBKmqChBsWGq1aIGd",
+	"RSbQBZo9yfe5I4n3keUOftAloxXAgDvHnz1PWYuSoNCHtW2TMncdd57Cr2PMtXaEgZnW08xHWdG7U/yT",
+	"XkSvB766/W06Lp0g0E3alh6MUBhlj17jWSn4nYljoBw1lnxuMxLZPK46YTMIz6565yM1weeToBm7yyfQ",
+	"c6hKApverpPAuDIPomRYr4ss4P+uNGZWWh2SrzKImLgFLdM2Wg41FcDyXOXSUgDIbNNFVVv4QhFzCw6H",
+	"BGQdfHYC+Ei5t5NTbC6ez3VX2n8aJv2K/fIOLMAURB92DNwBQ4Bwv5gVXN2BII4Bfj++f/8WuzOj3rDq",
+	"IQHIY+iEug3AcjqYlI/32lVNZRtHi9yzzamuS3Ea5TmutbH+78Nu6trntO0sSoINhmCmADmIZ/eBG8hx",
+	"V4c6nu79kiRyur0rxYqP1mmB0AGGbAVpGPuvIxUb1T/8KHuE/PjyHLDgWdvXhaOMXF1ucfbs805Gu0tq",
+	"3mq0Jem0Y1I7olDRlAqZl1FNryTDfOddyt1Q3MHrHGKt2VD5claOEd1JlV+CbCdOIaZatM32IOZ6BJnR",
+	"fjDv0GXPQOjWLJxA865uImlC+pBcDFQtX8jb20N8xLVnuPYW7/YR59RDe60rJW+lyAHvwluRPb5ERpgk",
+	"fv93SuifiXnRv9hK5A2GSaXXtUZvOgxYsrE+j4s2jqGjtq+pvRB5n4HRFkEm1ffF7jjwPZGE71r2FSdK",
+	"n0L0VTbwuEZQ22sl09hB7yjQZMdppzcen1jB66N+YlJJFo9MrWi224xX75Vc4afWl6k01gp4SmigByQZ",
+	"AZG5TkXOEIxA90g6psMVEc9OmukgExhnZ2ZAPPY99YuTBJ3q1Bc6PkjIQYUpncEcjAGQowsXSqWMu+J8",
+	"oRZpfLG+Ui6WNm33fFxydcd4e9druxNifZPzTQcICi+tuOXzGuYfbsgXzH0BKtOdWFtvI7lgSiNSSVkV",
+	"HSWdoD/XSM/+KL/+Z1rTR/QIpqOoLF1CcZ1HCdgwQVNoe+ELDQM48M8ZM3dyvQYwJ1BuN6NsuxBd/XDc",
+	"aXhbl5USh44IPqKYEe4WY2t4StNbOQablJWiQYFl3A+19wA9/Gsi8QjGAv36Wsy3HmsUJaiKIp2NN3Al",
+	"chHbsCF7Chi7LenAnPI7BtFEqhMmt3/WawP+Nl1DukkrtA6XbUwtWh4PqtVjritpjGjcBlphjvmdTDv/",
+	"ATApnTeJsUkfLbPLUggYqa+g9LCUhWBr7vFjgn2gZ/Ghtp/4XpQFXzdKh7oBZwNYguTAsfO0ZvfoqsGJ",
+	"pLhtK3wUGdphnXEHoEex6Ab5g1ugTfomg5R0ODEhgb8UVihoIGTROL5Ykw85HHn9ZtrKIFfi5j9a9a29",
+	"HVRIuDfi7+sdDCRYb0LYqpjYWow1XJF7jaH+/u1OB+xY93ap7x0oz7ukLX9ntsxu8l4w94hsfODM+Z9L",
+	"XZXFJmP/M+cS/vsgxB38Y6WVXcK/NoKXmGckPvLV2gkWg3P2DfuT+18ifG9b/Ou+gn+i2Med9/Al44aF",
+	"ezVEZPpPmJBgD3E3JAVFGssxm2HFP6JM9c1332KIH/55fuDV3T3Oxv1N0pH7wR1Duq12nZ4xexPAtFWj",
+	"XHQu5gUv4UD7LocELn/vI00Y9/cmfDi6ZOd1JPq27BBW48n5+d7VqBl1KxbdMVmGT4nLKg2eCrcHXF3A",
+	"JB1Tx1kVBS3Vig29gQgwR+8kLOkqtvjvuwsiNtwWKmSxlUG9hBjg+B7XpccFuQgDwAuuMTZ420u6bCaW",
+	"EmIt45Hu5/5fqy48SEsn5pGl4FtMdns4r65+voLS4+w/UOB8SWxEItQGZabXrOFl5eZ49sYUuskcvnvW",
+	"2wK4xb538dlfQFVPYhOIXFosj+N1mEs8h+gkCXGuwC/QnE/uhDYu1P8+LPXKsNYN5GjjnKFFjAyCbYbw",
+	"mezxUX0exoQewSF6H9Xf9wRsE3YIDzo2OlmCjo6d0JgW381GzQ8adyuhMeEacS3uq0sI6stGzQP8361U",
+	"0izbKGDpjGTsowN6CFzYKm8q1Rs1P4JyRhlZvXMnm4tFe7oL1quxI42V/NBJjS+CX7xJk3Uo237KaWMF",
+	"HkB0HrFvb6HeKCKtGwWwJuSeOTC/QhGDO0GQUJexkxpd/kv9gEkvyOxgR8p08AzGSSQ0u2pWyDn2otjb",
+	"l39nw7l2DY3X1WzUO9DDtd896W7owwbOVj9KrVEIk4YuCdJ5BAOP7x9Uw5tguBDYCww8FwEaMGMznsNS",
+	"c1uVAi1EUGpN5hRZ4JRTzQpedrixDwAu/Cy8wuDcCPhCBDUIBmaYV/pm4ov9vMC9FOH5BRdHKD0ew/ft",
+	"wfi6try03U4JCAja4ZHYVem6UQGcwPRE7hcxVLz22sJhscRtFwO03tO/EM35J6nya/y0wx0QzTC9fmLd",
+	"X+PHWBhwHhsr1lisygMYZd1F1P6lZztMhRDGyP6mZ0ivNtYpxEcxr6y4mevViqvchIIadF/BRSHVgvk6",
+	"mEMMrBhHXRtIk/T5yFqJUcdg/ZXRX/956ZpEELMQXuBWJtQRT2owMOHPqizXIUjg/pDlO9qm5pK6b7Pd",
+	"XuDe7orOncXtjLrFrW5vZ8nTlPMvPbtJR7YFsimkqgG2aM5/07MT41SkdWWbdTvg7Yx994z9JL8f7Zm+",
+	"7/0Gvko7gP0Jbo4OFr1hHTkxsAlp675eJNlW2LoovMpkaZjGXcKIh3hKMKBueKZssEpGQW4d/lmh53cU",
+	"DzwTxp6K21vdgVe41kbaXc708lBNYYcDHtATul0FBj2AcE6pZzYspLoj543pDxj+npu71Op2BS+ljMBh",
+	"aUJtja1gsRoaK1opIh8/3TR31+tdl6NeH+tuBDDPL3Y36nXvq9FPGG9G9+HjLsb35G1qpd6m1dLHaLp5",
+	"owb+Nod3d0Ralfz866M3e5eBePadAiKz8M1NBSVGE/ZYEZXUdqQLDFKXIvdBYrkOhc18yKrbsxPDhmQd",
+	"JRRTNtuwJcd0GUAeo0IAddVJAisbEQDANoIvm2KnU4x6q0vOUmQx1cDLsxjAAah8Z+TIvtVy1LkzB+NH",
+	"/RAWyOd5EGoqqBeyI2hhzUuh7I3jbZ1BwYGFk35ALBCYIrlSS10tlmCtlytp5T2AS0cscpT0nnbQXURP",
+	"YNO6iS+D1B0TOdIztvSY/Mi63dTr3I90hEEpTFXYHfmaMMt1qfNq7ni/u6+bEZFohcZ2ELa7eT8wKlHs",
+	"nfgzMecILGFawAdAd0q3K1i4LiPviCdZdAdNqdmbCAJ/esGm+PI0Y1N6fwpDmwJrnbotagA3jDL2sJTz",
+	"JZu+fXP9nhFguzn7zbHLT2fe5HD2G/3r01nU3xkNdeqxRvAgUl/jrd3ud4vv5Uz1rb63yi2+Cd+I9QEG",
+	"Gqfx7LPLSCxuFjh0uJoTVzLxyGywXQcVmbgfYdc1cxXVPW1eN30r/nbCnr2veezV21cd6Zdb6rm52wFz",
+	"FjH7PQfsgTuygVODSSfejW4a4ajD7Ur0jqq9V6gVHzDynqTZJr5B3PZcsKn7z5SVYi045b1Hz6FZSHbB",
+	"YxHgtYIXJZduNpDThurVigNmfqwTp3fhCp6+8qSA2md30Xn3NLzssZs73m5CWmdRjHMXDFwrNDurAxi7",
+	"gePi6E46yt0nqLa5ZCiddb4Z5M9sQNkGnfVI8XEtR9BR2PwMJk48gJ+ygVaiB1xzc9E+ZXtqobb63guz",
+	"F6/WvtejRdj/ar2y+95tENG+lxvkuXd+Lfr59IGO/U8doOP13kakRpThaSmciSjqZUe0PvV4jLJ4XTra",
+	"F6mGF91M0UKhQIO49QqVlxCJ5wQpMF64y4OruSg6bKtxafcvqZj0D1U9UNg9/G5P3crti7h966Z2pV3r",
+	"+ODyqcfNisgGD8vNfprbVXfTNZCcaYOTpWIM6Kgeu/6BR09Lh3hRRkvaj1Tf+1h8G5O48BuTNYIFpZoX",
+	"Ve5kdkr+fwwW6COKMfjZYSSviQGn6oKUMOC0bfm21KubR61r5Jfdla4HHTxiYj2bb5tkPL/vZ5VpEKXj",
+	"Br/4z79eSYg6IjrM8+uXgajP3qFlIFL7m0jw2KKzdp5Qo0ZEnX62q1oEbdbjqkW8RLBRiEGpylIoOMiP",
+	"SuQ5oKnfpRxD98LdS/FweAobMcDeck4bq7YX50vswuamrNS+UBUorZFj2TJyvlxSUdxwxbQqovZiin0Z",
+	"267wxQ6dNH34EBTUzcJppwFYIEQv9nYFxOnayUx9jPXov5+NpNJ9Botj8QdPdPGAk0whiXT+KDu4NHxW",
+	"dNm6ewujh+Cjd+FZ/QoQDUArRpQQOOFEjgsq/DXk3p7MPIgqRN9qmc/Z0Ei1KDCS5lSrS6Z0eKuu8OVG",
+	"yW51UegH43PR72UOqWgA8GUYt+SohpYIq9LfuzCQQTZwXSaVhP7Q7yBMb+O/h+1ombJozbpooQsfe/fu",
+	"7kDGBwxf//wibMqJYUaghZIJVa+sLMHABaC/BoJoKlUIY6gUxI2TpemhNAThnI7rab2OQ4No5HQIwK/S",
+	"LqOBArgzthIPOhrcEKO+MXo7Y0YqQGXTYOO6A+jipWC6yEOrgH275PeCrRxbNbqRkx/Xd+l9CFL3VSe0",
+	"/xcI5NxZLaBZ0cmrBWj/56VgRigbYza0CwV81dIAR6oGcJDWvcO5TbUC0kt0OMJ/r+BOZCUQ2kmL2dxg",
+	"P+iwOK0Azz3aO63VlbVuPql6VeFBc02e60qRGdhXIThxDBZeNwiM/yTtQqKXDr3LqhK0t5tVR9DIHqmK",
+	"eg0C1VbYr1M0d0Ts3XTjV5ViLtwKuAUAyJ9EBuicwD72+fHadgpafz+95jq01nLHBnfeIUeoLPJ/Uj2R",
+	"z6/fgbcvGV6GT76LitM4gWelSzEK9BNA19F5CQaSAKHTLu9xtHoeXUT0gg56J5u4KXQCOQ8C+fz5y9zt",
+	"K4zFSHg2lIpx9oDtA2wQdsEKvegfKtTiYond6MVz9npQPXs7Hjpli6vt9/L3SXN4PKuDo3fogZPJSBQF",
+	"AfD/dUpi/aknnp654aXwpHCjb5PX9/612g61XguPo06txz6CD0fh/b6eZbwT417DdZy2M7AE5A9IXyOv",
+	"K2zVJVQZIXCtRnIwPH5UJElKAPFD8xQS+QjCmaivqH4yx0tPa23+GAKXeGlBBwFlZHuKtiohEGkJtbEv",
+	"3ML7ctiouxC+S6jPPYRM1LXbo6psKn8UX7HXeRQLX+O8Lr4d/VqKuUbKShFU82rZmv30X0ar6UVUCTLX",
+	"82oFWz01BZ/fTS/Y9LfJwIqPdjK4YOPx+NMUCOC68AhBcw2ge8RVTTzPf1EWQJGE3KnH5zQvOrF1JcQe",
+	"Nlyv53zKtiWNuLVD2Hq4dvYZaqIutunug5tcBLfausACEmgSRxbA5wEjFc+ary0nIf1ZvXNPrsVcq9yk",
+	"Zd5cGBxlmoeAbwLv91BkH+SuW12OdzoI/ca+iANqri234rYqroXtrE7SgcvF8016CXD2biH64yWR+cNP",
+	"3refDVLAq36jUHYCWP9rRwjkhBW8FGWod9nmGWtRGq14URsDMjY1dn0zHo8hogpoClR6aKiewtLa9eDT",
+	"JwiuvNUd0gumIbjtqa1UC2E83Ovfrt/8PGZXlV0KZeWcW4FoSLwxronCuphD4o8eXnMyqC0YkwEmkekS",
+	"W5hSxXsqqYlfTkcXEzW9IlxbkB8u2PcwLxbmHOpzAlxAqCDvsZl0IS4mKmCVwe+UwyqixIuPc7FuBRVl",
+	"zKOaYbmtCYHqxapBxkj8B5PNiis3J+hizK4I2IAsNlNjOYx4BMOZL6nGVw08EgIlTUbRShBOefX21Zi9",
+	"UYKGA23yO2EmSmlPAj6NGyIdOZsXMoYccXrZQliooetWFEP5cGBn3kB0uii5slM2hGjDsB+FXkjFfnn3",
+	"mp2eeksfVEiYTtScF4UZBRunp4XwGoRgBftlgCSOEwZPpZoooARpPMqFky6MbyyU4RpP1EQBLDnh+kae",
+	"zjPCXP1vcKuw4bsfnrO/PPv2v48u2dSJNFNfzMnwlZioThxm9hqSfADHgi+kctR7AVOAF6dR5MaU6dsJ",
+	"aLwwem7Y1D+w2q02IWV8tFDQDEXTZgOCcHAnqpDGOkL2pfQAbg6wsQKYg1+W6dPzp8xH+009GBnKTVhb",
+	"zVH/L+9eX7K1Lgo2/etLt9eOyZ79JvNPUypvO4W4QlyYsvLV0zDlYOAP/9XbV3Ve6eBi8ASCp9ZC8bUc",
+	"XAy+GZ+PvwGHoF0C8zoD6F4o4JJSCVFBchKVOIWpuqNHIMAoAMVG6wtACx5O+dzqcgqBqNxOFPwgtZpm",
+	"bGp5uRAWnzmGM+V2isU83DmQPi1sOCVEm2kWFmyippgrOEVpE5xMvPCoX1UpRmN2hYfbCEFDA1DiS4zh",
+	"xnM+Ue5pOMruBSkMA9jfJqcIAEB5XgpjhME1D6f6VT64GDgCvHKL+BIbarpbu6SS+pWz5xhX1BWfFb35",
+	"2nEbeDFlDYnmAjYRgrvzWK7Svfnvykkr/podwEb5K4gnTX4dfUmfAciG00jCpNiw6Qh3ZSWLDWwWed3i",
+	"dxGSu2NUBIO5a1ipL5G6QhGq8LkXRRqxvaF4foWFvYBnAWKv8W5zrDgPIL4WardlAxJdU76RvYvWJjbk",
+	"Am7IYcd27Ra++qjtqnsGToWHzOiunmo4qe01rMuB+5TgHWrqngFtfIiEZyk1UqPMEUhoGuOWT5vA5Rnk",
+	"KsA9cgLx8x4WvZu2Iuj0eHIxlMnTPz9mR33qp5PAnRxOgSeOWcvuLQU3UGMk/YBj+w8nhPrsGQncMYeP",
+	"5AO4jNdaGRSGn56f+3IppEPHl/6/KHu+7mRn+KrjqhALCkLwlmBN9UloymNUZshnl245DPUsoOtDAT0K",
+	"r8RwLMCyL/Qi86hZYA8EU8MCApvwyvyQDT6eksx1ii64CGDXtXvWMmEv0kZXPw/b8n/hSYVL7FYWjpwQ",
+	"1hwMrpdNyWSi3IpLVYlaasIysZAqsi7FfRBiFloYNEBw7Hvo2sUbFr7D3kieQ9iy0ZhMFa69icpLeYvg",
+	"YRG4mJt8iHkyokRxmNsgCA1xMt+cM4z1fzpRUGIAcrkUQh7dS/GA13u9FKOLxp91mthGAHoWiNVoanGS",
+	"3Irb+RJbpWpXMFyRO3mNVrLQaoHDU4wrqigE83Kj1nGJvDlXbBZHtbDhs/PzUZco8KLhAfvykkDqLFO8",
+	"5A1lwzdOdTghVK+s7U7e5i1veRlKVCKolxPrQNuBxCduBBsawcv5kjQF8dF6fQjE4TW3VpBZKzXefx92",
+	"p9UBjVTiLGPiI59bxKpKdRCu+gN7CVSwt4c68PegTl67k7ft9KYTRTSN8E2UvwyRAUOPhwDhsRAjoDzC",
+	"QWp02FDyOicL5AAqEiycmItW6Be1BfHv0v94jRm/g2zwy45al+1JOm3lghU7p4ocxc/0BR7YSwzZuPAY",
+	"DiDDU/Rfxzbftul9i76/5I1VH/7911a0FMe6uhrKC6w30EeomAbJrjHpRJdafFftudogeR0G2mR/lH3T",
+	"sPeRvPW9RuPdUVaZ+vGhqZ+aJj5KS2zt8dP969pIyvv8DaFR1lWEQlS5ISNJQxvpuw8Bt78tYVCCJxm0",
+	"BWINNjcIk4ca+3PYBVV/CulZeJaOv8E4zmh//wj7+Ysi5baN3+kEDVxxTPv1phiypT5qbzMvLDY38K/C",
+	"Hnv3vjgnTHHBJrM6Bvu7inckmJSjJJOhr1QIhh93VPJRFqNZuG30FQseyRjTJ/KMrB9nv+E/4IimOei7",
+	"Sl1548fn7a2XDNcc7v22ZaXJLneJLF/oiOM0/2BH/F2lGO8Pb12TWUDoPhYXPwNRplNpfOfkJAhks3XV",
+	"zhr56FunYC30yJvtg3B6ApGxUjyI8gL1LXRtgWU8UYOpriXkVpGXTmy4p4SaAJVRlxxiRlgzZj72fqL8",
+	"yNzvbIiO+cxHwRoCElNKWyAhg4Zg7oFl6tMJ40ZP5ERBarhGifESium7g31iQs5PC1o+oag1+CgIm39s",
+	"Zgoj3MtHkTJvj8JPPRJJRBAgT1Jt+Vze3oqyJsFAAZAhglW98qMyUZjZGYfDHjPQ7YMRijPe2u0zglx+",
+	"rsvc4AHAmQCeFcztxE9OqLlgQG/EYC7aFz8aPK4BfhXju8k6icBz6CfEb/3CjdCXg24oDzhO2ReML7hU",
+	"YxaVUGO3ugQ3YN0WV3NhxuxnTY5fTb9P1BBHkkXVa0dOmeLs2flfvJ00dRqQg/6/+EAgzrvfi6OIG9AW",
+	"+Kx6nhKIx/CnROmHY14WUH/9t7XOP515bLnktRGsxBA0krrZaCJkenevTUfAUB2t81khLhhXmwlBLq11",
+	"jum4RGXPxgwdhlAYFOyMHlSo3dNEIaydLi9gabbQQE48OzfgIDdsijVdPRoe1XVFP7sb3UQRZI2/BJ88",
+	"ZT/J7900C73Y5gTu9paKPTlnxt0iMGQ0C7qrkCv2Z/gcw1ulhwIds/eaUnncR3qRkdHC4vH1sRFSzcV0",
+	"ooywPupu6sMNX+vF6fPgkaZ8IHEvdeUD9S5q7yRgALrF8t4Fn5I81yuBVtxh7Pk37PR2itnJRpPd5Ckz",
+	"o45b8K3OXyOc3JcQN9c63ylrNsKEv+nl5giW8rXOT+Iq2pewRxi6C65ljFPuMhWFD7vcQN/1Gc+PHqUq",
+	"BthGhEqrEWqs05cXcCaT1tmngDrvQeifNkHok6XXkoiZeuGHFiYMJRuI3MpKsaGvZjUvuVliMCPV1O60",
+	"J/oGPtOy/KZB5axF5MFlxYa8fUJOTPI8jb60n21qxUc7vYgGzQ2lflsIHIEoyWJ6ARE8f7t+87OXsIfT",
+	"534HCJ9zOoKAT9dM17BD4kxilSHOMoqfpD+h/5RZ9vD7uOh/IbfnhsH64qM9g8VpNtQeWfIWJ/DTOCTf",
+	"rRI6fmEC2/ufzO1UzZNJIN1EaRB39M033/xlhAWiuIEdJf7dTpbBBny+zA4zf2tsqWhaxwunNSQiXCIQ",
+	"ZCYwHmi2sYLNdKXyBrU1K7w5InO3cygRMkT4xK2baLR7wJ+OY39uAvTyBs+Bq9LbYPwlflQNIULI6lIP",
+	"/lclQEP0gIfc+vzwRgniWrNvVCI+QaxpRPpzigRKKBM1RHtuKOIZQrzAnUonbJSl1HGchygvt5VeM1HG",
+	"8o0TaM6D+ntZqxS1moI6r9MVNABk+rxjFH59ARCkCm4nys1MqDwlEwQUqC9qZ/wdTDtYa3rT2GYfg5mx",
+	"SuXaqVNeFYOMW6qoVAe8E8LV0eT2GqCt0yBIb/zxbfbtIrJ/UK+MG2bIvuCKCV4WUpSJsxvKZtNVgdid",
+	"x9x+X+2pW2G7bpTOT9u3LtiU7I/TCMgWZRJw/zmm2RWtcB2G8Hur+/1QPH3R4O18i6QQEVa4LUgc574L",
+	"zSd16YYd2dRxrLLEaqBUv9GTU00Nvd2vCXTuUismPq5LjGFkw1t57021F2wlVWUFW+qqZDnfnOrbU6j2",
+	"xfD/6acHIe4ypsuJmlKZsGnGplgoDP6FpcLgn1QsDP6N5cKmo6jiFJuGolXTzB03KFIFMY4ThTVsa7hP",
+	"AmuLisXBzwDfCUjRzQqiRvBC5GP2ks+XUBzvBPUZaRifKLjgC0lwDIjgnBFbx0vAr7frBvIV6h2iH0Kh",
+	"aAb2bPd/Ekb+Pc+9+RtLIW9EzqZu7SHEOZpyFPlMJb/cP7Fe2BRjqej0jtG8ge+jcYN+wufe3pE4yM/B",
+	"0RjOxh/0gmgXHO11QTw5evf7WMUxeIPva78zqff573+ZQM7A/iiAo5HL/mA139WrF6lr4tk2J8MRHsVQ",
+	"i01FpRXRUI/QAXVpaCdojx6xGZBJMV8mEifq+o0YtekEeD734ZmB91Clx2aNxzGLihv7BBFiA8qbRZ1q",
+	"QHFgjTbhgxW/EwEZ3+o6TUWsRti6yKVTIsJX0kxUgwM7jcbplzK6uhjFh7ppCUzsGab5XuB2E+XZXcam",
+	"oThj+CPnGzMdXcY1lhlMOl1lVumo0KwEwygijbErXzK1nhJVddQ+SBVuxxNvJIR6qmAVVvrhEqIUsYi8",
+	"ErgLE0V1uRMsF6t5/p5n6MsxaKpU2os/n381/tyi12Pwhpe5tBFnODFAIFldRDNjkAECGTVlTaBfimmf",
+	"Ab11K4Nv3eM/Mt9+S3XsP39roKVGQVzwwEBRZ18opFKUGCct1GxYCfPFdgbb36Gnw/M/8t7gCI+yOdhU",
+	"zTHrm8dGTpgGf8Vb178P24hhHLCPoyPuG0LYd+0TQK3/8Y0pz8NPf7AIKVi/hKmylhBixIANW/L8qBYT",
+	"qDrQvbl6/f/t7WfsrV7HWzo0c1740uwe+wHkqf+IUkMxvZVYzTB4xpfOwc0/5p6HAhJdRn2AYpwSgu3/",
+	"QL+KovAYsueiC4Wic6S39UOuEcSpeejaqErusMaSDvE5ZFYPYRy5vL1FT8ePolhNFCHjbvs5RmP2K+US",
+	"ywYsrRuMl7rrbPcHvoHOUDm59PhIpgG9a8IkpfFqDI1wouqpNqJ/qPQTFkPZpAVbGNcRj1FHjhLt12Ee",
+	"5C90JFtY119Z8m0CRneIv0StmBmHVABX+e8SCU+0CxZ0VDHrxLkEmj1EpJEG2kAifySPwIJWkdE8kYVH",
+	"73z9XPxfIbTQalb4mqBSocfPKRYWbNG4lJJYSsFnojD9cuMagHnnXzcdF9e0R2ITrn3m846Olt2ENDbn",
+	"lhd6UYkMVHVMI1/XNBh8t5RZVqNcB3Ij4vgMO/tM5xvkrov/yPWpmwkgROTM8pLxcr6EOMDbOvsHK31P",
+	"1BD/HlO/482q8HKzu3+RXiQiv7hfTgtxLwp2q4tclKMM/LcQ3/bkO/Z3+X1wKldrgGZCaBOV13Aw1D+W",
+	"8sa6bkza8URd1RlJBUIoSYxFCCucdmS7eYO9ipuJQgyb4dPz89Elvo4MIbxrW5mzf4EyergacB1N1KwU",
+	"/M7E1erd1yWfN77FbGQIaPO3mVRoPnd/mCmgtvilX3ODFy31VLjj6i1ZhVR3JmN8ZnRRWTFRcD7d2k/H",
+	"42nUKWYRR/csOiLSF6db/xc+0bTfNaXnVthTY0vBV82DGMKTZlJx4AeJqJmvd0fhvHxZ/o47qqYbT1BL",
+	"UVCFSU9qSYqim+zJ1x2uL27vx3YMPvUK2myf+kCVUpE1MixVT7YEmFWN6y9K9+tMFfPEeKAAB599lSDu",
+	"ewhdTEdxI5s8TmpY62bwNTA7ER563hDb25Eor7l/h/6RqtNy4EalA3Dru+/AhK/fk40002WPQQFvlIjL",
+	"A/PtBC5euitm+2r+QjSRKrm6W8EFGCoUO4aEwOd+osKsTi7AVgxdkRTlfmrmei3yuhDmu++vnjPAjcMg",
+	"FxzQia9fWwqVB+gP0Dhx5UPVTlitevCk2PpxRMOwkN0PP1MZZuB7zSq5tbxA7UPgfdSvAfnG/Ua5t7oM",
+	"qnNDMLB1DTHEhDBYgpy9BPwS5lRqJ4zDZdRKyHYblznhh+e5JARAHDLUMvXFexFJZ8wosdtkdewgZBVR",
+	"AFRkC/MdrPgGc+9x4qE4eisNBzsiMbte4z8SX/gCiaA462i+O81iR1dnonXu4Ef1GYkIP1D6cdKJsC0k",
+	"ujZgwEm7uPRMbDQ5hWPYkQPlCHRndN1MfxeDL2nyMN0X/5wXxXEu/ve+pA94/AFxdCYKrRZO1YoWDFAB",
+	"+/D1sNqnhAzXFbfXwI4xDdQTxwsWGiVBxzYelgIYlEcNcM+JTfAIhQjd4L7ooPgI8JN31Uyc/ikk1EJ7",
+	"dbSqflBRA5jEhRyTiuRwRdozqT9Om65RbrZI4mff1lsPi/fF6KPdVQep4C44zn2ry/lRDA1YDKqGkXXb",
+	"gdsXEUy9tT1sCFUyTTUKBsFZXEIKGSTOgvmILjwTEtfcPeVUZwJTQooggKuYUhaFnm2jVW1t6HV6Q4/P",
+	"4Fu9+DJ1X1d/PYyglH44KlFdC0gh+WzCirh3VFauG7gVQlnkQgmIxSxDbjR9fIlphh4POc8zZjZqHgOa",
+	"pCUViBymAXzmpn1OiWccwv6q/tBWAs07HQeI8zrW/VPbRKhhNnzz/BUrxVobabVHa22YC8wo2E5jx3hd",
+	"l+8xVktMzAVsZr6oYTdpGJsQtIup0mZLCsl8wiyY6fSDKjTPJ2pW5QuBN48S9kGXd6z0EdGlWGlLMr9h",
+	"w6W1a4xGh3xbrdcQh69Lti7lPYfAZMhpKjYThSmcComTcSydJy2rnH7CrgmPNWPPQTJyH7pVg1g5b9ZZ",
+	"8fKuVg/8BmQTBbE8ke7wsNx4NQZPy40bg1Nmagm+MpbNeVluIK3JvQYni9uqhIhizOefqOmd2JjpmF0L",
+	"t0pzc+YB48erPGPX/hOzI44XqfoLMWPx4E/NVw6/jXpNyErigbbnKNJ0nrtdap28OEEY2JwvyEh0zcHH",
+	"jZiC4qMF/03P47fNl3uDcYXdPkzFw8+6bHRfKaR2e4UjpRdTq/xZhGjVtnvhsNXthsT6Imt4fmTSfyEs",
+	"l8XuWyfE+vo1PI75s71PWwYKgyF0PG8aRNkw7F/NMrPAM0eHX07bJ+TMHcUdIT0bNf8i2/s0rbQBY4Cr",
+	"EHjvkbR7c0d1kKB5j5CLe0HBx8h74AXYDWJK6MckbsSGT75lZnQ4U4Jo925lNTgZQ0G9ds08AsiAKBVu",
+	"7sADKN3y0H0MMSdQX9lYsaYoE6xbBOXzwSG5VdYABVJpmdW6E0/3PYz9d8TUj6sMNjT5GLK9hcjqJnRJ",
+	"WhlgVdWgQZC4t0SY02fnzzqhTOMAnINx8EMJrH4cyq3xNX7S2eQWpv6+Bn9yH3xZd4LrZn88AmzgUeR5",
+	"11CTRTay+hztx2EteOx6sMT6UOwyybnuDz4I7qN0jPBxt6HrYnNTO84tBown+CVgrTNW85xCO3UAk1Iy",
+	"9jc9YxaC5CDCpmZdn7k/Z1hurfvCeg7P/7fdqghggq7AY2weLgrjPkzR9YRl81yPIXEHI14gutiHxMDd",
+	"5/a317Y148TqSt6dYWLv8ZWtnWqzEl9HpWkxWXFU0qE0N1hPqb54sr6C2QNA/uF3tKRcvX2F9cuOa0vB",
+	"HWhyzMtQKAtYJpWMPZaxpSi26q5Hm8W9IKY2WokT8tRN3dZMY7GKKOeRMNioxr+najJfSIuvd+zr6vE4",
+	"ubzZfVqhR49LzbGPttXPyT2i6n0m364ngcsYU04a1DxlqIMK+3fodtcspVWArdtx/wMI/VTaDYTiJYcc",
+	"RhzzRtgmeNtW2baJgrptlLKZrNLWTp2PyrSBBERZnegOb2dyUoE3x3zXovR1rrB9UbKh7zGbKHo2uqAr",
+	"4lv2UGr3HY0DCkICCw8fOQ7/9Jyh/S6bKPBkAGQR9eMh+L4lZAKTsduqBHdYKNce+a0mavjs6V9GIfgB",
+	"JuarH4b1wJwwqFcpVa4f4IkwY3aFI56ousAdV6xCpMxo1Jzl0vBZ4bQbQ5ChWCLPSZNGqkUhJgrWWCs2",
+	"fFhqv61hDEtRipGbdSgrZ3DfgPyGz86fOH2HfE2tGwVsi3VpvnqwCGLQXpDzb0YeddEXV/YEH9WyQYsu",
+	"mDelmiI5IRFKg8i/WH0xQ2RseN3c+QDIghtr2DfnLOebpOXyLQ3yr3AevgzTa/bxfw7bI/vx4OKfHxo+",
+	"pSaZdPAGlQMFYjZ34JZHY49cabVZadQbA3vcB0DwTtzru3BBtkSvRLSK3I0iubdkd98ESTeqIyVIuqZY",
+	"jfFbSyYJqaTEt71QMnrUzYQxDLtk3V8MJkT8bkImBn0cVcCEWR810eCqKLDVXvEhwTS9SxL8xRwQEX6w",
+	"IFiH0nw9brgrfMcxGrdgxxT0mK/Q2HdDwokIvCjAdKRwHGiHvhYn+gIJbEaUv09gxS5SQOkpGBQwA+wo",
+	"dIG5ZDwuGZ15qc1JnULBv1Dk1VB/gBROfzUeSk2+Yv1OFvurf+l35LJ1mftjMlo//a+ny/seo+uTqnUb",
+	"NqzDaIwQFPuLlf1Ezmxsb29cp2ET94L6pEMo+BwykDAF6u2b6/fY27Qqi6kvtp7Vop9ECLT/OvVosC9E",
+	"IZ2kPs3QsyBXgkk7UdLNw7XaePu9XAlj+Wo9ZcNflPzoFlir3Mc5UGAPobzC2k8xI6puIsQbnD799rsL",
+	"Zpb86bff/Q+EFVuKj+zHv189P73+8erpt985SWUywEcybwCQWT+Qxq8znW/wB/oMwMneibmA8FPSURhn",
+	"4XO2wkqkXLGg8TH+wDeoj9TyaIRuSEURJioEVPhNHK/y7iCKX0OV3i907YZj9nVv3ka36cuX1ucocWvV",
+	"zPUwc7v4y7vXAKXEzR2egcYxhPgY0D8+7+jFrLYnkFm91YeZ2+m73xWUjKYa/P45MQinsj+Gb3W5jr7I",
+	"Gp0fm6p/lXZJLNJdfbuvouSaNa+n4/id2v0V3AL2Qz3Qx1wwadS454Q0EdVXQvQ41zlWoqjhLC9rtt8E",
+	"l0M+OpQ1L50oZKYzPr8LoOZOTlqt7SaUuBiN2fM2ApyfvTSQXuvngGHqMNqJAgtWuK/1LdmQGtUo3QTm",
+	"UOoJsemcbnzrRtCKNBgz73ifKGoScLkE9Aq2e4oJrEcA24KXsC7rRRk+O/8Gl+pBGjHqhnE71uk4/kVD",
+	"Pfw+ov2euyaciy8p4NfV9j/3IjmrD+zZb55nfDorBf17F7YXvXIEOkmnY/nhHN3M9fTYxOAl2F0CiJ9N",
+	"Ru7e40TQgxHeN31iMBUShMMMayU4buL+kcUFVulqIFmZ35bCLB9BTE077G+DmeClKNGCefHPD27lseA5",
+	"0kNVFoOLwRlfy7P7J8AcqMPfmgWpDRDEVsRP42f0dkc/1ABp0Y+ow8afoeUw+iXKLYh+DSsQ90BRZdFP",
+	"WPL+04dP/08AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

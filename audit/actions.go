@@ -39,6 +39,7 @@ const (
 	ActionSchedulePause  = "deployment.schedule.pause"
 	ActionScheduleResume = "deployment.schedule.resume"
 	ActionScheduleDelete = "deployment.schedule.delete"
+	ActionScheduleUpdate = "deployment.schedule.update"
 
 	// The catalogue sources (package source): an admin's changes, and each
 	// version a sync imports or refuses (by "source NAME", via source).
@@ -72,7 +73,7 @@ func Actions() []string {
 		ActionDeploymentRollback, ActionDeploymentAction, ActionDeploymentStop, ActionDeploymentStart,
 		ActionDeploymentDelete, ActionDeploymentCancel, ActionDeploymentJob,
 		ActionDeploymentReconcile, ActionDeploymentDriftAccept,
-		ActionScheduleCreate, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete,
+		ActionScheduleCreate, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete, ActionScheduleUpdate,
 		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceImport,
 		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
 		ActionUserCreate, ActionUserUpdate,

@@ -289,6 +289,51 @@ func (q *Queries) ListActionSchedules(ctx context.Context, deploymentID int64) (
 	return items, nil
 }
 
+const lockActionSchedule = `-- name: LockActionSchedule :one
+SELECT action, cron, time_zone, overlap, missed, prompts, secret_prompts, paused, keep_last, keep_days
+FROM action_schedules WHERE id = $1 AND deployment_id = $2
+FOR UPDATE
+`
+
+type LockActionScheduleParams struct {
+	ID           int64
+	DeploymentID int64
+}
+
+type LockActionScheduleRow struct {
+	Action        string
+	Cron          string
+	TimeZone      string
+	Overlap       string
+	Missed        string
+	Prompts       []byte
+	SecretPrompts []byte
+	Paused        bool
+	KeepLast      pgtype.Int4
+	KeepDays      pgtype.Int4
+}
+
+// A schedule of a deployment as an edit reads it, locked until the
+// transaction ends: its action and prompt values (checked again with the
+// new retention), whether it is paused and its retention.
+func (q *Queries) LockActionSchedule(ctx context.Context, arg LockActionScheduleParams) (LockActionScheduleRow, error) {
+	row := q.db.QueryRow(ctx, lockActionSchedule, arg.ID, arg.DeploymentID)
+	var i LockActionScheduleRow
+	err := row.Scan(
+		&i.Action,
+		&i.Cron,
+		&i.TimeZone,
+		&i.Overlap,
+		&i.Missed,
+		&i.Prompts,
+		&i.SecretPrompts,
+		&i.Paused,
+		&i.KeepLast,
+		&i.KeepDays,
+	)
+	return i, err
+}
+
 const resealActionScheduleSecrets = `-- name: ResealActionScheduleSecrets :execrows
 UPDATE action_schedules SET secret_prompts = $1 WHERE id = $2 AND secret_prompts = $3
 `
@@ -490,4 +535,49 @@ func (q *Queries) TakeEndedActionScheduleRuns(ctx context.Context, maxRows int32
 		return nil, err
 	}
 	return items, nil
+}
+
+const updateActionSchedule = `-- name: UpdateActionSchedule :execrows
+UPDATE action_schedules
+SET cron = $1, time_zone = $2, overlap = $3, missed = $4,
+    keep_last = $5, keep_days = $6,
+    prune_action = $7, prune_prompts = $8,
+    next_at = CASE WHEN paused THEN next_at ELSE $9::timestamptz END, updated_at = now()
+WHERE id = $10 AND deployment_id = $11
+`
+
+type UpdateActionScheduleParams struct {
+	Cron         string
+	TimeZone     string
+	Overlap      string
+	Missed       string
+	KeepLast     pgtype.Int4
+	KeepDays     pgtype.Int4
+	PruneAction  string
+	PrunePrompts []byte
+	NextAt       time.Time
+	ID           int64
+	DeploymentID int64
+}
+
+// Edits a schedule's cron, time zone, policies and retention (with its prune
+// action and prompts); a paused one keeps its next_at until it resumes.
+func (q *Queries) UpdateActionSchedule(ctx context.Context, arg UpdateActionScheduleParams) (int64, error) {
+	result, err := q.db.Exec(ctx, updateActionSchedule,
+		arg.Cron,
+		arg.TimeZone,
+		arg.Overlap,
+		arg.Missed,
+		arg.KeepLast,
+		arg.KeepDays,
+		arg.PruneAction,
+		arg.PrunePrompts,
+		arg.NextAt,
+		arg.ID,
+		arg.DeploymentID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -420,6 +420,113 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 	return items, nil
 }
 
+const listDeploymentsBefore = `-- name: ListDeploymentsBefore :many
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+       t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
+       t.created_by AS last_task_by, t.created_at AS last_task_at
+FROM deployments d
+JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN LATERAL (
+    SELECT id, kind, status, created_by, created_at FROM tasks
+    WHERE deployment_id = d.id AND parent_step_id IS NULL
+    ORDER BY id DESC LIMIT 1
+) t ON true
+WHERE ($1::boolean OR d.deleted_at IS NULL)
+  AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
+  AND ($3::text = '' OR d.driver_name = $3::text)
+  AND ($4::text = '' OR d.namespace = $4::text)
+  AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
+  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
+  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < ($8::boolean, $9::text, -($10::bigint))
+ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
+LIMIT $11::int
+`
+
+type ListDeploymentsBeforeParams struct {
+	IncludeDeleted bool
+	Query          string
+	Driver         string
+	Namespace      string
+	OnlyNames      bool
+	Names          []string
+	ExceptNames    []string
+	BeforeDeleted  bool
+	BeforeName     string
+	BeforeID       int64
+	MaxRows        int32
+}
+
+type ListDeploymentsBeforeRow struct {
+	Deployment     Deployment
+	DriverTitle    string
+	HasIcon        bool
+	LastTaskID     int64
+	LastTaskKind   string
+	LastTaskStatus TaskStatus
+	LastTaskBy     string
+	LastTaskAt     time.Time
+}
+
+// ListDeployments backwards: the page before the key of the next page's
+// first one, in the list's reverse order (the caller turns it round), with
+// the same columns and filters; it walks the same indexes backwards.
+func (q *Queries) ListDeploymentsBefore(ctx context.Context, arg ListDeploymentsBeforeParams) ([]ListDeploymentsBeforeRow, error) {
+	rows, err := q.db.Query(ctx, listDeploymentsBefore,
+		arg.IncludeDeleted,
+		arg.Query,
+		arg.Driver,
+		arg.Namespace,
+		arg.OnlyNames,
+		arg.Names,
+		arg.ExceptNames,
+		arg.BeforeDeleted,
+		arg.BeforeName,
+		arg.BeforeID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDeploymentsBeforeRow{}
+	for rows.Next() {
+		var i ListDeploymentsBeforeRow
+		if err := rows.Scan(
+			&i.Deployment.ID,
+			&i.Deployment.Name,
+			&i.Deployment.Namespace,
+			&i.Deployment.NamespaceCreated,
+			&i.Deployment.DriverName,
+			&i.Deployment.DriverVersion,
+			&i.Deployment.AppVersion,
+			&i.Deployment.Parameters,
+			&i.Deployment.Secrets,
+			&i.Deployment.Status,
+			&i.Deployment.Components,
+			&i.Deployment.HolderTaskID,
+			&i.Deployment.CreatedBy,
+			&i.Deployment.CreatedAt,
+			&i.Deployment.UpdatedAt,
+			&i.Deployment.DeletedAt,
+			&i.Deployment.SecretNames,
+			&i.DriverTitle,
+			&i.HasIcon,
+			&i.LastTaskID,
+			&i.LastTaskKind,
+			&i.LastTaskStatus,
+			&i.LastTaskBy,
+			&i.LastTaskAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listDeploymentsWithoutSecretNames = `-- name: ListDeploymentsWithoutSecretNames :many
 SELECT id, secrets FROM deployments WHERE secret_names IS NULL
 `

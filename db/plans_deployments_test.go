@@ -56,6 +56,32 @@ func TestDeploymentsListFiltersUseTheirIndexes(t *testing.T) {
 	}
 }
 
+// TestDeploymentsListPreviousPageWalksTheIndexBackwards explains the page
+// before a key (Previous), filtered and not, among 20,000 deployments: it
+// walks deployments_list_idx backwards from the key, as the next page walks
+// it forwards, and never reads the deployments sequentially.
+func TestDeploymentsListPreviousPageWalksTheIndexBackwards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	_, err := pool.Exec(ctx, manyDeployments)
+	require.NoError(t, err)
+	sql := generatedQueries(t)["ListDeploymentsBefore"]
+	for _, args := range [][]any{
+		listDeploymentsBefore(false, "", "", "", nil, nil),
+		listDeploymentsBefore(true, "", "", "", nil, nil),
+		listDeploymentsBefore(false, "", "drv-7", "", nil, nil),
+		listDeploymentsBefore(false, "", "", "ns-7", nil, nil),
+		listDeploymentsBefore(false, "app-1", "", "", nil, nil),
+		listDeploymentsBefore(false, "", "", "", nil, []string{"app-1", "app-2"}),
+	} {
+		var plan []byte
+		require.NoError(t, pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql, args...).Scan(&plan))
+		require.Equal(t, []string{"deployments_list_idx"}, deploymentIndexes(t, plan), "%v:\n%s", args, indent(plan))
+		require.Contains(t, string(plan), `"Scan Direction": "Backward"`, "%v:\n%s", args, indent(plan))
+	}
+}
+
 // deploymentIndexes returns the indexes of the deployments table that plan
 // reads, and "Seq Scan" where it reads the table itself.
 func deploymentIndexes(t *testing.T, plan []byte) []string {

@@ -74,6 +74,11 @@ var planCases = []planCase{
 	{"ListDeployments", listDeployments(false, "", "app", "", nil, nil, true)},
 	{"ListDeployments", listDeployments(false, "", "", "ns-7", nil, nil, false)},
 	{"ListDeployments", listDeployments(false, "", "", "", []string{"app-7", "app-70"}, []string{"app-8"}, false)},
+	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "", "", nil, nil)},
+	{"ListDeploymentsBefore", listDeploymentsBefore(true, "", "", "", nil, nil)},
+	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "app", "", nil, nil)},
+	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "", "ns-7", nil, nil)},
+	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "", "", []string{"app-7", "app-70"}, []string{"app-8"})},
 	{"ListRevisions", []any{int64(7), int32(10)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
@@ -144,6 +149,12 @@ var planCases = []planCase{
 // not nil, keeps those names), from the top or after app-0500.
 func listDeployments(deleted bool, query, driver, namespace string, only, except []string, after bool) []any {
 	return []any{deleted, query, driver, namespace, only != nil, only, except, after, false, "app-0500", int64(500), int32(101)}
+}
+
+// listDeploymentsBefore are ListDeploymentsBefore's arguments: the filters
+// as listDeployments has them, the page before app-0500.
+func listDeploymentsBefore(deleted bool, query, driver, namespace string, only, except []string) []any {
+	return []any{deleted, query, driver, namespace, only != nil, only, except, false, "app-0500", int64(500), int32(101)}
 }
 
 // unplanned are the queries that read a history table whole by design.

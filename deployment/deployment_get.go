@@ -150,9 +150,13 @@ type ListOptions struct {
 	// After continues the list after this place (a page's Next); nil
 	// starts at the top.
 	After *ListKey
+	// Before reads the page that ends before this place (a page's Prev),
+	// instead of After; when fewer than a page are left before it, the
+	// page is the first one.
+	Before *ListKey
 	// Limit is the page's size (0: DefaultListPage).
 	Limit int
-	// Filter narrows the list; a page's Next continues the same filter.
+	// Filter narrows the list; a page's Next and Prev keep the same filter.
 	Filter ListFilter
 }
 
@@ -161,51 +165,107 @@ type ListPage struct {
 	Items []Summary
 	// Next continues the list (ListOptions.After); nil after the last page.
 	Next *ListKey
+	// Prev goes back a page (ListOptions.Before); nil on the first page.
+	Prev *ListKey
 }
 
 // List returns a page of the deployments that o's filter keeps, live ones
 // by name, then (with IncludeDeleted) the deleted ones; a page reads its own
-// rows only. A bad filter is an EINVALID error.
+// rows only, forwards from o.After or backwards from o.Before (a keyset
+// either way, through the same indexes). A bad filter, or both places, is
+// an EINVALID error.
 func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 	if err := o.Filter.check(); err != nil {
 		return ListPage{}, err
 	}
+	if o.After != nil && o.Before != nil {
+		return ListPage{}, styrmin.Errorf(styrmin.EINVALID, "A page of the deployments list starts after a place or ends before one, not both.")
+	}
 	limit := cmp.Or(o.Limit, DefaultListPage)
 	p := db.ListDeploymentsParams{IncludeDeleted: o.IncludeDeleted, MaxRows: int32(limit + 1)}
-	if o.After != nil {
-		p.After, p.AfterDeleted, p.AfterName, p.AfterID = true, o.After.Deleted, o.After.Name, o.After.ID
-	}
 	if none := s.applyFilter(o.Filter, &p); none {
 		return ListPage{}, nil
+	}
+	if o.Before != nil {
+		page, first, err := s.listBefore(ctx, p, *o.Before, limit)
+		if err != nil || !first {
+			return page, err
+		}
+		// Fewer than a page before o.Before: back to the top, a whole first page.
+	}
+	if o.After != nil {
+		p.After, p.AfterDeleted, p.AfterName, p.AfterID = true, o.After.Deleted, o.After.Name, o.After.ID
 	}
 	rows, err := s.q.ListDeployments(ctx, p)
 	if err != nil {
 		return ListPage{}, fmt.Errorf("deployment: list: %w", err)
 	}
+	more := len(rows) > limit
+	page, err := s.summaries(ctx, rows[:min(len(rows), limit)])
+	if err != nil || len(page.Items) == 0 {
+		return page, err
+	}
+	if more {
+		next := keyOf(&page.Items[len(page.Items)-1].Deployment)
+		page.Next = &next
+	}
+	if o.After != nil {
+		prev := keyOf(&page.Items[0].Deployment)
+		page.Prev = &prev
+	}
+	return page, nil
+}
+
+// listBefore reads the page of p's list that ends before key, backwards;
+// first reports that fewer than a page are left before key (the page is
+// then empty: the caller reads the first page instead).
+func (s *Service) listBefore(ctx context.Context, p db.ListDeploymentsParams, key ListKey, limit int) (page ListPage, first bool, err error) {
+	rows, err := s.q.ListDeploymentsBefore(ctx, db.ListDeploymentsBeforeParams{
+		IncludeDeleted: p.IncludeDeleted, Query: p.Query, Driver: p.Driver, Namespace: p.Namespace,
+		OnlyNames: p.OnlyNames, Names: p.Names, ExceptNames: p.ExceptNames,
+		BeforeDeleted: key.Deleted, BeforeName: key.Name, BeforeID: key.ID, MaxRows: p.MaxRows,
+	})
+	if err != nil {
+		return ListPage{}, false, fmt.Errorf("deployment: list before %s: %w", key, err)
+	}
+	if len(rows) <= limit {
+		return ListPage{}, true, nil
+	}
+	forward := make([]db.ListDeploymentsRow, limit)
+	for i, r := range rows[:limit] {
+		forward[limit-1-i] = db.ListDeploymentsRow(r)
+	}
+	if page, err = s.summaries(ctx, forward); err != nil {
+		return ListPage{}, false, err
+	}
+	prev, next := keyOf(&page.Items[0].Deployment), keyOf(&page.Items[limit-1].Deployment)
+	page.Prev, page.Next = &prev, &next
+	return page, false, nil
+}
+
+// summaries are the list's rows as a page's items, with the newest health
+// and drift reads of the live ones and their available updates.
+func (s *Service) summaries(ctx context.Context, rows []db.ListDeploymentsRow) (ListPage, error) {
 	updates, err := s.updates(ctx)
 	if err != nil {
 		return ListPage{}, err
 	}
 	var page ListPage
-	for i, r := range rows {
-		if i == limit {
-			next := keyOf(&page.Items[limit-1].Deployment)
-			page.Next = &next
-			break
-		}
+	for _, r := range rows {
 		d, err := toDeployment(r.Deployment)
 		if err != nil {
 			return ListPage{}, err
 		}
-		page.Items = append(page.Items, Summary{
+		sum := Summary{
 			Deployment: *d, DriverTitle: r.DriverTitle, HasIcon: r.HasIcon,
 			LastTask: TaskSummary{ID: r.LastTaskID, Kind: r.LastTaskKind, Status: r.LastTaskStatus, By: r.LastTaskBy, CreatedAt: r.LastTaskAt},
-		})
-		if d.DeletedAt == nil {
-			page.Items[len(page.Items)-1].Health, _ = s.healths.newest(d.Name)
-			page.Items[len(page.Items)-1].Drift, _ = s.drifts.newest(d.Name)
-			page.Items[len(page.Items)-1].UpdateAvailable = updates(d)
 		}
+		if d.DeletedAt == nil {
+			sum.Health, _ = s.healths.newest(d.Name)
+			sum.Drift, _ = s.drifts.newest(d.Name)
+			sum.UpdateAvailable = updates(d)
+		}
+		page.Items = append(page.Items, sum)
 	}
 	return page, nil
 }

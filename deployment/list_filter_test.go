@@ -2,6 +2,7 @@ package deployment_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +33,75 @@ func listNames(t *testing.T, svc *deployment.Service, o deployment.ListOptions) 
 			return names, pages
 		}
 	}
+}
+
+// pagesForthAndBack lists with o a page at a time to the last page, then
+// back with each page's Prev to the first, and returns the names of each
+// page the way forth and the way back.
+func pagesForthAndBack(t *testing.T, svc *deployment.Service, o deployment.ListOptions) (forth, back [][]string) {
+	t.Helper()
+	names := func(page deployment.ListPage) []string {
+		var out []string
+		for _, s := range page.Items {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	page, err := svc.List(context.Background(), o)
+	require.NoError(t, err)
+	require.Nil(t, page.Prev, "the first page has no previous one")
+	forth = append(forth, names(page))
+	for page.Next != nil {
+		o.After, o.Before = page.Next, nil
+		page, err = svc.List(context.Background(), o)
+		require.NoError(t, err)
+		forth = append(forth, names(page))
+		require.Less(t, len(forth), 20)
+	}
+	back = append(back, names(page))
+	for page.Prev != nil {
+		o.After, o.Before = nil, page.Prev
+		page, err = svc.List(context.Background(), o)
+		require.NoError(t, err)
+		back = append(back, names(page))
+		require.Less(t, len(back), 20)
+	}
+	return forth, back
+}
+
+func TestListPagesBackToTheFirstPageWithItsFilter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := deploymenttest.Setup(t, deploymenttest.DeadCluster(t))
+	for _, name := range []string{"blog", "db", "myshop", "shop", "shop-eu", "wiki"} {
+		_, err := f.Svc.Queue(ctx, deploymenttest.HelloWeb(name))
+		require.NoError(t, err)
+	}
+	forth, back := pagesForthAndBack(t, f.Svc, deployment.ListOptions{Limit: 2})
+	require.Equal(t, [][]string{{"blog", "db"}, {"myshop", "shop"}, {"shop-eu", "wiki"}}, forth)
+	require.Equal(t, [][]string{{"shop-eu", "wiki"}, {"myshop", "shop"}, {"blog", "db"}}, back, "Prev walks back the same pages")
+
+	forth, back = pagesForthAndBack(t, f.Svc, deployment.ListOptions{Limit: 2, Filter: deployment.ListFilter{Query: "shop"}})
+	require.Equal(t, [][]string{{"myshop", "shop"}, {"shop-eu"}}, forth)
+	require.Equal(t, [][]string{{"shop-eu"}, {"myshop", "shop"}}, back, "and keeps the filter")
+
+	// A page that starts after the second one, "db": going back, fewer
+	// than a page are left before it, so Prev lands on the whole first page.
+	top, err := f.Svc.List(ctx, deployment.ListOptions{Limit: 2})
+	require.NoError(t, err)
+	db := top.Next
+	require.Equal(t, "db", db.Name)
+	page, err := f.Svc.List(ctx, deployment.ListOptions{Limit: 3, After: db})
+	require.NoError(t, err)
+	require.Equal(t, "myshop", page.Items[0].Name)
+	page, err = f.Svc.List(ctx, deployment.ListOptions{Limit: 3, Before: page.Prev})
+	require.NoError(t, err)
+	require.Equal(t, []string{"blog", "db", "myshop"}, []string{page.Items[0].Name, page.Items[1].Name, page.Items[2].Name})
+	require.Nil(t, page.Prev)
+	require.Equal(t, "myshop", page.Next.Name)
+
+	_, err = f.Svc.List(ctx, deployment.ListOptions{After: db, Before: db})
+	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), "a page is after a place or before one")
 }
 
 func TestListFiltersByNameDriverNamespaceHealthAndDriftAPageAtATime(t *testing.T) {
@@ -80,10 +150,19 @@ func TestListFiltersByNameDriverNamespaceHealthAndDriftAPageAtATime(t *testing.T
 			paged, pages := listNames(t, f.Svc, deployment.ListOptions{Filter: tt.filter, Limit: 1})
 			require.Equal(t, tt.want, paged, "a page at a time, the next pages keep the filter")
 			require.Equal(t, max(1, len(tt.want)), pages)
+			forth, back := pagesForthAndBack(t, f.Svc, deployment.ListOptions{Filter: tt.filter, Limit: 1})
+			require.Equal(t, forth, reversed(back), "Prev pages back through the same filter")
 		})
 	}
 	all, _ := listNames(t, f.Svc, deployment.ListOptions{})
 	require.Len(t, all, 5, "the hostile searches changed nothing")
+}
+
+// reversed is a copy of pages, last first.
+func reversed(pages [][]string) [][]string {
+	out := slices.Clone(pages)
+	slices.Reverse(out)
+	return out
 }
 
 func TestListRefusesFiltersNoDeploymentCouldMatch(t *testing.T) {

@@ -36,6 +36,7 @@ var sameChange = [][]string{
 	{"POST /deployments/:name/schedules/:id/pause", "POST /api/v1/deployments/:name/schedules/:id/pause"},
 	{"POST /deployments/:name/schedules/:id/resume", "POST /api/v1/deployments/:name/schedules/:id/resume"},
 	{"POST /deployments/:name/schedules/:id/delete", "DELETE /api/v1/deployments/:name/schedules/:id"},
+	{"POST /deployments/:name/schedules/:id/edit", "PATCH /api/v1/deployments/:name/schedules/:id"},
 	{"POST /deployments/:name/tasks/:id/cancel", "POST /api/v1/tasks/:id/cancel"},
 	{"POST /namespaces", "PUT /api/v1/namespace-policy"},
 	{"POST /webhooks", "POST /api/v1/webhooks"},

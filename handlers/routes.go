@@ -111,6 +111,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/deployments/:name/schedules", least: auth.Operator, handler: web.ScheduleCreate(d.Schedules), change: changes(audit.ActionScheduleCreate, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/pause", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Pause, "paused"), change: changes(audit.ActionSchedulePause, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/resume", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Resume, "resumed"), change: changes(audit.ActionScheduleResume, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/edit", least: auth.Operator, handler: web.ScheduleEdit(d.Schedules), change: changes(audit.ActionScheduleUpdate, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/schedules/:id/delete", least: auth.Operator, handler: web.ScheduleChange(d.Schedules, web.Schedules.Delete, "deleted"), change: changes(audit.ActionScheduleDelete, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/stop", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StopComponents, "stop"), change: changes(audit.ActionDeploymentStop, audit.TargetDeployment)},
 		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes(audit.ActionDeploymentStart, audit.TargetDeployment)},
@@ -228,6 +229,7 @@ func apiChanges() map[string]change {
 		"PauseSchedule":            changes(audit.ActionSchedulePause, audit.TargetDeployment),
 		"ResumeSchedule":           changes(audit.ActionScheduleResume, audit.TargetDeployment),
 		"DeleteSchedule":           changes(audit.ActionScheduleDelete, audit.TargetDeployment),
+		"UpdateSchedule":           changes(audit.ActionScheduleUpdate, audit.TargetDeployment),
 	}
 }
 

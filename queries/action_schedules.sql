@@ -103,3 +103,21 @@ WITH run AS (
 UPDATE action_schedules
 SET last_prune_outcome = @prune_outcome, last_prune_task_id = sqlc.narg(prune_task_id), updated_at = now()
 WHERE id = (SELECT schedule_id FROM run);
+
+-- name: LockActionSchedule :one
+-- A schedule of a deployment as an edit reads it, locked until the
+-- transaction ends: its action and prompt values (checked again with the
+-- new retention), whether it is paused and its retention.
+SELECT action, cron, time_zone, overlap, missed, prompts, secret_prompts, paused, keep_last, keep_days
+FROM action_schedules WHERE id = @id AND deployment_id = @deployment_id
+FOR UPDATE;
+
+-- name: UpdateActionSchedule :execrows
+-- Edits a schedule's cron, time zone, policies and retention (with its prune
+-- action and prompts); a paused one keeps its next_at until it resumes.
+UPDATE action_schedules
+SET cron = @cron, time_zone = @time_zone, overlap = @overlap, missed = @missed,
+    keep_last = sqlc.narg(keep_last), keep_days = sqlc.narg(keep_days),
+    prune_action = @prune_action, prune_prompts = @prune_prompts,
+    next_at = CASE WHEN paused THEN next_at ELSE @next_at::timestamptz END, updated_at = now()
+WHERE id = @id AND deployment_id = @deployment_id;

@@ -45,6 +45,30 @@ WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
 LIMIT @max_rows::int;
 
+-- name: ListDeploymentsBefore :many
+-- ListDeployments backwards: the page before the key of the next page's
+-- first one, in the list's reverse order (the caller turns it round), with
+-- the same columns and filters; it walks the same indexes backwards.
+SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+       t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
+       t.created_by AS last_task_by, t.created_at AS last_task_at
+FROM deployments d
+JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN LATERAL (
+    SELECT id, kind, status, created_by, created_at FROM tasks
+    WHERE deployment_id = d.id AND parent_step_id IS NULL
+    ORDER BY id DESC LIMIT 1
+) t ON true
+WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
+  AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
+  AND (@driver::text = '' OR d.driver_name = @driver::text)
+  AND (@namespace::text = '' OR d.namespace = @namespace::text)
+  AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
+  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
+  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < (@before_deleted::boolean, @before_name::text, -(@before_id::bigint))
+ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
+LIMIT @max_rows::int;
+
 -- name: GetDeploymentByName :one
 -- The deployment of that name: the live one, else the one deleted last.
 SELECT * FROM deployments WHERE name = @name

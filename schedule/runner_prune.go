@@ -54,8 +54,11 @@ func (r *Runner) pruneAfter(ctx context.Context, tx pgx.Tx, run db.TakeEndedActi
 		return db.New(tx).FinishActionScheduleRun(ctx, db.FinishActionScheduleRunParams{TaskID: run.TaskID, PruneOutcome: outcome, PruneTaskID: task})
 	}
 	none := func() {}
-	if run.TaskStatus != executor.TaskSucceeded {
+	switch {
+	case run.TaskStatus != executor.TaskSucceeded:
 		return none, finish(fmt.Sprintf("not pruned: run task %d %s", run.TaskID, run.TaskStatus), nil)
+	case run.PruneAction == "":
+		return none, finish("not pruned: the schedule keeps everything now", nil)
 	}
 	by := author{run.AuthorID, run.Author, run.AuthorRole, run.AuthorDisabled}
 	entry := scheduledEntry(run.ScheduleID, run.DeploymentName, run.PruneAction, by)

@@ -486,6 +486,42 @@ func (e ScheduleRequestOverlap) Valid() bool {
 	}
 }
 
+// Defines values for ScheduleUpdateMissed.
+const (
+	ScheduleUpdateMissedOnce ScheduleUpdateMissed = "once"
+	ScheduleUpdateMissedSkip ScheduleUpdateMissed = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateMissed enum.
+func (e ScheduleUpdateMissed) Valid() bool {
+	switch e {
+	case ScheduleUpdateMissedOnce:
+		return true
+	case ScheduleUpdateMissedSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleUpdateOverlap.
+const (
+	ScheduleUpdateOverlapQueue ScheduleUpdateOverlap = "queue"
+	ScheduleUpdateOverlapSkip  ScheduleUpdateOverlap = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleUpdateOverlap enum.
+func (e ScheduleUpdateOverlap) Valid() bool {
+	switch e {
+	case ScheduleUpdateOverlapQueue:
+		return true
+	case ScheduleUpdateOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1077,6 +1113,10 @@ type Deployment struct {
 type DeploymentPage struct {
 	Items      []DeploymentSummary `json:"items"`
 	NextCursor string              `json:"next_cursor"`
+
+	// PrevCursor Given as `cursor`, the page before this one (the first page when
+	// fewer than a page are left before it); empty on the first page.
+	PrevCursor string `json:"prev_cursor"`
 }
 
 // DeploymentSummary defines model for DeploymentSummary.
@@ -1757,6 +1797,33 @@ type ScheduleRequestMissed string
 // ScheduleRequestOverlap While the deployment has a task queued or running: skip the slot (default) or queue the run behind it.
 type ScheduleRequestOverlap string
 
+// ScheduleUpdate An edit of a schedule; each field left out stays as it is.
+type ScheduleUpdate struct {
+	// Cron Five cron fields, or @hourly, @daily, @weekly, @monthly, @yearly.
+	//
+	// Example: 0 3 * * *
+	Cron *string `json:"cron,omitempty"`
+
+	// KeepDays As ScheduleRequest's; 0 removes the rule.
+	KeepDays *int `json:"keep_days,omitempty"`
+
+	// KeepLast As ScheduleRequest's; 0 removes the rule.
+	KeepLast *int                   `json:"keep_last,omitempty"`
+	Missed   *ScheduleUpdateMissed  `json:"missed,omitempty"`
+	Overlap  *ScheduleUpdateOverlap `json:"overlap,omitempty"`
+
+	// TimeZone The IANA time zone the cron is read in.
+	//
+	// Example: Europe/Oslo
+	TimeZone *string `json:"time_zone,omitempty"`
+}
+
+// ScheduleUpdateMissed defines model for ScheduleUpdate.Missed.
+type ScheduleUpdateMissed string
+
+// ScheduleUpdateOverlap defines model for ScheduleUpdate.Overlap.
+type ScheduleUpdateOverlap string
+
 // Source defines model for Source.
 type Source struct {
 	CreatedAt  time.Time   `json:"created_at"`
@@ -2317,6 +2384,9 @@ type RollbackDeploymentJSONRequestBody = RollbackRequest
 // CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
 type CreateScheduleJSONRequestBody = ScheduleRequest
 
+// UpdateScheduleJSONRequestBody defines body for UpdateSchedule for application/json ContentType.
+type UpdateScheduleJSONRequestBody = ScheduleUpdate
+
 // StartDeploymentJSONRequestBody defines body for StartDeployment for application/json ContentType.
 type StartDeploymentJSONRequestBody = ComponentsRequest
 
@@ -2757,7 +2827,8 @@ type ClientInterface interface {
 	// ListDeployments The deployments, live ones by name, then deleted ones
 	//
 	// A page of the deployments that every filter given keeps; `next_cursor`
-	// continues the same list (give the same filters with it). Health and
+	// continues the same list and `prev_cursor` goes back a page (give the
+	// same filters with either). Health and
 	// drift are the newest reads of the server that answers (every 30 s and 2
 	// min, and on each view of a deployment): a deployment not read yet has
 	// no health to match, and is not drifted. A filter longer than any name,
@@ -2909,6 +2980,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
 	DeleteSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateScheduleWithBody Edit a schedule's cron, time zone, policies or retention
+	//
+	// Each field given replaces the schedule's; each left out stays. The action and its prompt
+	// values stay (delete the schedule and make another to change them). The edited schedule is
+	// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+	// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+	// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+	// paused.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+	UpdateScheduleWithBody(ctx context.Context, name DeploymentName, id ScheduleID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+	//
+	// Each field given replaces the schedule's; each left out stays. The action and its prompt
+	// values stay (delete the schedule and make another to change them). The edited schedule is
+	// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+	// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+	// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+	// paused.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+	UpdateSchedule(ctx context.Context, name DeploymentName, id ScheduleID, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PauseSchedule Pause a schedule; its slots do not run until it resumes
 	//
@@ -3308,7 +3407,8 @@ func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesP
 // ListDeployments The deployments, live ones by name, then deleted ones
 //
 // A page of the deployments that every filter given keeps; `next_cursor`
-// continues the same list (give the same filters with it). Health and
+// continues the same list and `prev_cursor` goes back a page (give the
+// same filters with either). Health and
 // drift are the newest reads of the server that answers (every 30 s and 2
 // min, and on each view of a deployment): a deployment not read yet has
 // no health to match, and is not drifted. A filter longer than any name,
@@ -3631,6 +3731,54 @@ func (c *Client) CreateSchedule(ctx context.Context, name DeploymentName, body C
 // Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
 func (c *Client) DeleteSchedule(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteScheduleRequest(c.Server, name, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateScheduleWithBody Edit a schedule's cron, time zone, policies or retention
+//
+// Each field given replaces the schedule's; each left out stays. The action and its prompt
+// values stay (delete the schedule and make another to change them). The edited schedule is
+// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+// paused.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+func (c *Client) UpdateScheduleWithBody(ctx context.Context, name DeploymentName, id ScheduleID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateScheduleRequestWithBody(c.Server, name, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSchedule Edit a schedule's cron, time zone, policies or retention
+//
+// Each field given replaces the schedule's; each left out stays. The action and its prompt
+// values stay (delete the schedule and make another to change them). The edited schedule is
+// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+// paused.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+func (c *Client) UpdateSchedule(ctx context.Context, name DeploymentName, id ScheduleID, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateScheduleRequest(c.Server, name, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5337,6 +5485,60 @@ func NewDeleteScheduleRequest(server string, name DeploymentName, id ScheduleID)
 	return req, nil
 }
 
+// NewUpdateScheduleRequest calls the generic UpdateSchedule builder with application/json body
+func NewUpdateScheduleRequest(server string, name DeploymentName, id ScheduleID, body UpdateScheduleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateScheduleRequestWithBody(server, name, id, "application/json", bodyReader)
+}
+
+// NewUpdateScheduleRequestWithBody constructs an http.Request for the UpdateSchedule method, with any body, and a specified content type
+func NewUpdateScheduleRequestWithBody(server string, name DeploymentName, id ScheduleID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/schedules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPauseScheduleRequest constructs an http.Request for the PauseSchedule method
 func NewPauseScheduleRequest(server string, name DeploymentName, id ScheduleID) (*http.Request, error) {
 	var err error
@@ -6820,7 +7022,8 @@ type ClientWithResponsesInterface interface {
 	// ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 	//
 	// A page of the deployments that every filter given keeps; `next_cursor`
-	// continues the same list (give the same filters with it). Health and
+	// continues the same list and `prev_cursor` goes back a page (give the
+	// same filters with either). Health and
 	// drift are the newest reads of the server that answers (every 30 s and 2
 	// min, and on each view of a deployment): a deployment not read yet has
 	// no health to match, and is not drifted. A filter longer than any name,
@@ -6988,6 +7191,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /deployments/{name}/schedules/{id} (the `DeleteSchedule` operationId).
 	DeleteScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, reqEditors ...RequestEditorFn) (*DeleteScheduleResponse, error)
+
+	// UpdateScheduleWithBodyWithResponse Edit a schedule's cron, time zone, policies or retention
+	//
+	// Each field given replaces the schedule's; each left out stays. The action and its prompt
+	// values stay (delete the schedule and make another to change them). The edited schedule is
+	// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+	// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+	// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+	// paused.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+	UpdateScheduleWithBodyWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateScheduleResponse, error)
+
+	// UpdateScheduleWithResponse Edit a schedule's cron, time zone, policies or retention
+	//
+	// Each field given replaces the schedule's; each left out stays. The action and its prompt
+	// values stay (delete the schedule and make another to change them). The edited schedule is
+	// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+	// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+	// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+	// paused.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+	UpdateScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateScheduleResponse, error)
 
 	// PauseScheduleWithResponse Pause a schedule; its slots do not run until it resumes
 	//
@@ -8101,6 +8332,54 @@ func (r DeleteScheduleResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Schedule
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateScheduleResponse) GetJSON200() *Schedule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateScheduleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateScheduleResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9769,7 +10048,8 @@ func (c *ClientWithResponses) ListAuditEntriesWithResponse(ctx context.Context, 
 // ListDeploymentsWithResponse The deployments, live ones by name, then deleted ones
 //
 // A page of the deployments that every filter given keeps; `next_cursor`
-// continues the same list (give the same filters with it). Health and
+// continues the same list and `prev_cursor` goes back a page (give the
+// same filters with either). Health and
 // drift are the newest reads of the server that answers (every 30 s and 2
 // min, and on each view of a deployment): a deployment not read yet has
 // no health to match, and is not drifted. A filter longer than any name,
@@ -10044,6 +10324,46 @@ func (c *ClientWithResponses) DeleteScheduleWithResponse(ctx context.Context, na
 		return nil, err
 	}
 	return ParseDeleteScheduleResponse(rsp)
+}
+
+// UpdateScheduleWithBodyWithResponse Edit a schedule's cron, time zone, policies or retention
+//
+// Each field given replaces the schedule's; each left out stays. The action and its prompt
+// values stay (delete the schedule and make another to change them). The edited schedule is
+// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+// paused.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+func (c *ClientWithResponses) UpdateScheduleWithBodyWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateScheduleResponse, error) {
+	rsp, err := c.UpdateScheduleWithBody(ctx, name, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateScheduleResponse(rsp)
+}
+
+// UpdateScheduleWithResponse Edit a schedule's cron, time zone, policies or retention
+//
+// Each field given replaces the schedule's; each left out stays. The action and its prompt
+// values stay (delete the schedule and make another to change them). The edited schedule is
+// checked as a new one is, with the same field errors (`cron`, `time_zone`, `overlap`,
+// `missed`, `keep_last`, `keep_days`); a retention on an action that declares no artefacts is
+// refused. A running schedule moves to the new cron's first slot from now; a paused one stays
+// paused.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /deployments/{name}/schedules/{id} (the `UpdateSchedule` operationId).
+func (c *ClientWithResponses) UpdateScheduleWithResponse(ctx context.Context, name DeploymentName, id ScheduleID, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateScheduleResponse, error) {
+	rsp, err := c.UpdateSchedule(ctx, name, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateScheduleResponse(rsp)
 }
 
 // PauseScheduleWithResponse Pause a schedule; its slots do not run until it resumes
@@ -11261,6 +11581,39 @@ func ParseDeleteScheduleResponse(rsp *http.Response) (*DeleteScheduleResponse, e
 	switch {
 	case rsp.StatusCode == 204:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateScheduleResponse parses an HTTP response from a UpdateScheduleWithResponse call
+func ParseUpdateScheduleResponse(rsp *http.Response) (*UpdateScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Schedule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

@@ -13,19 +13,31 @@ import (
 
 // The API's reads of deployments: the same service as the deployment pages.
 
+// listCursor is a cursor of the deployments list: the place of the
+// previous page's last one (deployment.ListKey), or with Before of the
+// next page's first one.
+type listCursor struct {
+	deployment.ListKey
+	Before bool `json:"before,omitempty"`
+}
+
 // ListDeployments lists the deployments that its filters keep, live ones
 // by name, then with include_deleted the deleted ones, a page at a time
-// (the cursor is the place of the previous page's last one,
-// deployment.ListKey).
+// forwards or backwards (listCursor).
 func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRequestObject) (oapi.ListDeploymentsResponseObject, error) {
 	p := req.Params
 	o := deployment.ListOptions{IncludeDeleted: p.IncludeDeleted != nil && *p.IncludeDeleted, Limit: pageLimit(p.Limit), Filter: deployment.ListFilter{
 		Query: optional(p.Q), Driver: optional(p.Driver), Namespace: optional(p.Namespace), Health: health.Word(optional(p.Health)), Drifted: p.Drifted,
 	}}
 	if c := p.Cursor; c != nil && *c != "" {
-		o.After = &deployment.ListKey{}
-		if err := decodeCursor(c, o.After); err != nil {
+		var at listCursor
+		if err := decodeCursor(c, &at); err != nil {
 			return nil, err
+		}
+		if at.Before {
+			o.Before = &at.ListKey
+		} else {
+			o.After = &at.ListKey
 		}
 	}
 	page, err := s.Deployments.List(ctx, o)
@@ -34,7 +46,10 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 	}
 	out := oapi.ListDeployments200JSONResponse{Items: make([]oapi.DeploymentSummary, 0, len(page.Items))}
 	if page.Next != nil {
-		out.NextCursor = encodeCursor(page.Next)
+		out.NextCursor = encodeCursor(listCursor{ListKey: *page.Next})
+	}
+	if page.Prev != nil {
+		out.PrevCursor = encodeCursor(listCursor{ListKey: *page.Prev, Before: true})
 	}
 	for _, d := range page.Items {
 		last := apiTaskSummaryOf(d.LastTask)

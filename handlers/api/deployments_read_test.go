@@ -174,3 +174,39 @@ func TestAPIDeploymentsFilterAPageAtATime(t *testing.T) {
 		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), "%.40s", bad)
 	}
 }
+
+func TestAPIDeploymentsPageBackWithPrevCursor(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	for _, name := range []string{"a-shop", "b-shop", "blog", "c-shop", "d-shop", "e-shop"} {
+		d.Install(t, handlerstest.HelloInstall(name))
+	}
+	token := d.TokenFor(t, "reta", auth.ReadOnly)
+	list := func(cursor string) api.DeploymentPage {
+		t.Helper()
+		q := url.Values{"limit": {"2"}, "q": {"shop"}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		return decoded[api.DeploymentPage](t, d.Call(t, token, http.MethodGet, "/api/v1/deployments?"+q.Encode(), nil), http.StatusOK)
+	}
+	names := func(p api.DeploymentPage) []string {
+		out := []string{}
+		for _, it := range p.Items {
+			out = append(out, it.Name)
+		}
+		return out
+	}
+	first := list("")
+	require.Equal(t, []string{"a-shop", "b-shop"}, names(first))
+	require.Empty(t, first.PrevCursor, "the first page has no previous one")
+	second := list(first.NextCursor)
+	third := list(second.NextCursor)
+	require.Equal(t, []string{"e-shop"}, names(third))
+	require.Empty(t, third.NextCursor)
+
+	back := list(third.PrevCursor)
+	require.Equal(t, []string{"c-shop", "d-shop"}, names(back), "prev_cursor goes back a page, with the filter")
+	require.Equal(t, second, back)
+	require.Equal(t, first, list(back.PrevCursor), "and back to the first page")
+}

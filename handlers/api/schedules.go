@@ -18,6 +18,7 @@ type Schedules interface {
 	Pause(ctx context.Context, name string, id int64) error
 	Resume(ctx context.Context, name string, id int64) error
 	Delete(ctx context.Context, name string, id int64) error
+	Update(ctx context.Context, name string, id int64, u schedule.Update) error
 }
 
 var _ Schedules = (*schedule.Service)(nil)
@@ -50,6 +51,21 @@ func (s *Server) CreateSchedule(ctx context.Context, req oapi.CreateScheduleRequ
 		return nil, err
 	}
 	return oapi.CreateSchedule201JSONResponse(toAPISchedule(sc)), nil
+}
+
+// UpdateSchedule edits a schedule: the fields given replace its own.
+func (s *Server) UpdateSchedule(ctx context.Context, req oapi.UpdateScheduleRequestObject) (oapi.UpdateScheduleResponseObject, error) {
+	b := optional(req.Body)
+	err := s.Schedules.Update(ctx, req.Name, req.Id, schedule.Update{Cron: b.Cron, Zone: b.TimeZone,
+		Overlap: (*schedule.Overlap)(b.Overlap), Missed: (*schedule.Missed)(b.Missed), KeepLast: b.KeepLast, KeepDays: b.KeepDays})
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.Schedules.Get(ctx, req.Name, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.UpdateSchedule200JSONResponse(toAPISchedule(sc)), nil
 }
 
 // PauseSchedule pauses a schedule.

@@ -78,3 +78,44 @@ func TestAPIScheduleKeepsTheLastBackupsOfAnActionWithArtefactsOnly(t *testing.T)
 	require.Equal(t, "prune_backups", *made.PruneAction)
 	require.Nil(t, made.LastPruneTask, "no run yet")
 }
+
+func TestAPIScheduleIsEditedByOperatorsWithCreationsFieldErrors(t *testing.T) {
+	t.Parallel()
+	d := setupAPIDeployments(t)
+	d.Install(t, handlerstest.PgInstall("orders"))
+	base := "/api/v1/deployments/orders/schedules"
+	rec := d.Call(t, d.operatorToken, http.MethodPost, base, map[string]any{"action": "take_backup", "cron": "0 3 * * *", "time_zone": "UTC",
+		"keep_last": 7, "prompts": map[string]any{"label": "nightly"}})
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var made api.Schedule
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &made))
+	one := base + "/" + strconv.FormatInt(made.Id, 10)
+
+	refused(t, d.Call(t, d.readerToken, http.MethodPatch, one, map[string]any{"cron": "* * * * *", "keep_last": 1}), http.StatusForbidden)
+	p := refused(t, d.Call(t, d.operatorToken, http.MethodPatch, one, map[string]any{"cron": "0 25 * * *", "time_zone": "Nowhere/Else"}), http.StatusBadRequest)
+	require.Equal(t, []string{"cron", "time_zone"}, slices.Sorted(maps.Keys(fieldsOf(p))), "the same field errors as a creation")
+
+	rec = d.Call(t, d.operatorToken, http.MethodPatch, one, map[string]any{"cron": "30 1 * * *", "missed": "skip", "keep_last": 2, "keep_days": 10})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var edited api.Schedule
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &edited))
+	require.Equal(t, "30 1 * * *", edited.Cron)
+	require.Equal(t, api.ScheduleMissed("skip"), edited.Missed)
+	require.Equal(t, api.ScheduleOverlap("skip"), edited.Overlap, "left out: stays")
+	require.Equal(t, 2, *edited.KeepLast)
+	require.Equal(t, 10, *edited.KeepDays)
+	require.Equal(t, made.Prompts, edited.Prompts, "the prompt values stay")
+
+	rec = d.Call(t, d.readerToken, http.MethodGet, base, nil)
+	var list []api.Schedule
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &list))
+	require.Equal(t, "30 1 * * *", list[0].Cron, "the read-only user's PATCH changed nothing; the operator's did")
+
+	vacuum := d.Call(t, d.operatorToken, http.MethodPost, base, map[string]any{"action": "vacuum", "cron": "0 3 * * *", "time_zone": "UTC"})
+	require.Equal(t, http.StatusCreated, vacuum.Code, vacuum.Body.String())
+	var v api.Schedule
+	require.NoError(t, json.Unmarshal(vacuum.Body.Bytes(), &v))
+	p = refused(t, d.Call(t, d.operatorToken, http.MethodPatch, base+"/"+strconv.FormatInt(v.Id, 10), map[string]any{"keep_days": 7}), http.StatusBadRequest)
+	require.Contains(t, fieldsOf(p)["keep_days"], "action vacuum declares no artefacts to prune")
+	refused(t, d.Call(t, d.operatorToken, http.MethodPatch, base+"/999999", map[string]any{"cron": "@daily"}), http.StatusNotFound)
+}

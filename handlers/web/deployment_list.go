@@ -24,7 +24,8 @@ type driverListing interface {
 }
 
 // DeploymentList lists the deployments, a page at a time (?after= the
-// previous page's last one, ?limit= a page's size); ?deleted=1 includes deleted ones; ?q= (part
+// previous page's last one, or ?before= the next page's first one, ?limit= a
+// page's size); ?deleted=1 includes deleted ones; ?q= (part
 // of the name), ?driver=, ?namespace=, ?health= and ?drifted= filter them
 // (the REST API's names). A filter that cannot apply is said on the page
 // (400). For htmx (the filters and the pager) it sends only the results.
@@ -33,8 +34,15 @@ func DeploymentList(svc deploymentReader, drivers driverListing) echo.HandlerFun
 		ctx := c.Request().Context()
 		o := deployment.ListOptions{IncludeDeleted: c.QueryParam("deleted") == "1"}
 		var err error
-		if after := c.QueryParam("after"); after != "" {
-			if o.After, err = deployment.ParseListKey(after); err != nil {
+		at := views.ListPlace{After: c.QueryParam("after"), Before: c.QueryParam("before")}
+		for _, place := range []struct {
+			text string
+			key  **deployment.ListKey
+		}{{at.After, &o.After}, {at.Before, &o.Before}} {
+			if place.text == "" {
+				continue
+			}
+			if *place.key, err = deployment.ParseListKey(place.text); err != nil {
 				return err
 			}
 		}
@@ -45,7 +53,7 @@ func DeploymentList(svc deploymentReader, drivers driverListing) echo.HandlerFun
 			Query: strings.TrimSpace(c.QueryParam("q")), Driver: c.QueryParam("driver"), Namespace: strings.TrimSpace(c.QueryParam("namespace")),
 			Health: c.QueryParam("health"), Drifted: c.QueryParam("drifted"),
 		}
-		props := views.DeploymentListProps{Page: page(c, "Deployments", views.NavDeployments), ShowDeleted: o.IncludeDeleted, Continued: o.After != nil, Filter: typed, Limit: o.Limit}
+		props := views.DeploymentListProps{Page: page(c, "Deployments", views.NavDeployments), ShowDeleted: o.IncludeDeleted, Filter: typed, Limit: o.Limit}
 		for _, w := range health.Words {
 			props.HealthWords = append(props.HealthWords, string(w))
 		}
@@ -71,13 +79,21 @@ func DeploymentList(svc deploymentReader, drivers driverListing) echo.HandlerFun
 		if list.Next != nil {
 			props.NextAfter = list.Next.String()
 		}
+		if list.Prev != nil {
+			props.PrevBefore = list.Prev.String()
+		}
+		// A page after the first links the first; so does an empty one past the end.
+		props.Continued = list.Prev != nil || (o.After != nil && len(list.Items) == 0)
+		if o.Before != nil && list.Prev == nil {
+			at = views.ListPlace{} // Previous reached the first page: its own address.
+		}
 		for _, s := range list.Items {
 			props.Deployments = append(props.Deployments, deploymentRow(s))
 		}
 		c.Response().Header().Add("Vary", "HX-Request")
 		if isHTMX(c) {
 			// The address shared is the filter's own, without the form's empty fields.
-			c.Response().Header().Set("HX-Push-Url", views.DeploymentListURL(o.IncludeDeleted, typed, o.Limit, c.QueryParam("after")))
+			c.Response().Header().Set("HX-Push-Url", views.DeploymentListURL(o.IncludeDeleted, typed, o.Limit, at))
 			return render(c, status, views.DeploymentResults(props))
 		}
 		return render(c, status, views.DeploymentListPage(props))

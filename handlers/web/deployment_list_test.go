@@ -89,6 +89,57 @@ func TestDeploymentListPagerKeepsTheFilter(t *testing.T) {
 	require.Equal(t, []string{"a-shop", "b-shop"}, seen)
 }
 
+// TestDeploymentListPagesBackToTheFirstPage: Previous goes back a page,
+// with the filter and the page size, and from the second page lands on the
+// first one, at the list's own address, without a Previous; htmx gets the
+// rows alone and the address of the page it shows.
+func TestDeploymentListPagesBackToTheFirstPage(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	for _, name := range []string{"a-shop", "b-shop", "blog", "c-shop", "d-shop"} {
+		d.Install(t, handlerstest.HelloInstall(name))
+	}
+	type visit struct {
+		names      []string
+		prev, next string
+	}
+	open := func(path string) visit {
+		t.Helper()
+		rec := d.Request(d.Reader, http.MethodGet, path, nil)
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		doc := handlerstest.Parse(t, rec)
+		return visit{handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)),
+			doc.Find(`[data-testid="deployments-previous"]`).AttrOr("href", ""), doc.Find(`[data-testid="deployments-next"]`).AttrOr("href", "")}
+	}
+	first := open("/deployments?limit=2&q=shop")
+	require.Equal(t, []string{"a-shop", "b-shop"}, first.names)
+	require.Empty(t, first.prev, "the first page has no Previous")
+	second := open(first.next)
+	require.Equal(t, []string{"c-shop", "d-shop"}, second.names)
+	require.Empty(t, second.next, "the last page has no Next")
+	u, err := url.Parse(second.prev)
+	require.NoError(t, err)
+	require.Equal(t, url.Values{"q": {"shop"}, "limit": {"2"}, "before": {u.Query().Get("before")}}, u.Query(), "Previous keeps the filter and the page size")
+
+	back := open(second.prev)
+	require.Equal(t, first, back, "Previous lands on the first page")
+
+	rec := d.Request(d.Reader, http.MethodGet, second.prev, nil, "HX-Request", "true")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Equal(t, "/deployments?limit=2&q=shop", rec.Header().Get("HX-Push-Url"), "the first page's own address")
+	require.Equal(t, []string{"a-shop", "b-shop"}, handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="deployment-link"]`)))
+
+	threePages := open("/deployments?limit=2")
+	threePages = open(open(threePages.next).next)
+	require.Equal(t, []string{"d-shop"}, threePages.names)
+	require.Equal(t, []string{"blog", "c-shop"}, open(threePages.prev).names, "from the third page, the second")
+
+	for _, bad := range []string{"/deployments?before=nowhere", "/deployments?before=live:a:1&after=live:b:2"} {
+		rec := d.Request(d.Reader, http.MethodGet, bad, nil)
+		require.Equal(t, http.StatusBadRequest, rec.Code, bad)
+	}
+}
+
 // TestDeploymentListAnswersHostileFiltersCleanly: SQL's metacharacters are
 // searched as text, and a filter no deployment could match is said on the
 // page with a 400, never a server error.

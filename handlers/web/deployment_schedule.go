@@ -22,6 +22,7 @@ type Schedules interface {
 	Pause(ctx context.Context, name string, id int64) error
 	Resume(ctx context.Context, name string, id int64) error
 	Delete(ctx context.Context, name string, id int64) error
+	Update(ctx context.Context, name string, id int64, u schedule.Update) error
 }
 
 var _ Schedules = (*schedule.Service)(nil)
@@ -53,6 +54,46 @@ func ScheduleCreate(svc Schedules) echo.HandlerFunc {
 	}
 }
 
+// ScheduleEdit edits a schedule from its edit form (cron, time_zone,
+// overlap, missed, and keep_last and keep_days for an action that declares
+// artefacts: left out, it keeps everything); refused values come back as a
+// message on the deployment page, as the schedule form's do.
+func ScheduleEdit(svc Schedules) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		id, err := scheduleID(c)
+		if err != nil {
+			return err
+		}
+		form, err := c.FormParams()
+		if err != nil {
+			return err
+		}
+		retention, err := formRetention(form.Get(schedule.FieldKeepLast), form.Get(schedule.FieldKeepDays))
+		if err != nil {
+			return backToDeployment(c, name, err)
+		}
+		overlap, missed := schedule.Overlap(form.Get("overlap")), schedule.Missed(form.Get("missed"))
+		cron, zone := form.Get("cron"), form.Get("time_zone")
+		err = svc.Update(c.Request().Context(), name, id, schedule.Update{Cron: &cron, Zone: &zone, Overlap: &overlap, Missed: &missed,
+			KeepLast: &retention.KeepLast, KeepDays: &retention.KeepDays})
+		if err != nil {
+			return backToDeployment(c, name, err)
+		}
+		flash(c, views.FlashSuccess, fmt.Sprintf("Schedule #%d is saved.", id))
+		return redirect(c, deploymentPath(name))
+	}
+}
+
+// scheduleID is the schedule the address names; not a number is ENOTFOUND.
+func scheduleID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return 0, styrmin.Errorf(styrmin.ENOTFOUND, "There is no schedule %q.", c.Param("id"))
+	}
+	return id, nil
+}
+
 // formRetention reads a schedule form's retention fields: whole numbers,
 // empty for none.
 func formRetention(keepLast, keepDays string) (schedule.Retention, error) {
@@ -79,9 +120,9 @@ func formRetention(keepLast, keepDays string) (schedule.Retention, error) {
 func ScheduleChange(svc Schedules, change func(Schedules, context.Context, string, int64) error, done string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
-		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		id, err := scheduleID(c)
 		if err != nil {
-			return styrmin.Errorf(styrmin.ENOTFOUND, "There is no schedule %q.", c.Param("id"))
+			return err
 		}
 		if err := change(svc, c.Request().Context(), name, id); err != nil {
 			return backToDeployment(c, name, err)
@@ -97,7 +138,7 @@ func scheduleRows(list []schedule.Schedule) []views.ScheduleRow {
 	for i, s := range list {
 		out[i] = views.ScheduleRow{ID: s.ID, Action: s.Action, Cron: s.Cron, Zone: s.Zone, Overlap: string(s.Overlap),
 			Missed: string(s.Missed), Paused: s.Paused, Next: s.Next, LastOutcome: s.LastOutcome, LastTaskID: s.LastTaskID, Author: s.Author,
-			Keeps: s.Retention.String(), PruneAction: s.PruneAction, LastPruneOutcome: s.LastPruneOutcome, LastPruneTaskID: s.LastPruneTaskID}
+			Keeps: s.Retention.String(), KeepLast: s.Retention.KeepLast, KeepDays: s.Retention.KeepDays, PruneAction: s.PruneAction, LastPruneOutcome: s.LastPruneOutcome, LastPruneTaskID: s.LastPruneTaskID}
 	}
 	return out
 }
