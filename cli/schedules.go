@@ -17,8 +17,8 @@ import (
 )
 
 func (c *CLI) schedulesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "schedules", Short: "List, create, pause, resume and delete the schedules of a deployment's manual actions"}
-	cmd.AddCommand(c.schedulesListCmd(), c.schedulesCreateCmd(),
+	cmd := &cobra.Command{Use: "schedules", Short: "List, create, update, pause, resume and delete the schedules of a deployment's manual actions"}
+	cmd.AddCommand(c.schedulesListCmd(), c.schedulesCreateCmd(), c.schedulesUpdateCmd(),
 		c.scheduleChangeCmd("pause", "Pause a schedule: its slots do not run until it resumes", "Paused",
 			func(ctx context.Context, api *client.ClientWithResponses, name string, id int64) (int, string, error) {
 				r, err := api.PauseScheduleWithResponse(ctx, name, id)
@@ -140,6 +140,81 @@ func (c *CLI) schedulesCreateCmd() *cobra.Command {
 	return cmd
 }
 
+func (c *CLI) schedulesUpdateCmd() *cobra.Command {
+	var req client.ScheduleUpdate
+	var cron, timeZone, overlap, missed string
+	var keepLast, keepDays int
+	cmd := &cobra.Command{
+		Use:   "update NAME ID [--cron EXPR] [--time-zone TZ] [--overlap skip|queue] [--missed once|skip] [--keep-last N] [--keep-days D]",
+		Short: "Change a schedule's cron, time zone, policies or retention; what is not given stays",
+		Long: "Change the schedule ID of the deployment NAME: only the flags given change, checked as a\n" +
+			"new schedule's are. Its action and prompt values stay (delete it and create another to\n" +
+			"change them). --keep-last 0 or --keep-days 0 removes that rule. A running schedule moves to\n" +
+			"the new cron's next slot; a paused one stays paused.",
+		Args: cobra.ExactArgs(2),
+	}
+	out := addOutput(cmd)
+	f := cmd.Flags()
+	f.StringVar(&cron, "cron", "", `when to run, e.g. "0 3 * * *" (03:00 every day)`)
+	f.StringVar(&timeZone, "time-zone", "", "the IANA time zone the cron is read in, e.g. Europe/Oslo")
+	f.StringVar(&overlap, "overlap", "", "while the deployment is busy: skip the slot or queue the run behind")
+	f.StringVar(&missed, "missed", "", "slots missed while no worker ran: run once or skip them")
+	f.IntVar(&keepLast, "keep-last", 0, "keep the artefacts of the newest N runs (0 removes the rule)")
+	f.IntVar(&keepDays, "keep-days", 0, "keep the artefacts of the last D days (0 removes the rule)")
+	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
+		id, err := scheduleID(args)
+		if err != nil {
+			return err
+		}
+		if err := oneOf("--overlap", overlap, "skip", "queue"); err != nil {
+			return err
+		}
+		if err := oneOf("--missed", missed, "once", "skip"); err != nil {
+			return err
+		}
+		changed := f.Changed
+		if changed("cron") {
+			req.Cron = &cron
+		}
+		if changed("time-zone") {
+			req.TimeZone = &timeZone
+		}
+		if changed("overlap") {
+			req.Overlap = (*client.ScheduleUpdateOverlap)(&overlap)
+		}
+		if changed("missed") {
+			req.Missed = (*client.ScheduleUpdateMissed)(&missed)
+		}
+		if changed("keep-last") {
+			req.KeepLast = &keepLast
+		}
+		if changed("keep-days") {
+			req.KeepDays = &keepDays
+		}
+		if req == (client.ScheduleUpdate{}) {
+			return usage("Give what to change: --cron, --time-zone, --overlap, --missed, --keep-last or --keep-days.")
+		}
+		r, err := api.UpdateScheduleWithResponse(ctx, args[0], id, req)
+		if err != nil {
+			return err
+		}
+		if r.JSON200 == nil {
+			return unexpected(r.Status())
+		}
+		return out.print(cmd.OutOrStdout(), r.JSON200, func(t *tabwriter.Writer) { schedulesTable(t, *r.JSON200) })
+	})
+	return cmd
+}
+
+// scheduleID is the schedule ID of args (NAME ID), or a usage error.
+func scheduleID(args []string) (int64, error) {
+	id, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || id < 1 {
+		return 0, usage("%q is not a schedule's ID: styrmin schedules list %s lists them.", args[1], args[0])
+	}
+	return id, nil
+}
+
 // oneOf is a usage error unless value is "" or one of allowed.
 func oneOf(flag, value string, allowed ...string) error {
 	if value == "" || slices.Contains(allowed, value) {
@@ -170,9 +245,9 @@ type scheduleChange func(ctx context.Context, api *client.ClientWithResponses, n
 func (c *CLI) scheduleChangeCmd(use, short, done string, change scheduleChange) *cobra.Command {
 	cmd := &cobra.Command{Use: use + " NAME ID", Short: short, Args: cobra.ExactArgs(2)}
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
-		id, err := strconv.ParseInt(args[1], 10, 64)
-		if err != nil || id < 1 {
-			return usage("%q is not a schedule's ID: styrmin schedules list %s lists them.", args[1], args[0])
+		id, err := scheduleID(args)
+		if err != nil {
+			return err
 		}
 		code, status, err := change(ctx, api, args[0], id)
 		if err != nil {
