@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -13,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/api/client"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/cli"
+	"github.com/styrmin/styrmin/cli/clitest"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
@@ -45,20 +43,8 @@ type result struct {
 func (u *user) run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	c := &cli.CLI{ConfigDir: u.dir, Getenv: func(k string) string { return u.env[k] }, Poll: 100 * time.Millisecond}
-	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
-	root.AddCommand(c.Commands()...)
-	var out, errOut bytes.Buffer
-	root.SetArgs(args)
-	root.SetIn(strings.NewReader(stdin))
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		errOut.WriteString(err.Error())
-	}
-	return result{out: out.String(), err: errOut.String(), code: cli.ExitCode(err)}
+	r := clitest.Run(c, stdin, args...)
+	return result{out: r.Out, err: r.Err, code: r.Code}
 }
 
 // ok runs args and requires exit code 0.

@@ -105,10 +105,7 @@ func (c *CLI) schedulesCreateCmd() *cobra.Command {
 		if strings.TrimSpace(req.Cron) == "" {
 			return usage(`Give --cron, when to run: five fields such as "0 3 * * *", or @daily.`)
 		}
-		if err := oneOf("--overlap", overlap, "skip", "queue"); err != nil {
-			return err
-		}
-		if err := oneOf("--missed", missed, "once", "skip"); err != nil {
+		if err := checkPolicies(overlap, missed); err != nil {
 			return err
 		}
 		values, err := prompts.read()
@@ -166,10 +163,7 @@ func (c *CLI) schedulesUpdateCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := oneOf("--overlap", overlap, "skip", "queue"); err != nil {
-			return err
-		}
-		if err := oneOf("--missed", missed, "once", "skip"); err != nil {
+		if err := checkPolicies(overlap, missed); err != nil {
 			return err
 		}
 		changed := f.Changed
@@ -213,6 +207,15 @@ func scheduleID(args []string) (int64, error) {
 		return 0, usage("%q is not a schedule's ID: styrmin schedules list %s lists them.", args[1], args[0])
 	}
 	return id, nil
+}
+
+// checkPolicies is a usage error unless the --overlap and --missed given
+// are among theirs (or not given).
+func checkPolicies(overlap, missed string) error {
+	if err := oneOf("--overlap", overlap, "skip", "queue"); err != nil {
+		return err
+	}
+	return oneOf("--missed", missed, "once", "skip")
 }
 
 // oneOf is a usage error unless value is "" or one of allowed.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/json"
@@ -16,13 +15,13 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/api/client"
 	"github.com/styrmin/styrmin/app/apptest"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/cli"
+	"github.com/styrmin/styrmin/cli/clitest"
 	"github.com/styrmin/styrmin/devcluster/kubetest"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
@@ -90,8 +89,8 @@ func publishAndDeploy(t *testing.T, kubeconfig string) {
 	require.Equal(t, client.SourceVersionStatusRefused, v.Status)
 	require.Contains(t, v.Reason, "bad signature")
 	r := operator.run(t, "deploy", "my-app", kubetest.UniqueName("tut"), "--version", tampered)
-	require.NotZero(t, r.code, "the refused version deploys")
-	require.Contains(t, r.err, "9.9.9")
+	require.NotZero(t, r.Code, "the refused version deploys")
+	require.Contains(t, r.Err, "9.9.9")
 }
 
 // pushAndSign pushes the folder my-app to repo and signs it with key, as
@@ -143,35 +142,16 @@ func cliAs(url, token string) cliUser {
 	return cliUser{env: map[string]string{cli.EnvURL: url, cli.EnvToken: token}}
 }
 
-// cliResult is what a command printed and its exit code.
-type cliResult struct {
-	out, err string
-	code     int
-}
-
 // run runs the client's command args as the styrmin binary does.
-func (u cliUser) run(t *testing.T, args ...string) cliResult {
+func (u cliUser) run(t *testing.T, args ...string) clitest.Result {
 	t.Helper()
-	c := &cli.CLI{ConfigDir: t.TempDir(), Getenv: func(k string) string { return u.env[k] }, Poll: 200 * time.Millisecond}
-	root := &cobra.Command{Use: "styrmin", SilenceUsage: true, SilenceErrors: true}
-	root.AddCommand(c.Commands()...)
-	var out, errOut bytes.Buffer
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		errOut.WriteString(err.Error())
-	}
-	return cliResult{out: out.String(), err: errOut.String(), code: cli.ExitCode(err)}
+	return clitest.Run(&cli.CLI{ConfigDir: t.TempDir(), Getenv: func(k string) string { return u.env[k] }, Poll: 200 * time.Millisecond}, "", args...)
 }
 
 // ok runs args and requires exit code 0.
 func (u cliUser) ok(t *testing.T, args ...string) string {
 	t.Helper()
 	r := u.run(t, args...)
-	require.Equal(t, 0, r.code, "styrmin %s: %s", strings.Join(args, " "), r.err)
-	return r.out
+	require.Equal(t, 0, r.Code, "styrmin %s: %s", strings.Join(args, " "), r.Err)
+	return r.Out
 }
