@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/releaseutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -49,7 +48,7 @@ func argoManifests(t *testing.T, values map[string]any) []manifest {
 		if !strings.HasSuffix(name, ".yaml") {
 			continue
 		}
-		for _, doc := range releaseutil.SplitManifests(files[name]) {
+		for _, doc := range manifestDocs(files[name]) { // in the file's order, as Argo CD reads it
 			u := &unstructured.Unstructured{}
 			require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object), "%s", name)
 			if len(u.Object) == 0 {

@@ -7,13 +7,11 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/releaseutil"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -71,11 +69,7 @@ func (c identityCluster) applyIdentities(t *testing.T, values map[string]any) *d
 		if base := path.Base(name); base != "deployers.yaml" && base != "rbac.yaml" && base != "serviceaccount.yaml" && base != "worker-policy.yaml" {
 			continue
 		}
-		docs := releaseutil.SplitManifests(files[name])
-		keys := slices.Collect(maps.Keys(docs))
-		sort.Sort(releaseutil.BySplitManifestsOrder(keys)) // the deployers' namespace before what it holds
-		for _, key := range keys {
-			doc := docs[key]
+		for _, doc := range manifestDocs(files[name]) { // the deployers' namespace before what it holds
 			if strings.TrimSpace(doc) == "" {
 				continue
 			}

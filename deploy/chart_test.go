@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,9 +70,7 @@ func render(t *testing.T, values map[string]any) rendered {
 		if strings.HasPrefix(path.Base(name), "_") || strings.HasSuffix(name, "NOTES.txt") {
 			continue
 		}
-		docs := releaseutil.SplitManifests(out[name])
-		for _, key := range slices.SortedFunc(maps.Keys(docs), byManifestOrder) {
-			doc := docs[key]
+		for _, doc := range manifestDocs(out[name]) {
 			if strings.TrimSpace(doc) == "" {
 				continue
 			}
@@ -88,15 +87,18 @@ func render(t *testing.T, values map[string]any) rendered {
 	return r
 }
 
-// byManifestOrder orders releaseutil.SplitManifests' keys ("manifest-N") as
-// their documents stand in the file: the map alone gives a different order
-// each run, and find would then return a different object of one name.
-func byManifestOrder(a, b string) int {
-	n := func(key string) int {
-		i, _ := strconv.Atoi(strings.TrimPrefix(key, "manifest-"))
-		return i
+// manifestDocs are the YAML documents of a rendered file in the order they
+// stand in it (the Namespace before what it holds): releaseutil.SplitManifests'
+// map alone gives a different order each run.
+func manifestDocs(content string) []string {
+	docs := releaseutil.SplitManifests(content)
+	keys := slices.Collect(maps.Keys(docs))
+	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
+	ordered := make([]string, len(keys))
+	for i, key := range keys {
+		ordered[i] = docs[key]
 	}
-	return n(a) - n(b)
+	return ordered
 }
 
 // renderFiles renders the chart's templates with values as `helm template`
