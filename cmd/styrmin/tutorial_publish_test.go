@@ -58,7 +58,7 @@ func publishAndDeploy(t *testing.T, kubeconfig string) {
 	cas.AddCert(styrminSide.Certificate())
 	app := apptest.New(t, apptest.Options{Kubeconfig: kubeconfig, Work: true, Actions: true, RegistryCAs: cas})
 	app.Start(t)
-	env := &handlerstest.ClusterEnv{URL: app.URL, Users: app.Users, APITokens: app.APITokens, Catalog: app.Catalog, Service: app.Deployments, Cluster: app.Cluster}
+	env := handlerstest.ClusterEnvOf(app)
 	admin := cliAs(app.URL, env.APIToken(t, "catalogue-admin", auth.Admin))
 	_, err = app.Catalog.SetChartHosts(ctx, []string{sourceHost}) // Settings, Chart hosts: a registry on loopback needs an admin's leave
 	require.NoError(t, err)

@@ -43,6 +43,12 @@ func newClusterEnv(t *testing.T, actions bool) *ClusterEnv {
 	simulated, err := env.Cluster.Kube.Simulated(context.Background())
 	require.NoError(t, err)
 	require.False(t, simulated, "the local cluster runs real pods")
+	return ClusterEnvOf(env)
+}
+
+// ClusterEnvOf is the ClusterEnv of an environment a test built itself
+// (with apptest.Options that NewClusterEnv does not set).
+func ClusterEnvOf(env *apptest.Env) *ClusterEnv {
 	return &ClusterEnv{URL: env.URL, Users: env.Users, APITokens: env.APITokens, Catalog: env.Catalog, Service: env.Deployments, Cluster: env.Cluster}
 }
 
