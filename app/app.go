@@ -39,6 +39,7 @@ import (
 	"github.com/styrmin/styrmin/secrets"
 	"github.com/styrmin/styrmin/source"
 	"github.com/styrmin/styrmin/sso"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/webhooks"
 )
 
@@ -150,6 +151,8 @@ type App struct {
 	ScheduleRunner *schedule.Runner
 	// Sources keeps the catalogue sources; Run syncs them when Config.Work.
 	Sources *source.Service
+	// Teams keeps the teams, their members and roles.
+	Teams *teams.Store
 	// Audit is the audit log: the web app records into it, Run prunes it.
 	Audit *audit.Store
 	// Runners do the work of each task kind that Deployments queues.
@@ -251,6 +254,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		Actions: actionsCfg, Logger: logger, Observer: actionObserver})
 	a.Schedules = schedule.NewService(cfg.Pool, a.Deployments, box)
 	a.Sources = source.New(cfg.Pool, a.Catalog, release.ChartFetcher{RootCAs: cfg.RegistryCAs})
+	a.Teams = teams.NewStore(cfg.Pool)
 	if cfg.Work {
 		if a.Worker, err = executor.NewWorker(a.Queue, a.Runners.ByKind(), a.Deployments.TaskSecrets); err != nil {
 			return a, err
@@ -368,7 +372,7 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 	a.Deps = handlers.Deps{
 		Logger: a.Logger, Sessions: sessions, Users: users, Ready: ready, Drivers: a.Catalog, ChartHosts: a.Catalog,
 		Deployments: a.Deployments, Primitives: a.Deployments, SimulatedCluster: a.simulated(ctx), APITokens: tokens,
-		Webhooks: a.Webhooks, Audit: a.Audit, Schedules: a.Schedules, Sources: a.Sources, TrustedProxies: cfg.TrustedProxies, Serves: cfg.Serves,
+		Webhooks: a.Webhooks, Audit: a.Audit, Schedules: a.Schedules, Sources: a.Sources, Teams: a.Teams, TrustedProxies: cfg.TrustedProxies, Serves: cfg.Serves,
 	}
 	if cfg.Metrics != nil {
 		a.Deps.Requests, a.Deps.Caches = cfg.Metrics, cfg.Metrics

@@ -52,6 +52,13 @@ const (
 	ActionChartHostsUpdate      = "chart_hosts.update"
 	ActionSecretsRotate         = "secrets.rotate"
 
+	// Teams (package teams): an admin's changes. A team's update is a
+	// member added, given another role or removed; the detail names them.
+	ActionTeamCreate     = "team.create"
+	ActionTeamDelete     = "team.delete"
+	ActionTeamUpdate     = "team.update"
+	ActionDeploymentMove = "deployment.move"
+
 	ActionUserCreate = "user.create"
 	// ActionUserUpdate is a change of a user's role, disabled state or
 	// password; the detail names what changed (role, disabled, password).
@@ -77,6 +84,7 @@ func Actions() []string {
 		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceImport,
 		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
 		ActionUserCreate, ActionUserUpdate,
+		ActionTeamCreate, ActionTeamDelete, ActionTeamUpdate, ActionDeploymentMove,
 		ActionWebhookCreate, ActionWebhookUpdate, ActionWebhookDelete, ActionWebhookRedeliver,
 	}
 }

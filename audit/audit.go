@@ -64,11 +64,12 @@ const (
 	TargetSettings   = "settings"
 	TargetWebhook    = "webhook"
 	TargetSource     = "source"
+	TargetTeam       = "team"
 )
 
 // TargetKinds lists the target kinds, in the order pages show them.
 func TargetKinds() []string {
-	return []string{TargetDeployment, TargetDriver, TargetUser, TargetToken, TargetSession, TargetPolicy, TargetSettings, TargetWebhook, TargetSource}
+	return []string{TargetDeployment, TargetDriver, TargetUser, TargetToken, TargetSession, TargetPolicy, TargetSettings, TargetWebhook, TargetSource, TargetTeam}
 }
 
 // Actor is who made a request.

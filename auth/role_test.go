@@ -42,7 +42,7 @@ func TestParseRoleRoundTrips(t *testing.T) {
 		_, err := auth.ParseRole(bad)
 		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err), bad)
 		if bad != "" {
-			require.ErrorContains(t, err, "use admin, operator or read-only")
+			require.ErrorContains(t, err, "use admin, operator, read-only or member")
 		}
 	}
 }

@@ -181,7 +181,7 @@ func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
 		return User{}, err
 	}
 	if nu.Role == Anonymous {
-		return User{}, &styrmin.Error{Code: styrmin.EINVALID, Message: "Choose a role: admin, operator or read-only.", Fields: map[string]string{"role": "Choose a role."}}
+		return User{}, &styrmin.Error{Code: styrmin.EINVALID, Message: "Choose a role: admin, operator, read-only or member.", Fields: map[string]string{"role": "Choose a role."}}
 	}
 	if err := CheckPassword(nu.Password); err != nil {
 		return User{}, err
@@ -196,7 +196,7 @@ func (u *Users) Create(ctx context.Context, nu NewUser) (User, error) {
 		row, err = u.q.WithTx(tx).CreateUser(ctx, db.CreateUserParams{Username: name, PasswordHash: &hash, Role: nu.Role.String()})
 		return name, err
 	})
-	if isUniqueViolation(err) {
+	if db.IsUniqueViolation(err) {
 		return User{}, &styrmin.Error{
 			Code:    styrmin.ECONFLICT,
 			Message: fmt.Sprintf("A user named %q already exists; choose another name.", name),
@@ -249,7 +249,7 @@ func (u *Users) List(ctx context.Context) ([]User, error) {
 func (u *Users) SetRole(ctx context.Context, id int64, role Role) (User, error) {
 	audit.Note(ctx, "role", role.String())
 	if role == Anonymous {
-		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator or read-only.")
+		return User{}, styrmin.Errorf(styrmin.EINVALID, "Choose a role: admin, operator, read-only or member.")
 	}
 	defer u.changed(id)
 	return u.changeKeepingAdmin(ctx, id, func(q *db.Queries) (db.User, error) {
@@ -410,9 +410,4 @@ func userFromRow(r db.User) User {
 		u.Issuer = *r.OidcIssuer
 	}
 	return u
-}
-
-func isUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }

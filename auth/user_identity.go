@@ -67,7 +67,7 @@ func (u *Users) createIdentity(ctx context.Context, id Identity) (User, error) {
 			return userFromRow(row), nil
 		case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "users_oidc_identity_key":
 			return u.SignInIdentity(ctx, id)
-		case isUniqueViolation(err):
+		case db.IsUniqueViolation(err):
 			continue // the name is another user's: a local user's name never signs in anyone else
 		default:
 			return User{}, db.Classify(fmt.Errorf("auth: create user %s of %s: %w", name, id.Issuer, err))

@@ -34,7 +34,7 @@ func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int6
 }
 
 const getDeploymentByID = `-- name: GetDeploymentByID :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE id = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE id = $1
 `
 
 func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, error) {
@@ -58,12 +58,13 @@ func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, 
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.SecretNames,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const getDeploymentByName = `-- name: GetDeploymentByName :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE name = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE name = $1
 ORDER BY deleted_at IS NOT NULL, id DESC
 LIMIT 1
 `
@@ -90,12 +91,13 @@ func (q *Queries) GetDeploymentByName(ctx context.Context, name string) (Deploym
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.SecretNames,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const getLiveDeployment = `-- name: GetLiveDeployment :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names FROM deployments WHERE name = $1 AND deleted_at IS NULL
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE name = $1 AND deleted_at IS NULL
 `
 
 // The deployment of that name that has not been deleted.
@@ -120,6 +122,7 @@ func (q *Queries) GetLiveDeployment(ctx context.Context, name string) (Deploymen
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.SecretNames,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -188,7 +191,7 @@ INSERT INTO deployments (name, namespace, driver_name, driver_version, app_versi
                          parameters, secret_names, created_by)
 VALUES ($1, $2, $3, $4, $5,
         $6, '{}', $7)
-RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names
+RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id
 `
 
 type InsertDeploymentParams struct {
@@ -230,6 +233,7 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		&i.UpdatedAt,
 		&i.DeletedAt,
 		&i.SecretNames,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -306,7 +310,7 @@ func (q *Queries) ListDeploymentSecretsNotUnder(ctx context.Context, arg ListDep
 }
 
 const listDeployments = `-- name: ListDeployments :many
-SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
 FROM deployments d
@@ -322,10 +326,11 @@ WHERE ($1::boolean OR d.deleted_at IS NULL)
   AND ($4::text = '' OR d.namespace = $4::text)
   AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
   AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
-  AND (NOT $8::boolean
-       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($9::boolean, $10::text, -($11::bigint)))
+  AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
+  AND (NOT $10::boolean
+       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($11::boolean, $12::text, -($13::bigint)))
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
-LIMIT $12::int
+LIMIT $14::int
 `
 
 type ListDeploymentsParams struct {
@@ -336,6 +341,8 @@ type ListDeploymentsParams struct {
 	OnlyNames      bool
 	Names          []string
 	ExceptNames    []string
+	OnlyTeams      bool
+	TeamIds        []int64
 	After          bool
 	AfterDeleted   bool
 	AfterName      string
@@ -361,7 +368,8 @@ type ListDeploymentsRow struct {
 // install task is written with it). Filters, each off when empty: query, a
 // substring of the name (names are lower case); driver; namespace; with
 // only_names, live deployments named in names only; live deployments named
-// in except_names are left out.
+// in except_names are left out; with only_teams, the deployments of the
+// teams in team_ids only.
 func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams) ([]ListDeploymentsRow, error) {
 	rows, err := q.db.Query(ctx, listDeployments,
 		arg.IncludeDeleted,
@@ -371,6 +379,8 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 		arg.OnlyNames,
 		arg.Names,
 		arg.ExceptNames,
+		arg.OnlyTeams,
+		arg.TeamIds,
 		arg.After,
 		arg.AfterDeleted,
 		arg.AfterName,
@@ -402,6 +412,7 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 			&i.Deployment.UpdatedAt,
 			&i.Deployment.DeletedAt,
 			&i.Deployment.SecretNames,
+			&i.Deployment.TeamID,
 			&i.DriverTitle,
 			&i.HasIcon,
 			&i.LastTaskID,
@@ -421,7 +432,7 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 }
 
 const listDeploymentsBefore = `-- name: ListDeploymentsBefore :many
-SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
 FROM deployments d
@@ -437,9 +448,10 @@ WHERE ($1::boolean OR d.deleted_at IS NULL)
   AND ($4::text = '' OR d.namespace = $4::text)
   AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
   AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
-  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < ($8::boolean, $9::text, -($10::bigint))
+  AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
+  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < ($10::boolean, $11::text, -($12::bigint))
 ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
-LIMIT $11::int
+LIMIT $13::int
 `
 
 type ListDeploymentsBeforeParams struct {
@@ -450,6 +462,8 @@ type ListDeploymentsBeforeParams struct {
 	OnlyNames      bool
 	Names          []string
 	ExceptNames    []string
+	OnlyTeams      bool
+	TeamIds        []int64
 	BeforeDeleted  bool
 	BeforeName     string
 	BeforeID       int64
@@ -479,6 +493,8 @@ func (q *Queries) ListDeploymentsBefore(ctx context.Context, arg ListDeployments
 		arg.OnlyNames,
 		arg.Names,
 		arg.ExceptNames,
+		arg.OnlyTeams,
+		arg.TeamIds,
 		arg.BeforeDeleted,
 		arg.BeforeName,
 		arg.BeforeID,
@@ -509,6 +525,7 @@ func (q *Queries) ListDeploymentsBefore(ctx context.Context, arg ListDeployments
 			&i.Deployment.UpdatedAt,
 			&i.Deployment.DeletedAt,
 			&i.Deployment.SecretNames,
+			&i.Deployment.TeamID,
 			&i.DriverTitle,
 			&i.HasIcon,
 			&i.LastTaskID,

@@ -44,3 +44,10 @@ func Classify(err error) error {
 	}
 	return &styrmin.Error{Code: styrmin.EUNAVAILABLE, Message: UnavailableMessage, Err: err}
 }
+
+// IsUniqueViolation reports whether err is PostgreSQL's refusal of a row
+// whose key another row holds (unique_violation).
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

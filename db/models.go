@@ -126,6 +126,7 @@ type Deployment struct {
 	UpdatedAt        time.Time
 	DeletedAt        *time.Time
 	SecretNames      []string
+	TeamID           int64
 }
 
 type DeploymentHealthWord struct {
@@ -266,6 +267,19 @@ type Task struct {
 	EndedAt           *time.Time
 	CancelRequestedBy pgtype.Text
 	Lease             int64
+}
+
+type Team struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+}
+
+type TeamMember struct {
+	TeamID    int64
+	UserID    int64
+	Role      string
+	CreatedAt time.Time
 }
 
 type User struct {

@@ -74,7 +74,9 @@ var planCases = []planCase{
 	{"ListDeployments", listDeployments(false, "", "app", "", nil, nil, true)},
 	{"ListDeployments", listDeployments(false, "", "", "ns-7", nil, nil, false)},
 	{"ListDeployments", listDeployments(false, "", "", "", []string{"app-7", "app-70"}, []string{"app-8"}, false)},
+	{"ListDeployments", ofTeams(listDeployments(false, "", "", "", nil, nil, true), 1, 7)},
 	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "", "", nil, nil)},
+	{"ListDeploymentsBefore", ofTeams(listDeploymentsBefore(false, "", "", "", nil, nil), 1, 7)},
 	{"ListDeploymentsBefore", listDeploymentsBefore(true, "", "", "", nil, nil)},
 	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "app", "", nil, nil)},
 	{"ListDeploymentsBefore", listDeploymentsBefore(false, "", "", "ns-7", nil, nil)},
@@ -102,6 +104,8 @@ var planCases = []planCase{
 	// One task, step or row by its key.
 	{"GetTask", []any{int64(19821)}},
 	{"GetTaskOfDeployment", []any{int64(19821)}},
+	{"GetTaskTeam", []any{int64(19821)}},
+	{"GetDeploymentTeam", []any{"app-7"}},
 	{"LockTask", []any{int64(19821)}},
 	{"HoldLease", []any{int64(19821), int64(1)}},
 	{"InsertTask", []any{int64(7), "upgrade", []byte("{}"), nil, nil, "admin"}},
@@ -148,13 +152,21 @@ var planCases = []planCase{
 // listDeployments are ListDeployments' arguments: the filters (only, when
 // not nil, keeps those names), from the top or after app-0500.
 func listDeployments(deleted bool, query, driver, namespace string, only, except []string, after bool) []any {
-	return []any{deleted, query, driver, namespace, only != nil, only, except, after, false, "app-0500", int64(500), int32(101)}
+	return []any{deleted, query, driver, namespace, only != nil, only, except, false, []int64(nil), after, false, "app-0500", int64(500), int32(101)}
+}
+
+// ofTeams is a list's arguments keeping the deployments of teams only, as a
+// member's list has them.
+func ofTeams(args []any, teams ...int64) []any {
+	args = slices.Clone(args)
+	args[7], args[8] = true, teams
+	return args
 }
 
 // listDeploymentsBefore are ListDeploymentsBefore's arguments: the filters
 // as listDeployments has them, the page before app-0500.
 func listDeploymentsBefore(deleted bool, query, driver, namespace string, only, except []string) []any {
-	return []any{deleted, query, driver, namespace, only != nil, only, except, false, "app-0500", int64(500), int32(101)}
+	return []any{deleted, query, driver, namespace, only != nil, only, except, false, []int64(nil), false, "app-0500", int64(500), int32(101)}
 }
 
 // unplanned are the queries that read a history table whole by design.

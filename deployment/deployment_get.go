@@ -69,7 +69,7 @@ func toDeployment(row db.Deployment) (*Deployment, error) {
 func (s *Service) Get(ctx context.Context, name string) (*Deployment, error) {
 	row, err := s.q.GetDeploymentByName(ctx, name)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "There is no deployment named %q.", name)
+		return nil, NoSuchDeployment(name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("deployment: get %s: %w", name, err)
@@ -158,6 +158,9 @@ type ListOptions struct {
 	Limit int
 	// Filter narrows the list; a page's Next and Prev keep the same filter.
 	Filter ListFilter
+	// Teams, when not nil, keeps the deployments of these teams only (in
+	// SQL): the teams whose deployments the reader may see (teams.Visible).
+	Teams []int64
 }
 
 // ListPage is a page of the deployments list.
@@ -183,6 +186,9 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 	}
 	limit := cmp.Or(o.Limit, DefaultListPage)
 	p := db.ListDeploymentsParams{IncludeDeleted: o.IncludeDeleted, MaxRows: int32(limit + 1)}
+	if o.Teams != nil {
+		p.OnlyTeams, p.TeamIds = true, o.Teams
+	}
 	if none := s.applyFilter(o.Filter, &p); none {
 		return ListPage{}, nil
 	}
@@ -222,7 +228,7 @@ func (s *Service) List(ctx context.Context, o ListOptions) (ListPage, error) {
 func (s *Service) listBefore(ctx context.Context, p db.ListDeploymentsParams, key ListKey, limit int) (page ListPage, first bool, err error) {
 	rows, err := s.q.ListDeploymentsBefore(ctx, db.ListDeploymentsBeforeParams{
 		IncludeDeleted: p.IncludeDeleted, Query: p.Query, Driver: p.Driver, Namespace: p.Namespace,
-		OnlyNames: p.OnlyNames, Names: p.Names, ExceptNames: p.ExceptNames,
+		OnlyNames: p.OnlyNames, Names: p.Names, ExceptNames: p.ExceptNames, OnlyTeams: p.OnlyTeams, TeamIds: p.TeamIds,
 		BeforeDeleted: key.Deleted, BeforeName: key.Name, BeforeID: key.ID, MaxRows: p.MaxRows,
 	})
 	if err != nil {
@@ -295,4 +301,11 @@ func (s *Service) updates(ctx context.Context) (func(*Deployment) string, error)
 		}
 		return byName[d.Driver].UpdateFor(d.DriverVersion)
 	}, nil
+}
+
+// NoSuchDeployment is the error of a name no deployment has: also what a user
+// is told of a deployment of a team they may not see, so that names do not
+// leak.
+func NoSuchDeployment(name string) error {
+	return styrmin.Errorf(styrmin.ENOTFOUND, "There is no deployment named %q.", name)
 }

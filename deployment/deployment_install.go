@@ -2,9 +2,6 @@ package deployment
 
 import (
 	"context"
-	"errors"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/styrmin/styrmin/drivers"
 )
@@ -78,10 +75,4 @@ func chartAppVersion(b *drivers.Bundle) string {
 type Queued struct {
 	TaskID     int64
 	Deployment string
-}
-
-// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
-func isUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }

@@ -163,7 +163,7 @@ func (s *Service) liveDeployment(ctx context.Context, name string, row *db.Deplo
 		if _, gerr := s.Get(ctx, name); gerr == nil {
 			return styrmin.Errorf(styrmin.ECONFLICT, "Deployment %s was deleted; it stays in the history only.", name)
 		}
-		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no deployment named %q.", name)
+		return NoSuchDeployment(name)
 	}
 	if err != nil {
 		return fmt.Errorf("deployment: get %s: %w", name, err)

@@ -104,7 +104,7 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 		Name: in.Name, Namespace: in.Namespace, DriverName: in.Driver, DriverVersion: in.DriverVersion,
 		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By,
 	})
-	if isUniqueViolation(err) {
+	if db.IsUniqueViolation(err) {
 		var errs fieldErrors
 		errs.add(Field{Kind: FieldName}, fmt.Sprintf("a deployment named %s exists; choose another name or delete it first", in.Name))
 		return nil, errs.err()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -96,7 +97,7 @@ func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error)
 func (s *Service) TaskByID(ctx context.Context, id int64) (*NamedTask, error) {
 	row, err := s.q.GetTaskOfDeployment(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, styrmin.Errorf(styrmin.ENOTFOUND, "There is no task %d.", id)
+		return nil, NoSuchTask(strconv.FormatInt(id, 10))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("deployment: task %d: %w", id, err)
@@ -106,4 +107,10 @@ func (s *Service) TaskByID(ctx context.Context, id int64) (*NamedTask, error) {
 		return nil, err
 	}
 	return &NamedTask{Task: tasks[0], Deployment: row.DeploymentName}, nil
+}
+
+// NoSuchTask is the error of a task id no task has: also what a user is told
+// of a task of a deployment they may not see.
+func NoSuchTask(id string) error {
+	return styrmin.Errorf(styrmin.ENOTFOUND, "There is no task %s.", id)
 }

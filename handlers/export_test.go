@@ -8,6 +8,9 @@ type TableRoute struct {
 	Method, Path           string
 	Least                  auth.Role
 	Bare, ActionToken, API bool
+	// Scoped routes are about one deployment: Least is the role needed over
+	// it, the user's own or their role in its team.
+	Scoped bool
 	// Change is the audit log's action of a state-changing route.
 	Change string
 }
@@ -16,7 +19,7 @@ type TableRoute struct {
 func Table(d Deps) []TableRoute {
 	var out []TableRoute
 	for _, r := range routes(d) {
-		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Change: r.change.action})
+		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Scoped: scopeOf(r.path) != nil, Change: r.change.action})
 	}
 	return out
 }

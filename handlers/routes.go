@@ -70,32 +70,32 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: sso.StartPath, least: auth.Anonymous, handler: web.SigninOIDCStart(d.SSO)},
 		// The provider's answer is a GET that signs in: the one GET with an audit action.
 		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes(audit.ActionSignin, audit.TargetUser)},
-		{method: http.MethodPost, path: "/signout", least: auth.ReadOnly, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes(audit.ActionSignout, audit.TargetSession)},
-		{method: http.MethodGet, path: "/account/sessions", least: auth.ReadOnly, handler: web.SessionList(d.Sessions)},
-		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.ReadOnly, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
-		{method: http.MethodGet, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordShow()},
-		{method: http.MethodPost, path: "/account/password", least: auth.ReadOnly, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes(audit.ActionPasswordChange, audit.TargetUser)},
-		{method: http.MethodGet, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.ReadOnly, handler: web.TokenCreate(d.APITokens), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
-		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.ReadOnly, handler: web.TokenRevoke(d.APITokens), change: changes(audit.ActionTokenRevoke, audit.TargetToken)},
+		{method: http.MethodPost, path: "/signout", least: auth.Member, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes(audit.ActionSignout, audit.TargetSession)},
+		{method: http.MethodGet, path: "/account/sessions", least: auth.Member, handler: web.SessionList(d.Sessions)},
+		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.Member, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
+		{method: http.MethodGet, path: "/account/password", least: auth.Member, handler: web.AccountPasswordShow()},
+		{method: http.MethodPost, path: "/account/password", least: auth.Member, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes(audit.ActionPasswordChange, audit.TargetUser)},
+		{method: http.MethodGet, path: "/account/tokens", least: auth.Member, handler: web.TokenList(d.APITokens)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.Member, handler: web.TokenCreate(d.APITokens), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
+		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.Member, handler: web.TokenRevoke(d.APITokens), change: changes(audit.ActionTokenRevoke, audit.TargetToken)},
 
-		{method: http.MethodGet, path: "/", least: auth.ReadOnly, handler: web.HomeShow()},
+		{method: http.MethodGet, path: "/", least: auth.Member, handler: web.HomeShow()},
 
-		{method: http.MethodGet, path: "/drivers", least: auth.ReadOnly, handler: web.DriverList(d.Drivers, grids)},
+		{method: http.MethodGet, path: "/drivers", least: auth.Member, handler: web.DriverList(d.Drivers, grids)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes(audit.ActionDriverUpload, audit.TargetDriver)},
-		{method: http.MethodGet, path: "/drivers/:name", least: auth.ReadOnly, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},
-		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.ReadOnly, handler: web.DriverIcon(d.Drivers)},
+		{method: http.MethodGet, path: "/drivers/:name", least: auth.Member, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},
+		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.Member, handler: web.DriverIcon(d.Drivers)},
 		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes(audit.ActionDriverApprovePermissions, audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
 		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
-		{method: http.MethodGet, path: "/sources", least: auth.ReadOnly, handler: web.SourceList(d.Sources)},
+		{method: http.MethodGet, path: "/sources", least: auth.Member, handler: web.SourceList(d.Sources)},
 		{method: http.MethodPost, path: "/sources", least: auth.Admin, handler: web.SourceAdd(d.Sources), change: change{action: audit.ActionSourceCreate, target: audit.TargetSource, form: "name"}},
 		{method: http.MethodPost, path: "/sources/:name/sync", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.RequestSync, "A sync of %s is requested: a worker reads its new tags within 15 seconds."), change: changes(audit.ActionSourceSync, audit.TargetSource)},
 		{method: http.MethodPost, path: "/sources/:name/delete", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.Delete, "The source %s is deleted; the versions it imported stay in the catalogue."), change: changes(audit.ActionSourceDelete, audit.TargetSource)},
 
-		{method: http.MethodGet, path: "/deployments", least: auth.ReadOnly, handler: web.DeploymentList(d.Deployments, d.Drivers)},
+		{method: http.MethodGet, path: "/deployments", least: auth.Member, handler: web.DeploymentList(d.Deployments, d.Drivers, d.Teams)},
 		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Schedules, forms, d.SimulatedCluster, md)},
 		{method: http.MethodGet, path: "/deployments/:name/health", least: auth.ReadOnly, handler: web.DeploymentHealth(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/pods/:pod/logs", least: auth.ReadOnly, handler: web.PodLogShow(d.Deployments)},
@@ -235,5 +235,5 @@ func apiChanges() map[string]change {
 
 // apiServer is the REST API's server over d's services.
 func apiServer(d Deps) *api.Server {
-	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit, Schedules: d.Schedules, Sources: d.Sources}
+	return &api.Server{Deployments: d.Deployments, Drivers: d.Drivers, Users: d.Users, APITokens: d.APITokens, Namespaces: d.Deployments, Webhooks: d.Webhooks, Audit: d.Audit, Schedules: d.Schedules, Sources: d.Sources, Teams: d.Teams}
 }

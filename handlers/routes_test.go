@@ -38,7 +38,7 @@ func samplePath(path string) string {
 }
 
 // TestEveryRouteEnforcesThePermissionTable walks every route registered on the
-// Echo instance as anonymous, read-only, operator and admin, and checks the
+// Echo instance as anonymous, member, read-only, operator and admin, and checks the
 // answer against the least role the permission table gives the route. HEAD
 // routes have the permission of their GET line; every GET line has one.
 func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
@@ -115,6 +115,9 @@ func TestEveryRouteEnforcesThePermissionTable(t *testing.T) {
 			case role == auth.Anonymous && least != auth.Anonymous:
 				require.Equal(t, http.StatusSeeOther, rec.Code, what)
 				require.True(t, strings.HasPrefix(rec.Header().Get("Location"), "/signin"), "%s goes to sign-in, not %q", what, rec.Header().Get("Location"))
+			case line.Scoped && !role.AtLeast(auth.ReadOnly):
+				// A member of no team may not know any deployment exists.
+				require.Equal(t, http.StatusNotFound, rec.Code, "%s: %s", what, rec.Body.String())
 			case !role.AtLeast(least):
 				require.Equal(t, http.StatusForbidden, rec.Code, what)
 			default:

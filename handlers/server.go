@@ -24,6 +24,7 @@ import (
 	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/web"
 	"github.com/styrmin/styrmin/lru"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // Deps is everything the handlers need; cmd/styrmin builds it.
@@ -64,6 +65,10 @@ type Deps struct {
 	Schedules Schedules
 	// Sources keeps the catalogue sources (source.Service).
 	Sources api.Sources
+	// Teams says which team each deployment is in and each user's role in
+	// each team: the permission table's roles over a deployment are checked
+	// against it (requireTeamRole).
+	Teams *teams.Store
 	// Requests hears of every request answered (metrics.Metrics); nil hears nothing.
 	Requests RequestObserver
 	// Caches exports the lookups of the pages' in-memory caches
@@ -161,14 +166,21 @@ func New(d Deps) *echo.Echo {
 	e.Use(assignRequestIDs(d.TrustedProxies), observeRequests(d.Requests, table), logRequests(d.Logger), recoverPanics(d.Logger), securityHeaders(formOrigin), hsts, bodyLimit, checkInput,
 		loadSession(d.Sessions, bare, d.Logger))
 	for _, r := range table {
+		// On a route about one deployment, the role that counts is the
+		// user's over that deployment's team: anyone signed in passes the
+		// first check, and requireTeamRole makes the real one.
+		least, scope := r.least, scopeOf(r.path)
+		if scope != nil {
+			least = auth.Member
+		}
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, r.least, r.maxBody), api.ValidateRequest(docRouter), withAPICredential, withClientAddress}
+			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, least, r.maxBody), requireTeamRole(d.Teams, scope, r.least), api.ValidateRequest(docRouter), withAPICredential, withClientAddress}
 		case r.actionToken:
 			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives)}
 		case !r.bare:
-			mw = []echo.MiddlewareFunc{requireRole(r.least), checkCSRF}
+			mw = []echo.MiddlewareFunc{requireRole(least), requireTeamRole(d.Teams, scope, r.least), checkCSRF}
 		}
 		if r.change.action != "" && d.Audit != nil {
 			mw = append([]echo.MiddlewareFunc{auditChanges(d.Audit, r.change, r.least, d.Logger)}, mw...)

@@ -23,7 +23,8 @@ UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[],
 -- install task is written with it). Filters, each off when empty: query, a
 -- substring of the name (names are lower case); driver; namespace; with
 -- only_names, live deployments named in names only; live deployments named
--- in except_names are left out.
+-- in except_names are left out; with only_teams, the deployments of the
+-- teams in team_ids only.
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at
@@ -40,6 +41,7 @@ WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
   AND (@namespace::text = '' OR d.namespace = @namespace::text)
   AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
   AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
+  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
   AND (NOT @after::boolean
        OR (d.deleted_at IS NOT NULL, d.name, -d.id) > (@after_deleted::boolean, @after_name::text, -(@after_id::bigint)))
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
@@ -65,6 +67,7 @@ WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
   AND (@namespace::text = '' OR d.namespace = @namespace::text)
   AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
   AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
+  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
   AND (d.deleted_at IS NOT NULL, d.name, -d.id) < (@before_deleted::boolean, @before_name::text, -(@before_id::bigint))
 ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
 LIMIT @max_rows::int;

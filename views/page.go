@@ -21,12 +21,16 @@ type Page struct {
 type User struct {
 	ID       int64
 	Username string
-	// Role is "admin", "operator" or "read-only".
+	// Role is "admin", "operator", "read-only" or "member".
 	Role string
 }
 
 // IsAdmin reports whether the user may see the admin pages.
 func (u *User) IsAdmin() bool { return u != nil && u.Role == "admin" }
+
+// ReadsEverything reports whether the user reads every team's deployments,
+// tasks and audit entries (read-only or more), not only their teams'.
+func (u *User) ReadsEverything() bool { return u != nil && u.Role != "member" }
 
 // CanChange reports whether the user may make changes (operator or admin);
 // pages hide buttons that would only be refused.

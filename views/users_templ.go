@@ -617,7 +617,7 @@ func userURL(id int64, action string) string {
 }
 
 // roleNames lists the roles in the order the forms offer them.
-func roleNames() []string { return []string{"read-only", "operator", "admin"} }
+func roleNames() []string { return []string{"member", "read-only", "operator", "admin"} }
 
 // passwordReset is a local user's password reset form.
 func passwordReset(csrf string, u UserRow) templ.Component {

@@ -381,6 +381,7 @@ func (e ResourceDiffChange) Valid() bool {
 // Defines values for Role.
 const (
 	Admin    Role = "admin"
+	Member   Role = "member"
 	Operator Role = "operator"
 	ReadOnly Role = "read-only"
 )
@@ -389,6 +390,8 @@ const (
 func (e Role) Valid() bool {
 	switch e {
 	case Admin:
+		return true
+	case Member:
 		return true
 	case Operator:
 		return true

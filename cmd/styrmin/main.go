@@ -34,6 +34,7 @@ func main() {
 		newWorkerCmd(),
 		newMigrateCmd(),
 		newUserCmd(),
+		newTeamCmd(),
 		newTokenCmd(),
 		newAuditCmd(),
 		newSecretsCmd(),

@@ -57,7 +57,7 @@ func newUserCreateCmd() *cobra.Command {
 	}
 	addDatabaseFlag(cmd, &databaseURL)
 	cmd.Flags().StringVar(&username, "username", "", "the user's name: lower-case letters, digits, '.', '_' or '-' (required)")
-	cmd.Flags().StringVar(&role, "role", "", "admin, operator or read-only (required)")
+	cmd.Flags().StringVar(&role, "role", "", "admin, operator, read-only (each over every team's deployments) or member (only those of the user's teams) (required)")
 	cmd.Flags().StringVar(&password, "password", "", fmt.Sprintf("at least %d characters; generated and printed when omitted", auth.MinPasswordLength))
 	_ = cmd.MarkFlagRequired("username")
 	_ = cmd.MarkFlagRequired("role")

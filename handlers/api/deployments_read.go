@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/styrmin/styrmin/handlers/httpx"
 
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
@@ -29,6 +30,10 @@ func (s *Server) ListDeployments(ctx context.Context, req oapi.ListDeploymentsRe
 	o := deployment.ListOptions{IncludeDeleted: p.IncludeDeleted != nil && *p.IncludeDeleted, Limit: pageLimit(p.Limit), Filter: deployment.ListFilter{
 		Query: optional(p.Q), Driver: optional(p.Driver), Namespace: optional(p.Namespace), Health: health.Word(optional(p.Health)), Drifted: p.Drifted,
 	}}
+	var err error
+	if o.Teams, err = s.Teams.Visible(ctx, httpx.APIUser(ctx)); err != nil {
+		return nil, err
+	}
 	if c := p.Cursor; c != nil && *c != "" {
 		var at listCursor
 		if err := decodeCursor(c, &at); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/styrmin/styrmin/teams"
 	"io"
 	"net/http"
 	"strings"
@@ -94,6 +95,8 @@ type Server struct {
 	Schedules Schedules
 	// Sources keeps the catalogue sources (source.Service).
 	Sources Sources
+	// Teams says which teams' deployments a user sees.
+	Teams *teams.Store
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)

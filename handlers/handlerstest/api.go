@@ -25,6 +25,12 @@ import (
 func (a *App) TokenFor(t *testing.T, name string, role auth.Role) string {
 	t.Helper()
 	_, u := a.As(t, name, role)
+	return a.TokenOf(t, u)
+}
+
+// TokenOf returns a new API token of u.
+func (a *App) TokenOf(t *testing.T, u auth.User) string {
+	t.Helper()
 	created, err := a.Deps.APITokens.Create(context.Background(), auth.Credential{User: u}, "test", nil)
 	require.NoError(t, err)
 	return created.Secret

@@ -3,6 +3,8 @@ package web
 import (
 	"cmp"
 	"context"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/teams"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,11 +31,14 @@ type driverListing interface {
 // of the name), ?driver=, ?namespace=, ?health= and ?drifted= filter them
 // (the REST API's names). A filter that cannot apply is said on the page
 // (400). For htmx (the filters and the pager) it sends only the results.
-func DeploymentList(svc deploymentReader, drivers driverListing) echo.HandlerFunc {
+func DeploymentList(svc deploymentReader, drivers driverListing, visible *teams.Store) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		o := deployment.ListOptions{IncludeDeleted: c.QueryParam("deleted") == "1"}
 		var err error
+		if o.Teams, err = visible.Visible(ctx, *httpx.CurrentUser(c)); err != nil {
+			return err
+		}
 		at := views.ListPlace{After: c.QueryParam("after"), Before: c.QueryParam("before")}
 		for _, place := range []struct {
 			text string

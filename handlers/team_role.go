@@ -1,0 +1,100 @@
+package handlers
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/handlers/api"
+	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/teams"
+)
+
+// teamScope finds the team a route's request is about, and says how that
+// request is refused when the user may not know of it.
+type teamScope struct {
+	// roleOn is the user's role over the deployment the request names.
+	roleOn func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error)
+	// hidden is the error of a request about a deployment the user may not
+	// see: the very answer to one that does not exist, so names do not leak.
+	hidden func(c echo.Context) error
+}
+
+// deploymentScope is a route about the deployment named by its :name.
+var deploymentScope = &teamScope{
+	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
+		return s.RoleOnDeployment(ctx, a, c.Param("name"))
+	},
+	hidden: func(c echo.Context) error { return deployment.NoSuchDeployment(c.Param("name")) },
+}
+
+// taskScope is a route about the task of its :id, and so its deployment.
+var taskScope = &teamScope{
+	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err != nil {
+			return a.User.Role, nil // no task has it
+		}
+		return s.RoleOnTask(ctx, a, id)
+	},
+	hidden: func(c echo.Context) error { return deployment.NoSuchTask(c.Param("id")) },
+}
+
+// scopeOf returns the scope of a route of the permission table: the pages
+// and operations under one deployment, and the REST API's task by id; nil
+// for a route that is not about one deployment.
+func scopeOf(path string) *teamScope {
+	for _, prefix := range []string{"/deployments/:name", api.Prefix + "/deployments/:name"} {
+		if path == prefix || strings.HasPrefix(path, prefix+"/") {
+			return deploymentScope
+		}
+	}
+	if prefix := api.Prefix + "/tasks/:id"; path == prefix || strings.HasPrefix(path, prefix+"/") {
+		return taskScope
+	}
+	return nil
+}
+
+// requireTeamRole refuses a request about a deployment unless the user's
+// role over it, their own or their role in its team (package teams), is at
+// least least. A user who may not even read it is told it does not exist
+// (404, not 403), as for a name nobody used; a request about a deployment
+// that does not exist goes on to its handler, which says so.
+func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			u := httpx.CurrentUser(c)
+			if u == nil || u.Role.AtLeast(least) {
+				return next(c) // the user's own role suffices in every team
+			}
+			if store == nil { // a server of no deployments (the primitives' tests)
+				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role.", least)
+			}
+			ctx := c.Request().Context()
+			access, err := store.AccessOf(ctx, *u)
+			if err != nil {
+				return err
+			}
+			role, err := scope.roleOn(store, ctx, access, c)
+			switch {
+			case err != nil:
+				return err
+			case !role.AtLeast(auth.ReadOnly):
+				return scope.hidden(c)
+			case !role.AtLeast(least):
+				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role in the deployment's team; %s has the %s role there.", least, u.Username, role)
+			}
+			// The request acts with the user's role over this deployment:
+			// its page shows the buttons that role may press.
+			over := *u
+			over.Role = role
+			httpx.SetUser(c, &over)
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
+)
+
+// teamsApp is a server with two teams, a and b, each holding one deployment
+// (alpha in a, beta in b), and users whose own role is member: amy, an
+// operator in a, and rob, read-only in a.
+type teamsApp struct {
+	handlerstest.DeployApp
+	amy, rob           handlerstest.Visitor
+	amyToken, robToken string
+	// betaTask is the install task of beta, the deployment of the other team.
+	betaTask int64
+}
+
+func setupTeams(t *testing.T) teamsApp {
+	t.Helper()
+	ctx := context.Background()
+	d := handlerstest.SetupDeployments(t)
+	store := d.Deps.Teams
+	for _, team := range []string{"a", "b"} {
+		_, err := store.Create(ctx, team)
+		require.NoError(t, err)
+	}
+	d.Install(t, handlerstest.HelloInstall("alpha"))
+	beta := d.Install(t, handlerstest.HelloInstall("beta"))
+	require.NoError(t, store.Move(ctx, "alpha", "a"))
+	require.NoError(t, store.Move(ctx, "beta", "b"))
+	s := teamsApp{DeployApp: d, betaTask: beta.TaskID}
+	var amy, rob auth.User
+	s.amy, amy = d.As(t, "amy", auth.Member)
+	s.rob, rob = d.As(t, "rob", auth.Member)
+	require.NoError(t, store.SetMember(ctx, "a", amy.ID, auth.Operator))
+	require.NoError(t, store.SetMember(ctx, "a", rob.ID, auth.ReadOnly))
+	s.amyToken, s.robToken = d.TokenOf(t, amy), d.TokenOf(t, rob)
+	return s
+}
+
+// TestAnOperatorOfOneTeamCannotTouchOrSeeAnotherTeamsDeployment is the
+// attack: amy, an operator in team a, reads, stops, upgrades, runs an action
+// on, deletes and reads the tasks and logs of beta, team b's deployment,
+// through the pages and the REST API, by its name and by its task's id. Each
+// is told beta does not exist (404, as for a name nobody used), and beta
+// has no new task.
+func TestAnOperatorOfOneTeamCannotTouchOrSeeAnotherTeamsDeployment(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	before := len(s.TasksOf(t, "beta"))
+	task := fmt.Sprint(s.betaTask)
+	for _, page := range []struct{ method, path string }{
+		{http.MethodGet, "/deployments/beta"},
+		{http.MethodGet, "/deployments/beta/health"},
+		{http.MethodGet, "/deployments/beta/drift"},
+		{http.MethodGet, "/deployments/beta/tasks"},
+		{http.MethodGet, "/deployments/beta/tasks/" + task},
+		{http.MethodGet, "/deployments/beta/pods/beta-0/logs"},
+		{http.MethodGet, "/deployments/beta/upgrade"},
+		{http.MethodPost, "/deployments/beta/stop"},
+		{http.MethodPost, "/deployments/beta/start"},
+		{http.MethodPost, "/deployments/beta/upgrade/review"},
+		{http.MethodPost, "/deployments/beta/actions/check"},
+		{http.MethodPost, "/deployments/beta/delete"},
+		{http.MethodPost, "/deployments/beta/tasks/" + task + "/cancel"},
+	} {
+		var form url.Values
+		if page.method == http.MethodPost {
+			form = url.Values{"confirm": {"beta"}}
+		}
+		rec := s.Request(s.amy, page.method, page.path, form)
+		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", page.method, page.path, rec.Body.String())
+		require.Contains(t, rec.Body.String(), `There is no deployment named &#34;beta&#34;.`, "%s %s answers as for a name nobody used", page.method, page.path)
+	}
+	for _, op := range []struct {
+		method, path string
+		body         any
+	}{
+		{http.MethodGet, "/api/v1/deployments/beta", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/drift", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/schedules", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/pods/beta-0/logs", nil},
+		{http.MethodPost, "/api/v1/deployments/beta/stop", nil},
+		{http.MethodPost, "/api/v1/deployments/beta/upgrade", map[string]any{"driver_version": "1.0.0"}},
+		{http.MethodPost, "/api/v1/deployments/beta/actions/check", nil},
+		{http.MethodDelete, "/api/v1/deployments/beta", nil},
+		{http.MethodGet, "/api/v1/tasks/" + task, nil},
+		{http.MethodPost, "/api/v1/tasks/" + task + "/cancel", nil},
+	} {
+		rec := s.Call(t, s.amyToken, op.method, op.path, op.body)
+		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", op.method, op.path, rec.Body.String())
+	}
+	require.Len(t, s.TasksOf(t, "beta"), before, "nothing was queued on beta")
+
+	rec := s.Request(s.amy, http.MethodGet, "/deployments", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	names := handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="deployment-link"]`))
+	require.Equal(t, []string{"alpha"}, names, "the list shows amy her team's deployments only")
+	rec = s.Call(t, s.amyToken, http.MethodGet, "/api/v1/deployments", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), `"alpha"`)
+	require.NotContains(t, rec.Body.String(), `"beta"`)
+}
+
+// TestATeamRoleDecidesWhatAMemberMayDoWithItsDeployments: in team a, amy
+// (operator) stops alpha, and rob (read-only) reads alpha but is refused
+// its stop (403: he may know it exists); rita, whose own role is
+// read-only, still reads every team's deployments, as an auditor.
+func TestATeamRoleDecidesWhatAMemberMayDoWithItsDeployments(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	rec := s.Request(s.amy, http.MethodGet, "/deployments/alpha", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.NotEmpty(t, handlerstest.Parse(t, rec).Find(`[data-testid="deployment-actions"]`).Nodes, "the page offers amy the changes her role in a allows")
+	rec = s.Call(t, s.amyToken, http.MethodPost, "/api/v1/deployments/alpha/stop", nil)
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+
+	rec = s.Request(s.rob, http.MethodGet, "/deployments/alpha", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Empty(t, handlerstest.Parse(t, rec).Find(`[data-testid="deployment-actions"]`).Nodes, "rob's page offers no change")
+	before := len(s.TasksOf(t, "alpha"))
+	rec = s.Request(s.rob, http.MethodPost, "/deployments/alpha/stop", url.Values{})
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	rec = s.Call(t, s.robToken, http.MethodPost, "/api/v1/deployments/alpha/stop", nil)
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	require.Len(t, s.TasksOf(t, "alpha"), before)
+
+	rec = s.Request(s.Reader, http.MethodGet, "/deployments/beta", nil)
+	require.Equal(t, http.StatusOK, rec.Code, "a read-only user reads every team's deployments")
+	rec = s.Request(s.amy, http.MethodGet, "/tasks", nil)
+	require.Equal(t, http.StatusForbidden, rec.Code, "the activity of every team is not a member's to read")
+}

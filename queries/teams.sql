@@ -1,0 +1,58 @@
+-- name: CreateTeam :one
+INSERT INTO teams (name) VALUES (@name) RETURNING *;
+
+-- name: ListTeams :many
+-- Every team with its number of members and of live deployments.
+SELECT t.*,
+       (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members,
+       (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments
+FROM teams t
+ORDER BY t.name;
+
+-- name: GetTeamByName :one
+SELECT * FROM teams WHERE name = @name;
+
+-- name: DeleteTeam :execrows
+DELETE FROM teams WHERE name = @name;
+
+-- name: CountTeamDeployments :one
+-- Every deployment of the team, deleted ones included (they keep their team
+-- in the history).
+SELECT count(*) FROM deployments WHERE team_id = @team_id;
+
+-- name: SetTeamMember :one
+INSERT INTO team_members (team_id, user_id, role)
+VALUES (@team_id, @user_id, @role)
+ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role
+RETURNING *;
+
+-- name: RemoveTeamMember :execrows
+DELETE FROM team_members WHERE team_id = @team_id AND user_id = @user_id;
+
+-- name: ListTeamMembers :many
+SELECT m.role, u.id AS user_id, u.username, u.role AS user_role
+FROM team_members m JOIN users u ON u.id = m.user_id
+WHERE m.team_id = @team_id
+ORDER BY u.username;
+
+-- name: ListUserTeams :many
+-- The teams a user belongs to, with their role in each.
+SELECT t.id, t.name, m.role
+FROM team_members m JOIN teams t ON t.id = m.team_id
+WHERE m.user_id = @user_id
+ORDER BY t.name;
+
+-- name: GetDeploymentTeam :one
+-- The team of the deployment of that name: the live one, else the one
+-- deleted last (as GetDeploymentByName).
+SELECT team_id FROM deployments WHERE name = @name
+ORDER BY deleted_at IS NOT NULL, id DESC
+LIMIT 1;
+
+-- name: GetTaskTeam :one
+SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id WHERE t.id = @id;
+
+-- name: MoveDeployment :execrows
+-- MoveDeployment puts the live deployment of that name in another team.
+UPDATE deployments SET team_id = @team_id, updated_at = now()
+WHERE name = @name AND deleted_at IS NULL;

@@ -1,0 +1,88 @@
+package teams
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+)
+
+// Access is what a user may do, team by team: their own role holds over
+// every team's deployments, and their role in a team they belong to over
+// that team's; the higher of the two counts.
+type Access struct {
+	User  auth.User
+	Teams Memberships
+}
+
+// AccessOf reads a user's access: their teams in one query, none for an
+// admin, whom no team's role can raise.
+func (s *Store) AccessOf(ctx context.Context, u auth.User) (Access, error) {
+	a := Access{User: u}
+	if u.Role.AtLeast(auth.Admin) {
+		return a, nil
+	}
+	var err error
+	a.Teams, err = s.Of(ctx, u.ID)
+	return a, err
+}
+
+// Role returns the user's role over the deployments of a team. Below
+// auth.ReadOnly, the user may not even know the team's deployments exist.
+func (a Access) Role(teamID int64) auth.Role { return max(a.User.Role, a.Teams.RoleIn(teamID)) }
+
+// Visible returns the teams whose deployments a list shows the user: nil
+// for every team (their own role reads every team's), else the teams they
+// belong to (empty: none).
+func (a Access) Visible() []int64 {
+	if a.User.Role.AtLeast(auth.ReadOnly) {
+		return nil
+	}
+	ids := make([]int64, 0, len(a.Teams))
+	for _, t := range a.Teams {
+		ids = append(ids, t.TeamID)
+	}
+	return ids
+}
+
+// RoleOnDeployment returns the user's role over the deployment of that name
+// (the live one, else the one deleted last); over a name no deployment ever
+// had, their own role.
+func (s *Store) RoleOnDeployment(ctx context.Context, a Access, name string) (auth.Role, error) {
+	team, err := s.q.GetDeploymentTeam(ctx, name)
+	return a.roleOn(team, err)
+}
+
+// RoleOnTask returns the user's role over the deployment of a task; over an
+// id no task has, their own role.
+func (s *Store) RoleOnTask(ctx context.Context, a Access, taskID int64) (auth.Role, error) {
+	team, err := s.q.GetTaskTeam(ctx, taskID)
+	return a.roleOn(team, err)
+}
+
+// roleOn is Role of the team a lookup found, or the user's own role when it
+// found none: no team raises it, and a user who may not read every team's
+// deployments learns nothing of a name from the answer.
+func (a Access) roleOn(team int64, lookup error) (auth.Role, error) {
+	if errors.Is(lookup, pgx.ErrNoRows) {
+		return a.User.Role, nil
+	}
+	if lookup != nil {
+		return auth.Anonymous, db.Classify(lookup)
+	}
+	return a.Role(team), nil
+}
+
+// Visible returns the teams whose deployments a list shows the user
+// (Access.Visible), reading their teams only when their own role does not
+// read every team's.
+func (s *Store) Visible(ctx context.Context, u auth.User) ([]int64, error) {
+	if u.Role.AtLeast(auth.ReadOnly) {
+		return nil, nil
+	}
+	a, err := s.AccessOf(ctx, u)
+	return a.Visible(), err
+}

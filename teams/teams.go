@@ -1,0 +1,240 @@
+// Package teams owns teams: who belongs to which team with which role, which
+// team each deployment is in, and so what a user may do with a deployment
+// (RoleOn) and which deployments a list shows them (Visible).
+package teams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/audit"
+	"github.com/styrmin/styrmin/auth"
+	"github.com/styrmin/styrmin/db"
+)
+
+// Default is the team every deployment and user was in before teams, and
+// the team of an install that names none. It cannot be deleted.
+const Default = "default"
+
+// Team is a group of users and the deployments they share.
+type Team struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+	// Members and Deployments count the team's members and live deployments.
+	Members, Deployments int64
+}
+
+// Member is a user's place in a team.
+type Member struct {
+	UserID   int64
+	Username string
+	// Role is the user's role in the team: admin, operator or read-only.
+	Role auth.Role
+	// UserRole is the user's own role, which holds in every team.
+	UserRole auth.Role
+}
+
+// Membership is one team of a user and their role in it.
+type Membership struct {
+	TeamID int64
+	Team   string
+	Role   auth.Role
+}
+
+// Memberships are a user's teams.
+type Memberships []Membership
+
+// RoleIn returns the role the memberships give in a team: Anonymous when the
+// user is not a member.
+func (m Memberships) RoleIn(teamID int64) auth.Role {
+	for _, t := range m {
+		if t.TeamID == teamID {
+			return t.Role
+		}
+	}
+	return auth.Anonymous
+}
+
+// Store reads and changes teams in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+}
+
+// NewStore returns the teams of a database.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: db.New(pool)} }
+
+var nameRE = regexp.MustCompile(`^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// CheckName refuses a team name that is not a DNS label (the table's rule).
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) {
+		return &styrmin.Error{Code: styrmin.EINVALID, Message: fmt.Sprintf("%q is not a team name: use lower-case letters, digits and '-', starting with a letter, at most 63 characters.", name), Fields: map[string]string{"name": "Use lower-case letters, digits and '-', starting with a letter."}}
+	}
+	return nil
+}
+
+// Create adds a team without members.
+func (s *Store) Create(ctx context.Context, name string) (Team, error) {
+	if err := CheckName(name); err != nil {
+		return Team{}, err
+	}
+	row, err := s.q.CreateTeam(ctx, name)
+	if db.IsUniqueViolation(err) {
+		return Team{}, &styrmin.Error{Code: styrmin.ECONFLICT, Message: fmt.Sprintf("A team named %s exists.", name), Fields: map[string]string{"name": "This name is taken."}}
+	}
+	if err != nil {
+		return Team{}, db.Classify(err)
+	}
+	return Team{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+}
+
+// List returns every team by name, with its counts.
+func (s *Store) List(ctx context.Context) ([]Team, error) {
+	rows, err := s.q.ListTeams(ctx)
+	if err != nil {
+		return nil, db.Classify(err)
+	}
+	teams := make([]Team, len(rows))
+	for i, r := range rows {
+		teams[i] = Team{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Members: r.Members, Deployments: r.Deployments}
+	}
+	return teams, nil
+}
+
+// Get returns the team of that name.
+func (s *Store) Get(ctx context.Context, name string) (Team, error) {
+	row, err := s.q.GetTeamByName(ctx, name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Team{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", name)
+	}
+	if err != nil {
+		return Team{}, db.Classify(err)
+	}
+	return Team{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+}
+
+// Delete removes a team and its memberships. It refuses the default team and
+// a team that holds deployments, deleted ones included: their history names
+// the team.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	if name == Default {
+		return styrmin.Errorf(styrmin.ECONFLICT, "The team %s cannot be deleted: it holds every deployment an install puts in no other team.", Default)
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		team, err := q.GetTeamByName(ctx, name)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", name)
+		}
+		if err != nil {
+			return db.Classify(err)
+		}
+		held, err := q.CountTeamDeployments(ctx, team.ID)
+		if err != nil {
+			return db.Classify(err)
+		}
+		if held > 0 {
+			return styrmin.Errorf(styrmin.ECONFLICT, "The team %s holds %d deployments (deleted ones keep their team in the history); it cannot be deleted.", name, held)
+		}
+		_, err = q.DeleteTeam(ctx, name)
+		return db.Classify(err)
+	})
+}
+
+// SetMember makes a user a member of a team with a role (admin, operator or
+// read-only), or changes their role there.
+func (s *Store) SetMember(ctx context.Context, team string, userID int64, role auth.Role) error {
+	audit.Note(ctx, "role", role.String())
+	if !role.AtLeast(auth.ReadOnly) {
+		return &styrmin.Error{Code: styrmin.EINVALID, Message: "Choose a role in the team: admin, operator or read-only.", Fields: map[string]string{"role": "Choose admin, operator or read-only."}}
+	}
+	t, err := s.Get(ctx, team)
+	if err != nil {
+		return err
+	}
+	_, err = s.q.SetTeamMember(ctx, db.SetTeamMemberParams{TeamID: t.ID, UserID: userID, Role: role.String()})
+	return db.Classify(err)
+}
+
+// RemoveMember takes a user out of a team.
+func (s *Store) RemoveMember(ctx context.Context, team string, userID int64) error {
+	audit.Note(ctx, "role", "none")
+	t, err := s.Get(ctx, team)
+	if err != nil {
+		return err
+	}
+	removed, err := s.q.RemoveTeamMember(ctx, db.RemoveTeamMemberParams{TeamID: t.ID, UserID: userID})
+	if err != nil {
+		return db.Classify(err)
+	}
+	if removed == 0 {
+		return styrmin.Errorf(styrmin.ENOTFOUND, "That user is not a member of the team %s.", team)
+	}
+	return nil
+}
+
+// Members returns a team's members by username.
+func (s *Store) Members(ctx context.Context, team string) ([]Member, error) {
+	t, err := s.Get(ctx, team)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.q.ListTeamMembers(ctx, t.ID)
+	if err != nil {
+		return nil, db.Classify(err)
+	}
+	members := make([]Member, len(rows))
+	for i, r := range rows {
+		members[i] = Member{UserID: r.UserID, Username: r.Username, Role: roleOf(r.Role), UserRole: roleOf(r.UserRole)}
+	}
+	return members, nil
+}
+
+// Of returns a user's teams with their role in each.
+func (s *Store) Of(ctx context.Context, userID int64) (Memberships, error) {
+	rows, err := s.q.ListUserTeams(ctx, userID)
+	if err != nil {
+		return nil, db.Classify(err)
+	}
+	m := make(Memberships, len(rows))
+	for i, r := range rows {
+		m[i] = Membership{TeamID: r.ID, Team: r.Name, Role: roleOf(r.Role)}
+	}
+	return m, nil
+}
+
+// roleOf reads a role the tables' CHECK constraints keep valid.
+func roleOf(name string) auth.Role {
+	r, err := auth.ParseRole(name)
+	if err != nil {
+		return auth.Anonymous
+	}
+	return r
+}
+
+// Move puts a live deployment in another team: from then on, that team's
+// members see and operate it, and the old team's no longer do.
+func (s *Store) Move(ctx context.Context, deployment, team string) error {
+	audit.Note(ctx, "team", team)
+	t, err := s.Get(ctx, team)
+	if err != nil {
+		return err
+	}
+	moved, err := s.q.MoveDeployment(ctx, db.MoveDeploymentParams{Name: deployment, TeamID: t.ID})
+	if err != nil {
+		return db.Classify(err)
+	}
+	if moved == 0 {
+		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no live deployment named %q.", deployment)
+	}
+	return nil
+}
