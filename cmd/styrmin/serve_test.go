@@ -310,7 +310,7 @@ func TestMigrateAndUserCreateCommands(t *testing.T) {
 	_, err = run("user", "create", "--database-url", url, "--username", "alice", "--role", "admin", "--password", "another password")
 	require.ErrorContains(t, err, `A user named "alice" already exists`)
 	_, err = run("user", "create", "--database-url", url, "--username", "carol", "--role", "boss")
-	require.ErrorContains(t, err, `unknown role "boss": use admin, operator or read-only`)
+	require.ErrorContains(t, err, `unknown role "boss": use admin, operator, read-only or member`)
 	_, err = run("user", "create", "--database-url", url, "--role", "admin")
 	require.ErrorContains(t, err, `required flag(s) "username" not set`)
 	_, err = run("migrate", "--database-url", "")

@@ -122,7 +122,7 @@ func TestUserChangesThatAreRefusedShowAMessage(t *testing.T) {
 	require.Equal(t, []string{"root is the last enabled admin; make another user admin first."}, a.Flashes(t, admin, rec))
 
 	rec = a.Request(admin, http.MethodPost, userURL(root.ID, "role"), url.Values{"role": {"superuser"}})
-	require.Equal(t, []string{`unknown role "superuser": use admin, operator or read-only`}, a.Flashes(t, admin, rec))
+	require.Equal(t, []string{`unknown role "superuser": use admin, operator, read-only or member`}, a.Flashes(t, admin, rec))
 
 	rec = a.Request(admin, http.MethodPost, userURL(root.ID, "password"), url.Values{"password": {"short"}})
 	require.Equal(t, []string{"The password must have at least 10 characters."}, a.Flashes(t, admin, rec))
