@@ -2,39 +2,15 @@ package deployment_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/deployment/deploymenttest"
 	"github.com/styrmin/styrmin/executor"
 )
-
-// ranAction records a run of a manual action of deployment name as a
-// worker would: a task that ended with status, whose hook step's detail
-// holds result (nil: the action returned nothing). It returns the task.
-func ranAction(t *testing.T, f deploymenttest.Fixture, name, action string, prompts deployment.JSONInput, status executor.TaskStatus, result any) int64 {
-	t.Helper()
-	ctx := context.Background()
-	queued, err := f.Svc.Queue(ctx, &deployment.RunAction{Name: name, Action: action, Prompts: prompts, By: "alice"})
-	require.NoError(t, err)
-	st, err := f.Q.InsertStep(ctx, db.InsertStepParams{TaskID: queued.TaskID, Kind: deployment.StepHook, Title: action})
-	require.NoError(t, err)
-	detail := map[string]any{"action": action, "mode": "blocking"}
-	if result != nil {
-		detail["result"] = result
-	}
-	raw, err := json.Marshal(detail)
-	require.NoError(t, err)
-	require.NoError(t, f.Q.EndStep(ctx, db.EndStepParams{ID: st.ID, Status: executor.StepSucceeded, Detail: raw}))
-	_, err = f.Pool.Exec(ctx, `UPDATE tasks SET status = $2, started_at = now(), ended_at = now(), secret_inputs = NULL WHERE id = $1`, queued.TaskID, status)
-	require.NoError(t, err)
-	return queued.TaskID
-}
 
 // backupNamed is the result of a take_backup run of the bundled PostgreSQL driver.
 func backupNamed(name string, size any) map[string]any {
@@ -48,15 +24,15 @@ func TestArtefactsAreTheNamedResultsOfSucceededRunsNewestFirstWithThoseAPruneDel
 	_, err := f.Svc.Queue(ctx, deploymenttest.Postgres("orders"))
 	require.NoError(t, err)
 	backup := func(status executor.TaskStatus, result any) int64 {
-		return ranAction(t, f, "orders", "take_backup", deployment.JSONInput{"label": "nightly"}, status, result)
+		return deploymenttest.RanAction(t, f.Svc, f.Pool, "orders", "take_backup", deployment.JSONInput{"label": "nightly"}, status, result)
 	}
 	first := backup(executor.TaskSucceeded, backupNamed("app-nightly-20261201T020000Z.dump", 1024))
 	backup(executor.TaskFailed, backupNamed("app-nightly-20261202T020000Z.dump", 2048))
 	second := backup(executor.TaskSucceeded, backupNamed("app-nightly-20261203T020000Z.dump", nil))
-	backup(executor.TaskSucceeded, nil)                                                                  // returned nothing
-	backup(executor.TaskSucceeded, map[string]any{"name": 42})                                           // no name
-	ranAction(t, f, "orders", "list_backups", nil, executor.TaskSucceeded, backupNamed("app-x.dump", 1)) // declares no artefacts
-	prune := ranAction(t, f, "orders", "prune_backups", deployment.JSONInput{"keep_last": 1}, executor.TaskSucceeded,
+	backup(executor.TaskSucceeded, nil)                                                                                             // returned nothing
+	backup(executor.TaskSucceeded, map[string]any{"name": 42})                                                                      // no name
+	deploymenttest.RanAction(t, f.Svc, f.Pool, "orders", "list_backups", nil, executor.TaskSucceeded, backupNamed("app-x.dump", 1)) // declares no artefacts
+	prune := deploymenttest.RanAction(t, f.Svc, f.Pool, "orders", "prune_backups", deployment.JSONInput{"keep_last": 1}, executor.TaskSucceeded,
 		map[string]any{"kept": []string{"app-nightly-20261203T020000Z.dump"}, "deleted": []string{"app-nightly-20261201T020000Z.dump"}})
 	third := backup(executor.TaskSucceeded, backupNamed("app-nightly-20261204T020000Z.dump", 4096))
 
@@ -109,7 +85,7 @@ func TestArtefactNamesHideTheDeploymentsSecrets(t *testing.T) {
 	_, err := f.Svc.Queue(ctx, deploymenttest.Postgres("orders"))
 	require.NoError(t, err)
 	// The install's secret parameter, in a result a driver wrote carelessly.
-	ranAction(t, f, "orders", "take_backup", nil, executor.TaskSucceeded, backupNamed("app-s3cret-password.dump", 1))
+	deploymenttest.RanAction(t, f.Svc, f.Pool, "orders", "take_backup", nil, executor.TaskSucceeded, backupNamed("app-s3cret-password.dump", 1))
 
 	got, err := f.Svc.Artefacts(ctx, "orders")
 	require.NoError(t, err)

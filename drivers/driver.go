@@ -296,7 +296,8 @@ type Artefacts struct {
 	// last D days), each allowing 0, which means that rule is not set; it deletes only the
 	// artefacts that no set rule keeps. Styrmin passes both; the plain prompts it shares by name
 	// with this action get the schedule's values (for example `database`); its other prompts
-	// may not be required without a default.
+	// may not be required without a default. Its result may list the names of the artefacts it
+	// deleted as `deleted` (a list of strings): the deployment's page then marks those pruned.
 	Prune string `yaml:"prune" jsonschema:"required"`
 }
 
