@@ -901,6 +901,42 @@ type ApprovePermissionsRequest struct {
 	Items *PermissionSet `json:"items,omitempty"`
 }
 
+// Artefact defines model for Artefact.
+type Artefact struct {
+	// Action The action whose run produced it.
+	Action string `json:"action"`
+
+	// At When the run ended.
+	At time.Time `json:"at"`
+
+	// By Who queued the run (a user, or a schedule and its author).
+	By string `json:"by"`
+
+	// Name The artefact's name as the run's result gave it.
+	Name string `json:"name"`
+
+	// PrunedBy The later prune task whose result listed it as deleted; absent when none did.
+	PrunedBy *int64 `json:"pruned_by,omitempty"`
+
+	// SizeBytes Its size; absent when the result did not say.
+	SizeBytes *int64 `json:"size_bytes,omitempty"`
+
+	// Task That run's task.
+	Task int64 `json:"task"`
+}
+
+// Artefacts defines model for Artefacts.
+type Artefacts struct {
+	// Actions The manual actions that declare artefacts; empty when the driver declares none.
+	Actions []string `json:"actions"`
+
+	// Items The newest artefacts, newest first.
+	Items []Artefact `json:"items"`
+
+	// More Older runs produced artefacts too.
+	More bool `json:"more"`
+}
+
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
 	// Address The client's address; empty for anyone but admins.
@@ -2765,6 +2801,9 @@ type ServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx echo.Context, name DeploymentName, action string) error
+	// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+	// (GET /deployments/{name}/artefacts)
+	ListDeploymentArtefacts(ctx echo.Context, name DeploymentName) error
 	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
 	// (GET /deployments/{name}/drift)
 	GetDeploymentDrift(ctx echo.Context, name DeploymentName) error
@@ -3111,6 +3150,22 @@ func (w *ServerInterfaceWrapper) RunAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RunAction(ctx, name, action)
+	return err
+}
+
+// ListDeploymentArtefacts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeploymentArtefacts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeploymentArtefacts(ctx, name)
 	return err
 }
 
@@ -3933,6 +3988,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/deployments", wrapper.InstallDeployment, options.OperationMiddlewares["installDeployment"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name", wrapper.DeleteDeployment, options.OperationMiddlewares["deleteDeployment"]...)
 	router.GET(options.BaseURL+"/deployments/:name", wrapper.GetDeployment, options.OperationMiddlewares["getDeployment"]...)
+	router.GET(options.BaseURL+"/deployments/:name/artefacts", wrapper.ListDeploymentArtefacts, options.OperationMiddlewares["listDeploymentArtefacts"]...)
 	router.GET(options.BaseURL+"/deployments/:name/drift", wrapper.GetDeploymentDrift, options.OperationMiddlewares["getDeploymentDrift"]...)
 	router.POST(options.BaseURL+"/deployments/:name/drift/accept", wrapper.AcceptDeploymentDrift, options.OperationMiddlewares["acceptDeploymentDrift"]...)
 	router.POST(options.BaseURL+"/deployments/:name/reconcile", wrapper.ReconcileDeployment, options.OperationMiddlewares["reconcileDeployment"]...)
@@ -4221,6 +4277,45 @@ type RunActiondefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response RunActiondefaultApplicationProblemPlusJSONResponse) VisitRunActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeploymentArtefactsRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type ListDeploymentArtefactsResponseObject interface {
+	VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error
+}
+
+type ListDeploymentArtefacts200JSONResponse Artefacts
+
+func (response ListDeploymentArtefacts200JSONResponse) VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeploymentArtefactsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListDeploymentArtefactsdefaultApplicationProblemPlusJSONResponse) VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -6013,6 +6108,9 @@ type StrictServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx context.Context, request RunActionRequestObject) (RunActionResponseObject, error)
+	// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+	// (GET /deployments/{name}/artefacts)
+	ListDeploymentArtefacts(ctx context.Context, request ListDeploymentArtefactsRequestObject) (ListDeploymentArtefactsResponseObject, error)
 	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
 	// (GET /deployments/{name}/drift)
 	GetDeploymentDrift(ctx context.Context, request GetDeploymentDriftRequestObject) (GetDeploymentDriftResponseObject, error)
@@ -6374,6 +6472,31 @@ func (sh *strictHandler) RunAction(ctx echo.Context, name DeploymentName, action
 		return err
 	} else if validResponse, ok := response.(RunActionResponseObject); ok {
 		return validResponse.VisitRunActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeploymentArtefacts operation middleware
+func (sh *strictHandler) ListDeploymentArtefacts(ctx echo.Context, name DeploymentName) error {
+	var request ListDeploymentArtefactsRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeploymentArtefacts(ctx.Request().Context(), request.(ListDeploymentArtefactsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeploymentArtefacts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeploymentArtefactsResponseObject); ok {
+		return validResponse.VisitListDeploymentArtefactsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7802,305 +7925,313 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Ncxs39icKfxUUn6dK5GyLkh0nOyPV1l3FdiaeeGKv5Uz+t4YuEWRDJEZNgNNAS+ak/N1v4ZwDNLqJ",
-	"Jpsy7WTv3pqqicXuxuvBwXn9nd8Gc71aayWUNYOL3wZrXvKVsKKEv55XpdGl+1cuzLyUayu1GlwM3i8F",
-	"myrx0d7M4Y0p07fMLgVbl+Je6sqwNV+I8SAbSPf6vytRbgbZQPGVGFwM8JtBNjDzpVhx1/yKf3wt1MIu",
-	"BxdPz8+zgd2s3ZvGllItBp8+ZYMXYl3ozUoo+zO08hs2veZ2WbcM/8kGpfh3JUuRDy5sWYm4n0S7pbwX",
-	"5XHbfC1X0m6v2o/6ga242jBpxcowDovElrrIDeOWrbSxXUtWQItxr7m45VVhBxffnmdu+eSqWtHiraTC",
-	"v56EhZTKioUoYXTX86XIq0K8etExY5nvnO+tLlfcYqPfPRuk+9BVORfHXdX33Nx9yTH/KmZLrb9gF5/c",
-	"52atlRFwut6WelaIlfvnXCsrFNAMX68LOeeOZs7W+MZ/+5dxBPRb1Nv/vxS3g4vB/++sPr5n+NSc+Xah",
-	"xyYJXikmylKXGeOGvfvhOfvLs2//O6NuWC4sl4UZD2i1r+ZzsbZusp0jPGxkjUYTw3N8Zb7kaiHYAzfs",
-	"35WoRO6Gypnl5s6djqXgOXGn1xoHkeZP7oMTw35593o82EVYMAwaoHt+9fbVe30noNV1qdeitBL3a14K",
-	"bkV+w21jv3NuxamVQM+txrOB+LiWpTC7vlFVUfBZITxJbbUh8170lQ0KbuxNZXYPcW93ik7t1oPKiLLj",
-	"4af4ZPwTjwod8fBVFi/gh9Cxnv1LzK1r/2rutu+VWld4F7VI1/HOiheMw2usrNSJYRLedjvc3Ct8KU0Z",
-	"dQPj1JbdSQULLpTjof/0TX1ov5oNPp66d07vOUzQuJfjOfwkVX5FH3+CAa7WODNeFG9uBxf/3HOOCy7V",
-	"P3hRCTP49CHrnMmJYWv3KsMe2D18kjG6Igy7lUUhcibVeGunYLKZn2M9yO79eSf+XQljt49HPL88l+5d",
-	"XryNXkF62zWLePxstvE/uNXNmBsPMIMgo/g3eSkumV5Ja0VO3xhm+Z1wMoks/UJEu+0n9Sk1zfW61Pfi",
-	"rShX0hiplYmmnJ7ZLS+MaJMg3PJ7eXXo5Vp0jafKpb2aWxTEWmSe56UwJk3n80IKZU8Mo7cumVit7Ybd",
-	"6pJxtdFKsFllGc9XUpnkUfCnfbttf6rZEFpjRi7UqVQZSIGuZditUcZ0CT/RmbNLbtmcO3JMdljqoqND",
-	"98RJSa4xx8niySg90/km2aB1rPwGOeh2ozJnQyXuBY7RiHkp7CjIsqI0bqPZ1dtXDNqBn93M2dxN/UHa",
-	"5SXjMyOU9YvKtF2656XIhbKSF25UPVi3a7VzmO6h43V5ozecNeMqp85pkXv2eC95zOWMACp0vGAtT2G6",
-	"gS+EP+d6teIqPy2kEnSpOknS/RMEPsf1tRLbvLLNduhCcGOgTc8CLX/oOgMvlS03iTPQwep/dbTmxIhc",
-	"K5ExMV6MWR60iLFUxvKiyIB0HeW6VR7jFZUkJe6P4K7zHB1W98kBkgIKX9085rfUJ1vzFYUBrsdK5FnA",
-	"O3M2lNbxTbusmacZJfjhAcKGruxcI3sIN2VR6AeBYvKtk0McJXJZiDxBEe4lbtIb51Qk2Dpqx3ERbMgf",
-	"+4elUIz6S3MSnP+uo0/n3K8U8KYVz3H9SAyFhfuvU7oBTl/lGeOF0UwqYhnlPZzNQi+YOxWtRkcxm8Im",
-	"DfahsQE6UfBtmoHxciFsL7J7j68mhTFuB56Co9ueGq83M2xKoMfGSnYezbd8IbZPZrgBe12F0Rmvr0Fe",
-	"lhz+jqwNPeRP6K/5UefY34cVbo7ey4F9BeS0ZAUvp/r+vlJ5ISIdsKVs6KJaqaib6OjdSlF0kDU8cvck",
-	"SDwZ6k7u4F8wsxbzcX38/3n+YewGl6S6W1mkdQDg/Fs9/1DqFXsSbic4nGgOQsVyyQ1Tuk3k0YxWwhgi",
-	"od2rCgOr308t7POiMlaUL+9JXW2va4U/d6hPRqDq149pR+Nursg1yBKOgeV8bjt4FI1562OnOJyBdEXc",
-	"BF90TFEaxme6sh08L81QURiEVTkx7EGXOV2H3/P53Zvb2zTjgR/aTf3slqVw/PhXXiqpFolvW1sGTyPG",
-	"QrOuFy+jTYl3ILmxnmdcW24T7KYUPN9sD/m1vHf8mOdSCWNo5k/PnjauElsvEZvrqsiZ0pbN8MPk+hir",
-	"12sRc4iZ1oXgyj180OVdoXneJZn7mZwYVhs2DchyMLnbqrh25ONETFJiSgFWF7N9ynaOuxfr/ZWGu814",
-	"W3vpJ71ze0yniti0NTfXJXwOIou5ZE6SZCvBlXEXfWMuHcQaDToxOmW5VKJ8rRevk0zsjRLhCuds7t/H",
-	"yz1hYbApycVvif+alZVyzIOVYq7LXOTw2DPCfkzGio82TUeunYz0lprXXHprMvsz+0l+D1TFHV3A1B68",
-	"WFyIW8vSrKR9gt0AkluOBp3YZNbPtBG++JS1acT6lranixPNmFnqB7fO0jCt5uKCGbu+GY97TATa3p7J",
-	"B3AwFMKKbutTDs93mJzadiP8oKfdKO7dsf8X9PGj7EbwwU7DUcJe5O+aMM+l1nekUpqMzTZBveyQdHaZ",
-	"jnA6fUxH/Sf2KdmPZ6b9l6v+5rparTiIn1uMC1nsDRjP0xoLnut7wYxj4NvMOEOGLW39KHmvNHlkly64",
-	"a0KtezK1TuI+zYQdbSjx4NShn6qZKJWwwjAQpUyt2hSCG0ch2J5hw3DdZXhZTdQ7vK3gEnP8Z63dw3nB",
-	"5cqMMvaAwoNht7I0Fr5SvmP4qeZhT8/HE9X3ImvIfgktAud941jfja52+ehWuhQMX3ejKwV7cP9nl1z5",
-	"n8Fzl5Zn5YovxI2pZsZKW8ERSl04SDR6zotwiWtVbNgw13NzBg9O6cF4lY8u4H1o26C6WlZqoqQyVvCg",
-	"z2oFT0Vk7DgxsAFeK82Y4PMly6WxUs3tRMUDBZaawaZFiqzIG/3OuXKkXVYKF2c8UVcolbgG0ASG4zYH",
-	"7N4r18N1NJbUFjY91IdZmpVWp3iJbBmRk8YQt2jpQwLLuXUgdslywEIdv/8SAtxbnSfX6n7eMf56zG9F",
-	"aaSxQtl/OJVTPIczioYPd826ebh/x3M5GYXZ9B9iqp/UoGloN2AXV4sOKetHUQS9kr5Awa2meiTVa7sp",
-	"V1IxsvehMcwJQBNVqfpHXVkjc+FfD4ZrvzdojVoXfC7yESyK0uBjRDYwUdJeQId4dEDKsprlesxKcS/B",
-	"j8A4cBChfC8nhuRCk7nBu5ujMqxSd0o/KDw4CSWPWktvLKxLeCdrMNXee/WOvk9tD0mbN0bYXVJaZGjE",
-	"fVjye8E4nrbY6g4/jA4U72PxI2IIzdE17tJ44boEQE84x7BmpaSKA41aTqQS99Hz5lr/Vd4LxbhhUwrC",
-	"QecLBJXMxK0GWgMRWbChBdtQaSw+d6xnom7FA2wCVz4YxREo6AXUgKwtmGSwrBtJ0mcPQ1xzWh92SnF+",
-	"7baN/uv1zb3jKFolV25WmU1Kiq9PbOuKjPh/pMc/xuXvv5ltOoz2ThT+PBd9XsrbQyRc9/qvusw7tAHi",
-	"EdBq4Jfu/mFDd0w3TUkCf3rKVlJVVhjkd1rh7xNVkiji7gxocRQuvECVnozg3eDAItUjj3dlomi+9yJ9",
-	"RPDRTlpYCl7YZf/l+hHf316rVySwSRJZ/cJhB62Vkzg9v17xEk4U/vbNOWstH7uX4qH3gk1UYsXYK9W4",
-	"BeGOceqH2xAaqdIPtLJgcXOHok/oTsTJOoNEQKNd83n6Kd5w6eiStTsCN/yeSyL+HcoJbXets0azRYrw",
-	"Hpo5t7zQi0rgLSQNNEFczy6FW0P3sRMBlHBSjRErrqych07WpZiLXKi5YEPu/joNAocT1j3tYisTFb0w",
-	"2pL1HE81aNraSffsH9i5cbtczwHdrMEthreoUJbu0vBixox2v2yAo+Nr+vZWlCLvECtw+Q/hdGmXbr3/",
-	"4dhuHdKswb4DVRDXbnDQBgtujDJ5cXi+2PYQ13Fs2yTltVigj1y6VWLiI5/bYgPuE8VcW9y6raKG2FBp",
-	"Ym6ZJ7QVV/JWGEeBusxF2VvYgkGL/E2YRVtKmC/F/C41+qCs+imAiuq64GXD5RBpptTYzW7zZUPoRT2k",
-	"3+VHI+m90l9h+Xa5mV3PD7rM3aH8BcXubXvqeJcYvk+98u+xh6U29TRhaf1OXbJzZBA0hPTOVaqTELYW",
-	"d0uTZENTzZeOnmlvT81cr5HpGdJi3d0jSrbiG/jSfTbK0AXxsNz03pBf/Di7t8Qtea99RaGlxWng62gH",
-	"6hNS019WH/p45Rr038lBfqXhtVx6GzUX+QVd1OSSa5oASLIE5c9dt2G3DRgAdElUb/DmcDpoir2MGRH1",
-	"BXAf7AkIBiIIIBzC3xktvZUNuconYJzxrY3Gnq4uwls1fRAN4q3gTdc41QEtB/yLmkgGctBbP3i3dJP7",
-	"OsWvy31xT/qfI8y/Xb/5OWuEd8DVmbFJdX7+zRxPJfxb0L2JTtYTg20kjymEcG9vJZ0FcIl7x5pbVfjB",
-	"itW64FaM4a/gygGPORjBkj09cNWhEEesrTFZNqxtnOdstrHCjD5ntlt6MUSvw7gy3IVOig+HNaFoyZ3C",
-	"NZLk9sSJPi8a/msDJCcbl8w4ojui70HQkpLkBjEOB2jiMXUmmBE219smjK97QQGV5xKVAicY+C399tz9",
-	"PEqz8kNDS1pidUIs9o8bdylbyHtQ0CIZVNKvIIN23GwoZcbb3nF2cV9PWl3Q3u2n0Ji2skbATKCrsNvb",
-	"+9RBzKQoNqm4c11NbWDYtjpJ2xEFQ4PuEHP80x3Gt8MsXLQkOJ56zNE4utfiKLYsaOnRdqxHBmfR+EOA",
-	"9CubipPiGK3dEYcxExut8hsfCd8RjbHkpWW5FsieUOGACEQn+oAdA78nV8ElxNrm7h71vbu3HZdG18eW",
-	"RyEaUbcz361LxkhMu6BhGEYurXe6EN9LlUu1YMNyxudjXtmlLuV/IAdmfPdnM5Z61M+Xn9XL1mflTUdw",
-	"ra2J/cTgMmasFCp3eiauXnPlsjAr3BhY3FpWrrnYsCWlOt5gMvyPk7nIRM7gccbefX/1nJVVIdDtMsN1",
-	"chIXCcXSe6VCFyarxTRw5ighcj+stzp3121VSrs5MWzGjSikEiNv2xfQVooKxuwquBoyVq0XJQR7lqzU",
-	"RTHj8zuSz2kZuIJtB7oLrdyS68HbH2SIg01EoUTkf0CeQU0AuxXBghs/MF44EbS/Jhg6mG1SHeh6vq6T",
-	"5E0UmFMH7eHBdRtnus5qVncDIfPe1wx7v72BgSwxryE+zpds2uIm09EhSuo2L0syUpGbg/cSj9y+4ARi",
-	"czIn7c5907Vs4wMs+27E3Vyk04Jf8JkozEHx7ltdfJlrvY/lMUmv3WJBECH9Ky3bZGcoQUfeRBCatmUC",
-	"WtdewsE/6gl/fqpj0++xfd7laq1LCCSwF4xjHs2QK1atCw2WhslgBjHR+WQAuvKEskrYz1d/fzkZJJc8",
-	"lwuKKOovS6+bF9sh59aQQSnvoju5UB1L4MV0bzLAuZ0Ydic2eCngx0zaRmRqpfD3dBAqpt2kxZq21Vha",
-	"zFu6LfWq0QUlW+BGiDyrt0qXjPYk3f1azA+Pwljz0oic7PRjgyaJ8WZVUNyLfwB7MP6X0U6lcI3MhGHS",
-	"pvNWunXUfUeISKhlaW7YoEN2U72/gQxoFVKH7MfgeNrmBo1ABWlYrqVaZLA3FDwQ2WHLShn0qUFcxkRF",
-	"AVcgvDixhIKrxgy73XhLVVkp5aTGQN4QNgHNUFAQzzdj9rbUi1JAyMUFWwhr3TfosRhyEF90Zak7Y3kJ",
-	"z3U5URATDIPnOAb2wCU8RbvFPYR7jMbshQBpKL9gRq+EXcIrkNUzURBQARc5p8Q78LXonM1LbpanhdZr",
-	"7JBVis8Kwaxm66oo4PICq0zG+ETRONnaCS54r/Ecw2Q5K5xiHobzd0mTjQ146FbbWjIMm4cl77BisGsM",
-	"jb7wftB6uaVbMHgYWeJ2x/1M1Jak94UN92glN53ZWJIsy2AtH0bMg6jNrRwtwShtQu+r/NbmYW8Woi4G",
-	"2SAi0kE28AQ1yAa0mYNsQIPYabLsMijjEuw1Em/HqW0r2KtkWsh7H7/HZpUsrA+qaIYA+sg+wyiyj3IW",
-	"PKeEt8/W2li3FhdPvm16GcG56LTZOoivDkenwD04wLvy5rq8DDh4PJn0qoEso4dSWisUDbUe3HfjZ+l+",
-	"qk61kqbuT3UQUb0+NHwhZpIr9hY7uf5fr9mTb8dPnmG28cMS3BfAXdwq7Bdl6ynTsJJ7jjpdZ3x40Pp2",
-	"gRI0g1YSmfA1skat/fkQtbT8sxX+sN0qOcT7NdiOYqe3e4axN1bpJ6nyV/7zQ22YzduxjtOTqsPO34gK",
-	"PRK+whbSQBhHB7rCV4/Wr4nu0HD9PT752I/fiLDbFeZPu90Z57/zALzwC2o1UkCDbE9MAsahfQ4eGyHU",
-	"jXPQiCwB8d3xVAqyRJGhM4lyB72359rZRpOud9KRf9OTUvbotIqYWrpjODozW6MMq1TKVD95pBD3okhu",
-	"Vu9cUWwizjPsuM9/9hv1Vhdynoo2pMT27RjMQs/YmlsrShXOZG1jjMjHgF99oZlUVl+wPwFYxHzJSycf",
-	"lSZj/xcDmIJ/8tP/fEBJ2pjDxCZUWW7q7pOCojddEueAYQWTd2yD9aphMIyLj9J0xEmWAjLh865oCHwa",
-	"r8zwrpqJ0z8FPppFMdH6QY0ufHY/usodP1NMKFuSsgxNQcgWxeoctlaHhzvV33Rp92hLfFhqZgTqb2ug",
-	"JzBweoWbQvrc7ueyj48sYCpsb2+07o3R7Y2TahH88+DD7ST7z6TCNsUcMMnk+MVDN0xXE3KrQ1FCPBen",
-	"lqFmJ9WCMk5RafV4L9zC7hlWKSsLVop7fef0uCt6g0LrKluAU7VuumHml7ZTEesNxxVBJD4hlL/wd6/Y",
-	"vI6FvA4mpAOwje7Epr/7EHv4SaRdh8mr94q9+PmagSkTsjrIqf7sPGKZaYsUGmgcz9hu9R14UWobLGhC",
-	"aHSbbYCX6FvmppZmclVZbLep5/Li7OzHN9fvz969fPvm+tX7N+/+b1RadGWZ5T0y5D1SWll0bdIvJuXV",
-	"XnNjHpKxSleWOeHEsidP962Yh1zamQ/i3jkIAS5CfSN4nzDYjikS/OL2LKM7NJVDV2wgqN/fviaW2QLk",
-	"lTvTNXJSOyKbDREDC66a0WEXSZ1J2S/THmcZEhRXEnxBJj7EdWQKMYxeTf6AL5MK13Op0KE6bDsss+Cu",
-	"zIBHZmgwyCi0IyPdIoPsJTWXhRjtWmnXy2GrivajROCWXKg6ot7x3HJzSUwYs8L5gqOKGEPKfvtdk19+",
-	"l7rd8XQ3kGif/fkwPuvaCIMPtJEi+CCtd929dVxVQFfKc8JWWul7imX04VKV8v9OBkyVenWYi6Rr/X/Q",
-	"pbftka0aTEwaQqCAAC5QXiP4JCuKoisQotMNZ3VvK753f4VoobD2MGdoa+fyk9ZzkA/jbdsqQKmQYAez",
-	"sdngxAAOHjN8Yy4YZzgZMFSrajUTJaYZlpVAhKvCCCda0CpF5gfL7wQFjdLbEwWvX2J8nRPqDSJTRbiH",
-	"Idow6hlH6DjLRIF5jP2stzriEM7GEFUOVw2NiVyF0AtQhqWZKB+bwN4QAuNQl8yJNaNGDuAWHCOrbVFo",
-	"/78TYt0YuVaeIUHIjUd4dHwFeA1lGrrvyKHR/q6R7BBvP95Ffy15CiOo2xygxAPKd2QNuCA4DVkUzIkW",
-	"0mKq3fPXr0hDkZbxW7ey0hpR3AaT7FKDg4JcO2rUYln7Rbyscf03Pn36bO+38U3eBt8+iOPV93wYzg7T",
-	"QDN0YZ/M2cq+ItRsjGPoG0gEHkVDsTzjVZ6xCVqZuTcw1QrwZDByx6/+2kOk1CQnTRsDAcP1W4rTYlGK",
-	"Be/I+38NYq0RhZhbXcJtHD5Qizjg60ADgI97akgjB0j19H186URhZ4MArRX/+OEww9cViz4+SZkbyL3W",
-	"WOVOwfWmba5+h8JmNNA09KD7tvuYu8fe3pcYF1Ag7n0dqQYi5CitlFRwALYGey3KezkXV3OPfwVifjb4",
-	"a6mrdXLcvqX00F/W8K6s2bY3TfmRk/MycWJ2TmDnxjZ7/Jy9bfGYWaC/estbi5riNe3TEcTixxyNBWxJ",
-	"kliu3r5i8DjGekSvWynwyU5Py/Zqz/W6IfkRiYGc19Ol6RcJmuqzOpRHkgajAx4VtjOPco18WNm6wihL",
-	"rlpxliHRsrnjf/Q92JXG2g30iF/0We61zm/8rbQvwvGkf4QqA5s3JNXdyo8iB3e9uWCTwbqU97IQC5HX",
-	"3uDJwN2GIIkoYR90eRf98vbVi+ivV2+f13+95XZJcRTRK2tdWvzzV6ly/WBQxlmXei6MwSeVWnFzJ3J2",
-	"5n7G365fvpaq+sg0zD68ONfqViqROynPab34+9V6fVWudMn0vShLmdMA5nzNZ7KQdkPBYhBZBhoTi575",
-	"ZCm/XCfGqbxrUZ7OuRG11eb51dsbBPmYDMzGzG1RN8voh+22mOG3CL9zoA0BIpcfy5n4Wt50nIyXHUfh",
-	"kv0p0s67T8fee/wzL3DRFb52xfwzNkTkKPf/Z+KjmGfsTyNQTADMJ7xGZR46rVsHygf3opztP/lk2Qrz",
-	"oO/2n/9PadE4gY/TP5NlveQmsZRvBVyeGfteVwp0p9e6I9zayP90yEMz+NYdpLm0m2wLZdqdUqtLCNeA",
-	"+I8nf5VdoJnurRvwbvXW8nFqSX0icuE/Uod32io6Skdb+jzAZEXKM+vS2i+9LgrptAFFpYmuGA1b5ylw",
-	"TJ9omIanfUxMLsI7OKVL8S6U9E2MdokR/0JBGChs5Zs3f/9JYsjDy7J0nLdkz/Vq3ZXjtQMUt4lDS68B",
-	"JiUFDGrsPx5xz3Ts7sQ5nXfp8joXkQbeBt1ATuYh7tO97jtz7zCOMGPX1XwuBCzqDxDx6Ka6ne3dCMfL",
-	"Nzf7SKIUYJdN6JivrKk31Zww/2bGTLVadYED0D7spxL3oofSfV5ys3yt9ZrQhN3UIELubVUUuxCGfUTl",
-	"HgBkp9r7V6nLGiDozCz1+vRBzHp7WUKvfvsSi50NGn+EZd5bwmYHnHcXGULWBnPPA3yTYZURjbxYrW4L",
-	"CaDJbrdKxQv45z0vsNSOtje3jkejl3Em8xzqNVTKJ4mBldguS21tQRbjGmnlw85yBKmqChBsWGq1aIGd",
-	"RSbQBZo9yfe5I4n3keUOftAloxXAgDvHnz1PWYuSoNCHtW2TMncdd57Cr2PMtXaEgZnW08xHWdG7U/yT",
-	"XkSvB766/W06Lp0g0E3alh6MUBhlj17jWSn4nYljoBw1lnxuMxLZPK46YTMIz6565yM1weeToBm7yyfQ",
-	"c6hKApverpPAuDIPomRYr4ss4P+uNGZWWh2SrzKImLgFLdM2Wg41FcDyXOXSUgDIbNNFVVv4QhFzCw6H",
-	"BGQdfHYC+Ei5t5NTbC6ez3VX2n8aJv2K/fIOLMAURB92DNwBQ4Bwv5gVXN2BII4Bfj++f/8WuzOj3rDq",
-	"IQHIY+iEug3AcjqYlI/32lVNZRtHi9yzzamuS3Ea5TmutbH+78Nu6trntO0sSoINhmCmADmIZ/eBG8hx",
-	"V4c6nu79kiRyur0rxYqP1mmB0AGGbAVpGPuvIxUb1T/8KHuE/PjyHLDgWdvXhaOMXF1ucfbs805Gu0tq",
-	"3mq0Jem0Y1I7olDRlAqZl1FNryTDfOddyt1Q3MHrHGKt2VD5claOEd1JlV+CbCdOIaZatM32IOZ6BJnR",
-	"fjDv0GXPQOjWLJxA865uImlC+pBcDFQtX8jb20N8xLVnuPYW7/YR59RDe60rJW+lyAHvwluRPb5ERpgk",
-	"fv93SuifiXnRv9hK5A2GSaXXtUZvOgxYsrE+j4s2jqGjtq+pvRB5n4HRFkEm1ffF7jjwPZGE71r2FSdK",
-	"n0L0VTbwuEZQ22sl09hB7yjQZMdppzcen1jB66N+YlJJFo9MrWi224xX75Vc4afWl6k01gp4SmigByQZ",
-	"AZG5TkXOEIxA90g6psMVEc9OmukgExhnZ2ZAPPY99YuTBJ3q1Bc6PkjIQYUpncEcjAGQowsXSqWMu+J8",
-	"oRZpfLG+Ui6WNm33fFxydcd4e9druxNifZPzTQcICi+tuOXzGuYfbsgXzH0BKtOdWFtvI7lgSiNSSVkV",
-	"HSWdoD/XSM/+KL/+Z1rTR/QIpqOoLF1CcZ1HCdgwQVNoe+ELDQM48M8ZM3dyvQYwJ1BuN6NsuxBd/XDc",
-	"aXhbl5USh44IPqKYEe4WY2t4StNbOQablJWiQYFl3A+19wA9/Gsi8QjGAv36Wsy3HmsUJaiKIp2NN3Al",
-	"chHbsCF7Chi7LenAnPI7BtFEqhMmt3/WawP+Nl1DukkrtA6XbUwtWh4PqtVjritpjGjcBlphjvmdTDv/",
-	"ATApnTeJsUkfLbPLUggYqa+g9LCUhWBr7vFjgn2gZ/Ghtp/4XpQFXzdKh7oBZwNYguTAsfO0ZvfoqsGJ",
-	"pLhtK3wUGdphnXEHoEex6Ab5g1ugTfomg5R0ODEhgb8UVihoIGTROL5Ykw85HHn9ZtrKIFfi5j9a9a29",
-	"HVRIuDfi7+sdDCRYb0LYqpjYWow1XJF7jaH+/u1OB+xY93ap7x0oz7ukLX9ntsxu8l4w94hsfODM+Z9L",
-	"XZXFJmP/M+cS/vsgxB38Y6WVXcK/NoKXmGckPvLV2gkWg3P2DfuT+18ifG9b/Ou+gn+i2Med9/Al44aF",
-	"ezVEZPpPmJBgD3E3JAVFGssxm2HFP6JM9c1332KIH/55fuDV3T3Oxv1N0pH7wR1Duq12nZ4xexPAtFWj",
-	"XHQu5gUv4UD7LocELn/vI00Y9/cmfDi6ZOd1JPq27BBW48n5+d7VqBl1KxbdMVmGT4nLKg2eCrcHXF3A",
-	"JB1Tx1kVBS3Vig29gQgwR+8kLOkqtvjvuwsiNtwWKmSxlUG9hBjg+B7XpccFuQgDwAuuMTZ420u6bCaW",
-	"EmIt45Hu5/5fqy48SEsn5pGl4FtMdns4r65+voLS4+w/UOB8SWxEItQGZabXrOFl5eZ49sYUuskcvnvW",
-	"2wK4xb538dlfQFVPYhOIXFosj+N1mEs8h+gkCXGuwC/QnE/uhDYu1P8+LPXKsNYN5GjjnKFFjAyCbYbw",
-	"mezxUX0exoQewSF6H9Xf9wRsE3YIDzo2OlmCjo6d0JgW381GzQ8adyuhMeEacS3uq0sI6stGzQP8361U",
-	"0izbKGDpjGTsowN6CFzYKm8q1Rs1P4JyRhlZvXMnm4tFe7oL1quxI42V/NBJjS+CX7xJk3Uo237KaWMF",
-	"HkB0HrFvb6HeKCKtGwWwJuSeOTC/QhGDO0GQUJexkxpd/kv9gEkvyOxgR8p08AzGSSQ0u2pWyDn2otjb",
-	"l39nw7l2DY3X1WzUO9DDtd896W7owwbOVj9KrVEIk4YuCdJ5BAOP7x9Uw5tguBDYCww8FwEaMGMznsNS",
-	"c1uVAi1EUGpN5hRZ4JRTzQpedrixDwAu/Cy8wuDcCPhCBDUIBmaYV/pm4ov9vMC9FOH5BRdHKD0ew/ft",
-	"wfi6try03U4JCAja4ZHYVem6UQGcwPRE7hcxVLz22sJhscRtFwO03tO/EM35J6nya/y0wx0QzTC9fmLd",
-	"X+PHWBhwHhsr1lisygMYZd1F1P6lZztMhRDGyP6mZ0ivNtYpxEcxr6y4mevViqvchIIadF/BRSHVgvk6",
-	"mEMMrBhHXRtIk/T5yFqJUcdg/ZXRX/956ZpEELMQXuBWJtQRT2owMOHPqizXIUjg/pDlO9qm5pK6b7Pd",
-	"XuDe7orOncXtjLrFrW5vZ8nTlPMvPbtJR7YFsimkqgG2aM5/07MT41SkdWWbdTvg7Yx994z9JL8f7Zm+",
-	"7/0Gvko7gP0Jbo4OFr1hHTkxsAlp675eJNlW2LoovMpkaZjGXcKIh3hKMKBueKZssEpGQW4d/lmh53cU",
-	"DzwTxp6K21vdgVe41kbaXc708lBNYYcDHtATul0FBj2AcE6pZzYspLoj543pDxj+npu71Op2BS+ljMBh",
-	"aUJtja1gsRoaK1opIh8/3TR31+tdl6NeH+tuBDDPL3Y36nXvq9FPGG9G9+HjLsb35G1qpd6m1dLHaLp5",
-	"owb+Nod3d0Ralfz866M3e5eBePadAiKz8M1NBSVGE/ZYEZXUdqQLDFKXIvdBYrkOhc18yKrbsxPDhmQd",
-	"JRRTNtuwJcd0GUAeo0IAddVJAisbEQDANoIvm2KnU4x6q0vOUmQx1cDLsxjAAah8Z+TIvtVy1LkzB+NH",
-	"/RAWyOd5EGoqqBeyI2hhzUuh7I3jbZ1BwYGFk35ALBCYIrlSS10tlmCtlytp5T2AS0cscpT0nnbQXURP",
-	"YNO6iS+D1B0TOdIztvSY/Mi63dTr3I90hEEpTFXYHfmaMMt1qfNq7ni/u6+bEZFohcZ2ELa7eT8wKlHs",
-	"nfgzMecILGFawAdAd0q3K1i4LiPviCdZdAdNqdmbCAJ/esGm+PI0Y1N6fwpDmwJrnbotagA3jDL2sJTz",
-	"JZu+fXP9nhFguzn7zbHLT2fe5HD2G/3r01nU3xkNdeqxRvAgUl/jrd3ud4vv5Uz1rb63yi2+Cd+I9QEG",
-	"Gqfx7LPLSCxuFjh0uJoTVzLxyGywXQcVmbgfYdc1cxXVPW1eN30r/nbCnr2veezV21cd6Zdb6rm52wFz",
-	"FjH7PQfsgTuygVODSSfejW4a4ajD7Ur0jqq9V6gVHzDynqTZJr5B3PZcsKn7z5SVYi045b1Hz6FZSHbB",
-	"YxHgtYIXJZduNpDThurVigNmfqwTp3fhCp6+8qSA2md30Xn3NLzssZs73m5CWmdRjHMXDFwrNDurAxi7",
-	"gePi6E46yt0nqLa5ZCiddb4Z5M9sQNkGnfVI8XEtR9BR2PwMJk48gJ+ygVaiB1xzc9E+ZXtqobb63guz",
-	"F6/WvtejRdj/ar2y+95tENG+lxvkuXd+Lfr59IGO/U8doOP13kakRpThaSmciSjqZUe0PvV4jLJ4XTra",
-	"F6mGF91M0UKhQIO49QqVlxCJ5wQpMF64y4OruSg6bKtxafcvqZj0D1U9UNg9/G5P3crti7h966Z2pV3r",
-	"+ODyqcfNisgGD8vNfprbVXfTNZCcaYOTpWIM6Kgeu/6BR09Lh3hRRkvaj1Tf+1h8G5O48BuTNYIFpZoX",
-	"Ve5kdkr+fwwW6COKMfjZYSSviQGn6oKUMOC0bfm21KubR61r5Jfdla4HHTxiYj2bb5tkPL/vZ5VpEKXj",
-	"Br/4z79eSYg6IjrM8+uXgajP3qFlIFL7m0jw2KKzdp5Qo0ZEnX62q1oEbdbjqkW8RLBRiEGpylIoOMiP",
-	"SuQ5oKnfpRxD98LdS/FweAobMcDeck4bq7YX50vswuamrNS+UBUorZFj2TJyvlxSUdxwxbQqovZiin0Z",
-	"267wxQ6dNH34EBTUzcJppwFYIEQv9nYFxOnayUx9jPXov5+NpNJ9Botj8QdPdPGAk0whiXT+KDu4NHxW",
-	"dNm6ewujh+Cjd+FZ/QoQDUArRpQQOOFEjgsq/DXk3p7MPIgqRN9qmc/Z0Ei1KDCS5lSrS6Z0eKuu8OVG",
-	"yW51UegH43PR72UOqWgA8GUYt+SohpYIq9LfuzCQQTZwXSaVhP7Q7yBMb+O/h+1ombJozbpooQsfe/fu",
-	"7kDGBwxf//wibMqJYUaghZIJVa+sLMHABaC/BoJoKlUIY6gUxI2TpemhNAThnI7rab2OQ4No5HQIwK/S",
-	"LqOBArgzthIPOhrcEKO+MXo7Y0YqQGXTYOO6A+jipWC6yEOrgH275PeCrRxbNbqRkx/Xd+l9CFL3VSe0",
-	"/xcI5NxZLaBZ0cmrBWj/56VgRigbYza0CwV81dIAR6oGcJDWvcO5TbUC0kt0OMJ/r+BOZCUQ2kmL2dxg",
-	"P+iwOK0Azz3aO63VlbVuPql6VeFBc02e60qRGdhXIThxDBZeNwiM/yTtQqKXDr3LqhK0t5tVR9DIHqmK",
-	"eg0C1VbYr1M0d0Ts3XTjV5ViLtwKuAUAyJ9EBuicwD72+fHadgpafz+95jq01nLHBnfeIUeoLPJ/Uj2R",
-	"z6/fgbcvGV6GT76LitM4gWelSzEK9BNA19F5CQaSAKHTLu9xtHoeXUT0gg56J5u4KXQCOQ8C+fz5y9zt",
-	"K4zFSHg2lIpx9oDtA2wQdsEKvegfKtTiYond6MVz9npQPXs7Hjpli6vt9/L3SXN4PKuDo3fogZPJSBQF",
-	"AfD/dUpi/aknnp654aXwpHCjb5PX9/612g61XguPo06txz6CD0fh/b6eZbwT417DdZy2M7AE5A9IXyOv",
-	"K2zVJVQZIXCtRnIwPH5UJElKAPFD8xQS+QjCmaivqH4yx0tPa23+GAKXeGlBBwFlZHuKtiohEGkJtbEv",
-	"3ML7ctiouxC+S6jPPYRM1LXbo6psKn8UX7HXeRQLX+O8Lr4d/VqKuUbKShFU82rZmv30X0ar6UVUCTLX",
-	"82oFWz01BZ/fTS/Y9LfJwIqPdjK4YOPx+NMUCOC68AhBcw2ge8RVTTzPf1EWQJGE3KnH5zQvOrF1JcQe",
-	"Nlyv53zKtiWNuLVD2Hq4dvYZaqIutunug5tcBLfausACEmgSRxbA5wEjFc+ary0nIf1ZvXNPrsVcq9yk",
-	"Zd5cGBxlmoeAbwLv91BkH+SuW12OdzoI/ca+iANqri234rYqroXtrE7SgcvF8016CXD2biH64yWR+cNP",
-	"3refDVLAq36jUHYCWP9rRwjkhBW8FGWod9nmGWtRGq14URsDMjY1dn0zHo8hogpoClR6aKiewtLa9eDT",
-	"JwiuvNUd0gumIbjtqa1UC2E83Ovfrt/8PGZXlV0KZeWcW4FoSLwxronCuphD4o8eXnMyqC0YkwEmkekS",
-	"W5hSxXsqqYlfTkcXEzW9IlxbkB8u2PcwLxbmHOpzAlxAqCDvsZl0IS4mKmCVwe+UwyqixIuPc7FuBRVl",
-	"zKOaYbmtCYHqxapBxkj8B5PNiis3J+hizK4I2IAsNlNjOYx4BMOZL6nGVw08EgIlTUbRShBOefX21Zi9",
-	"UYKGA23yO2EmSmlPAj6NGyIdOZsXMoYccXrZQliooetWFEP5cGBn3kB0uii5slM2hGjDsB+FXkjFfnn3",
-	"mp2eeksfVEiYTtScF4UZBRunp4XwGoRgBftlgCSOEwZPpZoooARpPMqFky6MbyyU4RpP1EQBLDnh+kae",
-	"zjPCXP1vcKuw4bsfnrO/PPv2v48u2dSJNFNfzMnwlZioThxm9hqSfADHgi+kctR7AVOAF6dR5MaU6dsJ",
-	"aLwwem7Y1D+w2q02IWV8tFDQDEXTZgOCcHAnqpDGOkL2pfQAbg6wsQKYg1+W6dPzp8xH+009GBnKTVhb",
-	"zVH/L+9eX7K1Lgo2/etLt9eOyZ79JvNPUypvO4W4QlyYsvLV0zDlYOAP/9XbV3Ve6eBi8ASCp9ZC8bUc",
-	"XAy+GZ+PvwGHoF0C8zoD6F4o4JJSCVFBchKVOIWpuqNHIMAoAMVG6wtACx5O+dzqcgqBqNxOFPwgtZpm",
-	"bGp5uRAWnzmGM+V2isU83DmQPi1sOCVEm2kWFmyippgrOEVpE5xMvPCoX1UpRmN2hYfbCEFDA1DiS4zh",
-	"xnM+Ue5pOMruBSkMA9jfJqcIAEB5XgpjhME1D6f6VT64GDgCvHKL+BIbarpbu6SS+pWz5xhX1BWfFb35",
-	"2nEbeDFlDYnmAjYRgrvzWK7Svfnvykkr/podwEb5K4gnTX4dfUmfAciG00jCpNiw6Qh3ZSWLDWwWed3i",
-	"dxGSu2NUBIO5a1ipL5G6QhGq8LkXRRqxvaF4foWFvYBnAWKv8W5zrDgPIL4WardlAxJdU76RvYvWJjbk",
-	"Am7IYcd27Ra++qjtqnsGToWHzOiunmo4qe01rMuB+5TgHWrqngFtfIiEZyk1UqPMEUhoGuOWT5vA5Rnk",
-	"KsA9cgLx8x4WvZu2Iuj0eHIxlMnTPz9mR33qp5PAnRxOgSeOWcvuLQU3UGMk/YBj+w8nhPrsGQncMYeP",
-	"5AO4jNdaGRSGn56f+3IppEPHl/6/KHu+7mRn+KrjqhALCkLwlmBN9UloymNUZshnl245DPUsoOtDAT0K",
-	"r8RwLMCyL/Qi86hZYA8EU8MCApvwyvyQDT6eksx1ii64CGDXtXvWMmEv0kZXPw/b8n/hSYVL7FYWjpwQ",
-	"1hwMrpdNyWSi3IpLVYlaasIysZAqsi7FfRBiFloYNEBw7Hvo2sUbFr7D3kieQ9iy0ZhMFa69icpLeYvg",
-	"YRG4mJt8iHkyokRxmNsgCA1xMt+cM4z1fzpRUGIAcrkUQh7dS/GA13u9FKOLxp91mthGAHoWiNVoanGS",
-	"3Irb+RJbpWpXMFyRO3mNVrLQaoHDU4wrqigE83Kj1nGJvDlXbBZHtbDhs/PzUZco8KLhAfvykkDqLFO8",
-	"5A1lwzdOdTghVK+s7U7e5i1veRlKVCKolxPrQNuBxCduBBsawcv5kjQF8dF6fQjE4TW3VpBZKzXefx92",
-	"p9UBjVTiLGPiI59bxKpKdRCu+gN7CVSwt4c68PegTl67k7ft9KYTRTSN8E2UvwyRAUOPhwDhsRAjoDzC",
-	"QWp02FDyOicL5AAqEiycmItW6Be1BfHv0v94jRm/g2zwy45al+1JOm3lghU7p4ocxc/0BR7YSwzZuPAY",
-	"DiDDU/Rfxzbftul9i76/5I1VH/7911a0FMe6uhrKC6w30EeomAbJrjHpRJdafFftudogeR0G2mR/lH3T",
-	"sPeRvPW9RuPdUVaZ+vGhqZ+aJj5KS2zt8dP969pIyvv8DaFR1lWEQlS5ISNJQxvpuw8Bt78tYVCCJxm0",
-	"BWINNjcIk4ca+3PYBVV/CulZeJaOv8E4zmh//wj7+Ysi5baN3+kEDVxxTPv1phiypT5qbzMvLDY38K/C",
-	"Hnv3vjgnTHHBJrM6Bvu7inckmJSjJJOhr1QIhh93VPJRFqNZuG30FQseyRjTJ/KMrB9nv+E/4IimOei7",
-	"Sl1548fn7a2XDNcc7v22ZaXJLneJLF/oiOM0/2BH/F2lGO8Pb12TWUDoPhYXPwNRplNpfOfkJAhks3XV",
-	"zhr56FunYC30yJvtg3B6ApGxUjyI8gL1LXRtgWU8UYOpriXkVpGXTmy4p4SaAJVRlxxiRlgzZj72fqL8",
-	"yNzvbIiO+cxHwRoCElNKWyAhg4Zg7oFl6tMJ40ZP5ERBarhGifESium7g31iQs5PC1o+oag1+CgIm39s",
-	"Zgoj3MtHkTJvj8JPPRJJRBAgT1Jt+Vze3oqyJsFAAZAhglW98qMyUZjZGYfDHjPQ7YMRijPe2u0zglx+",
-	"rsvc4AHAmQCeFcztxE9OqLlgQG/EYC7aFz8aPK4BfhXju8k6icBz6CfEb/3CjdCXg24oDzhO2ReML7hU",
-	"YxaVUGO3ugQ3YN0WV3NhxuxnTY5fTb9P1BBHkkXVa0dOmeLs2flfvJ00dRqQg/6/+EAgzrvfi6OIG9AW",
-	"+Kx6nhKIx/CnROmHY14WUH/9t7XOP515bLnktRGsxBA0krrZaCJkenevTUfAUB2t81khLhhXmwlBLq11",
-	"jum4RGXPxgwdhlAYFOyMHlSo3dNEIaydLi9gabbQQE48OzfgIDdsijVdPRoe1XVFP7sb3UQRZI2/BJ88",
-	"ZT/J7900C73Y5gTu9paKPTlnxt0iMGQ0C7qrkCv2Z/gcw1ulhwIds/eaUnncR3qRkdHC4vH1sRFSzcV0",
-	"ooywPupu6sMNX+vF6fPgkaZ8IHEvdeUD9S5q7yRgALrF8t4Fn5I81yuBVtxh7Pk37PR2itnJRpPd5Ckz",
-	"o45b8K3OXyOc3JcQN9c63ylrNsKEv+nl5giW8rXOT+Iq2pewRxi6C65ljFPuMhWFD7vcQN/1Gc+PHqUq",
-	"BthGhEqrEWqs05cXcCaT1tmngDrvQeifNkHok6XXkoiZeuGHFiYMJRuI3MpKsaGvZjUvuVliMCPV1O60",
-	"J/oGPtOy/KZB5axF5MFlxYa8fUJOTPI8jb60n21qxUc7vYgGzQ2lflsIHIEoyWJ6ARE8f7t+87OXsIfT",
-	"534HCJ9zOoKAT9dM17BD4kxilSHOMoqfpD+h/5RZ9vD7uOh/IbfnhsH64qM9g8VpNtQeWfIWJ/DTOCTf",
-	"rRI6fmEC2/ufzO1UzZNJIN1EaRB39M033/xlhAWiuIEdJf7dTpbBBny+zA4zf2tsqWhaxwunNSQiXCIQ",
-	"ZCYwHmi2sYLNdKXyBrU1K7w5InO3cygRMkT4xK2baLR7wJ+OY39uAvTyBs+Bq9LbYPwlflQNIULI6lIP",
-	"/lclQEP0gIfc+vzwRgniWrNvVCI+QaxpRPpzigRKKBM1RHtuKOIZQrzAnUonbJSl1HGchygvt5VeM1HG",
-	"8o0TaM6D+ntZqxS1moI6r9MVNABk+rxjFH59ARCkCm4nys1MqDwlEwQUqC9qZ/wdTDtYa3rT2GYfg5mx",
-	"SuXaqVNeFYOMW6qoVAe8E8LV0eT2GqCt0yBIb/zxbfbtIrJ/UK+MG2bIvuCKCV4WUpSJsxvKZtNVgdid",
-	"x9x+X+2pW2G7bpTOT9u3LtiU7I/TCMgWZRJw/zmm2RWtcB2G8Hur+/1QPH3R4O18i6QQEVa4LUgc574L",
-	"zSd16YYd2dRxrLLEaqBUv9GTU00Nvd2vCXTuUismPq5LjGFkw1t57021F2wlVWUFW+qqZDnfnOrbU6j2",
-	"xfD/6acHIe4ypsuJmlKZsGnGplgoDP6FpcLgn1QsDP6N5cKmo6jiFJuGolXTzB03KFIFMY4ThTVsa7hP",
-	"AmuLisXBzwDfCUjRzQqiRvBC5GP2ks+XUBzvBPUZaRifKLjgC0lwDIjgnBFbx0vAr7frBvIV6h2iH0Kh",
-	"aAb2bPd/Ekb+Pc+9+RtLIW9EzqZu7SHEOZpyFPlMJb/cP7Fe2BRjqej0jtG8ge+jcYN+wufe3pE4yM/B",
-	"0RjOxh/0gmgXHO11QTw5evf7WMUxeIPva78zqff573+ZQM7A/iiAo5HL/mA139WrF6lr4tk2J8MRHsVQ",
-	"i01FpRXRUI/QAXVpaCdojx6xGZBJMV8mEifq+o0YtekEeD734ZmB91Clx2aNxzGLihv7BBFiA8qbRZ1q",
-	"QHFgjTbhgxW/EwEZ3+o6TUWsRti6yKVTIsJX0kxUgwM7jcbplzK6uhjFh7ppCUzsGab5XuB2E+XZXcam",
-	"oThj+CPnGzMdXcY1lhlMOl1lVumo0KwEwygijbErXzK1nhJVddQ+SBVuxxNvJIR6qmAVVvrhEqIUsYi8",
-	"ErgLE0V1uRMsF6t5/p5n6MsxaKpU2os/n381/tyi12Pwhpe5tBFnODFAIFldRDNjkAECGTVlTaBfimmf",
-	"Ab11K4Nv3eM/Mt9+S3XsP39roKVGQVzwwEBRZ18opFKUGCct1GxYCfPFdgbb36Gnw/M/8t7gCI+yOdhU",
-	"zTHrm8dGTpgGf8Vb178P24hhHLCPoyPuG0LYd+0TQK3/8Y0pz8NPf7AIKVi/hKmylhBixIANW/L8qBYT",
-	"qDrQvbl6/f/t7WfsrV7HWzo0c1740uwe+wHkqf+IUkMxvZVYzTB4xpfOwc0/5p6HAhJdRn2AYpwSgu3/",
-	"QL+KovAYsueiC4Wic6S39UOuEcSpeejaqErusMaSDvE5ZFYPYRy5vL1FT8ePolhNFCHjbvs5RmP2K+US",
-	"ywYsrRuMl7rrbPcHvoHOUDm59PhIpgG9a8IkpfFqDI1wouqpNqJ/qPQTFkPZpAVbGNcRj1FHjhLt12Ee",
-	"5C90JFtY119Z8m0CRneIv0StmBmHVABX+e8SCU+0CxZ0VDHrxLkEmj1EpJEG2kAifySPwIJWkdE8kYVH",
-	"73z9XPxfIbTQalb4mqBSocfPKRYWbNG4lJJYSsFnojD9cuMagHnnXzcdF9e0R2ITrn3m846Olt2ENDbn",
-	"lhd6UYkMVHVMI1/XNBh8t5RZVqNcB3Ij4vgMO/tM5xvkrov/yPWpmwkgROTM8pLxcr6EOMDbOvsHK31P",
-	"1BD/HlO/482q8HKzu3+RXiQiv7hfTgtxLwp2q4tclKMM/LcQ3/bkO/Z3+X1wKldrgGZCaBOV13Aw1D+W",
-	"8sa6bkza8URd1RlJBUIoSYxFCCucdmS7eYO9ipuJQgyb4dPz89Elvo4MIbxrW5mzf4EyergacB1N1KwU",
-	"/M7E1erd1yWfN77FbGQIaPO3mVRoPnd/mCmgtvilX3ODFy31VLjj6i1ZhVR3JmN8ZnRRWTFRcD7d2k/H",
-	"42nUKWYRR/csOiLSF6db/xc+0bTfNaXnVthTY0vBV82DGMKTZlJx4AeJqJmvd0fhvHxZ/o47qqYbT1BL",
-	"UVCFSU9qSYqim+zJ1x2uL27vx3YMPvUK2myf+kCVUpE1MixVT7YEmFWN6y9K9+tMFfPEeKAAB599lSDu",
-	"ewhdTEdxI5s8TmpY62bwNTA7ER563hDb25Eor7l/h/6RqtNy4EalA3Dru+/AhK/fk40002WPQQFvlIjL",
-	"A/PtBC5euitm+2r+QjSRKrm6W8EFGCoUO4aEwOd+osKsTi7AVgxdkRTlfmrmei3yuhDmu++vnjPAjcMg",
-	"FxzQia9fWwqVB+gP0Dhx5UPVTlitevCk2PpxRMOwkN0PP1MZZuB7zSq5tbxA7UPgfdSvAfnG/Ua5t7oM",
-	"qnNDMLB1DTHEhDBYgpy9BPwS5lRqJ4zDZdRKyHYblznhh+e5JARAHDLUMvXFexFJZ8wosdtkdewgZBVR",
-	"AFRkC/MdrPgGc+9x4qE4eisNBzsiMbte4z8SX/gCiaA462i+O81iR1dnonXu4Ef1GYkIP1D6cdKJsC0k",
-	"ujZgwEm7uPRMbDQ5hWPYkQPlCHRndN1MfxeDL2nyMN0X/5wXxXEu/ve+pA94/AFxdCYKrRZO1YoWDFAB",
-	"+/D1sNqnhAzXFbfXwI4xDdQTxwsWGiVBxzYelgIYlEcNcM+JTfAIhQjd4L7ooPgI8JN31Uyc/ikk1EJ7",
-	"dbSqflBRA5jEhRyTiuRwRdozqT9Om65RbrZI4mff1lsPi/fF6KPdVQep4C44zn2ry/lRDA1YDKqGkXXb",
-	"gdsXEUy9tT1sCFUyTTUKBsFZXEIKGSTOgvmILjwTEtfcPeVUZwJTQooggKuYUhaFnm2jVW1t6HV6Q4/P",
-	"4Fu9+DJ1X1d/PYyglH44KlFdC0gh+WzCirh3VFauG7gVQlnkQgmIxSxDbjR9fIlphh4POc8zZjZqHgOa",
-	"pCUViBymAXzmpn1OiWccwv6q/tBWAs07HQeI8zrW/VPbRKhhNnzz/BUrxVobabVHa22YC8wo2E5jx3hd",
-	"l+8xVktMzAVsZr6oYTdpGJsQtIup0mZLCsl8wiyY6fSDKjTPJ2pW5QuBN48S9kGXd6z0EdGlWGlLMr9h",
-	"w6W1a4xGh3xbrdcQh69Lti7lPYfAZMhpKjYThSmcComTcSydJy2rnH7CrgmPNWPPQTJyH7pVg1g5b9ZZ",
-	"8fKuVg/8BmQTBbE8ke7wsNx4NQZPy40bg1Nmagm+MpbNeVluIK3JvQYni9uqhIhizOefqOmd2JjpmF0L",
-	"t0pzc+YB48erPGPX/hOzI44XqfoLMWPx4E/NVw6/jXpNyErigbbnKNJ0nrtdap28OEEY2JwvyEh0zcHH",
-	"jZiC4qMF/03P47fNl3uDcYXdPkzFw8+6bHRfKaR2e4UjpRdTq/xZhGjVtnvhsNXthsT6Imt4fmTSfyEs",
-	"l8XuWyfE+vo1PI75s71PWwYKgyF0PG8aRNkw7F/NMrPAM0eHX07bJ+TMHcUdIT0bNf8i2/s0rbQBY4Cr",
-	"EHjvkbR7c0d1kKB5j5CLe0HBx8h74AXYDWJK6MckbsSGT75lZnQ4U4Jo925lNTgZQ0G9ds08AsiAKBVu",
-	"7sADKN3y0H0MMSdQX9lYsaYoE6xbBOXzwSG5VdYABVJpmdW6E0/3PYz9d8TUj6sMNjT5GLK9hcjqJnRJ",
-	"WhlgVdWgQZC4t0SY02fnzzqhTOMAnINx8EMJrH4cyq3xNX7S2eQWpv6+Bn9yH3xZd4LrZn88AmzgUeR5",
-	"11CTRTay+hztx2EteOx6sMT6UOwyybnuDz4I7qN0jPBxt6HrYnNTO84tBown+CVgrTNW85xCO3UAk1Iy",
-	"9jc9YxaC5CDCpmZdn7k/Z1hurfvCeg7P/7fdqghggq7AY2weLgrjPkzR9YRl81yPIXEHI14gutiHxMDd",
-	"5/a317Y148TqSt6dYWLv8ZWtnWqzEl9HpWkxWXFU0qE0N1hPqb54sr6C2QNA/uF3tKRcvX2F9cuOa0vB",
-	"HWhyzMtQKAtYJpWMPZaxpSi26q5Hm8W9IKY2WokT8tRN3dZMY7GKKOeRMNioxr+najJfSIuvd+zr6vE4",
-	"ubzZfVqhR49LzbGPttXPyT2i6n0m364ngcsYU04a1DxlqIMK+3fodtcspVWArdtx/wMI/VTaDYTiJYcc",
-	"RhzzRtgmeNtW2baJgrptlLKZrNLWTp2PyrSBBERZnegOb2dyUoE3x3zXovR1rrB9UbKh7zGbKHo2uqAr",
-	"4lv2UGr3HY0DCkICCw8fOQ7/9Jyh/S6bKPBkAGQR9eMh+L4lZAKTsduqBHdYKNce+a0mavjs6V9GIfgB",
-	"JuarH4b1wJwwqFcpVa4f4IkwY3aFI56ousAdV6xCpMxo1Jzl0vBZ4bQbQ5ChWCLPSZNGqkUhJgrWWCs2",
-	"fFhqv61hDEtRipGbdSgrZ3DfgPyGz86fOH2HfE2tGwVsi3VpvnqwCGLQXpDzb0YeddEXV/YEH9WyQYsu",
-	"mDelmiI5IRFKg8i/WH0xQ2RseN3c+QDIghtr2DfnLOebpOXyLQ3yr3AevgzTa/bxfw7bI/vx4OKfHxo+",
-	"pSaZdPAGlQMFYjZ34JZHY49cabVZadQbA3vcB0DwTtzru3BBtkSvRLSK3I0iubdkd98ESTeqIyVIuqZY",
-	"jfFbSyYJqaTEt71QMnrUzYQxDLtk3V8MJkT8bkImBn0cVcCEWR810eCqKLDVXvEhwTS9SxL8xRwQEX6w",
-	"IFiH0nw9brgrfMcxGrdgxxT0mK/Q2HdDwokIvCjAdKRwHGiHvhYn+gIJbEaUv09gxS5SQOkpGBQwA+wo",
-	"dIG5ZDwuGZ15qc1JnULBv1Dk1VB/gBROfzUeSk2+Yv1OFvurf+l35LJ1mftjMlo//a+ny/seo+uTqnUb",
-	"NqzDaIwQFPuLlf1Ezmxsb29cp2ET94L6pEMo+BwykDAF6u2b6/fY27Qqi6kvtp7Vop9ECLT/OvVosC9E",
-	"IZ2kPs3QsyBXgkk7UdLNw7XaePu9XAlj+Wo9ZcNflPzoFlir3Mc5UGAPobzC2k8xI6puIsQbnD799rsL",
-	"Zpb86bff/Q+EFVuKj+zHv189P73+8erpt985SWUywEcybwCQWT+Qxq8znW/wB/oMwMneibmA8FPSURhn",
-	"4XO2wkqkXLGg8TH+wDeoj9TyaIRuSEURJioEVPhNHK/y7iCKX0OV3i907YZj9nVv3ka36cuX1ucocWvV",
-	"zPUwc7v4y7vXAKXEzR2egcYxhPgY0D8+7+jFrLYnkFm91YeZ2+m73xWUjKYa/P45MQinsj+Gb3W5jr7I",
-	"Gp0fm6p/lXZJLNJdfbuvouSaNa+n4/id2v0V3AL2Qz3Qx1wwadS454Q0EdVXQvQ41zlWoqjhLC9rtt8E",
-	"l0M+OpQ1L50oZKYzPr8LoOZOTlqt7SaUuBiN2fM2ApyfvTSQXuvngGHqMNqJAgtWuK/1LdmQGtUo3QTm",
-	"UOoJsemcbnzrRtCKNBgz73ifKGoScLkE9Aq2e4oJrEcA24KXsC7rRRk+O/8Gl+pBGjHqhnE71uk4/kVD",
-	"Pfw+ov2euyaciy8p4NfV9j/3IjmrD+zZb55nfDorBf17F7YXvXIEOkmnY/nhHN3M9fTYxOAl2F0CiJ9N",
-	"Ru7e40TQgxHeN31iMBUShMMMayU4buL+kcUFVulqIFmZ35bCLB9BTE077G+DmeClKNGCefHPD27lseA5",
-	"0kNVFoOLwRlfy7P7J8AcqMPfmgWpDRDEVsRP42f0dkc/1ABp0Y+ow8afoeUw+iXKLYh+DSsQ90BRZdFP",
-	"WPL+04dP/08AAAD//w==",
+	"7L0Lcxs31iD6V1C8t0rkbIuSHSf7DVVbdxXbmXjiifVZzuS7NXSJIBsiMWoCnAYomZPyf7+Fcw7Q6Caa",
+	"bMqUk727NVUTi92Nx8HBeT9+6830cqWVUNb0Rr/1VrzkS2FFCX+9XJdGl+5fuTCzUq6s1Ko36n1YCDZR",
+	"4pO9mcEbE6ZvmV0ItirFvdRrw1Z8Loa9rCfd6/9ai3LTy3qKL0Vv1MNvelnPzBZiyd3wS/7prVBzu+iN",
+	"np+fZz27Wbk3jS2lmvc+f856r8Sq0JulUPZnGOU3HHrF7aIaGf6T9Urxr7UsRd4b2XIt4nkS45byXpTH",
+	"HfOtXEq7DbUf9QNbcrVh0oqlYRyAxBa6yA3jli21sW0gK2DEeNZc3PJ1YXujb88zBz65XC8JeEup8K9n",
+	"AZBSWTEXJazuerYQ+boQb1617FjmO/d7q8sltzjody966Tn0upyJ40L1Azd3T7nmX8V0ofUTTvHZfW5W",
+	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+2z+NQ6Dfotn+71Lc9ka9/+usur5n+NSc+XFhxjoK",
+	"XiomylKXGeOGvf/hJfvzi2//O6NpWC4sl4UZ9gjal7OZWFm32dYVHray2qCJ5Tm6MltwNRfsgRv2r7VY",
+	"i9wtlTPLzZ27HQvBc6JObzUuIk2f3Acnhv3y/u2wtwuxYBm0QPf88urNB30nYNRVqVeitBLPa1YKbkV+",
+	"w23tvHNuxamVgM+NwbOe+LSSpTC7vlHrouDTQniU2hpD5p3wK+sV3Nibtdm9xL3TKbq1Ww/WRpQtDz/H",
+	"N+MfeFXoioevshiAH8PEevpPMbNu/MuZO743arVGXtRAXUc717xgHF5j5VqdGCbhbXfC9bPCl9KYUQ0w",
+	"TB3ZnVQAcKEcDf2HH+pj89Ws9+nUvXN6z2GDxr0c7+EnqfJL+vgzLHC5wp3xonh32xv9Y889LrhUf+fF",
+	"Wpje549Z605ODFu5VxnOwO7hk4wRizDsVhaFyJlUw62Tgs1mfo/VItvP573411oYu3094v3luXTv8uIq",
+	"egXxbdcu4vWz6cb/4KCbMbceIAZBRvFv8lJcML2U1oqcvjHM8jvhZBJZekBEp+039Tm1zdWq1PfiSpRL",
+	"aYzUykRbTu/slhdGNFEQuPxeWh1muRZt6ymtuOWzBMQ7IPnDQhvhUN3BJV/PHBrYJNrzhMTy60IokOvc",
+	"AELlInefdqN8001qPO2Juh+1z5mjEBnTJePMkGzCuHILNYyv7UKXg+SKPS1KbJ5AdmIAdxzS0HwnhpXC",
+	"rAvL5vxetMFiVa6VyG9SW3DDF9whH7wEbMZDGQcupLEAZjdtLgphRX7B+NQIZdmDg6jSSrBc1oHZTtaN",
+	"/Le4mW6sSFDFN9Yw97w+AWwWV5PLnCltmeGbjtO5HaX2zS0B0LPiLkJVTGuICwRaAxMBogD2fdyB+6YN",
+	"+U36hGqswh0+tywXs4KXFXKYCyaWK7upQJaDLuBfNHBOIJH7m7yFKPQDL0u+AVbt39xekhIPwthq9sz/",
+	"citLEvy7EIxADRKzL3WZuBDvilyU7uhMRQPCKpjVOroCU60LwdXW0Xlg+0XSXMkjW+fSXs4s6o2NM8vz",
+	"UpgWAM0KKZS7svSWP55bRxnUxt2Z6doyni+lMgcSBC+EsP4t0hk5V6dSZXDsbmRgLgOgQrainoA3M+64",
+	"Z3LCUhctE7onTqlzgzkKGW9G6anON8kBrZM8b1Dg2x5U5qyvhENRN6wRs1LYQVC9RWkcX2KXV28YjAM/",
+	"u52zmdv6g7SLQCYIqEzbhXteilwoK3nRkUa4UVuX6R460SyvzYa7BsKOkxOQO854L3kslBkBTNNRjpU8",
+	"he0G0hL+nOnlkqv8tJBKkA7gmIv7J+inTkjVSmyLdi2Uy62BDj0LuNx6B14rW266M+1fHa45rSfXSmRM",
+	"DOdDlgejx1AqY3lRZIC6DnMdlIcoUaf5ub+CO6lJdVmDCNCNvaOu2C4S/Zb6ZGu/ojCCuBWIWMCuc9Z3",
+	"rN9p35WsZwYJ8e0A3Uiv7UwjeQiCfVHoB4Fa/a1TmxwmclmIPIER7iVu0ge3cczeHR2N46gIDlRjMTRf",
+	"mpLg/nddfbrnHlJAm5Y8R/iR1gyA+69TElhP3+QZ44XRTCoiGeU93M1Cz5m7FY1BBzGZwiENzqFxALpR",
+	"8G2agPFyLmwntPuAryZ1R257HoNrAgN8UR1mOJSAjzVItl7NKz4X2zcz8N9ujLi64wlWHBlHO6jLxFPj",
+	"j1rX/iFAuL56r7Z21efTiiC8nJr7+7XKCxGZrBq2EV2slyqaJrp6t1IULWgNjxyfBAUtQ1OPu/gjZlZi",
+	"Nqyu/z/OPw7d4pJYdyuLtMkCKP/WzD+UesmebYvM3g624E72ayJ5tKOlMIZQaDdUYWHV+ynAvizWxory",
+	"9T1Z15pwXePPLdYeI9BS1Y1oR+uuQ+QaZAlHwHI+sy00ita89fFPUuVnIF0RNcEXHVGUhvGpXtsWmpcm",
+	"qCgMAlRODHvQZU7s8Hs+u3t3e5smPPBDc6ifHVgKR49/5aWSap74tnFk8DQiLLTrCngZHUp8AsmD9TTj",
+	"2nKbIDel4HlCwXwr7x095rlUwhja+fOz51vaCoGIzfS6QB1vih8m4WOsXq1ETCGCrJ/1HnR5V2iet0nm",
+	"ficnhlV+GAOyHGzudl1cO/RxIibZXEoBRmKzfct2rrsT6f2VlrtNeBtn6Te983hMq0Wr7hqrwyV8DiKL",
+	"uUClfim4Mo7RH6I2fk6uTlkulSjf6vnbJBF7p0Rg4ZzN/PvI3BMG0V3mnfC1UxMd8WClmOkyJzuNJ4Td",
+	"iIwVn2yL3UQ6ydY0aM2Fd36x/2A/ye8Bq7jDC9jagxeLC3FrWZqUNG+wW0DyyNH+HFv4u1liwxefsyaO",
+	"WD/S9nZxoxkzC/3g4CwN02omRszY1c1w2GEjMPb2Tj6CP7QQVrQby9HwtMNC3jRz4wcdzdzx7I78v6KP",
+	"H2Xmhg922rkT5m3Pa8I+F1rfeYNPxqaboF62SDq7LN24nS6W7u4b+5ycxxPT7uCqvrleL5ccxM8twoUk",
+	"9gZ8fWmNBe/1vWDGEfBtYpwhwZa2epTkK3Ua2aYL7tpQg0+m4CTu00Q4sqv9tJ6KUgkrDANRylSqTSG4",
+	"cRiC4xnWD+wuQ2Y1Vu+RWwETc/Rnpd3DWcHl0gwy9oDCg0FbHXylaua7ioY9Px+OVVdGVpP9EloE7vvG",
+	"kb4bvd4VUrDUpWD4ultdKdiD+z+74Mr/DIEGaXlWLvlc3Jj11Fhp1y121XfIKwo940Vg4loVG9bP9cyc",
+	"wYNTejBc5oMRvA9jkwm2XKuxkspYwYM+q5UwdJM9Yp8YOACvlWZM8NmC5dJYqWZ2rOKFAknN4NAiRVbk",
+	"tXlnXDnULtcKgTMcq0uUStwAaALDdZsDTu+Nm+E6WkvqCOsBNYc5xpRWp8hEtnxeSWOIA1r6kgA4ty7E",
+	"LlkOSKij908hwF3pPAmr+1nL+qs1X4nSSGOFsn93Kqd4CXcUDR+OzXrHUbyXk0HYTfclpuZJLZqWdgNu",
+	"PDVvkbJ+FEXQK+kLFNwqrEdUvbabcikVI3sfGsOcADRWa1X9qNfWyFz414Ph2p8NWqNWBZ+JfABAURp9",
+	"VUAGxkraEUyIVwekLKtZroesFPcS3J6MAwURys8CzjMnF5rMLd5xjrVha3Wn9IPCi5NQ8mi09MECXMI7",
+	"j/SJvKfvU8dD0uaNEXaXlBYZGvEcFvxeMI63Lba6ww+DA8X7WPyICEJ9dTVeGgOuTQD0iHMMa1ZKqjjQ",
+	"qOVEKnEfPa/D+i/yXijGDZtQzCA6XyAGbipuNeAaiMiC9S3Yhkpj8bkjPWN1Kx7gELjysXMOQUEvoAFk",
+	"ZcEkg2U1SBI/Oxji6tv6uFOK87DbNvqvVjf3jqJolYTcdG02KSm+urENFpny2WWPilDy36CzO2G0Bwf2",
+	"F0UU5aW8PUTCda//qsu8RRsgGgGjBnrp+A/ru2u6qUsS+NNztpRqbYVBeqcV/j5WJYkijmfAiIPA8AJW",
+	"ejSCd4MDy/v241MZK9rvvUhfEXy0ExcWghd20R1cP+L727B6QwKbJJHVAw4naEBO4vY8vGIQjhX+9s05",
+	"a4CP3Uvx0BlgY5WAGHujalwQeIxTP9yB0EqVfiDIgsXNByjsizSMKFlrTBtotCs+Sz9FDpcOhlu5K3DD",
+	"77kk5N+hnNBxVzprtFsKOiAPzYxbXuj5WiAXkgaGIKpnF8LB0H3sRAAlnFRjxJIrK2dhklUpZiIXaiZY",
+	"n7u/ToPA4YR1j7s4ylhFLwy2ZD1HUzEOYjfes7/j5MadcrUHdLMGtxhyUaEs8dLwYsaMdr9sgKLja/r2",
+	"VpQibxErEPyHULq0S7c6/3Btty5pViPfASuIatcoaI0E11aZZByeLjY9xFXY7TZKeS0WY1qkgxITn/jM",
+	"FhtwnyjmxuLWHRUNxPpKE3HLPKItuZK3wjgM1GUuys7CFixa5O/CLppSwmwhZnep1Qdl1W8BVFQ3BS9r",
+	"LodIM6XBbnabL2tCLz8gSI1W0hnSXwF8u9zMbuYHXebuUv6CYve2PXW4Swzfp1759yikzW8TQOtP6oKd",
+	"I4GgJaRPbq1aEWELuFuaJOub9Wzh8JnO9tTM9AqJHsXyCcd7RMmWfANfus8GGbogHhabzgfyi19n+5E4",
+	"kHc6VxRaGpQGvo5OoLohFf5l1aWPIVfD/1YK8istr+HS26iZyEfEqMklVzcBkGQJyp9jt+G0DRgAdElY",
+	"b5BzOB00RV6GjJB6BNQHZwKEgQgCCIfwPKOht7I+V/kYjDN+tMHQ49UovFXhB+EgcgVvusat9ggc8C8a",
+	"IhnIQW/94N3SderrFL8298U96X8OMf96/e7nrBbeAawzY+P1+fk3M7yV8G9BfBOdrCcGx0gHnnKU/BpH",
+	"SXcBXOLeseagCj9YsVwV3Ioh/BVcOeAxByNYcqYHrmxr7KQnbbXNsn5l4zxnEI86+JLdbunFkGwD68rw",
+	"FFoxPlzWhKIldwrXiJLbGyf8HNX81wZQTtaYzDDCO8LvXtCSkugGMQ4HaOIxdiaIEQ7X2SaMr3tBAZXn",
+	"Uvgg5XCk3567nwdpUn5oaElDrE6Ixf5xjZeyubwHBS2SQSX9GmJxE5wNpcz42FvuLp7rSWMKOrv9GBrj",
+	"VlYLmAl4FU57+5xakJkUxToWt8LVVAaGbauTtC1RMLToFjHHP91hfDvMwkUgwfVUa47W0Q6Lo9iyYKRH",
+	"27EeGZxF6w/5HG9sKk6KY3JJSxzGVGy0ym984k5LNMaCl5blWiB5QoUDIhCd6AN2DPyeXAUXEGubOz7q",
+	"Z3dvOyqNro8tj0K0onZnvoNLxkhMG9EyDCOX1ntdiO+lyqWas3455bMhZnLIf0PK3vDuP8xQ6kE3X35W",
+	"ga0L5E1LcK2tkP3EIBgzVgqVOz0ToVeHXBZ2hQcDwK1k5YqK9RtSqqMNJsP/OJmLTOQMHmfs/feXL1m5",
+	"LgS6XaYIJydxkVAsvVcqTGGySkwDZ44SIvfLutK5Y7frUtrNiWFTbkQhlRh4276AsVJYMGSXwdWQsfVq",
+	"XkKwZ8lKXRRTPrsj+ZzAwBUcO+BdGOWWXA/e/iBDHGwiCiVC/wPSoioE2K0IFtz4hfHCiaDdNcEwQVve",
+	"UtivmyTJiVqSPwLu4cV1B2fa7mpWTQMh897XDGe/fYABLTGvIb7OF2zSoCaTwSFK6jYtSxJSkZuDzxKv",
+	"3L7gBCJzlL6E37SBbXiAZd+tuJ2KtFrwCz4VhTko3n1riqdh610sj0l8bRcLggjpX2nYJltDCVryJoLQ",
+	"tC0TEFw7CQd/rzb85ZnZdb/H9n2Xy5UuMZFvxDBJ0WmrbL0qNFgaxr0pxETn4x7oymPKKmE/X/7t9biX",
+	"BHku5xRR1F2WXtUZ2yH31pBBKW/DOznflecYx/Ti3k4MuxMbZAr4MZO2Fpm6Vvh7OggV027SYk3Taiwt",
+	"5i3dlnpZm4KSLfAgRJ5VR6VLRmeSnn4lZodHYax4aUROdvqhQZPEcLMsKO7FP4AzGP7TaKdSuEGmwjBp",
+	"03kr7TrqvitEKNSwNNds0CG7qTrfgAYEhdQl+zE4nrapQS1QQRqWa6nmGZwNBQ9EdljINQSfGsRljFUU",
+	"cAXCixNLKLhqyHDajbdUlWulnNQY0BvCJmAYCgri+WbIrko9LwWEXIzYXFjrvkGPRZ+D+KLXlqYzlpfw",
+	"XJdjBTHBsHiOa2APXMJTtFvcQ7jHYMheCZCG8hEzeinsAl6BrJ6xgoAKYOScEu/A16JzNiu5WZwWWq9w",
+	"QrZWfFoIZjVbrYsCmBdYZTLGx4rWyVZOcEG+xnMMk+WscIp5WM7fJG02NuChW20LZBg2DyBvsWKwawyN",
+	"Hnk/aAVu6QAGDyNL3O64n7HakvSe2HCPVnLTmo0lybIM1vJ+RDwI2xzkCASDtAm9e9KvNw97sxBN0ct6",
+	"EZL2sp5HqF7Wo8PsZT1axE6TZZtBGUGw10i8Hae2rWAvk2khH3z8HpuuZWF9UEU9BNBH9hlGkX2Us+Ap",
+	"Jbx9ttLGOliMnn2bSobX3jNfD0enwD24wLvy5tq8DLh4vJn0qoEso4dSWisULbVa3HfDF+l51q1qJW3d",
+	"3+ogonp9qP9KTCVX7Aonuf7Pt+zZt8NnLzDb+GEB7gugLg4K+0XZasu0rOSZo07XGh8etL5dNVTqQSuJ",
+	"MgtVIaBK+/Mhamn5Zyv8YXtUcoh3G7AZxU5vdwxjr0HpJ6nyN/7zQ22Yde5YxelJ1WLnr0WFHqkczFZh",
+	"lLCOlmIwXz1av0K6Q8P19/jkYz9+LcJuV5g/nXZrnP/OC/DKA9TquHhEZWDarjrTvAePjRBqr3NQiyzB",
+	"0icq90GWKDK0JlHuwPfmXlvHqOP1Tjzyb3pUyh6dVhFjS3sMR2tma5RhlUqZ6iaPFOJeFMnD6pwrikPE",
+	"eYYt/Pxnf1BXupCzVLQhJbZvx2AWespW3FpRqnAnKxtjhD4G/OpzzaSyesT+BMUiZgteOvmoNBn7fxiU",
+	"KfgHP/33R5SkjTlMbEKV5aaaPikoetMlUQ5YVjB5xzZYrxoGw7j4JE1LnGQpIBM+b4uGwKcxZPp366k4",
+	"/VOgo1kUE60f1GDks/vRVe7omWJC2ZKUZRgKQrYoVucwWB0e7lR906bdoy3xYaGZEai/rQCfwMDpFW4K",
+	"6XOnTwWL9vjIQk2F7eON4F5b3d44qQbCvww+3Fa0/0Is3FcNZ8cmk+sXD+1VBesVAlsUJazn4tQy1Oyk",
+	"mlPGKSqtvt4Lt3B6hq2VlQUrxb2+c3rcJb1BoXVrW4BTtRq6ZubHqlhfVj0wquj6jIqShr87xea1API6",
+	"mJAOKMV2Jzbd3Yc4w08i7TpMst5L9urnawamTMjqIKf6i/OIZKYtUmigcTRje9T34EWpbLCgCaHRbboB",
+	"WqJvmdtamsity2J7TD2To7OzH99dfzh7//rq3fWbD+/e/7+otOi1ZZZ3yJD3hR3Lou2QfjEpr/aKG/OQ",
+	"jFW6tMwJJ5Y9e74PYr7k0s58EPfOQQUroyKVVN4nLLZli1QtdnuXEQ9N5dAVGwjq99zXxDJbKHnl7nRV",
+	"OakZkc36WAMLWM3gMEZSZVJ2y7THXYYExaUEX5CJL3EVmUIEo9OQP+DLpMJ1BBU6VPtNh2UW3JUZ0MgM",
+	"DQYZhXZkpFtkkL2kZrIQg12QdrMcBlW0HyUCt+RcVRH1juaWmwsiwpgVzuccVcS4Ava339Xp5Xcp7o63",
+	"u1Y4+8V/HEZn3Rhh8QE3UggfpPU23lvFVYXqSnlOtZWW+p5iGX241Fr5fycDpkq9PMxF0gb/H3TpbXtk",
+	"qwYTk4YQKECAEcprVD7JiqJoC4RodcNZ3dmK791fIVoowB72DGPtBD9pPQf5MK6aVgFKhcx8WcygtJ0Y",
+	"qIPHDN+YEeMMNwOGarVeTqlKp5sDK1wVRjjRgqAUmR8svxMUNEpvjxW8foHxdU6oN1iZKirTGqINo5lx",
+	"hY6yjBWYx9jPemsiDuFsDKvKIdTQmMhVCL0AZViasfKxCewdFYzt65I5sWZQywHcqh7LKlsU2v/vhFjV",
+	"Vq6VJ0gQcuML0jq6ArSGMg3dd+TQaH5XS3aIjx950V9KnqoR1G4OUOIB5TuyBoyonIYsCuZEC2kx1e7l",
+	"2zekoUjL+K2DrLRGFLfBJLvQ4KAg144aNEjWfhEvq7H/2qfPX+z9NubkzV4BB1G8is+H5ewwDdRDF/bJ",
+	"nM3KrFjkH+MYugYSgUfRUCzPcJlnbIxWZu4NTJUCPO4N3PWrvvYlUiqUk6ZZAwHD9RuK03xeijlvyft/",
+	"C2KtEYWYWV0CNw4fqHkc8HWgAcDHPdWkkQOkevo+ZjpR2FkvlNaKf/x4mOHrkkUfn6TMDeReq0G5VXC9",
+	"aZqr36OwGS00XXrQfdt+zd1jb+9LrAswEM++ilQDETJdV9ms4QJsLfZalPdyJi5nvv4ViPlZ7y+lXq+S",
+	"6/YjpZf+uirvyupje9OUX7lUDTQO57BzAzsPtj7jl5xtg8ZMA/5VR94AaorWNG9HEIsfczXmcCRJZLm8",
+	"esPgcVzrEb1upcAnOz0t29Ce6VVN8iMUAzmvo0vTAwmG6gIdyiNJF6MDGhWOM49yjXxY2WqNUZZcNeIs",
+	"Q6Jl/cT/6GewK421vdAjftEF3Cud33iutC/C8aR7hCoDmzck1d3KTyIHd70ZsXFvVcp7WYi5yCtv8Ljn",
+	"uCFIIkrYB13eRb9cvXkV/fXm6mX11xW3C4qjiF5Z6dLin79KlesHgzLOqtQzYQw+WaslN3ciZ2fuZ/zt",
+	"+vVbqdafmIbdhxdnWt1KJXIn5TmtF3+/XK0uy6Uumb4XZSlzWsCMr/hUFtJuKFgMIstAY2LRM58s5cF1",
+	"YpzKuxLl6YwbUVltXl5e3WCRj3HPbMzMFtWwjH7YHosZfovldw60IUDk8mMpE1/Jm5ab8brlKlywP0Xa",
+	"efvt2MvHv5CBi7bwtUvmn7E+Vo5y/38mPolZxv40wNYGSqvT8Bp1pWm1bh0oH9yLcrr/5pNlK+yDvtt/",
+	"/z+nReNEfZzumSyrBTcJUF4JYJ4Z+16vFehOb3VLuLWR/26Rh6bwrbtIM2k32VaVaXdLrS4hXAPiP579",
+	"RbYVzXRv3YB3q7OWj1tL6hORC/+ROrzTVtFROtjS56FMVqQ8szat/cLropBOG6qo1KsrRsvWeao4pk80",
+	"TJenfUxMLpZ3cEqX4m1V0jdxtUuM+IfOJHSU79797SeJIQ+vy9JR3pK91MtVW47XjqK49Tq09BrUpKSA",
+	"QY3zxyvumI7dnjin8zZdXuci0sCbRTeQkvkS9+lZ99259xhHmLHr9WwmBAD1B4h4dFvdzvauhePlm5t9",
+	"KFEKsMu2tDGpvj5h/s2MmfVy2VYcgM5hP5a4F30p3ZclN4u3Wq+omrDbGkTIXa2LYleFYR9RuacAslPt",
+	"/as0ZVUg6Mws9Or0QUw7e1nCrP74EsDOerU/Apj3dtzaUc67DQ0ha4O556F8k2FrI2p5sVrdFhKKJrvT",
+	"KhUv4J/3vMDOYNre3DoajV7Gqcxz6NewVj5JDKzEdlFqawuyGFeVVj7ubEeQ6qoAwYalVvNGsbPIBDpH",
+	"s2dbR6AqifeR7Q5+0CUjCGDAnaPPnqasREml0PuVbZMydx11nsCvQ8y1doiBmdaTzEdZ0bsT/JNeRK8H",
+	"vrr9bTounUqgm7QtPRihMMoevcbTUvA7E8dAOWws+cxmJLL5uupUm0F4ctU5H6lefD5ZNGN3+wR6Dl1J",
+	"4NCbfRIYV+ZBlAzbC5IF/F9rjZmVVofkqwwiJm5By7S1kUNPBbA8r3NpKQBkumnDqq36QnEbJu9wSJSs",
+	"g89OoD5S7u3kFJuL93PVlvafLpN+yX55DxZgCqIPJwbugD6UcB9NC67uQBDHAL8fP3y4wunMoHNZ9ZAA",
+	"5GvohL4NQHJaiJSP99rVTWW7jha5Z+tbXZXiNMpzXGlj/d+HcerK57TtLEoWGwzBTKHkIN7dB24gx10d",
+	"6ni69yBJ5HR7V4oVn6zTAmECDNkK0jDOX0Uq1rp/+FV2CPnx7TkA4FnT14WrjFxdDjh7znknod0lNW8N",
+	"2pB0mjGpLVGoaEqFzMuoBWGSYL73LuX2UtzB6xxirVlf+XZWjhDdSZVfgGwnTiGmWjTN9iDm+goyg/3F",
+	"vMOUHQOhG7twAs37aoikCeljEhioWr6St7eH+Igrz3DlLd7tI85phias10reSpFDvQtvRfb1JTKqSeLP",
+	"f6eE/oU1L7o3W4m8wbCpNFyr6k2HFZaswedx0cZx6ahEc8J9JfK+oEZbVDKp4he748D3RBK+b9hXnCh9",
+	"CtFXWc/XNYLeXkuZrh30ngJNdtx2euPxiRW8uuonJpVk8cjUivq49Xj1TskVfmtdiUoNVkBTwgAdSpJR",
+	"ITI3qcgZFiPQHZKO6XJFyLMTZ1rQBNbZmhkQr31Pu/UkQqcm9X3ZDxJyUGFKZzAHYwDk6FIDVONYnG/U",
+	"Io1v1lfK+cKm7Z6PS65uWW/nfm13Qqxucr4xuzu8hih24JCvmPsCVKY7sbLeRjJiSmOlknJdtLR0gvnc",
+	"IB3no/z6nwmmj5gRTEdRW7qE4jqLErBhg6bQdhRa6HJzx37OmLmTqxUUcwLldjPIthvRVQ+HrYY3aGh7",
+	"6IqwCy7GjHAHjK3lKU1v5RhsUq4VLQos436pnRfY1p9WxB15fev4W19rFCWoNUU6G2/gSuQiNsuG7Om3",
+	"7o6krU0wnRhEE6nWMrnds15r5W/TLe/ruEJwuGjW1CLw+KJaHfa6lMaIGjfQCnPM72Ta+Q8Fk9J5kxib",
+	"9MkyuyiFgJX6DkoPC1kItuK+fkywD3RsPtT0E9+LsuCrWutQt+CsByBILhwnT2t2j25ynkiK27bCR5Gh",
+	"LdYZdwE6tP2uoT+4BZqobzJISYcbExL4S2GFggFCFo2jixX6kMORV2+mrQxyKW7+rVUHUVjW2s8D34i/",
+	"r04woGB1COGoYmRrENbAIvcaQz3/bU8HbIH7Zb3d9K4qz7ukLc8zG2Y3eS+Ye0Q2PnDm/M+FXpfFJmP/",
+	"M+cS/vsgxB38Y6mVXcC/NoKXmGckPvHlygkWvXP2DfuT+18ifG9b/GtnwT9R7ONOPnzBuGGBr4aITP8J",
+	"ExLsIY5DUlCksRyzGZb8E8pU33z3LYb44Z/nB7Lu9nXW+PeF75hu4RoSt9p1e4bsXSimrWrtokP38GrK",
+	"PhWXv/eRJox7vgkfDi7YeRWJvi07BGg8Oz/fC42KUDdi0R2RZfiUqKzS4KlwZ8DVCDbpiDruqigIVEvW",
+	"9wYiqDl6JwGky9jiv48XRGS4KVTIYiuDegExwDEf16WvCzIKC0AGV1sbvO0lXTYVCwmxlvFK91P/x1J4",
+	"PMsT08h8nm5iG1KGncYxyhna6V+EQGGaORF7nGQGNSK7vZw3lz9fQutx9m9ocL4gMiKx1AZlplek4fXa",
+	"7fHsnSl0nTh896KzBXCLfO+is7+Aqp6sTSByabE9jtdhLvAeopMkxLkCvUBzPrkTmnWh/tchqZeGNTiQ",
+	"w41zhhYxMgg2CcIXksdHzXkYEXoEheh8VX/fG7CN2CE86NjVyRJ4dOyExrT4bjZqdtC6GwmNCdeIG3Ff",
+	"X0JQXzZqFsr/3UolzaJZBSydkYxztJQeAhe2yutK9UbNjqCcUUZW59zJOrDoTHeV9aqdSA2SH1ux8VXw",
+	"i9dxsgpl2485zVqBByCdr9i3t1FvFJHWXgWwQuSOOTC/QhODO0EloS5iJzW6/Bf6AZNekNjBiZTp4BmM",
+	"k0hodutpIWc4i2JXr//G+jPtBhqu1tNB50APN377pttLH9bqbHXD1KoKYdLQJUE6j8rA4/sH9fCmMlxY",
+	"2AsMPKNQGjBjU54DqLldlwItRNBqTeYUWeCUU80KXra4sQ8oXPhF9QqDcyPUF6JSg2Bghn2lOROf76cF",
+	"7qWonl9wcYTW43H5vj01vq4tL227UwICgnZ4JHZ1uq51AKdieiL3QAwdr722cFgscdPFAKN39C9Ee/5J",
+	"qvwaP21xB0Q7TMNPrLpr/BgLA85jY8UKm1X5AkZZexO1f+rpDlMhhDGyv+op4quNdQrxSczWVtzM9HLJ",
+	"VW5CQw3iV8AopJoz3wezj4EVw2hqA2mSPh9ZKzFoWaxnGd31n9duSCxiFsILHGRCH/GkBgMb/qLOci2C",
+	"BJ4PWb6jY6qD1H2b7fYCd3ZXtJ4sHmc0LR518zhLnsacf+rpTTqyLaBNIVVVYIv2/Fc9PTFORVqtbb1v",
+	"B7ydse9esJ/k94M92/ez38BXaQewv8H11QHQa9aREwOHkLbu63mSbIWji8KrTJYu07hLGPElnhIEqL08",
+	"U9ZbJqMgty7/tNCzO4oHngpjT8XtrW6pV7jSRtpdzvTyUE1hhwMeqie0uwoMegDhntLMrF9IdUfOG9O9",
+	"YPgHbu5S0G0LXkoZgQNoQm+NrWCxqjRWBClCH7/dNHXXq13MUa+OxRuhmOeT8Ua96swa/YaRM7oPH8cY",
+	"P5C3qZF6m1ZLH6Pp5rUe+NsU3vGItCr55eyjM3mXAXn23QJCs/DNzRpajCbssSJqqe1QFwikLkXug8Ry",
+	"HRqb+ZBVd2YnhvXJOkpVTNl0wxYc02Wg8hg1Aqi6TlKxsgEVANiu4MsmOOkEo96qlrMUWUw98PIsLuAA",
+	"WL4zcmQftBx27szB+FE/BAD5PA+qmgrqhWwJWljxUih742hba1BwIOGkHxAJBKJIrtRSr+cLsNbLpbTy",
+	"HopLRyRykPSetuBdhE9g07qJmUGKx0SO9IwtfE1+JN1u61XuRzrCoBRmXdgd+Zqwy1Wp8/XM0X7Hr+sR",
+	"kWiFxnGwbHedPzBqUeyd+FMx41hYwjQKHwDeKd3sYOGmjLwjHmXRHTShYW+iEviTEZvgy5OMTej9CSxt",
+	"AqR14o6oVrhhkLGHhZwt2OTq3fUHRgXbzdlvjlx+PvMmh7Pf6F+fz6L5zmipE19rBC8izTXcOu1uXHwv",
+	"Zaq4+t4ut/gmfCNWBxhonMazzy4jsblZoNCBNSdYMtHIrLfdBxWJuF9hG5u5jPqe1tlN146/rWXPPlQ0",
+	"9vLqTUv65ZZ6bu52lDmLiP2eC/bAHdrArcGkE+9GN7Vw1P52J3qH1d4r1IgPGHhP0nQTcxB3PCM2cf+Z",
+	"sFKsBKe89+g5DAvJLngtQnmt4EXJpdsN5LSherXkUDM/1onTp3AJT994VEDts73pvHsaXva1m1verpe0",
+	"zqIY57YycI3Q7KwKYGwvHBdHd9JVbr9Blc0lQ+ms9c0gf2Y9yjZo7UeKjys5gq7C5mcwceIF/Jz1tBId",
+	"yjXXgfY529MLtTH33jJ7MbT2vR4BYf+rFWT3vVtDon0v19Bz7/4a+PP5I137n1qKjldnG6EaYYbHpXAn",
+	"oqiXHdH6NOMx2uK16WhP0g0v4kwRoFCgwbr1CpWXEInnBCkwXjjmwdVMFC221bi1+1MqJt1DVQ8Udg/n",
+	"7Smu3GTETa6bOpVmr+OD26ceNysi6z0sNvtxblffTTdAcqc1SpaKMaCreuz+B756WjrEizJa0n6kiu9j",
+	"821M4sJvTFYLFpRqVqxzJ7NT8v9jaoE+ohmD3x1G8pq44FTVkBIWnLYt35Z6efMouEZ+2V3pejDBIzbW",
+	"cfimScbT+25WmRpSOmrwi//867WEqCKiwz6/fhuI6u4d2gYidb6JBI8tPGvmCdV6RFTpZ7u6RdBhPa5b",
+	"xGssNgoxKOuyFAou8qMSeQ4Y6ndpx9AOuHspHg5PYSMC2FnOadaq7UT5EqewuSnXal+oCrTWyLFtGTlf",
+	"LqgpbmAxjY6onYhiV8K2K3yxRSdNXz4sCup24bTTUFggRC92dgXE6drJTH2M9eh+nrWk0n0Gi2PRB490",
+	"8YKTRCFZ6fxRdnBp+LRos3V3FkYPqY/eVs/qVyjRALhiRAmBE07kGFHjrz739mTmi6hC9K2W+Yz1jVTz",
+	"AiNpTrW6YEqHt6oOX26V7FYXhX4wPhf9XuaQigYFvgzjlhzVMBLVqvR8FxbSy3puyqSS0L30OwjT2/Xf",
+	"w3E0TFkEszZcaKuPvft0d1TGhxq+/vkoHMqJYUaghZIJVUFWlmDggqK/BoJo1qoQxlAriBsnS9NDaaiE",
+	"czqup/E6Lg2ikdMhAL9Ku4gWCsWdcZR40dHi+hj1jdHbGTNSQVU2DTauOyhdvBBMF3kYFWrfLvi9YEtH",
+	"Vo2u5eTH/V06X4IUv2ot7f8EgZw7uwXUOzp5tQDt/7wUzAhl45oNzUYBX7U1wJG6ARykde9wblOvgDSI",
+	"Dq/w3ym4E0kJhHYSMOsH7BcdgNMI8NyjvROsLq11+0n1qwoP6jB5qdeKzMC+C8GJI7DwusHC+M/SLiR6",
+	"6VBeti5Be7tZtgSN7JGqaNYgUG2F/TpFc0fE3k17/apSzISDgAMAlPxJZIDOqNjHPj9e005B8Pfbq8Oh",
+	"AcsdB9zKQ47QWeR/p34iX96/A7kvGV76z76LmtM4gWepSzEI+BOKrqPzEgwkoYROs73H0fp5tCHRK7ro",
+	"rWTiptCJynkQyOfvX+a4rzAWI+FZXyrG2QOOD2WDcApW6Hn3UKEGFUucRieas9eD6snb8apTNqjafi9/",
+	"lzSHx5M6uHqHXjiZjERREAD/X6ck1p965OmYG14Kjwo3+jbJvvfDajvUeiV8HXUaPfYRfDwK7ff9LOOT",
+	"GHZarqO0rYElIH9A+hp5XeGoLqDLCBXXqiUHw+NHRZKkBBC/NI8hkY8g3ImKRXWTOV57XGvSxxC4xEsL",
+	"OggoI9tbtOsSApEW0Bt75ADv22Gj7kL1XUJ/7j5koq7cGa3LuvJH8RV7nUex8DXMq+bb0a+lmGnErBRC",
+	"1VnL1u4n/zRaTUZRJ8hcz9ZLOOqJKfjsbjJik9/GPSs+2XFvxIbD4ecJIMB14SsEzTQU3SOqauJ9/pOy",
+	"AIpkyZ1qfU7zohtbdULsYMP1es7nbFvSiEc7hKwHtrPPUBNNsY13H93monKrDQYWKoEm68hC8XmokYp3",
+	"zfeWk5D+rN67J9diplVu0jJvLgyuMk1DwDeB/D002Qe561aXw50OQn+wr+KAmmvLrbhdF9fCtnYnaanL",
+	"xfNNGgS4eweI7vWSyPzhN+/Hz3qpwqv+oFB2grL+1w4RyAkreCnK0O+ySTNWojRa8aIyBmRsYuzqZjgc",
+	"QkQV4BSo9DBQtYWFtave588QXHmrW6QXTENwx1NZqebC+HKvf71+9/OQXa7tQigrZ9wKrIbEa+saK+yL",
+	"2Sf66MtrjnuVBWPcwyQyXeIIE+p4Ty018cvJYDRWk0uqawvyw4h9D/tiYc+hPyeUCwgd5H1tJl2I0ViF",
+	"WmXwO+Wwiijx4tNMrBpBRRnzVc2w3daYiurFqkHGSPwHk82SK7cnmGLILqmwAVlsJsZyWPEAljNbUI+v",
+	"qvBICJQ0GUUrQTjl5dWbIXunBC0HxuR3woyV0h4FfBo3RDpyNitkXHLE6WVzYaGHroMohvLhws68geh0",
+	"XnJlJ6wP0YbhPAo9l4r98v4tOz31lj7okDAZqxkvCjMINk6PC+E1CMEK9stQkjhOGDyVaqwAE6TxVS6c",
+	"dGH8YKEN13CsxgrKklNd38jTeUY1V/8bcBXWf//DS/bnF9/+98EFmziRZuKbORm+FGPVWoeZvYUkH6hj",
+	"wedSOewdwRbgxUkUuTFh+nYMGi+snhs28Q+sdtCmShmfLDQ0Q9G0PoCgOrhjVUhjHSL7VnpQbg5qY4Vi",
+	"Dh4sk+fnz5mP9pv4YmQoN2FvNYf9v7x/e8FWuijY5C+v3Vk7Inv2m8w/T6i97QTiChEw5dp3T8OUg56/",
+	"/JdXb6q80t6o9wyCp1ZC8ZXsjXrfDM+H34BD0C6AeJ1B6V5o4JJSCVFBchKVOIWtuqtHRYBRAIqN1iOo",
+	"Ftyf8JnV5QQCUbkdK/hBajXJ2MTyci4sPnMEZ8LtBJt5uHsgfVpYf0IVbSZZANhYTTBXcILSJjiZeOGr",
+	"fq1LMRiyS7zcRghaGhQlvsAYbrznY+WehqvsXpDCMCj7W6cUoQBQnpfCGGEQ5uFWv8l7o55DwEsHxNc4",
+	"UN3d2iaVVK+cvcS4orb4rOjNt47awIspa0i0F7CJULk7X8tVujf/tXbSimezPTgoz4J40uTXMpf0GYCs",
+	"P4kkTIoNmwzwVJay2MBhkdctfhdLcresispg7lpW6kvErtCEKnzuRZFabG9onr/Gxl5As6Bir/Fuc+w4",
+	"D0V8LfRuy3okuqZ8I3uB1kQ2pAJuyeHEdp0Wvvqo46pmBkqFl8zotpmqclLbMKzagfuU4B1q6p4FbXyI",
+	"hCcpVaVGmWMhoUlct3xSL1yeQa4C8JETiJ/3ZdHbcSsqnR5vLi5l8vw/HnOiPvXTSeBODqfAE0esZfuR",
+	"ghuotpJuhWO7LyeE+uxZCfCYw1fyEVzGK60MCsPPz899uxTSoWOm/0/Knq8m2Rm+6qgqxIKCELwlWFN/",
+	"EtryEJUZ8tmlRw5LPQvV9aGBHoVXYjgW1LIv9DzzVbPAHgimhjkENiHL/Jj1Pp2SzHWKLriowK4b96xh",
+	"wp6nja5+H7bh/8KbCkzsVhYOnbCsORhcL+qSyVg5iEu1FpXUhG1iIVVkVYr7IMTMtTBogOA4d9+NixwW",
+	"vsPZSJ7DsmWDIZkq3HhjlZfyFouHRcXF3OZDzJMRJYrD3AZBqI+b+eacYaz/87GCFgOQy6Ww5NG9FA/I",
+	"3itQDEa1P6s0sY2A6lkgVqOpxUlyS25nCxyVul3BckXu5DWCZKHVHJenGFfUUQj25Vat4xZ5M67YNI5q",
+	"Yf0X5+eDNlHgVc0D9vSSQOouU7zkDWXD1251uCHUr6zpTt6mLVe8DC0qsaiXE+tA24HEJ24E6xvBy9mC",
+	"NAXxyXp9CMThFbdWkFkrtd5/HcbTqoBGanGWMfGJzyzWqkpNEFj9gbMELNg7QxX4e9Akb93N23Z6040i",
+	"nMbyTZS/DJEBfV8PAcJjIUZA+QoHqdXhQEl2ThbIHnQkmDsxF63QryoL4t+k//EaM357We+XHb0um5t0",
+	"2sqIFTu3ihTF7/QVXtgLDNkY+RoOIMNT9F/LMd828X0Lv5+SY1WXfz/bikBxLNZVU14A3oAfoWMaJLvG",
+	"qBMxtZhX7WFtkLwOC62TP8q+qdn7SN76XqPx7ihQpnl8aOrnuomP0hIbZ/x8P1xrSXlffiC0yqqLUIgq",
+	"N2QkqWkjXc8h1O1vShiU4EkGbYG1BusHhMlDtfM5jEFVn0J6Ft6l4x8wrjM63z/Cef6iSLlt1u90ggZC",
+	"HNN+vSmGbKmPOtvMC4v1A/yLsMc+vSenhCkqWCdWxyB/l/GJBJNylGTS950KwfDjrko+yOJqFu4YfceC",
+	"RxLG9I08I+vH2W/4D7iiaQr6fq0uvfHjy87WS4YrDny/aVmpk8tdIssTXXHc5h/sir9fK8a7l7eu0CxU",
+	"6D4WFT8L5ZRbFccfNFVrPrQcd3vhZozkN2PlRrjSxs5Lcf2fbythe2L5nbhxuuN6NRlgdYzglUb7N0p1",
+	"WEPBl3+uqmBnYxUr1aNYf/z2PGOTpS7FhBm+gQpDRQ4Vs5WpyjYYvRTMaj0MdNYJooZMzb589YmJl5Bj",
+	"0b0HakkWV8iGNqJWIlUvxcjpymssQweWdgM5aMVmrMBezVnBLa7JQzoubQ0qt8jrM/ClBg+dxpxzkr+G",
+	"7GcAzlw7cGPlja2Dw9JPutyvbF4GfPkjc4VqlXuZwkmEmUcz7QRUD+1hUtfFW6s9zrUagr6cNYDG0nrF",
+	"3zt1COJVbdWctypw9i0zjM/1wHvngg4KmHMvxYMoR0gj0IMNDrBEq7WqZZgDKC+ddnBPFyVUxKk6i7lL",
+	"YYbMp9iMlV+Z+531Mf4m88HuhuoFKqUt4IxBfw/39aMqJgzrxoCDsYIKEBoVwwvGqZvZiQmpfY0OEokr",
+	"UhOXQKf8Y8tMsMIuNwOAcoxb4QsORQgBaiOgi4G+cqKsUDBgACSCYfO+/PgX4owDT4/lpO2LEXqw3trt",
+	"O4LC3EyXucELgDsBpgJ7O/GbE2omgOdxkiNGTfke7ZrXUGUZ0zjICYH1JTEcAL/1gBugyxa9zb6vACVZ",
+	"MT7nUg1Z1CmR3eoSvP3VWFzNhBmynzXFd2j6faz6uJIsalI9cJyKsxfnf/bukNRtQEHp/8cXAts5+LM4",
+	"ilYBY4FruuMtgbArf0uUfjimTLjSuTn7baXzz2e+hGSSbQRnEMSGpTgcbYQ8bO61yQAIqsN1Pi3EiHG1",
+	"GVNltZXOMeuesOzFkGFcAPT/BXdCmwQzVl6EGQFotor+nHhybiAOxrAJtm72RS+pfTOG07jVjRVVpvJM",
+	"8Nlz9pP83m2z0PNtSuCEdKnYs3NmHBeBJaP137FCrth/wOcYxS59xd8h+6ApY899pOcZ2SYtXl8fAiXV",
+	"TEzGykmJFFw78VHFb/X89GUIPCFRUdxLvfbxuKMqCAFKfTpgeSeirzwwc+IuOGv6cYCPYae3EyxCYDSZ",
+	"R58zM2jhglc6f4tVI59Cq1zpfKdKWcsG+KaTNzM4xFY6P4mb5V/AGWGEPkrkkI7QZhEOH7Z5e7/rsp4f",
+	"fTG6uI4+FqK1GisKtrrsQznZpBPmOTSX8L0mntd7TSQ7LCYL4+q5X1rYMHRmIXRz2krfN62bldwsMGaZ",
+	"Wue3ug38AF/oQHpXw3LWQPLgmWZ93rwhTuVM3KfBU7vTJ1Z8spNRtGhuqMKDhfgwCIYuJiMI1Pvr9buf",
+	"vYTdn7z0J0BleCcDiOt2w7QtO+THJaAM4dRRmDT9CfOnvC+H8+OiO0Nu7g1zcsQnewbAqQ/UXFmSi1ON",
+	"4zjzxkEJ4ztgA9vnn0zhVvWbSbX4CdMgvPCbb7758wD7wHEDJ0r0u5kThwP4tLgd3rzG2lJB844WTqrK",
+	"p8BEIJZUYNjfdGMFm+q1ymvYVm/k6JDMcefQCaiPVVK3ONFg94I/H0eNrtfh5jWaA6zSm1o9Ez+qhhAV",
+	"wmtTD/5zLUBD9HVNufVlIGqdxisDXq3h+AmWlMeCnk6RQAllrProtgm9ekMkJ0RN0A0bZCl1HPchyott",
+	"pdeMlbF84wSa86D+XlQqRaWmoM7rdAUNdXB9eQEUfn2fH8QKbsfK7UyoPCUThGJvT+pO+B0suNhSflM7",
+	"Zh9qnbG1yrVTp7wqBon11DitymuhQnZHk9urOoytdn9644/vmmv2iv6DOl/dMkOSFVdM8LKQokzc3dAd",
+	"n1gFlug95vH7pm7tChs16q8Xj2rYt8AyDW6GSVSvGmUS8PI7otlmJ74OS/i91f1uxXp9b/DttKqkEBEg",
+	"3BQkjsPvwvBJXbrmfjFVuLossekvtWn16FRhQ+coi0QR/lIrJj6tSgxVZv1bee9NtSO2lGptBVvodcly",
+	"vjnVt6fQ1I/h/9NPD0LcZUyXYzWhboCTjE2wHyD8CzsCwj+pJyD8G7sCTgZRYzk2Cb3pJpm7btCLDkKZ",
+	"xwpbVVdVfakmY9QTEn6GKr1QEL7eKNgIXoh8yF7z2QJ6YJ6gPiMN42MFDL6QVHUFC7VnRNaRCXh4u2kg",
+	"Lak6Ifoh9INnYM92/ydh5d/z3Ju/seP5RuRs4mAPmQzRlqMEB+rs5/6JbQEnGDJJt3eI5g18H40b9BM+",
+	"9/aOxEV+CfEE4W78QRlEs69wJwbx7OjT7yMVx6ANfq79PuPO9787M4HUoP3BPkdDl/0xqX6qN69SbOLF",
+	"NiV7RZ7QIxwFDhV1UEVDPVYIqTrAO0F78IjDgISp2SKRH1W1acXgbCfA85mPwg60hxq61lu5DlnUw9zn",
+	"gREZUN4s6lQDCvesjQkfLPmdCA0wrK6y0cRygKOLXDolInwlzVjVKLDTaJx+KSPWxSgM3G1LYP5eP033",
+	"ArUbK0/uMjYJPVjDHznfmMngIm6lzmDT6WbSSke+WgmGUSwoyC59Z+RqS9S8VftYAuCOJ95ICG2TwSqs",
+	"9MMFBCNDELfbM5zCWFH7/QTJxaa9v+cdejoCTQ2JO9Hn869Gnxv4egza8DqXNqIMJwYQJKt65WYMEr0g",
+	"ca6sEPSpiPYZ4Fu7MnjlHv+R6fYV3pcjHA2MVOt7DR4Y6N3u+wGtFeW/SgsxPUthnuxkcPwdejo8/yOf",
+	"Da7wKIeDQ1UUs+I8NnLC1Ogrcl3/PhwjhnHAOQ6OeG7YqaLtnKCjwh/fmPIy/PQHC4QE+CVMlZWEEBcG",
+	"2bAFz49qMYHmIu2Hq1f/52y/4Gz1Kj7SvpnxQpDFwpd4AXnq36LU0DNzKZZTDJ7xHbLw8I955qFPTJtR",
+	"HyquTqhQ9f9Av4qi8Biy56ILhaJzpLf1Q0ohxKn5CtVRM+x+VTI+xOeQWT2EceTy9hY9HT+KYjlWVAB7",
+	"288xGLJfqWSArFWfdovxUndV1OKBb2AyVE4ufBk0U6uwbcImpfFqDK1wrKqt1qJ/qMMb9jzapAVbWNcR",
+	"r1FLKiKd12Ee5Ce6ko2S9l9Z8q3XhW8RfwlbMQEWsQBY+e+S8EK4CxZ0VDGr/NhE0wqISCMNtNZw4JE0",
+	"AvvWRUbzRPwzvfP1S278CqGFVrPCt/6VCj1+TrGwYItGUEoiKQWfisJ0S4Gt1cU8/7pZ9wjTDvmLCPvM",
+	"pxceLYkRcWzGLS/0fC0yUNWxWsSqwsHgu6XY7KqYfUA3Qo4vsLNPdb5B6jr/t1ydup1AIZicWV4yXs4W",
+	"EAd4WyX5YUP/serj30Oad7hZFl5udvwX8UVigSf3y2kh7kXBbiHlYZCB/xbi2559x/4mvw9O5fUKKrBh",
+	"BSOVV1WfaH7s2I/tG5m0w7G6rBIPC6yUJjEWIUA47ch2+wZ7FTdjhaWq+s/PzwcX+DoShPCubSTI/xm6",
+	"ZSI0gB2N1bQU/C5E7d7T1yUlYfhvsegABLR5biYVms/dH2ZygfkkCPoVN8hoaabCXVdvySqkujMZ41Oj",
+	"i7UVY4XpKLpkk+FwEk2KxQIiPouOiDTjdPB/5fPJu7EpPbPCnhpbCr6sX8QQnjSVigM9SETNfD0ehfv6",
+	"O12lFh5V4Y1HqIUoqJGsR7UkRhEne/Z1l4s3QuR+bcegU29gzOatD1gpFVkjA6g6kiUoTVdjf1FWb2tG",
+	"qEfGAwU4+OyrBHHfQ+hiOoobyeRxMkAbnMG3um3P3+nGIbaPI9FFd/8J/T3VjunAg0oH4Fa878C8zt+T",
+	"jNSTEo+BAe+UiLuA8+08TV46FrPNmp8IJ1KdlXcruFBtDsWOPhXadD9R/2UnF+AohlgkRbmfmpleibzq",
+	"d/v++8uXDMpDYpALLujEt6kuhcpDhR/QOBHyoTkvQKtaPCm2fh3RMnxao1ga6rYOdK/eDLuSF2h8CLyP",
+	"5jUg37jfKMVel0F1rgkGtmoVaCi71C7EcsheQ5ki5lRqJ4wDM2qkvbqDy5zww/NcUqFPXDK0LPY9urFg",
+	"1pBR/QaTVbGDkFVEAVCRLcxPsOQbLLGBG8eVbafh4EQkZlcw/iPRhSfI98ZdR/vdaRY7ujoTwbmFHlV3",
+	"JEL8gOnHSSfCsRDpmnVBTpo95Kdio8kpHFcXOlCOQHdGG2f6m+g9pcnDtDP+GS+K4zD+D75zF3j8obDw",
+	"VBRazZ2qFQEMin92oesB2qdUALItbq9WIsrUihs5WjDXKAk6suFzz33SuntOZIJHxcbQDe57i4pPUGX2",
+	"bj0Vp38KCbUwXhWtqh9UNAAmcSHFpF5YXJH2TOqP06arYlZbKPGzH+vKV798MvxoTtWCKngKjnLf6nJ2",
+	"FEMD9nyrqkW748DjixCmOtoONoR1Mk01CgbBXVxAChkkzoL5iBieCYlrjk851ZlqpiFGUB27GFPmhZ5u",
+	"F6XbOtDr9IEen8A3ZvHdKL+u/noYQin9cFSkuhaQQvLFiBVR76h7ZHt9ZghlkXMlIBazDLnR9PEFphn6",
+	"sud5njGzUbO4blFaUoHIYVrAFx7al3RyxyXsbbGAYyWK9qfjAHFfx+I/lU2EBmb9dy/fsFKstJFW+6LM",
+	"NXOBGQTbaewYr9pvPsZqiYm5UIKdz6vqurSMTQjaxVRpsyWFZD5hFsx0+kEVmudjNV3nc4GcRwn7oMs7",
+	"VvqI6FIstSWZ37D+wtoVRqNDvq3WK4jD1yVblfKeQ2CyqRdVUYicjGOHTGnZ2ukn7JrKLmfsJUhG7kMH",
+	"NYiV82adJS/vKvXAH0A2VhDLE+kOD4uNV2Pwtty4NThlppLg18ayGS/LDaQ1udfgZnG7LiGiGPP5x2py",
+	"JzZmMmTXwkFpZs58X4jhMs/Ytf/E7IjjRax+ImIsHvyt+crht9GsCVlJPNDxHEWaznN3So2bFycIA5nz",
+	"fVcJrzn4uLF0qPhkwX/T8fpt0+XONffCaR+m4uFnbTa6rxRSuw3hSOnF1Cp/FyFateleOAy67ZXvngSG",
+	"50dG/VfCclns5joh1tfD8Djmz+Y5bRkoDIbQ8UZBI9YP51eRzCzQzMHhzGn7hpy5q7gjpGejZk9yvM/T",
+	"ShsQBmCFQHuPpN2bO2p3BsP7Qth4FhR8jLQHXoDTIKKEfkyiRqz/7FtmBocTJYh2b1dWg5Mx9M1stsak",
+	"AhkQpcLNHXgAsaAZ8mOIOYE26saKFUWZYHsyt5k+OCS3upegQCots1q3ls3+AGv/HVtnxM1Ea5p83Jmh",
+	"UXjZbeiCtDKoVVUVDYLEvQVWM35x/qK1YnEcgHNwu4vQ6a4bhXIwvsZPWofcap2xb8Cf3AdP605w0+yP",
+	"R4ADPIo87waqk8haVp/D/TisBa9dB5JYXYpdJjk3/cEXwX2UjhE+7jG0MTa3teNwMSA8wS8BsM5YRXMK",
+	"7dQBTErJ2F/1lFkIkoMIm4p0feH5nGFXxXaG9RKe/y97VFGBCWKBxzg8BArjPkzRzYTdMd2MIXEHI14g",
+	"utiHxADvc+fb6djqcWJVw/7WMLEP+MrWSTVJiW+XVLeYLDkq6VB6FKynhWlvo2L29Bn4+DtaUi6v3mCb",
+	"wuPaUvAE6hTzIvTDA5JJnaGPZWwpClDgquaEoam3OyzuBTG10UqckKdu4o5mEotVhDmPrHaPavwHahr1",
+	"RFp8dWJfV4/HzeX16dMKPXpcKop9tKN+Se4RVZ0z+XY9ClzENeWkQc1ThnbHcH6HHndFUhp9Ftsd9z+A",
+	"0E8dHEEoXnDIYcQ1b4StF2/b6s44VtCekVI2k80Ym6nzUTdGkIAoqxPd4c1MTurj6IjvSpS+nR2OL0rW",
+	"9zNmY0XPBiNiEd+yh1K772gd0PcVSHj4yFH45+cM7XfZWIEnA0oW0Ty+BN+3VJnAZOx2XYI7zLdojv1W",
+	"Y9V/8fzPgxD8ABvzTU4DPDAnDNrSSpXrB3gizJBd4orHqupjyRVbY6XMaNWc5dLwaeG0G0MlQ7ETppMm",
+	"jVTzQowVwFgr1n9YaH+sYQ0LUYqB23XoHmnw3AD9+i/Onzl9h3xNDY4CtsWqA2e1WCxi0ATI+TcDX3XR",
+	"91D3CB+1rEKLLpg3pZogOiESSqrqjU1WMyyLDa+bOx8AWXBjDfvmnOV8k7RcXtEi/wL34WmIXn2O/33I",
+	"HtmPe6N/fKz5lOpo0kIbVA4YiNncgVoejTxypdVmqVFvDORxXwGC9+Je3wUG2RC9EtEqcncVyb2d+bsm",
+	"SLpVHSlB0g3Fqhq/lWSSkEpKfNsLJYNHcSaMYdgl6/5iMCHidxMyMejjqAIm7PqoiQaXRYGjdooPCabp",
+	"XZLgL+aAiPCDBcEqlObrUcNd4TuO0DiAHVPQY74Ra9cDCTci0KJQpiNVx4FO6GtRoidIYDOi/H0CK3ah",
+	"AkpPwaCAGWBHwQvMJeNxZ/jMS21O6hQK/oUir4b+A6RwetZ4KDZRd9/dJPZX/9LvSGVpDUcmtH77X0+X",
+	"9zNG7JOa8hvWr8JojBAU+4sNPEXObGxvr7HTcIh7i/qkQyj4DDKQMAXq6t31B5xtsi6LiROZ/3r97ues",
+	"Ev0klkD7r1NfDfaVKKST1CfYIAfqjEg7VtBOxo1ae/uDXApj+XI1Yf1flPzkAKxV7uMcKLCHqrwC7CeY",
+	"EVUNEeINTp9/+92ImQV//u13/wPLii3EJ/bj3y5fnl7/ePn82++cpDLu4SOZ1wqQWb+Q2q9TnW/wB/oM",
+	"ipO9FzMB4aekozDOwudsiQ2HuWJB42P8gW9QH6nk0ai6ITVFGKsQUOEPcbjM24Mofg3NuJ+I7YZr9nU5",
+	"b23aNPMl+Bwlbm09dTNM3Sn+8v4tlFLi5g7vQO0aQnwM6B9fdvViUtuxkFl11IeZ2+m737UoGW01+P1z",
+	"IhBOZX8M3WpzHT0JjM6PjdW/SrsgEulY325WlIRZnT0dx+/UnK/gFmo/VAt9DINJV417SZUmov5KWD3O",
+	"TY6dKKpylhcV2a8Xl0M62pcVLR0rJKZTPrsLRc2dnLRc2U1ocTEYspfNCnB+99JAeq3fA4apw2rHCixY",
+	"gV/rW7Ih1ZrOug3MoNUT1qZzuvGtW0Ej0mDIvON9rGhIqMslYFaw3VNMYLUCOBZkwrqsgNJ/cf4NgupB",
+	"GjFoL+N2rNtxfEZDM/w+ov0eXhPuxVMK+A/haL6UkZxVF/bsN08zPp+Vgv69q7YXvXIEPEmnY/nlHN3M",
+	"9fzYyOAl2F0CiN9NRu7e40TQgxHeD31iMBUShMMMeyU4auL+kcV9lIk1kKzMb0thFo9Aprod9rfeVPBS",
+	"lGjBHP3jo4O8EeW9x4d1WfRGvTO+kmf3z4A40IS/1fvOG0CIrYif2s/o7Y5+qAqkRT+iDht/hpbD6Jco",
+	"tyD6NUAgnoGiyqKfwJHQ+/zx8/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
