@@ -904,6 +904,42 @@ type ApprovePermissionsRequest struct {
 	Items *PermissionSet `json:"items,omitempty"`
 }
 
+// Artefact defines model for Artefact.
+type Artefact struct {
+	// Action The action whose run produced it.
+	Action string `json:"action"`
+
+	// At When the run ended.
+	At time.Time `json:"at"`
+
+	// By Who queued the run (a user, or a schedule and its author).
+	By string `json:"by"`
+
+	// Name The artefact's name as the run's result gave it.
+	Name string `json:"name"`
+
+	// PrunedBy The later prune task whose result listed it as deleted; absent when none did.
+	PrunedBy *int64 `json:"pruned_by,omitempty"`
+
+	// SizeBytes Its size; absent when the result did not say.
+	SizeBytes *int64 `json:"size_bytes,omitempty"`
+
+	// Task That run's task.
+	Task int64 `json:"task"`
+}
+
+// Artefacts defines model for Artefacts.
+type Artefacts struct {
+	// Actions The manual actions that declare artefacts; empty when the driver declares none.
+	Actions []string `json:"actions"`
+
+	// Items The newest artefacts, newest first.
+	Items []Artefact `json:"items"`
+
+	// More Older runs produced artefacts too.
+	More bool `json:"more"`
+}
+
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
 	// Address The client's address; empty for anyone but admins.
@@ -2768,6 +2804,9 @@ type ServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx echo.Context, name DeploymentName, action string) error
+	// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+	// (GET /deployments/{name}/artefacts)
+	ListDeploymentArtefacts(ctx echo.Context, name DeploymentName) error
 	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
 	// (GET /deployments/{name}/drift)
 	GetDeploymentDrift(ctx echo.Context, name DeploymentName) error
@@ -3114,6 +3153,22 @@ func (w *ServerInterfaceWrapper) RunAction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RunAction(ctx, name, action)
+	return err
+}
+
+// ListDeploymentArtefacts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeploymentArtefacts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeploymentArtefacts(ctx, name)
 	return err
 }
 
@@ -3936,6 +3991,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/deployments", wrapper.InstallDeployment, options.OperationMiddlewares["installDeployment"]...)
 	router.DELETE(options.BaseURL+"/deployments/:name", wrapper.DeleteDeployment, options.OperationMiddlewares["deleteDeployment"]...)
 	router.GET(options.BaseURL+"/deployments/:name", wrapper.GetDeployment, options.OperationMiddlewares["getDeployment"]...)
+	router.GET(options.BaseURL+"/deployments/:name/artefacts", wrapper.ListDeploymentArtefacts, options.OperationMiddlewares["listDeploymentArtefacts"]...)
 	router.GET(options.BaseURL+"/deployments/:name/drift", wrapper.GetDeploymentDrift, options.OperationMiddlewares["getDeploymentDrift"]...)
 	router.POST(options.BaseURL+"/deployments/:name/drift/accept", wrapper.AcceptDeploymentDrift, options.OperationMiddlewares["acceptDeploymentDrift"]...)
 	router.POST(options.BaseURL+"/deployments/:name/reconcile", wrapper.ReconcileDeployment, options.OperationMiddlewares["reconcileDeployment"]...)
@@ -4224,6 +4280,45 @@ type RunActiondefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response RunActiondefaultApplicationProblemPlusJSONResponse) VisitRunActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeploymentArtefactsRequestObject struct {
+	Name DeploymentName `json:"name"`
+}
+
+type ListDeploymentArtefactsResponseObject interface {
+	VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error
+}
+
+type ListDeploymentArtefacts200JSONResponse Artefacts
+
+func (response ListDeploymentArtefacts200JSONResponse) VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeploymentArtefactsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListDeploymentArtefactsdefaultApplicationProblemPlusJSONResponse) VisitListDeploymentArtefactsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -6016,6 +6111,9 @@ type StrictServerInterface interface {
 	// RunAction Run a manual action of the deployment's driver with its prompts
 	// (POST /deployments/{name}/actions/{action})
 	RunAction(ctx context.Context, request RunActionRequestObject) (RunActionResponseObject, error)
+	// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+	// (GET /deployments/{name}/artefacts)
+	ListDeploymentArtefacts(ctx context.Context, request ListDeploymentArtefactsRequestObject) (ListDeploymentArtefactsResponseObject, error)
 	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
 	// (GET /deployments/{name}/drift)
 	GetDeploymentDrift(ctx context.Context, request GetDeploymentDriftRequestObject) (GetDeploymentDriftResponseObject, error)
@@ -6377,6 +6475,31 @@ func (sh *strictHandler) RunAction(ctx echo.Context, name DeploymentName, action
 		return err
 	} else if validResponse, ok := response.(RunActionResponseObject); ok {
 		return validResponse.VisitRunActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeploymentArtefacts operation middleware
+func (sh *strictHandler) ListDeploymentArtefacts(ctx echo.Context, name DeploymentName) error {
+	var request ListDeploymentArtefactsRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeploymentArtefacts(ctx.Request().Context(), request.(ListDeploymentArtefactsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeploymentArtefacts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeploymentArtefactsResponseObject); ok {
+		return validResponse.VisitListDeploymentArtefactsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7805,305 +7928,313 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Ncxs38i8KfxUUn6dK5J4RJTtOzq5Up+5RbGfjjTf2sZzN/9bSJYIciMRqCHAHGMnclL/7LXQ3MJgh",
-	"hhzKtJNzz62t2licGbw2+g3dv/5tMNertVZCWTO4+G2w5iVfCStK+Ot5VRpdun/lwsxLubZSq8HF4P1S",
-	"sKkSH+3NHN6YMn3L7FKwdSnupa4MW/OFGA+ygXSv/7sS5WaQDRRficHFAL8ZZAMzX4oVd82v+MfXQi3s",
-	"cnDx9Pw8G9jN2r1pbCnVYvDpUzZ4IdaF3qyEsj9DK79h02tul3XL8J9sUIp/V7IU+eDClpWI+0m0W8p7",
-	"UR63zddyJe32qv2oH9iKqw2TVqwM47BIbKmL3DBu2Uob27VkBbQY95qLW14VdnDx7Xnmlk+uqhUt3koq",
-	"/OtJWEiprFiIEkZ3PV+KvCrEqxcdM5b5zvne6nLFLTb63bNBug9dlXNx3FV9z83dlxzzr2K21PoLdvHJ",
-	"fW7WWhkBp+ttqWeFWLl/zrWyQgHN8PW6kHPuaOZsjW/8t38ZR0C/Rb39/0txO7gY/P/O6uN7hk/NmW8X",
-	"emyS4JVioix1mTFu2LsfnrO/PPv2vzPqhuXCclmY8YBW+2o+F2vrJts5wsNG1mg0MTzHV+ZLrhaCPXDD",
-	"/l2JSuRuqJxZbu7c6VgKnhN3eq1xEGn+5D44MeyXd6/Hg12EBcOgAbrnV29fvdd3Alpdl3otSitxv+al",
-	"4FbkN9w29jvnVpxaCfTcajwbiI9rWQqz6xtVFQWfFcKT1FYbMu9FX9mg4MbeVGb3EPd2p+jUbj2ojCg7",
-	"Hn6KT8Y/8ajQEQ9fZfECfggd69m/xNy69q/mbvteqXWFsqhFuo53VrxgHF5jZaVODJPwttvh5l7hS2nK",
-	"qBsYp7bsTipYcKEcD/2nb+pD+9Vs8PHUvXN6z2GCxr0cz+EnqfIr+vgTDHC1xpnxonhzO7j4555zXHCp",
-	"/sGLSpjBpw9Z50xODFu7Vxn2wO7hk4yRiDDsVhaFyJlU462dgslmfo71ILv35534dyWM3T4e8fzyXLp3",
-	"efE2egXpbdcs4vGz2cb/4FY3Y248wAyCjuLf5KW4ZHolrRU5fWOY5XfC6SSy9AsR7baf1KfUNNfrUt+L",
-	"t6JcSWOkViaacnpmt7wwok2CIOX38urQy7XoGk+VS3s1t6iItcg8z0thTJrO54UUyp4YRm9dMrFa2w27",
-	"1SXjaqOVYLPKMp6vpDLJo+BP+3bb/lSzIbTGjFyoU6ky0AJdy7Bbo4zpEn6iM2eX3LI5d+SY7LDURUeH",
-	"7onTklxjjpPFk1F6pvNNskHrWPkNctDtRmXOhkrcCxyjEfNS2FHQZUVp3Eazq7evGLQDP7uZs7mb+oO0",
-	"y0vGZ0Yo6xeVabt0z0uRC2UlL9yoerBu12rnMN1Dx+vyRm84a8ZVTp3TIvfs8V7ymMsZAVToeMFansJ0",
-	"A18If871asVVflpIJUioOk3S/RMUPsf1tRLbvLLNdkgguDHQpmeBlj90nYGXypabxBnoYPW/OlpzakSu",
-	"lciYGC/GLA9WxFgqY3lRZEC6jnLdKo9RRCVJifsjuOs8R4fVfXKApoDKVzeP+S31ydZ8RWGA67ESeRbw",
-	"zpwNpXV80y5r5mlGCX54gLKhKzvXyB6CpCwK/SBQTb51eoijRC4LkScowr3ETXrjnIkEW0ftOC6CDflj",
-	"/7AUilF/aU6C89919Omc+5UC3rTiOa4fqaGwcP91ShLg9FWeMV4YzaQillHew9ks9IK5U9FqdBSzKWzS",
-	"YB8aG6ATBd+mGRgvF8L2Irv3+GpSGeN24Ck4kvbUeL2ZYVMCPTZWsvNovuULsX0ygwTsJQqjM16LQV6W",
-	"HP6OvA099E/or/lR59jfhxVujt7rgX0V5LRmBS+n+v6+UnkhIhuwZWzoolqpqJvo6N1KUXSQNTxychI0",
-	"ngxtJ3fwL5hZi/m4Pv7/PP8wdoNLUt2tLNI2AHD+rZ5/KPWKPQnSCQ4nuoPQsFxyw5RuE3k0o5Uwhkho",
-	"96rCwOr3Uwv7vKiMFeXLezJX2+ta4c8d5pMRaPr1Y9rRuJsrcg26hGNgOZ/bDh5FY9762BkOZ6BdETfB",
-	"Fx1TlIbxma5sB89LM1RUBmFVTgx70GVO4vB7Pr97c3ubZjzwQ7upn92yFI4f/8pLJdUi8W1ry+BpxFho",
-	"1vXiZbQp8Q4kN9bzjGvLbYLdlILnm+0hv5b3jh/zXCphDM386dnThiix9RKxua6KnClt2Qw/TK6PsXq9",
-	"FjGHmGldCK7cwwdd3hWa512auZ/JiWG1Y9OALgeTu62Ka0c+TsUkI6YU4HUx26ds57h7sd5fabjbjLe1",
-	"l37SO7fHdJqITV9zc13C56CymEvmNEm2ElwZJ+gbc+kg1mjQidEpy6US5Wu9eJ1kYm+UCCKcs7l/H4V7",
-	"wsNgU5qL3xL/NSsr5ZgHK8Vcl7nI4bFnhP2YjBUfbZqOXDsZ2S01r7n03mT2Z/aT/B6oiju6gKk9eLW4",
-	"ELeWpVlJ+wS7ASS3HB06scusn2sjfPEpa9OI9S1tTxcnmjGz1A9unaVhWs3FBTN2fTMe95gItL09kw9w",
-	"wVAIK7q9Tzk83+FyavuN8IOefqO4d8f+X9DHj/IbwQc7HUcJf5GXNWGeS63vyKQ0GZttgnnZoensch3h",
-	"dPq4jvpP7FOyH89M+y9X/c11tVpxUD+3GBey2BtwnqctFjzX94IZx8C3mXGGDFva+lFSrjR5ZJctuGtC",
-	"LTmZWidxn2bCjjaUeHDm0E/VTJRKWGEYqFKmNm0KwY2jEGzPsGEQdxkKq4l6h9IKhJjjP2vtHs4LLldm",
-	"lLEHVB4Mu5WlsfCV8h3DTzUPe3o+nqi+gqyh+yWsCJz3jWN9N7radUe30qVg+LobXSnYg/s/u+TK/ww3",
-	"d2l9Vq74QtyYamastBUcoZTAQaLRc14EIa5VsWHDXM/NGTw4pQfjVT66gPehbYPmalmpiZLKWMGDPasV",
-	"PBWRs+PEwAZ4qzRjgs+XLJfGSjW3ExUPFFhqBpsWGbIib/Q758qRdlkpXJzxRF2hVuIaQBcYjtscsHuv",
-	"XA/X0VhSW9i8oT7M06y0OkUhsuVETjpD3KKlDwks59aB2KXLAQt1/P5LKHBvdZ5cq/t5x/jrMb8VpZHG",
-	"CmX/4UxO8RzOKDo+nJh183D/judyMgqz6T/EVD+pQdPQbsAvrhYdWtaPogh2JX2BiltN9Uiq13ZTrqRi",
-	"5O9DZ5hTgCaqUvWPurJG5sK/HhzXfm/QG7Uu+FzkI1gUpeGOEdnAREl7AR3i0QEty2qW6zErxb2EewTG",
-	"gYMI5Xs5MaQXmswN3kmOyrBK3Sn9oPDgJIw8ai29sbAu4Z2swVR779U7+j61PaRt3hhhd2lpkaMR92HJ",
-	"7wXjeNpirzv8MDpQvY/Vj4ghNEfXkKXxwnUpgJ5wjuHNSmkVBzq1nEol7qPnzbX+q7wXinHDphSEg5cv",
-	"EFQyE7caaA1UZMGGFnxDpbH43LGeiboVD7AJXPlgFEegYBdQA7L2YJLDsm4kSZ89HHHNaX3YqcX5tdt2",
-	"+q/XN/eOo2iVXLlZZTYpLb4+sS0RGfH/yI5/zJW//2a26XDaO1X4867o81LeHqLhutd/1WXeYQ0Qj4BW",
-	"A7908ocN3THdNDUJ/OkpW0lVWWGQ32mFv09USaqIkxnQ4igIvECVnozg3XCBRaZHHu/KRNF870X6iOCj",
-	"nbSwFLywy/7L9SO+v71Wr0hhk6Sy+oXDDlorJ3F6fr3iJZwo/O2bc9ZaPnYvxUPvBZuoxIqxV6ohBUHG",
-	"OPPDbQiNVOkHWlnwuLlD0Sd0J+JknUEiYNGu+Tz9FCVcOrpk7Y7ADb/nkoh/h3FC213brNFskSL8Dc2c",
-	"W17oRSVQCkkDTRDXs0vh1tB97FQAJZxWY8SKKyvnoZN1KeYiF2ou2JC7v06DwuGUdU+72MpERS+MtnQ9",
-	"x1MNurZ20j37B3Zu3C7Xc8Br1nAthlJUKEuyNLyYMaPdLxvg6Piavr0Vpcg71Apc/kM4XfpKt97/cGy3",
-	"DmnWYN+BKohrNzhogwU3RpkUHJ4vtm+I6zi2bZLyVizQRy7dKjHxkc9tsYHrE8VcW9y6raKG2FBpYm6Z",
-	"J7QVV/JWGEeBusxF2VvZgkGL/E2YRVtLmC/F/C41+mCs+imAieq64GXjyiGyTKmxm93uy4bSi3ZIP+FH",
-	"I+m90l9h+XZdM7ueH3SZu0P5C6rd2/7U8S41fJ955d9jD0tt6mnC0vqdumTnyCBoCOmdq1QnIWwt7pYl",
-	"yYammi8dPdPenpq5XiPTM2TFOtkjSrbiG/jSfTbK8AriYbnpvSG/+HF2b4lb8l77ikpLi9PA19EO1Cek",
-	"pr+sPvTxyjXov5OD/ErDa13pbdRc5BckqOlKrukCIM0SjD8nbsNuG3AA6JKo3qDkcDZoir2MGRH1BXAf",
-	"7AkIBiIIIBzCy4yW3cqGXOUTcM741kZjT1cX4a2aPogGUSp41zVOdUDLAf+iJpKBHPTWD/5ausl9neHX",
-	"dX1xT/afI8y/Xb/5OWuEd4DozNikOj//Zo6nEv4tSG7iJeuJwTaSxxRCuLe3ks4CXIn7izW3qvCDFat1",
-	"wa0Yw1/hKgduzMEJluzpgasOgzhibY3JsmHt4zxns40VZvQ5s92yiyF6HcaV4S50Unw4rAlDS+5UrpEk",
-	"tydO9HnRuL82QHKyIWTGEd0RfQ+ClZQkN4hxOMASj6kzwYywud4+YXzdKwpoPJdoFDjFwG/pt+fu51Ga",
-	"lR8aWtJSqxNqsX/ckKVsIe/BQIt0UEm/gg7aIdlQy4y3vePs4r6etLqgvdtPoTFtZY2AmUBXYbe396mD",
-	"mMlQbFJx57qa2sGw7XWStiMKhgbdoeb4pzucb4d5uGhJcDz1mKNxdK/FUXxZ0NKj/ViPDM6i8YcA6Vc2",
-	"FSfFMVq7Iw5jJjZa5Tc+Er4jGmPJS8tyLZA9ocEBEYhO9QE/Bn5PVwWXEGubOznqe3dvOy6NVx9bNwrR",
-	"iLov8926ZIzUtAsahmF0pfVOF+J7qXKpFmxYzvh8zCu71KX8D+TAjO/+bMZSj/rd5Wf1svVZedMRXGtr",
-	"Yj8xuIwZK4XKnZ2Jq9dcuSzMCjcGFrfWlWsuNmxpqY43mAz/43QucpEzeJyxd99fPWdlVQi8dpnhOjmN",
-	"i5Ri6W+lQhcmq9U0uMxRQuR+WG917sRtVUq7OTFsxo0opBIj79sX0FaKCsbsKlw1ZKxaL0oI9ixZqYti",
-	"xud3pJ/TMnAF2w50F1q5pasH73+QIQ42EYUSkf8BeQY1Aew2BAtu/MB44VTQ/pZg6GC2SXWg6/m6TpKS",
-	"KDCnDtrDg+s2znSd1azuBkLm/V0z7P32BgayxLyG+DhfsmmLm0xHhxip27wsyUhFbg7eSzxy+4ITiM3J",
-	"nKw7903Xso0P8Oy7EXdzkU4PfsFnojAHxbtvdfFlxHofz2OSXrvVgqBC+ldavsnOUIKOvImgNG3rBLSu",
-	"vZSDf9QT/vxUx+a9x/Z5l6u1LiGQwF4wjnk0Q65YtS40eBomgxnEROeTAdjKE8oqYT9f/f3lZJBc8lwu",
-	"KKKovy69bgq2Q86tIYdS3kV3cqE6lsCr6d5lgHM7MexObFAo4MdM2kZkaqXw93QQKqbdpNWattdYWsxb",
-	"ui31qtEFJVvgRog8q7dKl4z2JN39WswPj8JY89KInPz0Y4MuifFmVVDci38AezD+l9HOpHCNzIRh0qbz",
-	"Vrpt1H1HiEio5Wlu+KBDdlO9v4EMaBVSh+zHcPG0zQ0agQrSsFxLtchgbyh4IPLDlpUyeKcGcRkTFQVc",
-	"gfLi1BIKrhoz7HbjPVVlpZTTGgN5Q9gENENBQTzfjNnbUi9KASEXF2whrHXf4I3FkIP6oitL3RnLS3iu",
-	"y4mCmGAYPMcxsAcu4Sn6Le4h3GM0Zi8EaEP5BTN6JewSXoGsnomCgAoQ5JwS7+CuRedsXnKzPC20XmOH",
-	"rFJ8VghmNVtXRQHCC7wyGeMTReNka6e4oFzjOYbJclY4wzwM5++SJhs78PBabWvJMGwelrzDi8GuMTT6",
-	"wt+D1sst3YLBw8gTtzvuZ6K2NL0v7LhHL7npzMaS5FkGb/kwYh5EbW7laAlGaRd6X+O3dg97txB1McgG",
-	"EZEOsoEnqEE2oM0cZAMaxE6XZZdDGZdgr5N4O05t28BeJdNC3vv4PTarZGF9UEUzBNBH9hlGkX2Us+A5",
-	"Jbx9ttbGurW4ePJt85YRLhedNVsH8dXh6BS4Bwd4V95c1y0DDh5PJr1qIMvooZTWCkVDrQf33fhZup+q",
-	"06ykqftTHVRUbw8NX4iZ5Iq9xU6u/9dr9uTb8ZNnmG38sITrC+AubhX2q7L1lGlYyT1Hm64zPjxYfbtA",
-	"CZpBK4lM+BpZo7b+fIhaWv/ZCn/YbpUuxPs12I5ip7d7hrE3VuknqfJX/vNDfZhN6VjH6UnV4edvRIUe",
-	"CV9hC2kgjKMDXeGrR+vXRHdouP6eO/n4Hr8RYbcrzJ92uzPOf+cBeOEX1GqkgAbZnpgEjEP7HDw2Qqgb",
-	"56ARWQLqu+OpFGSJKkNnEuUOem/PtbONJl3vpCP/piel7NFpFTG1dMdwdGa2RhlWqZSpfvpIIe5Fkdys",
-	"3rmi2EScZ9ghz3/2G/VWF3KeijakxPbtGMxCz9iaWytKFc5k7WOMyMfAvfpCM6msvmB/ArCI+ZKXTj8q",
-	"Tcb+LwYwBf/kp//5gJq0MYepTWiy3NTdJxVF77okzgHDCi7v2AfrTcPgGBcfpemIkywFZMLnXdEQ+DRe",
-	"meFdNROnfwp8NItiovWDGl347H68Knf8TDGhbEnGMjQFIVsUq3PYWh0e7lR/02Xdoy/xYamZEWi/rYGe",
-	"wMHpDW4K6XO7n8s+d2QBU2F7e6N1b4xub5xUi+CfhzvcTrL/TCpsU8wBk0yOXzx0w3Q1Ibc6DCXEc3Fm",
-	"GVp2Ui0o4xSNVo/3wi3snmGVsrJgpbjXd86Ou6I3KLSusgVcqtZNN9z80nYaYr3huCKIxCeE8hf+7hWb",
-	"17GQ18GFdAC20Z3Y9L8+xB5+Eumrw6TovWIvfr5m4MqErA66VH92HrHMtEcKHTSOZ2y3+g5uUWofLFhC",
-	"6HSbbYCX6FvmppZmclVZbLep5/Li7OzHN9fvz969fPvm+tX7N+/+bzRadGWZ5T0y5D1SWll0bdIvJnWr",
-	"vebGPCRjla4sc8qJZU+e7lsxD7m0Mx/EvXMQAlyE+kbwPmGwHVMk+MXtWUYyNJVDV2wgqN9LXxPrbAHy",
-	"yp3pGjmpHZHNhoiBBaJmdJggqTMp+2Xa4yxDguJKwl2QiQ9xHZlCDKNXkz/gy2TC9VwqvFAdti8ss3Bd",
-	"mQGPzNBhkFFoR0a2RQbZS2ouCzHatdKul8NWFf1HicAtuVB1RL3jueXmkpgwZoXzBUcTMYaU/fa7Jr/8",
-	"LiXd8XQ3kGif/fkwPuvaCIMPtJEi+KCtd8neOq4qoCvlOWErrfQ9xTL6cKlK+X8nA6ZKvTrsiqRr/X/Q",
-	"pfftka8aXEwaQqCAAC5QXyP4JCuKoisQovMazureXnx//RWihcLaw5yhrZ3LT1bPQXcYb9teAUqFBD+Y",
-	"jd0GJwZw8JjhG3PBOMPJgKNaVauZKDHNsKwEIlwVRjjVglYpcj9YficoaJTenih4/RLj65xSbxCZKsI9",
-	"DNGGUc84QsdZJgrcY+xnvdURh3A2hqhyuGroTOQqhF6AMSzNRPnYBPaGEBiHumROrRk1cgC34BhZ7YtC",
-	"//+dEOvGyLXyDAlCbjzCo+MrwGso09B9Rxca7e8ayQ7x9qMs+mvJUxhB3e4AJR5QvyNvwAXBaciiYE61",
-	"kBZT7Z6/fkUWirSM37qVldaI4ja4ZJcaLijoakeNWixrv4qXNcR/49Onz/Z+G0vyNvj2QRyvlvNhODtc",
-	"A83QhX06Zyv7ilCzMY6hbyAR3CgaiuUZr/KMTdDLzL2DqTaAJ4ORO3711x4ipSY5adoYCBiu3zKcFotS",
-	"LHhH3v9rUGuNKMTc6hKkcfhALeKArwMdAD7uqaGNHKDV0/ex0InCzgYBWiv+8cNhjq8rFn18knI30PVa",
-	"Y5U7Fdebtrv6HSqb0UDT0IPu2+5j7h57f19iXECBuPd1pBqokKO0UVLBAdga7LUo7+VcXM09/hWo+dng",
-	"r6Wu1slx+5bSQ39Zw7uyZtveNeVHTpeXiROzcwI7N7bZ4+fsbYvHzAL91VveWtQUr2mfjqAWP+ZoLGBL",
-	"ksRy9fYVg8cx1iPeupUCn+y8adle7bleNzQ/IjHQ83peafpFgqb6rA7lkaTB6IBHhe3Mo1wjH1a2rjDK",
-	"kqtWnGVItGzu+B99D3alsXYDPeIXfZZ7rfMbL5X2RTie9I9QZeDzhqS6W/lR5HBdby7YZLAu5b0sxELk",
-	"9W3wZOCkIWgiStgHXd5Fv7x99SL669Xb5/Vfb7ldUhxF9Mpalxb//FWqXD8Y1HHWpZ4LY/BJpVbc3Imc",
-	"nbmf8bfrl6+lqj4yDbMPL861upVK5E7Lc1Yv/n61Xl+VK10yfS/KUuY0gDlf85kspN1QsBhEloHFxKJn",
-	"PlnKL9eJcSbvWpSnc25E7bV5fvX2BkE+JgOzMXNb1M0y+mG7LWb4LcLvHOhDgMjlx3ImvpY3HSfjZcdR",
-	"uGR/iqzz7tOxV45/pgAXXeFrV8w/Y0NEjnL/fyY+innG/jQCwwTAfMJrVOah07t1oH5wL8rZ/pNPnq0w",
-	"D/pu//n/lFaNE/g4/TNZ1ktuEkv5VoDwzNj3ulJgO73WHeHWRv6nQx+awbfuIM2l3WRbKNPulFpdQrgG",
-	"xH88+avsAs10b93A7VZvKx+nlrQnoiv8R9rwzlrFi9LRlj0PMFmR8cy6rPZLb4tCOm1AUWmiK0bD1nkK",
-	"HNMnGqbhaR8Tk4vwDs7oUrwLJX0To11ixL9QEAYKW/nmzd9/khjy8LIsHect2XO9WnfleO0AxW3i0NJr",
-	"gElJAYMa+49H3DMduztxTuddtrzORWSBt0E3kJN5iPt0r/vO3DuMI8zYdTWfCwGL+gNEPLqpbmd7N8Lx",
-	"8s3NPpIoBfhlEzbmK2vqTTUnzL+ZMVOtVl3gALQP+6nEveihdJ+X3Cxfa70mNGE3NYiQe1sVxS6EYR9R",
-	"uQcA2Zn2/lXqsgYIOjNLvT59ELPetyyhV799icXOBo0/wjLvLWGzA867iwwha4O55wG+ybDKiEZerFa3",
-	"hQTQZLdbpeIF/POeF1hqR9ubW8ej8ZZxJvMc6jVUyieJgZfYLkttbUEe4xpp5cPOcgSpqgoQbFhqtWiB",
-	"nUUu0AW6Penuc0cS7yPLHfygS0YrgAF3jj97nrIWJUGhD2vfJmXuOu48hV/HmGvtCAMzraeZj7Kid6f4",
-	"J72Itx746va36bh0gkA3aV96cEJhlD3eGs9Kwe9MHAPlqLHkc5uRyuZx1QmbQXh21TsfqQk+nwTN2F0+",
-	"gZ5DVRLY9HadBMaVeRAlw3pd5AH/d6Uxs9LqkHyVQcTELViZttFyqKkAnucql5YCQGabLqrawheKmFu4",
-	"cEhA1sFnJ4CPlHs/OcXm4vlcd6X9p2HSr9gv78ADTEH0YcfgOmAIEO4Xs4KrO1DEMcDvx/fv32J3ZtQb",
-	"Vj0kAHkMnVC3AVhOB5Py8V67qqls42jR9WxzqutSnEZ5jmttrP/7MEld3zltXxYlwQZDMFOAHMSz+8AN",
-	"5LirQy+e7v2SJHK6/VWKFR+tswKhAwzZCtow9l9HKjaqf/hR9gj58eU5YMGz9l0XjjK66nKLs2efdzLa",
-	"XVrzVqMtTacdk9oRhYquVMi8jGp6JRnmO3+l3A3FHW6dQ6w1Gypfzsoxojup8kvQ7cQpxFSLttse1FyP",
-	"IDPaD+YduuwZCN2ahVNo3tVNJF1IH5KLgablC3l7e8gdcX0zXN8W774jzqmH9lpXSt5KkQPehfcie3yJ",
-	"jDBJ/P7v1NA/E/Oif7GV6DYYJpVe1xq96TBgycb6PC7aOIaO2hZTeyHyPgOjLYJMquXF7jjwPZGE71r+",
-	"lZVwBjLp1KcQhpUNPMARFPlayTSI0DuKONlx7OmNx2dY8PrMn5hUtsUjcyya7TYD13tlWfip9eUujbUC",
-	"5hIa6IFNRohkrlORM0Ql0D2yj+mURVS0k3g66AXG2ZkiEI99TyHjJGWnOvUVjw/SdtBySqcyB68AJOuC",
-	"ZKmUcbLOV2yRxlftK+ViadMO0MdlWXeMt3fhtjsh1jc533SgofDSils+r/H+QVS+YO4LsJ3uxNp6Z8kF",
-	"UxohS8qq6KjtBP25Rnr2R4n2P9OaPqJH8CFF9ekSFuw8ysSGCZpC2wtfcRhQgn/OmLmT6zWgOoGVuxll",
-	"2xXp6ofjTg/cuqyUOHRE8BEFj3C3GFvDU5reyjHqpKwUDQpc5H6ovQfocWATGUgwFujXF2W+9aCjqEpV",
-	"FPJsvKcrkZTYxg/ZU8nYbUkH+JTfMQgrUp14uf3TXxs4uOli0k1aoXW4bINr0fJ4dK0ec11JY0RDGmiF",
-	"yeZ3Mh0FAMhJ6QRKDFL6aJldlkLASH0ppYelLARbcw8kExwFPasQtS+M70VZ8HWjhqgbcDaAJUgOHDtP",
-	"m3iPLh+cyI7bdsdHIaIdbhp3AHpUjW6QP9wPtEnfZJCbDicmZPKXwgoFDYR0GscXa/Khm0dev5l2N8iV",
-	"uPmPVn2LcAdbEuRG/H29g4EE600IWxUTW4uxBhG51yvq5W93XmDHurdrfu+Ae96lbXmZ2fK/yXvB3CNy",
-	"9sGtzv9c6qosNhn7nzmX8N8HIe7gHyut7BL+tRG8xIQj8ZGv1k6xGJyzb9if3P8ScXzb6l+3CP6JgiB3",
-	"yuFLxg0LcjWEZvpPmJDgGHESkqIjjeWY1rDiH1Gn+ua7bzHWD/88P1B0d4+zIb9JO3I/uGNI0mrX6Rmz",
-	"NwFVWzXqRudiXvASDrTvckgo8/c+5IRxLzfhw9ElO69D0rd1h7AaT87P965GzahbQemOyTJ8SlxWabiy",
-	"cHvA1QVM0jF1nFVR0FKt2NB7igB89E7Ckq5i1/8+WRCx4bZSIYutVOolBAPHclyXHiDkIgwABVxjbPC2",
-	"13TZTCwlBF3GI93P/b9WgXjQlk7MI2vCt5js9nBeXf18BTXI2X+g0vmS2IhEzA1KUa9Zw8vKzfHsjSl0",
-	"kzl896y3K3CLfe/is7+AzZ4EKRC5tFgnx9swl3gO8bYkBLwCv0C/Pt0rtAGi/vdhqVeGtSSQo41zhq4x",
-	"8gy2GcJnssdH9XkYE3oEh+h9VH/fE7BN2CFO6NgwZQk6OnZmY1p9Nxs1P2jcrczGxB2Ja3FfgUIwXzZq",
-	"HnAAb6WSZtmGA0unJmMfHRhEcJet8qZRvVHzIxhnlJrVO4myuVi0p7vwvRo70ljJD53U+CJckDdpso5p",
-	"2085bdDAA4jOQ/ftrdgbhaZ1wwHWhNwzGeZXqGZwJwgb6jK+rca7/6V+wOwXZHawI2U6igYDJhKWXTUr",
-	"5Bx7Uezty7+z4Vy7hsbrajbqHfHh2u+edDcGYgNwqx+l1nCESUeXBO08woPH9w8q5k14XIjwBQ6ei4AR",
-	"mLEZz2Gpua1KgR4iqLkmcwoxcMapZgUvO+6zD0Aw/CzgwnDLEYCGCHMQHMwwr7Rk4ov9vMC9FAH7hbuO",
-	"UIM8xvHbA/Z1bXlpuy8lIDJox43ErpLXjVLghKoncr+IofS1txYOCypuXzFA6z3vF6I5/yRVfo2fdlwH",
-	"RDNMr59Y97f4MSgGbpGNFWusWuWRjLLuamr/0rMdrkKIZ2R/0zOkVxvbFOKjmFdW3Mz1asVVbkJlDZJX",
-	"ICikWjBfEHOIERbjqGsD+ZI+MVkrMeoYrBcZ/e2fl65JRDMLcQZuZUJB8aQFAxP+rBJzHYoE7g95vqNt",
-	"ai6p+zbbfR3c+7qic2dxO6Nucavb21nyNOX8S89u0iFugWwKqWqkLZrz3/TsxDgTaV3ZZgEPeDtj3z1j",
-	"P8nvR3um73u/ga/SN8H+BDdHB4ve8I6cGNiEtHdfL5JsK2xdFGdlsjRe4y5lxGM9JRhQN05TNlglwyG3",
-	"Dv+s0PM7CgyeCWNPxe2t7gAuXGsj7a5b9fJQS2HHTTzAKHRfFRi8AYRzSj2zYSHVHV3emP7I4e+5uUut",
-	"blcUU8oJHJYmFNnYihqrMbKilSLy8dNNc3e93iUc9fpYshFQPb+YbNTr3qLRTxglo/vwcYLxPd02tXJw",
-	"02bpYyzdvFEMf5vDOxmRNiU/X3z0Zu8yEM++U0BkFr65qaDWaMIfK6La2o50gUHqUuQ+WizXocKZj111",
-	"e3Zi2JC8owRnymYbtuSYNwMQZFQRoC4/SahlI0IC2IbyZVPsdIrhb3XtWQoxpmJ4eRYjOQCV74wc2bda",
-	"jjp3JmP8qB/CAvmED4JPBfNCdgQtrHkplL1xvK0zOjiwcLIPiAUCU6Sr1FJXiyV46+VKWnkPKNMRixwl",
-	"b0876C6iJ/Bp3cTCICVjoov0jC09OD+ybjf1OgkkHWFQClMVdkfiJsxyXeq8mjve7+R1MzQSvdDYDuJ3",
-	"N+UDo1rF/hJ/JuYcESZMCwEB6E7pdikL12V0O+JJFq+DptTsTYSFP71gU3x5mrEpvT+FoU2BtU7dFjUQ",
-	"HEYZe1jK+ZJN3765fs8Iud2c/ebY5acz73I4+43+9eks6u+Mhjr1oCN4EKmv8dZu95PiezlTLdX3lrvF",
-	"N+EbsT7AQeMsnn1+GYlVzgKHDqI5IZKJR2aD7YKoyMT9CLvEzFVUALUpbvqW/u3EP3tf89irt6868jC3",
-	"zHNztwPvLGL2ew7YA3dkA6cGs0/8NbppxKUOt0vSO6r2t0Kt+ICRv0mabWIJ4rbngk3df6asFGvBKQE+",
-	"eg7NQtYLHouAsxVuUXLpZgPJbWherTiA58c2cXoXruDpK08KaH12V593T8PLHsS54+0mtnUWBTt34cG1",
-	"YrSzOoCxG0Euju6ko9x9gmqfS4baWeebQf/MBpR20FmYFB/XegQdhc3P4OLEA/gpG2gleuA2NxftU7an",
-	"KGqr7714e/Fq7Xs9WoT9r9Yru+/dBhHte7lBnnvn16KfTx/o2P/UgT5e721EakQZnpbCmYiiXnaE7VOP",
-	"x6iP12WjfZGyeJFkihYKFRoEsFdovIRIPKdIgfPCCQ+u5qLo8K3GNd6/pGHSP1T1QGX3cNmeksptQdyW",
-	"uqldaRc9PriO6nHTI7LBw3Kzn+Z2FeB0DSRn2uBkqRgDOqrHLoTgYdTSIV6U2pK+R6rlPlbhxmwu/MZk",
-	"jWBBqeZFlTudnVAAHgMK+oiqDH52GMlrYuSpujIlDDjtW74t9ermUesa3cvuytuDDh4xsZ7Nt10ynt/3",
-	"88o0iNJxg1/851+vNkQdER3m+fXrQdRn79B6EKn9TSR4bNFZO2GoUSyizkPbVTaCNutxZSNeIuooxKBU",
-	"ZSkUHORHJfIc0NTvUpehe+HupXg4PJeNGGBvPacNWtuL8yV2YXNTVmpfqArU2MixfhldvlxSddwgYlql",
-	"UXsxxb6MbVf4YodNmj58iA7qZuGs04AwEKIXe18FxHnbyZR9jPXov5+N7NJ9Dotj8QdPdPGAk0whCXn+",
-	"KD+4NHxWdPm6eyujhwCldwFb/QpYDUArRpQQOOFUjguqADbk3p/MPJoqRN9qmc/Z0Ei1KDCS5lSrS6Z0",
-	"eKsu9eVGyW51UegH45PS72UOqWiA9GUYt3RRDS0RaKWXuzCQQTZwXSaNhP4Y8KBMbwPBh+1oubJozbpo",
-	"oQsoe/fu7oDIBzBf//wibMqJYUagh5IJVa+sLMHBBei/BoJoKlUIY6gmxI3TpemhNITlnI7rab2OQ4No",
-	"5HQIwK/SLqOBAsozthIPOhrcEKO+MXo7Y0YqgGfT4OO6AwzjpWC6yEOrAIK75PeCrRxbNbqRnB8Xeul9",
-	"CFLyqhPj/wsEcu4sG9As7eTNAvT/81IwI5SNwRvaFQO+ao2AI5UFOMjq3nG5TUUD0kt0ONR/r+BOZCUQ",
-	"2kmL2dxgP+iwOK0Azz3WO63VlbVuPqnCVeFBc02e60qRG9iXIzhxDBZeN4iQ/yR9hUQvHSrLqhKst5tV",
-	"R9DIHq2Keg0K1VbYrzM0d0Ts3XQDWZViLtwKuAUA7J9EBuicUD/23eO1/RS0/n56zXVoreWODe6UIUco",
-	"MfJ/UmGRzy/kgdKXHC/DJ99FVWqcwrPSpRgF+gno63h5CQ6SgKXTrvNxtMIeXUT0gg56J5u4KXQCQg8C",
-	"+fz5y5z0FcZiJDwbSsU4e8D2AT8Iu2CFXvQPFWpxscRu9OI5e29QPXs7Hkxli6vtv+Xvk+bweFYHR+/Q",
-	"AyeTkSgKAuD/65TU+lNPPD1zw0vhSeFG3ybF9/612g61XgsPqE6tx3cEH47C+31hy3gnxr2G6zhtZ2AJ",
-	"6B+Qvka3rrBVl1BuhFC2GsnB8PhRkSQpBcQPzVNIdEcQzkQtovrpHC89rbX5Ywhc4qUFGwSMke0p2qqE",
-	"QKQlFMm+cAvv62Kj7UL4LqFQ9xAyUdduj6qyafxRfMXey6NY+RrndRXu6NdSzDVSVoqgmqJla/bTfxmt",
-	"phdRSchcz6sVbPXUFHx+N71g098mAys+2snggo3H409TIIDrwiMEzTWg7xFXNfE8/0VZAEUScqcen7O8",
-	"6MTWJRF7+HC9nfMp29Y04tYOYetB7Oxz1ERdbNPdBze5CHe1JcACJGgSUBZQ6AEsFc+aLzInIf1ZvXNP",
-	"rsVcq9ykdd5cGBxlmofA3QTK91BtH/SuW12Od14Q+o19EQfUXFtuxW1VXAvbWaakA6CL55v0EuDs3UL0",
-	"x0si94efvG8/G6QQWP1Goe4E+P7XjhDoElbwUpSh8GWbZ6xFabTiRe0MyNjU2PXNeDyGiCqgKTDpoaF6",
-	"Cktr14NPnyC48lZ3aC+YhuC2p/ZSLYTxuK9/u37z85hdVXYplJVzbgWiIfHGuCYKC2QOiT96nM3JoPZg",
-	"TAaYRKZLbGFKpe+ptiZ+OR1dTNT0igBuQX+4YN/DvFiYcyjUCXABoZS8x2bShbiYqIBVBr9TDquIEi8+",
-	"zsW6FVSUMY9qhnW3JoSuF5sGGSP1H1w2K67cnKCLMbsiYAPy2EyN5TDiEQxnvqRiXzXwSAiUNBlFK0E4",
-	"5dXbV2P2RgkaDrTJ74SZKKU9Cfg0boh05GxeyBhyxNllC2GhmK5bUQzlw4GdeQfR6aLkyk7ZEKINw34U",
-	"eiEV++Xda3Z66j19UCphOlFzXhRmFHycnhbCaxCCFfyXAZs4Thg8lWqigBKk8SgXTrswvrFQj2s8URMF",
-	"+OQE8BvddJ4R+Op/A6nChu9+eM7+8uzb/z66ZFOn0kx9VSfDV2KiOgGZ2WtI8gEcC76QylHvBUwBXpxG",
-	"kRtTpm8nYPHC6LlhU//AarfahJTx0UJlM1RNmw0IAsSdqEIa6wjZ19QDuDnAxgpgDn5Zpk/PnzIf7Tf1",
-	"YGSoN2GRNUf9v7x7fcnWuijY9K8v3V47Jnv2m8w/TanO7RTiCnFhysqXUcOUg4E//FdvX9V5pYOLwRMI",
-	"nloLxddycDH4Znw+/gYuBO0SmNcZYPhCJZeUSYgGktOoxClM1R09QgNGBSh2Wl8AbPBwyudWl1MIROV2",
-	"ouAHqdU0Y1PLy4Ww+MwxnCm3U6zq4c6B9Glhwykh2kyzsGATNcVcwSlqm3DJxAuP+lWVYjRmV3i4jRA0",
-	"NEAnvsQYbjznE+WehqPsXpDCMMD/bXKKAACU56UwRhhc83CqX+WDi4EjwCu3iC+xoeZ1a5dWUr9y9hzj",
-	"irris6I3XztuAy+mvCHRXMAnQnB3HtRVujf/XTltxYvZAWyUF0E86fLr6Ev6DEA2nEYaJsWGTUe4KytZ",
-	"bGCz6NYtfhexuTtGRXiYu4aV+hKpK1SjCp97VaQR2xuq6FdY4Qt4FkD3Gn9tjqXnAc3XQhG3bECqa+pu",
-	"ZO+itYkNuYAbctixXbuFrz5qu+qegVPhITO6q6caTmp7Deu64D4leIeZumdAGx8i4VlKjdQocwQSmsYA",
-	"5tMmgnkGuQogR04gft7jo3fTVoShHk8uhjJ5+ufH7KhP/XQauNPDKfDEMWvZvaVwDdQYST8E2f7DCaE+",
-	"e0YCMubwkXyAK+O1VgaV4afn575uCtnQsdD/F2XP153sDF91XBViQUEJ3lKsqVAJTXmMxgzd2aVbDkM9",
-	"CzD7UEmPwisxHAtA7Qu9yDxqFvgDwdWwgMAmFJkfssHHU9K5TvEKLgLYde2etVzYi7TT1c/Dtu6/8KSC",
-	"ELuVhSMnxDcHh+tlUzOZKLfiUlWi1pqwXiykiqxLcR+UmIUWBh0QHPseunZRwsJ32BvpcwhbNhqTq8K1",
-	"N1F5KW8RPCwCF3OTDzFPRpSoDnMbFKEhTuabc4ax/k8nCmoNQC6XQsijeykeULzXSzG6aPxZp4ltBKBn",
-	"gVqNrhanya24nS+xVSp7BcMVudPXaCULrRY4PMW4otJCMC83ah3XyptzxWZxVAsbPjs/H3WpAi8aN2Bf",
-	"XhNInWWKl7yhbPjGqQ4nhAqXta+Tt3nLW16GWpUI6uXUOrB2IPGJG8GGRvByviRLQXy03h4CdXjNrRXk",
-	"1kqN99+HybQ6oJFqnWVMfORzi1hVqQ6CqD+wl0AFe3uoA38P6uS1O3nbl950ooimEb6J8pchMmDo8RAg",
-	"PBZiBJRHOEiNDhtKinPyQA6gNMHCqbnohX5RexD/Lv2P15jxO8gGv+woetmepLNWLlixc6rIUfxMX+CB",
-	"vcSQjQuP4QA6PEX/dWzzbZvet+j7S0qs+vDvF1vRUhxLdDWMF1hvoI9QOg2SXWPSiYRaLKtSoo1A5DGp",
-	"H0bZ5H2UetNw9pGy9b1Gz91Rlpj68XGpn5r+PcpJbG3w0/2L2sjI+/zdoFHWtYRCSLkhD0nDFOm7CQG0",
-	"v61eUHYnebMFAg02Nwgzhxr7c5h0qj+F3Cw8SMffYBxntL9/hP38RZFl2wbvdFoGrjjm/Ho/DDlSH7W3",
-	"mdcUmxv4V2GPvXtfnA2mWGCTUx2D913FOxL8yVGGydDXKwSvjzsq+SiLoSzcNvpyBYdwxW6F3+dbk+vj",
-	"7Df8BxzRNAd9V6kr7/n4vL31auGag9Bvu1Wa7HKXvvKFjjhO8w92xN9VivH+2NY1mQV47mNx8TPQYzot",
-	"xndOSYIoNlvX7qxhj7511tVCj7zPPmimJxAWK8WDKC/Q2MJ7LXCLJyox1RWF3Cry0ukM95RNE3Ay6sJD",
-	"zAhrxswH3k+UH5n7nQ3xVj7zIbCGUMSU0hZIyKAXmHtUmfp0wrjxGnKiIC9co7p4CSX13cE+MSHhp4Ur",
-	"n7DSGnwUNM0/NjOFEe7lo0iZt0fhpx6GJCIIUCapwnwub29FWZNgoABID8HaXvlRmSjM7IzDYY8Z6PbB",
-	"CCUab+32GUEuP9dlbvAA4EwAzArmduInJ9RcMKA3YjAXbcGP3o5rwF7F4G5yTSLqHF4S4rd+4UZ4kYN3",
-	"UB5tnFIvGF9wqcYsKqTGbnUJd4B1W1zNhRmznzXd+mr6faKGOJIsqmE7cpYUZ8/O/+KdpKnTgBz0/8UH",
-	"AkHe/V4cRd2AtuDCqucpgWAMf0qUfjimsIAq7L+tdf7pzAPLJcVGcBFDxEhKstFEyO/uXpuOgKE6Wuez",
-	"QlwwrjYTwlta6xxzcYnKno0Z3hZCeVBwMnpEoXZPE4WYdrq8gKXZggI58ezcwO24YVOs7Oqh8Ki6K16y",
-	"u9FNFOHVeCH45Cn7SX7vplnoxTYncNJbKvbknBknRWDI6BN0opAr9mf4HGNbpccBHbP3mvJ43Ed6kZHH",
-	"wuLx9YERUs3FdKKMsD7kbupjDV/rxenzcB1NyUDiXurKR+ld1FeTAADoFstfLfh85LleCXThDuNrf8NO",
-	"b6eYmmw0OU2eMjPqkIJvdf4aseS+hLq51vlOXbMRI/xNrzuO4CZf6/wkrqV9CXuEcbtwr4xByl1+ovBh",
-	"1x3Qd33G86OHqIrRtRGe0mrEGeu8yAsgk0nX7FOAnPcI9E+bCPTJumtJuEy98EMLE4Z6DURuZaXY0Jey",
-	"mpfcLDGSkSprdzoTfQOf6VZ+06By1iLycF/Fhrx9Qk5M8jyNvvQl29SKj3Z6EQ2aG8r7thA1AiGSxfQC",
-	"wnf+dv3mZ69hD6fP/Q4QOOd0BNGerpmuYYesmcQqQ5BlFDxJf0L/KZ/s4fK46C+Q23PDSH3x0Z7B4jQb",
-	"ao8sKcUJ+TSOx3erhLe+MIHt/U8mdqrmySSEbqI0CDr65ptv/jLC6lDcwI4S/25nymADPllmh4+/NbZU",
-	"KK3jhdMaDxGECESYCQwGmm2sYDNdqbxBbc3ybo7InHQO9UGGiJ24JYlGuwf86TjO5yY6L2/wHBCV3gfj",
-	"hfhRLYQIHqvLPPhflQAL0aMdcuuTwxuFiGvLvlGP+ASBphHmzxkSqKFM1BD9uaGCZ4jvgrtUOmGjLGWO",
-	"4zxEeblt9JqJMpZvnEJzHszfy9qkqM0UtHmdraABHdMnHaPy66t/IFVwO1FuZkLlKZ0gQEB9UT/j7+Da",
-	"wYrTm8Y2+wDMjFUq186c8qYYpNtSOaU62p3grY6mt9fobJ0OQXrjj++zb1eQ/YPeyrhhhtQLrpjgZSFF",
-	"mTi7oXg2iQoE7jzm9vtST90G23WjgH7av3XBpuR/nEYotqiTwN2fY5pdoQrXYQi/t7nfD8LTVwzeTrZI",
-	"KhFhhduKxHHkXWg+aUs3/MimDmKVJZYCpeKNnpxqatgj/rIO4fbel3sSH9clBjCy4a28967aC7aSqrKC",
-	"LXVVspxvTvXtKZT6Yvj/9NODEHcZ0+VETalG2DRjU6wSBv/COmHwT6oUBv/GWmHTUVRuik1Dxapp5o4b",
-	"VKiCAMeJwgK2NdYnIbVFleLgZ8DuBJjoZvlQI3gh8jF7yedLqIx3gvaMNIxPFAj4QhIWA8I3Z8TWUQj4",
-	"9XbdQLJCvUP0Q6gSzcCf7f5Pwsi/57l3f2Md5I3I2dStPcQ3R1OOwp6p3pf7JxYLm2IgFZ3eMbo38H10",
-	"btBP+Nz7OxIH+TlcNIaz8QcVEO1qo70ExJOjd7+PVRyDN/i+9l8m9T7//YUJJAzsjwI4Grnsj1TzXb16",
-	"kRITz7Y5GY7wKI5abCqqq4iOesQNqOtCO0V79IjNgDSK+TKRNVEXb8SQTafA87mPzQy8h8o8Ngs8jllU",
-	"2dhnhxAbUN4t6kwDCgJrtAkfrPidCLD4Vtc5KmI1wtZFLp0REb6SZqIaHNhZNM6+lJHoYhQc6qYlMKtn",
-	"mOZ7gdtNlGd3GZuGyozhj5xvzHR0GRdYZjDpdIlZpaMqsxIcowgzxq58vdR6SlTSUfsIVZCOJ95JCMVU",
-	"wSus9MMlhChiBXklcBcmiopyJ1gulvL8Pc/Ql2PQVKa0F38+/2r8uUWvx+ANL3NpI85wYoBAsrqCZsYg",
-	"/QPSacqaQL8U0z4Deus2Bt+6x39kvv2With//tZAS41quHADAxWdfZWQSlFWnLRQsGElzBfbGWx/h50O",
-	"z//Ie4MjPMrmYFM1x6wlj40uYRr8FaWufx+2EcM4YB9HR9w3xK/v2ifAWf/jO1Oeh5/+YBFSsH4JV2Wt",
-	"IcRwARu25PlRPSZQcqB7c/X6/9vbz9hbvY63dGjmvPB12T3wA+hT/xGlhkp6GBFO6ANQNwc3/5h7HqpH",
-	"dDn1AYdxSvC1/wPvVRSFx5A/F69QKDpHel8/JBpBnJrHrY1K5A5rIOkQn0Nu9RDGkcvbW7zp+FEUq4ki",
-	"WNzte47RmP1KicSygUnrBuO17jrV/YFvoDM0Ti49OJJp4O6aMElpvBlDI5yoeqqN6B+q+4SVUDZpxRbG",
-	"dcRj1JGgRPt12A3yFzqSLaDrr6z5NtGiO9RfolZMi0MqAFH+u0TCE+2CBx1NzDprLgFlDxFpZIE2YMgf",
-	"ySOwmlXkNE+k4NE7Xz8R/1cILbSaFb4gqFR44+cMCwu+aFxKSSyl4DNRmH6JcQ20vPOvm4uLa9ojqwnX",
-	"PvNJR0dLbUIam3PLC72oRAamOuaQr2saDHe3lFZWQ1wHciPi6JfjtH0WZzrfIGtd/EeuT900ABsiZ5aX",
-	"jJfzJQQB3tapP1jje6KG+PeYOh1vVoVXmp3wRWKRiPnifjktxL0o2K0uclGOMri8heC2J9+xv8vvw41y",
-	"tQZQJgQ1UXkNBEP9YxFvrOjGpB1P1FWdjlQgeJLEQISwvOlbbDdvcFZxM1GIXjN8en4+usTXkRuEd20r",
-	"Z/YvUEAPVwNk0UTNSsHvTFyn3n1d8nnjW8xDhmg2L8qkQt+5+8NMAa/FL/2aG5Sy1FPhzqp3YxVS3ZmM",
-	"8ZnRRWXFRMHhdGs/HY+nUaeYPxwJWbyFSEtNt/4vfIppPxml51bYU2NLwVfNUxhik2ZScWAGiZCZryeg",
-	"cF6+IH+HgKrpxhPUUhRUW9KTWpKiSIw9+brD9WXt/diOwaReQZvtUx+oUipyRYal6smTAK2qIfuiXL/O",
-	"PDFPjAdqb/DZV4ngvoe4xXQIN7LJ4+SFtcSCr37Zie3QRzxs70Wiqub+7flHqjzLgbuUDr2tpd6BqV6/",
-	"Jw9pJsoeY/vfKBFXBebbqVu8dPJlWy5/CYJIlVndbdcC9BQqHENC3XM/UTFWpxFgK4aEIwW3n5q5Xou8",
-	"Ln757vur5wyw4jC2BQd04mvWlkLlAe4DDE1c9lCpE5aqHjzZs34c0TAsZPTDz1R6GTheszJurSlQ+xBv",
-	"H/VrQLNxv1HKrS6DxdxQCWxdNwxxIAyWHWcvAbOEOUva6eAghlp52FoVm8ypPTzPJaH+4ZChfqkv2Ivo",
-	"OWNG+dwmq0MGIZmI4p4iF5jvYMU3mG+PEw8F0VvZN9gRadf1Gv+RmMIXyP/EWUfz3ekNO7oVE61zBzOq",
-	"z0hE+IHSj5NFhG0h0bVxAk7aBaVnYqPpLjiGGjlQg8BbjC6x9Hcx+JKeDtMt8ue8KI4j8t/7Mj5w0Q8o",
-	"ozNRaLVwRla0YIAEuJeph6U+JSi4rli9BliMacCcOEaw0KgAOp7xsBTAnTxSgHtOPIJHsEN49e2rDIqP",
-	"gDd5V83E6Z9CEi20V0eo6gcVNYCJW8guqSoOV2Qxk9XjLOga1maLHn72bb31OHhfjDjaXXXQCe6CY9u3",
-	"upwfxbmA1Z9q3Fi3Hbh9EbXUW9sjPq9KpqZGASA4i0tIG4NkWXAZkbQzIVnNCSlnMRN6ElIEIVrFlLIo",
-	"9GwbnmprQ6/TG3p87t7qxdel+7pm62EEpfTDUYnqWkDayGcTVsS6ozpy3UitEL4iF0pA/GUZ8qHp40tM",
-	"LfQAyHmeMbNR8xjEJK2mQLQwDeAzN+1zajrjEPaX8Ye2EvDd6dg/nNexhE/tCqGG2fDN81esFGttpNUe",
-	"nrXhJTCj4C+NL8PrQnwHeyoxExeQmPmiBtmkMWxClC7mRpst/SPzGbLgmtMPqtA8n6hZlS8Eih0l7IMu",
-	"71jpQ6BLsdKWtH3Dhktr1xh+Dgm2Wq8h8F6XbF3Kew6RyJDEVGwmCnM2FVIm41goT1pWOcuEXRP6asae",
-	"g07kPnRLBsFx3pWz4uVdbRj41c8mCoJ3IqvhYbnxBgwelRs3BmfG1Lp7ZSyb87LcQB6Tew2OFbdVCSHE",
-	"mMA/UdM7sTHTMbsWbpXm5szDw49Xecau/SdmR+AukvQX4sTiwR+ZrxxvG/WaUJTEA23PUfToPHe71Dp2",
-	"cUYw8DhffpHomsOlNiIIio8WLmx6nr1tptwbfSvs9mHGHX7W5Zf7SjG02yscmbuYS+XPIoSntq8UDlvd",
-	"bgysL7KG50cm/RfCclnsFjkhuNev4XFcnu192nJNGIyZ43nTCcqGYf9qlpkFnjk6UDJtH48zdw53BPBs",
-	"1PyL7O3TtLkGXAHkIDDeIxn15o5KHkHzHgwXN4JCjZHxwAuwFcSR8NaSWBEbPvmWmdHhHAli27vN1HCr",
-	"GGrntcvjERwGxKRwcwdXftItDwljiDCBUsrGijXFlGCJIqiUDzeQWxUMUBWVllmtO6Fz38PYf0f4/Lig",
-	"YMOGj9HZW+CrbkKXZI8BMlUNEQRpektENH12/qwTtTQOtzkY8j5Uu+rHntwaX+MnnU1uwefva/An98GX",
-	"vUJw3eyPPoANPIom7xpq8sdGDp+j/TiIBY9dj9T1+lDs8sS57g8+CO6jdETwcbehS6q5qR1HhAHjCdcR",
-	"sNYZq3lOoZ0tgCkoGfubnjELIXEQT1Ozrs/cnzOsrNYtsJ7D8/9ttyqCkyAReIzNw0Vh3Aclup6wQp7r",
-	"MaTpYIgLxBL7GBiQfW5/e21bMyqsLtrdGRT2Hl/Z2qk2K/ElU5q+khVH8xyqcIPflEqJJ0spmD1Y4x9+",
-	"Rx/K1dtXWKrsuF4U3IEmx7wMNbGAZVJ12GO5WYpiq8R6tFncK2Jqo5U4oQu6qduaaaxWEeU8BvEaDfj3",
-	"VDXmC9nv9XZ9XQseJ5c3u0+b8njLUrPro+3zc7oVUfUm032u3//LGD5OGrQ5Zah3Cmz9oL2umUmrylr3",
-	"Tf0PoO5T/TZQh5ccchVxwBthmyBtW7XZJgqKs1FqZrIUWztFPqrFBroPZW/i/Xc7Y5OquDm2uxalL2aF",
-	"7YuSDX2P2UTRs9EFCYdv2UOp3Xc0Dqj6CMw7fOR4+9Nzhm67bKLg9gKgiagfD7X3LSEQmIzdViVcgYWa",
-	"7NFd1UQNnz39yyhEO8DEfInDsB6Y+wVFKaXK9QM8EWbMrnDEE1VXseOKVYiIGY2as1waPiucXWMIGhTr",
-	"4Dk90ki1KMREwRprxYYPS+23NYxhKUoxcrMOteMM7hvQ3vDZ+RNn6dD9UkuWgEuxrr9XDxbBCtoLcv7N",
-	"yKMr+grKntqjgjXoyAWvplRTJCckQmkQ4RdLLGaIgA2vmzsf61hwYw375pzlfJN0WL6lQf4VzsOX4XjN",
-	"Pv7P4XnkNh5c/PND4x6pSSYdvEHlQIGYtR1Y5dF4I1dabVYaLcbAHvcBDbwT9/ouSMeW0pUIT5G70SL3",
-	"1uXumwjpRnWkREjXFKuxfGudJKGPlPi2V0dGh4sljFjYpeL+YjDr4XfTLTHE46h6Jcz6qNkEV0WBrfaK",
-	"Bgnu6F064C/mgMjvg1XAOnDm67HCXcE6jsu4BTumisd8Dca+GxJORGBEAYsjBdZAO/S12NAXyFIzovx9",
-	"Iil2kQKqTsGPgGleR6ELTBjjcVHozKtsTuUUCv6F+q6GIgNkZ3q5eCg1+Zr0O1nsr/6l35HL1oXsj8lo",
-	"/fS/ngnve4xkJ9XjNmxYx80YISjSF2v3iZzZ2M3ekKVhE/ci96TDJvgcMo0w1entm+v32Nu0KoupL6ee",
-	"1XqfRJyz/zr1kK8vsM7/ZprhhYJcCSbtREk3D9dq4+33ciWM5av1lA1/UfKjW2Ctch/bQJE8BOUKaz/F",
-	"zKe6iRBjcPr02+8umFnyp99+9z8QO2wpPrIf/371/PT6x6un337n1JTJAB/JvIEyZv1AGr/OdL7BH+gz",
-	"QCB7J+YCgk3JQGGchc/ZCmuNcsWCucf4A9+gMVIroxGEIVU+mKgQROE3cbzKuwMnfg11eL+Q2A3H7OtK",
-	"3ka3aeFL63OUQLVq5nqYuV385d1rwEvi5g7PQOMYQkwMGB+fd/RiVtsTraze6sO87PTd74o8RlMNd/05",
-	"MQhnrz+Gb3XdGH2RNTo/NlX/Ku2SWKQTfbtFUXLNmuLpONdN7f4KbgHgoR7oYwRMGhruOcFJREWUECLO",
-	"dY7lJmrMysua7TcR5JCPDmXNSycKmemMz+8CcrnTk1Zruwl1LEZj9rwN8+ZnLw2k0fo5YFw6jHaiwH0V",
-	"5LW+JQdSo96km8Ac6jkhAJ0zjG/dCFoBBmPm79snipoE8C0BvYLLnuIA6xHAtqAQ1mW9KMNn59/gUj1I",
-	"I0bdWG3HOh3HFzTUw++j2u+RNeFcfEkFv66n/7mC5Kw+sGe/eZ7x6awU9O9dAF70yhHoJJ185YdzdB/X",
-	"02MTg9dgdykgfjYZ3fIeJ2QePPC+6RODiY+gHGZYEMFxE/ePLK6iSqKBdGV+WwqzfAQxNZ2wvw1mgpei",
-	"RPflxT8/uJXHkuZID1VZDC4GZ3wtz+6fAHOgDn9rlpw2QBBbgT6Nn/GSO/qhRkGLfkQbNv4M3YbRL1Ey",
-	"QfRrWIG4Bwomi37CovafPnz6fwIAAP//",
+	"7L0Lcxs31iD6V1C8t0rkbIuSHSf7DVVbdxXbmXjiifVZzuS7NXSJIBsiMWoCnAYomZPyf7+Fcw7Q6Caa",
+	"bMqUk727NVUTi92Nx8HBeT9+6830cqWVUNb0Rr/1VrzkS2FFCX+9XJdGl+5fuTCzUq6s1Ko36n1YCDZR",
+	"4pO9mcEbE6ZvmV0ItirFvdRrw1Z8Loa9rCfd6/9ai3LTy3qKL0Vv1MNvelnPzBZiyd3wS/7prVBzu+iN",
+	"np+fZz27Wbk3jS2lmvc+f856r8Sq0JulUPZnGOU3HHrF7aIaGf6T9Urxr7UsRd4b2XIt4nkS45byXpTH",
+	"HfOtXEq7DbUf9QNbcrVh0oqlYRyAxBa6yA3jli21sW0gK2DEeNZc3PJ1YXujb88zBz65XC8JeEup8K9n",
+	"AZBSWTEXJazuerYQ+boQb1617FjmO/d7q8sltzjody966Tn0upyJ40L1Azd3T7nmX8V0ofUTTvHZfW5W",
+	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+2z+NQ6Dfotn+71Lc9ka9/+usur5n+NSc+XFhxjoK",
+	"XiomylKXGeOGvf/hJfvzi2//O6NpWC4sl4UZ9gjal7OZWFm32dYVHray2qCJ5Tm6MltwNRfsgRv2r7VY",
+	"i9wtlTPLzZ27HQvBc6JObzUuIk2f3Acnhv3y/u2wtwuxYBm0QPf88urNB30nYNRVqVeitBLPa1YKbkV+",
+	"w23tvHNuxamVgM+NwbOe+LSSpTC7vlHrouDTQniU2hpD5p3wK+sV3Nibtdm9xL3TKbq1Ww/WRpQtDz/H",
+	"N+MfeFXoioevshiAH8PEevpPMbNu/MuZO743arVGXtRAXUc717xgHF5j5VqdGCbhbXfC9bPCl9KYUQ0w",
+	"TB3ZnVQAcKEcDf2HH+pj89Ws9+nUvXN6z2GDxr0c7+EnqfJL+vgzLHC5wp3xonh32xv9Y889LrhUf+fF",
+	"Wpje549Z605ODFu5VxnOwO7hk4wRizDsVhaFyJlUw62Tgs1mfo/VItvP573411oYu3094v3luXTv8uIq",
+	"egXxbdcu4vWz6cb/4KCbMbceIAZBRvFv8lJcML2U1oqcvjHM8jvhZBJZekBEp+039Tm1zdWq1PfiSpRL",
+	"aYzUykRbTu/slhdGNFEQuPxeWh1muRZt6ymtuOWzBMQ7IPnDQhvhUN3BJV/PHBrYJNrzhMTy60IokOvc",
+	"AELlInefdqN8001qPO2Juh+1z5mjEBnTJePMkGzCuHILNYyv7UKXg+SKPS1KbJ5AdmIAdxzS0HwnhpXC",
+	"rAvL5vxetMFiVa6VyG9SW3DDF9whH7wEbMZDGQcupLEAZjdtLgphRX7B+NQIZdmDg6jSSrBc1oHZTtaN",
+	"/Le4mW6sSFDFN9Yw97w+AWwWV5PLnCltmeGbjtO5HaX2zS0B0LPiLkJVTGuICwRaAxMBogD2fdyB+6YN",
+	"+U36hGqswh0+tywXs4KXFXKYCyaWK7upQJaDLuBfNHBOIJH7m7yFKPQDL0u+AVbt39xekhIPwthq9sz/",
+	"citLEvy7EIxADRKzL3WZuBDvilyU7uhMRQPCKpjVOroCU60LwdXW0Xlg+0XSXMkjW+fSXs4s6o2NM8vz",
+	"UpgWAM0KKZS7svSWP55bRxnUxt2Z6doyni+lMgcSBC+EsP4t0hk5V6dSZXDsbmRgLgOgQrainoA3M+64",
+	"Z3LCUhctE7onTqlzgzkKGW9G6anON8kBrZM8b1Dg2x5U5qyvhENRN6wRs1LYQVC9RWkcX2KXV28YjAM/",
+	"u52zmdv6g7SLQCYIqEzbhXteilwoK3nRkUa4UVuX6R460SyvzYa7BsKOkxOQO854L3kslBkBTNNRjpU8",
+	"he0G0hL+nOnlkqv8tJBKkA7gmIv7J+inTkjVSmyLdi2Uy62BDj0LuNx6B14rW266M+1fHa45rSfXSmRM",
+	"DOdDlgejx1AqY3lRZIC6DnMdlIcoUaf5ub+CO6lJdVmDCNCNvaOu2C4S/Zb6ZGu/ojCCuBWIWMCuc9Z3",
+	"rN9p35WsZwYJ8e0A3Uiv7UwjeQiCfVHoB4Fa/a1TmxwmclmIPIER7iVu0ge3cczeHR2N46gIDlRjMTRf",
+	"mpLg/nddfbrnHlJAm5Y8R/iR1gyA+69TElhP3+QZ44XRTCoiGeU93M1Cz5m7FY1BBzGZwiENzqFxALpR",
+	"8G2agPFyLmwntPuAryZ1R257HoNrAgN8UR1mOJSAjzVItl7NKz4X2zcz8N9ujLi64wlWHBlHO6jLxFPj",
+	"j1rX/iFAuL56r7Z21efTiiC8nJr7+7XKCxGZrBq2EV2slyqaJrp6t1IULWgNjxyfBAUtQ1OPu/gjZlZi",
+	"Nqyu/z/OPw7d4pJYdyuLtMkCKP/WzD+UesmebYvM3g624E72ayJ5tKOlMIZQaDdUYWHV+ynAvizWxory",
+	"9T1Z15pwXePPLdYeI9BS1Y1oR+uuQ+QaZAlHwHI+sy00ita89fFPUuVnIF0RNcEXHVGUhvGpXtsWmpcm",
+	"qCgMAlRODHvQZU7s8Hs+u3t3e5smPPBDc6ifHVgKR49/5aWSap74tnFk8DQiLLTrCngZHUp8AsmD9TTj",
+	"2nKbIDel4HlCwXwr7x095rlUwhja+fOz51vaCoGIzfS6QB1vih8m4WOsXq1ETCGCrJ/1HnR5V2iet0nm",
+	"ficnhlV+GAOyHGzudl1cO/RxIibZXEoBRmKzfct2rrsT6f2VlrtNeBtn6Te983hMq0Wr7hqrwyV8DiKL",
+	"uUClfim4Mo7RH6I2fk6uTlkulSjf6vnbJBF7p0Rg4ZzN/PvI3BMG0V3mnfC1UxMd8WClmOkyJzuNJ4Td",
+	"iIwVn2yL3UQ6ydY0aM2Fd36x/2A/ye8Bq7jDC9jagxeLC3FrWZqUNG+wW0DyyNH+HFv4u1liwxefsyaO",
+	"WD/S9nZxoxkzC/3g4CwN02omRszY1c1w2GEjMPb2Tj6CP7QQVrQby9HwtMNC3jRz4wcdzdzx7I78v6KP",
+	"H2Xmhg922rkT5m3Pa8I+F1rfeYNPxqaboF62SDq7LN24nS6W7u4b+5ycxxPT7uCqvrleL5ccxM8twoUk",
+	"9gZ8fWmNBe/1vWDGEfBtYpwhwZa2epTkK3Ua2aYL7tpQg0+m4CTu00Q4sqv9tJ6KUgkrDANRylSqTSG4",
+	"cRiC4xnWD+wuQ2Y1Vu+RWwETc/Rnpd3DWcHl0gwy9oDCg0FbHXylaua7ioY9Px+OVVdGVpP9EloE7vvG",
+	"kb4bvd4VUrDUpWD4ultdKdiD+z+74Mr/DIEGaXlWLvlc3Jj11Fhp1y121XfIKwo940Vg4loVG9bP9cyc",
+	"wYNTejBc5oMRvA9jkwm2XKuxkspYwYM+q5UwdJM9Yp8YOACvlWZM8NmC5dJYqWZ2rOKFAknN4NAiRVbk",
+	"tXlnXDnULtcKgTMcq0uUStwAaALDdZsDTu+Nm+E6WkvqCOsBNYc5xpRWp8hEtnxeSWOIA1r6kgA4ty7E",
+	"LlkOSKij908hwF3pPAmr+1nL+qs1X4nSSGOFsn93Kqd4CXcUDR+OzXrHUbyXk0HYTfclpuZJLZqWdgNu",
+	"PDVvkbJ+FEXQK+kLFNwqrEdUvbabcikVI3sfGsOcADRWa1X9qNfWyFz414Ph2p8NWqNWBZ+JfABAURp9",
+	"VUAGxkraEUyIVwekLKtZroesFPcS3J6MAwURys8CzjMnF5rMLd5xjrVha3Wn9IPCi5NQ8mi09MECXMI7",
+	"j/SJvKfvU8dD0uaNEXaXlBYZGvEcFvxeMI63Lba6ww+DA8X7WPyICEJ9dTVeGgOuTQD0iHMMa1ZKqjjQ",
+	"qOVEKnEfPa/D+i/yXijGDZtQzCA6XyAGbipuNeAaiMiC9S3Yhkpj8bkjPWN1Kx7gELjysXMOQUEvoAFk",
+	"ZcEkg2U1SBI/Oxji6tv6uFOK87DbNvqvVjf3jqJolYTcdG02KSm+urENFpny2WWPilDy36CzO2G0Bwf2",
+	"F0UU5aW8PUTCda//qsu8RRsgGgGjBnrp+A/ru2u6qUsS+NNztpRqbYVBeqcV/j5WJYkijmfAiIPA8AJW",
+	"ejSCd4MDy/v241MZK9rvvUhfEXy0ExcWghd20R1cP+L727B6QwKbJJHVAw4naEBO4vY8vGIQjhX+9s05",
+	"a4CP3Uvx0BlgY5WAGHujalwQeIxTP9yB0EqVfiDIgsXNByjsizSMKFlrTBtotCs+Sz9FDpcOhlu5K3DD",
+	"77kk5N+hnNBxVzprtFsKOiAPzYxbXuj5WiAXkgaGIKpnF8LB0H3sRAAlnFRjxJIrK2dhklUpZiIXaiZY",
+	"n7u/ToPA4YR1j7s4ylhFLwy2ZD1HUzEOYjfes7/j5MadcrUHdLMGtxhyUaEs8dLwYsaMdr9sgKLja/r2",
+	"VpQibxErEPyHULq0S7c6/3Btty5pViPfASuIatcoaI0E11aZZByeLjY9xFXY7TZKeS0WY1qkgxITn/jM",
+	"FhtwnyjmxuLWHRUNxPpKE3HLPKItuZK3wjgM1GUuys7CFixa5O/CLppSwmwhZnep1Qdl1W8BVFQ3BS9r",
+	"LodIM6XBbnabL2tCLz8gSI1W0hnSXwF8u9zMbuYHXebuUv6CYve2PXW4Swzfp1759yikzW8TQOtP6oKd",
+	"I4GgJaRPbq1aEWELuFuaJOub9Wzh8JnO9tTM9AqJHsXyCcd7RMmWfANfus8GGbogHhabzgfyi19n+5E4",
+	"kHc6VxRaGpQGvo5OoLohFf5l1aWPIVfD/1YK8istr+HS26iZyEfEqMklVzcBkGQJyp9jt+G0DRgAdElY",
+	"b5BzOB00RV6GjJB6BNQHZwKEgQgCCIfwPKOht7I+V/kYjDN+tMHQ49UovFXhB+EgcgVvusat9ggc8C8a",
+	"IhnIQW/94N3SderrFL8298U96X8OMf96/e7nrBbeAawzY+P1+fk3M7yV8G9BfBOdrCcGx0gHnnKU/BpH",
+	"SXcBXOLeseagCj9YsVwV3Ioh/BVcOeAxByNYcqYHrmxr7KQnbbXNsn5l4zxnEI86+JLdbunFkGwD68rw",
+	"FFoxPlzWhKIldwrXiJLbGyf8HNX81wZQTtaYzDDCO8LvXtCSkugGMQ4HaOIxdiaIEQ7X2SaMr3tBAZXn",
+	"Uvgg5XCk3567nwdpUn5oaElDrE6Ixf5xjZeyubwHBS2SQSX9GmJxE5wNpcz42FvuLp7rSWMKOrv9GBrj",
+	"VlYLmAl4FU57+5xakJkUxToWt8LVVAaGbauTtC1RMLToFjHHP91hfDvMwkUgwfVUa47W0Q6Lo9iyYKRH",
+	"27EeGZxF6w/5HG9sKk6KY3JJSxzGVGy0ym984k5LNMaCl5blWiB5QoUDIhCd6AN2DPyeXAUXEGubOz7q",
+	"Z3dvOyqNro8tj0K0onZnvoNLxkhMG9EyDCOX1ntdiO+lyqWas3455bMhZnLIf0PK3vDuP8xQ6kE3X35W",
+	"ga0L5E1LcK2tkP3EIBgzVgqVOz0ToVeHXBZ2hQcDwK1k5YqK9RtSqqMNJsP/OJmLTOQMHmfs/feXL1m5",
+	"LgS6XaYIJydxkVAsvVcqTGGySkwDZ44SIvfLutK5Y7frUtrNiWFTbkQhlRh4276AsVJYMGSXwdWQsfVq",
+	"XkKwZ8lKXRRTPrsj+ZzAwBUcO+BdGOWWXA/e/iBDHGwiCiVC/wPSoioE2K0IFtz4hfHCiaDdNcEwQVve",
+	"UtivmyTJiVqSPwLu4cV1B2fa7mpWTQMh897XDGe/fYABLTGvIb7OF2zSoCaTwSFK6jYtSxJSkZuDzxKv",
+	"3L7gBCJzlL6E37SBbXiAZd+tuJ2KtFrwCz4VhTko3n1riqdh610sj0l8bRcLggjpX2nYJltDCVryJoLQ",
+	"tC0TEFw7CQd/rzb85ZnZdb/H9n2Xy5UuMZFvxDBJ0WmrbL0qNFgaxr0pxETn4x7oymPKKmE/X/7t9biX",
+	"BHku5xRR1F2WXtUZ2yH31pBBKW/DOznflecYx/Ti3k4MuxMbZAr4MZO2Fpm6Vvh7OggV027SYk3Taiwt",
+	"5i3dlnpZm4KSLfAgRJ5VR6VLRmeSnn4lZodHYax4aUROdvqhQZPEcLMsKO7FP4AzGP7TaKdSuEGmwjBp",
+	"03kr7TrqvitEKNSwNNds0CG7qTrfgAYEhdQl+zE4nrapQS1QQRqWa6nmGZwNBQ9EdljINQSfGsRljFUU",
+	"cAXCixNLKLhqyHDajbdUlWulnNQY0BvCJmAYCgri+WbIrko9LwWEXIzYXFjrvkGPRZ+D+KLXlqYzlpfw",
+	"XJdjBTHBsHiOa2APXMJTtFvcQ7jHYMheCZCG8hEzeinsAl6BrJ6xgoAKYOScEu/A16JzNiu5WZwWWq9w",
+	"QrZWfFoIZjVbrYsCmBdYZTLGx4rWyVZOcEG+xnMMk+WscIp5WM7fJG02NuChW20LZBg2DyBvsWKwawyN",
+	"Hnk/aAVu6QAGDyNL3O64n7HakvSe2HCPVnLTmo0lybIM1vJ+RDwI2xzkCASDtAm9e9KvNw97sxBN0ct6",
+	"EZL2sp5HqF7Wo8PsZT1axE6TZZtBGUGw10i8Hae2rWAvk2khH3z8HpuuZWF9UEU9BNBH9hlGkX2Us+Ap",
+	"Jbx9ttLGOliMnn2bSobX3jNfD0enwD24wLvy5tq8DLh4vJn0qoEso4dSWisULbVa3HfDF+l51q1qJW3d",
+	"3+ogonp9qP9KTCVX7Aonuf7Pt+zZt8NnLzDb+GEB7gugLg4K+0XZasu0rOSZo07XGh8etL5dNVTqQSuJ",
+	"MgtVIaBK+/Mhamn5Zyv8YXtUcoh3G7AZxU5vdwxjr0HpJ6nyN/7zQ22Yde5YxelJ1WLnr0WFHqkczFZh",
+	"lLCOlmIwXz1av0K6Q8P19/jkYz9+LcJuV5g/nXZrnP/OC/DKA9TquHhEZWDarjrTvAePjRBqr3NQiyzB",
+	"0icq90GWKDK0JlHuwPfmXlvHqOP1Tjzyb3pUyh6dVhFjS3sMR2tma5RhlUqZ6iaPFOJeFMnD6pwrikPE",
+	"eYYt/Pxnf1BXupCzVLQhJbZvx2AWespW3FpRqnAnKxtjhD4G/OpzzaSyesT+BMUiZgteOvmoNBn7fxiU",
+	"KfgHP/33R5SkjTlMbEKV5aaaPikoetMlUQ5YVjB5xzZYrxoGw7j4JE1LnGQpIBM+b4uGwKcxZPp366k4",
+	"/VOgo1kUE60f1GDks/vRVe7omWJC2ZKUZRgKQrYoVucwWB0e7lR906bdoy3xYaGZEai/rQCfwMDpFW4K",
+	"6XOnTwWL9vjIQk2F7eON4F5b3d44qQbCvww+3Fa0/0Is3FcNZ8cmk+sXD+1VBesVAlsUJazn4tQy1Oyk",
+	"mlPGKSqtvt4Lt3B6hq2VlQUrxb2+c3rcJb1BoXVrW4BTtRq6ZubHqlhfVj0wquj6jIqShr87xea1API6",
+	"mJAOKMV2Jzbd3Yc4w08i7TpMst5L9urnawamTMjqIKf6i/OIZKYtUmigcTRje9T34EWpbLCgCaHRbboB",
+	"WqJvmdtamsity2J7TD2To7OzH99dfzh7//rq3fWbD+/e/7+otOi1ZZZ3yJD3hR3Lou2QfjEpr/aKG/OQ",
+	"jFW6tMwJJ5Y9e74PYr7k0s58EPfOQQUroyKVVN4nLLZli1QtdnuXEQ9N5dAVGwjq99zXxDJbKHnl7nRV",
+	"OakZkc36WAMLWM3gMEZSZVJ2y7THXYYExaUEX5CJL3EVmUIEo9OQP+DLpMJ1BBU6VPtNh2UW3JUZ0MgM",
+	"DQYZhXZkpFtkkL2kZrIQg12QdrMcBlW0HyUCt+RcVRH1juaWmwsiwpgVzuccVcS4Ava339Xp5Xcp7o63",
+	"u1Y4+8V/HEZn3Rhh8QE3UggfpPU23lvFVYXqSnlOtZWW+p5iGX241Fr5fycDpkq9PMxF0gb/H3TpbXtk",
+	"qwYTk4YQKECAEcprVD7JiqJoC4RodcNZ3dmK791fIVoowB72DGPtBD9pPQf5MK6aVgFKhcx8WcygtJ0Y",
+	"qIPHDN+YEeMMNwOGarVeTqlKp5sDK1wVRjjRgqAUmR8svxMUNEpvjxW8foHxdU6oN1iZKirTGqINo5lx",
+	"hY6yjBWYx9jPemsiDuFsDKvKIdTQmMhVCL0AZViasfKxCewdFYzt65I5sWZQywHcqh7LKlsU2v/vhFjV",
+	"Vq6VJ0gQcuML0jq6ArSGMg3dd+TQaH5XS3aIjx950V9KnqoR1G4OUOIB5TuyBoyonIYsCuZEC2kx1e7l",
+	"2zekoUjL+K2DrLRGFLfBJLvQ4KAg144aNEjWfhEvq7H/2qfPX+z9NubkzV4BB1G8is+H5ewwDdRDF/bJ",
+	"nM3KrFjkH+MYugYSgUfRUCzPcJlnbIxWZu4NTJUCPO4N3PWrvvYlUiqUk6ZZAwHD9RuK03xeijlvyft/",
+	"C2KtEYWYWV0CNw4fqHkc8HWgAcDHPdWkkQOkevo+ZjpR2FkvlNaKf/x4mOHrkkUfn6TMDeReq0G5VXC9",
+	"aZqr36OwGS00XXrQfdt+zd1jb+9LrAswEM++ilQDETJdV9ms4QJsLfZalPdyJi5nvv4ViPlZ7y+lXq+S",
+	"6/YjpZf+uirvyupje9OUX7lUDTQO57BzAzsPtj7jl5xtg8ZMA/5VR94AaorWNG9HEIsfczXmcCRJZLm8",
+	"esPgcVzrEb1upcAnOz0t29Ce6VVN8iMUAzmvo0vTAwmG6gIdyiNJF6MDGhWOM49yjXxY2WqNUZZcNeIs",
+	"Q6Jl/cT/6GewK421vdAjftEF3Cud33iutC/C8aR7hCoDmzck1d3KTyIHd70ZsXFvVcp7WYi5yCtv8Ljn",
+	"uCFIIkrYB13eRb9cvXkV/fXm6mX11xW3C4qjiF5Z6dLin79KlesHgzLOqtQzYQw+WaslN3ciZ2fuZ/zt",
+	"+vVbqdafmIbdhxdnWt1KJXIn5TmtF3+/XK0uy6Uumb4XZSlzWsCMr/hUFtJuKFgMIstAY2LRM58s5cF1",
+	"YpzKuxLl6YwbUVltXl5e3WCRj3HPbMzMFtWwjH7YHosZfovldw60IUDk8mMpE1/Jm5ab8brlKlywP0Xa",
+	"efvt2MvHv5CBi7bwtUvmn7E+Vo5y/38mPolZxv40wNYGSqvT8Bp1pWm1bh0oH9yLcrr/5pNlK+yDvtt/",
+	"/z+nReNEfZzumSyrBTcJUF4JYJ4Z+16vFehOb3VLuLWR/26Rh6bwrbtIM2k32VaVaXdLrS4hXAPiP579",
+	"RbYVzXRv3YB3q7OWj1tL6hORC/+ROrzTVtFROtjS56FMVqQ8szat/cLropBOG6qo1KsrRsvWeao4pk80",
+	"TJenfUxMLpZ3cEqX4m1V0jdxtUuM+IfOJHSU79797SeJIQ+vy9JR3pK91MtVW47XjqK49Tq09BrUpKSA",
+	"QY3zxyvumI7dnjin8zZdXuci0sCbRTeQkvkS9+lZ99259xhHmLHr9WwmBAD1B4h4dFvdzvauhePlm5t9",
+	"KFEKsMu2tDGpvj5h/s2MmfVy2VYcgM5hP5a4F30p3ZclN4u3Wq+omrDbGkTIXa2LYleFYR9RuacAslPt",
+	"/as0ZVUg6Mws9Or0QUw7e1nCrP74EsDOerU/Apj3dtzaUc67DQ0ha4O556F8k2FrI2p5sVrdFhKKJrvT",
+	"KhUv4J/3vMDOYNre3DoajV7Gqcxz6NewVj5JDKzEdlFqawuyGFeVVj7ubEeQ6qoAwYalVvNGsbPIBDpH",
+	"s2dbR6AqifeR7Q5+0CUjCGDAnaPPnqasREml0PuVbZMydx11nsCvQ8y1doiBmdaTzEdZ0bsT/JNeRK8H",
+	"vrr9bTounUqgm7QtPRihMMoevcbTUvA7E8dAOWws+cxmJLL5uupUm0F4ctU5H6lefD5ZNGN3+wR6Dl1J",
+	"4NCbfRIYV+ZBlAzbC5IF/F9rjZmVVofkqwwiJm5By7S1kUNPBbA8r3NpKQBkumnDqq36QnEbJu9wSJSs",
+	"g89OoD5S7u3kFJuL93PVlvafLpN+yX55DxZgCqIPJwbugD6UcB9NC67uQBDHAL8fP3y4wunMoHNZ9ZAA",
+	"5GvohL4NQHJaiJSP99rVTWW7jha5Z+tbXZXiNMpzXGlj/d+HcerK57TtLEoWGwzBTKHkIN7dB24gx10d",
+	"6ni69yBJ5HR7V4oVn6zTAmECDNkK0jDOX0Uq1rp/+FV2CPnx7TkA4FnT14WrjFxdDjh7znknod0lNW8N",
+	"2pB0mjGpLVGoaEqFzMuoBWGSYL73LuX2UtzB6xxirVlf+XZWjhDdSZVfgGwnTiGmWjTN9iDm+goyg/3F",
+	"vMOUHQOhG7twAs37aoikCeljEhioWr6St7eH+Igrz3DlLd7tI85phias10reSpFDvQtvRfb1JTKqSeLP",
+	"f6eE/oU1L7o3W4m8wbCpNFyr6k2HFZaswedx0cZx6ahEc8J9JfK+oEZbVDKp4he748D3RBK+b9hXlsIp",
+	"yCRTn0IYVtbzBY6gyddSposIvaeIkx3Xnt54fIYFr+78iUllWzwyx6I+bj1wvVOWhd9aV+pSgxUQlzBA",
+	"h9pkVJHMTSpyhlUJdIfsY7plERbtRJ4WfIF1tqYIxGvf03c9idmpSX2D9oOkHdSc0qnMwSoAybrUCdU4",
+	"Xuc7tkjju/aVcr6waQPo47KsW9bbuXHbnRCrm5xvzO5WryGcHVjlK+a+AN3pTqysN5aMmNJYsqRcFy29",
+	"nWA+N0jH+SjR/meC6SNmBBtS1J8uocHOokxs2KAptB2FXrrc3LGfM2bu5GoFVZ1Ay90Msu2OdNXDYasF",
+	"DjrbHroibIeLwSPcAWNreUrTWzlGnZRrRYsCE7lfaucFtjWqFXFrXt9D/tYXHUVRak0hz8ZbuhJJic36",
+	"IXsar7sjaesXTCcGYUWqtV5u9/TXWh3cdO/7Oq4QHC6axbUIPL66Voe9LqUxosYNtMJk8zuZjgKAyknp",
+	"BEoMUvpkmV2UQsBKfSulh4UsBFtxX0gmGAo6diFqOozvRVnwVa2HqFtw1gMQJBeOk6dVvEd3O09kx22b",
+	"46MQ0RYzjbsAHfp/19Af/ANN1DcZ5KbDjQmZ/KWwQsEAIZ3G0cUKfcjzyKs30+YGuRQ3/9aqg0wsa33o",
+	"gW/E31cnGFCwOoRwVDGyNQhrYJF7raKe/7bnBbbA/bLed3pXuedd0pbnmQ37m7wXzD0iYx94df7nQq/L",
+	"YpOx/5lzCf99EOIO/rHUyi7gXxvBS0w4Ep/4cuUEi945+4b9yf0vEce3Lf61s+CfKAhyJx++YNywwFdD",
+	"aKb/hAkJhhHHISk60liOaQ1L/gllqm+++xZj/fDP8wNZd/s6a/z7wrdOt3ANiVvtuj1D9i5U1Va1vtGh",
+	"jXg1ZZ+qzN/7kBPGPd+EDwcX7LwKSd+WHQI0np2f74VGRagbQemOyDJ8SlRWaXBZuDPgagSbdEQdd1UU",
+	"BKol63tLERQfvZMA0mVs+t/HCyIy3BQqZLGVSr2AYOCYj+vSFwgZhQUgg6utDd72ki6bioWEoMt4pfup",
+	"/2MpPJ7liWmkQE83sTEpw5bjGO4MffUvQsQwzZwIQk4ygxqR3V7Om8ufL6EHOfs3dDpfEBmRWHODUtQr",
+	"0vB67fZ49s4Uuk4cvnvR2RS4Rb530dlfQGdPFikQubTYJ8frMBd4D9FbEgJegV6gXZ/8Cs0CUf/rkNRL",
+	"wxocyOHGOUPTGFkGmwThC8njo+Y8jAg9gkJ0vqq/7w3YRuwQJ3TsMmUJPDp2ZmNafDcbNTto3Y3MxoSP",
+	"xI24r0EhqC8bNQt1AG+lkmbRLAeWTk3GOVpqEIEvW+V1pXqjZkdQzig1q3MSZR1YdKa76nvVTqQGyY+t",
+	"2PgqOMjrOFnFtO3HnGbRwAOQzpfu29uxNwpNay8HWCFyx2SYX6GbwZ2g2lAXsbcaff8L/YDZL0js4ETK",
+	"dBQNBkwkNLv1tJAznEWxq9d/Y/2ZdgMNV+vpoHPEhxu/fdPtNRBrBbe6YWpVjjBp6JIgnUf14PH9g5p5",
+	"Uz0urPAFBp5RqBGYsSnPAdTcrkuBFiLouSZzCjFwyqlmBS9b/NkHVDD8osKFwcsRCg1RzUEwMMO+0pyJ",
+	"z/fTAvdSVNgv+DpCD/K4jt+eYl/Xlpe23SkBkUE7PBK7Wl7XWoFTVT2ReyCG1tdeWzgsqLjpYoDRO/oX",
+	"oj3/JFV+jZ+2uAOiHabhJ1bdNX4MigEvsrFihV2rfCWjrL2b2j/1dIepEOIZ2V/1FPHVxjqF+CRmaytu",
+	"Znq55Co3obMG8StgFFLNmW+I2ccIi2E0tYF8SZ+YrJUYtCzWs4zu+s9rNyRWMwtxBg4yoaF4UoOBDX9R",
+	"i7kWQQLPhyzf0THVQeq+zXa7gzu7K1pPFo8zmhaPunmcJU9jzj/19CYd4hbQppCqqrRFe/6rnp4YpyKt",
+	"1rbewAPezth3L9hP8vvBnu372W/gq7Qn2N/g+uoA6DXryImBQ0hb9/U8SbbC0UVxViZL12vcJYz4Wk8J",
+	"AtRepynrLZPhkFuXf1ro2R0FBk+Fsafi9la3FC5caSPtLq96eaimsMMTD2UU2l0FBj2AcE9pZtYvpLoj",
+	"543pXjn8Azd3Kei2RTGljMABNKHJxlbUWFUjK4IUoY/fbpq669Uu5qhXx+KNUNXzyXijXnVmjX7DyBnd",
+	"h49jjB/I29TIwU2rpY/RdPNaM/xtCu94RFqV/HL20Zm8y4A8+24BoVn45mYNvUYT9lgR9dZ2qAsEUpci",
+	"99FiuQ4dznzsqjuzE8P6ZB2lcqZsumELjnkzUIKMOgJU7SepatmAKgFsl/JlE5x0guFvVe9ZCjGmZnh5",
+	"FldyACzfGTmyD1oOO3cmY/yoHwKAfMIHlU8F9UK2BC2seCmUvXG0rTU6OJBw0g+IBAJRJFdqqdfzBVjr",
+	"5VJaeQ9VpiMSOUh6T1vwLsInsGndxMwgxWMiR3rGFr44P5Jut/UqCSQdYVAKsy7sjsRN2OWq1Pl65mi/",
+	"49f10Ei0QuM4WL+7zh8Y9Sr2TvypmHGsMGEaFRAA75RutrJwU0beEY+y6A6a0LA3US38yYhN8OVJxib0",
+	"/gSWNgHSOnFHVKvgMMjYw0LOFmxy9e76A6PK7ebsN0cuP595k8PZb/Svz2fRfGe01IkvOoIXkeYabp12",
+	"Ny6+lzJVXH1vu1t8E74RqwMMNE7j2WeXkdjlLFDowJoTLJloZNbbboiKRNyvsI3NXEYNUOvspmvr39b6",
+	"Zx8qGnt59aYlD3NLPTd3O+qdRcR+zwV74A5t4NZg9ol3o5taXGp/uyW9w2rvFWrEBwy8J2m6iTmIO54R",
+	"m7j/TFgpVoJTAnz0HIaFrBe8FqHOVvCi5NLtBpLbUL1aciieH+vE6VO4hKdvPCqg9tnefd49DS/7Is4t",
+	"b9drW2dRsHNbPbhGjHZWBTC2V5CLozvpKrffoMrmkqF01vpmkD+zHqUdtDYmxceVHEFXYfMzmDjxAn7O",
+	"elqJDnWb60D7nO1pitqYe2+9vRha+16PgLD/1Qqy+96tIdG+l2vouXd/Dfz5/JGu/U8t1cers41QjTDD",
+	"41K4E1HUy46wfZrxGP3x2nS0J2mLF3GmCFAo0GABe4XKS4jEc4IUGC8c8+BqJooW22rc4/0pFZPuoaoH",
+	"CruH8/YUV24y4ibXTZ1Ks+nxwX1Uj5sekfUeFpv9OLerAacbILnTGiVLxRjQVT12IwRfRi0d4kWpLWk/",
+	"UsX3sQs3ZnPhNyarBQtKNSvWuZPZqQrAY4qCPqIrg98dRvKauPJU1ZkSFpy2Ld+WennzKLhGftldeXsw",
+	"wSM21nH4pknG0/tuVpkaUjpq8Iv//Ov1hqgiosM+v34/iOruHdoPInW+iQSPLTxrJgzVmkVUeWi72kbQ",
+	"YT2ubcRrrDoKMSjrshQKLvKjEnkOGOp36cvQDrh7KR4Oz2UjAthZzmkWre1E+RKnsLkp12pfqAr02Mix",
+	"fxk5Xy6oO25gMY3WqJ2IYlfCtit8sUUnTV8+rA7qduG001BhIEQvdnYFxHnbyZR9jPXofp617NJ9Botj",
+	"0QePdPGCk0QhWfL8UXZwafi0aLN1dxZGDymU3lbY6leo1QC4YkQJgRNO5BhRB7A+9/Zk5qupQvStlvmM",
+	"9Y1U8wIjaU61umBKh7eqVl9ulexWF4V+MD4p/V7mkIoGlb4M45Yc1TASFa30fBcW0st6bsqkktC9BjwI",
+	"09uF4MNxNExZBLM2XGgrlL37dHeUyIdivv75KBzKiWFGoIWSCVVBVpZg4ILqvwaCaNaqEMZQT4gbJ0vT",
+	"Q2molnM6rqfxOi4NopHTIQC/SruIFgpVnnGUeNHR4voY9Y3R2xkzUkF5Ng02rjuoYbwQTBd5GBWK4C74",
+	"vWBLR1aNriXnx41eOl+CFL9qrfH/BIGcO9sG1Fs7ebUA7f+8FMwIZePiDc2OAV+1R8CR2gIcpHXvcG5T",
+	"04A0iA4v9d8puBNJCYR2EjDrB+wXHYDTCPDco70TrC6tdftJNa4KD+oweanXiszAvh3BiSOw8LrBCvnP",
+	"0i4keulQXrYuQXu7WbYEjeyRqmjWIFBthf06RXNHxN5NeyGrUsyEg4ADANT+SWSAzqjqxz4/XtNOQfD3",
+	"26vDoQHLHQfcykOO0GLkf6fGIl/eyAO5Lxle+s++i7rUOIFnqUsxCPgTqq+j8xIMJKGWTrPPx9Eae7Qh",
+	"0Su66K1k4qbQiRJ6EMjn71/muK8wFiPhWV8qxtkDjg/1g3AKVuh591ChBhVLnEYnmrPXg+rJ2/HKVDao",
+	"2n4vf5c0h8eTOrh6h144mYxEURAA/1+nJNafeuTpmBteCo8KN/o2yb73w2o71HolfEF1Gj32EXw8Cu33",
+	"jS3jkxh2Wq6jtK2BJSB/QPoaeV3hqC6g3QhV2aolB8PjR0WSpAQQvzSPIZGPINyJikV1kzlee1xr0scQ",
+	"uMRLCzoIKCPbW7TrEgKRFtAke+QA7/tio+5C9V1Co+4+ZKKu3Bmty7ryR/EVe51HsfA1zKsu3NGvpZhp",
+	"xKwUQtVZy9buJ/80Wk1GUUvIXM/WSzjqiSn47G4yYpPfxj0rPtlxb8SGw+HnCSDAdeErBM00VN8jqmri",
+	"ff6TsgCKZMmdan1O86IbW7VE7GDD9XrO52xb0ohHO4SsB7azz1ATTbGNdx/d5qK6qw0GFkqCJgvKQhV6",
+	"KJaKd803mZOQ/qzeuyfXYqZVbtIyby4MrjJNQ8A3gfw9dNsHuetWl8OdDkJ/sK/igJpry624XRfXwra2",
+	"KWkp0MXzTRoEuHsHiO71ksj84Tfvx896qQqs/qBQdoL6/tcOEcgJK3gpytD4skkzVqI0WvGiMgZkbGLs",
+	"6mY4HEJEFeAUqPQwULWFhbWr3ufPEFx5q1ukF0xDcMdTWanmwvi6r3+9fvfzkF2u7UIoK2fcCqyGxGvr",
+	"GitskNkn+ujrbI57lQVj3MMkMl3iCBNqfU+9NfHLyWA0VpNLKnAL8sOIfQ/7YmHPoVEnlAsIreR9bSZd",
+	"iNFYhVpl8DvlsIoo8eLTTKwaQUUZ81XNsO/WmKrrxapBxkj8B5PNkiu3J5hiyC6psAFZbCbGcljxAJYz",
+	"W1Czr6rwSAiUNBlFK0E45eXVmyF7pwQtB8bkd8KMldIeBXwaN0Q6cjYrZFxyxOllc2Ghma6DKIby4cLO",
+	"vIHodF5yZSesD9GG4TwKPZeK/fL+LTs99ZY+aJUwGasZLwozCDZOjwvhNQjBCvbLUJs4Thg8lWqsABOk",
+	"8VUunHRh/GChH9dwrMYK6pNTgd/I03lGxVf/G3AV1n//w0v25xff/vfBBZs4kWbiuzoZvhRj1VqQmb2F",
+	"JB+oY8HnUjnsHcEW4MVJFLkxYfp2DBovrJ4bNvEPrHbQpkoZnyx0NkPRtD6AoIK4Y1VIYx0i+556UG4O",
+	"amOFYg4eLJPn58+Zj/ab+GJkKDdhkzWH/b+8f3vBVroo2OQvr91ZOyJ79pvMP0+oz+0E4goRMOXat1HD",
+	"lIOev/yXV2+qvNLeqPcMgqdWQvGV7I163wzPh9+AQ9AugHidQQ1f6OSSUglRQXISlTiFrbqrR9WAUQCK",
+	"jdYjKBvcn/CZ1eUEAlG5HSv4QWo1ydjE8nIuLD5zBGfC7QS7erh7IH1aWH9CFW0mWQDYWE0wV3CC0iY4",
+	"mXjhq36tSzEYsku83EYIWhpUJ77AGG6852Plnoar7F6QwjCo/1unFKEAUJ6XwhhhEObhVr/Je6OeQ8BL",
+	"B8TXOFDd3domlVSvnL3EuKK2+KzozbeO2sCLKWtItBewiVC5O1/UVbo3/7V20opnsz04KM+CeNLk1zKX",
+	"9BmArD+JJEyKDZsM8FSWstjAYZHXLX4Xa3O3rIrqYe5aVupLxK7QjSp87kWRWmxv6KK/xg5fQLOgdK/x",
+	"bnNsPQ/VfC00cct6JLqmfCN7gdZENqQCbsnhxHadFr76qOOqZgZKhZfM6LaZqnJS2zCs+oL7lOAdauqe",
+	"BW18iIQnKVWlRpljIaFJXMB8Uq9gnkGuAvCRE4if9/XR23ErqqEeby4uZfL8Px5zoj7100ngTg6nwBNH",
+	"rGX7kYIbqLaSbhVkuy8nhPrsWQnwmMNX8hFcxiutDArDz8/Pfd8U0qFjpv9Pyp6vJtkZvuqoKsSCghC8",
+	"JVhToxLa8hCVGfLZpUcOSz0LZfahkx6FV2I4FhS1L/Q881WzwB4IpoY5BDYhy/yY9T6dksx1ii64qMCu",
+	"G/esYcKep42ufh+24f/CmwpM7FYWDp2wvjkYXC/qkslYOYhLtRaV1IT9YiFVZFWK+yDEzLUwaIDgOHff",
+	"jYscFr7D2Uiew7JlgyGZKtx4Y5WX8haLh0XFxdzmQ8yTESWKw9wGQaiPm/nmnGGs//Oxgl4DkMulsOTR",
+	"vRQPyN4rUAxGtT+rNLGNgOpZIFajqcVJcktuZwscldpewXJF7uQ1gmSh1RyXpxhX1FoI9uVWreNeeTOu",
+	"2DSOamH9F+fngzZR4FXNA/b0kkDqLlO85A1lw9dudbgh1Lis6U7epi1XvAy9KrGolxPrQNuBxCduBOsb",
+	"wcvZgjQF8cl6fQjE4RW3VpBZK7Xefx3G06qARup1ljHxic8s1qpKTRBY/YGzBCzYO0MV+HvQJG/dzdt2",
+	"etONIpzG8k2UvwyRAX1fDwHCYyFGQPkKB6nV4UBJdk4WyB60Jpg7MRet0K8qC+LfpP/xGjN+e1nvlx1N",
+	"L5ubdNrKiBU7t4oUxe/0FV7YCwzZGPkaDiDDU/RfyzHfNvF9C7+fkmNVl38/24pAcSzWVVNeAN6AH6F1",
+	"GiS7xqgTMbWYV6VYGxWRx6R+WGWd9lHqTc3YR8LW9xotd0cBMc3j41I/1+17lJPYOODn+4Fay8j78tOg",
+	"VVa9hEJIuSELSU0V6XoIoWh/U7yg7E6yZgssNFg/IMwcqp3PYdyp+hRys/AiHf+AcZ3R+f4RzvMXRZpt",
+	"s3inkzIQ4pjz6+0wZEh91NlmXlKsH+BfhD326T05GUyRwDqlOgbtu4xPJNiTowyTvu9XCFYfd1XyQRaX",
+	"snDH6NsVHEIV2wV+n29Npo+z3/AfcEXTFPT9Wl16y8eXna0XC1ccmH7TrFInl7vklSe64rjNP9gVf79W",
+	"jHevbV2hWSjPfSwqfhZqKbdqjT9oKtV8aC3u9qrNGMZvxsqNcKWNnZfi+j/fVpL2xPI7ceMUx/VqMsDS",
+	"GMEljcZvFOmwgIKv/VyVwM7GKtaoR7Hy+O15xiZLXYoJM3wD5YWKHMplK1PVbDB6KZjVehjorJNCDdmZ",
+	"fe3qExMvIceKew/UmCwujw3NRK1Eql6KkVOU11iDDszsBhLQis1YgbGas4JbXJOHdFzXGvRtkddn4EsN",
+	"7jmNCeckfA3ZzwCcuXbgxrIbWweHdZ90uV/TvAz48kfmCtUq9zKFkwgzj2bXCageesOkros3VXuca7UC",
+	"fTlrAHWl9Yq/d7oQBKvaqkVvVd3sW2YYn+uBd80FBRQw516KB1GOkEag+xq8X4mGa1XjMAdQXjrV4J4u",
+	"SiiHU/UXc5fCDJnPrxkrvzL3O+tj8E3mI90NFQtUSlvAGYPOHu6LR1VMGNaN0QZjBeUfNGqFF4xTT7MT",
+	"E/L6Gu0jElekJi6BQvnHlplghV1uBgDlGLfCVxuKEAJ0RkAXA93lRFmhYMAAyALDFn758S/EGQeeHstJ",
+	"2xcjdGK9tdt3BIW5mS5zgxcAdwJMBfZ24jcn1EwAz+MkR4ya8j0aNa+hxDLmcJAHAotLYiwAfusBN0B/",
+	"LbqafVMByrBifM6lGrKoXyK71SW4+quxuJoJM2Q/awru0PT7WPVxJVnUqnrgOBVnL87/7H0hqduAgtL/",
+	"jy8E9nLwZ3EUrQLGAr90x1sCMVf+lij9cEyZcKVzc/bbSuefz3z9yCTbCJ4gCAxLcTjaCLnX3GuTARBU",
+	"h+t8WogR42ozprJqK51jyj1h2Yshw6AA6AIMvoQ2CWasvAgzAtBsVfw58eTcQBCMYRNs4OwrXlITZ4yl",
+	"casbKypL5Zngs+fsJ/m922ah59uUwAnpUrFn58w4LgJLRtO/Y4Vcsf+AzzGEXfpyv0P2QVO6nvtIzzMy",
+	"TFq8vj7+SaqZmIyVkxIpsnbiQ4rf6vnpyxB1QqKiuJd67YNxR1UEAtT5dMDyHkRfdmDmxF3w1PTj6B7D",
+	"Tm8nWIHAaLKNPmdm0MIFr3T+FktGPoVWudL5TpWylgrwTSdXZvCGrXR+ErfMv4AzwvB8lMghF6HNHBw+",
+	"bHP1ftdlPT/6SnRxEX2sQms1lhNs9deHWrJJD8xz6CzhG008rzeaSLZXTFbF1XO/tLBhaMtC6Oa0lb7v",
+	"WDcruVlgwDI10G/1GfgBvtB79K6G5ayB5MEtzfq8eUOcypm4T4On9qVPrPhkJ6No0dxQeQcLwWEQCV1M",
+	"RhCl99frdz97Cbs/eelPgGrwTgYQ1O2GaVt2SI5LQBliqaMYafoT5k+5Xg7nx0V3htzcGybkiE/2DIBT",
+	"H6i5siQXpwLHcdqNgxIGd8AGts8/mb+t6jeTCvETpkFs4TfffPPnATaB4wZOlOh3MyEOB/A5cTtceY21",
+	"pSLmHS2cVGVPgYlAIKnAmL/pxgo21WuV17Ct3sXRIZnjzqENUB9LpG5xosHuBX8+jhpdL8LNazQHWKU3",
+	"tXomflQNIaqC16Ye/OdagIboi5py62tA1PqNVwa8WtvxE6wnj9U8nSKBEspY9dFtExr1hjBOCJmgGzbI",
+	"Uuo47kOUF9tKrxkrY/nGCTTnQf29qFSKSk1BndfpChqK4PraAij8+iY/iBXcjpXbmVB5SiYIld6e1J3w",
+	"O1hwsbH8pnbMPs46Y2uVa6dOeVUMsuqpa1qV1EJV7I4mt1dFGFvt/vTGH98112wU/Qd1vrplhgwrrpjg",
+	"ZSFFmbi7oUc+sQqsz3vM4/cd3doVNmrXX68c1bBvgWUa3AyTqFg1yiTg4ndEs81OfB2W8Hur+90q9frG",
+	"4Ns5VUkhIkC4KUgch9+F4ZO6dM39YqpYdVlix1/q0erRqcKGPewva2FuH3xXN/FpVWKcMuvfyntvqh2x",
+	"pVRrK9hCr0uW882pvj2Fjn4M/59+ehDiLmO6HKsJtQKcZGyCzQDhX9gOEP5JDQHh39gScDKIusqxSWhM",
+	"N8ncdYNGdBDHPFbYp7oq6UsFGaOGkPAzlOiFavD1LsFG8ELkQ/aazxbQAPME9RlpGB8rYPCFpJIrWKU9",
+	"I7KOTMDD200DOUnVCdEPoRk8A3u2+z8JK/+e5978je3ONyJnEwd7SGOIthxlN1BbP/dP7Ak4wXhJur1D",
+	"NG/g+2jcoJ/wubd3JC7yS4gnCHfjD8ogmk2FOzGIZ0effh+pOAZt8HPt9xl3vv/dmQnkBe0P9jkauuwP",
+	"SPVTvXmVYhMvtinZK/KEHuEocKiofSoa6rE8SNX+3Qnag0ccBmRLzRaJ5KiqRytGZjsBns98CHagPdTN",
+	"td7HdciiBuY+CYzIgPJmUacaUKxnbUz4YMnvROh+YXWViiaWAxxd5NIpEeEracaqRoGdRuP0SxmxLkYx",
+	"4G5bApP3+mm6F6jdWHlyl7FJaMAa/sj5xkwGF3EfdQabTneSVjry1UowjGI1QXbp2yJXW6LOrdrHEgB3",
+	"PPFGQuiZDFZhpR8uIBIZIrjdnuEUxop67ydILnbs/T3v0NMRaOpG3Ik+n381+tzA12PQhte5tBFlODGA",
+	"IFnVKDdjkOUFWXNlhaBPRbTPAN/alcEr9/iPTLev8L4c4WhgpFrTa/DAQON23wxorSj5VVqI6VkK82Qn",
+	"g+Pv0NPh+R/5bHCFRzkcHKqimBXnsZETpkZfkev69+EYMYwDznFwxHPDNhVt5wTtFP74xpSX4ac/WCAk",
+	"wC9hqqwkhLgqyIYteH5Uiwl0Fmk/XL36P2f7BWerV/GR9s2MF4IsFr6+C8hT/xalhoaZmPhBRUagPRYe",
+	"/jHPPDSJaTPqQ7nVCVWp/h/oV1EUHkP2XHShUHSO9LZ+yCeEODVfnjrqhN2v6sWH+Bwyq4cwjlze3qKn",
+	"40dRLMeKql9v+zkGQ/Yr1QuQtdLTbjFe6q4qWjzwDUyGysmFr4FmauW1TdikNF6NoRWOVbXVWvQPtXfD",
+	"hkebtGAL6zriNWrJQ6TzOsyD/ERXslHP/itLvvWi8C3iL2ErZr8iFgAr/10SXgh3wYKOKmaVHJvoWAER",
+	"aaSB1roNPJJGYNO6yGieiH+md75+vY1fIbTQalb4vr9SocfPKRYWbNEISkkkpeBTUZhu+a+1opjnXzfl",
+	"HmHaIXkRYZ/53MKjZTAijs245YWer0UGqjqWilhVOBh8txSbXVWyD+hGyNEtlXH7Lk51vkHSOv+3XJ26",
+	"bUAJmJxZXjJezhYQBHhbZfhhK/+x6uPfQ5p0uFkWXmh2zBeRRWJpJ/fLaSHuRcFuId9hkIHzFoLbnn3H",
+	"/ia/Dx7l9Qpqr2HtIpVX9Z5ofuzVj40bmbTDsbqssg4LrJEmMRAhgDftxXb7BmMVN2OFRar6z8/PBxf4",
+	"OlKD8K5tpMb/GfpkIjSAF43VtBT8LoTs3tPXJWVg+G+x3ABEs3lWJhXazt0fZnKBySQI+hU3yGVppsLd",
+	"VW/GKqS6MxnjU6OLtRVjhbkoumST4XASTYplAiImi16INNd08H/lM8m78Sg9s8KeGlsKvqzfwhCbNJWK",
+	"AzFIhMx8PQaF+/o73aMWBlXhjUeohSiohaxHtSRGERt79nWXizdC5H5txyBSb2DM5q0PWCkVmSIDqDrS",
+	"JChKV+N9UUpvazqoR8YDpTf47KtEcN9D3GI6hBvJ5HHSPxtswTe5bU/e6cAets8i0Tx3//H8PdWF6cBT",
+	"SofeVlzvwIzO35OG1NMRj3H875SIm3/z7QxNXjr+ss2XnwIhUt2Ud+u1UGEOBY4+Fdd0P1HPZScR4CiG",
+	"mCMFt5+amV6JvOpx+/77y5cMSkJibAsu6MS3pi6FykNVH1A0EeyhIS+Aqlo86bN+HdEyfDajWBrqsA4U",
+	"r94Au5IUaHyIt4/mNSDZuN8os16XQWOuiQS2ag9oKKnULsRyyF5DaSLmNGkngwMbamS7alVsMif28DyX",
+	"VNwTlwxtin1fbiySNWRUtsFkVcggJBNR3FNkAvMTLPkGy2rgxnFl29k3OBFJ1xWM/0hE4QnSvHHX0X53",
+	"WsOOrsVEcG4hRtUdiRA/YPpxsohwLES6ZjmQk2bf+KnYaPIFxxWFDpQg0IvRxpb+JnpPaekw7Sx/xovi",
+	"OCz/g+/WBY5+KCY8FYVWc6dkRQCDgp97iXoA9SlVfGyL1avVhDK1akaOEMw1CoCOZvh8c5+o7p4TjeBR",
+	"dTF0fftmouITlJW9W0/F6Z9CEi2MV0Wo6gcVDYCJW0guqfkVV6Qxk9bjNOiqetUWPvzsx7ry5S6fDDma",
+	"U7XgCZ6CI9u3upwdxbiATd6q8tDuOPD4ImypjrZDfN46mZoaBYDgLi4gbQySZcFkRNzOhGQ1x6ScxkxF",
+	"0hAjqHBdjCnzQk+3q9BtHeh1+kCPT90bs/j2k19XbT0MoZR+OCpSXQtIG/lixIpId9Qusr0gM4SvyLkS",
+	"EH9Zhnxo+vgCUwt9nfM8z5jZqFlcqygtpkC0MC3gCw/tS1q34xL29lTAsRJV+tOxf7ivYzGfyhRCA7P+",
+	"u5dvWClW2kirfRXmmpXADIK9NHaGV/02D7ZUYiYuFFzn86qWLq1hE6J0MTfabMkfmc+QBdOcflCF5vlY",
+	"Tdf5XCDbUcI+6PKOlT4EuhRLbUnaN6y/sHaF4eeQYKv1CgLvdclWpbznEIls6lVUFGIm49gPU1q2dpoJ",
+	"u6Yiyxl7CTKR+9CBDILjvClnycu7SjHw0M/GCoJ3Iq3hYbHxCgxelRu3BqfGVLL72lg242W5gTwm9xpc",
+	"K27XJYQQYwL/WE3uxMZMhuxaOCjNzJnvAjFc5hm79p+YHYG7iNJPRInFg78yXzneNpo1ISiJBzqeo8jR",
+	"ee5OqXHt4oxgoHG+yyrhNQenNhYKFZ8sOGw63r1toty5yF447cOUO/yszS73lWJotyEcqbuYS+XvIoSn",
+	"Nl0Kh0G3vdTdk8Dw/Mio/0pYLovdLCcE93oYHsfk2TynLdOEwZg53qhgxPrh/CqSmQWaOTiQM21fjzN3",
+	"D3cE8GzU7EnO9nlaXQOqAHwQCO+RlHpzR53NYHhf8xoPgkKNkfDAC3AURJHQa0mkiPWffcvM4HCKBLHt",
+	"7Wpq8CqGFpnNLphUDgNiUri5A5cfli9DZgwRJtAx3VixopgS7ETmNtMHD+RWoxIURaVlVuvWCtkfYO2/",
+	"Y5eMuG9oTYePmzA0aiy7DV2QPgaVqaoSQZCmt8DCxS/OX7QWJ47DbQ7ubBGa2nUjTw7G1/hJ65BbXTL2",
+	"DfiT++BpXQhumv3RB3CAR5Hk3UB1+ljL4XO4Hwex4LXrkLpeXYpdljg3/cEXwX2Ujgg+7jG0cTW3teOw",
+	"MCA8wR0BsM5YRXMK7XQBTEHJ2F/1lFkIiYN4mop0feH5nGEDxXaG9RKe/y97VFE5CWKBxzg8BArjPijR",
+	"zYSNMN2MIU0HQ1wgltjHwADvc+fb6djqUWFVb/7WoLAP+MrWSTVJie+MVLeVLDmq51BoFOymhWnvmGL2",
+	"tBT4+DvaUC6v3mBHwuNaUfAE6hTzIrS+A5JJTaCPZWYpCtDeqj6EoX+3OyzuBTG10UqckINu4o5mEotV",
+	"hDmPKWyPCvwHag71RPp7dVxfV4PHzeX16dOqPHpZKnJ9tHN+SV4RVR0y+XP9+V/E5eOkQZ1ThrbGQNYP",
+	"OuuKmDSaKbZ76n8AcZ/aNII4vOCQq4gL3ghbL9K21YJxrKAHI6VmJjsuNlPko5aLIPtQ9ib6v5sZm9Ss",
+	"0ZHdlSh9zzocX5Ss72fMxoqeDUbEHL5lD6V239E6oLkrEO/wkaPtz88Zmu2ysQLvBZQmonl8qb1vqQKB",
+	"ydjtugQXmO/DHPuqxqr/4vmfByHaATbmO5kGeGDuF/SelSrXD/BEmCG7xBWPVdWskiu2xoqY0ao5y6Xh",
+	"08LpNYZKg2K7SydHGqnmhRgrgLFWrP+w0P5YwxoWohQDt+vQItLguQHu9V+cP3OaDvmXGrwETIpVm81q",
+	"sVisoAmQ828Gvrqib5TusT3qS4WGXLBqSjVBdEIklFS9GzupZlj+Gl43dz7WseDGGvbNOcv5JmmwvKJF",
+	"/gXuw9NQvPoc//vQPDIb90b/+FjzI9XRpIU2qBwwELO2A6k8Gm3kSqvNUqPGGMjjvkID78W9vgvcsSF0",
+	"JcJT5O5qkXvb73dNhHSrOlIipBuKVbV8K5kkIY+U+LYXRwaHsyWMWNgl4v5iMOvhd5MtMcTjqHIl7Pqo",
+	"2QSXRYGjdooGCeboXTLgL+aAyO+DRcAqcObrkcJdwTqOyjiAHVPEY77VatcDCTciEKJQiyNVrIFO6GuR",
+	"oSfIUjOi/H0iKXahAopOwY6AaV5HwQtMGONx7/fMi2xO5BQK/oXyroYmA6Rner54KDZR/97dJPZX/9Lv",
+	"SGVpDUcmtH77X0+F9zNGvJPa7hvWr+JmjBAU6YstOkXObGxmr/HScIh7K/ekwyb4DDKNMNXp6t31B5xt",
+	"si6LiZOX/3r97ueskvsk1jn7r1Nf8vWVKKQT0yfYBQeKiUg7VtAzxo1ae/uDXApj+XI1Yf1flPzkAKxV",
+	"7mMbKJKHSrkC7CeY+VQNEWIMTp9/+92ImQV//u13/wNrhy3EJ/bj3y5fnl7/ePn82++cmDLu4SOZ16qM",
+	"Wb+Q2q9TnW/wB/oMKpC9FzMBwaakoDDOwudsiS2FuWJB3WP8gW9QGamE0aiEIXU+GKsQROEPcbjM2wMn",
+	"fg3ttp+I7YZr9nU5b23aNPMl+BwlUG09dTNM3Sn+8v4t1Evi5g7vQO0aQkwMKB9fdvViUtuxWll11IdZ",
+	"2em737XyGG01+PpzIhBOX38M3WrzGD0JjM6PjdW/SrsgEulY325WlIRZnT0dx93UnK/gFgo8VAt9DINJ",
+	"l4Z7SeUkoiZKWCLOTY7tJqqalRcV2a9XkEM62pcVLR0rJKZTPrsLlcudnLRc2U3oYzEYspfNMm9+99JA",
+	"Gq3fA8alw2rHCsxXgV/rWzIg1drKug3MoJ8TFqBzivGtW0EjwGDIvL99rGhIKL4lYFYw2VMcYLUCOBZk",
+	"wrqsgNJ/cf4NgupBGjFor9V2rNtxfEZDM/w+ov0eXhPuxVMK+A/haL6UkZxVF/bsN08zPp+Vgv69q4AX",
+	"vXIEPEknX/nlHN3G9fzYyOAl2F0CiN9NRl7e44TMgwXeD31iMPERhMMMGyI4auL+kcXNkok1kKzMb0th",
+	"Fo9AproR9rfeVPBSlGi+HP3jo4O8EeW9x4d1WfRGvTO+kmf3z4A40IS/1TvLG0CIrUCf2s/o5I5+qKqg",
+	"RT+iDht/hmbD6JcomSD6NUAgnoGCyaKfwIvQ+/zx8/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

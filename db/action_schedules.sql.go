@@ -117,26 +117,27 @@ func (q *Queries) GetActionScheduleCron(ctx context.Context, arg GetActionSchedu
 
 const insertActionSchedule = `-- name: InsertActionSchedule :one
 INSERT INTO action_schedules (deployment_id, action, cron, time_zone, prompts, overlap, missed, author_id, next_at,
-                              keep_last, keep_days, prune_action, prune_prompts)
+                              keep_last, keep_days, prune_action, prune_prompts, prune_secret_prompts)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-        $10, $11, $12, $13)
+        $10, $11, $12, $13, coalesce($14::text[], '{}'))
 RETURNING id
 `
 
 type InsertActionScheduleParams struct {
-	DeploymentID int64
-	Action       string
-	Cron         string
-	TimeZone     string
-	Prompts      []byte
-	Overlap      string
-	Missed       string
-	AuthorID     int64
-	NextAt       time.Time
-	KeepLast     pgtype.Int4
-	KeepDays     pgtype.Int4
-	PruneAction  string
-	PrunePrompts []byte
+	DeploymentID       int64
+	Action             string
+	Cron               string
+	TimeZone           string
+	Prompts            []byte
+	Overlap            string
+	Missed             string
+	AuthorID           int64
+	NextAt             time.Time
+	KeepLast           pgtype.Int4
+	KeepDays           pgtype.Int4
+	PruneAction        string
+	PrunePrompts       []byte
+	PruneSecretPrompts []string
 }
 
 func (q *Queries) InsertActionSchedule(ctx context.Context, arg InsertActionScheduleParams) (int64, error) {
@@ -154,6 +155,7 @@ func (q *Queries) InsertActionSchedule(ctx context.Context, arg InsertActionSche
 		arg.KeepDays,
 		arg.PruneAction,
 		arg.PrunePrompts,
+		arg.PruneSecretPrompts,
 	)
 	var id int64
 	err := row.Scan(&id)
@@ -476,8 +478,8 @@ func (q *Queries) TakeDueActionSchedules(ctx context.Context, arg TakeDueActionS
 
 const takeEndedActionScheduleRuns = `-- name: TakeEndedActionScheduleRuns :many
 SELECT r.task_id, t.status AS task_status, s.id AS schedule_id, s.deployment_id, d.name AS deployment_name,
-       s.prune_action, s.prune_prompts, s.author_id, u.username AS author, u.role AS author_role,
-       u.disabled AS author_disabled
+       s.prune_action, s.prune_prompts, s.prune_secret_prompts, s.secret_prompts, s.author_id, u.username AS author,
+       u.role AS author_role, u.disabled AS author_disabled
 FROM action_schedule_runs r
 JOIN tasks t ON t.id = r.task_id
 JOIN action_schedules s ON s.id = r.schedule_id
@@ -490,17 +492,19 @@ FOR UPDATE OF r SKIP LOCKED
 `
 
 type TakeEndedActionScheduleRunsRow struct {
-	TaskID         int64
-	TaskStatus     TaskStatus
-	ScheduleID     int64
-	DeploymentID   int64
-	DeploymentName string
-	PruneAction    string
-	PrunePrompts   []byte
-	AuthorID       int64
-	Author         string
-	AuthorRole     string
-	AuthorDisabled bool
+	TaskID             int64
+	TaskStatus         TaskStatus
+	ScheduleID         int64
+	DeploymentID       int64
+	DeploymentName     string
+	PruneAction        string
+	PrunePrompts       []byte
+	PruneSecretPrompts []string
+	SecretPrompts      []byte
+	AuthorID           int64
+	Author             string
+	AuthorRole         string
+	AuthorDisabled     bool
 }
 
 // Takes the recorded runs whose task ended and that no worker handled yet,
@@ -522,6 +526,8 @@ func (q *Queries) TakeEndedActionScheduleRuns(ctx context.Context, maxRows int32
 			&i.DeploymentName,
 			&i.PruneAction,
 			&i.PrunePrompts,
+			&i.PruneSecretPrompts,
+			&i.SecretPrompts,
 			&i.AuthorID,
 			&i.Author,
 			&i.AuthorRole,
@@ -541,27 +547,28 @@ const updateActionSchedule = `-- name: UpdateActionSchedule :execrows
 UPDATE action_schedules
 SET cron = $1, time_zone = $2, overlap = $3, missed = $4,
     keep_last = $5, keep_days = $6,
-    prune_action = $7, prune_prompts = $8,
-    next_at = CASE WHEN paused THEN next_at ELSE $9::timestamptz END, updated_at = now()
-WHERE id = $10 AND deployment_id = $11
+    prune_action = $7, prune_prompts = $8, prune_secret_prompts = coalesce($9::text[], '{}'),
+    next_at = CASE WHEN paused THEN next_at ELSE $10::timestamptz END, updated_at = now()
+WHERE id = $11 AND deployment_id = $12
 `
 
 type UpdateActionScheduleParams struct {
-	Cron         string
-	TimeZone     string
-	Overlap      string
-	Missed       string
-	KeepLast     pgtype.Int4
-	KeepDays     pgtype.Int4
-	PruneAction  string
-	PrunePrompts []byte
-	NextAt       time.Time
-	ID           int64
-	DeploymentID int64
+	Cron               string
+	TimeZone           string
+	Overlap            string
+	Missed             string
+	KeepLast           pgtype.Int4
+	KeepDays           pgtype.Int4
+	PruneAction        string
+	PrunePrompts       []byte
+	PruneSecretPrompts []string
+	NextAt             time.Time
+	ID                 int64
+	DeploymentID       int64
 }
 
 // Edits a schedule's cron, time zone, policies and retention (with its prune
-// action and prompts); a paused one keeps its next_at until it resumes.
+// action, its plain prompts and the names of its secret ones); a paused one keeps its next_at until it resumes.
 func (q *Queries) UpdateActionSchedule(ctx context.Context, arg UpdateActionScheduleParams) (int64, error) {
 	result, err := q.db.Exec(ctx, updateActionSchedule,
 		arg.Cron,
@@ -572,6 +579,7 @@ func (q *Queries) UpdateActionSchedule(ctx context.Context, arg UpdateActionSche
 		arg.KeepDays,
 		arg.PruneAction,
 		arg.PrunePrompts,
+		arg.PruneSecretPrompts,
 		arg.NextAt,
 		arg.ID,
 		arg.DeploymentID,

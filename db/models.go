@@ -11,29 +11,30 @@ import (
 )
 
 type ActionSchedule struct {
-	ID               int64
-	DeploymentID     int64
-	Action           string
-	Cron             string
-	TimeZone         string
-	Prompts          []byte
-	SecretPrompts    []byte
-	Overlap          string
-	Missed           string
-	Paused           bool
-	AuthorID         int64
-	NextAt           time.Time
-	LastSlot         *time.Time
-	LastOutcome      string
-	LastTaskID       *int64
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-	KeepLast         pgtype.Int4
-	KeepDays         pgtype.Int4
-	PruneAction      string
-	PrunePrompts     []byte
-	LastPruneOutcome string
-	LastPruneTaskID  *int64
+	ID                 int64
+	DeploymentID       int64
+	Action             string
+	Cron               string
+	TimeZone           string
+	Prompts            []byte
+	SecretPrompts      []byte
+	Overlap            string
+	Missed             string
+	Paused             bool
+	AuthorID           int64
+	NextAt             time.Time
+	LastSlot           *time.Time
+	LastOutcome        string
+	LastTaskID         *int64
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	KeepLast           pgtype.Int4
+	KeepDays           pgtype.Int4
+	PruneAction        string
+	PrunePrompts       []byte
+	LastPruneOutcome   string
+	LastPruneTaskID    *int64
+	PruneSecretPrompts []string
 }
 
 type ActionScheduleRun struct {

@@ -136,6 +136,8 @@ var planCases = []planCase{
 	{"DeliveryToSend", []any{int64(100)}},
 	{"RecordAttempt", []any{"delivered", int32(200), "", int32(10), int64(100)}},
 	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), ""}},
+	// A deployment's artefacts: its action runs' results, with the prunes after them.
+	{"ListDeploymentArtefacts", []any{int64(7), []string{"backup"}, int32(51), []string{"prune"}}},
 	// A schedule's overlap check: is the deployment busy?
 	{"ActiveTaskOfDeployment", []any{int64(7)}},
 	// A schedule's retention: its runs whose task ended, waiting for their prune.

@@ -407,6 +407,86 @@ func (q *Queries) LinkedTaskOrigin(ctx context.Context, id int64) (LinkedTaskOri
 	return i, err
 }
 
+const listDeploymentArtefacts = `-- name: ListDeploymentArtefacts :many
+WITH page AS (
+    SELECT t.id, t.inputs->>'action' AS action, t.created_by, t.ended_at, s.detail->'result' AS result
+    FROM tasks t
+    JOIN steps s ON s.task_id = t.id AND s.kind = 'hook'
+    WHERE t.deployment_id = $1 AND t.kind = 'action' AND t.status = 'succeeded'
+      AND t.inputs->>'action' = ANY($2::text[])
+      AND jsonb_typeof(s.detail->'result'->'name') = 'string'
+    ORDER BY t.id DESC
+    LIMIT $3
+), deleted AS (
+    SELECT p.id, d.name
+    FROM tasks p
+    JOIN steps ps ON ps.task_id = p.id AND ps.kind = 'hook'
+    CROSS JOIN LATERAL jsonb_array_elements_text(
+        CASE WHEN jsonb_typeof(ps.detail->'result'->'deleted') = 'array' THEN ps.detail->'result'->'deleted' ELSE '[]'::jsonb END) AS d(name)
+    WHERE p.deployment_id = $1 AND p.kind = 'action' AND p.status = 'succeeded'
+      AND p.inputs->>'action' = ANY($4::text[])
+      AND p.id > (SELECT min(id) FROM page)
+)
+SELECT page.id AS task_id, page.action::text AS action, page.created_by, page.ended_at, page.result::jsonb AS result,
+       coalesce((SELECT min(deleted.id) FROM deleted WHERE deleted.name = page.result->>'name' AND deleted.id > page.id), 0)::bigint AS pruned_by
+FROM page
+ORDER BY page.id DESC
+`
+
+type ListDeploymentArtefactsParams struct {
+	DeploymentID int64
+	Actions      []string
+	MaxRows      int32
+	PruneActions []string
+}
+
+type ListDeploymentArtefactsRow struct {
+	TaskID    int64
+	Action    string
+	CreatedBy string
+	EndedAt   *time.Time
+	Result    []byte
+	PrunedBy  int64
+}
+
+// The artefacts of a deployment, newest first, at most max_rows: the results
+// of its succeeded runs of the actions that declare artefacts (actions)
+// that name one (a string "name"), each with the first later succeeded run
+// of a prune action (prune_actions) whose result lists that name among the
+// ones it deleted (0: none does). The prune runs read are those after the
+// oldest run of the page: a page's cost, whatever the history.
+func (q *Queries) ListDeploymentArtefacts(ctx context.Context, arg ListDeploymentArtefactsParams) ([]ListDeploymentArtefactsRow, error) {
+	rows, err := q.db.Query(ctx, listDeploymentArtefacts,
+		arg.DeploymentID,
+		arg.Actions,
+		arg.MaxRows,
+		arg.PruneActions,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListDeploymentArtefactsRow{}
+	for rows.Next() {
+		var i ListDeploymentArtefactsRow
+		if err := rows.Scan(
+			&i.TaskID,
+			&i.Action,
+			&i.CreatedBy,
+			&i.EndedAt,
+			&i.Result,
+			&i.PrunedBy,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listNestedTasks = `-- name: ListNestedTasks :many
 SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
 `

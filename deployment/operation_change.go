@@ -195,7 +195,7 @@ func (o *RunAction) check(ctx context.Context, s *Service) (*taskPlan, *CheckedA
 		return nil, nil, err
 	}
 	inputs := ActionInputs{Action: a.Name, Prompts: values.Plain}
-	checked := &CheckedAction{DeploymentID: row.ID, Action: a.Name, Plain: values.Plain, Secrets: values.Secrets}
+	checked := &CheckedAction{DeploymentID: row.ID, Action: a.Name, Declared: a, Plain: values.Plain, Secrets: values.Secrets}
 	if a.Artefacts.Prune != "" {
 		checked.Prune = ManualAction(drv, a.Artefacts.Prune)
 	}
@@ -207,6 +207,8 @@ func (o *RunAction) check(ctx context.Context, s *Service) (*taskPlan, *CheckedA
 type CheckedAction struct {
 	DeploymentID int64
 	Action       string
+	// Declared is the action as its driver version declares it.
+	Declared *drivers.Action
 	// Plain are the plain prompt values, defaults filled in; Secrets the
 	// secret ones, to seal.
 	Plain   map[string]any

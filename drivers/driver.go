@@ -294,9 +294,11 @@ type Artefacts struct {
 	// Name of another `manual` action that deletes old artefacts. It must declare the integer
 	// prompts `keep_last` (keep the newest N artefacts) and `keep_days` (keep those made in the
 	// last D days), each allowing 0, which means that rule is not set; it deletes only the
-	// artefacts that no set rule keeps. Styrmin passes both; the plain prompts it shares by name
-	// with this action get the schedule's values (for example `database`); its other prompts
-	// may not be required without a default.
+	// artefacts that no set rule keeps. Styrmin passes both; the prompts it shares by name with
+	// this action get the schedule's values, plain ones (for example `database`) and secret ones
+	// (for example a storage password, when both declare it as `secret`); its other prompts may
+	// not be required without a default. Its result may list the names of the artefacts it
+	// deleted as `deleted` (a list of strings): the deployment's page then marks those pruned.
 	Prune string `yaml:"prune" jsonschema:"required"`
 }
 

@@ -306,10 +306,10 @@ func validateArtefacts(rep *report, p string, a *Action, actions []Action) {
 	}
 	for _, q := range prune.Prompts {
 		shared := a.Prompt(q.Name)
-		if q.Name == PromptKeepLast || q.Name == PromptKeepDays || q.Default != nil || !q.Required || (shared != nil && shared.Type != TypeSecret) {
+		if q.Name == PromptKeepLast || q.Name == PromptKeepDays || q.Default != nil || !q.Required || (shared != nil && (shared.Type == TypeSecret) == (q.Type == TypeSecret)) {
 			continue
 		}
-		rep.add(p, "%q requires the prompt %s without a default, which a scheduled prune cannot give; add a default or the same plain prompt to %q", name, q.Name, a.Name)
+		rep.add(p, "%q requires the prompt %s without a default, which a scheduled prune cannot give; add a default or the same prompt (secret if it is secret) to %q", name, q.Name, a.Name)
 	}
 }
 

@@ -1,8 +1,8 @@
 -- name: InsertActionSchedule :one
 INSERT INTO action_schedules (deployment_id, action, cron, time_zone, prompts, overlap, missed, author_id, next_at,
-                              keep_last, keep_days, prune_action, prune_prompts)
+                              keep_last, keep_days, prune_action, prune_prompts, prune_secret_prompts)
 VALUES (@deployment_id, @action, @cron, @time_zone, @prompts, @overlap, @missed, @author_id, @next_at,
-        sqlc.narg(keep_last), sqlc.narg(keep_days), @prune_action, @prune_prompts)
+        sqlc.narg(keep_last), sqlc.narg(keep_days), @prune_action, @prune_prompts, coalesce(@prune_secret_prompts::text[], '{}'))
 RETURNING id;
 
 -- name: SetActionScheduleSecretPrompts :exec
@@ -81,8 +81,8 @@ INSERT INTO action_schedule_runs (task_id, schedule_id) VALUES (@task_id, @sched
 -- Takes the recorded runs whose task ended and that no worker handled yet,
 -- locked until the transaction ends; rows another worker holds are skipped.
 SELECT r.task_id, t.status AS task_status, s.id AS schedule_id, s.deployment_id, d.name AS deployment_name,
-       s.prune_action, s.prune_prompts, s.author_id, u.username AS author, u.role AS author_role,
-       u.disabled AS author_disabled
+       s.prune_action, s.prune_prompts, s.prune_secret_prompts, s.secret_prompts, s.author_id, u.username AS author,
+       u.role AS author_role, u.disabled AS author_disabled
 FROM action_schedule_runs r
 JOIN tasks t ON t.id = r.task_id
 JOIN action_schedules s ON s.id = r.schedule_id
@@ -114,10 +114,10 @@ FOR UPDATE;
 
 -- name: UpdateActionSchedule :execrows
 -- Edits a schedule's cron, time zone, policies and retention (with its prune
--- action and prompts); a paused one keeps its next_at until it resumes.
+-- action, its plain prompts and the names of its secret ones); a paused one keeps its next_at until it resumes.
 UPDATE action_schedules
 SET cron = @cron, time_zone = @time_zone, overlap = @overlap, missed = @missed,
     keep_last = sqlc.narg(keep_last), keep_days = sqlc.narg(keep_days),
-    prune_action = @prune_action, prune_prompts = @prune_prompts,
+    prune_action = @prune_action, prune_prompts = @prune_prompts, prune_secret_prompts = coalesce(@prune_secret_prompts::text[], '{}'),
     next_at = CASE WHEN paused THEN next_at ELSE @next_at::timestamptz END, updated_at = now()
 WHERE id = @id AND deployment_id = @deployment_id;

@@ -262,3 +262,34 @@ WITH roots AS (
     RETURNING t.root_task_id
 )
 SELECT count(DISTINCT root_task_id)::bigint AS chains, count(*)::bigint AS tasks FROM pruned;
+
+-- name: ListDeploymentArtefacts :many
+-- The artefacts of a deployment, newest first, at most max_rows: the results
+-- of its succeeded runs of the actions that declare artefacts (actions)
+-- that name one (a string "name"), each with the first later succeeded run
+-- of a prune action (prune_actions) whose result lists that name among the
+-- ones it deleted (0: none does). The prune runs read are those after the
+-- oldest run of the page: a page's cost, whatever the history.
+WITH page AS (
+    SELECT t.id, t.inputs->>'action' AS action, t.created_by, t.ended_at, s.detail->'result' AS result
+    FROM tasks t
+    JOIN steps s ON s.task_id = t.id AND s.kind = 'hook'
+    WHERE t.deployment_id = @deployment_id AND t.kind = 'action' AND t.status = 'succeeded'
+      AND t.inputs->>'action' = ANY(@actions::text[])
+      AND jsonb_typeof(s.detail->'result'->'name') = 'string'
+    ORDER BY t.id DESC
+    LIMIT @max_rows
+), deleted AS (
+    SELECT p.id, d.name
+    FROM tasks p
+    JOIN steps ps ON ps.task_id = p.id AND ps.kind = 'hook'
+    CROSS JOIN LATERAL jsonb_array_elements_text(
+        CASE WHEN jsonb_typeof(ps.detail->'result'->'deleted') = 'array' THEN ps.detail->'result'->'deleted' ELSE '[]'::jsonb END) AS d(name)
+    WHERE p.deployment_id = @deployment_id AND p.kind = 'action' AND p.status = 'succeeded'
+      AND p.inputs->>'action' = ANY(@prune_actions::text[])
+      AND p.id > (SELECT min(id) FROM page)
+)
+SELECT page.id AS task_id, page.action::text AS action, page.created_by, page.ended_at, page.result::jsonb AS result,
+       coalesce((SELECT min(deleted.id) FROM deleted WHERE deleted.name = page.result->>'name' AND deleted.id > page.id), 0)::bigint AS pruned_by
+FROM page
+ORDER BY page.id DESC;

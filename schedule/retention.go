@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
 )
@@ -42,12 +43,24 @@ func (r Retention) String() string {
 	return strings.Join(rules, " or ")
 }
 
+// prunePrompts are what the prune action that follows each run of a
+// schedule gets: Plain, its plain prompt values, and
+// Secrets, the names of the schedule's secret prompts it takes too, unsealed
+// only when a worker queues it.
+type prunePrompts struct {
+	Plain   map[string]any
+	Secrets []string
+}
+
 // check checks r's ranges into fields and, when r is set, works out the
 // prompts of the prune action that follows each run of checked: the
-// retention (drivers.PromptKeepLast, drivers.PromptKeepDays) and the plain
-// prompt values the two actions share, checked as a run of the prune
-// action would be. It returns them, nil when r is not set or is refused.
-func (r Retention) check(ctx context.Context, deployments Deployments, name string, checked *deployment.CheckedAction, fields map[string]string) (map[string]any, error) {
+// retention (drivers.PromptKeepLast, drivers.PromptKeepDays) and the
+// prompt values the two actions share by name, plain with plain and secret
+// with secret, checked as a run of the prune action would be. A prompt the
+// prune needs that the schedule does not hold is refused at the scheduled
+// action's field of that name (else at the retention's). It returns the
+// prune's prompts, nil when r is not set or is refused.
+func (r Retention) check(ctx context.Context, deployments Deployments, name string, checked *deployment.CheckedAction, fields map[string]string) (*prunePrompts, error) {
 	rangeErr := func(key string, v, most int) bool {
 		if v < 0 || v > most {
 			fields[key] = fmt.Sprintf("keep 1 to %d, or 0 (or nothing) for no such rule; not %d", most, v)
@@ -66,26 +79,53 @@ func (r Retention) check(ctx context.Context, deployments Deployments, name stri
 		fields[field] = fmt.Sprintf("action %s declares no artefacts to prune (its driver names no prune action for it), so a schedule of it keeps everything", checked.Action)
 		return nil, nil
 	}
-	prompts := deployment.JSONInput{drivers.PromptKeepLast: r.KeepLast, drivers.PromptKeepDays: r.KeepDays}
-	for _, p := range checked.Prune.Prompts {
-		if v, ok := checked.Plain[p.Name]; ok && p.Name != drivers.PromptKeepLast && p.Name != drivers.PromptKeepDays {
-			prompts[p.Name] = v
-		}
-	}
-	prune, err := deployments.CheckAction(ctx, &deployment.RunAction{Name: name, Action: checked.Prune.Name, Prompts: prompts})
+	prune, err := deployments.CheckAction(ctx, &deployment.RunAction{Name: name, Action: checked.Prune.Name, Prompts: r.shared(checked)})
 	var invalid *deployment.InvalidError
 	switch {
 	case errors.As(err, &invalid):
-		msgs := make([]string, 0, len(invalid.Fields))
-		for _, f := range invalid.Fields {
-			msgs = append(msgs, f.Field.Name+": "+f.Message)
-		}
-		fields[field] = fmt.Sprintf("the prune action %s refuses this retention (%s)", checked.Prune.Name, strings.Join(msgs, "; "))
+		refusePrune(checked, invalid, field, fields)
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case len(prune.Secrets) > 0:
-		return nil, styrmin.Errorf(styrmin.EINVALID, "The prune action %s has secret prompts, which a schedule does not pass it.", checked.Prune.Name)
 	}
-	return prune.Plain, nil
+	return &prunePrompts{Plain: prune.Plain, Secrets: slices.Sorted(maps.Keys(prune.Secrets))}, nil
+}
+
+// shared are the prompt values of the prune of checked's runs: the
+// retention, and the values of checked's prompts that the prune declares
+// under the same name, a plain one for a plain prompt and a secret one for
+// a secret prompt (a secret value never becomes a plain one, stored in
+// clear).
+func (r Retention) shared(checked *deployment.CheckedAction) deployment.JSONInput {
+	prompts := deployment.JSONInput{drivers.PromptKeepLast: r.KeepLast, drivers.PromptKeepDays: r.KeepDays}
+	for _, p := range checked.Prune.Prompts {
+		if p.Name == drivers.PromptKeepLast || p.Name == drivers.PromptKeepDays {
+			continue
+		}
+		if v, ok := checked.Plain[p.Name]; ok && p.Type != drivers.TypeSecret {
+			prompts[p.Name] = v
+		} else if v, ok := checked.Secrets[p.Name]; ok && p.Type == drivers.TypeSecret {
+			prompts[p.Name] = v
+		}
+	}
+	return prompts
+}
+
+// refusePrune records why the prune action of checked refuses the prompts a
+// schedule would give it: a prompt the scheduled action declares too at
+// that prompt's field (its value is the schedule's to give), the others at
+// the retention's field.
+func refusePrune(checked *deployment.CheckedAction, invalid *deployment.InvalidError, field string, fields map[string]string) {
+	var msgs []string
+	for _, f := range invalid.Fields {
+		n := f.Field.Name
+		if f.Field.Kind == deployment.FieldPrompt && n != drivers.PromptKeepLast && n != drivers.PromptKeepDays && checked.Declared.Prompt(n) != nil {
+			fields[deployment.PromptField(checked.Action, n).FormKey()] = fmt.Sprintf("the prune action %s that follows each run needs this prompt too, and gets the schedule's value: %s", checked.Prune.Name, f.Message)
+			continue
+		}
+		msgs = append(msgs, n+": "+f.Message)
+	}
+	if len(msgs) > 0 {
+		fields[field] = fmt.Sprintf("the prune action %s refuses this retention (%s)", checked.Prune.Name, strings.Join(msgs, "; "))
+	}
 }

@@ -67,9 +67,9 @@ func (r *Runner) pruneAfter(ctx context.Context, tx pgx.Tx, run db.TakeEndedActi
 		entry.Outcome, entry.Reason = audit.Refused, reason
 		return none, recordAnd(ctx, tx, entry, finish("refused: "+reason, nil))
 	}
-	var prompts map[string]any
-	if err := json.Unmarshal(run.PrunePrompts, &prompts); err != nil {
-		return nil, fmt.Errorf("prune prompts: %w", err)
+	prompts, err := r.prunePrompts(run)
+	if err != nil {
+		return nil, err
 	}
 	op := &deployment.RunAction{Name: run.DeploymentName, Action: run.PruneAction, Prompts: deployment.JSONInput(prompts),
 		By: fmt.Sprintf("schedule %d of %s, after task %d", run.ScheduleID, run.Author, run.TaskID)}
@@ -87,4 +87,30 @@ func recordAnd(ctx context.Context, tx pgx.Tx, entry audit.Entry, err error) err
 		return err
 	}
 	return audit.Record(ctx, tx, entry)
+}
+
+// prunePrompts are the prompt values of the prune after run: its plain ones
+// and the schedule's secret ones it takes, unsealed here, in memory only,
+// for the prune's task to seal as a run's secret prompts are.
+func (r *Runner) prunePrompts(run db.TakeEndedActionScheduleRunsRow) (map[string]any, error) {
+	var prompts map[string]any
+	if err := json.Unmarshal(run.PrunePrompts, &prompts); err != nil {
+		return nil, fmt.Errorf("prune prompts: %w", err)
+	}
+	if len(run.PruneSecretPrompts) == 0 {
+		return prompts, nil
+	}
+	secrets, err := r.box.OpenValues(run.SecretPrompts, SecretsAt(run.ScheduleID))
+	if err != nil {
+		return nil, fmt.Errorf("secret prompts: %w", err)
+	}
+	if prompts == nil {
+		prompts = map[string]any{}
+	}
+	for _, name := range run.PruneSecretPrompts {
+		if v, ok := secrets[name]; ok {
+			prompts[name] = v
+		}
+	}
+	return prompts, nil
 }

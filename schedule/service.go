@@ -88,12 +88,12 @@ func (s *Service) Create(ctx context.Context, c Create) (int64, error) {
 	}
 	params := db.InsertActionScheduleParams{DeploymentID: checked.DeploymentID, Action: checked.Action,
 		Cron: cr.String(), TimeZone: cr.Zone(), Prompts: plain, Overlap: string(c.Overlap), Missed: string(c.Missed),
-		AuthorID: c.Author, NextAt: cr.Next(s.Now()), PrunePrompts: []byte("{}")}
+		AuthorID: c.Author, NextAt: cr.Next(s.Now()), PrunePrompts: []byte("{}"), PruneSecretPrompts: []string{}}
 	if prune != nil {
-		if params.PrunePrompts, err = json.Marshal(prune); err != nil {
+		if params.PrunePrompts, err = json.Marshal(prune.Plain); err != nil {
 			return 0, fmt.Errorf("schedule: prune prompts: %w", err)
 		}
-		params.PruneAction = checked.Prune.Name
+		params.PruneAction, params.PruneSecretPrompts = checked.Prune.Name, prune.Secrets
 		params.KeepLast = pgtype.Int4{Int32: int32(c.Retention.KeepLast), Valid: c.Retention.KeepLast > 0}
 		params.KeepDays = pgtype.Int4{Int32: int32(c.Retention.KeepDays), Valid: c.Retention.KeepDays > 0}
 	}
@@ -119,8 +119,8 @@ func (s *Service) Create(ctx context.Context, c Create) (int64, error) {
 
 // check checks c's fields, its action's prompts and its retention, filling
 // in the default policies; prune are the prompts of the prune action that
-// follows each run (nil: none does).
-func (s *Service) check(ctx context.Context, c *Create) (checked *deployment.CheckedAction, prune map[string]any, cr Cron, err error) {
+// follows each run (nil: none does), its secret ones by name only.
+func (s *Service) check(ctx context.Context, c *Create) (checked *deployment.CheckedAction, prune *prunePrompts, cr Cron, err error) {
 	if _, err := s.deployments.Get(ctx, c.Deployment); err != nil {
 		return nil, nil, Cron{}, err
 	}

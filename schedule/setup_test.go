@@ -89,9 +89,16 @@ type bundle struct {
 // setup builds the bundle.
 func setup(t *testing.T) *bundle {
 	t.Helper()
+	return setupWith(t, backupAction, backupPy)
+}
+
+// setupWith builds the bundle whose Redis copy has the actions of
+// actionsYAML, written in actionsPy.
+func setupWith(t *testing.T, actionsYAML, actionsPy string) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	env := apptest.New(t, apptest.Options{NoServer: true})
-	_, err := env.Catalog.ImportFS(ctx, bundledtest.Copy(t, "redis", "1.6.0", backupAction, backupPy), ".", "test")
+	_, err := env.Catalog.ImportFS(ctx, bundledtest.Copy(t, "redis", "1.6.0", actionsYAML, actionsPy), ".", "test")
 	require.NoError(t, err)
 	install := deploymenttest.Redis("cache")
 	install.DriverVersion = "1.6.0"

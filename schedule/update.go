@@ -50,12 +50,12 @@ func (s *Service) Update(ctx context.Context, name string, id int64, u Update) e
 			return 0, err
 		}
 		p := db.UpdateActionScheduleParams{ID: id, DeploymentID: depID, Cron: cr.String(), TimeZone: cr.Zone(),
-			Overlap: string(c.Overlap), Missed: string(c.Missed), NextAt: cr.Next(s.Now()), PrunePrompts: []byte("{}")}
+			Overlap: string(c.Overlap), Missed: string(c.Missed), NextAt: cr.Next(s.Now()), PrunePrompts: []byte("{}"), PruneSecretPrompts: []string{}}
 		if prune != nil {
-			if p.PrunePrompts, err = json.Marshal(prune); err != nil {
+			if p.PrunePrompts, err = json.Marshal(prune.Plain); err != nil {
 				return 0, fmt.Errorf("prune prompts: %w", err)
 			}
-			p.PruneAction = checked.Prune.Name
+			p.PruneAction, p.PruneSecretPrompts = checked.Prune.Name, prune.Secrets
 			p.KeepLast = pgtype.Int4{Int32: int32(c.Retention.KeepLast), Valid: c.Retention.KeepLast > 0}
 			p.KeepDays = pgtype.Int4{Int32: int32(c.Retention.KeepDays), Valid: c.Retention.KeepDays > 0}
 		}

@@ -899,6 +899,42 @@ type ApprovePermissionsRequest struct {
 	Items *PermissionSet `json:"items,omitempty"`
 }
 
+// Artefact defines model for Artefact.
+type Artefact struct {
+	// Action The action whose run produced it.
+	Action string `json:"action"`
+
+	// At When the run ended.
+	At time.Time `json:"at"`
+
+	// By Who queued the run (a user, or a schedule and its author).
+	By string `json:"by"`
+
+	// Name The artefact's name as the run's result gave it.
+	Name string `json:"name"`
+
+	// PrunedBy The later prune task whose result listed it as deleted; absent when none did.
+	PrunedBy *int64 `json:"pruned_by,omitempty"`
+
+	// SizeBytes Its size; absent when the result did not say.
+	SizeBytes *int64 `json:"size_bytes,omitempty"`
+
+	// Task That run's task.
+	Task int64 `json:"task"`
+}
+
+// Artefacts defines model for Artefacts.
+type Artefacts struct {
+	// Actions The manual actions that declare artefacts; empty when the driver declares none.
+	Actions []string `json:"actions"`
+
+	// Items The newest artefacts, newest first.
+	Items []Artefact `json:"items"`
+
+	// More Older runs produced artefacts too.
+	More bool `json:"more"`
+}
+
 // AuditActor defines model for AuditActor.
 type AuditActor struct {
 	// Address The client's address; empty for anyone but admins.
@@ -2887,6 +2923,18 @@ type ClientInterface interface {
 	// Corresponds with POST /deployments/{name}/actions/{action} (the `RunAction` operationId).
 	RunAction(ctx context.Context, name DeploymentName, action string, body RunActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+	//
+	// For each manual action of the deployment's driver version that declares artefacts (such as
+	// the PostgreSQL driver's `take_backup`), the succeeded runs whose result names an artefact,
+	// newest first: the newest 50, `more` saying older runs produced some too. Styrmin knows what
+	// each run's result named, not whether the artefact is still there: `pruned_by` is set only
+	// when a later run of the prune action listed the artefact among those it deleted. Names go
+	// through the deployment's redactor.
+	//
+	// Corresponds with GET /deployments/{name}/artefacts (the `ListDeploymentArtefacts` operationId).
+	ListDeploymentArtefacts(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDeploymentDrift How the release's live objects differ from the manifest Helm applied
 	//
 	// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
@@ -3537,6 +3585,28 @@ func (c *Client) RunActionWithBody(ctx context.Context, name DeploymentName, act
 // Corresponds with POST /deployments/{name}/actions/{action} (the `RunAction` operationId).
 func (c *Client) RunAction(ctx context.Context, name DeploymentName, action string, body RunActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRunActionRequest(c.Server, name, action, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDeploymentArtefacts The artefacts the runs of the deployment's actions produced, newest first
+//
+// For each manual action of the deployment's driver version that declares artefacts (such as
+// the PostgreSQL driver's `take_backup`), the succeeded runs whose result names an artefact,
+// newest first: the newest 50, `more` saying older runs produced some too. Styrmin knows what
+// each run's result named, not whether the artefact is still there: `pruned_by` is set only
+// when a later run of the prune action listed the artefact among those it deleted. Names go
+// through the deployment's redactor.
+//
+// Corresponds with GET /deployments/{name}/artefacts (the `ListDeploymentArtefacts` operationId).
+func (c *Client) ListDeploymentArtefacts(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDeploymentArtefactsRequest(c.Server, name)
 	if err != nil {
 		return nil, err
 	}
@@ -5097,6 +5167,40 @@ func NewRunActionRequestWithBody(server string, name DeploymentName, action stri
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListDeploymentArtefactsRequest constructs an http.Request for the ListDeploymentArtefacts method
+func NewListDeploymentArtefactsRequest(server string, name DeploymentName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/artefacts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -7086,6 +7190,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /deployments/{name}/actions/{action} (the `RunAction` operationId).
 	RunActionWithResponse(ctx context.Context, name DeploymentName, action string, body RunActionJSONRequestBody, reqEditors ...RequestEditorFn) (*RunActionResponse, error)
 
+	// ListDeploymentArtefactsWithResponse The artefacts the runs of the deployment's actions produced, newest first
+	//
+	// For each manual action of the deployment's driver version that declares artefacts (such as
+	// the PostgreSQL driver's `take_backup`), the succeeded runs whose result names an artefact,
+	// newest first: the newest 50, `more` saying older runs produced some too. Styrmin knows what
+	// each run's result named, not whether the artefact is still there: `pruned_by` is set only
+	// when a later run of the prune action listed the artefact among those it deleted. Names go
+	// through the deployment's redactor.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /deployments/{name}/artefacts (the `ListDeploymentArtefacts` operationId).
+	ListDeploymentArtefactsWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ListDeploymentArtefactsResponse, error)
+
 	// GetDeploymentDriftWithResponse How the release's live objects differ from the manifest Helm applied
 	//
 	// Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
@@ -7943,6 +8061,54 @@ func (r RunActionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RunActionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListDeploymentArtefactsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Artefacts
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDeploymentArtefactsResponse) GetJSON200() *Artefacts {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListDeploymentArtefactsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDeploymentArtefactsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDeploymentArtefactsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDeploymentArtefactsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDeploymentArtefactsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10160,6 +10326,26 @@ func (c *ClientWithResponses) RunActionWithResponse(ctx context.Context, name De
 	return ParseRunActionResponse(rsp)
 }
 
+// ListDeploymentArtefactsWithResponse The artefacts the runs of the deployment's actions produced, newest first
+//
+// For each manual action of the deployment's driver version that declares artefacts (such as
+// the PostgreSQL driver's `take_backup`), the succeeded runs whose result names an artefact,
+// newest first: the newest 50, `more` saying older runs produced some too. Styrmin knows what
+// each run's result named, not whether the artefact is still there: `pruned_by` is set only
+// when a later run of the prune action listed the artefact among those it deleted. Names go
+// through the deployment's redactor.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /deployments/{name}/artefacts (the `ListDeploymentArtefacts` operationId).
+func (c *ClientWithResponses) ListDeploymentArtefactsWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*ListDeploymentArtefactsResponse, error) {
+	rsp, err := c.ListDeploymentArtefacts(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDeploymentArtefactsResponse(rsp)
+}
+
 // GetDeploymentDriftWithResponse How the release's live objects differ from the manifest Helm applied
 //
 // Read from the cluster (at most 5 s ago) as the namespace's reviewer: each object of
@@ -11293,6 +11479,39 @@ func ParseRunActionResponse(rsp *http.Response) (*RunActionResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListDeploymentArtefactsResponse parses an HTTP response from a ListDeploymentArtefactsWithResponse call
+func ParseListDeploymentArtefactsResponse(rsp *http.Response) (*ListDeploymentArtefactsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDeploymentArtefactsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Artefacts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
 	}
 
 	return response, nil

@@ -7,6 +7,7 @@ package deploymenttest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"log/slog"
@@ -354,4 +355,28 @@ spec:
 		name + "/chart/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: " + name + "\nversion: 1.0.0\nappVersion: 1.0.0\n")},
 		name + "/chart/templates/objects.yaml": {Data: []byte(objects)},
 	}
+}
+
+// RanAction records a run of a manual action of deployment name as a
+// worker would: a task, queued by alice, that ended with status, whose hook
+// step's detail holds result (nil: the action returned nothing). It
+// returns the task's id.
+func RanAction(t testing.TB, svc *deployment.Service, pool *pgxpool.Pool, name, action string, prompts deployment.JSONInput, status executor.TaskStatus, result any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	queued, err := svc.Queue(ctx, &deployment.RunAction{Name: name, Action: action, Prompts: prompts, By: "alice"})
+	require.NoError(t, err)
+	q := db.New(pool)
+	st, err := q.InsertStep(ctx, db.InsertStepParams{TaskID: queued.TaskID, Kind: deployment.StepHook, Title: action})
+	require.NoError(t, err)
+	detail := map[string]any{"action": action, "mode": "blocking"}
+	if result != nil {
+		detail["result"] = result
+	}
+	raw, err := json.Marshal(detail)
+	require.NoError(t, err)
+	require.NoError(t, q.EndStep(ctx, db.EndStepParams{ID: st.ID, Status: executor.StepSucceeded, Detail: raw}))
+	_, err = pool.Exec(ctx, `UPDATE tasks SET status = $2, started_at = now(), ended_at = now(), secret_inputs = NULL WHERE id = $1`, queued.TaskID, status)
+	require.NoError(t, err)
+	return queued.TaskID
 }

@@ -46,6 +46,7 @@ type Deployments interface {
 	Review(ctx context.Context, op *deployment.Upgrade) (*deployment.Review, error)
 	CancelTask(ctx context.Context, name string, taskID int64, by string) error
 	PodLog(ctx context.Context, req deployment.LogRequest) (*deployment.PodLog, error)
+	Artefacts(ctx context.Context, name string) (*deployment.Artefacts, error)
 }
 
 var _ Deployments = (*deployment.Service)(nil)

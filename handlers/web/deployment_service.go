@@ -19,6 +19,7 @@ type deploymentReader interface {
 	TaskList(ctx context.Context, f deployment.TaskFilter) (*deployment.TaskList, error)
 	TaskByID(ctx context.Context, id int64) (*deployment.NamedTask, error)
 	PodLog(ctx context.Context, req deployment.LogRequest) (*deployment.PodLog, error)
+	Artefacts(ctx context.Context, name string) (*deployment.Artefacts, error)
 }
 
 // deploymentInstaller is what the install and upgrade forms need: their

@@ -20,7 +20,8 @@ import (
 // parameters (secrets masked), its Helm revisions and its newest tasks, which
 // update live while they run; the ended ones after the newest few have their
 // steps folded (TaskSteps opens them), and the schedules of its manual
-// actions (secret prompts never shown). forms keeps the manual actions' forms
+// actions (secret prompts never shown) with the artefacts their runs
+// produced. forms keeps the manual actions' forms
 // of driver versions; simulated says the cluster's pods are simulated (the
 // local development cluster).
 func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
@@ -42,6 +43,11 @@ func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForm
 			return err
 		}
 		props.Schedules = scheduleRows(list)
+		artefacts, err := svc.Artefacts(c.Request().Context(), v.Name)
+		if err != nil {
+			return err
+		}
+		props.Artefacts = artefactsProps(artefacts)
 		props.SimulatedCluster = simulated && v.DeletedAt == nil
 		props.Page = page(c, v.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
