@@ -522,6 +522,24 @@ func (e ScheduleUpdateOverlap) Valid() bool {
 	}
 }
 
+// Defines values for SourceKind.
+const (
+	Index SourceKind = "index"
+	Oci   SourceKind = "oci"
+)
+
+// Valid indicates whether the value is a known member of the SourceKind enum.
+func (e SourceKind) Valid() bool {
+	switch e {
+	case Index:
+		return true
+	case Oci:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1427,13 +1445,17 @@ type NewAPIToken struct {
 type NewSource struct {
 	Keys *[]SourceKey `json:"keys,omitempty"`
 
+	// Kind oci (an OCI repository) or index (an https index.yaml); when absent, the url's scheme
+	// says: oci:// is an OCI repository, https:// an index. A kind the url does not fit is refused.
+	Kind *string `json:"kind,omitempty"`
+
 	// Name A DNS label of at most 40 characters.
 	Name string `json:"name"`
 
 	// SignedOnly Refuse versions not signed by one of keys.
 	SignedOnly *bool `json:"signed_only,omitempty"`
 
-	// Url oci://HOST/REPOSITORY, without tag.
+	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
 }
 
@@ -1826,12 +1848,15 @@ type ScheduleUpdateOverlap string
 
 // Source defines model for Source.
 type Source struct {
-	CreatedAt  time.Time   `json:"created_at"`
-	CreatedBy  string      `json:"created_by"`
-	Keys       []SourceKey `json:"keys"`
-	Name       string      `json:"name"`
-	NextSyncAt time.Time   `json:"next_sync_at"`
-	SignedOnly bool        `json:"signed_only"`
+	CreatedAt time.Time   `json:"created_at"`
+	CreatedBy string      `json:"created_by"`
+	Keys      []SourceKey `json:"keys"`
+
+	// Kind An OCI repository, or an https index.yaml.
+	Kind       SourceKind `json:"kind"`
+	Name       string     `json:"name"`
+	NextSyncAt time.Time  `json:"next_sync_at"`
+	SignedOnly bool       `json:"signed_only"`
 
 	// SyncError Why the last sync did not finish; empty when it did.
 	SyncError string `json:"sync_error"`
@@ -1840,6 +1865,9 @@ type Source struct {
 	SyncedAt *time.Time `json:"synced_at,omitempty"`
 	Url      string     `json:"url"`
 }
+
+// SourceKind An OCI repository, or an https index.yaml.
+type SourceKind string
 
 // SourceDetail defines model for SourceDetail.
 type SourceDetail struct {
@@ -1860,16 +1888,18 @@ type SourceKey struct {
 type SourceVersion struct {
 	CheckedAt time.Time `json:"checked_at"`
 
-	// Digest The artifact manifest's digest.
+	// Digest The artifact manifest's digest; an index entry's archive's sha256.
 	Digest string `json:"digest"`
 
-	// Reason Why it was refused: unsigned, bad signature, not a valid bundle, too large.
+	// Reason Why it was refused: unsigned, bad signature, digest mismatch, not a valid entry or bundle, too large.
 	Reason string `json:"reason"`
 
 	// SignedBy The name of the key that signed it; empty when unsigned.
 	SignedBy string              `json:"signed_by"`
 	Status   SourceVersionStatus `json:"status"`
-	Tag      string              `json:"tag"`
+
+	// Tag An OCI repository's tag; an index's entry as NAME@VERSION.
+	Tag string `json:"tag"`
 }
 
 // SourceVersionStatus defines model for SourceVersion.Status.
@@ -3152,7 +3182,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicy(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	//
 	// Everyone signed in reads the sources; only admins add, sync and delete them.
 	//
@@ -3161,11 +3191,14 @@ type ClientInterface interface {
 
 	// CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3174,11 +3207,14 @@ type ClientInterface interface {
 
 	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4112,7 +4148,7 @@ func (c *Client) SetNamespacePolicy(ctx context.Context, body SetNamespacePolicy
 	return c.Client.Do(req)
 }
 
-// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 //
 // Everyone signed in reads the sources; only admins add, sync and delete them.
 //
@@ -4131,11 +4167,14 @@ func (c *Client) ListSources(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4154,11 +4193,14 @@ func (c *Client) CreateSourceWithBody(ctx context.Context, contentType string, b
 
 // CreateSource Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7377,7 +7419,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicyWithResponse(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*SetNamespacePolicyResponse, error)
 
-	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	//
 	// Everyone signed in reads the sources; only admins add, sync and delete them.
 	//
@@ -7388,11 +7430,14 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7401,11 +7446,14 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10631,7 +10679,7 @@ func (c *ClientWithResponses) SetNamespacePolicyWithResponse(ctx context.Context
 	return ParseSetNamespacePolicyResponse(rsp)
 }
 
-// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 //
 // Everyone signed in reads the sources; only admins add, sync and delete them.
 //
@@ -10648,11 +10696,14 @@ func (c *ClientWithResponses) ListSourcesWithResponse(ctx context.Context, reqEd
 
 // CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10667,11 +10718,14 @@ func (c *ClientWithResponses) CreateSourceWithBodyWithResponse(ctx context.Conte
 
 // CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

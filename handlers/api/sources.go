@@ -34,6 +34,9 @@ func (s *Server) ListSources(ctx context.Context, _ oapi.ListSourcesRequestObjec
 
 func (s *Server) CreateSource(ctx context.Context, req oapi.CreateSourceRequestObject) (oapi.CreateSourceResponseObject, error) {
 	ns := source.NewSource{Name: req.Body.Name, URL: req.Body.Url, SignedOnly: req.Body.SignedOnly != nil && *req.Body.SignedOnly}
+	if req.Body.Kind != nil {
+		ns.Kind = *req.Body.Kind
+	}
 	if req.Body.Keys != nil {
 		for _, k := range *req.Body.Keys {
 			ns.Keys = append(ns.Keys, source.Key{Name: k.Name, PEM: k.Pem})
@@ -79,7 +82,7 @@ func (s *Server) SyncSource(ctx context.Context, req oapi.SyncSourceRequestObjec
 
 // apiSourceOf is the API's view of a source.
 func apiSourceOf(src source.Source) oapi.Source {
-	out := oapi.Source{Name: src.Name, Url: src.URL, SignedOnly: src.SignedOnly, Keys: make([]oapi.SourceKey, 0, len(src.Keys)),
+	out := oapi.Source{Name: src.Name, Kind: oapi.SourceKind(src.Kind), Url: src.URL, SignedOnly: src.SignedOnly, Keys: make([]oapi.SourceKey, 0, len(src.Keys)),
 		CreatedAt: src.CreatedAt, CreatedBy: src.CreatedBy, NextSyncAt: src.NextSyncAt, SyncError: src.SyncError}
 	for _, k := range src.Keys {
 		out.Keys = append(out.Keys, oapi.SourceKey{Name: k.Name, Pem: k.PEM})
