@@ -1874,6 +1874,17 @@ type Source struct {
 // SourceKind An OCI repository, or an https index.yaml.
 type SourceKind string
 
+// SourceChange defines model for SourceChange.
+type SourceChange struct {
+	AddKeys *[]SourceKey `json:"add_keys,omitempty"`
+
+	// RemoveKeys The names of keys to trust no more.
+	RemoveKeys *[]string `json:"remove_keys,omitempty"`
+
+	// SignedOnly The new policy; absent: unchanged.
+	SignedOnly *bool `json:"signed_only,omitempty"`
+}
+
 // SourceDetail defines model for SourceDetail.
 type SourceDetail struct {
 	Source   Source          `json:"source"`
@@ -2440,6 +2451,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = NewSource
 
+// UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
+type UpdateSourceJSONRequestBody = SourceChange
+
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
@@ -2873,6 +2887,9 @@ type ServerInterface interface {
 	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
 	// (GET /sources/{name})
 	GetSource(ctx echo.Context, name SourceName) error
+	// UpdateSource Change a source's signature policy or trusted keys
+	// (PATCH /sources/{name})
+	UpdateSource(ctx echo.Context, name SourceName) error
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	// (POST /sources/{name}/sync)
 	SyncSource(ctx echo.Context, name SourceName) error
@@ -3636,6 +3653,22 @@ func (w *ServerInterfaceWrapper) GetSource(ctx echo.Context) error {
 	return err
 }
 
+// UpdateSource converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SourceName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSource(ctx, name)
+	return err
+}
+
 // SyncSource converts echo context to params.
 func (w *ServerInterfaceWrapper) SyncSource(ctx echo.Context) error {
 	var err error
@@ -3995,6 +4028,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/sources", wrapper.CreateSource, options.OperationMiddlewares["createSource"]...)
 	router.DELETE(options.BaseURL+"/sources/:name", wrapper.DeleteSource, options.OperationMiddlewares["deleteSource"]...)
 	router.GET(options.BaseURL+"/sources/:name", wrapper.GetSource, options.OperationMiddlewares["getSource"]...)
+	router.PATCH(options.BaseURL+"/sources/:name", wrapper.UpdateSource, options.OperationMiddlewares["updateSource"]...)
 	router.POST(options.BaseURL+"/sources/:name/sync", wrapper.SyncSource, options.OperationMiddlewares["syncSource"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
@@ -5371,6 +5405,46 @@ func (response GetSourcedefaultApplicationProblemPlusJSONResponse) VisitGetSourc
 	return err
 }
 
+type UpdateSourceRequestObject struct {
+	Name SourceName `json:"name"`
+	Body *UpdateSourceJSONRequestBody
+}
+
+type UpdateSourceResponseObject interface {
+	VisitUpdateSourceResponse(w http.ResponseWriter) error
+}
+
+type UpdateSource200JSONResponse Source
+
+func (response UpdateSource200JSONResponse) VisitUpdateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateSourcedefaultApplicationProblemPlusJSONResponse) VisitUpdateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SyncSourceRequestObject struct {
 	Name SourceName `json:"name"`
 }
@@ -6121,6 +6195,9 @@ type StrictServerInterface interface {
 	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
 	// (GET /sources/{name})
 	GetSource(ctx context.Context, request GetSourceRequestObject) (GetSourceResponseObject, error)
+	// UpdateSource Change a source's signature policy or trusted keys
+	// (PATCH /sources/{name})
+	UpdateSource(ctx context.Context, request UpdateSourceRequestObject) (UpdateSourceResponseObject, error)
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	// (POST /sources/{name}/sync)
 	SyncSource(ctx context.Context, request SyncSourceRequestObject) (SyncSourceResponseObject, error)
@@ -7275,6 +7352,54 @@ func (sh *strictHandler) GetSource(ctx echo.Context, name SourceName) error {
 	return nil
 }
 
+// UpdateSource operation middleware
+func (sh *strictHandler) UpdateSource(ctx echo.Context, name SourceName) error {
+	var request UpdateSourceRequestObject
+
+	request.Name = name
+
+	var body UpdateSourceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSource(ctx.Request().Context(), request.(UpdateSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSourceResponseObject); ok {
+		return validResponse.VisitUpdateSourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // SyncSource operation middleware
 func (sh *strictHandler) SyncSource(ctx echo.Context, name SourceName) error {
 	var request SyncSourceRequestObject
@@ -7832,310 +7957,315 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Pcxu5sS/6VVB8r0pkzoiSvd69CVW33tHaTtZZZ61rebPnVegSQQ5EIhoCzACUzGz5u79CdwODGWLI",
-	"oUx5975zK1VZizODv43+h+5f/9qb6eVKK6Gs6Y1+7a14yZfCihL+erkujS7dv3JhZqVcWalVb9T7sBBs",
-	"osQnezODNyZM3zK7EGxVinup14at+FwMe1lPutf/tRblppf1FF+K3qiH3/SynpktxJK75pf801uh5nbR",
-	"Gz0/P896drNybxpbSjXvff6c9V6JVaE3S6HsT9DKr9j0ittF1TL8J+uV4l9rWYq8N7LlWsT9JNot5b0o",
-	"j9vmW7mUdnvVftAPbMnVhkkrloZxWCS20EVuGLdsqY1tW7ICWox7zcUtXxe2N/r2PHPLJ5frJS3eUir8",
-	"61lYSKmsmIsSRnc9W4h8XYg3r1pmLPOd873V5ZJbbPS7F710H3pdzsRxV/UDN3dPOeZfxHSh9RN28dl9",
-	"blZaGQGn66rU00Is3T9nWlmhgGb4alXIGXc0c7bCN/7jn8YR0K9Rb/93KW57o97/dVYd3zN8as58u9Bj",
-	"nQQvFRNlqcuMccPe//kl+9OLb/8Ho25YLiyXhRn2aLUvZzOxsm6yrSM8bGS1RhPDc3xltuBqLtgDN+xf",
-	"a7EWuRsqZ5abO3c6FoLnxJ3eahxEmj+5D04M+/n922FvF2HBMGiA7vnl1ZsP+k5Aq6tSr0RpJe7XrBTc",
-	"ivyG29p+59yKUyuBnhuNZz3xaSVLYXZ9o9ZFwaeF8CS11YbMO9FX1iu4sTdrs3uIe7tTdGq3HqyNKFse",
-	"fo5Pxj/wqNARD19l8QJ+DB3r6T/FzLr2L2du+96o1RplUYN0He9c84JxeI2Va3VimIS33Q7X9wpfSlNG",
-	"1cAwtWV3UsGCC+V46D98Ux+br2a9T6fundN7DhM07uV4Dj9KlV/Sx59hgMsVzowXxbvb3ugfe85xwaX6",
-	"Oy/WwvQ+f8xaZ3Ji2Mq9yrAHdg+fZIxEhGG3sihEzqQabu0UTDbzc6wG2b4/78W/1sLY7eMRzy/PpXuX",
-	"F1fRK0hvu2YRj59NN/4Ht7oZc+MBZhB0FP8mL8UF00tprcjpG8MsvxNOJ5GlX4hot/2kPqemuVqV+l5c",
-	"iXIpjZFamWjK6Znd8sKIJgmClN/Lq0Mv16JtPOtc2suZRUWsQeZ5Xgpj0nQ+K6RQ9sQweuuCieXKbtit",
-	"LhlXG60Em64t4/lSKpM8Cv60b7ftTzXrQ2vMyLk6lSoDLdC1DLs1yJgu4Sc6c3bBLZtxR47JDktdtHTo",
-	"njgtyTXmOFk8GaWnOt8kG7SOld8gB91uVOasr8S9wDEaMSuFHQRdVpTGbTS7vHrDoB342c2czdzUH6Rd",
-	"XDA+NUJZv6hM24V7XopcKCt54UbVgXW7VluH6R46XpfXesNZM65y6pwWuWOP95LHXM4IoELHC1byFKYb",
-	"+EL4c6aXS67y00IqQULVaZLun6DwOa6vldjmlU22QwLBjYE2PQu0/LHtDLxWttwkzkALq//F0ZpTI3Kt",
-	"RMbEcD5kebAihlIZy4siA9J1lOtWeYgiKklK3B/BXec5OqzukwM0BVS+2nnMr6lPtuYrCgNcj5XIs4B3",
-	"5qwvreObdlExTzNI8MMDlA29tjON7CFIyqLQDwLV5FunhzhK5LIQeYIi3EvcpDfOmUiwddSO4yLYkD/2",
-	"DwuhGPWX5iQ4/11Hn865XyngTUue4/qRGgoL91+nJAFO3+QZ44XRTCpiGeU9nM1Cz5k7FY1GBzGbwiYN",
-	"9qGxATpR8G2agfFyLmwnsvuAryaVMW57noIjaU+NV5sZNiXQY20lW4/mFZ+L7ZMZJGAnURid8UoM8rLk",
-	"8Hfkbeigf0J/9Y9ax/4hrHB99F4P7KogpzUreDnV9/drlRcisgEbxoYu1ksVdRMdvVspihayhkdOToLG",
-	"k6Ht5A7+iJmVmA2r4/+P849DN7gk1d3KIm0DAOff6vnPpV6yZ0E6weFEdxAalgtumNJNIo9mtBTGEAnt",
-	"XlUYWPV+amFfFmtjRfn6nszV5rqu8ecW88kINP26Me1o3PUVuQZdwjGwnM9sC4+iMW997AyHM9CuiJvg",
-	"i44pSsP4VK9tC89LM1RUBmFVTgx70GVO4vB7Prt7d3ubZjzwQ7Opn9yyFI4f/8JLJdU88W1jy+BpxFho",
-	"1tXiZbQp8Q4kN9bzjGvLbYLdlILnm+0hv5X3jh/zXCphDM38+dnzmiix1RKxmV4XOVPasil+mFwfY/Vq",
-	"JWIOMdW6EFy5hw+6vCs0z9s0cz+TE8Mqx6YBXQ4md7surh35OBWTjJhSgNfFbJ+ynePuxHp/oeFuM97G",
-	"XvpJ79we02oi1n3N9XUJn4PKYi6Y0yTZUnBlnKCvzaWFWKNBJ0anLJdKlG/1/G2Sib1TIohwzmb+fRTu",
-	"CQ+DTWkufkv816xcK8c8WClmusxFDo89I+zGZKz4ZNN05NrJyG6peM2F9yazP7If5fdAVdzRBUztwavF",
-	"hbi1LM1KmifYDSC55ejQiV1m3Vwb4YvPWZNGrG9pe7o40YyZhX5w6ywN02omRszY1c1w2GEi0Pb2TD7C",
-	"BUMhrGj3PuXwfIfLqek3wg86+o3i3h37f0UfP8pvBB/sdBwl/EVe1oR5LrS+I5PSZGy6CeZli6azy3WE",
-	"0+niOuo+sc/Jfjwz7b5c1TfX6+WSg/q5xbiQxd6A8zxtseC5vhfMOAa+zYwzZNjSVo+ScqXOI9tswV0T",
-	"asjJ1DqJ+zQTdrShxIMzh35cT0WphBWGgSplKtOmENw4CsH2DOsHcZehsBqr9yitQIg5/rPS7uGs4HJp",
-	"Bhl7QOXBsFtZGgtfKd8x/FTxsOfnw7HqKshqul/CisB53zjWd6PXu+7olroUDF93oysFe3D/Zxdc+Z/h",
-	"5i6tz8oln4sbs54aK+0ajlBK4CDR6BkvghDXqtiwfq5n5gwenNKD4TIfjOB9aNuguVqu1VhJZazgwZ7V",
-	"Cp6KyNlxYmADvFWaMcFnC5ZLY6Wa2bGKBwosNYNNiwxZkdf6nXHlSLtcK1yc4VhdolbiGkAXGI7bHLB7",
-	"b1wP19FYUltYv6E+zNOstDpFIbLlRE46Q9yipQ8JLOfWgdilywELdfz+KRS4K50n1+p+1jL+asxXojTS",
-	"WKHs353JKV7CGUXHhxOzbh7u3/FcTgZhNt2HmOonNWga2g34xdW8Rcv6QRTBrqQvUHGrqB5J9dpuyqVU",
-	"jPx96AxzCtBYrVX1o15bI3PhXw+Oa7836I1aFXwm8gEsitJwx4hsYKykHUGHeHRAy7Ka5XrISnEv4R6B",
-	"ceAgQvleTgzphSZzg3eSY23YWt0p/aDw4CSMPGotvbGwLuGdrMZUO+/Ve/o+tT2kbd4YYXdpaZGjEfdh",
-	"we8F43jaYq87/DA4UL2P1Y+IIdRHV5Ol8cK1KYCecI7hzUppFQc6tZxKJe6j5/W1/ou8F4pxwyYUhIOX",
-	"LxBUMhW3GmgNVGTB+hZ8Q6Wx+NyxnrG6FQ+wCVz5YBRHoGAXUAOy8mCSw7JqJEmfHRxx9Wl93KnF+bXb",
-	"dvqvVjf3jqNolVy56dpsUlp8dWIbIjLi/5Ed/5grf//NdNPitHeq8Jdd0eelvD1Ew3Wv/6LLvMUaIB4B",
-	"rQZ+6eQP67tjuqlrEvjTc7aUam2FQX6nFf4+ViWpIk5mQIuDIPACVXoygnfDBRaZHnm8K2NF870X6SOC",
-	"j3bSwkLwwi66L9cP+P72Wr0hhU2SyuoXDjtorJzE6fn1ipdwrPC3b85ZY/nYvRQPnRdsrBIrxt6omhQE",
-	"GePMD7chNFKlH2hlwePmDkWX0J2Ik7UGiYBFu+Kz9FOUcOnokpU7Ajf8nksi/h3GCW13ZbNGs0WK8Dc0",
-	"M255oedrgVJIGmiCuJ5dCLeG7mOnAijhtBojllxZOQudrEoxE7lQM8H63P11GhQOp6x72sVWxip6YbCl",
-	"6zmeatC1tZPu2d+xc+N2uZoDXrOGazGUokJZkqXhxYwZ7X7ZAEfH1/TtrShF3qJW4PIfwunSV7rV/odj",
-	"u3VIsxr7DlRBXLvGQWssuDbKpODwfLF5Q1zFsW2TlLdigT5y6VaJiU98ZosNXJ8o5tri1m0VNcT6ShNz",
-	"yzyhLbmSt8I4CtRlLsrOyhYMWuTvwiyaWsJsIWZ3qdEHY9VPAUxU1wUva1cOkWVKjd3sdl/WlF60Q7oJ",
-	"PxpJ55X+Csu365rZ9fygy9wdyp9R7d72pw53qeH7zCv/HntYaFNNE5bW79QFO0cGQUNI79xatRLC1uJu",
-	"WZKsb9azhaNn2ttTM9MrZHqGrFgne0TJlnwDX7rPBhleQTwsNp035Gc/zvYtcUveaV9RaWlwGvg62oHq",
-	"hFT0l1WHPl65Gv23cpBfaHiNK72Nmol8RIKaruTqLgDSLMH4c+I27LYBB4AuieoNSg5ng6bYy5ARUY+A",
-	"+2BPQDAQQQDhEF5mNOxW1ucqH4Nzxrc2GHq6GoW3KvogGkSp4F3XONUeLQf8i5pIBnLQW3/219J17usM",
-	"v7bri3uy/xxh/vX63U9ZLbwDRGfGxuvz829meCrh34LkJl6ynhhsI3lMIYR7eyvpLMCVuL9Yc6sKP1ix",
-	"XBXciiH8Fa5y4MYcnGDJnh64ajGII9ZWmyzrVz7OczbdWGEGXzLbLbsYotdhXBnuQivFh8OaMLTkTuUa",
-	"SXJ74kSfo9r9tQGSkzUhM4zojui7F6ykJLlBjMMBlnhMnQlmhM119gnj615RQOO5RKPAKQZ+S789dz8P",
-	"0qz80NCShlqdUIv945osZXN5DwZapINK+hV00BbJhlpmvO0tZxf39aTRBe3dfgqNaSurBcwEugq7vb1P",
-	"LcRMhmKdilvX1VQOhm2vk7QtUTA06BY1xz/d4Xw7zMNFS4LjqcYcjaN9LY7iy4KWHu3HemRwFo0/BEi/",
-	"sak4KY7R2i1xGFOx0Sq/8ZHwLdEYC15almuB7AkNDohAdKoP+DHwe7oquIBY29zJUd+7e9txabz62LpR",
-	"iEbUfpnv1iVjpKaNaBiG0ZXWe12I76XKpZqzfjnlsyFf24Uu5b8hB2Z490czlHrQ7S4/q5aty8qbluBa",
-	"WxH7icFlzFgpVO7sTFy9+splYVa4MbC4la5ccbF+Q0t1vMFk+B+nc5GLnMHjjL3//vIlK9eFwGuXKa6T",
-	"07hIKZb+Vip0YbJKTYPLHCVE7od1pXMnbteltJsTw6bciEIqMfC+fQFtpahgyC7DVUPG1qt5CcGeJSt1",
-	"UUz57I70c1oGrmDbge5CK7d09eD9DzLEwSaiUCLyPyDPoCKA3YZgwY0fGC+cCtrdEgwdTDepDnQ1X9dJ",
-	"UhIF5tRCe3hw3caZtrOaVd1AyLy/a4a9397AQJaY1xAf5ws2aXCTyeAQI3WblyUZqcjNwXuJR25fcAKx",
-	"OZmTdee+aVu24QGefTfidi7S6sEv+FQU5qB4960unkasd/E8Jum1XS0IKqR/peGbbA0laMmbCErTtk5A",
-	"69pJOfh7NeEvT3Ws33tsn3e5XOkSAgnsiHHMo+lzxdarQoOnYdybQkx0Pu6BrTymrBL20+XfXo97ySXP",
-	"5Zwiirrr0qu6YDvk3BpyKOVtdCfnqmUJvJruXQY4txPD7sQGhQJ+zKStRaauFf6eDkLFtJu0WtP0GkuL",
-	"eUu3pV7WuqBkC9wIkWfVVumS0Z6ku1+J2eFRGCteGpGTn35o0CUx3CwLinvxD2APhv802pkUrpGpMEza",
-	"dN5Ku4267wgRCTU8zTUfdMhuqvY3kAGtQuqQ/RAunra5QS1QQRqWa6nmGewNBQ9EfthyrQzeqUFcxlhF",
-	"AVegvDi1hIKrhgy73XhPVblWymmNgbwhbAKaoaAgnm+G7KrU81JAyMWIzYW17hu8sehzUF/02lJ3xvIS",
-	"nutyrCAmGAbPcQzsgUt4in6Lewj3GAzZKwHaUD5iRi+FXcArkNUzVhBQAYKcU+Id3LXonM1KbhanhdYr",
-	"7JCtFZ8WglnNVuuiAOEFXpmM8bGicbKVU1xQrvEcw2Q5K5xhHobzN0mTjR14eK22tWQYNg9L3uLFYNcY",
-	"Gj3y96DVcku3YPAw8sTtjvsZqy1N74kd9+glN63ZWJI8y+At70fMg6jNrRwtwSDtQu9q/FbuYe8Woi56",
-	"WS8i0l7W8wTVy3q0mb2sR4PY6bJscyjjEux1Em/HqW0b2MtkWsgHH7/HpmtZWB9UUQ8B9JF9hlFkH+Us",
-	"eE4Jb5+ttLFuLUbPvq3fMsLlorNmqyC+KhydAvfgAO/Km2u7ZcDB48mkVw1kGT2U0lqhaKjV4L4bvkj3",
-	"s241K2nq/lQHFdXbQ/1XYiq5YlfYyfX/esuefTt89gKzjR8WcH0B3MWtwn5VtpoyDSu552jTtcaHB6tv",
-	"FyhBPWglkQlfIWtU1p8PUUvrP1vhD9ut0oV4twabUez0dscw9toq/ShV/sZ/fqgPsy4dqzg9qVr8/LWo",
-	"0CPhK2whDYRxtKArfPVo/YroDg3X33MnH9/j1yLsdoX50263xvnvPACv/IJajRRQI9sTk4BxaJ6Dx0YI",
-	"teMc1CJLQH13PJWCLFFlaE2i3EHvzbm2tlGn65105N/0pJQ9Oq0ippb2GI7WzNYowyqVMtVNHynEvSiS",
-	"m9U5VxSbiPMMW+T5T36jrnQhZ6loQ0ps347BLPSUrbi1olThTFY+xoh8DNyrzzWTyuoR+wOARcwWvHT6",
-	"UWky9v8wgCn4Bz/990fUpI05TG1Ck+Wm6j6pKHrXJXEOGFZwecc+WG8aBse4+CRNS5xkKSATPm+LhsCn",
-	"8cr079ZTcfqHwEezKCZaP6jByGf341W542eKCWVLMpahKQjZolidw9bq8HCn6ps26x59iQ8LzYxA+20F",
-	"9AQOTm9wU0if2/1cdrkjC5gK29sbrXttdHvjpBoE/zLc4baS/RdSYZNiDphkcvzioR2mqw651WIoIZ6L",
-	"M8vQspNqThmnaLR6vBduYfcMWysrC1aKe33n7LhLeoNC69a2gEvVqumam1/aVkOsMxxXBJH4jFD+wt+d",
-	"YvNaFvI6uJAOwDa6E5vu14fYw48ieXXo9c36PumZBN/gu5dvWClW2kiry83A6fdS5eITPFxYuzL493DD",
-	"l8Xgoh43Amg9pdONYCRirAzfmBHTMzk6O4NU+mYPGTbqHgOLdE2zS7h38s1V/PAWzWJ/N5OOq0yrFpfs",
-	"1U/XDFy1kLVCQQMvziORkPa4oQPK8cTtVt/DSCofM1h66FScboBX6lvmti7NxNdlkdyJ0dnZD++uP5y9",
-	"f3317vrNh3fv/180yvTaMsvnF25X/LLBi1eXH344q/Zl2DV21A2ghUp/Nqlr/RU35iEZrHVpmdPOLHv2",
-	"fN+SesypnQkx7p2DIPAi2DvCNwqDbZki4U9uzzJSIlJJhMUGshq8+mFipTVgfjmmVkFHNUPSWR9BwEDW",
-	"Dg6TpFUqaTeoAZxlyNBcSrgMMzEXq0JziGN2avLP+DLxlI5LhTfK/eaNbRbuazMQEhl6TDKKbcnIuMog",
-	"fUvNZCEGu1ba9XLYqqIDLRG5JueqSilwQqfcXJAUwrR4PudoI8eYut9+VxcY36XUGzz+NSjeF388TNC4",
-	"NsLgA22kCD6YK23KRxVYFuCl8pzApZb6noI5fbzYWvl/JyPGSr087I6obf3/rEvv3CRnPfjYNMSAAQGM",
-	"UGEl/CgriqItEqT1HtLqztcY/v4vhEuFtYc5Q1s7l5/MvoMuca6abhHKBQVHoI39JicGgAAZCl7OcDLg",
-	"qVfr5VSUmGdZrgVCfBVGOHlLqxT5Xyy/ExQ1S2+PFbx+gQGGzqoxCM0VAT+GcMuoZxyh4yxjBf5B9pPe",
-	"6ohDPB9DWD1cNfSmchViT8AbIM1YeQWAvSMIyr4umdPrBrUkyC08SlY54/AC5E6IVW3kWnmGBDFHHuLS",
-	"8RXgNZRq6b6jG53mdzWtJN5+lEV/KXkKJKndH6LEAyq45A4ZEZ6ILArmdA9pMdfw5ds3ZKJJy/itW1lp",
-	"jShug096oeGGhu621KDBsvbruFlN/Nc+ff5i77exJG+ijx/E8So5H4azwzdSj93Yp3Q30s8INhwDObpG",
-	"UsGVqqFgpuEyz9gY3ezce9gqD8C4N3DHr/raY8RUJCdNEwQC8xUaluN8Xoo5bwE+eAt6rxGFmFldgjQO",
-	"H6h5HPF2oAfEB37VtJEDzBr6PhY6UdxdL2CLxT9+PMzzd8mij09S/ha6X6ytcqvietP0179HZTMaaBp7",
-	"0X3bfszdY+/wTIwLKBD3vgrVAxVykLZa1nAAtgZ7Lcp7OROXMw8ABmp+1vtLqder5Lh9S+mhv67wbVm9",
-	"be+b8yOn29vEidk5gZ0bW+/xS/a2wWOmgf6qLW8saorXpEztRx+NOWxJklgur94weByDXeK1Yynwyc6r",
-	"pu3VnulVTfMjEgM9r+Odrl8kaKrL6lAiTRqND3hU2M48SrbycXWrNYaZctUINA2ZpvUd/73vwa483nak",
-	"S/yiy3KvdH7jpdK+EM+T7iG6DJz+kFV4Kz+JHOIVzIiNe6tS3stCzEVeXYePe04agiaihH3Q5V30y9Wb",
-	"V9Ffb65eVn9dcbugQJLolZUuLf75i1S5fjCo46xKPRPG4JO1WnJzJ3J25n7G365fv5Vq/YlpmH14cabV",
-	"rVQid1qes3rx98vV6rJc6pLpe1GWMqcBzPiKT2Uh7Yai5cBDBhYTi575bDG/XCfGmbwrUZ7OuBGVW+fl",
-	"5dUNopyMe2ZjZraommX0w3ZbzPBbxB860IcAoduP5Ux8JW9aTsbrlqNwwf4QWeftp2OvHP9CAS7a4vcu",
-	"mX/G+gid5f7/THwSs4z9AfygHNCMwmtU56LVu3WgfnAvyun+k0+erTAP+m7/+f+cVo0TAEHdU3lWC24S",
-	"S3klQHhm7Hu9VmA7vdUt8eZG/rtFH5rCt+4gzaTdZFsw2+6UWl1CvAoEwDz7i2xDDXVv3cD1XmcrH6eW",
-	"tCeiGIZH2vDOWsWb4sGWPQ84YZHxzNqs9gtvi0I+cYCRqcNLRsPWeQod1GdapvF5HxOUjPgWzuhSvA0m",
-	"fhPDfWLKg1AQBwtb+e7d336UGPPxuiwd5y3ZS71ctSW57UAFrgPx0msAykkRkxr7j0fcMR+9PXNQ5222",
-	"vM5FZIE3UUeQk3mM/3Sv+87cewykzNj1ejYTAhb1zxDy6aa6ne5ei0fMNzf7SKIU4JdN2JhvrKk21Zww",
-	"/2bGzHq5bENHoH3YTyXuRY8l/LLkZvFW6xXBKbupQYjg1boodkEs+5DSPQjQzrT3r1KXFULSmVno1emD",
-	"mHa+ZQm9+u1LLHbWq/0RlnlvDZ8deOZtZAhpK8w9D/hVhq2NqCUGa3VbSECNdrtVKl7AP+95gbWGtL25",
-	"dTwar1mnMs+hYMVa+Sw58BLbRamtLchjXEHNfNxZjyFVVgKiLUut5g20t8gFOke3J13+7shifmS9hz/D",
-	"ZSisAEYcOv7secpKlIQF3698m5S67LjzBH4dYrK5IwxMNZ9kPsyM3p3gn/Qi3nrgq9vfpgPzCQPepH3p",
-	"wQmFaQZ4bT4tBb8zcRCYo8aSz2xGKpsHlidwCuHZVeeErDr6fhI1ZHf9CHoOZVlg05uFIhhX5kGUDAuW",
-	"kQf8X2uNqaVWh+yzDEJGbsHKtLWWQ1EJ8Dyvc2kpAma6aaOqLYCliLmFC4cEZh98dgIAUbn3k1NwMp7P",
-	"VRvuQRon/pL9/B48wJRFEHYMrgP6gGE/mhZc3YEijhGOP3z4cIXdmUFnXPmQAeVBhELhCmA5LUzKB7zt",
-	"KiezDSRG17P1qa5KcRoleq60sf7vwyR1dee0fVmURFsM0VwBcxHP7gM3kOSvDr14uvdLkkhq91cpVnyy",
-	"zgqEDjBmLWjD2H8Vqlkrf+JH2SHmydcngQXPmnddOMroqsstzp593slod2nNW402NJ1mUG5LGC66UiH1",
-	"NCpqlmSY7/2VcjsWebh1DsHmrK98PS/HiO6kyi9AtxOnEFQumm57UHM9hM5gP5p56LJjJHhjFk6heV81",
-	"kXQhfUwuBpqWr+Tt7SF3xNXNcHVbvPuOOKcemmu9VvJWihwAP7wX2QNsZATK4vd/p4b+haAf3avNRLfB",
-	"MKn0ulbwVYcha9bW53Hh1jF21raY2osR+AUgdRFmVCUvdgfC7wmlfN/wrzhV+hTCs7KeB3aC4mZLmQZP",
-	"ek+BJjtOO73x+MwSXh31E5PKMnlkbkm93XrAfqfsEj+1rkyltlbAU0IDHTDZCInNdSpyhmgMukPWNR2u",
-	"iHh20kwLmcA4W1Mj4rHvKeCcJOhUp77S80FKDhpM6RTu4AyAJGUQKGtlnIjzlWqk8dUKSzlf2LTf83HZ",
-	"5S3j7Vyw7k6I1U3ONy0oMLy04pbPqjoHICFfMfcFmEx3YmW9j2TElEaolnJdtNS0gv5cIx37I4CBn2hN",
-	"H9EjuI6iunwJw3UWZaDDBE2h7chXWgZ05J8yZu7kagVoVmDcbgbZdiW+6uGw1fG2KtdKHDoi+IhiRrhb",
-	"jK3hKU1v5RhsUq4VDQo8436onQfo8W8TmVcwFujXF6O+9WCrqEGtKdTbeAdXIhmziZuyp4Kz25IW0C2/",
-	"YxBNpFpxgrun/dbwf9NFtOu0Qutw0QQVo+XxqGId5rqUxoiaNNAKk+zvZPryHxCj0omjGJv0yTK7KIWA",
-	"kfoSUg8LWQi24h5AJ/gHOlZfat4T34uy4Kta7VQ34KwHS5AcOHaetuweXTY5kRW47YWPIkNbvDPuAHSo",
-	"ll0jf7gWaJK+ySAnH05MQDAohRUKGghh844vVuRDF468ejPtZZBLcfNvrboWHw8mJMiN+PtqBwMJVpsQ",
-	"tiomtgZjDSJyrzPUy9/2fMiWdW/WOt8Bc71L2/Iys+F2k/eCuUfk44PLnP9c6HVZbDL2nzmX8N8HIe7g",
-	"H0ut7AL+tRG8xEQr8YkvV06x6J2zb9gf3P8S4Xvb6l+7CP6RYh93yuELxg0LcjVEZPpPmJDgD3ESkoIi",
-	"jeWY7rDkn1Cn+ua7bzHED/88P1B0t4+zJr9JO3I/uGNI0mrX6RmydwFNXNXqZediVvASDrTvsk/o+vc+",
-	"0oRxLzfhw8EFO68i0bd1h7Aaz87P965GxagbseiOyTJ8SlxWabipcHvA1Qgm6Zg6zqooaKmWrO8dRAC6",
-	"eidhSZexx3+fLIjYcFOpkMVWCvkCYoBjOa5LD4wyCgNAAVcbG7ztNV02FQsJsZbxSPdz/69VGB+0pRPz",
-	"yFr4DSa7PZw3lz9dQu119m+o8L4gNiIRa4RS8yvW8Hrt5nj2zhS6zhy+e9HZA7jFvnfx2Z/BVE+CM4hc",
-	"WqwP5G2YCzyHeEkS4lyBX6A7n64TmsBY//uw1EvDGhLI0cY5Q48YOQSbDOEL2eOj+jyMCT2CQ3Q+qr/t",
-	"Cdgm7BAedGx4tgQdPW1G5+V2qiVKumYWZ00IzCRc8+biU2ucddpz6pQ3s1Gzg5aokVyZuIVxLe6rAQmW",
-	"0kbNAtTirVTSLJqIa+nsb+yjBeYJbstVXrffN2p2BDuQkr86BRCQO4xyvaI1IyrahaRW25jagn5spf9X",
-	"4Sa+fgqq4Ln9tNqEZzyAzD1I4t7ayFEMXDvwYnV0Ombd/AJ1I+4EoXBdxNfiGGSw0A+YZoPsFXakTIfr",
-	"YGRGwpZcTws5w14Uu3r9N9afadfQcLWeDjqHlrj22yfdjjZZgzbrRrAV8GPStSbBHoiQ9/H9i5DWjTfp",
-	"J06pni3kPUSvLvjzb787qLI6gaMh3Bp4nUYBsDFjU57DbnC7LkVGQ3AK85Lb2QL9WFART+Z0sR/wFp0t",
-	"rVnBy5Zb9wOAJr8IXzLcxQQ8KIKGBH84zDgtSPm8gww4MZhA7jflxNA6cAPxxv/599fvr9+8+6lDMACf",
-	"x1CO4XInVJ2PkRv3wLtdW17a9usYCIXacRezq8h5rfg74SiK3O9HKHbu7aTDoqiblyvQeseblWjOP0qV",
-	"X+OnLRch0QzT6ydW3X0dGAUE1+bGihXWKfPYVVl7/bx/6ukOJykEcLK/6imSvo2tKfFJzNZW3Mz0cslV",
-	"bkItFRKfILCkmjNfArWPISXDqGsDCaI+E1srMWgZrBdd3S2/165JxK8LgRVuZUIJ+aTtBhP+oqKCLXoN",
-	"7g/5/KNtqi+p+zbbff/d+aKmdWdxO6Nucaub21nyNOX8U09v0jF9gWwKqSpsNZrzX/X0xDjjcLW29ZIt",
-	"8HbGvnvBfpTfD/ZM3/d+A1+lr77TqjMses0v5ISVFemchULPk2wrbF0UWGayNELnLqXIo3slGFA7MlfW",
-	"WybjP7cO/7TQszuKhJ4KY0/F7a1ugaoEKbIrjKA81EbaEXoAuBHtlyQG7z7hnFLPrF9IdUfXVqY7VvwH",
-	"bu5Sq9sWtpVyf4elCdr6VphchYoWrRSRj59umrvr1S7hqFfHko2A4/pkslGvOotGP2GUjO7DxwnGD3TP",
-	"1kg6Thvkj7HxK49nskmQEWnL9svFR2f2LgPx7DsFRGbhm5s1VJdNeKJFVE3dkS4wSF2K3IfH5TrUtPPB",
-	"um7PTgzrk1+YAGzZdMMWHBOFAHSOakBUBUcJp25A0Afb4M1sgp1OMN6vqjZMMdVU/jDPYugKoPKdMTP7",
-	"VstR587skx/0Q1ggn+FCgLlgw8iWcI0VL4WyN463tYZDBxZOpgaxQGCKdIlc6vV8AfcUcimtvAdc8YhF",
-	"DpL3xi10F9ETePNuYmGQkjFRCEHGFr4cA7JuN/Uq6yUdW1EKsy7sjkxVmOWq1Pl65ni/k9f1WFD0v2M7",
-	"iNhelw+MqlP78IWpmHGE1DANyAegO6WbxUtcl9G9kCdZvAibULM3UfWDyYhN8OVJxib0/gSGNgHWOnFb",
-	"VIOsGGTsYSFnCza5enf9gRFWvzn71bHLz2fe9XH2K/3r81nU3xkNdeJRVvAgUl/Drd3uJsX3cqZKqu8t",
-	"cIxvwjdidYCjyFk8+/xDEuvaBQ4dRHNCJBOPzHrbJXCRifsRtomZy6jkbV3cdC323IoI96HisZdXb1oS",
-	"T7fMc3O3A+AtYvZ7DtgDd2QDpwbTbXwAgakF4vZ9QHyFv+Oo2t+HNSIjBv4ObbqJJYjbnhGbuP9MWClW",
-	"glPGf/QcmoU0HzwWAVgs3B/l0s0GsvnQvFpyKJcQ28TpXbiEp288KaD12VqpBJ6Glz1sd8vbdTTzLIru",
-	"bgPAawSlZ1XoZjtkXhzXSke5/QRVPpcMtbPWN4P+mfUoz6K1FC0+rvQIOgqbn8DVigfwc9bTSnRA6q4v",
-	"2udsTxncRt97AQbj1dr3erQI+1+tVnbfuzUi2vdyjTz3zq9BP58/0rH/sQVvvtrbiNSIMjwthTMRxfvs",
-	"yFOgHo9REbHNRnuSQoiRZIoWChUaLFmg0HgJMYhOkQLnhRMeXM1E0eKmjav6P6Vh0j1I90Bl93DZnpLK",
-	"TUHclLqpXWmWuT64cu5x80Gy3sNis5/mdpVcdQ0kZ1rjZCmvPh3VY5e+8Lhx6eA2yuVJ32dVch/rrmP6",
-	"Gn5jslqYpFSzYp07nZ1gDx6DgvqIOhx+dhjDbGKoraoWKQw47Vu+LfXy5lHrGl0T70pUhA4eMbGOzTdd",
-	"Mp7fd/PK1IjScYOf/edfrxpIFQse5vn1K4BUZ+/QCiCp/U2ktmzRWTNDqlYepEq821UohDbrcYVCXiPM",
-	"KkTfrMtSKDjIj0phOqCp36QSR/vC3UvxcHjyHjHAznpOE6W3E+dL7MLmplyrfZEzUFUlx4p1dPlyQfWQ",
-	"g4hpFMPtxBS7MrZdgZstNmn68CEcqpuFs04DpEKI2+x8FRAnqicxCjDmpPt+1tJp9zksjsUfPNHFA04y",
-	"hSTG+6P84NLwadHm6+6sjB6CDN+G5PULgFMArRhRQgyGUzlGVPOtz70/mXn4WIg71jKfsb6Ral5gRM+p",
-	"VhdM6fBWVdzNjZLd6qLQD8Zn4d/LHJLwANrMMG7pohpaIpROL3dhIL2s57pMGgndQe9Bmd5Gvg/b0XBl",
-	"0Zq10UIbMvju3d1REwDQi/3zUdiUE8OMQA8lE6paWVmCgwvgjg3E46xVIYyhKiA3Tpemh9IQeHU6eKjx",
-	"Og4N4rDTIQC/SLuIBgqw1thKPOhocH2Md8e49YwZqQCPToOP6w5AmxeC6SIPrQLq74LfC7Z0bNXoGhpB",
-	"XNqn8yFIyavWogZPEMK6s05CvZiXNwvQ/89LwYxQNkaraJZI+KpFEY5UB+Egq3vH5TZVSUgv0eG1DTrF",
-	"msoqxJQWs77BftBhcRqBpnusd1qrS2vdfFKlysKD+pq81GtFbmBff+HEMVh43WBJgGfpKyR66VBZti7B",
-	"ertZtgSN7NGqqNegUG1FITtDc0fw3007clcpZsKtgFsAADtK5L7OCOZk3z1e009B6++nV1+Hxlru2OBW",
-	"GXKEmir/nSqpfHnlEpS+5HjpP/suKsvjFJ6lLsUg0E+Am8fLS3CQBPCgZmGTo1UyaSOiV3TQW9nETaET",
-	"4a4QyOfPX+akrzAWA/NZXyrG2QO2D4BJ2AUr9Lx7qFCDiyV2oxPP2XuD6tnb8XA5G1xt/y1/l6yLx7M6",
-	"OHqHHjiZjERREIj/X6ek1p964umYFV8KTwo3+jYpvvev1XbU9kp4BHlqPb4j+HgU3u9LmcY7Mew0XMdp",
-	"WwNLQP+AxD26dYWtuoD6KgQrVkuLhsePiiRJKSB+aJ5CojuCcCYqEdVN53jtaa3JH0PgEi8t2CBgjGxP",
-	"0a5LCERaQFn0kVt4XwkdbRdCtgml2fuQg7tye7Qu68YfxVfsvTyKla9hXtVdj34txUwjZaUIqi5atmY/",
-	"+afRajKKioDmerZewlZPTMFnd5MRm/w67lnxyY57IzYcDj9PgACuC4+NNNMAN0hc1cTz/CdlARRJsKFq",
-	"fM7yohNbFcHs4MP1ds7nbFvTiFs7hK0HsbPPURN1sU13H93kIqDZhgALGKhJBF2A3Qd0WDxrvqqehMRv",
-	"9d49uRYzrXKT1nlzYXCUaR4CdxMo3z0sLQO961aXw50XhH5jX8UBNdeWW3G7Lq6FPSxfEKaYXgKcvVuI",
-	"7khR5P7wk/ftZ70U5KzfKNSdoKDBNdSrxEtYwUtRhlKnTZ6xEqXRiheVMyBjE2NXN8PhECKqsPSlM+mh",
-	"oWoKC2tXvc+fIbjyVrdoL5iG4Lan8lLNhfFAt3+9fvfTkF2u7UIoK2fcCsSB4rVxjRWWRO0Tf/TAouNe",
-	"5cEY9zCZTZfYwsRQf/gpfjkZjMZqckmIvqA/jNj3MC8W5hxKswJQAjTmqNWjUulCjMYqoLTB75S9K6LE",
-	"i08zsWoEFWXM47lhobExwQnGpkHGSP0Hl82SKzcn6GLILgnSgTw2E2M5jHgAw5ktqLpZBbkSAiVNRtFK",
-	"EE55efVmyN4pQcOBNvmdMGOltCcBn8AOkY6czQoZg604u2wuLJRPdiuKoXw4sDPvIDqdl1zZCetDtGHY",
-	"j0LPpWI/v3/LTk+9pw9ytSZjNeNFYQbBx+lpIbwGIVjBfxnAmOPExVOpxgooQRqP7+G0C+MbCwXIhmM1",
-	"VgDITojG0U3nGaHN/gdIFdZ//+eX7E8vvv0fgws2cSrNxJexMnwpxqoVgZq9hSQfQPDgc6kc9Y5gCvDi",
-	"JIrcmDB9OwaLF0bPDZv4B1a71SaMkE+Yg4iqab0BQQjAY1VIYx0h+yKCALQHqGABxsIvy+T5+XPmo/0m",
-	"HoYN9SasKueo/+f3by/YShcFm/zltdtrx2TPfpX55wlVNp5AXCEuTLn2deMw5aDnD//l1Zsqv7U36j2D",
-	"4KmVUHwle6PeN8Pz4TdwIWgXwLzOALQYStekTEI0kJxGJU5hqu7oEfwxKkCx03oEOMn9CZ9ZXU4gEJXb",
-	"sYIfpFaTjE0sL+fC4jPHcCbcTrCMiTsH0qeF9SeE5TPJwoKN1QRzBSeobcIlEy883tm6FIMhu8TDbYSg",
-	"oUG24gXGcOM5Hyv3NBxl94IUhgHgcZ1TBOijPC+FMcLgmodT/SbvjXqOAC/dIr7GhurXrW1aSfXK2UuM",
-	"K2qLz4refOu4DbyY8oZEcwGfCAH9eRRb6d7819ppK17M9mCjvAjiSZdfS1/SZwCy/iTSMCk2bDLAXVnK",
-	"YgObRbdu8bsIRt4yKgIA3TWs1JdIXaH8VvjcqyK12F68JqPrEKjDeQeI9HTTADk6hZxtEL7YQtW6rEeq",
-	"a+puZO+iNYkNuYAbctixXbuFrz5qu6qegVPhITO6racKSGt7DatK8D67eIeZumdAGx8i4VlKhVEpc4RQ",
-	"msSI7ZM6ZHsGuQogR04gft4DwrfTVgQaH08uBnF5/sfH7KhP/XQauNPDKfDEMWvZvqVwDVQbSTfI3O7D",
-	"CaE+e0YCMubwkXyEK+OVVgaV4efn575QDNnQsdD/J6XoV53sDF91XBViQUEJ3lKsqTILTXmIxgzd2aVb",
-	"DkM9C3UFoHQghVdiOBag+Bd6nnm8MPAHgqthDoFNKDI/Zr1Pp6RzneIVXAQt7No9a7iw52mnq5+Hbdx/",
-	"4UkFIXYrC0dOCOgODteLumYyVm7FpVqLSmvCArmQKrIqxX1QYuZaGHRAcOy779pFCQvfYW+kzyFg22BI",
-	"rgrX3ljlpbxF2LQIVs1NPsQ8GVGiOsxtUIT6OJlvzhnG+j8fKyiuALlcCsGe7qV4QPFeLcVgVPuzShPb",
-	"CMANA7UaXS1OkyPoBlCsMEYPhityp6/RShZazXF4inFFtZRgXm7UOi4OOOOKTeOoFtZ/cX4+aFMFXtVu",
-	"wJ5eE0idZYqXvKFs+NqpDieEKrU1r5O3ecsVL0NxToQzc2odWDuQ+MSNYH0jeDlbkKUgPllvD4E6vOLW",
-	"CnJrpcb7r8NkWhXQSMXdMiY+8ZlFlK5UB0HUH9hLoIK9PVSBvwd18tadvO1LbzpRRNMIXEX5yxAZ0Pd4",
-	"CBAeCzECyiMcpEaHDSXFOXkge1CLYe7UXPRCv6o8iH+T/sdrzPjtZb2fd1T5bE7SWSsjVuycKnIUP9NX",
-	"eGAvMGRj5DEcQIen6L+Wbb5t0vsWfT+lxKoO/36xFS3FsURXzXiB9Qb6CLXiINk1Jp1IqMWyao9og+R1",
-	"GGid/VH2Tc3fR/rW9xqdd0dZZerHh6Z+rrv4KC2xscfP969rLSnvyzeERlnVTwpR5YacJDVrpOs+hIoF",
-	"TQ2DEjzJoS0QZbG+QZg8VNufwwRU9SmkZ+FZOv4G4zij/f097OfPiozbJnKpUzRwxTHt17tiyJf6qL3N",
-	"vLJY38C/CHvs3XtyTpjignVmdQz2dxnvSHApR0kmfV+jERw/7qjkgyxGs3Db6Gs1PJIxpk/kGXk/zn7F",
-	"f8ARTXPQ92t16Z0fX7a3XjNccZD7Tc9KnV3uUlme6IjjNH9nR/z9WjHeHdi7IrOATX4sLn4Gqkyr0fje",
-	"6UkQyGareqUV8tG3zsCa64F32wfl9AQiY6V4EOUI7S282gLPeKL6VFVFya0iL53acE8JNQEqoyq2xIyw",
-	"Zsh87P1Y+ZG531kfL+YzHwVrCEhMKW2BhAw6grkHlqlOJ4wbbyLHClLDNWqMF4xTgacTE3J+GqD6CUOt",
-	"xkdB2fx9M1MY4V4+ipR5exR+6pFIIoIAfZKq6ufy9laUFQkGCoAMEaxnlh+VicLMzjgc9piBbh+MUJby",
-	"1m6fEeTyM13mBg8AzgTwrGBuJ35yQs0EA3ojBjNqCn50eFwDGizGd5N3EoHn8J4Qv/ULN8C7HLyG8lDr",
-	"lH3B+JxLNWRR8Th2q0u4Bqza4momzJD9pOniV9PvY9XHkWRR3d6BM6Y4e3H+J+8nTZ0G5KD/Pz4QiHDv",
-	"9+Io6ga0BXdWHU8JxGP4U6L0wzGFBVSe/3Wl889nHlsuKTaClxiCRlKSjSZCrnf32mQADNXROp8WYsS4",
-	"2owJcmmlc0zHJSp7MWR4YQglUcHP6EGFmj2NFcLa6XIES7OFBnLi2bmBC3LDJljN1qPhUUVbvGd3oxsr",
-	"gqzxQvDZc/aj/N5Ns9DzbU7gpLdU7Nk5M06KwJDRLehEIVfsj/A5hrdKDwU6ZB80pfK4j/Q8I6eFxePr",
-	"YyOkmonJWBlhfdTdxIcbvtXz05fhRprygcS91GsfqDeqbicBA9Atlr9d8CnJM70U6MXtxzf/hp3eTjA7",
-	"2WjymzxnZtAiBa90/hbh5J5C3VzpfKeuWQsT/qbTNUfwlK90fhLXD7+APcLQXbhaxjjlNldR+LDtGui7",
-	"LuP5waNUxXjfiFBpNUKNtd7lBZzJpHf2OeDte/j953X4/WTRuSRipp77oYUJQ7EKIrdyrVjf1/Galdws",
-	"MJiRqom3+hN9A1/oWX5Xo3LWIPJwZcX6vHlCTkzyPA2e+p5tYsUnOxlFg+aGUr8tBI5AlGQxGUEEz1+v",
-	"3/3kNez+5KXfAcLnnAwg4NM10zbskDiTWGWIs4ziJ+lP6D/llj1cHhfdBXJzbhisLz7ZM1icekPNkSWl",
-	"OIGfxiH5bpXw4hcmsL3/ydxOVT+ZhAROlAZxR998882fBlgaixvYUeLfzWQZbMDny+xw8zfGloqmdbxw",
-	"UkEighCBIDOB8UDTjRVsqtcqr1FbvbadIzInnUNxlD7CJ25JosHuAX8+jv+5DtDLazwHRKX3wXghflQL",
-	"IULIajMP/tdagIXoAQ+59fnhteLLlWVfq8F8gljTiPTnDAnUUMaqj/7cUL40hHjBdSqdsEGWMsdxHqK8",
-	"2DZ6zVgZyzdOoTkP5u9FZVJUZgravM5W0ACQ6fOOUfn1pU+QKrgdKzczofKUThBQoJ7Uz/gbuHawyvam",
-	"ts0+BjNja5VrZ055UwwybqmWVBXwTghXR9PbK4C2VocgvfH799k3y+f+Tm9l3DBD9gVXTPCykKJMnN1Q",
-	"MJxEBWJ3HnP7fZ2rdoONapfXUWUa/q0Rm5D/cRIB2aJOAtd/jmm2RStchyH81uZ+NxRPXy55O98iqUSE",
-	"FW4qEseRd6H5pC1d8yObKo5VllgHlSpXenKqqKHz9WsCnbvUiolPqxJjGFn/Vt57V+2ILaVaW8EWel2y",
-	"nG9O9e0p1Dlj+P/004MQdxnT5VhNqEDaJGMTLJEG/8IiafBPKpMG/8ZCaZNBVGuLTUK5rknmjhuU54IY",
-	"x7HC6r0V3CeBtUVl8uBngO8EpOh67VQjeCHyIXvNZwsoC3iC9ow0jI8VCPhCEhwDIjhnxNZRCPj1dt1A",
-	"vkK1Q/RDKJHNwJ/t/k/CyL/nuXd/YxHojcjZxK09hDhHU44in6nYmfsnVkqbYCwVnd4hujfwfXRu0E/4",
-	"3Ps7Egf5JVw0hrPxOxUQzVKrnQTEs6N3v49VHIM3+L72XyZ1Pv/dhQnkDOyPAjgauewPVvNdvXmVEhMv",
-	"tjkZjvAojlpsKioqiY56hA6oimI7RXvwiM2ATIrZIpE4UVWuxKhNp8DzmQ/PDLyHalzWq1sOWVTW2SeI",
-	"EBtQ3i3qTAOKA6u1CR8s+Z0IyPhWV2kqYjnA1kUunRERvpJmrGoc2Fk0zr6UkehiFB/qpiUwsaef5nuB",
-	"242VZ3cZm4SylOGPnG/MZHARV5dmMOl0fV2loxK7EhyjiDTGLn2x2GpKVM9S+yBVkI4n3kkIlWTBK6z0",
-	"wwVEKWL5fCVwF8aKKpInWC7WMf0tz9DTMWiq0dqJP59/Nf7coNdj8IbXubQRZzgxQCBZVT40Y5ABAhk1",
-	"ZUWgT8W0z4De2o3BK/f498y3r6iC/5dvDbRUKwUMNzBQztoXClkrSoyTFmo2LIV5sp3B9nfY6fD897w3",
-	"OMKjbA42VXHMSvLY6BKmxl9R6vr3YRsxjAP2cXDEfUMI+7Z9Aqj1378z5WX46XcWIQXrl3BVVhpCjBiw",
-	"YQueH9VjAlUH2jdXr/7P3n7B3upVvKV9M+OFL0rvsR9An/q3KDUU01uK5RSDZ3zpHNz8Y+55KCDR5tQH",
-	"KMYJIdj+T7xXURQeQ/5cvEKh6Bzpff2QawRxah66NqrW26+wpEN8DrnVQxhHLm9v8abjB1Esx4qQcbfv",
-	"OQZD9gvlEssaLK0bjNe6q2z3B76BztA4ufD4SKYGvWvCJKXxZgyNcKyqqdaif6j0ExZD2aQVWxjXEY9R",
-	"S44S7ddhN8hPdCQbWNdfWfOtA0a3qL9ErZgZh1QAovw3iYQn2gUPOpqYVeJcAs0eItLIAq0hkT+SR2BB",
-	"q8hpnsjCo3e+fi7+LxBaaDUrfE1QqfDGzxkWFnzRuJSSWErBp6Iw3XLjaoB55183HRfXtENiE6595vOO",
-	"jpbdhDQ245YXer4WGZjqmEa+qmgw3N1SZlmFch3IjYjjC/zsU51vkLvO/y1Xp24mgBCRM8tLX7Dcn1YY",
-	"FhYNH6s+/j2kfoebZeH1Zid/kV4kIr+4X04LcS8KdquLXJSDDO5vIb7t2Xfsb/L7cKm8XgE0E0KbqLyC",
-	"g6H+sSo41nVj0g7H6rLKSCoQQkliLEJY4fRFtps3+Ku4GSvEsOk/Pz8fXODryBDCu7aROfsnKKOHqwHi",
-	"aKympeB3Jq6a774u+az2LWYjQ0Cbl2ZSofvc/WEmgNril37FDQpa6qlwx9V7sgqp7kzG+NToYm3FWMH5",
-	"dGs/GQ4nUaeYRRzJWbyISAtOt/6vfKJpNzGlZ1bYU2NLwZf1gxjCk6ZSceAHiaiZryejcF5/p6PUIqMq",
-	"uvEEtRAFVZj0pJakKJJkz77ucH2dfD+2Y/CpN9Bm89QHqpSKvJFhqTqyJcCsqom/KN2vNVXME+OBChx8",
-	"9lWCuO8hdDEdxY1s8jipYQ3J4GtgtiI8dJQQ29uRKK+5f4f+nqrTcuBGpQNwK9l3YMLXb8lG6umyx6CA",
-	"d0rE5YH5dgIXL52I2RbNT0QTqZKruw1cgKFCtaNPCHzuJyrM6vQCbMWQiKQo91Mz0yuRV4Uw339/+ZIB",
-	"bhwGueCATnz92lKoPEB/gMWJKx+qdsJqVYMnw9aPIxqGhex++JnKMAPfq1fJrfQFah8C76N+Deg37jfK",
-	"vdVlMJ1rioGtaoghJoTBEuTsNeCXMGdSO2UchFEjIdttXOaUH57nkhAAcchQy9QX70UknSGjxG6TVbGD",
-	"kFVEAVCRL8x3sOQbzL3HiYfi6I00HOyI1OxqjX9PfOEJEkFx1tF8d7rFjm7OROvcwo+qMxIRfqD046QT",
-	"YVtIdE3AgJNmcemp2Gi6FI5hRw7UI/A6o00y/U30ntLlYdoF/4wXxXEE/wdf0gdu/AFxdCoKrebO1IoW",
-	"DFABu/D1sNqnhAzXFrdXw44xNdQTxwvmGjVBxzYeFgIYlEcNcM+JTfAIhQivwX3RQfEJ4Cfv1lNx+oeQ",
-	"UAvtVdGq+kFFDWASF3JMKpLDFVnPZP44a7pCudkiiZ98W1ceFu/J6KPZVQup4C44zn2ry9lRHA1YDKqC",
-	"kXXbgdsXEUy1tR18COtkmmoUDIKzuIAUMkicBfcRCTwTEtecnHKmM4EpIUUQwFVMKfNCT7fRqrY29Dq9",
-	"ocdn8I1efJm6r2u/HkZQSj8claiuBaSQfDFhRdw7KivXDtwKoSxyrgTEYpYhN5o+vsA0Q4+HnOcZMxs1",
-	"iwFN0poKRA7TAL5w076kxDMOYX9Vf2grgeadjgPEeR1L/lQ+EWqY9d+9fMNKsdJGWu3RWmvuApOxhbUr",
-	"w6TKxSd8oe5IMIPgXY2vzqvKfY/xa2LqLqA3c0gb5IrVxrphfbAjJnomnckRiuu4bwKcJ1fx6MeKvoG/",
-	"JiPU5XPxabjhywIy5aWaN6cXx0qbBX/+7Xcsl3NhLBQGFmOV65khM+vUrt068mK4zAdZCD7GlG+zpU1l",
-	"PvEX3I36QYHbdLrO58JiQK4S9kGXd6z0kd2lWGpLtothfZydW0vIG9Z6BfkEumSrUt5zCLCG3KyCKptw",
-	"hWdsrDiWAJSWrZ2dxa4JVzZjL0HDcx+6vYWYP++eWvLyrjJzPCFlGJIEPH6s4OHDYuPNMTz1N24Mziir",
-	"LJG1sWzGy3ID6VnuNeAQ3K5LiIwmXILJndiYyVj1iQZ4aeUtB3SE6HVhZO5svCzyvJ4YNokaPp0WejqJ",
-	"PkJf91j9/P4t+w82GRo5nwyG7Fq43ZiZMw+wP1zmGbv2n5kdcc/IBZ5IeIkHz2W+crhy1GtCtxQPRAZH",
-	"sT7y3FFDg1PFCdUgFnwBSzo/HGICEINRfLJw39WRGW3Lsc7gZWG3DzOJ8bM2n+ZXCkHeXuHISYCpaP7M",
-	"Q3Rv8zrmsNVthxB7kjU8PzLpvxKWy2K3lA6x0X4Nj+Mubu7TlkPHYMghz+sOZNYP+1fxZrpyeljU48u7",
-	"iertE3LmjuKOEKiNmj3J9j5PG7nAGEDkAu89kjfE3FHdKGjeIwrjXlCwNvIeeAF2g5gS3vsSN2L9Z98y",
-	"MzicKUF2QLtxHy5lQwHCZo1BAhSBqB5u7uDGVLrlIbkPMTpQj9pYsaKoHKzz5CbThwvcrTIQqMBLy6zW",
-	"rfjDH2Dsv2ENgrgqY83zEUPcNxBs3YQuyIoFbK8KZAkSHRcIC/vi/EUr9GscsHRw3YBQMqwbh3JrfI2f",
-	"tDa5VYNgX4M/ug+e9vrFdbM/fgM28Cj2j2uoziJrWZCO9uMwIDx2HVhidSh2uTBd9wcfBPdROqb6uNvQ",
-	"Jtjc1I4jxYDxhHscWOuMVTyn0M7swCSejP1VT5mFoEKISKpY1xfuzxmWp2sXWC/h+f+2WxUBcpAIPMbm",
-	"4aIw7sM6XU9YZtD1GBKdMEIIorF9CBHIPre/nbatHldXVT5vDav7gK9s7VSTlfi6M3UP05KjywJKmYO3",
-	"meqxJ+tRmD2A7R9/Q8/T5dUbrPd2XN8T7kCdY16EwmLAMqnE7rGcU0WxVac+2izuFTG10cpZ9ggp47Zm",
-	"EqtVRDmPhA1HM/4DVd95Iiu+2rGva8fj5PJ692mDHm+oKo59tK1+SddJqtpnugv3JHARY/BJg5anDHVj",
-	"Yf8O3e6KpTQK1rUHOvwZlH4qhQdK8YJDzieOeSNsHexuq8zdWEGdO0pxTVa1a0INRGXtQAOiLFgMH2hm",
-	"vlJBPMd8V6L0dcGwfVGyvu8xGyt6NhiRiPiWPZTafUfjgAKawMLDR47DPz+HQISiyMYKbn4A4on68ZCF",
-	"3xKSg8nY7bqE68NQ3j665xur/ovnfxqEYBGYmK8WGdYDc+igvqdUuX6AJ8IM2SWOeKyqgoBcsTUii0aj",
-	"5iyXhk8LZ90YgljFkoJOmzRSzQsxVrDGWrH+w0L7bQ1jWIhSDNysQxk+g/sG5Nd/cf7M2Tt0N9eQKOBq",
-	"rEoZVoNF0Ifmgpx/M/Aolb4YtSf4qPYPeo7BjSrVBMkJiVAaRErGapUZIonD6+bOB4wW3FjDvjlnOd8k",
-	"PZdXNMi/wHl4GqZX7+O/D9sj/3Fv9I+PtTu4Opm08AaVAwVi9nvglkdjj1xptVlqtBsDe9wH2PBe3Ou7",
-	"ICAbqlciukfuRt3cW+K8a0KpG9WREkpdU6zCRK40k4RWUuLbXikZPEoyYczHLl33Z4MJJL+ZkolBMkdV",
-	"MGHWR03MuCwKbLVTPE1wTe/SBH82B0TQH6wIVqFHX48b7gp3cozGLdgxFT3mK1p23ZBwIgIvCrAmKdwL",
-	"2qGvxYmeIOHPiPK3CUTZRQqoPQWHAmbMHYUuMPeOxyW2M6+1wTW+gn+hyquhXgMZnF40HkpNvsL/Thb7",
-	"i3/pN+SyNIYjM1o//a9ny/seI/FJ1c0N61dhR0YIipXGSogiZzb2t9fEadjEvSBI6YASPoOMLUwZu3p3",
-	"/QF7m6zLYuKL02eV6icRMu6/Tj167itRSKepTzK8WZBLwaQdK+nm4Vqtvf1BLoWxfLmasP7PSn5yC6xV",
-	"7uMpKBCKUHFh7SeYQVY1EeINTp9/+92IQk/+J8KwLcQn9sPfLl+eXv9w+fzb75ymMu7hI5nXANusH0jt",
-	"16nON/gDfQZgbu/FTEC4LtkojLPwOVti5VauWLD4GH/gG7RHKn00QoOkIhJjFQIq/CYOl3l7EMUvoarx",
-	"E4ndcMy+ruStdZsWvrQ+R4nzW09dD1O3iz+/fwvQU9zc4RmoHUOIwwH748uOXsxqOwK/VVt9mLudvvtN",
-	"QdxoquHePycG4Uz2x/CttqujJ1mj82NT9S/SLohFOtG3WxQl16wuno5z79Tsr+AWsDKqgT5GwKRR9l4S",
-	"MkdUjwrR9lznWLmjgv+8qNh+HYwP+WhfVrx0rJCZTvnsLoDAOz1pubKbUBJkMGQvm4h5fvbSQDqynwOG",
-	"9cNoxwojA7281rfkQ6pV73QTmEFpLMTyc7bxbQi4jGrnMX/xPlbUJOCYCegVfPfoLItGANuCQliX1aL0",
-	"X5x/g0v1II0YtMPeHet0HF/QUA+/jWq/R9aEc/GUCv5D2JovFSRn1YE9+9XzjM9npaB/78JCo1eOQCfp",
-	"9DU/nKO7uZ4fmxi8BrtLAfGzyei69zgZB+CE902fGEwdBeUww9oSjpu4f2RxQVoSDaQr89tSmMUjiKnu",
-	"h/21NxW8FCV6MEf/+OhWHgvEIz2sy6I36p3xlTy7fwbMgTr8tV7A2wBBbEX81H7G2+7ohwpQLvoRbdj4",
-	"M/QcRr9EuRjRr2EF4h4oqiz6CS4Sep8/fv7/AgAA//8=",
+	"7P0Lcxs3tigK/xUUv69K5OwWJTtOzh6qTt2t2M7EE0+sYzmTfWvoEkE2RGLUBDgNUDIn5f9+C2stoNFN",
+	"NNmUKSfnnltTNbHY3XgsLKz347feTC9XWgllTW/0W2/FS74UVpTw18t1aXTp/pULMyvlykqteqPeh4Vg",
+	"EyU+2ZsZvDFh+pbZhWCrUtxLvTZsxedi2Mt60r3+r7UoN72sp/hS9EY9/KaX9cxsIZbcDb/kn94KNbeL",
+	"3uj5+XnWs5uVe9PYUqp57/PnrPdKrAq9WQplf4ZRfsOhV9wuqpHhP1mvFP9ay1LkvZEt1yKeJzFuKe9F",
+	"edwx38qltNtQ+1E/sCVXGyatWBrGAUhsoYvcMG7ZUhvbBrICRoxnzcUtXxe2N/r2PHPgk8v1koC3lAr/",
+	"ehYAKZUVc1HC6q5nC5GvC/HmVcuOZb5zv7e6XHKLg373opeeQ6/LmTguVD9wc/eUa/5VTBdaP+EUn93n",
+	"ZqWVEXC7rko9LcTS/XOmlRUKcIavVoWccYczZyt84z/+aRwC/RbN9v8vxW1v1Pv/nVXX9wyfmjM/LsxY",
+	"R8FLxURZ6jJj3LD3P7xkf37x7f9gNA3LheWyMMMeQftyNhMr6zbbusLDVlYbNLE8R1dmC67mgj1ww/61",
+	"FmuRu6VyZrm5c7djIXhO1OmtxkWk6ZP74MSwX96/HfZ2IRYsgxbonl9evfmg7wSMuir1SpRW4nnNSsGt",
+	"yG+4rZ13zq04tRLwuTF41hOfVrIUZtc3al0UfFoIj1JbY8i8E35lvYIbe7M2u5e4dzpFt3brwdqIsuXh",
+	"5/hm/AOvCl3x8FUWA/BjmFhP/ylm1o1/OXPH90at1siLGqjraOeaF4zDa6xcqxPDJLztTrh+VvhSGjOq",
+	"AYapI7uTCgAulKOh//BDfWy+mvU+nbp3Tu85bNC4l+M9/CRVfkkff4YFLle4M14U7257o3/succFl+rv",
+	"vFgL0/v8MWvdyYlhK/cqwxnYPXySMWIRht3KohA5k2q4dVKw2czvsVpk+/m8F/9aC2O3r0e8vzyX7l1e",
+	"XEWvIL7t2kW8fjbd+B8cdDPm1gPEIMgo/k1eiguml9JakdM3hll+J5xMIksPiOi0/aY+p7a5WpX6XlyJ",
+	"cimNkVqZaMvpnd3ywogmCgKX30urwyzXom0961zay5lFQayB5nleCmPSeD4rpFD2xDB664KJ5cpu2K0u",
+	"GVcbrQSbri3j+VIqk7wK/rZvj+1vNevDaMzIuTqVKgMp0I0MpzXImC7hJ7pzdsEtm3GHjskJS120TOie",
+	"OCnJDeYoWbwZpac63yQHtI6U3yAF3R5U5qyvxL3ANRoxK4UdBFlWlMYdNLu8esNgHPjZ7ZzN3NYfpF1c",
+	"MD41QlkPVKbtwj0vRS6Ulbxwq+pAut2orct0Dx2ty2uz4a4ZVzlNTkDuOOO95DGVMwKw0NGClTyF7Qa6",
+	"EP6c6eWSq/y0kEoQU3WSpPsnCHyO6msltmllk+wQQ3BroEPPAi5/bLsDr5UtN4k70ELqf3W45sSIXCuR",
+	"MTGcD1ketIihVMbyosgAdR3mOigPkUUlUYn7K7jrPkeX1X1ygKSAwlc7jfkt9cnWfkVhgOqxEmkW0M6c",
+	"9aV1dNMuKuJpBgl6eICwodd2ppE8BE5ZFPpBoJh86+QQh4lcFiJPYIR7iZv0wTkVCY6OxnFUBAfy1/5h",
+	"IRSj+dKUBPe/6+rTPfeQAtq05DnCj8RQANx/nxIHOH2TZ4wXRjOpiGSU93A3Cz1n7lY0Bh3EZAqHNDiH",
+	"xgHoRsG3aQLGy7mwndDuA76aFMa47XkMjrg9DV4dZjiUgI81SLZezSs+F9s3M3DATqwwuuMVG+RlyeHv",
+	"yNrQQf6E+eofta79Q4BwffVeDuwqIKclK3g5Nff3a5UXItIBG8qGLtZLFU0TXb1bKYoWtIZHjk+CxJOh",
+	"7uQu/oiZlZgNq+v/j/OPQ7e4JNbdyiKtAwDl35r5h1Iv2bPAneByojkIFcsFN0zpJpJHO1oKYwiFdkMV",
+	"Fla9nwLsy2JtrChf35O62oTrGn9uUZ+MQNWvG9GO1l2HyDXIEo6A5XxmW2gUrXnrY6c4nIF0RdQEX3RE",
+	"URrGp3ptW2hemqCiMAhQOTHsQZc5scPv+ezu3e1tmvDAD82hfnZgKRw9/pWXSqp54tvGkcHTiLDQrivg",
+	"ZXQo8QkkD9bTjGvLbYLclILnm+0lv5X3jh7zXCphDO38+dnzGiuxFYjYTK+LnClt2RQ/TMLHWL1aiZhC",
+	"TLUuBFfu4YMu7wrN8zbJ3O/kxLDKsGlAloPN3a6La4c+TsQkJaYUYHUx27ds57o7kd5fabnbhLdxln7T",
+	"O4/HtKqIdVtzHS7hcxBZzAVzkiRbCq6MY/S1vbQga7ToxOqU5VKJ8q2ev00SsXdKBBbO2cy/j8w9YWGw",
+	"KcnFH4n/mpVr5YgHK8VMl7nI4bEnhN2IjBWfbBqP3DgZ6S0Vrbnw1mT2n+wn+T1gFXd4AVt78GJxIW4t",
+	"S5OS5g12C0geORp0YpNZN9NG+OJz1sQR60fa3i5uNGNmoR8cnKVhWs3EiBm7uhkOO2wExt7eyUdwMBTC",
+	"inbrUw7Pd5icmnYj/KCj3Sie3ZH/V/Txo+xG8MFOw1HCXuR5TdjnQus7UilNxqaboF62SDq7TEe4nS6m",
+	"o+4b+5ycxxPT7uCqvrleL5ccxM8twoUk9gaM52mNBe/1vWDGEfBtYpwhwZa2epTkK3Ua2aYL7tpQg0+m",
+	"4CTu00TY4YYSD04d+mk9FaUSVhgGopSpVJtCcOMwBMczrB/YXYbMaqzeI7cCJuboz0q7h7OCy6UZZOwB",
+	"hQfDbmVpLHyl/MTwU0XDnp8Px6orI6vJfgktAvd940jfjV7v8tEtdSkYvu5WVwr24P7PLrjyP4PnLi3P",
+	"yiWfixuznhor7RquUIrhINLoGS8CE9eq2LB+rmfmDB6c0oPhMh+M4H0Y26C6Wq7VWEllrOBBn9UKnorI",
+	"2HFi4AC8VpoxwWcLlktjpZrZsYoXCiQ1g0OLFFmR1+adceVQu1wrBM5wrC5RKnEDoAkM120OOL03bobr",
+	"aC2pI6x7qA+zNCutTpGJbBmRk8YQB7T0JQFwbl2IXbIckFBH759CgLvSeRJW97OW9VdrvhKlkcYKZf/u",
+	"VE7xEu4oGj4cm3X7cP+O93IyCLvpvsTUPKlF09JuwC6u5i1S1o+iCHolfYGCW4X1iKrXdlMupWJk70Nj",
+	"mBOAxmqtqh/12hqZC/96MFz7s0Fr1KrgM5EPAChKg48RycBYSTuCCfHqgJRlNcv1kJXiXoIfgXGgIEL5",
+	"WU4MyYUmc4t3nGNt2FrdKf2g8OIklDwaLX2wAJfwTlYjqp3P6j19nzoekjZvjLC7pLTI0IjnsOD3gnG8",
+	"bbHVHX4YHCjex+JHRBDqq6vx0hhwbQKgR5xjWLNSUsWBRi0nUon76Hkd1n+R90IxbtiEgnDQ+QJBJVNx",
+	"qwHXQEQWrG/BNlQai88d6RmrW/EAh8CVD0ZxCAp6AQ0gKwsmGSyrQZL42cEQV9/Wx51SnIfdttF/tbq5",
+	"dxRFqyTkpmuzSUnx1Y1tsMiI/kd6/GNc/v6b6abFaO9E4S9z0eelvD1EwnWv/6rLvEUbIBoBowZ66fgP",
+	"67truqlLEvjTc7aUam2FQXqnFf4+ViWJIo5nwIiDwPACVno0gneDA4tUjzw+lbGi/d6L9BXBRztxYSF4",
+	"YRfdwfUjvr8NqzcksEkSWT3gcIIG5CRuz8MrBuFY4W/fnLMG+Ni9FA+dATZWCYixN6rGBYHHOPXDHQit",
+	"VOkHgixY3Nyl6BK6E1Gy1iAR0GhXfJZ+ihwuHV2yclfght9zSci/Qzmh46501mi3iBHeQzPjlhd6vhbI",
+	"haSBIYjq2YVwMHQfOxFACSfVGLHkyspZmGRVipnIhZoJ1ufur9MgcDhh3eMujjJW0QuDLVnP0VSDpq2d",
+	"eM/+jpMbd8rVHtDNGtxiyEWFssRLw4sZM9r9sgGKjq/p21tRirxFrEDwH0Lp0i7d6vzDtd26pFmNfAes",
+	"IKpdo6A1ElxbZZJxeLrY9BBXcWzbKOW1WMCPXDooMfGJz2yxAfeJYm4sbt1R0UCsrzQRt8wj2pIreSuM",
+	"w0Bd5qLsLGzBokX+LuyiKSXMFmJ2l1p9UFb9FkBFdVPwsuZyiDRTGuxmt/myJvSiHtKN+dFKOkP6K4Bv",
+	"l5vZzfygy9xdyl9Q7N62pw53ieH71Cv/HntYaFNtE0DrT+qCnSOBoCWkT26tWhFhC7hbmiTrm/Vs4fCZ",
+	"zvbUzPQKiZ4hLdbxHlGyJd/Al+6zQYYuiIfFpvOB/OLX2X4kDuSdzhWFlgalga+jE6huSIV/WXXpY8jV",
+	"8L+VgvxKy2u49DZqJvIRMWpyydVNACRZgvLn2G04bQMGAF0S1hvkHE4HTZGXISOkHgH1wZkAYSCCAMIh",
+	"PM9o6K2sz1U+BuOMH20w9Hg1Cm9V+EE4iFzBm65xqz0CB/yLhkgGctBbP3i3dJ36OsWvzX1xT/qfQ8y/",
+	"Xr/7OauFdwDrzNh4fX7+zQxvJfxbEN9EJ+uJwTGS1xRCuLePku4CuMS9Y81BFX6wYrkquBVD+Cu4csBj",
+	"Dkaw5EwPXLUoxBFpq22W9Ssb5zmbbqwwgy/Z7ZZeDNHrsK4MT6EV48NlTShacqdwjSi5vXHCz1HNf20A",
+	"5WSNyQwjvCP87gUtKYluEONwgCYeY2eCGOFwnW3C+LoXFFB5LlEpcIKBP9Jvz93PgzQpPzS0pCFWJ8Ri",
+	"/7jGS9lc3oOCFsmgkn4FGbSFs6GUGR97y93Fcz1pTEFntx9DY9zKagEzAa/CaW+fUwsyk6JYx+JWuJrK",
+	"wLBtdZK2JQqGFt0i5vinO4xvh1m4CCS4nmrN0TraYXEUWxaM9Gg71iODs2j9IUD6jU3FSXGM1m6Jw5iK",
+	"jVb5jY+Eb4nGWPDSslwLJE+ocEAEohN9wI6B35Or4AJibXPHR/3s7m1HpdH1seVRiFbU7sx3cMkYiWkj",
+	"WoZh5NJ6rwvxvVS5VHPWL6d8NuRru9Cl/DfkwAzv/tMMpR508+VnFdi6QN60BNfaCtlPDIIxY6VQudMz",
+	"EXp1yGVhV3gwANxKVq6oWL8hpTraYDL8j5O5yETO4HHG3n9/+ZKV60Kg22WKcHISFwnF0nulwhQmq8Q0",
+	"cOYoIXK/rCudO3a7LqXdnBg25UYUUomBt+0LGCuFBUN2GVwNGVuv5iUEe5as1EUx5bM7ks8JDFzBsQPe",
+	"hVFuyfXg7Q8yxMEmolAi9D8gz6BCgN2KYMGNXxgvnAjaXRMME0w3qQl0tV83SZITBeLUgnt4cd3Bmba7",
+	"mlXTQMi89zXD2W8fYEBLzGuIr/MFmzSoyWRwiJK6TcuShFTk5uCzxCu3LziByJzMSbtz37SBbXiAZd+t",
+	"uJ2KtFrwCz4VhTko3n1riqdh610sj0l8bRcLggjpX2nYJltDCVryJoLQtC0TEFw7CQd/rzb85amOdb/H",
+	"9n2Xy5UuIZDAjhjHPJo+V2y9KjRYGsa9KcRE5+Me6MpjyiphP1/+7fW4lwR5LucUUdRdll7VGdsh99aQ",
+	"QSlvwzs5Vy0g8GK6Nxng3k4MuxMbZAr4MZO2Fpm6Vvh7OggV027SYk3Taiwt5i3dlnpZm4KSLfAgRJ5V",
+	"R6VLRmeSnn4lZodHYax4aUROdvqhQZPEcLMsKO7FP4AzGP7TaKdSuEGmwjBp03kr7TrqvitEKNSwNNds",
+	"0CG7qTrfgAYEhdQl+zE4nrapQS1QQRqWa6nmGZwNBQ9EdthyrQz61CAuY6yigCsQXpxYQsFVQ4bTbryl",
+	"qlwr5aTGgN4QNgHDUFAQzzdDdlXqeSkg5GLE5sJa9w16LPocxBe9tjSdsbyE57ocK4gJhsVzXAN74BKe",
+	"ot3iHsI9BkP2SoA0lI+Y0UthF/AKZPWMFQRUACPnlHgHvhads1nJzeK00HqFE7K14tNCMKvZal0UwLzA",
+	"KpMxPla0TrZyggvyNZ5jmCxnhVPMw3L+JmmzsQEP3WpbIMOweQB5ixWDXWNo9Mj7QStwSwcweBhZ4nbH",
+	"/YzVlqT3xIZ7tJKb1mwsSZZlsJb3I+JB2OYgRyAYpE3oXZXfyjzszUI0RS/rRUjay3oeoXpZjw6zl/Vo",
+	"ETtNlm0GZQTBXiPxdpzatoK9TKaFfPDxe2y6loX1QRX1EEAf2WcYRfZRzoKnlPD22Uob62AxevZt3csI",
+	"zkWnzVZBfFU4OgXuwQXelTfX5mXAxePNpFcNZBk9lNJaoWip1eK+G75Iz7NuVStp6/5WBxHV60P9V2Iq",
+	"uWJXOMn1/3rLnn07fPYCs40fFuC+AOrioLBflK22TMtKnjnqdK3x4UHr21WUoB60ksiEryprVNqfD1FL",
+	"yz9b4Q/bo5JDvNuAzSh2ertjGHsNSj9Jlb/xnx9qw6xzxypOT6oWO38tKvRI9RW2Kg2EdbRUV/jq0foV",
+	"0h0arr/HJx/78WsRdrvC/Om0W+P8d16AVx6gViMG1ND2xCTKODTvwWMjhNrrHNQiS0B8dzSVgixRZGhN",
+	"otyB7829to5Rx+udeOTf9KiUPTqtIsaW9hiO1szWKMMqlTLVTR4pxL0okofVOVcUh4jzDFv4+c/+oK50",
+	"IWepaENKbN+OwSz0lK24taJU4U5WNsYIfQz41eeaSWX1iP0JikXMFrx08lFpMvZ/MShT8A9++u+PKEkb",
+	"c5jYhCrLTTV9UlD0pkuiHLCsYPKObbBeNQyGcfFJmpY4yVJAJnzeFg2BT2PI9O/WU3H6p0BHsygmWj+o",
+	"wchn96Or3NEzxYSyJSnLMBSEbFGszmGwOjzcqfqmTbtHW+LDQjMjUH9bAT6BgdMr3BTS504/l118ZKGm",
+	"wvbxRnCvrW5vnFQD4V8GH24r2n8hFjYx5oBNJtcvHtrLdNVLbrUoSljPxallqNlJNaeMU1Rafb0XbuH0",
+	"DFsrKwtWint95/S4S3qDQuvWtgCnajV0zcwvbasi1rkcV1Qi8RlV+Qt/d4rNawHkdTAhHVDb6E5sursP",
+	"cYafRNJ16OXN+jnpmQTb4LuXb1gpVtpIq8vNwMn3UuXiEzxcWLsy+Pdww5fF4KIeNwLVekonG8FKxFgZ",
+	"vjEjpmdydHYGqfTNGTIc1D0GEumGZpfgd/LDVfTwFtVi75tJx1WmRYtL9urnawamWshaoaCBF+cRS0hb",
+	"3NAA5Wji9qjvYSWVjRk0PTQqTjdAK/Utc0eXJuLrskiexOjs7Md31x/O3r++enf95sO79/83KmV6bZnl",
+	"8wt3Kh5s8OLV5Ycfz6pzGXaNHXULaMHSX0zKrb/ixjwkg7UuLXPSmWXPnu8Dqa85tTMhxr1zUAm8qOwd",
+	"1TcKi23ZItWf3N5lJESkkgiLDWQ1ePHDxEJrqPnliFpVOqoZks76WAQMeO3gME5apZJ2KzWAuwwZmksJ",
+	"zjATU7EqNIcoZqchf8CXiaZ0BBV6lPtNj20W/LUZMIkMLSYZxbZkpFxlkL6lZrIQg12QdrMcBlU0oCUi",
+	"1+RcVSkFjumUmwviQpgWz+ccdeS4pu6339UZxncp8Qavf60U74v/PIzRuDHC4gNupBA+qCttwkcVWBbK",
+	"S+U5FZda6nsK5vTxYmvl/52MGCv18jAfURv8f9ClN26SsR5sbBpiwAABRiiwUv0oK4qiLRKk1Q9pdWc3",
+	"hvf/hXCpAHvYM4y1E/yk9h3kxLlqmkUoFxQMgTa2m5wYKATIkPFyhpsBS71aL6eixDzLci2wxFdhhOO3",
+	"BKXI/mL5naCoWXp7rOD1CwwwdFqNwdJcUeHHEG4ZzYwrdJRlrMA+yH7WWxNxiOdjWFYPoYbWVK5C7AlY",
+	"A6QZKy8AsHdUgrKvS+bkukEtCXKrHiWrjHHoALkTYlVbuVaeIEHMkS9x6egK0BpKtXTfkUen+V1NKomP",
+	"H3nRX0qeKpLUbg9R4gEFXDKHjKieiCwK5mQPaTHX8OXbN6SiScv4rYOstEYUt8EmvdDgoSHflho0SNZ+",
+	"GTersf/ap89f7P025uTN6uMHUbyKz4fl7LCN1GM39gndjfQzKhuOgRxdI6nApWoomGm4zDM2RjM79xa2",
+	"ygIw7g3c9au+9jViKpSTplkEAvMVGprjfF6KOW8pfPAW5F4jCjGzugRuHD5Q8zji7UALiA/8qkkjB6g1",
+	"9H3MdKK4u16oLRb/+PEwy98liz4+SdlbyL9Yg3Kr4HrTtNe/R2EzWmi69qL7tv2au8fe4JlYF2Agnn0V",
+	"qgci5CCttazhAmwt9lqU93ImLme+ABiI+VnvL6Ver5Lr9iOll/66qm/L6mN725xfOXlvEzdm5wZ2Hmx9",
+	"xi852waNmQb8q468AdQUrUmp2o++GnM4kiSyXF69YfA4LnaJbsdS4JOdrqZtaM/0qib5EYqBnNfRp+uB",
+	"BEN1gQ4l0qSr8QGNCseZR8lWPq5utcYwU64agaYh07R+4n/0M9iVx9te6RK/6ALulc5vPFfaF+J50j1E",
+	"l4HRH7IKb+UnkUO8ghmxcW9VyntZiLnIK3f4uOe4IUgiStgHXd5Fv1y9eRX99ebqZfXXFbcLCiSJXlnp",
+	"0uKfv0qV6weDMs6q1DNhDD5ZqyU3dyJnZ+5n/O369Vup1p+Yht2HF2da3UolciflOa0Xf79crS7LpS6Z",
+	"vhdlKXNawIyv+FQW0m4oWg4sZKAxseiZzxbz4DoxTuVdifJ0xo2ozDovL69usMrJuGc2ZmaLalhGP2yP",
+	"xQy/xfpDB9oQIHT7sZSJr+RNy8143XIVLtifIu28/Xbs5eNfyMBFW/zeJfPPWB9LZ7n/PxOfxCxjfwI7",
+	"KIdqRuE16nPRat06UD64F+V0/80ny1bYB323//5/TovGiQJB3VN5VgtuEqC8EsA8M/a9XivQnd7qlnhz",
+	"I//dIg9N4Vt3kWbSbrKtMtvullpdQrwKBMA8+4tsqxrq3roB915nLR+3ltQnohiGR+rwTltFT/FgS5+H",
+	"OmGR8szatPYLr4tCPnEoI1MvLxktW+ep6qA+0zJdn/cxQclY38IpXYq3lYnfxOU+MeVBKIiDhaN89+5v",
+	"P0mM+Xhdlo7yluylXq7aktx2VAWuF+Kl16AoJ0VMapw/XnHHfPT2zEGdt+nyOheRBt6sOoKUzNf4T8+6",
+	"7869x0DKjF2vZzMhAKg/QMin2+p2unstHjHf3OxDiVKAXTahY76xpjpUc8L8mxkz6+WyrToCncN+LHEv",
+	"+lrCL0tuFm+1XlE5Zbc1CBG8WhfFrhLLPqR0TwVop9r7V2nKqkLSmVno1emDmHb2soRZ/fElgJ31an8E",
+	"MO/t4bOjnnkbGkLaCnPPQ/0qw9ZG1BKDtbotJFSNdqdVKl7AP+95gb2GtL25dTQa3axTmefQsGKtfJYc",
+	"WIntotTWFmQxrkrNfNzZjyHVVgKiLUut5o1qb5EJdI5mT3L+7shifmS/hx/AGQoQwIhDR589TVmJkmrB",
+	"9yvbJqUuO+o8gV+HmGzuEANTzSeZDzOjdyf4J72IXg98dfvbdGA+1YA3aVt6MEJhmgG6zael4HcmDgJz",
+	"2Fjymc1IZPOF5ak4hfDkqnNCVr36frJqyO7+EfQc2rLAoTcbRTCuzIMoGTYsIwv4v9YaU0utDtlnGYSM",
+	"3IKWaWsjh6YSYHle59JSBMx004ZVWwWWIuIWHA6Jmn3w2QkUiMq9nZyCk/F+rtrqHqTrxF+yX96DBZiy",
+	"CMKJgTugDzXsR9OCqzsQxDHC8ccPH65wOjPoXFc+ZED5IkKhcQWQnBYi5QPedrWT2S4kRu7Z+lZXpTiN",
+	"Ej1X2lj/92GcuvI5bTuLktUWQzRXqLmId/eBG0jyV4c6nu49SBJJ7d6VYsUn67RAmABj1oI0jPNXoZq1",
+	"9id+lR1innx/EgB41vR14SojV5cDzp5z3klod0nNW4M2JJ1mUG5LGC6aUiH1NGpqliSY771Lub0WefA6",
+	"h2Bz1le+n5cjRHdS5Rcg24lTCCoXTbM9iLm+hM5gfzXzMGXHSPDGLpxA874aImlC+pgEBqqWr+Tt7SE+",
+	"4sozXHmLd/uIc5qhCeu1krdS5FDww1uRfYGNjIqy+PPfKaF/YdGP7t1mIm8wbCoN16p81WGVNWvweVy4",
+	"dVw7a5tN7a0R+AVF6qKaURW/2B0IvyeU8n3DvuJE6VMIz8p6vrATNDdbynTxpPcUaLLjttMbj88s4dVV",
+	"PzGpLJNH5pbUx60H7HfKLvFb60pUarACmhIG6FCTjSqxuUlFzrAag+6QdU2XK0KenTjTgiawztbUiHjt",
+	"exo4JxE6Nanv9HyQkIMKUzqFOxgDIEkZGMpaGcfifKcaaXy3wlLOFzZt93xcdnnLejs3rLsTYnWT801L",
+	"FRheWnHLZ1WfA+CQr5j7AlSmO7Gy3kYyYkpjqZZyXbT0tIL53CAd56MCAz8TTB8xI5iOor58CcV1FmWg",
+	"wwZNoe3Id1qG6sg/Z8zcydUKqlmBcrsZZNud+KqHw1bD26pcK3HoiuAjihnhDhhby1Oa3sox2KRcK1oU",
+	"WMb9Ujsv0Ne/TWRewVpgXt+M+tYXW0UJak2h3sYbuBLJmM26KXs6OLsjaSm65U8MoolUa53g7mm/tfq/",
+	"6SbadVwhOFw0i4oReHxVsQ57XUpjRI0baIVJ9ncy7fyHilHpxFGMTfpkmV2UQsBKfQuph4UsBFtxX0An",
+	"2Ac6dl9q+onvRVnwVa13qltw1gMQJBeOk6c1u0e3TU5kBW5b4aPI0BbrjLsAHbpl19Af3AJN1DcZ5OTD",
+	"jQkVDEphhYIBQti8o4sV+pDDkVdvpq0Mcilu/q1V1+bjQYUEvhF/X51gQMHqEMJRxcjWIKyBRe41hnr+",
+	"254P2QL3Zq/zHWWud0lbnmc2zG7yXjD3iGx84Mz5r4Vel8UmY/+Vcwn/fRDiDv6x1Mou4F8bwUtMtBKf",
+	"+HLlBIveOfuG/cn9LxG+ty3+tbPgnyj2cScfvmDcsMBXQ0Sm/4QJCfYQxyEpKNJYjukOS/4JZapvvvsW",
+	"Q/zwz/MDWXf7Omv8m6Qj94O7hsStdt2eIXsXqomrWr/sXMwKXsKF9lP2qbr+vY80YdzzTfhwcMHOq0j0",
+	"bdkhQOPZ+fleaFSEuhGL7ogsw6dEZZUGT4U7A65GsElH1HFXRUGgWrK+NxBB0dU7CSBdxhb/fbwgIsNN",
+	"oUIWWynkC4gBjvm4Ln1hlFFYADK42trgbS/psqlYSIi1jFe6n/p/rcb4IC2dmEf2wm8Q2e3lvLn8+RJ6",
+	"r7N/Q4f3BZERibVGKDW/Ig2v126PZ+9MoevE4bsXnS2AW+R7F539BVT1ZHEGkUuL/YG8DnOB9xCdJCHO",
+	"FegFmvPJndAsjPW/D0m9NKzBgRxunDO0iJFBsEkQvpA8PmrOw4jQIyhE56v6+96AbcQO4UHHLs+WwKOn",
+	"zei83E61RE7XzOKsMYGZBDdvLj61xlmnLadOeDMbNTsIRI3kyoQXxo24rwckaEobNQulFm+lkmbRrLiW",
+	"zv7GOVrKPIG3XOV1/X2jZkfQAyn5q1MAAZnDKNcrghlh0a5KarWDqQH0Yyv+Vxlih0QF5vnN8XAayVcY",
+	"sKV4jU+vhaoe5dpYJw8tdSkOzP3blePrk3CwtEBlHQrOjZTPr522vApRDnXwVYGJ+2HWLH15ALh9Acq9",
+	"faej+ML2opbVEXbMaPoVenLcCapwdhGHHGAAx0I/YAoTsi44mjIdCoVRLwk9fT0t5AxnUezq9d9Yf6bd",
+	"QMPVejroHLbjxm/fdHslz1rZuG7EoCqqmTRbStC1oq4G+P5FSJnHKIUTp7DMFvIeIoMX/Pm33x3UtZ4K",
+	"z2EpO7DojUIxzIxNeQ6nwe26FBktwSkjS25nC7QRQrdBmVPQRKhlmTGrNSt42RLRcEARzy+q3Rn8XKHW",
+	"FpXdBF8D7DgtpPB5B/56YjA53x/KiSE4cAOx3P/199fvr9+8+7lDoAWfx2Uyg+MsdPSPq2LuKZ13bXlp",
+	"211dEGa2w8+1q4F8rbE+1agUuT+P0Eje66CH0eSm4wpG7+i1ivb8k1T5NX7a4mSKdpiGn1h1tyNhhBWE",
+	"JBgrVtgDztcFy9p7E/5TT3cYoCE4lv1VTxH1baypik9itrbiZqaXS65yE/rUkGgCwoBUc+bby/YxXGcY",
+	"TW0g+dZnuWslBi2L9ayru1b92g2JtQFD0IqDTGjPn9SLYcNf1LCxRWbE8yF/SnRMdZC6b7PdsQWdnWCt",
+	"J4vHGU2LR908zpKnMeefenqTjpcMaFNIVdWtoz3/VU9PjFO8V2tbb4cDb2fsuxfsJ/n9YM/2/ew38FU6",
+	"rCCtlgDQazY3x6ysSOeDFHqeJFvh6KKgPZOlq5/uEop85bQEAWqvepb1lsnY2q3LPy307I6izKfC2FNx",
+	"e6tbyoACF9kVolEeqn/uCOuAmhztDiiDfmW4pzQz6xdS3ZFL0HSvw/+Bm7sUdNtC4lKuhQCaoAlthSBW",
+	"FeciSBH6+O2mqbte7WKOenUs3gg1cp+MN+pVZ9boN4yc0X34OMb4gXyYjYTutLHjMfaTypqcHBJ4RNpq",
+	"8OXsozN5lwF59t0CQrPwzc0aOvcmrPwi6lTvUBcIpC5F7kMPcx36BfpAaHdmJ4b1yeZOxYHZdMMWHJOw",
+	"oKAf9deomrlSDcABlZXYLozNJjjpBGMpq07OFK9OrSXzLC4LAli+Mx5pH7Qcdu7M7PlRPwQA+ewhKkYM",
+	"OoxsCYVZ8VIoe+NoW2uoeSDhpGoQCQSiSA76Uq/nC/AByaW08h5qtkckcpD0ybfgXYRPYCm9iZlBisdE",
+	"4RkZW/hWF0i63darjKJ03EopzLqwO7KAYZerUufrmaP9jl/X42zRt4HjYDX8On9g1Pnbh4ZMxYxjuRLT",
+	"KKcBeKd0szGMmzLyuXmURSfjhIa9iTpLTEZsgi9PMjah9yewtAmQ1ok7olo5kEHGHhZytmCTq3fXHxj1",
+	"QTBnvzly+fnMmz7OfqN/fT6L5jujpU58BRu8iDTXcOu0u3HxvZSp4up7m0fjm/CNWB1gKHIazz77kMSe",
+	"gYFCB9acYMlEI7PednthJOJ+hW1s5jJqJ1xnN10babdW2/tQ0djLqzctSb1b6rm521E8LyL2ey7YA3do",
+	"A7cGU5l8cIapBTn3fbJBVdvIYbX3NTaiTgbePzndxBzEHc+ITdx/JqwUK8GpmkL0HIaFFCq8FqFoW/DN",
+	"5dLtBjIlUb1acmhFEevE6VO4hKdvPCqg9tnaBQaehpd9SfSWt+uV4rMocr6tuGAj4D+rwmLbyxHGMcN0",
+	"ldtvUGVzyVA6a30zyJ9Zj3JYWtv84uNKjqCrsPkZTK14AT9nPa1EhyrodaB9zva0GG7Mvbd4Ywytfa9H",
+	"QNj/agXZfe/WkGjfyzX03Lu/Bv58/kjX/qeWWv7V2UaoRpjhcSnciSiWakcOCM14jG6TbTrakzSZjDhT",
+	"BCgUaLAdhELlJcR3OkEKjBeOeXA1E0WLmRaGbut+dkTFpHsA9IHC7uG8PcWVm4y4yXVTp9JsIX5wV+Lj",
+	"5tpkvYfFZj/O7Wpn6wZI7rRGyVJWfbqqx24r4mvypQMHKU8q7c+q+D72tMfUQPzGZLUQVKlmxTp3MjuV",
+	"lHhMhdlH9Djxu8P4cBOXMav6vMKC07bl21Ivbx4F18gFvysJFCZ4xMY6Dt80yXh6380qU0NKRw1+8Z9/",
+	"vU4rVZx92OfX765S3b1Du6ukzjeRNrSFZ83ss1rrlSqpcVcTFjqsxzVheY0lbCGyaV2WQsFFflR62AFD",
+	"/S5dTtoBdy/Fw+GJkUQAO8s5zQrInShf4hQ2N+Va7YtKgo41OXYDJOfLBfWaDiym0Wi4E1HsSth2BcW2",
+	"6KTpy4elZt0unHYaylWEmNjOroC4CEAy4gdjTrqfZy1VeZ/B4lj0wSNdvOAkUUjWz3+UHVwaPi3abN2d",
+	"hdFDqu63VUn7FQp/AK4YUUIMhhM5RtRPr8+9PZn50rwQ061lPmN9I9W8wIieU60umNLhrapxnlslu9VF",
+	"oR+Mr3BwL3NIcISycYZxS45qGIkqoHq+CwvpZT03ZVJJ6N5QAITp7a4C4TgapiyCWRsutFVd3326O/ot",
+	"YFAaPR+FQzkxzAi0UDKhKsjKEgxcUEraQDzOWhXCGOqwcuNkaXooDRUGTwcPNV7HpUGMezoE4FdpF9FC",
+	"oWQ4jhIvOlpcH3MJMCcgY0YqqPWnwcZ1BwWxF4LpIg+jQkXlBb8XbOnIqtG1Sg9x26TOlyDFr1obRjxB",
+	"ePDOHhT1RmleLUD7Py8FM0LZuBJIs/3EV204caQeEwdp3Tuc29SBIg2iw/tGdIrjlVX4LgGzfsB+0QE4",
+	"jSDePdo7werSWrefVBu48KAOk5d6rcgM7HtbnDgCC68bbLfwLO1CopcO5WXrErS3m2VL0MgeqYpmDQLV",
+	"VoS3UzR3BP/dtFdFK8VMOAg4AEAhqURe8YxKyOzz4zXtFAR/v706HBqw3HHArTzkCP1q/k/qUvPlXWGQ",
+	"+5Lhpf/su6jlkRN4lroUg4A/oZQ/Oi/BQBIKMzWbxhytS0wbEr2ii95KJm4KnQh3hUA+f/8yx32FsZj0",
+	"wPpSMc4ecHwoRoVTsELPu4cKNahY4jQ60Zy9HlRP3o5X87RB1fZ7+btktDye1MHVO/TCyWQkioJA/P8+",
+	"JbH+1CNPx4oDpfCocKNvk+x7P6y2o7ZXwlfnp9FjH8HHo9B+3yY2Polhp+U6StsaWALyByRFktcVjuoC",
+	"etdQybZayjk8flQkSUoA8UvzGBL5CMKdqFhUN5njtce1Jn0MgUu8tKCDgDKyvUW7LiEQaQEt50cO8L7L",
+	"POouVDUotL3vQ37zyp3RuqwrfxRfsdd5FAtfw7zqaR/9WoqZRsxKIVSdtWztfvJPo9VkFDVYzfVsvYSj",
+	"npiCz+4mIzb5bdyz4pMd90ZsOBx+ngACXBe+7tRMQylHoqom3uc/KQugSBZyqtbnNC+6sVWD0Q42XK/n",
+	"fM62JY14tEPIemA7+ww10RTbePfRbS4q4ttgYKG+bLI6MbQ0gMq7eNd8x0IJSfXqvXtyLWZa5SYt8+bC",
+	"4CrTNAR8E8jffclfBnLXrS6HOx2E/mBfxQE115ZbcbsuroU9LBcTtpgGAe7eAaJ7FS4yf/jN+/GzXqqc",
+	"rz8olJ2gWcQ19AJFJ6zgpShDG9kmzViJ0mjFi8oYkLGJsaub4XAIEVXYVtSp9DBQtYWFtave588QXHmr",
+	"W6QXTENwx1NZqebC+CLCf71+9/OQXa7tQigrZ9wKrLHFa+saK2w32yf66Iu2jnuVBWPcw2Q2XeIIE0Pz",
+	"4af45WQwGqvJJVVLBvlhxL6HfbGw59D2FopQwGAOW33FL12I0ViFCnjwO2VGiyjx4tNMrBpBRRnztfKw",
+	"iduYshlj1SBjJP6DyWbJldsTTDFkl1Qugyw2E2M5rHgAy5ktqHNcVc4mBEqajKKVIJzy8urNkL1TgpYD",
+	"Y/I7YcZKaY8CvjgARDpyNitkXMjG6WVzYaE1tYMohvLhws68geh0XnJlJ6wP0YbhPAo9l4r98v4tOz31",
+	"lj7I1ZqM1YwXhRkEG6fHhfAahGAF+2UodB0nLp5KNVaACdL42ilOujB+sNDcbThWYwXF7qladOTpPKNK",
+	"vv8BXIX13//wkv35xbf/Y3DBJk6kmfgWYYYvxVi1VvdmbyHJB6qj8LlUDntHsAV4cRJFbkyYvh2Dxgur",
+	"54ZN/AOrHbSp/sonzEFE0bQ+gKDqymNVSGMdIvsGjVDEECquhRIhHiyT5+fPmY/2m/gSdyg3Ycc+h/2/",
+	"vH97wVa6KNjkL6/dWTsie/abzD9PqGv0BOIKETDl2vfkw5SDnr/8l1dvqvzW3qj3DIKnVkLxleyNet8M",
+	"z4ffgEPQLoB4nUFBaGgLlFIJUUFyEpU4ha26q0elpVEAio3WI6hB3Z/wmdXlBAJRuR0r+EFqNcnYxPJy",
+	"Liw+cwRnwu0EW8S4eyB9Wlh/QnWSJlkA2FhNMFdwgtImOJl44WvJrUsxGLJLvNxGCFoaZCteYAw33vOx",
+	"ck/DVXYvSGEYFJOuU4pQVirPS2GMMAjzcKvf5L1RzyHgpQPiaxyo7m5tk0qqV85eYlxRW3xW9OZbR23g",
+	"xZQ1JNoL2ESoiKKvECzdm/9aO2nFs9keHJRnQTxp8muZS/oMQNafRBImxYZNBngqS1ls4LDI6xa/i4Xe",
+	"W1ZFxVV3LSv1JWJXaG0WPveiSC22F91k5A6BHqd3UO2fPA2Qo1PI2QZLQ1voCJj1SHRN+Ub2Aq2JbEgF",
+	"3JLDie06LXz1UcdVzQyUCi+Z0W0zVUXKtmFYddn32cU71NQ9C9r4EAlPUqr6nzLH8lSTuBr+pF4OP4Nc",
+	"BeAjJxA/74vtt+NWVJA/3lxcIOf5fz7mRH3qp5PAnRxOgSeOWMv2IwU3UG0l3coRd19OCPXZsxLgMYev",
+	"5CO4jFdaGRSGn5+f+yY8pEPHTP+flKJfTbIzfNVRVYgFBSF4S7Cmrje05SEqM+SzS48clnoWejZAW0YK",
+	"r8RwLOiQUOh55muxgT0QTA1zCGxClvkx6306JZnrFF1wUdlmN+5Zw4Q9Txtd/T5sw/+FNxWY2K0sHDph",
+	"sXwwuF7UJZOxchCXai0qqQmbD0OqyKoU90GImWth0ADBce6+Gxc5LHyHs5E8h8XwBkMyVbjxxiov5S2W",
+	"pItK1rnNh5gnI0oUh7kNglAfN/PNOcNY/+djBY0rIJdLYSGteykekL1XoBiMan9WaWIbATXZQKxGU4uT",
+	"5Kh0AwhWGKMHyxW5k9cIkoVWc1yeYlxRnyrYl1u1jhsvzrhi0ziqhfVfnJ8P2kSBVzUP2NNLAqm7TPGS",
+	"N5QNX7vV4YZQvZvtIi+/bff4Co1PsVScE+tA24HEJ24E6xvBy9mCNAXxyXp9CMThFbdWkFkrtd5/HcbT",
+	"qoBGapyXMfGJzyxWQEtNEFj9gbMELNg7QxX4e9Akb93N23Z6040inMaiYJS/DJEBfV8PAcJjIUZA+QoH",
+	"qdXhQEl2ThbIHvS5mDsxF63QryoL4t+k//EaM357We+XHR1Um5t02sqIFTu3ihTF7/QVXtgLDNkY+RoO",
+	"IMNT9F/LMd828X0Lv5+SY1WXfz/bikBxLNZVU14A3oAfoQ8fJLvGqBMxtZhX7WFtkLwOC62TP8q+qdn7",
+	"SN76XqPx7ihQpnl8aOrnuomP0hIbZ/x8P1xrSXlffiC0yqo3VYgqN2QkqWkjXc8hdINoShiU4EkGbYEV",
+	"LOsHhMlDtfM5jEFVn0J6Ft6l4x8wrjM63z/Cef6iSLltVoV1ggZCHNN+vSmGbKmPOtvMC4v1A/yLsMc+",
+	"vSenhCkqWCdWxyB/l/GJBJNylGTS9/0vwfDjrko+yOJqFu4YfR+MRxLG9I08I+vH2W/4D7iiaQr6fq0u",
+	"vfHjy87WS4YrDny/aVmpk8tdIssTXXHc5h/sir9fK8a7F02v0CzUfT8WFT8DUaZVaXzv5CQIZLNVL9iq",
+	"8tG3TsGa64E32wfh9AQiY6V4EOUI9S10bYFlPNHZq+pQ5aDISyc23FNCTSiVUTWyYkZYM2Q+9n6s/Mrc",
+	"76yPjvnMR8EaKiSmlLaAQgYNwdwXlqluJ6wbPZFjBanhGiXGC8apedaJCTk/jYYFCUWtRkdB2PxjE1NY",
+	"4V46iph5exR66iuRRAgB8iSgi4E2ZqKsUDBgAGSIYK+4/KhEFHZ2xuGyxwR0+2KElp+3dvuOIJWf6TI3",
+	"eAFwJ1DPCvZ24jcn1EwwwDciMKMm40eDxzVU2sX4brJOYuE59BPitx5wA/TloBvKl7Gn7AvG51yqIYsa",
+	"87FbXYIbsBqLq5kwQ/azJsevpt/Hqo8ryaKeyAOnTHH24vzP3k6aug1IQf9ffCGwe4A/i6OIGzAW+Kw6",
+	"3hKIx/C3ROmHYzIL6Or/20rnn898bbkk2whWYggaSXE22giZ3t1rkwEQVIfrfFqIEeNqM6aSSyudYzou",
+	"YdmLIUOHIbSbBTujLyrUnGmssKydLkcAmq1qICeenBtwkBs2wU7BvhoedQtGP7tb3VhRyRrPBJ89Zz/J",
+	"7902Cz3fpgSOe0vFnp0z47gILBnNgo4VcsX+Ez7H8FbpS4EO2QdNqTzuIz3PyGhh8fr62AipZmIyVkZY",
+	"H3U38eGGb/X89GXwSFM+kLiXeu0D9UaVdxJqADpgee+CT0me6aVAK24/9vwbdno7wexko8lu8pyZQQsX",
+	"vNL5Wywn9xTi5krnO2XNWpjwN53cHMFSvtL5Sdyb/QLOCEN3wbWMccptpqLwYZsb6Lsu6/nRV6mKa6lj",
+	"hUqrsdRYqy8v1JlMWmefQy8D39rgeb21QbKhX7Jipp77pYUNQyMQQrdyrVjf90ibldwsMJiROrW32hP9",
+	"AF9oWX5Xw3LWQPLgsmJ93rwhJyZ5nwZP7WebWPHJTkbRormh1G8LgSMQJVlMRhDB89frdz97Cbs/eelP",
+	"gOpzTgYQ8OmGaVt2SJxJQBniLKP4SfoT5k+ZZQ/nx0V3htzcGwbri0/2DIBTH6i5siQXp+KncUi+gxI6",
+	"fmED2+efzO1U9ZtJlcAJ0yDu6JtvvvnzANuOcQMnSvS7mSyDA/h8mR1m/sbaUtG0jhZOqpKIwEQgyExg",
+	"PNB0YwWb6rXKa9hW7xvokMxx59B4po/lE7c40WD3gj8fx/5cL9DLazQHWKW3wXgmflQNIaqQ1aYe/K+1",
+	"AA3RFzzk1ueH1xpbV5p9rb/1Cdaaxkp/TpFACWWs+mjPDa1hQ4gXuFPphg2ylDqO+xDlxbbSa8bKWL5x",
+	"As15UH8vKpWiUlNQ53W6goYCmT7vGIVf31YGsYLbsXI7EypPyQShCtST2hl/B9MOdjDf1I7Zx2BmbK1y",
+	"7dQpr4pBxi316aoC3qnC1dHk9qpAW6tBkN7449vsm62J/6BeGbfMkH3BFRO8LKQoE3c3NGMnVoG1O495",
+	"/L6HWLvCRn3h61VlGvatEZuQ/XESFbJFmQTcf45otkUrXIcl/N7qfrcqnr4V9Xa+RVKICBBuChLH4Xdh",
+	"+KQuXbMjmyqOVZbYY5a6gnp0qrChs/s1UZ271IqJT6sSYxhZ/1bee1PtiC2lWlvBFnpdspxvTvXtKfSQ",
+	"Y/j/9NODEHcZ0+VYTaj53CRjE2w/B//CBnTwT2pBB//GJnSTQdTHjE1CK7RJ5q4btD6DGMexws7IVblP",
+	"KtYWtSCEn6F8J1SKrvelNYIXIh+y13y2gJaLJ6jPSMP4WAGDLySVY8AKzhmRdWQCHt5uGshXqE6Ifgjt",
+	"xxnYs93/SVj59zz35m9ssL0ROZs42EOIc7TlKPKZGsm5f2IXugnGUtHtHaJ5A99H4wb9hM+9vSNxkV+C",
+	"ozHcjT8og2i2se3EIJ4dffp9pOIYtMHPtd+Z1Pn+d2cmkDOwPwrgaOiyP1jNT/XmVYpNvNimZLjCoxhq",
+	"caioYSca6rF0QNVw3Anag0ccBmRSzBaJxImqKyhGbToBns98eGagPdQ/tN45dMiiltk+QYTIgPJmUaca",
+	"UBxYbUz4YMnvRKiMb3WVpiKWAxxd5NIpEeEracaqRoGdRuP0SxmxLkbxoW5bAhN7+mm6F6jdWHlyl7FJ",
+	"aPkZ/sj5xkwGF3HnbgabTvcuVjpqXyzBMIqVxtilb8RbbYl6hWofpArc8cQbCaFLL1iFlX64gChFiO50",
+	"e4ZTGCvq9p4gudgj9ve8Q09HoKn/bSf6fP7V6HMDX49BG17n0kaU4cQAgmRVa9YM+yNCRk1ZIehTEe0z",
+	"wLd2ZfDKPf4j0+0rvC9HOBoYqdZmGTww0CrcNwpZK0qMkxZ6NiyFebKTwfF36Onw/I98NrjCoxwODlVR",
+	"zIrz2MgJU6OvyHX9+3CMGMYB5zg44rlhCfu2c4JS6398Y8rL8NMfLEIK4JcwVVYSQlwxYMMWPD+qxQS6",
+	"DrQfrl79f2f7BWerV/GR9s2MF77hv6/9APLUv0WpoZneUiynGDzjW+fg4R/zzEMDiTajPpRinFAF2/+J",
+	"fhVF4TFkz0UXCkXnSG/rh1wjiFPzpWujbr39qpZ0iM8hs3oI48jl7S16On4UxXKsqDLutp9jMGS/Ui6x",
+	"rJWldYvxUneV7f7ANzAZKicXvj6SqZXeNWGT0ng1hlY4VtVWa9E/1PoJm6Fs0oItrOuI16glR4nO6zAP",
+	"8hNdyUat668s+dYLRreIv4StmBmHWACs/HeJhCfcBQs6qphV4lyimj1EpJEGWqtE/kgagQ2tIqN5IguP",
+	"3vn6ufi/Qmih1azwPUGlQo+fUyws2KIRlJJISsGnojDdcuNqBfPOv246LsK0Q2ITwj7zeUdHy25CHJtx",
+	"yws9X4sMVHVMI19VOBh8t5RZVlW5DuhGyPEFdvapzjdIXef/lqtTtxOoEJEzy0vfsNzfVlgWNg0fqz7+",
+	"PaR5h5tl4eVmx38RXyRWfnG/nBbiXhTsVhe5KAcZ+G8hvu3Zd+xv8vvgVF6voDQTljZReVUOhubHruDY",
+	"141JOxyryyojqcASShJjEQKE045st2+wV3EzVljDpv/8/Hxwga8jQQjv2kbm7J+hjR5CA9jRWE1Lwe9M",
+	"3DXffV3yWe1bzEaGgDbPzaRC87n7w0ygaosH/YobZLQ0U+Guq7dkFVLdmYzxqdHF2oqxgvvpYD8ZDifR",
+	"pJhFHPFZdESkGaeD/yufaNqNTemZFfbU2FLwZf0ihvCkqVQc6EEiaubr8Sjc19/pKrXwqApvPEItREEd",
+	"Jj2qJTGKONmzr7tc3yffr+0YdOoNjNm89QErpSJrZABVR7IENatq7C9K92tNFfPIeKAAB599lSDuewhd",
+	"TEdxI5k8TmpYgzP4HpitFR46cojt40i019x/Qn9P9Wk58KDSAbgV7zsw4ev3JCP1dNljYMA7JeL2wHw7",
+	"gYuXjsVss+YnwolUy9XdCi6UoUKxo08V+NxP1JjVyQU4iiEWSVHup2amVyKvGmG+//7yJYO6cRjkggs6",
+	"8f1rS6HyUPoDNE6EfOjaCdCqFk+KrV9HtAwL2f3wM7VhBrpX75JbyQs0PgTeR/MakG/cb5R7q8ugOtcE",
+	"A1v1EMOaEAZbkLPXUL+EOZXaCePAjBoJ2e7gMif88DyXVAEQlwy9TH3zXqykM2SU2G2yKnYQsoooACqy",
+	"hfkJlnyDufe48dAcvZGGgxORmF3B+I9EF54gERR3He13p1ns6OpMBOcWelTdkQjxA6YfJ50Ix0KkaxYM",
+	"OGk2l56KjSancFx25EA5At0ZbZzpb6L3lCYP0874Z7wojsP4P/iWPuDxh4qjU1FoNXeqVgQwqArYha4H",
+	"aJ9SZbi2uL1a7RhTq3riaMFcoyToyMbDQgCB8lUD3HMiEzyqQoRucN90UHyC8pN366k4/VNIqIXxqmhV",
+	"/aCiATCJCykmNcnhirRnUn+cNl1VudlCiZ/9WFe+LN6T4UdzqhZUwVNwlPtWl7OjGBqwGVRVRtYdBx5f",
+	"hDDV0XawIayTaapRMAju4gJSyCBxFsxHxPBMSFxzfMqpzlRMCTGCClzFmDIv9HS7WtXWgV6nD/T4BL4x",
+	"i29T93X118MQSumHoyLVtYAUki9GrIh6R23l2gu3QiiLnCsBsZhlyI2mjy8wzdDXQ87zjJmNmsUFTdKS",
+	"CkQO0wK+8NC+pMUzLmF/V38YK1HNOx0HiPs6Fv+pbCI0MOu/e/mGlWKljbTaV2utmQtMxhbWrgyTKhef",
+	"8IW6IcEMgnU1dp1XnfseY9fE1F2o3swhbZArVlvrhvVBj5jomXQqR2iu474J5Ty5ilc/VvQN/DUZoSyf",
+	"i0/DDV8WkCkv1by5vThW2iz482+/Y7mcC2OhMbAYq1zPDKlZp3bt4MiL4TIfZCH4GFO+zZY0lfnEXzA3",
+	"6gcFZtPpOp8LiwG5StgHXd6x0kd2l2KpLekuhvVxdw6WkDes9QryCXTJVqW85xBgDblZBXU24Qrv2Fhx",
+	"bAEoLVs7PYtdU13ZjL0ECc996M4WYv68eWrJy7tKzfGIlGFIEtD4sYKHD4uNV8fw1t+4NTilrNJE1say",
+	"GS/LDaRnudeAQnC7LiEymuoSTO7ExkzGqk84wEsrbzlUR4heF0bmTsfLIsvriWGTaODTaaGnk+gjtHWP",
+	"1S/v37L/YJOhkfPJYMiuhTuNmTnzBfaHyzxj1/4zsyPuGanAEzEv8eCpzFcOV45mTciW4oHQ4CjaR547",
+	"bGhQqjihGtiCb2BJ94dDTADWYBSfLPi7OhKjbT7WuXhZOO3DVGL8rM2m+ZVCkLchHBkJMBXN33mI7m26",
+	"Yw6DbnsJsSeB4fmRUf+VsFwWu7l0iI32MDyOubh5TlsGHYMhhzyvG5BZP5xfRZvJ5fSwqMeXd2bV6fDy",
+	"BoEHNgNx5pkPb4FGqqRZTHie3wBF9/kqGBZdro3NMAAd+RHqEVgKiva+4Khi9B0XvHdofCcwOoXnUPYC",
+	"08xChLn2ke5M2sEFm+BnNDvIt2NVWwBTGlrLUd0o71xsBMMHyEdLAz6PKbIUbsZLkY1V4hRGobcD0jKI",
+	"uQEXcTUymgEREHUIwnbdoodj9UMU/D6qM1rW5yRuY+MSjz16XeS+SKsbZpARf83q4NkRaH6kG/sEQeMw",
+	"xe+j1O3mkdTm/oh8EnfJOA1Zk4UIUXSJSC0QX76UH545ZN0R8LhRsych5s/TJi24OiBgAyIdyfZp7qhL",
+	"HAzv64fj3aHUDJQ04AWgvSSCYJQHyR6s/+xbZgaHgxxygdpNeSEEI7QbbXYUpfJBEMPHzR2QMAk4EIjJ",
+	"WEH3eWPFimLwsKub20wfwjW2mr6gui4ts1q3Vhv/AGv/HTuOxD1Ya3bOuKFFo16129AF8Rqo5FeVVIO0",
+	"5gUWgX5x/qK10HMcnnhwl5DQILAbmXEwvsZPWofc6jiyb8Cf3AdP62x10+yP1oIDPIq1ww1UF4hqOc8O",
+	"92OCiNeug9W9uhS7HBZu+oMvgvsonUFx3GNo41Fua8eRWYHwBK8twDpjFc0p9NxkJLVk7K96yiyEEEP8",
+	"YUW6vvB8zrAZZTvDegnP/7c9qqj8DrHAo4gVABTGfRC3mwmbiroZQ1ojxgNC7oUPGER51opVp2OrR9Fi",
+	"L7mdQbQf8JWtk2qSEt9lqm5PXnI0UDKjlwJ8S4Vp7z5j9rRn+Pg72pkvr95gd8fjWprxBOoU8yK0EQSS",
+	"SQ21j2WKLgow11Q9HUMv9CUoUSSIqY1WTrrFAlLuaCaxWEWY88gmAWi0+0C9tp7IZled2Ne12uHm8vr0",
+	"afMd+qMrin20o35JzmNVnTNFvngUuIgrbkqDdiYZukTD+R163BVJabSnbA9r+gGEfmp8CUIx2hpozRth",
+	"66Utt5pajhV0taSE9mQPy2ZhkaiJJUhAlPOOwULNPHdqf+mI70qUvgsgji9K1vczZmNFzwYjYhHfsodS",
+	"u+9oHdAuF0h4+MhR+OfnEHZUFNlYgZ8XCrrRPL5A6bdUt8Vk7HZdQrCA72wde/XHqv/i+Z8HITQMNuZ7",
+	"wwZ4YMYsdPOVKtcP8ESYIbvEFY9V1f6TK7bGOsLRqjnLpeHTwmk3hgoqYwNRJ00aqeaFGCuAsVas/7DQ",
+	"/ljDGhaiFAO369B00+C5Afr1X5w/c/oOeeIbHAUcC1Xj0mqxWOKlCZDzbwa+Jq1vPe8RPur0hX4isOVI",
+	"NUF0QiSUBo1h2Js2w74B8Lq58+HhBTfWsG/OWc43ST/FFS3yL3Afnobo1ef4P4fskbeoN/rHx5rHvY4m",
+	"LbRB5YCBWOsiUMujkUeutNosNeqNgTzuK8/yXtzru8AgG6JXIpZP7q6xu9Vkf6tybMf0cbeqI6WPu6FY",
+	"VQG9kkwSUkmJb3uhZPAozoQRXrtk3V8Mpov9bkImhsQdVcCEXR81DeuyKHDUTtFzwRG1SxL8xRyQL3Ow",
+	"IFgFGn49argruNERGgewYwp6zPev7Xog4UYEWhS8TCnnA53Q16JET5Dea0T5+3godqECSk/BoIDuiqO6",
+	"KaKG+pmX2iBoR8G/UOTV0J2FFE7PGg/FJmqKvJvE/upf+h2pLK3hyITWb//r6fJ+xoh9siVX0Ba/XwUZ",
+	"GiEoMwL7noqc2djeXmOn4RD3ljxLh4/xGeRnYoLo1bvrDzjbZF0WEycy//X63c9ZJfpJLBD536e+VvYr",
+	"UUgnqU8y9CzIpWDSjpV0+1C28fYHuRTG8uVqwvq/KPnJAVir3EdPUdgj1cAG2E8wX7QaIkQXnT7/9rsR",
+	"BZr9Tyy6uBCf2I9/u3x5ev3j5fNvv3OSyriHj2ReK89o/UJqv051vsEf6DMo3fhezAQE55OOwjgLn4MT",
+	"HBNggsbH+APfoD5SyaNR7VdqGTNWIXzKH+JwmbeHTP0aepg/EdsN1+zrct7atGnmS/A5SlTveupmmLpT",
+	"/OX9Wwho4OYO70DtGkLUHegfX3b1YlLbscxjddSHmdvpu9+1ZCNtNUT55EQgnMr+GLrV5jp6EhidHxur",
+	"f5V2QSTSsb7drCgJszp7Oo7fqTlfwS1UxqkW+hgGkw56ekl1eKLuc1hbE8NzxMpExX4vKrJfL72JdLQv",
+	"K1o6VkhMp3x2F1o+ODlpubKb0ABoMGQvm/Ux/e6lgeIDfg+YxAOrHSuMA/b8Wt+SDanWq9dtYAaN8LBy",
+	"p9ONb0N4ddQpk3nH+1jRkFC1UMCsYLtHY1m0AjgWZMK6rIDSf3H+DYLqQRoxaI89OtbtOD6joRl+H9F+",
+	"D68J9+IpBfyHcDRfykjOqgt79punGZ/PSkH/3lX5kF45Ap6kk1X9co5u5np+bGTwEuwuAcTvJiN373Hy",
+	"i8AI74c+MZgoDsJhhp1kHDVx/8ji9tPEGkhW5relMItHIFPdDvtbbyp4KUq0YI7+8dFB3ojy3uPDuix6",
+	"o94ZX8mz+2dAHGjC3+rt+g0gxFbET+1n9HZHP1TlI6MfUYeNP0PLYfRLlHkV/RogEM9AUWXRT+BI6H3+",
+	"+Pn/CQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

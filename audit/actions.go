@@ -46,6 +46,7 @@ const (
 	ActionSourceCreate = "source.create"
 	ActionSourceDelete = "source.delete"
 	ActionSourceSync   = "source.sync"
+	ActionSourceUpdate = "source.update"
 	ActionSourceImport = "source.import"
 
 	ActionNamespacePolicyUpdate = "namespace_policy.update"
@@ -74,7 +75,7 @@ func Actions() []string {
 		ActionDeploymentDelete, ActionDeploymentCancel, ActionDeploymentJob,
 		ActionDeploymentReconcile, ActionDeploymentDriftAccept,
 		ActionScheduleCreate, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete, ActionScheduleUpdate,
-		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceImport,
+		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceUpdate, ActionSourceImport,
 		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
 		ActionUserCreate, ActionUserUpdate,
 		ActionWebhookCreate, ActionWebhookUpdate, ActionWebhookDelete, ActionWebhookRedeliver,

@@ -22,7 +22,7 @@ const maxKeyFile = 64 << 10
 
 func (c *CLI) sourcesCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "sources", Short: "List, add, show, sync and delete the catalogue's sources (OCI repositories or https indexes of driver bundles)"}
-	cmd.AddCommand(c.sourcesListCmd(), c.sourcesAddCmd(), c.sourcesShowCmd(),
+	cmd.AddCommand(c.sourcesListCmd(), c.sourcesAddCmd(), c.sourcesShowCmd(), c.sourcesUpdateCmd(),
 		c.sourceChangeCmd("sync", "Sync a source now: a worker reads its new tags within 15 seconds (admins)",
 			"Sync of %s requested: a worker reads its new tags within 15 seconds; styrmin sources show %[1]s shows what it read.\n",
 			http.StatusAccepted, func(ctx context.Context, api *client.ClientWithResponses, name string) (int, string, error) {
@@ -133,6 +133,63 @@ func (c *CLI) sourcesAddCmd() *cobra.Command {
 		s := r.JSON201
 		return out.print(cmd.OutOrStdout(), s, func(t *tabwriter.Writer) {
 			row(t, "Added "+string(s.Kind)+" source "+s.Name+" ("+policy(*s)+"); a worker reads its versions within 15 seconds: styrmin sources show "+s.Name)
+		})
+	})
+	return cmd
+}
+
+func (c *CLI) sourcesUpdateCmd() *cobra.Command {
+	var signedOnly, allowUnsigned bool
+	var keyFiles, removeKeys []string
+	cmd := &cobra.Command{
+		Use:   "update NAME [--signed-only|--allow-unsigned] [--key [KEY_NAME=]FILE]... [--remove-key KEY_NAME]...",
+		Short: "Change a source's signature policy or trusted keys (admins)",
+		Long: "Change the source NAME: --signed-only or --allow-unsigned sets its policy, --key trusts one more\n" +
+			"public key (named KEY_NAME, or after the file), --remove-key trusts a key no more (give both to\n" +
+			"replace a key). What is not given stays. The versions the source read stay as they are, imported\n" +
+			"or refused: its next sync checks new versions only, under the new policy and keys.",
+		Args: cobra.ExactArgs(1),
+	}
+	out := addOutput(cmd)
+	cmd.Flags().BoolVar(&signedOnly, "signed-only", false, "refuse every new version that is not signed by one of the source's keys")
+	cmd.Flags().BoolVar(&allowUnsigned, "allow-unsigned", false, "import unsigned new versions too")
+	cmd.Flags().StringArrayVar(&keyFiles, "key", nil, "a public key file to trust, as [KEY_NAME=]FILE (repeat for more keys)")
+	cmd.Flags().StringArrayVar(&removeKeys, "remove-key", nil, "the name of a key to trust no more (repeat for more keys)")
+	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
+		if signedOnly && allowUnsigned {
+			return usage("Give --signed-only or --allow-unsigned, not both.")
+		}
+		ch := client.SourceChange{}
+		if signedOnly || allowUnsigned {
+			ch.SignedOnly = &signedOnly
+		}
+		if len(keyFiles) > 0 {
+			keys := make([]client.SourceKey, 0, len(keyFiles))
+			for _, kf := range keyFiles {
+				k, err := readKey(kf)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, k)
+			}
+			ch.AddKeys = &keys
+		}
+		if len(removeKeys) > 0 {
+			ch.RemoveKeys = &removeKeys
+		}
+		if ch == (client.SourceChange{}) {
+			return usage("Nothing to change: give --signed-only or --allow-unsigned, --key or --remove-key.")
+		}
+		r, err := api.UpdateSourceWithResponse(ctx, args[0], ch)
+		if err != nil {
+			return err
+		}
+		if r.JSON200 == nil {
+			return unexpected(r.Status())
+		}
+		s := r.JSON200
+		return out.print(cmd.OutOrStdout(), s, func(t *tabwriter.Writer) {
+			row(t, "Changed source "+s.Name+" ("+policy(*s)+"; keys: "+keyNames(*s)+"); new versions are checked under it, those read stay as they are.")
 		})
 	})
 	return cmd

@@ -142,3 +142,40 @@ func TestAnIndexSourceIsAddedFromItsHTTPSAddressAndShowsItsEntries(t *testing.T)
 	require.Equal(t, "acme", v.Source)
 	require.Equal(t, "alice", v.SignedBy)
 }
+
+func TestASourcesPolicyAndKeysAreChangedByAdminsOnly(t *testing.T) {
+	t.Parallel()
+	d, url := served(t)
+	admin := as(t, url, d.TokenFor(t, "ada", auth.Admin))
+	op := as(t, url, d.TokenFor(t, "opal", auth.Operator))
+	reader := as(t, url, d.TokenFor(t, "reed", auth.ReadOnly))
+	pairs, err := handlerstest.KeyPairs()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	alice, bob := filepath.Join(dir, "alice.pub"), filepath.Join(dir, "bob.pub")
+	require.NoError(t, os.WriteFile(alice, pairs[0].Public, 0o600))
+	require.NoError(t, os.WriteFile(bob, pairs[1].Public, 0o600))
+	admin.ok(t, "sources", "add", "acme", "oci://registry.example.com/drivers", "--signed-only", "--key", alice)
+
+	for _, who := range []*user{reader, op} {
+		r := who.run(t, "", "sources", "update", "acme", "--allow-unsigned")
+		require.Equal(t, cli.ExitRefused, r.code, "only admins change a source: %s", r.err)
+	}
+	r := admin.run(t, "", "sources", "update", "acme")
+	require.Equal(t, cli.ExitUsage, r.code)
+	require.Contains(t, r.err, "Nothing to change")
+	require.Equal(t, cli.ExitUsage, admin.run(t, "", "sources", "update", "acme", "--signed-only", "--allow-unsigned").code)
+	r = admin.run(t, "", "sources", "update", "acme", "--remove-key", "alice")
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "\n  signed_only: a source that requires signatures needs at least one public key")
+	r = admin.run(t, "", "sources", "update", "acme", "--key", alice)
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "\n  keys: the source trusts a key named alice already")
+
+	require.Equal(t, "Changed source acme (signed only; keys: bob); new versions are checked under it, those read stay as they are.\n",
+		admin.ok(t, "sources", "update", "acme", "--remove-key", "alice", "--key", bob))
+	changed := jsonOf[client.Source](t, admin.ok(t, "sources", "update", "acme", "--allow-unsigned", "-o", "json"))
+	require.False(t, changed.SignedOnly)
+	require.Equal(t, "bob", changed.Keys[0].Name)
+	require.Equal(t, cli.ExitNotFound, admin.run(t, "", "sources", "update", "nope", "--allow-unsigned").code)
+}

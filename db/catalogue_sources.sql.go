@@ -295,6 +295,24 @@ func (q *Queries) ListCatalogueSources(ctx context.Context) ([]ListCatalogueSour
 	return items, nil
 }
 
+const lockCatalogueSource = `-- name: LockCatalogueSource :one
+SELECT id, signed_only, keys FROM catalogue_sources WHERE name = $1 FOR UPDATE
+`
+
+type LockCatalogueSourceRow struct {
+	ID         int64
+	SignedOnly bool
+	Keys       []byte
+}
+
+// The source's policy and keys, locked until the transaction ends.
+func (q *Queries) LockCatalogueSource(ctx context.Context, name string) (LockCatalogueSourceRow, error) {
+	row := q.db.QueryRow(ctx, lockCatalogueSource, name)
+	var i LockCatalogueSourceRow
+	err := row.Scan(&i.ID, &i.SignedOnly, &i.Keys)
+	return i, err
+}
+
 const requestCatalogueSourceSync = `-- name: RequestCatalogueSourceSync :execrows
 UPDATE catalogue_sources SET next_sync_at = now() WHERE name = $1
 `
@@ -306,4 +324,19 @@ func (q *Queries) RequestCatalogueSourceSync(ctx context.Context, name string) (
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const updateCatalogueSourcePolicy = `-- name: UpdateCatalogueSourcePolicy :exec
+UPDATE catalogue_sources SET signed_only = $1, keys = $2 WHERE id = $3
+`
+
+type UpdateCatalogueSourcePolicyParams struct {
+	SignedOnly bool
+	Keys       []byte
+	ID         int64
+}
+
+func (q *Queries) UpdateCatalogueSourcePolicy(ctx context.Context, arg UpdateCatalogueSourcePolicyParams) error {
+	_, err := q.db.Exec(ctx, updateCatalogueSourcePolicy, arg.SignedOnly, arg.Keys, arg.ID)
+	return err
 }

@@ -13,6 +13,13 @@ FROM catalogue_sources ORDER BY name;
 SELECT id, name, kind, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
 FROM catalogue_sources WHERE name = @name;
 
+-- name: LockCatalogueSource :one
+-- The source's policy and keys, locked until the transaction ends.
+SELECT id, signed_only, keys FROM catalogue_sources WHERE name = @name FOR UPDATE;
+
+-- name: UpdateCatalogueSourcePolicy :exec
+UPDATE catalogue_sources SET signed_only = @signed_only, keys = @keys WHERE id = @id;
+
 -- name: DeleteCatalogueSource :execrows
 DELETE FROM catalogue_sources WHERE name = @name;
 

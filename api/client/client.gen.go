@@ -1869,6 +1869,17 @@ type Source struct {
 // SourceKind An OCI repository, or an https index.yaml.
 type SourceKind string
 
+// SourceChange defines model for SourceChange.
+type SourceChange struct {
+	AddKeys *[]SourceKey `json:"add_keys,omitempty"`
+
+	// RemoveKeys The names of keys to trust no more.
+	RemoveKeys *[]string `json:"remove_keys,omitempty"`
+
+	// SignedOnly The new policy; absent: unchanged.
+	SignedOnly *bool `json:"signed_only,omitempty"`
+}
+
 // SourceDetail defines model for SourceDetail.
 type SourceDetail struct {
 	Source   Source          `json:"source"`
@@ -2434,6 +2445,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = NewSource
+
+// UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
+type UpdateSourceJSONRequestBody = SourceChange
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -3230,6 +3244,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
 	GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSourceWithBody Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithBody(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSource Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSource(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	//
@@ -4237,6 +4277,52 @@ func (c *Client) DeleteSource(ctx context.Context, name SourceName, reqEditors .
 // Corresponds with GET /sources/{name} (the `GetSource` operationId).
 func (c *Client) GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSourceRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSourceWithBody Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *Client) UpdateSourceWithBody(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSourceRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSource Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *Client) UpdateSource(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSourceRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6296,6 +6382,53 @@ func NewGetSourceRequest(server string, name SourceName) (*http.Request, error) 
 	return req, nil
 }
 
+// NewUpdateSourceRequest calls the generic UpdateSource builder with application/json body
+func NewUpdateSourceRequest(server string, name SourceName, body UpdateSourceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateSourceRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewUpdateSourceRequestWithBody constructs an http.Request for the UpdateSource method, with any body, and a specified content type
+func NewUpdateSourceRequestWithBody(server string, name SourceName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSyncSourceRequest constructs an http.Request for the SyncSource method
 func NewSyncSourceRequest(server string, name SourceName) (*http.Request, error) {
 	var err error
@@ -7473,6 +7606,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
 	GetSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*GetSourceResponse, error)
+
+	// UpdateSourceWithBodyWithResponse Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithBodyWithResponse(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error)
+
+	// UpdateSourceWithResponse Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithResponse(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error)
 
 	// SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	//
@@ -9268,6 +9427,54 @@ func (r GetSourceResponse) ContentType() string {
 	return ""
 }
 
+type UpdateSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Source
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateSourceResponse) GetJSON200() *Source {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type SyncSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10762,6 +10969,44 @@ func (c *ClientWithResponses) GetSourceWithResponse(ctx context.Context, name So
 		return nil, err
 	}
 	return ParseGetSourceResponse(rsp)
+}
+
+// UpdateSourceWithBodyWithResponse Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *ClientWithResponses) UpdateSourceWithBodyWithResponse(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error) {
+	rsp, err := c.UpdateSourceWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSourceResponse(rsp)
+}
+
+// UpdateSourceWithResponse Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *ClientWithResponses) UpdateSourceWithResponse(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error) {
+	rsp, err := c.UpdateSource(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSourceResponse(rsp)
 }
 
 // SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
@@ -12268,6 +12513,39 @@ func ParseGetSourceResponse(rsp *http.Response) (*GetSourceResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SourceDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateSourceResponse parses an HTTP response from a UpdateSourceWithResponse call
+func ParseUpdateSourceResponse(rsp *http.Response) (*UpdateSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Source
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

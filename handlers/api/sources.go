@@ -16,6 +16,7 @@ type Sources interface {
 	Versions(ctx context.Context, name string) ([]source.Version, error)
 	Delete(ctx context.Context, name string) error
 	RequestSync(ctx context.Context, name string) error
+	Update(ctx context.Context, name string, ch source.Change) (source.Source, error)
 }
 
 var _ Sources = (*source.Service)(nil)
@@ -37,11 +38,7 @@ func (s *Server) CreateSource(ctx context.Context, req oapi.CreateSourceRequestO
 	if req.Body.Kind != nil {
 		ns.Kind = *req.Body.Kind
 	}
-	if req.Body.Keys != nil {
-		for _, k := range *req.Body.Keys {
-			ns.Keys = append(ns.Keys, source.Key{Name: k.Name, PEM: k.Pem})
-		}
-	}
+	ns.Keys = sourceKeys(req.Body.Keys)
 	src, err := s.Sources.Add(ctx, ns, httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
@@ -64,6 +61,30 @@ func (s *Server) GetSource(ctx context.Context, req oapi.GetSourceRequestObject)
 			Reason: v.Reason, SignedBy: v.SignedBy, CheckedAt: v.CheckedAt})
 	}
 	return out, nil
+}
+
+func (s *Server) UpdateSource(ctx context.Context, req oapi.UpdateSourceRequestObject) (oapi.UpdateSourceResponseObject, error) {
+	ch := source.Change{SignedOnly: req.Body.SignedOnly, AddKeys: sourceKeys(req.Body.AddKeys)}
+	if req.Body.RemoveKeys != nil {
+		ch.RemoveKeys = *req.Body.RemoveKeys
+	}
+	src, err := s.Sources.Update(ctx, req.Name, ch)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.UpdateSource200JSONResponse(apiSourceOf(src)), nil
+}
+
+// sourceKeys are the API's keys as the service takes them.
+func sourceKeys(keys *[]oapi.SourceKey) []source.Key {
+	if keys == nil {
+		return nil
+	}
+	out := make([]source.Key, 0, len(*keys))
+	for _, k := range *keys {
+		out = append(out, source.Key{Name: k.Name, PEM: k.Pem})
+	}
+	return out
 }
 
 func (s *Server) DeleteSource(ctx context.Context, req oapi.DeleteSourceRequestObject) (oapi.DeleteSourceResponseObject, error) {
