@@ -530,6 +530,24 @@ func (e ScheduleUpdateOverlap) Valid() bool {
 	}
 }
 
+// Defines values for SourceKind.
+const (
+	Index SourceKind = "index"
+	Oci   SourceKind = "oci"
+)
+
+// Valid indicates whether the value is a known member of the SourceKind enum.
+func (e SourceKind) Valid() bool {
+	switch e {
+	case Index:
+		return true
+	case Oci:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1471,13 +1489,17 @@ type NewAPIToken struct {
 type NewSource struct {
 	Keys *[]SourceKey `json:"keys,omitempty"`
 
+	// Kind oci (an OCI repository) or index (an https index.yaml); when absent, the url's scheme
+	// says: oci:// is an OCI repository, https:// an index. A kind the url does not fit is refused.
+	Kind *string `json:"kind,omitempty"`
+
 	// Name A DNS label of at most 40 characters.
 	Name string `json:"name"`
 
 	// SignedOnly Refuse versions not signed by one of keys.
 	SignedOnly *bool `json:"signed_only,omitempty"`
 
-	// Url oci://HOST/REPOSITORY, without tag.
+	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
 }
 
@@ -1870,12 +1892,15 @@ type ScheduleUpdateOverlap string
 
 // Source defines model for Source.
 type Source struct {
-	CreatedAt  time.Time   `json:"created_at"`
-	CreatedBy  string      `json:"created_by"`
-	Keys       []SourceKey `json:"keys"`
-	Name       string      `json:"name"`
-	NextSyncAt time.Time   `json:"next_sync_at"`
-	SignedOnly bool        `json:"signed_only"`
+	CreatedAt time.Time   `json:"created_at"`
+	CreatedBy string      `json:"created_by"`
+	Keys      []SourceKey `json:"keys"`
+
+	// Kind An OCI repository, or an https index.yaml.
+	Kind       SourceKind `json:"kind"`
+	Name       string     `json:"name"`
+	NextSyncAt time.Time  `json:"next_sync_at"`
+	SignedOnly bool       `json:"signed_only"`
 
 	// SyncError Why the last sync did not finish; empty when it did.
 	SyncError string `json:"sync_error"`
@@ -1883,6 +1908,20 @@ type Source struct {
 	// SyncedAt The end of the last sync; absent before the first.
 	SyncedAt *time.Time `json:"synced_at,omitempty"`
 	Url      string     `json:"url"`
+}
+
+// SourceKind An OCI repository, or an https index.yaml.
+type SourceKind string
+
+// SourceChange defines model for SourceChange.
+type SourceChange struct {
+	AddKeys *[]SourceKey `json:"add_keys,omitempty"`
+
+	// RemoveKeys The names of keys to trust no more.
+	RemoveKeys *[]string `json:"remove_keys,omitempty"`
+
+	// SignedOnly The new policy; absent: unchanged.
+	SignedOnly *bool `json:"signed_only,omitempty"`
 }
 
 // SourceDetail defines model for SourceDetail.
@@ -1904,16 +1943,18 @@ type SourceKey struct {
 type SourceVersion struct {
 	CheckedAt time.Time `json:"checked_at"`
 
-	// Digest The artifact manifest's digest.
+	// Digest The artifact manifest's digest; an index entry's archive's sha256.
 	Digest string `json:"digest"`
 
-	// Reason Why it was refused: unsigned, bad signature, not a valid bundle, too large.
+	// Reason Why it was refused: unsigned, bad signature, digest mismatch, not a valid entry or bundle, too large.
 	Reason string `json:"reason"`
 
 	// SignedBy The name of the key that signed it; empty when unsigned.
 	SignedBy string              `json:"signed_by"`
 	Status   SourceVersionStatus `json:"status"`
-	Tag      string              `json:"tag"`
+
+	// Tag An OCI repository's tag; an index's entry as NAME@VERSION.
+	Tag string `json:"tag"`
 }
 
 // SourceVersionStatus defines model for SourceVersion.Status.
@@ -2449,6 +2490,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = NewSource
 
+// UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
+type UpdateSourceJSONRequestBody = SourceChange
+
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
 
@@ -2873,7 +2917,7 @@ type ServerInterface interface {
 	// SetNamespacePolicy Set where operators may deploy
 	// (PUT /namespace-policy)
 	SetNamespacePolicy(ctx echo.Context) error
-	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	// (GET /sources)
 	ListSources(ctx echo.Context) error
 	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
@@ -2885,6 +2929,9 @@ type ServerInterface interface {
 	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
 	// (GET /sources/{name})
 	GetSource(ctx echo.Context, name SourceName) error
+	// UpdateSource Change a source's signature policy or trusted keys
+	// (PATCH /sources/{name})
+	UpdateSource(ctx echo.Context, name SourceName) error
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	// (POST /sources/{name}/sync)
 	SyncSource(ctx echo.Context, name SourceName) error
@@ -3664,6 +3711,22 @@ func (w *ServerInterfaceWrapper) GetSource(ctx echo.Context) error {
 	return err
 }
 
+// UpdateSource converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSource(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name SourceName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSource(ctx, name)
+	return err
+}
+
 // SyncSource converts echo context to params.
 func (w *ServerInterfaceWrapper) SyncSource(ctx echo.Context) error {
 	var err error
@@ -4024,6 +4087,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/sources", wrapper.CreateSource, options.OperationMiddlewares["createSource"]...)
 	router.DELETE(options.BaseURL+"/sources/:name", wrapper.DeleteSource, options.OperationMiddlewares["deleteSource"]...)
 	router.GET(options.BaseURL+"/sources/:name", wrapper.GetSource, options.OperationMiddlewares["getSource"]...)
+	router.PATCH(options.BaseURL+"/sources/:name", wrapper.UpdateSource, options.OperationMiddlewares["updateSource"]...)
 	router.POST(options.BaseURL+"/sources/:name/sync", wrapper.SyncSource, options.OperationMiddlewares["syncSource"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
@@ -5439,6 +5503,46 @@ func (response GetSourcedefaultApplicationProblemPlusJSONResponse) VisitGetSourc
 	return err
 }
 
+type UpdateSourceRequestObject struct {
+	Name SourceName `json:"name"`
+	Body *UpdateSourceJSONRequestBody
+}
+
+type UpdateSourceResponseObject interface {
+	VisitUpdateSourceResponse(w http.ResponseWriter) error
+}
+
+type UpdateSource200JSONResponse Source
+
+func (response UpdateSource200JSONResponse) VisitUpdateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateSourcedefaultApplicationProblemPlusJSONResponse) VisitUpdateSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SyncSourceRequestObject struct {
 	Name SourceName `json:"name"`
 }
@@ -6180,7 +6284,7 @@ type StrictServerInterface interface {
 	// SetNamespacePolicy Set where operators may deploy
 	// (PUT /namespace-policy)
 	SetNamespacePolicy(ctx context.Context, request SetNamespacePolicyRequestObject) (SetNamespacePolicyResponseObject, error)
-	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	// (GET /sources)
 	ListSources(ctx context.Context, request ListSourcesRequestObject) (ListSourcesResponseObject, error)
 	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
@@ -6192,6 +6296,9 @@ type StrictServerInterface interface {
 	// GetSource A catalogue source with the versions it read, newest first (imported or refused, with why)
 	// (GET /sources/{name})
 	GetSource(ctx context.Context, request GetSourceRequestObject) (GetSourceResponseObject, error)
+	// UpdateSource Change a source's signature policy or trusted keys
+	// (PATCH /sources/{name})
+	UpdateSource(ctx context.Context, request UpdateSourceRequestObject) (UpdateSourceResponseObject, error)
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	// (POST /sources/{name}/sync)
 	SyncSource(ctx context.Context, request SyncSourceRequestObject) (SyncSourceResponseObject, error)
@@ -7371,6 +7478,54 @@ func (sh *strictHandler) GetSource(ctx echo.Context, name SourceName) error {
 	return nil
 }
 
+// UpdateSource operation middleware
+func (sh *strictHandler) UpdateSource(ctx echo.Context, name SourceName) error {
+	var request UpdateSourceRequestObject
+
+	request.Name = name
+
+	var body UpdateSourceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSource(ctx.Request().Context(), request.(UpdateSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSourceResponseObject); ok {
+		return validResponse.VisitUpdateSourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // SyncSource operation middleware
 func (sh *strictHandler) SyncSource(ctx echo.Context, name SourceName) error {
 	var request SyncSourceRequestObject
@@ -7928,313 +8083,323 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lcxs31iD6V1C8t0rkbIuSHSf7DVVbdxXbmXjiifVZzuS7NXSJIBsiMWoCnAYomZPyf7+Fcw7Q6Caa",
-	"bMqUk727NVUTi92Nx8HBeT9+6830cqWVUNb0Rr/1VrzkS2FFCX+9XJdGl+5fuTCzUq6s1Ko36n1YCDZR",
-	"4pO9mcEbE6ZvmV0ItirFvdRrw1Z8Loa9rCfd6/9ai3LTy3qKL0Vv1MNvelnPzBZiyd3wS/7prVBzu+iN",
-	"np+fZz27Wbk3jS2lmvc+f856r8Sq0JulUPZnGOU3HHrF7aIaGf6T9Urxr7UsRd4b2XIt4nkS45byXpTH",
-	"HfOtXEq7DbUf9QNbcrVh0oqlYRyAxBa6yA3jli21sW0gK2DEeNZc3PJ1YXujb88zBz65XC8JeEup8K9n",
-	"AZBSWTEXJazuerYQ+boQb1617FjmO/d7q8sltzjody966Tn0upyJ40L1Azd3T7nmX8V0ofUTTvHZfW5W",
-	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+2z+NQ6Dfotn+71Lc9ka9/+usur5n+NSc+XFhxjoK",
-	"XiomylKXGeOGvf/hJfvzi2//O6NpWC4sl4UZ9gjal7OZWFm32dYVHray2qCJ5Tm6MltwNRfsgRv2r7VY",
-	"i9wtlTPLzZ27HQvBc6JObzUuIk2f3Acnhv3y/u2wtwuxYBm0QPf88urNB30nYNRVqVeitBLPa1YKbkV+",
-	"w23tvHNuxamVgM+NwbOe+LSSpTC7vlHrouDTQniU2hpD5p3wK+sV3Nibtdm9xL3TKbq1Ww/WRpQtDz/H",
-	"N+MfeFXoioevshiAH8PEevpPMbNu/MuZO743arVGXtRAXUc717xgHF5j5VqdGCbhbXfC9bPCl9KYUQ0w",
-	"TB3ZnVQAcKEcDf2HH+pj89Ws9+nUvXN6z2GDxr0c7+EnqfJL+vgzLHC5wp3xonh32xv9Y889LrhUf+fF",
-	"Wpje549Z605ODFu5VxnOwO7hk4wRizDsVhaFyJlUw62Tgs1mfo/VItvP573411oYu3094v3luXTv8uIq",
-	"egXxbdcu4vWz6cb/4KCbMbceIAZBRvFv8lJcML2U1oqcvjHM8jvhZBJZekBEp+039Tm1zdWq1PfiSpRL",
-	"aYzUykRbTu/slhdGNFEQuPxeWh1muRZt6ymtuOWzBMQ7IPnDQhvhUN3BJV/PHBrYJNrzhMTy60IokOvc",
-	"AELlInefdqN8001qPO2Juh+1z5mjEBnTJePMkGzCuHILNYyv7UKXg+SKPS1KbJ5AdmIAdxzS0HwnhpXC",
-	"rAvL5vxetMFiVa6VyG9SW3DDF9whH7wEbMZDGQcupLEAZjdtLgphRX7B+NQIZdmDg6jSSrBc1oHZTtaN",
-	"/Le4mW6sSFDFN9Yw97w+AWwWV5PLnCltmeGbjtO5HaX2zS0B0LPiLkJVTGuICwRaAxMBogD2fdyB+6YN",
-	"+U36hGqswh0+tywXs4KXFXKYCyaWK7upQJaDLuBfNHBOIJH7m7yFKPQDL0u+AVbt39xekhIPwthq9sz/",
-	"citLEvy7EIxADRKzL3WZuBDvilyU7uhMRQPCKpjVOroCU60LwdXW0Xlg+0XSXMkjW+fSXs4s6o2NM8vz",
-	"UpgWAM0KKZS7svSWP55bRxnUxt2Z6doyni+lMgcSBC+EsP4t0hk5V6dSZXDsbmRgLgOgQrainoA3M+64",
-	"Z3LCUhctE7onTqlzgzkKGW9G6anON8kBrZM8b1Dg2x5U5qyvhENRN6wRs1LYQVC9RWkcX2KXV28YjAM/",
-	"u52zmdv6g7SLQCYIqEzbhXteilwoK3nRkUa4UVuX6R460SyvzYa7BsKOkxOQO854L3kslBkBTNNRjpU8",
-	"he0G0hL+nOnlkqv8tJBKkA7gmIv7J+inTkjVSmyLdi2Uy62BDj0LuNx6B14rW266M+1fHa45rSfXSmRM",
-	"DOdDlgejx1AqY3lRZIC6DnMdlIcoUaf5ub+CO6lJdVmDCNCNvaOu2C4S/Zb6ZGu/ojCCuBWIWMCuc9Z3",
-	"rN9p35WsZwYJ8e0A3Uiv7UwjeQiCfVHoB4Fa/a1TmxwmclmIPIER7iVu0ge3cczeHR2N46gIDlRjMTRf",
-	"mpLg/nddfbrnHlJAm5Y8R/iR1gyA+69TElhP3+QZ44XRTCoiGeU93M1Cz5m7FY1BBzGZwiENzqFxALpR",
-	"8G2agPFyLmwntPuAryZ1R257HoNrAgN8UR1mOJSAjzVItl7NKz4X2zcz8N9ujLi64wlWHBlHO6jLxFPj",
-	"j1rX/iFAuL56r7Z21efTiiC8nJr7+7XKCxGZrBq2EV2slyqaJrp6t1IULWgNjxyfBAUtQ1OPu/gjZlZi",
-	"Nqyu/z/OPw7d4pJYdyuLtMkCKP/WzD+UesmebYvM3g624E72ayJ5tKOlMIZQaDdUYWHV+ynAvizWxory",
-	"9T1Z15pwXePPLdYeI9BS1Y1oR+uuQ+QaZAlHwHI+sy00ita89fFPUuVnIF0RNcEXHVGUhvGpXtsWmpcm",
-	"qCgMAlRODHvQZU7s8Hs+u3t3e5smPPBDc6ifHVgKR49/5aWSap74tnFk8DQiLLTrCngZHUp8AsmD9TTj",
-	"2nKbIDel4HlCwXwr7x095rlUwhja+fOz51vaCoGIzfS6QB1vih8m4WOsXq1ETCGCrJ/1HnR5V2iet0nm",
-	"ficnhlV+GAOyHGzudl1cO/RxIibZXEoBRmKzfct2rrsT6f2VlrtNeBtn6Te983hMq0Wr7hqrwyV8DiKL",
-	"uUClfim4Mo7RH6I2fk6uTlkulSjf6vnbJBF7p0Rg4ZzN/PvI3BMG0V3mnfC1UxMd8WClmOkyJzuNJ4Td",
-	"iIwVn2yL3UQ6ydY0aM2Fd36x/2A/ye8Bq7jDC9jagxeLC3FrWZqUNG+wW0DyyNH+HFv4u1liwxefsyaO",
-	"WD/S9nZxoxkzC/3g4CwN02omRszY1c1w2GEjMPb2Tj6CP7QQVrQby9HwtMNC3jRz4wcdzdzx7I78v6KP",
-	"H2Xmhg922rkT5m3Pa8I+F1rfeYNPxqaboF62SDq7LN24nS6W7u4b+5ycxxPT7uCqvrleL5ccxM8twoUk",
-	"9gZ8fWmNBe/1vWDGEfBtYpwhwZa2epTkK3Ua2aYL7tpQg0+m4CTu00Q4sqv9tJ6KUgkrDANRylSqTSG4",
-	"cRiC4xnWD+wuQ2Y1Vu+RWwETc/Rnpd3DWcHl0gwy9oDCg0FbHXylaua7ioY9Px+OVVdGVpP9EloE7vvG",
-	"kb4bvd4VUrDUpWD4ultdKdiD+z+74Mr/DIEGaXlWLvlc3Jj11Fhp1y121XfIKwo940Vg4loVG9bP9cyc",
-	"wYNTejBc5oMRvA9jkwm2XKuxkspYwYM+q5UwdJM9Yp8YOACvlWZM8NmC5dJYqWZ2rOKFAknN4NAiRVbk",
-	"tXlnXDnULtcKgTMcq0uUStwAaALDdZsDTu+Nm+E6WkvqCOsBNYc5xpRWp8hEtnxeSWOIA1r6kgA4ty7E",
-	"LlkOSKij908hwF3pPAmr+1nL+qs1X4nSSGOFsn93Kqd4CXcUDR+OzXrHUbyXk0HYTfclpuZJLZqWdgNu",
-	"PDVvkbJ+FEXQK+kLFNwqrEdUvbabcikVI3sfGsOcADRWa1X9qNfWyFz414Ph2p8NWqNWBZ+JfABAURp9",
-	"VUAGxkraEUyIVwekLKtZroesFPcS3J6MAwURys8CzjMnF5rMLd5xjrVha3Wn9IPCi5NQ8mi09MECXMI7",
-	"j/SJvKfvU8dD0uaNEXaXlBYZGvEcFvxeMI63Lba6ww+DA8X7WPyICEJ9dTVeGgOuTQD0iHMMa1ZKqjjQ",
-	"qOVEKnEfPa/D+i/yXijGDZtQzCA6XyAGbipuNeAaiMiC9S3Yhkpj8bkjPWN1Kx7gELjysXMOQUEvoAFk",
-	"ZcEkg2U1SBI/Oxji6tv6uFOK87DbNvqvVjf3jqJolYTcdG02KSm+urENFpny2WWPilDy36CzO2G0Bwf2",
-	"F0UU5aW8PUTCda//qsu8RRsgGgGjBnrp+A/ru2u6qUsS+NNztpRqbYVBeqcV/j5WJYkijmfAiIPA8AJW",
-	"ejSCd4MDy/v241MZK9rvvUhfEXy0ExcWghd20R1cP+L727B6QwKbJJHVAw4naEBO4vY8vGIQjhX+9s05",
-	"a4CP3Uvx0BlgY5WAGHujalwQeIxTP9yB0EqVfiDIgsXNByjsizSMKFlrTBtotCs+Sz9FDpcOhlu5K3DD",
-	"77kk5N+hnNBxVzprtFsKOiAPzYxbXuj5WiAXkgaGIKpnF8LB0H3sRAAlnFRjxJIrK2dhklUpZiIXaiZY",
-	"n7u/ToPA4YR1j7s4ylhFLwy2ZD1HUzEOYjfes7/j5MadcrUHdLMGtxhyUaEs8dLwYsaMdr9sgKLja/r2",
-	"VpQibxErEPyHULq0S7c6/3Btty5pViPfASuIatcoaI0E11aZZByeLjY9xFXY7TZKeS0WY1qkgxITn/jM",
-	"FhtwnyjmxuLWHRUNxPpKE3HLPKItuZK3wjgM1GUuys7CFixa5O/CLppSwmwhZnep1Qdl1W8BVFQ3BS9r",
-	"LodIM6XBbnabL2tCLz8gSI1W0hnSXwF8u9zMbuYHXebuUv6CYve2PXW4Swzfp1759yikzW8TQOtP6oKd",
-	"I4GgJaRPbq1aEWELuFuaJOub9Wzh8JnO9tTM9AqJHsXyCcd7RMmWfANfus8GGbogHhabzgfyi19n+5E4",
-	"kHc6VxRaGpQGvo5OoLohFf5l1aWPIVfD/1YK8istr+HS26iZyEfEqMklVzcBkGQJyp9jt+G0DRgAdElY",
-	"b5BzOB00RV6GjJB6BNQHZwKEgQgCCIfwPKOht7I+V/kYjDN+tMHQ49UovFXhB+EgcgVvusat9ggc8C8a",
-	"IhnIQW/94N3SderrFL8298U96X8OMf96/e7nrBbeAawzY+P1+fk3M7yV8G9BfBOdrCcGx0gHnnKU/BpH",
-	"SXcBXOLeseagCj9YsVwV3Ioh/BVcOeAxByNYcqYHrmxr7KQnbbXNsn5l4zxnEI86+JLdbunFkGwD68rw",
-	"FFoxPlzWhKIldwrXiJLbGyf8HNX81wZQTtaYzDDCO8LvXtCSkugGMQ4HaOIxdiaIEQ7X2SaMr3tBAZXn",
-	"Uvgg5XCk3567nwdpUn5oaElDrE6Ixf5xjZeyubwHBS2SQSX9GmJxE5wNpcz42FvuLp7rSWMKOrv9GBrj",
-	"VlYLmAl4FU57+5xakJkUxToWt8LVVAaGbauTtC1RMLToFjHHP91hfDvMwkUgwfVUa47W0Q6Lo9iyYKRH",
-	"27EeGZxF6w/5HG9sKk6KY3JJSxzGVGy0ym984k5LNMaCl5blWiB5QoUDIhCd6AN2DPyeXAUXEGubOz7q",
-	"Z3dvOyqNro8tj0K0onZnvoNLxkhMG9EyDCOX1ntdiO+lyqWas3455bMhZnLIf0PK3vDuP8xQ6kE3X35W",
-	"ga0L5E1LcK2tkP3EIBgzVgqVOz0ToVeHXBZ2hQcDwK1k5YqK9RtSqqMNJsP/OJmLTOQMHmfs/feXL1m5",
-	"LgS6XaYIJydxkVAsvVcqTGGySkwDZ44SIvfLutK5Y7frUtrNiWFTbkQhlRh4276AsVJYMGSXwdWQsfVq",
-	"XkKwZ8lKXRRTPrsj+ZzAwBUcO+BdGOWWXA/e/iBDHGwiCiVC/wPSoioE2K0IFtz4hfHCiaDdNcEwQVve",
-	"UtivmyTJiVqSPwLu4cV1B2fa7mpWTQMh897XDGe/fYABLTGvIb7OF2zSoCaTwSFK6jYtSxJSkZuDzxKv",
-	"3L7gBCJzlL6E37SBbXiAZd+tuJ2KtFrwCz4VhTko3n1riqdh610sj0l8bRcLggjpX2nYJltDCVryJoLQ",
-	"tC0TEFw7CQd/rzb85ZnZdb/H9n2Xy5UuMZFvxDBJ0WmrbL0qNFgaxr0pxETn4x7oymPKKmE/X/7t9biX",
-	"BHku5xRR1F2WXtUZ2yH31pBBKW/DOznflecYx/Ti3k4MuxMbZAr4MZO2Fpm6Vvh7OggV027SYk3Taiwt",
-	"5i3dlnpZm4KSLfAgRJ5VR6VLRmeSnn4lZodHYax4aUROdvqhQZPEcLMsKO7FP4AzGP7TaKdSuEGmwjBp",
-	"03kr7TrqvitEKNSwNNds0CG7qTrfgAYEhdQl+zE4nrapQS1QQRqWa6nmGZwNBQ9EdljINQSfGsRljFUU",
-	"cAXCixNLKLhqyHDajbdUlWulnNQY0BvCJmAYCgri+WbIrko9LwWEXIzYXFjrvkGPRZ+D+KLXlqYzlpfw",
-	"XJdjBTHBsHiOa2APXMJTtFvcQ7jHYMheCZCG8hEzeinsAl6BrJ6xgoAKYOScEu/A16JzNiu5WZwWWq9w",
-	"QrZWfFoIZjVbrYsCmBdYZTLGx4rWyVZOcEG+xnMMk+WscIp5WM7fJG02NuChW20LZBg2DyBvsWKwawyN",
-	"Hnk/aAVu6QAGDyNL3O64n7HakvSe2HCPVnLTmo0lybIM1vJ+RDwI2xzkCASDtAm9e9KvNw97sxBN0ct6",
-	"EZL2sp5HqF7Wo8PsZT1axE6TZZtBGUGw10i8Hae2rWAvk2khH3z8HpuuZWF9UEU9BNBH9hlGkX2Us+Ap",
-	"Jbx9ttLGOliMnn2bSobX3jNfD0enwD24wLvy5tq8DLh4vJn0qoEso4dSWisULbVa3HfDF+l51q1qJW3d",
-	"3+ogonp9qP9KTCVX7Aonuf7Pt+zZt8NnLzDb+GEB7gugLg4K+0XZasu0rOSZo07XGh8etL5dNVTqQSuJ",
-	"MgtVIaBK+/Mhamn5Zyv8YXtUcoh3G7AZxU5vdwxjr0HpJ6nyN/7zQ22Yde5YxelJ1WLnr0WFHqkczFZh",
-	"lLCOlmIwXz1av0K6Q8P19/jkYz9+LcJuV5g/nXZrnP/OC/DKA9TquHhEZWDarjrTvAePjRBqr3NQiyzB",
-	"0icq90GWKDK0JlHuwPfmXlvHqOP1Tjzyb3pUyh6dVhFjS3sMR2tma5RhlUqZ6iaPFOJeFMnD6pwrikPE",
-	"eYYt/Pxnf1BXupCzVLQhJbZvx2AWespW3FpRqnAnKxtjhD4G/OpzzaSyesT+BMUiZgteOvmoNBn7fxiU",
-	"KfgHP/33R5SkjTlMbEKV5aaaPikoetMlUQ5YVjB5xzZYrxoGw7j4JE1LnGQpIBM+b4uGwKcxZPp366k4",
-	"/VOgo1kUE60f1GDks/vRVe7omWJC2ZKUZRgKQrYoVucwWB0e7lR906bdoy3xYaGZEai/rQCfwMDpFW4K",
-	"6XOnTwWL9vjIQk2F7eON4F5b3d44qQbCvww+3Fa0/0Is3FcNZ8cmk+sXD+1VBesVAlsUJazn4tQy1Oyk",
-	"mlPGKSqtvt4Lt3B6hq2VlQUrxb2+c3rcJb1BoXVrW4BTtRq6ZubHqlhfVj0wquj6jIqShr87xea1API6",
-	"mJAOKMV2Jzbd3Yc4w08i7TpMst5L9urnawamTMjqIKf6i/OIZKYtUmigcTRje9T34EWpbLCgCaHRbboB",
-	"WqJvmdtamsity2J7TD2To7OzH99dfzh7//rq3fWbD+/e/7+otOi1ZZZ3yJD3hR3Lou2QfjEpr/aKG/OQ",
-	"jFW6tMwJJ5Y9e74PYr7k0s58EPfOQQUroyKVVN4nLLZli1QtdnuXEQ9N5dAVGwjq99zXxDJbKHnl7nRV",
-	"OakZkc36WAMLWM3gMEZSZVJ2y7THXYYExaUEX5CJL3EVmUIEo9OQP+DLpMJ1BBU6VPtNh2UW3JUZ0MgM",
-	"DQYZhXZkpFtkkL2kZrIQg12QdrMcBlW0HyUCt+RcVRH1juaWmwsiwpgVzuccVcS4Ava339Xp5Xcp7o63",
-	"u1Y4+8V/HEZn3Rhh8QE3UggfpPU23lvFVYXqSnlOtZWW+p5iGX241Fr5fycDpkq9PMxF0gb/H3TpbXtk",
-	"qwYTk4YQKECAEcprVD7JiqJoC4RodcNZ3dmK791fIVoowB72DGPtBD9pPQf5MK6aVgFKhcx8WcygtJ0Y",
-	"qIPHDN+YEeMMNwOGarVeTqlKp5sDK1wVRjjRgqAUmR8svxMUNEpvjxW8foHxdU6oN1iZKirTGqINo5lx",
-	"hY6yjBWYx9jPemsiDuFsDKvKIdTQmMhVCL0AZViasfKxCewdFYzt65I5sWZQywHcqh7LKlsU2v/vhFjV",
-	"Vq6VJ0gQcuML0jq6ArSGMg3dd+TQaH5XS3aIjx950V9KnqoR1G4OUOIB5TuyBoyonIYsCuZEC2kx1e7l",
-	"2zekoUjL+K2DrLRGFLfBJLvQ4KAg144aNEjWfhEvq7H/2qfPX+z9NubkzV4BB1G8is+H5ewwDdRDF/bJ",
-	"nM3KrFjkH+MYugYSgUfRUCzPcJlnbIxWZu4NTJUCPO4N3PWrvvYlUiqUk6ZZAwHD9RuK03xeijlvyft/",
-	"C2KtEYWYWV0CNw4fqHkc8HWgAcDHPdWkkQOkevo+ZjpR2FkvlNaKf/x4mOHrkkUfn6TMDeReq0G5VXC9",
-	"aZqr36OwGS00XXrQfdt+zd1jb+9LrAswEM++ilQDETJdV9ms4QJsLfZalPdyJi5nvv4ViPlZ7y+lXq+S",
-	"6/YjpZf+uirvyupje9OUX7lUDTQO57BzAzsPtj7jl5xtg8ZMA/5VR94AaorWNG9HEIsfczXmcCRJZLm8",
-	"esPgcVzrEb1upcAnOz0t29Ce6VVN8iMUAzmvo0vTAwmG6gIdyiNJF6MDGhWOM49yjXxY2WqNUZZcNeIs",
-	"Q6Jl/cT/6GewK421vdAjftEF3Cud33iutC/C8aR7hCoDmzck1d3KTyIHd70ZsXFvVcp7WYi5yCtv8Ljn",
-	"uCFIIkrYB13eRb9cvXkV/fXm6mX11xW3C4qjiF5Z6dLin79KlesHgzLOqtQzYQw+WaslN3ciZ2fuZ/zt",
-	"+vVbqdafmIbdhxdnWt1KJXIn5TmtF3+/XK0uy6Uumb4XZSlzWsCMr/hUFtJuKFgMIstAY2LRM58s5cF1",
-	"YpzKuxLl6YwbUVltXl5e3WCRj3HPbMzMFtWwjH7YHosZfovldw60IUDk8mMpE1/Jm5ab8brlKlywP0Xa",
-	"efvt2MvHv5CBi7bwtUvmn7E+Vo5y/38mPolZxv40wNYGSqvT8Bp1pWm1bh0oH9yLcrr/5pNlK+yDvtt/",
-	"/z+nReNEfZzumSyrBTcJUF4JYJ4Z+16vFehOb3VLuLWR/26Rh6bwrbtIM2k32VaVaXdLrS4hXAPiP579",
-	"RbYVzXRv3YB3q7OWj1tL6hORC/+ROrzTVtFROtjS56FMVqQ8szat/cLropBOG6qo1KsrRsvWeao4pk80",
-	"TJenfUxMLpZ3cEqX4m1V0jdxtUuM+IfOJHSU79797SeJIQ+vy9JR3pK91MtVW47XjqK49Tq09BrUpKSA",
-	"QY3zxyvumI7dnjin8zZdXuci0sCbRTeQkvkS9+lZ99259xhHmLHr9WwmBAD1B4h4dFvdzvauhePlm5t9",
-	"KFEKsMu2tDGpvj5h/s2MmfVy2VYcgM5hP5a4F30p3ZclN4u3Wq+omrDbGkTIXa2LYleFYR9RuacAslPt",
-	"/as0ZVUg6Mws9Or0QUw7e1nCrP74EsDOerU/Apj3dtzaUc67DQ0ha4O556F8k2FrI2p5sVrdFhKKJrvT",
-	"KhUv4J/3vMDOYNre3DoajV7Gqcxz6NewVj5JDKzEdlFqawuyGFeVVj7ubEeQ6qoAwYalVvNGsbPIBDpH",
-	"s2dbR6AqifeR7Q5+0CUjCGDAnaPPnqasREml0PuVbZMydx11nsCvQ8y1doiBmdaTzEdZ0bsT/JNeRK8H",
-	"vrr9bTounUqgm7QtPRihMMoevcbTUvA7E8dAOWws+cxmJLL5uupUm0F4ctU5H6lefD5ZNGN3+wR6Dl1J",
-	"4NCbfRIYV+ZBlAzbC5IF/F9rjZmVVofkqwwiJm5By7S1kUNPBbA8r3NpKQBkumnDqq36QnEbJu9wSJSs",
-	"g89OoD5S7u3kFJuL93PVlvafLpN+yX55DxZgCqIPJwbugD6UcB9NC67uQBDHAL8fP3y4wunMoHNZ9ZAA",
-	"5GvohL4NQHJaiJSP99rVTWW7jha5Z+tbXZXiNMpzXGlj/d+HcerK57TtLEoWGwzBTKHkIN7dB24gx10d",
-	"6ni69yBJ5HR7V4oVn6zTAmECDNkK0jDOX0Uq1rp/+FV2CPnx7TkA4FnT14WrjFxdDjh7znknod0lNW8N",
-	"2pB0mjGpLVGoaEqFzMuoBWGSYL73LuX2UtzB6xxirVlf+XZWjhDdSZVfgGwnTiGmWjTN9iDm+goyg/3F",
-	"vMOUHQOhG7twAs37aoikCeljEhioWr6St7eH+Igrz3DlLd7tI85phias10reSpFDvQtvRfb1JTKqSeLP",
-	"f6eE/oU1L7o3W4m8wbCpNFyr6k2HFZaswedx0cZx6ahEc8J9JfK+oEZbVDKp4he748D3RBK+b9hXlsIp",
-	"yCRTn0IYVtbzBY6gyddSposIvaeIkx3Xnt54fIYFr+78iUllWzwyx6I+bj1wvVOWhd9aV+pSgxUQlzBA",
-	"h9pkVJHMTSpyhlUJdIfsY7plERbtRJ4WfIF1tqYIxGvf03c9idmpSX2D9oOkHdSc0qnMwSoAybrUCdU4",
-	"Xuc7tkjju/aVcr6waQPo47KsW9bbuXHbnRCrm5xvzO5WryGcHVjlK+a+AN3pTqysN5aMmNJYsqRcFy29",
-	"nWA+N0jH+SjR/meC6SNmBBtS1J8uocHOokxs2KAptB2FXrrc3LGfM2bu5GoFVZ1Ay90Msu2OdNXDYasF",
-	"DjrbHroibIeLwSPcAWNreUrTWzlGnZRrRYsCE7lfaucFtjWqFXFrXt9D/tYXHUVRak0hz8ZbuhJJic36",
-	"IXsar7sjaesXTCcGYUWqtV5u9/TXWh3cdO/7Oq4QHC6axbUIPL66Voe9LqUxosYNtMJk8zuZjgKAyknp",
-	"BEoMUvpkmV2UQsBKfSulh4UsBFtxX0gmGAo6diFqOozvRVnwVa2HqFtw1gMQJBeOk6dVvEd3O09kx22b",
-	"46MQ0RYzjbsAHfp/19Af/ANN1DcZ5KbDjQmZ/KWwQsEAIZ3G0cUKfcjzyKs30+YGuRQ3/9aqg0wsa33o",
-	"gW/E31cnGFCwOoRwVDGyNQhrYJF7raKe/7bnBbbA/bLed3pXuedd0pbnmQ37m7wXzD0iYx94df7nQq/L",
-	"YpOx/5lzCf99EOIO/rHUyi7gXxvBS0w4Ep/4cuUEi945+4b9yf0vEce3Lf61s+CfKAhyJx++YNywwFdD",
-	"aKb/hAkJhhHHISk60liOaQ1L/gllqm+++xZj/fDP8wNZd/s6a/z7wrdOt3ANiVvtuj1D9i5U1Va1vtGh",
-	"jXg1ZZ+qzN/7kBPGPd+EDwcX7LwKSd+WHQI0np2f74VGRagbQemOyDJ8SlRWaXBZuDPgagSbdEQdd1UU",
-	"BKol63tLERQfvZMA0mVs+t/HCyIy3BQqZLGVSr2AYOCYj+vSFwgZhQUgg6utDd72ki6bioWEoMt4pfup",
-	"/2MpPJ7liWmkQE83sTEpw5bjGO4MffUvQsQwzZwIQk4ygxqR3V7Om8ufL6EHOfs3dDpfEBmRWHODUtQr",
-	"0vB67fZ49s4Uuk4cvnvR2RS4Rb530dlfQGdPFikQubTYJ8frMBd4D9FbEgJegV6gXZ/8Cs0CUf/rkNRL",
-	"wxocyOHGOUPTGFkGmwThC8njo+Y8jAg9gkJ0vqq/7w3YRuwQJ3TsMmUJPDp2ZmNafDcbNTto3Y3MxoSP",
-	"xI24r0EhqC8bNQt1AG+lkmbRLAeWTk3GOVpqEIEvW+V1pXqjZkdQzig1q3MSZR1YdKa76nvVTqQGyY+t",
-	"2PgqOMjrOFnFtO3HnGbRwAOQzpfu29uxNwpNay8HWCFyx2SYX6GbwZ2g2lAXsbcaff8L/YDZL0js4ETK",
-	"dBQNBkwkNLv1tJAznEWxq9d/Y/2ZdgMNV+vpoHPEhxu/fdPtNRBrBbe6YWpVjjBp6JIgnUf14PH9g5p5",
-	"Uz0urPAFBp5RqBGYsSnPAdTcrkuBFiLouSZzCjFwyqlmBS9b/NkHVDD8osKFwcsRCg1RzUEwMMO+0pyJ",
-	"z/fTAvdSVNgv+DpCD/K4jt+eYl/Xlpe23SkBkUE7PBK7Wl7XWoFTVT2ReyCG1tdeWzgsqLjpYoDRO/oX",
-	"oj3/JFV+jZ+2uAOiHabhJ1bdNX4MigEvsrFihV2rfCWjrL2b2j/1dIepEOIZ2V/1FPHVxjqF+CRmaytu",
-	"Znq55Co3obMG8StgFFLNmW+I2ccIi2E0tYF8SZ+YrJUYtCzWs4zu+s9rNyRWMwtxBg4yoaF4UoOBDX9R",
-	"i7kWQQLPhyzf0THVQeq+zXa7gzu7K1pPFo8zmhaPunmcJU9jzj/19CYd4hbQppCqqrRFe/6rnp4YpyKt",
-	"1rbewAPezth3L9hP8vvBnu372W/gq7Qn2N/g+uoA6DXryImBQ0hb9/U8SbbC0UVxViZL12vcJYz4Wk8J",
-	"AtRepynrLZPhkFuXf1ro2R0FBk+Fsafi9la3FC5caSPtLq96eaimsMMTD2UU2l0FBj2AcE9pZtYvpLoj",
-	"543pXjn8Azd3Kei2RTGljMABNKHJxlbUWFUjK4IUoY/fbpq669Uu5qhXx+KNUNXzyXijXnVmjX7DyBnd",
-	"h49jjB/I29TIwU2rpY/RdPNaM/xtCu94RFqV/HL20Zm8y4A8+24BoVn45mYNvUYT9lgR9dZ2qAsEUpci",
-	"99FiuQ4dznzsqjuzE8P6ZB2lcqZsumELjnkzUIKMOgJU7SepatmAKgFsl/JlE5x0guFvVe9ZCjGmZnh5",
-	"FldyACzfGTmyD1oOO3cmY/yoHwKAfMIHlU8F9UK2BC2seCmUvXG0rTU6OJBw0g+IBAJRJFdqqdfzBVjr",
-	"5VJaeQ9VpiMSOUh6T1vwLsInsGndxMwgxWMiR3rGFr44P5Jut/UqCSQdYVAKsy7sjsRN2OWq1Pl65mi/",
-	"49f10Ei0QuM4WL+7zh8Y9Sr2TvypmHGsMGEaFRAA75RutrJwU0beEY+y6A6a0LA3US38yYhN8OVJxib0",
-	"/gSWNgHSOnFHVKvgMMjYw0LOFmxy9e76A6PK7ebsN0cuP595k8PZb/Svz2fRfGe01IkvOoIXkeYabp12",
-	"Ny6+lzJVXH1vu1t8E74RqwMMNE7j2WeXkdjlLFDowJoTLJloZNbbboiKRNyvsI3NXEYNUOvspmvr39b6",
-	"Zx8qGnt59aYlD3NLPTd3O+qdRcR+zwV74A5t4NZg9ol3o5taXGp/uyW9w2rvFWrEBwy8J2m6iTmIO54R",
-	"m7j/TFgpVoJTAnz0HIaFrBe8FqHOVvCi5NLtBpLbUL1aciieH+vE6VO4hKdvPCqg9tnefd49DS/7Is4t",
-	"b9drW2dRsHNbPbhGjHZWBTC2V5CLozvpKrffoMrmkqF01vpmkD+zHqUdtDYmxceVHEFXYfMzmDjxAn7O",
-	"elqJDnWb60D7nO1pitqYe2+9vRha+16PgLD/1Qqy+96tIdG+l2vouXd/Dfz5/JGu/U8t1cers41QjTDD",
-	"41K4E1HUy46wfZrxGP3x2nS0J2mLF3GmCFAo0GABe4XKS4jEc4IUGC8c8+BqJooW22rc4/0pFZPuoaoH",
-	"CruH8/YUV24y4ibXTZ1Ks+nxwX1Uj5sekfUeFpv9OLerAacbILnTGiVLxRjQVT12IwRfRi0d4kWpLWk/",
-	"UsX3sQs3ZnPhNyarBQtKNSvWuZPZqQrAY4qCPqIrg98dRvKauPJU1ZkSFpy2Ld+WennzKLhGftldeXsw",
-	"wSM21nH4pknG0/tuVpkaUjpq8Iv//Ov1hqgiosM+v34/iOruHdoPInW+iQSPLTxrJgzVmkVUeWi72kbQ",
-	"YT2ubcRrrDoKMSjrshQKLvKjEnkOGOp36cvQDrh7KR4Oz2UjAthZzmkWre1E+RKnsLkp12pfqAr02Mix",
-	"fxk5Xy6oO25gMY3WqJ2IYlfCtit8sUUnTV8+rA7qduG001BhIEQvdnYFxHnbyZR9jPXofp617NJ9Botj",
-	"0QePdPGCk0QhWfL8UXZwafi0aLN1dxZGDymU3lbY6leo1QC4YkQJgRNO5BhRB7A+9/Zk5qupQvStlvmM",
-	"9Y1U8wIjaU61umBKh7eqVl9ulexWF4V+MD4p/V7mkIoGlb4M45Yc1TASFa30fBcW0st6bsqkktC9BjwI",
-	"09uF4MNxNExZBLM2XGgrlL37dHeUyIdivv75KBzKiWFGoIWSCVVBVpZg4ILqvwaCaNaqEMZQT4gbJ0vT",
-	"Q2molnM6rqfxOi4NopHTIQC/SruIFgpVnnGUeNHR4voY9Y3R2xkzUkF5Ng02rjuoYbwQTBd5GBWK4C74",
-	"vWBLR1aNriXnx41eOl+CFL9qrfH/BIGcO9sG1Fs7ebUA7f+8FMwIZePiDc2OAV+1R8CR2gIcpHXvcG5T",
-	"04A0iA4v9d8puBNJCYR2EjDrB+wXHYDTCPDco70TrC6tdftJNa4KD+oweanXiszAvh3BiSOw8LrBCvnP",
-	"0i4keulQXrYuQXu7WbYEjeyRqmjWIFBthf06RXNHxN5NeyGrUsyEg4ADANT+SWSAzqjqxz4/XtNOQfD3",
-	"26vDoQHLHQfcykOO0GLkf6fGIl/eyAO5Lxle+s++i7rUOIFnqUsxCPgTqq+j8xIMJKGWTrPPx9Eae7Qh",
-	"0Su66K1k4qbQiRJ6EMjn71/muK8wFiPhWV8qxtkDjg/1g3AKVuh591ChBhVLnEYnmrPXg+rJ2/HKVDao",
-	"2n4vf5c0h8eTOrh6h144mYxEURAA/1+nJNafeuTpmBteCo8KN/o2yb73w2o71HolfEF1Gj32EXw8Cu33",
-	"jS3jkxh2Wq6jtK2BJSB/QPoaeV3hqC6g3QhV2aolB8PjR0WSpAQQvzSPIZGPINyJikV1kzlee1xr0scQ",
-	"uMRLCzoIKCPbW7TrEgKRFtAke+QA7/tio+5C9V1Co+4+ZKKu3Bmty7ryR/EVe51HsfA1zKsu3NGvpZhp",
-	"xKwUQtVZy9buJ/80Wk1GUUvIXM/WSzjqiSn47G4yYpPfxj0rPtlxb8SGw+HnCSDAdeErBM00VN8jqmri",
-	"ff6TsgCKZMmdan1O86IbW7VE7GDD9XrO52xb0ohHO4SsB7azz1ATTbGNdx/d5qK6qw0GFkqCJgvKQhV6",
-	"KJaKd803mZOQ/qzeuyfXYqZVbtIyby4MrjJNQ8A3gfw9dNsHuetWl8OdDkJ/sK/igJpry624XRfXwra2",
-	"KWkp0MXzTRoEuHsHiO71ksj84Tfvx896qQqs/qBQdoL6/tcOEcgJK3gpytD4skkzVqI0WvGiMgZkbGLs",
-	"6mY4HEJEFeAUqPQwULWFhbWr3ufPEFx5q1ukF0xDcMdTWanmwvi6r3+9fvfzkF2u7UIoK2fcCqyGxGvr",
-	"GitskNkn+ujrbI57lQVj3MMkMl3iCBNqfU+9NfHLyWA0VpNLKnAL8sOIfQ/7YmHPoVEnlAsIreR9bSZd",
-	"iNFYhVpl8DvlsIoo8eLTTKwaQUUZ81XNsO/WmKrrxapBxkj8B5PNkiu3J5hiyC6psAFZbCbGcljxAJYz",
-	"W1Czr6rwSAiUNBlFK0E45eXVmyF7pwQtB8bkd8KMldIeBXwaN0Q6cjYrZFxyxOllc2Ghma6DKIby4cLO",
-	"vIHodF5yZSesD9GG4TwKPZeK/fL+LTs99ZY+aJUwGasZLwozCDZOjwvhNQjBCvbLUJs4Thg8lWqsABOk",
-	"8VUunHRh/GChH9dwrMYK6pNTgd/I03lGxVf/G3AV1n//w0v25xff/vfBBZs4kWbiuzoZvhRj1VqQmb2F",
-	"JB+oY8HnUjnsHcEW4MVJFLkxYfp2DBovrJ4bNvEPrHbQpkoZnyx0NkPRtD6AoIK4Y1VIYx0i+556UG4O",
-	"amOFYg4eLJPn58+Zj/ab+GJkKDdhkzWH/b+8f3vBVroo2OQvr91ZOyJ79pvMP0+oz+0E4goRMOXat1HD",
-	"lIOev/yXV2+qvNLeqPcMgqdWQvGV7I163wzPh9+AQ9AugHidQQ1f6OSSUglRQXISlTiFrbqrR9WAUQCK",
-	"jdYjKBvcn/CZ1eUEAlG5HSv4QWo1ydjE8nIuLD5zBGfC7QS7erh7IH1aWH9CFW0mWQDYWE0wV3CC0iY4",
-	"mXjhq36tSzEYsku83EYIWhpUJ77AGG6852Plnoar7F6QwjCo/1unFKEAUJ6XwhhhEObhVr/Je6OeQ8BL",
-	"B8TXOFDd3domlVSvnL3EuKK2+KzozbeO2sCLKWtItBewiVC5O1/UVbo3/7V20opnsz04KM+CeNLk1zKX",
-	"9BmArD+JJEyKDZsM8FSWstjAYZHXLX4Xa3O3rIrqYe5aVupLxK7QjSp87kWRWmxv6KK/xg5fQLOgdK/x",
-	"bnNsPQ/VfC00cct6JLqmfCN7gdZENqQCbsnhxHadFr76qOOqZgZKhZfM6LaZqnJS2zCs+oL7lOAdauqe",
-	"BW18iIQnKVWlRpljIaFJXMB8Uq9gnkGuAvCRE4if9/XR23ErqqEeby4uZfL8Px5zoj7100ngTg6nwBNH",
-	"rGX7kYIbqLaSbhVkuy8nhPrsWQnwmMNX8hFcxiutDArDz8/Pfd8U0qFjpv9Pyp6vJtkZvuqoKsSCghC8",
-	"JVhToxLa8hCVGfLZpUcOSz0LZfahkx6FV2I4FhS1L/Q881WzwB4IpoY5BDYhy/yY9T6dksx1ii64qMCu",
-	"G/esYcKep42ufh+24f/CmwpM7FYWDp2wvjkYXC/qkslYOYhLtRaV1IT9YiFVZFWK+yDEzLUwaIDgOHff",
-	"jYscFr7D2Uiew7JlgyGZKtx4Y5WX8haLh0XFxdzmQ8yTESWKw9wGQaiPm/nmnGGs//Oxgl4DkMulsOTR",
-	"vRQPyN4rUAxGtT+rNLGNgOpZIFajqcVJcktuZwscldpewXJF7uQ1gmSh1RyXpxhX1FoI9uVWreNeeTOu",
-	"2DSOamH9F+fngzZR4FXNA/b0kkDqLlO85A1lw9dudbgh1Lis6U7epi1XvAy9KrGolxPrQNuBxCduBOsb",
-	"wcvZgjQF8cl6fQjE4RW3VpBZK7Xefx3G06qARup1ljHxic8s1qpKTRBY/YGzBCzYO0MV+HvQJG/dzdt2",
-	"etONIpzG8k2UvwyRAX1fDwHCYyFGQPkKB6nV4UBJdk4WyB60Jpg7MRet0K8qC+LfpP/xGjN+e1nvlx1N",
-	"L5ubdNrKiBU7t4oUxe/0FV7YCwzZGPkaDiDDU/RfyzHfNvF9C7+fkmNVl38/24pAcSzWVVNeAN6AH6F1",
-	"GiS7xqgTMbWYV6VYGxWRx6R+WGWd9lHqTc3YR8LW9xotd0cBMc3j41I/1+17lJPYOODn+4Fay8j78tOg",
-	"VVa9hEJIuSELSU0V6XoIoWh/U7yg7E6yZgssNFg/IMwcqp3PYdyp+hRys/AiHf+AcZ3R+f4RzvMXRZpt",
-	"s3inkzIQ4pjz6+0wZEh91NlmXlKsH+BfhD326T05GUyRwDqlOgbtu4xPJNiTowyTvu9XCFYfd1XyQRaX",
-	"snDH6NsVHEIV2wV+n29Npo+z3/AfcEXTFPT9Wl16y8eXna0XC1ccmH7TrFInl7vklSe64rjNP9gVf79W",
-	"jHevbV2hWSjPfSwqfhZqKbdqjT9oKtV8aC3u9qrNGMZvxsqNcKWNnZfi+j/fVpL2xPI7ceMUx/VqMsDS",
-	"GMEljcZvFOmwgIKv/VyVwM7GKtaoR7Hy+O15xiZLXYoJM3wD5YWKHMplK1PVbDB6KZjVehjorJNCDdmZ",
-	"fe3qExMvIceKew/UmCwujw3NRK1Eql6KkVOU11iDDszsBhLQis1YgbGas4JbXJOHdFzXGvRtkddn4EsN",
-	"7jmNCeckfA3ZzwCcuXbgxrIbWweHdZ90uV/TvAz48kfmCtUq9zKFkwgzj2bXCageesOkros3VXuca7UC",
-	"fTlrAHWl9Yq/d7oQBKvaqkVvVd3sW2YYn+uBd80FBRQw516KB1GOkEag+xq8X4mGa1XjMAdQXjrV4J4u",
-	"SiiHU/UXc5fCDJnPrxkrvzL3O+tj8E3mI90NFQtUSlvAGYPOHu6LR1VMGNaN0QZjBeUfNGqFF4xTT7MT",
-	"E/L6Gu0jElekJi6BQvnHlplghV1uBgDlGLfCVxuKEAJ0RkAXA93lRFmhYMAAyALDFn758S/EGQeeHstJ",
-	"2xcjdGK9tdt3BIW5mS5zgxcAdwJMBfZ24jcn1EwAz+MkR4ya8j0aNa+hxDLmcJAHAotLYiwAfusBN0B/",
-	"LbqafVMByrBifM6lGrKoXyK71SW4+quxuJoJM2Q/awru0PT7WPVxJVnUqnrgOBVnL87/7H0hqduAgtL/",
-	"jy8E9nLwZ3EUrQLGAr90x1sCMVf+lij9cEyZcKVzc/bbSuefz3z9yCTbCJ4gCAxLcTjaCLnX3GuTARBU",
-	"h+t8WogR42ozprJqK51jyj1h2Yshw6AA6AIMvoQ2CWasvAgzAtBsVfw58eTcQBCMYRNs4OwrXlITZ4yl",
-	"casbKypL5Zngs+fsJ/m922ah59uUwAnpUrFn58w4LgJLRtO/Y4Vcsf+AzzGEXfpyv0P2QVO6nvtIzzMy",
-	"TFq8vj7+SaqZmIyVkxIpsnbiQ4rf6vnpyxB1QqKiuJd67YNxR1UEAtT5dMDyHkRfdmDmxF3w1PTj6B7D",
-	"Tm8nWIHAaLKNPmdm0MIFr3T+FktGPoVWudL5TpWylgrwTSdXZvCGrXR+ErfMv4AzwvB8lMghF6HNHBw+",
-	"bHP1ftdlPT/6SnRxEX2sQms1lhNs9deHWrJJD8xz6CzhG008rzeaSLZXTFbF1XO/tLBhaMtC6Oa0lb7v",
-	"WDcruVlgwDI10G/1GfgBvtB79K6G5ayB5MEtzfq8eUOcypm4T4On9qVPrPhkJ6No0dxQeQcLwWEQCV1M",
-	"RhCl99frdz97Cbs/eelPgGrwTgYQ1O2GaVt2SI5LQBliqaMYafoT5k+5Xg7nx0V3htzcGybkiE/2DIBT",
-	"H6i5siQXpwLHcdqNgxIGd8AGts8/mb+t6jeTCvETpkFs4TfffPPnATaB4wZOlOh3MyEOB/A5cTtceY21",
-	"pSLmHS2cVGVPgYlAIKnAmL/pxgo21WuV17Ct3sXRIZnjzqENUB9LpG5xosHuBX8+jhpdL8LNazQHWKU3",
-	"tXomflQNIaqC16Ye/OdagIboi5py62tA1PqNVwa8WtvxE6wnj9U8nSKBEspY9dFtExr1hjBOCJmgGzbI",
-	"Uuo47kOUF9tKrxkrY/nGCTTnQf29qFSKSk1BndfpChqK4PraAij8+iY/iBXcjpXbmVB5SiYIld6e1J3w",
-	"O1hwsbH8pnbMPs46Y2uVa6dOeVUMsuqpa1qV1EJV7I4mt1dFGFvt/vTGH98112wU/Qd1vrplhgwrrpjg",
-	"ZSFFmbi7oUc+sQqsz3vM4/cd3doVNmrXX68c1bBvgWUa3AyTqFg1yiTg4ndEs81OfB2W8Hur+90q9frG",
-	"4Ns5VUkhIkC4KUgch9+F4ZO6dM39YqpYdVlix1/q0erRqcKGPewva2FuH3xXN/FpVWKcMuvfyntvqh2x",
-	"pVRrK9hCr0uW882pvj2Fjn4M/59+ehDiLmO6HKsJtQKcZGyCzQDhX9gOEP5JDQHh39gScDKIusqxSWhM",
-	"N8ncdYNGdBDHPFbYp7oq6UsFGaOGkPAzlOiFavD1LsFG8ELkQ/aazxbQAPME9RlpGB8rYPCFpJIrWKU9",
-	"I7KOTMDD200DOUnVCdEPoRk8A3u2+z8JK/+e5978je3ONyJnEwd7SGOIthxlN1BbP/dP7Ak4wXhJur1D",
-	"NG/g+2jcoJ/wubd3JC7yS4gnCHfjD8ogmk2FOzGIZ0effh+pOAZt8HPt9xl3vv/dmQnkBe0P9jkauuwP",
-	"SPVTvXmVYhMvtinZK/KEHuEocKiofSoa6rE8SNX+3Qnag0ccBmRLzRaJ5KiqRytGZjsBns98CHagPdTN",
-	"td7HdciiBuY+CYzIgPJmUacaUKxnbUz4YMnvROh+YXWViiaWAxxd5NIpEeEracaqRoGdRuP0SxmxLkYx",
-	"4G5bApP3+mm6F6jdWHlyl7FJaMAa/sj5xkwGF3EfdQabTneSVjry1UowjGI1QXbp2yJXW6LOrdrHEgB3",
-	"PPFGQuiZDFZhpR8uIBIZIrjdnuEUxop67ydILnbs/T3v0NMRaOpG3Ik+n381+tzA12PQhte5tBFlODGA",
-	"IFnVKDdjkOUFWXNlhaBPRbTPAN/alcEr9/iPTLev8L4c4WhgpFrTa/DAQON23wxorSj5VVqI6VkK82Qn",
-	"g+Pv0NPh+R/5bHCFRzkcHKqimBXnsZETpkZfkev69+EYMYwDznFwxHPDNhVt5wTtFP74xpSX4ac/WCAk",
-	"wC9hqqwkhLgqyIYteH5Uiwl0Fmk/XL36P2f7BWerV/GR9s2MF4IsFr6+C8hT/xalhoaZmPhBRUagPRYe",
-	"/jHPPDSJaTPqQ7nVCVWp/h/oV1EUHkP2XHShUHSO9LZ+yCeEODVfnjrqhN2v6sWH+Bwyq4cwjlze3qKn",
-	"40dRLMeKql9v+zkGQ/Yr1QuQtdLTbjFe6q4qWjzwDUyGysmFr4FmauW1TdikNF6NoRWOVbXVWvQPtXfD",
-	"hkebtGAL6zriNWrJQ6TzOsyD/ERXslHP/itLvvWi8C3iL2ErZr8iFgAr/10SXgh3wYKOKmaVHJvoWAER",
-	"aaSB1roNPJJGYNO6yGieiH+md75+vY1fIbTQalb4vr9SocfPKRYWbNEISkkkpeBTUZhu+a+1opjnXzfl",
-	"HmHaIXkRYZ/53MKjZTAijs245YWer0UGqjqWilhVOBh8txSbXVWyD+hGyNEtlXH7Lk51vkHSOv+3XJ26",
-	"bUAJmJxZXjJezhYQBHhbZfhhK/+x6uPfQ5p0uFkWXmh2zBeRRWJpJ/fLaSHuRcFuId9hkIHzFoLbnn3H",
-	"/ia/Dx7l9Qpqr2HtIpVX9Z5ofuzVj40bmbTDsbqssg4LrJEmMRAhgDftxXb7BmMVN2OFRar6z8/PBxf4",
-	"OlKD8K5tpMb/GfpkIjSAF43VtBT8LoTs3tPXJWVg+G+x3ABEs3lWJhXazt0fZnKBySQI+hU3yGVppsLd",
-	"VW/GKqS6MxnjU6OLtRVjhbkoumST4XASTYplAiImi16INNd08H/lM8m78Sg9s8KeGlsKvqzfwhCbNJWK",
-	"AzFIhMx8PQaF+/o73aMWBlXhjUeohSiohaxHtSRGERt79nWXizdC5H5txyBSb2DM5q0PWCkVmSIDqDrS",
-	"JChKV+N9UUpvazqoR8YDpTf47KtEcN9D3GI6hBvJ5HHSPxtswTe5bU/e6cAets8i0Tx3//H8PdWF6cBT",
-	"SofeVlzvwIzO35OG1NMRj3H875SIm3/z7QxNXjr+ss2XnwIhUt2Ud+u1UGEOBY4+Fdd0P1HPZScR4CiG",
-	"mCMFt5+amV6JvOpx+/77y5cMSkJibAsu6MS3pi6FykNVH1A0EeyhIS+Aqlo86bN+HdEyfDajWBrqsA4U",
-	"r94Au5IUaHyIt4/mNSDZuN8os16XQWOuiQS2ag9oKKnULsRyyF5DaSLmNGkngwMbamS7alVsMif28DyX",
-	"VNwTlwxtin1fbiySNWRUtsFkVcggJBNR3FNkAvMTLPkGy2rgxnFl29k3OBFJ1xWM/0hE4QnSvHHX0X53",
-	"WsOOrsVEcG4hRtUdiRA/YPpxsohwLES6ZjmQk2bf+KnYaPIFxxWFDpQg0IvRxpb+JnpPaekw7Sx/xovi",
-	"OCz/g+/WBY5+KCY8FYVWc6dkRQCDgp97iXoA9SlVfGyL1avVhDK1akaOEMw1CoCOZvh8c5+o7p4TjeBR",
-	"dTF0fftmouITlJW9W0/F6Z9CEi2MV0Wo6gcVDYCJW0guqfkVV6Qxk9bjNOiqetUWPvzsx7ry5S6fDDma",
-	"U7XgCZ6CI9u3upwdxbiATd6q8tDuOPD4ImypjrZDfN46mZoaBYDgLi4gbQySZcFkRNzOhGQ1x6ScxkxF",
-	"0hAjqHBdjCnzQk+3q9BtHeh1+kCPT90bs/j2k19XbT0MoZR+OCpSXQtIG/lixIpId9Qusr0gM4SvyLkS",
-	"EH9Zhnxo+vgCUwt9nfM8z5jZqFlcqygtpkC0MC3gCw/tS1q34xL29lTAsRJV+tOxf7ivYzGfyhRCA7P+",
-	"u5dvWClW2kirfRXmmpXADIK9NHaGV/02D7ZUYiYuFFzn86qWLq1hE6J0MTfabMkfmc+QBdOcflCF5vlY",
-	"Tdf5XCDbUcI+6PKOlT4EuhRLbUnaN6y/sHaF4eeQYKv1CgLvdclWpbznEIls6lVUFGIm49gPU1q2dpoJ",
-	"u6Yiyxl7CTKR+9CBDILjvClnycu7SjHw0M/GCoJ3Iq3hYbHxCgxelRu3BqfGVLL72lg242W5gTwm9xpc",
-	"K27XJYQQYwL/WE3uxMZMhuxaOCjNzJnvAjFc5hm79p+YHYG7iNJPRInFg78yXzneNpo1ISiJBzqeo8jR",
-	"ee5OqXHt4oxgoHG+yyrhNQenNhYKFZ8sOGw63r1toty5yF447cOUO/yszS73lWJotyEcqbuYS+XvIoSn",
-	"Nl0Kh0G3vdTdk8Dw/Mio/0pYLovdLCcE93oYHsfk2TynLdOEwZg53qhgxPrh/CqSmQWaOTiQM21fjzN3",
-	"D3cE8GzU7EnO9nlaXQOqAHwQCO+RlHpzR53NYHhf8xoPgkKNkfDAC3AURJHQa0mkiPWffcvM4HCKBLHt",
-	"7Wpq8CqGFpnNLphUDgNiUri5A5cfli9DZgwRJtAx3VixopgS7ETmNtMHD+RWoxIURaVlVuvWCtkfYO2/",
-	"Y5eMuG9oTYePmzA0aiy7DV2QPgaVqaoSQZCmt8DCxS/OX7QWJ47DbQ7ubBGa2nUjTw7G1/hJ65BbXTL2",
-	"DfiT++BpXQhumv3RB3CAR5Hk3UB1+ljL4XO4Hwex4LXrkLpeXYpdljg3/cEXwX2Ujgg+7jG0cTW3teOw",
-	"MCA8wR0BsM5YRXMK7XQBTEHJ2F/1lFkIiYN4mop0feH5nGEDxXaG9RKe/y97VFE5CWKBxzg8BArjPijR",
-	"zYSNMN2MIU0HQ1wgltjHwADvc+fb6djqUWFVb/7WoLAP+MrWSTVJie+MVLeVLDmq51BoFOymhWnvmGL2",
-	"tBT4+DvaUC6v3mBHwuNaUfAE6hTzIrS+A5JJTaCPZWYpCtDeqj6EoX+3OyzuBTG10UqckINu4o5mEotV",
-	"hDmPKWyPCvwHag71RPp7dVxfV4PHzeX16dOqPHpZKnJ9tHN+SV4RVR0y+XP9+V/E5eOkQZ1ThrbGQNYP",
-	"OuuKmDSaKbZ76n8AcZ/aNII4vOCQq4gL3ghbL9K21YJxrKAHI6VmJjsuNlPko5aLIPtQ9ib6v5sZm9Ss",
-	"0ZHdlSh9zzocX5Ss72fMxoqeDUbEHL5lD6V239E6oLkrEO/wkaPtz88Zmu2ysQLvBZQmonl8qb1vqQKB",
-	"ydjtugQXmO/DHPuqxqr/4vmfByHaATbmO5kGeGDuF/SelSrXD/BEmCG7xBWPVdWskiu2xoqY0ao5y6Xh",
-	"08LpNYZKg2K7SydHGqnmhRgrgLFWrP+w0P5YwxoWohQDt+vQItLguQHu9V+cP3OaDvmXGrwETIpVm81q",
-	"sVisoAmQ828Gvrqib5TusT3qS4WGXLBqSjVBdEIklFS9GzupZlj+Gl43dz7WseDGGvbNOcv5JmmwvKJF",
-	"/gXuw9NQvPoc//vQPDIb90b/+FjzI9XRpIU2qBwwELO2A6k8Gm3kSqvNUqPGGMjjvkID78W9vgvcsSF0",
-	"JcJT5O5qkXvb73dNhHSrOlIipBuKVbV8K5kkIY+U+LYXRwaHsyWMWNgl4v5iMOvhd5MtMcTjqHIl7Pqo",
-	"2QSXRYGjdooGCeboXTLgL+aAyO+DRcAqcObrkcJdwTqOyjiAHVPEY77VatcDCTciEKJQiyNVrIFO6GuR",
-	"oSfIUjOi/H0iKXahAopOwY6AaV5HwQtMGONx7/fMi2xO5BQK/oXyroYmA6Rner54KDZR/97dJPZX/9Lv",
-	"SGVpDUcmtH77X0+F9zNGvJPa7hvWr+JmjBAU6YstOkXObGxmr/HScIh7K/ekwyb4DDKNMNXp6t31B5xt",
-	"si6LiZOX/3r97ueskvsk1jn7r1Nf8vWVKKQT0yfYBQeKiUg7VtAzxo1ae/uDXApj+XI1Yf1flPzkAKxV",
-	"7mMbKJKHSrkC7CeY+VQNEWIMTp9/+92ImQV//u13/wNrhy3EJ/bj3y5fnl7/ePn82++cmDLu4SOZ16qM",
-	"Wb+Q2q9TnW/wB/oMKpC9FzMBwaakoDDOwudsiS2FuWJB3WP8gW9QGamE0aiEIXU+GKsQROEPcbjM2wMn",
-	"fg3ttp+I7YZr9nU5b23aNPMl+BwlUG09dTNM3Sn+8v4t1Evi5g7vQO0aQkwMKB9fdvViUtuxWll11IdZ",
-	"2em737XyGG01+PpzIhBOX38M3WrzGD0JjM6PjdW/SrsgEulY325WlIRZnT0dx93UnK/gFgo8VAt9DINJ",
-	"l4Z7SeUkoiZKWCLOTY7tJqqalRcV2a9XkEM62pcVLR0rJKZTPrsLlcudnLRc2U3oYzEYspfNMm9+99JA",
-	"Gq3fA8alw2rHCsxXgV/rWzIg1drKug3MoJ8TFqBzivGtW0EjwGDIvL99rGhIKL4lYFYw2VMcYLUCOBZk",
-	"wrqsgNJ/cf4NgupBGjFor9V2rNtxfEZDM/w+ov0eXhPuxVMK+A/haL6UkZxVF/bsN08zPp+Vgv69q4AX",
-	"vXIEPEknX/nlHN3G9fzYyOAl2F0CiN9NRl7e44TMgwXeD31iMPERhMMMGyI4auL+kcXNkok1kKzMb0th",
-	"Fo9AproR9rfeVPBSlGi+HP3jo4O8EeW9x4d1WfRGvTO+kmf3z4A40IS/1TvLG0CIrUCf2s/o5I5+qKqg",
-	"RT+iDht/hmbD6JcomSD6NUAgnoGCyaKfwIvQ+/zx8/8XAAD//w==",
+	"7L0Ncxs3tij4V1DcrRI5t0XJjpM3Q9WrvYrtTDzx2LqWM7lbQ5cIsiESoybAaYCSmZT/+xbOOUCjm2iy",
+	"KdNO3r5XUzWx2N34ODg43x+/9WZ6udJKKGt6o996K17ypbCihL+er0ujS/evXJhZKVdWatUb9d4vBJso",
+	"8dHezOCNCdO3zC4EW5XiXuq1YSs+F8Ne1pPu9X+vRbnpZT3Fl6I36uE3vaxnZgux5G74Jf/4Wqi5XfRG",
+	"T8/Ps57drNybxpZSzXufPmW9F2JV6M1SKPsGRvkNh15xu6hGhv9kvVL8ey1LkfdGtlyLeJ7EuKW8F+Vx",
+	"x3wtl9JuQ+1H/cCWXG2YtGJpGAcgsYUucsO4ZUttbBvIChgxnjUXt3xd2N7o2/PMgU8u10sC3lIq/OtJ",
+	"AKRUVsxFCau7ni1Evi7EqxctO5b5zv3e6nLJLQ763bNeeg69LmfiuFB9z83dl1zzL2K60PoLTvHJfW5W",
+	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+41/GIdBv0Wz/dylue6Pe/3VWXd8zfGrO/LgwYx0F",
+	"LxUTZanLjHHD3v3wnP3l2bf/g9E0LBeWy8IMewTty9lMrKzbbOsKD1tZbdDE8hxdmS24mgv2wA3791qs",
+	"Re6Wypnl5s7djoXgOVGn1xoXkaZP7oMTw35+93rY24VYsAxaoHt+efXqvb4TMOqq1CtRWonnNSsFtyK/",
+	"4bZ23jm34tRKwOfG4FlPfFzJUphd36h1UfBpITxKbY0h8074lfUKbuzN2uxe4t7pFN3arQdrI8qWh5/i",
+	"m/FPvCp0xcNXWQzAD2FiPf2XmFk3/uXMHd8rtVojL2qgrqOda14wDq+xcq1ODJPwtjvh+lnhS2nMqAYY",
+	"po7sTioAuFCOhv7TD/Wh+WrW+3jq3jm957BB416O9/CTVPklffwJFrhc4c54Uby97Y3+ueceF1yqf/Bi",
+	"LUzv04esdScnhq3cqwxnYPfwScaIRRh2K4tC5Eyq4dZJwWYzv8dqke3n8078ey2M3b4e8f7yXLp3eXEV",
+	"vYL4tmsX8frZdON/cNDNmFsPEIMgo/g3eSkumF5Ka0VO3xhm+Z1wMoksPSCi0/ab+pTa5mpV6ntxJcql",
+	"NEZqZaItp3d2ywsjmigIXH4vrQ6zXIu29ZRW3PJZAuIdkPxhoY1wqO7gkq9nDg1sEu15QmL5ZSEUyHVu",
+	"AKFykbtPu1G+6SY1nvZE3Y/a58xRiIzpknFmSDZhXLmFGsbXdqHLQXLFnhYlNk8gOzGAOw5paL4Tw0ph",
+	"1oVlc34v2mCxKtdK5DepLbjhC+6QD14CNuOhjAMX0lgAs5s2F4WwIr9gfGqEsuzBQVRpJVgu68BsJ+tG",
+	"/ipuphsrElTxlTXMPa9PAJvF1eQyZ0pbZvim43RuR6l9c0sA9Ky4i1AV0xriAoHWwESAKIB9H3bgvmlD",
+	"fpM+oRqrcIfPLcvFrOBlhRzmgonlym4qkOWgC/gXDZwTSOT+Jm8hCv3Ay5JvgFX7N7eXpMSDMLaaPfO/",
+	"3MqSBP8uBCNQg8TsS10mLsTbIhelOzpT0YCwCma1jq7AVOtCcLV1dB7YfpE0V/LI1rm0lzOLemPjzPK8",
+	"FKYFQLNCCuWuLL3lj+fWUQa1cXdmuraM50upzIEEwQshrH+LdEbO1alUGRy7GxmYywCokK2oJ+DNjDvu",
+	"mZyw1EXLhO6JU+rcYI5CxptReqrzTXJA6yTPGxT4tgeVOesr4VDUDWvErBR2EFRvURrHl9jl1SsG48DP",
+	"buds5rb+IO0ikAkCKtN24Z6XIhfKSl50pBFu1NZluodONMtrs+GugbDj5ATkjjPeSx4LZUYA03SUYyVP",
+	"YbuBtIQ/Z3q55Co/LaQSpAM45uL+CfqpE1K1EtuiXQvlcmugQ88CLrfegZfKlpvuTPsXh2tO68m1EhkT",
+	"w/mQ5cHoMZTKWF4UGaCuw1wH5SFK1Gl+7q/gTmpSXdYgAnRj76grtotEv6U+2dqvKIwgbgUiFrDrnPUd",
+	"63fadyXrmUFCfDtAN9JrO9NIHoJgXxT6QaBWf+vUJoeJXBYiT2CEe4mb9MFtHLN3R0fjOCqCA9VYDM2X",
+	"piS4/11Xn+65hxTQpiXPEX6kNQPg/vuUBNbTV3nGeGE0k4pIRnkPd7PQc+ZuRWPQQUymcEiDc2gcgG4U",
+	"fJsmYLycC9sJ7d7jq0ndkduex+CawABfVIcZDiXgYw2SrVfzis/F9s0M/LcbI67ueIIVR8bRDuoy8dT4",
+	"o9a1vw8Qrq/eq61d9fm0Iggvp+b+fq3yQkQmq4ZtRBfrpYqmia7erRRFC1rDI8cnQUHL0NTjLv6ImZWY",
+	"Davr/8/zD0O3uCTW3coibbIAyr818w+lXrIn2yKzt4MtuJP9mkge7WgpjCEU2g1VWFj1fgqwz4u1saJ8",
+	"eU/WtSZc1/hzi7XHCLRUdSPa0brrELkGWcIRsJzPbAuNojVvffyTVPkZSFdETfBFRxSlYXyq17aF5qUJ",
+	"KgqDAJUTwx50mRM7/J7P7t7e3qYJD/zQHOqNA0vh6PEvvFRSzRPfNo4MnkaEhXZdAS+jQ4lPIHmwnmZc",
+	"W24T5KYUPE8omK/lvaPHPJdKGEM7f3r2dEtbIRCxmV4XqONN8cMkfIzVq5WIKUSQ9bPegy7vCs3zNsnc",
+	"7+TEsMoPY0CWg83drotrhz5OxCSbSynASGy2b9nOdXcivb/QcrcJb+Ms/aZ3Ho9ptWjVXWN1uITPQWQx",
+	"F6jULwVXxjH6Q9TGT8nVKculEuVrPX+dJGJvlQgsnLOZfx+Ze8Igusu8E752aqIjHqwUM13mZKfxhLAb",
+	"kbHio22xm0gn2ZoGrbnwzi/2Z/aT/B6wiju8gK09eLG4ELeWpUlJ8wa7BSSPHO3PsYW/myU2fPEpa+KI",
+	"9SNtbxc3mjGz0A8OztIwrWZixIxd3QyHHTYCY2/v5AP4QwthRbuxHA1POyzkTTM3ftDRzB3P7sj/C/r4",
+	"UWZu+GCnnTth3va8JuxzofWdN/hkbLoJ6mWLpLPL0o3b6WLp7r6xT8l5PDHtDq7qm+v1cslB/NwiXEhi",
+	"b8DXl9ZY8F7fC2YcAd8mxhkSbGmrR0m+UqeRbbrgrg01+GQKTuI+TYQju9pP66kolbDCMBClTKXaFIIb",
+	"hyE4nmH9wO4yZFZj9Q65FTAxR39W2j2cFVwuzSBjDyg8GLTVwVeqZr6raNjT8+FYdWVkNdkvoUXgvm8c",
+	"6bvR610hBUtdCoavu9WVgj24/7MLrvzPEGiQlmflks/FjVlPjZV23WJXfYu8otAzXgQmrlWxYf1cz8wZ",
+	"PDilB8NlPhjB+zA2mWDLtRorqYwVPOizWglDN9kj9omBA/BaacYEny1YLo2VambHKl4okNQMDi1SZEVe",
+	"m3fGlUPtcq0QOMOxukSpxA2AJjBctzng9F65Ga6jtaSOsB5Qc5hjTGl1ikxky+eVNIY4oKUvCYBz60Ls",
+	"kuWAhDp6/yUEuCudJ2F1P2tZf7XmK1EaaaxQ9h9O5RTP4Y6i4cOxWe84ivdyMgi76b7E1DypRdPSbsCN",
+	"p+YtUtaPogh6JX2BgluF9Yiq13ZTLqViZO9DY5gTgMZqraof9doamQv/ejBc+7NBa9Sq4DORDwAoSqOv",
+	"CsjAWEk7ggnx6oCUZTXL9ZCV4l6C25NxoCBC+VnAeebkQpO5xTvOsTZsre6UflB4cRJKHo2WPliAS3jn",
+	"kT6Rd/R96nhI2rwxwu6S0iJDI57Dgt8LxvG2xVZ3+GFwoHgfix8RQaivrsZLY8C1CYAecY5hzUpJFQca",
+	"tZxIJe6j53VY/1XeC8W4YROKGUTnC8TATcWtBlwDEVmwvgXbUGksPnekZ6xuxQMcAlc+ds4hKOgFNICs",
+	"LJhksKwGSeJnB0NcfVsfdkpxHnbbRv/V6ubeURStkpCbrs0mJcVXN7bBIlM+u+xREUr+G3R2J4z24MD+",
+	"rIiivJS3h0i47vVfdJm3aANEI2DUQC8d/2F9d003dUkCf3rKllKtrTBI77TC38eqJFHE8QwYcRAYXsBK",
+	"j0bwbnBged9+fCpjRfu9F+krgo924sJC8MIuuoPrR3x/G1avSGCTJLJ6wOEEDchJ3J6HVwzCscLfvjln",
+	"DfCxeykeOgNsrBIQY69UjQsCj3HqhzsQWqnSDwRZsLj5AIV9kYYRJWuNaQONdsVn6afI4dLBcCt3BW74",
+	"PZeE/DuUEzruSmeNdktBB+ShmXHLCz1fC+RC0sAQRPXsQjgYuo+dCKCEk2qMWHJl5SxMsirFTORCzQTr",
+	"c/fXaRA4nLDucRdHGavohcGWrOdoKsZB7MZ79g+c3LhTrvaAbtbgFkMuKpQlXhpezJjR7pcNUHR8Td/e",
+	"ilLkLWIFgv8QSpd26VbnH67t1iXNauQ7YAVR7RoFrZHg2iqTjMPTxaaHuAq73UYpr8ViTIt0UGLiI5/Z",
+	"YgPuE8XcWNy6o6KBWF9pIm6ZR7QlV/JWGIeBusxF2VnYgkWL/G3YRVNKmC3E7C61+qCs+i2Aiuqm4GXN",
+	"5RBppjTYzW7zZU3o5QcEqdFKOkP6K4Bvl5vZzfygy9xdyp9R7N62pw53ieH71Cv/HoW0+W0CaP1JXbBz",
+	"JBC0hPTJrVUrImwBd0uTZH2zni0cPtPZnpqZXiHRo1g+4XiPKNmSb+BL99kgQxfEw2LT+UB+9utsPxIH",
+	"8k7nikJLg9LA19EJVDekwr+suvQx5Gr430pBfqHlNVx6GzUT+YgYNbnk6iYAkixB+XPsNpy2AQOALgnr",
+	"DXIOp4OmyMuQEVKPgPrgTIAwEEEA4RCeZzT0VtbnKh+DccaPNhh6vBqFtyr8IBxEruBN17jVHoED/kVD",
+	"JAM56K0fvFu6Tn2d4tfmvrgn/c8h5t+u377JauEdwDozNl6fn38zw1sJ/xbEN9HJemJwjHTgKUfJr3GU",
+	"dBfAJe4daw6q8IMVy1XBrRjCX8GVAx5zMIIlZ3rgyrbGTnrSVtss61c2znMG8aiDz9ntll4MyTawrgxP",
+	"oRXjw2VNKFpyp3CNKLm9ccLPUc1/bQDlZI3JDCO8I/zuBS0piW4Q43CAJh5jZ4IY4XCdbcL4uhcUUHku",
+	"hQ9SDkf67bn7eZAm5YeGljTE6oRY7B/XeCmby3tQ0CIZVNKvIRY3wdlQyoyPveXu4rmeNKags9uPoTFu",
+	"ZbWAmYBX4bS3z6kFmUlRrGNxK1xNZWDYtjpJ2xIFQ4tuEXP80x3Gt8MsXAQSXE+15mgd7bA4ii0LRnq0",
+	"HeuRwVm0/pDP8cqm4qQ4Jpe0xGFMxUar/MYn7rREYyx4aVmuBZInVDggAtGJPmDHwO/JVXABsba546N+",
+	"dve2o9Lo+tjyKEQranfmO7hkjMS0ES3DMHJpvdOF+F6qXKo565dTPhtiJof8FVL2hnd/NkOpB918+VkF",
+	"ti6QNy3BtbZC9hODYMxYKVTu9EyEXh1yWdgVHgwAt5KVKyrWb0ipjjaYDP/jZC4ykTN4nLF3318+Z+W6",
+	"EOh2mSKcnMRFQrH0XqkwhckqMQ2cOUqI3C/rSueO3a5LaTcnhk25EYVUYuBt+wLGSmHBkF0GV0PG1qt5",
+	"CcGeJSt1UUz57I7kcwIDV3DsgHdhlFtyPXj7gwxxsIkolAj9D0iLqhBgtyJYcOMXxgsngnbXBMMEbXlL",
+	"Yb9ukiQnakn+CLiHF9cdnGm7q1k1DYTMe18znP32AQa0xLyG+DpfsEmDmkwGhyip27QsSUhFbg4+S7xy",
+	"+4ITiMxR+hJ+0wa24QGWfbfidirSasEv+FQU5qB4960pvgxb72J5TOJru1gQREj/SsM22RpK0JI3EYSm",
+	"bZmA4NpJOPhHteHPz8yu+z2277tcrnSJiXwjhkmKTltl61WhwdIw7k0hJjof90BXHlNWCXtz+feX414S",
+	"5LmcU0RRd1l6VWdsh9xbQwalvA3v5HxXnmMc04t7OzHsTmyQKeDHTNpaZOpa4e/pIFRMu0mLNU2rsbSY",
+	"t3Rb6mVtCkq2wIMQeVYdlS4ZnUl6+pWYHR6FseKlETnZ6YcGTRLDzbKguBf/AM5g+C+jnUrhBpkKw6RN",
+	"562066j7rhChUMPSXLNBh+ym6nwDGhAUUpfsx+B42qYGtUAFaViupZpncDYUPBDZYSHXEHxqEJcxVlHA",
+	"FQgvTiyh4Kohw2k33lJVrpVyUmNAbwibgGEoKIjnmyG7KvW8FBByMWJzYa37Bj0WfQ7ii15bms5YXsJz",
+	"XY4VxATD4jmugT1wCU/RbnEP4R6DIXshQBrKR8zopbALeAWyesYKAiqAkXNKvANfi87ZrORmcVpovcIJ",
+	"2VrxaSGY1Wy1LgpgXmCVyRgfK1onWznBBfkazzFMlrPCKeZhOX+XtNnYgIdutS2QYdg8gLzFisGuMTR6",
+	"5P2gFbilAxg8jCxxu+N+xmpL0vvChnu0kpvWbCxJlmWwlvcj4kHY5iBHIBikTejdk369edibhWiKXtaL",
+	"kLSX9TxC9bIeHWYv69Eidpos2wzKCIK9RuLtOLVtBXuZTAt57+P32HQtC+uDKuohgD6yzzCK7KOcBU8p",
+	"4e2zlTbWwWL05NtUMrz2nvl6ODoF7sEF3pU31+ZlwMXjzaRXDWQZPZTSWqFoqdXivhs+S8+zblUraev+",
+	"VgcR1etD/RdiKrliVzjJ9X+9Zk++HT55htnGDwtwXwB1cVDYL8pWW6ZlJc8cdbrW+PCg9e2qoVIPWkmU",
+	"WagKAVXanw9RS8s/W+EP26OSQ7zbgM0odnq7Yxh7DUo/SZW/8p8fasOsc8cqTk+qFjt/LSr0SOVgtgqj",
+	"hHW0FIP56tH6FdIdGq6/xycf+/FrEXa7wvzptFvj/HdegBceoFbHxSMqA9N21ZnmPXhshFB7nYNaZAmW",
+	"PlG5D7JEkaE1iXIHvjf32jpGHa934pF/06NS9ui0ihhb2mM4WjNbowyrVMpUN3mkEPeiSB5W51xRHCLO",
+	"M2zh52/8QV3pQs5S0YaU2L4dg1noKVtxa0Wpwp2sbIwR+hjwq881k8rqEfsTFIuYLXjp5KPSZOz/YVCm",
+	"4J/89NcPKEkbc5jYhCrLTTV9UlD0pkuiHLCsYPKObbBeNQyGcfFRmpY4yVJAJnzeFg2BT2PI9O/WU3H6",
+	"p0BHsygmWj+owchn96Or3NEzxYSyJSnLMBSEbFGszmGwOjzcqfqmTbtHW+LDQjMjUH9bAT6BgdMr3BTS",
+	"506fChbt8ZGFmgrbxxvBvba6vXFSDYR/Hny4rWj/mVi4rxrOjk0m1y8e2qsK1isEtihKWM/FqWWo2Uk1",
+	"p4xTVFp9vRdu4fQMWysrC1aKe33n9LhLeoNC69a2AKdqNXTNzI9VsT6vemBU0fUJFSUNf3eKzWsB5HUw",
+	"IR1Qiu1ObLq7D3GGn0TSdejlzfo56ZkE2+Db569YKVbaSKvLzcDJ91Ll4iM8XFi7Mvj3cMOXxeCiHjcC",
+	"1XpKJxvBSsRYGb4xI6ZncnR2Bqn0zRkyHNQ9BhLphmaX4Hfyw1X08BbVYu+bScdVpkWLS/bizTUDUy1k",
+	"rVDQwLPziCWkLW5ogHI0cXvUd7CSysYMmh4aFacboJX6lrmjSxPxdVkkT2J0dvbj2+v3Z+9eXr29fvX+",
+	"7bv/F5UyvbbM8vmFOxUPNnjx6vL9j2fVuQy7xo66BbRg6c8m5dZfcWMeksFal5Y56cyyJ0/3gdTXnNqZ",
+	"EOPeOahiZ1Slk+obhcW2bJHK5W7vMhIiUkmExQayGrz4YWKhNdT8ckStKh3VDElnfSwCBrx2cBgnrVJJ",
+	"u5UawF2GDM2lBGeYialYFZpDFLPTkD/gy0RTOoIKPcr9psc2C/7aDJhEhhaTjGJbMlKuMkjfUjNZiMEu",
+	"SLtZDoMqGtASkWtyrqqUAsd0ys0FcSFMi+dzjjpyXAL82+/qDOO7lHiD179WOfzZnw9jNG6MsPiAGymE",
+	"D+pKm/BRBZaF8lJ5TsWllvqegjl9vNha+X8nI8ZKvTzMR9QG/x906Y2bZKwHG5uGGDBAgBEKrFQ/yoqi",
+	"aIsEafVDWt3ZjeH9fyFcKsAe9gxj7QQ/qX0HOXGummYRygXNfF3QoLWeGCgEyJDxcoabAUu9Wi+nVKbU",
+	"zYElvgojHL8lKEX2F8vvBEXN0ttjBa9fYICh02oMluaK6tSGcMtoZlyhoyxjBfZB9kZvTcQhno9hWT2E",
+	"GlpTuQqxJ2ANkGasvADA3lLF3L4umZPrBrUkyK3yuawyxqED5E6IVW3lWnmCBDFHviKvoytAayjV0n1H",
+	"Hp3mdzWpJD5+5EV/LXmqSFK7PUSJBxRwyRwyonoisiiYkz2kxVzD569fkYomLeO3DrLSGlHcBpv0QoOH",
+	"hnxbatAgWftl3KzG/mufPn2299uYkzebJRxE8So+H5azwzZSj93YJ3Q3S9NilwMM5OgaSQUuVUPBTMNl",
+	"nrExmtm5t7BVFoBxb+CuX/W1rxFToZw0zSIQmK/Q0Bzn81LMeUvhg9cg9xpRiJnVJXDj8IGaxxFvB1pA",
+	"fOBXTRo5QK2h72OmE8Xd9UJtsfjHD4dZ/i5Z9PFJyt5C/sUalFsF15umvf4dCpvRQtO1F9237dfcPfYG",
+	"z8S6AAPx7KtQPRAh04WlzRouwNZir0V5L2ficuYLgIGYn/X+Wur1KrluP1J66S+r+rasPra3zfmVS9VA",
+	"43AOOzew82DrM37O2TZozDTgX3XkDaCmaE1K1X701ZjDkSSR5fLqFYPHcbFLdDuWAp/sdDVtQ3umVzXJ",
+	"j1AM5LyOPl0PJBiqC3QokSZdjQ9oVDjOPEq28nF1qzWGmXLVCDQNmab1E/+jn8GuPN72Spf4RRdwr3R+",
+	"47nSvhDPk+4hugyM/pBVeCs/ihziFcyIjXurUt7LQsxFXrnDxz3HDUESUcI+6PIu+uXq1Yvor1dXz6u/",
+	"rrhdUCBJ9MpKlxb//EWqXD8YlHFWpZ4JY/DJWi25uRM5O3M/42/XL19Ltf7INOw+vDjT6lYqkTspz2m9",
+	"+PvlanVZLnXJ9L0oS5nTAmZ8xaeykHZD0XJgIQONiUXPfLaYB9eJcSrvSpSnM25EZdZ5fnl1g1VOxj2z",
+	"MTNbVMMy+mF7LGb4LdYfOtCGAKHbj6VMfCVvWm7Gy5arcMH+FGnn7bdjLx//TAYu2uL3Lpl/xvpYOsv9",
+	"/5n4KGYZ+9MAezsorU7Da9SWp9W6daB8cC/K6f6bT5atsA/6bv/9/5QWjRMFgrqn8qwW3CRAeSWAeWbs",
+	"e71WoDu91i3x5kb+2iIPTeFbd5Fm0m6yrTLb7pZaXUK8CgTAPPmrbKsa6t66AfdeZy0ft5bUJ6IYhkfq",
+	"8E5bRU/xYEufhzphkfLM2rT2C6+LQj5xKCNTLy8ZLVvnqeqgPtMyXZ/3MUHJWN/CKV2Kt5WJ38TlPjHl",
+	"AVqz0FG+ffv3nyTGfLwsS0d5S/ZcL1dtSW47qgLXC/HSa1CUkyImNc4fr7hjPnp75qDO23R5nYtIA29W",
+	"HUFK5mv8p2fdd+feYSBlxq7Xs5kQANQfIOTTbXU73b0Wj5hvbvahRCnALtvSx6X6+oT5NzNm1stlW3UE",
+	"Oof9WOJe9LWEn5fcLF5rvaJyym5rECJ4tS6KXSWWfUjpngrQTrX3r9KUVYWkM7PQq9MHMe3sZQmz+uNL",
+	"ADvr1f4IYN7bcmxHPfM2NIS0Feaeh/pVhq2NqCUGa3VbSKga7U6rVLyAf97zAlujaXtz62g0ulmnMs+h",
+	"YcVa+Sw5sBLbRamtLchiXJWa+bCzH0OqrQREW5ZazRvV3iIT6BzNnm0tkaos5kf2e/gBnKEAAYw4dPTZ",
+	"05SVKKkWfL+ybVLqsqPOE/h1iMnmDjEw1XyS+TAzeneCf9KL6PXAV7e/TQfmUw14k7alByMUphmg23xa",
+	"Cn5n4iAwh40ln9mMRDZfWJ6KUwhPrjonZNWr7yerhuzuH0HPoS0LHHqzUQTjyjyIkmF/RbKA/3utMbXU",
+	"6pB9lkHIyC1ombY2cmgqAZbndS4tRcBMN21YtVVgKe5D5R0OiZp98NkJFIjKvZ2cgpPxfq7a6h6k68Rf",
+	"sp/fgQWYsgjCiYE7oA817EfTgqs7EMQxwvHH9++vcDoz6FxXPmRA+SJCoXEFkJwWIuUD3na1k9kuJEbu",
+	"2fpWV6U4jRI9V9pY//dhnLryOW07i5LVFkM0V6i5iHf3gRtI8leHOp7uPUgSSe3elWLFR+u0QJgAY9aC",
+	"NIzzV6GatfYnfpUdYp58fxIAeNb0deEqI1eXA86ec95JaHdJzVuDNiSdZlBuSxgumlIh9TTqwZgkmO+8",
+	"S7m9FnnwOodgc9ZXvp+XI0R3UuUXINuJUwgqF02zPYi5voTOYH818zBlx0jwxi6cQPOuGiJpQvqQBAaq",
+	"li/k7e0hPuLKM1x5i3f7iHOaoQnrtZK3UuRQ8MNbkX2BjYyKsvjz3ymhf2bRj+7dZiJvMGwqDdeqfNVh",
+	"lTVr8HlcuHVcOyvRnXFfjcDPKFIX1Yyq+MXuQPg9oZTvGvaVpXAKMsnUpxCnlfV8hSfocraU6SpK7yji",
+	"ZMe1pzcen2LCqzt/YlLpJo9MMqmPW4/c75Rm4rfWlbrUYAXEJQzQoTgblWRzk4qcYVkG3SH9mm5ZhEU7",
+	"kacFX2CdrTkS8dr3NJ5PYnZqUt+h/iBpBzWndC53sApAtjK1gjWO1/mWNdL4toWlnC9s2gD6uDTzlvV2",
+	"7lx3J8TqJucbs7vXbYjnB1b5grkvQHe6EyvrjSUjpjTWbCnXRUtzK5jPDdJxPqo08IZg+ogZwYYUNehL",
+	"aLCzKBUdNmgKbUehmTA3d+xNxsydXK2grBVouZtBtt2Sr3o4bLXAQWvfQ1eE/YAxeIQ7YGwtT2l6K8eo",
+	"k3KtaFFgIvdL7bzAtk69Iu5N7Jvo3/qqqyhKrSnm23hLVyIrs1lAZU/neXckbQ2T6cQgrEi1Fgzunv9b",
+	"KwScbv5fxxWCw0WzuhiBx5cX67DXpTRG1LiBVphtfyfTUQBQOiqdQYpBSh8ts4tSCFip7yX1sJCFYCvu",
+	"K+kEQ0HHNkxNh/G9KAu+qjVRdQvOegCC5MJx8rSK9+h274n0wG1zfBQi2mKmcRegQwP0GvqDf6CJ+iaD",
+	"5Hy4MaGUQSmsUDBAiJ93dLFCH/I88urNtLlBLsXNr1p1kIllrRE/8I34++oEAwpWhxCOKka2BmENLHKv",
+	"VdTz3/bEyBa4X9Ybb++qd71L2vI8s2F/k/eCuUdk7AOvzn8u9LosNhn7z5xL+O+DEHfwj6VWdgH/2ghe",
+	"YsaV+MiXKydY9M7ZN+xP7n+JOL5t8a+dBf9EQZA7+fAF44YFvhpCM/0nTEgwjDgOSdGRxnLMe1jyjyhT",
+	"ffPdtxjrh3+eH8i629dZ498Xvne8hWtI3GrX7Rmyt6GsuKo1zg591Ksp+1Rm/96HnDDu+SZ8OLhg51VI",
+	"+rbsEKDx5Px8LzQqQt0ISndEluFTorJKg8vCnQFXI9ikI+q4q6IgUC1Z31uKoPrqnQSQLmPT/z5eEJHh",
+	"plAhi61c8gUEA8d8XJe+QsooLAAZXG1t8LaXdNlULCQEXcYr3U/9H0vh8SxPTCMHfLqJjUkZ9lzHcOdy",
+	"rU7MRYgYppkTQchJZlAjstvLeXX55hKasLNfodX7gsiIxKIjlKNfkYaXa7fHs7em0HXi8N2zzqbALfK9",
+	"i87+DDp7skqDyKXFRkFeh7nAe4jekhDwCvQC7frkV2hWyPpfh6ReGtbgQA43zhmaxsgy2CQIn0keHzXn",
+	"YUToERSi81X9fW/ANmKHOKFj12lL4NGXTe283M65RE7XTOesMYGZBH9vLj62BlynTahOeDMbNTsIRI0s",
+	"y4Q7xo24rxkkaEobNQs1F2+lkmbRLL2WTgPHOVrqPYHbXOV1/X2jZkfQAykLrFMkAZnDKOkrghlh0a6S",
+	"arWDqQH0Qyv+V6lih4QH5vnN8XAayVcYsKWKjc+zhfIe5dpYJw8tdSkOTALclezrs3GwxkBlHQpejpTz",
+	"r522vAjhDnXwVRGK+2HWrIF5ALh9Jcq9DaijQMP26pbVEXZMbfoFmnPcCSp1dhHHHmAkx0I/YC4Tsi44",
+	"mjIdE4XhLwk9fT0t5AxnUezq5d9Zf6bdQMPVejroHL/jxm/fdHtJz1r9uG7EoKqumTRbStC1ovYG+P5F",
+	"yJ3HcIUTp7DMFvIeQoQX/Om33x3Uvp4q0GFNO7DojUJVzIxNeQ6nwe26FBktwSkjS25nC7QRQttBmVP0",
+	"RChqmTGrNSt42RLacEA1z88q4hkcXqHoFtXfBF8D7DgtpPB5B/56YjBL3x/KiSE4cANB3f/5j5fvrl+9",
+	"fdMh4oLP43qZwYMWWvvH5TH31NC7try07a4uiDfb4efa1Um+1mGfilWK3J9H6CjvddDDaHLTcQWjd/Ra",
+	"RXv+Sar8Gj9tcTJFO0zDT6y625Ew1ApiE4wVK2wG5wuEZe1NCv+lpzsM0BAly/6mp4j6NtZUxUcxW1tx",
+	"M9PLJVe5CQ1rSDQBYUCqOfN9ZvsYtzOMpjaQhevT3bUSg5bFetbVXat+6YbEIoEhesVBJvTpT+rFsOHP",
+	"6tzYIjPi+ZA/JTqmOkjdt9nuIIPOTrDWk8XjjKbFo24eZ8nTmPMvPb1JB04GtCmkqgrY0Z7/pqcnxine",
+	"q7Wt98WBtzP23TP2k/x+sGf7fvYb+CodX5BWSwDoNZubY1ZWpBNDCj1Pkq1wdFH0nsnSZVB3CUW+hFqC",
+	"ALWXP8t6y2SQ7dblnxZ6dkfh5lNh7Km4vdUt9UCBi+yK1SgP1T93xHdAcY52B5RBvzLcU5qZ9Qup7sgl",
+	"aLoX5H/PzV0Kum2xcSnXQgBN0IS2YhGr0nMRpAh9/HbT1F2vdjFHvToWb4RiuV+MN+pVZ9boN4yc0X34",
+	"OMb4nnyYjczutLHjMfaTypqcHBJ4RNpq8PnsozN5lwF59t0CQrPwzc0aWvgmrPwialnvUBcIpC5F7mMQ",
+	"cx0aB/qIaHdmJ4b1yeZOVYLZdMMWHLOxoLIfNdqourpSMcAB1ZfYrpDNJjjpBIMqq5bOFLhOPSbzLK4P",
+	"Ali+Mx5pH7Qcdu5M8flRPwQA+TQiqkoMOoxsCYVZ8VIoe+NoW2vMeSDhpGoQCQSiSA76Uq/nC/AByaW0",
+	"8h6Kt0ckcpD0ybfgXYRPYCm9iZlBisdE4RkZW/ieF0i63dar1KJ03EopzLqwO9KBYZerUufrmaP9jl/X",
+	"A27Rt4HjYFn8On9g1ALch4ZMxYxj3RLTqKsBeKd0s0OMmzLyuXmURSfjhIa9iVpMTEZsgi9PMjah9yew",
+	"tAmQ1ok7olpdkEHGHhZytmCTq7fX7xk1RDBnvzly+enMmz7OfqN/fTqL5jujpU58KRu8iDTXcOu0u3Hx",
+	"vZSp4up7u0jjm/CNWB1gKHIazz77kMTmgYFCB9acYMlEI7Pedp9hJOJ+hW1s5jLqK1xnN107areW3Xtf",
+	"0djLq1ct2b1b6rm521FFLyL2ey7YA3doA7cGc5p8cIapRTv3fdZBVeTIYbX3NTaiTgbePzndxBzEHc+I",
+	"Tdx/JqwUK8GprEL0HIaFXCq8FqF6W/DN5dLtBlImUb1acuhJEevE6VO4hKevPCqg9tnaDgaehpd9bfSW",
+	"t+sl47MohL6tymAj8j+rwmLb6xLGMcN0ldtvUGVzyVA6a30zyJ9Zj5JZWvv94uNKjqCrsHkDpla8gJ+y",
+	"nlaiQzn0OtA+ZXt6DTfm3lvFMYbWvtcjIOx/tYLsvndrSLTv5Rp67t1fA38+faBr/1NLUf/qbCNUI8zw",
+	"uBTuRBRLtSMZhGY8RtvJNh3ti3SbjDhTBCgUaLAvhELlJcR3OkEKjBeOeXA1E0WLmRaGbmuDdkTFpHsA",
+	"9IHC7uG8PcWVm4y4yXVTp9LsJX5we+LjJt1kvYfFZj/O7epr6wZI7rRGyVJWfbqqx+4v4ovzpQMHKWEq",
+	"7c+q+D42t8ccQfzGZLUQVKlmxTp3MjvVlnhMqdlHNDvxu8P4cBPXM6savsKC07bl21Ivbx4F18gFvysb",
+	"FCZ4xMY6Dt80yXh6380qU0NKRw1+9p9/vZYrVZx92OfXb7NS3b1D26ykzjeRNrSFZ800tFoPliq7cVc3",
+	"Fjqsx3VjeYm1bCGyaV2WQsFFflR62AFD/S7tTtoBdy/Fw+EZkkQAO8s5zVLInShf4hQ2N+Va7YtKgtY1",
+	"ObYFJOfLBTWdDiym0XG4E1HsSth2BcW26KTpy4c1Z90unHYa6laEmNjOroC4GkAy4gdjTrqfZy1neZ/B",
+	"4lj0wSNdvOAkUUgW0n+UHVwaPi3abN2dhdFDyu+3lUv7BSqAAK4YUUIMhhM5RtRYr8+9PZn5Gr0Q061l",
+	"PmN9I9W8wIieU60umNLhraqDnlslu9VFoR+ML3VwL3NIcIT6cYZxS45qGIlKoXq+CwvpZT03ZVJJ6N5Z",
+	"AITp7fYC4TgapiyCWRsutJVf3326OxovYFAaPR+FQzkxzAi0UDKhKsjKEgxcUFPaQDzOWhXCGGq1cuNk",
+	"aXooDVUITwcPNV7HpUGMezoE4BdpF9FCoXY4jhIvOlpcH3MJMCcgY0YqKPqnwcZ1B5WxF4LpIg+jQmnl",
+	"Bb8XbOnIqtG1kg9x/6TOlyDFr1o7R3yB8OCdzSjqHdO8WoD2f14KZoSycUmQZh+Kr9p54kjNJg7Sunc4",
+	"t6kVRRpEhzeQ6BTHK6vwXQJm/YD9ogNwGkG8e7R3gtWltW4/qX5w4UEdJs/1WpEZ2De5OHEEFl432Hfh",
+	"SdqFRC8dysvWJWhvN8uWoJE9UhXNGgSqrQhvp2juCP67aS+PVoqZcBBwAICKUom84hnVktnnx2vaKQj+",
+	"fnt1ODRgueOAW3nIERrX/O/Urubz28Mg9yXDS//Jd1HvIyfwLHUpBgF/Qk1/dF6CgSRUaGp2jzlau5g2",
+	"JHpBF72VTNwUOhHuCoF8/v5ljvsKYzHpgfWlYpw94PhQlQqnYIWedw8ValCxxGl0ojl7PaievB2v+GmD",
+	"qu338nfJaHk8qYOrd+iFk8lIFAWB+P99SmL9qUeejhUHSuFR4UbfJtn3flhtR22vhC/TT6PHPoIPR6H9",
+	"vl9sfBLDTst1lLY1sATkD0iKJK8rHNUFNLGh2m21lHN4/KhIkpQA4pfmMSTyEYQ7UbGobjLHS49rTfoY",
+	"Apd4aUEHAWVke4t2XUIg0gJ6z48c4H27edRdqGpQ6H/fh/zmlTujdVlX/ii+Yq/zKBa+hnnV3D76tRQz",
+	"jZiVQqg6a9na/eRfRqvJKOq0muvZeglHPTEFn91NRmzy27hnxUc77o3YcDj8NAEEuC583amZhpqORFVN",
+	"vM9/URZAkSzkVK3PaV50Y6tOox1suF7P+ZRtSxrxaIeQ9cB29hlqoim28e6D21xUzbfBwEKh2WSZYuht",
+	"ACV48a751oUSkurVO/fkWsy0yk1a5s2FwVWmaQj4JpC/+9q/DOSuW10OdzoI/cG+iANqri234nZdXAt7",
+	"WC4mbDENAty9A0T3Klxk/vCb9+NnvVRdX39QKDtB14hraAqKTljBS1GGfrJNmrESpdGKF5UxIGMTY1c3",
+	"w+EQIqqwv6hT6WGgagsLa1e9T58guPJWt0gvmIbgjqeyUs2F8dWE/3b99s2QXa7tQigrZ9wKrLHFa+sa",
+	"K+w72yf66Ku3jnuVBWPcw2Q2XeIIE0Pz4af45WQwGqvJJZVNBvlhxL6HfbGw59D/FopQwGAOW33FL12I",
+	"0ViFCnjwO2VGiyjx4uNMrBpBRRnztfKwm9uYshlj1SBjJP6DyWbJldsTTDFkl1Qugyw2E2M5rHgAy5kt",
+	"qIVcVc4mBEqajKKVIJzy8urVkL1VgpYDY/I7YcZKaY8CvjgARDpyNitkXMjG6WVzYaFHtYMohvLhws68",
+	"geh0XnJlJ6wP0YbhPAo9l4r9/O41Oz31lj7I1ZqM1YwXhRkEG6fHhfAahGAF+2WoeB0nLp5KNVaACdL4",
+	"2ilOujB+sNDlbThWYwVV76lsdOTpPKOSvv8BXIX13/3wnP3l2bf/Y3DBJk6kmfheYYYvxVi1lvlmryHJ",
+	"B6qj8LlUDntHsAV4cRJFbkyYvh2Dxgur54ZN/AOrHbSp/spHzEFE0bQ+gKAyy2NVSGMdIvtOjVDEECqu",
+	"hRIhHiyTp+dPmY/2m/gSdyg3Yes+h/0/v3t9wVa6KNjkry/dWTsie/abzD9NqH30BOIKETDl2jfnw5SD",
+	"nr/8l1evqvzW3qj3BIKnVkLxleyNet8Mz4ffgEPQLoB4nUFlaOgPlFIJUUFyEpU4ha26q0c1plEAio3W",
+	"IyhG3Z/wmdXlBAJRuR0r+EFqNcnYxPJyLiw+cwRnwu0Ee8W4eyB9Wlh/QnWSJlkA2FhNMFdwgtImOJl4",
+	"4WvJrUsxGLJLvNxGCFoaZCteYAw33vOxck/DVXYvSGEYVJWuU4pQVirPS2GMMAjzcKtf5b1RzyHgpQPi",
+	"Sxyo7m5tk0qqV86eY1xRW3xW9OZrR23gxZQ1JNoL2ESoiKIvFSzdm/9eO2nFs9keHJRnQTxp8muZS/oM",
+	"QNafRBImxYZNBngqS1ls4LDI6xa/ixXfW1ZFVVZ3LSv1JWJX6HEWPveiSC22F91k5A6BZqd3UPafPA2Q",
+	"o1PI2QZrRFtoDZj1SHRN+Ub2Aq2JbEgF3JLDie06LXz1UcdVzQyUCi+Z0W0zVUXKtmFYtdv32cU71NQ9",
+	"C9r4EAlPUqr6nzLH8lSTuCz+pF4XP4NcBeAjJxA/76vut+NWVJk/3lxcIOfpnx9zoj7100ngTg6nwBNH",
+	"rGX7kYIbqLaSbnWJuy8nhPrsWQnwmMNX8gFcxiutDArDT8/PfTce0qFjpv8vStGvJtkZvuqoKsSCghC8",
+	"JVhT+xva8hCVGfLZpUcOSz0LzRugPyOFV2I4FrRKKPQ887XYwB4IpoY5BDYhy/yQ9T6eksx1ii64qGyz",
+	"G/esYcKep42ufh+24f/CmwpM7FYWDp2waj4YXC/qkslYOYhLtRaV1IRdiCFVZFWK+yDEzLUwaIDgOHff",
+	"jYscFr7D2Uiew2J4gyGZKtx4Y5WX8hZL0kUl69zmQ8yTESWKw9wGQaiPm/nmnGGs/9Oxgg4WkMulsJDW",
+	"vRQPyN4rUAxGtT+rNLGNgJpsIFajqcVJclS6AQQrjNGD5YrcyWsEyUKrOS5PMa6oYRXsy61axx0YZ1yx",
+	"aRzVwvrPzs8HbaLAi5oH7MtLAqm7TPGSN5QNX7vV4YZQvZvtIi+/bTf7Ch1QsVScE+tA24HEJ24E6xvB",
+	"y9mCNAXx0Xp9CMThFbdWkFkrtd5/H8bTqoBG6qCXMfGRzyxWQEtNEFj9gbMELNg7QxX4e9Akr93N23Z6",
+	"040inMaiYJS/DJEBfV8PAcJjIUZA+QoHqdXhQEl2ThbIHjS8mDsxF63QLyoL4t+l//EaM357We/nHa1U",
+	"m5t02sqIFTu3ihTF7/QFXtgLDNkY+RoOIMNT9F/LMd828X0Lv78kx6ou/362FYHiWKyrprwAvAE/QkM+",
+	"SHaNUSdiajGvSrE2ak2ASf2wyjrto9SbmrGPhK3vNVrujgJimsfHpX6q2/coJ7FxwE/3A7WWkff5p0Gr",
+	"rDpUhZByQxaSmirS9RBCK4imeEHZnWTNFli+sn5AmDlUO5/DuFP1KeRm4UU6/gHjOqPz/SOc58+KNNtm",
+	"SVgnZSDEMefX22HIkPqos828pFg/wL8Ke+zT++JkMEUC65TqGLTvMj6RYE+OMkz6vgsmWH3cVckHWVzK",
+	"wh2jb4JxCFVsF/h9vjWZPs5+w3/AFU1T0HdrdektH593tl4sXHFg+k2zSp1c7pJXvtAVx23+wa74u7Vi",
+	"vHvF9ArNQtH3Y1Hxs1Chu1Vr/EFTAfBDK7y31wLHMH4zVm6EK23svBTX//W6krQnlt+JG6c4rleTAZbG",
+	"CC5pNH6jSIcFFHxF8aqwejZWsUY9ipXHb88zNlnqUkyY4RsoL1TkUIRdmapmg9FLwazWw0BnnRRqyM7s",
+	"K6KfmHgJOVbxe6B2d3HRdWhRayVS9VKMnKK8xhp0YGY3kIBWbMYKjNWcFdzimjyk42rpoG+LvD4DX2pw",
+	"z2lMOCfha8jeAHDm2oEby25sHRzWfdLlfk3zMuDLH5krVKvcyxROIsw8ml0noHroOJS6Lt5U7XGu1Qr0",
+	"+awB1JXWK/7O6UIQrGqrxs9VdbNvmWF8rgfeNRcUUMCceykeRDlCGoHua/B+Jdr4Ve3oHEB56VSDe7oo",
+	"oRxO1bXOXQozZD6/Zqz8ytzvrI/BN5mPdDdULFApbQFnDDp7uC8eVTFhWDdGG4wVlH/QqBVeME6d8k5M",
+	"yOtrNCVJXJGauAQK5R9bZoIVdrkZAJRj3ApfbShCCNAZAV0M9CwUZYWCAQMgCwwbQ+bHvxBnHHh6LCdt",
+	"X4zQ3/fWbt8RFOZmuswNXgDcCTAV2NuJ35xQMwE8j5McMWrK92jUvIZq2pjDQR4ILC6JsQD4rQfcAP21",
+	"6Gr2rSoow4rxOZdqyKIunOxWl+Dqr8biaibMkL3RFNyh6fex6uNKsqgB+sBxKs6enf/F+0JStwEFpf8f",
+	"XwjsEOLP4ihaBYwFfumOtwRirvwtUfrhmDLhSufm7LeVzj+d+fqRSbYRPEEQGJbicLQRcq+51yYDIKgO",
+	"1/m0ECPG1WZMZdVWOseUe8KyZ0OGQQHQWxp8CW0SzFh5EWYEoNmq+HPiybmBIBjDJtgW3Fe8pNbgGEvj",
+	"VjdWVJbKM8EnT9lP8nu3zULPtymBE9KlYk/OmXFcBJaMpn/HCrlif4bPMYRd+nK/Q/ZeU7qe+0jPMzJM",
+	"Wry+Pv5JqpmYjJWTEimyduJDil/r+enzEHVCoqK4l3rtg3FHVQQC1Pl0wPIeRF92YObEXfDU9OPoHsNO",
+	"bydYgcBoso0+ZWbQwgWvdP4aS0Z+Ca1ypfOdKmUtFeCbTq7M4A1b6fzEQPt2LpUozQWcEYbno0QOuQht",
+	"5uDwYZur97su6/nRV6KL+yVgFVqrsZxgq78+1JJNemCeQr8S377kab19SbJpZ7Iqrp77pYUNQ7MfQjen",
+	"rfR9H8RZyc0CA5ZLAcje6jPwA3ym9+htDctZA8mDW5r1efOGOJUzcZ8GX9qXPrHio52MokVzQ+UdLASH",
+	"QSR0MRlBlN7frt++8RJ2f/LcnwDV4J0MIKjbDdO27JAcl4AyxFJHMdL0J8yfcr0czo+L7gy5uTdMyBEf",
+	"7RkApz5Qc2VJLk4FjuO0GwclDO6ADWyffzJ/W9VvJlX7J0yD2MJvvvnmLwNsLcgNnCjR72ZCHA7gc+J2",
+	"uPIaa0tFzDtaOKnKngITgUBSgTF/040VbKrXKq9hW703qEMyx51Dc6k+lkjd4kSD3Qv+dBw1ul6Em9do",
+	"DrBKb2r1TPyoGkJUBa9NPfivtQAN0Rc15dbXgKh1sa8MeLVm9idYTx6reTpFAiWUseqj2ya0fw5hnBAy",
+	"QTdskKXUcdyHKC+2lV4zVsbyjRNozoP6e1GpFJWagjqv0xU0FMH1tQVQ+PWtoxAruB0rtzOh8pRMECq9",
+	"fVF3wu9gwRWnjrxtasfs46wztla5duqUV8Ugq5568VVJLVTF7mhye1WEsdXuT2/88V1zzfbjf1Dnq1tm",
+	"yLDiigleFlKUibtL6kdgFVif95jH7/sEtits16QV1SpHNexbYJkGN8MkKlaNMgm4+B3RbLMTX4cl/N7q",
+	"frdKvb7d/HZOVVKICBBuChLH4Xdh+KQuXXO/mCpWXZbYR5o6/3p0qrBhD/vLWpjbe98rUHxclRinzPq3",
+	"8t6bakdsKdXaCrbQ65LlfHOqb0+hTyTD/6efHoS4y5gux2pCDSYnGZtgi0n4FzaZhH9Sm0n4NzaanAyi",
+	"XoVsEtodTjJ33aC9IcQxjxV2P69K+lJBxqjNKPwMJXqhGny997QRvBD5kL3kswW0VT1BfUYaxscKGHwh",
+	"qeQKVmnPiKwjE/DwdtNATlJ1QvSDG1DOFxZsCtiIRsLKv+e5N39jE/2NyNnEwR7SGKItR9kN1CzS/RM7",
+	"TU4wXpJu7xDNG/g+GjfoJ3zu7R2Ji/wc4gnC3fiDMohmq+pODOLJ0affRyqOQRv8XPt9xp3vf3dmAnlB",
+	"+4N9joYu+wNS/VSvXqTYxLNtSvaCPKFHOAocKmrKi4Z6LA8irW8s4ATtwSMOA7KlZotEclTV+Rcjs50A",
+	"z2c+BDvQHuoRXO8OPGRRW3yfBEZkQHmzqFMNKNazNiZ8sOR3InS/sLpKRRPLAY4ucumUiPCVNGNVo8BO",
+	"o3H6pYxYF6MYcLctgcl7/TTdC9RurDy5y9gktPUNf+R8YyaDi7g7P4NNp/uTKx35aiUYRrGaILv0zbar",
+	"LVE/YO1jCYA7nngjIXTiBquw0g8XEIkMEdxuz3AKY4W/pEgu9oH+Pe/QlyPQ1OO6E30+/2r0uYGvx6AN",
+	"L3NpI8pwYgBBsqr9coY9UCFrrqwQ9EsR7TPAt3Zl8Mo9/iPT7Su8L0c4Ghip1kodPDCFjpoBrRUlv0oL",
+	"MT1LYb7YyeD4O/R0eP5HPhtc4VEOB4eqKGbFeWzkhKnRV+S6/n04RgzjgHMcHPHcsE1F2zlBO4U/vjHl",
+	"efjpDxYICfBLmCorCSGuCrJhC54f1WICnUXaD1ev/s/ZfsbZ6lV8pH0z44Ugi4Wv7wLy1K+i1NAwExM/",
+	"qMgItMfCwz/mmYcmMW1GfSi3OqEq1f8T/SqKwmPInosuFIrOkd7WD/mEEKfmy1NHHbn7Vb34EJ9DZvUQ",
+	"xpHL21v0dPwoiuVYUfXrbT/HYMh+oXoBslZ62i3GS91VRYsHvoHJUDm58DXQTK28tgmblMarMbTCsaq2",
+	"Wov+ofZu2PBokxZsYV1HvEYteYh0Xod5kL/QlWzUs//Kkm+9KHyL+EvYitmviAXAyn+XhBfCXbCgo4pZ",
+	"JccmOlZARBppoLVuA4+kEdi0LjKaJ+Kf6Z2vX2/jFwgttJoVvu+vVOjxc4qFBVs0glISSSn4VBSmW/5r",
+	"rSjm+ddNuUeYdkheRNhnPrfwaBmMiGMzbnmh52uRgaqOpSJWFQ4G3y3FZleV7AO6EXJ0S2XcvotTnW+Q",
+	"tM5/latTtw0oAZMzy0vGy9kCggBvqwy/6VrlhRirPv49pEmHm2XhhWbHfBFZJJZ2cr+cFuJeFOwW8h0G",
+	"GThvIbjtyXfs7/L74FFer6D2GtYuUnlV74nmx7b/2LiRSTscq8sq67DAGmkSAxECeNNebLdvMFZxM1ZY",
+	"pKr/9Px8cIGvIzUI79pGavxfoE8mQgN40VhNS8HvQsjuPX1dUgaG/xbLDUA0m2dlUqHt3P1hJheYTIKg",
+	"X3GDXJZmKtxd9WasQqo7kzE+NbpYWzFWmIuiSzYZDifRpFgmIGKy6IVIc00H/xc+k7wbj9IzK+ypsaXg",
+	"y/otDLFJU6k4EINEyMzXY1C4r3/QPWphUBXeeIRaiIJayHpUS2IUsbEnX3e5eCNE7td2DCL1CsZs3vqA",
+	"lVKRKTKAqiNNgqJ0Nd4XpfS2poN6ZDxQeoPPvkoE9z3ELaZDuJFMHif9s8EWfJPb9uSdDuxh+ywSzXP3",
+	"H88/Ul2YDjyldOhtxfUOzOj8PWlIPR3xGMf/Vom4+TffztDkpeMv23z5SyBEqpvybr0WKsyhwNGn4pru",
+	"J+q57CQCHMUQc6Tg9lMz0yuRVz1u331/+ZxBSUiMbcEFnfjW1KVQeajqA4omgj005AVQVYsnfdavI1qG",
+	"z2YUS0Md1oHi1RtgV5ICjQ/x9tG8BiQb9xtl1usyaMw1kcBW7QENJZXahVgO2UsoTcScJu1kcGBDjWxX",
+	"rYpN5sQenueSinvikqFNse/LjUWyhozKNpisChmEZCKKe4pMYH6CJd9gWQ3cOK5sO/sGJyLpuoLxH4ko",
+	"fIE0b9x1tN+d1rCjazERnFuIUXVHIsQPmH6cLCIcC5GuWQ7kpNk3fio2mnzBcUWhAyUI9GK0saW/i96X",
+	"tHSYdpY/40VxHJb/3nfrAkc/FBOeikKruVOyIoBBwc+9RD2A+pQqPrbF6tVqQplaNSNHCOYaBUBHM3y+",
+	"uU9Ud8+JRvCouhi6vn0zUfERysrerafi9E8hiRbGqyJU9YOKBsDELSSX1PyKK9KYSetxGnRVvWoLH974",
+	"sa58ucsvhhzNqVrwBE/Bke1bXc6OYlzAJm9VeWh3HHh8EbZUR9shPm+dTE2NAkBwFxeQNgbJsmAyIm5n",
+	"QrKaY1JOY6YiaYgRVLguxpR5oafbVei2DvQ6faDHp+6NWXz7ya+rth6GUEo/HBWprgWkjXw2YkWkO2oX",
+	"2V6QGcJX5FwJiL8sQz40fXyBqYW+znmeZ8xs1CyuVZQWUyBamBbwmYf2Oa3bcQl7eyrgWIkq/enYP9zX",
+	"sZhPZQqhgVn/7fNXrBQrbaTVvgpzzUpgMrawdmWYVLn4iC/U7QdmECyqsbu86sh5sC0Tc3WhJDuHPEGu",
+	"WG2hG9YHDWKiZ9IpG6Fjlvsm1OjlKl76WNE38NdkhFJ8Lj4ON3xZQGq8VPPm3uLgaLPgT7/9juVyLoyF",
+	"bt9irHI9M6Rgndq1AyIvhst8kIVoY8zxNltyVOYzfcHEqB8UmEqn63wuLEbgKmEfdHnHSh/KXYqltqS1",
+	"GNbH3bl7A4nCWq8ggUCXbFXKew4R1QarwVDqqcILNlYc+3pKy9ZOw2LXVCw6Y89BtnMfuoOFID9vklry",
+	"8q5ScDwWZRiDBAR+rODhw2LjFTG88jduDU4dq3SQtbFsxstyA/lY7jUgD9yuSwiFpkIEkzuxMZOx6hMO",
+	"8NLKWw7lEKLXhZG50+6yyNp6YtgkGvh0WujpJPoI7dtj9fO71+w/2GRo5HwyGLJr4U5jZs5814zhMs/Y",
+	"tf/M7Ah0RhLwhTiXePAk5ivHJ0ezJgRL8UBocBS9I88dNjTIVJxBDTzBd6Wl+8MhCAALq4qPFhxcHSnR",
+	"NhPrXJQwnPZhyjB+1mbH/Eoxx9sQjswDmHvm7zyE8zZdMIdBt7004BeB4fmRUf+FsFwWu1l0CIb2MDyO",
+	"ibh5TlumHIMxhrxR8Yn1w/lVtJncTA+LekB5Nz6dDiZvUHfgMRBVnvlgFmiNTDrFhOf5DZBzn52CQdDl",
+	"2tgMw82RGaEGgYWfaOMLjspF37HAe4fDdwJjUXgORS4wqSzEk2sf186kHVywCX5Gs4NkO1a1BTCloVkk",
+	"VYny3sRG6HsAe7Q0YPKYEEvBZbwU2VgljmAUurUgIYMIG3AIVyOj9Q8BUYcgbNctejhWP0Sh7qM6l2V9",
+	"ToI2tiLyqKPXRe7LLrthBhkx16wOnh1h5Ue6rl8gRBym+H3Uud0MEhEyPyKTxF0yTkPWBCFCFF0iUgvE",
+	"l89lhmcOWXeEN27U7ItQ8qdpYxZcHZCuAZGOZPI0d9T3EYb3HQHw7lAiBooZ8AIQXpI/MKaDBA/Wf/It",
+	"M4PDQQ6ZP+1GvBBzERoIN3sEU7EgiNjj5g5IGBZ3DMRkrBZuicaKFUXcYZ9Gt5k+xGdstXFCRV1aZrVu",
+	"7R/wHtb+O/YQirsq1yyccYuaRgV6t6EL4jVQt68qoAZJzAss6/7s/Flr6fY4GPHgvj+h5Wc3MuNgfI2f",
+	"tA651UNo34A/uQ++rIPVTbM/NgsO8Ch2DjdQXRqqZTg73I8JIl67DoU9qkuxy0/hpj/4IriP0vkSxz2G",
+	"Nh7ltnYcgRUIT3DWAqwzVtGcQs9NRlJLxv6mp8xCwDBEG1ak6zPP5wzby7YzrOfw/H/Zo4qK7RALPIpY",
+	"AUBh3Idsu5mwTbCbMSQxYgAgZFr4CEGUZ61YdTq2eswsdofcGTL7Hl/ZOqkmKfF94+qW5CVH0ySUYQav",
+	"UmHa+0mZPQ1XPvyOFubLq1fYr/W4NmY8gTrFvAiNQYFkUov8YxmhiwJsNVWXVtaPDot7QUxttHLSLZaL",
+	"ckczicUqwpzHtP1Ac917ap33hax11XF9XXsdbi6vT5823KEPuiLXRzvn5+QzVtUhU7SLP/+LuLimNGhh",
+	"kqHpO5D1g866IiaNVrPtcUw/gLhPTWxBHEYrAy14I2y9hOVWg9qxgg61lLie7EfbLCASNaQF2Ydy2zE6",
+	"qJnPTq1sHdldidJ39MTxRcn6fsZsrOjZYETM4Vv2UGr3Ha0DWl8D8Q4fOdr+9BzijIoiGyvw7ULhNprH",
+	"FyL9luqzmIzdrksIEPBd6mNP/lj1nz39yyDEgsHGfJ/nAA/MjIXO3FLl+gGeCDNkl7jisapa+XLF1lgv",
+	"OFo1Z7k0fFo4vcZQ4WRsBuzkSCPVvBBjBTDWivUfFtofa1jDQpRi4HYdGugaPDfAvf6z8ydO0yHve4OX",
+	"gD+hakJcLRZLuTQBcv7NwNeeJZgFbI+69qF7CKw4Uk0QnRAJJfU2wD7TGTYHgNfNnY8EL7ixhn1zznK+",
+	"SbonrmiRf4X78GUoXn2O/31oHjmJeqN/fqh52eto0kIbVA4YiDUtAqk8Gm3kSqvNUqPGGMjjvjIs78S9",
+	"vgvcsSF0JYL35O5auiFnQCr73bNUr/uOaeJuVUdKE3dDsarSeSWTJOSREt/24sjgcLaE8Vy7RNyfDeaE",
+	"/W6yJQbAHVWuhF0fNdfqsihw1E6xcsH5tEsG/NkckBdzsAhYhRV+PVK4K5TRURkHsGOKeMw3ou56IOFG",
+	"BEIUnEspnwOd0NciQ18gh9eI8vdxTOxCBRSdgh0BvRRH9U6gxMLc4WdeZINAHQX/QnlXQwsW0jM9XzwU",
+	"m6i7+W4S+4t/6XeksrSGIxNav/2vp8L7GSPeyZZc8bkwrF9FFRohKA8CGxiLnNnYzF7jpeEQ99Y1S4eM",
+	"8RnkYWIi6NXb6/c422RdFhMnL//t+u2brJL7JFaB/O9TXxD7hSikE9Mn2CMMSi1JO1bQUUvZxtvv5VIY",
+	"y5erCev/rORHB2Ctch8xRXGOVOgaYD/BvNBqiBBRdPr02+9GFFz2P7Gy4kJ8ZD/+/fL56fWPl0+//c6J",
+	"KeMePpJ5rQaj9Qup/TrV+QZ/oM+gPuM7MRMQik8KCuMsfA6+b0x3Ceoe4w98g8pIJYxGBV6pL8xYhZAp",
+	"f4jDZd4eJuVvwRdju+GafV3OW5s2zXwJPkcJ411P3QxTd4o/v3sNcQzc3OEdqF1DiLQD5ePzrl5MajvW",
+	"cqyO+jArO333u9ZlpK2GyJ6cCITT1x9Dt9o8Rl8ERufHxupfpF0QiXSsbzcrSsKszp6O425qzldwC+Vv",
+	"qoU+hsGkY52eU7GdqMUcFtDEqByxMlFF34uK7NfrayId7cuKlo4VEtMpn92Fvg5OTlqu7CZ0+RkM2fNm",
+	"EUy/e2mgyIDfA2btwGrHCmN/Pb/Wt2RAqjXddhuYQbc7LM/pFOPbEFIddb1l3t8+VjQklCYUMCuY7NFS",
+	"Fq0AjgWZsC4roPSfnX+DoHqQRgzaQ46OdTuOz2hoht9HtN/Da8K9+JIC/kM4ms9lJGfVhT37zdOMT2el",
+	"oH/vKm9IrxwBT9KpqX45R7dxPT02MngJdpcA4neTkZf3OAlFYIH3Q58YTAsH4TDDdjGOmrh/ZHEreWIN",
+	"JCvz21KYxSOQqW6E/a03FbwUJZovR//84CBvRHnv8WFdFr1R74yv5Nn9EyAONOFvVQEwzFd1CLEV6FP7",
+	"GZ3c0Q9VjcjoR9Rh48/QbBj9EqVaRb8GCMQzUDBZ9BN4EXqfPnz6/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

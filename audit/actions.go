@@ -46,6 +46,7 @@ const (
 	ActionSourceCreate = "source.create"
 	ActionSourceDelete = "source.delete"
 	ActionSourceSync   = "source.sync"
+	ActionSourceUpdate = "source.update"
 	ActionSourceImport = "source.import"
 
 	ActionNamespacePolicyUpdate = "namespace_policy.update"
@@ -81,7 +82,7 @@ func Actions() []string {
 		ActionDeploymentDelete, ActionDeploymentCancel, ActionDeploymentJob,
 		ActionDeploymentReconcile, ActionDeploymentDriftAccept,
 		ActionScheduleCreate, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete, ActionScheduleUpdate,
-		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceImport,
+		ActionSourceCreate, ActionSourceDelete, ActionSourceSync, ActionSourceUpdate, ActionSourceImport,
 		ActionNamespacePolicyUpdate, ActionChartHostsUpdate, ActionSecretsRotate,
 		ActionUserCreate, ActionUserUpdate,
 		ActionTeamCreate, ActionTeamDelete, ActionTeamUpdate, ActionDeploymentMove,

@@ -227,14 +227,17 @@ type ArchiveImport struct {
 	// Tag, when not empty, is the registry tag it was published under: the
 	// version it must hold.
 	Tag string
+	// Entry, when its name is not empty, is the index entry that lists it:
+	// the driver and version it must hold.
+	Entry Imported
 }
 
 // ImportArchive imports a bundle archive (an upload, a source's version): a
 // gzip-compressed tar archive holding driver.styrmin.yml at its top or in one
 // top-level folder, read within the bundle limits (see Unpack). An archive
 // that is not a usable bundle, breaks the driver contract (wrapping
-// drivers.Problems) or holds another version than imp.Tag is refused with an
-// EINVALID error; a changed version with ECONFLICT, as Import does. Once the
+// drivers.Problems) or holds another version than imp.Tag (or another driver
+// or version than imp.Entry) is refused with an EINVALID error; a changed version with ECONFLICT, as Import does. Once the
 // bundle is loaded, the result names its driver and version even with an error.
 func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, imp ArchiveImport) (Imported, error) {
 	fsys, root, err := Unpack(r)
@@ -249,6 +252,10 @@ func (c *Catalog) ImportArchive(ctx context.Context, r io.Reader, imp ArchiveImp
 	if imp.Tag != "" && loaded.Version != imp.Tag {
 		return loaded, styrmin.Errorf(styrmin.EINVALID, "the tag %s holds version %s of %s; a tag must be the version it holds",
 			imp.Tag, loaded.Version, loaded.Name)
+	}
+	if imp.Entry.Name != "" && loaded != imp.Entry {
+		return loaded, styrmin.Errorf(styrmin.EINVALID, "the index lists %s %s, but the archive holds %s %s; an entry must be the driver and version its archive holds",
+			imp.Entry.Name, imp.Entry.Version, loaded.Name, loaded.Version)
 	}
 	res, err := c.importFrom(ctx, b, imp.By, imp.Origin)
 	if err != nil {

@@ -21,8 +21,8 @@ import (
 const maxKeyFile = 64 << 10
 
 func (c *CLI) sourcesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "sources", Short: "List, add, show, sync and delete the catalogue's sources (OCI repositories of driver bundles)"}
-	cmd.AddCommand(c.sourcesListCmd(), c.sourcesAddCmd(), c.sourcesShowCmd(),
+	cmd := &cobra.Command{Use: "sources", Short: "List, add, show, sync and delete the catalogue's sources (OCI repositories or https indexes of driver bundles)"}
+	cmd.AddCommand(c.sourcesListCmd(), c.sourcesAddCmd(), c.sourcesShowCmd(), c.sourcesUpdateCmd(),
 		c.sourceChangeCmd("sync", "Sync a source now: a worker reads its new tags within 15 seconds (admins)",
 			"Sync of %s requested: a worker reads its new tags within 15 seconds; styrmin sources show %[1]s shows what it read.\n",
 			http.StatusAccepted, func(ctx context.Context, api *client.ClientWithResponses, name string) (int, string, error) {
@@ -51,9 +51,9 @@ func (c *CLI) sourcesListCmd() *cobra.Command {
 		}
 		items := r.JSON200.Items
 		return out.print(cmd.OutOrStdout(), items, func(t *tabwriter.Writer) {
-			row(t, "NAME", "URL", "POLICY", "KEYS", "LAST SYNC", "SYNC ERROR")
+			row(t, "NAME", "KIND", "URL", "POLICY", "KEYS", "LAST SYNC", "SYNC ERROR")
 			for _, s := range items {
-				row(t, s.Name, s.Url, policy(s), keyNames(s), lastSync(s), cmp.Or(s.SyncError, "-"))
+				row(t, s.Name, s.Kind, s.Url, policy(s), keyNames(s), lastSync(s), cmp.Or(s.SyncError, "-"))
 			}
 		})
 	})
@@ -87,13 +87,17 @@ func lastSync(s client.Source) string {
 
 func (c *CLI) sourcesAddCmd() *cobra.Command {
 	var signedOnly bool
+	var kind string
 	var keyFiles []string
 	cmd := &cobra.Command{
-		Use:   "add NAME oci://HOST/REPOSITORY [--signed-only] [--key [KEY_NAME=]FILE]...",
-		Short: "Add a catalogue source: an OCI repository whose tags are driver versions (admins)",
-		Long: "Add the OCI repository (oci://HOST/REPOSITORY, without a tag) as the catalogue source NAME.\n" +
-			"A worker reads every tag of it as a driver version, then every 10 minutes the new ones, and\n" +
-			"imports each into the catalogue marked with the source, or refuses it with the reason.\n" +
+		Use:   "add NAME oci://HOST/REPOSITORY|https://HOST/PATH/index.yaml [--kind oci|index] [--signed-only] [--key [KEY_NAME=]FILE]...",
+		Short: "Add a catalogue source: an OCI repository whose tags, or an https index whose entries, are driver versions (admins)",
+		Long: "Add the OCI repository (oci://HOST/REPOSITORY, without a tag) or the https index\n" +
+			"(https://HOST/PATH/index.yaml, listing bundle archives with their sha256 digests: see\n" +
+			"docs/driver-tutorial.md) as the catalogue source NAME; --kind says which, the address's\n" +
+			"scheme when not given. A worker reads every tag (every entry) of it as a driver version, then\n" +
+			"every 10 minutes the new ones, and imports each into the catalogue marked with the source, or\n" +
+			"refuses it with the reason.\n" +
 			"--key trusts a public key (the .pub file `styrmin driver keygen` writes), named KEY_NAME\n" +
 			"(the file's name without its extension when not given): a version signed by it shows the\n" +
 			"name as its signer. With --signed-only, a version not signed by one of the keys is refused.",
@@ -101,6 +105,7 @@ func (c *CLI) sourcesAddCmd() *cobra.Command {
 	}
 	out := addOutput(cmd)
 	cmd.Flags().BoolVar(&signedOnly, "signed-only", false, "refuse every version that is not signed by one of the --key keys")
+	cmd.Flags().StringVar(&kind, "kind", "", "oci (an OCI repository) or index (an https index.yaml); the address's scheme says when not given")
 	cmd.Flags().StringArrayVar(&keyFiles, "key", nil, "a public key file to trust, as [KEY_NAME=]FILE (repeat for more keys)")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
 		keys := make([]client.SourceKey, 0, len(keyFiles))
@@ -114,7 +119,11 @@ func (c *CLI) sourcesAddCmd() *cobra.Command {
 		if signedOnly && len(keys) == 0 {
 			return usage("--signed-only needs at least one --key: the public keys a version must be signed by.")
 		}
-		r, err := api.CreateSourceWithResponse(ctx, client.NewSource{Name: args[0], Url: args[1], SignedOnly: &signedOnly, Keys: &keys})
+		ns := client.NewSource{Name: args[0], Url: args[1], SignedOnly: &signedOnly, Keys: &keys}
+		if kind != "" {
+			ns.Kind = &kind
+		}
+		r, err := api.CreateSourceWithResponse(ctx, ns)
 		if err != nil {
 			return err
 		}
@@ -123,7 +132,64 @@ func (c *CLI) sourcesAddCmd() *cobra.Command {
 		}
 		s := r.JSON201
 		return out.print(cmd.OutOrStdout(), s, func(t *tabwriter.Writer) {
-			row(t, "Added source "+s.Name+" ("+policy(*s)+"); a worker reads its tags within 15 seconds: styrmin sources show "+s.Name)
+			row(t, "Added "+string(s.Kind)+" source "+s.Name+" ("+policy(*s)+"); a worker reads its versions within 15 seconds: styrmin sources show "+s.Name)
+		})
+	})
+	return cmd
+}
+
+func (c *CLI) sourcesUpdateCmd() *cobra.Command {
+	var signedOnly, allowUnsigned bool
+	var keyFiles, removeKeys []string
+	cmd := &cobra.Command{
+		Use:   "update NAME [--signed-only|--allow-unsigned] [--key [KEY_NAME=]FILE]... [--remove-key KEY_NAME]...",
+		Short: "Change a source's signature policy or trusted keys (admins)",
+		Long: "Change the source NAME: --signed-only or --allow-unsigned sets its policy, --key trusts one more\n" +
+			"public key (named KEY_NAME, or after the file), --remove-key trusts a key no more (give both to\n" +
+			"replace a key). What is not given stays. The versions the source read stay as they are, imported\n" +
+			"or refused: its next sync checks new versions only, under the new policy and keys.",
+		Args: cobra.ExactArgs(1),
+	}
+	out := addOutput(cmd)
+	cmd.Flags().BoolVar(&signedOnly, "signed-only", false, "refuse every new version that is not signed by one of the source's keys")
+	cmd.Flags().BoolVar(&allowUnsigned, "allow-unsigned", false, "import unsigned new versions too")
+	cmd.Flags().StringArrayVar(&keyFiles, "key", nil, "a public key file to trust, as [KEY_NAME=]FILE (repeat for more keys)")
+	cmd.Flags().StringArrayVar(&removeKeys, "remove-key", nil, "the name of a key to trust no more (repeat for more keys)")
+	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
+		if signedOnly && allowUnsigned {
+			return usage("Give --signed-only or --allow-unsigned, not both.")
+		}
+		ch := client.SourceChange{}
+		if signedOnly || allowUnsigned {
+			ch.SignedOnly = &signedOnly
+		}
+		if len(keyFiles) > 0 {
+			keys := make([]client.SourceKey, 0, len(keyFiles))
+			for _, kf := range keyFiles {
+				k, err := readKey(kf)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, k)
+			}
+			ch.AddKeys = &keys
+		}
+		if len(removeKeys) > 0 {
+			ch.RemoveKeys = &removeKeys
+		}
+		if ch == (client.SourceChange{}) {
+			return usage("Nothing to change: give --signed-only or --allow-unsigned, --key or --remove-key.")
+		}
+		r, err := api.UpdateSourceWithResponse(ctx, args[0], ch)
+		if err != nil {
+			return err
+		}
+		if r.JSON200 == nil {
+			return unexpected(r.Status())
+		}
+		s := r.JSON200
+		return out.print(cmd.OutOrStdout(), s, func(t *tabwriter.Writer) {
+			row(t, "Changed source "+s.Name+" ("+policy(*s)+"; keys: "+keyNames(*s)+"); new versions are checked under it, those read stay as they are.")
 		})
 	})
 	return cmd
@@ -175,6 +241,7 @@ func (c *CLI) sourcesShowCmd() *cobra.Command {
 func sourceTable(t *tabwriter.Writer, d *client.SourceDetail) {
 	s := d.Source
 	row(t, "Name:", s.Name)
+	row(t, "Kind:", string(s.Kind))
 	row(t, "URL:", s.Url)
 	row(t, "Policy:", policy(s))
 	row(t, "Keys:", keyNames(s))

@@ -52,7 +52,7 @@ func TestSourcesAreAddedShownWithTheirVersionsSyncedAndDeleted(t *testing.T) {
 	require.Contains(t, r.err, "\n  url: name the repository without a tag")
 	require.Empty(t, jsonOf[[]client.Source](t, reader.ok(t, "sources", "list", "-o", "json")), "nothing refused was added")
 
-	require.Equal(t, "Added source acme (signed only); a worker reads its tags within 15 seconds: styrmin sources show acme\n",
+	require.Equal(t, "Added oci source acme (signed only); a worker reads its versions within 15 seconds: styrmin sources show acme\n",
 		admin.ok(t, "sources", "add", "acme", repo, "--signed-only", "--key", keyFile))
 	r = admin.run(t, "", "sources", "add", "acme", repo)
 	require.Equal(t, cli.ExitRefused, r.code)
@@ -63,9 +63,9 @@ func TestSourcesAreAddedShownWithTheirVersionsSyncedAndDeleted(t *testing.T) {
 	require.Equal(t, string(alice.Public), added.Keys[0].Pem)
 
 	table := reader.ok(t, "sources", "list")
-	require.Regexp(t, `(?m)^NAME\s+URL\s+POLICY\s+KEYS\s+LAST SYNC\s+SYNC ERROR$`, table, "a read-only user reads the sources")
-	require.Regexp(t, `(?m)^acme\s+`+regexp.QuoteMeta(repo)+`\s+signed only\s+alice\s+never\s+-$`, table)
-	require.Regexp(t, `(?m)^open\s+\S+\s+unsigned allowed\s+Alice Author\s+never\s+-$`, table)
+	require.Regexp(t, `(?m)^NAME\s+KIND\s+URL\s+POLICY\s+KEYS\s+LAST SYNC\s+SYNC ERROR$`, table, "a read-only user reads the sources")
+	require.Regexp(t, `(?m)^acme\s+oci\s+`+regexp.QuoteMeta(repo)+`\s+signed only\s+alice\s+never\s+-$`, table)
+	require.Regexp(t, `(?m)^open\s+oci\s+\S+\s+unsigned allowed\s+Alice Author\s+never\s+-$`, table)
 
 	reg.SyncSources(t, d.Env)
 	shown := jsonOf[client.SourceDetail](t, reader.ok(t, "sources", "show", "acme", "-o", "json"))
@@ -108,4 +108,74 @@ func TestSourcesAreAddedShownWithTheirVersionsSyncedAndDeleted(t *testing.T) {
 	require.Empty(t, bundled.Source, "a bundled version came from no source")
 	require.Empty(t, bundled.SignedBy)
 	require.Equal(t, cli.ExitUsage, admin.run(t, "", "sources", "add", "acme").code)
+}
+
+func TestAnIndexSourceIsAddedFromItsHTTPSAddressAndShowsItsEntries(t *testing.T) {
+	t.Parallel()
+	d, url := served(t)
+	admin := as(t, url, d.TokenFor(t, "ada", auth.Admin))
+	pairs, err := handlerstest.KeyPairs()
+	require.NoError(t, err)
+	site := handlerstest.NewIndexSite(t)
+	site.Publish(t, "1.0.1", pairs[0])
+	site.Publish(t, "1.0.2", pairs[1]) // signed with someone else's key
+	keyFile := filepath.Join(t.TempDir(), "alice.pub")
+	require.NoError(t, os.WriteFile(keyFile, pairs[0].Public, 0o600))
+
+	r := admin.run(t, "", "sources", "add", "acme", site.URL, "--kind", "oci", "--key", keyFile)
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "\n  url: ", "an https address is no OCI repository: %s", r.err)
+	r = admin.run(t, "", "sources", "add", "acme", "oci://registry.example.com/drivers", "--kind", "index")
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "is not an index's address: write https://HOST/PATH/index.yaml")
+
+	require.Equal(t, "Added index source acme (signed only); a worker reads its versions within 15 seconds: styrmin sources show acme\n",
+		admin.ok(t, "sources", "add", "acme", site.URL, "--signed-only", "--key", keyFile))
+	require.Regexp(t, `(?m)^acme\s+index\s+`+regexp.QuoteMeta(site.URL)+`\s+signed only\s+alice\s+never\s+-$`, admin.ok(t, "sources", "list"))
+
+	site.SyncSources(t, d.Env)
+	table := admin.ok(t, "sources", "show", "acme")
+	require.Regexp(t, `(?m)^Kind:\s+index$`, table)
+	require.Regexp(t, `(?m)^hello-web@1\.0\.1\s+imported\s+alice\s+\S+\s+-$`, table)
+	require.Regexp(t, `(?m)^hello-web@1\.0\.2\s+refused\s+-\s+\S+\s+bad signature: `, table)
+	v := jsonOf[client.DriverVersion](t, admin.ok(t, "drivers", "get", "hello-web", "--version", "1.0.1", "-o", "json"))
+	require.Equal(t, "acme", v.Source)
+	require.Equal(t, "alice", v.SignedBy)
+}
+
+func TestASourcesPolicyAndKeysAreChangedByAdminsOnly(t *testing.T) {
+	t.Parallel()
+	d, url := served(t)
+	admin := as(t, url, d.TokenFor(t, "ada", auth.Admin))
+	op := as(t, url, d.TokenFor(t, "opal", auth.Operator))
+	reader := as(t, url, d.TokenFor(t, "reed", auth.ReadOnly))
+	pairs, err := handlerstest.KeyPairs()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	alice, bob := filepath.Join(dir, "alice.pub"), filepath.Join(dir, "bob.pub")
+	require.NoError(t, os.WriteFile(alice, pairs[0].Public, 0o600))
+	require.NoError(t, os.WriteFile(bob, pairs[1].Public, 0o600))
+	admin.ok(t, "sources", "add", "acme", "oci://registry.example.com/drivers", "--signed-only", "--key", alice)
+
+	for _, who := range []*user{reader, op} {
+		r := who.run(t, "", "sources", "update", "acme", "--allow-unsigned")
+		require.Equal(t, cli.ExitRefused, r.code, "only admins change a source: %s", r.err)
+	}
+	r := admin.run(t, "", "sources", "update", "acme")
+	require.Equal(t, cli.ExitUsage, r.code)
+	require.Contains(t, r.err, "Nothing to change")
+	require.Equal(t, cli.ExitUsage, admin.run(t, "", "sources", "update", "acme", "--signed-only", "--allow-unsigned").code)
+	r = admin.run(t, "", "sources", "update", "acme", "--remove-key", "alice")
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "\n  signed_only: a source that requires signatures needs at least one public key")
+	r = admin.run(t, "", "sources", "update", "acme", "--key", alice)
+	require.Equal(t, cli.ExitRefused, r.code)
+	require.Contains(t, r.err, "\n  keys: the source trusts a key named alice already")
+
+	require.Equal(t, "Changed source acme (signed only; keys: bob); new versions are checked under it, those read stay as they are.\n",
+		admin.ok(t, "sources", "update", "acme", "--remove-key", "alice", "--key", bob))
+	changed := jsonOf[client.Source](t, admin.ok(t, "sources", "update", "acme", "--allow-unsigned", "-o", "json"))
+	require.False(t, changed.SignedOnly)
+	require.Equal(t, "bob", changed.Keys[0].Name)
+	require.Equal(t, cli.ExitNotFound, admin.run(t, "", "sources", "update", "nope", "--allow-unsigned").code)
 }

@@ -23,7 +23,7 @@ WHERE id = (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, name, url, signed_only, keys
+RETURNING id, name, kind, url, signed_only, keys
 `
 
 type ClaimDueCatalogueSourceParams struct {
@@ -34,6 +34,7 @@ type ClaimDueCatalogueSourceParams struct {
 type ClaimDueCatalogueSourceRow struct {
 	ID         int64
 	Name       string
+	Kind       string
 	Url        string
 	SignedOnly bool
 	Keys       []byte
@@ -47,6 +48,7 @@ func (q *Queries) ClaimDueCatalogueSource(ctx context.Context, arg ClaimDueCatal
 	err := row.Scan(
 		&i.ID,
 		&i.Name,
+		&i.Kind,
 		&i.Url,
 		&i.SignedOnly,
 		&i.Keys,
@@ -81,13 +83,14 @@ func (q *Queries) EndCatalogueSourceSync(ctx context.Context, arg EndCatalogueSo
 }
 
 const getCatalogueSource = `-- name: GetCatalogueSource :one
-SELECT id, name, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
+SELECT id, name, kind, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
 FROM catalogue_sources WHERE name = $1
 `
 
 type GetCatalogueSourceRow struct {
 	ID         int64
 	Name       string
+	Kind       string
 	Url        string
 	SignedOnly bool
 	Keys       []byte
@@ -104,6 +107,7 @@ func (q *Queries) GetCatalogueSource(ctx context.Context, name string) (GetCatal
 	err := row.Scan(
 		&i.ID,
 		&i.Name,
+		&i.Kind,
 		&i.Url,
 		&i.SignedOnly,
 		&i.Keys,
@@ -117,14 +121,15 @@ func (q *Queries) GetCatalogueSource(ctx context.Context, name string) (GetCatal
 }
 
 const insertCatalogueSource = `-- name: InsertCatalogueSource :one
-INSERT INTO catalogue_sources (name, url, signed_only, keys, created_by)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO catalogue_sources (name, kind, url, signed_only, keys, created_by)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (name) DO NOTHING
 RETURNING id
 `
 
 type InsertCatalogueSourceParams struct {
 	Name       string
+	Kind       string
 	Url        string
 	SignedOnly bool
 	Keys       []byte
@@ -135,6 +140,7 @@ type InsertCatalogueSourceParams struct {
 func (q *Queries) InsertCatalogueSource(ctx context.Context, arg InsertCatalogueSourceParams) (int64, error) {
 	row := q.db.QueryRow(ctx, insertCatalogueSource,
 		arg.Name,
+		arg.Kind,
 		arg.Url,
 		arg.SignedOnly,
 		arg.Keys,
@@ -239,13 +245,14 @@ func (q *Queries) ListCatalogueSourceVersions(ctx context.Context, sourceID int6
 }
 
 const listCatalogueSources = `-- name: ListCatalogueSources :many
-SELECT id, name, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
+SELECT id, name, kind, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
 FROM catalogue_sources ORDER BY name
 `
 
 type ListCatalogueSourcesRow struct {
 	ID         int64
 	Name       string
+	Kind       string
 	Url        string
 	SignedOnly bool
 	Keys       []byte
@@ -268,6 +275,7 @@ func (q *Queries) ListCatalogueSources(ctx context.Context) ([]ListCatalogueSour
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,
+			&i.Kind,
 			&i.Url,
 			&i.SignedOnly,
 			&i.Keys,
@@ -287,6 +295,24 @@ func (q *Queries) ListCatalogueSources(ctx context.Context) ([]ListCatalogueSour
 	return items, nil
 }
 
+const lockCatalogueSource = `-- name: LockCatalogueSource :one
+SELECT id, signed_only, keys FROM catalogue_sources WHERE name = $1 FOR UPDATE
+`
+
+type LockCatalogueSourceRow struct {
+	ID         int64
+	SignedOnly bool
+	Keys       []byte
+}
+
+// The source's policy and keys, locked until the transaction ends.
+func (q *Queries) LockCatalogueSource(ctx context.Context, name string) (LockCatalogueSourceRow, error) {
+	row := q.db.QueryRow(ctx, lockCatalogueSource, name)
+	var i LockCatalogueSourceRow
+	err := row.Scan(&i.ID, &i.SignedOnly, &i.Keys)
+	return i, err
+}
+
 const requestCatalogueSourceSync = `-- name: RequestCatalogueSourceSync :execrows
 UPDATE catalogue_sources SET next_sync_at = now() WHERE name = $1
 `
@@ -298,4 +324,19 @@ func (q *Queries) RequestCatalogueSourceSync(ctx context.Context, name string) (
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const updateCatalogueSourcePolicy = `-- name: UpdateCatalogueSourcePolicy :exec
+UPDATE catalogue_sources SET signed_only = $1, keys = $2 WHERE id = $3
+`
+
+type UpdateCatalogueSourcePolicyParams struct {
+	SignedOnly bool
+	Keys       []byte
+	ID         int64
+}
+
+func (q *Queries) UpdateCatalogueSourcePolicy(ctx context.Context, arg UpdateCatalogueSourcePolicyParams) error {
+	_, err := q.db.Exec(ctx, updateCatalogueSourcePolicy, arg.SignedOnly, arg.Keys, arg.ID)
+	return err
 }

@@ -97,6 +97,7 @@ type CatalogueSource struct {
 	ClaimedUntil *time.Time
 	SyncedAt     *time.Time
 	SyncError    string
+	Kind         string
 }
 
 type CatalogueSourceVersion struct {

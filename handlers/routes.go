@@ -225,6 +225,7 @@ func apiChanges() map[string]change {
 		"CreateSource":             changes(audit.ActionSourceCreate, audit.TargetSource),
 		"DeleteSource":             changes(audit.ActionSourceDelete, audit.TargetSource),
 		"SyncSource":               changes(audit.ActionSourceSync, audit.TargetSource),
+		"UpdateSource":             changes(audit.ActionSourceUpdate, audit.TargetSource),
 		"CreateSchedule":           changes(audit.ActionScheduleCreate, audit.TargetDeployment),
 		"PauseSchedule":            changes(audit.ActionSchedulePause, audit.TargetDeployment),
 		"ResumeSchedule":           changes(audit.ActionScheduleResume, audit.TargetDeployment),

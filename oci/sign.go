@@ -170,3 +170,34 @@ func verifyLayer(ctx context.Context, repo *remote.Repository, l ocispec.Descrip
 	}
 	return "", false
 }
+
+// SignBlob signs data (a bundle archive) with signer as `cosign sign-blob
+// --key` does: the signature of its bytes, base64, as its
+// --output-signature file holds it.
+func SignBlob(signer signature.Signer, data []byte) ([]byte, error) {
+	sig, err := signer.SignMessage(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("oci: sign blob: %w", err)
+	}
+	return []byte(base64.StdEncoding.EncodeToString(sig)), nil
+}
+
+// VerifyBlob returns the name of the key whose signature sig (base64, as
+// SignBlob and `cosign sign-blob` write it) signs data. Errors: EINVALID
+// wrapping ErrUnsigned (sig is nil) or ErrBadSignature (no key signed data
+// with sig).
+func VerifyBlob(data, sig []byte, keys []Key) (string, error) {
+	if sig == nil {
+		return "", &styrmin.Error{Code: styrmin.EINVALID, Err: ErrUnsigned, Message: "It is not signed."}
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(sig)))
+	if err == nil && len(raw) > 0 {
+		for _, k := range keys {
+			if k.Verifier.VerifySignature(bytes.NewReader(raw), bytes.NewReader(data)) == nil {
+				return k.Name, nil
+			}
+		}
+	}
+	return "", &styrmin.Error{Code: styrmin.EINVALID, Err: ErrBadSignature,
+		Message: "Its signature is not a valid signature of this content by a trusted key."}
+}

@@ -1,17 +1,24 @@
 -- name: InsertCatalogueSource :one
 -- Adds a source, due for its first sync now; no row when the name is taken.
-INSERT INTO catalogue_sources (name, url, signed_only, keys, created_by)
-VALUES (@name, @url, @signed_only, @keys, @created_by)
+INSERT INTO catalogue_sources (name, kind, url, signed_only, keys, created_by)
+VALUES (@name, @kind, @url, @signed_only, @keys, @created_by)
 ON CONFLICT (name) DO NOTHING
 RETURNING id;
 
 -- name: ListCatalogueSources :many
-SELECT id, name, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
+SELECT id, name, kind, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
 FROM catalogue_sources ORDER BY name;
 
 -- name: GetCatalogueSource :one
-SELECT id, name, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
+SELECT id, name, kind, url, signed_only, keys, created_at, created_by, next_sync_at, synced_at, sync_error
 FROM catalogue_sources WHERE name = @name;
+
+-- name: LockCatalogueSource :one
+-- The source's policy and keys, locked until the transaction ends.
+SELECT id, signed_only, keys FROM catalogue_sources WHERE name = @name FOR UPDATE;
+
+-- name: UpdateCatalogueSourcePolicy :exec
+UPDATE catalogue_sources SET signed_only = @signed_only, keys = @keys WHERE id = @id;
 
 -- name: DeleteCatalogueSource :execrows
 DELETE FROM catalogue_sources WHERE name = @name;
@@ -33,7 +40,7 @@ WHERE id = (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, name, url, signed_only, keys;
+RETURNING id, name, kind, url, signed_only, keys;
 
 -- name: EndCatalogueSourceSync :exec
 UPDATE catalogue_sources SET claimed_until = NULL, synced_at = now(), sync_error = @sync_error WHERE id = @id;

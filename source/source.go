@@ -1,5 +1,5 @@
 // Package source keeps the catalogue sources: OCI repositories of driver
-// bundles with a signature policy (unsigned allowed, or signed by one of the
+// bundles, or https indexes of bundle archives (see Index), with a signature policy (unsigned allowed, or signed by one of the
 // source's cosign public keys), synced by every worker process's Runner
 // (one process per source at a time) and on an admin's request. Each tag is
 // read once, within the remote-chart download budget and network rules, and
@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,14 @@ const (
 	ClaimFor = 5 * time.Minute
 	// MaxNewPerSync is the most new tags one sync reads; the rest wait.
 	MaxNewPerSync = 20
+)
+
+// The kinds of source.
+const (
+	// KindOCI is an OCI repository: every tag is a version (oci://HOST/REPOSITORY).
+	KindOCI = "oci"
+	// KindIndex is an https index.yaml listing bundle archives (https://HOST/PATH/index.yaml).
+	KindIndex = "index"
 )
 
 // The statuses of a source's version.
@@ -77,7 +86,10 @@ type Key struct {
 type NewSource struct {
 	// Name names the source: a DNS label.
 	Name string
-	// URL is oci://HOST/REPOSITORY.
+	// Kind is KindOCI or KindIndex; empty: the URL's scheme says
+	// (oci:// an OCI repository, https:// an index).
+	Kind string
+	// URL is oci://HOST/REPOSITORY, or https://HOST/PATH/index.yaml.
 	URL string
 	// SignedOnly refuses versions not signed by one of Keys.
 	SignedOnly bool
@@ -86,7 +98,10 @@ type NewSource struct {
 
 // Source is a stored source.
 type Source struct {
-	Name, URL  string
+	Name string
+	// Kind is KindOCI or KindIndex.
+	Kind       string
+	URL        string
 	SignedOnly bool
 	Keys       []Key
 	CreatedAt  time.Time
@@ -98,7 +113,8 @@ type Source struct {
 	SyncError string
 }
 
-// Version is a tag a source read.
+// Version is a tag a source read: an OCI repository's tag, or an index's
+// entry as NAME@VERSION.
 type Version struct {
 	Tag, Digest string
 	// Status is Imported or Refused; Reason says why it was refused.
@@ -111,19 +127,25 @@ type Version struct {
 // namePattern is a source's name: a DNS label of at most 40 characters.
 var namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)
 
-// check validates ns and returns its repository reference and keys; an
-// EINVALID error names each wrong field.
-func (ns NewSource) check() (oci.Ref, []oci.Key, error) {
+// check validates ns and returns its kind, detected from the URL when
+// ns.Kind is empty; an EINVALID error names each wrong field.
+func (ns NewSource) check() (string, error) {
 	fields := map[string]string{}
 	if !namePattern.MatchString(ns.Name) {
 		fields["name"] = "a name is lower-case letters, digits and dashes, at most 40, such as acme-drivers"
 	}
-	ref, err := oci.ParseRef(ns.URL)
+	kind, problem := kindOf(ns.Kind, ns.URL)
 	switch {
-	case err != nil:
-		fields["url"] = styrmin.ErrorMessage(err)
-	case ref.Reference.Reference != "":
-		fields["url"] = "name the repository without a tag or digest: every tag is read as a version"
+	case problem != "":
+		fields["kind"] = problem
+	case kind == KindIndex:
+		if _, err := parseIndexURL(ns.URL); err != nil {
+			fields["url"] = styrmin.ErrorMessage(err)
+		}
+	default:
+		if _, err := parseRepository(ns.URL); err != nil {
+			fields["url"] = styrmin.ErrorMessage(err)
+		}
 	}
 	keys, keyErr := verifiers(ns.Keys)
 	if keyErr != "" {
@@ -132,9 +154,36 @@ func (ns NewSource) check() (oci.Ref, []oci.Key, error) {
 		fields["keys"] = "a source that requires signatures needs at least one public key"
 	}
 	if len(fields) > 0 {
-		return oci.Ref{}, nil, &styrmin.Error{Code: styrmin.EINVALID, Message: "The source is not valid.", Fields: fields}
+		return "", &styrmin.Error{Code: styrmin.EINVALID, Message: "The source is not valid.", Fields: fields}
 	}
-	return ref, keys, nil
+	return kind, nil
+}
+
+// kindOf is the kind given, or the one url's scheme says when none is;
+// or what is wrong with the kind.
+func kindOf(kind, url string) (string, string) {
+	switch {
+	case kind == KindOCI || kind == KindIndex:
+		return kind, ""
+	case kind != "":
+		return "", fmt.Sprintf("%q is not a kind of source: oci (an OCI repository) or index (an https index.yaml)", kind)
+	case strings.HasPrefix(url, "https://"):
+		return KindIndex, ""
+	}
+	return KindOCI, ""
+}
+
+// parseRepository reads an OCI source's address: a repository, no tag.
+func parseRepository(url string) (oci.Ref, error) {
+	ref, err := oci.ParseRef(url)
+	switch {
+	case err != nil:
+		return oci.Ref{}, &styrmin.Error{Code: styrmin.EINVALID, Err: err, Message: styrmin.ErrorMessage(err) +
+			" An OCI source is oci://HOST/REPOSITORY; an index source is https://HOST/PATH/index.yaml."}
+	case ref.Reference.Reference != "":
+		return oci.Ref{}, styrmin.Errorf(styrmin.EINVALID, "name the repository without a tag or digest: every tag is read as a version")
+	}
+	return ref, nil
 }
 
 // verifiers loads keys, or says what is wrong with them.
@@ -158,7 +207,8 @@ func verifiers(keys []Key) ([]oci.Key, string) {
 // Add stores a new source, due for its first sync at once. Errors: EINVALID
 // (with fields), ECONFLICT when the name is taken.
 func (s *Service) Add(ctx context.Context, ns NewSource, by string) (Source, error) {
-	if _, _, err := ns.check(); err != nil {
+	kind, err := ns.check()
+	if err != nil {
 		return Source{}, err
 	}
 	keys, err := json.Marshal(append([]Key{}, ns.Keys...))
@@ -167,7 +217,7 @@ func (s *Service) Add(ctx context.Context, ns NewSource, by string) (Source, err
 	}
 	err = audit.Change(ctx, s.conn, func(tx pgx.Tx) (string, error) {
 		_, err := s.q.WithTx(tx).InsertCatalogueSource(ctx, db.InsertCatalogueSourceParams{
-			Name: ns.Name, Url: ns.URL, SignedOnly: ns.SignedOnly, Keys: keys, CreatedBy: by})
+			Name: ns.Name, Kind: kind, Url: ns.URL, SignedOnly: ns.SignedOnly, Keys: keys, CreatedBy: by})
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", styrmin.Errorf(styrmin.ECONFLICT, "A source named %s exists already.", ns.Name)
 		}
@@ -261,7 +311,7 @@ func sourceOf(r db.GetCatalogueSourceRow) (Source, error) {
 	if err := json.Unmarshal(r.Keys, &keys); err != nil {
 		return Source{}, fmt.Errorf("decode keys of %s: %w", r.Name, err)
 	}
-	return Source{Name: r.Name, URL: r.Url, SignedOnly: r.SignedOnly, Keys: keys, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
+	return Source{Name: r.Name, Kind: r.Kind, URL: r.Url, SignedOnly: r.SignedOnly, Keys: keys, CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
 		NextSyncAt: r.NextSyncAt, SyncedAt: deref(r.SyncedAt), SyncError: r.SyncError}, nil
 }
 

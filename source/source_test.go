@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"io"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -41,7 +42,13 @@ type bundle struct {
 // a catalogue whose admin allows its host, as Settings, Chart hosts does.
 func setup(t *testing.T, fetcher release.ChartFetcher, allowHost bool) *bundle {
 	t.Helper()
-	srv := httptest.NewTLSServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	return serve(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))), fetcher, allowHost)
+}
+
+// serve is setup with the server h on loopback in place of a registry.
+func serve(t *testing.T, h http.Handler, fetcher release.ChartFetcher, allowHost bool) *bundle {
+	t.Helper()
+	srv := httptest.NewTLSServer(h)
 	t.Cleanup(srv.Close)
 	fetcher.RootCAs = x509.NewCertPool()
 	fetcher.RootCAs.AddCert(srv.Certificate())
@@ -58,6 +65,16 @@ func setup(t *testing.T, fetcher release.ChartFetcher, allowHost bool) *bundle {
 	}
 	b.sources = source.New(pool, b.cat, fetcher)
 	return b
+}
+
+// pack is the bundled hello-web as version, packed as `styrmin driver package` does.
+func (b *bundle) pack(t *testing.T, version string) []byte {
+	t.Helper()
+	bnd, err := drivers.LoadBundle(b.ctx, bundledtest.AsVersion(t, "hello-web", version), ".")
+	require.NoError(t, err)
+	archive, err := catalog.Pack(bnd.Files)
+	require.NoError(t, err)
+	return archive
 }
 
 // push publishes the bundled hello-web as version, as `styrmin driver push` does.
@@ -244,6 +261,10 @@ func TestAddingASourceChecksEveryField(t *testing.T) {
 		{func(s *source.NewSource) { s.Name = "Acme Drivers" }, "name"},
 		{func(s *source.NewSource) { s.URL = "https://" + b.host }, "url"},
 		{func(s *source.NewSource) { s.URL = b.repo.String() + ":1.0.0" }, "url"},
+		{func(s *source.NewSource) { s.URL = "https://" + b.host + "/drivers/" }, "url"},
+		{func(s *source.NewSource) { s.URL = "https://" + b.host + "/index.yaml?token=x" }, "url"},
+		{func(s *source.NewSource) { s.Kind = source.KindIndex }, "url"},
+		{func(s *source.NewSource) { s.Kind = "helm" }, "kind"},
 		{func(s *source.NewSource) { s.Keys = nil }, "keys"},
 		{func(s *source.NewSource) { s.Keys[0].PEM = "not a key" }, "keys"},
 		{func(s *source.NewSource) { s.Keys = append(s.Keys, s.Keys[0]) }, "keys"},

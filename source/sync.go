@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -75,10 +76,17 @@ func interval(d time.Duration) pgtype.Interval {
 // claimed is a source being synced.
 type claimed struct {
 	db.ClaimDueCatalogueSourceRow
+	// ref is an OCI source's repository; index an index source's address.
 	ref   oci.Ref
+	index *url.URL
 	keys  []oci.Key
 	hosts release.ChartHosts
 }
+
+// reader reads one of a source's versions by its tag: a Version (refused
+// with why, or imported) and the driver it holds when known; an error
+// means the source could not be read (try again later).
+type reader func(ctx context.Context, src *claimed, tag string) (Version, string, error)
 
 // sync reads the source's tags and each new one, at most MaxNewPerSync.
 func (s *Service) sync(ctx context.Context, row db.ClaimDueCatalogueSourceRow) error {
@@ -86,11 +94,11 @@ func (s *Service) sync(ctx context.Context, row db.ClaimDueCatalogueSourceRow) e
 	if err != nil {
 		return err
 	}
-	var tags []string
-	err = s.download.Download(ctx, src.hosts, src.download("The tag list of "+row.Url), func(hc *http.Client) (err error) {
-		tags, err = s.client(hc).Tags(ctx, src.ref)
-		return err
-	})
+	list := s.ociVersions
+	if row.Kind == KindIndex {
+		list = s.indexVersions
+	}
+	tags, read, err := list(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -98,17 +106,16 @@ func (s *Service) sync(ctx context.Context, row db.ClaimDueCatalogueSourceRow) e
 	if err != nil {
 		return db.Classify(err)
 	}
-	slices.Sort(tags)
-	read := 0
+	done := 0
 	for _, tag := range tags {
-		if strings.HasPrefix(tag, "sha256-") || slices.Contains(known, tag) {
-			continue // cosign's signatures and attachments, and tags read before
+		if slices.Contains(known, tag) {
+			continue // read before
 		}
-		if read == MaxNewPerSync {
+		if done == MaxNewPerSync {
 			break
 		}
-		read++
-		v, driver, err := s.readVersion(ctx, src, tag)
+		done++
+		v, driver, err := read(ctx, src, tag)
 		if err != nil {
 			return err
 		}
@@ -119,6 +126,21 @@ func (s *Service) sync(ctx context.Context, row db.ClaimDueCatalogueSourceRow) e
 	return nil
 }
 
+// ociVersions lists an OCI source's tags, sorted, but cosign's.
+func (s *Service) ociVersions(ctx context.Context, src *claimed) ([]string, reader, error) {
+	var tags []string
+	err := s.download.Download(ctx, src.hosts, src.download("The tag list of "+src.Url), func(hc *http.Client) (err error) {
+		tags, err = s.client(hc).Tags(ctx, src.ref)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	tags = slices.DeleteFunc(tags, func(tag string) bool { return strings.HasPrefix(tag, "sha256-") }) // signatures, attachments
+	slices.Sort(tags)
+	return tags, s.readVersion, nil
+}
+
 // claim decodes a claimed row's repository and keys, and reads the hosts an
 // admin allows.
 func (s *Service) claim(ctx context.Context, row db.ClaimDueCatalogueSourceRow) (*claimed, error) {
@@ -127,7 +149,12 @@ func (s *Service) claim(ctx context.Context, row db.ClaimDueCatalogueSourceRow) 
 		return nil, err
 	}
 	c := &claimed{ClaimDueCatalogueSourceRow: row}
-	if c.ref, err = oci.ParseRef(row.Url); err != nil {
+	if row.Kind == KindIndex {
+		c.index, err = parseIndexURL(row.Url)
+	} else {
+		c.ref, err = parseRepository(row.Url)
+	}
+	if err != nil {
 		return nil, err
 	}
 	keys, problem := verifiers(src.Keys)
@@ -144,7 +171,7 @@ func (s *Service) claim(ctx context.Context, row db.ClaimDueCatalogueSourceRow) 
 // download describes a download from the source, for its errors.
 func (c *claimed) download(what string) release.Download {
 	return release.Download{What: what, Noun: "driver bundle", Again: "sync the source again",
-		Missing: fmt.Sprintf("%s cannot be read: the registry did not give it. Check the source's address, then sync it again.", what)}
+		Missing: fmt.Sprintf("%s cannot be read: the source did not give it. Check the source's address, then sync it again.", what)}
 }
 
 // client is an OCI client over hc.
@@ -180,7 +207,15 @@ func (s *Service) readVersion(ctx context.Context, src *claimed, tag string) (Ve
 	case err != nil:
 		return v, "", err
 	}
-	driver, err := s.importBundle(ctx, src, tag, art, v.SignedBy)
+	return s.importVersion(ctx, v, art.Archive, catalog.ArchiveImport{
+		By: "source " + src.Name, Origin: catalog.Origin{Source: src.Name, SignedBy: v.SignedBy}, Tag: tag})
+}
+
+// importVersion imports the archive of v, checked, into the catalogue, as
+// imp says: v imported, or refused with why when the archive is not a
+// valid bundle; the driver it holds when it loaded.
+func (s *Service) importVersion(ctx context.Context, v Version, archive []byte, imp catalog.ArchiveImport) (Version, string, error) {
+	res, err := s.catalog.ImportArchive(ctx, bytes.NewReader(archive), imp)
 	var ps drivers.Problems
 	switch code := styrmin.ErrorCode(err); {
 	case err == nil:
@@ -190,9 +225,9 @@ func (s *Service) readVersion(ctx context.Context, src *claimed, tag string) (Ve
 	case code == styrmin.EINVALID || code == styrmin.ECONFLICT:
 		v.Reason = "not a valid bundle: " + styrmin.ErrorMessage(err)
 	default:
-		return v, driver, err
+		return v, res.Name, err
 	}
-	return v, driver, nil
+	return v, res.Name, nil
 }
 
 // refusal says why a version was refused before its import.
@@ -204,15 +239,6 @@ func refusal(err error) string {
 		return "bad signature: no signature by one of the source's keys signs this content"
 	}
 	return styrmin.ErrorMessage(err)
-}
-
-// importBundle imports the pulled bundle into the catalogue, marked with its
-// origin, if it holds the version its tag says; it returns its driver's name
-// when the bundle loaded.
-func (s *Service) importBundle(ctx context.Context, src *claimed, tag string, art *oci.Artifact, signedBy string) (string, error) {
-	res, err := s.catalog.ImportArchive(ctx, bytes.NewReader(art.Archive), catalog.ArchiveImport{
-		By: "source " + src.Name, Origin: catalog.Origin{Source: src.Name, SignedBy: signedBy}, Tag: tag})
-	return res.Name, err
 }
 
 // record stores what became of a version, with its audit entry.

@@ -525,6 +525,24 @@ func (e ScheduleUpdateOverlap) Valid() bool {
 	}
 }
 
+// Defines values for SourceKind.
+const (
+	Index SourceKind = "index"
+	Oci   SourceKind = "oci"
+)
+
+// Valid indicates whether the value is a known member of the SourceKind enum.
+func (e SourceKind) Valid() bool {
+	switch e {
+	case Index:
+		return true
+	case Oci:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceVersionStatus.
 const (
 	SourceVersionStatusImported SourceVersionStatus = "imported"
@@ -1466,13 +1484,17 @@ type NewAPIToken struct {
 type NewSource struct {
 	Keys *[]SourceKey `json:"keys,omitempty"`
 
+	// Kind oci (an OCI repository) or index (an https index.yaml); when absent, the url's scheme
+	// says: oci:// is an OCI repository, https:// an index. A kind the url does not fit is refused.
+	Kind *string `json:"kind,omitempty"`
+
 	// Name A DNS label of at most 40 characters.
 	Name string `json:"name"`
 
 	// SignedOnly Refuse versions not signed by one of keys.
 	SignedOnly *bool `json:"signed_only,omitempty"`
 
-	// Url oci://HOST/REPOSITORY, without tag.
+	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
 }
 
@@ -1865,12 +1887,15 @@ type ScheduleUpdateOverlap string
 
 // Source defines model for Source.
 type Source struct {
-	CreatedAt  time.Time   `json:"created_at"`
-	CreatedBy  string      `json:"created_by"`
-	Keys       []SourceKey `json:"keys"`
-	Name       string      `json:"name"`
-	NextSyncAt time.Time   `json:"next_sync_at"`
-	SignedOnly bool        `json:"signed_only"`
+	CreatedAt time.Time   `json:"created_at"`
+	CreatedBy string      `json:"created_by"`
+	Keys      []SourceKey `json:"keys"`
+
+	// Kind An OCI repository, or an https index.yaml.
+	Kind       SourceKind `json:"kind"`
+	Name       string     `json:"name"`
+	NextSyncAt time.Time  `json:"next_sync_at"`
+	SignedOnly bool       `json:"signed_only"`
 
 	// SyncError Why the last sync did not finish; empty when it did.
 	SyncError string `json:"sync_error"`
@@ -1878,6 +1903,20 @@ type Source struct {
 	// SyncedAt The end of the last sync; absent before the first.
 	SyncedAt *time.Time `json:"synced_at,omitempty"`
 	Url      string     `json:"url"`
+}
+
+// SourceKind An OCI repository, or an https index.yaml.
+type SourceKind string
+
+// SourceChange defines model for SourceChange.
+type SourceChange struct {
+	AddKeys *[]SourceKey `json:"add_keys,omitempty"`
+
+	// RemoveKeys The names of keys to trust no more.
+	RemoveKeys *[]string `json:"remove_keys,omitempty"`
+
+	// SignedOnly The new policy; absent: unchanged.
+	SignedOnly *bool `json:"signed_only,omitempty"`
 }
 
 // SourceDetail defines model for SourceDetail.
@@ -1899,16 +1938,18 @@ type SourceKey struct {
 type SourceVersion struct {
 	CheckedAt time.Time `json:"checked_at"`
 
-	// Digest The artifact manifest's digest.
+	// Digest The artifact manifest's digest; an index entry's archive's sha256.
 	Digest string `json:"digest"`
 
-	// Reason Why it was refused: unsigned, bad signature, not a valid bundle, too large.
+	// Reason Why it was refused: unsigned, bad signature, digest mismatch, not a valid entry or bundle, too large.
 	Reason string `json:"reason"`
 
 	// SignedBy The name of the key that signed it; empty when unsigned.
 	SignedBy string              `json:"signed_by"`
 	Status   SourceVersionStatus `json:"status"`
-	Tag      string              `json:"tag"`
+
+	// Tag An OCI repository's tag; an index's entry as NAME@VERSION.
+	Tag string `json:"tag"`
 }
 
 // SourceVersionStatus defines model for SourceVersion.Status.
@@ -2443,6 +2484,9 @@ type SetNamespacePolicyJSONRequestBody = NamespacePolicyChange
 
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = NewSource
+
+// UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
+type UpdateSourceJSONRequestBody = SourceChange
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -3203,7 +3247,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicy(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	//
 	// Everyone signed in reads the sources; only admins add, sync and delete them.
 	//
@@ -3212,11 +3256,14 @@ type ClientInterface interface {
 
 	// CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3225,11 +3272,14 @@ type ClientInterface interface {
 
 	// CreateSource Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3245,6 +3295,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
 	GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSourceWithBody Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithBody(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSource Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSource(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SyncSource Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	//
@@ -4185,7 +4261,7 @@ func (c *Client) SetNamespacePolicy(ctx context.Context, body SetNamespacePolicy
 	return c.Client.Do(req)
 }
 
-// ListSources The catalogue sources (OCI repositories of driver bundles), by name
+// ListSources The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 //
 // Everyone signed in reads the sources; only admins add, sync and delete them.
 //
@@ -4204,11 +4280,14 @@ func (c *Client) ListSources(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // CreateSourceWithBody Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4227,11 +4306,14 @@ func (c *Client) CreateSourceWithBody(ctx context.Context, contentType string, b
 
 // CreateSource Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4268,6 +4350,52 @@ func (c *Client) DeleteSource(ctx context.Context, name SourceName, reqEditors .
 // Corresponds with GET /sources/{name} (the `GetSource` operationId).
 func (c *Client) GetSource(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSourceRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSourceWithBody Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *Client) UpdateSourceWithBody(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSourceRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSource Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *Client) UpdateSource(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSourceRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6361,6 +6489,53 @@ func NewGetSourceRequest(server string, name SourceName) (*http.Request, error) 
 	return req, nil
 }
 
+// NewUpdateSourceRequest calls the generic UpdateSource builder with application/json body
+func NewUpdateSourceRequest(server string, name SourceName, body UpdateSourceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateSourceRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewUpdateSourceRequestWithBody constructs an http.Request for the UpdateSource method, with any body, and a specified content type
+func NewUpdateSourceRequestWithBody(server string, name SourceName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sources/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSyncSourceRequest constructs an http.Request for the SyncSource method
 func NewSyncSourceRequest(server string, name SourceName) (*http.Request, error) {
 	var err error
@@ -7498,7 +7673,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /namespace-policy (the `SetNamespacePolicy` operationId).
 	SetNamespacePolicyWithResponse(ctx context.Context, body SetNamespacePolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*SetNamespacePolicyResponse, error)
 
-	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+	// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 	//
 	// Everyone signed in reads the sources; only admins add, sync and delete them.
 	//
@@ -7509,11 +7684,14 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7522,11 +7700,14 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
 	//
-	// Every new tag of the repository is read once as a driver version, within the download
-	// budget and network rules of remote charts (https only; a loopback or private host only
-	// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-	// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-	// `keys`. See docs/security.md, Signatures.
+	// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+	// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+	// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+	// network rules of remote charts (https only; a loopback or private host only when an admin
+	// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+	// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+	// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+	// URL + `.sig`). See docs/security.md, Signatures.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7546,6 +7727,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /sources/{name} (the `GetSource` operationId).
 	GetSourceWithResponse(ctx context.Context, name SourceName, reqEditors ...RequestEditorFn) (*GetSourceResponse, error)
+
+	// UpdateSourceWithBodyWithResponse Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithBodyWithResponse(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error)
+
+	// UpdateSourceWithResponse Change a source's signature policy or trusted keys
+	//
+	// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+	// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+	// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+	// imported or refused: the next sync checks new versions only, under the new policy and keys.
+	// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+	UpdateSourceWithResponse(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error)
 
 	// SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
 	//
@@ -9389,6 +9596,54 @@ func (r GetSourceResponse) ContentType() string {
 	return ""
 }
 
+type UpdateSourceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Source
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateSourceResponse) GetJSON200() *Source {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateSourceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateSourceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateSourceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateSourceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateSourceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type SyncSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10820,7 +11075,7 @@ func (c *ClientWithResponses) SetNamespacePolicyWithResponse(ctx context.Context
 	return ParseSetNamespacePolicyResponse(rsp)
 }
 
-// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles), by name
+// ListSourcesWithResponse The catalogue sources (OCI repositories of driver bundles, https indexes of bundle archives), by name
 //
 // Everyone signed in reads the sources; only admins add, sync and delete them.
 //
@@ -10837,11 +11092,14 @@ func (c *ClientWithResponses) ListSourcesWithResponse(ctx context.Context, reqEd
 
 // CreateSourceWithBodyWithResponse Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10856,11 +11114,14 @@ func (c *ClientWithResponses) CreateSourceWithBodyWithResponse(ctx context.Conte
 
 // CreateSourceWithResponse Add a catalogue source; its first sync follows within a worker's next look
 //
-// Every new tag of the repository is read once as a driver version, within the download
-// budget and network rules of remote charts (https only; a loopback or private host only
-// when an admin allows it under Settings, Chart hosts), and imported marked with the source,
-// or refused with why. With `signed_only`, a version must carry a cosign signature by one of
-// `keys`. See docs/security.md, Signatures.
+// Every new tag of an OCI repository (kind `oci`), or every new entry of an https index
+// (kind `index`: an index.yaml listing bundle archives with their sha256 digests, see
+// docs/driver-tutorial.md), is read once as a driver version, within the download budget and
+// network rules of remote charts (https only; a loopback or private host only when an admin
+// allows it under Settings, Chart hosts), and imported marked with the source, or refused
+// with why. With `signed_only`, a version must carry a cosign signature by one of `keys`
+// (an OCI artifact's signature beside it, an archive's `cosign sign-blob` signature at its
+// URL + `.sig`). See docs/security.md, Signatures.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10897,6 +11158,44 @@ func (c *ClientWithResponses) GetSourceWithResponse(ctx context.Context, name So
 		return nil, err
 	}
 	return ParseGetSourceResponse(rsp)
+}
+
+// UpdateSourceWithBodyWithResponse Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *ClientWithResponses) UpdateSourceWithBodyWithResponse(ctx context.Context, name SourceName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error) {
+	rsp, err := c.UpdateSourceWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSourceResponse(rsp)
+}
+
+// UpdateSourceWithResponse Change a source's signature policy or trusted keys
+//
+// `signed_only`, when given, is the new policy; `add_keys` are keys to trust, each under a name
+// the source has not (remove a key and add it in one change to replace it); `remove_keys` names
+// keys to trust no more. What is left out stays. The versions the source read stay as they are,
+// imported or refused: the next sync checks new versions only, under the new policy and keys.
+// Field errors: `signed_only` (a signed-only source would have no key), `keys`, `remove_keys`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /sources/{name} (the `UpdateSource` operationId).
+func (c *ClientWithResponses) UpdateSourceWithResponse(ctx context.Context, name SourceName, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error) {
+	rsp, err := c.UpdateSource(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSourceResponse(rsp)
 }
 
 // SyncSourceWithResponse Ask for a sync of the source now; a worker syncs it within its next look (15 s)
@@ -12436,6 +12735,39 @@ func ParseGetSourceResponse(rsp *http.Response) (*GetSourceResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SourceDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateSourceResponse parses an HTTP response from a UpdateSourceWithResponse call
+func ParseUpdateSourceResponse(rsp *http.Response) (*UpdateSourceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateSourceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Source
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

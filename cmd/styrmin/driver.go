@@ -24,6 +24,7 @@ func newDriverCmd() *cobra.Command {
 		newDriverPackageCmd(),
 		newDriverPushCmd(),
 		newDriverSignCmd(),
+		newDriverSignBlobCmd(),
 		newDriverKeygenCmd(),
 		newDriverLintCmd(),
 		newDriverSchemaCmd(),

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
@@ -78,15 +80,7 @@ func newDriverSignCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			password, ok := os.LookupEnv(passwordEnv)
-			if !ok {
-				return styrmin.Errorf(styrmin.EINVALID, "Set %s to the key's password (empty for a key without one).", passwordEnv)
-			}
-			pem, err := os.ReadFile(keyFile)
-			if err != nil {
-				return styrmin.Errorf(styrmin.EINVALID, "Cannot read the key %s (%v); give the cosign.key of `styrmin driver keygen` or `cosign generate-key-pair`.", keyFile, err)
-			}
-			signer, err := oci.LoadSigner(pem, []byte(password))
+			signer, err := loadSigner(keyFile)
 			if err != nil {
 				return err
 			}
@@ -104,6 +98,57 @@ func newDriverSignCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&plainHTTP, "plain-http", false, "speak http, not https, to the registry (a registry on loopback)")
 	cmd.Flags().StringVar(&keyFile, "key", "cosign.key", "the cosign private key")
+	return cmd
+}
+
+// loadSigner reads the cosign private key keyFile with the password in passwordEnv.
+func loadSigner(keyFile string) (signature.Signer, error) {
+	password, ok := os.LookupEnv(passwordEnv)
+	if !ok {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "Set %s to the key's password (empty for a key without one).", passwordEnv)
+	}
+	pem, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, styrmin.Errorf(styrmin.EINVALID, "Cannot read the key %s (%v); give the cosign.key of `styrmin driver keygen` or `cosign generate-key-pair`.", keyFile, err)
+	}
+	return oci.LoadSigner(pem, []byte(password))
+}
+
+// newDriverSignBlobCmd is `styrmin driver sign-blob`.
+func newDriverSignBlobCmd() *cobra.Command {
+	var keyFile, output string
+	cmd := &cobra.Command{
+		Use:   "sign-blob ARCHIVE --key cosign.key [--output-signature FILE]",
+		Short: "Sign a bundle archive for an index source, as cosign sign-blob does",
+		Long: "Sign the bundle archive (as `styrmin driver package` writes it) with a cosign private key (its\n" +
+			"password in " + passwordEnv + ", empty for a key without one) and write the signature, base64, to\n" +
+			"ARCHIVE.sig (or --output-signature), as `cosign sign-blob --key cosign.key --output-signature`\n" +
+			"writes it. Publish it beside the archive: an index source that trusts the public key reads it at\n" +
+			"the archive's URL + .sig and imports the version as signed by that key.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			signer, err := loadSigner(keyFile)
+			if err != nil {
+				return err
+			}
+			archive, err := os.ReadFile(args[0])
+			if err != nil {
+				return styrmin.Errorf(styrmin.EINVALID, "Cannot read the archive %s (%v); give the .tar.gz `styrmin driver package` writes.", args[0], err)
+			}
+			sig, err := oci.SignBlob(signer, archive)
+			if err != nil {
+				return err
+			}
+			output = cmp.Or(output, args[0]+".sig")
+			if err := os.WriteFile(output, sig, 0o644); err != nil {
+				return fmt.Errorf("sign-blob: %w", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "signed %s\nsignature: %s\n", args[0], output)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyFile, "key", "cosign.key", "the cosign private key")
+	cmd.Flags().StringVar(&output, "output-signature", "", "the file to write the signature in (default ARCHIVE.sig)")
 	return cmd
 }
 

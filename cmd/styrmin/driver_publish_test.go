@@ -65,3 +65,34 @@ func TestDriverKeygenPushAndSignPublishAVersionItsPublicKeyVerifies(t *testing.T
 	_, _, err = runDriverCmd(t, "sign", "--plain-http", "--key", filepath.Join(dir, "cosign.key"), ref)
 	require.ErrorContains(t, err, "password is wrong")
 }
+
+func TestDriverPackageAndSignBlobMakeAnArchiveAndASignatureItsPublicKeyVerifies(t *testing.T) {
+	t.Setenv(passwordEnv, "secret")
+	dir := t.TempDir()
+	_, _, err := runDriverCmd(t, "keygen", "--dir", dir)
+	require.NoError(t, err)
+	out, _, err := runDriverCmd(t, "package", "--dir", dir, "../../drivers/bundled/hello-web")
+	require.NoError(t, err)
+	archiveFile := strings.TrimSpace(out[strings.Index(out, " into ")+len(" into ") : strings.Index(out, "\n")])
+
+	out, _, err = runDriverCmd(t, "sign-blob", "--key", filepath.Join(dir, "cosign.key"), archiveFile)
+	require.NoError(t, err)
+	require.Equal(t, "signed "+archiveFile+"\nsignature: "+archiveFile+".sig\n", out)
+
+	archive, err := os.ReadFile(archiveFile)
+	require.NoError(t, err)
+	sig, err := os.ReadFile(archiveFile + ".sig")
+	require.NoError(t, err)
+	pub, err := os.ReadFile(filepath.Join(dir, "cosign.pub"))
+	require.NoError(t, err)
+	v, err := oci.LoadVerifier(pub)
+	require.NoError(t, err)
+	by, err := oci.VerifyBlob(archive, sig, []oci.Key{{Name: "author", Verifier: v}})
+	require.NoError(t, err)
+	require.Equal(t, "author", by, "the signature is of the archive's bytes, as an index source checks it")
+	_, err = oci.VerifyBlob(append(archive, 0), sig, []oci.Key{{Name: "author", Verifier: v}})
+	require.ErrorIs(t, err, oci.ErrBadSignature, "a changed archive is not what was signed")
+
+	_, _, err = runDriverCmd(t, "sign-blob", "--key", filepath.Join(dir, "cosign.key"), filepath.Join(dir, "missing.tar.gz"))
+	require.ErrorContains(t, err, "Cannot read the archive")
+}

@@ -16,6 +16,7 @@ type Sources interface {
 	Versions(ctx context.Context, name string) ([]source.Version, error)
 	Delete(ctx context.Context, name string) error
 	RequestSync(ctx context.Context, name string) error
+	Update(ctx context.Context, name string, ch source.Change) (source.Source, error)
 }
 
 var _ Sources = (*source.Service)(nil)
@@ -34,11 +35,10 @@ func (s *Server) ListSources(ctx context.Context, _ oapi.ListSourcesRequestObjec
 
 func (s *Server) CreateSource(ctx context.Context, req oapi.CreateSourceRequestObject) (oapi.CreateSourceResponseObject, error) {
 	ns := source.NewSource{Name: req.Body.Name, URL: req.Body.Url, SignedOnly: req.Body.SignedOnly != nil && *req.Body.SignedOnly}
-	if req.Body.Keys != nil {
-		for _, k := range *req.Body.Keys {
-			ns.Keys = append(ns.Keys, source.Key{Name: k.Name, PEM: k.Pem})
-		}
+	if req.Body.Kind != nil {
+		ns.Kind = *req.Body.Kind
 	}
+	ns.Keys = sourceKeys(req.Body.Keys)
 	src, err := s.Sources.Add(ctx, ns, httpx.APIUser(ctx).Username)
 	if err != nil {
 		return nil, err
@@ -63,6 +63,30 @@ func (s *Server) GetSource(ctx context.Context, req oapi.GetSourceRequestObject)
 	return out, nil
 }
 
+func (s *Server) UpdateSource(ctx context.Context, req oapi.UpdateSourceRequestObject) (oapi.UpdateSourceResponseObject, error) {
+	ch := source.Change{SignedOnly: req.Body.SignedOnly, AddKeys: sourceKeys(req.Body.AddKeys)}
+	if req.Body.RemoveKeys != nil {
+		ch.RemoveKeys = *req.Body.RemoveKeys
+	}
+	src, err := s.Sources.Update(ctx, req.Name, ch)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.UpdateSource200JSONResponse(apiSourceOf(src)), nil
+}
+
+// sourceKeys are the API's keys as the service takes them.
+func sourceKeys(keys *[]oapi.SourceKey) []source.Key {
+	if keys == nil {
+		return nil
+	}
+	out := make([]source.Key, 0, len(*keys))
+	for _, k := range *keys {
+		out = append(out, source.Key{Name: k.Name, PEM: k.Pem})
+	}
+	return out
+}
+
 func (s *Server) DeleteSource(ctx context.Context, req oapi.DeleteSourceRequestObject) (oapi.DeleteSourceResponseObject, error) {
 	if err := s.Sources.Delete(ctx, req.Name); err != nil {
 		return nil, err
@@ -79,7 +103,7 @@ func (s *Server) SyncSource(ctx context.Context, req oapi.SyncSourceRequestObjec
 
 // apiSourceOf is the API's view of a source.
 func apiSourceOf(src source.Source) oapi.Source {
-	out := oapi.Source{Name: src.Name, Url: src.URL, SignedOnly: src.SignedOnly, Keys: make([]oapi.SourceKey, 0, len(src.Keys)),
+	out := oapi.Source{Name: src.Name, Kind: oapi.SourceKind(src.Kind), Url: src.URL, SignedOnly: src.SignedOnly, Keys: make([]oapi.SourceKey, 0, len(src.Keys)),
 		CreatedAt: src.CreatedAt, CreatedBy: src.CreatedBy, NextSyncAt: src.NextSyncAt, SyncError: src.SyncError}
 	for _, k := range src.Keys {
 		out.Keys = append(out.Keys, oapi.SourceKey{Name: k.Name, Pem: k.PEM})

@@ -50,13 +50,20 @@ func NewRegistry(t *testing.T) *Registry {
 // Push publishes the bundled hello-web as version under the tag version.
 func (r *Registry) Push(t *testing.T, version string) {
 	t.Helper()
-	ctx := context.Background()
-	b, err := drivers.LoadBundle(ctx, bundledtest.AsVersion(t, "hello-web", version), ".")
+	b, archive := pack(t, version)
+	_, err := r.publisher.Push(context.Background(), r.Repo.WithReference(version), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: b.Digest()})
+	require.NoError(t, err)
+}
+
+// pack is the bundled hello-web as version and its archive, as `styrmin
+// driver package` writes it.
+func pack(t *testing.T, version string) (*drivers.Bundle, []byte) {
+	t.Helper()
+	b, err := drivers.LoadBundle(context.Background(), bundledtest.AsVersion(t, "hello-web", version), ".")
 	require.NoError(t, err)
 	archive, err := catalog.Pack(b.Files)
 	require.NoError(t, err)
-	_, err = r.publisher.Push(ctx, r.Repo.WithReference(version), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: b.Digest()})
-	require.NoError(t, err)
+	return b, archive
 }
 
 // Sign signs the tag version with kp's private key.
@@ -73,10 +80,16 @@ func (r *Registry) Sign(t *testing.T, version string, kp *oci.KeyPair) {
 // and its certificate trusted; a sync that fails is recorded on its source.
 func (r *Registry) SyncSources(t *testing.T, env *apptest.Env) {
 	t.Helper()
+	syncSources(t, env, r.Repo.Registry, r.Fetcher)
+}
+
+// syncSources syncs env's due sources with host allowed, through fetcher.
+func syncSources(t *testing.T, env *apptest.Env, host string, fetcher release.ChartFetcher) {
+	t.Helper()
 	ctx := context.Background()
-	_, err := env.Catalog.SetChartHosts(ctx, []string{r.Repo.Registry})
+	_, err := env.Catalog.SetChartHosts(ctx, []string{host})
 	require.NoError(t, err)
-	sources := source.New(env.Pool, env.Catalog, r.Fetcher)
+	sources := source.New(env.Pool, env.Catalog, fetcher)
 	for synced := true; synced; {
 		synced, _ = sources.SyncDue(ctx)
 	}

@@ -20,8 +20,9 @@ func SourceAdd(sources Sources) echo.HandlerFunc {
 		if err != nil {
 			return styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
 		}
-		typed := views.SourceForm{Name: strings.TrimSpace(form.Get("name")), URL: strings.TrimSpace(form.Get("url")), SignedOnly: form.Get("signed_only") == "true"}
-		ns := source.NewSource{Name: typed.Name, URL: typed.URL, SignedOnly: typed.SignedOnly}
+		typed := views.SourceForm{Name: strings.TrimSpace(form.Get("name")), Kind: form.Get("kind"), URL: strings.TrimSpace(form.Get("url")),
+			SignedOnly: form.Get("signed_only") == "true"}
+		ns := source.NewSource{Name: typed.Name, Kind: typed.Kind, URL: typed.URL, SignedOnly: typed.SignedOnly}
 		names, pems := form["key_name"], form["key_pem"]
 		for i := range max(len(names), len(pems)) {
 			k := views.SourceKeyField{Name: strings.TrimSpace(at(names, i)), PEM: strings.TrimSpace(at(pems, i))}
@@ -33,7 +34,7 @@ func SourceAdd(sources Sources) echo.HandlerFunc {
 		}
 		_, err = sources.Add(c.Request().Context(), ns, httpx.CurrentUser(c).Username)
 		if err == nil {
-			return sourceDone(c, sources, "The source "+ns.Name+" is added: a worker reads its tags within 15 seconds.")
+			return sourceDone(c, sources, "The source "+ns.Name+" is added: a worker reads its versions within 15 seconds.")
 		}
 		switch styrmin.ErrorCode(err) {
 		case styrmin.EINVALID:

@@ -51,7 +51,7 @@ func renderSources(c echo.Context, sources Sources, status int, form views.Sourc
 
 // sourceRow is a source and its versions as the page shows them.
 func sourceRow(s source.Source, versions []source.Version) views.SourceRow {
-	row := views.SourceRow{Name: s.Name, URL: s.URL, SignedOnly: s.SignedOnly, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt,
+	row := views.SourceRow{Name: s.Name, Kind: s.Kind, URL: s.URL, SignedOnly: s.SignedOnly, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt,
 		SyncedAt: s.SyncedAt, SyncError: s.SyncError, NextSyncAt: s.NextSyncAt}
 	for _, k := range s.Keys {
 		row.Keys = append(row.Keys, k.Name)

@@ -40,7 +40,7 @@ func TestAnAdminAddsASourceAndEveryoneSeesWhatItImportedAndRefused(t *testing.T)
 		"key_name": {"alice", ""}, "key_pem": {string(pairs[0].Public), ""}}, "HX-Request", "true")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	doc = handlerstest.Parse(t, rec)
-	require.Equal(t, "The source acme is added: a worker reads its tags within 15 seconds.", handlerstest.Text(doc.Find(`[data-testid="notice"]`)))
+	require.Equal(t, "The source acme is added: a worker reads its versions within 15 seconds.", handlerstest.Text(doc.Find(`[data-testid="notice"]`)))
 	card := doc.Find(`[data-testid="source-acme"]`)
 	require.Equal(t, reg.Repo.Repository(), handlerstest.Text(card.Find(`[data-testid="source-url"]`)))
 	require.Contains(t, handlerstest.Text(card.Find(`[data-testid="policy"]`)), "Signed only")
@@ -115,7 +115,7 @@ func TestARefusedSourceShowsTheFormAgainWithEachErrorAtItsField(t *testing.T) {
 	form := doc.Find(`[data-testid="new-source-form"]`)
 	require.Equal(t, "The source is not valid.", handlerstest.Text(form.Find(`[data-testid="form-error"]`)))
 	require.Contains(t, handlerstest.Text(form.Find(`[data-testid="error-name"]`)), "lower-case letters")
-	require.Contains(t, handlerstest.Text(form.Find(`[data-testid="error-url"]`)), "is not an OCI reference")
+	require.Contains(t, handlerstest.Text(form.Find(`[data-testid="error-url"]`)), "is not an index's address: write https://HOST/PATH/index.yaml", "an https address is an index")
 	require.Contains(t, handlerstest.Text(form.Find(`[data-testid="error-keys"]`)), "key bob: ")
 	require.Equal(t, "Acme Drivers", form.Find(`[data-testid="name"]`).AttrOr("value", ""), "the form shows what was typed")
 	_, checked := form.Find(`[data-testid="signed-only"]`).Attr("checked")
@@ -164,4 +164,27 @@ func TestOnlyAdminsAddSyncAndDeleteSources(t *testing.T) {
 	require.Equal(t, "The source acme is deleted; the versions it imported stay in the catalogue.", handlerstest.Text(doc.Find(`[data-testid="notice"]`)))
 	require.NotEmpty(t, doc.Find(`[data-testid="no-sources"]`).Nodes)
 	require.Equal(t, http.StatusNotFound, a.Request(admin, http.MethodPost, "/sources/acme/delete", url.Values{}).Code)
+}
+
+// TestAnIndexSourceAddedOnThePageShowsItsKindAndEntries: an https address
+// is an index; a kind the address does not fit is an error at its field.
+func TestAnIndexSourceAddedOnThePageShowsItsKindAndEntries(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "ada", auth.Admin)
+	site := handlerstest.NewIndexSite(t)
+	site.Publish(t, "1.0.1", nil)
+
+	rec := a.Request(admin, http.MethodPost, "/sources", url.Values{"name": {"acme"}, "kind": {"oci"}, "url": {site.URL}}, "HX-Request", "true")
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	doc := handlerstest.Parse(t, rec)
+	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="error-url"]`)), "is not an OCI reference")
+	require.Equal(t, "oci", doc.Find(`[data-testid="kind"] option[selected]`).AttrOr("value", ""), "the form keeps the kind chosen")
+
+	rec = a.Request(admin, http.MethodPost, "/sources", url.Values{"name": {"acme"}, "url": {site.URL}}, "HX-Request", "true")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	site.SyncSources(t, a.Env)
+	card := handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/sources", nil)).Find(`[data-testid="source-acme"]`)
+	require.Equal(t, "https index (index.yaml of bundle archives)", handlerstest.Text(card.Find(`[data-testid="kind"]`)))
+	require.Equal(t, "imported", handlerstest.Text(card.Find(`[data-testid="version-hello-web@1.0.1"] [data-testid="status"]`)))
 }

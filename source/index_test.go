@@ -1,0 +1,224 @@
+package source_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/oci"
+	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/source"
+)
+
+// site is an https server of files, as a driver author publishes an index
+// and its archives on a static web site.
+type site struct {
+	mu    sync.Mutex
+	files map[string][]byte
+}
+
+// ServeHTTP serves the file at the request's path, or 404.
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	data, ok := s.files[r.URL.Path]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	_, _ = w.Write(data)
+}
+
+// put publishes data at path.
+func (s *site) put(path string, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files[path] = data
+}
+
+// setupIndex is setup with a site in place of a registry.
+func setupIndex(t *testing.T, fetcher release.ChartFetcher) (*bundle, *site) {
+	t.Helper()
+	s := &site{files: map[string][]byte{}}
+	return serve(t, s, fetcher, true), s
+}
+
+// indexURL is the address of the index at path on b's site.
+func (b *bundle) indexURL(path string) string {
+	return "https://" + b.host + path
+}
+
+// sha is an archive's digest as an index gives it.
+func sha(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// signBlob is the archive's signature by kp, as `styrmin driver sign-blob` writes it.
+func signBlob(t *testing.T, archive []byte, kp *oci.KeyPair) []byte {
+	t.Helper()
+	signer, err := oci.LoadSigner(kp.Private, nil)
+	require.NoError(t, err)
+	sig, err := oci.SignBlob(signer, archive)
+	require.NoError(t, err)
+	return sig
+}
+
+// writeIndex publishes an index.yaml at /drivers/index.yaml listing the
+// entries of hello-web.
+func (s *site) writeIndex(t *testing.T, entries ...source.IndexEntry) {
+	t.Helper()
+	data, err := yaml.Marshal(source.Index{APIVersion: "v1", Entries: map[string][]source.IndexEntry{"hello-web": entries}})
+	require.NoError(t, err)
+	s.put("/drivers/index.yaml", data)
+}
+
+func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislabelledOnesWithWhy(t *testing.T) {
+	t.Parallel()
+	b, s := setupIndex(t, release.ChartFetcher{})
+	pairs, err := keyPairs()
+	require.NoError(t, err)
+	alice, mallory := pairs[0], pairs[1]
+
+	var entries []source.IndexEntry
+	publish := func(version string, archive []byte, sig []byte) {
+		name := "hello-web-" + version + ".tar.gz"
+		s.put("/drivers/"+name, archive)
+		if sig != nil {
+			s.put("/drivers/"+name+".sig", sig)
+		}
+		entries = append(entries, source.IndexEntry{Version: version, Digest: sha(archive), URLs: []string{name}})
+	}
+	good := b.pack(t, "1.0.1")
+	publish("1.0.1", good, signBlob(t, good, alice))
+	other := b.pack(t, "1.0.2")
+	publish("1.0.2", other, signBlob(t, other, mallory)) // signed with someone else's key
+	publish("1.0.3", b.pack(t, "1.0.3"), nil)           // unsigned
+	publish("1.0.4", b.pack(t, "1.0.4"), []byte("not base64!"))
+	mislabelled := b.pack(t, "1.0.6")
+	publish("1.0.5", mislabelled, signBlob(t, mislabelled, alice)) // listed as 1.0.5, holds 1.0.6
+	swapped := b.pack(t, "1.0.7")
+	publish("1.0.7", swapped, signBlob(t, swapped, alice))
+	s.put("/drivers/hello-web-1.0.7.tar.gz", b.pack(t, "1.0.1")) // the archive changed after the index was written
+	entries = append(entries, source.IndexEntry{Version: "1.0.8", Digest: "md5:1234", URLs: []string{"hello-web-1.0.8.tar.gz"}},
+		source.IndexEntry{Version: "1.0.9", Digest: sha(good), URLs: []string{"http://" + b.host + "/drivers/hello-web-1.0.1.tar.gz"}})
+	s.writeIndex(t, entries...)
+
+	src, err := b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.indexURL("/drivers/index.yaml"), SignedOnly: true,
+		Keys: []source.Key{{Name: "alice", PEM: string(alice.Public)}}}, "admin")
+	require.NoError(t, err)
+	require.Equal(t, source.KindIndex, src.Kind, "an https:// address is an index")
+	synced, err := b.sources.SyncDue(b.ctx)
+	require.NoError(t, err, "refused versions are not a failed sync")
+	require.True(t, synced)
+
+	got := versionsByTag(t, b, "acme")
+	require.Len(t, got, 8)
+	require.Equal(t, source.Imported, got["hello-web@1.0.1"].Status, got["hello-web@1.0.1"].Reason)
+	require.Equal(t, "alice", got["hello-web@1.0.1"].SignedBy)
+	require.Equal(t, sha(good), got["hello-web@1.0.1"].Digest)
+	for tag, reason := range map[string]string{
+		"hello-web@1.0.2": "bad signature: no signature by one of the source's keys signs this content",
+		"hello-web@1.0.3": "unsigned: the source requires a signature by one of its keys",
+		"hello-web@1.0.4": "bad signature: no signature by one of the source's keys signs this content",
+		"hello-web@1.0.5": "not a valid bundle: the index lists hello-web 1.0.5, but the archive holds hello-web 1.0.6; " +
+			"an entry must be the driver and version its archive holds",
+		"hello-web@1.0.7": "digest mismatch: its sha256 is " + sha(b.pack(t, "1.0.1")) + ", not " + sha(swapped) +
+			" as the index says: the archive changed, or the index is wrong",
+		"hello-web@1.0.8": `not a valid entry: its digest "md5:1234" is not sha256: followed by the archive's sha256 in 64 lower-case hex digits`,
+	} {
+		require.Equal(t, source.Refused, got[tag].Status, tag)
+		require.Equal(t, reason, got[tag].Reason, tag)
+	}
+	require.Equal(t, source.Refused, got["hello-web@1.0.9"].Status)
+	require.Contains(t, got["hello-web@1.0.9"].Reason, "is not https or relative to the index")
+
+	v, err := b.cat.Get(b.ctx, "hello-web", "1.0.1")
+	require.NoError(t, err)
+	require.Equal(t, catalog.Origin{Source: "acme", SignedBy: "alice"}, v.Origin)
+	for _, refused := range []string{"1.0.2", "1.0.3", "1.0.4", "1.0.5", "1.0.6", "1.0.7"} {
+		_, err = b.cat.Get(b.ctx, "hello-web", refused)
+		require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "version %s was refused: nothing can deploy it", refused)
+	}
+
+	// A new entry is read at the next sync; the entries read before are not.
+	newer := b.pack(t, "1.1.0")
+	publish("1.1.0", newer, signBlob(t, newer, alice))
+	s.writeIndex(t, entries...)
+	require.NoError(t, b.sources.RequestSync(b.ctx, "acme"))
+	_, err = b.sources.SyncDue(b.ctx)
+	require.NoError(t, err)
+	got = versionsByTag(t, b, "acme")
+	require.Len(t, got, 9)
+	require.Equal(t, source.Imported, got["hello-web@1.1.0"].Status, got["hello-web@1.1.0"].Reason)
+}
+
+func TestAnIndexSourceWithoutKeysImportsUnsignedArchives(t *testing.T) {
+	t.Parallel()
+	b, s := setupIndex(t, release.ChartFetcher{})
+	archive := b.pack(t, "1.0.1")
+	s.put("/hello-web-1.0.1.tar.gz", archive)
+	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"https://" + b.host + "/hello-web-1.0.1.tar.gz"}})
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", Kind: source.KindIndex, URL: b.indexURL("/drivers/index.yaml")}, "admin")
+	require.NoError(t, err)
+	_, err = b.sources.SyncDue(b.ctx)
+	require.NoError(t, err)
+	got := versionsByTag(t, b, "open")["hello-web@1.0.1"]
+	require.Equal(t, source.Imported, got.Status, got.Reason)
+	require.Empty(t, got.SignedBy)
+}
+
+func TestAnIndexArchiveBeyondTheDownloadBudgetIsRefused(t *testing.T) {
+	t.Parallel()
+	b, s := setupIndex(t, release.ChartFetcher{MaxBytes: 1 << 10})
+	archive := b.pack(t, "1.0.1")
+	s.put("/drivers/hello-web-1.0.1.tar.gz", archive)
+	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"hello-web-1.0.1.tar.gz"}})
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.indexURL("/drivers/index.yaml")}, "admin")
+	require.NoError(t, err)
+	_, err = b.sources.SyncDue(b.ctx)
+	require.NoError(t, err)
+	got := versionsByTag(t, b, "open")["hello-web@1.0.1"]
+	require.Equal(t, source.Refused, got.Status)
+	require.Contains(t, got.Reason, "is larger than 1 KiB")
+}
+
+func TestAnIndexTooLargeListingTooManyVersionsOrOfAnotherShapeIsNotRead(t *testing.T) {
+	t.Parallel()
+	b, s := setupIndex(t, release.ChartFetcher{})
+	var many strings.Builder
+	many.WriteString("apiVersion: v1\nentries:\n  hello-web:\n")
+	for i := range source.MaxIndexEntries + 1 {
+		fmt.Fprintf(&many, "    - {version: 1.0.%d, digest: sha256:00, urls: [a.tar.gz]}\n", i)
+	}
+	for _, tt := range []struct {
+		name, index, why string
+	}{
+		{"huge", "apiVersion: v1\n# " + strings.Repeat("x", source.MaxIndexBytes), "is larger than 1024 KiB"},
+		{"many", many.String(), "lists 1001 versions; a source reads at most 1000"},
+		{"helm", "apiVersion: v2\nentries: {}\n", `has apiVersion "v2"; an index has apiVersion: v1`},
+		{"html", "<html>not yaml: [</html>", "is not an index"},
+		{"gone", "", "cannot be read: the source did not give it"},
+	} {
+		if tt.index != "" {
+			s.put("/"+tt.name+"/index.yaml", []byte(tt.index))
+		}
+		_, err := b.sources.Add(b.ctx, source.NewSource{Name: tt.name, URL: b.indexURL("/" + tt.name + "/index.yaml")}, "admin")
+		require.NoError(t, err)
+		_, err = b.sources.SyncDue(b.ctx)
+		require.Error(t, err, tt.name)
+		src, err := b.sources.Get(b.ctx, tt.name)
+		require.NoError(t, err)
+		require.Contains(t, src.SyncError, tt.why, tt.name)
+		require.Empty(t, versionsByTag(t, b, tt.name), tt.name)
+	}
+}
