@@ -93,6 +93,7 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/sources", least: auth.Member, handler: web.SourceList(d.Sources)},
 		{method: http.MethodPost, path: "/sources", least: auth.Admin, handler: web.SourceAdd(d.Sources), change: change{action: audit.ActionSourceCreate, target: audit.TargetSource, form: "name"}},
 		{method: http.MethodPost, path: "/sources/:name/sync", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.RequestSync, "A sync of %s is requested: a worker reads its new tags within 15 seconds."), change: changes(audit.ActionSourceSync, audit.TargetSource)},
+		{method: http.MethodPost, path: "/sources/:name/update", least: auth.Admin, handler: web.SourceUpdate(d.Sources), change: changes(audit.ActionSourceUpdate, audit.TargetSource)},
 		{method: http.MethodPost, path: "/sources/:name/delete", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.Delete, "The source %s is deleted; the versions it imported stay in the catalogue."), change: changes(audit.ActionSourceDelete, audit.TargetSource)},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.Member, handler: web.DeploymentList(d.Deployments, d.Drivers, d.Teams)},

@@ -102,7 +102,7 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 	publish("1.0.1", good, signBlob(t, good, alice))
 	other := b.pack(t, "1.0.2")
 	publish("1.0.2", other, signBlob(t, other, mallory)) // signed with someone else's key
-	publish("1.0.3", b.pack(t, "1.0.3"), nil)           // unsigned
+	publish("1.0.3", b.pack(t, "1.0.3"), nil)            // unsigned
 	publish("1.0.4", b.pack(t, "1.0.4"), []byte("not base64!"))
 	mislabelled := b.pack(t, "1.0.6")
 	publish("1.0.5", mislabelled, signBlob(t, mislabelled, alice)) // listed as 1.0.5, holds 1.0.6

@@ -17,6 +17,7 @@ type Sources interface {
 	Versions(ctx context.Context, name string) ([]source.Version, error)
 	Delete(ctx context.Context, name string) error
 	RequestSync(ctx context.Context, name string) error
+	Update(ctx context.Context, name string, ch source.Change) (source.Source, error)
 }
 
 var _ Sources = (*source.Service)(nil)
@@ -29,9 +30,23 @@ func SourceList(sources Sources) echo.HandlerFunc {
 	}
 }
 
+// sourcesPage is what the Sources page shows besides the sources: the add
+// form (empty, or as typed with its errors), a refused edit of one source
+// with its errors, and what a change just did.
+type sourcesPage struct {
+	form   views.SourceForm
+	edit   views.SourceEdit
+	notice string
+}
+
 // renderSources renders the Sources page with form (empty, or as typed with
 // its errors) and notice (what a change just did; empty for none).
 func renderSources(c echo.Context, sources Sources, status int, form views.SourceForm, notice string) error {
+	return renderSourcesPage(c, sources, status, sourcesPage{form: form, notice: notice})
+}
+
+// renderSourcesPage renders the Sources page with what sp holds.
+func renderSourcesPage(c echo.Context, sources Sources, status int, sp sourcesPage) error {
 	ctx := c.Request().Context()
 	list, err := sources.List(ctx)
 	if err != nil {
@@ -46,7 +61,7 @@ func renderSources(c echo.Context, sources Sources, status int, form views.Sourc
 		rows = append(rows, sourceRow(s, versions))
 	}
 	return render(c, status, views.SourcesPage(views.SourcesProps{
-		Page: page(c, "Catalogue sources", views.NavDrivers), Sources: rows, Form: form, Notice: notice}))
+		Page: page(c, "Catalogue sources", views.NavDrivers), Sources: rows, Form: sp.form, Edit: sp.edit, Notice: sp.notice}))
 }
 
 // sourceRow is a source and its versions as the page shows them.

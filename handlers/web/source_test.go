@@ -150,11 +150,13 @@ func TestOnlyAdminsAddSyncAndDeleteSources(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, rec.Code)
 		require.Equal(t, http.StatusForbidden, a.Request(who, http.MethodPost, "/sources/acme/sync", url.Values{}).Code)
 		require.Equal(t, http.StatusForbidden, a.Request(who, http.MethodPost, "/sources/acme/delete", url.Values{}).Code)
+		require.Equal(t, http.StatusForbidden, a.Request(who, http.MethodPost, "/sources/acme/update", url.Values{"policy": {"unsigned-allowed"}}).Code)
 	}
 	list, err := a.Sources.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, list, 1, "no source was added or deleted")
 	require.Equal(t, before.NextSyncAt, list[0].NextSyncAt, "no sync was requested")
+	require.Equal(t, before.SignedOnly, list[0].SignedOnly, "no policy was changed")
 
 	rec := a.Request(admin, http.MethodPost, "/sources/acme/sync", url.Values{})
 	require.Equal(t, []string{"A sync of acme is requested: a worker reads its new tags within 15 seconds."}, a.Flashes(t, admin, rec))
@@ -187,4 +189,48 @@ func TestAnIndexSourceAddedOnThePageShowsItsKindAndEntries(t *testing.T) {
 	card := handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/sources", nil)).Find(`[data-testid="source-acme"]`)
 	require.Equal(t, "https index (index.yaml of bundle archives)", handlerstest.Text(card.Find(`[data-testid="kind"]`)))
 	require.Equal(t, "imported", handlerstest.Text(card.Find(`[data-testid="version-hello-web@1.0.1"] [data-testid="status"]`)))
+}
+
+// TestAnAdminChangesASourcesKeysInPlace: the source's Edit form changes its
+// policy and keys without a reload; a refused change shows the form open,
+// as typed, each error at its field.
+func TestAnAdminChangesASourcesKeysInPlace(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	admin, _ := a.As(t, "ada", auth.Admin)
+	pairs, err := handlerstest.KeyPairs()
+	require.NoError(t, err)
+	_, err = a.Sources.Add(context.Background(), source.NewSource{Name: "acme", URL: "oci://registry.example.com/drivers/acme", SignedOnly: true,
+		Keys: []source.Key{{Name: "alice", PEM: string(pairs[0].Public)}}}, "ada")
+	require.NoError(t, err)
+	doc := handlerstest.Parse(t, a.Request(admin, http.MethodGet, "/sources", nil))
+	edit := doc.Find(`[data-testid="source-acme"] [data-testid="edit-source"]`)
+	_, open := edit.Attr("open")
+	require.False(t, open, "the form is folded until opened")
+	_, checked := edit.Find(`[data-testid="policy-signed-only"]`).Attr("checked")
+	require.True(t, checked, "the form starts from the source's policy")
+
+	rec := a.Request(admin, http.MethodPost, "/sources/acme/update", url.Values{"policy": {"signed-only"}, "remove_key": {"alice"},
+		"key_name": {"bob"}, "key_pem": {"not a key"}}, "HX-Request", "true")
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	edit = handlerstest.Parse(t, rec).Find(`[data-testid="source-acme"] [data-testid="edit-source"]`)
+	_, open = edit.Attr("open")
+	require.True(t, open, "a refused change shows its form open")
+	require.Contains(t, handlerstest.Text(edit.Find(`[data-testid="error-keys"]`)), "key bob: ")
+	require.Equal(t, "bob", edit.Find(`[data-testid="key-name"]`).AttrOr("value", ""), "the form shows what was typed")
+	_, checked = edit.Find(`[data-testid="remove-key-alice"]`).Attr("checked")
+	require.True(t, checked)
+
+	rec = a.Request(admin, http.MethodPost, "/sources/acme/update", url.Values{"policy": {"signed-only"}, "remove_key": {"alice"}}, "HX-Request", "true")
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-signed_only"]`)), "needs at least one public key")
+
+	rec = a.Request(admin, http.MethodPost, "/sources/acme/update", url.Values{"policy": {"unsigned-allowed"}, "remove_key": {"alice"},
+		"key_name": {"bob"}, "key_pem": {string(pairs[1].Public)}}, "HX-Request", "true")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	doc = handlerstest.Parse(t, rec)
+	require.Contains(t, handlerstest.Text(doc.Find(`[data-testid="notice"]`)), "The source acme is changed")
+	card := doc.Find(`[data-testid="source-acme"]`)
+	require.Equal(t, "bob", handlerstest.Text(card.Find(`[data-testid="keys"]`)))
+	require.Contains(t, handlerstest.Text(card.Find(`[data-testid="policy"]`)), "Unsigned allowed")
 }
