@@ -108,13 +108,9 @@ func (c *CLI) sourcesAddCmd() *cobra.Command {
 	cmd.Flags().StringVar(&kind, "kind", "", "oci (an OCI repository) or index (an https index.yaml); the address's scheme says when not given")
 	cmd.Flags().StringArrayVar(&keyFiles, "key", nil, "a public key file to trust, as [KEY_NAME=]FILE (repeat for more keys)")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
-		keys := make([]client.SourceKey, 0, len(keyFiles))
-		for _, kf := range keyFiles {
-			k, err := readKey(kf)
-			if err != nil {
-				return err
-			}
-			keys = append(keys, k)
+		keys, err := readKeys(keyFiles)
+		if err != nil {
+			return err
 		}
 		if signedOnly && len(keys) == 0 {
 			return usage("--signed-only needs at least one --key: the public keys a version must be signed by.")
@@ -164,13 +160,9 @@ func (c *CLI) sourcesUpdateCmd() *cobra.Command {
 			ch.SignedOnly = &signedOnly
 		}
 		if len(keyFiles) > 0 {
-			keys := make([]client.SourceKey, 0, len(keyFiles))
-			for _, kf := range keyFiles {
-				k, err := readKey(kf)
-				if err != nil {
-					return err
-				}
-				keys = append(keys, k)
+			keys, err := readKeys(keyFiles)
+			if err != nil {
+				return err
 			}
 			ch.AddKeys = &keys
 		}
@@ -193,6 +185,19 @@ func (c *CLI) sourcesUpdateCmd() *cobra.Command {
 		})
 	})
 	return cmd
+}
+
+// readKeys reads the --key values.
+func readKeys(values []string) ([]client.SourceKey, error) {
+	keys := make([]client.SourceKey, 0, len(values))
+	for _, v := range values {
+		k, err := readKey(v)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 // readKey reads a --key value, [KEY_NAME=]FILE.

@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +12,7 @@ import (
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 	"github.com/styrmin/styrmin/oci"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/source"
@@ -21,34 +20,12 @@ import (
 
 // site is an https server of files, as a driver author publishes an index
 // and its archives on a static web site.
-type site struct {
-	mu    sync.Mutex
-	files map[string][]byte
-}
-
-// ServeHTTP serves the file at the request's path, or 404.
-func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	data, ok := s.files[r.URL.Path]
-	s.mu.Unlock()
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	_, _ = w.Write(data)
-}
-
-// put publishes data at path.
-func (s *site) put(path string, data []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files[path] = data
-}
+type site struct{ *handlerstest.Files }
 
 // setupIndex is setup with a site in place of a registry.
-func setupIndex(t *testing.T, fetcher release.ChartFetcher) (*bundle, *site) {
+func setupIndex(t *testing.T, fetcher release.ChartFetcher) (*bundle, site) {
 	t.Helper()
-	s := &site{files: map[string][]byte{}}
+	s := site{handlerstest.NewFiles()}
 	return serve(t, s, fetcher, true), s
 }
 
@@ -75,11 +52,11 @@ func signBlob(t *testing.T, archive []byte, kp *oci.KeyPair) []byte {
 
 // writeIndex publishes an index.yaml at /drivers/index.yaml listing the
 // entries of hello-web.
-func (s *site) writeIndex(t *testing.T, entries ...source.IndexEntry) {
+func (s site) writeIndex(t *testing.T, entries ...source.IndexEntry) {
 	t.Helper()
 	data, err := yaml.Marshal(source.Index{APIVersion: "v1", Entries: map[string][]source.IndexEntry{"hello-web": entries}})
 	require.NoError(t, err)
-	s.put("/drivers/index.yaml", data)
+	s.Put("/drivers/index.yaml", data)
 }
 
 func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislabelledOnesWithWhy(t *testing.T) {
@@ -92,9 +69,9 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 	var entries []source.IndexEntry
 	publish := func(version string, archive []byte, sig []byte) {
 		name := "hello-web-" + version + ".tar.gz"
-		s.put("/drivers/"+name, archive)
+		s.Put("/drivers/"+name, archive)
 		if sig != nil {
-			s.put("/drivers/"+name+".sig", sig)
+			s.Put("/drivers/"+name+".sig", sig)
 		}
 		entries = append(entries, source.IndexEntry{Version: version, Digest: sha(archive), URLs: []string{name}})
 	}
@@ -108,7 +85,7 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 	publish("1.0.5", mislabelled, signBlob(t, mislabelled, alice)) // listed as 1.0.5, holds 1.0.6
 	swapped := b.pack(t, "1.0.7")
 	publish("1.0.7", swapped, signBlob(t, swapped, alice))
-	s.put("/drivers/hello-web-1.0.7.tar.gz", b.pack(t, "1.0.1")) // the archive changed after the index was written
+	s.Put("/drivers/hello-web-1.0.7.tar.gz", b.pack(t, "1.0.1")) // the archive changed after the index was written
 	entries = append(entries, source.IndexEntry{Version: "1.0.8", Digest: "md5:1234", URLs: []string{"hello-web-1.0.8.tar.gz"}},
 		source.IndexEntry{Version: "1.0.9", Digest: sha(good), URLs: []string{"http://" + b.host + "/drivers/hello-web-1.0.1.tar.gz"}})
 	s.writeIndex(t, entries...)
@@ -166,7 +143,7 @@ func TestAnIndexSourceWithoutKeysImportsUnsignedArchives(t *testing.T) {
 	t.Parallel()
 	b, s := setupIndex(t, release.ChartFetcher{})
 	archive := b.pack(t, "1.0.1")
-	s.put("/hello-web-1.0.1.tar.gz", archive)
+	s.Put("/hello-web-1.0.1.tar.gz", archive)
 	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"https://" + b.host + "/hello-web-1.0.1.tar.gz"}})
 	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", Kind: source.KindIndex, URL: b.indexURL("/drivers/index.yaml")}, "admin")
 	require.NoError(t, err)
@@ -181,7 +158,7 @@ func TestAnIndexArchiveBeyondTheDownloadBudgetIsRefused(t *testing.T) {
 	t.Parallel()
 	b, s := setupIndex(t, release.ChartFetcher{MaxBytes: 1 << 10})
 	archive := b.pack(t, "1.0.1")
-	s.put("/drivers/hello-web-1.0.1.tar.gz", archive)
+	s.Put("/drivers/hello-web-1.0.1.tar.gz", archive)
 	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"hello-web-1.0.1.tar.gz"}})
 	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.indexURL("/drivers/index.yaml")}, "admin")
 	require.NoError(t, err)
@@ -210,7 +187,7 @@ func TestAnIndexTooLargeListingTooManyVersionsOrOfAnotherShapeIsNotRead(t *testi
 		{"gone", "", "cannot be read: the source did not give it"},
 	} {
 		if tt.index != "" {
-			s.put("/"+tt.name+"/index.yaml", []byte(tt.index))
+			s.Put("/"+tt.name+"/index.yaml", []byte(tt.index))
 		}
 		_, err := b.sources.Add(b.ctx, source.NewSource{Name: tt.name, URL: b.indexURL("/" + tt.name + "/index.yaml")}, "admin")
 		require.NoError(t, err)

@@ -28,32 +28,26 @@ type IndexSite struct {
 	// Fetcher trusts the site's certificate.
 	Fetcher release.ChartFetcher
 	host    string
+	files   *Files
 
 	mu      sync.Mutex
-	files   map[string][]byte
 	entries []source.IndexEntry
 }
 
-// NewIndexSite starts an IndexSite, listing nothing yet, that stops when
-// the test ends.
-func NewIndexSite(t *testing.T) *IndexSite {
-	t.Helper()
-	s := &IndexSite{files: map[string][]byte{}}
-	srv := httptest.NewTLSServer(s)
-	t.Cleanup(srv.Close)
-	s.host = strings.TrimPrefix(srv.URL, "https://")
-	s.URL = srv.URL + "/drivers/index.yaml"
-	s.Fetcher.RootCAs = x509.NewCertPool()
-	s.Fetcher.RootCAs.AddCert(srv.Certificate())
-	s.put("/drivers/index.yaml", []byte("apiVersion: v1\nentries: {}\n"))
-	return s
+// Files is an http.Handler serving files by path, as a static web site does.
+type Files struct {
+	mu    sync.Mutex
+	files map[string][]byte
 }
 
+// NewFiles returns Files serving nothing yet.
+func NewFiles() *Files { return &Files{files: map[string][]byte{}} }
+
 // ServeHTTP serves the file at the request's path, or 404.
-func (s *IndexSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	data, ok := s.files[r.URL.Path]
-	s.mu.Unlock()
+func (f *Files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	data, ok := f.files[r.URL.Path]
+	f.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -61,11 +55,26 @@ func (s *IndexSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// put publishes data at path.
-func (s *IndexSite) put(path string, data []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files[path] = data
+// Put publishes data at path.
+func (f *Files) Put(path string, data []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = data
+}
+
+// NewIndexSite starts an IndexSite, listing nothing yet, that stops when
+// the test ends.
+func NewIndexSite(t *testing.T) *IndexSite {
+	t.Helper()
+	s := &IndexSite{files: NewFiles()}
+	srv := httptest.NewTLSServer(s.files)
+	t.Cleanup(srv.Close)
+	s.host = strings.TrimPrefix(srv.URL, "https://")
+	s.URL = srv.URL + "/drivers/index.yaml"
+	s.Fetcher.RootCAs = x509.NewCertPool()
+	s.Fetcher.RootCAs.AddCert(srv.Certificate())
+	s.files.Put("/drivers/index.yaml", []byte("apiVersion: v1\nentries: {}\n"))
+	return s
 }
 
 // Publish lists hello-web version in the index, its archive beside it,
@@ -74,13 +83,13 @@ func (s *IndexSite) Publish(t *testing.T, version string, kp *oci.KeyPair) {
 	t.Helper()
 	_, archive := pack(t, version)
 	name := "hello-web-" + version + ".tar.gz"
-	s.put("/drivers/"+name, archive)
+	s.files.Put("/drivers/"+name, archive)
 	if kp != nil {
 		signer, err := oci.LoadSigner(kp.Private, nil)
 		require.NoError(t, err)
 		sig, err := oci.SignBlob(signer, archive)
 		require.NoError(t, err)
-		s.put("/drivers/"+name+".sig", sig)
+		s.files.Put("/drivers/"+name+".sig", sig)
 	}
 	sum := sha256.Sum256(archive)
 	s.mu.Lock()
@@ -88,7 +97,7 @@ func (s *IndexSite) Publish(t *testing.T, version string, kp *oci.KeyPair) {
 	index, err := yaml.Marshal(source.Index{APIVersion: source.IndexAPIVersion, Entries: map[string][]source.IndexEntry{"hello-web": s.entries}})
 	s.mu.Unlock()
 	require.NoError(t, err)
-	s.put("/drivers/index.yaml", index)
+	s.files.Put("/drivers/index.yaml", index)
 }
 
 // SyncSources does what a worker does for env's due sources, with the
