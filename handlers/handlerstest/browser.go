@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
@@ -132,4 +133,27 @@ func SignIn(url, username, password string) chromedp.Action[chromedp.Void] {
 		chromedp.SendKeys(chromedp.CSS(`#password`), password),
 		chromedp.Click(chromedp.CSS(`[data-testid="signin-submit"]`)),
 	)
+}
+
+// AcceptDialogs answers OK to every dialog the tab opens from now on (an
+// hx-confirm's "Delete …?"), as a person who means it does, and sends each
+// dialog's message on the channel it returns (up to 8 kept unread).
+func AcceptDialogs(ctx context.Context) <-chan string {
+	messages := make(chan string, 8)
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			select {
+			case messages <- ev.Message:
+			default:
+			}
+			if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true}); err != nil {
+				return
+			}
+		}
+	}()
+	return messages
 }
