@@ -1,96 +1,49 @@
 package source_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/yaml"
 
 	styrmin "github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
-	"github.com/styrmin/styrmin/oci"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/source"
 )
 
-// site is an https server of files, as a driver author publishes an index
-// and its archives on a static web site.
-type site struct{ *handlerstest.Files }
-
-// setupIndex is setup with a site in place of a registry.
-func setupIndex(t *testing.T, fetcher release.ChartFetcher) (*bundle, site) {
+// setupIndex is setup with an index site in place of a registry.
+func setupIndex(t *testing.T, fetcher release.ChartFetcher) (*bundle, *handlerstest.IndexSite) {
 	t.Helper()
-	s := site{handlerstest.NewFiles()}
-	return serve(t, s, fetcher, true), s
-}
-
-// indexURL is the address of the index at path on b's site.
-func (b *bundle) indexURL(path string) string {
-	return "https://" + b.host + path
-}
-
-// sha is an archive's digest as an index gives it.
-func sha(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// signBlob is the archive's signature by kp, as `styrmin driver sign-blob` writes it.
-func signBlob(t *testing.T, archive []byte, kp *oci.KeyPair) []byte {
-	t.Helper()
-	signer, err := oci.LoadSigner(kp.Private, nil)
-	require.NoError(t, err)
-	sig, err := oci.SignBlob(signer, archive)
-	require.NoError(t, err)
-	return sig
-}
-
-// writeIndex publishes an index.yaml at /drivers/index.yaml listing the
-// entries of hello-web.
-func (s site) writeIndex(t *testing.T, entries ...source.IndexEntry) {
-	t.Helper()
-	data, err := yaml.Marshal(source.Index{APIVersion: "v1", Entries: map[string][]source.IndexEntry{"hello-web": entries}})
-	require.NoError(t, err)
-	s.Put("/drivers/index.yaml", data)
+	site := handlerstest.NewIndexSite(t)
+	fetcher.RootCAs = site.Fetcher.RootCAs
+	return newBundle(t, site.Host, fetcher, true), site
 }
 
 func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislabelledOnesWithWhy(t *testing.T) {
 	t.Parallel()
 	b, s := setupIndex(t, release.ChartFetcher{})
-	pairs, err := keyPairs()
+	pairs, err := handlerstest.KeyPairs()
 	require.NoError(t, err)
 	alice, mallory := pairs[0], pairs[1]
 
-	var entries []source.IndexEntry
-	publish := func(version string, archive []byte, sig []byte) {
-		name := "hello-web-" + version + ".tar.gz"
-		s.Put("/drivers/"+name, archive)
-		if sig != nil {
-			s.Put("/drivers/"+name+".sig", sig)
-		}
-		entries = append(entries, source.IndexEntry{Version: version, Digest: sha(archive), URLs: []string{name}})
-	}
-	good := b.pack(t, "1.0.1")
-	publish("1.0.1", good, signBlob(t, good, alice))
-	other := b.pack(t, "1.0.2")
-	publish("1.0.2", other, signBlob(t, other, mallory)) // signed with someone else's key
-	publish("1.0.3", b.pack(t, "1.0.3"), nil)            // unsigned
-	publish("1.0.4", b.pack(t, "1.0.4"), []byte("not base64!"))
-	mislabelled := b.pack(t, "1.0.6")
-	publish("1.0.5", mislabelled, signBlob(t, mislabelled, alice)) // listed as 1.0.5, holds 1.0.6
-	swapped := b.pack(t, "1.0.7")
-	publish("1.0.7", swapped, signBlob(t, swapped, alice))
-	s.Put("/drivers/hello-web-1.0.7.tar.gz", b.pack(t, "1.0.1")) // the archive changed after the index was written
-	entries = append(entries, source.IndexEntry{Version: "1.0.8", Digest: "md5:1234", URLs: []string{"hello-web-1.0.8.tar.gz"}},
-		source.IndexEntry{Version: "1.0.9", Digest: sha(good), URLs: []string{"http://" + b.host + "/drivers/hello-web-1.0.1.tar.gz"}})
-	s.writeIndex(t, entries...)
+	good := handlerstest.Pack(t, "1.0.1")
+	s.PublishArchive(t, "1.0.1", good, handlerstest.SignBlob(t, good, alice))
+	other := handlerstest.Pack(t, "1.0.2")
+	s.PublishArchive(t, "1.0.2", other, handlerstest.SignBlob(t, other, mallory)) // signed with someone else's key
+	s.PublishArchive(t, "1.0.3", handlerstest.Pack(t, "1.0.3"), nil)              // unsigned
+	s.PublishArchive(t, "1.0.4", handlerstest.Pack(t, "1.0.4"), []byte("not base64!"))
+	mislabelled := handlerstest.Pack(t, "1.0.6")
+	s.PublishArchive(t, "1.0.5", mislabelled, handlerstest.SignBlob(t, mislabelled, alice)) // listed as 1.0.5, holds 1.0.6
+	swapped := handlerstest.Pack(t, "1.0.7")
+	s.PublishArchive(t, "1.0.7", swapped, handlerstest.SignBlob(t, swapped, alice))
+	s.Put("/drivers/hello-web-1.0.7.tar.gz", good) // the archive changed after the index was written
+	s.List(t, source.IndexEntry{Version: "1.0.8", Digest: "md5:1234", URLs: []string{"hello-web-1.0.8.tar.gz"}})
+	s.List(t, source.IndexEntry{Version: "1.0.9", Digest: handlerstest.ArchiveDigest(good), URLs: []string{"http://" + s.Host + "/drivers/hello-web-1.0.1.tar.gz"}})
 
-	src, err := b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.indexURL("/drivers/index.yaml"), SignedOnly: true,
+	src, err := b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: s.URL, SignedOnly: true,
 		Keys: []source.Key{{Name: "alice", PEM: string(alice.Public)}}}, "admin")
 	require.NoError(t, err)
 	require.Equal(t, source.KindIndex, src.Kind, "an https:// address is an index")
@@ -102,14 +55,14 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 	require.Len(t, got, 8)
 	require.Equal(t, source.Imported, got["hello-web@1.0.1"].Status, got["hello-web@1.0.1"].Reason)
 	require.Equal(t, "alice", got["hello-web@1.0.1"].SignedBy)
-	require.Equal(t, sha(good), got["hello-web@1.0.1"].Digest)
+	require.Equal(t, handlerstest.ArchiveDigest(good), got["hello-web@1.0.1"].Digest)
 	for tag, reason := range map[string]string{
 		"hello-web@1.0.2": "bad signature: no signature by one of the source's keys signs this content",
 		"hello-web@1.0.3": "unsigned: the source requires a signature by one of its keys",
 		"hello-web@1.0.4": "bad signature: no signature by one of the source's keys signs this content",
 		"hello-web@1.0.5": "not a valid bundle: the index lists hello-web 1.0.5, but the archive holds hello-web 1.0.6; " +
 			"an entry must be the driver and version its archive holds",
-		"hello-web@1.0.7": "digest mismatch: its sha256 is " + sha(b.pack(t, "1.0.1")) + ", not " + sha(swapped) +
+		"hello-web@1.0.7": "digest mismatch: its sha256 is " + handlerstest.ArchiveDigest(good) + ", not " + handlerstest.ArchiveDigest(swapped) +
 			" as the index says: the archive changed, or the index is wrong",
 		"hello-web@1.0.8": `not a valid entry: its digest "md5:1234" is not sha256: followed by the archive's sha256 in 64 lower-case hex digits`,
 	} {
@@ -128,9 +81,8 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 	}
 
 	// A new entry is read at the next sync; the entries read before are not.
-	newer := b.pack(t, "1.1.0")
-	publish("1.1.0", newer, signBlob(t, newer, alice))
-	s.writeIndex(t, entries...)
+	newer := handlerstest.Pack(t, "1.1.0")
+	s.PublishArchive(t, "1.1.0", newer, handlerstest.SignBlob(t, newer, alice))
 	require.NoError(t, b.sources.RequestSync(b.ctx, "acme"))
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -142,10 +94,10 @@ func TestAnIndexSourceImportsTheSignedArchiveAndRefusesTamperedUnsignedAndMislab
 func TestAnIndexSourceWithoutKeysImportsUnsignedArchives(t *testing.T) {
 	t.Parallel()
 	b, s := setupIndex(t, release.ChartFetcher{})
-	archive := b.pack(t, "1.0.1")
+	archive := handlerstest.Pack(t, "1.0.1")
 	s.Put("/hello-web-1.0.1.tar.gz", archive)
-	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"https://" + b.host + "/hello-web-1.0.1.tar.gz"}})
-	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", Kind: source.KindIndex, URL: b.indexURL("/drivers/index.yaml")}, "admin")
+	s.List(t, source.IndexEntry{Version: "1.0.1", Digest: handlerstest.ArchiveDigest(archive), URLs: []string{"https://" + s.Host + "/hello-web-1.0.1.tar.gz"}})
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", Kind: source.KindIndex, URL: s.URL}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -157,10 +109,8 @@ func TestAnIndexSourceWithoutKeysImportsUnsignedArchives(t *testing.T) {
 func TestAnIndexArchiveBeyondTheDownloadBudgetIsRefused(t *testing.T) {
 	t.Parallel()
 	b, s := setupIndex(t, release.ChartFetcher{MaxBytes: 1 << 10})
-	archive := b.pack(t, "1.0.1")
-	s.Put("/drivers/hello-web-1.0.1.tar.gz", archive)
-	s.writeIndex(t, source.IndexEntry{Version: "1.0.1", Digest: sha(archive), URLs: []string{"hello-web-1.0.1.tar.gz"}})
-	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.indexURL("/drivers/index.yaml")}, "admin")
+	s.Publish(t, "1.0.1", nil)
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: s.URL}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -189,7 +139,7 @@ func TestAnIndexTooLargeListingTooManyVersionsOrOfAnotherShapeIsNotRead(t *testi
 		if tt.index != "" {
 			s.Put("/"+tt.name+"/index.yaml", []byte(tt.index))
 		}
-		_, err := b.sources.Add(b.ctx, source.NewSource{Name: tt.name, URL: b.indexURL("/" + tt.name + "/index.yaml")}, "admin")
+		_, err := b.sources.Add(b.ctx, source.NewSource{Name: tt.name, URL: "https://" + s.Host + "/" + tt.name + "/index.yaml"}, "admin")
 		require.NoError(t, err)
 		_, err = b.sources.SyncDue(b.ctx)
 		require.Error(t, err, tt.name)

@@ -2,16 +2,8 @@ package source_test
 
 import (
 	"context"
-	"crypto/x509"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/stretchr/testify/require"
 
 	styrmin "github.com/styrmin/styrmin"
@@ -19,103 +11,46 @@ import (
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/drivers"
-	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 	"github.com/styrmin/styrmin/oci"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/source"
 )
 
-// bundle is a test's registry, catalogue and sources.
+// bundle is a test's catalogue and sources, reading a registry or an
+// index site of handlerstest.
 type bundle struct {
 	ctx     context.Context
-	host    string
-	repo    oci.Ref
-	fetcher release.ChartFetcher
+	reg     *handlerstest.Registry
 	cat     *catalog.Catalog
 	audit   *audit.Store
 	sources *source.Service
-	// publisher pushes and signs as a driver author does.
-	publisher oci.Client
 }
 
 // setup starts a registry on loopback (https, its certificate trusted) and
 // a catalogue whose admin allows its host, as Settings, Chart hosts does.
 func setup(t *testing.T, fetcher release.ChartFetcher, allowHost bool) *bundle {
 	t.Helper()
-	return serve(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))), fetcher, allowHost)
+	reg := handlerstest.NewRegistry(t)
+	fetcher.RootCAs = reg.Fetcher.RootCAs
+	b := newBundle(t, reg.Repo.Registry, fetcher, allowHost)
+	b.reg = reg
+	return b
 }
 
-// serve is setup with the server h on loopback in place of a registry.
-func serve(t *testing.T, h http.Handler, fetcher release.ChartFetcher, allowHost bool) *bundle {
+// newBundle is a catalogue and sources on a new database reading through
+// fetcher, host allowed when allowHost.
+func newBundle(t *testing.T, host string, fetcher release.ChartFetcher, allowHost bool) *bundle {
 	t.Helper()
-	srv := httptest.NewTLSServer(h)
-	t.Cleanup(srv.Close)
-	fetcher.RootCAs = x509.NewCertPool()
-	fetcher.RootCAs.AddCert(srv.Certificate())
-	b := &bundle{ctx: context.Background(), host: strings.TrimPrefix(srv.URL, "https://"), fetcher: fetcher, publisher: oci.Client{HTTP: srv.Client()}}
-	var err error
-	b.repo, err = oci.ParseRef("oci://" + b.host + "/drivers/hello-web")
-	require.NoError(t, err)
 	pool := dbtest.New(t)
-	b.audit = audit.NewStore(pool)
-	b.cat = catalog.New(pool, fetcher)
+	b := &bundle{ctx: context.Background(), audit: audit.NewStore(pool), cat: catalog.New(pool, fetcher)}
 	if allowHost {
-		_, err = b.cat.SetChartHosts(b.ctx, []string{b.host})
+		_, err := b.cat.SetChartHosts(b.ctx, []string{host})
 		require.NoError(t, err)
 	}
 	b.sources = source.New(pool, b.cat, fetcher)
 	return b
 }
-
-// pack is the bundled hello-web as version, packed as `styrmin driver package` does.
-func (b *bundle) pack(t *testing.T, version string) []byte {
-	t.Helper()
-	bnd, err := drivers.LoadBundle(b.ctx, bundledtest.AsVersion(t, "hello-web", version), ".")
-	require.NoError(t, err)
-	archive, err := catalog.Pack(bnd.Files)
-	require.NoError(t, err)
-	return archive
-}
-
-// push publishes the bundled hello-web as version, as `styrmin driver push` does.
-func (b *bundle) push(t *testing.T, version string) {
-	t.Helper()
-	b.pushAs(t, version, version)
-}
-
-// pushAs publishes the bundled hello-web version under tag, which a
-// publisher's mistake (or an attacker) can make another version.
-func (b *bundle) pushAs(t *testing.T, tag, version string) {
-	t.Helper()
-	bnd, err := drivers.LoadBundle(b.ctx, bundledtest.AsVersion(t, "hello-web", version), ".")
-	require.NoError(t, err)
-	archive, err := catalog.Pack(bnd.Files)
-	require.NoError(t, err)
-	_, err = b.publisher.Push(b.ctx, b.repo.WithReference(tag), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: bnd.Digest()})
-	require.NoError(t, err)
-}
-
-// sign signs version with the key pair, as `styrmin driver sign` does.
-func (b *bundle) sign(t *testing.T, version string, kp *oci.KeyPair) {
-	t.Helper()
-	s, err := oci.LoadSigner(kp.Private, nil)
-	require.NoError(t, err)
-	_, err = b.publisher.Sign(b.ctx, b.repo.WithReference(version), s)
-	require.NoError(t, err)
-}
-
-// keyPairs are an author's and an attacker's, made once (scrypt is slow on purpose).
-var keyPairs = sync.OnceValues(func() ([]*oci.KeyPair, error) {
-	var out []*oci.KeyPair
-	for range 2 {
-		kp, err := oci.GenerateKeyPair(nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, kp)
-	}
-	return out, nil
-})
 
 // versionsByTag are the versions a source read, by tag.
 func versionsByTag(t *testing.T, b *bundle, name string) map[string]source.Version {
@@ -132,17 +67,17 @@ func versionsByTag(t *testing.T, b *bundle, name string) map[string]source.Versi
 func TestASourceImportsTheSignedVersionAndRefusesTamperedAndUnsignedOnesWithWhy(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, true)
-	pairs, err := keyPairs()
+	pairs, err := handlerstest.KeyPairs()
 	require.NoError(t, err)
 	alice, mallory := pairs[0], pairs[1]
 
-	b.push(t, "1.0.1")
-	b.sign(t, "1.0.1", alice)
-	b.push(t, "1.0.2") // a copy pushed by someone else, signed with their own key
-	b.sign(t, "1.0.2", mallory)
-	b.push(t, "1.0.3") // unsigned
+	b.reg.Push(t, "1.0.1")
+	b.reg.Sign(t, "1.0.1", alice)
+	b.reg.Push(t, "1.0.2") // a copy pushed by someone else, signed with their own key
+	b.reg.Sign(t, "1.0.2", mallory)
+	b.reg.Push(t, "1.0.3") // unsigned
 
-	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.repo.String(), SignedOnly: true,
+	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.reg.Repo.String(), SignedOnly: true,
 		Keys: []source.Key{{Name: "alice", PEM: string(alice.Public)}}}, "admin")
 	require.NoError(t, err)
 	synced, err := b.sources.SyncDue(b.ctx)
@@ -170,8 +105,8 @@ func TestASourceImportsTheSignedVersionAndRefusesTamperedAndUnsignedOnesWithWhy(
 	synced, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
 	require.False(t, synced)
-	b.push(t, "1.0.4")
-	b.sign(t, "1.0.4", alice)
+	b.reg.Push(t, "1.0.4")
+	b.reg.Sign(t, "1.0.4", alice)
 	require.NoError(t, b.sources.RequestSync(b.ctx, "acme"))
 	synced, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -189,8 +124,8 @@ func TestASourceImportsTheSignedVersionAndRefusesTamperedAndUnsignedOnesWithWhy(
 func TestASourceVersionBeyondTheDownloadBudgetIsRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{MaxBytes: 1 << 10}, true)
-	b.push(t, "1.0.1")
-	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.repo.String()}, "admin")
+	b.reg.Push(t, "1.0.1")
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.reg.Repo.String()}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -204,12 +139,11 @@ func TestASourceVersionBeyondTheDownloadBudgetIsRefused(t *testing.T) {
 func TestASourceRefusesATagThatHoldsAnotherVersionAndABrokenBundleWithWhy(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, true)
-	b.pushAs(t, "1.0.9", "1.0.1")
+	b.reg.PushAs(t, "1.0.9", "1.0.1")
 	broken, err := catalog.Pack(map[string][]byte{drivers.SpecFile: []byte("apiVersion: styrmin.io/v1\nkind: Driver\n")})
 	require.NoError(t, err)
-	_, err = b.publisher.Push(b.ctx, b.repo.WithReference("2.0.0"), broken, oci.BundleConfig{Name: "hello-web", Version: "2.0.0"})
-	require.NoError(t, err)
-	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.repo.String()}, "admin")
+	b.reg.PushArchive(t, "2.0.0", broken, oci.BundleConfig{Name: "hello-web", Version: "2.0.0"})
+	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "open", URL: b.reg.Repo.String()}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err, "refused versions are not a failed sync")
@@ -237,8 +171,8 @@ func TestASourceRefusesATagThatHoldsAnotherVersionAndABrokenBundleWithWhy(t *tes
 func TestASourceAtALoopbackHostNoAdminAllowedIsNotRead(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, false)
-	b.push(t, "1.0.1")
-	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "inside", URL: b.repo.String()}, "admin")
+	b.reg.Push(t, "1.0.1")
+	_, err := b.sources.Add(b.ctx, source.NewSource{Name: "inside", URL: b.reg.Repo.String()}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
 	require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
@@ -251,18 +185,18 @@ func TestASourceAtALoopbackHostNoAdminAllowedIsNotRead(t *testing.T) {
 func TestAddingASourceChecksEveryField(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, true)
-	pairs, err := keyPairs()
+	pairs, err := handlerstest.KeyPairs()
 	require.NoError(t, err)
-	good := source.NewSource{Name: "acme", URL: b.repo.String(), SignedOnly: true, Keys: []source.Key{{Name: "alice", PEM: string(pairs[0].Public)}}}
+	good := source.NewSource{Name: "acme", URL: b.reg.Repo.String(), SignedOnly: true, Keys: []source.Key{{Name: "alice", PEM: string(pairs[0].Public)}}}
 	for _, tt := range []struct {
 		edit  func(*source.NewSource)
 		field string
 	}{
 		{func(s *source.NewSource) { s.Name = "Acme Drivers" }, "name"},
-		{func(s *source.NewSource) { s.URL = "https://" + b.host }, "url"},
-		{func(s *source.NewSource) { s.URL = b.repo.String() + ":1.0.0" }, "url"},
-		{func(s *source.NewSource) { s.URL = "https://" + b.host + "/drivers/" }, "url"},
-		{func(s *source.NewSource) { s.URL = "https://" + b.host + "/index.yaml?token=x" }, "url"},
+		{func(s *source.NewSource) { s.URL = "https://" + b.reg.Repo.Registry }, "url"},
+		{func(s *source.NewSource) { s.URL = b.reg.Repo.String() + ":1.0.0" }, "url"},
+		{func(s *source.NewSource) { s.URL = "https://" + b.reg.Repo.Registry + "/drivers/" }, "url"},
+		{func(s *source.NewSource) { s.URL = "https://" + b.reg.Repo.Registry + "/index.yaml?token=x" }, "url"},
 		{func(s *source.NewSource) { s.Kind = source.KindIndex }, "url"},
 		{func(s *source.NewSource) { s.Kind = "helm" }, "kind"},
 		{func(s *source.NewSource) { s.Keys = nil }, "keys"},

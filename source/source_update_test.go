@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	styrmin "github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/handlers/handlerstest"
 	"github.com/styrmin/styrmin/release"
 	"github.com/styrmin/styrmin/source"
 )
@@ -13,14 +14,14 @@ import (
 func TestAKeyChangeAppliesToNewVersionsAndKeepsTheVersionsRead(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, true)
-	pairs, err := keyPairs()
+	pairs, err := handlerstest.KeyPairs()
 	require.NoError(t, err)
 	alice, mallory := pairs[0], pairs[1]
-	b.push(t, "1.0.1")
-	b.sign(t, "1.0.1", alice)
-	b.push(t, "1.0.2")
-	b.sign(t, "1.0.2", mallory)
-	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.repo.String(), SignedOnly: true,
+	b.reg.Push(t, "1.0.1")
+	b.reg.Sign(t, "1.0.1", alice)
+	b.reg.Push(t, "1.0.2")
+	b.reg.Sign(t, "1.0.2", mallory)
+	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.reg.Repo.String(), SignedOnly: true,
 		Keys: []source.Key{{Name: "alice", PEM: string(alice.Public)}}}, "admin")
 	require.NoError(t, err)
 	_, err = b.sources.SyncDue(b.ctx)
@@ -34,8 +35,8 @@ func TestAKeyChangeAppliesToNewVersionsAndKeepsTheVersionsRead(t *testing.T) {
 	require.Equal(t, []source.Key{{Name: "mallory", PEM: string(mallory.Public)}}, src.Keys)
 	require.True(t, src.SignedOnly, "the policy stays when the change does not set it")
 
-	b.push(t, "1.0.3")
-	b.sign(t, "1.0.3", mallory)
+	b.reg.Push(t, "1.0.3")
+	b.reg.Sign(t, "1.0.3", mallory)
 	require.NoError(t, b.sources.RequestSync(b.ctx, "acme"))
 	_, err = b.sources.SyncDue(b.ctx)
 	require.NoError(t, err)
@@ -57,10 +58,10 @@ func TestAKeyChangeAppliesToNewVersionsAndKeepsTheVersionsRead(t *testing.T) {
 func TestAChangeOfASourceChecksEveryField(t *testing.T) {
 	t.Parallel()
 	b := setup(t, release.ChartFetcher{}, true)
-	pairs, err := keyPairs()
+	pairs, err := handlerstest.KeyPairs()
 	require.NoError(t, err)
 	alice := source.Key{Name: "alice", PEM: string(pairs[0].Public)}
-	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.repo.String(), SignedOnly: true, Keys: []source.Key{alice}}, "admin")
+	_, err = b.sources.Add(b.ctx, source.NewSource{Name: "acme", URL: b.reg.Repo.String(), SignedOnly: true, Keys: []source.Key{alice}}, "admin")
 	require.NoError(t, err)
 	signed := true
 	for _, tt := range []struct {

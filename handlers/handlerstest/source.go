@@ -50,13 +50,34 @@ func NewRegistry(t *testing.T) *Registry {
 // Push publishes the bundled hello-web as version under the tag version.
 func (r *Registry) Push(t *testing.T, version string) {
 	t.Helper()
+	r.PushAs(t, version, version)
+}
+
+// PushAs publishes the bundled hello-web as version under tag, which a
+// publisher's mistake (or an attacker) can make another version.
+func (r *Registry) PushAs(t *testing.T, tag, version string) {
+	t.Helper()
 	b, archive := pack(t, version)
-	_, err := r.publisher.Push(context.Background(), r.Repo.WithReference(version), archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: b.Digest()})
+	r.PushArchive(t, tag, archive, oci.BundleConfig{Name: "hello-web", Version: version, Digest: b.Digest()})
+}
+
+// PushArchive publishes archive with config under tag, as `styrmin driver
+// push` does whatever the archive holds.
+func (r *Registry) PushArchive(t *testing.T, tag string, archive []byte, config oci.BundleConfig) {
+	t.Helper()
+	_, err := r.publisher.Push(context.Background(), r.Repo.WithReference(tag), archive, config)
 	require.NoError(t, err)
 }
 
-// pack is the bundled hello-web as version and its archive, as `styrmin
+// Pack is the archive of the bundled hello-web as version, as `styrmin
 // driver package` writes it.
+func Pack(t *testing.T, version string) []byte {
+	t.Helper()
+	_, archive := pack(t, version)
+	return archive
+}
+
+// pack is the bundled hello-web as version and its archive.
 func pack(t *testing.T, version string) (*drivers.Bundle, []byte) {
 	t.Helper()
 	b, err := drivers.LoadBundle(context.Background(), bundledtest.AsVersion(t, "hello-web", version), ".")
