@@ -31,13 +31,7 @@ func TestBrowserAnAdminAddsEditsAndDeletesASource(t *testing.T) {
 	browser := handlerstest.NewBrowser(t)
 	card := `document.querySelector('[data-testid="source-acme"]')`
 
-	handlerstest.Step(t, browser, "sign in and open the sources from the catalogue",
-		handlerstest.SignIn(env.URL+"/drivers", "ada", handlerstest.CatalogPassword),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources-link"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="sources-link"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-source-form"]`)),
-	)
-	require.Equal(t, "/sources", handlerstest.Eval[string](t, browser, `location.pathname`))
+	openSources(t, browser, env, "ada", `[data-testid="new-source-form"]`)
 	require.True(t, handlerstest.Eval[bool](t, browser, `document.querySelector('[data-testid="no-sources"]') !== null`))
 	handlerstest.Eval[bool](t, browser, `window.__sameDocument = true`)
 
@@ -136,12 +130,7 @@ func TestBrowserAReadOnlyUserSeesTheSourcesButNoControls(t *testing.T) {
 	site.SyncSources(t, env.Env)
 	browser := handlerstest.NewBrowser(t)
 
-	handlerstest.Step(t, browser, "sign in and open the sources from the catalogue",
-		handlerstest.SignIn(env.URL+"/drivers", "rita", handlerstest.CatalogPassword),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources-link"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="sources-link"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="source-acme"]`)),
-	)
+	openSources(t, browser, env, "rita", `[data-testid="source-acme"]`)
 	require.Equal(t, "imported", handlerstest.Eval[string](t, browser,
 		`document.querySelector('[data-testid="version-hello-web@1.0.1"] [data-testid="status"]').textContent.trim()`))
 	for _, control := range []string{"new-source-form", "sync-source", "edit-source", "delete-source"} {
@@ -149,4 +138,17 @@ func TestBrowserAReadOnlyUserSeesTheSourcesButNoControls(t *testing.T) {
 			"a read-only user sees no %s", control)
 	}
 	require.Zero(t, handlerstest.Eval[int](t, browser, `document.querySelectorAll('#sources-page form').length`), "nor any other form")
+}
+
+// openSources signs in as username and opens the Sources page from the
+// catalogue's link, as a person does, until the element shown lies there.
+func openSources(t *testing.T, browser context.Context, env *handlerstest.CatalogEnv, username, shown string) {
+	t.Helper()
+	handlerstest.Step(t, browser, "sign in as "+username+" and open the sources from the catalogue",
+		handlerstest.SignIn(env.URL+"/drivers", username, handlerstest.CatalogPassword),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="sources-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(shown)),
+	)
+	require.Equal(t, "/sources", handlerstest.Eval[string](t, browser, `location.pathname`))
 }
