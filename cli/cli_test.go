@@ -210,6 +210,11 @@ func TestDeployQueuesAnInstallThatTheReadsShow(t *testing.T) {
 	require.Equal(t, "web-two", inputs.Namespace, "-o json has the task's typed inputs")
 	table = op.ok(t, "tasks", "get", itoa(accepted.Task.Id))
 	require.Regexp(t, `(?m)^Driver version:\s+1\.0\.0\n.*\nNamespace:\s+web-two$`, table, "the table reads them by the task's kind")
+
+	r := op.run(t, "", "deploy", "hello-web", "web3", "--team", "nowhere")
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.err, `team: there is no team named "nowhere"`, "--team names the deployment's team, checked by the server")
+	op.ok(t, "deploy", "hello-web", "web3", "--team", "default")
 }
 
 func TestValuesFileAndSetMerge(t *testing.T) {

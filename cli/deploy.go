@@ -28,7 +28,7 @@ func (p *parameterFlags) read() (map[string]any, error) {
 }
 
 func (c *CLI) deployCmd() *cobra.Command {
-	var version, namespace, appVersion string
+	var version, namespace, team, appVersion string
 	cmd := &cobra.Command{
 		Use:   "deploy DRIVER NAME",
 		Short: "Install a driver as a new deployment NAME",
@@ -41,6 +41,7 @@ func (c *CLI) deployCmd() *cobra.Command {
 	ch := addChange(cmd)
 	cmd.Flags().StringVar(&version, "version", "", "the driver version (default: the newest)")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "the namespace (default: NAME)")
+	cmd.Flags().StringVar(&team, "team", "", "the team the deployment belongs to (default: the team default)")
 	cmd.Flags().StringVar(&appVersion, "app-version", "", "the application version (default: the driver version's default)")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
 		values, err := params.read()
@@ -55,6 +56,9 @@ func (c *CLI) deployCmd() *cobra.Command {
 		req := client.InstallRequest{Driver: args[0], DriverVersion: version, Name: args[1], Parameters: (*client.ParameterValues)(&values)}
 		if namespace != "" {
 			req.Namespace = &namespace
+		}
+		if team != "" {
+			req.Team = &team
 		}
 		if appVersion != "" {
 			req.AppVersion = &appVersion

@@ -188,9 +188,9 @@ func (q *Queries) HandOverCreatedNamespace(ctx context.Context, arg HandOverCrea
 
 const insertDeployment = `-- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secret_names, created_by)
+                         parameters, secret_names, created_by, team_id)
 VALUES ($1, $2, $3, $4, $5,
-        $6, '{}', $7)
+        $6, '{}', $7, $8)
 RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id
 `
 
@@ -202,6 +202,7 @@ type InsertDeploymentParams struct {
 	AppVersion    string
 	Parameters    []byte
 	CreatedBy     string
+	TeamID        int64
 }
 
 func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentParams) (Deployment, error) {
@@ -213,6 +214,7 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		arg.AppVersion,
 		arg.Parameters,
 		arg.CreatedBy,
+		arg.TeamID,
 	)
 	var i Deployment
 	err := row.Scan(

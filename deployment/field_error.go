@@ -12,8 +12,10 @@ type FieldKind string
 
 // The inputs of operations that can be wrong on their own.
 const (
-	FieldName          FieldKind = "name"
-	FieldNamespace     FieldKind = "namespace"
+	FieldName      FieldKind = "name"
+	FieldNamespace FieldKind = "namespace"
+	// FieldTeam is the team a new deployment belongs to.
+	FieldTeam          FieldKind = "team"
 	FieldDriverVersion FieldKind = "driver_version"
 	FieldAppVersion    FieldKind = "app_version"
 	FieldRevision      FieldKind = "revision"
@@ -44,7 +46,7 @@ func PromptField(action, name string) Field {
 }
 
 // FormKey is the field's key in the pages' forms and the REST API's
-// problems: name, namespace, driver_version, app_version, revision, confirm,
+// problems: name, namespace, team, driver_version, app_version, revision, confirm,
 // param.<name>, prompt.<action>.<name> and prompt.<action>.
 func (f Field) FormKey() string {
 	switch {

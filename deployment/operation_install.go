@@ -1,8 +1,11 @@
 package deployment
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -10,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // Install records a new deployment of a driver version and queues its
@@ -19,8 +23,15 @@ type Install struct {
 	// Name is the deployment's name and Helm release name.
 	Name string
 	// Namespace defaults to Name.
-	Namespace  string
-	AppVersion string
+	Namespace string
+	// Team is the name of the team the deployment belongs to; empty for
+	// the team "default".
+	Team string
+	// TeamsAllowed are the teams the installer may deploy into (those where
+	// their role is operator or more: teams.Access.Deployable); nil for
+	// every team.
+	TeamsAllowed []int64
+	AppVersion   string
 	// Parameters are the deployment's values; Prompts the prompts of the
 	// install's hook actions.
 	Parameters Input
@@ -31,6 +42,7 @@ type Install struct {
 // installPlan is a checked install: the deployment to record and its task.
 type installPlan struct {
 	op      Install
+	team    int64
 	values  Values
 	prompts hookPrompts
 }
@@ -61,6 +73,9 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	}
 	if err := checkName("namespace", in.Namespace, 63); err != nil && !errs.has(FieldName) {
 		errs.add(Field{Kind: FieldNamespace}, err.Error())
+	}
+	if p.team, err = s.installTeam(ctx, in, &errs); err != nil {
+		return nil, err
 	}
 	if !errs.has(FieldName) && !errs.has(FieldNamespace) {
 		_, why, err := s.NamespaceRefusal(ctx, in.Namespace)
@@ -102,7 +117,7 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	}
 	dep, err := q.InsertDeployment(ctx, db.InsertDeploymentParams{
 		Name: in.Name, Namespace: in.Namespace, DriverName: in.Driver, DriverVersion: in.DriverVersion,
-		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By,
+		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By, TeamID: p.team,
 	})
 	if db.IsUniqueViolation(err) {
 		var errs fieldErrors
@@ -131,3 +146,23 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 
 // what names the install.
 func (p *installPlan) what() string { return "install " + p.op.Name }
+
+// installTeam returns the id of the team an install names, or adds why it
+// cannot deploy there to errs: no such team, or one the installer may not
+// deploy into (told as such: they may know the team exists, as its member
+// or from the form's choices).
+func (s *Service) installTeam(ctx context.Context, in *Install, errs *fieldErrors) (int64, error) {
+	in.Team = cmp.Or(strings.TrimSpace(in.Team), teams.Default)
+	team, err := s.q.GetTeamByName(ctx, in.Team)
+	if errors.Is(err, pgx.ErrNoRows) {
+		errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("there is no team named %q", in.Team))
+		return 0, nil
+	}
+	if err != nil {
+		return 0, db.Classify(err)
+	}
+	if in.TeamsAllowed != nil && !slices.Contains(in.TeamsAllowed, team.ID) {
+		errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("you may not deploy into the team %s: that needs the operator role in it; choose one of your teams or ask an admin", in.Team))
+	}
+	return team.ID, nil
+}

@@ -11,6 +11,8 @@ type TableRoute struct {
 	// Scoped routes are about one deployment: Least is the role needed over
 	// it, the user's own or their role in its team.
 	Scoped bool
+	// Install routes need Least in some team, or as the user's own role.
+	Install bool
 	// Change is the audit log's action of a state-changing route.
 	Change string
 }
@@ -19,7 +21,7 @@ type TableRoute struct {
 func Table(d Deps) []TableRoute {
 	var out []TableRoute
 	for _, r := range routes(d) {
-		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Scoped: scopeOf(r.path) != nil, Change: r.change.action})
+		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Scoped: scopeOf(r.path) == deploymentScope || scopeOf(r.path) == taskScope, Install: scopeOf(r.path) == installScope, Change: r.change.action})
 	}
 	return out
 }

@@ -87,8 +87,8 @@ func routes(d Deps) []route {
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.Member, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},
 		{method: http.MethodGet, path: "/drivers/:name/:version/icon", least: auth.Member, handler: web.DriverIcon(d.Drivers)},
 		{method: http.MethodPost, path: "/drivers/:name/:version/permissions/approve", least: auth.Admin, handler: web.DriverPermissionsApprove(d.Drivers), change: changes(audit.ActionDriverApprovePermissions, audit.TargetDriver)},
-		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, md)},
-		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
+		{method: http.MethodGet, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallShow(d.Deployments, d.Drivers, d.Teams, md)},
+		{method: http.MethodPost, path: "/drivers/:name/deploy", least: auth.Operator, handler: web.DeploymentInstallSubmit(d.Deployments, d.Drivers, d.Teams, md), change: change{action: audit.ActionDeploymentInstall, target: audit.TargetDeployment, form: "name"}},
 
 		{method: http.MethodGet, path: "/sources", least: auth.Member, handler: web.SourceList(d.Sources)},
 		{method: http.MethodPost, path: "/sources", least: auth.Admin, handler: web.SourceAdd(d.Sources), change: change{action: audit.ActionSourceCreate, target: audit.TargetSource, form: "name"}},

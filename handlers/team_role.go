@@ -23,6 +23,10 @@ type teamScope struct {
 	// hidden is the error of a request about a deployment the user may not
 	// see: the very answer to one that does not exist, so names do not leak.
 	hidden func(c echo.Context) error
+	// where says where the role is needed, for a refusal.
+	where string
+	// actsAs has the request act with the role found, over its deployment.
+	actsAs bool
 }
 
 // deploymentScope is a route about the deployment named by its :name.
@@ -31,6 +35,8 @@ var deploymentScope = &teamScope{
 		return s.RoleOnDeployment(ctx, a, c.Param("name"))
 	},
 	hidden: func(c echo.Context) error { return deployment.NoSuchDeployment(c.Param("name")) },
+	where:  "in the deployment's team",
+	actsAs: true,
 }
 
 // taskScope is a route about the task of its :id, and so its deployment.
@@ -43,12 +49,30 @@ var taskScope = &teamScope{
 		return s.RoleOnTask(ctx, a, id)
 	},
 	hidden: func(c echo.Context) error { return deployment.NoSuchTask(c.Param("id")) },
+	where:  "in the deployment's team",
+	actsAs: true,
+}
+
+// installScope is a route that makes a new deployment in a team the request
+// names: the user needs the route's role in some team (the install's plan
+// then checks the team named, deployment.Install's TeamsAllowed).
+var installScope = &teamScope{
+	roleOn: func(_ *teams.Store, _ context.Context, a teams.Access, _ echo.Context) (auth.Role, error) {
+		return a.Highest(), nil
+	},
+	hidden: func(echo.Context) error {
+		return styrmin.Errorf(styrmin.EFORBIDDEN, "You may deploy into no team: that needs the operator role in a team. Ask an admin.")
+	},
+	where: "in a team",
 }
 
 // scopeOf returns the scope of a route of the permission table: the pages
-// and operations under one deployment, and the REST API's task by id; nil
-// for a route that is not about one deployment.
+// and operations under one deployment, the REST API's task by id, and the
+// installs; nil for a route whose role is the user's own.
 func scopeOf(path string) *teamScope {
+	if path == "/drivers/:name/deploy" || path == api.Prefix+"/deployments" {
+		return installScope
+	}
 	for _, prefix := range []string{"/deployments/:name", api.Prefix + "/deployments/:name"} {
 		if path == prefix || strings.HasPrefix(path, prefix+"/") {
 			return deploymentScope
@@ -62,7 +86,7 @@ func scopeOf(path string) *teamScope {
 
 // requireTeamRole refuses a request about a deployment unless the user's
 // role over it, their own or their role in its team (package teams), is at
-// least least. A user who may not even read it is told it does not exist
+// least least (an install: their role in some team). A user who may not even read it is told it does not exist
 // (404, not 403), as for a name nobody used; a request about a deployment
 // that does not exist goes on to its handler, which says so.
 func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo.MiddlewareFunc {
@@ -87,13 +111,15 @@ func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo
 			case !role.AtLeast(auth.ReadOnly):
 				return scope.hidden(c)
 			case !role.AtLeast(least):
-				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role in the deployment's team; %s has the %s role there.", least, u.Username, role)
+				return styrmin.Errorf(styrmin.EFORBIDDEN, "This needs the %s role %s; %s has the %s role.", least, scope.where, u.Username, role)
 			}
-			// The request acts with the user's role over this deployment:
-			// its page shows the buttons that role may press.
-			over := *u
-			over.Role = role
-			httpx.SetUser(c, &over)
+			if scope.actsAs {
+				// The request acts with the user's role over this
+				// deployment: its page shows the buttons that role may press.
+				over := *u
+				over.Role = role
+				httpx.SetUser(c, &over)
+			}
 			return next(c)
 		}
 	}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -138,4 +139,61 @@ func TestATeamRoleDecidesWhatAMemberMayDoWithItsDeployments(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code, "a read-only user reads every team's deployments")
 	rec = s.Request(s.amy, http.MethodGet, "/tasks", nil)
 	require.Equal(t, http.StatusForbidden, rec.Code, "the activity of every team is not a member's to read")
+}
+
+// helloForm is the deploy form of Hello Web as a browser sends it.
+func helloForm(name, team string) url.Values {
+	return url.Values{"name": {name}, "team": {team}, "driver_version": {"1.0.0"}, "app_version": {"1.27.0"},
+		"param.site_title": {"Shop"}, "param.replicas": {"1"}}
+}
+
+// TestAMemberDeploysIntoTheTeamsWhereTheyOperateOnly: the deploy form offers
+// amy (operator in a) her team a only; a deploy into team b, or into a team
+// that does not exist, is refused at the team field (page and API) and makes
+// nothing; a deploy into a lands there, in her list. rob, read-only in a,
+// may not open the form; olga, an operator of her own, deploys into the
+// default team when she names none.
+func TestAMemberDeploysIntoTheTeamsWhereTheyOperateOnly(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	rec := s.Request(s.amy, http.MethodGet, "/drivers/hello-web/deploy", nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, []string{"a"}, handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="team-select"] option`)))
+
+	for team, why := range map[string]string{
+		"b":       "you may not deploy into the team b: that needs the operator role in it",
+		"nowhere": `there is no team named "nowhere"`,
+	} {
+		rec = s.Request(s.amy, http.MethodPost, "/drivers/hello-web/deploy", helloForm("shop-"+team, team))
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code, rec.Body.String())
+		require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`#deploy-team-error`)), why)
+		rec = s.Call(t, s.amyToken, http.MethodPost, "/api/v1/deployments", map[string]any{
+			"driver": "hello-web", "driver_version": "1.0.0", "name": "api-" + team, "team": team,
+		})
+		require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+		var problem struct{ Fields map[string]string }
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &problem))
+		require.Contains(t, problem.Fields["team"], why, "the API says why at the field team")
+		_, err := s.Service.Get(context.Background(), "shop-"+team)
+		require.Error(t, err, "nothing is made")
+	}
+
+	rec = s.Request(s.amy, http.MethodPost, "/drivers/hello-web/deploy", helloForm("shop", "a"))
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	rec = s.Call(t, s.amyToken, http.MethodPost, "/api/v1/deployments", map[string]any{
+		"driver": "hello-web", "driver_version": "1.0.0", "name": "shop-api", "team": "a",
+	})
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	rec = s.Request(s.amy, http.MethodGet, "/deployments", nil)
+	require.ElementsMatch(t, []string{"alpha", "shop", "shop-api"}, handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="deployment-link"]`)))
+
+	rec = s.Request(s.rob, http.MethodGet, "/drivers/hello-web/deploy", nil)
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	rec = s.Call(t, s.robToken, http.MethodPost, "/api/v1/deployments", map[string]any{"driver": "hello-web", "driver_version": "1.0.0", "name": "rob"})
+	require.Equal(t, http.StatusForbidden, rec.Code)
+
+	rec = s.Request(s.Operator, http.MethodPost, "/drivers/hello-web/deploy", helloForm("olgas", ""))
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	rec = s.Request(s.amy, http.MethodGet, "/deployments/olgas", nil)
+	require.Equal(t, http.StatusNotFound, rec.Code, "olga's deployment is in the team default, which amy is not in")
 }

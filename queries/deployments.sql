@@ -1,8 +1,8 @@
 -- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secret_names, created_by)
+                         parameters, secret_names, created_by, team_id)
 VALUES (@name, @namespace, @driver_name, @driver_version, @app_version,
-        @parameters, '{}', @created_by)
+        @parameters, '{}', @created_by, @team_id)
 RETURNING *;
 
 -- name: GetLiveDeployment :one

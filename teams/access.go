@@ -34,6 +34,16 @@ func (s *Store) AccessOf(ctx context.Context, u auth.User) (Access, error) {
 // auth.ReadOnly, the user may not even know the team's deployments exist.
 func (a Access) Role(teamID int64) auth.Role { return max(a.User.Role, a.Teams.RoleIn(teamID)) }
 
+// Highest returns the user's highest role in any team, or their own when it
+// is higher: what they may do somewhere, such as deploy.
+func (a Access) Highest() auth.Role {
+	r := a.User.Role
+	for _, t := range a.Teams {
+		r = max(r, t.Role)
+	}
+	return r
+}
+
 // Visible returns the teams whose deployments a list shows the user: nil
 // for every team (their own role reads every team's), else the teams they
 // belong to (empty: none).
@@ -85,4 +95,34 @@ func (s *Store) Visible(ctx context.Context, u auth.User) ([]int64, error) {
 	}
 	a, err := s.AccessOf(ctx, u)
 	return a.Visible(), err
+}
+
+// Deployable is where a user may deploy new deployments.
+type Deployable struct {
+	// Names are the teams a deploy form offers, by name.
+	Names []string
+	// IDs are the teams an install may name (deployment.Install's
+	// TeamsAllowed); nil for every team.
+	IDs []int64
+}
+
+// Deployable returns where a user may deploy: every team when their own
+// role is operator or more, else the teams where their role is.
+func (s *Store) Deployable(ctx context.Context, u auth.User) (Deployable, error) {
+	if u.Role.AtLeast(auth.Operator) {
+		all, err := s.List(ctx)
+		d := Deployable{}
+		for _, t := range all {
+			d.Names = append(d.Names, t.Name)
+		}
+		return d, err
+	}
+	a, err := s.AccessOf(ctx, u)
+	d := Deployable{IDs: []int64{}}
+	for _, t := range a.Teams {
+		if t.Role.AtLeast(auth.Operator) {
+			d.Names, d.IDs = append(d.Names, t.Team), append(d.IDs, t.TeamID)
+		}
+	}
+	return d, err
 }

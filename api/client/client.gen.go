@@ -1442,6 +1442,9 @@ type InstallRequest struct {
 
 	// Prompts Prompt values of hook actions, by action name then prompt name.
 	Prompts *PromptValues `json:"prompts,omitempty"`
+
+	// Team The team the deployment belongs to; defaults to the team default. A user whose own role is member may name only a team where they are operator or admin.
+	Team *string `json:"team,omitempty"`
 }
 
 // LogLine defines model for LogLine.
@@ -2922,12 +2925,16 @@ type ClientInterface interface {
 
 	// InstallDeploymentWithBody Install a driver version as a new deployment
 	//
+	// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /deployments (the `InstallDeployment` operationId).
 	InstallDeploymentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InstallDeployment Install a driver version as a new deployment
+	//
+	// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3556,6 +3563,8 @@ func (c *Client) ListDeployments(ctx context.Context, params *ListDeploymentsPar
 
 // InstallDeploymentWithBody Install a driver version as a new deployment
 //
+// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /deployments (the `InstallDeployment` operationId).
@@ -3572,6 +3581,8 @@ func (c *Client) InstallDeploymentWithBody(ctx context.Context, contentType stri
 }
 
 // InstallDeployment Install a driver version as a new deployment
+//
+// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7318,12 +7329,16 @@ type ClientWithResponsesInterface interface {
 
 	// InstallDeploymentWithBodyWithResponse Install a driver version as a new deployment
 	//
+	// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /deployments (the `InstallDeployment` operationId).
 	InstallDeploymentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallDeploymentResponse, error)
 
 	// InstallDeploymentWithResponse Install a driver version as a new deployment
+	//
+	// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10492,6 +10507,8 @@ func (c *ClientWithResponses) ListDeploymentsWithResponse(ctx context.Context, p
 
 // InstallDeploymentWithBodyWithResponse Install a driver version as a new deployment
 //
+// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /deployments (the `InstallDeployment` operationId).
@@ -10504,6 +10521,8 @@ func (c *ClientWithResponses) InstallDeploymentWithBodyWithResponse(ctx context.
 }
 
 // InstallDeploymentWithResponse Install a driver version as a new deployment
+//
+// Operators and admins deploy into any team; a member deploys into the teams where their role is operator or admin (refused at the field team otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -12,10 +12,16 @@ import (
 // request's values, each value left out taking its default.
 func (s *Server) InstallDeployment(ctx context.Context, req oapi.InstallDeploymentRequestObject) (oapi.InstallDeploymentResponseObject, error) {
 	in := optional(req.Body)
+	user := httpx.APIUser(ctx)
+	where, err := s.Teams.Deployable(ctx, user)
+	if err != nil {
+		return nil, err
+	}
 	accepted, err := s.queue(ctx, &deployment.Install{
 		Driver: in.Driver, DriverVersion: in.DriverVersion, Name: in.Name, Namespace: optional(in.Namespace),
+		Team: optional(in.Team), TeamsAllowed: where.IDs,
 		AppVersion: optional(in.AppVersion), Parameters: jsonParameters(in.Parameters), Prompts: jsonPrompts(in.Prompts),
-		By: httpx.APIUser(ctx).Username,
+		By: user.Username,
 	})
 	if err != nil {
 		return nil, err

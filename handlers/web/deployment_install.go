@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/styrmin/styrmin/teams"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,7 +22,7 @@ import (
 // version or driver_version query parameter, else the newest). The htmx
 // reload for another driver version carries the entered fields, which the
 // form keeps; secrets are never sent back.
-func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, teams *teams.Store, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		entered := readEntered(c.QueryParams())
@@ -29,7 +31,11 @@ func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *v
 		if err != nil {
 			return err
 		}
-		props, err := installProps(ctx, catalog, form, entered, nil, md)
+		where, err := teams.Deployable(ctx, *httpx.CurrentUser(c))
+		if err != nil {
+			return err
+		}
+		props, err := installProps(ctx, catalog, form, entered, where, nil, md)
 		if err != nil {
 			return err
 		}
@@ -44,7 +50,7 @@ func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, md *v
 // DeploymentInstallSubmit installs a driver as a new deployment and opens
 // the deployment's page, where the install task runs live; refused values
 // bring the form back with an error next to each bad field.
-func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown) echo.HandlerFunc {
+func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, teams *teams.Store, md *views.Markdown) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		values, err := c.FormParams()
@@ -54,14 +60,19 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 		entered := readEntered(values)
 		entered.Carried = true
 		driver := c.Param("name")
+		where, err := teams.Deployable(ctx, *httpx.CurrentUser(c))
+		if err != nil {
+			return err
+		}
 		queued, err := svc.Queue(ctx, &deployment.Install{
 			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
+			Team: entered.Team, TeamsAllowed: where.IDs,
 			AppVersion: entered.AppVersion, Parameters: deployment.FormInput(entered.Params),
 			Prompts: deployment.FormPrompts(entered.Prompts), By: httpx.CurrentUser(c).Username,
 		})
 		var refused *permissions.RefusedError
 		if styrmin.ErrorCode(err) == styrmin.EINVALID || errors.As(err, &refused) {
-			return installRefused(c, svc, catalog, md, driver, entered, err)
+			return installRefused(c, svc, catalog, md, driver, entered, where, err)
 		}
 		if err != nil {
 			return err
@@ -73,7 +84,7 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, md 
 
 // installRefused shows the install form again with the entered values
 // (secrets excepted) and the service's errors.
-func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown, driver string, entered enteredForm, refusal error) error {
+func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatalog, md *views.Markdown, driver string, entered enteredForm, where teams.Deployable, refusal error) error {
 	ctx := c.Request().Context()
 	form, err := svc.InstallForm(ctx, driver, entered.DriverVersion)
 	if styrmin.ErrorCode(err) == styrmin.ENOTFOUND && entered.DriverVersion != "" {
@@ -82,7 +93,7 @@ func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatal
 	if err != nil {
 		return err
 	}
-	props, err := installProps(ctx, catalog, form, entered, styrmin.ErrorFields(refusal), md)
+	props, err := installProps(ctx, catalog, form, entered, where, styrmin.ErrorFields(refusal), md)
 	if err != nil {
 		return err
 	}
@@ -97,7 +108,7 @@ func installRefused(c echo.Context, svc deploymentInstaller, catalog DriverCatal
 // installProps are the install form's props (without the layout's) for the
 // service's form, keeping what the user entered when the form was carried;
 // fieldErrors are the service's errors by field.
-func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.Form, entered enteredForm, fieldErrors map[string]string, md *views.Markdown) (views.DeploymentInstallProps, error) {
+func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.Form, entered enteredForm, where teams.Deployable, fieldErrors map[string]string, md *views.Markdown) (views.DeploymentInstallProps, error) {
 	d := form.Driver
 	v, err := catalog.Get(ctx, d.Metadata.Name, d.Spec.Version)
 	if err != nil {
@@ -116,6 +127,7 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		DriverName: d.Metadata.Name, DriverTitle: d.Title(), DriverIconURL: driverIconURL(d.Metadata.Name, d.Spec.Version, v.HasIcon),
 		DriverVersion: d.Spec.Version, DriverVersions: versionChoices(form.DriverVersions, ""),
 		Name: entered.Name, Namespace: entered.Namespace, NameMaxLength: deployment.MaxNameLength,
+		Team: chosenTeam(entered.Team, where.Names), Teams: where.Names,
 		AppVersion: form.AppVersion, AppVersions: form.AppVersions, AppVersionConstraint: d.Spec.SupportedVersions,
 		Groups: groups, Actions: actions, FieldErrors: fieldErrors,
 	}
@@ -123,4 +135,16 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 		p.AppVersion = entered.AppVersion
 	}
 	return p, nil
+}
+
+// chosenTeam is the team a deploy form starts with: the one entered, else
+// the team "default" when it is offered, else the first offered.
+func chosenTeam(entered string, offered []string) string {
+	switch {
+	case entered != "":
+		return entered
+	case slices.Contains(offered, teams.Default) || len(offered) == 0:
+		return teams.Default
+	}
+	return offered[0]
 }

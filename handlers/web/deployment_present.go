@@ -30,7 +30,7 @@ const (
 // enteredForm is what a user typed into an install or upgrade form, as the
 // form sends it. Secrets are read for the service but never shown again.
 type enteredForm struct {
-	Name, Namespace, DriverVersion, AppVersion string
+	Name, Namespace, Team, DriverVersion, AppVersion string
 	// Params holds each parameter field by parameter name; an unchecked
 	// boolean is absent.
 	Params map[string]string
@@ -45,7 +45,7 @@ type enteredForm struct {
 // from values (the POST body or, for a reload, the query).
 func readEntered(values url.Values) enteredForm {
 	f := enteredForm{
-		Name: values.Get("name"), Namespace: values.Get("namespace"),
+		Name: values.Get("name"), Namespace: values.Get("namespace"), Team: values.Get("team"),
 		DriverVersion: values.Get("driver_version"), AppVersion: values.Get("app_version"),
 		Params: map[string]string{}, Prompts: map[string]map[string]string{},
 	}
