@@ -190,7 +190,7 @@ const insertDeployment = `-- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
                          parameters, secret_names, created_by, team_id)
 VALUES ($1, $2, $3, $4, $5,
-        $6, '{}', $7, $8)
+        $6, '{}', $7, coalesce($8::bigint, default_team_id()))
 RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id
 `
 
@@ -202,9 +202,10 @@ type InsertDeploymentParams struct {
 	AppVersion    string
 	Parameters    []byte
 	CreatedBy     string
-	TeamID        int64
+	TeamID        *int64
 }
 
+// A deployment without a team_id is the team default's.
 func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentParams) (Deployment, error) {
 	row := q.db.QueryRow(ctx, insertDeployment,
 		arg.Name,

@@ -117,7 +117,7 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	}
 	dep, err := q.InsertDeployment(ctx, db.InsertDeploymentParams{
 		Name: in.Name, Namespace: in.Namespace, DriverName: in.Driver, DriverVersion: in.DriverVersion,
-		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By, TeamID: p.team,
+		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By, TeamID: &p.team,
 	})
 	if db.IsUniqueViolation(err) {
 		var errs fieldErrors

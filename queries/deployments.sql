@@ -1,8 +1,9 @@
 -- name: InsertDeployment :one
+-- A deployment without a team_id is the team default's.
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
                          parameters, secret_names, created_by, team_id)
 VALUES (@name, @namespace, @driver_name, @driver_version, @app_version,
-        @parameters, '{}', @created_by, @team_id)
+        @parameters, '{}', @created_by, coalesce(sqlc.narg(team_id)::bigint, default_team_id()))
 RETURNING *;
 
 -- name: GetLiveDeployment :one
