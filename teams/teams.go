@@ -143,7 +143,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 			return db.Classify(err)
 		}
 		if held > 0 {
-			return styrmin.Errorf(styrmin.ECONFLICT, "The team %s holds %d deployments (deleted ones keep their team in the history); it cannot be deleted.", name, held)
+			return styrmin.Errorf(styrmin.ECONFLICT, "The team %s still holds deployments (%d, deleted ones included: their history names the team); it cannot be deleted.", name, held)
 		}
 		_, err = q.DeleteTeam(ctx, name)
 		return db.Classify(err)
