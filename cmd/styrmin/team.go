@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -57,12 +58,11 @@ operator or read-only); the other roles hold over every team's deployments.`,
 					if err != nil {
 						return err
 					}
-					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "TEAM\tMEMBERS\tDEPLOYMENTS")
-					for _, team := range all {
-						fmt.Fprintf(w, "%s\t%d\t%d\n", team.Name, team.Members, team.Deployments)
+					rows := make([][]any, len(all))
+					for i, team := range all {
+						rows[i] = []any{team.Name, team.Members, team.Deployments}
 					}
-					return w.Flush()
+					return writeTable(cmd, []string{"TEAM", "MEMBERS", "DEPLOYMENTS"}, rows)
 				})
 			},
 		},
@@ -98,12 +98,11 @@ operator or read-only); the other roles hold over every team's deployments.`,
 					if err != nil {
 						return err
 					}
-					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "USER\tROLE IN TEAM\tOWN ROLE")
-					for _, m := range members {
-						fmt.Fprintf(w, "%s\t%s\t%s\n", m.Username, m.Role, m.UserRole)
+					rows := make([][]any, len(members))
+					for i, m := range members {
+						rows[i] = []any{m.Username, m.Role, m.UserRole}
 					}
-					return w.Flush()
+					return writeTable(cmd, []string{"USER", "ROLE IN TEAM", "OWN ROLE"}, rows)
 				})
 			},
 		},
@@ -162,4 +161,18 @@ operator or read-only); the other roles hold over every team's deployments.`,
 		addDatabaseFlag(sub, &databaseURL)
 	}
 	return cmd
+}
+
+// writeTable prints a header and rows in aligned columns.
+func writeTable(cmd *cobra.Command, header []string, rows [][]any) error {
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, strings.Join(header, "\t"))
+	for _, row := range rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = fmt.Sprint(c)
+		}
+		fmt.Fprintln(w, strings.Join(cells, "\t"))
+	}
+	return w.Flush()
 }
