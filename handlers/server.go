@@ -173,14 +173,20 @@ func New(d Deps) *echo.Echo {
 		if scope != nil {
 			least = auth.Member
 		}
+		// teamRole is the real check of a route about a deployment, and
+		// nothing on the others.
+		var teamRole []echo.MiddlewareFunc
+		if scope != nil {
+			teamRole = []echo.MiddlewareFunc{requireTeamRole(d.Teams, scope, r.least)}
+		}
 		var mw []echo.MiddlewareFunc
 		switch {
 		case r.api:
-			mw = []echo.MiddlewareFunc{requireToken(d.APITokens, least, r.maxBody), requireTeamRole(d.Teams, scope, r.least), api.ValidateRequest(docRouter), withAPICredential, withClientAddress}
+			mw = slices.Concat([]echo.MiddlewareFunc{requireToken(d.APITokens, least, r.maxBody)}, teamRole, []echo.MiddlewareFunc{api.ValidateRequest(docRouter), withAPICredential, withClientAddress})
 		case r.actionToken:
 			mw = []echo.MiddlewareFunc{requireActionToken(d.Primitives)}
 		case !r.bare:
-			mw = []echo.MiddlewareFunc{requireRole(least), requireTeamRole(d.Teams, scope, r.least), checkCSRF}
+			mw = slices.Concat([]echo.MiddlewareFunc{requireRole(least)}, teamRole, []echo.MiddlewareFunc{checkCSRF})
 		}
 		if r.change.action != "" && d.Audit != nil {
 			mw = append([]echo.MiddlewareFunc{auditChanges(d.Audit, r.change, r.least, d.Logger)}, mw...)

@@ -86,9 +86,9 @@ func scopeOf(path string) *teamScope {
 
 // requireTeamRole refuses a request about a deployment unless the user's
 // role over it, their own or their role in its team (package teams), is at
-// least least (an install: their role in some team). A user who may not even read it is told it does not exist
-// (404, not 403), as for a name nobody used; a request about a deployment
-// that does not exist goes on to its handler, which says so.
+// least least (an install: their role in some team). A user who may not
+// even read it is told it does not exist (404, not 403), in the very words
+// said of a name nobody used.
 func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
