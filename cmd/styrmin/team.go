@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/styrmin/styrmin/audit"
@@ -27,20 +28,13 @@ operator or read-only); the other roles hold over every team's deployments.`,
 	// stores opens the database and runs f with the teams and users stored
 	// there; the change of a non-empty action is audited on target.
 	stores := func(cmd *cobra.Command, action string, target audit.Target, f func(ctx context.Context, t *teams.Store, u *auth.Users) error) error {
-		pool, err := openDatabase(cmd.Context(), databaseURL)
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		users, err := auth.NewUsers(pool)
-		if err != nil {
-			return err
-		}
-		t := teams.NewStore(pool)
-		if action == "" {
-			return f(cmd.Context(), t, users)
-		}
-		return audited(cmd.Context(), pool, action, target, func(ctx context.Context) error { return f(ctx, t, users) })
+		return withTokenStores(cmd.Context(), databaseURL, func(pool *pgxpool.Pool, users *auth.Users, _ *auth.APITokens) error {
+			t := teams.NewStore(pool)
+			if action == "" {
+				return f(cmd.Context(), t, users)
+			}
+			return audited(cmd.Context(), pool, action, target, func(ctx context.Context) error { return f(ctx, t, users) })
+		})
 	}
 	run := func(cmd *cobra.Command, f func(ctx context.Context, t *teams.Store, u *auth.Users) error) error {
 		return stores(cmd, "", audit.Target{}, f)

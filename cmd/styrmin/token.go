@@ -130,7 +130,8 @@ func newTokenRevokeCmd() *cobra.Command {
 	return cmd
 }
 
-// withTokenStores runs f with the database at url and its user and token stores.
+// withTokenStores runs f with the database at url and its user and token
+// stores (the token and team commands).
 func withTokenStores(ctx context.Context, url string, f func(*pgxpool.Pool, *auth.Users, *auth.APITokens) error) error {
 	pool, err := openDatabase(ctx, url)
 	if err != nil {
