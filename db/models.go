@@ -272,9 +272,14 @@ type Task struct {
 }
 
 type Team struct {
-	ID        int64
-	Name      string
-	CreatedAt time.Time
+	ID             int64
+	Name           string
+	CreatedAt      time.Time
+	Namespaces     []string
+	Drivers        []string
+	MaxDeployments *int64
+	MaxCpuMillis   *int64
+	MaxMemoryBytes *int64
 }
 
 type TeamMember struct {

@@ -24,13 +24,22 @@ func (q *Queries) CountTeamDeployments(ctx context.Context, teamID int64) (int64
 }
 
 const createTeam = `-- name: CreateTeam :one
-INSERT INTO teams (name) VALUES ($1) RETURNING id, name, created_at
+INSERT INTO teams (name) VALUES ($1) RETURNING id, name, created_at, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes
 `
 
 func (q *Queries) CreateTeam(ctx context.Context, name string) (Team, error) {
 	row := q.db.QueryRow(ctx, createTeam, name)
 	var i Team
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.Namespaces,
+		&i.Drivers,
+		&i.MaxDeployments,
+		&i.MaxCpuMillis,
+		&i.MaxMemoryBytes,
+	)
 	return i, err
 }
 
@@ -73,13 +82,22 @@ func (q *Queries) GetTaskTeam(ctx context.Context, id int64) (int64, error) {
 }
 
 const getTeamByName = `-- name: GetTeamByName :one
-SELECT id, name, created_at FROM teams WHERE name = $1
+SELECT id, name, created_at, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes FROM teams WHERE name = $1
 `
 
 func (q *Queries) GetTeamByName(ctx context.Context, name string) (Team, error) {
 	row := q.db.QueryRow(ctx, getTeamByName, name)
 	var i Team
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.Namespaces,
+		&i.Drivers,
+		&i.MaxDeployments,
+		&i.MaxCpuMillis,
+		&i.MaxMemoryBytes,
+	)
 	return i, err
 }
 
@@ -123,7 +141,7 @@ func (q *Queries) ListTeamMembers(ctx context.Context, teamID int64) ([]ListTeam
 }
 
 const listTeams = `-- name: ListTeams :many
-SELECT t.id, t.name, t.created_at,
+SELECT t.id, t.name, t.created_at, t.namespaces, t.drivers, t.max_deployments, t.max_cpu_millis, t.max_memory_bytes,
        (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members,
        (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments
 FROM teams t
@@ -131,11 +149,16 @@ ORDER BY t.name
 `
 
 type ListTeamsRow struct {
-	ID          int64
-	Name        string
-	CreatedAt   time.Time
-	Members     int64
-	Deployments int64
+	ID             int64
+	Name           string
+	CreatedAt      time.Time
+	Namespaces     []string
+	Drivers        []string
+	MaxDeployments *int64
+	MaxCpuMillis   *int64
+	MaxMemoryBytes *int64
+	Members        int64
+	Deployments    int64
 }
 
 // Every team with its number of members and of live deployments.
@@ -152,6 +175,11 @@ func (q *Queries) ListTeams(ctx context.Context) ([]ListTeamsRow, error) {
 			&i.ID,
 			&i.Name,
 			&i.CreatedAt,
+			&i.Namespaces,
+			&i.Drivers,
+			&i.MaxDeployments,
+			&i.MaxCpuMillis,
+			&i.MaxMemoryBytes,
 			&i.Members,
 			&i.Deployments,
 		); err != nil {
@@ -258,4 +286,35 @@ func (q *Queries) SetTeamMember(ctx context.Context, arg SetTeamMemberParams) (T
 		&i.CreatedAt,
 	)
 	return i, err
+}
+
+const setTeamPolicy = `-- name: SetTeamPolicy :execrows
+UPDATE teams SET namespaces = $1, drivers = $2,
+    max_deployments = $3, max_cpu_millis = $4, max_memory_bytes = $5
+WHERE name = $6
+`
+
+type SetTeamPolicyParams struct {
+	Namespaces     []string
+	Drivers        []string
+	MaxDeployments *int64
+	MaxCpuMillis   *int64
+	MaxMemoryBytes *int64
+	Name           string
+}
+
+// SetTeamPolicy replaces a team's policy (NULL: no rule of its own).
+func (q *Queries) SetTeamPolicy(ctx context.Context, arg SetTeamPolicyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setTeamPolicy,
+		arg.Namespaces,
+		arg.Drivers,
+		arg.MaxDeployments,
+		arg.MaxCpuMillis,
+		arg.MaxMemoryBytes,
+		arg.Name,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

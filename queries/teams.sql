@@ -56,3 +56,9 @@ SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id WHERE
 -- MoveDeployment puts the live deployment of that name in another team.
 UPDATE deployments SET team_id = @team_id, updated_at = now()
 WHERE name = @name AND deleted_at IS NULL;
+
+-- name: SetTeamPolicy :execrows
+-- SetTeamPolicy replaces a team's policy (NULL: no rule of its own).
+UPDATE teams SET namespaces = @namespaces, drivers = @drivers,
+    max_deployments = @max_deployments, max_cpu_millis = @max_cpu_millis, max_memory_bytes = @max_memory_bytes
+WHERE name = @name;
