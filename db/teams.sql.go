@@ -10,6 +10,17 @@ import (
 	"time"
 )
 
+const countLiveTeamDeployments = `-- name: CountLiveTeamDeployments :one
+SELECT count(*) FROM deployments WHERE team_id = $1 AND deleted_at IS NULL
+`
+
+func (q *Queries) CountLiveTeamDeployments(ctx context.Context, teamID int64) (int64, error) {
+	row := q.db.QueryRow(ctx, countLiveTeamDeployments, teamID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const countTeamDeployments = `-- name: CountTeamDeployments :one
 SELECT count(*) FROM deployments WHERE team_id = $1
 `
@@ -79,6 +90,26 @@ func (q *Queries) GetTaskTeam(ctx context.Context, id int64) (int64, error) {
 	var team_id int64
 	err := row.Scan(&team_id)
 	return team_id, err
+}
+
+const getTeam = `-- name: GetTeam :one
+SELECT id, name, created_at, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes FROM teams WHERE id = $1
+`
+
+func (q *Queries) GetTeam(ctx context.Context, id int64) (Team, error) {
+	row := q.db.QueryRow(ctx, getTeam, id)
+	var i Team
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.Namespaces,
+		&i.Drivers,
+		&i.MaxDeployments,
+		&i.MaxCpuMillis,
+		&i.MaxMemoryBytes,
+	)
+	return i, err
 }
 
 const getTeamByName = `-- name: GetTeamByName :one
@@ -227,6 +258,29 @@ func (q *Queries) ListUserTeams(ctx context.Context, userID int64) ([]ListUserTe
 	return items, nil
 }
 
+const lockTeam = `-- name: LockTeam :one
+SELECT id, name, created_at, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes FROM teams WHERE id = $1 FOR UPDATE
+`
+
+// LockTeam reads a team and holds its row until the transaction ends: the
+// installs into one team take their turn, so its quota is checked against
+// every deployment committed before.
+func (q *Queries) LockTeam(ctx context.Context, id int64) (Team, error) {
+	row := q.db.QueryRow(ctx, lockTeam, id)
+	var i Team
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.Namespaces,
+		&i.Drivers,
+		&i.MaxDeployments,
+		&i.MaxCpuMillis,
+		&i.MaxMemoryBytes,
+	)
+	return i, err
+}
+
 const moveDeployment = `-- name: MoveDeployment :execrows
 UPDATE deployments SET team_id = $1, updated_at = now()
 WHERE name = $2 AND deleted_at IS NULL
@@ -244,6 +298,27 @@ func (q *Queries) MoveDeployment(ctx context.Context, arg MoveDeploymentParams) 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const namespaceHolderTeam = `-- name: NamespaceHolderTeam :one
+SELECT t.name FROM deployments d JOIN teams t ON t.id = d.team_id
+WHERE d.namespace = $1 AND d.deleted_at IS NULL AND d.team_id <> $2
+ORDER BY d.id
+LIMIT 1
+`
+
+type NamespaceHolderTeamParams struct {
+	Namespace string
+	TeamID    int64
+}
+
+// NamespaceHolderTeam names a team other than @team_id that holds a live
+// deployment in the namespace.
+func (q *Queries) NamespaceHolderTeam(ctx context.Context, arg NamespaceHolderTeamParams) (string, error) {
+	row := q.db.QueryRow(ctx, namespaceHolderTeam, arg.Namespace, arg.TeamID)
+	var name string
+	err := row.Scan(&name)
+	return name, err
 }
 
 const removeTeamMember = `-- name: RemoveTeamMember :execrows

@@ -3,16 +3,15 @@ package deployment
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/nsglob"
 )
 
 // NamespacePolicy is where operators may deploy, as admins set it: the
@@ -50,42 +49,56 @@ func reserved(own string) []string {
 // Reserved reports whether namespace belongs to Kubernetes (kube-*, default)
 // or to Styrmin itself (own; "" when Styrmin runs outside the cluster).
 func Reserved(namespace, own string) bool {
-	return slices.ContainsFunc(reserved(own), func(p string) bool { ok, _ := path.Match(p, namespace); return ok })
+	return nsglob.MatchAny(reserved(own), namespace)
 }
 
 // permits says why namespace may not receive deployments, "" when it may;
 // own is Styrmin's own namespace ("" when none).
 func (p NamespacePolicy) permits(namespace, own string) string {
-	if Reserved(namespace, own) {
-		if slices.Contains(p.Allowed, namespace) {
-			return ""
-		}
-		return fmt.Sprintf("namespace %s is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow %s by its exact name on the Namespaces page", namespace, namespace)
-	}
-	for _, pattern := range p.Allowed {
-		if ok, _ := path.Match(pattern, namespace); ok {
-			return ""
-		}
-	}
-	if len(p.Allowed) == 0 {
-		return "an admin has allowed no namespace yet; ask one to allow namespaces on the Namespaces page"
-	}
-	return fmt.Sprintf("namespace %s is not allowed: deployments may go into %s; choose one of those, or ask an admin to allow it on the Namespaces page",
-		namespace, strings.Join(p.Allowed, ", "))
+	return allowedBy(p.Allowed, namespace, own, globalRule)
 }
 
-// checkPatterns refuses a policy whose patterns are not namespace globs.
-func (p NamespacePolicy) checkPatterns() error {
-	var bad []string
-	for _, pattern := range p.Allowed {
-		if _, err := path.Match(pattern, ""); err != nil || strings.Trim(pattern, "abcdefghijklmnopqrstuvwxyz0123456789-*?[]^!") != "" {
-			bad = append(bad, fmt.Sprintf("%q", pattern))
+// namespaceRule is whose patterns refuse a namespace, and so what a refusal says.
+type namespaceRule struct {
+	// none is the refusal when there are no patterns; notAllowed the one of
+	// a namespace no pattern matches (namespace, then the patterns).
+	none, notAllowed string
+	// where says where an admin allows a reserved namespace by name.
+	where string
+}
+
+// globalRule is the refusal of the global namespace policy.
+var globalRule = namespaceRule{
+	none:       "an admin has allowed no namespace yet; ask one to allow namespaces on the Namespaces page",
+	notAllowed: "namespace %s is not allowed: deployments may go into %s; choose one of those, or ask an admin to allow it on the Namespaces page",
+	where:      "on the Namespaces page",
+}
+
+// teamRule is the refusal of a team's own namespaces.
+func teamRule(team string) namespaceRule {
+	return namespaceRule{
+		none:       fmt.Sprintf("the team %s may deploy into no namespace; ask an admin to set the team's namespaces", team),
+		notAllowed: "namespace %s is not allowed for the team " + team + ": its deployments may go into %s; choose one of those, or ask an admin to change the team's namespaces",
+		where:      "in the team's namespaces",
+	}
+}
+
+// allowedBy says why patterns refuse namespace, "" when they allow it: a
+// reserved namespace (own: Styrmin's) only by its exact name.
+func allowedBy(patterns []string, namespace, own string, rule namespaceRule) string {
+	if Reserved(namespace, own) {
+		if slices.Contains(patterns, namespace) {
+			return ""
 		}
+		return fmt.Sprintf("namespace %s is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow %s by its exact name %s", namespace, namespace, rule.where)
 	}
-	if len(bad) > 0 {
-		return styrmin.Errorf(styrmin.EINVALID, "These patterns are not namespace patterns: %s. Use lower-case letters, digits and '-', with * (any characters), ? (one) or [a-z] (a class).", strings.Join(bad, ", "))
+	if nsglob.MatchAny(patterns, namespace) {
+		return ""
 	}
-	return nil
+	if len(patterns) == 0 {
+		return rule.none
+	}
+	return fmt.Sprintf(rule.notAllowed, namespace, strings.Join(patterns, ", "))
 }
 
 // NamespacePolicy returns the policy in force.
@@ -102,8 +115,8 @@ func (s *Service) NamespacePolicy(ctx context.Context) (NamespacePolicy, error) 
 // installs from then on; deployments already made stay where they are.
 // Errors: EINVALID for a pattern that is not a namespace glob.
 func (s *Service) SetNamespacePolicy(ctx context.Context, p NamespacePolicy, by string) (NamespacePolicy, error) {
-	p.Allowed = cleanPatterns(p.Allowed)
-	if err := p.checkPatterns(); err != nil {
+	p.Allowed = nsglob.Clean(p.Allowed)
+	if err := nsglob.Check(p.Allowed); err != nil {
 		return NamespacePolicy{}, err
 	}
 	var row db.NamespacePolicy
@@ -123,17 +136,6 @@ func (s *Service) SetNamespacePolicy(ctx context.Context, p NamespacePolicy, by 
 	return s.policyOf(row), nil
 }
 
-// cleanPatterns trims patterns and drops blank and repeated ones, keeping their order.
-func cleanPatterns(patterns []string) []string {
-	out := []string{}
-	for _, p := range patterns {
-		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // policyOf is the policy of its database row.
 func (s *Service) policyOf(row db.NamespacePolicy) NamespacePolicy {
 	return NamespacePolicy{Allowed: row.Allowed, CreateNamespaces: row.CreateNamespaces, UpdatedBy: row.UpdatedBy, UpdatedAt: row.UpdatedAt,
@@ -148,12 +150,28 @@ func (s *Service) ownNamespace() string {
 	return s.cluster.Kube.OwnNamespace
 }
 
-// NamespaceRefusal returns the policy in force and says why it refuses an
-// install into namespace ("" when it does not).
-func (s *Service) NamespaceRefusal(ctx context.Context, namespace string) (NamespacePolicy, string, error) {
+// NamespaceRefusal returns the policy in force and says why an install
+// into namespace for team (its id) is refused ("" when it is not): by the
+// team's own namespaces when it has them, else by the global policy's
+// patterns.
+func (s *Service) NamespaceRefusal(ctx context.Context, namespace string, team int64) (NamespacePolicy, string, error) {
 	policy, err := s.NamespacePolicy(ctx)
 	if err != nil {
 		return policy, "", err
 	}
-	return policy, policy.permits(namespace, s.ownNamespace()), nil
+	row, err := s.q.GetTeam(ctx, team)
+	if err != nil {
+		return policy, "", fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
+	}
+	return policy, s.namespaceRefusal(policy, namespace, &row), nil
+}
+
+// namespaceRefusal says why namespace is refused to team's deployments: by
+// the team's own namespaces when it has them, else (team nil too) by the
+// global policy's patterns.
+func (s *Service) namespaceRefusal(global NamespacePolicy, namespace string, team *db.Team) string {
+	if team != nil && team.Namespaces != nil {
+		return allowedBy(team.Namespaces, namespace, s.ownNamespace(), teamRule(team.Name))
+	}
+	return global.permits(namespace, s.ownNamespace())
 }

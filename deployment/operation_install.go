@@ -31,7 +31,10 @@ type Install struct {
 	// their role is operator or more: teams.Access.Deployable); nil for
 	// every team.
 	TeamsAllowed []int64
-	AppVersion   string
+	// Admin is set when the installer is a global admin: they may deploy
+	// into a namespace that another team's deployments hold.
+	Admin      bool
+	AppVersion string
 	// Parameters are the deployment's values; Prompts the prompts of the
 	// install's hook actions.
 	Parameters Input
@@ -47,8 +50,10 @@ type installPlan struct {
 	prompts hookPrompts
 }
 
-// plan checks the driver version, the names, the namespace against the
-// namespace policy, the application version, the values and the prompts.
+// plan checks the driver version, the names, the team and its policy (the
+// driver, the namespace against the team's or the global patterns, a
+// namespace held by another team), the application version, the values and
+// the prompts.
 func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	// A refused install is recorded under the name it asked for.
 	audit.NameTarget(ctx, o.Name, nil)
@@ -74,16 +79,20 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	if err := checkName("namespace", in.Namespace, 63); err != nil && !errs.has(FieldName) {
 		errs.add(Field{Kind: FieldNamespace}, err.Error())
 	}
-	if p.team, err = s.installTeam(ctx, in, &errs); err != nil {
+	team, err := s.installTeam(ctx, in, &errs)
+	if err != nil {
 		return nil, err
 	}
-	if !errs.has(FieldName) && !errs.has(FieldNamespace) {
-		_, why, err := s.NamespaceRefusal(ctx, in.Namespace)
-		if err != nil {
-			return nil, err
+	if team != nil {
+		p.team = team.ID
+		if policy := teams.PolicyOf(*team); !policy.AllowsDriver(d.Metadata.Name, d.Metadata.Labels) {
+			errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("the team %s may not deploy the driver %s: it may deploy %s; choose another team, or ask an admin to allow the driver for the team",
+				team.Name, d.Metadata.Name, policy.DriversAllowed()))
 		}
-		if why != "" {
-			errs.add(Field{Kind: FieldNamespace}, why)
+	}
+	if !errs.has(FieldName) && !errs.has(FieldNamespace) {
+		if err := s.checkNamespace(ctx, in, team, &errs); err != nil {
+			return nil, err
 		}
 	}
 	if in.AppVersion == "" {
@@ -108,9 +117,13 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 }
 
 // queue records the deployment with its sealed secrets and queues its
-// install task; a name taken is an InvalidError naming FieldName.
+// install task; a name taken is an InvalidError naming FieldName, a team at
+// its quota one naming FieldTeam.
 func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, error) {
 	q, in := s.q.WithTx(tx), &p.op
+	if err := checkQuota(ctx, q, p.team); err != nil {
+		return nil, err
+	}
 	plain, err := MarshalPlain(p.values)
 	if err != nil {
 		return nil, err
@@ -144,25 +157,77 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	return &Queued{TaskID: task.ID, Deployment: dep.Name}, nil
 }
 
+// checkQuota refuses an install into a team that holds as many live
+// deployments as its policy allows. It holds the team's row until the
+// transaction ends: two installs into one team take their turn, and the
+// second counts the first.
+func checkQuota(ctx context.Context, q *db.Queries, teamID int64) error {
+	team, err := q.LockTeam(ctx, teamID)
+	if err != nil {
+		return err
+	}
+	if team.MaxDeployments == nil {
+		return nil
+	}
+	held, err := q.CountLiveTeamDeployments(ctx, teamID)
+	if err != nil {
+		return err
+	}
+	if held < *team.MaxDeployments {
+		return nil
+	}
+	var errs fieldErrors
+	errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("the team %s holds %d live deployments, as many as its quota allows (%d); delete one first, choose another team, or ask an admin to raise the quota",
+		team.Name, held, *team.MaxDeployments))
+	return errs.err()
+}
+
 // what names the install.
 func (p *installPlan) what() string { return "install " + p.op.Name }
 
-// installTeam returns the id of the team an install names, or adds why it
-// cannot deploy there to errs: no such team, or one the installer may not
+// installTeam returns the team an install names, or adds why it cannot
+// deploy there to errs: no such team (nil), or one the installer may not
 // deploy into (told as such: they may know the team exists, as its member
 // or from the form's choices).
-func (s *Service) installTeam(ctx context.Context, in *Install, errs *fieldErrors) (int64, error) {
+func (s *Service) installTeam(ctx context.Context, in *Install, errs *fieldErrors) (*db.Team, error) {
 	in.Team = cmp.Or(strings.TrimSpace(in.Team), teams.Default)
 	team, err := s.q.GetTeamByName(ctx, in.Team)
 	if errors.Is(err, pgx.ErrNoRows) {
 		errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("there is no team named %q", in.Team))
-		return 0, nil
+		return nil, nil
 	}
 	if err != nil {
-		return 0, db.Classify(err)
+		return nil, db.Classify(err)
 	}
 	if in.TeamsAllowed != nil && !slices.Contains(in.TeamsAllowed, team.ID) {
 		errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("you may not deploy into the team %s: that needs the operator role in it; choose one of your teams or ask an admin", in.Team))
 	}
-	return team.ID, nil
+	return &team, nil
+}
+
+// checkNamespace adds to errs why an install may not go into its
+// namespace: the team's namespaces (team nil: the global policy's
+// patterns) refuse it, or a live deployment of another team is there
+// (unless the installer is a global admin).
+func (s *Service) checkNamespace(ctx context.Context, in *Install, team *db.Team, errs *fieldErrors) error {
+	global, err := s.NamespacePolicy(ctx)
+	if err != nil {
+		return err
+	}
+	if why := s.namespaceRefusal(global, in.Namespace, team); why != "" {
+		errs.add(Field{Kind: FieldNamespace}, why)
+		return nil
+	}
+	if team == nil || in.Admin {
+		return nil
+	}
+	holder, err := s.q.NamespaceHolderTeam(ctx, db.NamespaceHolderTeamParams{Namespace: in.Namespace, TeamID: team.ID})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return db.Classify(err)
+	}
+	errs.add(Field{Kind: FieldNamespace}, fmt.Sprintf("namespace %s belongs to team %s's deployments; choose a namespace of your team", in.Namespace, holder))
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/redact"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/release"
 )
 
@@ -67,6 +68,9 @@ func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep 
 		return nil, err
 	}
 	var errs fieldErrors
+	if err := s.checkUpgradeDriver(ctx, row, t, &errs); err != nil {
+		return nil, err
+	}
 	if err := t.to.SupportsVersion(t.appVersion); err != nil {
 		errs.add(Field{Kind: FieldAppVersion}, err.Error())
 	}
@@ -78,6 +82,26 @@ func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep 
 	}
 	return &upgradePlan{upgradeTarget: t, next: next, prompts: prompts,
 		changes: Compare(t.to.Spec.Parameters, t.current, next)}, nil
+}
+
+// checkUpgradeDriver adds to errs a move to a driver version that the
+// deployment's team may not deploy (its labels may differ from the current
+// version's). An upgrade that keeps the driver version is not checked: a
+// policy set since applies to what is deployed next, as it does to
+// namespaces.
+func (s *Service) checkUpgradeDriver(ctx context.Context, row db.Deployment, t *upgradeTarget, errs *fieldErrors) error {
+	if t.to.Spec.Version == row.DriverVersion {
+		return nil
+	}
+	team, err := s.q.GetTeam(ctx, row.TeamID)
+	if err != nil {
+		return fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
+	}
+	if policy := teams.PolicyOf(team); !policy.AllowsDriver(t.to.Metadata.Name, t.to.Metadata.Labels) {
+		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("the team %s may not deploy version %s of the driver %s: it may deploy %s; keep the current version, or ask an admin to allow the driver for the team",
+			team.Name, t.to.Spec.Version, t.to.Metadata.Name, policy.DriversAllowed()))
+	}
+	return nil
 }
 
 // task is the plan's task: its inputs and its secret inputs.

@@ -62,3 +62,23 @@ WHERE name = @name AND deleted_at IS NULL;
 UPDATE teams SET namespaces = @namespaces, drivers = @drivers,
     max_deployments = @max_deployments, max_cpu_millis = @max_cpu_millis, max_memory_bytes = @max_memory_bytes
 WHERE name = @name;
+
+-- name: GetTeam :one
+SELECT * FROM teams WHERE id = @id;
+
+-- name: LockTeam :one
+-- LockTeam reads a team and holds its row until the transaction ends: the
+-- installs into one team take their turn, so its quota is checked against
+-- every deployment committed before.
+SELECT * FROM teams WHERE id = @id FOR UPDATE;
+
+-- name: CountLiveTeamDeployments :one
+SELECT count(*) FROM deployments WHERE team_id = @team_id AND deleted_at IS NULL;
+
+-- name: NamespaceHolderTeam :one
+-- NamespaceHolderTeam names a team other than @team_id that holds a live
+-- deployment in the namespace.
+SELECT t.name FROM deployments d JOIN teams t ON t.id = d.team_id
+WHERE d.namespace = @namespace AND d.deleted_at IS NULL AND d.team_id <> @team_id
+ORDER BY d.id
+LIMIT 1;

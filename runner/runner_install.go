@@ -24,7 +24,7 @@ func (r installRunner) Run(ctx context.Context, run *executor.Run) (any, error) 
 		return nil, err
 	}
 	err = run.Step(ctx, deployment.StepNamespace, "Namespace "+j.row.Namespace, func(ctx context.Context, st *executor.Step) error {
-		policy, why, err := r.s.deployments.NamespaceRefusal(ctx, j.row.Namespace)
+		policy, why, err := r.s.deployments.NamespaceRefusal(ctx, j.row.Namespace, j.row.TeamID)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@ package teams
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -104,25 +106,52 @@ type Deployable struct {
 	// IDs are the teams an install may name (deployment.Install's
 	// TeamsAllowed); nil for every team.
 	IDs []int64
+	// Admin is set for a global admin (deployment.Install's Admin).
+	Admin bool
+	// policies are the policies of the teams of Names.
+	policies map[string]Policy
 }
 
 // Deployable returns where a user may deploy: every team when their own
 // role is operator or more, else the teams where their role is.
 func (s *Store) Deployable(ctx context.Context, u auth.User) (Deployable, error) {
-	if u.Role.AtLeast(auth.Operator) {
-		all, err := s.List(ctx)
-		d := Deployable{}
-		for _, t := range all {
-			d.Names = append(d.Names, t.Name)
-		}
-		return d, err
+	all, err := s.List(ctx)
+	if err != nil {
+		return Deployable{}, err
 	}
-	a, err := s.AccessOf(ctx, u)
-	d := Deployable{IDs: []int64{}}
-	for _, t := range a.Teams {
-		if t.Role.AtLeast(auth.Operator) {
-			d.Names, d.IDs = append(d.Names, t.Team), append(d.IDs, t.TeamID)
+	d := Deployable{Admin: u.Role.AtLeast(auth.Admin), policies: map[string]Policy{}}
+	var a Access
+	if !u.Role.AtLeast(auth.Operator) {
+		if a, err = s.AccessOf(ctx, u); err != nil {
+			return Deployable{}, err
+		}
+		d.IDs = []int64{}
+	}
+	for _, t := range all {
+		if d.IDs == nil || a.Teams.RoleIn(t.ID).AtLeast(auth.Operator) {
+			d.Names, d.policies[t.Name] = append(d.Names, t.Name), t.Policy
+			if d.IDs != nil {
+				d.IDs = append(d.IDs, t.ID)
+			}
 		}
 	}
-	return d, err
+	return d, nil
+}
+
+// ForDriver returns the teams of Names that may deploy a driver of that
+// name and labels (their policies' Drivers), and, when there are teams
+// but none may, why.
+func (d Deployable) ForDriver(name string, labels map[string]string) (offered []string, why string) {
+	var refused []string
+	for _, team := range d.Names {
+		if p := d.policies[team]; p.AllowsDriver(name, labels) {
+			offered = append(offered, team)
+		} else {
+			refused = append(refused, fmt.Sprintf("%s may deploy %s", team, p.DriversAllowed()))
+		}
+	}
+	if len(offered) == 0 && len(refused) > 0 {
+		why = fmt.Sprintf("None of your teams may deploy the driver %s (%s); ask an admin to allow it for one of them.", name, strings.Join(refused, "; "))
+	}
+	return offered, why
 }

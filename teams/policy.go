@@ -2,9 +2,14 @@ package teams
 
 import (
 	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/nsglob"
 )
 
 // Policy is what a team may do beyond its members' roles. Each rule is
@@ -26,9 +31,78 @@ type Policy struct {
 	MaxCPUMillis, MaxMemoryBytes *int64
 }
 
-// SetPolicy replaces a team's policy. The install's plan checks it from then
-// on; deployments already made stay where they are.
+// labelPrefix starts a driver entry that selects drivers by label.
+const labelPrefix = "label:"
+
+// driverNameRE is a driver's name (drivers.Metadata's rule), and labelRE a
+// label entry's KEY=VALUE.
+var (
+	driverNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	labelRE      = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?=[^=\s]*$`)
+)
+
+// Check refuses a policy whose namespace entries are not namespace globs,
+// whose driver entries are neither a driver name nor label:KEY=VALUE, or
+// whose numbers are negative; the error names the field.
+func (p Policy) Check() error {
+	if err := nsglob.Check(p.Namespaces); err != nil {
+		return &styrmin.Error{Code: styrmin.EINVALID, Message: styrmin.ErrorMessage(err), Fields: map[string]string{"namespaces": styrmin.ErrorMessage(err)}}
+	}
+	var bad []string
+	for _, d := range p.Drivers {
+		label, isLabel := strings.CutPrefix(d, labelPrefix)
+		if isLabel && !labelRE.MatchString(label) || !isLabel && !driverNameRE.MatchString(d) {
+			bad = append(bad, fmt.Sprintf("%q", d))
+		}
+	}
+	if len(bad) > 0 {
+		msg := fmt.Sprintf("These are not drivers: %s. Give a driver's name (redis) or a label of drivers written label:KEY=VALUE (label:category=database).", strings.Join(bad, ", "))
+		return &styrmin.Error{Code: styrmin.EINVALID, Message: msg, Fields: map[string]string{"drivers": msg}}
+	}
+	for field, n := range map[string]*int64{"max_deployments": p.MaxDeployments, "max_cpu": p.MaxCPUMillis, "max_memory": p.MaxMemoryBytes} {
+		if n != nil && *n < 0 {
+			msg := "A quota cannot be negative."
+			return &styrmin.Error{Code: styrmin.EINVALID, Message: msg, Fields: map[string]string{field: msg}}
+		}
+	}
+	return nil
+}
+
+// AllowsDriver reports whether the team may deploy a driver version of
+// that name and labels: every driver without a rule, else one its name or
+// one of its labels is listed for.
+func (p Policy) AllowsDriver(name string, labels map[string]string) bool {
+	if p.Drivers == nil {
+		return true
+	}
+	return slices.ContainsFunc(p.Drivers, func(entry string) bool {
+		selector, isLabel := strings.CutPrefix(entry, labelPrefix)
+		if !isLabel {
+			return entry == name
+		}
+		key, value, _ := strings.Cut(selector, "=")
+		v, ok := labels[key]
+		return ok && v == value
+	})
+}
+
+// DriversAllowed says which drivers the team may deploy, for a refusal.
+func (p Policy) DriversAllowed() string {
+	if len(p.Drivers) == 0 {
+		return "no driver"
+	}
+	return strings.Join(p.Drivers, ", ")
+}
+
+// SetPolicy replaces a team's policy, its namespace and driver entries
+// trimmed (blank and repeated ones dropped). The install's plan checks it
+// from then on; deployments already made stay where they are. Errors:
+// EINVALID for an entry that is no pattern or driver (see Check).
 func (s *Store) SetPolicy(ctx context.Context, team string, p Policy) error {
+	p.Namespaces, p.Drivers = cleanEntries(p.Namespaces), cleanEntries(p.Drivers)
+	if err := p.Check(); err != nil {
+		return err
+	}
 	n, err := s.q.SetTeamPolicy(ctx, db.SetTeamPolicyParams{Name: team, Namespaces: p.Namespaces, Drivers: p.Drivers,
 		MaxDeployments: p.MaxDeployments, MaxCpuMillis: p.MaxCPUMillis, MaxMemoryBytes: p.MaxMemoryBytes})
 	if err != nil {
@@ -40,7 +114,15 @@ func (s *Store) SetPolicy(ctx context.Context, team string, p Policy) error {
 	return nil
 }
 
-// policyOf is the policy of a team's row.
-func policyOf(t db.Team) Policy {
+// cleanEntries is nsglob.Clean of a rule's entries, nil (no rule) kept nil.
+func cleanEntries(entries []string) []string {
+	if entries == nil {
+		return nil
+	}
+	return nsglob.Clean(entries)
+}
+
+// PolicyOf is the policy of a team's row.
+func PolicyOf(t db.Team) Policy {
 	return Policy{Namespaces: t.Namespaces, Drivers: t.Drivers, MaxDeployments: t.MaxDeployments, MaxCPUMillis: t.MaxCpuMillis, MaxMemoryBytes: t.MaxMemoryBytes}
 }

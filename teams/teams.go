@@ -107,7 +107,7 @@ func (s *Store) List(ctx context.Context) ([]Team, error) {
 	teams := make([]Team, len(rows))
 	for i, r := range rows {
 		teams[i] = Team{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Members: r.Members, Deployments: r.Deployments,
-			Policy: policyOf(db.Team{Namespaces: r.Namespaces, Drivers: r.Drivers, MaxDeployments: r.MaxDeployments, MaxCpuMillis: r.MaxCpuMillis, MaxMemoryBytes: r.MaxMemoryBytes})}
+			Policy: PolicyOf(db.Team{Namespaces: r.Namespaces, Drivers: r.Drivers, MaxDeployments: r.MaxDeployments, MaxCpuMillis: r.MaxCpuMillis, MaxMemoryBytes: r.MaxMemoryBytes})}
 	}
 	return teams, nil
 }
@@ -121,7 +121,7 @@ func (s *Store) Get(ctx context.Context, name string) (Team, error) {
 	if err != nil {
 		return Team{}, db.Classify(err)
 	}
-	return Team{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt, Policy: policyOf(row)}, nil
+	return Team{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt, Policy: PolicyOf(row)}, nil
 }
 
 // Delete removes a team and its memberships. It refuses the default team and

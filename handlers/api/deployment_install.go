@@ -19,7 +19,7 @@ func (s *Server) InstallDeployment(ctx context.Context, req oapi.InstallDeployme
 	}
 	accepted, err := s.queue(ctx, &deployment.Install{
 		Driver: in.Driver, DriverVersion: in.DriverVersion, Name: in.Name, Namespace: optional(in.Namespace),
-		Team: optional(in.Team), TeamsAllowed: where.IDs,
+		Team: optional(in.Team), TeamsAllowed: where.IDs, Admin: where.Admin,
 		AppVersion: optional(in.AppVersion), Parameters: jsonParameters(in.Parameters), Prompts: jsonPrompts(in.Prompts),
 		By: user.Username,
 	})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/styrmin/styrmin/teams"
 	"net/http"
 	"slices"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/permissions"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -66,7 +66,7 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, tea
 		}
 		queued, err := svc.Queue(ctx, &deployment.Install{
 			Driver: driver, DriverVersion: entered.DriverVersion, Name: entered.Name, Namespace: entered.Namespace,
-			Team: entered.Team, TeamsAllowed: where.IDs,
+			Team: entered.Team, TeamsAllowed: where.IDs, Admin: where.Admin,
 			AppVersion: entered.AppVersion, Parameters: deployment.FormInput(entered.Params),
 			Prompts: deployment.FormPrompts(entered.Prompts), By: httpx.CurrentUser(c).Username,
 		})
@@ -123,11 +123,12 @@ func installProps(ctx context.Context, catalog DriverCatalog, form *deployment.F
 	if err != nil {
 		return views.DeploymentInstallProps{}, err
 	}
+	offered, noTeam := where.ForDriver(d.Metadata.Name, d.Metadata.Labels)
 	p := views.DeploymentInstallProps{
 		DriverName: d.Metadata.Name, DriverTitle: d.Title(), DriverIconURL: driverIconURL(d.Metadata.Name, d.Spec.Version, v.HasIcon),
 		DriverVersion: d.Spec.Version, DriverVersions: versionChoices(form.DriverVersions, ""),
 		Name: entered.Name, Namespace: entered.Namespace, NameMaxLength: deployment.MaxNameLength,
-		Team: chosenTeam(entered.Team, where.Names), Teams: where.Names,
+		Team: chosenTeam(entered.Team, offered), Teams: offered, NoTeam: noTeam,
 		AppVersion: form.AppVersion, AppVersions: form.AppVersions, AppVersionConstraint: d.Spec.SupportedVersions,
 		Groups: groups, Actions: actions, FieldErrors: fieldErrors,
 	}
