@@ -14,8 +14,8 @@ import (
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/redact"
-	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // Upgrade moves a deployment to a driver version, an application version

@@ -1,0 +1,156 @@
+package deployment_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/deployment/deploymenttest"
+	"github.com/styrmin/styrmin/drivers/bundled/bundledtest"
+	"github.com/styrmin/styrmin/teams"
+)
+
+// setupTeam is a fixture with the team payments under policy.
+func setupTeam(t *testing.T, policy teams.Policy) deploymenttest.Fixture {
+	t.Helper()
+	f := deploymenttest.Setup(t, nil)
+	store := teams.NewStore(f.Pool)
+	_, err := store.Create(context.Background(), "payments")
+	require.NoError(t, err)
+	require.NoError(t, store.SetPolicy(context.Background(), "payments", policy))
+	return f
+}
+
+// inTeam is req into team and namespace.
+func inTeam(req *deployment.Install, team, namespace string) *deployment.Install {
+	req.Team, req.Namespace = team, namespace
+	return req
+}
+
+// requireNothingRecorded fails unless no deployment was recorded.
+func requireNothingRecorded(t *testing.T, f deploymenttest.Fixture) {
+	t.Helper()
+	list, err := f.Svc.List(context.Background(), deployment.ListOptions{IncludeDeleted: true})
+	require.NoError(t, err)
+	require.Empty(t, list.Items, "nothing was recorded, nothing queued")
+}
+
+func TestATeamsNamespacesReplaceTheGlobalPatternsForItsDeployments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{Namespaces: []string{"pay-*", "kube-*"}})
+
+	_, err := f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", "shop"))
+	require.Equal(t, map[string]string{"namespace": "namespace shop is not allowed for the team payments: its deployments may go into pay-*, kube-*; choose one of those, or ask an admin to change the team's namespaces"},
+		deploymenttest.FieldsOf(t, err))
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", "kube-system"))
+	require.Equal(t, map[string]string{"namespace": "namespace kube-system is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow kube-system by its exact name in the team's namespaces"},
+		deploymenttest.FieldsOf(t, err), "a team's pattern does not allow a reserved namespace either")
+	requireNothingRecorded(t, f)
+
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", "pay-shop"))
+	require.NoError(t, err)
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("blog"), teams.Default, "blog"))
+	require.NoError(t, err, "a team without namespaces of its own follows the global policy (any namespace)")
+
+	require.NoError(t, teams.NewStore(f.Pool).SetPolicy(ctx, "payments", teams.Policy{Namespaces: []string{}}))
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("cart"), "payments", "pay-cart"))
+	require.Equal(t, map[string]string{"namespace": "the team payments may deploy into no namespace; ask an admin to set the team's namespaces"},
+		deploymenttest.FieldsOf(t, err))
+}
+
+func TestANamespaceHoldingAnotherTeamsDeploymentIsRefusedButToGlobalAdmins(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{})
+	_, err := f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), teams.Default, "shop"))
+	require.NoError(t, err)
+
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.Redis("cache"), "payments", "shop"))
+	require.Equal(t, map[string]string{"namespace": "namespace shop belongs to team default's deployments; choose a namespace of your team"},
+		deploymenttest.FieldsOf(t, err))
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.Redis("cache"), teams.Default, "shop"))
+	require.NoError(t, err, "the namespace's own team deploys there")
+	admin := inTeam(deploymenttest.Redis("pay-cache"), "payments", "shop")
+	admin.Admin = true
+	_, err = f.Svc.Queue(ctx, admin)
+	require.NoError(t, err, "a global admin may share a namespace between teams")
+}
+
+func TestATeamDeploysOnlyTheDriversItsPolicyNamesOrLabels(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{Drivers: []string{"redis", "label:tier=stateless"}})
+
+	_, err := f.Svc.Queue(ctx, inTeam(deploymenttest.Postgres("db"), "payments", ""))
+	require.Equal(t, map[string]string{"team": "the team payments may not deploy the driver postgresql: it may deploy redis, label:tier=stateless; choose another team, or ask an admin to allow the driver for the team"},
+		deploymenttest.FieldsOf(t, err))
+	requireNothingRecorded(t, f)
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.Redis("cache"), "payments", ""))
+	require.NoError(t, err, "named")
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", ""))
+	require.NoError(t, err, "labelled tier=stateless")
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.Postgres("db"), teams.Default, ""))
+	require.NoError(t, err, "a team without a driver rule deploys every driver")
+
+	require.NoError(t, teams.NewStore(f.Pool).SetPolicy(ctx, "payments", teams.Policy{Drivers: []string{}}))
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.Redis("cache2"), "payments", ""))
+	require.Contains(t, deploymenttest.FieldsOf(t, err)["team"], "it may deploy no driver")
+}
+
+func TestAnUpgradeToADriverVersionItsTeamMayNotDeployIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{Drivers: []string{"label:tier=stateless"}})
+	edge := bundledtest.AsVersion(t, "hello-web", "1.1.0")
+	edge["driver.styrmin.yml"] = &fstest.MapFile{Data: []byte(strings.Replace(string(edge["driver.styrmin.yml"].Data), "tier: stateless", "tier: edge", 1))}
+	_, err := f.Catalog.ImportFS(ctx, edge, ".", "test")
+	require.NoError(t, err)
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", ""))
+	require.NoError(t, err)
+
+	_, err = f.Svc.Queue(ctx, &deployment.Upgrade{Name: "shop", DriverVersion: "1.1.0", By: "alice"})
+	require.Equal(t, map[string]string{"driver_version": "the team payments may not deploy version 1.1.0 of the driver hello-web: it may deploy label:tier=stateless; keep the current version, or ask an admin to allow the driver for the team"},
+		deploymenttest.FieldsOf(t, err), "version 1.1.0 is labelled tier=edge")
+	_, err = f.Svc.Queue(ctx, &deployment.Upgrade{Name: "shop", Parameters: deployment.FormInput{"site_title": "Shop", "replicas": "3"}, By: "alice"})
+	require.NoError(t, err, "an upgrade that keeps the driver version is not checked again")
+}
+
+func TestATeamsDeploymentQuotaHoldsAgainstParallelInstalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	two := int64(2)
+	f := setupTeam(t, teams.Policy{MaxDeployments: &two})
+
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb(fmt.Sprintf("shop-%d", i)), "payments", ""))
+		})
+	}
+	wg.Wait()
+	var queued int
+	for _, err := range errs {
+		if err == nil {
+			queued++
+			continue
+		}
+		require.Equal(t, map[string]string{"team": "the team payments holds 2 live deployments, as many as its quota allows (2); delete one first, choose another team, or ask an admin to raise the quota"},
+			deploymenttest.FieldsOf(t, err))
+	}
+	require.Equal(t, 2, queued, "two installs at once cannot both take the last place")
+
+	_, err := f.Pool.Exec(ctx, "UPDATE deployments SET deleted_at = now(), status = 'deleted' WHERE name = (SELECT min(name) FROM deployments)")
+	require.NoError(t, err)
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop-9"), "payments", ""))
+	require.NoError(t, err, "a deleted deployment frees its place")
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("blog"), teams.Default, ""))
+	require.NoError(t, err, "another team's quota is its own")
+}
