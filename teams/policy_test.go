@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/db/dbtest"
 	"github.com/styrmin/styrmin/teams"
 )
@@ -36,4 +37,102 @@ func TestATeamsPolicyIsKeptAsSetAndNoRuleIsNil(t *testing.T) {
 	require.Equal(t, set, listed[1].Policy, "the list reads the policy too (default sorts first)")
 
 	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(store.SetPolicy(ctx, "nobody", set)))
+}
+
+// TestATeamsPolicyTakesOnlyPatternsDriversAndQuotas shows that SetPolicy
+// trims its entries and refuses, at the field, a namespace entry that is no
+// namespace glob, a driver entry that is neither a name nor
+// label:KEY=VALUE, and a negative quota; the policy in force is unchanged.
+func TestATeamsPolicyTakesOnlyPatternsDriversAndQuotas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := teams.NewStore(dbtest.New(t))
+	_, err := store.Create(ctx, "payments")
+	require.NoError(t, err)
+
+	require.NoError(t, store.SetPolicy(ctx, "payments", teams.Policy{Namespaces: []string{" pay-* ", "", "pay-*"}, Drivers: []string{"redis ", "label:tier=stateless"}}))
+	team, err := store.Get(ctx, "payments")
+	require.NoError(t, err)
+	require.Equal(t, teams.Policy{Namespaces: []string{"pay-*"}, Drivers: []string{"redis", "label:tier=stateless"}}, team.Policy, "trimmed, blank and repeated entries dropped")
+
+	minus := int64(-1)
+	for _, tt := range []struct {
+		policy  teams.Policy
+		field   string
+		message string
+	}{
+		{teams.Policy{Namespaces: []string{"Pay Ments", "[a-"}}, "namespaces", `These patterns are not namespace patterns: "Pay Ments", "[a-". Use lower-case letters, digits and '-', with * (any characters), ? (one) or [a-z] (a class).`},
+		{teams.Policy{Drivers: []string{"Redis", "label:tier", "label:=x", "redis"}}, "drivers", `These are not drivers: "Redis", "label:tier", "label:=x". Give a driver's name (redis) or a label of drivers written label:KEY=VALUE (label:category=database).`},
+		{teams.Policy{MaxDeployments: &minus}, "max_deployments", "A quota cannot be negative."},
+	} {
+		err := store.SetPolicy(ctx, "payments", tt.policy)
+		require.Equal(t, styrmin.EINVALID, styrmin.ErrorCode(err))
+		require.Equal(t, tt.message, styrmin.ErrorMessage(err))
+		require.Equal(t, map[string]string{tt.field: tt.message}, styrmin.ErrorFields(err))
+	}
+	after, err := store.Get(ctx, "payments")
+	require.NoError(t, err)
+	require.Equal(t, team.Policy, after.Policy, "the policy in force is unchanged")
+}
+
+func TestAPolicysDriversAllowNamesAndLabels(t *testing.T) {
+	t.Parallel()
+	labels := map[string]string{"tier": "stateless", "category": "web"}
+	tests := []struct {
+		drivers []string
+		allowed bool
+	}{
+		{nil, true},
+		{[]string{}, false},
+		{[]string{"hello-web"}, true},
+		{[]string{"redis"}, false},
+		{[]string{"label:tier=stateless"}, true},
+		{[]string{"label:tier=stateful"}, false},
+		{[]string{"label:team=web"}, false},
+		{[]string{"redis", "label:category=web"}, true},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.allowed, teams.Policy{Drivers: tt.drivers}.AllowsDriver("hello-web", labels), "%q", tt.drivers)
+	}
+}
+
+// TestTheDeployFormOffersOnlyTheTeamsThatMayDeployTheDriver shows which
+// teams a deploy form offers for a driver: those of the user's whose
+// policy allows it, and when none does, why.
+func TestTheDeployFormOffersOnlyTheTeamsThatMayDeployTheDriver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	store := teams.NewStore(pool)
+	users, err := auth.NewUsers(pool)
+	require.NoError(t, err)
+	amy, err := users.Create(ctx, auth.NewUser{Username: "amy", Password: "a long enough password", Role: auth.Member})
+	require.NoError(t, err)
+	for team, drivers := range map[string][]string{"web": {"label:tier=stateless"}, "data": {"postgresql"}, "audit": nil} {
+		_, err := store.Create(ctx, team)
+		require.NoError(t, err)
+		require.NoError(t, store.SetPolicy(ctx, team, teams.Policy{Drivers: drivers}))
+	}
+	require.NoError(t, store.SetMember(ctx, "web", amy.ID, auth.Operator))
+	require.NoError(t, store.SetMember(ctx, "data", amy.ID, auth.Operator))
+	require.NoError(t, store.SetMember(ctx, "audit", amy.ID, auth.ReadOnly))
+
+	where, err := store.Deployable(ctx, amy)
+	require.NoError(t, err)
+	require.Equal(t, []string{"data", "web"}, where.Names, "where amy is operator")
+	require.False(t, where.Admin)
+	offered, why := where.ForDriver("hello-web", map[string]string{"tier": "stateless"})
+	require.Equal(t, []string{"web"}, offered)
+	require.Empty(t, why)
+	offered, why = where.ForDriver("redis", map[string]string{"tier": "stateful"})
+	require.Empty(t, offered)
+	require.Equal(t, "None of your teams may deploy the driver redis (data may deploy postgresql; web may deploy label:tier=stateless); ask an admin to allow it for one of them.", why)
+
+	admin, err := users.Create(ctx, auth.NewUser{Username: "root", Password: "a long enough password", Role: auth.Admin})
+	require.NoError(t, err)
+	where, err = store.Deployable(ctx, admin)
+	require.NoError(t, err)
+	require.True(t, where.Admin)
+	offered, _ = where.ForDriver("redis", nil)
+	require.Equal(t, []string{"audit", "default"}, offered, "every team without a driver rule")
 }

@@ -150,6 +150,7 @@ operator or read-only); the other roles hold over every team's deployments.`,
 				})
 			},
 		},
+		newTeamPolicyCmd(change),
 	)
 	for _, sub := range cmd.Commands() {
 		addDatabaseFlag(sub, &databaseURL)
