@@ -48,9 +48,7 @@ func TestAnOperatorCannotDeployIntoKubeSystem(t *testing.T) {
 
 	require.Equal(t, map[string]string{"namespace": "namespace kube-system is reserved for Kubernetes or Styrmin itself; deploy elsewhere, or ask an admin to allow kube-system by its exact name on the Namespaces page"},
 		deploymenttest.FieldsOf(t, err))
-	list, err := f.Svc.List(context.Background(), deployment.ListOptions{IncludeDeleted: true})
-	require.NoError(t, err)
-	require.Empty(t, list.Items, "nothing was recorded, nothing queued")
+	requireNothingRecorded(t, f)
 }
 
 func TestAReservedNamespaceIsAllowedOnlyByItsExactName(t *testing.T) {

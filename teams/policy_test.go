@@ -102,12 +102,7 @@ func TestAPolicysDriversAllowNamesAndLabels(t *testing.T) {
 func TestTheDeployFormOffersOnlyTheTeamsThatMayDeployTheDriver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	store := teams.NewStore(pool)
-	users, err := auth.NewUsers(pool)
-	require.NoError(t, err)
-	amy, err := users.Create(ctx, auth.NewUser{Username: "amy", Password: "a long enough password", Role: auth.Member})
-	require.NoError(t, err)
+	_, store, users, amy := setup(t)
 	for team, drivers := range map[string][]string{"web": {"label:tier=stateless"}, "data": {"postgresql"}, "audit": nil} {
 		_, err := store.Create(ctx, team)
 		require.NoError(t, err)

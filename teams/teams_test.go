@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
@@ -21,12 +22,8 @@ import (
 func TestATeamIsMadeGivenMembersAndDeletedOnlyWhenItHoldsNoDeployment(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	store := teams.NewStore(pool)
-	users, err := auth.NewUsers(pool)
-	require.NoError(t, err)
-	amy, err := users.Create(ctx, auth.NewUser{Username: "amy", Password: "a long enough password", Role: auth.Member})
-	require.NoError(t, err)
+	pool, store, _, amy := setup(t)
+	var err error
 
 	for _, bad := range []string{"", "Payments", "-x", "a_b"} {
 		_, err := store.Create(ctx, bad)
@@ -73,4 +70,15 @@ func TestATeamIsMadeGivenMembersAndDeletedOnlyWhenItHoldsNoDeployment(t *testing
 	access, err = store.AccessOf(ctx, amy)
 	require.NoError(t, err)
 	require.Empty(t, access.Teams, "a deleted team's memberships go with it")
+}
+
+// setup is a fresh database's teams and users, with amy, a member.
+func setup(t *testing.T) (*pgxpool.Pool, *teams.Store, *auth.Users, auth.User) {
+	t.Helper()
+	pool := dbtest.New(t)
+	users, err := auth.NewUsers(pool)
+	require.NoError(t, err)
+	amy, err := users.Create(context.Background(), auth.NewUser{Username: "amy", Password: "a long enough password", Role: auth.Member})
+	require.NoError(t, err)
+	return pool, teams.NewStore(pool), users, amy
 }
