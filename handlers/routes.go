@@ -75,8 +75,8 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.Member, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/password", least: auth.Member, handler: web.AccountPasswordShow()},
 		{method: http.MethodPost, path: "/account/password", least: auth.Member, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes(audit.ActionPasswordChange, audit.TargetUser)},
-		{method: http.MethodGet, path: "/account/tokens", least: auth.Member, handler: web.TokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.Member, handler: web.TokenCreate(d.APITokens), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
+		{method: http.MethodGet, path: "/account/tokens", least: auth.Member, handler: web.TokenList(d.APITokens, d.Teams)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.Member, handler: web.TokenCreate(d.APITokens, d.Teams), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
 		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.Member, handler: web.TokenRevoke(d.APITokens), change: changes(audit.ActionTokenRevoke, audit.TargetToken)},
 
 		{method: http.MethodGet, path: "/", least: auth.Member, handler: web.HomeShow()},
