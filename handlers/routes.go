@@ -69,7 +69,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions, d.SSO), change: change{action: audit.ActionSignin, target: audit.TargetUser, form: "username"}},
 		{method: http.MethodGet, path: sso.StartPath, least: auth.Anonymous, handler: web.SigninOIDCStart(d.SSO)},
 		// The provider's answer is a GET that signs in: the one GET with an audit action.
-		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes(audit.ActionSignin, audit.TargetUser)},
+		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions, d.Teams), change: changes(audit.ActionSignin, audit.TargetUser)},
 		{method: http.MethodPost, path: "/signout", least: auth.Member, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes(audit.ActionSignout, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.Member, handler: web.SessionList(d.Sessions)},
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.Member, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
