@@ -14,6 +14,30 @@ import (
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
+// apiOperation is a REST API call of an attack.
+type apiOperation struct {
+	method, path string
+	body         any
+}
+
+// betaOperations are the REST API's reads and changes of beta, team b's
+// deployment, and of its task (task): each must answer as for a name nobody
+// used to anyone outside team b.
+func betaOperations(task string) []apiOperation {
+	return []apiOperation{
+		{http.MethodGet, "/api/v1/deployments/beta", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/drift", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/schedules", nil},
+		{http.MethodGet, "/api/v1/deployments/beta/pods/beta-0/logs", nil},
+		{http.MethodPost, "/api/v1/deployments/beta/stop", nil},
+		{http.MethodPost, "/api/v1/deployments/beta/upgrade", map[string]any{"driver_version": "1.0.0"}},
+		{http.MethodPost, "/api/v1/deployments/beta/actions/check", nil},
+		{http.MethodDelete, "/api/v1/deployments/beta", nil},
+		{http.MethodGet, "/api/v1/tasks/" + task, nil},
+		{http.MethodPost, "/api/v1/tasks/" + task + "/cancel", nil},
+	}
+}
+
 // teamToken returns a new API token of u narrowed to team.
 func teamToken(t *testing.T, s teamsApp, u auth.User, team string) string {
 	t.Helper()
@@ -53,31 +77,14 @@ func TestATokenNarrowedToATeamReachesNothingElse(t *testing.T) {
 
 	before := len(s.TasksOf(t, "beta"))
 	task := fmt.Sprint(s.betaTask)
-	for _, op := range []struct {
-		method, path string
-		body         any
-	}{
-		{http.MethodGet, "/api/v1/deployments/beta", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/drift", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/schedules", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/pods/beta-0/logs", nil},
-		{http.MethodPost, "/api/v1/deployments/beta/stop", nil},
-		{http.MethodPost, "/api/v1/deployments/beta/upgrade", map[string]any{"driver_version": "1.0.0"}},
-		{http.MethodPost, "/api/v1/deployments/beta/actions/check", nil},
-		{http.MethodDelete, "/api/v1/deployments/beta", nil},
-		{http.MethodGet, "/api/v1/tasks/" + task, nil},
-		{http.MethodPost, "/api/v1/tasks/" + task + "/cancel", nil},
-	} {
+	for _, op := range betaOperations(task) {
 		rec := s.Call(t, token, op.method, op.path, op.body)
 		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", op.method, op.path, rec.Body.String())
 		require.Contains(t, rec.Body.String(), "There is no", "%s %s answers as for a name nobody used", op.method, op.path)
 	}
 	require.Len(t, s.TasksOf(t, "beta"), before, "nothing was queued on beta")
 
-	for _, op := range []struct {
-		method, path string
-		body         any
-	}{
+	for _, op := range []apiOperation{
 		{http.MethodGet, "/api/v1/users", nil},
 		{http.MethodPost, "/api/v1/users", map[string]any{"username": "mallory", "password": "a long enough password", "role": "admin"}},
 		{http.MethodPatch, fmt.Sprintf("/api/v1/users/%d", gus.ID), map[string]any{"role": "admin"}},
