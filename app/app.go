@@ -389,10 +389,30 @@ func (a *App) serve(ctx context.Context, cfg Config, ready []handlers.ReadyCheck
 		if err := a.SSO.Discover(ctx); err != nil {
 			a.Logger.Warn("single sign-on is unavailable until the identity provider answers; local sign-in works", "err", err)
 		}
+		a.warnOfUnknownTeams(ctx, cfg.SSO.Teams.Teams())
 		a.Deps.SSO = a.SSO
 	}
 	a.Handler = handlers.New(a.Deps)
 	return nil
+}
+
+// warnOfUnknownTeams logs each team single sign-on maps groups to that does
+// not exist: its groups give nothing until an admin creates it (a team
+// created or deleted while Styrmin runs is no reason to refuse to start).
+func (a *App) warnOfUnknownTeams(ctx context.Context, mapped []string) {
+	if len(mapped) == 0 {
+		return
+	}
+	known, err := a.Teams.List(ctx)
+	if err != nil {
+		a.Logger.Warn("single sign-on: the teams its groups map to could not be read", "err", err)
+		return
+	}
+	for _, name := range mapped {
+		if !slices.ContainsFunc(known, func(t teams.Team) bool { return t.Name == name }) {
+			a.Logger.Warn("single sign-on maps groups to a team that does not exist; they give no role in it until an admin creates it (styrmin team create)", "team", name)
+		}
+	}
 }
 
 // Run runs the app's background work until ctx ends: the web app's change

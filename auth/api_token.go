@@ -61,6 +61,9 @@ type APIToken struct {
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
+	// Team is the name of the one team the token acts in; empty for a token
+	// that acts in all its user's teams, with their own role.
+	Team string
 }
 
 // CreatedAPIToken is a new token with its secret, shown this once.
@@ -100,8 +103,18 @@ func (t *APITokens) CacheStats() lru.Stats { return t.cache.lookups() }
 // Create makes a token named name for the user of the credential by;
 // expiresAt nil means it lasts until revoked. A token never outlives the
 // credential that creates it: a token that expires cannot create one that
-// expires later, or never.
+// expires later, or never. A token narrowed to a team creates tokens
+// narrowed to that team (CreateInTeam).
 func (t *APITokens) Create(ctx context.Context, by Credential, name string, expiresAt *time.Time) (CreatedAPIToken, error) {
+	return t.CreateInTeam(ctx, by, name, expiresAt, "")
+}
+
+// CreateInTeam is Create of a token narrowed to the team named team, one of
+// the user's (empty: not narrowed). The token then acts in that team only,
+// with the user's role there as its member, and has no role of its own
+// (Authenticate). A credential narrowed to a team creates tokens narrowed to
+// it, and to no other.
+func (t *APITokens) CreateInTeam(ctx context.Context, by Credential, name string, expiresAt *time.Time, team string) (CreatedAPIToken, error) {
 	user := by.User
 	name = strings.TrimSpace(name)
 	now := t.now()
@@ -116,21 +129,52 @@ func (t *APITokens) Create(ctx context.Context, by Credential, name string, expi
 	case expiresAt != nil && !expiresAt.After(now):
 		return CreatedAPIToken{}, invalidField("expires_at", "The expiry must be in the future.")
 	}
+	teamID, team, err := t.tokenTeam(ctx, by.User, strings.TrimSpace(team))
+	if err != nil {
+		return CreatedAPIToken{}, err
+	}
 	raw := make([]byte, 32)
 	rand.Read(raw) // never fails
 	secret := APITokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	var row db.ApiToken
-	err := audit.Change(ctx, t.conn, func(tx pgx.Tx) (string, error) {
+	err = audit.Change(ctx, t.conn, func(tx pgx.Tx) (string, error) {
 		var err error
 		row, err = t.q.WithTx(tx).CreateAPIToken(ctx, db.CreateAPITokenParams{
-			TokenHash: tokenHash(secret), UserID: user.ID, Name: name, Now: now, ExpiresAt: expiresAt,
+			TokenHash: tokenHash(secret), UserID: user.ID, Name: name, Now: now, ExpiresAt: expiresAt, TeamID: teamID,
 		})
 		return strconv.FormatInt(row.ID, 10), err
 	})
 	if err != nil {
 		return CreatedAPIToken{}, fmt.Errorf("auth: create API token for %s: %w", user.Username, err)
 	}
-	return CreatedAPIToken{APIToken: apiTokenFromRow(row, user.Username), Secret: secret}, nil
+	return CreatedAPIToken{APIToken: apiTokenFromRow(row, user.Username, team), Secret: secret}, nil
+}
+
+// tokenTeam returns the id and name of the team a new token of user is
+// narrowed to: the team named (a team the user is a member of), else the
+// team user's own credential is narrowed to; nil for none.
+func (t *APITokens) tokenTeam(ctx context.Context, user User, team string) (*int64, string, error) {
+	if user.OnlyTeam != 0 {
+		only, err := t.q.GetTeamName(ctx, user.OnlyTeam)
+		if err != nil {
+			return nil, "", fmt.Errorf("auth: the team of the token's credential: %w", db.Classify(err))
+		}
+		if team != "" && team != only {
+			return nil, "", invalidField("team", fmt.Sprintf("This token acts in the team %s only: the tokens it creates act there too.", only))
+		}
+		return &user.OnlyTeam, only, nil
+	}
+	if team == "" {
+		return nil, "", nil
+	}
+	row, err := t.q.GetTokenTeam(ctx, db.GetTokenTeamParams{Name: team, UserID: user.ID})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", invalidField("team", fmt.Sprintf("You are in no team named %q: a token can be narrowed to one of your own teams only.", team))
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("auth: the team of a new token: %w", db.Classify(err))
+	}
+	return &row.ID, row.Name, nil
 }
 
 // Authenticate returns the user of a live token, and when the token
@@ -164,7 +208,7 @@ func (t *APITokens) Authenticate(ctx context.Context, secret string) (Credential
 		}
 		lastUsed = &now
 	}
-	cred := Credential{User: userFromRow(row.User), TokenID: row.ApiToken.ID, ExpiresAt: row.ApiToken.ExpiresAt}
+	cred := Credential{User: narrowed(userFromRow(row.User), row.ApiToken.TeamID), TokenID: row.ApiToken.ID, ExpiresAt: row.ApiToken.ExpiresAt}
 	if caching {
 		var expires time.Time
 		if row.ApiToken.ExpiresAt != nil {
@@ -173,6 +217,16 @@ func (t *APITokens) Authenticate(ctx context.Context, secret string) (Credential
 		t.cache.put(epoch, now, cachedCredential{hash: hash, id: row.ApiToken.ID, user: cred.User, lastUsed: *lastUsed, expires: expires})
 	}
 	return cred, nil
+}
+
+// narrowed is the user a token acts as: u itself, or for a token narrowed
+// to a team, u with no role of their own (Member), acting in that team
+// only, where their membership gives their role (package teams).
+func narrowed(u User, team *int64) User {
+	if team != nil {
+		u.Role, u.OnlyTeam = Member, *team
+	}
+	return u
 }
 
 // touch records a use at now of the token with id.
@@ -191,7 +245,7 @@ func (t *APITokens) List(ctx context.Context, user User) ([]APIToken, error) {
 	}
 	out := make([]APIToken, len(rows))
 	for i, r := range rows {
-		out[i] = apiTokenFromRow(r, user.Username)
+		out[i] = apiTokenFromRow(r.ApiToken, user.Username, r.Team)
 	}
 	return out, nil
 }
@@ -219,10 +273,10 @@ func (t *APITokens) Revoke(ctx context.Context, by User, id int64) error {
 	return nil
 }
 
-func apiTokenFromRow(r db.ApiToken, username string) APIToken {
+func apiTokenFromRow(r db.ApiToken, username, team string) APIToken {
 	return APIToken{
 		ID: r.ID, Name: r.Name, Username: username, UserID: r.UserID,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt, Team: team,
 	}
 }
 

@@ -28,6 +28,10 @@ type User struct {
 	// Issuer is the identity provider the user signs in with (OIDC); empty
 	// for a local user, who has a password.
 	Issuer string
+	// OnlyTeam is the id of the one team a request acts in, for an API
+	// token narrowed to a team (its Role is then Member: no role of its
+	// own over any team); 0 for all the user's teams.
+	OnlyTeam int64
 }
 
 // Source says where the user signs in: "local" (a password) or "oidc".

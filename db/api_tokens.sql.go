@@ -11,9 +11,9 @@ import (
 )
 
 const createAPIToken = `-- name: CreateAPIToken :one
-INSERT INTO api_tokens (token_hash, user_id, name, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, token_hash, user_id, name, created_at, expires_at, last_used_at
+INSERT INTO api_tokens (token_hash, user_id, name, created_at, expires_at, team_id)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id, token_hash, user_id, name, created_at, expires_at, last_used_at, team_id
 `
 
 type CreateAPITokenParams struct {
@@ -22,6 +22,7 @@ type CreateAPITokenParams struct {
 	Name      string
 	Now       time.Time
 	ExpiresAt *time.Time
+	TeamID    *int64
 }
 
 func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) (ApiToken, error) {
@@ -31,6 +32,7 @@ func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) 
 		arg.Name,
 		arg.Now,
 		arg.ExpiresAt,
+		arg.TeamID,
 	)
 	var i ApiToken
 	err := row.Scan(
@@ -41,6 +43,7 @@ func (q *Queries) CreateAPIToken(ctx context.Context, arg CreateAPITokenParams) 
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.LastUsedAt,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -70,7 +73,7 @@ func (q *Queries) DeleteUserAPITokens(ctx context.Context, userID int64) (int64,
 }
 
 const getAPIToken = `-- name: GetAPIToken :one
-SELECT id, token_hash, user_id, name, created_at, expires_at, last_used_at FROM api_tokens WHERE id = $1
+SELECT id, token_hash, user_id, name, created_at, expires_at, last_used_at, team_id FROM api_tokens WHERE id = $1
 `
 
 func (q *Queries) GetAPIToken(ctx context.Context, id int64) (ApiToken, error) {
@@ -84,12 +87,13 @@ func (q *Queries) GetAPIToken(ctx context.Context, id int64) (ApiToken, error) {
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.LastUsedAt,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const getLiveAPIToken = `-- name: GetLiveAPIToken :one
-SELECT api_tokens.id, api_tokens.token_hash, api_tokens.user_id, api_tokens.name, api_tokens.created_at, api_tokens.expires_at, api_tokens.last_used_at, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at, users.oidc_issuer, users.oidc_subject
+SELECT api_tokens.id, api_tokens.token_hash, api_tokens.user_id, api_tokens.name, api_tokens.created_at, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.team_id, users.id, users.username, users.password_hash, users.role, users.disabled, users.created_at, users.updated_at, users.oidc_issuer, users.oidc_subject
 FROM api_tokens JOIN users ON users.id = api_tokens.user_id
 WHERE api_tokens.token_hash = $1
   AND (api_tokens.expires_at IS NULL OR api_tokens.expires_at > $2::timestamptz)
@@ -119,6 +123,7 @@ func (q *Queries) GetLiveAPIToken(ctx context.Context, arg GetLiveAPITokenParams
 		&i.ApiToken.CreatedAt,
 		&i.ApiToken.ExpiresAt,
 		&i.ApiToken.LastUsedAt,
+		&i.ApiToken.TeamID,
 		&i.User.ID,
 		&i.User.Username,
 		&i.User.PasswordHash,
@@ -132,28 +137,73 @@ func (q *Queries) GetLiveAPIToken(ctx context.Context, arg GetLiveAPITokenParams
 	return i, err
 }
 
-const listUserAPITokens = `-- name: ListUserAPITokens :many
-SELECT id, token_hash, user_id, name, created_at, expires_at, last_used_at FROM api_tokens WHERE user_id = $1 ORDER BY id DESC
+const getTeamName = `-- name: GetTeamName :one
+SELECT name FROM teams WHERE id = $1
 `
 
-// ListUserAPITokens returns a user's tokens, the newest first.
-func (q *Queries) ListUserAPITokens(ctx context.Context, userID int64) ([]ApiToken, error) {
+func (q *Queries) GetTeamName(ctx context.Context, id int64) (string, error) {
+	row := q.db.QueryRow(ctx, getTeamName, id)
+	var name string
+	err := row.Scan(&name)
+	return name, err
+}
+
+const getTokenTeam = `-- name: GetTokenTeam :one
+SELECT t.id, t.name FROM teams t JOIN team_members m ON m.team_id = t.id
+WHERE t.name = $1 AND m.user_id = $2
+`
+
+type GetTokenTeamParams struct {
+	Name   string
+	UserID int64
+}
+
+type GetTokenTeamRow struct {
+	ID   int64
+	Name string
+}
+
+// GetTokenTeam returns the team of that name when the user is its member:
+// the one team a new token of theirs may be narrowed to.
+func (q *Queries) GetTokenTeam(ctx context.Context, arg GetTokenTeamParams) (GetTokenTeamRow, error) {
+	row := q.db.QueryRow(ctx, getTokenTeam, arg.Name, arg.UserID)
+	var i GetTokenTeamRow
+	err := row.Scan(&i.ID, &i.Name)
+	return i, err
+}
+
+const listUserAPITokens = `-- name: ListUserAPITokens :many
+SELECT api_tokens.id, api_tokens.token_hash, api_tokens.user_id, api_tokens.name, api_tokens.created_at, api_tokens.expires_at, api_tokens.last_used_at, api_tokens.team_id, coalesce(teams.name, '')::text AS team
+FROM api_tokens LEFT JOIN teams ON teams.id = api_tokens.team_id
+WHERE api_tokens.user_id = $1 ORDER BY api_tokens.id DESC
+`
+
+type ListUserAPITokensRow struct {
+	ApiToken ApiToken
+	Team     string
+}
+
+// ListUserAPITokens returns a user's tokens, the newest first, with the name
+// of the team each is narrowed to (” for none).
+func (q *Queries) ListUserAPITokens(ctx context.Context, userID int64) ([]ListUserAPITokensRow, error) {
 	rows, err := q.db.Query(ctx, listUserAPITokens, userID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ApiToken{}
+	items := []ListUserAPITokensRow{}
 	for rows.Next() {
-		var i ApiToken
+		var i ListUserAPITokensRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.TokenHash,
-			&i.UserID,
-			&i.Name,
-			&i.CreatedAt,
-			&i.ExpiresAt,
-			&i.LastUsedAt,
+			&i.ApiToken.ID,
+			&i.ApiToken.TokenHash,
+			&i.ApiToken.UserID,
+			&i.ApiToken.Name,
+			&i.ApiToken.CreatedAt,
+			&i.ApiToken.ExpiresAt,
+			&i.ApiToken.LastUsedAt,
+			&i.ApiToken.TeamID,
+			&i.Team,
 		); err != nil {
 			return nil, err
 		}

@@ -65,6 +65,7 @@ type ApiToken struct {
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
+	TeamID     *int64
 }
 
 type AuditEntry struct {

@@ -69,14 +69,14 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/signin", least: auth.Anonymous, handler: web.SigninSubmit(d.Users, d.Sessions, d.SSO), change: change{action: audit.ActionSignin, target: audit.TargetUser, form: "username"}},
 		{method: http.MethodGet, path: sso.StartPath, least: auth.Anonymous, handler: web.SigninOIDCStart(d.SSO)},
 		// The provider's answer is a GET that signs in: the one GET with an audit action.
-		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions), change: changes(audit.ActionSignin, audit.TargetUser)},
+		{method: http.MethodGet, path: sso.CallbackPath, least: auth.Anonymous, handler: web.SigninOIDCCallback(d.SSO, d.Users, d.Sessions, d.Teams), change: changes(audit.ActionSignin, audit.TargetUser)},
 		{method: http.MethodPost, path: "/signout", least: auth.Member, handler: web.SignoutSubmit(d.Sessions, d.SSO), change: changes(audit.ActionSignout, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/sessions", least: auth.Member, handler: web.SessionList(d.Sessions)},
 		{method: http.MethodPost, path: "/account/sessions/:id/end", least: auth.Member, handler: web.SessionEnd(d.Sessions), change: changes(audit.ActionSessionEnd, audit.TargetSession)},
 		{method: http.MethodGet, path: "/account/password", least: auth.Member, handler: web.AccountPasswordShow()},
 		{method: http.MethodPost, path: "/account/password", least: auth.Member, handler: web.AccountPasswordSubmit(d.Users, d.Sessions), change: changes(audit.ActionPasswordChange, audit.TargetUser)},
-		{method: http.MethodGet, path: "/account/tokens", least: auth.Member, handler: web.TokenList(d.APITokens)},
-		{method: http.MethodPost, path: "/account/tokens", least: auth.Member, handler: web.TokenCreate(d.APITokens), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
+		{method: http.MethodGet, path: "/account/tokens", least: auth.Member, handler: web.TokenList(d.APITokens, d.Teams)},
+		{method: http.MethodPost, path: "/account/tokens", least: auth.Member, handler: web.TokenCreate(d.APITokens, d.Teams), change: change{action: audit.ActionTokenCreate, target: audit.TargetToken, form: "name"}},
 		{method: http.MethodPost, path: "/account/tokens/:id/revoke", least: auth.Member, handler: web.TokenRevoke(d.APITokens), change: changes(audit.ActionTokenRevoke, audit.TargetToken)},
 
 		{method: http.MethodGet, path: "/", least: auth.Member, handler: web.HomeShow()},

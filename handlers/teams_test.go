@@ -82,21 +82,7 @@ func TestAnOperatorOfOneTeamCannotTouchOrSeeAnotherTeamsDeployment(t *testing.T)
 		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", page.method, page.path, rec.Body.String())
 		require.Contains(t, rec.Body.String(), `There is no deployment named &#34;beta&#34;.`, "%s %s answers as for a name nobody used", page.method, page.path)
 	}
-	for _, op := range []struct {
-		method, path string
-		body         any
-	}{
-		{http.MethodGet, "/api/v1/deployments/beta", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/drift", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/schedules", nil},
-		{http.MethodGet, "/api/v1/deployments/beta/pods/beta-0/logs", nil},
-		{http.MethodPost, "/api/v1/deployments/beta/stop", nil},
-		{http.MethodPost, "/api/v1/deployments/beta/upgrade", map[string]any{"driver_version": "1.0.0"}},
-		{http.MethodPost, "/api/v1/deployments/beta/actions/check", nil},
-		{http.MethodDelete, "/api/v1/deployments/beta", nil},
-		{http.MethodGet, "/api/v1/tasks/" + task, nil},
-		{http.MethodPost, "/api/v1/tasks/" + task + "/cancel", nil},
-	} {
+	for _, op := range betaOperations(task) {
 		rec := s.Call(t, s.amyToken, op.method, op.path, op.body)
 		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", op.method, op.path, rec.Body.String())
 	}

@@ -75,8 +75,8 @@ func New(cfg Config, conn db.DBTX) (*Provider, error) {
 		return nil, errors.New("sso: the client id is empty (--oidc-client-id)")
 	case cfg.RedirectURL == "":
 		return nil, errors.New("sso: the redirect URL is empty: set --oidc-redirect-url or --external-url")
-	case len(cfg.Roles) == 0:
-		return nil, errors.New("sso: no group maps to a role (--oidc-role-groups)")
+	case len(cfg.Roles) == 0 && len(cfg.Teams) == 0:
+		return nil, errors.New("sso: no group maps to a role (--oidc-role-groups) or a team role (--oidc-team-groups)")
 	}
 	if cfg.GroupsClaim == "" {
 		cfg.GroupsClaim = "groups"
@@ -164,8 +164,13 @@ func (p *Provider) Begin(ctx context.Context, browser, address, next string) (st
 // Result is a finished sign-in at the provider.
 type Result struct {
 	// Identity is who signed in; its Role is auth.Anonymous when none of
-	// their groups maps to a role.
+	// their groups maps to a role or a team role, auth.Member when their
+	// groups give team roles only.
 	Identity auth.Identity
+	// Teams is the role their groups give in each team the mapping names
+	// (Config.Teams), auth.Anonymous where they give none: what the user's
+	// memberships of those teams become. Nil without a team mapping.
+	Teams map[string]auth.Role
 	// IDToken is the ID token as received, for the end-session endpoint.
 	IDToken string
 	// Next is where the browser was going.
@@ -227,18 +232,19 @@ func (p *Provider) Finish(ctx context.Context, browser string, query url.Values)
 	if subtle.ConstantTimeCompare([]byte(idToken.Nonce), []byte(login.Nonce)) != 1 {
 		return Result{}, refused("the ID token's nonce is not this sign-in's.")
 	}
-	id, err := p.identityOf(idToken)
+	id, teams, err := p.identityOf(idToken)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Identity: id, IDToken: raw, Next: login.Next}, nil
+	return Result{Identity: id, Teams: teams, IDToken: raw, Next: login.Next}, nil
 }
 
-// identityOf reads who the verified token names and what their groups give.
-func (p *Provider) identityOf(t *oidc.IDToken) (auth.Identity, error) {
+// identityOf reads who the verified token names and what their groups
+// give: a role of their own, and a role in each team the mapping names.
+func (p *Provider) identityOf(t *oidc.IDToken) (auth.Identity, map[string]auth.Role, error) {
 	var claims map[string]any
 	if err := t.Claims(&claims); err != nil {
-		return auth.Identity{}, refused("the ID token's claims do not read: %v", err)
+		return auth.Identity{}, nil, refused("the ID token's claims do not read: %v", err)
 	}
 	name, _ := claims["preferred_username"].(string)
 	if email, _ := claims["email"].(string); name == "" && email != "" {
@@ -247,7 +253,14 @@ func (p *Provider) identityOf(t *oidc.IDToken) (auth.Identity, error) {
 	if name == "" {
 		name, _ = claims["name"].(string)
 	}
-	return auth.Identity{Issuer: t.Issuer, Subject: t.Subject, Username: name, Role: p.cfg.Roles.RoleOf(groupsOf(claims[p.cfg.GroupsClaim]))}, nil
+	groups := groupsOf(claims[p.cfg.GroupsClaim])
+	role, teams := p.cfg.Roles.RoleOf(groups), p.cfg.Teams.RolesOf(groups)
+	for _, r := range teams {
+		if r != auth.Anonymous {
+			role = max(role, auth.Member)
+		}
+	}
+	return auth.Identity{Issuer: t.Issuer, Subject: t.Subject, Username: name, Role: role}, teams, nil
 }
 
 // groupsOf reads a groups claim: a list of strings, or one string.

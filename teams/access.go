@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,10 @@ type Access struct {
 }
 
 // AccessOf reads a user's access: their teams in one query, none for an
-// admin, whom no team's role can raise.
+// admin, whom no team's role can raise. A user acting in one team only (an
+// API token narrowed to it: auth.User.OnlyTeam) keeps their membership of
+// that team, read at each request: once they leave it, the token reaches
+// nothing.
 func (s *Store) AccessOf(ctx context.Context, u auth.User) (Access, error) {
 	a := Access{User: u}
 	if u.Role.AtLeast(auth.Admin) {
@@ -29,6 +33,9 @@ func (s *Store) AccessOf(ctx context.Context, u auth.User) (Access, error) {
 	}
 	var err error
 	a.Teams, err = s.Of(ctx, u.ID)
+	if u.OnlyTeam != 0 {
+		a.Teams = slices.DeleteFunc(a.Teams, func(m Membership) bool { return m.TeamID != u.OnlyTeam })
+	}
 	return a, err
 }
 

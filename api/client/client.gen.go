@@ -889,7 +889,10 @@ type APIToken struct {
 	Id         int64      `json:"id"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	Name       string     `json:"name"`
-	Username   string     `json:"username"`
+
+	// Team The one team the token acts in, with its user's role there as a member and no role of its own elsewhere; absent for a token that acts with its user's role in all their teams.
+	Team     *string `json:"team,omitempty"`
+	Username string  `json:"username"`
 }
 
 // ActionInputs A manual action run's inputs.
@@ -1073,6 +1076,9 @@ type CreatedAPIToken struct {
 	Id         int64      `json:"id"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	Name       string     `json:"name"`
+
+	// Team The one team the token acts in, with its user's role there as a member and no role of its own elsewhere; absent for a token that acts with its user's role in all their teams.
+	Team *string `json:"team,omitempty"`
 
 	// Token The secret, shown this once: stp_...
 	Token    string `json:"token"`
@@ -1481,6 +1487,9 @@ type NewAPIToken struct {
 	// ExpiresAt When the token stops working; none for a token that lasts until revoked. A token never outlives the token that creates it.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Name      string     `json:"name"`
+
+	// Team Narrow the token to one of the caller's teams; it then acts in that team only, with the caller's role there as a member, and reaches no other team's deployments and no admin operation. A token narrowed to a team creates tokens narrowed to that team (the default for it), and to no other.
+	Team *string `json:"team,omitempty"`
 }
 
 // NewSource defines model for NewSource.

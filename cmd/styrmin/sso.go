@@ -16,6 +16,7 @@ import (
 type ssoConfig struct {
 	issuer, clientID, clientSecret, redirectURL string
 	name, scopes, groupsClaim, roleGroups       string
+	teamGroups                                  string
 	localSignin                                 string
 }
 
@@ -35,6 +36,8 @@ func addSSOFlags(cmd *cobra.Command, cfg *ssoConfig) {
 	f.StringVar(&cfg.groupsClaim, "oidc-groups-claim", envOr("STYRMIN_OIDC_GROUPS_CLAIM", "groups"), "ID token claim that lists the user's groups (env STYRMIN_OIDC_GROUPS_CLAIM)")
 	f.StringVar(&cfg.roleGroups, "oidc-role-groups", os.Getenv("STYRMIN_OIDC_ROLE_GROUPS"),
 		"groups that give each role, as admin=GROUP,operator=GROUP,readonly=GROUP (a role may be named more than once); a user gets the highest, and no access with none (env STYRMIN_OIDC_ROLE_GROUPS)")
+	f.StringVar(&cfg.teamGroups, "oidc-team-groups", os.Getenv("STYRMIN_OIDC_TEAM_GROUPS"),
+		"groups that give roles in teams, as TEAM:ROLE=GROUP,... (payments:operator=platform-ops; ROLE admin, operator or readonly): at every sign-in the user's memberships of these teams follow their groups; a user whose groups give team roles only is a member (env STYRMIN_OIDC_TEAM_GROUPS)")
 	f.StringVar(&cfg.localSignin, "local-sign-in", envOr("STYRMIN_LOCAL_SIGN_IN", string(auth.LocalSigninAll)),
 		"who may sign in with a Styrmin password: all, or admins-only (break-glass admins; everyone else uses single sign-on) (env STYRMIN_LOCAL_SIGN_IN)")
 }
@@ -44,14 +47,23 @@ func addSSOFlags(cmd *cobra.Command, cfg *ssoConfig) {
 // provider) is external, else own.
 func (cfg ssoConfig) config(external *url.URL, own string) (*sso.Config, error) {
 	if cfg.issuer == "" {
-		if cfg.clientID != "" || cfg.roleGroups != "" {
-			return nil, fmt.Errorf("--oidc-client-id or --oidc-role-groups is set without --oidc-issuer (STYRMIN_OIDC_ISSUER)")
+		if cfg.clientID != "" || cfg.roleGroups != "" || cfg.teamGroups != "" {
+			return nil, fmt.Errorf("--oidc-client-id, --oidc-role-groups or --oidc-team-groups is set without --oidc-issuer (STYRMIN_OIDC_ISSUER)")
 		}
 		return nil, nil
 	}
-	roles, err := sso.ParseRoleGroups(cfg.roleGroups)
-	if err != nil {
-		return nil, fmt.Errorf("--oidc-role-groups (STYRMIN_OIDC_ROLE_GROUPS): %w", err)
+	var roles sso.RoleGroups
+	var teams sso.TeamGroups
+	var err error
+	if cfg.roleGroups != "" || cfg.teamGroups == "" {
+		if roles, err = sso.ParseRoleGroups(cfg.roleGroups); err != nil {
+			return nil, fmt.Errorf("--oidc-role-groups (STYRMIN_OIDC_ROLE_GROUPS): %w", err)
+		}
+	}
+	if cfg.teamGroups != "" {
+		if teams, err = sso.ParseTeamGroups(cfg.teamGroups); err != nil {
+			return nil, fmt.Errorf("--oidc-team-groups (STYRMIN_OIDC_TEAM_GROUPS): %w", err)
+		}
 	}
 	base := strings.TrimRight(own, "/")
 	if external != nil {
@@ -69,6 +81,6 @@ func (cfg ssoConfig) config(external *url.URL, own string) (*sso.Config, error) 
 	}
 	return &sso.Config{
 		Issuer: cfg.issuer, ClientID: cfg.clientID, ClientSecret: cfg.clientSecret, RedirectURL: redirect,
-		Name: cfg.name, Scopes: scopes, GroupsClaim: cfg.groupsClaim, Roles: roles, PostLogoutURL: base + "/signin",
+		Name: cfg.name, Scopes: scopes, GroupsClaim: cfg.groupsClaim, Roles: roles, Teams: teams, PostLogoutURL: base + "/signin",
 	}, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -28,9 +29,9 @@ func newTokenCmd() *cobra.Command {
 }
 
 func newTokenCreateCmd() *cobra.Command {
-	var databaseURL, username, name, expires string
+	var databaseURL, username, name, expires, team string
 	cmd := &cobra.Command{
-		Use:   "create --username NAME [--name NAME] [--expires 30d]",
+		Use:   "create --username NAME [--name NAME] [--expires 30d] [--team TEAM]",
 		Short: "Create an API token for a user and print it, and only it, on stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,14 +52,14 @@ func newTokenCreateCmd() *cobra.Command {
 				// The entry names the new token's id, and whose it is.
 				err = audited(cmd.Context(), pool, audit.ActionTokenCreate, audit.Target{Kind: audit.TargetToken}, func(ctx context.Context) (err error) {
 					audit.Note(ctx, "user", u.Username)
-					created, err = tokens.Create(ctx, auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime))
+					created, err = tokens.CreateInTeam(ctx, auth.Credential{User: u}, name, auth.APITokenExpiry(now, lifetime), team)
 					return err
 				})
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "created API token %d %q for %s, expires %s; it is not shown again\n",
-					created.ID, created.Name, u.Username, expiryText(created.ExpiresAt))
+				fmt.Fprintf(cmd.ErrOrStderr(), "created API token %d %q for %s%s, expires %s; it is not shown again\n",
+					created.ID, created.Name, u.Username, teamText(created.Team), expiryText(created.ExpiresAt))
 				fmt.Fprintln(cmd.OutOrStdout(), created.Secret)
 				return nil
 			})
@@ -68,6 +69,7 @@ func newTokenCreateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&username, "username", "", "the user the token acts as, with their role (required)")
 	cmd.Flags().StringVar(&name, "name", "", `what the token is for; default "created on the command line <date>"`)
 	cmd.Flags().StringVar(&expires, "expires", "30d", `lifetime: 12h, 30d, 2w, 1y, ... or "never"`)
+	cmd.Flags().StringVar(&team, "team", "", "narrow the token to one of the user's teams: it acts there only, with their role in it")
 	_ = cmd.MarkFlagRequired("username")
 	return cmd
 }
@@ -89,9 +91,9 @@ func newTokenListCmd() *cobra.Command {
 					return err
 				}
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tNAME\tCREATED\tEXPIRES\tLAST USED")
+				fmt.Fprintln(w, "ID\tNAME\tTEAM\tCREATED\tEXPIRES\tLAST USED")
 				for _, t := range list {
-					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.CreatedAt.UTC().Format(time.RFC3339), expiryText(t.ExpiresAt), expiryText(t.LastUsedAt))
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, cmp.Or(t.Team, "(all)"), t.CreatedAt.UTC().Format(time.RFC3339), expiryText(t.ExpiresAt), expiryText(t.LastUsedAt))
 				}
 				return w.Flush()
 			})
@@ -143,6 +145,14 @@ func withTokenStores(ctx context.Context, url string, f func(*pgxpool.Pool, *aut
 		return err
 	}
 	return f(pool, users, auth.NewAPITokens(pool))
+}
+
+// teamText says which team a token acts in, if only one.
+func teamText(team string) string {
+	if team == "" {
+		return ""
+	}
+	return " in the team " + team + " only"
 }
 
 // expiryText shows an optional time in UTC, or "never".

@@ -93,3 +93,33 @@ func TestTokenCreateRefuses(t *testing.T) {
 		require.Empty(t, stdout, "a failure prints no token: %v", tc.args)
 	}
 }
+
+// TestTokenCreateForATeam narrows a token to one of its user's teams: it
+// then acts with no role of its own, in that team only, and the list says
+// so; a team the user is not in is refused.
+func TestTokenCreateForATeam(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	url := pool.Config().ConnString()
+	_, stderr, err := runCmd(t, newUserCreateCmd(), url, "--username", "amy", "--role", "operator", "--password", "a long enough password")
+	require.NoError(t, err, stderr)
+	_, stderr, err = runCmd(t, newTeamCmd(), url, "create", "payments")
+	require.NoError(t, err, stderr)
+	_, stderr, err = runCmd(t, newTeamCmd(), url, "add", "payments", "amy", "read-only")
+	require.NoError(t, err, stderr)
+
+	_, _, err = runCmd(t, newTokenCreateCmd(), url, "--username", "amy", "--team", "shipping")
+	require.ErrorContains(t, err, `You are in no team named "shipping"`)
+	secret, stderr, err := runCmd(t, newTokenCreateCmd(), url, "--username", "amy", "--name", "payments bot", "--team", "payments")
+	require.NoError(t, err, stderr)
+	require.Contains(t, stderr, "for amy in the team payments only")
+	cred, err := auth.NewAPITokens(pool).Authenticate(ctx, strings.TrimSpace(secret))
+	require.NoError(t, err)
+	require.Equal(t, auth.Member, cred.User.Role, "no role of its own: only its role in payments")
+	require.NotZero(t, cred.User.OnlyTeam)
+
+	stdout, _, err := runCmd(t, newTokenListCmd(), url, "--username", "amy")
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^\d+\s+payments bot\s+payments\s`, stdout)
+}

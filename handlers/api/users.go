@@ -98,7 +98,7 @@ func (s *Server) ListTokens(ctx context.Context, req oapi.ListTokensRequestObjec
 }
 
 func (s *Server) CreateToken(ctx context.Context, req oapi.CreateTokenRequestObject) (oapi.CreateTokenResponseObject, error) {
-	t, err := s.APITokens.Create(ctx, httpx.APICredential(ctx), req.Body.Name, req.Body.ExpiresAt)
+	t, err := s.APITokens.CreateInTeam(ctx, httpx.APICredential(ctx), req.Body.Name, req.Body.ExpiresAt, optional(req.Body.Team))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (s *Server) CreateToken(ctx context.Context, req oapi.CreateTokenRequestObj
 // createdTokenOf is a new token with its secret, as the API answers it once.
 func createdTokenOf(t auth.CreatedAPIToken) oapi.CreatedAPIToken {
 	v := apiTokenOf(t.APIToken)
-	return oapi.CreatedAPIToken{Id: v.Id, Name: v.Name, Username: v.Username, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, Token: t.Secret}
+	return oapi.CreatedAPIToken{Id: v.Id, Name: v.Name, Username: v.Username, CreatedAt: v.CreatedAt, ExpiresAt: v.ExpiresAt, Team: v.Team, Token: t.Secret}
 }
 
 func (s *Server) RevokeToken(ctx context.Context, req oapi.RevokeTokenRequestObject) (oapi.RevokeTokenResponseObject, error) {
@@ -146,5 +146,5 @@ func apiUserOf(u auth.User) oapi.User {
 }
 
 func apiTokenOf(t auth.APIToken) oapi.APIToken {
-	return oapi.APIToken{Id: t.ID, Name: t.Name, Username: t.Username, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt}
+	return oapi.APIToken{Id: t.ID, Name: t.Name, Username: t.Username, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, Team: nonEmpty(t.Team)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/sso"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // SingleSignOn is the OpenID Connect provider people sign in through (sso.Provider).
@@ -34,6 +36,14 @@ var _ SingleSignOn = (*sso.Provider)(nil)
 type identitySigner interface {
 	SignInIdentity(ctx context.Context, id auth.Identity) (auth.User, error)
 }
+
+// teamFollower sets a user's memberships of the teams single sign-on maps
+// groups to (teams.Store).
+type teamFollower interface {
+	FollowGroups(ctx context.Context, userID int64, roles map[string]auth.Role) (changed, unknown []string, err error)
+}
+
+var _ teamFollower = (*teams.Store)(nil)
 
 // identitySessionStarter starts a session and keeps its ID token.
 type identitySessionStarter interface {
@@ -73,9 +83,12 @@ func SigninOIDCStart(provider SingleSignOn) echo.HandlerFunc {
 
 // SigninOIDCCallback takes the provider's answer: once it checks out and
 // the person's groups give them a role, they are signed in (their user
-// created on first sign-in, their role set from their groups every time);
-// otherwise the page says why and nobody is signed in.
-func SigninOIDCCallback(provider SingleSignOn, users identitySigner, sessions identitySessionStarter) echo.HandlerFunc {
+// created on first sign-in, their role and their memberships of the teams
+// the mapping names set from their groups every time); otherwise the page
+// says why and nobody is signed in. The sign-in's audit entry lists the
+// memberships changed (detail teams) and the mapped teams that do not
+// exist (detail unknown_teams).
+func SigninOIDCCallback(provider SingleSignOn, users identitySigner, sessions identitySessionStarter, teams *teams.Store) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if provider == nil {
 			return errNoSSO
@@ -95,6 +108,11 @@ func SigninOIDCCallback(provider SingleSignOn, users identitySigner, sessions id
 			return err
 		}
 		audit.NameTarget(ctx, u.Username, nil)
+		if len(res.Teams) > 0 && teams != nil {
+			if err := followGroups(ctx, teams, u, res.Teams); err != nil {
+				return err
+			}
+		}
 		sess := httpx.Session(c)
 		if err := sessions.Start(ctx, sess, u, c.Request().UserAgent(), c.RealIP()); err != nil {
 			return err
@@ -104,4 +122,20 @@ func SigninOIDCCallback(provider SingleSignOn, users identitySigner, sessions id
 		}
 		return c.Redirect(http.StatusSeeOther, res.Next)
 	}
+}
+
+// followGroups sets u's memberships of the mapped teams to what their
+// groups give, noting the changes in the sign-in's audit entry.
+func followGroups(ctx context.Context, teams teamFollower, u auth.User, roles map[string]auth.Role) error {
+	changed, unknown, err := teams.FollowGroups(ctx, u.ID, roles)
+	if err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		audit.Note(ctx, "teams", strings.Join(changed, ", "))
+	}
+	if len(unknown) > 0 {
+		audit.Note(ctx, "unknown_teams", strings.Join(unknown, ", "))
+	}
+	return nil
 }

@@ -9,30 +9,32 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 )
 
-// TokenCreate creates an API token for the signed-in user and answers with
-// the page showing its secret, this once: the secret goes into no redirect,
-// flash or cache (Cache-Control: no-store).
-func TokenCreate(tokens apiTokenStore) echo.HandlerFunc {
+// TokenCreate creates an API token for the signed-in user, narrowed to one
+// of their teams when the form names one, and answers with the page showing
+// its secret, this once: the secret goes into no redirect, flash or cache
+// (Cache-Control: no-store).
+func TokenCreate(tokens apiTokenStore, teams *teams.Store) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		form := views.APITokenForm{Name: c.FormValue("name"), Expires: c.FormValue("expires"), ExpiresAt: c.FormValue("expires_at")}
+		form := views.APITokenForm{Name: c.FormValue("name"), Expires: c.FormValue("expires"), ExpiresAt: c.FormValue("expires_at"), Team: c.FormValue("team")}
 		var created auth.CreatedAPIToken
 		expiresAt, err := tokenExpiry(form, time.Now())
 		if err == nil {
-			created, err = tokens.Create(c.Request().Context(), auth.Credential{User: *httpx.CurrentUser(c)}, form.Name, expiresAt)
+			created, err = tokens.CreateInTeam(c.Request().Context(), auth.Credential{User: *httpx.CurrentUser(c)}, form.Name, expiresAt, form.Team)
 		}
 		switch code := styrmin.ErrorCode(err); code {
 		case "":
 		case styrmin.EINVALID:
 			form.Error, form.FieldErrors = styrmin.ErrorMessage(err), styrmin.ErrorFields(err)
-			return renderTokens(c, tokens, http.StatusUnprocessableEntity, form, nil)
+			return renderTokens(c, tokens, teams, http.StatusUnprocessableEntity, form, nil)
 		default:
 			return err
 		}
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-		return renderTokens(c, tokens, http.StatusOK, views.APITokenForm{},
+		return renderTokens(c, tokens, teams, http.StatusOK, views.APITokenForm{},
 			&views.CreatedAPIToken{Name: created.Name, Secret: created.Secret})
 	}
 }
