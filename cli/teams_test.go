@@ -9,7 +9,6 @@ import (
 	"github.com/styrmin/styrmin/api/client"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/cli"
-	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
 // TestAnOperatorOfOneTeamCannotReachAnotherTeamsDeploymentFromTheCommandLine
@@ -22,17 +21,9 @@ func TestAnOperatorOfOneTeamCannotReachAnotherTeamsDeploymentFromTheCommandLine(
 	t.Parallel()
 	ctx := context.Background()
 	d, url := served(t)
-	store := d.Deps.Teams
-	for _, team := range []string{"a", "b"} {
-		_, err := store.Create(ctx, team)
-		require.NoError(t, err)
-	}
-	d.Install(t, handlerstest.HelloInstall("alpha"))
-	beta := d.Install(t, handlerstest.HelloInstall("beta"))
-	require.NoError(t, store.Move(ctx, "alpha", "a"))
-	require.NoError(t, store.Move(ctx, "beta", "b"))
+	beta := d.TwoTeams(t)
 	_, amy := d.As(t, "amy", auth.Member)
-	require.NoError(t, store.SetMember(ctx, "a", amy.ID, auth.Operator))
+	require.NoError(t, d.Deps.Teams.SetMember(ctx, "a", amy.ID, auth.Operator))
 	op := as(t, url, d.TokenOf(t, amy))
 	before := len(d.TasksOf(t, "beta"))
 

@@ -32,14 +32,7 @@ func setupTeams(t *testing.T) teamsApp {
 	ctx := context.Background()
 	d := handlerstest.SetupDeployments(t)
 	store := d.Deps.Teams
-	for _, team := range []string{"a", "b"} {
-		_, err := store.Create(ctx, team)
-		require.NoError(t, err)
-	}
-	d.Install(t, handlerstest.HelloInstall("alpha"))
-	beta := d.Install(t, handlerstest.HelloInstall("beta"))
-	require.NoError(t, store.Move(ctx, "alpha", "a"))
-	require.NoError(t, store.Move(ctx, "beta", "b"))
+	beta := d.TwoTeams(t)
 	d.Install(t, handlerstest.HelloInstall("gone"))
 	require.NoError(t, store.Move(ctx, "gone", "b"))
 	_, err := d.Pool.Exec(ctx, "UPDATE deployments SET deleted_at = now(), status = 'deleted' WHERE name = 'gone'")
