@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -50,7 +51,7 @@ func Record(ctx context.Context, q db.DBTX, e Entry) error {
 	_, err = db.New(q).InsertAuditEntry(ctx, db.InsertAuditEntryParams{
 		ActorUserID: nonZero(a.UserID), ActorTokenID: nonZero(a.TokenID), ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
 		Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason,
-		Detail: detail, RequestID: e.RequestID,
+		Detail: detail, RequestID: e.RequestID, TargetTask: taskOf(e.Target),
 	})
 	if err != nil {
 		return fmt.Errorf("audit: record %s: %w", e.Action, err)
@@ -59,9 +60,13 @@ func Record(ctx context.Context, q db.DBTX, e Entry) error {
 }
 
 // Viewer is who reads the log: an admin reads all of it; anyone else only
-// the entries about deployments, without addresses.
+// the entries about deployments and teams, without addresses, and of those
+// only the entries of Teams when it is not nil.
 type Viewer struct {
 	Admin bool
+	// Teams, when not nil, keeps the entries of these teams only (a
+	// member's: about their teams' deployments and their teams).
+	Teams []int64
 }
 
 // Filter selects entries; zero fields select everything.
@@ -117,7 +122,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The time range ends before it starts.")
 	}
 	rows, err := db.New(s.pool).ListAuditEntries(ctx, db.ListAuditEntriesParams{
-		Admin: v.Admin, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
+		Admin: v.Admin, OnlyTeams: v.Teams != nil, TeamIds: v.Teams, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
 		TargetName: f.TargetName, Outcome: string(f.Outcome), RequestID: f.RequestID, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
 	})
 	if err != nil {
@@ -177,6 +182,20 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 		return 0, fmt.Errorf("audit: prune: %w", db.Classify(err))
 	}
 	return n, nil
+}
+
+// taskOf is the id of the task a target about a deployment names instead of
+// the deployment (a request to a task by its id), else nil: the entry then
+// keeps the team of that task's deployment.
+func taskOf(t Target) *int64 {
+	if t.Kind != TargetDeployment {
+		return nil
+	}
+	id, err := strconv.ParseInt(t.Name, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &id
 }
 
 // nonZero is &n, or nil for 0 (none).

@@ -12,9 +12,17 @@ import (
 
 const insertAuditEntry = `-- name: InsertAuditEntry :one
 INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
-                           action, target_kind, target_name, outcome, reason, detail, request_id)
+                           action, target_kind, target_name, outcome, reason, detail, request_id, team_id)
 VALUES ($1, $2, $3, $4, $5, $6,
-        $7, $8, $9, $10, $11, $12, $13)
+        $7, $8, $9, $10, $11, $12, $13,
+        CASE $8::text
+            WHEN 'deployment' THEN coalesce(
+                (SELECT d.team_id FROM deployments d WHERE d.name = $9::text
+                 ORDER BY d.deleted_at IS NOT NULL, d.id DESC LIMIT 1),
+                (SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+                 WHERE t.id = $14::bigint))
+            WHEN 'team' THEN (SELECT t.id FROM teams t WHERE t.name = $9::text)
+        END)
 RETURNING id, at
 `
 
@@ -32,6 +40,7 @@ type InsertAuditEntryParams struct {
 	Reason       string
 	Detail       []byte
 	RequestID    string
+	TargetTask   *int64
 }
 
 type InsertAuditEntryRow struct {
@@ -39,6 +48,10 @@ type InsertAuditEntryRow struct {
 	At time.Time
 }
 
+// The entry keeps the team of what it is about, read now: for a deployment,
+// that of the live deployment of the name, else of the one deleted last, or
+// that of the task target_task (a request that named a task by its id); for
+// a team, that team; else none (00041_audit_team.sql).
 func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryParams) (InsertAuditEntryRow, error) {
 	row := q.db.QueryRow(ctx, insertAuditEntry,
 		arg.ActorUserID,
@@ -54,6 +67,7 @@ func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryPara
 		arg.Reason,
 		arg.Detail,
 		arg.RequestID,
+		arg.TargetTask,
 	)
 	var i InsertAuditEntryRow
 	err := row.Scan(&i.ID, &i.At)
@@ -65,22 +79,25 @@ SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN $1::boolean THEN actor_address ELSE '' END::text AS actor_address,
        action, target_kind, target_name, outcome, reason, detail, request_id
 FROM audit_entries
-WHERE ($1::boolean OR target_kind = 'deployment')
-  AND ($2::bigint = 0 OR id < $2::bigint)
-  AND ($3::text = '' OR actor_name = $3::text)
-  AND ($4::text = '' OR action = $4::text OR action LIKE $4::text || '.%')
-  AND ($5::text = '' OR target_kind = $5::text)
-  AND ($6::text = '' OR target_name = $6::text)
-  AND ($7::text = '' OR outcome = $7::text)
-  AND ($8::text = '' OR request_id = $8::text)
-  AND ($9::timestamptz IS NULL OR at >= $9::timestamptz)
-  AND ($10::timestamptz IS NULL OR at < $10::timestamptz)
+WHERE ($1::boolean OR target_kind IN ('deployment', 'team'))
+  AND (NOT $2::boolean OR team_id = ANY ($3::bigint[]))
+  AND ($4::bigint = 0 OR id < $4::bigint)
+  AND ($5::text = '' OR actor_name = $5::text)
+  AND ($6::text = '' OR action = $6::text OR action LIKE $6::text || '.%')
+  AND ($7::text = '' OR target_kind = $7::text)
+  AND ($8::text = '' OR target_name = $8::text)
+  AND ($9::text = '' OR outcome = $9::text)
+  AND ($10::text = '' OR request_id = $10::text)
+  AND ($11::timestamptz IS NULL OR at >= $11::timestamptz)
+  AND ($12::timestamptz IS NULL OR at < $12::timestamptz)
 ORDER BY id DESC
-LIMIT $11::int
+LIMIT $13::int
 `
 
 type ListAuditEntriesParams struct {
 	Admin      bool
+	OnlyTeams  bool
+	TeamIds    []int64
 	Before     int64
 	Actor      string
 	Action     string
@@ -113,10 +130,14 @@ type ListAuditEntriesRow struct {
 
 // ListAuditEntries returns a page of entries, newest first, below the id
 // before (0: from the newest). A viewer who is not an admin sees only the
-// entries about deployments, and no addresses: the visibility rule lives here.
+// entries about deployments and teams, and no addresses; with only_teams,
+// only the entries of the teams in team_ids (a member's): the visibility
+// rule lives here.
 func (q *Queries) ListAuditEntries(ctx context.Context, arg ListAuditEntriesParams) ([]ListAuditEntriesRow, error) {
 	rows, err := q.db.Query(ctx, listAuditEntries,
 		arg.Admin,
+		arg.OnlyTeams,
+		arg.TeamIds,
 		arg.Before,
 		arg.Actor,
 		arg.Action,

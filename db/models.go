@@ -84,6 +84,7 @@ type AuditEntry struct {
 	Detail       []byte
 	ActorTokenID *int64
 	RequestID    string
+	TeamID       *int64
 }
 
 type CatalogueSource struct {

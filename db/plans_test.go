@@ -45,6 +45,8 @@ var (
 	pageTaskIDs = []int64{19807, 19607, 19407, 19207, 19007, 18807, 18607, 18407, 18207, 18007}
 	pageStepIDs = []int64{79225, 79226, 79227, 79228, 78425, 78426, 78427, 78428}
 	aWhileAgo   = time.Now().Add(-30 * 24 * time.Hour)
+	// taskOfCancel is a task named by its id in an audit entry's target.
+	taskOfCancel = int64(19821)
 )
 
 // planCases covers every query that reads a history table (checked by
@@ -55,13 +57,15 @@ var planCases = []planCase{
 	// Pages of history.
 	{"ListTasks", []any{int64(7), int64(0), int32(50)}},
 	{"ListTasks", []any{int64(7), int64(10007), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "", int32(50)}},
-	{"FindTasks", []any{int64(10000), "", "", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "app-7", "", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "failed", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "install", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "canceled", "", int32(50)}}, // none: still a page's cost
-	{"FindTasks", []any{int64(0), "", "", "rollback", int32(50)}},
+	{"FindTasks", []any{int64(0), "", "", "", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(10000), "", "", "", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(0), "app-7", "", "", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(0), "", "failed", "", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(0), "", "", "install", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(0), "", "canceled", "", false, []int64(nil), int32(50)}}, // none: still a page's cost
+	{"FindTasks", []any{int64(0), "", "", "rollback", false, []int64(nil), int32(50)}},
+	{"FindTasks", []any{int64(0), "", "", "", true, []int64{1, 7}, int32(50)}}, // a member's activity
+	{"FindTasks", []any{int64(0), "", "", "", true, []int64{7}, int32(50)}},    // a team of no deployment: still a page's cost
 	{"ListStepsOfTasks", []any{pageTaskIDs}},
 	{"ListStepSummaries", []any{pageTaskIDs}},
 	{"ListNestedTasks", []any{pageStepIDs}},
@@ -84,10 +88,12 @@ var planCases = []planCase{
 	{"ListRevisions", []any{int64(7), int32(10)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
-	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{false, int64(50000), "", "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{true, int64(0), "user-3", "deployment", "deployment", "app-7", "allowed", "", &aWhileAgo, nil, int32(100)}},
-	{"ListAuditEntries", []any{true, int64(0), "", "", "", "", "", "a-request-id", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{false, false, []int64(nil), int64(50000), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "user-3", "deployment", "deployment", "app-7", "allowed", "", &aWhileAgo, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "", "", "", "", "", "a-request-id", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{false, true, []int64{1, 7}, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}}, // a member's log
+	{"ListAuditEntries", []any{false, true, []int64{7}, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},    // of a team with no entry
 	// The queue and the hold.
 	{"QueueStats", nil},
 	{"NextQueuedTask", []any{int64(20)}},
@@ -135,7 +141,9 @@ var planCases = []planCase{
 	{"GetDelivery", []any{int64(100)}},
 	{"DeliveryToSend", []any{int64(100)}},
 	{"RecordAttempt", []any{"delivered", int32(200), "", int32(10), int64(100)}},
-	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), ""}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), "", nil}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "deployment.stop", "deployment", "app-7", "allowed", "", []byte("{}"), "", nil}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "api-token", "admin", "", "deployment.cancel", "deployment", "19821", "refused", "", []byte("{}"), "", &taskOfCancel}},
 	// A deployment's artefacts: its action runs' results, with the prunes after them.
 	{"ListDeploymentArtefacts", []any{int64(7), []string{"backup"}, int32(51), []string{"prune"}}},
 	// A schedule's overlap check: is the deployment busy?

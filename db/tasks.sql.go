@@ -78,8 +78,9 @@ WHERE t.parent_step_id IS NULL
   AND ($2::text = '' OR d.name = $2::text)
   AND ($3::text = '' OR t.status = $3::text)
   AND ($4::text = '' OR t.kind = $4::text)
+  AND (NOT $5::boolean OR d.team_id = ANY ($6::bigint[]))
 ORDER BY t.id DESC
-LIMIT $5
+LIMIT $7
 `
 
 type FindTasksParams struct {
@@ -87,6 +88,8 @@ type FindTasksParams struct {
 	DeploymentName string
 	Status         string
 	Kind           string
+	OnlyTeams      bool
+	TeamIds        []int64
 	PageSize       int32
 }
 
@@ -98,13 +101,16 @@ type FindTasksRow struct {
 // A page of the top-level tasks of every deployment, newest first, before a
 // task id (0 for the newest), each with its deployment's name; the filters
 // keep the tasks of deployments of that name, of that status, of that kind
-// (” for any).
+// (” for any); with only_teams, the tasks of the deployments of the teams
+// in team_ids only (what a member may see: the visibility rule lives here).
 func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
 	rows, err := q.db.Query(ctx, findTasks,
 		arg.BeforeID,
 		arg.DeploymentName,
 		arg.Status,
 		arg.Kind,
+		arg.OnlyTeams,
+		arg.TeamIds,
 		arg.PageSize,
 	)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,10 @@ type TaskFilter struct {
 	Before int64
 	// PageSize is how many tasks a page holds (DefaultTaskPage when 0).
 	PageSize int
+	// Teams, when not nil, keeps the tasks of the deployments of these
+	// teams only (in the query: what a member may see); a Deployment of
+	// another team is then one that does not exist.
+	Teams []int64
 	// SummaryOnly leaves the tasks' steps out and reads only what they add
 	// up to (Task.StepCount and Task.Summary), as the tasks page shows them.
 	SummaryOnly bool
@@ -52,19 +57,24 @@ type TaskList struct {
 // the levels of nesting, never by the tasks on the page or the history: the
 // page, the queue positions of its queued tasks, their steps, then the log
 // lines and linked tasks of those steps (with SummaryOnly, the steps'
-// summaries instead). A deployment name that no deployment ever had is an
-// ENOTFOUND error.
+// summaries instead). A deployment name that no deployment ever had, or
+// whose deployment is in none of f.Teams, is an ENOTFOUND error, in the same
+// words.
 func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error) {
 	if f.PageSize <= 0 {
 		f.PageSize = DefaultTaskPage
 	}
 	if f.Deployment != "" {
-		if _, err := s.Get(ctx, f.Deployment); err != nil {
-			return nil, err
+		team, err := s.q.GetDeploymentTeam(ctx, f.Deployment)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows), err == nil && f.Teams != nil && !slices.Contains(f.Teams, team):
+			return nil, NoSuchDeployment(f.Deployment)
+		case err != nil:
+			return nil, fmt.Errorf("deployment: team of %s: %w", f.Deployment, err)
 		}
 	}
 	rows, err := s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
-		Status: string(f.Status), Kind: f.Kind, PageSize: int32(f.PageSize + 1)})
+		Status: string(f.Status), Kind: f.Kind, OnlyTeams: f.Teams != nil, TeamIds: f.Teams, PageSize: int32(f.PageSize + 1)})
 	if err != nil {
 		return nil, fmt.Errorf("deployment: find tasks: %w", err)
 	}

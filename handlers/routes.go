@@ -118,14 +118,15 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes(audit.ActionDeploymentStart, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
 		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md), change: changes(audit.ActionDeploymentDelete, audit.TargetDeployment)},
-		{method: http.MethodGet, path: "/tasks", least: auth.ReadOnly, handler: web.TaskActivity(d.Deployments)},
+		{method: http.MethodGet, path: "/tasks", least: auth.Member, handler: web.TaskActivity(d.Deployments, d.Teams)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: web.TaskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: web.TaskShow(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id/steps", least: auth.ReadOnly, handler: web.TaskSteps(d.Deployments)},
 		{method: http.MethodPost, path: "/deployments/:name/tasks/:id/cancel", least: auth.Operator, handler: web.TaskCancel(d.Deployments), change: changes(audit.ActionDeploymentCancel, audit.TargetDeployment)},
 
-		// The store shows non-admins only the entries about deployments, as the API does.
-		{method: http.MethodGet, path: "/audit", least: auth.ReadOnly, handler: web.AuditList(d.Audit)},
+		// The store shows non-admins only the entries about deployments and
+		// teams, and members only their teams', as the API does.
+		{method: http.MethodGet, path: "/audit", least: auth.Member, handler: web.AuditList(d.Audit, d.Teams)},
 
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
 		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes(audit.ActionNamespacePolicyUpdate, audit.TargetPolicy)},

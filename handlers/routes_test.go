@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -249,4 +250,66 @@ func TestReadOnlyUserIsRefusedEveryStateChange(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s", r.Method, r.Path)
 		require.Contains(t, rec.Body.String(), "read-only role", "the page says why")
 	}
+}
+
+// teamPath fills a route's parameters as samplePath does, but with a real
+// deployment and task of another team: :name is that deployment's, :id its
+// task's.
+func teamPath(path, name string, task int64) string {
+	parts := strings.Split(samplePath(path), "/")
+	for i, p := range strings.Split(path, "/") {
+		switch p {
+		case ":name":
+			parts[i] = name
+		case ":id":
+			parts[i] = strconv.FormatInt(task, 10)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// TestEveryRouteHidesAnotherTeamsDeploymentFromAnOperatorOfOneTeam walks
+// every route that names something, as amy, an operator of team a, with its
+// :name and :id filled with beta and its install task, the real deployment
+// and task of team b (page routes with her session, the REST API's with her
+// token). A route about a deployment or a task answers 404, the answer to a
+// name nobody used; any other route (a driver, a webhook, a user, a source
+// by that name or id) answers 404 when it has no such thing, or 403 when it
+// is not a member's to call; none answers 2xx or 3xx, and beta has no new
+// task. Routes that change only the caller's own credentials (ownCredentialRoutes)
+// are about amy's own sessions and tokens, not a team's, and are left out, as
+// are the action primitives (an action token's) and the bare routes.
+func TestEveryRouteHidesAnotherTeamsDeploymentFromAnOperatorOfOneTeam(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	before := len(s.TasksOf(t, "beta"))
+	walked := 0
+	for _, r := range handlers.Table(s.Deps) {
+		key := r.Method + " " + r.Path
+		if r.Bare || r.ActionToken || ownCredentialRoutes[key] || !strings.Contains(r.Path, "/:") {
+			continue
+		}
+		target := teamPath(r.Path, "beta", s.betaTask)
+		var rec *httptest.ResponseRecorder
+		if r.API {
+			rec = s.Call(t, s.amyToken, r.Method, target, nil)
+		} else {
+			var form url.Values
+			if r.Method != http.MethodGet {
+				form = url.Values{"confirm": {"beta"}, "name": {"beta"}}
+			}
+			rec = s.Request(s.amy, r.Method, target, form)
+		}
+		walked++
+		if r.Scoped {
+			require.Equal(t, http.StatusNotFound, rec.Code, "%s (%s): %s", key, target, rec.Body.String())
+			continue
+		}
+		require.Contains(t, []int{http.StatusNotFound, http.StatusForbidden}, rec.Code, "%s (%s): %s", key, target, rec.Body.String())
+	}
+	require.Greater(t, walked, 50, "the walk reaches the routes about a deployment, a task and the rest")
+	require.Len(t, s.TasksOf(t, "beta"), before, "nothing was queued on beta")
+	got, err := s.Service.Get(context.Background(), "beta")
+	require.NoError(t, err)
+	require.Nil(t, got.DeletedAt, "beta is still there")
 }

@@ -6,17 +6,19 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
 )
 
 // teamsApp is a server with two teams, a and b, each holding one deployment
-// (alpha in a, beta in b), and users whose own role is member: amy, an
-// operator in a, and rob, read-only in a.
+// (alpha in a, beta in b; b also holds gone, a deleted one), and users whose
+// own role is member: amy, an operator in a, and rob, read-only in a.
 type teamsApp struct {
 	handlerstest.DeployApp
 	amy, rob           handlerstest.Visitor
@@ -30,14 +32,11 @@ func setupTeams(t *testing.T) teamsApp {
 	ctx := context.Background()
 	d := handlerstest.SetupDeployments(t)
 	store := d.Deps.Teams
-	for _, team := range []string{"a", "b"} {
-		_, err := store.Create(ctx, team)
-		require.NoError(t, err)
-	}
-	d.Install(t, handlerstest.HelloInstall("alpha"))
-	beta := d.Install(t, handlerstest.HelloInstall("beta"))
-	require.NoError(t, store.Move(ctx, "alpha", "a"))
-	require.NoError(t, store.Move(ctx, "beta", "b"))
+	beta := d.TwoTeams(t)
+	d.Install(t, handlerstest.HelloInstall("gone"))
+	require.NoError(t, store.Move(ctx, "gone", "b"))
+	_, err := d.Pool.Exec(ctx, "UPDATE deployments SET deleted_at = now(), status = 'deleted' WHERE name = 'gone'")
+	require.NoError(t, err)
 	s := teamsApp{DeployApp: d, betaTask: beta.TaskID}
 	var amy, rob auth.User
 	s.amy, amy = d.As(t, "amy", auth.Member)
@@ -82,13 +81,24 @@ func TestAnOperatorOfOneTeamCannotTouchOrSeeAnotherTeamsDeployment(t *testing.T)
 		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", page.method, page.path, rec.Body.String())
 		require.Contains(t, rec.Body.String(), `There is no deployment named &#34;beta&#34;.`, "%s %s answers as for a name nobody used", page.method, page.path)
 	}
+	// Neither a name in another case nor a deleted deployment of team b
+	// (whose history a deleted deployment's page shows) is a way in.
+	for _, name := range []string{"BETA", "Beta", "gone"} {
+		rec := s.Request(s.amy, http.MethodGet, "/deployments/"+name, nil)
+		require.Equal(t, http.StatusNotFound, rec.Code, name)
+		require.Contains(t, rec.Body.String(), `There is no deployment named &#34;`+name+`&#34;.`, name)
+		rec = s.Call(t, s.amyToken, http.MethodGet, "/api/v1/deployments/"+name, nil)
+		require.Equal(t, http.StatusNotFound, rec.Code, name)
+	}
+	rec := s.Request(s.Reader, http.MethodGet, "/deployments/gone", nil)
+	require.Equal(t, http.StatusOK, rec.Code, "a read-only user reads the deleted deployment: gone exists")
 	for _, op := range betaOperations(task) {
 		rec := s.Call(t, s.amyToken, op.method, op.path, op.body)
 		require.Equal(t, http.StatusNotFound, rec.Code, "%s %s: %s", op.method, op.path, rec.Body.String())
 	}
 	require.Len(t, s.TasksOf(t, "beta"), before, "nothing was queued on beta")
 
-	rec := s.Request(s.amy, http.MethodGet, "/deployments", nil)
+	rec = s.Request(s.amy, http.MethodGet, "/deployments", nil)
 	require.Equal(t, http.StatusOK, rec.Code)
 	names := handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="deployment-link"]`))
 	require.Equal(t, []string{"alpha"}, names, "the list shows amy her team's deployments only")
@@ -123,8 +133,6 @@ func TestATeamRoleDecidesWhatAMemberMayDoWithItsDeployments(t *testing.T) {
 
 	rec = s.Request(s.Reader, http.MethodGet, "/deployments/beta", nil)
 	require.Equal(t, http.StatusOK, rec.Code, "a read-only user reads every team's deployments")
-	rec = s.Request(s.amy, http.MethodGet, "/tasks", nil)
-	require.Equal(t, http.StatusForbidden, rec.Code, "the activity of every team is not a member's to read")
 }
 
 // helloForm is the deploy form of Hello Web as a browser sends it.
@@ -182,4 +190,92 @@ func TestAMemberDeploysIntoTheTeamsWhereTheyOperateOnly(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	rec = s.Request(s.amy, http.MethodGet, "/deployments/olgas", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code, "olga's deployment is in the team default, which amy is not in")
+}
+
+// recordAbout records an allowed audit entry of an admin about a target.
+func recordAbout(t *testing.T, s teamsApp, action, kind, name string) {
+	t.Helper()
+	require.NoError(t, s.Deps.Audit.Record(context.Background(), audit.Entry{
+		Actor: audit.Actor{Name: "root", Via: audit.ViaSession, Role: "admin"}, Action: action,
+		Target: audit.Target{Kind: kind, Name: name}, Outcome: audit.Allowed,
+	}))
+}
+
+// apiList is a page of the REST API's tasks or audit entries, as far as
+// these tests read it.
+type apiList struct {
+	Items []struct {
+		Deployment string
+		Target     struct{ Kind, Name string }
+	}
+}
+
+// listOf calls a list operation with a token and decodes its page.
+func listOf(t *testing.T, s teamsApp, token, path string) apiList {
+	t.Helper()
+	rec := s.Call(t, token, http.MethodGet, path, nil)
+	require.Equal(t, http.StatusOK, rec.Code, "%s: %s", path, rec.Body.String())
+	var list apiList
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &list))
+	return list
+}
+
+// TestAMemberReadsTheTasksAndAuditEntriesOfTheirTeamsOnly: amy, an operator
+// in team a, opens the task activity and the audit log (page and API) and
+// finds alpha's tasks and the entries about alpha and her team a, never
+// beta's, team b's or the global ones (a user's); asking for beta by name
+// is answered as for a name nobody used. rita, read-only of her own, reads
+// every team's, as an auditor, but no user's entry (an admin's to read).
+func TestAMemberReadsTheTasksAndAuditEntriesOfTheirTeamsOnly(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	for _, name := range []string{"alpha", "beta", "gone"} {
+		recordAbout(t, s, audit.ActionDeploymentStop, audit.TargetDeployment, name)
+	}
+	recordAbout(t, s, audit.ActionTeamUpdate, audit.TargetTeam, "a")
+	recordAbout(t, s, audit.ActionTeamUpdate, audit.TargetTeam, "b")
+	recordAbout(t, s, audit.ActionUserCreate, audit.TargetUser, "amy")
+
+	rec := s.Request(s.amy, http.MethodGet, "/tasks", nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, []string{"alpha"}, slices.Compact(handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="activity-deployment"]`))))
+	require.NotEmpty(t, handlerstest.Parse(t, rec).Find(`[data-testid="nav"] a[href="/tasks"]`).Nodes, "the menu offers a member the tasks")
+	for _, name := range []string{"beta", "gone", "nobody"} {
+		rec = s.Request(s.amy, http.MethodGet, "/tasks?deployment="+name, nil)
+		require.Equal(t, http.StatusOK, rec.Code)
+		require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="tasks-problem"]`)), fmt.Sprintf("There is no deployment named %q.", name), "beta's tasks are asked for as a name nobody used")
+		rec = s.Call(t, s.amyToken, http.MethodGet, "/api/v1/tasks?deployment="+name, nil)
+		require.Equal(t, http.StatusNotFound, rec.Code, name)
+	}
+	var deployments []string
+	for _, task := range listOf(t, s, s.amyToken, "/api/v1/tasks").Items {
+		deployments = append(deployments, task.Deployment)
+	}
+	require.Equal(t, []string{"alpha"}, slices.Compact(deployments))
+
+	rec = s.Request(s.amy, http.MethodGet, "/audit", nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, []string{"team a", "deployment alpha"}, handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="audit-target"]`)))
+	require.Equal(t, []string{"deployment", "team"}, handlerstest.Texts(handlerstest.Parse(t, rec).Find(`[data-testid="audit-filter-target-kind"] option[value!=""]`)))
+	rec = s.Request(s.amy, http.MethodGet, "/audit?target=beta", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Empty(t, handlerstest.Parse(t, rec).Find(`[data-testid="audit-entry"]`).Nodes, "a filter cannot reach another team's entries")
+	targets := func(token, query string) []string {
+		var out []string
+		for _, e := range listOf(t, s, token, "/api/v1/audit"+query).Items {
+			out = append(out, e.Target.Kind+" "+e.Target.Name)
+		}
+		return out
+	}
+	require.Equal(t, []string{"team a", "deployment alpha"}, targets(s.amyToken, ""))
+	require.Empty(t, targets(s.amyToken, "?target=beta"))
+	require.Empty(t, targets(s.amyToken, "?target_kind=user"))
+
+	rita := s.TokenFor(t, "auditor", auth.ReadOnly)
+	require.Equal(t, []string{"team b", "team a", "deployment gone", "deployment beta", "deployment alpha"}, targets(rita, ""))
+	deployments = nil
+	for _, task := range listOf(t, s, rita, "/api/v1/tasks").Items {
+		deployments = append(deployments, task.Deployment)
+	}
+	require.Subset(t, deployments, []string{"alpha", "beta", "gone"}, "a read-only user reads every team's tasks")
 }

@@ -1,19 +1,34 @@
 -- name: InsertAuditEntry :one
+-- The entry keeps the team of what it is about, read now: for a deployment,
+-- that of the live deployment of the name, else of the one deleted last, or
+-- that of the task target_task (a request that named a task by its id); for
+-- a team, that team; else none (00041_audit_team.sql).
 INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
-                           action, target_kind, target_name, outcome, reason, detail, request_id)
+                           action, target_kind, target_name, outcome, reason, detail, request_id, team_id)
 VALUES (sqlc.narg(actor_user_id), sqlc.narg(actor_token_id), @actor_name, @actor_via, @actor_role, @actor_address,
-        @action, @target_kind, @target_name, @outcome, @reason, @detail, @request_id)
+        @action, @target_kind, @target_name, @outcome, @reason, @detail, @request_id,
+        CASE @target_kind::text
+            WHEN 'deployment' THEN coalesce(
+                (SELECT d.team_id FROM deployments d WHERE d.name = @target_name::text
+                 ORDER BY d.deleted_at IS NOT NULL, d.id DESC LIMIT 1),
+                (SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+                 WHERE t.id = sqlc.narg(target_task)::bigint))
+            WHEN 'team' THEN (SELECT t.id FROM teams t WHERE t.name = @target_name::text)
+        END)
 RETURNING id, at;
 
 -- name: ListAuditEntries :many
 -- ListAuditEntries returns a page of entries, newest first, below the id
 -- before (0: from the newest). A viewer who is not an admin sees only the
--- entries about deployments, and no addresses: the visibility rule lives here.
+-- entries about deployments and teams, and no addresses; with only_teams,
+-- only the entries of the teams in team_ids (a member's): the visibility
+-- rule lives here.
 SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN @admin::boolean THEN actor_address ELSE '' END::text AS actor_address,
        action, target_kind, target_name, outcome, reason, detail, request_id
 FROM audit_entries
-WHERE (@admin::boolean OR target_kind = 'deployment')
+WHERE (@admin::boolean OR target_kind IN ('deployment', 'team'))
+  AND (NOT @only_teams::boolean OR team_id = ANY (@team_ids::bigint[]))
   AND (@before::bigint = 0 OR id < @before::bigint)
   AND (@actor::text = '' OR actor_name = @actor::text)
   AND (@action::text = '' OR action = @action::text OR action LIKE @action::text || '.%')

@@ -158,7 +158,8 @@ SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
 -- A page of the top-level tasks of every deployment, newest first, before a
 -- task id (0 for the newest), each with its deployment's name; the filters
 -- keep the tasks of deployments of that name, of that status, of that kind
--- ('' for any).
+-- ('' for any); with only_teams, the tasks of the deployments of the teams
+-- in team_ids only (what a member may see: the visibility rule lives here).
 SELECT sqlc.embed(t), d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.parent_step_id IS NULL
@@ -166,6 +167,7 @@ WHERE t.parent_step_id IS NULL
   AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
   AND (@status::text = '' OR t.status = @status::text)
   AND (@kind::text = '' OR t.kind = @kind::text)
+  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
 ORDER BY t.id DESC
 LIMIT @page_size;
 

@@ -2449,7 +2449,7 @@ type ListTasksParams struct {
 	// Limit How many items a page holds at most.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Deployment Only the tasks of the deployments of this name (deleted ones too); a name no deployment ever had is 404.
+	// Deployment Only the tasks of the deployments of this name (deleted ones too); a name no deployment ever had, or of a deployment the caller may not see, is 404.
 	Deployment *string     `form:"deployment,omitempty" json:"deployment,omitempty"`
 	Status     *TaskStatus `form:"status,omitempty" json:"status,omitempty"`
 	Kind       *TaskKind   `form:"kind,omitempty" json:"kind,omitempty"`
@@ -2914,7 +2914,9 @@ type ClientInterface interface {
 	// Every state-changing request and every sign-in: who (`actor`), what
 	// (`action`, `target`), when (`at`) and how it ended (`outcome`, with the
 	// `reason` of a refusal or failure). Admins see every entry; other users
-	// see only the entries about deployments, without addresses.
+	// see only the entries about deployments and teams, without addresses; a
+	// user whose own role is member, only those about their teams'
+	// deployments and their teams.
 	//
 	// Corresponds with GET /audit (the `ListAuditEntries` operationId).
 	ListAuditEntries(ctx context.Context, params *ListAuditEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3346,7 +3348,9 @@ type ClientInterface interface {
 	// ListTasks Tasks, newest first, with their steps
 	//
 	// Top-level tasks of every deployment; a linked task is listed under the
-	// hook step that started it (and `GET /tasks/{id}` reads it too).
+	// hook step that started it (and `GET /tasks/{id}` reads it too). A user
+	// whose own role is member sees the tasks of their teams' deployments
+	// only; read-only users, operators and admins see every team's.
 	//
 	// Corresponds with GET /tasks (the `ListTasks` operationId).
 	ListTasks(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3532,7 +3536,9 @@ type ClientInterface interface {
 // Every state-changing request and every sign-in: who (`actor`), what
 // (`action`, `target`), when (`at`) and how it ended (`outcome`, with the
 // `reason` of a refusal or failure). Admins see every entry; other users
-// see only the entries about deployments, without addresses.
+// see only the entries about deployments and teams, without addresses; a
+// user whose own role is member, only those about their teams'
+// deployments and their teams.
 //
 // Corresponds with GET /audit (the `ListAuditEntries` operationId).
 func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4444,7 +4450,9 @@ func (c *Client) SyncSource(ctx context.Context, name SourceName, reqEditors ...
 // ListTasks Tasks, newest first, with their steps
 //
 // Top-level tasks of every deployment; a linked task is listed under the
-// hook step that started it (and `GET /tasks/{id}` reads it too).
+// hook step that started it (and `GET /tasks/{id}` reads it too). A user
+// whose own role is member sees the tasks of their teams' deployments
+// only; read-only users, operators and admins see every team's.
 //
 // Corresponds with GET /tasks (the `ListTasks` operationId).
 func (c *Client) ListTasks(ctx context.Context, params *ListTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7314,7 +7322,9 @@ type ClientWithResponsesInterface interface {
 	// Every state-changing request and every sign-in: who (`actor`), what
 	// (`action`, `target`), when (`at`) and how it ended (`outcome`, with the
 	// `reason` of a refusal or failure). Admins see every entry; other users
-	// see only the entries about deployments, without addresses.
+	// see only the entries about deployments and teams, without addresses; a
+	// user whose own role is member, only those about their teams'
+	// deployments and their teams.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7788,7 +7798,9 @@ type ClientWithResponsesInterface interface {
 	// ListTasksWithResponse Tasks, newest first, with their steps
 	//
 	// Top-level tasks of every deployment; a linked task is listed under the
-	// hook step that started it (and `GET /tasks/{id}` reads it too).
+	// hook step that started it (and `GET /tasks/{id}` reads it too). A user
+	// whose own role is member sees the tasks of their teams' deployments
+	// only; read-only users, operators and admins see every team's.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10480,7 +10492,9 @@ func (r RedeliverWebhookResponse) ContentType() string {
 // Every state-changing request and every sign-in: who (`actor`), what
 // (`action`, `target`), when (`at`) and how it ended (`outcome`, with the
 // `reason` of a refusal or failure). Admins see every entry; other users
-// see only the entries about deployments, without addresses.
+// see only the entries about deployments and teams, without addresses; a
+// user whose own role is member, only those about their teams'
+// deployments and their teams.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11242,7 +11256,9 @@ func (c *ClientWithResponses) SyncSourceWithResponse(ctx context.Context, name S
 // ListTasksWithResponse Tasks, newest first, with their steps
 //
 // Top-level tasks of every deployment; a linked task is listed under the
-// hook step that started it (and `GET /tasks/{id}` reads it too).
+// hook step that started it (and `GET /tasks/{id}` reads it too). A user
+// whose own role is member sees the tasks of their teams' deployments
+// only; read-only users, operators and admins see every team's.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -21,7 +21,8 @@ type auditCursor struct {
 }
 
 // ListAuditEntries lists the audit log, newest first, a page at a time: all
-// of it for an admin, the entries about deployments for anyone else.
+// of it for an admin, the entries about deployments and teams for anyone
+// else, and for a member only those of their teams.
 func (s *Server) ListAuditEntries(ctx context.Context, req oapi.ListAuditEntriesRequestObject) (oapi.ListAuditEntriesResponseObject, error) {
 	var from auditCursor
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
@@ -41,7 +42,12 @@ func (s *Server) ListAuditEntries(ctx context.Context, req oapi.ListAuditEntries
 	if p.Until != nil {
 		f.Until = *p.Until
 	}
-	page, err := s.Audit.List(ctx, httpx.AuditViewer(httpx.APIUser(ctx)), f)
+	viewer := httpx.AuditViewer(httpx.APIUser(ctx))
+	var err error
+	if viewer.Teams, err = s.Teams.Visible(ctx, httpx.APIUser(ctx)); err != nil {
+		return nil, err
+	}
+	page, err := s.Audit.List(ctx, viewer, f)
 	if err != nil {
 		return nil, err
 	}

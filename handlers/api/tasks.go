@@ -10,6 +10,7 @@ import (
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // taskCursor is where the next page of tasks starts: before this task id.
@@ -17,8 +18,9 @@ type taskCursor struct {
 	Before int64 `json:"before"`
 }
 
-// ListTasks lists the top-level tasks of every deployment, newest first, a
-// page at a time; linked tasks are under the steps that started them.
+// ListTasks lists the top-level tasks of every deployment the caller may
+// see (a member: their teams' deployments), newest first, a page at a time;
+// linked tasks are under the steps that started them.
 func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject) (oapi.ListTasksResponseObject, error) {
 	var from taskCursor
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
@@ -26,6 +28,10 @@ func (s *Server) ListTasks(ctx context.Context, req oapi.ListTasksRequestObject)
 	}
 	p := req.Params
 	f := deployment.TaskFilter{Before: from.Before, PageSize: pageLimit(p.Limit)}
+	var err error
+	if f.Teams, err = s.Teams.Visible(ctx, httpx.APIUser(ctx)); err != nil {
+		return nil, err
+	}
 	if p.Deployment != nil {
 		f.Deployment = *p.Deployment
 	}

@@ -57,6 +57,23 @@ func (d DeployApp) Install(t *testing.T, op *deployment.Install) *deployment.Que
 	return q
 }
 
+// TwoTeams makes the teams a and b, each holding one deployment of Hello
+// Web (alpha in a, beta in b), for the attacks of one team's member on the
+// other's; it returns beta's install.
+func (d DeployApp) TwoTeams(t *testing.T) *deployment.Queued {
+	t.Helper()
+	ctx := context.Background()
+	for _, team := range []string{"a", "b"} {
+		_, err := d.Deps.Teams.Create(ctx, team)
+		require.NoError(t, err)
+	}
+	d.Install(t, HelloInstall("alpha"))
+	beta := d.Install(t, HelloInstall("beta"))
+	require.NoError(t, d.Deps.Teams.Move(ctx, "alpha", "a"))
+	require.NoError(t, d.Deps.Teams.Move(ctx, "beta", "b"))
+	return beta
+}
+
 // TasksOf returns a deployment's tasks, newest first.
 func (d DeployApp) TasksOf(t *testing.T, name string) []deployment.Task {
 	t.Helper()

@@ -26,15 +26,21 @@ var _ AuditReader = (*audit.Store)(nil)
 // AuditList shows the audit log, newest first, filtered by ?actor=,
 // ?action=, ?target_kind=, ?target=, ?outcome=, ?since=, ?until= and ?request_id= (the
 // REST API's names), a page at a time (?before=). An admin sees every entry;
-// anyone else only the entries about deployments, whatever the filter asks
-// (httpx.AuditViewer, applied by the store's query). For htmx (the filters
+// anyone else only the entries about deployments and teams, and a member
+// only those of their teams, whatever the filter asks (httpx.AuditViewer and
+// the visible teams, applied by the store's query). For htmx (the filters
 // and the pager) it sends only the list.
-func AuditList(log AuditReader) echo.HandlerFunc {
+func AuditList(log AuditReader, visible teamVisibility) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		viewer := httpx.AuditViewer(*httpx.CurrentUser(c))
+		u := *httpx.CurrentUser(c)
+		viewer := httpx.AuditViewer(u)
+		var err error
+		if viewer.Teams, err = visible.Visible(c.Request().Context(), u); err != nil {
+			return err
+		}
 		typed, f, err := auditFilter(c)
 		props := views.AuditProps{Page: page(c, "Audit log", views.NavAudit), Filter: typed, Everything: viewer.Admin,
-			TargetKinds: []string{audit.TargetDeployment}}
+			TargetKinds: []string{audit.TargetDeployment, audit.TargetTeam}}
 		if viewer.Admin {
 			props.TargetKinds = audit.TargetKinds()
 		}

@@ -73,8 +73,8 @@ func TestAuditPageShowsAnAdminEveryEntry(t *testing.T) {
 }
 
 // TestAuditPageShowsOthersOnlyDeployments: a read-only user and an operator
-// see the entries about deployments only, without addresses, whatever filter
-// URL they craft; the same rule as GET /api/v1/audit.
+// see the entries about deployments (and teams) only, without addresses,
+// whatever filter URL they craft; the same rule as GET /api/v1/audit.
 func TestAuditPageShowsOthersOnlyDeployments(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.Setup(t)
@@ -88,7 +88,7 @@ func TestAuditPageShowsOthersOnlyDeployments(t *testing.T) {
 		doc := handlerstest.Parse(t, rec)
 		require.Equal(t, []string{"deployment.upgrade", "deployment.install"}, auditActions(doc))
 		require.Zero(t, doc.Find(`[data-testid="audit-address"]`).Length(), "addresses are for admins")
-		require.Equal(t, []string{"Anything", "deployment"}, handlerstest.Texts(doc.Find(`[data-testid="audit-filter-target-kind"] option`)))
+		require.Equal(t, []string{"Anything", "deployment", "team"}, handlerstest.Texts(doc.Find(`[data-testid="audit-filter-target-kind"] option`)))
 	}
 	for _, crafted := range []string{
 		"/audit?action=signin",

@@ -10,22 +10,30 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
 )
 
-// TaskActivity lists the tasks of every deployment, newest first, filtered
-// by ?deployment=, ?status= and ?kind=, a page at a time (?before=). For
-// htmx (the filters and the live refresh) it sends only the list.
-func TaskActivity(svc deploymentReader) echo.HandlerFunc {
+// TaskActivity lists the tasks of every deployment the user may see (a
+// member: their teams' deployments, kept by the query), newest first,
+// filtered by ?deployment=, ?status= and ?kind=, a page at a time
+// (?before=). For htmx (the filters and the live refresh) it sends only the
+// list.
+func TaskActivity(svc deploymentReader, visible teamVisibility) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		filter, err := taskActivityFilter(c)
 		if err != nil {
 			return err
 		}
+		ctx := c.Request().Context()
+		teams, err := visible.Visible(ctx, *httpx.CurrentUser(c))
+		if err != nil {
+			return err
+		}
 		props := views.TaskActivityProps{Page: page(c, "Tasks", views.NavTasks), Filter: filter}
-		list, err := svc.TaskList(c.Request().Context(), deployment.TaskFilter{
+		list, err := svc.TaskList(ctx, deployment.TaskFilter{
 			Deployment: filter.Deployment, Status: executor.TaskStatus(filter.Status), Kind: filter.Kind, Before: filter.Before,
-			SummaryOnly: true,
+			Teams: teams, SummaryOnly: true,
 		})
 		switch {
 		case styrmin.ErrorCode(err) == styrmin.ENOTFOUND:
