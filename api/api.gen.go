@@ -385,22 +385,22 @@ func (e ResourceDiffChange) Valid() bool {
 
 // Defines values for Role.
 const (
-	Admin    Role = "admin"
-	Member   Role = "member"
-	Operator Role = "operator"
-	ReadOnly Role = "read-only"
+	RoleAdmin    Role = "admin"
+	RoleMember   Role = "member"
+	RoleOperator Role = "operator"
+	RoleReadOnly Role = "read-only"
 )
 
 // Valid indicates whether the value is a known member of the Role enum.
 func (e Role) Valid() bool {
 	switch e {
-	case Admin:
+	case RoleAdmin:
 		return true
-	case Member:
+	case RoleMember:
 		return true
-	case Operator:
+	case RoleOperator:
 		return true
-	case ReadOnly:
+	case RoleReadOnly:
 		return true
 	default:
 		return false
@@ -653,6 +653,27 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TeamRole.
+const (
+	TeamRoleAdmin    TeamRole = "admin"
+	TeamRoleOperator TeamRole = "operator"
+	TeamRoleReadOnly TeamRole = "read-only"
+)
+
+// Valid indicates whether the value is a known member of the TeamRole enum.
+func (e TeamRole) Valid() bool {
+	switch e {
+	case TeamRoleAdmin:
+		return true
+	case TeamRoleOperator:
+		return true
+	case TeamRoleReadOnly:
 		return true
 	default:
 		return false
@@ -1163,6 +1184,9 @@ type Deployment struct {
 	SecretsSet []string `json:"secrets_set"`
 	Status     string   `json:"status"`
 
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
+
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
 	// pre-release); absent when there is none and for a deleted deployment. Versions a
@@ -1205,6 +1229,9 @@ type DeploymentSummary struct {
 	Name      string       `json:"name"`
 	Namespace string       `json:"namespace"`
 	Status    string       `json:"status"`
+
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
 
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
@@ -1504,6 +1531,12 @@ type NewSource struct {
 
 	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
+}
+
+// NewTeam defines model for NewTeam.
+type NewTeam struct {
+	// Name Lower-case letters, digits and '-', starting with a letter; at most 63 characters.
+	Name string `json:"name"`
 }
 
 // NewUser defines model for NewUser.
@@ -2090,6 +2123,73 @@ type TaskSummary struct {
 	Status    TaskStatus `json:"status"`
 }
 
+// Team defines model for Team.
+type Team struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamDetail defines model for TeamDetail.
+type TeamDetail struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// MemberList The members, by username.
+	MemberList []TeamMember `json:"member_list"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Policy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+	Policy TeamPolicy `json:"policy"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamMember defines model for TeamMember.
+type TeamMember struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+
+	// UserRole The user's own role, which holds over every team.
+	UserRole Role   `json:"user_role"`
+	Username string `json:"username"`
+}
+
+// TeamPolicy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+type TeamPolicy struct {
+	// Drivers The drivers the team may deploy: a driver name, or a label selector written "label:KEY=VALUE".
+	Drivers *[]string `json:"drivers,omitempty"`
+
+	// MaxCpuMillis The most CPU (millicores) the team's deployments may request together.
+	MaxCpuMillis *int64 `json:"max_cpu_millis,omitempty"`
+
+	// MaxDeployments The most live deployments the team may hold.
+	MaxDeployments *int64 `json:"max_deployments,omitempty"`
+
+	// MaxMemoryBytes The most memory (bytes) the team's deployments may request together.
+	MaxMemoryBytes *int64 `json:"max_memory_bytes,omitempty"`
+
+	// Namespaces Glob patterns of the namespaces the team's deployments may go into, instead of the namespace policy's.
+	Namespaces *[]string `json:"namespaces,omitempty"`
+}
+
+// TeamRole A role in a team.
+type TeamRole string
+
 // UncheckedObject defines model for UncheckedObject.
 type UncheckedObject struct {
 	ApiVersion string  `json:"api_version"`
@@ -2331,6 +2431,12 @@ type SourceName = string
 // TaskID defines model for TaskID.
 type TaskID = int64
 
+// TeamName defines model for TeamName.
+type TeamName = string
+
+// Username defines model for Username.
+type Username = string
+
 // WebhookID defines model for WebhookID.
 type WebhookID = int64
 
@@ -2399,6 +2505,11 @@ type ListDeploymentsParams struct {
 // ListDeploymentsParamsHealth defines parameters for ListDeployments.
 type ListDeploymentsParamsHealth string
 
+// MoveDeploymentJSONBody defines parameters for MoveDeployment.
+type MoveDeploymentJSONBody struct {
+	Team string `json:"team"`
+}
+
 // GetPodLogsParams defines parameters for GetPodLogs.
 type GetPodLogsParams struct {
 	// Container One of the pod's containers; its first when absent.
@@ -2451,6 +2562,12 @@ type ListTasksParams struct {
 	Kind       *TaskKind   `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
+// SetTeamMemberJSONBody defines parameters for SetTeamMember.
+type SetTeamMemberJSONBody struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+}
+
 // ListTokensParams defines parameters for ListTokens.
 type ListTokensParams struct {
 	// User A username; only admins may name someone else.
@@ -2465,6 +2582,9 @@ type DeleteDeploymentJSONRequestBody = DeleteRequest
 
 // RunActionJSONRequestBody defines body for RunAction for application/json ContentType.
 type RunActionJSONRequestBody = ActionRequest
+
+// MoveDeploymentJSONRequestBody defines body for MoveDeployment for application/json ContentType.
+type MoveDeploymentJSONRequestBody MoveDeploymentJSONBody
 
 // RollbackDeploymentJSONRequestBody defines body for RollbackDeployment for application/json ContentType.
 type RollbackDeploymentJSONRequestBody = RollbackRequest
@@ -2495,6 +2615,15 @@ type CreateSourceJSONRequestBody = NewSource
 
 // UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
 type UpdateSourceJSONRequestBody = SourceChange
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = NewTeam
+
+// SetTeamPolicyJSONRequestBody defines body for SetTeamPolicy for application/json ContentType.
+type SetTeamPolicyJSONRequestBody = TeamPolicy
+
+// SetTeamMemberJSONRequestBody defines body for SetTeamMember for application/json ContentType.
+type SetTeamMemberJSONRequestBody SetTeamMemberJSONBody
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -2860,6 +2989,9 @@ type ServerInterface interface {
 	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
 	// (POST /deployments/{name}/drift/accept)
 	AcceptDeploymentDrift(ctx echo.Context, name DeploymentName) error
+	// MoveDeployment Put a live deployment in another team
+	// (POST /deployments/{name}/move)
+	MoveDeployment(ctx echo.Context, name DeploymentName) error
 	// GetPodLogs The last lines of a container's log, secrets redacted
 	// (GET /deployments/{name}/pods/{pod}/logs)
 	GetPodLogs(ctx echo.Context, name DeploymentName, pod string, params GetPodLogsParams) error
@@ -2947,6 +3079,27 @@ type ServerInterface interface {
 	// CancelTask Cancel a queued task, or ask a running one to stop at its next step
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx echo.Context, id TaskID) error
+	// ListTeams The teams the caller may see, by name, with the caller's role in each
+	// (GET /teams)
+	ListTeams(ctx echo.Context) error
+	// CreateTeam Create a team without members
+	// (POST /teams)
+	CreateTeam(ctx echo.Context) error
+	// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+	// (DELETE /teams/{name})
+	DeleteTeam(ctx echo.Context, name TeamName) error
+	// GetTeam A team with its members and its policy
+	// (GET /teams/{name})
+	GetTeam(ctx echo.Context, name TeamName) error
+	// SetTeamPolicy Replace a team's policy
+	// (PATCH /teams/{name})
+	SetTeamPolicy(ctx echo.Context, name TeamName) error
+	// RemoveTeamMember Take a user out of the team
+	// (DELETE /teams/{name}/members/{username})
+	RemoveTeamMember(ctx echo.Context, name TeamName, username Username) error
+	// SetTeamMember Make a user a member of the team with a role there, or change it
+	// (PUT /teams/{name}/members/{username})
+	SetTeamMember(ctx echo.Context, name TeamName, username Username) error
 	// ListTokens The caller's API tokens (admins may ask for anyone's with `user`)
 	// (GET /tokens)
 	ListTokens(ctx echo.Context, params ListTokensParams) error
@@ -3251,6 +3404,22 @@ func (w *ServerInterfaceWrapper) AcceptDeploymentDrift(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AcceptDeploymentDrift(ctx, name)
+	return err
+}
+
+// MoveDeployment converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveDeployment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveDeployment(ctx, name)
 	return err
 }
 
@@ -3824,6 +3993,120 @@ func (w *ServerInterfaceWrapper) CancelTask(ctx echo.Context) error {
 	return err
 }
 
+// ListTeams converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTeams(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTeams(ctx)
+	return err
+}
+
+// CreateTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTeam(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTeam(ctx)
+	return err
+}
+
+// DeleteTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTeam(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTeam(ctx, name)
+	return err
+}
+
+// GetTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTeam(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTeam(ctx, name)
+	return err
+}
+
+// SetTeamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTeamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTeamPolicy(ctx, name)
+	return err
+}
+
+// RemoveTeamMember converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveTeamMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "username" -------------
+	var username Username
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveTeamMember(ctx, name, username)
+	return err
+}
+
+// SetTeamMember converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTeamMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "username" -------------
+	var username Username
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTeamMember(ctx, name, username)
+	return err
+}
+
 // ListTokens converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTokens(ctx echo.Context) error {
 	var err error
@@ -4066,6 +4349,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/deployments/:name/stop", wrapper.StopDeployment, options.OperationMiddlewares["stopDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/start", wrapper.StartDeployment, options.OperationMiddlewares["startDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/actions/:action", wrapper.RunAction, options.OperationMiddlewares["runAction"]...)
+	router.POST(options.BaseURL+"/deployments/:name/move", wrapper.MoveDeployment, options.OperationMiddlewares["moveDeployment"]...)
 	router.GET(options.BaseURL+"/deployments/:name/pods/:pod/logs", wrapper.GetPodLogs, options.OperationMiddlewares["getPodLogs"]...)
 	router.GET(options.BaseURL+"/deployments/:name/schedules", wrapper.ListSchedules, options.OperationMiddlewares["listSchedules"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules", wrapper.CreateSchedule, options.OperationMiddlewares["createSchedule"]...)
@@ -4079,6 +4363,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/teams", wrapper.ListTeams, options.OperationMiddlewares["listTeams"]...)
+	router.POST(options.BaseURL+"/teams", wrapper.CreateTeam, options.OperationMiddlewares["createTeam"]...)
+	router.DELETE(options.BaseURL+"/teams/:name", wrapper.DeleteTeam, options.OperationMiddlewares["deleteTeam"]...)
+	router.GET(options.BaseURL+"/teams/:name", wrapper.GetTeam, options.OperationMiddlewares["getTeam"]...)
+	router.PATCH(options.BaseURL+"/teams/:name", wrapper.SetTeamPolicy, options.OperationMiddlewares["setTeamPolicy"]...)
+	router.DELETE(options.BaseURL+"/teams/:name/members/:username", wrapper.RemoveTeamMember, options.OperationMiddlewares["removeTeamMember"]...)
+	router.PUT(options.BaseURL+"/teams/:name/members/:username", wrapper.SetTeamMember, options.OperationMiddlewares["setTeamMember"]...)
 	router.GET(options.BaseURL+"/audit", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
 	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
@@ -4464,6 +4755,46 @@ type AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse) VisitAcceptDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveDeploymentRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Body *MoveDeploymentJSONRequestBody
+}
+
+type MoveDeploymentResponseObject interface {
+	VisitMoveDeploymentResponse(w http.ResponseWriter) error
+}
+
+type MoveDeployment200JSONResponse DeploymentSummary
+
+func (response MoveDeployment200JSONResponse) VisitMoveDeploymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveDeploymentdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response MoveDeploymentdefaultApplicationProblemPlusJSONResponse) VisitMoveDeploymentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5696,6 +6027,272 @@ func (response CancelTaskdefaultApplicationProblemPlusJSONResponse) VisitCancelT
 	return err
 }
 
+type ListTeamsRequestObject struct {
+}
+
+type ListTeamsResponseObject interface {
+	VisitListTeamsResponse(w http.ResponseWriter) error
+}
+
+type ListTeams200JSONResponse struct {
+	Items []Team `json:"items"`
+}
+
+func (response ListTeams200JSONResponse) VisitListTeamsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTeamsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListTeamsdefaultApplicationProblemPlusJSONResponse) VisitListTeamsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTeamRequestObject struct {
+	Body *CreateTeamJSONRequestBody
+}
+
+type CreateTeamResponseObject interface {
+	VisitCreateTeamResponse(w http.ResponseWriter) error
+}
+
+type CreateTeam201JSONResponse TeamDetail
+
+func (response CreateTeam201JSONResponse) VisitCreateTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateTeamdefaultApplicationProblemPlusJSONResponse) VisitCreateTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTeamRequestObject struct {
+	Name TeamName `json:"name"`
+}
+
+type DeleteTeamResponseObject interface {
+	VisitDeleteTeamResponse(w http.ResponseWriter) error
+}
+
+type DeleteTeam204Response struct {
+}
+
+func (response DeleteTeam204Response) VisitDeleteTeamResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteTeamdefaultApplicationProblemPlusJSONResponse) VisitDeleteTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTeamRequestObject struct {
+	Name TeamName `json:"name"`
+}
+
+type GetTeamResponseObject interface {
+	VisitGetTeamResponse(w http.ResponseWriter) error
+}
+
+type GetTeam200JSONResponse TeamDetail
+
+func (response GetTeam200JSONResponse) VisitGetTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetTeamdefaultApplicationProblemPlusJSONResponse) VisitGetTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamPolicyRequestObject struct {
+	Name TeamName `json:"name"`
+	Body *SetTeamPolicyJSONRequestBody
+}
+
+type SetTeamPolicyResponseObject interface {
+	VisitSetTeamPolicyResponse(w http.ResponseWriter) error
+}
+
+type SetTeamPolicy200JSONResponse TeamDetail
+
+func (response SetTeamPolicy200JSONResponse) VisitSetTeamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamPolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetTeamPolicydefaultApplicationProblemPlusJSONResponse) VisitSetTeamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveTeamMemberRequestObject struct {
+	Name     TeamName `json:"name"`
+	Username Username `json:"username"`
+}
+
+type RemoveTeamMemberResponseObject interface {
+	VisitRemoveTeamMemberResponse(w http.ResponseWriter) error
+}
+
+type RemoveTeamMember204Response struct {
+}
+
+func (response RemoveTeamMember204Response) VisitRemoveTeamMemberResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveTeamMemberdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response RemoveTeamMemberdefaultApplicationProblemPlusJSONResponse) VisitRemoveTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamMemberRequestObject struct {
+	Name     TeamName `json:"name"`
+	Username Username `json:"username"`
+	Body     *SetTeamMemberJSONRequestBody
+}
+
+type SetTeamMemberResponseObject interface {
+	VisitSetTeamMemberResponse(w http.ResponseWriter) error
+}
+
+type SetTeamMember200JSONResponse TeamDetail
+
+func (response SetTeamMember200JSONResponse) VisitSetTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamMemberdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetTeamMemberdefaultApplicationProblemPlusJSONResponse) VisitSetTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTokensRequestObject struct {
 	Params ListTokensParams
 }
@@ -6227,6 +6824,9 @@ type StrictServerInterface interface {
 	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
 	// (POST /deployments/{name}/drift/accept)
 	AcceptDeploymentDrift(ctx context.Context, request AcceptDeploymentDriftRequestObject) (AcceptDeploymentDriftResponseObject, error)
+	// MoveDeployment Put a live deployment in another team
+	// (POST /deployments/{name}/move)
+	MoveDeployment(ctx context.Context, request MoveDeploymentRequestObject) (MoveDeploymentResponseObject, error)
 	// GetPodLogs The last lines of a container's log, secrets redacted
 	// (GET /deployments/{name}/pods/{pod}/logs)
 	GetPodLogs(ctx context.Context, request GetPodLogsRequestObject) (GetPodLogsResponseObject, error)
@@ -6314,6 +6914,27 @@ type StrictServerInterface interface {
 	// CancelTask Cancel a queued task, or ask a running one to stop at its next step
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
+	// ListTeams The teams the caller may see, by name, with the caller's role in each
+	// (GET /teams)
+	ListTeams(ctx context.Context, request ListTeamsRequestObject) (ListTeamsResponseObject, error)
+	// CreateTeam Create a team without members
+	// (POST /teams)
+	CreateTeam(ctx context.Context, request CreateTeamRequestObject) (CreateTeamResponseObject, error)
+	// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+	// (DELETE /teams/{name})
+	DeleteTeam(ctx context.Context, request DeleteTeamRequestObject) (DeleteTeamResponseObject, error)
+	// GetTeam A team with its members and its policy
+	// (GET /teams/{name})
+	GetTeam(ctx context.Context, request GetTeamRequestObject) (GetTeamResponseObject, error)
+	// SetTeamPolicy Replace a team's policy
+	// (PATCH /teams/{name})
+	SetTeamPolicy(ctx context.Context, request SetTeamPolicyRequestObject) (SetTeamPolicyResponseObject, error)
+	// RemoveTeamMember Take a user out of the team
+	// (DELETE /teams/{name}/members/{username})
+	RemoveTeamMember(ctx context.Context, request RemoveTeamMemberRequestObject) (RemoveTeamMemberResponseObject, error)
+	// SetTeamMember Make a user a member of the team with a role there, or change it
+	// (PUT /teams/{name}/members/{username})
+	SetTeamMember(ctx context.Context, request SetTeamMemberRequestObject) (SetTeamMemberResponseObject, error)
 	// ListTokens The caller's API tokens (admins may ask for anyone's with `user`)
 	// (GET /tokens)
 	ListTokens(ctx context.Context, request ListTokensRequestObject) (ListTokensResponseObject, error)
@@ -6660,6 +7281,54 @@ func (sh *strictHandler) AcceptDeploymentDrift(ctx echo.Context, name Deployment
 		return err
 	} else if validResponse, ok := response.(AcceptDeploymentDriftResponseObject); ok {
 		return validResponse.VisitAcceptDeploymentDriftResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MoveDeployment operation middleware
+func (sh *strictHandler) MoveDeployment(ctx echo.Context, name DeploymentName) error {
+	var request MoveDeploymentRequestObject
+
+	request.Name = name
+
+	var body MoveDeploymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MoveDeployment(ctx.Request().Context(), request.(MoveDeploymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MoveDeployment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MoveDeploymentResponseObject); ok {
+		return validResponse.VisitMoveDeploymentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7629,6 +8298,248 @@ func (sh *strictHandler) CancelTask(ctx echo.Context, id TaskID) error {
 	return nil
 }
 
+// ListTeams operation middleware
+func (sh *strictHandler) ListTeams(ctx echo.Context) error {
+	var request ListTeamsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTeams(ctx.Request().Context(), request.(ListTeamsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTeams")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTeamsResponseObject); ok {
+		return validResponse.VisitListTeamsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTeam operation middleware
+func (sh *strictHandler) CreateTeam(ctx echo.Context) error {
+	var request CreateTeamRequestObject
+
+	var body CreateTeamJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTeam(ctx.Request().Context(), request.(CreateTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTeamResponseObject); ok {
+		return validResponse.VisitCreateTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTeam operation middleware
+func (sh *strictHandler) DeleteTeam(ctx echo.Context, name TeamName) error {
+	var request DeleteTeamRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTeam(ctx.Request().Context(), request.(DeleteTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTeamResponseObject); ok {
+		return validResponse.VisitDeleteTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTeam operation middleware
+func (sh *strictHandler) GetTeam(ctx echo.Context, name TeamName) error {
+	var request GetTeamRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTeam(ctx.Request().Context(), request.(GetTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTeamResponseObject); ok {
+		return validResponse.VisitGetTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTeamPolicy operation middleware
+func (sh *strictHandler) SetTeamPolicy(ctx echo.Context, name TeamName) error {
+	var request SetTeamPolicyRequestObject
+
+	request.Name = name
+
+	var body SetTeamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTeamPolicy(ctx.Request().Context(), request.(SetTeamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTeamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTeamPolicyResponseObject); ok {
+		return validResponse.VisitSetTeamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveTeamMember operation middleware
+func (sh *strictHandler) RemoveTeamMember(ctx echo.Context, name TeamName, username Username) error {
+	var request RemoveTeamMemberRequestObject
+
+	request.Name = name
+	request.Username = username
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveTeamMember(ctx.Request().Context(), request.(RemoveTeamMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveTeamMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveTeamMemberResponseObject); ok {
+		return validResponse.VisitRemoveTeamMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTeamMember operation middleware
+func (sh *strictHandler) SetTeamMember(ctx echo.Context, name TeamName, username Username) error {
+	var request SetTeamMemberRequestObject
+
+	request.Name = name
+	request.Username = username
+
+	var body SetTeamMemberJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTeamMember(ctx.Request().Context(), request.(SetTeamMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTeamMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTeamMemberResponseObject); ok {
+		return validResponse.VisitSetTeamMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTokens operation middleware
 func (sh *strictHandler) ListTokens(ctx echo.Context, params ListTokensParams) error {
 	var request ListTokensRequestObject
@@ -8086,326 +8997,346 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ncxs3tij4V1DcrRI5t0XJjpM3Q9WrvYrtTDzx2LqWM7lbQ5cIsiESoybAaYCSmZT/+xbOOUCjm2iy",
-	"KdNO3r5XUzWx2N34ODg43x+/9WZ6udJKKGt6o996K17ypbCihL+er0ujS/evXJhZKVdWatUb9d4vBJso",
-	"8dHezOCNCdO3zC4EW5XiXuq1YSs+F8Ne1pPu9X+vRbnpZT3Fl6I36uE3vaxnZgux5G74Jf/4Wqi5XfRG",
-	"T8/Ps57drNybxpZSzXufPmW9F2JV6M1SKPsGRvkNh15xu6hGhv9kvVL8ey1LkfdGtlyLeJ7EuKW8F+Vx",
-	"x3wtl9JuQ+1H/cCWXG2YtGJpGAcgsYUucsO4ZUttbBvIChgxnjUXt3xd2N7o2/PMgU8u10sC3lIq/OtJ",
-	"AKRUVsxFCau7ni1Evi7EqxctO5b5zv3e6nLJLQ763bNeeg69LmfiuFB9z83dl1zzL2K60PoLTvHJfW5W",
-	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+41/GIdBv0Wz/dylue6Pe/3VWXd8zfGrO/LgwYx0F",
-	"LxUTZanLjHHD3v3wnP3l2bf/g9E0LBeWy8IMewTty9lMrKzbbOsKD1tZbdDE8hxdmS24mgv2wA3791qs",
-	"Re6Wypnl5s7djoXgOVGn1xoXkaZP7oMTw35+93rY24VYsAxaoHt+efXqvb4TMOqq1CtRWonnNSsFtyK/",
-	"4bZ23jm34tRKwOfG4FlPfFzJUphd36h1UfBpITxKbY0h8074lfUKbuzN2uxe4t7pFN3arQdrI8qWh5/i",
-	"m/FPvCp0xcNXWQzAD2FiPf2XmFk3/uXMHd8rtVojL2qgrqOda14wDq+xcq1ODJPwtjvh+lnhS2nMqAYY",
-	"po7sTioAuFCOhv7TD/Wh+WrW+3jq3jm957BB416O9/CTVPklffwJFrhc4c54Uby97Y3+ueceF1yqf/Bi",
-	"LUzv04esdScnhq3cqwxnYPfwScaIRRh2K4tC5Eyq4dZJwWYzv8dqke3n8078ey2M3b4e8f7yXLp3eXEV",
-	"vYL4tmsX8frZdON/cNDNmFsPEIMgo/g3eSkumF5Ka0VO3xhm+Z1wMoksPSCi0/ab+pTa5mpV6ntxJcql",
-	"NEZqZaItp3d2ywsjmigIXH4vrQ6zXIu29ZRW3PJZAuIdkPxhoY1wqO7gkq9nDg1sEu15QmL5ZSEUyHVu",
-	"AKFykbtPu1G+6SY1nvZE3Y/a58xRiIzpknFmSDZhXLmFGsbXdqHLQXLFnhYlNk8gOzGAOw5paL4Tw0ph",
-	"1oVlc34v2mCxKtdK5DepLbjhC+6QD14CNuOhjAMX0lgAs5s2F4WwIr9gfGqEsuzBQVRpJVgu68BsJ+tG",
-	"/ipuphsrElTxlTXMPa9PAJvF1eQyZ0pbZvim43RuR6l9c0sA9Ky4i1AV0xriAoHWwESAKIB9H3bgvmlD",
-	"fpM+oRqrcIfPLcvFrOBlhRzmgonlym4qkOWgC/gXDZwTSOT+Jm8hCv3Ay5JvgFX7N7eXpMSDMLaaPfO/",
-	"3MqSBP8uBCNQg8TsS10mLsTbIhelOzpT0YCwCma1jq7AVOtCcLV1dB7YfpE0V/LI1rm0lzOLemPjzPK8",
-	"FKYFQLNCCuWuLL3lj+fWUQa1cXdmuraM50upzIEEwQshrH+LdEbO1alUGRy7GxmYywCokK2oJ+DNjDvu",
-	"mZyw1EXLhO6JU+rcYI5CxptReqrzTXJA6yTPGxT4tgeVOesr4VDUDWvErBR2EFRvURrHl9jl1SsG48DP",
-	"buds5rb+IO0ikAkCKtN24Z6XIhfKSl50pBFu1NZluodONMtrs+GugbDj5ATkjjPeSx4LZUYA03SUYyVP",
-	"YbuBtIQ/Z3q55Co/LaQSpAM45uL+CfqpE1K1EtuiXQvlcmugQ88CLrfegZfKlpvuTPsXh2tO68m1EhkT",
-	"w/mQ5cHoMZTKWF4UGaCuw1wH5SFK1Gl+7q/gTmpSXdYgAnRj76grtotEv6U+2dqvKIwgbgUiFrDrnPUd",
-	"63fadyXrmUFCfDtAN9JrO9NIHoJgXxT6QaBWf+vUJoeJXBYiT2CEe4mb9MFtHLN3R0fjOCqCA9VYDM2X",
-	"piS4/11Xn+65hxTQpiXPEX6kNQPg/vuUBNbTV3nGeGE0k4pIRnkPd7PQc+ZuRWPQQUymcEiDc2gcgG4U",
-	"fJsmYLycC9sJ7d7jq0ndkduex+CawABfVIcZDiXgYw2SrVfzis/F9s0M/LcbI67ueIIVR8bRDuoy8dT4",
-	"o9a1vw8Qrq/eq61d9fm0Iggvp+b+fq3yQkQmq4ZtRBfrpYqmia7erRRFC1rDI8cnQUHL0NTjLv6ImZWY",
-	"Davr/8/zD0O3uCTW3coibbIAyr818w+lXrIn2yKzt4MtuJP9mkge7WgpjCEU2g1VWFj1fgqwz4u1saJ8",
-	"eU/WtSZc1/hzi7XHCLRUdSPa0brrELkGWcIRsJzPbAuNojVvffyTVPkZSFdETfBFRxSlYXyq17aF5qUJ",
-	"KgqDAJUTwx50mRM7/J7P7t7e3qYJD/zQHOqNA0vh6PEvvFRSzRPfNo4MnkaEhXZdAS+jQ4lPIHmwnmZc",
-	"W24T5KYUPE8omK/lvaPHPJdKGEM7f3r2dEtbIRCxmV4XqONN8cMkfIzVq5WIKUSQ9bPegy7vCs3zNsnc",
-	"7+TEsMoPY0CWg83drotrhz5OxCSbSynASGy2b9nOdXcivb/QcrcJb+Ms/aZ3Ho9ptWjVXWN1uITPQWQx",
-	"F6jULwVXxjH6Q9TGT8nVKculEuVrPX+dJGJvlQgsnLOZfx+Ze8Igusu8E752aqIjHqwUM13mZKfxhLAb",
-	"kbHio22xm0gn2ZoGrbnwzi/2Z/aT/B6wiju8gK09eLG4ELeWpUlJ8wa7BSSPHO3PsYW/myU2fPEpa+KI",
-	"9SNtbxc3mjGz0A8OztIwrWZixIxd3QyHHTYCY2/v5AP4QwthRbuxHA1POyzkTTM3ftDRzB3P7sj/C/r4",
-	"UWZu+GCnnTth3va8JuxzofWdN/hkbLoJ6mWLpLPL0o3b6WLp7r6xT8l5PDHtDq7qm+v1cslB/NwiXEhi",
-	"b8DXl9ZY8F7fC2YcAd8mxhkSbGmrR0m+UqeRbbrgrg01+GQKTuI+TYQju9pP66kolbDCMBClTKXaFIIb",
-	"hyE4nmH9wO4yZFZj9Q65FTAxR39W2j2cFVwuzSBjDyg8GLTVwVeqZr6raNjT8+FYdWVkNdkvoUXgvm8c",
-	"6bvR610hBUtdCoavu9WVgj24/7MLrvzPEGiQlmflks/FjVlPjZV23WJXfYu8otAzXgQmrlWxYf1cz8wZ",
-	"PDilB8NlPhjB+zA2mWDLtRorqYwVPOizWglDN9kj9omBA/BaacYEny1YLo2VambHKl4okNQMDi1SZEVe",
-	"m3fGlUPtcq0QOMOxukSpxA2AJjBctzng9F65Ga6jtaSOsB5Qc5hjTGl1ikxky+eVNIY4oKUvCYBz60Ls",
-	"kuWAhDp6/yUEuCudJ2F1P2tZf7XmK1EaaaxQ9h9O5RTP4Y6i4cOxWe84ivdyMgi76b7E1DypRdPSbsCN",
-	"p+YtUtaPogh6JX2BgluF9Yiq13ZTLqViZO9DY5gTgMZqraof9doamQv/ejBc+7NBa9Sq4DORDwAoSqOv",
-	"CsjAWEk7ggnx6oCUZTXL9ZCV4l6C25NxoCBC+VnAeebkQpO5xTvOsTZsre6UflB4cRJKHo2WPliAS3jn",
-	"kT6Rd/R96nhI2rwxwu6S0iJDI57Dgt8LxvG2xVZ3+GFwoHgfix8RQaivrsZLY8C1CYAecY5hzUpJFQca",
-	"tZxIJe6j53VY/1XeC8W4YROKGUTnC8TATcWtBlwDEVmwvgXbUGksPnekZ6xuxQMcAlc+ds4hKOgFNICs",
-	"LJhksKwGSeJnB0NcfVsfdkpxHnbbRv/V6ubeURStkpCbrs0mJcVXN7bBIlM+u+xREUr+G3R2J4z24MD+",
-	"rIiivJS3h0i47vVfdJm3aANEI2DUQC8d/2F9d003dUkCf3rKllKtrTBI77TC38eqJFHE8QwYcRAYXsBK",
-	"j0bwbnBged9+fCpjRfu9F+krgo924sJC8MIuuoPrR3x/G1avSGCTJLJ6wOEEDchJ3J6HVwzCscLfvjln",
-	"DfCxeykeOgNsrBIQY69UjQsCj3HqhzsQWqnSDwRZsLj5AIV9kYYRJWuNaQONdsVn6afI4dLBcCt3BW74",
-	"PZeE/DuUEzruSmeNdktBB+ShmXHLCz1fC+RC0sAQRPXsQjgYuo+dCKCEk2qMWHJl5SxMsirFTORCzQTr",
-	"c/fXaRA4nLDucRdHGavohcGWrOdoKsZB7MZ79g+c3LhTrvaAbtbgFkMuKpQlXhpezJjR7pcNUHR8Td/e",
-	"ilLkLWIFgv8QSpd26VbnH67t1iXNauQ7YAVR7RoFrZHg2iqTjMPTxaaHuAq73UYpr8ViTIt0UGLiI5/Z",
-	"YgPuE8XcWNy6o6KBWF9pIm6ZR7QlV/JWGIeBusxF2VnYgkWL/G3YRVNKmC3E7C61+qCs+i2Aiuqm4GXN",
-	"5RBppjTYzW7zZU3o5QcEqdFKOkP6K4Bvl5vZzfygy9xdyp9R7N62pw53ieH71Cv/HoW0+W0CaP1JXbBz",
-	"JBC0hPTJrVUrImwBd0uTZH2zni0cPtPZnpqZXiHRo1g+4XiPKNmSb+BL99kgQxfEw2LT+UB+9utsPxIH",
-	"8k7nikJLg9LA19EJVDekwr+suvQx5Gr430pBfqHlNVx6GzUT+YgYNbnk6iYAkixB+XPsNpy2AQOALgnr",
-	"DXIOp4OmyMuQEVKPgPrgTIAwEEEA4RCeZzT0VtbnKh+DccaPNhh6vBqFtyr8IBxEruBN17jVHoED/kVD",
-	"JAM56K0fvFu6Tn2d4tfmvrgn/c8h5t+u377JauEdwDozNl6fn38zw1sJ/xbEN9HJemJwjHTgKUfJr3GU",
-	"dBfAJe4daw6q8IMVy1XBrRjCX8GVAx5zMIIlZ3rgyrbGTnrSVtss61c2znMG8aiDz9ntll4MyTawrgxP",
-	"oRXjw2VNKFpyp3CNKLm9ccLPUc1/bQDlZI3JDCO8I/zuBS0piW4Q43CAJh5jZ4IY4XCdbcL4uhcUUHku",
-	"hQ9SDkf67bn7eZAm5YeGljTE6oRY7B/XeCmby3tQ0CIZVNKvIRY3wdlQyoyPveXu4rmeNKags9uPoTFu",
-	"ZbWAmYBX4bS3z6kFmUlRrGNxK1xNZWDYtjpJ2xIFQ4tuEXP80x3Gt8MsXAQSXE+15mgd7bA4ii0LRnq0",
-	"HeuRwVm0/pDP8cqm4qQ4Jpe0xGFMxUar/MYn7rREYyx4aVmuBZInVDggAtGJPmDHwO/JVXABsba546N+",
-	"dve2o9Lo+tjyKEQranfmO7hkjMS0ES3DMHJpvdOF+F6qXKo565dTPhtiJof8FVL2hnd/NkOpB918+VkF",
-	"ti6QNy3BtbZC9hODYMxYKVTu9EyEXh1yWdgVHgwAt5KVKyrWb0ipjjaYDP/jZC4ykTN4nLF3318+Z+W6",
-	"EOh2mSKcnMRFQrH0XqkwhckqMQ2cOUqI3C/rSueO3a5LaTcnhk25EYVUYuBt+wLGSmHBkF0GV0PG1qt5",
-	"CcGeJSt1UUz57I7kcwIDV3DsgHdhlFtyPXj7gwxxsIkolAj9D0iLqhBgtyJYcOMXxgsngnbXBMMEbXlL",
-	"Yb9ukiQnakn+CLiHF9cdnGm7q1k1DYTMe18znP32AQa0xLyG+DpfsEmDmkwGhyip27QsSUhFbg4+S7xy",
-	"+4ITiMxR+hJ+0wa24QGWfbfidirSasEv+FQU5qB4960pvgxb72J5TOJru1gQREj/SsM22RpK0JI3EYSm",
-	"bZmA4NpJOPhHteHPz8yu+z2277tcrnSJiXwjhkmKTltl61WhwdIw7k0hJjof90BXHlNWCXtz+feX414S",
-	"5LmcU0RRd1l6VWdsh9xbQwalvA3v5HxXnmMc04t7OzHsTmyQKeDHTNpaZOpa4e/pIFRMu0mLNU2rsbSY",
-	"t3Rb6mVtCkq2wIMQeVYdlS4ZnUl6+pWYHR6FseKlETnZ6YcGTRLDzbKguBf/AM5g+C+jnUrhBpkKw6RN",
-	"562066j7rhChUMPSXLNBh+ym6nwDGhAUUpfsx+B42qYGtUAFaViupZpncDYUPBDZYSHXEHxqEJcxVlHA",
-	"FQgvTiyh4Kohw2k33lJVrpVyUmNAbwibgGEoKIjnmyG7KvW8FBByMWJzYa37Bj0WfQ7ii15bms5YXsJz",
-	"XY4VxATD4jmugT1wCU/RbnEP4R6DIXshQBrKR8zopbALeAWyesYKAiqAkXNKvANfi87ZrORmcVpovcIJ",
-	"2VrxaSGY1Wy1LgpgXmCVyRgfK1onWznBBfkazzFMlrPCKeZhOX+XtNnYgIdutS2QYdg8gLzFisGuMTR6",
-	"5P2gFbilAxg8jCxxu+N+xmpL0vvChnu0kpvWbCxJlmWwlvcj4kHY5iBHIBikTejdk369edibhWiKXtaL",
-	"kLSX9TxC9bIeHWYv69Eidpos2wzKCIK9RuLtOLVtBXuZTAt57+P32HQtC+uDKuohgD6yzzCK7KOcBU8p",
-	"4e2zlTbWwWL05NtUMrz2nvl6ODoF7sEF3pU31+ZlwMXjzaRXDWQZPZTSWqFoqdXivhs+S8+zblUraev+",
-	"VgcR1etD/RdiKrliVzjJ9X+9Zk++HT55htnGDwtwXwB1cVDYL8pWW6ZlJc8cdbrW+PCg9e2qoVIPWkmU",
-	"WagKAVXanw9RS8s/W+EP26OSQ7zbgM0odnq7Yxh7DUo/SZW/8p8fasOsc8cqTk+qFjt/LSr0SOVgtgqj",
-	"hHW0FIP56tH6FdIdGq6/xycf+/FrEXa7wvzptFvj/HdegBceoFbHxSMqA9N21ZnmPXhshFB7nYNaZAmW",
-	"PlG5D7JEkaE1iXIHvjf32jpGHa934pF/06NS9ri0iqxnBV+2lAATfNm8nVNRaDV3O7mo7gRtC973x8Yu",
-	"UedDR7h+UFjTQRq2FMupdzyDhgTOUfz6YYFh9xTKEnylTlDLl0lq0MD39iiU1tzcKEcslfTVTaIqxL0o",
-	"kujWOdsVh4gzJVskkjce1a50IWepeElKzd+OIi30lK24taJUgapUVtLopA0c0FwzqawesT9BuYvZgpdO",
-	"witNxv4fBoUW/slPf/2AuoAxhwl+qHTdVNMnRV1vfCXaB8sKRvvYiuyV22DaFx+laYn0LAXk8udt8Rz4",
-	"NIZM/249Fad/Cpwgi6K69YMajHx9AsRnR5EVE8qWpO7DUBB0RtFGh8Hq8ICt6ps2+wRaQx8WmhmBGugK",
-	"8AlMtN5kQEGJ7vSp5NIeL1+oCrF9vBHca6vbG+nVQPjnwQvdivafiYX76vns2GRy/eKhvS5ivcZhi6qH",
-	"FWmcYom6qVRzyplFtdtXrOEWTs+wtbKyYKW413dOE72kNyg4cG0LcAtXQ9ccFVjX6/PqH0Y1aZ9QWdXw",
-	"d6fowhZAXgcj2AHF5O7EprsDFGf4SSSdn15irp+Tnkmwbr59/oqVYqWNtLrcDBzfkioXH+HhwtqVwb+H",
-	"G74sBhf1yBeoN1Q66Q5WIsbK8I0ZMT2To7MzKAbQnCHDQd1jIJFuaHYJnjM/XEUPb1Gx996ldGRoWji6",
-	"ZC/eXDMwNkPeDYU9PDuPWELaZogmNEcTt0d9ByuprOSgq6JZdLoBWqlvmTu6NBFfl0XyJEZnZz++vX5/",
-	"9u7l1dvrV+/fvvt/Ua3Ua8ssn1+4U/FggxevLt//eFady7Br9KtbQAuW/mxSgQkrbsxDMtzs0jInX1r2",
-	"5Ok+kPqqWTtTetw7B9UcjeqMUoWmsNiWLVLB3+1dRkJEKg2y2EBehhc/TCxfhqpljqhVxa+aQfWsj2XM",
-	"gNcODuOkVTJst2IJuMuQY7qU4M4zMRWrgouIYnYa8gd8mWhKR1ChT7zf9DlnweOcAZPI0OaTUXRORuph",
-	"BgloaiYLMdgFaTfLYVBFE2Ai9k7OVZUU4ZhOubkgLoSJ/XzOUa6Pi5h/+12dYXyXEm/w+tdqnz/782GM",
-	"xo0RFh9wI4XwQeFqEz6q0LhQICvPqTzWUt9TOKqPeFsr/+9kzFupl4d5udrg/4MuvXmW3A1gJdSgXgEC",
-	"jFBgpQpYVhRFWyxLqyfV6s6OGO/BDAFfAfawZxhrJ/hJcT3IDXXVNOxQNmvmK5sGvfvEQClDhoyXM9wM",
-	"+BrU2qmtmClargUWKSuMcPyWoBRZkCy/ExT3S2+PFbx+gSGSTqsxWFwsqrQbAkajmXGFjrKMFVg42Ru9",
-	"NRGHiESGhQERamgP5ipEz4CyLc1YeQGAvaWav31dMifXDWppnFsFgFllTkQXzp0Qq9rKtfIECaKmfE1h",
-	"R1eA1lCyqPuOfFLN72pSSXz8yIv+WvJUmad2i44SDyjgkkFnRBVRZFEwJ3tIi9mSz1+/IhVNWsZvHWSl",
-	"NaK4DVb1hQYfE3nn1KBBsvbLuFmN/dc+ffps77cxJ2+2eziI4lV8Pixnh22kHn2yT+huFtfFPg0YitI1",
-	"FgycwobCsYbLPGNjdBRwbyOsLADj3sBdv+prX+WmQjlpmmUsMOOioTnO56WY85bSDa9B7jWiEDOrS+DG",
-	"4QM1j2P2DrSA+NC1mjRygFpD38dMJ4oc7IXqaPGPHw6zXV6y6OOTlL2FPKQ1KLcKrjdNj8M7FDajhaar",
-	"R7pv26+5e+xNtol1AQbi2VfBhiBCpktjmzVcgK3FXovyXs7E5cyXMAMxP+v9tdTrVXLdfqT00l9WFXpZ",
-	"fWxvm/Mrl6qBxuEcdm5g58HWZ/ycs23QmGnAv+rIG0BN0ZqUqv3oqzGHI0kiy+XVKwaP43Kd6DgtBT7Z",
-	"6SzbhvZMr2qSH6EYyHkdvdIeSDBUF+hQKlC6niDQqHCceZQu5iMDV2sMlOWqESobcmXrJ/5HP4Ndmcjt",
-	"tTrxiy7gXun8xnOlfUGqJ92DjBkY/SEv8lZ+FDlEXJgRG/dWpbyXhZiLvHLoj3uOG4IkooR90OVd9MvV",
-	"qxfRX6+unld/XXG7oFCY6JWVLi3++YtUuX4wKOOsSj0TxuCTtVpycydyduZ+xt+uX76Wav2Radh9eHGm",
-	"1a1UIndSntN68ffL1eqyXOqS6XtRljKnBcz4ik9lIe2G4v3AQgYaE4ue+Xw3D64T41TelShPZ9yIyqzz",
-	"/PLqBuu0jHtmY2a2qIZl9MP2WMzwW6ygdKANAYLPH0uZ+EretNyMly1X4YL9KdLO22/HXj7+mQxctEUg",
-	"XjL/jPWx+Jf7/zPxUcwy9qcBdqdQWp2G16ixUKt160D54F6U0/03nyxbYR/03f77/yktGidKHHVPRlot",
-	"uEmA8koA88zY93qtQHd6rVsi5o38tUUemsK37iLNpN1kW4XC3S21uoSIGwjhefJX2Vb31L11A+69zlo+",
-	"bi2pT0RRGI/U4Z22ir7uwZY+D5XOIuWZtWntF14XhYzoUAinXiAzWrbOU/VNfa5ousLwY8KqsUKHU7oU",
-	"byt0v4kLlmLSBjSXoaN8+/bvP0mMWnlZlug8f66Xq7Y0vR11jeulhOk1KCtKMZ8a549X3DGjvj33Uedt",
-	"urzORaSBN+umICXzXQrSs+67c+8wFDRj1+vZTAgA6g8QtOq2up2wX4uozDc3+1CiFGCXbelEU319wvyb",
-	"GTPr5bKtvgOdw34scS/6asjPS24Wr7VeUUFotzUIcrxaF8WuItE+KHZPDWun2vtXacqqxtOZWejV6YOY",
-	"dvayhFn98SWAnfVqfwQw722atqMiexsaQuINc89DBS7D1kbUUpu1ui0k1L12p1UqXsA/73mBzd20vbl1",
-	"NBrdrFOZ59ByY618nh9Yie2i1NYWZDGuiuV82NlRItUYA+JFS63mjXp1kQl0jmbPtqZOVR72IztW/ADO",
-	"UIAAxkw6+uxpykqUVM2+X9k2KfnaUecJ/DrEdHmHGJgsP8l8oBy9O8E/6UX0euCr29+mUwuoir1J29KD",
-	"EQoTJdBtPi0FvzNxGJvDxpLPbEYimy+NT+U1hCdXnVPK6v0DknVPdnfAoOfQWAYOvdnqgnFlHkTJsEMk",
-	"WcD/vdaYHGt1yJ/LIGTkFrRMWxs5tMUAy/M6l5YiYKabNqzaKhEVd9LyDodE1UH47ARKXOXeTk7h1Xg/",
-	"V22VG9KV7i/Zz+/AAkx5EOHEwB3Qhyr8o2nB1R0I4hij+eP791c4nRl0rowfcrh8GaTQegNITguR8iF7",
-	"uxribJdCI/dsfaurUpxGqaorbaz/+zBOXfmctp1FyXqRIZorVI3Eu/vADZQpUIc6nu49SBJp+d6VYsVH",
-	"67RAmABj1oI0jPNXwaa1Bi5+lR1innyHFQB41vR14SojV5cDzp5z3klod0nNW4M2JJ1mWHFLIDGaUiF5",
-	"NuoimSSY77xLub2aevA6h3B51le+I5kjRHdS5Rcg24lTCIsXTbM9iLm+CNBgfz32MGXHWPbGLpxA864a",
-	"ImlC+pAEBqqWL+Tt7SE+4sozXHmLd/uIc5qhCeu1krdS5FCyxFuRfYmQjMrK+PPfKaF/ZtmS7v1yIm8w",
-	"bCoN16oA12G1QWvweVzAeFz9K9Ffcl+Vw88osxdVvar4xe5Q/j2hlO8a9hWMxiaZ+hTitLKej7uGPm1L",
-	"ma4D9Y4iTnZce3rj8UkyvLrzJyaVMPPINJn6uPXcg06JMn5rXalLDVZAXMIAHcrLUVE5N6nIGRaW0B0S",
-	"yOmWRVi0E3la8AXW2ZrlEa99T+v8JGanJvU99g+SdlBzSmejB6sA5FtTM1vjeJ1vuiONb7xYyvnCpg2g",
-	"j0uUb1lv5957d0KsbnK+Mbu79YZ4fmCVL5j7AnSnO7Gy3lgyYkpj1ZlyXbS054L53CAd56NaCW8Ipo+Y",
-	"EWxIUYvBhAY7i5LpYYOm0HYU2iFzc8feZMzcydUKCnOBlrsZZNtNBauHw1YLHDQnPnRF2NEYg0e4A8bW",
-	"8pSmt3KMOinXihYFJnK/1M4LbOs1LOLuyrQGXFdYLDZz4NYdDVq6EnmlzRIwe3rnuyNpa/lMJwZhRaq1",
-	"5HH3DOZaKeNE7pLbeQ1XCA4XzfpoBB5fIK3DXpfSGFHjBlphvYA7mY4CgOJX6RxYDFL6aJldlELASn03",
-	"rIeFLARbcV8LKBgKOjaSajqM70VZ8FWtDaxbcNYDECQXjpOnVbxHN6xPJDhum+OjENEWM427AB1auNfQ",
-	"H/wDTdQ3GZQXgBsTijGUwgoFA4T4eUcXK/QhzyOv3kybG+RS3PyqVQeZGFt3el0S+Eb8fXWCAQWrQwhH",
-	"FSNbg7AGFrnXKur5b3tqZwvcL+utw3dV7N4lbXme2bC/yXvB3CMy9oFX5z8Xel0Wm4z9Z84l/PdBiDv4",
-	"x1Iru4B/bQQvMeNKfOTLlRMseufsG/Yn979EHN+2+NfOgn+iIMidfPiCccMCXw2hmf4TJiQYRhyHpOhI",
-	"YznmPSz5R5SpvvnuW4z1wz/PD2Td7eus8e8L3/3ewjUkbrXr9gzZ21AYXdVaf4dO8NWUfWoUcO9DThj3",
-	"fBM+HFyw8yokfVt2CNB4cn6+FxoVoW4EpTsiy/ApUVmlwWXhzoCrEWzSEXXcVVEQqJas7y1FUD/2TgJI",
-	"l7Hpfx8viMhwU6iQxVY2/AKCgWM+rktf42UUFoAMrrY2eNtLumwqFhKCLuOV7qf+j6XweJYnppHFPt3E",
-	"xqQMu8ZjuHO5VifmIkQM08yJIOQkM6gR2e3lvLp8cwlt5Nmv0Kx+QWREYtkUqjJQkYaXa7fHs7em0HXi",
-	"8N2zzqbALfK9i87+DDp7ss6EyKXFVkdeh7nAe4jekhDwCvQC7frkV2jW+Ppfh6ReGtbgQA43zhmaxsgy",
-	"2CQIn0keHzXnYUToERSi81X9fW/ANmKHOKFjV5pL4NGXTe283M65RE7XTOesMYGZBH9vLj62BlynTahO",
-	"eDMbNTsIRI0sy4Q7xo24r50laEobNQtVI2+lkmbRLB6XTgPHOVoqVoHbXOV1/X2jZkfQAykLrFMkAZnD",
-	"KOkrghlh0a6icLWDqQH0Qyv+V6lih4QH5vnN8XAayVcYsKUOj8+zhUoe5dpYJw8tdSkOTALclezrs3Gw",
-	"xkBlHQpejpTzr522vAjhDnXwVRGK+2HWrOJ5ALh9Lc29LbSjQMP2+pzVEXZMbfoFqqrcCSrWdhHHHmAk",
-	"x0I/YC4Tsi44mjIdEyVa6r+s1tNCznAWxa5e/p31Z9oNNFytp4PO8Ttu/PZNtxclrVXA60YMqvqgSbOl",
-	"BF0ratCA71+E3HkMVzhxCstsIe8hRHjBn3773UEN+KmGHlblA4veKNT1zNiU53Aa3K5LkdESnDKy5Ha2",
-	"QBshNE6UOUVPhLKcGbNas4KXLaENB9Qj/awypMHhFcqGUQVR8DXAjtNCCp934K8nBrP0/aGcGIIDNxDU",
-	"/Z//ePnu+tXbNx0iLvg8rvgZPGh0cPUCn3uqAF5bXtp2VxfEm+3wc+3qhQ9RluE5DiVyfx6hJ77XQQ+j",
-	"yU3HFYze0WsV7fknqfJr/LTFyRTtMA0/sepuR8JQK4hNMFassJ2dL3GWtbdZ/Jee7jBAQ5Qs+5ueIurb",
-	"WFMVH8VsbcXNTC+XXOUmtNwh0QSEAanmzHfK7WPczjCa2kAWrk9310oMWhbrWVd3rfqlGxLLHIboFQcZ",
-	"6ihbu6lR42+34c/qPdkiM+L5kD8lOqY6SN232e4gg85OsNaTxeOMpsWjbh5nydOY8y89vUkHTga0KaSq",
-	"SvDRnv+mpyfGKd6rta139oG3M/bdM/aT/H6wZ/t+9hv4Kh1fkFZLAOg1m5tjVlakE0MKPU+SrXB0UfSe",
-	"ydKFXHcJRb6EWoIAtZc/y3rLZJDt1uWfFnp2R+HmU2Hsqbi91S0VTYGL7IrVKA/VP3fEd0BxjnYHlEG/",
-	"MtxTmpn1C6nuyCVourcUeM/NXQq6bbFxKddCAE3QhLZiEavScxGkCH38dtPUXa92MUe9OhZvhHK/X4w3",
-	"6lVn1ug3jJzRffg4xviefJiNzO60seMx9pPKmpwcEnhE2mrw+eyjM3mXAXn23QJCs/DNzRqaECes/CJq",
-	"uu9QFwikLkXuYxBzHVof+ohod2YnhvXJ5k51jtl0wxYcs7Ggsh+1Cqn60lIxwAHVl9iu8c0mOOkEgyqr",
-	"ptQUuE5dMvMsrg8CWL4zHmkftBx27kzx+VE/BAD5NCKqqww6jGwJhVnxUih742hba8x5IOGkahAJBKJI",
-	"DvpSr+cL8AHJpbTyHsrPRyRykPTJt+BdhE9gKb2JmUGKx0ThGRlb+K4dSLrd1qvUonTcSinMurA70oFh",
-	"l6tS5+uZo/2OX9cDbtG3geNgYf86f2DUxNyHhkzFjGPdEtOoqwF4p3Szx42bMvK5eZRFJ+OEhr2JmmRM",
-	"RmyCL08yNqH3J7C0CZDWiTuiWl2QQcYeFnK2YJOrt9fvGbV0MGe/OXL56cybPs5+o399OovmO6OlTnwp",
-	"G7yINNdw67S7cfG9lKni6nv7YOOb8I1YHWAochrPPvuQxPaHgUIH1pxgyUQjs952p2Qk4n6FbWzmMuqM",
-	"XGc3XXuCt5bde1/R2MurVy3ZvVvqubnbUUUvIvZ7LtgDd2gDtwZzmnxwhqlFO/d91kFV5Mhhtfc1NqJO",
-	"Bt4/Od3EHMQdz4hN3H8mrBQrwamsQvQchoVcKrwWoXpb8M3l0u0GUiZRvVpy6KoR68TpU7iEp688KqD2",
-	"2drQBp6Gl31195a360XvsyiEvq3KYCPyP6vCYtvrEsYxw3SV229QZXPJUDprfTPIn1mPkllaOxbj40qO",
-	"oKuweQOmVryAn7KeVqJDQfc60D5le7olN+beW8Uxhta+1yMg7H+1guy+d2tItO/lGnru3V8Dfz59oGv/",
-	"U0tbgupsI1QjzPC4FO5EFEu1IxmEZjxG48w2He2L9MuMOFMEKBRosLOFQuUlxHc6QQqMF455cDUTRYuZ",
-	"FoZua+R2RMWkewD0gcLu4bw9xZWbjLjJdVOn0uyGfnCD5eMm3WS9h8VmP87t6szrBkjutEbJUlZ9uqrH",
-	"7pDii/OlAwcpYSrtz6r4PnYlwBxB/MZktRBUqWbFOncy+zRqU3BgmZhHtGvxu8P4cBPXM6ta1sKC07bl",
-	"21Ivbx4F18gFvysbFCZ4xMY6Dt80yXh6380qU0NKRw1+9p9/vaYxVZx92OfXbxRT3b1DG8WkzjeRNrSF",
-	"Z800tFoXmSq7cVc/GTqsx/WTeYm1bCGyaV2WQsFFflR62AFDff2GLZ92Ae5eiofDMySJAHaWc5qlkDtR",
-	"vsQpbG7KtdoXlQTNd3JsbEjOlwtqmx1YTKNnciei2JWw7QqKbdFJ05cPa866XTjtNNStCDGxnV0BcTWA",
-	"ZMQPxpx0P89azvI+g8Wx6INHunjBSaKQLKT/KDu4NHxatNm6Owujh5TfbyuX9otvc4Q9kgwUSZdqRK0B",
-	"+9zbk5mv0Qsx3VrmM9Y3Us0LjOg51eqCKR3eqnoAQrOlW10U+sH4Ugf3MocER6gfZxi35KiGkagUque7",
-	"sJBe1nNTJpWE7p0FQJjebi8QjqNhyiKYteFCW/n13ae7o/ECBqXR81E4lBPDjEALJROqgqwswcAFNaUN",
-	"xOOsVSGMoVYrN06WpofSUIXwdPBQ43VcGsS4p0MAfpF2ES0UaofjKPGio8X1MZcAcwIyZqSCon8abFx3",
-	"UBl7IZgu8jAqlFZe8HvBlo6sGl0r+RD3T+p8CVL8qrVzxBcID97ZjKLe882rBWj/56VgRigblwRp9qH4",
-	"qp0njtRs4iCte4dzm1pRpEF0eAOJTnG8sgrfJWDWD9gvOgCnEcS7R3snWF1a6/aT6gcXHtRh8lyvFZmB",
-	"fZOLE0dg4XWDfReepF1I9NKhvGxdgvZ2s2wJGtkjVdGsQaDaivB2iuaO4L+b9vJopZgJBwEHAKgolcgr",
-	"nlEtmX1+vKadguDvt1eHQwOWOw64lYccoXHN/07taj6/PQxyXzK89J98F/U+cgLPUpdiEPAn1PRH5yUY",
-	"SEKFpmb3mKO1i2lDohd00VvJxE2hE+GuEMjn71/muK8wFpMeWF8qxtkDjg9VqXAKVuh591ChBhVLnEYn",
-	"mrPXg+rJ2/GKnzao2n4vf5eMlseTOrh6h144mYxEURCI/9+nJNafeuTpWHGgFB4VbvRtkn3vh9V21PZK",
-	"+DL9NHrsI/hwFNrvW8PGJzHstFxHaVsDS0D+gKRI8rrCUV1AExuq3VZLOYfHj4okSQkgfmkeQyIfQbgT",
-	"FYvqJnO89LjWpI8hcImXFnQQUEa2t2jXJQQiLaB7/sgB3jfMR92FqgaFDv59yG9euTNal3Xlj+Ir9jqP",
-	"YuFrmFft+aNfSzHTiFkphKqzlq3dT/5ltJqMok6ruZ6tl3DUE1Pw2d1kxCa/jXtWfLTj3ogNh8NPE0CA",
-	"68LXnZppqOlIVNXE+/wXZQEUyUJO1fqc5kU3tuo02sGG6/WcT9m2pBGPdghZD2xnn6EmmmIb7z64zUXV",
-	"fBsMLBSaTZYpht4GUIIX75pvXSghqV69c0+uxUyr3KRl3lwYXGWahoBvAvm7r/3LQO661eVwp4PQH+yL",
-	"OKDm2nIrbtfFtbCH5WLCFtMgwN07QHSvwkXmD795P37WS9X19QeFshN0jbiGpqDohBW8FGXoJ9ukGStR",
-	"Gq14URkDMjYxdnUzHA4hogr7izqVHgaqtrCwdtX79AmCK291i/SCaQjueCor1VwYX034b9dv3wzZ5dou",
-	"hLJyxq3AGlu8tq6xwr6zfaKPvnrruFdZMMY9TGbTJY4wMTQffopfTgajsZpcUtlkkB9G7HvYFwt7Dv1v",
-	"oQgFDOaw1Vf80oUYjVWogAe/U2a0iBIvPs7EqhFUlIUe5djNbUzZjLFqkDES/8Fks+TK7QmmGLJLKpdB",
-	"FpuJsRxWPIDlzBbUQq4qZxMCJU1G0UoQTnl59WrI3irfMh3G5HfCjJXSHgV8cQCIdORsVsi4kI3Ty+bC",
-	"Qo9qB1EM5cOFnXkD0em85MpOWB+iDcN5FHouFfv53Wt2euotfZCrNRmrGS8KMwg2To8L4TUIwQr2y1Dx",
-	"Ok5cPJVqrAATpPG1U5x0YfxgocvbcKzGCqreU9noyNN5RiV9/wO4Cuu/++E5+8uzb//H4IJNnEgz8b3C",
-	"DF+KsWot881eQ5IPVEfhc6kc9o5gC/DiJIrcmDB9OwaNF1bPDZv4B1Y7aFP9lY+Yg4iiaX0AQWWWx6qQ",
-	"Btrq+06NUMQQKq6FEiEeLJOn50+Zj/ab+BJ3KDdh6z6H/T+/e33BVroo2OSvL91ZOyJ79pvMP02offQE",
-	"4goRMOXaN+fDlIOev/yXV6+q/NbeqPcEgqdWQvGV7I163wzPh9+AQ9AugHidQWVo6A+UUglRQXISlTiF",
-	"rbqrRzWmUQCKjdYjKEbdn/CZ1eUEAlG5HSv4QWo1ydjE8nIuLD5zBGfC7QR7xbh7IH1aWH9CdZImWQDY",
-	"WE0wV3CC0iY4mXjha8mtSzEYsku83EYIWhpkK15gDDfe87FyT8NVdi9IYRhUla5TilBWKs9LYYwwCPNw",
-	"q1/lvVHPIeClA+JLHKjubm2TSqpXzp5jXFFbfFb05mtHbeDFlDUk2gvYRKiIoi8VLN2b/147acWz2R4c",
-	"lGdBPGnya5lL+gxA1p9EEibFhk0GeCpLWWzgsMjrFr+LFd9bVkVVVnctK/UlYlfocRY+96JILbYX3WTk",
-	"DoFmp3dQ9p88DZCjU8jZBmtEW2gNmPVIdE35RvYCrYlsSAXcksOJ7TotfPVRx1XNDJQKL5nRbTNVRcq2",
-	"YVi12/fZxTvU1D0L2vgQCU9SqvqfMsfyVJO4LP6kXhc/g1wF4CMnED/vq+6341ZUmT/eXFwg5+mfH3Oi",
-	"PvXTSeBODqfAE0esZfuRghuotpJudYm7LyeE+uxZCfCYw1fyAVzGK60MCsNPz899Nx7SoWOm/y9K0a8m",
-	"2Rm+6qgqxIKCELwlWFP7G9ryEJUZ8tmlRw5LPQvNG6A/I4VXYjgWtEoo9DzztdjAHgimhjkENiHL/JD1",
-	"Pp6SzHWKLriobLMb96xhwp6nja5+H7bh/8KbCkzsVhYOnbBqPhhcL+qSyVg5iEu1FpXUhF2IIVVkVYr7",
-	"IMTMtTBogOA4d9+NixwWvsPZSJ7DYniDIZkq3HhjlZfyFkvSRSXr3OZDzJMRJYrD3AZBqI+b+eacYaz/",
-	"07GCDhaQy6WwkNa9FA/I3itQDEa1P6s0sY2AmmwgVqOpxUlyVLoBBCuM0YPlitzJawTJQqs5Lk8xrqhh",
-	"FezLrVrHHRhnXLFpHNXC+s/OzwdtosCLmgfsy0sCqbtM8ZI3lA1fu9XhhlC9m+0iL79tN/sKHVCxVJwT",
-	"60DbgcQnbgTrG8HL2YI0BfHRen0IxOEVt1aQWSu13n8fxtOqgEbqoJcx8ZHPLFZAS00QWP2BswQs2DtD",
-	"Ffh70CSv3c3bdnrTjSKcxqJglL8MkQF9Xw8BwmMhRkD5Cgep1eFASXZOFsgeNLyYOzEXrdAvKgvi36X/",
-	"8RozfntZ7+cdrVSbm3TayogVO7eKFMXv9AVe2AsM2Rj5Gg4gw1P0X8sx3zbxfQu/vyTHqi7/frYVgeJY",
-	"rKumvAC8AT9CQz5Ido1RJ2JqMa9KsTZqTYBJ/Qk+9rayvKjc21hwUCYVdCzaMCv48gIaTbnB6LHB5yAM",
-	"C7401JKJkjF1AbTXG3ZAtoKkyr4nxxTohyUY3QiIKA/S4IWo02hKEaoZJUko/F6jhfEoqEDz+PjZT3U7",
-	"JOVONhDx6f7Dr2UOfj7W0CqrTloh9N2QJaemMnVFltCyoikGURYqWd0FltmsHxBmONXO5zAuWn0KOWR4",
-	"4Y9/wLjO6Hz/COf5syINvFm61l1KhDjmJnt7ERl8H3W2mZdo6wf4V2GPfXpfnFynSHWdoh6DRl/GJxLs",
-	"3lEmTN936wTrlLsq+SCLS264Y/TNOg6h3u2Kic8LJxPN2W/4D7iintLXz/fdWl16C83nna0XX1cchJOm",
-	"+adOLnfJVV/oiuM2/2BX/N1aOQ7atbJ7hWahOP2xqPhZqCTeqt3+oKlQ+aGV6NtrlmO6gRkrN8KVNnZe",
-	"iuv/el1pBBPL78SNU3DXq8kAS3gE1zka6VH0xEIPvvJ5VQA+G6tY8x/FSu635xmbLHUpJszwDZRBKnIo",
-	"Fq9MVVvC6KVgVuthoLNOWjZkD/eV209MvIQcqw0+UFu+uDg8tNK1Eql6KUZOoV9jrTxwBxhIlCs2YwVG",
-	"dc4KbnFNHtJxVXewC4i8PgNfanAjakyMJyFxyN4AcObagRvLg2wdHNan0uV+jfgy4MsfmStUq9zLFE4i",
-	"zDya/SmgeuiMlLou3qTuca7VWvX5rAHUqtYr/s7pbBBUa6sG1VUVtm+ZYXyuB96FGBRlwJx7KR5EOUIa",
-	"gW528NIl2g1WbfMcQHnpVJh7uiihbE/VXc9dCjNkPg9orPzK3O+sj0FCmY/IN1TUUCltAWcMOqW4L3JV",
-	"MWFYN0ZFjBWUqdCovTrFBjv6nZiQf9honpK4IjVxCRTfP7bMBCvscjMAKMe4Fb4qUoQQoNsCuhjorSjK",
-	"CgUDBkC2GjawzI9/Ic448PRYTtq+GKEP8a3dviMozM10mRu8ALgTYCqwtxO/OaFmAngeJzli1JTv0fh6",
-	"DVW/MdeEPCVYBBNjFvBbD7gB+pXRJe5balAmGONzLtWQRd1C2a0uISShGourmTBD9kZTEIqm38eqjyvJ",
-	"okbtA8epOHt2/hfvs0ndBhSU/n98IbCTiT+Lo2gVMBb4zzveEogN87dE6YdjyoQrnZuz31Y6/3Tm61wm",
-	"2UbwWEEAW4rD0UbIDehemwyAoDpc59NCjBhXmzGVf1vpHEsDEJY9GzIMXoAe2ODzaJNgxsqLMCMAzVZl",
-	"ohNPzg0E6xg2wfblvjIntTDHmB+3urGi8lmeCT55yn6S37ttFnq+TQmckC4Ve3LOjOMisGR0UThWyBX7",
-	"M3yOofbSlyUesvea0grdR3qekQHV4vX1cVpSzcRkrJyUSHa2iQ99fq3np89DdAyJiuJe6rUPGh5VkRJQ",
-	"j9QBy3s6fXmEmRN3waPUj6OQDDu9nWClBKPJhvuUmUELF7zS+WssbfkltMqVzneqlLWUhW86uVyD126l",
-	"8xMDbea5VKI0F3BGmEaAEjnkTLSZrcOHbS7p77qs50dfMS/u64DVcq3GsoetcQWh5m3SU/QU+qr4NitP",
-	"621Wks1Fk9V79dwvLWwYmhIRujltpe/7Nc5KbhYYWF0KQPZW34Yf4DO9XG9rWM4aSB7c56zPmzfEqZyJ",
-	"+zT40j7/iRUf7WQULZobKkNhIYgNIraLyQiiCf92/faNl7D7k+f+BKhW8GQAwedumLZlhyS+BJQh5juK",
-	"5aY/Yf6Ui+hwflx0Z8jNvWHikPhozwA49YGaK0tycSrEHKcHOShhEApsYPv8k3nmqn4zqSsBYRrEQH7z",
-	"zTd/GWALRG7gRIl+NxP3cACfu7fD5dhYWyqy39HCSVWeFZgIBLwKjE2cbqxgU71WeQ3b6j1MHZI57hya",
-	"YPWxlOsWJxrsXvCn46jR9WLhvEZzgFV6U6tn4kfVEKJqfW3qwX+tBWiIvvgqt75WRa3bfmXAqzXdP8G6",
-	"91h11CkSKKGMVR/dNqFNdQg3hdAOumGDLKWO4z5EebGt9JqxMpZvnEBzHtTfi0qlqNQU1HmdrqChWK+v",
-	"gYDCr29xhVjB7Vi5nQmVp2SCUJHui7oTfgcLrjh15G1TO2YfD56xtcq1U6e8KgbZ/9QzsEq+oWp7R5Pb",
-	"q2KRrXZ/euOP75prtkn/gzpf3TJDJhhXTPCykKJM3F1SPwKrwDrCxzx+38+wXWG7Jq2oVuGqYd8CyzS4",
-	"GSZRUW2USSAUwRHNNjvxdVjC763ud6so7Nvib+d+JYWIAOGmIHEcfheGT+rSNfeLqWLqZYn9rqlDsUen",
-	"Chv2sL+2aJD3vqeh+LgqMZ6a9W/lvTfVjthSqrUVbKHXJcv55lTfnkI/S4b/Tz89CHGXMV2O1YQaYU4y",
-	"NsFWmPAvbIYJ/6R2mPBvbIg5GUQ9FdkktGWcZO66QRtGiLceK+zSXpUepsKRUTtU+BlKCUPV+nqPbCN4",
-	"IfIhe8lnC2j/eoL6jDSMjxUw+EJSaRisJp8RWUcm4OHtpoHcqeqE6Ac3oJwvrMFwF/d/Elb+Pc+9+Rub",
-	"/W9EziYO9pBuEW05ysKgppbun9gRc4JxnXR7h2jewPfRuEE/4XNv70hc5OcQTxDuxh+UQTRbandiEE+O",
-	"Pv0+UnEM2uDn2u8z7nz/uzMTyF/aH+xzNHTZHzjrp3r1IsUmnm1TshfkCT3CUeBQUfNgNNRjGRNpfQME",
-	"J2gPHnEYkNU1WySSuKoOxRhB7gR4PvOh4oH2UC/jehfjIYva9/tkNSIDyptFnWpAMam1MeGDJb8ToUuH",
-	"1VXKnFgOcHSRS6dEhK+kGasaBXYajdMvZcS6GMWqu20JTDLsp+leoHZj5cldxiah/XD4I+cbMxlcgM3J",
-	"XXK4Jaq1j7rSka9WgmEUqx6yS98UvNoS9S3WPpYAuOOJNxJCx3CwCiv9cAER0xDa6PYMpzBW+EuK5GK/",
-	"6t/zDn05Ak29uDvR5/OvRp8b+HoM2vAylzaiDCcGECSr2kRn2KsVsvvKCkG/FNE+A3xrVwav3OM/Mt2+",
-	"wvtyhKOBkWot38EDU+ioadFaUZKutBDTsxTmi50Mjr9DT4fnf+SzwRUe5XBwqIpiVpzHRk6YGn1Fruvf",
-	"h2PEMA44x8ERzw3babSdE7R9+OMbU56Hn/5ggZAAv4SpspIQ4uolG7bg+VEtJtABpf1w9er/nO1nnK1e",
-	"xUfaNzNe+JwQX4cG5KlfRamhsSfmlFAxFGjjhYd/zDMPzWzajPpQFnZC1bT/J/pVFIXHkD0XXSgUnSO9",
-	"rR/yHiFOzZfRjjqH96u69iE+h8zqIYwjl7e36On4URTLsaIq3dt+jsGQ/UJ1DWStRLZbjJe6q8obD3wD",
-	"k6FycuFrtZlaGXATNimNV2NohWNVbbUW/UNt6LAx0yYt2MK6jniNWvIl6bwO8yB/oSvZqLv/lSXfevH6",
-	"FvGXsBWzdBELgJX/LgkvhLtgQUcVs0riTXTWgIg00kBrXREeSSOwuV5kNE/EP9M7X78uyC8QWmg1K3x/",
-	"YqnQ4+cUCwu2aASlJJJS8KkoTLc83VrxzvOvWxoAYdohyRJhn/kcyKNlWiKOzbjlhZ6vRQaqOpa0WFU4",
-	"GHy3FJtdVdwP6EbI8ZiUS7eQqc43SFrnv8rVqdsGlKrJmeUl4+VsAUGAt1WG33St8kKMVR//HtKkw82y",
-	"8EKzY76ILBJLULlfTgtxLwp2C/kOgwyctxDc9uQ79nf5ffAor1dQIw5rLKm8qktF88vlSpcWG0wyaYdj",
-	"dVllHRZYy01iIEIAb9qL7fYNxipuxgqLafWfnp8PLvB1pAbhXdtI4f8L9PNEaAAvGqtpKfhdCNm9p69L",
-	"ysDw32JZBIhm86xMKrSduz/M5AKTSRD0K26Qy9JMhbur3oxVSHVnMsanRhdrK8YKc1F0ySbD4SSaFMsZ",
-	"REwWvRBprung/8JnvHfjUXpmhT01thR8Wb+FITZpKhUHYpAImfl6DAr39Q+6Ry0MqsIbj1ALyA1eSBNQ",
-	"LYlRxMaefN3l4o0QuV/bMYjUKxizeesDVoaM6wCqjjQJcq9rvC9K6W1NB/XIeKD0Bp99lQjue4hbTIdw",
-	"I5k8Tvpngy34ZrztyTsd2MP2WSSa/O4/nn+kukUdeErp0NuK6x2Y0fl70pB6OuIxjv+tEnGTcr6doclL",
-	"x1+2+fKXQIhU1+fdei1UwkOBo09FQN1P1BvaSQQ4iiHmSMHtp2amVyKvevG++/7yOYPSlRjbggs68S20",
-	"S6HyUH0IFE0Ee2gcDKCqFk/6rF9HtAyfzSiWhjrBA8WrN+quJAUaH+Lto3kNSDbuN8qs12XQmGsiga3a",
-	"GBpKKrULsRyyl1BCiTlN2sngwIYa2a5aFZvMiT08zyUVIcUlQztl3z8ci3kNGZVtMFkVMgjJRBT3FJnA",
-	"/ARLvsHyH7hxXNl29g1ORNJ1BeM/ElH4AmneuOtovzutYUfXYiI4txCj6o5EiB8w/ThZRDgWIl2zHMhJ",
-	"s7/9VGw0+YLjykcHShDoxWhjS38XvS9p6TDtLH/Gi+I4LP+97yoGjn4oejwVhVZzp2RFAIPCpHuJegD1",
-	"KVWmbIvVq9WuMrWqS44QzLUvyZOHfHOfqO6eE43gURU0dH37pqfiI5S/vVtPxemfQhItjFdFqOoHFQ2A",
-	"iVtILqlJF1ekMZPW4zToqsrWFj688WNd+bKcXww5mlO14AmegiPbt7qcHcW4gM3oqjLW7jjw+CJsqY62",
-	"Q3zeOpmaGgWA4C4uIG0MkmXBZETczoRkNceknMZMxdwQI6jAXowp80JPt6vlbR3odfpAj0/dG7P4Nplf",
-	"V209DKGUfjgqUl0LS0W1Pg+xItIdtbVsLxwN4StyrgTEX5YhH5o+vsDUQl+PPc8zZjZqFtcqSospEC1M",
-	"C/jMQ/ucFvO4hL29H3CsRDeBdOwf7utYzKcyhdDArP/2+StWipU20mpfLbpmJTAZW1i7MkyqXHzEF+r2",
-	"AzMIFtXYXV51Dj3Ylom5ulA6nkOeIFesttAN64MGMdEz6ZSN0NnLfRNqCXMVL32s6Bv4azJCKT4XH4cb",
-	"viwgNV6qeXNvcXC0WfCn337HcjkXxkJXcjFWuZ4ZUrBO7doBkRfDZT7IQrQx5nibLTkq85m+YGLUDwpM",
-	"pdN1PhcWI3CVsA+6vGOlD+UuxVJb0loM6+Pu3L2BRGGtV5BAoEu2KuU9h4hqg9VgKPVU4QUbK479R6Vl",
-	"a6dhsWsqap2x5yDbuQ/dwUKQnzdJLXl5Vyk4HosyjEECAj9W8PBhsfGKGF75G7cGp45VOsjaWDbjZbmB",
-	"fCz3GpAHbtclhEJTIYLJndiYyVj1CQd4aeUth3II0evCyNxpd1lkbT0xbBINfDot9HQSfYT27bH6+d1r",
-	"9h9sMjRyPhkM2bVwpzEzZ767x3CZZ+zaf2Z2BDojCfhCnEs8eBLzleOTo1kTgqV4IDQ4it6R5w4bGmQq",
-	"zqAGnuC759L94RAEgAVgxUcLDq6OlGibiXUuShhO+zBlGD9rs2N+pZjjbQhH5gHMPfN3HsJ5my6Yw6Db",
-	"Xhrwi8Dw/Mio/0JYLovdLDoEQ3sYHsdE3DynLVOOwRhD3qj4xPrh/CraTG6mh0U9oLwbn04HkzeoO/AY",
-	"iCrPfDALtHAmnWLC8/wGyLnPTsEg6HJtbIbh5siMUIPAwk+08QVH5aLvWOC9w+E7saHqslDkApPKQjy5",
-	"9nHtTNrBBZvgZzQ7SLZjVVsAUxqaWlKVKO9NbIS+B7BHSwMmjwmxFFzGS5GNVeIIRqGrDBIyiLABh3A1",
-	"Mlr/EBB1CMJ23aKHY/VDFOo+qnNZ1uckaGPLJI86el3kvjy0G2aQEXPN6uDZEVZ+pOv6BULEYYrfR53b",
-	"zSARIfMjMkncJeM0ZE0QIkTRJSK1QHz5XGZ45pB1R3jjRs2+CCV/mjZmwdUB6RoQ6UgmT3NH/SlheN+5",
-	"AO8OJWKgmAEvAOEl+QNjOkjwYP0n3zIzOBzkkPnTbsQLMReh0XGzlzEVC4KIPW7ugIRhccdATMZq4ZZo",
-	"rFhRxB32k3Sb6UN8xla7KVTUpWVW69Y+B+9h7b9jr6O4+3PNwhm30mlUyncbuiBeA3X7qgJqkMS8wPLz",
-	"z86ftZaYj4MRD+5PFFqTdiMzDsbX+EnrkFu9jvYN+JP74Ms6WN00+2Oz4ACPYudwA9WloVqGs8P9mCDi",
-	"tetQ2KO6FLv8FG76gy+C+yidL3HcY2jjUW5rxxFYgfAEZy3AOmMVzSn03GQktWTsb3rKLAQMQ7RhRbo+",
-	"83zOsA1uO8N6Ds//lz2qqNgOscCjiBUAFMZ9yLabCdsZuxlDEiMGAEKmhY8QRHnWilWnY6vHzGIXy50h",
-	"s+/xla2TapIS39+ubklecjRNQhlm8CoVpr3vldnTGObD72hhvrx6hX1lj2tjxhOoU8yL0MAUSCa18j+W",
-	"EboowFZTdZNl/eiwuBfE1EYrJ91iuSh3NJNYrCLM6WZfTpnr3lOLvy9krauO6+va63BzeX36tOEOfdAV",
-	"uT7aOT8nn7GqDpmiXfz5X8TFNaVBC5MMzemBrB901hUxabTEbY9j+gHEfWq2C+IwWhlowRth6yUstxrp",
-	"jhV00qXE9WTf3GYBkahxLsg+lNuO0UHNfHZquevI7kqUvvMoji9K1vczZmNFzwYjYg7fsodSu+9oHdCi",
-	"G4h3+MjR9qfnEGdUFNlYgW8XCrfRPL4Q6bdUn8Vk7HZdQoCA76Yfe/LHqv/s6V8GIRYMNub7UQd4YGYs",
-	"dBCXKtcP8ESYIbvEFY9V1XKYK7bGesHRqjnLpeHTwuk1hgonY9NiJ0caqeaFGCuAsVas/7DQ/ljDGhai",
-	"FAO369Do1+C5Ae71n50/cZoOed8bvAT8CVWz5GqxWMqlCZDzbwa+9izBLGB71F0Q3UNgxZFqguiESCip",
-	"twH2w86wOQC8bu58JHjBjTXsm3OW803SPXFFi/wr3IcvQ/Hqc/zvQ/PISdQb/fNDzcteR5MW2qBywECs",
-	"aRFI5dFoI1dabZYaNcZAHveVYXkn7vVd4I4NoSsRvCd319INOQNS2e+epXryd0wTd6s6Upq4G4pVlc4r",
-	"mSQhj5T4thdHBoezJYzn2iXi/mwwJ+x3ky0xAO6ociXs+qi5VpdFgaN2ipULzqddMuDP5oC8mINFwCqs",
-	"8OuRwl2hjI7KOIAdU8RjvmF21wMJNyIQouBcSvkc6IS+Fhn6Ajm8RpS/j2NiFyqg6BTsCOilOKp3AiUW",
-	"6NmYeZENAnUU/AvlXQ0tWEjP9HzxUGyiLuy7Sewv/qXfkcrSGo5MaP32v54K72eMeCdbcsXnwrB+FVVo",
-	"hKA8CGy0LHJmYzN7jZeGQ9xb1ywdMsZnkIeJiaBXb6/f42yTdVlMnLz8t+u3b7JK7pNYBfK/T31B7Bei",
-	"kE5Mn2CPMCi1JO1YQUctZRtvv5dLYSxfrias/7OSHx2Atcp9xBTFOVKha4D9BPNCqyFCRNHp02+/G1Fw",
-	"2f/EyooL8ZH9+PfL56fXP14+/fY7J6aMe/hI5rUajNYvpPbrVOcb/IE+g/qM78RMQCg+KSiMs/A5+L4x",
-	"3SWoe4w/8A0qI5UwGhV4pb4wYxVCpvwhDpd5e5iUvwVfjO2Ga/Z1OW9t2jTzJfgcJYx3PXUzTN0p/vzu",
-	"NcQxcHOHd6B2DSHSDpSPz7t6MantWMuxOurDrOz03e9al5G2GiJ7ciIQTl9/DN1q8xh9ERidHxurf5F2",
-	"QSTSsb7drCgJszp7Oo67qTlfwS2Uv6kW+hgGk451ek7FdqIWc1hAE6NyxMpEFX0vKrJfr6+JdLQvK1o6",
-	"VkhMp3x2F/o6ODlpubKb0OVnMGTPm0Uw/e6lgSIDoSs2ZO3AascKY389v9a3ZECqNQd3G5hBtzssz+kU",
-	"49sQUh11vWXe3z5WNCSUJhShFzeFF0crgGNBJqzLCij9Z+ffxJ25W0OOjnU7js9oaIbfR7Tfw2vCvfiS",
-	"Av5DOJrPZSRn1YU9+83TjE9npaB/7ypvSK8cAU/Sqal+OUe3cT09NjJ4CXaXAOJ3k5GX9zgJRWCB90Of",
-	"GEwLB+Eww3Yxjpq4f2RxK3liDSQr89tSmMUjkKluhP2tNxW8FCWaL0f//OAgb0R57/FhXRa9Ue+Mr+TZ",
-	"/RMgDjThb1UBMMxXdQixFehT+xmd3NEPVY3I6EfUYePP0GwY/RKlWkW/BgjEM1AwWfQTeBF6nz58+v8C",
-	"AAD//w==",
+	"7L0Ncxs3tij4V1DcrRI5r0XJjpM3I9WtvYrtTDxxYl/LntxXQ5cIsiESoybAaYCiOSn/9y2cc4BGN9Fk",
+	"U6acvH1bUzWx2N34ODg43x+/9aZ6sdRKKGt6F7/1lrzkC2FFCX89X5VGl+5fuTDTUi6t1Kp30Xs/F2ys",
+	"xCd7M4U3xkzfMjsXbFmKe6lXhi35TAx7WU+61/+1EuWml/UUX4jeRQ+/6WU9M52LBXfDL/in10LN7Lx3",
+	"8fT8POvZzdK9aWwp1az3+XPWeyGWhd4shLK/wCi/4dBLbufVyPCfrFeKf61kKfLehS1XIp4nMW4p70V5",
+	"3DFfy4W021D7Ua/ZgqsNk1YsDOMAJDbXRW4Yt2yhjW0DWQEjxrPm4pavCtu7+PY8c+CTi9WCgLeQCv96",
+	"EgAplRUzUcLqrqdzka8K8epFy45lvnO/t7pccIuDfvesl55Dr8qpOC5U33Nz95hrfi/44rgr/mBEqdpH",
+	"XPnHh436q5jMtX5EUHx2n5ulVkYAFXhb6kkhFu6fU62sUIDbfLks5JQ73D5b4hv/45/GIfpv0Wz/dylu",
+	"exe9/+usIjNn+NSc+XFhxvpVuVJMlKUuM8YNe/fDc/aXZ9/+T0bTsFxYLgsz7BFWXE2nYmndZltXeNjK",
+	"aoMmlufo33TO1UywNTfsXyuxErlbKmeWmzt3i+eC50RFX2tcRJqOug9ODPvw7vWwt+vgYRm0QPf86u2r",
+	"9/pOwKjLUi9FaSWe17QU3Ir8htvaeefcilMrAd8ag2c98WkpS2F2faNWRcEnhfAotTWGzDvhV9YruLE3",
+	"K7N7iXun8zdr68Equnbb16e6Gf/Aq0JXMLqNEQA/hon15J9iat34V1N3fK/UcoU8s4G6jsaveME4vMbK",
+	"lToxTMLb7oTrZ4UvpTGjGmCYOrI7qQDgQjla/w8/1Mfmq1nv06l75/SewwaNeznew09S5Vf08WdY4GKJ",
+	"O+NF8ea2d/GPPfe44FL9nRcrYXqfP2atOzkxbOleZTgDu4dPMkaszLBbWRQiZ1INt04KNpv5PVaLbD+f",
+	"d+JfK2Hs9vWI95fn0r3Li7fRK4hvu3YRr59NNv4HB92MufUAMQiylH+Tl+KS6YW0VuT0jWGW3wknO8nS",
+	"AyI6bb+pz6ltLpelvhdvRbmQxkitTLTl9M5ueWFEEwVBGtlLq8Ms16JtPaUVt3yagHgHJF/PtREO1R1c",
+	"8tXUoYFNoj1PSFa/zoUC+dMNIFQucvdpN8o32aTG056o+1H7nDkKkTFdMs4MyVCMK7dQw/jKznU5SK7Y",
+	"06LE5glkJwZwxyENzXdiWCnMqrBsxu9FGyyW5UqJ/Ca1BTd8wR3ywUvAZjyUceBCGgtgdtPmohBW5JeM",
+	"T4xQlq0dRJVWguWyDsx2sm7kv8XNZGNFgiq+soa55/UJYLO4mlzmTGnLDN90nM7tKLVvbgmAnhV3Ef5i",
+	"WkNcINAamAgQBbDv4w7cN23Ib9InVGMV7vC5ZbmYFryskMNcMrFY2k0Fshx0Fv+igXMCzcHf5C1EoR94",
+	"WfINsGr/5vaSlFgLY6vZM//LrSxJQelCMAI1SMy+0GXiQrwpclG6ozMVDQirYFbr6ApMtC4EV1tH54Ht",
+	"F0lzJY9slUt7NbWo3zbOLM9LYVoANC2kUO7K0lv+eG4dZVAbd2cmK8t4vpDKHEgQvBDC+rdIZ+RMnUqV",
+	"wbG7kYG5DIAK2Yp6At5MueOeyQlLXbRM6J445dMN5ihkvBmlJzrfJAe0TvK8QYFve1CZs74SDkXdsEZM",
+	"S2EHwUQgSuP4Ert6+4rBOPCz2zmbuq2vpZ0HMkFAZdrO3fNS5EJZyYuONMKN2rpM99CJZnltNtw1EHac",
+	"nIDcccZ7yWOhzAhgmo5yLOUpbDeQlvDnVC8WXOWnhVSCdADHXNw/QY92QqpWYlu0a6Fcbg106FnA5dY7",
+	"8FLZctOdaf/qcM1pPblWImNiOBuyPBhnhlIZy4siA9R1mOugPESJOs3P/RXcSU2qyxpEgG7sHXXFdpHo",
+	"t9QnW/sVhRHErUDEAnads75j/U77rmQ9M0iIbwfoRnplpxrJQxDsi0KvBWr1t05tcpjIZSHyBEa4l7hJ",
+	"H9zGMXt3dDSOoyI4UI3F0HxpSoL733X16Z57SAFtWvAc4UdaMwDuv09JYD19lWeMF0YzqYhklPdwNws9",
+	"Y+5WNAYdxGQKhzQ4h8YB6EbBt2kCxsuZsJ3Q7j2+mtQdue15DK4JDPBFdZjhUAI+1iDZejXf8pnYvpmB",
+	"/3ZjxNUdT7DiyIjbQV0mnhp/1Lr29wHC9dV7tbWrPp9WBOHl1Nzfr1ReiMhk1bCN6GK1UNE00dW7laJo",
+	"QWt45PgkKGgZmnrcxb9gZimmw+r6/+P849AtLol1t7JImyyA8m/N/EOpF+zJtsjs7WBz7mS/JpJHO1oI",
+	"YwiFdkMVFla9nwLs82JlrChf3pN1rQnXFf7cYu0xAi1V3Yh2tO46RK5BlnAELOdT20KjaM1bH/8kVX4G",
+	"0hVRE3zREUVpGJ/olW2heWmCisIgQOXEsLUuc2KH3/Pp3Zvb2zThgR+aQ/3iwFI4evwrL5VUs8S3jSOD",
+	"pxFhoV1XwMvoUOITSB6spxnXltsEuSkFzxMK5mt57+gxz6USxtDOn5493dJWCERsqlcF6ngT/DAJH2P1",
+	"ciliChFk/ay31uVdoXneJpn7nZwYVvmLDMhysLnbVXHt0MeJmGRzKQUYic32Ldu57k6k91da7jbhbZyl",
+	"3/TO4zGtFq26C68Ol/A5iCzmEpX6heDKOEZ/iNr4Obk6ZblUonytZ6+TROyNEoGFczb17yNzTxhEd5l3",
+	"wtdOTXTEg5Viqsuc7DSeEHYjMlZ8si12E+kkW9OgNZfeScf+zH6S3wNWcYcXsLW1F4sLcWtZmpQ0b7Bb",
+	"QPLI0f4cW/i7WWLDF5+zJo5YP9L2dnGjGTNzvXZwloZpNRUXzNjlzXDYYSMw9vZOPoLfthBWtBvL0fC0",
+	"w0LeNHPjBx3N3PHsjvy/oI8fZOaGD3bauRPmbc9rwj7nWt95g0/GJpugXrZIOrss3bidLpbu7hv7nJzH",
+	"E9Pu4Kq+uV4tFhzEzy3ChST2Bnx9aY0F7/W9YMYR8G1inCHBlrZ6lOQrdRrZpgvu2lCDT6bgJO7TRDiy",
+	"q/20mohSCSsMA1HKVKpNIbhxGILjGdYP7C5DZjVS75BbARNz9Gep3cNpweXCDDK2RuHBoK0OvlI1811F",
+	"w56eD0eqKyOryX4JLQL3feNI341e7Qp9WOhSMHzdra4UbO3+z8658j9DQERanpULPhM3ZjUxVtpVi131",
+	"DfKKQk95EZi4VsWG9XM9NWfw4JQeDBf54ALeh7HJBFuu1EhJZazgQZ/VShi6yR6xTwwcgNdKMyb4dM5y",
+	"aaxUUztS8UKBpGZwaJEiK/LavFOuHGqXK4XAGY7UFUolbgA0geG6zQGn98rNcB2tJXWE9cCfwxxjSqtT",
+	"ZCJbPq+kMcQBLX1JAJxbF2KXLAck1NH7xxDg3uo8Cav7acv6qzW/FaWRxgpl/+5UTvEc7igaPhyb9Y6j",
+	"eC8ng7Cb7ktMzZNaNC3tBtx4atYiZf0oiqBX0hcouFVYj6h6bTflQipG9j40hjkBaKRWqvpRr6yRufCv",
+	"B8O1Pxu0Ri0LPhX5AICiNPqqgAyMlLQXMCFeHZCyrGa5HrJS3EtwezIOFEQoPws4z5xcaDK3eMc5Voat",
+	"1J3Sa4UXJ6Hk0WjpgwW4hHce6BN5R9+njoekzRsj7C4pLTI04jnM+b1gHG9bbHWHHwYHivex+BERhPrq",
+	"arw0BlybAOgR5xjWrJRUcaBRy4lU4j56Xof1X+W9UIwbNqbYRnS+QKzeRNxqwDUQkQXrW7ANlcbic0d6",
+	"RupWrOEQuPIxfg5BQS+gAWRlwSSDZTVIEj87GOLq2/q4U4rzsNs2+i+XN/eOomiVhNxkZTYpKb66sQ0W",
+	"mfLZZQ+KUPLfoLM7YbQHB/YXRRTlpbw9RMJ1r/+qy7xFGyAaAaMGeun4D+u7a7qpSxL401O2kGplhUF6",
+	"pxX+PlIliSKOZ8CIg8DwAlZ6NIJ3gwPL+/bjUxkp2u+9SF8RfLQTF+aCF3beHVw/4vvbsHpFApskkdUD",
+	"DidoQE7i9jy8YhCOFP72zTlrgI/dS7HuDLCRSkCMvVI1Lgg8xqkf7kBopUqvCbJgcfMBCvsiDSNK1hrT",
+	"Bhrtkk/TT5HDpWm84IuWwEPBF43byiai0E5/sDqpRK2W7j7d8Hsu6Sbt0HQIdyoFOAIdRTCQu2fKLS/0",
+	"bCWQpUkDQxAJtXPhDsR97OQJJZyIZMSCKyunYZJlKaYiF2oqWJ+7v06D9OIkf38RcJSRil4YbAmOjkBj",
+	"UMXuS8T+jpMbhzLVHtBnG3xsyJKFssSYw4sZM9r9sgH2gK/p21tRirxFRkHwH0I20/7hCpkIPwIp2Lr4",
+	"WY0lBEwjTlCjyjWyXltskhl5Wtv0OlehvNuY5TVjjJORDlhMfOJTW2zAJaOYG4tbd2I0EOsrTQQz8/i2",
+	"4EreCuMQUZe5KDsLcLBokb8Ju2hKHtO5mN6lVh8UYL8FUHvdFLysuTEibZcGu9ltEq0J0vyAwDdaSWdI",
+	"fwXw7XJdu5nXuszd3fyAovy2jXa4S7Tfp7L59yhMzm8TQOtP6pKdI52gJaRPbqVaEWELuFvaKeub1XTu",
+	"8JnO9tRM9RJpH8UHCsfPRMkWfANfus8GGbo11vNN5wP54NfZfiQO5J3OFQWhBsGBr6MTqG5IhX9Zdelj",
+	"yNXwv5WC/ErLa7gJN2oq8gti/uTmq5sVSFoFhdKx8HDaBowKuiSsN8hAnF6bIi9DRkh9AdQHZwKEgagE",
+	"CLHwrKOhC7M+V/kIDD5+tMHQ49VFeKvCD8JBZA7eHI5b7RE44F80RDI4hN76wbu669TXKZNtLpF70ikd",
+	"Yv7t+s0vWS1kBDhoxkar8/Nvpngr4d+C2Cc6bk8MjpEOZuUoTTaOku4CuNm9s85BFX6wYrEsuBVD+Cu4",
+	"h8ALD4a15ExrrmxrPKYnbbXNsn5lNz1nEOM6+JLdbunakMAD68rwFFoxPlzWhPImdwrsiJLbGyf8vKj5",
+	"xA2gnKwxmWGEd4TfvaB5JdEN4iYO0O5j7EwQIxyus50ZX/eCAirkpfCBz+FIvz13Pw/SpPzQcJWGqJ6Q",
+	"jv3jGi9lM3kPSl8kikr6NcT3JjgbCpvxsbfcXTzXk8YUdHb7MTTGrawWhBPwKpz29jm1IDMpn3UsboWr",
+	"qYwW21qOtC2RNbToFjHHP91h0DvMakYgwfVUa47W0Q6Lo9jHYKQH28YeGPBF6w85Iq9sKvaKY8JKS2zH",
+	"RGy0ym98MlBLhMecl5blWiB5QoUDohqd6AO2Efye3A+XEL+bOz7qZ3dvOyqN7pQtL0W0ovYAAQeXjJGY",
+	"dkHLMIzcZO90Ib6XKpdqxvrlhE+HmB0i/w1pgMO7P5uh1INu8QFZBbYukDctAbu2QvYTg2DMWClU7tRN",
+	"hF4dclnYFR4MALeSlSsq1m9IqY42mAz/42QuMrszeJyxd99fPWflqhDoypkgnJzERUKx9J6uMIXJKjEN",
+	"HERKiNwv663OHbtdldJuTgybcCMKqcTA+wsEjJXCgiG7Cu6LjK2WsxICSEtW6qKY8OkdyecEBq7g2AHv",
+	"wii35M7wZggZYmsTkS0R+h+QalUhwG5FsODGL4wXTgTtrgmGCdpyocJ+3SRJTtSSUBJwDy+uOzjTdlez",
+	"ahoIw/f+azj77QMMaIm5EvF1vmTjBjUZDw5RUrdpWZKQitwcfJZ45fYFPBCZo5Qo/KYNbMMDvAVuxe1U",
+	"pNUrUPCJKMxBMfRbUzwOW+9igEzia7tYEERI/0rDRNkantCSixGEpm2ZgODaSTj4e7XhL8/2rvtStu+7",
+	"XCx1icmBFwwTH522ylbLQoOlYdSbQJx1PuqBrjyiTBX2y9XPL0e9JMhzOaMope6y9LLO2A65t4YMSnkb",
+	"3snZrtzJOE4Y93Zi2J3YIFPAj5m0tWjXlcLf04GtmMqTFmuaxmNpMRfqttSL2hSUwIEHIfKsOipdMjqT",
+	"9PRLMT08smPJSyNyMtcPDZokhptFQbE0/gGcwfCfRjuVwg0yEYZJm86FaddR910hQqGGpblmgw4ZU9X5",
+	"BjQgKKQu2Y/BmbVNDWrBD9KwXEs1y+BsKCAhssNC/iL46SDWY6SiIC4QXpxYQgFbQ4bTbrylqlwp5aTG",
+	"gN4QigHDUKARzzdD9rbUs1JAGMcFmwlr3TfouOhzEF/0ytJ0xvISnutypCDOGBbPcQ1szSU8RbvFPYSQ",
+	"DIbshQBpKL9gRi+EncMrkCk0UhCkAYycUzIfuFx0zqYlN/PTQuslTshWik8Kwaxmy1VRAPMCq0zG+EjR",
+	"OtnSCS7I13iOobecFU4xD8v5WdJmYwMeuuq2QIah+ADyFisGu8Zw6wvvW63ALR3A4GFkidsdSzRSW5Le",
+	"Ixvu0UpuWjO8JFmWwVrej4gHYZuDHIFgkDahd08k9uZhbxaiKXpZL0LSXtbzCNXLenSYvaxHi9hpsmwz",
+	"KCMI9hqJt2PfthXsRTLV5L2PCWSTlSysD9SohxX6aEHDKFqQ8iA8pYS3z5baWAeLiyffphLstff210Pc",
+	"KRgQLvCuXLw2LwMuHm8mvWogc2ldSmuFoqVWi/tu+Cw9z6pVraSt+1sdRFSvD/VfiInkir3FSa7/6zV7",
+	"8u3wyTPMYF7PwX0B1MVBYb8oW22ZlpU8c9TpWmPOg9a3qy5LPRAmUbqhKi5UaX8+7C0t/2yFVGyPSn7x",
+	"bgM2I+Pp7Y6h8TUo/SRV/sp/fqgNs84dq9g/qVrs/LVI0yOVmNkqthLW0VJg5qtnAFRId2gKwB6ffOzO",
+	"r0Xt7UodoNNuzR3YeQFeeIBaHRekqAxM25VsmvfgoVFH7bUTagEmWE5F5T5wE0WG1sTMHfje3GvrGHW8",
+	"3olH/k2PStnDUjUeHt1zWd0J2ha874+NXaHOh45wvVZYJ0IathCLiXc8g4YEzlH8ej3HUH6KaAm+Uieo",
+	"5YskNWjge3sUSmu+b5R3lkok6yZRFeJeFEl065xBi0PE2ZctEskvHtXe6kJOUzGYlO6/HZla6AlbcmtF",
+	"qQJVqayk0UkbOKCZZlJZfcH+BCU0pnNeOgmvNBn7fxgUb/gHP/33R9QFjDlM8EOl66aaPinqeuMr0T5Y",
+	"VjDax1Zkr9wG0774JE1L9GgpoD5A3hbPgU9jyPTvVhNx+qfACbIoUlyv1eDC1zxAfHYUWTGhbEnqPgwF",
+	"sWcUbXQYrA6P26q+abNPoDV0PdfMCNRAl4BPYKL1JgMKdHSnT2Wc9nj5QqWJ7eON4F5b3d5IrwbCPw9e",
+	"6Fa0/0Is3FcjaMcmk+sX6/Zai/W6iS2qHla5cYol6qZSzSgPF9VuXwWHWzg9w1bKyoKV4l7fOU30it6g",
+	"GMGVLcAtXA1dc1RgrbAvq6kY1eN9QiVlw9+dggxbAHkdjGAHFKi7E5vuDlCc4SeRdH56ibl+Tnoqwbr5",
+	"5vkrVoqlNtLqcjNwfEuqXHyCh3Nrlwb/Hm74ohhc1iNfoIZR6aQ7WIkYKcM35oLpqbw4O4MCA80ZMhzU",
+	"PQYS6YZmV+A588NV9PAWFXvvXUoHiKaFoyv24pdrBsZmyOWhsIdn5xFLSNsM0YTmaOL2qO9gJZWVHHRV",
+	"NItONkAr9S1zR5cm4quySJ7ExdnZj2+u35+9e/n2zfWr92/e/S9UK/XKMstnl+5UPNjgxbdX7388q85l",
+	"2DUI1i2gBUvfk1SVDkxolEHQa1GeTp10WQiL3DWXM0mpaienJ1llgwP9mNOLVS7md9/sPokDLtgHk4qp",
+	"WHJj1slIuSvLnGhs2ZOn+7DBFxHbmeHk3jmoBGtcBBkLVoXFtmyR6h9v7zKSf1JZocUG0lS85GRi0TgU",
+	"cXP0uKoF1swxYH2s6gZiwuAwIaDKDe5WOwJ3GVJuFxI8kSYmwFVcFBH7TkP+gC8TOewIKnTn95vu8iw4",
+	"yzPgb4TrGQUWZaTZZpCPp6ayEINdkHazHAZVtF4mwgblTFU5Io5flptLYqBY54DPOKokce35b7+r87rv",
+	"UpIZUq5ayfpnfz6MR7oxwuIDbqQQPuiKbXJTFdUX6oXlOVULW+h7iqT1wXor5f+dDNcr9eIwB10b/H/Q",
+	"pbcsk6cEDJwaNENAgAuUtakgmBVF0RaG0+oEtrqzD8k7X0OsWoA97BnG2gl+0rkP8qC9bdqkKLk384Ve",
+	"g8ngxEBlR4YyA2e4GXCTqJXTuDFxtlwJrNlWGOFEBYJSZPyy/E5QyDK9PVLw+iVGdzqFzGCttajwcIh1",
+	"jWbGFTrKMlJgnGW/6K2JOARTMqyTiFBDUzZXIfAH7ATSjJSXXdgbKoHc1yVzIumgltW6VQ+ZVZZQ9D7d",
+	"CbGsrVwrT5Ag4MuXWHZ0BWgN5c6678id1vyuJlDFx4+86K8lT1W9ajdGKbFG2ZxsURdUIEYWBXNik7SY",
+	"PPr89SvSLqVl/NZBVlojitvgEJhrcI+RY1ENGiRrv3ie1dh/7dOnz/Z+G3PyZpeOgyhexefDcnaYdeqB",
+	"M/v0hWatYWyvgVE0XcPYwJ9tKJJsuMgzNkIfB/fmzcp4MeoN3PWrvvZFfyqUk6ZZ1QOTRRpK72xWihlv",
+	"qWTxGkR2IwoxtboEbhw+ULM43PBA442PuqtJIwdoZPR9zHSioMdeKBYX//jxMLPrFYs+PkmZisi5W4Ny",
+	"q+B603SWvENhM1poupim+7b9mrvH3tqcWBdgIJ59FScJImS6UrhZwQXYWuy1KO/lVFxNfUU3EPOz3l9L",
+	"vVom1+1HSi/9ZVWwmNXH9mZFv3KpGmgczmHnBnYebH3GLznbBo2ZBPyrjrwB1BStSVkJHnw1ZnAkSWS5",
+	"evuKweO4ein6fEuBT3b6+bahPdXLmuRHKAZyXkeHugcSDNUFOpTFlC6vCDQqHGceZbr5oMblCmN8uWpE",
+	"+YZs3/qJ/9HPYFdidnvpUvyiC7iXOr/xXGlffO1J9/hoBv4KSOm8lZ9EDsEi5oKNestS3stCzERexSKM",
+	"eo4bgiSihF3r8i765e2rF9Ffr94+r/56y+2coniiV5a6tPjnr1Llem1QxlmWeiqMwScrteDmTuTszP2M",
+	"v12/fC3V6hPTsPvw4lSrW6lE7qQ8p/Xi71fL5VW50CXT96IsZU4LmPIln8hC2g2FKoJxDzQmFj3zqXoe",
+	"XCfGqbxLsvRUFqnnV29vsGzNqGc2ZmqLalhGP2yPxQy/xYJSB9oQIG7+oZSJL+VNy8142XIVLtmfIu28",
+	"/Xbs5eNfyMBFW/DkFfPPWB9robn/PxOfxDRjfxpgsw6l1Wl4jfostVq3DpQP7kU52X/zybIV9kHf7b//",
+	"n9OicaLiU/c8quWcmwQo3wpgnhn7Xq8U6E6vdUuwv5H/bpGHJvCtu0hTaTfZVt10d0utLiFYCKKPnvxV",
+	"tpWBdW/dgGeys5aPW0vqE1EAyQN1eKetopt+sKXPQ+G3SHlmbVr7pddFIZk71AWq1wuNlq3zVLlXn+aa",
+	"Lrj8kIhwLFjilC7F2+r+b+L6rZhvAr126CjfvPn5J4kBNy/LEv3+z/Vi2ZZhuKPMc72yMr0GVVYpXFXj",
+	"/PGKOxYDaE/b1HmbLq9zEWngzTIySMl804b0rPvu3DuMYs3Y9Wo6FQKA+gPE27qtbtcaqAWD5pubfShR",
+	"CrDLtjTmqb4+Yf7NjJnVYtFWmoLOYT+WuBd9cejnJTfz11ovqT622xrEZ75dFcWumtk+nndPSW+n2vtX",
+	"acqq5NWZmevl6VpMOjuIwqz++BLAznq1PwKY9/aQ21Ggvg0NIWeIueehIJlhKyNqWdla3RYSyoC70yoV",
+	"L+Cf97zAXnfa3tw6Go0e4onMc+hAslI+RRGsxHZeamsLshhX5X4+7mywkeoTAqGupVazRvm+yAQ6Q7Nn",
+	"W4+rKoX8gQ08fgA/LkAAwz0dffY0ZSlKKu7fr2yblDfuqPMYfh1ipr9DDMzzH2c+xo/eHeOf9CJ6PfDV",
+	"7W/TWRFU1N+kbenBCIU5Hujxn5SC35k4As9hY8mnNiORzXcKoMogwpOrztlw9XYKyZItuxuC0HPoswOH",
+	"3uz8wbgya1EybJhJFvB/rTTm9VodUv8yiHa5BS3T1kYOXULA8rzKpaXgncmmDau2KmbFjcW8wyFRhBE+",
+	"O4GKX7m3k1NkON7PZVvRiXTh/yv24R1YgCmFI5wYuAP60JTgYlJwdQeCOIaX/vj+/Vuczgw6NwoI6We+",
+	"glPoRAIkp4VI+WjDXf2BtivDkXu2vtVlKU6jLNulNtb/fRinrnxO286iZPnMEIgWimji3V1zAxUW1KGO",
+	"p3sPkkRFAe9KseKTdVogTIDhdkEaxvmrONlaPxu/yg7hWr7hDAA8a/q6cJWRq8sBZ8857yS0u6TmrUEb",
+	"kk4zIrolBhpNqZD3GzXVTBLMd96l3F5cPnidQ6Q/6yvfoM0Rojup8kuQ7cQpRPSLptkexFxfv2iwvzx9",
+	"mLJjGH5jF06geVcNkTQhfUwCA1XLF/L29hAfceUZrrzFu33EOc3QhPVKyVspcqi24q3IvrpJRhVx/Pnv",
+	"lNC/sOJK9/ZBkTcYNpWGa1U77LBSqTX4PCzWPS5clmi32V708YsLBUYFuyp+sTsLYU8U6LuGfQUDyUmm",
+	"PoUQs6znQ8ahbd1CpktYvaOIkx3Xnt54eH4Pr+78iUnl+jwww6c+bj1tolOOj99aV+pSgxUQlzBAh8p4",
+	"VA/PTSpyhjUxdIfcd7plERbtRJ4WfIF1tiaoxGtfSCUXDkBP9i4tfJaa9Np3XjxE2kHNKZ1IH6wCkCpO",
+	"vX2N43W+B5E0vg9lKWdzmzaAPizHv2W9nVsR3gmxvMn5xuxuXhxSEYBVvmDuC9Cd7sTSemPJBVMaC+aU",
+	"q6KlWxnM5wbpOB+VefiFYPqAGcGGFHVcTGiw06gOAGzQFNpehO7Q3NyxXzJm7uRyCTXFQMvdDLLtHovV",
+	"w2GrBQ56NR+6ImzwjMEj3AFja3lK01s5Rp2UK0WLAhO5X2rnBba1XhZxs2laA64rLBZ7W3DrjgYtXYmU",
+	"2Gb1mnYcxdZmhW7r5ORPDMKKVGsF6O7J17XKzom0K7fzGq4QHC6bpd0IPL62W4e9LqQxosYNtMJSB3cy",
+	"HQUAdbvS6bsYpPTJMjsvhYCV+uZg67ksBFtyX8YoGAo69tVqOozvRVnwZa0rrltw1gMQJBeOk6dVvAf3",
+	"70/kZm6b46MQ0RYzjbsAHTra19Af/ANN1DcZVEaAGxPqSJTCCgUDhNB/Rxcr9CHPI6/eTJsb5ELc/Fur",
+	"DjIxdjL1uiTwjfj76gQDClaHEI4qRrYGYQ0scq9V1PPf9qzUFrhf1Tup76o5vkva8jyzYX+T94K5R2Ts",
+	"A6/Of871qiw2GfvPnEv471qIO/jHQis7h39tBC8xWUx84oulEyx65+wb9if3v0Qc37b4186Cf6IgyJ18",
+	"+JJxwwJfDaGZ/hMmJBhGHIek6EhjOaZsLPgnlKm++e5bjPXDP88PZN3t66zxb5KOsPW88Nxq1+0Zsjeh",
+	"tLuqdUIPjfGrKfvUN+Heh5ww7vkmfDi4ZOdVSPq27BCg8eT8fC80KkLdCEp3RJbhU6KySoPLwp0BVxew",
+	"SUfUcVdFQaBasL63FEHp2zsJIF3Epv99vCAiw02hQhZbifxzCAaO+bgufXmai7AAZHC1tcHbXtJlEzGX",
+	"EHQZr3Q/9X8ohcezPDGNBPzJJjYmZdhEH8Ody5U6MZchYphmTgQhJ5lBjchuL+fV1S9X0FWf/Rt698+J",
+	"jEis+EIFEirS8HLl9nj2xhS6Thy+e9bZFLhFvnfR2Q+gsydLZIhcWuz85HWYS7yH6C0JAa9AL9CuT36F",
+	"Znmy/31I6pVhDQ7kcOOcoWmMLINNgvCF5PFBcx5GhB5AITpf1d/3BmwjdogTOnaRvAQePW5W6tV2uihy",
+	"umYmao0JTCX4e3PxqTXgOm1CdcKb2ajpQSBqJIgm3DFuxH3dPUFT2qhpKHh5K5U082bdu3QGO87RUmwL",
+	"3OYqr+vvGzU9gh5IWWCdIgnIHEZJXxHMCIt21bOrHUwNoB9b8b9KFTskPDDPb46H00i+woAtJYR8ijAU",
+	"ISlXxjp5aKFLcWAS4K48ZZ+Ng+URKutQ8HKknH/ttOVFCHeog6+KUNwPs2YB0gPA7cuA7u0oHgUatpcW",
+	"rY6wY2rTr1AQ5k5QnbnLOPYAIznmeo25TMi64GjKdEyUaClds1xNCjnFWRR7+/Jn1p9qN9BwuZoMOsfv",
+	"uPHbN91eT7VWvK8bMahKmybNlhJ0rai3BL5/GdL+MVzhxCks07m8hxDhOX/67XfD9vp/reX/sKAgWPQu",
+	"QknSjE14DqfB7aoUGS3BKSMLbqdztBFCH0mZU/REqCiaMas1K3jZEtpwQCnVL6qgGhxeoeIZFT8FXwPs",
+	"OC2k8FkH/npisMCAP5QTQ3DgBoK6//PvL99dv3rzS4eICz6Li5UGDxodXL026Z4ChteWl7bd1QXxZjv8",
+	"XPW214koy/AchxK5P4+F4MrEOuhhNLnpuILRO3qtoj3/JFV+jZ+2OJmiHabhJ5bd7UgYagWxCcaKJXb3",
+	"89XZsvauk//Ukx0GaIiSZX/TE0R9G2uq4pOYrqy4merFgqvchG5BJJqAMCDVjPnGwX2M2xlGUxvIwvXp",
+	"7lqJQctiPevqrlW/dENihcYQveIgQw12azc16oPuNvxFrThbZEY8H/KnRMdUB6n7NtsdZNDZCdZ6snic",
+	"0bR41M3jLHkac/6pJzfpwMmANoVUVfVA2vPf9OTEOMV7ubL1pkTwdsa+e8Z+kt8P9mzfz34DX6XjC9Jq",
+	"CQC9ZnNzzMqKdGJIoWdJshWOLoreM1m6Bu0uochXf0sQoPbKbVlvkQyy3br8k0JP7yjcfCKMPRW3t7ql",
+	"GCtwkV2xGuWh+ueupp7c3Jl2B5RBvzLcU5qZ9Qup7sglaLp3Q3jPzV0Kum2xcSnXQgBN0IS2YhGrqnkR",
+	"pAh9/HbT1F0vdzFHvTwWb4RKxY/GG/WyM2v0G0bO6D58GGN8Tz7MRmZ32tjxEPtJZU1ODgk8Im01+HL2",
+	"0Zm8y4A8+24BoVn45mYFPZkTVn5RtZKF6wYEUpci9zGIuQ5dG31EtDuzE8P6ZHOnEs1ssmFzjtlYUJSQ",
+	"upxUnXWpjuGA6ktslydnY5x0jEGVVY9uClynBp95FtcHASzfGY+0D1oOO3em+Pyo1wFAPo2ISkKDDiNb",
+	"QmGWvBTK3jja1hpzHkg4qRpEAoEokoO+1KvZHHxAciGtvIfK+RGJHCR98i14F+ETWEpvYmaQ4jFReEbG",
+	"5r7hCJJut/UqtSgdt1IKsyrsjnRg2OWy1Plq6mi/49f1gFv0beA4WKmszh8Y9XT3oSETMeVYt8Q06moA",
+	"3indbM/jpox8bh5l0ck4pmFvov4e4ws2xpfHGRvT+2NY2hhI69gdUa0uyCBj67mcztn47Zvr94y6UZiz",
+	"3xy5/HzmTR9nv9G/Pp9F853RUse+lA1eRJpruHXa3bj4XspUcfW9bcHxTfhGLA8wFDmNZ599SGLnxkCh",
+	"A2tOsGSikVlvu8kzEnG/wjY2cxU1da6zm64t0lsrBr6vaOzV21ct2b1b6rm521EAMCL2ey7Ymju0gVuD",
+	"OU0+OMPUop37PuugKnLksNr7GhtRJwPvn5xsYg7ijueCjd1/xqwUS8GprEL0HIaFXCq8FqF6W/DN5dLt",
+	"BlImUb1acGgIEuvE6VO4gqevPCqg9tnaiweehpd9YfqWt+v1+rMohL6tymAj8j+rwmLb6xLGMcN0ldtv",
+	"UGVzyVA6a30zyJ9Zj5JZWpst4+NKjqCrsPkFTK14AT9nPa1Eh1r0daB9zvY0em7MvbeKYwytfa9HQNj/",
+	"agXZfe/WkGjfyzX03Lu/Bv58/kjX/qeWjgrV2UaoRpjhcSnciSiWakcyCM14jJ6fbTrao7T6jDhTBCgU",
+	"aLAph0LlJcR3OkEKjBeOeXA1FUWLmRaGbutBd0TFpHsA9IHC7uG8PcWVm4y4yXWTp5KsWPtlWtuu3njQ",
+	"UjiuNx9aCIT2eF0CWiEHZNc89EY0fOfI4FZXt6/00a3nh4MsVrVN9vuY8qLA6H1okKDCSuvxvqEpAnpZ",
+	"cFvDNs+Vh0v9NDohQeWe7L49oJd1zMEV3BSyzatFS4TMPV/ar7tRSfDFz5j/k6x45Psi7BuDOig0oRgv",
+	"Pgy3DbCPBDJayXaCSYd6xxV2YKXEm8OQawdiUVKI773hNR3U37WTFtHa73Bt+KUll6ult+FV1awiIRBT",
+	"/48F37Bcx4UWCUtOYAvm0gdyFsJfDioAyqRho57S+Iws3m5MhAA2lGwUe0Zdb1cbpYhswNLgLl1UqfQY",
+	"DAgKeVGrtBjMLyNs0Xnx08v/9R9/v3r9gVpbtlv6WtS/yijNP91Ml6ubhSwK2bJ4sOg/f/uB9eGtqS6F",
+	"GcQQafb5oER4ZvUM8pyTBDIOFttvxnDr3MkJwkLbOYFbmkPXIy1nIRa63NxMNlbsWg++xvrw3tcG265u",
+	"KPu6t+xYKTVyyXyTua2vKbjlxHwJdn5uufo+czORZQkcjxMNyqIc6ANTOj8o8oK/wZkTybZyZ6bscXOG",
+	"s956vtlPR+NFZY3MYjdAipbWFbFUUAJpGsfuTedrC6fzHijfOx2OU5ktsB8UljjAb0xWy6CRalqscpG7",
+	"+1c1iDqwyt0DGuX53WF6m4nLsYY0Glxw2jV+W+rFzYPgGkUQ7ipmARM8YGMdh296lLy62s2pVENKp8x8",
+	"8J9/vXZ9VZpg2OfXb9FX3b1DW/SlzjeR9byFZ80s+lr/vqo4w65OfnRYD+vk9xJL8UNg9qosQSZT4kHZ",
+	"7QcM9fVb5X3eBbh7KdaHF3ggAtjZTNPs5NCJ8iVOYXNTrtS+oGpoe5hjS2mKHbnEjCYeWEzcT6grUexK",
+	"2Hbl9LSY1NOXD0vmu12spZ2Hslshpaez0hkXM0oGLGPIbPfzrJVc2edvORZ98EgXLzhJFJJ9gB5kEJLG",
+	"yYwtrvrOtrRDuge1VXv91TeYxO6UBnq8SHVBTZn73LvDmW8xAClpWuZT1jdSzQoMSD7V6pIpHd6qui+D",
+	"THuri0Kvja/UdC9zUMWh/K1h3JLmDSNRJXfPd2EhTuqV+TQp6XbX0sEWuK2qh+NoeOIIZm240NY9Zvfp",
+	"7ugbhTH19PwiHMqJYUagg5UJVUFWluCfg5YYBsKJV6oQxlCTuxsnS9NDaajBSTr2ufE6Lg1S9NIRjL9K",
+	"O48WCq1PcJR40dHi+pgKiSmNGTNSQc1iDS66O2jsMRdMF3kYFVVdfi/YwpFVo2sVq+LOlZ0vQYpftTa+",
+	"eoTspr3Kf6yjolqA4Qu8FMwIZeOKZs02Wl+1cdaRemUd5DTYEZtHnbTSIDq8/1WnNCRZZR8RMJuWZVx0",
+	"AE4jB2mP3ZlgdWWt20+qE294UIfJc73yFiPfo+vEEVh43WDbqCfpCBh66VBetipBe7tZtMS87pGqaNYg",
+	"UG0lqDlFc0fuwk17dddSTIWDgAMAFMRMlEWZkpF9nyGqaacg+Pvt1eHQgOWOA27lIUfou/d/Ure9L+9u",
+	"h9yXDC/9J99FrRudwLPQpRhcRjZ2hDHGXoGBJBSYbDa/O1q3uzYkekEXvZVM3BQ6ka0DeQj+/mWO+wpj",
+	"MWeT9cEIucbxwXyKU7BCz7pHOjeoWOI0OtGcvQFgnrwdr3Z7g6rtN1N3Sch9OKmDq3fohZPJQFoFeYT/",
+	"fUpi/alHno4u4FJ4VLjRt0n2vR9W20lnS+G7DNHocYjDx6PQft+UPz6JYaflOkrbGhcL8gfUdKCgMTiq",
+	"S3TBYenZWsUcePygQNiUAOKX5jEkCnEId6JiUd1kjpce15r0McRd89KCDgLKyPYW7aqEOOq54IWdXzjA",
+	"vxBghyDdhYoesh/hhQ3rQ3mWpTujVVlX/ig8dG/sSyx8DXOarf5rKaYaMSuFUHXWsrX78T+NVuOLqMd9",
+	"rqerBRz12BR8eje+YOPfRj0rPtlR74INh8PPY0CA68KXzZxqKElNVNXE+/wnJTEWyTqU1fqc5kU3turx",
+	"3sGG6/Wc7bCEvDbaIWQ9sJ19hppoinTIwK9RM4IGAwt18pNdFqA1E3QQwLvmOy+Do1yqd+7JtZhqlZu0",
+	"zJsLg6tM0xDwTSB/960LGMhdt7oc7oxv8gf7Io4HvrbcittVcS3sYaUkYItpEODuHSC6FxEl84ffvB8/",
+	"66XaEviDQtkJml5dQzt2jCETvBRl6OTfpBlLURqteFEZAzI2NnZ5MxwOISAcO7s7lR4GqrYwt3bZ+/wZ",
+	"ckNudYv0glmU7ngqK9VMGN8M4W/Xb34ZsquVnQtl5ZRb4duFx+saKez43yf66IvPj3qVBWPUw1x8XeII",
+	"Y0Pz4af45XhwMVLjK+r6APLDBfse9sXCntkVfQM1tGAwh62+YKkuxMVIBW8v/E6FXUSUN/ppKpaNmOiM",
+	"eb8wNqMdUTGGWDXIGIn/YLJZcOX2BFMM2RVV+yKLzdhYDisewHKmc+qAW1XjC3keJqNga8gGuXr7asje",
+	"KEHLgTH5nTAjpbRHAV/bCBI1OJsWMq7D5/SymbBOSXHAoEwEXNiZNxCdzkqu7Jj1IVkinEehZ1KxD+9e",
+	"s9NTb+mDVPPxSE15UZhBsHF6XAivQQR5sF+Ghh1x3YVTqUYKMEEaX/rNSRfGDxaa1A5HaqSgaQ91vYg8",
+	"nWfUkeB/AFdh/Xc/PGd/efbt/xxcsrETaca+1anhCzFSrV1K2GvIUYbibnwmlcPeC9gCvDiOAk/HTN+O",
+	"QOOF1XPDxv6B1Q7aVD7uE5ZQQNG0PoCgLhEjVUhjHSL7RtNQgxkKxoYKZx4s46fnT5lPVhj7Cr0oN2Hn",
+	"YYf9H969vmRLXRRs/NeX7qwdkT37Teafx2ylrCzYGNIiEDDlyvcWxozJnr/8V29fVeU5ehe9JxD7vRSK",
+	"L2XvovfN8Hz4DTgE7RyI1xk0toD2himVEBUkJ1GJU9iqu3o+xAUEoNhofQG9NPpjPrW6HEMeDbcjBT9I",
+	"rcYZG1tezoTFZ47gjLkdY6s7dw+kz2rvj6nM4zgLABupMZY6GKO0CU4mXvhSuKtSDIbsCi+3EYKWBsUW",
+	"LjEFDe/5SLmn4Sq7F6QwDJpi1ClFqIqZ56UwRhiEebjVr/LeRc8h4JUD4kscqO5ubZNKqlfOnmNYdFt4",
+	"efTma0dt4MWUNSTaC9hEqAZ0iKF0b/5r5aQVz2Z7cFCeBfGkya9lLukLGLD+OJIwKbR9PMBTWchiA4dF",
+	"Xrf4XWxY07IqKhK/a1mpLxG7QovW8LkXRWqpSegmI3cI9Gq/g65F5GmogjyhxYWFzsZZj0TXlG9kL9Ca",
+	"yIZUwC05nNiu08JXH3Rc1cxAqfCSGd02U1VjdRuGvCj0ulYcZYeaumdBGx8i4UlKVb5c5lhdcxx39RnX",
+	"2/pkkGoJfOQE0v9806B23IoaC8Wbi+v7Pf3zQ07UV65wEriTwynwxBFr2X6k4AaqraRbW4XuywmhPntW",
+	"Ajzm8JV8BJfxUiuDwvDT83PfTJB06Jjp/5MqDFWT7My+cVQVUllACN4SrKl7H215iMoM+ezSI4elnoXe",
+	"U9BemrJDMBwLOj0Vepb5UrJgDwRTwwwCm5Blfsx6n05J5jpFF1wUoujGPWuYsGdpo6vfh503Q16DU/hW",
+	"Fg6dsOkPGFwv65LJSDmIS7USldQE5Vsw03VZivsgxMy0MGiA4Dh3342LHBa+w9lInsNavoMhmSrceCOV",
+	"l/IWK+pGFXfd5kPMkxElisPcBkGoj5v55pxhquLTkYIGXJCKrjCM+16KNbL3ChSDi9qfVZb7RkBJWRCr",
+	"0dTiJDmqPAWCFcbowXJF7uQ1gmSh1QyXpxhX1G8T9uVWreMG0lOu2CSOamH9Z+fngzZR4EXNA/b4kkDq",
+	"LlO85A0V86nd6nBDqFzfdo2637Z7ldo4NhjFOtB2IG+bG8H6RvByOidNQXyyXh8CcZjik1uJ8r8O42lV",
+	"QCM1AM6Y+MSnFgu4piYIrP7AWQIW7J2hCvw9aJLXzTh3dHrTjSKcxpqmVH4FIgP6vpwThMdCjIDyBZpS",
+	"q8OBkuycLJA96Nc1c2IuWqFfVBbEn6X/8RoLlvSy3ocdneCbm3TaysV2SH9tq0hR/E5f4IW9xJCNC1+C",
+	"CmR4iv5rOebbJr5v4fdjcqzq8u9nWxEojsW6asoLwBvwI/QThlodMepETC3mVSnWtgiZVUudSt96U1le",
+	"VO5tLDgopBkAmaUUNsrgoccGn/tMBUMdJamWBKQDmGDYAdkKakL0PTmmQD+sIA05IoAoa2nwQtRpNGU4",
+	"14ySJBR+r9HCeBRUoHl8/Oznuh2SSj80EPHp/sOvFT74cqyhVVbZSyH03ZAlp6YydUWWkJ7RFIOoiAZZ",
+	"3QVWCa8fECZo187nMC5afQop8Hjhj3/AuM7ofP8I5/lBkQberLzvLiVCHEureHsRGXwfdLaZl2jrB/hX",
+	"YY99eo9OrlOkuk5Rj0Gjr+ITCXbvKBOm75uNg3XKXZV8kMUVw9wx+l5jh1DvdsXEl7UhE83Zb/gPuKKe",
+	"0tfP991KXXkLzZedrRdflxyEk6b5p04ud8lVj3TFcZt/sCv+bqUcB+3amKZCs9Bb51hU/Cw0QmnVbn/Q",
+	"1Gfl0EY67S1XMN3AjJQb4a02dlaK6/96XWkEY8vvxI1TcFfL8QArkAXXORrpUfTEOlW+cUvVvyYbqVjz",
+	"v4iV3G/PMzZe6FKMmeEbqOJY5NDrRpmqNJbRC8Gs1sNAZ520bMge7hvPnJh4CTkWS15TV+G4tw2DsosS",
+	"qXopLpxCv8JSv+AOMJAoV2xGCozqnBXc4po8pOOmNGAXEHl9Br7Q4EbUWNeHhMQh+wWAM9MO3FjdbOvg",
+	"sLymLvdrxFcBX/7IXKFa5V6mcBJh5tHsTwHVQ2PH1HXxJnWPc63Wqi9nDaBWtV7xd05ng6BayNEqVsbh",
+	"Xigi+y0zjM/0wLsQg6IMmHMvxVqUF0gj0M0OXrpEt+Sq668DKC+dCnNPFyVUHayaA7tLYYbM5wGNlF+Z",
+	"+531MUgo8xH5hmoyK6Ut4IxBpxT3NTorJgzrxqiIkcLiG6i9OsUGGxKfmJB/2Oj9lrgiNXEJFN8/tswE",
+	"K+xyMwAox7gVvqhjhBCg2wK6GGgNLcoKBQMGQLYa9t/Oj38hzjjw9FhO2r4YxrcyuLXbdwSFuakuc4MX",
+	"AHcCTAX2duI3J9RUAM/jJEdcNOV7NL5eQ9MSzDUhTwnW8MaYBfzWA26AfmV0ifuOYJQJxviMSzVkUbNz",
+	"dqtLCEmoxuJqKsyQ/aIpCEXT7yPVx5VAbByZigaOU3H27Pwv3meTug0oKP1/+EJgIzZ/FkfRKmAs8J93",
+	"vCUQG+ZvidLrY8qEC30v2u/ED3QHFPMiHhWn8CWZjMAgFJzHySJVGp0m+86JcTSXTPi53rbx/Kzv/yAG",
+	"hEZdSqqntaeQpHsrEXzWwYD0GKqxr522F8OZVIBZEP/j6wd9IW6/hZ6kDdMxlAehosUArO7oi8VC2nB3",
+	"qXNz9ttS55/PfIn5pMgTvK0QfJmSzugSkgvbvTYegDDg6DSfFOKCcbUZ0SaWOseyFkQhnw0ZBt4UUgn0",
+	"17VJ3yPlxe8LAP5WUdATL4oYCDQzbDxanZ9/M/VF8eEvMcZ4Nbe6kaLKtV6Ae/KU/SS/d9ss9GybizkF",
+	"Uyr25JyZSzgrJehuOjGOK/Zn+BzTRKTvCDJk7zWlxLqP9Cwj479F1uNjDKWaivFIOQ2HbMRjH7b/Ws9O",
+	"n4fILlJzxL3UKx/wflFF+UArAAcs76X3pT2mTlUDb2g/jqAz7PR2jFU+jCb/w1NmBi0S3Fudv8aq8o9h",
+	"EVnqfKc5pJZu802ncIHgcV7q/MQwRzO4VKI0l3BGmAKD2iTk+7S5XMKHbeEU33VZT6jMF7dUw0YVVmPF",
+	"8daYmNBuIunlfAotDX2Hw6f1DofJvv7Jxhl65pcWNgz9QAndnKbd963SpyU3c0wKKAUge6tfzg/whR7a",
+	"NzUsZw0kD6EfrM+bN+TEJO/T4LHjVcZWfLLji2jR3FAJFQsBmJBtUIwvIBL2b9dvfvHaYX/83J8AtekY",
+	"DyBxwg3TtuyQgJqAMuQrRHkI9CfMn3JvHi5LFt3ZbnNvmPQmPtkzAE59oObKkvyZeqDEqW0OShhABRvY",
+	"Pv9kjQRVv5nUEIwwDeJ3v/nmm78MsPs4N3CiRL+bSac4gM873eEub6wtlZXiaOG46owATASCtQXG1U42",
+	"VrCJXqm8hm2hLhBsyCGZ486h/2wfuyhscaLB7gV/Po4JqN6nh9doDrBK7ybwTPyo2m1UKLtNjP+vlQDr",
+	"hu97wK2vs2JiHaQyPsOOvOOCClBiwX8n3KOEMlJ9dDn696pQaQhLohs2yFKmJNyHKC+3DTZmpIzlGyfQ",
+	"nAfTzWWlDlcqNtprnJ6roVCjVzxQcfPdZREruB0ptzOh8pRMEIpBP6or7HfwPohTR942tWP2uQwZW6lc",
+	"SzULZgSoXEHtuqvEMSp0fTSds6rT3uqzojf++G5lv9I/eOCAW2bIYuSKCV4WUpSJu0vqR2AV2MLjmMfv",
+	"W4m3K2zXpBXVqrM1bLPgVQEX2TjqZ4MyCYTROKLZ5uO4Dkv4vU1V3Zp50HITeYtJISJAuClIHIffheGT",
+	"unTNdWiqfBBZQrIOuEgidKqwYQ/7a4tkeu/biYtPyxJzAVj/Vt57N8MFW0i1soLN9apkOd+c6ttTaCXP",
+	"8P/pp7UQdxnT5UiNqQf9OGNj7EIP/8I+9PBP6kQP/8Ze9ONB1M6cjUNH9HHmrht0QIdcgZF6jwWlQtcP",
+	"KnqKITzoZnQ/QxcPaBh1WSuuaQQvRD5kL/l0zkyhwXyxgmbqfKSAwReSyhphI6eMyDoyAQ9vNw3k/VUn",
+	"RD+4AeVsbg2Garn/k7Dy73nuXTduhXdiI3I2drCHVKFoy1EGEfWTd//EZvRjjEmm2ztE8wa+j8YN+gmf",
+	"e3tH4iI/h1iYcDf+oAyi0de/G4N4cvTp95GKY9AGP9f+eIfO9787M4Hcu/2BakdDl/1B336qVy9SbOLZ",
+	"NiV7QV78IxwFDsV4OF90MmEJHml97zEnaA8ecBiQkTidJxIQHVXC0E7MfnACfKhsXdEeqgIfFDi3EDNk",
+	"76tcXZ9oSWRAebOoUw0onro2Jnyw4HeisjXrKt1TLAY4usilUyLCV9KMVI0CO43G6ZcyYl2M8izctgQm",
+	"yPbTdC9Qu5Hy5C5j4zshljdOpwp/5HxjxoNLsDm5Sw63RFXtVBvxNEpHcQYSDKNYsZNdMWq2Um1poe/R",
+	"EEdxMMAdT7yR0LEMtAorvb6EaH8Iy3V7hlMYKfwlRXI/LHP++96hxyPQuLev7bjZR58b+HoM2vAylzai",
+	"DCcGECRDm6ND5AwryUNmalkh6GMR7TPAt3Zl8K17/Eem22/xvhzDfwbtFauzQeu+u7JVv9CVogRzaSEe",
+	"bSHMo50Mjr9DT4fnf+SzwRUe5XBwqIpiVpzHRk6YGn1Fruvfh2P0/X/KlRoc8dywk13bOUHHtT++MeV5",
+	"+OkPFsQL8EuYKisJIa68s2Fznh/VYgLNB9sPVy///7P9grPVy/hI+2bKC5/P5GsogTz1b1Fq6KmP0S9U",
+	"yAc66OLhH/PMQx/JNqM+lDQeUyX4/0C/iqLQLrLnoguFIsukt/VDzi7EWPoS8JDjZuZ6bVi/6skQYsvI",
+	"rB5CkHJ5e4uejh9FsRgpqjC/7ecYDNmvVJND1sq7u8V4qbuqGrPmG5gMlZNLX2fQ1ErYm7BJabwaQysc",
+	"qWqrtcg16gCNPVE3acEW1nXEa9SS60vndZgH+ZGuZKNnxFeWfOuNF1rEX8JWzDBHLABW/rskaxHuggUd",
+	"VcwqAT3RFQaiKUkDrXX0eCCNqHqdJfO4IHaf3vn6NW1+hbBYq1mh9R06DRR6/JxiYcEWjaCURFKgqZrp",
+	"lmNeKzx7/nXLWiBMOyQII+wzn797tCxhxLEpt7zQs5XIQFXHcizLCgeD75byCqpuEQHdCDkeki7sFjLR",
+	"+QZJ6+zfcnnqtgFllnJmecl4OZ1DAOttlZ06Wam8ECPVx7+HNOlwsyi80OyYLyKLxPJp7pfTQtyLgt1C",
+	"rs4gA+ctBLc9+Y79LL8PHuXVEuobYn0wlVc11Wh+uVjq0mJvdybtcKSuqozZAusQUrfOAN60F9vtG4xV",
+	"3IwUFoLrPz0/H1zi60gNwru2UX7iL9BKH6EBvGikJqXgdyHc/J6+Lil7yH+LJT0gms2zMqnQdu7+MONL",
+	"TIRC0C+5QS5LMxXurnozViHVnckYnxhdrKwYKcyj0iUbD4fjaFIM4I2YLHoh0lzTwf+Fr9bQjUfpqRX2",
+	"1NiSomsTsUkTqTgQg0TIzFeMqYV9/Z3uUQuDqvDGI9Qc8trn0gRUS2IUsbEnX3e5eCNE7td2DCL1CsZs",
+	"3vqAlaFaQABVR5oUB//ia1E6emsqs0fGA6U3+OyrZB/cQ9xiOjgbyeRxUpcbbIEO3LQnnnVgD9tncebH",
+	"PfuN/tXheP6e6nR24CmlQ28rrndgNvLvSUPqqbTHOP43SgTqEzPkOInd8ZdtvvwYCHG2FOVCYj+gM75c",
+	"ljtzTrzGyFHg6FMBW/fTGKIlxk4iwFEMMUcKbj81U70UOXRQAS727vur5wzKrmJsCy7oxFAwWylUHipn",
+	"gaKJYPchJ5AOEC2e9Fm/jmgZPhNXLMwFVmwAigezYM0GE0sKND7E20fzGpBs3G9UFUKXQWOuiQS2asFp",
+	"KCHazsViyF5C+S/mNGkngwMbamRqa1VsMsjJyHNJBXRxyWs3Oe7IF6IbMio5YrIqZBAS4SjuKTKB+QkW",
+	"fIM5Q7hxXNl25hhORNJ1BeM/ElF4hBIFuOtovzutYUfXYiI4txCj6o5EiB8w/TgZcDgWIl2zlE24nP7a",
+	"RJ3E46pdB0oQ6MVoY0s/i95jWjpMO8uf8qI4Dsv3/eKxMhMU7J6IQquZU7IigEFR3b1EPYD6tOrEn4zV",
+	"e19vYN3StRpohq+V4IssuOdEI3hUwQ9d375hr/gEpZvvVhNx+qeQAA7jVRGqeq2iATBxC8klNZjjijRm",
+	"0nqcBl1ViNvCh1/8WG99SdlHQ47mVC14gqfgyPatLqdHMS5gI8WqBHvVHj/ClqiZ+f74vFUyrToKAMFd",
+	"XELaGCR6g8mIuJ0JyWqOSTmNmQoRIkZQccgYU2aFnmxXetw60Ov0gR6fujdm8S1ev67aehhCKb0+KlJd",
+	"C0sF4b4MsSLSHbVkbS96DuErcqYExF+WIZefPr7E1ELfSyDPM2Y2ahrX2UqLKRAtTAv4wkOrJxeHwN9u",
+	"EcBYvHpf3xIcK52MnIj9w30di/lUphAamPXfPH/FSrHURlrtK53XrAQmY3Nrl4ZJlYtP+ELdfmAGwaIa",
+	"u8urrrcH2zIxVxfSnjnkCXLFagvdsD5oEGM9lU7ZCF3p3DehDjZX8dJHir6Bv8YXKMXn4tNwwxcFlHWQ",
+	"atbcWxwcbeb86bffsVzOhLHQUV+MVK6nhhSsU7tyQOTFcJEPshBtjPUJzJYclflMXzAx6rUCU+lklc+E",
+	"xQhcJexal3es9KHcpVhoS1qLYX3cnbs3kCis9RISCHTJlqW85xBRbbCSEaWeKrxgI8Wxd660bOU0LHZN",
+	"Bdkz9hxkO/ehO1gI8vMmqQUv7yoFx2NRhjFIQOBHCh6u5xuviOGVv3FrcOpYpYOsjGVTXpYbyMdyrwF5",
+	"4HZVQig0FdEY34mNGY9Un3CAl1becijlEb0ujMx9bQN/dieGjaOBTyeFnoyjj9C+PVIf3r1m/4ONh0bO",
+	"xoMhuxbuNKbmzHemGS7yjF37z8yOQGckAY/EucTak5ivHJ8czZoQLMWa0OAoekeeO2xokKk4gxp4gu/8",
+	"TPeHQxAAFi8Wnyw4uDpSom0m1rmgZjjtw5Rh/KzNjvmVYo63IRyZBzD3zN95COdtumAOg257WctHgeH5",
+	"kVH/hbBcFrtZdAiG9jA8jom4eU5bphyDMYa8Ua2M9cP5VbSZ3EzreT2gvBufTgeTN6g78BiIKs98MAu0",
+	"HyedYszz/AbIuc9OwSDocmVshuHmyIxQg8CiZbTxOUflou9Y4L3D4TuxocrIUOQCk8pCPLn2ce1M2sEl",
+	"G+NnNDtItiNVWwBTGhqyUoUz701shL4HsEdLAyaPCbEUXMZLkY1U4gguQkckJGQQYYMFXsLIaP1DQNQh",
+	"CNt1ix6O1A9RqPtFncuyPidBG9t9edTRqyL3pc3dMIOMmGtWB8+OsPIjXddHCBGHKX4fdW43g0SEzI/I",
+	"JHGXjNOQNUGIEEWXiNQC8eVLmeGZQ9Yd4Y0bNX0USv40bcyCqwPSNSDSkUye5o56q8LwvusG3h1KxEAx",
+	"A14AwkvyB8Z0kODB+k++ZWZwOMgh86fdiBdiLkKT7mYfbioWBBF73NwBCcPCpIGYjNTcLdFYsaSIO+yF",
+	"6jbTh/iMrVZpqKhLy6zWrT063sPaf8c+XXHn8pqFM24D1ejy4DZ0SbwGak5W9bAgiXmOrROenT9rbY8Q",
+	"ByMe3FsrtNXtRmYcjK/xk9Yht/p07RvwJ/fB4zpY3TT7Y7PgAI9i53AD1aWhWoazw/2YIOK161DYo7oU",
+	"u/wUbvqDL4L7KJ0vcdxjaONRbmvHEViB8ARnLcA6YxXNKfTMZCS1ZOxvesIsBAxDtGFFur7wfM6whXM7",
+	"w3oOz/+3Paqo2A6xwKOIFQAUxn3ItpsJW3G7GUMSIwYAQqaFjxBEedaKZadjq8fMQoOSVq73ATrVYnFx",
+	"vVaheUnVy1aXILWzPvQQA7QKZm3fmXaAljrkl42OKUaQ4wM7pYD4jk45ZnUru4NF/47GZreAI5uaYf9H",
+	"D40NUCU3KngajBBZ1UMnqLT4BjUsdvqc0whjlAKod7Mnp8xz77Gy5SMZ5/BIvq5pzs252zpxzNKhz70j",
+	"GFoC+YgfqjPb6Zxiade91NnWRkd3IKkWfHGAnc2jq6Mv+SPY3GBsELqxGE5d4qyLptRvLh8cAtasTXOo",
+	"qB04Rao6r1m1LLRagIlFqoZvn/WfnT8bJN3wRz+Y8694OY51Ma6qG4GVoKn0ciiQ4D3a+4+y7q1PG92C",
+	"vx4ZWrkqQu1RKuZMVoBAWSc635wY1uf4cjBs6ZKpVVFAvYJRT+nUWHqtRr3BZRUCUKuIM+Pud6ceNiMD",
+	"JjwfKR8eoEMSBDrnmhEBVYKuKJJx7NeIaiE24IsQ7vj0P1rbVzY+dcPySGJEe9Rxsq3RwMrraPclnOCM",
+	"rs7Zb77RdoM5NNRHEO+qeuYUPAAITJXQM7bgCnrrVxdzmCguuND3wGV+RlHi4Ri235jxgbZ2AF+CqDEZ",
+	"V2n3JP04KvOdO0WYBMhCRQAO4z/J8KKjHRLRgK9/QseoVI+g2n+X3+lCbEny8PHvXcD+d6Q0P0cIGssy",
+	"HkuR03FUHKCjU5zZWauN2I0k6TuhdudxvsdXtrCwad/ydKwe3uS0IDA7Gr0QEOpYmPZG4mZPp92Pv6Mm",
+	"evX2FYDi2NoogLduxruk4pJkx4NM9uNFRpHuefX2FU3O+tFhce8dUButxAmFBY3d0YxrQjqixRcoqQDM",
+	"R9NSq+P6upoqbi6vT9+irkJgdGVDPNo5e/1VVYdMKRj+/C/jjg/SYNiD9KXd4QYfdtYVMTlbcmPWusxP",
+	"IdllR0MX8EFNCykU1XZE1zcteCNsva+CVOzDu9fs9NRTmpH65ernl2OqpuZ/Bfbr19CsagmeLjlTp1KB",
+	"QZ4KrmHKSrPImp2X2tpCqhkkN/M8LzF+O4e/+37GbKTo2eCCuMK3bF1q9x2twwD8Hf0LHzm6/fQckl+K",
+	"IhspUCugmjjN47tjfEtFQ03GblclqLRO2QhFO0NAWv/Z078MgrkCNkZ1QSp4YLkm99Naqlyv4YkwTo+B",
+	"FTtNBl+FALMVNmCKVs1ZLg2fFCInLgWtzlCiumVGqlkhRgpgrBXrr+faH2tYg2NbA7drNhO2AjfhXv/Z",
+	"+ZPBcKQoJLzBSyDIzVdW56xaLNYXbQLk/JuBb4hCMAvYLhgYUqFBA8QsQmiBVGNEJ0RCSc0i3f5OHJXm",
+	"CyrOZ+58enLBjTXsm3OW800yZu4tLfKvcB8eh+LV5/g/h+ZR5GLv4h8fa6HfdTRpoQ0qBwzEQouBVB6N",
+	"NnKl1Wah0Y0ZyOO+2qDvxL2+C9yxIXQlMsrk7gYvIZFdKvvds16ibUnH2mVuVUeqXeaGYlXruEomScgj",
+	"Jb7txZHB4WwJk4x2ibjgfPk9vRyYlXVUuRJ2fVQvx1VR4KidErgqVXmHDPjBHFCs4WARsMp1+3qkcFd+",
+	"naMyDmBHdVGQztT5QMKNCIQoGF9TgXB0Ql+LDD1CYSkjyt8nWm4XKqDo9AgGhBAyhxILGAoyL7JB9oiC",
+	"f6G8q6GnLemZni8eik1rMZlrfbebxP7qX/odqSyt4ciE1m//66nwfsa6t1nxmTCsX6W6GSEoOf9WFlaU",
+	"Imc29sTVeGk4xL3FttN5THwKxYGwOtHbN9fvcbbxqizGTl7+2/WbX7JK7pPYmuC/T32XpheikE5MH2PT",
+	"daj/K+1IQYty7NsYvf1eLoSxfLEcs/4HJT85AGuV+zQeSr6j7ksA+zEWK6qGCGkup0+//e6CMp7+A8v9",
+	"z8Un9uPPV89Pr3+8evrtd05MGfXwkcxrjQGsX0jt14nON/gDfQZNA96JqYD8cFJQGGfhcwztgBoMQd1j",
+	"fM03qIxUwmjUdYQa7Y5UyOPxhzhc5O25O/4WPBrbDdfs63Le2rRp5kvwOUpu6WriZpi4U/zw7jUE13Nz",
+	"h3egdg0h/QuUjy+7ejGp7dhgoDrqwzwI9N3v2iyAthpcyzkRCKevP4RutYUxPgqMzo+N1b9KOycS6Vjf",
+	"blaUhFmdPR0nGKA5X8Et1GStFvoQBpOOBXhOFWCjnv3Y1QFTRcTSRG1mLiuyX2/6gHS0LytaOlJITCd8",
+	"eheaDTo5abG0m9B6djBkz5udGfzupYHKd34PWEoCVjtSmJDq+bW+JQNSRAmQY025UtpizwinGN+GPN/q",
+	"1SHzQeAjRUNCvXwBs4LJHi1l0QrgWJAJ67ICSv/Z+TcIqrU0YtCeB3Os23F8RkMz/D6i/R5eE+7FYwr4",
+	"63A0X8pIzqoLe/abpxmfz0pB/95Vc59eOQKepOsl+eUc3cb19NjI4CXYXQKI301GocfHqXIBFng/9InB",
+	"WmUgHGbYw9RRE/ePrCJegTWQrMxvS2HmD0CmuhH2t95E8FKUaL68+MdHB3kjynuPD6uy6F30zvhSnt0/",
+	"AeJAE/5WVaXGIkoOIbayT2o/Y+R19EPVuCD6EXXY+DNwjMc/oB0x+iUqCBL9GkAST0kpT9FP4Fboff74",
+	"+f8NAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

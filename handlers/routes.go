@@ -232,6 +232,12 @@ func apiChanges() map[string]change {
 		"ResumeSchedule":           changes(audit.ActionScheduleResume, audit.TargetDeployment),
 		"DeleteSchedule":           changes(audit.ActionScheduleDelete, audit.TargetDeployment),
 		"UpdateSchedule":           changes(audit.ActionScheduleUpdate, audit.TargetDeployment),
+		"CreateTeam":               changes(audit.ActionTeamCreate, audit.TargetTeam),
+		"DeleteTeam":               changes(audit.ActionTeamDelete, audit.TargetTeam),
+		"SetTeamPolicy":            changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"SetTeamMember":            changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"RemoveTeamMember":         changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"MoveDeployment":           changes(audit.ActionDeploymentMove, audit.TargetDeployment),
 	}
 }
 

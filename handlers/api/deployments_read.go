@@ -160,7 +160,7 @@ func apiDeploymentSummaryOf(d *deployment.Deployment, last *oapi.TaskSummary) oa
 	return oapi.DeploymentSummary{
 		Name: d.Name, Namespace: d.Namespace, Driver: d.Driver, DriverVersion: d.DriverVersion,
 		AppVersion: d.AppVersion, Status: string(d.Status), Busy: d.Busy, CreatedBy: d.CreatedBy,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last, Team: d.Team,
 	}
 }
 
