@@ -136,3 +136,60 @@ func TestAPIManagesTeamsAndTheirMembers(t *testing.T) {
 		"team.update payments refused", "team.delete payments allowed", "team.delete default refused",
 	})
 }
+
+// TestAPIMovesADeploymentToAnotherTeam: an admin moves alpha from team a to
+// team b (audited as deployment.move); amy, operator in a, then gets the 404
+// of an unknown name, and bob, operator in b, reads it, its team said in the
+// read and the list. Neither may move it back, nor may a global operator.
+func TestAPIMovesADeploymentToAnotherTeam(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	ctx := context.Background()
+	for _, team := range []string{"a", "b"} {
+		_, err := d.Deps.Teams.Create(ctx, team)
+		require.NoError(t, err)
+	}
+	d.Install(t, handlerstest.HelloInstall("alpha"))
+	require.NoError(t, d.Deps.Teams.Move(ctx, "alpha", "a"))
+	_, amyUser := d.As(t, "amy", auth.Member)
+	_, bobUser := d.As(t, "bob", auth.Member)
+	require.NoError(t, d.Deps.Teams.SetMember(ctx, "a", amyUser.ID, auth.Admin))
+	require.NoError(t, d.Deps.Teams.SetMember(ctx, "b", bobUser.ID, auth.Operator))
+	amy, bob, admin := d.TokenOf(t, amyUser), d.TokenOf(t, bobUser), d.TokenFor(t, "root", auth.Admin)
+	rec := d.Call(t, amy, http.MethodGet, "/api/v1/deployments/alpha", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Equal(t, "a", decode[oapi.Deployment](t, rec.Body.Bytes()).Team)
+
+	for who, token := range map[string]string{"amy, admin of alpha's team": amy, "a global operator": d.TokenFor(t, "oscar", auth.Operator)} {
+		rec = d.Call(t, token, http.MethodPost, "/api/v1/deployments/alpha/move", map[string]any{"team": "b"})
+		require.Equal(t, http.StatusForbidden, rec.Code, "%s may not move a deployment", who)
+	}
+	rec = d.Call(t, admin, http.MethodPost, "/api/v1/deployments/alpha/move", map[string]any{"team": "nowhere"})
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	require.Contains(t, rec.Body.String(), "There is no team named nowhere.")
+	rec = d.Call(t, admin, http.MethodPost, "/api/v1/deployments/alpha/move", map[string]any{"team": "b"})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, "b", decode[oapi.DeploymentSummary](t, rec.Body.Bytes()).Team)
+
+	rec = d.Call(t, amy, http.MethodGet, "/api/v1/deployments/alpha", nil)
+	require.Equal(t, http.StatusNotFound, rec.Code, "alpha left amy's team: it does not exist for her")
+	rec = d.Call(t, bob, http.MethodGet, "/api/v1/deployments/alpha", nil)
+	require.Equal(t, http.StatusOK, rec.Code, "bob's team holds alpha now")
+	rec = d.Call(t, bob, http.MethodGet, "/api/v1/deployments", nil)
+	items := decode[oapi.DeploymentPage](t, rec.Body.Bytes()).Items
+	require.Len(t, items, 1)
+	require.Equal(t, "b", items[0].Team, "the list says each deployment's team")
+	require.Equal(t, []string{"deployment.move alpha refused", "deployment.move alpha refused", "deployment.move alpha refused", "deployment.move alpha allowed"},
+		reversed(teamActions(t, d.App, audit.TargetDeployment), "deployment.move"))
+}
+
+// reversed is the entries of an action, oldest first.
+func reversed(entries []string, action string) []string {
+	var out []string
+	for _, e := range entries {
+		if len(e) > len(action) && e[:len(action)+1] == action+" " {
+			out = append([]string{e}, out...)
+		}
+	}
+	return out
+}
