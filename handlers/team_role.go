@@ -139,7 +139,7 @@ func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo
 				// deployment: its page shows the buttons that role may press.
 				over := *u
 				over.Role = role
-				httpx.SetUser(c, &over)
+				httpx.ActAs(c, &over)
 			}
 			return next(c)
 		}

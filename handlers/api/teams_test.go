@@ -75,10 +75,16 @@ func TestAPIManagesTeamsAndTheirMembers(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `There is no user named \"nobody\".`)
 
 	for what, call := range map[string]func(token string) int{
-		"add a member":   func(tok string) int { return a.Call(t, tok, http.MethodPut, "/api/v1/teams/payments/members/olga", map[string]any{"role": "admin"}).Code },
-		"remove amy":     func(tok string) int { return a.Call(t, tok, http.MethodDelete, "/api/v1/teams/payments/members/amy", nil).Code },
-		"set the policy": func(tok string) int { return a.Call(t, tok, http.MethodPatch, "/api/v1/teams/payments", oapi.TeamPolicy{}).Code },
-		"delete it":      func(tok string) int { return a.Call(t, tok, http.MethodDelete, "/api/v1/teams/payments", nil).Code },
+		"add a member": func(tok string) int {
+			return a.Call(t, tok, http.MethodPut, "/api/v1/teams/payments/members/olga", map[string]any{"role": "admin"}).Code
+		},
+		"remove amy": func(tok string) int {
+			return a.Call(t, tok, http.MethodDelete, "/api/v1/teams/payments/members/amy", nil).Code
+		},
+		"set the policy": func(tok string) int {
+			return a.Call(t, tok, http.MethodPatch, "/api/v1/teams/payments", oapi.TeamPolicy{}).Code
+		},
+		"delete it": func(tok string) int { return a.Call(t, tok, http.MethodDelete, "/api/v1/teams/payments", nil).Code },
 	} {
 		require.Equal(t, http.StatusForbidden, call(reader), "a read-only user may not %s", what)
 		require.Equal(t, http.StatusForbidden, call(operator), "an operator may not %s", what)
