@@ -212,3 +212,43 @@ func TestAnAdminSetsATeamsPolicyOnItsPage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &three, team.Policy.MaxDeployments, "the refused form changed nothing")
 }
+
+// TestAnAdminMovesADeploymentFromItsPage: the page says the deployment's
+// team, and offers an admin (never the admin of its team) the other teams;
+// after the move, the old team's operator gets the 404 of an unknown name
+// and the new team's reads it.
+func TestAnAdminMovesADeploymentFromItsPage(t *testing.T) {
+	t.Parallel()
+	d := handlerstest.SetupDeployments(t)
+	ctx := context.Background()
+	for _, team := range []string{"a", "b"} {
+		_, err := d.Deps.Teams.Create(ctx, team)
+		require.NoError(t, err)
+	}
+	d.Install(t, handlerstest.HelloInstall("alpha"))
+	require.NoError(t, d.Deps.Teams.Move(ctx, "alpha", "a"))
+	amy, amyUser := d.As(t, "amy", auth.Member)
+	bob, bobUser := d.As(t, "bob", auth.Member)
+	admin, _ := d.As(t, "root", auth.Admin)
+	require.NoError(t, d.Deps.Teams.SetMember(ctx, "a", amyUser.ID, auth.Admin))
+	require.NoError(t, d.Deps.Teams.SetMember(ctx, "b", bobUser.ID, auth.Operator))
+
+	rec := d.Request(admin, http.MethodGet, "/deployments/alpha", nil)
+	doc := handlerstest.Parse(t, rec)
+	require.Equal(t, "a", handlerstest.Text(doc.Find(`[data-testid="deployment-team"]`)))
+	require.Equal(t, []string{"b", "default"}, handlerstest.Texts(doc.Find(`[data-testid="move-team-select"] option`)))
+	rec = d.Request(amy, http.MethodGet, "/deployments/alpha", nil)
+	require.Empty(t, handlerstest.Parse(t, rec).Find(`[data-testid="deployment-move"]`).Nodes, "the admin of alpha's team is offered no move")
+	for _, v := range []handlerstest.Visitor{amy, d.Operator} {
+		rec = d.Request(v, http.MethodPost, "/deployments/alpha/move", url.Values{"team": {"b"}})
+		require.Equal(t, http.StatusForbidden, rec.Code)
+	}
+
+	rec = d.Request(admin, http.MethodPost, "/deployments/alpha/move", url.Values{"team": {"b"}})
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	require.Equal(t, http.StatusNotFound, d.Request(amy, http.MethodGet, "/deployments/alpha", nil).Code, "alpha left amy's team")
+	rec = d.Request(bob, http.MethodGet, "/deployments", nil)
+	doc = handlerstest.Parse(t, rec)
+	require.Equal(t, []string{"alpha"}, handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)))
+	require.Equal(t, "b", handlerstest.Text(doc.Find(`td[data-testid="deployment-team"]`)), "the list says the team")
+}
