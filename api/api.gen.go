@@ -385,22 +385,22 @@ func (e ResourceDiffChange) Valid() bool {
 
 // Defines values for Role.
 const (
-	Admin    Role = "admin"
-	Member   Role = "member"
-	Operator Role = "operator"
-	ReadOnly Role = "read-only"
+	RoleAdmin    Role = "admin"
+	RoleMember   Role = "member"
+	RoleOperator Role = "operator"
+	RoleReadOnly Role = "read-only"
 )
 
 // Valid indicates whether the value is a known member of the Role enum.
 func (e Role) Valid() bool {
 	switch e {
-	case Admin:
+	case RoleAdmin:
 		return true
-	case Member:
+	case RoleMember:
 		return true
-	case Operator:
+	case RoleOperator:
 		return true
-	case ReadOnly:
+	case RoleReadOnly:
 		return true
 	default:
 		return false
@@ -653,6 +653,27 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TeamRole.
+const (
+	TeamRoleAdmin    TeamRole = "admin"
+	TeamRoleOperator TeamRole = "operator"
+	TeamRoleReadOnly TeamRole = "read-only"
+)
+
+// Valid indicates whether the value is a known member of the TeamRole enum.
+func (e TeamRole) Valid() bool {
+	switch e {
+	case TeamRoleAdmin:
+		return true
+	case TeamRoleOperator:
+		return true
+	case TeamRoleReadOnly:
 		return true
 	default:
 		return false
@@ -1169,6 +1190,9 @@ type Deployment struct {
 	SecretsSet []string `json:"secrets_set"`
 	Status     string   `json:"status"`
 
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
+
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
 	// pre-release); absent when there is none and for a deleted deployment. Versions a
@@ -1211,6 +1235,9 @@ type DeploymentSummary struct {
 	Name      string       `json:"name"`
 	Namespace string       `json:"namespace"`
 	Status    string       `json:"status"`
+
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
 
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
@@ -1513,6 +1540,12 @@ type NewSource struct {
 
 	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
+}
+
+// NewTeam defines model for NewTeam.
+type NewTeam struct {
+	// Name Lower-case letters, digits and '-', starting with a letter; at most 63 characters.
+	Name string `json:"name"`
 }
 
 // NewUser defines model for NewUser.
@@ -2099,6 +2132,73 @@ type TaskSummary struct {
 	Status    TaskStatus `json:"status"`
 }
 
+// Team defines model for Team.
+type Team struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamDetail defines model for TeamDetail.
+type TeamDetail struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// MemberList The members, by username.
+	MemberList []TeamMember `json:"member_list"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Policy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+	Policy TeamPolicy `json:"policy"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamMember defines model for TeamMember.
+type TeamMember struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+
+	// UserRole The user's own role, which holds over every team.
+	UserRole Role   `json:"user_role"`
+	Username string `json:"username"`
+}
+
+// TeamPolicy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+type TeamPolicy struct {
+	// Drivers The drivers the team may deploy: a driver name, or a label selector written "label:KEY=VALUE".
+	Drivers *[]string `json:"drivers,omitempty"`
+
+	// MaxCpuMillis The most CPU (millicores) the team's deployments may request together.
+	MaxCpuMillis *int64 `json:"max_cpu_millis,omitempty"`
+
+	// MaxDeployments The most live deployments the team may hold.
+	MaxDeployments *int64 `json:"max_deployments,omitempty"`
+
+	// MaxMemoryBytes The most memory (bytes) the team's deployments may request together.
+	MaxMemoryBytes *int64 `json:"max_memory_bytes,omitempty"`
+
+	// Namespaces Glob patterns of the namespaces the team's deployments may go into, instead of the namespace policy's.
+	Namespaces *[]string `json:"namespaces,omitempty"`
+}
+
+// TeamRole A role in a team.
+type TeamRole string
+
 // UncheckedObject defines model for UncheckedObject.
 type UncheckedObject struct {
 	ApiVersion string  `json:"api_version"`
@@ -2340,6 +2440,12 @@ type SourceName = string
 // TaskID defines model for TaskID.
 type TaskID = int64
 
+// TeamName defines model for TeamName.
+type TeamName = string
+
+// Username defines model for Username.
+type Username = string
+
 // WebhookID defines model for WebhookID.
 type WebhookID = int64
 
@@ -2408,6 +2514,11 @@ type ListDeploymentsParams struct {
 // ListDeploymentsParamsHealth defines parameters for ListDeployments.
 type ListDeploymentsParamsHealth string
 
+// MoveDeploymentJSONBody defines parameters for MoveDeployment.
+type MoveDeploymentJSONBody struct {
+	Team string `json:"team"`
+}
+
 // GetPodLogsParams defines parameters for GetPodLogs.
 type GetPodLogsParams struct {
 	// Container One of the pod's containers; its first when absent.
@@ -2460,6 +2571,12 @@ type ListTasksParams struct {
 	Kind       *TaskKind   `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
+// SetTeamMemberJSONBody defines parameters for SetTeamMember.
+type SetTeamMemberJSONBody struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+}
+
 // ListTokensParams defines parameters for ListTokens.
 type ListTokensParams struct {
 	// User A username; only admins may name someone else.
@@ -2474,6 +2591,9 @@ type DeleteDeploymentJSONRequestBody = DeleteRequest
 
 // RunActionJSONRequestBody defines body for RunAction for application/json ContentType.
 type RunActionJSONRequestBody = ActionRequest
+
+// MoveDeploymentJSONRequestBody defines body for MoveDeployment for application/json ContentType.
+type MoveDeploymentJSONRequestBody MoveDeploymentJSONBody
 
 // RollbackDeploymentJSONRequestBody defines body for RollbackDeployment for application/json ContentType.
 type RollbackDeploymentJSONRequestBody = RollbackRequest
@@ -2504,6 +2624,15 @@ type CreateSourceJSONRequestBody = NewSource
 
 // UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
 type UpdateSourceJSONRequestBody = SourceChange
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = NewTeam
+
+// SetTeamPolicyJSONRequestBody defines body for SetTeamPolicy for application/json ContentType.
+type SetTeamPolicyJSONRequestBody = TeamPolicy
+
+// SetTeamMemberJSONRequestBody defines body for SetTeamMember for application/json ContentType.
+type SetTeamMemberJSONRequestBody SetTeamMemberJSONBody
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -2869,6 +2998,9 @@ type ServerInterface interface {
 	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
 	// (POST /deployments/{name}/drift/accept)
 	AcceptDeploymentDrift(ctx echo.Context, name DeploymentName) error
+	// MoveDeployment Put a live deployment in another team
+	// (POST /deployments/{name}/move)
+	MoveDeployment(ctx echo.Context, name DeploymentName) error
 	// GetPodLogs The last lines of a container's log, secrets redacted
 	// (GET /deployments/{name}/pods/{pod}/logs)
 	GetPodLogs(ctx echo.Context, name DeploymentName, pod string, params GetPodLogsParams) error
@@ -2956,6 +3088,27 @@ type ServerInterface interface {
 	// CancelTask Cancel a queued task, or ask a running one to stop at its next step
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx echo.Context, id TaskID) error
+	// ListTeams The teams the caller may see, by name, with the caller's role in each
+	// (GET /teams)
+	ListTeams(ctx echo.Context) error
+	// CreateTeam Create a team without members
+	// (POST /teams)
+	CreateTeam(ctx echo.Context) error
+	// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+	// (DELETE /teams/{name})
+	DeleteTeam(ctx echo.Context, name TeamName) error
+	// GetTeam A team with its members and its policy
+	// (GET /teams/{name})
+	GetTeam(ctx echo.Context, name TeamName) error
+	// SetTeamPolicy Replace a team's policy
+	// (PATCH /teams/{name})
+	SetTeamPolicy(ctx echo.Context, name TeamName) error
+	// RemoveTeamMember Take a user out of the team
+	// (DELETE /teams/{name}/members/{username})
+	RemoveTeamMember(ctx echo.Context, name TeamName, username Username) error
+	// SetTeamMember Make a user a member of the team with a role there, or change it
+	// (PUT /teams/{name}/members/{username})
+	SetTeamMember(ctx echo.Context, name TeamName, username Username) error
 	// ListTokens The caller's API tokens (admins may ask for anyone's with `user`)
 	// (GET /tokens)
 	ListTokens(ctx echo.Context, params ListTokensParams) error
@@ -3260,6 +3413,22 @@ func (w *ServerInterfaceWrapper) AcceptDeploymentDrift(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AcceptDeploymentDrift(ctx, name)
+	return err
+}
+
+// MoveDeployment converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveDeployment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name DeploymentName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveDeployment(ctx, name)
 	return err
 }
 
@@ -3833,6 +4002,120 @@ func (w *ServerInterfaceWrapper) CancelTask(ctx echo.Context) error {
 	return err
 }
 
+// ListTeams converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTeams(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTeams(ctx)
+	return err
+}
+
+// CreateTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTeam(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTeam(ctx)
+	return err
+}
+
+// DeleteTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTeam(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTeam(ctx, name)
+	return err
+}
+
+// GetTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTeam(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTeam(ctx, name)
+	return err
+}
+
+// SetTeamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTeamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTeamPolicy(ctx, name)
+	return err
+}
+
+// RemoveTeamMember converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveTeamMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "username" -------------
+	var username Username
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveTeamMember(ctx, name, username)
+	return err
+}
+
+// SetTeamMember converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTeamMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name TeamName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Path parameter "username" -------------
+	var username Username
+
+	err = runtime.BindStyledParameterWithOptions("simple", "username", ctx.Param("username"), &username, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter username: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTeamMember(ctx, name, username)
+	return err
+}
+
 // ListTokens converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTokens(ctx echo.Context) error {
 	var err error
@@ -4075,6 +4358,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/deployments/:name/stop", wrapper.StopDeployment, options.OperationMiddlewares["stopDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/start", wrapper.StartDeployment, options.OperationMiddlewares["startDeployment"]...)
 	router.POST(options.BaseURL+"/deployments/:name/actions/:action", wrapper.RunAction, options.OperationMiddlewares["runAction"]...)
+	router.POST(options.BaseURL+"/deployments/:name/move", wrapper.MoveDeployment, options.OperationMiddlewares["moveDeployment"]...)
 	router.GET(options.BaseURL+"/deployments/:name/pods/:pod/logs", wrapper.GetPodLogs, options.OperationMiddlewares["getPodLogs"]...)
 	router.GET(options.BaseURL+"/deployments/:name/schedules", wrapper.ListSchedules, options.OperationMiddlewares["listSchedules"]...)
 	router.POST(options.BaseURL+"/deployments/:name/schedules", wrapper.CreateSchedule, options.OperationMiddlewares["createSchedule"]...)
@@ -4088,6 +4372,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
+	router.GET(options.BaseURL+"/teams", wrapper.ListTeams, options.OperationMiddlewares["listTeams"]...)
+	router.POST(options.BaseURL+"/teams", wrapper.CreateTeam, options.OperationMiddlewares["createTeam"]...)
+	router.DELETE(options.BaseURL+"/teams/:name", wrapper.DeleteTeam, options.OperationMiddlewares["deleteTeam"]...)
+	router.GET(options.BaseURL+"/teams/:name", wrapper.GetTeam, options.OperationMiddlewares["getTeam"]...)
+	router.PATCH(options.BaseURL+"/teams/:name", wrapper.SetTeamPolicy, options.OperationMiddlewares["setTeamPolicy"]...)
+	router.DELETE(options.BaseURL+"/teams/:name/members/:username", wrapper.RemoveTeamMember, options.OperationMiddlewares["removeTeamMember"]...)
+	router.PUT(options.BaseURL+"/teams/:name/members/:username", wrapper.SetTeamMember, options.OperationMiddlewares["setTeamMember"]...)
 	router.GET(options.BaseURL+"/audit", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/namespace-policy", wrapper.GetNamespacePolicy, options.OperationMiddlewares["getNamespacePolicy"]...)
 	router.PUT(options.BaseURL+"/namespace-policy", wrapper.SetNamespacePolicy, options.OperationMiddlewares["setNamespacePolicy"]...)
@@ -4473,6 +4764,46 @@ type AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response AcceptDeploymentDriftdefaultApplicationProblemPlusJSONResponse) VisitAcceptDeploymentDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveDeploymentRequestObject struct {
+	Name DeploymentName `json:"name"`
+	Body *MoveDeploymentJSONRequestBody
+}
+
+type MoveDeploymentResponseObject interface {
+	VisitMoveDeploymentResponse(w http.ResponseWriter) error
+}
+
+type MoveDeployment200JSONResponse DeploymentSummary
+
+func (response MoveDeployment200JSONResponse) VisitMoveDeploymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveDeploymentdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response MoveDeploymentdefaultApplicationProblemPlusJSONResponse) VisitMoveDeploymentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5705,6 +6036,272 @@ func (response CancelTaskdefaultApplicationProblemPlusJSONResponse) VisitCancelT
 	return err
 }
 
+type ListTeamsRequestObject struct {
+}
+
+type ListTeamsResponseObject interface {
+	VisitListTeamsResponse(w http.ResponseWriter) error
+}
+
+type ListTeams200JSONResponse struct {
+	Items []Team `json:"items"`
+}
+
+func (response ListTeams200JSONResponse) VisitListTeamsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTeamsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListTeamsdefaultApplicationProblemPlusJSONResponse) VisitListTeamsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTeamRequestObject struct {
+	Body *CreateTeamJSONRequestBody
+}
+
+type CreateTeamResponseObject interface {
+	VisitCreateTeamResponse(w http.ResponseWriter) error
+}
+
+type CreateTeam201JSONResponse TeamDetail
+
+func (response CreateTeam201JSONResponse) VisitCreateTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateTeamdefaultApplicationProblemPlusJSONResponse) VisitCreateTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTeamRequestObject struct {
+	Name TeamName `json:"name"`
+}
+
+type DeleteTeamResponseObject interface {
+	VisitDeleteTeamResponse(w http.ResponseWriter) error
+}
+
+type DeleteTeam204Response struct {
+}
+
+func (response DeleteTeam204Response) VisitDeleteTeamResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteTeamdefaultApplicationProblemPlusJSONResponse) VisitDeleteTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTeamRequestObject struct {
+	Name TeamName `json:"name"`
+}
+
+type GetTeamResponseObject interface {
+	VisitGetTeamResponse(w http.ResponseWriter) error
+}
+
+type GetTeam200JSONResponse TeamDetail
+
+func (response GetTeam200JSONResponse) VisitGetTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTeamdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetTeamdefaultApplicationProblemPlusJSONResponse) VisitGetTeamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamPolicyRequestObject struct {
+	Name TeamName `json:"name"`
+	Body *SetTeamPolicyJSONRequestBody
+}
+
+type SetTeamPolicyResponseObject interface {
+	VisitSetTeamPolicyResponse(w http.ResponseWriter) error
+}
+
+type SetTeamPolicy200JSONResponse TeamDetail
+
+func (response SetTeamPolicy200JSONResponse) VisitSetTeamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamPolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetTeamPolicydefaultApplicationProblemPlusJSONResponse) VisitSetTeamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveTeamMemberRequestObject struct {
+	Name     TeamName `json:"name"`
+	Username Username `json:"username"`
+}
+
+type RemoveTeamMemberResponseObject interface {
+	VisitRemoveTeamMemberResponse(w http.ResponseWriter) error
+}
+
+type RemoveTeamMember204Response struct {
+}
+
+func (response RemoveTeamMember204Response) VisitRemoveTeamMemberResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveTeamMemberdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response RemoveTeamMemberdefaultApplicationProblemPlusJSONResponse) VisitRemoveTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamMemberRequestObject struct {
+	Name     TeamName `json:"name"`
+	Username Username `json:"username"`
+	Body     *SetTeamMemberJSONRequestBody
+}
+
+type SetTeamMemberResponseObject interface {
+	VisitSetTeamMemberResponse(w http.ResponseWriter) error
+}
+
+type SetTeamMember200JSONResponse TeamDetail
+
+func (response SetTeamMember200JSONResponse) VisitSetTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTeamMemberdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response SetTeamMemberdefaultApplicationProblemPlusJSONResponse) VisitSetTeamMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTokensRequestObject struct {
 	Params ListTokensParams
 }
@@ -6236,6 +6833,9 @@ type StrictServerInterface interface {
 	// AcceptDeploymentDrift Accept how the release's live objects differ from its manifest now
 	// (POST /deployments/{name}/drift/accept)
 	AcceptDeploymentDrift(ctx context.Context, request AcceptDeploymentDriftRequestObject) (AcceptDeploymentDriftResponseObject, error)
+	// MoveDeployment Put a live deployment in another team
+	// (POST /deployments/{name}/move)
+	MoveDeployment(ctx context.Context, request MoveDeploymentRequestObject) (MoveDeploymentResponseObject, error)
 	// GetPodLogs The last lines of a container's log, secrets redacted
 	// (GET /deployments/{name}/pods/{pod}/logs)
 	GetPodLogs(ctx context.Context, request GetPodLogsRequestObject) (GetPodLogsResponseObject, error)
@@ -6323,6 +6923,27 @@ type StrictServerInterface interface {
 	// CancelTask Cancel a queued task, or ask a running one to stop at its next step
 	// (POST /tasks/{id}/cancel)
 	CancelTask(ctx context.Context, request CancelTaskRequestObject) (CancelTaskResponseObject, error)
+	// ListTeams The teams the caller may see, by name, with the caller's role in each
+	// (GET /teams)
+	ListTeams(ctx context.Context, request ListTeamsRequestObject) (ListTeamsResponseObject, error)
+	// CreateTeam Create a team without members
+	// (POST /teams)
+	CreateTeam(ctx context.Context, request CreateTeamRequestObject) (CreateTeamResponseObject, error)
+	// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+	// (DELETE /teams/{name})
+	DeleteTeam(ctx context.Context, request DeleteTeamRequestObject) (DeleteTeamResponseObject, error)
+	// GetTeam A team with its members and its policy
+	// (GET /teams/{name})
+	GetTeam(ctx context.Context, request GetTeamRequestObject) (GetTeamResponseObject, error)
+	// SetTeamPolicy Replace a team's policy
+	// (PATCH /teams/{name})
+	SetTeamPolicy(ctx context.Context, request SetTeamPolicyRequestObject) (SetTeamPolicyResponseObject, error)
+	// RemoveTeamMember Take a user out of the team
+	// (DELETE /teams/{name}/members/{username})
+	RemoveTeamMember(ctx context.Context, request RemoveTeamMemberRequestObject) (RemoveTeamMemberResponseObject, error)
+	// SetTeamMember Make a user a member of the team with a role there, or change it
+	// (PUT /teams/{name}/members/{username})
+	SetTeamMember(ctx context.Context, request SetTeamMemberRequestObject) (SetTeamMemberResponseObject, error)
 	// ListTokens The caller's API tokens (admins may ask for anyone's with `user`)
 	// (GET /tokens)
 	ListTokens(ctx context.Context, request ListTokensRequestObject) (ListTokensResponseObject, error)
@@ -6669,6 +7290,54 @@ func (sh *strictHandler) AcceptDeploymentDrift(ctx echo.Context, name Deployment
 		return err
 	} else if validResponse, ok := response.(AcceptDeploymentDriftResponseObject); ok {
 		return validResponse.VisitAcceptDeploymentDriftResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MoveDeployment operation middleware
+func (sh *strictHandler) MoveDeployment(ctx echo.Context, name DeploymentName) error {
+	var request MoveDeploymentRequestObject
+
+	request.Name = name
+
+	var body MoveDeploymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MoveDeployment(ctx.Request().Context(), request.(MoveDeploymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MoveDeployment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MoveDeploymentResponseObject); ok {
+		return validResponse.VisitMoveDeploymentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7638,6 +8307,248 @@ func (sh *strictHandler) CancelTask(ctx echo.Context, id TaskID) error {
 	return nil
 }
 
+// ListTeams operation middleware
+func (sh *strictHandler) ListTeams(ctx echo.Context) error {
+	var request ListTeamsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTeams(ctx.Request().Context(), request.(ListTeamsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTeams")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTeamsResponseObject); ok {
+		return validResponse.VisitListTeamsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTeam operation middleware
+func (sh *strictHandler) CreateTeam(ctx echo.Context) error {
+	var request CreateTeamRequestObject
+
+	var body CreateTeamJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTeam(ctx.Request().Context(), request.(CreateTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTeamResponseObject); ok {
+		return validResponse.VisitCreateTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTeam operation middleware
+func (sh *strictHandler) DeleteTeam(ctx echo.Context, name TeamName) error {
+	var request DeleteTeamRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTeam(ctx.Request().Context(), request.(DeleteTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTeamResponseObject); ok {
+		return validResponse.VisitDeleteTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTeam operation middleware
+func (sh *strictHandler) GetTeam(ctx echo.Context, name TeamName) error {
+	var request GetTeamRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTeam(ctx.Request().Context(), request.(GetTeamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTeam")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTeamResponseObject); ok {
+		return validResponse.VisitGetTeamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTeamPolicy operation middleware
+func (sh *strictHandler) SetTeamPolicy(ctx echo.Context, name TeamName) error {
+	var request SetTeamPolicyRequestObject
+
+	request.Name = name
+
+	var body SetTeamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTeamPolicy(ctx.Request().Context(), request.(SetTeamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTeamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTeamPolicyResponseObject); ok {
+		return validResponse.VisitSetTeamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveTeamMember operation middleware
+func (sh *strictHandler) RemoveTeamMember(ctx echo.Context, name TeamName, username Username) error {
+	var request RemoveTeamMemberRequestObject
+
+	request.Name = name
+	request.Username = username
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveTeamMember(ctx.Request().Context(), request.(RemoveTeamMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveTeamMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveTeamMemberResponseObject); ok {
+		return validResponse.VisitRemoveTeamMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTeamMember operation middleware
+func (sh *strictHandler) SetTeamMember(ctx echo.Context, name TeamName, username Username) error {
+	var request SetTeamMemberRequestObject
+
+	request.Name = name
+	request.Username = username
+
+	var body SetTeamMemberJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTeamMember(ctx.Request().Context(), request.(SetTeamMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTeamMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTeamMemberResponseObject); ok {
+		return validResponse.VisitSetTeamMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTokens operation middleware
 func (sh *strictHandler) ListTokens(ctx echo.Context, params ListTokensParams) error {
 	var request ListTokensRequestObject
@@ -8095,331 +9006,351 @@ func (sh *strictHandler) RedeliverWebhook(ctx echo.Context, id WebhookID, delive
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ncxs3tij4V1DcrRI5t0XJjpM3Q9WrvYrtTDzx2LqWM7lbQ5cIsiESURPgNEDJnJT/+xbOOUCjm2iy",
-	"KdNO3r5XUzWx2N34ODg43x+/9WZ6udJKKGt6o996K17ypbCihL+er0ujS/evXJhZKVdWatUb9d4vBJso",
-	"8dHezOCNCdO3zC4EW5XiXuq1YSs+F8Ne1pPu9X+tRbnpZT3Fl6I36uE3vaxnZgux5G74Jf/4Wqi5XfRG",
-	"T8/Ps57drNybxpZSzXufPmW9F2JV6M1SKPsGRvkNh15xu6hGhv9kvVL8ay1LkfdGtlyLeJ7EuKW8F+Vx",
-	"x3wtl9JuQ+1H/cCWXG2YtGJpGAcgsYUucsO4ZUttbBvIChgxnjUXt3xd2N7o2/PMgU8u10sC3lIq/OtJ",
-	"AKRUVsxFCau7ni1Evi7EqxctO5b5zv3e6nLJLQ763bNeeg69LmfiuFB9z83dl1zzL2K60PoLTvHJfW5W",
-	"WhkBt+uq1NNCLN0/Z1pZoQBn+GpVyBl3OHO2wjf+41fjEOi3aLb/uxS3vVHv/zqrru8ZPjVnflyYsY6C",
-	"l4qJstRlxrhh7354zv7y7Nv/wWgalgvLZWGGPYL25WwmVtZttnWFh62sNmhieY6uzBZczQV74Ib9ay3W",
-	"IndL5cxyc+dux0LwnKjTa42LSNMn98GJYT+/ez3s7UIsWAYt0D2/vHr1Xt8JGHVV6pUorcTzmpWCW5Hf",
-	"cFs775xbcWol4HNj8KwnPq5kKcyub9S6KPi0EB6ltsaQeSf8ynoFN/ZmbXYvce90im7t1gMr+DINa60E",
-	"c0+BB1gHPcZn1jCpMvYg7YJJa9jaiPLEsFIXwr1XCjzYpVhORcm4ypnS+FTfwgf6QTFRGPHgXr5gfGqE",
-	"suxWlw4dYBK74BZnSs4iFeNF4SaTJazPDFNn5D5p2fSn+Mb/E0kAka7wVRYjxocwvp7+KmbWjX85c6B6",
-	"pVZr5LGNK+l4wpoXbh9SK1au1YmDnHvbLbeOg/hS+hSqAZLbvJMKEEkoxxv+6Yf60Hw16308de+c3nPY",
-	"oHEvx3v4Sar8kj7+BAtcrnBnvCje3vZG/9xDnwou1T94sRam9+lD1rqTE8NW7lWGM7B7+CRjxPoMu5VF",
-	"IXIm1XDrpGCzmd9jtcj283kn/rUWxm5f+3h/eS7du7y4il7Be7RrF/H62XTjf3DQzZhbDxC5IHv5N7lD",
-	"e72U1oqcvjHM8jtBKE2AiE7bb+pTapurVanvxZUol9IYqZWJtpze2S0vjGiiIEgve3lQmOVatK2ntOKW",
-	"zxIQ74DkDwtthEN1B5d8PXNoYJNozxOS2C8LIB44gFC5yN2n3Sj6dJMaT3tm5UftcyBFGQNyZUjmAjLn",
-	"yBRf24UuB8kVe1qU2DyB7MQA7jikofkcyRNmXVg25/eiDRarcq1EfpPaghu+4A754CVgnx7KOHAhjQUw",
-	"u2lzUQgr8kCVHxxEleMDuawDs51dGflvcTPdWJGgiq+sYe55fQLYLK4ml45fWGb4puN0bkepfXNLAPQi",
-	"RhdhMaY1xAUCrYGJAFEA+z7swH3ThvwmfUI1VmGQ/+ViVvCyQg5zwcRyZTcVyHLQcfyLBs4JNA1/k7dZ",
-	"Pf7Ay5JvQATxb24vSYkHYWw1e+Z/uZUlKTRdCEagBonZl7pMXIi3RS5Kd3SmogFhFcxqHV2BqdaF4Grr",
-	"6Dyw/SJpruSRrXNpL2cW9eHGmeV5KUwLgGaFFMpdWXrLHw8IMmrj7sx0bRnPl1KZAwmCF0JYH8UiI+fq",
-	"1Eld1ktljrkMgArZinoC3sy4457JCZ30lJ4Q5CpuUdCTSxFvRumpzjfJAUFcu0FBdntQmbO+Eg5F3bBG",
-	"zEphB8GkIErj+BK7vHoVxD7cOZu5rTvRry4dqg3TTsJks1LkQlnJi440wo3aukwSLWVemw13DYQdJycg",
-	"d5zxXvJYKDMCmKajHCt5CtsNpCX8OdPLJVf5aSGVIN3GMRf3T9C7nZCqldgW7Vool1sDHXoWcLn1DrxU",
-	"ttx0Z9q/OFxz2lyulciYGM6HLA/GnKFUxvKiyAB1HeY6KA9Rok7zc38Fd1KT6rIGEaAbe0cduF0k+i31",
-	"ydZ+ndpC3ApELGDXOes71r/idlHJemaQEN8O0Pn02s40kocg2BeFfhBorbh16qDDRC4LkScwwr3ETfrg",
-	"No7Zu6OjcRwVwYFqLIbmS1MS3P+uq0/33EMKaNOS5wg/sgYA4P77lATW01d5xnhhtNPwkGSU93A3Cz1n",
-	"7lY0Bh3EZAqHNDiHxgHoRsG3aQLGy7mwndDuPb6a1B257XkMrgkM8EV1mOFQAj7WINl6Na/4XGzfzMB/",
-	"uzHi6o4nWHFk9O2gLhNPjT9qXfv7AOH66r3a2tVOkVYE4eXU3N+vVV6IyBTXsPnoYr1U0TTR1buVomhB",
-	"a3jk+CQoaBlaOtzFHzGzErNhdf3/ef5h6BaXxLpbWaRNMUD5t2b+odRL9mRbZPb2vQV3sl8TyaMdLYUx",
-	"hEK7oQoLq95PAfZ5sTZWlC/vyWrYhOsaf26xYhmBFrhuRDtadx0i1yBLOAKW85ltoVG05q2Pf5IqPwPp",
-	"iqgJvuiIojSMT/XattC8NEFFYRCgcmLYgy5zYoff89nd29vbNOGBH5pDvXFgKRw9/oWXSqp54tvGkcHT",
-	"iLDQrivgZXQo8QkkD9bTjGvLbYLclILnCQXztbx39JjnUgljaOdPz55uaSsEIjbT6wJ1vCl+mISPsXq1",
-	"EjGFCLJ+1nvQ5V2hed4mmfudnBhW+ZcMyHKwudt1cS28dRFtLqUA47fZvmU7192J9P5Cy90mvI2z9Jve",
-	"eTym1aJVd/nV4RI+B5HFXKBSvxRcGcfoD1EbPyVXpyyXSpSv9fx1koi9VSKwcM5m/n1k7gmD6C7zTvja",
-	"qYmOeLBSzHSZk53GE8JuRMaKj7bFbiKdZGsatObCO/XYn9lP8nvAKu7wArb24MXiQtxaliYlzRvsFpA8",
-	"crQ/x56LbpbY8MWnrIkj1o+0vV3caMbMQj84OEvDtJqJETN2dTMcdtgIjL29kw/g5y2EFe3GcjQ87bCQ",
-	"N83c+EFHM3c8uyP/L+jjR5m54YOddu6EedvzmrDPhdZ33uCTsekmqJctks4uSzdup4ulu/vGPiXn8cS0",
-	"O7iqb67XyyUH8XOLcCGJvQEfZlpjwXt9L5hxBHybGGdIsKWtHiX5Sp1GtumCuzbU4JMpOIn7NBGO7Go/",
-	"raeiVMIKw0CUMpVqUwhuHIbgeIb1A7vLkFmN1TvkVsDEHP1ZafdwVnC5NIOMPaDwYNBWB1+pmvmuomFP",
-	"z4dj1ZWR1WS/hBaB+75xpO9Gr3eFSix1KRi+Tk7DB/d/dsGV/xkCKNLyrFzyubgx66mx0q5b7KpvkVcU",
-	"esaLwMS1Kjasn+uZOYMHp/RguMwHI3gfxiYTbLlWYyWVsYIHfVYrYegme8Q+MXAAXivNmOCzBculsVLN",
-	"7FjFCwWSmsGhRYqsyGvzzrhyqF2uFQJnOFaXKJW4AdAEhus2B5zeKzfDdbSW1BHWA4UOc4wprU6RiWz5",
-	"vJLGEAe09CUBcG5diF2yHJBQR++/hAB3pfMkrO5nLeuv1nwlSiONFcr+w6mc4jncUTR8ODbrHUfxXk4G",
-	"YTfdl5iaJ7VoWtoNuPHUvEXK+lEUQa+kL1Bwq7AeUfXabsqlVIzsfWgMcwLQWK1V9aNeWyNz4V8Phmt/",
-	"NmiNWhV8JvKBDxoAXxWQgbGSdgQT4tUBKctqlushK8W9BLcn40BBhPKzgPPMyYUmc4t3nGNt2FrdKf2g",
-	"8OIklDwaLX2wAJfwziN9Iu/o+9TxkLR5Y4TdJaVFhkY8hwW/F4zjbYut7vDD4EDxPhY/IoJQX12Nl8aA",
-	"axMAPeIcw5qVkioONGo5kUrcR8/rsP6rvBeKccMmFAuJzheI7ZuKWw24BiKyYH0LtqHSWHzuSM9Y3YoH",
-	"OASufEygQ1DQC2gAWVkwyWBZDZLEzw6GuPq2PuyU4jzsto3+q9XNvaMoWiUhN12bTUqKr25sg0WmfHbZ",
-	"oyKv/Dfo7E4Y7cGB/VmRUnkpbw+RcN3rv+gyb9EGiEbAqIFeOv7D+u6abuqSBP70lC2lWlthkN5phb+P",
-	"VUmiiOMZMOIgMLyAlR6N4N3gwPK+/fhUxor2ey/SVwQf7cSFheCFXXQH14/4/jasXpHAJklk9YDDCRqQ",
-	"k7g9D68YhGOFv31zzhrgY/dSPHQG2FglIMZeqRoXBB7j1A93ILRSpR8IsmBx8wEK+yIoI0rWGqsHGu2K",
-	"z9JPkcMlH61X7grc8HsuCfl3KCd03JXOGu2Wgg7IQzPjlhd6vhbIhaSBIYjq2YVwMHQfOxFACSfVGLHk",
-	"yspZmGRVipnIhZoJ1ufur9MgcDhh3eMujjJW0QuDLVnP0VSMg9iN9+wfOLlxp1ztAd2swS2GXFQoS7w0",
-	"vJgxo90vG6Do+Jq+vRWlyFvECgT/IZQu7dKtzj9c261LmtXId8AKoto1ClojwbVVJhmHp4tND3EVTpyI",
-	"ISUtFmNapIMSEx/5zBYbcJ8o5sbi1h0VDcT6ShNxyzyiLbmSt8I4DNRlLsrOwhYsWuRvwy6aUsJsIWZ3",
-	"qdUHZdVvAVRUNwUvay6HSDOlwW52my9rQi8/IEiNVtIZ0l8BfLvczG7mB13m7lL+jGL3tj11uEsM36de",
-	"+fcopM1vE0DrT+qCnSOBoCWkT26tWhFhC7hbmiTrm/Vs4fCZzvbUzPQKiR7F8gnHe0TJlnwDX7rPBhRG",
-	"/bDYdD6Qn/0624/EgbzTuaLQ0qA08HV0AtUNqfAvqy59DLka/rdSkF9oeQ2X3kbNRD4iRk0uuboJgCRL",
-	"UP4cuw2nbcAAoEvCeoOcw+mgKfIyZITUI6A+OBMgDEQQQDiE5xkNvZX1ucrHYJzxow2GHq9G4a0KPwgH",
-	"kSt40zVutUfggH/REMlADnrrB++WrlNfp/i1uS/uSf9ziPm367dvslp4B7DOjI3X5+ffzPBWwr8F8U10",
-	"sp4YHCMdeMpR8mscJd0FcIl7x5qDKvxgxXJVcCuG8Fdw5YDHHIxgyZkeuLKtsZOetNU2y/qVjfOcQTzq",
-	"4HN2u6UXQxIRrCvDU2jF+HBZE4qW3ClcI0pub5zwc1TzXxtAOVljMsMI7wi/e0FLSqIbxDgcoInH2Jkg",
-	"RjhcZ5swvu4FBVSeS+GDlMORfnvufh6kSfmhoSUNsTohFvvHNV7K5vIeFLRIBpX0a4jFTXA2lDLjY2+5",
-	"u3iuJ40p6Oz2Y2iMW1ktYCbgVTjt7XNqQWZSFOtY3ApXUxkYtq1O0rZEwdCiW8Qc/3SH8e0wCxeBBNdT",
-	"rTlaRzssjmLLgpEebcd6ZHAWrT/kc7yyqTgpjsklLXEYU7HRKr/xiTst0RgLXlqWa4HkCRUOiED0uV30",
-	"PbkKLiDWNnd81M/u3nZUGl0fWx6FaEXtznwHl4yRmDaiZRhGLq13uhDfS5VLNWf9cspnQ8zkkP+GVMTh",
-	"3Z/NUOpBN19+VoGtC+RNS3CtrZD9xCAYM1YKlTs9E6FXh1wWdoUHA8CtZOWKivUbUqqjDSbD/ziZi0zk",
-	"DB5n7N33l89ZuS4Eul2mCCcncZFQLL1XKkxhskpMA2eOEiL3y7rSuWO361LazYlhU25EIZUYeNu+gLFS",
-	"WDBkl8HVkLH1al5CsGfJSl0UUz67I/mcwMAVHDvgXRjlllwP3v4gQxxsIgolQv8D0qIqBNitCBbc+IXx",
-	"womg3TXBMEFb3lLYr5skyYlakj8C7uHFdQdn2u5qVk0DIfPe1wxnv32AAS0xryG+zhds0qAmk8EhSuo2",
-	"LUsSUpGbg88Sr9y+4AQic5S+hN+0gW14gGXfrbidirRa8As+FYU5KN59a4ovw9a7WB6T+NouFgQR0r/S",
-	"sE22hhK05E0EoWlbJiC4dhIO/lFt+PMzzut+j+37LpcrXWIi34hhkqLTVtl6VWiwNIx7U4iJzsc90JXH",
-	"lFXC3lz+/eW4lwR5LucUUdRdll7VGdsh99aQQSlvwzs535XnGMf04t5ODLsTG2QK+DGTthaZulb4ezoI",
-	"FdNu0mJN02osLeYt3ZZ6WZuCki3wIESeVUelS0Znkp5+JWaHR2GseGlETnb6oUGTxHCzLCjuxT+AMxj+",
-	"arRTKdwgU2GYtOm8lXYddd8VIhRqWJprNuiQ3VSdb0ADgkLqkv0YHE/b1KAWqCANy7VU8wzOhoIHIjss",
-	"5BqCTw3iMsYqCrgC4cWJJRRcNWQ47cZbqsq1Uk5qDOgNYRMwDAUF8XwzZFelnpcCQi5GbC6sdd+gx6LP",
-	"QXzRa0vTGctLeK7LsYKYYFg8xzWwBy7hKdot7iHcYzBkLwRIQ/mIGb0UdgGvQFbPWEFABTByTol34GvR",
-	"OZuV3CxOC61XOCFbKz4tBLOardZFAcwLrDIZ42NF62QrJ7ggX+M5hslyVjjFPCzn75I2Gxvw0K22BTIM",
-	"mweQt1gx2DWGRo+8H7QCt3QAg4eRJW533M9YbUl6X9hwj1Zy05qNJcmyDNbyfkQ8CNsc5AgEg7QJvXvS",
-	"rzcPe7MQTdHLehGS9rKeR6he1qPD7GU9WsROk2WbQRlBsNdIvB2ntq1gL5NpIe99/B6brmVhfVBFPQTQ",
-	"R/YZRpF9lLPgKSW8fbbSxjpYjJ58m0qG194zXw9Hp8A9uMC78ubavAy4eLyZ9KqBLKOHUlorFC21Wtx3",
-	"w2fpedataiVt3d/qIKJ6faj/QkwlV+wKJ7n+r9fsybfDJ88w2/hhAe4LoC4OCvtF2WrLtKzkmaNO1xof",
-	"HrS+XTVU6kEriTILVYGjSvvzIWpp+Wcr/GF7VHKIdxuwGcVOb3cMY69B6Sep8lf+80NtmHXuWMXpSdVi",
-	"569FhR6pHMxWYZSwjpZiMF89Wr9CukPD9ff45GM/fi3CbleYP512a5z/zgvwwgPU6rh4RGVg2q4607wH",
-	"j40Qaq9zUIsswdInKvdBligytCZR7sD35l5bx6jj9U488m96VMoel1axq9xWKLUV3c6pKLSau51cVHeC",
-	"tgXv+2Njl6jzoSNcPyiqlWV8JS5wPIOGBM5R/BpqcFWhLMFX6gS1fJmkBg18b49Cac3NjXLEUklf3SSq",
-	"QtyLIolunbNdcYg4U7JFInnjUe1KF3KWipek1PztKNJCT9mKWytKFahKZSWNTtrAAc01k8rqEfsTlLuY",
-	"LXjpJLzSZOz/YVBo4Z/89N8fUBcw5jDBD5Wum2r6pKjrja9E+2BZwWgfW5G9chtM++KjNC2RnqWAXP68",
-	"LZ4Dn8aQ6d+tp+L0T4ETZFFUt35Qg5GvT4D47CiyYkLZktR9GAqCzija6DBYHR6wVX3TZp9Aa+jDQjMj",
-	"UANdAT6BidabDCgo0Z0+lVza4+ULVSG2jzeCe211eyO9Ggj/PHihW9H+M7FwXz2fHZtMrl88tNd7rNdu",
-	"bFH1sCKNUyxRN5VqTjmzW4UK3ekZtlZWFqwU9/rOaaKX9AYFB65tAW7hauiaowLren1eXceo1u4TKhcb",
-	"/s66Vn18w8tSP8TL1HCHiHJBbaHyxGDVxQt3+8HeT1UhcVPAWNylzEKCdfVhukwk6lKl4LMF0BJyDbiR",
-	"TupEklJD8Cohu3JiWAVv2IDI3cKJx3kgwwum9ka13j7yXbTSuyOWlvxRVocFuUOKwPzdN52iNlsQ9DoY",
-	"Fw8o0ncnNt0dyzjDTyLpVPaaSP389UyC1fjt81esFCttpNXlZuDkAaly8REeLqxdGfx7uOHLYnBRjyiC",
-	"Ok6lk5phJWKsDN+YEdMzOTo7gyILzRkyHNQ9BtbjhmaX4JH0w1V85hYNJt5rl464TQudl+zFm2sGRnzI",
-	"Z6JwkmfnEatN22LRNOnQenvUd7CSyvsANgA0N083/v64o0szx3VZJE9idHb249vr92fvXl69vX71/u27",
-	"/xdvlF5bZvn8wp2KBxu8eHX5/sez6lyGXaOK3QJasPRnkwr4WHFjHpJhfJeWObndsidP94HUVyPbmSrl",
-	"3jmolmtUv5UqX4XFtmyRCkRv7zKiO6n00mID+S5erDOx3B6qwTlmURUVayYrsD6WhwNyOThMQqmSjLsV",
-	"ocBdhtzdpQQ3qYm5QxW0RZyo05A/4MtEUzqCCmMN+k1ffhY8+Rkw3wxtaRlFPWWkdmeQ2KdmshCDXZB2",
-	"sxwGVTStJmIa5VxVySaOmZebC+LuWDCBzznqS3HR+2+/qzPi71JiI17/Wq38Z3/ew8CbWF8WIT2vF3Aj",
-	"hfBBkW0T6qqQw1B4LM+p7NhS31OYr48kXCv/72QsYamXh3kP2+D/gy692ZvcOMSbndoKCDBCRYAqi1lR",
-	"FG0xQq0eaqs7O7i8ZzgE0gXYw55hrJ3gJ4PAQe69q6bBjLKEM18xNtgznIi2WQmGjJcz3Az4cNQaJS5d",
-	"MjcHFn8rjHD8lqAUWeYsvxMUT01vjxW8foGhp04sMli0LapgHAJxo5lxhY6yjBVYjtkbvTURh0hPhgUX",
-	"EWoohXEVopLAiCHNWHkBgL2lWsp9XTInLw9q6bFbhZVZZaZF19idEKvayrXyBAmi0XytZkdXgNZQEq77",
-	"jnx9ze9qUkl8/MiL/lryVPmsdkuZEg8owJKhbESVZmRRMCd7SIsi7PPXr0j1lZbxWwdZaY0oboO3YqHB",
-	"d0deTzVokKwuukPM/mufPn2299uYkzfbgxxE8So+H5azw+ZUj+rZJ3Q3ixZjXw8M8ekaYwfOdkNhbsNl",
-	"nrExOmC4t71WlpVxb+CuX/W1rx5UoZw0zfIgmMnS0Mjn81LMeUtJjNcg9xpRiJnVJXDj8IGax7GQB1qW",
-	"fEhgTRo5QK2h72OmE0Vk9kLVufjHD4fZhC9Z9PFJyo5FnucalFsF15umJ+cdCpvRQtNVOd237dfcPfam",
-	"8MS6AAPx7KsgThAh0yXHzRouwNZir0V5L2ficuZLw4GYn/X+Wur1KrluP1J66S+rysesPnawHNDKpWqg",
-	"cTiHnRvYebD1GT/nbBs0ZhrwrzryBlBTtCalaj/6aszhSJLIcnn1isHjuAwqOqRLgU92OiG3oT3Tq5rk",
-	"RygGcl5Hb78HEgzVBTqUYpWu0wg0KhxnHqXh+YjL1RpNT1w1QpBDDnL9xP/oZ7Arw7u9Bip+0QXcK53f",
-	"eK60L/j3pHvwNgNnCuSb3sqPIodIFjNi496qlPeyEHORV4ES457jhiCJKGEfdHkX/XL16kX016ur59Vf",
-	"V9wuKMQoemWlS4t//iJVrh8MyjirUs+EMfhkrZbc3Imcnbmf8bfrl6+lWn9kGnYfXpxpdSuVyJ2U57Re",
-	"/P1ytbosl7pk+l6UpcxpATO+4lNZSLuhOEqwkIHGxKJnPo/Qg+vEOJV3JcrTGTeiMus8v7y6wfo3457Z",
-	"mJktqmEZ/bA9FjP8FitTHWhDgKD+x1ImvpI3LTfjZctVuGB/irTz9tuxl49/JgMXbZGdl8w/Y30squb+",
-	"/0x8FLOM/WmAXT+UVqfhNWpE1WrdOlA+uBfldP/NJ8tW2Ad9t//+f0qLxonSUd2TvFYLbhKgvBLAPDP2",
-	"vV4r0J1e65ZMBCP/3SIPTeFbd5Fm0m6yrQLs7pZaXUIkE4RGPfmrbKsn6966AbdpZy0ft5bUJ6Lolkfq",
-	"8E5bxRiCwZY+DxXkIuWZtWntF14XhUzzUGCoXng0WrbOU3VjfQ5uunLzY8LVsfKJU7oUb2sgsIkLwWIy",
-	"DDTtoaN8+/bvP0mMBnpZlhiU8FwvV23pjzvqRddLNNNrUK6VYmk1zh+vuGOlgvacUp236fI6F5EG3qxH",
-	"g5TMd39Iz7rvzr3DENuMXa9nMyEAqD9AMLDb6nYhhFqkar652YcSpQC7bEuHn+rrE+bfzJhZL5dtdTPo",
-	"HPZjiXvRV5l+XnKzeK31igptu61B8OjVuih2Fd/2wcZ7aoM71d6/SlNWtbPOzEKvTh/EtLOXJczqjy8B",
-	"7KxX+yOAeW8zuh2V7tvQEBKamHseKptBn71ayrhWt4WEeuLutErFC/jnPS+waZ62N7eORqP7eirzHFqZ",
-	"rJXPnwQrsV2U2tqCLMZVEaIPOzt1pBqOQBxuqdW8UQcwMoHO0ezZ1iyrym9/ZCeQH8AZChDAWNQM/NhI",
-	"U1aipC4B/cq2SUntjjpP4NchliFwiIFFCCaZD0Ckdyf4J72IXg98dfvbdMoGdQcwaVt6MEJhAgp6wqel",
-	"4HcmDg902Fjymc1IZPMtB6hsifDkqnOqXr0vQ7KezO7OIvQcGvbAoTdbiDCuzIMoGXYUJQv4v9Yak46t",
-	"DnmJGYTi3IKWaWsjh3YjYHle59JSZNF004ZVW6W34g5l3uGQqOYIn51A6bDc28kpbB3v56qtIka6g8Al",
-	"+/kdWIApvyScGLgD+tDdYDQtuLoDQRxjX398//4KpzODzh0HQm6cLy8VWpoAyWkhUj4Uclejoe0Sc+Se",
-	"rW91VYrTKAV4pY31fx/GqSuf07azKFmHM0TJhWqceHcfuIHyD+pQx9O9B0mi3IF3pVjx0TotECbAWMAg",
-	"DeP8VRBvrTGOX2WHWDLfuQYAnjV9XbjKyNXlgLPnnHcS2l1S89agDUmnGa7dEqCNplQIUoq6cyYJ5jvv",
-	"Um6vUh+8ziENgfWV7/TmCNGdVDmERZXiFNINRNNsD2KuL6402F/nPkzZMUegsQsn0LyrhkiakD4kgYGq",
-	"5Qt5e3uIj7jyDFfe4t0+4pxmaMJ6reStFDmUgvFWZF96JaNyPf78d0ron1kOpnsfosgbDJtKw7UqbHZY",
-	"zdUafB4XiB9XVUv07dxXPfIzyhdG1cQqfrE7RWJPiOq7hn0FAwlJpj6FOK2s5+PZof/dUqbra72jiJMd",
-	"157eeHzyEa/u/IlJJSI9Mv2oPm49p6NTApLfWlfqUoMVEJcwQIeyfVSsz00qcoYFO3SHxHy6ZREW7USe",
-	"FnyBdbZmz8RrX0ollw5AT/YuLXyWmvTat3A8RNpBzSmd5R+sApDHTk2CjeN1PtZWVr3S5Xxh0wbQxxUg",
-	"aFlv556Gd0KsbnK+Mbu7IIc8CWCVL5j7AnSnO7Gy3lgyYkpjNZ9yXbS0PYP53CAd56MaFG8Ipo+YEWxI",
-	"UevGhAY7i4oUwAZNoe0otJnm5o69yZi5k6sVFDwDLXczyLabNVYPh60WOGj6fOiKsFM0Bo9wB4yt5SlN",
-	"b+UYdVKuFS0KTOR+qZ0X2NbDWcRdq2kNuK6wWGySwa07GrR0JfJ1m6V12nEUe6QVuq0llD8xCCtSraWk",
-	"u2eG10pEJ3LC3M5ruEJwuGjWnSPw+MJzHfa6lMaIGjfQCusw3Ml0FAAUFUvnFmOQ0kfL7KIUAlbqu4w9",
-	"LGQh2Ir7GkvBUNCxQVfTYXwvyoKvau113YKzHoAguXCcPK3ixTmlh1Xa2E4c3TbHRyGiLWYadwE6tMav",
-	"oT/4B5qobzIo2wA3JhS5KIUVCgYI8fOOLlboQ55HXr2ZNjfIpbj5t1YdZGJsiep1SeAb8ffVCQYUrA4h",
-	"HFWMbA3CGljkXquo57/tKbMtcL+st2TfVQl9l7TleWbD/ibvBXOPyNgHXp3/XOh1WWwy9p85l/DfByHu",
-	"4B9LrewC/rURvMRMNvGRL1dOsOids2/Yn9z/EnF82+JfOwv+iYIgd/LhC8YNC3w1hGb6T5iQYBhxHJKi",
-	"I43lmPew5B9Rpvrmu28x1g//PD+Qdbevs8a/STrCHvbCc6tdt2fI3oaC86rWUj102K+m7FMDhnsfcsK4",
-	"55vw4eCCnVch6duyQ4DGk/PzvdCoCHUjKN0RWYZPicoqDS4LdwZcjWCTjqjjroqCQLVkfW8pgrq8dxJA",
-	"uoxN//t4QUSGm0KFLLaqDCwgGDjm47r0tXNGYQHI4Gprg7e9pMumYiEh6DJe6X7q/1gKj2d5YhrVAaab",
-	"2JiUYTd+DHcu1+rEXISIYZo5EYScZAY1Iru9nFeXby6hPT9z72BsRelLGHJfvaEiDS/Xbo9nb02hG5lr",
-	"zzqbArfI9y46+zPo7Mn6HSKXFltIeR3mAu8hektCwCvQC7Trk1+hWTvtfx2SemlYgwM53DhnaBojy2CT",
-	"IHwmeXzUnIcRoUdQiM5X9fe9AduIHeKEjl3BL4FHXza183I75xI5XTOds8YEZhL8vbn42BpwnTahOuHN",
-	"bNTsIBA1siwT7hg34r42oaApbdQsVOO8lUqaRbMoXzq9HudoqQQGbnOV1/X3jZodQQ+kLLBOkQRkDqOk",
-	"rwhmhEW7iu3VDqYG0A+t+F+lih0SHpjnN8fDaSRfYcCW+kY+zxZyu8u1sU4eWupSHJgEuCvZ12fjYO2G",
-	"yjoUvBwp5187bXkRwh3q4KsiFPfDrFkd9QBw+xqle1uTR4GG7XVPqyPsmNr0C1SruRNUBO8ijj3ASI6F",
-	"fsBcJmRdcDRlOiZKtNTVWa2nhZzhLIpdvfw768+0G2i4Wk8HneN33Pjtm24v9lqrLNiNGFR1V5NmSwm6",
-	"VtT4At+/CLnzGK5w4hSW2ULeQ4jwgj/99rthe3HC1tqEWO0QLHqjUC81Y1Oew2lwuy5FRktwysiS29kC",
-	"bYTQkFLmFD0Ryp1mzGrNCl62hDYcUOf1s8q7BodXKMdGlVnB1wA7TgspfN6Bv54YzNL3h3JiCA7cQFD3",
-	"f/7j5bvrV2/fdIi44PO4kmrwoNHB1Qun7qmueG15adtdXRBvtsPPVe+fnYiyDM9xKJH781gKrkysgx5G",
-	"k5uOKxi9o9cq2vNPUuXX+GmLkynaYRp+YtXdjoShVhCbYKxYYZtAXzoua29f+aue7jBAQ5Qs+5ueUgGT",
-	"WFMVH8VsbcXNTC+XXOUmtDIi0QSEAanmzHcg7mPczjCa2kAWrk9310oMWhbrWVd3rfqlGxLLR4boFQcZ",
-	"6tRbu6lRQ3W34c/q6dkiM+L5kD8lOqY6SN232e4gg85OsNaTxeOMpsWjbh5nydOY86ue3qQDJwPaFFJV",
-	"pQ1pz3/T0xPjFO/V2tY7JsHbGfvuGftJfj/Ys30/+w18lY4vSKslAPSazc0xKyvSiSGFnifJVji6KHrP",
-	"ZOkCubuEIl+aLkGA2svKZb1lMsh26/JPCz27o3DzqTD2VNze6pZKscBFdsVqlIfqnzviO6A4R7sDyqBf",
-	"Ge4pzcz6hVR35BI03Vs1vOfmLgXdtti4lGshgCZoQluxiFVJvwhShD5+u2nqrle7mKNeHYs3QhnlL8Yb",
-	"9aoza/QbRs7oPnwcY3xPPsxGZnfa2PEY+0llTU4OCTwibTX4fPbRmbzLgDz7bgGhWfjmZg3NnRNWflE1",
-	"uIXrBgRSlyL3MYi5Di0lfUS0O7MTw/pkc6f60Wy6YQuO2VhQMZFasFT9fqnI4oDqS2zXTmcTnHSCQZVV",
-	"s28KXKfuo3kW1wcBLN8Zj7QPWg47d6b4/OjL1rntUhoR1asGHUa2hMKseCmUvXG0rTXmPJBwUjWIBAJR",
-	"JAd9qdfzBfiA5FJaeQ9l/SMSOUj65FvwLsInsJTexMwgxWOi8IyMLXw3FCTdbutValE6bqUUZl3YHenA",
-	"sMtVqfP1zNF+x6/rAbfo28BxsEpfnT8wag7vQ0OmYsaxbolp1NUAvAsl/mptmyKfm0dZdDJOaNibqPnI",
-	"ZMQm+PIkYxN6fwJLmwBpnbgjqtUFGWTsYSFnCza5env9nlGrDHP2myOXn8686ePsN/rXp7NovjNa6sSX",
-	"ssGLSHMNt067GxffS5kqrr63vzi+Cd+I1QGGIqfx7LMPSWwrGSh0YM0Jlkw0Muttd6BGIu5X2MZmLqOO",
-	"03V207XXemvZvfcVjb28etWS3bulnpu7HVX0ImK/54I9cIc2d1ibMtdVWripRTv3fdZBVeTIYbX3NTai",
-	"TgbePzndxBzEHc+ITdx/JqwUK8GprEL0HIaFXCq8FqF6W/DN5dLtBlImUb1acuhWEuvE6VO4hKevPCqg",
-	"9tnaKAiehpd91fyWt+vNBLIohL6tymAj8j+rwmLb6xLGMcN0ldtvUGVzyVA6a30zyJ9Zj5JZWjtB4+NK",
-	"jqCrsHkDpla8gJ+ynlaiQ6H8OtA+ZXu6UDfm3lvFMYbWvtcjIOx/tYLsvndrSLTv5Rp67t1fA38+faBr",
-	"/1NLu4fqbCNUI8zwuBTuRBRLtSMZhGY8RkPSNh3ti/QhjThTBCgUaLBjiELlJcR3OkEKjBeOeXA1E0WL",
-	"mRaGbmuQd0TFpHsA9IHC7uG8PcWVm4y4yXVTp9LsMn9w4+rjJt1kvYfFZj/O7ep47AZI7rRGyVJWfbqq",
-	"x+4844vzpQMHKWEq7c+q+D52e8AcQfzGZLUQVKlmxTp3Mvs0av9wYJmYR7TB8bvD+HAT1zOrWgHDgtO2",
-	"5dtSL28eBdfIBb8rGxQmeMTGOg7fNMl4et/NKlNDSkcNfvaff71mPFWcfdjn12/AU929QxvwpM43kTa0",
-	"hWfNNLRad54qu3FXnx46rMf16XmJtWwhsmldlkLBRX5UetgBQ339RjifdgHuXoqHwzMkiQB2lnOapZA7",
-	"Ub7EKWxuyrXaF5UETY1ybBhJzpcLakceWEyjF3UnotiVsO0Kim3RSdOXD2vOul047TTUrQgxsZ1dAXE1",
-	"gGTED8acdD/PWs7yPoPFseiDR7p4wUmikCyk/yg7uDR8WrTZujsLo4eU328rl/aLbx+FvacMFEmXakQt",
-	"F/vc25OZr9ELMd1a5jPWN1LNC4zoOdXqgikd3qp6K0K/kFtdFPrB+FIH9zKHBEeoH2cYt+SohpGoFKrn",
-	"u7CQXtZzUyaVhO6dBUCY3m4vEI6jYcoimLXhQlv59d2nu6PxAgal0fNROJQTw4xACyUTqoKsLMHARU1R",
-	"rNZsrQphDLWwuXGyND2UhiqEp4OHGq/j0iDGPR0C8Iu0i2ihUDscR4kXHS0u7s0yyJiRCor+abBx3UFl",
-	"7IVgusjDqFBaecHvBVs6smp0reRD3Jeq8yVI8avWzhFfIDx4ZzOKei89rxag/Z+XghmhbFwSpNmH4qt2",
-	"njhSs4mDtO4dzm1qRZEG0eENJDrF8coqfJeAWT9gv+gAnEYQ7x7tnWB1aa3bT6rPXnhQh8lzvVZkBvZN",
-	"Lk4cgYXXDfZdeJJ2IdFLh/KyNTZwulm2BI3skapo1iBQbUV4O0VzR/DfTXt5tFLMhIOAAwBUlErkFc+o",
-	"lsw+P17TTkHw99urw6EByx0H3MpDjtC45n+ndjWf3x4GuS8ZXvpPvot6HzmBZ6lLMQj4E2r6o/MSDCSh",
-	"QlOze8zR2sW0IdELuuitZOKm0IlwVwjk8/cvc9xXGItJD6wvFePsAceHqlQ4BSv0vHuoUIOKJU6jE83Z",
-	"60H15O14xU8bVG2/l79LRsvjSR1cvUMvnExGoigIxP/vUxLrTz3ydKw4UAqPCjf6Nsm+98NqO2p7JXyZ",
-	"fho99hF8OArt9y1345MYdlquo7StgSUgf0BSJHld4aguoIkN1W6rpZzD40dFkqQEEL80jyGRjyDciYpF",
-	"dZM5Xnpca9LHELjESws6CCgj21u06xICkRaCF3YxcoB/IcAOQboLVQ1iP8ILG9aH/OaVO6N1WVf+KL5i",
-	"r/MoFr6GOc1W/7UUM42YlUKoOmvZ2v3kV6PVZBR1sM31bL2Eo56Ygs/uJiM2+W3cs+KjHfdGbDgcfpoA",
-	"AlwXvu7UTENNR6KqJt7nr5QFUCQLOVXrc5oX3diqg2sHG67Xcz5l25JGPNohZD2wnX2GmmiKbbz74DYX",
-	"VfNtMLBQaDZZphh6G0AJXrxrvnWhhKR69c49uRYzrXKTlnlzYXCVaRoCvgnk7772LwO561aXw50OQn+w",
-	"L+KAmmvLrbhdF9fCHpaLCVtMgwB37wDRvQoXmT/85v34WS9V19cfFMpO0DXiGpqCohNW8FKUoU9vk2as",
-	"RGm04kVlDMjYxNjVzXA4hIgq7C/qVHoYqNrCwtpV79MnCK681S3SC6YhuOOprFRzYXw14b9dv30zZJdr",
-	"uxDKyhm3Amts8dq6xgobz/aJPvrqreNeZcEY9zCZTZc4wsTQfPgpfjkZjMZqckllk0F+GLHvYV8s7Dn0",
-	"uYUiFDCYw1Zf8UsXYjRWoQIe/E6Z0SJKvPg4E6tGUFEWer9jN7cxZTPGqkHGSPwHk82SK7cnmOIidESu",
-	"9d8dK+ytO3H/mbgLBuF+kIGi1WB32+BqX2NVdQ0esksqzEG2oYmxHGAzwP7B1KsuJFKMVQjJNBnFRUHg",
-	"5uXVqyF7q0TVRRgD98ZKaY9svgwBxFRyNitkXDLHaYBzYaHLuDs7DBrEhZ15U9TpvOTKTlgf4hrDyRd6",
-	"LhX7+d1rdnrqbYqQFTYZqxkvCjMI1lSPdeE1CPYKltJQWztOkTyVbuPufKTxVVqcHGP8YKGf3HCsxgrq",
-	"61OB6sinekbFg/8D+Bfrv/vhOfvLs2//x+CCTZzwNPFdyQxfirFqLSjOXkM6EdRh4XOp3D0ZwRbgxUkU",
-	"IzJh+nYMujWsnhs28Q+sdtCmSi8fMdsRheD6AIIKOo9VIY11V8b3hIRyiVDbLRQj8WCZPD1/ynxc4aRq",
-	"XO1ewiaBDh9/fvf6gq10UbDJX1+6s3bk/Ow3mX+aUAPwCUQwImDKtW8DiMkNPU9mLq9eVZm0vVHvCYRp",
-	"rYTiK9kb9b4Zng+/AdejXQCZPIMa1NCJKKV8oirmZDdxClt1l5yqWaOoFZvHR1D2uj/hM6vLCYS8cjtW",
-	"8IPUapKxieXlXFh85kjbhNsJdqVx90D6BLT+hCoyTapO32M1wazECcq14M7iha9aty7FYMgukYwYIWhp",
-	"kBd5QV2/gaKMlXsa7rJ7QQrDoH71VkNw6EZeRUvyPC+FMcKRpbECzwQaRPWDQoeCNKHxOE3hHuPgaBuH",
-	"IU/Gamuq6imebaAer/LeqOcQ/dId1ktccN2B3CZnVa+cPcdIqbaIs+jN146qwYsp+04EM7DyUFlIX/xY",
-	"ujf/tXbylxcceoAQnqnypBGzZS7pcxpZfxLJzBTtNhng6S9lsQGkID9i/C7WsG9ZFdWN3bWs1JeIxaFr",
-	"W/jcC1e1aGV0/JGDB9q33kEjA/KdQNZRIWcbrHptodlh1iNhPOXt2Qu0JlIjtXFLDie267Tw1UcdVzUz",
-	"UES8zEa3zVSVXduGIS8Kx+2jfOkdiveeBW180IcnXVVFU5ljwa1JXOh/Uq/0n0H2BfCrE8gI8H0E2nEr",
-	"6jUQby4u+fP0z485UZ/M6kQep1lQKI1jCrL9SMGxVVtJt0rL3ZcTgpf2rAR42eEr+QBO8JVWBsX7p+fn",
-	"vr8QWQVi4eJXKjpQTbIzINdRVYhuBbF+S1Wghj605SGqZ+SFTI8clnoW2lFAx0kKGMUAM2j+UOh55qvL",
-	"gYUTjCdzCNVC1vwh6308JdnuFJ2KviK1G/SsYZGfp23IfhO24c7Dawqc8lYWDpewCQDYjy/q4s9YOXBL",
-	"tRaVaIZNlSHzZVWK+yApzbUwaE/hOHffjYtsHL7D2UhoxNp+gyFZXtx4Y5WX8hYr7EUV+JzCEUK4jChR",
-	"5uY2SFt93Mw35wy56tOxgoYckJqmsC7YvRQPKENUoBiMan9WWW8bASXmQHZHy5ETF6kSBUhvGHIIyxW5",
-	"EwoJkoVWc1yeYlxR/y3Yl1u1jhtKzrhi0zhIh/WfnZ8P2uSAFzWH3pcXA1IXmcI/byi5v3alw/Wg8j3b",
-	"NWt+2+5dFhq6YuU7JzuCSgWKHTeC9Y3g5WxB6oj4aL3SBTL3ilsryEqXWu+/DmNoVXwmNQTMmPjIZxYL",
-	"uqUmCHz+wFkCFuydoYpjPmiS1+7mbfvw6UYRTmONM0rHhkCHvi/vANG+EPKgfMGG1OpwoCQvJ4NqD/p3",
-	"zJ0EjUb1F5VB9O/S/3iNCcy9rPfzjs6wzU06lWjEip1bRYrid/oCL+wFRqCMfEkKUBQomLHlmG+b+L6F",
-	"31+SXVWXfz/PikBxLL5Vs9oAvAE/Qn9ByN2NUSfiaDGv2sXXIBE/wcfeVoYklXuTEQ7KpIIGTBvQoC6g",
-	"b5YbjB4bfA6SsNOwqMMU5ZaS4ubtVCBYQY5o35NjilvEipJoT3KI8iANXog6jaaMp5qNlSTC7zUaTI+C",
-	"CjSPDwf+VDerUipoAxGf7j/8WiLk52MNrbJqDBYi+Q2Zi2r6UldkCR04mmIQJdWSE0Fg1dD6AWHCVu18",
-	"DuOi1aeQEocX/vgHjOuMzvePcJ4/K1K/m5V43aVEiGOqtTdKkf36UWebeYm2foB/FfbYp/fFyXWKVNcp",
-	"6jFo9GV8IsHcHSX29H3zUbBPuauSD7K4gog7Rt975BDqXbXHabmRZ2SfOfsN/wFX1FP6+vm+W6tLb575",
-	"vLP14uuKg3DStP3UyeUuueoLXXHc5h/sir9bK8dBuxaqr9As1No/FhU/C4XRW7XbHzTVXT+0sH57CXbM",
-	"njBj5Ua40sbOS3H9X68rjWBi+Z24cQruejUZYEWSEAmAngAUPbFuhS/kXtWzz8YqVvtHsZL77XnGJktd",
-	"igkzfANVnYocat8rU5XKMHopmNV6GOisk5YNGd19IfoTEy8hx+KJD9RlMK51D52BrUSqXoqRU+jXWPoP",
-	"fA4G8v6KzViB5Z6zgltck4d0XKQe7AIir8/Alxq8ohrz/ElIHLI3AJy5duDGaidbB4fltnS5XyO+DPjy",
-	"R+YK1Sr3MoWTCDOPZnwKqB4aPaWui7ene5xrNVV9PmsAtar1ir9zOhvECNuq33ZVVO5bZhif64H3UwZF",
-	"GTDnXooHUY6QRmDUALgCE90Tqy6ADqC8dCrMPV2UUIWoahboLoUZMp/WNFZ+Ze531seYp8wnGBiq0aiU",
-	"toAzBj1f3NfsqpgwrBuDPMYKqm5o1F6dYoMNCk9MSKds9IJJXJGauASK7x9bZoIVdrkZAJRj3Apf5ClC",
-	"CNBtAV0MtIoUZYWCAQMg+Q77cebHvxBnHHh6LCdtX4zQVvnWbt8RFOZmuswNXgDcCTAV2NuJ35xQMwE8",
-	"j5McMWrK92h8vYYi5pg6Q24SrOmJkRH4rQfcAJ3X6Hf3HUIosY3xOZdqyKLmp+xWlxD3UI3F1UyYIXuj",
-	"KaZG0+9j1ceVZFHf+YHjVJw9O/+Ld9ikbgMKSv8/vhDYmMWfxVG0ChgLnPQdbwmEuvlbovTDMWXClc7N",
-	"2W8rnX8682U7k2wjuKsgHi/F4Wgj5AN0r00GQFAdrvNpIUaMq82YqtmtdI6VDgjLng0ZRkhAS2/webRJ",
-	"MGPlRZgRgGar0NKJJ+cGIoIMm2A3dl9olDqyY2CRW91YUTUwzwSfPGU/ye/dNgs936YETkiXij05ZxBU",
-	"BUtGF4VjhVyxP8PnmDkgfZXlIXuvKUvSfaTnGRlQLV5fH3Ym1UxMxspJiWRnm/hI7td6fvo8hOCQqCju",
-	"pV77GOhRFY4B5VUdsLyb01d7mDlxFzxK/TjUybDT2wkWfjCabLhPmRm0cMErnb/GSp1fQqtc6XynSlnL",
-	"wPimk781eO1WOj8x0DWfSwWBce6MMCsCJXJIAWkzW4cP2/zR33VZz4++AGDcpgKL/1qNVRxbgwpCCd+k",
-	"p+gptInxXWOe1rvGJHulJosR67lfWtgw9FgidHPaSt+3n5yV3CwwTrwUgOytvg0/wGd6ud7WsJw1kDz4",
-	"zlmfN2+IUzkT92nwpR3+Eys+2skoWjQ3VFXDQqQcBKAXkxGELP7t+u0bL2H3J8/9CVDp48kAYundMG3L",
-	"DjmJCShDCHsUmk5/wvwpF9Hh/LjozpCbe8M8KPHRngFw6gM1V5bk4lRXOs52clDCCBTYwPb5J9PmVf1m",
-	"UpMFwjQItPzmm2/+MsCOjtzAiRL9buYh4gA+FXGHy7GxtlSigqOFk6raLDARCKsVGAA53VjBpnqt8hq2",
-	"1VuyOiRz3Dn09OpjZdotTjTYveBPx1Gj67XPeY3mAKv0plbPxI+qIUTFB9vUg/9aC9AQfS1Zbn3pDRPL",
-	"cZUBDxvfVn2/9YOiIqpOkUAJZaz66LYJXbdDTCuEdtANG2QpdRz3IcqLbaXXjJWxfOMEmvOg/l5UKkWl",
-	"pqDO63QFDbWHfUkHFH59xy7ECm7Hyu1MqDwlE4QCe1/UnfA7WHDFqSNvm9ox+6DzjK1Vrp065VUxKGZA",
-	"LRCrXCIqHng0ub2qfdlq96c3/viuuWbX9z+o89UtMyS2ccUELwspysTdJfUjsAosi3zM4/ftGdsVtmvS",
-	"imoFuxr2LbBMg5thEtUIR5kEQhEc0WyzE1+HJfze6n63Asm+y/92KltSiAgQbgoSx+F3YfikLl1zv5gq",
-	"cF+W2L6bGi57dKqwYQ/7a4sGee9bNIqPqxKDqVn/Vt57U+2ILaVaW8EWel2ynG9O9e0ptOdk+P/004MQ",
-	"dxnT5VhNqK/nJGMT7OwJ/8LenvBP6u4J/8b+npNB1CKSTUKXyUnmrht0lYRg67HCpvNVJWWqgxl1d4Wf",
-	"oTIyFOGvt/w2ghciH7KXfLaAbrYnqM9IA+lQjsEXkirdYHH8jMg6MgEPbzcNpIJVJ0Q/uAHlfGENhru4",
-	"/5Ow8u957s3fboV3YiNyNnGwh5yOaMtRqgf16HT/xAafE4zrpNs7RPMGpVKBcYN+wufe3pG4yM8hniDc",
-	"jT8og2h2CO/EIJ4cffp9pOIYtMHPtd9n3Pn+d2cmkCS1P9jnaOiyP3DWT/XqRYpNPNumZC/IE3qEo8Ch",
-	"ol7IaKjHqizS+n4OTtAePOIwIHVstkhkilUNlzGC3AnwfOZDxQPtodbM9abMQ1a1xGY+I47IgPJmUaca",
-	"UExqbUz4YMnvRGg6YnWVlyeWAxxd5NIpEeEracaqRoGdRuP0SxmxLkax6m5bAjMZ+2m6F6jdWHlyl7FJ",
-	"6KYc/sj5xkwGF2BzcpccbolqbQuvdOSrlWAYxSKO7NL3OK+2RG2YtY8lAO544o2E0AAdrMJKP1xAxDSE",
-	"Nro9wymMFf6SIrnYfvv3vENfjkBTa/FO9Pn8q9HnBr4egza8zKWNKMOJAQTJqq7XGbaehdS+skLQL0W0",
-	"zwDf2pXBK/f4j0y3r/C+HOFoYKRaB3vwwBQ66sG0VpQJLC3E9CyF+WIng+Pv0NPh+R/5bHCFRzkcHKqi",
-	"mBXnsZETpkZfkev69+EYMYwDznFwxHPD7iBt5wRdLP74xpTn4ac/WCAkwC9hqqwkhLgYy4YteH5Uiwk0",
-	"dGk/XL36P2f7GWerV/GR9s2MFz4nxJfVAXnq36LU0KcUc0qotgt0JcPDP+aZh948bUZ9qHI7oeLg/xP9",
-	"KorCY8ieiy4Uis6R3tYPeY8Qp+argkeN0PtVmf4Qn0Nm9RDGkcvbW/R0/CiK5VhR0fFtP8dgyH6hkgmy",
-	"VvHbLcZL3VV5jwe+gclQObnwpedMraq5CZuUxqsxtMKxqrZai/6hrnrYZ2qTFmxhXUe8Ri35knReh3mQ",
-	"v9CVbLQR+MqSb70Wf4v4S9iKWbqIBcDKf5eEF8JdsKCjilkl8SYahUBEGmmgtSYPj6QR2CswMpon4p/p",
-	"na9fFOQXCC20mhW+3bJU6PFzioUFWzSCUhJJKfhUFKZbnm6tFun5160LgDDtkGSJsM98DuTRMi0Rx2bc",
-	"8kLP1yIDVR3rWawqHAy+W4rNrhoIBHQj5HhMyqVbyFTnGySt83/L1anbBlTByZnlJePlbAFBgLdVht90",
-	"rfJCjFUf/x7SpMPNsvBCs2O+iCwS61y5X04LcS8Kdgv5DoMMnLcQ3PbkO/Z3+X3wKK9XUPIOCzmpvCp+",
-	"RfPL5UqXFvtlMmmHY3VZZR0WWJpOYiBCAG/ai+32DcYqbsYKK3b1n56fDy7wdaQG4V3bSOH/C7QnRWgA",
-	"LxqraSn4XQjZvaevS8rA8N9iWQSIZvOsTCq0nbs/zOQCk0kQ9CtukMvSTIW7q96MVUh1ZzLGp0YXayvG",
-	"CnNRdMkmw+EkmhTLGURMFr0Qaa7p4P/CZ7x341F6ZoU9NbYUfFm/hSE2aSoVB2KQCJn5egwK9/UPukct",
-	"DKrCG49QC8gNXkgTUC2JUcTGnnzd5eKNELlf2zGI1CsYs3nrA1aGjOsAqo40CXKva7wvSultTQf1yHig",
-	"9AaffZUI7nuIW0yHcCOZPE76Z4Mt+N7C7ck7HdjD9lkkehbvP55/pJpfHXhK6dDbiusdmNH5e9KQejri",
-	"MY7/rRJxz3W+naHJS8dftvnyl0CIVBPr3XotFNlDgaNPNU3dT9Tq2kkEOIoh5kjB7admplcir1oLv/v+",
-	"8jmD+pgY24ILOvEdwUuh8lB9CBRNBHvogwygqhZP+qxfR7QMn80oloYa2wPFq/cdryQFGh/i7aN5DUg2",
-	"7jfKrNdl0JhrIoGtujIaSiq1C7EcspdQQok5TdrJ4MCGGtmuWAFVKsbzXFKlU1wydIf27dCxkteQUdkG",
-	"k1Uhg5BMRHFPkQnMT7DkGyz/gRvHlW1n3+BEJF1XMP4jEYUvkOaNu472u9MadnQtJoJzCzGq7kiE+AHT",
-	"j5NFhGMh0jXLgZw02/VPxUaTLziufHSgBIFejDa29HfR+5KWDtPO8me8KI7D8t/7Jmng6IdayVNRaDV3",
-	"SlYEMKh+upeoB1CfUlnKtli9Wu0qU6u65AjBXPuSPHnIN/eJ6u450QgeVUFD17fv4So+Qo3du/VUnP4p",
-	"JNHCeFWEqn5Q0QCYuIXkknqOcUUaM2k9ToOuqmxt4cMbP9aVr8n5xZCjOVULnuApOLJ9q8vZUYwL2Fuv",
-	"qsrtjgOPL8KW6mg7xOetk6mpUQAI7uIC0sYgWRZMRsTtTEhWc0zKacxUzA0xggrsxZgyL/R0u1re1oFe",
-	"pw/0+NS9MYvv+vl11dbDEErph6Mi1bWwVFTr8xArIt1Rl8726tQQviLnSkD8ZRnyoenjC0wt9OXl8zxj",
-	"ZqNmca2itJgC0cK0gM88tM/pmI9L2NvKAsdKNEdIx/7hvo7FfCpTCA3M+m+fv2KlWGkjrfalomtWApOx",
-	"hbUrw6TKxUd8oW4/MINgUY3d5VUj1INtmZirC/XpOeQJcsVqC92wPmgQEz2TTtkIjcrcN6GQMFfx0seK",
-	"voG/JiOU4nPxcbjhywJS46WaN/cWB0ebBX/67Xcsl3NhLDRZF2OV65khBevUrh0QeTFc5oMsRBtjjrfZ",
-	"kqMyn+kLJkb9oMBUOl3nc2ExAlcJ+6DLO1b6UO5SLLUlrcWwPu7O3RtIFNZ6BQkEumSrUt5ziKg2WA2G",
-	"Uk8VXrCx4thOVVq2dhoWu6aK1hl7DrKd+9AdLAT5eZPUkpd3lYLjsSjDGCQg8GMFDx8WG6+I4ZW/cWtw",
-	"6lilg6yNZTNelhvIx3KvAXngdl1CKDQVIpjciY2ZjFWfcICXVt5yKIcQvS6MzJ12l0XW1hPDJtHAp9NC",
-	"TyfRR2jfHquf371m/8EmQyPnk8GQXQt3GjNz5puVDJd5xq79Z2ZHoDOSgC/EucSDJzFfOT45mjUhWIoH",
-	"QoOj6B157rChQabiDGrgCb4ZMN0fDkEAWABWfLTg4OpIibaZWOeihOG0D1OG8bM2O+ZXijnehnBkHsDc",
-	"M3/nIZy36YI5DLrtpQG/CAzPj4z6L4TlstjNokMwtIfhcUzEzXPaMuUYjDHkjYpPrB/Or6LN5GZ6WNQD",
-	"yrvx6XQweYO6A4+BqPLMB7NAR2rSKSY8z2+AnPvsFAyCLtfGZhhujswINQgs/EQbX3BULvqOBd47HL4T",
-	"G6ouC0UuMKksxJNrH9fOpB1csAl+RrODZDtWtQUwpaFHJ1WJ8t7ERuh7AHu0NGDymBBLwWW8FNlYJY5g",
-	"FFrXICGDCBtwCFcjo/UPAVGHIGzXLXo4Vj9Eoe6jOpdlfU6CNnaA8qij10Xuy0O7YQYZMdesDp4dYeVH",
-	"uq5fIEQcpvh91LndDBIRMj8ik8RdMk5D1gQhQhRdIlILxJfPZYZnDll3hDdu1OyLUPKnaWMWXB2QrgGR",
-	"jmTyNHfUbhOG950L8O5QIgaKGfACEF6SPzCmgwQP1n/yLTODw0EOmT/tRrwQcxH6NjdbM1OxIIjY4+YO",
-	"SBgWdwzEZKwWbonGihVF3GF7TLeZPsRnbPW0QkVdWma1hiCJtRHlWLV1U3JKkWFVJhPCMXRTiq2PY4Wa",
-	"S6NXXa0NXVU9vOoU5UY6aW299B7A+Dv2XIr3XTO2xi19GkX7HWwviO1BCcGqlhvkUy84Vk9r9MIgoawo",
-	"RAkmHMcgjRDAfJ+dP2utjB/HUB7cUyk0iO1GHd15XOMnrUNu9WfaN+BP7oMv6xd20+wPKYPDPop5xg1U",
-	"F+JqidnuysZ0HKnFPh9BdZF3+Vbc3AffGPdROsfjuGfQxlfd1o4jZAOxDA5mAHTGKjpZ6LnJSNLK2N/0",
-	"lFkIcoYIyYrcdjucRrGY6nzOsBNxO5N9Ds//lz2qqEAQse2jiEIAFMZ9mLmbCTtKuxlD4iUGLUJ2iI9q",
-	"RBncilWnY6vH+WJ7z51hvu/xla2TatIR35Cvbv0GWu5YgdFLAZ6wwrQ36jJ7mtl8+B2t4pdXr7C173Ht",
-	"4ngCdXJ5ETq7Ar2ERIfjGc4djz0xVRdiw/rRYXEvPKqNVk4ixxJX7mgmsShImNPNJp4yMb6nnoRfyMJY",
-	"HdfXtTHi5vL69GljI/rNK3J9tHN+Tn5uVR0yRej487+IC4JKalssfeU/uMGHnXVFTBq9gttjr34AFYW6",
-	"EIMIj5YRWvBG2HrZza0Ow2MFLYYp2T7ZULhZ9CTqKAyCD+XjY0RTMwefehE7srsSpW/EiuOLkvX9jNlY",
-	"0bPBiJjDt+yh1O47Wgd0SQfiHT5ytP3pOcRGFUU2VuCPhmJzNI8vnvot1ZQxGbtdlxDUwK0VoaZL8Ff0",
-	"nz39yyDEr8HGfEvwAA/M5oUm7lLl+gGeCOO0IVjxWFW9mLlia6xxHK2as1waPi2cLmao2DN2c3ZCpJFq",
-	"XoixAhhrxfoPC+2PNaxhIUoxcLsOHZANnhvgXv/Z+ZPBcKwoYqDBS8AHUnWRrhaL5WeaADn/ZuDr5RLM",
-	"ArZH7RDRpQWWJ6kmiE6IhJL6MWDr7gwbGsDr5s5HrxfcWMO+OWc53yR1uSta5F/hPnwZilef438fmkeO",
-	"rd7onx9qkQF1NGmhDSoHDMQ6HIFUHo02cqXVZqlRXQzkcV/pmHfiXt8F7tgQuhIBh3J3/d+Q5yCV/e5Z",
-	"L1HVtmNqu1vVkVLb3VCsqs5eySQJeaTEt704MjicLWEM2i4R92eDeWy/m2yJQXtHlSvJAHXE/LDLosBR",
-	"O8X3BYfZLhnwZ3NALs/BImAVCvn1SOGu8EtHZRzAjiniMd/hu+uBhBsRCFFwiKX8JHRCX4sMfYG8YyPK",
-	"38eZsgsVUHQKdgT0rBzVo4ISC5i0My+yQXCRgn+hvKuhbQzpmZ4vHopN1DZ+N4n9xb/0O1JZWsORCa3f",
-	"/tdT4f2MdZu54nNhWL/yOBghKHcDm0OLnNnYHl/jpeEQ99ZiS4e58RnkjmLy6tXb6/c422RdFhMnL//t",
-	"+u2brJL7JFau/O9TX8T7hSikE9Mn2NcMykNJO1bQBUzZxtvv5VIYy5erCev/rORHB2Ctch/lRbGZVJwb",
-	"YD/BXNZqiBAFdfr02+9GFBD3P7Ea5EJ8ZD/+/fL56fWPl0+//c6JKeMePpJ5rW6k9Qup/TrV+QZ/oM+g",
-	"puQ7MROQPkAKCuMsfA7+ekzRCeoe4w98g8pIJYxGRWmpl81YhTAvf4jDZd4e2uVvwRdju+GafV3OW5s2",
-	"zXwJPkcJPV5P3QxTd4o/v3sNsRfc3OEdqF1DiA4E5ePzrl5MajvWn6yO+jArO333u9aSpK2GaKScCITT",
-	"1x9Dt9o8Rl8ERufHxupfpF0QiXSsbzcrSsKszp6O425qzldwCyV7qoU+hsGk47OeU4GgqC0eFv3ESCKx",
-	"MlEV4ouK7NdrgiId7cuKlo4VEtMpn92FXhROTlqu7CZ0JhoM2fNm4U6/e2mgMELo5A2ZRrBaDAuo+LW+",
-	"JQNSraG528AMOvRhSVGnGN+GMPCoUy/zjvmxoiGhnKII/cMpJDpaARwLMmFdVkDpPzv/Ju4m3homdazb",
-	"cXxGQzP8PqL9Hl4T7sWXFPAfwtF8LiM5qy7s2W+eZnw6KwX9e1dJRnrlCHiSTqf1yzm6jevpsZHBS7C7",
-	"BBC/m4y8vMdJggILvB/6xGAqOwiHGba4cdTE/SOL298TayBZmd+WwiwegUx1I+xvvangpSjRfDn65wcH",
-	"eSPKe48P67LojXpnfCXP7p8AcaAJf6uKlmGOrUOIrSif2s/o5I5+qOpaRj+iDht/hmbD6JcoPSz6NUAg",
-	"noEC4KKfwIvQ+/Th0/8XAAD//w==",
+	"7L0Ncxs3tij4V1DcrRI5r0XJjpM3I9WtvYrtTDxxYl/LntxXQ5cIsiESoybAaYCiOSn/9y2cc4BGN9Fk",
+	"U6acvH1bUzWx2N34ODg43x+/9aZ6sdRKKGt6F7/1lrzkC2FFCX89X5VGl+5fuTDTUi6t1Kp30Xs/F2ys",
+	"xCd7M4U3xkzfMjsXbFmKe6lXhi35TAx7WU+61/+1EuWml/UUX4jeRQ+/6WU9M52LBXfDL/in10LN7Lx3",
+	"8fT8POvZzdK9aWwp1az3+XPWeyGWhd4shLK/wCi/4dBLbufVyPCfrFeKf61kKfLehS1XIp4nMW4p70V5",
+	"3DFfy4W021D7Ua/ZgqsNk1YsDOMAJDbXRW4Yt2yhjW0DWQEjxrPm4pavCtu7+PY8c+CTi9WCgLeQCv96",
+	"EgAplRUzUcLqrqdzka8K8epFy45lvnO/t7pccIuDfvesl55Dr8qpOC5U33Nz95hrfi/44rgr/mBEqdpH",
+	"XPnHh436q5jMtX5EUHx2n5ulVkYAFXhb6kkhFu6fU62sUIDbfLks5JQ73D5b4hv/45/GIfpv0Wz/dylu",
+	"exe9/+usIjNn+NSc+XFhxvpVuVJMlKUuM8YNe/fDc/aXZ9/+T0bTsFxYLgsz7BFWXE2nYmndZltXeNjK",
+	"aoMmlufo33TO1UywNTfsXyuxErlbKmeWmzt3i+eC50RFX2tcRJqOug9ODPvw7vWwt+vgYRm0QPf86u2r",
+	"9/pOwKjLUi9FaSWe17QU3Ir8htvaeefcilMrAd8ag2c98WkpS2F2faNWRcEnhfAotTWGzDvhV9YruLE3",
+	"K7N7iXun8zdr64EVfJGGtVaCuafAq6yDHuNTa5hUGVtLO2fSGuau5YlhpS6Ee68UeLALsZiIknGVM6Xx",
+	"qb6FD/RaMVEYsXYvXzI+MUJZdqtLhw4wiZ1zizMlZ5GK8aJwk8kS1meGqTNaReRkmyxUN/4fSAKItERU",
+	"JkKMj2F8PfmnmFo3/tXUgeqVWq5QFmhcSce7Vrxw+5BasXKlThzk3NtuuXUcxJfSp1ANkNzmnVSASEI5",
+	"HvYPP9TH5qtZ79Ope+f0nsMGjXs53sNPUuVX9PFnWOBiiTvjRfHmtnfxjz30qeBS/Z0XK2F6nz9mrTs5",
+	"MWzpXmU4A7uHTzJGLNqwW1kUImdSDbdOCjab+T1Wi2w/n3fiXyth7Pa1j/eX59K9y4u30St4j3btIl4/",
+	"m2z8Dw66GXPrASIXZET/JndorxfSWpHTN4ZZficIpQkQ0Wn7TX1ObXO5LPW9eCvKhTRGamWiLad3dssL",
+	"I5ooCFLWXh4UZrkWbesprbjl0wTEOyD5eq6NcKju4JKvpg4NbBLteUJi/HUOxAMHECoXufu0G0WfbFLj",
+	"ac+s/Kh9DqQoY0CuDMmGQOYcmeIrO9flILliT4sSmyeQnRjAHYc0NJ8jecKsCstm/F60wWJZrpTIb1Jb",
+	"cMMX3CEfvATs00MZBy6ksQBmN20uCmFFHqjy2kFUOT6Qyzow29mVkf8WN5ONFQmq+Moa5p7XJ4DN4mpy",
+	"6fiFZYZvOk7ndpTaN7cEQC9idBFqY1pDXCDQGpgIEAWw7+MO3DdtyG/SJ1RjFQb5Xy6mBS8r5DCXTCyW",
+	"dlOBLAddzL9o4JxAI/I3eZvV4w+8LPkGRBD/5vaSlFgLY6vZM//LrSxJ8epCMAI1SMy+0GXiQrwpclG6",
+	"ozMVDQirYFbr6ApMtC4EV1tH54HtF0lzJY9slUt7NbWotzfOLM9LYVoANC2kUO7K0lv+eECQURt3ZyYr",
+	"y3i+kMocSBC8EML6KBYZOVOnTuqyXipzzGUAVMhW1BPwZsod90xO6KSn9IQgV3GLgp5ciHgzSk90vkkO",
+	"COLaDQqy24PKnPWVcCjqhjViWgo7CKYPURrHl9jV21dB7MOds6nbuhP96tKh2jDtJEw2LUUulJW86Egj",
+	"3KityyTRUua12XDXQNhxcgJyxxnvJY+FMiOAaTrKsZSnsN1AWsKfU71YcJWfFlIJ0m0cc3H/BPuAE1K1",
+	"EtuiXQvlcmugQ88CLrfegZfKlpvuTPtXh2tOm8u1EhkTw9mQ5cHoNJTKWF4UGaCuw1wH5SFK1Gl+7q/g",
+	"TmpSXdYgAnRj76gDt4tEv6U+2dqvU1uIW4GIBew6Z33H+pfczitZzwwS4tsBOp9e2alG8hAE+6LQa4HW",
+	"ilunDjpM5LIQeQIj3EvcpA9u45i9Ozoax1ERHKjGYmi+NCXB/e+6+nTPPaSANi14jvAjawAA7r9PSWA9",
+	"fZVnjBdGOw0PSUZ5D3ez0DPmbkVj0EFMpnBIg3NoHIBuFHybJmC8nAnbCe3e46tJ3ZHbnsfgmsAAX1SH",
+	"GQ4l4GMNkq1X8y2fie2bGfhvN0Zc3fEEK46M0x3UZeKp8Ueta38fIFxfvVdbu9op0oogvJya+/uVygsR",
+	"meIaNh9drBYqmia6erdSFC1oDY8cnwQFLUNLh7v4F8wsxXRYXf9/nH8cusUlse5WFmlTDFD+rZl/KPWC",
+	"PdkWmb19b86d7NdE8mhHC2EModBuqMLCqvdTgH1erIwV5ct7sho24brCn1usWEagBa4b0Y7WXYfINcgS",
+	"joDlfGpbaBSteevjn6TKz0C6ImqCLzqiKA3jE72yLTQvTVBRGASonBi21mVO7PB7Pr17c3ubJjzwQ3Oo",
+	"XxxYCkePf+WlkmqW+LZxZPA0Iiy06wp4GR1KfALJg/U049pymyA3peB5QsF8Le8dPea5VMIY2vnTs6db",
+	"2gqBiE31qkAdb4IfJuFjrF4uRUwhgqyf9da6vCs0z9skc7+TE8MqP5gBWQ42d7sqroW3LqLNpRRg/Dbb",
+	"t2znujuR3l9puduEt3GWftM7j8e0WrTqrsk6XMLnILKYS1TqF4Ir4xj9IWrj5+TqlOVSifK1nr1OErE3",
+	"SgQWztnUv4/MPWEQ3WXeCV87NdERD1aKqS5zstN4QtiNyFjxybbYTaSTbE2D1lx65yP7M/tJfg9YxR1e",
+	"wNbWXiwuxK1laVLSvMFuAckjR/tz7LnoZokNX3zOmjhi/Ujb28WNZszM9drBWRqm1VRcMGOXN8Nhh43A",
+	"2Ns7+Qj+6EJY0W4sR8PTDgt508yNH3Q0c8ezO/L/gj5+kJkbPthp506Ytz2vCfuca33nDT4Zm2yCetki",
+	"6eyydON2uli6u2/sc3IeT0y7g6v65nq1WHAQP7cIF5LYG/BhpjUWvNf3ghlHwLeJcYYEW9rqUZKv1Glk",
+	"my64a0MNPpmCk7hPE+HIrvbTaiJKJawwDEQpU6k2heDGYQiOZ1g/sLsMmdVIvUNuBUzM0Z+ldg+nBZcL",
+	"M8jYGoUHg7Y6+ErVzHcVDXt6PhyproysJvsltAjc940jfTd6tSukY6FLwfB1chqu3f/ZOVf+Zwj0SMuz",
+	"csFn4sasJsZKu2qxq75BXlHoKS8CE9eq2LB+rqfmDB6c0oPhIh9cwPswNplgy5UaKamMFTzos1oJQzfZ",
+	"I/aJgQPwWmnGBJ/OWS6NlWpqRypeKJDUDA4tUmRFXpt3ypVD7XKlEDjDkbpCqcQNgCYwXLc54PReuRmu",
+	"o7WkjrAe0HSYY0xpdYpMZMvnlTSGOKClLwmAc+tC7JLlgIQ6ev8YAtxbnSdhdT9tWX+15reiNNJYoezf",
+	"ncopnsMdRcOHY7PecRTv5WQQdtN9ial5Uoumpd2AG0/NWqSsH0UR9Er6AgW3CusRVa/tplxIxcjeh8Yw",
+	"JwCN1EpVP+qVNTIX/vVguPZng9aoZcGnIh/4oAHwVQEZGClpL2BCvDogZVnNcj1kpbiX4PZkHCiIUH4W",
+	"cJ45udBkbvGOc6wMW6k7pdcKL05CyaPR0gcLcAnvPNAn8o6+Tx0PSZs3RthdUlpkaMRzmPN7wTjettjq",
+	"Dj8MDhTvY/EjIgj11dV4aQy4NgHQI84xrFkpqeJAo5YTqcR99LwO67/Ke6EYN2xMMZvofIEYxIm41YBr",
+	"ICIL1rdgGyqNxeeO9IzUrVjDIXDlYxcdgoJeQAPIyoJJBstqkCR+djDE1bf1cacU52G3bfRfLm/uHUXR",
+	"Kgm5ycpsUlJ8dWMbLDLls8seFHnlv0Fnd8JoDw7sL4qUykt5e4iE617/VZd5izZANAJGDfTS8R/Wd9d0",
+	"U5ck8KenbCHVygqD9E4r/H2kShJFHM+AEQeB4QWs9GgE7wYHlvftx6cyUrTfe5G+IvhoJy7MBS/svDu4",
+	"fsT3t2H1igQ2SSKrBxxO0ICcxO15eMUgHCn87Ztz1gAfu5di3RlgI5WAGHulalwQeIxTP9yB0EqVXhNk",
+	"weLmAxT2RVBGlKw1Vg802iWfpp8ihzswyC8E+EWsfSIK7fQHq9ORdUt3n274PZd0k3ZoOoQ7lQIcgY4i",
+	"GMjdM+WWF3q2EsjSpIEhiITauXAH4j528oQSTkQyYsGVldMwybIUU5ELNRWsz91fp0F6cZK/vwg4ykhF",
+	"Lwy2BEdHoDGoYvclYn/HyY1DmWoP6LMNPjZkyUJZYszhxYwZ7X7ZAHvA1/TtrShF3iKjIPgPIZtp/3CF",
+	"TIQfgRRsXfysxhICphEnqFHlGlmvLTbJjDytbXqdqxDlRFwqacYYJyMdsJj4xKe22IBLRjE3FrfuxGgg",
+	"1leaCGbm8W3BlbwVxiGiLnNRdhbgYNEifxN20ZQ8pnMxvUutPijAfgug9ropeFlzY0TaLg12s9skWhOk",
+	"+QGBb7SSzpD+CuDb5bp2M691mbu7+QFF+W0b7XCXaL9PZfPvUZic3yaA1p/UJTtHOkFLSJ/cSrUiwhZw",
+	"t7RT1jer6dzhM53tqZnqJdI+ig8Ujp+Jki34Br50nw0oNHs933Q+kA9+ne1H4kDe6VxREGoQHPg6OoHq",
+	"hlT4l1WXPoZcDf9bKcivtLyGm3CjpiK/IOZPbr66WYGkVVAoHQsPp23AqKBLwnqDDMTptSnyMmSE1BdA",
+	"fXAmQBiISoAQC886Grow63OVj8Dg40cbDD1eXYS3KvwgHETm4M3huNUegQP+RUMkg0PorR+8q7tOfZ0y",
+	"2eYSuSed0iHm367f/JLVQkaAg2ZstDo//2aKtxL+LYh9ouP2xOAY6WBWjtJk4yjpLoCb3TvrHFThBysW",
+	"y4JbMYS/gnsIvPBgWEvOtObKtsZjetJW2yzrV3bTcwYxroMv2e2Wrg2JSbCuDE+hFePDZU0ob3KnwI4o",
+	"ub1xws+Lmk/cAMrJGpMZRnhH+N0LmlcS3SBu4gDtPsbOBDHC4TrbmfF1LyigQl4KH/gcjvTbc/fzIE3K",
+	"Dw1XaYjqCenYP67xUjaT96D0RaKopF9DfG+Cs6GwGR97y93Fcz1pTEFntx9DY9zKakE4Aa/CaW+fUwsy",
+	"k/JZx+JWuJrKaLGt5UjbEllDi24Rc/zTHQa9w6xmBBJcT7XmaB3tsDiKfQxGerBt7IEBX7T+kCPyyqZi",
+	"rzgmrLTEdkzERqv8xicDtUR4zHlpWa4FkidUOCCq0eeL0ffkfriE+N3c8VE/u3vbUWl0p2x5KaIVtQcI",
+	"OLhkjMS0C1qGYeQme6cL8b1UuVQz1i8nfDrE7BD5b0hvHN792QylHnSLD8gqsHWBvGkJ2LUVsp8YBGPG",
+	"SqFyp24i9OqQy8Ku8GAAuJWsXFGxfkNKdbTBZPgfJ3OR2Z3B44y9+/7qOStXhUBXzgTh5CQuEoql93SF",
+	"KUxWiWngIFJC5H5Zb3Xu2O2qlHZzYtiEG1FIJQbeXyBgrBQWDNlVcF9kbLWclRBAWrJSF8WET+9IPicw",
+	"cAXHDngXRrkld4Y3Q8gQW5uIbInQ/4BUqwoBdiuCBTd+YbxwImh3TTBM0JYLFfbrJklyopaEkoB7eHHd",
+	"wZm2u5pV00AYvvdfw9lvH2BAS8yViK/zJRs3qMl4cIiSuk3LkoRU5Obgs8Qrty/ggcgcpUThN21gGx7g",
+	"LXArbqcirV6Bgk9EYQ6Kod+a4nHYehcDZBJf28WCIEL6VxomytbwhJZcjCA0bcsEBNdOwsHfqw1/eRZ7",
+	"3Zeyfd/lYqlLTA68YJj46LRVtloWGiwNo94E4qzzUQ905RFlqrBfrn5+OeolQZ7LGUUpdZell3XGdsi9",
+	"NWRQytvwTs525U7GccK4txPD7sQGmQJ+zKStRbuuFP6eDmzFVJ60WNM0HkuLuVC3pV7UpqAEDjwIkWfV",
+	"UemS0Zmkp1+K6eGRHUteGpGTuX5o0CQx3CwKiqXxD+AMhv802qkUbpCJMEzadC5Mu4667woRCjUszTUb",
+	"dMiYqs43oAFBIXXJfgzOrG1qUAt+kIblWqpZBmdDAQmRHRbyF8FPB7EeIxUFcYHw4sQSCtgaMpx24y1V",
+	"5UopJzUG9IZQDBiGAo14vhmyt6WelQLCOC7YTFjrvkHHRZ+D+KJXlqYzlpfwXJcjBXHGsHiOa2BrLuEp",
+	"2i3uIYRkMGQvBEhD+QUzeiHsHF6BTKGRgiANYOSckvnA5aJzNi25mZ8WWi9xQrZSfFIIZjVbrooCmBdY",
+	"ZTLGR4rWyZZOcEG+xnMMveWscIp5WM7PkjYbG/DQVbcFMgzFB5C3WDHYNYZbX3jfagVu6QAGDyNL3O5Y",
+	"opHakvQe2XCPVnLTmuElybIM1vJ+RDwI2xzkCASDtAm9eyKxNw97sxBN0ct6EZL2sp5HqF7Wo8PsZT1a",
+	"xE6TZZtBGUGw10i8Hfu2rWAvkqkm731MIJusZGF9oEY9rNBHCxpG0YKUB+EpJbx9ttTGOlhcPPk2lWCv",
+	"vbe/HuJOwYBwgXfl4rV5GXDxeDPpVQOZS+tSWisULbVa3HfDZ+l5Vq1qJW3d3+ogonp9qP9CTCRX7C1O",
+	"cv1fr9mTb4dPnmEG83oO7gugLg4K+0XZasu0rOSZo07XGnMetL5ddVnqgTCJ0g1V0aRK+/Nhb2n5Zyuk",
+	"YntU8ot3G7AZGU9vdwyNr0HpJ6nyV/7zQ22Yde5Yxf5J1WLnr0WaHqnEzFaxlbCOlgIzXz0DoEK6Q1MA",
+	"9vjkY3d+LWpvV+oAnXZr7sDOC/DCA9TquCBFZWDarmTTvAcPjTpqr51QCzDBcioq94GbKDK0JmbuwPfm",
+	"XlvHqOP1Tjzyb3pUyh6WqvHw6J7L6k7QtuB9f2zsCnU+dITrtaL6W8ZX9wLHM2hI4BzFr6GuVxXREnyl",
+	"TlDLF0lq0MD39iiU1nzfKO8slUjWTaIqxL0okujWOYMWh4izL1skkl88qr3VhZymYjAp3X87MrXQE7bk",
+	"1opSBapSWUmjkzZwQDPNpLL6gv0JSmhM57x0El5pMvb/MCje8A9++u+PqAsYc5jgh0rXTTV9UtT1xlei",
+	"fbCsYLSPrcheuQ2mffFJmpbo0VJAfYC8LZ4Dn8aQ6d+tJuL0T4ETZFGkuF6rwYWveYD47CiyYkLZktR9",
+	"GApizyja6DBYHR63VX3TZp9Aa+h6rpkRqIEuAZ/AROtNBhTo6E6fyjjt8fKFShPbxxvBvba6vZFeDYR/",
+	"HrzQrWj/hVi4r0bQjk0m1y/W7TUk6/UgW1Q9rHLjFEvUTaWaUR7uVvFDd3qGrZSVBSvFvb5zmugVvUEx",
+	"gitbgFu4GrrmqMBaYV9WKzKqM/yESuWGv7OuQaa/8LLU63iZGu4QUS6oV1SeGKzkeOluP9j7qdIkbgoY",
+	"i7uUWUjarj5Ml55EXaoUfDoHWkKuATfSSZ1IUroJXiVkV04Mq+ANGxC5WzjxOA9keMHU3qjW20e+i1Z6",
+	"d8TSkj/K6rAgd0gRmL/7plPwZguCXgfj4gGF/+7EprtjGWf4SSSdyl4TqZ+/nkqwGr95/oqVYqmNtLrc",
+	"DJw8IFUuPsHDubVLg38PN3xRDC7rEUVQG6p0UjOsRIyU4RtzwfRUXpydQeGG5gwZDuoeA+txQ7Mr8Ej6",
+	"4So+c4sGE++1SwfepoXOK/bil2sGRnzIkaJwkmfnEatN22LRNOnQenvUd7CSyvsANgA0N082/v64o0sz",
+	"x1VZJE/i4uzsxzfX78/evXz75vrV+zfv/hfeKL2yzPLZpTsVDzZ48e3V+x/PqnMZdg0udgtowdL3RCbS",
+	"AR+N8hJ6LcrTqZPaC2FRasnlTNK1PTk9ySrbJpAGTi9WOa7ffbP7JA64YB9MKlZlyY1ZJyMQryxzKodl",
+	"T57uwwZfnG1n5ph756DStnHRbCwEFhbbskWql729y4hkprJtiw2k/3iJ1MQqRyiO5/hcVWOtmbvB+lgt",
+	"Dyj94DDhqsq57laTA3cZUpkXEjy8JmZsVbwZMdFOQ/6ALxM57AgqDJPoN8MQshCEkIHcQLieUcBWRhaD",
+	"DPIc1VQWYrAL0m6Ww6CKVuFEOKacqSr3xskh5eaSBBOsH8FnHFW9uFfBt9/VZYjvUhIvUq5ai4Nnf94j",
+	"ezSxvixCtmIv4EYK4YMO3iaPVtGSoQ5bnlMVtoW+pwhlHwS5Uv7fyTDIUi8Oc3y2wf8HXXqLPXmgSKxw",
+	"GjcgwAXqMFRozYqiaAtvanWuW93ZN+ed2iEGMMAe9gxj7QQ/2TIO8ky+bdr6KGk68wV0gynGSZebpWAo",
+	"M3CGmwH3k1qhsKhL5ubAWniFEU5UIChFRkXL7wSFgtPbIwWvX2LUrJPoDNawiwo6hxjiaGZcoaMsIwVG",
+	"b/aL3pqIQ5Aqw/qTCDUUILkKAVVgf5FmpLzswt5Qaem+LpkT9Qe1bOGtOtOssjCjV+9OiGVt5Vp5ggSB",
+	"dL50taMrQGsoJ9l9R27K5nc1gSo+fuRFfy15qppYu5FPiTXK3mTju6DCO7IomBObpEXp+/nrV6S1S8v4",
+	"rYOstEYUt8HRMtfgdiSHrRo0SFYXtSdm/7VPnz7b+23MyZtdXQ6ieBWfD8vZYS6rByTt0xeaNZyxHQtG",
+	"J3UND4Q4AUMResNFnrER+o64NxtXRqFRb+CuX/W1L6ZUoZw0zWopmITTMCbMZqWY8ZYKIa9BZDeiEFOr",
+	"S+DG4QM1i8M4DzSK+WjGmjRygEZG38dMJwom7YUifPGPHw8zZ1+x6OOTlAmOnOY1KLcKrjdNJ9Q7FDaj",
+	"haaLlLpv26+5e+yt+Il1AQbi2VfxpyBCpiuwmxVcgK3FXovyXk7F1dRXygMxP+v9tdSrZXLdfqT00l9W",
+	"haBZfexg9KCVS9VA43AOOzew82DrM37J2TZozCTgX3XkDaCmaE3KSvDgqzGDI0kiy9XbVwwex1Vh0Zde",
+	"Cnyy03+6De2pXtYkP0IxkPM6Bip4IMFQXaBD2WHpspVAo8Jx5lEGoQ8WXa7QasZVI3o6ZFHXT/yPfga7",
+	"Et7bS8LiF13AvdT5jedK++KWT7rHnTPwA0Gq7K38JHIIwjEXbNRblvJeFmIm8irGY9Rz3BAkESXsWpd3",
+	"0S9vX72I/nr19nn111tu5xQdFb2y1KXFP3+VKtdrgzLOstRTYQw+WakFN3ciZ2fuZ/zt+uVrqVafmIbd",
+	"hxenWt1KJXIn5TmtF3+/Wi6vyoUumb4XZSlzWsCUL/lEFtJuKAQUjHugMbHomU+B9OA6MU7lXZKlp7JI",
+	"Pb96e4PlgEY9szFTW1TDMvpheyxm+C0W6jrQhgD5CA+lTHwpb1puxsuWq3DJ/hRp5+23Yy8f/0IGLtqC",
+	"Uq+Yf8b6WGPO/f+Z+CSmGfvTAJugKK1Ow2vUl6vVunWgfHAvysn+m0+WrbAP+m7//f+cFo0TlbS656ct",
+	"59wkQPlWAPPM2Pd6pUB3eq1bkiiM/HeLPDSBb91Fmkq7ybbq0btbanUJQVgQ1fXkr7KtvK576wY8vp21",
+	"fNxaUp+IAnMeqMM7bRXDHwZb+jwU1IuUZ9amtV96XRSS5EO9pXod1mjZOk+V0fXpw+lC1g+JtMdCME7p",
+	"Urytn8ImrouLeTzQw4iO8s2bn3+SGMj0siwxnuK5XizbMjd3lM+uV6ym16B6LYUBa5w/XnHHIgvt6bA6",
+	"b9PldS4iDbxZngcpmW+GkZ513517h9HBGbteTadCAFB/gDhmt9XtGg61INt8c7MPJUoBdtmWhkfV1yfM",
+	"v5kxs1os2kp+0DnsxxL3oi+6/bzkZv5a6yXVHXdbg7jXt6ui2FWL3MdJ7ymV7lR7/ypNWZUSOzNzvTxd",
+	"i0lnB1GY1R9fAthZr/ZHAPPe3nw7Cv+3oSHkYjH3PBR6g7aDtWx3rW4LCeXV3WmVihfwz3teYA9BbW9u",
+	"HY1Gz/tE5jl0dlkpn/oJVmI7L7W1BVmMqzJKH3c2Lkn1X4EQ4lKrWaMsYmQCnaHZs613WJWa/8DGKD+A",
+	"HxcggGG0GbjgkaYsRUlNE/qVbZPy8R11HsOvQ6yg4BAD6yeMMx87Se+O8U96Eb0e+Or2t+lsE2qWYNK2",
+	"9GCEwtwZdOJPSsHvTBzZ6LCx5FObkcjmOzBQxRXhyVXnLMN6m4pkKZzdjVboOfQvgkNvdlRhXJm1KBk2",
+	"WCUL+L9WGvOlrQ4plRlEEd2ClmlrI4fuK2B5XuXSUlDUZNOGVVuVyOKGbd7hkChuCZ+dQCW13NvJKeIe",
+	"7+eyrZhHuqHCFfvwDizAlBoTTgzcAX1o9nAxKbi6A0Ecw3Z/fP/+LU5nBp0bMIS0Pl8ZK3R4AZLTQqR8",
+	"FOeuvkvbFffIPVvf6rIUp1H28lIb6/8+jFNXPqdtZ1GyLGkI8AvFSfHurrmByhXqUMfTvQdJolKDd6VY",
+	"8ck6LRAmwDDGIA3j/FX8ca1PkF9lhzA438gHAJ41fV24ysjV5YCz55x3EtpdUvPWoA1Jpxlp3hJbjqZU",
+	"iK+KmpUmCeY771JuL9ofvM4hg4L1lW985wjRnVQ5RHSV4hQyJUTTbA9irq8LNdhf9j9M2TG9obELJ9C8",
+	"q4ZImpA+JoGBquULeXt7iI+48gxX3uLdPuKcZmjCeqXkrRQ5VLHxVmRfNSajSkP+/HdK6F9YyaZ7W6bI",
+	"GwybSsO1qsl2WAnaGnwelkMQF4RLtDFtL6b5xQUYo0JoFb/Ynd2xJ7r2XcO+gjGQJFOfQohZ1vOh+NAO",
+	"cCHTpcHeUcTJjmtPbzw8b4pXd/7EpHKoHpg5VR+3no7SKXfKb60rdanBCohLGKBDxUGqM+gmFTnDWiO6",
+	"Q00BumURFu1EnhZ8gXW2Jv7Ea19IJRcOQE/2Li18lpr02ne0PETaQc0pXaAgWAUgBZ96JhvH63yYsKxa",
+	"x8vZ3KYNoA+rndCy3s4tHu+EWN7kfGN2N4UOKR7AKl8w9wXoTndiab2x5IIpjYWIylXR0gUO5nODdJyP",
+	"ymf8QjB9wIxgQ4o6WSY02GlUXwE2aAptL0LXbW7u2C8ZM3dyuYRabaDlbgbZdu/K6uGw1QIHPbAPXRE2",
+	"zsbgEe6AsbU8pemtHKNOypWiRYGJ3C+18wLbWlqLuIk3rQHXFRaLPUO4dUeDlq5EqnGzKlA7jmLLuEK3",
+	"dcjyJwZhRaq1snb3pPZaxexEOpvbeQ1XCA6XzZJ5BB5fM6/DXhfSGFHjBlphCYk7mY4CgHpo6bRoDFL6",
+	"ZJmdl0LASn3TtfVcFoItuS8PFQwFHfuVNR3G96Is+LLWbdgtOOsBCJILx8nTKl6cDntYkZDtnNdtc3wU",
+	"ItpipnEXoK3p8Puq13UN/cE/0ER9k0HFCbgxoT5HKaxQMEAI/Xd0sUIf8jzy6s20uUEuxM2/teogE2OH",
+	"WK9LAt+Iv69OMKBgdQjhqGJkaxDWwCL3WkU9/23P9m2B+1W9Q/2uWu67pC3PMxv2N3kvmHtExj7w6vzn",
+	"XK/KYpOx/8y5hP+uhbiDfyy0snP410bwEpPwxCe+WDrBonfOvmF/cv9LxPFti3/tLPgnCoLcyYcvGTcs",
+	"8NUQmuk/YUKCYcRxSIqONJZjysaCf0KZ6pvvvsVYP/zz/EDW3b7OGv8m6Qhb+gvPrXbdniF7E0rmq1qH",
+	"+VxMC17ChfZT9qkfxb0POWHc8034cHDJzquQ9G3ZIUDjyfn5XmhUhLoRlO6ILMOnRGWVBpeFOwOuLmCT",
+	"jqjjroqCQLVgfW8pgpLCdxJAuohN//t4QUSGm0KFLLYKJMwhGDjm47r0ZX8uwgKQwdXWBm97SZdNxFxC",
+	"0GW80v3U/6EUHs/yxDQKG0w2sTEpA9tqjuHO5UqdmMsQMUwzJ4KQk8ygRmS3l/Pq6pcrBu0/3TsYW1H6",
+	"6ovcF56oSMPLldvj2RtT6EbS3bPOpsAt8r2Lzn4AnT1ZekTk0mJHLa/DXOI9RG9JCHgFeoF2ffIrNMu+",
+	"/e9DUq8Ma3AghxvnDE1jZBlsEoQvJI8PmvMwIvQACtH5qv6+N2AbsUOc0LGLDybw6HGzUq+200WR0zUz",
+	"UWtMYCrB35uLT60B12kTqhPezEZNDwJRI0E04Y5xI+7rmgqa0kZNQyHRW6mkmTfrCaYrA+AcLUXMwG2u",
+	"8rr+vlHTI+iBlAXWKZKAzGGU9BXBjLBoV53A2sHUAPqxFf+rVLFDwgPz/OZ4OI3kKwzYUprJpwhDWnq5",
+	"MtbJQwtdigOTAHflKftsHCw7UVmHgpcj5fxrpy0vQrhDHXxVhOJ+mDULux4Abl9edW+n9ijQsL1ka3WE",
+	"HVObfoVCO3eC6vddxrEHGMkx12vMZULWBUdTpmOiREtJoOVqUsgpzqLY25c/s/5Uu4GGy9Vk0Dl+x43f",
+	"vun2OrW1oojdiEFVMjZptpSga0U9O/D9y5D2j+EKJ05hmc7lPYQIz/nTb78bttdVbC2riIUawaJ3EUq9",
+	"ZmzCczgNblelyGgJThlZcDudo40Q+nPKnKInQqXWjFmtWcHLltCGA0rUflFl2uDwCpXkqKgs+Bpgx2kh",
+	"hc868NcTgwUG/KGcGIIDNxDU/Z9/f/nu+tWbXzpEXPBZXAQ2eNDo4Oo1X/cUhry2vLTtri6IN9vh56q3",
+	"E09EWYbnOJTI/XksBFcm1kEPo8lNxxWM3tFrFe35J6nya/y0xckU7TANP7HsbkfCUCuITTBWLLFroq96",
+	"l7V38/ynnuwwQEOULPubnlDtlVhTFZ/EdGXFzVQvFlzlJnRhItEEhAGpZsw3ZO5j3M4wmtpAFq5Pd9dK",
+	"DFoW61lXd636pRsSK1+G6BUHGWpcXLupUX95t+EvanHaIjPi+ZA/JTqmOkjdt9nuIIPOTrDWk8XjjKbF",
+	"o24eZ8nTmPNPPblJB04GtCmkqqoy0p7/picnxiney5WtN3uCtzP23TP2k/x+sGf7fvYb+CodX5BWSwDo",
+	"NZubY1ZWpBNDCj1Lkq1wdFH0nsnStX13CUW+ql6CALVXxMt6i2SQ7dblnxR6ekfh5hNh7Km4vdUtRW6B",
+	"i+yK1SgP1T93NUvl5s60O6AM+pXhntLMrF9IdUcuQdO9y8R7bu5S0G2LjUu5FgJogia0FYtYVSOMIEXo",
+	"47ebpu56uYs56uWxeCNUgH403qiXnVmj3zByRvfhwxjje/JhNjK708aOh9hPKmtyckjgEWmrwZezj87k",
+	"XQbk2XcLCM3CNzcr6HWdsPKLqkUvXDcgkLoUuY9BzHXohukjot2ZnRjWJ5s7lb5mkw2bc8zGgmKP1D2m",
+	"6lhM9SEHVF9iu+w7G+OkYwyqrHqfU+A6NU7Ns7g+CGD5znikfdBy2LkzxedHX3HPbZfSiKjUNugwsiUU",
+	"ZslLoeyNo22tMeeBhJOqQSQQiCI56Eu9ms3BByQX0sp76EgQkchB0iffgncRPoGl9CZmBikeE4VnZGzu",
+	"G7kg6XZbr1KL0nErpTCrwu5IB4ZdLkudr6aO9jt+XQ+4Rd8GjoOVyur8gVGvfB8aMhFTjnVLTKOuBuBd",
+	"qE5Y6zgV+dw8yqKTcUzD3kR9U8YXbIwvjzM2pvfHsLQxkNaxO6JaXZBBxtZzOZ2z8ds31+8ZdfkwZ785",
+	"cvn5zJs+zn6jf30+i+Y7o6WOfSkbvIg013DrtLtx8b2UqeLqe9ut45vwjVgeYChyGs8++5DEjpiBQgfW",
+	"nGDJRCOz3nbzbCTifoVtbOYqapZdZzddW8+3Vgx8X9HYq7evWrJ7t9Rzc7ejAGBE7PdcsDV3aHOHZTVz",
+	"XaWFm1q0c99nHVRFjhxWe19jI+pk4P2Tk03MQdzxXLCx+8+YlWIpOJVViJ7DsJBLhdciVG8Lvrlcut1A",
+	"yiSqVwsOjVZinTh9Clfw9JVHBdQ+W3scwdPwsi/43/J2vQ9CFoXQt1UZbET+Z1VYbHtdwjhmmK5y+w2q",
+	"bC4ZSmetbwb5M+tRMktrE2t8XMkRdBU2v4CpFS/g56ynlehQ478OtM/Zngbajbn3VnGMobXv9QgI+1+t",
+	"ILvv3RoS7Xu5hp5799fAn88f6dr/1NKpojrbCNUIMzwuhTsRxVLtSAahGY/RS7VNR3uUFqoRZ4oAhQIN",
+	"NjtRqLyE+E4nSIHxwjEPrqaiaDHTwtBtvf2OqJh0D4A+UNg9nLenuHKTETe5bvJUkhVrv0xr29VzEFo1",
+	"xyWqQ2uG0HawS0Ar5IDsmofeiIbvHBnc6ur2lT669VJxkMWqtsk+KvUa31Qty620Hu8bmk2glwW3NWzz",
+	"XHm41E+jExJU7snu2wN6WcccXMFNIdu8WrREyNzzpf26G5UEX/yM+T/Jike+38S+MagzRROK8eLDcNsA",
+	"+0ggo5VsJ5h0qHdcYQdWSrw5DLl2IBYlhfieJl7TQf1dO2kRrf0O14ZfWnK5WnobXlVNQBICMdWcX/AN",
+	"y3VcaJGw5AS2YC59IGch/OWgAqBMGjbqKY3PyOJNhfD1WmGjzkaxZ9T1drWnisgGLA3u0kWVSo/BgKCQ",
+	"F7VKi8H8MsLWpxc/vfxf//H3q9cfqGVou6WvRf2rjNL80810ubpZyKKQLYsHi/7ztx9YH96a6lKYQQyR",
+	"Zv8USoRnVs+Er9i/RSDjYLH9Zgy3zp2cICy0nRO4pTl0PdJyFmKhy83NZGPFrvXga6wP731tsO3qMrOv",
+	"K86OlVKDnMw379v6moJbTsyXYOfnlqvvMzcTWZbA8TjRoCzKgT4wpfODIi/4G5w5kWwrd2bKHjdnOOut",
+	"55v9dDReVNbILHYDpGhpXRFLBSWQpnHsnn++tnA674HyvdPhOJXZAvtsYYkD/MZktQwaqabFKhe5u39V",
+	"460Dq9w9oAGh3x2mt5m4HGtIo8EFp13jt6Ve3DwIrlEE4a5iFjDBAzbWcfimR8mrq92cSjWkdMrMB//5",
+	"12uDWKUJhn1+/daH1d07tPVh6nwTWc9beNbMoq/1RayKM+zqkEiH9bAOiS+xFD8EZq/KEmQyJR6U3X7A",
+	"UF+/BeHnXYC7l2J9eIEHIoCdzTTNTg6dKF/iFDY35UrtC6qGdpI5tuqm2JFLzGjigcXE/YS6EsWuhG1X",
+	"Tk+LST19+bBkvtvFWtp5KLsVUno6K51xMaNkwDKGzHY/z1rJlX3+lmPRB4908YKTRCHZB+hBBiFpnMzY",
+	"4qrvbEs7pHtQW7XXX33jTuz6aaDHi1QX1Oy6z707nPkWA5CSpmU+ZX0j1azAgORTrS6Z0uGtqqs1yLS3",
+	"uij02vhKTfcyB1Ucyt8axi1p3jASVXL3fBcW4qRemU+Tkm53LR1sgduqejiOhieOYNaGC23dY3af7o6+",
+	"URhTT88vwqGcGGYEOliZUBVkZQn+OWpHZ7VmK1UIY6h54I2TpemhNNTgJB373HgdlwYpeukIxl+lnUcL",
+	"hdYnOEq86GhxcVe8QcaMVFCzWIOL7g4ae8wF00UeRkVVl98LtnBk1ehaxaq4I2jnS5DiV62Nrx4hu2mv",
+	"8h/rqKgWYPgCLwUzQtm4olmzjdZXbZx1pF5ZBzkNdsTmUSetNIgO73/VKQ1JVtlHBMymZRkXHYDTyEHa",
+	"Y3cmWF1Z6/aT6nAcHtRh8lyvvMXI9+g6cQQWXjfYNupJOgKGXjqUl62wdebNoiXmdY9URbMGgWorQc0p",
+	"mjtyF27aq7uWYiocBBwAoCBmoizKlIzs+wxRTTsFwd9vrw6HBix3HHArDzlC373/k7rtfXl3O+S+ZHjp",
+	"P/kuat3oBJ6FLsXgMrKxI4wx9goMJKHAZLP53dG63bUh0Qu66K1k4qbQiWwdyEPw9y9z3FcYizmbrA9G",
+	"yDWOD+ZTnIIVetY90rlBxRKn0Ynm7A0A8+TteLXbG1Rtv5m6S0Luw0kdXL1DL5xMBtIqyCP871MS6089",
+	"8nR0AZfCo8KNvk2y7/2w2k46WwrfZYhGj0McPh6F9mOb5vpJDDst11Ha1rhYkD+gpgMFjcFRXaILDkvP",
+	"1irmwOMHBcKmBBC/NI8hUYhDuBMVi+omc7z0uNakjyHumpcWdBBQRra3aFclxFHPBS/s/MIB/oUAOwTp",
+	"LlT0kP0IL2xYH8qzLN0Zrcq68kfhoXtjX2Lha5jTbPVfSzHViFkphKqzlq3dj/9ptBpfeGXYUUQ9XS3g",
+	"qMem4NO78QUb/zbqWfHJjnoXbDgcfh4DAlwXvmzmVENJaqKqJt7nPymJsUjWoazW5zQvurFV7/wONlyv",
+	"52yHJeS10Q4h64Ht7DPURFOkQwZ+jZoRNBhYqJOf7LIArZmggwDeNd95GRzlUr1zT67FVKvcpGXeXBhc",
+	"ZZqGgG8C+btvXcBA7rrV5XBnfJM/2BdxPPC15VbcroprYQ8rJQFbTIMAd+8A0b2IKJk//Ob9+Fkv1ZbA",
+	"HxTKTtD06hrasWMMmeClKN87NT9FM5aiNFrxojIGZGxs7PJmOBxCQDh2dncqPQxUbWFu7bL3+TPkhtzq",
+	"FukFsyjd8VRWqpkwvhnC367f/DJkVys7F8rKKbfCtwuP1zVS2PK/T/TRF58f9SoLxqiHufi6xBHGhubD",
+	"T/HL8eBipMZX1PUB5IcL9j3si4U9syv6BmpowWAOW33BUl2Ii5EK3l74nQq7iChv9NNULBsx0RnzfmFs",
+	"RjuiYgyxapAxEv/BZLPgyu0Jprh0HAzWpXhZ6jUGYPORgriD/tj9Z+wuGGQrQAKtVgPchKQaYfCqW3XW",
+	"3NdIgRXQzkUphuyK6oqRbWhsLAfYDNw+p3NqtRvyQEcqZJSYjMK6Ie/k6u2rIXujBG0cxuR3woyU0h7Z",
+	"fBUlSAnhbFrIuOKf0wBnwjp1yIGdch5wYWfeFHU6K7myY9aHtIxw8oWeScU+vHvNTk+9TRGS2scjNeVF",
+	"YQbBmuqxLrwGserBUhpag8QVHk6l27g7H2l8kTknxxg/WGiHOxypkYL2QNRfI/KpnlHvg/8B/Iv13/3w",
+	"nP3l2bf/c3DJxk54GvumqoYvxEi19kNhryEbGsrI8ZlU7p5cwBbgxXEU4jpm+nYEujWsnhs29g+sdtCm",
+	"QnWfsFgDCsH1AQT1oxipQhrrroxvaQ3VnqE0bail5sEyfnr+lPm0iLGvBYwSGvY4dvj44d3rS7bURcHG",
+	"f33pztqR87PfZP55zFbKyoKNIQEDAVOufBdjzM3seTJz9fZVVQikd9F7AlHmS6H4UvYuet8Mz4ffgOvR",
+	"zoFMnkELDWikmFI+URVzsps4ha26S+6DaUDUis3jF9C1oz/mU6vLMWTscDtS8IPUapyxseXlTFh85kjb",
+	"mNsxNtVz90D6/Pn+mApKjrMAsJEaY1GFMcq14M7ihS+6uyrFYMiukIwYIWhpUNbhEpPdkKKMlHsa7rJ7",
+	"QQrDoP1GzdQJ5mzBF6ZK9uB5XgpjhCNLIwWeCTSI+tg9dzoYCZf5KdxjHBxt4zDkyUhtTVU9xbMN1ONV",
+	"3rvoOUS/cof1EhdcdyC3yVnVK2fPMdC7LWA+evO1o2rwYsq+E8EMrDxU1TpEhbo3/7Vy8pcXHHqAEJ6p",
+	"8qQRs2Uu6UsysP44kpkpWH88wNNfyGIDSEF+xPhdbMHTsioqe79rWakvEYtD09nwuReuaslW6PgjBw90",
+	"n7+DPkzkO6nCVqFph4VezVmPhPGUt2cv0JpIjdTGLTmc2K7TwlcfdFzVzEAR8TIb3TZTVTV2G4a8KBy3",
+	"j8q97FC89yxo44M+POmqCrLLHOuFjuM+ReN6o6IMkkeBX51AQqNvg9SOW1GrpHhzccXCp39+yIn6WhxO",
+	"5HGaBYXSOKYg248UHFu1lXRrFNF9OSF4ac9KgJcdvpKP4ARfamVQvH96fu7bI5JVIBYu/kk1k6pJduYT",
+	"OaoKyTkg1m+pCtSPkLY8RPWMvJDpkcNSz0I3LWiYTfkuGGAGvasKPct8cVywcILxZAahWsiaP2a9T6ck",
+	"252iU9E31HCDnjUs8rO0Ddlvws6bEbzBx30rC4dL2MMI7MeXdfFnpBy4pVqJSjSDajSYuLssxX2QlGZa",
+	"GLSncJy778ZFNg7f4WwkNGJp4sGQLC9uvJHKS3mLBYKjAsJO4QghXEaUKHNzG6StPm7mm3OGXPXpSEE/",
+	"McisVxiVfi/FGmWIChSDi9qfVdL+RkCFXJDd0XLkxEUqpAXSG4YcwnJF7oRCgmSh1QyXpxhX1D4U9uVW",
+	"reN+2FOu2CQO0mH9Z+fngzY54EXNoff4YkDqIlP45w3VJqpd6XA9qPrgdsm937Zbr9o41BllR1CpQLHj",
+	"RrC+EbyczkkdEZ+sV7pA5qZw61aK/K/DGFoVn0n9jDMmPvGpxXq0qQkCnz9wloAFe2eo4pgPmuR1M2wf",
+	"RVa6UYTTWKKVqslAoEPfV6eCaF8IeVC+3lRqdThQkpeTQbUH7cdmToJGo/qLyiD6s/Q/XmP9lV7W+7Cj",
+	"sX1zk04lutjOUKhtFSmK3+kLvLCXGIFy4StqgaJAwYwtx3zbxPct/H5MdlVd/v08KwLFsfhWzWoD8Ab8",
+	"CO2RofRIjDoRR4t51S6+BnWEEnzsTWVIUrk3GeGgkDUBZJYy8kgNo8cGn/vEC0MNMqk0Bilu3k4FghWU",
+	"uOh7ckxxi1gQG+1JDlHW0uCFqNNoStiu2VhJIvxeo8H0KKhA8/hw4M91sypVsmgg4tP9h1+r4/DlWEOr",
+	"rJKxQiS/IXNRTV/qiiwh26QpBlFNEHIiCCx6Xj8gzDevnc9hXLT6FDL68cIf/4BxndH5/hHO84Mi9bvZ",
+	"SMBdSoQ4VorxRimyXz/obDMv0dYP8K/CHvv0Hp1cp0h1naIeg0ZfxScSzN1RYk/f904H+5S7Kvkgiwug",
+	"uWP0rdMOod5VKljLjTwj+8zZb/gPuKKe0tfP991KXXnzzJedrRdflxyEk6btp04ud8lVj3TFcZt/sCv+",
+	"bqUcB+3aZ6dCs9Aq6FhU/Cz0dWnVbn/Q1Dbm0L5A7R1kMHvCjJQb4a02dlaK6/96XWkEY8vvxI1TcFfL",
+	"8QALqoVIAPQEoOiJZbd8H5qqHU82UrHafxErud+eZ2y80KUYM8M3UJSyyKF1jzJVpS+jF4JZrYeBzjpp",
+	"2ZDR3ffROTHxEnKs/bymJslxqx4GVSQlUvVSXDiFfoWVi8HnYCDvr9iMFFjuOSu4xTV5SMc9dsAuIPL6",
+	"DHyhwSuqsUwRCYlD9gsAZ6YduLFY29bBYbVQXe7XiK8CvvyRuUK1yr1M4STCzKMZnwKqhz6Vqevi7eke",
+	"51pNVV/OGkCtar3i75zOBjHCkHJWrIzDvVAT91tmGJ/pgfdTBkUZMOdeirUoL5BGYNQAuAITzZ+rJsYO",
+	"oLx0Ksw9XZRQRLHqdewuhRkyn9Y0Un5l7nfWx5inzCcYGCoxrZS2gDMGPV/clxytmDCsG4M8RgpriaD2",
+	"6hQb7K98YkI6ZaOVXeKK1MQlUHz/2DITrLDLzQCgHONW+BqVEUKAbgvoYqDTtSgrFAwYAMl32E48P/6F",
+	"OOPA02M5aftiGN+Z4dZu3xEU5qa6zA1eANwJMBXY24nfnFBTATyPkxxx0ZTv0fh6DT1YMHWG3CRYkhwj",
+	"I/BbD7gBOq/R7+4bnFFiG+MzLtWQRb3b2a0uIe6hGourqTBD9oummBpNv49UH1cCoX5kKho4TsXZs/O/",
+	"eIdN6jagoPT/4QuBfeX8WRxFq4CxwEnf8ZZAqJu/JUqvjykTLvS9aL8TP9AdUExHAUAnoUQNRAeAPwDm",
+	"cbJIlRWoyb5zYhzNJRN+rrdtPD/r+z+IAaFRZpPKg+2pi+neSsTSdTAgPYZq7EvB7cVwJhVgFgQZ+XJI",
+	"X4jbb6HFasN0DNVOqAYzAKs7+mLtkzbcXercnP221PnnM18xPynyBFcrxJKmpDO6hOS/dq+NByAMODrN",
+	"J4W4YFxtRrSJpc6xSgdRyGdDhtE9hVQC/XVt0vdIefH7AoC/VeP0xIsiBqLZDBuPVufn30x9jX/4S4wx",
+	"KM6tbqSoEK8X4J48ZT/J7902Cz3b5mJOwZSKPTlnEBAIS8a76cQ4rtif4XPMepG+wcmQvdeU4es+0rOM",
+	"jP8WWY8PmZRqKsYj5TQcshGPfRbCaz07fR7Cx0jNEfdSr3z8/kUVSgSdDRywvIveVyqZOlUNvKH9OEzP",
+	"sNPbMRYtMZr8D0+ZGbRIcG91/hqL5D+GRWSp853mkFr20DedYgWCx3mp8xPDHM3gUkFQpzsjzOhBbRLS",
+	"l9pcLuHDtliK77qsJxQajDvEYd8Nq7GAemtATOiekfRyPoUOjb5h49N6w8YnqeDnZB8QPfNLCxuG9qaE",
+	"bk7T7vvO79OSmznmOJQCkL3VL+cH+EIP7ZsalrMGkoe4D9bnzRtyYpL3afDYwSpjKz7Z8UW0aG6oIoyF",
+	"KE9InijGFxBu+7frN7947bA/fu5PgLqOjAeQB+KGaVt2yKdNQBnSL6K0CvoT5k+5Nw+XJYvubLe5N8zh",
+	"E5/sGQCnPlBzZUn+TC1d4kw9ByWMnoINbJ9/suSDqt9M6m9GmAZBwt98881fBthMnRs4UaLfzRxaHMCn",
+	"0e5wlzfWlkqycbRwXDV6ACYCIeECg3cnGyvYRK9UXsO2UOYINuSQzHHn0E63j00htjjRYPeCPx/HBFRv",
+	"O8RrNAdYpXcTeCZ+VO02qvvdJsb/10qAdcO3ceDWl40xsQ5SGZ9hR95xQfU0sX+BE+5RQhmpProc/XtV",
+	"PDaEJdENG2QpUxLuQ5SX2wYbM1LG8o0TaM6D6eayUocrFRvtNU7P1VB30iseqLj5ZrmIFdyOlNuZUHlK",
+	"Jgi1rR/VFfY7eB/EqSNvm9ox+4SJjK1UrqWaBTMCFOKg7uNVHhzV7T6azlmVnW/1WdEbf3y3sl/pHzxw",
+	"wC0zJGVyxQQvCynKxN0l9SOwCuxIcszj953R2xW2a9KKasXmGrZZ8KqAi2wctedBmQTCaBzRbPNxXIcl",
+	"/N6mqm69SWi5iTTMpBARINwUJI7D78LwSV265jo0VdKJLCEjCFwkETpV2LCH/bVFMr333dHFp2WJiQCs",
+	"fyvvvZvhgi2kWlnB5npVspxvTvXtKXTGZ/j/9NNaiLuM6XKkxtRSf5yxMTbVh39hW334JzXWh39ja/3x",
+	"IOrOzsahwfs4c9cNGrpDosBIvcf6WKGJCdVwxRAedDO6n6EpCfS/uqzVCjWCFyIfspd8Omem0GC+WEFv",
+	"eD5SwOALSVWasC9VRmQdmYCHt5sG0hirE6If3IByNrcGQ7Xc/0lY+fc8964bt8I7sRE5GzvYQz5StOUo",
+	"TYna47t/Ym/9McYk0+0donmD0gDBuEE/4XNv70hc5OcQCxPuxh+UQfj1HcQgnhx9+n2k4hi0wc+1P96h",
+	"8/3vzkwgwW9/oNrR0GV/0Lef6tWLFJt4tk3JXpAX/whHgUMxHs4XnUxYUUha30rNCdqDBxwGpD1O54ks",
+	"R0eVMLQTsx+cAB8KdVe0h4raBwXOLcQM2fuQEcx8NieRAeXNok41oHjq2pjwwYLficrWrKucUrEY4Ogi",
+	"l06JCF9JM1I1Cuw0Gqdfyoh1McqzcNsSmIXbT9O9QO1GypO7jI3vhFjeOJ0q/JHzjRkPLsHm5C453BJV",
+	"dYdtxNMoHcUZSDCMYgFSdsWod0y1pYW+R0McxcEAdzzxRkLHMtAqrPT6EqL9ISzX7RlOYaTwlxTJ/bDM",
+	"+e97hx6PQOPevrbjZh99buDrMWjDy1zaiDKcGECQDG2ODpEzLIwPaallhaCPRbTPAN/alcG37vEfmW6/",
+	"xftyDP8ZdIuszgat++7KVu1PV4qy2KWFeLSFMI92Mjj+Dj0dnv+RzwZXeJTDwaEqillxHhs5YWr0Fbmu",
+	"fx+O0bczKldqcMRzw8Z8becEDeT++MaU5+GnP1gQL8AvYaqsJIS4kNCGzXl+VIsJ9FJsP1y9/P/P9gvO",
+	"Vi/jI+2bKS98PpMvCQXy1L9FqQcZKwVGv1BdImgIjId/zDMPbTHbjPpQoXlMhe3/A/0qikK7yJ6LLhSK",
+	"LJPe1g85uxBj6SvaQ46bmeu1Yf2qxUSILSOzeghByuXtLXo6fhTFYqSoYP62n2MwZL9SuQ9Zq1bvFuOl",
+	"7qo0zZpvYDJUTi592URTq8hvwial8WoMrXCkqq3WIteooTW2eN2kBVtY1xGvUUuuL53XYR7kR7qSjRYY",
+	"X1nyrfeRaBF/CVsxwxyxAFj575KsRbgLFnRUMasE9ESTG4imJA201qDkgTSiat2WzOOC2H165+sXtPkV",
+	"wmKtZoXWd+g0UOjxc4qFBVs0glISSYEecaZbjnmtju75161pgTDtkCCMsM98/u7RsoQRx6bc8kLPViID",
+	"VR1rsSwrHAy+W8orqJpfBHQj5HhIurBbyETnGySts3/L5anbBlRwypnlJePldA4BrLdVdupkpfJCjFQf",
+	"/x7SpMPNovBCs2O+iCwSa7S5X04LcS8Kdgu5OoMMnLcQ3PbkO/az/D54lFdLKNeIRchUXhVuo/nlYqlL",
+	"i63qmbTDkbqqMmYLLKtIzUcDeNNebLdvMFZxM1JYba7/9Px8cImvIzUI79pG+Ym/DIbsiqABvGikJqXg",
+	"dyHc/J6+Lil7yH+LJT0gms2zMqnQdu7+MONLTIRC0C+5QS5LMxXurnozViHVnckYnxhdrKwYKcyj0iUb",
+	"D4fjaFIM4I2YLHoh0lzTwf+Fr9bQjUfpqRX21NiSomsTsUkTqTgQg0TIzFeMqYV9/Z3uUQuDqvDGI9Qc",
+	"8trn0gRUS2IUsbEnX3e5eCNE7td2DCL1CsZs3vqAlaFaQABVR5oUB//ia1E6emsqs0fGA6U3+OyrZB/c",
+	"Q9xiOjgbyeRxUpcbbIEO3LQnnnVgD9tncebHPfuN/tXheP6eatx24CmlQ28rrndgNvLvSUPqqbTHOP43",
+	"SgTqEzPkOInd8ZdtvvwYCHG2FOVCYnujM75cljtzTrzGyFHg6FM9XvfTGKIlxk4iwFEMMUcKbj81U70U",
+	"OTSEAS727vur5wxqu2JsCy7oxFAwWylUHipngaKJYPchJ5AOEC2e9Fm/jmgZPhNXLMwFVmwAigezYM0G",
+	"E0sKND7E20fzGpBs3G9UFUKXQWOuiQS26ihqKCHazsViyF5C+S/mNGkngwMbamRqY/VeqRjPc0lVenHJ",
+	"azc57shXoRsyKjlisipkEBLhKO4pMoH5CRZ8gzlDuHFc2XbmGE5E0nUF4z8SUXiEEgW462i/O61hR9di",
+	"Iji3EKPqjkSIHzD9OBlwOBYiXbOUTbic/tpEjdHjql0HShDoxWhjSz+L3mNaOkw7y5/yojgOy/ft77Ey",
+	"E9T5nohCq5lTsiKAQeXevUQ9gPp0GXrYJ2P13tf7cbc04Qaa4Wsl+CIL7jnRCB5V8EPXt+8/LD5Bfei7",
+	"1USc/ikkgMN4VYSqXqtoAEzcQnJJ/fK4Io2ZtB6nQVcV4rbw4Rc/1ltfT/bRkKM5VQue4Ck4sn2ry+lR",
+	"jAvYF7KqKF91+4+wJerNvj8+b5VMq44CQHAXl5A2BoneYDIibmdCsppjUk5jpkKEiBFUHDLGlFmhJ9uV",
+	"HrcO9Dp9oMen7o1ZfMfar6u2HoZQSq+PilTXwlJBuC9DrIh0Rx1m2yurQ/iKnCkB8ZdlyOWnjy8xtdC3",
+	"RsjzjJmNmsZ1ttJiCkQL0wK+8NDqycUh8LdbBDBWrt7XhgXHSicjJ2L/cF/HYj6VKYQGZv03z1+xUiy1",
+	"kVb7Muc1K4HJ2NzapWFS5eITvlC3H5hBsKjG7vKqie/BtkzM1YW0Zw55glyx2kI3rA8axFhPpVM2QpM9",
+	"900ogs1VvPSRom/gr/EFSvG5+DTc8EUBZR2kmjX3FgdHmzl/+u13LJczYZwmYIQYqVxPDSlYp3blgMiL",
+	"4SIfZCHaGOsTmC05KvOZvmBi1GsFptLJKp8JixG4Sti1Lu9Y6UO5S7HQlrQWw/q4O3dvIFFY6yUkEOiS",
+	"LUt5zyGi2mAlI0o9VXjBRopjK2Bp2cppWOyaqrFn7DnIdu5Dd7AQ5OdNUgte3lUKjseiDGOQgMCPFDxc",
+	"zzdeEcMrf+PW4NSxSgdZGcumvCw3kI/lXgPywO2qhFBoKqIxvhMbMx6pPuEAL6285VDKI3pdGJn72gb+",
+	"7E4MG0cDn04KPRlHH6F9e6Q+vHvN/gcbD42cjQdDdi3caUzNmW+0M1zkGbv2n5kdgc5IAh6Jc4m1JzFf",
+	"OT45mjUhWIo1ocFR9I48d9jQIFNxBjXwBN/Imu4PhyAALF4sPllwcHWkRNtMrHNBzXDahynD+FmbHfMr",
+	"xRxvQzgyD2Dumb/zEM7bdMEcBt32spaPAsPzI6P+C2G5LHaz6BAM7WF4HBNx85y2TDkGYwx5o1oZ64fz",
+	"q2gzuZnW83pAeTc+nQ4mb1B34DEQVZ75YBbopk46xZjn+Q2Qc5+dgkHQ5crYDMPNkRmhBoFFy2jjc47K",
+	"Rd+xwHuHw3diQ5WRocgFJpWFeHLt49qZtINLNsbPaHaQbEeqtgCmNPSXpQpn3pvYCH0PYI+WBkweE2Ip",
+	"uIyXIhupxBFchLZLSMggwgYLvISR0fqHgKhDELbrFj0cqR+iUPeLOpdlfU6CNnYv86ijV0XuS5u7YQYZ",
+	"MdesDp4dYeVHuq6PECIOU/w+6txuBokImR+RSeIuGacha4IQIYouEakF4suXMsMzh6w7whs3avoolPxp",
+	"2pgFVweka0CkI5k8zR21ioXhfdcNvDuUiIFiBrwAhJfkD4zpIMGD9Z98y8zgcJBD5k+7ES/EXISe4822",
+	"4lQsCCL2uLkDEoaFSQMxGam5W6KxYkkRd9ja1W2mD/EZW/3YUFGXllmtIUhiZUQ5Um2dwJxSZFiVyYRw",
+	"DJ3AYuvjSKHm0uizWGuhWFW+r7qcYcWytsTh9wDG37FfWLzvmrE1bkfVaDjhYHtJbA/KX1aluSCfes6x",
+	"8l+jjwsJZUUhSjDhOAZphADm++z8WWtXhziG8uB+YKG5cTfq6M7jGj9pHXKrt9i+AX9yHzyuX9hNsz+k",
+	"DA77KOYZN1BdiKslZrsrG9NxpBb7fATVRd7lW3FzH3xj3EfpHI/jnkEbX3VbO46QDcQyOJgB0Bmr6GSh",
+	"ZyYjSStjf9MTZiHIGSIkK3Lb7XAaxWKq8znDLtrtTPY5PP/f9qiiAkHEto8iCgFQGPdh5m4m7IbuZgyJ",
+	"lxi0CNkhPqoRZXArlp2OrR7nC6yslVN/gGbB2/yxYnO6BE2D9aHpma6xPN8ceIDWxYrjRV1eKhYL3V1A",
+	"5UBHIrO6lS/Con9HA7lbwJHN49Sw9MjhvAGqMWsFthr6/gQ1HN+gntFOB3VabIxSAPVuNvCUSfE9VuN8",
+	"JIMiHsnXNSe6OXdbVI5Z7vS5d15DGyMfpUS1cTudUyyhu5c62wfp6A4k1YIvDrANenR19CV/BDshjA2K",
+	"AhbwqYumdRmWeuTlg0PAmrVpOxW1A0dOVZs2q5aFlhaQeqVqxCOw/rPzZ4Nk6MDRD+b8K16OY12Mq+pG",
+	"YPVqKhcdijp4L/z+o6xHGKQNhSHGABlauSpCvVQqQE2Wi0BZJzrfnBjW5/hyMMbpkqlVUUCNhVFP6dRY",
+	"eq1GvcFlFbZQq+Iz4+53p9I2oxkmPB8pH9KgQ+IGOhSbUQxVUrEokrH314hqIZ7hixDu+PQ/WttXNph1",
+	"w/JIYkQb2nEyxNEozOto9yWc4IyuztlvvjN4gzk0dEcQ76oa7GTeAASm6u0ZW3DlFMzoYg4TBREX+h64",
+	"zM8oSjwcw/ZbPT7Q1g7gSxDpJuPK8p6kH0dfvnOnCJMAWagIwGH8JxkSdbRDIhrw9U/oGNX1EVT77/I7",
+	"XYgtSR4+/r2L7v+OlObnCEFjWcZjKXI6jooDdKGKs1Fr9Ry7kSR9J9Tu3NP3+MoWFjaNW56O1UOywMDI",
+	"FwJ6cUF4ZmHaO5+bPd2BP/6OmujV21cAimNrowDeug3vkgpikhEPsu+PF81FuufV21c0OetHh8W9R0Nt",
+	"tBInFMo0dkczrgnpiBZfoKQCMB9NS62O6+tqqri5vD59i7oKwdyVDfFo5+z1V1UdMqWN+PO/jLtUSIOh",
+	"GtKXo4cbfNhZV8TkbMmNWesyP4UEnR1NaMBvNi0k+iS4JXc9LXgjbL0XhFTsw7vX7PTUU5qR+uXq55dj",
+	"qgDnfwX269fQrMQJ3jk5U6dSgTWeisRhmk2zMJydl9raQqoZJGTzPC8x5jyHv/t+xmyk6NnggrjCt2xd",
+	"avcdrcMA/B39Cx85uv30HBJ2iiIbKVAroAI6zeM7enxLhU5Nxm5XJai0TtkIhUZDEF3/2dO/DIK5AjZG",
+	"tUwqeGCJKffTWqpcr+GJME6PgRU7TQZfhaC4FTaNilbNWS4NnxQiJy4F7dlQorplRqpZIUYKYKwV66/n",
+	"2h9rWINjWwO3azYTtgI34V7/2fmTwXCkKIy9wUsgMM9Xg+esWizWRG0C5PybgW/iQjAL2C4YGFKhqQTE",
+	"WUI4hFRjRCdEQkkNLt3+ThyV5gsqKGjufEp1wY017JtzlvNN0sH4lhb5V7gPj0Px6nP8n0PzKNqyd/GP",
+	"j7Vw9TqatNAGlQMGYnHIQCqPRhu50mqz0OjDDORxXz3Td+Je3wXu2BC6EllwcndTmpB8L5X97lkv0Wql",
+	"Y701t6oj1VtzQ7Gq3V0lkyTkkRLf9uLI4HC2hIlRu0RccL78nl4OzCQ7qlxJURFH9HJcFQWO2inprFKV",
+	"d8iAH8wBBSYOFgGr/LyvRwp35QQ6KuMAdlQXBelMnQ8k3IhAiILxNRW8Ryf0tcjQIxTDMqL8fSL8dqEC",
+	"ik6PYEAIYX4osYChIPMiG2S8KPgXyrsa+vCSnun54qHYtBaTudZ3u0nsr/6l35HK0hqOTGj99r+eCu9n",
+	"rHubFZ8Jw/pVGJwRggoK3MrCilLkzMaeuBovDYe4t0B4OveKT6GgEVZUevvm+j3ONl6VxdjJy3+7fvNL",
+	"Vsl9Etsp/Pep7yz1QhTSieljbBQPNYulHSloq469JqO338uFMJYvlmPW/6DkJwdgrXKfekQJg9QxCmA/",
+	"xgJL1RAhNef06bffXVCW1n9gi4K5+MR+/Pnq+en1j1dPv/3OiSmjHj6Sea2ZgfULqf060fkGf6DPoNHB",
+	"OzEVkNNOCgrjLHyOoR1QNyKoe4yv+QaVkUoYjTqlUHPgkQq5R/4Qh4u8Pd/I34JHY7vhmn1dzlubNs18",
+	"CT5HyYddTdwME3eKH969hoQAbu7wDtSuIaSsgfLxZVcvJrUdmyJUR32YB4G++10bHNBWg2s5JwLh9PWH",
+	"0K22MMZHgdH5sbH6V2nnRCId69vNipIwq7On4wQDNOcruIU6stVCH8Jg0rEAz6lqreMO1KwGO1FgeotY",
+	"mqg1zmVF9uuNKpCO9mVFS0cKiemET+9Cg0QnJy2WdhPa5Q6G7Hmzm4TfvTRQrc/vActfwGoxVr3i1/qW",
+	"DEgRJUCONeVKaYt9LpxifBtyk6tXh8xHi48UDQk1/gXMCiZ7tJRFK4BjQSasywoo/Wfn3yCo1tKIQXvu",
+	"zrFux/EZDc3w+4j2e3hNuBePKeCvw9F8KSM5qy7s2W+eZnw+KwX9e1efAHrlCHiSrvHkl3N0G9fTYyOD",
+	"l2B3CSB+NxmFHh+nMgdY4P3QJwbrq4FwmGHfVUdN3D+yingF1kCyMr8thZk/AJnqRtjfehPBS1Gi+fLi",
+	"Hx8d5I0o7z0+rMqid9E740t5dv8EiANN+FtVSRsLPzmE2Eo9qf2MkdfRD1WzhehH1GHjz8AxHv+AdsTo",
+	"l6iISfRrAEk8JaVpRT+BW6H3+ePn/zcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

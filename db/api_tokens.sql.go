@@ -137,17 +137,6 @@ func (q *Queries) GetLiveAPIToken(ctx context.Context, arg GetLiveAPITokenParams
 	return i, err
 }
 
-const getTeamName = `-- name: GetTeamName :one
-SELECT name FROM teams WHERE id = $1
-`
-
-func (q *Queries) GetTeamName(ctx context.Context, id int64) (string, error) {
-	row := q.db.QueryRow(ctx, getTeamName, id)
-	var name string
-	err := row.Scan(&name)
-	return name, err
-}
-
 const getTokenTeam = `-- name: GetTokenTeam :one
 SELECT t.id, t.name FROM teams t JOIN team_members m ON m.team_id = t.id
 WHERE t.name = $1 AND m.user_id = $2

@@ -315,9 +315,10 @@ func (q *Queries) ListDeploymentSecretsNotUnder(ctx context.Context, arg ListDep
 const listDeployments = `-- name: ListDeployments :many
 SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
-       t.created_by AS last_task_by, t.created_at AS last_task_at
+       t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
     SELECT id, kind, status, created_by, created_at FROM tasks
     WHERE deployment_id = d.id AND parent_step_id IS NULL
@@ -362,12 +363,13 @@ type ListDeploymentsRow struct {
 	LastTaskStatus TaskStatus
 	LastTaskBy     string
 	LastTaskAt     time.Time
+	TeamName       string
 }
 
 // A page of the deployments (the deleted ones too when asked), live ones by
 // name, then deleted ones by name, newest first, after the key of the
 // previous page's last one (when after), each with its driver's title and
-// icon flag and its newest top-level task (every deployment has one: its
+// icon flag, its team's name and its newest top-level task (every deployment has one: its
 // install task is written with it). Filters, each off when empty: query, a
 // substring of the name (names are lower case); driver; namespace; with
 // only_names, live deployments named in names only; live deployments named
@@ -423,6 +425,7 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 			&i.LastTaskStatus,
 			&i.LastTaskBy,
 			&i.LastTaskAt,
+			&i.TeamName,
 		); err != nil {
 			return nil, err
 		}
@@ -437,9 +440,10 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 const listDeploymentsBefore = `-- name: ListDeploymentsBefore :many
 SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
-       t.created_by AS last_task_by, t.created_at AS last_task_at
+       t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
     SELECT id, kind, status, created_by, created_at FROM tasks
     WHERE deployment_id = d.id AND parent_step_id IS NULL
@@ -482,6 +486,7 @@ type ListDeploymentsBeforeRow struct {
 	LastTaskStatus TaskStatus
 	LastTaskBy     string
 	LastTaskAt     time.Time
+	TeamName       string
 }
 
 // ListDeployments backwards: the page before the key of the next page's
@@ -536,6 +541,7 @@ func (q *Queries) ListDeploymentsBefore(ctx context.Context, arg ListDeployments
 			&i.LastTaskStatus,
 			&i.LastTaskBy,
 			&i.LastTaskAt,
+			&i.TeamName,
 		); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const countLiveTeamDeployments = `-- name: CountLiveTeamDeployments :one
@@ -132,6 +134,17 @@ func (q *Queries) GetTeamByName(ctx context.Context, name string) (Team, error) 
 	return i, err
 }
 
+const getTeamName = `-- name: GetTeamName :one
+SELECT name FROM teams WHERE id = $1
+`
+
+func (q *Queries) GetTeamName(ctx context.Context, id int64) (string, error) {
+	row := q.db.QueryRow(ctx, getTeamName, id)
+	var name string
+	err := row.Scan(&name)
+	return name, err
+}
+
 const listTeamMembers = `-- name: ListTeamMembers :many
 SELECT m.role, u.id AS user_id, u.username, u.role AS user_role
 FROM team_members m JOIN users u ON u.id = m.user_id
@@ -171,15 +184,23 @@ func (q *Queries) ListTeamMembers(ctx context.Context, teamID int64) ([]ListTeam
 	return items, nil
 }
 
-const listTeams = `-- name: ListTeams :many
+const listTeamsSeen = `-- name: ListTeamsSeen :many
 SELECT t.id, t.name, t.created_at, t.namespaces, t.drivers, t.max_deployments, t.max_cpu_millis, t.max_memory_bytes,
-       (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members,
-       (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments
+       (SELECT count(*) FROM team_members c WHERE c.team_id = t.id) AS members,
+       (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments,
+       m.role AS my_role
 FROM teams t
+LEFT JOIN team_members m ON m.team_id = t.id AND m.user_id = $1
+WHERE $2::boolean OR m.user_id IS NOT NULL
 ORDER BY t.name
 `
 
-type ListTeamsRow struct {
+type ListTeamsSeenParams struct {
+	UserID    int64
+	EveryTeam bool
+}
+
+type ListTeamsSeenRow struct {
 	ID             int64
 	Name           string
 	CreatedAt      time.Time
@@ -190,18 +211,21 @@ type ListTeamsRow struct {
 	MaxMemoryBytes *int64
 	Members        int64
 	Deployments    int64
+	MyRole         pgtype.Text
 }
 
-// Every team with its number of members and of live deployments.
-func (q *Queries) ListTeams(ctx context.Context) ([]ListTeamsRow, error) {
-	rows, err := q.db.Query(ctx, listTeams)
+// The teams a user sees, each with its number of members and of live
+// deployments and the user's role in it (NULL: not a member): every team
+// with every_team, else the user's teams only.
+func (q *Queries) ListTeamsSeen(ctx context.Context, arg ListTeamsSeenParams) ([]ListTeamsSeenRow, error) {
+	rows, err := q.db.Query(ctx, listTeamsSeen, arg.UserID, arg.EveryTeam)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListTeamsRow{}
+	items := []ListTeamsSeenRow{}
 	for rows.Next() {
-		var i ListTeamsRow
+		var i ListTeamsSeenRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.Name,
@@ -213,6 +237,7 @@ func (q *Queries) ListTeams(ctx context.Context) ([]ListTeamsRow, error) {
 			&i.MaxMemoryBytes,
 			&i.Members,
 			&i.Deployments,
+			&i.MyRole,
 		); err != nil {
 			return nil, err
 		}

@@ -37,6 +37,10 @@ type Deployment struct {
 	DeletedAt             *time.Time
 	// Busy is true while a task holds the deployment.
 	Busy bool
+	// TeamID is the team the deployment belongs to (package teams); Team is
+	// its name, set by the list and View only.
+	TeamID int64
+	Team   string
 }
 
 // ComponentState is what Styrmin remembers of a component: whether it was
@@ -53,7 +57,7 @@ func toDeployment(row db.Deployment) (*Deployment, error) {
 		ID: row.ID, Name: row.Name, Namespace: row.Namespace, NamespaceCreated: row.NamespaceCreated,
 		Driver: row.DriverName, DriverVersion: row.DriverVersion, AppVersion: row.AppVersion,
 		Status: row.Status, CreatedBy: row.CreatedBy, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
-		DeletedAt: row.DeletedAt, Busy: row.HolderTaskID != nil, SecretsSet: row.SecretNames,
+		DeletedAt: row.DeletedAt, Busy: row.HolderTaskID != nil, SecretsSet: row.SecretNames, TeamID: row.TeamID,
 	}
 	if err := json.Unmarshal(row.Parameters, &d.Parameters); err != nil {
 		return nil, fmt.Errorf("deployment: decode parameters of %s: %w", row.Name, err)
@@ -262,6 +266,7 @@ func (s *Service) summaries(ctx context.Context, rows []db.ListDeploymentsRow) (
 		if err != nil {
 			return ListPage{}, err
 		}
+		d.Team = r.TeamName
 		sum := Summary{
 			Deployment: *d, DriverTitle: r.DriverTitle, HasIcon: r.HasIcon,
 			LastTask: TaskSummary{ID: r.LastTaskID, Kind: r.LastTaskKind, Status: r.LastTaskStatus, By: r.LastTaskBy, CreatedAt: r.LastTaskAt},

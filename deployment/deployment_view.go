@@ -3,6 +3,7 @@ package deployment
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -67,6 +68,9 @@ func (s *Service) View(ctx context.Context, name string, o ViewOptions) (*View, 
 	withSteps := o.WithSteps
 	if withSteps == nil {
 		withSteps = func(int, *Task) bool { return false }
+	}
+	if d.Team, err = s.q.GetTeamName(ctx, d.TeamID); err != nil {
+		return nil, fmt.Errorf("deployment: team of %s: %w", name, err)
 	}
 	v := &View{Deployment: d}
 	if v.Tasks, v.OlderTasksBefore, err = s.TasksWithSteps(ctx, d.ID, 0, o.Tasks, withSteps); err != nil {

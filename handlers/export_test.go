@@ -8,8 +8,8 @@ type TableRoute struct {
 	Method, Path           string
 	Least                  auth.Role
 	Bare, ActionToken, API bool
-	// Scoped routes are about one deployment: Least is the role needed over
-	// it, the user's own or their role in its team.
+	// Scoped routes are about one deployment or one team: Least is the role
+	// needed over it, the user's own or their role in its team.
 	Scoped bool
 	// Install routes need Least in some team, or as the user's own role.
 	Install bool
@@ -21,7 +21,7 @@ type TableRoute struct {
 func Table(d Deps) []TableRoute {
 	var out []TableRoute
 	for _, r := range routes(d) {
-		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Scoped: scopeOf(r.path) == deploymentScope || scopeOf(r.path) == taskScope, Install: scopeOf(r.path) == installScope, Change: r.change.action})
+		out = append(out, TableRoute{Method: r.method, Path: r.path, Least: r.least, Bare: r.bare, ActionToken: r.actionToken, API: r.api, Scoped: scopeOf(r.method, r.path) != nil && scopeOf(r.method, r.path) != installScope, Install: scopeOf(r.method, r.path) == installScope, Change: r.change.action})
 	}
 	return out
 }

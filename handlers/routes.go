@@ -97,7 +97,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/sources/:name/delete", least: auth.Admin, handler: web.SourceChange(d.Sources, web.Sources.Delete, "The source %s is deleted; the versions it imported stay in the catalogue."), change: changes(audit.ActionSourceDelete, audit.TargetSource)},
 
 		{method: http.MethodGet, path: "/deployments", least: auth.Member, handler: web.DeploymentList(d.Deployments, d.Drivers, d.Teams)},
-		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Schedules, forms, d.SimulatedCluster, md)},
+		{method: http.MethodGet, path: "/deployments/:name", least: auth.ReadOnly, handler: web.DeploymentShow(d.Deployments, d.Schedules, forms, d.SimulatedCluster, md, d.Teams)},
 		{method: http.MethodGet, path: "/deployments/:name/health", least: auth.ReadOnly, handler: web.DeploymentHealth(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/pods/:pod/logs", least: auth.ReadOnly, handler: web.PodLogShow(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/drift", least: auth.ReadOnly, handler: web.DeploymentDrift(d.Deployments)},
@@ -118,6 +118,7 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/deployments/:name/start", least: auth.Operator, handler: web.DeploymentComponents(d.Deployments, web.StartComponents, "start"), change: changes(audit.ActionDeploymentStart, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteShow(d.Deployments, md)},
 		{method: http.MethodPost, path: "/deployments/:name/delete", least: auth.Operator, handler: web.DeploymentDeleteSubmit(d.Deployments, md), change: changes(audit.ActionDeploymentDelete, audit.TargetDeployment)},
+		{method: http.MethodPost, path: "/deployments/:name/move", least: auth.Admin, handler: web.DeploymentMove(d.Teams), change: changes(audit.ActionDeploymentMove, audit.TargetDeployment)},
 		{method: http.MethodGet, path: "/tasks", least: auth.Member, handler: web.TaskActivity(d.Deployments, d.Teams)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks", least: auth.ReadOnly, handler: web.TaskList(d.Deployments)},
 		{method: http.MethodGet, path: "/deployments/:name/tasks/:id", least: auth.ReadOnly, handler: web.TaskShow(d.Deployments)},
@@ -130,6 +131,16 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/namespaces", least: auth.ReadOnly, handler: web.NamespacePolicyShow(d.Deployments)},
 		{method: http.MethodPost, path: "/namespaces", least: auth.Admin, handler: web.NamespacePolicySave(d.Deployments), change: changes(audit.ActionNamespacePolicyUpdate, audit.TargetPolicy)},
+
+		// A team's page and members: the role that counts is the user's in
+		// that team (teamPageScope), so the team's admins manage its members.
+		{method: http.MethodGet, path: "/teams", least: auth.Member, handler: web.TeamList(d.Teams)},
+		{method: http.MethodPost, path: "/teams", least: auth.Admin, handler: web.TeamCreate(d.Teams), change: change{action: audit.ActionTeamCreate, target: audit.TargetTeam, form: "name"}},
+		{method: http.MethodGet, path: "/teams/:name", least: auth.ReadOnly, handler: web.TeamShow(d.Teams, d.Deployments)},
+		{method: http.MethodPost, path: "/teams/:name/members", least: auth.Admin, handler: web.TeamMemberSet(d.Teams, d.Deployments, d.Users), change: changes(audit.ActionTeamUpdate, audit.TargetTeam)},
+		{method: http.MethodPost, path: "/teams/:name/members/:username/remove", least: auth.Admin, handler: web.TeamMemberRemove(d.Teams, d.Deployments, d.Users), change: changes(audit.ActionTeamUpdate, audit.TargetTeam)},
+		{method: http.MethodPost, path: "/teams/:name/policy", least: auth.Admin, handler: web.TeamPolicySave(d.Teams, d.Deployments), change: changes(audit.ActionTeamUpdate, audit.TargetTeam)},
+		{method: http.MethodPost, path: "/teams/:name/delete", least: auth.Admin, handler: web.TeamDelete(d.Teams), change: changes(audit.ActionTeamDelete, audit.TargetTeam)},
 
 		{method: http.MethodGet, path: "/users", least: auth.Admin, handler: web.UserList(d.Users)},
 		{method: http.MethodPost, path: "/users", least: auth.Admin, handler: web.UserCreate(d.Users), change: change{action: audit.ActionUserCreate, target: audit.TargetUser, form: "username"}},
@@ -233,6 +244,12 @@ func apiChanges() map[string]change {
 		"ResumeSchedule":           changes(audit.ActionScheduleResume, audit.TargetDeployment),
 		"DeleteSchedule":           changes(audit.ActionScheduleDelete, audit.TargetDeployment),
 		"UpdateSchedule":           changes(audit.ActionScheduleUpdate, audit.TargetDeployment),
+		"CreateTeam":               changes(audit.ActionTeamCreate, audit.TargetTeam),
+		"DeleteTeam":               changes(audit.ActionTeamDelete, audit.TargetTeam),
+		"SetTeamPolicy":            changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"SetTeamMember":            changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"RemoveTeamMember":         changes(audit.ActionTeamUpdate, audit.TargetTeam),
+		"MoveDeployment":           changes(audit.ActionDeploymentMove, audit.TargetDeployment),
 	}
 }
 

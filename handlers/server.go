@@ -169,7 +169,7 @@ func New(d Deps) *echo.Echo {
 		// On a route about one deployment, the role that counts is the
 		// user's over that deployment's team: anyone signed in passes the
 		// first check, and requireTeamRole makes the real one.
-		least, scope := r.least, scopeOf(r.path)
+		least, scope := r.least, scopeOf(r.method, r.path)
 		if scope != nil {
 			least = auth.Member
 		}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -66,19 +67,39 @@ var installScope = &teamScope{
 	where: "in a team",
 }
 
+// teamPageScope is a route about the team named by its :name: its page and
+// its members. The role that counts is the user's in that team (or their
+// own, when higher), so a team's admins manage its members; to a user who
+// is not in it, the team does not exist.
+var teamPageScope = &teamScope{
+	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
+		return s.RoleOnTeam(ctx, a, c.Param("name"))
+	},
+	hidden: func(c echo.Context) error { return teams.NoSuchTeam(c.Param("name")) },
+	where:  "in the team",
+}
+
 // scopeOf returns the scope of a route of the permission table: the pages
-// and operations under one deployment, the REST API's task by id, and the
-// installs; nil for a route whose role is the user's own.
-func scopeOf(path string) *teamScope {
+// and operations under one deployment, the REST API's task by id, the
+// installs, and a team's page and members; nil for a route whose role is
+// the user's own (moving a deployment, a team's policy and its deletion are
+// the global admins').
+func scopeOf(method, path string) *teamScope {
 	if path == "/drivers/:name/deploy" || path == api.Prefix+"/deployments" {
 		return installScope
 	}
-	for _, prefix := range []string{"/deployments/:name", api.Prefix + "/deployments/:name"} {
-		if path == prefix || strings.HasPrefix(path, prefix+"/") {
+	under := func(prefix string) bool { return path == prefix || strings.HasPrefix(path, prefix+"/") }
+	for _, prefix := range []string{"", api.Prefix} {
+		switch {
+		case path == prefix+"/deployments/:name/move":
+			return nil
+		case under(prefix + "/deployments/:name"):
 			return deploymentScope
+		case under(prefix + "/teams/:name/members"), path == prefix+"/teams/:name" && method == http.MethodGet:
+			return teamPageScope
 		}
 	}
-	if prefix := api.Prefix + "/tasks/:id"; path == prefix || strings.HasPrefix(path, prefix+"/") {
+	if under(api.Prefix + "/tasks/:id") {
 		return taskScope
 	}
 	return nil
@@ -118,7 +139,7 @@ func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo
 				// deployment: its page shows the buttons that role may press.
 				over := *u
 				over.Role = role
-				httpx.SetUser(c, &over)
+				httpx.ActAs(c, &over)
 			}
 			return next(c)
 		}

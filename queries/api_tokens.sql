@@ -9,9 +9,6 @@ RETURNING *;
 SELECT t.id, t.name FROM teams t JOIN team_members m ON m.team_id = t.id
 WHERE t.name = @name AND m.user_id = @user_id;
 
--- name: GetTeamName :one
-SELECT name FROM teams WHERE id = @id;
-
 -- name: GetLiveAPIToken :one
 -- GetLiveAPIToken returns the token with token_hash and its user, unless the
 -- token has expired or its user is disabled.

@@ -20,7 +20,7 @@ UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[],
 -- A page of the deployments (the deleted ones too when asked), live ones by
 -- name, then deleted ones by name, newest first, after the key of the
 -- previous page's last one (when after), each with its driver's title and
--- icon flag and its newest top-level task (every deployment has one: its
+-- icon flag, its team's name and its newest top-level task (every deployment has one: its
 -- install task is written with it). Filters, each off when empty: query, a
 -- substring of the name (names are lower case); driver; namespace; with
 -- only_names, live deployments named in names only; live deployments named
@@ -28,9 +28,10 @@ UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[],
 -- teams in team_ids only.
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
-       t.created_by AS last_task_by, t.created_at AS last_task_at
+       t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
     SELECT id, kind, status, created_by, created_at FROM tasks
     WHERE deployment_id = d.id AND parent_step_id IS NULL
@@ -54,9 +55,10 @@ LIMIT @max_rows::int;
 -- the same columns and filters; it walks the same indexes backwards.
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
-       t.created_by AS last_task_by, t.created_at AS last_task_at
+       t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
+JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
     SELECT id, kind, status, created_by, created_at FROM tasks
     WHERE deployment_id = d.id AND parent_step_id IS NULL

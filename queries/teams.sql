@@ -1,12 +1,17 @@
 -- name: CreateTeam :one
 INSERT INTO teams (name) VALUES (@name) RETURNING *;
 
--- name: ListTeams :many
--- Every team with its number of members and of live deployments.
+-- name: ListTeamsSeen :many
+-- The teams a user sees, each with its number of members and of live
+-- deployments and the user's role in it (NULL: not a member): every team
+-- with every_team, else the user's teams only.
 SELECT t.*,
-       (SELECT count(*) FROM team_members m WHERE m.team_id = t.id) AS members,
-       (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments
+       (SELECT count(*) FROM team_members c WHERE c.team_id = t.id) AS members,
+       (SELECT count(*) FROM deployments d WHERE d.team_id = t.id AND d.deleted_at IS NULL) AS deployments,
+       m.role AS my_role
 FROM teams t
+LEFT JOIN team_members m ON m.team_id = t.id AND m.user_id = @user_id
+WHERE @every_team::boolean OR m.user_id IS NOT NULL
 ORDER BY t.name;
 
 -- name: GetTeamByName :one
@@ -14,6 +19,9 @@ SELECT * FROM teams WHERE name = @name;
 
 -- name: DeleteTeam :execrows
 DELETE FROM teams WHERE name = @name;
+
+-- name: CountLiveTeamDeployments :one
+SELECT count(*) FROM deployments WHERE team_id = @team_id AND deleted_at IS NULL;
 
 -- name: CountTeamDeployments :one
 -- Every deployment of the team, deleted ones included (they keep their team
@@ -49,6 +57,9 @@ SELECT team_id FROM deployments WHERE name = @name
 ORDER BY deleted_at IS NOT NULL, id DESC
 LIMIT 1;
 
+-- name: GetTeamName :one
+SELECT name FROM teams WHERE id = @id;
+
 -- name: GetTaskTeam :one
 SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id WHERE t.id = @id;
 
@@ -71,9 +82,6 @@ SELECT * FROM teams WHERE id = @id;
 -- installs into one team take their turn, so its quota is checked against
 -- every deployment committed before.
 SELECT * FROM teams WHERE id = @id FOR UPDATE;
-
--- name: CountLiveTeamDeployments :one
-SELECT count(*) FROM deployments WHERE team_id = @team_id AND deleted_at IS NULL;
 
 -- name: NamespaceHolderTeam :one
 -- NamespaceHolderTeam names a team other than @team_id that holds a live

@@ -75,6 +75,13 @@ func (s *Store) RoleOnDeployment(ctx context.Context, a Access, name string) (au
 	return a.roleOn(team, err)
 }
 
+// RoleOnTeam returns the user's role over the team of that name (Role);
+// over a name no team has, their own role.
+func (s *Store) RoleOnTeam(ctx context.Context, a Access, name string) (auth.Role, error) {
+	team, err := s.q.GetTeamByName(ctx, name)
+	return a.roleOn(team.ID, err)
+}
+
 // RoleOnTask returns the user's role over the deployment of a task; over an
 // id no task has, their own role.
 func (s *Store) RoleOnTask(ctx context.Context, a Access, taskID int64) (auth.Role, error) {

@@ -100,23 +100,78 @@ func (s *Store) Create(ctx context.Context, name string) (Team, error) {
 
 // List returns every team by name, with its counts.
 func (s *Store) List(ctx context.Context) ([]Team, error) {
-	rows, err := s.q.ListTeams(ctx)
+	seen, err := s.listSeen(ctx, 0, true)
+	teams := make([]Team, len(seen))
+	for i, t := range seen {
+		teams[i] = t.Team
+	}
+	return teams, err
+}
+
+// Seen is a team in a user's list, with their role in it.
+type Seen struct {
+	Team
+	// Role is the user's role in the team; auth.Anonymous when they are not
+	// a member.
+	Role auth.Role
+}
+
+// ListSeen returns the teams a user sees, by name, with their role in each:
+// every team when their own role reads every team's deployments
+// (Access.Visible), else the teams they belong to.
+func (s *Store) ListSeen(ctx context.Context, u auth.User) ([]Seen, error) {
+	return s.listSeen(ctx, u.ID, u.Role.AtLeast(auth.ReadOnly))
+}
+
+// listSeen reads the teams of ListSeen.
+func (s *Store) listSeen(ctx context.Context, userID int64, everyTeam bool) ([]Seen, error) {
+	rows, err := s.q.ListTeamsSeen(ctx, db.ListTeamsSeenParams{UserID: userID, EveryTeam: everyTeam})
 	if err != nil {
 		return nil, db.Classify(err)
 	}
-	teams := make([]Team, len(rows))
+	seen := make([]Seen, len(rows))
 	for i, r := range rows {
-		teams[i] = Team{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Members: r.Members, Deployments: r.Deployments,
-			Policy: PolicyOf(db.Team{Namespaces: r.Namespaces, Drivers: r.Drivers, MaxDeployments: r.MaxDeployments, MaxCpuMillis: r.MaxCpuMillis, MaxMemoryBytes: r.MaxMemoryBytes})}
+		seen[i] = Seen{Role: roleOf(r.MyRole.String), Team: Team{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, Members: r.Members, Deployments: r.Deployments,
+			Policy: PolicyOf(db.Team{Namespaces: r.Namespaces, Drivers: r.Drivers, MaxDeployments: r.MaxDeployments, MaxCpuMillis: r.MaxCpuMillis, MaxMemoryBytes: r.MaxMemoryBytes})}}
 	}
-	return teams, nil
+	return seen, nil
+}
+
+// Detail is what a team's page shows: the team with its counts and policy,
+// and its members.
+type Detail struct {
+	Team
+	Members []Member
+}
+
+// Detail returns the team of that name with its members.
+func (s *Store) Detail(ctx context.Context, name string) (Detail, error) {
+	t, err := s.Get(ctx, name)
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Team: t}
+	if d.Deployments, err = s.q.CountLiveTeamDeployments(ctx, t.ID); err != nil {
+		return Detail{}, db.Classify(err)
+	}
+	if d.Members, err = s.members(ctx, t.ID); err != nil {
+		return Detail{}, err
+	}
+	d.Team.Members = int64(len(d.Members))
+	return d, nil
+}
+
+// NoSuchTeam is the error of a team name nobody uses, and of a team a user
+// may not know of.
+func NoSuchTeam(name string) error {
+	return styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", name)
 }
 
 // Get returns the team of that name.
 func (s *Store) Get(ctx context.Context, name string) (Team, error) {
 	row, err := s.q.GetTeamByName(ctx, name)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Team{}, styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", name)
+		return Team{}, NoSuchTeam(name)
 	}
 	if err != nil {
 		return Team{}, db.Classify(err)
@@ -135,7 +190,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 		q := s.q.WithTx(tx)
 		team, err := q.GetTeamByName(ctx, name)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", name)
+			return NoSuchTeam(name)
 		}
 		if err != nil {
 			return db.Classify(err)
@@ -190,7 +245,12 @@ func (s *Store) Members(ctx context.Context, team string) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.q.ListTeamMembers(ctx, t.ID)
+	return s.members(ctx, t.ID)
+}
+
+// members reads the members of the team of that id.
+func (s *Store) members(ctx context.Context, teamID int64) ([]Member, error) {
+	rows, err := s.q.ListTeamMembers(ctx, teamID)
 	if err != nil {
 		return nil, db.Classify(err)
 	}

@@ -46,6 +46,7 @@ const (
 	NavNamespaces  = "namespaces"
 	NavWebhooks    = "webhooks"
 	NavAudit       = "audit"
+	NavTeams       = "teams"
 )
 
 // Flash kinds.

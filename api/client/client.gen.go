@@ -380,22 +380,22 @@ func (e ResourceDiffChange) Valid() bool {
 
 // Defines values for Role.
 const (
-	Admin    Role = "admin"
-	Member   Role = "member"
-	Operator Role = "operator"
-	ReadOnly Role = "read-only"
+	RoleAdmin    Role = "admin"
+	RoleMember   Role = "member"
+	RoleOperator Role = "operator"
+	RoleReadOnly Role = "read-only"
 )
 
 // Valid indicates whether the value is a known member of the Role enum.
 func (e Role) Valid() bool {
 	switch e {
-	case Admin:
+	case RoleAdmin:
 		return true
-	case Member:
+	case RoleMember:
 		return true
-	case Operator:
+	case RoleOperator:
 		return true
-	case ReadOnly:
+	case RoleReadOnly:
 		return true
 	default:
 		return false
@@ -648,6 +648,27 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusRunning:
 		return true
 	case TaskStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TeamRole.
+const (
+	TeamRoleAdmin    TeamRole = "admin"
+	TeamRoleOperator TeamRole = "operator"
+	TeamRoleReadOnly TeamRole = "read-only"
+)
+
+// Valid indicates whether the value is a known member of the TeamRole enum.
+func (e TeamRole) Valid() bool {
+	switch e {
+	case TeamRoleAdmin:
+		return true
+	case TeamRoleOperator:
+		return true
+	case TeamRoleReadOnly:
 		return true
 	default:
 		return false
@@ -1164,6 +1185,9 @@ type Deployment struct {
 	SecretsSet []string `json:"secrets_set"`
 	Status     string   `json:"status"`
 
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
+
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
 	// pre-release); absent when there is none and for a deleted deployment. Versions a
@@ -1206,6 +1230,9 @@ type DeploymentSummary struct {
 	Name      string       `json:"name"`
 	Namespace string       `json:"namespace"`
 	Status    string       `json:"status"`
+
+	// Team The team the deployment belongs to.
+	Team string `json:"team"`
 
 	// UpdateAvailable The newest version of the deployment's driver in the catalogue that is newer than the
 	// deployed one by semantic version precedence (a pre-release only for a deployed
@@ -1508,6 +1535,12 @@ type NewSource struct {
 
 	// Url oci://HOST/REPOSITORY, without tag; or https://HOST/PATH/index.yaml.
 	Url string `json:"url"`
+}
+
+// NewTeam defines model for NewTeam.
+type NewTeam struct {
+	// Name Lower-case letters, digits and '-', starting with a letter; at most 63 characters.
+	Name string `json:"name"`
 }
 
 // NewUser defines model for NewUser.
@@ -2094,6 +2127,73 @@ type TaskSummary struct {
 	Status    TaskStatus `json:"status"`
 }
 
+// Team defines model for Team.
+type Team struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamDetail defines model for TeamDetail.
+type TeamDetail struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deployments How many live deployments the team holds.
+	Deployments int64 `json:"deployments"`
+
+	// MemberList The members, by username.
+	MemberList []TeamMember `json:"member_list"`
+
+	// Members How many members the team has.
+	Members int64  `json:"members"`
+	Name    string `json:"name"`
+
+	// Policy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+	Policy TeamPolicy `json:"policy"`
+
+	// Role The caller's role in the team; absent when they are not a member.
+	Role *TeamRole `json:"role,omitempty"`
+}
+
+// TeamMember defines model for TeamMember.
+type TeamMember struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+
+	// UserRole The user's own role, which holds over every team.
+	UserRole Role   `json:"user_role"`
+	Username string `json:"username"`
+}
+
+// TeamPolicy What a team may do beyond its members' roles; each rule absent or null is "no rule of the team's own".
+type TeamPolicy struct {
+	// Drivers The drivers the team may deploy: a driver name, or a label selector written "label:KEY=VALUE".
+	Drivers *[]string `json:"drivers,omitempty"`
+
+	// MaxCpuMillis The most CPU (millicores) the team's deployments may request together.
+	MaxCpuMillis *int64 `json:"max_cpu_millis,omitempty"`
+
+	// MaxDeployments The most live deployments the team may hold.
+	MaxDeployments *int64 `json:"max_deployments,omitempty"`
+
+	// MaxMemoryBytes The most memory (bytes) the team's deployments may request together.
+	MaxMemoryBytes *int64 `json:"max_memory_bytes,omitempty"`
+
+	// Namespaces Glob patterns of the namespaces the team's deployments may go into, instead of the namespace policy's.
+	Namespaces *[]string `json:"namespaces,omitempty"`
+}
+
+// TeamRole A role in a team.
+type TeamRole string
+
 // UncheckedObject defines model for UncheckedObject.
 type UncheckedObject struct {
 	ApiVersion string  `json:"api_version"`
@@ -2335,6 +2435,12 @@ type SourceName = string
 // TaskID defines model for TaskID.
 type TaskID = int64
 
+// TeamName defines model for TeamName.
+type TeamName = string
+
+// Username defines model for Username.
+type Username = string
+
 // WebhookID defines model for WebhookID.
 type WebhookID = int64
 
@@ -2403,6 +2509,11 @@ type ListDeploymentsParams struct {
 // ListDeploymentsParamsHealth defines parameters for ListDeployments.
 type ListDeploymentsParamsHealth string
 
+// MoveDeploymentJSONBody defines parameters for MoveDeployment.
+type MoveDeploymentJSONBody struct {
+	Team string `json:"team"`
+}
+
 // GetPodLogsParams defines parameters for GetPodLogs.
 type GetPodLogsParams struct {
 	// Container One of the pod's containers; its first when absent.
@@ -2455,6 +2566,12 @@ type ListTasksParams struct {
 	Kind       *TaskKind   `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
+// SetTeamMemberJSONBody defines parameters for SetTeamMember.
+type SetTeamMemberJSONBody struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+}
+
 // ListTokensParams defines parameters for ListTokens.
 type ListTokensParams struct {
 	// User A username; only admins may name someone else.
@@ -2469,6 +2586,9 @@ type DeleteDeploymentJSONRequestBody = DeleteRequest
 
 // RunActionJSONRequestBody defines body for RunAction for application/json ContentType.
 type RunActionJSONRequestBody = ActionRequest
+
+// MoveDeploymentJSONRequestBody defines body for MoveDeployment for application/json ContentType.
+type MoveDeploymentJSONRequestBody MoveDeploymentJSONBody
 
 // RollbackDeploymentJSONRequestBody defines body for RollbackDeployment for application/json ContentType.
 type RollbackDeploymentJSONRequestBody = RollbackRequest
@@ -2499,6 +2619,15 @@ type CreateSourceJSONRequestBody = NewSource
 
 // UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
 type UpdateSourceJSONRequestBody = SourceChange
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = NewTeam
+
+// SetTeamPolicyJSONRequestBody defines body for SetTeamPolicy for application/json ContentType.
+type SetTeamPolicyJSONRequestBody = TeamPolicy
+
+// SetTeamMemberJSONRequestBody defines body for SetTeamMember for application/json ContentType.
+type SetTeamMemberJSONRequestBody SetTeamMemberJSONBody
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = NewAPIToken
@@ -3017,6 +3146,24 @@ type ClientInterface interface {
 	// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
 	AcceptDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MoveDeploymentWithBody Put a live deployment in another team
+	//
+	// From then on that team's members see and operate it, and the old team's no longer do.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+	MoveDeploymentWithBody(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MoveDeployment Put a live deployment in another team
+	//
+	// From then on that team's members see and operate it, and the old team's no longer do.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+	MoveDeployment(ctx context.Context, name DeploymentName, body MoveDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPodLogs The last lines of a container's log, secrets redacted
 	//
 	// Only the pods of the deployment's release (its `pods`) are readable: any
@@ -3364,6 +3511,87 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
 	CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTeams The teams the caller may see, by name, with the caller's role in each
+	//
+	// Users whose own role is read-only or more (auditors, operators, admins) see
+	// every team; a member sees the teams they belong to.
+	//
+	// Corresponds with GET /teams (the `ListTeams` operationId).
+	ListTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTeamWithBody Create a team without members
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /teams (the `CreateTeam` operationId).
+	CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTeam Create a team without members
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /teams (the `CreateTeam` operationId).
+	CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+	//
+	// Corresponds with DELETE /teams/{name} (the `DeleteTeam` operationId).
+	DeleteTeam(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTeam A team with its members and its policy
+	//
+	// To a member of another team, a team they are not in does not exist (404).
+	//
+	// Corresponds with GET /teams/{name} (the `GetTeam` operationId).
+	GetTeam(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamPolicyWithBody Replace a team's policy
+	//
+	// Replaces every rule of the team's policy with the body's (a rule left out or null is
+	// "no rule of the team's own"); installs are checked against it from then on. A bad
+	// pattern or driver entry is refused (400) at its field.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+	SetTeamPolicyWithBody(ctx context.Context, name TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamPolicy Replace a team's policy
+	//
+	// Replaces every rule of the team's policy with the body's (a rule left out or null is
+	// "no rule of the team's own"); installs are checked against it from then on. A bad
+	// pattern or driver entry is refused (400) at its field.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+	SetTeamPolicy(ctx context.Context, name TeamName, body SetTeamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveTeamMember Take a user out of the team
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Corresponds with DELETE /teams/{name}/members/{username} (the `RemoveTeamMember` operationId).
+	RemoveTeamMember(ctx context.Context, name TeamName, username Username, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamMemberWithBody Make a user a member of the team with a role there, or change it
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+	SetTeamMemberWithBody(ctx context.Context, name TeamName, username Username, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamMember Make a user a member of the team with a role there, or change it
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+	SetTeamMember(ctx context.Context, name TeamName, username Username, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTokens The caller's API tokens (admins may ask for anyone's with `user`)
 	//
@@ -3749,6 +3977,44 @@ func (c *Client) GetDeploymentDrift(ctx context.Context, name DeploymentName, re
 // Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
 func (c *Client) AcceptDeploymentDrift(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAcceptDeploymentDriftRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MoveDeploymentWithBody Put a live deployment in another team
+//
+// From then on that team's members see and operate it, and the old team's no longer do.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+func (c *Client) MoveDeploymentWithBody(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveDeploymentRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MoveDeployment Put a live deployment in another team
+//
+// From then on that team's members see and operate it, and the old team's no longer do.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+func (c *Client) MoveDeployment(ctx context.Context, name DeploymentName, body MoveDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveDeploymentRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4487,6 +4753,187 @@ func (c *Client) GetTask(ctx context.Context, id TaskID, reqEditors ...RequestEd
 // Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
 func (c *Client) CancelTask(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelTaskRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTeams The teams the caller may see, by name, with the caller's role in each
+//
+// Users whose own role is read-only or more (auditors, operators, admins) see
+// every team; a member sees the teams they belong to.
+//
+// Corresponds with GET /teams (the `ListTeams` operationId).
+func (c *Client) ListTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTeamsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeamWithBody Create a team without members
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /teams (the `CreateTeam` operationId).
+func (c *Client) CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeam Create a team without members
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /teams (the `CreateTeam` operationId).
+func (c *Client) CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTeam Delete a team that holds no deployment (deleted ones included)
+//
+// Corresponds with DELETE /teams/{name} (the `DeleteTeam` operationId).
+func (c *Client) DeleteTeam(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTeamRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTeam A team with its members and its policy
+//
+// To a member of another team, a team they are not in does not exist (404).
+//
+// Corresponds with GET /teams/{name} (the `GetTeam` operationId).
+func (c *Client) GetTeam(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTeamRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamPolicyWithBody Replace a team's policy
+//
+// Replaces every rule of the team's policy with the body's (a rule left out or null is
+// "no rule of the team's own"); installs are checked against it from then on. A bad
+// pattern or driver entry is refused (400) at its field.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+func (c *Client) SetTeamPolicyWithBody(ctx context.Context, name TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamPolicyRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamPolicy Replace a team's policy
+//
+// Replaces every rule of the team's policy with the body's (a rule left out or null is
+// "no rule of the team's own"); installs are checked against it from then on. A bad
+// pattern or driver entry is refused (400) at its field.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+func (c *Client) SetTeamPolicy(ctx context.Context, name TeamName, body SetTeamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamPolicyRequest(c.Server, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveTeamMember Take a user out of the team
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Corresponds with DELETE /teams/{name}/members/{username} (the `RemoveTeamMember` operationId).
+func (c *Client) RemoveTeamMember(ctx context.Context, name TeamName, username Username, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveTeamMemberRequest(c.Server, name, username)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamMemberWithBody Make a user a member of the team with a role there, or change it
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+func (c *Client) SetTeamMemberWithBody(ctx context.Context, name TeamName, username Username, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamMemberRequestWithBody(c.Server, name, username, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamMember Make a user a member of the team with a role there, or change it
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+func (c *Client) SetTeamMember(ctx context.Context, name TeamName, username Username, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamMemberRequest(c.Server, name, username, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5425,6 +5872,53 @@ func NewAcceptDeploymentDriftRequest(server string, name DeploymentName) (*http.
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewMoveDeploymentRequest calls the generic MoveDeployment builder with application/json body
+func NewMoveDeploymentRequest(server string, name DeploymentName, body MoveDeploymentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMoveDeploymentRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewMoveDeploymentRequestWithBody constructs an http.Request for the MoveDeployment method, with any body, and a specified content type
+func NewMoveDeploymentRequestWithBody(server string, name DeploymentName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/deployments/%s/move", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6768,6 +7262,283 @@ func NewCancelTaskRequest(server string, id TaskID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListTeamsRequest constructs an http.Request for the ListTeams method
+func NewListTeamsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTeamRequest calls the generic CreateTeam builder with application/json body
+func NewCreateTeamRequest(server string, body CreateTeamJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTeamRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTeamRequestWithBody constructs an http.Request for the CreateTeam method, with any body, and a specified content type
+func NewCreateTeamRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTeamRequest constructs an http.Request for the DeleteTeam method
+func NewDeleteTeamRequest(server string, name TeamName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTeamRequest constructs an http.Request for the GetTeam method
+func NewGetTeamRequest(server string, name TeamName) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTeamPolicyRequest calls the generic SetTeamPolicy builder with application/json body
+func NewSetTeamPolicyRequest(server string, name TeamName, body SetTeamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTeamPolicyRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewSetTeamPolicyRequestWithBody constructs an http.Request for the SetTeamPolicy method, with any body, and a specified content type
+func NewSetTeamPolicyRequestWithBody(server string, name TeamName, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRemoveTeamMemberRequest constructs an http.Request for the RemoveTeamMember method
+func NewRemoveTeamMemberRequest(server string, name TeamName, username Username) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams/%s/members/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTeamMemberRequest calls the generic SetTeamMember builder with application/json body
+func NewSetTeamMemberRequest(server string, name TeamName, username Username, body SetTeamMemberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTeamMemberRequestWithBody(server, name, username, "application/json", bodyReader)
+}
+
+// NewSetTeamMemberRequestWithBody constructs an http.Request for the SetTeamMember method, with any body, and a specified content type
+func NewSetTeamMemberRequestWithBody(server string, name TeamName, username Username, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "username", username, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/teams/%s/members/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTokensRequest constructs an http.Request for the ListTokens method
 func NewListTokensRequest(server string, params *ListTokensParams) (*http.Request, error) {
 	var err error
@@ -7437,6 +8208,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /deployments/{name}/drift/accept (the `AcceptDeploymentDrift` operationId).
 	AcceptDeploymentDriftWithResponse(ctx context.Context, name DeploymentName, reqEditors ...RequestEditorFn) (*AcceptDeploymentDriftResponse, error)
 
+	// MoveDeploymentWithBodyWithResponse Put a live deployment in another team
+	//
+	// From then on that team's members see and operate it, and the old team's no longer do.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+	MoveDeploymentWithBodyWithResponse(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveDeploymentResponse, error)
+
+	// MoveDeploymentWithResponse Put a live deployment in another team
+	//
+	// From then on that team's members see and operate it, and the old team's no longer do.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+	MoveDeploymentWithResponse(ctx context.Context, name DeploymentName, body MoveDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*MoveDeploymentResponse, error)
+
 	// GetPodLogsWithResponse The last lines of a container's log, secrets redacted
 	//
 	// Only the pods of the deployment's release (its `pods`) are readable: any
@@ -7820,6 +8609,95 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /tasks/{id}/cancel (the `CancelTask` operationId).
 	CancelTaskWithResponse(ctx context.Context, id TaskID, reqEditors ...RequestEditorFn) (*CancelTaskResponse, error)
+
+	// ListTeamsWithResponse The teams the caller may see, by name, with the caller's role in each
+	//
+	// Users whose own role is read-only or more (auditors, operators, admins) see
+	// every team; a member sees the teams they belong to.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /teams (the `ListTeams` operationId).
+	ListTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTeamsResponse, error)
+
+	// CreateTeamWithBodyWithResponse Create a team without members
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /teams (the `CreateTeam` operationId).
+	CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// CreateTeamWithResponse Create a team without members
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /teams (the `CreateTeam` operationId).
+	CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// DeleteTeamWithResponse Delete a team that holds no deployment (deleted ones included)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /teams/{name} (the `DeleteTeam` operationId).
+	DeleteTeamWithResponse(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error)
+
+	// GetTeamWithResponse A team with its members and its policy
+	//
+	// To a member of another team, a team they are not in does not exist (404).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /teams/{name} (the `GetTeam` operationId).
+	GetTeamWithResponse(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*GetTeamResponse, error)
+
+	// SetTeamPolicyWithBodyWithResponse Replace a team's policy
+	//
+	// Replaces every rule of the team's policy with the body's (a rule left out or null is
+	// "no rule of the team's own"); installs are checked against it from then on. A bad
+	// pattern or driver entry is refused (400) at its field.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+	SetTeamPolicyWithBodyWithResponse(ctx context.Context, name TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamPolicyResponse, error)
+
+	// SetTeamPolicyWithResponse Replace a team's policy
+	//
+	// Replaces every rule of the team's policy with the body's (a rule left out or null is
+	// "no rule of the team's own"); installs are checked against it from then on. A bad
+	// pattern or driver entry is refused (400) at its field.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+	SetTeamPolicyWithResponse(ctx context.Context, name TeamName, body SetTeamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamPolicyResponse, error)
+
+	// RemoveTeamMemberWithResponse Take a user out of the team
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /teams/{name}/members/{username} (the `RemoveTeamMember` operationId).
+	RemoveTeamMemberWithResponse(ctx context.Context, name TeamName, username Username, reqEditors ...RequestEditorFn) (*RemoveTeamMemberResponse, error)
+
+	// SetTeamMemberWithBodyWithResponse Make a user a member of the team with a role there, or change it
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+	SetTeamMemberWithBodyWithResponse(ctx context.Context, name TeamName, username Username, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error)
+
+	// SetTeamMemberWithResponse Make a user a member of the team with a role there, or change it
+	//
+	// Admins, and the admins of that team, manage its members.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+	SetTeamMemberWithResponse(ctx context.Context, name TeamName, username Username, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error)
 
 	// ListTokensWithResponse The caller's API tokens (admins may ask for anyone's with `user`)
 	//
@@ -8448,6 +9326,54 @@ func (r AcceptDeploymentDriftResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AcceptDeploymentDriftResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MoveDeploymentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeploymentSummary
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MoveDeploymentResponse) GetJSON200() *DeploymentSummary {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r MoveDeploymentResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MoveDeploymentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MoveDeploymentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MoveDeploymentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MoveDeploymentResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9865,6 +10791,332 @@ func (r CancelTaskResponse) ContentType() string {
 	return ""
 }
 
+type ListTeamsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Items []Team `json:"items"`
+	}
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTeamsResponse) GetJSON200() *struct {
+	Items []Team `json:"items"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListTeamsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTeamsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTeamsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTeamsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTeamsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TeamDetail
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTeamResponse) GetJSON201() *TeamDetail {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TeamDetail
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTeamResponse) GetJSON200() *TeamDetail {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetTeamResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTeamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TeamDetail
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTeamPolicyResponse) GetJSON200() *TeamDetail {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetTeamPolicyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTeamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTeamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTeamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTeamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveTeamMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveTeamMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveTeamMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveTeamMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveTeamMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTeamMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TeamDetail
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTeamMemberResponse) GetJSON200() *TeamDetail {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTeamMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTeamMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTeamMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTeamMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10679,6 +11931,36 @@ func (c *ClientWithResponses) AcceptDeploymentDriftWithResponse(ctx context.Cont
 	return ParseAcceptDeploymentDriftResponse(rsp)
 }
 
+// MoveDeploymentWithBodyWithResponse Put a live deployment in another team
+//
+// From then on that team's members see and operate it, and the old team's no longer do.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+func (c *ClientWithResponses) MoveDeploymentWithBodyWithResponse(ctx context.Context, name DeploymentName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveDeploymentResponse, error) {
+	rsp, err := c.MoveDeploymentWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveDeploymentResponse(rsp)
+}
+
+// MoveDeploymentWithResponse Put a live deployment in another team
+//
+// From then on that team's members see and operate it, and the old team's no longer do.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /deployments/{name}/move (the `MoveDeployment` operationId).
+func (c *ClientWithResponses) MoveDeploymentWithResponse(ctx context.Context, name DeploymentName, body MoveDeploymentJSONRequestBody, reqEditors ...RequestEditorFn) (*MoveDeploymentResponse, error) {
+	rsp, err := c.MoveDeployment(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveDeploymentResponse(rsp)
+}
+
 // GetPodLogsWithResponse The last lines of a container's log, secrets redacted
 //
 // Only the pods of the deployment's release (its `pods`) are readable: any
@@ -11297,6 +12579,155 @@ func (c *ClientWithResponses) CancelTaskWithResponse(ctx context.Context, id Tas
 	return ParseCancelTaskResponse(rsp)
 }
 
+// ListTeamsWithResponse The teams the caller may see, by name, with the caller's role in each
+//
+// Users whose own role is read-only or more (auditors, operators, admins) see
+// every team; a member sees the teams they belong to.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /teams (the `ListTeams` operationId).
+func (c *ClientWithResponses) ListTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTeamsResponse, error) {
+	rsp, err := c.ListTeams(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTeamsResponse(rsp)
+}
+
+// CreateTeamWithBodyWithResponse Create a team without members
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /teams (the `CreateTeam` operationId).
+func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeamWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// CreateTeamWithResponse Create a team without members
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /teams (the `CreateTeam` operationId).
+func (c *ClientWithResponses) CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeam(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// DeleteTeamWithResponse Delete a team that holds no deployment (deleted ones included)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /teams/{name} (the `DeleteTeam` operationId).
+func (c *ClientWithResponses) DeleteTeamWithResponse(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error) {
+	rsp, err := c.DeleteTeam(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTeamResponse(rsp)
+}
+
+// GetTeamWithResponse A team with its members and its policy
+//
+// To a member of another team, a team they are not in does not exist (404).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /teams/{name} (the `GetTeam` operationId).
+func (c *ClientWithResponses) GetTeamWithResponse(ctx context.Context, name TeamName, reqEditors ...RequestEditorFn) (*GetTeamResponse, error) {
+	rsp, err := c.GetTeam(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTeamResponse(rsp)
+}
+
+// SetTeamPolicyWithBodyWithResponse Replace a team's policy
+//
+// Replaces every rule of the team's policy with the body's (a rule left out or null is
+// "no rule of the team's own"); installs are checked against it from then on. A bad
+// pattern or driver entry is refused (400) at its field.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+func (c *ClientWithResponses) SetTeamPolicyWithBodyWithResponse(ctx context.Context, name TeamName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamPolicyResponse, error) {
+	rsp, err := c.SetTeamPolicyWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamPolicyResponse(rsp)
+}
+
+// SetTeamPolicyWithResponse Replace a team's policy
+//
+// Replaces every rule of the team's policy with the body's (a rule left out or null is
+// "no rule of the team's own"); installs are checked against it from then on. A bad
+// pattern or driver entry is refused (400) at its field.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /teams/{name} (the `SetTeamPolicy` operationId).
+func (c *ClientWithResponses) SetTeamPolicyWithResponse(ctx context.Context, name TeamName, body SetTeamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamPolicyResponse, error) {
+	rsp, err := c.SetTeamPolicy(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamPolicyResponse(rsp)
+}
+
+// RemoveTeamMemberWithResponse Take a user out of the team
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /teams/{name}/members/{username} (the `RemoveTeamMember` operationId).
+func (c *ClientWithResponses) RemoveTeamMemberWithResponse(ctx context.Context, name TeamName, username Username, reqEditors ...RequestEditorFn) (*RemoveTeamMemberResponse, error) {
+	rsp, err := c.RemoveTeamMember(ctx, name, username, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveTeamMemberResponse(rsp)
+}
+
+// SetTeamMemberWithBodyWithResponse Make a user a member of the team with a role there, or change it
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+func (c *ClientWithResponses) SetTeamMemberWithBodyWithResponse(ctx context.Context, name TeamName, username Username, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error) {
+	rsp, err := c.SetTeamMemberWithBody(ctx, name, username, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamMemberResponse(rsp)
+}
+
+// SetTeamMemberWithResponse Make a user a member of the team with a role there, or change it
+//
+// Admins, and the admins of that team, manage its members.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /teams/{name}/members/{username} (the `SetTeamMember` operationId).
+func (c *ClientWithResponses) SetTeamMemberWithResponse(ctx context.Context, name TeamName, username Username, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error) {
+	rsp, err := c.SetTeamMember(ctx, name, username, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamMemberResponse(rsp)
+}
+
 // ListTokensWithResponse The caller's API tokens (admins may ask for anyone's with `user`)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11909,6 +13340,39 @@ func ParseAcceptDeploymentDriftResponse(rsp *http.Response) (*AcceptDeploymentDr
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Drift
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMoveDeploymentResponse parses an HTTP response from a MoveDeploymentWithResponse call
+func ParseMoveDeploymentResponse(rsp *http.Response) (*MoveDeploymentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MoveDeploymentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeploymentSummary
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12940,6 +14404,231 @@ func ParseCancelTaskResponse(rsp *http.Response) (*CancelTaskResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Task
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTeamsResponse parses an HTTP response from a ListTeamsWithResponse call
+func ParseListTeamsResponse(rsp *http.Response) (*ListTeamsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTeamsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Items []Team `json:"items"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTeamResponse parses an HTTP response from a CreateTeamWithResponse call
+func ParseCreateTeamResponse(rsp *http.Response) (*CreateTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TeamDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTeamResponse parses an HTTP response from a DeleteTeamWithResponse call
+func ParseDeleteTeamResponse(rsp *http.Response) (*DeleteTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTeamResponse parses an HTTP response from a GetTeamWithResponse call
+func ParseGetTeamResponse(rsp *http.Response) (*GetTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TeamDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTeamPolicyResponse parses an HTTP response from a SetTeamPolicyWithResponse call
+func ParseSetTeamPolicyResponse(rsp *http.Response) (*SetTeamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTeamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TeamDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveTeamMemberResponse parses an HTTP response from a RemoveTeamMemberWithResponse call
+func ParseRemoveTeamMemberResponse(rsp *http.Response) (*RemoveTeamMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveTeamMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTeamMemberResponse parses an HTTP response from a SetTeamMemberWithResponse call
+func ParseSetTeamMemberResponse(rsp *http.Response) (*SetTeamMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTeamMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TeamDetail
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

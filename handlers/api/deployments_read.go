@@ -88,7 +88,7 @@ func (s *Server) GetDeployment(ctx context.Context, req oapi.GetDeploymentReques
 	out := oapi.GetDeployment200JSONResponse{
 		Name: sum.Name, Namespace: sum.Namespace, Driver: sum.Driver, DriverVersion: sum.DriverVersion,
 		AppVersion: sum.AppVersion, Status: sum.Status, Busy: sum.Busy, CreatedBy: sum.CreatedBy,
-		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask,
+		CreatedAt: sum.CreatedAt, UpdatedAt: sum.UpdatedAt, DeletedAt: sum.DeletedAt, LastTask: sum.LastTask, Team: sum.Team,
 		Parameters: d.Parameters, SecretsSet: d.SecretsSet, Components: apiComponentsOf(v.Components),
 		Revisions: make([]oapi.Revision, 0, len(live.History)), UpdateAvailable: nonEmpty(v.UpdateAvailable),
 	}
@@ -160,7 +160,7 @@ func apiDeploymentSummaryOf(d *deployment.Deployment, last *oapi.TaskSummary) oa
 	return oapi.DeploymentSummary{
 		Name: d.Name, Namespace: d.Namespace, Driver: d.Driver, DriverVersion: d.DriverVersion,
 		AppVersion: d.AppVersion, Status: string(d.Status), Busy: d.Busy, CreatedBy: d.CreatedBy,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, DeletedAt: d.DeletedAt, LastTask: last, Team: d.Team,
 	}
 }
 

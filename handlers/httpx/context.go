@@ -15,6 +15,7 @@ const (
 	ctxSession    = "styrmin.session"
 	ctxUser       = "styrmin.user"
 	ctxCredential = "styrmin.credential"
+	ctxOwnUser    = "styrmin.own-user"
 )
 
 // SetSession keeps the request's session for Session.
@@ -41,6 +42,25 @@ func Session(c echo.Context) *auth.Session {
 // SetUser records u as the user the request acts as.
 func SetUser(c echo.Context, u *auth.User) {
 	c.Set(ctxUser, u)
+}
+
+// ActAs has the request act as u, over the deployment or team it is about,
+// keeping the signed-in user with their own role for OwnUser.
+func ActAs(c echo.Context, u *auth.User) {
+	if _, kept := c.Get(ctxOwnUser).(*auth.User); !kept {
+		c.Set(ctxOwnUser, CurrentUser(c))
+	}
+	SetUser(c, u)
+}
+
+// OwnUser returns the signed-in user with their own role, which a team's
+// role may have raised for the request (ActAs): what the pages of every
+// team's changes (moving a deployment) ask.
+func OwnUser(c echo.Context) *auth.User {
+	if u, ok := c.Get(ctxOwnUser).(*auth.User); ok {
+		return u
+	}
+	return CurrentUser(c)
 }
 
 // CurrentUser returns the signed-in user (or the API token's user), or nil.

@@ -136,7 +136,7 @@ func deploymentFilter(f views.DeploymentFilter) (deployment.ListFilter, error) {
 // deploymentRow is a deployment as the list shows it.
 func deploymentRow(s deployment.Summary) views.DeploymentRow {
 	row := views.DeploymentRow{
-		Name: s.Name, Namespace: s.Namespace, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
+		Name: s.Name, Namespace: s.Namespace, Team: s.Team, DriverName: s.Driver, DriverTitle: cmp.Or(s.DriverTitle, s.Driver),
 		DriverVersion: s.DriverVersion, DriverIconURL: driverIconURL(s.Driver, s.DriverVersion, s.HasIcon),
 		AppVersion: s.AppVersion, Status: string(s.Status), UpdateAvailable: s.UpdateAvailable,
 	}

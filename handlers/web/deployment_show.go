@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"net/http"
 	"reflect"
@@ -9,10 +10,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/catalog"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/lru"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -24,7 +28,7 @@ import (
 // produced. forms keeps the manual actions' forms
 // of driver versions; simulated says the cluster's pods are simulated (the
 // local development cluster).
-func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForms, simulated bool, md *views.Markdown) echo.HandlerFunc {
+func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForms, simulated bool, md *views.Markdown, allTeams teamLister) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		pick := unfolded(unfoldedTasks)
 		v, err := svc.View(c.Request().Context(), c.Param("name"), deployment.ViewOptions{WithSteps: pick})
@@ -49,9 +53,33 @@ func DeploymentShow(svc deploymentReader, schedules Schedules, forms *ActionForm
 		}
 		props.Artefacts = artefactsProps(artefacts)
 		props.SimulatedCluster = simulated && v.DeletedAt == nil
+		if props.MoveTo, err = moveTargets(c, allTeams, v.Deployment); err != nil {
+			return err
+		}
 		props.Page = page(c, v.Name, views.NavDeployments)
 		return render(c, http.StatusOK, views.DeploymentShowPage(props))
 	}
+}
+
+// teamLister lists every team (teams.Store).
+type teamLister interface {
+	List(ctx context.Context) ([]teams.Team, error)
+}
+
+// moveTargets are the teams a live deployment may move to, for an admin by
+// their own role (not a team's); none for anyone else.
+func moveTargets(c echo.Context, all teamLister, d *deployment.Deployment) ([]string, error) {
+	if all == nil || d.DeletedAt != nil || !httpx.OwnUser(c).Role.AtLeast(auth.Admin) {
+		return nil, nil
+	}
+	list, err := all.List(c.Request().Context())
+	var names []string
+	for _, t := range list {
+		if t.ID != d.TeamID {
+			names = append(names, t.Name)
+		}
+	}
+	return names, err
 }
 
 // manualActionForms returns the forms of the manual actions of a driver
@@ -93,7 +121,7 @@ func deploymentShowProps(v *deployment.View) views.DeploymentShowProps {
 		Name: d.Name, Namespace: d.Namespace, Status: string(d.Status), Busy: busyKind(d, v.Tasks),
 		DriverName: d.Driver, DriverTitle: d.Driver, DriverVersion: d.DriverVersion,
 		DriverIconURL: driverIconURL(d.Driver, d.DriverVersion, v.Spec.HasIcon),
-		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdateAvailable: v.UpdateAvailable,
+		AppVersion:    d.AppVersion, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt, UpdateAvailable: v.UpdateAvailable, Team: d.Team,
 		ClusterError: live.Err, ReleaseMissing: live.ReleaseMissing, Notes: live.Notes,
 		Tasks: taskPropsList(d.Name, v.Tasks), OlderTasksBefore: v.OlderTasksBefore,
 	}

@@ -51,6 +51,7 @@ type UserStore interface {
 	identitySigner
 	userAdmin
 	passwordChanger
+	userFinder
 }
 
 var _ UserStore = (*auth.Users)(nil)
