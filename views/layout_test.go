@@ -30,9 +30,10 @@ func TestLayoutNavigationFollowsTheRole(t *testing.T) {
 		links []string
 	}{
 		{"anonymous", nil, nil},
-		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit"}},
-		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/webhooks"}},
-		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/webhooks", "/users", "/settings"}},
+		{"member", &User{Username: "m", Role: "member"}, []string{"/deployments", "/tasks", "/drivers", "/audit", "/teams"}},
+		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams"}},
+		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams", "/webhooks"}},
+		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams", "/webhooks", "/users", "/settings"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
