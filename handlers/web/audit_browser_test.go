@@ -37,9 +37,9 @@ func TestBrowserFiltersTheAuditLog(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-table"]`)),
 	)
 	// An admin's header, at the narrowest width that keeps it one row and at
-	// the widest that gives the links their own: the eight links on one line
+	// the widest that gives the links their own: the nine links on one line
 	// each, and Sign out on the page, not pushed past its right edge.
-	require.Equal(t, 8, handlerstest.Eval[int](t, browser, `document.querySelectorAll('[data-testid="nav"] a').length`))
+	require.Equal(t, 9, handlerstest.Eval[int](t, browser, `document.querySelectorAll('[data-testid="nav"] a').length`))
 	for _, width := range []int64{1101, 1100} {
 		handlerstest.Step(t, browser, "resize", chromedp.EmulateViewport(width, 900))
 		require.True(t, handlerstest.Eval[bool](t, browser, `new Set([...document.querySelectorAll('[data-testid="nav"] a')].map(a => Math.round(a.getBoundingClientRect().height))).size === 1`),
