@@ -68,10 +68,7 @@ func ParseRoleGroups(s string) (RoleGroups, error) {
 		if !ok || group == "" {
 			return nil, fmt.Errorf("sso: role groups: %q is not role=group", pair)
 		}
-		if name == "readonly" {
-			name = auth.ReadOnly.String()
-		}
-		role, err := auth.ParseRole(name)
+		role, err := parseGroupRole(name)
 		if err != nil {
 			return nil, fmt.Errorf("sso: role groups: %q: the role is admin, operator or readonly", pair)
 		}
@@ -84,6 +81,15 @@ func ParseRoleGroups(s string) (RoleGroups, error) {
 		return nil, fmt.Errorf("sso: role groups: map at least one group to a role, e.g. admin=styrmin-admins,operator=styrmin-operators,readonly=styrmin-readers")
 	}
 	return out, nil
+}
+
+// parseGroupRole reads a role a mapping gives: a role's name, or readonly
+// for read-only (a group mapping's spelling, without the dash).
+func parseGroupRole(name string) (auth.Role, error) {
+	if name == "readonly" {
+		name = auth.ReadOnly.String()
+	}
+	return auth.ParseRole(name)
 }
 
 // RoleOf is the highest role of groups; auth.Anonymous when none maps.
@@ -125,10 +131,7 @@ func ParseTeamGroups(s string) (TeamGroups, error) {
 		if err := teams.CheckName(team); err != nil {
 			return nil, fmt.Errorf("sso: team groups: %q: %q is not a team name", entry, team)
 		}
-		if name == "readonly" {
-			name = auth.ReadOnly.String()
-		}
-		role, err := auth.ParseRole(name)
+		role, err := parseGroupRole(name)
 		if err != nil || !role.AtLeast(auth.ReadOnly) {
 			return nil, fmt.Errorf("sso: team groups: %q: the role in a team is admin, operator or readonly", entry)
 		}

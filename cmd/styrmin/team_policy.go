@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/audit"
@@ -94,12 +93,12 @@ func readPolicyFlags(cmd *cobra.Command, p *teams.Policy, namespaces, drivers, m
 		}
 	}
 	if changed("max-cpu") {
-		if p.MaxCPUMillis, err = ruleNumber("--max-cpu", maxCPU, func(s string) (int64, error) { q, err := resource.ParseQuantity(s); return q.MilliValue(), err }); err != nil {
+		if p.MaxCPUMillis, err = ruleNumber("--max-cpu", maxCPU, teams.ParseCPU); err != nil {
 			return err
 		}
 	}
 	if changed("max-memory") {
-		if p.MaxMemoryBytes, err = ruleNumber("--max-memory", maxMemory, func(s string) (int64, error) { q, err := resource.ParseQuantity(s); return q.Value(), err }); err != nil {
+		if p.MaxMemoryBytes, err = ruleNumber("--max-memory", maxMemory, teams.ParseMemory); err != nil {
 			return err
 		}
 	}
@@ -152,8 +151,8 @@ func writePolicy(cmd *cobra.Command, team teams.Team) error {
 		{"namespaces", list(p.Namespaces, "the global namespace policy's")},
 		{"drivers", list(p.Drivers, "every driver")},
 		{"max deployments", quota(p.MaxDeployments, func(n int64) string { return strconv.FormatInt(n, 10) })},
-		{"max cpu", quota(p.MaxCPUMillis, func(n int64) string { return resource.NewMilliQuantity(n, resource.DecimalSI).String() })},
-		{"max memory", quota(p.MaxMemoryBytes, func(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() })},
+		{"max cpu", quota(p.MaxCPUMillis, teams.CPUString)},
+		{"max memory", quota(p.MaxMemoryBytes, teams.MemoryString)},
 	}
 	return writeTable(cmd, []string{"TEAM " + team.Name, ""}, rows)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/teams"
@@ -49,19 +48,17 @@ func policyOf(f views.TeamPolicyForm) (teams.Policy, error) {
 		p.MaxDeployments = &n
 	}
 	if f.CPU != "" {
-		q, err := resource.ParseQuantity(f.CPU)
-		if err != nil || q.Sign() < 0 {
+		m, err := teams.ParseCPU(f.CPU)
+		if err != nil {
 			bad["max_cpu_millis"] = "Give CPU as Kubernetes writes it (2, 500m), or nothing for no limit."
 		}
-		m := q.MilliValue()
 		p.MaxCPUMillis = &m
 	}
 	if f.Memory != "" {
-		q, err := resource.ParseQuantity(f.Memory)
-		if err != nil || q.Sign() < 0 {
+		b, err := teams.ParseMemory(f.Memory)
+		if err != nil {
 			bad["max_memory_bytes"] = "Give memory as Kubernetes writes it (512Mi, 4Gi), or nothing for no limit."
 		}
-		b := q.Value()
 		p.MaxMemoryBytes = &b
 	}
 	if len(bad) > 0 {

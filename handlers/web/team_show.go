@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
@@ -69,10 +68,10 @@ func policyForm(p teams.Policy) views.TeamPolicyForm {
 		f.MaxDeployments = strconv.FormatInt(*p.MaxDeployments, 10)
 	}
 	if p.MaxCPUMillis != nil {
-		f.CPU = resource.NewMilliQuantity(*p.MaxCPUMillis, resource.DecimalSI).String()
+		f.CPU = teams.CPUString(*p.MaxCPUMillis)
 	}
 	if p.MaxMemoryBytes != nil {
-		f.Memory = resource.NewQuantity(*p.MaxMemoryBytes, resource.BinarySI).String()
+		f.Memory = teams.MemoryString(*p.MaxMemoryBytes)
 	}
 	return f
 }
