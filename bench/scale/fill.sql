@@ -9,6 +9,8 @@
 --   scale.deployments, scale.tasks, scale.steps_per_task  the sizes
 --   scale.busiest                                          tasks more for the first deployment, the newest
 --   scale.driver, scale.driver_version                    the driver version every deployment uses
+--   scale.teams                                            teams scale-team-01, ... holding the deployments in
+--                                                          turn (0: every deployment in the team default)
 --
 -- Nothing holds a deployment (holder_task_id NULL), every task is top-level
 -- (root_task_id = id) and has ended; tasks are spread over the deployments in
@@ -17,19 +19,33 @@
 -- deployment, shifted by one from a deployment to the next, so that the
 -- newest tasks of all deployments are of every kind too.
 
+CREATE TEMP TABLE scale_teams ON COMMIT DROP AS
+WITH inserted AS (
+    INSERT INTO teams (name)
+    SELECT format('scale-team-%s', lpad(n::text, 2, '0'))
+    FROM generate_series(1, current_setting('scale.teams')::int) AS n
+    ORDER BY n
+    RETURNING id
+)
+SELECT row_number() OVER (ORDER BY id)::int AS seq, id FROM inserted;
+
+-- Deployment n goes to team (n - 1) % scale.teams + 1: scale-0001 to
+-- scale-team-01, with every scale.teams-th deployment after it.
 CREATE TEMP TABLE scale_deployments ON COMMIT DROP AS
 WITH inserted AS (
     INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version, parameters,
-                             secret_names, status, components, created_by, created_at, updated_at)
+                             secret_names, status, components, created_by, created_at, updated_at, team_id)
     SELECT format('scale-%s', lpad(n::text, 4, '0')), format('scale-%s', lpad(n::text, 4, '0')),
            current_setting('scale.driver'), current_setting('scale.driver_version'), '1.27.0',
            jsonb_build_object('site_title', format('Site %s', n), 'replicas', 2),
-           '{}', 'deployed', '{}', 'scale', now() - interval '1 year', now()
+           '{}', 'deployed', '{}', 'scale', now() - interval '1 year', now(),
+           coalesce((SELECT id FROM scale_teams
+                     WHERE seq = (n - 1) % nullif(current_setting('scale.teams')::int, 0) + 1), default_team_id())
     FROM generate_series(1, current_setting('scale.deployments')::int) AS n
     ORDER BY n
-    RETURNING id, name
+    RETURNING id, name, team_id
 )
-SELECT row_number() OVER (ORDER BY id)::int AS seq, id, name FROM inserted;
+SELECT row_number() OVER (ORDER BY id)::int AS seq, id, name, team_id FROM inserted;
 
 CREATE TEMP TABLE scale_tasks ON COMMIT DROP AS
 WITH numbered AS (
@@ -103,8 +119,8 @@ FROM scale_tasks
 WHERE kind IN ('install', 'upgrade', 'rollback') AND status = 'succeeded';
 
 INSERT INTO audit_entries (at, actor_name, actor_via, actor_role, actor_address, action,
-                           target_kind, target_name, outcome, reason, detail)
+                           target_kind, target_name, outcome, reason, detail, team_id)
 SELECT t.created_at, 'scale-operator', 'session', 'operator', '10.0.0.7', 'deployment.' || t.kind,
-       'deployment', d.name, 'allowed', '', jsonb_build_object('task', t.id::text)
+       'deployment', d.name, 'allowed', '', jsonb_build_object('task', t.id::text), d.team_id
 FROM scale_tasks t JOIN scale_deployments d ON d.id = t.deployment_id
 ORDER BY t.id;

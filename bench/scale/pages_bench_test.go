@@ -30,7 +30,8 @@ type page struct {
 // BenchmarkPages measures the pages and API reads of issue 32 with a short
 // and a long history (scale.Short and scale.Long: the same 1,000 deployments
 // with 1,000 and 100,000 ended tasks), each beside the baselines in the same
-// run, as read-only users (a signed-in browser; a script with an API token).
+// run, as read-only users (a signed-in browser; a script with an API token),
+// and as a member of one of the 50 teams (issue 35: visibility in SQL).
 //
 //	go test -run '^$' -bench Pages -benchtime 1000x -timeout 30m ./bench/scale/
 func BenchmarkPages(b *testing.B) {
@@ -51,6 +52,11 @@ func pagesOf(b *testing.B, size scale.Size) []page {
 	require.NoError(b, scale.Fill(context.Background(), env.Pool, size, scale.Driver{Name: "hello-web", Version: "1.0.0"}))
 	browser := handlerstest.SignedInBench(b, env, auth.ReadOnly)
 	script := handlerstest.TokenBench(b, env, "script", auth.ReadOnly)
+	member := handlerstest.SignedInBench(b, env, auth.Member)
+	memberScript := handlerstest.TokenBench(b, env, "member-script", auth.Member)
+	for _, name := range []string{"member-user", "member-script"} {
+		joinFirstTeam(b, env, name)
+	}
 	return []page{
 		{"deployments", "/deployments", browser},
 		// A search that one deployment matches walks every deployment's
@@ -64,7 +70,24 @@ func pagesOf(b *testing.B, size scale.Size) []page {
 		{"api-tasks", "/api/v1/tasks", script},
 		{"task", fmt.Sprintf("/deployments/%s/tasks/%d", busiest, newestTask(b, env, busiest)), browser},
 		{"audit", "/audit", browser},
+		// A member of scale-team-01 (operator there): 20 of the 1,000
+		// deployments and their history are theirs.
+		{"member-deployments", "/deployments", member},
+		{"member-deployment", "/deployments/" + busiest, member},
+		{"member-tasks", "/tasks", member},
+		{"member-api-tasks", "/api/v1/tasks", memberScript},
+		{"member-audit", "/audit", member},
 	}
+}
+
+// joinFirstTeam makes the user named username an operator of the team of
+// the busiest deployment.
+func joinFirstTeam(b *testing.B, env *handlerstest.CatalogEnv, username string) {
+	b.Helper()
+	ctx := context.Background()
+	u, err := env.Users.GetByUsername(ctx, username)
+	require.NoError(b, err)
+	require.NoError(b, env.Teams.SetMember(ctx, scale.FirstTeam, u.ID, auth.Operator))
 }
 
 // newestTask is the id of the newest task of the deployment named name.

@@ -28,14 +28,21 @@ type Size struct {
 	// Busiest more tasks, the newest of all, go to the first deployment
 	// (scale-0001), so that its page of history is as full at every size.
 	Busiest int
+	// Teams teams, scale-team-01 and on, hold the deployments in turn
+	// (scale-0001 is scale-team-01's); 0 leaves them all in the team default.
+	Teams int
 }
 
 // Sizes of the issue 32 benchmarks: the same 1,000 deployments with a short
-// and a long history, the first with a full page of 20 tasks more in both.
+// and a long history, the first with a full page of 20 tasks more in both,
+// spread over 50 teams (issue 35: a member of one sees 20 deployments).
 var (
-	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10, Busiest: 20}
-	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10, Busiest: 20}
+	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10, Busiest: 20, Teams: 50}
+	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10, Busiest: 20, Teams: 50}
 )
+
+// FirstTeam is the team of scale-0001 when the size has teams.
+const FirstTeam = "scale-team-01"
 
 // AllTasks is how many tasks the size has, the busiest deployment's included.
 func (s Size) AllTasks() int { return s.Tasks + s.Busiest }
@@ -54,6 +61,9 @@ type Driver struct {
 func (s Size) check() error {
 	if s.Deployments < 1 || s.Tasks < s.Deployments || s.StepsPerTask < 1 || s.Busiest < 0 {
 		return fmt.Errorf("scale: size %+v: need at least one deployment, a task per deployment and a step per task", s)
+	}
+	if s.Teams < 0 || s.Teams > 99 {
+		return fmt.Errorf("scale: size %+v: teams are numbered 01 to 99", s)
 	}
 	return nil
 }
@@ -88,6 +98,7 @@ func setSettings(ctx context.Context, tx pgx.Tx, size Size, driver Driver) error
 		"scale.tasks":          strconv.Itoa(size.Tasks),
 		"scale.steps_per_task": strconv.Itoa(size.StepsPerTask),
 		"scale.busiest":        strconv.Itoa(size.Busiest),
+		"scale.teams":          strconv.Itoa(size.Teams),
 		"scale.driver":         driver.Name,
 		"scale.driver_version": driver.Version,
 	}

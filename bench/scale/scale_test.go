@@ -77,3 +77,33 @@ func TestFillRefusesADeploymentWithoutTasks(t *testing.T) {
 	err := scale.Fill(context.Background(), nil, scale.Size{Deployments: 10, Tasks: 5, StepsPerTask: 1}, demo)
 	require.ErrorContains(t, err, "a task per deployment")
 }
+
+func TestFillSpreadsTheDeploymentsOverItsTeamsWithTheirAuditEntries(t *testing.T) {
+	t.Parallel()
+	pool := newDatabase(t)
+	require.NoError(t, scale.Fill(context.Background(), pool, scale.Size{Deployments: 6, Tasks: 12, StepsPerTask: 1, Teams: 3}, demo))
+
+	var perTeam []int
+	var firstTeam string
+	var auditElsewhere int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT
+		(SELECT array_agg(n ORDER BY name) FROM (SELECT tm.name, count(*) AS n FROM deployments d
+			JOIN teams tm ON tm.id = d.team_id GROUP BY tm.name) c),
+		(SELECT tm.name FROM deployments d JOIN teams tm ON tm.id = d.team_id WHERE d.name = 'scale-0001'),
+		(SELECT count(*) FROM audit_entries a JOIN deployments d ON d.name = a.target_name
+			WHERE a.team_id IS DISTINCT FROM d.team_id)`).Scan(&perTeam, &firstTeam, &auditElsewhere))
+	require.Equal(t, []int{2, 2, 2}, perTeam, "the deployments go to the three teams in turn, none to default")
+	require.Equal(t, scale.FirstTeam, firstTeam)
+	require.Zero(t, auditElsewhere, "each audit entry has its deployment's team, as a member's audit log reads it")
+}
+
+func TestFillWithoutTeamsLeavesEveryDeploymentInTheDefaultTeam(t *testing.T) {
+	t.Parallel()
+	pool := newDatabase(t)
+	require.NoError(t, scale.Fill(context.Background(), pool, scale.Size{Deployments: 2, Tasks: 2, StepsPerTask: 1}, demo))
+
+	var teams []string
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT array_agg(DISTINCT tm.name) FROM deployments d JOIN teams tm ON tm.id = d.team_id`).Scan(&teams))
+	require.Equal(t, []string{"default"}, teams)
+}
