@@ -63,31 +63,31 @@ func teamRole(r *client.TeamRole) string {
 }
 
 func (c *CLI) teamsShowCmd() *cobra.Command {
-	return c.teamDetailCmd(&cobra.Command{Use: "show TEAM", Short: "Show a team: its members with their roles, and its policy", Args: cobra.ExactArgs(1)},
+	return answerCmd(c, &cobra.Command{Use: "show TEAM", Short: "Show a team: its members with their roles, and its policy", Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, api *client.ClientWithResponses, args []string) (*client.TeamDetail, string, error) {
 			r, err := api.GetTeamWithResponse(ctx, args[0])
 			if err != nil {
 				return nil, "", err
 			}
 			return r.JSON200, r.Status(), nil
-		}, nil)
+		}, func(t *tabwriter.Writer, d *client.TeamDetail, _ []string) { teamTable(t, d) })
 }
 
 func (c *CLI) teamsCreateCmd() *cobra.Command {
-	return c.teamDetailCmd(&cobra.Command{Use: "create TEAM", Short: "Make a team without members (admins)", Args: cobra.ExactArgs(1)},
+	return answerCmd(c, &cobra.Command{Use: "create TEAM", Short: "Make a team without members (admins)", Args: cobra.ExactArgs(1)},
 		func(ctx context.Context, api *client.ClientWithResponses, args []string) (*client.TeamDetail, string, error) {
 			r, err := api.CreateTeamWithResponse(ctx, client.NewTeam{Name: args[0]})
 			if err != nil {
 				return nil, "", err
 			}
 			return r.JSON201, r.Status(), nil
-		}, func(d *client.TeamDetail, _ []string) string {
-			return "Made team " + d.Name + "; add its members: styrmin teams add " + d.Name + " USER ROLE"
+		}, func(t *tabwriter.Writer, d *client.TeamDetail, _ []string) {
+			row(t, "Made team "+d.Name+"; add its members: styrmin teams add "+d.Name+" USER ROLE")
 		})
 }
 
 func (c *CLI) teamsAddCmd() *cobra.Command {
-	return c.teamDetailCmd(&cobra.Command{
+	return answerCmd(c, &cobra.Command{
 		Use:   "add TEAM USER ROLE",
 		Short: "Make a user a member of a team with a role there (admin, operator or read-only), or change it (admins and the team's admins)",
 		Args:  cobra.ExactArgs(3),
@@ -97,35 +97,29 @@ func (c *CLI) teamsAddCmd() *cobra.Command {
 			return nil, "", err
 		}
 		return r.JSON200, r.Status(), nil
-	}, func(d *client.TeamDetail, args []string) string {
-		return args[1] + " is " + args[2] + " in team " + d.Name + "."
+	}, func(t *tabwriter.Writer, d *client.TeamDetail, args []string) {
+		row(t, args[1]+" is "+args[2]+" in team "+d.Name+".")
 	})
 }
 
-// teamDetailCall reads or changes a team and returns it as the server
-// answered, nil with the answer's status for an answer it did not expect.
-type teamDetailCall func(ctx context.Context, api *client.ClientWithResponses, args []string) (*client.TeamDetail, string, error)
+// answerCall calls the API for a command's arguments and returns the
+// answer's body, nil with the answer's status for an answer it did not
+// expect.
+type answerCall[T any] func(ctx context.Context, api *client.ClientWithResponses, args []string) (*T, string, error)
 
-// teamDetailCmd runs call and prints the team it returns: the line done
-// writes when there is one (a change), else the team's members and policy;
-// -o json or yaml prints the team.
-func (c *CLI) teamDetailCmd(cmd *cobra.Command, call teamDetailCall, done func(d *client.TeamDetail, args []string) string) *cobra.Command {
+// answerCmd gives cmd --output and has it run call, then print the body it
+// returns as JSON or YAML, or as the table that table writes.
+func answerCmd[T any](c *CLI, cmd *cobra.Command, call answerCall[T], table func(t *tabwriter.Writer, body *T, args []string)) *cobra.Command {
 	out := addOutput(cmd)
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
-		d, status, err := call(ctx, api, args)
+		body, status, err := call(ctx, api, args)
 		if err != nil {
 			return err
 		}
-		if d == nil {
+		if body == nil {
 			return unexpected(status)
 		}
-		return out.print(cmd.OutOrStdout(), d, func(t *tabwriter.Writer) {
-			if done != nil {
-				row(t, done(d, args))
-				return
-			}
-			teamTable(t, d)
-		})
+		return out.print(cmd.OutOrStdout(), body, func(t *tabwriter.Writer) { table(t, body, args) })
 	})
 	return cmd
 }
@@ -255,24 +249,17 @@ func policyOf(r policytext.Rules) client.TeamPolicy {
 }
 
 func (c *CLI) teamsMoveCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	return answerCmd(c, &cobra.Command{
 		Use:   "move DEPLOYMENT TEAM",
 		Short: "Put a live deployment in another team: its members see and operate it from then on, the old team's no longer do (admins)",
 		Args:  cobra.ExactArgs(2),
-	}
-	out := addOutput(cmd)
-	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
+	}, func(ctx context.Context, api *client.ClientWithResponses, args []string) (*client.DeploymentSummary, string, error) {
 		r, err := api.MoveDeploymentWithResponse(ctx, args[0], client.MoveDeploymentJSONRequestBody{Team: args[1]})
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		d := r.JSON200
-		if d == nil {
-			return unexpected(r.Status())
-		}
-		return out.print(cmd.OutOrStdout(), d, func(t *tabwriter.Writer) {
-			row(t, "Deployment "+d.Name+" is in team "+d.Team+".")
-		})
+		return r.JSON200, r.Status(), nil
+	}, func(t *tabwriter.Writer, d *client.DeploymentSummary, _ []string) {
+		row(t, "Deployment "+d.Name+" is in team "+d.Team+".")
 	})
-	return cmd
 }

@@ -18,34 +18,31 @@ func (c *CLI) whoamiCmd() *cobra.Command {
 			"only, with no role of its own elsewhere.",
 		Args: cobra.NoArgs,
 	}
-	out := addOutput(cmd)
-	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, _ []string) error {
+	return answerCmd(c, cmd, func(ctx context.Context, api *client.ClientWithResponses, _ []string) (*client.Me, string, error) {
 		r, err := api.GetMeWithResponse(ctx)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		me := r.JSON200
-		if me == nil {
-			return unexpected(r.Status())
-		}
-		return out.print(cmd.OutOrStdout(), me, func(t *tabwriter.Writer) {
-			row(t, "User:", me.Username+" ("+string(me.Source)+")")
-			row(t, "Role:", me.Role)
-			if me.Team != nil {
-				row(t, "Token:", "narrowed to team "+*me.Team+": it acts there only")
-			} else {
-				row(t, "Token:", "acts in all your teams")
-			}
-			row(t)
-			if len(me.Teams) == 0 {
-				row(t, "The token acts in no team.")
-				return
-			}
-			row(t, "TEAM", "ROLE IN TEAM")
-			for _, m := range me.Teams {
-				row(t, m.Team, m.Role)
-			}
-		})
-	})
-	return cmd
+		return r.JSON200, r.Status(), nil
+	}, meTable)
+}
+
+// meTable writes who a token acts as, then the teams it acts in a row each.
+func meTable(t *tabwriter.Writer, me *client.Me, _ []string) {
+	row(t, "User:", me.Username+" ("+string(me.Source)+")")
+	row(t, "Role:", me.Role)
+	if me.Team != nil {
+		row(t, "Token:", "narrowed to team "+*me.Team+": it acts there only")
+	} else {
+		row(t, "Token:", "acts in all your teams")
+	}
+	row(t)
+	if len(me.Teams) == 0 {
+		row(t, "The token acts in no team.")
+		return
+	}
+	row(t, "TEAM", "ROLE IN TEAM")
+	for _, m := range me.Teams {
+		row(t, m.Team, m.Role)
+	}
 }
