@@ -27,7 +27,7 @@ type CLI struct {
 func (c *CLI) Commands() []*cobra.Command {
 	cmds := []*cobra.Command{
 		c.loginCmd(), c.deploymentsCmd(), c.deployCmd(), c.upgradeCmd(), c.rollbackCmd(),
-		c.stopCmd(), c.startCmd(), c.reconcileCmd(), c.acceptDriftCmd(), c.deleteCmd(), c.runActionCmd(), c.schedulesCmd(), c.artefactsCmd(), c.tasksCmd(), c.logsCmd(), c.driversCmd(), c.sourcesCmd(),
+		c.stopCmd(), c.startCmd(), c.reconcileCmd(), c.acceptDriftCmd(), c.deleteCmd(), c.runActionCmd(), c.schedulesCmd(), c.artefactsCmd(), c.tasksCmd(), c.logsCmd(), c.driversCmd(), c.sourcesCmd(), c.teamsCmd(), c.whoamiCmd(),
 	}
 	for _, cmd := range cmds {
 		markUsage(cmd)

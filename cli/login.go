@@ -78,7 +78,11 @@ func (c *CLI) storeLogin(cmd *cobra.Command, l Login) error {
 	if err := saveLogin(path, l); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Logged in to %s as %s (%s); stored in %s.\n", l.URL, me.JSON200.Username, me.JSON200.Role, path)
+	role := string(me.JSON200.Role)
+	if me.JSON200.Team != nil {
+		role += ", acting in team " + *me.JSON200.Team + " only"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Logged in to %s as %s (%s); stored in %s.\n", l.URL, me.JSON200.Username, role, path)
 	return nil
 }
 

@@ -1,43 +1,20 @@
 package teams
 
-import (
-	"errors"
+import "github.com/styrmin/styrmin/teams/policytext"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-)
-
-// errNegative refuses a negative quota.
-var errNegative = errors.New("a quota is at least 0")
+// The quotas' one reading and writing lives in policytext, which the client
+// command line shares without this package's database.
 
 // ParseCPU reads a CPU quota as Kubernetes writes it (2, 500m), in
 // millicores.
-func ParseCPU(s string) (int64, error) {
-	q, err := parseQuota(s)
-	return q.MilliValue(), err
-}
+func ParseCPU(s string) (int64, error) { return policytext.ParseCPU(s) }
 
 // ParseMemory reads a memory quota as Kubernetes writes it (512Mi, 4Gi), in
 // bytes.
-func ParseMemory(s string) (int64, error) {
-	q, err := parseQuota(s)
-	return q.Value(), err
-}
-
-// parseQuota reads a quantity of at least 0.
-func parseQuota(s string) (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(s)
-	if err == nil && q.Sign() < 0 {
-		err = errNegative
-	}
-	return q, err
-}
+func ParseMemory(s string) (int64, error) { return policytext.ParseMemory(s) }
 
 // CPUString writes millicores as Kubernetes does (2, 500m).
-func CPUString(millis int64) string {
-	return resource.NewMilliQuantity(millis, resource.DecimalSI).String()
-}
+func CPUString(millis int64) string { return policytext.CPUString(millis) }
 
 // MemoryString writes bytes as Kubernetes does (512Mi, 4Gi).
-func MemoryString(bytes int64) string {
-	return resource.NewQuantity(bytes, resource.BinarySI).String()
-}
+func MemoryString(bytes int64) string { return policytext.MemoryString(bytes) }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -272,6 +273,21 @@ func (s *Store) Of(ctx context.Context, userID int64) (Memberships, error) {
 		m[i] = Membership{TeamID: r.ID, Team: r.Name, Role: roleOf(r.Role)}
 	}
 	return m, nil
+}
+
+// ActingIn returns the teams a user acts in, by name, with their role in
+// each: all their teams, or for a user acting in one team only (an API token
+// narrowed to it: auth.User.OnlyTeam) that team alone, named in only (its
+// membership is gone once they left the team, its name is not).
+func (s *Store) ActingIn(ctx context.Context, u auth.User) (only string, m Memberships, err error) {
+	if m, err = s.Of(ctx, u.ID); err != nil || u.OnlyTeam == 0 {
+		return "", m, err
+	}
+	m = slices.DeleteFunc(m, func(t Membership) bool { return t.TeamID != u.OnlyTeam })
+	if only, err = s.q.GetTeamName(ctx, u.OnlyTeam); err != nil {
+		return "", nil, db.Classify(err)
+	}
+	return only, m, nil
 }
 
 // roleOf reads a role the tables' CHECK constraints keep valid.

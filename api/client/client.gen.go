@@ -186,6 +186,24 @@ func (e InstallInputsKind) Valid() bool {
 	}
 }
 
+// Defines values for MeSource.
+const (
+	MeSourceLocal MeSource = "local"
+	MeSourceOidc  MeSource = "oidc"
+)
+
+// Valid indicates whether the value is a known member of the MeSource enum.
+func (e MeSource) Valid() bool {
+	switch e {
+	case MeSourceLocal:
+		return true
+	case MeSourceOidc:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ParameterChangeChange.
 const (
 	ParameterChangeChangeAdded     ParameterChangeChange = "added"
@@ -692,16 +710,16 @@ func (e UpgradeInputsKind) Valid() bool {
 
 // Defines values for UserSource.
 const (
-	Local UserSource = "local"
-	Oidc  UserSource = "oidc"
+	UserSourceLocal UserSource = "local"
+	UserSourceOidc  UserSource = "oidc"
 )
 
 // Valid indicates whether the value is a known member of the UserSource enum.
 func (e UserSource) Valid() bool {
 	switch e {
-	case Local:
+	case UserSourceLocal:
 		return true
-	case Oidc:
+	case UserSourceOidc:
 		return true
 	default:
 		return false
@@ -1485,6 +1503,34 @@ type LogLine struct {
 	At      time.Time `json:"at"`
 	Level   string    `json:"level"`
 	Message string    `json:"message"`
+}
+
+// Me defines model for Me.
+type Me struct {
+	CreatedAt time.Time `json:"created_at"`
+	Disabled  bool      `json:"disabled"`
+	Id        int64     `json:"id"`
+	Role      Role      `json:"role"`
+
+	// Source Where the user signs in: local (a Styrmin password) or oidc (single sign-on; no password, and the role follows the provider's groups at every sign-in).
+	Source MeSource `json:"source"`
+
+	// Team The one team the token is narrowed to: it acts there only, with the user's role there as a member, and its own role is member. Absent for a token that acts in all the user's teams.
+	Team *string `json:"team,omitempty"`
+
+	// Teams The teams the token acts in, by name, with the user's role in each: all the user's teams, or for a token narrowed to a team, that team alone (none once the user left it).
+	Teams    []Membership `json:"teams"`
+	Username string       `json:"username"`
+}
+
+// MeSource Where the user signs in: local (a Styrmin password) or oidc (single sign-on; no password, and the role follows the provider's groups at every sign-in).
+type MeSource string
+
+// Membership defines model for Membership.
+type Membership struct {
+	// Role A role in a team.
+	Role TeamRole `json:"role"`
+	Team string   `json:"team"`
 }
 
 // NamespacePolicy defines model for NamespacePolicy.
@@ -3382,7 +3428,7 @@ type ClientInterface interface {
 	// Corresponds with POST /drivers/{name}/versions/{version}/permissions/approve (the `ApproveDriverPermissions` operationId).
 	ApproveDriverPermissions(ctx context.Context, name DriverName, version string, body ApproveDriverPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMe The user the token belongs to
+	// GetMe The user the token belongs to, and the teams the token acts in
 	//
 	// Corresponds with GET /me (the `GetMe` operationId).
 	GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4483,7 +4529,7 @@ func (c *Client) ApproveDriverPermissions(ctx context.Context, name DriverName, 
 	return c.Client.Do(req)
 }
 
-// GetMe The user the token belongs to
+// GetMe The user the token belongs to, and the teams the token acts in
 //
 // Corresponds with GET /me (the `GetMe` operationId).
 func (c *Client) GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8462,7 +8508,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /drivers/{name}/versions/{version}/permissions/approve (the `ApproveDriverPermissions` operationId).
 	ApproveDriverPermissionsWithResponse(ctx context.Context, name DriverName, version string, body ApproveDriverPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveDriverPermissionsResponse, error)
 
-	// GetMeWithResponse The user the token belongs to
+	// GetMeWithResponse The user the token belongs to, and the teams the token acts in
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10229,13 +10275,13 @@ type GetMeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *User
+	JSON200 *Me
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetMeResponse) GetJSON200() *User {
+func (r GetMeResponse) GetJSON200() *Me {
 	return r.JSON200
 }
 
@@ -12341,7 +12387,7 @@ func (c *ClientWithResponses) ApproveDriverPermissionsWithResponse(ctx context.C
 	return ParseApproveDriverPermissionsResponse(rsp)
 }
 
-// GetMeWithResponse The user the token belongs to
+// GetMeWithResponse The user the token belongs to, and the teams the token acts in
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14046,7 +14092,7 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest User
+		var dest Me
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ func newAPIBenchEnv(b *testing.B, role auth.Role) *handlerstest.BenchEnv {
 
 // BenchmarkAPIMe is the smallest API call: the token's user, what every API
 // call costs at least (the token's lookup in PostgreSQL, request and
-// response handling).
+// response handling), and since teams one indexed query of the user's teams.
 func BenchmarkAPIMe(b *testing.B) {
 	env := newAPIBenchEnv(b, auth.ReadOnly)
 	env.CompareWithHealthz(b, "/api/v1/me")

@@ -199,3 +199,40 @@ func reversed(entries []string, action string) []string {
 	}
 	return out
 }
+
+// TestMeSaysTheTeamsTheTokenActsIn: amy's plain token acts in all her teams
+// and names none of them its own; a token she narrowed to payments says so
+// and acts there only, with her role there; once she left payments it still
+// names its team, but acts in none.
+func TestMeSaysTheTeamsTheTokenActsIn(t *testing.T) {
+	t.Parallel()
+	a := handlerstest.Setup(t)
+	ctx := context.Background()
+	_, amy := a.As(t, "amy", auth.Member)
+	for team, role := range map[string]auth.Role{"payments": auth.Operator, "search": auth.ReadOnly} {
+		_, err := a.Deps.Teams.Create(ctx, team)
+		require.NoError(t, err)
+		require.NoError(t, a.Deps.Teams.SetMember(ctx, team, amy.ID, role))
+	}
+	plain := a.TokenOf(t, amy)
+	narrowed, err := a.Deps.APITokens.CreateInTeam(ctx, auth.Credential{User: amy}, "payments only", nil, "payments")
+	require.NoError(t, err)
+
+	me := decode[oapi.Me](t, a.Call(t, plain, http.MethodGet, "/api/v1/me", nil).Body.Bytes())
+	require.Equal(t, "amy", me.Username)
+	require.Nil(t, me.Team, "a plain token is narrowed to no team")
+	require.Equal(t, []oapi.Membership{{Team: "payments", Role: "operator"}, {Team: "search", Role: "read-only"}}, me.Teams)
+
+	rec := a.Call(t, narrowed.Secret, http.MethodGet, "/api/v1/me", nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	me = decode[oapi.Me](t, rec.Body.Bytes())
+	require.Equal(t, "payments", *me.Team)
+	require.Equal(t, oapi.Role("member"), me.Role, "a narrowed token has no role of its own")
+	require.Equal(t, []oapi.Membership{{Team: "payments", Role: "operator"}}, me.Teams, "it acts in its team only")
+
+	require.NoError(t, a.Deps.Teams.RemoveMember(ctx, "payments", amy.ID))
+	rec = a.Call(t, narrowed.Secret, http.MethodGet, "/api/v1/me", nil)
+	me = decode[oapi.Me](t, rec.Body.Bytes())
+	require.Equal(t, "payments", *me.Team)
+	require.Contains(t, rec.Body.String(), `"teams":[]`, "amy left payments: the token acts in no team")
+}

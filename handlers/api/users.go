@@ -13,8 +13,20 @@ import (
 // The API's operations on users and their tokens: the same stores and
 // checks as the users and API tokens pages.
 
+// GetMe is the caller and the teams their token acts in (teams.Store.ActingIn).
 func (s *Server) GetMe(ctx context.Context, _ oapi.GetMeRequestObject) (oapi.GetMeResponseObject, error) {
-	return oapi.GetMe200JSONResponse(apiUserOf(httpx.APIUser(ctx))), nil
+	u := httpx.APIUser(ctx)
+	only, memberships, err := s.Teams.ActingIn(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	v := apiUserOf(u)
+	me := oapi.Me{Id: v.Id, Username: v.Username, Role: v.Role, Disabled: v.Disabled, CreatedAt: v.CreatedAt, Source: oapi.MeSource(v.Source),
+		Team: nonEmpty(only), Teams: make([]oapi.Membership, len(memberships))}
+	for i, m := range memberships {
+		me.Teams[i] = oapi.Membership{Team: m.Team, Role: oapi.TeamRole(m.Role.String())}
+	}
+	return oapi.GetMe200JSONResponse(me), nil
 }
 
 func (s *Server) ListUsers(ctx context.Context, _ oapi.ListUsersRequestObject) (oapi.ListUsersResponseObject, error) {

@@ -18,7 +18,7 @@ import (
 // store checks the rules; a refusal is said at the form's fields.
 func TeamPolicySave(store *teams.Store, svc deploymentReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		form := views.TeamPolicyForm{Namespaces: c.FormValue("namespaces"), Drivers: c.FormValue("drivers"),
+		form := views.TeamPolicyForm{Namespaces: c.FormValue("namespaces"), Drivers: c.FormValue("drivers"), DriversRule: c.FormValue("drivers_rule"),
 			MaxDeployments: strings.TrimSpace(c.FormValue("max_deployments")), CPU: strings.TrimSpace(c.FormValue("max_cpu_millis")), Memory: strings.TrimSpace(c.FormValue("max_memory_bytes"))}
 		p, err := policyOf(form)
 		if err == nil {
@@ -35,11 +35,22 @@ func TeamPolicySave(store *teams.Store, svc deploymentReader) echo.HandlerFunc {
 	}
 }
 
-// policyOf reads a policy form; a number or quantity it cannot read is
-// refused at its field.
+// policyOf reads a policy form; a number or quantity it cannot read, or a
+// list of drivers without a driver, is refused at its field.
 func policyOf(f views.TeamPolicyForm) (teams.Policy, error) {
-	p := teams.Policy{Namespaces: lines(f.Namespaces), Drivers: lines(f.Drivers)}
+	p := teams.Policy{Namespaces: lines(f.Namespaces)}
 	bad := map[string]string{}
+	switch f.DriversRule {
+	case views.DriversEvery:
+	case views.DriversNone:
+		p.Drivers = []string{}
+	case views.DriversListed, "": // without a choice (a form of before it), the list or every driver
+		if p.Drivers = lines(f.Drivers); p.Drivers == nil && f.DriversRule == views.DriversListed {
+			bad["drivers"] = "List at least one driver, or choose every driver or no driver."
+		}
+	default:
+		bad["drivers"] = "Choose every driver, only those listed, or no driver."
+	}
 	if f.MaxDeployments != "" {
 		n, err := strconv.ParseInt(f.MaxDeployments, 10, 64)
 		if err != nil || n < 0 {
@@ -62,7 +73,7 @@ func policyOf(f views.TeamPolicyForm) (teams.Policy, error) {
 		p.MaxMemoryBytes = &b
 	}
 	if len(bad) > 0 {
-		return teams.Policy{}, &styrmin.Error{Code: styrmin.EINVALID, Message: "Some limits cannot be read; see the fields.", Fields: bad}
+		return teams.Policy{}, &styrmin.Error{Code: styrmin.EINVALID, Message: "Some rules cannot be read; see the fields.", Fields: bad}
 	}
 	return p, nil
 }

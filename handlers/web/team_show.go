@@ -63,7 +63,13 @@ func renderTeam(c echo.Context, store *teams.Store, svc deploymentReader, status
 
 // policyForm is a team's policy as its form shows it.
 func policyForm(p teams.Policy) views.TeamPolicyForm {
-	f := views.TeamPolicyForm{Namespaces: strings.Join(p.Namespaces, "\n"), Drivers: strings.Join(p.Drivers, "\n")}
+	f := views.TeamPolicyForm{Namespaces: strings.Join(p.Namespaces, "\n"), Drivers: strings.Join(p.Drivers, "\n"), DriversRule: views.DriversListed}
+	switch {
+	case p.Drivers == nil:
+		f.DriversRule = views.DriversEvery
+	case len(p.Drivers) == 0:
+		f.DriversRule = views.DriversNone
+	}
 	if p.MaxDeployments != nil {
 		f.MaxDeployments = strconv.FormatInt(*p.MaxDeployments, 10)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin/auth"
@@ -251,4 +252,50 @@ func TestAnAdminMovesADeploymentFromItsPage(t *testing.T) {
 	doc = handlerstest.Parse(t, rec)
 	require.Equal(t, []string{"alpha"}, handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)))
 	require.Equal(t, "b", handlerstest.Text(doc.Find(`td[data-testid="deployment-team"]`)), "the list says the team")
+}
+
+// TestATeamsPolicyMayAllowEveryDriverSomeOrNone: the policy form chooses
+// every driver, those listed, or no driver at all (which an empty list
+// cannot say: it is every driver), and shows the choice back; a list chosen
+// without a driver is refused at the field. Team members read the choice.
+func TestATeamsPolicyMayAllowEveryDriverSomeOrNone(t *testing.T) {
+	t.Parallel()
+	s := setupTeamPage(t)
+	save := func(form url.Values) *goquery.Document {
+		t.Helper()
+		rec := s.Request(s.admin, http.MethodPost, "/teams/payments/policy", form, "HX-Request", "true")
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		return handlerstest.Parse(t, rec)
+	}
+	policy := func() teams.Policy {
+		t.Helper()
+		team, err := s.Deps.Teams.Get(context.Background(), "payments")
+		require.NoError(t, err)
+		return team.Policy
+	}
+	doc := handlerstest.Parse(t, s.Request(s.admin, http.MethodGet, "/teams/payments", nil))
+	require.True(t, doc.Find(`[data-testid="drivers-every"]`).Is(`[checked]`), "a new team may deploy every driver")
+
+	doc = save(url.Values{"drivers_rule": {"none"}, "drivers": {"redis"}})
+	require.Equal(t, []string{}, policy().Drivers, "no driver at all, whatever the list holds")
+	require.True(t, doc.Find(`[data-testid="drivers-none"]`).Is(`[checked]`))
+	facts := handlerstest.Parse(t, s.Request(s.amy, http.MethodGet, "/teams/payments", nil)).Find(`[data-testid="team-policy-facts"] dd`)
+	require.Equal(t, "no driver: the team deploys nothing", handlerstest.Text(facts.Eq(1)), "the team's admin reads it")
+
+	doc = save(url.Values{"drivers_rule": {"listed"}, "drivers": {"redis\nlabel:category=database\n"}})
+	require.Equal(t, []string{"redis", "label:category=database"}, policy().Drivers)
+	require.True(t, doc.Find(`[data-testid="drivers-listed"]`).Is(`[checked]`))
+	require.Equal(t, "redis\nlabel:category=database", doc.Find(`#policy-drivers`).Text())
+
+	save(url.Values{"drivers_rule": {"every"}, "drivers": {"redis"}})
+	require.Nil(t, policy().Drivers, "every driver: no rule of the team's own")
+	save(url.Values{"drivers": {"redis"}})
+	require.Equal(t, []string{"redis"}, policy().Drivers, "without a choice, the list, as before it")
+
+	for rule, why := range map[string]string{"listed": "List at least one driver", "some": "Choose every driver, only those listed, or no driver."} {
+		rec := s.Request(s.admin, http.MethodPost, "/teams/payments/policy", url.Values{"drivers_rule": {rule}, "drivers": {"\n"}}, "HX-Request", "true")
+		require.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+		require.Contains(t, handlerstest.Text(handlerstest.Parse(t, rec).Find(`[data-testid="error-drivers"]`)), why)
+	}
+	require.Equal(t, []string{"redis"}, policy().Drivers, "the refused forms changed nothing")
 }
