@@ -154,12 +154,7 @@ func TestDeployableTakesTheMembershipsTheCheckRead(t *testing.T) {
 	require.NoError(t, store.SetMember(ctx, "data", amy.ID, auth.Admin))
 	require.NoError(t, store.SetMember(ctx, "audit", amy.ID, auth.ReadOnly))
 
-	deployable := func(a teams.Access) teams.Deployable {
-		t.Helper()
-		where, err := store.Deployable(ctx, a)
-		require.NoError(t, err)
-		return where
-	}
+	deployable := func(a teams.Access) teams.Deployable { return must[teams.Deployable](t)(store.Deployable(ctx, a)) }
 	access, err := store.AccessOf(ctx, amy)
 	require.NoError(t, err)
 	where := deployable(access)
@@ -210,12 +205,7 @@ func TestTheCatalogueShowsAMemberTheDriversTheirTeamsMayDeploy(t *testing.T) {
 	require.NoError(t, store.SetMember(ctx, "web", bob.ID, auth.Operator))
 	require.NoError(t, store.SetMember(ctx, "copy", bob.ID, auth.Operator))
 
-	driversOf := func(u auth.User) teams.Drivers {
-		t.Helper()
-		d, err := store.DriversOf(ctx, u)
-		require.NoError(t, err)
-		return d
-	}
+	driversOf := func(u auth.User) teams.Drivers { return must[teams.Drivers](t)(store.DriversOf(ctx, u)) }
 	stateless, stateful := map[string]string{"tier": "stateless"}, map[string]string{"tier": "stateful"}
 	shown := driversOf(amy)
 	require.False(t, shown.Every())
@@ -241,4 +231,14 @@ func TestTheCatalogueShowsAMemberTheDriversTheirTeamsMayDeploy(t *testing.T) {
 	rita, err := users.Create(ctx, auth.NewUser{Username: "rita", Password: "a long enough password", Role: auth.ReadOnly})
 	require.NoError(t, err)
 	require.True(t, driversOf(rita).Every(), "a role of one's own sees every driver")
+}
+
+// must returns a function that returns a value read without error, failing
+// t on an error.
+func must[T any](t *testing.T) func(v T, err error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		require.NoError(t, err)
+		return v
+	}
 }
