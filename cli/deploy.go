@@ -41,7 +41,7 @@ func (c *CLI) deployCmd() *cobra.Command {
 	ch := addChange(cmd)
 	cmd.Flags().StringVar(&version, "version", "", "the driver version (default: the newest)")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "the namespace (default: NAME)")
-	cmd.Flags().StringVar(&team, "team", "", "the team the deployment belongs to (default: the team default)")
+	cmd.Flags().StringVar(&team, "team", "", "the team the deployment belongs to (default: your one team when you may deploy into one only, else the team default)")
 	cmd.Flags().StringVar(&appVersion, "app-version", "", "the application version (default: the driver version's default)")
 	cmd.RunE = c.run(func(ctx context.Context, api *client.ClientWithResponses, cmd *cobra.Command, args []string) error {
 		values, err := params.read()

@@ -23,19 +23,6 @@ func (q *Queries) CountLiveTeamDeployments(ctx context.Context, teamID int64) (i
 	return count, err
 }
 
-const countTeamDeployments = `-- name: CountTeamDeployments :one
-SELECT count(*) FROM deployments WHERE team_id = $1
-`
-
-// Every deployment of the team, deleted ones included (they keep their team
-// in the history).
-func (q *Queries) CountTeamDeployments(ctx context.Context, teamID int64) (int64, error) {
-	row := q.db.QueryRow(ctx, countTeamDeployments, teamID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const createTeam = `-- name: CreateTeam :one
 INSERT INTO teams (name) VALUES ($1) RETURNING id, name, created_at, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes
 `
@@ -56,16 +43,30 @@ func (q *Queries) CreateTeam(ctx context.Context, name string) (Team, error) {
 	return i, err
 }
 
-const deleteTeam = `-- name: DeleteTeam :execrows
-DELETE FROM teams WHERE name = $1
+const deleteEmptyTeam = `-- name: DeleteEmptyTeam :one
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = $1),
+held AS (SELECT count(*) AS n FROM deployments WHERE team_id = (SELECT id FROM team)),
+deleted AS (
+    DELETE FROM teams WHERE id = (SELECT id FROM team) AND (SELECT n FROM held) = 0
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, (SELECT n FROM held)::bigint AS held
 `
 
-func (q *Queries) DeleteTeam(ctx context.Context, name string) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteTeam, name)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type DeleteEmptyTeamRow struct {
+	Found bool
+	Held  int64
+}
+
+// DeleteEmptyTeam deletes the team of that name unless it holds
+// deployments, deleted ones included (their history names the team), in
+// one statement: it says whether the team exists and how many it holds (0:
+// deleted).
+func (q *Queries) DeleteEmptyTeam(ctx context.Context, name string) (DeleteEmptyTeamRow, error) {
+	row := q.db.QueryRow(ctx, deleteEmptyTeam, name)
+	var i DeleteEmptyTeamRow
+	err := row.Scan(&i.Found, &i.Held)
+	return i, err
 }
 
 const getDeploymentTeam = `-- name: GetDeploymentTeam :one
@@ -184,6 +185,58 @@ func (q *Queries) ListTeamMembers(ctx context.Context, teamID int64) ([]ListTeam
 	return items, nil
 }
 
+const listTeamPolicies = `-- name: ListTeamPolicies :many
+SELECT id, name, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes
+FROM teams
+WHERE $1::boolean OR id = ANY ($2::bigint[])
+ORDER BY name
+`
+
+type ListTeamPoliciesParams struct {
+	EveryTeam bool
+	Ids       []int64
+}
+
+type ListTeamPoliciesRow struct {
+	ID             int64
+	Name           string
+	Namespaces     []string
+	Drivers        []string
+	MaxDeployments *int64
+	MaxCpuMillis   *int64
+	MaxMemoryBytes *int64
+}
+
+// The name and policy of every team (every_team), else of the teams of ids,
+// by name: where a user may deploy, and under which rules.
+func (q *Queries) ListTeamPolicies(ctx context.Context, arg ListTeamPoliciesParams) ([]ListTeamPoliciesRow, error) {
+	rows, err := q.db.Query(ctx, listTeamPolicies, arg.EveryTeam, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListTeamPoliciesRow{}
+	for rows.Next() {
+		var i ListTeamPoliciesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Namespaces,
+			&i.Drivers,
+			&i.MaxDeployments,
+			&i.MaxCpuMillis,
+			&i.MaxMemoryBytes,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTeamsSeen = `-- name: ListTeamsSeen :many
 SELECT t.id, t.name, t.created_at, t.namespaces, t.drivers, t.max_deployments, t.max_cpu_millis, t.max_memory_bytes,
        (SELECT count(*) FROM team_members c WHERE c.team_id = t.id) AS members,
@@ -249,6 +302,39 @@ func (q *Queries) ListTeamsSeen(ctx context.Context, arg ListTeamsSeenParams) ([
 	return items, nil
 }
 
+const listUserTeamDrivers = `-- name: ListUserTeamDrivers :many
+SELECT t.drivers
+FROM team_members m JOIN teams t ON t.id = m.team_id
+WHERE m.user_id = $1 AND ($2::bigint = 0 OR t.id = $2)
+`
+
+type ListUserTeamDriversParams struct {
+	UserID   int64
+	OnlyTeam int64
+}
+
+// The driver rules (NULL: every driver) of a user's teams, or of their one
+// team only_team when it is not 0: the drivers the catalogue shows them.
+func (q *Queries) ListUserTeamDrivers(ctx context.Context, arg ListUserTeamDriversParams) ([][]string, error) {
+	rows, err := q.db.Query(ctx, listUserTeamDrivers, arg.UserID, arg.OnlyTeam)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := [][]string{}
+	for rows.Next() {
+		var drivers []string
+		if err := rows.Scan(&drivers); err != nil {
+			return nil, err
+		}
+		items = append(items, drivers)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listUserTeams = `-- name: ListUserTeams :many
 SELECT t.id, t.name, m.role
 FROM team_members m JOIN teams t ON t.id = m.team_id
@@ -306,23 +392,34 @@ func (q *Queries) LockTeam(ctx context.Context, id int64) (Team, error) {
 	return i, err
 }
 
-const moveDeployment = `-- name: MoveDeployment :execrows
-UPDATE deployments SET team_id = $1, updated_at = now()
-WHERE name = $2 AND deleted_at IS NULL
+const moveDeployment = `-- name: MoveDeployment :one
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = $1),
+moved AS (
+    UPDATE deployments d SET team_id = (SELECT id FROM team), updated_at = now()
+    WHERE d.name = $2 AND d.deleted_at IS NULL AND EXISTS (SELECT 1 FROM team)
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, EXISTS (SELECT 1 FROM moved) AS moved
 `
 
 type MoveDeploymentParams struct {
-	TeamID int64
-	Name   string
+	Team string
+	Name string
 }
 
-// MoveDeployment puts the live deployment of that name in another team.
-func (q *Queries) MoveDeployment(ctx context.Context, arg MoveDeploymentParams) (int64, error) {
-	result, err := q.db.Exec(ctx, moveDeployment, arg.TeamID, arg.Name)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type MoveDeploymentRow struct {
+	Found bool
+	Moved bool
+}
+
+// MoveDeployment puts the live deployment of that name in the team of that
+// name, in one statement that says whether the team exists and whether a
+// live deployment moved.
+func (q *Queries) MoveDeployment(ctx context.Context, arg MoveDeploymentParams) (MoveDeploymentRow, error) {
+	row := q.db.QueryRow(ctx, moveDeployment, arg.Team, arg.Name)
+	var i MoveDeploymentRow
+	err := row.Scan(&i.Found, &i.Moved)
+	return i, err
 }
 
 const namespaceHolderTeam = `-- name: NamespaceHolderTeam :one
@@ -363,6 +460,34 @@ func (q *Queries) RemoveTeamMember(ctx context.Context, arg RemoveTeamMemberPara
 	return result.RowsAffected(), nil
 }
 
+const removeTeamMemberByName = `-- name: RemoveTeamMemberByName :one
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = $1),
+removed AS (
+    DELETE FROM team_members WHERE team_id = (SELECT id FROM team) AND user_id = $2
+    RETURNING user_id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, EXISTS (SELECT 1 FROM removed) AS removed
+`
+
+type RemoveTeamMemberByNameParams struct {
+	Team   string
+	UserID int64
+}
+
+type RemoveTeamMemberByNameRow struct {
+	Found   bool
+	Removed bool
+}
+
+// RemoveTeamMemberByName takes a user out of the team of that name, in one
+// statement that says whether the team exists and whether they were in it.
+func (q *Queries) RemoveTeamMemberByName(ctx context.Context, arg RemoveTeamMemberByNameParams) (RemoveTeamMemberByNameRow, error) {
+	row := q.db.QueryRow(ctx, removeTeamMemberByName, arg.Team, arg.UserID)
+	var i RemoveTeamMemberByNameRow
+	err := row.Scan(&i.Found, &i.Removed)
+	return i, err
+}
+
 const setTeamMember = `-- name: SetTeamMember :one
 INSERT INTO team_members (team_id, user_id, role)
 VALUES ($1, $2, $3)
@@ -386,6 +511,28 @@ func (q *Queries) SetTeamMember(ctx context.Context, arg SetTeamMemberParams) (T
 		&i.CreatedAt,
 	)
 	return i, err
+}
+
+const setTeamMemberByName = `-- name: SetTeamMemberByName :execrows
+INSERT INTO team_members (team_id, user_id, role)
+SELECT id, $1::bigint, $2::text FROM teams WHERE name = $3
+ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role
+`
+
+type SetTeamMemberByNameParams struct {
+	UserID int64
+	Role   string
+	Team   string
+}
+
+// SetTeamMemberByName makes a user a member of the team of that name with a
+// role, or changes their role there; no row: there is no such team.
+func (q *Queries) SetTeamMemberByName(ctx context.Context, arg SetTeamMemberByNameParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setTeamMemberByName, arg.UserID, arg.Role, arg.Team)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const setTeamPolicy = `-- name: SetTeamPolicy :execrows

@@ -12,6 +12,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/drivers"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // UpgradeForm is an upgrade form: the deployment's current values, or the
@@ -26,13 +27,56 @@ type UpgradeForm struct {
 }
 
 // UpgradeForm returns the upgrade form of a deployment, for driverVersion
-// (empty: the current one). Only the current and newer driver versions may be chosen.
+// (empty: the current one). Only the current driver version and the newer
+// ones its team may deploy may be chosen; another is an EINVALID error
+// naming FieldDriverVersion.
 func (s *Service) UpgradeForm(ctx context.Context, name, driverVersion string) (*UpgradeForm, error) {
 	t, err := s.liveUpgradeTarget(ctx, name, driverVersion, "")
 	if err != nil {
 		return nil, err
 	}
+	if err := s.offerTeamVersions(ctx, t); err != nil {
+		return nil, err
+	}
 	return t.form(FormText(t.to.Spec.Parameters, &t.current), promptText(t.hookActions)), nil
+}
+
+// offerTeamVersions keeps, of the target's driver versions, the current one
+// and those the deployment's team may deploy (each version's labels count:
+// they may differ from another's), so the form offers no version the plan
+// refuses. A chosen version the team may not deploy is the plan's EINVALID
+// error (checkUpgradeDriver).
+func (s *Service) offerTeamVersions(ctx context.Context, t *upgradeTarget) error {
+	team, err := s.q.GetTeam(ctx, t.row.TeamID)
+	if err != nil {
+		return fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
+	}
+	var errs fieldErrors
+	if t.to.Spec.Version != t.dep.DriverVersion {
+		refuseTeamDriver(team, t.to, &errs)
+	}
+	if err := errs.err(); err != nil {
+		return err
+	}
+	policy := teams.PolicyOf(team)
+	if policy.Drivers == nil {
+		return nil
+	}
+	var offered []string
+	for _, v := range t.driverVersions {
+		if v != t.dep.DriverVersion {
+			spec, err := s.catalog.Spec(ctx, t.dep.Driver, v)
+			if err != nil {
+				return err
+			}
+			if !policy.AllowsDriver(spec.Driver.Metadata.Name, spec.Driver.Metadata.Labels) {
+				continue
+			}
+		}
+		offered = append(offered, v)
+	}
+	t.driverVersions = offered
+	return nil
 }
 
 // form is the upgrade form of the target with the text of its parameter and
@@ -59,6 +103,9 @@ func (s *Service) EditUpgrade(ctx context.Context, token, by string) (*UpgradeFo
 	}
 	t, err := s.liveUpgradeTarget(ctx, rt.Name, rt.Inputs.DriverVersion, rt.Inputs.AppVersion)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.offerTeamVersions(ctx, t); err != nil {
 		return nil, err
 	}
 	prompts := map[string]map[string]string{}

@@ -25,10 +25,12 @@ type Install struct {
 	// Namespace defaults to Name.
 	Namespace string
 	// Team is the name of the team the deployment belongs to; empty for
-	// the team "default".
+	// the one team of TeamsAllowed when it holds one (the team of a token
+	// narrowed to it, the one team a member operates), else the team
+	// "default".
 	Team string
 	// TeamsAllowed are the teams the installer may deploy into (those where
-	// their role is operator or more: teams.Access.Deployable); nil for
+	// their role is operator or more: teams.Store.Deployable); nil for
 	// every team.
 	TeamsAllowed []int64
 	// Admin is set when the installer is a global admin: they may deploy
@@ -185,13 +187,22 @@ func checkQuota(ctx context.Context, q *db.Queries, teamID int64) error {
 // what names the install.
 func (p *installPlan) what() string { return "install " + p.op.Name }
 
-// installTeam returns the team an install names, or adds why it cannot
-// deploy there to errs: no such team (nil), or one the installer may not
-// deploy into (told as such: they may know the team exists, as its member
-// or from the form's choices).
+// installTeam returns the team an install names (none: the one team it may
+// deploy into, else the team "default"), or adds why it cannot deploy there
+// to errs: no such team (nil), or one the installer may not deploy into
+// (told as such: they may know the team exists, as its member or from the
+// form's choices).
 func (s *Service) installTeam(ctx context.Context, in *Install, errs *fieldErrors) (*db.Team, error) {
-	in.Team = cmp.Or(strings.TrimSpace(in.Team), teams.Default)
-	team, err := s.q.GetTeamByName(ctx, in.Team)
+	in.Team = strings.TrimSpace(in.Team)
+	var team db.Team
+	var err error
+	if in.Team == "" && len(in.TeamsAllowed) == 1 {
+		team, err = s.q.GetTeam(ctx, in.TeamsAllowed[0])
+		in.Team = team.Name
+	} else {
+		in.Team = cmp.Or(in.Team, teams.Default)
+		team, err = s.q.GetTeamByName(ctx, in.Team)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("there is no team named %q", in.Team))
 		return nil, nil

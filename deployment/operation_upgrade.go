@@ -12,6 +12,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/redact"
 	"github.com/styrmin/styrmin/release"
@@ -97,11 +98,17 @@ func (s *Service) checkUpgradeDriver(ctx context.Context, row db.Deployment, t *
 	if err != nil {
 		return fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
 	}
-	if policy := teams.PolicyOf(team); !policy.AllowsDriver(t.to.Metadata.Name, t.to.Metadata.Labels) {
-		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("the team %s may not deploy version %s of the driver %s: it may deploy %s; keep the current version, or ask an admin to allow the driver for the team",
-			team.Name, t.to.Spec.Version, t.to.Metadata.Name, policy.DriversAllowed()))
-	}
+	refuseTeamDriver(team, t.to, errs)
 	return nil
+}
+
+// refuseTeamDriver adds to errs, at FieldDriverVersion, that the team may
+// not deploy the driver version to.
+func refuseTeamDriver(team db.Team, to *drivers.Driver, errs *fieldErrors) {
+	if policy := teams.PolicyOf(team); !policy.AllowsDriver(to.Metadata.Name, to.Metadata.Labels) {
+		errs.add(Field{Kind: FieldDriverVersion}, fmt.Sprintf("the team %s may not deploy version %s of the driver %s: it may deploy %s; keep the current version, or ask an admin to allow the driver for the team",
+			team.Name, to.Spec.Version, to.Metadata.Name, policy.DriversAllowed()))
+	}
 }
 
 // task is the plan's task: its inputs and its secret inputs.

@@ -122,6 +122,75 @@ func TestAnUpgradeToADriverVersionItsTeamMayNotDeployIsRefused(t *testing.T) {
 	require.NoError(t, err, "an upgrade that keeps the driver version is not checked again")
 }
 
+// TestAnInstallNamingNoTeamGoesIntoTheOneTeamItMayDeployInto: an installer
+// who may deploy into one team only (a token narrowed to it, a member who
+// operates one team) and names none installs into that team; one who may
+// deploy into several, or everywhere, installs into the team default, and
+// is refused there when it is not one of theirs.
+func TestAnInstallNamingNoTeamGoesIntoTheOneTeamItMayDeployInto(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{})
+	store := teams.NewStore(f.Pool)
+	payments, err := store.Get(ctx, "payments")
+	require.NoError(t, err)
+	search, err := store.Create(ctx, "search")
+	require.NoError(t, err)
+	def, err := store.Get(ctx, teams.Default)
+	require.NoError(t, err)
+	install := func(name string, allowed []int64) error {
+		req := deploymenttest.HelloWeb(name)
+		req.TeamsAllowed = allowed
+		_, err := f.Svc.Queue(ctx, req)
+		return err
+	}
+
+	require.NoError(t, install("shop", []int64{payments.ID}))
+	require.Equal(t, payments.ID, deploymenttest.MustGet(t, f, "shop").TeamID, "the one team it may deploy into")
+	require.NoError(t, install("blog", nil))
+	require.Equal(t, def.ID, deploymenttest.MustGet(t, f, "blog").TeamID, "an installer of every team")
+	require.NoError(t, install("wiki", []int64{def.ID, payments.ID}))
+	require.Equal(t, def.ID, deploymenttest.MustGet(t, f, "wiki").TeamID, "several teams, default among them")
+	require.Equal(t, map[string]string{"team": "you may not deploy into the team default: that needs the operator role in it; choose one of your teams or ask an admin"},
+		deploymenttest.FieldsOf(t, install("cart", []int64{payments.ID, search.ID})), "several teams: the installer names one")
+}
+
+// TestTheUpgradeFormOffersTheVersionsTheTeamMayDeploy: hello-web 1.1.0 is
+// labelled tier=edge, 1.2.0 tier=stateless again; the form of a deployment
+// of payments (label:tier=stateless) offers 1.2.0 and the current 1.0.0,
+// never 1.1.0, which a crafted choice is refused as the plan refuses it. A
+// team without a driver rule is offered every newer version.
+func TestTheUpgradeFormOffersTheVersionsTheTeamMayDeploy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := setupTeam(t, teams.Policy{Drivers: []string{"label:tier=stateless"}})
+	for version, tier := range map[string]string{"1.1.0": "edge", "1.2.0": "stateless"} {
+		fsys := bundledtest.AsVersion(t, "hello-web", version)
+		fsys["driver.styrmin.yml"] = &fstest.MapFile{Data: []byte(strings.Replace(string(fsys["driver.styrmin.yml"].Data), "tier: stateless", "tier: "+tier, 1))}
+		_, err := f.Catalog.ImportFS(ctx, fsys, ".", "test")
+		require.NoError(t, err)
+	}
+	_, err := f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("shop"), "payments", ""))
+	require.NoError(t, err)
+	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("blog"), teams.Default, ""))
+	require.NoError(t, err)
+
+	form, err := f.Svc.UpgradeForm(ctx, "shop", "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.2.0", "1.0.0"}, form.DriverVersions)
+	_, err = f.Svc.UpgradeForm(ctx, "shop", "1.1.0")
+	require.Equal(t, map[string]string{"driver_version": "the team payments may not deploy version 1.1.0 of the driver hello-web: it may deploy label:tier=stateless; keep the current version, or ask an admin to allow the driver for the team"},
+		deploymenttest.FieldsOf(t, err))
+	form, err = f.Svc.UpgradeForm(ctx, "blog", "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.2.0", "1.1.0", "1.0.0"}, form.DriverVersions)
+
+	require.NoError(t, teams.NewStore(f.Pool).SetPolicy(ctx, "payments", teams.Policy{Drivers: []string{"redis"}}))
+	form, err = f.Svc.UpgradeForm(ctx, "shop", "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1.0.0"}, form.DriverVersions, "the current version stays, even when the rule no longer allows it")
+}
+
 func TestATeamsDeploymentQuotaHoldsAgainstParallelInstalls(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

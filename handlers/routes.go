@@ -81,7 +81,7 @@ func routes(d Deps) []route {
 
 		{method: http.MethodGet, path: "/", least: auth.Member, handler: web.HomeShow()},
 
-		{method: http.MethodGet, path: "/drivers", least: auth.Member, handler: web.DriverList(d.Drivers, grids)},
+		{method: http.MethodGet, path: "/drivers", least: auth.Member, handler: web.DriverList(d.Drivers, grids, d.Teams)},
 		{method: http.MethodGet, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadShow()},
 		{method: http.MethodPost, path: "/drivers/upload", least: auth.Admin, handler: web.DriverUploadSubmit(d.Drivers), change: changes(audit.ActionDriverUpload, audit.TargetDriver)},
 		{method: http.MethodGet, path: "/drivers/:name", least: auth.Member, handler: web.DriverShow(d.Drivers, views.NewMarkdown(), pages)},

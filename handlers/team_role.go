@@ -125,6 +125,9 @@ func requireTeamRole(store *teams.Store, scope *teamScope, least auth.Role) echo
 			if err != nil {
 				return err
 			}
+			// The handler finds the user's teams here (httpx.TeamAccess)
+			// rather than reading them again: an install's Deployable.
+			c.SetRequest(c.Request().WithContext(httpx.WithTeamAccess(ctx, access)))
 			role, err := scope.roleOn(store, ctx, access, c)
 			switch {
 			case err != nil:

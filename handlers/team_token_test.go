@@ -46,6 +46,16 @@ func teamToken(t *testing.T, s teamsApp, u auth.User, team string) string {
 	return created.Secret
 }
 
+// teamOfDeployment returns the team GET /api/v1/deployments/{name} says.
+func teamOfDeployment(t *testing.T, s teamsApp, token, name string) string {
+	t.Helper()
+	rec := s.Call(t, token, http.MethodGet, "/api/v1/deployments/"+name, nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	var d struct{ Team string }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &d))
+	return d.Team
+}
+
 // listedDeployments returns the names GET /api/v1/deployments answers token.
 func listedDeployments(t *testing.T, s teamsApp, token string) []string {
 	t.Helper()
@@ -66,8 +76,9 @@ func listedDeployments(t *testing.T, s teamsApp, token string) []string {
 // the tasks and logs of beta, team b's deployment, and its task by id: each
 // is told beta does not exist (404), and beta has no new task. The admin
 // operations refuse the token (403), its list shows a's deployment only, it
-// deploys into a and nowhere else, and the tokens it makes are narrowed to
-// a too. Without the narrowing, gus reaches everything.
+// deploys into a and nowhere else (into a when it names no team), and the
+// tokens it makes are narrowed to a too. Without the narrowing, gus reaches
+// everything.
 func TestATokenNarrowedToATeamReachesNothingElse(t *testing.T) {
 	t.Parallel()
 	s := setupTeams(t)
@@ -101,7 +112,7 @@ func TestATokenNarrowedToATeamReachesNothingElse(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, rec.Code, "gus operates a's deployment with the token: %s", rec.Body.String())
 
 	for team, why := range map[string]string{
-		"b": "you may not deploy into the team b", "": "you may not deploy into the team default",
+		"b": "you may not deploy into the team b", "default": "you may not deploy into the team default",
 	} {
 		rec = s.Call(t, token, http.MethodPost, "/api/v1/deployments", map[string]any{
 			"driver": "hello-web", "driver_version": "1.0.0", "name": "gus-" + team, "team": team,
@@ -112,9 +123,10 @@ func TestATokenNarrowedToATeamReachesNothingElse(t *testing.T) {
 		require.Contains(t, problem.Fields["team"], why)
 	}
 	rec = s.Call(t, token, http.MethodPost, "/api/v1/deployments", map[string]any{
-		"driver": "hello-web", "driver_version": "1.0.0", "name": "gus-a", "team": "a",
+		"driver": "hello-web", "driver_version": "1.0.0", "name": "gus-a",
 	})
-	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	require.Equal(t, http.StatusAccepted, rec.Code, "an install naming no team goes into the token's: %s", rec.Body.String())
+	require.Equal(t, "a", teamOfDeployment(t, s, token, "gus-a"))
 
 	// A narrowed token cannot make a token wider than itself.
 	rec = s.Call(t, token, http.MethodPost, "/api/v1/tokens", map[string]any{"name": "wider", "team": "b"})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
@@ -190,6 +191,43 @@ func TestAMemberDeploysIntoTheTeamsWhereTheyOperateOnly(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 	rec = s.Request(s.amy, http.MethodGet, "/deployments/olgas", nil)
 	require.Equal(t, http.StatusNotFound, rec.Code, "olga's deployment is in the team default, which amy is not in")
+}
+
+// TestAnInstallNamingNoTeamGoesIntoTheInstallersOneTeam: amy, whose own
+// role is member and who operates team a only, deploys without naming a
+// team, through the API and the deploy form, and both deployments land in
+// a; so does one of an auditor (read-only of her own) who operates b only,
+// into b. Once amy operates b too, an install naming no team goes to the
+// team default, where she may not deploy: refused at the field.
+func TestAnInstallNamingNoTeamGoesIntoTheInstallersOneTeam(t *testing.T) {
+	t.Parallel()
+	s := setupTeams(t)
+	install := func(token, name string) *httptest.ResponseRecorder {
+		return s.Call(t, token, http.MethodPost, "/api/v1/deployments", map[string]any{"driver": "hello-web", "driver_version": "1.0.0", "name": name})
+	}
+	rec := install(s.amyToken, "shop-api")
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	require.Equal(t, "a", teamOfDeployment(t, s, s.amyToken, "shop-api"))
+
+	rec = s.Request(s.amy, http.MethodGet, "/drivers/hello-web/deploy", nil)
+	require.Equal(t, "a", handlerstest.Parse(t, rec).Find(`[data-testid="team-select"] option[selected]`).AttrOr("value", ""), "the form starts with her team")
+	rec = s.Request(s.amy, http.MethodPost, "/drivers/hello-web/deploy", helloForm("shop", ""))
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+	require.Equal(t, "a", teamOfDeployment(t, s, s.amyToken, "shop"), "a form sent without a team goes into hers too")
+
+	_, auditor := s.As(t, "ada", auth.ReadOnly)
+	require.NoError(t, s.Deps.Teams.SetMember(context.Background(), "b", auditor.ID, auth.Operator))
+	adaToken := s.TokenOf(t, auditor)
+	rec = install(adaToken, "ada-api")
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	require.Equal(t, "b", teamOfDeployment(t, s, adaToken, "ada-api"))
+
+	amy, err := s.Users.GetByUsername(context.Background(), "amy")
+	require.NoError(t, err)
+	require.NoError(t, s.Deps.Teams.SetMember(context.Background(), "b", amy.ID, auth.Operator))
+	rec = install(s.amyToken, "two-teams")
+	require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), "you may not deploy into the team default")
 }
 
 // recordAbout records an allowed audit entry of an admin about a target.

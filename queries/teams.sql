@@ -17,16 +17,21 @@ ORDER BY t.name;
 -- name: GetTeamByName :one
 SELECT * FROM teams WHERE name = @name;
 
--- name: DeleteTeam :execrows
-DELETE FROM teams WHERE name = @name;
+-- name: DeleteEmptyTeam :one
+-- DeleteEmptyTeam deletes the team of that name unless it holds
+-- deployments, deleted ones included (their history names the team), in
+-- one statement: it says whether the team exists and how many it holds (0:
+-- deleted).
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = @name),
+held AS (SELECT count(*) AS n FROM deployments WHERE team_id = (SELECT id FROM team)),
+deleted AS (
+    DELETE FROM teams WHERE id = (SELECT id FROM team) AND (SELECT n FROM held) = 0
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, (SELECT n FROM held)::bigint AS held;
 
 -- name: CountLiveTeamDeployments :one
 SELECT count(*) FROM deployments WHERE team_id = @team_id AND deleted_at IS NULL;
-
--- name: CountTeamDeployments :one
--- Every deployment of the team, deleted ones included (they keep their team
--- in the history).
-SELECT count(*) FROM deployments WHERE team_id = @team_id;
 
 -- name: SetTeamMember :one
 INSERT INTO team_members (team_id, user_id, role)
@@ -34,8 +39,25 @@ VALUES (@team_id, @user_id, @role)
 ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role
 RETURNING *;
 
+-- name: SetTeamMemberByName :execrows
+-- SetTeamMemberByName makes a user a member of the team of that name with a
+-- role, or changes their role there; no row: there is no such team.
+INSERT INTO team_members (team_id, user_id, role)
+SELECT id, @user_id::bigint, @role::text FROM teams WHERE name = @team
+ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role;
+
 -- name: RemoveTeamMember :execrows
 DELETE FROM team_members WHERE team_id = @team_id AND user_id = @user_id;
+
+-- name: RemoveTeamMemberByName :one
+-- RemoveTeamMemberByName takes a user out of the team of that name, in one
+-- statement that says whether the team exists and whether they were in it.
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = @team),
+removed AS (
+    DELETE FROM team_members WHERE team_id = (SELECT id FROM team) AND user_id = @user_id
+    RETURNING user_id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, EXISTS (SELECT 1 FROM removed) AS removed;
 
 -- name: ListTeamMembers :many
 SELECT m.role, u.id AS user_id, u.username, u.role AS user_role
@@ -63,16 +85,38 @@ SELECT name FROM teams WHERE id = @id;
 -- name: GetTaskTeam :one
 SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id WHERE t.id = @id;
 
--- name: MoveDeployment :execrows
--- MoveDeployment puts the live deployment of that name in another team.
-UPDATE deployments SET team_id = @team_id, updated_at = now()
-WHERE name = @name AND deleted_at IS NULL;
+-- name: MoveDeployment :one
+-- MoveDeployment puts the live deployment of that name in the team of that
+-- name, in one statement that says whether the team exists and whether a
+-- live deployment moved.
+WITH team AS (SELECT t.id FROM teams t WHERE t.name = @team),
+moved AS (
+    UPDATE deployments d SET team_id = (SELECT id FROM team), updated_at = now()
+    WHERE d.name = @name AND d.deleted_at IS NULL AND EXISTS (SELECT 1 FROM team)
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM team) AS found, EXISTS (SELECT 1 FROM moved) AS moved;
 
 -- name: SetTeamPolicy :execrows
 -- SetTeamPolicy replaces a team's policy (NULL: no rule of its own).
 UPDATE teams SET namespaces = @namespaces, drivers = @drivers,
     max_deployments = @max_deployments, max_cpu_millis = @max_cpu_millis, max_memory_bytes = @max_memory_bytes
 WHERE name = @name;
+
+-- name: ListTeamPolicies :many
+-- The name and policy of every team (every_team), else of the teams of ids,
+-- by name: where a user may deploy, and under which rules.
+SELECT id, name, namespaces, drivers, max_deployments, max_cpu_millis, max_memory_bytes
+FROM teams
+WHERE @every_team::boolean OR id = ANY (@ids::bigint[])
+ORDER BY name;
+
+-- name: ListUserTeamDrivers :many
+-- The driver rules (NULL: every driver) of a user's teams, or of their one
+-- team only_team when it is not 0: the drivers the catalogue shows them.
+SELECT t.drivers
+FROM team_members m JOIN teams t ON t.id = m.team_id
+WHERE m.user_id = @user_id AND (@only_team::bigint = 0 OR t.id = @only_team);
 
 -- name: GetTeam :one
 SELECT * FROM teams WHERE id = @id;

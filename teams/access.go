@@ -126,27 +126,34 @@ type Deployable struct {
 	policies map[string]Policy
 }
 
-// Deployable returns where a user may deploy: every team when their own
-// role is operator or more, else the teams where their role is.
-func (s *Store) Deployable(ctx context.Context, u auth.User) (Deployable, error) {
-	all, err := s.List(ctx)
-	if err != nil {
-		return Deployable{}, err
-	}
-	d := Deployable{Admin: u.Role.AtLeast(auth.Admin), policies: map[string]Policy{}}
-	var a Access
-	if !u.Role.AtLeast(auth.Operator) {
-		if a, err = s.AccessOf(ctx, u); err != nil {
-			return Deployable{}, err
-		}
-		d.IDs = []int64{}
-	}
-	for _, t := range all {
-		if d.IDs == nil || a.Teams.RoleIn(t.ID).AtLeast(auth.Operator) {
-			d.Names, d.policies[t.Name] = append(d.Names, t.Name), t.Policy
-			if d.IDs != nil {
-				d.IDs = append(d.IDs, t.ID)
+// Deployable returns where the user of a may deploy: every team when
+// their own role is operator or more, else the teams where a's memberships
+// (as AccessOf read them: a user whose own role is operator or more needs
+// none) give them that role. It reads the names and policies of those teams
+// only, in one query, and none when there are none.
+func (s *Store) Deployable(ctx context.Context, a Access) (Deployable, error) {
+	d := Deployable{Admin: a.User.Role.AtLeast(auth.Admin), policies: map[string]Policy{}}
+	every := a.User.Role.AtLeast(auth.Operator)
+	var ids []int64
+	if !every {
+		for _, m := range a.Teams {
+			if m.Role.AtLeast(auth.Operator) {
+				ids = append(ids, m.TeamID)
 			}
+		}
+		if d.IDs = []int64{}; len(ids) == 0 {
+			return d, nil
+		}
+	}
+	rows, err := s.q.ListTeamPolicies(ctx, db.ListTeamPoliciesParams{EveryTeam: every, Ids: ids})
+	if err != nil {
+		return Deployable{}, db.Classify(err)
+	}
+	for _, t := range rows {
+		d.Names, d.policies[t.Name] = append(d.Names, t.Name), PolicyOf(db.Team{Namespaces: t.Namespaces, Drivers: t.Drivers,
+			MaxDeployments: t.MaxDeployments, MaxCpuMillis: t.MaxCpuMillis, MaxMemoryBytes: t.MaxMemoryBytes})
+		if !every {
+			d.IDs = append(d.IDs, t.ID)
 		}
 	}
 	return d, nil

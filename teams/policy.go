@@ -109,7 +109,7 @@ func (s *Store) SetPolicy(ctx context.Context, team string, p Policy) error {
 		return db.Classify(err)
 	}
 	if n == 0 {
-		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no team named %s.", team)
+		return NoSuchTeam(team)
 	}
 	return nil
 }

@@ -112,7 +112,9 @@ func TestTheDeployFormOffersOnlyTheTeamsThatMayDeployTheDriver(t *testing.T) {
 	require.NoError(t, store.SetMember(ctx, "data", amy.ID, auth.Operator))
 	require.NoError(t, store.SetMember(ctx, "audit", amy.ID, auth.ReadOnly))
 
-	where, err := store.Deployable(ctx, amy)
+	access, err := store.AccessOf(ctx, amy)
+	require.NoError(t, err)
+	where, err := store.Deployable(ctx, access)
 	require.NoError(t, err)
 	require.Equal(t, []string{"data", "web"}, where.Names, "where amy is operator")
 	require.False(t, where.Admin)
@@ -125,9 +127,118 @@ func TestTheDeployFormOffersOnlyTheTeamsThatMayDeployTheDriver(t *testing.T) {
 
 	admin, err := users.Create(ctx, auth.NewUser{Username: "root", Password: "a long enough password", Role: auth.Admin})
 	require.NoError(t, err)
-	where, err = store.Deployable(ctx, admin)
+	where, err = store.Deployable(ctx, teams.Access{User: admin})
 	require.NoError(t, err)
 	require.True(t, where.Admin)
 	offered, _ = where.ForDriver("redis", nil)
 	require.Equal(t, []string{"audit", "default"}, offered, "every team without a driver rule")
+}
+
+// TestDeployableTakesTheMembershipsTheCheckRead: Deployable reads no
+// membership again, it takes those of the access the permission check read
+// (AccessOf): amy, operator in web and data and read-only in audit, may
+// deploy into web and data; a token of hers narrowed to data, into data
+// only; an access without memberships, nowhere; a global operator, every
+// team, with nothing read but the teams.
+func TestDeployableTakesTheMembershipsTheCheckRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, store, users, amy := setup(t)
+	ids := map[string]int64{}
+	for _, team := range []string{"web", "data", "audit"} {
+		made, err := store.Create(ctx, team)
+		require.NoError(t, err)
+		ids[team] = made.ID
+	}
+	require.NoError(t, store.SetMember(ctx, "web", amy.ID, auth.Operator))
+	require.NoError(t, store.SetMember(ctx, "data", amy.ID, auth.Admin))
+	require.NoError(t, store.SetMember(ctx, "audit", amy.ID, auth.ReadOnly))
+
+	deployable := func(a teams.Access) teams.Deployable { return must[teams.Deployable](t)(store.Deployable(ctx, a)) }
+	access, err := store.AccessOf(ctx, amy)
+	require.NoError(t, err)
+	where := deployable(access)
+	require.Equal(t, []string{"data", "web"}, where.Names)
+	require.ElementsMatch(t, []int64{ids["data"], ids["web"]}, where.IDs)
+
+	narrowed := amy
+	narrowed.OnlyTeam = ids["data"]
+	access, err = store.AccessOf(ctx, narrowed)
+	require.NoError(t, err)
+	where = deployable(access)
+	require.Equal(t, []string{"data"}, where.Names)
+	require.Equal(t, []int64{ids["data"]}, where.IDs, "the one team an install naming none goes into")
+
+	where = deployable(teams.Access{User: amy})
+	require.Empty(t, where.Names)
+	require.Equal(t, []int64{}, where.IDs, "no membership given: no team, not every team")
+
+	olga, err := users.Create(ctx, auth.NewUser{Username: "olga", Password: "a long enough password", Role: auth.Operator})
+	require.NoError(t, err)
+	where = deployable(teams.Access{User: olga})
+	require.Equal(t, []string{"audit", "data", "default", "web"}, where.Names)
+	require.Nil(t, where.IDs, "every team")
+	require.False(t, where.Admin)
+}
+
+// TestTheCatalogueShowsAMemberTheDriversTheirTeamsMayDeploy: amy, whose own
+// role is member, sees the drivers that one of her teams' rules allows
+// (web: label tier=stateless; data: postgresql), and every driver once she
+// joins a team without a rule; her token narrowed to data sees PostgreSQL
+// only; a member of no team sees none; a user with a role of their own
+// sees every driver. Users whose teams have the same rules share a key.
+func TestTheCatalogueShowsAMemberTheDriversTheirTeamsMayDeploy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, store, users, amy := setup(t)
+	ids := map[string]int64{}
+	for team, drivers := range map[string][]string{"web": {"label:tier=stateless"}, "data": {"postgresql"}, "audit": nil, "copy": {"postgresql"}} {
+		made, err := store.Create(ctx, team)
+		require.NoError(t, err)
+		ids[team] = made.ID
+		require.NoError(t, store.SetPolicy(ctx, team, teams.Policy{Drivers: drivers}))
+	}
+	require.NoError(t, store.SetMember(ctx, "web", amy.ID, auth.ReadOnly))
+	require.NoError(t, store.SetMember(ctx, "data", amy.ID, auth.Operator))
+	bob, err := users.Create(ctx, auth.NewUser{Username: "bob", Password: "a long enough password", Role: auth.Member})
+	require.NoError(t, err)
+	require.NoError(t, store.SetMember(ctx, "web", bob.ID, auth.Operator))
+	require.NoError(t, store.SetMember(ctx, "copy", bob.ID, auth.Operator))
+
+	driversOf := func(u auth.User) teams.Drivers { return must[teams.Drivers](t)(store.DriversOf(ctx, u)) }
+	stateless, stateful := map[string]string{"tier": "stateless"}, map[string]string{"tier": "stateful"}
+	shown := driversOf(amy)
+	require.False(t, shown.Every())
+	require.True(t, shown.Allows("hello-web", stateless), "web's label")
+	require.True(t, shown.Allows("postgresql", stateful), "data's name")
+	require.False(t, shown.Allows("redis", stateful))
+	require.Equal(t, shown.Key(), driversOf(bob).Key(), "bob's teams have amy's rules")
+
+	narrowed := amy
+	narrowed.OnlyTeam = ids["data"]
+	shown = driversOf(narrowed)
+	require.True(t, shown.Allows("postgresql", stateful))
+	require.False(t, shown.Allows("hello-web", stateless), "a token narrowed to data sees data's drivers only")
+	require.NotEqual(t, driversOf(amy).Key(), shown.Key())
+
+	loner, err := users.Create(ctx, auth.NewUser{Username: "lou", Password: "a long enough password", Role: auth.Member})
+	require.NoError(t, err)
+	require.False(t, driversOf(loner).Allows("hello-web", stateless), "a member of no team sees no driver")
+
+	require.NoError(t, store.SetMember(ctx, "audit", amy.ID, auth.ReadOnly))
+	require.True(t, driversOf(amy).Every(), "a team of hers may deploy every driver")
+	require.Empty(t, driversOf(amy).Key())
+	rita, err := users.Create(ctx, auth.NewUser{Username: "rita", Password: "a long enough password", Role: auth.ReadOnly})
+	require.NoError(t, err)
+	require.True(t, driversOf(rita).Every(), "a role of one's own sees every driver")
+}
+
+// must returns a function that returns a value read without error, failing
+// t on an error.
+func must[T any](t *testing.T) func(v T, err error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		require.NoError(t, err)
+		return v
+	}
 }

@@ -187,25 +187,16 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if name == Default {
 		return styrmin.Errorf(styrmin.ECONFLICT, "The team %s cannot be deleted: it holds every deployment an install puts in no other team.", Default)
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		team, err := q.GetTeamByName(ctx, name)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return NoSuchTeam(name)
-		}
-		if err != nil {
-			return db.Classify(err)
-		}
-		held, err := q.CountTeamDeployments(ctx, team.ID)
-		if err != nil {
-			return db.Classify(err)
-		}
-		if held > 0 {
-			return styrmin.Errorf(styrmin.ECONFLICT, "The team %s still holds deployments (%d, deleted ones included: their history names the team); it cannot be deleted.", name, held)
-		}
-		_, err = q.DeleteTeam(ctx, name)
+	row, err := s.q.DeleteEmptyTeam(ctx, name)
+	switch {
+	case err != nil:
 		return db.Classify(err)
-	})
+	case !row.Found:
+		return NoSuchTeam(name)
+	case row.Held > 0:
+		return styrmin.Errorf(styrmin.ECONFLICT, "The team %s still holds deployments (%d, deleted ones included: their history names the team); it cannot be deleted.", name, row.Held)
+	}
+	return nil
 }
 
 // SetMember makes a user a member of a team with a role (admin, operator or
@@ -215,26 +206,26 @@ func (s *Store) SetMember(ctx context.Context, team string, userID int64, role a
 	if !role.AtLeast(auth.ReadOnly) {
 		return &styrmin.Error{Code: styrmin.EINVALID, Message: "Choose a role in the team: admin, operator or read-only.", Fields: map[string]string{"role": "Choose admin, operator or read-only."}}
 	}
-	t, err := s.Get(ctx, team)
+	set, err := s.q.SetTeamMemberByName(ctx, db.SetTeamMemberByNameParams{Team: team, UserID: userID, Role: role.String()})
 	if err != nil {
-		return err
+		return db.Classify(err)
 	}
-	_, err = s.q.SetTeamMember(ctx, db.SetTeamMemberParams{TeamID: t.ID, UserID: userID, Role: role.String()})
-	return db.Classify(err)
+	if set == 0 {
+		return NoSuchTeam(team)
+	}
+	return nil
 }
 
 // RemoveMember takes a user out of a team.
 func (s *Store) RemoveMember(ctx context.Context, team string, userID int64) error {
 	audit.Note(ctx, "role", "none")
-	t, err := s.Get(ctx, team)
-	if err != nil {
-		return err
-	}
-	removed, err := s.q.RemoveTeamMember(ctx, db.RemoveTeamMemberParams{TeamID: t.ID, UserID: userID})
-	if err != nil {
+	row, err := s.q.RemoveTeamMemberByName(ctx, db.RemoveTeamMemberByNameParams{Team: team, UserID: userID})
+	switch {
+	case err != nil:
 		return db.Classify(err)
-	}
-	if removed == 0 {
+	case !row.Found:
+		return NoSuchTeam(team)
+	case !row.Removed:
 		return styrmin.Errorf(styrmin.ENOTFOUND, "That user is not a member of the team %s.", team)
 	}
 	return nil
@@ -303,15 +294,13 @@ func roleOf(name string) auth.Role {
 // members see and operate it, and the old team's no longer do.
 func (s *Store) Move(ctx context.Context, deployment, team string) error {
 	audit.Note(ctx, "team", team)
-	t, err := s.Get(ctx, team)
-	if err != nil {
-		return err
-	}
-	moved, err := s.q.MoveDeployment(ctx, db.MoveDeploymentParams{Name: deployment, TeamID: t.ID})
-	if err != nil {
+	row, err := s.q.MoveDeployment(ctx, db.MoveDeploymentParams{Team: team, Name: deployment})
+	switch {
+	case err != nil:
 		return db.Classify(err)
-	}
-	if moved == 0 {
+	case !row.Found:
+		return NoSuchTeam(team)
+	case !row.Moved:
 		return styrmin.Errorf(styrmin.ENOTFOUND, "There is no live deployment named %q.", deployment)
 	}
 	return nil

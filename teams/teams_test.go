@@ -82,3 +82,37 @@ func setup(t *testing.T) (*pgxpool.Pool, *teams.Store, *auth.Users, auth.User) {
 	require.NoError(t, err)
 	return pool, teams.NewStore(pool), users, amy
 }
+
+// TestEachChangeOfATeamSaysWhatItDidNotFind: a change of a team nobody made
+// is told the team does not exist, in the words a read of it says; a move
+// of a deployment that is not live, and the removal of a user who is not a
+// member, say so. Nothing changes.
+func TestEachChangeOfATeamSaysWhatItDidNotFind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, store, _, amy := setup(t)
+	_, err := store.Create(ctx, "payments")
+	require.NoError(t, err)
+
+	for what, err := range map[string]error{
+		"set a member":    store.SetMember(ctx, "nowhere", amy.ID, auth.Operator),
+		"remove a member": store.RemoveMember(ctx, "nowhere", amy.ID),
+		"move into it":    store.Move(ctx, "shop", "nowhere"),
+		"set its policy":  store.SetPolicy(ctx, "nowhere", teams.Policy{}),
+		"delete it":       store.Delete(ctx, "nowhere"),
+	} {
+		require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), what)
+		require.Equal(t, "There is no team named nowhere.", styrmin.ErrorMessage(err), what)
+	}
+	err = store.Move(ctx, "shop", "payments")
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	require.Equal(t, `There is no live deployment named "shop".`, styrmin.ErrorMessage(err))
+	err = store.RemoveMember(ctx, "payments", amy.ID)
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err))
+	require.Equal(t, "That user is not a member of the team payments.", styrmin.ErrorMessage(err))
+
+	var teamsCount, members int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM teams), (SELECT count(*) FROM team_members WHERE user_id = $1)", amy.ID).Scan(&teamsCount, &members))
+	require.Equal(t, 2, teamsCount, "default and payments, nothing made")
+	require.Zero(t, members, "amy joined no team")
+}

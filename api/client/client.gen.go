@@ -1494,7 +1494,7 @@ type InstallRequest struct {
 	// Prompts Prompt values of hook actions, by action name then prompt name.
 	Prompts *PromptValues `json:"prompts,omitempty"`
 
-	// Team The team the deployment belongs to; defaults to the team default. A user whose own role is member may name only a team where they are operator or admin.
+	// Team The team the deployment belongs to. Defaults to the one team the caller may deploy into when their own role is below operator and there is one (a token narrowed to a team: that team), else to the team default. A user whose own role is member may name only a team where they are operator or admin.
 	Team *string `json:"team,omitempty"`
 }
 
@@ -3381,6 +3381,8 @@ type ClientInterface interface {
 
 	// ListDrivers The driver catalogue, one entry per driver with its newest version
 	//
+	// Every driver to a user with a role of their own (read-only, operator, admin); to a user whose own role is member (and to a token narrowed to a team), only the drivers some team of theirs may deploy, by its policy's driver rule on the newest version.
+	//
 	// Corresponds with GET /drivers (the `ListDrivers` operationId).
 	ListDrivers(ctx context.Context, params *ListDriversParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -4421,6 +4423,8 @@ func (c *Client) UpgradeDeployment(ctx context.Context, name DeploymentName, par
 }
 
 // ListDrivers The driver catalogue, one entry per driver with its newest version
+//
+// Every driver to a user with a role of their own (read-only, operator, admin); to a user whose own role is member (and to a token narrowed to a team), only the drivers some team of theirs may deploy, by its policy's driver rule on the newest version.
 //
 // Corresponds with GET /drivers (the `ListDrivers` operationId).
 func (c *Client) ListDrivers(ctx context.Context, params *ListDriversParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8455,6 +8459,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListDriversWithResponse The driver catalogue, one entry per driver with its newest version
 	//
+	// Every driver to a user with a role of their own (read-only, operator, admin); to a user whose own role is member (and to a token narrowed to a team), only the drivers some team of theirs may deploy, by its policy's driver rule on the newest version.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /drivers (the `ListDrivers` operationId).
@@ -12297,6 +12303,8 @@ func (c *ClientWithResponses) UpgradeDeploymentWithResponse(ctx context.Context,
 }
 
 // ListDriversWithResponse The driver catalogue, one entry per driver with its newest version
+//
+// Every driver to a user with a role of their own (read-only, operator, admin); to a user whose own role is member (and to a token narrowed to a team), only the drivers some team of theirs may deploy, by its policy's driver rule on the newest version.
 //
 // Returns a wrapper object for the known response body format(s).
 //

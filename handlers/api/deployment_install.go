@@ -13,7 +13,7 @@ import (
 func (s *Server) InstallDeployment(ctx context.Context, req oapi.InstallDeploymentRequestObject) (oapi.InstallDeploymentResponseObject, error) {
 	in := optional(req.Body)
 	user := httpx.APIUser(ctx)
-	where, err := s.Teams.Deployable(ctx, user)
+	where, err := s.Teams.Deployable(ctx, httpx.TeamAccess(ctx, user))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin"
 	oapi "github.com/styrmin/styrmin/api"
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/handlers/httpx"
 )
 
 // The API's reads of the driver catalogue: the same catalogue and search as
@@ -20,7 +21,9 @@ type driverCursor struct {
 	After string `json:"after"`
 }
 
-// ListDrivers lists the drivers that match q, by name, a page at a time.
+// ListDrivers lists the drivers that match q, by name, a page at a time: to
+// a user whose own role is member, only those some team of theirs may
+// deploy (teams.Store.DriversOf), as the catalogue page.
 func (s *Server) ListDrivers(ctx context.Context, req oapi.ListDriversRequestObject) (oapi.ListDriversResponseObject, error) {
 	var from driverCursor
 	if err := decodeCursor(req.Params.Cursor, &from); err != nil {
@@ -34,8 +37,12 @@ func (s *Server) ListDrivers(ctx context.Context, req oapi.ListDriversRequestObj
 	if req.Params.Q != nil {
 		query = *req.Params.Q
 	}
+	shown, err := s.Teams.DriversOf(ctx, httpx.APIUser(ctx))
+	if err != nil {
+		return nil, err
+	}
 	// Search returns a new slice, so sorting it leaves the shared listing alone.
-	matches := catalog.Search(listing.Entries, query, "")
+	matches := slices.DeleteFunc(catalog.Search(listing.Entries, query, ""), func(e catalog.Entry) bool { return !shown.Allows(e.Name, e.Labels) })
 	slices.SortFunc(matches, func(a, b catalog.Entry) int { return strings.Compare(a.Name, b.Name) })
 	if start := slices.IndexFunc(matches, func(e catalog.Entry) bool { return e.Name > from.After }); start >= 0 {
 		matches = matches[start:]

@@ -144,19 +144,15 @@ func TestAPIManagesTeamsAndTheirMembers(t *testing.T) {
 }
 
 // TestAPIMovesADeploymentToAnotherTeam: an admin moves alpha from team a to
-// team b (audited as deployment.move); amy, operator in a, then gets the 404
-// of an unknown name, and bob, operator in b, reads it, its team said in the
-// read and the list. Neither may move it back, nor may a global operator.
+// team b (audited as deployment.move); amy, admin of a, then gets the 404 of
+// an unknown name, and bob, operator in b, reads it, its team said in the
+// read and the list (beside beta, b's own). Neither may move it back, nor
+// may a global operator.
 func TestAPIMovesADeploymentToAnotherTeam(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	ctx := context.Background()
-	for _, team := range []string{"a", "b"} {
-		_, err := d.Deps.Teams.Create(ctx, team)
-		require.NoError(t, err)
-	}
-	d.Install(t, handlerstest.HelloInstall("alpha"))
-	require.NoError(t, d.Deps.Teams.Move(ctx, "alpha", "a"))
+	d.TwoTeams(t)
 	_, amyUser := d.As(t, "amy", auth.Member)
 	_, bobUser := d.As(t, "bob", auth.Member)
 	require.NoError(t, d.Deps.Teams.SetMember(ctx, "a", amyUser.ID, auth.Admin))
@@ -182,9 +178,11 @@ func TestAPIMovesADeploymentToAnotherTeam(t *testing.T) {
 	rec = d.Call(t, bob, http.MethodGet, "/api/v1/deployments/alpha", nil)
 	require.Equal(t, http.StatusOK, rec.Code, "bob's team holds alpha now")
 	rec = d.Call(t, bob, http.MethodGet, "/api/v1/deployments", nil)
-	items := decode[oapi.DeploymentPage](t, rec.Body.Bytes()).Items
-	require.Len(t, items, 1)
-	require.Equal(t, "b", items[0].Team, "the list says each deployment's team")
+	teamOf := map[string]string{}
+	for _, item := range decode[oapi.DeploymentPage](t, rec.Body.Bytes()).Items {
+		teamOf[item.Name] = item.Team
+	}
+	require.Equal(t, map[string]string{"alpha": "b", "beta": "b"}, teamOf, "the list says each deployment's team")
 	require.Equal(t, []string{"deployment.move alpha refused", "deployment.move alpha refused", "deployment.move alpha refused", "deployment.move alpha allowed"},
 		reversed(teamActions(t, d.App, audit.TargetDeployment), "deployment.move"))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
+	"github.com/styrmin/styrmin/teams"
 )
 
 // Keys of the values the middleware leaves in the Echo context.
@@ -106,6 +107,26 @@ func APICredential(ctx context.Context) auth.Credential {
 // APIUser returns the user an API request acts as (see APICredential).
 func APIUser(ctx context.Context) auth.User {
 	return APICredential(ctx).User
+}
+
+// teamAccessKey is the context key of the user's access by team that the
+// permission check read (handlers.requireTeamRole).
+type teamAccessKey struct{}
+
+// WithTeamAccess returns ctx carrying a, the user's access by team as the
+// permission check read it, so the handler does not read it again.
+func WithTeamAccess(ctx context.Context, a teams.Access) context.Context {
+	return context.WithValue(ctx, teamAccessKey{}, a)
+}
+
+// TeamAccess returns the access of u that the permission check put into ctx
+// (WithTeamAccess); when it read none, u's own role sufficed for the route,
+// and the access is that role alone (no team's role raises it there).
+func TeamAccess(ctx context.Context, u auth.User) teams.Access {
+	if a, ok := ctx.Value(teamAccessKey{}).(teams.Access); ok {
+		return a
+	}
+	return teams.Access{User: u}
 }
 
 // clientAddressKey is the context key of the client's address in the

@@ -31,7 +31,7 @@ func DeploymentInstallShow(svc deploymentInstaller, catalog DriverCatalog, teams
 		if err != nil {
 			return err
 		}
-		where, err := teams.Deployable(ctx, *httpx.CurrentUser(c))
+		where, err := teams.Deployable(ctx, httpx.TeamAccess(ctx, *httpx.CurrentUser(c)))
 		if err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func DeploymentInstallSubmit(svc deploymentInstaller, catalog DriverCatalog, tea
 		entered := readEntered(values)
 		entered.Carried = true
 		driver := c.Param("name")
-		where, err := teams.Deployable(ctx, *httpx.CurrentUser(c))
+		where, err := teams.Deployable(ctx, httpx.TeamAccess(ctx, *httpx.CurrentUser(c)))
 		if err != nil {
 			return err
 		}

@@ -14,10 +14,13 @@ import (
 // 1,000 drivers is about 1 MiB.
 const DriverGridCacheBytes = 16 << 20
 
-// gridKey names one rendered grid: the catalogue's state and the filter. The
-// grid is the same for every user (role-dependent parts are outside it).
+// gridKey names one rendered grid: the catalogue's state, the drivers the
+// user's teams may deploy (teams.Drivers.Key: "" for every driver) and the
+// filter. The grid is the same for every user with the same teams' rules
+// (role-dependent parts are outside it).
 type gridKey struct {
 	generation   uint64
+	teams        string
 	query, label string
 	page         int
 }
@@ -45,7 +48,7 @@ type DriverGrids = lru.Cache[gridKey, renderedGrid]
 // NewDriverGrids returns an empty cache of at most max bytes.
 func NewDriverGrids(max int) *DriverGrids {
 	return lru.New(max, func(key gridKey, grid renderedGrid) int {
-		size := len(grid.html) + len(key.query) + len(key.label)
+		size := len(grid.html) + len(key.teams) + len(key.query) + len(key.label)
 		for _, l := range grid.labelOptions {
 			size += len(l.Key) + len(l.Value)
 		}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin/catalog"
+	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/permissions"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -33,13 +36,19 @@ var _ DriverCatalog = (*catalog.Catalog)(nil)
 const gridTarget = "driver-grid"
 
 // DriverList shows the catalogue, filtered by the q and label query
-// parameters. An htmx request aimed at the grid gets only the grid. The grid
-// is the same for everyone, so it is rendered once per state of the catalogue
-// and filter, and kept in grids.
-func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
+// parameters: to a user whose own role is member, only the drivers some team
+// of theirs may deploy (teams.Store.DriversOf). An htmx request aimed at the
+// grid gets only the grid. The grid is the same for every user whose teams
+// have the same driver rules, so it is rendered once per state of the
+// catalogue, rules and filter, and kept in grids.
+func DriverList(drivers DriverCatalog, grids *DriverGrids, teams *teams.Store) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		listing, err := drivers.Listing(ctx)
+		if err != nil {
+			return err
+		}
+		shown, err := teams.DriversOf(ctx, *httpx.CurrentUser(c))
 		if err != nil {
 			return err
 		}
@@ -48,10 +57,10 @@ func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 		if err != nil || pageNumber < 1 {
 			pageNumber = 1
 		}
-		key := gridKey{generation: listing.Generation, query: query, label: label, page: pageNumber}
+		key := gridKey{generation: listing.Generation, teams: shown.Key(), query: query, label: label, page: pageNumber}
 		grid, ok := grids.Get(key)
 		if !ok {
-			if grid, err = renderGrid(ctx, listing.Entries, query, label, pageNumber); err != nil {
+			if grid, err = renderGrid(ctx, listing.Entries, shown, query, label, pageNumber); err != nil {
 				return err
 			}
 			grids.Add(key, grid)
@@ -74,6 +83,7 @@ func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 			Label:        label,
 			LabelOptions: grid.labelOptions,
 			Total:        grid.total,
+			TeamsOnly:    !shown.Every(),
 			Grid:         grid.component(),
 		}))
 	}
@@ -82,11 +92,14 @@ func DriverList(drivers DriverCatalog, grids *DriverGrids) echo.HandlerFunc {
 // DriversPerPage is how many drivers a page of the catalogue grid shows.
 const DriversPerPage = 24
 
-// renderGrid renders one page of the catalogue grid of the entries that
-// match query and label; a page past the last shows the last.
-func renderGrid(ctx context.Context, entries []catalog.Entry, query, label string, pageNumber int) (renderedGrid, error) {
+// renderGrid renders one page of the catalogue grid of the entries shown
+// that match query and label; a page past the last shows the last.
+func renderGrid(ctx context.Context, entries []catalog.Entry, shown teams.Drivers, query, label string, pageNumber int) (renderedGrid, error) {
+	if !shown.Every() {
+		entries = slices.DeleteFunc(slices.Clone(entries), func(e catalog.Entry) bool { return !shown.Allows(e.Name, e.Labels) })
+	}
 	matches := catalog.Search(entries, query, label)
-	props := views.DriverListProps{Query: query, Label: label, Total: len(entries), Matches: len(matches),
+	props := views.DriverListProps{Query: query, Label: label, Total: len(entries), Matches: len(matches), TeamsOnly: !shown.Every(),
 		Pages: max(1, (len(matches)+DriversPerPage-1)/DriversPerPage)}
 	props.PageNumber = min(pageNumber, props.Pages)
 	start := (props.PageNumber - 1) * DriversPerPage

@@ -216,18 +216,13 @@ func TestAnAdminSetsATeamsPolicyOnItsPage(t *testing.T) {
 
 // TestAnAdminMovesADeploymentFromItsPage: the page says the deployment's
 // team, and offers an admin (never the admin of its team) the other teams;
-// after the move, the old team's operator gets the 404 of an unknown name
-// and the new team's reads it.
+// after the move, the old team's admin gets the 404 of an unknown name and
+// the new team's operator reads it, beside beta, b's own.
 func TestAnAdminMovesADeploymentFromItsPage(t *testing.T) {
 	t.Parallel()
 	d := handlerstest.SetupDeployments(t)
 	ctx := context.Background()
-	for _, team := range []string{"a", "b"} {
-		_, err := d.Deps.Teams.Create(ctx, team)
-		require.NoError(t, err)
-	}
-	d.Install(t, handlerstest.HelloInstall("alpha"))
-	require.NoError(t, d.Deps.Teams.Move(ctx, "alpha", "a"))
+	d.TwoTeams(t)
 	amy, amyUser := d.As(t, "amy", auth.Member)
 	bob, bobUser := d.As(t, "bob", auth.Member)
 	admin, _ := d.As(t, "root", auth.Admin)
@@ -250,8 +245,8 @@ func TestAnAdminMovesADeploymentFromItsPage(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, d.Request(amy, http.MethodGet, "/deployments/alpha", nil).Code, "alpha left amy's team")
 	rec = d.Request(bob, http.MethodGet, "/deployments", nil)
 	doc = handlerstest.Parse(t, rec)
-	require.Equal(t, []string{"alpha"}, handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)))
-	require.Equal(t, "b", handlerstest.Text(doc.Find(`td[data-testid="deployment-team"]`)), "the list says the team")
+	require.Equal(t, []string{"alpha", "beta"}, handlerstest.Texts(doc.Find(`[data-testid="deployment-link"]`)))
+	require.Equal(t, []string{"b", "b"}, handlerstest.Texts(doc.Find(`td[data-testid="deployment-team"]`)), "the list says each one's team")
 }
 
 // TestATeamsPolicyMayAllowEveryDriverSomeOrNone: the policy form chooses
