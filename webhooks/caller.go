@@ -139,7 +139,7 @@ func (c Caller) teamRefused(team string) string {
 	mine, _ := c.TeamChoices(nil)
 	switch {
 	case team == "":
-		return fmt.Sprintf("Choose one of your teams (%s): a webhook for every team is a global admin's or operator's.", strings.Join(mine, ", "))
+		return fmt.Sprintf("A webhook for every team is a global admin's or operator's: choose one of your teams (%s).", strings.Join(mine, ", "))
 	case !slices.Contains(mine, team):
 		return fmt.Sprintf("You may not make webhooks for the team %s: that needs the admin role in it; choose one of your teams (%s).", team, strings.Join(mine, ", "))
 	}
