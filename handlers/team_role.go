@@ -43,13 +43,7 @@ var deploymentScope = &teamScope{
 
 // taskScope is a route about the task of its :id, and so its deployment.
 var taskScope = &teamScope{
-	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
-		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-		if err != nil {
-			return a.User.Role, nil // no task has it
-		}
-		return s.RoleOnTask(ctx, a, id)
-	},
+	roleOn: byID((*teams.Store).RoleOnTask),
 	hidden: func(c echo.Context) error { return deployment.NoSuchTask(c.Param("id")) },
 	where:  "in the deployment's team",
 	actsAs: true,
@@ -80,18 +74,25 @@ var teamPageScope = &teamScope{
 	where:  "in the team",
 }
 
+// byID is the roleOn of a scope about the thing of the route's :id, whose
+// role roleOnID finds; over an :id that is no number, which nothing has,
+// the user's own role.
+func byID(roleOnID func(s *teams.Store, ctx context.Context, a teams.Access, id int64) (auth.Role, error)) func(*teams.Store, context.Context, teams.Access, echo.Context) (auth.Role, error) {
+	return func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err != nil {
+			return a.User.Role, nil
+		}
+		return roleOnID(s, ctx, a, id)
+	}
+}
+
 // webhookScope is a route about the webhook of its :id: the role that counts
 // is the user's in its team (their own, over a global webhook), so a team's
 // members reach its webhooks (the store then says what each may do), and to
 // anyone else whose own role does not reach it, it does not exist.
 var webhookScope = &teamScope{
-	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
-		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-		if err != nil {
-			return a.User.Role, nil // no webhook has it
-		}
-		return s.RoleOnWebhook(ctx, a, id)
-	},
+	roleOn: byID((*teams.Store).RoleOnWebhook),
 	hidden: func(c echo.Context) error {
 		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 		if err != nil {
