@@ -51,7 +51,7 @@ func Record(ctx context.Context, q db.DBTX, e Entry) error {
 	_, err = db.New(q).InsertAuditEntry(ctx, db.InsertAuditEntryParams{
 		ActorUserID: nonZero(a.UserID), ActorTokenID: nonZero(a.TokenID), ActorName: a.Name, ActorVia: string(a.Via), ActorRole: a.Role, ActorAddress: a.Address,
 		Action: e.Action, TargetKind: e.Target.Kind, TargetName: e.Target.Name, Outcome: string(e.Outcome), Reason: e.Reason,
-		Detail: detail, RequestID: e.RequestID, TargetTask: taskOf(e.Target),
+		Detail: detail, RequestID: e.RequestID, TargetTask: idOf(e.Target, TargetDeployment), TargetWebhook: idOf(e.Target, TargetWebhook),
 	})
 	if err != nil {
 		return fmt.Errorf("audit: record %s: %w", e.Action, err)
@@ -184,11 +184,11 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 	return n, nil
 }
 
-// taskOf is the id of the task a target about a deployment names instead of
-// the deployment (a request to a task by its id), else nil: the entry then
-// keeps the team of that task's deployment.
-func taskOf(t Target) *int64 {
-	if t.Kind != TargetDeployment {
+// idOf is the id that a target of kind names, else nil: a deployment's
+// entry that names a task by its id keeps the team of that task's
+// deployment, and a webhook's entry the team of that webhook.
+func idOf(t Target, kind string) *int64 {
+	if t.Kind != kind {
 		return nil
 	}
 	id, err := strconv.ParseInt(t.Name, 10, 64)

@@ -22,25 +22,27 @@ VALUES ($1, $2, $3, $4, $5, $6,
                 (SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id
                  WHERE t.id = $14::bigint))
             WHEN 'team' THEN (SELECT t.id FROM teams t WHERE t.name = $9::text)
+            WHEN 'webhook' THEN (SELECT w.team_id FROM webhooks w WHERE w.id = $15::bigint)
         END)
 RETURNING id, at
 `
 
 type InsertAuditEntryParams struct {
-	ActorUserID  *int64
-	ActorTokenID *int64
-	ActorName    string
-	ActorVia     string
-	ActorRole    string
-	ActorAddress string
-	Action       string
-	TargetKind   string
-	TargetName   string
-	Outcome      string
-	Reason       string
-	Detail       []byte
-	RequestID    string
-	TargetTask   *int64
+	ActorUserID   *int64
+	ActorTokenID  *int64
+	ActorName     string
+	ActorVia      string
+	ActorRole     string
+	ActorAddress  string
+	Action        string
+	TargetKind    string
+	TargetName    string
+	Outcome       string
+	Reason        string
+	Detail        []byte
+	RequestID     string
+	TargetTask    *int64
+	TargetWebhook *int64
 }
 
 type InsertAuditEntryRow struct {
@@ -51,7 +53,8 @@ type InsertAuditEntryRow struct {
 // The entry keeps the team of what it is about, read now: for a deployment,
 // that of the live deployment of the name, else of the one deleted last, or
 // that of the task target_task (a request that named a task by its id); for
-// a team, that team; else none (00041_audit_team.sql).
+// a team, that team; for a webhook (target_webhook, its id), its team (NULL:
+// a global webhook); else none (00041_audit_team.sql).
 func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryParams) (InsertAuditEntryRow, error) {
 	row := q.db.QueryRow(ctx, insertAuditEntry,
 		arg.ActorUserID,
@@ -68,6 +71,7 @@ func (q *Queries) InsertAuditEntry(ctx context.Context, arg InsertAuditEntryPara
 		arg.Detail,
 		arg.RequestID,
 		arg.TargetTask,
+		arg.TargetWebhook,
 	)
 	var i InsertAuditEntryRow
 	err := row.Scan(&i.ID, &i.At)

@@ -313,6 +313,7 @@ type Webhook struct {
 	Format      string
 	CreatedBy   string
 	CreatedAt   time.Time
+	TeamID      *int64
 }
 
 type WebhookDelivery struct {

@@ -47,6 +47,8 @@ var (
 	aWhileAgo   = time.Now().Add(-30 * 24 * time.Hour)
 	// taskOfCancel is a task named by its id in an audit entry's target.
 	taskOfCancel = int64(19821)
+	// aWebhook is a webhook named by its id in an audit entry's target.
+	aWebhook = int64(3)
 )
 
 // planCases covers every query that reads a history table (checked by
@@ -141,9 +143,10 @@ var planCases = []planCase{
 	{"GetDelivery", []any{int64(100)}},
 	{"DeliveryToSend", []any{int64(100)}},
 	{"RecordAttempt", []any{"delivered", int32(200), "", int32(10), int64(100)}},
-	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), "", nil}},
-	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "deployment.stop", "deployment", "app-7", "allowed", "", []byte("{}"), "", nil}},
-	{"InsertAuditEntry", []any{nil, nil, "admin", "api-token", "admin", "", "deployment.cancel", "deployment", "19821", "refused", "", []byte("{}"), "", &taskOfCancel}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "signin", "user", "admin", "allowed", "", []byte("{}"), "", nil, nil}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "deployment.stop", "deployment", "app-7", "allowed", "", []byte("{}"), "", nil, nil}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "api-token", "admin", "", "deployment.cancel", "deployment", "19821", "refused", "", []byte("{}"), "", &taskOfCancel, nil}},
+	{"InsertAuditEntry", []any{nil, nil, "admin", "session", "admin", "", "webhook.update", "webhook", "3", "allowed", "", []byte("{}"), "", nil, &aWebhook}},
 	// A deployment's artefacts: its action runs' results, with the prunes after them.
 	{"ListDeploymentArtefacts", []any{int64(7), []string{"backup"}, int32(51), []string{"prune"}}},
 	// A schedule's overlap check: is the deployment busy?

@@ -24,7 +24,7 @@ func (q *Queries) DeleteWebhook(ctx context.Context, id int64) (int64, error) {
 }
 
 const deliveryToSend = `-- name: DeliveryToSend :one
-SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, d.deployment_id, w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at
+SELECT d.id, d.webhook_id, d.task_id, d.event, d.body, d.status, d.attempts, d.status_code, d.error, d.duration_ms, d.redelivery_of, d.created_at, d.attempted_at, d.deployment_id, w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at, w.team_id
 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 WHERE d.id = $1
 `
@@ -62,6 +62,7 @@ func (q *Queries) DeliveryToSend(ctx context.Context, id int64) (DeliveryToSendR
 		&i.Webhook.Format,
 		&i.Webhook.CreatedBy,
 		&i.Webhook.CreatedAt,
+		&i.Webhook.TeamID,
 	)
 	return i, err
 }
@@ -93,24 +94,46 @@ func (q *Queries) GetDelivery(ctx context.Context, id int64) (WebhookDelivery, e
 }
 
 const getWebhook = `-- name: GetWebhook :one
-SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at FROM webhooks WHERE id = $1
+SELECT w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at, w.team_id, t.name AS team
+FROM webhooks w LEFT JOIN teams t ON t.id = w.team_id
+WHERE w.id = $1
 `
 
-func (q *Queries) GetWebhook(ctx context.Context, id int64) (Webhook, error) {
+type GetWebhookRow struct {
+	Webhook Webhook
+	Team    pgtype.Text
+}
+
+// A webhook with its team's name (NULL: global).
+func (q *Queries) GetWebhook(ctx context.Context, id int64) (GetWebhookRow, error) {
 	row := q.db.QueryRow(ctx, getWebhook, id)
-	var i Webhook
+	var i GetWebhookRow
 	err := row.Scan(
-		&i.ID,
-		&i.Url,
-		&i.Secret,
-		&i.Events,
-		&i.Deployments,
-		&i.Kinds,
-		&i.Format,
-		&i.CreatedBy,
-		&i.CreatedAt,
+		&i.Webhook.ID,
+		&i.Webhook.Url,
+		&i.Webhook.Secret,
+		&i.Webhook.Events,
+		&i.Webhook.Deployments,
+		&i.Webhook.Kinds,
+		&i.Webhook.Format,
+		&i.Webhook.CreatedBy,
+		&i.Webhook.CreatedAt,
+		&i.Webhook.TeamID,
+		&i.Team,
 	)
 	return i, err
+}
+
+const getWebhookTeam = `-- name: GetWebhookTeam :one
+SELECT team_id FROM webhooks WHERE id = $1
+`
+
+// The team of a webhook (NULL: global), for the permission table.
+func (q *Queries) GetWebhookTeam(ctx context.Context, id int64) (*int64, error) {
+	row := q.db.QueryRow(ctx, getWebhookTeam, id)
+	var team_id *int64
+	err := row.Scan(&team_id)
+	return team_id, err
 }
 
 const insertDelivery = `-- name: InsertDelivery :one
@@ -158,9 +181,9 @@ func (q *Queries) InsertDelivery(ctx context.Context, arg InsertDeliveryParams) 
 }
 
 const insertWebhook = `-- name: InsertWebhook :one
-INSERT INTO webhooks (url, events, deployments, kinds, format, created_by)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, url, secret, events, deployments, kinds, format, created_by, created_at
+INSERT INTO webhooks (url, events, deployments, kinds, format, created_by, team_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, url, secret, events, deployments, kinds, format, created_by, created_at, team_id
 `
 
 type InsertWebhookParams struct {
@@ -170,8 +193,10 @@ type InsertWebhookParams struct {
 	Kinds       []string
 	Format      string
 	CreatedBy   string
+	TeamID      *int64
 }
 
+// A NULL team_id makes a global webhook (of every team).
 func (q *Queries) InsertWebhook(ctx context.Context, arg InsertWebhookParams) (Webhook, error) {
 	row := q.db.QueryRow(ctx, insertWebhook,
 		arg.Url,
@@ -180,6 +205,7 @@ func (q *Queries) InsertWebhook(ctx context.Context, arg InsertWebhookParams) (W
 		arg.Kinds,
 		arg.Format,
 		arg.CreatedBy,
+		arg.TeamID,
 	)
 	var i Webhook
 	err := row.Scan(
@@ -192,6 +218,7 @@ func (q *Queries) InsertWebhook(ctx context.Context, arg InsertWebhookParams) (W
 		&i.Format,
 		&i.CreatedBy,
 		&i.CreatedAt,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -325,32 +352,50 @@ func (q *Queries) ListWebhookSecretsNotUnder(ctx context.Context, arg ListWebhoo
 }
 
 const listWebhooks = `-- name: ListWebhooks :many
-SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at FROM webhooks
-WHERE NOT $1::boolean OR cardinality(deployments) > 0
-ORDER BY id DESC
+SELECT w.id, w.url, w.secret, w.events, w.deployments, w.kinds, w.format, w.created_by, w.created_at, w.team_id, t.name AS team
+FROM webhooks w LEFT JOIN teams t ON t.id = w.team_id
+WHERE $1::boolean
+   OR ($2::boolean AND cardinality(w.deployments) > 0)
+   OR w.team_id = ANY($3::bigint[])
+ORDER BY w.id DESC
 `
 
-// Every webhook, newest first; only those filtered to deployments when
-// scoped (what an operator manages).
-func (q *Queries) ListWebhooks(ctx context.Context, scoped bool) ([]Webhook, error) {
-	rows, err := q.db.Query(ctx, listWebhooks, scoped)
+type ListWebhooksParams struct {
+	Every         bool
+	PerDeployment bool
+	TeamIds       []int64
+}
+
+type ListWebhooksRow struct {
+	Webhook Webhook
+	Team    pgtype.Text
+}
+
+// The webhooks a caller sees, newest first, with their team's name (NULL:
+// global): every webhook with every, those filtered to deployments with
+// per_deployment (what a global operator manages), and those of the teams
+// in team_ids (a member's teams): the visibility rule lives here.
+func (q *Queries) ListWebhooks(ctx context.Context, arg ListWebhooksParams) ([]ListWebhooksRow, error) {
+	rows, err := q.db.Query(ctx, listWebhooks, arg.Every, arg.PerDeployment, arg.TeamIds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []Webhook{}
+	items := []ListWebhooksRow{}
 	for rows.Next() {
-		var i Webhook
+		var i ListWebhooksRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.Url,
-			&i.Secret,
-			&i.Events,
-			&i.Deployments,
-			&i.Kinds,
-			&i.Format,
-			&i.CreatedBy,
-			&i.CreatedAt,
+			&i.Webhook.ID,
+			&i.Webhook.Url,
+			&i.Webhook.Secret,
+			&i.Webhook.Events,
+			&i.Webhook.Deployments,
+			&i.Webhook.Kinds,
+			&i.Webhook.Format,
+			&i.Webhook.CreatedBy,
+			&i.Webhook.CreatedAt,
+			&i.Webhook.TeamID,
+			&i.Team,
 		); err != nil {
 			return nil, err
 		}
@@ -432,7 +477,7 @@ const updateWebhook = `-- name: UpdateWebhook :one
 UPDATE webhooks
 SET url = $1, events = $2, deployments = $3, kinds = $4, format = $5
 WHERE id = $6
-RETURNING id, url, secret, events, deployments, kinds, format, created_by, created_at
+RETURNING id, url, secret, events, deployments, kinds, format, created_by, created_at, team_id
 `
 
 type UpdateWebhookParams struct {
@@ -464,29 +509,39 @@ func (q *Queries) UpdateWebhook(ctx context.Context, arg UpdateWebhookParams) (W
 		&i.Format,
 		&i.CreatedBy,
 		&i.CreatedAt,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const webhooksFor = `-- name: WebhooksFor :many
-SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at FROM webhooks
+SELECT id, url, secret, events, deployments, kinds, format, created_by, created_at, team_id FROM webhooks
 WHERE $1::text = ANY(events)
-  AND (cardinality(deployments) = 0 OR $2::text = ANY(deployments))
-  AND (cardinality(kinds) = 0 OR $3::text IS NULL OR $3::text = ANY(kinds))
+  AND (team_id IS NULL OR team_id = (SELECT d.team_id FROM deployments d WHERE d.id = $2))
+  AND (cardinality(deployments) = 0 OR $3::text = ANY(deployments))
+  AND (cardinality(kinds) = 0 OR $4::text IS NULL OR $4::text = ANY(kinds))
 ORDER BY id
 `
 
 type WebhooksForParams struct {
-	Event      string
-	Deployment string
-	Kind       pgtype.Text
+	Event        string
+	DeploymentID int64
+	Deployment   string
+	Kind         pgtype.Text
 }
 
-// The webhooks that subscribe to event on deployment, for a task of kind;
-// a NULL kind (an event of the deployment, not of a task) passes the kinds
-// filter, which is about tasks.
+// The webhooks that subscribe to event on the deployment (named deployment,
+// whose id is deployment_id), for a task of kind: the global webhooks and
+// those of the deployment's team, as it is now. A NULL kind (an event of
+// the deployment, not of a task) passes the kinds filter, which is about
+// tasks.
 func (q *Queries) WebhooksFor(ctx context.Context, arg WebhooksForParams) ([]Webhook, error) {
-	rows, err := q.db.Query(ctx, webhooksFor, arg.Event, arg.Deployment, arg.Kind)
+	rows, err := q.db.Query(ctx, webhooksFor,
+		arg.Event,
+		arg.DeploymentID,
+		arg.Deployment,
+		arg.Kind,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -504,6 +559,7 @@ func (q *Queries) WebhooksFor(ctx context.Context, arg WebhooksForParams) ([]Web
 			&i.Format,
 			&i.CreatedBy,
 			&i.CreatedAt,
+			&i.TeamID,
 		); err != nil {
 			return nil, err
 		}

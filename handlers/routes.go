@@ -150,12 +150,15 @@ func routes(d Deps) []route {
 		{method: http.MethodPost, path: "/users/:id/password", least: auth.Admin, handler: web.UserPassword(d.Users), change: changes(audit.ActionUserUpdate, audit.TargetUser)},
 		{method: http.MethodGet, path: "/users/:id/tokens", least: auth.Admin, handler: web.UserTokenList(d.Users, d.APITokens)},
 
-		{method: http.MethodGet, path: "/webhooks", least: auth.Operator, handler: web.WebhookList(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks), change: changes(audit.ActionWebhookCreate, audit.TargetWebhook)},
-		{method: http.MethodGet, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookShow(d.Webhooks)},
-		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks), change: changes(audit.ActionWebhookUpdate, audit.TargetWebhook)},
-		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks), change: changes(audit.ActionWebhookDelete, audit.TargetWebhook)},
-		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks), change: changes(audit.ActionWebhookRedeliver, audit.TargetWebhook)},
+		// Webhooks: the store shows a member their teams' webhooks and lets
+		// a team's admins manage them; a webhook by id is checked against
+		// the user's role in its team (webhookScope).
+		{method: http.MethodGet, path: "/webhooks", least: auth.Member, handler: web.WebhookList(d.Webhooks, d.Teams)},
+		{method: http.MethodPost, path: "/webhooks", least: auth.Operator, handler: web.WebhookCreate(d.Webhooks, d.Teams), change: changes(audit.ActionWebhookCreate, audit.TargetWebhook)},
+		{method: http.MethodGet, path: "/webhooks/:id", least: auth.ReadOnly, handler: web.WebhookShow(d.Webhooks, d.Teams)},
+		{method: http.MethodPost, path: "/webhooks/:id", least: auth.Operator, handler: web.WebhookUpdate(d.Webhooks, d.Teams), change: changes(audit.ActionWebhookUpdate, audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id/delete", least: auth.Operator, handler: web.WebhookDelete(d.Webhooks, d.Teams), change: changes(audit.ActionWebhookDelete, audit.TargetWebhook)},
+		{method: http.MethodPost, path: "/webhooks/:id/deliveries/:delivery/redeliver", least: auth.Operator, handler: web.WebhookRedeliver(d.Webhooks, d.Teams), change: changes(audit.ActionWebhookRedeliver, audit.TargetWebhook)},
 
 		{method: http.MethodGet, path: "/settings", least: auth.Admin, handler: web.SettingsShow(d.ChartHosts)},
 		{method: http.MethodPost, path: "/settings/chart-hosts", least: auth.Admin, handler: web.ChartHostsSave(d.ChartHosts), change: changes(audit.ActionChartHostsUpdate, audit.TargetSettings)},

@@ -14,6 +14,7 @@ import (
 	"github.com/styrmin/styrmin/handlers/api"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/webhooks"
 )
 
 // teamScope finds the team a route's request is about, and says how that
@@ -42,13 +43,7 @@ var deploymentScope = &teamScope{
 
 // taskScope is a route about the task of its :id, and so its deployment.
 var taskScope = &teamScope{
-	roleOn: func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
-		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-		if err != nil {
-			return a.User.Role, nil // no task has it
-		}
-		return s.RoleOnTask(ctx, a, id)
-	},
+	roleOn: byID((*teams.Store).RoleOnTask),
 	hidden: func(c echo.Context) error { return deployment.NoSuchTask(c.Param("id")) },
 	where:  "in the deployment's team",
 	actsAs: true,
@@ -79,9 +74,49 @@ var teamPageScope = &teamScope{
 	where:  "in the team",
 }
 
+// byID is the roleOn of a scope about the thing of the route's :id, whose
+// role roleOnID finds; over an :id that is no number, which nothing has,
+// the user's own role.
+func byID(roleOnID func(s *teams.Store, ctx context.Context, a teams.Access, id int64) (auth.Role, error)) func(*teams.Store, context.Context, teams.Access, echo.Context) (auth.Role, error) {
+	return func(s *teams.Store, ctx context.Context, a teams.Access, c echo.Context) (auth.Role, error) {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err != nil {
+			return a.User.Role, nil
+		}
+		return roleOnID(s, ctx, a, id)
+	}
+}
+
+// webhookScope is a route about the webhook of its :id: the role that counts
+// is the user's in its team (their own, over a global webhook), so a team's
+// members reach its webhooks (the store then says what each may do), and to
+// anyone else whose own role does not reach it, it does not exist.
+var webhookScope = &teamScope{
+	roleOn: byID((*teams.Store).RoleOnWebhook),
+	hidden: func(c echo.Context) error {
+		id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+		if err != nil {
+			return styrmin.Errorf(styrmin.ENOTFOUND, "There is no webhook %q.", c.Param("id"))
+		}
+		return webhooks.NotFound(id)
+	},
+	where: "in the webhook's team",
+}
+
+// webhookCreateScope is the route that makes a webhook: the user needs the
+// route's role in some team (the store then checks the team named).
+var webhookCreateScope = &teamScope{
+	roleOn: installScope.roleOn,
+	hidden: func(echo.Context) error {
+		return styrmin.Errorf(styrmin.EFORBIDDEN, "You manage no team's webhooks: that needs the admin role in a team. Ask an admin.")
+	},
+	where: "in a team",
+}
+
 // scopeOf returns the scope of a route of the permission table: the pages
 // and operations under one deployment, the REST API's task by id, the
-// installs, and a team's page and members; nil for a route whose role is
+// installs, a team's page and members, and webhooks (new ones, and each by
+// its id); nil for a route whose role is
 // the user's own (moving a deployment, a team's policy and its deletion are
 // the global admins').
 func scopeOf(method, path string) *teamScope {
@@ -101,6 +136,14 @@ func scopeOf(method, path string) *teamScope {
 	}
 	if under(api.Prefix + "/tasks/:id") {
 		return taskScope
+	}
+	for _, prefix := range []string{"", api.Prefix} {
+		switch {
+		case path == prefix+"/webhooks" && method == http.MethodPost:
+			return webhookCreateScope
+		case under(prefix + "/webhooks/:id"):
+			return webhookScope
+		}
 	}
 	return nil
 }

@@ -2,7 +2,8 @@
 -- The entry keeps the team of what it is about, read now: for a deployment,
 -- that of the live deployment of the name, else of the one deleted last, or
 -- that of the task target_task (a request that named a task by its id); for
--- a team, that team; else none (00041_audit_team.sql).
+-- a team, that team; for a webhook (target_webhook, its id), its team (NULL:
+-- a global webhook); else none (00041_audit_team.sql).
 INSERT INTO audit_entries (actor_user_id, actor_token_id, actor_name, actor_via, actor_role, actor_address,
                            action, target_kind, target_name, outcome, reason, detail, request_id, team_id)
 VALUES (sqlc.narg(actor_user_id), sqlc.narg(actor_token_id), @actor_name, @actor_via, @actor_role, @actor_address,
@@ -14,6 +15,7 @@ VALUES (sqlc.narg(actor_user_id), sqlc.narg(actor_token_id), @actor_name, @actor
                 (SELECT d.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id
                  WHERE t.id = sqlc.narg(target_task)::bigint))
             WHEN 'team' THEN (SELECT t.id FROM teams t WHERE t.name = @target_name::text)
+            WHEN 'webhook' THEN (SELECT w.team_id FROM webhooks w WHERE w.id = sqlc.narg(target_webhook)::bigint)
         END)
 RETURNING id, at;
 

@@ -1,6 +1,7 @@
 -- name: InsertWebhook :one
-INSERT INTO webhooks (url, events, deployments, kinds, format, created_by)
-VALUES (@url, @events, @deployments, @kinds, @format, @created_by)
+-- A NULL team_id makes a global webhook (of every team).
+INSERT INTO webhooks (url, events, deployments, kinds, format, created_by, team_id)
+VALUES (@url, @events, @deployments, @kinds, @format, @created_by, sqlc.narg(team_id))
 RETURNING *;
 
 -- name: SetWebhookSecret :exec
@@ -8,24 +9,39 @@ RETURNING *;
 UPDATE webhooks SET secret = @secret WHERE id = @id;
 
 -- name: ListWebhooks :many
--- Every webhook, newest first; only those filtered to deployments when
--- scoped (what an operator manages).
-SELECT * FROM webhooks
-WHERE NOT @scoped::boolean OR cardinality(deployments) > 0
-ORDER BY id DESC;
+-- The webhooks a caller sees, newest first, with their team's name (NULL:
+-- global): every webhook with every, those filtered to deployments with
+-- per_deployment (what a global operator manages), and those of the teams
+-- in team_ids (a member's teams): the visibility rule lives here.
+SELECT sqlc.embed(w), t.name AS team
+FROM webhooks w LEFT JOIN teams t ON t.id = w.team_id
+WHERE @every::boolean
+   OR (@per_deployment::boolean AND cardinality(w.deployments) > 0)
+   OR w.team_id = ANY(@team_ids::bigint[])
+ORDER BY w.id DESC;
 
 -- name: GetWebhook :one
-SELECT * FROM webhooks WHERE id = @id;
+-- A webhook with its team's name (NULL: global).
+SELECT sqlc.embed(w), t.name AS team
+FROM webhooks w LEFT JOIN teams t ON t.id = w.team_id
+WHERE w.id = @id;
+
+-- name: GetWebhookTeam :one
+-- The team of a webhook (NULL: global), for the permission table.
+SELECT team_id FROM webhooks WHERE id = @id;
 
 -- name: DeleteWebhook :execrows
 DELETE FROM webhooks WHERE id = @id;
 
 -- name: WebhooksFor :many
--- The webhooks that subscribe to event on deployment, for a task of kind;
--- a NULL kind (an event of the deployment, not of a task) passes the kinds
--- filter, which is about tasks.
+-- The webhooks that subscribe to event on the deployment (named deployment,
+-- whose id is deployment_id), for a task of kind: the global webhooks and
+-- those of the deployment's team, as it is now. A NULL kind (an event of
+-- the deployment, not of a task) passes the kinds filter, which is about
+-- tasks.
 SELECT * FROM webhooks
 WHERE @event::text = ANY(events)
+  AND (team_id IS NULL OR team_id = (SELECT d.team_id FROM deployments d WHERE d.id = @deployment_id))
   AND (cardinality(deployments) = 0 OR @deployment::text = ANY(deployments))
   AND (cardinality(kinds) = 0 OR sqlc.narg(kind)::text IS NULL OR sqlc.narg(kind)::text = ANY(kinds))
 ORDER BY id;

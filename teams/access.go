@@ -89,6 +89,19 @@ func (s *Store) RoleOnTask(ctx context.Context, a Access, taskID int64) (auth.Ro
 	return a.roleOn(team, err)
 }
 
+// RoleOnWebhook returns the user's role over a webhook: Role in its team;
+// over a global webhook, or an id no webhook has, their own role.
+func (s *Store) RoleOnWebhook(ctx context.Context, a Access, id int64) (auth.Role, error) {
+	team, err := s.q.GetWebhookTeam(ctx, id)
+	if err == nil && team == nil {
+		return a.User.Role, nil
+	}
+	if team == nil {
+		team = new(int64)
+	}
+	return a.roleOn(*team, err)
+}
+
 // roleOn is Role of the team a lookup found, or the user's own role when it
 // found none: no team raises it, and a user who may not read every team's
 // deployments learns nothing of a name from the answer.

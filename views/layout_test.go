@@ -30,8 +30,8 @@ func TestLayoutNavigationFollowsTheRole(t *testing.T) {
 		links []string
 	}{
 		{"anonymous", nil, nil},
-		{"member", &User{Username: "m", Role: "member"}, []string{"/deployments", "/tasks", "/drivers", "/audit", "/teams"}},
-		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams"}},
+		{"member", &User{Username: "m", Role: "member"}, []string{"/deployments", "/tasks", "/drivers", "/audit", "/teams", "/webhooks"}},
+		{"read-only", &User{Username: "r", Role: "read-only"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams", "/webhooks"}},
 		{"operator", &User{Username: "o", Role: "operator"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams", "/webhooks"}},
 		{"admin", &User{Username: "a", Role: "admin"}, []string{"/deployments", "/tasks", "/drivers", "/namespaces", "/audit", "/teams", "/webhooks", "/users", "/settings"}},
 	}

@@ -87,9 +87,15 @@ func succeed(context.Context, *executor.Run) (any, error) { return nil, nil }
 // runTask commits a task of kind on a new deployment named name and waits until it ends.
 func (b bundle) runTask(t *testing.T, name, kind string) db.Task {
 	t.Helper()
+	return b.runTaskIn(t, name, kind, nil)
+}
+
+// runTaskIn is runTask on a deployment of team (nil: the team default).
+func (b bundle) runTaskIn(t *testing.T, name, kind string, team *int64) db.Task {
+	t.Helper()
 	ctx := context.Background()
 	d, err := b.q.InsertDeployment(ctx, db.InsertDeploymentParams{Name: name, Namespace: name, DriverName: "demo",
-		DriverVersion: "1.0.0", AppVersion: "1.0.0", Parameters: []byte("{}"), CreatedBy: "test"})
+		DriverVersion: "1.0.0", AppVersion: "1.0.0", Parameters: []byte("{}"), CreatedBy: "test", TeamID: team})
 	require.NoError(t, err)
 	var id int64
 	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {

@@ -30,13 +30,14 @@ type DeploymentEvents struct {
 var eventOfTurn = map[health.Turn]Event{health.TurnDegraded: DeploymentDegraded, health.TurnRecovered: DeploymentRecovered}
 
 // HealthTurned queues one delivery per webhook that subscribes to the
-// turn's event on its deployment (a webhook's task kinds do not filter it).
+// turn's event on its deployment (a webhook's task kinds do not filter it):
+// the global ones and its team's.
 func (e *DeploymentEvents) HealthTurned(ctx context.Context, tx pgx.Tx, t health.Turned) error {
 	event, ok := eventOfTurn[t.Turn]
 	if !ok {
 		return fmt.Errorf("webhooks: no event of the turn %q of %s", t.Turn, t.Deployment)
 	}
-	hooks, err := db.New(tx).WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), Deployment: t.Deployment})
+	hooks, err := db.New(tx).WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), DeploymentID: t.DeploymentID, Deployment: t.Deployment})
 	if err != nil {
 		return fmt.Errorf("webhooks: webhooks of %s: %w", t.Deployment, err)
 	}

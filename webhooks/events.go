@@ -22,7 +22,8 @@ type TaskEvents struct {
 var _ executor.Events = (*TaskEvents)(nil)
 
 // TaskChanged queues one delivery per webhook that subscribes to task's
-// event, for a task of its kind on one of its deployments.
+// event, for a task of its kind on one of its deployments: the global
+// webhooks and those of the deployment's team.
 func (e *TaskEvents) TaskChanged(ctx context.Context, tx pgx.Tx, jobs executor.JobInserter, task db.Task) error {
 	event, ok := eventOf(task)
 	if !ok {
@@ -33,7 +34,7 @@ func (e *TaskEvents) TaskChanged(ctx context.Context, tx pgx.Tx, jobs executor.J
 	if err != nil {
 		return fmt.Errorf("webhooks: deployment of task %d: %w", task.ID, err)
 	}
-	hooks, err := q.WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), Deployment: d.Name, Kind: pgtype.Text{String: task.Kind, Valid: true}})
+	hooks, err := q.WebhooksFor(ctx, db.WebhooksForParams{Event: string(event), DeploymentID: d.ID, Deployment: d.Name, Kind: pgtype.Text{String: task.Kind, Valid: true}})
 	if err != nil {
 		return fmt.Errorf("webhooks: webhooks of task %d: %w", task.ID, err)
 	}

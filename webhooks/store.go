@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/styrmin/styrmin"
@@ -29,44 +30,6 @@ const (
 	DeliveryLogSize = 50
 )
 
-// Caller is who manages webhooks: admins manage every webhook, operators
-// those filtered to deployments, read-only users none.
-type Caller struct {
-	Username string
-	Role     auth.Role
-}
-
-// mayManage says why the caller may not manage w ("" when they may).
-func (c Caller) mayManage(perDeployment bool) error {
-	switch {
-	case c.Role.AtLeast(auth.Admin):
-		return nil
-	case c.Role.AtLeast(auth.Operator) && perDeployment:
-		return nil
-	case c.Role.AtLeast(auth.Operator):
-		return styrmin.Errorf(styrmin.EFORBIDDEN, "Operators manage webhooks of named deployments only; a webhook for every deployment is an admin's.")
-	}
-	return styrmin.Errorf(styrmin.EFORBIDDEN, "Webhooks are managed by operators and admins.")
-}
-
-// MayRetarget reports whether the caller may change where w's deliveries
-// go and what signs them (its URL and secret): only its creator and admins
-// may, so that nobody who may merely edit a webhook (an operator, on
-// another's webhook of named deployments) sends it, and the past deliveries
-// they may redeliver, signed with its owner's secret, to an address of
-// their choosing.
-func (c Caller) MayRetarget(w Webhook) bool {
-	return c.Role.AtLeast(auth.Admin) || (c.Role.AtLeast(auth.Operator) && c.Username == w.CreatedBy)
-}
-
-// mayRetarget says why the caller may not change w's URL or secret (nil when they may).
-func (c Caller) mayRetarget(w Webhook) error {
-	if c.MayRetarget(w) {
-		return nil
-	}
-	return styrmin.Errorf(styrmin.EFORBIDDEN, "Only %s, who created this webhook, or an admin may change its URL or secret.", w.CreatedBy)
-}
-
 // NewWebhook is what a webhook is created from.
 type NewWebhook struct {
 	URL    string
@@ -77,6 +40,9 @@ type NewWebhook struct {
 	Kinds       []string
 	// Format is FormatJSON when empty.
 	Format Format
+	// Team is the name of the team whose deployments the webhook hears of;
+	// "" for a global webhook (of every team).
+	Team string
 }
 
 // Store keeps webhooks and their delivery logs.
@@ -105,13 +71,23 @@ func NewStore(pool *pgxpool.Pool, box *secrets.Box, jobs executor.JobInserter, r
 	return &Store{pool: pool, q: db.New(pool), box: box, jobs: jobs, rules: rules}
 }
 
-// Create checks nw and stores it as a new webhook, its secret sealed.
+// Create checks nw and stores it as a new webhook, its secret sealed: a
+// global one, or one of a team the caller may make webhooks for
+// (Caller.TeamChoices; another team is refused at the field team).
 func (s *Store) Create(ctx context.Context, by Caller, nw NewWebhook) (Webhook, error) {
-	nw, err := nw.checked(s.rules, "created", true)
+	if err := by.mayCreate(); err != nil {
+		return Webhook{}, err
+	}
+	nw.Team = strings.TrimSpace(nw.Team)
+	nw, err := nw.checked(s.rules, "created", true, by.teamRefused(nw.Team))
 	if err != nil {
 		return Webhook{}, err
 	}
-	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
+	team, err := s.teamNamed(ctx, nw.Team)
+	if err != nil {
+		return Webhook{}, err
+	}
+	if err := by.mayManage(team, len(nw.Deployments) > 0); err != nil {
 		return Webhook{}, err
 	}
 	events := eventNames(nw.Events)
@@ -120,7 +96,7 @@ func (s *Store) Create(ctx context.Context, by Caller, nw NewWebhook) (Webhook, 
 		q := s.q.WithTx(tx)
 		var err error
 		row, err = q.InsertWebhook(ctx, db.InsertWebhookParams{Url: nw.URL, Events: events, Deployments: nw.Deployments,
-			Kinds: nw.Kinds, Format: string(nw.Format), CreatedBy: by.Username})
+			Kinds: nw.Kinds, Format: string(nw.Format), CreatedBy: by.Username, TeamID: team})
 		if err != nil {
 			return "", err
 		}
@@ -129,21 +105,37 @@ func (s *Store) Create(ctx context.Context, by Caller, nw NewWebhook) (Webhook, 
 	if err != nil {
 		return Webhook{}, fmt.Errorf("webhooks: create: %w", err)
 	}
-	return webhookOf(row), nil
+	return webhookOf(row, pgtype.Text{String: nw.Team, Valid: team != nil}), nil
 }
 
-// List returns the webhooks the caller manages, newest first.
-func (s *Store) List(ctx context.Context, by Caller) ([]Webhook, error) {
-	if err := by.mayManage(true); err != nil {
-		return nil, err
+// teamNamed is the id of the team of that name, nil for "" (global); one
+// that does not exist is refused at the field team.
+func (s *Store) teamNamed(ctx context.Context, name string) (*int64, error) {
+	if name == "" {
+		return nil, nil
 	}
-	rows, err := s.q.ListWebhooks(ctx, !by.Role.AtLeast(auth.Admin))
+	t, err := s.q.GetTeamByName(ctx, name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		msg := fmt.Sprintf("There is no team named %q.", name)
+		return nil, &styrmin.Error{Code: styrmin.EINVALID, Message: "The webhook was not created: " + msg, Fields: map[string]string{"team": msg}}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: team %s: %w", name, err)
+	}
+	return &t.ID, nil
+}
+
+// List returns the webhooks the caller sees, newest first: every one for an
+// admin, those filtered to deployments for an operator, and those of the
+// caller's teams, chosen in SQL.
+func (s *Store) List(ctx context.Context, by Caller) ([]Webhook, error) {
+	rows, err := s.q.ListWebhooks(ctx, db.ListWebhooksParams{Every: by.Role.AtLeast(auth.Admin), PerDeployment: by.global(), TeamIds: by.readable()})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: list: %w", err)
 	}
 	out := make([]Webhook, len(rows))
 	for i, r := range rows {
-		out[i] = webhookOf(r)
+		out[i] = webhookOf(r.Webhook, r.Team)
 	}
 	return out, nil
 }
@@ -177,11 +169,8 @@ func (s *Store) Get(ctx context.Context, by Caller, id int64) (Webhook, []Delive
 	return w, deliveries, nil
 }
 
-// get returns the webhook id if the caller manages it.
+// get returns the webhook id if the caller may read it (mayRead).
 func (s *Store) get(ctx context.Context, by Caller, id int64) (Webhook, error) {
-	if err := by.mayManage(true); err != nil {
-		return Webhook{}, err
-	}
 	row, err := s.q.GetWebhook(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Webhook{}, notFound(id)
@@ -189,33 +178,58 @@ func (s *Store) get(ctx context.Context, by Caller, id int64) (Webhook, error) {
 	if err != nil {
 		return Webhook{}, fmt.Errorf("webhooks: get %d: %w", id, err)
 	}
-	w := webhookOf(row)
-	if err := by.mayManage(w.PerDeployment()); err != nil {
+	w := webhookOf(row.Webhook, row.Team)
+	if err := by.mayRead(w); err != nil {
 		return Webhook{}, err
 	}
 	return w, nil
 }
+
+// managed returns the webhook id if the caller may change it (mayManage).
+func (s *Store) managed(ctx context.Context, by Caller, id int64) (Webhook, error) {
+	w, err := s.get(ctx, by, id)
+	if err != nil {
+		return Webhook{}, err
+	}
+	return w, by.mayManage(w.TeamID, w.PerDeployment())
+}
+
+// NotFound is the error of a webhook that does not exist: also the answer
+// about a webhook the caller may not know of, so ids do not leak.
+func NotFound(id int64) error { return notFound(id) }
 
 // notFound is the error of a webhook that does not exist.
 func notFound(id int64) error {
 	return styrmin.Errorf(styrmin.ENOTFOUND, "There is no webhook %d.", id)
 }
 
-// Delete removes the webhook id and its delivery log, if the caller manages it.
+// Delete removes the webhook id and its delivery log, if the caller manages
+// it. The audit entry is written before the row goes, so that it keeps the
+// webhook's team.
 func (s *Store) Delete(ctx context.Context, by Caller, id int64) error {
-	if _, err := s.get(ctx, by, id); err != nil {
+	if _, err := s.managed(ctx, by, id); err != nil {
 		return err
 	}
-	return audit.Change(ctx, s.pool, func(tx pgx.Tx) (string, error) {
+	var audited func()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if audited, err = audit.Within(ctx, tx, webhookName(id), 0); err != nil {
+			return err
+		}
 		n, err := s.q.WithTx(tx).DeleteWebhook(ctx, id)
 		if err != nil {
-			return "", fmt.Errorf("webhooks: delete %d: %w", id, err)
+			return fmt.Errorf("webhooks: delete %d: %w", id, err)
 		}
 		if n == 0 {
-			return "", notFound(id)
+			return notFound(id)
 		}
-		return webhookName(id), nil
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	audited()
+	return nil
 }
 
 // WebhookChange is what Update changes; nil fields stay as they are.
@@ -232,9 +246,10 @@ type WebhookChange struct {
 // Update applies ch to the webhook id, checked as a new webhook is, if the
 // caller manages it both before and after (an operator cannot make a webhook
 // of named deployments one for every deployment) and, when ch changes its
-// URL or secret, may retarget it (MayRetarget), and returns it.
+// URL or secret, may retarget it (MayRetarget), and returns it. Its team
+// stays.
 func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChange) (Webhook, error) {
-	w, err := s.get(ctx, by, id)
+	w, err := s.managed(ctx, by, id)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -245,10 +260,10 @@ func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChang
 	set(&nw.Deployments, ch.Deployments)
 	set(&nw.Kinds, ch.Kinds)
 	set(&nw.Format, ch.Format)
-	if nw, err = nw.checked(s.rules, "saved", nw.Secret != ""); err != nil {
+	if nw, err = nw.checked(s.rules, "saved", nw.Secret != "", ""); err != nil {
 		return Webhook{}, err
 	}
-	if err := by.mayManage(len(nw.Deployments) > 0); err != nil {
+	if err := by.mayManage(w.TeamID, len(nw.Deployments) > 0); err != nil {
 		return Webhook{}, err
 	}
 	if nw.URL != w.URL || nw.Secret != "" {
@@ -273,7 +288,7 @@ func (s *Store) Update(ctx context.Context, by Caller, id int64, ch WebhookChang
 	if err != nil {
 		return Webhook{}, fmt.Errorf("webhooks: update %d: %w", id, err)
 	}
-	return webhookOf(row), nil
+	return webhookOf(row, pgtype.Text{String: w.Team, Valid: w.TeamID != nil}), nil
 }
 
 // set sets *field to *value when value is not nil.
@@ -298,7 +313,7 @@ func eventNames(events []Event) []string {
 // Redeliver sends delivery deliveryID of webhook id again, byte for byte,
 // as a new delivery (with an id of its own), and returns it.
 func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) (Delivery, error) {
-	if _, err := s.get(ctx, by, id); err != nil {
+	if _, err := s.managed(ctx, by, id); err != nil {
 		return Delivery{}, err
 	}
 	old, err := s.q.GetDelivery(ctx, deliveryID)
@@ -323,9 +338,13 @@ func (s *Store) Redeliver(ctx context.Context, by Caller, id, deliveryID int64) 
 
 // checked is nw checked by rules, its lists trimmed and sorted, its format set; an
 // EINVALID error says the webhook was not done (created, saved) and names
-// each field that is wrong. The secret is checked when withSecret is set.
-func (nw NewWebhook) checked(rules Rules, done string, withSecret bool) (NewWebhook, error) {
+// each field that is wrong. The secret is checked when withSecret is set;
+// teamRefused, when not "", says why its team may not be chosen.
+func (nw NewWebhook) checked(rules Rules, done string, withSecret bool, teamRefused string) (NewWebhook, error) {
 	fields := map[string]string{}
+	if teamRefused != "" {
+		fields["team"] = teamRefused
+	}
 	nw.URL = strings.TrimSpace(nw.URL)
 	if msg := checkURL(nw.URL); msg != "" {
 		fields["url"] = msg
@@ -393,7 +412,7 @@ func checkURL(raw string) string {
 
 // firstOf is the message of the first field of fields, in the form's order.
 func firstOf(fields map[string]string) string {
-	for _, f := range []string{"url", "secret", "events", "deployments", "kinds", "format"} {
+	for _, f := range []string{"team", "url", "secret", "events", "deployments", "kinds", "format"} {
 		if m, ok := fields[f]; ok {
 			return m
 		}
@@ -418,6 +437,3 @@ func sortedSet[T ~string](list []T) []T {
 	slices.Sort(out)
 	return append([]T{}, slices.Compact(out)...)
 }
-
-// CallerOf is the Caller a user is.
-func CallerOf(u auth.User) Caller { return Caller{Username: u.Username, Role: u.Role} }

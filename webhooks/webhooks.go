@@ -1,6 +1,7 @@
 // Package webhooks tells HTTP endpoints of tasks that start and end: admins
-// (and operators, for the deployments they name) subscribe a URL to task
-// events, filtered by deployment and kind. Each event queues one delivery
+// (and operators, for the deployments they name, and a team's admins, for
+// their team's deployments) subscribe a URL to task events, filtered by
+// deployment and kind. Each event queues one delivery
 // per matching webhook in the transaction of the task's change (TaskEvents,
 // the executor's Events); a River worker (Deliverer) POSTs it, signed with
 // the webhook's secret over its id, the time it is sent and its body (which
@@ -10,6 +11,8 @@ package webhooks
 import (
 	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/executor"
@@ -77,16 +80,21 @@ type Webhook struct {
 	Format      Format
 	CreatedBy   string
 	CreatedAt   time.Time
+	// TeamID and Team are the team whose deployments the webhook hears of,
+	// and whose admins manage it; nil and "" for a global webhook (of every
+	// team, an admin's or operator's).
+	TeamID *int64
+	Team   string
 }
 
-// webhookOf is the Webhook of its row.
-func webhookOf(row db.Webhook) Webhook {
+// webhookOf is the Webhook of its row, of the team named team (NULL: none).
+func webhookOf(row db.Webhook, team pgtype.Text) Webhook {
 	events := make([]Event, len(row.Events))
 	for i, e := range row.Events {
 		events[i] = Event(e)
 	}
 	return Webhook{ID: row.ID, URL: row.Url, Events: events, Deployments: row.Deployments, Kinds: row.Kinds,
-		Format: Format(row.Format), CreatedBy: row.CreatedBy, CreatedAt: row.CreatedAt}
+		Format: Format(row.Format), CreatedBy: row.CreatedBy, CreatedAt: row.CreatedAt, TeamID: row.TeamID, Team: team.String}
 }
 
 // PerDeployment reports whether the webhook is filtered to deployments: only

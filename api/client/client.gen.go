@@ -1611,7 +1611,10 @@ type NewWebhook struct {
 
 	// Secret Signs every delivery; never shown again.
 	Secret string `json:"secret"`
-	Url    string `json:"url"`
+
+	// Team A team's name: the webhook hears of its deployments only, and its admins manage it. Absent or empty for a global webhook (operators and admins only).
+	Team *string `json:"team,omitempty"`
+	Url  string  `json:"url"`
 }
 
 // ParameterChange defines model for ParameterChange.
@@ -2356,7 +2359,10 @@ type Webhook struct {
 
 	// Kinds The task kinds sent; empty for every kind.
 	Kinds []string `json:"kinds"`
-	Url   string   `json:"url"`
+
+	// Team The team whose deployments the webhook hears of, and whose admins manage it; absent for a global webhook (every team's).
+	Team *string `json:"team,omitempty"`
+	Url  string  `json:"url"`
 }
 
 // WebhookAttempt defines model for WebhookAttempt.
@@ -2440,7 +2446,10 @@ type WebhookWithDeliveries struct {
 
 	// Kinds The task kinds sent; empty for every kind.
 	Kinds []string `json:"kinds"`
-	Url   string   `json:"url"`
+
+	// Team The team whose deployments the webhook hears of, and whose admins manage it; absent for a global webhook (every team's).
+	Team *string `json:"team,omitempty"`
+	Url  string  `json:"url"`
 }
 
 // Workload defines model for Workload.
@@ -3736,13 +3745,16 @@ type ClientInterface interface {
 	// Corresponds with PATCH /users/{id} (the `UpdateUser` operationId).
 	UpdateUser(ctx context.Context, id int64, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListWebhooks The webhooks the caller manages (operators see those filtered to deployments)
+	// ListWebhooks The webhooks the caller sees (admins every one, operators those filtered to deployments, a team's members their team's)
 	//
 	// Corresponds with GET /webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookWithBody Subscribe a URL to task events (operators must name deployments)
+	// CreateWebhookWithBody Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 	//
+	// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+	// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+	// teams only: another team, or a global one, is refused at the field `team`.
 	// Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 	// is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 	// `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -3754,8 +3766,11 @@ type ClientInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhook Subscribe a URL to task events (operators must name deployments)
+	// CreateWebhook Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 	//
+	// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+	// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+	// teams only: another team, or a global one, is refused at the field `team`.
 	// Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 	// is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 	// `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -3772,7 +3787,10 @@ type ClientInterface interface {
 	// Corresponds with DELETE /webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, id WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWebhook A webhook and its latest deliveries
+	// GetWebhook A webhook and its latest deliveries (a team's members read their team's)
+	//
+	// A webhook the caller may not read (a global one, or another team's, to a member) is
+	// answered as an id nobody used (404).
 	//
 	// Corresponds with GET /webhooks/{id} (the `GetWebhook` operationId).
 	GetWebhook(ctx context.Context, id WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3781,8 +3799,9 @@ type ClientInterface interface {
 	//
 	// Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 	// shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-	// only webhooks of named deployments, and cannot make one for every deployment. Only the
-	// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+	// only webhooks of named deployments, and cannot make one for every deployment; a team's
+	// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+	// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3793,8 +3812,9 @@ type ClientInterface interface {
 	//
 	// Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 	// shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-	// only webhooks of named deployments, and cannot make one for every deployment. Only the
-	// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+	// only webhooks of named deployments, and cannot make one for every deployment; a team's
+	// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+	// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5199,7 +5219,7 @@ func (c *Client) UpdateUser(ctx context.Context, id int64, body UpdateUserJSONRe
 	return c.Client.Do(req)
 }
 
-// ListWebhooks The webhooks the caller manages (operators see those filtered to deployments)
+// ListWebhooks The webhooks the caller sees (admins every one, operators those filtered to deployments, a team's members their team's)
 //
 // Corresponds with GET /webhooks (the `ListWebhooks` operationId).
 func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5214,8 +5234,11 @@ func (c *Client) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
-// CreateWebhookWithBody Subscribe a URL to task events (operators must name deployments)
+// CreateWebhookWithBody Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 //
+// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+// teams only: another team, or a global one, is refused at the field `team`.
 // Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 // is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 // `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -5237,8 +5260,11 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// CreateWebhook Subscribe a URL to task events (operators must name deployments)
+// CreateWebhook Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 //
+// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+// teams only: another team, or a global one, is refused at the field `team`.
 // Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 // is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 // `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -5275,7 +5301,10 @@ func (c *Client) DeleteWebhook(ctx context.Context, id WebhookID, reqEditors ...
 	return c.Client.Do(req)
 }
 
-// GetWebhook A webhook and its latest deliveries
+// GetWebhook A webhook and its latest deliveries (a team's members read their team's)
+//
+// A webhook the caller may not read (a global one, or another team's, to a member) is
+// answered as an id nobody used (404).
 //
 // Corresponds with GET /webhooks/{id} (the `GetWebhook` operationId).
 func (c *Client) GetWebhook(ctx context.Context, id WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5294,8 +5323,9 @@ func (c *Client) GetWebhook(ctx context.Context, id WebhookID, reqEditors ...Req
 //
 // Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 // shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-// only webhooks of named deployments, and cannot make one for every deployment. Only the
-// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+// only webhooks of named deployments, and cannot make one for every deployment; a team's
+// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 //
 // Takes any type of body and a specified content type.
 //
@@ -5316,8 +5346,9 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, id WebhookID, conten
 //
 // Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 // shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-// only webhooks of named deployments, and cannot make one for every deployment. Only the
-// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+// only webhooks of named deployments, and cannot make one for every deployment; a team's
+// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8852,15 +8883,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /users/{id} (the `UpdateUser` operationId).
 	UpdateUserWithResponse(ctx context.Context, id int64, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error)
 
-	// ListWebhooksWithResponse The webhooks the caller manages (operators see those filtered to deployments)
+	// ListWebhooksWithResponse The webhooks the caller sees (admins every one, operators those filtered to deployments, a team's members their team's)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /webhooks (the `ListWebhooks` operationId).
 	ListWebhooksWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
 
-	// CreateWebhookWithBodyWithResponse Subscribe a URL to task events (operators must name deployments)
+	// CreateWebhookWithBodyWithResponse Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 	//
+	// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+	// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+	// teams only: another team, or a global one, is refused at the field `team`.
 	// Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 	// is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 	// `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -8872,8 +8906,11 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// CreateWebhookWithResponse Subscribe a URL to task events (operators must name deployments)
+	// CreateWebhookWithResponse Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 	//
+	// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+	// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+	// teams only: another team, or a global one, is refused at the field `team`.
 	// Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 	// is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 	// `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -8892,7 +8929,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhookWithResponse(ctx context.Context, id WebhookID, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
-	// GetWebhookWithResponse A webhook and its latest deliveries
+	// GetWebhookWithResponse A webhook and its latest deliveries (a team's members read their team's)
+	//
+	// A webhook the caller may not read (a global one, or another team's, to a member) is
+	// answered as an id nobody used (404).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8903,8 +8943,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 	// shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-	// only webhooks of named deployments, and cannot make one for every deployment. Only the
-	// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+	// only webhooks of named deployments, and cannot make one for every deployment; a team's
+	// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+	// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8915,8 +8956,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 	// shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-	// only webhooks of named deployments, and cannot make one for every deployment. Only the
-	// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+	// only webhooks of named deployments, and cannot make one for every deployment; a team's
+	// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+	// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12949,7 +12991,7 @@ func (c *ClientWithResponses) UpdateUserWithResponse(ctx context.Context, id int
 	return ParseUpdateUserResponse(rsp)
 }
 
-// ListWebhooksWithResponse The webhooks the caller manages (operators see those filtered to deployments)
+// ListWebhooksWithResponse The webhooks the caller sees (admins every one, operators those filtered to deployments, a team's members their team's)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12962,8 +13004,11 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 	return ParseListWebhooksResponse(rsp)
 }
 
-// CreateWebhookWithBodyWithResponse Subscribe a URL to task events (operators must name deployments)
+// CreateWebhookWithBodyWithResponse Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 //
+// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+// teams only: another team, or a global one, is refused at the field `team`.
 // Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 // is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 // `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -12981,8 +13026,11 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// CreateWebhookWithResponse Subscribe a URL to task events (operators must name deployments)
+// CreateWebhookWithResponse Subscribe a URL to task events (operators must name deployments; a team's admins make their team's)
 //
+// `team` makes a team's webhook, which hears of that team's deployments only; absent or
+// empty, a global one (an operator's or admin's). A team's admins make webhooks for their
+// teams only: another team, or a global one, is refused at the field `team`.
 // Each event is POSTed to `url` as JSON, with its id in `X-Styrmin-Delivery`, the time it
 // is sent in `X-Styrmin-Timestamp` (Unix seconds), and signed with `secret` in
 // `X-Styrmin-Signature-256: sha256=<hex HMAC-SHA256 of "<id>.<timestamp>.<body>">`.
@@ -13013,7 +13061,10 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, id 
 	return ParseDeleteWebhookResponse(rsp)
 }
 
-// GetWebhookWithResponse A webhook and its latest deliveries
+// GetWebhookWithResponse A webhook and its latest deliveries (a team's members read their team's)
+//
+// A webhook the caller may not read (a global one, or another team's, to a member) is
+// answered as an id nobody used (404).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13030,8 +13081,9 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 //
 // Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 // shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-// only webhooks of named deployments, and cannot make one for every deployment. Only the
-// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+// only webhooks of named deployments, and cannot make one for every deployment; a team's
+// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13048,8 +13100,9 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 //
 // Changes the fields given and keeps the others; `secret` replaces the secret (it is never
 // shown back; absent or empty keeps it). Checked as a new webhook is; an operator may change
-// only webhooks of named deployments, and cannot make one for every deployment. Only the
-// webhook's creator or an admin may change its `url` or `secret` (403 otherwise).
+// only webhooks of named deployments, and cannot make one for every deployment; a team's
+// webhooks are also changed by its admins, and its team stays. Only the webhook's creator,
+// an admin or its team's admins may change its `url` or `secret` (403 otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -20,11 +20,18 @@ type Webhooks interface {
 
 var _ Webhooks = (*webhooks.Store)(nil)
 
-// webhookCaller is who calls a webhook operation.
-func webhookCaller(ctx context.Context) webhooks.Caller { return webhooks.CallerOf(httpx.APIUser(ctx)) }
+// webhookCaller is who calls a webhook operation, with their roles in their teams.
+func (s *Server) webhookCaller(ctx context.Context) (webhooks.Caller, error) {
+	access, err := s.Teams.AccessOf(ctx, httpx.APIUser(ctx))
+	return webhooks.CallerOf(access), err
+}
 
 func (s *Server) ListWebhooks(ctx context.Context, _ oapi.ListWebhooksRequestObject) (oapi.ListWebhooksResponseObject, error) {
-	list, err := s.Webhooks.List(ctx, webhookCaller(ctx))
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.Webhooks.List(ctx, by)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +57,14 @@ func (s *Server) CreateWebhook(ctx context.Context, req oapi.CreateWebhookReques
 	if b.Format != nil {
 		nw.Format = webhooks.Format(*b.Format)
 	}
-	w, err := s.Webhooks.Create(ctx, webhookCaller(ctx), nw)
+	if b.Team != nil {
+		nw.Team = *b.Team
+	}
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Webhooks.Create(ctx, by, nw)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +72,17 @@ func (s *Server) CreateWebhook(ctx context.Context, req oapi.CreateWebhookReques
 }
 
 func (s *Server) GetWebhook(ctx context.Context, req oapi.GetWebhookRequestObject) (oapi.GetWebhookResponseObject, error) {
-	w, deliveries, err := s.Webhooks.Get(ctx, webhookCaller(ctx), req.Id)
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, deliveries, err := s.Webhooks.Get(ctx, by, req.Id)
 	if err != nil {
 		return nil, err
 	}
 	a := apiWebhookOf(w)
 	out := oapi.GetWebhook200JSONResponse{Id: a.Id, Url: a.Url, Events: a.Events, Deployments: a.Deployments, Kinds: a.Kinds,
-		Format: a.Format, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt, Deliveries: make([]oapi.WebhookDelivery, len(deliveries))}
+		Format: a.Format, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt, Team: a.Team, Deliveries: make([]oapi.WebhookDelivery, len(deliveries))}
 	for i, d := range deliveries {
 		out.Deliveries[i] = apiDeliveryOf(d)
 	}
@@ -85,7 +103,11 @@ func (s *Server) UpdateWebhook(ctx context.Context, req oapi.UpdateWebhookReques
 		format := webhooks.Format(*b.Format)
 		ch.Format = &format
 	}
-	w, err := s.Webhooks.Update(ctx, webhookCaller(ctx), req.Id, ch)
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Webhooks.Update(ctx, by, req.Id, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -93,14 +115,22 @@ func (s *Server) UpdateWebhook(ctx context.Context, req oapi.UpdateWebhookReques
 }
 
 func (s *Server) DeleteWebhook(ctx context.Context, req oapi.DeleteWebhookRequestObject) (oapi.DeleteWebhookResponseObject, error) {
-	if err := s.Webhooks.Delete(ctx, webhookCaller(ctx), req.Id); err != nil {
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Webhooks.Delete(ctx, by, req.Id); err != nil {
 		return nil, err
 	}
 	return oapi.DeleteWebhook204Response{}, nil
 }
 
 func (s *Server) RedeliverWebhook(ctx context.Context, req oapi.RedeliverWebhookRequestObject) (oapi.RedeliverWebhookResponseObject, error) {
-	d, err := s.Webhooks.Redeliver(ctx, webhookCaller(ctx), req.Id, req.Delivery)
+	by, err := s.webhookCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.Webhooks.Redeliver(ctx, by, req.Id, req.Delivery)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +143,12 @@ func apiWebhookOf(w webhooks.Webhook) oapi.Webhook {
 	for i, e := range w.Events {
 		events[i] = oapi.WebhookEvent(e)
 	}
-	return oapi.Webhook{Id: w.ID, Url: w.URL, Events: events, Deployments: w.Deployments, Kinds: w.Kinds,
+	out := oapi.Webhook{Id: w.ID, Url: w.URL, Events: events, Deployments: w.Deployments, Kinds: w.Kinds,
 		Format: oapi.WebhookFormat(w.Format), CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt}
+	if w.Team != "" {
+		out.Team = &w.Team
+	}
+	return out
 }
 
 // apiDeliveryOf is the API's view of a delivery.

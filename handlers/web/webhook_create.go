@@ -8,16 +8,20 @@ import (
 
 // WebhookCreate adds the form's webhook and goes to its page; a refused one
 // shows the form again as typed (but for its secret) with the errors.
-func WebhookCreate(hooks Webhooks) echo.HandlerFunc {
+func WebhookCreate(hooks Webhooks, ts WebhookTeams) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		typed, nw, err := webhookFormOf(c)
 		if err != nil {
 			return err
 		}
-		w, err := hooks.Create(c.Request().Context(), webhookCaller(c), nw)
+		by, err := webhookCaller(c, ts)
+		if err != nil {
+			return err
+		}
+		w, err := hooks.Create(c.Request().Context(), by, nw)
 		if err != nil {
 			if status, form, ok := refusedForm(typed, err); ok {
-				return renderWebhooks(c, hooks, status, form)
+				return renderWebhooks(c, hooks, ts, status, form)
 			}
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 	"github.com/styrmin/styrmin/webhooks"
 )
@@ -28,19 +29,38 @@ type Webhooks interface {
 
 var _ Webhooks = (*webhooks.Store)(nil)
 
-// WebhookList shows the webhooks the user manages and the form that adds one.
-func WebhookList(hooks Webhooks) echo.HandlerFunc {
+// WebhookTeams is what the webhook pages need of the teams (teams.Store):
+// the user's roles in their teams, and every team's name for the form.
+type WebhookTeams interface {
+	AccessOf(ctx context.Context, u auth.User) (teams.Access, error)
+	List(ctx context.Context) ([]teams.Team, error)
+}
+
+var _ WebhookTeams = (*teams.Store)(nil)
+
+// WebhookList shows the webhooks the user sees and, to one who may make
+// some, the form that adds one.
+func WebhookList(hooks Webhooks, ts WebhookTeams) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		return renderWebhooks(c, hooks, http.StatusOK, views.WebhookForm{Format: string(webhooks.FormatJSON)})
+		return renderWebhooks(c, hooks, ts, http.StatusOK, views.WebhookForm{Format: string(webhooks.FormatJSON)})
 	}
 }
 
-// webhookCaller is who manages webhooks on this request.
-func webhookCaller(c echo.Context) webhooks.Caller { return webhooks.CallerOf(*httpx.CurrentUser(c)) }
+// webhookCaller is who reads and manages webhooks on this request, with
+// their roles in their teams.
+func webhookCaller(c echo.Context, ts WebhookTeams) (webhooks.Caller, error) {
+	access, err := ts.AccessOf(c.Request().Context(), *httpx.CurrentUser(c))
+	return webhooks.CallerOf(access), err
+}
 
 // renderWebhooks renders the Webhooks page with form (empty, or as typed with its errors).
-func renderWebhooks(c echo.Context, hooks Webhooks, status int, form views.WebhookForm) error {
-	list, err := hooks.List(c.Request().Context(), webhookCaller(c))
+func renderWebhooks(c echo.Context, hooks Webhooks, ts WebhookTeams, status int, form views.WebhookForm) error {
+	ctx := c.Request().Context()
+	by, err := webhookCaller(c, ts)
+	if err != nil {
+		return err
+	}
+	list, err := hooks.List(ctx, by)
 	if err != nil {
 		return err
 	}
@@ -48,13 +68,25 @@ func renderWebhooks(c echo.Context, hooks Webhooks, status int, form views.Webho
 	for i, w := range list {
 		rows[i] = webhookRow(w)
 	}
-	form.AllDeployments = httpx.CurrentUser(c).Role.AtLeast(auth.Admin)
+	choices := webhookChoices()
+	var all []string
+	if by.Role.AtLeast(auth.Operator) {
+		every, err := ts.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, t := range every {
+			all = append(all, t.Name)
+		}
+	}
+	choices.Teams, choices.Global = by.TeamChoices(all)
+	form.AllDeployments = by.Role.AtLeast(auth.Admin) || !choices.Global
 	return render(c, status, views.WebhooksPage(views.WebhooksProps{
-		Page: page(c, "Webhooks", views.NavWebhooks), Webhooks: rows, Form: form, Choices: webhookChoices(),
+		Page: page(c, "Webhooks", views.NavWebhooks), Webhooks: rows, Form: form, Choices: choices,
 	}))
 }
 
-// webhookChoices are the choices of a webhook's form.
+// webhookChoices are the choices of a webhook's form, but for its teams.
 func webhookChoices() views.WebhookChoices {
 	choices := views.WebhookChoices{Kinds: deployment.TaskKinds()}
 	for _, e := range webhooks.AllEvents() {
@@ -74,8 +106,8 @@ func webhookFormOf(c echo.Context) (views.WebhookForm, webhooks.NewWebhook, erro
 		return views.WebhookForm{}, webhooks.NewWebhook{}, styrmin.Errorf(styrmin.EINVALID, "The form could not be read.")
 	}
 	typed := views.WebhookForm{URL: form.Get("url"), Events: form["events"], Deployments: form.Get("deployments"),
-		Kinds: form["kinds"], Format: form.Get("format")}
-	nw := webhooks.NewWebhook{URL: typed.URL, Secret: form.Get("secret"), Kinds: typed.Kinds, Format: webhooks.Format(typed.Format),
+		Kinds: form["kinds"], Format: form.Get("format"), Team: form.Get("team")}
+	nw := webhooks.NewWebhook{URL: typed.URL, Secret: form.Get("secret"), Kinds: typed.Kinds, Format: webhooks.Format(typed.Format), Team: typed.Team,
 		Deployments: strings.FieldsFunc(typed.Deployments, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })}
 	for _, e := range typed.Events {
 		nw.Events = append(nw.Events, webhooks.Event(e))
@@ -104,5 +136,5 @@ func webhookRow(w webhooks.Webhook) views.WebhookRow {
 		events[i] = string(e)
 	}
 	return views.WebhookRow{ID: w.ID, URL: w.URL, Events: events, Deployments: w.Deployments, Kinds: w.Kinds,
-		Format: string(w.Format), CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt}
+		Format: string(w.Format), CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, Team: w.Team}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // WebhookRedeliver sends a delivery again, as a new delivery, and shows the log.
-func WebhookRedeliver(hooks Webhooks) echo.HandlerFunc {
+func WebhookRedeliver(hooks Webhooks, ts WebhookTeams) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := webhookID(c)
 		if err != nil {
@@ -21,7 +21,11 @@ func WebhookRedeliver(hooks Webhooks) echo.HandlerFunc {
 		if err != nil || delivery <= 0 {
 			return styrmin.Errorf(styrmin.ENOTFOUND, "Webhook %d has no delivery %q.", id, c.Param("delivery"))
 		}
-		d, err := hooks.Redeliver(c.Request().Context(), webhookCaller(c), id, delivery)
+		by, err := webhookCaller(c, ts)
+		if err != nil {
+			return err
+		}
+		d, err := hooks.Redeliver(c.Request().Context(), by, id, delivery)
 		if err != nil {
 			return err
 		}

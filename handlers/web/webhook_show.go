@@ -10,26 +10,29 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/styrmin/styrmin"
-	"github.com/styrmin/styrmin/auth"
-	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/views"
+	"github.com/styrmin/styrmin/webhooks"
 )
 
 // WebhookShow shows a webhook, its delivery log and the form that edits it.
-func WebhookShow(hooks Webhooks) echo.HandlerFunc {
+func WebhookShow(hooks Webhooks, ts WebhookTeams) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := webhookID(c)
 		if err != nil {
 			return err
 		}
-		return renderWebhook(c, hooks, id, http.StatusOK, nil)
+		return renderWebhook(c, hooks, ts, id, http.StatusOK, nil)
 	}
 }
 
 // renderWebhook renders the page of webhook id with status; its edit form
 // shows typed (with its errors), or the webhook as it is when typed is nil.
-func renderWebhook(c echo.Context, hooks Webhooks, id int64, status int, typed *views.WebhookForm) error {
-	w, deliveries, err := hooks.Get(c.Request().Context(), webhookCaller(c), id)
+func renderWebhook(c echo.Context, hooks Webhooks, ts WebhookTeams, id int64, status int, typed *views.WebhookForm) error {
+	by, err := webhookCaller(c, ts)
+	if err != nil {
+		return err
+	}
+	w, deliveries, err := hooks.Get(c.Request().Context(), by, id)
 	if err != nil {
 		return err
 	}
@@ -55,13 +58,13 @@ func renderWebhook(c echo.Context, hooks Webhooks, id int64, status int, typed *
 	if typed != nil {
 		form = *typed
 	}
-	form.AllDeployments = httpx.CurrentUser(c).Role.AtLeast(auth.Admin)
-	if !webhookCaller(c).MayRetarget(w) {
+	form.AllDeployments = by.MayManage(webhooks.Webhook{TeamID: w.TeamID})
+	if !by.MayRetarget(w) {
 		form.URL, form.URLFixedBy = w.URL, w.CreatedBy
 	}
 	return render(c, status, views.WebhookPage(views.WebhookProps{
 		Page: page(c, "Webhook "+strconv.FormatInt(id, 10), views.NavWebhooks), Webhook: row, Deliveries: rows,
-		Form: form, Choices: webhookChoices(),
+		Form: form, Choices: webhookChoices(), MayManage: by.MayManage(w),
 	}))
 }
 

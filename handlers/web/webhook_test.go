@@ -72,15 +72,22 @@ func TestARefusedWebhookShowsTheFormAgainWithoutItsSecret(t *testing.T) {
 	require.Equal(t, "shop", doc.Find(`[data-testid="deployments"]`).AttrOr("value", ""))
 }
 
+// TestReadOnlyUsersHaveNoWebhookPages: a read-only user of no team finds
+// the Webhooks page empty, with no form, and may add none.
 func TestReadOnlyUsersHaveNoWebhookPages(t *testing.T) {
 	t.Parallel()
 	a := handlerstest.Setup(t)
 	reader, _ := a.As(t, "rita", auth.ReadOnly)
+	_, err := a.Webhooks.Create(context.Background(), webhooks.Caller{Username: "root", Role: auth.Admin},
+		webhooks.NewWebhook{URL: "https://hooks.example/all", Secret: webhookSecret, Events: []webhooks.Event{webhooks.Failed}})
+	require.NoError(t, err)
 
-	doc := handlerstest.Parse(t, a.Request(reader, http.MethodGet, "/deployments", nil))
-	require.Empty(t, doc.Find(`nav a[href="/webhooks"]`).Nodes)
-	require.Equal(t, http.StatusForbidden, a.Request(reader, http.MethodGet, "/webhooks", nil).Code)
-	rec := a.Request(reader, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/x"}, "secret": {webhookSecret},
+	rec := a.Request(reader, http.MethodGet, "/webhooks", nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	doc := handlerstest.Parse(t, rec)
+	require.NotEmpty(t, doc.Find(`[data-testid="no-webhooks"]`).Nodes, "an admin's webhook is not listed")
+	require.Empty(t, doc.Find(`[data-testid="new-webhook-form"]`).Nodes)
+	rec = a.Request(reader, http.MethodPost, "/webhooks", url.Values{"url": {"https://hooks.example/x"}, "secret": {webhookSecret},
 		"events": {"failed"}, "deployments": {"shop"}})
 	require.Equal(t, http.StatusForbidden, rec.Code)
 }

@@ -275,7 +275,10 @@ class WebhookDelivery:
 
 @dataclasses.dataclass(frozen=True)
 class Webhook:
-    """A URL subscribed to task events, never with its secret; empty ``deployments`` or ``kinds`` mean every one."""
+    """A URL subscribed to task events, never with its secret; empty ``deployments`` or ``kinds`` mean every one.
+
+    ``team`` is the team whose deployments it hears of (and whose admins manage it); None for a global webhook.
+    """
 
     id: int
     url: str
@@ -285,6 +288,7 @@ class Webhook:
     format: str
     created_by: str
     created_at: _dt.datetime
+    team: Optional[str] = None
     deliveries: List[WebhookDelivery] = dataclasses.field(default_factory=list)
 
 
@@ -948,17 +952,19 @@ class Client:
         """
         return decode(List[Webhook], self._call("GET", "/webhooks")["items"])
 
-    def create_webhook(self, url, secret, events, deployments=None, kinds=None, format=None) -> Webhook:
-        """Subscribe ``url`` to task ``events`` and return the Webhook (POST /webhooks; operator).
+    def create_webhook(self, url, secret, events, deployments=None, kinds=None, format=None, team=None) -> Webhook:
+        """Subscribe ``url`` to task ``events`` and return the Webhook (POST /webhooks; operator, or a team's admin).
 
         ``events`` are among ``started``, ``succeeded``, ``failed`` and
         ``canceled``; ``deployments`` and ``kinds`` filter the tasks (None:
         every one; operators must name deployments); ``format`` is ``json``
-        (the default) or ``slack``. ``secret`` (16 characters or more) signs
+        (the default) or ``slack``; ``team`` makes a team's webhook, which
+        hears of that team's deployments only (None: a global one, which a
+        team's admin may not make). ``secret`` (16 characters or more) signs
         every delivery and is never shown again. Raises Invalid for bad input.
         """
         body = _without_none({"url": url, "secret": secret, "events": list(events), "deployments": deployments,
-                              "kinds": kinds, "format": format})
+                              "kinds": kinds, "format": format, "team": team})
         return decode(Webhook, self._call("POST", "/webhooks", body=body))
 
     def webhook(self, id) -> Webhook:
