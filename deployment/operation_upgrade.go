@@ -209,7 +209,7 @@ type reviewToken struct {
 	// team's quotas again.
 	Requests    *requests.Totals `json:"requests,omitempty"`
 	Fingerprint string           `json:"fingerprint"`
-	Expires        time.Time                    `json:"expires"`
+	Expires     time.Time        `json:"expires"`
 }
 
 // Review plans op once, dry-runs the plan and returns what it would change

@@ -28,7 +28,7 @@ func sized(name string, replicas, memory int) *deployment.Install {
 
 // quota is a team policy with a CPU (millicores) and a memory (MiB) quota.
 func quota(cpu, memory int64) teams.Policy {
-	cpu, memory = cpu, memory*mi
+	memory *= mi
 	return teams.Policy{MaxCPUMillis: &cpu, MaxMemoryBytes: &memory}
 }
 
