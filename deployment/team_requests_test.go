@@ -3,7 +3,6 @@ package deployment_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -68,7 +67,7 @@ func TestATeamsCPUAndMemoryQuotasHoldAtTheInstall(t *testing.T) {
 	require.NoError(t, err, "another team's quota is its own")
 }
 
-func TestATeamsCPUQuotaRefusesBothBeyondItNamingEachQuota(t *testing.T) {
+func TestAnInstallBeyondBothQuotasIsToldOfEach(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := setupTeam(t, quota(10, 32))
@@ -81,22 +80,11 @@ func TestATeamsCPUQuotaRefusesBothBeyondItNamingEachQuota(t *testing.T) {
 
 func TestATeamsCPUAndMemoryQuotasHoldAgainstParallelInstalls(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f := setupTeam(t, quota(1000, 256))
 
-	var wg sync.WaitGroup
-	errs := make([]error, 5)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = f.Svc.Queue(ctx, sized(fmt.Sprintf("shop-%d", i), 2, 64)) })
-	}
-	wg.Wait()
-	var queued int
-	for _, err := range errs {
-		if err == nil {
-			queued++
-			continue
-		}
-		require.Contains(t, deploymenttest.FieldsOf(t, err)["parameters"], "the team payments may request 256Mi of memory in all")
+	queued, refused := queueAtOnce(t, f, 5, func(i int) deployment.Operation { return sized(fmt.Sprintf("shop-%d", i), 2, 64) })
+	for _, fields := range refused {
+		require.Contains(t, fields["parameters"], "the team payments may request 256Mi of memory in all")
 	}
 	require.Equal(t, 2, queued, "two installs at once cannot both take the last 128Mi")
 }
