@@ -34,7 +34,7 @@ func (q *Queries) CountSecretsNotUnder(ctx context.Context, header []byte) (int6
 }
 
 const getDeploymentByID = `-- name: GetDeploymentByID :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE id = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes FROM deployments WHERE id = $1
 `
 
 func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, error) {
@@ -59,12 +59,14 @@ func (q *Queries) GetDeploymentByID(ctx context.Context, id int64) (Deployment, 
 		&i.DeletedAt,
 		&i.SecretNames,
 		&i.TeamID,
+		&i.RequestedCpuMillis,
+		&i.RequestedMemoryBytes,
 	)
 	return i, err
 }
 
 const getDeploymentByName = `-- name: GetDeploymentByName :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE name = $1
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes FROM deployments WHERE name = $1
 ORDER BY deleted_at IS NOT NULL, id DESC
 LIMIT 1
 `
@@ -92,12 +94,14 @@ func (q *Queries) GetDeploymentByName(ctx context.Context, name string) (Deploym
 		&i.DeletedAt,
 		&i.SecretNames,
 		&i.TeamID,
+		&i.RequestedCpuMillis,
+		&i.RequestedMemoryBytes,
 	)
 	return i, err
 }
 
 const getLiveDeployment = `-- name: GetLiveDeployment :one
-SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id FROM deployments WHERE name = $1 AND deleted_at IS NULL
+SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes FROM deployments WHERE name = $1 AND deleted_at IS NULL
 `
 
 // The deployment of that name that has not been deleted.
@@ -123,6 +127,8 @@ func (q *Queries) GetLiveDeployment(ctx context.Context, name string) (Deploymen
 		&i.DeletedAt,
 		&i.SecretNames,
 		&i.TeamID,
+		&i.RequestedCpuMillis,
+		&i.RequestedMemoryBytes,
 	)
 	return i, err
 }
@@ -188,24 +194,29 @@ func (q *Queries) HandOverCreatedNamespace(ctx context.Context, arg HandOverCrea
 
 const insertDeployment = `-- name: InsertDeployment :one
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secret_names, created_by, team_id)
+                         parameters, secret_names, created_by, team_id,
+                         requested_cpu_millis, requested_memory_bytes)
 VALUES ($1, $2, $3, $4, $5,
-        $6, '{}', $7, coalesce($8::bigint, default_team_id()))
-RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id
+        $6, '{}', $7, coalesce($8::bigint, default_team_id()),
+        $9::bigint, $10::bigint)
+RETURNING id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes
 `
 
 type InsertDeploymentParams struct {
-	Name          string
-	Namespace     string
-	DriverName    string
-	DriverVersion string
-	AppVersion    string
-	Parameters    []byte
-	CreatedBy     string
-	TeamID        *int64
+	Name                 string
+	Namespace            string
+	DriverName           string
+	DriverVersion        string
+	AppVersion           string
+	Parameters           []byte
+	CreatedBy            string
+	TeamID               *int64
+	RequestedCpuMillis   *int64
+	RequestedMemoryBytes *int64
 }
 
-// A deployment without a team_id is the team default's.
+// A deployment without a team_id is the team default's; requested_* are
+// NULL when what its pods request could not be counted.
 func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentParams) (Deployment, error) {
 	row := q.db.QueryRow(ctx, insertDeployment,
 		arg.Name,
@@ -216,6 +227,8 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		arg.Parameters,
 		arg.CreatedBy,
 		arg.TeamID,
+		arg.RequestedCpuMillis,
+		arg.RequestedMemoryBytes,
 	)
 	var i Deployment
 	err := row.Scan(
@@ -237,6 +250,8 @@ func (q *Queries) InsertDeployment(ctx context.Context, arg InsertDeploymentPara
 		&i.DeletedAt,
 		&i.SecretNames,
 		&i.TeamID,
+		&i.RequestedCpuMillis,
+		&i.RequestedMemoryBytes,
 	)
 	return i, err
 }
@@ -313,7 +328,7 @@ func (q *Queries) ListDeploymentSecretsNotUnder(ctx context.Context, arg ListDep
 }
 
 const listDeployments = `-- name: ListDeployments :many
-SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, d.requested_cpu_millis, d.requested_memory_bytes, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
@@ -418,6 +433,8 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 			&i.Deployment.DeletedAt,
 			&i.Deployment.SecretNames,
 			&i.Deployment.TeamID,
+			&i.Deployment.RequestedCpuMillis,
+			&i.Deployment.RequestedMemoryBytes,
 			&i.DriverTitle,
 			&i.HasIcon,
 			&i.LastTaskID,
@@ -438,7 +455,7 @@ func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams
 }
 
 const listDeploymentsBefore = `-- name: ListDeploymentsBefore :many
-SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
+SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, d.requested_cpu_millis, d.requested_memory_bytes, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
 FROM deployments d
@@ -534,6 +551,8 @@ func (q *Queries) ListDeploymentsBefore(ctx context.Context, arg ListDeployments
 			&i.Deployment.DeletedAt,
 			&i.Deployment.SecretNames,
 			&i.Deployment.TeamID,
+			&i.Deployment.RequestedCpuMillis,
+			&i.Deployment.RequestedMemoryBytes,
 			&i.DriverTitle,
 			&i.HasIcon,
 			&i.LastTaskID,
@@ -787,6 +806,24 @@ func (q *Queries) SetDeploymentRelease(ctx context.Context, arg SetDeploymentRel
 		arg.SecretNames,
 		arg.ID,
 	)
+	return err
+}
+
+const setDeploymentRequests = `-- name: SetDeploymentRequests :exec
+UPDATE deployments SET requested_cpu_millis = $1::bigint, requested_memory_bytes = $2::bigint
+WHERE id = $3
+`
+
+type SetDeploymentRequestsParams struct {
+	CpuMillis   int64
+	MemoryBytes int64
+	ID          int64
+}
+
+// What the deployment's pods request as its last install or upgrade was
+// planned (package requests).
+func (q *Queries) SetDeploymentRequests(ctx context.Context, arg SetDeploymentRequestsParams) error {
+	_, err := q.db.Exec(ctx, setDeploymentRequests, arg.CpuMillis, arg.MemoryBytes, arg.ID)
 	return err
 }
 

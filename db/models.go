@@ -113,24 +113,26 @@ type CatalogueSourceVersion struct {
 }
 
 type Deployment struct {
-	ID               int64
-	Name             string
-	Namespace        string
-	NamespaceCreated bool
-	DriverName       string
-	DriverVersion    string
-	AppVersion       string
-	Parameters       []byte
-	Secrets          []byte
-	Status           DeploymentStatus
-	Components       []byte
-	HolderTaskID     *int64
-	CreatedBy        string
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-	DeletedAt        *time.Time
-	SecretNames      []string
-	TeamID           int64
+	ID                   int64
+	Name                 string
+	Namespace            string
+	NamespaceCreated     bool
+	DriverName           string
+	DriverVersion        string
+	AppVersion           string
+	Parameters           []byte
+	Secrets              []byte
+	Status               DeploymentStatus
+	Components           []byte
+	HolderTaskID         *int64
+	CreatedBy            string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	DeletedAt            *time.Time
+	SecretNames          []string
+	TeamID               int64
+	RequestedCpuMillis   *int64
+	RequestedMemoryBytes *int64
 }
 
 type DeploymentHealthWord struct {

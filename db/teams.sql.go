@@ -565,3 +565,30 @@ func (q *Queries) SetTeamPolicy(ctx context.Context, arg SetTeamPolicyParams) (i
 	}
 	return result.RowsAffected(), nil
 }
+
+const sumLiveTeamRequests = `-- name: SumLiveTeamRequests :one
+SELECT least(coalesce(sum(requested_cpu_millis), 0), 9223372036854775807)::bigint AS cpu_millis,
+       least(coalesce(sum(requested_memory_bytes), 0), 9223372036854775807)::bigint AS memory_bytes
+FROM deployments
+WHERE team_id = $1 AND deleted_at IS NULL AND id <> $2
+`
+
+type SumLiveTeamRequestsParams struct {
+	TeamID   int64
+	ExceptID int64
+}
+
+type SumLiveTeamRequestsRow struct {
+	CpuMillis   int64
+	MemoryBytes int64
+}
+
+// What the team's live deployments but one (@except_id; 0 for none)
+// request together, as planned (a deployment planned before the figures
+// were recorded counts 0), each sum at most the largest bigint.
+func (q *Queries) SumLiveTeamRequests(ctx context.Context, arg SumLiveTeamRequestsParams) (SumLiveTeamRequestsRow, error) {
+	row := q.db.QueryRow(ctx, sumLiveTeamRequests, arg.TeamID, arg.ExceptID)
+	var i SumLiveTeamRequestsRow
+	err := row.Scan(&i.CpuMillis, &i.MemoryBytes)
+	return i, err
+}

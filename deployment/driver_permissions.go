@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 
+	"helm.sh/helm/v3/pkg/chart"
+
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/drivers"
 	"github.com/styrmin/styrmin/permissions"
@@ -34,28 +36,36 @@ func (s *Service) PermissionCheck(ctx context.Context, driver, version, namespac
 	}, nil
 }
 
-// checkPermissions renders, without a cluster, the chart of driver version
-// d with values as release name in namespace, and refuses (as the install
-// task would) what it creates that no admin approved for that version: an
-// EFORBIDDEN error wrapping a *permissions.RefusedError. It tells the user
-// before anything is queued; the task checks again on what Helm is about to
-// apply. A chart that does not render here is left for the task to report.
-func (s *Service) checkPermissions(ctx context.Context, d *drivers.Driver, values Values, appVersion, namespace, name string) error {
-	b, err := s.catalog.Bundle(ctx, d.Metadata.Name, d.Spec.Version)
-	if err != nil {
-		return err
+// renderOffline renders, without a cluster, the chart ch of driver version
+// d with values as release name in namespace (as an upgrade renders it when
+// upgrade is set), within chartrender's budget. It returns the manifest, or
+// in renderErr why the chart did not render; err is for what stopped the
+// render itself (the context).
+func (s *Service) renderOffline(ctx context.Context, d *drivers.Driver, ch *chart.Chart, values Values, appVersion, namespace, name string, upgrade bool) (manifest string, renderErr, err error) {
+	rendered, err := release.Values(ctx, d, values.All(), cmp.Or(appVersion, ch.Metadata.AppVersion), namespace, name)
+	if err == nil {
+		render := release.Render
+		if upgrade {
+			render = release.RenderUpgrade
+		}
+		manifest, err = render(ctx, ch, rendered, namespace, name)
 	}
+	if ctx.Err() != nil {
+		return "", nil, ctx.Err()
+	}
+	return manifest, err, nil
+}
+
+// checkPermissions refuses (as the install task would) what manifest, the
+// chart of driver version d rendered offline for namespace, creates that no
+// admin approved for that version: an EFORBIDDEN error wrapping a
+// *permissions.RefusedError. It tells the user before anything is queued;
+// the task checks again on what Helm is about to apply. A chart that does
+// not render offline is left for the task to report.
+func (s *Service) checkPermissions(ctx context.Context, d *drivers.Driver, namespace, manifest string) error {
 	check, err := s.PermissionCheck(ctx, d.Metadata.Name, d.Spec.Version, namespace)
 	if err != nil {
 		return err
-	}
-	rendered, err := release.Values(ctx, d, values.All(), cmp.Or(appVersion, b.Chart.Metadata.AppVersion), namespace, name)
-	if err != nil {
-		return nil //nolint:nilerr // the task reports what does not render
-	}
-	manifest, err := release.Render(ctx, b.Chart, rendered, namespace, name)
-	if err != nil {
-		return nil //nolint:nilerr // the task reports what does not render
 	}
 	return check(manifest)
 }

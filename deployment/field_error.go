@@ -21,6 +21,9 @@ const (
 	FieldRevision      FieldKind = "revision"
 	// FieldConfirm is the deployment's name typed again to confirm a deletion.
 	FieldConfirm FieldKind = "confirm"
+	// FieldParameters is the parameters as a whole: what the chart they
+	// render requests (a team's CPU and memory quotas).
+	FieldParameters FieldKind = "parameters"
 	// FieldParam is a parameter of the driver version; Field.Name names it.
 	FieldParam FieldKind = "param"
 	// FieldPrompt is a prompt of an action (Field.Action, Field.Name), or
@@ -46,7 +49,7 @@ func PromptField(action, name string) Field {
 }
 
 // FormKey is the field's key in the pages' forms and the REST API's
-// problems: name, namespace, team, driver_version, app_version, revision, confirm,
+// problems: name, namespace, team, driver_version, app_version, revision, confirm, parameters,
 // param.<name>, prompt.<action>.<name> and prompt.<action>.
 func (f Field) FormKey() string {
 	switch {

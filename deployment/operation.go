@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/executor"
+	"github.com/styrmin/styrmin/requests"
 )
 
 // Operation is one change of a deployment as a value: *Install, *Upgrade,
@@ -79,6 +80,11 @@ type taskPlan struct {
 	by      string
 	// link is set when an action started the change (Linked).
 	link *link
+	// countsRequests is set for an upgrade: what its pods request
+	// (requests; nil: not counted) is checked against the team's CPU and
+	// memory quotas under the team's lock, and recorded.
+	countsRequests bool
+	requests       *requests.Totals
 }
 
 // link ties a task to the hook step that started it and to its chain's root.
@@ -86,6 +92,11 @@ type link struct{ step, root int64 }
 
 // queue inserts and queues the task.
 func (p *taskPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, error) {
+	if p.countsRequests {
+		if err := p.lockRequests(ctx, s.q.WithTx(tx)); err != nil {
+			return nil, err
+		}
+	}
 	var step, root *int64
 	if p.link != nil {
 		step, root = &p.link.step, &p.link.root
@@ -95,6 +106,23 @@ func (p *taskPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, e
 		return nil, err
 	}
 	return &Queued{TaskID: task.ID, Deployment: p.row.Name}, nil
+}
+
+// lockRequests checks what the change requests against the team's CPU and
+// memory quotas under the team's lock, and records it (lockedRequests). A
+// change whose requests were not counted is refused when the team has such
+// a quota (set since it was planned).
+func (p *taskPlan) lockRequests(ctx context.Context, q *db.Queries) error {
+	team, err := q.LockTeam(ctx, p.row.TeamID)
+	if err != nil {
+		return fmt.Errorf("deployment: lock the team: %w", err)
+	}
+	if p.requests == nil && hasQuota(team) {
+		var errs fieldErrors
+		errs.add(Field{Kind: FieldParameters}, fmt.Sprintf("the team %s has a CPU or memory quota, and what this %s requests was not counted; review it again", team.Name, p.kind))
+		return errs.err()
+	}
+	return lockedRequests(ctx, q, team, p.row.ID, p.requests, recorded(p.row))
 }
 
 // what names the change.

@@ -13,6 +13,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/db"
+	"github.com/styrmin/styrmin/requests"
 	"github.com/styrmin/styrmin/teams"
 )
 
@@ -50,12 +51,17 @@ type installPlan struct {
 	team    int64
 	values  Values
 	prompts hookPrompts
+	// requests is what the deployment's pods request; nil when the chart
+	// did not render offline (and the team has no CPU or memory quota).
+	requests *requests.Totals
 }
 
 // plan checks the driver version, the names, the team and its policy (the
 // driver, the namespace against the team's or the global patterns, a
 // namespace held by another team), the application version, the values and
-// the prompts.
+// the prompts, then renders the chart offline with the values: what it
+// creates must be approved for the driver version, and what its pods
+// request is counted for the team's CPU and memory quotas.
 func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 	// A refused install is recorded under the name it asked for.
 	audit.NameTarget(ctx, o.Name, nil)
@@ -112,7 +118,20 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 		return nil, err
 	}
 	p.values = values
-	if err := s.checkPermissions(ctx, version.Driver, values, in.AppVersion, in.Namespace, in.Name); err != nil {
+	b, err := s.catalog.Bundle(ctx, d.Metadata.Name, d.Spec.Version)
+	if err != nil {
+		return nil, err
+	}
+	manifest, renderErr, err := s.renderOffline(ctx, d, b.Chart, values, in.AppVersion, in.Namespace, in.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	if renderErr == nil {
+		if err := s.checkPermissions(ctx, d, in.Namespace, manifest); err != nil {
+			return nil, err
+		}
+	}
+	if p.requests, err = countRequests(*team, manifest, renderErr); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -120,11 +139,20 @@ func (o *Install) plan(ctx context.Context, s *Service) (plan, error) {
 
 // queue records the deployment with its sealed secrets and queues its
 // install task; a name taken is an InvalidError naming FieldName, a team at
-// its quota one naming FieldTeam.
+// its deployment quota one naming FieldTeam, past its CPU or memory quota
+// one naming FieldParameters.
 func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued, error) {
 	q, in := s.q.WithTx(tx), &p.op
-	if err := checkQuota(ctx, q, p.team); err != nil {
+	team, err := checkQuota(ctx, q, p.team)
+	if err != nil {
 		return nil, err
+	}
+	if err := lockedRequests(ctx, q, team, 0, p.requests, nil); err != nil {
+		return nil, err
+	}
+	var cpu, memory *int64
+	if p.requests != nil {
+		cpu, memory = &p.requests.CPUMillis, &p.requests.MemoryBytes
 	}
 	plain, err := MarshalPlain(p.values)
 	if err != nil {
@@ -133,6 +161,7 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 	dep, err := q.InsertDeployment(ctx, db.InsertDeploymentParams{
 		Name: in.Name, Namespace: in.Namespace, DriverName: in.Driver, DriverVersion: in.DriverVersion,
 		AppVersion: in.AppVersion, Parameters: plain, CreatedBy: in.By, TeamID: &p.team,
+		RequestedCpuMillis: cpu, RequestedMemoryBytes: memory,
 	})
 	if db.IsUniqueViolation(err) {
 		var errs fieldErrors
@@ -160,28 +189,28 @@ func (p *installPlan) queue(ctx context.Context, s *Service, tx pgx.Tx) (*Queued
 }
 
 // checkQuota refuses an install into a team that holds as many live
-// deployments as its policy allows. It holds the team's row until the
-// transaction ends: two installs into one team take their turn, and the
-// second counts the first.
-func checkQuota(ctx context.Context, q *db.Queries, teamID int64) error {
+// deployments as its policy allows, and returns the team's row. It holds
+// that row until the transaction ends: two installs into one team take
+// their turn, and the second counts the first.
+func checkQuota(ctx context.Context, q *db.Queries, teamID int64) (db.Team, error) {
 	team, err := q.LockTeam(ctx, teamID)
 	if err != nil {
-		return err
+		return db.Team{}, err
 	}
 	if team.MaxDeployments == nil {
-		return nil
+		return team, nil
 	}
 	held, err := q.CountLiveTeamDeployments(ctx, teamID)
 	if err != nil {
-		return err
+		return db.Team{}, err
 	}
 	if held < *team.MaxDeployments {
-		return nil
+		return team, nil
 	}
 	var errs fieldErrors
 	errs.add(Field{Kind: FieldTeam}, fmt.Sprintf("the team %s holds %d live deployments, as many as its quota allows (%d); delete one first, choose another team, or ask an admin to raise the quota",
 		team.Name, held, *team.MaxDeployments))
-	return errs.err()
+	return db.Team{}, errs.err()
 }
 
 // what names the install.

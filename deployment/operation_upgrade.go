@@ -16,6 +16,7 @@ import (
 	"github.com/styrmin/styrmin/permissions"
 	"github.com/styrmin/styrmin/redact"
 	"github.com/styrmin/styrmin/release"
+	"github.com/styrmin/styrmin/requests"
 	"github.com/styrmin/styrmin/teams"
 )
 
@@ -44,6 +45,10 @@ type upgradePlan struct {
 	next    Values
 	prompts hookPrompts
 	changes []Change
+	// requests is what the deployment's pods request once upgraded (nil:
+	// the chart did not render offline, and the team has no CPU or memory
+	// quota), beside its team's figures.
+	requests *Requests
 }
 
 // plan checks the upgrade of the named live deployment.
@@ -58,20 +63,24 @@ func (o *Upgrade) planOn(ctx context.Context, s *Service, row db.Deployment, dep
 		return nil, err
 	}
 	inputs, secrets := p.task()
-	return &taskPlan{row: row, kind: KindUpgrade, inputs: inputs, secrets: secrets.sealable(), by: by}, nil
+	return &taskPlan{row: row, kind: KindUpgrade, inputs: inputs, secrets: secrets.sealable(), by: by,
+		requests: p.after(), countsRequests: true}, nil
 }
 
-// check reads the upgrade's target and values; bad ones are an
-// InvalidError naming each field.
+// check reads the upgrade's target and values, and what its chart,
+// rendered offline with them, requests against the team's CPU and memory
+// quotas; bad ones are an InvalidError naming each field.
 func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep *Deployment) (*upgradePlan, error) {
 	t, err := s.upgradeTarget(ctx, row, dep, o.DriverVersion, o.AppVersion)
 	if err != nil {
 		return nil, err
 	}
-	var errs fieldErrors
-	if err := s.checkUpgradeDriver(ctx, row, t, &errs); err != nil {
-		return nil, err
+	team, err := s.q.GetTeam(ctx, row.TeamID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
 	}
+	var errs fieldErrors
+	checkUpgradeDriver(team, row, t, &errs)
 	if err := t.to.SupportsVersion(t.appVersion); err != nil {
 		errs.add(Field{Kind: FieldAppVersion}, err.Error())
 	}
@@ -81,8 +90,45 @@ func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep 
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	return &upgradePlan{upgradeTarget: t, next: next, prompts: prompts,
-		changes: Compare(t.to.Spec.Parameters, t.current, next)}, nil
+	p := &upgradePlan{upgradeTarget: t, next: next, prompts: prompts,
+		changes: Compare(t.to.Spec.Parameters, t.current, next)}
+	if p.requests, err = s.upgradeRequests(ctx, team, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// upgradeRequests renders the upgrade's chart offline with its values and
+// checks what its pods request against the team's CPU and memory quotas
+// (ConfirmUpgrade checks again under the team's lock); nil when the chart
+// does not render offline and the team has no such quota.
+func (s *Service) upgradeRequests(ctx context.Context, team db.Team, p *upgradePlan) (*Requests, error) {
+	manifest, renderErr, err := s.renderOffline(ctx, p.to, p.bundle.Chart, p.next, p.appVersion, p.row.Namespace, p.row.Name, true)
+	if err != nil {
+		return nil, err
+	}
+	after, err := countRequests(team, manifest, renderErr)
+	if after == nil || err != nil {
+		return nil, err
+	}
+	others, err := teamRequests(ctx, s.q, team, p.row.ID)
+	if err != nil {
+		return nil, err
+	}
+	before := recorded(p.row)
+	if err := checkRequests(team, others, *after, before); err != nil {
+		return nil, err
+	}
+	return &Requests{Team: team.Name, Before: before, After: *after, Others: others,
+		MaxCPUMillis: team.MaxCpuMillis, MaxMemoryBytes: team.MaxMemoryBytes}, nil
+}
+
+// after is what the deployment requests once upgraded; nil when not counted.
+func (p *upgradePlan) after() *requests.Totals {
+	if p.requests == nil {
+		return nil
+	}
+	return &p.requests.After
 }
 
 // checkUpgradeDriver adds to errs a move to a driver version that the
@@ -90,16 +136,11 @@ func (o *Upgrade) check(ctx context.Context, s *Service, row db.Deployment, dep 
 // version's). An upgrade that keeps the driver version is not checked: a
 // policy set since applies to what is deployed next, as it does to
 // namespaces.
-func (s *Service) checkUpgradeDriver(ctx context.Context, row db.Deployment, t *upgradeTarget, errs *fieldErrors) error {
+func checkUpgradeDriver(team db.Team, row db.Deployment, t *upgradeTarget, errs *fieldErrors) {
 	if t.to.Spec.Version == row.DriverVersion {
-		return nil
-	}
-	team, err := s.q.GetTeam(ctx, row.TeamID)
-	if err != nil {
-		return fmt.Errorf("deployment: read the team's policy: %w", db.Classify(err))
+		return
 	}
 	refuseTeamDriver(team, t.to, errs)
-	return nil
 }
 
 // refuseTeamDriver adds to errs, at FieldDriverVersion, that the team may
@@ -146,6 +187,10 @@ type Review struct {
 	// Refused is set when the dry run failed because the chart creates
 	// what no admin approved for the driver version: what it misses.
 	Refused *permissions.RefusedError
+	// Requests is what the deployment's pods request before and after,
+	// beside its team's other deployments and quotas; nil when the chart
+	// does not render offline (and the team has no CPU or memory quota).
+	Requests *Requests
 	// Token carries the planned upgrade, sealed, to ConfirmUpgrade (or the
 	// entered form back to it): secret values never appear in a page.
 	Token string
@@ -166,8 +211,12 @@ type reviewToken struct {
 	// to fill the form in again (EditUpgrade); empty for JSON values.
 	Entered        map[string]string            `json:"entered,omitempty"`
 	EnteredPrompts map[string]map[string]string `json:"entered_prompts,omitempty"`
-	Fingerprint    string                       `json:"fingerprint"`
-	Expires        time.Time                    `json:"expires"`
+	// Requests is what the upgraded deployment's pods request, as counted
+	// at review (nil: not counted); confirming checks it against the
+	// team's quotas again.
+	Requests    *requests.Totals `json:"requests,omitempty"`
+	Fingerprint string           `json:"fingerprint"`
+	Expires     time.Time        `json:"expires"`
 }
 
 // Review plans op once, dry-runs the plan and returns what it would change
@@ -186,7 +235,7 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 	r := &Review{
 		Deployment: dep, FromDriverVersion: dep.DriverVersion, DriverVersion: p.to.Spec.Version,
 		FromAppVersion: dep.AppVersion, AppVersion: p.appVersion,
-		Changes: p.changes, Prompts: p.prompts.values(p.hookActions),
+		Changes: p.changes, Prompts: p.prompts.values(p.hookActions), Requests: p.requests,
 	}
 	var pending *pendingRelease
 	if r.Resources, err = s.dryRunUpgrade(ctx, p); errors.As(err, &pending) {
@@ -196,7 +245,7 @@ func (s *Service) Review(ctx context.Context, op *Upgrade) (*Review, error) {
 		errors.As(err, &r.Refused)
 	}
 	p.hideSecrets(r)
-	rt := reviewToken{Name: dep.Name, By: op.By, Fingerprint: fingerprint(row), Expires: time.Now().Add(ReviewTTL)}
+	rt := reviewToken{Name: dep.Name, By: op.By, Requests: p.after(), Fingerprint: fingerprint(row), Expires: time.Now().Add(ReviewTTL)}
 	rt.Inputs, rt.Secrets = p.task()
 	rt.Entered, rt.EnteredPrompts = p.entered(op)
 	plain, err := json.Marshal(rt)
@@ -343,5 +392,6 @@ func (c ConfirmUpgrade) plan(ctx context.Context, s *Service) (plan, error) {
 	if fingerprint(row) != rt.Fingerprint {
 		return nil, styrmin.Errorf(styrmin.ECONFLICT, "Deployment %s changed since this review; review the upgrade again.", dep.Name)
 	}
-	return &taskPlan{row: row, kind: KindUpgrade, inputs: rt.Inputs, secrets: rt.Secrets.sealable(), by: c.By}, nil
+	return &taskPlan{row: row, kind: KindUpgrade, inputs: rt.Inputs, secrets: rt.Secrets.sealable(), by: c.By,
+		requests: rt.Requests, countsRequests: true}, nil
 }

@@ -197,24 +197,13 @@ func TestATeamsDeploymentQuotaHoldsAgainstParallelInstalls(t *testing.T) {
 	two := int64(2)
 	f := setupTeam(t, teams.Policy{MaxDeployments: &two})
 
-	var wg sync.WaitGroup
-	errs := make([]error, 6)
-	for i := range errs {
-		wg.Go(func() {
-			_, errs[i] = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb(fmt.Sprintf("shop-%d", i)), "payments", ""))
-		})
-	}
-	wg.Wait()
-	var queued int
-	for _, err := range errs {
-		if err == nil {
-			queued++
-			continue
-		}
-		require.Equal(t, map[string]string{"team": "the team payments holds 2 live deployments, as many as its quota allows (2); delete one first, choose another team, or ask an admin to raise the quota"},
-			deploymenttest.FieldsOf(t, err))
-	}
+	queued, refused := queueAtOnce(t, f, 6, func(i int) deployment.Operation {
+		return inTeam(deploymenttest.HelloWeb(fmt.Sprintf("shop-%d", i)), "payments", "")
+	})
 	require.Equal(t, 2, queued, "two installs at once cannot both take the last place")
+	for _, fields := range refused {
+		require.Equal(t, map[string]string{"team": "the team payments holds 2 live deployments, as many as its quota allows (2); delete one first, choose another team, or ask an admin to raise the quota"}, fields)
+	}
 
 	_, err := f.Pool.Exec(ctx, "UPDATE deployments SET deleted_at = now(), status = 'deleted' WHERE name = (SELECT min(name) FROM deployments)")
 	require.NoError(t, err)
@@ -222,4 +211,24 @@ func TestATeamsDeploymentQuotaHoldsAgainstParallelInstalls(t *testing.T) {
 	require.NoError(t, err, "a deleted deployment frees its place")
 	_, err = f.Svc.Queue(ctx, inTeam(deploymenttest.HelloWeb("blog"), teams.Default, ""))
 	require.NoError(t, err, "another team's quota is its own")
+}
+
+// queueAtOnce queues n operations (op(i)) at the same time and returns how
+// many were queued and the field errors of each refused one.
+func queueAtOnce(t *testing.T, f deploymenttest.Fixture, n int, op func(i int) deployment.Operation) (queued int, refused []map[string]string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = f.Svc.Queue(context.Background(), op(i)) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err == nil {
+			queued++
+			continue
+		}
+		refused = append(refused, deploymenttest.FieldsOf(t, err))
+	}
+	return queued, refused
 }

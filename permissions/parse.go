@@ -63,7 +63,7 @@ func Parse(manifest, namespace string) (Set, error) {
 		return Set{}, styrmin.Errorf(styrmin.EINVALID, "The chart renders %d bytes, more than the %d MiB Styrmin reads to check what it creates.", len(manifest), MaxManifestBytes>>20)
 	}
 	p := parser{namespace: namespace, roles: map[string]bool{}, accounts: map[string]bool{}}
-	err := documents(manifest, func(doc []byte) error {
+	err := Documents(manifest, func(doc []byte) error {
 		if err := checkKeys(doc); err != nil {
 			return err
 		}
@@ -75,13 +75,13 @@ func Parse(manifest, namespace string) (Set, error) {
 	return p.set(), nil
 }
 
-// documents calls read with each document of manifest as JSON, split and
+// Documents calls read with each document of manifest as JSON, split and
 // converted as Kubernetes' YAML-or-JSON decoder (which Helm's Kubernetes
 // client applies with) does, but refusing what that decoder reads in a way
 // of its own: a YAML mapping with a key twice (it keeps the last one) and a
 // stream that starts with "{" but is not JSON throughout (it reads on as
 // YAML). Helm's manifests start with "---", so they are YAML.
-func documents(manifest string, read func(doc []byte) error) error {
+func Documents(manifest string, read func(doc []byte) error) error {
 	if k8syaml.IsJSONBuffer([]byte(manifest[:min(len(manifest), jsonSniff)])) {
 		dec := json.NewDecoder(strings.NewReader(manifest))
 		for {

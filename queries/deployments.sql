@@ -1,10 +1,19 @@
 -- name: InsertDeployment :one
--- A deployment without a team_id is the team default's.
+-- A deployment without a team_id is the team default's; requested_* are
+-- NULL when what its pods request could not be counted.
 INSERT INTO deployments (name, namespace, driver_name, driver_version, app_version,
-                         parameters, secret_names, created_by, team_id)
+                         parameters, secret_names, created_by, team_id,
+                         requested_cpu_millis, requested_memory_bytes)
 VALUES (@name, @namespace, @driver_name, @driver_version, @app_version,
-        @parameters, '{}', @created_by, coalesce(sqlc.narg(team_id)::bigint, default_team_id()))
+        @parameters, '{}', @created_by, coalesce(sqlc.narg(team_id)::bigint, default_team_id()),
+        sqlc.narg(requested_cpu_millis)::bigint, sqlc.narg(requested_memory_bytes)::bigint)
 RETURNING *;
+
+-- name: SetDeploymentRequests :exec
+-- What the deployment's pods request as its last install or upgrade was
+-- planned (package requests).
+UPDATE deployments SET requested_cpu_millis = @cpu_millis::bigint, requested_memory_bytes = @memory_bytes::bigint
+WHERE id = @id;
 
 -- name: GetLiveDeployment :one
 -- The deployment of that name that has not been deleted.

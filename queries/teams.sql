@@ -33,6 +33,15 @@ SELECT EXISTS (SELECT 1 FROM team) AS found, (SELECT n FROM held)::bigint AS hel
 -- name: CountLiveTeamDeployments :one
 SELECT count(*) FROM deployments WHERE team_id = @team_id AND deleted_at IS NULL;
 
+-- name: SumLiveTeamRequests :one
+-- What the team's live deployments but one (@except_id; 0 for none)
+-- request together, as planned (a deployment planned before the figures
+-- were recorded counts 0), each sum at most the largest bigint.
+SELECT least(coalesce(sum(requested_cpu_millis), 0), 9223372036854775807)::bigint AS cpu_millis,
+       least(coalesce(sum(requested_memory_bytes), 0), 9223372036854775807)::bigint AS memory_bytes
+FROM deployments
+WHERE team_id = @team_id AND deleted_at IS NULL AND id <> @except_id;
+
 -- name: SetTeamMember :one
 INSERT INTO team_members (team_id, user_id, role)
 VALUES (@team_id, @user_id, @role)

@@ -36,6 +36,16 @@ func Render(ctx context.Context, ch *chart.Chart, values map[string]any, namespa
 	return manifest, nil
 }
 
+// RenderUpgrade is Render as an upgrade of the release renders the chart
+// (.Release.IsUpgrade true).
+func RenderUpgrade(ctx context.Context, ch *chart.Chart, values map[string]any, namespace, name string) (string, error) {
+	manifest, err := chartrender.Render(ctx, chartrender.Request{Chart: ch, Values: values, Namespace: namespace, Name: name, Upgrade: true})
+	if err != nil {
+		return "", fmt.Errorf("release: render the upgrade of %s: %w", name, err)
+	}
+	return manifest, nil
+}
+
 // renderWithinBudget renders req's chart offline in chartrender's child
 // before Helm renders it in this process, and refuses it only when it passes
 // the budget: a chart that fails offline (a `lookup` finds nothing there) is

@@ -26,8 +26,9 @@ type Policy struct {
 	// MaxDeployments is the most live deployments the team may hold.
 	MaxDeployments *int64
 	// MaxCPUMillis and MaxMemoryBytes are the most CPU (millicores) and
-	// memory the team's deployments may request together, from their
-	// rendered manifests.
+	// memory the team's live deployments may request together, from their
+	// rendered manifests (package requests; deployment checks them at an
+	// install's plan and an upgrade's review and confirm).
 	MaxCPUMillis, MaxMemoryBytes *int64
 }
 

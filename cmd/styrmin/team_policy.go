@@ -21,7 +21,9 @@ func newTeamPolicyCmd(change func(cmd *cobra.Command, action string, target audi
 		Short: "Show or set a team's namespaces, drivers and quotas",
 		Long: `Without flags, show the team's policy. Each flag replaces one rule; "none"
 removes it (the global namespace policy, every driver, no quota), and a rule
-not named is kept. An install into the team is checked against the policy.`,
+not named is kept. An install into the team is checked against the policy, and
+an upgrade against its CPU and memory quotas (what the pods of the chart,
+rendered with the values, request).`,
 		Example: `  styrmin team policy payments --namespaces 'pay-*,payments' --drivers redis,label:category=database
   styrmin team policy payments --max-deployments 10 --max-cpu 4 --max-memory 8Gi
   styrmin team policy payments --drivers none`,

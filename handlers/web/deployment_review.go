@@ -10,6 +10,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
+	"github.com/styrmin/styrmin/teams"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -92,6 +93,7 @@ func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 		To:            views.ReviewVersions{DriverVersion: r.DriverVersion, AppVersion: r.AppVersion},
 		DryRunError:   r.DryRunError,
 		RecoversFirst: r.RecoversFirst,
+		Requests:      reviewRequests(r.Requests),
 		Token:         r.Token,
 	}
 	for _, ch := range r.Changes {
@@ -110,4 +112,32 @@ func reviewProps(r *deployment.Review) views.DeploymentReviewProps {
 		})
 	}
 	return p
+}
+
+// reviewRequests writes a review's requests as the page shows them; nil
+// when they were not counted.
+func reviewRequests(r *deployment.Requests) *views.ReviewRequests {
+	if r == nil {
+		return nil
+	}
+	row := func(before *int64, after, others, total int64, quota *int64, write func(int64) string) views.ReviewRequest {
+		out := views.ReviewRequest{After: write(after), Others: write(others), Total: write(total)}
+		if before != nil {
+			out.Before = write(*before)
+		}
+		if quota != nil {
+			out.Quota = write(*quota)
+		}
+		return out
+	}
+	var cpuBefore, memoryBefore *int64
+	if r.Before != nil {
+		cpuBefore, memoryBefore = &r.Before.CPUMillis, &r.Before.MemoryBytes
+	}
+	total := r.Others.Add(r.After)
+	return &views.ReviewRequests{
+		Team:   r.Team,
+		CPU:    row(cpuBefore, r.After.CPUMillis, r.Others.CPUMillis, total.CPUMillis, r.MaxCPUMillis, teams.CPUString),
+		Memory: row(memoryBefore, r.After.MemoryBytes, r.Others.MemoryBytes, total.MemoryBytes, r.MaxMemoryBytes, teams.MemoryString),
+	}
 }
