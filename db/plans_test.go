@@ -59,15 +59,18 @@ var planCases = []planCase{
 	// Pages of history.
 	{"ListTasks", []any{int64(7), int64(0), int32(50)}},
 	{"ListTasks", []any{int64(7), int64(10007), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(10000), "", "", "", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(0), "app-7", "", "", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "failed", "", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "install", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "canceled", "", false, []int64(nil), int32(50)}}, // none: still a page's cost
-	{"FindTasks", []any{int64(0), "", "", "rollback", false, []int64(nil), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "", true, []int64{1, 7}, int32(50)}}, // a member's activity
-	{"FindTasks", []any{int64(0), "", "", "", true, []int64{7}, int32(50)}},    // a team of no deployment: still a page's cost
+	{"FindTasks", []any{int64(0), "", "", "", int32(50)}},
+	{"FindTasks", []any{int64(10000), "", "", "", int32(50)}},
+	{"FindTasks", []any{int64(0), "app-7", "", "", int32(50)}},
+	{"FindTasks", []any{int64(0), "", "failed", "", int32(50)}},
+	{"FindTasks", []any{int64(0), "", "", "install", int32(50)}},
+	{"FindTasks", []any{int64(0), "", "canceled", "", int32(50)}}, // none: still a page's cost
+	{"FindTasks", []any{int64(0), "", "", "rollback", int32(50)}},
+	// A member's activity: the page of each of their teams' deployments.
+	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{1, 7}, ""}},
+	{"FindTeamTasks", []any{int64(10000), "failed", "", int32(50), []int64{1}, ""}},
+	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{1}, "app-7"}},
+	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{7}, ""}}, // a team of no deployment
 	{"ListStepsOfTasks", []any{pageTaskIDs}},
 	{"ListStepSummaries", []any{pageTaskIDs}},
 	{"ListNestedTasks", []any{pageStepIDs}},

@@ -78,9 +78,8 @@ WHERE t.parent_step_id IS NULL
   AND ($2::text = '' OR d.name = $2::text)
   AND ($3::text = '' OR t.status = $3::text)
   AND ($4::text = '' OR t.kind = $4::text)
-  AND (NOT $5::boolean OR d.team_id = ANY ($6::bigint[]))
 ORDER BY t.id DESC
-LIMIT $7
+LIMIT $5
 `
 
 type FindTasksParams struct {
@@ -88,8 +87,6 @@ type FindTasksParams struct {
 	DeploymentName string
 	Status         string
 	Kind           string
-	OnlyTeams      bool
-	TeamIds        []int64
 	PageSize       int32
 }
 
@@ -101,16 +98,13 @@ type FindTasksRow struct {
 // A page of the top-level tasks of every deployment, newest first, before a
 // task id (0 for the newest), each with its deployment's name; the filters
 // keep the tasks of deployments of that name, of that status, of that kind
-// (” for any); with only_teams, the tasks of the deployments of the teams
-// in team_ids only (what a member may see: the visibility rule lives here).
+// (” for any). A member's page is FindTeamTasks.
 func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
 	rows, err := q.db.Query(ctx, findTasks,
 		arg.BeforeID,
 		arg.DeploymentName,
 		arg.Status,
 		arg.Kind,
-		arg.OnlyTeams,
-		arg.TeamIds,
 		arg.PageSize,
 	)
 	if err != nil {
@@ -120,6 +114,99 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 	items := []FindTasksRow{}
 	for rows.Next() {
 		var i FindTasksRow
+		if err := rows.Scan(
+			&i.Task.ID,
+			&i.Task.DeploymentID,
+			&i.Task.Kind,
+			&i.Task.Status,
+			&i.Task.Inputs,
+			&i.Task.SecretInputs,
+			&i.Task.Result,
+			&i.Task.Message,
+			&i.Task.ParentStepID,
+			&i.Task.RootTaskID,
+			&i.Task.RiverJobID,
+			&i.Task.Runner,
+			&i.Task.HeartbeatAt,
+			&i.Task.CreatedBy,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.EndedAt,
+			&i.Task.CancelRequestedBy,
+			&i.Task.Lease,
+			&i.DeploymentName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const findTeamTasks = `-- name: FindTeamTasks :many
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, page.deployment_name
+FROM (
+    SELECT newest.id, d.name AS deployment_name
+    FROM deployments d
+    CROSS JOIN LATERAL (
+        SELECT l.id FROM tasks l
+        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL
+          AND ($1::bigint = 0 OR l.id < $1::bigint)
+          AND ($2::text = '' OR l.status = $2::text)
+          AND ($3::text = '' OR l.kind = $3::text)
+        ORDER BY l.id DESC
+        LIMIT $4
+    ) newest
+    WHERE d.team_id = ANY ($5::bigint[])
+      AND ($6::text = '' OR d.name = $6::text)
+    ORDER BY newest.id DESC
+    LIMIT $4
+) page
+JOIN tasks t ON t.id = page.id
+ORDER BY t.id DESC
+`
+
+type FindTeamTasksParams struct {
+	BeforeID       int64
+	Status         string
+	Kind           string
+	PageSize       int32
+	TeamIds        []int64
+	DeploymentName string
+}
+
+type FindTeamTasksRow struct {
+	Task           Task
+	DeploymentName string
+}
+
+// FindTasks for a member: the tasks of the deployments of the teams in
+// team_ids only (what a member may see: the visibility rule lives here). It
+// takes the newest page of each of those deployments through
+// tasks_deployment_idx, then the newest page of them all, and reads only
+// those tasks: bounded by the teams' deployments and the page, never by
+// their history. (FindTasks with a team filter walked every team's tasks
+// between a member's, or, in a generic plan driven by the team's
+// deployments, read every task they ever had and sorted them.)
+func (q *Queries) FindTeamTasks(ctx context.Context, arg FindTeamTasksParams) ([]FindTeamTasksRow, error) {
+	rows, err := q.db.Query(ctx, findTeamTasks,
+		arg.BeforeID,
+		arg.Status,
+		arg.Kind,
+		arg.PageSize,
+		arg.TeamIds,
+		arg.DeploymentName,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FindTeamTasksRow{}
+	for rows.Next() {
+		var i FindTeamTasksRow
 		if err := rows.Scan(
 			&i.Task.ID,
 			&i.Task.DeploymentID,

@@ -53,6 +53,24 @@ type TaskList struct {
 	Next int64
 }
 
+// findTasks reads the page of tasks f asks for, and one more (is there a
+// next page?): a member's (f.Teams) through the query bounded by their
+// teams' deployments.
+func (s *Service) findTasks(ctx context.Context, f TaskFilter) ([]db.FindTasksRow, error) {
+	pageSize := int32(f.PageSize + 1)
+	if f.Teams == nil {
+		return s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
+			Status: string(f.Status), Kind: f.Kind, PageSize: pageSize})
+	}
+	rows, err := s.q.FindTeamTasks(ctx, db.FindTeamTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
+		Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize})
+	page := make([]db.FindTasksRow, len(rows))
+	for i, r := range rows {
+		page[i] = db.FindTasksRow(r)
+	}
+	return page, err
+}
+
 // TaskList reads a page of the task list in a number of queries bounded by
 // the levels of nesting, never by the tasks on the page or the history: the
 // page, the queue positions of its queued tasks, their steps, then the log
@@ -73,8 +91,7 @@ func (s *Service) TaskList(ctx context.Context, f TaskFilter) (*TaskList, error)
 			return nil, fmt.Errorf("deployment: team of %s: %w", f.Deployment, err)
 		}
 	}
-	rows, err := s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
-		Status: string(f.Status), Kind: f.Kind, OnlyTeams: f.Teams != nil, TeamIds: f.Teams, PageSize: int32(f.PageSize + 1)})
+	rows, err := s.findTasks(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("deployment: find tasks: %w", err)
 	}

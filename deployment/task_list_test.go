@@ -91,3 +91,57 @@ func TestTheTaskListSumsUpStepsWithoutReadingThem(t *testing.T) {
 	require.Equal(t, 5, summed.Tasks[0].StepCount)
 	require.Equal(t, want, summed.Tasks[0].Summary)
 }
+
+// TestAMembersTaskListHoldsTheirTeamsTasksOnlyAPageAtATime: with Teams, the
+// task list holds the tasks of those teams' deployments only, newest first,
+// a page at a time and through the same filters; another team's deployment
+// named is unknown.
+func TestAMembersTaskListHoldsTheirTeamsTasksOnlyAPageAtATime(t *testing.T) {
+	t.Parallel()
+	f := deploymenttest.Setup(t, nil)
+	ctx := context.Background()
+	queue := deploymenttest.Queued(t)
+	siteInstall := queue(f.Svc.Queue(ctx, deploymenttest.HelloWeb("site")))
+	cacheInstall := queue(f.Svc.Queue(ctx, deploymenttest.Redis("cache")))
+	stop := queue(f.Svc.Queue(ctx, &deployment.Stop{Name: "site", Components: []string{"web"}, By: "alice"}))
+	otherInstall := queue(f.Svc.Queue(ctx, deploymenttest.HelloWeb("other")))
+	teamOf := map[string][]string{"a": {"site", "cache"}, "b": {"other"}}
+	ids := map[string]int64{}
+	for team, names := range teamOf {
+		var id int64
+		require.NoError(t, f.Pool.QueryRow(ctx, `INSERT INTO teams (name) VALUES ($1) RETURNING id`, team).Scan(&id))
+		_, err := f.Pool.Exec(ctx, `UPDATE deployments SET team_id = $1 WHERE name = ANY($2)`, id, names)
+		require.NoError(t, err)
+		ids[team] = id
+	}
+	taskIDs := func(list *deployment.TaskList) []int64 {
+		out := []int64{}
+		for _, task := range list.Tasks {
+			out = append(out, task.ID)
+		}
+		return out
+	}
+	list := func(filter deployment.TaskFilter) *deployment.TaskList {
+		l, err := f.Svc.TaskList(ctx, filter)
+		require.NoError(t, err)
+		return l
+	}
+
+	first := list(deployment.TaskFilter{Teams: []int64{ids["a"]}, PageSize: 2})
+	require.Equal(t, []int64{stop.TaskID, cacheInstall.TaskID}, taskIDs(first), "team b's newer task is not in team a's list")
+	require.Equal(t, cacheInstall.TaskID, first.Next)
+	second := list(deployment.TaskFilter{Teams: []int64{ids["a"]}, PageSize: 2, Before: first.Next})
+	require.Equal(t, []int64{siteInstall.TaskID}, taskIDs(second))
+	require.Zero(t, second.Next, "the last page")
+
+	require.Equal(t, []int64{cacheInstall.TaskID, siteInstall.TaskID},
+		taskIDs(list(deployment.TaskFilter{Teams: []int64{ids["a"]}, Kind: deployment.KindInstall})))
+	require.Equal(t, []int64{stop.TaskID, siteInstall.TaskID},
+		taskIDs(list(deployment.TaskFilter{Teams: []int64{ids["a"]}, Deployment: "site"})))
+	require.Equal(t, []int64{otherInstall.TaskID, stop.TaskID, cacheInstall.TaskID, siteInstall.TaskID},
+		taskIDs(list(deployment.TaskFilter{Teams: []int64{ids["a"], ids["b"]}})))
+	require.Empty(t, taskIDs(list(deployment.TaskFilter{Teams: []int64{}})), "a member of no team sees no task")
+
+	_, err := f.Svc.TaskList(ctx, deployment.TaskFilter{Teams: []int64{ids["a"]}, Deployment: "other"})
+	require.Equal(t, styrmin.ENOTFOUND, styrmin.ErrorCode(err), "another team's deployment is unknown")
+}

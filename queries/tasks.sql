@@ -158,8 +158,7 @@ SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
 -- A page of the top-level tasks of every deployment, newest first, before a
 -- task id (0 for the newest), each with its deployment's name; the filters
 -- keep the tasks of deployments of that name, of that status, of that kind
--- ('' for any); with only_teams, the tasks of the deployments of the teams
--- in team_ids only (what a member may see: the visibility rule lives here).
+-- ('' for any). A member's page is FindTeamTasks.
 SELECT sqlc.embed(t), d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.parent_step_id IS NULL
@@ -167,9 +166,38 @@ WHERE t.parent_step_id IS NULL
   AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
   AND (@status::text = '' OR t.status = @status::text)
   AND (@kind::text = '' OR t.kind = @kind::text)
-  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
 ORDER BY t.id DESC
 LIMIT @page_size;
+
+-- name: FindTeamTasks :many
+-- FindTasks for a member: the tasks of the deployments of the teams in
+-- team_ids only (what a member may see: the visibility rule lives here). It
+-- takes the newest page of each of those deployments through
+-- tasks_deployment_idx, then the newest page of them all, and reads only
+-- those tasks: bounded by the teams' deployments and the page, never by
+-- their history. (FindTasks with a team filter walked every team's tasks
+-- between a member's, or, in a generic plan driven by the team's
+-- deployments, read every task they ever had and sorted them.)
+SELECT sqlc.embed(t), page.deployment_name
+FROM (
+    SELECT newest.id, d.name AS deployment_name
+    FROM deployments d
+    CROSS JOIN LATERAL (
+        SELECT l.id FROM tasks l
+        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL
+          AND (@before_id::bigint = 0 OR l.id < @before_id::bigint)
+          AND (@status::text = '' OR l.status = @status::text)
+          AND (@kind::text = '' OR l.kind = @kind::text)
+        ORDER BY l.id DESC
+        LIMIT @page_size
+    ) newest
+    WHERE d.team_id = ANY (@team_ids::bigint[])
+      AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
+    ORDER BY newest.id DESC
+    LIMIT @page_size
+) page
+JOIN tasks t ON t.id = page.id
+ORDER BY t.id DESC;
 
 -- name: GetTaskOfDeployment :one
 -- A task with its deployment's name.
