@@ -9,7 +9,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/db"
 	"github.com/styrmin/styrmin/requests"
-	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/teams/policytext"
 )
 
 // Requests is what a deployment's pods request against its team's CPU and
@@ -82,7 +82,7 @@ func checkRequests(team db.Team, others, after requests.Totals, before *requests
 	}
 	if limit := team.MaxMemoryBytes; limit != nil && after.MemoryBytes > was.MemoryBytes && others.Add(after).MemoryBytes > *limit {
 		why = append(why, fmt.Sprintf("the team %s may request %s of memory in all; its other live deployments request %s and this one %s",
-			team.Name, teams.MemoryString(*limit), teams.MemoryString(others.MemoryBytes), teams.MemoryString(after.MemoryBytes)))
+			team.Name, policytext.MemoryString(*limit), policytext.MemoryString(others.MemoryBytes), policytext.MemoryString(after.MemoryBytes)))
 	}
 	if len(why) == 0 {
 		return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
-	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/teams/policytext"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -137,7 +137,7 @@ func reviewRequests(r *deployment.Requests) *views.ReviewRequests {
 	total := r.Others.Add(r.After)
 	return &views.ReviewRequests{
 		Team:   r.Team,
-		CPU:    row(cpuBefore, r.After.CPUMillis, r.Others.CPUMillis, total.CPUMillis, r.MaxCPUMillis, teams.CPUString),
-		Memory: row(memoryBefore, r.After.MemoryBytes, r.Others.MemoryBytes, total.MemoryBytes, r.MaxMemoryBytes, teams.MemoryString),
+		CPU:    row(cpuBefore, r.After.CPUMillis, r.Others.CPUMillis, total.CPUMillis, r.MaxCPUMillis, policytext.CPUString),
+		Memory: row(memoryBefore, r.After.MemoryBytes, r.Others.MemoryBytes, total.MemoryBytes, r.MaxMemoryBytes, policytext.MemoryString),
 	}
 }

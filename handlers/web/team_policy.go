@@ -9,6 +9,7 @@ import (
 
 	"github.com/styrmin/styrmin"
 	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/teams/policytext"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -59,14 +60,14 @@ func policyOf(f views.TeamPolicyForm) (teams.Policy, error) {
 		p.MaxDeployments = &n
 	}
 	if f.CPU != "" {
-		m, err := teams.ParseCPU(f.CPU)
+		m, err := policytext.ParseCPU(f.CPU)
 		if err != nil {
 			bad["max_cpu_millis"] = "Give CPU as Kubernetes writes it (2, 500m), or nothing for no limit."
 		}
 		p.MaxCPUMillis = &m
 	}
 	if f.Memory != "" {
-		b, err := teams.ParseMemory(f.Memory)
+		b, err := policytext.ParseMemory(f.Memory)
 		if err != nil {
 			bad["max_memory_bytes"] = "Give memory as Kubernetes writes it (512Mi, 4Gi), or nothing for no limit."
 		}

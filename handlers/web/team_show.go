@@ -11,6 +11,7 @@ import (
 	"github.com/styrmin/styrmin/deployment"
 	"github.com/styrmin/styrmin/handlers/httpx"
 	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/teams/policytext"
 	"github.com/styrmin/styrmin/views"
 )
 
@@ -74,10 +75,10 @@ func policyForm(p teams.Policy) views.TeamPolicyForm {
 		f.MaxDeployments = strconv.FormatInt(*p.MaxDeployments, 10)
 	}
 	if p.MaxCPUMillis != nil {
-		f.CPU = teams.CPUString(*p.MaxCPUMillis)
+		f.CPU = policytext.CPUString(*p.MaxCPUMillis)
 	}
 	if p.MaxMemoryBytes != nil {
-		f.Memory = teams.MemoryString(*p.MaxMemoryBytes)
+		f.Memory = policytext.MemoryString(*p.MaxMemoryBytes)
 	}
 	return f
 }

@@ -1,11 +1,11 @@
-package teams_test
+package policytext_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/styrmin/styrmin/teams"
+	"github.com/styrmin/styrmin/teams/policytext"
 )
 
 // TestQuotasAreReadAndWrittenAsKubernetesQuantities shows the one reading of
@@ -14,18 +14,18 @@ import (
 // negative or unreadable quota refused.
 func TestQuotasAreReadAndWrittenAsKubernetesQuantities(t *testing.T) {
 	t.Parallel()
-	cpu, err := teams.ParseCPU("1500m")
+	cpu, err := policytext.ParseCPU("1500m")
 	require.NoError(t, err)
 	require.Equal(t, int64(1500), cpu)
-	require.Equal(t, "1500m", teams.CPUString(cpu))
-	memory, err := teams.ParseMemory("4Gi")
+	require.Equal(t, "1500m", policytext.CPUString(cpu))
+	memory, err := policytext.ParseMemory("4Gi")
 	require.NoError(t, err)
 	require.Equal(t, int64(4<<30), memory)
-	require.Equal(t, "4Gi", teams.MemoryString(memory))
+	require.Equal(t, "4Gi", policytext.MemoryString(memory))
 	for _, bad := range []string{"-1", "-100u", "two", ""} {
-		_, err := teams.ParseCPU(bad)
+		_, err := policytext.ParseCPU(bad)
 		require.Error(t, err, bad)
-		_, err = teams.ParseMemory(bad)
+		_, err = policytext.ParseMemory(bad)
 		require.Error(t, err, bad)
 	}
 }
