@@ -273,6 +273,7 @@ type Task struct {
 	EndedAt           *time.Time
 	CancelRequestedBy pgtype.Text
 	Lease             int64
+	TeamID            int64
 }
 
 type Team struct {

@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -66,11 +67,12 @@ var planCases = []planCase{
 	{"FindTasks", []any{int64(0), "", "", "install", int32(50)}},
 	{"FindTasks", []any{int64(0), "", "canceled", "", int32(50)}}, // none: still a page's cost
 	{"FindTasks", []any{int64(0), "", "", "rollback", int32(50)}},
-	// A member's activity: the page of each of their teams' deployments.
-	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{1, 7}, ""}},
-	{"FindTeamTasks", []any{int64(10000), "failed", "", int32(50), []int64{1}, ""}},
-	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{1}, "app-7"}},
-	{"FindTeamTasks", []any{int64(0), "", "", int32(50), []int64{7}, ""}}, // a team of no deployment
+	// A member's activity: the page of each of their teams, or of a deployment.
+	{"FindTeamTasks", []any{[]int64{1, 7}, int64(math.MaxInt64), "", "", int32(50)}},
+	{"FindTeamTasks", []any{[]int64{1}, int64(10000), "failed", "", int32(50)}},
+	{"FindTeamTasks", []any{[]int64{7}, int64(math.MaxInt64), "", "", int32(50)}}, // a team of no deployment
+	{"FindTeamDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(50), "app-7", []int64{1}}},
+	{"FindTeamDeploymentTasks", []any{int64(10000), "", "upgrade", int32(50), "app-7", []int64{7}}}, // of another team
 	{"ListStepsOfTasks", []any{pageTaskIDs}},
 	{"ListStepSummaries", []any{pageTaskIDs}},
 	{"ListNestedTasks", []any{pageStepIDs}},

@@ -35,7 +35,7 @@ func (q *Queries) BeatTask(ctx context.Context, arg BeatTaskParams) (pgtype.Text
 const cancelQueuedTask = `-- name: CancelQueuedTask :one
 UPDATE tasks SET status = 'canceled', message = $1, ended_at = now(), secret_inputs = NULL
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type CancelQueuedTaskParams struct {
@@ -66,12 +66,13 @@ func (q *Queries) CancelQueuedTask(ctx context.Context, arg CancelQueuedTaskPara
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const findTasks = `-- name: FindTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, d.name AS deployment_name
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.parent_step_id IS NULL
   AND ($1::bigint = 0 OR t.id < $1::bigint)
@@ -98,7 +99,7 @@ type FindTasksRow struct {
 // A page of the top-level tasks of every deployment, newest first, before a
 // task id (0 for the newest), each with its deployment's name; the filters
 // keep the tasks of deployments of that name, of that status, of that kind
-// (” for any). A member's page is FindTeamTasks.
+// (” for any). A member's page is FindTeamTasks or FindTeamDeploymentTasks.
 func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
 	rows, err := q.db.Query(ctx, findTasks,
 		arg.BeforeID,
@@ -134,6 +135,96 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 			&i.Task.EndedAt,
 			&i.Task.CancelRequestedBy,
 			&i.Task.Lease,
+			&i.Task.TeamID,
+			&i.DeploymentName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const findTeamDeploymentTasks = `-- name: FindTeamDeploymentTasks :many
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, page.deployment_name
+FROM (
+    SELECT newest.id, d.name AS deployment_name
+    FROM deployments d
+    CROSS JOIN LATERAL (
+        SELECT l.id FROM tasks l
+        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL AND l.id < $1::bigint
+          AND ($2::text = '' OR l.status = $2::text)
+          AND ($3::text = '' OR l.kind = $3::text)
+        ORDER BY l.id DESC
+        LIMIT $4
+    ) newest
+    WHERE d.name = $5 AND d.team_id = ANY ($6::bigint[])
+    ORDER BY newest.id DESC
+    LIMIT $4
+) page
+JOIN tasks t ON t.id = page.id
+ORDER BY t.id DESC
+`
+
+type FindTeamDeploymentTasksParams struct {
+	BeforeID       int64
+	Status         string
+	Kind           string
+	PageSize       int32
+	DeploymentName string
+	TeamIds        []int64
+}
+
+type FindTeamDeploymentTasksRow struct {
+	Task           Task
+	DeploymentName string
+}
+
+// FindTasks for a member with a deployment named: the tasks of the
+// deployments of that name in the teams in team_ids only (a deleted one's
+// name may have been used again, in another team), newest first, before a
+// task id (the largest bigint for the newest): a page of each of those
+// deployments through tasks_deployment_idx, then the newest page of them.
+func (q *Queries) FindTeamDeploymentTasks(ctx context.Context, arg FindTeamDeploymentTasksParams) ([]FindTeamDeploymentTasksRow, error) {
+	rows, err := q.db.Query(ctx, findTeamDeploymentTasks,
+		arg.BeforeID,
+		arg.Status,
+		arg.Kind,
+		arg.PageSize,
+		arg.DeploymentName,
+		arg.TeamIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FindTeamDeploymentTasksRow{}
+	for rows.Next() {
+		var i FindTeamDeploymentTasksRow
+		if err := rows.Scan(
+			&i.Task.ID,
+			&i.Task.DeploymentID,
+			&i.Task.Kind,
+			&i.Task.Status,
+			&i.Task.Inputs,
+			&i.Task.SecretInputs,
+			&i.Task.Result,
+			&i.Task.Message,
+			&i.Task.ParentStepID,
+			&i.Task.RootTaskID,
+			&i.Task.RiverJobID,
+			&i.Task.Runner,
+			&i.Task.HeartbeatAt,
+			&i.Task.CreatedBy,
+			&i.Task.CreatedAt,
+			&i.Task.StartedAt,
+			&i.Task.EndedAt,
+			&i.Task.CancelRequestedBy,
+			&i.Task.Lease,
+			&i.Task.TeamID,
 			&i.DeploymentName,
 		); err != nil {
 			return nil, err
@@ -147,35 +238,32 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 }
 
 const findTeamTasks = `-- name: FindTeamTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, page.deployment_name
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, d.name AS deployment_name
 FROM (
-    SELECT newest.id, d.name AS deployment_name
-    FROM deployments d
+    SELECT newest.id
+    FROM unnest($1::bigint[]) AS team (id)
     CROSS JOIN LATERAL (
         SELECT l.id FROM tasks l
-        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL
-          AND ($1::bigint = 0 OR l.id < $1::bigint)
-          AND ($2::text = '' OR l.status = $2::text)
-          AND ($3::text = '' OR l.kind = $3::text)
+        WHERE l.team_id = team.id AND l.parent_step_id IS NULL AND l.id < $2::bigint
+          AND ($3::text = '' OR l.status = $3::text)
+          AND ($4::text = '' OR l.kind = $4::text)
         ORDER BY l.id DESC
-        LIMIT $4
+        LIMIT $5
     ) newest
-    WHERE d.team_id = ANY ($5::bigint[])
-      AND ($6::text = '' OR d.name = $6::text)
     ORDER BY newest.id DESC
-    LIMIT $4
+    LIMIT $5
 ) page
 JOIN tasks t ON t.id = page.id
+JOIN deployments d ON d.id = t.deployment_id
 ORDER BY t.id DESC
 `
 
 type FindTeamTasksParams struct {
-	BeforeID       int64
-	Status         string
-	Kind           string
-	PageSize       int32
-	TeamIds        []int64
-	DeploymentName string
+	TeamIds  []int64
+	BeforeID int64
+	Status   string
+	Kind     string
+	PageSize int32
 }
 
 type FindTeamTasksRow struct {
@@ -183,22 +271,22 @@ type FindTeamTasksRow struct {
 	DeploymentName string
 }
 
-// FindTasks for a member: the tasks of the deployments of the teams in
-// team_ids only (what a member may see: the visibility rule lives here). It
-// takes the newest page of each of those deployments through
-// tasks_deployment_idx, then the newest page of them all, and reads only
-// those tasks: bounded by the teams' deployments and the page, never by
-// their history. (FindTasks with a team filter walked every team's tasks
-// between a member's, or, in a generic plan driven by the team's
-// deployments, read every task they ever had and sorted them.)
+// FindTasks for a member, with no deployment named: the top-level tasks of
+// the teams in team_ids only (what a member may see: the visibility rule
+// lives here), newest first, before a task id (the largest bigint for the
+// newest). It takes the newest page of each team through tasks_team_idx,
+// then the newest page of those: bounded by the member's teams and the
+// page, never by the teams' deployments or their history, in a custom plan
+// and in the generic one a prepared statement gets after five runs alike
+// (which is why before_id has no "0 for any": an OR there would leave the
+// generic plan reading every newer task of a team).
 func (q *Queries) FindTeamTasks(ctx context.Context, arg FindTeamTasksParams) ([]FindTeamTasksRow, error) {
 	rows, err := q.db.Query(ctx, findTeamTasks,
+		arg.TeamIds,
 		arg.BeforeID,
 		arg.Status,
 		arg.Kind,
 		arg.PageSize,
-		arg.TeamIds,
-		arg.DeploymentName,
 	)
 	if err != nil {
 		return nil, err
@@ -227,6 +315,7 @@ func (q *Queries) FindTeamTasks(ctx context.Context, arg FindTeamTasksParams) ([
 			&i.Task.EndedAt,
 			&i.Task.CancelRequestedBy,
 			&i.Task.Lease,
+			&i.Task.TeamID,
 			&i.DeploymentName,
 		); err != nil {
 			return nil, err
@@ -244,7 +333,7 @@ UPDATE tasks
 SET status = $1, result = $2, message = $3, ended_at = now(),
     heartbeat_at = NULL, secret_inputs = NULL
 WHERE id = $4 AND status = 'running'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type FinishTaskParams struct {
@@ -283,12 +372,13 @@ func (q *Queries) FinishTask(ctx context.Context, arg FinishTaskParams) (Task, e
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const getTask = `-- name: GetTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE id = $1
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
@@ -314,12 +404,13 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const getTaskOfDeployment = `-- name: GetTaskOfDeployment :one
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, d.name AS deployment_name
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.id = $1
 `
@@ -353,6 +444,7 @@ func (q *Queries) GetTaskOfDeployment(ctx context.Context, id int64) (GetTaskOfD
 		&i.Task.EndedAt,
 		&i.Task.CancelRequestedBy,
 		&i.Task.Lease,
+		&i.Task.TeamID,
 		&i.DeploymentName,
 	)
 	return i, err
@@ -419,7 +511,7 @@ const insertTask = `-- name: InsertTask :one
 INSERT INTO tasks (deployment_id, kind, inputs, parent_step_id, root_task_id, created_by)
 VALUES ($1, $2, $3, $4,
         $5, $6)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type InsertTaskParams struct {
@@ -461,6 +553,7 @@ func (q *Queries) InsertTask(ctx context.Context, arg InsertTaskParams) (Task, e
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -581,7 +674,7 @@ func (q *Queries) ListDeploymentArtefacts(ctx context.Context, arg ListDeploymen
 }
 
 const listNestedTasks = `-- name: ListNestedTasks :many
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id FROM tasks WHERE parent_step_id = ANY($1::bigint[]) ORDER BY id
 `
 
 // The tasks that the given steps started.
@@ -614,6 +707,7 @@ func (q *Queries) ListNestedTasks(ctx context.Context, stepIds []int64) ([]Task,
 			&i.EndedAt,
 			&i.CancelRequestedBy,
 			&i.Lease,
+			&i.TeamID,
 		); err != nil {
 			return nil, err
 		}
@@ -666,7 +760,7 @@ func (q *Queries) ListTaskSecretsNotUnder(ctx context.Context, arg ListTaskSecre
 }
 
 const listTasks = `-- name: ListTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
 FROM tasks t
 WHERE t.deployment_id = $1 AND t.parent_step_id IS NULL
   AND ($2::bigint = 0 OR t.id < $2::bigint)
@@ -717,6 +811,7 @@ func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTas
 			&i.Task.EndedAt,
 			&i.Task.CancelRequestedBy,
 			&i.Task.Lease,
+			&i.Task.TeamID,
 			&i.StepCount,
 		); err != nil {
 			return nil, err
@@ -746,7 +841,7 @@ func (q *Queries) LockDeployment(ctx context.Context, id int64) error {
 }
 
 const lockTask = `-- name: LockTask :one
-SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease FROM tasks WHERE id = $1 FOR UPDATE
+SELECT id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id FROM tasks WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
@@ -772,12 +867,13 @@ func (q *Queries) LockTask(ctx context.Context, id int64) (Task, error) {
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
 
 const nextQueuedTask = `-- name: NextQueuedTask :one
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.deployment_id = $1 AND t.status = 'queued'
   AND t.parent_step_id IS NULL AND d.holder_task_id IS NULL
 ORDER BY t.id
@@ -809,6 +905,7 @@ func (q *Queries) NextQueuedTask(ctx context.Context, deploymentID int64) (Task,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -961,7 +1058,7 @@ const requeueTask = `-- name: RequeueTask :one
 UPDATE tasks
 SET status = 'queued', runner = NULL, heartbeat_at = NULL, message = $1
 WHERE id = $2 AND status = 'running'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type RequeueTaskParams struct {
@@ -994,6 +1091,7 @@ func (q *Queries) RequeueTask(ctx context.Context, arg RequeueTaskParams) (Task,
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -1087,7 +1185,7 @@ UPDATE tasks
 SET status = 'running', runner = $1::text, heartbeat_at = now(), lease = lease + 1,
     started_at = coalesce(started_at, now()), message = ''
 WHERE id = $2 AND status = 'queued'
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type StartTaskParams struct {
@@ -1119,6 +1217,7 @@ func (q *Queries) StartTask(ctx context.Context, arg StartTaskParams) (Task, err
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }
@@ -1127,7 +1226,7 @@ const takeOverTask = `-- name: TakeOverTask :one
 UPDATE tasks SET runner = $1::text, heartbeat_at = now(), lease = lease + 1
 WHERE id = $2 AND status = 'running'
   AND heartbeat_at < now() - make_interval(secs => $3::float8)
-RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease
+RETURNING id, deployment_id, kind, status, inputs, secret_inputs, result, message, parent_step_id, root_task_id, river_job_id, runner, heartbeat_at, created_by, created_at, started_at, ended_at, cancel_requested_by, lease, team_id
 `
 
 type TakeOverTaskParams struct {
@@ -1161,6 +1260,7 @@ func (q *Queries) TakeOverTask(ctx context.Context, arg TakeOverTaskParams) (Tas
 		&i.EndedAt,
 		&i.CancelRequestedBy,
 		&i.Lease,
+		&i.TeamID,
 	)
 	return i, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -54,16 +55,32 @@ type TaskList struct {
 }
 
 // findTasks reads the page of tasks f asks for, and one more (is there a
-// next page?): a member's (f.Teams) through the query bounded by their
-// teams' deployments.
+// next page?): a member's (f.Teams) through the queries bounded by their
+// teams, or the named deployment, and the page.
 func (s *Service) findTasks(ctx context.Context, f TaskFilter) ([]db.FindTasksRow, error) {
 	pageSize := int32(f.PageSize + 1)
 	if f.Teams == nil {
 		return s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
 			Status: string(f.Status), Kind: f.Kind, PageSize: pageSize})
 	}
-	rows, err := s.q.FindTeamTasks(ctx, db.FindTeamTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
-		Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize})
+	before := f.Before
+	if before == 0 {
+		before = math.MaxInt64
+	}
+	if f.Deployment != "" {
+		return convertRows(s.q.FindTeamDeploymentTasks(ctx, db.FindTeamDeploymentTasksParams{BeforeID: before,
+			DeploymentName: f.Deployment, Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize}))
+	}
+	return convertRows(s.q.FindTeamTasks(ctx, db.FindTeamTasksParams{BeforeID: before,
+		Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize}))
+}
+
+// convertRows converts the rows of a member's task query, which have
+// FindTasksRow's columns, to FindTasksRow.
+func convertRows[Row ~struct {
+	Task           db.Task
+	DeploymentName string
+}](rows []Row, err error) ([]db.FindTasksRow, error) {
 	page := make([]db.FindTasksRow, len(rows))
 	for i, r := range rows {
 		page[i] = db.FindTasksRow(r)

@@ -158,7 +158,7 @@ SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
 -- A page of the top-level tasks of every deployment, newest first, before a
 -- task id (0 for the newest), each with its deployment's name; the filters
 -- keep the tasks of deployments of that name, of that status, of that kind
--- ('' for any). A member's page is FindTeamTasks.
+-- ('' for any). A member's page is FindTeamTasks or FindTeamDeploymentTasks.
 SELECT sqlc.embed(t), d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
 WHERE t.parent_step_id IS NULL
@@ -170,29 +170,53 @@ ORDER BY t.id DESC
 LIMIT @page_size;
 
 -- name: FindTeamTasks :many
--- FindTasks for a member: the tasks of the deployments of the teams in
--- team_ids only (what a member may see: the visibility rule lives here). It
--- takes the newest page of each of those deployments through
--- tasks_deployment_idx, then the newest page of them all, and reads only
--- those tasks: bounded by the teams' deployments and the page, never by
--- their history. (FindTasks with a team filter walked every team's tasks
--- between a member's, or, in a generic plan driven by the team's
--- deployments, read every task they ever had and sorted them.)
+-- FindTasks for a member, with no deployment named: the top-level tasks of
+-- the teams in team_ids only (what a member may see: the visibility rule
+-- lives here), newest first, before a task id (the largest bigint for the
+-- newest). It takes the newest page of each team through tasks_team_idx,
+-- then the newest page of those: bounded by the member's teams and the
+-- page, never by the teams' deployments or their history, in a custom plan
+-- and in the generic one a prepared statement gets after five runs alike
+-- (which is why before_id has no "0 for any": an OR there would leave the
+-- generic plan reading every newer task of a team).
+SELECT sqlc.embed(t), d.name AS deployment_name
+FROM (
+    SELECT newest.id
+    FROM unnest(@team_ids::bigint[]) AS team (id)
+    CROSS JOIN LATERAL (
+        SELECT l.id FROM tasks l
+        WHERE l.team_id = team.id AND l.parent_step_id IS NULL AND l.id < @before_id::bigint
+          AND (@status::text = '' OR l.status = @status::text)
+          AND (@kind::text = '' OR l.kind = @kind::text)
+        ORDER BY l.id DESC
+        LIMIT @page_size
+    ) newest
+    ORDER BY newest.id DESC
+    LIMIT @page_size
+) page
+JOIN tasks t ON t.id = page.id
+JOIN deployments d ON d.id = t.deployment_id
+ORDER BY t.id DESC;
+
+-- name: FindTeamDeploymentTasks :many
+-- FindTasks for a member with a deployment named: the tasks of the
+-- deployments of that name in the teams in team_ids only (a deleted one's
+-- name may have been used again, in another team), newest first, before a
+-- task id (the largest bigint for the newest): a page of each of those
+-- deployments through tasks_deployment_idx, then the newest page of them.
 SELECT sqlc.embed(t), page.deployment_name
 FROM (
     SELECT newest.id, d.name AS deployment_name
     FROM deployments d
     CROSS JOIN LATERAL (
         SELECT l.id FROM tasks l
-        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL
-          AND (@before_id::bigint = 0 OR l.id < @before_id::bigint)
+        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL AND l.id < @before_id::bigint
           AND (@status::text = '' OR l.status = @status::text)
           AND (@kind::text = '' OR l.kind = @kind::text)
         ORDER BY l.id DESC
         LIMIT @page_size
     ) newest
-    WHERE d.team_id = ANY (@team_ids::bigint[])
-      AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
+    WHERE d.name = @deployment_name AND d.team_id = ANY (@team_ids::bigint[])
     ORDER BY newest.id DESC
     LIMIT @page_size
 ) page
