@@ -58,21 +58,21 @@ var (
 // task 22221 from its hook step 79956.
 var planCases = []planCase{
 	// Pages of history.
-	{"ListTasks", []any{int64(7), int64(0), int32(50)}},
+	{"ListTasks", []any{int64(7), int64(math.MaxInt64), int32(50)}},
 	{"ListTasks", []any{int64(7), int64(10007), int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "", int32(50)}},
-	{"FindTasks", []any{int64(10000), "", "", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "app-7", "", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "failed", "", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "", "install", int32(50)}},
-	{"FindTasks", []any{int64(0), "", "canceled", "", int32(50)}}, // none: still a page's cost
-	{"FindTasks", []any{int64(0), "", "", "rollback", int32(50)}},
+	{"FindTasks", []any{int64(math.MaxInt64), "", "", int32(50)}},
+	{"FindTasks", []any{int64(10000), "", "", int32(50)}},
+	{"FindTasks", []any{int64(math.MaxInt64), "failed", "", int32(50)}},
+	{"FindTasks", []any{int64(math.MaxInt64), "", "install", int32(50)}},
+	{"FindTasks", []any{int64(math.MaxInt64), "canceled", "", int32(50)}}, // none: still a page's cost
+	{"FindTasks", []any{int64(math.MaxInt64), "", "rollback", int32(50)}},
+	{"FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(50), "app-7", false, []int64(nil)}},
 	// A member's activity: the page of each of their teams, or of a deployment.
 	{"FindTeamTasks", []any{[]int64{1, 7}, int64(math.MaxInt64), "", "", int32(50)}},
 	{"FindTeamTasks", []any{[]int64{1}, int64(10000), "failed", "", int32(50)}},
 	{"FindTeamTasks", []any{[]int64{7}, int64(math.MaxInt64), "", "", int32(50)}}, // a team of no deployment
-	{"FindTeamDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(50), "app-7", []int64{1}}},
-	{"FindTeamDeploymentTasks", []any{int64(10000), "", "upgrade", int32(50), "app-7", []int64{7}}}, // of another team
+	{"FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(50), "app-7", true, []int64{1}}},
+	{"FindDeploymentTasks", []any{int64(10000), "", "upgrade", int32(50), "app-7", true, []int64{7}}}, // of another team
 	{"ListStepsOfTasks", []any{pageTaskIDs}},
 	{"ListStepSummaries", []any{pageTaskIDs}},
 	{"ListNestedTasks", []any{pageStepIDs}},

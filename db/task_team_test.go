@@ -18,14 +18,15 @@ import (
 	"github.com/styrmin/styrmin/db/dbtest"
 )
 
-// TestAMembersTaskPageReadsAPageOfEachTeamInEveryPlan runs a member's task
-// queries on the long history, its 200 deployments spread over teams 1 and
-// 2, under EXPLAIN ANALYZE: first as a prepared statement's first run (a
-// custom plan, made for its values), then in the generic plan PostgreSQL
-// switches a prepared statement to after five runs. In both the rows read
-// from tasks stay within a page per team (or per deployment of the name),
-// plus the page itself, however long the teams' history.
-func TestAMembersTaskPageReadsAPageOfEachTeamInEveryPlan(t *testing.T) {
+// TestATaskPageReadsAPageInEveryPlan runs the task lists' queries on the
+// long history, its 200 deployments spread over teams 1 and 2, under
+// EXPLAIN ANALYZE: first as a prepared statement's first run (a custom plan,
+// made for its values), then in the generic plan PostgreSQL switches a
+// prepared statement to after five runs. In both the rows read from tasks
+// stay within the page, or for a member a page per team (or per deployment
+// of the name) and the page itself, however deep the page and however long
+// the history.
+func TestATaskPageReadsAPageInEveryPlan(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -42,10 +43,15 @@ ANALYZE;`)
 		args  []any
 		bound int
 	}{
-		{"both teams' newest page", "FindTeamTasks", []any{[]int64{1, 2}, int64(math.MaxInt64), "", "", int32(page)}, 2*page + page},
-		{"one team's page deep in its history", "FindTeamTasks", []any{[]int64{2}, int64(10000), "", "", int32(page)}, page + page},
-		{"one team's newest upgrades", "FindTeamTasks", []any{[]int64{1}, int64(math.MaxInt64), "", "upgrade", int32(page)}, page + page},
-		{"a deployment of the team", "FindTeamDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", []int64{2}}, page + page},
+		{"a deployment's page deep in its history", "ListTasks", []any{int64(8), int64(10008), int32(page)}, page},
+		{"everyone's newest page", "FindTasks", []any{int64(math.MaxInt64), "", "", int32(page)}, page},
+		{"everyone's page deep in the history", "FindTasks", []any{int64(10000), "", "", int32(page)}, page},
+		{"everyone's failed tasks", "FindTasks", []any{int64(math.MaxInt64), "failed", "", int32(page)}, page},
+		{"a deployment's page, by its name", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", false, []int64(nil)}, page + page},
+		{"a member's newest page, of both their teams", "FindTeamTasks", []any{[]int64{1, 2}, int64(math.MaxInt64), "", "", int32(page)}, 2*page + page},
+		{"a member's page deep in their team's history", "FindTeamTasks", []any{[]int64{2}, int64(10000), "", "", int32(page)}, page + page},
+		{"a member's newest upgrades", "FindTeamTasks", []any{[]int64{1}, int64(math.MaxInt64), "", "upgrade", int32(page)}, page + page},
+		{"a member's page of a deployment of their team", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", true, []int64{2}}, page + page},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := pool.Acquire(ctx)

@@ -71,50 +71,64 @@ func (q *Queries) CancelQueuedTask(ctx context.Context, arg CancelQueuedTaskPara
 	return i, err
 }
 
-const findTasks = `-- name: FindTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, d.name AS deployment_name
-FROM tasks t JOIN deployments d ON d.id = t.deployment_id
-WHERE t.parent_step_id IS NULL
-  AND ($1::bigint = 0 OR t.id < $1::bigint)
-  AND ($2::text = '' OR d.name = $2::text)
-  AND ($3::text = '' OR t.status = $3::text)
-  AND ($4::text = '' OR t.kind = $4::text)
+const findDeploymentTasks = `-- name: FindDeploymentTasks :many
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, page.deployment_name
+FROM (
+    SELECT newest.id, d.name AS deployment_name
+    FROM deployments d
+    CROSS JOIN LATERAL (
+        SELECT l.id FROM tasks l
+        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL AND l.id < $1::bigint
+          AND ($2::text = '' OR l.status = $2::text)
+          AND ($3::text = '' OR l.kind = $3::text)
+        ORDER BY l.id DESC
+        LIMIT $4
+    ) newest
+    WHERE d.name = $5 AND (NOT $6::boolean OR d.team_id = ANY ($7::bigint[]))
+    ORDER BY newest.id DESC
+    LIMIT $4
+) page
+JOIN tasks t ON t.id = page.id
 ORDER BY t.id DESC
-LIMIT $5
 `
 
-type FindTasksParams struct {
+type FindDeploymentTasksParams struct {
 	BeforeID       int64
-	DeploymentName string
 	Status         string
 	Kind           string
 	PageSize       int32
+	DeploymentName string
+	OnlyTeams      bool
+	TeamIds        []int64
 }
 
-type FindTasksRow struct {
+type FindDeploymentTasksRow struct {
 	Task           Task
 	DeploymentName string
 }
 
-// A page of the top-level tasks of every deployment, newest first, before a
-// task id (0 for the newest), each with its deployment's name; the filters
-// keep the tasks of deployments of that name, of that status, of that kind
-// (” for any). A member's page is FindTeamTasks or FindTeamDeploymentTasks.
-func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
-	rows, err := q.db.Query(ctx, findTasks,
+// FindTasks of the deployments of a name (a deleted one's name may have
+// been used again, in another team): with only_teams, a member's, of those
+// in the teams in team_ids only. Newest first, before a task id (the
+// largest bigint for the newest): a page of each of those deployments
+// through tasks_deployment_idx, then the newest page of them.
+func (q *Queries) FindDeploymentTasks(ctx context.Context, arg FindDeploymentTasksParams) ([]FindDeploymentTasksRow, error) {
+	rows, err := q.db.Query(ctx, findDeploymentTasks,
 		arg.BeforeID,
-		arg.DeploymentName,
 		arg.Status,
 		arg.Kind,
 		arg.PageSize,
+		arg.DeploymentName,
+		arg.OnlyTeams,
+		arg.TeamIds,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []FindTasksRow{}
+	items := []FindDeploymentTasksRow{}
 	for rows.Next() {
-		var i FindTasksRow
+		var i FindDeploymentTasksRow
 		if err := rows.Scan(
 			&i.Task.ID,
 			&i.Task.DeploymentID,
@@ -148,62 +162,47 @@ func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTas
 	return items, nil
 }
 
-const findTeamDeploymentTasks = `-- name: FindTeamDeploymentTasks :many
-SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, page.deployment_name
-FROM (
-    SELECT newest.id, d.name AS deployment_name
-    FROM deployments d
-    CROSS JOIN LATERAL (
-        SELECT l.id FROM tasks l
-        WHERE l.deployment_id = d.id AND l.parent_step_id IS NULL AND l.id < $1::bigint
-          AND ($2::text = '' OR l.status = $2::text)
-          AND ($3::text = '' OR l.kind = $3::text)
-        ORDER BY l.id DESC
-        LIMIT $4
-    ) newest
-    WHERE d.name = $5 AND d.team_id = ANY ($6::bigint[])
-    ORDER BY newest.id DESC
-    LIMIT $4
-) page
-JOIN tasks t ON t.id = page.id
+const findTasks = `-- name: FindTasks :many
+SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, d.name AS deployment_name
+FROM tasks t JOIN deployments d ON d.id = t.deployment_id
+WHERE t.parent_step_id IS NULL AND t.id < $1::bigint
+  AND ($2::text = '' OR t.status = $2::text)
+  AND ($3::text = '' OR t.kind = $3::text)
 ORDER BY t.id DESC
+LIMIT $4
 `
 
-type FindTeamDeploymentTasksParams struct {
-	BeforeID       int64
-	Status         string
-	Kind           string
-	PageSize       int32
-	DeploymentName string
-	TeamIds        []int64
+type FindTasksParams struct {
+	BeforeID int64
+	Status   string
+	Kind     string
+	PageSize int32
 }
 
-type FindTeamDeploymentTasksRow struct {
+type FindTasksRow struct {
 	Task           Task
 	DeploymentName string
 }
 
-// FindTasks for a member with a deployment named: the tasks of the
-// deployments of that name in the teams in team_ids only (a deleted one's
-// name may have been used again, in another team), newest first, before a
-// task id (the largest bigint for the newest): a page of each of those
-// deployments through tasks_deployment_idx, then the newest page of them.
-func (q *Queries) FindTeamDeploymentTasks(ctx context.Context, arg FindTeamDeploymentTasksParams) ([]FindTeamDeploymentTasksRow, error) {
-	rows, err := q.db.Query(ctx, findTeamDeploymentTasks,
+// A page of the top-level tasks of every deployment, newest first, before a
+// task id (the largest bigint for the newest; see FindTeamTasks), each with
+// its deployment's name; the filters keep the tasks of that status, of that
+// kind (” for any). A member's page is FindTeamTasks; a deployment's,
+// FindDeploymentTasks.
+func (q *Queries) FindTasks(ctx context.Context, arg FindTasksParams) ([]FindTasksRow, error) {
+	rows, err := q.db.Query(ctx, findTasks,
 		arg.BeforeID,
 		arg.Status,
 		arg.Kind,
 		arg.PageSize,
-		arg.DeploymentName,
-		arg.TeamIds,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []FindTeamDeploymentTasksRow{}
+	items := []FindTasksRow{}
 	for rows.Next() {
-		var i FindTeamDeploymentTasksRow
+		var i FindTasksRow
 		if err := rows.Scan(
 			&i.Task.ID,
 			&i.Task.DeploymentID,
@@ -763,7 +762,7 @@ const listTasks = `-- name: ListTasks :many
 SELECT t.id, t.deployment_id, t.kind, t.status, t.inputs, t.secret_inputs, t.result, t.message, t.parent_step_id, t.root_task_id, t.river_job_id, t.runner, t.heartbeat_at, t.created_by, t.created_at, t.started_at, t.ended_at, t.cancel_requested_by, t.lease, t.team_id, (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
 FROM tasks t
 WHERE t.deployment_id = $1 AND t.parent_step_id IS NULL
-  AND ($2::bigint = 0 OR t.id < $2::bigint)
+  AND t.id < $2::bigint
 ORDER BY t.id DESC
 LIMIT $3
 `
@@ -780,7 +779,7 @@ type ListTasksRow struct {
 }
 
 // A page of a deployment's top-level tasks, newest first, before a task id
-// (0 for the newest), each with how many steps it has
+// (the largest bigint for the newest; see FindTeamTasks), each with how many steps it has
 // (steps_task_position_key).
 func (q *Queries) ListTasks(ctx context.Context, arg ListTasksParams) ([]ListTasksRow, error) {
 	rows, err := q.db.Query(ctx, listTasks, arg.DeploymentID, arg.BeforeID, arg.PageSize)

@@ -55,27 +55,36 @@ type TaskList struct {
 }
 
 // findTasks reads the page of tasks f asks for, and one more (is there a
-// next page?): a member's (f.Teams) through the queries bounded by their
-// teams, or the named deployment, and the page.
+// next page?), through the query bounded by the page: of every team, of a
+// member's teams (f.Teams), or of the named deployment.
 func (s *Service) findTasks(ctx context.Context, f TaskFilter) ([]db.FindTasksRow, error) {
-	pageSize := int32(f.PageSize + 1)
-	if f.Teams == nil {
-		return s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: f.Before, DeploymentName: f.Deployment,
+	pageSize, before := int32(f.PageSize+1), pageBefore(f.Before)
+	switch {
+	case f.Deployment != "":
+		return convertRows(s.q.FindDeploymentTasks(ctx, db.FindDeploymentTasksParams{BeforeID: before,
+			DeploymentName: f.Deployment, Status: string(f.Status), Kind: f.Kind,
+			OnlyTeams: f.Teams != nil, TeamIds: f.Teams, PageSize: pageSize}))
+	case f.Teams != nil:
+		return convertRows(s.q.FindTeamTasks(ctx, db.FindTeamTasksParams{BeforeID: before,
+			Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize}))
+	default:
+		return s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: before,
 			Status: string(f.Status), Kind: f.Kind, PageSize: pageSize})
 	}
-	before := f.Before
-	if before == 0 {
-		before = math.MaxInt64
-	}
-	if f.Deployment != "" {
-		return convertRows(s.q.FindTeamDeploymentTasks(ctx, db.FindTeamDeploymentTasksParams{BeforeID: before,
-			DeploymentName: f.Deployment, Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize}))
-	}
-	return convertRows(s.q.FindTeamTasks(ctx, db.FindTeamTasksParams{BeforeID: before,
-		Status: string(f.Status), Kind: f.Kind, TeamIds: f.Teams, PageSize: pageSize}))
 }
 
-// convertRows converts the rows of a member's task query, which have
+// pageBefore is the before_id of the task queries for a page before a task
+// id, 0 for the newest: the largest id, so that no query needs an
+// "OR before_id = 0", which a generic plan cannot take as the index's bound
+// and would read every newer task for.
+func pageBefore(id int64) int64 {
+	if id == 0 {
+		return math.MaxInt64
+	}
+	return id
+}
+
+// convertRows converts the rows of a task list query, which have
 // FindTasksRow's columns, to FindTasksRow.
 func convertRows[Row ~struct {
 	Task           db.Task

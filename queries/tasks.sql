@@ -141,12 +141,12 @@ ORDER BY t.id;
 
 -- name: ListTasks :many
 -- A page of a deployment's top-level tasks, newest first, before a task id
--- (0 for the newest), each with how many steps it has
+-- (the largest bigint for the newest; see FindTeamTasks), each with how many steps it has
 -- (steps_task_position_key).
 SELECT sqlc.embed(t), (SELECT count(*) FROM steps s WHERE s.task_id = t.id) AS step_count
 FROM tasks t
 WHERE t.deployment_id = @deployment_id AND t.parent_step_id IS NULL
-  AND (@before_id::bigint = 0 OR t.id < @before_id::bigint)
+  AND t.id < @before_id::bigint
 ORDER BY t.id DESC
 LIMIT @page_size;
 
@@ -156,14 +156,13 @@ SELECT * FROM tasks WHERE parent_step_id = ANY(@step_ids::bigint[]) ORDER BY id;
 
 -- name: FindTasks :many
 -- A page of the top-level tasks of every deployment, newest first, before a
--- task id (0 for the newest), each with its deployment's name; the filters
--- keep the tasks of deployments of that name, of that status, of that kind
--- ('' for any). A member's page is FindTeamTasks or FindTeamDeploymentTasks.
+-- task id (the largest bigint for the newest; see FindTeamTasks), each with
+-- its deployment's name; the filters keep the tasks of that status, of that
+-- kind ('' for any). A member's page is FindTeamTasks; a deployment's,
+-- FindDeploymentTasks.
 SELECT sqlc.embed(t), d.name AS deployment_name
 FROM tasks t JOIN deployments d ON d.id = t.deployment_id
-WHERE t.parent_step_id IS NULL
-  AND (@before_id::bigint = 0 OR t.id < @before_id::bigint)
-  AND (@deployment_name::text = '' OR d.name = @deployment_name::text)
+WHERE t.parent_step_id IS NULL AND t.id < @before_id::bigint
   AND (@status::text = '' OR t.status = @status::text)
   AND (@kind::text = '' OR t.kind = @kind::text)
 ORDER BY t.id DESC
@@ -198,12 +197,12 @@ JOIN tasks t ON t.id = page.id
 JOIN deployments d ON d.id = t.deployment_id
 ORDER BY t.id DESC;
 
--- name: FindTeamDeploymentTasks :many
--- FindTasks for a member with a deployment named: the tasks of the
--- deployments of that name in the teams in team_ids only (a deleted one's
--- name may have been used again, in another team), newest first, before a
--- task id (the largest bigint for the newest): a page of each of those
--- deployments through tasks_deployment_idx, then the newest page of them.
+-- name: FindDeploymentTasks :many
+-- FindTasks of the deployments of a name (a deleted one's name may have
+-- been used again, in another team): with only_teams, a member's, of those
+-- in the teams in team_ids only. Newest first, before a task id (the
+-- largest bigint for the newest): a page of each of those deployments
+-- through tasks_deployment_idx, then the newest page of them.
 SELECT sqlc.embed(t), page.deployment_name
 FROM (
     SELECT newest.id, d.name AS deployment_name
@@ -216,7 +215,7 @@ FROM (
         ORDER BY l.id DESC
         LIMIT @page_size
     ) newest
-    WHERE d.name = @deployment_name AND d.team_id = ANY (@team_ids::bigint[])
+    WHERE d.name = @deployment_name AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
     ORDER BY newest.id DESC
     LIMIT @page_size
 ) page
