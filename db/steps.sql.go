@@ -186,8 +186,8 @@ func (q *Queries) ListSteps(ctx context.Context, taskID int64) ([]Step, error) {
 
 const listStepsOfTasks = `-- name: ListStepsOfTasks :many
 SELECT s.id, s.task_id, s.position, s.kind, s.title, s.status, s.message, s.detail, s.started_at, s.ended_at,
-       EXISTS (SELECT 1 FROM step_logs l WHERE l.step_id = s.id)::boolean AS has_logs,
-       EXISTS (SELECT 1 FROM tasks n WHERE n.parent_step_id = s.id)::boolean AS has_tasks
+       COALESCE((SELECT true FROM step_logs l WHERE l.step_id = s.id LIMIT 1), false)::boolean AS has_logs,
+       COALESCE((SELECT true FROM tasks n WHERE n.parent_step_id = s.id LIMIT 1), false)::boolean AS has_tasks
 FROM steps s
 WHERE s.task_id = ANY($1::bigint[])
 ORDER BY s.task_id, s.position
@@ -201,7 +201,10 @@ type ListStepsOfTasksRow struct {
 
 // The steps of the given tasks, each saying whether it has log lines and
 // whether it started tasks (hook steps), so that those are read only when
-// there are some.
+// there are some. Each is a subquery of one row per step, not an EXISTS:
+// for a page of many steps PostgreSQL may run an EXISTS as one hashed read
+// of the whole table (every log line ever written), as the custom plan of a
+// page of 60 tasks did (db.TestATaskPageReadsAPageInEveryPlan).
 func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]ListStepsOfTasksRow, error) {
 	rows, err := q.db.Query(ctx, listStepsOfTasks, taskIds)
 	if err != nil {

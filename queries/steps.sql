@@ -35,10 +35,13 @@ SELECT * FROM steps WHERE task_id = @task_id ORDER BY position;
 -- name: ListStepsOfTasks :many
 -- The steps of the given tasks, each saying whether it has log lines and
 -- whether it started tasks (hook steps), so that those are read only when
--- there are some.
+-- there are some. Each is a subquery of one row per step, not an EXISTS:
+-- for a page of many steps PostgreSQL may run an EXISTS as one hashed read
+-- of the whole table (every log line ever written), as the custom plan of a
+-- page of 60 tasks did (db.TestATaskPageReadsAPageInEveryPlan).
 SELECT sqlc.embed(s),
-       EXISTS (SELECT 1 FROM step_logs l WHERE l.step_id = s.id)::boolean AS has_logs,
-       EXISTS (SELECT 1 FROM tasks n WHERE n.parent_step_id = s.id)::boolean AS has_tasks
+       COALESCE((SELECT true FROM step_logs l WHERE l.step_id = s.id LIMIT 1), false)::boolean AS has_logs,
+       COALESCE((SELECT true FROM tasks n WHERE n.parent_step_id = s.id LIMIT 1), false)::boolean AS has_tasks
 FROM steps s
 WHERE s.task_id = ANY(@task_ids::bigint[])
 ORDER BY s.task_id, s.position;

@@ -69,7 +69,9 @@ func (s Size) check() error {
 }
 
 // Fill writes size's history in one transaction, then vacuums and analyses
-// the database as autovacuum would have by then. Deployment names
+// the database as autovacuum would have by then, and writes it out (a
+// checkpoint), so that what is measured next does not share the machine
+// with the writing of the fill. Deployment names
 // (scale-0001, ...) must be free.
 func Fill(ctx context.Context, pool *pgxpool.Pool, size Size, driver Driver) error {
 	if err := size.check(); err != nil {
@@ -85,8 +87,10 @@ func Fill(ctx context.Context, pool *pgxpool.Pool, size Size, driver Driver) err
 	if err != nil {
 		return fmt.Errorf("scale: fill %d tasks: %w", size.Tasks, err)
 	}
-	if _, err := pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
-		return fmt.Errorf("scale: vacuum: %w", err)
+	for _, stmt := range []string{"VACUUM ANALYZE", "CHECKPOINT"} {
+		if _, err := pool.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("scale: %s: %w", stmt, err)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,137 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/styrmin/styrmin/db/dbtest"
+)
+
+// TestATaskPageReadsAPageInEveryPlan runs the queries of the task lists
+// and of what they show of each task on the long history (its 200
+// deployments spread over teams 1 and 2, and four log lines for each hook
+// step) under EXPLAIN ANALYZE: first as a prepared statement's first run (a
+// custom plan, made for its values), then in the generic plan PostgreSQL
+// switches a prepared statement to after five runs (pgx prepares every
+// query). In both the rows read from history tables stay within what the
+// page shows: its tasks (for a member, a page per team or per deployment of
+// the name, then the page), their steps, their log lines, however deep the
+// page and however long the history. planCases' plans, with values, cannot
+// see a generic plan that reads a whole table, nor a custom one that does so
+// only for a page of many steps.
+func TestATaskPageReadsAPageInEveryPlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	_, err := pool.Exec(ctx, history+`
+INSERT INTO teams (name) VALUES ('beta');
+UPDATE deployments SET team_id = (SELECT id FROM teams WHERE name = 'beta') WHERE id % 2 = 0;
+DELETE FROM step_logs;
+INSERT INTO step_logs (step_id, seq, level, message)
+SELECT s.id, l, 'INFO', 'line' FROM steps s, generate_series(1, 4) l WHERE s.kind = 'hook';
+ANALYZE;`)
+	require.NoError(t, err)
+	queries := generatedQueries(t)
+	const page = 21
+	// 60 tasks of 4 steps, two of them hook steps of 4 log lines.
+	longPage := make([]int64, 60)
+	for i := range longPage {
+		longPage[i] = int64(19800 - i)
+	}
+	// a page of 10 tasks has 40 steps; pageStepIDs has two hook steps, and
+	// step 79956 started a task.
+	for _, c := range []struct {
+		name  string
+		query string
+		args  []any
+		bound int
+	}{
+		{"a deployment's page deep in its history", "ListTasks", []any{int64(8), int64(10008), int32(page)}, page + 4*page}, // and its steps, counted
+		{"everyone's newest page", "FindTasks", []any{int64(math.MaxInt64), "", "", int32(page)}, page},
+		{"everyone's page deep in the history", "FindTasks", []any{int64(10000), "", "", int32(page)}, page},
+		{"everyone's failed tasks", "FindTasks", []any{int64(math.MaxInt64), "failed", "", int32(page)}, page},
+		{"a deployment's page, by its name", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", false, []int64(nil)}, page + page},
+		{"a member's newest page, of both their teams", "FindTeamTasks", []any{[]int64{1, 2}, int64(math.MaxInt64), "", "", int32(page)}, 2*page + page},
+		{"a member's page deep in their team's history", "FindTeamTasks", []any{[]int64{2}, int64(10000), "", "", int32(page)}, page + page},
+		{"a member's newest upgrades", "FindTeamTasks", []any{[]int64{1}, int64(math.MaxInt64), "", "upgrade", int32(page)}, page + page},
+		// Each step, and at most a log line and a task of it (has it some?).
+		{"the steps of a page", "ListStepsOfTasks", []any{pageTaskIDs}, 3 * 40},
+		{"the steps of a long page", "ListStepsOfTasks", []any{longPage}, 3 * 240},
+		{"the summaries of a page", "ListStepSummaries", []any{pageTaskIDs}, 40},
+		{"the logs of a page's steps", "ListStepLogs", []any{pageStepIDs}, 2 * 4},
+		{"the tasks a page's steps started", "ListNestedTasks", []any{append([]int64{79956}, pageStepIDs...)}, 1},
+		// The three tasks, and the one queued before the queued one.
+		{"the queue positions of a page", "QueuePositions", []any{[]int64{19820, 19821, 19807}}, 3 + 1},
+		{"a member's page of a deployment of their team", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", true, []int64{2}}, page + page},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := pool.Acquire(ctx)
+			require.NoError(t, err)
+			defer conn.Release()
+			defer conn.Exec(ctx, "DISCARD ALL") //nolint:errcheck // the next user of the connection gets it as new
+			_, err = conn.Exec(ctx, "PREPARE page_query AS "+queries[c.query])
+			require.NoError(t, err)
+			custom := historyRead(t, conn, c.args)
+			_, err = conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan")
+			require.NoError(t, err)
+			generic := historyRead(t, conn, c.args)
+			assert.Positive(t, custom, "the page is not empty")
+			assert.LessOrEqual(t, custom, c.bound, "rows of history read in the custom plan")
+			assert.LessOrEqual(t, generic, c.bound, "rows of history read in the generic plan")
+		})
+	}
+}
+
+// historyRead runs the prepared statement page_query with args under
+// EXPLAIN ANALYZE and returns how many rows its plan read from the history
+// tables, over every loop of every node that reads one.
+func historyRead(t *testing.T, conn *pgxpool.Conn, args []any) int {
+	t.Helper()
+	var plan []byte
+	require.NoError(t, conn.QueryRow(context.Background(),
+		"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page_query("+placeholders(len(args))+")",
+		append([]any{pgx.QueryExecModeSimpleProtocol}, args...)...).Scan(&plan))
+	var top []struct{ Plan analyzedNode }
+	require.NoError(t, json.Unmarshal(plan, &top))
+	read := 0
+	var walk func(n analyzedNode)
+	walk = func(n analyzedNode) {
+		if slices.Contains(historyTables, n.RelationName) {
+			read += int(n.ActualRows * n.ActualLoops)
+		}
+		for _, child := range n.Plans {
+			walk(child)
+		}
+	}
+	walk(top[0].Plan)
+	return read
+}
+
+// placeholders returns "$1, $2, ..." up to $n.
+func placeholders(n int) string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = "$" + strconv.Itoa(i+1)
+	}
+	return strings.Join(p, ", ")
+}
+
+// analyzedNode is the part of a node of EXPLAIN (ANALYZE, FORMAT JSON) that
+// historyRead reads.
+type analyzedNode struct {
+	RelationName string         `json:"Relation Name"`
+	ActualRows   float64        `json:"Actual Rows"`
+	ActualLoops  float64        `json:"Actual Loops"`
+	Plans        []analyzedNode `json:"Plans"`
+}
+
