@@ -331,7 +331,20 @@ const listDeployments = `-- name: ListDeployments :many
 SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, d.requested_cpu_millis, d.requested_memory_bytes, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
-FROM deployments d
+FROM (
+    SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes FROM deployments d
+    WHERE ($1::boolean OR d.deleted_at IS NULL)
+      AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
+      AND ($3::text = '' OR d.driver_name = $3::text)
+      AND ($4::text = '' OR d.namespace = $4::text)
+      AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
+      AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
+      AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
+      AND (NOT $10::boolean
+           OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($11::boolean, $12::text, -($13::bigint)))
+    ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
+    LIMIT $14::int
+) d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
 JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
@@ -339,17 +352,7 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE ($1::boolean OR d.deleted_at IS NULL)
-  AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
-  AND ($3::text = '' OR d.driver_name = $3::text)
-  AND ($4::text = '' OR d.namespace = $4::text)
-  AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
-  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
-  AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
-  AND (NOT $10::boolean
-       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > ($11::boolean, $12::text, -($13::bigint)))
 ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
-LIMIT $14::int
 `
 
 type ListDeploymentsParams struct {
@@ -389,7 +392,10 @@ type ListDeploymentsRow struct {
 // substring of the name (names are lower case); driver; namespace; with
 // only_names, live deployments named in names only; live deployments named
 // in except_names are left out; with only_teams, the deployments of the
-// teams in team_ids only.
+// teams in team_ids only. The page is chosen from deployments alone, then
+// joined to the rest: a plan (the generic one above all) that joined every
+// deployment to its driver, team and newest task before sorting read as
+// many newest tasks as there are deployments for a page of 100.
 func (q *Queries) ListDeployments(ctx context.Context, arg ListDeploymentsParams) ([]ListDeploymentsRow, error) {
 	rows, err := q.db.Query(ctx, listDeployments,
 		arg.IncludeDeleted,
@@ -458,7 +464,19 @@ const listDeploymentsBefore = `-- name: ListDeploymentsBefore :many
 SELECT d.id, d.name, d.namespace, d.namespace_created, d.driver_name, d.driver_version, d.app_version, d.parameters, d.secrets, d.status, d.components, d.holder_task_id, d.created_by, d.created_at, d.updated_at, d.deleted_at, d.secret_names, d.team_id, d.requested_cpu_millis, d.requested_memory_bytes, v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
-FROM deployments d
+FROM (
+    SELECT id, name, namespace, namespace_created, driver_name, driver_version, app_version, parameters, secrets, status, components, holder_task_id, created_by, created_at, updated_at, deleted_at, secret_names, team_id, requested_cpu_millis, requested_memory_bytes FROM deployments d
+    WHERE ($1::boolean OR d.deleted_at IS NULL)
+      AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
+      AND ($3::text = '' OR d.driver_name = $3::text)
+      AND ($4::text = '' OR d.namespace = $4::text)
+      AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
+      AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
+      AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
+      AND (d.deleted_at IS NOT NULL, d.name, -d.id) < ($10::boolean, $11::text, -($12::bigint))
+    ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
+    LIMIT $13::int
+) d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
 JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
@@ -466,16 +484,7 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE ($1::boolean OR d.deleted_at IS NULL)
-  AND ($2::text = '' OR strpos(d.name, $2::text) > 0)
-  AND ($3::text = '' OR d.driver_name = $3::text)
-  AND ($4::text = '' OR d.namespace = $4::text)
-  AND (NOT $5::boolean OR (d.deleted_at IS NULL AND d.name = ANY ($6::text[])))
-  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce($7::text[], '{}')))
-  AND (NOT $8::boolean OR d.team_id = ANY ($9::bigint[]))
-  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < ($10::boolean, $11::text, -($12::bigint))
 ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
-LIMIT $13::int
 `
 
 type ListDeploymentsBeforeParams struct {

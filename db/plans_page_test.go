@@ -17,8 +17,8 @@ import (
 	"github.com/styrmin/styrmin/db/dbtest"
 )
 
-// TestATaskPageReadsAPageInEveryPlan runs the queries of the task lists
-// and of what they show of each task on the long history (its 200
+// TestAPageReadsAPageInEveryPlan runs the queries of the deployments and
+// task lists and of what they show of each task on the long history (its 200
 // deployments spread over teams 1 and 2, and four log lines for each hook
 // step) under EXPLAIN ANALYZE: first as a prepared statement's first run (a
 // custom plan, made for its values), then in the generic plan PostgreSQL
@@ -29,7 +29,7 @@ import (
 // page and however long the history. planCases' plans, with values, cannot
 // see a generic plan that reads a whole table, nor a custom one that does so
 // only for a page of many steps.
-func TestATaskPageReadsAPageInEveryPlan(t *testing.T) {
+func TestAPageReadsAPageInEveryPlan(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -50,6 +50,9 @@ ANALYZE;`)
 	}
 	// a page of 10 tasks has 40 steps; pageStepIDs has two hook steps, and
 	// step 79956 started a task.
+	// The page before app-50 (names here are app-1 to app-200).
+	beforeApp50 := slices.Clone(listDeploymentsBefore(false, "", "", "", nil, nil))
+	beforeApp50[10], beforeApp50[11] = "app-50", int64(50)
 	for _, c := range []struct {
 		name  string
 		query string
@@ -72,6 +75,10 @@ ANALYZE;`)
 		{"the tasks a page's steps started", "ListNestedTasks", []any{append([]int64{79956}, pageStepIDs...)}, 1},
 		// The three tasks, and the one queued before the queued one.
 		{"the queue positions of a page", "QueuePositions", []any{[]int64{19820, 19821, 19807}}, 3 + 1},
+		// A page of 101 deployments (of 200) reads the newest task of each.
+		{"the deployments list", "ListDeployments", listDeployments(false, "", "", "", nil, nil, false), 101},
+		{"a member's deployments list", "ListDeployments", ofTeams(listDeployments(false, "", "", "", nil, nil, false), 2), 101},
+		{"the deployments list, backwards", "ListDeploymentsBefore", beforeApp50, 101},
 		{"a member's page of a deployment of their team", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", true, []int64{2}}, page + page},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -134,4 +141,3 @@ type analyzedNode struct {
 	ActualLoops  float64        `json:"Actual Loops"`
 	Plans        []analyzedNode `json:"Plans"`
 }
-

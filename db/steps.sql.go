@@ -204,7 +204,7 @@ type ListStepsOfTasksRow struct {
 // there are some. Each is a subquery of one row per step, not an EXISTS:
 // for a page of many steps PostgreSQL may run an EXISTS as one hashed read
 // of the whole table (every log line ever written), as the custom plan of a
-// page of 60 tasks did (db.TestATaskPageReadsAPageInEveryPlan).
+// page of 60 tasks did (db.TestAPageReadsAPageInEveryPlan).
 func (q *Queries) ListStepsOfTasks(ctx context.Context, taskIds []int64) ([]ListStepsOfTasksRow, error) {
 	rows, err := q.db.Query(ctx, listStepsOfTasks, taskIds)
 	if err != nil {

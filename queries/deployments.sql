@@ -34,11 +34,27 @@ UPDATE deployments SET secrets = @secrets, secret_names = @secret_names::text[],
 -- substring of the name (names are lower case); driver; namespace; with
 -- only_names, live deployments named in names only; live deployments named
 -- in except_names are left out; with only_teams, the deployments of the
--- teams in team_ids only.
+-- teams in team_ids only. The page is chosen from deployments alone, then
+-- joined to the rest: a plan (the generic one above all) that joined every
+-- deployment to its driver, team and newest task before sorting read as
+-- many newest tasks as there are deployments for a page of 100.
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
-FROM deployments d
+FROM (
+    SELECT * FROM deployments d
+    WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
+      AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
+      AND (@driver::text = '' OR d.driver_name = @driver::text)
+      AND (@namespace::text = '' OR d.namespace = @namespace::text)
+      AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
+      AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
+      AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
+      AND (NOT @after::boolean
+           OR (d.deleted_at IS NOT NULL, d.name, -d.id) > (@after_deleted::boolean, @after_name::text, -(@after_id::bigint)))
+    ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
+    LIMIT @max_rows::int
+) d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
 JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
@@ -46,17 +62,7 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
-  AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
-  AND (@driver::text = '' OR d.driver_name = @driver::text)
-  AND (@namespace::text = '' OR d.namespace = @namespace::text)
-  AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
-  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
-  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
-  AND (NOT @after::boolean
-       OR (d.deleted_at IS NOT NULL, d.name, -d.id) > (@after_deleted::boolean, @after_name::text, -(@after_id::bigint)))
-ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id
-LIMIT @max_rows::int;
+ORDER BY d.deleted_at IS NOT NULL, d.name, -d.id;
 
 -- name: ListDeploymentsBefore :many
 -- ListDeployments backwards: the page before the key of the next page's
@@ -65,7 +71,19 @@ LIMIT @max_rows::int;
 SELECT sqlc.embed(d), v.title AS driver_title, (v.icon IS NOT NULL)::boolean AS has_icon,
        t.id AS last_task_id, t.kind AS last_task_kind, t.status AS last_task_status,
        t.created_by AS last_task_by, t.created_at AS last_task_at, tm.name AS team_name
-FROM deployments d
+FROM (
+    SELECT * FROM deployments d
+    WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
+      AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
+      AND (@driver::text = '' OR d.driver_name = @driver::text)
+      AND (@namespace::text = '' OR d.namespace = @namespace::text)
+      AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
+      AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
+      AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
+      AND (d.deleted_at IS NOT NULL, d.name, -d.id) < (@before_deleted::boolean, @before_name::text, -(@before_id::bigint))
+    ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
+    LIMIT @max_rows::int
+) d
 JOIN driver_versions v ON v.name = d.driver_name AND v.version = d.driver_version
 JOIN teams tm ON tm.id = d.team_id
 JOIN LATERAL (
@@ -73,16 +91,7 @@ JOIN LATERAL (
     WHERE deployment_id = d.id AND parent_step_id IS NULL
     ORDER BY id DESC LIMIT 1
 ) t ON true
-WHERE (@include_deleted::boolean OR d.deleted_at IS NULL)
-  AND (@query::text = '' OR strpos(d.name, @query::text) > 0)
-  AND (@driver::text = '' OR d.driver_name = @driver::text)
-  AND (@namespace::text = '' OR d.namespace = @namespace::text)
-  AND (NOT @only_names::boolean OR (d.deleted_at IS NULL AND d.name = ANY (@names::text[])))
-  AND (d.deleted_at IS NOT NULL OR d.name <> ALL (coalesce(@except_names::text[], '{}')))
-  AND (NOT @only_teams::boolean OR d.team_id = ANY (@team_ids::bigint[]))
-  AND (d.deleted_at IS NOT NULL, d.name, -d.id) < (@before_deleted::boolean, @before_name::text, -(@before_id::bigint))
-ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC
-LIMIT @max_rows::int;
+ORDER BY d.deleted_at IS NOT NULL DESC, d.name DESC, -d.id DESC;
 
 -- name: GetDeploymentByName :one
 -- The deployment of that name: the live one, else the one deleted last.

@@ -38,7 +38,7 @@ SELECT * FROM steps WHERE task_id = @task_id ORDER BY position;
 -- there are some. Each is a subquery of one row per step, not an EXISTS:
 -- for a page of many steps PostgreSQL may run an EXISTS as one hashed read
 -- of the whole table (every log line ever written), as the custom plan of a
--- page of 60 tasks did (db.TestATaskPageReadsAPageInEveryPlan).
+-- page of 60 tasks did (db.TestAPageReadsAPageInEveryPlan).
 SELECT sqlc.embed(s),
        COALESCE((SELECT true FROM step_logs l WHERE l.step_id = s.id LIMIT 1), false)::boolean AS has_logs,
        COALESCE((SELECT true FROM tasks n WHERE n.parent_step_id = s.id LIMIT 1), false)::boolean AS has_tasks
