@@ -30,12 +30,11 @@ WITH v AS (INSERT INTO driver_versions (name, version, title, spec, digest, bund
      b AS (INSERT INTO teams (name) VALUES ('beta') RETURNING id)
 SELECT d.id, b.id FROM d, b`).Scan(&deploymentID, &beta))
 	q := db.New(pool)
-	insert := func() db.Task {
-		task, err := q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: "upgrade", Inputs: []byte("{}"), CreatedBy: "admin"})
-		require.NoError(t, err)
-		return task
+	insert := func() (db.Task, error) {
+		return q.InsertTask(ctx, db.InsertTaskParams{DeploymentID: deploymentID, Kind: "upgrade", Inputs: []byte("{}"), CreatedBy: "admin"})
 	}
-	before := insert()
+	before, err := insert()
+	require.NoError(t, err)
 	require.NotEqual(t, beta, before.TeamID, "a new deployment is in the default team")
 
 	move, err := pool.Begin(ctx)
@@ -44,8 +43,15 @@ SELECT d.id, b.id FROM d, b`).Scan(&deploymentID, &beta))
 	moved, err := db.New(move).MoveDeployment(ctx, db.MoveDeploymentParams{Team: "beta", Name: "orders"})
 	require.NoError(t, err)
 	require.True(t, moved.Moved)
-	inserted := make(chan db.Task)
-	go func() { inserted <- insert() }()
+	type result struct {
+		task db.Task
+		err  error
+	}
+	inserted := make(chan result, 1)
+	go func() {
+		task, err := insert()
+		inserted <- result{task, err}
+	}()
 	require.Eventually(t, func() bool {
 		var waiting bool
 		require.NoError(t, pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
@@ -53,7 +59,9 @@ SELECT d.id, b.id FROM d, b`).Scan(&deploymentID, &beta))
 		return waiting
 	}, 10*time.Second, 10*time.Millisecond, "the insert waits for the move")
 	require.NoError(t, move.Commit(ctx))
-	assert.Equal(t, beta, (<-inserted).TeamID, "the task inserted during the move")
+	during := <-inserted
+	require.NoError(t, during.err)
+	assert.Equal(t, beta, during.task.TeamID, "the task inserted during the move")
 	earlier, err := q.GetTask(ctx, before.ID)
 	require.NoError(t, err)
 	assert.Equal(t, beta, earlier.TeamID, "the task inserted before the move")
