@@ -2,7 +2,6 @@ package db_test
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -108,19 +107,12 @@ func historyRead(t *testing.T, conn *pgxpool.Conn, args []any) int {
 	require.NoError(t, conn.QueryRow(context.Background(),
 		"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page_query("+placeholders(len(args))+")",
 		append([]any{pgx.QueryExecModeSimpleProtocol}, args...)...).Scan(&plan))
-	var top []struct{ Plan analyzedNode }
-	require.NoError(t, json.Unmarshal(plan, &top))
 	read := 0
-	var walk func(n analyzedNode)
-	walk = func(n analyzedNode) {
+	eachPlanNode(t, plan, func(n planNode) {
 		if slices.Contains(historyTables, n.RelationName) {
 			read += int(n.ActualRows * n.ActualLoops)
 		}
-		for _, child := range n.Plans {
-			walk(child)
-		}
-	}
-	walk(top[0].Plan)
+	})
 	return read
 }
 
@@ -131,13 +123,4 @@ func placeholders(n int) string {
 		p[i] = "$" + strconv.Itoa(i+1)
 	}
 	return strings.Join(p, ", ")
-}
-
-// analyzedNode is the part of a node of EXPLAIN (ANALYZE, FORMAT JSON) that
-// historyRead reads.
-type analyzedNode struct {
-	RelationName string         `json:"Relation Name"`
-	ActualRows   float64        `json:"Actual Rows"`
-	ActualLoops  float64        `json:"Actual Loops"`
-	Plans        []analyzedNode `json:"Plans"`
 }

@@ -257,11 +257,14 @@ func generatedQueries(t *testing.T) map[string]string {
 	return queries
 }
 
-// planNode is the part of a node of EXPLAIN (FORMAT JSON) that the checks read.
+// planNode is the part of a node of EXPLAIN (FORMAT JSON) that the checks
+// read; the actual rows and loops are there with ANALYZE only.
 type planNode struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
 	IndexName    string     `json:"Index Name"`
+	ActualRows   float64    `json:"Actual Rows"`
+	ActualLoops  float64    `json:"Actual Loops"`
 	Plans        []planNode `json:"Plans"`
 }
 
