@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -121,10 +122,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The time range ends before it starts.")
 	}
-	rows, err := db.New(s.pool).ListAuditEntries(ctx, db.ListAuditEntriesParams{
-		Admin: v.Admin, OnlyTeams: v.Teams != nil, TeamIds: v.Teams, Before: f.Before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind,
-		TargetName: f.TargetName, Outcome: string(f.Outcome), RequestID: f.RequestID, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
-	})
+	rows, err := s.list(ctx, v, f)
 	if err != nil {
 		return Page{}, fmt.Errorf("audit: list: %w", db.Classify(err))
 	}
@@ -152,6 +150,33 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 		page.Entries = append(page.Entries, e)
 	}
 	return page, nil
+}
+
+// list reads the page of rows f selects that v may see (and one more, to
+// know that a next page exists): a member's through the page of each of
+// their teams.
+func (s *Store) list(ctx context.Context, v Viewer, f Filter) ([]db.ListAuditEntriesRow, error) {
+	before := f.Before
+	if before == 0 {
+		before = math.MaxInt64
+	}
+	// Each read is planned for its filters (db.CustomPlans).
+	q := db.New(db.CustomPlans(s.pool))
+	if v.Teams == nil {
+		return q.ListAuditEntries(ctx, db.ListAuditEntriesParams{
+			Admin: v.Admin, Before: before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind, TargetName: f.TargetName,
+			Outcome: string(f.Outcome), RequestID: f.RequestID, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
+		})
+	}
+	rows, err := q.ListTeamAuditEntries(ctx, db.ListTeamAuditEntriesParams{
+		TeamIds: v.Teams, Before: before, Actor: f.Actor, Action: f.Action, TargetKind: f.TargetKind, TargetName: f.TargetName,
+		Outcome: string(f.Outcome), RequestID: f.RequestID, Since: timeOrNil(f.Since), Until: timeOrNil(f.Until), MaxRows: int32(f.Limit + 1),
+	})
+	page := make([]db.ListAuditEntriesRow, len(rows))
+	for i, r := range rows {
+		page[i] = db.ListAuditEntriesRow(r)
+	}
+	return page, err
 }
 
 // Each calls fn with every entry f selects that v may see, newest first,

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/styrmin/styrmin"
@@ -225,4 +227,82 @@ func TestEachWalksEveryPage(t *testing.T) {
 	require.Equal(t, 3, n)
 	stop := errors.New("stop")
 	require.ErrorIs(t, s.Each(context.Background(), audit.Viewer{Admin: true}, audit.Filter{}, func(audit.Entry) error { return stop }), stop)
+}
+
+// TestAMemberReadsTheirTeamsEntriesPageByPage: a member's log is the entries
+// of their teams, newest first across the teams, a page at a time; a
+// member of no team reads nothing.
+func TestAMemberReadsTheirTeamsEntriesPageByPage(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.New(t)
+	s := audit.NewStore(pool)
+	ctx := context.Background()
+	var alpha, beta, gamma int64
+	require.NoError(t, pool.QueryRow(ctx, `WITH t AS (INSERT INTO teams (name) VALUES ('alpha'), ('beta'), ('gamma') RETURNING id, name)
+		SELECT (SELECT id FROM t WHERE name = 'alpha'), (SELECT id FROM t WHERE name = 'beta'), (SELECT id FROM t WHERE name = 'gamma')`).Scan(&alpha, &beta, &gamma))
+	for _, e := range []audit.Entry{
+		entry("ada", "team.create", audit.TargetTeam, "alpha"),
+		entry("ada", "team.create", audit.TargetTeam, "beta"),
+		entry("ada", "team.rename", audit.TargetTeam, "alpha"),
+		entry("ada", "signin", audit.TargetUser, "ada"),
+		entry("ada", "team.rename", audit.TargetTeam, "beta"),
+		entry("ada", "team.create", audit.TargetTeam, "gamma"),
+	} {
+		require.NoError(t, s.Record(ctx, e))
+	}
+	var all []string
+	f := audit.Filter{Limit: 2}
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 3, "two pages of two and one of none left")
+		page, err := s.List(ctx, audit.Viewer{Teams: []int64{alpha, beta}}, f)
+		require.NoError(t, err)
+		all = append(all, actions(page)...)
+		for _, e := range page.Entries {
+			require.Empty(t, e.Actor.Address, "a member sees no addresses")
+		}
+		if page.Next == 0 {
+			break
+		}
+		f.Before = page.Next
+	}
+	require.Equal(t, []string{"team.rename beta", "team.rename alpha", "team.create beta", "team.create alpha"}, all)
+	page, err := s.List(ctx, audit.Viewer{Teams: []int64{beta}}, audit.Filter{Action: "team.create"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"team.create beta"}, actions(page), "filters hold for a member")
+	page, err = s.List(ctx, audit.Viewer{Teams: []int64{}}, audit.Filter{})
+	require.NoError(t, err)
+	require.Empty(t, page.Entries, "a member of no team")
+}
+
+// TestTheLogIsPlannedForEachRead: the log's queries are never prepared
+// statements, which PostgreSQL would switch after five runs to one generic
+// plan for every filter (db.CustomPlans): after many reads on a pool of one
+// connection, that connection has none of them prepared.
+func TestTheLogIsPlannedForEachRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(dbtest.NewURL(t))
+	require.NoError(t, err)
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	defer pool.Close()
+	prepared := func() (n int) {
+		// The simple protocol: this count prepares nothing itself.
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%audit_entries%'`,
+			pgx.QueryExecModeSimpleProtocol).Scan(&n))
+		return n
+	}
+	s := audit.NewStore(pool)
+	for range 7 {
+		for _, v := range []audit.Viewer{{Admin: true}, {}, {Teams: []int64{1}}} {
+			_, err := s.List(ctx, v, audit.Filter{})
+			require.NoError(t, err)
+		}
+	}
+	require.Zero(t, prepared())
+	// The same count sees a query on the log that pgx prepared.
+	_, err = pool.Exec(ctx, `SELECT count(*) FROM audit_entries WHERE id > $1`, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, prepared())
 }

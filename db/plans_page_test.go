@@ -38,6 +38,9 @@ UPDATE deployments SET team_id = (SELECT id FROM teams WHERE name = 'beta') WHER
 DELETE FROM step_logs;
 INSERT INTO step_logs (step_id, seq, level, message)
 SELECT s.id, l, 'INFO', 'line' FROM steps s, generate_series(1, 4) l WHERE s.kind = 'hook';
+ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_append_only;
+UPDATE audit_entries a SET team_id = d.team_id FROM deployments d WHERE a.target_kind = 'deployment' AND d.name = a.target_name;
+ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_append_only;
 ANALYZE;`)
 	require.NoError(t, err)
 	queries := generatedQueries(t)
@@ -79,6 +82,11 @@ ANALYZE;`)
 		{"a member's deployments list", "ListDeployments", ofTeams(listDeployments(false, "", "", "", nil, nil, false), 2), 101},
 		{"the deployments list, backwards", "ListDeploymentsBefore", beforeApp50, 101},
 		{"a member's page of a deployment of their team", "FindDeploymentTasks", []any{int64(math.MaxInt64), "", "", int32(page), "app-8", true, []int64{2}}, page + page},
+		// A team's entries are one in six of the log.
+		{"the audit log deep in its history", "ListAuditEntries", []any{true, int64(50000), "", "", "", "", "", "", nil, nil, int32(page)}, page},
+		{"the audit log", "ListAuditEntries", []any{true, int64(math.MaxInt64), "", "", "", "", "", "", nil, nil, int32(page)}, page},
+		{"a member's audit log, of both their teams", "ListTeamAuditEntries", []any{[]int64{1, 2}, int64(math.MaxInt64), "", "", "", "", "", "", nil, nil, int32(page)}, 2 * page},
+		{"a member's audit log deep in their team's history", "ListTeamAuditEntries", []any{[]int64{2}, int64(50000), "", "", "", "", "", "", nil, nil, int32(page)}, page},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := pool.Acquire(ctx)
@@ -88,15 +96,26 @@ ANALYZE;`)
 			_, err = conn.Exec(ctx, "PREPARE page_query AS "+queries[c.query])
 			require.NoError(t, err)
 			custom := historyRead(t, conn, c.args)
+			assert.Positive(t, custom, "the page is not empty")
+			assert.LessOrEqual(t, custom, c.bound, "rows of history read in the custom plan")
+			if runThroughCustomPlans[c.query] {
+				return
+			}
 			_, err = conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan")
 			require.NoError(t, err)
 			generic := historyRead(t, conn, c.args)
-			assert.Positive(t, custom, "the page is not empty")
-			assert.LessOrEqual(t, custom, c.bound, "rows of history read in the custom plan")
 			assert.LessOrEqual(t, generic, c.bound, "rows of history read in the generic plan")
 		})
 	}
 }
+
+// runThroughCustomPlans are the queries that run through db.CustomPlans
+// only, so never in a generic plan.
+// (audit.Store's): with their nine optional filters, a generic plan guesses
+// that one entry matches, and once the log's rows are not in the order of
+// their ids it reads and sorts the whole log for a page, as this test's
+// log, whose team was set after it was written, shows.
+var runThroughCustomPlans = map[string]bool{"ListAuditEntries": true, "ListTeamAuditEntries": true}
 
 // historyRead runs the prepared statement page_query with args under
 // EXPLAIN ANALYZE and returns how many rows its plan read from the history

@@ -95,12 +95,13 @@ var planCases = []planCase{
 	{"ListRevisions", []any{int64(7), int32(10)}},
 	{"ListDeliveries", []any{int64(1), int32(50)}},
 	{"ListDeliveryAttempts", []any{[]int64{100, 101, 102}}},
-	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{false, false, []int64(nil), int64(50000), "", "", "", "", "", "", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "user-3", "deployment", "deployment", "app-7", "allowed", "", &aWhileAgo, nil, int32(100)}},
-	{"ListAuditEntries", []any{true, false, []int64(nil), int64(0), "", "", "", "", "", "a-request-id", nil, nil, int32(100)}},
-	{"ListAuditEntries", []any{false, true, []int64{1, 7}, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}}, // a member's log
-	{"ListAuditEntries", []any{false, true, []int64{7}, int64(0), "", "", "", "", "", "", nil, nil, int32(100)}},    // of a team with no entry
+	{"ListAuditEntries", []any{true, int64(math.MaxInt64), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{false, int64(50000), "", "", "", "", "", "", nil, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, int64(math.MaxInt64), "user-3", "deployment", "deployment", "app-7", "allowed", "", &aWhileAgo, nil, int32(100)}},
+	{"ListAuditEntries", []any{true, int64(math.MaxInt64), "", "", "", "", "", "a-request-id", nil, nil, int32(100)}},
+	{"ListTeamAuditEntries", []any{[]int64{1, 7}, int64(math.MaxInt64), "", "", "", "", "", "", nil, nil, int32(100)}}, // a member's log
+	{"ListTeamAuditEntries", []any{[]int64{1}, int64(50000), "user-3", "deployment", "", "", "", "", &aWhileAgo, nil, int32(100)}},
+	{"ListTeamAuditEntries", []any{[]int64{7}, int64(math.MaxInt64), "", "", "", "", "", "", nil, nil, int32(100)}}, // of a team with no entry
 	// The queue and the hold.
 	{"QueueStats", nil},
 	{"NextQueuedTask", []any{int64(20)}},

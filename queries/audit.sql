@@ -21,17 +21,19 @@ RETURNING id, at;
 
 -- name: ListAuditEntries :many
 -- ListAuditEntries returns a page of entries, newest first, below the id
--- before (0: from the newest). A viewer who is not an admin sees only the
--- entries about deployments and teams, and no addresses; with only_teams,
--- only the entries of the teams in team_ids (a member's): the visibility
--- rule lives here.
+-- before (the largest bigint for the newest). A viewer who is not an admin
+-- sees only the entries about deployments and teams, and no addresses; a
+-- member's log is ListTeamAuditEntries. The visibility rule lives here. Run
+-- it through db.CustomPlans: with its optional filters, the generic plan a
+-- prepared statement gets after five runs guesses that one entry matches,
+-- and once the log's rows are not in the order of their ids (after a prune,
+-- say) it reads and sorts the whole log for a page.
 SELECT id, at, actor_user_id, actor_token_id, actor_name, actor_via, actor_role,
        CASE WHEN @admin::boolean THEN actor_address ELSE '' END::text AS actor_address,
        action, target_kind, target_name, outcome, reason, detail, request_id
 FROM audit_entries
 WHERE (@admin::boolean OR target_kind IN ('deployment', 'team'))
-  AND (NOT @only_teams::boolean OR team_id = ANY (@team_ids::bigint[]))
-  AND (@before::bigint = 0 OR id < @before::bigint)
+  AND id < @before::bigint
   AND (@actor::text = '' OR actor_name = @actor::text)
   AND (@action::text = '' OR action = @action::text OR action LIKE @action::text || '.%')
   AND (@target_kind::text = '' OR target_kind = @target_kind::text)
@@ -41,6 +43,36 @@ WHERE (@admin::boolean OR target_kind IN ('deployment', 'team'))
   AND (sqlc.narg(since)::timestamptz IS NULL OR at >= sqlc.narg(since)::timestamptz)
   AND (sqlc.narg(until)::timestamptz IS NULL OR at < sqlc.narg(until)::timestamptz)
 ORDER BY id DESC
+LIMIT @max_rows::int;
+
+-- name: ListTeamAuditEntries :many
+-- ListAuditEntries for a member, who is no admin: the entries of the teams
+-- in team_ids only (about their deployments and the teams themselves; the
+-- visibility rule lives here), with the same filters. It takes the newest
+-- page of each team through audit_entries_team_idx, then the newest page of
+-- those: bounded by the member's teams and the page, never by the log. Run
+-- it through db.CustomPlans, as ListAuditEntries: its generic plan reads and
+-- sorts every entry of the team for a page.
+SELECT page.id, page.at, page.actor_user_id, page.actor_token_id, page.actor_name, page.actor_via, page.actor_role,
+       ''::text AS actor_address,
+       page.action, page.target_kind, page.target_name, page.outcome, page.reason, page.detail, page.request_id
+FROM unnest(@team_ids::bigint[]) AS team (id)
+CROSS JOIN LATERAL (
+    SELECT a.* FROM audit_entries a
+    WHERE a.team_id = team.id AND a.id < @before::bigint
+      AND a.target_kind IN ('deployment', 'team')
+      AND (@actor::text = '' OR a.actor_name = @actor::text)
+      AND (@action::text = '' OR a.action = @action::text OR a.action LIKE @action::text || '.%')
+      AND (@target_kind::text = '' OR a.target_kind = @target_kind::text)
+      AND (@target_name::text = '' OR a.target_name = @target_name::text)
+      AND (@outcome::text = '' OR a.outcome = @outcome::text)
+      AND (@request_id::text = '' OR a.request_id = @request_id::text)
+      AND (sqlc.narg(since)::timestamptz IS NULL OR a.at >= sqlc.narg(since)::timestamptz)
+      AND (sqlc.narg(until)::timestamptz IS NULL OR a.at < sqlc.narg(until)::timestamptz)
+    ORDER BY a.id DESC
+    LIMIT @max_rows::int
+) page
+ORDER BY page.id DESC
 LIMIT @max_rows::int;
 
 -- name: PruneAuditEntries :one
