@@ -15,8 +15,12 @@ import (
 	"github.com/styrmin/styrmin/db"
 )
 
-// MaxPage is the most entries List returns at once.
-const MaxPage = 200
+// DefaultPage and MaxPage are how many entries List returns at once
+// unless told, and at most.
+const (
+	DefaultPage = 50
+	MaxPage     = 200
+)
 
 // MaxRequestID is the longest request id an entry holds and a filter may
 // name: the server's ids are shorter, a trusted proxy's may be this long
@@ -88,7 +92,7 @@ type Filter struct {
 	// Before continues a listing: entries older than the entry with this
 	// id (a page's Next); 0 starts at the newest.
 	Before int64
-	// Limit is the page size, 1 to MaxPage (0: 50).
+	// Limit is the page size, 1 to MaxPage (0: DefaultPage).
 	Limit int
 }
 
@@ -105,7 +109,7 @@ var actionFilter = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)*$`)
 // List returns the page of entries f selects that v may see.
 func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 	if f.Limit == 0 {
-		f.Limit = 50
+		f.Limit = DefaultPage
 	}
 	if f.Limit < 1 || f.Limit > MaxPage {
 		return Page{}, styrmin.Errorf(styrmin.EINVALID, "The page size must be between 1 and %d.", MaxPage)

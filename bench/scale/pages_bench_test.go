@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/styrmin/styrmin/audit"
 	"github.com/styrmin/styrmin/auth"
 	"github.com/styrmin/styrmin/bench/scale"
 	"github.com/styrmin/styrmin/handlers/handlerstest"
@@ -57,6 +58,10 @@ func pagesOf(b *testing.B, size scale.Size) []page {
 	for _, name := range []string{"member-user", "member-script"} {
 		joinFirstTeam(b, env, name)
 	}
+	var teamEntries int
+	require.NoError(b, env.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM audit_entries a JOIN teams t ON t.id = a.team_id WHERE t.name = $1`, scale.FirstTeam).Scan(&teamEntries))
+	require.GreaterOrEqual(b, teamEntries, audit.DefaultPage, "the member's audit log is a full page at every size")
 	return []page{
 		{"deployments", "/deployments", browser},
 		// A search that one deployment matches walks every deployment's

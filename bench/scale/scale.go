@@ -34,11 +34,14 @@ type Size struct {
 }
 
 // Sizes of the issue 32 benchmarks: the same 1,000 deployments with a short
-// and a long history, the first with a full page of 20 tasks more in both,
-// spread over 50 teams (issue 35: a member of one sees 20 deployments).
+// and a long history, the first with 40 tasks more in both, spread over 50
+// teams (issue 35: a member of one sees 20 deployments). So every page
+// measured is as full at both sizes: the first deployment's page of 20
+// tasks, and its team's audit log page of 50 entries (one a task: 20 tasks
+// of its 20 deployments and the 40 at 1,000 tasks).
 var (
-	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10, Busiest: 20, Teams: 50}
-	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10, Busiest: 20, Teams: 50}
+	Short = Size{Deployments: 1000, Tasks: 1000, StepsPerTask: 10, Busiest: 40, Teams: 50}
+	Long  = Size{Deployments: 1000, Tasks: 100_000, StepsPerTask: 10, Busiest: 40, Teams: 50}
 )
 
 // FirstTeam is the team of scale-0001 when the size has teams.
