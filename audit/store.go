@@ -161,7 +161,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 // their teams.
 func (s *Store) list(ctx context.Context, v Viewer, f Filter) ([]db.ListAuditEntriesRow, error) {
 	before := f.Before
-	if before == 0 {
+	if before == 0 { // the newest: below the largest id
 		before = math.MaxInt64
 	}
 	// Each read is planned for its filters (db.CustomPlans).

@@ -11,7 +11,7 @@ import (
 // PostgreSQL plans for their values on every run. pgx otherwise prepares
 // each query once per connection, and after five runs PostgreSQL may keep
 // one generic plan for every value: wrong for most runs of a query whose
-// optional filters each run sets differently (ListTeamAuditEntries). The
+// optional filters each run sets differently (the audit log's). The
 // cost is planning each run; the description of the query is still cached,
 // so a run is one round trip.
 func CustomPlans(db DBTX) DBTX {
