@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -160,10 +159,7 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) (Page, error) {
 // know that a next page exists): a member's through the page of each of
 // their teams.
 func (s *Store) list(ctx context.Context, v Viewer, f Filter) ([]db.ListAuditEntriesRow, error) {
-	before := f.Before
-	if before == 0 { // the newest: below the largest id
-		before = math.MaxInt64
-	}
+	before := db.PageBefore(f.Before)
 	// Each read is planned for its filters (db.CustomPlans).
 	q := db.New(db.CustomPlans(s.pool))
 	if v.Teams == nil {

@@ -147,7 +147,7 @@ func (s *Service) TasksWithSteps(ctx context.Context, deploymentID, before int64
 	if pageSize <= 0 {
 		pageSize = DefaultTaskPage
 	}
-	rows, err := s.q.ListTasks(ctx, db.ListTasksParams{DeploymentID: deploymentID, BeforeID: pageBefore(before), PageSize: int32(pageSize + 1)})
+	rows, err := s.q.ListTasks(ctx, db.ListTasksParams{DeploymentID: deploymentID, BeforeID: db.PageBefore(before), PageSize: int32(pageSize + 1)})
 	if err != nil {
 		return nil, 0, fmt.Errorf("deployment: tasks of %d: %w", deploymentID, err)
 	}

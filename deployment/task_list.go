@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -58,7 +57,7 @@ type TaskList struct {
 // next page?), through the query bounded by the page: of every team, of a
 // member's teams (f.Teams), or of the named deployment.
 func (s *Service) findTasks(ctx context.Context, f TaskFilter) ([]db.FindTasksRow, error) {
-	pageSize, before := int32(f.PageSize+1), pageBefore(f.Before)
+	pageSize, before := int32(f.PageSize+1), db.PageBefore(f.Before)
 	switch {
 	case f.Deployment != "":
 		return convertRows(s.q.FindDeploymentTasks(ctx, db.FindDeploymentTasksParams{BeforeID: before,
@@ -71,17 +70,6 @@ func (s *Service) findTasks(ctx context.Context, f TaskFilter) ([]db.FindTasksRo
 		return s.q.FindTasks(ctx, db.FindTasksParams{BeforeID: before,
 			Status: string(f.Status), Kind: f.Kind, PageSize: pageSize})
 	}
-}
-
-// pageBefore is the before_id of the task queries for a page before a task
-// id, 0 for the newest: the largest id, so that no query needs an
-// "OR before_id = 0", which a generic plan cannot take as the index's bound
-// and would read every newer task for.
-func pageBefore(id int64) int64 {
-	if id == 0 {
-		return math.MaxInt64
-	}
-	return id
 }
 
 // convertRows converts the rows of a task list query, which have
