@@ -230,16 +230,17 @@ func TestEachWalksEveryPage(t *testing.T) {
 }
 
 // TestAMemberReadsTheirTeamsEntriesPageByPage: a member's log is the entries
-// of their teams, newest first across the teams, a page at a time; a
-// member of no team reads nothing.
+// of their teams, newest first across the teams, a page at a time; no
+// filter reaches another team's entries or an admin's; a member of no team
+// reads nothing.
 func TestAMemberReadsTheirTeamsEntriesPageByPage(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.New(t)
 	s := audit.NewStore(pool)
 	ctx := context.Background()
-	var alpha, beta, gamma int64
+	var alpha, beta int64
 	require.NoError(t, pool.QueryRow(ctx, `WITH t AS (INSERT INTO teams (name) VALUES ('alpha'), ('beta'), ('gamma') RETURNING id, name)
-		SELECT (SELECT id FROM t WHERE name = 'alpha'), (SELECT id FROM t WHERE name = 'beta'), (SELECT id FROM t WHERE name = 'gamma')`).Scan(&alpha, &beta, &gamma))
+		SELECT (SELECT id FROM t WHERE name = 'alpha'), (SELECT id FROM t WHERE name = 'beta')`).Scan(&alpha, &beta))
 	for _, e := range []audit.Entry{
 		entry("ada", "team.create", audit.TargetTeam, "alpha"),
 		entry("ada", "team.create", audit.TargetTeam, "beta"),
@@ -269,6 +270,11 @@ func TestAMemberReadsTheirTeamsEntriesPageByPage(t *testing.T) {
 	page, err := s.List(ctx, audit.Viewer{Teams: []int64{beta}}, audit.Filter{Action: "team.create"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"team.create beta"}, actions(page), "filters hold for a member")
+	for _, crafted := range []audit.Filter{{TargetName: "gamma"}, {TargetKind: audit.TargetUser}, {Action: "signin"}, {Actor: "ada", TargetKind: audit.TargetTeam, TargetName: "gamma"}} {
+		page, err := s.List(ctx, audit.Viewer{Teams: []int64{alpha, beta}}, crafted)
+		require.NoError(t, err)
+		require.Empty(t, page.Entries, "%+v reaches past the member's teams", crafted)
+	}
 	page, err = s.List(ctx, audit.Viewer{Teams: []int64{}}, audit.Filter{})
 	require.NoError(t, err)
 	require.Empty(t, page.Entries, "a member of no team")
